@@ -1,0 +1,111 @@
+"""``stormwater-check``: the command line.
+
+Exit codes: 0 no violation, 1 violations found, 2 unusable input (one or two
+lines on stderr naming the file, layer or field and what to do; never a
+traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from .__about__ import __version__
+
+SUBCOMMANDS = ("check", "slope-map", "envelope", "batch")
+
+
+def _check_parser() -> argparse.ArgumentParser:
+    from .core.model import ROLES
+    from .core.rulepack import JURISDICTIONS
+
+    p = argparse.ArgumentParser(
+        prog="stormwater-check",
+        description="Check a stormwater site plan against the setback, buffer and slope rules of a jurisdiction.",
+        epilog=f"Roles for --layer: {', '.join(ROLES)}. Subcommands: slope-map (stormwater-check slope-map --help).",
+    )
+    p.add_argument("site", nargs="?", type=Path, help="site package: a GeoPackage with standard layer names")
+    p.add_argument("--dem", type=Path, help="DEM raster (any GDAL format, any CRS)")
+    p.add_argument("--jurisdiction", required=True, choices=JURISDICTIONS)
+    p.add_argument("--class", dest="project_class", choices=("exempt", "minor", "major"), help="override the computed project class")
+    p.add_argument("--dem-z-units", choices=("m", "ft", "us-ft"), help="elevation unit of the DEM (default: read from the file, else its horizontal unit)")
+    p.add_argument("--site-parcel", help="id of the site parcel (default: is_site, else the only parcel)")
+    p.add_argument("--layer", action="append", default=[], metavar="ROLE=PATH[:LAYER]", help="take a role from any OGR source (repeatable)")
+    p.add_argument("--out", type=Path, required=True, help="output folder for findings.json and findings.gpkg")
+    p.add_argument("--quiet", action="store_true", help="print only the counts line")
+    p.add_argument("--version", action="version", version=f"stormwater-check {__version__}")
+    return p
+
+
+
+
+def run_check_command(argv: Sequence[str]) -> int:
+    args = _check_parser().parse_args(list(argv))
+    from .core.engine import run_check
+    from .core.rulepack import PackError, load_pack
+    from .headless.reader import InputError, read_site
+    from .headless.writer import summary_text, write_gpkg, write_json
+
+    if args.site is None and not args.layer:
+        _fail("give a site package (SITE.gpkg) or at least one --layer ROLE=PATH")
+    try:
+        pack = load_pack(args.jurisdiction)
+        loaded = read_site(args.site, args.layer, args.dem, args.dem_z_units, args.site_parcel, args.project_class)
+        try:
+            result = run_check(loaded.inputs, pack)
+        except LookupError as exc:
+            raise InputError(str(exc).strip("'\"")) from exc
+        out: Path = args.out
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise InputError(f"{out}: cannot create the output folder ({exc.strerror})") from exc
+        inputs = {"site": str(args.site) if args.site else None, "layers": loaded.sources, "dem": loaded.dem_path,
+                  "dem_z": loaded.inputs.dem.z_unit_note if loaded.inputs.dem else None}
+        write_json(result, out, loaded.inputs.crs_name, inputs)
+        write_gpkg(result, out, loaded.crs)
+    except (InputError, PackError) as exc:
+        _fail(str(exc))
+    if args.quiet:
+        c = result.counts()
+        print(f"{c['violation']} violation, {c['advisory']} advisory, {c['undetermined']} undetermined, {c['pass']} pass")
+    else:
+        print(summary_text(result, out))
+    return 1 if result.has_violation else 0
+
+
+def _fail(message: str) -> None:
+    lines = message.strip().splitlines() or ["unusable input"]
+    sys.stderr.write(f"stormwater-check: error: {lines[0]}\n")
+    if len(lines) > 1:
+        sys.stderr.write(f"  {lines[1]}\n")
+    raise SystemExit(2)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``stormwater-check`` and ``python -m stormwater_plugin``."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        if args and args[0] == "slope-map":
+            from .headless.slope_map_cli import main as slope_main
+
+            return int(slope_main(args[1:]))
+        if args and args[0] == "check":
+            args = args[1:]
+        return run_check_command(args)
+    except SystemExit as exc:
+        code = exc.code
+        return int(code) if isinstance(code, int) else (0 if code is None else 2)
+    except KeyboardInterrupt:
+        sys.stderr.write("stormwater-check: interrupted\n")
+        return 2
+    except Exception as exc:  # the promise: never a traceback
+        sys.stderr.write(f"stormwater-check: error: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}\n")
+        sys.stderr.write("  this is a bug or an unreadable input; please report it with the command you ran\n")
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""Check kinds. Each module implements one ``kind`` of rule; packs supply the numbers."""

@@ -1,0 +1,96 @@
+"""What every check sees: the cleaned layers, the DEM, the class and the pack."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from shapely.geometry.base import BaseGeometry
+
+from ..model import DisplayZone, FeatureLayer, FeatureRef, Finding, Status, Warning_
+from ..raster import ElevationGrid
+from ..rulepack import Rule, RulePack
+
+_TRUE = {"1", "true", "t", "yes", "y"}
+_FALSE = {"0", "false", "f", "no", "n", ""}
+
+
+def truthy(value: Any) -> bool | None:
+    """Read a yes/no attribute; ``None`` when absent or unreadable."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, (int, float)):
+        if value != value:  # NaN
+            return None
+        return bool(value)
+    s = str(value).strip().lower()
+    if s in _TRUE:
+        return True
+    if s in _FALSE and s != "":
+        return False
+    return None
+
+
+@dataclass
+class CheckContext:
+    """Inputs shared by the checks of one run.
+
+    ``unit_to_ft`` converts working-CRS lengths to feet; the checks convert
+    every pack distance (in feet) into working units with :meth:`to_units`.
+    """
+
+    layers: dict[str, FeatureLayer]
+    dem: ElevationGrid | None
+    unit_to_ft: float
+    project_class: str
+    pack: RulePack
+    site_geometry: BaseGeometry | None = None
+    site_ids: tuple[str, ...] = ()
+    warnings: list[Warning_] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    zones: list[DisplayZone] = field(default_factory=list)
+    not_checked: list[dict[str, str]] = field(default_factory=list)
+
+    def to_units(self, feet: float) -> float:
+        return feet / self.unit_to_ft
+
+    def to_feet(self, units: float) -> float:
+        return units * self.unit_to_ft
+
+    def layer(self, role: str) -> FeatureLayer | None:
+        return self.layers.get(role)
+
+    def add(
+        self,
+        rule: Rule,
+        status: Status,
+        message: str,
+        *,
+        subject: FeatureRef | None = None,
+        other: FeatureRef | None = None,
+        measured_ft: float | None = None,
+        required_ft: float | None = None,
+        geometry: BaseGeometry | None = None,
+        **extra: Any,
+    ) -> Finding:
+        f = Finding(
+            rule_id=rule.id,
+            kind=rule.kind,
+            citation=rule.citation,
+            status=status,
+            subject=subject,
+            other=other,
+            measured_ft=measured_ft,
+            required_ft=required_ft,
+            message=message,
+            geometry=geometry,
+            extra=extra,
+        )
+        self.findings.append(f)
+        return f
+
+    def skip(self, rule: Rule, reason: str) -> None:
+        """Record that a rule (or part of it) was not checked, and why."""
+        self.not_checked.append({"rule_id": rule.id, "citation": rule.citation.text, "reason": reason})

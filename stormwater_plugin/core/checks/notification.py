@@ -1,0 +1,126 @@
+"""Rule kind ``neighbour_notification``: owners adjacent to, and within a radius of, the site parcel.
+
+Distances are exact, from the site parcel's edge to each parcel's edge, in
+feet. ``adjacent_tolerance_ft`` absorbs the slivers and gaps of tax-parcel
+lines. Owners are de-duplicated by name and mailing address; every parcel
+stays listed.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+import shapely
+
+from ..geometry import display_buffer
+from ..model import DisplayZone, FeatureLayer, FeatureRef, NeighbourParcel, Status
+from ..rulepack import Rule
+from .context import CheckContext
+
+OWNER_FIELDS = ("owner", "prmy_owner", "owner_name", "primary_owner")
+ADDRESS_FIELDS = ("parcel_address", "parceladdr", "address", "site_addr", "loc_address")
+MAIL_FIELDS = ("mailing_address", "mail_addr", "mail_address")
+CITY_FIELDS = ("mail_city",)
+STATE_FIELDS = ("mail_state",)
+ZIP_FIELDS = ("mail_zip",)
+
+
+def _get(attrs: dict[str, Any], names: tuple[str, ...]) -> str:
+    lowered = {str(k).lower(): v for k, v in attrs.items()}
+    for n in names:
+        v = lowered.get(n)
+        if v is not None:
+            s = str(v).strip()
+            if s and s.lower() not in ("nan", "none", "null"):
+                return s
+    return ""
+
+
+def owner_of(attrs: dict[str, Any]) -> tuple[str, str, str]:
+    """(owner, mailing address, parcel address) from contract or NYS statewide fields."""
+    owner = _get(attrs, OWNER_FIELDS)
+    street = _get(attrs, MAIL_FIELDS)
+    city = _get(attrs, CITY_FIELDS)
+    state = _get(attrs, STATE_FIELDS)
+    zipc = _get(attrs, ZIP_FIELDS)
+    if zipc.endswith(".0"):
+        zipc = zipc[:-2]
+    tail = " ".join(x for x in (state, zipc) if x)
+    mailing = ", ".join(x for x in (street, city, tail) if x)
+    return owner, mailing, _get(attrs, ADDRESS_FIELDS)
+
+
+def _norm(s: str) -> str:
+    return re.sub(r"[^A-Z0-9]+", " ", s.upper()).strip()
+
+
+def neighbour_parcels(parcels: FeatureLayer, site_idx: list[int], radius_ft: float, adjacent_ft: float, unit_to_ft: float) -> list[NeighbourParcel]:
+    """Parcels within ``radius_ft`` of the site parcels' edge, nearest first (the site's own excluded)."""
+    site = shapely.union_all(parcels.geoms[site_idx])
+    tree = shapely.STRtree(parcels.geoms)
+    hits = tree.query(site, predicate="dwithin", distance=radius_ft / unit_to_ft)
+    skip = set(site_idx)
+    cand = np.array([int(h) for h in hits if int(h) not in skip], dtype=int)
+    out: list[NeighbourParcel] = []
+    if len(cand) == 0:
+        return out
+    dist = shapely.distance(site, parcels.geoms[cand]) * unit_to_ft
+    for j, d in zip(cand, dist):
+        owner, mailing, address = owner_of(parcels.attrs[j])
+        out.append(NeighbourParcel(parcels.ids[j], owner, mailing, address, float(d), bool(d <= adjacent_ft), parcels.geoms[j]))
+    out.sort(key=lambda n: (n.distance_ft, n.id))
+    return out
+
+
+def owners_table(parcels: list[NeighbourParcel]) -> list[dict[str, Any]]:
+    """One row per owner and mailing address, with the parcels they hold, sorted by owner."""
+    groups: dict[tuple[str, str], dict[str, Any]] = {}
+    for n in parcels:
+        key = (_norm(n.owner), _norm(n.mailing_address))
+        row = groups.setdefault(key, {"owner": n.owner, "mailing_address": n.mailing_address, "parcels": [], "parcel_addresses": [], "distance_ft": n.distance_ft, "adjacent": False})
+        row["parcels"].append(n.id)
+        if n.parcel_address and n.parcel_address not in row["parcel_addresses"]:
+            row["parcel_addresses"].append(n.parcel_address)
+        row["distance_ft"] = round(min(row["distance_ft"], n.distance_ft), 1)
+        row["adjacent"] = row["adjacent"] or n.adjacent
+    return sorted(groups.values(), key=lambda r: (_norm(r["owner"]) or "~", _norm(r["mailing_address"])))
+
+
+def check_notification(ctx: CheckContext, rule: Rule, site_idx: list[int] | None) -> dict[str, Any]:
+    """Fill the notification lists and add their findings; returns the ``notification`` block."""
+    p = rule.params
+    radius = float(p["radius_ft"])
+    adjacent_ft = float(p["adjacent_tolerance_ft"])
+    radius_required = ctx.project_class in p.get("radius_classes", [])
+    block: dict[str, Any] = {"rule_id": rule.id, "citation": rule.citation.text, "radius_ft": radius, "radius_required": radius_required,
+                             "adjacent": [], "within_500ft": [], "owners": []}
+    parcels = ctx.layer("parcels")
+    if parcels is None or len(parcels) == 0:
+        ctx.add(rule, Status.UNDETERMINED, "No parcels layer was supplied, so the owners to notify could not be listed.", required_ft=radius)
+        ctx.skip(rule, "no parcels layer")
+        return block
+    if not site_idx:
+        ctx.add(rule, Status.UNDETERMINED, "The site parcel could not be identified (set is_site on it or pass --site-parcel ID), so neighbours could not be listed.", required_ft=radius)
+        ctx.skip(rule, "site parcel unknown")
+        return block
+    found = neighbour_parcels(parcels, site_idx, radius, adjacent_ft, ctx.unit_to_ft)
+    adjacent = [n for n in found if n.adjacent]
+    listed = found if radius_required else adjacent
+    block["adjacent"] = [n.as_dict() for n in adjacent]
+    block["within_500ft"] = [n.as_dict() for n in found]
+    block["owners"] = owners_table(listed)
+    site = shapely.union_all(parcels.geoms[site_idx])
+    ctx.zones.append(DisplayZone("notification_area", rule.id, f"{radius:g} ft notification area {rule.citation.text}", radius, display_buffer(site, ctx.to_units(radius), radius)))
+    missing = [n for n in listed if not n.owner or not n.mailing_address]
+    scope = f"within {radius:g} ft" if radius_required else "adjacent"
+    ctx.add(rule, Status.ADVISORY,
+            f"Notify {len(block['owners'])} owner(s) of {len(listed)} parcel(s) {scope} to the site ({ctx.project_class} project); {len(found)} parcel(s) lie within {radius:g} ft.",
+            subject=FeatureRef("parcels", "+".join(ctx.site_ids)) if ctx.site_ids else None, measured_ft=None, required_ft=radius if radius_required else adjacent_ft,
+            geometry=site, parcels=[n.id for n in listed])
+    for n in missing:
+        what = " and ".join(x for x, v in (("owner", n.owner), ("mailing address", n.mailing_address)) if not v)
+        ctx.add(rule, Status.UNDETERMINED, f"parcel {n.id} ({n.distance_ft:.1f} ft from the site) has no {what} recorded; look it up before notice is sent.",
+                subject=FeatureRef("parcels", n.id), measured_ft=n.distance_ft, required_ft=radius if radius_required else adjacent_ft, geometry=n.geometry, parcel=n.id)
+    return block

@@ -1,0 +1,164 @@
+"""The check: cleaned layers and a DEM in, cited findings out.
+
+``run_check`` is the one entry point the CLI, the Processing algorithms and
+the plugin's background task share. It takes layers already in one projected
+working CRS (see :class:`SiteInputs`) and never touches files.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+import shapely
+
+from .checks.classification import classify
+from .checks.context import CheckContext, truthy
+from .checks.notification import check_notification
+from .checks.setbacks import check_device_setback
+from .checks.shoreline import check_no_cut_buffer
+from .geometry import clean_layer
+from .model import ROLES, CheckResult, FeatureLayer, Finding, Status, Warning_
+from .raster import ElevationGrid
+from .rulepack import Rule, RulePack
+
+ID_FIELDS = ("id",)
+PARCEL_ID_FIELDS = ("id", "print_key", "sbl", "parcel_id", "pin")
+
+
+@dataclass
+class SiteInputs:
+    """Everything the engine needs, already in the working CRS.
+
+    Parameters
+    ----------
+    layers : dict
+        Role name to :class:`FeatureLayer`; a role that is absent was not
+        supplied (distinct from an empty layer, which says "none").
+    dem : ElevationGrid or None
+        Ground elevations; ``None`` makes gradient-dependent rules undetermined.
+    unit_to_ft : float
+        Working-CRS linear unit in international feet.
+    crs_name : str
+        Human name of the working CRS, for reports.
+    """
+
+    layers: dict[str, FeatureLayer]
+    dem: ElevationGrid | None
+    unit_to_ft: float
+    crs_name: str = ""
+    site_parcel_id: str | None = None
+    class_override: str | None = None
+    warnings: list[Warning_] = field(default_factory=list)
+
+
+#: Check kinds the engine implements. A pack naming any other kind is refused at load.
+KIND_HANDLERS: dict[str, Callable[[CheckContext, Rule], None]] = {
+    "device_setback": check_device_setback,
+    "shoreline_no_cut_buffer": check_no_cut_buffer,
+}
+
+
+def find_site_parcels(parcels: FeatureLayer | None, site_id: str | None, layers: dict[str, FeatureLayer], warnings: list[Warning_]) -> list[int]:
+    """Indices of the site parcel(s): ``--site-parcel``, else ``is_site``, else the only parcel, else the one holding the plan."""
+    if parcels is None or len(parcels) == 0:
+        return []
+    if site_id is not None:
+        hits = [i for i, pid in enumerate(parcels.ids) if pid == str(site_id)]
+        if not hits:
+            raise LookupError(f"--site-parcel {site_id}: no parcel has that id (ids look like {', '.join(parcels.ids[:3])})")
+        return hits
+    flagged = [i for i, a in enumerate(parcels.attrs) if truthy({str(k).lower(): v for k, v in a.items()}.get("is_site"))]
+    if flagged:
+        return flagged
+    if len(parcels) == 1:
+        return [0]
+    plan = [g for role in ("building_sites", "devices") if role in layers for g in layers[role].geoms]
+    if plan:
+        tree = shapely.STRtree(parcels.geoms)
+        counts = np.zeros(len(parcels), dtype=int)
+        for g in plan:
+            for j in tree.query(shapely.point_on_surface(g), predicate="intersects"):
+                counts[int(j)] += 1
+        if counts.max() > 0:
+            best = int(np.argmax(counts))
+            warnings.append(Warning_("site_parcel_inferred", f"No parcel has is_site set: parcel {parcels.ids[best]} holds the most proposed features and was taken as the site.", "parcels", (parcels.ids[best],)))
+            return [best]
+    return []
+
+
+def run_check(inputs: SiteInputs, pack: RulePack) -> CheckResult:
+    """Run every rule of ``pack`` on ``inputs``.
+
+    Returns
+    -------
+    CheckResult
+        Findings (passes included), classification reasons, notification
+        lists, display zones, data warnings and the rules not checked.
+    """
+    warnings = list(inputs.warnings)
+    layers: dict[str, FeatureLayer] = {}
+    for role, layer in inputs.layers.items():
+        if role not in ROLES:
+            warnings.append(Warning_("unknown_role", f"layer role '{role}' is not part of the contract and was ignored", role))
+            continue
+        layers[role] = clean_layer(layer, warnings)
+
+    cls = classify(pack, layers, inputs.unit_to_ft, inputs.class_override, warnings)
+    parcels = layers.get("parcels")
+    site_idx = find_site_parcels(parcels, inputs.site_parcel_id, layers, warnings)
+    site_geom = shapely.union_all(parcels.geoms[site_idx]) if parcels is not None and site_idx else None
+    ctx = CheckContext(
+        layers=layers,
+        dem=inputs.dem,
+        unit_to_ft=inputs.unit_to_ft,
+        project_class=cls.project_class,
+        pack=pack,
+        site_geometry=site_geom,
+        site_ids=tuple(parcels.ids[i] for i in site_idx) if parcels is not None else (),
+        warnings=warnings,
+    )
+
+    notification: dict = {"adjacent": [], "within_500ft": [], "owners": []}
+    for rule in pack.rules:
+        if rule.kind == "reviewer":
+            ctx.skip(rule, "left to the reviewer: not decidable from geometry")
+            continue
+        if not rule.applies_to_class(cls.project_class):
+            continue
+        if rule.kind == "neighbour_notification":
+            notification = check_notification(ctx, rule, site_idx)
+            continue
+        handler = KIND_HANDLERS.get(rule.kind)
+        if handler is None:  # pragma: no cover - the schema refuses unknown kinds
+            ctx.skip(rule, f"kind '{rule.kind}' is not implemented")
+            continue
+        handler(ctx, rule)
+
+    if inputs.dem is None:
+        warnings.append(Warning_("no_dem", "No DEM was supplied: every gradient-dependent setback and the slope rules are undetermined."))
+
+    findings = sorted(ctx.findings, key=_finding_order)
+    return CheckResult(
+        jurisdiction=pack.jurisdiction,
+        pack_title=pack.title,
+        pack_version=pack.pack_version,
+        project_class=cls.project_class,
+        class_source=cls.source,
+        classification=cls,
+        findings=findings,
+        building_sites=[],
+        notification=notification,
+        warnings=warnings,
+        rules_not_checked=ctx.not_checked,
+        zones=ctx.zones,
+        site_parcel_id="+".join(ctx.site_ids) if ctx.site_ids else None,
+    )
+
+
+def _finding_order(f: Finding) -> tuple:
+    return (f.status.rank, f.rule_id, f.subject.id if f.subject else "", f.measured_ft if f.measured_ft is not None else -1.0)
+
+
+__all__ = ["SiteInputs", "run_check", "find_site_parcels", "Status"]

@@ -1,0 +1,127 @@
+"""An elevation grid the engine can sample, with no GDAL behind it.
+
+The caller (the headless edge with rasterio, or the plugin with
+``QgsRasterLayer`` blocks) hands over a numpy array, its affine geotransform
+and a function that maps working-CRS coordinates into the raster's own CRS.
+The DEM is never resampled: points are projected into the raster's CRS and
+sampled there, bilinearly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+#: Maps working-CRS x, y arrays to raster-CRS x, y arrays.
+CoordTransform = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
+
+
+def _identity(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    return x, y
+
+
+@dataclass
+class ElevationGrid:
+    """A DEM band in its own CRS.
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        2-D float array, row 0 at the top; ``NaN`` marks nodata.
+    geotransform : tuple of 6 floats
+        GDAL order ``(x0, px_w, row_rot, y0, col_rot, px_h)``: the raster-CRS
+        coordinate of pixel corner (col, row) is
+        ``x = x0 + col*px_w + row*row_rot``, ``y = y0 + col*col_rot + row*px_h``.
+    z_to_ft : float
+        Multiplier from the band's elevation unit to feet.
+    to_raster : callable, optional
+        Working CRS to raster CRS; identity when both are the same.
+    z_unit_note : str
+        How the elevation unit was decided (declared, read or assumed).
+    cell_size_ft : tuple of float, optional
+        Approximate pixel width and height in feet near the site (for
+        per-pixel measures such as a Horn slope).
+    """
+
+    values: np.ndarray
+    geotransform: tuple[float, float, float, float, float, float]
+    z_to_ft: float = 1.0
+    to_raster: CoordTransform = field(default=_identity)
+    z_unit_note: str = ""
+    cell_size_ft: tuple[float, float] | None = None
+    name: str = "DEM"
+
+    def __post_init__(self) -> None:
+        self.values = np.asarray(self.values, dtype=np.float64)
+        if self.values.ndim != 2:
+            raise ValueError("an elevation grid must be 2-D")
+        a, b, c, d, e, f = self.geotransform
+        det = b * f - c * e
+        if det == 0:
+            raise ValueError("the DEM geotransform is singular")
+        self._inv = (a, b, c, d, e, f, det)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        rows, cols = self.values.shape
+        return int(rows), int(cols)
+
+    def raster_to_pixel(self, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Fractional (col, row) of raster-CRS points, measured in pixel units from the corner."""
+        a, b, c, d, e, f, det = self._inv
+        dx = np.asarray(x, dtype=np.float64) - a
+        dy = np.asarray(y, dtype=np.float64) - d
+        col = (f * dx - c * dy) / det
+        row = (-e * dx + b * dy) / det
+        return col, row
+
+    def sample_pixel(self, col: np.ndarray, row: np.ndarray) -> np.ndarray:
+        """Bilinear elevation in the band's own unit at fractional corner-based pixel coordinates.
+
+        A point is sampled from the four pixel centres around it. Points
+        within the outer half pixel use the edge values; points outside the
+        raster, or with nodata among the four, give ``NaN``.
+        """
+        rows, cols = self.shape
+        col = np.asarray(col, dtype=np.float64)
+        row = np.asarray(row, dtype=np.float64)
+        inside = (col >= 0) & (col <= cols) & (row >= 0) & (row <= rows) & np.isfinite(col) & np.isfinite(row)
+        cc = np.clip(np.where(inside, col, 0.0) - 0.5, 0.0, cols - 1.0)
+        rr = np.clip(np.where(inside, row, 0.0) - 0.5, 0.0, rows - 1.0)
+        c0 = np.minimum(np.floor(cc).astype(np.int64), max(cols - 2, 0))
+        r0 = np.minimum(np.floor(rr).astype(np.int64), max(rows - 2, 0))
+        c1 = np.minimum(c0 + 1, cols - 1)
+        r1 = np.minimum(r0 + 1, rows - 1)
+        tc = cc - c0
+        tr = rr - r0
+        v = self.values
+        z00 = v[r0, c0]
+        z01 = v[r0, c1]
+        z10 = v[r1, c0]
+        z11 = v[r1, c1]
+        # A corner with zero weight may hold nodata without spoiling the value.
+        w00 = (1 - tc) * (1 - tr)
+        w01 = tc * (1 - tr)
+        w10 = (1 - tc) * tr
+        w11 = tc * tr
+        total = np.zeros_like(cc)
+        bad = np.zeros(cc.shape, dtype=bool)
+        for z, w in ((z00, w00), (z01, w01), (z10, w10), (z11, w11)):
+            nan = ~np.isfinite(z)
+            bad |= nan & (w > 0)
+            total += np.where(nan, 0.0, z) * w
+        return np.where(inside & ~bad, total, np.nan)
+
+    def sample(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """Ground elevation in **feet** at working-CRS points; ``NaN`` where unknown."""
+        x = np.atleast_1d(np.asarray(x, dtype=np.float64))
+        y = np.atleast_1d(np.asarray(y, dtype=np.float64))
+        rx, ry = self.to_raster(x, y)
+        col, row = self.raster_to_pixel(np.asarray(rx), np.asarray(ry))
+        return self.sample_pixel(col, row) * self.z_to_ft
+
+    def sample_point(self, x: float, y: float) -> float:
+        """Elevation in feet at one working-CRS point (``NaN`` where unknown)."""
+        return float(self.sample(np.array([x]), np.array([y]))[0])

@@ -1,0 +1,211 @@
+"""Rule packs: one JSON file per jurisdiction, validated against ``packs/schema.json``.
+
+A pack is data only. Nothing in it is executed: ``kind`` selects one of the
+checks implemented in :mod:`stormwater_plugin.core.checks`, and every number
+the check uses comes from ``params``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from .model import Citation
+
+PACK_DIR = Path(__file__).resolve().parent / "packs"
+JURISDICTIONS: tuple[str, ...] = ("lgpc", "lake-george", "mamakating")
+
+
+class PackError(ValueError):
+    """A rule pack that does not match the schema."""
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One rule of a pack."""
+
+    id: str
+    kind: str
+    title: str
+    citation: Citation
+    applies: Mapping[str, Any]
+    params: Mapping[str, Any]
+
+    def applies_to_class(self, project_class: str) -> bool:
+        classes = self.applies.get("classes")
+        return classes is None or project_class in classes
+
+
+@dataclass(frozen=True)
+class ClassRule:
+    """A classification threshold with its citation."""
+
+    citation: Citation
+    below_sqft: float | None = None
+    max_new_impervious_sqft: float | None = None
+
+
+@dataclass(frozen=True)
+class RulePack:
+    jurisdiction: str
+    title: str
+    pack_version: str
+    source_file: str
+    source_title: str
+    source_version: str
+    gradient_tolerance_ft: float
+    exempt: ClassRule | None
+    minor: ClassRule | None
+    major: ClassRule
+    rules: tuple[Rule, ...] = field(default_factory=tuple)
+    raw: Mapping[str, Any] = field(default_factory=dict)
+
+    def rule(self, rule_id: str) -> Rule:
+        for r in self.rules:
+            if r.id == rule_id:
+                return r
+        raise KeyError(rule_id)
+
+
+# --- a small validator for the subset of JSON Schema the pack schema uses ----
+
+_TYPES: dict[str, tuple[type, ...]] = {
+    "object": (dict,),
+    "array": (list,),
+    "string": (str,),
+    "number": (int, float),
+    "boolean": (bool,),
+    "null": (type(None),),
+}
+
+
+def _check(value: Any, schema: Mapping[str, Any], root: Mapping[str, Any], path: str, errors: list[str]) -> None:
+    if "$ref" in schema:
+        ref = schema["$ref"]
+        target: Any = root
+        for part in ref.lstrip("#/").split("/"):
+            target = target[part]
+        if value is None and "null" in _as_list(schema.get("type")):
+            return
+        _check(value, target, root, path, errors)
+        return
+    types = _as_list(schema.get("type"))
+    if types:
+        ok = False
+        for t in types:
+            if t in ("number",) and isinstance(value, bool):
+                continue
+            if isinstance(value, _TYPES[t]):
+                ok = True
+        if not ok:
+            errors.append(f"{path}: expected {' or '.join(types)}, got {type(value).__name__}")
+            return
+    if "enum" in schema and value not in schema["enum"]:
+        errors.append(f"{path}: {value!r} is not one of {schema['enum']}")
+    if isinstance(value, dict):
+        for key in schema.get("required", []):
+            if key not in value:
+                errors.append(f"{path}: missing '{key}'")
+        props = schema.get("properties", {})
+        for key, sub in value.items():
+            if key in props:
+                _check(sub, props[key], root, f"{path}.{key}", errors)
+            elif schema.get("additionalProperties") is False:
+                errors.append(f"{path}: unexpected key '{key}'")
+    if isinstance(value, list) and "items" in schema:
+        for i, item in enumerate(value):
+            _check(item, schema["items"], root, f"{path}[{i}]", errors)
+
+
+def _as_list(t: Any) -> list[str]:
+    if t is None:
+        return []
+    return list(t) if isinstance(t, list) else [t]
+
+
+def validate_pack_dict(data: Mapping[str, Any]) -> list[str]:
+    """Errors found validating a pack against the schema (empty when valid)."""
+    schema = json.loads((PACK_DIR / "schema.json").read_text(encoding="utf-8"))
+    errors: list[str] = []
+    _check(data, schema, schema, "pack", errors)
+    ids = [r.get("id") for r in data.get("rules", []) if isinstance(r, dict)]
+    dupes = {i for i in ids if ids.count(i) > 1}
+    if dupes:
+        errors.append(f"pack: duplicate rule ids {sorted(dupes)}")
+    for i, r in enumerate(data.get("rules", [])):
+        if isinstance(r, dict) and r.get("kind") == "device_setback":
+            p = r.get("params", {})
+            if not isinstance(p.get("required_ft"), (int, float)) or p.get("required_ft", 0) <= 0:
+                errors.append(f"pack.rules[{i}].params.required_ft must be a positive number of feet")
+            if p.get("gradient", "any") not in ("any", "device_upgradient", "device_downgradient"):
+                errors.append(f"pack.rules[{i}].params.gradient must be any, device_upgradient or device_downgradient")
+            if not p.get("targets"):
+                errors.append(f"pack.rules[{i}].params.targets must name at least one role")
+    return errors
+
+
+def _class_rule(d: Mapping[str, Any] | None, source_file: str, version: str) -> ClassRule | None:
+    if d is None:
+        return None
+    return ClassRule(
+        citation=Citation(d["citation"], d["excerpt"], d.get("source_file", source_file), version),
+        below_sqft=d.get("below_sqft"),
+        max_new_impervious_sqft=d.get("max_new_impervious_sqft"),
+    )
+
+
+def pack_from_dict(data: Mapping[str, Any]) -> RulePack:
+    """Build a :class:`RulePack` from its JSON form, validating it first."""
+    errors = validate_pack_dict(data)
+    if errors:
+        raise PackError("; ".join(errors[:5]))
+    src = data["source"]
+    version = data["pack_version"]
+    rules = tuple(
+        Rule(
+            id=r["id"],
+            kind=r["kind"],
+            title=r["title"],
+            citation=Citation(r["citation"], r["excerpt"], r.get("source_file", src["file"]), version),
+            applies=dict(r.get("applies", {})),
+            params=dict(r.get("params", {})),
+        )
+        for r in data["rules"]
+    )
+    cls = data["classification"]
+    major = _class_rule(cls["major"], src["file"], version)
+    assert major is not None
+    return RulePack(
+        jurisdiction=data["jurisdiction"],
+        title=data["title"],
+        pack_version=version,
+        source_file=src["file"],
+        source_title=src["title"],
+        source_version=src["version"],
+        gradient_tolerance_ft=float(data["gradient_tolerance_ft"]),
+        exempt=_class_rule(cls["exempt"], src["file"], version),
+        minor=_class_rule(cls["minor"], src["file"], version),
+        major=major,
+        rules=rules,
+        raw=data,
+    )
+
+
+def load_pack(jurisdiction: str) -> RulePack:
+    """Load the bundled pack of a jurisdiction (``lgpc``, ``lake-george``, ``mamakating``)."""
+    if jurisdiction not in JURISDICTIONS:
+        raise PackError(f"unknown jurisdiction '{jurisdiction}': choose one of {', '.join(JURISDICTIONS)}")
+    path = PACK_DIR / f"{jurisdiction}.json"
+    return load_pack_file(path)
+
+
+def load_pack_file(path: Path | str) -> RulePack:
+    """Load and validate a pack from a JSON file."""
+    p = Path(path)
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise PackError(f"cannot read rule pack {p}: {exc}") from exc
+    return pack_from_dict(data)

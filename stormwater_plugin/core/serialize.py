@@ -1,0 +1,70 @@
+"""The one place results become JSON-ready dictionaries (the findings.json contract)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..__about__ import __version__
+from .model import CheckResult, Finding, Warning_
+
+
+def _r(x: float | None, nd: int = 2) -> float | None:
+    return None if x is None else round(float(x), nd)
+
+
+def finding_to_dict(f: Finding) -> dict[str, Any]:
+    extra = {k: (_r(v) if isinstance(v, float) else v) for k, v in f.extra.items()}
+    return {
+        "rule_id": f.rule_id,
+        "kind": f.kind,
+        "citation": f.citation.text,
+        "excerpt": f.citation.excerpt,
+        "source_file": f.citation.source_file,
+        "status": f.status.value,
+        "subject": f.subject.as_dict() if f.subject else None,
+        "other": f.other.as_dict() if f.other else None,
+        "measured_ft": _r(f.measured_ft),
+        "required_ft": _r(f.required_ft),
+        "message": f.message,
+        "details": extra,
+    }
+
+
+def result_to_dict(result: CheckResult, *, crs_name: str = "", inputs: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The findings.json document. Keys are a stable contract; new keys may be added."""
+    cls = result.classification
+    return {
+        "tool": {"name": "stormwater-check", "version": __version__},
+        "jurisdiction": result.jurisdiction,
+        "rule_pack": {"title": result.pack_title, "version": result.pack_version},
+        "project_class": result.project_class,
+        "class_source": result.class_source,
+        "computed_class": getattr(cls, "computed_class", None),
+        "disturbed_sqft": _r(getattr(cls, "disturbed_sqft", None), 1),
+        "new_impervious_sqft": _r(getattr(cls, "new_impervious_sqft", None), 1),
+        "classification_reasons": [r.as_dict() for r in result.classification_reasons],
+        "site_parcel": result.site_parcel_id,
+        "working_crs": crs_name,
+        "counts": result.counts(),
+        "findings": [finding_to_dict(f) for f in result.findings],
+        "building_sites": [
+            {
+                "id": b.id,
+                "slope_100ft_pct": _r(b.slope_100ft_pct),
+                "azimuth_deg": _r(b.azimuth_deg, 1),
+                "status": b.status.value,
+                "message": b.message,
+                "profile": [[_r(a, 1), _r(s)] for a, s in b.profile],
+            }
+            for b in result.building_sites
+        ],
+        "notification": result.notification,
+        "rules_not_checked": result.rules_not_checked,
+        "warnings": [w.as_dict() for w in result.warnings],
+        "inputs": inputs or {},
+        "note": "Every applicable check is listed, passes included. A rule or feature absent from this list was not checked; its absence never means compliance.",
+    }
+
+
+def warnings_text(warnings: list[Warning_]) -> list[str]:
+    return [f"{w.layer + ': ' if w.layer else ''}{w.message}{' (' + ', '.join(w.ids[:8]) + ')' if w.ids else ''}" for w in warnings]

@@ -1,0 +1,341 @@
+"""Read a site package and a DEM from files into the core's inputs (headless edge).
+
+geopandas, rasterio and pyproj are imported here, lazily, and nowhere in the
+core. Every layer is reprojected to one projected working CRS: the DEM's when
+it is projected, else the local UTM zone of the site. Problems a user can fix
+raise :class:`InputError` with a message naming the file, layer or field.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..core.engine import SiteInputs
+from ..core.model import ROLES, FeatureLayer, Warning_
+from ..core.raster import ElevationGrid
+from ..core.units import FT_PER_METRE, Z_UNITS_TO_FT, feet_per_unit, normalise_z_unit
+
+#: Field used as identity when a layer has no ``id`` field, by role.
+ROLE_ID_FIELDS: dict[str, tuple[str, ...]] = {"parcels": ("PRINT_KEY", "SBL")}
+
+
+class InputError(Exception):
+    """Unusable input; the message says what and where, and what to do."""
+
+
+@dataclass
+class LayerSource:
+    """Where a role's features come from."""
+
+    role: str
+    path: Path
+    layer: str | None = None
+
+    def describe(self) -> str:
+        return f"{self.path}{':' + self.layer if self.layer else ''}"
+
+
+@dataclass
+class LoadedSite:
+    inputs: SiteInputs
+    crs: Any  # pyproj.CRS
+    sources: dict[str, str] = field(default_factory=dict)
+    dem_path: str | None = None
+
+
+def parse_layer_option(text: str) -> LayerSource:
+    """Parse ``ROLE=PATH[:LAYER]`` from ``--layer``."""
+    if "=" not in text:
+        raise InputError(f"--layer {text}: expected ROLE=PATH[:LAYER], e.g. wells=wells.shp")
+    role, rest = text.split("=", 1)
+    role = role.strip()
+    if role not in ROLES:
+        raise InputError(f"--layer {text}: unknown role '{role}'; roles are {', '.join(ROLES)}")
+    path, layer = rest, None
+    # PATH may itself hold a colon (a Windows drive); split on the last colon only if what is before it exists.
+    if ":" in rest:
+        head, tail = rest.rsplit(":", 1)
+        if head and Path(head).exists() and not Path(rest).exists():
+            path, layer = head, tail
+    return LayerSource(role, Path(path), layer)
+
+
+def _list_layers(path: Path) -> list[str]:
+    import fiona
+
+    try:
+        return list(fiona.listlayers(str(path)))
+    except Exception as exc:  # fiona raises several driver-specific errors
+        raise InputError(f"{path}: cannot be read as a vector data source ({_short(exc)}); check it is a GeoPackage or another OGR format") from exc
+
+
+def _short(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return text[:160]
+
+
+def _read_frame(src: LayerSource) -> Any:
+    import geopandas as gpd
+
+    if not src.path.exists():
+        raise InputError(f"{src.path}: file not found (for the '{src.role}' layer)")
+    try:
+        return gpd.read_file(src.path, layer=src.layer) if src.layer else gpd.read_file(src.path)
+    except Exception as exc:
+        raise InputError(f"{src.describe()}: cannot read the '{src.role}' layer ({_short(exc)})") from exc
+
+
+def _identity(frame: Any, role: str, fids: list[str]) -> list[str]:
+    cols = {str(c).lower(): c for c in frame.columns}
+    for name in ("id",) + ROLE_ID_FIELDS.get(role, ()):
+        col = cols.get(name.lower())
+        if col is not None:
+            vals = frame[col].tolist()
+            out = []
+            for v, fid in zip(vals, fids):
+                if v is None or (isinstance(v, float) and math.isnan(v)) or str(v).strip() == "":
+                    out.append(fid)
+                elif isinstance(v, float) and v.is_integer():
+                    out.append(str(int(v)))
+                else:
+                    out.append(str(v))
+            return out
+    return fids
+
+
+def _clean_attr(v: Any) -> Any:
+    if isinstance(v, (np.generic,)):
+        v = v.item()
+    if isinstance(v, float) and math.isnan(v):
+        return None
+    if hasattr(v, "isoformat"):
+        return v.isoformat()
+    return v
+
+
+def choose_working_crs(dem_crs: Any, frames: list[Any]) -> tuple[Any, str]:
+    """The DEM's CRS when projected, else the UTM zone of the data's centre (WGS 84 based)."""
+    from pyproj import CRS
+
+    if dem_crs is not None and dem_crs.is_projected:
+        return dem_crs, "the DEM's CRS"
+    lons: list[float] = []
+    lats: list[float] = []
+    for fr in frames:
+        if len(fr) == 0:
+            continue
+        b = fr.to_crs(4326).total_bounds
+        if np.all(np.isfinite(b)):
+            lons.append((b[0] + b[2]) / 2)
+            lats.append((b[1] + b[3]) / 2)
+    if not lons:
+        raise InputError("no layer has any feature with a location: nothing to check")
+    lon, lat = float(np.mean(lons)), float(np.mean(lats))
+    zone = int((lon + 180) // 6) + 1
+    epsg = (32600 if lat >= 0 else 32700) + zone
+    return CRS.from_epsg(epsg), f"UTM zone {zone}{'N' if lat >= 0 else 'S'} (local, chosen from the site's centre)"
+
+
+def read_site(
+    package: Path | None,
+    layer_options: list[str],
+    dem_path: Path | None,
+    dem_z_units: str | None = None,
+    site_parcel_id: str | None = None,
+    class_override: str | None = None,
+) -> LoadedSite:
+    """Read the site package, ``--layer`` overrides and the DEM into :class:`SiteInputs`."""
+    sources: dict[str, LayerSource] = {}
+    if package is not None:
+        if not package.exists():
+            raise InputError(f"{package}: site package not found")
+        names = _list_layers(package)
+        lower = {n.lower(): n for n in names}
+        for role in ROLES:
+            if role in lower:
+                sources[role] = LayerSource(role, package, lower[role])
+    for opt in layer_options:
+        src = parse_layer_option(opt)
+        sources[src.role] = src
+
+    frames: dict[str, Any] = {}
+    warnings: list[Warning_] = []
+    for role, src in sources.items():
+        fr = _read_frame(src)
+        if fr.crs is None:
+            raise InputError(f"{src.describe()}: the '{role}' layer has no CRS; assign one (e.g. in QGIS: Layer > Set CRS, or ogr2ogr -a_srs EPSG:xxxx) and run again")
+        frames[role] = fr
+
+    dem_crs = None
+    if dem_path is not None:
+        dem_crs = _dem_crs(dem_path)
+    crs, why = choose_working_crs(dem_crs, list(frames.values()))
+    metres_per_unit = float(crs.axis_info[0].unit_conversion_factor)
+    unit_to_ft = feet_per_unit(metres_per_unit)
+
+    layers: dict[str, FeatureLayer] = {}
+    for role, fr in frames.items():
+        if not fr.crs.equals(crs):
+            fr = fr.to_crs(crs)
+            warnings.append(Warning_("reprojected", f"reprojected from {frames[role].crs.to_string()} to the working CRS", role))
+        fids = [str(i + 1) for i in range(len(fr))]
+        ids = _identity(fr, role, fids)
+        attr_cols = [c for c in fr.columns if c != fr.geometry.name]
+        records = fr[attr_cols].to_dict("records") if attr_cols else [{} for _ in range(len(fr))]
+        attrs = [{k: _clean_attr(v) for k, v in r.items()} for r in records]
+        geoms = list(fr.geometry.values)
+        if len(set(ids)) != len(ids):
+            warnings.append(Warning_("duplicate_ids", "some features share an id; findings name them by that id", role))
+        layers[role] = FeatureLayer.from_sequences(role, geoms, ids, attrs)
+
+    dem = None
+    if dem_path is not None:
+        dem, dem_warnings = read_dem(dem_path, crs, layers, dem_z_units)
+        warnings.extend(dem_warnings)
+    inputs = SiteInputs(
+        layers=layers,
+        dem=dem,
+        unit_to_ft=unit_to_ft,
+        crs_name=f"{crs.name} ({crs.to_string()}), {why}",
+        site_parcel_id=site_parcel_id,
+        class_override=class_override,
+        warnings=warnings,
+    )
+    return LoadedSite(inputs, crs, {r: s.describe() for r, s in sources.items()}, str(dem_path) if dem_path else None)
+
+
+def _dem_crs(path: Path) -> Any:
+    import rasterio
+    from pyproj import CRS
+
+    if not path.exists():
+        raise InputError(f"{path}: DEM not found")
+    try:
+        with rasterio.open(path) as src:
+            if src.crs is None:
+                raise InputError(f"{path}: the DEM has no CRS; assign one (gdal_edit.py -a_srs EPSG:xxxx) and run again")
+            return CRS.from_wkt(src.crs.to_wkt())
+    except InputError:
+        raise
+    except Exception as exc:
+        raise InputError(f"{path}: cannot be read as a raster ({_short(exc)})") from exc
+
+
+def read_dem(path: Path, working_crs: Any, layers: dict[str, FeatureLayer], z_units: str | None) -> tuple[ElevationGrid, list[Warning_]]:
+    """Read the DEM window covering the site (plus a 150 ft margin) in its own CRS."""
+    import rasterio
+    from pyproj import CRS, Transformer
+    from rasterio.windows import Window, from_bounds
+
+    warnings: list[Warning_] = []
+    dem_crs = _dem_crs(path)
+    to_raster_tf = Transformer.from_crs(working_crs, dem_crs, always_xy=True)
+    unit_to_ft = feet_per_unit(float(working_crs.axis_info[0].unit_conversion_factor))
+    margin = 150.0 / unit_to_ft
+    bounds = _layers_bounds(layers)
+    with rasterio.open(path) as src:
+        if src.count < 1:
+            raise InputError(f"{path}: the raster has no band")
+        if bounds is None:
+            window = Window(0, 0, src.width, src.height)
+        else:
+            x0, y0, x1, y1 = bounds
+            xs = np.array([x0 - margin, x1 + margin, x0 - margin, x1 + margin, (x0 + x1) / 2, (x0 + x1) / 2, x0 - margin, x1 + margin])
+            ys = np.array([y0 - margin, y0 - margin, y1 + margin, y1 + margin, y0 - margin, y1 + margin, (y0 + y1) / 2, (y0 + y1) / 2])
+            rx, ry = to_raster_tf.transform(xs, ys)
+            window = from_bounds(float(np.min(rx)), float(np.min(ry)), float(np.max(rx)), float(np.max(ry)), transform=src.transform)
+            window = window.round_offsets(op="floor").round_lengths(op="ceil")
+            col0 = max(0, int(window.col_off) - 2)
+            row0 = max(0, int(window.row_off) - 2)
+            col1 = min(src.width, int(window.col_off + window.width) + 2)
+            row1 = min(src.height, int(window.row_off + window.height) + 2)
+            if col1 <= col0 or row1 <= row0:
+                warnings.append(Warning_("dem_no_cover", f"the DEM {path.name} does not cover the site: every elevation-dependent check is undetermined"))
+                col0, row0, col1, row1 = 0, 0, min(2, src.width), min(2, src.height)
+            window = Window(col0, row0, col1 - col0, row1 - row0)
+        try:
+            band = src.read(1, window=window, masked=True).astype(np.float64)
+        except Exception as exc:
+            raise InputError(f"{path}: the DEM cannot be read ({_short(exc)})") from exc
+        values = np.where(np.ma.getmaskarray(band), np.nan, np.ma.getdata(band))
+        transform = src.window_transform(window)
+        declared_units = src.units[0] if src.units else None
+    gt = (transform.c, transform.a, transform.b, transform.f, transform.d, transform.e)
+
+    unit = z_units
+    if unit is not None:
+        note = f"elevations in {unit} (declared with --dem-z-units)"
+    else:
+        unit = normalise_z_unit(declared_units)
+        if unit is not None:
+            note = f"elevations in {unit} (read from the GeoTIFF's vertical units '{declared_units}')"
+        else:
+            h_m = float(dem_crs.axis_info[0].unit_conversion_factor) if dem_crs.is_projected else 1.0
+            unit = {1.0: "m", 0.3048: "ft"}.get(round(h_m, 4), "us-ft" if abs(h_m - 1200 / 3937) < 1e-9 else "m")
+            basis = "the DEM's horizontal unit" if dem_crs.is_projected else "metres (the DEM is in degrees)"
+            note = f"elevations assumed in {unit}, {basis}; pass --dem-z-units to declare them"
+            warnings.append(Warning_("dem_z_assumed", note))
+    z_to_ft = Z_UNITS_TO_FT[unit]
+
+    def to_raster(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        rx, ry = to_raster_tf.transform(x, y)
+        return np.asarray(rx, dtype=np.float64), np.asarray(ry, dtype=np.float64)
+
+    cell = _cell_size_ft(gt, dem_crs, working_crs, bounds)
+    grid = ElevationGrid(values=values, geotransform=gt, z_to_ft=z_to_ft, to_raster=to_raster, z_unit_note=note, cell_size_ft=cell, name=path.name)
+    finite = values[np.isfinite(values)]
+    if finite.size == 0:
+        warnings.append(Warning_("dem_all_nodata", f"the DEM {path.name} has no data over the site: every elevation-dependent check is undetermined"))
+    else:
+        warnings.extend(_plausibility(grid, finite * z_to_ft))
+    if not CRS.from_user_input(dem_crs).equals(working_crs):
+        warnings.append(Warning_("dem_sampled_in_own_crs", f"the DEM stays in its own CRS ({dem_crs.to_string()}); points are projected into it and sampled bilinearly, never resampled"))
+    return grid, warnings
+
+
+def _plausibility(grid: ElevationGrid, z_ft: np.ndarray) -> list[Warning_]:
+    try:
+        from ..core.terrain import plausibility_warning  # type: ignore[attr-defined]
+    except Exception:
+        plausibility_warning = None
+    if plausibility_warning is not None:
+        msg = plausibility_warning(grid)
+        return [Warning_("dem_z_implausible", msg)] if msg else []
+    lo, hi = float(np.min(z_ft)), float(np.max(z_ft))
+    if hi < 150 or lo > 6000:
+        return [Warning_("dem_z_implausible", f"DEM elevations span {lo:.0f}–{hi:.0f} ft, unlikely for the Lake George region (lake surface about 320 ft): check --dem-z-units")]
+    return []
+
+
+def _layers_bounds(layers: dict[str, FeatureLayer]) -> tuple[float, float, float, float] | None:
+    import shapely
+
+    geoms = [g for layer in layers.values() if layer.role != "parcels" for g in layer.geoms if g is not None and not g.is_empty]
+    if not geoms:
+        geoms = [g for layer in layers.values() for g in layer.geoms if g is not None and not g.is_empty]
+    if not geoms:
+        return None
+    b = shapely.total_bounds(np.array(geoms, dtype=object))
+    if not np.all(np.isfinite(b)):
+        return None
+    return float(b[0]), float(b[1]), float(b[2]), float(b[3])
+
+
+def _cell_size_ft(gt: tuple[float, ...], dem_crs: Any, working_crs: Any, bounds: Any) -> tuple[float, float] | None:
+    """Approximate pixel width and height in feet near the site."""
+    from pyproj import Geod
+
+    if dem_crs.is_projected:
+        f = feet_per_unit(float(dem_crs.axis_info[0].unit_conversion_factor))
+        return abs(gt[1]) * f, abs(gt[5]) * f
+    x = gt[0]
+    y = gt[3]
+    geod = Geod(ellps="GRS80")
+    _, _, w = geod.inv(x, y, x + gt[1], y)
+    _, _, h = geod.inv(x, y, x, y + gt[5])
+    return abs(w) * FT_PER_METRE, abs(h) * FT_PER_METRE
