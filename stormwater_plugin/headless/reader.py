@@ -141,6 +141,36 @@ def choose_working_crs(dem_crs: Any, frames: list[Any]) -> tuple[Any, str]:
     return CRS.from_epsg(epsg), f"UTM zone {zone}{'N' if lat >= 0 else 'S'} (local, chosen from the site's centre)"
 
 
+def ground_scale(crs: Any, frames: list[Any]) -> float:
+    """Point scale factor of a projected CRS at the data's centre (grid length / ellipsoid length).
+
+    Dividing grid distances by it gives ellipsoidal ("ground at sea level")
+    distances, so UTM, State Plane and any other projection report the same
+    feet: over a site of a few thousand feet the factor varies by less than
+    one part in a million. Non-conformal projections use the mean of the
+    meridional and parallel scales.
+    """
+    from pyproj import Proj
+
+    lons: list[float] = []
+    lats: list[float] = []
+    for fr in frames:
+        if len(fr) == 0:
+            continue
+        b = fr.to_crs(4326).total_bounds
+        if np.all(np.isfinite(b)):
+            lons.append((b[0] + b[2]) / 2)
+            lats.append((b[1] + b[3]) / 2)
+    if not lons:
+        return 1.0
+    try:
+        f = Proj(crs).get_factors(float(np.mean(lons)), float(np.mean(lats)))
+        k = (float(f.meridional_scale) + float(f.parallel_scale)) / 2.0
+    except Exception:
+        return 1.0
+    return k if math.isfinite(k) and 0.9 < k < 1.1 else 1.0
+
+
 def read_site(
     package: Path | None,
     layer_options: list[str],
@@ -167,7 +197,7 @@ def read_site(
     warnings: list[Warning_] = []
     for role, src in sources.items():
         fr = _read_frame(src)
-        if fr.crs is None:
+        if fr.crs is None or str(fr.crs.name).lower().startswith("undefined"):
             raise InputError(f"{src.describe()}: the '{role}' layer has no CRS; assign one (e.g. in QGIS: Layer > Set CRS, or ogr2ogr -a_srs EPSG:xxxx) and run again")
         frames[role] = fr
 
@@ -176,7 +206,9 @@ def read_site(
         dem_crs = _dem_crs(dem_path)
     crs, why = choose_working_crs(dem_crs, list(frames.values()))
     metres_per_unit = float(crs.axis_info[0].unit_conversion_factor)
-    unit_to_ft = feet_per_unit(metres_per_unit)
+    scale = ground_scale(crs, list(frames.values()))
+    # Grid distance / scale factor = distance on the ellipsoid: the same feet in any projection.
+    unit_to_ft = feet_per_unit(metres_per_unit) / scale
 
     layers: dict[str, FeatureLayer] = {}
     for role, fr in frames.items():
@@ -201,7 +233,7 @@ def read_site(
         layers=layers,
         dem=dem,
         unit_to_ft=unit_to_ft,
-        crs_name=f"{crs.name} ({crs.to_string()}), {why}",
+        crs_name=f"{crs.name} ({crs.to_string()}), {why}; distances on the ellipsoid (grid scale factor {scale:.6f})",
         site_parcel_id=site_parcel_id,
         class_override=class_override,
         warnings=warnings,
@@ -235,8 +267,7 @@ def read_dem(path: Path, working_crs: Any, layers: dict[str, FeatureLayer], z_un
     warnings: list[Warning_] = []
     dem_crs = _dem_crs(path)
     to_raster_tf = Transformer.from_crs(working_crs, dem_crs, always_xy=True)
-    unit_to_ft = feet_per_unit(float(working_crs.axis_info[0].unit_conversion_factor))
-    margin = 150.0 / unit_to_ft
+    margin = 150.0 / feet_per_unit(float(working_crs.axis_info[0].unit_conversion_factor))
     bounds = _layers_bounds(layers)
     with rasterio.open(path) as src:
         if src.count < 1:

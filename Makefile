@@ -1,0 +1,78 @@
+# Stormwater site-plan review: set-up, demo, tests, packaging.
+# `make demo` and `make test` do all the set-up on a fresh Debian 12 machine.
+
+SHELL := /bin/bash
+PY_SYS := /usr/bin/python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+DEMO := resources/demo
+OUT ?= out/demo
+export QT_QPA_PLATFORM := offscreen
+export XDG_RUNTIME_DIR := /tmp/runtime-$(shell id -u)
+
+.PHONY: help sysdeps venv demo demo-data test test-core test-qgis lint typecheck package bench clean
+
+help:
+	@echo "make demo     - set up, generate the sample site, check it, print the findings"
+	@echo "make test     - set up (QGIS from Debian included) and run the whole test suite"
+	@echo "make lint     - ruff and mypy"
+	@echo "make package  - build the plugin zip in dist/"
+	@echo "make bench    - run the benchmarks (prints ratios against reference runs)"
+
+## --- set-up -----------------------------------------------------------------
+
+sysdeps:
+	@bash scripts/install_system_deps.sh
+
+$(STAMP): pyproject.toml requirements-dev.txt scripts/install_system_deps.sh
+	@bash scripts/install_system_deps.sh
+	@test -x $(PY) || $(PY_SYS) -m venv --system-site-packages $(VENV)
+	$(PY) -m pip install -q --upgrade "pip>=23"
+	@# shapely 2 built against Debian's GEOS, so it shares one GEOS with QGIS.
+	$(PY) -m pip install -q --no-binary shapely "shapely>=2,<2.1" "numpy<2"
+	$(PY) -m pip install -q "geopandas>=0.14,<0.15" "numpy<2" "affine<3"
+	$(PY) -m pip install -q -r requirements-dev.txt "numpy<2"
+	$(PY) -m pip install -q --no-deps --no-build-isolation -e .
+	@mkdir -p $(XDG_RUNTIME_DIR) && chmod 700 $(XDG_RUNTIME_DIR)
+	@touch $(STAMP)
+
+venv: $(STAMP)
+
+## --- demo -------------------------------------------------------------------
+
+demo-data: $(STAMP)
+	$(PY) scripts/make_demo_site.py --out $(DEMO)
+
+demo: demo-data
+	@echo
+	@$(VENV)/bin/stormwater-check $(DEMO)/site.gpkg --dem $(DEMO)/dem.tif --jurisdiction lake-george --out $(OUT); \
+	  code=$$?; if [ $$code -gt 1 ]; then exit $$code; fi
+	@echo
+	@echo "Open $(OUT)/findings.gpkg in QGIS beside $(DEMO)/site.gpkg, or read $(OUT)/findings.json."
+	@echo "Other jurisdictions: $(VENV)/bin/stormwater-check $(DEMO)/site.gpkg --dem $(DEMO)/dem.tif --jurisdiction lgpc --out out/lgpc"
+
+## --- tests ------------------------------------------------------------------
+
+test: $(STAMP)
+	$(PY) -m pytest -q -p pytest_qgis
+
+test-core: $(STAMP)
+	$(PY) -m pytest -q -p no:qgis tests/core tests/headless
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check stormwater_plugin tests scripts benchmarks
+	$(VENV)/bin/mypy
+
+typecheck: lint
+
+## --- packaging and benchmarks ------------------------------------------------
+
+package: $(STAMP)
+	$(PY) scripts/package_plugin.py
+
+bench: $(STAMP)
+	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(PY) $$b || exit $$?; done
+
+clean:
+	rm -rf $(VENV) out dist build *.egg-info

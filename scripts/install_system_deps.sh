@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages the project needs, only those missing.
+# QGIS and GDAL come from Debian so that everything in the venv links the same
+# GDAL/GEOS/PROJ as QGIS does (pip wheels that bundle their own crash QGIS).
+set -euo pipefail
+PKGS=(python3-qgis qgis-providers python3-venv python3-dev python3-pip build-essential
+      libgeos-dev gdal-bin python3-gdal python3-pyproj python3-rasterio python3-fiona python3-pandas
+      python3-matplotlib python3-jinja2)
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+echo "Installing Debian packages: ${missing[*]}"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then SUDO="sudo"; else
+    echo "error: these Debian packages are missing and this user is not root: ${missing[*]}" >&2
+    echo "  run: sudo apt-get install -y ${missing[*]}" >&2
+    exit 2
+  fi
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,62 @@
+"""Project class from the disturbed area: strict 'less than' thresholds, cited reasons."""
+
+from __future__ import annotations
+
+import pytest
+from shapely.geometry import box
+
+from tests.sitebuilder import layer, run
+
+
+def _area_site(disturbed_sqft: float, new_impervious_sqft: float | None = None):
+    site = {"disturbance": layer("disturbance", [box(0, 0, disturbed_sqft / 100.0, 100)])}
+    if new_impervious_sqft is not None:
+        site["impervious"] = layer("impervious", [box(0, 0, new_impervious_sqft / 10.0, 10)], ["I1"], [{"status": "proposed"}])
+    return site
+
+
+@pytest.mark.parametrize("jurisdiction", ["lgpc", "lake-george"])
+@pytest.mark.parametrize("area,expected", [(14_999, "minor"), (15_000, "major"), (15_001, "major")])
+def test_15000_sq_ft_boundary_646_4_12_a_1_and_148_11E(jurisdiction, area, expected):
+    result = run(jurisdiction, _area_site(area, 2_000), project_class=None)
+    assert result.project_class == expected
+    assert result.class_source == "computed"
+    assert result.classification.disturbed_sqft == pytest.approx(area)
+
+
+@pytest.mark.parametrize("area,imp,expected", [(4_999, 1_000, "exempt"), (5_000, 1_000, "minor"), (4_999, 1_001, "minor")])
+def test_lake_george_exemption_under_5000_sq_ft_and_1000_sq_ft_impervious_148_11D_2(area, imp, expected):
+    result = run("lake-george", _area_site(area, imp), project_class=None)
+    assert result.project_class == expected
+
+
+def test_exemption_not_applied_when_impervious_area_is_unknown():
+    result = run("lake-george", _area_site(3_000), project_class=None)
+    assert result.project_class == "minor"
+    assert any(r.status.value == "undetermined" for r in result.classification_reasons)
+
+
+@pytest.mark.parametrize("area,expected", [(43_559, "exempt"), (43_560, "major")])
+def test_mamakating_one_acre_land_development_activity_160_1(area, expected):
+    result = run("mamakating", _area_site(area, 0), project_class=None)
+    assert result.project_class == expected
+
+
+def test_no_area_data_assumes_major_and_says_so():
+    result = run("lgpc", {}, project_class=None)
+    assert result.project_class == "major" and result.class_source == "assumed"
+    assert any(w.code == "class_assumed" for w in result.warnings)
+
+
+def test_override_wins_but_computed_class_is_kept():
+    result = run("lgpc", _area_site(20_000, 0), project_class="minor")
+    assert result.project_class == "minor" and result.class_source == "override"
+    assert result.classification.computed_class == "major"
+
+
+def test_every_reason_is_cited():
+    result = run("lake-george", _area_site(12_000, 2_000), project_class=None)
+    assert result.classification_reasons
+    for r in result.classification_reasons:
+        assert r.citation.text.startswith("Town of Lake George Code §148-11")
+        assert r.citation.excerpt

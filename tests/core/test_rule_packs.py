@@ -1,0 +1,70 @@
+"""Rules are data: packs validate against the schema and quote the regulations verbatim."""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+
+import pytest
+
+from stormwater_plugin.core.rulepack import JURISDICTIONS, PACK_DIR, PackError, load_pack, pack_from_dict
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()
+
+
+@pytest.mark.parametrize("jurisdiction", JURISDICTIONS)
+def test_pack_validates_and_names_its_source(jurisdiction):
+    pack = load_pack(jurisdiction)
+    assert pack.jurisdiction == jurisdiction
+    assert pack.pack_version and pack.source_file and pack.source_version
+
+
+@pytest.mark.parametrize("jurisdiction", JURISDICTIONS)
+def test_every_excerpt_appears_verbatim_in_the_regulation_text(jurisdiction, regulations):
+    pack = load_pack(jurisdiction)
+    cites = [r.citation for r in pack.rules] + [c.citation for c in (pack.exempt, pack.minor, pack.major) if c is not None]
+    texts = {}
+    for c in cites:
+        if c.source_file not in texts:
+            texts[c.source_file] = _norm((regulations / c.source_file).read_text(encoding="utf-8"))
+        assert _norm(c.excerpt) in texts[c.source_file], f"{c.text}: excerpt not found in {c.source_file}"
+        if c.allowance if hasattr(c, "allowance") else False:  # pragma: no cover
+            pass
+    for r in pack.rules:
+        allowance = r.params.get("allowance")
+        if allowance:
+            assert _norm(allowance["excerpt"]) in texts[r.citation.source_file]
+
+
+def test_no_rule_kind_hard_codes_a_distance():
+    """The numbers live in the packs: no check module compares against a literal setback."""
+    import stormwater_plugin.core.checks as checks_pkg
+    from pathlib import Path
+
+    for path in Path(checks_pkg.__file__).parent.glob("*.py"):
+        src = path.read_text(encoding="utf-8")
+        for literal in ("20.0", "35.0", "50.0", "100.0", "500.0", "15000", "15_000", " 35)", " 100)", " 500)"):
+            assert literal not in src, f"{path.name} holds the literal {literal}"
+
+
+def test_a_pack_with_an_unknown_kind_is_refused():
+    data = json.loads((PACK_DIR / "lgpc.json").read_text(encoding="utf-8"))
+    bad = copy.deepcopy(data)
+    bad["rules"][0]["kind"] = "exec_python"
+    with pytest.raises(PackError, match="not one of"):
+        pack_from_dict(bad)
+
+
+def test_a_pack_with_a_negative_distance_is_refused():
+    data = json.loads((PACK_DIR / "lgpc.json").read_text(encoding="utf-8"))
+    data["rules"][0]["params"]["required_ft"] = -20
+    with pytest.raises(PackError, match="positive"):
+        pack_from_dict(data)
+
+
+def test_unknown_jurisdiction_is_refused_with_the_choices():
+    with pytest.raises(PackError, match="lgpc, lake-george, mamakating"):
+        load_pack("saratoga")

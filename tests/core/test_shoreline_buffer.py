@@ -1,0 +1,62 @@
+"""The 35 ft no-cut buffer of §148-11I(2)(h)[1]: exact decision, encroaching area as evidence."""
+
+from __future__ import annotations
+
+import pytest
+from shapely.geometry import LineString, box
+
+from stormwater_plugin.core.model import Status
+from tests.sitebuilder import layer, run
+
+RULE = "lake-george.minor.no-cut-buffer-35"
+
+
+def _site(clearing):
+    return {
+        "shoreline": layer("shoreline", [LineString([(0, -300), (0, 300)])], ["MHW"], [{"waterbody": "Lake George"}]),
+        "waterbodies": layer("waterbodies", [box(0, -400, 400, 400)], ["LG"], [{"name": "Lake George"}]),
+        "clearing": layer("clearing", [clearing], ["C1"]),
+    }
+
+
+@pytest.mark.parametrize("gap,expected", [(34.9, Status.VIOLATION), (35.0, Status.PASS), (35.1, Status.PASS)])
+def test_clearing_at_the_35_ft_no_cut_buffer_boundary_148_11I_2_h_1(gap, expected):
+    result = run("lake-george", _site(box(-gap - 40, -20, -gap, 20)))
+    (f,) = [f for f in result.findings if f.rule_id == RULE]
+    assert f.status is expected
+    assert f.measured_ft == pytest.approx(gap)
+    assert f.required_ft == 35
+
+
+def test_encroaching_area_is_the_clearing_inside_the_strip_in_sq_ft():
+    result = run("lake-george", _site(box(-60, 0, -20, 10)))  # 15 ft of its 40 ft depth lie inside 35 ft
+    (f,) = [f for f in result.findings if f.rule_id == RULE]
+    assert f.status is Status.VIOLATION
+    assert f.extra["encroaching_area_sqft"] == pytest.approx(150.0, abs=0.2)
+    assert f.geometry.geom_type == "Polygon"
+    assert f.geometry.bounds[2] == pytest.approx(-20.0)
+
+
+def test_the_buffer_strip_stays_on_land():
+    result = run("lake-george", _site(box(-60, 0, -20, 10)))
+    (zone,) = [z for z in result.zones if z.kind == "no_cut_buffer"]
+    assert zone.geometry.bounds[2] == pytest.approx(0.0, abs=1e-9)
+    assert zone.geometry.bounds[0] == pytest.approx(-35.0, abs=0.01)
+
+
+def test_missing_clearing_layer_is_undetermined():
+    site = _site(box(-60, 0, -20, 10))
+    del site["clearing"]
+    (f,) = [f for f in run("lake-george", site).findings if f.rule_id == RULE]
+    assert f.status is Status.UNDETERMINED
+
+
+def test_missing_shoreline_is_undetermined():
+    site = _site(box(-60, 0, -20, 10))
+    del site["shoreline"]
+    (f,) = [f for f in run("lake-george", site).findings if f.rule_id == RULE]
+    assert f.status is Status.UNDETERMINED
+
+
+def test_lgpc_has_no_35_ft_buffer_rule():
+    assert not [f for f in run("lgpc", _site(box(-60, 0, -20, 10))).findings if f.kind == "shoreline_no_cut_buffer"]
