@@ -118,11 +118,26 @@ def _clean_attr(v: Any) -> Any:
     return v
 
 
+_CONFORMAL = ("transverse mercator", "conformal", "stereographic", "oblique mercator", "mercator (variant")
+
+
+def is_conformal(crs: Any) -> bool:
+    """True for projections whose scale does not depend on direction (TM, LCC, stereographic…).
+
+    An equal-area projection such as CONUS Albers (EPSG:6350) stretches
+    distances by up to a few tenths of a percent depending on direction, so
+    it is never used to measure setbacks.
+    """
+    op = getattr(crs, "coordinate_operation", None)
+    name = str(getattr(op, "method_name", "") or "").lower()
+    return any(k in name for k in _CONFORMAL) and "pseudo" not in name
+
+
 def choose_working_crs(dem_crs: Any, frames: list[Any]) -> tuple[Any, str]:
-    """The DEM's CRS when projected, else the UTM zone of the data's centre (WGS 84 based)."""
+    """The DEM's CRS when projected and conformal, else the UTM zone of the data's centre (WGS 84)."""
     from pyproj import CRS
 
-    if dem_crs is not None and dem_crs.is_projected:
+    if dem_crs is not None and dem_crs.is_projected and is_conformal(dem_crs):
         return dem_crs, "the DEM's CRS"
     lons: list[float] = []
     lats: list[float] = []
@@ -138,7 +153,8 @@ def choose_working_crs(dem_crs: Any, frames: list[Any]) -> tuple[Any, str]:
     lon, lat = float(np.mean(lons)), float(np.mean(lats))
     zone = int((lon + 180) // 6) + 1
     epsg = (32600 if lat >= 0 else 32700) + zone
-    return CRS.from_epsg(epsg), f"UTM zone {zone}{'N' if lat >= 0 else 'S'} (local, chosen from the site's centre)"
+    why = "local UTM zone (the DEM's CRS is not conformal)" if dem_crs is not None and dem_crs.is_projected else "local UTM zone"
+    return CRS.from_epsg(epsg), f"{why} {zone}{'N' if lat >= 0 else 'S'}, chosen from the site's centre"
 
 
 def ground_scale(crs: Any, frames: list[Any]) -> float:
