@@ -30,15 +30,17 @@ def _check_parser() -> argparse.ArgumentParser:
     p.add_argument("--dem", type=Path, help="DEM raster (any GDAL format, any CRS)")
     p.add_argument("--jurisdiction", required=True, choices=JURISDICTIONS)
     p.add_argument("--class", dest="project_class", choices=("exempt", "minor", "major"), help="override the computed project class")
-    p.add_argument("--dem-z-units", choices=("m", "ft", "us-ft"), help="elevation unit of the DEM (default: read from the file, else its horizontal unit)")
+    p.add_argument(
+        "--dem-z-units",
+        choices=("m", "ft", "us-ft"),
+        help="elevation unit of the DEM (default: read from the file, else its horizontal unit)",
+    )
     p.add_argument("--site-parcel", help="id of the site parcel (default: is_site, else the only parcel)")
     p.add_argument("--layer", action="append", default=[], metavar="ROLE=PATH[:LAYER]", help="take a role from any OGR source (repeatable)")
     p.add_argument("--out", type=Path, required=True, help="output folder for findings.json and findings.gpkg")
     p.add_argument("--quiet", action="store_true", help="print only the counts line")
     p.add_argument("--version", action="version", version=f"stormwater-check {__version__}")
     return p
-
-
 
 
 def run_check_command(argv: Sequence[str]) -> int:
@@ -62,8 +64,12 @@ def run_check_command(argv: Sequence[str]) -> int:
             out.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise InputError(f"{out}: cannot create the output folder ({exc.strerror})") from exc
-        inputs = {"site": str(args.site) if args.site else None, "layers": loaded.sources, "dem": loaded.dem_path,
-                  "dem_z": loaded.inputs.dem.z_unit_note if loaded.inputs.dem else None}
+        inputs = {
+            "site": str(args.site) if args.site else None,
+            "layers": loaded.sources,
+            "dem": loaded.dem_path,
+            "dem_z": loaded.inputs.dem.z_unit_note if loaded.inputs.dem else None,
+        }
         write_json(result, out, loaded.inputs.crs_name, inputs)
         write_gpkg(result, out, loaded.crs)
     except (InputError, PackError) as exc:

@@ -33,7 +33,13 @@ def device(x: float, y: float, **attrs: Any) -> tuple[BaseGeometry, dict[str, An
     return Point(x, y), a
 
 
-def run(jurisdiction: str, layers: dict[str, FeatureLayer], dem: ElevationGrid | None = None, project_class: str | None = "minor", unit_to_ft: float = 1.0) -> CheckResult:
+def run(
+    jurisdiction: str,
+    layers: dict[str, FeatureLayer],
+    dem: ElevationGrid | None = None,
+    project_class: str | None = "minor",
+    unit_to_ft: float = 1.0,
+) -> CheckResult:
     return run_check(SiteInputs(layers=layers, dem=dem, unit_to_ft=unit_to_ft, class_override=project_class), load_pack(jurisdiction))
 
 

@@ -60,7 +60,9 @@ KIND_HANDLERS: dict[str, Callable[[CheckContext, Rule], None]] = {
 }
 
 
-def find_site_parcels(parcels: FeatureLayer | None, site_id: str | None, layers: dict[str, FeatureLayer], warnings: list[Warning_]) -> list[int]:
+def find_site_parcels(
+    parcels: FeatureLayer | None, site_id: str | None, layers: dict[str, FeatureLayer], warnings: list[Warning_]
+) -> list[int]:
     """Indices of the site parcel(s): ``--site-parcel``, else ``is_site``, else the only parcel, else the one holding the plan."""
     if parcels is None or len(parcels) == 0:
         return []
@@ -83,7 +85,14 @@ def find_site_parcels(parcels: FeatureLayer | None, site_id: str | None, layers:
                 counts[int(j)] += 1
         if counts.max() > 0:
             best = int(np.argmax(counts))
-            warnings.append(Warning_("site_parcel_inferred", f"No parcel has is_site set: parcel {parcels.ids[best]} holds the most proposed features and was taken as the site.", "parcels", (parcels.ids[best],)))
+            warnings.append(
+                Warning_(
+                    "site_parcel_inferred",
+                    f"No parcel has is_site set: parcel {parcels.ids[best]} holds the most proposed features and was taken as the site.",
+                    "parcels",
+                    (parcels.ids[best],),
+                )
+            )
             return [best]
     return []
 

@@ -114,11 +114,27 @@ def clean_layer(layer: FeatureLayer, warnings: list[Warning_]) -> FeatureLayer:
         keep_ids.append(fid)
         keep_attrs.append(attrs)
     if dropped:
-        warnings.append(Warning_("geometry_missing", f"{len(dropped)} feature(s) with no geometry were left out", layer.role, tuple(dropped)))
+        warnings.append(
+            Warning_("geometry_missing", f"{len(dropped)} feature(s) with no geometry were left out", layer.role, tuple(dropped))
+        )
     if repaired:
-        warnings.append(Warning_("geometry_repaired", f"{len(repaired)} invalid geometr{'y' if len(repaired) == 1 else 'ies'} repaired with make_valid", layer.role, tuple(repaired)))
+        warnings.append(
+            Warning_(
+                "geometry_repaired",
+                f"{len(repaired)} invalid geometr{'y' if len(repaired) == 1 else 'ies'} repaired with make_valid",
+                layer.role,
+                tuple(repaired),
+            )
+        )
     if wrong_type:
-        warnings.append(Warning_("geometry_wrong_type", f"{len(wrong_type)} feature(s) are not polygons where the '{layer.role}' role needs polygons; they were left out and not checked", layer.role, tuple(wrong_type)))
+        warnings.append(
+            Warning_(
+                "geometry_wrong_type",
+                f"{len(wrong_type)} feature(s) are not polygons where the '{layer.role}' role needs polygons; they were left out and not checked",
+                layer.role,
+                tuple(wrong_type),
+            )
+        )
     return FeatureLayer.from_sequences(layer.role, keep_geoms, keep_ids, keep_attrs)
 
 

@@ -137,7 +137,7 @@ class FeatureLayer:
         geoms: Sequence[BaseGeometry],
         ids: Sequence[Any] | None = None,
         attrs: Sequence[Mapping[str, Any]] | None = None,
-    ) -> "FeatureLayer":
+    ) -> FeatureLayer:
         arr = np.empty(len(geoms), dtype=object)
         for i, g in enumerate(geoms):
             arr[i] = g

@@ -133,7 +133,7 @@ def validate_pack_dict(data: Mapping[str, Any]) -> list[str]:
     ids = [r.get("id") for r in data.get("rules", []) if isinstance(r, dict)]
     dupes = {i for i in ids if ids.count(i) > 1}
     if dupes:
-        errors.append(f"pack: duplicate rule ids {sorted(dupes)}")
+        errors.append(f"pack: duplicate rule ids {sorted(str(d) for d in dupes)}")
     for i, r in enumerate(data.get("rules", [])):
         if isinstance(r, dict) and r.get("kind") == "device_setback":
             p = r.get("params", {})

@@ -71,7 +71,9 @@ def _list_layers(path: Path) -> list[str]:
     try:
         return list(fiona.listlayers(str(path)))
     except Exception as exc:  # fiona raises several driver-specific errors
-        raise InputError(f"{path}: cannot be read as a vector data source ({_short(exc)}); check it is a GeoPackage or another OGR format") from exc
+        raise InputError(
+            f"{path}: cannot be read as a vector data source ({_short(exc)}); check it is a GeoPackage or another OGR format"
+        ) from exc
 
 
 def _short(exc: BaseException) -> str:
@@ -214,7 +216,9 @@ def read_site(
     for role, src in sources.items():
         fr = _read_frame(src)
         if fr.crs is None or str(fr.crs.name).lower().startswith("undefined"):
-            raise InputError(f"{src.describe()}: the '{role}' layer has no CRS; assign one (e.g. in QGIS: Layer > Set CRS, or ogr2ogr -a_srs EPSG:xxxx) and run again")
+            raise InputError(
+                f"{src.describe()}: the '{role}' layer has no CRS; assign one (e.g. in QGIS: Layer > Set CRS, or ogr2ogr -a_srs EPSG:xxxx) and run again"
+            )
         frames[role] = fr
 
     dem_crs = None
@@ -302,7 +306,11 @@ def read_dem(path: Path, working_crs: Any, layers: dict[str, FeatureLayer], z_un
             col1 = min(src.width, int(window.col_off + window.width) + 2)
             row1 = min(src.height, int(window.row_off + window.height) + 2)
             if col1 <= col0 or row1 <= row0:
-                warnings.append(Warning_("dem_no_cover", f"the DEM {path.name} does not cover the site: every elevation-dependent check is undetermined"))
+                warnings.append(
+                    Warning_(
+                        "dem_no_cover", f"the DEM {path.name} does not cover the site: every elevation-dependent check is undetermined"
+                    )
+                )
                 col0, row0, col1, row1 = 0, 0, min(2, src.width), min(2, src.height)
             window = Window(col0, row0, col1 - col0, row1 - row0)
         try:
@@ -334,14 +342,23 @@ def read_dem(path: Path, working_crs: Any, layers: dict[str, FeatureLayer], z_un
         return np.asarray(rx, dtype=np.float64), np.asarray(ry, dtype=np.float64)
 
     cell = _cell_size_ft(gt, dem_crs, working_crs, bounds)
-    grid = ElevationGrid(values=values, geotransform=gt, z_to_ft=z_to_ft, to_raster=to_raster, z_unit_note=note, cell_size_ft=cell, name=path.name)
+    grid = ElevationGrid(
+        values=values, geotransform=gt, z_to_ft=z_to_ft, to_raster=to_raster, z_unit_note=note, cell_size_ft=cell, name=path.name
+    )
     finite = values[np.isfinite(values)]
     if finite.size == 0:
-        warnings.append(Warning_("dem_all_nodata", f"the DEM {path.name} has no data over the site: every elevation-dependent check is undetermined"))
+        warnings.append(
+            Warning_("dem_all_nodata", f"the DEM {path.name} has no data over the site: every elevation-dependent check is undetermined")
+        )
     else:
         warnings.extend(_plausibility(grid, finite * z_to_ft))
     if not CRS.from_user_input(dem_crs).equals(working_crs):
-        warnings.append(Warning_("dem_sampled_in_own_crs", f"the DEM stays in its own CRS ({dem_crs.to_string()}); points are projected into it and sampled bilinearly, never resampled"))
+        warnings.append(
+            Warning_(
+                "dem_sampled_in_own_crs",
+                f"the DEM stays in its own CRS ({dem_crs.to_string()}); points are projected into it and sampled bilinearly, never resampled",
+            )
+        )
     return grid, warnings
 
 
@@ -355,7 +372,12 @@ def _plausibility(grid: ElevationGrid, z_ft: np.ndarray) -> list[Warning_]:
         return [Warning_("dem_z_implausible", msg)] if msg else []
     lo, hi = float(np.min(z_ft)), float(np.max(z_ft))
     if hi < 150 or lo > 6000:
-        return [Warning_("dem_z_implausible", f"DEM elevations span {lo:.0f}–{hi:.0f} ft, unlikely for the Lake George region (lake surface about 320 ft): check --dem-z-units")]
+        return [
+            Warning_(
+                "dem_z_implausible",
+                f"DEM elevations span {lo:.0f}–{hi:.0f} ft, unlikely for the Lake George region (lake surface about 320 ft): check --dem-z-units",
+            )
+        ]
     return []
 
 

@@ -77,7 +77,16 @@ def write_gpkg(result: CheckResult, out_dir: Path, crs: Any) -> Path:
         wrote = True
     if result.zones:
         zones = gpd.GeoDataFrame(
-            [{"kind": z.kind, "rule_id": z.rule_id, "label": z.label, "distance_ft": z.distance_ft, "subject_id": z.subject.id if z.subject else None} for z in result.zones],
+            [
+                {
+                    "kind": z.kind,
+                    "rule_id": z.rule_id,
+                    "label": z.label,
+                    "distance_ft": z.distance_ft,
+                    "subject_id": z.subject.id if z.subject else None,
+                }
+                for z in result.zones
+            ],
             geometry=[z.geometry for z in result.zones],
             crs=crs,
         )

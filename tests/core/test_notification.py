@@ -11,13 +11,13 @@ from tests.sitebuilder import layer, run
 
 def _parcels():
     geoms = [
-        box(0, 0, 100, 100),          # S: the site
-        box(100, 0, 200, 100),        # A: touches
-        box(100.5, 100, 200, 200),    # B: 0.5 ft gap at the corner: adjacent within 1 ft
-        box(0, 101.5, 100, 200),      # C: 1.5 ft gap: not adjacent
-        box(599.9, 0, 700, 100),      # D: 499.9 ft
-        box(600, 200, 700, 300),      # E: corner-to-corner about 509.9 ft: excluded
-        box(-600, 0, -500, 100),      # F: exactly 500 ft: included
+        box(0, 0, 100, 100),  # S: the site
+        box(100, 0, 200, 100),  # A: touches
+        box(100.5, 100, 200, 200),  # B: 0.5 ft gap at the corner: adjacent within 1 ft
+        box(0, 101.5, 100, 200),  # C: 1.5 ft gap: not adjacent
+        box(599.9, 0, 700, 100),  # D: 499.9 ft
+        box(600, 200, 700, 300),  # E: corner-to-corner about 509.9 ft: excluded
+        box(-600, 0, -500, 100),  # F: exactly 500 ft: included
         box(-700.1, 0, -600.1, 100),  # G: 600.1 ft: excluded
     ]
     owners = [
@@ -31,7 +31,15 @@ def _parcels():
         ("Too Far", "y"),
     ]
     attrs = [
-        {"PRINT_KEY": pk, "is_site": int(pk == "S"), "PRMY_OWNER": o, "MAIL_ADDR": m, "MAIL_CITY": "Bolton Landing", "MAIL_STATE": "NY", "MAIL_ZIP": "12814"}
+        {
+            "PRINT_KEY": pk,
+            "is_site": int(pk == "S"),
+            "PRMY_OWNER": o,
+            "MAIL_ADDR": m,
+            "MAIL_CITY": "Bolton Landing",
+            "MAIL_STATE": "NY",
+            "MAIL_ZIP": "12814",
+        }
         for pk, (o, m) in zip("SABCDEFG", owners)
     ]
     return layer("parcels", geoms, list("SABCDEFG"), attrs)

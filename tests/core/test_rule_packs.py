@@ -41,8 +41,9 @@ def test_every_excerpt_appears_verbatim_in_the_regulation_text(jurisdiction, reg
 
 def test_no_rule_kind_hard_codes_a_distance():
     """The numbers live in the packs: no check module compares against a literal setback."""
-    import stormwater_plugin.core.checks as checks_pkg
     from pathlib import Path
+
+    import stormwater_plugin.core.checks as checks_pkg
 
     for path in Path(checks_pkg.__file__).parent.glob("*.py"):
         src = path.read_text(encoding="utf-8")

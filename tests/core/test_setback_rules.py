@@ -18,10 +18,13 @@ def _septic_site(distance_ft: float, side: str = "east", **dev_attrs):
     return {"septic": layer("septic", [septic_square()]), "devices": layer("devices", [g], ["D1"], [a])}
 
 
-@pytest.mark.parametrize("jurisdiction,rule_id", [
-    ("lgpc", "lgpc.minor.septic-upgradient-20"),
-    ("lake-george", "lake-george.minor.septic-upgradient-20"),
-])
+@pytest.mark.parametrize(
+    "jurisdiction,rule_id",
+    [
+        ("lgpc", "lgpc.minor.septic-upgradient-20"),
+        ("lake-george", "lake-george.minor.septic-upgradient-20"),
+    ],
+)
 @pytest.mark.parametrize("distance,expected", [(19.9, Status.VIOLATION), (20.0, Status.PASS), (20.1, Status.PASS)])
 def test_device_upgradient_of_septic_at_20_ft_boundary_646_4_14_a_3_and_148_11I_2_c(jurisdiction, rule_id, distance, expected):
     dem = plane_dem(-200, -200, 400, 2.0, **EAST_UP)
@@ -137,7 +140,9 @@ def test_major_device_35_ft_from_lake_george_148_11I_3_c(distance, expected):
 
 @pytest.mark.parametrize("distance,expected", [(99.9, Status.VIOLATION), (100.0, Status.PASS)])
 def test_major_high_traffic_device_100_ft_from_lake_george_148_11I_3_c(distance, expected):
-    (f,) = pairs_for(run("lake-george", _lake_site(distance, high_traffic=1), None, "major"), "lake-george.major.high-traffic-lake-george-100")
+    (f,) = pairs_for(
+        run("lake-george", _lake_site(distance, high_traffic=1), None, "major"), "lake-george.major.high-traffic-lake-george-100"
+    )
     assert f.status is expected
 
 
@@ -171,7 +176,10 @@ def test_every_feature_inside_the_distance_gets_a_finding_and_the_nearest_always
 
 def test_distance_is_edge_to_edge_not_centre_to_centre():
     trench = box(25, -5, 55, 5)  # nearest edge 15 ft east of the septic square's edge at x=10
-    site = {"septic": layer("septic", [septic_square()]), "devices": layer("devices", [trench], ["T1"], [{"device_type": "infiltration_trench", "high_traffic": 0}])}
+    site = {
+        "septic": layer("septic", [septic_square()]),
+        "devices": layer("devices", [trench], ["T1"], [{"device_type": "infiltration_trench", "high_traffic": 0}]),
+    }
     (f,) = pairs_for(run("lgpc", site, plane_dem(-200, -200, 400, 2.0, **EAST_UP)), "lgpc.minor.septic-upgradient-20")
     assert f.measured_ft == pytest.approx(15.0)
     assert f.status is Status.VIOLATION
@@ -190,7 +198,10 @@ def test_metres_working_crs_converts_to_feet():
     # 6.096 m = 20 ft exactly; the device 6.0656 m (19.9 ft) east of the septic edge violates.
     dem = plane_dem(-60, -60, 120, 0.5, gx=0.05, gy=0.0)
     dem.z_to_ft = 1 / 0.3048
-    site = {"septic": layer("septic", [septic_square(half=3.0)]), "devices": layer("devices", [Point(3.0 + 19.9 * 0.3048, 0)], ["D1"], [{"device_type": "dry_well"}])}
+    site = {
+        "septic": layer("septic", [septic_square(half=3.0)]),
+        "devices": layer("devices", [Point(3.0 + 19.9 * 0.3048, 0)], ["D1"], [{"device_type": "dry_well"}]),
+    }
     (f,) = pairs_for(run("lgpc", site, dem, unit_to_ft=1 / 0.3048), "lgpc.minor.septic-upgradient-20")
     assert f.measured_ft == pytest.approx(19.9, abs=1e-9)
     assert f.status is Status.VIOLATION

@@ -26,9 +26,18 @@ def base_layers() -> dict[str, list[tuple]]:
     septic = box(X0 - 5, Y0 - 5, X0 + 5, Y0 + 5)
     return {
         "parcels": [
-            (box(X0 - 60, Y0 - 40, X0 + 60, Y0 + 40), {"PRINT_KEY": "171.15-1-23", "is_site": 1, "PRMY_OWNER": "Site Owner", "MAIL_ADDR": "1 Main St"}),
-            (box(X0 - 60, Y0 + 40, X0 + 60, Y0 + 100), {"PRINT_KEY": "171.15-1-24", "is_site": 0, "PRMY_OWNER": "Ménard, Zoë", "MAIL_ADDR": "5 Rue <b>Saint</b>"}),
-            (box(X0 - 60, Y0 - 300, X0 + 60, Y0 - 200), {"PRINT_KEY": "171.15-1-30", "is_site": 0, "PRMY_OWNER": "Far Owner", "MAIL_ADDR": "9 Elm"}),
+            (
+                box(X0 - 60, Y0 - 40, X0 + 60, Y0 + 40),
+                {"PRINT_KEY": "171.15-1-23", "is_site": 1, "PRMY_OWNER": "Site Owner", "MAIL_ADDR": "1 Main St"},
+            ),
+            (
+                box(X0 - 60, Y0 + 40, X0 + 60, Y0 + 100),
+                {"PRINT_KEY": "171.15-1-24", "is_site": 0, "PRMY_OWNER": "Ménard, Zoë", "MAIL_ADDR": "5 Rue <b>Saint</b>"},
+            ),
+            (
+                box(X0 - 60, Y0 - 300, X0 + 60, Y0 - 200),
+                {"PRINT_KEY": "171.15-1-30", "is_site": 0, "PRMY_OWNER": "Far Owner", "MAIL_ADDR": "9 Elm"},
+            ),
         ],
         "septic": [(septic, {"id": "S1"})],
         "devices": [
@@ -80,9 +89,24 @@ def write_dem(path: Path, crs: str, cell: float, z_unit: str = "m", nodata_box: 
         z = z / FT
     z = z.astype("float32")
     if nodata_box is not None:
-        inside = (np.asarray(ux) > nodata_box[0]) & (np.asarray(ux) < nodata_box[2]) & (np.asarray(uy) > nodata_box[1]) & (np.asarray(uy) < nodata_box[3])
+        inside = (
+            (np.asarray(ux) > nodata_box[0])
+            & (np.asarray(ux) < nodata_box[2])
+            & (np.asarray(uy) > nodata_box[1])
+            & (np.asarray(uy) < nodata_box[3])
+        )
         z[inside] = -9999.0
-    with rasterio.open(path, "w", driver="GTiff", width=ncol, height=nrow, count=1, dtype="float32", crs=crs,
-                       transform=from_origin(left, top, cell, cell), nodata=-9999.0) as dst:
+    with rasterio.open(
+        path,
+        "w",
+        driver="GTiff",
+        width=ncol,
+        height=nrow,
+        count=1,
+        dtype="float32",
+        crs=crs,
+        transform=from_origin(left, top, cell, cell),
+        nodata=-9999.0,
+    ) as dst:
         dst.write(z, 1)
     return path

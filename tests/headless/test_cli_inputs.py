@@ -7,7 +7,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 from shapely.geometry import Point, Polygon
 
 from stormwater_plugin.cli import main
@@ -60,7 +59,9 @@ def test_layer_without_crs_exits_2_naming_the_layer(tmp_path):
 
 def test_unknown_site_parcel_exits_2(tmp_path):
     site = write_site(tmp_path, "EPSG:32618")
-    _assert_clean_error(_cli(str(site), "--jurisdiction", "lgpc", "--site-parcel", "999", "--out", str(tmp_path / "o")), "--site-parcel 999")
+    _assert_clean_error(
+        _cli(str(site), "--jurisdiction", "lgpc", "--site-parcel", "999", "--out", str(tmp_path / "o")), "--site-parcel 999"
+    )
 
 
 def test_bad_layer_option_exits_2(tmp_path):
@@ -72,7 +73,20 @@ def test_layer_option_takes_a_role_from_another_file(tmp_path):
     other = tmp_path / "more"
     other.mkdir()
     wells = write_site(other, "EPSG:2260", roles=["wells"])
-    code = main([str(site), "--layer", f"wells={wells}:wells", "--jurisdiction", "lgpc", "--class", "minor", "--out", str(tmp_path / "o"), "--quiet"])
+    code = main(
+        [
+            str(site),
+            "--layer",
+            f"wells={wells}:wells",
+            "--jurisdiction",
+            "lgpc",
+            "--class",
+            "minor",
+            "--out",
+            str(tmp_path / "o"),
+            "--quiet",
+        ]
+    )
     doc = json.loads((tmp_path / "o" / "findings.json").read_text(encoding="utf-8"))
     assert code == 1
     assert any(f["other"] and f["other"]["layer"] == "wells" for f in doc["findings"])
@@ -86,8 +100,17 @@ def test_dem_not_covering_the_site_makes_gradient_checks_undetermined(tmp_path):
     from rasterio.transform import from_origin
 
     dem = tmp_path / "far.tif"
-    with rasterio.open(dem, "w", driver="GTiff", width=10, height=10, count=1, dtype="float32", crs="EPSG:32618",
-                       transform=from_origin(X0 + 50_000, Y0 + 50_000, 1, 1)) as dst:
+    with rasterio.open(
+        dem,
+        "w",
+        driver="GTiff",
+        width=10,
+        height=10,
+        count=1,
+        dtype="float32",
+        crs="EPSG:32618",
+        transform=from_origin(X0 + 50_000, Y0 + 50_000, 1, 1),
+    ) as dst:
         dst.write(np.full((10, 10), 100.0, dtype="float32"), 1)
     main([str(site), "--dem", str(dem), "--jurisdiction", "lgpc", "--class", "minor", "--out", str(tmp_path / "o"), "--quiet"])
     doc = json.loads((tmp_path / "o" / "findings.json").read_text(encoding="utf-8"))

@@ -21,7 +21,22 @@ CASES = {
 def _run(tmp: Path, vec_crs: str, dem_crs: str, cell: float, jurisdiction: str, klass: str) -> dict:
     site = write_site(tmp, vec_crs)
     dem = write_dem(tmp / "dem.tif", dem_crs, cell)
-    code = main([str(site), "--dem", str(dem), "--jurisdiction", jurisdiction, "--class", klass, "--out", str(tmp / "out"), "--quiet", "--dem-z-units", "m"])
+    code = main(
+        [
+            str(site),
+            "--dem",
+            str(dem),
+            "--jurisdiction",
+            jurisdiction,
+            "--class",
+            klass,
+            "--out",
+            str(tmp / "out"),
+            "--quiet",
+            "--dem-z-units",
+            "m",
+        ]
+    )
     assert code == 1
     return json.loads((tmp / "out" / "findings.json").read_text(encoding="utf-8"))
 
@@ -58,7 +73,9 @@ def test_the_intended_violations_are_found_at_their_distances(tmp_path):
     doc = _run(tmp_path, "EPSG:2260", "EPSG:2260", 3.0, "lgpc", "minor")
     f = {(x["rule_id"], x["subject"]["id"] if x["subject"] else None): x for x in doc["findings"] if x["other"]}
     d1 = f[("lgpc.minor.septic-upgradient-20", "D1")]
-    assert d1["status"] == "violation" and d1["measured_ft"] == pytest.approx(19.9, abs=0.02)  # laid out on the UTM grid: ground feet differ by its scale factor
+    assert d1["status"] == "violation" and d1["measured_ft"] == pytest.approx(
+        19.9, abs=0.02
+    )  # laid out on the UTM grid: ground feet differ by its scale factor
     assert d1["citation"] == "6 NYCRR 646-4.14(a)(3)"
     assert "up gradient within twenty (20) feet" in d1["excerpt"]
     d2 = f[("lgpc.minor.septic-upgradient-20", "D2")]

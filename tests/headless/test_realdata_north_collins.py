@@ -25,7 +25,9 @@ def _devices(tmp_path, parcels_path):
     parcels = gpd.read_file(parcels_path)
     site = parcels[parcels["PRINT_KEY"] == SITE_KEY]
     pt = site.geometry.iloc[0].representative_point()
-    dev = gpd.GeoDataFrame({"id": ["D1"], "device_type": ["dry_well"], "high_traffic": [0]}, geometry=[pt], crs=parcels.crs).to_crs("EPSG:4326")
+    dev = gpd.GeoDataFrame({"id": ["D1"], "device_type": ["dry_well"], "high_traffic": [0]}, geometry=[pt], crs=parcels.crs).to_crs(
+        "EPSG:4326"
+    )
     path = tmp_path / "devices.gpkg"
     dev.to_file(path, layer="devices", driver="GPKG")
     return path, parcels, site
@@ -34,14 +36,29 @@ def _devices(tmp_path, parcels_path):
 def test_three_crs_site_gives_the_500_ft_list_by_print_key_with_owners(north_collins, tmp_path):
     parcels_path = north_collins / "Erie_2018_Tax_Parcels_SHP_1907.shp"
     devices, parcels, site = _devices(tmp_path, parcels_path)
-    code = main([
-        "--layer", f"parcels={parcels_path}",
-        "--layer", f"streams={north_collins / 'waterways.gpkg'}:waterways",
-        "--layer", f"waterbodies={north_collins / 'water.gpkg'}:water",
-        "--layer", f"devices={devices}:devices",
-        "--dem", str(north_collins / "dem_from_iso-1m_contours_2m_DERIVED.tif"),
-        "--jurisdiction", "lgpc", "--class", "major", "--site-parcel", SITE_KEY, "--out", str(tmp_path / "o"), "--quiet",
-    ])
+    code = main(
+        [
+            "--layer",
+            f"parcels={parcels_path}",
+            "--layer",
+            f"streams={north_collins / 'waterways.gpkg'}:waterways",
+            "--layer",
+            f"waterbodies={north_collins / 'water.gpkg'}:water",
+            "--layer",
+            f"devices={devices}:devices",
+            "--dem",
+            str(north_collins / "dem_from_iso-1m_contours_2m_DERIVED.tif"),
+            "--jurisdiction",
+            "lgpc",
+            "--class",
+            "major",
+            "--site-parcel",
+            SITE_KEY,
+            "--out",
+            str(tmp_path / "o"),
+            "--quiet",
+        ]
+    )
     assert code in (0, 1)
     doc = json.loads((tmp_path / "o" / "findings.json").read_text(encoding="utf-8"))
     assert doc["site_parcel"] == SITE_KEY

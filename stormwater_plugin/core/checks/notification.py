@@ -56,7 +56,9 @@ def _norm(s: str) -> str:
     return re.sub(r"[^A-Z0-9]+", " ", s.upper()).strip()
 
 
-def neighbour_parcels(parcels: FeatureLayer, site_idx: list[int], radius_ft: float, adjacent_ft: float, unit_to_ft: float) -> list[NeighbourParcel]:
+def neighbour_parcels(
+    parcels: FeatureLayer, site_idx: list[int], radius_ft: float, adjacent_ft: float, unit_to_ft: float
+) -> list[NeighbourParcel]:
     """Parcels within ``radius_ft`` of the site parcels' edge, nearest first (the site's own excluded)."""
     site = shapely.union_all(parcels.geoms[site_idx])
     tree = shapely.STRtree(parcels.geoms)
@@ -79,7 +81,17 @@ def owners_table(parcels: list[NeighbourParcel]) -> list[dict[str, Any]]:
     groups: dict[tuple[str, str], dict[str, Any]] = {}
     for n in parcels:
         key = (_norm(n.owner), _norm(n.mailing_address))
-        row = groups.setdefault(key, {"owner": n.owner, "mailing_address": n.mailing_address, "parcels": [], "parcel_addresses": [], "distance_ft": n.distance_ft, "adjacent": False})
+        row = groups.setdefault(
+            key,
+            {
+                "owner": n.owner,
+                "mailing_address": n.mailing_address,
+                "parcels": [],
+                "parcel_addresses": [],
+                "distance_ft": n.distance_ft,
+                "adjacent": False,
+            },
+        )
         row["parcels"].append(n.id)
         if n.parcel_address and n.parcel_address not in row["parcel_addresses"]:
             row["parcel_addresses"].append(n.parcel_address)
@@ -94,15 +106,29 @@ def check_notification(ctx: CheckContext, rule: Rule, site_idx: list[int] | None
     radius = float(p["radius_ft"])
     adjacent_ft = float(p["adjacent_tolerance_ft"])
     radius_required = ctx.project_class in p.get("radius_classes", [])
-    block: dict[str, Any] = {"rule_id": rule.id, "citation": rule.citation.text, "radius_ft": radius, "radius_required": radius_required,
-                             "adjacent": [], "within_500ft": [], "owners": []}
+    block: dict[str, Any] = {
+        "rule_id": rule.id,
+        "citation": rule.citation.text,
+        "radius_ft": radius,
+        "radius_required": radius_required,
+        "adjacent": [],
+        "within_500ft": [],
+        "owners": [],
+    }
     parcels = ctx.layer("parcels")
     if parcels is None or len(parcels) == 0:
-        ctx.add(rule, Status.UNDETERMINED, "No parcels layer was supplied, so the owners to notify could not be listed.", required_ft=radius)
+        ctx.add(
+            rule, Status.UNDETERMINED, "No parcels layer was supplied, so the owners to notify could not be listed.", required_ft=radius
+        )
         ctx.skip(rule, "no parcels layer")
         return block
     if not site_idx:
-        ctx.add(rule, Status.UNDETERMINED, "The site parcel could not be identified (set is_site on it or pass --site-parcel ID), so neighbours could not be listed.", required_ft=radius)
+        ctx.add(
+            rule,
+            Status.UNDETERMINED,
+            "The site parcel could not be identified (set is_site on it or pass --site-parcel ID), so neighbours could not be listed.",
+            required_ft=radius,
+        )
         ctx.skip(rule, "site parcel unknown")
         return block
     found = neighbour_parcels(parcels, site_idx, radius, adjacent_ft, ctx.unit_to_ft)
@@ -112,15 +138,37 @@ def check_notification(ctx: CheckContext, rule: Rule, site_idx: list[int] | None
     block["within_500ft"] = [n.as_dict() for n in found]
     block["owners"] = owners_table(listed)
     site = shapely.union_all(parcels.geoms[site_idx])
-    ctx.zones.append(DisplayZone("notification_area", rule.id, f"{radius:g} ft notification area {rule.citation.text}", radius, display_buffer(site, ctx.to_units(radius), radius)))
+    ctx.zones.append(
+        DisplayZone(
+            "notification_area",
+            rule.id,
+            f"{radius:g} ft notification area {rule.citation.text}",
+            radius,
+            display_buffer(site, ctx.to_units(radius), radius),
+        )
+    )
     missing = [n for n in listed if not n.owner or not n.mailing_address]
     scope = f"within {radius:g} ft" if radius_required else "adjacent"
-    ctx.add(rule, Status.ADVISORY,
-            f"Notify {len(block['owners'])} owner(s) of {len(listed)} parcel(s) {scope} to the site ({ctx.project_class} project); {len(found)} parcel(s) lie within {radius:g} ft.",
-            subject=FeatureRef("parcels", "+".join(ctx.site_ids)) if ctx.site_ids else None, measured_ft=None, required_ft=radius if radius_required else adjacent_ft,
-            geometry=site, parcels=[n.id for n in listed])
+    ctx.add(
+        rule,
+        Status.ADVISORY,
+        f"Notify {len(block['owners'])} owner(s) of {len(listed)} parcel(s) {scope} to the site ({ctx.project_class} project); {len(found)} parcel(s) lie within {radius:g} ft.",
+        subject=FeatureRef("parcels", "+".join(ctx.site_ids)) if ctx.site_ids else None,
+        measured_ft=None,
+        required_ft=radius if radius_required else adjacent_ft,
+        geometry=site,
+        parcels=[n.id for n in listed],
+    )
     for n in missing:
         what = " and ".join(x for x, v in (("owner", n.owner), ("mailing address", n.mailing_address)) if not v)
-        ctx.add(rule, Status.UNDETERMINED, f"parcel {n.id} ({n.distance_ft:.1f} ft from the site) has no {what} recorded; look it up before notice is sent.",
-                subject=FeatureRef("parcels", n.id), measured_ft=n.distance_ft, required_ft=radius if radius_required else adjacent_ft, geometry=n.geometry, parcel=n.id)
+        ctx.add(
+            rule,
+            Status.UNDETERMINED,
+            f"parcel {n.id} ({n.distance_ft:.1f} ft from the site) has no {what} recorded; look it up before notice is sent.",
+            subject=FeatureRef("parcels", n.id),
+            measured_ft=n.distance_ft,
+            required_ft=radius if radius_required else adjacent_ft,
+            geometry=n.geometry,
+            parcel=n.id,
+        )
     return block

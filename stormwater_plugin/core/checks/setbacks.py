@@ -154,7 +154,14 @@ def check_device_setback(ctx: CheckContext, rule: Rule) -> None:
         dev = devices.geoms[i]
         dref = devices.ref(i)
         ctx.zones.append(
-            DisplayZone("setback", rule.id, f"{required:g} ft {rule.citation.text}", required, display_buffer(dev, ctx.to_units(required), required), dref)
+            DisplayZone(
+                "setback",
+                rule.id,
+                f"{required:g} ft {rule.citation.text}",
+                required,
+                display_buffer(dev, ctx.to_units(required), required),
+                dref,
+            )
         )
         if targets is None:
             if not absent:
@@ -235,7 +242,13 @@ def _judge(
                 rule,
                 Status.UNDETERMINED,
                 f"{where}; the rule applies only where the device is {relation} of it, and the gradient is unknown ({why}).",
-                subject=dref, other=tref, measured_ft=d_ft, required_ft=required, geometry=line, gradient="unknown", **extra,
+                subject=dref,
+                other=tref,
+                measured_ft=d_ft,
+                required_ft=required,
+                geometry=line,
+                gradient="unknown",
+                **extra,
             )
             return
         if abs(dz) <= tol:
@@ -252,30 +265,76 @@ def _judge(
                 rule,
                 Status.PASS,
                 f"{where}{caveat}, so this rule does not apply to the pair.",
-                subject=dref, other=tref, measured_ft=d_ft, required_ft=required, geometry=line, **extra,
+                subject=dref,
+                other=tref,
+                measured_ft=d_ft,
+                required_ft=required,
+                geometry=line,
+                **extra,
             )
             return
 
     if not short:
-        ctx.add(rule, Status.PASS, f"{where}{caveat}.", subject=dref, other=tref, measured_ft=d_ft, required_ft=required, geometry=line, **extra)
+        ctx.add(
+            rule, Status.PASS, f"{where}{caveat}.", subject=dref, other=tref, measured_ft=d_ft, required_ft=required, geometry=line, **extra
+        )
         return
 
     if allowance and _device_type(devices.attrs[i]) in allowance["device_types"] and high_traffic is not True:
         limit = float(allowance["max_total_area_sqft"])
         if allowance_total is None:
-            ctx.add(rule, Status.UNDETERMINED, f"{where}{caveat}; porous pavement may lie this close up to {limit:g} sq ft in total, but the device is not drawn as an area.",
-                    subject=dref, other=tref, measured_ft=d_ft, required_ft=required, geometry=line, allowance=allowance["citation"], **extra)
+            ctx.add(
+                rule,
+                Status.UNDETERMINED,
+                f"{where}{caveat}; porous pavement may lie this close up to {limit:g} sq ft in total, but the device is not drawn as an area.",
+                subject=dref,
+                other=tref,
+                measured_ft=d_ft,
+                required_ft=required,
+                geometry=line,
+                allowance=allowance["citation"],
+                **extra,
+            )
             return
         if allowance_total <= limit:
-            ctx.add(rule, Status.PASS, f"{where}{caveat}; allowed as porous pavement: {allowance_total:.0f} sq ft in total within {required:g} ft, limit {limit:g} sq ft ({allowance['citation']}).",
-                    subject=dref, other=tref, measured_ft=d_ft, required_ft=required, geometry=line, allowance_total_sqft=allowance_total, **extra)
+            ctx.add(
+                rule,
+                Status.PASS,
+                f"{where}{caveat}; allowed as porous pavement: {allowance_total:.0f} sq ft in total within {required:g} ft, limit {limit:g} sq ft ({allowance['citation']}).",
+                subject=dref,
+                other=tref,
+                measured_ft=d_ft,
+                required_ft=required,
+                geometry=line,
+                allowance_total_sqft=allowance_total,
+                **extra,
+            )
             return
         extra["allowance_total_sqft"] = allowance_total
         caveat += f"; porous pavement within {required:g} ft totals {allowance_total:.0f} sq ft, over the {limit:g} sq ft allowance"
 
     if high_traffic is None and rule.applies.get("high_traffic") is not None:
-        ctx.add(rule, Status.UNDETERMINED, f"{where}{caveat}; the device's high_traffic attribute is not set, and this rule covers only {'high-traffic' if rule.applies['high_traffic'] else 'non-high-traffic'} devices.",
-                subject=dref, other=tref, measured_ft=d_ft, required_ft=required, geometry=line, **extra)
+        ctx.add(
+            rule,
+            Status.UNDETERMINED,
+            f"{where}{caveat}; the device's high_traffic attribute is not set, and this rule covers only {'high-traffic' if rule.applies['high_traffic'] else 'non-high-traffic'} devices.",
+            subject=dref,
+            other=tref,
+            measured_ft=d_ft,
+            required_ft=required,
+            geometry=line,
+            **extra,
+        )
         return
-    ctx.add(rule, Status.VIOLATION, f"{where}{caveat}: {required - d_ft:.1f} ft short.",
-            subject=dref, other=tref, measured_ft=d_ft, required_ft=required, geometry=line, shortfall_ft=required - d_ft, **extra)
+    ctx.add(
+        rule,
+        Status.VIOLATION,
+        f"{where}{caveat}: {required - d_ft:.1f} ft short.",
+        subject=dref,
+        other=tref,
+        measured_ft=d_ft,
+        required_ft=required,
+        geometry=line,
+        shortfall_ft=required - d_ft,
+        **extra,
+    )

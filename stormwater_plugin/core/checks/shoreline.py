@@ -41,7 +41,12 @@ def check_no_cut_buffer(ctx: CheckContext, rule: Rule) -> None:
         strip = shapely.difference(strip, union(water.geoms))
     ctx.zones.append(DisplayZone("no_cut_buffer", rule.id, f"{width:g} ft no-cut buffer {rule.citation.text}", width, strip))
     if clearing is None:
-        ctx.add(rule, Status.UNDETERMINED, f"No clearing layer was supplied: vegetation removal within {width:g} ft of the mean high-water mark could not be checked.", required_ft=width)
+        ctx.add(
+            rule,
+            Status.UNDETERMINED,
+            f"No clearing layer was supplied: vegetation removal within {width:g} ft of the mean high-water mark could not be checked.",
+            required_ft=width,
+        )
         ctx.skip(rule, "no clearing layer")
         return
     if len(clearing) == 0:
@@ -56,12 +61,28 @@ def check_no_cut_buffer(ctx: CheckContext, rule: Rule) -> None:
         line = shapely.shortest_line(g, shoreline.geoms[j])
         other = shoreline.ref(j)
         if d_ft >= width - DISTANCE_EPS_FT:
-            ctx.add(rule, Status.PASS, f"clearing {ref.id} is {d_ft:.1f} ft from the mean high-water mark (buffer {width:g} ft).",
-                    subject=ref, other=other, measured_ft=d_ft, required_ft=width, geometry=line)
+            ctx.add(
+                rule,
+                Status.PASS,
+                f"clearing {ref.id} is {d_ft:.1f} ft from the mean high-water mark (buffer {width:g} ft).",
+                subject=ref,
+                other=other,
+                measured_ft=d_ft,
+                required_ft=width,
+                geometry=line,
+            )
             continue
         inside = shapely.intersection(g, strip)
         area = area_sqft(inside, ctx.unit_to_ft)
         geom = inside if area > 0 else line
-        ctx.add(rule, Status.VIOLATION,
-                f"clearing {ref.id} removes vegetation {d_ft:.1f} ft from the mean high-water mark, inside the {width:g} ft no-cut buffer: {area:.0f} sq ft encroach.",
-                subject=ref, other=other, measured_ft=d_ft, required_ft=width, geometry=geom, encroaching_area_sqft=area)
+        ctx.add(
+            rule,
+            Status.VIOLATION,
+            f"clearing {ref.id} removes vegetation {d_ft:.1f} ft from the mean high-water mark, inside the {width:g} ft no-cut buffer: {area:.0f} sq ft encroach.",
+            subject=ref,
+            other=other,
+            measured_ft=d_ft,
+            required_ft=width,
+            geometry=geom,
+            encroaching_area_sqft=area,
+        )
