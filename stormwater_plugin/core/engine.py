@@ -130,11 +130,14 @@ def run_check(inputs: SiteInputs, pack: RulePack) -> CheckResult:
     )
 
     notification: dict = {"adjacent": [], "within_500ft": [], "owners": []}
+    not_applicable: list[dict[str, str]] = []
     for rule in pack.rules:
         if rule.kind == "reviewer":
             ctx.skip(rule, "left to the reviewer: not decidable from geometry")
             continue
         if not rule.applies_to_class(cls.project_class):
+            classes = ", ".join(rule.applies.get("classes", []))
+            not_applicable.append({"rule_id": rule.id, "citation": rule.citation.text, "reason": f"applies to {classes} projects; this is a {cls.project_class} project"})
             continue
         if rule.kind == "neighbour_notification":
             notification = check_notification(ctx, rule, site_idx)
@@ -163,6 +166,7 @@ def run_check(inputs: SiteInputs, pack: RulePack) -> CheckResult:
         rules_not_checked=ctx.not_checked,
         zones=ctx.zones,
         site_parcel_id="+".join(ctx.site_ids) if ctx.site_ids else None,
+        rules_not_applicable=not_applicable,
     )
 
 

@@ -44,6 +44,23 @@ DEVICE_TYPES: tuple[str, ...] = (
 
 PROJECT_CLASSES: tuple[str, ...] = ("exempt", "minor", "major")
 
+#: How one feature of each role is named in messages.
+ROLE_NOUN: dict[str, str] = {
+    "parcels": "parcel",
+    "building_sites": "building site",
+    "devices": "device",
+    "wells": "well",
+    "septic": "septic system",
+    "wetlands": "wetland",
+    "shoreline": "shoreline",
+    "waterbodies": "water body",
+    "streams": "stream",
+    "clearing": "clearing",
+    "disturbance": "disturbance",
+    "impervious": "impervious area",
+    "soils": "soil unit",
+}
+
 
 class Status(str, enum.Enum):
     """Outcome of one check. Order matters: worst first."""
@@ -67,6 +84,11 @@ class FeatureRef:
 
     def as_dict(self) -> dict[str, str]:
         return {"layer": self.layer, "id": self.id}
+
+    @property
+    def noun(self) -> str:
+        """``device DW-1``, ``septic system S-1``: how messages name the feature."""
+        return f"{ROLE_NOUN.get(self.layer, self.layer)} {self.id}"
 
 
 @dataclass(frozen=True)
@@ -226,6 +248,7 @@ class CheckResult:
     rules_not_checked: list[dict[str, str]]
     zones: list[DisplayZone]
     site_parcel_id: str | None
+    rules_not_applicable: list[dict[str, str]] = field(default_factory=list)
 
     @property
     def classification_reasons(self) -> list[Any]:

@@ -231,10 +231,11 @@ def read_site(
     unit_to_ft = feet_per_unit(metres_per_unit) / scale
 
     layers: dict[str, FeatureLayer] = {}
+    moved: dict[str, list[str]] = {}
     for role, fr in frames.items():
         if not fr.crs.equals(crs):
+            moved.setdefault(fr.crs.to_string(), []).append(role)
             fr = fr.to_crs(crs)
-            warnings.append(Warning_("reprojected", f"reprojected from {frames[role].crs.to_string()} to the working CRS", role))
         fids = [str(i + 1) for i in range(len(fr))]
         ids = _identity(fr, role, fids)
         attr_cols = [c for c in fr.columns if c != fr.geometry.name]
@@ -245,6 +246,8 @@ def read_site(
             warnings.append(Warning_("duplicate_ids", "some features share an id; findings name them by that id", role))
         layers[role] = FeatureLayer.from_sequences(role, geoms, ids, attrs)
 
+    for src_crs, roles in moved.items():
+        warnings.append(Warning_("reprojected", f"{', '.join(roles)} reprojected from {src_crs} to the working CRS {crs.to_string()}"))
     dem = None
     if dem_path is not None:
         dem, dem_warnings = read_dem(dem_path, crs, layers, dem_z_units)

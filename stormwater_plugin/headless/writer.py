@@ -105,6 +105,8 @@ def summary_text(result: CheckResult, out_dir: Path | None = None, limit: int = 
         f"Site parcel: {result.site_parcel_id or 'not identified'} · project class: {result.project_class} ({result.class_source})",
         f"Findings: {c['violation']} violation(s), {c['advisory']} advisory, {c['undetermined']} undetermined, {c['pass']} pass",
     ]
+    for r in result.classification_reasons:
+        lines.append(f"  [{r.citation.text}] {r.message}")
     shown = 0
     for status in (Status.VIOLATION, Status.UNDETERMINED, Status.ADVISORY):
         items = [f for f in result.findings if f.status is status]

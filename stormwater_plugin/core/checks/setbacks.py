@@ -33,7 +33,7 @@ import shapely
 from shapely.geometry.base import BaseGeometry
 
 from ..geometry import DISTANCE_EPS_FT, area_sqft, display_buffer
-from ..model import DisplayZone, FeatureRef, Status
+from ..model import ROLE_NOUN, DisplayZone, FeatureRef, Status
 from ..rulepack import Rule
 from .context import CheckContext, truthy
 
@@ -228,7 +228,7 @@ def _judge(
     line = shapely.shortest_line(dev, tgt)
     short = d_ft < required - DISTANCE_EPS_FT
     extra: dict[str, Any] = {"target_role": tref.layer}
-    where = f"{dref.layer} {dref.id} is {d_ft:.1f} ft from {tref.layer} {tref.id} (required {required:g} ft)"
+    where = f"{dref.noun} is {d_ft:.1f} ft from {tref.noun} (required {required:g} ft)"
 
     applies = True
     caveat = ""
@@ -257,7 +257,7 @@ def _judge(
         else:
             up = dz > 0
             extra["gradient"] = "device_upgradient" if up else "device_downgradient"
-            relation_txt = f"device ground is {abs(dz):.1f} ft {'above' if up else 'below'} the feature's"
+            relation_txt = f"the device is {'upgradient' if up else 'downgradient'}, its ground {abs(dz):.1f} ft {'above' if up else 'below'} the {ROLE_NOUN.get(tref.layer, tref.layer)}'s"
             applies = up if gradient_mode == "device_upgradient" else not up
         caveat = f"; {relation_txt}"
         if not applies:

@@ -64,7 +64,7 @@ def check_no_cut_buffer(ctx: CheckContext, rule: Rule) -> None:
             ctx.add(
                 rule,
                 Status.PASS,
-                f"clearing {ref.id} is {d_ft:.1f} ft from the mean high-water mark (buffer {width:g} ft).",
+                f"{ref.noun} is {d_ft:.1f} ft from the mean high-water mark (buffer {width:g} ft).",
                 subject=ref,
                 other=other,
                 measured_ft=d_ft,
@@ -78,7 +78,7 @@ def check_no_cut_buffer(ctx: CheckContext, rule: Rule) -> None:
         ctx.add(
             rule,
             Status.VIOLATION,
-            f"clearing {ref.id} removes vegetation {d_ft:.1f} ft from the mean high-water mark, inside the {width:g} ft no-cut buffer: {area:.0f} sq ft encroach.",
+            f"{ref.noun} removes vegetation {d_ft:.1f} ft from the mean high-water mark, inside the {width:g} ft no-cut buffer: {area:.0f} sq ft encroach.",
             subject=ref,
             other=other,
             measured_ft=d_ft,
