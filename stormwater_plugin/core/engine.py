@@ -15,15 +15,23 @@ import shapely
 
 from .checks.classification import classify
 from .checks.context import CheckContext, truthy
+from .checks.device_design import check_drain_time, check_frost_depth, check_vertical_separation
+from .checks.flowpath import check_flow_to_sensitive_area
+from .checks.inventory import check_plot_plan_inventory
 from .checks.notification import check_notification
+from .checks.quantities import check_first_flush_volume, check_storage_volume
 from .checks.setbacks import check_device_setback
 from .checks.shoreline import check_no_cut_buffer
+from .checks.triggers import check_area_threshold, check_sensitive_surroundings, check_soil_trigger
+from .checks.vegetation import check_clear_cut_opening, check_clearing_near_water, check_fertilizer_zone
 from .geometry import clean_layer
 from .model import ROLES, CheckResult, FeatureLayer, Finding, Status, Warning_
 from .raster import ElevationGrid
 from .rulepack import Rule, RulePack
+from .terrain.checks import check_building_site_slope, check_clearing_slope, check_device_slope
 
 ID_FIELDS = ("id",)
+REVIEWER_REASON = "for the reviewer: the text sets a requirement the plan's geometry cannot decide"
 PARCEL_ID_FIELDS = ("id", "print_key", "sbl", "parcel_id", "pin")
 
 
@@ -57,6 +65,22 @@ class SiteInputs:
 KIND_HANDLERS: dict[str, Callable[[CheckContext, Rule], None]] = {
     "device_setback": check_device_setback,
     "shoreline_no_cut_buffer": check_no_cut_buffer,
+    "storage_volume": check_storage_volume,
+    "first_flush_volume": check_first_flush_volume,
+    "vertical_separation": check_vertical_separation,
+    "frost_depth": check_frost_depth,
+    "drain_time": check_drain_time,
+    "clear_cut_opening": check_clear_cut_opening,
+    "fertilizer_zone": check_fertilizer_zone,
+    "clearing_near_water": check_clearing_near_water,
+    "plot_plan_inventory": check_plot_plan_inventory,
+    "area_threshold": check_area_threshold,
+    "soil_trigger": check_soil_trigger,
+    "sensitive_surroundings": check_sensitive_surroundings,
+    "flow_to_sensitive_area": check_flow_to_sensitive_area,
+    "building_site_slope": check_building_site_slope,
+    "device_slope": check_device_slope,
+    "clearing_slope": check_clearing_slope,
 }
 
 
@@ -127,17 +151,19 @@ def run_check(inputs: SiteInputs, pack: RulePack) -> CheckResult:
         site_geometry=site_geom,
         site_ids=tuple(parcels.ids[i] for i in site_idx) if parcels is not None else (),
         warnings=warnings,
+        disturbed_sqft=cls.disturbed_sqft,
+        disturbance_geometry=shapely.union_all(layers["disturbance"].geoms) if "disturbance" in layers and len(layers["disturbance"]) else None,
     )
 
     notification: dict = {"adjacent": [], "within_500ft": [], "owners": []}
     not_applicable: list[dict[str, str]] = []
     for rule in pack.rules:
-        if rule.kind == "reviewer":
-            ctx.skip(rule, "left to the reviewer: not decidable from geometry")
-            continue
         if not rule.applies_to_class(cls.project_class):
             classes = ", ".join(rule.applies.get("classes", []))
             not_applicable.append({"rule_id": rule.id, "citation": rule.citation.text, "reason": f"applies to {classes} projects; this is a {cls.project_class} project"})
+            continue
+        if rule.kind == "reviewer":
+            ctx.skip(rule, REVIEWER_REASON)
             continue
         if rule.kind == "neighbour_notification":
             notification = check_notification(ctx, rule, site_idx)
@@ -160,13 +186,14 @@ def run_check(inputs: SiteInputs, pack: RulePack) -> CheckResult:
         class_source=cls.source,
         classification=cls,
         findings=findings,
-        building_sites=[],
+        building_sites=list(ctx.building_sites),
         notification=notification,
         warnings=warnings,
         rules_not_checked=ctx.not_checked,
         zones=ctx.zones,
         site_parcel_id="+".join(ctx.site_ids) if ctx.site_ids else None,
         rules_not_applicable=not_applicable,
+        inventory=ctx.inventory,
     )
 
 

@@ -249,6 +249,7 @@ class CheckResult:
     zones: list[DisplayZone]
     site_parcel_id: str | None
     rules_not_applicable: list[dict[str, str]] = field(default_factory=list)
+    inventory: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def classification_reasons(self) -> list[Any]:

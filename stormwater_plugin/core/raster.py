@@ -52,6 +52,17 @@ class ElevationGrid:
     z_unit_note: str = ""
     cell_size_ft: tuple[float, float] | None = None
     name: str = "DEM"
+    from_raster: CoordTransform | None = None
+
+    def pixel_centres_to_working(self, cols: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        """Working-CRS coordinates of integer pixel centres; ``None`` without an inverse transform."""
+        a, b, c, d, e, f = self.geotransform
+        x = a + (cols + 0.5) * b + (rows + 0.5) * c
+        y = d + (cols + 0.5) * e + (rows + 0.5) * f
+        if self.from_raster is None:
+            return (x, y) if self.to_raster is _identity else None
+        wx, wy = self.from_raster(np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64))
+        return np.asarray(wx), np.asarray(wy)
 
     def __post_init__(self) -> None:
         self.values = np.asarray(self.values, dtype=np.float64)

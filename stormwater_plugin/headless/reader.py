@@ -344,9 +344,15 @@ def read_dem(path: Path, working_crs: Any, layers: dict[str, FeatureLayer], z_un
         rx, ry = to_raster_tf.transform(x, y)
         return np.asarray(rx, dtype=np.float64), np.asarray(ry, dtype=np.float64)
 
+    from_raster_tf = Transformer.from_crs(dem_crs, working_crs, always_xy=True)
+
+    def from_raster(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        wx, wy = from_raster_tf.transform(x, y)
+        return np.asarray(wx, dtype=np.float64), np.asarray(wy, dtype=np.float64)
+
     cell = _cell_size_ft(gt, dem_crs, working_crs, bounds)
     grid = ElevationGrid(
-        values=values, geotransform=gt, z_to_ft=z_to_ft, to_raster=to_raster, z_unit_note=note, cell_size_ft=cell, name=path.name
+        values=values, geotransform=gt, z_to_ft=z_to_ft, to_raster=to_raster, z_unit_note=note, cell_size_ft=cell, name=path.name, from_raster=from_raster
     )
     finite = values[np.isfinite(values)]
     if finite.size == 0:

@@ -120,11 +120,18 @@ def summary_text(result: CheckResult, out_dir: Path | None = None, limit: int = 
                 break
             lines.append(f"  [{f.citation.text}] {f.message}")
             shown += 1
-    if result.rules_not_checked:
-        lines.append("")
-        lines.append("Not checked:")
-        for r in result.rules_not_checked:
-            lines.append(f"  [{r['citation']}] {r['rule_id']}: {r['reason']}")
+    from ..core.engine import REVIEWER_REASON
+
+    for title, items in (
+        ("Not checked", [r for r in result.rules_not_checked if r["reason"] != REVIEWER_REASON]),
+        ("For the reviewer (the plan's geometry cannot decide these)", [r for r in result.rules_not_checked if r["reason"] == REVIEWER_REASON]),
+    ):
+        if items:
+            lines.append("")
+            lines.append(f"{title}:")
+            for r in items:
+                text = r["reason"] if r["reason"] != REVIEWER_REASON else r.get("title", r["rule_id"])
+                lines.append(f"  [{r['citation']}] {text}")
     if result.warnings:
         lines.append("")
         lines.append("Data warnings:")

@@ -16,6 +16,7 @@ from typing import Any
 from ..geometry import area_sqft, union
 from ..model import Citation, FeatureLayer, Status, Warning_
 from ..rulepack import ClassRule, RulePack
+from .impervious import impervious_areas
 
 
 @dataclass
@@ -52,12 +53,7 @@ class Classification:
 
 
 def _proposed(layer: FeatureLayer) -> list[Any]:
-    out = []
-    for g, a in zip(layer.geoms, layer.attrs):
-        status = str({str(k).lower(): v for k, v in a.items()}.get("status", "") or "").strip().lower()
-        if status == "proposed":
-            out.append(g)
-    return out
+    return [g for g, a in zip(layer.geoms, layer.attrs) if str({str(k).lower(): v for k, v in a.items()}.get("status", "") or "").strip().lower() == "proposed"]
 
 
 def measure_areas(layers: dict[str, FeatureLayer], unit_to_ft: float, warnings: list[Warning_]) -> tuple[float | None, float | None]:
@@ -67,7 +63,10 @@ def measure_areas(layers: dict[str, FeatureLayer], unit_to_ft: float, warnings: 
     imp = layers.get("impervious")
     new_imp: float | None = None
     if imp is not None:
-        new_imp = area_sqft(union(_proposed(imp)), unit_to_ft)
+        areas = impervious_areas(imp, unit_to_ft)
+        new_imp = areas.new_sqft
+        if areas.unknown_status_ids:
+            warnings.append(Warning_("impervious_status_unknown", "impervious features without status existing, proposed or removed were not counted", "impervious", areas.unknown_status_ids))
     if dist is not None:
         disturbed = area_sqft(union(dist.geoms), unit_to_ft)
     else:
@@ -78,13 +77,7 @@ def measure_areas(layers: dict[str, FeatureLayer], unit_to_ft: float, warnings: 
             parts.extend(_proposed(imp))
         if parts:
             disturbed = area_sqft(union(parts), unit_to_ft)
-            warnings.append(
-                Warning_(
-                    "disturbance_estimated",
-                    "No disturbance layer: the disturbed area was taken as the union of clearing and proposed impervious areas.",
-                    "disturbance",
-                )
-            )
+            warnings.append(Warning_("disturbance_estimated", "No disturbance layer: the disturbed area was taken as the union of clearing and proposed impervious areas.", "disturbance"))
     return disturbed, new_imp
 
 

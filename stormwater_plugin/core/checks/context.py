@@ -52,6 +52,10 @@ class CheckContext:
     findings: list[Finding] = field(default_factory=list)
     zones: list[DisplayZone] = field(default_factory=list)
     not_checked: list[dict[str, str]] = field(default_factory=list)
+    disturbed_sqft: float | None = None
+    disturbance_geometry: BaseGeometry | None = None
+    inventory: list[dict[str, Any]] = field(default_factory=list)
+    building_sites: list[Any] = field(default_factory=list)  # BuildingSiteSlope entries, filled by terrain.checks
 
     def to_units(self, feet: float) -> float:
         return feet / self.unit_to_ft
@@ -93,4 +97,4 @@ class CheckContext:
 
     def skip(self, rule: Rule, reason: str) -> None:
         """Record that a rule (or part of it) was not checked, and why."""
-        self.not_checked.append({"rule_id": rule.id, "citation": rule.citation.text, "reason": reason})
+        self.not_checked.append({"rule_id": rule.id, "citation": rule.citation.text, "title": rule.title, "reason": reason})
