@@ -25,7 +25,7 @@ from .checks.shoreline import check_no_cut_buffer
 from .checks.triggers import check_area_threshold, check_sensitive_surroundings, check_soil_trigger
 from .checks.vegetation import check_clear_cut_opening, check_clearing_near_water, check_fertilizer_zone
 from .geometry import clean_layer
-from .model import ROLES, CheckResult, FeatureLayer, Finding, Status, Warning_
+from .model import DEVICE_TYPES, ROLES, CheckResult, FeatureLayer, Finding, Status, Warning_
 from .raster import ElevationGrid
 from .rulepack import Rule, RulePack
 from .terrain.checks import check_building_site_slope, check_clearing_slope, check_device_slope
@@ -138,6 +138,7 @@ def run_check(inputs: SiteInputs, pack: RulePack) -> CheckResult:
             continue
         layers[role] = clean_layer(layer, warnings)
 
+    _check_device_types(layers.get("devices"), warnings)
     cls = classify(pack, layers, inputs.unit_to_ft, inputs.class_override, warnings)
     parcels = layers.get("parcels")
     site_idx = find_site_parcels(parcels, inputs.site_parcel_id, layers, warnings)
@@ -195,6 +196,15 @@ def run_check(inputs: SiteInputs, pack: RulePack) -> CheckResult:
         rules_not_applicable=not_applicable,
         inventory=ctx.inventory,
     )
+
+
+def _check_device_types(devices: FeatureLayer | None, warnings: list[Warning_]) -> None:
+    """Warn about device types outside the contract; they are checked as ``other``."""
+    if devices is None:
+        return
+    odd = [fid for fid, a in zip(devices.ids, devices.attrs) if str(a.get("device_type") or "other").strip().lower() not in DEVICE_TYPES]
+    if odd:
+        warnings.append(Warning_("device_type_unknown", f"device_type not one of {', '.join(DEVICE_TYPES)}: checked as 'other' (every setback still applies)", "devices", tuple(odd)))
 
 
 def _finding_order(f: Finding) -> tuple:
