@@ -63,7 +63,7 @@ def _single_family(ctx: CheckContext) -> bool | None:
 
 
 def _activity(ctx: CheckContext) -> Any:
-    parts = []
+    parts: list[Any] = []
     for role in ("disturbance", "clearing", "devices", "building_sites"):
         layer = ctx.layer(role)
         if layer is not None:
