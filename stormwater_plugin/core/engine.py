@@ -121,8 +121,16 @@ def find_site_parcels(
     return []
 
 
-def run_check(inputs: SiteInputs, pack: RulePack) -> CheckResult:
+class CheckCancelled(Exception):
+    """Raised when the ``progress`` callback of :func:`run_check` asks to stop."""
+
+
+def run_check(inputs: SiteInputs, pack: RulePack, progress: Callable[[float], bool] | None = None) -> CheckResult:
     """Run every rule of ``pack`` on ``inputs``.
+
+    ``progress``, when given, is called with the fraction done (0 to 1)
+    between rules; returning ``False`` stops the run with
+    :class:`CheckCancelled` (the plugin's Cancel button).
 
     Returns
     -------
@@ -158,7 +166,9 @@ def run_check(inputs: SiteInputs, pack: RulePack) -> CheckResult:
 
     notification: dict = {"adjacent": [], "within_500ft": [], "owners": []}
     not_applicable: list[dict[str, str]] = []
-    for rule in pack.rules:
+    for n_done, rule in enumerate(pack.rules):
+        if progress is not None and progress(n_done / max(1, len(pack.rules))) is False:
+            raise CheckCancelled(f"cancelled before rule {rule.id}")
         if not rule.applies_to_class(cls.project_class):
             classes = ", ".join(rule.applies.get("classes", []))
             not_applicable.append({"rule_id": rule.id, "citation": rule.citation.text, "reason": f"applies to {classes} projects; this is a {cls.project_class} project"})
@@ -211,4 +221,4 @@ def _finding_order(f: Finding) -> tuple:
     return (f.status.rank, f.rule_id, f.subject.id if f.subject else "", f.measured_ft if f.measured_ft is not None else -1.0)
 
 
-__all__ = ["SiteInputs", "run_check", "find_site_parcels", "Status"]
+__all__ = ["SiteInputs", "run_check", "find_site_parcels", "Status", "CheckCancelled"]

@@ -155,7 +155,7 @@ def check_notification(ctx: CheckContext, rule: Rule, site_idx: list[int] | None
         f"Notify {len(block['owners'])} owner(s) of {len(listed)} parcel(s) {scope} to the site ({ctx.project_class} project); {len(found)} parcel(s) lie within {radius:g} ft.",
         subject=FeatureRef("parcels", "+".join(ctx.site_ids)) if ctx.site_ids else None,
         measured_ft=None,
-        required_ft=radius if radius_required else adjacent_ft,
+        required_ft=radius if radius_required else None,
         geometry=site,
         parcels=[n.id for n in listed],
     )
@@ -167,7 +167,7 @@ def check_notification(ctx: CheckContext, rule: Rule, site_idx: list[int] | None
             f"parcel {n.id} ({n.distance_ft:.1f} ft from the site) has no {what} recorded; look it up before notice is sent.",
             subject=FeatureRef("parcels", n.id),
             measured_ft=n.distance_ft,
-            required_ft=radius if radius_required else adjacent_ft,
+            required_ft=radius if radius_required else None,
             geometry=n.geometry,
             parcel=n.id,
         )

@@ -1,0 +1,104 @@
+"""Startup script for the QGIS desktop (``qgis --code scripts/qgis_screenshot.py``): load the demo, run the check.
+
+Environment: ``SW_REPO`` (repository root), ``SW_JURISDICTION`` (default
+``lake-george``), ``SW_SHOT`` (PNG path written from the main window when
+the check is done; the driver also grabs the whole screen).
+"""
+
+import os
+from pathlib import Path
+
+from qgis.core import QgsProject, QgsRasterLayer, QgsVectorLayer
+from qgis.PyQt.QtCore import QTimer
+from qgis.utils import iface, plugins
+
+REPO = Path(os.environ.get("SW_REPO", Path.cwd()))
+JURISDICTION = os.environ.get("SW_JURISDICTION", "lake-george")
+SHOT = os.environ.get("SW_SHOT", "/tmp/sw_main_window.png")
+GPKG = REPO / "resources" / "demo" / "site.gpkg"
+DEM = REPO / "resources" / "demo" / "dem.tif"
+ORDER = ("devices", "wells", "septic", "building_sites", "streams", "shoreline", "clearing", "impervious", "disturbance",
+         "wetlands", "waterbodies", "soils", "parcels")
+
+
+def load_demo():
+    project = QgsProject.instance()
+    dem = QgsRasterLayer(str(DEM), "dem")
+    project.setCrs(dem.crs())
+    project.addMapLayer(dem)
+    for name in reversed(ORDER):
+        layer = QgsVectorLayer(f"{GPKG}|layername={name}", name, "ogr")
+        if layer.isValid():
+            project.addMapLayer(layer)
+            if name in ("soils", "disturbance"):
+                project.layerTreeRoot().findLayer(layer.id()).setItemVisibilityChecked(False)
+    project.setCrs(dem.crs())
+
+
+def style_inputs():
+    styles = {
+        "parcels": {"color": "255,255,255,0", "outline_color": "120,120,120", "outline_width": "0.3"},
+        "waterbodies": {"color": "166,206,227", "outline_color": "31,120,180"},
+        "wetlands": {"color": "178,223,138,140", "outline_color": "51,160,44"},
+        "clearing": {"color": "253,191,111,160", "outline_color": "255,127,0"},
+        "impervious": {"color": "160,160,160,160", "outline_color": "90,90,90"},
+        "building_sites": {"color": "227,26,28,40", "outline_color": "120,20,20", "outline_width": "0.5"},
+        "septic": {"color": "106,61,154,120", "outline_color": "106,61,154"},
+    }
+    from qgis.core import QgsFillSymbol, QgsLineSymbol, QgsMarkerSymbol, QgsSingleSymbolRenderer
+
+    for layer in QgsProject.instance().mapLayers().values():
+        if layer.name() in styles:
+            layer.setRenderer(QgsSingleSymbolRenderer(QgsFillSymbol.createSimple(styles[layer.name()])))
+        elif layer.name() in ("streams", "shoreline"):
+            layer.setRenderer(QgsSingleSymbolRenderer(QgsLineSymbol.createSimple({"line_color": "31,120,180", "line_width": "0.8"})))
+        elif layer.name() == "wells":
+            layer.setRenderer(QgsSingleSymbolRenderer(QgsMarkerSymbol.createSimple({"name": "triangle", "color": "31,120,180", "size": "3"})))
+        elif layer.name() == "dem":
+            layer.setOpacity(0.55)
+        layer.triggerRepaint()
+
+
+def quiet_datum_prompt():
+    """Do not ask which NAD83 -> WGS 84 operation to use: the demo's vectors and DEM differ in datum."""
+    from qgis.core import QgsSettings
+
+    for section in (QgsSettings.NoSection, QgsSettings.App):
+        QgsSettings().setValue("/projections/promptWhenMultipleTransformsExist", False, section)
+
+
+def run():
+    quiet_datum_prompt()
+    iface.mainWindow().setGeometry(0, 0, 1600, 1000)
+    iface.mainWindow().showMaximized()
+    load_demo()
+    style_inputs()
+    plugin = plugins["stormwater_plugin"]
+    plugin.action.setChecked(True)
+    dock = plugin.dock
+    dock.roles.guess()
+    dock.roles.z_units.setCurrentIndex(dock.roles.z_units.findData("m"))
+    dock.jurisdiction.setCurrentIndex(dock.jurisdiction.findData(JURISDICTION))
+    iface.mainWindow().resizeDocks([dock], [640], 1)  # Qt.Horizontal
+    task = dock.run_check()
+
+    def wait():
+        if dock.task is not None:
+            QTimer.singleShot(200, wait)
+            return
+        parcels = QgsProject.instance().mapLayersByName("parcels")[0]
+        site = [f.geometry().boundingBox() for f in parcels.getFeatures() if f["is_site"] in (1, "1", True)]
+        rect = site[0] if site else parcels.extent()
+        rect.grow(max(rect.width(), rect.height()) * 0.15)
+        iface.mapCanvas().setExtent(rect)
+        iface.mapCanvas().refresh()
+        tree = dock.findings.tree
+        if tree.topLevelItemCount():
+            tree.setCurrentItem(tree.topLevelItem(0).child(0))
+        QTimer.singleShot(4000, lambda: iface.mainWindow().grab().save(SHOT))
+
+    if task is not None:
+        QTimer.singleShot(200, wait)
+
+
+QTimer.singleShot(1500, run)

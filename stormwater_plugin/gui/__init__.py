@@ -1,0 +1,1 @@
+"""The review dock, its background task and the result layers it draws."""

@@ -1,0 +1,197 @@
+"""Memory layers that draw one check result on the map, in the working CRS."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from qgis.core import QgsCoordinateReferenceSystem, QgsFeature, QgsLayerTreeGroup, QgsProject, QgsVectorLayer
+from qgis.PyQt.QtCore import QVariant
+
+from ..core.engine import SiteInputs
+from ..core.model import CheckResult, Status
+from ..qgis_bridge.results import (
+    FINDING_FIELD_SPECS,
+    finding_attributes,
+    make_fields,
+    parts_by_family,
+    short_citation,
+    to_qgs,
+)
+from .styles import apply_style
+
+ZONE_FIELD_SPECS = (("kind", QVariant.String), ("rule_id", QVariant.String), ("label", QVariant.String), ("distance_ft", QVariant.Double), ("subject_id", QVariant.String))
+PARCEL_FIELD_SPECS = (("id", QVariant.String), ("owner", QVariant.String), ("mailing_address", QVariant.String), ("parcel_address", QVariant.String),
+                      ("distance_ft", QVariant.Double), ("adjacent", QVariant.Bool), ("listed", QVariant.Bool))
+
+_MULTI = {"point": "MultiPoint", "line": "MultiLineString", "polygon": "MultiPolygon"}
+_FINDING_NAMES = {"point": "Findings (points)", "line": "Findings (distance lines)", "polygon": "Findings (areas)"}
+_PASS_NAMES = {"point": "Passes (points)", "line": "Passes (distance lines)", "polygon": "Passes (areas)"}
+_PLURAL = {"point": "points", "line": "lines", "polygon": "areas"}
+
+
+@dataclass
+class ResultLayer:
+    """One layer to add: its style name and whether it starts visible."""
+
+    layer: QgsVectorLayer
+    style: str
+    visible: bool = True
+
+
+def memory_layer(family: str, name: str, crs: QgsCoordinateReferenceSystem, specs: tuple) -> QgsVectorLayer:
+    """An empty memory layer of one geometry family in ``crs``."""
+    layer = QgsVectorLayer(_MULTI[family], name, "memory")
+    layer.setCrs(crs)
+    layer.dataProvider().addAttributes(list(make_fields(specs)))
+    layer.updateFields()
+    return layer
+
+
+def _add(layer: QgsVectorLayer, rows: list[tuple[Any, list[Any]]]) -> None:
+    feats = []
+    for geom, attrs in rows:
+        f = QgsFeature(layer.fields())
+        f.setGeometry(to_qgs(geom))
+        f.setAttributes(attrs)
+        feats.append(f)
+    layer.dataProvider().addFeatures(feats)
+    layer.updateExtents()
+
+
+def build_result_layers(result: CheckResult, inputs: SiteInputs, crs: QgsCoordinateReferenceSystem) -> list[ResultLayer]:
+    """Every result layer, top to bottom as they should appear in the layer tree.
+
+    Non-pass findings are split by geometry family; passes go to layers that
+    start hidden. Setback rings are merged per device and distance, their
+    labels listing the sections that require them.
+    """
+    out: list[ResultLayer] = []
+    finding_rows: dict[tuple[bool, str], list] = {}
+    for f in result.findings:
+        if f.geometry is None:
+            continue
+        for fam, part in parts_by_family(f.geometry).items():
+            finding_rows.setdefault((f.status is Status.PASS, fam), []).append((part, finding_attributes(f)))
+    for is_pass in (False,):
+        for fam in ("point", "line", "polygon"):
+            rows = finding_rows.get((is_pass, fam))
+            if rows:
+                layer = memory_layer(fam, _FINDING_NAMES[fam], crs, FINDING_FIELD_SPECS)
+                _add(layer, rows)
+                out.append(ResultLayer(layer, f"findings_{_PLURAL[fam]}"))
+
+    zones_by_kind: dict[str, list] = {}
+    for z in result.zones:
+        zones_by_kind.setdefault(z.kind, []).append(z)
+
+    rays = zones_by_kind.pop("slope_ray", [])
+    if rays:
+        # Label only the steepest ray of each building site: every ray labelled hides the map.
+        steepest: dict[str, tuple[float, int]] = {}
+        for k, z in enumerate(rays):
+            pct = _percent(z.label)
+            key = z.subject.id if z.subject else ""
+            if pct is not None and (key not in steepest or pct > steepest[key][0]):
+                steepest[key] = (pct, k)
+        keep = {k for _, k in steepest.values()} if steepest else set(range(len(rays)))
+        layer = memory_layer("line", "Slope rays (100 ft)", crs, ZONE_FIELD_SPECS)
+        _add(layer, [(z.geometry, [z.kind, z.rule_id, ("steepest: " + z.label) if k in keep and steepest else z.label if k in keep else None,
+                                   z.distance_ft, z.subject.id if z.subject else None]) for k, z in enumerate(rays)])
+        out.append(ResultLayer(layer, "slope_rays"))
+
+    for fam in ("point", "line", "polygon"):
+        rows = finding_rows.get((True, fam))
+        if rows:
+            layer = memory_layer(fam, _PASS_NAMES[fam], crs, FINDING_FIELD_SPECS)
+            _add(layer, rows)
+            out.append(ResultLayer(layer, f"passes_{_PLURAL[fam]}", visible=False))
+
+    setbacks = zones_by_kind.pop("setback", [])
+    if setbacks:
+        merged: dict[tuple[str, float], dict[str, Any]] = {}
+        for z in setbacks:
+            key = (z.subject.id if z.subject else "", float(z.distance_ft or 0.0))
+            entry = merged.setdefault(key, {"zone": z, "cites": [], "rules": []})
+            cite = short_citation(z.label.split(" ft ", 1)[-1]) if " ft " in z.label else z.label
+            if cite not in entry["cites"]:
+                entry["cites"].append(cite)
+            entry["rules"].append(z.rule_id)
+        layer = memory_layer("polygon", "Setback zones", crs, ZONE_FIELD_SPECS)
+        rows = []
+        for (sid, dist), e in sorted(merged.items(), key=lambda kv: -kv[0][1]):
+            label = f"{dist:g} ft {', '.join(e['cites'])}"
+            rows.append((e["zone"].geometry, ["setback", ";".join(e["rules"]), label, dist, sid]))
+        _add(layer, rows)
+        out.append(ResultLayer(layer, "setback_zones"))
+
+    for z in zones_by_kind.pop("no_cut_buffer", []):
+        layer = memory_layer("polygon", f"{z.distance_ft:g} ft no-cut buffer", crs, ZONE_FIELD_SPECS)
+        _add(layer, [(z.geometry, [z.kind, z.rule_id, z.label, z.distance_ft, None])])
+        out.append(ResultLayer(layer, "no_cut_buffer"))
+
+    parcels = inputs.layers.get("parcels")
+    near = result.notification.get("within_500ft") or []
+    if parcels is not None and near:
+        listed = {p for o in result.notification.get("owners", []) for p in o.get("parcels", [])}
+        geom_of = {pid: g for pid, g in zip(parcels.ids, parcels.geoms) if g is not None}
+        radius = result.notification.get("radius_ft", 500)
+        layer = memory_layer("polygon", f"Parcels within {radius:g} ft (to notify highlighted)", crs, PARCEL_FIELD_SPECS)
+        rows = []
+        adjacent = {n["id"] for n in result.notification.get("adjacent", [])}
+        for n in near:
+            g = geom_of.get(n["id"])
+            if g is None:
+                continue
+            rows.append((g, [n["id"], n.get("owner"), n.get("mailing_address"), n.get("parcel_address"), n.get("distance_ft"), n["id"] in adjacent, n["id"] in listed]))
+        _add(layer, rows)
+        out.append(ResultLayer(layer, "notify_parcels"))
+
+    for z in zones_by_kind.pop("notification_area", []):
+        layer = memory_layer("polygon", f"{z.distance_ft:g} ft notification area", crs, ZONE_FIELD_SPECS)
+        _add(layer, [(z.geometry, [z.kind, z.rule_id, z.label, z.distance_ft, None])])
+        out.append(ResultLayer(layer, "notification_area"))
+
+    others = [z for zs in zones_by_kind.values() for z in zs]
+    by_family: dict[str, list] = {}
+    for z in others:
+        for fam, part in parts_by_family(z.geometry).items():
+            by_family.setdefault(fam, []).append((part, [z.kind, z.rule_id, z.label, z.distance_ft, z.subject.id if z.subject else None]))
+    for fam, rows in by_family.items():
+        layer = memory_layer(fam, f"Other zones ({_PLURAL[fam]})", crs, ZONE_FIELD_SPECS)
+        _add(layer, rows)
+        out.append(ResultLayer(layer, "other_zones" if fam == "polygon" else "slope_rays" if fam == "line" else "findings_points"))
+    return out
+
+
+def _percent(label: str) -> float | None:
+    """The first percentage in a label (``"6.8% toward 80°"`` gives 6.8)."""
+    m = re.search(r"(-?\d+(?:\.\d+)?)\s*%", label or "")
+    return abs(float(m.group(1))) if m else None
+
+
+def group_name(jurisdiction: str) -> str:
+    """Name of the layer-tree group of one jurisdiction's results."""
+    return f"Stormwater review — {jurisdiction}"
+
+
+def add_to_project(layers: list[ResultLayer], jurisdiction: str, project: QgsProject | None = None) -> QgsLayerTreeGroup:
+    """Style the layers and add them in a group at the top of the layer tree, replacing an earlier run's group."""
+    project = project or QgsProject.instance()
+    root = project.layerTreeRoot()
+    name = group_name(jurisdiction)
+    old = root.findGroup(name)
+    if old is not None:
+        for child in old.findLayers():
+            project.removeMapLayer(child.layerId())
+        root.removeChildNode(old)
+    group = root.insertGroup(0, name)
+    for rl in layers:
+        apply_style(rl.layer, rl.style)
+        project.addMapLayer(rl.layer, False)
+        node = group.addLayer(rl.layer)
+        node.setItemVisibilityChecked(rl.visible)
+        if not rl.visible:
+            node.setExpanded(False)
+    return group

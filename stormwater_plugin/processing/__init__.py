@@ -1,0 +1,1 @@
+"""Processing provider "Stormwater review" and its algorithms."""

@@ -1,0 +1,145 @@
+"""What every Stormwater review algorithm shares: site parameters, the snapshot and the run."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from qgis.core import (
+    QgsFeature,
+    QgsFeatureSink,
+    QgsProcessing,
+    QgsProcessingAlgorithm,
+    QgsProcessingException,
+    QgsProcessingParameterEnum,
+    QgsProcessingParameterFeatureSource,
+    QgsProcessingParameterRasterLayer,
+    QgsProcessingParameterString,
+)
+from qgis.PyQt.QtCore import QCoreApplication
+
+from ..core.engine import run_check
+from ..core.model import PROJECT_CLASSES, ROLES, CheckResult
+from ..core.rulepack import JURISDICTIONS, load_pack
+from ..qgis_bridge.results import to_qgs
+from ..qgis_bridge.snapshot import Snapshot, snapshot
+from ..resources_path import icon_path
+
+#: Options of the elevation-unit enum, with the value handed to the bridge.
+Z_UNIT_OPTIONS: tuple[tuple[str, str | None], ...] = (
+    ("Assume the DEM's horizontal unit", None),
+    ("metres", "m"),
+    ("feet", "ft"),
+    ("US survey feet", "us-ft"),
+)
+CLASS_OPTIONS: tuple[str, ...] = ("Automatic",) + PROJECT_CLASSES
+
+_TYPES = {
+    "point": QgsProcessing.TypeVectorPoint,
+    "line": QgsProcessing.TypeVectorLine,
+    "polygon": QgsProcessing.TypeVectorPolygon,
+}
+
+
+class SiteAlgorithm(QgsProcessingAlgorithm):
+    """Base of the algorithms: one optional layer parameter per role, the DEM and the pack.
+
+    Parameter names are class constants: ``PARCELS``, ``DEVICES``, … (one per
+    role, upper case), ``DEM``, ``JURISDICTION``, ``PROJECT_CLASS``,
+    ``Z_UNITS`` and ``SITE_PARCEL``.
+    """
+
+    PARCELS = "PARCELS"
+    BUILDING_SITES = "BUILDING_SITES"
+    DEVICES = "DEVICES"
+    WELLS = "WELLS"
+    SEPTIC = "SEPTIC"
+    WETLANDS = "WETLANDS"
+    SHORELINE = "SHORELINE"
+    WATERBODIES = "WATERBODIES"
+    STREAMS = "STREAMS"
+    CLEARING = "CLEARING"
+    DISTURBANCE = "DISTURBANCE"
+    IMPERVIOUS = "IMPERVIOUS"
+    SOILS = "SOILS"
+    DEM = "DEM"
+    JURISDICTION = "JURISDICTION"
+    PROJECT_CLASS = "PROJECT_CLASS"
+    Z_UNITS = "Z_UNITS"
+    SITE_PARCEL = "SITE_PARCEL"
+
+    #: Roles this algorithm requires (others are optional).
+    required_roles: tuple[str, ...] = ()
+
+    def tr(self, text: str) -> str:
+        return QCoreApplication.translate("StormwaterProcessing", text)
+
+    def createInstance(self) -> "SiteAlgorithm":  # noqa: N802 - QGIS API
+        return type(self)()
+
+    def icon(self) -> Any:
+        from qgis.PyQt.QtGui import QIcon
+
+        return QIcon(icon_path())
+
+    def add_site_parameters(self) -> None:
+        """Add the role, DEM, jurisdiction, class, z-unit and site-parcel parameters."""
+        from ..role_guess import ROLE_GEOMETRIES
+
+        self.addParameter(QgsProcessingParameterEnum(self.JURISDICTION, self.tr("Jurisdiction (rule pack)"), options=list(JURISDICTIONS), defaultValue=0))
+        self.addParameter(QgsProcessingParameterEnum(self.PROJECT_CLASS, self.tr("Project class"), options=list(CLASS_OPTIONS), defaultValue=0))
+        for role in ROLES:
+            types = [_TYPES[f] for f in sorted(ROLE_GEOMETRIES[role])]
+            self.addParameter(QgsProcessingParameterFeatureSource(
+                role.upper(), self.tr(role.replace("_", " ").capitalize()), types, optional=role not in self.required_roles))
+        self.addParameter(QgsProcessingParameterRasterLayer(self.DEM, self.tr("DEM (ground elevations)"), optional=True))
+        self.addParameter(QgsProcessingParameterEnum(self.Z_UNITS, self.tr("DEM elevation unit"), options=[o[0] for o in Z_UNIT_OPTIONS], defaultValue=0))
+        self.addParameter(QgsProcessingParameterString(self.SITE_PARCEL, self.tr("Site parcel id (empty: is_site field or the parcel holding the plan)"), optional=True))
+
+    def take_snapshot(self, parameters: dict, context: Any, feedback: Any) -> tuple[Snapshot, str]:
+        """Read the parameters into a :class:`Snapshot`; returns it and the jurisdiction."""
+        sources = {}
+        for role in ROLES:
+            if parameters.get(role.upper()) in (None, ""):
+                continue
+            src = self.parameterAsSource(parameters, role.upper(), context)
+            if src is not None:
+                sources[role] = src
+        dem = self.parameterAsRasterLayer(parameters, self.DEM, context)
+        z_units = Z_UNIT_OPTIONS[self.parameterAsEnum(parameters, self.Z_UNITS, context)][1]
+        cls_name = CLASS_OPTIONS[self.parameterAsEnum(parameters, self.PROJECT_CLASS, context)]
+        jurisdiction = JURISDICTIONS[self.parameterAsEnum(parameters, self.JURISDICTION, context)]
+        site = self.parameterAsString(parameters, self.SITE_PARCEL, context).strip() or None
+        if not sources:
+            raise QgsProcessingException(self.tr("Give at least one layer (devices, parcels…)."))
+        feedback.pushInfo(self.tr("Reading {0} layer(s)").format(len(sources)))
+        snap = snapshot(sources, dem, z_units, site, cls_name if cls_name in PROJECT_CLASSES else None,
+                        context=context.transformContext(), feedback=feedback,
+                        dem_provider=dem.dataProvider().clone() if dem is not None else None)
+        feedback.pushInfo(self.tr("Working CRS: {0} ({1})").format(snap.inputs.crs_name, snap.crs_reason))
+        return snap, jurisdiction
+
+    def check(self, parameters: dict, context: Any, feedback: Any) -> tuple[Snapshot, CheckResult]:
+        """Snapshot and run the check, reporting warnings to the feedback."""
+        snap, jurisdiction = self.take_snapshot(parameters, context, feedback)
+        feedback.setProgress(30)
+        try:
+            result = run_check(snap.inputs, load_pack(jurisdiction))
+        except LookupError as exc:
+            raise QgsProcessingException(str(exc)) from exc
+        feedback.setProgress(80)
+        for w in result.warnings:
+            feedback.pushWarning(f"{w.layer + ': ' if w.layer else ''}{w.message}")
+        return snap, result
+
+
+def write_rows(sink: Any, fields: Any, rows: list[tuple[Any, list[Any]]]) -> int:
+    """Add (shapely geometry or None, attributes) rows to a sink; returns how many."""
+    n = 0
+    for geom, attrs in rows:
+        f = QgsFeature(fields)
+        if geom is not None:
+            f.setGeometry(to_qgs(geom))
+        f.setAttributes(attrs)
+        sink.addFeature(f, QgsFeatureSink.FastInsert)
+        n += 1
+    return n

@@ -1,0 +1,43 @@
+"""The "Stormwater review" Processing provider."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from qgis.core import QgsProcessingProvider
+from qgis.PyQt.QtGui import QIcon
+
+from ..__about__ import __version__
+from ..resources_path import icon_path
+
+
+class StormwaterProvider(QgsProcessingProvider):
+    """Registers one algorithm per file of :mod:`stormwater_plugin.processing`."""
+
+    def id(self) -> str:
+        return "stormwater_review"
+
+    def name(self) -> str:
+        return "Stormwater review"
+
+    def longName(self) -> str:  # noqa: N802 - QGIS API
+        return f"Stormwater review {__version__}"
+
+    def icon(self) -> Any:
+        return QIcon(icon_path())
+
+    def versionInfo(self) -> str:  # noqa: N802 - QGIS API
+        return __version__
+
+    def loadAlgorithms(self) -> None:  # noqa: N802 - QGIS API
+        from .check_site_plan import CheckSitePlan
+        from .notification_list import NotificationList
+        from .setback_zones import SetbackZones
+
+        for alg in (CheckSitePlan(), SetbackZones(), NotificationList()):
+            self.addAlgorithm(alg)
+        try:
+            from .slope import SlopeOver100Ft
+        except ImportError:  # the terrain module is not there yet
+            return
+        self.addAlgorithm(SlopeOver100Ft())

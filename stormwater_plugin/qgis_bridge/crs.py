@@ -1,0 +1,142 @@
+"""The working CRS: one projected CRS every layer is measured in, and its unit in feet."""
+
+from __future__ import annotations
+
+import math
+from typing import Iterable
+
+from qgis.core import (
+    QgsCoordinateReferenceSystem,
+    QgsCoordinateTransform,
+    QgsCoordinateTransformContext,
+    QgsRectangle,
+    QgsUnitTypes,
+)
+
+from ..core.units import METRE_PER_FT, METRE_PER_US_FT
+
+_WGS84 = QgsCoordinateReferenceSystem("EPSG:4326")
+
+
+def is_projected(crs: QgsCoordinateReferenceSystem) -> bool:
+    """True for a valid CRS with linear (not angular) map units."""
+    return crs.isValid() and not crs.isGeographic() and QgsUnitTypes.unitType(crs.mapUnits()) == QgsUnitTypes.Standard
+
+
+def unit_to_ft(crs: QgsCoordinateReferenceSystem) -> float:
+    """Size of one map unit of a projected CRS in international feet.
+
+    QGIS 3.22 reports US survey feet as plain feet, so the PROJ string is
+    read too: ``+units=us-ft`` (EPSG:2260 and the other NY State Plane feet
+    zones) gives 1200/3937 m per unit.
+    """
+    proj = crs.toProj() or ""
+    if "+units=us-ft" in proj:
+        return METRE_PER_US_FT / METRE_PER_FT
+    if "+units=ft" in proj:
+        return 1.0
+    if "+to_meter=" in proj:
+        for part in proj.split():
+            if part.startswith("+to_meter="):
+                return float(part.split("=", 1)[1]) / METRE_PER_FT
+    return float(QgsUnitTypes.fromUnitToUnitFactor(crs.mapUnits(), QgsUnitTypes.DistanceFeet))
+
+
+def utm_for(lon: float, lat: float) -> QgsCoordinateReferenceSystem:
+    """The WGS 84 UTM zone holding a longitude/latitude."""
+    zone = int(math.floor((lon + 180.0) / 6.0)) % 60 + 1
+    code = (32600 if lat >= 0 else 32700) + zone
+    return QgsCoordinateReferenceSystem(f"EPSG:{code}")
+
+
+def centre_lonlat(extents: Iterable[tuple[QgsRectangle, QgsCoordinateReferenceSystem]], context: QgsCoordinateTransformContext) -> tuple[float, float] | None:
+    """Longitude and latitude of the centre of the combined extents, or ``None``."""
+    total = QgsRectangle()
+    total.setMinimal()
+    for rect, crs in extents:
+        if rect is None or rect.isEmpty() or not crs.isValid():
+            continue
+        try:
+            geo = QgsCoordinateTransform(crs, _WGS84, context).transformBoundingBox(rect)
+        except Exception:  # QgsCsException
+            continue
+        total.combineExtentWith(geo)
+    if total.isEmpty() or not math.isfinite(total.xMinimum()):
+        return None
+    c = total.center()
+    return c.x(), c.y()
+
+
+_CONFORMAL_PROJ = ("+proj=tmerc", "+proj=utm", "+proj=lcc", "+proj=stere", "+proj=sterea", "+proj=omerc", "+proj=merc ")
+
+
+def is_conformal(crs: QgsCoordinateReferenceSystem) -> bool:
+    """True for projections whose scale does not depend on direction (TM, UTM, LCC, stereographic…).
+
+    Equal-area projections such as CONUS Albers stretch distances by direction,
+    so they are never used for measuring (the headless edge applies the same rule).
+    """
+    proj = (crs.toProj() or "") + " "
+    return any(k in proj for k in _CONFORMAL_PROJ) and "+proj=webmerc" not in proj
+
+
+def choose_working_crs(
+    dem_crs: QgsCoordinateReferenceSystem | None,
+    vector_crss: list[QgsCoordinateReferenceSystem],
+    extents: list[tuple[QgsRectangle, QgsCoordinateReferenceSystem]],
+    context: QgsCoordinateTransformContext,
+) -> tuple[QgsCoordinateReferenceSystem, str]:
+    """Pick the projected CRS every layer is transformed to: the same rule as the command line.
+
+    The DEM's CRS when it is projected and conformal (the DEM is then read
+    without reprojection); else the UTM zone of the site's centre.
+    ``vector_crss`` is kept for callers; the choice does not depend on it, so
+    the plugin and ``stormwater-check`` measure the same site the same way.
+
+    Returns
+    -------
+    (QgsCoordinateReferenceSystem, str)
+        The CRS and a sentence saying why it was chosen.
+    """
+    if dem_crs is not None and is_projected(dem_crs) and is_conformal(dem_crs):
+        return dem_crs, "the DEM's CRS"
+    centre = centre_lonlat(extents, context)
+    if centre is None:
+        return QgsCoordinateReferenceSystem("EPSG:32618"), "no layer has a usable extent; UTM zone 18N assumed"
+    why = "the UTM zone of the site's centre" + (" (the DEM's CRS is not conformal)" if dem_crs is not None and is_projected(dem_crs) else "")
+    return utm_for(*centre), why
+
+
+def ground_scale(crs: QgsCoordinateReferenceSystem, extents: list[tuple[QgsRectangle, QgsCoordinateReferenceSystem]], context: QgsCoordinateTransformContext) -> float:
+    """Grid length / ellipsoidal length at the site's centre (the projection's point scale factor).
+
+    Dividing grid distances by it gives distances on the ellipsoid, as the
+    command line does, so UTM, State Plane and degrees agree to 0.1 ft.
+    """
+    from qgis.core import QgsDistanceArea, QgsPointXY
+
+    centre = centre_lonlat(extents, context)
+    if centre is None:
+        return 1.0
+    try:
+        c = QgsCoordinateTransform(_WGS84, crs, context).transform(QgsPointXY(*centre))
+        da = QgsDistanceArea()
+        da.setSourceCrs(crs, context)
+        da.setEllipsoid(crs.ellipsoidAcronym() or "GRS80")
+        step = 100.0
+        ratios = []
+        for dx, dy in ((step, 0.0), (0.0, step)):
+            a, b = QgsPointXY(c.x() - dx / 2, c.y() - dy / 2), QgsPointXY(c.x() + dx / 2, c.y() + dy / 2)
+            ell = da.measureLine(a, b)
+            planar = math.hypot(dx, dy) * unit_to_ft(crs) * METRE_PER_FT
+            if ell > 0:
+                ratios.append(planar / ell)
+        k = sum(ratios) / len(ratios) if ratios else 1.0
+    except Exception:  # QgsCsException and friends: fall back to grid distances
+        return 1.0
+    return k if math.isfinite(k) and 0.9 < k < 1.1 else 1.0
+
+
+def crs_label(crs: QgsCoordinateReferenceSystem) -> str:
+    """``"EPSG:26918 NAD83 / UTM zone 18N"``-style name for reports."""
+    return f"{crs.authid()} {crs.description()}".strip()

@@ -1,0 +1,195 @@
+"""A window of a QGIS raster band as an :class:`~stormwater_plugin.core.raster.ElevationGrid`.
+
+Only the window around the plan (plus a margin) is read, at the raster's own
+resolution and on its own pixel grid, so the engine samples the DEM exactly
+as stored. Points are mapped from the working CRS into the DEM's CRS by a
+``QgsCoordinateTransform``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable
+
+import numpy as np
+from qgis.core import (
+    Qgis,
+    QgsCoordinateReferenceSystem,
+    QgsCoordinateTransform,
+    QgsCoordinateTransformContext,
+    QgsPointXY,
+    QgsRasterDataProvider,
+    QgsRectangle,
+)
+
+from ..core.model import Warning_
+from ..core.raster import ElevationGrid
+from ..core.units import FT_PER_METRE, METRE_PER_FT, Z_UNITS_TO_FT
+from .crs import is_projected, unit_to_ft
+
+#: Most pixels read from a DEM (a 4000 x 4000 window); larger windows are read coarser.
+MAX_PIXELS = 16_000_000
+
+#: Labels of the elevation units a user may declare.
+Z_UNIT_LABELS: dict[str, str] = {"m": "metres", "ft": "feet", "us-ft": "US survey feet"}
+
+
+def _numpy_types() -> dict[Any, Any]:
+    out = {}
+    for name, dtype in (("Byte", np.uint8), ("Int8", np.int8), ("UInt16", np.uint16), ("Int16", np.int16), ("UInt32", np.uint32),
+                        ("Int32", np.int32), ("Float32", np.float32), ("Float64", np.float64)):
+        holder = getattr(Qgis, "DataType", Qgis)
+        value = getattr(holder, name, None)
+        if value is not None:
+            out[value] = dtype
+    return out
+
+
+_NP_TYPES = _numpy_types()
+
+
+def block_to_array(block: Any, provider: QgsRasterDataProvider, band: int = 1) -> np.ndarray:
+    """A raster block as a 2-D float64 array with ``NaN`` for nodata.
+
+    Nodata is the source nodata value, the user's nodata ranges and, when the
+    block flags nodata by other means, each flagged pixel.
+    """
+    rows, cols = block.height(), block.width()
+    dtype = _NP_TYPES.get(block.dataType())
+    if dtype is None:
+        raise ValueError(f"the DEM's data type ({block.dataType()}) is not a plain number type")
+    raw = np.frombuffer(bytes(block.data()), dtype=np.dtype(dtype).newbyteorder("="), count=rows * cols)
+    values = raw.reshape(rows, cols).astype(np.float64)
+    nodata = np.zeros(values.shape, dtype=bool)
+    handled = False
+    if provider.sourceHasNoDataValue(band) and provider.useSourceNoDataValue(band):
+        nd = provider.sourceNoDataValue(band)
+        nodata |= values == nd if math.isfinite(nd) else ~np.isfinite(values)
+        handled = True
+    for rng in provider.userNoDataValues(band):
+        nodata |= (values >= rng.min()) & (values <= rng.max())
+        handled = True
+    if block.hasNoDataValue():
+        nd = block.noDataValue()
+        nodata |= values == nd if math.isfinite(nd) else ~np.isfinite(values)
+        handled = True
+    if not handled and block.hasNoData() and rows * cols <= 4_000_000:
+        for r in range(rows):
+            for c in range(cols):
+                if block.isNoData(r, c):
+                    nodata[r, c] = True
+    values[nodata | ~np.isfinite(values)] = np.nan
+    return values
+
+
+def make_to_raster(working: QgsCoordinateReferenceSystem, dem_crs: QgsCoordinateReferenceSystem, context: QgsCoordinateTransformContext) -> Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]] | None:
+    """A vectorised working-CRS → DEM-CRS function; ``None`` when the CRSs are the same."""
+    if not dem_crs.isValid() or dem_crs == working:
+        return None
+    xform = QgsCoordinateTransform(working, dem_crs, context)
+
+    def to_raster(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        xs = np.atleast_1d(np.asarray(x, dtype=np.float64))
+        ys = np.atleast_1d(np.asarray(y, dtype=np.float64))
+        ox = np.full(xs.shape, np.nan)
+        oy = np.full(ys.shape, np.nan)
+        for k in range(xs.size):
+            try:
+                p = xform.transform(QgsPointXY(float(xs.flat[k]), float(ys.flat[k])))
+            except Exception:  # QgsCsException: leave NaN, sampled as unknown
+                continue
+            ox.flat[k] = p.x()
+            oy.flat[k] = p.y()
+        return ox, oy
+
+    return to_raster
+
+
+def z_factor(z_units: str | None, dem_crs: QgsCoordinateReferenceSystem, warnings: list[Warning_]) -> tuple[float, str]:
+    """Feet per elevation unit and a note saying how the unit was decided.
+
+    A declared unit wins. QGIS 3.22 rasters carry no elevation unit, so
+    otherwise the horizontal unit of a projected DEM is assumed (metres for a
+    geographic one) and a warning says so.
+    """
+    if z_units:
+        if z_units not in Z_UNITS_TO_FT:
+            raise ValueError(f"unknown elevation unit '{z_units}': choose one of {', '.join(Z_UNITS_TO_FT)}")
+        return Z_UNITS_TO_FT[z_units], f"declared: {Z_UNIT_LABELS[z_units]}"
+    if is_projected(dem_crs):
+        u = unit_to_ft(dem_crs)
+        unit = "m" if abs(u - FT_PER_METRE) < 1e-9 else "ft" if abs(u - 1.0) < 1e-12 else "us-ft" if abs(u - Z_UNITS_TO_FT["us-ft"]) < 1e-12 else None
+        if unit is None:
+            unit, u = "m", FT_PER_METRE
+        note = f"assumed: {Z_UNIT_LABELS[unit]}, the DEM's horizontal unit (the raster does not record its elevation unit)"
+    else:
+        unit, u = "m", FT_PER_METRE
+        note = "assumed: metres (the DEM is geographic and does not record its elevation unit)"
+    warnings.append(Warning_("dem_z_unit_assumed", f"DEM elevations {note}. Declare the unit if this is wrong.", "dem"))
+    return Z_UNITS_TO_FT[unit], note
+
+
+def read_dem(
+    provider: QgsRasterDataProvider,
+    dem_crs: QgsCoordinateReferenceSystem,
+    working: QgsCoordinateReferenceSystem,
+    window: tuple[float, float, float, float],
+    z_units: str | None,
+    context: QgsCoordinateTransformContext,
+    warnings: list[Warning_],
+    name: str = "DEM",
+    band: int = 1,
+) -> ElevationGrid | None:
+    """Read band ``band`` over ``window`` (working-CRS bounds) into an :class:`ElevationGrid`.
+
+    Returns ``None`` (with a warning) when the DEM does not cover the window.
+    """
+    zf, note = z_factor(z_units, dem_crs, warnings)
+    rect = QgsRectangle(*window)
+    if dem_crs.isValid() and dem_crs != working:
+        rect = QgsCoordinateTransform(working, dem_crs, context).transformBoundingBox(rect)
+    full = provider.extent()
+    nx, ny = provider.xSize(), provider.ySize()
+    if nx <= 0 or ny <= 0 or full.isEmpty():
+        warnings.append(Warning_("dem_unreadable", "the DEM has no pixel grid QGIS can read; gradient rules are undetermined", "dem"))
+        return None
+    px = full.width() / nx
+    py = full.height() / ny
+    x0 = max(full.xMinimum(), rect.xMinimum())
+    x1 = min(full.xMaximum(), rect.xMaximum())
+    y0 = max(full.yMinimum(), rect.yMinimum())
+    y1 = min(full.yMaximum(), rect.yMaximum())
+    if x1 <= x0 or y1 <= y0:
+        warnings.append(Warning_("dem_outside", "the DEM does not cover the site; gradient rules are undetermined", "dem"))
+        return None
+    c0 = int(math.floor((x0 - full.xMinimum()) / px))
+    c1 = int(math.ceil((x1 - full.xMinimum()) / px))
+    r0 = int(math.floor((full.yMaximum() - y1) / py))
+    r1 = int(math.ceil((full.yMaximum() - y0) / py))
+    cols, rows = c1 - c0, r1 - r0
+    ext = QgsRectangle(full.xMinimum() + c0 * px, full.yMaximum() - r1 * py, full.xMinimum() + c1 * px, full.yMaximum() - r0 * py)
+    step = 1
+    while (cols // step) * (rows // step) > MAX_PIXELS:
+        step += 1
+    if step > 1:
+        warnings.append(Warning_("dem_coarsened", f"the DEM window is {cols} x {rows} pixels; it was read at 1/{step} resolution", "dem"))
+    out_cols, out_rows = max(1, cols // step), max(1, rows // step)
+    block = provider.block(band, ext, out_cols, out_rows)
+    if block is None or not block.isValid():
+        warnings.append(Warning_("dem_unreadable", "the DEM window could not be read; gradient rules are undetermined", "dem"))
+        return None
+    values = block_to_array(block, provider, band)
+    opx, opy = ext.width() / out_cols, ext.height() / out_rows
+    gt = (ext.xMinimum(), opx, 0.0, ext.yMaximum(), 0.0, -opy)
+    if is_projected(dem_crs):
+        u = unit_to_ft(dem_crs)
+        cell = (opx * u, opy * u)
+    else:
+        lat = math.radians(ext.center().y())
+        cell = (opx * 111320.0 * math.cos(lat) / METRE_PER_FT, opy * 110574.0 / METRE_PER_FT)
+    kwargs: dict[str, Any] = {}
+    to_raster = make_to_raster(working, dem_crs, context)
+    if to_raster is not None:
+        kwargs["to_raster"] = to_raster
+        kwargs["from_raster"] = make_to_raster(dem_crs, working, context)
+    return ElevationGrid(values=values, geotransform=gt, z_to_ft=zf, z_unit_note=note, cell_size_ft=cell, name=name, **kwargs)

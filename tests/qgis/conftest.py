@@ -1,0 +1,51 @@
+"""QGIS tests: offscreen Qt, the Processing plugin on sys.path, and small site builders."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+_PROCESSING_PLUGINS = "/usr/share/qgis/python/plugins"
+if os.path.isdir(_PROCESSING_PLUGINS) and _PROCESSING_PLUGINS not in sys.path:
+    sys.path.append(_PROCESSING_PLUGINS)
+
+from pathlib import Path  # noqa: E402
+
+import pytest  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[2]
+DEMO_GPKG = REPO / "resources" / "demo" / "site.gpkg"
+DEMO_DEM = REPO / "resources" / "demo" / "dem.tif"
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # synthetic_site
+
+_MISSING_IFACE_METHODS = ("addPluginToVectorMenu", "removePluginVectorMenu", "removeDockWidget", "removePluginMenu")
+
+
+@pytest.fixture()
+def iface(qgis_iface):
+    """pytest-qgis's mock interface with the few methods it lacks (no-ops, as the plugin only adds and removes)."""
+    calls = []
+    for name in _MISSING_IFACE_METHODS:
+        if not hasattr(qgis_iface, name):
+            setattr(qgis_iface, name, lambda *a, _n=name: calls.append((_n, a)))
+    qgis_iface.calls = calls
+    return qgis_iface
+
+
+def demo_layers():
+    """The demo site's layers (role name = layer name) and DEM, or skip when the demo is not built yet."""
+    if not DEMO_GPKG.is_file() or not DEMO_DEM.is_file():
+        pytest.skip("resources/demo/site.gpkg or dem.tif does not exist yet (built by scripts/make_demo_site.py)")
+    from qgis.core import QgsRasterLayer, QgsVectorLayer
+
+    from stormwater_plugin.core.model import ROLES
+
+    layers = {}
+    for role in ROLES:
+        lyr = QgsVectorLayer(f"{DEMO_GPKG}|layername={role}", role, "ogr")
+        if lyr.isValid():
+            layers[role] = lyr
+    dem = QgsRasterLayer(str(DEMO_DEM), "dem")
+    assert dem.isValid()
+    return layers, dem

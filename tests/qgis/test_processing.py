@@ -1,0 +1,116 @@
+"""Each Processing algorithm through ``processing.run`` on the synthetic EPSG:2260 site."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from qgis.core import QgsApplication, QgsProject
+
+from synthetic_site import D1_TO_S1_FT, site_layers, write_dem
+
+
+@pytest.fixture(scope="module")
+def provider(qgis_processing):
+    from stormwater_plugin.processing.provider import StormwaterProvider
+
+    registry = QgsApplication.processingRegistry()
+    existing = registry.providerById("stormwater_review")
+    if existing is not None:
+        yield existing
+        return
+    prov = StormwaterProvider()
+    assert registry.addProvider(prov)
+    yield prov
+    registry.removeProvider(prov)
+
+
+@pytest.fixture()
+def site(tmp_path):
+    layers = site_layers()
+    dem = write_dem(tmp_path / "dem.tif")
+    for lyr in list(layers.values()) + [dem]:
+        QgsProject.instance().addMapLayer(lyr)
+    yield layers, dem
+    QgsProject.instance().removeAllMapLayers()
+
+
+def _params(layers, dem, **extra):
+    p = {"PARCELS": layers["parcels"], "SEPTIC": layers["septic"], "DEVICES": layers["devices"], "DEM": dem,
+         "JURISDICTION": 0, "PROJECT_CLASS": 2, "Z_UNITS": 2}  # lgpc, minor, feet
+    p.update(extra)
+    return p
+
+
+def test_provider_lists_algorithms(provider):
+    ids = sorted(a.id() for a in provider.algorithms())
+    assert {"stormwater_review:checksiteplan", "stormwater_review:setbackzones", "stormwater_review:notificationlist"} <= set(ids)
+
+
+def test_check_site_plan(provider, site, tmp_path):
+    import processing
+
+    layers, dem = site
+    out = processing.run("stormwater_review:checksiteplan", _params(layers, dem, FINDINGS="memory:", DISTANCE_LINES="memory:", AREAS="memory:",
+                                                                      OUTPUT_JSON=str(tmp_path / "findings.json")))
+    assert out["VIOLATIONS"] == 1
+    table = out["FINDINGS"]
+    rows = {f["rule_id"]: f for f in table.getFeatures()}
+    v = rows["lgpc.minor.septic-upgradient-20"]
+    assert v["status"] == "violation"
+    assert v["measured_ft"] == pytest.approx(D1_TO_S1_FT, rel=5e-4)
+    assert v["required_ft"] == 20
+    assert v["subject_id"] == "D1" and v["other_id"] == "S1"
+    assert v["citation"] == "6 NYCRR 646-4.14(a)(3)"
+    assert "0.1 ft short" in v["message"]
+    lines = list(out["DISTANCE_LINES"].getFeatures())
+    assert len(lines) == 1
+    assert lines[0].geometry().length() == pytest.approx(19.9, abs=1e-6)  # US ft, working CRS = EPSG:2260
+    assert out["DISTANCE_LINES"].crs().authid() == "EPSG:2260"
+    doc = json.loads((tmp_path / "findings.json").read_text())
+    assert doc["counts"]["violation"] == 1
+    assert doc["findings"][0]["measured_ft"] == pytest.approx(19.9, rel=5e-4)
+
+
+def test_check_without_dem_is_undetermined(provider, site):
+    import processing
+
+    layers, _ = site
+    out = processing.run("stormwater_review:checksiteplan", _params(layers, None, FINDINGS="memory:"))
+    rows = {f["rule_id"]: f for f in out["FINDINGS"].getFeatures()}
+    assert rows["lgpc.minor.septic-upgradient-20"]["status"] == "undetermined"
+    assert out["VIOLATIONS"] == 0
+
+
+def test_setback_zones(provider, site):
+    import processing
+
+    layers, dem = site
+    out = processing.run("stormwater_review:setbackzones", _params(layers, dem, OUTPUT="memory:"))
+    zones = {f["kind"]: f for f in out["OUTPUT"].getFeatures()}
+    assert set(zones) == {"setback", "notification_area"}
+    ring = zones["setback"]
+    assert ring["distance_ft"] == 20 and ring["subject_id"] == "D1"
+    # a 20 ft (= 19.99996 US ft) circle around the point, drawn within 0.01 ft of the true circle
+    r_us = 20.0 / (1200.0 / 3937.0 / 0.3048)
+    box = ring.geometry().boundingBox()
+    assert box.width() == pytest.approx(2 * r_us, abs=0.02)
+    assert box.center().x() == pytest.approx(129.9, abs=1e-6)
+
+
+def test_notification_list(provider, site):
+    import processing
+
+    layers, dem = site
+    out = processing.run("stormwater_review:notificationlist", _params(layers, dem, OUTPUT="memory:"))
+    rows = {f["id"]: f for f in out["OUTPUT"].getFeatures()}
+    assert set(rows) == {"1.-1-2", "1.-1-3"}
+    assert rows["1.-1-2"]["distance_ft"] == 0 and rows["1.-1-2"]["adjacent"] and rows["1.-1-2"]["listed"]
+    # Ground distance: the grid distance over the projection's scale factor (within 0.05% here).
+    assert rows["1.-1-3"]["distance_ft"] == pytest.approx(400 * 1200 / 3937 / 0.3048, rel=5e-4)
+    assert not rows["1.-1-3"]["listed"]  # minor project: adjacent owners only
+    assert rows["1.-1-2"]["owner"] == "NEXT DOOR"
+    assert rows["1.-1-2"]["mailing_address"] == "2 Lake Rd, Bolton, NY 12814"
+    assert out["OWNERS"] == 1
+    major = processing.run("stormwater_review:notificationlist", _params(layers, dem, OUTPUT="memory:", PROJECT_CLASS=3))
+    assert {f["id"] for f in major["OUTPUT"].getFeatures() if f["listed"]} == {"1.-1-2", "1.-1-3"}
