@@ -25,7 +25,7 @@ Intended findings (minor project, ~10,800 sq ft disturbed):
   DW-2 is 80 ft upgradient of neighbour well W-2 (major-project 100 ft rule).
   VD-1 is downgradient of well W-1 and wetland WL-1 at 60-90 ft: passes.
 
-Vectors are in EPSG:32618; the DEM is in EPSG:26918 (1 m, elevations in metres)
+Vectors and the DEM are in EPSG:26918, NAD83 / UTM 18N (one datum, so QGIS asks for no datum transformation; the DEM is 1 m, elevations in metres)
 so that readers must reproject. Run: ``python scripts/make_demo_site.py [--out DIR]``.
 """
 
@@ -47,8 +47,8 @@ from shapely.geometry import LineString, Point, Polygon, box
 from shapely.ops import unary_union
 
 SEED = 1873  # fixed: the knolls of the terrain
-VEC_CRS, DEM_CRS = "EPSG:32618", "EPSG:26918"
-ORIGIN_E, ORIGIN_N = 608330.0, 4817210.0  # EPSG:32618 of about (-73.66, 43.50)
+VEC_CRS, DEM_CRS = "EPSG:26918", "EPSG:26918"
+ORIGIN_E, ORIGIN_N = 608330.0, 4817210.0  # EPSG:26918 of about (-73.66, 43.50)
 LAKE_M = 97.5  # Lake George surface, metres
 FT = 0.3048  # metres per international foot
 DEM_BOX = (-420, -310, 200, 310)  # local x0, y0, x1, y1 of the DEM (1 m pixels)
@@ -186,7 +186,7 @@ def parcels() -> gpd.GeoDataFrame:
 
 
 def build(terrain: Terrain) -> dict[str, gpd.GeoDataFrame]:
-    """All vector layers, laid out in local metres and shifted to EPSG:32618."""
+    """All vector layers, laid out in local metres and shifted to EPSG:26918."""
     ys = np.arange(-360, 361, 5.0)
     shore = LineString(np.column_stack([shore_x(ys), ys]))
     lake = Polygon([*shore.coords, (900, 360), (900, -360)])
@@ -304,7 +304,7 @@ def write_dem(path: Path, terrain: Terrain) -> None:
 
 
 def dem_sampler(path: Path):
-    """Bilinear sampler of the written DEM at EPSG:32618 points; feet."""
+    """Bilinear sampler of the written DEM at EPSG:26918 points; feet."""
     with rasterio.open(path) as src:
         band, tf, nod = src.read(1).astype(float), src.transform, src.nodata
     band[band == nod] = np.nan
@@ -327,7 +327,7 @@ def self_check(out: Path, terrain: Terrain) -> None:
     expect = dict(parcels=30, shoreline=1, waterbodies=2, streams=1, wetlands=1, wells=4, septic=3,
                   building_sites=2, devices=5, clearing=3, impervious=3, soils=3)
     for name, gdf in L.items():
-        assert gdf.crs is not None and gdf.crs.to_epsg() == 32618, name
+        assert gdf.crs is not None and gdf.crs.to_epsg() == 26918, name
         assert name not in expect or len(gdf) == expect[name], (name, len(gdf))
     g = {n: dict(zip(df["id"], df.geometry)) for n, df in L.items()}
     sqft = 1 / FT**2
