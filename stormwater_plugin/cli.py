@@ -39,6 +39,10 @@ def _check_parser() -> argparse.ArgumentParser:
     p.add_argument("--layer", action="append", default=[], metavar="ROLE=PATH[:LAYER]", help="take a role from any OGR source (repeatable)")
     p.add_argument("--out", type=Path, required=True, help="output folder for findings.json and findings.gpkg")
     p.add_argument("--quiet", action="store_true", help="print only the counts line")
+    p.add_argument("--reviewer", default="", metavar="NAME", help="reviewer's name, for the report header")
+    p.add_argument("--reference", default="", metavar="REF", help="the file's reference number, for the report header")
+    p.add_argument("--overrides", type=Path, metavar="overrides.json", help="reviewer decisions, see docs/report.md")
+    p.add_argument("--no-report", action="store_true", help="skip report.html, report.pdf, notification.csv and labels.pdf")
     p.add_argument("--version", action="version", version=f"stormwater-check {__version__}")
     return p
 
@@ -46,14 +50,17 @@ def _check_parser() -> argparse.ArgumentParser:
 def run_check_command(argv: Sequence[str]) -> int:
     args = _check_parser().parse_args(list(argv))
     from .core.engine import run_check
+    from .core.overrides import OverrideError
     from .core.rulepack import PackError, load_pack
     from .headless.reader import InputError, read_site
     from .headless.writer import summary_text, write_gpkg, write_json
+    from .report.package import ReportError, finish_check, load_overrides_file
 
     if args.site is None and not args.layer:
         _fail("give a site package (SITE.gpkg) or at least one --layer ROLE=PATH")
     try:
         pack = load_pack(args.jurisdiction)
+        overrides = load_overrides_file(args.overrides) if args.overrides else []
         loaded = read_site(args.site, args.layer, args.dem, args.dem_z_units, args.site_parcel, args.project_class)
         try:
             result = run_check(loaded.inputs, pack)
@@ -70,16 +77,33 @@ def run_check_command(argv: Sequence[str]) -> int:
             "dem": loaded.dem_path,
             "dem_z": loaded.inputs.dem.z_unit_note if loaded.inputs.dem else None,
         }
-        write_json(result, out, loaded.inputs.crs_name, inputs)
+        from .core.siting import suggest_moves
+
+        try:  # issue 7: where each device with a setback violation could go; never fails the check
+            moves: list = suggest_moves(loaded.inputs, pack, result) if result.has_violation else []
+        except Exception as exc:  # noqa: BLE001
+            moves = [{"possible": False, "reason": f"move suggestions failed: {type(exc).__name__}: {exc}"}]
+        write_json(result, out, loaded.inputs.crs_name, inputs, extra={"moves": moves})
         write_gpkg(result, out, loaded.crs)
-    except (InputError, PackError) as exc:
+        doc, review_lines = finish_check(
+            result,
+            loaded.inputs.layers,
+            loaded.inputs.unit_to_ft,
+            out,
+            overrides=overrides,
+            reviewer=args.reviewer,
+            reference=args.reference,
+            make_report=not args.no_report,
+        )
+    except (InputError, PackError, OverrideError, ReportError) as exc:
         _fail(str(exc))
     if args.quiet:
         c = result.counts()
         print(f"{c['violation']} violation, {c['advisory']} advisory, {c['undetermined']} undetermined, {c['pass']} pass")
     else:
-        print(summary_text(result, out))
-    return 1 if result.has_violation else 0
+        print("\n".join([summary_text(result, out)] + review_lines))
+    # Exit 1 while a violation has no reviewer decision; violations all accepted or waived exit 0 (docs/report.md).
+    return 1 if doc["override_counts"]["violations_unresolved"] else 0
 
 
 def _fail(message: str) -> None:
@@ -94,10 +118,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``stormwater-check`` and ``python -m stormwater_plugin``."""
     args = list(sys.argv[1:] if argv is None else argv)
     try:
+        if args and args[0] == "envelope":
+            from .headless.envelope_cli import main as envelope_main
+
+            return int(envelope_main(args[1:]))
         if args and args[0] == "slope-map":
             from .headless.slope_map_cli import main as slope_main
 
             return int(slope_main(args[1:]))
+        if args and args[0] == "batch":
+            from .headless.batch_cli import main as batch_main
+
+            return int(batch_main(args[1:]))
         if args and args[0] == "check":
             args = args[1:]
         return run_check_command(args)

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 from ..__about__ import __version__
 from .model import CheckResult, Finding, Warning_
+from .overrides import Override, annotate_document
 
 
 def _r(x: float | None, nd: int = 2) -> float | None:
@@ -30,10 +31,17 @@ def finding_to_dict(f: Finding) -> dict[str, Any]:
     }
 
 
-def result_to_dict(result: CheckResult, *, crs_name: str = "", inputs: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The findings.json document. Keys are a stable contract; new keys may be added."""
+def result_to_dict(
+    result: CheckResult, *, crs_name: str = "", inputs: dict[str, Any] | None = None, overrides: Sequence[Override] | None = None
+) -> dict[str, Any]:
+    """The findings.json document. Keys are a stable contract; new keys may be added.
+
+    Each finding carries a stable ``key``, its reviewer ``override`` (or None)
+    and ``effective_status``; ``stale_overrides`` lists overrides that match no
+    finding (see :mod:`stormwater_plugin.core.overrides`).
+    """
     cls = result.classification
-    return {
+    doc: dict[str, Any] = {
         "tool": {"name": "stormwater-check", "version": __version__},
         "jurisdiction": result.jurisdiction,
         "rule_pack": {"title": result.pack_title, "version": result.pack_version},
@@ -61,10 +69,12 @@ def result_to_dict(result: CheckResult, *, crs_name: str = "", inputs: dict[str,
         "notification": result.notification,
         "rules_not_checked": result.rules_not_checked,
         "rules_not_applicable": result.rules_not_applicable,
+        "inventory_100ft": result.inventory,
         "warnings": [w.as_dict() for w in result.warnings],
         "inputs": inputs or {},
         "note": "Every applicable check is listed, passes included. A rule or feature absent from this list was not checked; its absence never means compliance.",
     }
+    return annotate_document(doc, overrides)
 
 
 def warnings_text(warnings: list[Warning_]) -> list[str]:

@@ -64,6 +64,7 @@ class ReviewDock(QDockWidget):
         self.setObjectName("StormwaterReviewDock")
         self.setWindowTitle(self.tr("Stormwater site-plan review"))
         self.task: CheckTask | None = None
+        self._project_generation = 0
         self.snap: Snapshot | None = None
         self.result: CheckResult | None = None
 
@@ -131,8 +132,14 @@ class ReviewDock(QDockWidget):
         self.setWidget(body)
         self.restore_settings()
         QgsProject.instance().readProject.connect(self._project_read)
+        QgsProject.instance().cleared.connect(self._project_cleared)
 
     # -- settings -------------------------------------------------------------
+
+    def _project_cleared(self, *_args: Any) -> None:
+        """The project was closed or cleared: results of a running check no longer belong anywhere."""
+        self._project_generation += 1
+        self.result = None
 
     def _project_read(self, *_args: Any) -> None:
         self.restore_settings()
@@ -172,6 +179,7 @@ class ReviewDock(QDockWidget):
     def run_check(self) -> CheckTask | None:
         """Snapshot the layers (main thread) and start the check as a background task."""
         if self.task is not None:
+            self.message(self.tr("A check is already running: wait for it or press Cancel."), Qgis.Warning)
             return None
         self.save_settings()
         try:
@@ -189,6 +197,7 @@ class ReviewDock(QDockWidget):
             self.message(self.tr("Choose at least one layer (devices, parcels…) before running the check."), Qgis.Warning)
             return None
         task = CheckTask(self.snap, self.jurisdiction.currentData(), self._task_done)
+        task.project_generation = self._project_generation
         task.progressChanged.connect(lambda p: self.progress.setValue(int(p)))
         self.task = task
         self.run_button.setEnabled(False)
@@ -212,6 +221,10 @@ class ReviewDock(QDockWidget):
             return
         if task.result is None:
             self.message(self.tr("The check was cancelled."), Qgis.Info)
+            self.progress.setValue(0)
+            return
+        if getattr(task, "project_generation", self._project_generation) != self._project_generation:
+            self.message(self.tr("The project was closed or cleared while the check ran; its results were discarded. Run the check again."), Qgis.Warning)
             self.progress.setValue(0)
             return
         try:
@@ -302,10 +315,11 @@ class ReviewDock(QDockWidget):
 
     def teardown(self) -> None:
         """Disconnect from the project and cancel a running task (plugin unload)."""
-        try:
-            QgsProject.instance().readProject.disconnect(self._project_read)
-        except (TypeError, RuntimeError):
-            pass
+        for signal, slot in ((QgsProject.instance().readProject, self._project_read), (QgsProject.instance().cleared, self._project_cleared)):
+            try:
+                signal.disconnect(slot)
+            except (TypeError, RuntimeError):
+                pass
         if self.task is not None:
             self.task.cancel()
             self.task = None

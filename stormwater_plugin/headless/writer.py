@@ -45,9 +45,11 @@ def short_label(f: Finding) -> str:
     return cite
 
 
-def write_json(result: CheckResult, out_dir: Path, crs_name: str, inputs: dict[str, Any]) -> Path:
+def write_json(result: CheckResult, out_dir: Path, crs_name: str, inputs: dict[str, Any], extra: dict[str, Any] | None = None) -> Path:
+    """Write ``findings.json``; ``extra`` keys (e.g. ``moves``) are added to the document."""
     path = out_dir / "findings.json"
     doc = result_to_dict(result, crs_name=crs_name, inputs=inputs)
+    doc.update(extra or {})
     path.write_text(json.dumps(doc, indent=2, ensure_ascii=False), encoding="utf-8")
     return path
 

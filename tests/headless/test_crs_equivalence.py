@@ -71,14 +71,14 @@ def test_same_findings_and_distances_to_0_1_ft_in_every_crs(tmp_path, jurisdicti
 
 def test_the_intended_violations_are_found_at_their_distances(tmp_path):
     doc = _run(tmp_path, "EPSG:2260", "EPSG:2260", 3.0, "lgpc", "minor")
-    f = {(x["rule_id"], x["subject"]["id"] if x["subject"] else None): x for x in doc["findings"] if x["other"]}
-    d1 = f[("lgpc.minor.septic-upgradient-20", "D1")]
+    f = {(x["rule_id"], x["subject"]["id"], x["other"]["id"]): x for x in doc["findings"] if x["other"] and x["subject"]}
+    d1 = f[("lgpc.minor.septic-upgradient-20", "D1", "S1")]
     assert d1["status"] == "violation" and d1["measured_ft"] == pytest.approx(
         19.9, abs=0.02
     )  # laid out on the UTM grid: ground feet differ by its scale factor
     assert d1["citation"] == "6 NYCRR 646-4.14(a)(3)"
     assert "up gradient within twenty (20) feet" in d1["excerpt"]
-    d2 = f[("lgpc.minor.septic-upgradient-20", "D2")]
+    d2 = f[("lgpc.minor.septic-upgradient-20", "D2", "S1")]
     assert d2["status"] == "pass" and d2["details"]["gradient"] == "device_downgradient"
-    d3 = f[("lgpc.minor.vehicle-area-100", "D3")]
+    d3 = f[("lgpc.minor.vehicle-area-100", "D3", "W1")]
     assert d3["status"] == "violation" and d3["measured_ft"] == pytest.approx(99.9, abs=0.05)

@@ -45,6 +45,23 @@ class _Targets:
     geoms: np.ndarray
     refs: list[FeatureRef]
     tree: shapely.STRtree
+    by_role: dict[str, tuple[np.ndarray, shapely.STRtree]]
+
+    @classmethod
+    def build(cls, geoms: np.ndarray, refs: list[FeatureRef]) -> "_Targets":
+        roles: dict[str, list[int]] = {}
+        for i, r in enumerate(refs):
+            roles.setdefault(r.layer, []).append(i)
+        by_role = {role: (np.array(idx), shapely.STRtree(geoms[np.array(idx)])) for role, idx in roles.items()}
+        return cls(geoms, refs, shapely.STRtree(geoms), by_role)
+
+    def nearest_per_role(self, geom: BaseGeometry) -> set[int]:
+        """Index of the nearest feature of each target role (one finding per class of feature)."""
+        out: set[int] = set()
+        for idx, tree in self.by_role.values():
+            for j in np.atleast_1d(tree.query_nearest(geom, all_matches=False)):
+                out.add(int(idx[int(j)]))
+        return out
 
 
 def feature_name(attrs: dict[str, Any]) -> str:
@@ -87,7 +104,7 @@ def _collect_targets(ctx: CheckContext, rule: Rule) -> tuple[_Targets | None, li
         return None, absent, empty
     arr = np.empty(len(geoms), dtype=object)
     arr[:] = geoms
-    return _Targets(arr, refs, shapely.STRtree(arr)), absent, empty
+    return _Targets.build(arr, refs), absent, empty
 
 
 def _gradient(ctx: CheckContext, line: BaseGeometry) -> tuple[float | None, float | None, float | None]:
@@ -106,7 +123,12 @@ def _device_type(attrs: dict[str, Any]) -> str:
 
 
 def check_device_setback(ctx: CheckContext, rule: Rule) -> None:
-    """Apply one ``device_setback`` rule to every device it covers."""
+    """Apply one ``device_setback`` rule to every device it covers.
+
+    Each device gets a finding against the nearest feature of every target
+    role (the nearest well, the nearest stream…) and one for every feature
+    inside the required distance.
+    """
     p = rule.params
     required = float(p["required_ft"])
     gradient_mode = str(p.get("gradient", "any"))
@@ -173,9 +195,8 @@ def check_device_setback(ctx: CheckContext, rule: Rule) -> None:
                     required_ft=required,
                 )
             continue
-        nearest = targets.tree.query_nearest(dev, all_matches=False)
         near = targets.tree.query(dev, predicate="dwithin", distance=ctx.to_units(required))
-        idx = sorted(set(int(j) for j in np.atleast_1d(nearest)) | set(int(j) for j in np.atleast_1d(near)))
+        idx = sorted(targets.nearest_per_role(dev) | set(int(j) for j in np.atleast_1d(near)))
         for j in idx:
             _judge(ctx, rule, i, ht, j, targets, required, gradient_mode, tol, allowance, allowance_total)
 

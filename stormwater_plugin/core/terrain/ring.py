@@ -136,7 +136,7 @@ def ring_hits_squares(jac: np.ndarray, radius_ft: float, offsets_px: np.ndarray,
     # distance from the origin to the parallelogram: 0 inside, else nearest edge
     a = pts
     b = np.roll(pts, -1, axis=1)
-    ab = b - a
+    ab: np.ndarray = b - a
     t = np.clip(-(a * ab).sum(axis=2) / np.maximum((ab * ab).sum(axis=2), 1e-300), 0.0, 1.0)
     nearest = a + t[..., None] * ab
     dedge = np.sqrt((nearest**2).sum(axis=2)).min(axis=1)

@@ -1,0 +1,563 @@
+"""The siting envelope: where on the site parcel an infiltration device of one kind may go.
+
+``build_envelope(inputs, pack, device_type=..., high_traffic=...)`` takes the
+same :class:`~stormwater_plugin.core.engine.SiteInputs` as ``run_check`` and
+returns the site parcel minus every zone a point device of that kind may not
+occupy, each zone with the rule, citation, reason and required distance that
+exclude it. Every number comes from the pack's rules (the ones that apply to
+the project class, the device type and the traffic class); the code holds no
+distance.
+
+How each zone is built (see ``docs/siting.md``):
+
+``device_setback`` with ``gradient: any``
+    A polygon that *contains* every point closer than the required distance
+    (:func:`.geometry.covering_buffer`: chord-corrected and verified, so no
+    point of the envelope is closer than the limit).
+``device_setback`` with a gradient condition
+    The same disk, intersected with the cells of a fine grid (``cell_ft``,
+    1 ft by default) where the rule applies at any of the cell's four corners
+    or its centre: the device's ground, sampled bilinearly as the checker
+    does, is higher than (``device_upgradient``) or lower than
+    (``device_downgradient``) the feature's ground at its nearest point, or
+    level within ``gradient_tolerance_ft``. Cells where the gradient is
+    unknown (no DEM, nodata) are excluded too, within the distance and
+    wherever the checker would judge that feature as the nearest one, because
+    the checker reports them undetermined: never allowed.
+``shoreline_no_cut_buffer``
+    The no-cut strip (a device needs clearing), from the same covering buffer.
+``device_slope``
+    Not excluded: a separate list of areas where a device *needs a
+    professional design* (a DEM cell steeper than the threshold within the
+    rule's ``point_radius_ft``), and areas where the slope is unknown.
+
+Rules whose layers are absent cannot draw a zone; they are listed in
+``not_checked`` and the envelope says so: it is only as complete as its layers.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import shapely
+from shapely.geometry.base import BaseGeometry
+
+from ..checks.classification import classify
+from ..checks.context import CheckContext
+from ..checks.setbacks import _collect_targets
+from ..engine import SiteInputs, find_site_parcels
+from ..geometry import clean_layer
+from ..model import DEVICE_TYPES, ROLES, FeatureLayer, FeatureRef, Warning_
+from ..raster import ElevationGrid
+from ..rulepack import Rule, RulePack
+from .geometry import cells_to_polygon, covering_buffer
+
+#: Default grid cell for gradient-dependent zones, feet.
+DEFAULT_CELL_FT: float = 1.0
+#: The grid grows coarser rather than exceed this many cells.
+MAX_CELLS: int = 400_000
+
+
+class SitingError(ValueError):
+    """The envelope cannot be built (no site parcel, unknown device type)."""
+
+
+@dataclass
+class ExcludedZone:
+    """A part of the site where the device may not go, and why."""
+
+    rule_id: str
+    citation: str
+    reason: str
+    required_ft: float | None
+    geometry: BaseGeometry
+    kind: str  # "setback", "gradient_unknown", "no_cut_buffer"
+    target: FeatureRef | None = None
+
+    def as_dict(self, unit_to_ft: float = 1.0) -> dict[str, Any]:
+        return {
+            "rule_id": self.rule_id,
+            "citation": self.citation,
+            "reason": self.reason,
+            "required_ft": self.required_ft,
+            "kind": self.kind,
+            "target": self.target.as_dict() if self.target else None,
+            "area_sqft": round(float(self.geometry.area) * unit_to_ft**2, 1),
+        }
+
+
+@dataclass
+class DesignZone:
+    """A part of the site where a device needs a professional design (steep), or where the slope is unknown."""
+
+    rule_id: str
+    citation: str
+    reason: str
+    threshold_pct: float
+    status: str  # "advisory" (steep) or "undetermined" (slope unknown)
+    geometry: BaseGeometry
+
+    def as_dict(self, unit_to_ft: float = 1.0) -> dict[str, Any]:
+        return {
+            "rule_id": self.rule_id,
+            "citation": self.citation,
+            "reason": self.reason,
+            "threshold_pct": self.threshold_pct,
+            "status": self.status,
+            "area_sqft": round(float(self.geometry.area) * unit_to_ft**2, 1),
+        }
+
+
+@dataclass
+class SitingEnvelope:
+    """Where a device of one kind may go on the site parcel (working CRS)."""
+
+    envelope: BaseGeometry
+    excluded: list[ExcludedZone]
+    needs_professional_design: list[DesignZone]
+    site: BaseGeometry
+    site_parcel_id: str | None
+    project_class: str
+    class_source: str
+    device_type: str
+    high_traffic: bool | None
+    rules: list[Rule]
+    not_checked: list[dict[str, str]]
+    cell_ft: float
+    unit_to_ft: float
+    warnings: list[Warning_] = field(default_factory=list)
+
+    @property
+    def rule_ids(self) -> list[str]:
+        return [r.id for r in self.rules]
+
+    def area_sqft(self) -> float:
+        return float(self.envelope.area) * self.unit_to_ft**2
+
+    def summary(self) -> dict[str, Any]:
+        """A JSON-ready description (no geometry)."""
+        return {
+            "site_parcel": self.site_parcel_id,
+            "project_class": self.project_class,
+            "class_source": self.class_source,
+            "device_type": self.device_type,
+            "high_traffic": self.high_traffic,
+            "rules": [{"rule_id": r.id, "kind": r.kind, "citation": r.citation.text, "title": r.title} for r in self.rules],
+            "site_area_sqft": round(float(self.site.area) * self.unit_to_ft**2, 1),
+            "envelope_area_sqft": round(self.area_sqft(), 1),
+            "excluded": [z.as_dict(self.unit_to_ft) for z in self.excluded],
+            "needs_professional_design": [z.as_dict(self.unit_to_ft) for z in self.needs_professional_design],
+            "not_checked": self.not_checked,
+            "gradient_cell_ft": self.cell_ft,
+            "warnings": [w.as_dict() for w in self.warnings],
+            "note": (
+                "The envelope is the site parcel minus every zone listed; distance limits are drawn so that no point of the "
+                "envelope is closer than the limit. Rules listed under not_checked drew no zone: the envelope is only as "
+                "complete as the layers supplied."
+            ),
+        }
+
+
+# --- rule selection ------------------------------------------------------------
+
+
+def normalise_device_type(device_type: str | None) -> str:
+    t = str(device_type or "other").strip().lower()
+    if t not in DEVICE_TYPES:
+        raise SitingError(f"unknown device type '{device_type}': choose one of {', '.join(DEVICE_TYPES)}")
+    return t
+
+
+def applicable_rules(pack: RulePack, project_class: str, device_type: str, high_traffic: bool | None) -> dict[str, list[Rule]]:
+    """The pack's rules that shape the envelope of such a device: ``setback``, ``no_cut`` and ``slope`` lists.
+
+    ``high_traffic=None`` (unknown) takes the rules of both traffic classes.
+    """
+    out: dict[str, list[Rule]] = {"setback": [], "no_cut": [], "slope": []}
+    for rule in pack.rules:
+        if not rule.applies_to_class(project_class):
+            continue
+        types = rule.applies.get("device_types")
+        if rule.kind == "device_setback":
+            want = rule.applies.get("high_traffic")
+            if want is not None and high_traffic is not None and bool(want) != bool(high_traffic):
+                continue
+            if types and device_type not in types:
+                continue
+            out["setback"].append(rule)
+        elif rule.kind == "shoreline_no_cut_buffer":
+            out["no_cut"].append(rule)
+        elif rule.kind == "device_slope":
+            if types and device_type not in types:
+                continue
+            out["slope"].append(rule)
+    return out
+
+
+# --- preparation -----------------------------------------------------------------
+
+
+@dataclass
+class _Prepared:
+    ctx: CheckContext
+    site: BaseGeometry
+    site_id: str | None
+    project_class: str
+    class_source: str
+
+
+def _prepare(inputs: SiteInputs, pack: RulePack, project_class: str | None) -> _Prepared:
+    warnings = list(inputs.warnings)
+    layers: dict[str, FeatureLayer] = {}
+    for role, lyr in inputs.layers.items():
+        if role in ROLES:
+            layers[role] = clean_layer(lyr, warnings)
+    override = project_class or inputs.class_override
+    cls = classify(pack, layers, inputs.unit_to_ft, override, warnings)
+    parcels = layers.get("parcels")
+    idx = find_site_parcels(parcels, inputs.site_parcel_id, layers, warnings)
+    if parcels is None or not idx:
+        raise SitingError("no site parcel: supply a parcels layer with is_site set (or --site-parcel ID); the envelope is drawn on the site parcel")
+    site = shapely.union_all(parcels.geoms[idx])
+    ctx = CheckContext(
+        layers=layers,
+        dem=inputs.dem,
+        unit_to_ft=inputs.unit_to_ft,
+        project_class=cls.project_class,
+        pack=pack,
+        site_geometry=site,
+        site_ids=tuple(parcels.ids[i] for i in idx),
+        warnings=warnings,
+    )
+    return _Prepared(ctx, site, "+".join(parcels.ids[i] for i in idx), cls.project_class, cls.source)
+
+
+# --- the sampling grid -------------------------------------------------------------
+
+
+class _Grid:
+    """Cells of side ``h`` (working units) over the site's bounds; samples at the corners of the cells touching the site."""
+
+    def __init__(self, site: BaseGeometry, cell_ft: float, unit_to_ft: float) -> None:
+        minx, miny, maxx, maxy = site.bounds
+        h = cell_ft / unit_to_ft
+        area_cells = (maxx - minx) * (maxy - miny) / (h * h)
+        if area_cells > MAX_CELLS:
+            h *= math.sqrt(area_cells / MAX_CELLS)
+        self.h = h
+        self.cell_ft = h * unit_to_ft
+        self.x0 = math.floor(minx / h) * h
+        self.y0 = math.floor(miny / h) * h
+        self.nx = max(1, int(math.ceil((maxx - self.x0) / h)))
+        self.ny = max(1, int(math.ceil((maxy - self.y0) / h)))
+        cx = self.x0 + (np.arange(self.nx) + 0.5) * h
+        cy = self.y0 + (np.arange(self.ny) + 0.5) * h
+        xx, yy = np.meshgrid(cx, cy)
+        # Cells that touch the site: centre within half a diagonal of it.
+        reach = shapely.buffer(site, h * 0.75, quad_segs=4)
+        shapely.prepare(reach)
+        self.active = shapely.contains_xy(reach, xx, yy)
+        corner_used = np.zeros((self.ny + 1, self.nx + 1), dtype=bool)
+        a = self.active
+        corner_used[:-1, :-1] |= a
+        corner_used[:-1, 1:] |= a
+        corner_used[1:, :-1] |= a
+        corner_used[1:, 1:] |= a
+        kx = self.x0 + np.arange(self.nx + 1) * h
+        ky = self.y0 + np.arange(self.ny + 1) * h
+        kxx, kyy = np.meshgrid(kx, ky)
+        self.corner_idx = np.flatnonzero(corner_used.ravel())
+        self.x = kxx.ravel()[self.corner_idx]
+        self.y = kyy.ravel()[self.corner_idx]
+        self.points = shapely.points(self.x, self.y)
+
+    @property
+    def n(self) -> int:
+        return len(self.x)
+
+    def cell_flags(self, sample_flag: np.ndarray) -> np.ndarray:
+        """A cell is flagged when any of its four corners is."""
+        corner = np.zeros((self.ny + 1) * (self.nx + 1), dtype=bool)
+        corner[self.corner_idx] = sample_flag
+        corner = corner.reshape(self.ny + 1, self.nx + 1)
+        cells = corner[:-1, :-1] | corner[:-1, 1:] | corner[1:, :-1] | corner[1:, 1:]
+        return cells & self.active
+
+    def polygon(self, sample_flag: np.ndarray) -> BaseGeometry:
+        return cells_to_polygon(self.cell_flags(sample_flag), self.x0, self.y0, self.h)
+
+
+# --- building ---------------------------------------------------------------------
+
+
+def build_envelope(
+    inputs: SiteInputs,
+    pack: RulePack,
+    *,
+    device_type: str = "dry_well",
+    high_traffic: bool | None = False,
+    project_class: str | None = None,
+    cell_ft: float = DEFAULT_CELL_FT,
+) -> SitingEnvelope:
+    """The siting envelope of a point device of ``device_type`` on the site parcel.
+
+    Parameters
+    ----------
+    inputs : SiteInputs
+        Layers and DEM in the working CRS, as for ``run_check``.
+    pack : RulePack
+        The jurisdiction's rules; only those that apply to the class, device
+        type and traffic class are used.
+    device_type : str
+        One of :data:`~stormwater_plugin.core.model.DEVICE_TYPES`.
+    high_traffic : bool or None
+        Whether the device serves vehicle areas; ``None`` (unknown) applies the
+        rules of both traffic classes.
+    project_class : str, optional
+        ``exempt``/``minor``/``major``; default: ``inputs.class_override``, else computed.
+    cell_ft : float
+        Grid cell for gradient-dependent boundaries, feet.
+    """
+    with np.errstate(invalid="ignore"):  # GEOS overlays raise numpy's invalid-value flag harmlessly
+        return _build(inputs, pack, device_type, high_traffic, project_class, cell_ft)
+
+
+def _build(inputs: SiteInputs, pack: RulePack, device_type: str, high_traffic: bool | None, project_class: str | None, cell_ft: float) -> SitingEnvelope:
+    dtype = normalise_device_type(device_type)
+    prep = _prepare(inputs, pack, project_class)
+    ctx = prep.ctx
+    u = ctx.unit_to_ft
+    site = prep.site
+    chosen = applicable_rules(pack, prep.project_class, dtype, high_traffic)
+    excluded: list[ExcludedZone] = []
+    not_checked: list[dict[str, str]] = []
+    tol = pack.gradient_tolerance_ft
+
+    def skip(rule: Rule, reason: str) -> None:
+        not_checked.append({"rule_id": rule.id, "citation": rule.citation.text, "reason": reason})
+
+    # --- setbacks ---
+    gradient_jobs: list[tuple[Rule, Any]] = []
+    for rule in chosen["setback"]:
+        required = float(rule.params["required_ft"])
+        mode = str(rule.params.get("gradient", "any"))
+        targets, absent, _empty = _collect_targets(ctx, rule)
+        if absent:
+            skip(rule, f"no {', '.join(absent)} layer: the {required:g} ft zones around those features could not be drawn")
+        if targets is None:
+            continue
+        if mode == "any":
+            allowance = rule.params.get("allowance")
+            extra = ""
+            if allowance and dtype in allowance["device_types"] and high_traffic is not True:
+                extra = f" (porous pavement may lie inside up to {allowance['max_total_area_sqft']:g} sq ft in total, {allowance['citation']}: not counted here)"
+            for geom, ref in zip(targets.geoms, targets.refs):
+                zone = shapely.intersection(covering_buffer(geom, required, u), site)
+                if zone.is_empty:
+                    continue
+                excluded.append(
+                    ExcludedZone(rule.id, rule.citation.text, f"within {required:g} ft of {ref.noun}: {rule.title}{extra}", required, zone, "setback", ref)
+                )
+        else:
+            gradient_jobs.append((rule, targets))
+
+    cell_used = cell_ft
+    if gradient_jobs:
+        grid = _Grid(site, cell_ft, u)
+        cell_used = grid.cell_ft
+        for rule, targets in gradient_jobs:
+            excluded.extend(_gradient_rule_zones(rule, targets, grid, site, ctx.dem, u, tol))
+
+    # --- no-cut buffer ---
+    for rule in chosen["no_cut"]:
+        width = float(rule.params["width_ft"])
+        shoreline = ctx.layer("shoreline")
+        if shoreline is None:
+            skip(rule, f"no shoreline layer: the {width:g} ft no-cut buffer could not be drawn")
+            continue
+        if len(shoreline) == 0:
+            skip(rule, f"the shoreline layer is empty: no {width:g} ft no-cut buffer drawn")
+            continue
+        shore = shapely.union_all(shoreline.geoms)
+        zone = shapely.intersection(covering_buffer(shore, width, u), site)
+        if not zone.is_empty:
+            excluded.append(
+                ExcludedZone(
+                    rule.id,
+                    rule.citation.text,
+                    f"inside the {width:g} ft no-cut buffer inland of the mean high-water mark: placing a device there removes vegetation ({rule.title})",
+                    width,
+                    zone,
+                    "no_cut_buffer",
+                    None,
+                )
+            )
+
+    # --- slopes (not excluded) ---
+    from .slope import slope_zones
+
+    design = slope_zones(ctx, chosen["slope"], site)
+
+    blocked = shapely.union_all(np.array([z.geometry for z in excluded], dtype=object)) if excluded else shapely.Polygon()
+    envelope = shapely.difference(site, blocked) if not blocked.is_empty else site
+    envelope = _polygonal(envelope)
+    rules = chosen["setback"] + chosen["no_cut"]
+    return SitingEnvelope(
+        envelope=envelope,
+        excluded=excluded,
+        needs_professional_design=design,
+        site=site,
+        site_parcel_id=prep.site_id,
+        project_class=prep.project_class,
+        class_source=prep.class_source,
+        device_type=dtype,
+        high_traffic=high_traffic,
+        rules=rules,
+        not_checked=not_checked,
+        cell_ft=cell_used,
+        unit_to_ft=u,
+        warnings=ctx.warnings,
+    )
+
+
+def _clip_to(geom: BaseGeometry, bounds: tuple[float, float, float, float], pad: float) -> BaseGeometry:
+    """The part of ``geom`` within ``pad`` of a box: distances from inside the box up to ``pad`` are unchanged."""
+    if geom.geom_type in ("Point", "MultiPoint"):
+        return geom
+    minx, miny, maxx, maxy = bounds
+    clipped = shapely.clip_by_rect(geom, minx - pad, miny - pad, maxx + pad, maxy + pad)
+    return geom if clipped.is_empty else clipped
+
+
+def _dem_known_along(dem: ElevationGrid, geom: BaseGeometry, unit_to_ft: float) -> bool:
+    """Whether the DEM has data all along the feature's outline (where nearest points of outside points lie)."""
+    outline = geom.boundary if geom.geom_type in ("Polygon", "MultiPolygon") else geom
+    if outline.is_empty:
+        return True
+    spacing_ft = 0.25
+    if dem.cell_size_ft:
+        spacing_ft = max(0.05, min(spacing_ft, min(dem.cell_size_ft) / 4.0))
+    length_ft = float(outline.length) * unit_to_ft
+    if length_ft / spacing_ft > 400_000:
+        return False
+    coords = shapely.get_coordinates(shapely.segmentize(outline, spacing_ft / unit_to_ft)) if length_ft > 0 else shapely.get_coordinates(outline)
+    return bool(np.all(np.isfinite(dem.sample(coords[:, 0], coords[:, 1]))))
+
+
+def _gradient_rule_zones(
+    rule: Rule, targets: Any, grid: _Grid, site: BaseGeometry, dem: ElevationGrid | None, unit_to_ft: float, tol: float
+) -> list[ExcludedZone]:
+    """Zones of one gradient-dependent ``device_setback`` rule, from the grid samples."""
+    required = float(rule.params["required_ft"])
+    mode = str(rule.params.get("gradient", "any"))
+    relation = "upgradient" if mode == "device_upgradient" else "downgradient"
+    out: list[ExcludedZone] = []
+    if dem is None:
+        out.append(
+            ExcludedZone(
+                rule.id,
+                rule.citation.text,
+                f"no DEM was supplied: the {required:g} ft rule applies where the device is {relation} of a feature, so every position is undetermined",
+                required,
+                site,
+                "gradient_unknown",
+                None,
+            )
+        )
+        return out
+    u = unit_to_ft
+    diag = grid.h * math.sqrt(2.0)
+    minx, miny, maxx, maxy = site.bounds
+    span = math.hypot(maxx - minx, maxy - miny)
+    zp = dem.sample(grid.x, grid.y)
+    site_box = shapely.box(minx, miny, maxx, maxy)
+    # Every sample's nearest point on a feature lies within (box distance + box diagonal) of the box.
+    clipped = [_clip_to(g, (minx, miny, maxx, maxy), float(shapely.distance(site_box, g)) + span + diag + required / u) for g in targets.geoms]
+    fast = all(_dem_known_along(dem, g, u) for g in clipped)
+    n = grid.n
+    if fast:
+        # The feature side is known everywhere: only the device side can be unknown, whatever the nearest feature.
+        need = [shapely.dwithin(grid.points, g, required / u + diag) for g in clipped]
+        far_unknown = ~np.isfinite(zp)
+        near: list[np.ndarray] | None = None
+    else:
+        dists = np.vstack([shapely.distance(grid.points, g) for g in clipped])
+        dmin = dists.min(axis=0)
+        near = [dists[k] <= dmin + 1e-9 for k in range(len(clipped))]
+        need = [near[k] | (dists[k] < required / u + diag) for k in range(len(clipped))]
+        far_unknown = np.zeros(n, dtype=bool)
+    for k, (geom, ref) in enumerate(zip(clipped, targets.refs)):
+        idx = np.flatnonzero(need[k])
+        dz = np.full(n, np.nan)
+        if len(idx):
+            lines = shapely.shortest_line(grid.points[idx], geom)
+            coords = shapely.get_coordinates(lines).reshape(-1, 2, 2)
+            dz[idx] = zp[idx] - dem.sample(coords[:, 1, 0], coords[:, 1, 1])
+        computed = need[k]
+        known = computed & np.isfinite(dz)
+        applies = known & ((dz >= -tol) if mode == "device_upgradient" else (dz <= tol))
+        unknown = computed & ~np.isfinite(dz)
+        disk = None
+        if applies.any() or unknown.any():
+            disk = shapely.intersection(covering_buffer(geom, required, u), site)
+        if applies.any() and disk is not None and not disk.is_empty:
+            zone = _polygonal(shapely.intersection(disk, grid.polygon(applies)))
+            if not zone.is_empty:
+                out.append(
+                    ExcludedZone(
+                        rule.id,
+                        rule.citation.text,
+                        f"within {required:g} ft of {ref.noun}, where a device's ground would be {relation} of it (or level within {tol:g} ft): {rule.title}",
+                        required,
+                        zone,
+                        "setback",
+                        ref,
+                    )
+                )
+        parts = []
+        if unknown.any() and disk is not None and not disk.is_empty:
+            parts.append(shapely.intersection(disk, grid.polygon(unknown)))
+        if near is not None and (unknown & near[k]).any():
+            parts.append(shapely.intersection(grid.polygon(unknown & near[k]), site))
+        if parts:
+            zone = _polygonal(shapely.union_all(np.array(parts, dtype=object)))
+            if not zone.is_empty:
+                out.append(
+                    ExcludedZone(
+                        rule.id,
+                        rule.citation.text,
+                        f"gradient to {ref.noun} unknown (the DEM has no data at the device or at the feature's nearest point): the {required:g} ft rule applies where the device is {relation} of it, so the check would be undetermined",
+                        required,
+                        zone,
+                        "gradient_unknown",
+                        ref,
+                    )
+                )
+    if far_unknown.any():
+        zone = _polygonal(shapely.intersection(grid.polygon(far_unknown), site))
+        if not zone.is_empty:
+            out.append(
+                ExcludedZone(
+                    rule.id,
+                    rule.citation.text,
+                    f"the DEM has no data here: the gradient to the nearest feature of the {required:g} ft rule is unknown, so the check would be undetermined",
+                    required,
+                    zone,
+                    "gradient_unknown",
+                    None,
+                )
+            )
+    return out
+
+
+def _polygonal(geom: BaseGeometry) -> BaseGeometry:
+    """Keep the polygonal parts of an overlay result (slivers of lower dimension dropped)."""
+    if geom.is_empty or geom.geom_type in ("Polygon", "MultiPolygon"):
+        return geom
+    parts = [g for g in shapely.get_parts(geom) if g.geom_type in ("Polygon", "MultiPolygon") and not g.is_empty]
+    if not parts:
+        return shapely.Polygon()
+    return shapely.union_all(np.array(parts, dtype=object))

@@ -1,0 +1,76 @@
+"""Conservative regions for siting: polygons that CONTAIN the true offset regions.
+
+A shapely buffer of radius r has its vertices on the true offset curve and its
+chords inside it, so a point just outside the buffer may lie closer than r.
+For siting, an exclusion zone must contain every point closer than r, so the
+buffer here is built at ``r / cos(π / (4·quad_segs))`` (the chords then touch
+the true circle from outside) plus a small margin, and then *verified*: its
+boundary is sampled densely and measured exactly against the feature; any
+deficit (GEOS input-line simplification, joins) grows the radius and the
+buffer is rebuilt.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import shapely
+from shapely.geometry.base import BaseGeometry
+
+from ..geometry import quad_segs_for
+
+#: Margin added to the chord-corrected radius, in feet.
+COVER_MARGIN_FT: float = 0.002
+#: Boundary sampling step of the verification, in feet.
+VERIFY_STEP_FT: float = 0.25
+
+
+def min_boundary_distance_ft(zone: BaseGeometry, feature: BaseGeometry, unit_to_ft: float, step_ft: float = VERIFY_STEP_FT) -> float:
+    """Smallest exact distance (ft) from the zone's boundary, sampled every ``step_ft``, to ``feature``."""
+    if zone.is_empty:
+        return math.inf
+    dense = shapely.segmentize(zone.boundary, step_ft / unit_to_ft)
+    pts = shapely.points(shapely.get_coordinates(dense))
+    if len(pts) == 0:
+        return math.inf
+    return float(np.min(shapely.distance(pts, feature))) * unit_to_ft
+
+
+def covering_buffer(feature: BaseGeometry, radius_ft: float, unit_to_ft: float) -> BaseGeometry:
+    """A polygon containing every point closer than ``radius_ft`` to ``feature`` (working CRS).
+
+    Its boundary lies at least ``radius_ft`` from the feature (checked on a
+    0.25 ft sampling, with the curvature allowance between samples) and at
+    most about 0.01 ft further out.
+    """
+    if feature.is_empty or radius_ft <= 0:
+        return shapely.Polygon()
+    q = quad_segs_for(radius_ft)
+    # Between two boundary samples the distance can dip by at most step²/(8r).
+    dip = VERIFY_STEP_FT**2 / (8.0 * radius_ft)
+    r_ft = radius_ft / math.cos(math.pi / (4 * q)) + COVER_MARGIN_FT + dip
+    zone = shapely.Polygon()
+    for _ in range(6):
+        zone = shapely.buffer(feature, r_ft / unit_to_ft, quad_segs=q)
+        deficit = radius_ft + dip - min_boundary_distance_ft(zone, feature, unit_to_ft)
+        if deficit <= 0:
+            return zone
+        r_ft += deficit + COVER_MARGIN_FT
+    return zone  # pragma: no cover - converges in one or two rounds
+
+
+def cells_to_polygon(mask: np.ndarray, x0: float, y0: float, h: float) -> BaseGeometry:
+    """Union of the flagged cells of a grid (row 0 at ``y0``, rows going up), merged by row runs."""
+    boxes = []
+    for r in np.flatnonzero(mask.any(axis=1)):
+        row = mask[r].astype(np.int8)
+        d = np.diff(np.concatenate(([0], row, [0])))
+        starts = np.flatnonzero(d == 1)
+        ends = np.flatnonzero(d == -1)
+        yb = y0 + r * h
+        for s, e in zip(starts, ends):
+            boxes.append(shapely.box(x0 + s * h, yb, x0 + e * h, yb + h))
+    if not boxes:
+        return shapely.Polygon()
+    return shapely.union_all(np.array(boxes, dtype=object))

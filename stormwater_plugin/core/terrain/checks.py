@@ -1,0 +1,332 @@
+"""Rule kinds on terrain slope: ``building_site_slope``, ``device_slope``, ``clearing_slope``.
+
+Parameters (from the pack; the code holds no regulatory number)
+---------------------------------------------------------------
+building_site_slope
+    ``threshold_pct``, ``distance_ft``, ``compare`` (``gte``: "15% or
+    greater"), optional ``n_azimuths`` (360), ``profile_azimuths`` (72),
+    ``display_rays`` (36). Measure: :func:`.ring.ring_slope_at` from the
+    building site's centroid (a point site: the point). At or over the
+    threshold: *advisory* (the project "may be considered to be" major);
+    under: *pass*; no DEM, or the centre or any part of the ring on nodata or
+    off the DEM: *undetermined*.
+device_slope
+    ``threshold_pct``, ``compare`` (``gt``: "greater than 15%"),
+    ``point_radius_ft`` (footprint of a point or line device), ``designer``
+    (who must design it, quoted in the message). Measure: the steepest Horn
+    slope (:mod:`.horn`) of the DEM cells under the device's footprint,
+    before grading (the DEM is the existing ground).
+clearing_slope
+    ``threshold_pct``, ``compare``, ``roles`` (layers holding cleared land,
+    first present one used), ``min_steep_area_sqft``, ``cover_within_hours``.
+    Measure: the Horn slope of the cells under each cleared area; advisory
+    when the cleared land over the threshold covers at least
+    ``min_steep_area_sqft`` (0: any).
+
+Slopes are compared with a tolerance of :data:`SLOPE_EPS_PCT` so that a
+plane built at exactly the threshold reads as exactly the threshold.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import shapely
+from shapely.geometry import LineString, Point
+from shapely.geometry.base import BaseGeometry
+
+from ..checks.context import CheckContext
+from ..geometry import display_buffer
+from ..model import BuildingSiteSlope, DisplayZone, FeatureRef, Status
+from ..raster import ElevationGrid
+from ..rulepack import Rule
+from .horn import cells_of_points, footprint_points, horn_slope_cells
+from .ring import cell_size_ft, local_jacobian, ring_slope_at
+
+#: Tolerance on slope comparisons, percentage points (float noise only).
+SLOPE_EPS_PCT: float = 1e-6
+
+
+def exceeds(slope_pct: float, threshold_pct: float, compare: str) -> bool:
+    """Whether a slope meets the rule's test: ``gte`` (at or over) or ``gt`` (strictly over)."""
+    if compare == "gte":
+        return slope_pct >= threshold_pct - SLOPE_EPS_PCT
+    if compare == "gt":
+        return slope_pct > threshold_pct + SLOPE_EPS_PCT
+    raise ValueError(f"compare must be 'gte' or 'gt', not {compare!r}")
+
+
+def _words(compare: str, threshold: float) -> str:
+    return f"{threshold:g}% or more" if compare == "gte" else f"over {threshold:g}%"
+
+
+def _name(ref: FeatureRef) -> str:
+    """``Building site B1``, ``Device DW-1``: the feature as messages name it."""
+    noun = str(getattr(ref, "noun", f"{ref.layer} {ref.id}"))
+    return noun[:1].upper() + noun[1:]
+
+
+def _centre(geom: BaseGeometry) -> Point:
+    c = geom.centroid
+    if c.is_empty:  # pragma: no cover - cleaned layers hold no empty geometry
+        c = geom.representative_point()
+    return c
+
+
+# --- building sites -----------------------------------------------------------
+
+
+def check_building_site_slope(ctx: CheckContext, rule: Rule) -> None:
+    """Apply a ``building_site_slope`` rule to every building site."""
+    p = rule.params
+    threshold = float(p["threshold_pct"])
+    distance = float(p["distance_ft"])
+    compare = str(p.get("compare", "gte"))
+    n_az = int(p.get("n_azimuths", 360))
+    n_prof = int(p.get("profile_azimuths", 72))
+    n_rays = int(p.get("display_rays", 36))
+    sites = ctx.layer("building_sites")
+    if sites is None:
+        ctx.add(rule, Status.UNDETERMINED, f"No building_sites layer was supplied, so the slope over {distance:g} ft from the centre of the building site could not be measured.")
+        ctx.skip(rule, "no building_sites layer")
+        return
+    if len(sites) == 0:
+        ctx.skip(rule, "the building_sites layer is empty: no building site proposed")
+        return
+    for i in range(len(sites)):
+        ref = sites.ref(i)
+        c = _centre(sites.geoms[i])
+        centre = (float(c.x), float(c.y))
+        extra: dict[str, Any] = {"threshold_pct": threshold, "distance_ft": distance}
+        if ctx.dem is None:
+            msg = f"{_name(ref)}: no DEM was supplied, so the slope over {distance:g} ft from its centre is unknown."
+            ctx.add(rule, Status.UNDETERMINED, msg, subject=ref, geometry=c, **extra)
+            ctx.building_sites.append(BuildingSiteSlope(ref.id, None, None, Status.UNDETERMINED, [], centre, msg))
+            continue
+        rs = ring_slope_at(ctx.dem, centre[0], centre[1], distance, ctx.unit_to_ft, n_azimuths=n_az, profile_azimuths=n_prof)
+        if rs.slope_pct is None or rs.azimuth_deg is None or rs.end is None:
+            msg = f"{_name(ref)}: the slope over {distance:g} ft from its centre is undetermined: {rs.reason}."
+            ring = display_buffer(c, ctx.to_units(distance), distance).exterior
+            ctx.add(rule, Status.UNDETERMINED, msg, subject=ref, geometry=ring, **extra)
+            ctx.building_sites.append(BuildingSiteSlope(ref.id, None, None, Status.UNDETERMINED, [], centre, msg))
+            continue
+        slope, az = rs.slope_pct, rs.azimuth_deg
+        ray = LineString([centre, rs.end])
+        extra.update(slope_pct=slope, azimuth_deg=az, z_centre_ft=rs.z_centre_ft, z_end_ft=rs.z_end_ft)
+        where = f"{_name(ref)}: the steepest slope over {distance:g} ft from its centre is {slope:.2f}% toward {az:.1f}°"
+        if exceeds(slope, threshold, compare):
+            status = Status.ADVISORY
+            msg = f"{where}, {_words(compare, threshold)}: the project may be considered to be a major project ({rule.citation.text})."
+        else:
+            status = Status.PASS
+            msg = f"{where}, under {threshold:g}%."
+        ctx.add(rule, status, msg, subject=ref, geometry=ray, **extra)
+        ctx.building_sites.append(BuildingSiteSlope(ref.id, slope, az, status, rs.profile, centre, msg))
+        _ray_zones(ctx, rule, ref, ctx.dem, centre, rs.z_centre_ft, distance, n_rays, slope, az, rs.end)
+
+
+def _ray_zones(
+    ctx: CheckContext,
+    rule: Rule,
+    ref: FeatureRef,
+    dem: ElevationGrid,
+    centre: tuple[float, float],
+    z0: float | None,
+    distance: float,
+    n_rays: int,
+    slope: float,
+    az: float,
+    end: tuple[float, float],
+) -> None:
+    """Display rays (kind ``slope_ray``): ``n_rays`` evenly spaced plus the steepest, each labelled with its slope."""
+    if z0 is None:
+        return
+    r = ctx.to_units(distance)
+    if n_rays > 0:
+        azs = np.arange(n_rays) * (360.0 / n_rays)
+        t = np.radians(azs)
+        ex = centre[0] + r * np.sin(t)
+        ey = centre[1] + r * np.cos(t)
+        s = np.abs(dem.sample(ex, ey) - z0) / distance * 100.0
+        for a, x, y, v in zip(azs, ex, ey, s):
+            if math.isfinite(float(v)):
+                ctx.zones.append(DisplayZone("slope_ray", rule.id, f"{float(v):.1f}% toward {float(a):.0f}°", distance, LineString([centre, (float(x), float(y))]), ref))
+    ctx.zones.append(DisplayZone("slope_ray", rule.id, f"{slope:.1f}% toward {az:.1f}° (steepest)", distance, LineString([centre, end]), ref))
+
+
+# --- footprints: devices and clearing --------------------------------------
+
+
+@dataclass
+class FootprintSlope:
+    """Horn slopes of the DEM cells under a footprint.
+
+    Attributes
+    ----------
+    max_pct : float or None
+        Steepest cell slope, percent (``None`` when no cell has a slope).
+    n_cells : int
+        Cells under the footprint.
+    n_unknown : int
+        Cells without a slope (nodata in the 3×3 window, raster edge, off the DEM).
+    steep_area_sqft : float
+        Area of the footprint over steep cells (lattice estimate), square feet.
+    area_sqft : float
+        Footprint area, square feet.
+    steep_geometry : BaseGeometry or None
+        The part of the footprint over steep cells (working CRS), when small
+        enough to build.
+    cell_size_ft : tuple of float
+        Local DEM cell width and height, feet.
+    """
+
+    max_pct: float | None
+    n_cells: int
+    n_unknown: int
+    steep_area_sqft: float
+    area_sqft: float
+    steep_geometry: BaseGeometry | None
+    cell_size_ft: tuple[float, float]
+
+
+def footprint_slope(
+    grid: ElevationGrid,
+    geom: BaseGeometry,
+    unit_to_ft: float,
+    threshold_pct: float,
+    compare: str = "gt",
+    *,
+    max_geometry_points: int = 20_000,
+) -> FootprintSlope:
+    """Horn slopes of the cells under a polygonal footprint (working CRS).
+
+    The cells are found by a lattice at half the local cell size (see
+    :func:`.horn.footprint_points`); the cell size in feet comes from the
+    local Jacobian of the working-to-raster transform, so DEMs in degrees are
+    measured in feet too.
+    """
+    c = _centre(geom)
+    _, jac = local_jacobian(grid, float(c.x), float(c.y), unit_to_ft)
+    w_ft, h_ft = cell_size_ft(jac)
+    spacing = min(w_ft, h_ft) / 2.0 / unit_to_ft
+    x, y, spacing, n_int = footprint_points(geom, spacing)
+    rows, cols, on = cells_of_points(grid, x, y)
+    key = rows * max(grid.shape[1], 1) + cols
+    uniq, inverse = np.unique(np.where(on, key, -1), return_inverse=True)
+    u_rows = np.where(uniq >= 0, uniq // max(grid.shape[1], 1), -1)
+    u_cols = np.where(uniq >= 0, uniq % max(grid.shape[1], 1), -1)
+    s_cells = horn_slope_cells(grid, u_rows, u_cols, jac)
+    s_pts = s_cells[inverse]
+    finite = np.isfinite(s_cells)
+    max_pct = float(np.max(s_cells[finite])) if finite.any() else None
+    steep_pts = np.zeros(len(x), dtype=bool)
+    if finite.any():
+        fin_pts = np.isfinite(s_pts)
+        steep_pts[fin_pts] = np.array([exceeds(float(v), threshold_pct, compare) for v in s_pts[fin_pts]], dtype=bool)
+    steep_int = steep_pts[:n_int]
+    cell_area_sqft = (spacing * unit_to_ft) ** 2
+    steep_area = float(steep_int.sum()) * cell_area_sqft
+    steep_geom: BaseGeometry | None = None
+    if steep_pts.any() and steep_int.sum() <= max_geometry_points:
+        h = spacing / 2.0
+        if steep_int.any():
+            boxes = shapely.box(x[:n_int][steep_int] - h, y[:n_int][steep_int] - h, x[:n_int][steep_int] + h, y[:n_int][steep_int] + h)
+            steep_geom = shapely.intersection(shapely.union_all(boxes), geom) if geom.area > 0 else shapely.union_all(boxes)
+        else:
+            steep_geom = geom
+    return FootprintSlope(
+        max_pct=max_pct,
+        n_cells=int(len(uniq)),
+        n_unknown=int((~finite).sum()),
+        steep_area_sqft=steep_area,
+        area_sqft=float(geom.area) * unit_to_ft**2,
+        steep_geometry=steep_geom,
+        cell_size_ft=(w_ft, h_ft),
+    )
+
+
+def check_device_slope(ctx: CheckContext, rule: Rule) -> None:
+    """Apply a ``device_slope`` rule: a device on ground steeper than the threshold needs a professional design."""
+    p = rule.params
+    threshold = float(p["threshold_pct"])
+    compare = str(p.get("compare", "gt"))
+    radius = float(p["point_radius_ft"])
+    designer = str(p.get("designer", "a qualified professional"))
+    devices = ctx.layer("devices")
+    if devices is None:
+        ctx.add(rule, Status.UNDETERMINED, "No devices layer was supplied, so the slope at the stormwater control measures could not be checked.")
+        ctx.skip(rule, "no devices layer")
+        return
+    if len(devices) == 0:
+        ctx.skip(rule, "the devices layer is empty: no stormwater control measure proposed")
+        return
+    want_types = rule.applies.get("device_types")
+    chosen = [i for i in range(len(devices)) if not want_types or str(devices.attrs[i].get("device_type") or "other").strip().lower() in want_types]
+    if not chosen:
+        ctx.skip(rule, "no device of the kind this rule covers")
+        return
+    for i in chosen:
+        ref = devices.ref(i)
+        geom = devices.geoms[i]
+        polygonal = geom.geom_type in ("Polygon", "MultiPolygon")
+        fp = geom if polygonal else display_buffer(geom, ctx.to_units(radius), radius)
+        how = "under its footprint" if polygonal else f"within {radius:g} ft of it"
+        extra: dict[str, Any] = {"threshold_pct": threshold, "measure": "steepest Horn cell slope before grading"}
+        if ctx.dem is None:
+            ctx.add(rule, Status.UNDETERMINED, f"{_name(ref)}: no DEM was supplied, so the slope at its location is unknown.", subject=ref, geometry=fp, **extra)
+            continue
+        fs = footprint_slope(ctx.dem, fp, ctx.unit_to_ft, threshold, compare)
+        extra.update(slope_pct=fs.max_pct, cells=fs.n_cells, cells_without_slope=fs.n_unknown, cell_size_ft=[round(fs.cell_size_ft[0], 3), round(fs.cell_size_ft[1], 3)])
+        if fs.max_pct is not None and exceeds(fs.max_pct, threshold, compare):
+            note = f" ({fs.n_unknown} of {fs.n_cells} cells had no data)" if fs.n_unknown else ""
+            msg = (
+                f"{_name(ref)}: the existing ground {how} slopes up to {fs.max_pct:.1f}% (steepest DEM cell, Horn), {_words(compare, threshold)} "
+                f"before grading{note}: the measure must be designed by {designer} ({rule.citation.text})."
+            )
+            ctx.add(rule, Status.ADVISORY, msg, subject=ref, geometry=fs.steep_geometry or fp, **extra)
+        elif fs.n_unknown or fs.max_pct is None:
+            ctx.add(rule, Status.UNDETERMINED, f"{_name(ref)}: {fs.n_unknown} of {fs.n_cells} DEM cells {how} have no slope (nodata, or the raster edge), so the slope there is unknown.", subject=ref, geometry=fp, **extra)
+        else:
+            ctx.add(rule, Status.PASS, f"{_name(ref)}: the existing ground {how} slopes at most {fs.max_pct:.1f}% (steepest DEM cell, Horn), not {_words(compare, threshold)}.", subject=ref, geometry=fp, **extra)
+
+
+def check_clearing_slope(ctx: CheckContext, rule: Rule) -> None:
+    """Apply a ``clearing_slope`` rule: cleared land on slopes over the threshold needs cover within the stated hours."""
+    p = rule.params
+    threshold = float(p["threshold_pct"])
+    compare = str(p.get("compare", "gt"))
+    roles = [str(r) for r in p.get("roles", ["clearing"])]
+    min_area = float(p.get("min_steep_area_sqft", 0.0))
+    hours = p.get("cover_within_hours")
+    layer = next((ctx.layer(r) for r in roles if ctx.layer(r) is not None), None)
+    if layer is None:
+        ctx.skip(rule, f"no {' or '.join(roles)} layer")
+        return
+    if len(layer) == 0:
+        ctx.skip(rule, f"the {layer.role} layer is empty: no land clearing proposed")
+        return
+    cover = f"for more than {hours:g} hours " if isinstance(hours, (int, float)) else ""
+    for i in range(len(layer)):
+        ref = layer.ref(i)
+        geom = layer.geoms[i]
+        extra: dict[str, Any] = {"threshold_pct": threshold, "measure": "Horn slope of the DEM cells under the cleared area"}
+        if ctx.dem is None:
+            ctx.add(rule, Status.UNDETERMINED, f"{_name(ref)}: no DEM was supplied, so the slope of the cleared land is unknown.", subject=ref, geometry=geom, **extra)
+            continue
+        fs = footprint_slope(ctx.dem, geom, ctx.unit_to_ft, threshold, compare)
+        extra.update(slope_pct=fs.max_pct, steep_area_sqft=fs.steep_area_sqft, area_sqft=fs.area_sqft, cells=fs.n_cells, cells_without_slope=fs.n_unknown)
+        steep = fs.max_pct is not None and exceeds(fs.max_pct, threshold, compare) and fs.steep_area_sqft >= min_area
+        if steep:
+            msg = (
+                f"{_name(ref)}: about {fs.steep_area_sqft:,.0f} sq ft of the cleared land slopes {_words(compare, threshold)} "
+                f"(steepest DEM cell {fs.max_pct:.1f}%, Horn): cleared land there may not be left devoid of growing vegetation {cover}"
+                f"without a protective covering or erosion control measures ({rule.citation.text})."
+            )
+            ctx.add(rule, Status.ADVISORY, msg, subject=ref, geometry=fs.steep_geometry or geom, **extra)
+        elif fs.n_unknown or fs.max_pct is None:
+            ctx.add(rule, Status.UNDETERMINED, f"{_name(ref)}: {fs.n_unknown} of {fs.n_cells} DEM cells under it have no slope (nodata, or the raster edge), so it is unknown whether the cleared land is steeper than {threshold:g}%.", subject=ref, geometry=geom, **extra)
+        else:
+            ctx.add(rule, Status.PASS, f"{_name(ref)}: the cleared land slopes at most {fs.max_pct:.1f}% (steepest DEM cell, Horn), not {_words(compare, threshold)}.", subject=ref, geometry=geom, **extra)

@@ -1,0 +1,176 @@
+"""Local slope of DEM cells (Horn's 3×3 method) and the cells under a footprint.
+
+Horn (1981), as ``gdaldem slope -alg Horn``: for a cell with neighbours
+
+    a b c
+    d e f
+    g h i
+
+the pixel-space derivatives are ``dz/dcol = ((c + 2f + i) − (a + 2d + g)) / 8``
+and ``dz/drow = ((g + 2h + i) − (a + 2b + c)) / 8`` (elevation per pixel). The
+ground gradient is ``Jᵀ·(dz/dcol, dz/drow)`` with ``J = d(col, row)/d(east_ft,
+north_ft)``, so non-square, rotated and geographic pixels are all measured in
+feet; the slope is ``100·|gradient|`` percent. A cell on the raster edge, or
+with nodata anywhere in its window, has no slope (``NaN``), as gdaldem
+without ``-compute_edges``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import shapely
+from shapely.geometry.base import BaseGeometry
+
+from ..raster import ElevationGrid
+
+
+def horn_slope_pct(values: np.ndarray, ground_to_pixel: np.ndarray, z_to_ft: float = 1.0) -> np.ndarray:
+    """Horn slope in percent of every cell of an array.
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        2-D elevations (band unit), ``NaN`` for nodata.
+    ground_to_pixel : numpy.ndarray, shape (2, 2)
+        Pixels per foot of (east, north) offset. For a north-up raster with
+        pixels ``w × h`` feet this is ``[[1/w, 0], [0, -1/h]]``.
+    z_to_ft : float
+        Elevation unit in feet.
+
+    Returns
+    -------
+    numpy.ndarray of float64
+        Slope in percent; ``NaN`` on the outer ring of cells and wherever the
+        3×3 window holds nodata.
+    """
+    z = np.asarray(values, dtype=np.float64) * z_to_ft
+    out = np.full(z.shape, np.nan)
+    if z.shape[0] < 3 or z.shape[1] < 3:
+        return out
+    a = z[:-2, :-2]
+    b = z[:-2, 1:-1]
+    c = z[:-2, 2:]
+    d = z[1:-1, :-2]
+    f = z[1:-1, 2:]
+    g = z[2:, :-2]
+    h = z[2:, 1:-1]
+    i = z[2:, 2:]
+    dzdc = ((c + 2 * f + i) - (a + 2 * d + g)) / 8.0
+    dzdr = ((g + 2 * h + i) - (a + 2 * b + c)) / 8.0
+    jac = np.asarray(ground_to_pixel, dtype=np.float64)
+    ge = jac[0, 0] * dzdc + jac[1, 0] * dzdr
+    gn = jac[0, 1] * dzdc + jac[1, 1] * dzdr
+    s = 100.0 * np.hypot(ge, gn)
+    s[~np.isfinite(z[1:-1, 1:-1])] = np.nan
+    out[1:-1, 1:-1] = s
+    return out
+
+
+def horn_slope_cells(grid: ElevationGrid, rows: np.ndarray, cols: np.ndarray, ground_to_pixel: np.ndarray) -> np.ndarray:
+    """Horn slope (percent) of selected cells of an :class:`ElevationGrid`.
+
+    Parameters
+    ----------
+    grid : ElevationGrid
+        The DEM; elevations are converted with ``grid.z_to_ft``.
+    rows, cols : numpy.ndarray of int
+        Cell indices.
+    ground_to_pixel : numpy.ndarray, shape (2, 2)
+        Local Jacobian (see :func:`~.ring.local_jacobian`).
+
+    Returns
+    -------
+    numpy.ndarray
+        Slope in percent, ``NaN`` for edge cells, cells outside the raster
+        and windows with nodata.
+    """
+    rows = np.asarray(rows, dtype=np.int64)
+    cols = np.asarray(cols, dtype=np.int64)
+    nr, nc = grid.shape
+    out = np.full(rows.shape, np.nan)
+    ok = (rows >= 1) & (rows <= nr - 2) & (cols >= 1) & (cols <= nc - 2)
+    if not ok.any():
+        return out
+    r = rows[ok]
+    c = cols[ok]
+    v = grid.values
+
+    def at(dr: int, dc: int) -> np.ndarray:
+        return v[r + dr, c + dc] * grid.z_to_ft
+
+    dzdc = ((at(-1, 1) + 2 * at(0, 1) + at(1, 1)) - (at(-1, -1) + 2 * at(0, -1) + at(1, -1))) / 8.0
+    dzdr = ((at(1, -1) + 2 * at(1, 0) + at(1, 1)) - (at(-1, -1) + 2 * at(-1, 0) + at(-1, 1))) / 8.0
+    jac = np.asarray(ground_to_pixel, dtype=np.float64)
+    ge = jac[0, 0] * dzdc + jac[1, 0] * dzdr
+    gn = jac[0, 1] * dzdc + jac[1, 1] * dzdr
+    s = 100.0 * np.hypot(ge, gn)
+    s[~np.isfinite(at(0, 0))] = np.nan
+    out[ok] = s
+    return out
+
+
+def footprint_points(geom: BaseGeometry, spacing: float, max_points: int = 200_000) -> tuple[np.ndarray, np.ndarray, float, int]:
+    """Lattice points covering a footprint, in working-CRS units.
+
+    Points of a square lattice of ``spacing`` inside the geometry, plus its
+    boundary densified at ``spacing`` and a representative point, so that
+    every DEM cell the footprint touches by more than a sliver is hit when
+    ``spacing`` is at most half a cell. The spacing grows when the lattice
+    would exceed ``max_points``.
+
+    Returns
+    -------
+    x, y : numpy.ndarray
+        Working-CRS coordinates.
+    spacing : float
+        The spacing used (working units); each interior point stands for
+        ``spacing²`` of area.
+    n_interior : int
+        The first ``n_interior`` points are the interior lattice points.
+    """
+    minx, miny, maxx, maxy = geom.bounds
+    area = max(float(geom.area), 0.0)
+    if area > 0 and area / (spacing * spacing) > max_points:
+        spacing = math.sqrt(area / max_points)
+    xs: list[np.ndarray] = []
+    ys: list[np.ndarray] = []
+    n_interior = 0
+    if area > 0:
+        gx = np.arange(minx + spacing / 2, maxx, spacing)
+        gy = np.arange(miny + spacing / 2, maxy, spacing)
+        if len(gx) and len(gy):
+            xx, yy = np.meshgrid(gx, gy)
+            inside = shapely.contains_xy(geom, xx.ravel(), yy.ravel())
+            xs.append(xx.ravel()[inside])
+            ys.append(yy.ravel()[inside])
+            n_interior = int(inside.sum())
+    boundary = geom.boundary if area > 0 else geom
+    if not boundary.is_empty and boundary.length > 0:
+        dense = shapely.segmentize(boundary, spacing)
+        coords = shapely.get_coordinates(dense)
+        xs.append(coords[:, 0])
+        ys.append(coords[:, 1])
+    elif not geom.is_empty:
+        coords = shapely.get_coordinates(geom)
+        xs.append(coords[:, 0])
+        ys.append(coords[:, 1])
+    rp = geom.representative_point() if not geom.is_empty else None
+    if rp is not None and not rp.is_empty:
+        xs.append(np.array([rp.x]))
+        ys.append(np.array([rp.y]))
+    if not xs:
+        return np.zeros(0), np.zeros(0), spacing, 0
+    return np.concatenate(xs), np.concatenate(ys), spacing, n_interior
+
+
+def cells_of_points(grid: ElevationGrid, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """DEM cell (row, col) holding each working-CRS point, and whether it lies on the raster."""
+    rx, ry = grid.to_raster(np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64))
+    col, row = grid.raster_to_pixel(np.asarray(rx), np.asarray(ry))
+    nr, nc = grid.shape
+    on = np.isfinite(col) & np.isfinite(row) & (col >= 0) & (col < nc) & (row >= 0) & (row < nr)
+    r = np.where(on, np.floor(np.where(on, row, 0)), -1).astype(np.int64)
+    c = np.where(on, np.floor(np.where(on, col, 0)), -1).astype(np.int64)
+    return r, c, on

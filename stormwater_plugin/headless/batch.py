@@ -1,0 +1,950 @@
+"""Batch screening: check every site parcel of a town in one run, over spatial partitions.
+
+The input is a site package like the one ``stormwater-check check`` reads,
+holding many site parcels (``is_site`` set on each). Plan features
+(:data:`PLAN_ROLES`: devices, building sites, clearing, disturbance,
+impervious areas) belong to the site parcel that contains their
+``point_on_surface``; every other role is context (wells, septic systems,
+shoreline, parcels…) and is shared by all the sites near it.
+
+How a site is checked
+---------------------
+Each site gets its own :class:`~stormwater_plugin.core.engine.SiteInputs`:
+its own plan features, and the context features within the *halo* of its
+footprint (the site parcel and its plan features). The halo is the largest
+horizontal distance any rule of the pack looks at (:func:`pack_reach_ft`,
+500 ft for the Lake George packs), so every feature a rule could count is
+there; the nearest feature of each role (and of each named target such as
+"Lake George") to each footprint part is added too, because setback rules
+also report a pass against the nearest feature however far it lies. The
+DEM is cut to the partition's footprints plus halo plus the 150 ft margin
+the single-site reader uses, and to the nearest points of those far
+features. The result is the same as checking the site alone with the whole
+town as context (``tests/headless/test_batch.py`` checks it).
+
+Where the work runs
+-------------------
+Sites are grouped into partitions: square tiles of site parcels, each
+shipped with the features and the DEM window its sites need. Partitions
+run on a :class:`concurrent.futures.ProcessPoolExecutor` (``workers``
+processes, 2 by default), in this process when ``workers`` is 1, or on
+Dask's distributed scheduler (``scheduler="local"`` for a
+:class:`distributed.LocalCluster`, or a scheduler address, or a
+:class:`distributed.Client`).
+
+Outputs (in ``out``)
+--------------------
+``findings.gpkg``
+    Layers ``findings_points``, ``findings_lines`` and ``findings_areas``
+    with a ``site_parcel`` column and the columns of the single-site
+    output, and ``site_parcels`` (each site parcel with its counts and worst
+    status), in the working CRS.
+``summary.csv``
+    One row per site: :data:`SUMMARY_COLUMNS`.
+``sites/<id>/findings.json``
+    The single-site ``findings.json`` document of each site.
+``batch.json``
+    The run: sites, partitions, halo, engine, timings, warnings.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import re
+import time
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator, Sequence
+
+import numpy as np
+
+from ..core.engine import SiteInputs, run_check
+from ..core.model import ROLES, Finding, FeatureLayer, Status, Warning_
+from ..core.raster import ElevationGrid
+from ..core.rulepack import RulePack, load_pack
+
+#: Roles whose features belong to one site (the parcel holding their point on surface).
+PLAN_ROLES: tuple[str, ...] = ("building_sites", "devices", "clearing", "disturbance", "impervious")
+#: Roles shared by every site near them.
+CONTEXT_ROLES: tuple[str, ...] = tuple(r for r in ROLES if r not in PLAN_ROLES)
+#: DEM margin around what a site needs, feet (as :func:`~stormwater_plugin.headless.reader.read_dem` reads).
+DEM_MARGIN_FT: float = 150.0
+#: Columns of ``summary.csv``.
+SUMMARY_COLUMNS: tuple[str, ...] = (
+    "site_parcel",
+    "project_class",
+    "class_source",
+    "violation",
+    "undetermined",
+    "advisory",
+    "pass",
+    "worst_status",
+    "worst_rule_id",
+    "worst_citation",
+    "worst_message",
+    "findings_json",
+    "error",
+)
+_FAMILY = {
+    "Point": "points",
+    "MultiPoint": "points",
+    "LineString": "lines",
+    "MultiLineString": "lines",
+    "Polygon": "areas",
+    "MultiPolygon": "areas",
+}
+
+
+class BatchError(Exception):
+    """Unusable batch input; the message says what and where."""
+
+
+# --------------------------------------------------------------------------- the halo
+
+
+def _numbers(value: Any, key: str = "") -> Iterator[tuple[str, float]]:
+    if isinstance(value, bool):
+        return
+    if isinstance(value, (int, float)):
+        yield key, float(value)
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield from _numbers(v, str(k))
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _numbers(v, key)
+
+
+def pack_reach_ft(pack: RulePack, cell_ft: float = 0.0) -> float:
+    """The largest horizontal distance any rule of ``pack`` looks at, in feet.
+
+    Parameters
+    ----------
+    pack : RulePack
+        The jurisdiction's rules.
+    cell_ft : float, default 0
+        The DEM's pixel size in feet: a D8 flow path (``flow_to_sensitive_area``)
+        of ``max_length_ft`` runs up to ``sqrt(2) * (max_length_ft + 2 cells)``
+        as the crow flies in the worst case, so that is its reach.
+
+    Returns
+    -------
+    float
+        The maximum over every numeric ``*_ft`` parameter of every rule
+        (setback distances, notification radius, buffer widths; vertical
+        ones such as a 2 ft separation never exceed it), and the flow-path
+        reach. 500.0 for the Lake George packs.
+    """
+    reach = 0.0
+    for rule in pack.rules:
+        for key, value in _numbers(dict(rule.params)):
+            if key.endswith("_ft") and math.isfinite(value):
+                reach = max(reach, abs(value))
+        if rule.kind == "flow_to_sensitive_area" and "max_length_ft" in rule.params:
+            reach = max(reach, math.sqrt(2.0) * (float(rule.params["max_length_ft"]) + 2.0 * max(cell_ft, 0.0)))
+    return reach
+
+
+# --------------------------------------------------------------------------- what a worker gets
+
+
+class _Transform:
+    """A picklable pyproj coordinate transform between two CRSs given as WKT (built lazily)."""
+
+    def __init__(self, src_wkt: str, dst_wkt: str) -> None:
+        self.src_wkt = src_wkt
+        self.dst_wkt = dst_wkt
+        self._tf: Any = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"src_wkt": self.src_wkt, "dst_wkt": self.dst_wkt, "_tf": None}
+
+    def __call__(self, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        if self._tf is None:
+            from pyproj import CRS, Transformer
+
+            self._tf = Transformer.from_crs(CRS.from_wkt(self.src_wkt), CRS.from_wkt(self.dst_wkt), always_xy=True)
+        tx, ty = self._tf.transform(x, y)
+        return np.asarray(tx, dtype=np.float64), np.asarray(ty, dtype=np.float64)
+
+
+@dataclass
+class DemSlice:
+    """A window of the town's DEM, with what is needed to rebuild an :class:`ElevationGrid`.
+
+    ``values`` are in the band's unit (float32 when that is lossless);
+    ``geotransform`` is GDAL order in the DEM's CRS; ``working_wkt`` and
+    ``dem_wkt`` name the two CRSs (equal WKT: the DEM is in the working CRS).
+    """
+
+    values: np.ndarray
+    geotransform: tuple[float, float, float, float, float, float]
+    z_to_ft: float
+    z_unit_note: str
+    cell_size_ft: tuple[float, float] | None
+    name: str
+    working_wkt: str
+    dem_wkt: str
+
+    def grid(self) -> ElevationGrid:
+        return ElevationGrid(
+            values=self.values,
+            geotransform=self.geotransform,
+            z_to_ft=self.z_to_ft,
+            to_raster=_Transform(self.working_wkt, self.dem_wkt),
+            z_unit_note=self.z_unit_note,
+            cell_size_ft=self.cell_size_ft,
+            name=self.name,
+            from_raster=_Transform(self.dem_wkt, self.working_wkt),
+        )
+
+
+@dataclass
+class Partition:
+    """A tile of sites and everything their checks need; picklable, sent to a worker.
+
+    ``layers`` hold the features of the partition (each role in the town's
+    order); ``sites`` is a list of (site parcel id, role -> indices into
+    ``layers[role]``).
+    """
+
+    number: int
+    jurisdiction: str
+    layers: dict[str, FeatureLayer]
+    sites: list[tuple[str, dict[str, np.ndarray]]]
+    dem: DemSlice | None
+    unit_to_ft: float
+    crs_name: str
+    class_override: str | None
+    warnings: list[Warning_]
+    inputs_doc: dict[str, Any]
+
+
+@dataclass
+class SiteOutcome:
+    """What a worker returns for one site: the summary, the findings.json text and the map rows."""
+
+    site_id: str
+    partition: int
+    project_class: str | None = None
+    class_source: str | None = None
+    counts: dict[str, int] = field(default_factory=dict)
+    worst: dict[str, str] | None = None
+    has_violation: bool = False
+    error: str | None = None
+    document: str = ""
+    rows: list[tuple[str, dict[str, Any], bytes]] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+# --------------------------------------------------------------------------- the worker side
+
+
+@lru_cache(maxsize=8)
+def _pack(jurisdiction: str) -> RulePack:
+    return load_pack(jurisdiction)
+
+
+def site_inputs(part: Partition, site: tuple[str, dict[str, np.ndarray]], dem: ElevationGrid | None) -> SiteInputs:
+    """The :class:`SiteInputs` of one site of a partition (its features, in the town's order)."""
+    site_id, index = site
+    layers: dict[str, FeatureLayer] = {}
+    for role, layer in part.layers.items():
+        idx = index.get(role, np.empty(0, dtype=np.int64))
+        layers[role] = FeatureLayer(role, layer.geoms[idx], [layer.ids[k] for k in idx], [layer.attrs[k] for k in idx])
+    return SiteInputs(
+        layers=layers,
+        dem=dem,
+        unit_to_ft=part.unit_to_ft,
+        crs_name=part.crs_name,
+        site_parcel_id=site_id,
+        class_override=part.class_override,
+        warnings=list(part.warnings),
+    )
+
+
+def _worst(findings: Sequence[Finding]) -> Finding | None:
+    if not findings:
+        return None
+    return min(findings, key=lambda f: (f.status.rank, -float(f.extra.get("shortfall_ft") or 0.0)))
+
+
+def run_partition(part: Partition) -> list[SiteOutcome]:
+    """Check every site of a partition; one :class:`SiteOutcome` per site, errors included.
+
+    Runs in a worker process (or Dask worker); imports only the core,
+    numpy, shapely and pyproj.
+    """
+    import shapely
+
+    from ..core.serialize import finding_to_dict, result_to_dict
+    from .writer import short_label
+
+    pack = _pack(part.jurisdiction)
+    dem = part.dem.grid() if part.dem is not None else None
+    out: list[SiteOutcome] = []
+    for site in part.sites:
+        t0 = time.perf_counter()
+        outcome = SiteOutcome(site_id=site[0], partition=part.number)
+        try:
+            result = run_check(site_inputs(part, site, dem), pack)
+            inputs = dict(part.inputs_doc, site_parcel=site[0])
+            outcome.document = json.dumps(result_to_dict(result, crs_name=part.crs_name, inputs=inputs), indent=2, ensure_ascii=False)
+            outcome.project_class = result.project_class
+            outcome.class_source = result.class_source
+            outcome.counts = result.counts()
+            outcome.has_violation = result.has_violation
+            w = _worst(result.findings)
+            if w is not None:
+                outcome.worst = {"status": w.status.value, "rule_id": w.rule_id, "citation": w.citation.text, "message": w.message}
+            for f in result.findings:
+                g = f.geometry
+                fam = _FAMILY.get(g.geom_type) if g is not None and not g.is_empty else None
+                if fam is None:
+                    continue
+                d = finding_to_dict(f)
+                row = {
+                    "site_parcel": site[0],
+                    "status": d["status"],
+                    "rule_id": d["rule_id"],
+                    "citation": d["citation"],
+                    "measured_ft": d["measured_ft"],
+                    "required_ft": d["required_ft"],
+                    "message": d["message"],
+                    "subject_layer": d["subject"]["layer"] if d["subject"] else None,
+                    "subject_id": d["subject"]["id"] if d["subject"] else None,
+                    "other_layer": d["other"]["layer"] if d["other"] else None,
+                    "other_id": d["other"]["id"] if d["other"] else None,
+                    "label": short_label(f),
+                }
+                outcome.rows.append((fam, row, shapely.to_wkb(g)))
+        except Exception as exc:  # one bad site must not sink the town
+            text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+            outcome.error = f"{type(exc).__name__}: {text}"[:300]
+        outcome.seconds = time.perf_counter() - t0
+        out.append(outcome)
+    return out
+
+
+# --------------------------------------------------------------------------- planning (main process)
+
+
+def _query_geoms(layer: FeatureLayer) -> np.ndarray:
+    """Geometries fit for spatial queries: invalid ones repaired, null and empty ones as None."""
+    import shapely
+
+    geoms = np.asarray(layer.geoms, dtype=object).copy()
+    missing = shapely.is_missing(geoms)
+    ok = ~missing
+    ok[ok] = ~shapely.is_empty(geoms[ok])
+    geoms[~ok] = None
+    bad = np.zeros(len(geoms), dtype=bool)
+    bad[ok] = ~shapely.is_valid(geoms[ok])
+    if bad.any():
+        geoms[bad] = shapely.make_valid(geoms[bad])
+    return geoms
+
+
+def _truthy(value: Any) -> bool:
+    from ..core.checks.context import truthy
+
+    return bool(truthy(value))
+
+
+@dataclass
+class BatchPlan:
+    """Sites, their features and their partitions (before anything runs)."""
+
+    site_ids: list[str]
+    site_parcels: list[list[int]]
+    partitions: list[Partition]
+    halo_ft: float
+    unassigned: dict[str, list[str]]
+    site_bounds: np.ndarray
+
+
+def _pairs_unique(site: np.ndarray, feat: np.ndarray, n_feat: int) -> tuple[np.ndarray, np.ndarray]:
+    key = np.unique(site.astype(np.int64) * max(n_feat, 1) + feat.astype(np.int64))
+    return key // max(n_feat, 1), key % max(n_feat, 1)
+
+
+def _name_subsets(pack: RulePack, role: str, layer: FeatureLayer) -> list[np.ndarray]:
+    """Index subsets of ``layer`` that rules target by name (e.g. the Lake George shoreline)."""
+    from ..core.checks.setbacks import feature_name
+
+    matches = sorted(
+        {str(spec.get("name_matches", "")).lower() for rule in pack.rules for spec in rule.params.get("targets", []) if isinstance(spec, dict) and spec.get("role") == role and spec.get("name_matches")}
+    )
+    if not matches:
+        return []
+    names = [feature_name(a).lower() for a in layer.attrs]
+    return [np.array([k for k, n in enumerate(names) if m in n], dtype=np.int64) for m in matches]
+
+
+def plan_batch(
+    layers: dict[str, FeatureLayer],
+    dem: ElevationGrid | None,
+    pack: RulePack,
+    unit_to_ft: float,
+    *,
+    working_wkt: str = "",
+    dem_wkt: str = "",
+    crs_name: str = "",
+    class_override: str | None = None,
+    warnings: Sequence[Warning_] = (),
+    inputs_doc: dict[str, Any] | None = None,
+    sites_per_partition: int | None = None,
+    workers: int = 2,
+) -> BatchPlan:
+    """Find the sites, give each its features, and tile them into partitions.
+
+    Parameters
+    ----------
+    layers : dict of FeatureLayer
+        The town's layers in the working CRS (as read by
+        :func:`~stormwater_plugin.headless.reader.read_site`).
+    dem : ElevationGrid or None
+        The town's DEM window.
+    pack : RulePack
+        The jurisdiction's rules (they set the halo).
+    unit_to_ft : float
+        Working-CRS unit in feet.
+    sites_per_partition : int, optional
+        Sites per tile; by default about a quarter of the sites per worker,
+        between 4 and 200.
+    workers : int
+        Worker count, for the default tile size.
+
+    Raises
+    ------
+    BatchError
+        No parcels layer, or no parcel with ``is_site`` set.
+    """
+    import shapely
+
+    parcels = layers.get("parcels")
+    if parcels is None or len(parcels) == 0:
+        raise BatchError("the package has no parcels layer (or it is empty): batch screening needs the site parcels, with is_site set on each")
+    flagged = [k for k, a in enumerate(parcels.attrs) if _truthy({str(key).lower(): v for key, v in a.items()}.get("is_site"))]
+    pgeoms = _query_geoms(parcels)
+    flagged = [k for k in flagged if pgeoms[k] is not None]
+    if not flagged:
+        raise BatchError("no parcel has is_site set: mark each site parcel with is_site = 1 (or true) and run again")
+    site_ids: list[str] = []
+    site_parcels: list[list[int]] = []
+    number: dict[str, int] = {}
+    for k in flagged:
+        pid = parcels.ids[k]
+        if pid not in number:
+            number[pid] = len(site_ids)
+            site_ids.append(pid)
+            site_parcels.append([])
+        site_parcels[number[pid]].append(k)
+    n_sites = len(site_ids)
+    flagged_arr = np.array(flagged, dtype=np.int64)
+    site_of_flagged = np.array([number[parcels.ids[k]] for k in flagged], dtype=np.int64)
+
+    cell_ft = max(dem.cell_size_ft) if dem is not None and dem.cell_size_ft else 0.0
+    halo_ft = pack_reach_ft(pack, cell_ft)
+    halo = halo_ft / unit_to_ft
+    margin = DEM_MARGIN_FT / unit_to_ft
+
+    # Footprints: the site parcels and the plan features they hold.
+    fp_geoms: list[np.ndarray] = [pgeoms[flagged_arr]]
+    fp_site: list[np.ndarray] = [site_of_flagged]
+    plan_pairs: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    unassigned: dict[str, list[str]] = {}
+    site_tree = shapely.STRtree(pgeoms[flagged_arr])
+    for role in PLAN_ROLES:
+        layer = layers.get(role)
+        if layer is None:
+            continue
+        g = _query_geoms(layer)
+        pos = shapely.point_on_surface(g)
+        f, t = site_tree.query(pos, predicate="intersects")
+        order = np.lexsort((flagged_arr[t], f))
+        f, t = f[order], t[order]
+        first = np.unique(f, return_index=True)[1]
+        f, s = f[first].astype(np.int64), site_of_flagged[t[first]]
+        plan_pairs[role] = _pairs_unique(s, f, len(layer))
+        lost = np.setdiff1d(np.arange(len(layer)), f)
+        if lost.size:
+            unassigned[role] = [layer.ids[k] for k in lost]
+        fp_geoms.append(g[f])
+        fp_site.append(s)
+    fpg = np.concatenate(fp_geoms)
+    fps = np.concatenate(fp_site)
+    b = shapely.bounds(fpg)
+    sb = np.full((n_sites, 4), np.nan)
+    sb[:, 0], sb[:, 1] = np.inf, np.inf
+    sb[:, 2], sb[:, 3] = -np.inf, -np.inf
+    np.minimum.at(sb[:, 0], fps, b[:, 0])
+    np.minimum.at(sb[:, 1], fps, b[:, 1])
+    np.maximum.at(sb[:, 2], fps, b[:, 2])
+    np.maximum.at(sb[:, 3], fps, b[:, 3])
+    site_box = shapely.box(sb[:, 0] - halo, sb[:, 1] - halo, sb[:, 2] + halo, sb[:, 3] + halo)
+    # What the DEM must cover, per site: footprint + halo + margin, and far nearest points.
+    need = np.column_stack([sb[:, 0] - halo - margin, sb[:, 1] - halo - margin, sb[:, 2] + halo + margin, sb[:, 3] + halo + margin])
+
+    # Context: features whose envelope meets the site's grown envelope (a superset of those
+    # within the halo), plus the nearest of each role and each named target to each footprint part.
+    ctx_pairs: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    for role in CONTEXT_ROLES:
+        layer = layers.get(role)
+        if layer is None:
+            continue
+        n = len(layer)
+        g = _query_geoms(layer)
+        if n == 0 or all(x is None for x in g):
+            ctx_pairs[role] = (np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64))
+            continue
+        tree = shapely.STRtree(g)
+        q, t = tree.query(site_box)
+        sites_l, feats_l = [q], [t]
+        subsets = [np.flatnonzero(shapely.is_geometry(g))] + _name_subsets(pack, role, layer)
+        for sub in subsets:
+            sub = sub[shapely.is_geometry(g[sub])] if sub.size else sub
+            if sub.size == 0:
+                continue
+            subtree = shapely.STRtree(g[sub])
+            qn, tn = subtree.query_nearest(fpg, all_matches=True)
+            fn = sub[tn]
+            sites_l.append(fps[qn])
+            feats_l.append(fn)
+            # Points sampled on far nearest features must lie on the DEM window.
+            lines = shapely.shortest_line(fpg[qn], g[fn])
+            lb = shapely.bounds(lines)
+            np.minimum.at(need[:, 0], fps[qn], lb[:, 0] - margin)
+            np.minimum.at(need[:, 1], fps[qn], lb[:, 1] - margin)
+            np.maximum.at(need[:, 2], fps[qn], lb[:, 2] + margin)
+            np.maximum.at(need[:, 3], fps[qn], lb[:, 3] + margin)
+        ctx_pairs[role] = _pairs_unique(np.concatenate(sites_l), np.concatenate(feats_l), n)
+
+    # Tiles of site parcels: about `target` sites each.
+    workers = max(1, int(workers))
+    target = sites_per_partition or int(min(200, max(4, math.ceil(n_sites / (4 * workers)))))
+    cx = (sb[:, 0] + sb[:, 2]) / 2
+    cy = (sb[:, 1] + sb[:, 3]) / 2
+    w = float(cx.max() - cx.min())
+    h = float(cy.max() - cy.min())
+    area = max(w * h, max(w, h) ** 2 / n_sites)  # sites in a row: tiles along the row
+    side = max(math.sqrt(area * target / n_sites), 1e-9)
+    tx = np.floor((cx - cx.min()) / side).astype(np.int64)
+    ty = np.floor((cy - cy.min()) / side).astype(np.int64)
+    tile_key = ty * (int(tx.max()) + 1) + tx
+    tiles = [np.flatnonzero(tile_key == k) for k in np.unique(tile_key)]
+    tiles.sort(key=len, reverse=True)
+
+    all_pairs = {**plan_pairs, **ctx_pairs}
+    splits = {role: np.searchsorted(s, np.arange(n_sites + 1)) for role, (s, _) in all_pairs.items()}
+    partitions: list[Partition] = []
+    for number_, members in enumerate(tiles):
+        part_layers: dict[str, FeatureLayer] = {}
+        part_sites: list[tuple[str, dict[str, np.ndarray]]] = [(site_ids[m], {}) for m in members]
+        for role, layer in layers.items():
+            if role not in all_pairs:
+                part_layers[role] = layer
+                for _, idx in part_sites:
+                    idx[role] = np.arange(len(layer))
+                continue
+            _, feats = all_pairs[role]
+            cut = splits[role]
+            chunks = [feats[cut[m] : cut[m + 1]] for m in members]
+            used = np.unique(np.concatenate(chunks)) if chunks else np.empty(0, dtype=np.int64)
+            part_layers[role] = FeatureLayer(role, layer.geoms[used], [layer.ids[k] for k in used], [layer.attrs[k] for k in used])
+            for (_, idx), chunk in zip(part_sites, chunks):
+                idx[role] = np.searchsorted(used, chunk)
+        box_ = (float(need[members, 0].min()), float(need[members, 1].min()), float(need[members, 2].max()), float(need[members, 3].max()))
+        partitions.append(
+            Partition(
+                number=number_,
+                jurisdiction=pack.jurisdiction,
+                layers=part_layers,
+                sites=part_sites,
+                dem=_dem_slice(dem, box_, working_wkt, dem_wkt) if dem is not None else None,
+                unit_to_ft=unit_to_ft,
+                crs_name=crs_name,
+                class_override=class_override,
+                warnings=list(warnings),
+                inputs_doc=dict(inputs_doc or {}),
+            )
+        )
+    return BatchPlan(site_ids, site_parcels, partitions, halo_ft, unassigned, sb)
+
+
+def _dem_slice(dem: ElevationGrid, box_: tuple[float, float, float, float], working_wkt: str, dem_wkt: str) -> DemSlice:
+    """The part of ``dem`` covering a working-CRS box (its edges densified), plus 2 pixels."""
+    x0, y0, x1, y1 = box_
+    t = np.linspace(0.0, 1.0, 33)
+    xs = np.concatenate([x0 + (x1 - x0) * t, np.full_like(t, x1), x1 - (x1 - x0) * t, np.full_like(t, x0)])
+    ys = np.concatenate([np.full_like(t, y0), y0 + (y1 - y0) * t, np.full_like(t, y1), y1 - (y1 - y0) * t])
+    rx, ry = dem.to_raster(xs, ys)
+    col, row = dem.raster_to_pixel(np.asarray(rx), np.asarray(ry))
+    rows, cols = dem.shape
+    ok = np.isfinite(col) & np.isfinite(row)
+    if not ok.any():
+        c0, r0, c1, r1 = 0, 0, cols, rows
+    else:
+        c0 = int(np.clip(np.floor(col[ok].min()) - 2, 0, cols))
+        r0 = int(np.clip(np.floor(row[ok].min()) - 2, 0, rows))
+        c1 = int(np.clip(np.ceil(col[ok].max()) + 2, 0, cols))
+        r1 = int(np.clip(np.ceil(row[ok].max()) + 2, 0, rows))
+        if c1 - c0 < 2 or r1 - r0 < 2:  # off the DEM: keep a tiny corner, every sample is NaN as before
+            c0, r0, c1, r1 = 0, 0, min(2, cols), min(2, rows)
+    values = dem.values[r0:r1, c0:c1]
+    v32 = values.astype(np.float32)
+    if np.array_equal(v32.astype(np.float64), values, equal_nan=True):
+        values = v32
+    else:
+        values = values.copy()
+    a, b, c, d, e, f = dem.geotransform
+    gt = (a + c0 * b + r0 * c, b, c, d + c0 * e + r0 * f, e, f)
+    return DemSlice(values, gt, dem.z_to_ft, dem.z_unit_note, dem.cell_size_ft, dem.name, working_wkt, dem_wkt)
+
+
+# --------------------------------------------------------------------------- running
+
+
+def _executor_map(partitions: Sequence[Partition], workers: int, scheduler: Any) -> tuple[Iterator[list[SiteOutcome]], Callable[[], None], str]:
+    """Run ``run_partition`` on every partition; yields results as they complete.
+
+    Returns the iterator, a close function and a description of the engine.
+    """
+    if scheduler is not None:
+        return _dask_map(partitions, workers, scheduler)
+    if workers <= 1 or len(partitions) <= 1:
+        return (run_partition(p) for p in partitions), (lambda: None), "this process"
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    # spawn: safe whatever threads this process runs (QGIS, Dask, a test runner).
+    pool = ProcessPoolExecutor(max_workers=min(workers, len(partitions)), mp_context=multiprocessing.get_context("spawn"))
+    futures = [pool.submit(run_partition, p) for p in partitions]
+
+    def results() -> Iterator[list[SiteOutcome]]:
+        for fut in as_completed(futures):
+            yield fut.result()
+
+    def close() -> None:
+        for fut in futures:
+            fut.cancel()
+        pool.shutdown(wait=True)
+
+    return results(), close, f"ProcessPoolExecutor, {min(workers, len(partitions))} processes"
+
+
+def _dask_map(partitions: Sequence[Partition], workers: int, scheduler: Any) -> tuple[Iterator[list[SiteOutcome]], Callable[[], None], str]:
+    try:
+        from distributed import Client, LocalCluster, as_completed
+    except ImportError as exc:  # pragma: no cover - depends on the installation
+        raise BatchError("--scheduler needs Dask's distributed scheduler: pip install 'dask[distributed]' (the 'batch' extra)") from exc
+    import logging
+
+    cluster = None
+    own_client = True
+    if isinstance(scheduler, Client):
+        client, own_client = scheduler, False
+        what = f"Dask scheduler {client.scheduler.address if client.scheduler else '?'}"
+    elif str(scheduler) == "local":
+        cluster = LocalCluster(n_workers=max(1, workers), threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=logging.ERROR)
+        client = Client(cluster)
+        what = f"Dask LocalCluster, {max(1, workers)} worker processes"
+    else:
+        try:
+            client = Client(str(scheduler), timeout=20)
+        except Exception as exc:
+            raise BatchError(f"--scheduler {scheduler}: cannot reach the Dask scheduler ({exc}); start one with 'dask scheduler' or use --scheduler local") from exc
+        what = f"Dask scheduler {scheduler}"
+    futures = [client.submit(run_partition, p, pure=False) for p in partitions]
+
+    def results() -> Iterator[list[SiteOutcome]]:
+        for fut in as_completed(futures):
+            yield fut.result()
+
+    def close() -> None:
+        for fut in futures:
+            fut.cancel()
+        if own_client:
+            client.close()
+        if cluster is not None:
+            cluster.close()
+
+    return results(), close, what
+
+
+def _safe_name(site_id: str, taken: set[str]) -> str:
+    base = re.sub(r"[^A-Za-z0-9._-]+", "_", site_id).strip("._") or "site"
+    name, k = base, 2
+    while name.lower() in taken:
+        name, k = f"{base}_{k}", k + 1
+    taken.add(name.lower())
+    return name
+
+
+@dataclass
+class BatchReport:
+    """What a batch run did."""
+
+    out: Path
+    n_sites: int
+    n_partitions: int
+    engine: str
+    halo_ft: float
+    with_violation: int
+    errors: list[tuple[str, str]]
+    counts: dict[str, int]
+    seconds: dict[str, float]
+    unassigned: dict[str, list[str]]
+
+    @property
+    def exit_code(self) -> int:
+        """2 when a site could not be checked, else 1 when any site has a violation, else 0."""
+        if self.errors:
+            return 2
+        return 1 if self.with_violation else 0
+
+
+def run_batch(
+    package: Path,
+    dem_path: Path | None,
+    jurisdiction: str,
+    out: Path,
+    *,
+    class_override: str | None = None,
+    workers: int = 2,
+    scheduler: Any = None,
+    layer_options: Sequence[str] = (),
+    dem_z_units: str | None = None,
+    sites_per_partition: int | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> BatchReport:
+    """Check every site parcel of ``package`` and write the batch outputs into ``out``.
+
+    Parameters
+    ----------
+    package : Path
+        A site package with many site parcels (``is_site`` set on each).
+    dem_path : Path or None
+        The DEM covering the town.
+    jurisdiction : str
+        Rule pack name.
+    out : Path
+        Output folder (created).
+    class_override : str, optional
+        Project class for every site (``--class``).
+    workers : int, default 2
+        Processes (process pool), or LocalCluster workers; 1 runs in this process.
+    scheduler : None, "local", str or distributed.Client
+        ``None``: the process pool. Otherwise Dask: a LocalCluster, a
+        scheduler address (``tcp://host:8786``) or a connected client.
+    sites_per_partition : int, optional
+        Sites per tile (default: see :func:`plan_batch`).
+
+    Raises
+    ------
+    InputError, BatchError, PackError
+        Unusable input, before any site is checked.
+    """
+    from .reader import read_site
+
+    say = progress or (lambda _m: None)
+    times: dict[str, float] = {}
+    t0 = time.perf_counter()
+    pack = load_pack(jurisdiction)
+    if not package.exists():
+        raise BatchError(f"{package}: site package not found")
+    loaded = read_site(package, list(layer_options), dem_path, dem_z_units, None, class_override)
+    times["read_s"] = time.perf_counter() - t0
+    inputs = loaded.inputs
+    dem_wkt = ""
+    if inputs.dem is not None:
+        from .reader import _dem_crs
+
+        dem_wkt = _dem_crs(Path(loaded.dem_path or "")).to_wkt()
+    inputs_doc = {
+        "site": str(package),
+        "layers": loaded.sources,
+        "dem": loaded.dem_path,
+        "dem_z": inputs.dem.z_unit_note if inputs.dem else None,
+        "batch": True,
+    }
+    t1 = time.perf_counter()
+    n_workers = workers
+    if scheduler is not None and not isinstance(scheduler, str):
+        try:
+            n_workers = max(1, sum(scheduler.nthreads().values()))
+        except Exception:
+            n_workers = workers
+    plan = plan_batch(
+        inputs.layers,
+        inputs.dem,
+        pack,
+        inputs.unit_to_ft,
+        working_wkt=loaded.crs.to_wkt(),
+        dem_wkt=dem_wkt,
+        crs_name=inputs.crs_name,
+        class_override=class_override,
+        warnings=inputs.warnings,
+        inputs_doc=inputs_doc,
+        sites_per_partition=sites_per_partition,
+        workers=n_workers,
+    )
+    times["plan_s"] = time.perf_counter() - t1
+    say(f"{len(plan.site_ids)} site(s) in {len(plan.partitions)} partition(s); halo {plan.halo_ft:g} ft")
+    for role, ids in plan.unassigned.items():
+        say(f"warning: {len(ids)} {role} feature(s) lie in no site parcel and were not checked ({', '.join(ids[:5])}{'…' if len(ids) > 5 else ''})")
+
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "sites").mkdir(exist_ok=True)
+    except OSError as exc:
+        raise BatchError(f"{out}: cannot create the output folder ({exc.strerror})") from exc
+    taken: set[str] = set()
+    folder = {sid: _safe_name(sid, taken) for sid in plan.site_ids}
+    outcomes: dict[str, SiteOutcome] = {}
+    t2 = time.perf_counter()
+    results, close, engine = _executor_map(plan.partitions, workers, scheduler)
+    done = 0
+    try:
+        for batch in results:
+            for o in batch:
+                if o.document:
+                    d = out / "sites" / folder[o.site_id]
+                    d.mkdir(exist_ok=True)
+                    (d / "findings.json").write_text(o.document, encoding="utf-8")
+                    o.document = ""
+                outcomes[o.site_id] = o
+            done += 1
+            say(f"partition {done}/{len(plan.partitions)} done ({len(outcomes)} sites)")
+    finally:
+        close()
+    times["check_s"] = time.perf_counter() - t2
+
+    t3 = time.perf_counter()
+    ordered = [outcomes[s] for s in plan.site_ids]
+    _write_summary(out / "summary.csv", ordered, folder)
+    _write_gpkg(out / "findings.gpkg", ordered, plan, inputs.layers["parcels"], loaded.crs)
+    times["write_s"] = time.perf_counter() - t3
+    times["total_s"] = time.perf_counter() - t0
+    totals = {s.value: 0 for s in Status}
+    for o in ordered:
+        for k, v in o.counts.items():
+            totals[k] += v
+    report = BatchReport(
+        out=out,
+        n_sites=len(ordered),
+        n_partitions=len(plan.partitions),
+        engine=engine,
+        halo_ft=plan.halo_ft,
+        with_violation=sum(1 for o in ordered if o.has_violation),
+        errors=[(o.site_id, o.error) for o in ordered if o.error],
+        counts=totals,
+        seconds=times,
+        unassigned=plan.unassigned,
+    )
+    meta = {
+        "jurisdiction": jurisdiction,
+        "package": str(package),
+        "dem": str(dem_path) if dem_path else None,
+        "class_override": class_override,
+        "sites": len(ordered),
+        "partitions": len(plan.partitions),
+        "sites_per_partition": [len(p.sites) for p in plan.partitions],
+        "halo_ft": plan.halo_ft,
+        "engine": engine,
+        "working_crs": inputs.crs_name,
+        "sites_with_violation": report.with_violation,
+        "counts": totals,
+        "errors": [{"site_parcel": s, "error": e} for s, e in report.errors],
+        "unassigned_features": plan.unassigned,
+        "seconds": {k: round(v, 3) for k, v in times.items()},
+        "site_check_seconds": round(sum(o.seconds for o in ordered), 3),
+    }
+    (out / "batch.json").write_text(json.dumps(meta, indent=2, ensure_ascii=False), encoding="utf-8")
+    return report
+
+
+def _write_summary(path: Path, outcomes: Iterable[SiteOutcome], folder: dict[str, str]) -> None:
+    with path.open("w", newline="", encoding="utf-8") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(SUMMARY_COLUMNS))
+        w.writeheader()
+        for o in outcomes:
+            worst = o.worst or {}
+            w.writerow(
+                {
+                    "site_parcel": o.site_id,
+                    "project_class": o.project_class or "",
+                    "class_source": o.class_source or "",
+                    "violation": o.counts.get("violation", ""),
+                    "undetermined": o.counts.get("undetermined", ""),
+                    "advisory": o.counts.get("advisory", ""),
+                    "pass": o.counts.get("pass", ""),
+                    "worst_status": worst.get("status", "error" if o.error else ""),
+                    "worst_rule_id": worst.get("rule_id", ""),
+                    "worst_citation": worst.get("citation", ""),
+                    "worst_message": worst.get("message", ""),
+                    "findings_json": f"sites/{folder[o.site_id]}/findings.json" if not o.error else "",
+                    "error": o.error or "",
+                }
+            )
+
+
+def _write_gpkg(path: Path, outcomes: Sequence[SiteOutcome], plan: BatchPlan, parcels: FeatureLayer, crs: Any) -> None:
+    """findings_points/lines/areas with a site_parcel column, and the site parcels with their counts."""
+    import geopandas as gpd
+    import shapely
+
+    if path.exists():
+        path.unlink()
+    groups: dict[str, tuple[list[dict[str, Any]], list[bytes]]] = {"points": ([], []), "lines": ([], []), "areas": ([], [])}
+    for o in outcomes:
+        for fam, row, wkb in o.rows:
+            groups[fam][0].append(row)
+            groups[fam][1].append(wkb)
+    for fam, (rows, wkbs) in groups.items():
+        if not rows:
+            continue
+        frame = gpd.GeoDataFrame(rows, geometry=shapely.from_wkb(np.array(wkbs, dtype=object)), crs=crs)
+        frame.to_file(path, layer=f"findings_{fam}", driver="GPKG")
+    by_id = {o.site_id: o for o in outcomes}
+    rows = []
+    geoms = []
+    for sid, members in zip(plan.site_ids, plan.site_parcels):
+        o = by_id[sid]
+        worst = o.worst or {}
+        rows.append(
+            {
+                "site_parcel": sid,
+                "project_class": o.project_class,
+                "violation": o.counts.get("violation"),
+                "undetermined": o.counts.get("undetermined"),
+                "advisory": o.counts.get("advisory"),
+                "pass": o.counts.get("pass"),
+                "worst_status": worst.get("status", "error" if o.error else None),
+                "worst_rule_id": worst.get("rule_id"),
+                "error": o.error,
+            }
+        )
+        geoms.append(shapely.union_all(parcels.geoms[members]) if len(members) > 1 else parcels.geoms[members[0]])
+    gpd.GeoDataFrame(rows, geometry=geoms, crs=crs).to_file(path, layer="site_parcels", driver="GPKG")
+
+
+__all__ = [
+    "BatchError",
+    "BatchPlan",
+    "BatchReport",
+    "CONTEXT_ROLES",
+    "DemSlice",
+    "PLAN_ROLES",
+    "Partition",
+    "SUMMARY_COLUMNS",
+    "SiteOutcome",
+    "pack_reach_ft",
+    "plan_batch",
+    "run_batch",
+    "run_partition",
+    "site_inputs",
+]

@@ -1,0 +1,257 @@
+"""``stormwater-check envelope``: where on the site parcel an infiltration device may go.
+
+Writes ``DIR/envelope.gpkg`` (layers ``envelope``, ``excluded``,
+``needs_professional_design``) and ``DIR/envelope.json`` (the same without
+geometry). Exit 0: an envelope exists; 1: no position on the parcel is
+allowed; 2: unusable input (one or two lines on stderr, never a traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import warnings as _pywarnings
+from pathlib import Path
+from typing import Any, Sequence
+
+from ..__about__ import __version__
+
+
+def _parser() -> argparse.ArgumentParser:
+    from ..core.model import DEVICE_TYPES
+    from ..core.rulepack import JURISDICTIONS
+
+    p = argparse.ArgumentParser(
+        prog="stormwater-check envelope",
+        description=(
+            "Siting envelope: the part of the site parcel where an infiltration device of one kind may be placed under the "
+            "jurisdiction's setback and buffer rules, with every excluded zone and its citation."
+        ),
+    )
+    p.add_argument("site", nargs="?", type=Path, help="site package: a GeoPackage with standard layer names")
+    p.add_argument("--dem", type=Path, help="DEM raster (any GDAL format, any CRS); without it, gradient-dependent zones cover the parcel")
+    p.add_argument("--jurisdiction", required=True, choices=JURISDICTIONS)
+    p.add_argument("--class", dest="project_class", choices=("exempt", "minor", "major"), help="project class (default: computed from the site)")
+    p.add_argument("--high-traffic", action="store_true", help="the device serves roadways, parking or other vehicle areas")
+    p.add_argument("--device-type", default="dry_well", choices=DEVICE_TYPES, help="device type (default dry_well)")
+    p.add_argument("--cell-ft", type=float, default=1.0, help="grid cell for gradient-dependent boundaries, feet (default 1)")
+    p.add_argument("--dem-z-units", choices=("m", "ft", "us-ft"), help="elevation unit of the DEM")
+    p.add_argument("--site-parcel", help="id of the site parcel (default: is_site, else the only parcel)")
+    p.add_argument("--layer", action="append", default=[], metavar="ROLE=PATH[:LAYER]", help="take a role from any OGR source (repeatable)")
+    p.add_argument("--out", type=Path, required=True, help="output folder for envelope.gpkg and envelope.json")
+    p.add_argument("--version", action="version", version=f"stormwater-check {__version__}")
+    return p
+
+
+def _fail(message: str) -> None:
+    lines = message.strip().splitlines() or ["unusable input"]
+    sys.stderr.write(f"stormwater-check envelope: error: {lines[0]}\n")
+    if len(lines) > 1:
+        sys.stderr.write(f"  {lines[1]}\n")
+    raise SystemExit(2)
+
+
+def reach_ft(pack: Any) -> float:
+    """The furthest any envelope rule of the pack reaches from the parcel, feet (for the DEM window)."""
+    far = 0.0
+    for r in pack.rules:
+        for key in ("required_ft", "width_ft", "point_radius_ft"):
+            v = r.params.get(key)
+            if isinstance(v, (int, float)):
+                far = max(far, float(v))
+    return far
+
+
+def _reread_dem_over_site(loaded: Any, pack: Any, dem_path: Path, z_units: str | None) -> None:
+    """Read the DEM again over the site parcel grown by the rules' reach (the check reads it around the plan only)."""
+    import shapely
+
+    from ..core.engine import find_site_parcels
+    from ..core.geometry import clean_layer
+    from ..core.model import FeatureLayer
+    from .reader import read_dem
+
+    inputs = loaded.inputs
+    parcels = inputs.layers.get("parcels")
+    if parcels is None or inputs.dem is None:
+        return
+    scratch: list[Any] = []
+    cleaned = {r: clean_layer(lyr, scratch) for r, lyr in inputs.layers.items()}
+    idx = find_site_parcels(cleaned.get("parcels"), inputs.site_parcel_id, cleaned, scratch)
+    if not idx:
+        return
+    site = shapely.union_all(cleaned["parcels"].geoms[idx])
+    pad = (reach_ft(pack) + 20.0) / inputs.unit_to_ft
+    window = {"site": FeatureLayer.from_sequences("site", [shapely.box(*site.bounds).buffer(pad, join_style=2)])}
+    for role in ("wells", "septic", "shoreline", "waterbodies", "streams", "wetlands"):
+        if role in cleaned:
+            window[role] = cleaned[role]
+    # Features far away only widen the window: keep the ones within the reach of the site.
+    for role in list(window):
+        if role == "site":
+            continue
+        lyr = window[role]
+        keep = [g for g in lyr.geoms if shapely.distance(g, site) <= pad]
+        clipped = [shapely.clip_by_rect(g, *shapely.box(*site.bounds).buffer(2 * pad, join_style=2).bounds) for g in keep]
+        window[role] = FeatureLayer.from_sequences(role, [g for g in clipped if not g.is_empty])
+    dem, _w = read_dem(dem_path, loaded.crs, window, z_units)
+    inputs.dem = dem
+
+
+def _multi(geom: Any) -> Any:
+    from shapely.geometry import MultiPolygon, Polygon
+
+    if geom is None or geom.is_empty:
+        return None
+    if isinstance(geom, Polygon):
+        return MultiPolygon([geom])
+    if isinstance(geom, MultiPolygon):
+        return geom
+    parts = [g for g in getattr(geom, "geoms", []) if isinstance(g, Polygon)]
+    return MultiPolygon(parts) if parts else None
+
+
+def write_envelope(env: Any, out: Path, crs: Any, meta: dict[str, Any]) -> tuple[Path, Path]:
+    """``envelope.gpkg`` (three polygon layers) and ``envelope.json``."""
+    import geopandas as gpd
+
+    gpkg = out / "envelope.gpkg"
+    if gpkg.exists():
+        gpkg.unlink()
+    u = env.unit_to_ft
+    caveat = "; ".join(f"{n['rule_id']}: {n['reason']}" for n in env.not_checked)
+    gpd.GeoDataFrame(
+        [
+            {
+                "device_type": env.device_type,
+                "high_traffic": None if env.high_traffic is None else int(env.high_traffic),
+                "project_class": env.project_class,
+                "site_parcel": env.site_parcel_id,
+                "area_sqft": round(env.area_sqft(), 1),
+                "rules": ", ".join(env.rule_ids),
+                "not_checked": caveat or None,
+            }
+        ],
+        geometry=[_multi(env.envelope)],
+        crs=crs,
+    ).to_file(gpkg, layer="envelope", driver="GPKG")
+    rows = []
+    for z in env.excluded:
+        rows.append(
+            {
+                "rule_id": z.rule_id,
+                "citation": z.citation,
+                "reason": z.reason,
+                "required_ft": z.required_ft,
+                "kind": z.kind,
+                "target_layer": z.target.layer if z.target else None,
+                "target_id": z.target.id if z.target else None,
+                "area_sqft": round(float(z.geometry.area) * u * u, 1),
+            }
+        )
+    cols = ["rule_id", "citation", "reason", "required_ft", "kind", "target_layer", "target_id", "area_sqft"]
+    frame = gpd.GeoDataFrame(rows or {c: [] for c in cols}, geometry=[_multi(z.geometry) for z in env.excluded], crs=crs)
+    frame.to_file(gpkg, layer="excluded", driver="GPKG")
+    rows = [
+        {
+            "rule_id": z.rule_id,
+            "citation": z.citation,
+            "reason": z.reason,
+            "threshold_pct": z.threshold_pct,
+            "status": z.status,
+            "area_sqft": round(float(z.geometry.area) * u * u, 1),
+        }
+        for z in env.needs_professional_design
+    ]
+    cols = ["rule_id", "citation", "reason", "threshold_pct", "status", "area_sqft"]
+    gpd.GeoDataFrame(rows or {c: [] for c in cols}, geometry=[_multi(z.geometry) for z in env.needs_professional_design], crs=crs).to_file(
+        gpkg, layer="needs_professional_design", driver="GPKG"
+    )
+    doc = {"tool": {"name": "stormwater-check envelope", "version": __version__}, **meta, **env.summary()}
+    js = out / "envelope.json"
+    js.write_text(json.dumps(doc, indent=2, ensure_ascii=False), encoding="utf-8")
+    return gpkg, js
+
+
+def summary_text(env: Any, out: Path) -> str:
+    u = env.unit_to_ft
+    ht = "unknown" if env.high_traffic is None else ("high-traffic" if env.high_traffic else "not high-traffic")
+    lines = [
+        f"Siting envelope — {env.device_type} ({ht}), {env.project_class} project, site parcel {env.site_parcel_id}",
+        f"Allowed: {env.area_sqft():,.0f} of {float(env.site.area) * u * u:,.0f} sq ft of the parcel.",
+    ]
+    for z in env.excluded:
+        lines.append(f"  excluded [{z.citation}] {z.reason} ({float(z.geometry.area) * u * u:,.0f} sq ft)")
+    for d in env.needs_professional_design:
+        lines.append(f"  {d.status} [{d.citation}] {d.reason} ({float(d.geometry.area) * u * u:,.0f} sq ft)")
+    for n in env.not_checked:
+        lines.append(f"  NOT CHECKED [{n['citation']}] {n['reason']}")
+    lines.append(f"Outputs: {out / 'envelope.gpkg'} (layers envelope, excluded, needs_professional_design) and {out / 'envelope.json'}")
+    if env.not_checked:
+        lines.append("Rules not checked drew no zone: the envelope is only as complete as the layers supplied.")
+    return "\n".join(lines)
+
+
+def run(argv: Sequence[str]) -> int:
+    args = _parser().parse_args(list(argv))
+    from ..core.rulepack import PackError, load_pack
+    from ..core.siting import SitingError, build_envelope
+    from .reader import InputError, read_site
+
+    if args.site is None and not args.layer:
+        _fail("give a site package (SITE.gpkg) or at least one --layer ROLE=PATH")
+    if not (args.cell_ft > 0):
+        _fail("--cell-ft must be a positive number of feet")
+    try:
+        pack = load_pack(args.jurisdiction)
+        loaded = read_site(args.site, args.layer, args.dem, args.dem_z_units, args.site_parcel, args.project_class)
+        with _pywarnings.catch_warnings():
+            _pywarnings.simplefilter("ignore", RuntimeWarning)
+            try:
+                if args.dem is not None:
+                    _reread_dem_over_site(loaded, pack, args.dem, args.dem_z_units)
+                env = build_envelope(
+                    loaded.inputs, pack, device_type=args.device_type, high_traffic=bool(args.high_traffic), project_class=args.project_class, cell_ft=args.cell_ft
+                )
+            except (LookupError, SitingError) as exc:
+                raise InputError(str(exc).strip("'\"")) from exc
+        out: Path = args.out
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise InputError(f"{out}: cannot create the output folder ({exc.strerror})") from exc
+        meta = {
+            "jurisdiction": pack.jurisdiction,
+            "rule_pack": {"title": pack.title, "version": pack.pack_version},
+            "working_crs": loaded.inputs.crs_name,
+            "inputs": {"site": str(args.site) if args.site else None, "layers": loaded.sources, "dem": loaded.dem_path},
+        }
+        with _pywarnings.catch_warnings():
+            _pywarnings.simplefilter("ignore", UserWarning)  # geopandas: "writing an empty DataFrame"
+            write_envelope(env, out, loaded.crs, meta)
+    except (InputError, PackError) as exc:
+        _fail(str(exc))
+    print(summary_text(env, out))
+    return 0 if not env.envelope.is_empty else 1
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``stormwater-check envelope``; never a traceback."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return run(args)
+    except SystemExit as exc:
+        code = exc.code
+        return int(code) if isinstance(code, int) else (0 if code is None else 2)
+    except KeyboardInterrupt:
+        sys.stderr.write("stormwater-check envelope: interrupted\n")
+        return 2
+    except Exception as exc:  # the promise: never a traceback
+        sys.stderr.write(f"stormwater-check envelope: error: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}\n")
+        sys.stderr.write("  this is a bug or an unreadable input; please report it with the command you ran\n")
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

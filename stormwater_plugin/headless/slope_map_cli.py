@@ -1,0 +1,230 @@
+"""``stormwater-check slope-map``: the 100 ft any-direction slope of every DEM cell, as a GeoTIFF.
+
+Usage::
+
+    stormwater-check slope-map DEM.tif --out slope100.tif [--distance-ft 100]
+        [--threshold 15 --mask-out steep.gpkg] [--dem-z-units {m,ft,us-ft}]
+
+The map is on the DEM's own grid (never resampled). Each cell holds, in
+percent, the maximum over all directions of the elevation difference between
+the cell centre and the point ``distance`` feet away, divided by the
+distance (see ``docs/terrain.md``); nodata (-9999) where the ring is
+incomplete. ``--mask-out`` also writes polygons of the cells at or above
+``--threshold``. Defaults for the distance and the threshold come from the
+building-site slope rule of the LGPC pack.
+
+Exit status: 0 done, 2 bad input (one line on stderr, never a traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Any, NoReturn
+
+import numpy as np
+
+from ..core.rulepack import load_pack
+from ..core.terrain.plausibility import elevation_plausibility
+from ..core.terrain.slope_map import ground_to_pixel_geographic, ground_to_pixel_projected, ring_slope_map
+from ..core.units import METRE_PER_FT, Z_UNITS_TO_FT, normalise_z_unit
+
+PROG = "stormwater-check slope-map"
+NODATA_OUT: float = -9999.0
+
+
+class SlopeMapError(Exception):
+    """Bad input: reported on one line, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        sys.stderr.write(f"{PROG}: error: {message}\n")
+        raise SystemExit(2)
+
+
+def _pack_defaults() -> tuple[float | None, float | None]:
+    """Distance (ft) and threshold (%) of the LGPC building-site slope rule, if the pack has one."""
+    try:
+        pack = load_pack("lgpc")
+    except Exception:  # pragma: no cover - the bundled pack always loads
+        return None, None
+    for rule in pack.rules:
+        if rule.kind == "building_site_slope":
+            return float(rule.params["distance_ft"]), float(rule.params["threshold_pct"])
+    return None, None  # pragma: no cover
+
+
+def build_parser() -> argparse.ArgumentParser:
+    dist, thr = _pack_defaults()
+    p = _Parser(prog=PROG, description="Slope over a distance in any direction from every DEM cell, in percent, on the DEM's own grid.")
+    p.add_argument("dem", help="DEM raster (GeoTIFF or anything GDAL reads), projected or in degrees")
+    p.add_argument("--out", required=True, help="output GeoTIFF (float32 percent, nodata -9999)")
+    p.add_argument("--distance-ft", type=float, default=dist, help=f"ring radius in feet (default {dist:g}, from the LGPC pack)" if dist else "ring radius in feet")
+    p.add_argument("--threshold", type=float, default=thr, help=f"percent for --mask-out (default {thr:g}, at or above)" if thr else "percent for --mask-out")
+    p.add_argument("--mask-out", help="also write polygons of cells at or above --threshold (GeoPackage)")
+    p.add_argument("--dem-z-units", choices=sorted(Z_UNITS_TO_FT), help="elevation unit of the DEM (default: the band's declared unit, else the horizontal unit, metres for degrees)")
+    p.add_argument("--azimuths", type=int, default=64, help="coarse azimuths before refinement (default 64)")
+    p.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    return p
+
+
+def _short(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
+
+
+def _z_unit(declared_arg: str | None, band_units: str | None, crs: Any) -> tuple[str, str]:
+    """The elevation unit and how it was decided (same policy as the site reader)."""
+    if declared_arg is not None:
+        return declared_arg, f"elevations in {declared_arg} (declared with --dem-z-units)"
+    unit = normalise_z_unit(band_units)
+    if unit is not None:
+        return unit, f"elevations in {unit} (read from the band's unit '{band_units}')"
+    if crs.is_projected:
+        h_m = float(crs.axis_info[0].unit_conversion_factor)
+        unit = "m" if abs(h_m - 1.0) < 1e-9 else "ft" if abs(h_m - METRE_PER_FT) < 1e-9 else "us-ft" if abs(h_m - 1200 / 3937) < 1e-9 else "m"
+        return unit, f"elevations assumed in {unit}, the DEM's horizontal unit; pass --dem-z-units to declare them"
+    return "m", "elevations assumed in metres (the DEM is in degrees); pass --dem-z-units to declare them"
+
+
+def _ground_to_pixel(crs: Any, gt: tuple[float, float, float, float, float, float], rows: int) -> tuple[np.ndarray, str]:
+    if crs.is_geographic:
+        ell = crs.ellipsoid
+        if ell is None:
+            raise SlopeMapError("the DEM's geographic CRS names no ellipsoid")
+        jac = ground_to_pixel_geographic(gt, rows, float(ell.semi_major_metre), float(ell.inverse_flattening))
+        return jac, f"degrees on {ell.name}; ground distances per row from the ellipsoid"
+    if not crs.is_projected:
+        raise SlopeMapError("the DEM's CRS is neither projected nor geographic")
+    unit_m = float(crs.axis_info[0].unit_conversion_factor)
+    unit_ft = unit_m / METRE_PER_FT
+    name = crs.axis_info[0].unit_name
+    return ground_to_pixel_projected(gt, unit_ft), f"projected, unit {name} = {unit_ft:.9g} ft"
+
+
+def run(args: argparse.Namespace) -> int:
+    import rasterio
+    from pyproj import CRS
+
+    dem = Path(args.dem)
+    out = Path(args.out)
+    if args.distance_ft is None or not args.distance_ft > 0:
+        raise SlopeMapError("--distance-ft must be a positive number of feet")
+    if args.mask_out and args.threshold is None:
+        raise SlopeMapError("--mask-out needs --threshold")
+    if not 4 <= args.azimuths <= 4096:
+        raise SlopeMapError("--azimuths must be between 4 and 4096")
+    if not dem.exists():
+        raise SlopeMapError(f"{dem}: DEM not found")
+    if not out.parent.exists():
+        raise SlopeMapError(f"{out.parent}: output folder does not exist")
+    if args.mask_out and not Path(args.mask_out).parent.exists():
+        raise SlopeMapError(f"{Path(args.mask_out).parent}: output folder does not exist")
+    t0 = time.perf_counter()
+    try:
+        src = rasterio.open(dem)
+    except Exception as exc:
+        raise SlopeMapError(f"{dem}: cannot be read as a raster ({_short(exc)})") from exc
+    with src:
+        if src.count < 1:
+            raise SlopeMapError(f"{dem}: the raster has no band")
+        if src.crs is None:
+            raise SlopeMapError(f"{dem}: the DEM has no CRS; assign one (gdal_edit.py -a_srs EPSG:xxxx) and run again")
+        try:
+            crs = CRS.from_wkt(src.crs.to_wkt())
+        except Exception as exc:
+            raise SlopeMapError(f"{dem}: the DEM's CRS cannot be read ({_short(exc)})") from exc
+        try:
+            values = src.read(1, out_dtype="float32")
+        except Exception as exc:
+            raise SlopeMapError(f"{dem}: the DEM cannot be read ({_short(exc)})") from exc
+        nodata = src.nodata
+        band_units = src.units[0] if src.units else None
+        profile = src.profile
+        t = src.transform
+    gt = (t.c, t.a, t.b, t.f, t.d, t.e)
+    if nodata is not None and not np.isnan(nodata):
+        values[values == np.float32(nodata)] = np.nan
+    values[~np.isfinite(values)] = np.nan
+
+    unit, note = _z_unit(args.dem_z_units, band_units, crs)
+    z_to_ft = Z_UNITS_TO_FT[unit]
+    jac, how = _ground_to_pixel(crs, gt, values.shape[0])
+    messages = [note, how]
+    warn = elevation_plausibility(values, z_to_ft, name=dem.name)
+    if warn:
+        messages.append(f"warning: {warn}")
+
+    slope = ring_slope_map(values, jac, args.distance_ft, z_to_ft=z_to_ft, n_azimuths=args.azimuths)
+    del values
+    valid = np.isfinite(slope)
+    outp = np.where(valid, slope, np.float32(NODATA_OUT)).astype(np.float32)
+    profile.update(driver="GTiff", dtype="float32", count=1, nodata=NODATA_OUT, compress=None)
+    for key in ("blockxsize", "blockysize", "tiled", "interleave", "photometric"):
+        profile.pop(key, None)
+    try:
+        with rasterio.open(out, "w", **profile) as dst:
+            dst.write(outp, 1)
+            dst.set_band_description(1, f"slope over {args.distance_ft:g} ft in any direction, percent")
+            dst.update_tags(distance_ft=f"{args.distance_ft:g}", z_units=unit, method="ring slope, see docs/terrain.md")
+    except Exception as exc:
+        raise SlopeMapError(f"{out}: cannot be written ({_short(exc)})") from exc
+
+    n_steep = None
+    if args.mask_out:
+        n_steep = _write_mask(Path(args.mask_out), slope, args.threshold, args.distance_ft, t, crs)
+    if not args.quiet:
+        for m in messages:
+            print(m, file=sys.stderr)
+        share = f"{int(valid.sum()):,} of {valid.size:,} cells have a value"
+        steep = f"; {n_steep} polygon(s) at or above {args.threshold:g}% written to {args.mask_out}" if n_steep is not None else ""
+        print(f"{out}: {share}{steep} ({time.perf_counter() - t0:.1f} s)")
+    return 0
+
+
+def _write_mask(path: Path, slope: np.ndarray, threshold: float, distance_ft: float, transform: Any, crs: Any) -> int:
+    import fiona
+    from rasterio.features import shapes
+    from shapely.geometry import mapping, shape
+
+    steep = np.isfinite(slope) & (slope >= threshold)
+    schema = {"geometry": "Polygon", "properties": {"threshold_pct": "float", "distance_ft": "float"}}
+    count = 0
+    try:
+        with fiona.open(path, "w", driver="GPKG", schema=schema, crs_wkt=crs.to_wkt(), layer="steep_slopes") as dst:
+            if steep.any():
+                labels = steep.astype(np.uint8)
+                for geom, _ in shapes(labels, mask=steep, transform=transform, connectivity=8):
+                    poly = shape(geom)
+                    dst.write({"geometry": mapping(poly), "properties": {"threshold_pct": float(threshold), "distance_ft": float(distance_ft)}})
+                    count += 1
+    except Exception as exc:
+        raise SlopeMapError(f"{path}: cannot be written ({_short(exc)})") from exc
+    return count
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: ``stormwater-check slope-map ...`` (``argv`` without the sub-command)."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help (0) or a usage error (2, already reported on one line)
+        return int(exc.code or 0)
+    try:
+        return run(args)
+    except SlopeMapError as exc:
+        sys.stderr.write(f"{PROG}: error: {exc}\n")
+        return 2
+    except MemoryError:
+        sys.stderr.write(f"{PROG}: error: the DEM is too large for memory\n")
+        return 2
+    except Exception as exc:  # one line, never a traceback
+        sys.stderr.write(f"{PROG}: error: {type(exc).__name__}: {_short(exc)}\n")
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main(sys.argv[1:]))

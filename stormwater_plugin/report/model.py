@@ -1,0 +1,376 @@
+"""The report model: everything the review report says, built once, rendered as HTML and PDF.
+
+The model is a plain, JSON-ready dictionary. Figures are named in it
+(``figures``: id, title, caption) and drawn separately by :mod:`.maps`, so the
+builder needs neither matplotlib nor any QGIS class; the plugin can build the
+same model from a run inside QGIS and hand it to a print layout.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from typing import Any, Mapping, Sequence
+
+from ..__about__ import __version__
+from ..core.checks.notification import owner_of
+from ..core.model import CheckResult, FeatureLayer, Status
+from ..core.overrides import Override
+from ..core.serialize import result_to_dict
+from .inventory import inventory, site_geometry, site_indices
+from .notification_csv import notification_rows
+
+#: Rendering order and words of the statuses, effective ones included.
+STATUS_LABELS: dict[str, str] = {
+    "violation": "Violation",
+    "undetermined": "Undetermined",
+    "advisory": "Advisory",
+    "pass": "Pass",
+    "accepted": "Accepted by reviewer",
+    "waived": "Waived by reviewer",
+}
+_RANK = {s.value: s.rank for s in Status}
+
+JURISDICTION_NAMES: dict[str, str] = {
+    "lgpc": "Lake George Park Commission (6 NYCRR Part 646-4)",
+    "lake-george": "Town of Lake George (Code Chapter 148)",
+    "mamakating": "Town of Mamakating (Code Chapter 160)",
+}
+
+
+def _ft(x: Any, nd: int = 1) -> str:
+    if x is None:
+        return "—"
+    v = float(x)
+    return f"{v:.{nd}f} ft" if nd else f"{v:g} ft"
+
+
+def _ref(d: Mapping[str, Any] | None) -> str:
+    return f"{d['layer']} {d['id']}" if d else "—"
+
+
+def _group_warnings(warnings: Sequence[Mapping[str, Any]]) -> list[str]:
+    """One line per distinct message; the layers it concerns listed once (13 "reprojected" lines become one)."""
+    order: list[str] = []
+    layers: dict[str, list[str]] = {}
+    ids: dict[str, list[str]] = {}
+    for w in warnings:
+        msg = str(w.get("message", ""))
+        if msg not in layers:
+            order.append(msg)
+            layers[msg] = []
+            ids[msg] = []
+        if w.get("layer") and w["layer"] not in layers[msg]:
+            layers[msg].append(str(w["layer"]))
+        ids[msg].extend(str(i) for i in w.get("ids", []) or [])
+    out = []
+    for msg in order:
+        text = msg[0].upper() + msg[1:] if msg else msg
+        if layers[msg]:
+            text = f"{', '.join(layers[msg])}: {msg}"
+        if ids[msg]:
+            shown = ids[msg][:12]
+            text += f" ({', '.join(shown)}{', …' if len(ids[msg]) > len(shown) else ''})"
+        out.append(text)
+    return out
+
+
+_OVERRIDE_FIELDS = ("key", "decision", "reason", "reviewer", "date", "status_when_made", "status_changed")
+
+
+def _override(o: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """An override with every field present (None where the file left it out), so templates need no guards."""
+    if not o:
+        return None
+    out = {k: o.get(k) for k in _OVERRIDE_FIELDS}
+    out["status_changed"] = bool(out["status_changed"])
+    return out
+
+
+def _finding_row(f: Mapping[str, Any]) -> dict[str, Any]:
+    o = _override(f.get("override"))
+    return {
+        "key": f["key"],
+        "subject": _ref(f.get("subject")),
+        "other": _ref(f.get("other")),
+        "measured": _ft(f.get("measured_ft")),
+        "required": _ft(f.get("required_ft"), 0) if f.get("required_ft") is not None else "—",
+        "status": f["status"],
+        "status_label": STATUS_LABELS.get(f["status"], f["status"]),
+        "effective_status": f.get("effective_status", f["status"]),
+        "effective_label": STATUS_LABELS.get(f.get("effective_status", f["status"]), f["status"]),
+        "message": f.get("message", ""),
+        "override": o,
+    }
+
+
+def _rule_groups(findings: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    groups: dict[str, dict[str, Any]] = {}
+    for f in findings:
+        g = groups.setdefault(
+            f["rule_id"],
+            {
+                "rule_id": f["rule_id"],
+                "kind": f.get("kind", ""),
+                "citation": f.get("citation", ""),
+                "excerpt": f.get("excerpt", ""),
+                "findings": [],
+            },
+        )
+        g["findings"].append(_finding_row(f))
+    out = list(groups.values())
+    for g in out:
+        g["findings"].sort(key=lambda r: (_RANK.get(r["status"], 9), r["subject"], r["other"]))
+        worst = min((_RANK.get(r["status"], 9) for r in g["findings"]), default=9)
+        g["worst_status"] = next((s for s, r in _RANK.items() if r == worst), "pass")
+        g["counts"] = {s: sum(1 for r in g["findings"] if r["status"] == s) for s in _RANK}
+    out.sort(key=lambda g: (_RANK.get(g["worst_status"], 9), g["citation"], g["rule_id"]))
+    return out
+
+
+def _site_parcel(layers: Mapping[str, FeatureLayer], site_id: str | None) -> dict[str, str]:
+    parcels = layers.get("parcels")
+    idx = site_indices(parcels, site_id)
+    if parcels is None or not idx:
+        return {"id": site_id or "not identified", "owner": "", "address": ""}
+    owner, _mail, address = owner_of(parcels.attrs[idx[0]])
+    return {"id": site_id or parcels.ids[idx[0]], "owner": owner, "address": address}
+
+
+def _building_sites(doc: Mapping[str, Any], layers: Mapping[str, FeatureLayer]) -> list[dict[str, Any]]:
+    computed = {str(b["id"]): b for b in doc.get("building_sites", []) or []}
+    thresholds: dict[str, float] = {}
+    for f in doc.get("findings", []) or []:
+        t = (f.get("details") or {}).get("threshold_pct")
+        if f.get("kind") == "building_site_slope" and f.get("subject") and isinstance(t, (int, float)):
+            thresholds.setdefault(str(f["subject"]["id"]), float(t))
+    ids = list(computed)
+    layer = layers.get("building_sites")
+    if layer is not None:
+        ids += [i for i in layer.ids if i not in computed]
+    out = []
+    for n, bid in enumerate(ids):
+        b = computed.get(bid)
+        profile = [(float(a), float(s)) for a, s in (b.get("profile") or [])] if b else []
+        profile = [(a, s) for a, s in profile if a == a and s == s]
+        out.append(
+            {
+                "id": bid,
+                "computed": b is not None and b.get("slope_100ft_pct") is not None,
+                "slope_100ft_pct": b.get("slope_100ft_pct") if b else None,
+                "azimuth_deg": b.get("azimuth_deg") if b else None,
+                "status": b.get("status") if b else None,
+                "message": (b.get("message") if b else "") or ("" if b else "slope not computed"),
+                "profile": profile,
+                "threshold_pct": thresholds.get(bid),
+                "figure": f"slope_{n}" if profile else None,
+            }
+        )
+    return out
+
+
+def _notification(doc: Mapping[str, Any], layers: Mapping[str, FeatureLayer]) -> dict[str, Any]:
+    n = doc.get("notification", {}) or {}
+    rows = notification_rows(n, layers.get("parcels"))
+    radius = float(n.get("radius_ft") or 500.0)
+    required = bool(n.get("radius_required"))
+    listed_ids = sorted({p for r in rows for p in r["parcels"]})
+    skipped = [r for r in doc.get("rules_not_checked", []) or [] if n.get("rule_id") and r.get("rule_id") == n.get("rule_id")]
+    computed = bool(n.get("rule_id")) and not skipped
+    reason = skipped[0].get("reason", "") if skipped else ("" if computed else "the rule pack has no notification rule")
+    return {
+        "citation": n.get("citation", ""),
+        "rule_id": n.get("rule_id", ""),
+        "radius_ft": radius,
+        "radius_required": required,
+        "scope": (
+            f"owners of every parcel within {radius:g} ft of the site parcel"
+            if required
+            else f"owners of the parcels adjacent to the site parcel (the {radius:g} ft list is required for major projects only)"
+        ),
+        "rows": rows,
+        "listed_parcels": listed_ids,
+        "within_radius": list(n.get("within_500ft", []) or []),
+        "adjacent": list(n.get("adjacent", []) or []),
+        "missing_address": [r["owner"] or "(owner not recorded)" for r in rows if not r["mailing_address"]],
+        "computed": computed,
+        "not_computed_reason": reason,
+    }
+
+
+def build_report_model(
+    result: CheckResult,
+    layers: Mapping[str, FeatureLayer],
+    unit_to_ft: float,
+    *,
+    doc: Mapping[str, Any] | None = None,
+    overrides: Sequence[Override] | None = None,
+    reviewer: str = "",
+    reference: str = "",
+    report_date: _dt.date | str | None = None,
+    crs_name: str = "",
+    inputs: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Build the report model of one check.
+
+    Parameters
+    ----------
+    result : CheckResult
+        The engine's result.
+    layers : mapping of role to FeatureLayer
+        The input layers in the working CRS (for the inventory and the site parcel).
+    unit_to_ft : float
+        Working-CRS unit in feet.
+    doc : mapping, optional
+        The findings.json document of this result, with keys and overrides;
+        built with ``overrides`` when not given.
+    overrides : sequence of Override, optional
+        Reviewer decisions (used only when ``doc`` is not given).
+    reviewer, reference : str
+        Reviewer's name and the file's reference number, for the header.
+    report_date : date or str, optional
+        Defaults to today.
+    crs_name : str
+        The working CRS, described.
+    inputs : mapping, optional
+        Input files (site, layers, dem), for the header.
+
+    Returns
+    -------
+    dict
+        JSON-ready; see the keys below (``header``, ``summary``,
+        ``classification``, ``rule_groups``, ``building_sites``,
+        ``inventory``, ``notification``, ``rules_not_checked``, ``warnings``,
+        ``overrides``, ``figures``).
+    """
+    if doc is None:
+        doc = result_to_dict(result, crs_name=crs_name, inputs=dict(inputs or {}), overrides=overrides)
+    if report_date is None:
+        report_date = _dt.date.today()
+    date_text = report_date.isoformat() if isinstance(report_date, _dt.date) else str(report_date)
+    findings = list(doc.get("findings", []))
+    counts = dict(doc.get("counts") or result.counts())
+    oc = dict(doc.get("override_counts") or {})
+    site = site_geometry(layers, result.site_parcel_id)
+    site_info = _site_parcel(layers, result.site_parcel_id)
+    inv = inventory(layers, site, unit_to_ft, 100.0)
+    notif = _notification(doc, layers)
+    bsites = _building_sites(doc, layers)
+    overridden = [
+        {
+            "key": f["key"],
+            "rule_id": f["rule_id"],
+            "citation": f.get("citation", ""),
+            "status": f["status"],
+            "status_label": STATUS_LABELS.get(f["status"], f["status"]),
+            "message": f.get("message", ""),
+            **{k: v for k, v in (_override(f["override"]) or {}).items() if k != "key"},
+        }
+        for f in findings
+        if f.get("override")
+    ]
+    unresolved = int(oc.get("violations_unresolved", counts.get("violation", 0)) or 0)
+    cls_reasons = [
+        {
+            "citation": r.get("citation", ""),
+            "excerpt": r.get("excerpt", ""),
+            "status": r.get("status", ""),
+            "status_label": STATUS_LABELS.get(str(r.get("status", "")), str(r.get("status", ""))),
+            "message": r.get("message", ""),
+        }
+        for r in doc.get("classification_reasons", []) or []
+    ]
+    figures = [
+        {"id": "site_map", "title": "Site map with findings", "caption": _site_map_caption()},
+        {
+            "id": "notification_map",
+            "title": f"Neighbour notification: {notif['radius_ft']:g} ft from the site parcel",
+            "caption": f"Site parcel (black), the {notif['radius_ft']:g} ft ring (dashed) and the parcels to notify (yellow, with their ids). "
+            "Other parcels within the ring are outlined in grey.",
+        },
+    ]
+    for b in bsites:
+        if b["figure"]:
+            figures.append(
+                {
+                    "id": b["figure"],
+                    "title": f"Slope rose, building site {b['id']}",
+                    "caption": "Slope over 100 ft by direction (azimuth from grid north).",
+                }
+            )
+    inp = dict(doc.get("inputs") or inputs or {})
+    verdict = (
+        f"{counts.get('violation', 0)} violation(s) found"
+        + (f", {int(oc.get('violations_overridden', 0))} accepted or waived by the reviewer" if oc.get("violations_overridden") else "")
+        + (f"; {unresolved} remain." if counts.get("violation", 0) else ".")
+    )
+    return {
+        "title": "Stormwater site-plan review",
+        "header": {
+            "jurisdiction": doc.get("jurisdiction", result.jurisdiction),
+            "jurisdiction_name": JURISDICTION_NAMES.get(str(doc.get("jurisdiction", result.jurisdiction)), str(result.jurisdiction)),
+            "pack_title": (doc.get("rule_pack") or {}).get("title", result.pack_title),
+            "pack_version": (doc.get("rule_pack") or {}).get("version", result.pack_version),
+            "site_parcel": site_info["id"],
+            "site_owner": site_info["owner"],
+            "site_address": site_info["address"],
+            "reviewer": reviewer or "not given",
+            "reference": reference or "not given",
+            "date": date_text,
+            "tool": f"stormwater-check {(doc.get('tool') or {}).get('version', __version__)}",
+            "working_crs": doc.get("working_crs", crs_name) or "",
+            "site_package": inp.get("site") or "",
+            "dem": inp.get("dem") or "none supplied",
+            "dem_z": inp.get("dem_z") or "",
+        },
+        "summary": {
+            "counts": {s: int(counts.get(s, 0)) for s in ("violation", "undetermined", "advisory", "pass")},
+            "overridden": int(oc.get("overridden", 0)),
+            "violations_overridden": int(oc.get("violations_overridden", 0)),
+            "violations_unresolved": unresolved,
+            "stale_overrides": int(oc.get("stale", 0)),
+            "verdict": verdict,
+            "note": doc.get("note", ""),
+        },
+        "classification": {
+            "project_class": doc.get("project_class", result.project_class),
+            "class_source": doc.get("class_source", result.class_source),
+            "computed_class": doc.get("computed_class"),
+            "disturbed_sqft": doc.get("disturbed_sqft"),
+            "new_impervious_sqft": doc.get("new_impervious_sqft"),
+            "reasons": cls_reasons,
+        },
+        "rule_groups": _rule_groups(findings),
+        "building_sites": bsites,
+        "inventory": inv,
+        "notification": notif,
+        "rules_not_checked": [_not_checked(r) for r in doc.get("rules_not_checked", []) or [] if not _for_reviewer(r)],
+        "rules_for_reviewer": [_not_checked(r) for r in doc.get("rules_not_checked", []) or [] if _for_reviewer(r)],
+        "rules_not_applicable": [_not_checked(r) for r in doc.get("rules_not_applicable", []) or []],
+        "warnings": _group_warnings(doc.get("warnings", []) or []),
+        "overrides": {"applied": overridden, "stale": [_override(x) for x in doc.get("stale_overrides", []) or []]},
+        "figures": figures,
+        "status_labels": STATUS_LABELS,
+    }
+
+
+def _for_reviewer(r: Mapping[str, Any]) -> bool:
+    """A rule the text leaves to the reviewer (not decidable from geometry), as opposed to one whose inputs were missing."""
+    reason = str(r.get("reason", "")).lower()
+    return reason.startswith("for the reviewer") or reason.startswith("left to the reviewer")
+
+
+def _not_checked(r: Mapping[str, Any]) -> dict[str, str]:
+    return {
+        "rule_id": str(r.get("rule_id", "")),
+        "citation": str(r.get("citation", "")),
+        "title": str(r.get("title") or ""),
+        "reason": str(r.get("reason", "")),
+    }
+
+
+def _site_map_caption() -> str:
+    return (
+        "Distance lines and encroaching areas coloured by status (red violation, amber undetermined, blue advisory, green pass, "
+        "grey accepted or waived by the reviewer), labelled measured / required. Setback rings and buffers are drawn for display only; "
+        "decisions use exact distances. North is grid north of the working CRS."
+    )

@@ -1,0 +1,169 @@
+"""Write the review package of one check: ``report.html``, ``report.pdf``, ``notification.csv``, ``labels.pdf``.
+
+The report model is built once and rendered twice (HTML and PDF); the maps
+are drawn once and embedded in both.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from pathlib import Path
+from typing import Any, Mapping
+
+from ..core.model import CheckResult, FeatureLayer
+from ..core.overrides import Override, OverrideError, loads_overrides
+
+REPORT_FILES: tuple[str, ...] = ("report.html", "report.pdf", "notification.csv", "labels.pdf")
+
+
+class ReportError(RuntimeError):
+    """The report could not be written (a missing library or font); the message says what to install."""
+
+
+def load_overrides_file(path: Path) -> list[Override]:
+    """Read a sidecar overrides file.
+
+    Raises
+    ------
+    OverrideError
+        When the file is missing, not JSON, or an entry is unusable; the
+        message names the file and the entry.
+    """
+    try:
+        text = Path(path).read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise OverrideError(f"{path}: overrides file not found") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise OverrideError(f"{path}: cannot be read ({exc})") from None
+    return loads_overrides(text, str(path))
+
+
+def write_report_package(
+    result: CheckResult,
+    layers: Mapping[str, FeatureLayer],
+    unit_to_ft: float,
+    out_dir: Path,
+    *,
+    doc: Mapping[str, Any],
+    reviewer: str = "",
+    reference: str = "",
+    report_date: _dt.date | str | None = None,
+) -> dict[str, Any]:
+    """Write the four report files into ``out_dir``.
+
+    Parameters
+    ----------
+    result : CheckResult
+        The engine's result (finding geometries and display zones for the maps).
+    layers : mapping of role to FeatureLayer
+        The input layers in the working CRS.
+    unit_to_ft : float
+        Working-CRS unit in feet.
+    out_dir : Path
+        Output folder (exists).
+    doc : mapping
+        The findings.json document (with keys, overrides, stale overrides).
+    reviewer, reference : str
+        For the header.
+    report_date : date or str, optional
+        Defaults to today.
+
+    Returns
+    -------
+    dict
+        ``files`` (paths written), ``model`` (the report model), ``labels``
+        (count, pages, owners skipped for want of an address).
+
+    Raises
+    ------
+    ReportError
+        When jinja2, matplotlib, reportlab or the DejaVu font is missing.
+    """
+    from .model import build_report_model
+    from .notification_csv import write_csv
+
+    model = build_report_model(result, layers, unit_to_ft, doc=doc, reviewer=reviewer, reference=reference, report_date=report_date)
+    files: list[Path] = [write_csv(model["notification"]["rows"], out_dir / "notification.csv")]
+    try:
+        from . import fonts
+        from .html import write_html
+        from .labels import write_labels
+        from .maps import render_figures
+        from .pdf import write_pdf
+
+        figures = render_figures(result, model, layers, unit_to_ft, doc.get("findings", []))
+        files.append(write_html(model, figures, out_dir / "report.html"))
+        files.append(write_pdf(model, figures, out_dir / "report.pdf"))
+        labels = write_labels(model["notification"]["rows"], out_dir / "labels.pdf")
+        files.append(out_dir / "labels.pdf")
+    except ModuleNotFoundError as exc:
+        pkg = {"jinja2": "python3-jinja2", "matplotlib": "python3-matplotlib", "reportlab": "python3-reportlab"}.get(
+            str(exc.name).split(".")[0], str(exc.name)
+        )
+        raise ReportError(
+            f"the report needs the Python package '{exc.name}' (Debian: apt-get install {pkg}); or pass --no-report\n"
+            "findings.json and findings.gpkg were written"
+        ) from None
+    except fonts.FontMissing as exc:
+        raise ReportError(f"{exc}; or pass --no-report\nfindings.json and findings.gpkg were written") from None
+    return {"files": files, "model": model, "labels": labels}
+
+
+def summary_lines(info: Mapping[str, Any] | None, doc: Mapping[str, Any], out_dir: Path | None) -> list[str]:
+    """Console lines about overrides and the report files, for the CLI's summary."""
+    lines: list[str] = []
+    oc = doc.get("override_counts") or {}
+    if oc.get("overridden") or oc.get("stale"):
+        lines.append(
+            f"Reviewer decisions: {oc.get('overridden', 0)} finding(s) accepted or waived "
+            f"({oc.get('violations_overridden', 0)} violation(s)); {oc.get('violations_unresolved', 0)} violation(s) remain without a decision."
+        )
+    for s in doc.get("stale_overrides", []) or []:
+        lines.append(f"Stale override (matches no finding; not applied): {s.get('key')} [{s.get('decision')}: {s.get('reason')}]")
+    if oc.get("status_changed"):
+        lines.append(f"{oc['status_changed']} override(s) were made when their finding had another status; see the report.")
+    if info is not None and out_dir is not None:
+        lines.append("Report: " + ", ".join(str(out_dir / n) for n in REPORT_FILES))
+        lab = info.get("labels") or {}
+        if lab.get("skipped"):
+            lines.append(f"No mailing address for {len(lab['skipped'])} owner(s); no label printed for: {', '.join(lab['skipped'])}")
+    return lines
+
+
+def finish_check(
+    result: CheckResult,
+    layers: Mapping[str, FeatureLayer],
+    unit_to_ft: float,
+    out_dir: Path,
+    *,
+    overrides: list[Override] | None = None,
+    reviewer: str = "",
+    reference: str = "",
+    make_report: bool = True,
+) -> tuple[dict[str, Any], list[str]]:
+    """After ``findings.json`` is written: record the overrides in it and write the report package.
+
+    ``findings.json`` is read back, annotated with the overrides (each
+    finding's ``override`` and ``effective_status``, the document's
+    ``stale_overrides``) and written again, so whatever the writer put in it
+    is kept.
+
+    Returns
+    -------
+    (dict, list of str)
+        The annotated findings.json document and the console lines to add
+        to the summary.
+    """
+    import json
+
+    from ..core.overrides import annotate_document
+
+    path = out_dir / "findings.json"
+    doc: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    annotate_document(doc, overrides or [])
+    if overrides:
+        path.write_text(json.dumps(doc, indent=2, ensure_ascii=False), encoding="utf-8")
+    info = None
+    if make_report:
+        info = write_report_package(result, layers, unit_to_ft, out_dir, doc=doc, reviewer=reviewer, reference=reference)
+    return doc, summary_lines(info, doc, out_dir if make_report else None)

@@ -1,0 +1,163 @@
+"""The 100 ft slope map: same measure as the point computation, on the DEM's own grid."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from stormwater_plugin.core.raster import ElevationGrid
+from stormwater_plugin.core.terrain import (
+    ground_to_pixel_geographic,
+    ground_to_pixel_projected,
+    ring_slope_at,
+    ring_slope_map,
+)
+
+
+def make(fun, n_r: int, n_c: int, cw: float, ch: float, x0: float = 0.0, y0: float = 0.0):
+    """Values at pixel centres of a north-up grid with its top-left at (x0, y0 + n_r*ch)."""
+    xs = x0 + (np.arange(n_c) + 0.5) * cw
+    ys = y0 + n_r * ch - (np.arange(n_r) + 0.5) * ch
+    xx, yy = np.meshgrid(xs, ys)
+    gt = (x0, cw, 0.0, y0 + n_r * ch, 0.0, -ch)
+    return fun(xx, yy), gt
+
+
+def plane(g_pct: float, az: float):
+    t = math.radians(az)
+    return lambda x, y: 300.0 + g_pct / 100 * (math.sin(t) * x + math.cos(t) * y)
+
+
+def hills(x, y):
+    return 350.0 + 12.0 * np.sin(x / 61.0) * np.cos(y / 47.0) + 0.05 * x + 4.0 * np.exp(-((x - 150) ** 2 + (y - 140) ** 2) / 2500.0)
+
+
+@pytest.mark.parametrize("az", [0.0, 17.3, 22.5, 45.0, 67.5, 123.4])
+@pytest.mark.parametrize("k", [32, 64])
+def test_map_of_a_plane_is_its_gradient_within_0_05_points_at_any_azimuth(az, k):
+    vals, gt = make(plane(15.0, az), 260, 260, 1.0, 1.0)
+    m = ring_slope_map(vals, ground_to_pixel_projected(gt, 1.0), 100.0, n_azimuths=k)
+    valid = np.isfinite(m)
+    assert valid.sum() == 60 * 60
+    assert np.nanmax(np.abs(m - 15.0)) < 0.001
+
+
+def test_unrefined_map_error_obeys_the_bound_g_1_minus_cos_pi_over_k():
+    k = 32
+    vals, gt = make(plane(15.0, 360.0 / k / 2), 240, 240, 1.0, 1.0)  # worst case: halfway between samples
+    m = ring_slope_map(vals, ground_to_pixel_projected(gt, 1.0), 100.0, n_azimuths=k, refine=False)
+    bound = 15.0 * (1 - math.cos(math.pi / k))
+    err = 15.0 - np.nanmin(m)
+    assert err <= bound + 1e-3
+    assert err >= bound - 1e-3  # and it is attained there
+
+
+def test_non_square_pixels_map_is_exact():
+    vals, gt = make(plane(16.0, 30.0), 150, 300, 1.0, 2.0)
+    m = ring_slope_map(vals, ground_to_pixel_projected(gt, 1.0), 100.0)
+    assert np.isfinite(m).any()
+    assert np.nanmax(np.abs(m - 16.0)) < 0.001
+
+
+def test_metre_pixels_and_metre_elevations():
+    # 1 m pixels, z in metres: 15 % everywhere
+    vals, gt = make(plane(15.0, 10.0), 90, 90, 1.0, 1.0)
+    m = ring_slope_map(vals, ground_to_pixel_projected(gt, 1 / 0.3048), 100.0, z_to_ft=1 / 0.3048)
+    # the ring (30.48 px) of the outermost valid cells reaches the clamped half pixel at the edge,
+    # where the DEM is flat by definition (as in ElevationGrid.sample_pixel): compare those with the point
+    assert np.nanmax(np.abs(m[31:59, 31:59] - 15.0)) < 0.001
+    grid = ElevationGrid(vals, gt, z_to_ft=1 / 0.3048)
+    for r, c in [(30, 40), (30, 47), (59, 45), (45, 30)]:
+        p = ring_slope_at(grid, (c + 0.5), 90 - (r + 0.5), 100.0, 1 / 0.3048)
+        assert p.slope_pct is not None and m[r, c] == pytest.approx(p.slope_pct, abs=0.05)
+
+
+def test_point_and_map_agree_on_smooth_terrain_within_0_05_points():
+    vals, gt = make(hills, 300, 300, 1.0, 1.0)
+    grid = ElevationGrid(vals, gt)
+    m = ring_slope_map(vals, ground_to_pixel_projected(gt, 1.0), 100.0)
+    rng = np.random.default_rng(0)
+    rows = rng.integers(101, 199, 40)
+    cols = rng.integers(101, 199, 40)
+    for r, c in zip(rows, cols):
+        x, y = gt[0] + (c + 0.5) * gt[1], gt[3] + (r + 0.5) * gt[5]
+        p = ring_slope_at(grid, x, y, 100.0, 1.0)
+        assert p.slope_pct is not None
+        assert m[r, c] == pytest.approx(p.slope_pct, abs=0.05)
+        assert m[r, c] <= p.slope_pct + 0.002  # the map never exceeds the true maximum
+
+
+def test_map_matches_a_brute_force_reference():
+    vals, gt = make(hills, 260, 260, 1.0, 1.0)
+    grid = ElevationGrid(vals, gt)
+    m = ring_slope_map(vals, ground_to_pixel_projected(gt, 1.0), 100.0)
+    t = np.radians(np.arange(7200) * 0.05)
+    for r, c in [(100, 100), (130, 150), (159, 101)]:
+        cc, rr = c + 0.5, r + 0.5
+        z0 = grid.sample_pixel(np.array([cc]), np.array([rr]))[0]
+        z = grid.sample_pixel(cc + 100 * np.sin(t), rr - 100 * np.cos(t))
+        brute = float(np.max(np.abs(z - z0)))
+        assert m[r, c] == pytest.approx(brute, abs=0.05)
+
+
+def test_map_edge_cells_whose_ring_leaves_the_raster_are_nodata():
+    vals, gt = make(plane(10.0, 0.0), 250, 250, 1.0, 1.0)
+    m = ring_slope_map(vals, ground_to_pixel_projected(gt, 1.0), 100.0)
+    # centre j + 0.5 must be within [100, 150]: j from 100 to 149
+    assert np.isnan(m[:, 99]).all() and np.isfinite(m[100:150, 100]).all()
+    assert np.isfinite(m[100:150, 149]).all() and np.isnan(m[:, 150]).all()
+
+
+def test_point_and_map_agree_on_which_cells_nodata_makes_undetermined():
+    vals, gt = make(hills, 260, 260, 1.0, 1.0)
+    vals[120:123, 180:182] = np.nan
+    vals[40, 130] = np.nan
+    grid = ElevationGrid(vals, gt)
+    m = ring_slope_map(vals, ground_to_pixel_projected(gt, 1.0), 100.0)
+    checked = 0
+    for r in range(100, 161, 3):
+        for c in range(100, 161, 3):
+            x, y = gt[0] + (c + 0.5) * gt[1], gt[3] + (r + 0.5) * gt[5]
+            p = ring_slope_at(grid, x, y, 100.0, 1.0)
+            assert (p.slope_pct is None) == bool(np.isnan(m[r, c])), (r, c)
+            checked += p.slope_pct is None
+    assert checked > 5  # some cells really were spoiled
+
+
+def test_an_island_of_data_surrounded_by_nodata_gives_no_value():
+    vals, gt = make(plane(5.0, 0.0), 260, 260, 1.0, 1.0)
+    yy, xx = np.mgrid[0:260, 0:260]
+    vals[np.hypot(xx - 130, yy - 130) > 60] = np.nan
+    m = ring_slope_map(vals, ground_to_pixel_projected(gt, 1.0), 100.0)
+    assert np.isnan(m).all()
+
+
+def test_threads_do_not_change_the_numbers():
+    vals, gt = make(hills, 200, 230, 1.0, 1.0)
+    j = ground_to_pixel_projected(gt, 1.0)
+    a = ring_slope_map(vals, j, 50.0, workers=1, block_rows=7)
+    b = ring_slope_map(vals, j, 50.0, workers=2, block_rows=7)
+    assert np.array_equal(a, b, equal_nan=True)
+
+
+def test_geographic_scale_matches_the_ellipsoid():
+    pyproj = pytest.importorskip("pyproj")
+    gt = (-79.16, 1 / 10800, 0.0, 36.24, 0.0, -1 / 10800)
+    jac = ground_to_pixel_geographic(gt, 10, 6378137.0, 298.257222101)
+    lat = 36.24 - 5.5 / 10800
+    geod = pyproj.Geod(ellps="GRS80")
+    _, _, d_lon = geod.inv(-79.0, lat, -79.0 + 1 / 10800, lat)
+    _, _, d_lat = geod.inv(-79.0, lat - 0.5 / 10800, -79.0, lat + 0.5 / 10800)
+    assert 1 / jac[5, 0, 0] == pytest.approx(d_lon / 0.3048, rel=1e-6)
+    assert -1 / jac[5, 1, 1] == pytest.approx(d_lat / 0.3048, rel=1e-6)
+
+
+def test_bad_arguments_are_refused():
+    vals, gt = make(plane(5.0, 0.0), 20, 20, 1.0, 1.0)
+    with pytest.raises(ValueError):
+        ring_slope_map(vals, ground_to_pixel_projected(gt, 1.0), 0.0)
+    with pytest.raises(ValueError):
+        ring_slope_map(vals[0], ground_to_pixel_projected(gt, 1.0), 10.0)
+    assert np.isnan(ring_slope_map(np.full((5, 5), np.nan), np.eye(2), 1.0)).all()
