@@ -30,14 +30,15 @@ class StormwaterProvider(QgsProcessingProvider):
         return __version__
 
     def loadAlgorithms(self) -> None:  # noqa: N802 - QGIS API
+        from .alg_siting_envelope import SitingEnvelope
         from .check_site_plan import CheckSitePlan
         from .notification_list import NotificationList
         from .setback_zones import SetbackZones
 
-        for alg in (CheckSitePlan(), SetbackZones(), NotificationList()):
+        for alg in (CheckSitePlan(), SetbackZones(), NotificationList(), SitingEnvelope()):
             self.addAlgorithm(alg)
         try:
             from .slope import SlopeOver100Ft
-        except ImportError:  # the terrain module is not there yet
+        except ImportError:  # written in a later change
             return
         self.addAlgorithm(SlopeOver100Ft())

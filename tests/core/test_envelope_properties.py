@@ -72,7 +72,7 @@ def test_covering_buffer_contains_every_point_closer_than_the_limit(pts, kind, r
     zone = covering_buffer(g, r, 1.0)
     # Boundary at least r away (sampled finely), and at most ~0.02 ft beyond it.
     assert min_boundary_distance_ft(zone, g, 1.0, step_ft=0.05) >= r - 1e-6
-    plain = shapely.buffer(g, r + 0.03, quad_segs=64)
+    plain = shapely.buffer(shapely.union_all(g), r + 0.03, quad_segs=64)  # noded: GEOS mis-buffers self-retracing lines
     assert shapely.difference(zone, plain).area < 1e-6
 
 

@@ -50,14 +50,38 @@ def covering_buffer(feature: BaseGeometry, radius_ft: float, unit_to_ft: float) 
     # Between two boundary samples the distance can dip by at most step²/(8r).
     dip = VERIFY_STEP_FT**2 / (8.0 * radius_ft)
     r_ft = radius_ft / math.cos(math.pi / (4 * q)) + COVER_MARGIN_FT + dip
+    # Node and dissolve the input first: GEOS mis-buffers lines that retrace themselves.
+    source = feature if feature.geom_type in ("Point", "MultiPoint") else shapely.union_all(feature)
     zone = shapely.Polygon()
-    for _ in range(6):
-        zone = shapely.buffer(feature, r_ft / unit_to_ft, quad_segs=q)
+    for attempt in range(6):
+        if attempt < 3:
+            zone = shapely.buffer(source, r_ft / unit_to_ft, quad_segs=q)
+        else:
+            zone = _segment_buffers(source, r_ft / unit_to_ft, q)
         deficit = radius_ft + dip - min_boundary_distance_ft(zone, feature, unit_to_ft)
         if deficit <= 0:
             return zone
         r_ft += deficit + COVER_MARGIN_FT
     return zone  # pragma: no cover - converges in one or two rounds
+
+
+def _segment_buffers(geom: BaseGeometry, r: float, q: int) -> BaseGeometry:
+    """Union of the buffers of every segment (and polygon part) of ``geom``: slower, never fooled by degenerate input."""
+    parts = []
+    for part in shapely.get_parts(geom):
+        if part.geom_type == "Polygon":
+            parts.append(part)
+            rings = [part.exterior, *part.interiors]
+        elif part.geom_type == "Point":
+            parts.append(shapely.buffer(part, r, quad_segs=q))
+            continue
+        else:
+            rings = [part]
+        for ring in rings:
+            c = shapely.get_coordinates(ring)
+            segs = shapely.linestrings(np.stack([c[:-1], c[1:]], axis=1)) if len(c) > 1 else []
+            parts.extend(shapely.buffer(np.asarray(segs, dtype=object), r, quad_segs=q))
+    return shapely.union_all(np.asarray(parts, dtype=object))
 
 
 def cells_to_polygon(mask: np.ndarray, x0: float, y0: float, h: float) -> BaseGeometry:
