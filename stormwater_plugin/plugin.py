@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from qgis.core import Qgis, QgsApplication, QgsMessageLog
-from qgis.PyQt.QtCore import Qt
+from qgis.core import Qgis, QgsApplication, QgsMessageLog, QgsProject
+from qgis.PyQt.QtCore import Qt, QTimer
 from qgis.PyQt.QtGui import QIcon
 from qgis.PyQt.QtWidgets import QAction, QMessageBox, QPushButton
 
@@ -26,6 +26,8 @@ class StormwaterPlugin:
     def __init__(self, iface: Any) -> None:
         self.iface = iface
         self.action: QAction | None = None
+        self.inspect_action: QAction | None = None
+        self.inspect_tool: Any = None
         self.dock: Any = None
         self.provider: Any = None
         self.problem: str | None = shapely_problem()
@@ -56,8 +58,83 @@ class StormwaterPlugin:
         self.action.toggled.connect(self.toggle_dock)
         self.iface.addToolBarIcon(self.action)
         self.iface.addPluginToVectorMenu(MENU, self.action)
+        self._add_inspect_action()
         if self.problem:
             self.warn_missing_dependency()
+
+    # -- the "Inspect a device" map tool --------------------------------------
+
+    def _add_inspect_action(self) -> None:
+        """A checkable action that activates the device map tool; enabled while the dock holds a result."""
+        icon = QgsApplication.getThemeIcon("/mActionIdentify.svg")
+        self.inspect_action = QAction(icon if not icon.isNull() else QIcon(icon_path()), "Inspect a device", self.iface.mainWindow())
+        self.inspect_action.setObjectName("StormwaterInspectDeviceAction")
+        self.inspect_action.setCheckable(True)
+        self.inspect_action.setToolTip("Click a device on the map to list every check of the last review that applied to it, with distances")
+        self.inspect_action.setEnabled(False)
+        self.inspect_action.toggled.connect(self.toggle_inspect)
+        self.iface.addToolBarIcon(self.inspect_action)
+        self.iface.addPluginToVectorMenu(MENU, self.inspect_action)
+        project = QgsProject.instance()
+        # results are drawn (layers added) right after the dock stores them; a cleared project drops them
+        for signal in (project.layersAdded, project.layersRemoved, project.cleared):
+            signal.connect(self._schedule_inspect_update)
+
+    def _schedule_inspect_update(self, *_args: Any) -> None:
+        # after the dock's own slots have run (it forgets its result when the project is cleared)
+        QTimer.singleShot(0, self.update_inspect_action)
+
+    def has_result(self) -> bool:
+        """Whether the dock holds a result the device tool can read."""
+        return self.dock is not None and getattr(self.dock, "result", None) is not None and getattr(self.dock, "snap", None) is not None
+
+    def update_inspect_action(self) -> None:
+        """Enable the action when a result exists; leave the tool when it no longer does."""
+        if self.inspect_action is None:
+            return
+        ok = not self.problem and self.has_result()
+        self.inspect_action.setEnabled(ok)
+        if not ok and self.inspect_action.isChecked():
+            self.inspect_action.setChecked(False)
+
+    def toggle_inspect(self, checked: bool) -> None:
+        """Activate (or leave) the device map tool."""
+        canvas = self.iface.mapCanvas()
+        if checked:
+            if not self.has_result():
+                self.inspect_action.setChecked(False)
+                self.inspect_action.setEnabled(False)
+                self.iface.messageBar().pushMessage("Stormwater review", "Run the check first: there is no result to inspect.", Qgis.Info, 5)
+                return
+            if self.inspect_tool is None:
+                from .gui.device_tool import DeviceInspectTool
+
+                self.inspect_tool = DeviceInspectTool(canvas, lambda: self.dock, self.iface)
+                self.inspect_tool.setAction(self.inspect_action)  # QGIS unchecks the action when another tool takes over
+            canvas.setMapTool(self.inspect_tool)
+        elif self.inspect_tool is not None and canvas.mapTool() is self.inspect_tool:
+            canvas.unsetMapTool(self.inspect_tool)
+
+    def _remove_inspect_action(self) -> None:
+        project = QgsProject.instance()
+        for signal in (project.layersAdded, project.layersRemoved, project.cleared):
+            try:
+                signal.disconnect(self._schedule_inspect_update)
+            except (TypeError, RuntimeError):
+                pass
+        if self.inspect_tool is not None:
+            canvas = self.iface.mapCanvas()
+            if canvas is not None and canvas.mapTool() is self.inspect_tool:
+                canvas.unsetMapTool(self.inspect_tool)
+            self.inspect_tool.close_dialog()
+            self.inspect_tool.setAction(None)
+            self.inspect_tool.deleteLater()
+            self.inspect_tool = None
+        if self.inspect_action is not None:
+            self.iface.removePluginVectorMenu(MENU, self.inspect_action)
+            self.iface.removeToolBarIcon(self.inspect_action)
+            self.inspect_action.deleteLater()
+            self.inspect_action = None
 
     def warn_missing_dependency(self) -> None:
         """One message-bar entry naming shapely and a button with the install instructions."""
@@ -85,6 +162,7 @@ class StormwaterPlugin:
 
             self.dock = ReviewDock(self.iface, self.iface.mainWindow())
             self.dock.visibilityChanged.connect(self._dock_visibility)
+            self.update_inspect_action()
             self.iface.addDockWidget(Qt.RightDockWidgetArea, self.dock)
         self.dock.setVisible(checked)
 
@@ -96,6 +174,7 @@ class StormwaterPlugin:
 
     def unload(self) -> None:
         """Remove everything the plugin added."""
+        self._remove_inspect_action()
         if self.dock is not None:
             self.dock.teardown()
             self.iface.removeDockWidget(self.dock)

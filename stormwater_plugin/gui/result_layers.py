@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from qgis.core import QgsCoordinateReferenceSystem, QgsFeature, QgsLayerTreeGroup, QgsProject, QgsVectorLayer
+from qgis.core import Qgis, QgsCoordinateReferenceSystem, QgsFeature, QgsLayerTreeGroup, QgsMessageLog, QgsProject, QgsVectorLayer
 from qgis.PyQt.QtCore import QVariant
 
 from ..core.engine import SiteInputs
@@ -22,6 +22,8 @@ from ..qgis_bridge.results import (
 from .styles import apply_style
 
 ZONE_FIELD_SPECS = (("kind", QVariant.String), ("rule_id", QVariant.String), ("label", QVariant.String), ("distance_ft", QVariant.Double), ("subject_id", QVariant.String))
+MASK_FIELD_SPECS = (("kind", QVariant.String), ("rule_id", QVariant.String), ("label", QVariant.String), ("distance_ft", QVariant.Double),
+                    ("threshold_pct", QVariant.Double), ("area_sqft", QVariant.Double))
 PARCEL_FIELD_SPECS = (("id", QVariant.String), ("owner", QVariant.String), ("mailing_address", QVariant.String), ("parcel_address", QVariant.String),
                       ("distance_ft", QVariant.Double), ("adjacent", QVariant.Bool), ("listed", QVariant.Bool))
 
@@ -162,7 +164,30 @@ def build_result_layers(result: CheckResult, inputs: SiteInputs, crs: QgsCoordin
         layer = memory_layer(fam, f"Other zones ({_PLURAL[fam]})", crs, ZONE_FIELD_SPECS)
         _add(layer, rows)
         out.append(ResultLayer(layer, "other_zones" if fam == "polygon" else "slope_rays" if fam == "line" else "findings_points"))
+
+    if inputs.dem is not None:
+        mask = slope_mask_layer(result, inputs, crs)
+        if mask is not None:
+            out.append(mask)
     return out
+
+
+def slope_mask_layer(result: CheckResult, inputs: SiteInputs, crs: QgsCoordinateReferenceSystem) -> ResultLayer | None:
+    """The ring-slope mask of the DEM window (see :mod:`.slope_mask`), or ``None``; never raises."""
+    from .slope_mask import compute_slope_mask
+
+    try:
+        mask = compute_slope_mask(inputs, result.jurisdiction)
+    except Exception as exc:  # a display layer must never stop the results from being drawn
+        QgsMessageLog.logMessage(f"the slope mask could not be computed: {exc}", "Stormwater review", Qgis.Warning)
+        return None
+    if mask is None:
+        return None
+    p = mask.params
+    layer = memory_layer("polygon", mask.layer_name, crs, MASK_FIELD_SPECS)
+    if mask.geometry is not None and not mask.geometry.is_empty:
+        _add(layer, [(mask.geometry, ["slope_mask", p.rule_id, mask.label, p.distance_ft, p.threshold_pct, round(mask.area_sqft, 1)])])
+    return ResultLayer(layer, "slope_mask")
 
 
 def _percent(label: str) -> float | None:

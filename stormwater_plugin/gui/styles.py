@@ -51,6 +51,7 @@ STYLE_GEOMETRY: dict[str, str] = {
     "notify_parcels": "Polygon",
     "slope_rays": "LineString",
     "other_zones": "Polygon",
+    "slope_mask": "Polygon",
 }
 
 
@@ -148,6 +149,11 @@ def build_style(layer: QgsVectorLayer, name: str) -> None:
         layer.setRenderer(QgsRuleBasedRenderer(root))
         layer.setLabeling(_labels("label", "#8c510a", QgsPalLayerSettings.Line, 8.0, bold=True))
         layer.setLabelsEnabled(True)
+    elif name == "slope_mask":
+        # steep ground: a see-through brown hatch with a thin outline, so what lies under it stays readable
+        sym = QgsFillSymbol.createSimple({"color": rgba("#8c510a", 150), "style": "f_diagonal", "outline_color": rgba("#8c510a", 200), "outline_width": "0.3"})
+        sym.setOpacity(0.8)
+        layer.setRenderer(QgsSingleSymbolRenderer(sym))
     else:
         layer.setRenderer(QgsSingleSymbolRenderer(QgsFillSymbol.createSimple({"style": "no", "outline_color": "#606060", "outline_width": "0.3"})))
 

@@ -1,0 +1,218 @@
+"""``stormwater_review:slopeover100ft`` on synthetic tilted planes written with GDAL."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from qgis.core import NULL, QgsApplication, QgsFeature, QgsGeometry, QgsPointXY, QgsProject, QgsRasterLayer, QgsVectorLayer
+
+X0, Y0 = 600_000.0, 4_800_000.0  # NAD83 / UTM 18N, metres
+COLS = ROWS = 140  # 1 m pixels: the 100 ft (30.5 m) ring fits around the middle 78 x 78 cells
+AZIMUTH = 30.0  # downhill-uphill direction of the planes, degrees from north
+
+
+@pytest.fixture(scope="module")
+def provider(qgis_processing):
+    from stormwater_plugin.processing.provider import StormwaterProvider
+
+    registry = QgsApplication.processingRegistry()
+    existing = registry.providerById("stormwater_review")
+    if existing is not None:
+        yield existing
+        return
+    prov = StormwaterProvider()
+    assert registry.addProvider(prov)
+    yield prov
+    registry.removeProvider(prov)
+
+
+def write_plane(path: Path, grade: float) -> QgsRasterLayer:
+    """z = 100 m + grade x (distance along AZIMUTH), metres, in EPSG:26918."""
+    from osgeo import gdal, osr
+
+    ds = gdal.GetDriverByName("GTiff").Create(str(path), COLS, ROWS, 1, gdal.GDT_Float32)
+    ds.SetGeoTransform((X0, 1.0, 0.0, Y0 + ROWS, 0.0, -1.0))
+    srs = osr.SpatialReference()
+    srs.ImportFromEPSG(26918)
+    ds.SetProjection(srs.ExportToWkt())
+    x = np.arange(COLS) + 0.5
+    y = ROWS - (np.arange(ROWS) + 0.5)
+    t = math.radians(AZIMUTH)
+    z = 100.0 + grade * (x[None, :] * math.sin(t) + y[:, None] * math.cos(t))
+    band = ds.GetRasterBand(1)
+    band.WriteArray(z.astype(np.float32))
+    band.SetNoDataValue(-9999.0)
+    ds.FlushCache()
+    ds = None
+    layer = QgsRasterLayer(str(path), path.stem)
+    assert layer.isValid()
+    return layer
+
+
+def sites_layer() -> QgsVectorLayer:
+    """Two building sites: a polygon centred on a pixel centre in the middle, and a point too near the edge for the ring."""
+    layer = QgsVectorLayer("Polygon?crs=EPSG:26918&field=id:string", "building_sites", "memory")
+    cx, cy = X0 + 70.5, Y0 + 69.5
+    feats = []
+    for wkt, ident in (
+        (f"POLYGON(({cx - 5} {cy - 4},{cx + 5} {cy - 4},{cx + 5} {cy + 4},{cx - 5} {cy + 4},{cx - 5} {cy - 4}))", "B-mid"),
+        (f"POLYGON(({X0 + 8} {Y0 + 60},{X0 + 12} {Y0 + 60},{X0 + 12} {Y0 + 64},{X0 + 8} {Y0 + 64},{X0 + 8} {Y0 + 60}))", "B-edge"),
+    ):
+        f = QgsFeature(layer.fields())
+        f.setGeometry(QgsGeometry.fromWkt(wkt))
+        f.setAttributes([ident])
+        feats.append(f)
+    assert layer.dataProvider().addFeatures(feats)[0]
+    layer.updateExtents()
+    return layer
+
+
+def _run(dem, sites, tmp_path, **extra):
+    import processing
+
+    params = {"DEM": dem, "BUILDING_SITES": sites, "Z_UNITS": 1, "OUTPUT": "memory:", "RAYS": "memory:",
+              "SLOPE_MAP": str(tmp_path / f"{dem.name()}_slope.tif"), "MASK": "memory:"}
+    params.update(extra)
+    return processing.run("stormwater_review:slopeover100ft", params)
+
+
+def _map_value(path: str, x: float, y: float) -> float:
+    from osgeo import gdal
+
+    ds = gdal.Open(path)
+    gt = ds.GetGeoTransform()
+    col = int((x - gt[0]) / gt[1])
+    row = int((y - gt[3]) / gt[5])
+    value = float(ds.GetRasterBand(1).ReadAsArray(col, row, 1, 1)[0, 0])
+    assert ds.GetRasterBand(1).GetNoDataValue() == -9999
+    return value
+
+
+def _read(path: str) -> np.ndarray:
+    from osgeo import gdal
+
+    ds = gdal.Open(path)  # keep the dataset alive while its band is read
+    arr = ds.GetRasterBand(1).ReadAsArray().astype(np.float64)
+    ds = None
+    return arr
+
+
+def test_defaults_come_from_the_pack(provider):
+    from stormwater_plugin.core.rulepack import load_pack
+
+    alg = QgsApplication.processingRegistry().algorithmById("stormwater_review:slopeover100ft")
+    assert alg is not None
+    rule = next(r for r in load_pack("lgpc").rules if r.kind == "building_site_slope")
+    assert alg.parameterDefinition("DISTANCE_FT").defaultValue() == rule.params["distance_ft"]
+    assert alg.parameterDefinition("THRESHOLD_PCT").defaultValue() == rule.params["threshold_pct"]
+
+
+@pytest.mark.parametrize("grade, status", [(0.14, "pass"), (0.16, "advisory")])
+def test_plane(provider, tmp_path, grade, status):
+    dem = write_plane(tmp_path / f"plane_{int(grade * 100)}.tif", grade)
+    sites = sites_layer()
+    QgsProject.instance().addMapLayers([dem, sites])
+    try:
+        out = _run(dem, sites, tmp_path)
+    finally:
+        QgsProject.instance().removeAllMapLayers()
+    rows = {f["id"]: f for f in out["OUTPUT"].getFeatures()}
+    mid = rows["B-mid"]
+    assert mid["status"] == status
+    # the plane's grade, read over ground distances (UTM's scale factor here is 0.9997)
+    assert mid["slope_100ft_pct"] == pytest.approx(grade * 100, rel=5e-4)
+    assert min(abs(mid["azimuth_deg"] - AZIMUTH), abs(mid["azimuth_deg"] - (AZIMUTH + 180))) < 1e-3
+    assert mid.geometry().asPoint().x() == pytest.approx(X0 + 70.5) and mid.geometry().asPoint().y() == pytest.approx(Y0 + 69.5)
+    assert rows["B-edge"]["status"] == "undetermined"
+    assert rows["B-edge"]["slope_100ft_pct"] in (None, NULL)
+    assert "off the DEM" in rows["B-edge"]["message"]
+    assert out["STEEP_SITES"] == (1 if status == "advisory" else 0)
+    # rays: the rose (36 by the pack) plus the steepest, all 100 ft long
+    rays = [f for f in out["RAYS"].getFeatures() if f["site_id"] == "B-mid"]
+    steepest = [f for f in rays if f["steepest"]]
+    assert len(steepest) == 1 and steepest[0]["slope_pct"] == pytest.approx(mid["slope_100ft_pct"])
+    assert len(rays) == 37
+    # the map on the DEM's grid: at the site's cell, the point value to 0.05 points
+    value = _map_value(out["SLOPE_MAP"], X0 + 70.5, Y0 + 69.5)
+    assert value == pytest.approx(mid["slope_100ft_pct"], abs=0.05)
+    assert _map_value(out["SLOPE_MAP"], X0 + 2.5, Y0 + 2.5) == -9999  # ring off the DEM
+    mask = list(out["MASK"].getFeatures())
+    if status == "advisory":
+        assert mask and out["STEEP_CELLS"] > 0
+        assert any(f.geometry().contains(QgsGeometry.fromPointXY(QgsPointXY(X0 + 70.5, Y0 + 69.5))) for f in mask)
+        assert mask[0]["threshold_pct"] == 15 and mask[0]["area_sqft"] > 0
+        assert out["MASK"].crs().authid() == "EPSG:26918"
+    else:
+        assert not mask and out["STEEP_CELLS"] == 0
+
+
+def write_hills(path: Path) -> QgsRasterLayer:
+    """Smooth hills (metres) in EPSG:26918 with a nodata hole: strips must give the one-pass map exactly."""
+    from osgeo import gdal, osr
+
+    ds = gdal.GetDriverByName("GTiff").Create(str(path), COLS, ROWS, 1, gdal.GDT_Float32)
+    ds.SetGeoTransform((X0, 1.0, 0.0, Y0 + ROWS, 0.0, -1.0))
+    srs = osr.SpatialReference()
+    srs.ImportFromEPSG(26918)
+    ds.SetProjection(srs.ExportToWkt())
+    x = np.arange(COLS) + 0.5
+    y = np.arange(ROWS) + 0.5
+    z = 100.0 + 6.0 * np.sin(x[None, :] / 17.0) * np.cos(y[:, None] / 23.0) + 0.05 * y[:, None]
+    z[60:63, 100:104] = -9999.0
+    band = ds.GetRasterBand(1)
+    band.WriteArray(z.astype(np.float32))
+    band.SetNoDataValue(-9999.0)
+    ds.FlushCache()
+    ds = None
+    layer = QgsRasterLayer(str(path), path.stem)
+    assert layer.isValid()
+    return layer
+
+
+def test_strips_match_one_pass(provider, tmp_path, monkeypatch):
+    import processing
+
+    from stormwater_plugin.core.terrain import ground_to_pixel_projected, ring_slope_map
+    from stormwater_plugin.processing import slope
+
+    dem = write_hills(tmp_path / "hills.tif")
+    monkeypatch.setattr(slope, "STRIP_CELLS", COLS * 7)  # strips of 32 rows (the minimum)
+    out = processing.run("stormwater_review:slopeover100ft", {"DEM": dem, "Z_UNITS": 1, "SLOPE_MAP": str(tmp_path / "hills_slope.tif")})
+    got = _read(out["SLOPE_MAP"])
+    src = _read(str(tmp_path / "hills.tif"))
+    src[src == -9999.0] = np.nan
+    alg = QgsApplication.processingRegistry().algorithmById("stormwater_review:slopeover100ft")
+    from qgis.core import QgsProcessingContext
+
+    jac = alg._ground_to_pixel(dem, (X0, 1.0, 0.0, Y0 + ROWS, 0.0, -1.0), ROWS, QgsProcessingContext())
+    assert np.allclose(jac, ground_to_pixel_projected((X0, 1.0, 0.0, Y0 + ROWS, 0.0, -1.0), 1 / 0.3048), rtol=1e-3)
+    ref = ring_slope_map(src, jac, 100.0, z_to_ft=1 / 0.3048)
+    ref = np.where(np.isfinite(ref), ref, -9999.0)
+    assert np.isfinite(ref).all() and (ref > 0).sum() > 1000 and (ref == -9999).sum() > (got.size - 79 * 79)
+    assert np.array_equal(got == -9999, ref == -9999)
+    assert np.max(np.abs(got - ref)) < 1e-3
+
+
+def test_map_only_and_cancel(provider, tmp_path, monkeypatch):
+    """No building sites: the map alone; a run cancelled after the first strip leaves the rest nodata."""
+    import processing
+    from qgis.core import QgsProcessingContext, QgsProcessingFeedback
+
+    from stormwater_plugin.processing import slope
+
+    dem = write_plane(tmp_path / "plane_16.tif", 0.16)
+    out = processing.run("stormwater_review:slopeover100ft", {"DEM": dem, "Z_UNITS": 1, "SLOPE_MAP": str(tmp_path / "only.tif")})
+    assert out["STEEP_CELLS"] > 0
+    assert _map_value(out["SLOPE_MAP"], X0 + 70.5, Y0 + 69.5) == pytest.approx(16.0, abs=0.05)
+
+    monkeypatch.setattr(slope, "STRIP_CELLS", COLS * 40)  # strips of 40 rows
+    feedback = QgsProcessingFeedback()
+    feedback.progressChanged.connect(lambda p: feedback.cancel() if p > 10 else None)
+    alg = QgsApplication.processingRegistry().createAlgorithmById("stormwater_review:slopeover100ft")
+    res, ok = alg.run({"DEM": dem, "Z_UNITS": 1, "SLOPE_MAP": str(tmp_path / "cancelled.tif")}, QgsProcessingContext(), feedback)
+    assert ok and feedback.isCanceled()
+    assert _map_value(str(tmp_path / "cancelled.tif"), X0 + 70.5, Y0 + ROWS - 35.5) == pytest.approx(16.0, abs=0.05)  # row 35: first strip
+    assert _map_value(str(tmp_path / "cancelled.tif"), X0 + 70.5, Y0 + 69.5) == -9999  # row 70: never computed
