@@ -38,9 +38,9 @@ LAKE_M = 97.5
 SEED = 20240917
 
 
-def grid_shape(n_sites: int) -> tuple[int, int]:
-    """Columns and rows of a near-square grid (in metres) holding at least ``n_sites`` lots."""
-    cols = max(1, int(round(math.sqrt(n_sites * LOT_H / LOT_W))))
+def grid_shape(n_sites: int, cols: int | None = None) -> tuple[int, int]:
+    """Columns and rows of a grid holding at least ``n_sites`` lots (near-square in metres unless ``cols`` is given)."""
+    cols = cols or max(1, int(round(math.sqrt(n_sites * LOT_H / LOT_W))))
     rows = int(math.ceil(n_sites / cols))
     return cols, rows
 
@@ -50,7 +50,7 @@ def ground_m(x: np.ndarray, y: np.ndarray, east_edge: float) -> np.ndarray:
     return LAKE_M + 1.0 + 0.06 * (east_edge - x) + 1.8 * np.sin(x / 41.0) * np.cos(y / 57.0) + 0.9 * np.sin((x + y) / 23.0)
 
 
-def town_layers(n_sites: int, seed: int = SEED) -> tuple[dict[str, tuple[list, list[dict]]], tuple[float, float, float, float]]:
+def town_layers(n_sites: int, seed: int = SEED, cols: int | None = None) -> tuple[dict[str, tuple[list, list[dict]]], tuple[float, float, float, float]]:
     """Role -> (geometries, attributes) in UTM 18N metres, and the bounds of the lot grid.
 
     Parameters
@@ -59,12 +59,14 @@ def town_layers(n_sites: int, seed: int = SEED) -> tuple[dict[str, tuple[list, l
         Number of site parcels (lots).
     seed : int
         Seed of the jitter.
+    cols : int, optional
+        Lots per row (default: a near-square town).
     """
     import shapely
     from shapely.geometry import LineString, Point, box
 
     rng = np.random.default_rng(seed)
-    cols, rows = grid_shape(n_sites)
+    cols, rows = grid_shape(n_sites, cols)
     out: dict[str, tuple[list, list[dict]]] = {r: ([], []) for r in ("parcels", "devices", "wells", "septic", "building_sites", "disturbance")}
     types = ("dry_well", "infiltration_trench", "infiltration_basin", "vegetated_depression")
     for k in range(n_sites):
@@ -102,14 +104,14 @@ def town_layers(n_sites: int, seed: int = SEED) -> tuple[dict[str, tuple[list, l
     return out, (X0, Y0, right, top)
 
 
-def write_town(folder: Path, n_sites: int, cell: float = 2.0, seed: int = SEED) -> tuple[Path, Path]:
+def write_town(folder: Path, n_sites: int, cell: float = 2.0, seed: int = SEED, cols: int | None = None) -> tuple[Path, Path]:
     """Write ``town.gpkg`` and ``dem.tif`` into ``folder``; returns their paths."""
     import geopandas as gpd
     import rasterio
     from rasterio.transform import from_origin
 
     folder.mkdir(parents=True, exist_ok=True)
-    layers, (x0, y0, x1, y1) = town_layers(n_sites, seed)
+    layers, (x0, y0, x1, y1) = town_layers(n_sites, seed, cols)
     gpkg = folder / "town.gpkg"
     if gpkg.exists():
         gpkg.unlink()
@@ -139,9 +141,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, required=True, help="output folder (town.gpkg, dem.tif)")
     p.add_argument("--cell", type=float, default=2.0, help="DEM pixel size in metres (default 2)")
     p.add_argument("--seed", type=int, default=SEED)
+    p.add_argument("--cols", type=int, help="lots per row (default: a near-square town)")
     a = p.parse_args(argv)
     t = time.perf_counter()
-    gpkg, dem = write_town(a.out, a.sites, a.cell, a.seed)
+    gpkg, dem = write_town(a.out, a.sites, a.cell, a.seed, a.cols)
     print(f"{a.sites} sites -> {gpkg} and {dem} in {time.perf_counter() - t:.1f} s")
     return 0
 

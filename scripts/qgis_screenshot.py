@@ -2,7 +2,10 @@
 
 Environment: ``SW_REPO`` (repository root), ``SW_JURISDICTION`` (default
 ``lake-george``), ``SW_SHOT`` (PNG path written from the main window when
-the check is done; the driver also grabs the whole screen).
+the check is done; the driver also grabs the whole screen), ``SW_ENVELOPE``
+(``1``: also press "Where may a device go?" for a dry well, select the
+violating device's finding and the suggested move), ``SW_DECIDE`` (``1``:
+waive that finding, to show a reviewer decision in the table).
 """
 
 import os
@@ -15,6 +18,9 @@ from qgis.utils import iface, plugins
 REPO = Path(os.environ.get("SW_REPO", Path.cwd()))
 JURISDICTION = os.environ.get("SW_JURISDICTION", "lake-george")
 SHOT = os.environ.get("SW_SHOT", "/tmp/sw_main_window.png")
+ENVELOPE = os.environ.get("SW_ENVELOPE", "") == "1"
+DECIDE = os.environ.get("SW_DECIDE", "") == "1"
+DW1_KEY = "lake-george.minor.septic-upgradient-20|devices:DW-1|septic:S-1"
 GPKG = REPO / "resources" / "demo" / "site.gpkg"
 DEM = REPO / "resources" / "demo" / "dem.tif"
 ORDER = ("devices", "wells", "septic", "building_sites", "streams", "shoreline", "clearing", "impervious", "disturbance",
@@ -40,7 +46,7 @@ def style_inputs():
         "parcels": {"color": "255,255,255,0", "outline_color": "120,120,120", "outline_width": "0.3"},
         "waterbodies": {"color": "166,206,227", "outline_color": "31,120,180"},
         "wetlands": {"color": "178,223,138,140", "outline_color": "51,160,44"},
-        "clearing": {"color": "253,191,111,160", "outline_color": "255,127,0"},
+        "clearing": {"color": "253,191,111,90", "outline_color": "230,140,40", "outline_width": "0.3"},
         "impervious": {"color": "160,160,160,160", "outline_color": "90,90,90"},
         "building_sites": {"color": "227,26,28,40", "outline_color": "120,20,20", "outline_width": "0.5"},
         "septic": {"color": "106,61,154,120", "outline_color": "106,61,154"},
@@ -82,20 +88,47 @@ def run():
     iface.mainWindow().resizeDocks([dock], [640], 1)  # Qt.Horizontal
     task = dock.run_check()
 
-    def wait():
-        if dock.task is not None:
-            QTimer.singleShot(200, wait)
-            return
+    def zoom_site():
         parcels = QgsProject.instance().mapLayersByName("parcels")[0]
         site = [f.geometry().boundingBox() for f in parcels.getFeatures() if f["is_site"] in (1, "1", True)]
         rect = site[0] if site else parcels.extent()
         rect.grow(max(rect.width(), rect.height()) * 0.15)
         iface.mapCanvas().setExtent(rect)
         iface.mapCanvas().refresh()
-        tree = dock.findings.tree
-        if tree.topLevelItemCount():
-            tree.setCurrentItem(tree.topLevelItem(0).child(0))
+
+    def shoot():
         QTimer.singleShot(4000, lambda: iface.mainWindow().grab().save(SHOT))
+
+    def wait():
+        if dock.task is not None or dock.moves_task is not None:
+            QTimer.singleShot(200, wait)
+            return
+        zoom_site()
+        tree = dock.findings.tree
+        if ENVELOPE:
+            dock.device_type.setCurrentIndex(dock.device_type.findData("dry_well"))
+            dock.find_envelope()
+            QTimer.singleShot(200, wait_envelope)
+            return
+        first = next((f["key"] for f in (dock.doc or {}).get("findings", []) if f["status"] == "violation"), None)
+        if not (first and dock.findings.select_key(first)) and tree.topLevelItemCount():
+            tree.setCurrentItem(tree.topLevelItem(0).child(0))
+        shoot()
+
+    def wait_envelope():
+        if dock.envelope_task is not None:
+            QTimer.singleShot(200, wait_envelope)
+            return
+        zoom_site()
+        if dock.findings.select_key(DW1_KEY) and DECIDE:
+            dock.decide("waived", "Variance ZBA-2026-14 granted 2026-03-02", "J. Smith")
+            dock.findings.select_key(DW1_KEY)
+        for name in ("Setback zones", "Slope rays (100 ft)"):  # the envelope tells the same story; fewer lines
+            for layer in QgsProject.instance().mapLayersByName(name):
+                node = QgsProject.instance().layerTreeRoot().findLayer(layer.id())
+                if node is not None:
+                    node.setItemVisibilityChecked(False)
+        shoot()
 
     if task is not None:
         QTimer.singleShot(200, wait)

@@ -7,7 +7,11 @@ scripts/qgis_screenshot.py`` (which loads the demo and runs the check), and
 grabs the screen with ImageMagick's ``import`` into ``docs/screenshot.png``.
 Only the processes started here are stopped.
 
-Usage: python3 scripts/qgis_screenshot_run.py [--jurisdiction lake-george] [--wait 40]
+Usage: python3 scripts/qgis_screenshot_run.py [--jurisdiction lake-george] [--wait 40] [--envelope [--decide]]
+
+``--envelope`` also presses "Where may a device go?" and selects the violating
+device's finding (default output ``docs/screenshot-envelope.png``);
+``--decide`` waives that finding to show a reviewer decision.
 """
 
 from __future__ import annotations
@@ -25,12 +29,12 @@ ROOT = Path(__file__).resolve().parent.parent
 PROFILES = Path("/tmp/qgisprof")
 
 
-def install_profile() -> None:
+def install_profile(profiles: Path = PROFILES) -> None:
     sys.path.insert(0, str(ROOT / "scripts"))
     from package_plugin import build
 
     zip_path = build(Path("/tmp/sw_dist"))
-    profile = PROFILES / "profiles" / "default"
+    profile = profiles / "profiles" / "default"
     plugins = profile / "python" / "plugins"
     shutil.rmtree(plugins / "stormwater_plugin", ignore_errors=True)
     plugins.mkdir(parents=True, exist_ok=True)
@@ -53,10 +57,17 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--jurisdiction", default="lake-george")
     parser.add_argument("--wait", type=float, default=40.0)
-    parser.add_argument("--output", type=Path, default=ROOT / "docs" / "screenshot.png")
+    parser.add_argument("--envelope", action="store_true", help="also draw the siting envelope and select the violating device's finding")
+    parser.add_argument("--decide", action="store_true", help="with --envelope: waive that finding (shows a reviewer decision)")
+    parser.add_argument("--output", type=Path, default=None)
+    parser.add_argument("--display", default=":99", help="X display for Xvfb (another run may hold :99)")
+    parser.add_argument("--profiles", type=Path, default=PROFILES, help="QGIS profiles folder (created fresh)")
     args = parser.parse_args()
-    install_profile()
-    env = dict(os.environ, DISPLAY=":99", SW_REPO=str(ROOT), SW_JURISDICTION=args.jurisdiction, SW_SHOT="/tmp/sw_main_window.png")
+    if args.output is None:
+        args.output = ROOT / "docs" / ("screenshot-envelope.png" if args.envelope else "screenshot.png")
+    install_profile(args.profiles)
+    env = dict(os.environ, DISPLAY=args.display, SW_REPO=str(ROOT), SW_JURISDICTION=args.jurisdiction, SW_SHOT="/tmp/sw_main_window.png",
+               SW_ENVELOPE="1" if args.envelope else "", SW_DECIDE="1" if args.decide else "")
     env.pop("QT_QPA_PLATFORM", None)
     # QGIS's embedded Python finds its home through "python3" on PATH: keep pyenv/venv shims out of it.
     env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep) if ".pyenv" not in p and ".venv" not in p)
@@ -71,12 +82,12 @@ def main() -> int:
         if not link.exists():
             link.symlink_to(item)
     env["PYTHONPATH"] = str(lend)
-    xvfb = subprocess.Popen(["Xvfb", ":99", "-screen", "0", "1600x1000x24"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    xvfb = subprocess.Popen(["Xvfb", args.display, "-screen", "0", "1600x1000x24"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     qgis = None
     try:
         time.sleep(2)
-        qgis = subprocess.Popen(["qgis", "--profiles-path", str(PROFILES), "--nologo", "--noversioncheck", "--code", str(ROOT / "scripts" / "qgis_screenshot.py")],
-                                env=env, stdout=open("/tmp/sw_qgis.log", "w"), stderr=subprocess.STDOUT)
+        qgis = subprocess.Popen(["qgis", "--profiles-path", str(args.profiles), "--nologo", "--noversioncheck", "--code", str(ROOT / "scripts" / "qgis_screenshot.py")],
+                                env=env, stdout=open(f"/tmp/sw_qgis{args.display.replace(':', '_')}.log", "w"), stderr=subprocess.STDOUT)
         time.sleep(args.wait)
         args.output.parent.mkdir(parents=True, exist_ok=True)
         subprocess.run(["import", "-window", "root", str(args.output)], env=env, check=True)

@@ -81,12 +81,40 @@ def _keep_family(geom: BaseGeometry, family: str) -> BaseGeometry:
     return shapely.union_all(parts)
 
 
+def _is_degenerate(p: BaseGeometry) -> bool:
+    return p.geom_type == "Polygon" and p.area <= 1e-12 * p.length * p.length
+
+
+def drop_degenerate(geom: BaseGeometry) -> BaseGeometry:
+    """Replace zero-area polygon parts (``make_valid`` leftovers such as ``POLYGON((0 0,1 1,0 0,0 0))``) by their outlines.
+
+    GEOS measures distances to such parts inconsistently; as lines they are
+    exact. A part counts as zero-area below 1e-12 of its perimeter squared.
+    """
+    parts = list(shapely.get_parts(geom))
+    if not any(_is_degenerate(p) for p in parts):
+        return geom
+    fixed = [shapely.boundary(p) if _is_degenerate(p) else p for p in parts]
+    fixed = [p for p in fixed if not p.is_empty]
+    if not fixed:
+        return shapely.GeometryCollection()
+    return fixed[0] if len(fixed) == 1 else shapely.GeometryCollection(fixed)
+
+
 def clean_layer(layer: FeatureLayer, warnings: list[Warning_]) -> FeatureLayer:
     """Repair invalid geometries (``make_valid``), flatten Z/M, drop null and empty ones.
 
     Every change is reported in ``warnings`` with the features' ids.
     """
     expected = ROLE_FAMILY.get(layer.role)
+    # Fast path (vectorised): every geometry present, non-empty, 2-D, valid and of the right family.
+    if len(layer) and all(isinstance(g, BaseGeometry) for g in layer.geoms):
+        arr = np.asarray(layer.geoms, dtype=object)
+        fine = ~shapely.is_empty(arr) & ~shapely.has_z(arr) & shapely.is_valid(arr)
+        if expected == "polygon":
+            fine &= np.isin(shapely.get_type_id(arr), (3, 6))  # Polygon, MultiPolygon
+        if bool(fine.all()):
+            return FeatureLayer.from_sequences(layer.role, list(arr), layer.ids, layer.attrs)
     keep_geoms: list[BaseGeometry] = []
     keep_ids: list[str] = []
     keep_attrs: list[dict] = []
@@ -100,7 +128,7 @@ def clean_layer(layer: FeatureLayer, warnings: list[Warning_]) -> FeatureLayer:
         if shapely.has_z(g):
             g = shapely.force_2d(g)
         if not shapely.is_valid(g):
-            g = shapely.make_valid(g)
+            g = drop_degenerate(shapely.make_valid(g))
             repaired.append(fid)
             if expected is not None:
                 g = _keep_family(g, expected)

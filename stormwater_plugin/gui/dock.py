@@ -1,41 +1,56 @@
-"""The review dock: choose the rule pack and layers, run the check, read and locate findings."""
+"""The review dock: choose the rule pack and layers, run the check, read and locate findings, decide, export.
+
+Also the siting aid (issue 7: where may a device go, suggested moves), the
+reviewer's decisions kept in the project (issue 6) and the report package
+with a print layout (issue 6).
+"""
 
 from __future__ import annotations
 
-import json
+from pathlib import Path
 from typing import Any
 
 from qgis.core import (
     Qgis,
     QgsApplication,
     QgsCoordinateTransform,
+    QgsGeometry,
     QgsMessageLog,
+    QgsPointXY,
     QgsProject,
     QgsRectangle,
 )
 from qgis.gui import QgsCollapsibleGroupBox
 from qgis.PyQt.QtCore import Qt
 from qgis.PyQt.QtWidgets import (
+    QApplication,
+    QCheckBox,
     QComboBox,
     QDockWidget,
     QFileDialog,
     QFormLayout,
+    QFrame,
     QHBoxLayout,
     QLineEdit,
+    QMenu,
     QProgressBar,
     QPushButton,
+    QScrollArea,
     QSplitter,
     QVBoxLayout,
     QWidget,
 )
 
-from ..core.model import PROJECT_CLASSES, CheckResult, Finding
+from ..core.model import DEVICE_TYPES, PROJECT_CLASSES, CheckResult, Finding
+from ..core.overrides import OverrideError
 from ..core.rulepack import JURISDICTIONS, load_pack
-from ..core.serialize import result_to_dict
 from ..qgis_bridge.results import to_qgs
 from ..qgis_bridge.snapshot import Snapshot, snapshot
 from .check_task import CheckTask
+from .envelope_task import SitingTask, add_siting_layers, device_label, envelope_layers, moves_layer, snapshot_for_envelope
 from .findings_tree import FindingsTree
+from .overrides_ui import OverrideStore, ask_decision
+from .report_export import findings_document
 from .result_layers import add_to_project, build_result_layers
 from .role_form import SCOPE, RoleForm
 
@@ -64,9 +79,15 @@ class ReviewDock(QDockWidget):
         self.setObjectName("StormwaterReviewDock")
         self.setWindowTitle(self.tr("Stormwater site-plan review"))
         self.task: CheckTask | None = None
+        self.envelope_task: SitingTask | None = None
+        self.moves_task: SitingTask | None = None
         self._project_generation = 0
         self.snap: Snapshot | None = None
         self.result: CheckResult | None = None
+        self.envelope: Any = None
+        self.moves: list[dict[str, Any]] = []
+        self.doc: dict[str, Any] | None = None
+        self.overrides = OverrideStore()
 
         self.jurisdiction = QComboBox()
         for j in JURISDICTIONS:
@@ -75,8 +96,17 @@ class ReviewDock(QDockWidget):
         self.project_class.addItem(self.tr("Automatic (from disturbance and impervious areas)"), None)
         for c in PROJECT_CLASSES:
             self.project_class.addItem(c, c)
+        for combo in (self.jurisdiction, self.project_class):  # long pack titles must not widen the dock
+            combo.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+            combo.setMinimumContentsLength(18)
         self.site_parcel = QLineEdit()
         self.site_parcel.setPlaceholderText(self.tr("automatic: is_site field, or the parcel holding the plan"))
+        self.reviewer = QLineEdit()
+        self.reviewer.setPlaceholderText(self.tr("your name (report header, decisions)"))
+        self.reference = QLineEdit()
+        self.reference.setPlaceholderText(self.tr("application no."))
+        self.reviewer.editingFinished.connect(self._save_review_fields)
+        self.reference.editingFinished.connect(self._save_review_fields)
 
         self.roles = RoleForm()
         guess = QPushButton(self.tr("Guess layers from names and fields"))
@@ -92,25 +122,66 @@ class ReviewDock(QDockWidget):
         self.cancel_button = QPushButton(self.tr("Cancel"))
         self.cancel_button.setEnabled(False)
         self.cancel_button.clicked.connect(self.cancel)
-        self.save_button = QPushButton(self.tr("Save report…"))
+        self.save_button = QPushButton(self.tr("Export report…"))
+        self.save_button.setToolTip(self.tr("Write findings.json, report.html, report.pdf, notification.csv, labels.pdf and a print layout (layout.pdf) into a folder, with your decisions applied."))
         self.save_button.setEnabled(False)
-        self.save_button.clicked.connect(self.save_report)
+        self.save_button.clicked.connect(lambda: self.export_report())
+        self.export_button = self.save_button
         self.progress = QProgressBar()
         self.progress.setRange(0, 100)
         self.progress.setValue(0)
         self.progress.setTextVisible(True)
 
+        # siting aid (issue 7)
+        self.device_type = QComboBox()
+        for t in DEVICE_TYPES:
+            self.device_type.addItem(self.tr(device_label(t)), t)
+        self.high_traffic = QCheckBox(self.tr("serves vehicle areas"))
+        self.high_traffic.setToolTip(self.tr("The device takes runoff from roadways, parking or other vehicle areas (high-traffic setbacks apply)."))
+        self.envelope_button = QPushButton(self.tr("Where may a device go?"))
+        self.envelope_button.setToolTip(
+            self.tr("Draw the part of the site parcel where a device of this type may be placed (green), every excluded zone with its rule, and the steep ground that needs a licensed professional's design.")
+        )
+        self.envelope_button.clicked.connect(lambda: self.find_envelope())
+
         self.findings = FindingsTree()
         self.findings.finding_activated.connect(self.locate)
+        self.findings.move_activated.connect(self.locate_move)
+        self.findings.selection_changed.connect(self._update_decision_buttons)
+
+        # reviewer decisions (issue 6)
+        self.accept_button = QPushButton(self.tr("Accept…"))
+        self.accept_button.setToolTip(self.tr("Accept the selected finding as it is (e.g. a tax-map sliver, verified in the field), with a reason."))
+        self.accept_button.clicked.connect(lambda: self.decide("accepted"))
+        self.waive_button = QPushButton(self.tr("Waive…"))
+        self.waive_button.setToolTip(self.tr("Waive the requirement for the selected finding (e.g. a variance granted), with a reason."))
+        self.waive_button.clicked.connect(lambda: self.decide("waived"))
+        self.clear_button = QPushButton(self.tr("Clear decision"))
+        self.clear_button.clicked.connect(lambda: self.clear_decision())
+        self.decisions_menu_button = QPushButton(self.tr("Decisions file"))
+        self.decisions_menu_button.setToolTip(self.tr("Import or export the decisions as an overrides.json file (the format of stormwater-check --overrides)."))
+        menu = QMenu(self.decisions_menu_button)
+        menu.addAction(self.tr("Import decisions (overrides.json)…"), lambda: self.import_decisions())
+        menu.addAction(self.tr("Export decisions (overrides.json)…"), lambda: self.export_decisions())
+        self.decisions_menu_button.setMenu(menu)
+        self._update_decision_buttons()
 
         head = QFormLayout()
         head.addRow(self.tr("Rules"), self.jurisdiction)
         head.addRow(self.tr("Project class"), self.project_class)
         head.addRow(self.tr("Site parcel id"), self.site_parcel)
+        who = QHBoxLayout()
+        who.addWidget(self.reviewer, 3)
+        who.addWidget(self.reference, 2)
+        head.addRow(self.tr("Reviewer, ref."), who)
         buttons = QHBoxLayout()
         buttons.addWidget(self.run_button)
         buttons.addWidget(self.cancel_button)
         buttons.addWidget(self.save_button)
+        siting = QHBoxLayout()
+        siting.addWidget(self.device_type, 2)
+        siting.addWidget(self.high_traffic)
+        siting.addWidget(self.envelope_button, 2)
 
         upper = QWidget()
         up = QVBoxLayout(upper)
@@ -119,9 +190,27 @@ class ReviewDock(QDockWidget):
         up.addWidget(layers_box)
         up.addLayout(buttons)
         up.addWidget(self.progress)
+        up.addLayout(siting)
+        lower = QWidget()
+        low = QVBoxLayout(lower)
+        low.setContentsMargins(0, 0, 0, 0)
+        low.addWidget(self.findings, 1)
+        decide = QHBoxLayout()
+        decide.addWidget(self.accept_button)
+        decide.addWidget(self.waive_button)
+        decide.addWidget(self.clear_button)
+        decide.addStretch(1)
+        decide.addWidget(self.decisions_menu_button)
+        low.addLayout(decide)
+        # The settings scroll when the screen is short (a laptop): the findings and decision buttons stay visible.
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.NoFrame)
+        scroll.setWidget(upper)
+        self.upper_scroll = scroll
         splitter = QSplitter(Qt.Vertical)
-        splitter.addWidget(upper)
-        splitter.addWidget(self.findings)
+        splitter.addWidget(scroll)
+        splitter.addWidget(lower)
         splitter.setStretchFactor(1, 1)
         self.splitter = splitter
         self.upper = upper
@@ -140,6 +229,14 @@ class ReviewDock(QDockWidget):
         """The project was closed or cleared: results of a running check no longer belong anywhere."""
         self._project_generation += 1
         self.result = None
+        self.snap = None
+        self.envelope = None
+        self.moves = []
+        self.doc = None
+        self.overrides.clear()
+        self.findings.set_result(None)
+        self.save_button.setEnabled(False)
+        self._update_decision_buttons()
 
     def _project_read(self, *_args: Any) -> None:
         self.restore_settings()
@@ -156,9 +253,18 @@ class ReviewDock(QDockWidget):
         s, ok = project.readEntry(SCOPE, "site_parcel", "")
         if ok:
             self.site_parcel.setText(s)
+        for edit, name in ((self.reviewer, "reviewer"), (self.reference, "reference")):
+            value, ok = project.readEntry(SCOPE, name, "")
+            if ok:
+                edit.setText(value)
         unresolved = self.roles.restore(project)
         if unresolved:
             self.roles.guess(project, unresolved)
+        self.overrides.load()
+        if self.overrides.error:
+            self.message(self.tr("The reviewer decisions stored in the project could not be read: {0}").format(self.overrides.error), Qgis.Warning, 0)
+        if self.result is not None:
+            self.refresh_review()
 
     def save_settings(self) -> None:
         """Store the choices in the project (saved with it)."""
@@ -166,7 +272,13 @@ class ReviewDock(QDockWidget):
         project.writeEntry(SCOPE, "jurisdiction", self.jurisdiction.currentData())
         project.writeEntry(SCOPE, "class", self.project_class.currentData() or "")
         project.writeEntry(SCOPE, "site_parcel", self.site_parcel.text().strip())
+        self._save_review_fields()
         self.roles.save(project)
+
+    def _save_review_fields(self) -> None:
+        project = QgsProject.instance()
+        project.writeEntry(SCOPE, "reviewer", self.reviewer.text().strip())
+        project.writeEntry(SCOPE, "reference", self.reference.text().strip())
 
     # -- running --------------------------------------------------------------
 
@@ -182,20 +294,10 @@ class ReviewDock(QDockWidget):
             self.message(self.tr("A check is already running: wait for it or press Cancel."), Qgis.Warning)
             return None
         self.save_settings()
-        try:
-            self.snap = snapshot(
-                self.roles.role_layers(),
-                self.roles.dem_layer(),
-                self.roles.z_unit(),
-                self.site_parcel.text().strip() or None,
-                self.project_class.currentData(),
-            )
-        except Exception as exc:
-            self.message(self.tr("Could not read the layers: {0}").format(exc), Qgis.Critical, 0)
+        snap = self._take_snapshot()
+        if snap is None:
             return None
-        if not self.snap.inputs.layers:
-            self.message(self.tr("Choose at least one layer (devices, parcels…) before running the check."), Qgis.Warning)
-            return None
+        self.snap = snap
         task = CheckTask(self.snap, self.jurisdiction.currentData(), self._task_done)
         task.project_generation = self._project_generation
         task.progressChanged.connect(lambda p: self.progress.setValue(int(p)))
@@ -206,9 +308,28 @@ class ReviewDock(QDockWidget):
         QgsApplication.taskManager().addTask(task)
         return task
 
+    def _take_snapshot(self) -> Snapshot | None:
+        """Read the chosen layers into plain data (main thread); ``None`` with a message when impossible."""
+        try:
+            snap = snapshot(
+                self.roles.role_layers(),
+                self.roles.dem_layer(),
+                self.roles.z_unit(),
+                self.site_parcel.text().strip() or None,
+                self.project_class.currentData(),
+            )
+        except Exception as exc:
+            self.message(self.tr("Could not read the layers: {0}").format(exc), Qgis.Critical, 0)
+            return None
+        if not snap.inputs.layers:
+            self.message(self.tr("Choose at least one layer (devices, parcels…) before running the check."), Qgis.Warning)
+            return None
+        return snap
+
     def cancel(self) -> None:
-        if self.task is not None:
-            self.task.cancel()
+        for task in (self.task, self.envelope_task, self.moves_task):
+            if task is not None:
+                task.cancel()
 
     def _task_done(self, task: CheckTask) -> None:
         self.task = None
@@ -239,9 +360,13 @@ class ReviewDock(QDockWidget):
         """Draw the result layers and fill the findings table."""
         self.result = result
         self.snap = snap
+        self.moves = []
+        self.envelope = None
         layers = build_result_layers(result, snap.inputs, snap.crs)
         add_to_project(layers, jurisdiction)
-        self.findings.set_result(result)
+        self.doc = findings_document(result, snap, self.overrides.overrides, self.moves)
+        self.findings.set_result(result, self.doc)
+        self._update_decision_buttons()
         self.layers_box.setCollapsed(True)  # room for the findings; one click brings the layers back
         total = sum(self.splitter.sizes())
         top = min(self.upper.minimumSizeHint().height(), total // 2)
@@ -253,6 +378,11 @@ class ReviewDock(QDockWidget):
             self.tr("{0}: {1} violation(s), {2} undetermined, {3} advisory, {4} pass(es).").format(result.pack_title, c["violation"], c["undetermined"], c["advisory"], c["pass"]),
             level,
         )
+        stale = len(self.doc.get("stale_overrides", [])) if self.doc else 0
+        if stale:
+            self.message(self.tr("{0} reviewer decision(s) match no finding of this run (stale; listed under 'Stale decisions', not applied).").format(stale), Qgis.Warning)
+        if result.has_violation:
+            self.start_moves()
 
     # -- locating -------------------------------------------------------------
 
@@ -296,19 +426,229 @@ class ReviewDock(QDockWidget):
         canvas.refresh()
         canvas.flashGeometries(qgeoms, self.snap.crs)
 
-    # -- report ---------------------------------------------------------------
+    def locate_move(self, move: dict[str, Any]) -> None:
+        """Zoom to a suggested move (from the device to its new position) and flash the arrow."""
+        if self.snap is None or self.iface is None or not move.get("possible") or not move.get("from") or not move.get("to"):
+            return
+        (x0, y0), (x1, y1) = move["from"], move["to"]
+        line = QgsGeometry.fromPolylineXY([QgsPointXY(x0, y0), QgsPointXY(x1, y1)])
+        rect = line.boundingBox()
+        canvas = self.iface.mapCanvas()
+        dest = canvas.mapSettings().destinationCrs()
+        if dest.isValid() and dest != self.snap.crs:
+            rect = QgsCoordinateTransform(self.snap.crs, dest, QgsProject.instance()).transformBoundingBox(rect)
+        span = max(rect.width(), rect.height(), 1.0)
+        rect.grow(span * 1.5)
+        canvas.setExtent(rect)
+        canvas.refresh()
+        canvas.flashGeometries([line], self.snap.crs)
 
-    def save_report(self) -> None:
-        """Write the findings.json document of the last result."""
+    # -- siting aid (issue 7) -------------------------------------------------
+
+    def find_envelope(self) -> SitingTask | None:
+        """Build the siting envelope of the chosen device type for the current layers, as a background task."""
+        if self.envelope_task is not None:
+            self.message(self.tr("The siting envelope is being built: wait for it."), Qgis.Warning)
+            return None
+        self.save_settings()
+        snap = self._take_snapshot()
+        if snap is None:
+            return None
+        if "parcels" not in snap.inputs.layers:
+            self.message(self.tr("The siting envelope is drawn on the site parcel: choose the parcels layer first."), Qgis.Warning)
+            return None
+        jurisdiction = self.jurisdiction.currentData()
+        snap = snapshot_for_envelope(snap, self.roles.dem_layer(), self.roles.z_unit(), jurisdiction)
+        task = SitingTask(snap, jurisdiction, self._envelope_done, device_type=self.device_type.currentData(), high_traffic=self.high_traffic.isChecked())
+        task.project_generation = self._project_generation
+        self.envelope_task = task
+        self.envelope_button.setEnabled(False)
+        QgsApplication.taskManager().addTask(task)
+        return task
+
+    def _envelope_done(self, task: SitingTask) -> None:
+        self.envelope_task = None
+        self.envelope_button.setEnabled(True)
+        if task.error:
+            QgsMessageLog.logMessage(task.details, LOG_TAG, Qgis.Critical)
+            self.message(self.tr("The siting envelope could not be built: {0}").format(task.error), Qgis.Critical, 0)
+            return
+        if task.envelope is None or getattr(task, "project_generation", self._project_generation) != self._project_generation:
+            return
+        env = task.envelope
+        self.envelope = env
+        add_siting_layers(envelope_layers(env, task.snapshot.crs), task.jurisdiction)
+        site = float(env.site.area) * env.unit_to_ft**2
+        text = self.tr("{0}: {1:,.0f} of {2:,.0f} sq ft of the site parcel allowed; {3} excluded zone(s).").format(
+            device_label(env.device_type), env.area_sqft(), site, len(env.excluded)
+        )
+        if env.not_checked:
+            text += " " + self.tr("Not checked (layer missing): {0}. The envelope is only as complete as its layers.").format(", ".join(n["rule_id"] for n in env.not_checked))
+        self.message(text, Qgis.Success if env.area_sqft() > 0 and not env.not_checked else Qgis.Warning, 12)
+
+    def start_moves(self) -> SitingTask | None:
+        """Suggest moves for the devices with setback violations of the last result (background task)."""
+        if self.result is None or self.snap is None or self.moves_task is not None:
+            return None
+        task = SitingTask(self.snap, self.result.jurisdiction, self._moves_done, result=self.result)
+        task.project_generation = self._project_generation
+        task.for_result = self.result
+        self.moves_task = task
+        QgsApplication.taskManager().addTask(task)
+        return task
+
+    def _moves_done(self, task: SitingTask) -> None:
+        self.moves_task = None
+        if task.error:
+            QgsMessageLog.logMessage(task.details, LOG_TAG, Qgis.Warning)
+            self.message(self.tr("Moves could not be suggested: {0}").format(task.error), Qgis.Warning)
+            return
+        if task.moves is None or task.for_result is not self.result or getattr(task, "project_generation", self._project_generation) != self._project_generation:
+            return
+        self.moves = task.moves
+        layer = moves_layer(self.moves, task.snapshot.crs)
+        if layer is not None:
+            add_siting_layers([(layer, "siting_moves")], task.jurisdiction, moves=True)
+        self.refresh_review()
+        self.findings.set_moves(self.moves)
+
+    # -- reviewer decisions (issue 6) -------------------------------------------
+
+    def refresh_review(self) -> None:
+        """Re-apply the decisions to the last result and redraw the table."""
         if self.result is None:
             return
-        path, _ = QFileDialog.getSaveFileName(self, self.tr("Save findings"), "findings.json", self.tr("JSON (*.json)"))
-        if not path:
-            return
-        doc = result_to_dict(self.result, crs_name=self.snap.inputs.crs_name if self.snap else "")
-        with open(path, "w", encoding="utf-8") as fh:
-            json.dump(doc, fh, indent=2, default=str)
-        self.message(self.tr("Findings saved to {0}").format(path), Qgis.Success)
+        self.doc = findings_document(self.result, self.snap, self.overrides.overrides, self.moves)
+        self.findings.set_review(self.doc)
+        self._update_decision_buttons()
+
+    def _update_decision_buttons(self) -> None:
+        cur = self.findings.current() if hasattr(self, "findings") else None
+        for b in (self.accept_button, self.waive_button):
+            b.setEnabled(cur is not None)
+        self.clear_button.setEnabled(cur is not None and cur[2] is not None)
+
+    def decide(self, decision: str, reason: str | None = None, reviewer: str | None = None) -> bool:
+        """Accept or waive the selected finding; asks for the reason and the reviewer's name unless given."""
+        cur = self.findings.current()
+        if cur is None:
+            self.message(self.tr("Select a finding in the table first."), Qgis.Info)
+            return False
+        finding, key, old = cur
+        if reason is None or reviewer is None:
+            text = f"{finding.status.value}: {finding.message}\n{finding.citation.text}"
+            got = ask_decision(self, decision, text, reviewer or self.reviewer.text().strip(), (old or {}).get("reason", "") if old else "")
+            if got is None:
+                return False
+            reason, reviewer = got
+        try:
+            self.overrides.decide(key, decision, reason, reviewer, finding.status.value, also_remove=(old or {}).get("key"))
+        except OverrideError as exc:
+            self.message(str(exc), Qgis.Warning)
+            return False
+        if not self.reviewer.text().strip():
+            self.reviewer.setText(reviewer)
+            self._save_review_fields()
+        self.refresh_review()
+        return True
+
+    def clear_decision(self) -> bool:
+        """Remove the decision on the selected finding (the finding itself is never touched)."""
+        cur = self.findings.current()
+        if cur is None:
+            return False
+        _f, key, old = cur
+        if old is None:
+            return False
+        removed = self.overrides.clear_decision(key, old.get("key", ""))
+        self.refresh_review()
+        return removed
+
+    def import_decisions(self, path: str | None = None) -> int:
+        """Merge the decisions of a sidecar file (the CLI's ``--overrides`` format) into the project."""
+        if path is None:
+            path, _ = QFileDialog.getOpenFileName(self, self.tr("Import reviewer decisions"), "", self.tr("Overrides JSON (*.json)"))
+            if not path:
+                return 0
+        try:
+            n = self.overrides.import_text(Path(path).read_text(encoding="utf-8-sig"), str(path))
+        except (OSError, UnicodeDecodeError) as exc:
+            self.message(self.tr("{0}: cannot be read ({1})").format(path, exc), Qgis.Critical, 0)
+            return 0
+        except OverrideError as exc:
+            self.message(str(exc), Qgis.Critical, 0)
+            return 0
+        self.refresh_review()
+        self.message(self.tr("{0} decision(s) imported from {1}").format(n, path), Qgis.Success)
+        return n
+
+    def export_decisions(self, path: str | None = None) -> str | None:
+        """Write the project's decisions as a sidecar file usable with ``stormwater-check --overrides``."""
+        if path is None:
+            path, _ = QFileDialog.getSaveFileName(self, self.tr("Export reviewer decisions"), "overrides.json", self.tr("Overrides JSON (*.json)"))
+            if not path:
+                return None
+        Path(path).write_text(self.overrides.export_text(), encoding="utf-8")
+        self.message(self.tr("{0} decision(s) written to {1}").format(len(self.overrides.overrides), path), Qgis.Success)
+        return str(path)
+
+    # -- report ---------------------------------------------------------------
+
+    def _inputs_description(self) -> dict[str, Any]:
+        layers = {r: lyr.source() for r, lyr in self.roles.role_layers().items() if lyr is not None}
+        dem = self.roles.dem_layer()
+        return {
+            "site": QgsProject.instance().fileName() or None,
+            "layers": layers,
+            "dem": dem.source() if dem is not None else None,
+            "dem_z": self.snap.inputs.dem.z_unit_note if self.snap is not None and self.snap.inputs.dem is not None else None,
+        }
+
+    def export_report(self, folder: str | None = None, layout: bool = True) -> dict[str, Any] | None:
+        """Write the review package of the last result into ``folder`` (asked for when not given)."""
+        if self.result is None or self.snap is None:
+            self.message(self.tr("Run the check first."), Qgis.Info)
+            return None
+        if folder is None:
+            folder = QFileDialog.getExistingDirectory(self, self.tr("Folder for the review report"))
+            if not folder:
+                return None
+        from ..report.package import ReportError
+        from .report_export import export_report
+
+        self._save_review_fields()
+        QApplication.setOverrideCursor(Qt.WaitCursor)
+        try:
+            out = export_report(
+                self.result,
+                self.snap,
+                Path(folder),
+                overrides=self.overrides.overrides,
+                moves=self.moves,
+                reviewer=self.reviewer.text().strip(),
+                reference=self.reference.text().strip(),
+                inputs=self._inputs_description(),
+                layout=layout,
+            )
+        except ReportError as exc:
+            self.message(self.tr("The report could not be written: {0}").format(exc), Qgis.Critical, 0)
+            return None
+        except Exception as exc:
+            import traceback
+
+            QgsMessageLog.logMessage(traceback.format_exc(), LOG_TAG, Qgis.Critical)
+            self.message(self.tr("The report could not be written: {0} (details in the log panel)").format(exc), Qgis.Critical, 0)
+            return None
+        finally:
+            QApplication.restoreOverrideCursor()
+        names = ", ".join(p.name for p in out["files"])
+        self.message(self.tr("Review package written to {0}: {1}").format(folder, names), Qgis.Success)
+        if out.get("layout_error"):
+            self.message(self.tr("The print layout could not be exported: {0}").format(out["layout_error"]), Qgis.Warning)
+        skipped = (out.get("labels") or {}).get("skipped") or []
+        if skipped:
+            self.message(self.tr("No mailing address for {0} owner(s); no label printed for: {1}").format(len(skipped), ", ".join(skipped)), Qgis.Warning)
+        return out
 
     def closeEvent(self, event: Any) -> None:  # noqa: N802 - Qt API
         super().closeEvent(event)
@@ -320,6 +660,8 @@ class ReviewDock(QDockWidget):
                 signal.disconnect(slot)
             except (TypeError, RuntimeError):
                 pass
-        if self.task is not None:
-            self.task.cancel()
-            self.task = None
+        for name in ("task", "envelope_task", "moves_task"):
+            task = getattr(self, name)
+            if task is not None:
+                task.cancel()
+                setattr(self, name, None)

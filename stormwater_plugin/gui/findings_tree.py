@@ -1,12 +1,20 @@
-"""The findings table: grouped by rule, filtered by status, with the regulation's words as tooltips."""
+"""The findings table: grouped by rule, filtered by status, with the regulation's words as tooltips.
+
+Beside each finding's computed status it shows the reviewer's decision
+(``violation → waived``), and below the rules it lists the stale decisions
+(decisions whose finding no longer exists) and the suggested moves.
+"""
 
 from __future__ import annotations
 
+from typing import Any, Mapping, Sequence
+
 from qgis.PyQt.QtCore import Qt, pyqtSignal
-from qgis.PyQt.QtGui import QBrush, QColor
-from qgis.PyQt.QtWidgets import QComboBox, QHBoxLayout, QLabel, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
+from qgis.PyQt.QtGui import QBrush, QColor, QFont
+from qgis.PyQt.QtWidgets import QAbstractItemView, QComboBox, QHBoxLayout, QLabel, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
 from ..core.model import CheckResult, Finding, Status
+from ..qgis_bridge.results import short_citation
 from .styles import STATUS_COLOURS
 
 #: (label, statuses shown) of the filter combo, first is the default.
@@ -18,12 +26,34 @@ FILTERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Advisories", ("advisory",)),
     ("Passes", ("pass",)),
 )
-COLUMNS = ("Rule / status", "Device / subject", "Measured to", "Measured ft", "Required ft", "Message")
-_FINDING_ROLE = Qt.UserRole + 1
+COLUMNS = ("Status / rule", "Device / subject", "Measured to", "Measured ft", "Required ft", "Message")
+FINDING_ROLE = Qt.UserRole + 1
+#: On a finding row: its index in ``result.findings``; on a rule row: the rule id; on a move row: its index in ``moves``.
+INDEX_ROLE = Qt.UserRole + 2
+RULE_ROLE = Qt.UserRole + 3
+MOVE_ROLE = Qt.UserRole + 4
+_DECIDED_COLOUR = "#4d4d4d"
+_MOVE_COLOUR = "#2166ac"
 
 
 def _num(x: float | None) -> str:
     return "" if x is None else f"{x:.1f}"
+
+
+def _rule_titles(jurisdiction: str) -> dict[str, str]:
+    try:
+        from ..core.rulepack import load_pack
+
+        return {r.id: r.title for r in load_pack(jurisdiction).rules}
+    except Exception:
+        return {}
+
+
+def status_text(status: str, override: Mapping[str, Any] | None) -> str:
+    """``violation`` or, with a decision, ``violation → waived``."""
+    if not override:
+        return status
+    return f"{status} → {override.get('decision')}"
 
 
 class FindingsTree(QWidget):
@@ -33,14 +63,25 @@ class FindingsTree(QWidget):
     -------
     finding_activated(object)
         A finding row was clicked; carries the :class:`Finding`.
+    move_activated(object)
+        A suggested move was clicked; carries the move dict.
+    selection_changed()
+        The current row changed (the dock enables its decision buttons).
     """
 
     finding_activated = pyqtSignal(object)
+    move_activated = pyqtSignal(object)
+    selection_changed = pyqtSignal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.result: CheckResult | None = None
         self.subject_filter: str | None = None
+        self.keys: list[str] = []
+        self.decisions: list[dict[str, Any] | None] = []
+        self.stale: list[dict[str, Any]] = []
+        self.moves: list[dict[str, Any]] = []
+        self.titles: dict[str, str] = {}
         self.counts = QLabel(self.tr("No check run yet."))
         self.counts.setWordWrap(True)
         self.filter = QComboBox()
@@ -52,7 +93,9 @@ class FindingsTree(QWidget):
         self.tree.setHeaderLabels([self.tr(c) for c in COLUMNS])
         self.tree.setAlternatingRowColors(True)
         self.tree.setUniformRowHeights(True)
+        self.tree.setSelectionMode(QAbstractItemView.SingleSelection)
         self.tree.itemClicked.connect(self._clicked)
+        self.tree.currentItemChanged.connect(lambda *_a: self.selection_changed.emit())
         top = QHBoxLayout()
         top.addWidget(QLabel(self.tr("Show")))
         top.addWidget(self.filter, 1)
@@ -62,10 +105,38 @@ class FindingsTree(QWidget):
         lay.addLayout(top)
         lay.addWidget(self.tree, 1)
 
-    def set_result(self, result: CheckResult | None) -> None:
-        """Show a new result (``None`` clears)."""
+    # -- data -------------------------------------------------------------------
+
+    def set_result(self, result: CheckResult | None, doc: Mapping[str, Any] | None = None) -> None:
+        """Show a new result (``None`` clears); ``doc`` is its annotated findings.json (keys, decisions, stale)."""
+        if result is not None and (self.result is None or self.result.jurisdiction != result.jurisdiction or not self.titles):
+            self.titles = _rule_titles(result.jurisdiction)
         self.result = result
         self.subject_filter = None
+        self.moves = []
+        self._take_review(doc)
+        self.refresh()
+
+    def set_review(self, doc: Mapping[str, Any] | None) -> None:
+        """New decisions for the same result (from an annotated findings.json document)."""
+        self._take_review(doc)
+        self.refresh()
+
+    def _take_review(self, doc: Mapping[str, Any] | None) -> None:
+        n = len(self.result.findings) if self.result is not None else 0
+        fs = list((doc or {}).get("findings", []))
+        if len(fs) == n:
+            self.keys = [str(f.get("key", "")) for f in fs]
+            self.decisions = [f.get("override") or None for f in fs]
+        else:
+            self.keys = [""] * n
+            self.decisions = [None] * n
+        self.stale = list((doc or {}).get("stale_overrides", []) or [])
+        self.review_counts = dict((doc or {}).get("override_counts", {}) or {})
+
+    def set_moves(self, moves: Sequence[dict[str, Any]] | None) -> None:
+        """Show the suggested moves of the violating devices."""
+        self.moves = list(moves or [])
         self.refresh()
 
     def show_subject(self, subject_id: str | None) -> None:
@@ -76,8 +147,60 @@ class FindingsTree(QWidget):
     def statuses(self) -> tuple[str, ...]:
         return FILTERS[max(0, self.filter.currentIndex())][1]
 
+    def current(self) -> tuple[Finding, str, dict[str, Any] | None] | None:
+        """The selected finding, its key and its decision (``None`` when no finding row is selected)."""
+        item = self.tree.currentItem()
+        if item is None:
+            return None
+        f = item.data(0, FINDING_ROLE)
+        i = item.data(0, INDEX_ROLE)
+        if not isinstance(f, Finding) or i is None:
+            return None
+        i = int(i)
+        return f, self.keys[i] if i < len(self.keys) else "", self.decisions[i] if i < len(self.decisions) else None
+
+    def select_key(self, key: str) -> bool:
+        """Make the finding with ``key`` current (expanding its rule); ``False`` when it is not shown."""
+        for item in self._finding_items():
+            i = item.data(0, INDEX_ROLE)
+            if i is not None and int(i) < len(self.keys) and self.keys[int(i)] == key:
+                if item.parent() is not None:
+                    item.parent().setExpanded(True)
+                self.tree.setCurrentItem(item)
+                self.tree.scrollToItem(item)
+                return True
+        return False
+
+    def _finding_items(self) -> list[QTreeWidgetItem]:
+        out = []
+        for t in range(self.tree.topLevelItemCount()):
+            top = self.tree.topLevelItem(t)
+            for c in range(top.childCount()):
+                if isinstance(top.child(c).data(0, FINDING_ROLE), Finding):
+                    out.append(top.child(c))
+        return out
+
+    def rule_items(self) -> dict[str, QTreeWidgetItem]:
+        """Rule id to its group row."""
+        out = {}
+        for t in range(self.tree.topLevelItemCount()):
+            top = self.tree.topLevelItem(t)
+            rid = top.data(0, RULE_ROLE)
+            if rid:
+                out[str(rid)] = top
+        return out
+
+    # -- drawing ----------------------------------------------------------------
+
+    def rule_label(self, f: Finding) -> str:
+        """What a rule group shows: the short citation and the rule's title (the id is in the tooltip)."""
+        title = self.titles.get(f.rule_id) or f.rule_id
+        return f"{short_citation(f.citation.text)} {title}"
+
     def refresh(self) -> None:
-        """Rebuild the tree from the result, the status filter and the subject filter."""
+        """Rebuild the tree from the result, the decisions, the status filter and the subject filter."""
+        current = self.current()
+        keep_key = current[1] if current else None
         self.tree.clear()
         if self.result is None:
             self.counts.setText(self.tr("No check run yet."))
@@ -85,45 +208,108 @@ class FindingsTree(QWidget):
         c = self.result.counts()
         parts = [f"<b style='color:{STATUS_COLOURS[s]}'>{c[s]} {s}</b>" for s in ("violation", "undetermined", "advisory", "pass")]
         head = f"{self.result.pack_title} — {self.result.project_class} project ({self.result.class_source})"
-        self.counts.setText(head + "<br>" + " · ".join(parts))
+        rc = getattr(self, "review_counts", {}) or {}
+        extra = ""
+        if rc.get("overridden") or rc.get("stale"):
+            extra = "<br>" + self.tr("Reviewer decisions: {0} · violations without a decision: {1}").format(rc.get("overridden", 0), rc.get("violations_unresolved", 0))
+            if rc.get("stale"):
+                extra += " · " + self.tr("<b>stale: {0}</b>").format(rc["stale"])
+        self.counts.setText(head + "<br>" + " · ".join(parts) + extra)
         wanted = self.statuses()
         groups: dict[str, QTreeWidgetItem] = {}
-        for f in self.result.findings:
+        for i, f in enumerate(self.result.findings):
             if f.status.value not in wanted:
                 continue
             if self.subject_filter is not None and (f.subject is None or f.subject.id != self.subject_filter):
                 continue
             parent = groups.get(f.rule_id)
             if parent is None:
-                parent = QTreeWidgetItem([f.rule_id, "", "", "", "", f.citation.text])
-                parent.setToolTip(0, f"<b>{f.citation.text}</b><p>{f.citation.excerpt}</p>")
-                parent.setToolTip(5, parent.toolTip(0))
-                parent.setFirstColumnSpanned(False)
-                self.tree.addTopLevelItem(parent)
+                parent = QTreeWidgetItem([self.rule_label(f)])
+                parent.setData(0, RULE_ROLE, f.rule_id)
+                parent.setToolTip(0, f"<b>{f.citation.text}</b> — {self.titles.get(f.rule_id, '')}<br><i>{f.rule_id}</i><p>{f.citation.excerpt}</p>")
                 groups[f.rule_id] = parent
-            parent.addChild(self._item(f))
-        for rule_id, parent in groups.items():
+            parent.addChild(self._item(i, f))
+        self._add_stale()
+        self._add_moves()
+        ranked = []
+        for parent in groups.values():
             n = parent.childCount()
-            worst = min((parent.child(i).data(0, _FINDING_ROLE).status for i in range(n)), key=lambda s: s.rank)
-            parent.setText(0, f"{rule_id} ({n})")
+            worst = min((parent.child(i).data(0, FINDING_ROLE).status for i in range(n)), key=lambda s: s.rank)
+            parent.setText(0, f"{parent.text(0)} ({n})")
             parent.setForeground(0, QBrush(QColor(STATUS_COLOURS[worst.value])))
-            parent.setExpanded(worst is not Status.PASS)
+            ranked.append((worst.rank, parent))
+        # rules with violations first, then undetermined, advisory, pass (engine order within each)
+        for _rank, parent in sorted(ranked, key=lambda rp: rp[0]):
+            self.tree.addTopLevelItem(parent)
+            parent.setFirstColumnSpanned(True)
+            parent.setExpanded(_rank != Status.PASS.rank)
         self._add_notes()
-        for col, width in enumerate((230, 90, 110, 80, 80)):
+        for col, width in enumerate((175, 70, 105, 85, 75)):
             self.tree.setColumnWidth(col, width)
+        if keep_key:
+            self.select_key(keep_key)
 
-    def _item(self, f: Finding) -> QTreeWidgetItem:
+    def _item(self, i: int, f: Finding) -> QTreeWidgetItem:
         other = f"{f.other.layer} {f.other.id}" if f.other else ""
         subject = f.subject.id if f.subject else ""
-        item = QTreeWidgetItem([f.status.value, subject, other, _num(f.measured_ft), _num(f.required_ft), f.message])
-        item.setData(0, _FINDING_ROLE, f)
+        decision = self.decisions[i] if i < len(self.decisions) else None
+        item = QTreeWidgetItem([status_text(f.status.value, decision), subject, other, _num(f.measured_ft), _num(f.required_ft), f.message])
+        item.setData(0, FINDING_ROLE, f)
+        item.setData(0, INDEX_ROLE, i)
         item.setForeground(0, QBrush(QColor(STATUS_COLOURS[f.status.value])))
         tip = f"<p>{f.message}</p><p><b>{f.citation.text}</b>: “{f.citation.excerpt}”</p>"
+        if decision:
+            tip += self.tr("<p><b>Reviewer decision: {0}</b> by {1} on {2}: {3}</p>").format(
+                decision.get("decision"), decision.get("reviewer", ""), decision.get("date", "?"), decision.get("reason", "")
+            )
+            if decision.get("status_changed"):
+                tip += self.tr("<p>The decision was made when the finding was {0}; it is {1} now.</p>").format(decision.get("status_when_made"), f.status.value)
+            font = QFont(item.font(0))
+            font.setItalic(True)
+            for col in range(len(COLUMNS)):
+                item.setFont(col, font)
+            for col in range(1, len(COLUMNS)):
+                item.setForeground(col, QBrush(QColor(_DECIDED_COLOUR)))
+        if i < len(self.keys) and self.keys[i]:
+            tip += f"<p><small>key: {self.keys[i]}</small></p>"
         for col in range(len(COLUMNS)):
             item.setToolTip(col, tip)
         item.setTextAlignment(3, int(Qt.AlignRight | Qt.AlignVCenter))
         item.setTextAlignment(4, int(Qt.AlignRight | Qt.AlignVCenter))
         return item
+
+    def _add_moves(self) -> None:
+        if not self.moves:
+            return
+        from .envelope_task import move_text
+
+        top = QTreeWidgetItem([self.tr("Suggested moves") + f" ({len(self.moves)})"])
+        top.setForeground(0, QBrush(QColor(_MOVE_COLOUR)))
+        self.tree.addTopLevelItem(top)
+        top.setFirstColumnSpanned(True)
+        for k, m in enumerate(self.moves):
+            child = QTreeWidgetItem([move_text(m)])
+            child.setData(0, MOVE_ROLE, k)
+            child.setToolTip(0, f"<p>{m.get('message', '')}</p><p><small>{m.get('method', '')}</small></p>")
+            child.setForeground(0, QBrush(QColor(_MOVE_COLOUR if m.get("possible") else STATUS_COLOURS["undetermined"])))
+            top.addChild(child)
+            child.setFirstColumnSpanned(True)
+        top.setExpanded(True)
+
+    def _add_stale(self) -> None:
+        if not self.stale:
+            return
+        top = QTreeWidgetItem([self.tr("Stale decisions (their finding no longer exists; not applied)") + f" ({len(self.stale)})"])
+        top.setForeground(0, QBrush(QColor(STATUS_COLOURS["undetermined"])))
+        self.tree.addTopLevelItem(top)
+        top.setFirstColumnSpanned(True)
+        for s in self.stale:
+            text = f"{s.get('decision')}: {s.get('key')} — {s.get('reason', '')} ({s.get('reviewer', '')}, {s.get('date', '?')})"
+            child = QTreeWidgetItem([text])
+            child.setToolTip(0, text)
+            top.addChild(child)
+            child.setFirstColumnSpanned(True)
+        top.setExpanded(True)
 
     def _add_notes(self) -> None:
         r = self.result
@@ -146,6 +332,10 @@ class FindingsTree(QWidget):
             self.tree.addTopLevelItem(top)
 
     def _clicked(self, item: QTreeWidgetItem, _column: int) -> None:
-        f = item.data(0, _FINDING_ROLE)
+        f = item.data(0, FINDING_ROLE)
         if isinstance(f, Finding):
             self.finding_activated.emit(f)
+            return
+        k = item.data(0, MOVE_ROLE)
+        if k is not None and 0 <= int(k) < len(self.moves):
+            self.move_activated.emit(self.moves[int(k)])

@@ -28,7 +28,10 @@ def test_demo_distances_match_qgis_geometry_and_ellipsoidal_measure(qgis_app, tm
     da = QgsDistanceArea()
     da.setSourceCrs(crs, QgsProject.instance().transformContext())
     da.setEllipsoid("GRS80")
-    site_layers = {r: QgsVectorLayer(f"{DEMO / 'site.gpkg'}|layername={r}", r, "ogr") for r in ("devices", "wells", "septic", "shoreline", "waterbodies", "streams", "wetlands")}
+    import shutil
+
+    shutil.copy2(DEMO / "site.gpkg", tmp_path / "site-copy.gpkg")  # QGIS rewrites a GeoPackage's header on open
+    site_layers = {r: QgsVectorLayer(f"{tmp_path / 'site-copy.gpkg'}|layername={r}", r, "ogr") for r in ("devices", "wells", "septic", "shoreline", "waterbodies", "streams", "wetlands")}
     checked = 0
     for feat in lines.getFeatures():
         measured = feat["measured_ft"]

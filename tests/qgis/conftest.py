@@ -33,6 +33,21 @@ def iface(qgis_iface):
     return qgis_iface
 
 
+_COPY: list[Path] = []
+
+
+def _demo_copy() -> Path:
+    """A private copy of the demo GeoPackage: QGIS rewrites a GeoPackage's header when it opens it."""
+    if not _COPY:
+        import shutil
+        import tempfile
+
+        folder = Path(tempfile.mkdtemp(prefix="stormwater-demo-"))
+        shutil.copy2(DEMO_GPKG, folder / "site.gpkg")
+        _COPY.append(folder / "site.gpkg")
+    return _COPY[0]
+
+
 def demo_layers():
     """The demo site's layers (role name = layer name) and DEM, or skip when the demo is not built yet."""
     if not DEMO_GPKG.is_file() or not DEMO_DEM.is_file():
@@ -42,8 +57,9 @@ def demo_layers():
     from stormwater_plugin.core.model import ROLES
 
     layers = {}
+    gpkg = _demo_copy()
     for role in ROLES:
-        lyr = QgsVectorLayer(f"{DEMO_GPKG}|layername={role}", role, "ogr")
+        lyr = QgsVectorLayer(f"{gpkg}|layername={role}", role, "ogr")
         if lyr.isValid():
             layers[role] = lyr
     dem = QgsRasterLayer(str(DEMO_DEM), "dem")

@@ -117,13 +117,15 @@ def test_task_run_synchronously_adds_layers(demo_dock):
         assert node.layer().crs() == snap.crs
         assert node.layer().renderer() is not None
     # the findings table: one group per rule that has findings, every finding listed
+    from stormwater_plugin.gui.findings_tree import RULE_ROLE
+
     tree = dock.findings.tree
     rules = {f.rule_id for f in result.findings}
-    top = [tree.topLevelItem(i).text(0) for i in range(tree.topLevelItemCount())]
-    assert sum(1 for t in top if t.split(" (")[0] in rules) == len(rules)
+    top = [tree.topLevelItem(i).data(0, RULE_ROLE) for i in range(tree.topLevelItemCount())]
+    assert sum(1 for t in top if t in rules) == len(rules)
     # the status filter hides passes
     dock.findings.filter.setCurrentIndex(1)
-    shown = sum(tree.topLevelItem(i).childCount() for i in range(tree.topLevelItemCount()) if tree.topLevelItem(i).text(0).split(" (")[0] in rules)
+    shown = sum(tree.topLevelItem(i).childCount() for i in range(tree.topLevelItemCount()) if tree.topLevelItem(i).data(0, RULE_ROLE) in rules)
     assert shown == result.counts()["violation"] + result.counts()["undetermined"]
     # clicking a violation zooms to it
     viol = next(f for f in result.findings if f.status is Status.VIOLATION)

@@ -51,7 +51,9 @@ def covering_buffer(feature: BaseGeometry, radius_ft: float, unit_to_ft: float) 
     dip = VERIFY_STEP_FT**2 / (8.0 * radius_ft)
     r_ft = radius_ft / math.cos(math.pi / (4 * q)) + COVER_MARGIN_FT + dip
     # Node and dissolve the input first: GEOS mis-buffers lines that retrace themselves.
-    source = feature if feature.geom_type in ("Point", "MultiPoint") else shapely.union_all(feature)
+    # A zero-area polygon (a make_valid leftover) keeps its outline: a union would drop it.
+    parts = [shapely.boundary(p) if p.geom_type == "Polygon" and p.area == 0 else p for p in shapely.get_parts(feature)]
+    source = feature if feature.geom_type in ("Point", "MultiPoint") else shapely.union_all(parts)
     zone = shapely.Polygon()
     for attempt in range(6):
         if attempt < 3:

@@ -1,0 +1,462 @@
+"""Siting aid in the dock (issue 7): the envelope and the suggested moves, computed in a ``QgsTask``, drawn as layers.
+
+``SitingTask`` runs :func:`~stormwater_plugin.core.siting.build_envelope` and/or
+:func:`~stormwater_plugin.core.siting.suggest_moves` on a snapshot in the
+background (pure numpy/shapely, no QGIS layer touched). The functions below
+turn the outcome into styled memory layers in the review group, on the main
+thread.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import traceback
+from typing import Any, Callable
+
+from qgis.core import (
+    QgsArrowSymbolLayer,
+    QgsFeature,
+    QgsFillSymbol,
+    QgsLayerTreeGroup,
+    QgsLineSymbol,
+    QgsMapLayer,
+    QgsPalLayerSettings,
+    QgsProject,
+    QgsSingleSymbolRenderer,
+    QgsTask,
+    QgsTextBufferSettings,
+    QgsTextFormat,
+    QgsVectorLayer,
+    QgsVectorLayerSimpleLabeling,
+)
+from qgis.PyQt.QtCore import QVariant
+from qgis.PyQt.QtGui import QColor, QFont
+
+from ..qgis_bridge.results import make_fields, parts_by_family, short_citation, to_qgs
+from ..qgis_bridge.snapshot import Snapshot
+from ..resources_path import style_path
+
+ENVELOPE_FIELDS = (
+    ("device_type", QVariant.String),
+    ("high_traffic", QVariant.Int),
+    ("project_class", QVariant.String),
+    ("site_parcel", QVariant.String),
+    ("area_sqft", QVariant.Double),
+    ("rules", QVariant.String),
+    ("not_checked", QVariant.String),
+    ("label", QVariant.String),
+)
+EXCLUDED_FIELDS = (
+    ("rule_id", QVariant.String),
+    ("citation", QVariant.String),
+    ("reason", QVariant.String),
+    ("required_ft", QVariant.Double),
+    ("kind", QVariant.String),
+    ("target_layer", QVariant.String),
+    ("target_id", QVariant.String),
+    ("area_sqft", QVariant.Double),
+    ("label", QVariant.String),
+)
+DESIGN_FIELDS = (
+    ("rule_id", QVariant.String),
+    ("citation", QVariant.String),
+    ("reason", QVariant.String),
+    ("threshold_pct", QVariant.Double),
+    ("status", QVariant.String),
+    ("area_sqft", QVariant.Double),
+    ("label", QVariant.String),
+)
+MOVE_FIELDS = (
+    ("device_id", QVariant.String),
+    ("device_type", QVariant.String),
+    ("distance_ft", QVariant.Double),
+    ("bearing_deg", QVariant.Double),
+    ("rules", QVariant.String),
+    ("message", QVariant.String),
+    ("label", QVariant.String),
+)
+
+#: Layer names (the envelope's carries the device type).
+EXCLUDED_NAME = "Excluded zones"
+MOVES_NAME = "Suggested moves"
+#: Style name of each siting layer (QML in ``resources/styles``).
+SITING_STYLES = {"envelope": "siting_envelope", "excluded": "siting_excluded", "professional": "siting_professional", "moves": "siting_moves"}
+_GEOMETRY = {"siting_envelope": "Polygon", "siting_excluded": "Polygon", "siting_professional": "Polygon", "siting_moves": "LineString"}
+
+
+def device_label(device_type: str) -> str:
+    """``dry_well`` as ``dry well``."""
+    return str(device_type).replace("_", " ")
+
+
+def envelope_name(device_type: str) -> str:
+    return f"Siting envelope — {device_label(device_type)}"
+
+
+def professional_name(threshold_pct: float | None) -> str:
+    t = "" if threshold_pct is None else f" (slope > {threshold_pct:g}%)"
+    return f"Needs a licensed professional's design{t}"
+
+
+def compass(bearing: float) -> str:
+    """Eight-point compass name of a bearing in degrees."""
+    return ("N", "NE", "E", "SE", "S", "SW", "W", "NW")[int((bearing + 22.5) // 45) % 8]
+
+
+def move_text(move: dict[str, Any]) -> str:
+    """``Move DW-1 6.0 ft toward 270° (W)``, or why no move is suggested."""
+    dev = (move.get("device") or {}).get("id", "?")
+    if not move.get("possible"):
+        return f"{dev}: no compliant position found ({move.get('reason', 'unknown reason')})"
+    b = float(move.get("bearing_deg") or 0.0)
+    return f"Move {dev} {float(move.get('distance_ft') or 0.0):.1f} ft toward {b:.0f}° ({compass(b)})"
+
+
+# --------------------------------------------------------------------------- the task
+
+
+class SitingTask(QgsTask):
+    """Build the siting envelope and/or the moves of a check result in the background.
+
+    Parameters
+    ----------
+    snapshot : Snapshot
+        Plain-data inputs (taken on the main thread).
+    jurisdiction : str
+        The rule pack.
+    on_done : callable
+        Called on the main thread with the task from :meth:`finished`.
+    device_type, high_traffic : str, bool
+        The envelope's device; ``device_type=None`` builds no envelope.
+    result : CheckResult, optional
+        When given (and it has setback violations), the moves are suggested too.
+    """
+
+    def __init__(
+        self,
+        snapshot: Snapshot,
+        jurisdiction: str,
+        on_done: Callable[[SitingTask], None],
+        *,
+        device_type: str | None = None,
+        high_traffic: bool = False,
+        result: Any = None,
+    ) -> None:
+        what = "siting envelope" if device_type else "suggested moves"
+        super().__init__(f"Stormwater review: {what} ({jurisdiction})", QgsTask.CanCancel)
+        self.snapshot = snapshot
+        self.jurisdiction = jurisdiction
+        self.device_type = device_type
+        self.high_traffic = bool(high_traffic)
+        self.check_result = result
+        self.envelope: Any = None
+        self.moves: list[dict[str, Any]] | None = None
+        self.error: str | None = None
+        self.details = ""
+        self._on_done = on_done
+
+    def run(self) -> bool:  # noqa: D401 - QgsTask API
+        """Compute; never raises."""
+        try:
+            import numpy as np
+
+            from ..core.rulepack import load_pack
+            from ..core.siting import build_envelope, suggest_moves
+
+            pack = load_pack(self.jurisdiction)
+            self.setProgress(10)
+            with np.errstate(invalid="ignore"):
+                if self.device_type:
+                    self.envelope = build_envelope(self.snapshot.inputs, pack, device_type=self.device_type, high_traffic=self.high_traffic)
+                if self.isCanceled():
+                    return False
+                self.setProgress(60)
+                r = self.check_result
+                if r is not None:
+                    self.moves = suggest_moves(self.snapshot.inputs, pack, r) if r.has_violation else []
+            self.setProgress(100)
+            return not self.isCanceled()
+        except Exception as exc:  # shown in the message bar by the dock
+            self.error = f"{type(exc).__name__}: {exc}"
+            self.details = traceback.format_exc()
+            return False
+
+    def finished(self, ok: bool) -> None:  # noqa: D401 - QgsTask API
+        try:
+            self._on_done(self)
+        except Exception:  # never let a slot exception reach the task manager
+            traceback.print_exc()
+
+
+def snapshot_for_envelope(snap: Snapshot, dem_layer: Any, z_units: str | None, jurisdiction: str) -> Snapshot:
+    """A copy of ``snap`` whose DEM covers the site parcel grown by the rules' reach (main thread).
+
+    The check reads the DEM around the plan; the envelope needs it over the
+    whole parcel, as the Processing algorithm and the CLI do. Falls back to
+    ``snap`` unchanged when anything is missing.
+    """
+    inputs = snap.inputs
+    if dem_layer is None or inputs.dem is None or "parcels" not in inputs.layers:
+        return snap
+    try:
+        import shapely
+
+        from ..core.engine import find_site_parcels
+        from ..core.geometry import clean_layer
+        from ..core.rulepack import load_pack
+        from ..headless.envelope_cli import reach_ft
+        from ..qgis_bridge.dem import read_dem
+
+        scratch: list[Any] = []
+        cleaned = {r: clean_layer(lyr, scratch) for r, lyr in inputs.layers.items()}
+        idx = find_site_parcels(cleaned.get("parcels"), inputs.site_parcel_id, cleaned, scratch)
+        if not idx:
+            return snap
+        site = shapely.union_all(cleaned["parcels"].geoms[idx])
+        pad = (reach_ft(load_pack(jurisdiction)) + 20.0) / inputs.unit_to_ft
+        minx, miny, maxx, maxy = site.bounds
+        window = (minx - pad, miny - pad, maxx + pad, maxy + pad)
+        dem = read_dem(dem_layer.dataProvider(), dem_layer.crs(), snap.crs, window, z_units, QgsProject.instance().transformContext(), [], name=dem_layer.name())
+    except Exception:  # the check's DEM window is a fine fallback
+        traceback.print_exc()
+        return snap
+    if dem is None:
+        return snap
+    new_inputs = copy.copy(inputs)
+    new_inputs.dem = dem
+    return Snapshot(inputs=new_inputs, crs=snap.crs, crs_reason=snap.crs_reason)
+
+
+# --------------------------------------------------------------------------- layers
+
+
+def _memory(geometry: str, name: str, crs: Any, specs: tuple) -> QgsVectorLayer:
+    layer = QgsVectorLayer(geometry, name, "memory")
+    layer.setCrs(crs)
+    layer.dataProvider().addAttributes(list(make_fields(specs)))
+    layer.updateFields()
+    return layer
+
+
+def _fill(layer: QgsVectorLayer, rows: list[tuple[Any, list[Any]]]) -> None:
+    feats = []
+    for geom, attrs in rows:
+        if geom is None or geom.is_empty:
+            continue
+        f = QgsFeature(layer.fields())
+        f.setGeometry(to_qgs(geom))
+        f.setAttributes(attrs)
+        feats.append(f)
+    layer.dataProvider().addFeatures(feats)
+    layer.updateExtents()
+
+
+def envelope_layers(env: Any, crs: Any) -> list[tuple[QgsVectorLayer, str]]:
+    """The three envelope layers (envelope, excluded zones, professional design) with their style names."""
+    u = env.unit_to_ft
+    caveat = "; ".join(f"{n['rule_id']}: {n['reason']}" for n in env.not_checked) or None
+    envelope = _memory("MultiPolygon", envelope_name(env.device_type), crs, ENVELOPE_FIELDS)
+    area = round(env.area_sqft(), 1)
+    _fill(
+        envelope,
+        [(parts_by_family(env.envelope).get("polygon"), [env.device_type, int(bool(env.high_traffic)), env.project_class, env.site_parcel_id, area,
+                                                          ", ".join(env.rule_ids), caveat, f"{device_label(env.device_type)} may go here ({area:,.0f} sq ft)"])],
+    )
+    excluded = _memory("MultiPolygon", EXCLUDED_NAME, crs, EXCLUDED_FIELDS)
+    rows = []
+    for z in env.excluded:
+        dist = f"{z.required_ft:g} ft " if z.required_ft is not None else ""
+        target = f" of {z.target.layer} {z.target.id}" if z.target is not None else ""
+        label = f"{short_citation(z.citation)}: {dist}{'no-cut buffer' if z.kind == 'no_cut_buffer' else 'gradient unknown' if z.kind == 'gradient_unknown' else 'setback'}{target}"
+        rows.append((parts_by_family(z.geometry).get("polygon"), [z.rule_id, z.citation, z.reason, z.required_ft, z.kind,
+                                                                  z.target.layer if z.target else None, z.target.id if z.target else None,
+                                                                  round(float(z.geometry.area) * u * u, 1), label]))
+    _fill(excluded, rows)
+    thresholds = sorted({z.threshold_pct for z in env.needs_professional_design if z.threshold_pct is not None})
+    if not thresholds:
+        thresholds = sorted({float(r.params.get("threshold_pct")) for r in env.rules if r.kind == "device_slope" and isinstance(r.params.get("threshold_pct"), (int, float))})
+    design = _memory("MultiPolygon", professional_name(thresholds[0] if len(thresholds) == 1 else None), crs, DESIGN_FIELDS)
+    _fill(
+        design,
+        [
+            (parts_by_family(z.geometry).get("polygon"), [z.rule_id, z.citation, z.reason, z.threshold_pct, z.status, round(float(z.geometry.area) * u * u, 1),
+                                                           f"{short_citation(z.citation)}: {'slope unknown' if z.status == 'undetermined' else f'over {z.threshold_pct:g}%'}"])
+            for z in env.needs_professional_design
+        ],
+    )
+    return [(design, SITING_STYLES["professional"]), (excluded, SITING_STYLES["excluded"]), (envelope, SITING_STYLES["envelope"])]
+
+
+def moves_layer(moves: list[dict[str, Any]], crs: Any) -> QgsVectorLayer | None:
+    """A line per possible move, from the device to its suggested position (``None`` when there is none)."""
+    from shapely.geometry import LineString
+
+    rows = []
+    for m in moves:
+        if not m.get("possible") or not m.get("from") or not m.get("to"):
+            continue
+        b = float(m.get("bearing_deg") or 0.0)
+        dev = (m.get("device") or {}).get("id")
+        rows.append((LineString([tuple(m["from"]), tuple(m["to"])]), [dev, m.get("device_type"), m.get("distance_ft"), b, ", ".join(m.get("rules", [])),
+                                                                     m.get("message"), f"{dev}: {float(m.get('distance_ft') or 0):.1f} ft {compass(b)}"]))
+    if not rows:
+        return None
+    layer = _memory("MultiLineString", MOVES_NAME, crs, MOVE_FIELDS)
+    _fill(layer, rows)
+    return layer
+
+
+def review_group(jurisdiction: str, project: QgsProject | None = None) -> QgsLayerTreeGroup:
+    """The review group of ``jurisdiction`` (created at the top when the check has not drawn it yet)."""
+    from .result_layers import group_name
+
+    project = project or QgsProject.instance()
+    root = project.layerTreeRoot()
+    group = root.findGroup(group_name(jurisdiction))
+    if group is None:
+        group = root.insertGroup(0, group_name(jurisdiction))
+    return group
+
+
+def remove_siting_layers(group: QgsLayerTreeGroup, moves: bool = False, project: QgsProject | None = None) -> None:
+    """Remove the envelope layers (or the moves layer) of an earlier run from ``group``."""
+    project = project or QgsProject.instance()
+    for node in group.findLayers():
+        lyr = node.layer()
+        if lyr is None:
+            continue
+        name = lyr.name()
+        hit = name == MOVES_NAME if moves else (name.startswith("Siting envelope — ") or name == EXCLUDED_NAME or name.startswith("Needs a licensed professional"))
+        if hit:
+            project.removeMapLayer(lyr.id())
+
+
+def add_siting_layers(layers: list[tuple[QgsVectorLayer, str]], jurisdiction: str, *, moves: bool = False, project: QgsProject | None = None) -> QgsLayerTreeGroup:
+    """Style the layers and put them at the top of the review group, replacing an earlier envelope (or moves layer)."""
+    project = project or QgsProject.instance()
+    group = review_group(jurisdiction, project)
+    remove_siting_layers(group, moves=moves, project=project)
+    at = 0
+    if not moves:  # the arrows stay above the envelope's areas
+        names = [n.layer().name() if n.layer() else "" for n in group.children() if hasattr(n, "layer")]
+        at = 1 if names[:1] == [MOVES_NAME] else 0
+    for layer, style in reversed(layers):  # inserted at one place: the first of the list ends on top
+        apply_siting_style(layer, style)
+        project.addMapLayer(layer, False)
+        group.insertLayer(at, layer)
+    return group
+
+
+# --------------------------------------------------------------------------- styles
+
+
+def _text_format(colour: str, size: float, bold: bool = False) -> QgsTextFormat:
+    fmt = QgsTextFormat()
+    font = QFont("Sans Serif")
+    font.setBold(bold)
+    fmt.setFont(font)
+    fmt.setSize(size)
+    fmt.setColor(QColor(colour))
+    buf = QgsTextBufferSettings()
+    buf.setEnabled(True)
+    buf.setSize(0.8)
+    buf.setColor(QColor("white"))
+    fmt.setBuffer(buf)
+    return fmt
+
+
+def _labeling(colour: str, placement: Any, size: float = 7.5, bold: bool = False, priority: int = 6) -> QgsVectorLayerSimpleLabeling:
+    pal = QgsPalLayerSettings()
+    pal.fieldName = "label"
+    pal.placement = placement
+    pal.priority = priority
+    pal.setFormat(_text_format(colour, size, bold))
+    pal.enabled = True
+    return QgsVectorLayerSimpleLabeling(pal)
+
+
+def build_siting_style(layer: QgsVectorLayer, name: str) -> None:
+    """The style ``name`` in code: the fallback when the QML is missing, and the source of the QML files."""
+    if name == "siting_envelope":
+        sym = QgsFillSymbol.createSimple({"color": "26,150,65,55", "outline_color": "26,150,65,255", "outline_width": "0.9"})
+        layer.setRenderer(QgsSingleSymbolRenderer(sym))
+        layer.setLabeling(_labeling("#0b5d1e", QgsPalLayerSettings.OverPoint, 8.0, bold=True))
+    elif name == "siting_excluded":
+        sym = QgsFillSymbol.createSimple({"color": "215,25,28,150", "style": "f_diagonal", "outline_color": "215,25,28,200", "outline_width": "0.4", "outline_style": "dash"})
+        layer.setRenderer(QgsSingleSymbolRenderer(sym))
+        layer.setLabeling(_labeling("#a50f15", QgsPalLayerSettings.Horizontal if hasattr(QgsPalLayerSettings, "Horizontal") else QgsPalLayerSettings.OverPoint, 7.0))
+    elif name == "siting_professional":
+        sym = QgsFillSymbol.createSimple({"color": "140,81,10,55", "outline_color": "140,81,10,230", "outline_width": "0.5", "outline_style": "dot"})
+        layer.setRenderer(QgsSingleSymbolRenderer(sym))
+        layer.setLabeling(_labeling("#8c510a", QgsPalLayerSettings.OverPoint, 7.0))
+    elif name == "siting_moves":
+        arrow = QgsArrowSymbolLayer()
+        arrow.setIsCurved(False)
+        arrow.setIsRepeated(False)
+        arrow.setArrowWidth(0.9)
+        arrow.setArrowStartWidth(0.9)
+        arrow.setHeadLength(3.0)
+        arrow.setHeadThickness(2.0)
+        arrow.subSymbol().setColor(QColor("#2166ac"))
+        sym = QgsLineSymbol()
+        sym.changeSymbolLayer(0, arrow)
+        layer.setRenderer(QgsSingleSymbolRenderer(sym))
+        labeling = _labeling("#2166ac", QgsPalLayerSettings.Line, 8.0, bold=True, priority=10)
+        pal = labeling.settings()
+        try:  # above the arrow, and allowed to run past a short one (a 6 ft move is a few pixels long)
+            from qgis.core import QgsLabeling
+
+            pal.lineSettings().setPlacementFlags(QgsLabeling.LinePlacementFlag.AboveLine | QgsLabeling.LinePlacementFlag.MapOrientation)
+            pal.lineSettings().setOverrunDistance(60.0)
+            pal.dist = 1.5
+        except (AttributeError, TypeError):  # pragma: no cover - API moved
+            pass
+        labeling.setSettings(pal)
+        layer.setLabeling(labeling)
+    layer.setLabelsEnabled(True)
+
+
+def apply_siting_style(layer: QgsVectorLayer, name: str) -> None:
+    """Load the shipped QML ``name``; build it in code when the file is missing or fails."""
+    path = style_path(name)
+    if path.is_file():
+        _msg, ok = layer.loadNamedStyle(str(path))
+        if ok:
+            layer.triggerRepaint()
+            return
+    build_siting_style(layer, name)
+    layer.triggerRepaint()
+
+
+def write_siting_qml(folder: Any) -> list[Any]:
+    """Write the siting styles as QML files into ``folder`` (run inside a QGIS Python)."""
+    from pathlib import Path
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    out = []
+    for name, geom in _GEOMETRY.items():
+        layer = QgsVectorLayer(f"{geom}?field=label:string", name, "memory")
+        build_siting_style(layer, name)
+        path = folder / f"{name}.qml"
+        layer.saveNamedStyle(str(path), categories=QgsMapLayer.Symbology | QgsMapLayer.Labeling | QgsMapLayer.Rendering)
+        out.append(path)
+    return out
+
+
+def line_angle(move: dict[str, Any]) -> float:
+    """Bearing of a move, from its coordinates (for tests and tooltips)."""
+    (x0, y0), (x1, y1) = move["from"], move["to"]
+    return math.degrees(math.atan2(x1 - x0, y1 - y0)) % 360.0
+
+
+if __name__ == "__main__":  # pragma: no cover - maintenance: python -m stormwater_plugin.gui.envelope_task resources/styles
+    import sys
+
+    from qgis.core import QgsApplication
+
+    app = QgsApplication([], False)
+    app.initQgis()
+    for p in write_siting_qml(sys.argv[1] if len(sys.argv) > 1 else "resources/styles"):
+        print(p)

@@ -1,0 +1,237 @@
+"""A QGIS print layout of one review: the map on the site, a legend, a title and the findings summary.
+
+Added to the project's layout manager (so the reviewer can adjust it in the
+layout designer) and exported to PDF with ``QgsLayoutExporter``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Mapping
+
+from qgis.core import (
+    QgsLayoutExporter,
+    QgsLayoutItemLabel,
+    QgsLayoutItemLegend,
+    QgsLayoutItemMap,
+    QgsLayoutItemPage,
+    QgsLayoutItemPicture,
+    QgsLayoutItemScaleBar,
+    QgsLayoutPoint,
+    QgsLayoutSize,
+    QgsLegendStyle,
+    QgsPrintLayout,
+    QgsProject,
+    QgsRasterLayer,
+    QgsRectangle,
+    QgsUnitTypes,
+)
+from qgis.PyQt.QtCore import Qt
+from qgis.PyQt.QtGui import QFont
+
+#: Millimetres: page margin, title height, width of the right-hand column.
+_MARGIN = 10.0
+_TITLE_H = 12.0
+_SIDE_W = 80.0
+#: Height of the findings summary under the map, millimetres.
+_SUMMARY_H = 44.0
+
+
+def layout_name(site: str | None) -> str:
+    return f"Stormwater review — {site or 'site'}"
+
+
+def summary_text(doc: Mapping[str, Any], reviewer: str = "", reference: str = "", max_items: int = 14) -> str:
+    """Plain-text summary of a findings.json document (counts, decisions, the problems, stale decisions)."""
+    c = doc.get("counts", {})
+    oc = doc.get("override_counts", {}) or {}
+    lines = [
+        f"{(doc.get('rule_pack') or {}).get('title', doc.get('jurisdiction', ''))}",
+        f"Site parcel {doc.get('site_parcel') or '?'} — {doc.get('project_class')} project ({doc.get('class_source')})",
+    ]
+    if reviewer or reference:
+        lines.append(" · ".join(x for x in (f"Reviewer: {reviewer}" if reviewer else "", f"Reference: {reference}" if reference else "") if x))
+    lines.append(f"{c.get('violation', 0)} violation · {c.get('undetermined', 0)} undetermined · {c.get('advisory', 0)} advisory · {c.get('pass', 0)} pass")
+    if oc.get("overridden"):
+        lines.append(f"Reviewer decisions: {oc['overridden']} (violations accepted or waived: {oc.get('violations_overridden', 0)}; without a decision: {oc.get('violations_unresolved', 0)})")
+    problems = [f for f in doc.get("findings", []) if f.get("status") in ("violation", "undetermined")]
+    if problems:
+        lines.append("")
+        for f in problems[:max_items]:
+            eff = f.get("effective_status") or f.get("status")
+            status = f["status"] if eff == f["status"] else f"{f['status']} → {eff}"
+            cite = str(f.get("citation", ""))
+            cite = cite[cite.index("§"):] if "§" in cite else cite
+            lines.append(f"• {status} — {cite}: {f.get('message', '')}")
+        if len(problems) > max_items:
+            lines.append(f"… {len(problems) - max_items} more in report.pdf")
+    for s in doc.get("stale_overrides", []) or []:
+        lines.append(f"Stale decision (matches no finding): {s.get('key')}")
+    moves = [m for m in doc.get("moves", []) or [] if m.get("possible")]
+    for m in moves:
+        lines.append(f"Suggested: {m.get('message', '')}")
+    return "\n".join(lines)
+
+
+def fit_extent(extent: QgsRectangle, width_mm: float, height_mm: float, margin: float = 0.08) -> QgsRectangle:
+    """``extent`` grown by ``margin`` and widened or heightened to the frame's proportions (so the frame keeps its size)."""
+    rect = QgsRectangle(extent)
+    if rect.isEmpty():
+        rect = QgsRectangle(rect.xMinimum() - 50, rect.yMinimum() - 50, rect.xMaximum() + 50, rect.yMaximum() + 50)
+    rect.grow(max(rect.width(), rect.height()) * margin)
+    ratio = width_mm / height_mm
+    cx, cy = rect.center().x(), rect.center().y()
+    w, h = rect.width(), rect.height()
+    if w / h < ratio:
+        w = h * ratio
+    else:
+        h = w / ratio
+    return QgsRectangle(cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
+
+
+def _set_font(item: QgsLayoutItemLabel, size: float, bold: bool = False) -> None:
+    font = QFont("Sans Serif")
+    font.setPointSizeF(size)
+    font.setBold(bold)
+    if hasattr(item, "setTextFormat"):  # QGIS 3.24+
+        from qgis.core import QgsTextFormat
+
+        fmt = QgsTextFormat()
+        fmt.setFont(font)
+        fmt.setSize(size)
+        item.setTextFormat(fmt)
+    else:
+        item.setFont(font)
+
+
+def build_layout(
+    project: QgsProject,
+    title: str,
+    extent: QgsRectangle,
+    crs: Any,
+    summary: str,
+    name: str,
+) -> QgsPrintLayout:
+    """Build the layout and add it to ``project``'s layout manager (replacing one of the same name).
+
+    Parameters
+    ----------
+    extent : QgsRectangle
+        The site, in ``crs``; the map shows it with a margin.
+    """
+    manager = project.layoutManager()
+    old = manager.layoutByName(name)
+    if old is not None:
+        manager.removeLayout(old)
+    layout = QgsPrintLayout(project)
+    layout.initializeDefaults()
+    layout.setName(name)
+    page = layout.pageCollection().page(0)
+    page.setPageSize("Letter", QgsLayoutItemPage.Landscape)
+    pw, ph = page.pageSize().width(), page.pageSize().height()
+
+    head = QgsLayoutItemLabel(layout)
+    head.setText(title)
+    _set_font(head, 16, bold=True)
+    layout.addLayoutItem(head)
+    head.attemptMove(QgsLayoutPoint(_MARGIN, _MARGIN - 4, QgsUnitTypes.LayoutMillimeters))
+    head.attemptResize(QgsLayoutSize(pw - 2 * _MARGIN, _TITLE_H, QgsUnitTypes.LayoutMillimeters))
+
+    map_w = pw - 3 * _MARGIN - _SIDE_W
+    map_h = ph - 2 * _MARGIN - _TITLE_H - _SUMMARY_H - 3
+    top = _MARGIN + _TITLE_H
+    item_map = QgsLayoutItemMap(layout)
+    item_map.setId("map")
+    layout.addLayoutItem(item_map)
+    item_map.attemptMove(QgsLayoutPoint(_MARGIN, top, QgsUnitTypes.LayoutMillimeters))
+    item_map.attemptResize(QgsLayoutSize(map_w, map_h, QgsUnitTypes.LayoutMillimeters))
+    item_map.setFrameEnabled(True)
+    if crs is not None and crs.isValid():
+        item_map.setCrs(crs)
+    item_map.setExtent(fit_extent(extent, map_w, map_h))
+
+    scale = QgsLayoutItemScaleBar(layout)
+    scale.setLinkedMap(item_map)
+    scale.setStyle("Single Box")
+    scale.setUnits(QgsUnitTypes.DistanceFeet)
+    scale.setUnitLabel("ft")
+    scale.setNumberOfSegmentsLeft(0)
+    scale.setNumberOfSegments(2)
+    scale.applyDefaultSize(QgsUnitTypes.DistanceFeet)
+    layout.addLayoutItem(scale)
+    scale.attemptMove(QgsLayoutPoint(_MARGIN + 3, top + map_h - 14, QgsUnitTypes.LayoutMillimeters))
+
+    north = QgsLayoutItemPicture(layout)
+    north.setPicturePath(":/images/north_arrows/layout_default_north_arrow.svg")
+    north.setLinkedMap(item_map)
+    north.setNorthMode(QgsLayoutItemPicture.GridNorth)
+    layout.addLayoutItem(north)
+    north.attemptMove(QgsLayoutPoint(_MARGIN + map_w - 15, top + 3, QgsUnitTypes.LayoutMillimeters))
+    north.attemptResize(QgsLayoutSize(12, 12, QgsUnitTypes.LayoutMillimeters))
+
+    side_x = pw - _MARGIN - _SIDE_W
+    text = QgsLayoutItemLabel(layout)
+    text.setId("summary")
+    text.setText(summary)
+    _set_font(text, 7.5)
+    text.setHAlign(Qt.AlignLeft)
+    text.setVAlign(Qt.AlignTop)
+    layout.addLayoutItem(text)
+    text.attemptMove(QgsLayoutPoint(_MARGIN, top + map_h + 3, QgsUnitTypes.LayoutMillimeters))
+    text.attemptResize(QgsLayoutSize(map_w, _SUMMARY_H, QgsUnitTypes.LayoutMillimeters))
+
+    legend = QgsLayoutItemLegend(layout)
+    legend.setId("legend")
+    legend.setTitle("Legend")
+    legend.setLinkedMap(item_map)
+    legend.setAutoUpdateModel(False)
+    _legend_visible_only(legend, project)
+    try:
+        legend.setLegendFilterByMapEnabled(True)
+    except AttributeError:  # pragma: no cover
+        pass
+    for style, size in ((QgsLegendStyle.Title, 9.0), (QgsLegendStyle.Group, 7.5), (QgsLegendStyle.Subgroup, 7.0), (QgsLegendStyle.SymbolLabel, 6.5)):
+        try:
+            f = legend.rstyle(style).font()
+            f.setPointSizeF(size)
+            legend.rstyle(style).setFont(f)
+        except Exception:  # pragma: no cover - API moved
+            pass
+    legend.setSymbolHeight(2.6)
+    legend.setSymbolWidth(4.5)
+    layout.addLayoutItem(legend)
+    legend.attemptMove(QgsLayoutPoint(side_x, top, QgsUnitTypes.LayoutMillimeters))
+    legend.adjustBoxSize()
+    manager.addLayout(layout)
+    return layout
+
+
+def _legend_visible_only(legend: QgsLayoutItemLegend, project: QgsProject) -> None:
+    """Keep only the vector layers visible in the project's layer tree (the hidden passes and soils say nothing)."""
+    root = legend.model().rootGroup()
+    project_root = project.layerTreeRoot()
+    for node in list(root.findLayers()):
+        src = project_root.findLayer(node.layerId())
+        raster = isinstance(node.layer(), QgsRasterLayer)
+        if src is None or not src.isVisible() or raster:  # a DEM's colour ramp says nothing about the review
+            parent = node.parent()
+            if parent is not None:
+                parent.removeChildNode(node)
+    for group in list(root.findGroups()) if hasattr(root, "findGroups") else []:
+        if not group.findLayers() and group.parent() is not None:
+            group.parent().removeChildNode(group)
+
+
+def export_pdf(layout: QgsPrintLayout, path: Path) -> Path:
+    """Export ``layout`` to ``path``.
+
+    Raises
+    ------
+    RuntimeError
+        When QGIS reports an error.
+    """
+    exporter = QgsLayoutExporter(layout)
+    code = exporter.exportToPdf(str(path), QgsLayoutExporter.PdfExportSettings())
+    if code != QgsLayoutExporter.Success:
+        raise RuntimeError(f"the print layout could not be exported to {path} (QgsLayoutExporter error {code}: {exporter.errorMessage() if hasattr(exporter, 'errorMessage') else ''})")
+    return Path(path)

@@ -1,0 +1,106 @@
+"""Export the review package from the dock (issue 6).
+
+Writes, into one folder, what ``stormwater-check --out`` writes beside its
+GeoPackage: ``findings.json`` (with the reviewer's decisions and the moves),
+``report.html``, ``report.pdf``, ``notification.csv``, ``labels.pdf`` (the
+QGIS-free :mod:`stormwater_plugin.report`), plus a QGIS print layout of the
+site exported as ``layout.pdf``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Sequence
+
+from qgis.core import QgsProject, QgsRectangle
+
+from ..core.model import CheckResult
+from ..core.overrides import Override
+from ..core.serialize import result_to_dict
+from ..qgis_bridge.snapshot import Snapshot
+
+#: Every file the dock writes (``layout.pdf`` only when the layout is made).
+EXPORT_FILES: tuple[str, ...] = ("findings.json", "report.html", "report.pdf", "notification.csv", "labels.pdf", "layout.pdf")
+
+
+def site_extent(result: CheckResult, snap: Snapshot) -> QgsRectangle:
+    """The site parcel's bounds in the working CRS (else the findings', else every layer's)."""
+    import numpy as np
+    import shapely
+
+    geoms: list[Any] = []
+    parcels = snap.inputs.layers.get("parcels")
+    wanted = set(str(result.site_parcel_id or "").split("+")) - {""}
+    if parcels is not None and wanted:
+        geoms = [g for i, g in zip(parcels.ids, parcels.geoms) if i in wanted and g is not None]
+    if not geoms:
+        geoms = [f.geometry for f in result.findings if f.geometry is not None and not f.geometry.is_empty]
+    if not geoms:
+        geoms = [g for lyr in snap.inputs.layers.values() for g in lyr.geoms if g is not None and not g.is_empty]
+    if not geoms:
+        return QgsRectangle()
+    b = shapely.total_bounds(np.array(geoms, dtype=object))
+    return QgsRectangle(float(b[0]), float(b[1]), float(b[2]), float(b[3]))
+
+
+def findings_document(
+    result: CheckResult, snap: Snapshot | None, overrides: Sequence[Override] = (), moves: Sequence[dict] | None = None, inputs: dict | None = None
+) -> dict[str, Any]:
+    """The findings.json document with the decisions applied and the moves added (as the CLI writes it)."""
+    doc = result_to_dict(result, crs_name=snap.inputs.crs_name if snap else "", inputs=inputs, overrides=list(overrides))
+    doc["moves"] = list(moves or [])
+    return doc
+
+
+def export_report(
+    result: CheckResult,
+    snap: Snapshot,
+    out_dir: Path,
+    *,
+    overrides: Sequence[Override] = (),
+    moves: Sequence[dict] | None = None,
+    reviewer: str = "",
+    reference: str = "",
+    inputs: dict | None = None,
+    layout: bool = True,
+    project: QgsProject | None = None,
+) -> dict[str, Any]:
+    """Write the review package into ``out_dir`` (created).
+
+    Returns
+    -------
+    dict
+        ``files`` (paths written), ``doc`` (findings.json), ``labels`` (from
+        the label writer), ``layout`` (the ``QgsPrintLayout`` or ``None``),
+        ``layout_error`` (why there is no ``layout.pdf``, or ``None``).
+
+    Raises
+    ------
+    stormwater_plugin.report.package.ReportError
+        When a library or the font the report needs is missing (findings.json is written first).
+    """
+    from ..report.package import write_report_package
+
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    doc = findings_document(result, snap, overrides, moves, inputs)
+    files: list[Path] = []
+    path = out_dir / "findings.json"
+    path.write_text(json.dumps(doc, indent=2, ensure_ascii=False, default=str), encoding="utf-8")
+    files.append(path)
+    info = write_report_package(result, snap.inputs.layers, snap.inputs.unit_to_ft, out_dir, doc=doc, reviewer=reviewer, reference=reference)
+    files.extend(Path(p) for p in info["files"])
+    out: dict[str, Any] = {"files": files, "doc": doc, "labels": info.get("labels"), "layout": None, "layout_error": None}
+    if layout:
+        from .print_layout import build_layout, export_pdf, layout_name, summary_text
+
+        project = project or QgsProject.instance()
+        try:
+            title = f"Stormwater review — site parcel {result.site_parcel_id or '?'}"
+            lay = build_layout(project, title, site_extent(result, snap), snap.crs, summary_text(doc, reviewer, reference), layout_name(result.site_parcel_id))
+            out["layout"] = lay
+            files.append(export_pdf(lay, out_dir / "layout.pdf"))
+        except Exception as exc:  # the report package is written; the layout is a convenience
+            out["layout_error"] = f"{type(exc).__name__}: {exc}"
+    return out
