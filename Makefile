@@ -46,10 +46,12 @@ demo-data: $(STAMP)
 
 demo: demo-data
 	@echo
-	@$(VENV)/bin/stormwater-check $(DEMO)/site.gpkg --dem $(DEMO)/dem.tif --jurisdiction lake-george --out $(OUT); \
+	@$(VENV)/bin/stormwater-check $(DEMO)/site.gpkg --dem $(DEMO)/dem.tif --jurisdiction lake-george --out $(OUT) \
+	  --report --reviewer "Demo reviewer" --reference DEMO-2026-001; \
 	  code=$$?; if [ $$code -gt 1 ]; then exit $$code; fi
 	@echo
-	@echo "Open $(OUT)/findings.gpkg in QGIS beside $(DEMO)/site.gpkg, or read $(OUT)/findings.json."
+	@echo "Read $(OUT)/report.pdf (or report.html), $(OUT)/notification.csv and $(OUT)/labels.pdf;"
+	@echo "open $(OUT)/findings.gpkg in QGIS beside $(DEMO)/site.gpkg, or read $(OUT)/findings.json."
 	@echo "Other jurisdictions: $(VENV)/bin/stormwater-check $(DEMO)/site.gpkg --dem $(DEMO)/dem.tif --jurisdiction lgpc --out out/lgpc"
 
 ## --- tests ------------------------------------------------------------------

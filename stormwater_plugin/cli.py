@@ -24,7 +24,7 @@ def _check_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="stormwater-check",
         description="Check a stormwater site plan against the setback, buffer and slope rules of a jurisdiction.",
-        epilog=f"Roles for --layer: {', '.join(ROLES)}. Subcommands: slope-map (stormwater-check slope-map --help).",
+        epilog=f"Roles for --layer: {', '.join(ROLES)}. Other commands: slope-map, envelope, batch (stormwater-check COMMAND --help).",
     )
     p.add_argument("site", nargs="?", type=Path, help="site package: a GeoPackage with standard layer names")
     p.add_argument("--dem", type=Path, help="DEM raster (any GDAL format, any CRS)")
@@ -39,10 +39,11 @@ def _check_parser() -> argparse.ArgumentParser:
     p.add_argument("--layer", action="append", default=[], metavar="ROLE=PATH[:LAYER]", help="take a role from any OGR source (repeatable)")
     p.add_argument("--out", type=Path, required=True, help="output folder for findings.json and findings.gpkg")
     p.add_argument("--quiet", action="store_true", help="print only the counts line")
-    p.add_argument("--reviewer", default="", metavar="NAME", help="reviewer's name, for the report header")
+    p.add_argument("--reviewer", default="", metavar="NAME", help="reviewer's name, for the report header (writes the report)")
     p.add_argument("--reference", default="", metavar="REF", help="the file's reference number, for the report header")
     p.add_argument("--overrides", type=Path, metavar="overrides.json", help="reviewer decisions, see docs/report.md")
-    p.add_argument("--no-report", action="store_true", help="skip report.html, report.pdf, notification.csv and labels.pdf")
+    p.add_argument("--report", action="store_true", help="also write report.html, report.pdf, notification.csv and labels.pdf (implied by --reviewer or --reference)")
+    p.add_argument("--no-report", action="store_true", help="never write the report files (the default unless --report, --reviewer or --reference)")
     p.add_argument("--version", action="version", version=f"stormwater-check {__version__}")
     return p
 
@@ -93,7 +94,7 @@ def run_check_command(argv: Sequence[str]) -> int:
             overrides=overrides,
             reviewer=args.reviewer,
             reference=args.reference,
-            make_report=not args.no_report,
+            make_report=(args.report or bool(args.reviewer) or bool(args.reference)) and not args.no_report,
         )
     except (InputError, PackError, OverrideError, ReportError) as exc:
         _fail(str(exc))
@@ -101,7 +102,8 @@ def run_check_command(argv: Sequence[str]) -> int:
         c = result.counts()
         print(f"{c['violation']} violation, {c['advisory']} advisory, {c['undetermined']} undetermined, {c['pass']} pass")
     else:
-        print("\n".join([summary_text(result, out)] + review_lines))
+        move_lines = ["", "Suggested moves (each re-checked):"] + [f"  {m.get('message') or m.get('reason', '')}" for m in moves] if moves else []
+        print("\n".join([summary_text(result, out)] + move_lines + review_lines))
     # Exit 1 while a violation has no reviewer decision; violations all accepted or waived exit 0 (docs/report.md).
     return 1 if doc["override_counts"]["violations_unresolved"] else 0
 

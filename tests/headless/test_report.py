@@ -416,3 +416,11 @@ def test_building_site_without_a_profile_says_slope_not_computed():
     from stormwater_plugin.report.html import render_html
 
     assert "slope not computed" in render_html(model, {})
+
+
+def test_a_plain_check_writes_findings_only_and_report_is_on_request(site, tmp_path):
+    plain, asked = tmp_path / "plain", tmp_path / "asked"
+    assert _run(site, plain, "--quiet") == 1
+    assert (plain / "findings.json").is_file() and not (plain / "report.pdf").exists()
+    assert _run(site, asked, "--quiet", "--report") == 1
+    assert all((asked / n).is_file() for n in ("report.html", "report.pdf", "notification.csv", "labels.pdf"))

@@ -5,7 +5,7 @@ chords inside it, so a point just outside the buffer may lie closer than r.
 For siting, an exclusion zone must contain every point closer than r, so the
 buffer here is built at ``r / cos(π / (4·quad_segs))`` (the chords then touch
 the true circle from outside) plus a small margin, and then *verified*: its
-boundary is sampled densely and measured exactly against the feature; any
+boundary's distance to the feature is measured exactly (GEOS); any
 deficit (GEOS input-line simplification, joins) grows the radius and the
 buffer is rebuilt.
 """
@@ -22,14 +22,21 @@ from ..geometry import quad_segs_for
 
 #: Margin added to the chord-corrected radius, in feet.
 COVER_MARGIN_FT: float = 0.002
-#: Boundary sampling step of the verification, in feet.
-VERIFY_STEP_FT: float = 0.25
+#: Boundary sampling step of the verification, in feet; 0 measures the boundary exactly.
+VERIFY_STEP_FT: float = 0.0
 
 
 def min_boundary_distance_ft(zone: BaseGeometry, feature: BaseGeometry, unit_to_ft: float, step_ft: float = VERIFY_STEP_FT) -> float:
-    """Smallest exact distance (ft) from the zone's boundary, sampled every ``step_ft``, to ``feature``."""
+    """Smallest distance (ft) from the zone's boundary to ``feature``.
+
+    Exact (GEOS segment-to-segment distance) by default; a positive
+    ``step_ft`` is kept for tests that sample the
+    boundary every ``step_ft`` as an independent check.
+    """
     if zone.is_empty:
         return math.inf
+    if step_ft <= 0:
+        return float(shapely.distance(zone.boundary, feature)) * unit_to_ft
     dense = shapely.segmentize(zone.boundary, step_ft / unit_to_ft)
     pts = shapely.points(shapely.get_coordinates(dense))
     if len(pts) == 0:
@@ -40,9 +47,8 @@ def min_boundary_distance_ft(zone: BaseGeometry, feature: BaseGeometry, unit_to_
 def covering_buffer(feature: BaseGeometry, radius_ft: float, unit_to_ft: float) -> BaseGeometry:
     """A polygon containing every point closer than ``radius_ft`` to ``feature`` (working CRS).
 
-    Its boundary lies at least ``radius_ft`` from the feature (checked on a
-    0.25 ft sampling, with the curvature allowance between samples) and at
-    most about 0.01 ft further out.
+    Its boundary lies at least ``radius_ft`` from the feature (measured
+    exactly) and at most about 0.01 ft further out.
     """
     if feature.is_empty or radius_ft <= 0:
         return shapely.Polygon()

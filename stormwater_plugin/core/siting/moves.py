@@ -104,6 +104,16 @@ def _nearest_inside(env: BaseGeometry, pt: Point, unit_to_ft: float, limit: int)
     return out[:limit]
 
 
+def _translated(geom: BaseGeometry, dx: np.ndarray, dy: np.ndarray) -> np.ndarray:
+    """Copies of ``geom`` moved by each (dx, dy), built in one vectorised step."""
+    base = shapely.get_coordinates(geom)
+    copies = shapely.from_wkb(np.repeat(shapely.to_wkb(geom), len(dx)))
+    coords = np.tile(base, (len(dx), 1))
+    coords[:, 0] += np.repeat(dx, len(base))
+    coords[:, 1] += np.repeat(dy, len(base))
+    return shapely.set_coordinates(copies, coords)
+
+
 def _translations(env: BaseGeometry, geom: BaseGeometry, step: float, limit: int) -> list[tuple[float, float]]:
     """Translations (dx, dy) putting ``geom`` wholly inside ``env``, smallest first (grid of ``step``, refined)."""
     if env.is_empty:
@@ -122,8 +132,7 @@ def _translations(env: BaseGeometry, geom: BaseGeometry, step: float, limit: int
     found: list[tuple[float, float]] = []
     for start in range(0, len(order), 512):
         idx = order[start : start + 512]
-        moved = np.array([shapely.transform(geom, lambda xy, a=tx[i], b=ty[i]: xy + (a, b)) for i in idx], dtype=object)
-        ok = shapely.contains(env, moved)
+        ok = shapely.contains(env, _translated(geom, tx[idx], ty[idx]))
         for i in idx[ok]:
             found.append((float(tx[i]), float(ty[i])))
         if found:
