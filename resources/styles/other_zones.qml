@@ -1,8 +1,8 @@
 <!DOCTYPE qgis PUBLIC 'http://mrcc.com/qgis.dtd' 'SYSTEM'>
-<qgis styleCategories="Symbology|Labeling|Rendering" simplifyDrawingHints="1" minScale="100000000" simplifyAlgorithm="0" symbologyReferenceScale="-1" simplifyLocal="1" version="3.22.16-Białowieża" simplifyDrawingTol="1" simplifyMaxScale="1" maxScale="0" hasScaleBasedVisibilityFlag="0" labelsEnabled="0">
-  <renderer-v2 referencescale="-1" type="singleSymbol" forceraster="0" symbollevels="0" enableorderby="0">
+<qgis simplifyDrawingHints="1" maxScale="0" version="3.22.16-Białowieża" simplifyMaxScale="1" styleCategories="Symbology|Labeling|Rendering" simplifyAlgorithm="0" labelsEnabled="0" hasScaleBasedVisibilityFlag="0" symbologyReferenceScale="-1" simplifyDrawingTol="1" simplifyLocal="1" minScale="100000000">
+  <renderer-v2 referencescale="-1" type="singleSymbol" enableorderby="0" symbollevels="0" forceraster="0">
     <symbols>
-      <symbol alpha="1" type="fill" force_rhr="0" name="0" clip_to_extent="1">
+      <symbol alpha="1" type="fill" clip_to_extent="1" name="0" force_rhr="0">
         <data_defined_properties>
           <Option type="Map">
             <Option type="QString" value="" name="name"/>
@@ -10,7 +10,7 @@
             <Option type="QString" value="collection" name="type"/>
           </Option>
         </data_defined_properties>
-        <layer pass="0" enabled="1" locked="0" class="SimpleFill">
+        <layer enabled="1" class="SimpleFill" locked="0" pass="0">
           <Option type="Map">
             <Option type="QString" value="3x:0,0,0,0,0,0" name="border_width_map_unit_scale"/>
             <Option type="QString" value="0,0,255,255" name="color"/>
@@ -24,17 +24,17 @@
             <Option type="QString" value="MM" name="outline_width_unit"/>
             <Option type="QString" value="no" name="style"/>
           </Option>
-          <prop v="3x:0,0,0,0,0,0" k="border_width_map_unit_scale"/>
-          <prop v="0,0,255,255" k="color"/>
-          <prop v="bevel" k="joinstyle"/>
-          <prop v="0,0" k="offset"/>
-          <prop v="3x:0,0,0,0,0,0" k="offset_map_unit_scale"/>
-          <prop v="MM" k="offset_unit"/>
-          <prop v="96,96,96,255" k="outline_color"/>
-          <prop v="solid" k="outline_style"/>
-          <prop v="0.3" k="outline_width"/>
-          <prop v="MM" k="outline_width_unit"/>
-          <prop v="no" k="style"/>
+          <prop k="border_width_map_unit_scale" v="3x:0,0,0,0,0,0"/>
+          <prop k="color" v="0,0,255,255"/>
+          <prop k="joinstyle" v="bevel"/>
+          <prop k="offset" v="0,0"/>
+          <prop k="offset_map_unit_scale" v="3x:0,0,0,0,0,0"/>
+          <prop k="offset_unit" v="MM"/>
+          <prop k="outline_color" v="96,96,96,255"/>
+          <prop k="outline_style" v="solid"/>
+          <prop k="outline_width" v="0.3"/>
+          <prop k="outline_width_unit" v="MM"/>
+          <prop k="style" v="no"/>
           <data_defined_properties>
             <Option type="Map">
               <Option type="QString" value="" name="name"/>

@@ -73,7 +73,7 @@ def _status_symbol(kind: str, status: str):
         width = "0.9" if status in ("violation", "undetermined") else "0.6"
         return QgsLineSymbol.createSimple({"line_color": colour, "line_width": width, "line_style": dash, "capstyle": "round"})
     if status == "advisory":  # the site parcel of the notification advisory: outline only
-        return QgsFillSymbol.createSimple({"style": "no", "outline_color": colour, "outline_width": "0.9", "outline_style": dash})
+        return QgsFillSymbol.createSimple({"style": "no", "outline_color": rgba(colour, 200), "outline_width": "0.5", "outline_style": "dash"})
     return QgsFillSymbol.createSimple({"color": rgba(colour, 90), "outline_color": colour, "outline_width": "0.7", "outline_style": dash})
 
 
@@ -137,7 +137,7 @@ def build_style(layer: QgsVectorLayer, name: str) -> None:
         layer.setLabelsEnabled(True)
     elif name == "notify_parcels":
         root = QgsRuleBasedRenderer.Rule(None)
-        root.appendChild(QgsRuleBasedRenderer.Rule(QgsFillSymbol.createSimple({"color": rgba("#ffe600", 45), "outline_color": "#d4b000", "outline_width": "1.0"}), 0, 0, "\"listed\"", "To notify"))
+        root.appendChild(QgsRuleBasedRenderer.Rule(QgsFillSymbol.createSimple({"style": "no", "outline_color": "#d4b000", "outline_width": "0.8"}), 0, 0, "\"listed\"", "To notify"))
         root.appendChild(QgsRuleBasedRenderer.Rule(QgsFillSymbol.createSimple({"style": "no", "outline_color": "#b8a000", "outline_width": "0.3", "outline_style": "dot"}), 0, 0, "NOT \"listed\"", "Within radius, not required"))
         layer.setRenderer(QgsRuleBasedRenderer(root))
         layer.setLabeling(_labels("id", "#6b5d00", QgsPalLayerSettings.OverPoint, 7.0))
