@@ -41,6 +41,11 @@ def _water(ctx: CheckContext, roles: list[str]) -> tuple[list[BaseGeometry], lis
     return geoms, refs, absent
 
 
+def _overlap(a: BaseGeometry, b: BaseGeometry) -> BaseGeometry:
+    """Intersection, skipped for disjoint inputs (GEOS 3.11 flags an empty result as an invalid value)."""
+    return shapely.intersection(a, b) if shapely.intersects(a, b) else shapely.GeometryCollection()
+
+
 def check_clear_cut_opening(ctx: CheckContext, rule: Rule) -> None:
     """Longest continuous stretch of shoreline fronting cleared buffer, against ``max_share_pct`` of frontage."""
     width = float(rule.params["buffer_ft"])
@@ -56,15 +61,15 @@ def check_clear_cut_opening(ctx: CheckContext, rule: Rule) -> None:
     site = ctx.site_geometry
     # The mean high-water line on or along the site parcel's edge; where tax lines stop
     # short of it, within the tolerance of the parcel.
-    frontage_line = shapely.intersection(shore, site)
+    frontage_line = _overlap(shore, site)
     if frontage_line.length == 0 and tol > 0:
-        frontage_line = shapely.intersection(shore, display_buffer(site, ctx.to_units(tol), tol))
+        frontage_line = _overlap(shore, display_buffer(site, ctx.to_units(tol), tol))
     frontage = ctx.to_feet(float(frontage_line.length))
     if frontage <= 0:
         ctx.add(rule, Status.PASS, "The site parcel has no shoreline frontage.", measured_ft=0.0)
         return
     strip = display_buffer(shore, ctx.to_units(width), width)
-    cleared = shapely.intersection(union(clearing.geoms), strip)
+    cleared = _overlap(union(clearing.geoms), strip)
     if cleared.is_empty or area_sqft(cleared, ctx.unit_to_ft) <= 0:
         ctx.add(rule, Status.PASS, f"No clearing inside the {width:g} ft buffer; frontage {frontage:.1f} ft.", measured_ft=0.0, required_ft=frontage * share * PER_CENT, frontage_ft=frontage)
         return
