@@ -102,8 +102,9 @@ class StormwaterPlugin:
         canvas = self.iface.mapCanvas()
         if checked:
             if not self.has_result():
-                self.inspect_action.setChecked(False)
-                self.inspect_action.setEnabled(False)
+                if self.inspect_action is not None:
+                    self.inspect_action.setChecked(False)
+                    self.inspect_action.setEnabled(False)
                 self.iface.messageBar().pushMessage("Stormwater review", "Run the check first: there is no result to inspect.", Qgis.Info, 5)
                 return
             if self.inspect_tool is None:

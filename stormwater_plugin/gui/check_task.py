@@ -27,7 +27,7 @@ class CheckTask(QgsTask):
         ``result``, ``error`` and ``isCanceled()`` there.
     """
 
-    def __init__(self, snapshot: Snapshot, jurisdiction: str, on_done: Callable[["CheckTask"], None]) -> None:
+    def __init__(self, snapshot: Snapshot, jurisdiction: str, on_done: Callable[[CheckTask], None]) -> None:
         super().__init__(f"Stormwater review ({jurisdiction})", QgsTask.CanCancel)
         self.snapshot = snapshot
         self.jurisdiction = jurisdiction

@@ -372,13 +372,11 @@ def read_dem(path: Path, working_crs: Any, layers: dict[str, FeatureLayer], z_un
 
 
 def _plausibility(grid: ElevationGrid, z_ft: np.ndarray) -> list[Warning_]:
-    try:
-        from ..core.terrain import plausibility_warning  # type: ignore[attr-defined]
-    except Exception:
-        plausibility_warning = None
-    if plausibility_warning is not None:
-        msg = plausibility_warning(grid)
-        return [Warning_("dem_z_implausible", msg)] if msg else []
+    from ..core.terrain import plausibility_warning
+
+    msg = plausibility_warning(grid)
+    if msg:
+        return [Warning_("dem_z_implausible", msg)]
     lo, hi = float(np.min(z_ft)), float(np.max(z_ft))
     if hi < 150 or lo > 6000:
         return [

@@ -6,11 +6,10 @@ import json
 from typing import Any
 
 from qgis.core import (
-    QgsFeatureSink,
+    QgsProcessing,
     QgsProcessingOutputNumber,
     QgsProcessingParameterFeatureSink,
     QgsProcessingParameterFileDestination,
-    QgsProcessing,
     QgsWkbTypes,
 )
 

@@ -73,7 +73,7 @@ class SiteAlgorithm(QgsProcessingAlgorithm):
     def tr(self, text: str) -> str:
         return QCoreApplication.translate("StormwaterProcessing", text)
 
-    def createInstance(self) -> "SiteAlgorithm":  # noqa: N802 - QGIS API
+    def createInstance(self) -> SiteAlgorithm:  # noqa: N802 - QGIS API
         return type(self)()
 
     def icon(self) -> Any:

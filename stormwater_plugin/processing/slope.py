@@ -170,6 +170,7 @@ class SlopeOver100Ft(SiteAlgorithm):
         for i in range(len(sites) if sites is not None else 0):
             if feedback.isCanceled():
                 break
+            assert sites is not None
             g = sites.geoms[i]
             c = g.centroid if not g.centroid.is_empty else g.representative_point()
             x, y = float(c.x), float(c.y)
@@ -300,7 +301,7 @@ class SlopeOver100Ft(SiteAlgorithm):
                 band.WriteArray(np.where(np.isfinite(slope), slope, np.float32(NODATA_OUT)).astype(np.float32), 0, r0)
             done = r1
             feedback.setProgress(10 + 80 * done / rows)
-        if ds is not None:
+        if ds is not None and band is not None:
             band.FlushCache()
             ds.FlushCache()
             band = None

@@ -5,11 +5,11 @@ from __future__ import annotations
 import time
 
 import pytest
+from conftest import demo_layers
 from qgis.core import QgsApplication, QgsProject
 from qgis.PyQt.QtCore import QCoreApplication
 
 import stormwater_plugin
-from conftest import demo_layers
 
 
 def test_init_does_not_import_plugin_class():

@@ -6,7 +6,6 @@ import json
 
 import pytest
 from qgis.core import QgsApplication, QgsProject
-
 from synthetic_site import D1_TO_S1_FT, site_layers, write_dem
 
 

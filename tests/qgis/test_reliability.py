@@ -5,10 +5,9 @@ from __future__ import annotations
 import time
 
 import pytest
+from conftest import demo_layers
 from qgis.core import Qgis, QgsApplication, QgsProject
 from qgis.PyQt.QtCore import QCoreApplication
-
-from conftest import demo_layers
 
 
 @pytest.fixture()

@@ -48,7 +48,7 @@ class _Targets:
     by_role: dict[str, tuple[np.ndarray, shapely.STRtree]]
 
     @classmethod
-    def build(cls, geoms: np.ndarray, refs: list[FeatureRef]) -> "_Targets":
+    def build(cls, geoms: np.ndarray, refs: list[FeatureRef]) -> _Targets:
         roles: dict[str, list[int]] = {}
         for i, r in enumerate(refs):
             roles.setdefault(r.layer, []).append(i)
