@@ -109,42 +109,35 @@ def run_check_command(argv: Sequence[str]) -> int:
 
 
 def _fail(message: str) -> None:
-    lines = message.strip().splitlines() or ["unusable input"]
-    sys.stderr.write(f"stormwater-check: error: {lines[0]}\n")
-    if len(lines) > 1:
-        sys.stderr.write(f"  {lines[1]}\n")
-    raise SystemExit(2)
+    from .headless.errors import fail
+
+    fail("stormwater-check", message)
+
+
+def _dispatch(args: Sequence[str]) -> int:
+    args = list(args)
+    if args and args[0] == "envelope":
+        from .headless.envelope_cli import main as envelope_main
+
+        return int(envelope_main(args[1:]))
+    if args and args[0] == "slope-map":
+        from .headless.slope_map_cli import main as slope_main
+
+        return int(slope_main(args[1:]))
+    if args and args[0] == "batch":
+        from .headless.batch_cli import main as batch_main
+
+        return int(batch_main(args[1:]))
+    if args and args[0] == "check":
+        args = args[1:]
+    return run_check_command(args)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``stormwater-check`` and ``python -m stormwater_plugin``."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    try:
-        if args and args[0] == "envelope":
-            from .headless.envelope_cli import main as envelope_main
+    from .headless.errors import run_guarded
 
-            return int(envelope_main(args[1:]))
-        if args and args[0] == "slope-map":
-            from .headless.slope_map_cli import main as slope_main
-
-            return int(slope_main(args[1:]))
-        if args and args[0] == "batch":
-            from .headless.batch_cli import main as batch_main
-
-            return int(batch_main(args[1:]))
-        if args and args[0] == "check":
-            args = args[1:]
-        return run_check_command(args)
-    except SystemExit as exc:
-        code = exc.code
-        return int(code) if isinstance(code, int) else (0 if code is None else 2)
-    except KeyboardInterrupt:
-        sys.stderr.write("stormwater-check: interrupted\n")
-        return 2
-    except Exception as exc:  # the promise: never a traceback
-        sys.stderr.write(f"stormwater-check: error: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}\n")
-        sys.stderr.write("  this is a bug or an unreadable input; please report it with the command you ran\n")
-        return 2
+    return run_guarded("stormwater-check", _dispatch, list(sys.argv[1:] if argv is None else argv))
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -33,40 +33,16 @@ from qgis.core import (
 from qgis.PyQt.QtCore import QVariant
 from qgis.PyQt.QtGui import QColor, QFont
 
+from ..processing import alg_siting_envelope as alg_fields
 from ..qgis_bridge.results import make_fields, parts_by_family, short_citation, to_qgs
 from ..qgis_bridge.snapshot import Snapshot
 from ..resources_path import style_path
 
-ENVELOPE_FIELDS = (
-    ("device_type", QVariant.String),
-    ("high_traffic", QVariant.Int),
-    ("project_class", QVariant.String),
-    ("site_parcel", QVariant.String),
-    ("area_sqft", QVariant.Double),
-    ("rules", QVariant.String),
-    ("not_checked", QVariant.String),
-    ("label", QVariant.String),
-)
-EXCLUDED_FIELDS = (
-    ("rule_id", QVariant.String),
-    ("citation", QVariant.String),
-    ("reason", QVariant.String),
-    ("required_ft", QVariant.Double),
-    ("kind", QVariant.String),
-    ("target_layer", QVariant.String),
-    ("target_id", QVariant.String),
-    ("area_sqft", QVariant.Double),
-    ("label", QVariant.String),
-)
-DESIGN_FIELDS = (
-    ("rule_id", QVariant.String),
-    ("citation", QVariant.String),
-    ("reason", QVariant.String),
-    ("threshold_pct", QVariant.Double),
-    ("status", QVariant.String),
-    ("area_sqft", QVariant.Double),
-    ("label", QVariant.String),
-)
+_LABEL = (("label", QVariant.String),)
+#: The Processing algorithm's schemas, plus a label for the map.
+ENVELOPE_FIELDS = alg_fields.ENVELOPE_FIELDS + _LABEL
+EXCLUDED_FIELDS = alg_fields.EXCLUDED_FIELDS + _LABEL
+DESIGN_FIELDS = alg_fields.DESIGN_FIELDS + _LABEL
 MOVE_FIELDS = (
     ("device_id", QVariant.String),
     ("device_type", QVariant.String),

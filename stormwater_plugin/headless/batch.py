@@ -287,8 +287,8 @@ def run_partition(part: Partition) -> list[SiteOutcome]:
     """
     import shapely
 
-    from ..core.serialize import finding_to_dict, result_to_dict
-    from .writer import short_label
+    from ..core.serialize import result_to_dict
+    from .writer import finding_row
 
     pack = _pack(part.jurisdiction)
     dem = part.dem.grid() if part.dem is not None else None
@@ -313,21 +313,7 @@ def run_partition(part: Partition) -> list[SiteOutcome]:
                 fam = _FAMILY.get(g.geom_type) if g is not None and not g.is_empty else None
                 if fam is None:
                     continue
-                d = finding_to_dict(f)
-                row = {
-                    "site_parcel": site[0],
-                    "status": d["status"],
-                    "rule_id": d["rule_id"],
-                    "citation": d["citation"],
-                    "measured_ft": d["measured_ft"],
-                    "required_ft": d["required_ft"],
-                    "message": d["message"],
-                    "subject_layer": d["subject"]["layer"] if d["subject"] else None,
-                    "subject_id": d["subject"]["id"] if d["subject"] else None,
-                    "other_layer": d["other"]["layer"] if d["other"] else None,
-                    "other_id": d["other"]["id"] if d["other"] else None,
-                    "label": short_label(f),
-                }
+                row = {"site_parcel": site[0], **finding_row(f)}
                 outcome.rows.append((fam, row, shapely.to_wkb(g)))
         except Exception as exc:  # one bad site must not sink the town
             text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""

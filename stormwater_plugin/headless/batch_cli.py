@@ -23,6 +23,8 @@ import time
 from pathlib import Path
 from typing import NoReturn, Sequence
 
+from .errors import fail
+
 PROG = "stormwater-check batch"
 
 
@@ -58,11 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _fail(message: str) -> NoReturn:
-    lines = message.strip().splitlines() or ["unusable input"]
-    sys.stderr.write(f"{PROG}: error: {lines[0]}\n")
-    if len(lines) > 1:
-        sys.stderr.write(f"  {lines[1]}\n")
-    raise SystemExit(2)
+    fail(PROG, message)
 
 
 def main(argv: Sequence[str]) -> int:

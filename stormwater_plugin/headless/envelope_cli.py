@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ..__about__ import __version__
+from .errors import fail, run_guarded
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -45,11 +46,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _fail(message: str) -> None:
-    lines = message.strip().splitlines() or ["unusable input"]
-    sys.stderr.write(f"stormwater-check envelope: error: {lines[0]}\n")
-    if len(lines) > 1:
-        sys.stderr.write(f"  {lines[1]}\n")
-    raise SystemExit(2)
+    fail("stormwater-check envelope", message)
 
 
 def reach_ft(pack: Any) -> float:
@@ -238,19 +235,7 @@ def run(argv: Sequence[str]) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``stormwater-check envelope``; never a traceback."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    try:
-        return run(args)
-    except SystemExit as exc:
-        code = exc.code
-        return int(code) if isinstance(code, int) else (0 if code is None else 2)
-    except KeyboardInterrupt:
-        sys.stderr.write("stormwater-check envelope: interrupted\n")
-        return 2
-    except Exception as exc:  # the promise: never a traceback
-        sys.stderr.write(f"stormwater-check envelope: error: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}\n")
-        sys.stderr.write("  this is a bug or an unreadable input; please report it with the command you ran\n")
-        return 2
+    return run_guarded("stormwater-check envelope", run, list(sys.argv[1:] if argv is None else argv))
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -135,24 +135,37 @@ def is_conformal(crs: Any) -> bool:
     return any(k in name for k in _CONFORMAL) and "pseudo" not in name
 
 
+def site_centre_lonlat(frames: list[Any]) -> tuple[float, float] | None:
+    """Longitude and latitude (WGS 84) of the mean of the layers' bounding-box centres."""
+    from pyproj import Transformer
+
+    lons: list[float] = []
+    lats: list[float] = []
+    for fr in frames:
+        if len(fr) == 0 or fr.crs is None:
+            continue
+        b = fr.total_bounds
+        if not np.all(np.isfinite(b)):
+            continue
+        lon, lat = Transformer.from_crs(fr.crs, "EPSG:4326", always_xy=True).transform((b[0] + b[2]) / 2, (b[1] + b[3]) / 2)
+        if math.isfinite(lon) and math.isfinite(lat):
+            lons.append(lon)
+            lats.append(lat)
+    if not lons:
+        return None
+    return float(np.mean(lons)), float(np.mean(lats))
+
+
 def choose_working_crs(dem_crs: Any, frames: list[Any]) -> tuple[Any, str]:
     """The DEM's CRS when projected and conformal, else the UTM zone of the data's centre (WGS 84)."""
     from pyproj import CRS
 
     if dem_crs is not None and dem_crs.is_projected and is_conformal(dem_crs):
         return dem_crs, "the DEM's CRS"
-    lons: list[float] = []
-    lats: list[float] = []
-    for fr in frames:
-        if len(fr) == 0:
-            continue
-        b = fr.to_crs(4326).total_bounds
-        if np.all(np.isfinite(b)):
-            lons.append((b[0] + b[2]) / 2)
-            lats.append((b[1] + b[3]) / 2)
-    if not lons:
+    centre = site_centre_lonlat(frames)
+    if centre is None:
         raise InputError("no layer has any feature with a location: nothing to check")
-    lon, lat = float(np.mean(lons)), float(np.mean(lats))
+    lon, lat = centre
     zone = int((lon + 180) // 6) + 1
     epsg = (32600 if lat >= 0 else 32700) + zone
     why = "local UTM zone (the DEM's CRS is not conformal)" if dem_crs is not None and dem_crs.is_projected else "local UTM zone"
@@ -170,19 +183,11 @@ def ground_scale(crs: Any, frames: list[Any]) -> float:
     """
     from pyproj import Proj
 
-    lons: list[float] = []
-    lats: list[float] = []
-    for fr in frames:
-        if len(fr) == 0:
-            continue
-        b = fr.to_crs(4326).total_bounds
-        if np.all(np.isfinite(b)):
-            lons.append((b[0] + b[2]) / 2)
-            lats.append((b[1] + b[3]) / 2)
-    if not lons:
+    centre = site_centre_lonlat(frames)
+    if centre is None:
         return 1.0
     try:
-        f = Proj(crs).get_factors(float(np.mean(lons)), float(np.mean(lats)))
+        f = Proj(crs).get_factors(*centre)
         k = (float(f.meridional_scale) + float(f.parallel_scale)) / 2.0
     except Exception:
         return 1.0

@@ -19,7 +19,8 @@ _FAMILY = {
 }
 
 
-def _finding_row(f: Finding) -> dict[str, Any]:
+def finding_row(f: Finding) -> dict[str, Any]:
+    """The attribute row of a finding in findings.gpkg (and batch findings.gpkg)."""
     d = finding_to_dict(f)
     return {
         "status": d["status"],
@@ -69,7 +70,7 @@ def write_gpkg(result: CheckResult, out_dir: Path, crs: Any) -> Path:
         fam = _FAMILY.get(g.geom_type)
         if fam is None:
             continue
-        groups[fam].append((_finding_row(f), g))
+        groups[fam].append((finding_row(f), g))
     wrote = False
     for fam, rows in groups.items():
         if not rows:

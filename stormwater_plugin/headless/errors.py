@@ -1,0 +1,31 @@
+"""How every command ends on bad input: one or two lines on stderr and exit 2, never a traceback."""
+
+from __future__ import annotations
+
+import sys
+from typing import Callable, NoReturn, Sequence
+
+
+def fail(prog: str, message: str) -> NoReturn:
+    """Print the first one or two lines of ``message`` as ``PROG: error: …`` and exit 2."""
+    lines = message.strip().splitlines() or ["unusable input"]
+    sys.stderr.write(f"{prog}: error: {lines[0]}\n")
+    if len(lines) > 1:
+        sys.stderr.write(f"  {lines[1]}\n")
+    raise SystemExit(2)
+
+
+def run_guarded(prog: str, command: Callable[[Sequence[str]], int], argv: Sequence[str]) -> int:
+    """Run ``command(argv)``; turn exits, interrupts and unexpected errors into an exit status."""
+    try:
+        return int(command(argv))
+    except SystemExit as exc:
+        code = exc.code
+        return int(code) if isinstance(code, int) else (0 if code is None else 2)
+    except KeyboardInterrupt:
+        sys.stderr.write(f"{prog}: interrupted\n")
+        return 2
+    except Exception as exc:  # the promise: never a traceback
+        sys.stderr.write(f"{prog}: error: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}\n")
+        sys.stderr.write("  this is a bug or an unreadable input; please report it with the command you ran\n")
+        return 2
