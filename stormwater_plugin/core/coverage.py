@@ -20,6 +20,8 @@ def _rows(pack: RulePack) -> list[tuple[str, str, str, str, str, str]]:
     for label, c in (("exempt", pack.exempt), ("minor", pack.minor), ("major", pack.major)):
         if c is not None:
             rows.append((f"{pack.jurisdiction}.classification.{label}", c.citation.text, "classification", "automatic", "all", f"Project class: {label}"))
+    if pack.subdivision is not None:
+        rows.append((f"{pack.jurisdiction}.classification.subdivision", pack.subdivision.citation.text, "classification", "automatic", "all", "Project class: minor subdivision of 2 to 4 lots"))
     for r in pack.rules:
         classes = ", ".join(r.applies.get("classes", [])) or "all"
         rows.append((r.id, r.citation.text, r.kind, HOW.get(r.kind, "automatic"), classes, r.title))

@@ -48,6 +48,19 @@ class ClassRule:
 
 
 @dataclass(frozen=True)
+class SubdivisionRule:
+    """The minor-project subdivision clause: lots, per-lot and road disturbance limits."""
+
+    citation: Citation
+    min_lots: int
+    max_lots: int
+    per_lot_below_sqft: float
+    road_below_sqft: float
+    max_residences_per_lot: int | None
+    road_uses: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class RulePack:
     jurisdiction: str
     title: str
@@ -61,6 +74,7 @@ class RulePack:
     major: ClassRule
     rules: tuple[Rule, ...] = field(default_factory=tuple)
     raw: Mapping[str, Any] = field(default_factory=dict)
+    subdivision: SubdivisionRule | None = None
 
     def rule(self, rule_id: str) -> Rule:
         for r in self.rules:
@@ -190,6 +204,21 @@ def pack_from_dict(data: Mapping[str, Any]) -> RulePack:
         major=major,
         rules=rules,
         raw=data,
+        subdivision=_subdivision(cls.get("subdivision"), src["file"], version),
+    )
+
+
+def _subdivision(d: Mapping[str, Any] | None, source_file: str, version: str) -> SubdivisionRule | None:
+    if not d:
+        return None
+    return SubdivisionRule(
+        citation=Citation(d["citation"], d["excerpt"], d.get("source_file", source_file), version),
+        min_lots=int(d["min_lots"]),
+        max_lots=int(d["max_lots"]),
+        per_lot_below_sqft=float(d["per_lot_below_sqft"]),
+        road_below_sqft=float(d["road_below_sqft"]),
+        max_residences_per_lot=int(d["max_residences_per_lot"]) if d.get("max_residences_per_lot") is not None else None,
+        road_uses=tuple(str(u).lower() for u in d.get("road_uses", ["road"])),
     )
 
 

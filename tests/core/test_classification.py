@@ -60,3 +60,37 @@ def test_every_reason_is_cited():
     for r in result.classification_reasons:
         assert r.citation.text.startswith("Town of Lake George Code §148-11")
         assert r.citation.excerpt
+
+
+def _subdivision(lot_sqft: list[float], road_sqft: float, houses_per_lot: int = 1):
+    """Lots of 200 x 200 ft side by side; each lot's disturbance a strip of lot_sqft; a road below them."""
+    lots, dist, dist_attrs, sites = [], [], [], []
+    for k, a in enumerate(lot_sqft):
+        x0 = k * 200.0
+        lots.append(box(x0, 0, x0 + 200, 200))
+        dist.append(box(x0 + 10, 10, x0 + 10 + a / 100.0, 110))
+        dist_attrs.append({"use": "construction"})
+        for h in range(houses_per_lot):
+            sites.append(box(x0 + 20 + 40 * h, 150, x0 + 50 + 40 * h, 180))
+    dist.append(box(0, -60, road_sqft / 40.0, -20))
+    dist_attrs.append({"use": "road"})
+    return {
+        "parcels": layer("parcels", lots, [f"L{k + 1}" for k in range(len(lots))], [{"is_site": 1} for _ in lots]),
+        "disturbance": layer("disturbance", dist, None, dist_attrs),
+        "building_sites": layer("building_sites", sites),
+    }
+
+
+@pytest.mark.parametrize("jurisdiction", ["lgpc", "lake-george"])
+@pytest.mark.parametrize("per_lot,road,expected", [(14_999, 14_999, "minor"), (15_000, 5_000, "major"), (10_000, 15_000, "major")])
+def test_two_to_four_lot_subdivision_is_minor_under_15000_sq_ft_per_lot_and_road_646_4_12_a_2(jurisdiction, per_lot, road, expected):
+    result = run(jurisdiction, _subdivision([per_lot, per_lot, 8_000], road), project_class=None)
+    assert result.classification.disturbed_sqft >= 15_000
+    assert result.project_class == expected
+    sub = [r for r in result.classification_reasons if r.rule_id.endswith(".subdivision")]
+    assert sub and sub[0].citation.text in ("6 NYCRR 646-4.12(a)(2)", "Town of Lake George Code §148-11E(1)(b)")
+
+
+def test_five_lots_or_two_houses_on_a_lot_are_not_a_minor_subdivision():
+    assert run("lgpc", _subdivision([5_000] * 5, 1_000), project_class=None).project_class == "major"
+    assert run("lgpc", _subdivision([9_000, 9_000], 1_000, houses_per_lot=2), project_class=None).project_class == "major"

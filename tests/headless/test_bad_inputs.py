@@ -94,3 +94,33 @@ def test_wrong_z_units_trigger_the_plausibility_warning(tmp_path):
     dem = write_dem(tmp_path / "dem.tif", "EPSG:32618", 2.0)  # metres, declared as nothing, read as metres: fine
     code, doc = _run(tmp_path, site, "--dem", str(dem), "--dem-z-units", "ft")  # wrong: about 110 "ft"
     assert any(x["code"] == "dem_z_implausible" for x in doc["warnings"])
+
+
+def test_measured_geometries_are_measured_in_plan(tmp_path):
+    from shapely import wkt
+
+    site = write_site(tmp_path, "EPSG:32618", roles=["devices", "parcels"])
+    wells_m = wkt.loads(f"POINT ZM ({X0 - 5 - 30 * 0.3048} {Y0} 100 7)")
+    _write(site, "wells", [wells_m], [{"id": "W-zm"}])
+    code, doc = _run(tmp_path, site)
+    assert any(f["other"] and f["other"]["id"] == "W-zm" for f in doc["findings"])
+
+
+def test_outputs_go_only_under_the_chosen_folder_even_with_hostile_ids(tmp_path, monkeypatch):
+    import geopandas as gpd
+    from shapely.geometry import box
+
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    site = write_site(tmp_path, "EPSG:32618", roles=["devices", "septic"])
+    gpd.GeoDataFrame([{"id": "../../evil", "is_site": 1}, {"id": "/etc/passwd", "is_site": 1}],
+                     geometry=[box(X0 - 60, Y0 - 40, X0 + 60, Y0 + 40), box(X0 - 60, Y0 + 40, X0 + 60, Y0 + 100)],
+                     crs="EPSG:32618").to_file(site, layer="parcels", driver="GPKG")
+    before = {p for p in tmp_path.rglob("*")}
+    out = tmp_path / "out"
+    main(["batch", str(site), "--jurisdiction", "lgpc", "--out", str(out), "--workers", "1", "--quiet"])
+    main([str(site), "--site-parcel", "../../evil", "--jurisdiction", "lgpc", "--out", str(out / "single"), "--quiet", "--report"])
+    created = {p for p in tmp_path.rglob("*")} - before
+    assert created and all(out in p.parents or p == out for p in created), sorted(str(p) for p in created if out not in p.parents)
+    assert not (tmp_path.parent / "evil").exists()

@@ -13,9 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import shapely
+
 from ..geometry import area_sqft, union
 from ..model import Citation, FeatureLayer, Status, Warning_
-from ..rulepack import ClassRule, RulePack
+from ..rulepack import ClassRule, RulePack, SubdivisionRule
 from .impervious import impervious_areas
 
 
@@ -82,9 +84,18 @@ def measure_areas(layers: dict[str, FeatureLayer], unit_to_ft: float, warnings: 
 
 
 def classify(
-    pack: RulePack, layers: dict[str, FeatureLayer], unit_to_ft: float, override: str | None, warnings: list[Warning_]
+    pack: RulePack,
+    layers: dict[str, FeatureLayer],
+    unit_to_ft: float,
+    override: str | None,
+    warnings: list[Warning_],
+    lots: list[Any] | None = None,
 ) -> Classification:
-    """Classify the project under ``pack``; ``override`` (from ``--class``) wins but the computed class is kept."""
+    """Classify the project under ``pack``; ``override`` (from ``--class``) wins but the computed class is kept.
+
+    ``lots`` are the site parcels (working CRS); two to four of them make the
+    project a subdivision, which the pack's ``subdivision`` clause may keep minor.
+    """
     disturbed, new_imp = measure_areas(layers, unit_to_ft, warnings)
     reasons: list[ClassReason] = []
     computed: str | None = None
@@ -100,6 +111,9 @@ def classify(
         )
     else:
         computed = _decide(pack, disturbed, new_imp, reasons, cid)
+        if computed == "major" and pack.subdivision is not None and lots:
+            if _minor_subdivision(pack.subdivision, layers, lots, unit_to_ft, reasons, cid):
+                computed = "minor"
     if override:
         return Classification(override, "override", computed, disturbed, new_imp, reasons)
     if computed is None:
@@ -114,6 +128,50 @@ def classify(
         warnings.append(Warning_("class_assumed", "Project class assumed major: no disturbance data and no --class given."))
         return Classification("major", "assumed", None, None, new_imp, reasons)
     return Classification(computed, "computed", computed, disturbed, new_imp, reasons)
+
+
+def _minor_subdivision(rule: SubdivisionRule, layers: dict[str, FeatureLayer], lots: list[Any], unit_to_ft: float, reasons: list[ClassReason], cid: str) -> bool:
+    """The subdivision clause: 2–4 lots, each with under the per-lot disturbance and at most one residence, and a small road."""
+    n = len(lots)
+    if not (rule.min_lots <= n <= rule.max_lots):
+        return False
+    dist = layers.get("disturbance")
+    if dist is None:
+        return False
+    is_road = [str({str(k).lower(): v for k, v in a.items()}.get("use") or "").strip().lower() in rule.road_uses for a in dist.attrs]
+    road = union([g for g, r in zip(dist.geoms, is_road) if r])
+    other = union([g for g, r in zip(dist.geoms, is_road) if not r])
+    road_sqft = area_sqft(road, unit_to_ft)
+    problems: list[str] = []
+    per_lot: list[float] = []
+    for k, lot in enumerate(lots, 1):
+        a = area_sqft(shapely.intersection(other, lot), unit_to_ft) if not other.is_empty else 0.0
+        per_lot.append(a)
+        if a >= rule.per_lot_below_sqft:
+            problems.append(f"lot {k} has {a:,.0f} sq ft disturbed (not under {rule.per_lot_below_sqft:,.0f})")
+    if road_sqft >= rule.road_below_sqft:
+        problems.append(f"the subdivision road disturbs {road_sqft:,.0f} sq ft (not under {rule.road_below_sqft:,.0f})")
+    sites = layers.get("building_sites")
+    if rule.max_residences_per_lot is not None and sites is not None:
+        for k, lot in enumerate(lots, 1):
+            count = sum(1 for g in sites.geoms if shapely.intersects(shapely.point_on_surface(g), lot))
+            if count > rule.max_residences_per_lot:
+                problems.append(f"lot {k} holds {count} building sites (at most {rule.max_residences_per_lot})")
+    lots_txt = ", ".join(f"{a:,.0f}" for a in per_lot)
+    if problems:
+        reasons.append(ClassReason(f"{cid}.subdivision", rule.citation, Status.ADVISORY, f"Not a minor subdivision of {n} lots: " + "; ".join(problems) + "."))
+        return False
+    reasons.append(
+        ClassReason(
+            f"{cid}.subdivision",
+            rule.citation,
+            Status.PASS,
+            f"Minor: a {n}-lot subdivision with {lots_txt} sq ft disturbed per lot and {road_sqft:,.0f} sq ft for the road, each under {rule.per_lot_below_sqft:,.0f} sq ft.",
+            max(per_lot) if per_lot else None,
+            rule.per_lot_below_sqft,
+        )
+    )
+    return True
 
 
 def _decide(pack: RulePack, disturbed: float, new_imp: float | None, reasons: list[ClassReason], cid: str) -> str:
