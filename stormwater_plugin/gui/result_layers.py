@@ -22,6 +22,8 @@ from ..qgis_bridge.results import (
 from .styles import apply_style
 
 ZONE_FIELD_SPECS = (("kind", QVariant.String), ("rule_id", QVariant.String), ("label", QVariant.String), ("distance_ft", QVariant.Double), ("subject_id", QVariant.String))
+#: Rays carry their slope (percent) so the style can colour them.
+RAY_FIELD_SPECS = ZONE_FIELD_SPECS + (("slope_pct", QVariant.Double),)
 MASK_FIELD_SPECS = (("kind", QVariant.String), ("rule_id", QVariant.String), ("label", QVariant.String), ("distance_ft", QVariant.Double),
                     ("threshold_pct", QVariant.Double), ("area_sqft", QVariant.Double))
 PARCEL_FIELD_SPECS = (("id", QVariant.String), ("owner", QVariant.String), ("mailing_address", QVariant.String), ("parcel_address", QVariant.String),
@@ -98,9 +100,9 @@ def build_result_layers(result: CheckResult, inputs: SiteInputs, crs: QgsCoordin
             if pct is not None and (key not in steepest or pct > steepest[key][0]):
                 steepest[key] = (pct, k)
         keep = {k for _, k in steepest.values()} if steepest else set(range(len(rays)))
-        layer = memory_layer("line", "Slope rays (100 ft)", crs, ZONE_FIELD_SPECS)
+        layer = memory_layer("line", "Slope rays (100 ft)", crs, RAY_FIELD_SPECS)
         _add(layer, [(z.geometry, [z.kind, z.rule_id, ("steepest: " + z.label) if k in keep and steepest else z.label if k in keep else None,
-                                   z.distance_ft, z.subject.id if z.subject else None]) for k, z in enumerate(rays)])
+                                   z.distance_ft, z.subject.id if z.subject else None, _percent(z.label)]) for k, z in enumerate(rays)])
         out.append(ResultLayer(layer, "slope_rays"))
 
     for fam in ("point", "line", "polygon"):

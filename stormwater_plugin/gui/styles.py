@@ -143,9 +143,13 @@ def build_style(layer: QgsVectorLayer, name: str) -> None:
         layer.setLabeling(_labels("id", "#6b5d00", QgsPalLayerSettings.OverPoint, 7.0))
         layer.setLabelsEnabled(True)
     elif name == "slope_rays":
+        # Coloured by the ray's slope over 100 ft; the steepest ray drawn thicker and labelled.
         root = QgsRuleBasedRenderer.Rule(None)
-        root.appendChild(QgsRuleBasedRenderer.Rule(QgsLineSymbol.createSimple({"line_color": "#8c510a", "line_width": "0.8"}), 0, 0, "\"label\" IS NOT NULL", "Steepest ray"))
-        root.appendChild(QgsRuleBasedRenderer.Rule(QgsLineSymbol.createSimple({"line_color": rgba("#8c510a", 110), "line_width": "0.2"}), 0, 0, "\"label\" IS NULL", "Other rays"))
+        bands = (("#1a9641", "under 8%", "\"slope_pct\" < 8"), ("#fdae61", "8% to under 15%", "\"slope_pct\" >= 8 AND \"slope_pct\" < 15"),
+                 ("#d7191c", "15% or more", "\"slope_pct\" >= 15"))
+        for colour, title, expr in bands:
+            root.appendChild(QgsRuleBasedRenderer.Rule(QgsLineSymbol.createSimple({"line_color": rgba(colour, 170), "line_width": "0.3"}), 0, 0, f"{expr} AND \"label\" IS NULL", f"Ray: {title}"))
+            root.appendChild(QgsRuleBasedRenderer.Rule(QgsLineSymbol.createSimple({"line_color": colour, "line_width": "1.0"}), 0, 0, f"{expr} AND \"label\" IS NOT NULL", f"Steepest ray: {title}"))
         layer.setRenderer(QgsRuleBasedRenderer(root))
         layer.setLabeling(_labels("label", "#8c510a", QgsPalLayerSettings.Line, 8.0, bold=True))
         layer.setLabelsEnabled(True)
