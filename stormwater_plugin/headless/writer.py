@@ -55,10 +55,50 @@ def write_json(result: CheckResult, out_dir: Path, crs_name: str, inputs: dict[s
     return path
 
 
-def write_gpkg(result: CheckResult, out_dir: Path, crs: Any) -> Path:
-    """Finding geometries by family, setback zones and notified parcels, in the working CRS."""
-    import geopandas as gpd
+_MULTI = {"points": "MultiPoint", "lines": "MultiLineString", "areas": "MultiPolygon"}
 
+
+def _as_multi(geom: Any, family: str) -> Any:
+    import shapely
+
+    if geom.geom_type.startswith("Multi"):
+        return geom
+    make = {"points": shapely.multipoints, "lines": shapely.multilinestrings, "areas": shapely.multipolygons}[family]
+    return make([geom])
+
+
+def _field_type(values: list[Any]) -> str:
+    seen = {type(v) for v in values if v is not None}
+    if seen <= {bool}:
+        return "bool" if seen else "str"
+    if seen <= {int}:
+        return "int"
+    if seen <= {int, float}:
+        return "float"
+    return "str"
+
+
+def write_layer(path: Path, name: str, rows: list[dict[str, Any]], geoms: list[Any], family: str, crs: Any) -> None:
+    """One GeoPackage layer through fiona (no pandas): geometries promoted to the family's multi type."""
+    import fiona
+    from shapely.geometry import mapping
+
+    columns: list[str] = []
+    for r in rows:
+        for k in r:
+            if k not in columns:
+                columns.append(k)
+    props = {c: _field_type([r.get(c) for r in rows]) for c in columns} or {"status": "str"}
+    schema = {"geometry": _MULTI[family], "properties": props}
+    with fiona.open(str(path), "w", driver="GPKG", layer=name, schema=schema, crs_wkt=crs.to_wkt()) as dst:
+        dst.writerecords(
+            {"geometry": mapping(_as_multi(g, family)), "properties": {c: (str(r.get(c)) if props[c] == "str" and r.get(c) is not None else r.get(c)) for c in props}}
+            for r, g in zip(rows, geoms)
+        )
+
+
+def write_gpkg(result: CheckResult, out_dir: Path, crs: Any) -> Path:
+    """Finding geometries by family, display zones and slope rays, in the working CRS."""
     path = out_dir / "findings.gpkg"
     if path.exists():
         path.unlink()
@@ -73,30 +113,21 @@ def write_gpkg(result: CheckResult, out_dir: Path, crs: Any) -> Path:
         groups[fam].append((finding_row(f), g))
     wrote = False
     for fam, rows in groups.items():
-        if not rows:
-            continue
-        frame = gpd.GeoDataFrame([r for r, _ in rows], geometry=[g for _, g in rows], crs=crs)
-        frame.to_file(path, layer=f"findings_{fam}", driver="GPKG")
-        wrote = True
-    if result.zones:
-        zones = gpd.GeoDataFrame(
-            [
-                {
-                    "kind": z.kind,
-                    "rule_id": z.rule_id,
-                    "label": z.label,
-                    "distance_ft": z.distance_ft,
-                    "subject_id": z.subject.id if z.subject else None,
-                }
-                for z in result.zones
-            ],
-            geometry=[z.geometry for z in result.zones],
-            crs=crs,
-        )
-        zones.to_file(path, layer="setback_zones", driver="GPKG")
-        wrote = True
+        if rows:
+            write_layer(path, f"findings_{fam}", [r for r, _ in rows], [g for _, g in rows], fam, crs)
+            wrote = True
+    zones: dict[str, list[tuple[dict[str, Any], Any]]] = {"areas": [], "lines": []}
+    for z in result.zones:
+        fam = _FAMILY.get(z.geometry.geom_type) if z.geometry is not None and not z.geometry.is_empty else None
+        if fam in zones:
+            row = {"kind": z.kind, "rule_id": z.rule_id, "label": z.label, "distance_ft": z.distance_ft, "subject_id": z.subject.id if z.subject else None}
+            zones[fam].append((row, z.geometry))
+    for fam, name in (("areas", "setback_zones"), ("lines", "slope_rays")):
+        if zones[fam]:
+            write_layer(path, name, [r for r, _ in zones[fam]], [g for _, g in zones[fam]], fam, crs)
+            wrote = True
     if not wrote:
-        gpd.GeoDataFrame({"status": []}, geometry=[], crs=crs).to_file(path, layer="findings_points", driver="GPKG")
+        write_layer(path, "findings_points", [], [], "points", crs)
     return path
 
 

@@ -37,7 +37,7 @@ def test_demo_distances_match_qgis_geometry_and_ellipsoidal_measure(qgis_app, tm
         measured = feat["measured_ft"]
         if measured is None or feat["subject_layer"] != "devices" or feat["other_layer"] not in site_layers:
             continue
-        pts = feat.geometry().asPolyline()
+        pts = feat.geometry().asMultiPolyline()[0]  # distance lines are stored as one-part multilines
         ellipsoidal_ft = da.measureLine(QgsPointXY(pts[0]), QgsPointXY(pts[-1])) / 0.3048
         assert ellipsoidal_ft == pytest.approx(measured, abs=0.02), (feat["rule_id"], feat["subject_id"], feat["other_id"])
         # QGIS's own shortest distance between the two source features, in the site's CRS (UTM metres).
