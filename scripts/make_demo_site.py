@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 from pathlib import Path
 
 import fiona
@@ -47,6 +48,8 @@ from shapely.geometry import LineString, Point, Polygon, box
 from shapely.ops import unary_union
 
 SEED = 1873  # fixed: the knolls of the terrain
+# Reproducible GeoPackages: GDAL stamps the write time into gpkg_contents unless told a date.
+os.environ.setdefault("OGR_CURRENT_DATE", "2026-11-30T00:00:00.000Z")
 VEC_CRS, DEM_CRS = "EPSG:26918", "EPSG:26918"
 ORIGIN_E, ORIGIN_N = 608330.0, 4817210.0  # EPSG:26918 of about (-73.66, 43.50)
 LAKE_M = 97.5  # Lake George surface, metres
