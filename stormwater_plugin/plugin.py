@@ -39,7 +39,7 @@ class StormwaterPlugin:
         """Register the Processing provider (also called alone by qgis_process)."""
         if self.provider is not None or self.problem:
             if self.problem:
-                QgsMessageLog.logMessage(self.problem, "Stormwater review", Qgis.Critical)
+                QgsMessageLog.logMessage(self.problem, "Stormwater review", Qgis.MessageLevel.Critical)
             return
         from .processing.provider import StormwaterProvider
 
@@ -105,7 +105,7 @@ class StormwaterPlugin:
                 if self.inspect_action is not None:
                     self.inspect_action.setChecked(False)
                     self.inspect_action.setEnabled(False)
-                self.iface.messageBar().pushMessage("Stormwater review", "Run the check first: there is no result to inspect.", Qgis.Info, 5)
+                self.iface.messageBar().pushMessage("Stormwater review", "Run the check first: there is no result to inspect.", Qgis.MessageLevel.Info, 5)
                 return
             if self.inspect_tool is None:
                 from .gui.device_tool import DeviceInspectTool
@@ -147,7 +147,7 @@ class StormwaterPlugin:
         button = QPushButton("How to install…")
         button.clicked.connect(lambda: QMessageBox.information(self.iface.mainWindow(), "Stormwater review: shapely needed", self.problem or ""))
         widget.layout().addWidget(button)
-        bar.pushWidget(widget, Qgis.Warning, 0)
+        bar.pushWidget(widget, Qgis.MessageLevel.Warning, 0)
 
     def toggle_dock(self, checked: bool) -> None:
         """Show or hide the review dock, creating it on first use."""
@@ -164,7 +164,7 @@ class StormwaterPlugin:
             self.dock = ReviewDock(self.iface, self.iface.mainWindow())
             self.dock.visibilityChanged.connect(self._dock_visibility)
             self.update_inspect_action()
-            self.iface.addDockWidget(Qt.RightDockWidgetArea, self.dock)
+            self.iface.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.dock)
         self.dock.setVisible(checked)
 
     def _dock_visibility(self, visible: bool) -> None:

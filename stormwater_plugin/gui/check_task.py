@@ -28,7 +28,7 @@ class CheckTask(QgsTask):
     """
 
     def __init__(self, snapshot: Snapshot, jurisdiction: str, on_done: Callable[[CheckTask], None]) -> None:
-        super().__init__(f"Stormwater review ({jurisdiction})", QgsTask.CanCancel)
+        super().__init__(f"Stormwater review ({jurisdiction})", QgsTask.Flag.CanCancel)
         self.snapshot = snapshot
         self.jurisdiction = jurisdiction
         self.result: CheckResult | None = None

@@ -178,15 +178,15 @@ class DeviceChecksDialog(QDialog):
         self.header.setWordWrap(True)
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setHorizontalHeaderLabels([self.tr(c) for c in COLUMNS])
-        self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setWordWrap(True)
         self.table.verticalHeader().setVisible(False)
         head = self.table.horizontalHeader()
         for k in range(len(COLUMNS) - 1):
-            head.setSectionResizeMode(k, QHeaderView.ResizeToContents)
-        head.setSectionResizeMode(len(COLUMNS) - 1, QHeaderView.Stretch)
-        buttons = QDialogButtonBox(QDialogButtonBox.Close)
+            head.setSectionResizeMode(k, QHeaderView.ResizeMode.ResizeToContents)
+        head.setSectionResizeMode(len(COLUMNS) - 1, QHeaderView.ResizeMode.Stretch)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.close)
         lay = QVBoxLayout(self)
         lay.addWidget(self.header)
@@ -206,7 +206,7 @@ class DeviceChecksDialog(QDialog):
                 if c == 0:
                     item.setForeground(QBrush(QColor(STATUS_COLOURS.get(line.status, "#000000"))))
                 if c in (3, 4):
-                    item.setTextAlignment(int(Qt.AlignRight | Qt.AlignVCenter))
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 tip = line.finding.citation.excerpt if line.finding is not None and c == 1 else line.message
                 item.setToolTip(tip)
                 self.table.setItem(r, c, item)
@@ -237,7 +237,7 @@ class DeviceInspectTool(QgsMapToolEmitPoint):
         self.iface = iface
         self.dialog: DeviceChecksDialog | None = None
         self.last_report: DeviceReport | None = None
-        self.setCursor(Qt.WhatsThisCursor)
+        self.setCursor(Qt.CursorShape.WhatsThisCursor)
 
     def _dock(self) -> Any:
         try:
@@ -250,11 +250,11 @@ class DeviceInspectTool(QgsMapToolEmitPoint):
         return dock is not None and getattr(dock, "result", None) is not None and getattr(dock, "snap", None) is not None
 
     def canvasReleaseEvent(self, event: Any) -> None:  # noqa: N802 - QGIS API
-        if event.button() != Qt.LeftButton:
+        if event.button() != Qt.MouseButton.LeftButton:
             return
         self.inspect_at(self.toMapCoordinates(event.pos()))
 
-    def _message(self, text: str, level: Any = Qgis.Info) -> None:
+    def _message(self, text: str, level: Any = Qgis.MessageLevel.Info) -> None:
         if self.iface is not None:
             try:
                 self.iface.messageBar().pushMessage("Stormwater review", text, level, 6)
@@ -299,7 +299,7 @@ class DeviceInspectTool(QgsMapToolEmitPoint):
         result = getattr(dock, "result", None) if dock is not None else None
         snap = getattr(dock, "snap", None) if dock is not None else None
         if result is None or snap is None:
-            self._message(self.tr("Run the check first: there is no result to inspect."), Qgis.Warning)
+            self._message(self.tr("Run the check first: there is no result to inspect."), Qgis.MessageLevel.Warning)
             return None
         if crs is None:
             crs = self.canvas_.mapSettings().destinationCrs()
@@ -309,7 +309,7 @@ class DeviceInspectTool(QgsMapToolEmitPoint):
             try:
                 working = xform.transform(point)
             except Exception:  # QgsCsException
-                self._message(self.tr("That point cannot be placed in the working CRS."), Qgis.Warning)
+                self._message(self.tr("That point cannot be placed in the working CRS."), Qgis.MessageLevel.Warning)
                 return None
         else:
             working = QgsPointXY(point)

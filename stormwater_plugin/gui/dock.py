@@ -97,7 +97,7 @@ class ReviewDock(QDockWidget):
         for c in PROJECT_CLASSES:
             self.project_class.addItem(c, c)
         for combo in (self.jurisdiction, self.project_class):  # long pack titles must not widen the dock
-            combo.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             combo.setMinimumContentsLength(18)
         self.site_parcel = QLineEdit()
         self.site_parcel.setPlaceholderText(self.tr("automatic: is_site field, or the parcel holding the plan"))
@@ -205,10 +205,10 @@ class ReviewDock(QDockWidget):
         # The settings scroll when the screen is short (a laptop): the findings and decision buttons stay visible.
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QFrame.NoFrame)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
         scroll.setWidget(upper)
         self.upper_scroll = scroll
-        splitter = QSplitter(Qt.Vertical)
+        splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(scroll)
         splitter.addWidget(lower)
         splitter.setStretchFactor(1, 1)
@@ -262,7 +262,7 @@ class ReviewDock(QDockWidget):
             self.roles.guess(project, unresolved)
         self.overrides.load()
         if self.overrides.error:
-            self.message(self.tr("The reviewer decisions stored in the project could not be read: {0}").format(self.overrides.error), Qgis.Warning, 0)
+            self.message(self.tr("The reviewer decisions stored in the project could not be read: {0}").format(self.overrides.error), Qgis.MessageLevel.Warning, 0)
         if self.result is not None:
             self.refresh_review()
 
@@ -282,7 +282,7 @@ class ReviewDock(QDockWidget):
 
     # -- running --------------------------------------------------------------
 
-    def message(self, text: str, level: Any = Qgis.Info, duration: int = 8) -> None:
+    def message(self, text: str, level: Any = Qgis.MessageLevel.Info, duration: int = 8) -> None:
         """Show a message in the QGIS message bar and the log."""
         QgsMessageLog.logMessage(text, LOG_TAG, level)
         if self.iface is not None:
@@ -291,7 +291,7 @@ class ReviewDock(QDockWidget):
     def run_check(self) -> CheckTask | None:
         """Snapshot the layers (main thread) and start the check as a background task."""
         if self.task is not None:
-            self.message(self.tr("A check is already running: wait for it or press Cancel."), Qgis.Warning)
+            self.message(self.tr("A check is already running: wait for it or press Cancel."), Qgis.MessageLevel.Warning)
             return None
         self.save_settings()
         snap = self._take_snapshot()
@@ -319,10 +319,10 @@ class ReviewDock(QDockWidget):
                 self.project_class.currentData(),
             )
         except Exception as exc:
-            self.message(self.tr("Could not read the layers: {0}").format(exc), Qgis.Critical, 0)
+            self.message(self.tr("Could not read the layers: {0}").format(exc), Qgis.MessageLevel.Critical, 0)
             return None
         if not snap.inputs.layers:
-            self.message(self.tr("Choose at least one layer (devices, parcels…) before running the check."), Qgis.Warning)
+            self.message(self.tr("Choose at least one layer (devices, parcels…) before running the check."), Qgis.MessageLevel.Warning)
             return None
         return snap
 
@@ -336,16 +336,16 @@ class ReviewDock(QDockWidget):
         self.run_button.setEnabled(True)
         self.cancel_button.setEnabled(False)
         if task.error:
-            QgsMessageLog.logMessage(task.details, LOG_TAG, Qgis.Critical)
-            self.message(self.tr("The check failed: {0} (details in the log panel)").format(task.error), Qgis.Critical, 0)
+            QgsMessageLog.logMessage(task.details, LOG_TAG, Qgis.MessageLevel.Critical)
+            self.message(self.tr("The check failed: {0} (details in the log panel)").format(task.error), Qgis.MessageLevel.Critical, 0)
             self.progress.setValue(0)
             return
         if task.result is None:
-            self.message(self.tr("The check was cancelled."), Qgis.Info)
+            self.message(self.tr("The check was cancelled."), Qgis.MessageLevel.Info)
             self.progress.setValue(0)
             return
         if getattr(task, "project_generation", self._project_generation) != self._project_generation:
-            self.message(self.tr("The project was closed or cleared while the check ran; its results were discarded. Run the check again."), Qgis.Warning)
+            self.message(self.tr("The project was closed or cleared while the check ran; its results were discarded. Run the check again."), Qgis.MessageLevel.Warning)
             self.progress.setValue(0)
             return
         try:
@@ -353,8 +353,8 @@ class ReviewDock(QDockWidget):
         except Exception as exc:
             import traceback
 
-            QgsMessageLog.logMessage(traceback.format_exc(), LOG_TAG, Qgis.Critical)
-            self.message(self.tr("The results could not be drawn: {0}").format(exc), Qgis.Critical, 0)
+            QgsMessageLog.logMessage(traceback.format_exc(), LOG_TAG, Qgis.MessageLevel.Critical)
+            self.message(self.tr("The results could not be drawn: {0}").format(exc), Qgis.MessageLevel.Critical, 0)
 
     def show_result(self, result: CheckResult, snap: Snapshot, jurisdiction: str) -> None:
         """Draw the result layers and fill the findings table."""
@@ -373,14 +373,14 @@ class ReviewDock(QDockWidget):
         self.splitter.setSizes([top, max(total - top, 1)])
         self.save_button.setEnabled(True)
         c = result.counts()
-        level = Qgis.Critical if c["violation"] else Qgis.Warning if c["undetermined"] else Qgis.Success
+        level = Qgis.MessageLevel.Critical if c["violation"] else Qgis.MessageLevel.Warning if c["undetermined"] else Qgis.MessageLevel.Success
         self.message(
             self.tr("{0}: {1} violation(s), {2} undetermined, {3} advisory, {4} pass(es).").format(result.pack_title, c["violation"], c["undetermined"], c["advisory"], c["pass"]),
             level,
         )
         stale = len(self.doc.get("stale_overrides", [])) if self.doc else 0
         if stale:
-            self.message(self.tr("{0} reviewer decision(s) match no finding of this run (stale; listed under 'Stale decisions', not applied).").format(stale), Qgis.Warning)
+            self.message(self.tr("{0} reviewer decision(s) match no finding of this run (stale; listed under 'Stale decisions', not applied).").format(stale), Qgis.MessageLevel.Warning)
         if result.has_violation:
             self.start_moves()
 
@@ -448,14 +448,14 @@ class ReviewDock(QDockWidget):
     def find_envelope(self) -> SitingTask | None:
         """Build the siting envelope of the chosen device type for the current layers, as a background task."""
         if self.envelope_task is not None:
-            self.message(self.tr("The siting envelope is being built: wait for it."), Qgis.Warning)
+            self.message(self.tr("The siting envelope is being built: wait for it."), Qgis.MessageLevel.Warning)
             return None
         self.save_settings()
         snap = self._take_snapshot()
         if snap is None:
             return None
         if "parcels" not in snap.inputs.layers:
-            self.message(self.tr("The siting envelope is drawn on the site parcel: choose the parcels layer first."), Qgis.Warning)
+            self.message(self.tr("The siting envelope is drawn on the site parcel: choose the parcels layer first."), Qgis.MessageLevel.Warning)
             return None
         jurisdiction = self.jurisdiction.currentData()
         snap = snapshot_for_envelope(snap, self.roles.dem_layer(), self.roles.z_unit(), jurisdiction)
@@ -470,8 +470,8 @@ class ReviewDock(QDockWidget):
         self.envelope_task = None
         self.envelope_button.setEnabled(True)
         if task.error:
-            QgsMessageLog.logMessage(task.details, LOG_TAG, Qgis.Critical)
-            self.message(self.tr("The siting envelope could not be built: {0}").format(task.error), Qgis.Critical, 0)
+            QgsMessageLog.logMessage(task.details, LOG_TAG, Qgis.MessageLevel.Critical)
+            self.message(self.tr("The siting envelope could not be built: {0}").format(task.error), Qgis.MessageLevel.Critical, 0)
             return
         if task.envelope is None or getattr(task, "project_generation", self._project_generation) != self._project_generation:
             return
@@ -484,7 +484,7 @@ class ReviewDock(QDockWidget):
         )
         if env.not_checked:
             text += " " + self.tr("Not checked (layer missing): {0}. The envelope is only as complete as its layers.").format(", ".join(n["rule_id"] for n in env.not_checked))
-        self.message(text, Qgis.Success if env.area_sqft() > 0 and not env.not_checked else Qgis.Warning, 12)
+        self.message(text, Qgis.MessageLevel.Success if env.area_sqft() > 0 and not env.not_checked else Qgis.MessageLevel.Warning, 12)
 
     def start_moves(self) -> SitingTask | None:
         """Suggest moves for the devices with setback violations of the last result (background task)."""
@@ -500,8 +500,8 @@ class ReviewDock(QDockWidget):
     def _moves_done(self, task: SitingTask) -> None:
         self.moves_task = None
         if task.error:
-            QgsMessageLog.logMessage(task.details, LOG_TAG, Qgis.Warning)
-            self.message(self.tr("Moves could not be suggested: {0}").format(task.error), Qgis.Warning)
+            QgsMessageLog.logMessage(task.details, LOG_TAG, Qgis.MessageLevel.Warning)
+            self.message(self.tr("Moves could not be suggested: {0}").format(task.error), Qgis.MessageLevel.Warning)
             return
         if task.moves is None or task.for_result is not self.result or getattr(task, "project_generation", self._project_generation) != self._project_generation:
             return
@@ -532,7 +532,7 @@ class ReviewDock(QDockWidget):
         """Accept or waive the selected finding; asks for the reason and the reviewer's name unless given."""
         cur = self.findings.current()
         if cur is None:
-            self.message(self.tr("Select a finding in the table first."), Qgis.Info)
+            self.message(self.tr("Select a finding in the table first."), Qgis.MessageLevel.Info)
             return False
         finding, key, old = cur
         if reason is None or reviewer is None:
@@ -544,7 +544,7 @@ class ReviewDock(QDockWidget):
         try:
             self.overrides.decide(key, decision, reason, reviewer, finding.status.value, also_remove=(old or {}).get("key"))
         except OverrideError as exc:
-            self.message(str(exc), Qgis.Warning)
+            self.message(str(exc), Qgis.MessageLevel.Warning)
             return False
         if not self.reviewer.text().strip():
             self.reviewer.setText(reviewer)
@@ -573,13 +573,13 @@ class ReviewDock(QDockWidget):
         try:
             n = self.overrides.import_text(Path(path).read_text(encoding="utf-8-sig"), str(path))
         except (OSError, UnicodeDecodeError) as exc:
-            self.message(self.tr("{0}: cannot be read ({1})").format(path, exc), Qgis.Critical, 0)
+            self.message(self.tr("{0}: cannot be read ({1})").format(path, exc), Qgis.MessageLevel.Critical, 0)
             return 0
         except OverrideError as exc:
-            self.message(str(exc), Qgis.Critical, 0)
+            self.message(str(exc), Qgis.MessageLevel.Critical, 0)
             return 0
         self.refresh_review()
-        self.message(self.tr("{0} decision(s) imported from {1}").format(n, path), Qgis.Success)
+        self.message(self.tr("{0} decision(s) imported from {1}").format(n, path), Qgis.MessageLevel.Success)
         return n
 
     def export_decisions(self, path: str | None = None) -> str | None:
@@ -589,7 +589,7 @@ class ReviewDock(QDockWidget):
             if not path:
                 return None
         Path(path).write_text(self.overrides.export_text(), encoding="utf-8")
-        self.message(self.tr("{0} decision(s) written to {1}").format(len(self.overrides.overrides), path), Qgis.Success)
+        self.message(self.tr("{0} decision(s) written to {1}").format(len(self.overrides.overrides), path), Qgis.MessageLevel.Success)
         return str(path)
 
     # -- report ---------------------------------------------------------------
@@ -607,7 +607,7 @@ class ReviewDock(QDockWidget):
     def export_report(self, folder: str | None = None, layout: bool = True) -> dict[str, Any] | None:
         """Write the review package of the last result into ``folder`` (asked for when not given)."""
         if self.result is None or self.snap is None:
-            self.message(self.tr("Run the check first."), Qgis.Info)
+            self.message(self.tr("Run the check first."), Qgis.MessageLevel.Info)
             return None
         if folder is None:
             folder = QFileDialog.getExistingDirectory(self, self.tr("Folder for the review report"))
@@ -617,7 +617,7 @@ class ReviewDock(QDockWidget):
         from .report_export import export_report
 
         self._save_review_fields()
-        QApplication.setOverrideCursor(Qt.WaitCursor)
+        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
         try:
             out = export_report(
                 self.result,
@@ -631,23 +631,23 @@ class ReviewDock(QDockWidget):
                 layout=layout,
             )
         except ReportError as exc:
-            self.message(self.tr("The report could not be written: {0}").format(exc), Qgis.Critical, 0)
+            self.message(self.tr("The report could not be written: {0}").format(exc), Qgis.MessageLevel.Critical, 0)
             return None
         except Exception as exc:
             import traceback
 
-            QgsMessageLog.logMessage(traceback.format_exc(), LOG_TAG, Qgis.Critical)
-            self.message(self.tr("The report could not be written: {0} (details in the log panel)").format(exc), Qgis.Critical, 0)
+            QgsMessageLog.logMessage(traceback.format_exc(), LOG_TAG, Qgis.MessageLevel.Critical)
+            self.message(self.tr("The report could not be written: {0} (details in the log panel)").format(exc), Qgis.MessageLevel.Critical, 0)
             return None
         finally:
             QApplication.restoreOverrideCursor()
         names = ", ".join(p.name for p in out["files"])
-        self.message(self.tr("Review package written to {0}: {1}").format(folder, names), Qgis.Success)
+        self.message(self.tr("Review package written to {0}: {1}").format(folder, names), Qgis.MessageLevel.Success)
         if out.get("layout_error"):
-            self.message(self.tr("The print layout could not be exported: {0}").format(out["layout_error"]), Qgis.Warning)
+            self.message(self.tr("The print layout could not be exported: {0}").format(out["layout_error"]), Qgis.MessageLevel.Warning)
         skipped = (out.get("labels") or {}).get("skipped") or []
         if skipped:
-            self.message(self.tr("No mailing address for {0} owner(s); no label printed for: {1}").format(len(skipped), ", ".join(skipped)), Qgis.Warning)
+            self.message(self.tr("No mailing address for {0} owner(s); no label printed for: {1}").format(len(skipped), ", ".join(skipped)), Qgis.MessageLevel.Warning)
         return out
 
     def closeEvent(self, event: Any) -> None:  # noqa: N802 - Qt API

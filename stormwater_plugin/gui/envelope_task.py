@@ -30,27 +30,27 @@ from qgis.core import (
     QgsVectorLayer,
     QgsVectorLayerSimpleLabeling,
 )
-from qgis.PyQt.QtCore import QVariant
 from qgis.PyQt.QtGui import QColor, QFont
 
 from ..processing import alg_siting_envelope as alg_fields
+from ..qgis_bridge.compat import FIELD_DOUBLE, FIELD_STRING
 from ..qgis_bridge.results import make_fields, parts_by_family, short_citation, to_qgs
 from ..qgis_bridge.snapshot import Snapshot
 from ..resources_path import style_path
 
-_LABEL = (("label", QVariant.String),)
+_LABEL = (("label", FIELD_STRING),)
 #: The Processing algorithm's schemas, plus a label for the map.
 ENVELOPE_FIELDS = alg_fields.ENVELOPE_FIELDS + _LABEL
 EXCLUDED_FIELDS = alg_fields.EXCLUDED_FIELDS + _LABEL
 DESIGN_FIELDS = alg_fields.DESIGN_FIELDS + _LABEL
 MOVE_FIELDS = (
-    ("device_id", QVariant.String),
-    ("device_type", QVariant.String),
-    ("distance_ft", QVariant.Double),
-    ("bearing_deg", QVariant.Double),
-    ("rules", QVariant.String),
-    ("message", QVariant.String),
-    ("label", QVariant.String),
+    ("device_id", FIELD_STRING),
+    ("device_type", FIELD_STRING),
+    ("distance_ft", FIELD_DOUBLE),
+    ("bearing_deg", FIELD_DOUBLE),
+    ("rules", FIELD_STRING),
+    ("message", FIELD_STRING),
+    ("label", FIELD_STRING),
 )
 
 #: Layer names (the envelope's carries the device type).
@@ -120,7 +120,7 @@ class SitingTask(QgsTask):
         result: Any = None,
     ) -> None:
         what = "siting envelope" if device_type else "suggested moves"
-        super().__init__(f"Stormwater review: {what} ({jurisdiction})", QgsTask.CanCancel)
+        super().__init__(f"Stormwater review: {what} ({jurisdiction})", QgsTask.Flag.CanCancel)
         self.snapshot = snapshot
         self.jurisdiction = jurisdiction
         self.device_type = device_type
@@ -357,15 +357,15 @@ def build_siting_style(layer: QgsVectorLayer, name: str) -> None:
     if name == "siting_envelope":
         sym = QgsFillSymbol.createSimple({"color": "26,150,65,55", "outline_color": "26,150,65,255", "outline_width": "0.9"})
         layer.setRenderer(QgsSingleSymbolRenderer(sym))
-        layer.setLabeling(_labeling("#0b5d1e", QgsPalLayerSettings.OverPoint, 8.0, bold=True))
+        layer.setLabeling(_labeling("#0b5d1e", QgsPalLayerSettings.Placement.OverPoint, 8.0, bold=True))
     elif name == "siting_excluded":
         sym = QgsFillSymbol.createSimple({"color": "215,25,28,150", "style": "f_diagonal", "outline_color": "215,25,28,200", "outline_width": "0.4", "outline_style": "dash"})
         layer.setRenderer(QgsSingleSymbolRenderer(sym))
-        layer.setLabeling(_labeling("#a50f15", QgsPalLayerSettings.Horizontal if hasattr(QgsPalLayerSettings, "Horizontal") else QgsPalLayerSettings.OverPoint, 7.0))
+        layer.setLabeling(_labeling("#a50f15", QgsPalLayerSettings.Placement.Horizontal if hasattr(QgsPalLayerSettings.Placement, "Horizontal") else QgsPalLayerSettings.Placement.OverPoint, 7.0))
     elif name == "siting_professional":
         sym = QgsFillSymbol.createSimple({"color": "140,81,10,55", "outline_color": "140,81,10,230", "outline_width": "0.5", "outline_style": "dot"})
         layer.setRenderer(QgsSingleSymbolRenderer(sym))
-        layer.setLabeling(_labeling("#8c510a", QgsPalLayerSettings.OverPoint, 7.0))
+        layer.setLabeling(_labeling("#8c510a", QgsPalLayerSettings.Placement.OverPoint, 7.0))
     elif name == "siting_moves":
         arrow = QgsArrowSymbolLayer()
         arrow.setIsCurved(False)
@@ -378,7 +378,7 @@ def build_siting_style(layer: QgsVectorLayer, name: str) -> None:
         sym = QgsLineSymbol()
         sym.changeSymbolLayer(0, arrow)
         layer.setRenderer(QgsSingleSymbolRenderer(sym))
-        labeling = _labeling("#2166ac", QgsPalLayerSettings.Line, 8.0, bold=True, priority=10)
+        labeling = _labeling("#2166ac", QgsPalLayerSettings.Placement.Line, 8.0, bold=True, priority=10)
         pal = labeling.settings()
         try:  # above the arrow, and allowed to run past a short one (a 6 ft move is a few pixels long)
             from qgis.core import QgsLabeling
@@ -416,7 +416,7 @@ def write_siting_qml(folder: Any) -> list[Any]:
         layer = QgsVectorLayer(f"{geom}?field=label:string", name, "memory")
         build_siting_style(layer, name)
         path = folder / f"{name}.qml"
-        layer.saveNamedStyle(str(path), categories=QgsMapLayer.Symbology | QgsMapLayer.Labeling | QgsMapLayer.Rendering)
+        layer.saveNamedStyle(str(path), categories=QgsMapLayer.StyleCategory.Symbology | QgsMapLayer.StyleCategory.Labeling | QgsMapLayer.StyleCategory.Rendering)
         out.append(path)
     return out
 

@@ -27,11 +27,11 @@ FILTERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Passes", ("pass",)),
 )
 COLUMNS = ("Status / rule", "Device / subject", "Measured to", "Measured ft", "Required ft", "Message")
-FINDING_ROLE = Qt.UserRole + 1
+FINDING_ROLE = Qt.ItemDataRole.UserRole + 1
 #: On a finding row: its index in ``result.findings``; on a rule row: the rule id; on a move row: its index in ``moves``.
-INDEX_ROLE = Qt.UserRole + 2
-RULE_ROLE = Qt.UserRole + 3
-MOVE_ROLE = Qt.UserRole + 4
+INDEX_ROLE = Qt.ItemDataRole.UserRole + 2
+RULE_ROLE = Qt.ItemDataRole.UserRole + 3
+MOVE_ROLE = Qt.ItemDataRole.UserRole + 4
 _DECIDED_COLOUR = "#4d4d4d"
 _MOVE_COLOUR = "#2166ac"
 
@@ -93,7 +93,7 @@ class FindingsTree(QWidget):
         self.tree.setHeaderLabels([self.tr(c) for c in COLUMNS])
         self.tree.setAlternatingRowColors(True)
         self.tree.setUniformRowHeights(True)
-        self.tree.setSelectionMode(QAbstractItemView.SingleSelection)
+        self.tree.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.tree.itemClicked.connect(self._clicked)
         self.tree.currentItemChanged.connect(lambda *_a: self.selection_changed.emit())
         top = QHBoxLayout()
@@ -274,8 +274,8 @@ class FindingsTree(QWidget):
             tip += f"<p><small>key: {self.keys[i]}</small></p>"
         for col in range(len(COLUMNS)):
             item.setToolTip(col, tip)
-        item.setTextAlignment(3, int(Qt.AlignRight | Qt.AlignVCenter))
-        item.setTextAlignment(4, int(Qt.AlignRight | Qt.AlignVCenter))
+        item.setTextAlignment(3, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        item.setTextAlignment(4, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return item
 
     def _add_moves(self) -> None:

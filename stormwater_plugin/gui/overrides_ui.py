@@ -140,7 +140,7 @@ class DecisionDialog(QDialog):
         form = QFormLayout()
         form.addRow(self.tr("Reason"), self.reason)
         form.addRow(self.tr("Reviewer"), self.reviewer)
-        self.buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
         lay = QVBoxLayout(self)
@@ -154,7 +154,7 @@ class DecisionDialog(QDialog):
 
     def _update(self, *_a: Any) -> None:
         ok = bool(self.reason.toPlainText().strip()) and bool(self.reviewer.text().strip())
-        self.buttons.button(QDialogButtonBox.Ok).setEnabled(ok)
+        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(ok)
 
     def values(self) -> tuple[str, str]:
         return self.reason.toPlainText().strip(), self.reviewer.text().strip()
@@ -163,7 +163,6 @@ class DecisionDialog(QDialog):
 def ask_decision(parent: QWidget | None, decision: str, finding_text: str, reviewer: str = "", reason: str = "") -> tuple[str, str] | None:
     """Show :class:`DecisionDialog`; ``(reason, reviewer)`` or ``None`` when cancelled."""
     dlg = DecisionDialog(decision, finding_text, reviewer, reason, parent)
-    run = getattr(dlg, "exec", None) or dlg.exec_
-    if run() != QDialog.Accepted:
+    if dlg.exec() != QDialog.DialogCode.Accepted:
         return None
     return dlg.values()

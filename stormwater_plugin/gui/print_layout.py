@@ -127,15 +127,15 @@ def build_layout(
     layout.initializeDefaults()
     layout.setName(name)
     page = layout.pageCollection().page(0)
-    page.setPageSize("Letter", QgsLayoutItemPage.Landscape)
+    page.setPageSize("Letter", QgsLayoutItemPage.Orientation.Landscape)
     pw, ph = page.pageSize().width(), page.pageSize().height()
 
     head = QgsLayoutItemLabel(layout)
     head.setText(title)
     _set_font(head, 16, bold=True)
     layout.addLayoutItem(head)
-    head.attemptMove(QgsLayoutPoint(_MARGIN, _MARGIN - 4, QgsUnitTypes.LayoutMillimeters))
-    head.attemptResize(QgsLayoutSize(pw - 2 * _MARGIN, _TITLE_H, QgsUnitTypes.LayoutMillimeters))
+    head.attemptMove(QgsLayoutPoint(_MARGIN, _MARGIN - 4, QgsUnitTypes.LayoutUnit.LayoutMillimeters))
+    head.attemptResize(QgsLayoutSize(pw - 2 * _MARGIN, _TITLE_H, QgsUnitTypes.LayoutUnit.LayoutMillimeters))
 
     map_w = pw - 3 * _MARGIN - _SIDE_W
     map_h = ph - 2 * _MARGIN - _TITLE_H - _SUMMARY_H - 3
@@ -143,8 +143,8 @@ def build_layout(
     item_map = QgsLayoutItemMap(layout)
     item_map.setId("map")
     layout.addLayoutItem(item_map)
-    item_map.attemptMove(QgsLayoutPoint(_MARGIN, top, QgsUnitTypes.LayoutMillimeters))
-    item_map.attemptResize(QgsLayoutSize(map_w, map_h, QgsUnitTypes.LayoutMillimeters))
+    item_map.attemptMove(QgsLayoutPoint(_MARGIN, top, QgsUnitTypes.LayoutUnit.LayoutMillimeters))
+    item_map.attemptResize(QgsLayoutSize(map_w, map_h, QgsUnitTypes.LayoutUnit.LayoutMillimeters))
     item_map.setFrameEnabled(True)
     if crs is not None and crs.isValid():
         item_map.setCrs(crs)
@@ -153,32 +153,32 @@ def build_layout(
     scale = QgsLayoutItemScaleBar(layout)
     scale.setLinkedMap(item_map)
     scale.setStyle("Single Box")
-    scale.setUnits(QgsUnitTypes.DistanceFeet)
+    scale.setUnits(QgsUnitTypes.DistanceUnit.DistanceFeet)
     scale.setUnitLabel("ft")
     scale.setNumberOfSegmentsLeft(0)
     scale.setNumberOfSegments(2)
-    scale.applyDefaultSize(QgsUnitTypes.DistanceFeet)
+    scale.applyDefaultSize(QgsUnitTypes.DistanceUnit.DistanceFeet)
     layout.addLayoutItem(scale)
-    scale.attemptMove(QgsLayoutPoint(_MARGIN + 3, top + map_h - 14, QgsUnitTypes.LayoutMillimeters))
+    scale.attemptMove(QgsLayoutPoint(_MARGIN + 3, top + map_h - 14, QgsUnitTypes.LayoutUnit.LayoutMillimeters))
 
     north = QgsLayoutItemPicture(layout)
     north.setPicturePath(":/images/north_arrows/layout_default_north_arrow.svg")
     north.setLinkedMap(item_map)
-    north.setNorthMode(QgsLayoutItemPicture.GridNorth)
+    north.setNorthMode(QgsLayoutItemPicture.NorthMode.GridNorth)
     layout.addLayoutItem(north)
-    north.attemptMove(QgsLayoutPoint(_MARGIN + map_w - 15, top + 3, QgsUnitTypes.LayoutMillimeters))
-    north.attemptResize(QgsLayoutSize(12, 12, QgsUnitTypes.LayoutMillimeters))
+    north.attemptMove(QgsLayoutPoint(_MARGIN + map_w - 15, top + 3, QgsUnitTypes.LayoutUnit.LayoutMillimeters))
+    north.attemptResize(QgsLayoutSize(12, 12, QgsUnitTypes.LayoutUnit.LayoutMillimeters))
 
     side_x = pw - _MARGIN - _SIDE_W
     text = QgsLayoutItemLabel(layout)
     text.setId("summary")
     text.setText(summary)
     _set_font(text, 7.5)
-    text.setHAlign(Qt.AlignLeft)
-    text.setVAlign(Qt.AlignTop)
+    text.setHAlign(Qt.AlignmentFlag.AlignLeft)
+    text.setVAlign(Qt.AlignmentFlag.AlignTop)
     layout.addLayoutItem(text)
-    text.attemptMove(QgsLayoutPoint(_MARGIN, top + map_h + 3, QgsUnitTypes.LayoutMillimeters))
-    text.attemptResize(QgsLayoutSize(map_w, _SUMMARY_H, QgsUnitTypes.LayoutMillimeters))
+    text.attemptMove(QgsLayoutPoint(_MARGIN, top + map_h + 3, QgsUnitTypes.LayoutUnit.LayoutMillimeters))
+    text.attemptResize(QgsLayoutSize(map_w, _SUMMARY_H, QgsUnitTypes.LayoutUnit.LayoutMillimeters))
 
     legend = QgsLayoutItemLegend(layout)
     legend.setId("legend")
@@ -190,7 +190,7 @@ def build_layout(
         legend.setLegendFilterByMapEnabled(True)
     except AttributeError:  # pragma: no cover
         pass
-    for style, size in ((QgsLegendStyle.Title, 9.0), (QgsLegendStyle.Group, 7.5), (QgsLegendStyle.Subgroup, 7.0), (QgsLegendStyle.SymbolLabel, 6.5)):
+    for style, size in ((QgsLegendStyle.Style.Title, 9.0), (QgsLegendStyle.Style.Group, 7.5), (QgsLegendStyle.Style.Subgroup, 7.0), (QgsLegendStyle.Style.SymbolLabel, 6.5)):
         try:
             f = legend.rstyle(style).font()
             f.setPointSizeF(size)
@@ -200,7 +200,7 @@ def build_layout(
     legend.setSymbolHeight(2.6)
     legend.setSymbolWidth(4.5)
     layout.addLayoutItem(legend)
-    legend.attemptMove(QgsLayoutPoint(side_x, top, QgsUnitTypes.LayoutMillimeters))
+    legend.attemptMove(QgsLayoutPoint(side_x, top, QgsUnitTypes.LayoutUnit.LayoutMillimeters))
     legend.adjustBoxSize()
     manager.addLayout(layout)
     return layout
@@ -232,6 +232,6 @@ def export_pdf(layout: QgsPrintLayout, path: Path) -> Path:
     """
     exporter = QgsLayoutExporter(layout)
     code = exporter.exportToPdf(str(path), QgsLayoutExporter.PdfExportSettings())
-    if code != QgsLayoutExporter.Success:
+    if code != QgsLayoutExporter.ExportResult.Success:
         raise RuntimeError(f"the print layout could not be exported to {path} (QgsLayoutExporter error {code}: {exporter.errorMessage() if hasattr(exporter, 'errorMessage') else ''})")
     return Path(path)

@@ -7,10 +7,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from qgis.core import Qgis, QgsCoordinateReferenceSystem, QgsFeature, QgsLayerTreeGroup, QgsMessageLog, QgsProject, QgsVectorLayer
-from qgis.PyQt.QtCore import QVariant
 
 from ..core.engine import SiteInputs
 from ..core.model import CheckResult, Status
+from ..qgis_bridge.compat import FIELD_BOOL, FIELD_DOUBLE, FIELD_STRING
 from ..qgis_bridge.results import (
     FINDING_FIELD_SPECS,
     finding_attributes,
@@ -21,13 +21,13 @@ from ..qgis_bridge.results import (
 )
 from .styles import apply_style
 
-ZONE_FIELD_SPECS = (("kind", QVariant.String), ("rule_id", QVariant.String), ("label", QVariant.String), ("distance_ft", QVariant.Double), ("subject_id", QVariant.String))
+ZONE_FIELD_SPECS = (("kind", FIELD_STRING), ("rule_id", FIELD_STRING), ("label", FIELD_STRING), ("distance_ft", FIELD_DOUBLE), ("subject_id", FIELD_STRING))
 #: Rays carry their slope (percent) so the style can colour them.
-RAY_FIELD_SPECS = ZONE_FIELD_SPECS + (("slope_pct", QVariant.Double),)
-MASK_FIELD_SPECS = (("kind", QVariant.String), ("rule_id", QVariant.String), ("label", QVariant.String), ("distance_ft", QVariant.Double),
-                    ("threshold_pct", QVariant.Double), ("area_sqft", QVariant.Double))
-PARCEL_FIELD_SPECS = (("id", QVariant.String), ("owner", QVariant.String), ("mailing_address", QVariant.String), ("parcel_address", QVariant.String),
-                      ("distance_ft", QVariant.Double), ("adjacent", QVariant.Bool), ("listed", QVariant.Bool))
+RAY_FIELD_SPECS = ZONE_FIELD_SPECS + (("slope_pct", FIELD_DOUBLE),)
+MASK_FIELD_SPECS = (("kind", FIELD_STRING), ("rule_id", FIELD_STRING), ("label", FIELD_STRING), ("distance_ft", FIELD_DOUBLE),
+                    ("threshold_pct", FIELD_DOUBLE), ("area_sqft", FIELD_DOUBLE))
+PARCEL_FIELD_SPECS = (("id", FIELD_STRING), ("owner", FIELD_STRING), ("mailing_address", FIELD_STRING), ("parcel_address", FIELD_STRING),
+                      ("distance_ft", FIELD_DOUBLE), ("adjacent", FIELD_BOOL), ("listed", FIELD_BOOL))
 
 _MULTI = {"point": "MultiPoint", "line": "MultiLineString", "polygon": "MultiPolygon"}
 _FINDING_NAMES = {"point": "Findings (points)", "line": "Findings (distance lines)", "polygon": "Findings (areas)"}
@@ -181,7 +181,7 @@ def slope_mask_layer(result: CheckResult, inputs: SiteInputs, crs: QgsCoordinate
     try:
         mask = compute_slope_mask(inputs, result.jurisdiction)
     except Exception as exc:  # a display layer must never stop the results from being drawn
-        QgsMessageLog.logMessage(f"the slope mask could not be computed: {exc}", "Stormwater review", Qgis.Warning)
+        QgsMessageLog.logMessage(f"the slope mask could not be computed: {exc}", "Stormwater review", Qgis.MessageLevel.Warning)
         return None
     if mask is None:
         return None

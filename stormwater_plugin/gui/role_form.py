@@ -40,7 +40,7 @@ ROLE_LABELS: dict[str, str] = {
 
 def _filter(name: str) -> Any:
     """A ``QgsMapLayerProxyModel`` filter flag by name (``Qgis.LayerFilter`` from QGIS 3.34)."""
-    value = getattr(QgsMapLayerProxyModel, name, None)
+    value = getattr(getattr(QgsMapLayerProxyModel, "Filter", None), name, None)
     if value is None:
         value = getattr(Qgis.LayerFilter, name)
     return value
@@ -67,8 +67,8 @@ def geometry_family(layer: QgsMapLayer) -> str:
     """``point``/``line``/``polygon`` of a vector layer, ``""`` otherwise."""
     if not isinstance(layer, QgsVectorLayer):
         return ""
-    return {QgsWkbTypes.PointGeometry: "point", QgsWkbTypes.LineGeometry: "line", QgsWkbTypes.PolygonGeometry: "polygon",
-            QgsWkbTypes.UnknownGeometry: "mixed"}.get(layer.geometryType(), "")
+    return {QgsWkbTypes.GeometryType.PointGeometry: "point", QgsWkbTypes.GeometryType.LineGeometry: "line", QgsWkbTypes.GeometryType.PolygonGeometry: "polygon",
+            QgsWkbTypes.GeometryType.UnknownGeometry: "mixed"}.get(layer.geometryType(), "")
 
 
 def layer_info(layer: QgsVectorLayer) -> LayerInfo:
@@ -132,7 +132,7 @@ class RoleForm(QWidget):
             if role in wanted:
                 self.combos[role].setLayer(project.mapLayer(layer_id) if layer_id else None)
         if self.dem.currentLayer() is None:
-            rasters = [lyr for lyr in project.mapLayers().values() if lyr.type() == QgsMapLayer.RasterLayer]
+            rasters = [lyr for lyr in project.mapLayers().values() if lyr.type() == QgsMapLayer.LayerType.RasterLayer]
             pick = next((r for r in rasters if any(k in r.name().lower() for k in ("dem", "elev", "lidar", "dtm", "terrain"))), rasters[0] if len(rasters) == 1 else None)
             self.dem.setLayer(pick)
         return guessed

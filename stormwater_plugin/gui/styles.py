@@ -114,33 +114,33 @@ def build_style(layer: QgsVectorLayer, name: str) -> None:
     kind = STYLE_GEOMETRY[name]
     if name.startswith("findings_"):
         layer.setRenderer(_status_renderer(kind, ("violation", "undetermined", "advisory", "pass")))
-        placement = QgsPalLayerSettings.Line if kind == "LineString" else QgsPalLayerSettings.AroundPoint if kind == "Point" else QgsPalLayerSettings.OverPoint
+        placement = QgsPalLayerSettings.Placement.Line if kind == "LineString" else QgsPalLayerSettings.Placement.AroundPoint if kind == "Point" else QgsPalLayerSettings.Placement.OverPoint
         layer.setLabeling(_labels("label", "#202020", placement, 8.0, bold=True))
         layer.setLabelsEnabled(True)
     elif name.startswith("passes_"):
         layer.setRenderer(_status_renderer(kind, ("pass",)))
-        placement = QgsPalLayerSettings.Line if kind == "LineString" else QgsPalLayerSettings.AroundPoint
+        placement = QgsPalLayerSettings.Placement.Line if kind == "LineString" else QgsPalLayerSettings.Placement.AroundPoint
         layer.setLabeling(_labels("label", STATUS_COLOURS["pass"], placement, 7.0))
         layer.setLabelsEnabled(True)
     elif name == "setback_zones":
         layer.setRenderer(QgsSingleSymbolRenderer(QgsFillSymbol.createSimple({"style": "no", "outline_color": "#2c7bb6", "outline_width": "0.35", "outline_style": "dash"})))
-        layer.setLabeling(_labels("label", "#2c7bb6", QgsPalLayerSettings.PerimeterCurved, 7.0))
+        layer.setLabeling(_labels("label", "#2c7bb6", QgsPalLayerSettings.Placement.PerimeterCurved, 7.0))
         layer.setLabelsEnabled(True)
     elif name == "no_cut_buffer":
         sym = QgsFillSymbol.createSimple({"color": rgba("#1a9641"), "outline_color": "#1a9641", "outline_width": "0.6", "style": "b_diagonal"})
         layer.setRenderer(QgsSingleSymbolRenderer(sym))
-        layer.setLabeling(_labels("label", "#0b5d1e", QgsPalLayerSettings.PerimeterCurved, 8.0, bold=True))
+        layer.setLabeling(_labels("label", "#0b5d1e", QgsPalLayerSettings.Placement.PerimeterCurved, 8.0, bold=True))
         layer.setLabelsEnabled(True)
     elif name == "notification_area":
         layer.setRenderer(QgsSingleSymbolRenderer(QgsFillSymbol.createSimple({"style": "no", "outline_color": "#404040", "outline_width": "0.6", "outline_style": "dash dot"})))
-        layer.setLabeling(_labels("label", "#404040", QgsPalLayerSettings.PerimeterCurved, 8.0))
+        layer.setLabeling(_labels("label", "#404040", QgsPalLayerSettings.Placement.PerimeterCurved, 8.0))
         layer.setLabelsEnabled(True)
     elif name == "notify_parcels":
         root = QgsRuleBasedRenderer.Rule(None)
         root.appendChild(QgsRuleBasedRenderer.Rule(QgsFillSymbol.createSimple({"style": "no", "outline_color": "#d4b000", "outline_width": "0.8"}), 0, 0, "\"listed\"", "To notify"))
         root.appendChild(QgsRuleBasedRenderer.Rule(QgsFillSymbol.createSimple({"style": "no", "outline_color": "#b8a000", "outline_width": "0.3", "outline_style": "dot"}), 0, 0, "NOT \"listed\"", "Within radius, not required"))
         layer.setRenderer(QgsRuleBasedRenderer(root))
-        layer.setLabeling(_labels("id", "#6b5d00", QgsPalLayerSettings.OverPoint, 7.0))
+        layer.setLabeling(_labels("id", "#6b5d00", QgsPalLayerSettings.Placement.OverPoint, 7.0))
         layer.setLabelsEnabled(True)
     elif name == "slope_rays":
         # Coloured by the ray's slope over 100 ft; the steepest ray drawn thicker and labelled.
@@ -151,7 +151,7 @@ def build_style(layer: QgsVectorLayer, name: str) -> None:
             root.appendChild(QgsRuleBasedRenderer.Rule(QgsLineSymbol.createSimple({"line_color": rgba(colour, 170), "line_width": "0.3"}), 0, 0, f"{expr} AND \"label\" IS NULL", f"Ray: {title}"))
             root.appendChild(QgsRuleBasedRenderer.Rule(QgsLineSymbol.createSimple({"line_color": colour, "line_width": "1.0"}), 0, 0, f"{expr} AND \"label\" IS NOT NULL", f"Steepest ray: {title}"))
         layer.setRenderer(QgsRuleBasedRenderer(root))
-        layer.setLabeling(_labels("label", "#8c510a", QgsPalLayerSettings.Line, 8.0, bold=True))
+        layer.setLabeling(_labels("label", "#8c510a", QgsPalLayerSettings.Placement.Line, 8.0, bold=True))
         layer.setLabelsEnabled(True)
     elif name == "slope_mask":
         # steep ground: a see-through brown hatch with a thin outline, so what lies under it stays readable
@@ -183,7 +183,7 @@ def write_qml_files(folder: Path) -> list[Path]:
         layer = QgsVectorLayer(f"{kind}?{fields}", name, "memory")
         build_style(layer, name)
         path = folder / f"{name}.qml"
-        layer.saveNamedStyle(str(path), categories=QgsMapLayer.Symbology | QgsMapLayer.Labeling | QgsMapLayer.Rendering)
+        layer.saveNamedStyle(str(path), categories=QgsMapLayer.StyleCategory.Symbology | QgsMapLayer.StyleCategory.Labeling | QgsMapLayer.StyleCategory.Rendering)
         out.append(path)
     return out
 

@@ -14,39 +14,39 @@ from qgis.core import (
     QgsProcessingParameterNumber,
     QgsWkbTypes,
 )
-from qgis.PyQt.QtCore import QVariant
 
 from ..core.model import DEVICE_TYPES
 from ..core.rulepack import load_pack
+from ..qgis_bridge.compat import FIELD_DOUBLE, FIELD_INT, FIELD_STRING
 from ..qgis_bridge.results import make_fields, parts_by_family
 from .common import Z_UNIT_OPTIONS, SiteAlgorithm, write_rows
 
 ENVELOPE_FIELDS = (
-    ("device_type", QVariant.String),
-    ("high_traffic", QVariant.Int),
-    ("project_class", QVariant.String),
-    ("site_parcel", QVariant.String),
-    ("area_sqft", QVariant.Double),
-    ("rules", QVariant.String),
-    ("not_checked", QVariant.String),
+    ("device_type", FIELD_STRING),
+    ("high_traffic", FIELD_INT),
+    ("project_class", FIELD_STRING),
+    ("site_parcel", FIELD_STRING),
+    ("area_sqft", FIELD_DOUBLE),
+    ("rules", FIELD_STRING),
+    ("not_checked", FIELD_STRING),
 )
 EXCLUDED_FIELDS = (
-    ("rule_id", QVariant.String),
-    ("citation", QVariant.String),
-    ("reason", QVariant.String),
-    ("required_ft", QVariant.Double),
-    ("kind", QVariant.String),
-    ("target_layer", QVariant.String),
-    ("target_id", QVariant.String),
-    ("area_sqft", QVariant.Double),
+    ("rule_id", FIELD_STRING),
+    ("citation", FIELD_STRING),
+    ("reason", FIELD_STRING),
+    ("required_ft", FIELD_DOUBLE),
+    ("kind", FIELD_STRING),
+    ("target_layer", FIELD_STRING),
+    ("target_id", FIELD_STRING),
+    ("area_sqft", FIELD_DOUBLE),
 )
 DESIGN_FIELDS = (
-    ("rule_id", QVariant.String),
-    ("citation", QVariant.String),
-    ("reason", QVariant.String),
-    ("threshold_pct", QVariant.Double),
-    ("status", QVariant.String),
-    ("area_sqft", QVariant.Double),
+    ("rule_id", FIELD_STRING),
+    ("citation", FIELD_STRING),
+    ("reason", FIELD_STRING),
+    ("threshold_pct", FIELD_DOUBLE),
+    ("status", FIELD_STRING),
+    ("area_sqft", FIELD_DOUBLE),
 )
 
 
@@ -85,12 +85,12 @@ class SitingEnvelope(SiteAlgorithm):
         self.addParameter(QgsProcessingParameterEnum(self.DEVICE_TYPE, self.tr("Device type"), options=list(DEVICE_TYPES), defaultValue=0))
         self.addParameter(QgsProcessingParameterBoolean(self.HIGH_TRAFFIC, self.tr("Serves roadways, parking or other vehicle areas (high traffic)"), defaultValue=False))
         self.addParameter(
-            QgsProcessingParameterNumber(self.CELL_FT, self.tr("Grid cell for gradient boundaries (ft)"), QgsProcessingParameterNumber.Double, 1.0, minValue=0.1, maxValue=50.0)
+            QgsProcessingParameterNumber(self.CELL_FT, self.tr("Grid cell for gradient boundaries (ft)"), QgsProcessingParameterNumber.Type.Double, 1.0, minValue=0.1, maxValue=50.0)
         )
-        self.addParameter(QgsProcessingParameterFeatureSink(self.ENVELOPE, self.tr("Siting envelope"), QgsProcessing.TypeVectorPolygon))
-        self.addParameter(QgsProcessingParameterFeatureSink(self.EXCLUDED, self.tr("Excluded zones"), QgsProcessing.TypeVectorPolygon, optional=True, createByDefault=True))
+        self.addParameter(QgsProcessingParameterFeatureSink(self.ENVELOPE, self.tr("Siting envelope"), QgsProcessing.SourceType.TypeVectorPolygon))
+        self.addParameter(QgsProcessingParameterFeatureSink(self.EXCLUDED, self.tr("Excluded zones"), QgsProcessing.SourceType.TypeVectorPolygon, optional=True, createByDefault=True))
         self.addParameter(
-            QgsProcessingParameterFeatureSink(self.PROFESSIONAL, self.tr("Needs professional design (steep ground)"), QgsProcessing.TypeVectorPolygon, optional=True, createByDefault=True)
+            QgsProcessingParameterFeatureSink(self.PROFESSIONAL, self.tr("Needs professional design (steep ground)"), QgsProcessing.SourceType.TypeVectorPolygon, optional=True, createByDefault=True)
         )
         self.addOutput(QgsProcessingOutputNumber(self.AREA, self.tr("Envelope area (sq ft)")))
 
@@ -163,7 +163,7 @@ class SitingEnvelope(SiteAlgorithm):
         ]
         for key, specs, rows in ((self.ENVELOPE, ENVELOPE_FIELDS, env_rows), (self.EXCLUDED, EXCLUDED_FIELDS, ex_rows), (self.PROFESSIONAL, DESIGN_FIELDS, pd_rows)):
             fields = make_fields(specs)
-            sink, dest = self.parameterAsSink(parameters, key, context, fields, QgsWkbTypes.MultiPolygon, snap.crs)
+            sink, dest = self.parameterAsSink(parameters, key, context, fields, QgsWkbTypes.Type.MultiPolygon, snap.crs)
             if sink is None:
                 continue
             write_rows(sink, fields, rows)

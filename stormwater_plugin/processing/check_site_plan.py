@@ -46,9 +46,9 @@ class CheckSitePlan(SiteAlgorithm):
 
     def initAlgorithm(self, config: Any = None) -> None:  # noqa: N802 - QGIS API
         self.add_site_parameters()
-        self.addParameter(QgsProcessingParameterFeatureSink(self.FINDINGS, self.tr("Findings (table, every finding)"), QgsProcessing.TypeVector))
-        self.addParameter(QgsProcessingParameterFeatureSink(self.DISTANCE_LINES, self.tr("Findings: distance lines"), QgsProcessing.TypeVectorLine, optional=True, createByDefault=True))
-        self.addParameter(QgsProcessingParameterFeatureSink(self.AREAS, self.tr("Findings: areas"), QgsProcessing.TypeVectorPolygon, optional=True, createByDefault=True))
+        self.addParameter(QgsProcessingParameterFeatureSink(self.FINDINGS, self.tr("Findings (table, every finding)"), QgsProcessing.SourceType.TypeVector))
+        self.addParameter(QgsProcessingParameterFeatureSink(self.DISTANCE_LINES, self.tr("Findings: distance lines"), QgsProcessing.SourceType.TypeVectorLine, optional=True, createByDefault=True))
+        self.addParameter(QgsProcessingParameterFeatureSink(self.AREAS, self.tr("Findings: areas"), QgsProcessing.SourceType.TypeVectorPolygon, optional=True, createByDefault=True))
         self.addParameter(QgsProcessingParameterFileDestination(self.OUTPUT_JSON, self.tr("Findings report (JSON)"), self.tr("JSON files (*.json)"), optional=True, createByDefault=False))
         for name, label in ((self.VIOLATIONS, "Violations"), (self.UNDETERMINED, "Undetermined"), (self.ADVISORIES, "Advisories"), (self.PASSES, "Passes")):
             self.addOutput(QgsProcessingOutputNumber(name, self.tr(label)))
@@ -68,9 +68,9 @@ class CheckSitePlan(SiteAlgorithm):
                 line_rows.append((parts["line"], attrs))
             if "polygon" in parts:
                 area_rows.append((parts["polygon"], attrs))
-        for key, wkb, rows in ((self.FINDINGS, QgsWkbTypes.NoGeometry, table_rows),
-                               (self.DISTANCE_LINES, QgsWkbTypes.MultiLineString, line_rows),
-                               (self.AREAS, QgsWkbTypes.MultiPolygon, area_rows)):
+        for key, wkb, rows in ((self.FINDINGS, QgsWkbTypes.Type.NoGeometry, table_rows),
+                               (self.DISTANCE_LINES, QgsWkbTypes.Type.MultiLineString, line_rows),
+                               (self.AREAS, QgsWkbTypes.Type.MultiPolygon, area_rows)):
             sink, dest = self.parameterAsSink(parameters, key, context, fields, wkb, snap.crs)
             if sink is None:
                 continue

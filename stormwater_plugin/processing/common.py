@@ -34,9 +34,9 @@ Z_UNIT_OPTIONS: tuple[tuple[str, str | None], ...] = (
 CLASS_OPTIONS: tuple[str, ...] = ("Automatic",) + PROJECT_CLASSES
 
 _TYPES = {
-    "point": QgsProcessing.TypeVectorPoint,
-    "line": QgsProcessing.TypeVectorLine,
-    "polygon": QgsProcessing.TypeVectorPolygon,
+    "point": QgsProcessing.SourceType.TypeVectorPoint,
+    "line": QgsProcessing.SourceType.TypeVectorLine,
+    "polygon": QgsProcessing.SourceType.TypeVectorPolygon,
 }
 
 
@@ -140,6 +140,6 @@ def write_rows(sink: Any, fields: Any, rows: list[tuple[Any, list[Any]]]) -> int
         if geom is not None:
             f.setGeometry(to_qgs(geom))
         f.setAttributes(attrs)
-        sink.addFeature(f, QgsFeatureSink.FastInsert)
+        sink.addFeature(f, QgsFeatureSink.Flag.FastInsert)
         n += 1
     return n

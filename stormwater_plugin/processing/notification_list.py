@@ -11,13 +11,13 @@ from qgis.core import (
     QgsProcessingParameterFeatureSink,
     QgsWkbTypes,
 )
-from qgis.PyQt.QtCore import QVariant
 
+from ..qgis_bridge.compat import FIELD_BOOL, FIELD_DOUBLE, FIELD_STRING
 from ..qgis_bridge.results import make_fields
 from .common import SiteAlgorithm, write_rows
 
-PARCEL_FIELDS = (("id", QVariant.String), ("owner", QVariant.String), ("mailing_address", QVariant.String), ("parcel_address", QVariant.String),
-                 ("distance_ft", QVariant.Double), ("adjacent", QVariant.Bool), ("listed", QVariant.Bool))
+PARCEL_FIELDS = (("id", FIELD_STRING), ("owner", FIELD_STRING), ("mailing_address", FIELD_STRING), ("parcel_address", FIELD_STRING),
+                 ("distance_ft", FIELD_DOUBLE), ("adjacent", FIELD_BOOL), ("listed", FIELD_BOOL))
 
 
 class NotificationList(SiteAlgorithm):
@@ -42,7 +42,7 @@ class NotificationList(SiteAlgorithm):
 
     def initAlgorithm(self, config: Any = None) -> None:  # noqa: N802 - QGIS API
         self.add_site_parameters()
-        self.addParameter(QgsProcessingParameterFeatureSink(self.OUTPUT, self.tr("Parcels to notify"), QgsProcessing.TypeVectorPolygon))
+        self.addParameter(QgsProcessingParameterFeatureSink(self.OUTPUT, self.tr("Parcels to notify"), QgsProcessing.SourceType.TypeVectorPolygon))
         self.addOutput(QgsProcessingOutputNumber(self.OWNERS, self.tr("Owners to notify")))
 
     def processAlgorithm(self, parameters: dict, context: Any, feedback: Any) -> dict:  # noqa: N802 - QGIS API
@@ -57,7 +57,7 @@ class NotificationList(SiteAlgorithm):
         fields = make_fields(PARCEL_FIELDS)
         rows = [(geom_of.get(n["id"]), [n["id"], n.get("owner"), n.get("mailing_address"), n.get("parcel_address"), n.get("distance_ft"),
                                          n["id"] in adjacent, n["id"] in listed]) for n in block.get("within_500ft", [])]
-        sink, dest = self.parameterAsSink(parameters, self.OUTPUT, context, fields, QgsWkbTypes.MultiPolygon, snap.crs)
+        sink, dest = self.parameterAsSink(parameters, self.OUTPUT, context, fields, QgsWkbTypes.Type.MultiPolygon, snap.crs)
         write_rows(sink, fields, rows)
         feedback.pushInfo(self.tr("{0} parcel(s) within {1} ft; {2} owner(s) to notify").format(len(rows), block.get("radius_ft"), len(block.get("owners", []))))
         return {self.OUTPUT: dest, self.OWNERS: len(block.get("owners", []))}

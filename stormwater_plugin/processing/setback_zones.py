@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from qgis.core import QgsProcessing, QgsProcessingParameterFeatureSink, QgsWkbTypes
-from qgis.PyQt.QtCore import QVariant
 
+from ..qgis_bridge.compat import FIELD_DOUBLE, FIELD_STRING
 from ..qgis_bridge.results import make_fields, parts_by_family
 from .common import SiteAlgorithm, write_rows
 
-ZONE_FIELDS = (("kind", QVariant.String), ("rule_id", QVariant.String), ("label", QVariant.String), ("distance_ft", QVariant.Double), ("subject_id", QVariant.String))
+ZONE_FIELDS = (("kind", FIELD_STRING), ("rule_id", FIELD_STRING), ("label", FIELD_STRING), ("distance_ft", FIELD_DOUBLE), ("subject_id", FIELD_STRING))
 
 
 class SetbackZones(SiteAlgorithm):
@@ -33,7 +33,7 @@ class SetbackZones(SiteAlgorithm):
 
     def initAlgorithm(self, config: Any = None) -> None:  # noqa: N802 - QGIS API
         self.add_site_parameters()
-        self.addParameter(QgsProcessingParameterFeatureSink(self.OUTPUT, self.tr("Setback zones"), QgsProcessing.TypeVectorPolygon))
+        self.addParameter(QgsProcessingParameterFeatureSink(self.OUTPUT, self.tr("Setback zones"), QgsProcessing.SourceType.TypeVectorPolygon))
 
     def processAlgorithm(self, parameters: dict, context: Any, feedback: Any) -> dict:  # noqa: N802 - QGIS API
         snap, result = self.check(parameters, context, feedback)
@@ -43,7 +43,7 @@ class SetbackZones(SiteAlgorithm):
             poly = parts_by_family(z.geometry).get("polygon")
             if poly is not None:
                 rows.append((poly, [z.kind, z.rule_id, z.label, z.distance_ft, z.subject.id if z.subject else None]))
-        sink, dest = self.parameterAsSink(parameters, self.OUTPUT, context, fields, QgsWkbTypes.MultiPolygon, snap.crs)
+        sink, dest = self.parameterAsSink(parameters, self.OUTPUT, context, fields, QgsWkbTypes.Type.MultiPolygon, snap.crs)
         write_rows(sink, fields, rows)
         feedback.pushInfo(self.tr("{0} zone(s)").format(len(rows)))
         return {self.OUTPUT: dest}

@@ -41,9 +41,9 @@ from qgis.core import (
     QgsRectangle,
     QgsWkbTypes,
 )
-from qgis.PyQt.QtCore import QVariant
 
 from ..core.rulepack import load_pack
+from ..qgis_bridge.compat import FIELD_DOUBLE, FIELD_INT, FIELD_STRING
 from ..qgis_bridge.results import make_fields
 from .common import Z_UNIT_OPTIONS, SiteAlgorithm
 
@@ -57,23 +57,23 @@ SLOW_CELLS: int = 25_000_000
 STRIP_CELLS: int = 2_000_000
 
 SITE_FIELDS = (
-    ("id", QVariant.String),
-    ("slope_100ft_pct", QVariant.Double),
-    ("azimuth_deg", QVariant.Double),
-    ("status", QVariant.String),
-    ("threshold_pct", QVariant.Double),
-    ("distance_ft", QVariant.Double),
-    ("z_centre_ft", QVariant.Double),
-    ("message", QVariant.String),
+    ("id", FIELD_STRING),
+    ("slope_100ft_pct", FIELD_DOUBLE),
+    ("azimuth_deg", FIELD_DOUBLE),
+    ("status", FIELD_STRING),
+    ("threshold_pct", FIELD_DOUBLE),
+    ("distance_ft", FIELD_DOUBLE),
+    ("z_centre_ft", FIELD_DOUBLE),
+    ("message", FIELD_STRING),
 )
 RAY_FIELDS = (
-    ("site_id", QVariant.String),
-    ("azimuth_deg", QVariant.Double),
-    ("slope_pct", QVariant.Double),
-    ("steepest", QVariant.Int),
-    ("label", QVariant.String),
+    ("site_id", FIELD_STRING),
+    ("azimuth_deg", FIELD_DOUBLE),
+    ("slope_pct", FIELD_DOUBLE),
+    ("steepest", FIELD_INT),
+    ("label", FIELD_STRING),
 )
-MASK_FIELDS = (("threshold_pct", QVariant.Double), ("distance_ft", QVariant.Double), ("area_sqft", QVariant.Double))
+MASK_FIELDS = (("threshold_pct", FIELD_DOUBLE), ("distance_ft", FIELD_DOUBLE), ("area_sqft", FIELD_DOUBLE))
 
 
 def building_site_rule() -> Any:
@@ -121,17 +121,17 @@ class SlopeOver100Ft(SiteAlgorithm):
         dist = float(rule.params["distance_ft"]) if rule is not None else None
         thr = float(rule.params["threshold_pct"]) if rule is not None else None
         self.addParameter(QgsProcessingParameterRasterLayer(self.DEM, self.tr("DEM (ground elevations)")))
-        self.addParameter(QgsProcessingParameterFeatureSource(self.BUILDING_SITES, self.tr("Building sites"), [QgsProcessing.TypeVectorAnyGeometry], optional=True))
+        self.addParameter(QgsProcessingParameterFeatureSource(self.BUILDING_SITES, self.tr("Building sites"), [QgsProcessing.SourceType.TypeVectorAnyGeometry], optional=True))
         self.addParameter(QgsProcessingParameterEnum(self.Z_UNITS, self.tr("DEM elevation unit"), options=[o[0] for o in Z_UNIT_OPTIONS], defaultValue=0))
-        self.addParameter(QgsProcessingParameterNumber(self.DISTANCE, self.tr("Distance (ft)"), QgsProcessingParameterNumber.Double, dist, minValue=1.0))
-        self.addParameter(QgsProcessingParameterNumber(self.THRESHOLD, self.tr("Threshold (percent)"), QgsProcessingParameterNumber.Double, thr, minValue=0.0))
-        az = QgsProcessingParameterNumber(self.AZIMUTHS, self.tr("Slope map: coarse azimuths before refinement"), QgsProcessingParameterNumber.Integer, 64, minValue=4, maxValue=4096)
-        az.setFlags(az.flags() | QgsProcessingParameterDefinition.FlagAdvanced)
+        self.addParameter(QgsProcessingParameterNumber(self.DISTANCE, self.tr("Distance (ft)"), QgsProcessingParameterNumber.Type.Double, dist, minValue=1.0))
+        self.addParameter(QgsProcessingParameterNumber(self.THRESHOLD, self.tr("Threshold (percent)"), QgsProcessingParameterNumber.Type.Double, thr, minValue=0.0))
+        az = QgsProcessingParameterNumber(self.AZIMUTHS, self.tr("Slope map: coarse azimuths before refinement"), QgsProcessingParameterNumber.Type.Integer, 64, minValue=4, maxValue=4096)
+        az.setFlags(az.flags() | QgsProcessingParameterDefinition.Flag.FlagAdvanced)
         self.addParameter(az)
-        self.addParameter(QgsProcessingParameterFeatureSink(self.OUTPUT, self.tr("Building-site slopes"), QgsProcessing.TypeVectorPoint, optional=True, createByDefault=True))
-        self.addParameter(QgsProcessingParameterFeatureSink(self.RAYS, self.tr("Slope rays"), QgsProcessing.TypeVectorLine, optional=True, createByDefault=True))
+        self.addParameter(QgsProcessingParameterFeatureSink(self.OUTPUT, self.tr("Building-site slopes"), QgsProcessing.SourceType.TypeVectorPoint, optional=True, createByDefault=True))
+        self.addParameter(QgsProcessingParameterFeatureSink(self.RAYS, self.tr("Slope rays"), QgsProcessing.SourceType.TypeVectorLine, optional=True, createByDefault=True))
         self.addParameter(QgsProcessingParameterRasterDestination(self.SLOPE_MAP, self.tr("Slope map (percent)"), optional=True, createByDefault=False))
-        self.addParameter(QgsProcessingParameterFeatureSink(self.MASK, self.tr("Steep areas (at or over the threshold)"), QgsProcessing.TypeVectorPolygon, optional=True, createByDefault=False))
+        self.addParameter(QgsProcessingParameterFeatureSink(self.MASK, self.tr("Steep areas (at or over the threshold)"), QgsProcessing.SourceType.TypeVectorPolygon, optional=True, createByDefault=False))
         self.addOutput(QgsProcessingOutputNumber(self.STEEP_SITES, self.tr("Building sites at or over the threshold")))
         self.addOutput(QgsProcessingOutputNumber(self.STEEP_CELLS, self.tr("DEM cells at or over the threshold")))
 
@@ -148,7 +148,7 @@ class SlopeOver100Ft(SiteAlgorithm):
         ray_fields = make_fields(RAY_FIELDS)
         if source is None:
             # nothing to measure: the sinks, when asked for, are created empty in the DEM's CRS
-            for key, fields, wkb in ((self.OUTPUT, site_fields, QgsWkbTypes.Point), (self.RAYS, ray_fields, QgsWkbTypes.LineString)):
+            for key, fields, wkb in ((self.OUTPUT, site_fields, QgsWkbTypes.Type.Point), (self.RAYS, ray_fields, QgsWkbTypes.Type.LineString)):
                 sink, dest = self.parameterAsSink(parameters, key, context, fields, wkb, dem_layer.crs())
                 if sink is not None:
                     out[key] = dest
@@ -198,7 +198,7 @@ class SlopeOver100Ft(SiteAlgorithm):
             if rs.end is not None:
                 ray_rows.append((QgsGeometry.fromPolylineXY([QgsPointXY(x, y), QgsPointXY(*rs.end)]),
                                  [sid, round(rs.azimuth_deg, 2), round(rs.slope_pct, 4), 1, f"{rs.slope_pct:.1f}% toward {rs.azimuth_deg:.0f}°"]))
-        for key, fields, wkb, rows in ((self.OUTPUT, site_fields, QgsWkbTypes.Point, site_rows), (self.RAYS, ray_fields, QgsWkbTypes.LineString, ray_rows)):
+        for key, fields, wkb, rows in ((self.OUTPUT, site_fields, QgsWkbTypes.Type.Point, site_rows), (self.RAYS, ray_fields, QgsWkbTypes.Type.LineString, ray_rows)):
             sink, dest = self.parameterAsSink(parameters, key, context, fields, wkb, snap.crs)
             if sink is None:
                 continue
@@ -206,7 +206,7 @@ class SlopeOver100Ft(SiteAlgorithm):
                 f = QgsFeature(fields)
                 f.setGeometry(geom)
                 f.setAttributes(attrs)
-                sink.addFeature(f, QgsFeatureSink.FastInsert)
+                sink.addFeature(f, QgsFeatureSink.Flag.FastInsert)
             out[key] = dest
         feedback.pushInfo(self.tr("{0} building site(s), {1} at or over {2:g}%").format(len(site_rows), n_steep, threshold))
         return out, n_steep
@@ -313,7 +313,7 @@ class SlopeOver100Ft(SiteAlgorithm):
         from ..qgis_bridge.crs import is_projected, unit_to_ft
 
         fields = make_fields(MASK_FIELDS)
-        sink, dest = self.parameterAsSink(parameters, self.MASK, context, fields, QgsWkbTypes.MultiPolygon, dem_layer.crs())
+        sink, dest = self.parameterAsSink(parameters, self.MASK, context, fields, QgsWkbTypes.Type.MultiPolygon, dem_layer.crs())
         if sink is None:
             return None
         u = unit_to_ft(dem_layer.crs()) if is_projected(dem_layer.crs()) else None
@@ -325,7 +325,7 @@ class SlopeOver100Ft(SiteAlgorithm):
             f = QgsFeature(fields)
             f.setGeometry(geom)
             f.setAttributes([threshold, distance, round(geom.area() * u * u, 1) if u else None])
-            sink.addFeature(f, QgsFeatureSink.FastInsert)
+            sink.addFeature(f, QgsFeatureSink.Flag.FastInsert)
             n += 1
         feedback.pushInfo(self.tr("{0} steep area polygon(s)").format(n))
         return dest

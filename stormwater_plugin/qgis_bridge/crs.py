@@ -20,7 +20,7 @@ _WGS84 = QgsCoordinateReferenceSystem("EPSG:4326")
 
 def is_projected(crs: QgsCoordinateReferenceSystem) -> bool:
     """True for a valid CRS with linear (not angular) map units."""
-    return crs.isValid() and not crs.isGeographic() and QgsUnitTypes.unitType(crs.mapUnits()) == QgsUnitTypes.Standard
+    return crs.isValid() and not crs.isGeographic() and QgsUnitTypes.unitType(crs.mapUnits()) == QgsUnitTypes.DistanceUnitType.Standard
 
 
 def unit_to_ft(crs: QgsCoordinateReferenceSystem) -> float:
@@ -39,7 +39,7 @@ def unit_to_ft(crs: QgsCoordinateReferenceSystem) -> float:
         for part in proj.split():
             if part.startswith("+to_meter="):
                 return float(part.split("=", 1)[1]) / METRE_PER_FT
-    return float(QgsUnitTypes.fromUnitToUnitFactor(crs.mapUnits(), QgsUnitTypes.DistanceFeet))
+    return float(QgsUnitTypes.fromUnitToUnitFactor(crs.mapUnits(), QgsUnitTypes.DistanceUnit.DistanceFeet))
 
 
 def utm_for(lon: float, lat: float) -> QgsCoordinateReferenceSystem:

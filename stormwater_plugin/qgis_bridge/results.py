@@ -6,29 +6,29 @@ from typing import Any
 
 import shapely
 from qgis.core import QgsField, QgsFields, QgsGeometry
-from qgis.PyQt.QtCore import QVariant
 
 from ..core.model import Finding
+from .compat import FIELD_DOUBLE, FIELD_STRING
 
-#: (name, QVariant type) of the fields every findings layer and sink carries.
+#: (name, field type) of the fields every findings layer and sink carries.
 FINDING_FIELD_SPECS: tuple[tuple[str, Any], ...] = (
-    ("status", QVariant.String),
-    ("rule_id", QVariant.String),
-    ("citation", QVariant.String),
-    ("measured_ft", QVariant.Double),
-    ("required_ft", QVariant.Double),
-    ("message", QVariant.String),
-    ("subject_id", QVariant.String),
-    ("other_id", QVariant.String),
-    ("subject_layer", QVariant.String),
-    ("other_layer", QVariant.String),
-    ("excerpt", QVariant.String),
-    ("label", QVariant.String),
+    ("status", FIELD_STRING),
+    ("rule_id", FIELD_STRING),
+    ("citation", FIELD_STRING),
+    ("measured_ft", FIELD_DOUBLE),
+    ("required_ft", FIELD_DOUBLE),
+    ("message", FIELD_STRING),
+    ("subject_id", FIELD_STRING),
+    ("other_id", FIELD_STRING),
+    ("subject_layer", FIELD_STRING),
+    ("other_layer", FIELD_STRING),
+    ("excerpt", FIELD_STRING),
+    ("label", FIELD_STRING),
 )
 
 
 def make_fields(specs: tuple[tuple[str, Any], ...]) -> QgsFields:
-    """A ``QgsFields`` from (name, QVariant type) pairs."""
+    """A ``QgsFields`` from (name, field type) pairs."""
     fields = QgsFields()
     for name, vtype in specs:
         fields.append(QgsField(name, vtype))
