@@ -36,7 +36,6 @@ from ..processing import alg_siting_envelope as alg_fields
 from ..qgis_bridge.compat import FIELD_DOUBLE, FIELD_STRING
 from ..qgis_bridge.results import make_fields, parts_by_family, short_citation, to_qgs
 from ..qgis_bridge.snapshot import Snapshot
-from ..resources_path import style_path
 
 _LABEL = (("label", FIELD_STRING),)
 #: The Processing algorithm's schemas, plus a label for the map.
@@ -395,14 +394,9 @@ def build_siting_style(layer: QgsVectorLayer, name: str) -> None:
 
 def apply_siting_style(layer: QgsVectorLayer, name: str) -> None:
     """Load the shipped QML ``name``; build it in code when the file is missing or fails."""
-    path = style_path(name)
-    if path.is_file():
-        _msg, ok = layer.loadNamedStyle(str(path))
-        if ok:
-            layer.triggerRepaint()
-            return
-    build_siting_style(layer, name)
-    layer.triggerRepaint()
+    from .styles import apply_style
+
+    apply_style(layer, name, build_siting_style)
 
 
 def write_siting_qml(folder: Any) -> list[Any]:

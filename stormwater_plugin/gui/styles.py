@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Callable
 
 from qgis.core import (
     QgsFillSymbol,
@@ -162,15 +163,15 @@ def build_style(layer: QgsVectorLayer, name: str) -> None:
         layer.setRenderer(QgsSingleSymbolRenderer(QgsFillSymbol.createSimple({"style": "no", "outline_color": "#606060", "outline_width": "0.3"})))
 
 
-def apply_style(layer: QgsVectorLayer, name: str) -> None:
-    """Load the shipped QML ``name``; build the style in code if the file is missing or fails."""
+def apply_style(layer: QgsVectorLayer, name: str, builder: Callable[[QgsVectorLayer, str], None] | None = None) -> None:
+    """Load the shipped QML ``name``; build the style in code (``builder``, default :func:`build_style`) if the file is missing or fails."""
     path = style_path(name)
     if path.is_file():
         _msg, ok = layer.loadNamedStyle(str(path))
         if ok:
             layer.triggerRepaint()
             return
-    build_style(layer, name)
+    (builder or build_style)(layer, name)
     layer.triggerRepaint()
 
 

@@ -65,3 +65,35 @@ def demo_layers():
     dem = QgsRasterLayer(str(DEMO_DEM), "dem")
     assert dem.isValid()
     return layers, dem
+
+
+@pytest.fixture(scope="module")
+def provider(qgis_processing):
+    """The "Stormwater review" Processing provider, registered once per test module."""
+    from qgis.core import QgsApplication
+
+    from stormwater_plugin.processing.provider import StormwaterProvider
+
+    registry = QgsApplication.processingRegistry()
+    existing = registry.providerById("stormwater_review")
+    if existing is not None:
+        yield existing
+        return
+    prov = StormwaterProvider()
+    assert registry.addProvider(prov)
+    yield prov
+    registry.removeProvider(prov)
+
+
+@pytest.fixture()
+def site(tmp_path):
+    """The synthetic EPSG:2260 site of synthetic_site.py, with its DEM, in the project."""
+    from qgis.core import QgsProject
+    from synthetic_site import site_layers, write_dem
+
+    layers = site_layers()
+    dem = write_dem(tmp_path / "dem.tif")
+    for lyr in list(layers.values()) + [dem]:
+        QgsProject.instance().addMapLayer(lyr)
+    yield layers, dem
+    QgsProject.instance().removeAllMapLayers()

@@ -8,33 +8,8 @@ The DEM rises 0.1 ft per ft eastward, so under LGPC (minor) a dry well may not g
 from __future__ import annotations
 
 import pytest
-from qgis.core import QgsApplication, QgsGeometry, QgsPointXY, QgsProject
-from synthetic_site import US_FT, site_layers, write_dem
-
-
-@pytest.fixture(scope="module")
-def provider(qgis_processing):
-    from stormwater_plugin.processing.provider import StormwaterProvider
-
-    registry = QgsApplication.processingRegistry()
-    existing = registry.providerById("stormwater_review")
-    if existing is not None:
-        yield existing
-        return
-    prov = StormwaterProvider()
-    assert registry.addProvider(prov)
-    yield prov
-    registry.removeProvider(prov)
-
-
-@pytest.fixture()
-def site(tmp_path):
-    layers = site_layers()
-    dem = write_dem(tmp_path / "dem.tif")
-    for lyr in list(layers.values()) + [dem]:
-        QgsProject.instance().addMapLayer(lyr)
-    yield layers, dem
-    QgsProject.instance().removeAllMapLayers()
+from qgis.core import QgsApplication, QgsGeometry, QgsPointXY
+from synthetic_site import US_FT
 
 
 def _params(layers, dem, **extra):

@@ -5,33 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from qgis.core import QgsApplication, QgsProject
-from synthetic_site import D1_TO_S1_FT, site_layers, write_dem
-
-
-@pytest.fixture(scope="module")
-def provider(qgis_processing):
-    from stormwater_plugin.processing.provider import StormwaterProvider
-
-    registry = QgsApplication.processingRegistry()
-    existing = registry.providerById("stormwater_review")
-    if existing is not None:
-        yield existing
-        return
-    prov = StormwaterProvider()
-    assert registry.addProvider(prov)
-    yield prov
-    registry.removeProvider(prov)
-
-
-@pytest.fixture()
-def site(tmp_path):
-    layers = site_layers()
-    dem = write_dem(tmp_path / "dem.tif")
-    for lyr in list(layers.values()) + [dem]:
-        QgsProject.instance().addMapLayer(lyr)
-    yield layers, dem
-    QgsProject.instance().removeAllMapLayers()
+from synthetic_site import D1_TO_S1_FT
 
 
 def _params(layers, dem, **extra):

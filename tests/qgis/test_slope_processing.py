@@ -14,21 +14,6 @@ COLS = ROWS = 140  # 1 m pixels: the 100 ft (30.5 m) ring fits around the middle
 AZIMUTH = 30.0  # downhill-uphill direction of the planes, degrees from north
 
 
-@pytest.fixture(scope="module")
-def provider(qgis_processing):
-    from stormwater_plugin.processing.provider import StormwaterProvider
-
-    registry = QgsApplication.processingRegistry()
-    existing = registry.providerById("stormwater_review")
-    if existing is not None:
-        yield existing
-        return
-    prov = StormwaterProvider()
-    assert registry.addProvider(prov)
-    yield prov
-    registry.removeProvider(prov)
-
-
 def write_plane(path: Path, grade: float) -> QgsRasterLayer:
     """z = 100 m + grade x (distance along AZIMUTH), metres, in EPSG:26918."""
     from osgeo import gdal, osr

@@ -66,6 +66,21 @@ class CheckContext:
     def layer(self, role: str) -> FeatureLayer | None:
         return self.layers.get(role)
 
+    def features(self, roles: list[str]) -> tuple[list[BaseGeometry], list[FeatureRef], list[str]]:
+        """Geometries and references of every feature of ``roles``, and the roles not supplied."""
+        geoms: list[BaseGeometry] = []
+        refs: list[FeatureRef] = []
+        absent: list[str] = []
+        for role in roles:
+            layer = self.layers.get(role)
+            if layer is None:
+                absent.append(role)
+                continue
+            for i in range(len(layer)):
+                geoms.append(layer.geoms[i])
+                refs.append(layer.ref(i))
+        return geoms, refs, absent
+
     def add(
         self,
         rule: Rule,

@@ -123,17 +123,12 @@ def check_sensitive_surroundings(ctx: CheckContext, rule: Rule) -> None:
         ctx.skip(rule, "site parcel unknown")
         return
     reasons: list[str] = []
-    absent: list[str] = []
-    for role in roles:
-        layer = ctx.layer(role)
-        if layer is None:
-            absent.append(role)
-            continue
-        for i in range(len(layer)):
-            d = ctx.to_feet(float(shapely.distance(ctx.site_geometry, layer.geoms[i])))
-            if d <= within + DISTANCE_EPS_FT:
-                where = "within" if shapely.intersects(ctx.site_geometry, layer.geoms[i]) else f"{d:.1f} ft from"
-                reasons.append(f"the site lies {where} {layer.ref(i).noun}")
+    geoms, refs, absent = ctx.features(roles)
+    for g, ref in zip(geoms, refs):
+        d = ctx.to_feet(float(shapely.distance(ctx.site_geometry, g)))
+        if d <= within + DISTANCE_EPS_FT:
+            where = "within" if shapely.intersects(ctx.site_geometry, g) else f"{d:.1f} ft from"
+            reasons.append(f"the site lies {where} {ref.noun}")
     if reasons:
         ctx.add(rule, Status.ADVISORY, "Consider treating this minor project as major; statement of reasons: " + "; ".join(reasons) + ".", reasons=reasons)
     elif absent:

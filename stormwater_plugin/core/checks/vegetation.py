@@ -18,27 +18,12 @@ import shapely.ops
 from shapely.geometry.base import BaseGeometry
 
 from ..geometry import DISTANCE_EPS_FT, area_sqft, display_buffer, union
-from ..model import DisplayZone, FeatureRef, Status
+from ..model import DisplayZone, Status
 from ..rulepack import Rule
 from .context import CheckContext
 
 PER_CENT = 0.01
 WATER_ROLES = ("shoreline", "waterbodies", "streams", "wetlands")
-
-
-def _water(ctx: CheckContext, roles: list[str]) -> tuple[list[BaseGeometry], list[FeatureRef], list[str]]:
-    geoms: list[BaseGeometry] = []
-    refs: list[FeatureRef] = []
-    absent: list[str] = []
-    for role in roles:
-        layer = ctx.layer(role)
-        if layer is None:
-            absent.append(role)
-            continue
-        for i in range(len(layer)):
-            geoms.append(layer.geoms[i])
-            refs.append(layer.ref(i))
-    return geoms, refs, absent
 
 
 def _overlap(a: BaseGeometry, b: BaseGeometry) -> BaseGeometry:
@@ -98,7 +83,7 @@ def check_fertilizer_zone(ctx: CheckContext, rule: Rule) -> None:
     """Lawn areas (``clearing.use`` = lawn) within ``distance_ft`` of any water body."""
     dist = float(rule.params["distance_ft"])
     use_values = {str(v).lower() for v in rule.params.get("lawn_uses", ["lawn"])}
-    geoms, refs, absent = _water(ctx, list(rule.params.get("water_roles", WATER_ROLES[:3])))
+    geoms, refs, absent = ctx.features(list(rule.params.get("water_roles", WATER_ROLES[:3])))
     if geoms:
         ctx.zones.append(DisplayZone("fertilizer_zone", rule.id, f"{dist:g} ft no-fertilizer zone {rule.citation.text}", dist, display_buffer(union(geoms), ctx.to_units(dist), dist)))
     clearing = ctx.layer("clearing")
@@ -132,7 +117,7 @@ def check_clearing_near_water(ctx: CheckContext, rule: Rule) -> None:
     if clearing is None or len(clearing) == 0:
         ctx.skip(rule, "no clearing proposed" if clearing is not None else "no clearing layer")
         return
-    geoms, refs, absent = _water(ctx, list(rule.params.get("water_roles", WATER_ROLES)))
+    geoms, refs, absent = ctx.features(list(rule.params.get("water_roles", WATER_ROLES)))
     if absent:
         ctx.skip(rule, f"no {', '.join(absent)} layer")
     if not geoms:
