@@ -94,16 +94,6 @@ SUMMARY_COLUMNS: tuple[str, ...] = (
     "findings_json",
     "error",
 )
-_FAMILY = {
-    "Point": "points",
-    "MultiPoint": "points",
-    "LineString": "lines",
-    "MultiLineString": "lines",
-    "Polygon": "areas",
-    "MultiPolygon": "areas",
-}
-
-
 class BatchError(Exception):
     """Unusable batch input; the message says what and where."""
 
@@ -288,7 +278,7 @@ def run_partition(part: Partition) -> list[SiteOutcome]:
     import shapely
 
     from ..core.serialize import result_to_dict
-    from .writer import finding_row
+    from .writer import FAMILY, finding_row
 
     pack = _pack(part.jurisdiction)
     dem = part.dem.grid() if part.dem is not None else None
@@ -310,7 +300,7 @@ def run_partition(part: Partition) -> list[SiteOutcome]:
                 outcome.worst = {"status": w.status.value, "rule_id": w.rule_id, "citation": w.citation.text, "message": w.message}
             for f in result.findings:
                 g = f.geometry
-                fam = _FAMILY.get(g.geom_type) if g is not None and not g.is_empty else None
+                fam = FAMILY.get(g.geom_type) if g is not None and not g.is_empty else None
                 if fam is None:
                     continue
                 row = {"site_parcel": site[0], **finding_row(f)}

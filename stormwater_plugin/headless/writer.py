@@ -9,7 +9,8 @@ from typing import Any
 from ..core.model import CheckResult, Finding, Status
 from ..core.serialize import finding_to_dict, result_to_dict, warnings_text
 
-_FAMILY = {
+#: The findings.gpkg layer family of each geometry type.
+FAMILY = {
     "Point": "points",
     "MultiPoint": "points",
     "LineString": "lines",
@@ -107,7 +108,7 @@ def write_gpkg(result: CheckResult, out_dir: Path, crs: Any) -> Path:
         g = f.geometry
         if g is None or g.is_empty:
             continue
-        fam = _FAMILY.get(g.geom_type)
+        fam = FAMILY.get(g.geom_type)
         if fam is None:
             continue
         groups[fam].append((finding_row(f), g))
@@ -118,7 +119,7 @@ def write_gpkg(result: CheckResult, out_dir: Path, crs: Any) -> Path:
             wrote = True
     zones: dict[str, list[tuple[dict[str, Any], Any]]] = {"areas": [], "lines": []}
     for z in result.zones:
-        fam = _FAMILY.get(z.geometry.geom_type) if z.geometry is not None and not z.geometry.is_empty else None
+        fam = FAMILY.get(z.geometry.geom_type) if z.geometry is not None and not z.geometry.is_empty else None
         if fam in zones:
             row = {"kind": z.kind, "rule_id": z.rule_id, "label": z.label, "distance_ft": z.distance_ft, "subject_id": z.subject.id if z.subject else None}
             zones[fam].append((row, z.geometry))
