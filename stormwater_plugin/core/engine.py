@@ -149,7 +149,15 @@ def run_check(inputs: SiteInputs, pack: RulePack, progress: Callable[[float], bo
     _check_device_types(layers.get("devices"), warnings)
     parcels = layers.get("parcels")
     site_idx = find_site_parcels(parcels, inputs.site_parcel_id, layers, warnings)
-    cls = classify(pack, layers, inputs.unit_to_ft, inputs.class_override, warnings, lots=[parcels.geoms[i] for i in site_idx] if parcels is not None else None)
+    cls = classify(
+        pack,
+        layers,
+        inputs.unit_to_ft,
+        inputs.class_override,
+        warnings,
+        lots=[parcels.geoms[i] for i in site_idx] if parcels is not None else None,
+        lot_flags=[truthy({str(k).lower(): v for k, v in parcels.attrs[i].items()}.get("proposed_lot")) is True for i in site_idx] if parcels is not None else None,
+    )
     site_geom = shapely.union_all(parcels.geoms[site_idx]) if parcels is not None and site_idx else None
     ctx = CheckContext(
         layers=layers,

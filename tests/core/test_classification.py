@@ -75,7 +75,7 @@ def _subdivision(lot_sqft: list[float], road_sqft: float, houses_per_lot: int = 
     dist.append(box(0, -60, road_sqft / 40.0, -20))
     dist_attrs.append({"use": "road"})
     return {
-        "parcels": layer("parcels", lots, [f"L{k + 1}" for k in range(len(lots))], [{"is_site": 1} for _ in lots]),
+        "parcels": layer("parcels", lots, [f"L{k + 1}" for k in range(len(lots))], [{"is_site": 1, "proposed_lot": 1} for _ in lots]),
         "disturbance": layer("disturbance", dist, None, dist_attrs),
         "building_sites": layer("building_sites", sites),
     }
@@ -94,3 +94,26 @@ def test_two_to_four_lot_subdivision_is_minor_under_15000_sq_ft_per_lot_and_road
 def test_five_lots_or_two_houses_on_a_lot_are_not_a_minor_subdivision():
     assert run("lgpc", _subdivision([5_000] * 5, 1_000), project_class=None).project_class == "major"
     assert run("lgpc", _subdivision([9_000, 9_000], 1_000, houses_per_lot=2), project_class=None).project_class == "major"
+
+
+def test_several_site_parcels_are_not_a_subdivision_unless_marked_as_new_lots():
+    site = _subdivision([9_000, 9_000], 1_000)
+    for a in site["parcels"].attrs:
+        a.pop("proposed_lot")
+    assert run("lake-george", site, project_class=None).project_class == "major"
+
+
+def test_subdivision_without_building_sites_is_not_assumed_minor():
+    site = _subdivision([9_000, 9_000], 1_000)
+    del site["building_sites"]
+    result = run("lgpc", site, project_class=None)
+    assert result.project_class == "major"
+    assert any(r.status.value == "undetermined" for r in result.classification_reasons if r.rule_id.endswith(".subdivision"))
+
+
+def test_impervious_without_status_blocks_the_exemption_and_sizing():
+    site = {"disturbance": layer("disturbance", [box(0, 0, 30, 100)]), "impervious": layer("impervious", [box(0, 0, 40, 50)], ["I1"], [{"status": "new"}])}
+    result = run("lake-george", site, project_class=None)
+    assert result.project_class == "minor"
+    (f,) = [f for f in result.findings if f.rule_id == "lake-george.minor.storage-1-5-gal"]
+    assert f.status.value == "undetermined"

@@ -33,6 +33,7 @@ def test_clear_cut_opening_at_most_20_pct_of_200_ft_frontage_148_11I_2_h_2(width
 @pytest.mark.parametrize("gap,expected", [(49.9, Status.ADVISORY), (50.0, Status.PASS), (50.1, Status.PASS)])
 def test_lawn_within_50_ft_of_water_gets_the_fertilizer_rule_148_11C_6(gap, expected):
     site = _lakefront([box(-gap - 30, 50, -gap, 80)])
+    site.update({k: layer(k, []) for k in ("waterbodies", "streams")})  # declared: none
     (f,) = _findings(run("lake-george", site), "lake-george.fertilizer-50ft")
     assert f.status is expected
 
@@ -116,11 +117,18 @@ def test_small_disturbance_upstream_of_a_wetland_is_flagged_160_1():
     assert f.extra["flow_length_ft"] == pytest.approx(250.0, abs=10.0)
 
 
-def test_small_disturbance_downstream_of_a_wetland_is_not_flagged():
-    dem = plane_dem(0, 0, 600, 5.0, gx=-0.05, gy=0.0)  # rises westward: water runs east, away from the wetland
-    site = {"disturbance": layer("disturbance", [box(400, 280, 440, 320)]), "wetlands": layer("wetlands", [box(50, 200, 150, 400)], ["WL"])}
+def test_small_disturbance_downstream_of_a_wetland_is_not_flagged_once_traced_2000_ft():
+    dem = plane_dem(0, 0, 2600, 10.0, gx=-0.05, gy=0.0)  # rises westward: water runs east, away from the wetland
+    site = {"disturbance": layer("disturbance", [box(400, 1280, 440, 1320)]), "wetlands": layer("wetlands", [box(50, 1200, 150, 1400)], ["WL"])}
     (f,) = _findings(run("mamakating", site, dem, project_class=None), "mamakating.upstream-of-wetland")
     assert f.status is Status.PASS
+
+
+def test_a_flow_trace_that_leaves_the_dem_early_is_undetermined_not_pass():
+    dem = plane_dem(0, 0, 600, 5.0, gx=-0.05, gy=0.0)  # water runs east and off the DEM after about 150 ft
+    site = {"disturbance": layer("disturbance", [box(400, 280, 440, 320)]), "wetlands": layer("wetlands", [box(50, 200, 150, 400)], ["WL"])}
+    (f,) = _findings(run("mamakating", site, dem, project_class=None), "mamakating.upstream-of-wetland")
+    assert f.status is Status.UNDETERMINED and "edge" in f.message
 
 
 def test_soil_triggers_flag_high_transport_and_slow_percolation_646_4_12_b_2_a():
@@ -144,3 +152,15 @@ def test_site_touching_a_wetland_gets_a_statement_of_reasons_646_4_12_b_2_b():
     site = {"parcels": layer("parcels", [box(0, 0, 100, 100)], ["SITE"], [{"is_site": 1}]), "wetlands": layer("wetlands", [box(100, 0, 150, 50)], ["WL"]), "streams": layer("streams", [])}
     (f,) = _findings(run("lgpc", site), "lgpc.minor.sensitive-surroundings")
     assert f.status is Status.ADVISORY and "wetland WL" in f.message
+
+
+def test_lawn_far_from_the_shoreline_with_water_layers_missing_is_undetermined():
+    (f,) = _findings(run("lake-george", _lakefront([box(-130, 50, -100, 80)])), "lake-george.fertilizer-50ft")
+    assert f.status is Status.UNDETERMINED
+
+
+def test_a_parcel_stopping_short_of_the_shoreline_inside_the_buffer_has_undetermined_frontage():
+    site = _lakefront([box(-40, 50, -10, 80)])
+    site["parcels"] = layer("parcels", [box(-300, 0, -3, 200)], ["SITE"], [{"is_site": 1}])
+    (f,) = _findings(run("lake-george", site), "lake-george.minor.clear-cut-opening-20pct")
+    assert f.status is Status.UNDETERMINED

@@ -101,3 +101,9 @@ def test_without_parcels_the_list_is_undetermined():
     result = run("lgpc", {}, project_class="minor")
     (f,) = [f for f in result.findings if f.rule_id == "lgpc.notification"]
     assert f.status is Status.UNDETERMINED
+
+
+def test_a_parcels_layer_that_ends_inside_the_500_ft_radius_is_flagged_incomplete():
+    parcels = layer("parcels", [box(0, 0, 100, 100), box(100, 0, 200, 100)], ["S", "A"], [{"is_site": 1, "PRMY_OWNER": "x", "MAIL_ADDR": "y"}, {"PRMY_OWNER": "a", "MAIL_ADDR": "b"}])
+    result = run("lgpc", {"parcels": parcels}, project_class="major")
+    assert any(f.status is Status.UNDETERMINED and "may be incomplete" in f.message for f in result.findings)

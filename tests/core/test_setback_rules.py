@@ -205,3 +205,27 @@ def test_metres_working_crs_converts_to_feet():
     (f,) = pairs_for(run("lgpc", site, dem, unit_to_ft=1 / 0.3048), "lgpc.minor.septic-upgradient-20")
     assert f.measured_ft == pytest.approx(19.9, abs=1e-9)
     assert f.status is Status.VIOLATION
+
+
+def test_an_unnamed_shoreline_inside_the_lake_george_distance_is_undetermined_not_pass():
+    site = _lake_site(50.0)
+    site["shoreline"].attrs[0].pop("waterbody")
+    (f,) = pairs_for(run("lgpc", site, None, "major"), "lgpc.major.lake-george-100")
+    assert f.status is Status.UNDETERMINED and "no name" in f.message
+
+
+def test_an_unnamed_shoreline_beyond_the_distance_passes_either_way():
+    site = _lake_site(150.0)
+    site["shoreline"].attrs[0].pop("waterbody")
+    (f,) = pairs_for(run("lgpc", site, None, "major"), "lgpc.major.lake-george-100")
+    assert f.status is Status.PASS
+
+
+def test_unknown_traffic_class_20_ft_from_lake_george_violates_the_35_ft_rule_either_way():
+    site = _lake_site(20.0)
+    site["devices"].attrs[0].pop("high_traffic")
+    result = run("lake-george", site, None, "major")
+    (f,) = pairs_for(result, "lake-george.major.lake-george-35")
+    assert f.status is Status.VIOLATION and "high_traffic is not set" in f.message
+    (g,) = pairs_for(result, "lake-george.major.high-traffic-lake-george-100")
+    assert g.status is Status.UNDETERMINED

@@ -60,3 +60,14 @@ def test_missing_shoreline_is_undetermined():
 
 def test_lgpc_has_no_35_ft_buffer_rule():
     assert not [f for f in run("lgpc", _site(box(-60, 0, -20, 10))).findings if f.kind == "shoreline_no_cut_buffer"]
+
+
+def test_disturbance_and_proposed_impervious_in_the_buffer_count_as_vegetation_removal():
+    site = _site(box(-200, 0, -150, 10))
+    site["clearing"] = layer("clearing", [])
+    site["disturbance"] = layer("disturbance", [box(-30, -20, -5, 20)], ["DIST"])
+    site["impervious"] = layer("impervious", [box(-20, 30, -10, 40), box(-20, -60, -10, -50)], ["NEW", "OLD"], [{"status": "proposed"}, {"status": "existing"}])
+    fs = {f.subject.id: f for f in run("lake-george", site).findings if f.rule_id == RULE}
+    assert fs["DIST"].status is Status.VIOLATION and fs["NEW"].status is Status.VIOLATION
+    assert "OLD" not in fs
+    assert "§148-11I(2)(h)[2]" in fs["DIST"].message

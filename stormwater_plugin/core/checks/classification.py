@@ -66,9 +66,10 @@ def measure_areas(layers: dict[str, FeatureLayer], unit_to_ft: float, warnings: 
     new_imp: float | None = None
     if imp is not None:
         areas = impervious_areas(imp, unit_to_ft)
-        new_imp = areas.new_sqft
+        # Features of unknown status might be new: the new impervious area is then unknown.
+        new_imp = areas.new_sqft if not areas.unknown_status_ids else None
         if areas.unknown_status_ids:
-            warnings.append(Warning_("impervious_status_unknown", "impervious features without status existing, proposed or removed were not counted", "impervious", areas.unknown_status_ids))
+            warnings.append(Warning_("impervious_status_unknown", "impervious features without status existing, proposed or removed: the new impervious area is unknown", "impervious", areas.unknown_status_ids))
     if dist is not None:
         disturbed = area_sqft(union(dist.geoms), unit_to_ft)
     else:
@@ -90,10 +91,12 @@ def classify(
     override: str | None,
     warnings: list[Warning_],
     lots: list[Any] | None = None,
+    lot_flags: list[bool] | None = None,
 ) -> Classification:
     """Classify the project under ``pack``; ``override`` (from ``--class``) wins but the computed class is kept.
 
-    ``lots`` are the site parcels (working CRS); two to four of them make the
+    ``lots`` are the site parcels (working CRS) and ``lot_flags`` whether each is
+    marked as a new lot (``parcels.proposed_lot``); two to four new lots make the
     project a subdivision, which the pack's ``subdivision`` clause may keep minor.
     """
     disturbed, new_imp = measure_areas(layers, unit_to_ft, warnings)
@@ -112,7 +115,7 @@ def classify(
     else:
         computed = _decide(pack, disturbed, new_imp, reasons, cid)
         if computed == "major" and pack.subdivision is not None and lots:
-            if _minor_subdivision(pack.subdivision, layers, lots, unit_to_ft, reasons, cid):
+            if _minor_subdivision(pack.subdivision, layers, lots, unit_to_ft, reasons, cid, lot_flags):
                 computed = "minor"
     if override:
         return Classification(override, "override", computed, disturbed, new_imp, reasons)
@@ -130,13 +133,22 @@ def classify(
     return Classification(computed, "computed", computed, disturbed, new_imp, reasons)
 
 
-def _minor_subdivision(rule: SubdivisionRule, layers: dict[str, FeatureLayer], lots: list[Any], unit_to_ft: float, reasons: list[ClassReason], cid: str) -> bool:
+def _minor_subdivision(
+    rule: SubdivisionRule, layers: dict[str, FeatureLayer], lots: list[Any], unit_to_ft: float, reasons: list[ClassReason], cid: str, lot_flags: list[bool] | None = None
+) -> bool:
     """The subdivision clause: 2–4 lots, each with under the per-lot disturbance and at most one residence, and a small road."""
     n = len(lots)
     if not (rule.min_lots <= n <= rule.max_lots):
         return False
+    # Only a proposed subdivision: every site parcel marked as a new lot (parcels.proposed_lot).
+    if not lot_flags or not all(lot_flags):
+        return False
     dist = layers.get("disturbance")
     if dist is None:
+        return False
+    if rule.max_residences_per_lot is not None and layers.get("building_sites") is None:
+        reasons.append(ClassReason(f"{cid}.subdivision", rule.citation, Status.UNDETERMINED,
+                                   f"A {n}-lot subdivision, but with no building_sites layer the limit of one residence per lot cannot be checked, so the minor-subdivision clause is not applied."))
         return False
     is_road = [str({str(k).lower(): v for k, v in a.items()}.get("use") or "").strip().lower() in rule.road_uses for a in dist.attrs]
     road = union([g for g, r in zip(dist.geoms, is_road) if r])

@@ -21,13 +21,17 @@ from ..model import Status
 from ..rulepack import Rule
 from .context import CheckContext
 
+_STOP_WORDS = {"pit": "a closed depression", "edge": "the DEM's edge", "nodata": "DEM nodata", "length": "full length"}
 _NEIGHBOURS = [(-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1)]
 
 
-def trace_d8(values: np.ndarray, row: int, col: int, max_steps: int, cell: tuple[float, float] = (1.0, 1.0)) -> list[tuple[int, int]]:
-    """Steepest-descent path of pixel (row, col) until a pit, an edge, nodata or ``max_steps``.
+def trace_d8(values: np.ndarray, row: int, col: int, max_steps: int, cell: tuple[float, float] = (1.0, 1.0)) -> tuple[list[tuple[int, int]], str]:
+    """Steepest-descent path of pixel (row, col) and why it stopped.
 
-    Drops are divided by the distance to each neighbour (``cell`` = pixel width, height).
+    Drops are divided by the distance to each neighbour (``cell`` = pixel
+    width, height). The reason is ``"length"`` (``max_steps`` reached),
+    ``"pit"`` (no lower neighbour: a closed depression or a DEM artefact),
+    ``"edge"`` (the raster ends) or ``"nodata"``.
     """
     rows, cols = values.shape
     path = [(row, col)]
@@ -38,19 +42,19 @@ def trace_d8(values: np.ndarray, row: int, col: int, max_steps: int, cell: tuple
         for dr, dc in _NEIGHBOURS:
             r, c = row + dr, col + dc
             if not (0 <= r < rows and 0 <= c < cols):
-                return path
+                return path, "edge"
             zn = values[r, c]
             if not math.isfinite(zn):
-                return path
+                return path, "nodata"
             drop = (z - zn) / math.hypot(dr * cell[1], dc * cell[0])
             if drop > best:
                 best, step = drop, (r, c)
         if step is None or step in seen:
-            return path
+            return path, "pit"
         row, col = step
         seen.add(step)
         path.append(step)
-    return path
+    return path, "length"
 
 
 def check_flow_to_sensitive_area(ctx: CheckContext, rule: Rule) -> None:
@@ -78,17 +82,20 @@ def check_flow_to_sensitive_area(ctx: CheckContext, rule: Rule) -> None:
     ys = np.array([q.y for q in pts])
     rx, ry = dem.to_raster(xs, ys)
     col, row = dem.raster_to_pixel(np.asarray(rx), np.asarray(ry))
-    cell = dem.cell_size_ft or (ctx.unit_to_ft, ctx.unit_to_ft)
+    # Pixel size in feet: given by the reader, else the geotransform in working units (same CRS).
+    cell = dem.cell_size_ft or (abs(dem.geotransform[1]) * ctx.unit_to_ft, abs(dem.geotransform[5]) * ctx.unit_to_ft)
     steps = int(max_len / max(min(cell), 1e-6)) + 1
     target = union(targets)
     lines = []
+    stops: dict[str, int] = {}
     for c, r in zip(col, row):
         if not (np.isfinite(c) and np.isfinite(r)):
             continue
         ci, ri = int(math.floor(c)), int(math.floor(r))
         if not (0 <= ri < dem.shape[0] and 0 <= ci < dem.shape[1]) or not math.isfinite(dem.values[ri, ci]):
             continue
-        path = trace_d8(dem.values, ri, ci, steps, cell)
+        path, why = trace_d8(dem.values, ri, ci, steps, cell)
+        stops[why] = stops.get(why, 0) + 1
         if len(path) < 2:
             continue
         pr = np.array([q[0] for q in path], dtype=float)
@@ -116,5 +123,10 @@ def check_flow_to_sensitive_area(ctx: CheckContext, rule: Rule) -> None:
         d, first = best
         ctx.add(rule, Status.ADVISORY, f"Runoff from the disturbance flows into a {' or '.join(roles)} after about {d:,.0f} ft: the activity may be a land development activity although under {below:,.0f} sq ft.",
                 geometry=first, flow_length_ft=d)
-    else:
+    elif set(stops) == {"length"}:
         ctx.add(rule, Status.PASS, f"No traced flow path from the disturbance enters a mapped {' or '.join(roles)} within {max_len:,.0f} ft.", geometry=max(lines, key=lambda ln: ln.length))
+    else:
+        ended = ", ".join(f"{n} at {_STOP_WORDS[k]}" for k, n in sorted(stops.items()) if k != "length")
+        ctx.add(rule, Status.UNDETERMINED,
+                f"No traced flow path enters a mapped {' or '.join(roles)}, but paths stopped short of {max_len:,.0f} ft ({ended}), so where the runoff goes is unknown.",
+                geometry=max(lines, key=lambda ln: ln.length), stops=stops)

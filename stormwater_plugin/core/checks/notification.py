@@ -132,6 +132,14 @@ def check_notification(ctx: CheckContext, rule: Rule, site_idx: list[int] | None
         ctx.skip(rule, "site parcel unknown")
         return block
     found = neighbour_parcels(parcels, site_idx, radius, adjacent_ft, ctx.unit_to_ft)
+    site_b = shapely.bounds(shapely.union_all(parcels.geoms[site_idx]))
+    all_b = shapely.total_bounds(parcels.geoms)
+    reach = radius / ctx.unit_to_ft if radius_required else adjacent_ft / ctx.unit_to_ft
+    short_sides = [name for name, gap in (("west", site_b[0] - all_b[0]), ("south", site_b[1] - all_b[1]), ("east", all_b[2] - site_b[2]), ("north", all_b[3] - site_b[3])) if gap < reach]
+    if short_sides and radius_required:
+        ctx.add(rule, Status.UNDETERMINED,
+                f"The parcels layer ends within {radius:g} ft of the site on the {', '.join(short_sides)}: parcels beyond it cannot be listed, so the list may be incomplete.",
+                required_ft=radius, sides=short_sides)
     adjacent = [n for n in found if n.adjacent]
     listed = found if radius_required else adjacent
     block["adjacent"] = [n.as_dict() for n in adjacent]

@@ -41,6 +41,9 @@ def check_storage_volume(ctx: CheckContext, rule: Rule) -> None:
         ctx.skip(rule, "no impervious layer")
         return
     areas = impervious_areas(imp, ctx.unit_to_ft)
+    if areas.unknown_status_ids:
+        ctx.add(rule, Status.UNDETERMINED, f"Impervious feature(s) {', '.join(areas.unknown_status_ids[:8])} have no status (existing, proposed or removed): the net increase, and so the storage required, is unknown.")
+        return
     required = rate * areas.net_increase_sqft
     base: dict[str, Any] = {
         "net_increase_sqft": areas.net_increase_sqft,
@@ -75,6 +78,9 @@ def check_first_flush_volume(ctx: CheckContext, rule: Rule) -> None:
         ctx.skip(rule, "no impervious layer")
         return
     areas = impervious_areas(imp, ctx.unit_to_ft)
+    if areas.unknown_status_ids and areas.existing_sqft <= 0:
+        ctx.add(rule, Status.UNDETERMINED, f"Impervious feature(s) {', '.join(areas.unknown_status_ids[:8])} have no status: whether the site was previously developed is unknown.")
+        return
     if areas.existing_sqft <= 0:
         ctx.add(rule, Status.PASS, "No existing (pre-development) impervious area in the package: no retrofit volume applies.")
         return

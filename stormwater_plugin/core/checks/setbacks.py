@@ -25,7 +25,7 @@ either point, makes a gradient-dependent finding *undetermined*.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -46,6 +46,7 @@ class _Targets:
     refs: list[FeatureRef]
     tree: shapely.STRtree
     by_role: dict[str, tuple[np.ndarray, shapely.STRtree]]
+    unnamed: set[int] = field(default_factory=set)
 
     @classmethod
     def build(cls, geoms: np.ndarray, refs: list[FeatureRef]) -> _Targets:
@@ -80,6 +81,7 @@ def _collect_targets(ctx: CheckContext, rule: Rule) -> tuple[_Targets | None, li
     refs: list[FeatureRef] = []
     absent: list[str] = []
     empty: list[str] = []
+    unnamed: set[int] = set()
     for spec in rule.params["targets"]:
         role = spec["role"]
         layer = ctx.layer(role)
@@ -89,8 +91,12 @@ def _collect_targets(ctx: CheckContext, rule: Rule) -> tuple[_Targets | None, li
         match = str(spec.get("name_matches", "")).lower()
         n_before = len(geoms)
         for i in range(len(layer)):
-            if match and match not in feature_name(layer.attrs[i]).lower():
+            name = feature_name(layer.attrs[i]).lower()
+            if match and name and match not in name:
                 continue
+            # An unnamed feature may be the named one: measured, but a shortfall is undetermined.
+            if match and not name:
+                unnamed.add(len(geoms))
             geoms.append(layer.geoms[i])
             refs.append(layer.ref(i))
         if len(geoms) == n_before:
@@ -104,7 +110,9 @@ def _collect_targets(ctx: CheckContext, rule: Rule) -> tuple[_Targets | None, li
         return None, absent, empty
     arr = np.empty(len(geoms), dtype=object)
     arr[:] = geoms
-    return _Targets.build(arr, refs), absent, empty
+    targets = _Targets.build(arr, refs)
+    targets.unnamed = unnamed
+    return targets, absent, empty
 
 
 def _gradient(ctx: CheckContext, line: BaseGeometry) -> tuple[float | None, float | None, float | None]:
@@ -334,11 +342,11 @@ def _judge(
         extra["allowance_total_sqft"] = allowance_total
         caveat += f"; porous pavement within {required:g} ft totals {allowance_total:.0f} sq ft, over the {limit:g} sq ft allowance"
 
-    if high_traffic is None and rule.applies.get("high_traffic") is not None:
+    if j in targets.unnamed:
         ctx.add(
             rule,
             Status.UNDETERMINED,
-            f"{where}{caveat}; the device's high_traffic attribute is not set, and this rule covers only {'high-traffic' if rule.applies['high_traffic'] else 'non-high-traffic'} devices.",
+            f"{where}{caveat}; the feature has no name, so whether it is the water this rule names cannot be told: set shoreline.waterbody or waterbodies.name.",
             subject=dref,
             other=tref,
             measured_ft=d_ft,
@@ -347,6 +355,24 @@ def _judge(
             **extra,
         )
         return
+
+    # A device with no high_traffic value fails a non-high-traffic rule under either
+    # reading: the packs never make a high-traffic distance smaller than the ordinary one.
+    if high_traffic is None and rule.applies.get("high_traffic") is True:
+        ctx.add(
+            rule,
+            Status.UNDETERMINED,
+            f"{where}{caveat}; the device's high_traffic attribute is not set, and this rule covers only high-traffic devices.",
+            subject=dref,
+            other=tref,
+            measured_ft=d_ft,
+            required_ft=required,
+            geometry=line,
+            **extra,
+        )
+        return
+    if high_traffic is None and rule.applies.get("high_traffic") is False:
+        caveat += "; high_traffic is not set: as a high-traffic device a wider distance would apply"
     ctx.add(
         rule,
         Status.VIOLATION,

@@ -51,7 +51,11 @@ def check_clear_cut_opening(ctx: CheckContext, rule: Rule) -> None:
         frontage_line = _overlap(shore, display_buffer(site, ctx.to_units(tol), tol))
     frontage = ctx.to_feet(float(frontage_line.length))
     if frontage <= 0:
-        ctx.add(rule, Status.PASS, "The site parcel has no shoreline frontage.", measured_ft=0.0)
+        gap = ctx.to_feet(float(shapely.distance(site, shore)))
+        if gap <= width:
+            ctx.add(rule, Status.UNDETERMINED, f"The site parcel stops {gap:.1f} ft short of the mean high-water line, within the {width:g} ft buffer: its frontage cannot be measured. Check the parcel line against the shoreline.", measured_ft=gap)
+        else:
+            ctx.add(rule, Status.PASS, f"The site parcel has no shoreline frontage (the mean high-water line is {gap:.1f} ft away).", measured_ft=0.0)
         return
     strip = display_buffer(shore, ctx.to_units(width), width)
     cleared = _overlap(union(clearing.geoms), strip)
@@ -107,7 +111,9 @@ def check_fertilizer_zone(ctx: CheckContext, rule: Rule) -> None:
             ctx.add(rule, Status.ADVISORY, f"Lawn {ref.id} lies {d:.1f} ft from {refs[j].noun}: no lawn fertilizer within {dist:g} ft (except a new lawn's first season or a soil test showing need).",
                     subject=ref, other=refs[j], measured_ft=d, required_ft=dist, geometry=shapely.shortest_line(g, geoms[j]))
         else:
-            ctx.add(rule, Status.PASS, f"Lawn {ref.id} is {d:.1f} ft from the nearest water body.", subject=ref, other=refs[j], measured_ft=d, required_ft=dist, geometry=shapely.shortest_line(g, geoms[j]))
+            status = Status.UNDETERMINED if absent else Status.PASS
+            tail = f" (no {', '.join(absent)} layer: a nearer water body may be missing)" if absent else ""
+            ctx.add(rule, status, f"Lawn {ref.id} is {d:.1f} ft from the nearest mapped water body{tail}.", subject=ref, other=refs[j], measured_ft=d, required_ft=dist, geometry=shapely.shortest_line(g, geoms[j]))
 
 
 def check_clearing_near_water(ctx: CheckContext, rule: Rule) -> None:
