@@ -8,7 +8,7 @@ working CRS (see :class:`SiteInputs`) and never touches files.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 import shapely
@@ -121,22 +121,12 @@ def find_site_parcels(
     return []
 
 
-class CheckCancelled(Exception):
-    """Raised when the ``progress`` callback of :func:`run_check` asks to stop."""
+def prepare_context(inputs: SiteInputs, pack: RulePack, class_override: str | None = None) -> tuple[CheckContext, Any, list[int]]:
+    """Clean the layers, find the site parcel(s) and classify: the setting every check runs in.
 
-
-def run_check(inputs: SiteInputs, pack: RulePack, progress: Callable[[float], bool] | None = None) -> CheckResult:
-    """Run every rule of ``pack`` on ``inputs``.
-
-    ``progress``, when given, is called with the fraction done (0 to 1)
-    between rules; returning ``False`` stops the run with
-    :class:`CheckCancelled` (the plugin's Cancel button).
-
-    Returns
-    -------
-    CheckResult
-        Findings (passes included), classification reasons, notification
-        lists, display zones, data warnings and the rules not checked.
+    Shared by :func:`run_check` and the siting envelope, so both see the same
+    layers, site and project class. ``class_override`` wins over
+    ``inputs.class_override`` when given.
     """
     warnings = list(inputs.warnings)
     layers: dict[str, FeatureLayer] = {}
@@ -153,7 +143,7 @@ def run_check(inputs: SiteInputs, pack: RulePack, progress: Callable[[float], bo
         pack,
         layers,
         inputs.unit_to_ft,
-        inputs.class_override,
+        class_override or inputs.class_override,
         warnings,
         lots=[parcels.geoms[i] for i in site_idx] if parcels is not None else None,
         lot_flags=[truthy({str(k).lower(): v for k, v in parcels.attrs[i].items()}.get("proposed_lot")) is True for i in site_idx] if parcels is not None else None,
@@ -171,6 +161,29 @@ def run_check(inputs: SiteInputs, pack: RulePack, progress: Callable[[float], bo
         disturbed_sqft=cls.disturbed_sqft,
         disturbance_geometry=shapely.union_all(layers["disturbance"].geoms) if "disturbance" in layers and len(layers["disturbance"]) else None,
     )
+
+    return ctx, cls, site_idx
+
+
+class CheckCancelled(Exception):
+    """Raised when the ``progress`` callback of :func:`run_check` asks to stop."""
+
+
+def run_check(inputs: SiteInputs, pack: RulePack, progress: Callable[[float], bool] | None = None) -> CheckResult:
+    """Run every rule of ``pack`` on ``inputs``.
+
+    ``progress``, when given, is called with the fraction done (0 to 1)
+    between rules; returning ``False`` stops the run with
+    :class:`CheckCancelled` (the plugin's Cancel button).
+
+    Returns
+    -------
+    CheckResult
+        Findings (passes included), classification reasons, notification
+        lists, display zones, data warnings and the rules not checked.
+    """
+    ctx, cls, site_idx = prepare_context(inputs, pack)
+    warnings = ctx.warnings
 
     notification: dict = {"adjacent": [], "within_500ft": [], "owners": []}
     not_applicable: list[dict[str, str]] = []
@@ -229,4 +242,4 @@ def _finding_order(f: Finding) -> tuple:
     return (f.status.rank, f.rule_id, f.subject.id if f.subject else "", f.measured_ft if f.measured_ft is not None else -1.0)
 
 
-__all__ = ["SiteInputs", "run_check", "find_site_parcels", "Status", "CheckCancelled"]
+__all__ = ["SiteInputs", "run_check", "prepare_context", "find_site_parcels", "Status", "CheckCancelled"]

@@ -45,12 +45,10 @@ import numpy as np
 import shapely
 from shapely.geometry.base import BaseGeometry
 
-from ..checks.classification import classify
 from ..checks.context import CheckContext
 from ..checks.setbacks import _collect_targets
-from ..engine import SiteInputs, find_site_parcels
-from ..geometry import clean_layer
-from ..model import DEVICE_TYPES, ROLES, FeatureLayer, FeatureRef, Warning_
+from ..engine import SiteInputs, prepare_context
+from ..model import DEVICE_TYPES, FeatureRef, Warning_
 from ..raster import ElevationGrid
 from ..rulepack import Rule, RulePack
 from .geometry import cells_to_polygon, covering_buffer
@@ -210,29 +208,11 @@ class _Prepared:
 
 
 def _prepare(inputs: SiteInputs, pack: RulePack, project_class: str | None) -> _Prepared:
-    warnings = list(inputs.warnings)
-    layers: dict[str, FeatureLayer] = {}
-    for role, lyr in inputs.layers.items():
-        if role in ROLES:
-            layers[role] = clean_layer(lyr, warnings)
-    override = project_class or inputs.class_override
-    cls = classify(pack, layers, inputs.unit_to_ft, override, warnings)
-    parcels = layers.get("parcels")
-    idx = find_site_parcels(parcels, inputs.site_parcel_id, layers, warnings)
-    if parcels is None or not idx:
+    ctx, cls, idx = prepare_context(inputs, pack, project_class)
+    parcels = ctx.layers.get("parcels")
+    if parcels is None or not idx or ctx.site_geometry is None:
         raise SitingError("no site parcel: supply a parcels layer with is_site set (or --site-parcel ID); the envelope is drawn on the site parcel")
-    site = shapely.union_all(parcels.geoms[idx])
-    ctx = CheckContext(
-        layers=layers,
-        dem=inputs.dem,
-        unit_to_ft=inputs.unit_to_ft,
-        project_class=cls.project_class,
-        pack=pack,
-        site_geometry=site,
-        site_ids=tuple(parcels.ids[i] for i in idx),
-        warnings=warnings,
-    )
-    return _Prepared(ctx, site, "+".join(parcels.ids[i] for i in idx), cls.project_class, cls.source)
+    return _Prepared(ctx, ctx.site_geometry, "+".join(ctx.site_ids), cls.project_class, cls.source)
 
 
 # --- the sampling grid -------------------------------------------------------------
