@@ -25,17 +25,16 @@ from qgis.core import (
     QgsProject,
     QgsSingleSymbolRenderer,
     QgsTask,
-    QgsTextBufferSettings,
-    QgsTextFormat,
     QgsVectorLayer,
     QgsVectorLayerSimpleLabeling,
 )
-from qgis.PyQt.QtGui import QColor, QFont
+from qgis.PyQt.QtGui import QColor
 
 from ..processing import alg_siting_envelope as alg_fields
 from ..qgis_bridge.compat import FIELD_DOUBLE, FIELD_STRING
 from ..qgis_bridge.results import make_fields, parts_by_family, short_citation, to_qgs
 from ..qgis_bridge.snapshot import Snapshot
+from .styles import apply_style, text_format
 
 _LABEL = (("label", FIELD_STRING),)
 #: The Processing algorithm's schemas, plus a label for the map.
@@ -326,27 +325,12 @@ def add_siting_layers(layers: list[tuple[QgsVectorLayer, str]], jurisdiction: st
 # --------------------------------------------------------------------------- styles
 
 
-def _text_format(colour: str, size: float, bold: bool = False) -> QgsTextFormat:
-    fmt = QgsTextFormat()
-    font = QFont("Sans Serif")
-    font.setBold(bold)
-    fmt.setFont(font)
-    fmt.setSize(size)
-    fmt.setColor(QColor(colour))
-    buf = QgsTextBufferSettings()
-    buf.setEnabled(True)
-    buf.setSize(0.8)
-    buf.setColor(QColor("white"))
-    fmt.setBuffer(buf)
-    return fmt
-
-
 def _labeling(colour: str, placement: Any, size: float = 7.5, bold: bool = False, priority: int = 6) -> QgsVectorLayerSimpleLabeling:
     pal = QgsPalLayerSettings()
     pal.fieldName = "label"
     pal.placement = placement
     pal.priority = priority
-    pal.setFormat(_text_format(colour, size, bold))
+    pal.setFormat(text_format(colour, size, bold))
     pal.enabled = True
     return QgsVectorLayerSimpleLabeling(pal)
 
@@ -394,8 +378,6 @@ def build_siting_style(layer: QgsVectorLayer, name: str) -> None:
 
 def apply_siting_style(layer: QgsVectorLayer, name: str) -> None:
     """Load the shipped QML ``name``; build it in code when the file is missing or fails."""
-    from .styles import apply_style
-
     apply_style(layer, name, build_siting_style)
 
 

@@ -86,7 +86,8 @@ def _status_renderer(kind: str, statuses: tuple[str, ...]) -> QgsRuleBasedRender
     return QgsRuleBasedRenderer(root)
 
 
-def _labels(field: str, colour: str, placement: int, size: float = 8.0, bold: bool = False) -> QgsVectorLayerSimpleLabeling:
+def text_format(colour: str, size: float, bold: bool = False) -> QgsTextFormat:
+    """Label text: sans serif in ``colour`` with a white halo, ``size`` points."""
     fmt = QgsTextFormat()
     font = QFont("Sans Serif")
     font.setBold(bold)
@@ -98,6 +99,11 @@ def _labels(field: str, colour: str, placement: int, size: float = 8.0, bold: bo
     buf.setSize(0.8)
     buf.setColor(QColor("white"))
     fmt.setBuffer(buf)
+    return fmt
+
+
+def _labels(field: str, colour: str, placement: int, size: float = 8.0, bold: bool = False) -> QgsVectorLayerSimpleLabeling:
+    fmt = text_format(colour, size, bold)
     pal = QgsPalLayerSettings()
     pal.fieldName = field
     pal.placement = placement

@@ -342,34 +342,16 @@ def _judge(
         extra["allowance_total_sqft"] = allowance_total
         caveat += f"; porous pavement within {required:g} ft totals {allowance_total:.0f} sq ft, over the {limit:g} sq ft allowance"
 
-    if j in targets.unnamed:
-        ctx.add(
-            rule,
-            Status.UNDETERMINED,
-            f"{where}{caveat}; the feature has no name, so whether it is the water this rule names cannot be told: set shoreline.waterbody or waterbodies.name.",
-            subject=dref,
-            other=tref,
-            measured_ft=d_ft,
-            required_ft=required,
-            geometry=line,
-            **extra,
-        )
-        return
+    def undetermined(why: str) -> None:
+        ctx.add(rule, Status.UNDETERMINED, f"{where}{caveat}; {why}", subject=dref, other=tref, measured_ft=d_ft, required_ft=required, geometry=line, **extra)
 
+    if j in targets.unnamed:
+        undetermined("the feature has no name, so whether it is the water this rule names cannot be told: set shoreline.waterbody or waterbodies.name.")
+        return
     # A device with no high_traffic value fails a non-high-traffic rule under either
     # reading: the packs never make a high-traffic distance smaller than the ordinary one.
     if high_traffic is None and rule.applies.get("high_traffic") is True:
-        ctx.add(
-            rule,
-            Status.UNDETERMINED,
-            f"{where}{caveat}; the device's high_traffic attribute is not set, and this rule covers only high-traffic devices.",
-            subject=dref,
-            other=tref,
-            measured_ft=d_ft,
-            required_ft=required,
-            geometry=line,
-            **extra,
-        )
+        undetermined("the device's high_traffic attribute is not set, and this rule covers only high-traffic devices.")
         return
     if high_traffic is None and rule.applies.get("high_traffic") is False:
         caveat += "; high_traffic is not set: as a high-traffic device a wider distance would apply"
