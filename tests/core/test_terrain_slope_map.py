@@ -142,6 +142,71 @@ def test_threads_do_not_change_the_numbers():
     assert np.array_equal(a, b, equal_nan=True)
 
 
+def test_block_size_does_not_change_the_numbers():
+    vals, gt = make(hills, 120, 150, 1.0, 1.0)
+    j = ground_to_pixel_projected(gt, 1.0)
+    ref = ring_slope_map(vals, j, 40.0, workers=1)
+    for rows in (1, 7, 64):
+        assert np.array_equal(ring_slope_map(vals, j, 40.0, workers=2, block_rows=rows), ref, equal_nan=True)
+
+
+def test_rotated_pixels_map_of_a_plane_is_exact():
+    # pixels 2 ft by 1.5 ft, the grid turned 30 degrees: the plane's 15 % must come out everywhere
+    ang = math.radians(30.0)
+    a, d = 2.0 * math.cos(ang), 2.0 * math.sin(ang)  # one column step, ft
+    b, f = 1.5 * math.sin(ang), -1.5 * math.cos(ang)  # one row step, ft
+    gt = (0.0, a, b, 0.0, d, f)
+    n = 220
+    cc, rr = np.meshgrid(np.arange(n) + 0.5, np.arange(n) + 0.5)
+    x = gt[0] + cc * gt[1] + rr * gt[2]
+    y = gt[3] + cc * gt[4] + rr * gt[5]
+    vals = plane(15.0, 200.0)(x, y)
+    m = ring_slope_map(vals, ground_to_pixel_projected(gt, 1.0), 100.0)
+    assert np.isfinite(m).sum() > 1000
+    assert np.nanmax(np.abs(m - 15.0)) < 0.001
+
+
+def bumps(seed: int):
+    """Hills with short bumps (1 m pixels, metres), like the benchmark's terrain."""
+    rng = np.random.default_rng(seed)
+
+    def f(x, y):
+        z = 300.0 + 0.04 * x + 0.02 * y
+        for _ in range(4):
+            kx, ky = rng.uniform(2 * np.pi / 400, 2 * np.pi / 150, 2)
+            z = z + rng.uniform(5, 15) * np.sin(kx * x + rng.uniform(0, 6.3)) * np.cos(ky * y + rng.uniform(0, 6.3))
+        for _ in range(6):
+            kx, ky = rng.uniform(2 * np.pi / 60, 2 * np.pi / 15, 2)
+            z = z + rng.uniform(0.1, 0.6) * np.sin(kx * x + ky * y + rng.uniform(0, 6.3))
+        return z
+
+    return f
+
+
+def test_map_on_bumpy_1m_terrain_is_within_0_05_points_of_a_brute_force_reference_and_never_above():
+    vals, gt = make(bumps(5), 160, 160, 1.0, 1.0)
+    grid = ElevationGrid(vals, gt, z_to_ft=1 / 0.3048)
+    m = ring_slope_map(vals, ground_to_pixel_projected(gt, 1 / 0.3048), 100.0, z_to_ft=1 / 0.3048)
+    t = np.radians(np.arange(36000) * 0.01)
+    r_px = 30.48
+    rng = np.random.default_rng(3)
+    errs = []
+    for r, c in zip(rng.integers(32, 128, 30), rng.integers(32, 128, 30)):
+        cc, rr = c + 0.5, r + 0.5
+        z0 = grid.sample_pixel(np.array([cc]), np.array([rr]))[0]
+        z = grid.sample_pixel(cc + r_px * np.sin(t), rr - r_px * np.cos(t))
+        errs.append(float(m[r, c]) - float(np.max(np.abs(z - z0))) / 0.3048)  # metres over 30.48 m, percent
+    assert max(abs(e) for e in errs) < 0.05
+    assert max(errs) < 0.001  # the map keeps actual samples: never above the true maximum
+
+
+def test_azimuth_count_outside_4_to_4096_is_refused():
+    vals, gt = make(plane(5.0, 0.0), 20, 20, 1.0, 1.0)
+    for k in (3, 4097):
+        with pytest.raises(ValueError):
+            ring_slope_map(vals, ground_to_pixel_projected(gt, 1.0), 5.0, n_azimuths=k)
+
+
 def test_geographic_scale_matches_the_ellipsoid():
     pyproj = pytest.importorskip("pyproj")
     gt = (-79.16, 1 / 10800, 0.0, 36.24, 0.0, -1 / 10800)

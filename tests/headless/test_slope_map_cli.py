@@ -197,7 +197,7 @@ def test_realdata_eno_river_degrees_dem_map_agrees_with_point_computation(tmp_pa
         if p.slope_pct is not None:
             errs.append(m[r, c] - p.slope_pct)
     assert len(errs) > 40
-    assert np.max(np.abs(errs)) < 0.1
+    assert np.max(np.abs(errs)) < 0.05  # 10 m pixels: kinks every pixel along the ring; K = 256
     assert 0 < np.nanmax(m) < 100
 
 
