@@ -52,6 +52,7 @@ from ..model import DEVICE_TYPES, FeatureRef, Warning_
 from ..raster import ElevationGrid
 from ..rulepack import Rule, RulePack
 from .geometry import cells_to_polygon, covering_buffer
+from .nearest import nearest_on
 
 #: Default grid cell for gradient-dependent zones, feet.
 DEFAULT_CELL_FT: float = 1.0
@@ -252,7 +253,6 @@ class _Grid:
         self.corner_idx = np.flatnonzero(corner_used.ravel())
         self.x = kxx.ravel()[self.corner_idx]
         self.y = kyy.ravel()[self.corner_idx]
-        self.points = shapely.points(self.x, self.y)
 
     @property
     def n(self) -> int:
@@ -458,24 +458,25 @@ def _gradient_rule_zones(
     clipped = [_clip_to(g, (minx, miny, maxx, maxy), float(shapely.distance(site_box, g)) + span + diag + required / u) for g in targets.geoms]
     fast = all(_dem_known_along(dem, g, u) for g in clipped)
     n = grid.n
+    reach = required / u + diag
+    # distance and nearest point of each feature from every sample (fast: only samples within reach)
+    nearest = [nearest_on(g, grid.x, grid.y, grid.h, max_dist=reach if fast else None) for g in clipped]
     if fast:
         # The feature side is known everywhere: only the device side can be unknown, whatever the nearest feature.
-        need = [shapely.dwithin(grid.points, g, required / u + diag) for g in clipped]
+        need = [nr[0] <= reach for nr in nearest]
         far_unknown = ~np.isfinite(zp)
         near: list[np.ndarray] | None = None
     else:
-        dists = np.vstack([shapely.distance(grid.points, g) for g in clipped])
+        dists = np.vstack([nr[0] for nr in nearest])
         dmin = dists.min(axis=0)
         near = [dists[k] <= dmin + 1e-9 for k in range(len(clipped))]
-        need = [near[k] | (dists[k] < required / u + diag) for k in range(len(clipped))]
+        need = [near[k] | (dists[k] < reach) for k in range(len(clipped))]
         far_unknown = np.zeros(n, dtype=bool)
     for k, (geom, ref) in enumerate(zip(clipped, targets.refs)):
         idx = np.flatnonzero(need[k])
         dz = np.full(n, np.nan)
         if len(idx):
-            lines = shapely.shortest_line(grid.points[idx], geom)
-            coords = shapely.get_coordinates(lines).reshape(-1, 2, 2)
-            dz[idx] = zp[idx] - dem.sample(coords[:, 1, 0], coords[:, 1, 1])
+            dz[idx] = zp[idx] - dem.sample(nearest[k][1][idx], nearest[k][2][idx])
         computed = need[k]
         known = computed & np.isfinite(dz)
         applies = known & ((dz >= -tol) if mode == "device_upgradient" else (dz <= tol))

@@ -1,0 +1,88 @@
+"""The siting envelope's nearest points: exact, the same as GEOS, pruned only where it may be."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import shapely
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from shapely.geometry import LineString, MultiLineString, MultiPoint, Point, Polygon
+
+from stormwater_plugin.core.siting.nearest import nearest_on
+
+
+def lattice(x0: float, y0: float, nx: int, ny: int, h: float) -> tuple[np.ndarray, np.ndarray]:
+    xx, yy = np.meshgrid(x0 + np.arange(nx) * h, y0 + np.arange(ny) * h)
+    return xx.ravel(), yy.ravel()
+
+
+def geos(geom, x, y):
+    pts = shapely.points(x, y)
+    with np.errstate(invalid="ignore"):  # GEOS flags degenerate (repeated-point) lines harmlessly
+        d = shapely.distance(pts, geom)
+        c = shapely.get_coordinates(shapely.shortest_line(pts, geom)).reshape(-1, 2, 2)
+    return d, c[:, 1, 0], c[:, 1, 1]
+
+
+SHAPES = {
+    "line": LineString([(3, -4), (20, 9), (26, 2), (41, 30)]),
+    "polygon with a hole": Polygon([(5, 5), (35, 2), (38, 28), (8, 25)], [[(15, 10), (25, 10), (25, 18), (15, 18)]]),
+    "multiline": MultiLineString([[(0, 40), (40, 42)], [(-5, -5), (-5, 30)]]),
+    "points": MultiPoint([(10, 10), (30, 20), (10, 10.5)]),
+    "point": Point(12.3, 7.7),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SHAPES))
+def test_nearest_distance_and_point_equal_geos_on_a_lattice(name):
+    geom = SHAPES[name]
+    x, y = lattice(-10.0, -10.0, 121, 117, 0.5)
+    d, nx, ny = nearest_on(geom, x, y, 0.5)
+    gd, gx, gy = geos(geom, x, y)
+    assert np.max(np.abs(d - gd)) < 1e-9
+    # the nearest point itself: the same wherever the nearest feature point is unique
+    dn = np.hypot(nx - gx, ny - gy)
+    assert np.mean(dn < 1e-9) > 0.999
+    # and wherever it differs (an exact tie), both are at the same distance
+    assert np.max(np.abs(np.hypot(x - nx, y - ny) - gd)) < 1e-9
+
+
+def test_samples_inside_a_polygon_are_their_own_nearest_point_at_distance_0():
+    geom = SHAPES["polygon with a hole"]
+    x, y = np.array([10.0, 20.0, 30.0]), np.array([10.0, 14.0, 20.0])  # inside, in the hole, inside
+    d, nx, ny = nearest_on(geom, x, y, 1.0)
+    assert d[0] == 0.0 and (nx[0], ny[0]) == (10.0, 10.0)
+    assert d[1] == pytest.approx(4.0)  # the hole's edge at y = 10 or 18 is 4 away
+    assert d[2] == 0.0
+
+
+def test_max_dist_keeps_every_sample_within_it_exact_and_skips_only_farther_ones():
+    geom = SHAPES["line"]
+    x, y = lattice(-60.0, -60.0, 161, 161, 1.0)
+    full, _, _ = nearest_on(geom, x, y, 1.0)
+    cut, _, _ = nearest_on(geom, x, y, 1.0, max_dist=12.0)
+    near = full <= 12.0
+    assert np.array_equal(cut[near], full[near])
+    assert np.all((cut[~near] == np.inf) | (cut[~near] == full[~near]))
+    assert np.isinf(cut).sum() > 1000  # far tiles really were skipped
+
+
+def test_empty_feature_gives_infinite_distance():
+    d, nx, _ = nearest_on(LineString(), np.array([0.0]), np.array([0.0]), 1.0)
+    assert np.isinf(d[0]) and np.isnan(nx[0])
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.tuples(st.floats(-50, 50), st.floats(-50, 50)), min_size=2, max_size=12),
+    st.floats(0.2, 5.0),
+    st.sampled_from([0.3, 1.0, 7.0]),
+)
+def test_nearest_distance_equals_geos_for_random_lines_and_tile_sizes(coords, spacing, h):
+    geom = LineString(coords)
+    x, y = lattice(-60.0, -55.0, 60, 50, h * spacing)
+    d, nx, ny = nearest_on(geom, x, y, spacing)
+    gd, _, _ = geos(geom, x, y)
+    assert np.max(np.abs(d - gd)) < 1e-9 * (1 + gd.max())
+    assert np.max(np.abs(np.hypot(x - nx, y - ny) - gd)) < 1e-9 * (1 + gd.max())
