@@ -322,7 +322,7 @@ def ring_slope_map(
         b0, b1 = b
         work = getattr(local, "work", None)
         if work is None:
-            work = local.work = _Work(step * width, h_c)
+            work = local.work = _Work(min(step, rows) * width, h_c)
         jac = jac_all[(b0 + b1) // 2] if geographic else jac_all[0]
         az = shared if shared is not None else _azimuths(jac, radius, k_count, width, h_c)
         out[b0:b1] = _block(setup, b0, b1, jac, az, work)
