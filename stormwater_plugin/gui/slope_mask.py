@@ -1,7 +1,7 @@
 """The 100 ft slope mask drawn with a check's results: cells of the snapshot's DEM window at or over the threshold.
 
 The map is :func:`~stormwater_plugin.core.terrain.ring_slope_map` (the same
-ring measure as the building-site check, 64 azimuths, refined) over the DEM
+ring measure as the building-site check, 256 azimuths, refined) over the DEM
 window the snapshot already read, on the DEM's own grid; cells at or over the
 threshold are polygonised with GDAL (QGIS's own ``osgeo``) and mapped into the
 working CRS. Distance, threshold and comparison are the parameters of the
@@ -23,8 +23,8 @@ import numpy as np
 #: Most DEM cells mapped on the main thread; a larger window is cropped around the plan.
 MAX_MASK_CELLS: int = 4_000_000
 
-#: Coarse azimuths of the map (docs/terrain.md: refined, exact on planes).
-MASK_AZIMUTHS: int = 64
+#: Coarse azimuths of the map (docs/terrain.md: refined, exact on planes); None: automatic for the window's size.
+MASK_AZIMUTHS: int | None = None
 
 #: Roles whose extent the mask is cropped to when the DEM window is too large.
 _PLAN_ROLES: tuple[str, ...] = ("building_sites", "devices", "clearing", "disturbance", "impervious", "septic", "wells")
@@ -164,7 +164,7 @@ def _crop(grid: Any, bounds: np.ndarray | None, pad_units: float) -> tuple[int, 
     return r0, r1, c0, c1
 
 
-def compute_slope_mask(inputs: Any, jurisdiction: str | None = None, *, n_azimuths: int = MASK_AZIMUTHS, max_cells: int = MAX_MASK_CELLS) -> SlopeMask | None:
+def compute_slope_mask(inputs: Any, jurisdiction: str | None = None, *, n_azimuths: int | None = MASK_AZIMUTHS, max_cells: int = MAX_MASK_CELLS) -> SlopeMask | None:
     """The ring-slope mask over the snapshot's DEM window, or ``None`` (no DEM, no parameters, nothing mapped).
 
     Parameters
@@ -173,8 +173,8 @@ def compute_slope_mask(inputs: Any, jurisdiction: str | None = None, *, n_azimut
         The snapshot's inputs (``inputs.dem`` an ElevationGrid, ``inputs.unit_to_ft``).
     jurisdiction : str, optional
         Pack whose ``building_site_slope`` rule gives distance and threshold.
-    n_azimuths : int
-        Coarse azimuths of :func:`ring_slope_map`.
+    n_azimuths : int, optional
+        Coarse azimuths of :func:`ring_slope_map` (default: automatic, 256 for windows up to 4 million cells).
     max_cells : int
         When the window holds more cells it is cropped to the plan grown by
         three ring radii (the DEM window reaches 1000 ft around the plan).

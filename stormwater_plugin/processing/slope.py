@@ -125,7 +125,9 @@ class SlopeOver100Ft(SiteAlgorithm):
         self.addParameter(QgsProcessingParameterEnum(self.Z_UNITS, self.tr("DEM elevation unit"), options=[o[0] for o in Z_UNIT_OPTIONS], defaultValue=0))
         self.addParameter(QgsProcessingParameterNumber(self.DISTANCE, self.tr("Distance (ft)"), QgsProcessingParameterNumber.Type.Double, dist, minValue=1.0))
         self.addParameter(QgsProcessingParameterNumber(self.THRESHOLD, self.tr("Threshold (percent)"), QgsProcessingParameterNumber.Type.Double, thr, minValue=0.0))
-        az = QgsProcessingParameterNumber(self.AZIMUTHS, self.tr("Slope map: coarse azimuths before refinement"), QgsProcessingParameterNumber.Type.Integer, 64, minValue=4, maxValue=4096)
+        az = QgsProcessingParameterNumber(
+            self.AZIMUTHS, self.tr("Slope map: coarse azimuths before refinement (0 = automatic: 256 up to 4 million cells, 64 on large DEMs)"), QgsProcessingParameterNumber.Type.Integer, 0, minValue=0, maxValue=4096
+        )
         az.setFlags(az.flags() | QgsProcessingParameterDefinition.Flag.FlagAdvanced)
         self.addParameter(az)
         self.addParameter(QgsProcessingParameterFeatureSink(self.OUTPUT, self.tr("Building-site slopes"), QgsProcessing.SourceType.TypeVectorPoint, optional=True, createByDefault=True))
@@ -235,7 +237,7 @@ class SlopeOver100Ft(SiteAlgorithm):
     def _map(self, parameters: dict, context: Any, feedback: Any, dem_layer: Any, z_to_ft: float, distance: float, threshold: float,
              compare: str, n_az: int, path: str | None, want_mask: bool) -> tuple[np.ndarray | None, tuple, int]:
         """Map the DEM strip by strip; write ``path`` (if any); return the steep mask (if wanted), the geotransform and the steep count."""
-        from ..core.terrain import ring_slope_map
+        from ..core.terrain import auto_azimuths, ring_slope_map
         from ..core.terrain.ring import ring_extent_px
         from ..gui.slope_mask import at_or_over
         from ..qgis_bridge.dem import block_to_array
@@ -252,6 +254,9 @@ class SlopeOver100Ft(SiteAlgorithm):
         probe = jac_all[:: max(rows // 64, 1)] if per_row else [jac_all]
         halo = int(math.ceil(max(ring_extent_px(j, distance)[1] for j in probe))) + 4
         strip = max(STRIP_CELLS // max(cols, 1), 32)
+        if n_az == 0:  # decided once for the whole DEM, so that every strip is computed alike
+            n_az = auto_azimuths(rows * cols)
+        feedback.pushInfo(self.tr("Slope map: {0} coarse azimuths, refined.").format(n_az))
         if rows * cols > SLOW_CELLS:
             feedback.pushWarning(self.tr("The DEM has {0:,} cells: the slope map may take several minutes (Cancel stops it between strips of rows).").format(rows * cols))
 
@@ -344,6 +349,8 @@ class SlopeOver100Ft(SiteAlgorithm):
         rule = building_site_rule()
         compare = str(rule.params.get("compare", "gte")) if rule is not None else "gte"
         n_az = self.parameterAsInt(parameters, self.AZIMUTHS, context)
+        if 0 < n_az < 4:
+            raise QgsProcessingException(self.tr("Give 0 (automatic) or from 4 to 4096 azimuths."))
 
         out, n_steep_sites = self._sites(parameters, context, feedback, dem_layer, z_units, distance, threshold, compare, rule)
         out[self.STEEP_SITES] = n_steep_sites

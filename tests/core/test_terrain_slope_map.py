@@ -9,6 +9,7 @@ import pytest
 
 from stormwater_plugin.core.raster import ElevationGrid
 from stormwater_plugin.core.terrain import (
+    auto_azimuths,
     ground_to_pixel_geographic,
     ground_to_pixel_projected,
     ring_slope_at,
@@ -226,3 +227,19 @@ def test_bad_arguments_are_refused():
     with pytest.raises(ValueError):
         ring_slope_map(vals[0], ground_to_pixel_projected(gt, 1.0), 10.0)
     assert np.isnan(ring_slope_map(np.full((5, 5), np.nan), np.eye(2), 1.0)).all()
+
+
+def test_automatic_azimuths_are_256_up_to_4194304_cells_then_128_then_64():
+    assert auto_azimuths(100) == 256
+    assert auto_azimuths(4_194_303) == 256
+    assert auto_azimuths(4_194_304) == 256
+    assert auto_azimuths(4_194_305) == 128
+    assert auto_azimuths(8_388_608) == 128
+    assert auto_azimuths(8_388_609) == 64
+    assert auto_azimuths(16_000_000) == 64
+
+
+def test_default_map_uses_the_automatic_azimuths():
+    vals, gt = make(hills, 120, 120, 1.0, 1.0)
+    j = ground_to_pixel_projected(gt, 1.0)
+    assert np.array_equal(ring_slope_map(vals, j, 40.0), ring_slope_map(vals, j, 40.0, n_azimuths=256), equal_nan=True)

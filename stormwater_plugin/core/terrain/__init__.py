@@ -9,11 +9,12 @@ from __future__ import annotations
 from .horn import horn_slope_cells, horn_slope_pct
 from .plausibility import LAKE_GEORGE_RANGE_FT, elevation_plausibility, plausibility_warning
 from .ring import RingSlope, local_jacobian, ring_completeness, ring_footprint, ring_slope_at
-from .slope_map import ground_to_pixel_geographic, ground_to_pixel_projected, ring_slope_map
+from .slope_map import auto_azimuths, ground_to_pixel_geographic, ground_to_pixel_projected, ring_slope_map
 
 __all__ = [
     "LAKE_GEORGE_RANGE_FT",
     "RingSlope",
+    "auto_azimuths",
     "elevation_plausibility",
     "ground_to_pixel_geographic",
     "ground_to_pixel_projected",

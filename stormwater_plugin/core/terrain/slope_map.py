@@ -9,7 +9,8 @@ pixels extend half a pixel outward), ``NaN`` where the ring is incomplete
 
 Algorithm
 ---------
-1. Sweep: ``K`` equally spaced azimuths (64 by default). For one azimuth the
+1. Sweep: ``K`` equally spaced azimuths (:func:`auto_azimuths`: 256 on
+   rasters up to 4 million cells, 64 on large ones). For one azimuth the
    ring point sits at the same fractional pixel offset from every cell, so
    its bilinear value over a block of cells is a few shifted slices of the
    (flattened, padded) DEM: ``z + tr·Δrow`` shared by the azimuths with the
@@ -138,6 +139,24 @@ BLOCK_CELLS: int = 1 << 18
 #: At most this many rows per block on a DEM in degrees (each block uses its middle row's scale).
 GEOGRAPHIC_BLOCK_ROWS: int = 64
 
+#: Cells × azimuths the automatic azimuth count allows (about 0.4 s of sweep on two cores).
+AUTO_AZIMUTH_BUDGET: int = 1 << 30
+
+
+def auto_azimuths(n_cells: int) -> int:
+    """The default number of coarse azimuths for a map of ``n_cells`` cells.
+
+    256 where that is cheap (up to 4,194,304 cells), 128 up to twice that,
+    64 above: on real, contour-derived 2–2.5 m DEMs the worst error against a
+    brute force falls from about 0.1 points at K = 64 to 0.02–0.04 at
+    K = 256 (kinks of the bilinear surface where the ring crosses pixel
+    lines), while a large DEM keeps the 64-azimuth speed.
+    """
+    k = 256
+    while k > 64 and int(n_cells) * k > AUTO_AZIMUTH_BUDGET:
+        k //= 2
+    return k
+
 
 @dataclass(frozen=True)
 class _Azimuths:
@@ -226,7 +245,7 @@ def ring_slope_map(
     distance_ft: float,
     *,
     z_to_ft: float = 1.0,
-    n_azimuths: int = 64,
+    n_azimuths: int | None = None,
     refine: bool = True,
     block_rows: int | None = None,
     workers: int | None = None,
@@ -243,8 +262,9 @@ def ring_slope_map(
         Ring radius, feet.
     z_to_ft : float
         Elevation unit in feet.
-    n_azimuths : int
-        Coarse azimuths ``K`` swept over every cell (4 to 4096).
+    n_azimuths : int, optional
+        Coarse azimuths ``K`` swept over every cell (4 to 4096); default
+        :func:`auto_azimuths` of the raster's cell count.
     refine : bool
         Refine each cell around its best coarse azimuth (exact on planes).
         Without it the map holds the best coarse sample.
@@ -274,7 +294,7 @@ def ring_slope_map(
     radius = float(distance_ft)
     if not radius > 0:
         raise ValueError("distance_ft must be positive")
-    k_count = int(n_azimuths)
+    k_count = auto_azimuths(rows * cols) if n_azimuths is None else int(n_azimuths)
     if not 4 <= k_count <= 4096:
         raise ValueError("n_azimuths must be between 4 and 4096")
     out = np.full((rows, cols), np.nan, dtype=np.float32)
