@@ -28,7 +28,7 @@ import numpy as np
 
 from ..core.rulepack import load_pack
 from ..core.terrain.plausibility import elevation_plausibility
-from ..core.terrain.slope_map import auto_azimuths, ground_to_pixel_geographic, ground_to_pixel_projected, ring_slope_map
+from ..core.terrain.slope_map import MAX_AZIMUTHS, auto_azimuths, ground_to_pixel_geographic, ground_to_pixel_projected, ring_slope_map
 from ..core.units import METRE_PER_FT, Z_UNITS_TO_FT, normalise_z_unit
 
 PROG = "stormwater-check slope-map"
@@ -67,7 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--mask-out", help="also write polygons of cells at or above --threshold (GeoPackage)")
     p.add_argument("--dem-z-units", choices=sorted(Z_UNITS_TO_FT), help="elevation unit of the DEM (default: the band's declared unit, else the horizontal unit, metres for degrees)")
     p.add_argument(
-        "--azimuths", type=int, default=None, help="coarse azimuths before refinement, 4 to 4096 (default: 256 up to 4 million cells, 128 up to 8 million, 64 above)"
+        "--azimuths", type=int, default=None, help="coarse azimuths before refinement, 4 to 256 (default: 256 up to 4 million cells, 128 up to 8 million, 64 above)"
     )
     p.add_argument("--quiet", action="store_true", help="print nothing but errors")
     return p
@@ -117,8 +117,8 @@ def run(args: argparse.Namespace) -> int:
         raise SlopeMapError("--distance-ft must be a positive number of feet")
     if args.mask_out and args.threshold is None:
         raise SlopeMapError("--mask-out needs --threshold")
-    if args.azimuths is not None and not 4 <= args.azimuths <= 4096:
-        raise SlopeMapError("--azimuths must be between 4 and 4096")
+    if args.azimuths is not None and not 4 <= args.azimuths <= MAX_AZIMUTHS:
+        raise SlopeMapError(f"--azimuths must be between 4 and {MAX_AZIMUTHS}")
     if not dem.exists():
         raise SlopeMapError(f"{dem}: DEM not found")
     if not out.parent.exists():

@@ -126,7 +126,7 @@ class SlopeOver100Ft(SiteAlgorithm):
         self.addParameter(QgsProcessingParameterNumber(self.DISTANCE, self.tr("Distance (ft)"), QgsProcessingParameterNumber.Type.Double, dist, minValue=1.0))
         self.addParameter(QgsProcessingParameterNumber(self.THRESHOLD, self.tr("Threshold (percent)"), QgsProcessingParameterNumber.Type.Double, thr, minValue=0.0))
         az = QgsProcessingParameterNumber(
-            self.AZIMUTHS, self.tr("Slope map: coarse azimuths before refinement (0 = automatic: 256 up to 4 million cells, 64 on large DEMs)"), QgsProcessingParameterNumber.Type.Integer, 0, minValue=0, maxValue=4096
+            self.AZIMUTHS, self.tr("Slope map: coarse azimuths before refinement (0 = automatic: 256 up to 4 million cells, 64 on large DEMs)"), QgsProcessingParameterNumber.Type.Integer, 0, minValue=0, maxValue=256
         )
         az.setFlags(az.flags() | QgsProcessingParameterDefinition.Flag.FlagAdvanced)
         self.addParameter(az)
@@ -350,7 +350,7 @@ class SlopeOver100Ft(SiteAlgorithm):
         compare = str(rule.params.get("compare", "gte")) if rule is not None else "gte"
         n_az = self.parameterAsInt(parameters, self.AZIMUTHS, context)
         if 0 < n_az < 4:
-            raise QgsProcessingException(self.tr("Give 0 (automatic) or from 4 to 4096 azimuths."))
+            raise QgsProcessingException(self.tr("Give 0 (automatic) or from 4 to 256 azimuths."))
 
         out, n_steep_sites = self._sites(parameters, context, feedback, dem_layer, z_units, distance, threshold, compare, rule)
         out[self.STEEP_SITES] = n_steep_sites

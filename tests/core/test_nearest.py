@@ -19,7 +19,7 @@ def lattice(x0: float, y0: float, nx: int, ny: int, h: float) -> tuple[np.ndarra
 
 def geos(geom, x, y):
     pts = shapely.points(x, y)
-    with np.errstate(invalid="ignore"):  # GEOS flags degenerate (repeated-point) lines harmlessly
+    with np.errstate(invalid="ignore", divide="ignore"):  # GEOS flags degenerate (repeated-point) lines harmlessly
         d = shapely.distance(pts, geom)
         c = shapely.get_coordinates(shapely.shortest_line(pts, geom)).reshape(-1, 2, 2)
     return d, c[:, 1, 0], c[:, 1, 1]
@@ -86,3 +86,40 @@ def test_nearest_distance_equals_geos_for_random_lines_and_tile_sizes(coords, sp
     gd, _, _ = geos(geom, x, y)
     assert np.max(np.abs(d - gd)) < 1e-9 * (1 + gd.max())
     assert np.max(np.abs(np.hypot(x - nx, y - ny) - gd)) < 1e-9 * (1 + gd.max())
+
+
+def test_collections_count_their_points_and_nested_polygons():
+    from shapely.geometry import GeometryCollection, box
+
+    gc = GeometryCollection([Point(20, 20), LineString([(0, 0), (1, 0)])])
+    x, y = lattice(-5.0, -5.0, 81, 81, 0.5)
+    d, nx, ny = nearest_on(gc, x, y, 0.5)
+    gd, _, _ = geos(gc, x, y)
+    assert np.max(np.abs(d - gd)) < 1e-9
+    i = np.flatnonzero((x == 15.0) & (y == 6.0))[0]
+    assert (nx[i], ny[i]) == (20.0, 20.0)
+    two = GeometryCollection([Point(3, 3), Point(5, 5)])
+    assert np.max(np.abs(nearest_on(two, x, y, 0.5)[0] - geos(two, x, y)[0])) < 1e-9
+    nested = GeometryCollection([GeometryCollection([box(0, 0, 10, 10)]), LineString([(20, 0), (20, 5)])])
+    d, _, _ = nearest_on(nested, x, y, 0.5)
+    assert np.max(np.abs(d - geos(nested, x, y)[0])) < 1e-9
+    assert d[np.flatnonzero((x == 0.5) & (y == 0.5))[0]] == 0.0
+
+
+@pytest.mark.parametrize("spacing", [1e-9, 0.0, -1.0, float("nan"), 1e6])
+def test_any_spacing_gives_the_same_exact_answer_at_utm_coordinates(spacing):
+    rng = np.random.default_rng(4)
+    x = 500_000.0 + rng.uniform(0, 3000, 2000)
+    y = 4_800_000.0 + rng.uniform(0, 3000, 2000)
+    ring = Point(501_500.0, 4_801_500.0).buffer(400.0).exterior
+    d, _, _ = nearest_on(ring, x, y, spacing)
+    assert np.max(np.abs(d - geos(ring, x, y)[0])) < 1e-6
+
+
+def test_equally_near_segments_give_the_first_in_order():
+    line = LineString([(9, 2), (8, 6), (0, 3), (8, 5), (0, 7), (7, 8)])
+    d, nx, ny = nearest_on(line, np.array([6.5]), np.array([5.0]), 1.0)
+    gd, _, _ = geos(line, np.array([6.5]), np.array([5.0]))
+    assert d[0] == pytest.approx(gd[0], abs=1e-12)
+    # (0 3)-(8 5) and (8 5)-(0 7) are equally near: the point on the third segment, not the fourth
+    assert (nx[0], ny[0]) == pytest.approx((6.588235294, 4.647058824), abs=1e-8)

@@ -201,9 +201,9 @@ def test_map_on_bumpy_1m_terrain_is_within_0_05_points_of_a_brute_force_referenc
     assert max(errs) < 0.001  # the map keeps actual samples: never above the true maximum
 
 
-def test_azimuth_count_outside_4_to_4096_is_refused():
+def test_azimuth_count_outside_4_to_256_is_refused():
     vals, gt = make(plane(5.0, 0.0), 20, 20, 1.0, 1.0)
-    for k in (3, 4097):
+    for k in (3, 257):
         with pytest.raises(ValueError):
             ring_slope_map(vals, ground_to_pixel_projected(gt, 1.0), 5.0, n_azimuths=k)
 
@@ -243,3 +243,22 @@ def test_default_map_uses_the_automatic_azimuths():
     vals, gt = make(hills, 120, 120, 1.0, 1.0)
     j = ground_to_pixel_projected(gt, 1.0)
     assert np.array_equal(ring_slope_map(vals, j, 40.0), ring_slope_map(vals, j, 40.0, n_azimuths=256), equal_nan=True)
+
+
+@pytest.mark.parametrize("k", [4, 5, 100, 256])
+def test_plane_is_exact_at_every_allowed_azimuth_count_even_odd_ones(k):
+    vals, gt = make(plane(100.0, 73.636), 130, 130, 1.0, 1.0)
+    m = ring_slope_map(vals, ground_to_pixel_projected(gt, 1.0), 40.0, n_azimuths=k)
+    assert np.isfinite(m).sum() > 1000
+    assert np.nanmax(np.abs(m - 100.0)) < 0.001
+
+
+def test_an_infinite_pixel_is_nodata_and_spoils_only_its_neighbourhood():
+    vals, gt = make(plane(10.0, 0.0), 60, 60, 1.0, 1.0)
+    vals[0, 0] = -np.inf
+    vals[40, 40] = np.inf
+    m = ring_slope_map(vals, ground_to_pixel_projected(gt, 1.0), 10.0)
+    ok = np.isfinite(m)
+    assert ok.sum() > 1000
+    assert np.nanmax(np.abs(m - 10.0)) < 0.001
+    assert not ok[40, 40] and not ok[40, 50]  # the cell itself, and one whose ring crosses it

@@ -12,11 +12,12 @@ against every segment; here the segments are pruned per tile of points:
   ``d(c, s) ≤ min_s d(c, s) + 2h``, and only those are measured exactly.
 
 The result is the exact point-to-segment distance (the same formula GEOS
-uses: projection clamped to the segment), so it matches
-``shapely.distance`` and ``shapely.shortest_line`` to rounding; when two
-segments are equally near, the first in the feature's vertex order is
-taken, as GEOS does. A sample inside a polygonal part is at distance 0 and
-is its own nearest point.
+uses: projection clamped to the segment), so it matches ``shapely.distance``
+to rounding. When two parts of the feature are equally near (within 1e-12 of
+the coordinates' magnitude), the first in the feature's order is taken; GEOS
+may return the other one, its choice depending on rounding (the distance is
+the same). Points of a collection are zero-length segments. A sample inside
+a polygonal part is at distance 0 and is its own nearest point.
 """
 
 from __future__ import annotations
@@ -31,26 +32,30 @@ from shapely.geometry.base import BaseGeometry
 TILE_SAMPLES: int = 16
 
 
-def _segments(geom: BaseGeometry) -> np.ndarray:
-    """All segments of the lines and polygon rings of ``geom``: ``(m, 4)`` as x1, y1, x2, y2."""
-    parts = []
-    for g in shapely.get_parts(geom):
-        if g.geom_type == "Polygon":
-            rings = [g.exterior, *g.interiors]
-        elif g.geom_type in ("LineString", "LinearRing"):
-            rings = [g]
-        elif g.geom_type in ("MultiPolygon", "MultiLineString", "GeometryCollection"):
-            parts.append(_segments(g))
-            continue
-        else:
-            continue
-        for ring in rings:
-            c = shapely.get_coordinates(ring)
-            if len(c) >= 2:
-                parts.append(np.hstack([c[:-1], c[1:]]))
-            elif len(c) == 1:
-                parts.append(np.hstack([c, c]))
-    return np.vstack(parts) if parts else np.zeros((0, 4))
+def _flatten(geom: BaseGeometry, segs: list[np.ndarray], polys: list[BaseGeometry]) -> None:
+    """Segments of every part in order (a point is a zero-length segment) and the polygonal parts, recursively."""
+    kind = geom.geom_type
+    if geom.is_empty:
+        return
+    if kind in ("MultiPoint", "MultiLineString", "MultiPolygon", "GeometryCollection"):
+        for g in shapely.get_parts(geom):
+            _flatten(g, segs, polys)
+        return
+    if kind == "Point":
+        c = shapely.get_coordinates(geom)
+        segs.append(np.hstack([c, c]))
+        return
+    if kind == "Polygon":
+        polys.append(geom)
+        rings = [geom.exterior, *geom.interiors]
+    else:  # LineString, LinearRing
+        rings = [geom]
+    for ring in rings:
+        c = shapely.get_coordinates(ring)
+        if len(c) >= 2:
+            segs.append(np.hstack([c[:-1], c[1:]]))
+        elif len(c) == 1:
+            segs.append(np.hstack([c, c]))
 
 
 def _point_segment(px: np.ndarray, py: np.ndarray, seg: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -76,8 +81,8 @@ def nearest_on(geom: BaseGeometry, x: np.ndarray, y: np.ndarray, spacing: float,
     x, y : numpy.ndarray
         Sample coordinates, working units.
     spacing : float
-        Typical spacing of the samples (working units); sets the tile size.
-        Any positive value gives the same answer.
+        Typical spacing of the samples (working units); sets the tile size
+        (at most 2048 tiles across the samples). Any value gives the same answer.
     max_dist : float, optional
         Only samples within this distance are wanted: tiles wholly farther
         away are skipped and their samples reported at ``inf``. Samples
@@ -97,30 +102,38 @@ def nearest_on(geom: BaseGeometry, x: np.ndarray, y: np.ndarray, spacing: float,
     ny = np.full(n, np.nan)
     if n == 0 or geom is None or geom.is_empty:
         return dist, nx, ny
-    pts = shapely.get_coordinates(shapely.get_parts(geom)) if geom.geom_type in ("Point", "MultiPoint") else None
-    if pts is not None:
-        # points: the nearest of a few points, directly
-        for px, py in pts:
+    parts: list[np.ndarray] = []
+    polys: list[BaseGeometry] = []
+    _flatten(geom, parts, polys)
+    if not parts:
+        return dist, nx, ny
+    seg = np.vstack(parts)
+    scale = max(1.0, float(np.max(np.abs(seg))), float(np.max(np.abs(x))), float(np.max(np.abs(y))))
+    tie = 1e-12 * scale  # distances closer than this count as equal: the first part and segment in order wins
+    if geom.geom_type in ("Point", "MultiPoint") and len(seg) <= 64:
+        # a few points: measured directly
+        for px, py in seg[:, :2]:
             d = np.hypot(x - px, y - py)
-            better = d < dist
+            better = d < dist - tie
             dist[better] = d[better]
             nx[better] = px
             ny[better] = py
         return dist, nx, ny
-    seg = _segments(geom)
-    if len(seg) == 0:  # pragma: no cover - a non-empty line or polygon has a segment
-        return dist, nx, ny
 
-    side = max(float(spacing), 1e-12) * TILE_SAMPLES
+    # tiles: TILE_SAMPLES samples a side, but never more than 2048 tiles across the samples' extent
     x0, y0 = float(x.min()), float(y.min())
+    span = max(float(x.max()) - x0, float(y.max()) - y0)
+    side = float(spacing) * TILE_SAMPLES if math.isfinite(spacing) and spacing > 0 else 0.0
+    side = max(side, span / 2048.0, 1e-9 * scale)
     tx = np.floor((x - x0) / side).astype(np.int64)
     ty = np.floor((y - y0) / side).astype(np.int64)
-    key = ty * (int(tx.max()) + 1) + tx
+    width = int(tx.max()) + 1
+    key = ty * width + tx
     tiles, tile_of = np.unique(key, return_inverse=True)
     n_t = len(tiles)
     # each tile's square: every sample lies within half its diagonal of the centre
-    cx = x0 + (tiles % (int(tx.max()) + 1) + 0.5) * side
-    cy = y0 + (tiles // (int(tx.max()) + 1) + 0.5) * side
+    cx = x0 + (tiles % width + 0.5) * side
+    cy = y0 + (tiles // width + 0.5) * side
     half = np.full(n_t, side * math.sqrt(0.5) * (1 + 1e-9))
     # candidates per tile (rows of this loop bounded to ~4M pairs at a time)
     cand_t: list[np.ndarray] = []
@@ -129,7 +142,7 @@ def nearest_on(geom: BaseGeometry, x: np.ndarray, y: np.ndarray, spacing: float,
     for t0 in range(0, n_t, step):
         sl = slice(t0, min(t0 + step, n_t))
         dc, _, _ = _point_segment(cx[sl, None], cy[sl, None], seg[None, :, :])
-        slack = 2 * half[sl, None] + 1e-9 * (1 + np.abs(dc))
+        slack = 2 * half[sl, None] + 2 * tie + 1e-9 * np.abs(dc)
         dmin_c = dc.min(axis=1, keepdims=True)
         ok = dc <= dmin_c + slack
         if max_dist is not None:
@@ -157,7 +170,7 @@ def nearest_on(geom: BaseGeometry, x: np.ndarray, y: np.ndarray, spacing: float,
     d, qx, qy = _point_segment(x[pair_pt], y[pair_pt], seg[pair_seg])
     dmin = np.minimum.reduceat(d, starts)
     # the first pair (segment order) reaching the minimum
-    hit = np.flatnonzero(d == np.repeat(dmin, counts))
+    hit = np.flatnonzero(d <= np.repeat(dmin, counts) + tie)
     grp = np.searchsorted(starts, hit, side="right") - 1
     _, first_hit = np.unique(grp, return_index=True)
     pick = hit[first_hit]
@@ -166,8 +179,8 @@ def nearest_on(geom: BaseGeometry, x: np.ndarray, y: np.ndarray, spacing: float,
     ny[order] = qy[pick]
 
     # inside a polygonal part: distance 0, the sample itself
-    if geom.geom_type in ("Polygon", "MultiPolygon") or (geom.geom_type == "GeometryCollection" and any(g.geom_type in ("Polygon", "MultiPolygon") for g in shapely.get_parts(geom))):
-        poly = geom if geom.geom_type != "GeometryCollection" else shapely.union_all([g for g in shapely.get_parts(geom) if g.geom_type in ("Polygon", "MultiPolygon")])
+    if polys:
+        poly = polys[0] if len(polys) == 1 else shapely.union_all(polys)
         bx0, by0, bx1, by1 = poly.bounds
         inside = (x >= bx0) & (x <= bx1) & (y >= by0) & (y <= by1)
         inside[inside] = shapely.contains_xy(poly, x[inside], y[inside])

@@ -31,8 +31,9 @@ half a coarse step of ``k*``; float32 rounding of elevations taken relative
 to the DEM's mean stays below 0.001 points for relief under 3000 ft).
 Without refinement the error would be at most ``g·(1 − cos(π/K))``
 (0.0012·g for K = 64). The index bits truncate the sweep's comparison to
-``2^-(23 − ⌈log2 K⌉)`` relative (8e-6 for K = 64): only near-ties are
-decided by it, the values come from the exact samples. On curved terrain
+``2^-(23 − ⌈log2 K⌉)`` relative (8e-6 for K = 64, 3e-5 for the largest
+K, 256): only near-ties are decided by it, the values come from the exact
+samples. On curved terrain
 the profile has kinks where the ring crosses pixel rows and columns, and the
 map can read low by about the elevation error of bilinear interpolation
 there: on the benchmark's bumpy 1 m terrain (R = 30.5 px) the worst error
@@ -138,6 +139,11 @@ BLOCK_CELLS: int = 1 << 18
 
 #: At most this many rows per block on a DEM in degrees (each block uses its middle row's scale).
 GEOGRAPHIC_BLOCK_ROWS: int = 64
+
+#: Most coarse azimuths: the sweep keeps the azimuth index in the low ⌈log2 K⌉ mantissa bits, so its
+#: comparisons treat values within 2^-(23 − ⌈log2 K⌉) of each other as ties (3e-5 relative at 256); more
+#: azimuths would widen that band past the refinement's half-step window.
+MAX_AZIMUTHS: int = 256
 
 #: Cells × azimuths the automatic azimuth count allows (about 0.4 s of sweep on two cores).
 AUTO_AZIMUTH_BUDGET: int = 1 << 30
@@ -263,7 +269,7 @@ def ring_slope_map(
     z_to_ft : float
         Elevation unit in feet.
     n_azimuths : int, optional
-        Coarse azimuths ``K`` swept over every cell (4 to 4096); default
+        Coarse azimuths ``K`` swept over every cell (4 to :data:`MAX_AZIMUTHS`); default
         :func:`auto_azimuths` of the raster's cell count.
     refine : bool
         Refine each cell around its best coarse azimuth (exact on planes).
@@ -295,8 +301,8 @@ def ring_slope_map(
     if not radius > 0:
         raise ValueError("distance_ft must be positive")
     k_count = auto_azimuths(rows * cols) if n_azimuths is None else int(n_azimuths)
-    if not 4 <= k_count <= 4096:
-        raise ValueError("n_azimuths must be between 4 and 4096")
+    if not 4 <= k_count <= MAX_AZIMUTHS:
+        raise ValueError(f"n_azimuths must be between 4 and {MAX_AZIMUTHS}")
     out = np.full((rows, cols), np.nan, dtype=np.float32)
     finite = np.isfinite(v)
     if rows == 0 or cols == 0 or not finite.any():
@@ -307,8 +313,10 @@ def ring_slope_map(
     h_c = int(math.ceil(max(e[0] for e in extents))) + 3
     width = cols + 2 * h_c
 
+    # elevations relative to a typical one (float32 keeps its precision); ±inf counts as nodata, as in sample_pixel
     sub = v[:: max(rows // 64, 1), :: max(cols // 64, 1)]
-    ref = float(np.nanmean(sub)) if np.isfinite(sub).any() else float(np.nanmean(v))
+    sub_ok = np.isfinite(sub)
+    ref = float(np.mean(sub[sub_ok])) if sub_ok.any() else float(np.mean(v[finite]))
     pad = np.full((rows + 2 * h_r, width), np.nan, dtype=np.float32)
     inner = pad[h_r : h_r + rows, h_c : h_c + cols]
     if v.dtype == np.float32:
@@ -317,6 +325,8 @@ def ring_slope_map(
             inner *= np.float32(z_to_ft)
     else:
         inner[...] = (v.astype(np.float64) - ref) * z_to_ft
+    if not finite.all():
+        inner[~finite] = np.nan
     # edge pixels extend half a pixel outward (as sample_pixel clamps)
     pad[h_r - 1, h_c : h_c + cols] = inner[0]
     pad[h_r + rows, h_c : h_c + cols] = inner[-1]
@@ -552,10 +562,12 @@ def _refine(st: _Setup, az: _Azimuths, jac: np.ndarray, f: list[np.ndarray], t: 
     crest = i0
     _bilinear(st.flat, idx, st.pad.shape[1], dr, dc, crest, j0, tmp)
     crest -= zc
+    # largest |difference|; fmax: a refinement sample that rounding puts on a nodata pixel's support is ignored
+    # (a cell whose centre or ring has no data is NaN through f0 and the footprint test)
     res = f0
     np.abs(crest, out=crest)
-    np.maximum(res, crest, out=res)
+    np.fmax(res, crest, out=res)
     for a in (fm, fp):
         np.abs(a, out=a)
-        np.maximum(res, a, out=res)
+        np.fmax(res, a, out=res)
     return res
