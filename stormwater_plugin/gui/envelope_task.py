@@ -16,7 +16,6 @@ from typing import Any, Callable
 
 from qgis.core import (
     QgsArrowSymbolLayer,
-    QgsFeature,
     QgsFillSymbol,
     QgsLayerTreeGroup,
     QgsLineSymbol,
@@ -32,8 +31,9 @@ from qgis.PyQt.QtGui import QColor
 
 from ..processing import alg_siting_envelope as alg_fields
 from ..qgis_bridge.compat import FIELD_DOUBLE, FIELD_STRING
-from ..qgis_bridge.results import make_fields, parts_by_family, short_citation, to_qgs
+from ..qgis_bridge.results import parts_by_family, short_citation
 from ..qgis_bridge.snapshot import Snapshot
+from .result_layers import add_rows, memory_layer
 from .styles import apply_style, text_format
 
 _LABEL = (("label", FIELD_STRING),)
@@ -205,39 +205,19 @@ def snapshot_for_envelope(snap: Snapshot, dem_layer: Any, z_units: str | None, j
 # --------------------------------------------------------------------------- layers
 
 
-def _memory(geometry: str, name: str, crs: Any, specs: tuple) -> QgsVectorLayer:
-    layer = QgsVectorLayer(geometry, name, "memory")
-    layer.setCrs(crs)
-    layer.dataProvider().addAttributes(list(make_fields(specs)))
-    layer.updateFields()
-    return layer
-
-
-def _fill(layer: QgsVectorLayer, rows: list[tuple[Any, list[Any]]]) -> None:
-    feats = []
-    for geom, attrs in rows:
-        if geom is None or geom.is_empty:
-            continue
-        f = QgsFeature(layer.fields())
-        f.setGeometry(to_qgs(geom))
-        f.setAttributes(attrs)
-        feats.append(f)
-    layer.dataProvider().addFeatures(feats)
-    layer.updateExtents()
-
-
 def envelope_layers(env: Any, crs: Any) -> list[tuple[QgsVectorLayer, str]]:
     """The three envelope layers (envelope, excluded zones, professional design) with their style names."""
     u = env.unit_to_ft
     caveat = "; ".join(f"{n['rule_id']}: {n['reason']}" for n in env.not_checked) or None
-    envelope = _memory("MultiPolygon", envelope_name(env.device_type), crs, ENVELOPE_FIELDS)
+    envelope = memory_layer("polygon", envelope_name(env.device_type), crs, ENVELOPE_FIELDS)
     area = round(env.area_sqft(), 1)
-    _fill(
+    add_rows(
         envelope,
         [(parts_by_family(env.envelope).get("polygon"), [env.device_type, int(bool(env.high_traffic)), env.project_class, env.site_parcel_id, area,
                                                           ", ".join(env.rule_ids), caveat, f"{device_label(env.device_type)} may go here ({area:,.0f} sq ft)"])],
+        skip_empty=True,
     )
-    excluded = _memory("MultiPolygon", EXCLUDED_NAME, crs, EXCLUDED_FIELDS)
+    excluded = memory_layer("polygon", EXCLUDED_NAME, crs, EXCLUDED_FIELDS)
     rows = []
     for z in env.excluded:
         dist = f"{z.required_ft:g} ft " if z.required_ft is not None else ""
@@ -246,18 +226,19 @@ def envelope_layers(env: Any, crs: Any) -> list[tuple[QgsVectorLayer, str]]:
         rows.append((parts_by_family(z.geometry).get("polygon"), [z.rule_id, z.citation, z.reason, z.required_ft, z.kind,
                                                                   z.target.layer if z.target else None, z.target.id if z.target else None,
                                                                   round(float(z.geometry.area) * u * u, 1), label]))
-    _fill(excluded, rows)
+    add_rows(excluded, rows, skip_empty=True)
     thresholds = sorted({z.threshold_pct for z in env.needs_professional_design if z.threshold_pct is not None})
     if not thresholds:
         thresholds = sorted({float(r.params.get("threshold_pct")) for r in env.rules if r.kind == "device_slope" and isinstance(r.params.get("threshold_pct"), (int, float))})
-    design = _memory("MultiPolygon", professional_name(thresholds[0] if len(thresholds) == 1 else None), crs, DESIGN_FIELDS)
-    _fill(
+    design = memory_layer("polygon", professional_name(thresholds[0] if len(thresholds) == 1 else None), crs, DESIGN_FIELDS)
+    add_rows(
         design,
         [
             (parts_by_family(z.geometry).get("polygon"), [z.rule_id, z.citation, z.reason, z.threshold_pct, z.status, round(float(z.geometry.area) * u * u, 1),
                                                            f"{short_citation(z.citation)}: {'slope unknown' if z.status == 'undetermined' else f'over {z.threshold_pct:g}%'}"])
             for z in env.needs_professional_design
         ],
+        skip_empty=True,
     )
     return [(design, SITING_STYLES["professional"]), (excluded, SITING_STYLES["excluded"]), (envelope, SITING_STYLES["envelope"])]
 
@@ -276,8 +257,8 @@ def moves_layer(moves: list[dict[str, Any]], crs: Any) -> QgsVectorLayer | None:
                                                                      m.get("message"), f"{dev}: {float(m.get('distance_ft') or 0):.1f} ft {compass(b)}"]))
     if not rows:
         return None
-    layer = _memory("MultiLineString", MOVES_NAME, crs, MOVE_FIELDS)
-    _fill(layer, rows)
+    layer = memory_layer("line", MOVES_NAME, crs, MOVE_FIELDS)
+    add_rows(layer, rows, skip_empty=True)
     return layer
 
 

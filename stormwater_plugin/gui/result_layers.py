@@ -53,9 +53,12 @@ def memory_layer(family: str, name: str, crs: QgsCoordinateReferenceSystem, spec
     return layer
 
 
-def _add(layer: QgsVectorLayer, rows: list[tuple[Any, list[Any]]]) -> None:
+def add_rows(layer: QgsVectorLayer, rows: list[tuple[Any, list[Any]]], *, skip_empty: bool = False) -> None:
+    """Add (shapely geometry, attribute list) rows as features; ``skip_empty`` drops rows without geometry."""
     feats = []
     for geom, attrs in rows:
+        if skip_empty and (geom is None or geom.is_empty):
+            continue
         f = QgsFeature(layer.fields())
         f.setGeometry(to_qgs(geom))
         f.setAttributes(attrs)
@@ -83,7 +86,7 @@ def build_result_layers(result: CheckResult, inputs: SiteInputs, crs: QgsCoordin
             rows = finding_rows.get((is_pass, fam))
             if rows:
                 layer = memory_layer(fam, _FINDING_NAMES[fam], crs, FINDING_FIELD_SPECS)
-                _add(layer, rows)
+                add_rows(layer, rows)
                 out.append(ResultLayer(layer, f"findings_{_PLURAL[fam]}"))
 
     zones_by_kind: dict[str, list] = {}
@@ -101,7 +104,7 @@ def build_result_layers(result: CheckResult, inputs: SiteInputs, crs: QgsCoordin
                 steepest[key] = (pct, k)
         keep = {k for _, k in steepest.values()} if steepest else set(range(len(rays)))
         layer = memory_layer("line", "Slope rays (100 ft)", crs, RAY_FIELD_SPECS)
-        _add(layer, [(z.geometry, [z.kind, z.rule_id, ("steepest: " + z.label) if k in keep and steepest else z.label if k in keep else None,
+        add_rows(layer, [(z.geometry, [z.kind, z.rule_id, ("steepest: " + z.label) if k in keep and steepest else z.label if k in keep else None,
                                    z.distance_ft, z.subject.id if z.subject else None, _percent(z.label)]) for k, z in enumerate(rays)])
         out.append(ResultLayer(layer, "slope_rays"))
 
@@ -109,7 +112,7 @@ def build_result_layers(result: CheckResult, inputs: SiteInputs, crs: QgsCoordin
         rows = finding_rows.get((True, fam))
         if rows:
             layer = memory_layer(fam, _PASS_NAMES[fam], crs, FINDING_FIELD_SPECS)
-            _add(layer, rows)
+            add_rows(layer, rows)
             out.append(ResultLayer(layer, f"passes_{_PLURAL[fam]}", visible=False))
 
     setbacks = zones_by_kind.pop("setback", [])
@@ -127,12 +130,12 @@ def build_result_layers(result: CheckResult, inputs: SiteInputs, crs: QgsCoordin
         for (sid, dist), e in sorted(merged.items(), key=lambda kv: -kv[0][1]):
             label = f"{dist:g} ft {', '.join(e['cites'])}"
             rows.append((e["zone"].geometry, ["setback", ";".join(e["rules"]), label, dist, sid]))
-        _add(layer, rows)
+        add_rows(layer, rows)
         out.append(ResultLayer(layer, "setback_zones"))
 
     for z in zones_by_kind.pop("no_cut_buffer", []):
         layer = memory_layer("polygon", f"{z.distance_ft:g} ft no-cut buffer", crs, ZONE_FIELD_SPECS)
-        _add(layer, [(z.geometry, [z.kind, z.rule_id, z.label, z.distance_ft, None])])
+        add_rows(layer, [(z.geometry, [z.kind, z.rule_id, z.label, z.distance_ft, None])])
         out.append(ResultLayer(layer, "no_cut_buffer"))
 
     parcels = inputs.layers.get("parcels")
@@ -149,12 +152,12 @@ def build_result_layers(result: CheckResult, inputs: SiteInputs, crs: QgsCoordin
             if g is None:
                 continue
             rows.append((g, [n["id"], n.get("owner"), n.get("mailing_address"), n.get("parcel_address"), n.get("distance_ft"), n["id"] in adjacent, n["id"] in listed]))
-        _add(layer, rows)
+        add_rows(layer, rows)
         out.append(ResultLayer(layer, "notify_parcels"))
 
     for z in zones_by_kind.pop("notification_area", []):
         layer = memory_layer("polygon", f"{z.distance_ft:g} ft notification area", crs, ZONE_FIELD_SPECS)
-        _add(layer, [(z.geometry, [z.kind, z.rule_id, z.label, z.distance_ft, None])])
+        add_rows(layer, [(z.geometry, [z.kind, z.rule_id, z.label, z.distance_ft, None])])
         out.append(ResultLayer(layer, "notification_area"))
 
     others = [z for zs in zones_by_kind.values() for z in zs]
@@ -164,7 +167,7 @@ def build_result_layers(result: CheckResult, inputs: SiteInputs, crs: QgsCoordin
             by_family.setdefault(fam, []).append((part, [z.kind, z.rule_id, z.label, z.distance_ft, z.subject.id if z.subject else None]))
     for fam, rows in by_family.items():
         layer = memory_layer(fam, f"Other zones ({_PLURAL[fam]})", crs, ZONE_FIELD_SPECS)
-        _add(layer, rows)
+        add_rows(layer, rows)
         out.append(ResultLayer(layer, "other_zones" if fam == "polygon" else "slope_rays" if fam == "line" else "findings_points"))
 
     if inputs.dem is not None:
@@ -188,7 +191,7 @@ def slope_mask_layer(result: CheckResult, inputs: SiteInputs, crs: QgsCoordinate
     p = mask.params
     layer = memory_layer("polygon", mask.layer_name, crs, MASK_FIELD_SPECS)
     if mask.geometry is not None and not mask.geometry.is_empty:
-        _add(layer, [(mask.geometry, ["slope_mask", p.rule_id, mask.label, p.distance_ft, p.threshold_pct, round(mask.area_sqft, 1)])])
+        add_rows(layer, [(mask.geometry, ["slope_mask", p.rule_id, mask.label, p.distance_ft, p.threshold_pct, round(mask.area_sqft, 1)])])
     return ResultLayer(layer, "slope_mask")
 
 
