@@ -40,6 +40,10 @@ class ElevationGrid:
         Working CRS to raster CRS; identity when both are the same.
     z_unit_note : str
         How the elevation unit was decided (declared, read or assumed).
+    z_unit_declared : bool
+        ``True`` when the elevation unit was declared by the user or read
+        from the raster's metadata; ``False`` when it was assumed. Checks
+        whose outcome depends on the unit use :meth:`z_to_ft_candidates`.
     cell_size_ft : tuple of float, optional
         Approximate pixel width and height in feet near the site (for
         per-pixel measures such as a Horn slope).
@@ -53,6 +57,23 @@ class ElevationGrid:
     cell_size_ft: tuple[float, float] | None = None
     name: str = "DEM"
     from_raster: CoordTransform | None = None
+    z_unit_declared: bool = True
+
+    def z_to_ft_candidates(self) -> tuple[float, ...]:
+        """Every elevation-unit-to-feet factor the DEM may have.
+
+        One factor (``z_to_ft``) when the unit was declared or read; when it
+        was assumed, the assumed factor first, then the other units a New
+        York DEM is delivered in (metres, international and US survey feet).
+        A decision that differs between these factors is undetermined.
+        """
+        if self.z_unit_declared:
+            return (self.z_to_ft,)
+        out = [self.z_to_ft]
+        for f in (1.0 / 0.3048, 1.0, 1200.0 / 3937.0 / 0.3048):
+            if all(abs(f - g) > 1e-12 for g in out):
+                out.append(f)
+        return tuple(out)
 
     def pixel_centres_to_working(self, cols: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
         """Working-CRS coordinates of integer pixel centres; ``None`` without an inverse transform."""

@@ -32,6 +32,8 @@ class Rule:
     citation: Citation
     applies: Mapping[str, Any]
     params: Mapping[str, Any]
+    #: Ids this rule replaces (a rule split or renamed keeps reviewer decisions and comparisons).
+    replaces: tuple[str, ...] = ()
 
     def applies_to_class(self, project_class: str) -> bool:
         classes = self.applies.get("classes")
@@ -81,6 +83,16 @@ class RulePack:
             if r.id == rule_id:
                 return r
         raise KeyError(rule_id)
+
+    def successor(self, rule_id: str) -> str:
+        """The current id of ``rule_id``: itself, or the rule that records it in ``replaces``."""
+        for r in self.rules:
+            if r.id == rule_id:
+                return r.id
+        for r in self.rules:
+            if rule_id in r.replaces:
+                return r.id
+        return rule_id
 
 
 # --- a small validator for the subset of JSON Schema the pack schema uses ----
@@ -185,6 +197,7 @@ def pack_from_dict(data: Mapping[str, Any]) -> RulePack:
             citation=Citation(r["citation"], r["excerpt"], r.get("source_file", src["file"]), version),
             applies=dict(r.get("applies", {})),
             params=dict(r.get("params", {})),
+            replaces=tuple(str(x) for x in r.get("replaces", ())),
         )
         for r in data["rules"]
     )
