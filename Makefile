@@ -11,7 +11,7 @@ OUT ?= out/demo
 export QT_QPA_PLATFORM := offscreen
 export XDG_RUNTIME_DIR := /tmp/runtime-$(shell id -u)
 
-.PHONY: help sysdeps venv demo demo-data test test-core test-qgis lint typecheck package bench clean
+.PHONY: help sysdeps venv demo demo-data test test-core test-matrix test-qgis lint typecheck package bench clean
 
 help:
 	@echo "make demo     - set up, generate the sample site, check it, print the findings"
@@ -59,6 +59,10 @@ demo: demo-data
 test: $(STAMP)
 	$(PY) -m pytest -q -p pytest_qgis
 
+# The in-QGIS engine with shapely 2.0, 2.1 and 2.2 (QGIS's numpy kept), and the core under numpy 2.
+test-matrix: $(STAMP)
+	bash scripts/engine_matrix.sh all
+
 test-core: $(STAMP)
 	$(PY) -m pytest -q -p no:qgis tests/core tests/headless
 
@@ -77,4 +81,4 @@ bench: $(STAMP)
 	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(PY) $$b || exit $$?; done
 
 clean:
-	rm -rf $(VENV) out dist build *.egg-info
+	rm -rf $(VENV) .matrix out dist build *.egg-info

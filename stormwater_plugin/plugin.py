@@ -14,7 +14,7 @@ from qgis.PyQt.QtCore import Qt, QTimer
 from qgis.PyQt.QtGui import QIcon
 from qgis.PyQt.QtWidgets import QAction, QMessageBox, QPushButton
 
-from .qgis_bridge.deps import shapely_problem
+from .qgis_bridge.deps import numpy_problem, shapely_problem
 from .resources_path import icon_path
 
 MENU = "&Stormwater review"
@@ -30,7 +30,7 @@ class StormwaterPlugin:
         self.inspect_tool: Any = None
         self.dock: Any = None
         self.provider: Any = None
-        self.problem: str | None = shapely_problem()
+        self.problem: str | None = numpy_problem() or shapely_problem()
         self._warned = False
 
     # -- Processing -----------------------------------------------------------
@@ -143,9 +143,10 @@ class StormwaterPlugin:
             return
         self._warned = True
         bar = self.iface.messageBar()
-        widget = bar.createMessage("Stormwater review", "needs the Python package shapely 2 or later, which QGIS's Python does not have.")
-        button = QPushButton("How to install…")
-        button.clicked.connect(lambda: QMessageBox.information(self.iface.mainWindow(), "Stormwater review: shapely needed", self.problem or ""))
+        short = self.problem.split(";")[0].split(".")[0]
+        widget = bar.createMessage("Stormwater review", f"cannot run: {short}.")
+        button = QPushButton("How to fix…")
+        button.clicked.connect(lambda: QMessageBox.information(self.iface.mainWindow(), "Stormwater review: a Python package needs attention", self.problem or ""))
         widget.layout().addWidget(button)
         bar.pushWidget(widget, Qgis.MessageLevel.Warning, 0)
 
@@ -154,7 +155,7 @@ class StormwaterPlugin:
         if self.problem:
             if checked and self.action is not None:
                 self.action.setChecked(False)
-                QMessageBox.warning(self.iface.mainWindow(), "Stormwater review: shapely needed", self.problem)
+                QMessageBox.warning(self.iface.mainWindow(), "Stormwater review: a Python package needs attention", self.problem)
             return
         if self.dock is None:
             if not checked:

@@ -33,14 +33,16 @@ ROLE_GEOMETRIES: dict[str, frozenset[str]] = {
 #: Name tokens that point to a role (lower case, whole tokens or token prefixes).
 NAME_HINTS: dict[str, tuple[str, ...]] = {
     "parcels": ("parcel", "parcels", "tax", "taxmap", "lot", "lots", "property", "properties", "cadastre", "cadastral"),
-    "building_sites": ("building", "buildings", "bldg", "house", "dwelling", "structure", "structures", "footprint", "residence"),
+    "building_sites": ("building", "buildings", "bldg", "house", "dwelling", "residence", "building_site", "buildingsite"),
     "devices": ("device", "devices", "infiltration", "drywell", "drywells", "bmp", "bmps", "smp", "smps", "trench", "raingarden", "bioretention", "stormwater"),
     "wells": ("well", "wells", "water_supply", "supply", "watersupply"),
     "septic": ("septic", "leach", "leachfield", "absorption", "owts", "sewage", "wastewater", "sds", "tank"),
-    "wetlands": ("wetland", "wetlands", "nwi", "marsh", "swamp", "bog"),
+    "wetlands": ("wetland", "wetlands", "nwi", "marsh", "marshes", "swamp", "swamps", "bog", "bogs", "fen", "freshwater_wetlands"),
     "shoreline": ("shoreline", "shore", "shorelines", "mhw", "mhwm", "highwater", "coast", "coastline"),
-    "waterbodies": ("waterbody", "waterbodies", "water_body", "lake", "lakes", "pond", "ponds", "reservoir", "nhdwaterbody"),
-    "streams": ("stream", "streams", "creek", "brook", "river", "rivers", "flowline", "nhdflowline", "watercourse", "tributary"),
+    "waterbodies": ("waterbody", "waterbodies", "water_body", "water_bodies", "lake", "lakes", "pond", "ponds", "reservoir", "reservoirs",
+                    "nhdwaterbody", "natural_water", "water_area", "water_areas", "hydropoly", "hydro_poly", "hydropolygon"),
+    "streams": ("stream", "streams", "creek", "creeks", "brook", "brooks", "river", "rivers", "flowline", "flowlines", "nhdflowline",
+                "watercourse", "watercourses", "tributary", "tributaries", "waterway", "waterways", "kill", "hydroline", "hydro_line"),
     "clearing": ("clearing", "clear", "cleared", "cut", "tree_removal", "vegetation", "veg"),
     "disturbance": ("disturbance", "disturb", "disturbed", "lod", "grading", "earthwork"),
     "impervious": ("impervious", "imperv", "hardscape", "paved", "roof", "roofs", "driveway"),
@@ -63,6 +65,9 @@ FIELD_HINTS: dict[str, tuple[str, ...]] = {
     "impervious": ("new_impervious", "impervious", "surface_type"),
     "soils": ("mukey", "musym", "hydgrp", "muname"),
 }
+
+#: Name tokens of existing features (never guessed as proposed building sites).
+EXISTING_TOKENS = frozenset({"existing", "exist", "osm", "footprint", "footprints", "buildings", "structures", "asbuilt"})
 
 _TOKEN = re.compile(r"[^a-z0-9]+")
 #: Below this score a layer is not proposed for a role.
@@ -91,6 +96,8 @@ class LayerInfo:
     name: str
     fields: Sequence[str] = field(default_factory=tuple)
     geometry: str = ""
+    #: The plugin's own output (result, siting or mask layers): never proposed for a role.
+    result: bool = False
 
 
 def tokens(name: str) -> list[str]:
@@ -105,9 +112,14 @@ def score(role: str, info: LayerInfo) -> int:
     Exact role names score highest, then field hints, then name hints.
     """
     accepted = ROLE_GEOMETRIES[role]
+    if info.result:
+        return 0
     if info.geometry not in accepted and not (info.geometry == "mixed" and len(accepted) > 1):
         return 0
     toks = tokens(info.name)
+    # Existing buildings (OSM, footprint datasets, "existing structures") are not proposed building sites.
+    if role == "building_sites" and (EXISTING_TOKENS & set(toks)) and "proposed" not in toks:
+        return 0
     joined = "_".join(toks)
     s = 0
     if joined == role or joined.rstrip("s") == role.rstrip("s") or joined.replace("_", "") == role.replace("_", ""):

@@ -20,7 +20,7 @@ from qgis.core import (
     QgsProject,
     QgsRectangle,
 )
-from qgis.gui import QgsCollapsibleGroupBox
+from qgis.gui import QgsCollapsibleGroupBox, QgsMessageBar
 from qgis.PyQt.QtCore import Qt
 from qgis.PyQt.QtWidgets import (
     QApplication,
@@ -30,6 +30,7 @@ from qgis.PyQt.QtWidgets import (
     QFileDialog,
     QFormLayout,
     QFrame,
+    QGridLayout,
     QHBoxLayout,
     QLineEdit,
     QMenu,
@@ -41,7 +42,7 @@ from qgis.PyQt.QtWidgets import (
     QWidget,
 )
 
-from ..core.model import DEVICE_TYPES, PROJECT_CLASSES, CheckResult, Finding
+from ..core.model import DEVICE_TYPES, PROJECT_CLASSES, CheckResult, Finding, Warning_
 from ..core.overrides import OverrideError
 from ..core.rulepack import JURISDICTIONS, load_pack
 from ..qgis_bridge.results import to_qgs
@@ -98,7 +99,7 @@ class ReviewDock(QDockWidget):
             self.project_class.addItem(c, c)
         for combo in (self.jurisdiction, self.project_class):  # long pack titles must not widen the dock
             combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-            combo.setMinimumContentsLength(18)
+            combo.setMinimumContentsLength(14)
         self.site_parcel = QLineEdit()
         self.site_parcel.setPlaceholderText(self.tr("automatic: is_site field, or the parcel holding the plan"))
         self.reviewer = QLineEdit()
@@ -167,6 +168,7 @@ class ReviewDock(QDockWidget):
         self._update_decision_buttons()
 
         head = QFormLayout()
+        head.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         head.addRow(self.tr("Rules"), self.jurisdiction)
         head.addRow(self.tr("Project class"), self.project_class)
         head.addRow(self.tr("Site parcel id"), self.site_parcel)
@@ -178,10 +180,13 @@ class ReviewDock(QDockWidget):
         buttons.addWidget(self.run_button)
         buttons.addWidget(self.cancel_button)
         buttons.addWidget(self.save_button)
-        siting = QHBoxLayout()
-        siting.addWidget(self.device_type, 2)
+        # Stacked so the dock works at QGIS's default width (about 400 px).
+        siting = QVBoxLayout()
+        siting.addWidget(self.device_type)
         siting.addWidget(self.high_traffic)
-        siting.addWidget(self.envelope_button, 2)
+        siting.addWidget(self.envelope_button)
+        self.device_type.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.device_type.setMinimumContentsLength(12)
 
         upper = QWidget()
         up = QVBoxLayout(upper)
@@ -195,12 +200,11 @@ class ReviewDock(QDockWidget):
         low = QVBoxLayout(lower)
         low.setContentsMargins(0, 0, 0, 0)
         low.addWidget(self.findings, 1)
-        decide = QHBoxLayout()
-        decide.addWidget(self.accept_button)
-        decide.addWidget(self.waive_button)
-        decide.addWidget(self.clear_button)
-        decide.addStretch(1)
-        decide.addWidget(self.decisions_menu_button)
+        decide = QGridLayout()
+        decide.addWidget(self.accept_button, 0, 0)
+        decide.addWidget(self.waive_button, 0, 1)
+        decide.addWidget(self.clear_button, 1, 0)
+        decide.addWidget(self.decisions_menu_button, 1, 1)
         low.addLayout(decide)
         # The settings scroll when the screen is short (a laptop): the findings and decision buttons stay visible.
         scroll = QScrollArea()
@@ -228,6 +232,7 @@ class ReviewDock(QDockWidget):
     def _project_cleared(self, *_args: Any) -> None:
         """The project was closed or cleared: results of a running check no longer belong anywhere."""
         self._project_generation += 1
+        self.roles.reset()
         self.result = None
         self.snap = None
         self.envelope = None
@@ -283,10 +288,23 @@ class ReviewDock(QDockWidget):
     # -- running --------------------------------------------------------------
 
     def message(self, text: str, level: Any = Qgis.MessageLevel.Info, duration: int = 8) -> None:
-        """Show a message in the QGIS message bar and the log."""
+        """Show a message in the QGIS message bar (one entry, replaced by the next) and the log."""
         QgsMessageLog.logMessage(text, LOG_TAG, level)
-        if self.iface is not None:
-            self.iface.messageBar().pushMessage(self.tr("Stormwater review"), text, level=level, duration=duration)
+        if self.iface is None:
+            return
+        bar = self.iface.messageBar()
+        old = getattr(self, "_bar_item", None)
+        if old is not None:
+            try:
+                bar.popWidget(old)
+            except (RuntimeError, TypeError):  # already closed by the user or timed out
+                pass
+        if not hasattr(bar, "pushWidget"):  # a stand-in bar (tests)
+            bar.pushMessage(self.tr("Stormwater review"), text, level=level, duration=duration)
+            return
+        item = QgsMessageBar.createMessage(self.tr("Stormwater review"), text)
+        self._bar_item = item
+        bar.pushWidget(item, level, duration)
 
     def run_check(self) -> CheckTask | None:
         """Snapshot the layers (main thread) and start the check as a background task."""
@@ -294,9 +312,16 @@ class ReviewDock(QDockWidget):
             self.message(self.tr("A check is already running: wait for it or press Cancel."), Qgis.MessageLevel.Warning)
             return None
         self.save_settings()
+        self.roles.refresh_status()
         snap = self._take_snapshot()
         if snap is None:
             return None
+        for role, name in self.roles.removed.items():
+            snap.inputs.warnings.append(Warning_(
+                "role_layer_removed",
+                f"the layer chosen for this role ({name}) was removed from the project; the role was left empty and its rules are not checked",
+                role,
+            ))
         self.snap = snap
         task = CheckTask(self.snap, self.jurisdiction.currentData(), self._task_done)
         task.project_generation = self._project_generation
@@ -597,9 +622,11 @@ class ReviewDock(QDockWidget):
     def _inputs_description(self) -> dict[str, Any]:
         layers = {r: lyr.source() for r, lyr in self.roles.role_layers().items() if lyr is not None}
         dem = self.roles.dem_layer()
+        read = self.snap.layers_read if self.snap is not None and self.snap.layers_read else {}
         return {
             "site": QgsProject.instance().fileName() or None,
-            "layers": layers,
+            "layers": {r: read[r].source if r in read else src for r, src in layers.items()},
+            "layers_read": {r: st.describe() for r, st in read.items()},
             "dem": dem.source() if dem is not None else None,
             "dem_z": self.snap.inputs.dem.z_unit_note if self.snap is not None and self.snap.inputs.dem is not None else None,
         }
@@ -660,8 +687,14 @@ class ReviewDock(QDockWidget):
                 signal.disconnect(slot)
             except (TypeError, RuntimeError):
                 pass
+        self.roles.teardown()
         for name in ("task", "envelope_task", "moves_task"):
             task = getattr(self, name)
             if task is not None:
+                # Disconnect first: the task may report progress after the dock's widgets are gone.
+                try:
+                    task.progressChanged.disconnect()
+                except (TypeError, RuntimeError):
+                    pass
                 task.cancel()
                 setattr(self, name, None)

@@ -77,6 +77,7 @@ class FindingsTree(QWidget):
         super().__init__(parent)
         self.result: CheckResult | None = None
         self.subject_filter: str | None = None
+        self._refreshing = False  # programmatic selection (refresh, select_key) never moves the map
         self.keys: list[str] = []
         self.decisions: list[dict[str, Any] | None] = []
         self.stale: list[dict[str, Any]] = []
@@ -88,6 +89,8 @@ class FindingsTree(QWidget):
         for label, _ in FILTERS:
             self.filter.addItem(self.tr(label))
         self.filter.currentIndexChanged.connect(self.refresh)
+        self.filter.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.filter.setMinimumContentsLength(12)
         self.tree = QTreeWidget()
         self.tree.setColumnCount(len(COLUMNS))
         self.tree.setHeaderLabels([self.tr(c) for c in COLUMNS])
@@ -95,7 +98,8 @@ class FindingsTree(QWidget):
         self.tree.setUniformRowHeights(True)
         self.tree.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.tree.itemClicked.connect(self._clicked)
-        self.tree.currentItemChanged.connect(lambda *_a: self.selection_changed.emit())
+        self.tree.currentItemChanged.connect(self._current_changed)
+        self._activated: QTreeWidgetItem | None = None
         top = QHBoxLayout()
         top.addWidget(QLabel(self.tr("Show")))
         top.addWidget(self.filter, 1)
@@ -166,7 +170,11 @@ class FindingsTree(QWidget):
             if i is not None and int(i) < len(self.keys) and self.keys[int(i)] == key:
                 if item.parent() is not None:
                     item.parent().setExpanded(True)
-                self.tree.setCurrentItem(item)
+                self._refreshing = True
+                try:
+                    self.tree.setCurrentItem(item)
+                finally:
+                    self._refreshing = False
                 self.tree.scrollToItem(item)
                 return True
         return False
@@ -199,6 +207,13 @@ class FindingsTree(QWidget):
 
     def refresh(self) -> None:
         """Rebuild the tree from the result, the decisions, the status filter and the subject filter."""
+        self._refreshing = True
+        try:
+            self._rebuild()
+        finally:
+            self._refreshing = False
+
+    def _rebuild(self) -> None:
         current = self.current()
         keep_key = current[1] if current else None
         self.tree.clear()
@@ -244,7 +259,8 @@ class FindingsTree(QWidget):
             parent.setFirstColumnSpanned(True)
             parent.setExpanded(_rank != Status.PASS.rank)
         self._add_notes()
-        for col, width in enumerate((175, 70, 105, 85, 75)):
+        # Fits QGIS's default dock width (about 400 px); the message column takes the rest.
+        for col, width in enumerate((130, 50, 80, 55, 55)):
             self.tree.setColumnWidth(col, width)
         if keep_key:
             self.select_key(keep_key)
@@ -331,7 +347,21 @@ class FindingsTree(QWidget):
                 top.addChild(child)
             self.tree.addTopLevelItem(top)
 
+    def _current_changed(self, current: QTreeWidgetItem | None, _previous: QTreeWidgetItem | None) -> None:
+        """Arrow keys (and clicks) move the map like a click does, as QGIS's Identify results do."""
+        self.selection_changed.emit()
+        self._activated = None
+        if current is not None and not self._refreshing:
+            self._activate(current)
+            self._activated = current
+
     def _clicked(self, item: QTreeWidgetItem, _column: int) -> None:
+        if item is self._activated:  # the press already moved the map for this item
+            self._activated = None
+            return
+        self._activate(item)
+
+    def _activate(self, item: QTreeWidgetItem) -> None:
         f = item.data(0, FINDING_ROLE)
         if isinstance(f, Finding):
             self.finding_activated.emit(f)

@@ -44,9 +44,25 @@ class ResultLayer:
     visible: bool = True
 
 
+#: Custom layer property that marks the plugin's own output (never offered as an input role).
+RESULT_PROPERTY = "stormwater_review/result"
+
+
+def mark_result(layer: Any) -> Any:
+    """Mark ``layer`` as the plugin's output; the role guesser and the role combos skip it."""
+    layer.setCustomProperty(RESULT_PROPERTY, True)
+    return layer
+
+
+def is_result(layer: Any) -> bool:
+    """Whether ``layer`` is the plugin's own output (marked, and saved so in the project)."""
+    value = layer.customProperty(RESULT_PROPERTY, False)
+    return value in (True, "true", "True", 1, "1")
+
+
 def memory_layer(family: str, name: str, crs: QgsCoordinateReferenceSystem, specs: tuple) -> QgsVectorLayer:
-    """An empty memory layer of one geometry family in ``crs``."""
-    layer = QgsVectorLayer(_MULTI[family], name, "memory")
+    """An empty memory layer of one geometry family in ``crs``, marked as the plugin's output."""
+    layer = mark_result(QgsVectorLayer(_MULTI[family], name, "memory"))
     layer.setCrs(crs)
     layer.dataProvider().addAttributes(list(make_fields(specs)))
     layer.updateFields()
@@ -219,6 +235,7 @@ def add_to_project(layers: list[ResultLayer], jurisdiction: str, project: QgsPro
     group = root.insertGroup(0, name)
     for rl in layers:
         apply_style(rl.layer, rl.style)
+        mark_result(rl.layer)
         project.addMapLayer(rl.layer, False)
         node = group.addLayer(rl.layer)
         node.setItemVisibilityChecked(rl.visible)

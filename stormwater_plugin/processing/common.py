@@ -20,6 +20,7 @@ from qgis.PyQt.QtCore import QCoreApplication
 from ..core.engine import run_check
 from ..core.model import PROJECT_CLASSES, ROLES, CheckResult
 from ..core.rulepack import JURISDICTIONS, load_pack
+from ..qgis_bridge.layer_parts import geometry_part
 from ..qgis_bridge.results import to_qgs
 from ..qgis_bridge.snapshot import Snapshot, snapshot
 from ..resources_path import icon_path
@@ -97,13 +98,24 @@ class SiteAlgorithm(QgsProcessingAlgorithm):
 
     def take_snapshot(self, parameters: dict, context: Any, feedback: Any) -> tuple[Snapshot, str]:
         """Read the parameters into a :class:`Snapshot`; returns it and the jurisdiction."""
-        sources = {}
+        sources: dict[str, Any] = {}
         for role in ROLES:
-            if parameters.get(role.upper()) in (None, ""):
+            value = parameters.get(role.upper())
+            if value in (None, ""):
+                continue
+            # QGIS offers each geometry-type part of a mixed layer as its own layer: hand the
+            # part over as a layer so the snapshot reads its whole source (and says so), unless
+            # the user asked for selected features only (then the part is read and the rest named).
+            layer = self.parameterAsVectorLayer(parameters, role.upper(), context)
+            if layer is not None and geometry_part(layer) is not None and not getattr(value, "selectedFeaturesOnly", False):
+                sources[role] = layer
                 continue
             src = self.parameterAsSource(parameters, role.upper(), context)
             if src is not None:
                 sources[role] = src
+                if layer is not None and geometry_part(layer) is not None:
+                    feedback.pushWarning(self.tr("{0}: only the selected {1} features of {2} were given; features of other geometry "
+                                                 "types in that source are not checked").format(role, geometry_part(layer), layer.source()))
         dem = self.parameterAsRasterLayer(parameters, self.DEM, context)
         z_units = Z_UNIT_OPTIONS[self.parameterAsEnum(parameters, self.Z_UNITS, context)][1]
         cls_name = CLASS_OPTIONS[self.parameterAsEnum(parameters, self.PROJECT_CLASS, context)]
@@ -114,8 +126,10 @@ class SiteAlgorithm(QgsProcessingAlgorithm):
         feedback.pushInfo(self.tr("Reading {0} layer(s)").format(len(sources)))
         snap = snapshot(sources, dem, z_units, site, cls_name if cls_name in PROJECT_CLASSES else None,
                         context=context.transformContext(), feedback=feedback,
-                        dem_provider=dem.dataProvider().clone() if dem is not None else None)
+                        dem_provider=dem.dataProvider().clone() if dem is not None else None, pack=load_pack(jurisdiction))
         feedback.pushInfo(self.tr("Working CRS: {0} ({1})").format(snap.inputs.crs_name, snap.crs_reason))
+        for role, status in (snap.layers_read or {}).items():
+            feedback.pushInfo(self.tr("{0}: {1}").format(role, status.describe()))
         return snap, jurisdiction
 
     def check(self, parameters: dict, context: Any, feedback: Any) -> tuple[Snapshot, CheckResult]:

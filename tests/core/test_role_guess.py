@@ -56,3 +56,25 @@ def test_fields_alone_identify_devices_and_soils():
 def test_unrelated_layers_are_left_out():
     out = guess_roles([LayerInfo("o", "OpenStreetMap", (), "")])
     assert all(v is None for v in out.values())
+
+
+def test_result_layers_are_never_guessed():
+    """The plugin's own output ("35 ft no-cut buffer", "Siting envelope — dry well") is never an input role."""
+    infos = [LayerInfo("buf", "Clearing", (), "polygon", result=True), LayerInfo("env", "Siting envelope — dry well", ("device_type",), "polygon", result=True)]
+    out = guess_roles(infos)
+    assert out["clearing"] is None and out["devices"] is None
+
+
+def test_osm_style_water_names_are_recognised():
+    infos = [LayerInfo("ww", "waterway", (), "line"), LayerInfo("cr", "Creeks", (), "line"), LayerInfo("nw", "natural=water", (), "polygon")]
+    out = guess_roles(infos)
+    assert out["streams"] in {"ww", "cr"}
+    assert out["waterbodies"] == "nw"
+    assert score("streams", infos[1]) >= 20 and score("streams", infos[0]) >= 20
+
+
+def test_existing_buildings_are_not_proposed_building_sites():
+    for name in ("buildings", "Existing structures", "OSM buildings", "Building footprints"):
+        assert score("building_sites", LayerInfo("b", name, (), "polygon")) == 0, name
+    assert score("building_sites", LayerInfo("b", "Proposed buildings", (), "polygon")) > 0
+    assert guess_roles([LayerInfo("bs", "building_sites", (), "point")])["building_sites"] == "bs"

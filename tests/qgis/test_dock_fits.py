@@ -1,0 +1,59 @@
+"""The dock fits QGIS's default dock width, and the findings table follows the keyboard (issue 16)."""
+
+from __future__ import annotations
+
+import time
+
+from conftest import demo_layers
+from qgis.core import QgsProject
+from qgis.PyQt.QtCore import QCoreApplication, Qt
+from qgis.PyQt.QtTest import QTest
+
+#: QGIS's default dock width is about 400 px; scroll bar and dock margins take about 25.
+DEFAULT_DOCK_WIDTH = 400
+
+
+def test_the_dock_needs_no_more_than_the_default_dock_width(iface, qgis_new_project):
+    from stormwater_plugin.gui.dock import ReviewDock
+
+    layers, dem = demo_layers()
+    QgsProject.instance().addMapLayers(list(layers.values()) + [dem])
+    d = ReviewDock(iface)
+    try:
+        assert d.upper.minimumSizeHint().width() + 25 <= DEFAULT_DOCK_WIDTH
+        assert d.findings.minimumSizeHint().width() + 10 <= DEFAULT_DOCK_WIDTH
+        assert d.minimumSizeHint().width() <= DEFAULT_DOCK_WIDTH
+    finally:
+        d.teardown()
+        QgsProject.instance().removeAllMapLayers()
+
+
+def test_arrow_keys_in_the_findings_table_move_the_map_like_a_click(iface, qgis_new_project):
+    from stormwater_plugin.gui.dock import ReviewDock
+
+    layers, dem = demo_layers()
+    QgsProject.instance().addMapLayers(list(layers.values()) + [dem])
+    d = ReviewDock(iface)
+    d.roles.z_units.setCurrentIndex(d.roles.z_units.findData("m"))
+    located = []
+    d.findings.finding_activated.connect(located.append)
+    try:
+        assert d.run_check() is not None
+        deadline = time.monotonic() + 60
+        while d.task is not None and time.monotonic() < deadline:
+            QCoreApplication.processEvents()
+            time.sleep(0.01)
+        assert d.result is not None
+        assert located == []  # drawing the result does not move the map
+        tree = d.findings.tree
+        first = tree.topLevelItem(0).child(0)
+        tree.setFocus()
+        tree.setCurrentItem(first)
+        n = len(located)
+        assert n == 1
+        QTest.keyClick(tree, Qt.Key.Key_Down)
+        assert len(located) == n + 1
+        assert located[-1] is not located[0]
+    finally:
+        d.teardown()
+        QgsProject.instance().removeAllMapLayers()
