@@ -230,7 +230,7 @@ def build(terrain: Terrain) -> dict[str, gpd.GeoDataFrame]:
     def dev(id_, kind, geom, ht, storage_gal, depth_ft, sep_gw, sep_rock, days):
         ground_ft = float(terrain(geom.centroid.x, geom.centroid.y)) / FT
         bottom = round(ground_ft - depth_ft, 1)
-        return dict(id=id_, device_type=kind, high_traffic=ht, storage_gal=float(round(storage_gal)),
+        return dict(id=id_, device_type=kind, high_traffic=ht, vehicle_traffic=ht, storage_gal=float(round(storage_gal)),
                     bottom_elev_ft=bottom, shgw_elev_ft=round(bottom - sep_gw, 1),
                     bedrock_elev_ft=round(bottom - sep_rock, 1), drain_days=days, geometry=geom)
 

@@ -14,7 +14,7 @@ from typing import Sequence
 
 from .__about__ import __version__
 
-SUBCOMMANDS = ("check", "slope-map", "envelope", "batch")
+SUBCOMMANDS = ("check", "slope-map", "envelope", "batch", "compare")
 
 
 def _check_parser() -> argparse.ArgumentParser:
@@ -24,7 +24,7 @@ def _check_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="stormwater-check",
         description="Check a stormwater site plan against the setback, buffer and slope rules of a jurisdiction.",
-        epilog=f"Roles for --layer: {', '.join(ROLES)}. Other commands: slope-map, envelope, batch (stormwater-check COMMAND --help).",
+        epilog=f"Roles for --layer: {', '.join(ROLES)}. Other commands: slope-map, envelope, batch, compare (stormwater-check COMMAND --help).",
     )
     p.add_argument("site", nargs="?", type=Path, help="site package: a GeoPackage with standard layer names")
     p.add_argument("--dem", type=Path, help="DEM raster (any GDAL format, any CRS)")
@@ -36,7 +36,12 @@ def _check_parser() -> argparse.ArgumentParser:
         help="elevation unit of the DEM (default: read from the file, else its horizontal unit)",
     )
     p.add_argument("--site-parcel", help="id of the site parcel (default: is_site, else the only parcel)")
+    p.add_argument("--frost-depth-ft", type=float, metavar="FT", help="prevailing frost depth at the site, in feet (the packs hold no sourced figure)")
     p.add_argument("--layer", action="append", default=[], metavar="ROLE=PATH[:LAYER]", help="take a role from any OGR source (repeatable)")
+    p.add_argument("--accuracy", action="append", default=[], metavar="ROLE=FT",
+                   help="horizontal accuracy of a role's features in feet at 95%% (repeatable; a feature's accuracy_ft field wins)")
+    p.add_argument("--dem-vertical-accuracy-ft", type=float, metavar="FT", help="the DEM's vertical accuracy in feet at 95%%")
+    p.add_argument("--previous", type=Path, metavar="DIR", help="an earlier review's output folder (or its findings.json): compare with it")
     p.add_argument("--out", type=Path, required=True, help="output folder for findings.json and findings.gpkg")
     p.add_argument("--quiet", action="store_true", help="print only the counts line")
     p.add_argument("--reviewer", default="", metavar="NAME", help="reviewer's name, for the report header (writes the report)")
@@ -53,6 +58,7 @@ def run_check_command(argv: Sequence[str]) -> int:
     from .core.engine import run_check
     from .core.overrides import OverrideError
     from .core.rulepack import PackError, load_pack
+    from .headless.compare_cli import parse_accuracy, read_previous
     from .headless.reader import InputError, read_site
     from .headless.writer import summary_text, write_gpkg, write_json
     from .report.package import ReportError, finish_check, load_overrides_file
@@ -61,8 +67,20 @@ def run_check_command(argv: Sequence[str]) -> int:
         _fail("give a site package (SITE.gpkg) or at least one --layer ROLE=PATH")
     try:
         pack = load_pack(args.jurisdiction)
+        if args.frost_depth_ft is not None:
+            from .core.checks.device_design import override_prevailing_frost_depth
+
+            if not args.frost_depth_ft > 0:
+                raise InputError(f"--frost-depth-ft {args.frost_depth_ft:g}: give the prevailing frost depth as a positive number of feet")
+            pack = override_prevailing_frost_depth(pack, args.frost_depth_ft)
         overrides = load_overrides_file(args.overrides) if args.overrides else []
-        loaded = read_site(args.site, args.layer, args.dem, args.dem_z_units, args.site_parcel, args.project_class)
+        previous = read_previous(args.previous) if args.previous else None
+        loaded = read_site(args.site, args.layer, args.dem, args.dem_z_units, args.site_parcel, args.project_class, pack=pack)
+        loaded.inputs.accuracy_ft = parse_accuracy(args.accuracy)
+        if args.dem_vertical_accuracy_ft is not None:
+            if not args.dem_vertical_accuracy_ft >= 0:
+                raise InputError(f"--dem-vertical-accuracy-ft {args.dem_vertical_accuracy_ft:g}: give a number of feet, 0 or more")
+            loaded.inputs.dem_vertical_accuracy_ft = float(args.dem_vertical_accuracy_ft)
         try:
             result = run_check(loaded.inputs, pack)
         except LookupError as exc:
@@ -95,6 +113,7 @@ def run_check_command(argv: Sequence[str]) -> int:
             reviewer=args.reviewer,
             reference=args.reference,
             make_report=(args.report or bool(args.reviewer) or bool(args.reference)) and not args.no_report,
+            previous=previous,
         )
     except (InputError, PackError, OverrideError, ReportError) as exc:
         _fail(str(exc))
@@ -128,6 +147,10 @@ def _dispatch(args: Sequence[str]) -> int:
         from .headless.batch_cli import main as batch_main
 
         return int(batch_main(args[1:]))
+    if args and args[0] == "compare":
+        from .headless.compare_cli import main as compare_main
+
+        return int(compare_main(args[1:]))
     if args and args[0] == "check":
         args = args[1:]
     return run_check_command(args)

@@ -7,13 +7,15 @@ working CRS (see :class:`SiteInputs`) and never touches files.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
 import shapely
 
-from .checks.classification import classify
+from .accuracy import apply_accuracy
+from .checks.classification import ClassReason, classify
 from .checks.context import CheckContext, truthy
 from .checks.device_design import check_drain_time, check_frost_depth, check_vertical_separation
 from .checks.flowpath import check_flow_to_sensitive_area
@@ -25,10 +27,11 @@ from .checks.shoreline import check_no_cut_buffer
 from .checks.triggers import check_area_threshold, check_sensitive_surroundings, check_soil_trigger
 from .checks.vegetation import check_clear_cut_opening, check_clearing_near_water, check_fertilizer_zone
 from .geometry import clean_layer
-from .model import DEVICE_TYPES, ROLES, CheckResult, FeatureLayer, Finding, Status, Warning_
+from .model import DEVICE_TYPES, ROLE_NOUN, ROLES, CheckResult, FeatureLayer, FeatureRef, Finding, Status, Warning_
 from .raster import ElevationGrid
 from .rulepack import Rule, RulePack
 from .terrain.checks import check_building_site_slope, check_clearing_slope, check_device_slope
+from .terrain.plausibility import lake_surfaces, shoreline_elevation_warning
 
 ID_FIELDS = ("id",)
 REVIEWER_REASON = "for the reviewer: the text sets a requirement the plan's geometry cannot decide"
@@ -59,6 +62,10 @@ class SiteInputs:
     site_parcel_id: str | None = None
     class_override: str | None = None
     warnings: list[Warning_] = field(default_factory=list)
+    #: Role to stated horizontal accuracy in feet at 95% (see :mod:`~stormwater_plugin.core.accuracy`).
+    accuracy_ft: dict[str, float] = field(default_factory=dict)
+    #: The DEM's stated vertical accuracy in feet at 95%; ``None`` when not stated.
+    dem_vertical_accuracy_ft: float | None = None
 
 
 #: Check kinds the engine implements. A pack naming any other kind is refused at load.
@@ -148,6 +155,7 @@ def prepare_context(inputs: SiteInputs, pack: RulePack, class_override: str | No
         lots=[parcels.geoms[i] for i in site_idx] if parcels is not None else None,
         lot_flags=[truthy({str(k).lower(): v for k, v in parcels.attrs[i].items()}.get("proposed_lot")) is True for i in site_idx] if parcels is not None else None,
     )
+    _class_without_geometry(cls, pack, layers, warnings)
     site_geom = shapely.union_all(parcels.geoms[site_idx]) if parcels is not None and site_idx else None
     ctx = CheckContext(
         layers=layers,
@@ -160,9 +168,58 @@ def prepare_context(inputs: SiteInputs, pack: RulePack, class_override: str | No
         warnings=warnings,
         disturbed_sqft=cls.disturbed_sqft,
         disturbance_geometry=shapely.union_all(layers["disturbance"].geoms) if "disturbance" in layers and len(layers["disturbance"]) else None,
+        class_source=cls.source,
     )
 
     return ctx, cls, site_idx
+
+
+class _ReadLog(dict):  # type: ignore[type-arg]
+    """The cleaned layers by role, noting which roles the running rule reads.
+
+    A rule reads a role when its check looks the layer up (``ctx.layer``,
+    ``ctx.features``, ``ctx.layers[...]``), however the pack names it
+    (``params.targets``, ``params.roles`` or the kind itself). Features of a
+    read role that have no geometry make that rule undetermined for them.
+    """
+
+    def __init__(self, layers: dict[str, FeatureLayer]) -> None:
+        super().__init__(layers)
+        self.read: set[str] = set()
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        self.read.add(key)
+        return super().get(key, default)
+
+    def __getitem__(self, key: Any) -> Any:
+        self.read.add(key)
+        return super().__getitem__(key)
+
+    def __contains__(self, key: Any) -> bool:
+        self.read.add(key)
+        return super().__contains__(key)
+
+
+def no_geometry_findings(ctx: CheckContext, rule: Rule, roles: set[str]) -> None:
+    """One *undetermined* finding per feature without geometry in each role ``rule`` read.
+
+    A feature with no geometry cannot be measured, so the rule can be neither
+    passed nor failed for it: "WL-3 has no geometry", never "no wetland".
+    """
+    for role in sorted(roles):
+        layer = dict.get(ctx.layers, role)
+        if layer is None or not layer.no_geometry:
+            continue
+        noun = ROLE_NOUN.get(role, role)
+        for fid, why in layer.no_geometry.items():
+            ctx.add(
+                rule,
+                Status.UNDETERMINED,
+                f"{noun[:1].upper() + noun[1:]} {fid} {why}, so this rule ({rule.title}) could not be checked against it: "
+                f"draw its geometry in the '{role}' layer (or delete the feature) and run again.",
+                subject=FeatureRef(role, fid),
+                reason="no_geometry",
+            )
 
 
 class CheckCancelled(Exception):
@@ -182,8 +239,17 @@ def run_check(inputs: SiteInputs, pack: RulePack, progress: Callable[[float], bo
         Findings (passes included), classification reasons, notification
         lists, display zones, data warnings and the rules not checked.
     """
+    if inputs.dem_vertical_accuracy_ft is not None and inputs.dem_vertical_accuracy_ft > pack.gradient_tolerance_ft:
+        # A stated vertical accuracy widens the level tolerance of every gradient rule, never narrows it.
+        pack = dataclasses.replace(pack, gradient_tolerance_ft=float(inputs.dem_vertical_accuracy_ft))
     ctx, cls, site_idx = prepare_context(inputs, pack)
     warnings = ctx.warnings
+    if inputs.dem is not None:
+        lake = shoreline_elevation_warning(inputs.dem, ctx.layers, lake_surfaces(pack.raw), inputs.unit_to_ft)
+        if lake is not None:
+            warnings.insert(0, lake)  # first: it puts every elevation in doubt
+    read_log = _ReadLog(ctx.layers)
+    ctx.layers = read_log
 
     notification: dict = {"adjacent": [], "within_500ft": [], "owners": []}
     not_applicable: list[dict[str, str]] = []
@@ -197,19 +263,27 @@ def run_check(inputs: SiteInputs, pack: RulePack, progress: Callable[[float], bo
         if rule.kind == "reviewer":
             ctx.skip(rule, REVIEWER_REASON)
             continue
+        read_log.read.clear()
         if rule.kind == "neighbour_notification":
             notification = check_notification(ctx, rule, site_idx)
+            no_geometry_findings(ctx, rule, read_log.read)
             continue
         handler = KIND_HANDLERS.get(rule.kind)
         if handler is None:  # pragma: no cover - the schema refuses unknown kinds
             ctx.skip(rule, f"kind '{rule.kind}' is not implemented")
             continue
         handler(ctx, rule)
+        no_geometry_findings(ctx, rule, read_log.read)
+    ctx.layers = dict(read_log)
+    if cls.source == "assumed":
+        _slope_class_reasons(ctx, cls)
 
     if inputs.dem is None:
         warnings.append(Warning_("no_dem", "No DEM was supplied: every gradient-dependent setback and the slope rules are undetermined."))
 
-    findings = sorted(ctx.findings, key=_finding_order)
+    thresholds = {r.id: float(r.params["threshold_pct"]) for r in pack.rules if r.kind == "building_site_slope" and "threshold_pct" in r.params}
+    adjusted, unstated = apply_accuracy(ctx.findings, ctx.layers, inputs.accuracy_ft, inputs.dem_vertical_accuracy_ft, thresholds)
+    findings = sorted(adjusted, key=_finding_order)
     return CheckResult(
         jurisdiction=pack.jurisdiction,
         pack_title=pack.title,
@@ -226,7 +300,66 @@ def run_check(inputs: SiteInputs, pack: RulePack, progress: Callable[[float], bo
         site_parcel_id="+".join(ctx.site_ids) if ctx.site_ids else None,
         rules_not_applicable=not_applicable,
         inventory=ctx.inventory,
+        accuracy={"roles": dict(inputs.accuracy_ft), "unstated_roles": unstated,
+                  "dem_vertical_ft": inputs.dem_vertical_accuracy_ft, "gradient_tolerance_ft": pack.gradient_tolerance_ft},
+        feature_wkt=_feature_wkt(findings, ctx.layers),
+        unit_to_ft=inputs.unit_to_ft,
     )
+
+
+def _feature_wkt(findings: list[Finding], layers: dict[str, FeatureLayer]) -> dict[str, str]:
+    """WKT (0.01 working units) of every feature a finding names, keyed ``layer:id``."""
+    out: dict[str, str] = {}
+    index = {role: {fid: i for i, fid in enumerate(layer.ids)} for role, layer in layers.items()}
+    for f in findings:
+        for ref in (f.subject, f.other):
+            if ref is None:
+                continue
+            key = f"{ref.layer}:{ref.id}"
+            i = index.get(ref.layer, {}).get(ref.id)
+            if key in out or i is None:
+                continue
+            g = layers[ref.layer].geoms[i]
+            if g is not None and not g.is_empty:
+                out[key] = shapely.to_wkt(g, rounding_precision=2, trim=True)
+    return out
+
+
+def _slope_class_reasons(ctx: CheckContext, cls: Any) -> None:
+    """On an assumed class, each building site at or over the slope threshold is a cited reason for major."""
+    for f in ctx.findings:
+        if f.kind != "building_site_slope" or f.status is not Status.ADVISORY or f.subject is None:
+            continue
+        slope = f.extra.get("slope_pct")
+        amount = f"{slope:.1f}%" if isinstance(slope, float) else "a slope"
+        cls.reasons.append(
+            ClassReason(
+                f.rule_id,
+                f.citation,
+                Status.ADVISORY,
+                f"{f.subject.noun[:1].upper() + f.subject.noun[1:]}: {amount} over {f.extra.get('distance_ft', 0):g} ft from its centre, "
+                f"{f.extra.get('threshold_pct', 0):g}% or more: even were the disturbed area that of a minor project, it may be considered a major project.",
+            )
+        )
+
+
+def _class_without_geometry(cls: Any, pack: RulePack, layers: dict[str, FeatureLayer], warnings: list[Warning_]) -> None:
+    """A cited, undetermined classification step when areas the class is measured from have no geometry."""
+    roles = ("disturbance",) if "disturbance" in layers else ("clearing", "impervious")
+    lost = [(r, fid) for r in roles if r in layers for fid in layers[r].no_geometry]
+    if not lost or cls.source == "override":
+        return
+    names = ", ".join(f"{ROLE_NOUN.get(r, r)} {fid}" for r, fid in lost)
+    cls.reasons.append(
+        ClassReason(
+            f"{pack.jurisdiction}.classification.no-geometry",
+            pack.major.citation,
+            Status.UNDETERMINED,
+            f"{names} ha{'s' if len(lost) == 1 else 've'} no geometry, so the disturbed area leaves {'it' if len(lost) == 1 else 'them'} out "
+            "and the class may be larger than computed; draw the area(s) or pass --class.",
+        )
+    )
+    warnings.append(Warning_("class_area_incomplete", f"the disturbed area leaves out {names} (no geometry): the project class may be larger", roles[0], tuple(f for _, f in lost)))
 
 
 def _check_device_types(devices: FeatureLayer | None, warnings: list[Warning_]) -> None:

@@ -71,18 +71,56 @@ def _family(geom: BaseGeometry) -> str:
     return "mixed"
 
 
-def _keep_family(geom: BaseGeometry, family: str) -> BaseGeometry:
-    """From a (repaired) geometry collection, keep the parts of one family."""
-    if _family(geom) == family:
+#: Polygon roles whose rules add up or intersect areas: a feature drawn there as a
+#: line or a point has no area to add, so it counts as having no geometry (its
+#: rules are undetermined for it). In the other polygon roles (wetlands, water
+#: bodies) a feature is measured where it lies, whatever its shape.
+AREA_ROLES: frozenset[str] = frozenset({"parcels", "clearing", "disturbance", "impervious", "soils"})
+
+#: Why a feature counts as having no geometry (the message names the feature).
+NO_GEOMETRY = "has no geometry"
+EMPTY_GEOMETRY = "has an empty geometry"
+NOT_AN_AREA = "is drawn as a line or a point where an area is needed"
+
+
+def _polygonal_part(geom: BaseGeometry) -> BaseGeometry:
+    """The polygons of a (repaired) geometry, or an empty geometry."""
+    if _family(geom) == "polygon":
         return geom
-    parts = [g for g in shapely.get_parts(geom) if _family(g) == family]
+    parts = [g for g in shapely.get_parts(geom) if _family(g) == "polygon" and g.area > 0]
     if not parts:
-        return shapely.Polygon() if family == "polygon" else shapely.GeometryCollection()
+        return shapely.GeometryCollection()
     return shapely.union_all(parts)
 
 
 def _is_degenerate(p: BaseGeometry) -> bool:
     return p.geom_type == "Polygon" and p.area <= 1e-12 * p.length * p.length
+
+
+def strip_empty_parts(geom: BaseGeometry) -> BaseGeometry:
+    """``geom`` without its empty parts (at any depth); an empty collection when nothing is left.
+
+    GEOS crashes measuring distances to collections such as
+    ``MULTIPOINT (EMPTY, 1 1)``, which GeoPackage and CAD exports can hold.
+    """
+    if geom.is_empty:
+        return shapely.GeometryCollection()
+    if shapely.get_type_id(geom) not in (4, 5, 6, 7):
+        return geom
+    parts = list(shapely.get_parts(geom))
+    kept = [q for q in (strip_empty_parts(p) for p in parts) if not q.is_empty]
+    if len(kept) == len(parts) and all(a is b for a, b in zip(kept, parts)):
+        return geom
+    if not kept:
+        return shapely.GeometryCollection()
+    if geom.geom_type == "GeometryCollection" or any(q.geom_type != kept[0].geom_type or q.geom_type.startswith("Multi") for q in kept):
+        return shapely.GeometryCollection(kept)
+    return type(geom)(kept)
+
+
+def _has_empty_parts(arr: np.ndarray) -> bool:
+    parts = shapely.get_parts(arr)
+    return bool(shapely.is_empty(parts).any()) or bool((shapely.get_type_id(parts) == 7).any())
 
 
 def drop_degenerate(geom: BaseGeometry) -> BaseGeometry:
@@ -101,69 +139,135 @@ def drop_degenerate(geom: BaseGeometry) -> BaseGeometry:
     return fixed[0] if len(fixed) == 1 else shapely.GeometryCollection(fixed)
 
 
-def clean_layer(layer: FeatureLayer, warnings: list[Warning_]) -> FeatureLayer:
-    """Repair invalid geometries (``make_valid``), flatten Z/M, drop null and empty ones.
+def _closed_lines_as_area(geom: BaseGeometry) -> BaseGeometry:
+    """Polygons enclosed by the closed lines of ``geom`` (a CAD outline drawn as a polyline); empty when none."""
+    lines = [p for p in shapely.get_parts(geom) if _family(p) == "line"]
+    if not lines:
+        return shapely.GeometryCollection()
+    return shapely.build_area(shapely.union_all(lines))
 
+
+class _Report:
+    """Ids of the features each cleaning step touched, for the warnings."""
+
+    def __init__(self) -> None:
+        self.ids: dict[str, list[str]] = {}
+
+    def note(self, code: str, fid: str) -> None:
+        self.ids.setdefault(code, []).append(fid)
+
+
+def _clean_one(g: BaseGeometry | None, fid: str, role: str, report: _Report) -> tuple[BaseGeometry | None, str | None]:
+    """One feature's geometry, cleaned; or ``None`` and why it counts as having no geometry."""
+    if g is None:
+        return None, NO_GEOMETRY
+    if g.is_empty:
+        return None, EMPTY_GEOMETRY
+    stripped = strip_empty_parts(g)
+    if stripped is not g:
+        report.note("empty_parts", fid)
+        if stripped.is_empty:
+            return None, EMPTY_GEOMETRY
+        g = stripped
+    if shapely.has_z(g):
+        g = shapely.force_2d(g)
+    was_area = _family(g) == "polygon" or any(_family(p) == "polygon" for p in shapely.get_parts(g))
+    if not shapely.is_valid(g):
+        g = drop_degenerate(shapely.make_valid(g))
+        report.note("repaired", fid)
+        if g.is_empty:  # pragma: no cover - make_valid keeps at least a point of a non-empty input
+            return None, EMPTY_GEOMETRY
+    if ROLE_FAMILY.get(role) != "polygon" or _family(g) == "polygon":
+        return g, None
+    area = _polygonal_part(g)
+    if not area.is_empty:
+        # A repaired polygon with collapsed leftovers (spikes, slivers as lines): the
+        # leftovers stay where a distance is measured and go where areas are added.
+        return (area if role in AREA_ROLES else g), None
+    if not was_area:
+        closed = _closed_lines_as_area(g)
+        if not closed.is_empty:
+            report.note("closed_lines", fid)
+            return closed, None
+        if role in AREA_ROLES:
+            return None, NOT_AN_AREA
+        report.note("not_polygon_kept", fid)
+        return g, None
+    # A polygon that collapsed to zero area: its outline is where it lies, and its area is 0.
+    report.note("collapsed", fid)
+    return g, None
+
+
+_CLEAN_MESSAGES: dict[str, tuple[str, str]] = {
+    "empty_parts": ("geometry_empty_parts", "{n} feature(s) had empty parts, which were removed"),
+    "repaired": ("geometry_repaired", "{n} invalid geometr{ies} repaired with make_valid"),
+    "collapsed": ("geometry_collapsed", "{n} polygon(s) of zero area were kept as their outlines: measured where they lie, with no area"),
+    "closed_lines": ("geometry_closed_lines", "{n} closed line(s) where the '{role}' role needs areas were read as the areas they enclose"),
+    "not_polygon_kept": ("geometry_not_polygon", "{n} feature(s) are lines or points where the '{role}' role expects polygons: measured where they lie"),
+}
+
+
+def clean_layer(layer: FeatureLayer, warnings: list[Warning_]) -> FeatureLayer:
+    """Repair invalid geometries (``make_valid``), flatten Z/M, remove empty parts; record features without geometry.
+
+    A feature is where its geometry is: a polygon that collapses to zero area
+    keeps its outline (lines), a zero-length line its point. A feature that
+    has no geometry (null, empty, or in an area role a line or point) is
+    left out of the geometry and listed in :attr:`FeatureLayer.no_geometry`;
+    the engine makes every rule that reads the role undetermined for it.
     Every change is reported in ``warnings`` with the features' ids.
     """
     expected = ROLE_FAMILY.get(layer.role)
+    inherited = dict(layer.no_geometry)
     # Fast path (vectorised): every geometry present, non-empty, 2-D, valid and of the right family.
     if len(layer) and all(isinstance(g, BaseGeometry) for g in layer.geoms):
         arr = np.asarray(layer.geoms, dtype=object)
         fine = ~shapely.is_empty(arr) & ~shapely.has_z(arr) & shapely.is_valid(arr)
         if expected == "polygon":
             fine &= np.isin(shapely.get_type_id(arr), (3, 6))  # Polygon, MultiPolygon
-        if bool(fine.all()):
-            return FeatureLayer.from_sequences(layer.role, list(arr), layer.ids, layer.attrs)
+        if bool(fine.all()) and not _has_empty_parts(arr):
+            return FeatureLayer.from_sequences(layer.role, list(arr), layer.ids, layer.attrs, no_geometry=inherited)
     keep_geoms: list[BaseGeometry] = []
     keep_ids: list[str] = []
     keep_attrs: list[dict] = []
-    dropped: list[str] = []
-    repaired: list[str] = []
-    wrong_type: list[str] = []
+    missing: dict[str, list[str]] = {}
+    report = _Report()
     for g, fid, attrs in zip(layer.geoms, layer.ids, layer.attrs):
-        if g is None or (isinstance(g, BaseGeometry) and g.is_empty):
-            dropped.append(fid)
+        clean, why = _clean_one(g, fid, layer.role, report)
+        if clean is None:
+            reason = why or NO_GEOMETRY
+            inherited[fid] = reason
+            missing.setdefault(reason, []).append(fid)
             continue
-        if shapely.has_z(g):
-            g = shapely.force_2d(g)
-        if not shapely.is_valid(g):
-            g = drop_degenerate(shapely.make_valid(g))
-            repaired.append(fid)
-            if expected is not None:
-                g = _keep_family(g, expected)
-            if g.is_empty:
-                dropped.append(fid)
-                continue
-        if expected == "polygon" and _family(g) != "polygon":
-            wrong_type.append(fid)
-            continue
-        keep_geoms.append(g)
+        keep_geoms.append(clean)
         keep_ids.append(fid)
         keep_attrs.append(attrs)
-    if dropped:
-        warnings.append(
-            Warning_("geometry_missing", f"{len(dropped)} feature(s) with no geometry were left out", layer.role, tuple(dropped))
-        )
-    if repaired:
+    for code, fids in report.ids.items():
+        wcode, text = _CLEAN_MESSAGES[code]
+        n = len(fids)
+        warnings.append(Warning_(wcode, text.format(n=n, ies="y" if n == 1 else "ies", role=layer.role), layer.role, tuple(fids)))
+    absent = missing.get(NO_GEOMETRY, []) + missing.get(EMPTY_GEOMETRY, [])
+    if absent:
         warnings.append(
             Warning_(
-                "geometry_repaired",
-                f"{len(repaired)} invalid geometr{'y' if len(repaired) == 1 else 'ies'} repaired with make_valid",
+                "geometry_missing",
+                f"{len(absent)} feature(s) have no geometry: every rule that reads the '{layer.role}' layer is undetermined for them",
                 layer.role,
-                tuple(repaired),
+                tuple(absent),
             )
         )
-    if wrong_type:
+    if missing.get(NOT_AN_AREA):
+        fids = missing[NOT_AN_AREA]
         warnings.append(
             Warning_(
                 "geometry_wrong_type",
-                f"{len(wrong_type)} feature(s) are not polygons where the '{layer.role}' role needs polygons; they were left out and not checked",
+                f"{len(fids)} feature(s) are not polygons where the '{layer.role}' role needs areas: they have no area to measure, "
+                "so every rule that reads the layer is undetermined for them",
                 layer.role,
-                tuple(wrong_type),
+                tuple(fids),
             )
         )
-    return FeatureLayer.from_sequences(layer.role, keep_geoms, keep_ids, keep_attrs)
+    return FeatureLayer.from_sequences(layer.role, keep_geoms, keep_ids, keep_attrs, no_geometry=inherited)
 
 
 def union(geoms: Iterable[BaseGeometry]) -> BaseGeometry:

@@ -138,12 +138,18 @@ class FeatureLayer:
         Identity of each feature, as reported in findings.
     attrs : list of dict
         Attributes of each feature (field name to value).
+    no_geometry : dict
+        Features of the layer that have no geometry to measure (null, empty,
+        or a line where an area is needed), id to the reason; they are not
+        in ``geoms``, and every rule that reads the role is undetermined for
+        them (filled by :func:`~stormwater_plugin.core.geometry.clean_layer`).
     """
 
     role: str
     geoms: np.ndarray
     ids: list[str]
     attrs: list[dict[str, Any]]
+    no_geometry: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not (len(self.geoms) == len(self.ids) == len(self.attrs)):
@@ -159,13 +165,14 @@ class FeatureLayer:
         geoms: Sequence[BaseGeometry],
         ids: Sequence[Any] | None = None,
         attrs: Sequence[Mapping[str, Any]] | None = None,
+        no_geometry: Mapping[str, str] | None = None,
     ) -> FeatureLayer:
         arr = np.empty(len(geoms), dtype=object)
         for i, g in enumerate(geoms):
             arr[i] = g
         id_list = [str(i) for i in ids] if ids is not None else [str(i + 1) for i in range(len(geoms))]
         attr_list = [dict(a) for a in attrs] if attrs is not None else [{} for _ in geoms]
-        return cls(role=role, geoms=arr, ids=id_list, attrs=attr_list)
+        return cls(role=role, geoms=arr, ids=id_list, attrs=attr_list, no_geometry=dict(no_geometry or {}))
 
     def ref(self, i: int) -> FeatureRef:
         return FeatureRef(self.role, self.ids[i])
@@ -250,6 +257,12 @@ class CheckResult:
     site_parcel_id: str | None
     rules_not_applicable: list[dict[str, str]] = field(default_factory=list)
     inventory: list[dict[str, Any]] = field(default_factory=list)
+    #: Stated accuracies of the run and the roles without one (see core/accuracy.py).
+    accuracy: dict[str, Any] = field(default_factory=dict)
+    #: ``"layer:id"`` to WKT (working CRS) of every feature a finding names: lets a later review match renamed ids.
+    feature_wkt: dict[str, str] = field(default_factory=dict)
+    #: Working-CRS unit in feet (ellipsoidal), for reading ``feature_wkt``.
+    unit_to_ft: float | None = None
 
     @property
     def classification_reasons(self) -> list[Any]:

@@ -13,9 +13,13 @@ def _r(x: float | None, nd: int = 2) -> float | None:
     return None if x is None else round(float(x), nd)
 
 
+#: Accuracy fields lifted out of ``details`` to the finding's top level (findings.json contract).
+ACCURACY_KEYS = ("margin_ft", "accuracy_ft", "near_limit")
+
+
 def finding_to_dict(f: Finding) -> dict[str, Any]:
-    extra = {k: (_r(v) if isinstance(v, float) else v) for k, v in f.extra.items()}
-    return {
+    extra = {k: (_r(v) if isinstance(v, float) else v) for k, v in f.extra.items() if k not in ACCURACY_KEYS}
+    out = {
         "rule_id": f.rule_id,
         "kind": f.kind,
         "citation": f.citation.text,
@@ -29,6 +33,10 @@ def finding_to_dict(f: Finding) -> dict[str, Any]:
         "message": f.message,
         "details": extra,
     }
+    out["margin_ft"] = _r(f.extra.get("margin_ft"))
+    out["accuracy_ft"] = _r(f.extra.get("accuracy_ft"))
+    out["near_limit"] = bool(f.extra.get("near_limit", False))
+    return out
 
 
 def result_to_dict(
@@ -70,6 +78,8 @@ def result_to_dict(
         "rules_not_checked": result.rules_not_checked,
         "rules_not_applicable": result.rules_not_applicable,
         "inventory_100ft": result.inventory,
+        "accuracy": result.accuracy,
+        "features": {"unit_to_ft": result.unit_to_ft, "wkt": result.feature_wkt},
         "warnings": [w.as_dict() for w in result.warnings],
         "inputs": inputs or {},
         "note": "Every applicable check is listed, passes included. A rule or feature absent from this list was not checked; its absence never means compliance.",

@@ -77,7 +77,8 @@ class DeviceReport:
     def counts(self) -> dict[str, int]:
         out = {s.value: 0 for s in Status}
         for line in self.lines:
-            out[line.status] = out.get(line.status, 0) + 1
+            key = line.status.split(" ")[0]
+            out[key] = out.get(key, 0) + 1
         return out
 
     @property
@@ -109,8 +110,12 @@ def _concerns(f: Finding, device_id: str) -> bool:
     return False
 
 
-def device_report(result: Any, snap: Any, device_id: str) -> DeviceReport:
-    """The checks of ``device_id``: findings whose subject (or other feature) is that device, worst first."""
+def device_report(result: Any, snap: Any, device_id: str, doc: Any = None) -> DeviceReport:
+    """The checks of ``device_id``: findings whose subject (or other feature) is that device, worst first.
+
+    With ``doc`` (the dock's annotated findings.json document, same order as
+    the findings) a reviewer decision shows in the status: ``violation → waived``.
+    """
     from ..qgis_bridge.results import short_citation
 
     device_type = None
@@ -120,16 +125,19 @@ def device_report(result: Any, snap: Any, device_id: str) -> DeviceReport:
             if ident == device_id:
                 device_type = attrs.get("device_type") or None
                 break
+    rows = list((doc or {}).get("findings", []))
+    decisions = [r.get("override") for r in rows] if len(rows) == len(result.findings) else [None] * len(result.findings)
     lines = []
-    for f in result.findings:
+    for f, decision in zip(result.findings, decisions):
         if not _concerns(f, device_id):
             continue
         if f.subject is not None and f.subject.layer == DEVICES and device_id in _ids(f.subject):
             other = f.other.noun if f.other is not None else None
         else:  # the device is the other feature: name the subject
             other = f.subject.noun if f.subject is not None else None
-        lines.append(CheckLine(f.status.value, f.rule_id, short_citation(f.citation.text), other, f.measured_ft, f.required_ft, f.message, f))
-    lines.sort(key=lambda ln: (_ORDER.get(ln.status, 99), ln.citation, ln.other or ""))
+        status = f.status.value if not decision else f"{f.status.value} → {decision.get('decision')}"
+        lines.append(CheckLine(status, f.rule_id, short_citation(f.citation.text), other, f.measured_ft, f.required_ft, f.message, f))
+    lines.sort(key=lambda ln: (_ORDER.get(ln.status.split(" ")[0], 99), ln.citation, ln.other or ""))
     return DeviceReport(device_id, None if device_type is None else str(device_type), result.jurisdiction, lines)
 
 
@@ -204,7 +212,7 @@ class DeviceChecksDialog(QDialog):
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 if c == 0:
-                    item.setForeground(QBrush(QColor(STATUS_COLOURS.get(line.status, "#000000"))))
+                    item.setForeground(QBrush(QColor(STATUS_COLOURS.get(line.status.split(" ")[0], "#000000"))))
                 if c in (3, 4):
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 tip = line.finding.citation.excerpt if line.finding is not None and c == 1 else line.message
@@ -318,7 +326,7 @@ class DeviceInspectTool(QgsMapToolEmitPoint):
         if device_id is None:
             self._message(self.tr("No device of the last check here: click on a device or on a distance line drawn for one."))
             return None
-        report = device_report(result, snap, device_id)
+        report = device_report(result, snap, device_id, getattr(dock, "doc", None))
         self.last_report = report
         if show:
             self.show_report(report)

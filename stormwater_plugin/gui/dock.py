@@ -7,6 +7,7 @@ with a print layout (issue 6).
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,6 @@ from qgis.core import (
 from qgis.gui import QgsCollapsibleGroupBox, QgsMessageBar
 from qgis.PyQt.QtCore import Qt
 from qgis.PyQt.QtWidgets import (
-    QApplication,
     QCheckBox,
     QComboBox,
     QDockWidget,
@@ -42,9 +42,11 @@ from qgis.PyQt.QtWidgets import (
     QWidget,
 )
 
+from ..core.compare import compare_documents
 from ..core.model import DEVICE_TYPES, PROJECT_CLASSES, CheckResult, Finding, Warning_
 from ..core.overrides import OverrideError
 from ..core.rulepack import JURISDICTIONS, load_pack
+from ..core.saved_review import load_review, save_review
 from ..qgis_bridge.results import to_qgs
 from ..qgis_bridge.snapshot import Snapshot, snapshot
 from .check_task import CheckTask
@@ -52,7 +54,7 @@ from .envelope_task import SitingTask, add_siting_layers, device_label, envelope
 from .findings_tree import FindingsTree
 from .overrides_ui import OverrideStore, ask_decision
 from .report_export import findings_document
-from .result_layers import add_to_project, build_result_layers
+from .result_layers import add_to_project, build_result_layers, set_decisions
 from .role_form import SCOPE, RoleForm
 
 LOG_TAG = "Stormwater review"
@@ -82,6 +84,7 @@ class ReviewDock(QDockWidget):
         self.task: CheckTask | None = None
         self.envelope_task: SitingTask | None = None
         self.moves_task: SitingTask | None = None
+        self.export_task: Any = None
         self._project_generation = 0
         self.snap: Snapshot | None = None
         self.result: CheckResult | None = None
@@ -89,6 +92,10 @@ class ReviewDock(QDockWidget):
         self.moves: list[dict[str, Any]] = []
         self.doc: dict[str, Any] | None = None
         self.overrides = OverrideStore()
+        self.previous_doc: dict[str, Any] | None = None
+        self.comparison: dict[str, Any] | None = None
+        self._restoring = False
+        self._kept_this_result = False
 
         self.jurisdiction = QComboBox()
         for j in JURISDICTIONS:
@@ -106,6 +113,15 @@ class ReviewDock(QDockWidget):
         self.reviewer.setPlaceholderText(self.tr("your name (report header, decisions)"))
         self.reference = QLineEdit()
         self.reference.setPlaceholderText(self.tr("application no."))
+        self.accuracy = QLineEdit()
+        self.accuracy.setPlaceholderText(self.tr("e.g. septic=10, wells=15 (ft, 95%)"))
+        self.accuracy.setToolTip(self.tr(
+            "Horizontal accuracy of each role's features in feet at 95% (NSSDA). A pass whose margin is inside the combined accuracy of its "
+            "two features becomes undetermined (field-verify). A feature's own accuracy_ft field wins; a data_source field (survey, gps, "
+            "tax_map…) gives a documented default. Roles left out are reported as having no stated accuracy."))
+        self.dem_accuracy = QLineEdit()
+        self.dem_accuracy.setPlaceholderText(self.tr("DEM vertical accuracy, ft (95%)"))
+        self.dem_accuracy.setToolTip(self.tr("Widens the level tolerance of the gradient rules and makes slopes within it of 15% undetermined."))
         self.reviewer.editingFinished.connect(self._save_review_fields)
         self.reference.editingFinished.connect(self._save_review_fields)
 
@@ -176,6 +192,8 @@ class ReviewDock(QDockWidget):
         who.addWidget(self.reviewer, 3)
         who.addWidget(self.reference, 2)
         head.addRow(self.tr("Reviewer, ref."), who)
+        head.addRow(self.tr("Data accuracy"), self.accuracy)
+        head.addRow(self.tr("DEM accuracy"), self.dem_accuracy)
         buttons = QHBoxLayout()
         buttons.addWidget(self.run_button)
         buttons.addWidget(self.cancel_button)
@@ -205,6 +223,11 @@ class ReviewDock(QDockWidget):
         decide.addWidget(self.waive_button, 0, 1)
         decide.addWidget(self.clear_button, 1, 0)
         decide.addWidget(self.decisions_menu_button, 1, 1)
+        self.compare_button = QPushButton(self.tr("Compare with the previous review…"))
+        self.compare_button.setToolTip(self.tr("What changed since the previous review of this site (saved with the project, or a findings.json file): "
+                                               "findings resolved, new, still open and changed, and which decisions still apply."))
+        self.compare_button.clicked.connect(lambda: self.compare_with_previous())
+        decide.addWidget(self.compare_button, 2, 0, 1, 2)
         low.addLayout(decide)
         # The settings scroll when the screen is short (a laptop): the findings and decision buttons stay visible.
         scroll = QScrollArea()
@@ -224,6 +247,7 @@ class ReviewDock(QDockWidget):
         lay.addWidget(splitter)
         self.setWidget(body)
         self.restore_settings()
+        self._project_read_review()
         QgsProject.instance().readProject.connect(self._project_read)
         QgsProject.instance().cleared.connect(self._project_cleared)
 
@@ -233,6 +257,9 @@ class ReviewDock(QDockWidget):
         """The project was closed or cleared: results of a running check no longer belong anywhere."""
         self._project_generation += 1
         self.roles.reset()
+        self.previous_doc = None
+        self.comparison = None
+        self.findings.set_comparison(None)
         self.result = None
         self.snap = None
         self.envelope = None
@@ -245,6 +272,7 @@ class ReviewDock(QDockWidget):
 
     def _project_read(self, *_args: Any) -> None:
         self.restore_settings()
+        self._project_read_review()
 
     def restore_settings(self) -> None:
         """Restore the choices stored in the project, else guess the layers."""
@@ -258,7 +286,7 @@ class ReviewDock(QDockWidget):
         s, ok = project.readEntry(SCOPE, "site_parcel", "")
         if ok:
             self.site_parcel.setText(s)
-        for edit, name in ((self.reviewer, "reviewer"), (self.reference, "reference")):
+        for edit, name in ((self.reviewer, "reviewer"), (self.reference, "reference"), (self.accuracy, "accuracy"), (self.dem_accuracy, "dem_accuracy")):
             value, ok = project.readEntry(SCOPE, name, "")
             if ok:
                 edit.setText(value)
@@ -270,6 +298,10 @@ class ReviewDock(QDockWidget):
             self.message(self.tr("The reviewer decisions stored in the project could not be read: {0}").format(self.overrides.error), Qgis.MessageLevel.Warning, 0)
         if self.result is not None:
             self.refresh_review()
+
+    def _project_read_review(self) -> None:
+        if self.result is None:
+            self.restore_review()
 
     def save_settings(self) -> None:
         """Store the choices in the project (saved with it)."""
@@ -284,6 +316,8 @@ class ReviewDock(QDockWidget):
         project = QgsProject.instance()
         project.writeEntry(SCOPE, "reviewer", self.reviewer.text().strip())
         project.writeEntry(SCOPE, "reference", self.reference.text().strip())
+        project.writeEntry(SCOPE, "accuracy", self.accuracy.text().strip())
+        project.writeEntry(SCOPE, "dem_accuracy", self.dem_accuracy.text().strip())
 
     # -- running --------------------------------------------------------------
 
@@ -316,6 +350,11 @@ class ReviewDock(QDockWidget):
         snap = self._take_snapshot()
         if snap is None:
             return None
+        try:
+            self._apply_accuracy(snap)
+        except ValueError as exc:
+            self.message(self.tr("Data accuracy: {0}").format(exc), Qgis.MessageLevel.Warning)
+            return None
         for role, name in self.roles.removed.items():
             snap.inputs.warnings.append(Warning_(
                 "role_layer_removed",
@@ -333,6 +372,23 @@ class ReviewDock(QDockWidget):
         QgsApplication.taskManager().addTask(task)
         return task
 
+    def _apply_accuracy(self, snap: Snapshot) -> None:
+        """The dock's accuracy fields onto the engine's inputs; ``ValueError`` naming a bad entry."""
+        from ..core.accuracy import parse_role_accuracy
+
+        snap.inputs.accuracy_ft = parse_role_accuracy([self.accuracy.text()])
+        text = self.dem_accuracy.text().strip()
+        if text:
+            try:
+                value = float(text)
+            except ValueError:
+                raise ValueError(self.tr("DEM vertical accuracy '{0}' is not a number of feet").format(text)) from None
+            if not value >= 0:
+                raise ValueError(self.tr("DEM vertical accuracy must be 0 ft or more"))
+            snap.inputs.dem_vertical_accuracy_ft = value
+        else:
+            snap.inputs.dem_vertical_accuracy_ft = None
+
     def _take_snapshot(self) -> Snapshot | None:
         """Read the chosen layers into plain data (main thread); ``None`` with a message when impossible."""
         try:
@@ -342,6 +398,7 @@ class ReviewDock(QDockWidget):
                 self.roles.z_unit(),
                 self.site_parcel.text().strip() or None,
                 self.project_class.currentData(),
+                pack=load_pack(self.jurisdiction.currentData()),  # the DEM window the pack's rules need (services.dem_window)
             )
         except Exception as exc:
             self.message(self.tr("Could not read the layers: {0}").format(exc), Qgis.MessageLevel.Critical, 0)
@@ -381,17 +438,105 @@ class ReviewDock(QDockWidget):
             QgsMessageLog.logMessage(traceback.format_exc(), LOG_TAG, Qgis.MessageLevel.Critical)
             self.message(self.tr("The results could not be drawn: {0}").format(exc), Qgis.MessageLevel.Critical, 0)
 
-    def show_result(self, result: CheckResult, snap: Snapshot, jurisdiction: str) -> None:
+    # -- the review kept with the project (issue 16) -----------------------------
+
+    def _keep_review(self) -> None:
+        """Store the current result in the project (saved with it); the one it replaces becomes the previous review."""
+        if self.result is None or self.snap is None:
+            return
+        project = QgsProject.instance()
+        saved = save_review(self.result, crs_name=self.snap.inputs.crs_name, inputs=self._inputs_description(),
+                            overrides=self.overrides.overrides, extra={"moves": list(self.moves), "working_crs_wkt": self.snap.crs.toWkt()})
+        text = json.dumps(saved, ensure_ascii=False)
+        old, ok = project.readEntry(SCOPE, "last_review", "")
+        if ok and old and not self._restoring and not self._kept_this_result:
+            project.writeEntry(SCOPE, "previous_review", old)
+            self.previous_doc = json.loads(old)
+        project.writeEntry(SCOPE, "last_review", text)
+        self._kept_this_result = True  # decisions on this result update it in place; they do not make a "previous" review
+
+    def restore_review(self) -> bool:
+        """Show the review saved with the project (table, result layers, Inspect tool) without running the check."""
+        project = QgsProject.instance()
+        text, ok = project.readEntry(SCOPE, "last_review", "")
+        prev, ok_prev = project.readEntry(SCOPE, "previous_review", "")
+        self.previous_doc = json.loads(prev) if ok_prev and prev else None
+        if not ok or not text:
+            return False
+        try:
+            saved = json.loads(text)
+            result = load_review(saved)
+        except (ValueError, KeyError, TypeError) as exc:
+            self.message(self.tr("The review saved with the project could not be restored ({0}); run the check again.").format(exc), Qgis.MessageLevel.Warning)
+            return False
+        snap = None
+        try:
+            snap = snapshot(self.roles.role_layers(), self.roles.dem_layer(), self.roles.z_unit(), self.site_parcel.text().strip() or None,
+                            self.project_class.currentData())
+        except Exception:  # the layers may be gone; the table and the saved geometry still show
+            snap = None
+        if snap is None:
+            from qgis.core import QgsCoordinateReferenceSystem
+
+            from ..core.engine import SiteInputs
+
+            crs = QgsCoordinateReferenceSystem.fromWkt(str(saved.get("working_crs_wkt") or ""))
+            if not crs.isValid():
+                self.result = result
+                self.findings.set_result(result, saved)
+                return True
+            snap = Snapshot(SiteInputs(layers={}, dem=None, unit_to_ft=float(result.unit_to_ft or 1.0), crs_name=str(saved.get("working_crs", ""))), crs, "saved")
+        self._restoring = True
+        try:
+            self.show_result(result, snap, result.jurisdiction, start_moves=False)
+        finally:
+            self._restoring = False
+        self.moves = list(saved.get("moves") or [])
+        if self.moves:
+            self.findings.set_moves(self.moves)
+        self.message(self.tr("Restored the review saved with the project ({0}). Run the check again after changing the plan.").format(
+            self.result.pack_title if self.result else ""), Qgis.MessageLevel.Info)
+        return True
+
+    def compare_with_previous(self, path: str | None = None) -> dict[str, Any] | None:
+        """Compare the current review with the previous one (saved with the project) or a findings.json file."""
+        if self.doc is None:
+            self.message(self.tr("Run the check first: the comparison is between the current review and an earlier one."), Qgis.MessageLevel.Info)
+            return None
+        old = None
+        if path is None and self.previous_doc is None:
+            path, _ = QFileDialog.getOpenFileName(self, self.tr("Earlier review (findings.json)"), "", self.tr("findings.json (*.json)"))
+            if not path:
+                return None
+        try:
+            old = json.loads(Path(path).read_text(encoding="utf-8")) if path else self.previous_doc
+            cmp = compare_documents(old or {}, self.doc)
+        except (OSError, ValueError) as exc:
+            self.message(self.tr("Cannot compare: {0}").format(exc), Qgis.MessageLevel.Warning)
+            return None
+        cmp["previous"] = path or self.tr("the previous review saved with the project")
+        self.comparison = cmp
+        self.doc["comparison"] = cmp
+        self.findings.set_comparison(cmp)
+        c = cmp["counts"]
+        self.message(self.tr("Since the last review: {0} resolved, {1} new, {2} still open, {3} changed.").format(
+            c["resolved"], c["new"], c["still_open"], c["changed"]), Qgis.MessageLevel.Info)
+        return cmp
+
+    def show_result(self, result: CheckResult, snap: Snapshot, jurisdiction: str, start_moves: bool = True) -> None:
         """Draw the result layers and fill the findings table."""
         self.result = result
         self.snap = snap
         self.moves = []
         self.envelope = None
+        self._kept_this_result = False
         layers = build_result_layers(result, snap.inputs, snap.crs)
         add_to_project(layers, jurisdiction)
         self.doc = findings_document(result, snap, self.overrides.overrides, self.moves)
+        set_decisions(self.doc, jurisdiction)
         self.findings.set_result(result, self.doc)
         self._update_decision_buttons()
+        self._keep_review()
         self.layers_box.setCollapsed(True)  # room for the findings; one click brings the layers back
         total = sum(self.splitter.sizes())
         top = min(self.upper.minimumSizeHint().height(), total // 2)
@@ -406,7 +551,7 @@ class ReviewDock(QDockWidget):
         stale = len(self.doc.get("stale_overrides", [])) if self.doc else 0
         if stale:
             self.message(self.tr("{0} reviewer decision(s) match no finding of this run (stale; listed under 'Stale decisions', not applied).").format(stale), Qgis.MessageLevel.Warning)
-        if result.has_violation:
+        if result.has_violation and start_moves:
             self.start_moves()
 
     # -- locating -------------------------------------------------------------
@@ -544,8 +689,12 @@ class ReviewDock(QDockWidget):
         if self.result is None:
             return
         self.doc = findings_document(self.result, self.snap, self.overrides.overrides, self.moves)
+        if self.comparison is not None:
+            self.doc["comparison"] = self.comparison
         self.findings.set_review(self.doc)
+        set_decisions(self.doc, self.result.jurisdiction)
         self._update_decision_buttons()
+        self._keep_review()
 
     def _update_decision_buttons(self) -> None:
         cur = self.findings.current() if hasattr(self, "findings") else None
@@ -631,51 +780,84 @@ class ReviewDock(QDockWidget):
             "dem_z": self.snap.inputs.dem.z_unit_note if self.snap is not None and self.snap.inputs.dem is not None else None,
         }
 
-    def export_report(self, folder: str | None = None, layout: bool = True) -> dict[str, Any] | None:
-        """Write the review package of the last result into ``folder`` (asked for when not given)."""
+    def export_report(self, folder: str | None = None, layout: bool = True, wait: bool = False) -> Any:
+        """Write the review package of the last result into ``folder`` (asked for when not given), in the background.
+
+        findings.json and the report files are written by a background task
+        into a staging folder beside ``folder``; then, on the main thread, the
+        print layout is added and everything is moved into ``folder``. A
+        failure leaves no partial package. Returns the task (``wait=True``:
+        runs it here and returns the outcome dict, for scripts and tests).
+        """
         if self.result is None or self.snap is None:
             self.message(self.tr("Run the check first."), Qgis.MessageLevel.Info)
+            return None
+        if self.export_task is not None:
+            self.message(self.tr("The report is being written: wait for it."), Qgis.MessageLevel.Info)
             return None
         if folder is None:
             folder = QFileDialog.getExistingDirectory(self, self.tr("Folder for the review report"))
             if not folder:
                 return None
-        from ..report.package import ReportError
-        from .report_export import export_report
+        from .report_export import ExportTask
 
         self._save_review_fields()
-        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
-        try:
-            out = export_report(
-                self.result,
-                self.snap,
-                Path(folder),
-                overrides=self.overrides.overrides,
-                moves=self.moves,
-                reviewer=self.reviewer.text().strip(),
-                reference=self.reference.text().strip(),
-                inputs=self._inputs_description(),
-                layout=layout,
-            )
-        except ReportError as exc:
-            self.message(self.tr("The report could not be written: {0}").format(exc), Qgis.MessageLevel.Critical, 0)
-            return None
-        except Exception as exc:
-            import traceback
+        task = ExportTask(self.result, self.snap, Path(folder), self._export_done, overrides=list(self.overrides.overrides), moves=list(self.moves),
+                          reviewer=self.reviewer.text().strip(), reference=self.reference.text().strip(), inputs=self._inputs_description(),
+                          comparison=self.comparison)
+        task.layout = layout
+        task.outcome = None
+        self.export_task = task
+        self.save_button.setEnabled(False)
+        if wait:
+            task.finished(task.run())
+            return task.outcome
+        task.progressChanged.connect(lambda p: self.progress.setValue(int(p)))
+        QgsApplication.taskManager().addTask(task)
+        return task
 
-            QgsMessageLog.logMessage(traceback.format_exc(), LOG_TAG, Qgis.MessageLevel.Critical)
-            self.message(self.tr("The report could not be written: {0} (details in the log panel)").format(exc), Qgis.MessageLevel.Critical, 0)
-            return None
-        finally:
-            QApplication.restoreOverrideCursor()
+    def _export_done(self, task: Any, ok: bool) -> None:
+        from .report_export import move_into
+
+        self.export_task = None
+        self.save_button.setEnabled(self.result is not None)
+        if not ok or task.doc is None:
+            task.discard()
+            if task.error:
+                QgsMessageLog.logMessage(task.details, LOG_TAG, Qgis.MessageLevel.Critical)
+                self.message(self.tr("The report could not be written: {0} (nothing was written to {1})").format(task.error, task.out_dir),
+                             Qgis.MessageLevel.Critical, 0)
+            else:
+                self.message(self.tr("Writing the report was cancelled; nothing was written."), Qgis.MessageLevel.Info)
+            return
+        out: dict[str, Any] = {"doc": task.doc, "labels": (task.info or {}).get("labels"), "layout": None, "layout_error": None}
+        if task.layout:
+            from .print_layout import build_layout, export_pdf, layout_name, summary_text
+            from .report_export import site_extent
+
+            try:
+                title = f"Stormwater review — site parcel {self.result.site_parcel_id or '?'}" if self.result else "Stormwater review"
+                lay = build_layout(QgsProject.instance(), title, site_extent(task.result, task.snap), task.snap.crs,
+                                   summary_text(task.doc, task.kwargs.get("reviewer", ""), task.kwargs.get("reference", "")), layout_name(task.result.site_parcel_id))
+                out["layout"] = lay
+                export_pdf(lay, task.staging / "layout.pdf")
+            except Exception as exc:  # the report package is written; the layout is a convenience
+                out["layout_error"] = f"{type(exc).__name__}: {exc}"
+        try:
+            out["files"] = move_into(task.staging, task.out_dir)
+        except OSError as exc:
+            task.discard()
+            self.message(self.tr("The report could not be moved into {0}: {1}").format(task.out_dir, exc), Qgis.MessageLevel.Critical, 0)
+            return
+        self.progress.setValue(100)
+        task.outcome = out
         names = ", ".join(p.name for p in out["files"])
-        self.message(self.tr("Review package written to {0}: {1}").format(folder, names), Qgis.MessageLevel.Success)
+        self.message(self.tr("Review package written to {0}: {1}").format(task.out_dir, names), Qgis.MessageLevel.Success)
         if out.get("layout_error"):
             self.message(self.tr("The print layout could not be exported: {0}").format(out["layout_error"]), Qgis.MessageLevel.Warning)
         skipped = (out.get("labels") or {}).get("skipped") or []
         if skipped:
             self.message(self.tr("No mailing address for {0} owner(s); no label printed for: {1}").format(len(skipped), ", ".join(skipped)), Qgis.MessageLevel.Warning)
-        return out
 
     def closeEvent(self, event: Any) -> None:  # noqa: N802 - Qt API
         super().closeEvent(event)
@@ -688,7 +870,7 @@ class ReviewDock(QDockWidget):
             except (TypeError, RuntimeError):
                 pass
         self.roles.teardown()
-        for name in ("task", "envelope_task", "moves_task"):
+        for name in ("task", "envelope_task", "moves_task", "export_task"):
             task = getattr(self, name)
             if task is not None:
                 # Disconnect first: the task may report progress after the dock's widgets are gone.

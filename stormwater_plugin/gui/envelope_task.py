@@ -29,18 +29,19 @@ from qgis.core import (
 )
 from qgis.PyQt.QtGui import QColor
 
-from ..processing import alg_siting_envelope as alg_fields
 from ..qgis_bridge.compat import FIELD_DOUBLE, FIELD_STRING
-from ..qgis_bridge.results import parts_by_family, short_citation
+from ..qgis_bridge.results import field_specs, parts_by_family, short_citation
 from ..qgis_bridge.snapshot import Snapshot
+from ..services import presentation
+from ..services.presentation import compass, device_label, move_text  # noqa: F401 - re-exported for the dock
 from .result_layers import add_rows, memory_layer
 from .styles import apply_style, text_format
 
 _LABEL = (("label", FIELD_STRING),)
-#: The Processing algorithm's schemas, plus a label for the map.
-ENVELOPE_FIELDS = alg_fields.ENVELOPE_FIELDS + _LABEL
-EXCLUDED_FIELDS = alg_fields.EXCLUDED_FIELDS + _LABEL
-DESIGN_FIELDS = alg_fields.DESIGN_FIELDS + _LABEL
+#: The envelope layers' schemas (services.presentation, as Processing and envelope.gpkg write them), plus a label for the map.
+ENVELOPE_FIELDS = field_specs(presentation.ENVELOPE_SCHEMA) + _LABEL
+EXCLUDED_FIELDS = field_specs(presentation.EXCLUDED_SCHEMA) + _LABEL
+DESIGN_FIELDS = field_specs(presentation.DESIGN_SCHEMA) + _LABEL
 MOVE_FIELDS = (
     ("device_id", FIELD_STRING),
     ("device_type", FIELD_STRING),
@@ -59,11 +60,6 @@ SITING_STYLES = {"envelope": "siting_envelope", "excluded": "siting_excluded", "
 _GEOMETRY = {"siting_envelope": "Polygon", "siting_excluded": "Polygon", "siting_professional": "Polygon", "siting_moves": "LineString"}
 
 
-def device_label(device_type: str) -> str:
-    """``dry_well`` as ``dry well``."""
-    return str(device_type).replace("_", " ")
-
-
 def envelope_name(device_type: str) -> str:
     return f"Siting envelope — {device_label(device_type)}"
 
@@ -71,20 +67,6 @@ def envelope_name(device_type: str) -> str:
 def professional_name(threshold_pct: float | None) -> str:
     t = "" if threshold_pct is None else f" (slope > {threshold_pct:g}%)"
     return f"Needs a licensed professional's design{t}"
-
-
-def compass(bearing: float) -> str:
-    """Eight-point compass name of a bearing in degrees."""
-    return ("N", "NE", "E", "SE", "S", "SW", "W", "NW")[int((bearing + 22.5) // 45) % 8]
-
-
-def move_text(move: dict[str, Any]) -> str:
-    """``Move DW-1 6.0 ft toward 270° (W)``, or why no move is suggested."""
-    dev = (move.get("device") or {}).get("id", "?")
-    if not move.get("possible"):
-        return f"{dev}: no compliant position found ({move.get('reason', 'unknown reason')})"
-    b = float(move.get("bearing_deg") or 0.0)
-    return f"Move {dev} {float(move.get('distance_ft') or 0.0):.1f} ft toward {b:.0f}° ({compass(b)})"
 
 
 # --------------------------------------------------------------------------- the task
@@ -174,23 +156,14 @@ def snapshot_for_envelope(snap: Snapshot, dem_layer: Any, z_units: str | None, j
     if dem_layer is None or inputs.dem is None or "parcels" not in inputs.layers:
         return snap
     try:
-        import shapely
-
-        from ..core.engine import find_site_parcels
-        from ..core.geometry import clean_layer
         from ..core.rulepack import load_pack
-        from ..headless.envelope_cli import reach_ft
         from ..qgis_bridge.dem import read_dem
+        from ..services.dem_window import siting_part
 
-        scratch: list[Any] = []
-        cleaned = {r: clean_layer(lyr, scratch) for r, lyr in inputs.layers.items()}
-        idx = find_site_parcels(cleaned.get("parcels"), inputs.site_parcel_id, cleaned, scratch)
-        if not idx:
+        # The one window policy: the site parcel grown by the envelope rules' reach.
+        window = siting_part(inputs.layers, load_pack(jurisdiction), inputs.unit_to_ft, inputs.site_parcel_id)
+        if window is None:
             return snap
-        site = shapely.union_all(cleaned["parcels"].geoms[idx])
-        pad = (reach_ft(load_pack(jurisdiction)) + 20.0) / inputs.unit_to_ft
-        minx, miny, maxx, maxy = site.bounds
-        window = (minx - pad, miny - pad, maxx + pad, maxy + pad)
         dem = read_dem(dem_layer.dataProvider(), dem_layer.crs(), snap.crs, window, z_units, QgsProject.instance().transformContext(), [], name=dem_layer.name())
     except Exception:  # the check's DEM window is a fine fallback
         traceback.print_exc()
@@ -207,25 +180,21 @@ def snapshot_for_envelope(snap: Snapshot, dem_layer: Any, z_units: str | None, j
 
 def envelope_layers(env: Any, crs: Any) -> list[tuple[QgsVectorLayer, str]]:
     """The three envelope layers (envelope, excluded zones, professional design) with their style names."""
-    u = env.unit_to_ft
-    caveat = "; ".join(f"{n['rule_id']}: {n['reason']}" for n in env.not_checked) or None
+    from ..services.siting import envelope_rows
+
+    rows_ = envelope_rows(env)
     envelope = memory_layer("polygon", envelope_name(env.device_type), crs, ENVELOPE_FIELDS)
     area = round(env.area_sqft(), 1)
-    add_rows(
-        envelope,
-        [(parts_by_family(env.envelope).get("polygon"), [env.device_type, int(bool(env.high_traffic)), env.project_class, env.site_parcel_id, area,
-                                                          ", ".join(env.rule_ids), caveat, f"{device_label(env.device_type)} may go here ({area:,.0f} sq ft)"])],
-        skip_empty=True,
-    )
+    geom, head = rows_.envelope[0]
+    head = dict(head, high_traffic=int(bool(env.high_traffic)))
+    add_rows(envelope, [(parts_by_family(geom).get("polygon"), [*head.values(), f"{device_label(env.device_type)} may go here ({area:,.0f} sq ft)"])], skip_empty=True)
     excluded = memory_layer("polygon", EXCLUDED_NAME, crs, EXCLUDED_FIELDS)
     rows = []
-    for z in env.excluded:
+    for z, (g, attrs) in zip(env.excluded, rows_.excluded):
         dist = f"{z.required_ft:g} ft " if z.required_ft is not None else ""
         target = f" of {z.target.layer} {z.target.id}" if z.target is not None else ""
-        label = f"{short_citation(z.citation)}: {dist}{'no-cut buffer' if z.kind == 'no_cut_buffer' else 'gradient unknown' if z.kind == 'gradient_unknown' else 'setback'}{target}"
-        rows.append((parts_by_family(z.geometry).get("polygon"), [z.rule_id, z.citation, z.reason, z.required_ft, z.kind,
-                                                                  z.target.layer if z.target else None, z.target.id if z.target else None,
-                                                                  round(float(z.geometry.area) * u * u, 1), label]))
+        what = "no-cut buffer" if z.kind == "no_cut_buffer" else "gradient unknown" if z.kind == "gradient_unknown" else "setback"
+        rows.append((parts_by_family(g).get("polygon"), [*attrs.values(), f"{short_citation(z.citation)}: {dist}{what}{target}"]))
     add_rows(excluded, rows, skip_empty=True)
     thresholds = sorted({z.threshold_pct for z in env.needs_professional_design if z.threshold_pct is not None})
     if not thresholds:
@@ -234,9 +203,8 @@ def envelope_layers(env: Any, crs: Any) -> list[tuple[QgsVectorLayer, str]]:
     add_rows(
         design,
         [
-            (parts_by_family(z.geometry).get("polygon"), [z.rule_id, z.citation, z.reason, z.threshold_pct, z.status, round(float(z.geometry.area) * u * u, 1),
-                                                           f"{short_citation(z.citation)}: {'slope unknown' if z.status == 'undetermined' else f'over {z.threshold_pct:g}%'}"])
-            for z in env.needs_professional_design
+            (parts_by_family(g).get("polygon"), [*attrs.values(), f"{short_citation(z.citation)}: {'slope unknown' if z.status == 'undetermined' else f'over {z.threshold_pct:g}%'}"])
+            for z, (g, attrs) in zip(env.needs_professional_design, rows_.design)
         ],
         skip_empty=True,
     )

@@ -78,6 +78,9 @@ class FindingsTree(QWidget):
         self.result: CheckResult | None = None
         self.subject_filter: str | None = None
         self._refreshing = False  # programmatic selection (refresh, select_key) never moves the map
+        #: The comparison with the previous review (core.compare), or ``None``.
+        self.comparison: Mapping[str, Any] | None = None
+        self.since: dict[str, str] = {}
         self.keys: list[str] = []
         self.decisions: list[dict[str, Any] | None] = []
         self.stale: list[dict[str, Any]] = []
@@ -119,6 +122,14 @@ class FindingsTree(QWidget):
         self.subject_filter = None
         self.moves = []
         self._take_review(doc)
+        self.refresh()
+
+    def set_comparison(self, comparison: Mapping[str, Any] | None) -> None:
+        """Show what changed since the previous review (``None`` clears): counts above, a mark per finding."""
+        from ..core.compare import since_last_review
+
+        self.comparison = comparison
+        self.since = since_last_review(comparison) if comparison else {}
         self.refresh()
 
     def set_review(self, doc: Mapping[str, Any] | None) -> None:
@@ -225,6 +236,10 @@ class FindingsTree(QWidget):
         head = f"{self.result.pack_title} — {self.result.project_class} project ({self.result.class_source})"
         rc = getattr(self, "review_counts", {}) or {}
         extra = ""
+        if self.comparison:
+            cc = self.comparison.get("counts") or {}
+            extra += "<br>" + self.tr("Since the last review: {0} resolved · {1} new · {2} still open · {3} changed").format(
+                cc.get("resolved", 0), cc.get("new", 0), cc.get("still_open", 0), cc.get("changed", 0))
         if rc.get("overridden") or rc.get("stale"):
             extra = "<br>" + self.tr("Reviewer decisions: {0} · violations without a decision: {1}").format(rc.get("overridden", 0), rc.get("violations_unresolved", 0))
             if rc.get("stale"):
@@ -269,7 +284,13 @@ class FindingsTree(QWidget):
         other = f"{f.other.layer} {f.other.id}" if f.other else ""
         subject = f.subject.id if f.subject else ""
         decision = self.decisions[i] if i < len(self.decisions) else None
-        item = QTreeWidgetItem([status_text(f.status.value, decision), subject, other, _num(f.measured_ft), _num(f.required_ft), f.message])
+        status = status_text(f.status.value, decision)
+        key = self.keys[i] if i < len(self.keys) else ""
+        if key in self.since and self.since[key] != "still open":
+            status += f" · {self.since[key]}"
+        if f.extra.get("near_limit"):
+            status += " · near limit"
+        item = QTreeWidgetItem([status, subject, other, _num(f.measured_ft), _num(f.required_ft), f.message])
         item.setData(0, FINDING_ROLE, f)
         item.setData(0, INDEX_ROLE, i)
         item.setForeground(0, QBrush(QColor(STATUS_COLOURS[f.status.value])))

@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import Any, Sequence
 
-from qgis.core import QgsProject, QgsRectangle
+from qgis.core import QgsProject, QgsRectangle, QgsTask
 
 from ..core.model import CheckResult
 from ..core.overrides import Override
@@ -104,3 +104,89 @@ def export_report(
         except Exception as exc:  # the report package is written; the layout is a convenience
             out["layout_error"] = f"{type(exc).__name__}: {exc}"
     return out
+
+
+def move_into(staging: Path, out_dir: Path) -> list[Path]:
+    """Move every file of ``staging`` into ``out_dir`` (created) and remove ``staging``; returns the new paths.
+
+    The package is written whole into a staging folder first, so a failure
+    leaves nothing half-written in ``out_dir``.
+    """
+    import shutil
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    moved = []
+    for p in sorted(staging.iterdir()):
+        target = out_dir / p.name
+        if target.exists():
+            target.unlink()
+        shutil.move(str(p), str(target))
+        moved.append(target)
+    shutil.rmtree(staging, ignore_errors=True)
+    return moved
+
+
+class ExportTask(QgsTask):
+    """Writes the QGIS-free part of the review package (findings.json and the report files) off the main thread.
+
+    The staging folder is created beside the target so the final move is a
+    rename on the same disk. ``on_done(task)`` runs on the main thread; it adds
+    the print layout (which needs the project's layers) and moves the files.
+    """
+
+    def __init__(self, result: CheckResult, snap: Snapshot, out_dir: Path, on_done: Any, **kwargs: Any) -> None:
+        super().__init__("Stormwater review: writing the report", QgsTask.Flag.CanCancel)
+        self.result = result
+        self.snap = snap
+        self.out_dir = Path(out_dir)
+        self.kwargs = kwargs
+        self.on_done = on_done
+        self.staging: Path | None = None
+        self.doc: dict[str, Any] | None = None
+        self.info: dict[str, Any] | None = None
+        self.error: str | None = None
+        self.details = ""
+
+    def run(self) -> bool:  # noqa: D401 - QgsTask API
+        import tempfile
+        import traceback
+
+        from ..report.package import write_report_package
+
+        try:
+            self.out_dir.parent.mkdir(parents=True, exist_ok=True)
+            self.staging = Path(tempfile.mkdtemp(prefix=".stormwater-report-", dir=str(self.out_dir.parent)))
+            self.setProgress(5)
+            doc = findings_document(self.result, self.snap, self.kwargs.get("overrides", ()), self.kwargs.get("moves"), self.kwargs.get("inputs"))
+            if self.kwargs.get("comparison"):
+                doc["comparison"] = self.kwargs["comparison"]
+            (self.staging / "findings.json").write_text(json.dumps(doc, indent=2, ensure_ascii=False, default=str), encoding="utf-8")
+            self.setProgress(20)
+            if self.isCanceled():
+                return False
+            self.info = write_report_package(self.result, self.snap.inputs.layers, self.snap.inputs.unit_to_ft, self.staging, doc=doc,
+                                             reviewer=self.kwargs.get("reviewer", ""), reference=self.kwargs.get("reference", ""))
+            self.doc = doc
+            self.setProgress(90)
+            return not self.isCanceled()
+        except Exception as exc:  # reported by the dock; never raised into QGIS's task manager
+            self.error = f"{type(exc).__name__}: {exc}"
+            self.details = traceback.format_exc()
+            return False
+
+    def discard(self) -> None:
+        """Remove the staging folder (after a failure or a cancel): nothing partial is left."""
+        import shutil
+
+        if self.staging is not None:
+            shutil.rmtree(self.staging, ignore_errors=True)
+            self.staging = None
+
+    def finished(self, ok: bool) -> None:  # noqa: D401 - QgsTask API
+        try:
+            self.on_done(self, ok)
+        except Exception:  # never let a slot exception reach QGIS's task manager
+            import traceback
+
+            traceback.print_exc()
+            self.discard()

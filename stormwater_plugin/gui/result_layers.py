@@ -90,13 +90,15 @@ def build_result_layers(result: CheckResult, inputs: SiteInputs, crs: QgsCoordin
     start hidden. Setback rings are merged per device and distance, their
     labels listing the sections that require them.
     """
+    from ..core.overrides import finding_keys
+
     out: list[ResultLayer] = []
     finding_rows: dict[tuple[bool, str], list] = {}
-    for f in result.findings:
+    for f, fkey in zip(result.findings, finding_keys(result.findings)):
         if f.geometry is None:
             continue
         for fam, part in parts_by_family(f.geometry).items():
-            finding_rows.setdefault((f.status is Status.PASS, fam), []).append((part, finding_attributes(f)))
+            finding_rows.setdefault((f.status is Status.PASS, fam), []).append((part, finding_attributes(f, fkey)))
     for is_pass in (False,):
         for fam in ("point", "line", "polygon"):
             rows = finding_rows.get((is_pass, fam))
@@ -215,6 +217,37 @@ def _percent(label: str) -> float | None:
     """The first percentage in a label (``"6.8% toward 80°"`` gives 6.8)."""
     m = re.search(r"(-?\d+(?:\.\d+)?)\s*%", label or "")
     return abs(float(m.group(1))) if m else None
+
+
+def set_decisions(doc: dict[str, Any] | None, jurisdiction: str, project: QgsProject | None = None) -> int:
+    """Write each finding's reviewer decision into the ``decision`` field of the result layers; returns the features changed.
+
+    The findings styles draw decided findings apart (grey, dashed), so the map
+    shows what the table and the report show.
+    """
+    project = project or QgsProject.instance()
+    group = project.layerTreeRoot().findGroup(group_name(jurisdiction))
+    if group is None or doc is None:
+        return 0
+    decided = {str(f.get("key")): (f.get("override") or {}).get("decision") for f in doc.get("findings", [])}
+    changed = 0
+    for node in group.findLayers():
+        layer = node.layer()
+        if layer is None or layer.fields().indexOf("decision") < 0 or layer.fields().indexOf("key") < 0:
+            continue
+        idx = layer.fields().indexOf("decision")
+        updates = {}
+        for feat in layer.getFeatures():
+            want = decided.get(str(feat["key"]))
+            have = feat["decision"]
+            have = None if have in (None, "") or (hasattr(have, "isNull") and have.isNull()) else have
+            if want != have:
+                updates[feat.id()] = {idx: want}
+        if updates:
+            layer.dataProvider().changeAttributeValues(updates)
+            layer.triggerRepaint()
+            changed += len(updates)
+    return changed
 
 
 def group_name(jurisdiction: str) -> str:

@@ -8,8 +8,9 @@ working CRS. Distance, threshold and comparison are the parameters of the
 pack's ``building_site_slope`` rule (the LGPC pack's when the jurisdiction has
 no such rule): the code holds no regulatory number.
 
-Nothing here imports ``qgis.gui``: :func:`polygonize_mask` is also used by the
-Processing algorithm "Slope over 100 ft".
+Nothing here imports ``qgis.gui``. :func:`polygonize_mask` lives in
+``qgis_bridge.polygonize`` (the Processing algorithm "Slope over 100 ft" uses it
+too; processing never imports gui).
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+from ..qgis_bridge.polygonize import polygonize_mask
 
 #: Most DEM cells mapped on the main thread; a larger window is cropped around the plan.
 MAX_MASK_CELLS: int = 4_000_000
@@ -72,63 +75,23 @@ def mask_params(jurisdiction: str | None) -> MaskParams | None:
     pack can be read.
     """
     from ..core.rulepack import load_pack
+    from ..services.slope import slope_params, slope_rule
 
     for name in ([jurisdiction] if jurisdiction else []) + ["lgpc"]:
         try:
-            pack = load_pack(name)
+            rule = slope_rule(load_pack(name))
         except Exception:
             continue
-        for rule in pack.rules:
-            if rule.kind == "building_site_slope":
-                p = rule.params
-                return MaskParams(float(p["distance_ft"]), float(p["threshold_pct"]), str(p.get("compare", "gte")), rule.id, rule.citation.text)
+        if rule is not None:
+            return MaskParams(*slope_params(rule), rule.id, rule.citation.text)
     return None
 
 
 def at_or_over(values: np.ndarray, threshold_pct: float, compare: str) -> np.ndarray:
-    """Cells meeting the rule's test (``gte``: at or over; ``gt``: over), with the check's float tolerance."""
-    from ..core.terrain.checks import SLOPE_EPS_PCT
+    """Cells meeting the rule's test (``gte``: at or over; ``gt``: over), with the check's float tolerance (services.slope)."""
+    from ..services.slope import steep_cells
 
-    finite = np.isfinite(values)
-    v = np.where(finite, values, -np.inf)
-    if compare == "gt":
-        return finite & (v > threshold_pct + SLOPE_EPS_PCT)
-    return finite & (v >= threshold_pct - SLOPE_EPS_PCT)
-
-
-def polygonize_mask(mask: np.ndarray, geotransform: tuple[float, float, float, float, float, float]) -> list[bytes]:
-    """WKB polygons of the ``True`` cells of a boolean array, in the raster's CRS (8-connected).
-
-    Uses ``gdal.Polygonize`` on an in-memory raster (QGIS's own GDAL).
-    """
-    from osgeo import gdal, ogr
-
-    mask = np.asarray(mask, dtype=bool)
-    if mask.ndim != 2 or not mask.any():
-        return []
-    rows, cols = mask.shape
-    ds = gdal.GetDriverByName("MEM").Create("", cols, rows, 1, gdal.GDT_Byte)
-    ds.SetGeoTransform(tuple(float(v) for v in geotransform))
-    band = ds.GetRasterBand(1)
-    band.WriteArray(mask.astype(np.uint8))
-    vds = ogr.GetDriverByName("Memory").CreateDataSource("steep")
-    layer = vds.CreateLayer("steep", None, ogr.wkbPolygon)
-    layer.CreateField(ogr.FieldDefn("value", ogr.OFTInteger))
-    err = gdal.Polygonize(band, band, layer, 0, ["8CONNECTED=8"])
-    if err not in (0, None):
-        raise RuntimeError("GDAL could not polygonise the slope mask")
-    out = []
-    layer.ResetReading()
-    feat = layer.GetNextFeature()
-    while feat is not None:
-        geom = feat.GetGeometryRef()
-        if geom is not None and feat.GetField(0):
-            out.append(bytes(geom.ExportToWkb()))
-        feat = layer.GetNextFeature()
-    layer = None
-    vds = None
-    ds = None
-    return out
+    return steep_cells(values, threshold_pct, compare)
 
 
 def _plan_bounds(inputs: Any) -> np.ndarray | None:

@@ -29,14 +29,7 @@ from qgis.core import (
 from qgis.PyQt.QtGui import QColor, QFont
 
 from ..resources_path import style_path
-
-#: Colour of each status.
-STATUS_COLOURS: dict[str, str] = {
-    "violation": "#d7191c",
-    "advisory": "#f28e00",
-    "undetermined": "#7b3294",
-    "pass": "#1a9641",
-}
+from ..services.presentation import STATUS_COLOURS  # noqa: F401 - the one palette, re-exported for the dock
 
 #: Style name to the geometry of the layer it styles.
 STYLE_GEOMETRY: dict[str, str] = {
@@ -78,11 +71,26 @@ def _status_symbol(kind: str, status: str):
     return QgsFillSymbol.createSimple({"color": rgba(colour, 90), "outline_color": colour, "outline_width": "0.7", "outline_style": dash})
 
 
+#: Colour of a finding the reviewer accepted or waived (the report's grey).
+DECIDED_COLOUR = "#7f7f7f"
+_UNDECIDED = "(\"decision\" IS NULL OR \"decision\" = '')"
+
+
+def _decided_symbol(kind: str):
+    if kind == "Point":
+        return QgsMarkerSymbol.createSimple({"name": "circle", "color": DECIDED_COLOUR, "outline_color": "white", "size": "2.6"})
+    if kind == "LineString":
+        return QgsLineSymbol.createSimple({"line_color": DECIDED_COLOUR, "line_width": "0.5", "line_style": "dot", "capstyle": "round"})
+    return QgsFillSymbol.createSimple({"color": rgba(DECIDED_COLOUR, 50), "outline_color": DECIDED_COLOUR, "outline_width": "0.4", "outline_style": "dot"})
+
+
 def _status_renderer(kind: str, statuses: tuple[str, ...]) -> QgsRuleBasedRenderer:
+    """One rule per status for undecided findings; accepted or waived findings drawn grey and dotted."""
     root = QgsRuleBasedRenderer.Rule(None)
     for status in statuses:
-        rule = QgsRuleBasedRenderer.Rule(_status_symbol(kind, status), 0, 0, f"\"status\" = '{status}'", status.capitalize())
+        rule = QgsRuleBasedRenderer.Rule(_status_symbol(kind, status), 0, 0, f"\"status\" = '{status}' AND {_UNDECIDED}", status.capitalize())
         root.appendChild(rule)
+    root.appendChild(QgsRuleBasedRenderer.Rule(_decided_symbol(kind), 0, 0, f"NOT {_UNDECIDED}", "Accepted or waived by the reviewer"))
     return QgsRuleBasedRenderer(root)
 
 

@@ -71,6 +71,7 @@ from ..core.engine import SiteInputs, run_check
 from ..core.model import ROLES, FeatureLayer, Finding, Status, Warning_
 from ..core.raster import ElevationGrid
 from ..core.rulepack import RulePack, load_pack
+from ..services.reach import pack_reach_ft
 
 #: Roles whose features belong to one site (the parcel holding their point on surface).
 PLAN_ROLES: tuple[str, ...] = ("building_sites", "devices", "clearing", "disturbance", "impervious")
@@ -99,49 +100,6 @@ class BatchError(Exception):
 
 
 # --------------------------------------------------------------------------- the halo
-
-
-def _numbers(value: Any, key: str = "") -> Iterator[tuple[str, float]]:
-    if isinstance(value, bool):
-        return
-    if isinstance(value, (int, float)):
-        yield key, float(value)
-    elif isinstance(value, dict):
-        for k, v in value.items():
-            yield from _numbers(v, str(k))
-    elif isinstance(value, (list, tuple)):
-        for v in value:
-            yield from _numbers(v, key)
-
-
-def pack_reach_ft(pack: RulePack, cell_ft: float = 0.0) -> float:
-    """The largest horizontal distance any rule of ``pack`` looks at, in feet.
-
-    Parameters
-    ----------
-    pack : RulePack
-        The jurisdiction's rules.
-    cell_ft : float, default 0
-        The DEM's pixel size in feet: a D8 flow path (``flow_to_sensitive_area``)
-        of ``max_length_ft`` runs up to ``sqrt(2) * (max_length_ft + 2 cells)``
-        as the crow flies in the worst case, so that is its reach.
-
-    Returns
-    -------
-    float
-        The maximum over every numeric ``*_ft`` parameter of every rule
-        (setback distances, notification radius, buffer widths; vertical
-        ones such as a 2 ft separation never exceed it), and the flow-path
-        reach. 500.0 for the Lake George packs.
-    """
-    reach = 0.0
-    for rule in pack.rules:
-        for key, value in _numbers(dict(rule.params)):
-            if key.endswith("_ft") and math.isfinite(value):
-                reach = max(reach, abs(value))
-        if rule.kind == "flow_to_sensitive_area" and "max_length_ft" in rule.params:
-            reach = max(reach, math.sqrt(2.0) * (float(rule.params["max_length_ft"]) + 2.0 * max(cell_ft, 0.0)))
-    return reach
 
 
 # --------------------------------------------------------------------------- what a worker gets
@@ -184,6 +142,7 @@ class DemSlice:
     name: str
     working_wkt: str
     dem_wkt: str
+    z_unit_declared: bool = True
 
     def grid(self) -> ElevationGrid:
         return ElevationGrid(
@@ -195,6 +154,7 @@ class DemSlice:
             cell_size_ft=self.cell_size_ft,
             name=self.name,
             from_raster=_Transform(self.dem_wkt, self.working_wkt),
+            z_unit_declared=self.z_unit_declared,
         )
 
 
@@ -217,6 +177,8 @@ class Partition:
     class_override: str | None
     warnings: list[Warning_]
     inputs_doc: dict[str, Any]
+    #: Site id -> (unit_to_ft, crs_name) with the scale factor taken at that site (as a single-site check takes it).
+    site_units: dict[str, tuple[float, str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -248,6 +210,7 @@ def _pack(jurisdiction: str) -> RulePack:
 def site_inputs(part: Partition, site: tuple[str, dict[str, np.ndarray]], dem: ElevationGrid | None) -> SiteInputs:
     """The :class:`SiteInputs` of one site of a partition (its features, in the town's order)."""
     site_id, index = site
+    unit_to_ft, crs_name = part.site_units.get(site_id, (part.unit_to_ft, part.crs_name))
     layers: dict[str, FeatureLayer] = {}
     for role, layer in part.layers.items():
         idx = index.get(role, np.empty(0, dtype=np.int64))
@@ -255,8 +218,8 @@ def site_inputs(part: Partition, site: tuple[str, dict[str, np.ndarray]], dem: E
     return SiteInputs(
         layers=layers,
         dem=dem,
-        unit_to_ft=part.unit_to_ft,
-        crs_name=part.crs_name,
+        unit_to_ft=unit_to_ft,
+        crs_name=crs_name,
         site_parcel_id=site_id,
         class_override=part.class_override,
         warnings=list(part.warnings),
@@ -287,10 +250,11 @@ def run_partition(part: Partition) -> list[SiteOutcome]:
         t0, c0 = time.perf_counter(), time.process_time()
         outcome = SiteOutcome(site_id=site[0], partition=part.number)
         try:
-            result = run_check(site_inputs(part, site, dem), pack)
+            inputs_ = site_inputs(part, site, dem)
+            result = run_check(inputs_, pack)
             inputs = dict(part.inputs_doc, site_parcel=site[0])
             # Compact JSON: the C encoder (indent= falls back to pure Python, a third of the time per site).
-            outcome.document = json.dumps(result_to_dict(result, crs_name=part.crs_name, inputs=inputs), ensure_ascii=False, separators=(",", ":"))
+            outcome.document = json.dumps(result_to_dict(result, crs_name=inputs_.crs_name, inputs=inputs), ensure_ascii=False, separators=(",", ":"))
             outcome.project_class = result.project_class
             outcome.class_source = result.class_source
             outcome.counts = result.counts()
@@ -360,9 +324,8 @@ def _name_subsets(pack: RulePack, role: str, layer: FeatureLayer) -> list[np.nda
     """Index subsets of ``layer`` that rules target by name (e.g. the Lake George shoreline)."""
     from ..core.checks.setbacks import feature_name
 
-    matches = sorted(
-        {str(spec.get("name_matches", "")).lower() for rule in pack.rules for spec in rule.params.get("targets", []) if isinstance(spec, dict) and spec.get("role") == role and spec.get("name_matches")}
-    )
+    specs = [spec for rule in pack.rules for spec in rule.params.get("targets", []) if isinstance(spec, dict)]
+    matches = sorted({str(spec["name_matches"]).lower() for spec in specs if spec.get("role") == role and spec.get("name_matches")})
     if not matches:
         return []
     names = [feature_name(a).lower() for a in layer.attrs]
@@ -383,6 +346,7 @@ def plan_batch(
     inputs_doc: dict[str, Any] | None = None,
     sites_per_partition: int | None = None,
     workers: int = 2,
+    site_units: dict[str, tuple[float, str]] | None = None,
 ) -> BatchPlan:
     """Find the sites, give each its features, and tile them into partitions.
 
@@ -402,6 +366,10 @@ def plan_batch(
         between 4 and 200.
     workers : int
         Worker count, for the default tile size.
+    site_units : dict, optional
+        Site id -> (unit_to_ft, crs_name) with the scale factor at that site
+        (:func:`~stormwater_plugin.headless.reader.site_scale`); sites not in
+        it use ``unit_to_ft`` and ``crs_name``.
 
     Raises
     ------
@@ -434,7 +402,9 @@ def plan_batch(
 
     cell_ft = max(dem.cell_size_ft) if dem is not None and dem.cell_size_ft else 0.0
     halo_ft = pack_reach_ft(pack, cell_ft)
-    halo = halo_ft / unit_to_ft
+    # The smallest unit of any site gives the widest halo in grid units: every site's reach is inside it.
+    site_units = dict(site_units or {})
+    halo = halo_ft / min([unit_to_ft] + [u for u, _ in site_units.values()])
     margin = DEM_MARGIN_FT / unit_to_ft
 
     # Footprints: the site parcels and the plan features they hold.
@@ -489,6 +459,13 @@ def plan_batch(
         tree = shapely.STRtree(g)
         q, t = tree.query(site_box)
         sites_l, feats_l = [q], [t]
+        # The features that set the layer's extent go to every site, so a check that looks at where
+        # the layer ends (the notification list near the edge of the parcel data) sees the town's extent.
+        present = np.flatnonzero(shapely.is_geometry(g))
+        fb = shapely.bounds(g[present])
+        ext = np.unique(present[[int(np.argmin(fb[:, 0])), int(np.argmin(fb[:, 1])), int(np.argmax(fb[:, 2])), int(np.argmax(fb[:, 3]))]])
+        sites_l.append(np.repeat(np.arange(n_sites, dtype=np.int64), len(ext)))
+        feats_l.append(np.tile(ext, n_sites))
         subsets = [np.flatnonzero(shapely.is_geometry(g))] + _name_subsets(pack, role, layer)
         for sub in subsets:
             sub = sub[shapely.is_geometry(g[sub])] if sub.size else sub
@@ -555,6 +532,7 @@ def plan_batch(
                 class_override=class_override,
                 warnings=list(warnings),
                 inputs_doc=dict(inputs_doc or {}),
+                site_units={site_ids[m]: site_units[site_ids[m]] for m in members if site_ids[m] in site_units},
             )
         )
     return BatchPlan(site_ids, site_parcels, partitions, halo_ft, unassigned, sb)
@@ -587,7 +565,7 @@ def _dem_slice(dem: ElevationGrid, box_: tuple[float, float, float, float], work
         values = values.copy()
     a, b, c, d, e, f = dem.geotransform
     gt = (a + c0 * b + r0 * c, b, c, d + c0 * e + r0 * f, e, f)
-    return DemSlice(values, gt, dem.z_to_ft, dem.z_unit_note, dem.cell_size_ft, dem.name, working_wkt, dem_wkt)
+    return DemSlice(values, gt, dem.z_to_ft, dem.z_unit_note, dem.cell_size_ft, dem.name, working_wkt, dem_wkt, dem.z_unit_declared)
 
 
 # --------------------------------------------------------------------------- running
@@ -733,7 +711,7 @@ def run_batch(
     InputError, BatchError, PackError
         Unusable input, before any site is checked.
     """
-    from .reader import read_site
+    from .reader import dem_crs, read_site, site_units
 
     say = progress or (lambda _m: None)
     times: dict[str, float] = {}
@@ -741,14 +719,12 @@ def run_batch(
     pack = load_pack(jurisdiction)
     if not package.exists():
         raise BatchError(f"{package}: site package not found")
-    loaded = read_site(package, list(layer_options), dem_path, dem_z_units, None, class_override)
+    loaded = read_site(package, list(layer_options), dem_path, dem_z_units, None, class_override, pack=pack)
     times["read_s"] = time.perf_counter() - t0
     inputs = loaded.inputs
     dem_wkt = ""
     if inputs.dem is not None:
-        from .reader import _dem_crs
-
-        dem_wkt = _dem_crs(Path(loaded.dem_path or "")).to_wkt()
+        dem_wkt = dem_crs(Path(loaded.dem_path or "")).to_wkt()
     inputs_doc = {
         "site": str(package),
         "layers": loaded.sources,
@@ -776,6 +752,7 @@ def run_batch(
         inputs_doc=inputs_doc,
         sites_per_partition=sites_per_partition,
         workers=n_workers,
+        site_units=site_units(loaded),
     )
     times["plan_s"] = time.perf_counter() - t1
     say(f"{len(plan.site_ids)} site(s) in {len(plan.partitions)} partition(s); halo {plan.halo_ft:g} ft")
@@ -838,7 +815,7 @@ def run_batch(
         "sites": len(ordered),
         "partitions": len(plan.partitions),
         "sites_per_partition": [len(p.sites) for p in plan.partitions],
-        "halo_ft": plan.halo_ft,
+        "halo_ft": plan.halo_ft if math.isfinite(plan.halo_ft) else None,  # a flow trace of no declared length: every feature is context
         "engine": engine,
         "working_crs": inputs.crs_name,
         "sites_with_violation": report.with_violation,

@@ -49,53 +49,6 @@ def _fail(message: str) -> None:
     fail("stormwater-check envelope", message)
 
 
-def reach_ft(pack: Any) -> float:
-    """The furthest any envelope rule of the pack reaches from the parcel, feet (for the DEM window)."""
-    far = 0.0
-    for r in pack.rules:
-        for key in ("required_ft", "width_ft", "point_radius_ft"):
-            v = r.params.get(key)
-            if isinstance(v, (int, float)):
-                far = max(far, float(v))
-    return far
-
-
-def _reread_dem_over_site(loaded: Any, pack: Any, dem_path: Path, z_units: str | None) -> None:
-    """Read the DEM again over the site parcel grown by the rules' reach (the check reads it around the plan only)."""
-    import shapely
-
-    from ..core.engine import find_site_parcels
-    from ..core.geometry import clean_layer
-    from ..core.model import FeatureLayer
-    from .reader import read_dem
-
-    inputs = loaded.inputs
-    parcels = inputs.layers.get("parcels")
-    if parcels is None or inputs.dem is None:
-        return
-    scratch: list[Any] = []
-    cleaned = {r: clean_layer(lyr, scratch) for r, lyr in inputs.layers.items()}
-    idx = find_site_parcels(cleaned.get("parcels"), inputs.site_parcel_id, cleaned, scratch)
-    if not idx:
-        return
-    site = shapely.union_all(cleaned["parcels"].geoms[idx])
-    pad = (reach_ft(pack) + 20.0) / inputs.unit_to_ft
-    window = {"site": FeatureLayer.from_sequences("site", [shapely.box(*site.bounds).buffer(pad, join_style=2)])}
-    for role in ("wells", "septic", "shoreline", "waterbodies", "streams", "wetlands"):
-        if role in cleaned:
-            window[role] = cleaned[role]
-    # Features far away only widen the window: keep the ones within the reach of the site.
-    for role in list(window):
-        if role == "site":
-            continue
-        lyr = window[role]
-        keep = [g for g in lyr.geoms if shapely.distance(g, site) <= pad]
-        clipped = [shapely.clip_by_rect(g, *shapely.box(*site.bounds).buffer(2 * pad, join_style=2).bounds) for g in keep]
-        window[role] = FeatureLayer.from_sequences(role, [g for g in clipped if not g.is_empty])
-    dem, _w = read_dem(dem_path, loaded.crs, window, z_units)
-    inputs.dem = dem
-
-
 def _multi(geom: Any) -> Any:
     from shapely.geometry import MultiPolygon, Polygon
 
@@ -113,58 +66,21 @@ def write_envelope(env: Any, out: Path, crs: Any, meta: dict[str, Any]) -> tuple
     """``envelope.gpkg`` (three polygon layers) and ``envelope.json``."""
     import geopandas as gpd
 
+    from ..services.presentation import DESIGN_SCHEMA, ENVELOPE_SCHEMA, EXCLUDED_SCHEMA
+    from ..services.siting import envelope_rows
+
     gpkg = out / "envelope.gpkg"
     if gpkg.exists():
         gpkg.unlink()
-    u = env.unit_to_ft
-    caveat = "; ".join(f"{n['rule_id']}: {n['reason']}" for n in env.not_checked)
-    gpd.GeoDataFrame(
-        [
-            {
-                "device_type": env.device_type,
-                "high_traffic": None if env.high_traffic is None else int(env.high_traffic),
-                "project_class": env.project_class,
-                "site_parcel": env.site_parcel_id,
-                "area_sqft": round(env.area_sqft(), 1),
-                "rules": ", ".join(env.rule_ids),
-                "not_checked": caveat or None,
-            }
-        ],
-        geometry=[_multi(env.envelope)],
-        crs=crs,
-    ).to_file(gpkg, layer="envelope", driver="GPKG")
-    rows = []
-    for z in env.excluded:
-        rows.append(
-            {
-                "rule_id": z.rule_id,
-                "citation": z.citation,
-                "reason": z.reason,
-                "required_ft": z.required_ft,
-                "kind": z.kind,
-                "target_layer": z.target.layer if z.target else None,
-                "target_id": z.target.id if z.target else None,
-                "area_sqft": round(float(z.geometry.area) * u * u, 1),
-            }
-        )
-    cols = ["rule_id", "citation", "reason", "required_ft", "kind", "target_layer", "target_id", "area_sqft"]
-    frame = gpd.GeoDataFrame(rows or {c: [] for c in cols}, geometry=[_multi(z.geometry) for z in env.excluded], crs=crs)
-    frame.to_file(gpkg, layer="excluded", driver="GPKG")
-    rows = [
-        {
-            "rule_id": z.rule_id,
-            "citation": z.citation,
-            "reason": z.reason,
-            "threshold_pct": z.threshold_pct,
-            "status": z.status,
-            "area_sqft": round(float(z.geometry.area) * u * u, 1),
-        }
-        for z in env.needs_professional_design
-    ]
-    cols = ["rule_id", "citation", "reason", "threshold_pct", "status", "area_sqft"]
-    gpd.GeoDataFrame(rows or {c: [] for c in cols}, geometry=[_multi(z.geometry) for z in env.needs_professional_design], crs=crs).to_file(
-        gpkg, layer="needs_professional_design", driver="GPKG"
-    )
+    rows = envelope_rows(env)
+    for name, layer_rows, schema in (
+        ("envelope", rows.envelope, ENVELOPE_SCHEMA),
+        ("excluded", rows.excluded, EXCLUDED_SCHEMA),
+        ("needs_professional_design", rows.design, DESIGN_SCHEMA),
+    ):
+        cols = [n for n, _ in schema]
+        frame = gpd.GeoDataFrame([r for _, r in layer_rows] or {c: [] for c in cols}, geometry=[_multi(g) for g, _ in layer_rows], crs=crs)
+        frame.to_file(gpkg, layer=name, driver="GPKG")
     doc = {"tool": {"name": "stormwater-check envelope", "version": __version__}, **meta, **env.summary()}
     js = out / "envelope.json"
     js.write_text(json.dumps(doc, indent=2, ensure_ascii=False), encoding="utf-8")
@@ -202,12 +118,11 @@ def run(argv: Sequence[str]) -> int:
         _fail("--cell-ft must be a positive number of feet")
     try:
         pack = load_pack(args.jurisdiction)
-        loaded = read_site(args.site, args.layer, args.dem, args.dem_z_units, args.site_parcel, args.project_class)
+        # The DEM window covers the site parcel grown by the envelope's reach (services.dem_window).
+        loaded = read_site(args.site, args.layer, args.dem, args.dem_z_units, args.site_parcel, args.project_class, pack=pack)
         with _pywarnings.catch_warnings():
             _pywarnings.simplefilter("ignore", RuntimeWarning)
             try:
-                if args.dem is not None:
-                    _reread_dem_over_site(loaded, pack, args.dem, args.dem_z_units)
                 env = build_envelope(
                     loaded.inputs, pack, device_type=args.device_type, high_traffic=bool(args.high_traffic), project_class=args.project_class, cell_ft=args.cell_ft
                 )

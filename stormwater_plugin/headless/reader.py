@@ -20,6 +20,7 @@ from ..core.engine import SiteInputs
 from ..core.model import ROLES, FeatureLayer, Warning_
 from ..core.raster import ElevationGrid
 from ..core.units import FT_PER_METRE, Z_UNITS_TO_FT, feet_per_unit, normalise_z_unit
+from ..services.working_crs import PLAN_ROLES
 
 #: Field used as identity when a layer has no ``id`` field, by role.
 ROLE_ID_FIELDS: dict[str, tuple[str, ...]] = {"parcels": ("PRINT_KEY", "SBL")}
@@ -47,6 +48,8 @@ class LoadedSite:
     crs: Any  # pyproj.CRS
     sources: dict[str, str] = field(default_factory=dict)
     dem_path: str | None = None
+    #: Why the working CRS was chosen (the words of :func:`choose_working_crs`).
+    crs_why: str = ""
 
 
 def parse_layer_option(text: str) -> LayerSource:
@@ -124,6 +127,10 @@ class VectorFrame:
         return VectorFrame(out, self.records, self.columns, crs)
 
 
+#: Angle between the vertices GDAL puts on a circular arc when it strokes a curve, degrees.
+ARC_STEP_DEG: float = 0.25
+
+
 def _read_frame(src: LayerSource) -> VectorFrame:
     import fiona
     from shapely.geometry import shape
@@ -131,15 +138,22 @@ def _read_frame(src: LayerSource) -> VectorFrame:
     if not src.path.exists():
         raise InputError(f"{src.path}: file not found (for the '{src.role}' layer)")
     try:
-        with fiona.open(str(src.path), layer=src.layer) if src.layer else fiona.open(str(src.path)) as coll:
+        # Curves (CurvePolygon, CompoundCurve from a GeoPackage or a CAD export) are stroked by GDAL every
+        # ARC_STEP_DEG degrees: a chord then lies at most r * 2.4e-6 inside its arc (0.0024 ft at r = 1,000 ft).
+        with fiona.Env(OGR_ARC_STEPSIZE=str(ARC_STEP_DEG)), (fiona.open(str(src.path), layer=src.layer) if src.layer else fiona.open(str(src.path))) as coll:
             wkt = coll.crs_wkt
-            columns = list(coll.schema.get("properties", {}).keys())
+            try:
+                columns: list[str] | None = list(coll.schema.get("properties", {}).keys())
+            except Exception:  # fiona 1.9 has no name for a curved layer type (CurvePolygon is 10); its features still read, stroked
+                columns = None
             geoms: list[Any] = []
             records: list[dict[str, Any]] = []
             for feat in coll:
                 g = feat["geometry"]
                 geoms.append(shape(g) if g is not None else None)
                 records.append(dict(feat["properties"]))
+            if columns is None:
+                columns = list(records[0].keys()) if records else []
     except InputError:
         raise
     except Exception as exc:
@@ -233,42 +247,146 @@ def site_centre_lonlat(frames: list[Any]) -> tuple[float, float] | None:
     return float(np.mean(lons)), float(np.mean(lats))
 
 
-def choose_working_crs(dem_crs: Any, frames: list[Any]) -> tuple[Any, str]:
-    """The DEM's CRS when projected and conformal, else the UTM zone of the data's centre (WGS 84)."""
+def _site_lonlat(frames: dict[str, Any], site_parcel_id: str | None) -> tuple[float, float] | None:
+    """Longitude and latitude of the centre of the site's features (:func:`~stormwater_plugin.services.working_crs.site_geometries`)."""
+    import shapely
+
+    from ..services.working_crs import site_parcel_indices
+
+    # The site parcel(s) in their own CRS: their lon/lat bounds.
+    boxes: list[np.ndarray] = []
+    fr = frames.get("parcels")
+    if fr is not None and fr.crs is not None and len(fr):
+        layer = FeatureLayer.from_sequences("parcels", list(fr.geoms), _identity(fr, "parcels", [str(i + 1) for i in range(len(fr))]), fr.records)
+        picked = [fr.geoms[i] for i in site_parcel_indices(layer, site_parcel_id) if fr.geoms[i] is not None and not fr.geoms[i].is_empty]
+        if picked:
+            boxes.append(_lonlat_bounds(fr.crs, shapely.total_bounds(np.array(picked, dtype=object))))
+    if not boxes:  # no site parcel: the plan, else everything
+        for roles in (PLAN_ROLES, tuple(frames)):
+            boxes = [_lonlat_bounds(frames[r].crs, frames[r].total_bounds) for r in roles if r in frames and frames[r].crs is not None and len(frames[r])]
+            boxes = [b for b in boxes if np.all(np.isfinite(b))]
+            if boxes:
+                break
+    boxes = [b for b in boxes if np.all(np.isfinite(b))]
+    if not boxes:
+        return None
+    a = np.array(boxes)
+    return float((a[:, 0].min() + a[:, 2].max()) / 2.0), float((a[:, 1].min() + a[:, 3].max()) / 2.0)
+
+
+def _lonlat_bounds(crs: Any, b: np.ndarray) -> np.ndarray:
+    """WGS 84 bounds of a box given in ``crs`` (corners and edge midpoints transformed)."""
+    if not np.all(np.isfinite(b)):
+        return np.full(4, np.nan)
+    xs = np.array([b[0], b[2], b[0], b[2], (b[0] + b[2]) / 2, (b[0] + b[2]) / 2, b[0], b[2]])
+    ys = np.array([b[1], b[1], b[3], b[3], b[1], b[3], (b[1] + b[3]) / 2, (b[1] + b[3]) / 2])
+    lon, lat = _to_lonlat(crs).transform(xs, ys)
+    lon, lat = np.asarray(lon, dtype=float), np.asarray(lat, dtype=float)
+    if not (np.all(np.isfinite(lon)) and np.all(np.isfinite(lat))):
+        return np.full(4, np.nan)
+    return np.array([lon.min(), lat.min(), lon.max(), lat.max()])
+
+
+def choose_working_crs(dem_crs: Any, frames: list[Any] | dict[str, Any], site_parcel_id: str | None = None) -> tuple[Any, str]:
+    """The working CRS by the one policy (:func:`~stormwater_plugin.services.working_crs.choose_working_crs`).
+
+    The DEM's CRS when projected and conformal, else the UTM zone of the
+    site's centre. ``frames`` by role locate the site (its parcel, else the
+    plan, else everything); a plain list is located by the centre of all
+    its data.
+    """
     from pyproj import CRS
 
-    if dem_crs is not None and dem_crs.is_projected and is_conformal(dem_crs):
-        return dem_crs, "the DEM's CRS"
-    centre = site_centre_lonlat(frames)
-    if centre is None:
-        raise InputError("no layer has any feature with a location: nothing to check")
-    lon, lat = centre
-    zone = int((lon + 180) // 6) + 1
-    epsg = (32600 if lat >= 0 else 32700) + zone
-    why = "local UTM zone (the DEM's CRS is not conformal)" if dem_crs is not None and dem_crs.is_projected else "local UTM zone"
-    return CRS.from_epsg(epsg), f"{why} {zone}{'N' if lat >= 0 else 'S'}, chosen from the site's centre"
+    from ..services.working_crs import CrsTraits, NoSiteLocation
+    from ..services.working_crs import choose_working_crs as policy
+
+    traits = None if dem_crs is None else CrsTraits(bool(dem_crs.is_projected), is_conformal(dem_crs))
+    needs_site = traits is None or not (traits.projected and traits.conformal)
+    centre = None
+    if needs_site:
+        centre = _site_lonlat(frames, site_parcel_id) if isinstance(frames, dict) else site_centre_lonlat(frames)
+    try:
+        choice = policy(traits, centre)
+    except NoSiteLocation as exc:
+        raise InputError(str(exc)) from exc
+    if choice.utm_epsg is None:
+        return dem_crs, choice.why
+    return CRS.from_epsg(choice.utm_epsg), choice.why
 
 
-def ground_scale(crs: Any, frames: list[Any]) -> float:
-    """Point scale factor of a projected CRS at the data's centre (grid length / ellipsoid length).
+def scale_at(crs: Any, lonlat: tuple[float, float] | None) -> float:
+    """Point scale factor of a projected CRS at a longitude/latitude (grid length / ellipsoid length).
 
     Dividing grid distances by it gives ellipsoidal ("ground at sea level")
     distances, so UTM, State Plane and any other projection report the same
-    feet: over a site of a few thousand feet the factor varies by less than
-    one part in a million. Non-conformal projections use the mean of the
-    meridional and parallel scales.
+    feet. Non-conformal projections use the mean of the meridional and
+    parallel scales. 1 when it cannot be computed.
     """
     from pyproj import Proj
 
-    centre = site_centre_lonlat(frames)
-    if centre is None:
+    from ..services.working_crs import plausible_scale
+
+    if lonlat is None:
         return 1.0
     try:
-        f = Proj(crs).get_factors(*centre)
+        f = Proj(crs).get_factors(*lonlat)
         k = (float(f.meridional_scale) + float(f.parallel_scale)) / 2.0
     except Exception:
         return 1.0
-    return k if math.isfinite(k) and 0.9 < k < 1.1 else 1.0
+    return plausible_scale(k)
+
+
+def ground_scale(crs: Any, frames: list[Any]) -> float:
+    """Point scale factor at the centre of all the data of ``frames`` (see :func:`site_scale` for a site)."""
+    return scale_at(crs, site_centre_lonlat(frames))
+
+
+def site_scale(crs: Any, layers: dict[str, FeatureLayer], site_parcel_id: str | None = None) -> float:
+    """Point scale factor at the site's centre, from its layers in the working CRS ``crs``.
+
+    The site is its parcel (``site_parcel_id``, else ``is_site``, else the
+    only parcel), else the plan, else everything
+    (:func:`~stormwater_plugin.services.working_crs.site_geometries`). The
+    single-site reader and the batch (per site parcel) both call it, so a
+    site gets the same feet whichever command checks it: over a site the
+    factor varies by well under a part in a million, so a pair within a few
+    thousandths of a foot of a limit is decided as on the ellipsoid.
+    """
+    from ..services.working_crs import site_centre, site_geometries
+
+    centre = site_centre(site_geometries(layers, site_parcel_id))
+    if centre is None:
+        return 1.0
+    lon, lat = _to_lonlat(crs).transform(*centre)
+    if not (math.isfinite(lon) and math.isfinite(lat)):
+        return 1.0
+    return scale_at(crs, (float(lon), float(lat)))
+
+
+def site_units(loaded: LoadedSite) -> dict[str, tuple[float, str]]:
+    """Each site parcel's (unit_to_ft, crs_name), the scale factor at that site: what a single-site check of it uses.
+
+    For the batch: the sites are the parcels with ``is_site`` set, by id.
+    """
+    from ..services.working_crs import site_parcel_indices
+
+    parcels = loaded.inputs.layers.get("parcels")
+    if parcels is None:
+        return {}
+    ft_per_unit = feet_per_unit(float(loaded.crs.axis_info[0].unit_conversion_factor))
+    why = loaded.crs_why
+    out: dict[str, tuple[float, str]] = {}
+    for i in site_parcel_indices(parcels, None):
+        sid = parcels.ids[i]
+        if sid not in out:
+            k = site_scale(loaded.crs, loaded.inputs.layers, sid)
+            out[sid] = (ft_per_unit / k, crs_description(loaded.crs, why, k))
+    return out
+
+
+def crs_description(crs: Any, why: str, scale: float) -> str:
+    """The working CRS in words for findings.json (per site: the scale factor is the site's)."""
+    return f"{crs.name} ({crs.to_string()}), {why}; distances on the ellipsoid (grid scale factor {scale:.6f})"
 
 
 def read_site(
@@ -278,8 +396,16 @@ def read_site(
     dem_z_units: str | None = None,
     site_parcel_id: str | None = None,
     class_override: str | None = None,
+    pack: Any = None,
 ) -> LoadedSite:
-    """Read the site package, ``--layer`` overrides and the DEM into :class:`SiteInputs`."""
+    """Read the site package, ``--layer`` overrides and the DEM into :class:`SiteInputs`.
+
+    With ``pack`` the DEM is read over the window its rules need
+    (:func:`~stormwater_plugin.services.dem_window.dem_window`: each DEM
+    rule's features grown by its reach, and the site parcel grown by the
+    envelope's reach); without it, over every feature but the parcels plus
+    150 ft.
+    """
     sources: dict[str, LayerSource] = {}
     if package is not None:
         if not package.exists():
@@ -309,11 +435,8 @@ def read_site(
     dem_crs = None
     if dem_path is not None:
         dem_crs = _dem_crs(dem_path)
-    crs, why = choose_working_crs(dem_crs, list(frames.values()))
+    crs, why = choose_working_crs(dem_crs, frames, site_parcel_id)
     metres_per_unit = float(crs.axis_info[0].unit_conversion_factor)
-    scale = ground_scale(crs, list(frames.values()))
-    # Grid distance / scale factor = distance on the ellipsoid: the same feet in any projection.
-    unit_to_ft = feet_per_unit(metres_per_unit) / scale
 
     layers: dict[str, FeatureLayer] = {}
     moved: dict[str, list[str]] = {}
@@ -331,20 +454,23 @@ def read_site(
 
     for src_crs, roles in moved.items():
         warnings.append(Warning_("reprojected", f"{', '.join(roles)} reprojected from {src_crs} to the working CRS {crs.to_string()}"))
+    # Grid distance / scale factor at the site = distance on the ellipsoid: the same feet in any projection.
+    scale = site_scale(crs, layers, site_parcel_id)
+    unit_to_ft = feet_per_unit(metres_per_unit) / scale
     dem = None
     if dem_path is not None:
-        dem, dem_warnings = read_dem(dem_path, crs, layers, dem_z_units)
+        dem, dem_warnings = read_dem(dem_path, crs, layers, dem_z_units, area=_window(dem_path, dem_crs, layers, pack, unit_to_ft, site_parcel_id))
         warnings.extend(dem_warnings)
     inputs = SiteInputs(
         layers=layers,
         dem=dem,
         unit_to_ft=unit_to_ft,
-        crs_name=f"{crs.name} ({crs.to_string()}), {why}; distances on the ellipsoid (grid scale factor {scale:.6f})",
+        crs_name=crs_description(crs, why, scale),
         site_parcel_id=site_parcel_id,
         class_override=class_override,
         warnings=warnings,
     )
-    return LoadedSite(inputs, crs, {r: s.describe() for r, s in sources.items()}, str(dem_path) if dem_path else None)
+    return LoadedSite(inputs, crs, {r: s.describe() for r, s in sources.items()}, str(dem_path) if dem_path else None, why)
 
 
 class _Identity:
@@ -356,6 +482,11 @@ class _Identity:
 
 
 _IDENTITY = _Identity()
+
+
+def dem_crs(path: Path) -> Any:
+    """The DEM's CRS (pyproj); :class:`InputError` when the file is missing, unreadable or has none."""
+    return _dem_crs(path)
 
 
 def _dem_crs(path: Path) -> Any:
@@ -374,8 +505,30 @@ def _dem_crs(path: Path) -> Any:
         raise InputError(f"{path}: cannot be read as a raster ({_short(exc)})") from exc
 
 
-def read_dem(path: Path, working_crs: Any, layers: dict[str, FeatureLayer], z_units: str | None) -> tuple[ElevationGrid, list[Warning_]]:
-    """Read the DEM window covering the site (plus a 150 ft margin) in its own CRS."""
+def _window(path: Path, dem_crs: Any, layers: dict[str, FeatureLayer], pack: Any, unit_to_ft: float, site_parcel_id: str | None) -> tuple[float, float, float, float] | None:
+    """Working-CRS bounds of the DEM the pack's rules need (``None``: the legacy window around the features)."""
+    if pack is None:
+        return None
+    from ..services.dem_window import dem_window
+
+    return dem_window(layers, pack, unit_to_ft=unit_to_ft, cell_ft=_dem_cell_ft(path, dem_crs), site_parcel_id=site_parcel_id).bounds
+
+
+def _dem_cell_ft(path: Path, dem_crs: Any) -> float:
+    """The DEM's larger pixel side, feet (degrees taken at 364,000 ft, an upper bound for New York's latitudes)."""
+    import rasterio
+
+    with rasterio.open(path) as src:
+        res = max(abs(float(src.res[0])), abs(float(src.res[1])))
+    if dem_crs.is_projected:
+        return res * feet_per_unit(float(dem_crs.axis_info[0].unit_conversion_factor))
+    return res * 364_000.0
+
+
+def read_dem(
+    path: Path, working_crs: Any, layers: dict[str, FeatureLayer], z_units: str | None, area: tuple[float, float, float, float] | None = None
+) -> tuple[ElevationGrid, list[Warning_]]:
+    """Read the DEM in its own CRS over ``area`` (working-CRS bounds), else over the features plus a 150 ft margin."""
     import rasterio
     from pyproj import CRS, Transformer
     from rasterio.windows import Window, from_bounds
@@ -387,6 +540,10 @@ def read_dem(path: Path, working_crs: Any, layers: dict[str, FeatureLayer], z_un
     to_raster_tf = _IDENTITY if same_crs else Transformer.from_crs(working_crs, dem_crs, always_xy=True)
     margin = 150.0 / feet_per_unit(float(working_crs.axis_info[0].unit_conversion_factor))
     bounds = _layers_bounds(layers)
+    if area is not None:
+        bounds, margin = area, 0.0
+        if not all(math.isfinite(v) for v in area):  # a rule with unlimited reach: the whole raster
+            bounds = None
     with rasterio.open(path) as src:
         if src.count < 1:
             raise InputError(f"{path}: the raster has no band")
@@ -421,6 +578,7 @@ def read_dem(path: Path, working_crs: Any, layers: dict[str, FeatureLayer], z_un
     gt = (transform.c, transform.a, transform.b, transform.f, transform.d, transform.e)
 
     unit = z_units
+    z_declared = True
     if unit is not None:
         note = f"elevations in {unit} (declared with --dem-z-units)"
     else:
@@ -431,7 +589,11 @@ def read_dem(path: Path, working_crs: Any, layers: dict[str, FeatureLayer], z_un
             h_m = float(dem_crs.axis_info[0].unit_conversion_factor) if dem_crs.is_projected else 1.0
             unit = {1.0: "m", 0.3048: "ft"}.get(round(h_m, 4), "us-ft" if abs(h_m - 1200 / 3937) < 1e-9 else "m")
             basis = "the DEM's horizontal unit" if dem_crs.is_projected else "metres (the DEM is in degrees)"
-            note = f"elevations assumed in {unit}, {basis}; pass --dem-z-units to declare them"
+            note = (
+                f"elevations assumed in {unit}, {basis}: every finding that would change were they in metres or feet is "
+                "undetermined; pass --dem-z-units to declare them"
+            )
+            z_declared = False
             warnings.append(Warning_("dem_z_assumed", note))
     z_to_ft = Z_UNITS_TO_FT[unit]
 
@@ -447,7 +609,8 @@ def read_dem(path: Path, working_crs: Any, layers: dict[str, FeatureLayer], z_un
 
     cell = _cell_size_ft(gt, dem_crs, working_crs, bounds)
     grid = ElevationGrid(
-        values=values, geotransform=gt, z_to_ft=z_to_ft, to_raster=to_raster, z_unit_note=note, cell_size_ft=cell, name=path.name, from_raster=from_raster
+        values=values, geotransform=gt, z_to_ft=z_to_ft, to_raster=to_raster, z_unit_note=note, cell_size_ft=cell, name=path.name, from_raster=from_raster,
+        z_unit_declared=z_declared,
     )
     finite = values[np.isfinite(values)]
     if finite.size == 0:

@@ -19,6 +19,7 @@ Exit status: 0 done, 2 bad input (one line on stderr, never a traceback).
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
 from pathlib import Path
@@ -28,10 +29,18 @@ import numpy as np
 
 from ..core.rulepack import load_pack
 from ..core.terrain.plausibility import elevation_plausibility
+from ..core.terrain.ring import ring_extent_px
 from ..core.terrain.slope_map import MAX_AZIMUTHS, auto_azimuths, ground_to_pixel_geographic, ground_to_pixel_projected, ring_slope_map
 from ..core.units import METRE_PER_FT, Z_UNITS_TO_FT, normalise_z_unit
+from ..services.slope import slope_params, slope_rule, steep_cells
 
 PROG = "stormwater-check slope-map"
+
+#: Cells per strip read (plus a halo of the ring's reach above and below): bounds the memory.
+TILE_CELLS: int = 4_000_000
+
+#: Progress lines (stderr) for DEMs larger than this.
+PROGRESS_CELLS: int = 20_000_000
 NODATA_OUT: float = -9999.0
 
 
@@ -47,14 +56,19 @@ class _Parser(argparse.ArgumentParser):
 
 def _pack_defaults() -> tuple[float | None, float | None]:
     """Distance (ft) and threshold (%) of the LGPC building-site slope rule, if the pack has one."""
+    dist, thr, _ = _lgpc_slope()
+    return dist, thr
+
+
+def _lgpc_slope() -> tuple[float | None, float | None, str]:
+    """Distance, threshold and comparison of the LGPC ``building_site_slope`` rule (``gte`` when there is none)."""
     try:
-        pack = load_pack("lgpc")
+        rule = slope_rule(load_pack("lgpc"))
     except Exception:  # pragma: no cover - the bundled pack always loads
-        return None, None
-    for rule in pack.rules:
-        if rule.kind == "building_site_slope":
-            return float(rule.params["distance_ft"]), float(rule.params["threshold_pct"])
-    return None, None  # pragma: no cover
+        rule = None
+    if rule is None:  # pragma: no cover
+        return None, None, "gte"
+    return slope_params(rule)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -69,6 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--azimuths", type=int, default=None, help="coarse azimuths before refinement, 4 to 256 (default: 256 up to 4 million cells, 128 up to 8 million, 64 above)"
     )
+    p.add_argument("--tile-cells", type=int, default=TILE_CELLS, help=f"cells per strip read and written (memory bound; default {TILE_CELLS:,})")
     p.add_argument("--quiet", action="store_true", help="print nothing but errors")
     return p
 
@@ -110,6 +125,8 @@ def _ground_to_pixel(crs: Any, gt: tuple[float, float, float, float, float, floa
 def run(args: argparse.Namespace) -> int:
     import rasterio
     from pyproj import CRS
+    from rasterio.transform import Affine
+    from rasterio.windows import Window
 
     dem = Path(args.dem)
     out = Path(args.out)
@@ -139,75 +156,130 @@ def run(args: argparse.Namespace) -> int:
             crs = CRS.from_wkt(src.crs.to_wkt())
         except Exception as exc:
             raise SlopeMapError(f"{dem}: the DEM's CRS cannot be read ({_short(exc)})") from exc
-        try:
-            values = src.read(1, out_dtype="float32")
-        except Exception as exc:
-            raise SlopeMapError(f"{dem}: the DEM cannot be read ({_short(exc)})") from exc
         nodata = src.nodata
         band_units = src.units[0] if src.units else None
         profile = src.profile
         t = src.transform
-    gt = (t.c, t.a, t.b, t.f, t.d, t.e)
-    if nodata is not None and not np.isnan(nodata):
-        values[values == np.float32(nodata)] = np.nan
-    values[~np.isfinite(values)] = np.nan
+        rows, cols = src.height, src.width
+        gt = (t.c, t.a, t.b, t.f, t.d, t.e)
+        unit, note = _z_unit(args.dem_z_units, band_units, crs)
+        z_to_ft = Z_UNITS_TO_FT[unit]
+        jac_all, how = _ground_to_pixel(crs, gt, rows)
+        messages = [note, how]
+        try:
+            preview = _clean(src.read(1, out_shape=(min(rows, 512), min(cols, 512)), out_dtype="float32"), nodata)
+        except Exception as exc:
+            raise SlopeMapError(f"{dem}: the DEM cannot be read ({_short(exc)})") from exc
+        warn = elevation_plausibility(preview, z_to_ft, name=dem.name)
+        if warn:
+            messages.append(f"warning: {warn}")
+        k_count = args.azimuths if args.azimuths is not None else auto_azimuths(rows * cols)
+        messages.append(f"{k_count} coarse azimuths, every ring breakpoint within one step of the best sampled exactly"
+                        + (f"; certified at {args.threshold:g}%" if args.threshold is not None else ""))
+        if not args.quiet:
+            for m in messages:
+                print(m, file=sys.stderr)
 
-    unit, note = _z_unit(args.dem_z_units, band_units, crs)
-    z_to_ft = Z_UNITS_TO_FT[unit]
-    jac, how = _ground_to_pixel(crs, gt, values.shape[0])
-    messages = [note, how]
-    warn = elevation_plausibility(values, z_to_ft, name=dem.name)
-    if warn:
-        messages.append(f"warning: {warn}")
-
-    k_count = args.azimuths if args.azimuths is not None else auto_azimuths(values.size)
-    messages.append(f"{k_count} coarse azimuths, refined" + ("" if args.azimuths is not None else " (automatic for a DEM of this size; --azimuths to choose)"))
-    slope = ring_slope_map(values, jac, args.distance_ft, z_to_ft=z_to_ft, n_azimuths=k_count)
-    del values
-    valid = np.isfinite(slope)
-    outp = np.where(valid, slope, np.float32(NODATA_OUT)).astype(np.float32)
-    profile.update(driver="GTiff", dtype="float32", count=1, nodata=NODATA_OUT, compress=None)
-    for key in ("blockxsize", "blockysize", "tiled", "interleave", "photometric"):
-        profile.pop(key, None)
-    try:
-        with rasterio.open(out, "w", **profile) as dst:
-            dst.write(outp, 1)
-            dst.set_band_description(1, f"slope over {args.distance_ft:g} ft in any direction, percent")
-            dst.update_tags(distance_ft=f"{args.distance_ft:g}", z_units=unit, method="ring slope, see docs/terrain.md")
-    except Exception as exc:
-        raise SlopeMapError(f"{out}: cannot be written ({_short(exc)})") from exc
-
-    n_steep = None
-    if args.mask_out:
-        n_steep = _write_mask(Path(args.mask_out), slope, args.threshold, args.distance_ft, t, crs)
+        per_row = jac_all.ndim == 3
+        probe = jac_all[:: max(rows // 64, 1)] if per_row else [jac_all]
+        halo = int(math.ceil(max(ring_extent_px(j, args.distance_ft)[1] for j in probe))) + 4
+        strip = max(int(args.tile_cells) // max(cols, 1), 16)
+        profile.update(driver="GTiff", dtype="float32", count=1, nodata=NODATA_OUT, compress=None, tiled=True, blockxsize=256, blockysize=256,
+                       BIGTIFF="IF_SAFER")
+        for key in ("interleave", "photometric"):
+            profile.pop(key, None)
+        if cols < 256 or rows < 256:
+            for key in ("tiled", "blockxsize", "blockysize"):
+                profile.pop(key, None)
+        stats: dict = {}
+        n_valid = 0
+        n_steep_cells = 0
+        compare = _lgpc_slope()[2]
+        mask_writer = _MaskWriter(Path(args.mask_out), args.threshold, compare, args.distance_ft, crs) if args.mask_out else None
+        try:
+            dst = rasterio.open(out, "w", **profile)
+        except Exception as exc:
+            raise SlopeMapError(f"{out}: cannot be written ({_short(exc)})") from exc
+        last_report = time.perf_counter()
+        try:
+            with dst:
+                dst.set_band_description(1, f"slope over {args.distance_ft:g} ft in any direction, percent")
+                dst.update_tags(distance_ft=f"{args.distance_ft:g}", z_units=unit, method="ring slope, see docs/terrain.md",
+                                certified_threshold_pct="" if args.threshold is None else f"{args.threshold:g}")
+                for r0 in range(0, rows, strip):
+                    r1 = min(r0 + strip, rows)
+                    ra, rb = max(r0 - halo, 0), min(r1 + halo, rows)
+                    try:
+                        values = _clean(src.read(1, window=Window(0, ra, cols, rb - ra), out_dtype="float32"), nodata)
+                    except Exception as exc:
+                        raise SlopeMapError(f"{dem}: rows {ra} to {rb} cannot be read ({_short(exc)})") from exc
+                    jac = jac_all[ra:rb] if per_row else jac_all
+                    slope = ring_slope_map(values, jac, args.distance_ft, z_to_ft=z_to_ft, n_azimuths=k_count, threshold_pct=args.threshold,
+                                           stats=stats)[r0 - ra : r1 - ra]
+                    del values
+                    valid = np.isfinite(slope)
+                    n_valid += int(valid.sum())
+                    dst.write(np.where(valid, slope, np.float32(NODATA_OUT)).astype(np.float32), 1, window=Window(0, r0, cols, r1 - r0))
+                    if mask_writer is not None:
+                        n_steep_cells += mask_writer.add(slope, t * Affine.translation(0, r0))
+                    now = time.perf_counter()
+                    if not args.quiet and (now - last_report > 5.0 or r1 == rows) and rows * cols > PROGRESS_CELLS:
+                        print(f"{100.0 * r1 / rows:5.1f}% ({r1:,} of {rows:,} rows, {now - t0:.0f} s)", file=sys.stderr)
+                        last_report = now
+        finally:
+            if mask_writer is not None:
+                mask_writer.close()
     if not args.quiet:
-        for m in messages:
-            print(m, file=sys.stderr)
-        share = f"{int(valid.sum()):,} of {valid.size:,} cells have a value"
-        steep = f"; {n_steep} polygon(s) at or above {args.threshold:g}% written to {args.mask_out}" if n_steep is not None else ""
-        print(f"{out}: {share}{steep} ({time.perf_counter() - t0:.1f} s)")
+        share = f"{n_valid:,} of {rows * cols:,} cells have a value"
+        cert = f"; {stats.get('certified', 0):,} cells decided on every arc at {args.threshold:g}%" if args.threshold is not None else ""
+        if stats.get("conservative"):
+            cert += f" ({stats['conservative']:,} left within rounding of it, given {args.threshold:g}%)"
+        steep = f"; {mask_writer.count if mask_writer else 0} polygon(s) at or above {args.threshold:g}% written to {args.mask_out}" if args.mask_out else ""
+        print(f"{out}: {share}{cert}{steep} ({time.perf_counter() - t0:.1f} s)")
     return 0
 
 
-def _write_mask(path: Path, slope: np.ndarray, threshold: float, distance_ft: float, transform: Any, crs: Any) -> int:
-    import fiona
-    from rasterio.features import shapes
-    from shapely.geometry import mapping, shape
+def _clean(values: np.ndarray, nodata: float | None) -> np.ndarray:
+    """Nodata and non-finite pixels as NaN (in place)."""
+    if nodata is not None and not np.isnan(nodata):
+        values[values == np.float32(nodata)] = np.nan
+    values[~np.isfinite(values)] = np.nan
+    return values
 
-    steep = np.isfinite(slope) & (slope >= threshold)
-    schema = {"geometry": "Polygon", "properties": {"threshold_pct": "float", "distance_ft": "float"}}
-    count = 0
-    try:
-        with fiona.open(path, "w", driver="GPKG", schema=schema, crs_wkt=crs.to_wkt(), layer="steep_slopes") as dst:
-            if steep.any():
-                labels = steep.astype(np.uint8)
-                for geom, _ in shapes(labels, mask=steep, transform=transform, connectivity=8):
-                    poly = shape(geom)
-                    dst.write({"geometry": mapping(poly), "properties": {"threshold_pct": float(threshold), "distance_ft": float(distance_ft)}})
-                    count += 1
-    except Exception as exc:
-        raise SlopeMapError(f"{path}: cannot be written ({_short(exc)})") from exc
-    return count
+
+class _MaskWriter:
+    """Polygons of steep cells (the pack rule's comparison, :func:`steep_cells`), written strip by strip (a polygon crossing strips is split there)."""
+
+    def __init__(self, path: Path, threshold: float, compare: str, distance_ft: float, crs: Any) -> None:
+        import fiona
+
+        schema = {"geometry": "Polygon", "properties": {"threshold_pct": "float", "distance_ft": "float"}}
+        self.threshold = float(threshold)
+        self.compare = compare
+        self.props = {"threshold_pct": float(threshold), "distance_ft": float(distance_ft)}
+        self.count = 0
+        self.path = path
+        try:
+            self.dst = fiona.open(path, "w", driver="GPKG", schema=schema, crs_wkt=crs.to_wkt(), layer="steep_slopes")
+        except Exception as exc:
+            raise SlopeMapError(f"{path}: cannot be written ({_short(exc)})") from exc
+
+    def add(self, slope: np.ndarray, transform: Any) -> int:
+        from rasterio.features import shapes
+        from shapely.geometry import mapping, shape
+
+        steep = steep_cells(slope, self.threshold, self.compare)
+        if steep.any():
+            try:
+                for geom, _ in shapes(steep.astype(np.uint8), mask=steep, transform=transform, connectivity=8):
+                    self.dst.write({"geometry": mapping(shape(geom)), "properties": self.props})
+                    self.count += 1
+            except Exception as exc:
+                raise SlopeMapError(f"{self.path}: cannot be written ({_short(exc)})") from exc
+        return int(steep.sum())
+
+    def close(self) -> None:
+        self.dst.close()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -8,6 +8,7 @@ from typing import Any
 
 from ..core.model import CheckResult, Finding, Status
 from ..core.serialize import finding_to_dict, result_to_dict, warnings_text
+from ..services.presentation import finding_label
 
 #: The findings.gpkg layer family of each geometry type.
 FAMILY = {
@@ -40,11 +41,8 @@ def finding_row(f: Finding) -> dict[str, Any]:
 
 
 def short_label(f: Finding) -> str:
-    """A map label: the short citation and measured against required distance."""
-    cite = f.citation.text.replace("Town of Lake George Code ", "").replace("6 NYCRR ", "")
-    if f.measured_ft is not None and f.required_ft is not None:
-        return f"{cite}: {f.measured_ft:.1f} / {f.required_ft:g} ft"
-    return cite
+    """A map label: the short citation and measured against required distance (the plugin's words, on one line)."""
+    return finding_label(f.citation.text, f.measured_ft, f.required_ft)
 
 
 def write_json(result: CheckResult, out_dir: Path, crs_name: str, inputs: dict[str, Any], extra: dict[str, Any] | None = None) -> Path:
@@ -157,14 +155,15 @@ def summary_text(result: CheckResult, out_dir: Path | None = None, limit: int = 
             shown += 1
     from ..core.engine import REVIEWER_REASON
 
-    for title, items in (
+    # A name of its own: `items` above holds findings, these are rules_not_checked entries (dicts).
+    for title, entries in (
         ("Not checked", [r for r in result.rules_not_checked if r["reason"] != REVIEWER_REASON]),
         ("For the reviewer (the plan's geometry cannot decide these)", [r for r in result.rules_not_checked if r["reason"] == REVIEWER_REASON]),
     ):
-        if items:
+        if entries:
             lines.append("")
             lines.append(f"{title}:")
-            for r in items:
+            for r in entries:
                 text = r["reason"] if r["reason"] != REVIEWER_REASON else r.get("title", r["rule_id"])
                 lines.append(f"  [{r['citation']}] {text}")
     if result.warnings:

@@ -17,37 +17,15 @@ from qgis.core import (
 
 from ..core.model import DEVICE_TYPES
 from ..core.rulepack import load_pack
-from ..qgis_bridge.compat import FIELD_DOUBLE, FIELD_INT, FIELD_STRING
-from ..qgis_bridge.results import make_fields, parts_by_family
-from .common import Z_UNIT_OPTIONS, SiteAlgorithm, write_rows
+from ..qgis_bridge.results import field_specs, make_fields, parts_by_family
+from ..services import presentation
+from ..services.siting import envelope_rows
+from .common import SiteAlgorithm, write_rows
 
-ENVELOPE_FIELDS = (
-    ("device_type", FIELD_STRING),
-    ("high_traffic", FIELD_INT),
-    ("project_class", FIELD_STRING),
-    ("site_parcel", FIELD_STRING),
-    ("area_sqft", FIELD_DOUBLE),
-    ("rules", FIELD_STRING),
-    ("not_checked", FIELD_STRING),
-)
-EXCLUDED_FIELDS = (
-    ("rule_id", FIELD_STRING),
-    ("citation", FIELD_STRING),
-    ("reason", FIELD_STRING),
-    ("required_ft", FIELD_DOUBLE),
-    ("kind", FIELD_STRING),
-    ("target_layer", FIELD_STRING),
-    ("target_id", FIELD_STRING),
-    ("area_sqft", FIELD_DOUBLE),
-)
-DESIGN_FIELDS = (
-    ("rule_id", FIELD_STRING),
-    ("citation", FIELD_STRING),
-    ("reason", FIELD_STRING),
-    ("threshold_pct", FIELD_DOUBLE),
-    ("status", FIELD_STRING),
-    ("area_sqft", FIELD_DOUBLE),
-)
+#: Field schemas of the three sinks (services.presentation: the same as envelope.gpkg and the dock's layers).
+ENVELOPE_FIELDS = field_specs(presentation.ENVELOPE_SCHEMA)
+EXCLUDED_FIELDS = field_specs(presentation.EXCLUDED_SCHEMA)
+DESIGN_FIELDS = field_specs(presentation.DESIGN_SCHEMA)
 
 
 class SitingEnvelope(SiteAlgorithm):
@@ -94,41 +72,13 @@ class SitingEnvelope(SiteAlgorithm):
         )
         self.addOutput(QgsProcessingOutputNumber(self.AREA, self.tr("Envelope area (sq ft)")))
 
-    def _reread_dem(self, parameters: dict, context: Any, snap: Any, pack: Any) -> None:
-        """Read the DEM over the site parcel grown by the rules' reach (the snapshot reads it around the plan)."""
-        import shapely
-
-        from ..core.engine import find_site_parcels
-        from ..core.geometry import clean_layer
-        from ..headless.envelope_cli import reach_ft
-        from ..qgis_bridge.dem import read_dem
-
-        dem_layer = self.parameterAsRasterLayer(parameters, self.DEM, context)
-        inputs = snap.inputs
-        if dem_layer is None or inputs.dem is None or "parcels" not in inputs.layers:
-            return
-        scratch: list[Any] = []
-        cleaned = {r: clean_layer(lyr, scratch) for r, lyr in inputs.layers.items()}
-        idx = find_site_parcels(cleaned.get("parcels"), inputs.site_parcel_id, cleaned, scratch)
-        if not idx:
-            return
-        site = shapely.union_all(cleaned["parcels"].geoms[idx])
-        pad = (reach_ft(pack) + 20.0) / inputs.unit_to_ft
-        minx, miny, maxx, maxy = site.bounds
-        window = (minx - pad, miny - pad, maxx + pad, maxy + pad)
-        z_units = Z_UNIT_OPTIONS[self.parameterAsEnum(parameters, self.Z_UNITS, context)][1]
-        dem = read_dem(dem_layer.dataProvider().clone(), dem_layer.crs(), snap.crs, window, z_units, context.transformContext(), [], name=dem_layer.name())
-        if dem is not None:
-            inputs.dem = dem
-
     def processAlgorithm(self, parameters: dict, context: Any, feedback: Any) -> dict:  # noqa: N802 - QGIS API
         import numpy as np
 
         from ..core.siting import SitingError, build_envelope
 
         snap, jurisdiction = self.take_snapshot(parameters, context, feedback)
-        pack = load_pack(jurisdiction)
-        self._reread_dem(parameters, context, snap, pack)
+        pack = load_pack(jurisdiction)  # the snapshot's DEM window already covers the site parcel grown by the envelope's reach
         feedback.setProgress(30)
         device_type = DEVICE_TYPES[self.parameterAsEnum(parameters, self.DEVICE_TYPE, context)]
         high_traffic = self.parameterAsBool(parameters, self.HIGH_TRAFFIC, context)
@@ -141,26 +91,15 @@ class SitingEnvelope(SiteAlgorithm):
         feedback.setProgress(80)
         u = env.unit_to_ft
         out: dict[str, Any] = {}
-        caveat = "; ".join(f"{n['rule_id']}: {n['reason']}" for n in env.not_checked) or None
         for n in env.not_checked:
             feedback.pushWarning(self.tr("Not checked [{0}]: {1}").format(n["citation"], n["reason"]))
+        built = envelope_rows(env)
         env_rows = [
-            (
-                parts_by_family(env.envelope).get("polygon") if not env.envelope.is_empty else None,
-                [env.device_type, int(high_traffic), env.project_class, env.site_parcel_id, round(env.area_sqft(), 1), ", ".join(env.rule_ids), caveat],
-            )
+            (parts_by_family(g).get("polygon") if not g.is_empty else None, [*dict(attrs, high_traffic=int(high_traffic)).values()])
+            for g, attrs in built.envelope
         ]
-        ex_rows = [
-            (
-                parts_by_family(z.geometry).get("polygon"),
-                [z.rule_id, z.citation, z.reason, z.required_ft, z.kind, z.target.layer if z.target else None, z.target.id if z.target else None, round(float(z.geometry.area) * u * u, 1)],
-            )
-            for z in env.excluded
-        ]
-        pd_rows = [
-            (parts_by_family(z.geometry).get("polygon"), [z.rule_id, z.citation, z.reason, z.threshold_pct, z.status, round(float(z.geometry.area) * u * u, 1)])
-            for z in env.needs_professional_design
-        ]
+        ex_rows = [(parts_by_family(g).get("polygon"), list(attrs.values())) for g, attrs in built.excluded]
+        pd_rows = [(parts_by_family(g).get("polygon"), list(attrs.values())) for g, attrs in built.design]
         for key, specs, rows in ((self.ENVELOPE, ENVELOPE_FIELDS, env_rows), (self.EXCLUDED, EXCLUDED_FIELDS, ex_rows), (self.PROFESSIONAL, DESIGN_FIELDS, pd_rows)):
             fields = make_fields(specs)
             sink, dest = self.parameterAsSink(parameters, key, context, fields, QgsWkbTypes.Type.MultiPolygon, snap.crs)

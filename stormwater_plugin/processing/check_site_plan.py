@@ -14,6 +14,7 @@ from qgis.core import (
 )
 
 from ..core.model import Status
+from ..core.overrides import finding_keys
 from ..core.serialize import result_to_dict
 from ..qgis_bridge.results import finding_attributes, finding_fields, parts_by_family
 from .common import SiteAlgorithm, write_rows
@@ -58,8 +59,8 @@ class CheckSitePlan(SiteAlgorithm):
         fields = finding_fields()
         out: dict[str, Any] = {}
         table_rows, line_rows, area_rows = [], [], []
-        for f in result.findings:
-            attrs = finding_attributes(f)
+        for f, key in zip(result.findings, finding_keys(result.findings)):
+            attrs = finding_attributes(f, key)
             table_rows.append((None, attrs))
             if f.geometry is None:
                 continue

@@ -30,15 +30,14 @@ class StormwaterProvider(QgsProcessingProvider):
         return __version__
 
     def loadAlgorithms(self) -> None:  # noqa: N802 - QGIS API
+        # Imported here so that QGIS can list the provider before the core is loaded; an algorithm that
+        # fails to import raises, so a broken algorithm never silently disappears from the toolbox.
+        from .alg_compare_reviews import CompareReviews
         from .alg_siting_envelope import SitingEnvelope
         from .check_site_plan import CheckSitePlan
         from .notification_list import NotificationList
         from .setback_zones import SetbackZones
+        from .slope import SlopeOver100Ft
 
-        for alg in (CheckSitePlan(), SetbackZones(), NotificationList(), SitingEnvelope()):
+        for alg in (CheckSitePlan(), SetbackZones(), NotificationList(), SitingEnvelope(), SlopeOver100Ft(), CompareReviews()):
             self.addAlgorithm(alg)
-        try:
-            from .slope import SlopeOver100Ft
-        except ImportError:  # written in a later change
-            return
-        self.addAlgorithm(SlopeOver100Ft())

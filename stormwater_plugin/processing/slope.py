@@ -163,9 +163,20 @@ class SlopeOver100Ft(SiteAlgorithm):
         grid = snap.inputs.dem
         u = snap.inputs.unit_to_ft
         sites = snap.inputs.layers.get("building_sites")
+        site_rows: list[tuple[Any, list[Any]]] = []
+        if sites is not None:
+            # The check's policy: degenerate geometry kept where it lies; a site with no geometry is undetermined, never skipped.
+            from ..core.geometry import clean_layer
+
+            cleaning: list[Any] = []
+            sites = clean_layer(sites, cleaning)
+            for w in cleaning:
+                feedback.pushWarning(f"{w.layer + ': ' if w.layer else ''}{w.message}")
+            for sid, why in sites.no_geometry.items():
+                msg = self.tr("{0} {1}, so the slope over {2:g} ft from its centre is undetermined.").format(sid, why, distance)
+                site_rows.append((QgsGeometry(), [sid, None, None, "undetermined", threshold, distance, None, msg]))
         n_az = int(rule.params.get("n_azimuths", 360)) if rule is not None else 360
         n_rays = int(rule.params.get("display_rays", 36)) if rule is not None else 36
-        site_rows: list[tuple[Any, list[Any]]] = []
         ray_rows: list[tuple[Any, list[Any]]] = []
         n_steep = 0
         r_units = distance / u
@@ -239,8 +250,8 @@ class SlopeOver100Ft(SiteAlgorithm):
         """Map the DEM strip by strip; write ``path`` (if any); return the steep mask (if wanted), the geotransform and the steep count."""
         from ..core.terrain import auto_azimuths, ring_slope_map
         from ..core.terrain.ring import ring_extent_px
-        from ..gui.slope_mask import at_or_over
         from ..qgis_bridge.dem import block_to_array
+        from ..services.slope import steep_cells as at_or_over
 
         provider = dem_layer.dataProvider().clone()
         full = provider.extent()
@@ -314,8 +325,8 @@ class SlopeOver100Ft(SiteAlgorithm):
         return steep_all, gt, n_steep
 
     def _write_mask(self, parameters: dict, context: Any, dem_layer: Any, steep: np.ndarray, gt: tuple, distance: float, threshold: float, feedback: Any) -> str | None:
-        from ..gui.slope_mask import polygonize_mask
         from ..qgis_bridge.crs import is_projected, unit_to_ft
+        from ..qgis_bridge.polygonize import polygonize_mask
 
         fields = make_fields(MASK_FIELDS)
         sink, dest = self.parameterAsSink(parameters, self.MASK, context, fields, QgsWkbTypes.Type.MultiPolygon, dem_layer.crs())

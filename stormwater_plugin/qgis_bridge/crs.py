@@ -1,9 +1,15 @@
-"""The working CRS: one projected CRS every layer is measured in, and its unit in feet."""
+"""The working CRS: one projected CRS every layer is measured in, and its unit in feet.
+
+The decision is :func:`stormwater_plugin.services.working_crs.choose_working_crs`,
+the policy the command line and the batch apply; this module only describes
+QGIS CRSs to it. No location at all is refused (:class:`NoSiteLocation`),
+never answered with an assumed zone.
+"""
 
 from __future__ import annotations
 
 import math
-from typing import Iterable
+from typing import Any, Iterable
 
 from qgis.core import (
     QgsCoordinateReferenceSystem,
@@ -14,6 +20,10 @@ from qgis.core import (
 )
 
 from ..core.units import METRE_PER_FT, METRE_PER_US_FT
+from ..services.working_crs import CrsTraits, NoSiteLocation, plausible_scale, site_centre, site_geometries, utm_epsg
+from ..services.working_crs import choose_working_crs as _policy
+
+__all__ = ["NoSiteLocation", "choose_working_crs", "crs_label", "ground_scale", "is_conformal", "is_projected", "site_ground_scale", "unit_to_ft", "utm_for"]
 
 _WGS84 = QgsCoordinateReferenceSystem("EPSG:4326")
 
@@ -44,8 +54,7 @@ def unit_to_ft(crs: QgsCoordinateReferenceSystem) -> float:
 
 def utm_for(lon: float, lat: float) -> QgsCoordinateReferenceSystem:
     """The WGS 84 UTM zone holding a longitude/latitude."""
-    zone = int(math.floor((lon + 180.0) / 6.0)) % 60 + 1
-    code = (32600 if lat >= 0 else 32700) + zone
+    code, _ = utm_epsg(lon, lat)
     return QgsCoordinateReferenceSystem(f"EPSG:{code}")
 
 
@@ -86,25 +95,30 @@ def choose_working_crs(
     extents: list[tuple[QgsRectangle, QgsCoordinateReferenceSystem]],
     context: QgsCoordinateTransformContext,
 ) -> tuple[QgsCoordinateReferenceSystem, str]:
-    """Pick the projected CRS every layer is transformed to: the same rule as the command line.
+    """Pick the projected CRS every layer is transformed to: the command line's policy (services.working_crs).
 
     The DEM's CRS when it is projected and conformal (the DEM is then read
-    without reprojection); else the UTM zone of the site's centre.
-    ``vector_crss`` is kept for callers; the choice does not depend on it, so
-    the plugin and ``stormwater-check`` measure the same site the same way.
+    without reprojection); else the UTM zone of the layers' centre (the
+    extents are all QGIS knows before reading; the zone differs from the
+    site's only at a zone boundary). ``vector_crss`` is kept for callers.
 
     Returns
     -------
     (QgsCoordinateReferenceSystem, str)
         The CRS and a sentence saying why it was chosen.
+
+    Raises
+    ------
+    NoSiteLocation
+        No layer has a usable extent (the command line refuses such input too;
+        no zone is assumed).
     """
-    if dem_crs is not None and is_projected(dem_crs) and is_conformal(dem_crs):
-        return dem_crs, "the DEM's CRS"
-    centre = centre_lonlat(extents, context)
-    if centre is None:
-        return QgsCoordinateReferenceSystem("EPSG:32618"), "no layer has a usable extent; UTM zone 18N assumed"
-    why = "the UTM zone of the site's centre" + (" (the DEM's CRS is not conformal)" if dem_crs is not None and is_projected(dem_crs) else "")
-    return utm_for(*centre), why
+    traits = None if dem_crs is None else CrsTraits(is_projected(dem_crs), is_conformal(dem_crs))
+    needs_site = traits is None or not (traits.projected and traits.conformal)
+    choice = _policy(traits, centre_lonlat(extents, context) if needs_site else None)
+    if choice.uses_dem_crs and dem_crs is not None:
+        return dem_crs, choice.why
+    return QgsCoordinateReferenceSystem(f"EPSG:{choice.utm_epsg}"), choice.why
 
 
 def ground_scale(crs: QgsCoordinateReferenceSystem, extents: list[tuple[QgsRectangle, QgsCoordinateReferenceSystem]], context: QgsCoordinateTransformContext) -> float:
@@ -113,9 +127,28 @@ def ground_scale(crs: QgsCoordinateReferenceSystem, extents: list[tuple[QgsRecta
     Dividing grid distances by it gives distances on the ellipsoid, as the
     command line does, so UTM, State Plane and degrees agree to 0.1 ft.
     """
+
+    return _scale_at(crs, centre_lonlat(extents, context), context)
+
+
+def site_ground_scale(crs: QgsCoordinateReferenceSystem, layers: Any, site_parcel_id: str | None, context: QgsCoordinateTransformContext) -> float:
+    """The scale factor at the site (its parcel, else the plan, else everything; layers in ``crs``), as the command line takes it."""
+    from qgis.core import QgsPointXY
+
+    centre = site_centre(site_geometries(layers, site_parcel_id))
+    if centre is None:
+        return 1.0
+    try:
+        p = QgsCoordinateTransform(crs, _WGS84, context).transform(QgsPointXY(*centre))
+    except Exception:  # QgsCsException
+        return 1.0
+    return _scale_at(crs, (p.x(), p.y()), context)
+
+
+def _scale_at(crs: QgsCoordinateReferenceSystem, centre: tuple[float, float] | None, context: QgsCoordinateTransformContext) -> float:
+    """Grid length / ellipsoidal length at a longitude/latitude (1 when it cannot be measured)."""
     from qgis.core import QgsDistanceArea, QgsPointXY
 
-    centre = centre_lonlat(extents, context)
     if centre is None:
         return 1.0
     try:
@@ -134,7 +167,7 @@ def ground_scale(crs: QgsCoordinateReferenceSystem, extents: list[tuple[QgsRecta
         k = sum(ratios) / len(ratios) if ratios else 1.0
     except Exception:  # QgsCsException and friends: fall back to grid distances
         return 1.0
-    return k if math.isfinite(k) and 0.9 < k < 1.1 else 1.0
+    return plausible_scale(k)
 
 
 def crs_label(crs: QgsCoordinateReferenceSystem) -> str:

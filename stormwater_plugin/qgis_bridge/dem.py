@@ -125,7 +125,7 @@ def z_factor(z_units: str | None, dem_crs: QgsCoordinateReferenceSystem, warning
     else:
         unit, u = "m", FT_PER_METRE
         note = "assumed: metres (the DEM is geographic and does not record its elevation unit)"
-    warnings.append(Warning_("dem_z_unit_assumed", f"DEM elevations {note}. Declare the unit if this is wrong.", "dem"))
+    warnings.append(Warning_("dem_z_unit_assumed", f"DEM elevations {note}. Findings that would change were they in metres or feet are undetermined until the unit is declared.", "dem"))
     return Z_UNITS_TO_FT[unit], note
 
 
@@ -192,4 +192,5 @@ def read_dem(
     if to_raster is not None:
         kwargs["to_raster"] = to_raster
         kwargs["from_raster"] = make_to_raster(dem_crs, working, context)
-    return ElevationGrid(values=values, geotransform=gt, z_to_ft=zf, z_unit_note=note, cell_size_ft=cell, name=name, **kwargs)
+    # An assumed unit (none declared in the plugin's DEM unit setting): unit-dependent findings are undetermined.
+    return ElevationGrid(values=values, geotransform=gt, z_to_ft=zf, z_unit_note=note, cell_size_ft=cell, name=name, z_unit_declared=bool(z_units), **kwargs)

@@ -8,7 +8,8 @@ import shapely
 from qgis.core import QgsField, QgsFields, QgsGeometry
 
 from ..core.model import Finding
-from .compat import FIELD_DOUBLE, FIELD_STRING
+from ..services import presentation
+from .compat import FIELD_DOUBLE, FIELD_INT, FIELD_STRING
 
 #: (name, field type) of the fields every findings layer and sink carries.
 FINDING_FIELD_SPECS: tuple[tuple[str, Any], ...] = (
@@ -24,6 +25,9 @@ FINDING_FIELD_SPECS: tuple[tuple[str, Any], ...] = (
     ("other_layer", FIELD_STRING),
     ("excerpt", FIELD_STRING),
     ("label", FIELD_STRING),
+    ("key", FIELD_STRING),
+    ("decision", FIELD_STRING),
+    ("near_limit", FIELD_STRING),
 )
 
 
@@ -35,36 +39,28 @@ def make_fields(specs: tuple[tuple[str, Any], ...]) -> QgsFields:
     return fields
 
 
+def field_specs(schema: tuple[tuple[str, type], ...]) -> tuple[tuple[str, Any], ...]:
+    """(name, QGIS field type) pairs of a QGIS-free schema of (name, ``str``/``int``/``float``) (services.presentation)."""
+    kinds = {str: FIELD_STRING, int: FIELD_INT, float: FIELD_DOUBLE}
+    return tuple((name, kinds[t]) for name, t in schema)
+
+
 def finding_fields() -> QgsFields:
     """The fields of a findings layer."""
     return make_fields(FINDING_FIELD_SPECS)
 
 
-def short_citation(text: str) -> str:
-    """The section part of a citation: ``"Town of Lake George Code §148-11I(2)(c)"`` gives ``"§148-11I(2)(c)"``."""
-    if "§" in text:
-        return text[text.index("§"):]
-    return text
-
-
-def _ft(x: float | None, nd: int = 1) -> str:
-    if x is None:
-        return "?"
-    return f"{x:.{nd}f}".rstrip("0").rstrip(".") if nd else f"{x:.0f}"
+#: The citation as labels show it (one rule for the plugin and findings.gpkg: services.presentation).
+short_citation = presentation.short_citation
 
 
 def finding_label(f: Finding) -> str:
-    """Map label: short citation, then ``measured / required ft`` when both are known."""
-    cite = short_citation(f.citation.text)
-    if f.measured_ft is not None and f.required_ft is not None:
-        return f"{cite}\n{f.measured_ft:.1f} / {_ft(f.required_ft)} ft"
-    if f.required_ft is not None:
-        return f"{cite}\n? / {_ft(f.required_ft)} ft"
-    return cite
+    """Map label: short citation, then ``measured / required ft`` on a second line when the required distance is known."""
+    return presentation.finding_label(f.citation.text, f.measured_ft, f.required_ft, sep="\n")
 
 
-def finding_attributes(f: Finding) -> list[Any]:
-    """Attribute values in :data:`FINDING_FIELD_SPECS` order."""
+def finding_attributes(f: Finding, key: str | None = None, decision: str | None = None) -> list[Any]:
+    """Attribute values in :data:`FINDING_FIELD_SPECS` order (``key`` and the reviewer's ``decision`` when known)."""
     return [
         f.status.value,
         f.rule_id,
@@ -78,6 +74,9 @@ def finding_attributes(f: Finding) -> list[Any]:
         f.other.layer if f.other else None,
         f.citation.excerpt,
         finding_label(f),
+        key,
+        decision,
+        "yes" if f.extra.get("near_limit") else None,
     ]
 
 

@@ -11,8 +11,9 @@ from qgis.core import QgsCoordinateReferenceSystem, QgsCoordinateTransformContex
 
 from ..core.engine import SiteInputs
 from ..core.model import PROJECT_CLASSES, ROLES, FeatureLayer, Warning_
-from .crs import choose_working_crs, crs_label, ground_scale, unit_to_ft
+from .crs import choose_working_crs, crs_label, site_ground_scale, unit_to_ft
 from .dem import read_dem
+from .layer_parts import RoleLayerStatus, resolve_parts
 from .vectors import read_features, source_crs
 
 #: Roles whose extent decides the DEM window (the proposed work and what it is measured to nearby).
@@ -29,6 +30,8 @@ class Snapshot:
     inputs: SiteInputs
     crs: QgsCoordinateReferenceSystem
     crs_reason: str
+    #: Role to what was read (name, feature count, whole source or part), for the run summary.
+    layers_read: dict[str, RoleLayerStatus] | None = None
 
 
 def _extent(source: Any) -> Any:
@@ -46,6 +49,25 @@ def plan_window(layers: Mapping[str, FeatureLayer], margin_units: float) -> tupl
     return None
 
 
+def _rule_window(
+    layers: Mapping[str, FeatureLayer], pack: Any, u: float, site: str | None, dem_layer: Any, working: Any, context: Any
+) -> tuple[float, float, float, float] | None:
+    """The DEM window the pack's rules need (the command line's policy), else the plan's when no rule needs one."""
+    from ..services.dem_window import dem_window
+
+    crs = dem_layer.crs()
+    px = max(abs(dem_layer.rasterUnitsPerPixelX()), abs(dem_layer.rasterUnitsPerPixelY()))
+    cell_ft = px * (unit_to_ft(crs) if not crs.isGeographic() else 364_000.0)  # degrees: an upper bound at New York's latitudes
+    win = dem_window(layers, pack, unit_to_ft=u, cell_ft=cell_ft, site_parcel_id=site)
+    if win.whole_raster:  # a rule with unlimited reach (a flow trace of no declared length): the DEM's whole extent
+        from qgis.core import QgsCoordinateTransform
+
+        r = QgsCoordinateTransform(crs, working, context).transformBoundingBox(dem_layer.extent()) if crs != working else dem_layer.extent()
+        return r.xMinimum(), r.yMinimum(), r.xMaximum(), r.yMaximum()
+    bounds = win.bounds
+    return bounds if bounds is not None else plan_window(layers, DEM_MARGIN_FT / u)
+
+
 def snapshot(
     role_layers: Mapping[str, Any],
     dem_layer: Any = None,
@@ -55,6 +77,7 @@ def snapshot(
     context: QgsCoordinateTransformContext | None = None,
     feedback: Any = None,
     dem_provider: Any = None,
+    pack: Any = None,
 ) -> Snapshot:
     """Read the role layers and the DEM window into plain data.
 
@@ -79,11 +102,17 @@ def snapshot(
     dem_provider : QgsRasterDataProvider, optional
         Provider to read from instead of ``dem_layer.dataProvider()`` (a
         clone, for reading off the main thread).
+    pack : RulePack, optional
+        The rules: the DEM is read over the window they need
+        (:func:`~stormwater_plugin.services.dem_window.dem_window`, the command
+        line's policy); without it, around the plan roles plus
+        :data:`DEM_MARGIN_FT`.
     """
     if context is None:
         context = QgsProject.instance().transformContext()
     warnings: list[Warning_] = []
-    sources = {r: s for r, s in role_layers.items() if s is not None}
+    # A geometry-type part of a mixed layer is read as its whole source (never part of a role silently).
+    sources, layers_read = resolve_parts({r: s for r, s in role_layers.items() if s is not None}, warnings)
     for r in list(sources):
         if r not in ROLES:
             warnings.append(Warning_("unknown_role", f"layer role '{r}' is not part of the contract and was ignored", r))
@@ -96,25 +125,25 @@ def snapshot(
         [(_extent(sources[r]), source_crs(sources[r])) for r in ordered],
         context,
     )
-    extents = [(_extent(sources[r]), source_crs(sources[r])) for r in ordered]
-    scale = ground_scale(working, extents, context)
-    u = unit_to_ft(working) / scale
     layers: dict[str, FeatureLayer] = {}
     for r in ordered:
         layers[r] = read_features(sources[r], r, working, context, warnings, feedback)
+    site = str(site_parcel_id).strip() if site_parcel_id not in (None, "") else None
+    # The scale factor at the site, as the command line and the batch take it (services.working_crs).
+    scale = site_ground_scale(working, layers, site, context)
+    u = unit_to_ft(working) / scale
     dem = None
     if dem_layer is not None:
-        window = plan_window(layers, DEM_MARGIN_FT / u)
+        window = plan_window(layers, DEM_MARGIN_FT / u) if pack is None else _rule_window(layers, pack, u, site, dem_layer, working, context)
         if window is None:
             warnings.append(Warning_("dem_unused", "no layer has features, so the DEM window could not be placed", "dem"))
         else:
             provider = dem_provider if dem_provider is not None else dem_layer.dataProvider()
             dem = read_dem(provider, dem_crs, working, window, dem_z_units, context, warnings, name=dem_layer.name())
     cls = class_override if class_override in PROJECT_CLASSES else None
-    site = str(site_parcel_id).strip() if site_parcel_id not in (None, "") else None
     crs_name = f"{crs_label(working)}, {reason}; distances on the ellipsoid (grid scale factor {scale:.6f})"
     inputs = SiteInputs(layers=layers, dem=dem, unit_to_ft=u, crs_name=crs_name, site_parcel_id=site, class_override=cls, warnings=warnings)
-    return Snapshot(inputs=inputs, crs=working, crs_reason=reason)
+    return Snapshot(inputs=inputs, crs=working, crs_reason=reason, layers_read=layers_read)
 
 
 def snapshot_inputs(

@@ -350,6 +350,67 @@ def build_report_model(
         "overrides": {"applied": overridden, "stale": [_override(x) for x in doc.get("stale_overrides", []) or []]},
         "figures": figures,
         "status_labels": STATUS_LABELS,
+        "accuracy": _accuracy(doc, findings),
+        "comparison": _comparison(doc.get("comparison")),
+    }
+
+
+def _accuracy(doc: Mapping[str, Any], findings: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Near-limit findings (inside the data's stated accuracy) listed together, and the roles with no stated accuracy."""
+    acc = dict(doc.get("accuracy") or {})
+    near = [
+        {
+            "key": f.get("key", ""),
+            "citation": f.get("citation", ""),
+            "subject": _ref(f.get("subject")),
+            "other": _ref(f.get("other")),
+            "measured": _ft(f.get("measured_ft")),
+            "required": _ft(f.get("required_ft"), 0) if f.get("required_ft") is not None else "—",
+            "margin": _ft(f.get("margin_ft")),
+            "accuracy": _ft(f.get("accuracy_ft")),
+            "status": f.get("status", ""),
+            "status_label": STATUS_LABELS.get(str(f.get("status", "")), str(f.get("status", ""))),
+        }
+        for f in findings
+        if f.get("near_limit")
+    ]
+    return {
+        "near_limit": near,
+        "roles": dict(acc.get("roles") or {}),
+        "unstated_roles": list(acc.get("unstated_roles") or []),
+        "dem_vertical_ft": acc.get("dem_vertical_ft"),
+    }
+
+
+def _comparison(cmp: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """The "since the last review" section: counts and the rows of each category."""
+    if not cmp:
+        return None
+
+    def rows(cat: str) -> list[dict[str, str]]:
+        out = []
+        for e in cmp.get(cat, []) or []:
+            old, new = e.get("old") or {}, e.get("new") or {}
+            out.append({
+                "citation": str(e.get("citation") or ""),
+                "subject": _ref(e.get("subject")),
+                "other": _ref(e.get("other")),
+                "old": f"{old.get('status', '—')} {_ft(old.get('measured_ft'))}" if old else "—",
+                "new": f"{new.get('status', '—')} {_ft(new.get('measured_ft'))}" if new else "—",
+                "why": str(e.get("why") or ""),
+            })
+        return out
+
+    return {
+        "counts": dict(cmp.get("counts") or {}),
+        "previous": str(cmp.get("previous") or ""),
+        "project_class": cmp.get("project_class"),
+        "renamed_features": list(cmp.get("renamed_features") or []),
+        "resolved": rows("resolved"),
+        "new": rows("new"),
+        "still_open": rows("still_open"),
+        "changed": rows("changed"),
+        "decisions": list(cmp.get("decisions") or []),
     }
 
 

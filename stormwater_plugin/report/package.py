@@ -109,6 +109,17 @@ def write_report_package(
     return {"files": files, "model": model, "labels": labels}
 
 
+def comparison_line(cmp: Mapping[str, Any]) -> str:
+    """One console line: what changed since the last review."""
+    c = cmp.get("counts") or {}
+    line = (f"Since the last review: {c.get('resolved', 0)} resolved, {c.get('new', 0)} new, {c.get('still_open', 0)} still open, "
+            f"{c.get('changed', 0)} changed; decisions {c.get('decisions_carried_over', 0)} carried over, "
+            f"{c.get('decisions_to_review_again', 0)} to review again, {c.get('decisions_stale', 0)} stale")
+    if cmp.get("project_class"):
+        line += f"; class {cmp['project_class']['old']} → {cmp['project_class']['new']}"
+    return line + "."
+
+
 def summary_lines(info: Mapping[str, Any] | None, doc: Mapping[str, Any], out_dir: Path | None) -> list[str]:
     """Console lines about overrides and the report files, for the CLI's summary."""
     lines: list[str] = []
@@ -122,6 +133,9 @@ def summary_lines(info: Mapping[str, Any] | None, doc: Mapping[str, Any], out_di
         lines.append(f"Stale override (matches no finding; not applied): {s.get('key')} [{s.get('decision')}: {s.get('reason')}]")
     if oc.get("status_changed"):
         lines.append(f"{oc['status_changed']} override(s) were made when their finding had another status; see the report.")
+    cmp = doc.get("comparison")
+    if cmp:
+        lines.append(comparison_line(cmp))
     if info is not None and out_dir is not None:
         lines.append("Report: " + ", ".join(str(out_dir / n) for n in REPORT_FILES))
         lab = info.get("labels") or {}
@@ -140,8 +154,13 @@ def finish_check(
     reviewer: str = "",
     reference: str = "",
     make_report: bool = True,
+    previous: Mapping[str, Any] | None = None,
 ) -> tuple[dict[str, Any], list[str]]:
     """After ``findings.json`` is written: record the overrides in it and write the report package.
+
+    With ``previous`` (an earlier review's findings.json document) the
+    comparison is added to the document as ``comparison``, written to
+    ``compare.json`` and shown in the report ("Since the last review").
 
     ``findings.json`` is read back, annotated with the overrides (each
     finding's ``override`` and ``effective_status``, the document's
@@ -161,7 +180,16 @@ def finish_check(
     path = out_dir / "findings.json"
     doc: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     annotate_document(doc, overrides or [])
-    if overrides:
+    if previous is not None:
+        from ..core.compare import compare_documents
+
+        try:
+            doc["comparison"] = compare_documents(previous, doc)
+        except ValueError as exc:
+            raise ReportError(f"--previous: {exc}") from exc
+        doc["comparison"]["previous"] = str(previous.get("_path", ""))
+        (out_dir / "compare.json").write_text(json.dumps(doc["comparison"], indent=2, ensure_ascii=False), encoding="utf-8")
+    if overrides or previous is not None:
         path.write_text(json.dumps(doc, indent=2, ensure_ascii=False), encoding="utf-8")
     info = None
     if make_report:

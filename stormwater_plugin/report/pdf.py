@@ -417,6 +417,8 @@ def story(model: Mapping[str, Any], figures: Mapping[str, bytes]) -> list[Any]:
             )
         out.append(_table(rows9, [3.1 * inch, 0.8 * inch, 2.0 * inch, W - 5.9 * inch]))
 
+    out.extend(accuracy_section(model, st, W))
+    out.extend(comparison_section(model, st, W))
     out.append(CondPageBreak(1.2 * inch))
     out.append(_p("Data warnings", st["h2"]))
     if model["warnings"]:
@@ -431,6 +433,65 @@ def story(model: Mapping[str, Any], figures: Mapping[str, bytes]) -> list[Any]:
             st["note"],
         )
     )
+    return out
+
+
+def accuracy_section(model: Mapping[str, Any], st: Mapping[str, Any], width: float) -> list[Any]:
+    """Findings within the data's stated accuracy, together; and the roles whose accuracy nobody stated."""
+    from reportlab.lib.units import inch
+    from reportlab.platypus import CondPageBreak
+
+    acc = model.get("accuracy") or {}
+    out: list[Any] = [CondPageBreak(1.2 * inch), _p("Positional accuracy", st["h2"])]
+    stated = ", ".join(f"{r} ±{v:g} ft" for r, v in sorted((acc.get("roles") or {}).items()))
+    out.append(_p(
+        "A finding whose margin to its limit is smaller than the combined stated accuracy of its two features (root-sum-square, "
+        "95% horizontal accuracy) is near the limit: a pass there is undetermined (field-verify), a violation stays a violation. "
+        + (f"Stated for this run: {stated}. " if stated else "")
+        + (f"No accuracy was stated for: {', '.join(acc['unstated_roles'])} (no adjustment made)." if acc.get("unstated_roles") else ""),
+        st["note"]))
+    near = acc.get("near_limit") or []
+    if not near:
+        out.append(_p("No finding lies within the stated accuracy of its data.", st["base"]))
+        return out
+    rows: list[list[Any]] = [[_p(x, st["cellb"]) for x in ("Section", "Device / feature", "Measured / required", "Margin", "Accuracy", "Status")]]
+    for r in near:
+        rows.append([_p(r["citation"], st["cell"]), _p(f"{r['subject']} / {r['other']}", st["cell"]), _p(f"{r['measured']} / {r['required']}", st["cell"]),
+                     _p(r["margin"], st["cell"]), _p("±" + r["accuracy"], st["cell"]), _status(r["status"], r["status_label"], st)])
+    out.append(_table(rows, [1.7 * inch, 1.6 * inch, 1.3 * inch, 0.8 * inch, 0.8 * inch, width - 6.2 * inch]))
+    return out
+
+
+def comparison_section(model: Mapping[str, Any], st: Mapping[str, Any], width: float) -> list[Any]:
+    """Since the last review: counts, then the resolved, new, still-open and changed findings, and the decisions."""
+    from reportlab.lib.units import inch
+    from reportlab.platypus import CondPageBreak
+
+    cmp = model.get("comparison")
+    if not cmp:
+        return []
+    c = cmp["counts"]
+    out: list[Any] = [CondPageBreak(1.5 * inch), _p("Since the last review", st["h2"])]
+    head = (f"{c.get('resolved', 0)} resolved, {c.get('new', 0)} new, {c.get('still_open', 0)} still open, {c.get('changed', 0)} changed; "
+            f"decisions: {c.get('decisions_carried_over', 0)} carried over, {c.get('decisions_to_review_again', 0)} to review again, "
+            f"{c.get('decisions_stale', 0)} stale.")
+    if cmp.get("previous"):
+        head = f"Compared with {cmp['previous']}: " + head
+    if cmp.get("project_class"):
+        head += f" The project class changed from {cmp['project_class']['old']} to {cmp['project_class']['new']}."
+    out.append(_p(head, st["base"]))
+    for m in cmp.get("renamed_features") or []:
+        out.append(_p(f"• {m['layer']} {m['old_id']} is now {m['new_id']} (geometry within {m['distance_ft']:g} ft): matched.", st["cell"]))
+    for cat, title in (("resolved", "Resolved"), ("new", "New"), ("still_open", "Still open"), ("changed", "Changed")):
+        items = cmp.get(cat) or []
+        if not items:
+            continue
+        out.append(_p(f"{title} ({len(items)})", st["h3"]))
+        rows: list[list[Any]] = [[_p(x, st["cellb"]) for x in ("Section", "Device / feature", "Before", "Now", "Why")]]
+        for r in items:
+            rows.append([_p(r["citation"], st["cell"]), _p(f"{r['subject']} / {r['other']}", st["cell"]), _p(r["old"], st["cell"]),
+                         _p(r["new"], st["cell"]), _p(r["why"], st["cell"])])
+        out.append(_table(rows, [1.6 * inch, 1.7 * inch, 1.2 * inch, 1.2 * inch, width - 5.7 * inch]))
     return out
 
 

@@ -11,7 +11,8 @@ from tests.sitebuilder import layer, run
 def _area_site(disturbed_sqft: float, new_impervious_sqft: float | None = None):
     site = {"disturbance": layer("disturbance", [box(0, 0, disturbed_sqft / 100.0, 100)])}
     if new_impervious_sqft is not None:
-        site["impervious"] = layer("impervious", [box(0, 0, new_impervious_sqft / 10.0, 10)], ["I1"], [{"status": "proposed"}])
+        # the new surface lies inside the disturbed area (its own area would add to the union otherwise)
+        site["impervious"] = layer("impervious", [box(0, 0, new_impervious_sqft / 100.0, 100)], ["I1"], [{"status": "proposed"}])
     return site
 
 
@@ -70,8 +71,8 @@ def _subdivision(lot_sqft: list[float], road_sqft: float, houses_per_lot: int = 
         lots.append(box(x0, 0, x0 + 200, 200))
         dist.append(box(x0 + 10, 10, x0 + 10 + a / 100.0, 110))
         dist_attrs.append({"use": "construction"})
-        for h in range(houses_per_lot):
-            sites.append(box(x0 + 20 + 40 * h, 150, x0 + 50 + 40 * h, 180))
+        for h in range(houses_per_lot):  # each house inside its lot's disturbance strip
+            sites.append(box(x0 + 20 + 40 * h, 20, x0 + 50 + 40 * h, 50))
     dist.append(box(0, -60, road_sqft / 40.0, -20))
     dist_attrs.append({"use": "road"})
     return {

@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 import shapely
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 from shapely.geometry import LineString, Point, Polygon, box
 
@@ -17,6 +17,7 @@ from stormwater_plugin.core.geometry import drop_degenerate
 from stormwater_plugin.core.model import Status
 from stormwater_plugin.core.rulepack import load_pack
 from stormwater_plugin.core.siting import SitingError, build_envelope, covering_buffer
+from stormwater_plugin.core.siting.envelope import READING_TILE
 from stormwater_plugin.core.siting.geometry import min_boundary_distance_ft
 from tests.sitebuilder import layer, plane_dem, septic_square
 
@@ -66,11 +67,9 @@ def test_covering_buffer_contains_every_point_closer_than_the_limit(pts, kind, r
     elif kind == "line":
         g = LineString(pts)
     else:
-        if len(pts) < 3:
-            return
+        assume(len(pts) >= 3)
         g = drop_degenerate(shapely.make_valid(Polygon(pts)))  # as the engine cleans a layer
-        if g.is_empty or g.area == 0:
-            return
+        assume(not g.is_empty and g.area > 0)
     zone = covering_buffer(g, r, 1.0)
     # Boundary at least r away (sampled finely), and at most ~0.02 ft beyond it.
     assert min_boundary_distance_ft(zone, g, 1.0, step_ft=0.05) >= r - 1e-6
@@ -198,22 +197,24 @@ def _site(name):
         dem = plane_dem(-400, -400, 800, 2.0, gx=0.05, gy=0.02)
         layers = _layers(**extra)
         env = build_envelope(_inputs(layers, dem, cls), load_pack(j), device_type=attrs["device_type"], high_traffic=bool(attrs["high_traffic"]))
+        # Neither property may hold vacuously: each site has room for a device and at least one setback zone.
+        assert env.envelope.area > 0.02 * PARCEL.area, name
+        assert [z for z in env.excluded if z.kind == "setback"], name
         _ENV_CACHE[name] = (j, cls, attrs, layers, dem, env)
     return _ENV_CACHE[name]
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(name=st.sampled_from(sorted(_SITES)), x=st.floats(-119.9, 119.9), y=st.floats(-119.9, 119.9))
 def test_points_inside_the_envelope_pass_the_full_checker(name, x, y):
     j, cls, attrs, layers, dem, env = _site(name)
-    if not env.envelope.contains(Point(x, y)):
-        return
+    assume(env.envelope.contains(Point(x, y)))
     res = _check_at(layers, dem, cls, j, x, y, **attrs)
     bad = [f for f in _device_findings(res, set(env.rule_ids)) if f.status in (Status.VIOLATION, Status.UNDETERMINED)]
     assert bad == [], [f.message for f in bad]
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(name=st.sampled_from(sorted(_SITES)), data=st.data())
 def test_points_in_an_excluded_zone_fail_the_rule_that_excluded_them(name, data):
     j, cls, attrs, layers, dem, env = _site(name)
@@ -222,12 +223,23 @@ def test_points_in_an_excluded_zone_fail_the_rule_that_excluded_them(name, data)
     minx, miny, maxx, maxy = z.geometry.bounds
     x = data.draw(st.floats(minx, maxx))
     y = data.draw(st.floats(miny, maxy))
-    if not z.geometry.contains(Point(x, y)):
-        return
+    assume(z.geometry.contains(Point(x, y)))
     res = _check_at(layers, dem, cls, j, x, y, **attrs)
     fs = [f for f in _device_findings(res, {z.rule_id}) if f.other is not None and f.other.id == z.target.id]
     failed = any(f.status in (Status.VIOLATION, Status.UNDETERMINED) for f in fs)
-    if not failed:
-        # Only the conservative rim may pass: ~0.01 ft beyond the distance, or one grid cell of the gradient boundary.
-        margin = shapely.distance(Point(x, y), z.geometry.boundary)
-        assert margin <= env.cell_ft * math.sqrt(2) + 1e-6, (z.reason, x, y, [f.message for f in fs])
+    margin = shapely.distance(Point(x, y), z.geometry.boundary)
+    if not failed and margin > env.cell_ft * math.sqrt(2) + 1e-6:
+        # Beyond the rim of one grid cell, a gradient zone may only overreach in which parts of the feature it
+        # reads: those within the distance plus a reading tile's diagonal (siting.envelope.READING_TILE). With
+        # that much more distance the checker must fail the point.
+        pack = load_pack(j)
+        grow = READING_TILE * env.cell_ft * math.sqrt(2) + env.cell_ft * math.sqrt(2)
+        rules = tuple(dataclasses.replace(r, params={**r.params, "required_ft": r.params["required_ft"] + grow}) if r.id == z.rule_id else r for r in pack.rules)
+        lay = dict(layers)
+        a = {"device_type": "dry_well", "high_traffic": 0}
+        a.update(attrs)
+        lay["devices"] = layer("devices", [Point(x, y)], ["D"], [a])
+        wider = run_check(_inputs(lay, dem, cls), dataclasses.replace(pack, rules=rules))
+        fs2 = [f for f in _device_findings(wider, {z.rule_id}) if f.other is not None and f.other.id == z.target.id]
+        assert "gradient" in z.reason or "upgradient" in z.reason or "downgradient" in z.reason, (z.reason, x, y)
+        assert any(f.status in (Status.VIOLATION, Status.UNDETERMINED) for f in fs2), (z.reason, x, y, margin, [f.message for f in fs])

@@ -61,7 +61,7 @@ def test_plot_plan_inventory_lists_features_within_100_ft_of_the_site_646_4_13_a
     site = _lakefront([box(-40, 50, -10, 80)])
     site["wells"] = layer("wells", [Point(-350, 100), Point(-400.1, 100), Point(-100, 100)], ["W-near", "W-far", "W-on"])
     site["septic"] = layer("septic", [])
-    for k in ("waterbodies", "streams", "wetlands", "devices"):
+    for k in ("waterbodies", "streams", "wetlands", "devices", "building_sites", "impervious"):
         site[k] = layer(k, [])
     result = run("lgpc", site)
     (f,) = _findings(result, "lgpc.plot-plan-100ft")
@@ -117,11 +117,11 @@ def test_small_disturbance_upstream_of_a_wetland_is_flagged_160_1():
     assert f.extra["flow_length_ft"] == pytest.approx(250.0, abs=10.0)
 
 
-def test_small_disturbance_downstream_of_a_wetland_is_not_flagged_once_traced_2000_ft():
-    dem = plane_dem(0, 0, 2600, 10.0, gx=-0.05, gy=0.0)  # rises westward: water runs east, away from the wetland
+def test_small_disturbance_downstream_of_a_wetland_traced_to_the_dem_edge_is_undetermined_160_1():
+    dem = plane_dem(0, 0, 2600, 10.0, gx=-0.05, gy=0.0)  # rises westward: water runs east, away from the wetland, off the DEM
     site = {"disturbance": layer("disturbance", [box(400, 1280, 440, 1320)]), "wetlands": layer("wetlands", [box(50, 1200, 150, 1400)], ["WL"])}
     (f,) = _findings(run("mamakating", site, dem, project_class=None), "mamakating.upstream-of-wetland")
-    assert f.status is Status.PASS
+    assert f.status is Status.UNDETERMINED and "edge" in f.message  # §160-1 sets no distance: past the DEM is unknown
 
 
 def test_a_flow_trace_that_leaves_the_dem_early_is_undetermined_not_pass():

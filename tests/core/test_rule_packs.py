@@ -8,6 +8,7 @@ import re
 
 import pytest
 
+from stormwater_plugin.core.coverage import LAW_PARAMS, pack_rows, row_numbers
 from stormwater_plugin.core.rulepack import JURISDICTIONS, PACK_DIR, PackError, load_pack, pack_from_dict
 
 
@@ -37,6 +38,47 @@ def test_every_excerpt_appears_verbatim_in_the_regulation_text(jurisdiction, reg
         allowance = r.params.get("allowance")
         if allowance:
             assert _norm(allowance["excerpt"]) in texts[r.citation.source_file]
+
+
+@pytest.mark.parametrize("jurisdiction", JURISDICTIONS)
+def test_every_out_of_scope_excerpt_appears_verbatim_in_the_regulation_text(jurisdiction, regulations):
+    pack = load_pack(jurisdiction)
+    for row in pack_rows(pack):
+        if row.kind == "out_of_scope":
+            text = _norm((regulations / row.source_file).read_text(encoding="utf-8"))
+            assert _norm(row.quoted[0]) in text, f"{row.id}: excerpt not found in {row.source_file}"
+
+
+@pytest.mark.parametrize("jurisdiction", JURISDICTIONS)
+def test_every_excerpt_holds_its_rules_own_numbers_or_operative_words(jurisdiction):
+    """A rule quotes the words that hold its numbers: its ``operative_words`` and every law parameter.
+
+    Law parameters per kind are :data:`LAW_PARAMS` (``required_ft`` of a setback, ``above_sqft`` of a
+    threshold, which may be written in acres...); the excerpt must write each value, in digits or words.
+    """
+    problems = {row.id: row_numbers(row)[1] for row in pack_rows(load_pack(jurisdiction))}
+    assert {k: v for k, v in problems.items() if v} == {}
+
+
+def test_an_excerpt_without_the_rules_number_is_reported():
+    data = json.loads((PACK_DIR / "lgpc.json").read_text(encoding="utf-8"))
+    data["rules"][0]["params"]["required_ft"] = 25  # the excerpt says "twenty (20) feet"
+    data["rules"][1]["params"]["operative_words"] = ["within 150 feet"]
+    rows = {r.id: r for r in pack_rows(pack_from_dict(data))}
+    assert row_numbers(rows[data["rules"][0]["id"]])[1] == ["required_ft=25"]
+    assert row_numbers(rows[data["rules"][1]["id"]])[1] == ["operative words 'within 150 feet'"]
+
+
+def test_acres_in_the_text_match_square_feet_in_the_pack():
+    rows = {r.id: r for r in pack_rows(load_pack("lgpc"))}
+    tokens, missing = row_numbers(rows["lgpc.major.over-5-acres-spdes"])
+    assert missing == [] and [t.text for _, t in tokens] == ["five (5)"]
+
+
+def test_every_kind_of_the_schema_declares_its_law_parameters():
+    schema = json.loads((PACK_DIR / "schema.json").read_text(encoding="utf-8"))
+    kinds = schema["$defs"]["rule"]["properties"]["kind"]["enum"]
+    assert sorted(set(kinds) - set(LAW_PARAMS)) == []
 
 
 def test_no_rule_kind_hard_codes_a_distance():

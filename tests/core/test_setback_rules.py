@@ -86,7 +86,13 @@ def test_vehicle_area_device_100_ft_from_a_well_boundary_646_4_14_a_3(distance, 
 
 
 def test_vehicle_area_rule_skips_devices_that_serve_no_vehicle_area():
-    assert pairs_for(run("lgpc", _well_site(50.0, high_traffic=0)), "lgpc.minor.vehicle-area-100") == []
+    assert pairs_for(run("lgpc", _well_site(50.0, high_traffic=0, vehicle_traffic=0)), "lgpc.minor.vehicle-area-100") == []
+
+
+def test_high_traffic_false_says_nothing_about_vehicle_traffic_646_4_14_a_3():
+    (f,) = pairs_for(run("lgpc", _well_site(50.0, high_traffic=0)), "lgpc.minor.vehicle-area-100")
+    assert f.status is Status.UNDETERMINED
+    assert "vehicle_traffic" in f.message and f.extra["missing_fields"] == ["vehicle_traffic"]
 
 
 @pytest.mark.parametrize("distance,expected", [(99.9, Status.UNDETERMINED), (100.1, Status.PASS)])

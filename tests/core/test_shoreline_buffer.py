@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from shapely.geometry import LineString, box
+from shapely.geometry import LineString, Point, box
 
 from stormwater_plugin.core.model import Status
 from tests.sitebuilder import layer, run
@@ -71,3 +71,65 @@ def test_disturbance_and_proposed_impervious_in_the_buffer_count_as_vegetation_r
     assert fs["DIST"].status is Status.VIOLATION and fs["NEW"].status is Status.VIOLATION
     assert "OLD" not in fs
     assert "§148-11I(2)(h)[2]" in fs["DIST"].message
+
+
+# --- Everything proposed inside the strip removes vegetation: devices, building sites, impervious, disturbance, clearing
+
+
+def _nothing_cleared():
+    site = _site(box(-200, 0, -150, 10))
+    site["clearing"] = layer("clearing", [])
+    return site
+
+
+@pytest.mark.parametrize("gap,expected", [(34.9, Status.VIOLATION), (35.0, Status.PASS), (35.1, Status.PASS)])
+def test_dry_well_drawn_as_a_point_at_the_35_ft_no_cut_boundary_148_11I_2_h_1(gap, expected):
+    site = _nothing_cleared()
+    site["devices"] = layer("devices", [Point(-gap, 0)], ["DW1"], [{"device_type": "dry_well"}])
+    fs = {f.subject.id: f for f in run("lake-george", site).findings if f.rule_id == RULE and f.subject}
+    assert fs["DW1"].status is expected
+    assert fs["DW1"].measured_ft == pytest.approx(gap)
+
+
+def test_dry_well_10_ft_from_the_mean_high_water_line_violates_the_no_cut_buffer_148_11I_2_h_1():
+    site = _nothing_cleared()
+    site["devices"] = layer("devices", [Point(-10, 0)], ["DW1"], [{"device_type": "dry_well"}])
+    (f,) = [f for f in run("lake-george", site).findings if f.rule_id == RULE and f.subject and f.subject.id == "DW1"]
+    assert f.status is Status.VIOLATION
+    assert f.measured_ft == pytest.approx(10.0)
+    assert f.extra["encroaching_area_sqft"] is None and "not measured" in f.message
+    assert f.geometry.length == pytest.approx(10.0)
+
+
+def test_porous_patio_25_ft_from_the_mean_high_water_line_violates_the_no_cut_buffer_148_11I_2_h_1():
+    site = _nothing_cleared()
+    site["devices"] = layer("devices", [box(-45, -10, -25, 10)], ["PATIO"], [{"device_type": "porous_pavement"}])
+    (f,) = [f for f in run("lake-george", site).findings if f.rule_id == RULE and f.subject and f.subject.id == "PATIO"]
+    assert f.status is Status.VIOLATION
+    assert f.measured_ft == pytest.approx(25.0)
+    assert f.extra["encroaching_area_sqft"] == pytest.approx(200.0, abs=0.2)  # 10 ft of its 20 ft depth x 20 ft
+    assert f.geometry.bounds[0] == pytest.approx(-35.0, abs=0.01)
+
+
+def test_building_site_inside_the_strip_violates_the_no_cut_buffer_even_inside_a_clearing():
+    site = _site(box(-60, -30, -5, 30))
+    site["building_sites"] = layer("building_sites", [box(-40, -10, -20, 10)], ["B1"])
+    fs = {f.subject.id: f for f in run("lake-george", site).findings if f.rule_id == RULE and f.subject}
+    assert fs["B1"].status is Status.VIOLATION and fs["B1"].measured_ft == pytest.approx(20.0)
+    assert fs["C1"].status is Status.VIOLATION
+
+
+def test_impervious_of_unknown_status_inside_the_strip_is_undetermined():
+    site = _nothing_cleared()
+    site["impervious"] = layer("impervious", [box(-20, -5, -10, 5)], ["I?"], [{}])
+    (f,) = [f for f in run("lake-george", site).findings if f.rule_id == RULE and f.subject and f.subject.id == "I?"]
+    assert f.status is Status.UNDETERMINED and "status" in f.message
+
+
+def test_devices_only_without_clearing_or_disturbance_layer_also_says_other_removal_is_unknown():
+    site = _site(box(-200, 0, -150, 10))
+    del site["clearing"]
+    site["devices"] = layer("devices", [Point(-100, 0)], ["DW1"], [{"device_type": "dry_well"}])
+    fs = [f for f in run("lake-george", site).findings if f.rule_id == RULE]
+    assert any(f.status is Status.UNDETERMINED and f.subject is None for f in fs)
+    assert any(f.status is Status.PASS and f.subject and f.subject.id == "DW1" for f in fs)

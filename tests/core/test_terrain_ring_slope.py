@@ -236,10 +236,13 @@ def test_no_building_sites_layer_is_undetermined_and_empty_layer_is_skipped():
     assert any(n["rule_id"] == LGPC_RULE for n in res2.rules_not_checked)
 
 
-def test_building_site_slope_applies_to_minor_projects_only():
+def test_building_site_slope_is_measured_on_a_major_project_and_says_it_does_not_change_the_class():
+    # 646-4.12(b)(2)(a)(ii) only reclassifies a minor project; the slope is still measured and reported (issue 13).
     dem = grid_from(plane(16.0, 0.0), -300, -300, 600, 600, 2.0, 2.0)
     res = run_check(SiteInputs(layers=sites(Point(0, 0)), dem=dem, unit_to_ft=1.0, class_override="major"), load_pack("lgpc"))
-    assert slope_findings(res, LGPC_RULE) == [] and res.building_sites == []
+    (f,) = slope_findings(res, LGPC_RULE)
+    assert f.status is Status.ADVISORY and "does not change the class" in f.message
+    assert [(b.id, round(b.slope_100ft_pct, 6)) for b in res.building_sites] == [(f.subject.id, 16.0)]
 
 
 def test_non_square_pixels_plane_is_exact():

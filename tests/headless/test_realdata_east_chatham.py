@@ -51,7 +51,8 @@ def test_building_sites_on_steep_real_terrain_match_a_brute_force_reference(east
         "--layer", f"building_sites={east_chatham / 'buildings.gpkg'}:buildings",
         "--layer", f"waterbodies={east_chatham / 'water.gpkg'}:water",
         "--layer", f"streams={east_chatham / 'waterways.gpkg'}:waterways",
-        "--dem", str(dem), "--jurisdiction", "lgpc", "--class", "minor", "--out", str(tmp_path), "--quiet", "--no-report",
+        "--dem", str(dem), "--dem-z-units", "m",  # metres (the reference reads them so); undeclared, steep sites would be undetermined
+        "--jurisdiction", "lgpc", "--class", "minor", "--out", str(tmp_path), "--quiet", "--no-report",
     ])
     assert code in (0, 1)
     doc = json.loads((tmp_path / "findings.json").read_text(encoding="utf-8"))

@@ -33,6 +33,22 @@ def iface(qgis_iface):
     return qgis_iface
 
 
+@pytest.fixture(autouse=True)
+def _fresh_project(request):
+    """Each test starts from a cleared project, as *Project › New* gives a reviewer.
+
+    pytest-qgis's ``qgis_new_project`` removes the layers but keeps the
+    project's custom entries; the dock stores its roles and the last review
+    there, so a test would otherwise inherit the previous test's choices.
+    """
+    if "qgis_app" in request.fixturenames or "qgis_iface" in request.fixturenames or "iface" in request.fixturenames \
+            or "qgis_new_project" in request.fixturenames:
+        from qgis.core import QgsProject
+
+        QgsProject.instance().clear()
+    yield
+
+
 _COPY: list[Path] = []
 
 

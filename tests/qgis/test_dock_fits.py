@@ -57,3 +57,34 @@ def test_arrow_keys_in_the_findings_table_move_the_map_like_a_click(iface, qgis_
     finally:
         d.teardown()
         QgsProject.instance().removeAllMapLayers()
+
+
+def test_the_docks_accuracy_fields_reach_the_engine(iface, qgis_new_project):
+    """Accuracy options work in the dock as on the command line: a stated septic accuracy marks near-limit findings."""
+    from stormwater_plugin.gui.dock import ReviewDock
+
+    layers, dem = demo_layers()
+    QgsProject.instance().addMapLayers(list(layers.values()) + [dem])
+    d = ReviewDock(iface)
+    d.roles.z_units.setCurrentIndex(d.roles.z_units.findData("m"))
+    try:
+        d.accuracy.setText("septic=100, devices=1")
+        d.dem_accuracy.setText("0.2")
+        said = []
+        d.message = lambda text, *a, **k: said.append(text)
+        task = d.run_check()
+        assert task is not None, said
+        assert task.snapshot.inputs.accuracy_ft == {"septic": 100.0, "devices": 1.0}
+        assert task.snapshot.inputs.dem_vertical_accuracy_ft == 0.2
+        deadline = time.monotonic() + 60
+        while d.task is not None and time.monotonic() < deadline:
+            QCoreApplication.processEvents()
+            time.sleep(0.01)
+        near = [f for f in d.result.findings if f.extra.get("near_limit")]
+        assert near and all(f.other is not None for f in near)
+        assert d.result.accuracy["roles"] == {"septic": 100.0, "devices": 1.0}
+        d.accuracy.setText("septik=10")
+        assert d.run_check() is None  # refused with a message naming the entry
+    finally:
+        d.teardown()
+        QgsProject.instance().removeAllMapLayers()

@@ -248,7 +248,7 @@ def test_report_export_writes_package_and_layout(demo_dock, tmp_path):
     _row_of(dock, DW1_KEY)
     dock.decide("waived", "Variance ZBA-2026-14", "J. Smith")
     dock.reference.setText("SW-2026-031")
-    out = dock.export_report(str(tmp_path))
+    out = dock.export_report(str(tmp_path), wait=True)
     assert out is not None and out["layout_error"] is None
     for name in ("findings.json", "report.html", "report.pdf", "notification.csv", "labels.pdf", "layout.pdf"):
         p = tmp_path / name
@@ -270,6 +270,52 @@ def test_report_export_writes_package_and_layout(demo_dock, tmp_path):
     summary = next(item for item in layout.items() if hasattr(item, "id") and item.id() == "summary")
     assert "violation → waived" in summary.text()
     # exporting again replaces the layout instead of adding a second one
-    dock.export_report(str(tmp_path))
+    dock.export_report(str(tmp_path), wait=True)
     names = [lay.name() for lay in QgsProject.instance().layoutManager().printLayouts()]
     assert names.count("Stormwater review — 171.15-1-23") == 1
+
+
+def test_a_decision_shows_on_the_map_and_in_the_inspect_tool(demo_dock):
+    """Decisions show everywhere a finding shows: the findings layers' decision field (drawn grey) and the Inspect tool."""
+    from stormwater_plugin.gui.device_tool import device_report
+
+    dock, *_ = demo_dock
+    _run(dock)
+    key = next(f["key"] for f in dock.doc["findings"] if f["status"] == "violation" and f["subject"] and f["subject"]["layer"] == "devices")
+    device = key.split("|")[1].split(":", 1)[1]
+    _row_of(dock, key)
+    assert dock.decide("waived", "Variance ZBA-2026-14", "J. Smith")
+    decided = [(lyr.name(), f["decision"]) for lyr in _group_layers().values() if lyr.fields().indexOf("key") >= 0
+               for f in lyr.getFeatures() if f["key"] == key]
+    assert decided and all(d == "waived" for _, d in decided)
+    report = device_report(dock.result, dock.snap, device, dock.doc)
+    assert any(line.status == "violation → waived" for line in report.lines)
+    assert dock.clear_decision()
+    still = [f["decision"] for lyr in _group_layers().values() if lyr.fields().indexOf("key") >= 0 for f in lyr.getFeatures() if f["key"] == key]
+    assert still and all(d in (None, "") or (hasattr(d, "isNull") and d.isNull()) for d in still)
+
+
+def test_report_export_runs_in_the_background_and_a_failure_leaves_nothing(demo_dock, tmp_path, monkeypatch):
+    """Export report is a QgsTask with progress; a failure leaves no partial package and no staging folder."""
+    from stormwater_plugin.gui.report_export import ExportTask
+
+    dock, *_ = demo_dock
+    _run(dock)
+    task = dock.export_report(str(tmp_path / "pkg"))
+    assert isinstance(task, ExportTask)
+    _wait(lambda: dock.export_task is None, timeout=120)
+    assert task.outcome is not None
+    assert {p.name for p in (tmp_path / "pkg").iterdir()} >= {"findings.json", "report.pdf", "report.html", "notification.csv", "labels.pdf"}
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".stormwater-report-")]
+
+    import stormwater_plugin.report.package as package
+
+    def broken(*_a, **_k):
+        raise RuntimeError("the PDF library failed")
+
+    monkeypatch.setattr(package, "write_report_package", broken)
+    task = dock.export_report(str(tmp_path / "broken"))
+    _wait(lambda: dock.export_task is None, timeout=120)
+    assert task.outcome is None and "the PDF library failed" in task.error
+    assert not (tmp_path / "broken").exists() or not list((tmp_path / "broken").iterdir())
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".stormwater-report-")]

@@ -60,7 +60,7 @@ def test_zip_loads_through_qgis_utils(plugin_zip, tmp_path):
     assert out["module_file"].startswith(str(plugins)), out
     assert out["resources_dir"] == str(plugins / "stormwater_plugin" / "resources")
     assert out["icon_exists"]
-    assert out["algorithms"] == ["checksiteplan", "notificationlist", "setbackzones", "sitingenvelope", "slopeover100ft"]
+    assert out["algorithms"] == ["checksiteplan", "comparereviews", "notificationlist", "setbackzones", "sitingenvelope", "slopeover100ft"]
     assert out["dock"] and out["unloaded"] and not out["provider_after_unload"]
 
 

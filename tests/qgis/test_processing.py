@@ -87,3 +87,22 @@ def test_notification_list(provider, site):
     assert out["OWNERS"] == 1
     major = processing.run("stormwater_review:notificationlist", _params(layers, dem, OUTPUT="memory:", PROJECT_CLASS=3))
     assert {f["id"] for f in major["OUTPUT"].getFeatures() if f["listed"]} == {"1.-1-2", "1.-1-3"}
+
+
+def test_compare_two_reviews_gives_the_cores_comparison(provider, site, tmp_path):
+    """The Processing algorithm and the core (hence the command line and the dock) give the same comparison."""
+    import processing
+
+    from stormwater_plugin.core.compare import compare_documents
+
+    layers, dem = site
+    old = tmp_path / "old.json"
+    new = tmp_path / "new.json"
+    processing.run("stormwater_review:checksiteplan", _params(layers, dem, FINDINGS="memory:", OUTPUT_JSON=str(old)))
+    processing.run("stormwater_review:checksiteplan", _params(layers, dem, FINDINGS="memory:", OUTPUT_JSON=str(new), PROJECT_CLASS=3))
+    out = processing.run("stormwater_review:comparereviews", {"OLD": str(old), "NEW": str(new), "OUTPUT": str(tmp_path / "compare.json")})
+    doc = json.loads((tmp_path / "compare.json").read_text(encoding="utf-8"))
+    expected = compare_documents(json.loads(old.read_text(encoding="utf-8")), json.loads(new.read_text(encoding="utf-8")))
+    assert doc == json.loads(json.dumps(expected))
+    assert doc["project_class"] == {"old": "minor", "new": "major"}
+    assert out["RESOLVED"] == doc["counts"]["resolved"] >= 1

@@ -201,3 +201,20 @@ def test_map_only_and_cancel(provider, tmp_path, monkeypatch):
     assert ok and feedback.isCanceled()
     assert _map_value(str(tmp_path / "cancelled.tif"), X0 + 70.5, Y0 + ROWS - 35.5) == pytest.approx(16.0, abs=0.05)  # row 35: first strip
     assert _map_value(str(tmp_path / "cancelled.tif"), X0 + 70.5, Y0 + 69.5) == -9999  # row 70: never computed
+
+
+def test_a_building_site_with_no_geometry_is_undetermined_not_a_crash(provider, tmp_path):
+    """Issue 14: B-null (null geometry) gets an undetermined row naming it; B-mid is still measured."""
+    dem = write_plane(tmp_path / "plane_null.tif", 0.16)
+    sites = sites_layer()
+    f = QgsFeature(sites.fields())
+    f.setAttributes(["B-null"])  # no geometry
+    assert sites.dataProvider().addFeatures([f])[0]
+    QgsProject.instance().addMapLayers([dem, sites])
+    try:
+        out = _run(dem, sites, tmp_path, SLOPE_MAP=None, MASK=None)
+    finally:
+        QgsProject.instance().removeAllMapLayers()
+    rows = {f["id"]: f for f in out["OUTPUT"].getFeatures()}
+    assert rows["B-null"]["status"] == "undetermined" and "B-null has no geometry" in rows["B-null"]["message"]
+    assert rows["B-mid"]["status"] == "advisory"

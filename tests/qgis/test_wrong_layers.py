@@ -165,3 +165,38 @@ def test_processing_reads_the_whole_source_of_a_split_layer(provider):
     rows = [(f["rule_id"], f["subject_id"], f["status"]) for f in out["FINDINGS"].getFeatures()]
     assert {sid for _, sid, _ in rows} >= DEVICES
     QgsProject.instance().removeAllMapLayers()
+
+
+def test_a_reopened_project_restores_the_last_review_and_compares_with_the_previous(dock, tmp_path):
+    """Results last: the table, the result layers and the decisions come back on open; a new run compares with the saved one."""
+    from stormwater_plugin.gui.result_layers import group_name
+
+    layers, dem = demo_layers()
+    QgsProject.instance().addMapLayers(list(layers.values()) + [dem])
+    d = dock()
+    assert d.run_check() is not None
+    _wait(lambda: d.task is None)
+    _wait(lambda: d.moves_task is None)
+    counts = d.result.counts()
+    n_findings = len(d.result.findings)
+    path = str(tmp_path / "review.qgz")
+    assert QgsProject.instance().write(path)
+    QgsProject.instance().clear()
+    assert d.result is None
+    assert QgsProject.instance().read(path)
+    QCoreApplication.processEvents()
+    assert d.result is not None and d.result.counts() == counts and len(d.result.findings) == n_findings
+    assert "No check run yet" not in d.findings.counts.text()
+    group = QgsProject.instance().layerTreeRoot().findGroup(group_name("lake-george"))
+    assert group is not None
+    assert sum(node.layer().featureCount() for node in group.findLayers()) > 0
+    # A new dock on the reopened project (QGIS restarted) restores it too.
+    d2 = dock()
+    assert d2.result is not None and d2.result.counts() == counts
+    # A new run keeps the restored review as the previous one; the comparison shows nothing resolved or new.
+    assert d2.run_check() is not None
+    _wait(lambda: d2.task is None)
+    cmp = d2.compare_with_previous()
+    assert cmp is not None
+    assert cmp["counts"]["new"] == 0 and cmp["counts"]["resolved"] == 0
+    assert "Since the last review" in d2.findings.counts.text()

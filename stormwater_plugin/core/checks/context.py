@@ -33,6 +33,28 @@ def truthy(value: Any) -> bool | None:
     return None
 
 
+#: Device fields that answer the traffic questions of the texts (``applies`` keys of device rules).
+TRAFFIC_FIELDS: tuple[str, ...] = ("high_traffic", "vehicle_traffic")
+
+
+def device_traffic(attrs: dict[str, Any]) -> dict[str, bool | None]:
+    """The traffic answers of a device: ``{"high_traffic": …, "vehicle_traffic": …}``, ``None`` when unknown.
+
+    ``vehicle_traffic`` answers 6 NYCRR 646-4.14(a)(3) "roadways, parking lots,
+    and other areas subject to vehicle traffic" (a residential driveway is
+    one); ``high_traffic`` answers the Town's §148-11I(3)(c) "high traffic
+    areas". A high-traffic area is subject to vehicle traffic, so
+    ``high_traffic`` true makes ``vehicle_traffic`` true (the conservative
+    reading, even over an explicit false); ``high_traffic`` false says nothing
+    about vehicle traffic.
+    """
+    ht = truthy(attrs.get("high_traffic"))
+    vt = truthy(attrs.get("vehicle_traffic"))
+    if ht is True:
+        vt = True
+    return {"high_traffic": ht, "vehicle_traffic": vt}
+
+
 @dataclass
 class CheckContext:
     """Inputs shared by the checks of one run.
@@ -56,6 +78,7 @@ class CheckContext:
     disturbance_geometry: BaseGeometry | None = None
     inventory: list[dict[str, Any]] = field(default_factory=list)
     building_sites: list[Any] = field(default_factory=list)  # BuildingSiteSlope entries, filled by terrain.checks
+    class_source: str = "computed"  # how project_class was decided: computed, override or assumed
 
     def to_units(self, feet: float) -> float:
         return feet / self.unit_to_ft

@@ -1,19 +1,22 @@
 """Rule kinds on each device's own design: ``vertical_separation``, ``frost_depth``, ``drain_time``.
 
 Elevations are in feet (``bottom_elev_ft``, ``shgw_elev_ft``, ``bedrock_elev_ft``);
-ground elevation for the frost depth comes from the DEM at the device.
+ground elevation for the frost depth comes from the DEM at the device. The
+prevailing frost depth is a pack parameter with its source, or the user's
+figure (:func:`override_prevailing_frost_depth`, ``--frost-depth-ft``).
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any
+from dataclasses import replace
+from typing import Any, Mapping
 
 import numpy as np
 import shapely
 
 from ..model import Status
-from ..rulepack import Rule
+from ..rulepack import Rule, RulePack
 from .context import CheckContext
 
 EPS: float = 1e-6
@@ -66,19 +69,61 @@ def check_vertical_separation(ctx: CheckContext, rule: Rule) -> None:
                     subject=ref, measured_ft=sep, required_ft=min_ft, geometry=point, limit=field)
 
 
-def check_frost_depth(ctx: CheckContext, rule: Rule) -> None:
-    """Device bottom depth below the DEM ground against max(frost depth, minimum depth).
+def prevailing_frost_depth(params: Mapping[str, Any]) -> tuple[float, float] | None:
+    """The prevailing frost depth of a ``frost_depth`` rule as a (low, high) range in feet; ``None`` when unknown.
 
-    With only the bottom elevation known, a bottom shallower than the required
-    depth means no part of the infiltration surface is below it (violation);
-    a deeper bottom means at least part is, and the 10% share is left to the
-    reviewer (pass with that caveat).
+    ``params["prevailing_frost_depth_ft"]`` is ``null`` (no sourced figure),
+    a number, or ``[low, high]``.
     """
-    need = max(float(rule.params["frost_depth_ft"]), float(rule.params["min_depth_ft"]))
+    v = params.get("prevailing_frost_depth_ft")
+    if v is None:
+        return None
+    if isinstance(v, (list, tuple)):
+        lo, hi = float(v[0]), float(v[-1])
+        return (min(lo, hi), max(lo, hi))
+    return (float(v), float(v))
+
+
+def override_prevailing_frost_depth(pack: RulePack, feet: float, source: str = "declared with --frost-depth-ft") -> RulePack:
+    """A copy of ``pack`` whose ``frost_depth`` rules take ``feet`` as the prevailing frost depth (the user's figure)."""
+    if not (math.isfinite(feet) and feet > 0):
+        raise ValueError(f"the prevailing frost depth must be a positive number of feet, not {feet!r}")
+    rules = tuple(
+        replace(r, params={**r.params, "prevailing_frost_depth_ft": float(feet), "prevailing_frost_depth_source": source}) if r.kind == "frost_depth" else r
+        for r in pack.rules
+    )
+    return replace(pack, rules=rules)
+
+
+def check_frost_depth(ctx: CheckContext, rule: Rule) -> None:
+    """Device bottom depth below the DEM ground against the greater of the prevailing frost depth and ``min_depth_ft``.
+
+    The prevailing frost depth comes from the pack (with its source) or the
+    user (``--frost-depth-ft``); without a figure it is unknown, so a bottom
+    at ``min_depth_ft`` or deeper is undetermined: the text asks for the
+    greater of the two. With only the bottom elevation known, a bottom
+    shallower than the required depth means no part of the infiltration
+    surface is below it (violation); a bottom at least as deep means part of
+    it may be, and the ``min_share_pct`` share is left to the reviewer (pass
+    with that caveat). The depth is decided under every elevation unit the
+    DEM may have; a decision that differs between them is undetermined.
+    """
+    min_depth = float(rule.params["min_depth_ft"])
     share = float(rule.params.get("min_share_pct", 10))
+    prevailing = prevailing_frost_depth(rule.params)
+    source = str(rule.params.get("prevailing_frost_depth_source") or "")
+    need_lo = max(prevailing[0], min_depth) if prevailing else min_depth
+    need_hi = max(prevailing[1], min_depth) if prevailing else math.inf
     devices = _devices(ctx, rule)
     if devices is None:
         return
+    if prevailing is None:
+        what = "the prevailing frost depth is not known (the pack holds no sourced figure for it)"
+    elif prevailing[0] == prevailing[1]:
+        what = f"prevailing frost depth {prevailing[0]:g} ft ({source})" if source else f"prevailing frost depth {prevailing[0]:g} ft"
+    else:
+        what = f"prevailing frost depth {prevailing[0]:g} to {prevailing[1]:g} ft ({source})" if source else f"prevailing frost depth {prevailing[0]:g} to {prevailing[1]:g} ft"
+    base: dict[str, Any] = {"min_depth_ft": min_depth, "prevailing_frost_depth_ft": list(prevailing) if prevailing else None}
     for i in range(len(devices)):
         ref = devices.ref(i)
         point = shapely.point_on_surface(devices.geoms[i])
@@ -86,15 +131,30 @@ def check_frost_depth(ctx: CheckContext, rule: Rule) -> None:
         ground = ctx.dem.sample_point(point.x, point.y) if ctx.dem is not None else math.nan
         if bottom is None or not np.isfinite(ground):
             why = "bottom_elev_ft not given" if bottom is None else ("no DEM" if ctx.dem is None else "no DEM data at the device")
-            ctx.add(rule, Status.UNDETERMINED, f"{ref.noun}: depth below grade unknown ({why}).", subject=ref, required_ft=need, geometry=point)
+            ctx.add(rule, Status.UNDETERMINED, f"{ref.noun}: depth below grade unknown ({why}).", subject=ref, required_ft=need_lo, geometry=point, **base)
             continue
+        assert ctx.dem is not None
+        raw = ground / ctx.dem.z_to_ft
+        depths = [raw * f - bottom for f in ctx.dem.z_to_ft_candidates()]
         depth = ground - bottom
-        if depth < need - EPS:
-            ctx.add(rule, Status.VIOLATION, f"{ref.noun} bottom is {depth:.1f} ft below grade ({ground:.1f} ft ground, {bottom:.1f} ft bottom): none of its infiltration surface reaches {need:g} ft; {share:g}% must.",
-                    subject=ref, measured_ft=depth, required_ft=need, geometry=point, ground_elev_ft=ground)
+        head = f"{ref.noun} bottom is {depth:.1f} ft below grade ({ground:.1f} ft ground, {bottom:.1f} ft bottom)"
+        extra = {**base, "ground_elev_ft": ground}
+        if all(d < need_lo - EPS for d in depths):
+            floor = f"{need_lo:g} ft ({what})" if prevailing else f"{need_lo:g} ft, the least the text allows whatever the prevailing frost depth"
+            ctx.add(rule, Status.VIOLATION, f"{head}: none of its infiltration surface reaches {floor}; {share:g}% must.",
+                    subject=ref, measured_ft=depth, required_ft=need_lo, geometry=point, **extra)
+        elif all(d >= need_hi - EPS for d in depths):
+            ctx.add(rule, Status.PASS, f"{head}, below {need_hi:g} ft, the greater of four feet and the {what}; confirm at least {share:g}% of the infiltration surface is that deep.",
+                    subject=ref, measured_ft=depth, required_ft=need_hi, geometry=point, **extra)
+        elif len(set(d >= need_lo - EPS for d in depths)) > 1 or (math.isfinite(need_hi) and len(set(d >= need_hi - EPS for d in depths)) > 1):
+            ctx.add(rule, Status.UNDETERMINED, f"{head} in the assumed elevation unit, but the DEM's elevation unit is not declared and the outcome differs between units ({ctx.dem.z_unit_note}).",
+                    subject=ref, measured_ft=depth, required_ft=need_lo, geometry=point, **extra)
+        elif prevailing is None:
+            ctx.add(rule, Status.UNDETERMINED, f"{head}: at least {min_depth:g} ft, but the text asks for the greater of four feet and the prevailing frost depth, and {what}: give it with --frost-depth-ft.",
+                    subject=ref, measured_ft=depth, required_ft=need_lo, geometry=point, **extra)
         else:
-            ctx.add(rule, Status.PASS, f"{ref.noun} bottom is {depth:.1f} ft below grade, below the {need:g} ft frost line; confirm at least {share:g}% of the infiltration surface is that deep.",
-                    subject=ref, measured_ft=depth, required_ft=need, geometry=point, ground_elev_ft=ground)
+            ctx.add(rule, Status.UNDETERMINED, f"{head}: within the uncertainty of the {what}, so whether it reaches the frost depth is unknown.",
+                    subject=ref, measured_ft=depth, required_ft=need_hi, geometry=point, **extra)
 
 
 def check_drain_time(ctx: CheckContext, rule: Rule) -> None:

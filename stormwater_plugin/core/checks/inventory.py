@@ -1,4 +1,12 @@
-"""Rule kind ``plot_plan_inventory``: what a plot plan must show within a distance of the site (646-4.13(a)(7))."""
+"""Rule kind ``plot_plan_inventory``: what a plot plan must show within a distance of the site (646-4.13(a)(7)).
+
+``roles`` lists the layers to inventory (the text's "existing and proposed
+structures and impervious surfaces, water bodies, septic systems, wells, and
+stormwater control devices": building sites, impervious surfaces of every
+status, water, septic systems, wells, devices); an absent layer makes the
+finding undetermined. ``also_required`` names what the text asks for that no
+layer carries.
+"""
 
 from __future__ import annotations
 
@@ -39,7 +47,8 @@ def check_plot_plan_inventory(ctx: CheckContext, rule: Rule) -> None:
     summary = ", ".join(f"{n} {_plural(ROLE_NOUN.get(r, r), n)}" for r, n in counts.items() if n)
     status = Status.UNDETERMINED if absent else Status.ADVISORY
     tail = f"; not supplied: {', '.join(absent)}" if absent else ""
-    ctx.add(rule, status, f"The plot plan must show {len(rows)} feature(s) on or within {dist:g} ft of the site: {summary or 'none found'}{tail}.", required_ft=dist, items=rows)
+    also = f" It must also show {rule.params['also_required']}." if rule.params.get("also_required") else ""
+    ctx.add(rule, status, f"The plot plan must show {len(rows)} feature(s) on or within {dist:g} ft of the site: {summary or 'none found'}{tail}.{also}", required_ft=dist, items=rows)
 
 
 def _plural(noun: str, n: int) -> str:

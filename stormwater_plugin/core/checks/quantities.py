@@ -8,9 +8,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..model import FeatureRef, Status
+from ..geometry import area_sqft, union
+from ..model import FeatureLayer, FeatureRef, Status
 from ..rulepack import Rule
-from .context import CheckContext
+from .context import CheckContext, truthy
 from .impervious import impervious_areas
 
 GAL_PER_CUFT: float = 7.48052
@@ -69,28 +70,125 @@ def check_storage_volume(ctx: CheckContext, rule: Rule) -> None:
         ctx.add(rule, Status.VIOLATION, msg + f": {required - provided:,.0f} gal short.", shortfall_gal=required - provided, **base)
 
 
+def _status(attrs: dict[str, Any]) -> str:
+    return str({str(k).lower(): v for k, v in attrs.items()}.get("status", "") or "").strip().lower()
+
+
+def _pre_development_impervious(layer: FeatureLayer | None) -> tuple[Any, list[str]]:
+    """Impervious surface before the project (status ``existing`` or ``removed``) and the ids of unknown status."""
+    if layer is None:
+        return union([]), []
+    geoms = [g for g, a in zip(layer.geoms, layer.attrs) if _status(a) in ("existing", "removed")]
+    unknown = [fid for fid, a in zip(layer.ids, layer.attrs) if _status(a) not in ("existing", "removed", "proposed")]
+    return union(geoms), unknown
+
+
+def _flag(attrs: dict[str, Any], field: str) -> bool | None:
+    return truthy({str(k).lower(): v for k, v in attrs.items()}.get(field))
+
+
 def check_first_flush_volume(ctx: CheckContext, rule: Rule) -> None:
-    """The retrofit volume: the first ``depth_in`` inches of rain on pre-development impervious areas."""
+    """The retrofit volume: the first ``depth_in`` inches of rain on the areas the text names.
+
+    Parameters (pack)
+    -----------------
+    depth_in : float
+        Inches of rain to infiltrate (1/2 in the texts).
+    areas : str
+        ``pre_development_impervious`` (the Town's "all pre-development
+        impervious areas"): impervious features of status ``existing`` or
+        ``removed``. ``previously_developed`` (LGPC's "all areas within the
+        site which have previously been developed"): those plus every
+        feature of ``flag_roles`` whose ``flag_field`` is true. The plan
+        cannot show all previously developed ground (old lawns, gravel,
+        graded areas), so that figure is a minimum; with none mapped the
+        finding passes only when the site parcel's ``flag_field`` says no.
+    """
     depth_in = float(rule.params["depth_in"])
+    mode = str(rule.params.get("areas", "pre_development_impervious"))
     imp = ctx.layer("impervious")
+    if mode != "previously_developed":
+        _first_flush_impervious(ctx, rule, depth_in, imp)
+        return
+    field = str(rule.params.get("flag_field", "previously_developed")).lower()
+    roles = [str(r) for r in rule.params.get("flag_roles", ["disturbance", "clearing", "impervious"])]
+    pre_imp, unknown = _pre_development_impervious(imp)
+    flagged: list[Any] = []
+    flagged_ids: list[str] = []
+    for role in roles:
+        layer = ctx.layer(role)
+        if layer is None:
+            continue
+        for g, a, fid in zip(layer.geoms, layer.attrs, layer.ids):
+            if _flag(a, field) is True:
+                flagged.append(g)
+                flagged_ids.append(f"{role} {fid}")
+    developed = union([pre_imp, *flagged]) if flagged else pre_imp
+    imp_sqft = area_sqft(pre_imp, ctx.unit_to_ft)
+    flagged_sqft = area_sqft(union(flagged), ctx.unit_to_ft)
+    sqft = area_sqft(developed, ctx.unit_to_ft)
+    parcels = ctx.layer("parcels")
+    site_flags = [_flag(parcels.attrs[parcels.ids.index(sid)], field) for sid in ctx.site_ids if parcels is not None and sid in parcels.ids]
+    site_flag = site_flags[0] if site_flags and all(f == site_flags[0] for f in site_flags) else None
+    base: dict[str, Any] = {"developed_sqft": sqft, "existing_impervious_sqft": imp_sqft, "flagged_sqft": flagged_sqft, "minimum": True, "assumed_areas": mode}
+    read = f"existing and removed impervious surfaces ({imp_sqft:,.0f} sq ft) and areas marked {field} ({flagged_sqft:,.0f} sq ft)"
+    if imp is None:
+        ctx.skip(rule, "no impervious layer: existing impervious area unknown")
+    if sqft > 0:
+        cuft = sqft * depth_in / 12.0
+        also = f"; impervious feature(s) {', '.join(unknown[:8])} have no status and may add to it" if unknown else ""
+        ctx.add(
+            rule,
+            Status.ADVISORY,
+            f"Previously developed site: infiltrate the first {depth_in:g} in from at least {sqft:,.0f} sq ft of previously developed area, read as {read}: "
+            f"{cuft:,.0f} cu ft ({cuft * GAL_PER_CUFT:,.0f} gal). A minimum: previously developed ground the plan does not mark (lawns, gravel, graded areas) adds to it{also}.",
+            subject=FeatureRef("impervious", "existing"),
+            required_cuft=cuft,
+            required_gal=cuft * GAL_PER_CUFT,
+            **base,
+        )
+        return
+    if site_flag is False and not unknown and imp is not None:
+        ctx.add(rule, Status.PASS, f"The site parcel is marked not {field.replace('_', ' ')} and no existing impervious area is mapped: no retrofit volume applies.", **base)
+        return
+    if site_flag is True:
+        why = f"the site parcel is marked {field.replace('_', ' ')} but no previously developed area is mapped"
+    elif unknown:
+        why = f"impervious feature(s) {', '.join(unknown[:8])} have no status (existing, proposed or removed)"
+    elif imp is None:
+        why = "no impervious layer was supplied"
+    else:
+        why = "no existing impervious area is mapped, but whether other parts of the site were previously developed (lawns, gravel, graded ground) is unknown"
+    ctx.add(rule, Status.UNDETERMINED,
+            f"The area previously developed, and so the retrofit volume, is unknown: {why}. Mark previously developed areas ({field} on {', '.join(roles)}, or impervious status existing), "
+            f"or set {field} on the site parcel to no.", **base)
+
+
+def _first_flush_impervious(ctx: CheckContext, rule: Rule, depth_in: float, imp: FeatureLayer | None) -> None:
+    """The Town's reading: the first ``depth_in`` inches from pre-development impervious areas (existing or removed)."""
     if imp is None:
         ctx.add(rule, Status.UNDETERMINED, "No impervious layer: whether the site was previously developed is unknown.")
         ctx.skip(rule, "no impervious layer")
         return
-    areas = impervious_areas(imp, ctx.unit_to_ft)
-    if areas.unknown_status_ids and areas.existing_sqft <= 0:
-        ctx.add(rule, Status.UNDETERMINED, f"Impervious feature(s) {', '.join(areas.unknown_status_ids[:8])} have no status: whether the site was previously developed is unknown.")
+    pre, unknown = _pre_development_impervious(imp)
+    pre_sqft = area_sqft(pre, ctx.unit_to_ft)
+    if unknown and pre_sqft <= 0:
+        ctx.add(rule, Status.UNDETERMINED, f"Impervious feature(s) {', '.join(unknown[:8])} have no status: whether the site was previously developed is unknown.")
         return
-    if areas.existing_sqft <= 0:
-        ctx.add(rule, Status.PASS, "No existing (pre-development) impervious area in the package: no retrofit volume applies.")
+    if pre_sqft <= 0:
+        ctx.add(rule, Status.PASS, "No pre-development (existing or removed) impervious area in the package: no retrofit volume applies.")
         return
-    cuft = areas.existing_sqft * depth_in / 12.0
+    cuft = pre_sqft * depth_in / 12.0
+    least = "at least " if unknown else ""
+    tail = f"; impervious feature(s) {', '.join(unknown[:8])} have no status and may add to it" if unknown else ""
     ctx.add(
         rule,
         Status.ADVISORY,
-        f"Previously developed site: infiltrate the first {depth_in:g} in from {areas.existing_sqft:,.0f} sq ft of existing impervious area, {cuft:,.0f} cu ft ({cuft * GAL_PER_CUFT:,.0f} gal).",
+        f"Previously developed site: infiltrate the first {depth_in:g} in from {least}{pre_sqft:,.0f} sq ft of pre-development impervious area (existing and removed surfaces), "
+        f"{cuft:,.0f} cu ft ({cuft * GAL_PER_CUFT:,.0f} gal){tail}.",
         subject=FeatureRef("impervious", "existing"),
-        existing_sqft=areas.existing_sqft,
+        existing_sqft=pre_sqft,
         required_cuft=cuft,
         required_gal=cuft * GAL_PER_CUFT,
+        minimum=bool(unknown),
     )

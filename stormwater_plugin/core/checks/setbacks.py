@@ -9,22 +9,37 @@ targets : list of {role, name_matches?}
     Feature classes measured against; ``name_matches`` keeps features whose
     name field (``waterbody``, ``name``, ``gnis_name``…) contains the text.
 gradient : ``any`` | ``device_upgradient`` | ``device_downgradient``
-    When the rule applies. ``device_upgradient`` means the device's ground is
-    higher than the feature's at their nearest points (the feature lies
-    downgradient of the device).
+    When the rule applies. ``device_upgradient``: any part of the feature
+    within the distance lies lower than the device's ground (the feature is
+    downgradient of the device); ``device_downgradient``: any part lies
+    higher.
 allowance : optional {device_types, max_total_area_sqft, citation, excerpt}
     Devices of these types may lie inside the distance while their total
     area stays within the allowance (§148-11I(3)(c) porous pavers).
+advisory_only : optional bool
+    The rule is not binding on this class of project (a standard of another
+    class or of another text): what would be a violation is reported as an
+    *advisory*, prefixed with ``advisory_note``; it never fails the plan.
 
-Gradient is read from the DEM at the two nearest points. Within the pack's
-``gradient_tolerance_ft`` the reading is taken as the one under which the rule
-applies (the conservative one) and the finding says so. No DEM, or nodata at
-either point, makes a gradient-dependent finding *undetermined*.
+``applies`` may name ``high_traffic`` and ``vehicle_traffic`` (see
+:func:`~.context.device_traffic`): a device whose answer differs is not
+covered; a device with no answer is covered, and a shortfall that would only
+be a violation under one answer is *undetermined*, naming the field.
+
+Gradient (see :mod:`.setback_gradient`): when some part of the feature lies
+within the distance, the rule applies if any such part is on the side the rule
+names, or level within the pack's ``gradient_tolerance_ft`` (the conservative
+reading, said in the finding), and the distance is measured to that part. No
+DEM, nodata on a part that could decide, or a DEM elevation unit under which
+the decision differs, makes the finding *undetermined*. A feature wholly
+beyond the distance passes; its gradient is read at the nearest points for
+the message (unknown there: undetermined, as before).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,7 +50,8 @@ from shapely.geometry.base import BaseGeometry
 from ..geometry import DISTANCE_EPS_FT, area_sqft, display_buffer
 from ..model import ROLE_NOUN, DisplayZone, FeatureRef, Status
 from ..rulepack import Rule
-from .context import CheckContext, truthy
+from .context import TRAFFIC_FIELDS, CheckContext, device_traffic
+from .setback_gradient import read_sides
 
 NAME_FIELDS: tuple[str, ...] = ("waterbody", "name", "gnis_name", "water_name", "lake")
 
@@ -115,19 +131,49 @@ def _collect_targets(ctx: CheckContext, rule: Rule) -> tuple[_Targets | None, li
     return targets, absent, empty
 
 
-def _gradient(ctx: CheckContext, line: BaseGeometry) -> tuple[float | None, float | None, float | None]:
-    """Ground elevations (ft) at the device end and the feature end of a shortest line, and their difference."""
-    if ctx.dem is None:
-        return None, None, None
-    coords = np.asarray(line.coords)
-    z = ctx.dem.sample(coords[[0, -1], 0], coords[[0, -1], 1])
-    if not np.all(np.isfinite(z)):
-        return (None if not math.isfinite(z[0]) else float(z[0])), (None if not math.isfinite(z[1]) else float(z[1])), None
-    return float(z[0]), float(z[1]), float(z[0] - z[1])
-
-
 def _device_type(attrs: dict[str, Any]) -> str:
     return str(attrs.get("device_type") or "other").strip().lower()
+
+
+_TRAFFIC_WORDS: dict[str, str] = {
+    "high_traffic": "devices for high traffic areas",
+    "vehicle_traffic": "devices for roadways, parking lots and other areas subject to vehicle traffic",
+}
+
+_UNIT_NAMES: tuple[tuple[float, str], ...] = ((1.0 / 0.3048, "metres"), (1.0, "feet"), (1200.0 / 3937.0 / 0.3048, "US survey feet"))
+
+
+def _unit_name(factor: float) -> str:
+    for f, name in _UNIT_NAMES:
+        if abs(f - factor) < 1e-9:
+            return name
+    return f"units of {factor:g} ft"
+
+
+@dataclass
+class _Device:
+    """A device a rule covers: its index, traffic answers and the traffic fields the rule needs but the device lacks."""
+
+    i: int
+    traffic: dict[str, bool | None]
+    unknown: list[str]
+
+
+class _Out:
+    """Adds a rule's findings; an ``advisory_only`` rule reports violations and undetermined findings as advisories."""
+
+    def __init__(self, ctx: CheckContext, rule: Rule) -> None:
+        self.ctx = ctx
+        self.rule = rule
+        self.advisory = bool(rule.params.get("advisory_only"))
+        self.note = str(rule.params.get("advisory_note", "Advisory (this standard does not bind this project):"))
+
+    def add(self, status: Status, message: str, **kw: Any) -> None:
+        if self.advisory and status in (Status.VIOLATION, Status.UNDETERMINED):
+            kw["would_be"] = status.value
+            status = Status.ADVISORY
+            message = f"{self.note} {message}"
+        self.ctx.add(self.rule, status, message, **kw)
 
 
 def check_device_setback(ctx: CheckContext, rule: Rule) -> None:
@@ -138,29 +184,38 @@ def check_device_setback(ctx: CheckContext, rule: Rule) -> None:
     inside the required distance.
     """
     p = rule.params
+    out = _Out(ctx, rule)
     required = float(p["required_ft"])
     gradient_mode = str(p.get("gradient", "any"))
     tol = ctx.pack.gradient_tolerance_ft
     devices = ctx.layer("devices")
     if devices is None:
-        ctx.add(rule, Status.UNDETERMINED, "No devices layer was supplied, so this setback could not be checked.", required_ft=required)
+        out.add(Status.UNDETERMINED, "No devices layer was supplied, so this setback could not be checked.", required_ft=required)
         ctx.skip(rule, "no devices layer")
         return
     if len(devices) == 0:
         ctx.skip(rule, "the devices layer is empty: no infiltration device proposed")
         return
 
-    want_traffic = rule.applies.get("high_traffic")
     want_types = rule.applies.get("device_types")
-    chosen: list[tuple[int, bool | None]] = []
+    chosen: list[_Device] = []
     for i in range(len(devices)):
         attrs = devices.attrs[i]
         if want_types and _device_type(attrs) not in want_types:
             continue
-        ht = truthy(attrs.get("high_traffic"))
-        if want_traffic is not None and ht is not None and ht != want_traffic:
-            continue
-        chosen.append((i, ht))
+        traffic = device_traffic(attrs)
+        unknown: list[str] = []
+        covered = True
+        for key in TRAFFIC_FIELDS:
+            want = rule.applies.get(key)
+            if want is None:
+                continue
+            if traffic[key] is None:
+                unknown.append(key)
+            elif traffic[key] != bool(want):
+                covered = False
+        if covered:
+            chosen.append(_Device(i, traffic, unknown))
     if not chosen:
         ctx.skip(rule, "no device of the kind this rule covers")
         return
@@ -168,8 +223,7 @@ def check_device_setback(ctx: CheckContext, rule: Rule) -> None:
     targets, absent, empty = _collect_targets(ctx, rule)
     if absent:
         names = ", ".join(absent)
-        ctx.add(
-            rule,
+        out.add(
             Status.UNDETERMINED,
             f"No {names} layer was supplied: devices were not checked against {names}. Add the layer or confirm none lies within {required:g} ft.",
             required_ft=required,
@@ -180,23 +234,24 @@ def check_device_setback(ctx: CheckContext, rule: Rule) -> None:
     allowance = p.get("allowance")
     allowance_total = _allowance_total(ctx, devices, chosen, targets, required, allowance) if allowance else None
 
-    for i, ht in chosen:
-        dev = devices.geoms[i]
-        dref = devices.ref(i)
-        ctx.zones.append(
-            DisplayZone(
-                "setback",
-                rule.id,
-                f"{required:g} ft {rule.citation.text}",
-                required,
-                display_buffer(dev, ctx.to_units(required), required),
-                dref,
+    for d in chosen:
+        dev = devices.geoms[d.i]
+        dref = devices.ref(d.i)
+        # Zones show the distances that surely apply: none for an advisory, none while a traffic field the rule needs is unknown.
+        if not out.advisory and not any(rule.applies.get(k) is True for k in d.unknown):
+            ctx.zones.append(
+                DisplayZone(
+                    "setback",
+                    rule.id,
+                    f"{required:g} ft {rule.citation.text}",
+                    required,
+                    display_buffer(dev, ctx.to_units(required), required),
+                    dref,
+                )
             )
-        )
         if targets is None:
             if not absent:
-                ctx.add(
-                    rule,
+                out.add(
                     Status.PASS,
                     f"No {', '.join(empty)} feature is in the package, so nothing lies within {required:g} ft.",
                     subject=dref,
@@ -206,13 +261,13 @@ def check_device_setback(ctx: CheckContext, rule: Rule) -> None:
         near = targets.tree.query(dev, predicate="dwithin", distance=ctx.to_units(required))
         idx = sorted(targets.nearest_per_role(dev) | set(int(j) for j in np.atleast_1d(near)))
         for j in idx:
-            _judge(ctx, rule, i, ht, j, targets, required, gradient_mode, tol, allowance, allowance_total)
+            _judge(ctx, out, d, j, targets, required, gradient_mode, tol, allowance, allowance_total)
 
 
 def _allowance_total(
     ctx: CheckContext,
     devices: Any,
-    chosen: list[tuple[int, bool | None]],
+    chosen: list[_Device],
     targets: _Targets | None,
     required: float,
     allowance: dict[str, Any],
@@ -221,10 +276,10 @@ def _allowance_total(
     if targets is None:
         return 0.0
     total = 0.0
-    for i, _ in chosen:
-        if _device_type(devices.attrs[i]) not in allowance["device_types"]:
+    for d in chosen:
+        if _device_type(devices.attrs[d.i]) not in allowance["device_types"]:
             continue
-        dev = devices.geoms[i]
+        dev = devices.geoms[d.i]
         hits = targets.tree.query(dev, predicate="dwithin", distance=ctx.to_units(required))
         close = [j for j in np.atleast_1d(hits) if ctx.to_feet(shapely.distance(dev, targets.geoms[int(j)])) < required - DISTANCE_EPS_FT]
         if not close:
@@ -235,11 +290,208 @@ def _allowance_total(
     return total
 
 
+# --- gradient ---------------------------------------------------------------------
+
+
+def _elevations(ctx: CheckContext, line: BaseGeometry) -> tuple[float | None, float | None, float | None]:
+    """Ground elevations (ft) at the device end and the feature end of a shortest line, and their difference."""
+    if ctx.dem is None:
+        return None, None, None
+    coords = np.asarray(line.coords)
+    z = ctx.dem.sample(coords[[0, -1], 0], coords[[0, -1], 1])
+    z_dev = float(z[0]) if math.isfinite(z[0]) else None
+    z_tgt = float(z[1]) if math.isfinite(z[1]) else None
+    if z_dev is None or z_tgt is None:
+        return z_dev, z_tgt, None
+    return z_dev, z_tgt, z_dev - z_tgt
+
+
+def _relation(dz: float, tol: float, tref: FeatureRef) -> tuple[str, str]:
+    """Gradient label and words for a device-minus-feature elevation difference (ft)."""
+    if abs(dz) <= tol:
+        return "level", f"ground is level within {tol:g} ft (device {dz:+.2f} ft); taken as the reading under which the rule applies"
+    up = dz > 0
+    noun = ROLE_NOUN.get(tref.layer, tref.layer)
+    return (
+        "device_upgradient" if up else "device_downgradient",
+        f"the device is {'upgradient' if up else 'downgradient'}, its ground {abs(dz):.1f} ft {'above' if up else 'below'} the {noun}'s",
+    )
+
+
+def _side_words(mode: str) -> str:
+    return "upgradient" if mode == "device_upgradient" else "downgradient"
+
+
+@dataclass
+class _Shortfall:
+    """A gradient rule that applies to a part of the feature inside the distance."""
+
+    d_ft: float
+    line: BaseGeometry
+    caveat: str
+    extra: dict[str, Any]
+
+
+def _judge_gradient(
+    ctx: CheckContext,
+    out: _Out,
+    dref: FeatureRef,
+    tref: FeatureRef,
+    dev: BaseGeometry,
+    tgt: BaseGeometry,
+    required: float,
+    mode: str,
+    tol: float,
+) -> _Shortfall | None:
+    """Decide a gradient rule for a pair with some part of the feature inside the distance.
+
+    Returns the shortfall when the rule applies and is broken under every
+    candidate elevation unit; otherwise adds the finding (pass: does not
+    apply; undetermined) and returns ``None``.
+    """
+    d_min = ctx.to_feet(float(shapely.distance(dev, tgt)))
+    nearest = shapely.shortest_line(dev, tgt)
+    side = _side_words(mode)
+    where = f"{dref.noun} is {d_min:.1f} ft from {tref.noun} (required {required:g} ft)"
+    common = dict(subject=dref, other=tref, required_ft=required)
+    if ctx.dem is None:
+        out.add(
+            Status.UNDETERMINED,
+            f"{where}; the rule applies only where the device is {side} of it, and the gradient is unknown (no DEM was supplied).",
+            measured_ft=d_min,
+            geometry=nearest,
+            gradient="unknown",
+            target_role=tref.layer,
+            **common,
+        )
+        return None
+
+    def qualifies(dz_ft: np.ndarray) -> np.ndarray:
+        return dz_ft >= -tol if mode == "device_upgradient" else dz_ft <= tol
+
+    reading = read_sides(dev, tgt, ctx.to_units(required), ctx.dem, ctx.unit_to_ft, qualifies)
+    limit = required - DISTANCE_EPS_FT
+    d_unknown = reading.unknown.distance_ft
+    statuses = []
+    for part in reading.qualifying:
+        if part.distance_ft < limit:
+            statuses.append(Status.VIOLATION)
+        elif d_unknown < limit:
+            statuses.append(Status.UNDETERMINED)
+        else:
+            statuses.append(Status.PASS)
+    z_dev0, z_tgt0, dz0 = _elevations(ctx, nearest)
+    near_label, near_txt = _relation(dz0, tol, tref) if dz0 is not None else ("unknown", "no DEM data at the nearest points")
+    base_extra: dict[str, Any] = {"target_role": tref.layer, "nearest_ft": d_min}
+
+    if all(s is Status.VIOLATION for s in statuses):
+        k = int(np.argmax([q.distance_ft for q in reading.qualifying]))  # the shortfall certain under every unit
+        part = reading.qualifying[k]
+        assert part.line is not None
+        z_dev, z_tgt, dz = _elevations(ctx, part.line)
+        extra = dict(base_extra, device_elev_ft=z_dev, target_elev_ft=z_tgt, dz_ft=dz)
+        if dz is not None:
+            dz_k = dz / ctx.dem.z_to_ft * reading.factors[k]
+            label, txt = _relation(dz_k, tol, tref)
+        else:  # the stretch's end lies on the edge of nodata; the stretch itself was read
+            label, txt = (
+                ("device_upgradient" if mode == "device_upgradient" else "device_downgradient"),
+                f"the device is {side} of that part of it",
+            )
+        extra["gradient"] = label
+        caveat = f"; {txt}"
+        if part.distance_ft > d_min + 0.05:
+            other_side = "downgradient" if mode == "device_upgradient" else "upgradient"
+            caveat = (
+                f"; measured to the nearest part of it that is {other_side} of the device or level: {txt} there;"
+                f" its nearest point, {d_min:.1f} ft away, reads: {near_txt}, but the rule covers any part within {required:g} ft"
+            )
+        if d_unknown < part.distance_ft - DISTANCE_EPS_FT:
+            caveat += f"; the DEM has no data over a nearer part of it ({d_unknown:.1f} ft): the shortfall may be larger"
+        if len(set(q.distance_ft for q in reading.qualifying)) > 1:
+            caveat += "; the DEM's elevation unit was not declared: the distance is the one that holds under every candidate unit"
+        return _Shortfall(part.distance_ft, part.line, caveat, extra)
+
+    if all(s is Status.PASS for s in statuses):
+        out.add(
+            Status.PASS,
+            f"{where}; no part of it closer than {required:g} ft lies where the device is {side} of it or level (nearest point: {near_txt}), so this rule does not apply to the pair.",
+            measured_ft=d_min,
+            geometry=nearest,
+            gradient=near_label,
+            device_elev_ft=z_dev0,
+            target_elev_ft=z_tgt0,
+            dz_ft=dz0,
+            **{k: v for k, v in base_extra.items() if k != "nearest_ft"},
+            **common,
+        )
+        return None
+
+    reasons = []
+    if Status.UNDETERMINED in statuses:
+        reasons.append(f"the DEM has no data over a part of it {d_unknown:.1f} ft away, where the device may be {side} of it")
+    if len(set(statuses)) > 1:
+        broken = [_unit_name(f) for f, s in zip(reading.factors, statuses) if s is Status.VIOLATION]
+        met = [_unit_name(f) for f, s in zip(reading.factors, statuses) if s is not Status.VIOLATION]
+        reasons.append(
+            f"whether the ground counts as level within {tol:g} ft depends on the DEM's elevation unit, which was not declared"
+            f" ({ctx.dem.z_unit_note or 'assumed'}): the rule is broken with elevations in {', '.join(broken) or 'no unit'}"
+            f" and not with elevations in {', '.join(met)}; declare the DEM's elevation unit (--dem-z-units, or the plugin's"
+            " 'DEM elevations in' setting)"
+        )
+    out.add(
+        Status.UNDETERMINED,
+        f"{where}; the rule applies where the device is {side} of any part of it within {required:g} ft, and " + "; ".join(reasons) + ".",
+        measured_ft=d_min,
+        geometry=nearest,
+        gradient="unknown",
+        z_unit_dependent=len(set(statuses)) > 1,
+        **base_extra,
+        **common,
+    )
+    return None
+
+
+def _judge_beyond(
+    ctx: CheckContext,
+    out: _Out,
+    dref: FeatureRef,
+    tref: FeatureRef,
+    d_ft: float,
+    line: BaseGeometry,
+    required: float,
+    mode: str,
+    tol: float,
+) -> None:
+    """A gradient rule for a feature wholly at or beyond the distance: a pass, with the gradient at the nearest points."""
+    where = f"{dref.noun} is {d_ft:.1f} ft from {tref.noun} (required {required:g} ft)"
+    z_dev, z_tgt, dz = _elevations(ctx, line)
+    extra: dict[str, Any] = dict(target_role=tref.layer, device_elev_ft=z_dev, target_elev_ft=z_tgt, dz_ft=dz)
+    common = dict(subject=dref, other=tref, measured_ft=d_ft, required_ft=required, geometry=line)
+    if dz is None:
+        why = "no DEM was supplied" if ctx.dem is None else "the DEM has no data at one of the nearest points"
+        out.add(
+            Status.UNDETERMINED,
+            f"{where}; the rule applies only where the device is {_side_words(mode)} of it, and the gradient is unknown ({why}).",
+            gradient="unknown",
+            **extra,
+            **common,
+        )
+        return
+    label, txt = _relation(dz, tol, tref)
+    extra["gradient"] = label
+    applies = label == "level" or (label == "device_upgradient") == (mode == "device_upgradient")
+    tail = "" if applies else ", so this rule does not apply to the pair"
+    out.add(Status.PASS, f"{where}; {txt}{tail}.", **extra, **common)
+
+
+# --- one pair -----------------------------------------------------------------------
+
+
 def _judge(
     ctx: CheckContext,
-    rule: Rule,
-    i: int,
-    high_traffic: bool | None,
+    out: _Out,
+    d: _Device,
     j: int,
     targets: _Targets,
     required: float,
@@ -248,72 +500,37 @@ def _judge(
     allowance: dict[str, Any] | None,
     allowance_total: float | None,
 ) -> None:
+    rule = out.rule
     devices = ctx.layers["devices"]
-    dev = devices.geoms[i]
-    dref = devices.ref(i)
+    dev = devices.geoms[d.i]
+    dref = devices.ref(d.i)
     tgt = targets.geoms[j]
     tref = targets.refs[j]
     d_ft = ctx.to_feet(float(shapely.distance(dev, tgt)))
     line = shapely.shortest_line(dev, tgt)
     short = d_ft < required - DISTANCE_EPS_FT
     extra: dict[str, Any] = {"target_role": tref.layer}
+    caveat = ""
+
+    if gradient_mode != "any":
+        if not short:
+            _judge_beyond(ctx, out, dref, tref, d_ft, line, required, gradient_mode, tol)
+            return
+        found = _judge_gradient(ctx, out, dref, tref, dev, tgt, required, gradient_mode, tol)
+        if found is None:
+            return
+        d_ft, line, caveat, extra = found.d_ft, found.line, found.caveat, found.extra
     where = f"{dref.noun} is {d_ft:.1f} ft from {tref.noun} (required {required:g} ft)"
 
-    applies = True
-    caveat = ""
-    if gradient_mode != "any":
-        z_dev, z_tgt, dz = _gradient(ctx, line)
-        extra.update(device_elev_ft=z_dev, target_elev_ft=z_tgt, dz_ft=dz)
-        if dz is None:
-            why = "no DEM was supplied" if ctx.dem is None else "the DEM has no data at one of the nearest points"
-            relation = "upgradient" if gradient_mode == "device_upgradient" else "downgradient"
-            ctx.add(
-                rule,
-                Status.UNDETERMINED,
-                f"{where}; the rule applies only where the device is {relation} of it, and the gradient is unknown ({why}).",
-                subject=dref,
-                other=tref,
-                measured_ft=d_ft,
-                required_ft=required,
-                geometry=line,
-                gradient="unknown",
-                **extra,
-            )
-            return
-        if abs(dz) <= tol:
-            relation_txt = f"ground is level within {tol:g} ft (device {dz:+.2f} ft); taken as the reading under which the rule applies"
-            extra["gradient"] = "level"
-        else:
-            up = dz > 0
-            extra["gradient"] = "device_upgradient" if up else "device_downgradient"
-            relation_txt = f"the device is {'upgradient' if up else 'downgradient'}, its ground {abs(dz):.1f} ft {'above' if up else 'below'} the {ROLE_NOUN.get(tref.layer, tref.layer)}'s"
-            applies = up if gradient_mode == "device_upgradient" else not up
-        caveat = f"; {relation_txt}"
-        if not applies:
-            ctx.add(
-                rule,
-                Status.PASS,
-                f"{where}{caveat}, so this rule does not apply to the pair.",
-                subject=dref,
-                other=tref,
-                measured_ft=d_ft,
-                required_ft=required,
-                geometry=line,
-                **extra,
-            )
-            return
-
+    add: Callable[..., None] = out.add
     if not short:
-        ctx.add(
-            rule, Status.PASS, f"{where}{caveat}.", subject=dref, other=tref, measured_ft=d_ft, required_ft=required, geometry=line, **extra
-        )
+        add(Status.PASS, f"{where}.", subject=dref, other=tref, measured_ft=d_ft, required_ft=required, geometry=line, **extra)
         return
 
-    if allowance and _device_type(devices.attrs[i]) in allowance["device_types"] and high_traffic is not True:
+    if allowance and _device_type(devices.attrs[d.i]) in allowance["device_types"] and d.traffic["high_traffic"] is not True:
         limit = float(allowance["max_total_area_sqft"])
         if allowance_total is None:
-            ctx.add(
-                rule,
+            add(
                 Status.UNDETERMINED,
                 f"{where}{caveat}; porous pavement may lie this close up to {limit:g} sq ft in total, but the device is not drawn as an area.",
                 subject=dref,
@@ -326,8 +543,7 @@ def _judge(
             )
             return
         if allowance_total <= limit:
-            ctx.add(
-                rule,
+            add(
                 Status.PASS,
                 f"{where}{caveat}; allowed as porous pavement: {allowance_total:.0f} sq ft in total within {required:g} ft, limit {limit:g} sq ft ({allowance['citation']}).",
                 subject=dref,
@@ -343,20 +559,36 @@ def _judge(
         caveat += f"; porous pavement within {required:g} ft totals {allowance_total:.0f} sq ft, over the {limit:g} sq ft allowance"
 
     def undetermined(why: str) -> None:
-        ctx.add(rule, Status.UNDETERMINED, f"{where}{caveat}; {why}", subject=dref, other=tref, measured_ft=d_ft, required_ft=required, geometry=line, **extra)
+        add(
+            Status.UNDETERMINED,
+            f"{where}{caveat}; {why}",
+            subject=dref,
+            other=tref,
+            measured_ft=d_ft,
+            required_ft=required,
+            geometry=line,
+            **extra,
+        )
 
     if j in targets.unnamed:
-        undetermined("the feature has no name, so whether it is the water this rule names cannot be told: set shoreline.waterbody or waterbodies.name.")
+        undetermined(
+            "the feature has no name, so whether it is the water this rule names cannot be told: set shoreline.waterbody or waterbodies.name."
+        )
+        return
+    # A field the rule needs to be true is unknown: broken under one answer, not covered under the other.
+    needed = [k for k in d.unknown if rule.applies.get(k) is True]
+    if needed:
+        extra["missing_fields"] = needed
+        words = " and ".join(f"the device's {k} attribute is not set" for k in needed)
+        covers = "; ".join(_TRAFFIC_WORDS[k] for k in needed)
+        undetermined(f"{words}, and this rule covers only {covers}: set {' and '.join('devices.' + k for k in needed)}.")
         return
     # A device with no high_traffic value fails a non-high-traffic rule under either
     # reading: the packs never make a high-traffic distance smaller than the ordinary one.
-    if high_traffic is None and rule.applies.get("high_traffic") is True:
-        undetermined("the device's high_traffic attribute is not set, and this rule covers only high-traffic devices.")
-        return
-    if high_traffic is None and rule.applies.get("high_traffic") is False:
-        caveat += "; high_traffic is not set: as a high-traffic device a wider distance would apply"
-    ctx.add(
-        rule,
+    for k in d.unknown:
+        if rule.applies.get(k) is False:
+            caveat += f"; {k} is not set: as a {k.replace('_', '-')} device a wider distance would apply"
+    add(
         Status.VIOLATION,
         f"{where}{caveat}: {required - d_ft:.1f} ft short.",
         subject=dref,

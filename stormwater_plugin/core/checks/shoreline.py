@@ -5,14 +5,24 @@ Parameters
 width_ft : float
     Width of the strip, in feet, measured inland from every point of the
     shoreline (mean high-water line).
-clearing_role : str
-    The role holding vegetation removal polygons (``clearing``).
+removal_roles : list of str
+    The roles whose proposed features remove vegetation: ``clearing``,
+    ``disturbance``, ``impervious`` (``status`` proposed or removed; existing
+    surfaces are not new work), ``devices`` and ``building_sites`` (proposed by
+    the layer contract). Everything proposed inside the strip removes
+    vegetation (§148-11I(2)(h)[1]: "no vegetation may be removed ... an
+    undisturbed natural buffer strip").
+exception_note : str, optional
+    Appended to each violation (the lake-access opening of (h)[2]).
 
-The decision is exact: a clearing polygon violates when its edge-to-edge
-distance to the shoreline is under ``width_ft``. The finding's geometry is
-the encroaching area (clearing inside the strip, water excluded), built from
+The decision is exact: a feature violates when its edge-to-edge distance to
+the shoreline is under ``width_ft``. The finding's geometry is the
+encroaching area (the feature inside the strip, water excluded), built from
 a buffer that lies within 0.01 ft of the true offset curve; its area is
-reported in square feet.
+reported in square feet. A device or building site drawn as a point or a
+line has no drawn footprint: it violates by its distance, its encroaching
+area is reported as unknown (``None``) and the geometry is the distance line.
+An impervious feature of unknown status inside the strip is undetermined.
 """
 
 from __future__ import annotations
@@ -24,7 +34,11 @@ import shapely
 from ..geometry import DISTANCE_EPS_FT, area_sqft, display_buffer, union
 from ..model import DisplayZone, FeatureRef, Status
 from ..rulepack import Rule
+from .affected import impervious_status
 from .context import CheckContext
+
+#: Roles whose features are always reported (each is a distinct proposed object).
+_OBJECT_ROLES = ("devices", "building_sites")
 
 
 def check_no_cut_buffer(ctx: CheckContext, rule: Rule) -> None:
@@ -36,13 +50,9 @@ def check_no_cut_buffer(ctx: CheckContext, rule: Rule) -> None:
         ctx.skip(rule, "no shoreline features")
         return
     shore = union(shoreline.geoms)
-    strip = display_buffer(shore, ctx.to_units(width), width)
-    water = ctx.layer("waterbodies")
-    if water is not None and len(water):
-        strip = shapely.difference(strip, union(water.geoms))
+    strip = no_cut_strip(ctx, shore, width)
     ctx.zones.append(DisplayZone("no_cut_buffer", rule.id, f"{width:g} ft no-cut buffer {rule.citation.text}", width, strip))
     roles = list(rule.params.get("removal_roles", ["clearing"]))
-    items = _removals(ctx, roles)
     supplied = [r for r in roles if ctx.layer(r) is not None]
     if not supplied:
         ctx.add(
@@ -53,6 +63,16 @@ def check_no_cut_buffer(ctx: CheckContext, rule: Rule) -> None:
         )
         ctx.skip(rule, f"no {' or '.join(roles)} layer")
         return
+    area_roles = [r for r in ("clearing", "disturbance") if r in roles]
+    if area_roles and not any(ctx.layer(r) is not None for r in area_roles):
+        ctx.add(
+            rule,
+            Status.UNDETERMINED,
+            f"No {' or '.join(area_roles)} layer: vegetation removal other than the mapped {', '.join(supplied)} within {width:g} ft of the mean high-water mark is unknown.",
+            required_ft=width,
+        )
+        ctx.skip(rule, f"no {' or '.join(area_roles)} layer")
+    items = removals(ctx, roles)
     if not items:
         ctx.skip(rule, f"no vegetation removal proposed ({', '.join(supplied)} empty or existing only)")
         return
@@ -60,9 +80,10 @@ def check_no_cut_buffer(ctx: CheckContext, rule: Rule) -> None:
     # Disturbance and impervious areas are reported where they go beyond the mapped clearing;
     # where a clearing polygon already covers them, its finding speaks for both.
     first = roles[0]
-    cleared = union([g for g, r in items if r.layer == first])
-    for g, ref in items:
-        if ref.layer != first and not cleared.is_empty and shapely.intersects(g, strip):
+    cleared = union([g for g, r, _ in items if r.layer == first])
+    for g, ref, known in items:
+        polygonal = g.geom_type in ("Polygon", "MultiPolygon")
+        if ref.layer != first and ref.layer not in _OBJECT_ROLES and not cleared.is_empty and shapely.intersects(g, strip):
             rest = shapely.difference(shapely.intersection(g, strip), cleared)
             if area_sqft(rest, ctx.unit_to_ft) < 1.0:
                 continue
@@ -82,13 +103,32 @@ def check_no_cut_buffer(ctx: CheckContext, rule: Rule) -> None:
                 geometry=line,
             )
             continue
-        inside = shapely.intersection(g, strip)
-        area = area_sqft(inside, ctx.unit_to_ft)
-        geom = inside if area > 0 else line
+        if polygonal:
+            inside = shapely.intersection(g, strip)
+            area: float | None = area_sqft(inside, ctx.unit_to_ft)
+            geom = inside if area else line
+            amount = f"{area:,.1f} sq ft encroach"
+        else:
+            area, geom = None, line
+            amount = f"drawn as a {g.geom_type.lower()}, its footprint is not drawn, so the encroaching area is not measured"
+        if not known:
+            ctx.add(
+                rule,
+                Status.UNDETERMINED,
+                f"{ref.noun} lies {d_ft:.1f} ft from the mean high-water mark, inside the {width:g} ft no-cut buffer ({amount}), but its status is not "
+                "existing, proposed or removed: if it is new work it removes vegetation. Set impervious.status.",
+                subject=ref,
+                other=other,
+                measured_ft=d_ft,
+                required_ft=width,
+                geometry=geom,
+                encroaching_area_sqft=area,
+            )
+            continue
         ctx.add(
             rule,
             Status.VIOLATION,
-            f"{ref.noun} removes vegetation {d_ft:.1f} ft from the mean high-water mark, inside the {width:g} ft no-cut buffer: {area:.0f} sq ft encroach."
+            f"{ref.noun} removes vegetation {d_ft:.1f} ft from the mean high-water mark, inside the {width:g} ft no-cut buffer: {amount}."
             + (f" {rule.params['exception_note']}" if rule.params.get("exception_note") else ""),
             subject=ref,
             other=other,
@@ -99,15 +139,32 @@ def check_no_cut_buffer(ctx: CheckContext, rule: Rule) -> None:
         )
 
 
-def _removals(ctx: CheckContext, roles: list[str]) -> list[tuple[Any, FeatureRef]]:
-    """Features that remove vegetation: clearing, disturbance, and impervious areas that are proposed."""
-    out: list[tuple[Any, FeatureRef]] = []
+def no_cut_strip(ctx: CheckContext, shore: Any, width: float) -> Any:
+    """The strip within ``width`` ft of the shoreline, water bodies taken out (display and areas only)."""
+    strip = display_buffer(shore, ctx.to_units(width), width)
+    water = ctx.layer("waterbodies")
+    if water is not None and len(water):
+        strip = shapely.difference(strip, union(water.geoms))
+    return strip
+
+
+def removals(ctx: CheckContext, roles: list[str]) -> list[tuple[Any, FeatureRef, bool]]:
+    """Proposed features that remove vegetation, with whether that is known.
+
+    Impervious features: ``existing`` ones are left out; ``proposed`` and
+    ``removed`` ones are work; an unknown status is returned with ``False``.
+    """
+    out: list[tuple[Any, FeatureRef, bool]] = []
     for role in roles:
         layer = ctx.layer(role)
         if layer is None:
             continue
         for i in range(len(layer)):
-            if role == "impervious" and str({str(k).lower(): v for k, v in layer.attrs[i].items()}.get("status") or "").strip().lower() == "existing":
-                continue
-            out.append((layer.geoms[i], layer.ref(i)))
+            known = True
+            if role == "impervious":
+                s = impervious_status(layer.attrs[i])
+                if s == "existing":
+                    continue
+                known = s != ""
+            out.append((layer.geoms[i], layer.ref(i), known))
     return out

@@ -1,15 +1,16 @@
 """Rule kinds that flag what the project's size or setting brings with it.
 
-- ``area_threshold``: the disturbed area in a range (``min_sqft`` inclusive,
+- ``area_threshold``: the affected area (:mod:`.affected`) in a range (``min_sqft`` inclusive,
   ``below_sqft`` exclusive) brings a requirement: an SWPPP, SPDES coverage, a
   phasing plan. ``except_single_family`` exempts projects whose building sites
   are all single-family residences (``building_sites.use``).
 - ``soil_trigger``: the activity lies on soils flagged by a field
   (``high_transport`` true, ``perc_min_per_in`` over 60): the project "may be
   considered major".
-- ``sensitive_surroundings``: the site lies within or touches a wetland or
-  stream corridor: the reviewer should consider treating it as major, with a
-  written statement of reasons.
+- ``sensitive_surroundings``: the site lies within or "substantially
+  contiguous" to (read: within the pack's ``within_ft`` of) a wetland or
+  stream: the reviewer should consider treating it as major, with a written
+  statement of reasons.
 """
 
 from __future__ import annotations
@@ -22,34 +23,44 @@ import shapely
 from ..geometry import DISTANCE_EPS_FT, union
 from ..model import Status
 from ..rulepack import Rule
+from .affected import affected_area
 from .context import CheckContext, truthy
 
 
 def check_area_threshold(ctx: CheckContext, rule: Rule) -> None:
+    """The affected area (see :mod:`.affected`) against the rule's range; open across a bound: undetermined."""
     p = rule.params
     strict = "above_sqft" in p
     lo = float(p["above_sqft"] if strict else p.get("min_sqft", 0))
     hi = p.get("below_sqft")
-    area = ctx.disturbed_sqft
+    aff = affected_area(ctx.layers, ctx.unit_to_ft)
+    area = aff.sqft
     if area is None:
-        ctx.add(rule, Status.UNDETERMINED, f"Disturbed area unknown (no disturbance layer): whether '{rule.title}' applies cannot be decided.")
-        ctx.skip(rule, "disturbed area unknown")
+        ctx.add(rule, Status.UNDETERMINED, f"Affected area unknown (no disturbance, clearing or impervious layer): whether '{rule.title}' applies cannot be decided.")
+        ctx.skip(rule, "affected area unknown")
         return
-    inside = (area > lo if strict else area >= lo) and (hi is None or area < float(hi))
     rng = (f"over {lo:,.0f} sq ft" if strict else f"{lo:,.0f} sq ft or more") + (f" and under {float(hi):,.0f} sq ft" if hi is not None else "")
+    what = f"{area:,.1f} sq ft affected ({aff.layers_text()})"
+    above_lo = aff.decides(lo, strict=strict)
+    at_hi = aff.decides(float(hi)) if hi is not None else False
+    if above_lo is None or at_hi is None:
+        ctx.add(rule, Status.UNDETERMINED, f"At least {what}; {aff.uncertainty_text()}: whether the area is {rng}, which brings '{rule.title}', is unknown.",
+                measured_sqft=area, geometry=aff.geometry if not aff.geometry.is_empty else None)
+        return
+    inside = above_lo and not at_hi
     if inside and p.get("except_single_family"):
         sf = _single_family(ctx)
         if sf is None:
-            ctx.add(rule, Status.UNDETERMINED, f"{area:,.0f} sq ft disturbed ({rng}); whether this is single-family residential construction (exempt) is unknown: set building_sites.use.",
+            ctx.add(rule, Status.UNDETERMINED, f"{what} ({rng}); whether this is single-family residential construction (exempt) is unknown: set building_sites.use.",
                     measured_sqft=area)
             return
         if sf:
-            ctx.add(rule, Status.PASS, f"{area:,.0f} sq ft disturbed ({rng}), but the project is single-family residential construction, which this condition excludes.", measured_sqft=area)
+            ctx.add(rule, Status.PASS, f"{what} ({rng}), but the project is single-family residential construction, which this condition excludes.", measured_sqft=area)
             return
     if inside:
-        ctx.add(rule, Status.ADVISORY, f"{area:,.0f} sq ft disturbed ({rng}): {p['consequence']}", measured_sqft=area, geometry=ctx.disturbance_geometry)
+        ctx.add(rule, Status.ADVISORY, f"{what} ({rng}): {p['consequence']}", measured_sqft=area, geometry=aff.geometry if not aff.geometry.is_empty else None)
     else:
-        ctx.add(rule, Status.PASS, f"{area:,.0f} sq ft disturbed: outside the range ({rng}) that brings '{rule.title}'.", measured_sqft=area)
+        ctx.add(rule, Status.PASS, f"{what}: outside the range ({rng}) that brings '{rule.title}'.", measured_sqft=area)
 
 
 def _single_family(ctx: CheckContext) -> bool | None:
@@ -63,12 +74,8 @@ def _single_family(ctx: CheckContext) -> bool | None:
 
 
 def _activity(ctx: CheckContext) -> Any:
-    parts: list[Any] = []
-    for role in ("disturbance", "clearing", "devices", "building_sites"):
-        layer = ctx.layer(role)
-        if layer is not None:
-            parts.extend(layer.geoms)
-    return union(parts)
+    """Everything the project works: the affected area plus every device and building site."""
+    return affected_area(ctx.layers, ctx.unit_to_ft).activity
 
 
 def check_soil_trigger(ctx: CheckContext, rule: Rule) -> None:
@@ -81,7 +88,7 @@ def check_soil_trigger(ctx: CheckContext, rule: Rule) -> None:
         ctx.skip(rule, "no soils layer")
         return
     if activity.is_empty:
-        ctx.skip(rule, "no mapped activity (disturbance, clearing, devices, building sites)")
+        ctx.skip(rule, "no mapped activity (disturbance, clearing, proposed impervious, devices, building sites)")
         return
     hit: list[str] = []
     unknown: list[str] = []
@@ -116,23 +123,47 @@ def _test(raw: Any, op: str, value: Any) -> bool | None:
 
 
 def check_sensitive_surroundings(ctx: CheckContext, rule: Rule) -> None:
+    """Each mapped feature of ``roles`` within ``within_ft`` of the site parcel: an advisory naming it and the distance.
+
+    "Substantially contiguous" has no distance in the texts; the pack's
+    ``within_ft`` is the reading (``reading`` says why), measured edge to
+    edge from the site parcel in feet. The criteria the plan cannot map
+    (critical environmental areas, habitat, scenic areas) are reviewer rows.
+    """
     within = float(rule.params.get("within_ft", 0))
     roles: list[str] = list(rule.params["roles"])
+    reading = str(rule.params.get("reading") or "")
     if ctx.site_geometry is None:
-        ctx.add(rule, Status.UNDETERMINED, "The site parcel is unknown, so its surroundings cannot be assessed.")
+        ctx.add(rule, Status.UNDETERMINED, "The site parcel is unknown, so its surroundings cannot be assessed.", required_ft=within)
         ctx.skip(rule, "site parcel unknown")
         return
-    reasons: list[str] = []
+    site = ctx.site_geometry
     geoms, refs, absent = ctx.features(roles)
+    nearest: tuple[float, Any] | None = None
+    hits = 0
     for g, ref in zip(geoms, refs):
-        d = ctx.to_feet(float(shapely.distance(ctx.site_geometry, g)))
-        if d <= within + DISTANCE_EPS_FT:
-            where = "within" if shapely.intersects(ctx.site_geometry, g) else f"{d:.1f} ft from"
-            reasons.append(f"the site lies {where} {ref.noun}")
-    if reasons:
-        ctx.add(rule, Status.ADVISORY, "Consider treating this minor project as major; statement of reasons: " + "; ".join(reasons) + ".", reasons=reasons)
-    elif absent:
-        ctx.add(rule, Status.UNDETERMINED, f"No {', '.join(absent)} layer: the site's surroundings are not fully known.")
+        d = ctx.to_feet(float(shapely.distance(site, g)))
+        if nearest is None or d < nearest[0]:
+            nearest = (d, ref)
+        if d > within + DISTANCE_EPS_FT:
+            continue
+        hits += 1
+        inside = shapely.intersects(site, g)
+        where = f"within or on the edge of {ref.noun}" if inside else f"{d:.1f} ft from {ref.noun}"
+        geom = shapely.intersection(site, g) if inside else shapely.shortest_line(site, g)
+        ctx.add(
+            rule,
+            Status.ADVISORY,
+            f"The site lies {where}, within the {within:g} ft read as 'substantially contiguous': consider treating this minor project as major"
+            f" (the sponsor is then given a written statement of reasons).{' ' + reading if reading else ''}",
+            other=ref,
+            measured_ft=d,
+            required_ft=within,
+            geometry=geom if not geom.is_empty else shapely.shortest_line(site, g),
+        )
+    if absent:
+        ctx.add(rule, Status.UNDETERMINED, f"No {', '.join(absent)} layer: the site's surroundings within {within:g} ft are not fully known.", required_ft=within)
         ctx.skip(rule, f"no {', '.join(absent)} layer")
-    else:
-        ctx.add(rule, Status.PASS, f"The site neither contains nor touches a mapped {' or '.join(roles)}.")
+    elif not hits:
+        tail = f" (nearest: {nearest[1].noun}, {nearest[0]:.1f} ft)" if nearest is not None else ""
+        ctx.add(rule, Status.PASS, f"No mapped {' or '.join(roles)} within {within:g} ft of the site{tail}.", measured_ft=nearest[0] if nearest else None, required_ft=within)

@@ -1,44 +1,62 @@
 """Rule kinds on vegetation removal near water.
 
-- ``clear_cut_opening``: a continuous opening in the shoreline buffer at most a
-  share of the lot's shoreline frontage (§148-11I(2)(h)[2]).
+- ``clear_cut_opening``: the openings (vegetation removal of any kind) in the
+  shoreline buffer, each and in total, at most a share of the lot's
+  shoreline frontage (§148-11I(2)(h)[2]).
 - ``fertilizer_zone``: no lawn fertilizer within a distance of any water body
   (§148-11C(6)); lawn areas inside the zone are advisories.
-- ``clearing_near_water``: cleared land within a distance of the mean
-  high-water mark must be covered within 24 hours (646-4.15(b)).
+- ``clearing_near_water``: cleared or disturbed land within a distance of the
+  mean high-water mark must be covered within 24 hours (646-4.15(b)).
 
 Lengths in feet along the mean high-water line; areas in square feet.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import shapely
 import shapely.ops
 from shapely.geometry.base import BaseGeometry
 
-from ..geometry import DISTANCE_EPS_FT, area_sqft, display_buffer, union
+from ..geometry import DISTANCE_EPS_FT, display_buffer, union
 from ..model import DisplayZone, Status
 from ..rulepack import Rule
 from .context import CheckContext
+from .shoreline import removals
 
 PER_CENT = 0.01
 WATER_ROLES = ("shoreline", "waterbodies", "streams", "wetlands")
 
 
 def _overlap(a: BaseGeometry, b: BaseGeometry) -> BaseGeometry:
-    """Intersection, skipped for disjoint inputs (GEOS 3.11 flags an empty result as an invalid value)."""
+    """Intersection, skipped for empty or disjoint inputs (GEOS 3.11 flags an empty result as an invalid value)."""
+    if a.is_empty or b.is_empty:
+        return shapely.GeometryCollection()
     return shapely.intersection(a, b) if shapely.intersects(a, b) else shapely.GeometryCollection()
 
 
 def check_clear_cut_opening(ctx: CheckContext, rule: Rule) -> None:
-    """Longest continuous stretch of shoreline fronting cleared buffer, against ``max_share_pct`` of frontage."""
+    """Every opening (stretch of shoreline fronting vegetation removal in the buffer), each and in total, against ``max_share_pct`` of frontage.
+
+    Removal is read from every role of ``removal_roles`` (clearing,
+    disturbance, proposed or removed impervious, devices, building sites), as
+    for the no-cut buffer. Openings whose stretches overlap along the shore are
+    one opening. The text allows "a continuous clear-cut opening"; it does not
+    say whether several are allowed nor whether each or all together are
+    limited: the total is held to the limit (a violation above it), and more
+    than one opening within it is an advisory for the reviewer, never a silent
+    pass.
+    """
     width = float(rule.params["buffer_ft"])
     share = float(rule.params["max_share_pct"])
     tol = float(rule.params.get("frontage_tolerance_ft", 0))
-    shoreline, clearing = ctx.layer("shoreline"), ctx.layer("clearing")
-    if shoreline is None or clearing is None or ctx.site_geometry is None:
-        missing = [n for n, v in (("shoreline", shoreline), ("clearing", clearing), ("site parcel", ctx.site_geometry)) if v is None]
+    roles = list(rule.params.get("removal_roles", ["clearing"]))
+    shoreline = ctx.layer("shoreline")
+    supplied = [r for r in roles if ctx.layer(r) is not None]
+    if shoreline is None or not supplied or ctx.site_geometry is None:
+        missing = [n for n, v in (("shoreline", shoreline), (" or ".join(roles), supplied or None), ("site parcel", ctx.site_geometry)) if v is None]
         ctx.add(rule, Status.UNDETERMINED, f"Frontage and opening cannot be measured: no {', '.join(missing)}.")
         ctx.skip(rule, f"no {', '.join(missing)}")
         return
@@ -58,29 +76,87 @@ def check_clear_cut_opening(ctx: CheckContext, rule: Rule) -> None:
             ctx.add(rule, Status.PASS, f"The site parcel has no shoreline frontage (the mean high-water line is {gap:.1f} ft away).", measured_ft=0.0)
         return
     strip = display_buffer(shore, ctx.to_units(width), width)
-    cleared = _overlap(union(clearing.geoms), strip)
-    if cleared.is_empty or area_sqft(cleared, ctx.unit_to_ft) <= 0:
-        ctx.add(rule, Status.PASS, f"No clearing inside the {width:g} ft buffer; frontage {frontage:.1f} ft.", measured_ft=0.0, required_ft=frontage * share * PER_CENT, frontage_ft=frontage)
-        return
-    # The opening: the stretch of shoreline the cleared part of the strip spans,
-    # from the projections of its outline onto the mean high-water line.
     merged = shapely.line_merge(frontage_line) if frontage_line.geom_type == "MultiLineString" else frontage_line
     lines = [ln for ln in shapely.get_parts(merged) if ln.length > 0]
-    longest = None
-    opening = 0.0
+    allowed = frontage * share * PER_CENT
+    sure: list[BaseGeometry] = []
+    maybe: list[BaseGeometry] = []
+    loose: list[str] = []
+    for g, ref, known in removals(ctx, roles):
+        if not shapely.intersects(g, strip):
+            continue
+        if g.geom_type not in ("Polygon", "MultiPolygon"):
+            loose.append(ref.noun)
+        (sure if known else maybe).append(g)
+    read = ", ".join(supplied)
+    openings = _openings(ctx, lines, _overlap(union(sure), strip))
+    total = sum(b - a for _, a, b in openings)
+    longest = max((b - a for _, a, b in openings), default=0.0)
+    listing = "; ".join(f"{b - a:.1f} ft" for _, a, b in openings)
+    geom = shapely.MultiLineString([shapely.ops.substring(lines[k], ctx.to_units(a), ctx.to_units(b)) for k, a, b in openings]) if openings else None
+    extra: dict[str, Any] = {"frontage_ft": frontage, "opening_ft": longest, "openings_ft": [round(b - a, 2) for _, a, b in openings], "total_ft": total}
+    limit = f"at most {share:g}% ({allowed:.1f} ft) of {frontage:.1f} ft of shoreline frontage"
+    if total > allowed + DISTANCE_EPS_FT:
+        each = "" if len(openings) == 1 else (
+            f" The {len(openings)} openings ({listing}) total {total:.1f} ft"
+            + (f"; the longest alone, {longest:.1f} ft, exceeds the limit." if longest > allowed + DISTANCE_EPS_FT else "; each is within the limit, but the text allows one opening and its limit is read as holding for all of them together.")
+        )
+        ctx.add(rule, Status.VIOLATION, f"Clear-cut opening of {total:.1f} ft in the {width:g} ft buffer (removal read from {read}); {limit} is allowed.{each}",
+                measured_ft=total, required_ft=allowed, geometry=geom, **extra)
+        return
+    unknown: list[str] = []
+    if maybe:
+        with_maybe = _openings(ctx, lines, _overlap(union(sure + maybe), strip))
+        grown = sum(b - a for _, a, b in with_maybe)
+        if grown > allowed + DISTANCE_EPS_FT or len(with_maybe) > len(openings):
+            unknown.append(f"impervious features of unknown status in the buffer would make {len(with_maybe)} opening(s) totalling {grown:.1f} ft")
+    if loose:
+        unknown.append(f"{', '.join(loose)} in the buffer {'are' if len(loose) > 1 else 'is'} not drawn as polygons, so the opening they make is not measured")
+    if ctx.layer("clearing") is None and ctx.layer("disturbance") is None and {"clearing", "disturbance"} & set(roles):
+        unknown.append("no clearing or disturbance layer was supplied, so other vegetation removal is not mapped")
+    found = "no vegetation removal in the buffer" if not openings else (
+        f"a continuous clear-cut opening of {total:.1f} ft" if len(openings) == 1 else f"{len(openings)} openings ({listing}), {total:.1f} ft in total")
+    if unknown:
+        ctx.add(rule, Status.UNDETERMINED, f"Measured {found} (removal read from {read}); {limit} is allowed; but " + "; ".join(unknown) + ".",
+                measured_ft=total, required_ft=allowed, geometry=geom, **extra)
+    elif len(openings) > 1:
+        ctx.add(rule, Status.ADVISORY, f"{found[0].upper() + found[1:]} in the {width:g} ft buffer (removal read from {read}): within {limit} in total, "
+                "but the text allows 'a continuous clear-cut opening' for lake access and beaches; whether several are allowed is for the reviewer.",
+                measured_ft=total, required_ft=allowed, geometry=geom, **extra)
+    elif openings:
+        ctx.add(rule, Status.PASS, f"Continuous clear-cut opening of {total:.1f} ft along {frontage:.1f} ft of shoreline frontage (removal read from {read}); {limit} is allowed.",
+                measured_ft=total, required_ft=allowed, geometry=geom, **extra)
+    else:
+        ctx.add(rule, Status.PASS, f"No vegetation removal inside the {width:g} ft buffer (read from {read}); frontage {frontage:.1f} ft.",
+                measured_ft=0.0, required_ft=allowed, **extra)
+
+
+def _openings(ctx: CheckContext, lines: list[BaseGeometry], cleared: BaseGeometry) -> list[tuple[int, float, float]]:
+    """Openings as (frontage line index, start ft, end ft) along the line, overlapping stretches merged, in order.
+
+    Each part of the cleared strip spans the stretch of shoreline between the
+    projections of its outline onto the nearest part of the frontage line.
+    """
+    spans: dict[int, list[tuple[float, float]]] = {}
     for part in shapely.get_parts(cleared):
         if part.geom_type != "Polygon" or part.area <= 0:
             continue
-        line = min(lines, key=lambda ln: shapely.distance(ln, part))
-        pos = [line.project(shapely.Point(xy)) for xy in np.asarray(part.exterior.coords)]
-        a, b = min(pos), max(pos)
-        if ctx.to_feet(b - a) > opening:
-            opening = ctx.to_feet(b - a)
-            longest = shapely.ops.substring(line, a, b)
-    allowed = frontage * share * PER_CENT
-    status = Status.VIOLATION if opening > allowed + DISTANCE_EPS_FT else Status.PASS
-    ctx.add(rule, status, f"Continuous clear-cut opening of {opening:.1f} ft along {frontage:.1f} ft of shoreline frontage; at most {share:g}% ({allowed:.1f} ft) is allowed.",
-            measured_ft=opening, required_ft=allowed, geometry=longest if longest is not None else cleared, frontage_ft=frontage, opening_ft=opening)
+        k = min(range(len(lines)), key=lambda i: shapely.distance(lines[i], part))
+        pos = [lines[k].project(shapely.Point(xy)) for xy in np.asarray(part.exterior.coords)]
+        spans.setdefault(k, []).append((ctx.to_feet(min(pos)), ctx.to_feet(max(pos))))
+    out: list[tuple[int, float, float]] = []
+    for k in sorted(spans):
+        cur: list[float] | None = None
+        for a, b in sorted(spans[k]):
+            if cur is not None and a <= cur[1] + DISTANCE_EPS_FT:
+                cur[1] = max(cur[1], b)
+                continue
+            if cur is not None:
+                out.append((k, cur[0], cur[1]))
+            cur = [a, b]
+        if cur is not None:
+            out.append((k, cur[0], cur[1]))
+    return [o for o in out if o[2] - o[1] > 0]
 
 
 def check_fertilizer_zone(ctx: CheckContext, rule: Rule) -> None:
@@ -117,12 +193,21 @@ def check_fertilizer_zone(ctx: CheckContext, rule: Rule) -> None:
 
 
 def check_clearing_near_water(ctx: CheckContext, rule: Rule) -> None:
-    """Each clearing polygon within ``distance_ft`` of lake, pond, river, stream or wetland: the 24-hour cover rule."""
+    """Each cleared or disturbed polygon within ``distance_ft`` of lake, pond, river, stream or wetland: the 24-hour cover rule.
+
+    ``removal_roles`` (default clearing and disturbance) name the layers of
+    land that "has been cleared": grading strips the cover as clearing does.
+    """
     dist = float(rule.params["distance_ft"])
-    clearing = ctx.layer("clearing")
-    if clearing is None or len(clearing) == 0:
-        ctx.skip(rule, "no clearing proposed" if clearing is not None else "no clearing layer")
+    roles = list(rule.params.get("removal_roles", ["clearing", "disturbance"]))
+    supplied = [r for r in roles if ctx.layer(r) is not None]
+    items = [(layer.geoms[i], layer.ref(i)) for r in supplied for layer in [ctx.layer(r)] if layer is not None for i in range(len(layer))]
+    if not items:
+        ctx.skip(rule, f"no {' or '.join(roles)} proposed" if supplied else f"no {' or '.join(roles)} layer")
         return
+    missing = [r for r in roles if r not in supplied]
+    if missing:
+        ctx.skip(rule, f"no {', '.join(missing)} layer: only {', '.join(supplied)} checked")
     geoms, refs, absent = ctx.features(list(rule.params.get("water_roles", WATER_ROLES)))
     if absent:
         ctx.skip(rule, f"no {', '.join(absent)} layer")
@@ -130,11 +215,9 @@ def check_clearing_near_water(ctx: CheckContext, rule: Rule) -> None:
         ctx.add(rule, Status.UNDETERMINED, f"No water layer to measure the {dist:g} ft zone from ({', '.join(absent)} absent).")
         return
     tree = shapely.STRtree(np.array(geoms, dtype=object))
-    for i in range(len(clearing)):
-        g = clearing.geoms[i]
+    for g, ref in items:
         j = int(tree.query_nearest(g, all_matches=False)[0])
         d = ctx.to_feet(float(shapely.distance(g, geoms[j])))
-        ref = clearing.ref(i)
         line = shapely.shortest_line(g, geoms[j])
         if d <= dist + DISTANCE_EPS_FT:
             ctx.add(rule, Status.ADVISORY, f"{ref.noun} is {d:.1f} ft from {refs[j].noun}, within {dist:g} ft: cleared ground must be covered or protected within 24 hours.",

@@ -20,7 +20,10 @@ How each zone is built (see ``docs/siting.md``):
     or its centre: the device's ground, sampled bilinearly as the checker
     does, is higher than (``device_upgradient``) or lower than
     (``device_downgradient``) the feature's ground at its nearest point, or
-    level within ``gradient_tolerance_ft``. Cells where the gradient is
+    level within ``gradient_tolerance_ft``; and, as the checker reads every
+    part of the feature within the distance, where any such part qualifies
+    (:func:`_whole_feature_reading`, conservative by a reading tile's
+    diagonal). Cells where the gradient is
     unknown (no DEM, nodata) are excluded too, within the distance and
     wherever the checker would judge that feature as the nearest one, because
     the checker reports them undetermined: never allowed.
@@ -181,7 +184,10 @@ def applicable_rules(pack: RulePack, project_class: str, device_type: str, high_
             continue
         types = rule.applies.get("device_types")
         if rule.kind == "device_setback":
-            want = rule.applies.get("high_traffic")
+            if rule.params.get("advisory_only"):  # an advisory never excludes ground
+                continue
+            # The envelope's one flag ("serves vehicle areas") answers both traffic questions.
+            want = rule.applies.get("high_traffic", rule.applies.get("vehicle_traffic"))
             if want is not None and high_traffic is not None and bool(want) != bool(high_traffic):
                 continue
             if types and device_type not in types:
@@ -281,6 +287,8 @@ def build_envelope(
     high_traffic: bool | None = False,
     project_class: str | None = None,
     cell_ft: float = DEFAULT_CELL_FT,
+    design_zones: bool = True,
+    within: BaseGeometry | None = None,
 ) -> SitingEnvelope:
     """The siting envelope of a point device of ``device_type`` on the site parcel.
 
@@ -300,17 +308,38 @@ def build_envelope(
         ``exempt``/``minor``/``major``; default: ``inputs.class_override``, else computed.
     cell_ft : float
         Grid cell for gradient-dependent boundaries, feet.
+    design_zones : bool
+        Whether to draw the ``device_slope`` zones (``needs_professional_design``);
+        callers that only need where a device may go (the moves) skip them.
+    within : shapely geometry, optional
+        Draw only the part of the site parcel inside this area (working CRS):
+        a local search around one device. ``site`` is then that part.
     """
     with np.errstate(invalid="ignore"):  # GEOS overlays raise numpy's invalid-value flag harmlessly
-        return _build(inputs, pack, device_type, high_traffic, project_class, cell_ft)
+        return _build(inputs, pack, device_type, high_traffic, project_class, cell_ft, design_zones, within)
 
 
-def _build(inputs: SiteInputs, pack: RulePack, device_type: str, high_traffic: bool | None, project_class: str | None, cell_ft: float) -> SitingEnvelope:
+def _build(
+    inputs: SiteInputs,
+    pack: RulePack,
+    device_type: str,
+    high_traffic: bool | None,
+    project_class: str | None,
+    cell_ft: float,
+    design_zones: bool = True,
+    within: BaseGeometry | None = None,
+) -> SitingEnvelope:
     dtype = normalise_device_type(device_type)
     prep = _prepare(inputs, pack, project_class)
     ctx = prep.ctx
     u = ctx.unit_to_ft
     site = prep.site
+    if within is not None:
+        site = _polygonal(shapely.intersection(site, within))
+        if site.is_empty:
+            return SitingEnvelope(
+                site, [], [], site, prep.site_id, prep.project_class, prep.class_source, dtype, high_traffic, [], [], cell_ft, u, warnings=ctx.warnings
+            )
     chosen = applicable_rules(pack, prep.project_class, dtype, high_traffic)
     excluded: list[ExcludedZone] = []
     not_checked: list[dict[str, str]] = []
@@ -379,7 +408,7 @@ def _build(inputs: SiteInputs, pack: RulePack, device_type: str, high_traffic: b
     # --- slopes (not excluded) ---
     from .slope import slope_zones
 
-    design = slope_zones(ctx, chosen["slope"], site)
+    design = slope_zones(ctx, chosen["slope"], site) if design_zones else []
 
     blocked = shapely.union_all(np.array([z.geometry for z in excluded], dtype=object)) if excluded else shapely.Polygon()
     envelope = shapely.difference(site, blocked) if not blocked.is_empty else site
@@ -481,6 +510,10 @@ def _gradient_rule_zones(
         known = computed & np.isfinite(dz)
         applies = known & ((dz >= -tol) if mode == "device_upgradient" else (dz <= tol))
         unknown = computed & ~np.isfinite(dz)
+        # The checker reads the whole feature within the distance, not only its nearest point.
+        w_applies, w_unknown = _whole_feature_reading(geom, grid, zp, need[k] & np.isfinite(zp), dem, required / u, u, mode, tol)
+        applies |= w_applies
+        unknown |= w_unknown & ~applies
         disk = None
         if applies.any() or unknown.any():
             disk = shapely.intersection(covering_buffer(geom, required, u), site)
@@ -532,6 +565,117 @@ def _gradient_rule_zones(
                 )
             )
     return out
+
+
+#: Grid samples per side of the tiles that share one reading of a feature's ground.
+READING_TILE: int = 4
+#: Spacing of the samples of a feature's ground, feet (as the checker's ``LINE_STEP_FT``; vertices always).
+FEATURE_STEP_FT: float = 1.0
+
+
+def _feature_samples(geom: BaseGeometry, required_ft: float, unit_to_ft: float) -> np.ndarray:
+    """Points of a feature where its ground is read: the linework every :data:`FEATURE_STEP_FT` and a polygon's interior grid."""
+    step = FEATURE_STEP_FT / unit_to_ft
+    polys = [g for g in shapely.get_parts(geom) if g.geom_type == "Polygon"]
+    line = geom.boundary if geom.geom_type in ("Polygon", "MultiPolygon") else geom
+    pts = [shapely.get_coordinates(shapely.segmentize(line, step))] if not line.is_empty else [shapely.get_coordinates(geom)]
+    for poly in polys:
+        inner = max(FEATURE_STEP_FT, required_ft / 60.0) / unit_to_ft
+        minx, miny, maxx, maxy = poly.bounds
+        if (maxx - minx) * (maxy - miny) / (inner * inner) > 2_000_000:
+            inner = math.sqrt((maxx - minx) * (maxy - miny) / 2_000_000)
+        gx = np.arange(minx + inner / 2, maxx, inner)
+        gy = np.arange(miny + inner / 2, maxy, inner)
+        if len(gx) and len(gy):
+            xx, yy = np.meshgrid(gx, gy)
+            ok = shapely.contains_xy(poly, xx.ravel(), yy.ravel())
+            pts.append(np.column_stack([xx.ravel()[ok], yy.ravel()[ok]]))
+    return np.vstack(pts) if pts else np.zeros((0, 2))
+
+
+def _whole_feature_reading(
+    geom: BaseGeometry, grid: _Grid, zp: np.ndarray, want: np.ndarray, dem: ElevationGrid, reach: float, unit_to_ft: float, mode: str, tol: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Samples where some part of the feature within the distance qualifies, and where one is unknown (conservative).
+
+    ``device_setback`` reads every part of the feature within the required
+    distance. The samples are grouped in tiles of ``READING_TILE``² grid
+    cells, and the feature's ground samples binned on the same tiles; each
+    sample tile takes the lowest (``device_upgradient``) or highest
+    (``device_downgradient``) feature ground of every bin whose centre lies
+    within the distance plus both half-diagonals of its own centre: a superset
+    of the parts within the distance of each of its samples, so the zone can
+    only grow (by at most those half-diagonals). A feature sample without
+    ground in such a bin marks the tile's samples unknown. The cost is that of
+    a min-filter on the tile grid, bounded by the site's size and the distance.
+    """
+    n = grid.n
+    applies = np.zeros(n, dtype=bool)
+    unknown = np.zeros(n, dtype=bool)
+    idx = np.flatnonzero(want)
+    if len(idx) == 0:
+        return applies, unknown
+    side = grid.h * READING_TILE
+    half = side * math.sqrt(0.5)
+    pad = int(math.ceil((reach + 2 * half) / side)) + 1
+    tx = np.floor((grid.x[idx] - grid.x0) / side).astype(np.int64) + pad
+    ty = np.floor((grid.y[idx] - grid.y0) / side).astype(np.int64) + pad
+    nx_t, ny_t = int(tx.max()) + pad + 1, int(ty.max()) + pad + 1
+    # the feature's ground, only where it can be within the distance of a sample
+    x_lo, y_lo = grid.x0 - pad * side, grid.y0 - pad * side
+    box = shapely.box(x_lo, y_lo, x_lo + nx_t * side, y_lo + ny_t * side)
+    part = shapely.clip_by_rect(geom, *box.bounds) if geom.geom_type not in ("Point", "MultiPoint") else shapely.intersection(geom, box)
+    if part.is_empty:
+        return applies, unknown
+    fs = _feature_samples(part, reach * unit_to_ft, unit_to_ft)
+    if len(fs) == 0:
+        return applies, unknown
+    zf = dem.sample(fs[:, 0], fs[:, 1])
+    fx = np.clip(np.floor((fs[:, 0] - x_lo) / side).astype(np.int64), 0, nx_t - 1)
+    fy = np.clip(np.floor((fs[:, 1] - y_lo) / side).astype(np.int64), 0, ny_t - 1)
+    up = mode == "device_upgradient"
+    sign = 1.0 if up else -1.0  # a min-filter of sign * z
+    bins = np.full((ny_t, nx_t), np.inf)
+    ok = np.isfinite(zf)
+    np.minimum.at(bins, (fy[ok], fx[ok]), sign * zf[ok])
+    nan_bins = np.zeros((ny_t, nx_t), dtype=bool)
+    nan_bins[fy[~ok], fx[~ok]] = True
+    best = np.full((ny_t, nx_t), np.inf)
+    seen_nan = np.zeros((ny_t, nx_t), dtype=bool)
+    limit = (reach + 2 * half) / side + 1e-9
+    has = np.isfinite(bins) | nan_bins
+    r_i, c_i = np.nonzero(has)
+    if len(r_i) < 4 * (2 * pad + 1) ** 2:
+        # few feature bins: each one spreads its value over the tiles within reach
+        dd = np.arange(-pad, pad + 1)
+        ddx, ddy = np.meshgrid(dd, dd)
+        keep = np.hypot(ddx, ddy) <= limit
+        ddx, ddy = ddx[keep], ddy[keep]
+        for r, c in zip(r_i, c_i):
+            rr = r + ddy
+            cc = c + ddx
+            inside = (rr >= 0) & (rr < ny_t) & (cc >= 0) & (cc < nx_t)
+            rr, cc = rr[inside], cc[inside]
+            if np.isfinite(bins[r, c]):
+                best[rr, cc] = np.minimum(best[rr, cc], bins[r, c])
+            if nan_bins[r, c]:
+                seen_nan[rr, cc] = True
+    else:
+        for dy in range(-pad, pad + 1):
+            for dx in range(-pad, pad + 1):
+                if math.hypot(dx, dy) > limit:
+                    continue
+                dst = (slice(max(0, dy), ny_t + min(0, dy)), slice(max(0, dx), nx_t + min(0, dx)))
+                src = (slice(max(0, -dy), ny_t + min(0, -dy)), slice(max(0, -dx), nx_t + min(0, -dx)))
+                np.minimum(best[dst], bins[src], out=best[dst])
+                seen_nan[dst] |= nan_bins[src]
+    m = sign * best[ty, tx]
+    z_dev = zp[idx]
+    with np.errstate(invalid="ignore"):
+        hit = (z_dev >= m - tol) if up else (z_dev <= m + tol)
+    applies[idx] = hit & np.isfinite(m)
+    unknown[idx] = seen_nan[ty, tx]
+    return applies, unknown
 
 
 def _polygonal(geom: BaseGeometry) -> BaseGeometry:

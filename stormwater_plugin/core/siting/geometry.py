@@ -92,17 +92,74 @@ def _segment_buffers(geom: BaseGeometry, r: float, q: int) -> BaseGeometry:
     return shapely.union_all(np.asarray(parts, dtype=object))
 
 
-def cells_to_polygon(mask: np.ndarray, x0: float, y0: float, h: float) -> BaseGeometry:
-    """Union of the flagged cells of a grid (row 0 at ``y0``, rows going up), merged by row runs."""
-    boxes = []
-    for r in np.flatnonzero(mask.any(axis=1)):
-        row = mask[r].astype(np.int8)
-        d = np.diff(np.concatenate(([0], row, [0])))
-        starts = np.flatnonzero(d == 1)
-        ends = np.flatnonzero(d == -1)
-        yb = y0 + r * h
-        for s, e in zip(starts, ends):
-            boxes.append(shapely.box(x0 + s * h, yb, x0 + e * h, yb + h))
-    if not boxes:
+def _runs(edges: np.ndarray, cuts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Maximal runs of ``True`` along axis 1 of ``edges`` (R, L), cut at vertices where ``cuts`` (R, L + 1) is set.
+
+    Returns the row, first index and one-past-last index of each run.
+    """
+    prev = np.zeros_like(edges)
+    prev[:, 1:] = edges[:, :-1]
+    nxt = np.zeros_like(edges)
+    nxt[:, :-1] = edges[:, 1:]
+    start = edges & (~prev | cuts[:, :-1])
+    end = edges & (~nxt | cuts[:, 1:])
+    sr, sc = np.nonzero(start)
+    _er, ec = np.nonzero(end)
+    return sr, sc, ec + 1
+
+
+def mask_to_polygon(mask: np.ndarray) -> BaseGeometry:
+    """The flagged cells of a boolean grid as one exact (Multi)Polygon, in cell units.
+
+    Cell ``(r, c)`` is the square ``[c, c + 1] × [r, r + 1]``. The outline is
+    traced, not unioned: the unit edges between flagged and unflagged cells
+    are merged into straight runs (cut wherever another boundary edge meets
+    them, so the linework is noded), GEOS polygonizes them, and the faces
+    lying on flagged cells are kept. Every coordinate is a small integer, so
+    no floating-point rounding can open gaps or slivers, and the cost grows
+    with the length of the outline, never with a union of pieces.
+    """
+    m = np.asarray(mask, dtype=bool)
+    if m.ndim != 2 or not m.any():
         return shapely.Polygon()
-    return shapely.union_all(np.array(boxes, dtype=object))
+    rows, cols = m.shape
+    p = np.zeros((rows + 2, cols + 2), dtype=bool)
+    p[1:-1, 1:-1] = m
+    horiz = p[1:, 1:-1] != p[:-1, 1:-1]  # (rows + 1, cols): edge at y = r, x in [c, c + 1]
+    vert = p[1:-1, 1:] != p[1:-1, :-1]  # (rows, cols + 1): edge at x = c, y in [r, r + 1]
+    v_at = np.zeros((rows + 1, cols + 1), dtype=bool)  # a vertical edge meets vertex (c, r)
+    v_at[:-1] |= vert
+    v_at[1:] |= vert
+    h_at = np.zeros((rows + 1, cols + 1), dtype=bool)
+    h_at[:, :-1] |= horiz
+    h_at[:, 1:] |= horiz
+    hr, hs, he = _runs(horiz, v_at)
+    vc, vs, ve = _runs(vert.T, h_at.T)
+    n1, n2 = len(hr), len(vc)
+    xy = np.empty((2 * (n1 + n2), 2))
+    xy[0 : 2 * n1 : 2, 0] = hs
+    xy[1 : 2 * n1 : 2, 0] = he
+    xy[0 : 2 * n1, 1] = np.repeat(hr, 2)
+    xy[2 * n1 :, 0] = np.repeat(vc, 2)
+    xy[2 * n1 :: 2, 1] = vs
+    xy[2 * n1 + 1 :: 2, 1] = ve
+    lines = shapely.linestrings(xy, indices=np.repeat(np.arange(n1 + n2), 2))
+    faces = shapely.get_parts(shapely.polygonize(lines))
+    inner = shapely.get_coordinates(shapely.point_on_surface(faces))
+    keep = m[np.floor(inner[:, 1]).astype(np.int64), np.floor(inner[:, 0]).astype(np.int64)]
+    kept = faces[keep]
+    if len(kept) == 1:
+        return kept[0]
+    return shapely.MultiPolygon(list(kept))
+
+
+def cells_to_polygon(mask: np.ndarray, x0: float, y0: float, h: float) -> BaseGeometry:
+    """Union of the flagged cells of a grid (row 0 at ``y0``, rows going up, cells of side ``h``).
+
+    Traced exactly in cell units (:func:`mask_to_polygon`), then scaled: equal
+    integer vertices map to equal coordinates, so the result has no gaps.
+    """
+    poly = mask_to_polygon(mask)
+    if poly.is_empty:
+        return poly
+    return shapely.transform(poly, lambda xy: np.column_stack([x0 + xy[:, 0] * h, y0 + xy[:, 1] * h]))

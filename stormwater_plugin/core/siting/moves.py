@@ -11,6 +11,14 @@ For each device with a ``device_setback`` violation in ``result``:
   envelope. The reported position is the new centroid and the distance is
   the length of the translation.
 
+The search is local: the envelope is drawn only in a square around the
+device whose half-side is the largest distance of the rules that shape it
+(plus the device's own extent and a margin), without the slope zones. A
+position closer to the device than the square's edge (less the device's
+extent) is the nearest of the whole envelope, since every closer position lies
+in the square; when the nearest one found is farther, the square grows
+(threefold) until it holds the whole parcel.
+
 Every suggestion is verified by re-running the device's setback rules
 (``run_check`` on the moved device alone); only a position with no
 violation and no undetermined finding is proposed. When none exists on the
@@ -21,6 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -34,7 +43,12 @@ from ..engine import SiteInputs, run_check
 from ..geometry import clean_layer
 from ..model import CheckResult, FeatureLayer, Status
 from ..rulepack import RulePack
-from .envelope import DEFAULT_CELL_FT, SitingEnvelope, SitingError, applicable_rules, build_envelope, normalise_device_type
+from .envelope import DEFAULT_CELL_FT, SitingError, _prepare, applicable_rules, build_envelope, normalise_device_type
+
+#: Margin added to the local search square beyond the rules' largest distance, feet.
+SEARCH_MARGIN_FT: float = 20.0
+#: Growth of the search square when the nearest compliant position lies beyond it.
+SEARCH_GROWTH: float = 3.0
 
 #: How far inside the envelope a suggested point is placed, feet.
 NUDGE_FT: float = 0.01
@@ -63,21 +77,26 @@ def _verify(inputs: SiteInputs, pack: RulePack, project_class: str, geom: BaseGe
     return not bad, bad
 
 
-def _nearest_inside(env: BaseGeometry, pt: Point, unit_to_ft: float, limit: int) -> list[Point]:
-    """Candidate points of ``env`` nearest to ``pt``: the nearest boundary point nudged inside, then a widening search."""
-    out: list[Point] = []
+def _nearest_inside(env: BaseGeometry, pt: Point, unit_to_ft: float, limit: int) -> Iterator[Point]:
+    """Candidate points of ``env`` nearest to ``pt``: the nearest boundary point nudged inside, then a widening search.
+
+    A generator: the fallbacks (for a failed verification) are only computed when asked for.
+    """
     if env.is_empty:
-        return out
+        return
     if shapely.contains(env, pt):
-        return [pt]
+        yield pt
+        return
     near = nearest_points(env, pt)[0]
     nudge = NUDGE_FT / unit_to_ft
     dx, dy = near.x - pt.x, near.y - pt.y
     n = math.hypot(dx, dy) or 1.0
+    count = 0
     for k in (1, 2, 5, 10, 20):
         c = Point(near.x + dx / n * nudge * k, near.y + dy / n * nudge * k)
         if shapely.contains(env, c):
-            out.append(c)
+            count += 1
+            yield c
             break
     else:
         # The straight continuation leaves the envelope (a corner): look around the boundary point.
@@ -90,18 +109,18 @@ def _nearest_inside(env: BaseGeometry, pt: Point, unit_to_ft: float, limit: int)
                 d = np.hypot(cx - pt.x, cy - pt.y)
                 d[~ok] = np.inf
                 j = int(np.argmin(d))
-                out.append(Point(cx[j], cy[j]))
+                count += 1
+                yield Point(cx[j], cy[j])
                 break
     # Fallbacks: points of the envelope's interior by increasing distance (for a failed verification).
-    if len(out) < limit:
+    if count < limit:
         inner = shapely.buffer(env, -5 * nudge)
         b = shapely.get_coordinates(shapely.segmentize(inner.boundary, 0.5 / unit_to_ft)) if not inner.is_empty else np.zeros((0, 2))
         if len(b):
             order = np.argsort(np.hypot(b[:, 0] - pt.x, b[:, 1] - pt.y))
             step = max(1, len(order) // (limit * 4))
-            for j in order[: limit * step : step]:
-                out.append(Point(b[j, 0], b[j, 1]))
-    return out[:limit]
+            for j in order[: (limit - count) * step : step]:
+                yield Point(b[j, 0], b[j, 1])
 
 
 def _translated(geom: BaseGeometry, dx: np.ndarray, dy: np.ndarray) -> np.ndarray:
@@ -175,6 +194,14 @@ def suggest_moves(inputs: SiteInputs, pack: RulePack, result: CheckResult, *, ce
         return _suggest(inputs, pack, result, cell_ft)
 
 
+def _extent(geom: BaseGeometry, origin: Point) -> float:
+    """Largest distance from ``origin`` to a vertex of ``geom`` (working units; 0 for a point)."""
+    if geom.geom_type == "Point":
+        return 0.0
+    c = shapely.get_coordinates(geom)
+    return float(np.max(np.hypot(c[:, 0] - origin.x, c[:, 1] - origin.y))) if len(c) else 0.0
+
+
 def _suggest(inputs: SiteInputs, pack: RulePack, result: CheckResult, cell_ft: float) -> list[dict[str, Any]]:
     violating: dict[str, list[str]] = {}
     for f in result.findings:
@@ -186,7 +213,7 @@ def _suggest(inputs: SiteInputs, pack: RulePack, result: CheckResult, cell_ft: f
         return []
     devices = clean_layer(inputs.layers["devices"], [])
     u = inputs.unit_to_ft
-    cache: dict[Any, SitingEnvelope | str] = {}
+    site: BaseGeometry | str | None = None
     moves: list[dict[str, Any]] = []
     for i in range(len(devices)):
         dev_id = devices.ids[i]
@@ -205,45 +232,64 @@ def _suggest(inputs: SiteInputs, pack: RulePack, result: CheckResult, cell_ft: f
         }
         try:
             sel = applicable_rules(pack, result.project_class, normalise_device_type(dtype), ht)
-            key: Any = tuple(r.id for r in sel["setback"] + sel["no_cut"])
-        except SitingError:
-            key = (dtype, ht)
-        if key not in cache:
-            try:
-                cache[key] = build_envelope(inputs, pack, device_type=dtype, high_traffic=ht, project_class=result.project_class, cell_ft=cell_ft)
-            except (SitingError, LookupError) as exc:
-                cache[key] = str(exc)
-        env = cache[key]
-        if isinstance(env, str):
-            moves.append({**entry, "possible": False, "reason": env, "message": f"Device {dev_id}: no move suggested ({env})."})
+        except SitingError as exc:
+            moves.append({**entry, "possible": False, "reason": str(exc), "message": f"Device {dev_id}: no move suggested ({exc})."})
             continue
+        if site is None:
+            try:
+                site = _prepare(inputs, pack, result.project_class).site
+            except (SitingError, LookupError) as exc:
+                site = str(exc)
+        if isinstance(site, str):
+            moves.append({**entry, "possible": False, "reason": site, "message": f"Device {dev_id}: no move suggested ({site})."})
+            continue
+        reach_ft = max([float(r.params["required_ft"]) for r in sel["setback"]] + [float(r.params["width_ft"]) for r in sel["no_cut"]] + [0.0])
         point = geom.geom_type == "Point"
+        origin = geom if point else geom.centroid
+        ext = _extent(geom, origin)
         if point:
             method = "nearest point of the siting envelope for this device type and traffic class"
-            cands = [(p, (p.x - geom.x, p.y - geom.y)) for p in _nearest_inside(env.envelope, geom, u, MAX_TRIES)]
-            origin = geom
         else:
             method = "rigid translation of the footprint (no rotation) into the siting envelope; positions are the centroid's"
-            origin = geom.centroid
-            step = env.cell_ft / u
-            cands = []
-            for dx, dy in _translations(env.envelope, geom, step, MAX_TRIES):
-                cands.append((Point(origin.x + dx, origin.y + dy), (dx, dy)))
+        half = (reach_ft + SEARCH_MARGIN_FT) / u + ext
         chosen = None
         tried = 0
-        for pos, (dx, dy) in cands:
-            tried += 1
-            moved = pos if point else shapely.transform(geom, lambda xy, a=dx, b=dy: xy + (a, b))
-            ok, _bad = _verify(inputs, pack, result.project_class, moved, attrs, dev_id)
-            if ok:
-                chosen = (pos, dx, dy)
+        env_empty = True
+        env_cell = cell_ft
+        while True:
+            window = shapely.box(origin.x - half, origin.y - half, origin.x + half, origin.y + half)
+            whole = bool(shapely.contains(window, site))
+            env = build_envelope(inputs, pack, device_type=dtype, high_traffic=ht, project_class=result.project_class, cell_ft=cell_ft, design_zones=False, within=window)
+            env_cell = env.cell_ft
+            env_empty = env_empty and env.envelope.is_empty
+            sure = half - ext  # a displacement up to this keeps the device in the window: the nearest of the whole envelope
+            beyond = False
+            if point:
+                cands: Iterator[tuple[Point, tuple[float, float]]] = ((p, (p.x - geom.x, p.y - geom.y)) for p in _nearest_inside(env.envelope, geom, u, MAX_TRIES))
+            else:
+                step = env.cell_ft / u
+                cands = ((Point(origin.x + dx, origin.y + dy), (dx, dy)) for dx, dy in _translations(env.envelope, geom, step, MAX_TRIES))
+            for pos, (dx, dy) in cands:
+                if not whole and math.hypot(dx, dy) > sure:
+                    beyond = True
+                    break
+                if tried >= MAX_TRIES:
+                    break
+                tried += 1
+                moved = pos if point else shapely.transform(geom, lambda xy, a=dx, b=dy: xy + (a, b))
+                ok, _bad = _verify(inputs, pack, result.project_class, moved, attrs, dev_id)
+                if ok:
+                    chosen = (pos, dx, dy)
+                    break
+            if chosen is not None or whole or tried >= MAX_TRIES or (tried and not beyond):
                 break
+            half *= SEARCH_GROWTH
         if chosen is None:
             why = (
                 "the siting envelope for this device type is empty"
-                if env.envelope.is_empty
+                if env_empty
                 else "no position on the site parcel satisfies every setback rule for this device"
-                if not cands
+                if not tried
                 else f"none of the {tried} nearest candidate positions passed the setback rules"
             )
             moves.append({**entry, "possible": False, "reason": why, "method": method, "message": f"Device {dev_id}: no compliant position found on the site parcel ({why})."})
@@ -261,7 +307,7 @@ def _suggest(inputs: SiteInputs, pack: RulePack, result: CheckResult, cell_ft: f
                 "bearing_deg": round(b, 1),
                 "method": method,
                 "verified": True,
-                "envelope_cell_ft": round(env.cell_ft, 3),
+                "envelope_cell_ft": round(env_cell, 3),
                 "message": f"Move device {dev_id} {dist:.1f} ft toward {b:.0f}° ({_compass(b)}) to clear {', '.join(violating[dev_id])}.",
             }
         )

@@ -30,6 +30,10 @@ from shapely.geometry.base import BaseGeometry
 
 #: Samples per tile side; tiles hold up to this squared.
 TILE_SAMPLES: int = 16
+#: Most (point, segment) pairs measured at once: memory stays bounded whatever the vertices and samples.
+PAIR_BUDGET: int = 1_000_000
+#: A tile with more candidate segments than this (a densely digitised line) is answered by the GEOS tree.
+DENSE_CANDIDATES: int = 48
 
 
 def _flatten(geom: BaseGeometry, segs: list[np.ndarray], polys: list[BaseGeometry]) -> None:
@@ -69,6 +73,64 @@ def _point_segment(px: np.ndarray, py: np.ndarray, seg: np.ndarray) -> tuple[np.
     qx = ax + t * dx
     qy = ay + t * dy
     return np.hypot(px - qx, py - qy), qx, qy
+
+
+def _pairs_chunk(
+    idx: np.ndarray,
+    tile_of: np.ndarray,
+    per_tile: np.ndarray,
+    first: np.ndarray,
+    c_seg: np.ndarray,
+    seg: np.ndarray,
+    x: np.ndarray,
+    y: np.ndarray,
+    tie: float,
+    dist: np.ndarray,
+    nx: np.ndarray,
+    ny: np.ndarray,
+) -> None:
+    """Samples ``idx`` (grouped by tile) against their tile's candidate segments; writes into dist, nx, ny."""
+    t_sorted = tile_of[idx]
+    counts = per_tile[t_sorted]
+    total = int(counts.sum())
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    within = np.arange(total) - np.repeat(starts, counts)
+    pair_seg = c_seg[np.repeat(first[t_sorted], counts) + within]
+    pair_pt = np.repeat(idx, counts)
+    d, qx, qy = _point_segment(x[pair_pt], y[pair_pt], seg[pair_seg])
+    dmin = np.minimum.reduceat(d, starts)
+    # the first pair (segment order) reaching the minimum
+    hit = np.flatnonzero(d <= np.repeat(dmin, counts) + tie)
+    grp = np.searchsorted(starts, hit, side="right") - 1
+    _, first_hit = np.unique(grp, return_index=True)
+    pick = hit[first_hit]
+    dist[idx] = dmin
+    nx[idx] = qx[pick]
+    ny[idx] = qy[pick]
+
+
+def _tree_nearest(idx: np.ndarray, seg: np.ndarray, x: np.ndarray, y: np.ndarray, max_dist: float | None, dist: np.ndarray, nx: np.ndarray, ny: np.ndarray) -> None:
+    """Samples ``idx`` against every segment through a GEOS STRtree (equally near: the first segment in order)."""
+    degenerate = (seg[:, 0] == seg[:, 2]) & (seg[:, 1] == seg[:, 3])
+    geoms = np.empty(len(seg), dtype=object)
+    geoms[~degenerate] = shapely.linestrings(seg[~degenerate].reshape(-1, 2, 2))
+    geoms[degenerate] = shapely.points(seg[degenerate, :2])
+    tree = shapely.STRtree(geoms)
+    for a in range(0, len(idx), PAIR_BUDGET // 8):
+        part = idx[a : a + PAIR_BUDGET // 8]
+        pts = shapely.points(x[part], y[part])
+        with np.errstate(invalid="ignore"):
+            pairs = tree.query_nearest(pts, max_distance=max_dist, all_matches=True)
+        if pairs.shape[1] == 0:
+            continue
+        best = np.full(len(part), len(seg), dtype=np.int64)
+        np.minimum.at(best, pairs[0], pairs[1])
+        got = best < len(seg)
+        j = part[got]
+        d, qx, qy = _point_segment(x[j], y[j], seg[best[got]])
+        dist[j] = d
+        nx[j] = qx
+        ny[j] = qy
 
 
 def nearest_on(geom: BaseGeometry, x: np.ndarray, y: np.ndarray, spacing: float, max_dist: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -135,18 +197,28 @@ def nearest_on(geom: BaseGeometry, x: np.ndarray, y: np.ndarray, spacing: float,
     cx = x0 + (tiles % width + 0.5) * side
     cy = y0 + (tiles // width + 0.5) * side
     half = np.full(n_t, side * math.sqrt(0.5) * (1 + 1e-9))
-    # candidates per tile (rows of this loop bounded to ~4M pairs at a time)
+    # candidates per tile, PAIR_BUDGET (tile, segment) pairs at a time; a tile with more than
+    # DENSE_CANDIDATES candidates (a densely digitised line) goes to the GEOS tree instead
     cand_t: list[np.ndarray] = []
     cand_s: list[np.ndarray] = []
-    step = max(1, 4_000_000 // len(seg))
+    dense = np.zeros(n_t, dtype=bool)
+    skipped = np.zeros(n_t, dtype=bool)
+    step = max(1, PAIR_BUDGET // len(seg))
     for t0 in range(0, n_t, step):
         sl = slice(t0, min(t0 + step, n_t))
         dc, _, _ = _point_segment(cx[sl, None], cy[sl, None], seg[None, :, :])
         slack = 2 * half[sl, None] + 2 * tie + 1e-9 * np.abs(dc)
         dmin_c = dc.min(axis=1, keepdims=True)
         ok = dc <= dmin_c + slack
+        del dc, slack
         if max_dist is not None:
-            ok &= dmin_c - half[sl, None] <= max_dist  # some sample of the tile may be within max_dist
+            far = (dmin_c - half[sl, None] > max_dist)[:, 0]  # no sample of the tile may be within max_dist
+            ok[far] = False
+            skipped[sl] = far
+        count = ok.sum(axis=1)
+        many = count > DENSE_CANDIDATES
+        dense[sl] = many
+        ok[many] = False
         ti, si = np.nonzero(ok)
         cand_t.append(ti + t0)
         cand_s.append(si)
@@ -155,28 +227,22 @@ def nearest_on(geom: BaseGeometry, x: np.ndarray, y: np.ndarray, spacing: float,
     per_tile = np.bincount(c_tile, minlength=n_t)
     first = np.concatenate([[0], np.cumsum(per_tile)[:-1]])
 
-    # every sample of a kept tile against its tile's candidates, in pairs
+    # every sample of a sparse tile against its tile's candidates, in pairs, PAIR_BUDGET at a time
     order = np.argsort(tile_of, kind="stable")
     order = order[per_tile[tile_of[order]] > 0]
-    if len(order) == 0:
-        return dist, nx, ny
-    t_sorted = tile_of[order]
-    counts = per_tile[t_sorted]
-    total = int(counts.sum())
-    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
-    within = np.arange(total) - np.repeat(starts, counts)
-    pair_seg = c_seg[np.repeat(first[t_sorted], counts) + within]
-    pair_pt = np.repeat(order, counts)
-    d, qx, qy = _point_segment(x[pair_pt], y[pair_pt], seg[pair_seg])
-    dmin = np.minimum.reduceat(d, starts)
-    # the first pair (segment order) reaching the minimum
-    hit = np.flatnonzero(d <= np.repeat(dmin, counts) + tie)
-    grp = np.searchsorted(starts, hit, side="right") - 1
-    _, first_hit = np.unique(grp, return_index=True)
-    pick = hit[first_hit]
-    dist[order] = dmin
-    nx[order] = qx[pick]
-    ny[order] = qy[pick]
+    if len(order):
+        cum = np.cumsum(per_tile[tile_of[order]])
+        a = 0
+        while a < len(order):
+            base = cum[a - 1] if a else 0
+            b = int(np.searchsorted(cum, base + PAIR_BUDGET, side="right"))
+            b = max(b, a + 1)
+            _pairs_chunk(order[a:b], tile_of, per_tile, first, c_seg, seg, x, y, tie, dist, nx, ny)
+            a = b
+    # samples of dense tiles: the GEOS tree of the segments, nearest first in segment order
+    crowd = dense[tile_of]
+    if crowd.any():
+        _tree_nearest(np.flatnonzero(crowd), seg, x, y, max_dist, dist, nx, ny)
 
     # inside a polygonal part: distance 0, the sample itself
     if polys:

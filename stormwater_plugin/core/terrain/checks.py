@@ -9,7 +9,10 @@ building_site_slope
     building site's centroid (a point site: the point). At or over the
     threshold: *advisory* (the project "may be considered to be" major);
     under: *pass*; no DEM, or the centre or any part of the ring on nodata or
-    off the DEM: *undetermined*.
+    off the DEM: *undetermined*. ``reclassifies`` names the class the slope
+    may reclassify (``minor``); the rule applies to every class so that the
+    slope is always reported, and on another class the finding says it does
+    not change the class.
 device_slope
     ``threshold_pct``, ``compare`` (``gt``: "greater than 15%"),
     ``point_radius_ft`` (footprint of a point or line device), ``designer``
@@ -25,6 +28,13 @@ clearing_slope
 
 Slopes are compared with a tolerance of :data:`SLOPE_EPS_PCT` so that a
 plane built at exactly the threshold reads as exactly the threshold.
+
+Elevation unit: a slope is proportional to the DEM's elevation unit. When
+the unit was assumed (``ElevationGrid.z_unit_declared`` false) every
+verdict is taken under each candidate unit
+(:meth:`~stormwater_plugin.core.raster.ElevationGrid.z_to_ft_candidates`);
+a verdict that differs between them is *undetermined* with the remedy
+(declare the unit), and one that holds in every unit stands.
 """
 
 from __future__ import annotations
@@ -79,8 +89,45 @@ def _centre(geom: BaseGeometry) -> Point:
 # --- building sites -----------------------------------------------------------
 
 
+def unit_scales(dem: ElevationGrid) -> list[tuple[str, float]]:
+    """(unit name, factor on the slope as measured) for every elevation unit the DEM may have.
+
+    A slope is proportional to the elevation unit: read with a factor ``k``
+    instead of ``dem.z_to_ft`` it is ``k / dem.z_to_ft`` times the measured
+    one. One entry (the measured slope, factor 1) when the unit is declared.
+    """
+    return [(z_unit_name(k), k / dem.z_to_ft) for k in dem.z_to_ft_candidates()]
+
+
+def z_unit_name(z_to_ft: float) -> str:
+    """``metres``, ``feet`` or ``US survey feet`` for an elevation-unit factor."""
+    for name, f in (("metres", 1.0 / 0.3048), ("feet", 1.0), ("US survey feet", 1200.0 / 3937.0 / 0.3048)):
+        if abs(z_to_ft - f) < 1e-9:
+            return name
+    return f"units of {z_to_ft:g} ft"
+
+
+def z_unit_remedy(dem: ElevationGrid) -> str:
+    """The one-line remedy when the DEM's elevation unit was assumed."""
+    return (
+        f"the DEM ({dem.name}) does not declare its elevation unit, so declare it "
+        "(--dem-z-units m, ft or us-ft, or the plugin's DEM elevation-unit setting) and run again"
+    )
+
+
+def _by_unit(slope: float, scales: list[tuple[str, float]]) -> str:
+    return ", ".join(f"{slope * f:.2f}% if the elevations are in {name}" for name, f in scales)
+
+
 def check_building_site_slope(ctx: CheckContext, rule: Rule) -> None:
-    """Apply a ``building_site_slope`` rule to every building site."""
+    """Apply a ``building_site_slope`` rule to every building site, whatever the project class.
+
+    The texts let the slope reclassify a project of class ``params.reclassifies``
+    (a minor project "may be considered" major). The slope is measured and
+    reported for every project: on a project of another class the finding says
+    it does not change the class; when the class was assumed, a slope at or over
+    the threshold is a cited reason (added by the engine).
+    """
     p = rule.params
     threshold = float(p["threshold_pct"])
     distance = float(p["distance_ft"])
@@ -88,13 +135,15 @@ def check_building_site_slope(ctx: CheckContext, rule: Rule) -> None:
     n_az = int(p.get("n_azimuths", 360))
     n_prof = int(p.get("profile_azimuths", 72))
     n_rays = int(p.get("display_rays", 36))
+    reclassifies = p.get("reclassifies")
     sites = ctx.layer("building_sites")
     if sites is None:
         ctx.add(rule, Status.UNDETERMINED, f"No building_sites layer was supplied, so the slope over {distance:g} ft from the centre of the building site could not be measured.")
         ctx.skip(rule, "no building_sites layer")
         return
     if len(sites) == 0:
-        ctx.skip(rule, "the building_sites layer is empty: no building site proposed")
+        if not sites.no_geometry:
+            ctx.skip(rule, "the building_sites layer is empty: no building site proposed")
         return
     for i in range(len(sites)):
         ref = sites.ref(i)
@@ -115,17 +164,54 @@ def check_building_site_slope(ctx: CheckContext, rule: Rule) -> None:
             continue
         slope, az = rs.slope_pct, rs.azimuth_deg
         ray = LineString([centre, rs.end])
-        extra.update(slope_pct=slope, azimuth_deg=az, z_centre_ft=rs.z_centre_ft, z_end_ft=rs.z_end_ft)
-        where = f"{_name(ref)}: the steepest slope over {distance:g} ft from its centre is {slope:.2f}% toward {az:.1f}°"
-        if exceeds(slope, threshold, compare):
-            status = Status.ADVISORY
-            msg = f"{where}, {_words(compare, threshold)}: the project may be considered to be a major project ({rule.citation.text})."
+        extra.update(slope_pct=slope, azimuth_deg=az, z_centre_ft=rs.z_centre_ft, z_end_ft=rs.z_end_ft, project_class=ctx.project_class)
+        scales = unit_scales(ctx.dem)
+        verdicts = {exceeds(slope * f, threshold, compare) for _, f in scales}
+        if len(verdicts) > 1:
+            extra.update(slope_pct=None, slope_pct_by_unit={name: slope * f for name, f in scales}, z_unit_declared=False)
+            msg = (
+                f"{_name(ref)}: the steepest slope over {distance:g} ft from its centre (toward {az:.1f}°) is {_by_unit(slope, scales)}, "
+                f"so whether it is {_words(compare, threshold)} is undetermined: {z_unit_remedy(ctx.dem)}."
+            )
+            ctx.add(rule, Status.UNDETERMINED, msg, subject=ref, geometry=ray, **extra)
+            ctx.building_sites.append(BuildingSiteSlope(ref.id, None, az, Status.UNDETERMINED, rs.profile, centre, msg))
+            _ray_zones(ctx, rule, ref, ctx.dem, centre, rs.z_centre_ft, distance, n_rays, slope, az, rs.end, [f for _, f in scales])
+            continue
+        steep = verdicts.pop()
+        single = len(scales) == 1
+        where = f"{_name(ref)}: the steepest slope over {distance:g} ft from its centre is "
+        if single:
+            where += f"{slope:.2f}% toward {az:.1f}°"
         else:
-            status = Status.PASS
-            msg = f"{where}, under {threshold:g}%."
+            either = f"{'at or over' if compare == 'gte' else 'over'} {threshold:g}%" if steep else f"under {threshold:g}%"
+            where += f"{_by_unit(slope, scales)} (toward {az:.1f}°), {either} either way"
+        status, msg = _site_verdict(ctx, rule, where, steep, threshold, compare, reclassifies, single)
         ctx.add(rule, status, msg, subject=ref, geometry=ray, **extra)
-        ctx.building_sites.append(BuildingSiteSlope(ref.id, slope, az, status, rs.profile, centre, msg))
-        _ray_zones(ctx, rule, ref, ctx.dem, centre, rs.z_centre_ft, distance, n_rays, slope, az, rs.end)
+        ctx.building_sites.append(BuildingSiteSlope(ref.id, slope if single else None, az, status, rs.profile, centre, msg))
+        _ray_zones(ctx, rule, ref, ctx.dem, centre, rs.z_centre_ft, distance, n_rays, slope, az, rs.end, [f for _, f in scales])
+
+
+def _site_verdict(ctx: CheckContext, rule: Rule, where: str, steep: bool, threshold: float, compare: str, reclassifies: Any, single: bool) -> tuple[Status, str]:
+    """Status and message of one building site's slope, by project class and how the class was decided."""
+    head = f"{where}, {_words(compare, threshold)}" if steep and single else where
+    if reclassifies is None or ctx.project_class == reclassifies:
+        if steep:
+            return Status.ADVISORY, f"{head}: the project may be considered to be a major project ({rule.citation.text})."
+        return Status.PASS, (f"{where}, under {threshold:g}%." if single else f"{where}.")
+    if ctx.class_source == "assumed":
+        if steep:
+            return Status.ADVISORY, (
+                f"{head}: the class is assumed {ctx.project_class} because the disturbed area is unknown, and this slope is a reason "
+                f"to keep it so: even a {reclassifies} project on it may be considered a major project ({rule.citation.text})."
+            )
+        return Status.PASS, (
+            f"{where}{', under ' + format(threshold, 'g') + '%' if single else ''}: should the disturbed area make the project {reclassifies}, "
+            f"this slope would not make it major (the class is assumed {ctx.project_class} until the disturbed area is known)."
+        )
+    tail = f"the project is {'an' if ctx.project_class[:1] in 'aeiou' else 'a'} {ctx.project_class} project and {rule.citation.text} reclassifies only a {reclassifies} project, so this does not change the class"
+    if steep:
+        return Status.ADVISORY, f"{head}: {tail}."
+    return Status.PASS, (f"{where}, under {threshold:g}%: {tail}." if single else f"{where}: {tail}.")
 
 
 def _ray_zones(
@@ -140,10 +226,19 @@ def _ray_zones(
     slope: float,
     az: float,
     end: tuple[float, float],
+    scales: list[float] | None = None,
 ) -> None:
-    """Display rays (kind ``slope_ray``): ``n_rays`` evenly spaced plus the steepest, each labelled with its slope."""
+    """Display rays (kind ``slope_ray``): ``n_rays`` evenly spaced plus the steepest, each labelled with its slope.
+
+    ``scales`` (factors on the measured slope, one per possible elevation
+    unit) turn each label into the range of slopes the unit allows.
+    """
     if z0 is None:
         return
+    lo, hi = (min(scales), max(scales)) if scales else (1.0, 1.0)
+
+    def pct(v: float) -> str:
+        return f"{v * lo:.1f}%" if hi - lo < 1e-9 else f"{v * lo:.1f}–{v * hi:.1f}% (elevation unit undeclared)"
     r = ctx.to_units(distance)
     if n_rays > 0:
         azs = np.arange(n_rays) * (360.0 / n_rays)
@@ -153,8 +248,8 @@ def _ray_zones(
         s = np.abs(dem.sample(ex, ey) - z0) / distance * 100.0
         for a, x, y, v in zip(azs, ex, ey, s):
             if math.isfinite(float(v)):
-                ctx.zones.append(DisplayZone("slope_ray", rule.id, f"{float(v):.1f}% toward {float(a):.0f}°", distance, LineString([centre, (float(x), float(y))]), ref))
-    ctx.zones.append(DisplayZone("slope_ray", rule.id, f"{slope:.1f}% toward {az:.1f}° (steepest)", distance, LineString([centre, end]), ref))
+                ctx.zones.append(DisplayZone("slope_ray", rule.id, f"{pct(float(v))} toward {float(a):.0f}°", distance, LineString([centre, (float(x), float(y))]), ref))
+    ctx.zones.append(DisplayZone("slope_ray", rule.id, f"{pct(slope)} toward {az:.1f}° (steepest)", distance, LineString([centre, end]), ref))
 
 
 # --- footprints: devices and clearing --------------------------------------
@@ -280,6 +375,14 @@ def check_device_slope(ctx: CheckContext, rule: Rule) -> None:
             continue
         fs = footprint_slope(ctx.dem, fp, ctx.unit_to_ft, threshold, compare)
         extra.update(slope_pct=fs.max_pct, cells=fs.n_cells, cells_without_slope=fs.n_unknown, cell_size_ft=[round(fs.cell_size_ft[0], 3), round(fs.cell_size_ft[1], 3)])
+        scales = unit_scales(ctx.dem)
+        if fs.max_pct is not None and len(scales) > 1:
+            steep_by_unit = {exceeds(fs.max_pct * f, threshold, compare) for _, f in scales}
+            if len(steep_by_unit) > 1:
+                extra.update(slope_pct=None, slope_pct_by_unit={name: fs.max_pct * f for name, f in scales}, z_unit_declared=False)
+                ctx.add(rule, Status.UNDETERMINED, f"{_name(ref)}: the steepest DEM cell {how} slopes {_by_unit(fs.max_pct, scales)}, so whether it is {_words(compare, threshold)} is undetermined: {z_unit_remedy(ctx.dem)}.",
+                        subject=ref, geometry=fp, **extra)
+                continue
         if fs.max_pct is not None and exceeds(fs.max_pct, threshold, compare):
             note = f" ({fs.n_unknown} of {fs.n_cells} cells had no data)" if fs.n_unknown else ""
             msg = (
@@ -319,6 +422,19 @@ def check_clearing_slope(ctx: CheckContext, rule: Rule) -> None:
         fs = footprint_slope(ctx.dem, geom, ctx.unit_to_ft, threshold, compare)
         extra.update(slope_pct=fs.max_pct, steep_area_sqft=fs.steep_area_sqft, area_sqft=fs.area_sqft, cells=fs.n_cells, cells_without_slope=fs.n_unknown)
         steep = fs.max_pct is not None and exceeds(fs.max_pct, threshold, compare) and fs.steep_area_sqft >= min_area
+        scales = unit_scales(ctx.dem)
+        if fs.max_pct is not None and len(scales) > 1:
+            # The cells over the threshold depend on the unit: a slope read with factor f is over t when the measured one is over t / f.
+            steep_by_unit = {
+                exceeds(fs.max_pct * f, threshold, compare)
+                and (min_area <= 0 or footprint_slope(ctx.dem, geom, ctx.unit_to_ft, threshold / f, compare).steep_area_sqft >= min_area)
+                for _, f in scales
+            }
+            if len(steep_by_unit) > 1:
+                extra.update(slope_pct=None, slope_pct_by_unit={name: fs.max_pct * f for name, f in scales}, z_unit_declared=False)
+                ctx.add(rule, Status.UNDETERMINED, f"{_name(ref)}: the steepest DEM cell under the cleared land slopes {_by_unit(fs.max_pct, scales)}, so whether it is {_words(compare, threshold)} is undetermined: {z_unit_remedy(ctx.dem)}.",
+                        subject=ref, geometry=geom, **extra)
+                continue
         if steep:
             msg = (
                 f"{_name(ref)}: about {fs.steep_area_sqft:,.0f} sq ft of the cleared land slopes {_words(compare, threshold)} "

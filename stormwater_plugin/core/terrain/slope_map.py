@@ -61,6 +61,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .ring import ring_extent_px, ring_footprint
+from .ring_stencil import MID_CUT, RingStencil, SweepPlan, build_stencil, certify, sweep_plan
 
 FT_PER_M: float = 1.0 / 0.3048
 
@@ -145,69 +146,24 @@ GEOGRAPHIC_BLOCK_ROWS: int = 64
 #: azimuths would widen that band past the refinement's half-step window.
 MAX_AZIMUTHS: int = 256
 
+#: Half-width (coarse steps) of the window of exactly sampled ring breakpoints around the best coarse azimuth.
+WINDOW_STEPS: float = 3.0
+
 #: Cells × azimuths the automatic azimuth count allows (about 0.4 s of sweep on two cores).
 AUTO_AZIMUTH_BUDGET: int = 1 << 30
 
 
 def auto_azimuths(n_cells: int) -> int:
-    """The default number of coarse azimuths for a map of ``n_cells`` cells.
+    """The default number of coarse azimuths: 64 at every size (``n_cells`` is ignored).
 
-    256 where that is cheap (up to 4,194,304 cells), 128 up to twice that,
-    64 above: on real, contour-derived 2–2.5 m DEMs the worst error against a
-    brute force falls from about 0.1 points at K = 64 to 0.02–0.04 at
-    K = 256 (kinks of the bilinear surface where the ring crosses pixel
-    lines), while a large DEM keeps the 64-azimuth speed.
+    The accuracy must not fall with the DEM's size: every ring breakpoint
+    (where the ring crosses a pixel line, the only places the bilinear
+    profile kinks) within one coarse step of the best coarse azimuth is
+    sampled exactly, with the middle of every arc between them, so 64
+    azimuths suffice everywhere (``docs/terrain.md``).
     """
-    k = 256
-    while k > 64 and int(n_cells) * k > AUTO_AZIMUTH_BUDGET:
-        k //= 2
-    return k
-
-
-@dataclass(frozen=True)
-class _Azimuths:
-    """Ring-point offsets of one ground-to-pixel matrix on the half-step grid.
-
-    The grid has ``M = 2K`` azimuths; the sweep uses the even ones (the K
-    coarse azimuths), the refinement also the odd ones. Tables are extended
-    by two entries at each end (wrapping around), so entry ``m + 2`` is
-    azimuth ``m`` for ``m`` in ``-2 … M + 1``.
-    """
-
-    sin_t: np.ndarray  # float32 (M + 4,)
-    cos_t: np.ndarray  # float32 (M + 4,)
-    off: np.ndarray  # intp (M + 4,): flat offset of the upper-left support pixel
-    frac_r: np.ndarray  # float32 (M + 4,): row fraction
-    frac_c: np.ndarray  # float32 (M + 4,): column fraction
-    # sweep: per (row offset, row fraction) the members (column start, column fraction, coarse index)
-    groups: list[tuple[int, np.float32, list[tuple[int, np.float32, np.int32]]]]
-
-
-def _azimuths(jac: np.ndarray, radius: float, k_count: int, width: int, h_c: int) -> _Azimuths:
-    m_count = 2 * k_count
-    m = np.arange(m_count)
-    # mirrored exactly, so that θ and −θ share their north component (and their row offset)
-    mirror = np.minimum(m, m_count - m)
-    theta = 2 * math.pi * mirror / m_count
-    sin_t = np.where(m <= m_count - m, np.sin(theta), -np.sin(theta))
-    cos_t = np.cos(theta)
-    dc = radius * (jac[0, 0] * sin_t + jac[0, 1] * cos_t)
-    dr = radius * (jac[1, 0] * sin_t + jac[1, 1] * cos_t)
-    i0 = np.floor(dr)
-    j0 = np.floor(dc)
-    frac_r = (dr - i0).astype(np.float32)
-    frac_c = (dc - j0).astype(np.float32)
-    off = i0.astype(np.intp) * width + j0.astype(np.intp)
-
-    def ext(a: np.ndarray) -> np.ndarray:
-        return np.ascontiguousarray(np.concatenate([a[-2:], a, a[:2]]))
-
-    found: dict[tuple[int, float], list[tuple[int, np.float32, np.int32]]] = {}
-    for k in range(k_count):
-        e = 2 * k
-        found.setdefault((int(i0[e]), float(frac_r[e])), []).append((h_c + int(j0[e]), frac_c[e], np.int32(k)))
-    groups = [(i, np.float32(f), members) for (i, f), members in found.items()]
-    return _Azimuths(ext(sin_t.astype(np.float32)), ext(cos_t.astype(np.float32)), ext(off), ext(frac_r), ext(frac_c), groups)
+    del n_cells
+    return 64
 
 
 @dataclass
@@ -216,33 +172,34 @@ class _Setup:
 
     pad: np.ndarray
     flat: np.ndarray
+    dv: np.ndarray  # flat: pixel below − pixel (NaN past the end)
+    dh: np.ndarray  # flat: pixel on the right − pixel
+    dt: np.ndarray  # flat: bilinear twist z00 − z01 − z10 + z11 of the square whose upper-left pixel this is
     rows: int
     cols: int
     h_r: int
     h_c: int
     radius: float
-    k_count: int
-    refine: bool
     b_rows: np.ndarray
     b_cols: np.ndarray
+    eps_ft: float = 0.0
+    thr_ft: float | None = None
+    lip_tiles: np.ndarray | None = None  # (tile rows, tile cols): gradient bound (ft per pixel), 3×3-dilated
+    twist_tiles: np.ndarray | None = None  # (tile rows, tile cols): max |twist| (ft), 3×3-dilated
+    tile: int = 1
+    stats: dict | None = None
 
 
 class _Work:
     """One thread's scratch arrays, reused from block to block (no page faults per block)."""
 
-    def __init__(self, n: int, h_c: int) -> None:
+    def __init__(self, n: int, span: int) -> None:
         f32 = np.float32
-        self.v = np.empty(n + 2 * h_c + 1, dtype=f32)
-        self.dv = np.empty(n + 2 * h_c, dtype=f32)
-        self.s = np.empty(n, dtype=f32)
-        self.best = np.empty(n, dtype=np.int32)
-        self.arange = np.arange(n, dtype=np.intp)
-        self.base = np.empty(n, dtype=np.intp)
-        self.idx = np.empty(n, dtype=np.intp)
-        self.mi = np.empty(n, dtype=np.intp)
-        self.f = [np.empty(n, dtype=f32) for _ in range(3)]
-        self.t = [np.empty(n, dtype=f32) for _ in range(6)]
-        self.m = [np.empty(n, dtype=bool) for _ in range(2)]
+        self.hi = np.empty(n, dtype=f32)
+        self.lo = np.empty(n, dtype=f32)
+        self.t = np.empty(n, dtype=f32)
+        self.r = np.empty(n + span, dtype=f32)
+        self.d = np.empty(n + span, dtype=f32)
 
 
 def ring_slope_map(
@@ -252,9 +209,11 @@ def ring_slope_map(
     *,
     z_to_ft: float = 1.0,
     n_azimuths: int | None = None,
-    refine: bool = True,
     block_rows: int | None = None,
     workers: int | None = None,
+    threshold_pct: float | None = None,
+    mid_cut: float = MID_CUT,
+    stats: dict | None = None,
 ) -> np.ndarray:
     """Ring slope (percent) over ``distance_ft`` for every cell of a DEM.
 
@@ -269,16 +228,27 @@ def ring_slope_map(
     z_to_ft : float
         Elevation unit in feet.
     n_azimuths : int, optional
-        Coarse azimuths ``K`` swept over every cell (4 to :data:`MAX_AZIMUTHS`); default
-        :func:`auto_azimuths` of the raster's cell count.
-    refine : bool
-        Refine each cell around its best coarse azimuth (exact on planes).
-        Without it the map holds the best coarse sample.
+        Accepted for compatibility (4 to :data:`MAX_AZIMUTHS`) and not used:
+        the map samples every ring breakpoint, which no azimuth count improves.
     block_rows : int, optional
         Rows per block; default: about :data:`BLOCK_CELLS` cells per block.
     workers : int, optional
         Threads working on blocks in parallel (numpy releases the GIL);
         default: the number of CPUs, at most 8. Results do not depend on it.
+    threshold_pct : float, optional
+        Certify the map at this slope (percent): every cell whose exact ring
+        slope is at or over it reads at or over it. Cells under it whose
+        proven bound (sampled maximum + twist and sagitta terms) reaches it
+        are decided on every arc of their ring
+        (:func:`~stormwater_plugin.core.terrain.ring_stencil.certify`); a cell
+        left undecided after the bisections reads exactly the threshold
+        (conservative). ``None``: no certification.
+    mid_cut : float
+        Arcs whose chord has ``|Δu·Δv|`` (pixels²) at least this are also
+        sampled at their middle (0: every arc; ``inf``: none).
+    stats : dict, optional
+        Filled with counters: ``certified`` (cells decided on every arc),
+        ``conservative`` (cells given the threshold undecided).
 
     Returns
     -------
@@ -300,8 +270,7 @@ def ring_slope_map(
     radius = float(distance_ft)
     if not radius > 0:
         raise ValueError("distance_ft must be positive")
-    k_count = auto_azimuths(rows * cols) if n_azimuths is None else int(n_azimuths)
-    if not 4 <= k_count <= MAX_AZIMUTHS:
+    if n_azimuths is not None and not 4 <= int(n_azimuths) <= MAX_AZIMUTHS:
         raise ValueError(f"n_azimuths must be between 4 and {MAX_AZIMUTHS}")
     out = np.full((rows, cols), np.nan, dtype=np.float32)
     finite = np.isfinite(v)
@@ -332,12 +301,37 @@ def ring_slope_map(
     pad[h_r + rows, h_c : h_c + cols] = inner[-1]
     pad[h_r - 1 : h_r + rows + 1, h_c - 1] = pad[h_r - 1 : h_r + rows + 1, h_c]
     pad[h_r - 1 : h_r + rows + 1, h_c + cols] = pad[h_r - 1 : h_r + rows + 1, h_c + cols - 1]
+    flat = pad.reshape(-1)
+    n_all = flat.size
+    dv = np.full(n_all, np.nan, dtype=np.float32)
+    np.subtract(flat[width:], flat[:-width], out=dv[:-width])
+    dh = np.full(n_all, np.nan, dtype=np.float32)
+    np.subtract(flat[1:], flat[:-1], out=dh[:-1])
+    dt = np.full(n_all, np.nan, dtype=np.float32)
+    np.subtract(dh[width:], dh[:-width], out=dt[:-width])
+    with np.errstate(invalid="ignore"):
+        top = float(np.nanmax(np.abs(inner))) if finite.any() else 0.0
+    # float32 rounding of a sample (a few operations on values up to `top`), feet
+    eps_ft = 8.0 * float(np.spacing(np.float32(max(top, 1.0)))) + 1e-9
 
     if finite.all():
         b_rows = b_cols = np.zeros(0, dtype=np.intp)
     else:
         b_rows, b_cols = _boundary_nodata(finite)
-    setup = _Setup(pad, pad.reshape(-1), rows, cols, h_r, h_c, radius, k_count, refine, b_rows, b_cols)
+    setup = _Setup(pad, flat, dv, dh, dt, rows, cols, h_r, h_c, radius, b_rows, b_cols, eps_ft)
+    if stats is not None:
+        stats.setdefault("certified", 0)
+        stats.setdefault("conservative", 0)
+    setup.stats = stats if stats is not None else {"certified": 0, "conservative": 0}
+    if threshold_pct is not None:
+        if not math.isfinite(float(threshold_pct)) or threshold_pct <= 0:
+            raise ValueError("threshold_pct must be a positive percentage")
+        setup.thr_ft = float(threshold_pct) * radius / 100.0
+        setup.tile = max(min(h_r, h_c) // 4, 4)
+        setup.lip_tiles = _lipschitz_tiles(pad, setup.tile, max(h_r, h_c))
+        setup.twist_tiles = _tile_max(np.abs(dt).reshape(pad.shape), setup.tile, max(h_r, h_c))
+    lock = threading.Lock()
+    setup.lock = lock  # type: ignore[attr-defined]
 
     step = max(int(block_rows) if block_rows else BLOCK_CELLS // width, 1)
     geographic = jac_all.shape[0] > 1
@@ -345,17 +339,18 @@ def ring_slope_map(
         step = min(step, GEOGRAPHIC_BLOCK_ROWS)  # one scale per block: keep blocks short in latitude
     blocks = [(b0, min(b0 + step, rows)) for b0 in range(0, rows, step)]
     n_workers = workers if workers is not None else min(os.cpu_count() or 1, 8)
-    shared = None if geographic else _azimuths(jac_all[0], radius, k_count, width, h_c)
+    shared = None if geographic else _plan(jac_all[0], radius, width, mid_cut)
     local = threading.local()
+    span = 2 * (h_r + 2) * width + 2 * h_c + 4
 
     def run(b: tuple[int, int]) -> None:
         b0, b1 = b
         work = getattr(local, "work", None)
         if work is None:
-            work = local.work = _Work(min(step, rows) * width, h_c)
+            work = local.work = _Work(min(step, rows) * width, span)
         jac = jac_all[(b0 + b1) // 2] if geographic else jac_all[0]
-        az = shared if shared is not None else _azimuths(jac, radius, k_count, width, h_c)
-        out[b0:b1] = _block(setup, b0, b1, jac, az, work)
+        stc, plan = shared if shared is not None else _plan(jac, radius, width, mid_cut)
+        out[b0:b1] = _block(setup, b0, b1, jac, stc, plan, work)
 
     if n_workers > 1 and len(blocks) > 1:
         with ThreadPoolExecutor(max_workers=n_workers) as pool:
@@ -366,104 +361,158 @@ def ring_slope_map(
     return out
 
 
-def _bilinear(flat: np.ndarray, idx: np.ndarray, width: int, fr: np.ndarray, fc: np.ndarray, out: np.ndarray, t1: np.ndarray, t2: np.ndarray) -> None:
-    """``out`` = bilinear value with upper-left support pixel ``idx`` (flat) and fractions ``fr``, ``fc``.
+_PLAN_CACHE: dict[tuple[bytes, float, int, float], tuple[RingStencil, SweepPlan]] = {}
+_PLAN_LOCK = threading.Lock()
 
-    ``idx`` is used as scratch and left pointing at the lower-left pixel.
+
+def _plan(jac: np.ndarray, radius: float, width: int, mid_cut: float) -> tuple[RingStencil, SweepPlan]:
+    """The stencil and sweep plan of one ground-to-pixel matrix (cached: geographic blocks repeat scales)."""
+    key = (np.asarray(jac, dtype=np.float64).tobytes(), float(radius), int(width), float(mid_cut))
+    with _PLAN_LOCK:
+        hit = _PLAN_CACHE.get(key)
+    if hit is None:
+        stc = build_stencil(jac, radius, width)
+        hit = (stc, sweep_plan(stc, mid_cut))
+        with _PLAN_LOCK:
+            if len(_PLAN_CACHE) > 256:
+                _PLAN_CACHE.clear()
+            _PLAN_CACHE[key] = hit
+    return hit
+
+
+def _tile_max(a: np.ndarray, tile: int, reach: int) -> np.ndarray:
+    """Per ``tile``-square tile of ``a`` (NaN ignored, 0 when empty): the largest value within ``reach`` pixels of
+    the tile (the tile's maximum dilated by ``⌈reach / tile⌉ + 1`` tiles)."""
+    pr, pc = a.shape
+    tr, tc = -(-pr // tile), -(-pc // tile)
+    m = np.zeros((tr, tc), dtype=np.float64)
+    for r0 in range(0, pr, tile):
+        blk = a[r0 : r0 + tile]
+        full = tc * tile
+        ext = np.full((blk.shape[0], full), np.nan, dtype=np.float32)
+        ext[:, :pc] = blk
+        with np.errstate(invalid="ignore"):
+            row = np.fmax.reduce(np.fmax.reduce(ext.reshape(blk.shape[0], tc, tile), axis=2), axis=0)
+        m[r0 // tile] = np.nan_to_num(row, nan=0.0)
+    k = -(-reach // tile) + 1
+    # separable running maximum over ±k tiles
+    out = m
+    for axis in (0, 1):
+        p = np.pad(out, [(k, k) if ax == axis else (0, 0) for ax in (0, 1)])
+        acc = np.zeros_like(out)
+        n = out.shape[axis]
+        for s0 in range(2 * k + 1):
+            np.maximum(acc, p[s0 : s0 + n] if axis == 0 else p[:, s0 : s0 + n], out=acc)
+        out = acc
+    return out
+
+
+def _lipschitz_tiles(pad: np.ndarray, tile: int, reach: int) -> np.ndarray:
+    """Per tile: a bound on the bilinear surface's gradient (ft per pixel) within ``reach`` pixels of the tile,
+    ``hypot(max |Δcol z|, max |Δrow z|)`` (the gradient of a bilinear square is bounded by its edge differences)."""
+    dcol = np.full(pad.shape, np.nan, dtype=np.float32)
+    np.abs(np.diff(pad, axis=1), out=dcol[:, :-1])
+    a = _tile_max(dcol, tile, reach + 1)
+    np.abs(np.diff(pad, axis=0), out=dcol[:-1])
+    dcol[-1] = np.nan
+    b = _tile_max(dcol, tile, reach + 1)
+    return np.hypot(a, b)
+
+
+def _sweep(st: _Setup, p0: int, n: int, plan: SweepPlan, w: _Work) -> np.ndarray:
+    """Largest |difference| (ft, float32) between each cell ``p0 … p0 + n`` (flat) and its ring's samples.
+
+    Every breakpoint (where the ring crosses a line through pixel centres) and the middle of every
+    twisted arc: all actual points of the ring, so the result never exceeds the true maximum.
     """
-    np.take(flat, idx, out=out, mode="wrap")  # z00 (indices are in range: "wrap" only skips the checks)
-    idx += 1
-    np.take(flat, idx, out=t1, mode="wrap")  # z01
-    t1 -= out
-    t1 *= fc
-    t1 += out  # upper row
-    idx += width
-    np.take(flat, idx, out=out, mode="wrap")  # z11
-    idx -= 1
-    np.take(flat, idx, out=t2, mode="wrap")  # z10
-    out -= t2
-    out *= fc
-    out += t2  # lower row
-    out -= t1
-    out *= fr
-    out += t1
+    flat, dv, dh, dt = st.flat, st.dv, st.dh, st.dt
+    zc = flat[p0 : p0 + n]
+    hi = w.hi[:n]
+    lo = w.lo[:n]
+    t = w.t[:n]
+    np.copyto(hi, zc)
+    np.copyto(lo, zc)
+    for off, f, members in plan.col_groups:
+        m = n + members[-1] if len(members) == 1 else n + max(members)
+        s0 = p0 + off
+        r = w.r[:m]
+        np.multiply(dv[s0 : s0 + m], f, out=r)
+        r += flat[s0 : s0 + m]
+        for c in members:
+            np.fmax(hi, r[c : c + n], out=hi)
+            np.fmin(lo, r[c : c + n], out=lo)
+    for off, f in plan.row_bps:
+        s0 = p0 + off
+        if f == 0:
+            x = flat[s0 : s0 + n]
+        else:
+            np.multiply(dh[s0 : s0 + n], f, out=t)
+            t += flat[s0 : s0 + n]
+            x = t
+        np.fmax(hi, x, out=hi)
+        np.fmin(lo, x, out=lo)
+    for off, vv, mem in plan.mid_groups:
+        m = n + max(c for c, _ in mem)
+        s0 = p0 + off
+        r = w.r[:m]
+        d = w.d[:m]
+        np.multiply(dv[s0 : s0 + m], vv, out=r)
+        r += flat[s0 : s0 + m]
+        np.multiply(dt[s0 : s0 + m], vv, out=d)
+        d += dh[s0 : s0 + m]
+        for c, u in mem:
+            np.multiply(d[c : c + n], u, out=t)
+            t += r[c : c + n]
+            np.fmax(hi, t, out=hi)
+            np.fmin(lo, t, out=lo)
+    hi -= zc
+    np.subtract(zc, lo, out=lo)
+    return np.maximum(hi, lo, out=hi)
 
 
-def _sample_table(st: _Setup, az: _Azimuths, mi: np.ndarray, w: _Work, zc: np.ndarray, out: np.ndarray) -> None:
-    """``out`` = signed difference (ft) to the ring point at extended table entry ``mi`` of each cell."""
-    n = len(mi)
-    idx = w.idx[:n]
-    np.take(az.off, mi, out=idx, mode="wrap")
-    idx += w.base[:n]
-    fr, fc = w.t[0][:n], w.t[1][:n]
-    np.take(az.frac_r, mi, out=fr, mode="wrap")
-    np.take(az.frac_c, mi, out=fc, mode="wrap")
-    _bilinear(st.flat, idx, st.pad.shape[1], fr, fc, out, w.t[2][:n], w.t[3][:n])
-    out -= zc
+def _certify_block(st: _Setup, b0: int, res2: np.ndarray, stc: RingStencil, plan: SweepPlan) -> None:
+    """Cells the cheap bound cannot exclude from the threshold: decide them on every arc (in place, percent)."""
+    assert st.thr_ft is not None and st.lip_tiles is not None and st.twist_tiles is not None
+    n_r, cols = res2.shape
+    thr_pct = st.thr_ft * 100.0 / st.radius
+    width = st.pad.shape[1]
+    rr = (st.h_r + b0 + np.arange(n_r)) // st.tile
+    cc = (st.h_c + np.arange(cols)) // st.tile
+    lip = st.lip_tiles[rr[:, None], cc[None, :]]
+    twist = st.twist_tiles[rr[:, None], cc[None, :]]
+    # every arc's maximum exceeds its best sample by at most |twist|·excess + gradient·2h (ring_stencil.sweep_plan)
+    grow = twist * float(plan.excess.max()) + lip * plan.sagitta + 2.0 * st.eps_ft
+    with np.errstate(invalid="ignore"):
+        ub = res2.astype(np.float64) + grow * (100.0 / st.radius)
+        band = np.isfinite(res2) & (res2 < thr_pct) & (ub >= thr_pct)
+    r_i, c_i = np.nonzero(band)
+    if len(r_i) == 0:
+        return
+    base = ((st.h_r + b0 + r_i) * width + st.h_c + c_i).astype(np.intp)
+    zc = st.flat[base]
+    lb = res2[r_i, c_i].astype(np.float64) * st.radius / 100.0
+    val, steep = certify(stc, st.flat, base, zc, lb, st.thr_ft - 2.0 * st.eps_ft, lip[r_i, c_i])
+    pct = val * (100.0 / st.radius)
+    conservative = steep & (pct < thr_pct)
+    res2[r_i, c_i] = np.where(conservative, np.float32(thr_pct), np.maximum(pct, res2[r_i, c_i]).astype(np.float32))
+    # float32 rounding must not take a steep cell under the threshold
+    low = steep & (res2[r_i, c_i] < thr_pct)
+    if low.any():
+        res2[r_i[low], c_i[low]] = np.nextafter(np.float32(thr_pct), np.float32(np.inf))
+    if st.stats is not None:
+        with st.lock:  # type: ignore[attr-defined]
+            st.stats["certified"] += int(len(r_i))
+            st.stats["conservative"] += int(conservative.sum())
 
 
-def _block(st: _Setup, b0: int, b1: int, jac: np.ndarray, az: _Azimuths, w: _Work) -> np.ndarray:
+def _block(st: _Setup, b0: int, b1: int, jac: np.ndarray, stc: RingStencil, plan: SweepPlan, w: _Work) -> np.ndarray:
     """Ring slope (percent, float32, NaN where undetermined) for rows ``b0:b1``."""
     n_r = b1 - b0
     cols, h_r, h_c, radius = st.cols, st.h_r, st.h_c, st.radius
     width = st.pad.shape[1]
     n = n_r * width
     p0 = (h_r + b0) * width
-    flat = st.flat
-    zc = flat[p0 : p0 + n]
-
-    # 1. sweep: |difference| at the K coarse azimuths; the best one per cell,
-    #    its index kept in the low mantissa bits (positive floats order as integers)
-    bits = max(int(math.ceil(math.log2(st.k_count))), 1)
-    keep = np.int32(-(1 << bits))
-    s = w.s[:n]
-    si = s.view(np.int32)
-    best = w.best[:n]
-    best.fill(0)
-    vbuf = w.v[: n + 2 * h_c + 1]
-    dv = w.dv[: n + 2 * h_c]
-    for i0, fr, members in az.groups:
-        start = p0 + i0 * width - h_c
-        upper = flat[start : start + n + 2 * h_c + 1]
-        if fr != 0:
-            np.subtract(flat[start + width : start + width + n + 2 * h_c + 1], upper, out=vbuf)
-            vbuf *= fr
-            vbuf += upper
-            vr = vbuf
-        else:
-            vr = upper
-        np.subtract(vr[1:], vr[:-1], out=dv)
-        for c0, fc, code in members:
-            if fc != 0:
-                np.multiply(dv[c0 : c0 + n], fc, out=s)
-                s += vr[c0 : c0 + n]
-                s -= zc
-            else:
-                np.subtract(vr[c0 : c0 + n], zc, out=s)
-            np.abs(s, out=s)
-            np.bitwise_and(si, keep, out=si)
-            np.bitwise_or(si, code, out=si)
-            np.maximum(best, si, out=best)
-
-    # 2. exact samples at k* and half a step to either side (the half-step grid)
-    base = w.base[:n]
-    np.add(w.arange[:n], p0, out=base)
-    mi = w.mi[:n]
-    np.bitwise_and(best, np.int32((1 << bits) - 1), out=best)
-    np.multiply(best, 2, out=mi)
-    mi += 2  # extended-table entry of k*
-    f = [a[:n] for a in w.f[:3]]
-    t = [a[:n] for a in w.t]
-    if not st.refine:
-        _sample_table(st, az, mi, w, zc, f[1])
-        res = np.abs(f[1], out=f[1])
-    else:
-        mi -= 1
-        for j in range(3):
-            _sample_table(st, az, mi, w, zc, f[j])
-            mi += 1
-        mi -= 2  # back to k*
-        res = _refine(st, az, jac, f, t, mi, [a[:n] for a in w.m], w, zc)
+    res = _sweep(st, p0, n, plan, w)
     res2 = res.reshape(n_r, width)[:, h_c : h_c + cols] * np.float32(100.0 / radius)
 
     # the ring must stay on the raster (corner-based extent, as sample_pixel)
@@ -472,6 +521,7 @@ def _block(st: _Setup, b0: int, b1: int, jac: np.ndarray, az: _Azimuths, w: _Wor
     ii = np.arange(b0, b1) + 0.5
     res2[~((ii - er >= 0) & (ii + er <= st.rows)), :] = np.nan
     res2[:, ~((jj - ec >= 0) & (jj + ec <= cols))] = np.nan
+    res2[np.isnan(st.pad[h_r + b0 : h_r + b1, h_c : h_c + cols])] = np.nan
 
     # the ring must not meet a nodata pixel's one-pixel neighbourhood
     if len(st.b_rows):
@@ -488,86 +538,6 @@ def _block(st: _Setup, b0: int, b1: int, jac: np.ndarray, az: _Azimuths, w: _Wor
                 cc = bc[s0 : s0 + chunk, None] - fp[None, :, 0]
                 ok = (cr >= 0) & (cr < n_r) & (cc >= 0) & (cc < cols)
                 res2[cr[ok], cc[ok]] = np.nan
+    if st.thr_ft is not None:
+        _certify_block(st, b0, res2, stc, plan)
     return res2
-
-
-def _refine(st: _Setup, az: _Azimuths, jac: np.ndarray, f: list[np.ndarray], t: list[np.ndarray], mi: np.ndarray, m: list[np.ndarray], w: _Work, zc: np.ndarray) -> np.ndarray:
-    """The crest of the profile around k*: fit through the half-step samples, sample the DEM there.
-
-    ``f[0..2]`` hold the signed differences (ft) half a step before k*, at k*
-    and half a step after; ``mi`` the extended-table entry of k*. Returns
-    (in ``f[1]``) the largest |difference| among the samples and the crest.
-    """
-    delta = math.pi / st.k_count  # half a coarse step
-    neg, bad = m[0], m[1]
-    fm, f0, fp = f
-    # orient so that the sample at k* is positive (the crest is then a maximum)
-    np.less(f0, 0, out=neg)
-    for a in f:
-        np.negative(a, out=a, where=neg)
-    # fit c + a·cos φ + b·sin φ through (−δ, fm), (0, f0), (δ, fp); crest φ* = atan2(b, a), |φ*| ≤ δ
-    a, b, lim = t[0], t[1], t[2]
-    np.add(fp, fm, out=a)
-    a *= np.float32(-0.5)
-    a += f0
-    a *= np.float32(1.0 / (1.0 - math.cos(delta)))
-    np.subtract(fp, fm, out=b)
-    b *= np.float32(0.5 / math.sin(delta))
-    np.multiply(a, np.float32(math.tan(delta)), out=lim)
-    np.minimum(b, lim, out=b)
-    np.negative(lim, out=lim)
-    np.maximum(b, lim, out=b)
-    np.greater(a, 0, out=bad)
-    np.logical_not(bad, out=bad)  # no crest inside (or no data): sample k* again
-    a[bad] = 1.0
-    b[bad] = 0.0
-    nrm = lim
-    np.hypot(a, b, out=nrm)
-    a /= nrm  # cos φ*
-    b /= nrm  # sin φ*
-    # direction of the crest: the azimuth of k* turned by φ*
-    s_k, c_k, tmp = t[3], t[4], t[5]
-    np.take(az.sin_t, mi, out=s_k, mode="wrap")
-    np.take(az.cos_t, mi, out=c_k, mode="wrap")
-    s_th = nrm
-    np.multiply(s_k, a, out=s_th)
-    np.multiply(c_k, b, out=tmp)
-    s_th += tmp  # sin(θk + φ)
-    c_th = c_k
-    c_th *= a
-    s_k *= b
-    c_th -= s_k  # cos(θk + φ)
-    r = st.radius
-    dc, dr = a, b
-    np.multiply(s_th, np.float32(r * jac[0, 0]), out=dc)
-    if jac[0, 1] != 0:
-        np.multiply(c_th, np.float32(r * jac[0, 1]), out=tmp)
-        dc += tmp
-    np.multiply(c_th, np.float32(r * jac[1, 1]), out=dr)
-    if jac[1, 0] != 0:
-        np.multiply(s_th, np.float32(r * jac[1, 0]), out=tmp)
-        dr += tmp
-    i0, j0 = s_th, c_th
-    np.floor(dr, out=i0)
-    np.floor(dc, out=j0)
-    dr -= i0  # row fraction
-    dc -= j0  # column fraction
-    n = len(zc)
-    idx, jdx = w.idx[:n], mi
-    np.copyto(idx, i0, casting="unsafe")
-    idx *= st.pad.shape[1]
-    np.copyto(jdx, j0, casting="unsafe")
-    idx += jdx
-    idx += w.base[:n]
-    crest = i0
-    _bilinear(st.flat, idx, st.pad.shape[1], dr, dc, crest, j0, tmp)
-    crest -= zc
-    # largest |difference|; fmax: a refinement sample that rounding puts on a nodata pixel's support is ignored
-    # (a cell whose centre or ring has no data is NaN through f0 and the footprint test)
-    res = f0
-    np.abs(crest, out=crest)
-    np.fmax(res, crest, out=res)
-    for a in (fm, fp):
-        np.abs(a, out=a)
-        np.fmax(res, a, out=res)
-    return res

@@ -1,0 +1,241 @@
+"""Findings that know how accurate the data is.
+
+A pass at 20.4 ft against 20 ft says nothing when the septic field was sketched
+from a tax map good to ±10 ft. Each feature may state its horizontal positional
+accuracy in feet at 95% confidence (the NSSDA convention): its own
+``accuracy_ft`` field, else a per-role value given for the run, else the
+default of its ``data_source`` kind (``packs/accuracy.json``, each with its
+source). A role with none of these is *unstated*: nothing is adjusted for it
+and the report names it.
+
+For a distance finding between two features the combined accuracy is
+``sqrt(a**2 + b**2)`` of the stated accuracies (an unstated side adds nothing).
+When the margin ``|measured - required|`` is smaller than that:
+
+- a *pass* becomes *undetermined* ("field-verify"): the true distance may be
+  short of the limit;
+- a *violation* stays a violation and is marked ``near_limit``.
+
+A margin exactly equal to the combined accuracy leaves a pass as it is: at
+worst the feature sits exactly at the limit, which complies.
+
+The DEM's stated vertical accuracy widens the pack's gradient level tolerance
+to ``max(tolerance, accuracy)`` (never narrows it), and a slope over 100 ft
+within ``sqrt(2) * accuracy`` percentage points of its threshold is
+undetermined when it passes and ``near_limit`` otherwise (two elevations, each
+good to the stated accuracy, 100 ft apart).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import replace
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from .model import FeatureLayer, FeatureRef, Finding, Status
+
+ACCURACY_FILE = Path(__file__).resolve().parent / "packs" / "accuracy.json"
+#: Attribute names read as a feature's stated accuracy, in feet (95%).
+ACCURACY_FIELDS: tuple[str, ...] = ("accuracy_ft",)
+#: Attribute names read as the kind of source a feature was drawn from.
+SOURCE_FIELDS: tuple[str, ...] = ("data_source", "source_kind")
+#: Finding kinds about slopes (never adjusted as distances). Only the slope over 100 ft from a building
+#: site is adjusted for the DEM's vertical accuracy: the per-pixel slopes under devices and clearing
+#: difference elevations a pixel apart, where a vertical accuracy means far more than ±sqrt(2)·a points.
+SLOPE_KINDS: frozenset[str] = frozenset({"building_site_slope", "device_slope", "clearing_slope"})
+
+
+@lru_cache(maxsize=1)
+def accuracy_table() -> dict[str, tuple[float, str]]:
+    """Data-source kind to (accuracy in feet at 95%, documented source)."""
+    data = json.loads(ACCURACY_FILE.read_text(encoding="utf-8"))
+    return {str(k).lower(): (float(v["accuracy_ft"]), str(v["source"])) for k, v in data["kinds"].items()}
+
+
+def _number(value: Any) -> float | None:
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        return None
+    return x if math.isfinite(x) and x >= 0 else None
+
+
+def feature_accuracy(attrs: Mapping[str, Any], role_accuracy: float | None) -> tuple[float | None, str]:
+    """A feature's horizontal accuracy in feet (95%) and where it came from.
+
+    Parameters
+    ----------
+    attrs : mapping
+        The feature's attributes.
+    role_accuracy : float or None
+        The accuracy given for the feature's role for this run (feet).
+
+    Returns
+    -------
+    tuple
+        ``(accuracy_ft or None, source)`` where source is ``"field"``,
+        ``"role"``, ``"kind:<name>"`` or ``"unstated"``.
+    """
+    lowered = {str(k).lower(): v for k, v in attrs.items()}
+    for name in ACCURACY_FIELDS:
+        a = _number(lowered.get(name))
+        if a is not None:
+            return a, "field"
+    if role_accuracy is not None:
+        return float(role_accuracy), "role"
+    for name in SOURCE_FIELDS:
+        kind = lowered.get(name)
+        if kind not in (None, ""):
+            hit = accuracy_table().get(str(kind).strip().lower())
+            if hit is not None:
+                return hit[0], f"kind:{str(kind).strip().lower()}"
+    return None, "unstated"
+
+
+def parse_role_accuracy(items: Sequence[str]) -> dict[str, float]:
+    """``["septic=10", "parcels=10"]`` (or one ``"septic=10, parcels=10"``) to role → feet.
+
+    Raises
+    ------
+    ValueError
+        Naming the item: an unknown role, a value that is not a number, or a negative one.
+    """
+    from .model import ROLES
+
+    out: dict[str, float] = {}
+    for chunk in items:
+        for item in str(chunk).replace(";", ",").split(","):
+            if not item.strip():
+                continue
+            role, sep, value = item.partition("=")
+            role = role.strip()
+            if not sep or role not in ROLES:
+                raise ValueError(f"{item.strip()}: give ROLE=FEET with a role among {', '.join(ROLES)}")
+            ft = _number(value.strip())
+            if ft is None:
+                raise ValueError(f"{item.strip()}: '{value.strip()}' is not a number of feet, 0 or more")
+            out[role] = ft
+    return out
+
+
+def combined_accuracy(*accuracies: float | None) -> float | None:
+    """Root-sum-square of the stated accuracies; ``None`` when none is stated."""
+    known = [a for a in accuracies if a is not None]
+    if not known:
+        return None
+    return math.sqrt(sum(a * a for a in known))
+
+
+def _lookup(layers: Mapping[str, FeatureLayer], ref: FeatureRef | None) -> Mapping[str, Any] | None:
+    if ref is None:
+        return None
+    layer = layers.get(ref.layer)
+    if layer is None:
+        return None
+    try:
+        i = layer.ids.index(ref.id)
+    except ValueError:
+        return None
+    return layer.attrs[i]
+
+
+def _fmt(x: float) -> str:
+    return f"{x:,.1f}"
+
+
+def apply_accuracy(
+    findings: Sequence[Finding],
+    layers: Mapping[str, FeatureLayer],
+    role_accuracy: Mapping[str, float] | None = None,
+    dem_vertical_accuracy_ft: float | None = None,
+    slope_thresholds: Mapping[str, float] | None = None,
+) -> tuple[list[Finding], list[str]]:
+    """Adjust distance (and slope) findings for the stated accuracy of their data.
+
+    Parameters
+    ----------
+    findings : sequence of Finding
+        The run's findings.
+    layers : mapping
+        The cleaned role layers (for each feature's attributes).
+    role_accuracy : mapping, optional
+        Role to accuracy in feet (95%) for this run.
+    dem_vertical_accuracy_ft : float, optional
+        The DEM's stated vertical accuracy in feet (95%).
+    slope_thresholds : mapping, optional
+        Rule id to the slope threshold in percent of the pack's
+        ``building_site_slope`` rules.
+
+    Returns
+    -------
+    tuple
+        The findings (adjusted ones replaced; each carries ``margin_ft``,
+        ``accuracy_ft`` and ``near_limit`` in ``extra`` when an accuracy
+        applied), and the roles read by distance findings with no stated
+        accuracy, sorted.
+    """
+    role_accuracy = dict(role_accuracy or {})
+    out: list[Finding] = []
+    unstated: set[str] = set()
+    for f in findings:
+        if f.kind in SLOPE_KINDS:
+            threshold = (slope_thresholds or {}).get(f.rule_id)
+            out.append(_slope(f, dem_vertical_accuracy_ft, threshold) if f.kind == "building_site_slope" else f)
+            continue
+        if f.measured_ft is None or f.required_ft is None:
+            out.append(f)
+            continue
+        if f.subject is None or f.other is None:
+            out.append(f)
+            continue
+        sides = []
+        for ref in (f.subject, f.other):
+            attrs = _lookup(layers, ref)
+            acc, _src = feature_accuracy(attrs or {}, role_accuracy.get(ref.layer))
+            if acc is None:
+                unstated.add(ref.layer)
+            sides.append((ref, acc))
+        combined = combined_accuracy(*(a for _, a in sides))
+        if combined is None:
+            out.append(f)
+            continue
+        margin = abs(f.measured_ft - f.required_ft)
+        near = margin < combined
+        extra = dict(f.extra)
+        extra.update({"margin_ft": round(margin, 2), "accuracy_ft": round(combined, 2), "near_limit": near})
+        stated = "; ".join(f"the {ref.layer} location ({ref.id}) is good to ±{_fmt(a)} ft" for ref, a in sides if a is not None)
+        if near and f.status is Status.PASS:
+            message = (f"{_fmt(f.measured_ft)} ft against {_fmt(f.required_ft)} ft, a margin of {_fmt(margin)} ft; {stated} "
+                       f"(combined ±{_fmt(combined)} ft at 95%): inside the data's accuracy, so compliance cannot be told from the plan: field-verify. "
+                       f"Computed: {f.message}")
+            out.append(replace(f, status=Status.UNDETERMINED, message=message, extra=extra))
+        elif near:
+            out.append(replace(f, message=f"{f.message} Near the limit: the margin of {_fmt(margin)} ft is within the data's accuracy "
+                                          f"(±{_fmt(combined)} ft; {stated}).", extra=extra))
+        else:
+            out.append(replace(f, extra=extra))
+    return out, sorted(unstated)
+
+
+def _slope(f: Finding, dem_vertical_accuracy_ft: float | None, threshold_pct: float | None) -> Finding:
+    """A building site's slope over 100 ft against the DEM's vertical accuracy."""
+    slope = _number(f.extra.get("slope_pct"))
+    if dem_vertical_accuracy_ft is None or threshold_pct is None or slope is None:
+        return f
+    distance = _number(f.extra.get("distance_ft")) or 100.0
+    band = math.sqrt(2.0) * float(dem_vertical_accuracy_ft) / distance * 100.0  # percentage points
+    margin = abs(slope - float(threshold_pct))
+    near = margin < band
+    extra = dict(f.extra)
+    extra.update({"margin_pct": round(margin, 2), "slope_accuracy_pct": round(band, 2), "near_limit": near})
+    if near and f.status is Status.PASS:
+        message = (f"{f.message} The DEM is good to ±{_fmt(dem_vertical_accuracy_ft)} ft vertically, so the slope over {distance:g} ft is good to "
+                   f"±{band:.1f} points: {slope:.1f}% cannot be told apart from {float(threshold_pct):g}% on this DEM: field-verify.")
+        return replace(f, status=Status.UNDETERMINED, message=message, extra=extra)
+    return replace(f, extra=extra)
+
+
+__all__ = ["parse_role_accuracy", "accuracy_table", "feature_accuracy", "combined_accuracy", "apply_accuracy", "ACCURACY_FIELDS", "SOURCE_FIELDS"]

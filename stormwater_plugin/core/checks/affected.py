@@ -1,0 +1,180 @@
+"""The land a project affects: what the classification thresholds and area triggers count.
+
+The texts count every kind of work: 646-4.12(a)(1) "building, land clearing
+or development activity affecting less than 15,000 square feet";
+§148-11D(2) "land disturbance and land clearing of less than 5,000 square
+feet"; §160-1 "including clearing, grading, excavating, soil disturbance".
+The affected area is therefore the union (overlaps counted once) of
+
+- ``disturbance`` polygons,
+- ``clearing`` polygons,
+- ``impervious`` polygons whose ``status`` is ``proposed`` or ``removed``
+  (building or taking out a surface both work the ground),
+- ``devices`` and ``building_sites`` drawn as polygons.
+
+Areas are planar square feet in the working CRS, rounded to 0.001 sq ft
+(:data:`AREA_DECIMALS`) so coordinate round-off cannot decide a threshold. A device or building site
+drawn as a point or a line lying outside those polygons has a footprint the
+plan does not show: the area is then only a lower bound (``upper_sqft`` is
+infinite). An impervious feature of unknown status may or may not count: it
+raises ``upper_sqft`` by its share. A threshold between ``sqft`` and
+``upper_sqft`` cannot be decided.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import shapely
+from shapely.geometry.base import BaseGeometry
+
+from ..geometry import area_sqft, union
+from ..model import FeatureLayer
+
+#: Layers that map the affected land; without any of them the area is unknown.
+AREA_ROLES: tuple[str, ...] = ("disturbance", "clearing", "impervious")
+#: Proposed features that also disturb ground, counted by their drawn polygons.
+FEATURE_ROLES: tuple[str, ...] = ("devices", "building_sites")
+#: Impervious ``status`` values that are work on the ground.
+WORKED_STATUSES: tuple[str, ...] = ("proposed", "removed")
+_KNOWN_STATUSES = ("existing", "proposed", "removed")
+#: Areas are rounded to this many decimals of a square foot, so that floating-point noise from the
+#: coordinates (43,559.99999999999 for a one-acre polygon) does not decide a threshold.
+AREA_DECIMALS = 3
+
+
+def attr(attrs: dict[str, Any], name: str) -> Any:
+    """A field value by case-insensitive name."""
+    return {str(k).lower(): v for k, v in attrs.items()}.get(name)
+
+
+def impervious_status(attrs: dict[str, Any]) -> str:
+    """``existing``, ``proposed``, ``removed`` or ``""`` (unknown)."""
+    s = str(attr(attrs, "status") or "").strip().lower()
+    return s if s in _KNOWN_STATUSES else ""
+
+
+@dataclass(frozen=True)
+class AffectedArea:
+    """The affected land and how it was made.
+
+    Attributes
+    ----------
+    sqft : float or None
+        Area of the union, square feet (a lower bound when ``unmeasured`` or
+        ``unknown_status`` are not empty); ``None`` when no disturbance,
+        clearing or impervious layer was supplied.
+    upper_sqft : float or None
+        Largest area the plan allows: ``inf`` when features lie outside the
+        union undrawn as polygons, else the union with impervious features of
+        unknown status.
+    geometry : BaseGeometry
+        The union (polygons), working CRS.
+    activity : BaseGeometry
+        The union plus every device and building site, whatever its geometry
+        (for "does the activity lie on ..." questions).
+    by_layer : dict
+        Role to square feet of that role's own contributing union.
+    supplied : tuple of str
+        Which of :data:`AREA_ROLES` were supplied.
+    unmeasured : tuple of str
+        Nouns (``device D1``) of points or lines outside the union.
+    unknown_status : tuple of str
+        Ids of impervious features with no known status.
+    """
+
+    sqft: float | None
+    upper_sqft: float | None
+    geometry: BaseGeometry
+    activity: BaseGeometry
+    by_layer: dict[str, float] = field(default_factory=dict)
+    supplied: tuple[str, ...] = ()
+    unmeasured: tuple[str, ...] = ()
+    unknown_status: tuple[str, ...] = ()
+
+    @property
+    def exact(self) -> bool:
+        """True when the area is known exactly (nothing unmeasured, no unknown status)."""
+        return self.sqft is not None and self.upper_sqft == self.sqft
+
+    def layers_text(self) -> str:
+        """``the union of disturbance (4,000 sq ft) and clearing (3,000 sq ft)``: which layers made the area."""
+        names = {"impervious": "proposed or removed impervious", "devices": "devices drawn as polygons", "building_sites": "building sites drawn as polygons"}
+        parts = [f"{names.get(r, r)} ({a:,.1f} sq ft)" for r, a in self.by_layer.items() if a > 0]
+        if not parts:
+            return "no mapped area in " + ", ".join(self.supplied)
+        if len(parts) == 1:
+            return parts[0]
+        return "the union of " + ", ".join(parts[:-1]) + " and " + parts[-1] + ", overlaps counted once"
+
+    def uncertainty_text(self) -> str:
+        """What the area leaves out, or ``""``."""
+        out: list[str] = []
+        if self.unmeasured:
+            out.append(f"{', '.join(self.unmeasured)} lie outside the mapped areas and are not drawn as polygons, so their footprint is not counted")
+        if self.unknown_status:
+            out.append(f"impervious feature(s) {', '.join(self.unknown_status)} have no status existing, proposed or removed and may add up to {self.extra_unknown_sqft:,.1f} sq ft")
+        return "; ".join(out)
+
+    @property
+    def extra_unknown_sqft(self) -> float:
+        if self.sqft is None or self.upper_sqft is None or math.isinf(self.upper_sqft):
+            return math.inf
+        return self.upper_sqft - self.sqft
+
+    def decides(self, threshold: float, *, strict: bool = False) -> bool | None:
+        """Whether the area is at (``strict``: above) ``threshold``; ``None`` when the plan allows both answers."""
+        if self.sqft is None or self.upper_sqft is None:
+            return None
+        lo = self.sqft > threshold if strict else self.sqft >= threshold
+        hi = self.upper_sqft > threshold if strict else self.upper_sqft >= threshold
+        return lo if lo == hi else None
+
+
+def affected_area(layers: dict[str, FeatureLayer], unit_to_ft: float) -> AffectedArea:
+    """Measure the land the project affects (see the module docstring)."""
+    supplied = tuple(r for r in AREA_ROLES if layers.get(r) is not None)
+    by_role: dict[str, list[Any]] = {}
+    unknown_geoms: list[Any] = []
+    unknown_ids: list[str] = []
+    loose: list[tuple[Any, str]] = []
+    every: list[Any] = []
+    for role in AREA_ROLES + FEATURE_ROLES:
+        layer = layers.get(role)
+        if layer is None:
+            continue
+        for i in range(len(layer)):
+            g = layer.geoms[i]
+            if role == "impervious":
+                s = impervious_status(layer.attrs[i])
+                if s == "existing":
+                    continue
+                if s == "":
+                    unknown_geoms.append(g)
+                    unknown_ids.append(layer.ids[i])
+                    continue
+            every.append(g)
+            if g.geom_type in ("Polygon", "MultiPolygon"):
+                by_role.setdefault(role, []).append(g)
+            elif role in FEATURE_ROLES:
+                loose.append((g, layer.ref(i).noun))
+    geometry = union([g for gs in by_role.values() for g in gs])
+    activity = union(every + unknown_geoms)
+    if not supplied:
+        return AffectedArea(None, None, geometry, activity, {}, supplied)
+    by_layer = {r: _sqft(union(by_role[r]), unit_to_ft) for r in AREA_ROLES + FEATURE_ROLES if r in by_role}
+    sqft = _sqft(geometry, unit_to_ft)
+    unmeasured = tuple(noun for g, noun in loose if geometry.is_empty or not shapely.covers(geometry, g))
+    if unmeasured:
+        upper = math.inf
+    elif unknown_geoms:
+        upper = _sqft(union([geometry, *unknown_geoms]), unit_to_ft)
+    else:
+        upper = sqft
+    return AffectedArea(sqft, upper, geometry, activity, by_layer, supplied, unmeasured, tuple(unknown_ids))
+
+
+def _sqft(geom: BaseGeometry, unit_to_ft: float) -> float:
+    return round(area_sqft(geom, unit_to_ft), AREA_DECIMALS)

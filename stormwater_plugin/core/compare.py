@@ -1,0 +1,271 @@
+"""What changed between two reviews of the same site: resolved, new, still open, changed.
+
+Works on two findings.json documents (plain dictionaries), so the command
+line, the Processing algorithm and the dock give the same comparison.
+
+Matching
+--------
+Findings are matched by their stable key (``rule|subject layer:id|other
+layer:id``, see :mod:`stormwater_plugin.core.overrides`), after two
+translations of the old document:
+
+- a rule id the current pack records as replaced (its ``replaces`` list) is
+  read as its successor;
+- a feature whose id changed between submissions, but whose geometry lies
+  within ``rename_tolerance_ft`` (1 ft) of the old one in the same role, is
+  read under its new id, and the match is reported. Each old id maps to at
+  most one new id, nearest first; ids present in both documents are never
+  renamed. Geometry is compared only when both documents were measured in the
+  same working CRS.
+
+Categories (one per matched key)
+--------------------------------
+- **resolved**: an open finding (violation or undetermined) that now passes,
+  or whose subject feature is gone;
+- **new**: an open finding with no open counterpart before (new key, or a pass
+  or advisory that became open);
+- **still open**: open before and now, with the same status;
+- **changed**: anything else whose status, measured or required distance
+  (more than 0.05 ft) changed; a still-open finding whose distance changed is
+  also listed here;
+- and the project class, when it changed.
+
+Reviewer decisions of the old review are **carried over** when their finding
+is unchanged, **to review again** when the finding changed, and **stale** when
+no finding matches them any more.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping
+
+import shapely
+
+OPEN = ("violation", "undetermined")
+#: Distances that differ by no more than this (feet) are the same measurement.
+DISTANCE_EPS_FT = 0.05
+
+
+def _ref_key(ref: Mapping[str, Any] | None) -> str:
+    return f"{ref['layer']}:{ref['id']}" if ref else "-"
+
+
+def _split_key(key: str) -> tuple[str, str, str, str]:
+    """``rule|subject|other`` plus any qualifier (``|limit=…`` or ``#2``)."""
+    base, _, suffix_hash = key.partition("#")
+    parts = base.split("|")
+    rule = parts[0]
+    subject = parts[1] if len(parts) > 1 else "-"
+    other = parts[2] if len(parts) > 2 else "-"
+    qual = "|".join(parts[3:])
+    if suffix_hash:
+        qual = f"{qual}#{suffix_hash}" if qual else f"#{suffix_hash}"
+    return rule, subject, other, qual
+
+
+def _join_key(rule: str, subject: str, other: str, qual: str) -> str:
+    key = f"{rule}|{subject}|{other}"
+    if qual.startswith("#"):
+        return key + qual
+    return f"{key}|{qual}" if qual else key
+
+
+def match_renamed_features(old: Mapping[str, Any], new: Mapping[str, Any], tolerance_ft: float = 1.0) -> list[dict[str, Any]]:
+    """Old ``layer:id`` renamed in the new review: same role, geometry within ``tolerance_ft``.
+
+    Returns
+    -------
+    list of dict
+        ``{"layer", "old_id", "new_id", "distance_ft"}``, nearest matches first.
+    """
+    fo, fn = old.get("features") or {}, new.get("features") or {}
+    wo, wn = fo.get("wkt") or {}, fn.get("wkt") or {}
+    u_old, u_new = fo.get("unit_to_ft"), fn.get("unit_to_ft")
+    if not wo or not wn or not u_old or not u_new or old.get("working_crs", "").split(";")[0] != new.get("working_crs", "").split(";")[0]:
+        return []
+    gone = [k for k in wo if k not in wn]
+    fresh = [k for k in wn if k not in wo]
+    candidates = []
+    for ko in gone:
+        layer = ko.split(":", 1)[0]
+        go = shapely.from_wkt(wo[ko])
+        for kn in fresh:
+            if kn.split(":", 1)[0] != layer:
+                continue
+            gn = shapely.from_wkt(wn[kn])
+            d_ft = float(shapely.hausdorff_distance(go, gn)) * float(u_new)
+            if d_ft <= tolerance_ft:
+                candidates.append((d_ft, ko, kn))
+    out = []
+    used_old: set[str] = set()
+    used_new: set[str] = set()
+    for d_ft, ko, kn in sorted(candidates):
+        if ko in used_old or kn in used_new:
+            continue
+        used_old.add(ko)
+        used_new.add(kn)
+        out.append({"layer": ko.split(":", 1)[0], "old_id": ko.split(":", 1)[1], "new_id": kn.split(":", 1)[1], "distance_ft": round(d_ft, 2)})
+    return out
+
+
+def _row(f: Mapping[str, Any] | None) -> dict[str, Any]:
+    if f is None:
+        return {}
+    return {
+        "status": f.get("status"),
+        "measured_ft": f.get("measured_ft"),
+        "required_ft": f.get("required_ft"),
+        "message": f.get("message"),
+    }
+
+
+def _differs(a: Any, b: Any) -> bool:
+    if a is None or b is None:
+        return a is not b
+    return abs(float(a) - float(b)) > DISTANCE_EPS_FT
+
+
+def compare_reviews(
+    old: Mapping[str, Any],
+    new: Mapping[str, Any],
+    successor: Callable[[str], str] | None = None,
+    rename_tolerance_ft: float = 1.0,
+) -> dict[str, Any]:
+    """Compare two findings.json documents of the same site.
+
+    Parameters
+    ----------
+    old, new : mapping
+        The earlier and the current findings.json documents.
+    successor : callable, optional
+        Maps an old rule id to its current id (``RulePack.successor``).
+    rename_tolerance_ft : float
+        Features whose ids changed are matched when their geometries lie within
+        this Hausdorff distance in feet.
+
+    Returns
+    -------
+    dict
+        The compare.json document: ``counts``, ``resolved``, ``new``,
+        ``still_open``, ``changed``, ``decisions``, ``renamed_features``,
+        ``renamed_rules``, ``project_class``.
+    """
+    succ = successor or (lambda r: r)
+    renamed = match_renamed_features(old, new, rename_tolerance_ft)
+    id_map = {f"{m['layer']}:{m['old_id']}": f"{m['layer']}:{m['new_id']}" for m in renamed}
+    renamed_rules: dict[str, str] = {}
+
+    def translate(key: str) -> str:
+        rule, subject, other, qual = _split_key(key)
+        new_rule = succ(rule)
+        if new_rule != rule:
+            renamed_rules[rule] = new_rule
+        return _join_key(new_rule, id_map.get(subject, subject), id_map.get(other, other), qual)
+
+    old_by = {translate(str(f.get("key") or "")): f for f in old.get("findings", [])}
+    new_by = {str(f.get("key") or ""): f for f in new.get("findings", [])}
+    new_subjects = {_ref_key(f.get("subject")) for f in new.get("findings", [])} | set((new.get("features") or {}).get("wkt", {}))
+
+    out: dict[str, list[dict[str, Any]]] = {"resolved": [], "new": [], "still_open": [], "changed": []}
+    for key in sorted(set(old_by) | set(new_by)):
+        o, n = old_by.get(key), new_by.get(key)
+        ref = n or o
+        assert ref is not None
+        entry = {
+            "key": key,
+            "rule_id": ref.get("rule_id"),
+            "citation": ref.get("citation"),
+            "subject": ref.get("subject"),
+            "other": ref.get("other"),
+            "old": _row(o),
+            "new": _row(n),
+        }
+        s_old = o.get("status") if o else None
+        s_new = n.get("status") if n else None
+        if o is not None and n is None:
+            if s_old in OPEN:
+                gone = _ref_key(o.get("subject")) not in new_subjects
+                entry["why"] = "the feature was removed from the plan" if gone else "the rule no longer applies or no longer reports this pair"
+                out["resolved"].append(entry)
+            continue
+        if o is None:
+            if s_new in OPEN:
+                entry["why"] = "a finding the earlier review did not have"
+                out["new"].append(entry)
+            continue
+        assert n is not None
+        if s_old in OPEN and s_new == "pass":
+            entry["why"] = f"{s_old} → pass"
+            out["resolved"].append(entry)
+        elif s_new in OPEN and s_old not in OPEN:
+            entry["why"] = f"{s_old} → {s_new}"
+            out["new"].append(entry)
+        elif s_new in OPEN and s_old == s_new:
+            out["still_open"].append(entry)
+            if _differs(o.get("measured_ft"), n.get("measured_ft")) or _differs(o.get("required_ft"), n.get("required_ft")):
+                entry = dict(entry, why="still open; the measured or required distance changed")
+                out["changed"].append(entry)
+        elif s_old != s_new or _differs(o.get("measured_ft"), n.get("measured_ft")) or _differs(o.get("required_ft"), n.get("required_ft")):
+            entry["why"] = f"{s_old} → {s_new}" if s_old != s_new else "the measured or required distance changed"
+            out["changed"].append(entry)
+
+    decisions = []
+    for key, o in old_by.items():
+        decision = o.get("override")
+        if not decision:
+            continue
+        n = new_by.get(key)
+        if n is None:
+            state, why = "stale", "no finding of the new review matches it"
+        elif n.get("status") != o.get("status") or _differs(o.get("measured_ft"), n.get("measured_ft")) or _differs(o.get("required_ft"), n.get("required_ft")):
+            state, why = "review_again", "the finding changed since the decision was made"
+        else:
+            state, why = "carried_over", "the finding is unchanged"
+        decisions.append({"key": key, "decision": decision, "state": state, "why": why})
+
+    cls_old, cls_new = old.get("project_class"), new.get("project_class")
+    return {
+        "old": {"generated": (old.get("tool") or {}).get("version"), "project_class": cls_old, "counts": old.get("counts")},
+        "new": {"generated": (new.get("tool") or {}).get("version"), "project_class": cls_new, "counts": new.get("counts")},
+        "project_class": None if cls_old == cls_new else {"old": cls_old, "new": cls_new},
+        "renamed_features": renamed,
+        "renamed_rules": [{"old": k, "new": v} for k, v in sorted(renamed_rules.items())],
+        "counts": {k: len(v) for k, v in out.items()} | {
+            "decisions_carried_over": sum(1 for d in decisions if d["state"] == "carried_over"),
+            "decisions_to_review_again": sum(1 for d in decisions if d["state"] == "review_again"),
+            "decisions_stale": sum(1 for d in decisions if d["state"] == "stale"),
+        },
+        **out,
+        "decisions": decisions,
+    }
+
+
+def compare_documents(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
+    """:func:`compare_reviews` with the rule renames of the new review's pack: what every front end calls.
+
+    Raises
+    ------
+    ValueError
+        When the two reviews are of different jurisdictions.
+    """
+    from .rulepack import JURISDICTIONS, load_pack
+
+    j_old, j_new = old.get("jurisdiction"), new.get("jurisdiction")
+    if j_old and j_new and j_old != j_new:
+        raise ValueError(f"the reviews are of different jurisdictions ({j_old}, {j_new}): compare reviews under the same rules")
+    successor = load_pack(str(j_new)).successor if j_new in JURISDICTIONS else None
+    out = compare_reviews(old, new, successor)
+    out["jurisdiction"] = j_new
+    return out
+
+
+def since_last_review(comparison: Mapping[str, Any]) -> dict[str, str]:
+    """Finding key (of the new review) to its one-word change since the last review, for a table column."""
+    out: dict[str, str] = {}
+    for cat, word in (("still_open", "still open"), ("changed", "changed"), ("new", "new"), ("resolved", "resolved")):
+        for e in comparison.get(cat, []):
+            out[e["key"]] = word
+    return out
+
+
+__all__ = ["compare_documents", "compare_reviews", "match_renamed_features", "since_last_review"]

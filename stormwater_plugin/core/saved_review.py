@@ -1,0 +1,122 @@
+"""A review kept with a QGIS project: the findings.json document plus the geometry that shows why.
+
+The plugin stores the last result in the project (``save_review``) and, when
+the project is opened again, rebuilds the :class:`CheckResult` from it
+(``load_review``) to restore the findings table, the result layers and the
+Inspect tool without running the check again. Plain data in, plain data out:
+no QGIS, no files.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+import shapely
+
+from .checks.classification import Classification, ClassReason
+from .model import BuildingSiteSlope, CheckResult, Citation, DisplayZone, FeatureRef, Finding, Status, Warning_
+from .overrides import Override
+from .serialize import ACCURACY_KEYS, result_to_dict
+
+#: Version of the saved form; a saved review of another version is not restored (the check is run again).
+SAVED_VERSION = 1
+
+
+def _wkt(g: Any) -> str | None:
+    return None if g is None or g.is_empty else shapely.to_wkt(g, rounding_precision=4, trim=True)
+
+
+def _geom(text: str | None) -> Any:
+    return shapely.from_wkt(text) if text else None
+
+
+def _ref(d: Mapping[str, Any] | None) -> FeatureRef | None:
+    return FeatureRef(str(d["layer"]), str(d["id"])) if d else None
+
+
+def save_review(result: CheckResult, *, crs_name: str = "", inputs: dict[str, Any] | None = None,
+                overrides: Sequence[Override] | None = None, extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The findings.json document of ``result`` with every geometry as WKT (working CRS), ready to store."""
+    doc = result_to_dict(result, crs_name=crs_name, inputs=inputs, overrides=overrides)
+    for row, f in zip(doc["findings"], result.findings):
+        row["geometry_wkt"] = _wkt(f.geometry)
+        row["kind"] = f.kind
+        row["source_version"] = f.citation.source_version
+    doc["zones"] = [
+        {"kind": z.kind, "rule_id": z.rule_id, "label": z.label, "distance_ft": z.distance_ft, "geometry_wkt": _wkt(z.geometry),
+         "subject": z.subject.as_dict() if z.subject else None}
+        for z in result.zones
+    ]
+    for row, b in zip(doc["building_sites"], result.building_sites):
+        row["centre"] = list(b.centre) if b.centre is not None else None
+    doc["saved_version"] = SAVED_VERSION
+    doc["pack_title"] = result.pack_title
+    doc.update(dict(extra or {}))
+    return doc
+
+
+def load_review(doc: Mapping[str, Any]) -> CheckResult:
+    """The :class:`CheckResult` a :func:`save_review` document describes.
+
+    Raises
+    ------
+    ValueError
+        When the document is not a saved review of this version.
+    """
+    if doc.get("saved_version") != SAVED_VERSION:
+        raise ValueError("not a saved review of this version of the plugin")
+    findings = []
+    for f in doc.get("findings", []):
+        details = dict(f.get("details") or {})
+        for k in ACCURACY_KEYS:
+            if f.get(k) is not None and (k != "near_limit" or f.get(k)):
+                details[k] = f[k]
+        findings.append(Finding(
+            rule_id=str(f["rule_id"]),
+            kind=str(f.get("kind", "")),
+            citation=Citation(str(f.get("citation", "")), str(f.get("excerpt", "")), str(f.get("source_file", "")), str(f.get("source_version", ""))),
+            status=Status(f["status"]),
+            subject=_ref(f.get("subject")),
+            other=_ref(f.get("other")),
+            measured_ft=f.get("measured_ft"),
+            required_ft=f.get("required_ft"),
+            message=str(f.get("message", "")),
+            geometry=_geom(f.get("geometry_wkt")),
+            extra=details,
+        ))
+    zones = [DisplayZone(str(z["kind"]), str(z["rule_id"]), str(z["label"]), z.get("distance_ft"), _geom(z.get("geometry_wkt")), _ref(z.get("subject")))
+             for z in doc.get("zones", []) if z.get("geometry_wkt")]
+    sites = [BuildingSiteSlope(str(b["id"]), b.get("slope_100ft_pct"), b.get("azimuth_deg"), Status(b["status"]),
+                               [(float(a), float(s)) for a, s in b.get("profile") or [] if a is not None and s is not None],
+                               tuple(b["centre"]) if b.get("centre") else None, str(b.get("message", "")))  # type: ignore[arg-type]
+             for b in doc.get("building_sites", [])]
+    reasons = [ClassReason(str(r.get("rule_id", "")), Citation(str(r.get("citation", "")), str(r.get("excerpt", "")), "", ""),
+                           Status(r.get("status", "advisory")), str(r.get("message", "")), r.get("measured_sqft"), r.get("threshold_sqft"))
+               for r in doc.get("classification_reasons", [])]
+    cls = Classification(str(doc.get("project_class")), str(doc.get("class_source")), doc.get("computed_class"),
+                         doc.get("disturbed_sqft"), doc.get("new_impervious_sqft"), reasons)
+    warnings = [Warning_(str(w.get("code", "")), str(w.get("message", "")), w.get("layer"), tuple(w.get("ids") or ())) for w in doc.get("warnings", [])]
+    rp = doc.get("rule_pack") or {}
+    return CheckResult(
+        jurisdiction=str(doc.get("jurisdiction")),
+        pack_title=str(doc.get("pack_title") or rp.get("title", "")),
+        pack_version=str(rp.get("version", "")),
+        project_class=str(doc.get("project_class")),
+        class_source=str(doc.get("class_source")),
+        classification=cls,
+        findings=findings,
+        building_sites=sites,
+        notification=dict(doc.get("notification") or {}),
+        warnings=warnings,
+        rules_not_checked=list(doc.get("rules_not_checked") or []),
+        zones=zones,
+        site_parcel_id=doc.get("site_parcel"),
+        rules_not_applicable=list(doc.get("rules_not_applicable") or []),
+        inventory=list(doc.get("inventory_100ft") or []),
+        accuracy=dict(doc.get("accuracy") or {}),
+        feature_wkt=dict((doc.get("features") or {}).get("wkt") or {}),
+        unit_to_ft=(doc.get("features") or {}).get("unit_to_ft"),
+    )
+
+
+__all__ = ["save_review", "load_review", "SAVED_VERSION"]

@@ -1,0 +1,82 @@
+"""``stormwater-check compare OLD NEW --out DIR``: what changed between two reviews of a site.
+
+Also the small readers the check command uses for ``--previous`` and
+``--accuracy``. The comparison itself is :func:`stormwater_plugin.core.compare.compare_documents`,
+the same function the dock and the Processing algorithm call.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any, Sequence
+
+from .reader import InputError
+
+
+def read_previous(path: Path) -> dict[str, Any]:
+    """An earlier review's findings.json (given as the file or its output folder)."""
+    p = Path(path)
+    if p.is_dir():
+        p = p / "findings.json"
+    try:
+        doc = json.loads(p.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise InputError(f"{p}: cannot read the earlier review ({exc.strerror}); give its output folder or findings.json") from exc
+    except ValueError as exc:
+        raise InputError(f"{p}: not a findings.json document ({exc})") from exc
+    if not isinstance(doc, dict) or "findings" not in doc:
+        raise InputError(f"{p}: not a findings.json document (no 'findings')")
+    doc["_path"] = str(p)
+    return doc
+
+
+def parse_accuracy(items: Sequence[str]) -> dict[str, float]:
+    """``--accuracy ROLE=FT`` items to role → feet (:func:`~stormwater_plugin.core.accuracy.parse_role_accuracy`)."""
+    from ..core.accuracy import parse_role_accuracy
+
+    try:
+        return parse_role_accuracy(items)
+    except ValueError as exc:
+        raise InputError(f"--accuracy {exc}") from exc
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="stormwater-check compare",
+        description="Compare two reviews of the same site: findings resolved, new, still open and changed, and the reviewer's decisions.",
+    )
+    p.add_argument("old", type=Path, help="the earlier review: its findings.json or output folder")
+    p.add_argument("new", type=Path, help="the current review: its findings.json or output folder")
+    p.add_argument("--out", type=Path, required=True, help="folder for compare.json")
+    return p
+
+
+def main(argv: Sequence[str]) -> int:
+    """Write ``DIR/compare.json`` and print the counts; exit 1 while new or still-open violations remain."""
+    from ..core.compare import compare_documents
+    from ..report.package import comparison_line
+    from .errors import fail
+
+    args = _parser().parse_args(list(argv))
+    try:
+        old, new = read_previous(args.old), read_previous(args.new)
+        try:
+            cmp = compare_documents(old, new)
+        except ValueError as exc:
+            raise InputError(str(exc)) from exc
+        cmp["previous"] = old["_path"]
+        try:
+            args.out.mkdir(parents=True, exist_ok=True)
+            (args.out / "compare.json").write_text(json.dumps(cmp, indent=2, ensure_ascii=False), encoding="utf-8")
+        except OSError as exc:
+            raise InputError(f"{args.out}: cannot write compare.json ({exc.strerror})") from exc
+    except InputError as exc:
+        fail("stormwater-check compare", str(exc))
+    print(comparison_line(cmp))
+    for m in cmp["renamed_features"]:
+        print(f"  {m['layer']} {m['old_id']} is now {m['new_id']} (geometry within {m['distance_ft']:g} ft)")
+    print(f"Wrote {args.out / 'compare.json'}")
+    still = [e for cat in ("new", "still_open") for e in cmp[cat] if (e.get("new") or {}).get("status") == "violation"]
+    return 1 if still else 0

@@ -1,0 +1,211 @@
+"""The DEM window a check needs: each rule's features grown by that rule's reach, and the site for the envelope.
+
+Policy (issue 14): a rule that reads the DEM declares the features it relates
+and how far from them it looks (:mod:`.reach`); the window is the union of
+
+* for each DEM rule, its features grown by its reach: gradient setbacks the
+  devices grown by the distance plus the shortest line to the nearest target
+  of each kind (a pass against a far feature reads the ground at both ends);
+  the building-site ring the building sites grown by the ring radius; device
+  and clearing slopes the footprints; the flow trace the disturbance grown
+  by the longest path it may trace;
+* for the siting envelope (and the suggested moves, which search it) the
+  whole site parcel grown by the envelope rules' largest distance.
+
+Readers read the bounding box of the union once. Features that no DEM rule
+relates never widen it, so a finding never depends on them (an unrelated well
+650 m away does not decide whether a flow trace reached the edge of the DEM).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import shapely
+
+from ..core.checks.setbacks import feature_name
+from ..core.model import FeatureLayer
+from ..core.rulepack import Rule, RulePack
+from .reach import ENVELOPE_KINDS, envelope_reach_ft, rule_reach_ft
+
+#: Added around every part, feet: covers cleaning (make_valid) shifting a nearest point and the readers' rounding.
+MARGIN_FT: float = 20.0
+#: Added to the envelope's reach around the site parcel, feet (cells of the envelope grid straddle its edge).
+SITING_PAD_FT: float = 20.0
+
+Bounds = tuple[float, float, float, float]
+
+
+@dataclass(frozen=True)
+class WindowPart:
+    """What one rule (or the siting envelope) needs from the DEM: working-CRS bounds."""
+
+    need: str  # rule id, or "siting envelope"
+    bounds: Bounds
+
+
+@dataclass(frozen=True)
+class DemWindow:
+    """The parts and their union (working CRS)."""
+
+    parts: tuple[WindowPart, ...]
+
+    @property
+    def whole_raster(self) -> bool:
+        """True when a part has no finite bounds (a rule with unlimited reach): read the whole DEM."""
+        return any(not all(np.isfinite(p.bounds)) for p in self.parts)
+
+    @property
+    def bounds(self) -> Bounds | None:
+        """Bounding box of every part (infinite when :attr:`whole_raster`), or ``None`` when no rule needs the DEM."""
+        if not self.parts:
+            return None
+        b = np.array([p.bounds for p in self.parts], dtype=float)
+        return float(b[:, 0].min()), float(b[:, 1].min()), float(b[:, 2].max()), float(b[:, 3].max())
+
+    def covers(self, other: Bounds) -> bool:
+        """Whether the union's bounds hold ``other``."""
+        b = self.bounds
+        return b is not None and b[0] <= other[0] and b[1] <= other[1] and b[2] >= other[2] and b[3] >= other[3]
+
+
+def _geoms(layer: FeatureLayer | None) -> np.ndarray:
+    """Located geometries of a layer, invalid ones repaired (never a None or an empty one)."""
+    if layer is None or len(layer) == 0:
+        return np.empty(0, dtype=object)
+    g = np.asarray(layer.geoms, dtype=object)
+    ok = np.array([x is not None and not x.is_empty for x in g], dtype=bool)
+    g = g[ok]
+    if g.size:
+        bad = ~shapely.is_valid(g)
+        if bad.any():
+            g = g.copy()
+            g[bad] = shapely.make_valid(g[bad])
+    return g
+
+
+def _grown(geoms: Sequence[Any] | np.ndarray, pad: float) -> Bounds | None:
+    if len(geoms) == 0:
+        return None
+    b = shapely.total_bounds(np.asarray(geoms, dtype=object))
+    if not np.all(np.isfinite(b)):
+        return None
+    return float(b[0] - pad), float(b[1] - pad), float(b[2] + pad), float(b[3] + pad)
+
+
+def _nearest_lines(devices: np.ndarray, layers: Mapping[str, FeatureLayer], rule: Rule) -> list[Any]:
+    """Shortest lines from each device to the nearest target of each of the rule's target specs."""
+    out: list[Any] = []
+    for spec in rule.params.get("targets", []):
+        if not isinstance(spec, dict):
+            continue
+        layer = layers.get(str(spec.get("role")))
+        if layer is None or len(layer) == 0:
+            continue
+        match = str(spec.get("name_matches", "")).lower()
+        keep = [
+            k for k in range(len(layer))
+            if layer.geoms[k] is not None and not layer.geoms[k].is_empty
+            and (not match or not feature_name(layer.attrs[k]) or match in feature_name(layer.attrs[k]).lower())
+        ]
+        targets = _geoms(FeatureLayer(layer.role, np.asarray(layer.geoms, dtype=object)[keep], [layer.ids[k] for k in keep], [layer.attrs[k] for k in keep]))
+        if targets.size == 0:
+            continue
+        qi, ti = shapely.STRtree(targets).query_nearest(devices, all_matches=True)
+        out.extend(shapely.shortest_line(devices[qi], targets[ti]))
+    return out
+
+
+def _rule_part(rule: Rule, layers: Mapping[str, FeatureLayer], u: float, cell_ft: float, margin: float) -> Bounds | None:
+    """The bounds one DEM rule needs, or ``None`` when it reads no DEM (or has nothing to read it for)."""
+    reach = rule_reach_ft(rule, cell_ft) / u
+    kind = rule.kind
+    if kind == "device_setback":
+        if str(rule.params.get("gradient", "any")) == "any":
+            return None
+        devices = _geoms(layers.get("devices"))
+        parts = [b for b in (_grown(devices, reach + margin), _grown(_nearest_lines(devices, layers, rule), margin)) if b is not None]
+        if not parts:
+            return None
+        a = np.array(parts)
+        return float(a[:, 0].min()), float(a[:, 1].min()), float(a[:, 2].max()), float(a[:, 3].max())
+    if kind == "building_site_slope":
+        return _grown(_geoms(layers.get("building_sites")), reach + margin)
+    if kind in ("device_slope", "vertical_separation"):
+        return _grown(_geoms(layers.get("devices")), reach + margin)
+    if kind == "clearing_slope":
+        roles = [str(r) for r in rule.params.get("roles", ["clearing"])]
+        role = next((r for r in roles if r in layers), None)
+        return _grown(_geoms(layers.get(role)) if role else np.empty(0, dtype=object), margin)
+    if kind == "flow_to_sensitive_area":
+        return _grown(_geoms(layers.get("disturbance")), reach + margin)
+    return None
+
+
+def _site_parcel_geoms(layers: Mapping[str, FeatureLayer], site_parcel_id: str | None) -> list[Any]:
+    """The site parcel(s) as the engine finds them (``[]`` when none can be told)."""
+    from ..core.engine import find_site_parcels
+    from ..core.geometry import clean_layer
+
+    parcels = layers.get("parcels")
+    if parcels is None or len(parcels) == 0:
+        return []
+    scratch: list[Any] = []
+    cleaned = {r: clean_layer(layers[r], scratch) for r in ("parcels", "building_sites", "devices") if r in layers}
+    try:
+        idx = find_site_parcels(cleaned.get("parcels"), site_parcel_id, cleaned, scratch)
+    except LookupError:  # an unknown --site-parcel: the check itself says so
+        return []
+    return [cleaned["parcels"].geoms[i] for i in idx]
+
+
+def siting_part(layers: Mapping[str, FeatureLayer], pack: RulePack, unit_to_ft: float, site_parcel_id: str | None = None) -> Bounds | None:
+    """The site parcel grown by the envelope rules' reach (plus :data:`SITING_PAD_FT`), working CRS; ``None`` without one."""
+    if not any(r.kind in ENVELOPE_KINDS for r in pack.rules):
+        return None
+    return _grown(_site_parcel_geoms(layers, site_parcel_id), (envelope_reach_ft(pack) + SITING_PAD_FT) / unit_to_ft)
+
+
+def dem_window(
+    layers: Mapping[str, FeatureLayer],
+    pack: RulePack,
+    *,
+    unit_to_ft: float,
+    cell_ft: float = 0.0,
+    site_parcel_id: str | None = None,
+    siting: bool = True,
+    margin_ft: float = MARGIN_FT,
+) -> DemWindow:
+    """The DEM window of a check (and of its envelope and moves when ``siting``).
+
+    Parameters
+    ----------
+    layers : mapping of FeatureLayer
+        The site's layers in the working CRS (as read, before cleaning).
+    pack : RulePack
+        The rules; each DEM rule adds its part.
+    unit_to_ft : float
+        Working-CRS unit in feet.
+    cell_ft : float, default 0
+        The DEM's pixel size in feet (the flow trace's reach grows with it).
+    site_parcel_id : str, optional
+        The site parcel, as given to the check.
+    siting : bool, default True
+        Add the site parcel grown by the envelope's reach (the envelope and
+        the suggested moves search it).
+    margin_ft : float
+        Added around each rule's part, feet.
+    """
+    margin = margin_ft / unit_to_ft
+    parts: list[WindowPart] = []
+    for rule in pack.rules:
+        b = _rule_part(rule, layers, unit_to_ft, cell_ft, margin)
+        if b is not None:
+            parts.append(WindowPart(rule.id, b))
+    if siting:
+        b = siting_part(layers, pack, unit_to_ft, site_parcel_id)
+        if b is not None:
+            parts.append(WindowPart("siting envelope", b))
+    return DemWindow(tuple(parts))

@@ -1,0 +1,106 @@
+"""Words and colours shown to the reader, the same on the command line's map layers and in the plugin.
+
+Labels keep the regulation's own citation for state rules ("6 NYCRR
+646-4.14(a)(3)": the part number is what a reviewer files under) and shorten
+town codes to their section ("§148-11I(2)(c)"), in findings.gpkg and on the
+plugin's layers alike.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+#: Colour of each status on maps and in the dock (hex).
+STATUS_COLOURS: dict[str, str] = {
+    "violation": "#d7191c",
+    "advisory": "#f28e00",
+    "undetermined": "#7b3294",
+    "pass": "#1a9641",
+}
+
+_COMPASS = ("N", "NE", "E", "SE", "S", "SW", "W", "NW")
+
+
+def compass(bearing_deg: float) -> str:
+    """Eight-point compass word of a bearing, degrees clockwise from north (``270`` -> ``"W"``)."""
+    return _COMPASS[int((float(bearing_deg) + 22.5) // 45) % 8]
+
+
+def short_citation(text: str) -> str:
+    """The citation as a label shows it: a town code from its ``§``; a state citation whole.
+
+    ``"Town of Lake George Code §148-11I(2)(c)"`` gives ``"§148-11I(2)(c)"``;
+    ``"6 NYCRR 646-4.14(a)(3)"`` stays as it is.
+    """
+    if "§" in text:
+        return text[text.index("§"):]
+    return text
+
+
+def feet(x: float | None, nd: int = 1) -> str:
+    """A distance in feet for a label: ``nd`` decimals without trailing zeros; ``"?"`` when unknown."""
+    if x is None:
+        return "?"
+    return f"{x:.{nd}f}".rstrip("0").rstrip(".") if nd else f"{x:.0f}"
+
+
+def finding_label(citation: str, measured_ft: float | None, required_ft: float | None, sep: str = ": ") -> str:
+    """Map label of a finding: short citation, then ``measured / required ft`` when the required distance is known.
+
+    ``sep`` joins the two (``"\\n"`` on the plugin's map, ``": "`` in findings.gpkg).
+    """
+    cite = short_citation(citation)
+    if measured_ft is not None and required_ft is not None:
+        return f"{cite}{sep}{measured_ft:.1f} / {feet(required_ft)} ft"
+    if required_ft is not None:
+        return f"{cite}{sep}? / {feet(required_ft)} ft"
+    return cite
+
+
+def device_label(device_type: str) -> str:
+    """``dry_well`` as ``dry well``."""
+    return str(device_type).replace("_", " ")
+
+
+def move_text(move: Any) -> str:
+    """``Move DW-1 6.0 ft toward 270° (W)``, or why no move is suggested (a move dict or a :class:`~.review.Move`)."""
+    get = move.get if isinstance(move, dict) else (lambda k, d=None: getattr(move, k, d))
+    dev = (get("device") or {}).get("id", "?") if isinstance(get("device"), dict) else (get("device_id") or "?")
+    if not get("possible"):
+        return f"{dev}: no compliant position found ({get('reason') or 'unknown reason'})"
+    b = float(get("bearing_deg") or 0.0)
+    return f"Move {dev} {float(get('distance_ft') or 0.0):.1f} ft toward {b:.0f}° ({compass(b)})"
+
+
+# --------------------------------------------------------------------------- layer schemas (QGIS-free: name, type)
+
+#: Fields of the siting envelope layer (``str``, ``int`` or ``float``), the same in envelope.gpkg, Processing and the dock.
+ENVELOPE_SCHEMA: tuple[tuple[str, type], ...] = (
+    ("device_type", str),
+    ("high_traffic", int),
+    ("project_class", str),
+    ("site_parcel", str),
+    ("area_sqft", float),
+    ("rules", str),
+    ("not_checked", str),
+)
+#: Fields of the excluded-zones layer.
+EXCLUDED_SCHEMA: tuple[tuple[str, type], ...] = (
+    ("rule_id", str),
+    ("citation", str),
+    ("reason", str),
+    ("required_ft", float),
+    ("kind", str),
+    ("target_layer", str),
+    ("target_id", str),
+    ("area_sqft", float),
+)
+#: Fields of the needs-professional-design layer.
+DESIGN_SCHEMA: tuple[tuple[str, type], ...] = (
+    ("rule_id", str),
+    ("citation", str),
+    ("reason", str),
+    ("threshold_pct", float),
+    ("status", str),
+    ("area_sqft", float),
+)

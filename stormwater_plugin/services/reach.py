@@ -1,0 +1,96 @@
+"""How far each rule looks, in feet: the one answer for DEM windows, batch halos and the siting envelope.
+
+Each rule kind names the parameters that are horizontal distances it measures
+out to (:data:`REACH_PARAMS`); a kind not listed reaches as far as its
+largest ``*_ft`` parameter that is not a vertical one, so a new kind is never
+given too small a window. The flow trace reaches its path length along a D8
+path: up to ``sqrt(2) * (max_length_ft + 2 cells)`` as the crow flies.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Iterable, Iterator
+
+from ..core.rulepack import Rule, RulePack
+
+#: Horizontal-distance parameters of each kind, feet (the rule's reach is the largest).
+REACH_PARAMS: dict[str, tuple[str, ...]] = {
+    "device_setback": ("required_ft",),
+    "shoreline_no_cut_buffer": ("width_ft",),
+    "clear_cut_opening": ("buffer_ft", "frontage_tolerance_ft"),
+    "clearing_near_water": ("distance_ft",),
+    "fertilizer_zone": ("distance_ft",),
+    "plot_plan_inventory": ("distance_ft",),
+    "neighbour_notification": ("radius_ft", "adjacent_tolerance_ft"),
+    "sensitive_surroundings": ("within_ft",),
+    "building_site_slope": ("distance_ft",),
+    "device_slope": ("point_radius_ft",),
+    "clearing_slope": (),
+    "vertical_separation": (),
+    "frost_depth": (),
+    "drain_time": (),
+    "storage_volume": (),
+    "first_flush_volume": (),
+    "area_threshold": (),
+    "soil_trigger": (),
+    "reviewer": (),
+}
+#: ``*_ft`` parameters that are depths or heights, never horizontal reach (for kinds not in :data:`REACH_PARAMS`).
+VERTICAL_PARAMS: frozenset[str] = frozenset({"min_ft", "frost_depth_ft", "min_depth_ft", "gradient_tolerance_ft"})
+#: Kinds whose zones make up the siting envelope (its DEM window and its reach).
+ENVELOPE_KINDS: tuple[str, ...] = ("device_setback", "shoreline_no_cut_buffer", "device_slope")
+
+
+def _numbers(value: Any, key: str = "") -> Iterator[tuple[str, float]]:
+    if isinstance(value, bool):
+        return
+    if isinstance(value, (int, float)):
+        yield key, float(value)
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield from _numbers(v, str(k))
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _numbers(v, key)
+
+
+def rule_reach_ft(rule: Rule, cell_ft: float = 0.0) -> float:
+    """The horizontal distance ``rule`` looks out to from the features it relates, feet.
+
+    Parameters
+    ----------
+    rule : Rule
+        One rule of a pack.
+    cell_ft : float, default 0
+        The DEM's pixel size, feet (only the flow trace depends on it).
+    """
+    p = dict(rule.params)
+    if rule.kind == "flow_to_sensitive_area":
+        length = p.get("max_length_ft")
+        if isinstance(length, (int, float)) and not isinstance(length, bool):
+            return math.sqrt(2.0) * (float(length) + 2.0 * max(cell_ft, 0.0))
+        return math.inf  # no declared length: it may run anywhere on the DEM, so never a window that could stop it
+    keys = REACH_PARAMS.get(rule.kind)
+    reach = 0.0
+    for key, value in _numbers(p):
+        wanted = key in keys if keys is not None else key.endswith("_ft") and key not in VERTICAL_PARAMS
+        if wanted and math.isfinite(value):
+            reach = max(reach, abs(value))
+    return reach
+
+
+def pack_reach_ft(pack: RulePack, cell_ft: float = 0.0, kinds: Iterable[str] | None = None) -> float:
+    """The largest :func:`rule_reach_ft` of the pack's rules (of ``kinds`` only, when given), feet.
+
+    500.0 for the Lake George packs (the notification radius and the 500 ft
+    clearing cover); 100.0 for their envelope kinds; about 2,830 ft for
+    Mamakating (the 2,000 ft flow trace).
+    """
+    wanted = None if kinds is None else set(kinds)
+    return max((rule_reach_ft(r, cell_ft) for r in pack.rules if wanted is None or r.kind in wanted), default=0.0)
+
+
+def envelope_reach_ft(pack: RulePack) -> float:
+    """How far the siting envelope's rules reach from the site parcel, feet (100 for LGPC)."""
+    return pack_reach_ft(pack, kinds=ENVELOPE_KINDS)

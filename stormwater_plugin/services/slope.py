@@ -1,0 +1,54 @@
+"""The building-site slope rule and the one steepness test every view uses.
+
+:func:`steep` is the core's comparison (:func:`~stormwater_plugin.core.terrain.checks.exceeds`,
+with its float tolerance) applied to arrays, so the check, the dock's slope
+mask and ``stormwater-check slope-map --mask-out`` call the same cell steep.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..core.rulepack import Rule, RulePack
+from ..core.terrain.checks import exceeds
+
+#: The rule kind whose distance, threshold and comparison define "steep ground" for maps.
+SLOPE_KIND = "building_site_slope"
+
+
+def slope_rule(pack: RulePack | None) -> Rule | None:
+    """The pack's ``building_site_slope`` rule (the first), or ``None``."""
+    if pack is None:
+        return None
+    return next((r for r in pack.rules if r.kind == SLOPE_KIND), None)
+
+
+def slope_params(rule: Rule) -> tuple[float, float, str]:
+    """``(distance_ft, threshold_pct, compare)`` of a ``building_site_slope`` rule."""
+    p = rule.params
+    return float(p["distance_ft"]), float(p["threshold_pct"]), str(p.get("compare", "gte"))
+
+
+def steep_cells(slope_pct: Any, threshold_pct: float, compare: str) -> np.ndarray:
+    """Boolean array: finite slopes meeting ``compare`` (``gte``: at or over; ``gt``: over) ``threshold_pct``.
+
+    NaN (nodata) is never steep here; callers report it as unknown.
+    """
+    v = np.asarray(slope_pct, dtype=np.float64)
+    finite = np.isfinite(v)
+    out = np.zeros(v.shape, dtype=bool)
+    out[finite] = exceeds(v[finite], float(threshold_pct), compare)  # type: ignore[arg-type]
+    return out
+
+
+def steep(slope_pct: Any, rule: Rule) -> np.ndarray:
+    """Cells (or values) of ``slope_pct``, percent, that are steep under ``rule``'s threshold and comparison."""
+    p = rule.params
+    return steep_cells(slope_pct, float(p["threshold_pct"]), str(p.get("compare", "gte")))
+
+
+def compare_words(compare: str, threshold_pct: float) -> str:
+    """``"15% or more"`` (``gte``) or ``"over 15%"`` (``gt``)."""
+    return f"{threshold_pct:g}% or more" if compare == "gte" else f"over {threshold_pct:g}%"

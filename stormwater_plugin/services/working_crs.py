@@ -1,0 +1,139 @@
+"""The working CRS and its scale factor: one policy for the command line, batch and the plugin.
+
+The adapters (``headless.reader`` with pyproj, ``qgis_bridge.crs`` with
+QGIS) describe the DEM's CRS and locate the site; this module decides:
+
+* the DEM's CRS when it is projected and conformal (the DEM is then never
+  reprojected);
+* else the WGS 84 UTM zone holding the site;
+* no site location at all (no layer has a feature with a location): refused,
+  never a guessed zone.
+
+The grid scale factor is taken at the site (:func:`site_geometries` picks the
+features that make up the site), so the same site gets the same feet whether
+it is checked alone, in a batch of a whole town or in QGIS.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from ..core.checks.context import truthy
+from ..core.model import FeatureLayer
+
+#: Roles holding the proposed work, belonging to one site (as batch assigns them).
+PLAN_ROLES: tuple[str, ...] = ("building_sites", "devices", "clearing", "disturbance", "impervious")
+
+
+class NoSiteLocation(ValueError):
+    """No layer has a feature with a location: the working CRS cannot be chosen."""
+
+    def __init__(self) -> None:
+        super().__init__("no layer has any feature with a location: nothing to check (the working CRS cannot be chosen)")
+
+
+@dataclass(frozen=True)
+class CrsTraits:
+    """What the policy needs to know about a CRS."""
+
+    projected: bool
+    conformal: bool
+
+
+@dataclass(frozen=True)
+class WorkingCrsChoice:
+    """The decision: the DEM's CRS (``utm_epsg is None``) or a UTM zone, and why in words."""
+
+    utm_epsg: int | None
+    why: str
+
+    @property
+    def uses_dem_crs(self) -> bool:
+        return self.utm_epsg is None
+
+
+def utm_epsg(lon: float, lat: float) -> tuple[int, str]:
+    """EPSG code and label (``"18N"``) of the WGS 84 UTM zone holding a longitude/latitude."""
+    zone = int(math.floor((lon + 180.0) / 6.0)) % 60 + 1
+    north = lat >= 0
+    return (32600 if north else 32700) + zone, f"{zone}{'N' if north else 'S'}"
+
+
+def choose_working_crs(dem: CrsTraits | None, site_lonlat: tuple[float, float] | None) -> WorkingCrsChoice:
+    """Decide the working CRS.
+
+    Parameters
+    ----------
+    dem : CrsTraits or None
+        The DEM's CRS, or ``None`` without a DEM.
+    site_lonlat : (float, float) or None
+        Longitude and latitude (WGS 84) of the site's centre.
+
+    Raises
+    ------
+    NoSiteLocation
+        The UTM zone is needed and nothing has a location.
+    """
+    if dem is not None and dem.projected and dem.conformal:
+        return WorkingCrsChoice(None, "the DEM's CRS")
+    if site_lonlat is None or not all(math.isfinite(v) for v in site_lonlat):
+        raise NoSiteLocation()
+    code, label = utm_epsg(*site_lonlat)
+    why = "local UTM zone (the DEM's CRS is not conformal)" if dem is not None and dem.projected else "local UTM zone"
+    return WorkingCrsChoice(code, f"{why} {label}, chosen from the site's centre")
+
+
+def _present(geoms: Sequence[Any]) -> list[Any]:
+    return [g for g in geoms if g is not None and not g.is_empty]
+
+
+def site_parcel_indices(parcels: FeatureLayer, site_parcel_id: str | None = None) -> list[int]:
+    """Indices of the parcel named ``site_parcel_id``, else of those with ``is_site`` set, else of the only parcel."""
+    if site_parcel_id is not None:
+        return [i for i, pid in enumerate(parcels.ids) if pid == str(site_parcel_id)]
+    idx = [i for i, a in enumerate(parcels.attrs) if truthy({str(k).lower(): v for k, v in a.items()}.get("is_site"))]
+    if not idx and len(parcels) == 1:
+        idx = [0]
+    return idx
+
+
+def site_geometries(layers: Mapping[str, FeatureLayer], site_parcel_id: str | None = None) -> list[Any]:
+    """The features that locate the site: its parcel(s), else the plan, else everything.
+
+    The site parcel is the one named ``site_parcel_id``, else those with
+    ``is_site`` set, else the only parcel. Used for the UTM zone and the scale
+    factor, so a site gets the same working CRS and feet whichever command
+    checks it (a batch checks each site parcel with the same rule).
+    """
+    parcels = layers.get("parcels")
+    if parcels is not None and len(parcels):
+        found = _present([parcels.geoms[i] for i in site_parcel_indices(parcels, site_parcel_id)])
+        if found:
+            return found
+    for roles in (PLAN_ROLES, tuple(layers)):
+        found = _present([g for r in roles if r in layers for g in layers[r].geoms])
+        if found:
+            return found
+    return []
+
+
+def site_centre(geoms: Sequence[Any]) -> tuple[float, float] | None:
+    """Centre of the bounding box of ``geoms`` (their CRS), or ``None`` when there is none."""
+    import shapely
+
+    present = _present(geoms)
+    if not present:
+        return None
+    b = shapely.total_bounds(np.array(present, dtype=object))
+    if not np.all(np.isfinite(b)):
+        return None
+    return float((b[0] + b[2]) / 2.0), float((b[1] + b[3]) / 2.0)
+
+
+def plausible_scale(k: float) -> float:
+    """``k`` when it is a plausible point scale factor (0.9 to 1.1), else 1 (grid distances)."""
+    return k if math.isfinite(k) and 0.9 < k < 1.1 else 1.0

@@ -1,0 +1,109 @@
+"""Accuracy-aware findings (issue 18): a pass inside the data's accuracy is undetermined; a violation is near the limit."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from stormwater_plugin.core.accuracy import accuracy_table, combined_accuracy, feature_accuracy
+from stormwater_plugin.core.engine import SiteInputs, run_check
+from stormwater_plugin.core.model import Status
+from stormwater_plugin.core.rulepack import load_pack
+from stormwater_plugin.core.serialize import result_to_dict
+from tests.sitebuilder import device, layer, pairs_for, plane_dem, septic_square
+
+RULE = "lgpc.minor.septic-upgradient-20"
+
+
+def _run(distance_ft, *, septic_attrs=None, device_attrs=None, accuracy=None, dem_accuracy=None, dem=None):
+    g, a = device(10.0 + distance_ft, 0.0, **(device_attrs or {}))
+    layers = {
+        "septic": layer("septic", [septic_square()], ["S1"], [septic_attrs or {}]),
+        "devices": layer("devices", [g], ["D1"], [a]),
+    }
+    dem = dem or plane_dem(-200, -200, 400, 2.0, gx=0.05, gy=0.0)
+    inputs = SiteInputs(layers=layers, dem=dem, unit_to_ft=1.0, class_override="minor", accuracy_ft=accuracy or {},
+                        dem_vertical_accuracy_ft=dem_accuracy)
+    return run_check(inputs, load_pack("lgpc"))
+
+
+def test_pass_at_20_4_ft_with_a_septic_field_good_to_10_ft_is_undetermined_646_4_14_a_3():
+    result = _run(20.4, accuracy={"septic": 10.0})
+    (f,) = pairs_for(result, RULE)
+    assert f.status is Status.UNDETERMINED
+    assert f.extra["margin_ft"] == pytest.approx(0.4)
+    assert f.extra["accuracy_ft"] == 10.0
+    assert f.extra["near_limit"] is True
+    assert "field-verify" in f.message and "±10.0 ft" in f.message and "20.4 ft against 20.0 ft" in f.message
+
+
+def test_violation_at_19_6_ft_inside_the_accuracy_stays_a_violation_marked_near_limit():
+    (f,) = pairs_for(_run(19.6, accuracy={"septic": 10.0}), RULE)
+    assert f.status is Status.VIOLATION
+    assert f.extra["near_limit"] is True
+    assert "Near the limit" in f.message
+
+
+@pytest.mark.parametrize("distance,expected", [(22.9, Status.UNDETERMINED), (23.0, Status.PASS), (23.1, Status.PASS)])
+def test_margin_exactly_equal_to_the_accuracy_leaves_the_pass(distance, expected):
+    """Accuracy 3 ft: 22.9 ft is inside it (undetermined); at 23.0 ft the worst case sits exactly at the limit, which complies."""
+    (f,) = pairs_for(_run(distance, accuracy={"septic": 3.0}), RULE)
+    assert f.status is expected
+    assert f.extra["near_limit"] is (expected is Status.UNDETERMINED)
+
+
+def test_combined_accuracy_of_both_features_is_root_sum_square():
+    (f,) = pairs_for(_run(24.9, accuracy={"septic": 3.0, "devices": 4.0}), RULE)
+    assert f.extra["accuracy_ft"] == 5.0
+    assert f.status is Status.UNDETERMINED
+    (f,) = pairs_for(_run(25.0, accuracy={"septic": 3.0, "devices": 4.0}), RULE)
+    assert f.status is Status.PASS
+
+
+def test_unknown_accuracy_changes_nothing_and_the_role_is_listed_as_unstated():
+    result = _run(20.4)
+    (f,) = pairs_for(result, RULE)
+    assert f.status is Status.PASS
+    assert "margin_ft" not in f.extra
+    assert result.accuracy["unstated_roles"] == ["devices", "septic"]
+    doc = result_to_dict(result)
+    row = next(r for r in doc["findings"] if r["rule_id"] == RULE and r["other"])
+    assert row["margin_ft"] is None and row["accuracy_ft"] is None and row["near_limit"] is False
+
+
+def test_mixed_stated_and_unstated_roles_use_the_stated_side_only():
+    result = _run(20.4, septic_attrs={"data_source": "tax_map"})
+    (f,) = pairs_for(result, RULE)
+    assert f.extra["accuracy_ft"] == accuracy_table()["tax_map"][0] == 10.0
+    assert f.status is Status.UNDETERMINED
+    assert result.accuracy["unstated_roles"] == ["devices"]
+
+
+def test_a_feature_field_accuracy_ft_wins_over_the_role_and_the_source_kind():
+    assert feature_accuracy({"accuracy_ft": 0.5, "data_source": "tax_map"}, 10.0) == (0.5, "field")
+    assert feature_accuracy({"data_source": "tax_map"}, 2.0) == (2.0, "role")
+    assert feature_accuracy({"data_source": "GPS"}, None) == (15.0, "kind:gps")
+    assert feature_accuracy({"data_source": "napkin"}, None) == (None, "unstated")
+    assert combined_accuracy(None, None) is None
+    assert combined_accuracy(3.0, None) == 3.0
+    assert math.isclose(combined_accuracy(3.0, 4.0), 5.0)
+
+
+def test_findings_json_carries_margin_accuracy_and_near_limit():
+    doc = result_to_dict(_run(19.6, accuracy={"septic": 10.0}))
+    row = next(r for r in doc["findings"] if r["rule_id"] == RULE and r["other"])
+    assert (row["margin_ft"], row["accuracy_ft"], row["near_limit"]) == (0.4, 10.0, True)
+    assert "margin_ft" not in row["details"]
+    assert doc["accuracy"]["roles"] == {"septic": 10.0}
+
+
+def test_dem_vertical_accuracy_widens_the_level_tolerance_never_narrows_it():
+    """Ground 0.8 ft lower at the device than at the septic field: downgradient at the pack's 0.5 ft, level at a stated 1 ft."""
+    dem = plane_dem(-200, -200, 400, 2.0, gx=-0.04, gy=0.0)  # 19.9 ft east: 0.8 ft lower
+    (f,) = pairs_for(_run(19.9, dem=dem), RULE)
+    assert f.status is Status.PASS and f.extra["gradient"] == "device_downgradient"
+    (f,) = pairs_for(_run(19.9, dem=dem, dem_accuracy=1.0), RULE)
+    assert f.status is Status.VIOLATION and f.extra["gradient"] == "level"
+    result = _run(19.9, dem=dem, dem_accuracy=0.1)
+    assert result.accuracy["gradient_tolerance_ft"] == 0.5

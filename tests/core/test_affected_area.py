@@ -1,0 +1,208 @@
+"""The class and the area triggers count every layer the texts count (646-4.12(a)(1), §148-11D(2), §160-1).
+
+The affected area is the union of disturbance, clearing, proposed or removed impervious, and devices and
+building sites drawn as polygons; overlaps once; a point outside them leaves the area open.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from shapely.geometry import Point, box
+
+from stormwater_plugin.core.model import Status
+from tests.sitebuilder import device, findings_for, layer, pairs_for, plane_dem, run, septic_square
+
+
+def _strip(x0: float, sqft: float, height: float = 100.0):
+    """A polygon of exactly ``sqft`` square feet starting at x0 (height 100 ft)."""
+    return box(x0, 0, x0 + sqft / height, height)
+
+
+def _two_layer_site(disturbed: float, cleared: float, new_imp: float | None = 500.0):
+    """Disturbance at x >= 0, clearing well apart at x >= 1000; new impervious inside the disturbance."""
+    site = {"disturbance": layer("disturbance", [_strip(0, disturbed)], ["D1"]), "clearing": layer("clearing", [_strip(1000, cleared)], ["C1"])}
+    if new_imp is not None:
+        site["impervious"] = layer("impervious", [box(0, 0, new_imp / 100.0, 100)], ["I1"], [{"status": "proposed"}])
+    return site
+
+
+def _reason(result, suffix):
+    (r,) = [r for r in result.classification_reasons if r.rule_id.endswith(suffix)]
+    return r
+
+
+# --- Town of Lake George §148-11D(2): "land disturbance and land clearing of less than 5,000 square feet"
+
+
+@pytest.mark.parametrize("cleared,expected", [(999.9, "exempt"), (1_000.0, "minor"), (1_000.1, "minor")])
+def test_town_exemption_counts_disturbance_plus_clearing_4_999_9_5_000_5_000_1_sq_ft_148_11D_2(cleared, expected):
+    result = run("lake-george", _two_layer_site(4_000, cleared), project_class=None)
+    assert result.project_class == expected
+    assert result.classification.disturbed_sqft == pytest.approx(4_000 + cleared, abs=1e-6)
+
+
+def test_town_4000_disturbed_plus_3000_cleared_elsewhere_is_minor_and_the_septic_rule_applies_148_11D_2_148_11I_2_c():
+    site = _two_layer_site(4_000, 3_000)
+    g, a = device(20.0, 0.0)  # 10 ft east (upgradient) of the septic field's edge at x = 10
+    site["devices"] = layer("devices", [g], ["DW1"], [a])
+    site["septic"] = layer("septic", [septic_square()], ["S1"])
+    result = run("lake-george", site, plane_dem(-200, -200, 400, 2.0, gx=0.05, gy=0.0), project_class=None)
+    assert result.project_class == "minor"
+    area = _reason(result, ".affected-area")
+    assert area.measured_sqft == pytest.approx(7_000.0)
+    assert "disturbance (4,000.0 sq ft)" in area.message and "clearing (3,000.0 sq ft)" in area.message
+    exempt = _reason(result, ".exempt")
+    assert exempt.status is Status.ADVISORY and "7,000.0 sq ft affected" in exempt.message
+    (f,) = pairs_for(result, "lake-george.minor.septic-upgradient-20")
+    assert f.status is Status.VIOLATION and f.measured_ft == pytest.approx(10.0)
+
+
+# --- 6 NYCRR 646-4.12(a)(1) / §148-11E(1)(a): "affecting less than 15,000 square feet"
+
+
+@pytest.mark.parametrize("jurisdiction", ["lgpc", "lake-george"])
+@pytest.mark.parametrize("imp,expected", [(4_999.9, "minor"), (5_000.0, "major"), (5_000.1, "major")])
+def test_minor_below_15000_sq_ft_counts_proposed_impervious_outside_the_disturbance_646_4_12_a_1(jurisdiction, imp, expected):
+    site = {
+        "disturbance": layer("disturbance", [_strip(0, 6_000)], ["D1"]),
+        "clearing": layer("clearing", [_strip(1_000, 4_000)], ["C1"]),
+        # proposed impervious at x >= 2000 (outside both); existing impervious is not work and is not counted
+        "impervious": layer("impervious", [_strip(2_000, imp), _strip(3_000, 9_000)], ["NEW", "OLD"], [{"status": "proposed"}, {"status": "existing"}]),
+    }
+    result = run(jurisdiction, site, project_class=None)
+    assert result.project_class == expected
+    assert result.classification.disturbed_sqft == pytest.approx(10_000 + imp, abs=1e-6)
+    assert "proposed or removed impervious" in _reason(result, ".affected-area").message
+
+
+def test_overlapping_layers_are_counted_once():
+    site = {
+        "disturbance": layer("disturbance", [box(0, 0, 100, 100)]),
+        "clearing": layer("clearing", [box(50, 0, 150, 100)]),
+        "impervious": layer("impervious", [box(0, 0, 150, 100)], ["I1"], [{"status": "proposed"}]),
+    }
+    result = run("lgpc", site, project_class=None)
+    assert result.classification.disturbed_sqft == pytest.approx(15_000.0)
+    assert result.project_class == "major"
+
+
+def test_removed_impervious_surface_is_work_on_the_ground():
+    site = {"disturbance": layer("disturbance", [_strip(0, 14_000)]), "impervious": layer("impervious", [_strip(500, 1_000)], ["OLDPATIO"], [{"status": "removed"}])}
+    assert run("lgpc", site, project_class=None).project_class == "major"
+
+
+@pytest.mark.parametrize("side,expected", [(38.72, "minor"), (38.73, "major")])
+def test_devices_and_building_sites_drawn_as_polygons_add_their_footprint(side, expected):
+    # 12,500 disturbed + a 1,000 sq ft building footprint elsewhere + a device of side**2 (1,499.2 / 1,500.0 sq ft)
+    site = {
+        "disturbance": layer("disturbance", [_strip(0, 12_500)]),
+        "building_sites": layer("building_sites", [box(500, 0, 540, 25)], ["B1"]),
+        "devices": layer("devices", [box(700, 0, 700 + side, side)], ["TR1"], [{"device_type": "infiltration_trench"}]),
+    }
+    result = run("lgpc", site, project_class=None)
+    assert result.project_class == expected
+    assert result.classification.disturbed_sqft == pytest.approx(13_500 + side * side, abs=1e-3)
+    msg = _reason(result, ".affected-area").message
+    assert "building sites drawn as polygons (1,000.0 sq ft)" in msg and "devices drawn as polygons" in msg
+
+
+def test_a_point_device_inside_the_disturbance_leaves_the_area_exact():
+    g, a = device(10.0, 10.0)
+    site = {"disturbance": layer("disturbance", [_strip(0, 3_000)]), "devices": layer("devices", [g], ["DW1"], [a]),
+            "impervious": layer("impervious", [], [], [])}
+    result = run("lake-george", site, project_class=None)
+    assert result.project_class == "exempt"
+    assert result.classification.affected.exact
+
+
+def test_a_point_device_outside_the_mapped_areas_blocks_the_exemption_148_11D_2():
+    g, a = device(500.0, 10.0)
+    site = {"disturbance": layer("disturbance", [_strip(0, 3_000)]), "devices": layer("devices", [g], ["DW1"], [a]),
+            "impervious": layer("impervious", [], [], [])}
+    result = run("lake-george", site, project_class=None)
+    assert result.project_class == "minor"
+    ex = _reason(result, ".exempt")
+    assert ex.status is Status.UNDETERMINED and "device DW1" in ex.message and "2,000.0 sq ft or more" in ex.message
+    mi = _reason(result, ".minor")
+    assert mi.status is Status.UNDETERMINED and "12,000.0 sq ft or more" in mi.message
+    assert any(w.code == "class_uncertain" for w in result.warnings)
+    assert math.isinf(result.classification.affected.upper_sqft)
+
+
+def test_a_point_building_site_outside_the_mapped_areas_leaves_a_minor_class_undetermined_646_4_12_a_1():
+    site = {"disturbance": layer("disturbance", [_strip(0, 14_000)]), "building_sites": layer("building_sites", [Point(500, 50)], ["B1"])}
+    result = run("lgpc", site, project_class=None)
+    assert result.project_class == "minor" and result.class_source == "computed"
+    mi = _reason(result, ".minor")
+    assert mi.status is Status.UNDETERMINED and "building site B1" in mi.message and "may be major" in mi.message
+
+
+@pytest.mark.parametrize("unknown_sqft,status", [(999.9, Status.PASS), (1_000.0, Status.UNDETERMINED)])
+def test_impervious_of_unknown_status_counts_only_where_it_could_cross_the_threshold(unknown_sqft, status):
+    site = {"disturbance": layer("disturbance", [_strip(0, 14_000)]), "impervious": layer("impervious", [_strip(500, unknown_sqft)], ["I?"], [{}])}
+    result = run("lgpc", site, project_class=None)
+    assert result.project_class == "minor"
+    assert _reason(result, ".minor").status is status
+
+
+def test_without_disturbance_clearing_or_impervious_the_class_stays_assumed_even_with_devices():
+    g, a = device(0.0, 0.0)
+    site = {"devices": layer("devices", [g, box(10, 10, 20, 20)], ["DW1", "DW2"], [a, a])}
+    result = run("lake-george", site, project_class=None)
+    assert result.project_class == "major" and result.class_source == "assumed"
+
+
+def test_subdivision_lot_counts_a_building_footprint_outside_its_disturbance_646_4_12_a_2():
+    lots = [box(0, 0, 200, 200), box(200, 0, 400, 200)]
+    site = {
+        "parcels": layer("parcels", lots, ["L1", "L2"], [{"is_site": 1, "proposed_lot": 1}] * 2),
+        "disturbance": layer("disturbance", [box(0, 0, 140, 100), box(200, 0, 290, 100)], ["D1", "D2"], [{"use": "construction"}] * 2),
+        "building_sites": layer("building_sites", [box(10, 150, 50, 175), box(210, 150, 240, 180)], ["B1", "B2"]),
+    }
+    # lot 1: 14,000 disturbed + 1,000 sq ft house elsewhere on the lot = 15,000: not under 15,000
+    result = run("lgpc", site, project_class=None)
+    assert result.project_class == "major"
+    sub = _reason(result, ".subdivision")
+    assert sub.status is Status.ADVISORY and "lot 1 has 15,000.0 sq ft affected" in sub.message
+
+
+# --- Town of Mamakating §160-1 / §160-2A: one acre of "clearing, grading, excavating, soil disturbance"
+
+
+@pytest.mark.parametrize("cleared,expected", [(23_559.9, Status.PASS), (23_560.0, Status.ADVISORY), (23_560.1, Status.ADVISORY)])
+def test_mamakating_swppp_counts_clearing_with_disturbance_at_one_acre_160_1(cleared, expected):
+    site = {"disturbance": layer("disturbance", [_strip(0, 20_000)]), "clearing": layer("clearing", [_strip(1_000, cleared)])}
+    result = run("mamakating", site, project_class=None)
+    (f,) = findings_for(result, "mamakating.swppp-required")
+    assert f.status is expected
+    assert f.extra["measured_sqft"] == pytest.approx(20_000 + cleared, abs=1e-6)
+    assert result.project_class == ("exempt" if expected is Status.PASS else "major")
+
+
+def test_mamakating_50000_sq_ft_mostly_cleared_requires_an_swppp_160_2A():
+    site = {"disturbance": layer("disturbance", [_strip(0, 5_000)]), "clearing": layer("clearing", [_strip(1_000, 45_000)])}
+    result = run("mamakating", site, project_class=None)
+    (f,) = findings_for(result, "mamakating.swppp-required")
+    assert f.status is Status.ADVISORY and "clearing (45,000.0 sq ft)" in f.message
+    assert result.project_class == "major"
+
+
+def test_mamakating_swppp_is_undetermined_when_a_building_site_point_lies_outside_the_mapped_areas():
+    site = {"disturbance": layer("disturbance", [_strip(0, 40_000)]), "building_sites": layer("building_sites", [Point(-100, 50)], ["B1"], [{"use": "commercial"}])}
+    result = run("mamakating", site, project_class=None)
+    (f,) = findings_for(result, "mamakating.swppp-required")
+    assert f.status is Status.UNDETERMINED and "building site B1" in f.message
+    # the exemption is not applied while the area may reach one acre
+    assert result.project_class == "major"
+    assert _reason(result, ".exempt").status is Status.UNDETERMINED
+    # 5 acres and more is out of reach only if the footprint is small: still open, so undetermined too
+    (g,) = findings_for(result, "mamakating.phasing-over-5-acres")
+    assert g.status is Status.UNDETERMINED
+
+
+def test_town_permit_over_5000_sq_ft_counts_clearing_148_11C_3():
+    site = _two_layer_site(3_000, 2_000.1)
+    (f,) = findings_for(run("lake-george", site, project_class=None), "lake-george.permit-over-5000-sqft")
+    assert f.status is Status.ADVISORY and f.extra["measured_sqft"] == pytest.approx(5_000.1)

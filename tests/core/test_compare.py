@@ -1,0 +1,105 @@
+"""Comparing two reviews of a resubmitted plan (issue 18): resolved, new, still open, changed, decisions."""
+
+from __future__ import annotations
+
+from shapely.geometry import Point
+
+from stormwater_plugin.core.compare import compare_reviews, since_last_review
+from stormwater_plugin.core.engine import SiteInputs, run_check
+from stormwater_plugin.core.overrides import make_override
+from stormwater_plugin.core.rulepack import load_pack
+from stormwater_plugin.core.serialize import result_to_dict
+from tests.sitebuilder import layer, plane_dem, septic_square
+
+RULE = "lgpc.minor.septic-upgradient-20"
+DEM = plane_dem(-300, -300, 600, 2.0, gx=0.05, gy=0.0)  # rising east: a device east of the septic field is upgradient
+
+
+def _doc(devices: dict[str, float], project_class: str = "minor", overrides=None, wells=None):
+    """findings.json of a site with devices ``id -> distance east of the 20 ft septic square``."""
+    ids = list(devices)
+    geoms = [Point(10.0 + d, 0.0) for d in devices.values()]
+    attrs = [{"device_type": "dry_well", "high_traffic": 0, "vehicle_traffic": 0} for _ in ids]
+    layers = {"septic": layer("septic", [septic_square()], ["S1"]), "devices": layer("devices", geoms, ids, attrs)}
+    if wells is not None:
+        layers["wells"] = layer("wells", [Point(x, y) for x, y in wells], [f"W{i + 1}" for i in range(len(wells))])
+    result = run_check(SiteInputs(layers=layers, dem=DEM, unit_to_ft=1.0, class_override=project_class, crs_name="test grid"), load_pack("lgpc"))
+    return result_to_dict(result, crs_name="test grid", overrides=overrides)
+
+
+def _key(device_id: str) -> str:
+    return f"{RULE}|devices:{device_id}|septic:S1"
+
+
+def _cat(cmp, cat):
+    return {e["key"] for e in cmp[cat]}
+
+
+def test_moving_a_violating_device_beyond_20_ft_resolves_its_finding():
+    cmp = compare_reviews(_doc({"D1": 14.0}), _doc({"D1": 25.0}))
+    assert _key("D1") in _cat(cmp, "resolved")
+    (e,) = [e for e in cmp["resolved"] if e["key"] == _key("D1")]
+    assert e["old"]["status"] == "violation" and e["new"]["status"] == "pass"
+    assert e["old"]["measured_ft"] == 14.0 and e["new"]["measured_ft"] == 25.0
+    assert cmp["counts"]["resolved"] >= 1 and _key("D1") not in _cat(cmp, "still_open")
+
+
+def test_removing_a_violating_device_resolves_it_as_removed():
+    cmp = compare_reviews(_doc({"D1": 14.0, "D2": 40.0}), _doc({"D2": 40.0}))
+    (e,) = [e for e in cmp["resolved"] if e["key"] == _key("D1")]
+    assert e["why"] == "the feature was removed from the plan"
+
+
+def test_a_new_device_short_of_the_setback_is_new_and_an_unchanged_one_still_open():
+    cmp = compare_reviews(_doc({"D1": 14.0}), _doc({"D1": 14.0, "D2": 5.0}))
+    assert _key("D2") in _cat(cmp, "new")
+    assert _key("D1") in _cat(cmp, "still_open")
+    assert _key("D1") not in _cat(cmp, "changed")
+    assert since_last_review(cmp)[_key("D2")] == "new"
+
+
+def test_a_still_open_violation_whose_distance_changed_is_listed_as_changed_too():
+    cmp = compare_reviews(_doc({"D1": 14.0}), _doc({"D1": 16.0}))
+    assert _key("D1") in _cat(cmp, "still_open") and _key("D1") in _cat(cmp, "changed")
+    (e,) = [e for e in cmp["changed"] if e["key"] == _key("D1")]
+    assert (e["old"]["measured_ft"], e["new"]["measured_ft"]) == (14.0, 16.0)
+
+
+def test_a_renamed_device_within_1_ft_is_matched_and_said_so():
+    cmp = compare_reviews(_doc({"D1": 14.0}), _doc({"DW-1": 14.5}))
+    assert cmp["renamed_features"] == [{"layer": "devices", "old_id": "D1", "new_id": "DW-1", "distance_ft": 0.5}]
+    assert _key("DW-1") in _cat(cmp, "still_open")
+    assert not cmp["new"] and not cmp["resolved"]
+
+
+def test_a_renamed_device_moved_more_than_1_ft_is_not_matched():
+    cmp = compare_reviews(_doc({"D1": 14.0}), _doc({"DW-1": 15.5}))
+    assert cmp["renamed_features"] == []
+    assert _key("DW-1") in _cat(cmp, "new") and _key("D1") in _cat(cmp, "resolved")
+
+
+def test_a_change_of_class_is_reported():
+    cmp = compare_reviews(_doc({"D1": 14.0}, "minor"), _doc({"D1": 14.0}, "major"))
+    assert cmp["project_class"] == {"old": "minor", "new": "major"}
+    assert _key("D1") in _cat(cmp, "resolved")  # the minor rule no longer applies
+
+
+def test_decisions_are_carried_over_to_review_again_or_stale():
+    waive = make_override(_key("D1"), "waived", "variance V-12", "R. Reviewer", status_when_made="violation")
+    accept = make_override(_key("D2"), "accepted", "tax-map sliver", "R. Reviewer", status_when_made="violation")
+    gone = make_override(_key("D3"), "accepted", "checked in the field", "R. Reviewer", status_when_made="violation")
+    old = _doc({"D1": 14.0, "D2": 12.0, "D3": 10.0}, overrides=[waive, accept, gone])
+    new = _doc({"D1": 14.0, "D2": 11.0})
+    cmp = compare_reviews(old, new)
+    states = {d["key"]: d["state"] for d in cmp["decisions"]}
+    assert states == {_key("D1"): "carried_over", _key("D2"): "review_again", _key("D3"): "stale"}
+    assert cmp["counts"]["decisions_carried_over"] == 1 and cmp["counts"]["decisions_stale"] == 1
+
+
+def test_a_rule_the_pack_records_as_replaced_maps_to_its_successor():
+    old = _doc({"D1": 14.0})
+    for f in old["findings"]:
+        f["key"] = f["key"].replace(RULE, "lgpc.minor.old-septic-rule")
+    cmp = compare_reviews(old, _doc({"D1": 14.0}), successor=lambda r: RULE if r == "lgpc.minor.old-septic-rule" else r)
+    assert _key("D1") in _cat(cmp, "still_open")
+    assert cmp["renamed_rules"] == [{"old": "lgpc.minor.old-septic-rule", "new": RULE}]

@@ -1,0 +1,40 @@
+"""A review kept with the project comes back whole (issue 16): findings, geometry, zones, classification."""
+
+from __future__ import annotations
+
+import json
+
+from stormwater_plugin.core.saved_review import load_review, save_review
+from stormwater_plugin.core.serialize import result_to_dict
+from tests.sitebuilder import device, layer, plane_dem, run, septic_square
+
+
+def _result():
+    g, a = device(25.0, 0.0)
+    layers = {"septic": layer("septic", [septic_square()], ["S1"]), "devices": layer("devices", [g], ["D1"], [a])}
+    return run("lgpc", layers, plane_dem(-200, -200, 400, 2.0, gx=0.05, gy=0.0))
+
+
+def test_a_saved_review_restores_the_same_findings_document_and_geometry():
+    result = _result()
+    saved = json.loads(json.dumps(save_review(result, crs_name="grid")))
+    back = load_review(saved)
+    assert result_to_dict(back, crs_name="grid")["findings"] == result_to_dict(result, crs_name="grid")["findings"]
+    for a, b in zip(result.findings, back.findings):
+        assert (a.geometry is None) == (b.geometry is None)
+        if a.geometry is not None:
+            assert a.geometry.equals_exact(b.geometry, 1e-3)
+    assert len(back.zones) == len([z for z in result.zones if z.geometry is not None and not z.geometry.is_empty])
+    assert back.project_class == result.project_class and back.counts() == result.counts()
+    assert [r.rule_id for r in back.classification_reasons] == [r.rule_id for r in result.classification_reasons]
+
+
+def test_a_saved_review_of_another_version_is_refused():
+    saved = save_review(_result())
+    saved["saved_version"] = 0
+    try:
+        load_review(saved)
+    except ValueError as exc:
+        assert "version" in str(exc)
+    else:  # pragma: no cover
+        raise AssertionError("an old saved review must not be restored")
