@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Build ``dist/stormwater_plugin-<version>.zip``, the zip QGIS's "Install from ZIP" takes.
 
-The zip holds one folder, ``stormwater_plugin/``, with the package's Python
-files, ``metadata.txt`` (copied from the repository root) and ``resources/``
-(icon and styles; the demo data is left out). Caches, tests and development
-files are never included.
+The zip holds one folder, ``stormwater_plugin/``, with the Python modules the
+plugin can import (followed from its entry points: the command line and the
+headless edge with geopandas and rasterio stay out), the packs and templates,
+``metadata.txt`` (copied from the repository root) and ``resources/`` (icon
+and styles; the demo data is left out). Caches, tests and development files are
+never included.
 
 Usage::
 
@@ -40,14 +42,79 @@ def _wanted(path: Path) -> bool:
     return path.is_file() and not (set(path.parts) & SKIP_PARTS) and not path.name.startswith(".") and path.suffix not in {".pyc", ".pyo"}
 
 
+#: Where QGIS enters the plugin: the package, the plugin class and everything the dock and Processing load.
+ENTRY_MODULES = ("__init__.py", "plugin.py", "processing", "gui")
+
+
+def _module_file(pkg: Path, dotted: str) -> Path | None:
+    """The file of a ``stormwater_plugin.a.b`` module (package ``__init__`` or module), if it exists."""
+    parts = dotted.split(".")[1:]
+    base = pkg.joinpath(*parts) if parts else pkg
+    for cand in (base.with_suffix(".py"), base / "__init__.py"):
+        if cand.is_file():
+            return cand
+    return None
+
+
+def _imports(path: Path, pkg: Path) -> set[str]:
+    """Dotted names of the package's own modules that ``path`` imports (absolute or relative, at any depth in the file)."""
+    import ast
+
+    here = list(path.relative_to(pkg.parent).with_suffix("").parts[:-1])  # the package a relative import starts from
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = here[: len(here) - (node.level - 1)] if node.level > 1 else here
+                mod = ".".join(base + ([node.module] if node.module else []))
+            else:
+                mod = node.module or ""
+            if mod.split(".")[0] != PACKAGE:
+                continue
+            out.add(mod)
+            for alias in node.names:  # ``from . import x`` imports a module
+                out.add(f"{mod}.{alias.name}")
+        elif isinstance(node, ast.Import):
+            out.update(a.name for a in node.names if a.name.split(".")[0] == PACKAGE)
+    return out
+
+
+def plugin_modules(pkg: Path) -> set[Path]:
+    """Every module of the package the plugin can import, from its entry points (the zip carries only these)."""
+    todo: list[Path] = []
+    for entry in ENTRY_MODULES:
+        p = pkg / entry
+        todo.extend(sorted(p.rglob("*.py")) if p.is_dir() else [p])
+    seen: set[Path] = set()
+    while todo:
+        path = todo.pop()
+        if path in seen or not path.is_file():
+            continue
+        seen.add(path)
+        # a module's package __init__ files run first
+        parent = path.parent
+        while parent != pkg.parent and (parent / "__init__.py").is_file():
+            todo.append(parent / "__init__.py")
+            parent = parent.parent
+        for dotted in _imports(path, pkg):
+            f = _module_file(pkg, dotted)
+            if f is not None:
+                todo.append(f)
+    return seen
+
+
 def collect() -> list[tuple[Path, str]]:
-    """(source file, name in the zip) pairs, sorted."""
+    """(source file, name in the zip) pairs, sorted: the modules the plugin imports and their data files."""
     out: list[tuple[Path, str]] = []
     pkg = ROOT / PACKAGE
+    modules = plugin_modules(pkg)
     for p in sorted(pkg.rglob("*")):
         rel = p.relative_to(pkg)
-        if _wanted(p) and not (set(rel.parts) & SKIP_PARTS) and p.suffix in PACKAGE_SUFFIXES:
-            out.append((p, f"{PACKAGE}/{rel.as_posix()}"))
+        if not (_wanted(p) and not (set(rel.parts) & SKIP_PARTS) and p.suffix in PACKAGE_SUFFIXES):
+            continue
+        if p.suffix == ".py" and p not in modules:
+            continue  # the command line and the headless edge (geopandas, rasterio) stay out of the plugin
+        out.append((p, f"{PACKAGE}/{rel.as_posix()}"))
     out.append((ROOT / "metadata.txt", f"{PACKAGE}/metadata.txt"))
     res = ROOT / "resources"
     for item in RESOURCE_ITEMS:

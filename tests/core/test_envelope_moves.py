@@ -89,3 +89,17 @@ def test_suggested_point_lies_in_the_envelope():
 @pytest.mark.parametrize("dx,dy,b", [(0, 1, 0), (1, 0, 90), (0, -1, 180), (-1, 0, 270), (1, 1, 45)])
 def test_bearing_is_clockwise_from_grid_north(dx, dy, b):
     assert bearing_deg(dx, dy) == pytest.approx(b)
+
+
+def test_a_driveway_device_moves_clear_of_the_vehicle_area_setback_646_4_14_a_3():
+    """vehicle_traffic without high_traffic: the move's envelope takes both traffic classes' zones, so the move clears 100 ft of the well."""
+    dem = plane_dem(-300, -300, 600, 2.0, gx=0.0, gy=0.0)
+    layers = _site(Point(60, 60), {"vehicle_traffic": 1, "high_traffic": 0})
+    layers["wells"] = layer("wells", [Point(60, 0)], ["W1"])
+    inputs, pack, result = _run(layers, dem)
+    viol = [f for f in result.findings if f.rule_id == "lgpc.minor.vehicle-area-100" and f.status is Status.VIOLATION]
+    assert viol and viol[0].measured_ft == pytest.approx(60.0)
+    (m,) = suggest_moves(inputs, pack, result)
+    assert m["possible"] and m["verified"]
+    assert Point(*m["to"]).distance(Point(60, 0)) >= 100.0 - 1e-6
+    assert m["high_traffic"] is None  # both traffic classes' zones

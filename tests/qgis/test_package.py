@@ -39,6 +39,20 @@ def test_zip_layout(plugin_zip):
     assert "icon=resources/icon.svg" in meta
 
 
+def test_zip_carries_only_what_the_plugin_imports(plugin_zip):
+    """No command line or headless edge (geopandas, rasterio) in the plugin; every packaged module's own imports are packaged too."""
+    names = set(zipfile.ZipFile(plugin_zip).namelist())
+    assert not [n for n in names if n.startswith("stormwater_plugin/headless/") or n in ("stormwater_plugin/cli.py", "stormwater_plugin/__main__.py")]
+    assert "stormwater_plugin/core/packs/accuracy.json" in names and "stormwater_plugin/report/templates/report.html.j2" in names
+    pp = _package_module()
+    pkg = pp.ROOT / "stormwater_plugin"
+    for path in pp.plugin_modules(pkg):
+        for dotted in pp._imports(path, pkg):
+            f = pp._module_file(pkg, dotted)
+            if f is not None:
+                assert f"stormwater_plugin/{f.relative_to(pkg).as_posix()}" in names, (path, dotted)
+
+
 def _load_in_fresh_python(plugin_zip, tmp_path, **env_extra):
     plugins = tmp_path / "plugins"
     with zipfile.ZipFile(plugin_zip) as zf:

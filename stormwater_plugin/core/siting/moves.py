@@ -38,7 +38,7 @@ from shapely.geometry import Point
 from shapely.geometry.base import BaseGeometry
 from shapely.ops import nearest_points
 
-from ..checks.context import truthy
+from ..checks.context import device_traffic
 from ..engine import SiteInputs, run_check
 from ..geometry import clean_layer
 from ..model import CheckResult, FeatureLayer, Status
@@ -222,7 +222,10 @@ def _suggest(inputs: SiteInputs, pack: RulePack, result: CheckResult, cell_ft: f
         attrs = devices.attrs[i]
         geom = devices.geoms[i]
         dtype = str(attrs.get("device_type") or "other").strip().lower()
-        ht = truthy(attrs.get("high_traffic"))
+        # The envelope has one traffic flag; a device that serves vehicle areas without being a high-traffic
+        # area (a driveway) takes the rules of both classes (None), a superset: never a move into a zone.
+        traffic = device_traffic(attrs)
+        ht = True if traffic["high_traffic"] is True else False if traffic["high_traffic"] is False and traffic["vehicle_traffic"] is False else None
         entry: dict[str, Any] = {
             "device": {"layer": "devices", "id": dev_id},
             "device_type": dtype,
