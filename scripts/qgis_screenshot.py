@@ -5,7 +5,11 @@ Environment: ``SW_REPO`` (repository root), ``SW_JURISDICTION`` (default
 the check is done; the driver also grabs the whole screen), ``SW_ENVELOPE``
 (``1``: also press "Where may a device go?" for a dry well, select the
 violating device's finding and the suggested move), ``SW_DECIDE`` (``1``:
-waive that finding, to show a reviewer decision in the table).
+waive that finding, to show a reviewer decision in the table), ``SW_SPLIT``
+(``1``: load the mixed ``devices`` layer as the desktop does when the
+GeoPackage is dropped on it: one layer per geometry type, both named
+"site — devices"), ``SW_DOCK_WIDTH`` (the dock's width in pixels; default 400,
+QGIS's default dock width).
 """
 
 import os
@@ -20,6 +24,9 @@ JURISDICTION = os.environ.get("SW_JURISDICTION", "lake-george")
 SHOT = os.environ.get("SW_SHOT", "/tmp/sw_main_window.png")
 ENVELOPE = os.environ.get("SW_ENVELOPE", "") == "1"
 DECIDE = os.environ.get("SW_DECIDE", "") == "1"
+SPLIT = os.environ.get("SW_SPLIT", "") == "1"
+DOCK_WIDTH = int(os.environ.get("SW_DOCK_WIDTH", "400"))
+SHOW_LAYERS = os.environ.get("SW_SHOW_LAYERS", "") == "1"
 DW1_KEY = "lake-george.minor.septic-upgradient-20|devices:DW-1|septic:S-1"
 GPKG = REPO / "resources" / "demo" / "site.gpkg"
 DEM = REPO / "resources" / "demo" / "dem.tif"
@@ -33,6 +40,12 @@ def load_demo():
     project.setCrs(dem.crs())
     project.addMapLayer(dem)
     for name in reversed(ORDER):
+        if name == "devices" and SPLIT:  # what a drop of the GeoPackage gives: one layer per geometry type, one name
+            for part in ("Polygon", "Point"):
+                layer = QgsVectorLayer(f"{GPKG}|layername=devices|geometrytype={part}", "site — devices", "ogr")
+                if layer.isValid():
+                    project.addMapLayer(layer)
+            continue
         layer = QgsVectorLayer(f"{GPKG}|layername={name}", name, "ogr")
         if layer.isValid():
             project.addMapLayer(layer)
@@ -85,7 +98,7 @@ def run():
     dock.roles.guess()
     dock.roles.z_units.setCurrentIndex(dock.roles.z_units.findData("m"))
     dock.jurisdiction.setCurrentIndex(dock.jurisdiction.findData(JURISDICTION))
-    iface.mainWindow().resizeDocks([dock], [640], 1)  # Qt.Horizontal
+    iface.mainWindow().resizeDocks([dock], [DOCK_WIDTH], 1)  # Qt.Horizontal
     task = dock.run_check()
 
     def zoom_site():
@@ -110,6 +123,10 @@ def run():
             dock.find_envelope()
             QTimer.singleShot(200, wait_envelope)
             return
+        if SHOW_LAYERS:  # the per-role lines: what each role reads, and whether it is the whole source
+            dock.layers_box.setCollapsed(False)
+            dock.splitter.setSizes([800, 200])
+            dock.upper_scroll.ensureWidgetVisible(dock.roles.status["devices"])
         first = next((f["key"] for f in (dock.doc or {}).get("findings", []) if f["status"] == "violation"), None)
         if not (first and dock.findings.select_key(first)) and tree.topLevelItemCount():
             tree.setCurrentItem(tree.topLevelItem(0).child(0))

@@ -59,6 +59,9 @@ def main() -> int:
     parser.add_argument("--wait", type=float, default=40.0)
     parser.add_argument("--envelope", action="store_true", help="also draw the siting envelope and select the violating device's finding")
     parser.add_argument("--decide", action="store_true", help="with --envelope: waive that finding (shows a reviewer decision)")
+    parser.add_argument("--split", action="store_true", help="load the mixed devices layer split by geometry type, as a drop onto QGIS does")
+    parser.add_argument("--dock-width", type=int, default=400, help="dock width in pixels (QGIS's default is about 400)")
+    parser.add_argument("--show-layers", action="store_true", help="expand the dock's layer roles after the run")
     parser.add_argument("--output", type=Path, default=None)
     parser.add_argument("--display", default=":99", help="X display for Xvfb (another run may hold :99)")
     parser.add_argument("--profiles", type=Path, default=PROFILES, help="QGIS profiles folder (created fresh)")
@@ -67,7 +70,8 @@ def main() -> int:
         args.output = ROOT / "docs" / ("screenshot-envelope.png" if args.envelope else "screenshot.png")
     install_profile(args.profiles)
     env = dict(os.environ, DISPLAY=args.display, SW_REPO=str(ROOT), SW_JURISDICTION=args.jurisdiction, SW_SHOT="/tmp/sw_main_window.png",
-               SW_ENVELOPE="1" if args.envelope else "", SW_DECIDE="1" if args.decide else "")
+               SW_ENVELOPE="1" if args.envelope else "", SW_DECIDE="1" if args.decide else "", SW_SPLIT="1" if args.split else "",
+               SW_DOCK_WIDTH=str(args.dock_width), SW_SHOW_LAYERS="1" if args.show_layers else "")
     env.pop("QT_QPA_PLATFORM", None)
     # QGIS's embedded Python finds its home through "python3" on PATH: keep pyenv/venv shims out of it.
     env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep) if ".pyenv" not in p and ".venv" not in p)
