@@ -55,13 +55,13 @@ def _check_parser() -> argparse.ArgumentParser:
 
 def run_check_command(argv: Sequence[str]) -> int:
     args = _check_parser().parse_args(list(argv))
-    from .core.engine import run_check
     from .core.overrides import OverrideError
     from .core.rulepack import PackError, load_pack
     from .headless.compare_cli import parse_accuracy, read_previous
     from .headless.reader import InputError, read_site
-    from .headless.writer import summary_text, write_gpkg, write_json
+    from .headless.writer import summary_text, write_document, write_gpkg
     from .report.package import ReportError, finish_check, load_overrides_file
+    from .services.review import ComparisonError, check
 
     if args.site is None and not args.layer:
         _fail("give a site package (SITE.gpkg) or at least one --layer ROLE=PATH")
@@ -81,39 +81,36 @@ def run_check_command(argv: Sequence[str]) -> int:
             if not args.dem_vertical_accuracy_ft >= 0:
                 raise InputError(f"--dem-vertical-accuracy-ft {args.dem_vertical_accuracy_ft:g}: give a number of feet, 0 or more")
             loaded.inputs.dem_vertical_accuracy_ft = float(args.dem_vertical_accuracy_ft)
-        try:
-            result = run_check(loaded.inputs, pack)
-        except LookupError as exc:
-            raise InputError(str(exc).strip("'\"")) from exc
         out: Path = args.out
-        try:
-            out.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise InputError(f"{out}: cannot create the output folder ({exc.strerror})") from exc
         inputs = {
             "site": str(args.site) if args.site else None,
             "layers": loaded.sources,
             "dem": loaded.dem_path,
             "dem_z": loaded.inputs.dem.z_unit_note if loaded.inputs.dem else None,
         }
-        from .core.siting import suggest_moves
-
-        try:  # issue 7: where each device with a setback violation could go; never fails the check
-            moves: list = suggest_moves(loaded.inputs, pack, result) if result.has_violation else []
-        except Exception as exc:  # noqa: BLE001
-            moves = [{"possible": False, "reason": f"move suggestions failed: {type(exc).__name__}: {exc}"}]
-        write_json(result, out, loaded.inputs.crs_name, inputs, extra={"moves": moves})
+        try:
+            # issue 7: moves for each device with a setback violation (they never fail the check)
+            review = check(loaded.inputs, pack, overrides, crs_name=loaded.inputs.crs_name, inputs_description=inputs,
+                           previous=previous, previous_label=str((previous or {}).get("_path", "")))
+        except LookupError as exc:
+            raise InputError(str(exc).strip("'\"")) from exc
+        except ComparisonError as exc:
+            raise InputError(f"--previous: {exc}") from exc
+        result, moves = review.result, review.moves or ()
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise InputError(f"{out}: cannot create the output folder ({exc.strerror})") from exc
+        write_document(review.doc, out)
         write_gpkg(result, out, loaded.crs)
-        doc, review_lines = finish_check(
-            result,
+        review_lines = finish_check(
+            review,
             loaded.inputs.layers,
             loaded.inputs.unit_to_ft,
             out,
-            overrides=overrides,
             reviewer=args.reviewer,
             reference=args.reference,
             make_report=(args.report or bool(args.reviewer) or bool(args.reference)) and not args.no_report,
-            previous=previous,
         )
     except (InputError, PackError, OverrideError, ReportError) as exc:
         _fail(str(exc))
@@ -121,10 +118,10 @@ def run_check_command(argv: Sequence[str]) -> int:
         c = result.counts()
         print(f"{c['violation']} violation, {c['advisory']} advisory, {c['undetermined']} undetermined, {c['pass']} pass")
     else:
-        move_lines = ["", "Suggested moves (each re-checked):"] + [f"  {m.get('message') or m.get('reason', '')}" for m in moves] if moves else []
+        move_lines = ["", "Suggested moves (each re-checked):"] + [f"  {m.message or m.reason or ''}" for m in moves] if moves else []
         print("\n".join([summary_text(result, out)] + move_lines + review_lines))
     # Exit 1 while a violation has no reviewer decision; violations all accepted or waived exit 0 (docs/report.md).
-    return 1 if doc["override_counts"]["violations_unresolved"] else 0
+    return 1 if review.violations_unresolved else 0
 
 
 def _fail(message: str) -> None:

@@ -30,7 +30,11 @@ class StormwaterPlugin:
         self.inspect_tool: Any = None
         self.dock: Any = None
         self.provider: Any = None
-        self.problem: str | None = numpy_problem() or shapely_problem()
+        # shapely missing: the core cannot run, so nothing is registered. A numpy that QGIS's GDAL was not
+        # built for: the check still runs (rasters come through QGIS's own provider) but GDAL's numpy bridge
+        # and matplotlib (the report's maps) fail, so it is said once, with the remedy, and not blocked.
+        self.problem: str | None = shapely_problem()
+        self.numpy_warning: str | None = numpy_problem()
         self._warned = False
 
     # -- Processing -----------------------------------------------------------
@@ -61,6 +65,10 @@ class StormwaterPlugin:
         self._add_inspect_action()
         if self.problem:
             self.warn_missing_dependency()
+        elif self.numpy_warning:
+            QgsMessageLog.logMessage(self.numpy_warning, "Stormwater review", Qgis.MessageLevel.Warning)
+            self.iface.messageBar().pushMessage("Stormwater review", "numpy does not match QGIS's build: the check runs, "
+                                                "but the report's maps may fail. Details in the log panel.", level=Qgis.MessageLevel.Warning, duration=0)
 
     # -- the "Inspect a device" map tool --------------------------------------
 

@@ -20,7 +20,9 @@ A margin exactly equal to the combined accuracy leaves a pass as it is: at
 worst the feature sits exactly at the limit, which complies.
 
 The DEM's stated vertical accuracy widens the pack's gradient level tolerance
-to ``max(tolerance, accuracy)`` (never narrows it), and a slope over 100 ft
+to ``max(tolerance, accuracy)`` (never narrows it); a depth below the DEM's
+ground (the frost-depth rule) within the accuracy of its limit is undetermined
+when it passes and ``near_limit`` otherwise; and a slope over 100 ft
 within ``sqrt(2) * accuracy`` percentage points of its threshold is
 undetermined when it passes and ``near_limit`` otherwise (two elevations, each
 good to the stated accuracy, 100 ft apart).
@@ -46,6 +48,8 @@ SOURCE_FIELDS: tuple[str, ...] = ("data_source", "source_kind")
 #: site is adjusted for the DEM's vertical accuracy: the per-pixel slopes under devices and clearing
 #: difference elevations a pixel apart, where a vertical accuracy means far more than ±sqrt(2)·a points.
 SLOPE_KINDS: frozenset[str] = frozenset({"building_site_slope", "device_slope", "clearing_slope"})
+#: Finding kinds whose measure is a depth below the DEM's ground (feet): adjusted for the DEM's vertical accuracy.
+DEM_DEPTH_KINDS: frozenset[str] = frozenset({"frost_depth"})
 
 
 @lru_cache(maxsize=1)
@@ -181,6 +185,9 @@ def apply_accuracy(
     out: list[Finding] = []
     unstated: set[str] = set()
     for f in findings:
+        if f.kind in DEM_DEPTH_KINDS:
+            out.append(_depth(f, dem_vertical_accuracy_ft))
+            continue
         if f.kind in SLOPE_KINDS:
             threshold = (slope_thresholds or {}).get(f.rule_id)
             out.append(_slope(f, dem_vertical_accuracy_ft, threshold) if f.kind == "building_site_slope" else f)
@@ -218,6 +225,21 @@ def apply_accuracy(
         else:
             out.append(replace(f, extra=extra))
     return out, sorted(unstated)
+
+
+def _depth(f: Finding, dem_vertical_accuracy_ft: float | None) -> Finding:
+    """A depth below the DEM's ground (a device bottom against the frost depth) against the DEM's vertical accuracy."""
+    if dem_vertical_accuracy_ft is None or f.measured_ft is None or f.required_ft is None:
+        return f
+    margin = abs(f.measured_ft - f.required_ft)
+    near = margin < float(dem_vertical_accuracy_ft)
+    extra = dict(f.extra)
+    extra.update({"margin_ft": round(margin, 2), "accuracy_ft": round(float(dem_vertical_accuracy_ft), 2), "near_limit": near})
+    if near and f.status is Status.PASS:
+        message = (f"{f.message} The ground is read from a DEM good to ±{_fmt(dem_vertical_accuracy_ft)} ft vertically: a margin of "
+                   f"{margin:.2f} ft is inside it, so the depth cannot be told from the plan: field-verify.")
+        return replace(f, status=Status.UNDETERMINED, message=message, extra=extra)
+    return replace(f, extra=extra)
 
 
 def _slope(f: Finding, dem_vertical_accuracy_ft: float | None, threshold_pct: float | None) -> Finding:

@@ -26,6 +26,7 @@ from .checks.setbacks import check_device_setback
 from .checks.shoreline import check_no_cut_buffer
 from .checks.triggers import check_area_threshold, check_sensitive_surroundings, check_soil_trigger
 from .checks.vegetation import check_clear_cut_opening, check_clearing_near_water, check_fertilizer_zone
+from .dem_source import DemSource
 from .geometry import clean_layer
 from .model import DEVICE_TYPES, ROLE_NOUN, ROLES, CheckResult, FeatureLayer, FeatureRef, Finding, Status, Warning_
 from .raster import ElevationGrid
@@ -66,6 +67,9 @@ class SiteInputs:
     accuracy_ft: dict[str, float] = field(default_factory=dict)
     #: The DEM's stated vertical accuracy in feet at 95%; ``None`` when not stated.
     dem_vertical_accuracy_ft: float | None = None
+    #: The whole DEM, read in windows on demand (:class:`~.dem_source.DemSource`): the flow trace grows its window
+    #: up to the raster's edge. ``None``: ``dem`` is all there is, and its edge is the DEM's edge.
+    dem_source: DemSource | None = None
 
 
 #: Check kinds the engine implements. A pack naming any other kind is refused at load.
@@ -169,6 +173,7 @@ def prepare_context(inputs: SiteInputs, pack: RulePack, class_override: str | No
         disturbed_sqft=cls.disturbed_sqft,
         disturbance_geometry=shapely.union_all(layers["disturbance"].geoms) if "disturbance" in layers and len(layers["disturbance"]) else None,
         class_source=cls.source,
+        dem_source=inputs.dem_source,
     )
 
     return ctx, cls, site_idx
@@ -272,7 +277,10 @@ def run_check(inputs: SiteInputs, pack: RulePack, progress: Callable[[float], bo
         if handler is None:  # pragma: no cover - the schema refuses unknown kinds
             ctx.skip(rule, f"kind '{rule.kind}' is not implemented")
             continue
+        first = len(ctx.findings)
         handler(ctx, rule)
+        if rule.params.get("advisory_only") and rule.kind != "device_setback":  # setbacks mark their own
+            _as_advisories(ctx, first, rule)
         no_geometry_findings(ctx, rule, read_log.read)
     ctx.layers = dict(read_log)
     if cls.source == "assumed":
@@ -323,6 +331,22 @@ def _feature_wkt(findings: list[Finding], layers: dict[str, FeatureLayer]) -> di
             if g is not None and not g.is_empty:
                 out[key] = shapely.to_wkt(g, rounding_precision=2, trim=True)
     return out
+
+
+def _as_advisories(ctx: CheckContext, first: int, rule: Rule) -> None:
+    """An ``advisory_only`` rule (a standard the text sets for another class, shown to the reviewer) never violates.
+
+    Its violations and undetermined findings become advisories that say what they would have been
+    (``would_be``) after the pack's ``advisory_note``; its passes stay passes and its zones are dropped.
+    """
+    note = str(rule.params.get("advisory_note", "")).strip()
+    for i in range(first, len(ctx.findings)):
+        f = ctx.findings[i]
+        if f.status in (Status.VIOLATION, Status.UNDETERMINED):
+            extra = dict(f.extra)
+            extra["would_be"] = f.status.value
+            ctx.findings[i] = dataclasses.replace(f, status=Status.ADVISORY, message=f"{note} {f.message}".strip(), extra=extra)
+    ctx.zones[:] = [z for z in ctx.zones if z.rule_id != rule.id]
 
 
 def _slope_class_reasons(ctx: CheckContext, cls: Any) -> None:

@@ -43,6 +43,18 @@ ROLE_FAMILY: dict[str, str | None] = {
 }
 
 
+#: Within this many feet of a limit, distances are written with three decimals so "20.0 ft against 20 ft"
+#: never reads as compliant (a feature at 19.9999 ft violates; at exactly 20 ft it complies).
+NEAR_LIMIT_TEXT_FT: float = 0.05
+
+
+def feet_text(d_ft: float, limit_ft: float | None = None) -> str:
+    """A distance for a message: one decimal, three within :data:`NEAR_LIMIT_TEXT_FT` of ``limit_ft``."""
+    if limit_ft is not None and abs(d_ft - limit_ft) < NEAR_LIMIT_TEXT_FT:
+        return f"{d_ft:.3f}"
+    return f"{d_ft:.1f}"
+
+
 def quad_segs_for(radius_ft: float, max_error_ft: float = 0.01) -> int:
     """Segments per quarter circle so a buffer of ``radius_ft`` deviates at most ``max_error_ft``.
 

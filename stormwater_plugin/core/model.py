@@ -228,7 +228,14 @@ class NeighbourParcel:
 
 @dataclass
 class DisplayZone:
-    """A display-only polygon (setback ring, buffer strip, notification area)."""
+    """A display-only polygon (setback ring, buffer strip, notification area) or slope ray.
+
+    ``label`` is the text drawn; the numbers and the citation it shows are also
+    fields, so nothing above the core reads them back out of the text:
+    ``citation`` (the rule's citation) and ``slope_pct`` (a slope ray's slope in
+    percent, the highest of the candidate elevation units when the DEM's unit
+    is undeclared, rounded to 0.1 as labelled).
+    """
 
     kind: str
     rule_id: str
@@ -236,6 +243,8 @@ class DisplayZone:
     distance_ft: float | None
     geometry: BaseGeometry
     subject: FeatureRef | None = None
+    citation: str | None = None
+    slope_pct: float | None = None
 
 
 @dataclass

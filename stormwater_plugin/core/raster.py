@@ -58,6 +58,10 @@ class ElevationGrid:
     name: str = "DEM"
     from_raster: CoordTransform | None = None
     z_unit_declared: bool = True
+    #: Where this grid sits in the raster it was read from: (row, col) of its first pixel; ``None`` when unknown.
+    pixel_offset: tuple[int, int] | None = None
+    #: (rows, cols) of the whole raster it was read from; ``None`` when unknown (the grid is all there is).
+    raster_shape: tuple[int, int] | None = None
 
     def z_to_ft_candidates(self) -> tuple[float, ...]:
         """Every elevation-unit-to-feet factor the DEM may have.

@@ -44,7 +44,7 @@ def save_review(result: CheckResult, *, crs_name: str = "", inputs: dict[str, An
         row["source_version"] = f.citation.source_version
     doc["zones"] = [
         {"kind": z.kind, "rule_id": z.rule_id, "label": z.label, "distance_ft": z.distance_ft, "geometry_wkt": _wkt(z.geometry),
-         "subject": z.subject.as_dict() if z.subject else None}
+         "subject": z.subject.as_dict() if z.subject else None, "citation": z.citation, "slope_pct": z.slope_pct}
         for z in result.zones
     ]
     for row, b in zip(doc["building_sites"], result.building_sites):
@@ -84,7 +84,8 @@ def load_review(doc: Mapping[str, Any]) -> CheckResult:
             geometry=_geom(f.get("geometry_wkt")),
             extra=details,
         ))
-    zones = [DisplayZone(str(z["kind"]), str(z["rule_id"]), str(z["label"]), z.get("distance_ft"), _geom(z.get("geometry_wkt")), _ref(z.get("subject")))
+    zones = [DisplayZone(str(z["kind"]), str(z["rule_id"]), str(z["label"]), z.get("distance_ft"), _geom(z.get("geometry_wkt")), _ref(z.get("subject")),
+                         z.get("citation"), z.get("slope_pct"))
              for z in doc.get("zones", []) if z.get("geometry_wkt")]
     sites = [BuildingSiteSlope(str(b["id"]), b.get("slope_100ft_pct"), b.get("azimuth_deg"), Status(b["status"]),
                                [(float(a), float(s)) for a, s in b.get("profile") or [] if a is not None and s is not None],

@@ -28,7 +28,8 @@ def finding_to_dict(f: Finding) -> dict[str, Any]:
         "status": f.status.value,
         "subject": f.subject.as_dict() if f.subject else None,
         "other": f.other.as_dict() if f.other else None,
-        "measured_ft": _r(f.measured_ft),
+        # Within 0.005 ft of the limit, two decimals would print 20.0 for 19.9999: keep four there.
+        "measured_ft": _r(f.measured_ft, 4 if f.measured_ft is not None and f.required_ft is not None and abs(f.measured_ft - f.required_ft) < 0.005 else 2),
         "required_ft": _r(f.required_ft),
         "message": f.message,
         "details": extra,

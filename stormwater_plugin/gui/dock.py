@@ -42,18 +42,18 @@ from qgis.PyQt.QtWidgets import (
     QWidget,
 )
 
-from ..core.compare import compare_documents
 from ..core.model import DEVICE_TYPES, PROJECT_CLASSES, CheckResult, Finding, Warning_
 from ..core.overrides import OverrideError
 from ..core.rulepack import JURISDICTIONS, load_pack
 from ..core.saved_review import load_review, save_review
 from ..qgis_bridge.results import to_qgs
 from ..qgis_bridge.snapshot import Snapshot, snapshot
+from ..services.review import Move, compare_with, review_of
+from ..services.session import CLEARED, COMPARISON, MOVES, REVIEW, ReviewSession, Ticket
 from .check_task import CheckTask
 from .envelope_task import SitingTask, add_siting_layers, device_label, envelope_layers, moves_layer, snapshot_for_envelope
 from .findings_tree import FindingsTree
 from .overrides_ui import OverrideStore, ask_decision
-from .report_export import findings_document
 from .result_layers import add_to_project, build_result_layers, set_decisions
 from .role_form import SCOPE, RoleForm
 
@@ -85,18 +85,29 @@ class ReviewDock(QDockWidget):
         self.envelope_task: SitingTask | None = None
         self.moves_task: SitingTask | None = None
         self.export_task: Any = None
-        self._project_generation = 0
-        self.snap: Snapshot | None = None
-        self.result: CheckResult | None = None
-        self.envelope: Any = None
-        self.moves: list[dict[str, Any]] = []
-        self.doc: dict[str, Any] | None = None
+        #: What is reviewed (result, snapshot, moves, review document, comparison, generation); the widgets observe it.
+        self.session = ReviewSession()
         self.overrides = OverrideStore()
-        self.previous_doc: dict[str, Any] | None = None
-        self.comparison: dict[str, Any] | None = None
         self._restoring = False
         self._kept_this_result = False
 
+        self._build_settings()
+        self._build_layers()
+        self._build_run_buttons()
+        self._build_siting()
+        self._build_findings()
+        self._build_decisions()
+        self._lay_out()
+        self.session.subscribe(self._session_changed)
+        self.restore_settings()
+        self._project_read_review()
+        QgsProject.instance().readProject.connect(self._project_read)
+        QgsProject.instance().cleared.connect(self._project_cleared)
+
+    # -- the widgets, built in __init__ ------------------------------------------
+
+    def _build_settings(self) -> None:
+        """The rule pack, class, site parcel, reviewer, reference and accuracy fields."""
         self.jurisdiction = QComboBox()
         for j in JURISDICTIONS:
             self.jurisdiction.addItem(_pack_title(j), j)
@@ -125,15 +136,18 @@ class ReviewDock(QDockWidget):
         self.reviewer.editingFinished.connect(self._save_review_fields)
         self.reference.editingFinished.connect(self._save_review_fields)
 
+    def _build_layers(self) -> None:
+        """The role form in a collapsible box, with the guess button."""
         self.roles = RoleForm()
         guess = QPushButton(self.tr("Guess layers from names and fields"))
         guess.clicked.connect(lambda: self.roles.guess())
-        layers_box = QgsCollapsibleGroupBox(self.tr("Layers"))
-        self.layers_box = layers_box
-        box_lay = QVBoxLayout(layers_box)
+        self.layers_box = QgsCollapsibleGroupBox(self.tr("Layers"))
+        box_lay = QVBoxLayout(self.layers_box)
         box_lay.addWidget(self.roles)
         box_lay.addWidget(guess)
 
+    def _build_run_buttons(self) -> None:
+        """Run, Cancel, Export report and the progress bar."""
         self.run_button = QPushButton(self.tr("Run check"))
         self.run_button.clicked.connect(self.run_check)
         self.cancel_button = QPushButton(self.tr("Cancel"))
@@ -149,24 +163,30 @@ class ReviewDock(QDockWidget):
         self.progress.setValue(0)
         self.progress.setTextVisible(True)
 
-        # siting aid (issue 7)
+    def _build_siting(self) -> None:
+        """The siting aid (issue 7): device type, traffic class and the envelope button."""
         self.device_type = QComboBox()
         for t in DEVICE_TYPES:
             self.device_type.addItem(self.tr(device_label(t)), t)
+        self.device_type.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.device_type.setMinimumContentsLength(12)
         self.high_traffic = QCheckBox(self.tr("serves vehicle areas"))
         self.high_traffic.setToolTip(self.tr("The device takes runoff from roadways, parking or other vehicle areas (high-traffic setbacks apply)."))
         self.envelope_button = QPushButton(self.tr("Where may a device go?"))
         self.envelope_button.setToolTip(
-            self.tr("Draw the part of the site parcel where a device of this type may be placed (green), every excluded zone with its rule, and the steep ground that needs a licensed professional's design.")
+            self.tr("Draw the part of the site parcel where a device of this type may be placed (green), every excluded zone with its rule, "
+                    "and the steep ground that needs a licensed professional's design.")
         )
         self.envelope_button.clicked.connect(lambda: self.find_envelope())
 
+    def _build_findings(self) -> None:
         self.findings = FindingsTree()
         self.findings.finding_activated.connect(self.locate)
         self.findings.move_activated.connect(self.locate_move)
         self.findings.selection_changed.connect(self._update_decision_buttons)
 
-        # reviewer decisions (issue 6)
+    def _build_decisions(self) -> None:
+        """Accept, waive, clear, the decisions file menu (issue 6) and the comparison (issue 16)."""
         self.accept_button = QPushButton(self.tr("Accept…"))
         self.accept_button.setToolTip(self.tr("Accept the selected finding as it is (e.g. a tax-map sliver, verified in the field), with a reason."))
         self.accept_button.clicked.connect(lambda: self.decide("accepted"))
@@ -181,8 +201,14 @@ class ReviewDock(QDockWidget):
         menu.addAction(self.tr("Import decisions (overrides.json)…"), lambda: self.import_decisions())
         menu.addAction(self.tr("Export decisions (overrides.json)…"), lambda: self.export_decisions())
         self.decisions_menu_button.setMenu(menu)
+        self.compare_button = QPushButton(self.tr("Compare with the previous review…"))
+        self.compare_button.setToolTip(self.tr("What changed since the previous review of this site (saved with the project, or a findings.json file): "
+                                               "findings resolved, new, still open and changed, and which decisions still apply."))
+        self.compare_button.clicked.connect(lambda: self.compare_with_previous())
         self._update_decision_buttons()
 
+    def _lay_out(self) -> None:
+        """Settings above (scrolling on a short screen), findings and decisions below, in a splitter."""
         head = QFormLayout()
         head.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         head.addRow(self.tr("Rules"), self.jurisdiction)
@@ -203,14 +229,12 @@ class ReviewDock(QDockWidget):
         siting.addWidget(self.device_type)
         siting.addWidget(self.high_traffic)
         siting.addWidget(self.envelope_button)
-        self.device_type.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.device_type.setMinimumContentsLength(12)
 
         upper = QWidget()
         up = QVBoxLayout(upper)
         up.setContentsMargins(0, 0, 0, 0)
         up.addLayout(head)
-        up.addWidget(layers_box)
+        up.addWidget(self.layers_box)
         up.addLayout(buttons)
         up.addWidget(self.progress)
         up.addLayout(siting)
@@ -223,10 +247,6 @@ class ReviewDock(QDockWidget):
         decide.addWidget(self.waive_button, 0, 1)
         decide.addWidget(self.clear_button, 1, 0)
         decide.addWidget(self.decisions_menu_button, 1, 1)
-        self.compare_button = QPushButton(self.tr("Compare with the previous review…"))
-        self.compare_button.setToolTip(self.tr("What changed since the previous review of this site (saved with the project, or a findings.json file): "
-                                               "findings resolved, new, still open and changed, and which decisions still apply."))
-        self.compare_button.clicked.connect(lambda: self.compare_with_previous())
         decide.addWidget(self.compare_button, 2, 0, 1, 2)
         low.addLayout(decide)
         # The settings scroll when the screen is short (a laptop): the findings and decision buttons stay visible.
@@ -246,29 +266,67 @@ class ReviewDock(QDockWidget):
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addWidget(splitter)
         self.setWidget(body)
-        self.restore_settings()
-        self._project_read_review()
-        QgsProject.instance().readProject.connect(self._project_read)
-        QgsProject.instance().cleared.connect(self._project_cleared)
+
+    # -- the session (what is reviewed) ---------------------------------------------
+
+    @property
+    def result(self) -> CheckResult | None:
+        """The result reviewed (``None`` before a check)."""
+        return self.session.result
+
+    @property
+    def snap(self) -> Snapshot | None:
+        """The snapshot the result was computed from."""
+        snap: Snapshot | None = self.session.snap
+        return snap
+
+    @property
+    def moves(self) -> list[Move]:
+        """The suggested moves of the result (typed; ``m["device"]`` reads the findings.json form)."""
+        return list(self.session.moves)
+
+    @property
+    def doc(self) -> dict[str, Any] | None:
+        """The result's findings.json document, with the decisions, moves and comparison."""
+        return self.session.doc
+
+    @property
+    def comparison(self) -> dict[str, Any] | None:
+        return self.session.comparison
+
+    @property
+    def previous_doc(self) -> dict[str, Any] | None:
+        return self.session.previous_doc
+
+    @property
+    def envelope(self) -> Any:
+        """The last siting envelope built."""
+        return self.session.envelope
+
+    def _session_changed(self, what: str) -> None:
+        """Redraw what shows the session: the table, the decisions on the layers, the buttons."""
+        if what == CLEARED:
+            self.findings.set_comparison(None)
+            self.findings.set_result(None)
+            self.save_button.setEnabled(False)
+            self._update_decision_buttons()
+        elif what in (REVIEW, MOVES) and self.session.result is not None:
+            self.findings.set_review(self.doc)
+            set_decisions(self.doc, self.session.result.jurisdiction)
+            self._update_decision_buttons()
+            self._keep_review()
+            if what == MOVES:
+                self.findings.set_moves(self.moves)
+        elif what == COMPARISON:
+            self.findings.set_comparison(self.comparison)
 
     # -- settings -------------------------------------------------------------
 
     def _project_cleared(self, *_args: Any) -> None:
         """The project was closed or cleared: results of a running check no longer belong anywhere."""
-        self._project_generation += 1
         self.roles.reset()
-        self.previous_doc = None
-        self.comparison = None
-        self.findings.set_comparison(None)
-        self.result = None
-        self.snap = None
-        self.envelope = None
-        self.moves = []
-        self.doc = None
         self.overrides.clear()
-        self.findings.set_result(None)
-        self.save_button.setEnabled(False)
-        self._update_decision_buttons()
+        self.session.clear()
 
     def _project_read(self, *_args: Any) -> None:
         self.restore_settings()
@@ -361,9 +419,8 @@ class ReviewDock(QDockWidget):
                 f"the layer chosen for this role ({name}) was removed from the project; the role was left empty and its rules are not checked",
                 role,
             ))
-        self.snap = snap
-        task = CheckTask(self.snap, self.jurisdiction.currentData(), self._task_done)
-        task.project_generation = self._project_generation
+        ticket = self.session.ticket()
+        task = CheckTask(snap, self.jurisdiction.currentData(), lambda t: self._task_done(t, ticket))
         task.progressChanged.connect(lambda p: self.progress.setValue(int(p)))
         self.task = task
         self.run_button.setEnabled(False)
@@ -413,7 +470,8 @@ class ReviewDock(QDockWidget):
             if task is not None:
                 task.cancel()
 
-    def _task_done(self, task: CheckTask) -> None:
+    def _task_done(self, task: CheckTask, ticket: Ticket | None = None) -> None:
+        """The check finished (main thread); ``ticket`` from :meth:`run_check` (``None``: a task run by a script, taken as current)."""
         self.task = None
         self.run_button.setEnabled(True)
         self.cancel_button.setEnabled(False)
@@ -426,7 +484,7 @@ class ReviewDock(QDockWidget):
             self.message(self.tr("The check was cancelled."), Qgis.MessageLevel.Info)
             self.progress.setValue(0)
             return
-        if getattr(task, "project_generation", self._project_generation) != self._project_generation:
+        if ticket is not None and not self.session.is_current(ticket):
             self.message(self.tr("The project was closed or cleared while the check ran; its results were discarded. Run the check again."), Qgis.MessageLevel.Warning)
             self.progress.setValue(0)
             return
@@ -446,12 +504,12 @@ class ReviewDock(QDockWidget):
             return
         project = QgsProject.instance()
         saved = save_review(self.result, crs_name=self.snap.inputs.crs_name, inputs=self._inputs_description(),
-                            overrides=self.overrides.overrides, extra={"moves": list(self.moves), "working_crs_wkt": self.snap.crs.toWkt()})
+                            overrides=self.overrides.overrides, extra={"moves": [m.as_dict() for m in self.moves], "working_crs_wkt": self.snap.crs.toWkt()})
         text = json.dumps(saved, ensure_ascii=False)
         old, ok = project.readEntry(SCOPE, "last_review", "")
         if ok and old and not self._restoring and not self._kept_this_result:
             project.writeEntry(SCOPE, "previous_review", old)
-            self.previous_doc = json.loads(old)
+            self.session.previous_doc = json.loads(old)
         project.writeEntry(SCOPE, "last_review", text)
         self._kept_this_result = True  # decisions on this result update it in place; they do not make a "previous" review
 
@@ -460,7 +518,7 @@ class ReviewDock(QDockWidget):
         project = QgsProject.instance()
         text, ok = project.readEntry(SCOPE, "last_review", "")
         prev, ok_prev = project.readEntry(SCOPE, "previous_review", "")
-        self.previous_doc = json.loads(prev) if ok_prev and prev else None
+        self.session.previous_doc = json.loads(prev) if ok_prev and prev else None
         if not ok or not text:
             return False
         try:
@@ -482,7 +540,7 @@ class ReviewDock(QDockWidget):
 
             crs = QgsCoordinateReferenceSystem.fromWkt(str(saved.get("working_crs_wkt") or ""))
             if not crs.isValid():
-                self.result = result
+                self.session.set_result(result, None, self.overrides.overrides)
                 self.findings.set_result(result, saved)
                 return True
             snap = Snapshot(SiteInputs(layers={}, dem=None, unit_to_ft=float(result.unit_to_ft or 1.0), crs_name=str(saved.get("working_crs", ""))), crs, "saved")
@@ -491,9 +549,8 @@ class ReviewDock(QDockWidget):
             self.show_result(result, snap, result.jurisdiction, start_moves=False)
         finally:
             self._restoring = False
-        self.moves = list(saved.get("moves") or [])
-        if self.moves:
-            self.findings.set_moves(self.moves)
+        if saved.get("moves"):
+            self.session.set_moves(saved["moves"], self.overrides.overrides)
         self.message(self.tr("Restored the review saved with the project ({0}). Run the check again after changing the plan.").format(
             self.result.pack_title if self.result else ""), Qgis.MessageLevel.Info)
         return True
@@ -510,14 +567,11 @@ class ReviewDock(QDockWidget):
                 return None
         try:
             old = json.loads(Path(path).read_text(encoding="utf-8")) if path else self.previous_doc
-            cmp = compare_documents(old or {}, self.doc)
+            cmp = compare_with(self.doc, old or {}, path or self.tr("the previous review saved with the project"))
         except (OSError, ValueError) as exc:
             self.message(self.tr("Cannot compare: {0}").format(exc), Qgis.MessageLevel.Warning)
             return None
-        cmp["previous"] = path or self.tr("the previous review saved with the project")
-        self.comparison = cmp
-        self.doc["comparison"] = cmp
-        self.findings.set_comparison(cmp)
+        self.session.set_comparison(cmp)
         c = cmp["counts"]
         self.message(self.tr("Since the last review: {0} resolved, {1} new, {2} still open, {3} changed.").format(
             c["resolved"], c["new"], c["still_open"], c["changed"]), Qgis.MessageLevel.Info)
@@ -525,14 +579,10 @@ class ReviewDock(QDockWidget):
 
     def show_result(self, result: CheckResult, snap: Snapshot, jurisdiction: str, start_moves: bool = True) -> None:
         """Draw the result layers and fill the findings table."""
-        self.result = result
-        self.snap = snap
-        self.moves = []
-        self.envelope = None
         self._kept_this_result = False
+        self.session.set_result(result, snap, self.overrides.overrides)
         layers = build_result_layers(result, snap.inputs, snap.crs)
         add_to_project(layers, jurisdiction)
-        self.doc = findings_document(result, snap, self.overrides.overrides, self.moves)
         set_decisions(self.doc, jurisdiction)
         self.findings.set_result(result, self.doc)
         self._update_decision_buttons()
@@ -596,11 +646,11 @@ class ReviewDock(QDockWidget):
         canvas.refresh()
         canvas.flashGeometries(qgeoms, self.snap.crs)
 
-    def locate_move(self, move: dict[str, Any]) -> None:
+    def locate_move(self, move: Move) -> None:
         """Zoom to a suggested move (from the device to its new position) and flash the arrow."""
-        if self.snap is None or self.iface is None or not move.get("possible") or not move.get("from") or not move.get("to"):
+        if self.snap is None or self.iface is None or move.start is None or move.end is None or not move.drawable:
             return
-        (x0, y0), (x1, y1) = move["from"], move["to"]
+        (x0, y0), (x1, y1) = move.start, move.end
         line = QgsGeometry.fromPolylineXY([QgsPointXY(x0, y0), QgsPointXY(x1, y1)])
         rect = line.boundingBox()
         canvas = self.iface.mapCanvas()
@@ -629,24 +679,25 @@ class ReviewDock(QDockWidget):
             return None
         jurisdiction = self.jurisdiction.currentData()
         snap = snapshot_for_envelope(snap, self.roles.dem_layer(), self.roles.z_unit(), jurisdiction)
-        task = SitingTask(snap, jurisdiction, self._envelope_done, device_type=self.device_type.currentData(), high_traffic=self.high_traffic.isChecked())
-        task.project_generation = self._project_generation
+        ticket = self.session.ticket()
+        task = SitingTask(snap, jurisdiction, lambda t: self._envelope_done(t, ticket), device_type=self.device_type.currentData(),
+                          high_traffic=self.high_traffic.isChecked())
         self.envelope_task = task
         self.envelope_button.setEnabled(False)
         QgsApplication.taskManager().addTask(task)
         return task
 
-    def _envelope_done(self, task: SitingTask) -> None:
+    def _envelope_done(self, task: SitingTask, ticket: Ticket | None = None) -> None:
         self.envelope_task = None
         self.envelope_button.setEnabled(True)
         if task.error:
             QgsMessageLog.logMessage(task.details, LOG_TAG, Qgis.MessageLevel.Critical)
             self.message(self.tr("The siting envelope could not be built: {0}").format(task.error), Qgis.MessageLevel.Critical, 0)
             return
-        if task.envelope is None or getattr(task, "project_generation", self._project_generation) != self._project_generation:
+        if task.envelope is None or (ticket is not None and not self.session.is_current(ticket)):
             return
         env = task.envelope
-        self.envelope = env
+        self.session.envelope = env
         add_siting_layers(envelope_layers(env, task.snapshot.crs), task.jurisdiction)
         site = float(env.site.area) * env.unit_to_ft**2
         text = self.tr("{0}: {1:,.0f} of {2:,.0f} sq ft of the site parcel allowed; {3} excluded zone(s).").format(
@@ -660,27 +711,24 @@ class ReviewDock(QDockWidget):
         """Suggest moves for the devices with setback violations of the last result (background task)."""
         if self.result is None or self.snap is None or self.moves_task is not None:
             return None
-        task = SitingTask(self.snap, self.result.jurisdiction, self._moves_done, result=self.result)
-        task.project_generation = self._project_generation
-        task.for_result = self.result
+        ticket = self.session.ticket(for_result=True)
+        task = SitingTask(self.snap, self.result.jurisdiction, lambda t: self._moves_done(t, ticket), result=self.result)
         self.moves_task = task
         QgsApplication.taskManager().addTask(task)
         return task
 
-    def _moves_done(self, task: SitingTask) -> None:
+    def _moves_done(self, task: SitingTask, ticket: Ticket | None = None) -> None:
         self.moves_task = None
         if task.error:
             QgsMessageLog.logMessage(task.details, LOG_TAG, Qgis.MessageLevel.Warning)
             self.message(self.tr("Moves could not be suggested: {0}").format(task.error), Qgis.MessageLevel.Warning)
             return
-        if task.moves is None or task.for_result is not self.result or getattr(task, "project_generation", self._project_generation) != self._project_generation:
+        if task.moves is None or (ticket is not None and not self.session.is_current(ticket)):
             return
-        self.moves = task.moves
-        layer = moves_layer(self.moves, task.snapshot.crs)
+        layer = moves_layer(task.moves, task.snapshot.crs)
         if layer is not None:
             add_siting_layers([(layer, "siting_moves")], task.jurisdiction, moves=True)
-        self.refresh_review()
-        self.findings.set_moves(self.moves)
+        self.session.set_moves(task.moves, self.overrides.overrides)
 
     # -- reviewer decisions (issue 6) -------------------------------------------
 
@@ -688,13 +736,7 @@ class ReviewDock(QDockWidget):
         """Re-apply the decisions to the last result and redraw the table."""
         if self.result is None:
             return
-        self.doc = findings_document(self.result, self.snap, self.overrides.overrides, self.moves)
-        if self.comparison is not None:
-            self.doc["comparison"] = self.comparison
-        self.findings.set_review(self.doc)
-        set_decisions(self.doc, self.result.jurisdiction)
-        self._update_decision_buttons()
-        self._keep_review()
+        self.session.rebuild(self.overrides.overrides)
 
     def _update_decision_buttons(self) -> None:
         cur = self.findings.current() if hasattr(self, "findings") else None
@@ -802,11 +844,10 @@ class ReviewDock(QDockWidget):
         from .report_export import ExportTask
 
         self._save_review_fields()
-        task = ExportTask(self.result, self.snap, Path(folder), self._export_done, overrides=list(self.overrides.overrides), moves=list(self.moves),
-                          reviewer=self.reviewer.text().strip(), reference=self.reference.text().strip(), inputs=self._inputs_description(),
-                          comparison=self.comparison)
-        task.layout = layout
-        task.outcome = None
+        review = review_of(self.result, crs_name=self.snap.inputs.crs_name, inputs=self._inputs_description(), overrides=list(self.overrides.overrides),
+                           moves=self.session.moves, comparison=self.comparison)
+        task = ExportTask(review, self.snap, Path(folder), self._export_done, layout=layout,
+                          reviewer=self.reviewer.text().strip(), reference=self.reference.text().strip())
         self.export_task = task
         self.save_button.setEnabled(False)
         if wait:
@@ -825,8 +866,11 @@ class ReviewDock(QDockWidget):
             task.discard()
             if task.error:
                 QgsMessageLog.logMessage(task.details, LOG_TAG, Qgis.MessageLevel.Critical)
-                self.message(self.tr("The report could not be written: {0} (nothing was written to {1})").format(task.error, task.out_dir),
-                             Qgis.MessageLevel.Critical, 0)
+                from ..qgis_bridge.deps import numpy_problem
+
+                hint = numpy_problem()
+                self.message(self.tr("The report could not be written: {0} (nothing was written to {1})").format(task.error, task.out_dir)
+                             + (f" {hint}" if hint else ""), Qgis.MessageLevel.Critical, 0)
             else:
                 self.message(self.tr("Writing the report was cancelled; nothing was written."), Qgis.MessageLevel.Info)
             return
@@ -838,7 +882,7 @@ class ReviewDock(QDockWidget):
             try:
                 title = f"Stormwater review — site parcel {self.result.site_parcel_id or '?'}" if self.result else "Stormwater review"
                 lay = build_layout(QgsProject.instance(), title, site_extent(task.result, task.snap), task.snap.crs,
-                                   summary_text(task.doc, task.kwargs.get("reviewer", ""), task.kwargs.get("reference", "")), layout_name(task.result.site_parcel_id))
+                                   summary_text(task.doc, task.reviewer, task.reference), layout_name(task.result.site_parcel_id))
                 out["layout"] = lay
                 export_pdf(lay, task.staging / "layout.pdf")
             except Exception as exc:  # the report package is written; the layout is a convenience

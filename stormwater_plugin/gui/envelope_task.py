@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 import math
 import traceback
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from qgis.core import (
     QgsArrowSymbolLayer,
@@ -33,7 +33,8 @@ from ..qgis_bridge.compat import FIELD_DOUBLE, FIELD_STRING
 from ..qgis_bridge.results import field_specs, parts_by_family, short_citation
 from ..qgis_bridge.snapshot import Snapshot
 from ..services import presentation
-from ..services.presentation import compass, device_label, move_text  # noqa: F401 - re-exported for the dock
+from ..services.presentation import compass, device_label, move_arrow_label, move_text  # noqa: F401 - re-exported for the dock
+from ..services.review import Move, suggest
 from .result_layers import add_rows, memory_layer
 from .styles import apply_style, text_format
 
@@ -107,7 +108,7 @@ class SitingTask(QgsTask):
         self.high_traffic = bool(high_traffic)
         self.check_result = result
         self.envelope: Any = None
-        self.moves: list[dict[str, Any]] | None = None
+        self.moves: tuple[Move, ...] | None = None
         self.error: str | None = None
         self.details = ""
         self._on_done = on_done
@@ -118,7 +119,7 @@ class SitingTask(QgsTask):
             import numpy as np
 
             from ..core.rulepack import load_pack
-            from ..core.siting import build_envelope, suggest_moves
+            from ..core.siting import build_envelope
 
             pack = load_pack(self.jurisdiction)
             self.setProgress(10)
@@ -130,7 +131,7 @@ class SitingTask(QgsTask):
                 self.setProgress(60)
                 r = self.check_result
                 if r is not None:
-                    self.moves = suggest_moves(self.snapshot.inputs, pack, r) if r.has_violation else []
+                    self.moves = suggest(self.snapshot.inputs, pack, r)
             self.setProgress(100)
             return not self.isCanceled()
         except Exception as exc:  # shown in the message bar by the dock
@@ -211,18 +212,15 @@ def envelope_layers(env: Any, crs: Any) -> list[tuple[QgsVectorLayer, str]]:
     return [(design, SITING_STYLES["professional"]), (excluded, SITING_STYLES["excluded"]), (envelope, SITING_STYLES["envelope"])]
 
 
-def moves_layer(moves: list[dict[str, Any]], crs: Any) -> QgsVectorLayer | None:
+def moves_layer(moves: Sequence[Move], crs: Any) -> QgsVectorLayer | None:
     """A line per possible move, from the device to its suggested position (``None`` when there is none)."""
     from shapely.geometry import LineString
 
-    rows = []
-    for m in moves:
-        if not m.get("possible") or not m.get("from") or not m.get("to"):
-            continue
-        b = float(m.get("bearing_deg") or 0.0)
-        dev = (m.get("device") or {}).get("id")
-        rows.append((LineString([tuple(m["from"]), tuple(m["to"])]), [dev, m.get("device_type"), m.get("distance_ft"), b, ", ".join(m.get("rules", [])),
-                                                                     m.get("message"), f"{dev}: {float(m.get('distance_ft') or 0):.1f} ft {compass(b)}"]))
+    rows = [
+        (LineString([m.start, m.end]), [m.device_id, m.device_type, m.distance_ft, float(m.bearing_deg or 0.0), ", ".join(m.rules), m.message,
+                                        move_arrow_label(m)])
+        for m in moves if m.drawable and m.start is not None and m.end is not None
+    ]
     if not rows:
         return None
     layer = memory_layer("line", MOVES_NAME, crs, MOVE_FIELDS)
@@ -346,9 +344,11 @@ def write_siting_qml(folder: Any) -> list[Any]:
     return out
 
 
-def line_angle(move: dict[str, Any]) -> float:
+def line_angle(move: Move) -> float:
     """Bearing of a move, from its coordinates (for tests and tooltips)."""
-    (x0, y0), (x1, y1) = move["from"], move["to"]
+    if move.start is None or move.end is None:
+        raise ValueError(f"move of {move.device_id}: no position")
+    (x0, y0), (x1, y1) = move.start, move.end
     return math.degrees(math.atan2(x1 - x0, y1 - y0)) % 360.0
 
 

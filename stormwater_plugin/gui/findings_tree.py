@@ -15,6 +15,7 @@ from qgis.PyQt.QtWidgets import QAbstractItemView, QComboBox, QHBoxLayout, QLabe
 
 from ..core.model import CheckResult, Finding, Status
 from ..qgis_bridge.results import short_citation
+from ..services.review import Move, not_checked
 from .styles import STATUS_COLOURS
 
 #: (label, statuses shown) of the filter combo, first is the default.
@@ -64,7 +65,7 @@ class FindingsTree(QWidget):
     finding_activated(object)
         A finding row was clicked; carries the :class:`Finding`.
     move_activated(object)
-        A suggested move was clicked; carries the move dict.
+        A suggested move was clicked; carries the :class:`~stormwater_plugin.services.review.Move`.
     selection_changed()
         The current row changed (the dock enables its decision buttons).
     """
@@ -84,7 +85,7 @@ class FindingsTree(QWidget):
         self.keys: list[str] = []
         self.decisions: list[dict[str, Any] | None] = []
         self.stale: list[dict[str, Any]] = []
-        self.moves: list[dict[str, Any]] = []
+        self.moves: list[Move] = []
         self.titles: dict[str, str] = {}
         self.counts = QLabel(self.tr("No check run yet."))
         self.counts.setWordWrap(True)
@@ -149,7 +150,7 @@ class FindingsTree(QWidget):
         self.stale = list((doc or {}).get("stale_overrides", []) or [])
         self.review_counts = dict((doc or {}).get("override_counts", {}) or {})
 
-    def set_moves(self, moves: Sequence[dict[str, Any]] | None) -> None:
+    def set_moves(self, moves: Sequence[Move] | None) -> None:
         """Show the suggested moves of the violating devices."""
         self.moves = list(moves or [])
         self.refresh()
@@ -327,8 +328,8 @@ class FindingsTree(QWidget):
         for k, m in enumerate(self.moves):
             child = QTreeWidgetItem([move_text(m)])
             child.setData(0, MOVE_ROLE, k)
-            child.setToolTip(0, f"<p>{m.get('message', '')}</p><p><small>{m.get('method', '')}</small></p>")
-            child.setForeground(0, QBrush(QColor(_MOVE_COLOUR if m.get("possible") else STATUS_COLOURS["undetermined"])))
+            child.setToolTip(0, f"<p>{m.message}</p><p><small>{m.method or ''}</small></p>")
+            child.setForeground(0, QBrush(QColor(_MOVE_COLOUR if m.possible else STATUS_COLOURS["undetermined"])))
             top.addChild(child)
             child.setFirstColumnSpanned(True)
         top.setExpanded(True)
@@ -362,9 +363,9 @@ class FindingsTree(QWidget):
             self.tree.addTopLevelItem(top)
         if r.rules_not_checked:
             top = QTreeWidgetItem([self.tr("Rules not checked") + f" ({len(r.rules_not_checked)})"])
-            for n in r.rules_not_checked:
-                child = QTreeWidgetItem([n["rule_id"], "", "", "", "", n["reason"]])
-                child.setToolTip(5, f"{n['citation']}: {n['reason']}")
+            for n in not_checked(r.rules_not_checked, r.jurisdiction):
+                child = QTreeWidgetItem([n.rule_id, "", "", "", "", n.reason])
+                child.setToolTip(5, f"{n.citation}: {n.reason}")
                 top.addChild(child)
             self.tree.addTopLevelItem(top)
 

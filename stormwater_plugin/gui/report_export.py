@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from qgis.core import QgsProject, QgsRectangle, QgsTask
 
 from ..core.model import CheckResult
-from ..core.overrides import Override
-from ..core.serialize import result_to_dict
 from ..qgis_bridge.snapshot import Snapshot
+from ..services.review import Review
 
 #: Every file the dock writes (``layout.pdf`` only when the layout is made).
 EXPORT_FILES: tuple[str, ...] = ("findings.json", "report.html", "report.pdf", "notification.csv", "labels.pdf", "layout.pdf")
@@ -44,29 +43,17 @@ def site_extent(result: CheckResult, snap: Snapshot) -> QgsRectangle:
     return QgsRectangle(float(b[0]), float(b[1]), float(b[2]), float(b[3]))
 
 
-def findings_document(
-    result: CheckResult, snap: Snapshot | None, overrides: Sequence[Override] = (), moves: Sequence[dict] | None = None, inputs: dict | None = None
-) -> dict[str, Any]:
-    """The findings.json document with the decisions applied and the moves added (as the CLI writes it)."""
-    doc = result_to_dict(result, crs_name=snap.inputs.crs_name if snap else "", inputs=inputs, overrides=list(overrides))
-    doc["moves"] = list(moves or [])
-    return doc
-
-
 def export_report(
-    result: CheckResult,
+    review: Review,
     snap: Snapshot,
     out_dir: Path,
     *,
-    overrides: Sequence[Override] = (),
-    moves: Sequence[dict] | None = None,
     reviewer: str = "",
     reference: str = "",
-    inputs: dict | None = None,
     layout: bool = True,
     project: QgsProject | None = None,
 ) -> dict[str, Any]:
-    """Write the review package into ``out_dir`` (created).
+    """Write the review package of ``review`` (:func:`stormwater_plugin.services.review.review_of`) into ``out_dir`` (created).
 
     Returns
     -------
@@ -80,22 +67,20 @@ def export_report(
     stormwater_plugin.report.package.ReportError
         When a library or the font the report needs is missing (findings.json is written first).
     """
-    from ..report.package import write_report_package
+    from ..report import package
 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    doc = findings_document(result, snap, overrides, moves, inputs)
-    files: list[Path] = []
-    path = out_dir / "findings.json"
-    path.write_text(json.dumps(doc, indent=2, ensure_ascii=False, default=str), encoding="utf-8")
-    files.append(path)
-    info = write_report_package(result, snap.inputs.layers, snap.inputs.unit_to_ft, out_dir, doc=doc, reviewer=reviewer, reference=reference)
+    doc = review.doc
+    files: list[Path] = [write_findings(doc, out_dir)]
+    info = package.write_report_package(review.result, snap.inputs.layers, snap.inputs.unit_to_ft, out_dir, doc=doc, reviewer=reviewer, reference=reference)
     files.extend(Path(p) for p in info["files"])
     out: dict[str, Any] = {"files": files, "doc": doc, "labels": info.get("labels"), "layout": None, "layout_error": None}
     if layout:
         from .print_layout import build_layout, export_pdf, layout_name, summary_text
 
         project = project or QgsProject.instance()
+        result = review.result
         try:
             title = f"Stormwater review — site parcel {result.site_parcel_id or '?'}"
             lay = build_layout(project, title, site_extent(result, snap), snap.crs, summary_text(doc, reviewer, reference), layout_name(result.site_parcel_id))
@@ -104,6 +89,13 @@ def export_report(
         except Exception as exc:  # the report package is written; the layout is a convenience
             out["layout_error"] = f"{type(exc).__name__}: {exc}"
     return out
+
+
+def write_findings(doc: dict[str, Any], out_dir: Path) -> Path:
+    """Write the review's findings.json document into ``out_dir``."""
+    path = out_dir / "findings.json"
+    path.write_text(json.dumps(doc, indent=2, ensure_ascii=False, default=str), encoding="utf-8")
+    return path
 
 
 def move_into(staging: Path, out_dir: Path) -> list[Path]:
@@ -134,16 +126,22 @@ class ExportTask(QgsTask):
     the print layout (which needs the project's layers) and moves the files.
     """
 
-    def __init__(self, result: CheckResult, snap: Snapshot, out_dir: Path, on_done: Any, **kwargs: Any) -> None:
+    def __init__(self, review: Review, snap: Snapshot, out_dir: Path, on_done: Any, *, layout: bool = True, reviewer: str = "",
+                 reference: str = "") -> None:
         super().__init__("Stormwater review: writing the report", QgsTask.Flag.CanCancel)
-        self.result = result
+        self.review = review
+        self.result = review.result
         self.snap = snap
         self.out_dir = Path(out_dir)
-        self.kwargs = kwargs
+        self.layout = layout
+        self.reviewer = reviewer
+        self.reference = reference
         self.on_done = on_done
         self.staging: Path | None = None
         self.doc: dict[str, Any] | None = None
         self.info: dict[str, Any] | None = None
+        #: What the dock made of it (files, labels, layout), set on the main thread when the package is in place.
+        self.outcome: dict[str, Any] | None = None
         self.error: str | None = None
         self.details = ""
 
@@ -151,21 +149,19 @@ class ExportTask(QgsTask):
         import tempfile
         import traceback
 
-        from ..report.package import write_report_package
+        from ..report import package
 
         try:
             self.out_dir.parent.mkdir(parents=True, exist_ok=True)
             self.staging = Path(tempfile.mkdtemp(prefix=".stormwater-report-", dir=str(self.out_dir.parent)))
             self.setProgress(5)
-            doc = findings_document(self.result, self.snap, self.kwargs.get("overrides", ()), self.kwargs.get("moves"), self.kwargs.get("inputs"))
-            if self.kwargs.get("comparison"):
-                doc["comparison"] = self.kwargs["comparison"]
-            (self.staging / "findings.json").write_text(json.dumps(doc, indent=2, ensure_ascii=False, default=str), encoding="utf-8")
+            doc = self.review.doc
+            write_findings(doc, self.staging)
             self.setProgress(20)
             if self.isCanceled():
                 return False
-            self.info = write_report_package(self.result, self.snap.inputs.layers, self.snap.inputs.unit_to_ft, self.staging, doc=doc,
-                                             reviewer=self.kwargs.get("reviewer", ""), reference=self.kwargs.get("reference", ""))
+            self.info = package.write_report_package(self.result, self.snap.inputs.layers, self.snap.inputs.unit_to_ft, self.staging, doc=doc,
+                                                     reviewer=self.reviewer, reference=self.reference)
             self.doc = doc
             self.setProgress(90)
             return not self.isCanceled()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +18,7 @@ from ..qgis_bridge.results import (
     short_citation,
     to_qgs,
 )
+from ..services.review import Notification
 from .styles import apply_style
 
 ZONE_FIELD_SPECS = (("kind", FIELD_STRING), ("rule_id", FIELD_STRING), ("label", FIELD_STRING), ("distance_ft", FIELD_DOUBLE), ("subject_id", FIELD_STRING))
@@ -116,14 +116,14 @@ def build_result_layers(result: CheckResult, inputs: SiteInputs, crs: QgsCoordin
         # Label only the steepest ray of each building site: every ray labelled hides the map.
         steepest: dict[str, tuple[float, int]] = {}
         for k, z in enumerate(rays):
-            pct = _percent(z.label)
+            pct = z.slope_pct
             key = z.subject.id if z.subject else ""
             if pct is not None and (key not in steepest or pct > steepest[key][0]):
                 steepest[key] = (pct, k)
         keep = {k for _, k in steepest.values()} if steepest else set(range(len(rays)))
         layer = memory_layer("line", "Slope rays (100 ft)", crs, RAY_FIELD_SPECS)
         add_rows(layer, [(z.geometry, [z.kind, z.rule_id, ("steepest: " + z.label) if k in keep and steepest else z.label if k in keep else None,
-                                   z.distance_ft, z.subject.id if z.subject else None, _percent(z.label)]) for k, z in enumerate(rays)])
+                                   z.distance_ft, z.subject.id if z.subject else None, z.slope_pct]) for k, z in enumerate(rays)])
         out.append(ResultLayer(layer, "slope_rays"))
 
     for fam in ("point", "line", "polygon"):
@@ -139,7 +139,7 @@ def build_result_layers(result: CheckResult, inputs: SiteInputs, crs: QgsCoordin
         for z in setbacks:
             key = (z.subject.id if z.subject else "", float(z.distance_ft or 0.0))
             entry = merged.setdefault(key, {"zone": z, "cites": [], "rules": []})
-            cite = short_citation(z.label.split(" ft ", 1)[-1]) if " ft " in z.label else z.label
+            cite = short_citation(z.citation) if z.citation else z.label
             if cite not in entry["cites"]:
                 entry["cites"].append(cite)
             entry["rules"].append(z.rule_id)
@@ -157,14 +157,15 @@ def build_result_layers(result: CheckResult, inputs: SiteInputs, crs: QgsCoordin
         out.append(ResultLayer(layer, "no_cut_buffer"))
 
     parcels = inputs.layers.get("parcels")
-    near = result.notification.get("within_500ft") or []
+    notice = Notification.from_dict(result.notification)
+    near = notice.within_radius
     if parcels is not None and near:
-        listed = {p for o in result.notification.get("owners", []) for p in o.get("parcels", [])}
+        listed = notice.listed_parcels
         geom_of = {pid: g for pid, g in zip(parcels.ids, parcels.geoms) if g is not None}
-        radius = result.notification.get("radius_ft", 500)
+        radius = notice.radius_ft if notice.radius_ft is not None else 500
         layer = memory_layer("polygon", f"Parcels within {radius:g} ft (to notify highlighted)", crs, PARCEL_FIELD_SPECS)
         rows = []
-        adjacent = {n["id"] for n in result.notification.get("adjacent", [])}
+        adjacent = notice.adjacent_ids
         for n in near:
             g = geom_of.get(n["id"])
             if g is None:
@@ -213,12 +214,6 @@ def slope_mask_layer(result: CheckResult, inputs: SiteInputs, crs: QgsCoordinate
     return ResultLayer(layer, "slope_mask")
 
 
-def _percent(label: str) -> float | None:
-    """The first percentage in a label (``"6.8% toward 80°"`` gives 6.8)."""
-    m = re.search(r"(-?\d+(?:\.\d+)?)\s*%", label or "")
-    return abs(float(m.group(1))) if m else None
-
-
 def set_decisions(doc: dict[str, Any] | None, jurisdiction: str, project: QgsProject | None = None) -> int:
     """Write each finding's reviewer decision into the ``decision`` field of the result layers; returns the features changed.
 
@@ -250,9 +245,14 @@ def set_decisions(doc: dict[str, Any] | None, jurisdiction: str, project: QgsPro
     return changed
 
 
+GROUP_PREFIX = "Stormwater review — "
+#: Suffix of a result group set apart by a check under another jurisdiction.
+EARLIER = " (earlier run)"
+
+
 def group_name(jurisdiction: str) -> str:
     """Name of the layer-tree group of one jurisdiction's results."""
-    return f"Stormwater review — {jurisdiction}"
+    return f"{GROUP_PREFIX}{jurisdiction}"
 
 
 def add_to_project(layers: list[ResultLayer], jurisdiction: str, project: QgsProject | None = None) -> QgsLayerTreeGroup:
@@ -260,11 +260,19 @@ def add_to_project(layers: list[ResultLayer], jurisdiction: str, project: QgsPro
     project = project or QgsProject.instance()
     root = project.layerTreeRoot()
     name = group_name(jurisdiction)
-    old = root.findGroup(name)
-    if old is not None:
-        for child in old.findLayers():
-            project.removeMapLayer(child.layerId())
-        root.removeChildNode(old)
+    for old_name in (name, name + EARLIER):  # this jurisdiction's earlier results are replaced
+        old = root.findGroup(old_name)
+        if old is not None:
+            for child in old.findLayers():
+                project.removeMapLayer(child.layerId())
+            root.removeChildNode(old)
+    # A check under another jurisdiction is set apart, never mixed with this one: the other groups are
+    # renamed "(earlier run)", hidden and collapsed, so the map shows one jurisdiction's findings at a time.
+    for other in list(root.findGroups()):
+        if other.name().startswith(GROUP_PREFIX) and other.name() != name and not other.name().endswith(EARLIER):
+            other.setName(other.name() + EARLIER)
+            other.setItemVisibilityChecked(False)
+            other.setExpanded(False)
     group = root.insertGroup(0, name)
     for rl in layers:
         apply_style(rl.layer, rl.style)

@@ -35,7 +35,7 @@ ROLE_LABELS: dict[str, str] = {
     "streams": "Streams",
     "clearing": "Clearing",
     "disturbance": "Disturbance",
-    "impervious": "New impervious",
+    "impervious": "Impervious",
     "soils": "Soils",
 }
 

@@ -180,7 +180,7 @@ def compute_slope_mask(inputs: Any, jurisdiction: str | None = None, *, n_azimut
             return None
         jac = ground_to_pixel_projected(gt, grid.cell_size_ft[0] / abs(b))
     with np.errstate(invalid="ignore"):
-        slope = ring_slope_map(values, jac, params.distance_ft, z_to_ft=grid.z_to_ft, n_azimuths=n_azimuths)
+        slope = ring_slope_map(values, jac, params.distance_ft, z_to_ft=grid.z_to_ft, n_azimuths=n_azimuths, threshold_pct=params.threshold_pct)
     steep = at_or_over(slope, params.threshold_pct, params.compare)
     max_pct = float(np.nanmax(slope)) if np.isfinite(slope).any() else None
     n = int(steep.sum())

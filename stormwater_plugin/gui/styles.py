@@ -153,7 +153,8 @@ def build_style(layer: QgsVectorLayer, name: str) -> None:
     elif name == "notify_parcels":
         root = QgsRuleBasedRenderer.Rule(None)
         root.appendChild(QgsRuleBasedRenderer.Rule(QgsFillSymbol.createSimple({"style": "no", "outline_color": "#d4b000", "outline_width": "0.8"}), 0, 0, "\"listed\"", "To notify"))
-        root.appendChild(QgsRuleBasedRenderer.Rule(QgsFillSymbol.createSimple({"style": "no", "outline_color": "#b8a000", "outline_width": "0.3", "outline_style": "dot"}), 0, 0, "NOT \"listed\"", "Within radius, not required"))
+        beyond = QgsFillSymbol.createSimple({"style": "no", "outline_color": "#b8a000", "outline_width": "0.3", "outline_style": "dot"})
+        root.appendChild(QgsRuleBasedRenderer.Rule(beyond, 0, 0, "NOT \"listed\"", "Within radius, not required"))
         layer.setRenderer(QgsRuleBasedRenderer(root))
         layer.setLabeling(_labels("id", "#6b5d00", QgsPalLayerSettings.Placement.OverPoint, 7.0))
         layer.setLabelsEnabled(True)

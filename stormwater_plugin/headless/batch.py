@@ -17,9 +17,11 @@ horizontal distance any rule of the pack looks at (:func:`pack_reach_ft`,
 there; the nearest feature of each role (and of each named target such as
 "Lake George") to each footprint part is added too, because setback rules
 also report a pass against the nearest feature however far it lies. The
-DEM is cut to the partition's footprints plus halo plus the 150 ft margin
-the single-site reader uses, and to the nearest points of those far
-features. The result is the same as checking the site alone with the whole
+DEM is cut to the partition's footprints plus the DEM halo (the halo,
+except that a flow trace of no declared length counts its first window's
+reach: it reads further windows from the DEM source, the same file a
+single-site check reads) plus the 150 ft margin the single-site reader
+uses, and to the nearest points of those far features. The result is the same as checking the site alone with the whole
 town as context (``tests/headless/test_batch.py`` checks it, document for
 document). Two limits: repair warnings about invalid context geometries
 name only those within the halo, and where a rule unions many features of a
@@ -71,7 +73,7 @@ from ..core.engine import SiteInputs, run_check
 from ..core.model import ROLES, FeatureLayer, Finding, Status, Warning_
 from ..core.raster import ElevationGrid
 from ..core.rulepack import RulePack, load_pack
-from ..services.reach import pack_reach_ft
+from ..services.reach import pack_dem_reach_ft, pack_reach_ft, rule_grows_dem_window
 
 #: Roles whose features belong to one site (the parcel holding their point on surface).
 PLAN_ROLES: tuple[str, ...] = ("building_sites", "devices", "clearing", "disturbance", "impervious")
@@ -179,6 +181,9 @@ class Partition:
     inputs_doc: dict[str, Any]
     #: Site id -> (unit_to_ft, crs_name) with the scale factor taken at that site (as a single-site check takes it).
     site_units: dict[str, tuple[float, str]] = field(default_factory=dict)
+    #: The town's whole DEM, read in windows (a picklable :class:`~stormwater_plugin.core.dem_source.DemSource`):
+    #: the flow trace grows its windows from it exactly as a single-site check does.
+    dem_source: Any = None
 
 
 @dataclass
@@ -223,6 +228,7 @@ def site_inputs(part: Partition, site: tuple[str, dict[str, np.ndarray]], dem: E
         site_parcel_id=site_id,
         class_override=part.class_override,
         warnings=list(part.warnings),
+        dem_source=part.dem_source,
     )
 
 
@@ -347,6 +353,7 @@ def plan_batch(
     sites_per_partition: int | None = None,
     workers: int = 2,
     site_units: dict[str, tuple[float, str]] | None = None,
+    dem_source: Any = None,
 ) -> BatchPlan:
     """Find the sites, give each its features, and tile them into partitions.
 
@@ -370,6 +377,10 @@ def plan_batch(
         Site id -> (unit_to_ft, crs_name) with the scale factor at that site
         (:func:`~stormwater_plugin.headless.reader.site_scale`); sites not in
         it use ``unit_to_ft`` and ``crs_name``.
+    dem_source : DemSource, optional
+        The whole DEM in windows, for rules that read further than their
+        fixed window (the flow trace); by default, when the pack has one, an
+        in-memory source over ``dem``.
 
     Raises
     ------
@@ -405,6 +416,12 @@ def plan_batch(
     # The smallest unit of any site gives the widest halo in grid units: every site's reach is inside it.
     site_units = dict(site_units or {})
     halo = halo_ft / min([unit_to_ft] + [u for u, _ in site_units.values()])
+    # The DEM's halo is finite: a rule that reads further (the flow trace) reads windows from the source.
+    dem_halo = pack_dem_reach_ft(pack, cell_ft) / min([unit_to_ft] + [u for u, _ in site_units.values()])
+    if dem_source is None and dem is not None and any(rule_grows_dem_window(r) for r in pack.rules):
+        from ..core.dem_source import InMemoryDemSource
+
+        dem_source = InMemoryDemSource(dem)
     margin = DEM_MARGIN_FT / unit_to_ft
 
     # Footprints: the site parcels and the plan features they hold.
@@ -442,7 +459,7 @@ def plan_batch(
     np.maximum.at(sb[:, 3], fps, b[:, 3])
     site_box = shapely.box(sb[:, 0] - halo, sb[:, 1] - halo, sb[:, 2] + halo, sb[:, 3] + halo)
     # What the DEM must cover, per site: footprint + halo + margin, and far nearest points.
-    need = np.column_stack([sb[:, 0] - halo - margin, sb[:, 1] - halo - margin, sb[:, 2] + halo + margin, sb[:, 3] + halo + margin])
+    need = np.column_stack([sb[:, 0] - dem_halo - margin, sb[:, 1] - dem_halo - margin, sb[:, 2] + dem_halo + margin, sb[:, 3] + dem_halo + margin])
 
     # Context: features whose envelope meets the site's grown envelope (a superset of those
     # within the halo), plus the nearest of each role and each named target to each footprint part.
@@ -533,6 +550,7 @@ def plan_batch(
                 warnings=list(warnings),
                 inputs_doc=dict(inputs_doc or {}),
                 site_units={site_ids[m]: site_units[site_ids[m]] for m in members if site_ids[m] in site_units},
+                dem_source=dem_source,
             )
         )
     return BatchPlan(site_ids, site_parcels, partitions, halo_ft, unassigned, sb)
@@ -753,6 +771,7 @@ def run_batch(
         sites_per_partition=sites_per_partition,
         workers=n_workers,
         site_units=site_units(loaded),
+        dem_source=inputs.dem_source,
     )
     times["plan_s"] = time.perf_counter() - t1
     say(f"{len(plan.site_ids)} site(s) in {len(plan.partitions)} partition(s); halo {plan.halo_ft:g} ft")

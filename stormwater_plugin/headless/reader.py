@@ -149,8 +149,7 @@ def _read_frame(src: LayerSource) -> VectorFrame:
             geoms: list[Any] = []
             records: list[dict[str, Any]] = []
             for feat in coll:
-                g = feat["geometry"]
-                geoms.append(shape(g) if g is not None else None)
+                geoms.append(_feature_geometry(feat["geometry"], shape))
                 records.append(dict(feat["properties"]))
             if columns is None:
                 columns = list(records[0].keys()) if records else []
@@ -162,6 +161,35 @@ def _read_frame(src: LayerSource) -> VectorFrame:
     arr[:] = geoms
     crs = crs_from_wkt(wkt) if wkt else None
     return VectorFrame(arr, records, columns, crs)
+
+
+def _without_empty_parts(g: Any) -> Any:
+    """A GeoJSON-like geometry with its empty parts dropped (``MULTIPOLYGON (EMPTY, ((…)))`` from a CAD export)."""
+    kind = g["type"] if isinstance(g, dict) or hasattr(g, "__getitem__") else None
+    if kind == "GeometryCollection":
+        return {"type": kind, "geometries": [_without_empty_parts(x) for x in g["geometries"] if x is not None]}
+    coords = g["coordinates"]
+    if kind == "MultiPolygon":
+        coords = [[ring for ring in part if len(ring)] for part in coords]
+        coords = [part for part in coords if part]
+    elif kind in ("MultiLineString", "Polygon"):
+        coords = [part for part in coords if len(part)]
+    elif kind == "MultiPoint":
+        coords = [p for p in coords if p is not None and len(p)]
+    return {"type": kind, "coordinates": coords}
+
+
+def _feature_geometry(g: Any, shape: Any) -> Any:
+    """One feature's geometry as shapely: empty parts dropped; unreadable → ``None`` (reported as no geometry, never a lost layer)."""
+    if g is None:
+        return None
+    try:
+        return shape(g)
+    except Exception:  # noqa: BLE001 - fiona hands over what GDAL read; a broken part must not lose the layer
+        try:
+            return shape(_without_empty_parts(g))
+        except Exception:  # noqa: BLE001
+            return None
 
 
 @functools.lru_cache(maxsize=32)
@@ -458,9 +486,14 @@ def read_site(
     scale = site_scale(crs, layers, site_parcel_id)
     unit_to_ft = feet_per_unit(metres_per_unit) / scale
     dem = None
+    dem_source = None
     if dem_path is not None:
         dem, dem_warnings = read_dem(dem_path, crs, layers, dem_z_units, area=_window(dem_path, dem_crs, layers, pack, unit_to_ft, site_parcel_id))
         warnings.extend(dem_warnings)
+        # The same file in windows, with the same unit decision and transforms: the flow trace reads further as it proceeds.
+        from .dem_source import open_dem_source
+
+        dem_source = open_dem_source(dem_path, dem, crs, dem_crs)
     inputs = SiteInputs(
         layers=layers,
         dem=dem,
@@ -469,6 +502,7 @@ def read_site(
         site_parcel_id=site_parcel_id,
         class_override=class_override,
         warnings=warnings,
+        dem_source=dem_source,
     )
     return LoadedSite(inputs, crs, {r: s.describe() for r, s in sources.items()}, str(dem_path) if dem_path else None, why)
 

@@ -9,6 +9,7 @@ from typing import Any
 from ..core.model import CheckResult, Finding, Status
 from ..core.serialize import finding_to_dict, result_to_dict, warnings_text
 from ..services.presentation import finding_label
+from ..services.review import not_checked
 
 #: The findings.gpkg layer family of each geometry type.
 FAMILY = {
@@ -50,6 +51,13 @@ def write_json(result: CheckResult, out_dir: Path, crs_name: str, inputs: dict[s
     path = out_dir / "findings.json"
     doc = result_to_dict(result, crs_name=crs_name, inputs=inputs)
     doc.update(extra or {})
+    path.write_text(json.dumps(doc, indent=2, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def write_document(doc: dict[str, Any], out_dir: Path) -> Path:
+    """Write a review's findings.json document (:attr:`stormwater_plugin.services.review.Review.doc`) into ``out_dir``."""
+    path = out_dir / "findings.json"
     path.write_text(json.dumps(doc, indent=2, ensure_ascii=False), encoding="utf-8")
     return path
 
@@ -153,19 +161,16 @@ def summary_text(result: CheckResult, out_dir: Path | None = None, limit: int = 
                 break
             lines.append(f"  [{f.citation.text}] {f.message}")
             shown += 1
-    from ..core.engine import REVIEWER_REASON
-
-    # A name of its own: `items` above holds findings, these are rules_not_checked entries (dicts).
+    skipped = not_checked(result.rules_not_checked, result.jurisdiction)
     for title, entries in (
-        ("Not checked", [r for r in result.rules_not_checked if r["reason"] != REVIEWER_REASON]),
-        ("For the reviewer (the plan's geometry cannot decide these)", [r for r in result.rules_not_checked if r["reason"] == REVIEWER_REASON]),
+        ("Not checked", [n for n in skipped if not n.for_reviewer]),
+        ("For the reviewer (the plan's geometry cannot decide these)", [n for n in skipped if n.for_reviewer]),
     ):
         if entries:
             lines.append("")
             lines.append(f"{title}:")
-            for r in entries:
-                text = r["reason"] if r["reason"] != REVIEWER_REASON else r.get("title", r["rule_id"])
-                lines.append(f"  [{r['citation']}] {text}")
+            for n in entries:
+                lines.append(f"  [{n.citation}] {n.title or n.rule_id if n.for_reviewer else n.reason}")
     if result.warnings:
         lines.append("")
         lines.append("Data warnings:")

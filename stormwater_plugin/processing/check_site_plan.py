@@ -15,7 +15,6 @@ from qgis.core import (
 
 from ..core.model import Status
 from ..core.overrides import finding_keys
-from ..core.serialize import result_to_dict
 from ..qgis_bridge.results import finding_attributes, finding_fields, parts_by_family
 from .common import SiteAlgorithm, write_rows
 
@@ -55,7 +54,8 @@ class CheckSitePlan(SiteAlgorithm):
             self.addOutput(QgsProcessingOutputNumber(name, self.tr(label)))
 
     def processAlgorithm(self, parameters: dict, context: Any, feedback: Any) -> dict:  # noqa: N802 - QGIS API
-        snap, result = self.check(parameters, context, feedback)
+        snap, review = self.review(parameters, context, feedback)
+        result = review.result
         fields = finding_fields()
         out: dict[str, Any] = {}
         table_rows, line_rows, area_rows = [], [], []
@@ -80,7 +80,7 @@ class CheckSitePlan(SiteAlgorithm):
         json_path = self.parameterAsFileOutput(parameters, self.OUTPUT_JSON, context)
         if json_path:
             with open(json_path, "w", encoding="utf-8") as fh:
-                json.dump(result_to_dict(result, crs_name=snap.inputs.crs_name), fh, indent=2, default=str)
+                json.dump(review.doc, fh, indent=2, default=str)
             out[self.OUTPUT_JSON] = json_path
         c = result.counts()
         out.update({self.VIOLATIONS: c[Status.VIOLATION.value], self.UNDETERMINED: c[Status.UNDETERMINED.value],

@@ -17,13 +17,14 @@ from qgis.core import (
 )
 from qgis.PyQt.QtCore import QCoreApplication
 
-from ..core.engine import run_check
 from ..core.model import PROJECT_CLASSES, ROLES, CheckResult
 from ..core.rulepack import JURISDICTIONS, load_pack
 from ..qgis_bridge.layer_parts import geometry_part
 from ..qgis_bridge.results import to_qgs
 from ..qgis_bridge.snapshot import Snapshot, snapshot
 from ..resources_path import icon_path
+from ..services.review import Review
+from ..services.review import check as check_review
 
 #: Options of the elevation-unit enum, with the value handed to the bridge.
 Z_UNIT_OPTIONS: tuple[tuple[str, str | None], ...] = (
@@ -132,18 +133,23 @@ class SiteAlgorithm(QgsProcessingAlgorithm):
             feedback.pushInfo(self.tr("{0}: {1}").format(role, status.describe()))
         return snap, jurisdiction
 
-    def check(self, parameters: dict, context: Any, feedback: Any) -> tuple[Snapshot, CheckResult]:
-        """Snapshot and run the check, reporting warnings to the feedback."""
+    def review(self, parameters: dict, context: Any, feedback: Any) -> tuple[Snapshot, Review]:
+        """Snapshot and build the review (:func:`stormwater_plugin.services.review.check`, no moves), reporting warnings to the feedback."""
         snap, jurisdiction = self.take_snapshot(parameters, context, feedback)
         feedback.setProgress(30)
         try:
-            result = run_check(snap.inputs, load_pack(jurisdiction))
+            review = check_review(snap.inputs, load_pack(jurisdiction), crs_name=snap.inputs.crs_name, moves=False)
         except LookupError as exc:
             raise QgsProcessingException(str(exc)) from exc
         feedback.setProgress(80)
-        for w in result.warnings:
+        for w in review.result.warnings:
             feedback.pushWarning(f"{w.layer + ': ' if w.layer else ''}{w.message}")
-        return snap, result
+        return snap, review
+
+    def check(self, parameters: dict, context: Any, feedback: Any) -> tuple[Snapshot, CheckResult]:
+        """Snapshot and run the check, reporting warnings to the feedback."""
+        snap, review = self.review(parameters, context, feedback)
+        return snap, review.result
 
 
 def write_rows(sink: Any, fields: Any, rows: list[tuple[Any, list[Any]]]) -> int:

@@ -308,7 +308,7 @@ class SlopeOver100Ft(SiteAlgorithm):
             values = block_to_array(block, provider, 1)
             jac = jac_all[ra:rb] if per_row else jac_all
             with np.errstate(invalid="ignore"):
-                slope = ring_slope_map(values, jac, distance, z_to_ft=z_to_ft, n_azimuths=n_az)[r0 - ra : r1 - ra]
+                slope = ring_slope_map(values, jac, distance, z_to_ft=z_to_ft, n_azimuths=n_az, threshold_pct=threshold)[r0 - ra : r1 - ra]
             steep = at_or_over(slope, threshold, compare)
             n_steep += int(steep.sum())
             if steep_all is not None:

@@ -22,6 +22,7 @@ from qgis.core import (
     QgsRectangle,
 )
 
+from ..core.dem_source import DemSource, PixelWindow
 from ..core.model import Warning_
 from ..core.raster import ElevationGrid
 from ..core.units import FT_PER_METRE, METRE_PER_FT, Z_UNITS_TO_FT
@@ -194,3 +195,52 @@ def read_dem(
         kwargs["from_raster"] = make_to_raster(dem_crs, working, context)
     # An assumed unit (none declared in the plugin's DEM unit setting): unit-dependent findings are undetermined.
     return ElevationGrid(values=values, geotransform=gt, z_to_ft=zf, z_unit_note=note, cell_size_ft=cell, name=name, z_unit_declared=bool(z_units), **kwargs)
+
+
+class QgisDemSource(DemSource):
+    """The whole band of a QGIS raster provider, read in pixel-aligned blocks (a :class:`~stormwater_plugin.core.dem_source.DemSource`).
+
+    Each window is one ``provider.block`` over whole pixels of the raster at
+    its own resolution (never coarsened), with the elevation unit decided as
+    :func:`read_dem` decides it. Use a provider clone off the main thread.
+    """
+
+    def __init__(
+        self,
+        provider: QgsRasterDataProvider,
+        dem_crs: QgsCoordinateReferenceSystem,
+        working: QgsCoordinateReferenceSystem,
+        z_units: str | None,
+        context: QgsCoordinateTransformContext,
+        name: str = "DEM",
+        band: int = 1,
+    ) -> None:
+        full = provider.extent()
+        nx, ny = int(provider.xSize()), int(provider.ySize())
+        if nx <= 0 or ny <= 0 or full.isEmpty():
+            raise ValueError("the DEM has no pixel grid QGIS can read")
+        px, py = full.width() / nx, full.height() / ny
+        zf, note = z_factor(z_units, dem_crs, [])
+        if is_projected(dem_crs):
+            u = unit_to_ft(dem_crs)
+            cell = (px * u, py * u)
+        else:
+            lat = math.radians(full.center().y())
+            cell = (px * 111320.0 * math.cos(lat) / METRE_PER_FT, py * 110574.0 / METRE_PER_FT)
+        to_raster = make_to_raster(working, dem_crs, context)
+        super().__init__(
+            (ny, nx), (full.xMinimum(), px, 0.0, full.yMaximum(), 0.0, -py),
+            to_raster=to_raster, from_raster=make_to_raster(dem_crs, working, context) if to_raster is not None else None,
+            z_to_ft=zf, z_unit_note=note, z_unit_declared=bool(z_units), cell_size_ft=cell, name=name,
+        )
+        self.provider = provider
+        self.band = band
+
+    def _read(self, win: PixelWindow) -> np.ndarray | None:
+        x0, px, _, y1, _, npy = self.geotransform
+        py = -npy
+        ext = QgsRectangle(x0 + win.col0 * px, y1 - win.row1 * py, x0 + win.col1 * px, y1 - win.row0 * py)
+        block = self.provider.block(self.band, ext, win.cols, win.rows)
+        if block is None or not block.isValid():
+            return None
+        return block_to_array(block, self.provider, self.band)

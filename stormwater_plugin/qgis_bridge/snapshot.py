@@ -12,7 +12,7 @@ from qgis.core import QgsCoordinateReferenceSystem, QgsCoordinateTransformContex
 from ..core.engine import SiteInputs
 from ..core.model import PROJECT_CLASSES, ROLES, FeatureLayer, Warning_
 from .crs import choose_working_crs, crs_label, site_ground_scale, unit_to_ft
-from .dem import read_dem
+from .dem import QgisDemSource, read_dem
 from .layer_parts import RoleLayerStatus, resolve_parts
 from .vectors import read_features, source_crs
 
@@ -133,6 +133,7 @@ def snapshot(
     scale = site_ground_scale(working, layers, site, context)
     u = unit_to_ft(working) / scale
     dem = None
+    dem_source = None
     if dem_layer is not None:
         window = plan_window(layers, DEM_MARGIN_FT / u) if pack is None else _rule_window(layers, pack, u, site, dem_layer, working, context)
         if window is None:
@@ -140,9 +141,12 @@ def snapshot(
         else:
             provider = dem_provider if dem_provider is not None else dem_layer.dataProvider()
             dem = read_dem(provider, dem_crs, working, window, dem_z_units, context, warnings, name=dem_layer.name())
+            if dem is not None:  # the whole band in blocks: the flow trace reads further windows as it proceeds
+                dem_source = QgisDemSource(provider, dem_crs, working, dem_z_units, context, name=dem_layer.name())
     cls = class_override if class_override in PROJECT_CLASSES else None
     crs_name = f"{crs_label(working)}, {reason}; distances on the ellipsoid (grid scale factor {scale:.6f})"
-    inputs = SiteInputs(layers=layers, dem=dem, unit_to_ft=u, crs_name=crs_name, site_parcel_id=site, class_override=cls, warnings=warnings)
+    inputs = SiteInputs(layers=layers, dem=dem, unit_to_ft=u, crs_name=crs_name, site_parcel_id=site, class_override=cls, warnings=warnings,
+                        dem_source=dem_source)
     return Snapshot(inputs=inputs, crs=working, crs_reason=reason, layers_read=layers_read)
 
 

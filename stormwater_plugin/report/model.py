@@ -16,6 +16,7 @@ from ..core.checks.notification import owner_of
 from ..core.model import CheckResult, FeatureLayer, Status
 from ..core.overrides import Override
 from ..core.serialize import result_to_dict
+from ..services.review import not_checked
 from .inventory import inventory, site_geometry, site_indices
 from .notification_csv import notification_rows
 
@@ -254,6 +255,7 @@ def build_report_model(
     site_info = _site_parcel(layers, result.site_parcel_id)
     inv = inventory(layers, site, unit_to_ft, 100.0)
     notif = _notification(doc, layers)
+    skipped = not_checked(doc.get("rules_not_checked", []) or [], str(doc.get("jurisdiction") or result.jurisdiction))
     bsites = _building_sites(doc, layers)
     overridden = [
         {
@@ -343,8 +345,8 @@ def build_report_model(
         "building_sites": bsites,
         "inventory": inv,
         "notification": notif,
-        "rules_not_checked": [_not_checked(r) for r in doc.get("rules_not_checked", []) or [] if not _for_reviewer(r)],
-        "rules_for_reviewer": [_not_checked(r) for r in doc.get("rules_not_checked", []) or [] if _for_reviewer(r)],
+        "rules_not_checked": [n.as_dict() for n in skipped if not n.for_reviewer],
+        "rules_for_reviewer": [n.as_dict() for n in skipped if n.for_reviewer],
         "rules_not_applicable": [_not_checked(r) for r in doc.get("rules_not_applicable", []) or []],
         "warnings": _group_warnings(doc.get("warnings", []) or []),
         "overrides": {"applied": overridden, "stale": [_override(x) for x in doc.get("stale_overrides", []) or []]},
@@ -412,12 +414,6 @@ def _comparison(cmp: Mapping[str, Any] | None) -> dict[str, Any] | None:
         "changed": rows("changed"),
         "decisions": list(cmp.get("decisions") or []),
     }
-
-
-def _for_reviewer(r: Mapping[str, Any]) -> bool:
-    """A rule the text leaves to the reviewer (not decidable from geometry), as opposed to one whose inputs were missing."""
-    reason = str(r.get("reason", "")).lower()
-    return reason.startswith("for the reviewer") or reason.startswith("left to the reviewer")
 
 
 def _not_checked(r: Mapping[str, Any]) -> dict[str, str]:

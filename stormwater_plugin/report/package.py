@@ -12,6 +12,7 @@ from typing import Any, Mapping
 
 from ..core.model import CheckResult, FeatureLayer
 from ..core.overrides import Override, OverrideError, loads_overrides
+from ..services.review import Review
 
 REPORT_FILES: tuple[str, ...] = ("report.html", "report.pdf", "notification.csv", "labels.pdf")
 
@@ -145,53 +146,34 @@ def summary_lines(info: Mapping[str, Any] | None, doc: Mapping[str, Any], out_di
 
 
 def finish_check(
-    result: CheckResult,
+    review: Review,
     layers: Mapping[str, FeatureLayer],
     unit_to_ft: float,
     out_dir: Path,
     *,
-    overrides: list[Override] | None = None,
     reviewer: str = "",
     reference: str = "",
     make_report: bool = True,
-    previous: Mapping[str, Any] | None = None,
-) -> tuple[dict[str, Any], list[str]]:
-    """After ``findings.json`` is written: record the overrides in it and write the report package.
+) -> list[str]:
+    """After ``findings.json`` is written: write ``compare.json`` (when the review has a comparison) and the report package.
 
-    With ``previous`` (an earlier review's findings.json document) the
-    comparison is added to the document as ``comparison``, written to
-    ``compare.json`` and shown in the report ("Since the last review").
-
-    ``findings.json`` is read back, annotated with the overrides (each
-    finding's ``override`` and ``effective_status``, the document's
-    ``stale_overrides``) and written again, so whatever the writer put in it
-    is kept.
+    Parameters
+    ----------
+    review : Review
+        The review: its ``doc`` is the findings.json document (decisions applied,
+        moves and comparison added), its ``result`` gives the maps their geometry.
 
     Returns
     -------
-    (dict, list of str)
-        The annotated findings.json document and the console lines to add
-        to the summary.
+    list of str
+        The console lines to add to the summary.
     """
     import json
 
-    from ..core.overrides import annotate_document
-
-    path = out_dir / "findings.json"
-    doc: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    annotate_document(doc, overrides or [])
-    if previous is not None:
-        from ..core.compare import compare_documents
-
-        try:
-            doc["comparison"] = compare_documents(previous, doc)
-        except ValueError as exc:
-            raise ReportError(f"--previous: {exc}") from exc
-        doc["comparison"]["previous"] = str(previous.get("_path", ""))
-        (out_dir / "compare.json").write_text(json.dumps(doc["comparison"], indent=2, ensure_ascii=False), encoding="utf-8")
-    if overrides or previous is not None:
-        path.write_text(json.dumps(doc, indent=2, ensure_ascii=False), encoding="utf-8")
+    doc = review.doc
+    if review.comparison is not None:
+        (out_dir / "compare.json").write_text(json.dumps(review.comparison, indent=2, ensure_ascii=False), encoding="utf-8")
     info = None
     if make_report:
-        info = write_report_package(result, layers, unit_to_ft, out_dir, doc=doc, reviewer=reviewer, reference=reference)
-    return doc, summary_lines(info, doc, out_dir if make_report else None)
+        info = write_report_package(review.result, layers, unit_to_ft, out_dir, doc=doc, reviewer=reviewer, reference=reference)
+    return summary_lines(info, doc, out_dir if make_report else None)

@@ -7,8 +7,10 @@ and how far from them it looks (:mod:`.reach`); the window is the union of
   devices grown by the distance plus the shortest line to the nearest target
   of each kind (a pass against a far feature reads the ground at both ends);
   the building-site ring the building sites grown by the ring radius; device
-  and clearing slopes the footprints; the flow trace the disturbance grown
-  by the longest path it may trace;
+  and clearing slopes the footprints; the flow trace its activity grown by
+  its declared path length, or, with none, by its first window's reach (the
+  trace then reads further windows from the DEM source as it proceeds, so no
+  rule needs the whole raster);
 * for the siting envelope (and the suggested moves, which search it) the
   whole site parcel grown by the envelope rules' largest distance.
 
@@ -28,7 +30,7 @@ import shapely
 from ..core.checks.setbacks import feature_name
 from ..core.model import FeatureLayer
 from ..core.rulepack import Rule, RulePack
-from .reach import ENVELOPE_KINDS, envelope_reach_ft, rule_reach_ft
+from .reach import ENVELOPE_KINDS, envelope_reach_ft, rule_dem_reach_ft
 
 #: Added around every part, feet: covers cleaning (make_valid) shifting a nearest point and the readers' rounding.
 MARGIN_FT: float = 20.0
@@ -120,7 +122,7 @@ def _nearest_lines(devices: np.ndarray, layers: Mapping[str, FeatureLayer], rule
 
 def _rule_part(rule: Rule, layers: Mapping[str, FeatureLayer], u: float, cell_ft: float, margin: float) -> Bounds | None:
     """The bounds one DEM rule needs, or ``None`` when it reads no DEM (or has nothing to read it for)."""
-    reach = rule_reach_ft(rule, cell_ft) / u
+    reach = rule_dem_reach_ft(rule, cell_ft) / u
     kind = rule.kind
     if kind == "device_setback":
         if str(rule.params.get("gradient", "any")) == "any":
@@ -139,8 +141,10 @@ def _rule_part(rule: Rule, layers: Mapping[str, FeatureLayer], u: float, cell_ft
         roles = [str(r) for r in rule.params.get("roles", ["clearing"])]
         role = next((r for r in roles if r in layers), None)
         return _grown(_geoms(layers.get(role)) if role else np.empty(0, dtype=object), margin)
-    if kind == "flow_to_sensitive_area":
-        return _grown(_geoms(layers.get("disturbance")), reach + margin)
+    if kind == "flow_to_sensitive_area":  # the trace's first window around the activity; it reads further windows itself
+        roles = [str(r) for r in rule.params.get("activity_roles", ["disturbance"])]
+        geoms = [g for r in roles for g in _geoms(layers.get(r))]
+        return _grown(geoms, reach + margin)
     return None
 
 

@@ -8,7 +8,9 @@ plugin's layers alike.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
+
+from .review import Move
 
 #: Colour of each status on maps and in the dock (hex).
 STATUS_COLOURS: dict[str, str] = {
@@ -62,14 +64,18 @@ def device_label(device_type: str) -> str:
     return str(device_type).replace("_", " ")
 
 
-def move_text(move: Any) -> str:
-    """``Move DW-1 6.0 ft toward 270° (W)``, or why no move is suggested (a move dict or a :class:`~.review.Move`)."""
-    get = move.get if isinstance(move, dict) else (lambda k, d=None: getattr(move, k, d))
-    dev = (get("device") or {}).get("id", "?") if isinstance(get("device"), dict) else (get("device_id") or "?")
-    if not get("possible"):
-        return f"{dev}: no compliant position found ({get('reason') or 'unknown reason'})"
-    b = float(get("bearing_deg") or 0.0)
-    return f"Move {dev} {float(get('distance_ft') or 0.0):.1f} ft toward {b:.0f}° ({compass(b)})"
+def move_text(move: Move | Mapping[str, Any]) -> str:
+    """``Move DW-1 6.0 ft toward 270° (W)``, or why no move is suggested (a :class:`~.review.Move`, or its findings.json dict)."""
+    m = move if isinstance(move, Move) else Move.from_dict(move)
+    if not m.possible:
+        return f"{m.device_id}: no compliant position found ({m.reason or 'unknown reason'})"
+    b = float(m.bearing_deg or 0.0)
+    return f"Move {m.device_id} {float(m.distance_ft or 0.0):.1f} ft toward {b:.0f}° ({compass(b)})"
+
+
+def move_arrow_label(move: Move) -> str:
+    """The label of a move's arrow on the map: ``DW-1: 6.0 ft W``."""
+    return f"{move.device_id}: {float(move.distance_ft or 0):.1f} ft {compass(float(move.bearing_deg or 0.0))}"
 
 
 # --------------------------------------------------------------------------- layer schemas (QGIS-free: name, type)

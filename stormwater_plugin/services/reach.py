@@ -4,7 +4,10 @@ Each rule kind names the parameters that are horizontal distances it measures
 out to (:data:`REACH_PARAMS`); a kind not listed reaches as far as its
 largest ``*_ft`` parameter that is not a vertical one, so a new kind is never
 given too small a window. The flow trace reaches its path length along a D8
-path: up to ``sqrt(2) * (max_length_ft + 2 cells)`` as the crow flies.
+path: up to ``sqrt(2) * (max_length_ft + 2 cells)`` as the crow flies; with no
+declared length it may reach anywhere (the batch gives its targets from the
+whole town), but the DEM it reads at first is finite
+(:func:`rule_dem_reach_ft`): the trace reads further windows as it proceeds.
 """
 
 from __future__ import annotations
@@ -78,6 +81,33 @@ def rule_reach_ft(rule: Rule, cell_ft: float = 0.0) -> float:
         if wanted and math.isfinite(value):
             reach = max(reach, abs(value))
     return reach
+
+
+def rule_dem_reach_ft(rule: Rule, cell_ft: float = 0.0) -> float:
+    """How far around its features ``rule`` reads the DEM in the fixed window read once, feet (always finite).
+
+    :func:`rule_reach_ft`, except for a flow trace of no declared length:
+    its first window reaches
+    :data:`~stormwater_plugin.core.checks.flowpath.FIRST_REACH_FT` (plus two
+    cells) around the activity, and the trace reads bigger windows from the
+    DEM source as it proceeds, so the reader never reads the whole raster.
+    """
+    reach = rule_reach_ft(rule, cell_ft)
+    if rule.kind == "flow_to_sensitive_area" and not math.isfinite(reach):
+        from ..core.checks.flowpath import FIRST_REACH_FT
+
+        return FIRST_REACH_FT + 2.0 * max(cell_ft, 0.0)
+    return reach
+
+
+def rule_grows_dem_window(rule: Rule) -> bool:
+    """Whether ``rule`` reads DEM windows beyond its fixed one as it proceeds (a flow trace of no declared length)."""
+    return rule.kind == "flow_to_sensitive_area" and not math.isfinite(rule_reach_ft(rule))
+
+
+def pack_dem_reach_ft(pack: RulePack, cell_ft: float = 0.0) -> float:
+    """The largest :func:`rule_dem_reach_ft` of the pack's rules, feet: the batch's DEM halo (finite)."""
+    return max((rule_dem_reach_ft(r, cell_ft) for r in pack.rules), default=0.0)
 
 
 def pack_reach_ft(pack: RulePack, cell_ft: float = 0.0, kinds: Iterable[str] | None = None) -> float:

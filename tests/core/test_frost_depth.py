@@ -88,3 +88,16 @@ def test_the_packs_hold_no_unsourced_frost_figure_and_say_why():
 def test_a_frost_depth_override_must_be_a_positive_number_of_feet(bad):
     with pytest.raises(ValueError):
         override_prevailing_frost_depth(load_pack("lgpc"), bad)
+
+
+@pytest.mark.parametrize("depth,expected", [(5.4, Status.UNDETERMINED), (5.5, Status.PASS), (5.6, Status.PASS)])
+def test_a_bottom_within_the_dems_stated_vertical_accuracy_of_the_frost_depth_is_undetermined_646_4_14_b_3_v(depth, expected):
+    """Frost depth 5 ft, DEM good to ±0.5 ft: 5.4 ft below the DEM's ground cannot be told from 5 ft; at 5.5 ft the worst case is exactly 5 ft."""
+    pack = override_prevailing_frost_depth(load_pack("lgpc"), 5.0)
+    dem = plane_dem(-50, -50, 100, 1.0, gx=0.0, gy=0.0, z0=GROUND)
+    devices = layer("devices", [Point(0.5, 0.5)], ["D1"], [{"bottom_elev_ft": GROUND - depth, "device_type": "dry_well"}])
+    result = run_check(SiteInputs(layers={"devices": devices}, dem=dem, unit_to_ft=1.0, class_override="major", dem_vertical_accuracy_ft=0.5), pack)
+    (f,) = [f for f in result.findings if f.rule_id == "lgpc.major.frost-depth"]
+    assert f.status is expected
+    assert f.extra["margin_ft"] == pytest.approx(depth - 5.0)
+    assert f.extra["near_limit"] is (expected is Status.UNDETERMINED)

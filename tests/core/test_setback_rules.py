@@ -235,3 +235,16 @@ def test_unknown_traffic_class_20_ft_from_lake_george_violates_the_35_ft_rule_ei
     assert f.status is Status.VIOLATION and "high_traffic is not set" in f.message
     (g,) = pairs_for(result, "lake-george.major.high-traffic-lake-george-100")
     assert g.status is Status.UNDETERMINED
+
+
+def test_19_999_ft_upgradient_of_septic_reads_as_short_never_as_20_0_ft_646_4_14_a_3():
+    """A shortfall of a thousandth of a foot is written with three decimals, so the message never says 20.0 ft against 20 ft."""
+    from stormwater_plugin.core.serialize import finding_to_dict
+
+    dem = plane_dem(-200, -200, 400, 2.0, **EAST_UP)
+    (f,) = pairs_for(run("lgpc", _septic_site(19.999), dem), "lgpc.minor.septic-upgradient-20")
+    assert f.status is Status.VIOLATION
+    assert "19.999 ft from" in f.message and "0.001 ft short" in f.message
+    assert finding_to_dict(f)["measured_ft"] == 19.999
+    (f,) = pairs_for(run("lgpc", _septic_site(20.0), dem), "lgpc.minor.septic-upgradient-20")
+    assert f.status is Status.PASS and "20.000 ft from" in f.message

@@ -133,3 +133,27 @@ def test_devices_only_without_clearing_or_disturbance_layer_also_says_other_remo
     fs = [f for f in run("lake-george", site).findings if f.rule_id == RULE]
     assert any(f.status is Status.UNDETERMINED and f.subject is None for f in fs)
     assert any(f.status is Status.PASS and f.subject and f.subject.id == "DW1" for f in fs)
+
+
+@pytest.mark.parametrize("gap,expected", [(34.9, Status.ADVISORY), (35.0, Status.PASS), (35.1, Status.PASS)])
+def test_major_project_clearing_in_the_35_ft_strip_is_an_advisory_never_silent_148_11I_2_h_1(gap, expected):
+    """I(2)(h) sits under minor projects; on a major project the same clearing is shown as an advisory for site plan review."""
+    result = run("lake-george", _site(box(-gap - 40, -20, -gap, 20)), project_class="major")
+    assert not [f for f in result.findings if f.rule_id == RULE]
+    (f,) = [f for f in result.findings if f.rule_id == "lake-george.major.no-cut-buffer-35-advisory"]
+    assert f.status is expected
+    assert f.measured_ft == pytest.approx(gap)
+    if expected is Status.ADVISORY:
+        assert f.extra["would_be"] == "violation"
+        assert f.message.startswith("Advisory for the Planning Board")
+
+
+def test_major_project_130_ft_opening_on_600_ft_of_frontage_is_an_advisory_on_the_20_pct_limit_148_11I_2_h_2():
+    """98 ft of a 600 ft frontage (16%) passes; 130 ft (21.7%) would violate the minor standard: an advisory on a major project."""
+    rule = "lake-george.major.clear-cut-opening-20pct-advisory"
+    for half, expected, would_be in ((49, Status.PASS, None), (65, Status.ADVISORY, "violation")):
+        layers = _site(box(-30, -half, 0, half))
+        layers["parcels"] = layer("parcels", [box(-200, -300, 0, 300)], ["P1"], [{"is_site": 1}])
+        rows = [f for f in run("lake-george", layers, project_class="major").findings if f.rule_id == rule]
+        assert rows and {f.status for f in rows} == {expected}, [(f.status, f.message) for f in rows]
+        assert all(f.extra.get("would_be") == would_be for f in rows)

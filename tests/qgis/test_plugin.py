@@ -167,3 +167,23 @@ def test_task_error_goes_to_message_bar(demo_dock):
     task.finished(False)
     msgs = dock.iface.messageBar().get_messages(Qgis.Critical)
     assert any("no-such-parcel" in m for m in msgs)
+
+
+def test_a_numpy_that_qgis_gdal_was_not_built_for_is_named_once(monkeypatch):
+    """numpy 2 over QGIS's numpy 1: the plugin names the cause and the remedy instead of failing per check."""
+    import builtins
+
+    from stormwater_plugin.qgis_bridge import deps
+
+    real_import = builtins.__import__
+
+    def fake(name, *args, **kwargs):
+        if name == "osgeo" and args and args[2] and "gdal_array" in args[2]:
+            raise ImportError("numpy.core.multiarray failed to import")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", fake)
+    text = deps.numpy_problem()
+    assert text is not None and "QGIS's GDAL was built for another numpy" in text and "pip uninstall numpy" in text
+    monkeypatch.setattr(builtins, "__import__", real_import)
+    assert deps.numpy_problem() is None

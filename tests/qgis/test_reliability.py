@@ -45,14 +45,40 @@ def test_a_second_run_while_one_is_running_is_refused_with_a_message(dock):
     assert d.result is not None
 
 
-def test_cancel_mid_run_leaves_qgis_running_and_says_so(dock):
+def test_cancel_mid_run_stops_the_check_leaves_qgis_running_and_says_so(dock, monkeypatch):
+    """Cancel lands while the engine is between rules (held there until the button is pressed): no result, a message."""
+    import threading
+
+    from stormwater_plugin.gui import check_task
+
     d, _, _ = dock
+    pressed = threading.Event()
+    reached = []
+    real = check_task.run_check
+
+    def held(inputs, pack, progress=None):
+        def gate(fraction):
+            if not reached:  # the first report between rules waits for the Cancel button
+                reached.append(fraction)
+                pressed.wait(30)
+            return progress(fraction)
+
+        return real(inputs, pack, progress=gate)
+
+    monkeypatch.setattr(check_task, "run_check", held)
     task = d.run_check()
+    assert task is not None
+    deadline = time.monotonic() + 30
+    while not reached and time.monotonic() < deadline:  # the engine is running, held between rules
+        QCoreApplication.processEvents()
+        time.sleep(0.01)
+    assert reached, "the check never reached the engine"
     d.cancel()
+    pressed.set()
     _wait(d)
-    assert task.isCanceled() or d.result is not None  # a fast run may finish before the cancel lands
-    if d.result is None:
-        assert any("cancelled" in m for m in _messages(d, Qgis.Info))
+    assert task.isCanceled()
+    assert d.result is None  # the engine stopped: no result was drawn
+    assert any("cancelled" in m for m in _messages(d, Qgis.Info))
     assert d.run_button.isEnabled()
     assert QgsApplication.instance() is not None
 

@@ -200,3 +200,20 @@ def test_a_reopened_project_restores_the_last_review_and_compares_with_the_previ
     assert cmp is not None
     assert cmp["counts"]["new"] == 0 and cmp["counts"]["resolved"] == 0
     assert "Since the last review" in d2.findings.counts.text()
+
+
+def test_a_check_under_another_jurisdiction_sets_the_old_group_apart(dock):
+    from stormwater_plugin.gui.result_layers import EARLIER, group_name
+
+    layers, dem = demo_layers()
+    QgsProject.instance().addMapLayers(list(layers.values()) + [dem])
+    d = dock()
+    for j in ("lake-george", "lgpc", "lake-george"):
+        d.jurisdiction.setCurrentIndex(d.jurisdiction.findData(j))
+        assert d.run_check() is not None
+        _wait(lambda: d.task is None)
+        _wait(lambda: d.moves_task is None)
+    root = QgsProject.instance().layerTreeRoot()
+    names = [g.name() for g in root.findGroups() if g.name().startswith("Stormwater review")]
+    assert sorted(names) == sorted([group_name("lake-george"), group_name("lgpc") + EARLIER])
+    assert not root.findGroup(group_name("lgpc") + EARLIER).itemVisibilityChecked()

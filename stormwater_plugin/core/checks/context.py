@@ -79,6 +79,7 @@ class CheckContext:
     inventory: list[dict[str, Any]] = field(default_factory=list)
     building_sites: list[Any] = field(default_factory=list)  # BuildingSiteSlope entries, filled by terrain.checks
     class_source: str = "computed"  # how project_class was decided: computed, override or assumed
+    dem_source: Any = None  # a core.dem_source.DemSource: the DEM read in windows (the flow trace grows them); None: ctx.dem is all there is
 
     def to_units(self, feet: float) -> float:
         return feet / self.unit_to_ft

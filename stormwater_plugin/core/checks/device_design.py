@@ -15,6 +15,7 @@ from typing import Any, Mapping
 import numpy as np
 import shapely
 
+from ..geometry import feet_text
 from ..model import Status
 from ..rulepack import Rule, RulePack
 from .context import CheckContext
@@ -64,7 +65,7 @@ def check_vertical_separation(ctx: CheckContext, rule: Rule) -> None:
                 continue
             sep = bottom - level
             status = Status.VIOLATION if sep < min_ft - EPS else Status.PASS
-            tail = f": {min_ft - sep:.1f} ft short." if status is Status.VIOLATION else "."
+            tail = f": {feet_text(min_ft - sep, 0.0)} ft short." if status is Status.VIOLATION else "."
             ctx.add(rule, status, f"{ref.noun} bottom at {bottom:.1f} ft is {sep:.1f} ft above {what} at {level:.1f} ft (required {min_ft:g} ft){tail}",
                     subject=ref, measured_ft=sep, required_ft=min_ft, geometry=point, limit=field)
 

@@ -10,6 +10,15 @@ DEM cell of the activity until it meets a target or leaves the DEM (its edge
 or nodata). Leaving the DEM without meeting a target is *undetermined*: what
 lies downstream is unknown. The check never passes.
 
+With a :class:`~..dem_source.DemSource` (``ctx.dem_source``) the raster is
+never read whole: the trace reads a window around the activity and doubles
+its reach while a path is not decided inside it, i.e. while a path meets the
+window's border or crosses a depression whose spill the unread raster could
+change (:func:`~..terrain.conditioning.fringe_levels`). The outcome is the
+whole raster's; a window over :data:`MAX_WINDOW_CELLS` cells stops the
+growth, undetermined. Without a source the grid in memory (``ctx.dem``) is
+all there is, and its edge is the DEM's edge.
+
 Targets come from the pack (``params.targets``): a role, and for streams the
 class field and the classes counted; a stream reached whose class is unknown
 makes the finding undetermined (naming the field) unless a counted target is
@@ -22,17 +31,19 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 import shapely
 from shapely.geometry import LineString
 from shapely.geometry.base import BaseGeometry
 
+from ..dem_source import DemSource, PixelWindow
 from ..geometry import union
 from ..model import FeatureRef, Status
+from ..raster import ElevationGrid
 from ..rulepack import Rule
-from ..terrain.conditioning import ConditionedDem, condition_dem
+from ..terrain.conditioning import SINK_PIT, ConditionedDem, condition_dem, fringe_levels
 from .context import CheckContext
 
 #: At most this many DEM cells of the activity start a trace (evenly thinned beyond).
@@ -110,33 +121,49 @@ def _activity(ctx: CheckContext, roles: list[str]) -> BaseGeometry:
     return union(parts)
 
 
-def _start_cells(ctx: CheckContext, area: BaseGeometry) -> list[tuple[int, int]]:
-    """DEM cells (row, col) whose centre is in the activity, plus cells under points of its outline."""
-    dem = ctx.dem
-    assert dem is not None
-    rows, cols = dem.shape
+#: The trace's first DEM window reaches this far around the activity's bounds, feet (an I/O size, not a
+#: distance of the law: the window doubles until every path is decided, see :func:`check_flow_to_sensitive_area`).
+FIRST_REACH_FT: float = 1000.0
+#: Most cells of one window the trace reads (about 390 bytes of memory each while conditioning: some 6 GB).
+MAX_WINDOW_CELLS: int = 16_000_000
+#: Most doublings of the window (a guard: the raster's extent or the cap ends the growth long before).
+MAX_GROWTHS: int = 40
+
+CellMap = Callable[[np.ndarray, np.ndarray], "tuple[np.ndarray, np.ndarray] | None"]
+
+
+def _start_cells(to_pixel: CellMap, centres: CellMap, shape: tuple[int, int], area: BaseGeometry) -> list[tuple[int, int]]:
+    """Raster cells (row, col) whose centre is in the activity, plus cells under points of its outline.
+
+    ``to_pixel`` maps working-CRS points to fractional (col, row) of the
+    raster whose pixels are counted, ``centres`` maps pixel (col, row) back to
+    working-CRS centres, ``shape`` is that raster's (rows, cols).
+    """
+    rows, cols = shape
     pts = [shapely.point_on_surface(area)]
     ring = area.boundary if area.area > 0 else area
     if not ring.is_empty and ring.length > 0:
         pts += [ring.interpolate(t, normalized=True) for t in np.linspace(0, 1, 24, endpoint=False)]
     xs = np.array([q.x for q in pts])
     ys = np.array([q.y for q in pts])
-    rx, ry = dem.to_raster(xs, ys)
-    col, row = dem.raster_to_pixel(np.asarray(rx), np.asarray(ry))
+    px = to_pixel(xs, ys)
+    assert px is not None
+    col, row = px
     cells: list[tuple[int, int]] = []
     for c, r in zip(col, row):
         if np.isfinite(c) and np.isfinite(r) and 0 <= r < rows and 0 <= c < cols:
             cells.append((int(r), int(c)))
     # Every cell centre inside the area, searched in the pixel window of its bounds.
     x0, y0, x1, y1 = area.bounds
-    bx, by = dem.to_raster(np.array([x0, x0, x1, x1], dtype=float), np.array([y0, y1, y0, y1], dtype=float))
-    bc, br = dem.raster_to_pixel(np.asarray(bx), np.asarray(by))
+    pb = to_pixel(np.array([x0, x0, x1, x1], dtype=float), np.array([y0, y1, y0, y1], dtype=float))
+    assert pb is not None
+    bc, br = pb
     if np.all(np.isfinite(bc)) and np.all(np.isfinite(br)):
         c_lo, c_hi = max(0, int(math.floor(bc.min()))), min(cols - 1, int(math.floor(bc.max())))
         r_lo, r_hi = max(0, int(math.floor(br.min()))), min(rows - 1, int(math.floor(br.max())))
         if c_lo <= c_hi and r_lo <= r_hi:
             cc, rr = np.meshgrid(np.arange(c_lo, c_hi + 1), np.arange(r_lo, r_hi + 1))
-            xy = dem.pixel_centres_to_working(cc.ravel().astype(float), rr.ravel().astype(float))
+            xy = centres(cc.ravel().astype(float), rr.ravel().astype(float))
             if xy is not None:
                 inside = shapely.contains_xy(area, xy[0], xy[1])
                 sel = np.flatnonzero(inside)
@@ -147,24 +174,84 @@ def _start_cells(ctx: CheckContext, area: BaseGeometry) -> list[tuple[int, int]]
 
 
 @dataclass
+class _Window:
+    """The DEM window a trace runs on, conditioned, and which of its cells decide as on the whole raster.
+
+    ``row0, col0`` place it in the raster; ``centres`` gives working-CRS
+    centres of raster pixels (col, row). ``fringe`` marks its border cells
+    that are not the raster's edge (``None``: the window is the whole
+    raster, or the grid is all there is); ``bad_node`` the depressions whose
+    spill could change beyond the window (see
+    :func:`~..terrain.conditioning.fringe_levels`).
+    """
+
+    grid: ElevationGrid
+    cd: ConditionedDem
+    row0: int
+    col0: int
+    centres: CellMap
+    fringe: np.ndarray | None = None
+    bad_node: np.ndarray | None = None
+
+    def xy(self, cells: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        """Working-CRS centres of window cells (flat indices)."""
+        cols = self.cd.shape[1]
+        return self.centres((cells % cols + self.col0).astype(float), (cells // cols + self.row0).astype(float))
+
+    def untrusted(self, cells: np.ndarray) -> np.ndarray:
+        """Per window cell: whether its next step may differ on the whole raster (a fringe cell or a depression that may spill otherwise)."""
+        if self.fringe is None or self.bad_node is None:
+            return np.zeros(cells.shape, dtype=bool)
+        cd = self.cd
+        pit = cd.sink[cells] == SINK_PIT
+        return np.asarray(self.fringe[cells] | (pit & self.bad_node[np.maximum(cd.basin[cells], 0)]), dtype=bool)
+
+
+def _window(grid: ElevationGrid, cell: tuple[float, float], centres: CellMap, pw: PixelWindow | None = None, raster: tuple[int, int] | None = None) -> _Window:
+    """Condition ``grid``; with ``pw`` inside a raster of shape ``raster``, mark what the window cannot decide."""
+    cd = condition_dem(grid.values, cell)
+    if pw is None or raster is None:
+        return _Window(grid, cd, 0, 0, centres)
+    rows, cols = cd.shape
+    fringe = np.zeros((rows, cols), dtype=bool)
+    if pw.row0 > 0:
+        fringe[0, :] = True
+    if pw.row1 < raster[0]:
+        fringe[-1, :] = True
+    if pw.col0 > 0:
+        fringe[:, 0] = True
+    if pw.col1 < raster[1]:
+        fringe[:, -1] = True
+    if not fringe.any():
+        return _Window(grid, cd, pw.row0, pw.col0, centres)
+    bad = fringe_levels(cd, fringe) <= cd.spill_level
+    bad[0] = False
+    return _Window(grid, cd, pw.row0, pw.col0, centres, fringe.ravel(), bad)
+
+
+@dataclass
 class _Down:
-    """What lies downstream of a traced cell (distances in working units)."""
+    """What lies downstream of a traced cell (distances in working units).
+
+    ``ok``: the record is the whole raster's (every step up to the first
+    counted target, else to the outlet, is decided inside the window).
+    """
 
     hit: tuple[float, int] | None  # distance to the first counted target, target index
     unknown: tuple[float, int] | None  # distance to the first stream of unknown class, target index
     end: str
     end_dist: float
+    ok: bool = True
 
 
-def _trace_all(ctx: CheckContext, cd: ConditionedDem, starts: list[tuple[int, int]], targets: list[_Target]) -> tuple[dict[int, _Down], dict[str, int]]:
-    """Trace every start cell once, joining paths already traced; what lies downstream of each start.
+def _trace_all(win: _Window, starts: list[tuple[int, int]], targets: list[_Target]) -> tuple[dict[int, _Down], dict[str, int]]:
+    """Trace every start cell (window row, col) once, joining paths already traced; what lies downstream of each start.
 
     All paths are traced first; their segments are then met with the targets
     in one query; last, each path is walked backward, continuing the record
     of the path it joined.
     """
-    dem = ctx.dem
-    assert dem is not None
+    cd = win.cd
     cols = cd.shape[1]
     seen: set[int] = set()
     paths: list[tuple[list[int], str]] = []
@@ -175,9 +262,10 @@ def _trace_all(ctx: CheckContext, cd: ConditionedDem, starts: list[tuple[int, in
         seen.update(path)
         paths.append((path, why))
     cells = np.asarray([x for path, _ in paths for x in path], dtype=np.int64)
-    xy = dem.pixel_centres_to_working((cells % cols).astype(float), (cells // cols).astype(float))
+    xy = win.xy(cells)
     if xy is None:
         raise LookupError("no inverse transform")
+    untrusted = win.untrusted(cells).tolist()
     coords = np.column_stack(xy)
     offsets = np.cumsum([0] + [len(path) for path, _ in paths])
     # Segment k runs from vertex k to k + 1 (the last vertex of a path has a zero-length segment).
@@ -219,18 +307,18 @@ def _trace_all(ctx: CheckContext, cd: ConditionedDem, starts: list[tuple[int, in
                 hit = counted[k]
             if k in unknown and (unk is None or unknown[k][0] <= unk[0]):
                 unk = unknown[k]
-            down = _Down(hit, unk, down.end, down.end_dist + step)
+            # A cell's record holds when its own step is the whole raster's and it meets a counted target here or downstream holds.
+            ok = not untrusted[k] and (k in counted or down.ok)
+            down = _Down(hit, unk, down.end, down.end_dist + step, ok)
             memo[path[i]] = down
     return {r * cols + c: memo[r * cols + c] for r, c in starts if r * cols + c in memo}, stops
 
 
-def _path_line(ctx: CheckContext, cd: ConditionedDem, flat: int, upto: float | None) -> LineString | None:
-    dem = ctx.dem
-    assert dem is not None
-    cols = cd.shape[1]
-    path, _ = cd.trace(flat // cols, flat % cols)
+def _path_line(win: _Window, flat: int, upto: float | None) -> LineString | None:
+    cols = win.cd.shape[1]
+    path, _ = win.cd.trace(flat // cols, flat % cols)
     cells = np.asarray(path, dtype=np.int64)
-    xy = dem.pixel_centres_to_working((cells % cols).astype(float), (cells // cols).astype(float))
+    xy = win.xy(cells)
     if xy is None or len(path) < 2:
         return None
     coords = np.column_stack(xy)
@@ -239,6 +327,60 @@ def _path_line(ctx: CheckContext, cd: ConditionedDem, flat: int, upto: float | N
         k = int(np.searchsorted(cum, upto, side="right"))
         coords = coords[: max(2, min(len(coords), k + 1))]
     return LineString(coords)
+
+
+def _local_starts(grid: ElevationGrid, starts: list[tuple[int, int]], row0: int, col0: int) -> list[tuple[int, int]]:
+    """Raster cells as (row, col) of a window at (row0, col0), those on it with data only."""
+    rows, cols = grid.shape
+    out = []
+    for r, c in starts:
+        rr, cc = r - row0, c - col0
+        if 0 <= rr < rows and 0 <= cc < cols and math.isfinite(grid.values[rr, cc]):
+            out.append((rr, cc))
+    return out
+
+
+def _grow_and_trace(
+    ctx: CheckContext, source: DemSource, area: BaseGeometry, targets: list[_Target]
+) -> tuple[_Window, list[tuple[int, int]], dict[int, _Down], dict[str, int]] | str:
+    """Trace on windows of ``source`` around ``area``, doubling their reach until every path is decided.
+
+    The first window reaches :data:`FIRST_REACH_FT` around the activity's
+    bounds; a window whose traces are not all decided (one meets the
+    window's border, or crosses a depression whose spill the unread raster
+    could change) is read again with twice the reach, up to the raster's
+    extent. Each window is conditioned afresh, so the outcome is the whole
+    raster's. Returns the decided window, its start cells and records, or a
+    word saying why not: ``"off"`` (the activity is off the raster),
+    ``"unreadable"``, ``"cap"`` (a window would exceed
+    :data:`MAX_WINDOW_CELLS`).
+    """
+    starts = _start_cells(source.to_pixel, source.centres, source.shape, area)
+    cell = source.cell_size_ft or (abs(source.geotransform[1]), abs(source.geotransform[5]))
+    x0, y0, x1, y1 = area.bounds
+    whole = source.whole()
+    prev: PixelWindow | None = None
+    for k in range(MAX_GROWTHS):
+        reach = ctx.to_units(FIRST_REACH_FT * 2.0**k)
+        pw = source.pixel_window((x0 - reach, y0 - reach, x1 + reach, y1 + reach))
+        if pw is None:
+            return "off"
+        if pw == prev:
+            continue
+        if pw.cells > MAX_WINDOW_CELLS:
+            return "cap"
+        grid = source.read(pw)
+        if grid is None:
+            return "unreadable"
+        local = _local_starts(grid, starts, pw.row0, pw.col0)
+        if not local:
+            return "off"
+        win = _window(grid, cell, source.centres, pw, source.shape)
+        downs, stops = _trace_all(win, local, targets)
+        if pw == whole or all(d.ok for d in downs.values()):
+            return win, local, downs, stops
+        prev = pw
+    return "cap"
 
 
 def check_flow_to_sensitive_area(ctx: CheckContext, rule: Rule) -> None:
@@ -259,7 +401,8 @@ def check_flow_to_sensitive_area(ctx: CheckContext, rule: Rule) -> None:
         ctx.skip(rule, "no activity mapped")
         return
     targets, absent = _targets(ctx, specs)
-    if ctx.dem is None:
+    source: DemSource | None = ctx.dem_source
+    if ctx.dem is None and source is None:
         ctx.add(rule, Status.UNDETERMINED, f"No DEM: whether the activity is upstream of a {names} is unknown.", geometry=area)
         ctx.skip(rule, "no DEM")
         return
@@ -268,18 +411,48 @@ def check_flow_to_sensitive_area(ctx: CheckContext, rule: Rule) -> None:
         ctx.add(rule, Status.UNDETERMINED, f"Whether the activity is upstream of a {names} is unknown{missing}.", geometry=area)
         ctx.skip(rule, f"no {' or '.join(absent)} layer")
         return
-    dem = ctx.dem
-    cell = dem.cell_size_ft or (abs(dem.geotransform[1]), abs(dem.geotransform[5]))
-    starts = [(r, c) for r, c in _start_cells(ctx, area) if math.isfinite(dem.values[r, c])]
-    if not starts:
-        ctx.add(rule, Status.UNDETERMINED, "No flow path could be traced from the activity (DEM nodata or off the DEM).", geometry=area)
-        return
-    cd = condition_dem(dem.values, cell)
+    no_path = "No flow path could be traced from the activity (DEM nodata or off the DEM)."
+    no_inverse = "The DEM's CRS differs from the working CRS and no inverse transform was given: flow paths cannot be traced."
     try:
-        downs, stops = _trace_all(ctx, cd, starts, targets)
+        if source is None:  # the grid in memory is all there is: its edge is the DEM's edge
+            dem = ctx.dem
+            assert dem is not None
+
+            def to_pixel(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                rx, ry = dem.to_raster(x, y)
+                return dem.raster_to_pixel(np.asarray(rx), np.asarray(ry))
+
+            starts = [(r, c) for r, c in _start_cells(to_pixel, dem.pixel_centres_to_working, dem.shape, area) if math.isfinite(dem.values[r, c])]
+            if not starts:
+                ctx.add(rule, Status.UNDETERMINED, no_path, geometry=area)
+                return
+            win = _window(dem, dem.cell_size_ft or (abs(dem.geotransform[1]), abs(dem.geotransform[5])), dem.pixel_centres_to_working)
+            downs, stops = _trace_all(win, starts, targets)
+        else:
+            got = _grow_and_trace(ctx, source, area, targets)
+            if isinstance(got, str):
+                if got == "cap":
+                    ctx.add(rule, Status.UNDETERMINED,
+                            f"The flow paths from the activity run beyond the largest DEM window the trace reads ({MAX_WINDOW_CELLS:,} cells) without meeting a mapped {names} "
+                            "or the DEM's edge: what lies downstream is unknown; the reviewer decides (or trace on a smaller DEM covering the receiving water).",
+                            geometry=area, window_cells_cap=MAX_WINDOW_CELLS)
+                elif got == "unreadable":
+                    ctx.add(rule, Status.UNDETERMINED, "The DEM window around the activity could not be read: flow paths cannot be traced.", geometry=area)
+                else:
+                    ctx.add(rule, Status.UNDETERMINED, no_path, geometry=area)
+                return
+            win, _, downs, stops = got
     except LookupError:
-        ctx.add(rule, Status.UNDETERMINED, "The DEM's CRS differs from the working CRS and no inverse transform was given: flow paths cannot be traced.")
+        ctx.add(rule, Status.UNDETERMINED, no_inverse)
         return
+    _report(ctx, rule, win, downs, stops, targets, specs, names, missing, below)
+
+
+def _report(
+    ctx: CheckContext, rule: Rule, win: _Window, downs: dict[int, _Down], stops: dict[str, int],
+    targets: list[_Target], specs: list[dict[str, Any]], names: str, missing: str, below: float,
+) -> None:
+    """The finding of a decided trace: a target reached, a stream of unknown class, or paths leaving the DEM."""
     hits = [(d.hit[0], f, d.hit[1]) for f, d in downs.items() if d.hit is not None]
     unknowns = [(d.unknown[0], f, d.unknown[1]) for f, d in downs.items() if d.unknown is not None]
     ends = ", ".join(f"{n} at {_ENDS.get(k, k)}" for k, n in sorted(stops.items()))
@@ -291,7 +464,7 @@ def check_flow_to_sensitive_area(ctx: CheckContext, rule: Rule) -> None:
         ctx.add(rule, Status.ADVISORY,
                 f"Runoff from the activity reaches {t.what} {t.ref.id}{note} after about {d_ft:,.0f} ft of flow (traced on the depression-filled DEM, no length limit): "
                 f"land under {below:,.0f} sq ft upstream of it is a land development activity, which needs an SWPPP.",
-                other=t.ref, geometry=_path_line(ctx, cd, flat, dist), flow_length_ft=d_ft, traces=len(downs))
+                other=t.ref, geometry=_path_line(win, flat, dist), flow_length_ft=d_ft, traces=len(downs))
         return
     if unknowns:
         dist, flat, j = min(unknowns)
@@ -302,10 +475,10 @@ def check_flow_to_sensitive_area(ctx: CheckContext, rule: Rule) -> None:
         ctx.add(rule, Status.UNDETERMINED,
                 f"Runoff from the activity reaches {t.ref.layer} {', '.join(ids)} (after about {ctx.to_feet(dist):,.0f} ft) whose `{field}` is missing or not a NYSDEC class: "
                 f"set `{field}` (a {t.what}) to decide whether the activity is a land development activity.",
-                other=t.ref, geometry=_path_line(ctx, cd, flat, dist), flow_length_ft=ctx.to_feet(dist), missing_field=field, streams=ids)
+                other=t.ref, geometry=_path_line(win, flat, dist), flow_length_ft=ctx.to_feet(dist), missing_field=field, streams=ids)
         return
     far_flat, far = max(((f, d) for f, d in downs.items()), key=lambda fd: fd[1].end_dist)
     ctx.add(rule, Status.UNDETERMINED,
             f"No traced flow path from the activity meets a mapped {names}{missing}; the paths leave the DEM ({ends}), the longest after about "
             f"{ctx.to_feet(far.end_dist):,.0f} ft, and what lies downstream is unknown: supply a DEM and layers reaching the receiving water, or the reviewer decides.",
-            geometry=_path_line(ctx, cd, far_flat, None), stops=stops, flow_length_ft=ctx.to_feet(far.end_dist))
+            geometry=_path_line(win, far_flat, None), stops=stops, flow_length_ft=ctx.to_feet(far.end_dist))

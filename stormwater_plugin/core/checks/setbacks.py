@@ -47,7 +47,7 @@ import numpy as np
 import shapely
 from shapely.geometry.base import BaseGeometry
 
-from ..geometry import DISTANCE_EPS_FT, area_sqft, display_buffer
+from ..geometry import DISTANCE_EPS_FT, area_sqft, display_buffer, feet_text
 from ..model import ROLE_NOUN, DisplayZone, FeatureRef, Status
 from ..rulepack import Rule
 from .context import TRAFFIC_FIELDS, CheckContext, device_traffic
@@ -247,13 +247,19 @@ def check_device_setback(ctx: CheckContext, rule: Rule) -> None:
                     required,
                     display_buffer(dev, ctx.to_units(required), required),
                     dref,
+                    citation=rule.citation.text,
                 )
             )
         if targets is None:
             if not absent:
+                # Features without geometry are reported by the engine as undetermined; this pass is about the rest.
+                ungeo = [r for r in empty if ctx.layers.get(r) is not None and getattr(ctx.layers[r], "no_geometry", None)]
+                what = (f"No {', '.join(empty)} feature with a location is in the package (those without geometry are reported "
+                        f"separately as undetermined), so nothing located lies within {required:g} ft.") if ungeo else \
+                    f"No {', '.join(empty)} feature is in the package, so nothing lies within {required:g} ft."
                 out.add(
                     Status.PASS,
-                    f"No {', '.join(empty)} feature is in the package, so nothing lies within {required:g} ft.",
+                    what,
                     subject=dref,
                     required_ft=required,
                 )
@@ -352,7 +358,7 @@ def _judge_gradient(
     d_min = ctx.to_feet(float(shapely.distance(dev, tgt)))
     nearest = shapely.shortest_line(dev, tgt)
     side = _side_words(mode)
-    where = f"{dref.noun} is {d_min:.1f} ft from {tref.noun} (required {required:g} ft)"
+    where = f"{dref.noun} is {feet_text(d_min, required)} ft from {tref.noun} (required {required:g} ft)"
     common = dict(subject=dref, other=tref, required_ft=required)
     if ctx.dem is None:
         out.add(
@@ -464,7 +470,7 @@ def _judge_beyond(
     tol: float,
 ) -> None:
     """A gradient rule for a feature wholly at or beyond the distance: a pass, with the gradient at the nearest points."""
-    where = f"{dref.noun} is {d_ft:.1f} ft from {tref.noun} (required {required:g} ft)"
+    where = f"{dref.noun} is {feet_text(d_ft, required)} ft from {tref.noun} (required {required:g} ft)"
     z_dev, z_tgt, dz = _elevations(ctx, line)
     extra: dict[str, Any] = dict(target_role=tref.layer, device_elev_ft=z_dev, target_elev_ft=z_tgt, dz_ft=dz)
     common = dict(subject=dref, other=tref, measured_ft=d_ft, required_ft=required, geometry=line)
@@ -520,7 +526,7 @@ def _judge(
         if found is None:
             return
         d_ft, line, caveat, extra = found.d_ft, found.line, found.caveat, found.extra
-    where = f"{dref.noun} is {d_ft:.1f} ft from {tref.noun} (required {required:g} ft)"
+    where = f"{dref.noun} is {feet_text(d_ft, required)} ft from {tref.noun} (required {required:g} ft)"
 
     add: Callable[..., None] = out.add
     if not short:
@@ -590,7 +596,7 @@ def _judge(
             caveat += f"; {k} is not set: as a {k.replace('_', '-')} device a wider distance would apply"
     add(
         Status.VIOLATION,
-        f"{where}{caveat}: {required - d_ft:.1f} ft short.",
+        f"{where}{caveat}: {feet_text(required - d_ft, 0.0)} ft short.",
         subject=dref,
         other=tref,
         measured_ft=d_ft,

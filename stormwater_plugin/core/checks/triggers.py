@@ -59,6 +59,11 @@ def check_area_threshold(ctx: CheckContext, rule: Rule) -> None:
             return
     if inside:
         ctx.add(rule, Status.ADVISORY, f"{what} ({rng}): {p['consequence']}", measured_sqft=area, geometry=aff.geometry if not aff.geometry.is_empty else None)
+    elif p.get("below_still_open"):
+        # The area threshold is one route among several (Mamakating §160-1: under one acre still counts when upstream
+        # of sensitive areas or part of a larger plan): "not by area" is never a pass for the requirement itself.
+        ctx.add(rule, Status.ADVISORY, f"{what}: under the area threshold ({rng}), so the area alone does not bring '{rule.title}'; "
+                f"{p['below_still_open']}", measured_sqft=area, below_threshold=True)
     else:
         ctx.add(rule, Status.PASS, f"{what}: outside the range ({rng}) that brings '{rule.title}'.", measured_sqft=area)
 

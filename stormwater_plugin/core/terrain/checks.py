@@ -248,8 +248,10 @@ def _ray_zones(
         s = np.abs(dem.sample(ex, ey) - z0) / distance * 100.0
         for a, x, y, v in zip(azs, ex, ey, s):
             if math.isfinite(float(v)):
-                ctx.zones.append(DisplayZone("slope_ray", rule.id, f"{pct(float(v))} toward {float(a):.0f}°", distance, LineString([centre, (float(x), float(y))]), ref))
-    ctx.zones.append(DisplayZone("slope_ray", rule.id, f"{pct(slope)} toward {az:.1f}° (steepest)", distance, LineString([centre, end]), ref))
+                ctx.zones.append(DisplayZone("slope_ray", rule.id, f"{pct(float(v))} toward {float(a):.0f}°", distance, LineString([centre, (float(x), float(y))]), ref,
+                                             citation=rule.citation.text, slope_pct=round(abs(float(v)) * hi, 1)))
+    ctx.zones.append(DisplayZone("slope_ray", rule.id, f"{pct(slope)} toward {az:.1f}° (steepest)", distance, LineString([centre, end]), ref,
+                                 citation=rule.citation.text, slope_pct=round(abs(float(slope)) * hi, 1)))
 
 
 # --- footprints: devices and clearing --------------------------------------

@@ -34,7 +34,7 @@ from typing import Container
 
 import numpy as np
 
-__all__ = ["ConditionedDem", "condition_dem", "SINK_EDGE", "SINK_NODATA", "SINK_PIT", "NOT_SINK", "NODATA_CELL", "OFF_EDGE", "OFF_NODATA"]
+__all__ = ["ConditionedDem", "condition_dem", "fringe_levels", "SINK_EDGE", "SINK_NODATA", "SINK_PIT", "NOT_SINK", "NODATA_CELL", "OFF_EDGE", "OFF_NODATA"]
 
 NOT_SINK: int = 0
 SINK_PIT: int = 1
@@ -340,3 +340,61 @@ def condition_dem(values: np.ndarray, cell: tuple[float, float] = (1.0, 1.0)) ->
                 counter += 1
                 heapq.heappush(heap, (max(lvl_l[e], level), counter, other, cdst_l[e], csrc_l[e]))
     return ConditionedDem(z, recv, sink, node, pits, spill_level, spill_from, spill_to)
+
+
+def fringe_levels(cd: ConditionedDem, fringe: np.ndarray) -> np.ndarray:
+    """Per node of ``cd``: the lowest water level at which its pit connects to a ``fringe`` cell.
+
+    ``fringe`` (flat bool mask) marks the cells of a window's border that are
+    not the raster's edge: what lies beyond them was not read. The level is
+    the minimax over 8-connected cell paths from the pit to a fringe cell
+    (the highest elevation on the path, the lowest over paths), computed on
+    the graph of D8 basins (each sink its own node, outlets included) joined
+    by their lowest saddles. A pit whose spill level (:attr:`ConditionedDem.spill_level`)
+    is below this level floods, and spills, exactly as on the whole raster:
+    the water it stands in, up to its spill level, never reaches the window's
+    border, so every cell and saddle that decides its spill lies inside the
+    window with the same neighbours. Node 0 (the outlets) gets ``inf``; so
+    does every node when ``fringe`` is empty.
+
+    Returns
+    -------
+    numpy.ndarray
+        Float levels (band unit), one per node of ``cd`` (``len(cd.pit_cells) + 1``).
+    """
+    out = np.full(cd.pit_cells.size + 1, np.inf)
+    z = cd.values
+    valid = (cd.sink != NODATA_CELL)
+    seeds = np.flatnonzero(np.asarray(fringe, dtype=bool).ravel() & valid)
+    if seeds.size == 0 or cd.pit_cells.size == 0:
+        return out
+    term = _terminals(cd.receiver)
+    node = np.full(z.size, -1, dtype=np.int64)
+    sinks, inv = np.unique(term[valid], return_inverse=True)
+    node[valid] = inv
+    none = np.zeros(z.size, dtype=bool)
+    u, v, w, _, _ = _saddles(z, node, none, none)
+    n_nodes = sinks.size
+    best = np.full(n_nodes, np.inf)
+    np.minimum.at(best, node[seeds], z.ravel()[seeds])
+    src = np.concatenate([u, v])
+    dst = np.concatenate([v, u])
+    lvl = np.concatenate([w, w])
+    order = np.argsort(src, kind="stable")
+    dst_l, lvl_l = dst[order].tolist(), lvl[order].tolist()
+    start_l = np.searchsorted(src[order], np.arange(n_nodes + 1)).tolist()
+    best_l = best.tolist()
+    heap = [(best_l[k], k) for k in np.flatnonzero(np.isfinite(best)).tolist()]
+    heapq.heapify(heap)
+    while heap:
+        level, k = heapq.heappop(heap)
+        if level > best_l[k]:
+            continue
+        for e in range(start_l[k], start_l[k + 1]):
+            j = dst_l[e]
+            new = lvl_l[e] if lvl_l[e] > level else level
+            if new < best_l[j]:
+                best_l[j] = new
+                heapq.heappush(heap, (new, j))
+    out[1:] = np.asarray(best_l)[node[cd.pit_cells]]
+    return out

@@ -232,6 +232,28 @@ def ring_completeness(grid: ElevationGrid, x: float, y: float, distance_ft: floa
     return None
 
 
+def _breakpoint_azimuths(p0: np.ndarray, jac: np.ndarray, radius_ft: float) -> np.ndarray:
+    """Azimuths (degrees) where the ring ``p0 + R·J·(sin θ, cos θ)`` crosses a column or row of pixel centres.
+
+    Pixel centres sit at half-integer corner-based coordinates; between two
+    consecutive crossings the bilinear surface along the ring is smooth.
+    """
+    out = []
+    for axis in (0, 1):
+        a, b = radius_ft * jac[axis, 0], radius_ft * jac[axis, 1]
+        amp = math.hypot(a, b)
+        if amp == 0:
+            continue
+        phase = math.atan2(b, a)  # a·sin θ + b·cos θ = amp·sin(θ + phase)
+        c = float(p0[axis]) - 0.5
+        ks = np.arange(math.ceil(c - amp), math.floor(c + amp) + 1, dtype=np.float64)
+        base = np.arcsin(np.clip((ks - c) / amp, -1.0, 1.0))
+        out += [base - phase, math.pi - base - phase]
+    if not out:
+        return np.zeros(0)
+    return np.degrees(np.mod(np.concatenate(out), 2 * math.pi))
+
+
 def _golden_max(fun: Callable[[np.ndarray], np.ndarray], lo: np.ndarray, hi: np.ndarray, tol: float) -> tuple[np.ndarray, np.ndarray]:
     """Vectorised golden-section maximisation of ``fun`` on the brackets ``[lo, hi]``."""
     a = np.asarray(lo, dtype=np.float64).copy()
@@ -306,17 +328,34 @@ def ring_slope_at(
     s = slope(az)
     if not np.all(np.isfinite(s)):
         return RingSlope(None, None, distance_ft, centre, z_centre_ft=z0, reason=f"the {distance_ft:g} ft ring crosses DEM cells with no data")
-    # local maxima (circular), best first
+    # the profile only kinks where the ring crosses a line through pixel centres (a breakpoint): sample every
+    # breakpoint and points inside every arc between two, so that no narrow peak (noisy DEMs) falls between samples
+    p0, jac = local_jacobian(grid, x, y, unit_to_ft)
+    if np.all(np.isfinite(jac)) and np.all(np.isfinite(p0)):
+        bp = np.sort(_breakpoint_azimuths(p0, jac, distance_ft))
+        if len(bp):
+            nxt = np.concatenate([bp[1:], bp[:1] + 360.0])
+            inner = (bp[:, None] + (nxt - bp)[:, None] * np.array([0.25, 0.5, 0.75])[None, :]).ravel()
+            extra = np.concatenate([bp, inner]) % 360.0
+            s_extra = slope(extra)
+            ok = np.isfinite(s_extra)
+            az = np.concatenate([az, extra[ok]])
+            s = np.concatenate([s, s_extra[ok]])
+            order = np.argsort(az, kind="stable")
+            az, s = az[order], s[order]
+    # local maxima (circular), best first, each refined between its neighbouring samples
     is_peak = (s >= np.roll(s, 1)) & (s >= np.roll(s, -1))
     peaks = np.nonzero(is_peak)[0]
-    peaks = peaks[np.argsort(-s[peaks], kind="stable")][: max(n_refine, 1)]
-    best_az, best_s = _golden_max(slope, az[peaks] - step, az[peaks] + step, REFINE_TOL_DEG)
+    peaks = peaks[np.argsort(-s[peaks], kind="stable")][: max(n_refine, 5)]
+    lo_az = np.where(peaks > 0, az[peaks - 1], az[-1] - 360.0)
+    hi_az = np.where(peaks < len(az) - 1, az[(peaks + 1) % len(az)], az[0] + 360.0)
+    best_az, best_s = _golden_max(slope, lo_az, hi_az, REFINE_TOL_DEG)
     i = int(np.argmax(best_s))
     k = int(np.argmax(s))
     if best_s[i] >= s[k]:
         az_star, s_star = float(best_az[i]) % 360.0, float(best_s[i])
-    else:  # pragma: no cover - refinement never loses to its own start
-        az_star, s_star = float(az[k]), float(s[k])
+    else:  # the refinement straddled a kink: keep the best sample
+        az_star, s_star = float(az[k]) % 360.0, float(s[k])
     t = math.radians(az_star)
     end = (x + r_units * math.sin(t), y + r_units * math.cos(t))
     z_end = grid.sample_point(*end)

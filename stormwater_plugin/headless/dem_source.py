@@ -1,0 +1,90 @@
+"""A DEM file read in windows with rasterio: the headless :class:`~stormwater_plugin.core.dem_source.DemSource`.
+
+Each window is a windowed read of band 1 of the same file, on its pixel
+grid, with the elevation unit and the coordinate transforms the reader
+decided for the whole file (:func:`~.reader.read_dem`). The source pickles
+(path, CRS WKTs and unit), so batch workers reopen the file themselves.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..core.dem_source import DemSource, PixelWindow
+from ..core.raster import ElevationGrid
+
+
+class WktTransform:
+    """A picklable pyproj transform between two CRSs given as WKT (built lazily, in the process that uses it)."""
+
+    def __init__(self, src_wkt: str, dst_wkt: str) -> None:
+        self.src_wkt = src_wkt
+        self.dst_wkt = dst_wkt
+        self._tf: Any = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"src_wkt": self.src_wkt, "dst_wkt": self.dst_wkt, "_tf": None}
+
+    def __call__(self, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        if self._tf is None:
+            from pyproj import CRS, Transformer
+
+            self._tf = Transformer.from_crs(CRS.from_wkt(self.src_wkt), CRS.from_wkt(self.dst_wkt), always_xy=True)
+        tx, ty = self._tf.transform(x, y)
+        return np.asarray(tx, dtype=np.float64), np.asarray(ty, dtype=np.float64)
+
+
+class RasterioDemSource(DemSource):
+    """Windows of band 1 of a raster file (see the module docstring).
+
+    Parameters
+    ----------
+    path : Path
+        The DEM file.
+    template : ElevationGrid
+        A grid the reader read from it: its elevation unit (factor, note,
+        declared or assumed), pixel size in feet and name are every window's.
+    working_wkt, dem_wkt : str
+        The working CRS and the DEM's (equal CRSs: no transform).
+    same_crs : bool
+        Whether the DEM is in the working CRS.
+    """
+
+    def __init__(self, path: Path, template: ElevationGrid, working_wkt: str, dem_wkt: str, same_crs: bool) -> None:
+        import rasterio
+
+        with rasterio.open(path) as src:
+            shape = (int(src.height), int(src.width))
+            t = src.transform
+        super().__init__(
+            shape, (t.c, t.a, t.b, t.f, t.d, t.e),
+            to_raster=None if same_crs else WktTransform(working_wkt, dem_wkt),
+            from_raster=None if same_crs else WktTransform(dem_wkt, working_wkt),
+            z_to_ft=template.z_to_ft, z_unit_note=template.z_unit_note, z_unit_declared=template.z_unit_declared,
+            cell_size_ft=template.cell_size_ft, name=template.name,
+        )
+        self.path = Path(path)
+
+    def _read(self, win: PixelWindow) -> np.ndarray | None:
+        import rasterio
+        from rasterio.windows import Window
+
+        try:
+            with rasterio.open(self.path) as src:
+                band = src.read(1, window=Window(win.col0, win.row0, win.cols, win.rows), masked=True)
+        except Exception:  # rasterio raises several driver errors; the check says the window could not be read
+            return None
+        values = np.ma.getdata(band).astype(np.float64)
+        values[np.ma.getmaskarray(band)] = np.nan
+        return values
+
+
+def open_dem_source(path: Path, template: ElevationGrid, working_crs: Any, dem_crs: Any) -> RasterioDemSource:
+    """The rasterio source of ``path`` with ``template``'s unit decision, in ``working_crs``."""
+    from pyproj import CRS
+
+    same = dem_crs is working_crs or CRS.from_user_input(dem_crs).equals(working_crs)
+    return RasterioDemSource(path, template, working_crs.to_wkt(), CRS.from_user_input(dem_crs).to_wkt(), same)

@@ -1,0 +1,395 @@
+"""One review: the check, its findings.json document, the reviewer's decisions, the moves and the comparison, built once.
+
+The command line, the Processing algorithms and the dock all call
+:func:`check` (or :func:`review_of` when they already hold a result, as the
+dock does after its background task) and only write or draw what the
+:class:`Review` holds. The document is built once, in memory: the decisions
+are applied to it (:func:`~stormwater_plugin.core.overrides.annotate_document`),
+the moves and the comparison with an earlier review are added, and the front
+end writes it once.
+
+Above the core, results are typed: a suggested move is a frozen :class:`Move`
+(built here from the siting code's dictionaries), a rule not checked is a
+:class:`NotChecked` whose :attr:`~NotChecked.kind` says whether the text leaves it
+to the reviewer or an input was missing, and the neighbour list is a
+:class:`Notification`. Words are formatted only at the edge
+(:mod:`.presentation`).
+
+QGIS-free and file-free: the core, numpy and shapely only.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+from ..core.compare import compare_documents
+from ..core.engine import REVIEWER_REASON, SiteInputs, run_check
+from ..core.model import CheckResult
+from ..core.overrides import Override, annotate_document
+from ..core.rulepack import RulePack, load_pack
+from ..core.serialize import result_to_dict
+from ..core.siting import suggest_moves
+
+# --------------------------------------------------------------------------- typed results
+
+
+@dataclass(frozen=True)
+class Move:
+    """A suggested move of a device with a setback violation (issue 7), re-checked by the engine.
+
+    Parameters
+    ----------
+    device_layer, device_id : str
+        The device (``"?"`` when the suggestion failed before a device was named).
+    device_type : str or None
+        Its type (``dry_well``…).
+    high_traffic : bool or None
+        The traffic class the envelope was built for (``None``: both classes' rules).
+    rules : tuple of str
+        The violated rule ids the move clears.
+    possible : bool
+        Whether a compliant position was found.
+    start, end : (float, float) or None
+        Working-CRS x, y of the device (point or centroid) before and after.
+    distance_ft : float or None
+        Length of the move, feet.
+    bearing_deg : float or None
+        Direction, degrees clockwise from grid north.
+    reason : str or None
+        Why no move is suggested (when not ``possible``).
+    method : str or None
+        How the position was searched.
+    message : str
+        The sentence the siting code wrote (the findings.json ``message``).
+    """
+
+    device_layer: str
+    device_id: str
+    device_type: str | None
+    high_traffic: bool | None
+    rules: tuple[str, ...]
+    possible: bool
+    start: tuple[float, float] | None = None
+    end: tuple[float, float] | None = None
+    distance_ft: float | None = None
+    bearing_deg: float | None = None
+    reason: str | None = None
+    method: str | None = None
+    message: str = ""
+    #: The findings.json form, kept as the siting code wrote it so the document stays byte for byte the same.
+    document: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Move:
+        """The move of one findings.json ``moves`` entry (as :func:`~stormwater_plugin.core.siting.suggest_moves` returns it)."""
+        got = d.get("device")
+        dev: Mapping[str, Any] = got if isinstance(got, Mapping) else {}
+        start, end = d.get("from"), d.get("to")
+        return cls(
+            device_layer=str(dev.get("layer") or "devices"),
+            device_id=str(dev.get("id") or "?"),
+            device_type=d.get("device_type"),
+            high_traffic=d.get("high_traffic"),
+            rules=tuple(str(r) for r in d.get("rules") or ()),
+            possible=bool(d.get("possible")),
+            start=(float(start[0]), float(start[1])) if start else None,
+            end=(float(end[0]), float(end[1])) if end else None,
+            distance_ft=None if d.get("distance_ft") is None else float(d["distance_ft"]),
+            bearing_deg=None if d.get("bearing_deg") is None else float(d["bearing_deg"]),
+            reason=None if d.get("reason") is None else str(d["reason"]),
+            method=None if d.get("method") is None else str(d["method"]),
+            message=str(d.get("message") or ""),
+            document=dict(d),
+        )
+
+    @property
+    def drawable(self) -> bool:
+        """A possible move with both ends known (an arrow can be drawn)."""
+        return self.possible and self.start is not None and self.end is not None
+
+    def as_dict(self) -> dict[str, Any]:
+        """The findings.json form."""
+        if self.document:
+            return dict(self.document)
+        out: dict[str, Any] = {"device": {"layer": self.device_layer, "id": self.device_id}, "device_type": self.device_type,
+                               "high_traffic": self.high_traffic, "rules": list(self.rules), "possible": self.possible}
+        if self.possible:
+            out.update({"from": list(self.start) if self.start else None, "to": list(self.end) if self.end else None,
+                        "distance_ft": self.distance_ft, "bearing_deg": self.bearing_deg})
+        else:
+            out["reason"] = self.reason
+        out["message"] = self.message
+        return out
+
+    # Read-only mapping access to the findings.json form, for scripts written against the dictionaries.
+    def __getitem__(self, key: str) -> Any:
+        return self.as_dict()[key]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """``as_dict().get(key, default)``."""
+        return self.as_dict().get(key, default)
+
+
+def moves_from_dicts(items: Iterable[Mapping[str, Any] | Move] | None) -> tuple[Move, ...]:
+    """Typed moves of the siting code's dictionaries (moves already typed are kept)."""
+    return tuple(m if isinstance(m, Move) else Move.from_dict(m) for m in items or ())
+
+
+#: Kinds of :class:`NotChecked`.
+FOR_REVIEWER = "reviewer"
+MISSING_INPUT = "input"
+
+
+@dataclass(frozen=True)
+class NotChecked:
+    """A rule (or part of one) the run did not check, and why.
+
+    ``kind`` is :data:`FOR_REVIEWER` when the text sets a requirement the plan's
+    geometry cannot decide (a rule of kind ``reviewer`` in the pack), else
+    :data:`MISSING_INPUT` (a layer, a field, the DEM… was missing).
+    """
+
+    rule_id: str
+    citation: str
+    title: str
+    reason: str
+    kind: str
+
+    @property
+    def for_reviewer(self) -> bool:
+        return self.kind == FOR_REVIEWER
+
+    def as_dict(self) -> dict[str, str]:
+        return {"rule_id": self.rule_id, "citation": self.citation, "title": self.title, "reason": self.reason}
+
+
+def rule_kinds(jurisdiction: str | None) -> dict[str, str]:
+    """Rule id -> kind of the pack of ``jurisdiction`` (empty when the pack cannot be loaded)."""
+    try:
+        pack = load_pack(str(jurisdiction))
+    except Exception:  # noqa: BLE001 - a document of an unknown pack: every rule falls back on the engine's reason
+        return {}
+    return {r.id: r.kind for r in pack.rules}
+
+
+def not_checked(entries: Iterable[Mapping[str, Any]] | None, jurisdiction: str | None = None,
+                kinds: Mapping[str, str] | None = None) -> tuple[NotChecked, ...]:
+    """Typed ``rules_not_checked`` entries.
+
+    The kind comes from the rule's kind in the pack of ``jurisdiction`` (or
+    ``kinds``, rule id -> kind): a rule of kind ``reviewer`` is the
+    reviewer's. A rule the pack does not have (a document of an older pack) is
+    the reviewer's when the engine gave it
+    :data:`~stormwater_plugin.core.engine.REVIEWER_REASON`, the reason it gives
+    exactly the rules of kind ``reviewer``.
+    """
+    known = kinds if kinds is not None else rule_kinds(jurisdiction)
+    out = []
+    for r in entries or ():
+        rid = str(r.get("rule_id", ""))
+        reviewer = known[rid] == "reviewer" if rid in known else str(r.get("reason", "")) == REVIEWER_REASON
+        out.append(NotChecked(rid, str(r.get("citation", "")), str(r.get("title") or ""), str(r.get("reason", "")),
+                              FOR_REVIEWER if reviewer else MISSING_INPUT))
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class Notification:
+    """Who must be told of the project (``result.notification``): parcels adjacent and within the radius, and owners."""
+
+    adjacent: tuple[Mapping[str, Any], ...] = ()
+    within_radius: tuple[Mapping[str, Any], ...] = ()
+    owners: tuple[Mapping[str, Any], ...] = ()
+    radius_ft: float | None = None
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any] | None) -> Notification:
+        d = d or {}
+        r = d.get("radius_ft")
+        return cls(tuple(d.get("adjacent") or ()), tuple(d.get("within_500ft") or ()), tuple(d.get("owners") or ()),
+                   None if r is None else float(r))
+
+    @property
+    def adjacent_ids(self) -> frozenset[str]:
+        return frozenset(str(n.get("id")) for n in self.adjacent)
+
+    @property
+    def listed_parcels(self) -> frozenset[str]:
+        """Parcels whose owners are on the list to notify."""
+        return frozenset(str(p) for o in self.owners for p in o.get("parcels", []) or [])
+
+
+# --------------------------------------------------------------------------- the review
+
+
+@dataclass(frozen=True)
+class Review:
+    """One check as every front end shows it.
+
+    ``doc`` is the findings.json document (plain JSON values) with the
+    decisions applied, ``moves`` added when they were looked for, and
+    ``comparison`` when an earlier review was given.
+    """
+
+    result: CheckResult
+    doc: dict[str, Any]
+    moves: tuple[Move, ...] | None = None
+    overrides: tuple[Override, ...] = ()
+    comparison: dict[str, Any] | None = None
+
+    @property
+    def not_checked(self) -> tuple[NotChecked, ...]:
+        return not_checked(self.result.rules_not_checked, self.result.jurisdiction)
+
+    @property
+    def notification(self) -> Notification:
+        return Notification.from_dict(self.result.notification)
+
+    @property
+    def violations_unresolved(self) -> int:
+        """Violations without a reviewer decision (the command line exits 1 while there are any)."""
+        return int((self.doc.get("override_counts") or {}).get("violations_unresolved", 0))
+
+
+def _plain(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """The document as findings.json holds it: JSON values only (tuples become lists), so every reader sees the same."""
+    out: dict[str, Any] = json.loads(json.dumps(doc, ensure_ascii=False, default=str))
+    return out
+
+
+class ComparisonError(ValueError):
+    """Two reviews that cannot be compared (different jurisdictions…); the message says why."""
+
+
+def compare_with(doc: dict[str, Any], previous: Mapping[str, Any], label: str) -> dict[str, Any]:
+    """The comparison of ``doc`` with an earlier review's document, recorded as ``doc["comparison"]``.
+
+    Raises
+    ------
+    ComparisonError
+        When the reviews cannot be compared (different jurisdictions…).
+    """
+    try:
+        cmp = compare_documents(previous, doc)
+    except ValueError as exc:
+        raise ComparisonError(str(exc)) from exc
+    cmp["previous"] = label
+    doc["comparison"] = cmp
+    return cmp
+
+
+def review_of(
+    result: CheckResult,
+    *,
+    crs_name: str = "",
+    inputs: Mapping[str, Any] | None = None,
+    overrides: Sequence[Override] = (),
+    moves: Iterable[Mapping[str, Any] | Move] | None = None,
+    previous: Mapping[str, Any] | None = None,
+    previous_label: str = "",
+    comparison: Mapping[str, Any] | None = None,
+) -> Review:
+    """The :class:`Review` of a result already computed.
+
+    Parameters
+    ----------
+    result : CheckResult
+    crs_name : str
+        The working CRS, for the document.
+    inputs : mapping, optional
+        What was read (the document's ``inputs``).
+    overrides : sequence of Override
+        The reviewer's decisions, applied in memory.
+    moves : iterable of Move or dict, optional
+        The suggested moves; ``None`` when none were looked for (the document then has no ``moves``).
+    previous : mapping, optional
+        An earlier review's findings.json document: compared with this one (``previous_label`` names it).
+    comparison : mapping, optional
+        A comparison made earlier (the dock's), added as it is when ``previous`` is not given.
+
+    Raises
+    ------
+    ComparisonError
+        When ``previous`` cannot be compared with this review.
+    """
+    typed = None if moves is None else moves_from_dicts(moves)
+    doc = result_to_dict(result, crs_name=crs_name, inputs=dict(inputs) if inputs is not None else None)
+    if typed is not None:
+        doc["moves"] = [m.as_dict() for m in typed]
+    doc = _plain(doc)
+    annotate_document(doc, list(overrides))
+    cmp: dict[str, Any] | None = None
+    if previous is not None:
+        cmp = compare_with(doc, previous, previous_label)
+    elif comparison is not None:
+        cmp = dict(comparison)
+        doc["comparison"] = cmp
+    return Review(result, doc, typed, tuple(overrides), cmp)
+
+
+def suggest(inputs: SiteInputs, pack: RulePack, result: CheckResult) -> tuple[Move, ...]:
+    """The suggested moves of the devices with setback violations of ``result`` (none without a violation)."""
+    if not result.has_violation:
+        return ()
+    return moves_from_dicts(suggest_moves(inputs, pack, result))
+
+
+def safe_moves(inputs: SiteInputs, pack: RulePack, result: CheckResult) -> tuple[Move, ...]:
+    """:func:`suggest`, a failure becoming one impossible move, never an error: the moves are an aid, they never fail the check."""
+    try:
+        return suggest(inputs, pack, result)
+    except Exception as exc:  # noqa: BLE001 - see the docstring
+        return moves_from_dicts([{"possible": False, "reason": f"move suggestions failed: {type(exc).__name__}: {exc}"}])
+
+
+def check(
+    inputs: SiteInputs,
+    pack: RulePack,
+    overrides: Sequence[Override] = (),
+    *,
+    crs_name: str = "",
+    inputs_description: Mapping[str, Any] | None = None,
+    moves: bool = True,
+    previous: Mapping[str, Any] | None = None,
+    previous_label: str = "",
+    progress: Callable[[float], bool] | None = None,
+) -> Review:
+    """Run the check and build its review: the one entry point of every front end.
+
+    Parameters
+    ----------
+    inputs : SiteInputs
+        The site in the working CRS.
+    pack : RulePack
+    overrides : sequence of Override
+        The reviewer's decisions.
+    crs_name : str
+        The working CRS's name, for the document.
+    inputs_description : mapping, optional
+        The document's ``inputs`` (paths read).
+    moves : bool
+        Suggest moves for devices with setback violations (each re-checked).
+    previous, previous_label : mapping, str
+        An earlier review's document to compare with, and how to name it.
+    progress : callable, optional
+        Passed to :func:`~stormwater_plugin.core.engine.run_check` (Cancel).
+
+    Raises
+    ------
+    LookupError
+        From the engine (an unknown site parcel…).
+    ComparisonError
+        When ``previous`` cannot be compared.
+    """
+    result = run_check(inputs, pack, progress=progress)
+    found = safe_moves(inputs, pack, result) if moves else None
+    return review_of(result, crs_name=crs_name, inputs=inputs_description, overrides=overrides, moves=found,
+                     previous=previous, previous_label=previous_label)
+
+
+__all__ = [
+    "ComparisonError", "Move", "NotChecked", "Notification", "Review", "FOR_REVIEWER", "MISSING_INPUT",
+    "check", "review_of", "compare_with", "suggest", "safe_moves", "moves_from_dicts", "not_checked", "rule_kinds",
+]
