@@ -70,6 +70,7 @@ class CompareReviews(QgsProcessingAlgorithm):
         out = self.parameterAsFileOutput(parameters, self.OUTPUT, context)
         Path(out).write_text(json.dumps(cmp, indent=2), encoding="utf-8")
         c = cmp["counts"]
+        feedback.setProgress(100)  # the summary after the progress, not between its dots (qgis_process)
         feedback.pushInfo(self.tr("{0} resolved, {1} new, {2} still open, {3} changed").format(c["resolved"], c["new"], c["still_open"], c["changed"]))
         for m in cmp["renamed_features"]:
             feedback.pushInfo(self.tr("{0} {1} is now {2} (geometry within {3} ft)").format(m["layer"], m["old_id"], m["new_id"], m["distance_ft"]))

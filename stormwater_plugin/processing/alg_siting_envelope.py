@@ -108,6 +108,7 @@ class SitingEnvelope(SiteAlgorithm):
             write_rows(sink, fields, rows)
             out[key] = dest
         out[self.AREA] = round(env.area_sqft(), 1)
+        feedback.setProgress(100)  # the summary after the progress, not between its dots (qgis_process)
         feedback.pushInfo(
             self.tr("Envelope: {0:,.0f} of {1:,.0f} sq ft of the site parcel; {2} excluded zone(s)").format(env.area_sqft(), float(env.site.area) * u * u, len(env.excluded))
         )

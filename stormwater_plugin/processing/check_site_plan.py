@@ -85,6 +85,7 @@ class CheckSitePlan(SiteAlgorithm):
         c = result.counts()
         out.update({self.VIOLATIONS: c[Status.VIOLATION.value], self.UNDETERMINED: c[Status.UNDETERMINED.value],
                     self.ADVISORIES: c[Status.ADVISORY.value], self.PASSES: c[Status.PASS.value]})
+        feedback.setProgress(100)  # qgis_process prints its progress dots first, then the summary on its own line
         feedback.pushInfo(self.tr("{0} violation(s), {1} undetermined, {2} advisory, {3} pass(es)").format(
             c["violation"], c["undetermined"], c["advisory"], c["pass"]))
         return out

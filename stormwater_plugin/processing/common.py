@@ -42,6 +42,35 @@ _TYPES = {
 }
 
 
+def jurisdiction_titles() -> list[str]:
+    """The jurisdictions as a reviewer knows them (the packs' titles), in :data:`JURISDICTIONS` order (the enum's values)."""
+    return [f"{load_pack(j).title} ({j})" for j in JURISDICTIONS]
+
+
+def dock_choices() -> dict[str, Any]:
+    """Defaults from the review dock's choices saved in the current project: role layers, DEM, unit and jurisdiction.
+
+    Layer ids are offered only when the layer is in the project; nothing is offered when the dock never ran.
+    """
+    from qgis.core import QgsProject
+
+    project = QgsProject.instance()
+    out: dict[str, Any] = {}
+    scope = "stormwater_review"
+    for role in (*ROLES, "dem"):
+        value, ok = project.readEntry(scope, f"role/{role}" if role != "dem" else "dem", "")
+        if ok and value and project.mapLayer(value) is not None:
+            out[role] = value
+    j, ok = project.readEntry(scope, "jurisdiction", "")
+    if ok and j in JURISDICTIONS:
+        out["jurisdiction"] = JURISDICTIONS.index(j)
+    z, ok = project.readEntry(scope, "z_units", "")
+    values = [o[1] for o in Z_UNIT_OPTIONS]
+    if ok and z in values:
+        out["z_units"] = values.index(z)
+    return out
+
+
 class SiteAlgorithm(QgsProcessingAlgorithm):
     """Base of the algorithms: one optional layer parameter per role, the DEM and the pack.
 
@@ -87,14 +116,18 @@ class SiteAlgorithm(QgsProcessingAlgorithm):
         """Add the role, DEM, jurisdiction, class, z-unit and site-parcel parameters."""
         from ..role_guess import ROLE_GEOMETRIES
 
-        self.addParameter(QgsProcessingParameterEnum(self.JURISDICTION, self.tr("Jurisdiction (rule pack)"), options=list(JURISDICTIONS), defaultValue=0))
+        dock = dock_choices()
+        self.addParameter(QgsProcessingParameterEnum(self.JURISDICTION, self.tr("Jurisdiction (rule pack)"), options=jurisdiction_titles(),
+                                                     defaultValue=dock.get("jurisdiction", 0)))
         self.addParameter(QgsProcessingParameterEnum(self.PROJECT_CLASS, self.tr("Project class"), options=list(CLASS_OPTIONS), defaultValue=0))
         for role in ROLES:
             types = [_TYPES[f] for f in sorted(ROLE_GEOMETRIES[role])]
             self.addParameter(QgsProcessingParameterFeatureSource(
-                role.upper(), self.tr(role.replace("_", " ").capitalize()), types, optional=role not in self.required_roles))
-        self.addParameter(QgsProcessingParameterRasterLayer(self.DEM, self.tr("DEM (ground elevations)"), optional=True))
-        self.addParameter(QgsProcessingParameterEnum(self.Z_UNITS, self.tr("DEM elevation unit"), options=[o[0] for o in Z_UNIT_OPTIONS], defaultValue=0))
+                role.upper(), self.tr(role.replace("_", " ").capitalize()), types, optional=role not in self.required_roles,
+                defaultValue=dock.get(role)))
+        self.addParameter(QgsProcessingParameterRasterLayer(self.DEM, self.tr("DEM (ground elevations)"), optional=True, defaultValue=dock.get("dem")))
+        self.addParameter(QgsProcessingParameterEnum(self.Z_UNITS, self.tr("DEM elevation unit"), options=[o[0] for o in Z_UNIT_OPTIONS],
+                                                     defaultValue=dock.get("z_units", 0)))
         self.addParameter(QgsProcessingParameterString(self.SITE_PARCEL, self.tr("Site parcel id (empty: is_site field or the parcel holding the plan)"), optional=True))
 
     def take_snapshot(self, parameters: dict, context: Any, feedback: Any) -> tuple[Snapshot, str]:

@@ -59,5 +59,6 @@ class NotificationList(SiteAlgorithm):
                                          n["id"] in adjacent, n["id"] in listed]) for n in block.get("within_500ft", [])]
         sink, dest = self.parameterAsSink(parameters, self.OUTPUT, context, fields, QgsWkbTypes.Type.MultiPolygon, snap.crs)
         write_rows(sink, fields, rows)
+        feedback.setProgress(100)  # the summary after the progress, not between its dots (qgis_process)
         feedback.pushInfo(self.tr("{0} parcel(s) within {1} ft; {2} owner(s) to notify").format(len(rows), block.get("radius_ft"), len(block.get("owners", []))))
         return {self.OUTPUT: dest, self.OWNERS: len(block.get("owners", []))}

@@ -45,5 +45,6 @@ class SetbackZones(SiteAlgorithm):
                 rows.append((poly, [z.kind, z.rule_id, z.label, z.distance_ft, z.subject.id if z.subject else None]))
         sink, dest = self.parameterAsSink(parameters, self.OUTPUT, context, fields, QgsWkbTypes.Type.MultiPolygon, snap.crs)
         write_rows(sink, fields, rows)
+        feedback.setProgress(100)  # the summary after the progress, not between its dots (qgis_process)
         feedback.pushInfo(self.tr("{0} zone(s)").format(len(rows)))
         return {self.OUTPUT: dest}

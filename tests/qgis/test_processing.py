@@ -106,3 +106,26 @@ def test_compare_two_reviews_gives_the_cores_comparison(provider, site, tmp_path
     assert doc == json.loads(json.dumps(expected))
     assert doc["project_class"] == {"old": "minor", "new": "major"}
     assert out["RESOLVED"] == doc["counts"]["resolved"] >= 1
+
+
+def test_jurisdictions_by_name_and_roles_prefilled_from_the_dock(provider, site):
+    """The algorithm dialog offers the packs by their titles and prefills the roles the dock saved in the project."""
+    from qgis.core import QgsApplication, QgsProject
+
+    layers, dem = site
+    project = QgsProject.instance()
+    project.writeEntry("stormwater_review", "role/devices", layers["devices"].id())
+    project.writeEntry("stormwater_review", "role/septic", layers["septic"].id())
+    project.writeEntry("stormwater_review", "role/wells", "a-layer-that-is-gone")
+    project.writeEntry("stormwater_review", "dem", dem.id())
+    project.writeEntry("stormwater_review", "jurisdiction", "lake-george")
+    project.writeEntry("stormwater_review", "z_units", "ft")
+    alg = QgsApplication.processingRegistry().algorithmById("stormwater_review:checksiteplan").create()
+    options = alg.parameterDefinition("JURISDICTION").options()
+    assert options[0].startswith("Lake George Park Commission") and options[0].endswith("(lgpc)")
+    assert alg.parameterDefinition("JURISDICTION").defaultValue() == 1
+    assert alg.parameterDefinition("DEVICES").defaultValue() == layers["devices"].id()
+    assert alg.parameterDefinition("SEPTIC").defaultValue() == layers["septic"].id()
+    assert alg.parameterDefinition("WELLS").defaultValue() is None
+    assert alg.parameterDefinition("DEM").defaultValue() == dem.id()
+    assert alg.parameterDefinition("Z_UNITS").defaultValue() == 2
