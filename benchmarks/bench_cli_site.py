@@ -86,7 +86,7 @@ PHASES = {
     "read_site": "read layers + DEM",
     "run_check": "run_check (the engine)",
     "suggest_moves": "move suggestions (siting)",
-    "write_json": "write findings.json",
+    "write_document": "write findings.json",
     "write_gpkg": "write findings.gpkg",
     "finish_check": "review report package",
 }

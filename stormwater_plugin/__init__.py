@@ -18,6 +18,6 @@ def classFactory(iface):  # noqa: N802 - the name QGIS looks for
     -------
     stormwater_plugin.plugin.StormwaterPlugin
     """
-    from .plugin import StormwaterPlugin
+    from .plugin import StormwaterPlugin  # lazy: QGIS-only; importing the package must not need QGIS
 
     return StormwaterPlugin(iface)

@@ -37,7 +37,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from .model import FeatureLayer, FeatureRef, Finding, Status
+from .model import ROLES, FeatureLayer, FeatureRef, Finding, Status
 
 ACCURACY_FILE = Path(__file__).resolve().parent / "packs" / "accuracy.json"
 #: Attribute names read as a feature's stated accuracy, in feet (95%).
@@ -107,8 +107,6 @@ def parse_role_accuracy(items: Sequence[str]) -> dict[str, float]:
     ValueError
         Naming the item: an unknown role, a value that is not a number, or a negative one.
     """
-    from .model import ROLES
-
     out: dict[str, float] = {}
     for chunk in items:
         for item in str(chunk).replace(";", ",").split(","):

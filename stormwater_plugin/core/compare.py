@@ -41,6 +41,8 @@ from typing import Any, Callable, Mapping
 
 import shapely
 
+from .rulepack import JURISDICTIONS, load_pack
+
 OPEN = ("violation", "undetermined")
 #: Distances that differ by no more than this (feet) are the same measurement.
 DISTANCE_EPS_FT = 0.05
@@ -248,8 +250,6 @@ def compare_documents(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[st
     ValueError
         When the two reviews are of different jurisdictions.
     """
-    from .rulepack import JURISDICTIONS, load_pack
-
     j_old, j_new = old.get("jurisdiction"), new.get("jurisdiction")
     if j_old and j_new and j_old != j_new:
         raise ValueError(f"the reviews are of different jurisdictions ({j_old}, {j_new}): compare reviews under the same rules")

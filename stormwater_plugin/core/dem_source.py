@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .raster import CoordTransform, ElevationGrid
+from .raster import CoordTransform, ElevationGrid, _identity
 
 Bounds = tuple[float, float, float, float]
 
@@ -209,8 +209,6 @@ class InMemoryDemSource(DemSource):
     """A source over a grid already in memory (tests, and the batch when no file is behind its DEM)."""
 
     def __init__(self, grid: ElevationGrid) -> None:
-        from .raster import _identity
-
         same = grid.to_raster is _identity
         super().__init__(
             grid.shape, grid.geotransform, to_raster=None if same else grid.to_raster, from_raster=None if same else grid.from_raster,

@@ -57,23 +57,32 @@ Outputs (in ``out``)
 
 from __future__ import annotations
 
+import concurrent.futures
 import csv
 import json
+import logging
 import math
+import multiprocessing
 import re
 import time
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
+import shapely
 
+from ..core.checks.context import truthy
+from ..core.checks.setbacks import feature_name
+from ..core.dem_source import InMemoryDemSource
 from ..core.engine import SiteInputs, run_check
 from ..core.model import ROLES, FeatureLayer, Finding, Status, Warning_
 from ..core.raster import ElevationGrid
 from ..core.rulepack import RulePack, load_pack
+from ..core.serialize import result_to_dict
 from ..services.reach import pack_dem_reach_ft, pack_reach_ft, rule_grows_dem_window
+from .writer import FAMILY, finding_row
 
 #: Roles whose features belong to one site (the parcel holding their point on surface).
 PLAN_ROLES: tuple[str, ...] = ("building_sites", "devices", "clearing", "disturbance", "impervious")
@@ -120,7 +129,7 @@ class _Transform:
 
     def __call__(self, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         if self._tf is None:
-            from pyproj import CRS, Transformer
+            from pyproj import CRS, Transformer  # lazy: only a worker that samples the DEM needs pyproj
 
             self._tf = Transformer.from_crs(CRS.from_wkt(self.src_wkt), CRS.from_wkt(self.dst_wkt), always_xy=True)
         tx, ty = self._tf.transform(x, y)
@@ -244,11 +253,6 @@ def run_partition(part: Partition) -> list[SiteOutcome]:
     Runs in a worker process (or Dask worker); imports only the core,
     numpy, shapely and pyproj.
     """
-    import shapely
-
-    from ..core.serialize import result_to_dict
-    from .writer import FAMILY, finding_row
-
     pack = _pack(part.jurisdiction)
     dem = part.dem.grid() if part.dem is not None else None
     out: list[SiteOutcome] = []
@@ -289,8 +293,6 @@ def run_partition(part: Partition) -> list[SiteOutcome]:
 
 def _query_geoms(layer: FeatureLayer) -> np.ndarray:
     """Geometries fit for spatial queries: invalid ones repaired, null and empty ones as None."""
-    import shapely
-
     geoms = np.asarray(layer.geoms, dtype=object).copy()
     missing = shapely.is_missing(geoms)
     ok = ~missing
@@ -304,8 +306,6 @@ def _query_geoms(layer: FeatureLayer) -> np.ndarray:
 
 
 def _truthy(value: Any) -> bool:
-    from ..core.checks.context import truthy
-
     return bool(truthy(value))
 
 
@@ -328,8 +328,6 @@ def _pairs_unique(site: np.ndarray, feat: np.ndarray, n_feat: int) -> tuple[np.n
 
 def _name_subsets(pack: RulePack, role: str, layer: FeatureLayer) -> list[np.ndarray]:
     """Index subsets of ``layer`` that rules target by name (e.g. the Lake George shoreline)."""
-    from ..core.checks.setbacks import feature_name
-
     specs = [spec for rule in pack.rules for spec in rule.params.get("targets", []) if isinstance(spec, dict)]
     matches = sorted({str(spec["name_matches"]).lower() for spec in specs if spec.get("role") == role and spec.get("name_matches")})
     if not matches:
@@ -387,13 +385,62 @@ def plan_batch(
     BatchError
         No parcels layer, or no parcel with ``is_site`` set.
     """
-    import shapely
-
     parcels = layers.get("parcels")
     if parcels is None or len(parcels) == 0:
         raise BatchError("the package has no parcels layer (or it is empty): batch screening needs the site parcels, with is_site set on each")
-    flagged = [k for k, a in enumerate(parcels.attrs) if _truthy({str(key).lower(): v for key, v in a.items()}.get("is_site"))]
     pgeoms = _query_geoms(parcels)
+    site_ids, site_parcels, flagged_arr, site_of_flagged = _find_sites(parcels, pgeoms)
+    n_sites = len(site_ids)
+
+    cell_ft = max(dem.cell_size_ft) if dem is not None and dem.cell_size_ft else 0.0
+    halo_ft = pack_reach_ft(pack, cell_ft)
+    # The smallest unit of any site gives the widest halo in grid units: every site's reach is inside it.
+    site_units = dict(site_units or {})
+    halo = halo_ft / min([unit_to_ft] + [u for u, _ in site_units.values()])
+    # The DEM's halo is finite: a rule that reads further (the flow trace) reads windows from the source.
+    dem_halo = pack_dem_reach_ft(pack, cell_ft) / min([unit_to_ft] + [u for u, _ in site_units.values()])
+    if dem_source is None and dem is not None and any(rule_grows_dem_window(r) for r in pack.rules):
+        dem_source = InMemoryDemSource(dem)
+    margin = DEM_MARGIN_FT / unit_to_ft
+
+    plan_pairs, unassigned, fpg, fps = _plan_footprints(layers, pgeoms, flagged_arr, site_of_flagged)
+    sb = _site_bounds(fpg, fps, n_sites)
+    site_box = shapely.box(sb[:, 0] - halo, sb[:, 1] - halo, sb[:, 2] + halo, sb[:, 3] + halo)
+    # What the DEM must cover, per site: footprint + halo + margin, and far nearest points.
+    need = np.column_stack(
+        [sb[:, 0] - dem_halo - margin, sb[:, 1] - dem_halo - margin, sb[:, 2] + dem_halo + margin, sb[:, 3] + dem_halo + margin]
+    )
+    ctx_pairs = _context_pairs(layers, pack, site_box, fpg, fps, need, margin, n_sites)
+    tiles = _tiles(sb, n_sites, sites_per_partition, workers)
+
+    all_pairs = {**plan_pairs, **ctx_pairs}
+    splits = {role: np.searchsorted(s, np.arange(n_sites + 1)) for role, (s, _) in all_pairs.items()}
+    partitions: list[Partition] = []
+    for number_, members in enumerate(tiles):
+        part_layers, part_sites = _partition_layers(layers, all_pairs, splits, members, site_ids)
+        box_ = (float(need[members, 0].min()), float(need[members, 1].min()), float(need[members, 2].max()), float(need[members, 3].max()))
+        partitions.append(
+            Partition(
+                number=number_,
+                jurisdiction=pack.jurisdiction,
+                layers=part_layers,
+                sites=part_sites,
+                dem=_dem_slice(dem, box_, working_wkt, dem_wkt) if dem is not None else None,
+                unit_to_ft=unit_to_ft,
+                crs_name=crs_name,
+                class_override=class_override,
+                warnings=list(warnings),
+                inputs_doc=dict(inputs_doc or {}),
+                site_units={site_ids[m]: site_units[site_ids[m]] for m in members if site_ids[m] in site_units},
+                dem_source=dem_source,
+            )
+        )
+    return BatchPlan(site_ids, site_parcels, partitions, halo_ft, unassigned, sb)
+
+
+def _find_sites(parcels: FeatureLayer, pgeoms: np.ndarray) -> tuple[list[str], list[list[int]], np.ndarray, np.ndarray]:
+    """The site parcels (``is_site`` set, with a geometry): ids, their parcel indices, the flagged indices and their site numbers."""
+    flagged = [k for k, a in enumerate(parcels.attrs) if _truthy({str(key).lower(): v for key, v in a.items()}.get("is_site"))]
     flagged = [k for k in flagged if pgeoms[k] is not None]
     if not flagged:
         raise BatchError("no parcel has is_site set: mark each site parcel with is_site = 1 (or true) and run again")
@@ -407,24 +454,15 @@ def plan_batch(
             site_ids.append(pid)
             site_parcels.append([])
         site_parcels[number[pid]].append(k)
-    n_sites = len(site_ids)
     flagged_arr = np.array(flagged, dtype=np.int64)
     site_of_flagged = np.array([number[parcels.ids[k]] for k in flagged], dtype=np.int64)
+    return site_ids, site_parcels, flagged_arr, site_of_flagged
 
-    cell_ft = max(dem.cell_size_ft) if dem is not None and dem.cell_size_ft else 0.0
-    halo_ft = pack_reach_ft(pack, cell_ft)
-    # The smallest unit of any site gives the widest halo in grid units: every site's reach is inside it.
-    site_units = dict(site_units or {})
-    halo = halo_ft / min([unit_to_ft] + [u for u, _ in site_units.values()])
-    # The DEM's halo is finite: a rule that reads further (the flow trace) reads windows from the source.
-    dem_halo = pack_dem_reach_ft(pack, cell_ft) / min([unit_to_ft] + [u for u, _ in site_units.values()])
-    if dem_source is None and dem is not None and any(rule_grows_dem_window(r) for r in pack.rules):
-        from ..core.dem_source import InMemoryDemSource
 
-        dem_source = InMemoryDemSource(dem)
-    margin = DEM_MARGIN_FT / unit_to_ft
-
-    # Footprints: the site parcels and the plan features they hold.
+def _plan_footprints(
+    layers: dict[str, FeatureLayer], pgeoms: np.ndarray, flagged_arr: np.ndarray, site_of_flagged: np.ndarray
+) -> tuple[dict[str, tuple[np.ndarray, np.ndarray]], dict[str, list[str]], np.ndarray, np.ndarray]:
+    """Footprints: the site parcels and the plan features they hold (by point on surface); (pairs, unassigned, geoms, site numbers)."""
     fp_geoms: list[np.ndarray] = [pgeoms[flagged_arr]]
     fp_site: list[np.ndarray] = [site_of_flagged]
     plan_pairs: dict[str, tuple[np.ndarray, np.ndarray]] = {}
@@ -447,8 +485,11 @@ def plan_batch(
             unassigned[role] = [layer.ids[k] for k in lost]
         fp_geoms.append(g[f])
         fp_site.append(s)
-    fpg = np.concatenate(fp_geoms)
-    fps = np.concatenate(fp_site)
+    return plan_pairs, unassigned, np.concatenate(fp_geoms), np.concatenate(fp_site)
+
+
+def _site_bounds(fpg: np.ndarray, fps: np.ndarray, n_sites: int) -> np.ndarray:
+    """Each site's footprint bounds (xmin, ymin, xmax, ymax) in working-CRS units, one row per site."""
     b = shapely.bounds(fpg)
     sb = np.full((n_sites, 4), np.nan)
     sb[:, 0], sb[:, 1] = np.inf, np.inf
@@ -457,12 +498,22 @@ def plan_batch(
     np.minimum.at(sb[:, 1], fps, b[:, 1])
     np.maximum.at(sb[:, 2], fps, b[:, 2])
     np.maximum.at(sb[:, 3], fps, b[:, 3])
-    site_box = shapely.box(sb[:, 0] - halo, sb[:, 1] - halo, sb[:, 2] + halo, sb[:, 3] + halo)
-    # What the DEM must cover, per site: footprint + halo + margin, and far nearest points.
-    need = np.column_stack([sb[:, 0] - dem_halo - margin, sb[:, 1] - dem_halo - margin, sb[:, 2] + dem_halo + margin, sb[:, 3] + dem_halo + margin])
+    return sb
 
-    # Context: features whose envelope meets the site's grown envelope (a superset of those
-    # within the halo), plus the nearest of each role and each named target to each footprint part.
+
+def _context_pairs(
+    layers: dict[str, FeatureLayer],
+    pack: RulePack,
+    site_box: np.ndarray,
+    fpg: np.ndarray,
+    fps: np.ndarray,
+    need: np.ndarray,
+    margin: float,
+    n_sites: int,
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Context: features whose envelope meets the site's grown envelope (a superset of those within the halo),
+    plus the nearest of each role and each named target to each footprint part; grows ``need`` (the DEM box
+    per site, working-CRS units) to the nearest points of far features."""
     ctx_pairs: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     for role in CONTEXT_ROLES:
         layer = layers.get(role)
@@ -501,8 +552,11 @@ def plan_batch(
             np.maximum.at(need[:, 2], fps[qn], lb[:, 2] + margin)
             np.maximum.at(need[:, 3], fps[qn], lb[:, 3] + margin)
         ctx_pairs[role] = _pairs_unique(np.concatenate(sites_l), np.concatenate(feats_l), n)
+    return ctx_pairs
 
-    # Tiles of site parcels: about `target` sites each.
+
+def _tiles(sb: np.ndarray, n_sites: int, sites_per_partition: int | None, workers: int) -> list[np.ndarray]:
+    """Square tiles of site parcels (by footprint centre), about ``sites_per_partition`` sites each, largest first."""
     workers = max(1, int(workers))
     target = sites_per_partition or int(min(200, max(4, math.ceil(n_sites / (4 * workers)))))
     cx = (sb[:, 0] + sb[:, 2]) / 2
@@ -516,44 +570,33 @@ def plan_batch(
     tile_key = ty * (int(tx.max()) + 1) + tx
     tiles = [np.flatnonzero(tile_key == k) for k in np.unique(tile_key)]
     tiles.sort(key=len, reverse=True)
+    return tiles
 
-    all_pairs = {**plan_pairs, **ctx_pairs}
-    splits = {role: np.searchsorted(s, np.arange(n_sites + 1)) for role, (s, _) in all_pairs.items()}
-    partitions: list[Partition] = []
-    for number_, members in enumerate(tiles):
-        part_layers: dict[str, FeatureLayer] = {}
-        part_sites: list[tuple[str, dict[str, np.ndarray]]] = [(site_ids[m], {}) for m in members]
-        for role, layer in layers.items():
-            if role not in all_pairs:
-                part_layers[role] = layer
-                for _, idx in part_sites:
-                    idx[role] = np.arange(len(layer))
-                continue
-            _, feats = all_pairs[role]
-            cut = splits[role]
-            chunks = [feats[cut[m] : cut[m + 1]] for m in members]
-            used = np.unique(np.concatenate(chunks)) if chunks else np.empty(0, dtype=np.int64)
-            part_layers[role] = FeatureLayer(role, layer.geoms[used], [layer.ids[k] for k in used], [layer.attrs[k] for k in used])
-            for (_, idx), chunk in zip(part_sites, chunks):
-                idx[role] = np.searchsorted(used, chunk)
-        box_ = (float(need[members, 0].min()), float(need[members, 1].min()), float(need[members, 2].max()), float(need[members, 3].max()))
-        partitions.append(
-            Partition(
-                number=number_,
-                jurisdiction=pack.jurisdiction,
-                layers=part_layers,
-                sites=part_sites,
-                dem=_dem_slice(dem, box_, working_wkt, dem_wkt) if dem is not None else None,
-                unit_to_ft=unit_to_ft,
-                crs_name=crs_name,
-                class_override=class_override,
-                warnings=list(warnings),
-                inputs_doc=dict(inputs_doc or {}),
-                site_units={site_ids[m]: site_units[site_ids[m]] for m in members if site_ids[m] in site_units},
-                dem_source=dem_source,
-            )
-        )
-    return BatchPlan(site_ids, site_parcels, partitions, halo_ft, unassigned, sb)
+
+def _partition_layers(
+    layers: dict[str, FeatureLayer],
+    all_pairs: dict[str, tuple[np.ndarray, np.ndarray]],
+    splits: dict[str, np.ndarray],
+    members: np.ndarray,
+    site_ids: list[str],
+) -> tuple[dict[str, FeatureLayer], list[tuple[str, dict[str, np.ndarray]]]]:
+    """The features a tile's sites need (each role in the town's order) and each site's indices into them."""
+    part_layers: dict[str, FeatureLayer] = {}
+    part_sites: list[tuple[str, dict[str, np.ndarray]]] = [(site_ids[m], {}) for m in members]
+    for role, layer in layers.items():
+        if role not in all_pairs:
+            part_layers[role] = layer
+            for _, idx in part_sites:
+                idx[role] = np.arange(len(layer))
+            continue
+        _, feats = all_pairs[role]
+        cut = splits[role]
+        chunks = [feats[cut[m] : cut[m + 1]] for m in members]
+        used = np.unique(np.concatenate(chunks)) if chunks else np.empty(0, dtype=np.int64)
+        part_layers[role] = FeatureLayer(role, layer.geoms[used], [layer.ids[k] for k in used], [layer.attrs[k] for k in used])
+        for (_, idx), chunk in zip(part_sites, chunks):
+            idx[role] = np.searchsorted(used, chunk)
+    return part_layers, part_sites
 
 
 def _dem_slice(dem: ElevationGrid, box_: tuple[float, float, float, float], working_wkt: str, dem_wkt: str) -> DemSlice:
@@ -598,15 +641,12 @@ def _executor_map(partitions: Sequence[Partition], workers: int, scheduler: Any)
         return _dask_map(partitions, workers, scheduler)
     if workers <= 1 or len(partitions) <= 1:
         return (run_partition(p) for p in partitions), (lambda: None), "this process"
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-
     # spawn: safe whatever threads this process runs (QGIS, Dask, a test runner).
-    pool = ProcessPoolExecutor(max_workers=min(workers, len(partitions)), mp_context=multiprocessing.get_context("spawn"))
+    pool = concurrent.futures.ProcessPoolExecutor(max_workers=min(workers, len(partitions)), mp_context=multiprocessing.get_context("spawn"))
     futures = [pool.submit(run_partition, p) for p in partitions]
 
     def results() -> Iterator[list[SiteOutcome]]:
-        for fut in as_completed(futures):
+        for fut in concurrent.futures.as_completed(futures):
             yield fut.result()
 
     def close() -> None:
@@ -618,12 +658,10 @@ def _executor_map(partitions: Sequence[Partition], workers: int, scheduler: Any)
 
 
 def _dask_map(partitions: Sequence[Partition], workers: int, scheduler: Any) -> tuple[Iterator[list[SiteOutcome]], Callable[[], None], str]:
-    try:
+    try:  # optional: dask (the 'batch' extra)
         from distributed import Client, LocalCluster, as_completed
     except ImportError as exc:  # pragma: no cover - depends on the installation
         raise BatchError("--scheduler needs Dask's distributed scheduler: pip install 'dask[distributed]' (the 'batch' extra)") from exc
-    import logging
-
     cluster = None
     own_client = True
     if isinstance(scheduler, Client):
@@ -729,6 +767,7 @@ def run_batch(
     InputError, BatchError, PackError
         Unusable input, before any site is checked.
     """
+    # lazy: the reader loads geopandas, rasterio and fiona, which the spawned workers (they import this module) never need
     from .reader import dem_crs, read_site, site_units
 
     say = progress or (lambda _m: None)
@@ -751,12 +790,6 @@ def run_batch(
         "batch": True,
     }
     t1 = time.perf_counter()
-    n_workers = workers
-    if scheduler is not None and not isinstance(scheduler, str):
-        try:
-            n_workers = max(1, sum(scheduler.nthreads().values()))
-        except Exception:
-            n_workers = workers
     plan = plan_batch(
         inputs.layers,
         inputs.dem,
@@ -769,7 +802,7 @@ def run_batch(
         warnings=inputs.warnings,
         inputs_doc=inputs_doc,
         sites_per_partition=sites_per_partition,
-        workers=n_workers,
+        workers=_worker_count(workers, scheduler),
         site_units=site_units(loaded),
         dem_source=inputs.dem_source,
     )
@@ -778,30 +811,9 @@ def run_batch(
     for role, ids in plan.unassigned.items():
         say(f"warning: {len(ids)} {role} feature(s) lie in no site parcel and were not checked ({', '.join(ids[:5])}{'…' if len(ids) > 5 else ''})")
 
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "sites").mkdir(exist_ok=True)
-    except OSError as exc:
-        raise BatchError(f"{out}: cannot create the output folder ({exc.strerror})") from exc
-    taken: set[str] = set()
-    folder = {sid: _safe_name(sid, taken) for sid in plan.site_ids}
-    outcomes: dict[str, SiteOutcome] = {}
+    folder = _make_output_folders(out, plan.site_ids)
     t2 = time.perf_counter()
-    results, close, engine = _executor_map(plan.partitions, workers, scheduler)
-    done = 0
-    try:
-        for batch in results:
-            for o in batch:
-                if o.document:
-                    d = out / "sites" / folder[o.site_id]
-                    d.mkdir(exist_ok=True)
-                    (d / "findings.json").write_text(o.document, encoding="utf-8")
-                    o.document = ""
-                outcomes[o.site_id] = o
-            done += 1
-            say(f"partition {done}/{len(plan.partitions)} done ({len(outcomes)} sites)")
-    finally:
-        close()
+    outcomes, engine = _run_partitions(plan, workers, scheduler, out, folder, say)
     times["check_s"] = time.perf_counter() - t2
 
     t3 = time.perf_counter()
@@ -826,7 +838,68 @@ def run_batch(
         seconds=times,
         unassigned=plan.unassigned,
     )
-    meta = {
+    meta = _batch_meta(report, plan, ordered, jurisdiction, package, dem_path, class_override, inputs.crs_name)
+    (out / "batch.json").write_text(json.dumps(meta, indent=2, ensure_ascii=False), encoding="utf-8")
+    return report
+
+
+def _worker_count(workers: int, scheduler: Any) -> int:
+    """Workers, for the default tile size: a connected Dask client's thread count, else ``workers``."""
+    n_workers = workers
+    if scheduler is not None and not isinstance(scheduler, str):
+        try:
+            n_workers = max(1, sum(scheduler.nthreads().values()))
+        except Exception:
+            n_workers = workers
+    return n_workers
+
+
+def _make_output_folders(out: Path, site_ids: Sequence[str]) -> dict[str, str]:
+    """Create ``out`` and ``out/sites``; each site's folder name (unique, file-system safe)."""
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "sites").mkdir(exist_ok=True)
+    except OSError as exc:
+        raise BatchError(f"{out}: cannot create the output folder ({exc.strerror})") from exc
+    taken: set[str] = set()
+    return {sid: _safe_name(sid, taken) for sid in site_ids}
+
+
+def _run_partitions(
+    plan: BatchPlan, workers: int, scheduler: Any, out: Path, folder: Mapping[str, str], say: Callable[[str], None]
+) -> tuple[dict[str, SiteOutcome], str]:
+    """Run every partition, writing each site's findings.json as its partition completes; (outcomes by site id, engine)."""
+    outcomes: dict[str, SiteOutcome] = {}
+    results, close, engine = _executor_map(plan.partitions, workers, scheduler)
+    done = 0
+    try:
+        for batch in results:
+            for o in batch:
+                if o.document:
+                    d = out / "sites" / folder[o.site_id]
+                    d.mkdir(exist_ok=True)
+                    (d / "findings.json").write_text(o.document, encoding="utf-8")
+                    o.document = ""
+                outcomes[o.site_id] = o
+            done += 1
+            say(f"partition {done}/{len(plan.partitions)} done ({len(outcomes)} sites)")
+    finally:
+        close()
+    return outcomes, engine
+
+
+def _batch_meta(
+    report: BatchReport,
+    plan: BatchPlan,
+    ordered: Sequence[SiteOutcome],
+    jurisdiction: str,
+    package: Path,
+    dem_path: Path | None,
+    class_override: str | None,
+    crs_name: str,
+) -> dict[str, Any]:
+    """The batch.json document: inputs, partitions, halo (ft), engine, counts, errors, timings (s)."""
+    return {
         "jurisdiction": jurisdiction,
         "package": str(package),
         "dem": str(dem_path) if dem_path else None,
@@ -835,18 +908,16 @@ def run_batch(
         "partitions": len(plan.partitions),
         "sites_per_partition": [len(p.sites) for p in plan.partitions],
         "halo_ft": plan.halo_ft if math.isfinite(plan.halo_ft) else None,  # a flow trace of no declared length: every feature is context
-        "engine": engine,
-        "working_crs": inputs.crs_name,
+        "engine": report.engine,
+        "working_crs": crs_name,
         "sites_with_violation": report.with_violation,
-        "counts": totals,
+        "counts": report.counts,
         "errors": [{"site_parcel": s, "error": e} for s, e in report.errors],
         "unassigned_features": plan.unassigned,
-        "seconds": {k: round(v, 3) for k, v in times.items()},
+        "seconds": {k: round(v, 3) for k, v in report.seconds.items()},
         "site_check_seconds": round(sum(o.seconds for o in ordered), 3),
         "site_check_cpu_seconds": round(sum(o.cpu_seconds for o in ordered), 3),
     }
-    (out / "batch.json").write_text(json.dumps(meta, indent=2, ensure_ascii=False), encoding="utf-8")
-    return report
 
 
 def _write_summary(path: Path, outcomes: Iterable[SiteOutcome], folder: dict[str, str]) -> None:
@@ -876,8 +947,7 @@ def _write_summary(path: Path, outcomes: Iterable[SiteOutcome], folder: dict[str
 
 def _write_gpkg(path: Path, outcomes: Sequence[SiteOutcome], plan: BatchPlan, parcels: FeatureLayer, crs: Any) -> None:
     """findings_points/lines/areas with a site_parcel column, and the site parcels with their counts."""
-    import geopandas as gpd
-    import shapely
+    import geopandas as gpd  # lazy: 0.6 s, and the spawned workers import this module without writing
 
     if path.exists():
         path.unlink()

@@ -23,7 +23,10 @@ import time
 from pathlib import Path
 from typing import NoReturn, Sequence
 
+from ..core.rulepack import JURISDICTIONS, PackError
+from .batch import BatchError, run_batch
 from .errors import fail
+from .reader import InputError
 
 PROG = "stormwater-check batch"
 
@@ -35,8 +38,6 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from ..core.rulepack import JURISDICTIONS
-
     p = _Parser(
         prog=PROG,
         description="Check every site parcel (is_site set) of a package: devices and building sites belong to the parcel that contains them.",
@@ -66,9 +67,6 @@ def _fail(message: str) -> NoReturn:
 def main(argv: Sequence[str]) -> int:
     """Run ``stormwater-check batch``; returns the exit status."""
     args = build_parser().parse_args(list(argv))
-    from ..core.rulepack import PackError
-    from .batch import BatchError, run_batch
-    from .reader import InputError
 
     if args.workers < 1:
         _fail(f"--workers {args.workers}: give at least 1")

@@ -12,6 +12,10 @@ import json
 from pathlib import Path
 from typing import Any, Sequence
 
+from ..core.accuracy import parse_role_accuracy
+from ..core.compare import compare_documents
+from ..report.package import comparison_line
+from .errors import fail
 from .reader import InputError
 
 
@@ -34,8 +38,6 @@ def read_previous(path: Path) -> dict[str, Any]:
 
 def parse_accuracy(items: Sequence[str]) -> dict[str, float]:
     """``--accuracy ROLE=FT`` items to role → feet (:func:`~stormwater_plugin.core.accuracy.parse_role_accuracy`)."""
-    from ..core.accuracy import parse_role_accuracy
-
     try:
         return parse_role_accuracy(items)
     except ValueError as exc:
@@ -55,10 +57,6 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str]) -> int:
     """Write ``DIR/compare.json`` and print the counts; exit 1 while new or still-open violations remain."""
-    from ..core.compare import compare_documents
-    from ..report.package import comparison_line
-    from .errors import fail
-
     args = _parser().parse_args(list(argv))
     try:
         old, new = read_previous(args.old), read_previous(args.new)

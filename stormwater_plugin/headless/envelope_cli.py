@@ -15,14 +15,19 @@ import warnings as _pywarnings
 from pathlib import Path
 from typing import Any, Sequence
 
+from shapely.geometry import MultiPolygon, Polygon
+
 from ..__about__ import __version__
+from ..core.model import DEVICE_TYPES
+from ..core.rulepack import JURISDICTIONS, PackError, load_pack
+from ..core.siting import SitingError, build_envelope
+from ..services.presentation import DESIGN_SCHEMA, ENVELOPE_SCHEMA, EXCLUDED_SCHEMA
+from ..services.siting import envelope_rows
 from .errors import fail, run_guarded
+from .reader import InputError, read_site
 
 
 def _parser() -> argparse.ArgumentParser:
-    from ..core.model import DEVICE_TYPES
-    from ..core.rulepack import JURISDICTIONS
-
     p = argparse.ArgumentParser(
         prog="stormwater-check envelope",
         description=(
@@ -50,8 +55,6 @@ def _fail(message: str) -> None:
 
 
 def _multi(geom: Any) -> Any:
-    from shapely.geometry import MultiPolygon, Polygon
-
     if geom is None or geom.is_empty:
         return None
     if isinstance(geom, Polygon):
@@ -64,10 +67,8 @@ def _multi(geom: Any) -> Any:
 
 def write_envelope(env: Any, out: Path, crs: Any, meta: dict[str, Any]) -> tuple[Path, Path]:
     """``envelope.gpkg`` (three polygon layers) and ``envelope.json``."""
-    import geopandas as gpd
+    import geopandas as gpd  # lazy: 0.6 s, only to write
 
-    from ..services.presentation import DESIGN_SCHEMA, ENVELOPE_SCHEMA, EXCLUDED_SCHEMA
-    from ..services.siting import envelope_rows
 
     gpkg = out / "envelope.gpkg"
     if gpkg.exists():
@@ -108,9 +109,6 @@ def summary_text(env: Any, out: Path) -> str:
 
 def run(argv: Sequence[str]) -> int:
     args = _parser().parse_args(list(argv))
-    from ..core.rulepack import PackError, load_pack
-    from ..core.siting import SitingError, build_envelope
-    from .reader import InputError, read_site
 
     if args.site is None and not args.layer:
         _fail("give a site package (SITE.gpkg) or at least one --layer ROLE=PATH")

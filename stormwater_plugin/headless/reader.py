@@ -14,13 +14,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import fiona
 import numpy as np
+import shapely
+from pyproj import CRS, Geod, Proj, Transformer
+from shapely.geometry import shape
 
 from ..core.engine import SiteInputs
 from ..core.model import ROLES, FeatureLayer, Warning_
 from ..core.raster import ElevationGrid
+from ..core.terrain import plausibility_warning
 from ..core.units import FT_PER_METRE, Z_UNITS_TO_FT, feet_per_unit, normalise_z_unit
-from ..services.working_crs import PLAN_ROLES
+from ..services.dem_window import dem_window
+from ..services.working_crs import PLAN_ROLES, CrsTraits, NoSiteLocation, plausible_scale, site_centre, site_geometries, site_parcel_indices
+from ..services.working_crs import choose_working_crs as policy
+from .dem_source import open_dem_source
 
 #: Field used as identity when a layer has no ``id`` field, by role.
 ROLE_ID_FIELDS: dict[str, tuple[str, ...]] = {"parcels": ("PRINT_KEY", "SBL")}
@@ -70,8 +78,6 @@ def parse_layer_option(text: str) -> LayerSource:
 
 
 def _list_layers(path: Path) -> list[str]:
-    import fiona
-
     try:
         return list(fiona.listlayers(str(path)))
     except Exception as exc:  # fiona raises several driver-specific errors
@@ -103,8 +109,6 @@ class VectorFrame:
 
     @property
     def total_bounds(self) -> np.ndarray:
-        import shapely
-
         present = [g for g in self.geoms if g is not None and not g.is_empty]
         if not present:
             return np.full(4, np.nan)
@@ -112,9 +116,6 @@ class VectorFrame:
 
     def to_crs(self, crs: Any) -> VectorFrame:
         """The same features in ``crs`` (always x, y order; Z kept out, as the engine measures in plan)."""
-        import shapely
-        from pyproj import Transformer
-
         tf = Transformer.from_crs(self.crs, crs, always_xy=True)
 
         def move(xy: np.ndarray) -> np.ndarray:
@@ -132,9 +133,6 @@ ARC_STEP_DEG: float = 0.25
 
 
 def _read_frame(src: LayerSource) -> VectorFrame:
-    import fiona
-    from shapely.geometry import shape
-
     if not src.path.exists():
         raise InputError(f"{src.path}: file not found (for the '{src.role}' layer)")
     try:
@@ -195,8 +193,6 @@ def _feature_geometry(g: Any, shape: Any) -> Any:
 @functools.lru_cache(maxsize=32)
 def crs_from_wkt(wkt: str) -> Any:
     """A pyproj CRS from WKT, parsed once per distinct text (a site package's layers share one; each parse costs ~5 ms)."""
-    from pyproj import CRS
-
     return CRS.from_wkt(wkt)
 
 
@@ -248,8 +244,6 @@ _LONLAT: dict[str, Any] = {}
 
 def _to_lonlat(crs: Any) -> Any:
     """A cached transformer from ``crs`` to WGS 84 longitude/latitude (building one costs milliseconds)."""
-    from pyproj import Transformer
-
     key = crs.to_wkt()
     if key not in _LONLAT:
         _LONLAT[key] = Transformer.from_crs(crs, "EPSG:4326", always_xy=True)
@@ -277,9 +271,6 @@ def site_centre_lonlat(frames: list[Any]) -> tuple[float, float] | None:
 
 def _site_lonlat(frames: dict[str, Any], site_parcel_id: str | None) -> tuple[float, float] | None:
     """Longitude and latitude of the centre of the site's features (:func:`~stormwater_plugin.services.working_crs.site_geometries`)."""
-    import shapely
-
-    from ..services.working_crs import site_parcel_indices
 
     # The site parcel(s) in their own CRS: their lon/lat bounds.
     boxes: list[np.ndarray] = []
@@ -323,10 +314,6 @@ def choose_working_crs(dem_crs: Any, frames: list[Any] | dict[str, Any], site_pa
     plan, else everything); a plain list is located by the centre of all
     its data.
     """
-    from pyproj import CRS
-
-    from ..services.working_crs import CrsTraits, NoSiteLocation
-    from ..services.working_crs import choose_working_crs as policy
 
     traits = None if dem_crs is None else CrsTraits(bool(dem_crs.is_projected), is_conformal(dem_crs))
     needs_site = traits is None or not (traits.projected and traits.conformal)
@@ -350,9 +337,6 @@ def scale_at(crs: Any, lonlat: tuple[float, float] | None) -> float:
     feet. Non-conformal projections use the mean of the meridional and
     parallel scales. 1 when it cannot be computed.
     """
-    from pyproj import Proj
-
-    from ..services.working_crs import plausible_scale
 
     if lonlat is None:
         return 1.0
@@ -380,8 +364,6 @@ def site_scale(crs: Any, layers: dict[str, FeatureLayer], site_parcel_id: str | 
     factor varies by well under a part in a million, so a pair within a few
     thousandths of a foot of a limit is decided as on the ellipsoid.
     """
-    from ..services.working_crs import site_centre, site_geometries
-
     centre = site_centre(site_geometries(layers, site_parcel_id))
     if centre is None:
         return 1.0
@@ -396,8 +378,6 @@ def site_units(loaded: LoadedSite) -> dict[str, tuple[float, str]]:
 
     For the batch: the sites are the parcels with ``is_site`` set, by id.
     """
-    from ..services.working_crs import site_parcel_indices
-
     parcels = loaded.inputs.layers.get("parcels")
     if parcels is None:
         return {}
@@ -447,7 +427,6 @@ def read_site(
         src = parse_layer_option(opt)
         sources[src.role] = src
 
-    import fiona
 
     frames: dict[str, VectorFrame] = {}
     warnings: list[Warning_] = []
@@ -491,7 +470,6 @@ def read_site(
         dem, dem_warnings = read_dem(dem_path, crs, layers, dem_z_units, area=_window(dem_path, dem_crs, layers, pack, unit_to_ft, site_parcel_id))
         warnings.extend(dem_warnings)
         # The same file in windows, with the same unit decision and transforms: the flow trace reads further as it proceeds.
-        from .dem_source import open_dem_source
 
         dem_source = open_dem_source(dem_path, dem, crs, dem_crs)
     inputs = SiteInputs(
@@ -524,7 +502,7 @@ def dem_crs(path: Path) -> Any:
 
 
 def _dem_crs(path: Path) -> Any:
-    import rasterio
+    import rasterio  # lazy: 0.34 s, only when a DEM is given
 
     if not path.exists():
         raise InputError(f"{path}: DEM not found")
@@ -543,14 +521,13 @@ def _window(path: Path, dem_crs: Any, layers: dict[str, FeatureLayer], pack: Any
     """Working-CRS bounds of the DEM the pack's rules need (``None``: the legacy window around the features)."""
     if pack is None:
         return None
-    from ..services.dem_window import dem_window
 
     return dem_window(layers, pack, unit_to_ft=unit_to_ft, cell_ft=_dem_cell_ft(path, dem_crs), site_parcel_id=site_parcel_id).bounds
 
 
 def _dem_cell_ft(path: Path, dem_crs: Any) -> float:
     """The DEM's larger pixel side, feet (degrees taken at 364,000 ft, an upper bound for New York's latitudes)."""
-    import rasterio
+    import rasterio  # lazy: 0.34 s, only when a DEM is given
 
     with rasterio.open(path) as src:
         res = max(abs(float(src.res[0])), abs(float(src.res[1])))
@@ -563,9 +540,8 @@ def read_dem(
     path: Path, working_crs: Any, layers: dict[str, FeatureLayer], z_units: str | None, area: tuple[float, float, float, float] | None = None
 ) -> tuple[ElevationGrid, list[Warning_]]:
     """Read the DEM in its own CRS over ``area`` (working-CRS bounds), else over the features plus a 150 ft margin."""
-    import rasterio
-    from pyproj import CRS, Transformer
-    from rasterio.windows import Window, from_bounds
+    import rasterio  # lazy: 0.34 s, only when a DEM is given
+    from rasterio.windows import Window, from_bounds  # lazy: as above
 
     warnings: list[Warning_] = []
     dem_crs = _dem_crs(path)
@@ -664,8 +640,6 @@ def read_dem(
 
 
 def _plausibility(grid: ElevationGrid, z_ft: np.ndarray) -> list[Warning_]:
-    from ..core.terrain import plausibility_warning
-
     msg = plausibility_warning(grid)
     if msg:
         return [Warning_("dem_z_implausible", msg)]
@@ -681,8 +655,6 @@ def _plausibility(grid: ElevationGrid, z_ft: np.ndarray) -> list[Warning_]:
 
 
 def _layers_bounds(layers: dict[str, FeatureLayer]) -> tuple[float, float, float, float] | None:
-    import shapely
-
     geoms = [g for layer in layers.values() if layer.role != "parcels" for g in layer.geoms if g is not None and not g.is_empty]
     if not geoms:
         geoms = [g for layer in layers.values() for g in layer.geoms if g is not None and not g.is_empty]
@@ -696,8 +668,6 @@ def _layers_bounds(layers: dict[str, FeatureLayer]) -> tuple[float, float, float
 
 def _cell_size_ft(gt: tuple[float, ...], dem_crs: Any, working_crs: Any, bounds: Any) -> tuple[float, float] | None:
     """Approximate pixel width and height in feet near the site."""
-    from pyproj import Geod
-
     if dem_crs.is_projected:
         f = feet_per_unit(float(dem_crs.axis_info[0].unit_conversion_factor))
         return abs(gt[1]) * f, abs(gt[5]) * f

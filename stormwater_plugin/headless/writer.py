@@ -6,6 +6,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+import shapely
+from shapely.geometry import mapping
+
 from ..core.model import CheckResult, Finding, Status
 from ..core.serialize import finding_to_dict, result_to_dict, warnings_text
 from ..services.presentation import finding_label
@@ -66,8 +69,6 @@ _MULTI = {"points": "MultiPoint", "lines": "MultiLineString", "areas": "MultiPol
 
 
 def _as_multi(geom: Any, family: str) -> Any:
-    import shapely
-
     if geom.geom_type.startswith("Multi"):
         return geom
     make = {"points": shapely.multipoints, "lines": shapely.multilinestrings, "areas": shapely.multipolygons}[family]
@@ -87,8 +88,7 @@ def _field_type(values: list[Any]) -> str:
 
 def write_layer(path: Path, name: str, rows: list[dict[str, Any]], geoms: list[Any], family: str, crs: Any) -> None:
     """One GeoPackage layer through fiona (no pandas): geometries promoted to the family's multi type."""
-    import fiona
-    from shapely.geometry import mapping
+    import fiona  # lazy: batch workers import this module for finding_row and never write
 
     columns: list[str] = []
     for r in rows:

@@ -23,7 +23,7 @@ def find_font(name: str) -> Path:
     """Path of ``name``.ttf (e.g. ``DejaVuSans``)."""
     dirs = [Path(d) for d in _DIRS]
     try:
-        import matplotlib
+        import matplotlib  # optional: only its font folder, when the system has no DejaVu
 
         dirs.append(Path(matplotlib.get_data_path()) / "fonts" / "ttf")
     except Exception:  # pragma: no cover - matplotlib is a dependency of the report
@@ -37,6 +37,7 @@ def find_font(name: str) -> Path:
 
 def register() -> tuple[str, str, str]:
     """Register DejaVu Sans (regular, bold, oblique) with reportlab; returns their names."""
+    # lazy: report/package.py imports this module before the report libraries, to catch FontMissing
     from reportlab.lib.fonts import addMapping
     from reportlab.pdfbase import pdfmetrics
     from reportlab.pdfbase.ttfonts import TTFont

@@ -10,13 +10,14 @@ import base64
 from pathlib import Path
 from typing import Any, Mapping
 
+# jinja2 at module top: this module is imported only when the report is written (report/package.py)
+import jinja2
+
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 
 def environment() -> Any:
     """The jinja2 environment: the package's templates, autoescape on for everything, undefined names fail loudly."""
-    import jinja2
-
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(TEMPLATES)),
         autoescape=True,

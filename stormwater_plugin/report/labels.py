@@ -14,6 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+# reportlab at module top: this module is imported only when the report is written (report/package.py)
+from reportlab.lib.units import inch
+from reportlab.lib.utils import simpleSplit
+from reportlab.pdfgen import canvas
+
 from . import fonts
 
 
@@ -85,8 +90,6 @@ def label_blocks(rows: Sequence[Mapping[str, Any]]) -> tuple[list[list[str]], li
 
 def _fit(lines: list[str], width_pt: float, height_pt: float) -> tuple[float, list[tuple[str, bool]]]:
     """Largest font size (10 pt down to 6 pt) at which the wrapped lines fit; (size, [(text, is_name)])."""
-    from reportlab.lib.utils import simpleSplit
-
     size = 10.0
     wrapped: list[tuple[str, bool]] = []
     while size >= 6.0:
@@ -119,9 +122,6 @@ def write_labels(rows: Sequence[Mapping[str, Any]], path: Path, sheet: LabelShee
     dict
         ``labels`` (count), ``pages``, ``skipped`` (owners without a mailing address).
     """
-    from reportlab.lib.units import inch
-    from reportlab.pdfgen import canvas
-
     fonts.register()
     blocks, skipped = label_blocks(rows)
     c = canvas.Canvas(str(path), pagesize=(sheet.page_w * inch, sheet.page_h * inch))

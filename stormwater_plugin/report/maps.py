@@ -16,8 +16,16 @@ import io
 import math
 from typing import Any, Iterable, Mapping, Sequence
 
+# matplotlib at module top: this module is imported only when the report is written (report/package.py)
+import matplotlib.patheffects as pe
 import numpy as np
 import shapely
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch, PathPatch, Rectangle
+from matplotlib.path import Path
+from matplotlib.ticker import FuncFormatter, MaxNLocator
 from shapely.geometry import Polygon
 from shapely.geometry.base import BaseGeometry
 from shapely.geometry.polygon import orient
@@ -48,8 +56,6 @@ def _parts(g: BaseGeometry | None) -> Iterable[BaseGeometry]:
 
 
 def _poly_path(poly: Polygon) -> Any:
-    from matplotlib.path import Path
-
     poly = orient(poly, 1.0)
     rings = [np.asarray(poly.exterior.coords)[:, :2]] + [np.asarray(r.coords)[:, :2] for r in poly.interiors]
     verts = np.concatenate(rings)
@@ -72,8 +78,6 @@ def draw(
     zorder: float = 2.0,
 ) -> None:
     """Draw any shapely geometry: polygons as patches, lines as lines, points as markers."""
-    from matplotlib.patches import PathPatch
-
     for p in _parts(g):
         t = p.geom_type
         if t == "Polygon":
@@ -110,8 +114,6 @@ def _label(
     va: str = "center",
 ) -> None:
     """Text with a white halo at (x, y), moved by ``offset`` points."""
-    import matplotlib.patheffects as pe
-
     ax.annotate(
         text,
         xy=(x, y),
@@ -239,8 +241,6 @@ def north_arrow(ax: Any) -> None:
 
 def scale_bar(ax: Any, unit_to_ft: float) -> None:
     """A scale bar in feet in the lower left corner, about a quarter of the map's width."""
-    from matplotlib.patches import Rectangle
-
     x0, x1 = ax.get_xlim()
     y0, y1 = ax.get_ylim()
     width_ft = (x1 - x0) * unit_to_ft
@@ -278,8 +278,6 @@ def _fit_extent(ax: Any, bounds: Sequence[float], aspect: float, margin_frac: fl
 
 
 def _png(fig: Any) -> bytes:
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-
     FigureCanvasAgg(fig)
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=DPI)
@@ -311,9 +309,6 @@ _LAYER_STYLE: dict[str, tuple[str, str, float, str, float, str | None, float, st
 
 
 def _legend_handles(present: set[str], statuses: set[str], linear: set[str]) -> list[Any]:
-    from matplotlib.lines import Line2D
-    from matplotlib.patches import Patch
-
     h: list[Any] = []
     if "parcels" in present:
         h += [Line2D([], [], color="black", lw=2.0, label="site parcel"), Line2D([], [], color="#9a9a9a", lw=0.6, label="other parcels")]
@@ -353,8 +348,6 @@ def site_map(result: CheckResult, findings: Sequence[Mapping[str, Any]], layers:
     unit_to_ft : float
         Working-CRS unit in feet (for the scale bar).
     """
-    from matplotlib.figure import Figure
-
     fig = Figure(figsize=(7.2, 8.4))
     ax = fig.add_axes((0.01, 0.14, 0.98, 0.85))
     site = site_geometry(layers, result.site_parcel_id)
@@ -487,10 +480,6 @@ def notification_map(
     result: CheckResult, layers: Mapping[str, FeatureLayer], unit_to_ft: float, listed: Sequence[str], radius_ft: float
 ) -> bytes:
     """The notification map as PNG bytes: site parcel, the radius ring, listed parcels highlighted with their ids."""
-    from matplotlib.figure import Figure
-    from matplotlib.lines import Line2D
-    from matplotlib.patches import Patch
-
     fig = Figure(figsize=(7.2, 7.0))
     ax = fig.add_axes((0.01, 0.08, 0.98, 0.91))
     site = site_geometry(layers, result.site_parcel_id)
@@ -560,8 +549,6 @@ def slope_rose(
     steepest : (slope_pct, azimuth_deg), optional
         The engine's steepest reading, for the title (else the profile's maximum).
     """
-    from matplotlib.figure import Figure
-
     fig = Figure(figsize=(3.4, 3.55))
     ax = fig.add_axes((0.12, 0.1, 0.76, 0.72), projection="polar")
     ax.set_theta_zero_location("N")
@@ -589,7 +576,6 @@ def slope_rose(
     k = int(np.argmax(r[:-1]))
     ax.plot([th[k]], [r[k]], "o", color="#d62728", ms=4)
     slope, az = steepest if steepest is not None else (float(r[k]), math.degrees(th[k]) % 360)
-    from matplotlib.ticker import FuncFormatter, MaxNLocator
 
     ax.yaxis.set_major_locator(MaxNLocator(4))
     ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}%"))

@@ -249,15 +249,109 @@ def build_report_model(
         report_date = _dt.date.today()
     date_text = report_date.isoformat() if isinstance(report_date, _dt.date) else str(report_date)
     findings = list(doc.get("findings", []))
-    counts = dict(doc.get("counts") or result.counts())
-    oc = dict(doc.get("override_counts") or {})
     site = site_geometry(layers, result.site_parcel_id)
-    site_info = _site_parcel(layers, result.site_parcel_id)
     inv = inventory(layers, site, unit_to_ft, 100.0)
     notif = _notification(doc, layers)
     skipped = not_checked(doc.get("rules_not_checked", []) or [], str(doc.get("jurisdiction") or result.jurisdiction))
     bsites = _building_sites(doc, layers)
-    overridden = [
+    inp = dict(doc.get("inputs") or inputs or {})
+    return {
+        "title": "Stormwater site-plan review",
+        "header": _header(result, doc, _site_parcel(layers, result.site_parcel_id), inp, reviewer, reference, date_text, crs_name),
+        "summary": _summary(result, doc),
+        "classification": _classification(result, doc),
+        "rule_groups": _rule_groups(findings),
+        "building_sites": bsites,
+        "inventory": inv,
+        "notification": notif,
+        "rules_not_checked": [n.as_dict() for n in skipped if not n.for_reviewer],
+        "rules_for_reviewer": [n.as_dict() for n in skipped if n.for_reviewer],
+        "rules_not_applicable": [_not_checked(r) for r in doc.get("rules_not_applicable", []) or []],
+        "warnings": _group_warnings(doc.get("warnings", []) or []),
+        "overrides": {"applied": _applied_overrides(findings), "stale": [_override(x) for x in doc.get("stale_overrides", []) or []]},
+        "figures": _figures(notif, bsites),
+        "status_labels": STATUS_LABELS,
+        "accuracy": _accuracy(doc, findings),
+        "comparison": _comparison(doc.get("comparison")),
+    }
+
+
+def _header(
+    result: CheckResult,
+    doc: Mapping[str, Any],
+    site_info: Mapping[str, str],
+    inp: Mapping[str, Any],
+    reviewer: str,
+    reference: str,
+    date_text: str,
+    crs_name: str,
+) -> dict[str, Any]:
+    """The header: jurisdiction, pack, site parcel (id, owner, address), reviewer, date, tool, CRS and input files."""
+    return {
+        "jurisdiction": doc.get("jurisdiction", result.jurisdiction),
+        "jurisdiction_name": JURISDICTION_NAMES.get(str(doc.get("jurisdiction", result.jurisdiction)), str(result.jurisdiction)),
+        "pack_title": (doc.get("rule_pack") or {}).get("title", result.pack_title),
+        "pack_version": (doc.get("rule_pack") or {}).get("version", result.pack_version),
+        "site_parcel": site_info["id"],
+        "site_owner": site_info["owner"],
+        "site_address": site_info["address"],
+        "reviewer": reviewer or "not given",
+        "reference": reference or "not given",
+        "date": date_text,
+        "tool": f"stormwater-check {(doc.get('tool') or {}).get('version', __version__)}",
+        "working_crs": doc.get("working_crs", crs_name) or "",
+        "site_package": inp.get("site") or "",
+        "dem": inp.get("dem") or "none supplied",
+        "dem_z": inp.get("dem_z") or "",
+    }
+
+
+def _summary(result: CheckResult, doc: Mapping[str, Any]) -> dict[str, Any]:
+    """Counts by status, reviewer decisions (overridden, stale) and the one-line verdict."""
+    counts = dict(doc.get("counts") or result.counts())
+    oc = dict(doc.get("override_counts") or {})
+    unresolved = int(oc.get("violations_unresolved", counts.get("violation", 0)) or 0)
+    verdict = (
+        f"{counts.get('violation', 0)} violation(s) found"
+        + (f", {int(oc.get('violations_overridden', 0))} accepted or waived by the reviewer" if oc.get("violations_overridden") else "")
+        + (f"; {unresolved} remain." if counts.get("violation", 0) else ".")
+    )
+    return {
+        "counts": {s: int(counts.get(s, 0)) for s in ("violation", "undetermined", "advisory", "pass")},
+        "overridden": int(oc.get("overridden", 0)),
+        "violations_overridden": int(oc.get("violations_overridden", 0)),
+        "violations_unresolved": unresolved,
+        "stale_overrides": int(oc.get("stale", 0)),
+        "verdict": verdict,
+        "note": doc.get("note", ""),
+    }
+
+
+def _classification(result: CheckResult, doc: Mapping[str, Any]) -> dict[str, Any]:
+    """Project class (given or computed), disturbed and new impervious areas (sq ft) and the reasons with their citations."""
+    reasons = [
+        {
+            "citation": r.get("citation", ""),
+            "excerpt": r.get("excerpt", ""),
+            "status": r.get("status", ""),
+            "status_label": STATUS_LABELS.get(str(r.get("status", "")), str(r.get("status", ""))),
+            "message": r.get("message", ""),
+        }
+        for r in doc.get("classification_reasons", []) or []
+    ]
+    return {
+        "project_class": doc.get("project_class", result.project_class),
+        "class_source": doc.get("class_source", result.class_source),
+        "computed_class": doc.get("computed_class"),
+        "disturbed_sqft": doc.get("disturbed_sqft"),
+        "new_impervious_sqft": doc.get("new_impervious_sqft"),
+        "reasons": reasons,
+    }
+
+
+def _applied_overrides(findings: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The findings a reviewer accepted or waived, each with its decision."""
+    return [
         {
             "key": f["key"],
             "rule_id": f["rule_id"],
@@ -270,24 +364,17 @@ def build_report_model(
         for f in findings
         if f.get("override")
     ]
-    unresolved = int(oc.get("violations_unresolved", counts.get("violation", 0)) or 0)
-    cls_reasons = [
-        {
-            "citation": r.get("citation", ""),
-            "excerpt": r.get("excerpt", ""),
-            "status": r.get("status", ""),
-            "status_label": STATUS_LABELS.get(str(r.get("status", "")), str(r.get("status", ""))),
-            "message": r.get("message", ""),
-        }
-        for r in doc.get("classification_reasons", []) or []
-    ]
+
+
+def _figures(notif: Mapping[str, Any], bsites: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The figures' ids, titles and captions: site map, notification map (radius in ft), one slope rose per building site."""
     figures = [
         {"id": "site_map", "title": "Site map with findings", "caption": _site_map_caption()},
         {
             "id": "notification_map",
             "title": f"Neighbour notification: {notif['radius_ft']:g} ft from the site parcel",
-            "caption": f"Site parcel (black), the {notif['radius_ft']:g} ft ring (dashed) and the parcels to notify (yellow, with their ids). "
-            "Other parcels within the ring are outlined in grey.",
+            "caption": f"Site parcel (black), the {notif['radius_ft']:g} ft ring (dashed) and the parcels to notify (yellow, "
+            "with their ids). Other parcels within the ring are outlined in grey.",
         },
     ]
     for b in bsites:
@@ -299,62 +386,7 @@ def build_report_model(
                     "caption": "Slope over 100 ft by direction (azimuth from grid north).",
                 }
             )
-    inp = dict(doc.get("inputs") or inputs or {})
-    verdict = (
-        f"{counts.get('violation', 0)} violation(s) found"
-        + (f", {int(oc.get('violations_overridden', 0))} accepted or waived by the reviewer" if oc.get("violations_overridden") else "")
-        + (f"; {unresolved} remain." if counts.get("violation", 0) else ".")
-    )
-    return {
-        "title": "Stormwater site-plan review",
-        "header": {
-            "jurisdiction": doc.get("jurisdiction", result.jurisdiction),
-            "jurisdiction_name": JURISDICTION_NAMES.get(str(doc.get("jurisdiction", result.jurisdiction)), str(result.jurisdiction)),
-            "pack_title": (doc.get("rule_pack") or {}).get("title", result.pack_title),
-            "pack_version": (doc.get("rule_pack") or {}).get("version", result.pack_version),
-            "site_parcel": site_info["id"],
-            "site_owner": site_info["owner"],
-            "site_address": site_info["address"],
-            "reviewer": reviewer or "not given",
-            "reference": reference or "not given",
-            "date": date_text,
-            "tool": f"stormwater-check {(doc.get('tool') or {}).get('version', __version__)}",
-            "working_crs": doc.get("working_crs", crs_name) or "",
-            "site_package": inp.get("site") or "",
-            "dem": inp.get("dem") or "none supplied",
-            "dem_z": inp.get("dem_z") or "",
-        },
-        "summary": {
-            "counts": {s: int(counts.get(s, 0)) for s in ("violation", "undetermined", "advisory", "pass")},
-            "overridden": int(oc.get("overridden", 0)),
-            "violations_overridden": int(oc.get("violations_overridden", 0)),
-            "violations_unresolved": unresolved,
-            "stale_overrides": int(oc.get("stale", 0)),
-            "verdict": verdict,
-            "note": doc.get("note", ""),
-        },
-        "classification": {
-            "project_class": doc.get("project_class", result.project_class),
-            "class_source": doc.get("class_source", result.class_source),
-            "computed_class": doc.get("computed_class"),
-            "disturbed_sqft": doc.get("disturbed_sqft"),
-            "new_impervious_sqft": doc.get("new_impervious_sqft"),
-            "reasons": cls_reasons,
-        },
-        "rule_groups": _rule_groups(findings),
-        "building_sites": bsites,
-        "inventory": inv,
-        "notification": notif,
-        "rules_not_checked": [n.as_dict() for n in skipped if not n.for_reviewer],
-        "rules_for_reviewer": [n.as_dict() for n in skipped if n.for_reviewer],
-        "rules_not_applicable": [_not_checked(r) for r in doc.get("rules_not_applicable", []) or []],
-        "warnings": _group_warnings(doc.get("warnings", []) or []),
-        "overrides": {"applied": overridden, "stale": [_override(x) for x in doc.get("stale_overrides", []) or []]},
-        "figures": figures,
-        "status_labels": STATUS_LABELS,
-        "accuracy": _accuracy(doc, findings),
-        "comparison": _comparison(doc.get("comparison")),
-    }
+    return figures
 
 
 def _accuracy(doc: Mapping[str, Any], findings: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

@@ -7,12 +7,16 @@ are drawn once and embedded in both.
 from __future__ import annotations
 
 import datetime as _dt
+import json
 from pathlib import Path
 from typing import Any, Mapping
 
 from ..core.model import CheckResult, FeatureLayer
 from ..core.overrides import Override, OverrideError, loads_overrides
 from ..services.review import Review
+from . import fonts
+from .model import build_report_model
+from .notification_csv import write_csv
 
 REPORT_FILES: tuple[str, ...] = ("report.html", "report.pdf", "notification.csv", "labels.pdf")
 
@@ -80,21 +84,22 @@ def write_report_package(
     ReportError
         When jinja2, matplotlib, reportlab or the DejaVu font is missing.
     """
-    from .model import build_report_model
-    from .notification_csv import write_csv
-
     model = build_report_model(result, layers, unit_to_ft, doc=doc, reviewer=reviewer, reference=reference, report_date=report_date)
     files: list[Path] = [write_csv(model["notification"]["rows"], out_dir / "notification.csv")]
     try:
-        from . import fonts
-        from .html import write_html
-        from .labels import write_labels
+        # lazy, each just before its use: matplotlib, jinja2 and reportlab are optional for a plain check, and a
+        # missing one becomes a ReportError after the files before it are written (as it always was)
         from .maps import render_figures
-        from .pdf import write_pdf
 
         figures = render_figures(result, model, layers, unit_to_ft, doc.get("findings", []))
+        from .html import write_html
+
         files.append(write_html(model, figures, out_dir / "report.html"))
+        from .pdf import write_pdf
+
         files.append(write_pdf(model, figures, out_dir / "report.pdf"))
+        from .labels import write_labels
+
         labels = write_labels(model["notification"]["rows"], out_dir / "labels.pdf")
         files.append(out_dir / "labels.pdf")
     except ModuleNotFoundError as exc:
@@ -168,8 +173,6 @@ def finish_check(
     list of str
         The console lines to add to the summary.
     """
-    import json
-
     doc = review.doc
     if review.comparison is not None:
         (out_dir / "compare.json").write_text(json.dumps(review.comparison, indent=2, ensure_ascii=False), encoding="utf-8")

@@ -13,6 +13,16 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 from xml.sax.saxutils import escape
 
+# reportlab at module top: this module is imported only when the report is written (report/package.py imports it
+# there, inside the guard that turns a missing package into a ReportError), never by the plain CLI or the plugin.
+from reportlab.lib import colors
+from reportlab.lib.pagesizes import letter
+from reportlab.lib.styles import ParagraphStyle
+from reportlab.lib.units import inch
+from reportlab.lib.utils import ImageReader
+from reportlab.pdfgen import canvas
+from reportlab.platypus import CondPageBreak, Image, KeepTogether, PageBreak, Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
+
 from . import fonts
 
 STATUS_HEX = {
@@ -23,12 +33,10 @@ STATUS_HEX = {
     "accepted": "#555555",
     "waived": "#555555",
 }
+_WIDTH = 7.3 * inch  # the text width on US letter with 0.6 in margins
 
 
 def _styles() -> dict[str, Any]:
-    from reportlab.lib import colors
-    from reportlab.lib.styles import ParagraphStyle
-
     reg, bold, obl = fonts.register()
     base = ParagraphStyle("base", fontName=reg, fontSize=9, leading=11.5, textColor=colors.HexColor("#222222"))
     return {
@@ -62,8 +70,6 @@ def _styles() -> dict[str, Any]:
 
 def _p(text: Any, style: Any, markup: str = "") -> Any:
     """A paragraph of plain ``text`` (escaped), optionally wrapped in trusted ``markup`` such as ``<b>%s</b>``."""
-    from reportlab.platypus import Paragraph
-
     t = escape("" if text is None else str(text)).replace("\n", "<br/>")
     return Paragraph(markup % t if markup else t, style)
 
@@ -74,9 +80,6 @@ def _status(s: str | None, label: str, st: Mapping[str, Any]) -> Any:
 
 
 def _table(rows: Sequence[Sequence[Any]], widths: Sequence[float], header: bool = True, zebra: bool = True) -> Any:
-    from reportlab.lib import colors
-    from reportlab.platypus import Table, TableStyle
-
     t = Table(list(rows), colWidths=list(widths), repeatRows=1 if header else 0, hAlign="LEFT")
     style = [
         ("GRID", (0, 0), (-1, -1), 0.4, colors.HexColor("#b5b5b5")),
@@ -97,16 +100,11 @@ def _table(rows: Sequence[Sequence[Any]], widths: Sequence[float], header: bool 
 
 
 def _image(png: bytes, width: float) -> Any:
-    from reportlab.lib.utils import ImageReader
-    from reportlab.platypus import Image
-
     iw, ih = ImageReader(io.BytesIO(png)).getSize()
     return Image(io.BytesIO(png), width=width, height=width * ih / iw)
 
 
 def _numbered_canvas(footer_left: str) -> Any:
-    from reportlab.pdfgen import canvas
-
     class NumberedCanvas(canvas.Canvas):
         """Writes "page n of m" once every page is known."""
 
@@ -127,8 +125,6 @@ def _numbered_canvas(footer_left: str) -> Any:
             super().save()
 
         def _footer(self, total: int) -> None:
-            from reportlab.lib.units import inch
-
             self.saveState()
             self.setFont(fonts.REGULAR, 7.5)
             self.setFillColorRGB(0.35, 0.35, 0.35)
@@ -144,14 +140,28 @@ def _numbered_canvas(footer_left: str) -> Any:
 
 def story(model: Mapping[str, Any], figures: Mapping[str, bytes]) -> list[Any]:
     """The flowables of the report, in the HTML's order."""
-    from reportlab.lib.units import inch
-    from reportlab.platypus import CondPageBreak, KeepTogether, PageBreak, Spacer
-
     st = _styles()
-    W = 7.3 * inch
+    out: list[Any] = []
+    out += _header_section(model, st, _WIDTH)
+    out += _summary_section(model, st, _WIDTH)
+    out += _classification_section(model, st, _WIDTH)
+    out += _findings_section(model, st, _WIDTH)
+    out += _site_map_section(model, figures, st)
+    out += _building_sites_section(model, figures, st, _WIDTH)
+    out += _inventory_section(model, st, _WIDTH)
+    out += _notification_section(model, figures, st, _WIDTH)
+    out += _rules_not_checked_section(model, st, _WIDTH)
+    out += _decisions_section(model, st, _WIDTH)
+    out += accuracy_section(model, st, _WIDTH)
+    out += comparison_section(model, st, _WIDTH)
+    out += _warnings_section(model, st)
+    return out
+
+
+def _header_section(model: Mapping[str, Any], st: Mapping[str, Any], W: float) -> list[Any]:
+    """Title, pack title and the header table (jurisdiction, site, reviewer, inputs, CRS, tool)."""
     h = model["header"]
     out: list[Any] = [_p(model["title"], st["title"]), _p(h["pack_title"], st["sub"])]
-
     site = (
         h["site_parcel"] + (f" — {h['site_address']}" if h["site_address"] else "") + (f" ({h['site_owner']})" if h["site_owner"] else "")
     )
@@ -167,10 +177,14 @@ def story(model: Mapping[str, Any], figures: Mapping[str, bytes]) -> list[Any]:
         ("Tool", h["tool"]),
     ]
     out.append(_table([[_p(k, st["cellb"]), _p(v, st["cell"])] for k, v in rows], [1.3 * inch, W - 1.3 * inch], header=False, zebra=False))
+    return out
 
+
+def _summary_section(model: Mapping[str, Any], st: Mapping[str, Any], W: float) -> list[Any]:
+    """The counts by status, the verdict and the note."""
     s = model["summary"]
     c = s["counts"]
-    out.append(_p("Summary", st["h2"]))
+    out: list[Any] = [_p("Summary", st["h2"])]
     out.append(
         _table(
             [
@@ -190,9 +204,13 @@ def story(model: Mapping[str, Any], figures: Mapping[str, bytes]) -> list[Any]:
     )
     out.append(_p(s["verdict"], st["base"]))
     out.append(_p(s["note"], st["note"]))
+    return out
 
+
+def _classification_section(model: Mapping[str, Any], st: Mapping[str, Any], W: float) -> list[Any]:
+    """The project class, the areas (sq ft) and the classification reasons with the regulation's words."""
     k = model["classification"]
-    out.append(_p("Project classification", st["h2"]))
+    out: list[Any] = [_p("Project classification", st["h2"])]
     computed = f"; computed: {k['computed_class']}" if k["computed_class"] and k["computed_class"] != k["project_class"] else ""
     dist = "—" if k["disturbed_sqft"] is None else f"{k['disturbed_sqft']:,.0f} sq ft"
     imp = "—" if k["new_impervious_sqft"] is None else f"{k['new_impervious_sqft']:,.0f} sq ft"
@@ -211,8 +229,34 @@ def story(model: Mapping[str, Any], figures: Mapping[str, bytes]) -> list[Any]:
             rows2.append([_p(r["citation"], st["cell"]), _status(r["status"], r["status_label"], st), words])
         out.append(Spacer(1, 4))
         out.append(_table(rows2, [1.9 * inch, 0.95 * inch, W - 2.85 * inch]))
+    return out
 
-    out.append(CondPageBreak(2.0 * inch))
+
+def _finding_row(f: Mapping[str, Any], st: Mapping[str, Any]) -> list[Any]:
+    """One finding's table row: subject, other, measured, required, status (and decision), message (and decision)."""
+    status_cell: list[Any] = [_status(f["status"], f["status_label"], st)]
+    text: list[Any] = [_p(f["message"], st["cell"])]
+    if f["override"]:
+        o = f["override"]
+        status_cell.append(_status(f["effective_status"], "→ " + f["effective_label"], st))
+        when = f" on {o['date']}" if o.get("date") else ""
+        changed = (
+            f" (made when the finding was “{o.get('status_when_made')}”; it has changed since)" if o.get("status_changed") else ""
+        )
+        text.append(_p(f"Reviewer decision: {o['decision']} by {o['reviewer']}{when}: {o['reason']}{changed}", st["small"]))
+    return [
+        _p(f["subject"], st["cell"]),
+        _p(f["other"], st["cell"]),
+        _p(f["measured"], st["cell"]),
+        _p(f["required"], st["cell"]),
+        status_cell,
+        text,
+    ]
+
+
+def _findings_section(model: Mapping[str, Any], st: Mapping[str, Any], W: float) -> list[Any]:
+    """Findings by rule: each rule's citation, id and excerpt, then a table of its findings."""
+    out: list[Any] = [CondPageBreak(2.0 * inch)]
     findings_heading: list[Any] = [_p("Findings by rule", st["h2"])]  # kept with the first rule's heading
     widths = [0.9 * inch, 0.9 * inch, 0.74 * inch, 0.7 * inch, 1.08 * inch]
     widths.append(W - sum(widths))
@@ -222,27 +266,7 @@ def story(model: Mapping[str, Any], figures: Mapping[str, bytes]) -> list[Any]:
         if g["excerpt"]:
             head.append(_p(f"“{g['excerpt']}”", st["quote"]))
         rows3: list[list[Any]] = [[_p(x, st["cellb"]) for x in ("Subject", "Other", "Measured", "Required", "Status", "Finding")]]
-        for f in g["findings"]:
-            status_cell: list[Any] = [_status(f["status"], f["status_label"], st)]
-            text: list[Any] = [_p(f["message"], st["cell"])]
-            if f["override"]:
-                o = f["override"]
-                status_cell.append(_status(f["effective_status"], "→ " + f["effective_label"], st))
-                when = f" on {o['date']}" if o.get("date") else ""
-                changed = (
-                    f" (made when the finding was “{o.get('status_when_made')}”; it has changed since)" if o.get("status_changed") else ""
-                )
-                text.append(_p(f"Reviewer decision: {o['decision']} by {o['reviewer']}{when}: {o['reason']}{changed}", st["small"]))
-            rows3.append(
-                [
-                    _p(f["subject"], st["cell"]),
-                    _p(f["other"], st["cell"]),
-                    _p(f["measured"], st["cell"]),
-                    _p(f["required"], st["cell"]),
-                    status_cell,
-                    text,
-                ]
-            )
+        rows3.extend(_finding_row(f, st) for f in g["findings"])
         if len(rows3) <= 4:
             out.append(KeepTogether(head + [_table(rows3, widths)]))
         else:  # a longer table may split over pages (header row repeated); the heading never sits alone at a page foot
@@ -252,105 +276,118 @@ def story(model: Mapping[str, Any], figures: Mapping[str, bytes]) -> list[Any]:
     if not model["rule_groups"]:
         out.extend(findings_heading)
         out.append(_p("No finding was produced.", st["base"]))
+    return out
 
+
+def _site_map_section(model: Mapping[str, Any], figures: Mapping[str, bytes], st: Mapping[str, Any]) -> list[Any]:
+    """The site map on a page of its own, with its caption (when the figure was drawn)."""
     fig = next((f for f in model["figures"] if f["id"] == "site_map"), None)
-    out.append(PageBreak())
-    out.append(_p("Site map", st["h2"]))
+    out: list[Any] = [PageBreak(), _p("Site map", st["h2"])]
     if fig and fig["id"] in figures:
         out.append(_image(figures[fig["id"]], 6.9 * inch))
         out.append(_p(fig["caption"], st["small"]))
+    return out
 
-    out.append(CondPageBreak(2.5 * inch))
-    out.append(_p("Building sites: slope", st["h2"]))
+
+def _building_sites_section(model: Mapping[str, Any], figures: Mapping[str, bytes], st: Mapping[str, Any], W: float) -> list[Any]:
+    """Building sites: slope over 100 ft (%), direction (degrees), status, and the slope roses two by two."""
+    out: list[Any] = [CondPageBreak(2.5 * inch), _p("Building sites: slope", st["h2"])]
     bs = model["building_sites"]
-    if bs:
-        rows4: list[list[Any]] = [[_p(x, st["cellb"]) for x in ("Building site", "Slope over 100 ft", "Direction", "Status", "Note")]]
-        for b in bs:
-            slope = f"{b['slope_100ft_pct']:.1f} %" if b["slope_100ft_pct"] is not None else "slope not computed"
-            az = f"{b['azimuth_deg']:.0f}°" if b["azimuth_deg"] is not None else "—"
-            label = model["status_labels"].get(b["status"], "—") if b["status"] else "—"
-            rows4.append(
-                [
-                    _p(b["id"], st["cell"]),
-                    _p(slope, st["cell"]),
-                    _p(az, st["cell"]),
-                    _status(b["status"], label, st),
-                    _p(b["message"], st["cell"]),
-                ]
-            )
-        out.append(_table(rows4, [1.2 * inch, 1.3 * inch, 0.8 * inch, 1.0 * inch, W - 4.3 * inch]))
-        roses = [figures[b["figure"]] for b in bs if b["figure"] and b["figure"] in figures]
-        if roses:
-            from reportlab.platypus import Table
-
-            cells = [_image(png, 3.1 * inch) for png in roses]
-            grid = [cells[i : i + 2] + [""] * (2 - len(cells[i : i + 2])) for i in range(0, len(cells), 2)]
-            out.append(Table(grid, colWidths=[W / 2] * 2, hAlign="LEFT"))
-    else:
+    if not bs:
         out.append(_p("No building sites were supplied: slope not computed.", st["base"]))
+        return out
+    rows4: list[list[Any]] = [[_p(x, st["cellb"]) for x in ("Building site", "Slope over 100 ft", "Direction", "Status", "Note")]]
+    for b in bs:
+        slope = f"{b['slope_100ft_pct']:.1f} %" if b["slope_100ft_pct"] is not None else "slope not computed"
+        az = f"{b['azimuth_deg']:.0f}°" if b["azimuth_deg"] is not None else "—"
+        label = model["status_labels"].get(b["status"], "—") if b["status"] else "—"
+        rows4.append(
+            [
+                _p(b["id"], st["cell"]),
+                _p(slope, st["cell"]),
+                _p(az, st["cell"]),
+                _status(b["status"], label, st),
+                _p(b["message"], st["cell"]),
+            ]
+        )
+    out.append(_table(rows4, [1.2 * inch, 1.3 * inch, 0.8 * inch, 1.0 * inch, W - 4.3 * inch]))
+    roses = [figures[b["figure"]] for b in bs if b["figure"] and b["figure"] in figures]
+    if roses:
+        cells = [_image(png, 3.1 * inch) for png in roses]
+        grid = [cells[i : i + 2] + [""] * (2 - len(cells[i : i + 2])) for i in range(0, len(cells), 2)]
+        out.append(Table(grid, colWidths=[W / 2] * 2, hAlign="LEFT"))
+    return out
 
+
+def _inventory_section(model: Mapping[str, Any], st: Mapping[str, Any], W: float) -> list[Any]:
+    """Features within the inventory radius (ft) of the site parcel; the empty and the absent layers."""
     inv = model["inventory"]
-    out.append(CondPageBreak(1.8 * inch))
-    out.append(_p(f"Inventory within {inv['radius_ft']:g} ft of the site parcel", st["h2"]))
+    out: list[Any] = [CondPageBreak(1.8 * inch), _p(f"Inventory within {inv['radius_ft']:g} ft of the site parcel", st["h2"])]
     if not inv["computed"]:
         out.append(_p(f"Not computed: {inv['reason']}.", st["base"]))
-    else:
-        if inv["rows"]:
-            rows5: list[list[Any]] = [[_p(x, st["cellb"]) for x in ("Feature", "Id", "Name / type", "Distance from the site parcel")]]
-            for r in inv["rows"]:
-                d = "on the site parcel" if r["on_site"] else f"{r['distance_ft']:.1f} ft"
-                rows5.append([_p(r["category"], st["cell"]), _p(r["id"], st["cell"]), _p(r["name"], st["cell"]), _p(d, st["cell"])])
-            out.append(_table(rows5, [1.9 * inch, 1.4 * inch, 2.2 * inch, W - 5.5 * inch]))
-        if inv["empty"]:
-            out.append(_p(f"None within {inv['radius_ft']:g} ft (layer supplied): {', '.join(inv['empty'])}.", st["note"]))
-        if inv["absent"]:
-            out.append(_p(f"Unknown (layer not supplied): {', '.join(inv['absent'])}.", st["note"]))
+        return out
+    if inv["rows"]:
+        rows5: list[list[Any]] = [[_p(x, st["cellb"]) for x in ("Feature", "Id", "Name / type", "Distance from the site parcel")]]
+        for r in inv["rows"]:
+            d = "on the site parcel" if r["on_site"] else f"{r['distance_ft']:.1f} ft"
+            rows5.append([_p(r["category"], st["cell"]), _p(r["id"], st["cell"]), _p(r["name"], st["cell"]), _p(d, st["cell"])])
+        out.append(_table(rows5, [1.9 * inch, 1.4 * inch, 2.2 * inch, W - 5.5 * inch]))
+    if inv["empty"]:
+        out.append(_p(f"None within {inv['radius_ft']:g} ft (layer supplied): {', '.join(inv['empty'])}.", st["note"]))
+    if inv["absent"]:
+        out.append(_p(f"Unknown (layer not supplied): {', '.join(inv['absent'])}.", st["note"]))
+    return out
 
+
+def _notification_section(model: Mapping[str, Any], figures: Mapping[str, bytes], st: Mapping[str, Any], W: float) -> list[Any]:
+    """Neighbour notification: the owners to notify (distance in ft), those without an address, and the map."""
     n = model["notification"]
-    out.append(PageBreak())
-    out.append(_p("Neighbour notification", st["h2"]))
+    out: list[Any] = [PageBreak(), _p("Neighbour notification", st["h2"])]
     if not n["computed"]:
         why = f": {n['not_computed_reason']}" if n.get("not_computed_reason") else ""
         out.append(
             _p(f"The notification list was not computed{why}. The owners to notify are unknown, not “none”.", st["base"], "<b>%s</b>")
         )
-    else:
+        return out
+    out.append(
+        _p(
+            f"{n['citation']}: notify the {n['scope']}. {len(n['rows'])} owner(s) listed; {len(n['within_radius'])} parcel(s) lie within "
+            f"{n['radius_ft']:g} ft. The same list is in notification.csv, and mailing labels in labels.pdf.",
+            st["base"],
+        )
+    )
+    if n["missing_address"]:
         out.append(
             _p(
-                f"{n['citation']}: notify the {n['scope']}. {len(n['rows'])} owner(s) listed; {len(n['within_radius'])} parcel(s) lie within "
-                f"{n['radius_ft']:g} ft. The same list is in notification.csv, and mailing labels in labels.pdf.",
+                f"No mailing address recorded (no label printed; look them up): {', '.join(n['missing_address'])}.",
                 st["base"],
+                "<b>%s</b>",
             )
         )
-        if n["missing_address"]:
-            out.append(
-                _p(
-                    f"No mailing address recorded (no label printed; look them up): {', '.join(n['missing_address'])}.",
-                    st["base"],
-                    "<b>%s</b>",
-                )
+    if n["rows"]:
+        rows6: list[list[Any]] = [[_p(x, st["cellb"]) for x in ("Owner", "Mailing address", "Parcel address", "Parcel id", "Distance")]]
+        for r in n["rows"]:
+            rows6.append(
+                [
+                    _p(r["owner"], st["cell"]),
+                    _p(r["mailing_address"], st["cell"]),
+                    _p(r["parcel_address"], st["cell"]),
+                    _p(r["parcel_id"], st["cell"]),
+                    _p(f"{r['distance_ft']:.1f} ft", st["cell"]),
+                ]
             )
-        if n["rows"]:
-            rows6: list[list[Any]] = [[_p(x, st["cellb"]) for x in ("Owner", "Mailing address", "Parcel address", "Parcel id", "Distance")]]
-            for r in n["rows"]:
-                rows6.append(
-                    [
-                        _p(r["owner"], st["cell"]),
-                        _p(r["mailing_address"], st["cell"]),
-                        _p(r["parcel_address"], st["cell"]),
-                        _p(r["parcel_id"], st["cell"]),
-                        _p(f"{r['distance_ft']:.1f} ft", st["cell"]),
-                    ]
-                )
-            out.append(Spacer(1, 4))
-            out.append(_table(rows6, [1.6 * inch, 2.1 * inch, 1.45 * inch, 1.35 * inch, W - 6.5 * inch]))
-        fig = next((f for f in model["figures"] if f["id"] == "notification_map"), None)
-        if fig and fig["id"] in figures:
-            out.append(CondPageBreak(7.4 * inch))
-            out.append(KeepTogether([_p(fig["title"], st["h3"]), _image(figures[fig["id"]], 6.7 * inch), _p(fig["caption"], st["small"])]))
+        out.append(Spacer(1, 4))
+        out.append(_table(rows6, [1.6 * inch, 2.1 * inch, 1.45 * inch, 1.35 * inch, W - 6.5 * inch]))
+    fig = next((f for f in model["figures"] if f["id"] == "notification_map"), None)
+    if fig and fig["id"] in figures:
+        out.append(CondPageBreak(7.4 * inch))
+        out.append(KeepTogether([_p(fig["title"], st["h3"]), _image(figures[fig["id"]], 6.7 * inch), _p(fig["caption"], st["small"])]))
+    return out
 
-    out.append(CondPageBreak(1.5 * inch))
-    out.append(_p("Rules not checked", st["h2"]))
+
+def _rules_not_checked_section(model: Mapping[str, Any], st: Mapping[str, Any], W: float) -> list[Any]:
+    """Rules not checked (and why), rules left to the reviewer, rules not applicable to the project class."""
+    out: list[Any] = [CondPageBreak(1.5 * inch), _p("Rules not checked", st["h2"])]
     if model["rules_not_checked"]:
         rows7: list[list[Any]] = [[_p(x, st["cellb"]) for x in ("Citation", "Rule", "Why")]]
         for r in model["rules_not_checked"]:
@@ -380,10 +417,13 @@ def story(model: Mapping[str, Any], figures: Mapping[str, bytes]) -> list[Any]:
         for r in model["rules_not_applicable"]:
             rows7c.append([_p(r["citation"], st["cell"]), _p(r["rule_id"], st["cell"]), _p(r["reason"], st["cell"])])
         out.append(_table(rows7c, [1.8 * inch, 3.0 * inch, W - 4.8 * inch]))
+    return out
 
+
+def _decisions_section(model: Mapping[str, Any], st: Mapping[str, Any], W: float) -> list[Any]:
+    """Reviewer decisions applied (accepted, waived) and the stale overrides that matched no finding."""
     o = model["overrides"]
-    out.append(CondPageBreak(1.5 * inch))
-    out.append(_p("Reviewer decisions", st["h2"]))
+    out: list[Any] = [CondPageBreak(1.5 * inch), _p("Reviewer decisions", st["h2"])]
     if o["applied"]:
         rows8: list[list[Any]] = [[_p(x, st["cellb"]) for x in ("Finding", "Computed", "Decision", "Reason", "Reviewer, date")]]
         for a in o["applied"]:
@@ -416,11 +456,13 @@ def story(model: Mapping[str, Any], figures: Mapping[str, bytes]) -> list[Any]:
                 ]
             )
         out.append(_table(rows9, [3.1 * inch, 0.8 * inch, 2.0 * inch, W - 5.9 * inch]))
+    return out
 
-    out.extend(accuracy_section(model, st, W))
-    out.extend(comparison_section(model, st, W))
-    out.append(CondPageBreak(1.2 * inch))
-    out.append(_p("Data warnings", st["h2"]))
+
+def _warnings_section(model: Mapping[str, Any], st: Mapping[str, Any]) -> list[Any]:
+    """Data warnings, then the closing line (tool, date, how distances are measured)."""
+    h = model["header"]
+    out: list[Any] = [CondPageBreak(1.2 * inch), _p("Data warnings", st["h2"])]
     if model["warnings"]:
         for w in model["warnings"]:
             out.append(_p("• " + w, st["cell"]))
@@ -429,7 +471,8 @@ def story(model: Mapping[str, Any], figures: Mapping[str, bytes]) -> list[Any]:
     out.append(Spacer(1, 8))
     out.append(
         _p(
-            f"Generated by {h['tool']} on {h['date']}. Distances are exact, edge to edge, in feet on the ellipsoid; rings on the maps are for display only.",
+            f"Generated by {h['tool']} on {h['date']}. Distances are exact, edge to edge, in feet on the ellipsoid; "
+            "rings on the maps are for display only.",
             st["note"],
         )
     )
@@ -438,9 +481,6 @@ def story(model: Mapping[str, Any], figures: Mapping[str, bytes]) -> list[Any]:
 
 def accuracy_section(model: Mapping[str, Any], st: Mapping[str, Any], width: float) -> list[Any]:
     """Findings within the data's stated accuracy, together; and the roles whose accuracy nobody stated."""
-    from reportlab.lib.units import inch
-    from reportlab.platypus import CondPageBreak
-
     acc = model.get("accuracy") or {}
     out: list[Any] = [CondPageBreak(1.2 * inch), _p("Positional accuracy", st["h2"])]
     stated = ", ".join(f"{r} ±{v:g} ft" for r, v in sorted((acc.get("roles") or {}).items()))
@@ -464,9 +504,6 @@ def accuracy_section(model: Mapping[str, Any], st: Mapping[str, Any], width: flo
 
 def comparison_section(model: Mapping[str, Any], st: Mapping[str, Any], width: float) -> list[Any]:
     """Since the last review: counts, then the resolved, new, still-open and changed findings, and the decisions."""
-    from reportlab.lib.units import inch
-    from reportlab.platypus import CondPageBreak
-
     cmp = model.get("comparison")
     if not cmp:
         return []
@@ -497,10 +534,6 @@ def comparison_section(model: Mapping[str, Any], st: Mapping[str, Any], width: f
 
 def write_pdf(model: Mapping[str, Any], figures: Mapping[str, bytes], path: Path) -> Path:
     """Write the report PDF to ``path``."""
-    from reportlab.lib.pagesizes import letter
-    from reportlab.lib.units import inch
-    from reportlab.platypus import SimpleDocTemplate
-
     h = model["header"]
     doc = SimpleDocTemplate(
         str(path),

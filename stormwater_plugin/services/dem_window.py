@@ -28,6 +28,8 @@ import numpy as np
 import shapely
 
 from ..core.checks.setbacks import feature_name
+from ..core.engine import find_site_parcels
+from ..core.geometry import clean_layer
 from ..core.model import FeatureLayer
 from ..core.rulepack import Rule, RulePack
 from .reach import ENVELOPE_KINDS, envelope_reach_ft, rule_dem_reach_ft
@@ -150,9 +152,6 @@ def _rule_part(rule: Rule, layers: Mapping[str, FeatureLayer], u: float, cell_ft
 
 def _site_parcel_geoms(layers: Mapping[str, FeatureLayer], site_parcel_id: str | None) -> list[Any]:
     """The site parcel(s) as the engine finds them (``[]`` when none can be told)."""
-    from ..core.engine import find_site_parcels
-    from ..core.geometry import clean_layer
-
     parcels = layers.get("parcels")
     if parcels is None or len(parcels) == 0:
         return []

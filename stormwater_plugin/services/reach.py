@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from typing import Any, Iterable, Iterator
 
+from ..core.checks.flowpath import FIRST_REACH_FT
 from ..core.rulepack import Rule, RulePack
 
 #: Horizontal-distance parameters of each kind, feet (the rule's reach is the largest).
@@ -94,8 +95,6 @@ def rule_dem_reach_ft(rule: Rule, cell_ft: float = 0.0) -> float:
     """
     reach = rule_reach_ft(rule, cell_ft)
     if rule.kind == "flow_to_sensitive_area" and not math.isfinite(reach):
-        from ..core.checks.flowpath import FIRST_REACH_FT
-
         return FIRST_REACH_FT + 2.0 * max(cell_ft, 0.0)
     return reach
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 import numpy as np
+import shapely
 
 from ..core.checks.context import truthy
 from ..core.model import FeatureLayer
@@ -123,8 +124,6 @@ def site_geometries(layers: Mapping[str, FeatureLayer], site_parcel_id: str | No
 
 def site_centre(geoms: Sequence[Any]) -> tuple[float, float] | None:
     """Centre of the bounding box of ``geoms`` (their CRS), or ``None`` when there is none."""
-    import shapely
-
     present = _present(geoms)
     if not present:
         return None

@@ -1,4 +1,7 @@
-"""A synthetic town for batch tests (the generator of benchmarks/make_synthetic_town.py, kept with the tests that need it): N site parcels in a grid, a DEM and a shoreline.
+"""A synthetic town for the batch tests and benchmarks: N site parcels in a grid, a DEM and a shoreline.
+
+The one copy of the generator: ``benchmarks/make_synthetic_town.py`` (its command line, used by
+``benchmarks/bench_batch.py``) imports it from here.
 
 Every lot is a site parcel (``is_site`` = 1) of about 100 x 150 ft (30 x 45 m)
 with one infiltration device, one well, one septic leach field, one building
