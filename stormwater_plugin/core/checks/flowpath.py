@@ -141,7 +141,11 @@ def _start_cells(to_pixel: CellMap, centres: CellMap, shape: tuple[int, int], ar
     """
     rows, cols = shape
     pts = [shapely.point_on_surface(area)]
+    flat = [q for g in shapely.get_parts(area) for q in shapely.get_parts(g)]
+    pts += [q for q in flat if q.geom_type == "Point"]  # every device point starts a trace, not one of them
     ring = area.boundary if area.area > 0 else area
+    if ring is None:  # a collection (building sites and device points): the outline of its lines and areas
+        ring = shapely.union_all([q.boundary if q.area > 0 else q for q in flat if q.geom_type != "Point"])
     if not ring.is_empty and ring.length > 0:
         pts += [ring.interpolate(t, normalized=True) for t in np.linspace(0, 1, 24, endpoint=False)]
     xs = np.array([q.x for q in pts])
@@ -165,7 +169,10 @@ def _start_cells(to_pixel: CellMap, centres: CellMap, shape: tuple[int, int], ar
             cc, rr = np.meshgrid(np.arange(c_lo, c_hi + 1), np.arange(r_lo, r_hi + 1))
             xy = centres(cc.ravel().astype(float), rr.ravel().astype(float))
             if xy is not None:
-                inside = shapely.contains_xy(area, xy[0], xy[1])
+                # the areal parts only, prepared: GEOS tests a raw GeometryCollection part by part per point (minutes)
+                areal = shapely.union_all([q for q in flat if q.area > 0]) if area.geom_type == "GeometryCollection" else area
+                shapely.prepare(areal)
+                inside = shapely.contains_xy(areal, xy[0], xy[1])
                 sel = np.flatnonzero(inside)
                 if sel.size > MAX_START_CELLS:
                     sel = sel[np.linspace(0, sel.size - 1, MAX_START_CELLS).astype(int)]
