@@ -80,7 +80,12 @@ def _status(s: str | None, label: str, st: Mapping[str, Any]) -> Any:
 
 
 def _table(rows: Sequence[Sequence[Any]], widths: Sequence[float], header: bool = True, zebra: bool = True) -> Any:
-    t = Table(list(rows), colWidths=list(widths), repeatRows=1 if header else 0, hAlign="LEFT")
+    # splitInRow: a row taller than a page (a very long message or excerpt) splits across pages instead of failing
+    # with LayoutError (reportlab 3.6 and later; older ones keep rows whole).
+    try:
+        t = Table(list(rows), colWidths=list(widths), repeatRows=1 if header else 0, hAlign="LEFT", splitInRow=1)
+    except TypeError:  # pragma: no cover - reportlab before 3.6
+        t = Table(list(rows), colWidths=list(widths), repeatRows=1 if header else 0, hAlign="LEFT")
     style = [
         ("GRID", (0, 0), (-1, -1), 0.4, colors.HexColor("#b5b5b5")),
         ("VALIGN", (0, 0), (-1, -1), "TOP"),

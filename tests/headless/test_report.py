@@ -424,3 +424,22 @@ def test_a_plain_check_writes_findings_only_and_report_is_on_request(site, tmp_p
     assert (plain / "findings.json").is_file() and not (plain / "report.pdf").exists()
     assert _run(site, asked, "--quiet", "--report") == 1
     assert all((asked / n).is_file() for n in ("report.html", "report.pdf", "notification.csv", "labels.pdf"))
+
+
+def test_a_finding_message_taller_than_a_page_splits_across_pages_instead_of_failing(tmp_path):
+    """A very long findings table (or one enormous message) paginates; ReportLab's LayoutError never ends the report."""
+    import dataclasses
+
+    from stormwater_plugin.core.serialize import result_to_dict
+    from stormwater_plugin.report.package import write_report_package
+    from tests.sitebuilder import device, layer, plane_dem, run, septic_square
+
+    g, a = device(24, 0)
+    layers = {"septic": layer("septic", [septic_square()], ["S1"]), "devices": layer("devices", [g], ["D1"], [a])}
+    result = run("lgpc", layers, plane_dem(-300, -300, 600, 2.0, gx=0.05, gy=0.0))
+    result.findings[0] = dataclasses.replace(result.findings[0], message="a very long message " * 1500)
+    info = write_report_package(result, layers, 1.0, tmp_path, doc=result_to_dict(result))
+    pdf = tmp_path / "report.pdf"
+    assert pdf.is_file() and info["files"]
+    pages = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True).stdout
+    assert int(next(ln.split()[-1] for ln in pages.splitlines() if ln.startswith("Pages:"))) >= 4
