@@ -82,6 +82,7 @@ from ..core.raster import ElevationGrid
 from ..core.rulepack import RulePack, load_pack
 from ..core.serialize import result_to_dict
 from ..services.reach import pack_dem_reach_ft, pack_reach_ft, rule_grows_dem_window
+from .dem_source import WktTransform
 from .writer import FAMILY, finding_row
 
 #: Roles whose features belong to one site (the parcel holding their point on surface).
@@ -116,26 +117,6 @@ class BatchError(Exception):
 # --------------------------------------------------------------------------- what a worker gets
 
 
-class _Transform:
-    """A picklable pyproj coordinate transform between two CRSs given as WKT (built lazily)."""
-
-    def __init__(self, src_wkt: str, dst_wkt: str) -> None:
-        self.src_wkt = src_wkt
-        self.dst_wkt = dst_wkt
-        self._tf: Any = None
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {"src_wkt": self.src_wkt, "dst_wkt": self.dst_wkt, "_tf": None}
-
-    def __call__(self, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        if self._tf is None:
-            from pyproj import CRS, Transformer  # lazy: only a worker that samples the DEM needs pyproj
-
-            self._tf = Transformer.from_crs(CRS.from_wkt(self.src_wkt), CRS.from_wkt(self.dst_wkt), always_xy=True)
-        tx, ty = self._tf.transform(x, y)
-        return np.asarray(tx, dtype=np.float64), np.asarray(ty, dtype=np.float64)
-
-
 @dataclass
 class DemSlice:
     """A window of the town's DEM, with what is needed to rebuild an :class:`ElevationGrid`.
@@ -160,11 +141,11 @@ class DemSlice:
             values=self.values,
             geotransform=self.geotransform,
             z_to_ft=self.z_to_ft,
-            to_raster=_Transform(self.working_wkt, self.dem_wkt),
+            to_raster=WktTransform(self.working_wkt, self.dem_wkt),
             z_unit_note=self.z_unit_note,
             cell_size_ft=self.cell_size_ft,
             name=self.name,
-            from_raster=_Transform(self.dem_wkt, self.working_wkt),
+            from_raster=WktTransform(self.dem_wkt, self.working_wkt),
             z_unit_declared=self.z_unit_declared,
         )
 

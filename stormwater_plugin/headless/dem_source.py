@@ -12,14 +12,16 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from pyproj import CRS, Transformer
 
 from ..core.dem_source import DemSource, PixelWindow
 from ..core.raster import ElevationGrid
 
 
 class WktTransform:
-    """A picklable pyproj transform between two CRSs given as WKT (built lazily, in the process that uses it)."""
+    """A picklable pyproj transform between two CRSs given as WKT (built lazily, in the process that uses it).
+
+    Used by the windowed DEM source and by the batch's per-site DEM slices (one class for both).
+    """
 
     def __init__(self, src_wkt: str, dst_wkt: str) -> None:
         self.src_wkt = src_wkt
@@ -31,6 +33,8 @@ class WktTransform:
 
     def __call__(self, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         if self._tf is None:
+            from pyproj import CRS, Transformer  # lazy: batch workers import this module; only one that samples the DEM needs pyproj
+
             self._tf = Transformer.from_crs(CRS.from_wkt(self.src_wkt), CRS.from_wkt(self.dst_wkt), always_xy=True)
         tx, ty = self._tf.transform(x, y)
         return np.asarray(tx, dtype=np.float64), np.asarray(ty, dtype=np.float64)
@@ -83,5 +87,7 @@ class RasterioDemSource(DemSource):
 
 def open_dem_source(path: Path, template: ElevationGrid, working_crs: Any, dem_crs: Any) -> RasterioDemSource:
     """The rasterio source of ``path`` with ``template``'s unit decision, in ``working_crs``."""
+    from pyproj import CRS  # lazy: see WktTransform
+
     same = dem_crs is working_crs or CRS.from_user_input(dem_crs).equals(working_crs)
     return RasterioDemSource(path, template, working_crs.to_wkt(), CRS.from_user_input(dem_crs).to_wkt(), same)

@@ -49,6 +49,19 @@ def _fresh_project(request):
     yield
 
 
+def wait_for(pred, timeout: float = 60.0) -> None:
+    """Process Qt events until ``pred()`` holds (a background task finished); fail after ``timeout`` seconds."""
+    import time
+
+    from qgis.PyQt.QtCore import QCoreApplication
+
+    deadline = time.monotonic() + timeout
+    while not pred() and time.monotonic() < deadline:
+        QCoreApplication.processEvents()
+        time.sleep(0.01)
+    assert pred(), "timed out"
+
+
 _COPY: list[Path] = []
 
 

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import time
-
-from conftest import demo_layers
+from conftest import demo_layers, wait_for
 from qgis.core import QgsProject
-from qgis.PyQt.QtCore import QCoreApplication, Qt
+from qgis.PyQt.QtCore import Qt
 from qgis.PyQt.QtTest import QTest
 
 #: QGIS's default dock width is about 400 px; scroll bar and dock margins take about 25.
@@ -39,10 +37,7 @@ def test_arrow_keys_in_the_findings_table_move_the_map_like_a_click(iface, qgis_
     d.findings.finding_activated.connect(located.append)
     try:
         assert d.run_check() is not None
-        deadline = time.monotonic() + 60
-        while d.task is not None and time.monotonic() < deadline:
-            QCoreApplication.processEvents()
-            time.sleep(0.01)
+        wait_for(lambda: d.task is None)
         assert d.result is not None
         assert located == []  # drawing the result does not move the map
         tree = d.findings.tree
@@ -76,10 +71,7 @@ def test_the_docks_accuracy_fields_reach_the_engine(iface, qgis_new_project):
         assert task is not None, said
         assert task.snapshot.inputs.accuracy_ft == {"septic": 100.0, "devices": 1.0}
         assert task.snapshot.inputs.dem_vertical_accuracy_ft == 0.2
-        deadline = time.monotonic() + 60
-        while d.task is not None and time.monotonic() < deadline:
-            QCoreApplication.processEvents()
-            time.sleep(0.01)
+        wait_for(lambda: d.task is None)
         near = [f for f in d.result.findings if f.extra.get("near_limit")]
         assert near and all(f.other is not None for f in near)
         assert d.result.accuracy["roles"] == {"septic": 100.0, "devices": 1.0}

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
-from conftest import demo_layers
+from conftest import demo_layers, wait_for
 from qgis.core import QgsProject
-from qgis.PyQt.QtCore import QCoreApplication
 
 GROUP = "Stormwater review — lake-george"
 DW1_KEY = "lake-george.minor.septic-upgradient-20|devices:DW-1|septic:S-1"
@@ -31,12 +29,7 @@ def demo_dock(iface, qgis_new_project):
     QgsProject.instance().clear()
 
 
-def _wait(pred, timeout=60.0):
-    deadline = time.monotonic() + timeout
-    while not pred() and time.monotonic() < deadline:
-        QCoreApplication.processEvents()
-        time.sleep(0.01)
-    assert pred(), "timed out"
+_wait = wait_for
 
 
 def _run(dock):

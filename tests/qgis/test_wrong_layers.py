@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
-from conftest import _demo_copy, demo_layers
+from conftest import _demo_copy, demo_layers, wait_for
 from qgis.core import QgsProject, QgsVectorLayer
 from qgis.PyQt.QtCore import QCoreApplication
 
@@ -24,12 +22,7 @@ def _desktop_layers():
     return layers, dem, points, polys
 
 
-def _wait(pred, timeout=60.0):
-    deadline = time.monotonic() + timeout
-    while not pred() and time.monotonic() < deadline:
-        QCoreApplication.processEvents()
-        time.sleep(0.01)
-    assert pred(), "timed out"
+_wait = wait_for
 
 
 @pytest.fixture()
