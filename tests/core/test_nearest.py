@@ -123,3 +123,32 @@ def test_equally_near_segments_give_the_first_in_order():
     assert d[0] == pytest.approx(gd[0], abs=1e-12)
     # (0 3)-(8 5) and (8 5)-(0 7) are equally near: the point on the third segment, not the fourth
     assert (nx[0], ny[0]) == pytest.approx((6.588235294, 4.647058824), abs=1e-8)
+
+
+def test_per_sample_max_dist_keeps_every_sample_within_its_own_limit_exact():
+    """Issue 15: the envelope's off-DEM path gives each sample its own limit (the nearest feature's bound)."""
+    geom = SHAPES["polygon with a hole"]
+    x, y = lattice(-80.0, -80.0, 201, 201, 1.0)
+    full, fx, fy = nearest_on(geom, x, y, 1.0)
+    limit = np.where(x < 0, 5.0, 60.0)  # west half: 5; east half: 60
+    cut, cx, cy = nearest_on(geom, x, y, 1.0, max_dist=limit)
+    near = full <= limit
+    assert np.array_equal(cut[near], full[near]) and np.array_equal(cx[near], fx[near]) and np.array_equal(cy[near], fy[near])
+    assert np.all((cut[~near] == np.inf) | (cut[~near] == full[~near]))
+    assert np.isinf(cut[x < -40]).sum() > 1000
+
+
+def test_split_tiles_give_the_same_distances_and_first_points_as_unsplit_ones(monkeypatch):
+    """Issue 15: tiles with many candidates are split into quarters; the answer is the same as with no splitting."""
+    import stormwater_plugin.core.siting.nearest as nearest
+
+    t = np.linspace(0.0, 40.0, 900)
+    wiggly = LineString(np.column_stack([t * 20.0, 30.0 * np.sin(t)]))  # a finely digitised stream
+    x, y = lattice(-300.0, -400.0, 300, 280, 2.475)
+    monkeypatch.setattr(nearest, "DENSE_CANDIDATES", 10**9)
+    d0, nx0, ny0 = nearest_on(wiggly, x, y, 2.475)
+    monkeypatch.setattr(nearest, "DENSE_CANDIDATES", 4)
+    d1, nx1, ny1 = nearest_on(wiggly, x, y, 2.475)
+    assert np.array_equal(d0, d1) and np.array_equal(nx0, nx1) and np.array_equal(ny0, ny1)
+    g, _, _ = geos(wiggly, x, y)
+    assert np.max(np.abs(d1 - g)) < 1e-9

@@ -206,3 +206,27 @@ def test_nearest_on_a_densely_digitised_line_equals_geos_with_tiny_pair_budgets(
     near = gd <= 15.0
     assert np.max(np.abs(d2[near] - gd[near])) < 1e-9 and np.all(np.isinf(d2[gd > 15.0 + 0.7 * 16 * math.sqrt(2)]))
 
+
+
+def test_nearest_all_reads_every_feature_exactly_where_it_is_within_reach_or_the_nearest():
+    """Issue 15: with a feature off the DEM, each feature is measured only up to max(reach, a bound of the nearest
+    feature's distance); the distances and points read (within reach, or the nearest within 1e-9) equal a full pass."""
+    from stormwater_plugin.core.siting.envelope import _Grid, _nearest_all
+
+    site = box(0.0, 0.0, 600.0, 450.0)
+    feats = [
+        LineString([(-50, 100), (200, 160), (650, 120)]),
+        Point(300, 400).buffer(25.0),
+        Point(520, 40),
+        LineString([(100, 300), (101, 300)]),
+    ]
+    grid = _Grid(site, 1.0, 1.0)
+    reach = 35.0 + math.sqrt(2.0)
+    got = _nearest_all(feats, grid, reach)
+    full = [nearest_on(g, grid.x, grid.y, grid.h) for g in feats]
+    dmin = np.min([f[0] for f in full], axis=0)
+    for (d, qx, qy), (fd, fx, fy) in zip(got, full):
+        read = (fd < reach) | (fd <= dmin + 1e-9)
+        assert np.array_equal(d[read], fd[read]) and np.array_equal(qx[read], fx[read]) and np.array_equal(qy[read], fy[read])
+        assert np.all((d[~read] == np.inf) | (d[~read] == fd[~read]))
+    assert sum(int(np.isinf(g[0]).sum()) for g in got) > grid.n  # the cut really skipped samples

@@ -264,6 +264,14 @@ class _Grid:
     def n(self) -> int:
         return len(self.x)
 
+    def ground(self, dem: ElevationGrid) -> np.ndarray:
+        """The DEM sampled at every sample (bilinear), read once per grid and shared by the rules."""
+        cached = getattr(self, "_ground", None)
+        if cached is None or cached[0] is not dem:
+            cached = (dem, dem.sample(self.x, self.y))
+            self._ground = cached
+        return cached[1]
+
     def cell_flags(self, sample_flag: np.ndarray) -> np.ndarray:
         """A cell is flagged when any of its four corners is."""
         corner = np.zeros((self.ny + 1) * (self.nx + 1), dtype=bool)
@@ -481,15 +489,19 @@ def _gradient_rule_zones(
     diag = grid.h * math.sqrt(2.0)
     minx, miny, maxx, maxy = site.bounds
     span = math.hypot(maxx - minx, maxy - miny)
-    zp = dem.sample(grid.x, grid.y)
+    zp = grid.ground(dem)
     site_box = shapely.box(minx, miny, maxx, maxy)
     # Every sample's nearest point on a feature lies within (box distance + box diagonal) of the box.
     clipped = [_clip_to(g, (minx, miny, maxx, maxy), float(shapely.distance(site_box, g)) + span + diag + required / u) for g in targets.geoms]
     fast = all(_dem_known_along(dem, g, u) for g in clipped)
     n = grid.n
     reach = required / u + diag
-    # distance and nearest point of each feature from every sample (fast: only samples within reach)
-    nearest = [nearest_on(g, grid.x, grid.y, grid.h, max_dist=reach if fast else None) for g in clipped]
+    # distance and nearest point of each feature from every sample (fast: only samples within reach;
+    # else also wherever the feature may be the nearest one: see _nearest_limits)
+    if fast:
+        nearest = [nearest_on(g, grid.x, grid.y, grid.h, max_dist=reach) for g in clipped]
+    else:
+        nearest = _nearest_all(clipped, grid, reach)
     if fast:
         # The feature side is known everywhere: only the device side can be unknown, whatever the nearest feature.
         need = [nr[0] <= reach for nr in nearest]
@@ -564,6 +576,60 @@ def _gradient_rule_zones(
                     None,
                 )
             )
+    return out
+
+
+#: Grid cells per side of the coarse squares that bound the distance to the nearest feature (:func:`_nearest_all`).
+NEAREST_BOUND_CELLS: int = 16
+
+
+def _nearest_all(geoms: list[BaseGeometry], grid: _Grid, reach: float) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Distance and nearest point of each feature from the samples, exact wherever the caller reads them.
+
+    The caller reads feature ``k`` at a sample ``p`` when ``d_k(p) < reach`` or
+    when ``k`` is (one of) the nearest features, ``d_k(p) <= d_min(p) + 1e-9``.
+    Measuring every feature from every sample costs features × samples; instead
+    each feature is measured only up to a per-sample limit ``max(reach, U(p))``
+    where ``U(p) >= d_min(p) + margin`` is an upper bound of the nearest feature's
+    distance: the distance of the centre of ``p``'s coarse square
+    (:data:`NEAREST_BOUND_CELLS` cells a side) to its nearest feature plus the
+    square's half-diagonal, tightened by the features already measured. A feature
+    beyond its limit at ``p`` is farther than ``d_min(p) + margin`` and than
+    ``reach``: the caller would not read it there, and it is reported at ``inf``.
+
+    Parameters
+    ----------
+    geoms : list of shapely geometry
+        The rule's features (working CRS).
+    grid : _Grid
+        The samples.
+    reach : float
+        Working units: every feature is exact within it.
+
+    Returns
+    -------
+    list of (dist, nx, ny)
+        As :func:`.nearest.nearest_on`, one per feature.
+    """
+    side = grid.h * NEAREST_BOUND_CELLS
+    ix = np.floor((grid.x - grid.x0) / side).astype(np.int64)
+    iy = np.floor((grid.y - grid.y0) / side).astype(np.int64)
+    key = iy * (int(ix.max()) + 1) + ix
+    cells, cell_of = np.unique(key, return_inverse=True)
+    width = int(ix.max()) + 1
+    ccx = grid.x0 + (cells % width + 0.5) * side
+    ccy = grid.y0 + (cells // width + 0.5) * side
+    bound_c = np.full(len(cells), np.inf)
+    for g in geoms:
+        np.minimum(bound_c, nearest_on(g, ccx, ccy, side)[0], out=bound_c)
+    scale = max(1.0, float(np.max(np.abs(grid.x))), float(np.max(np.abs(grid.y))))
+    # a sample lies within the half-diagonal of its square's centre; the margin covers rounding and the caller's 1e-9 tie
+    bound = bound_c[cell_of] + side * math.sqrt(0.5) * (1 + 1e-9) + 1e-6 + 1e-9 * scale
+    out = []
+    for g in geoms:
+        d, qx, qy = nearest_on(g, grid.x, grid.y, grid.h, max_dist=np.maximum(reach, bound))
+        out.append((d, qx, qy))
+        np.minimum(bound, d + 1e-6 + 1e-9 * scale, out=bound)
     return out
 
 

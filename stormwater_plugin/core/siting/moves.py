@@ -215,6 +215,7 @@ def _suggest(inputs: SiteInputs, pack: RulePack, result: CheckResult, cell_ft: f
     u = inputs.unit_to_ft
     site: BaseGeometry | str | None = None
     moves: list[dict[str, Any]] = []
+    whole_site: dict[tuple[str, ...], Any] = {}  # envelopes of the whole parcel, by the rules that shape them
     for i in range(len(devices)):
         dev_id = devices.ids[i]
         if dev_id not in violating:
@@ -262,7 +263,13 @@ def _suggest(inputs: SiteInputs, pack: RulePack, result: CheckResult, cell_ft: f
         while True:
             window = shapely.box(origin.x - half, origin.y - half, origin.x + half, origin.y + half)
             whole = bool(shapely.contains(window, site))
-            env = build_envelope(inputs, pack, device_type=dtype, high_traffic=ht, project_class=result.project_class, cell_ft=cell_ft, design_zones=False, within=window)
+            # a window holding the whole parcel draws the same envelope for every device shaped by the same rules
+            key = tuple(r.id for r in sel["setback"] + sel["no_cut"])
+            env = whole_site.get(key) if whole else None
+            if env is None:
+                env = build_envelope(inputs, pack, device_type=dtype, high_traffic=ht, project_class=result.project_class, cell_ft=cell_ft, design_zones=False, within=window)
+                if whole:
+                    whole_site[key] = env
             env_cell = env.cell_ft
             env_empty = env_empty and env.envelope.is_empty
             sure = half - ext  # a displacement up to this keeps the device in the window: the nearest of the whole envelope

@@ -32,8 +32,12 @@ from shapely.geometry.base import BaseGeometry
 TILE_SAMPLES: int = 16
 #: Most (point, segment) pairs measured at once: memory stays bounded whatever the vertices and samples.
 PAIR_BUDGET: int = 1_000_000
-#: A tile with more candidate segments than this (a densely digitised line) is answered by the GEOS tree.
-DENSE_CANDIDATES: int = 48
+#: A tile with more candidate segments than this is split into quarters (its slack halves each time).
+DENSE_CANDIDATES: int = 16
+#: A first-level tile with more candidate segments than this (a densely digitised line) is answered by the GEOS tree.
+REFINE_CAP: int = 512
+#: Most splittings of a tile.
+REFINE_LEVELS: int = 12
 
 
 def _flatten(geom: BaseGeometry, segs: list[np.ndarray], polys: list[BaseGeometry]) -> None:
@@ -109,8 +113,13 @@ def _pairs_chunk(
     ny[idx] = qy[pick]
 
 
-def _tree_nearest(idx: np.ndarray, seg: np.ndarray, x: np.ndarray, y: np.ndarray, max_dist: float | None, dist: np.ndarray, nx: np.ndarray, ny: np.ndarray) -> None:
-    """Samples ``idx`` against every segment through a GEOS STRtree (equally near: the first segment in order)."""
+def _tree_nearest(
+    idx: np.ndarray, seg: np.ndarray, x: np.ndarray, y: np.ndarray, max_dist: np.ndarray | None, dist: np.ndarray, nx: np.ndarray, ny: np.ndarray
+) -> None:
+    """Samples ``idx`` against every segment through a GEOS STRtree (equally near: the first segment in order).
+
+    ``max_dist`` (one limit per sample, or None): samples farther than their limit may be left at ``inf``.
+    """
     degenerate = (seg[:, 0] == seg[:, 2]) & (seg[:, 1] == seg[:, 3])
     geoms = np.empty(len(seg), dtype=object)
     geoms[~degenerate] = shapely.linestrings(seg[~degenerate].reshape(-1, 2, 2))
@@ -119,8 +128,12 @@ def _tree_nearest(idx: np.ndarray, seg: np.ndarray, x: np.ndarray, y: np.ndarray
     for a in range(0, len(idx), PAIR_BUDGET // 8):
         part = idx[a : a + PAIR_BUDGET // 8]
         pts = shapely.points(x[part], y[part])
+        cap = None
+        if max_dist is not None:
+            top = float(np.max(max_dist[part]))
+            cap = top if math.isfinite(top) else None
         with np.errstate(invalid="ignore"):
-            pairs = tree.query_nearest(pts, max_distance=max_dist, all_matches=True)
+            pairs = tree.query_nearest(pts, max_distance=cap, all_matches=True)
         if pairs.shape[1] == 0:
             continue
         best = np.full(len(part), len(seg), dtype=np.int64)
@@ -133,7 +146,106 @@ def _tree_nearest(idx: np.ndarray, seg: np.ndarray, x: np.ndarray, y: np.ndarray
         ny[j] = qy
 
 
-def nearest_on(geom: BaseGeometry, x: np.ndarray, y: np.ndarray, spacing: float, max_dist: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _refine(
+    c_tile: np.ndarray,
+    c_seg: np.ndarray,
+    tile_of: np.ndarray,
+    n_t: int,
+    cx: np.ndarray,
+    cy: np.ndarray,
+    half: np.ndarray,
+    side: float,
+    spacing: float,
+    lim_t: np.ndarray | None,
+    lim_s: np.ndarray | None,
+    dense: np.ndarray,
+    seg: np.ndarray,
+    x: np.ndarray,
+    y: np.ndarray,
+    tie: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """Split every tile with more than :data:`DENSE_CANDIDATES` candidates into its occupied quarters.
+
+    A quarter's candidates are its parent's within ``min + 2 h' (+ ties)`` of
+    its own centre (``h'`` its half-diagonal, half the parent's): the segment
+    nearest to any of its samples, and every one equally near, stays among
+    them by the same bound as the first level. Far samples of a large or
+    finely digitised feature then meet a few segments instead of dozens.
+    Splitting stops at :data:`REFINE_LEVELS` or once a tile is no wider than
+    the samples' spacing. Candidate arrays stay sorted by tile (new tiles take
+    new, larger ids), then by segment order.
+
+    Returns
+    -------
+    c_tile, c_seg, tile_of, n_t
+        The new candidate pairs, each sample's (leaf) tile and the number of tiles.
+    """
+    tile_of = tile_of.copy()
+    side_t = np.full(n_t, side)
+    cx_l, cy_l, half_l, lim_l = [cx], [cy], [half], [lim_t]
+    min_side = float(spacing) if math.isfinite(spacing) and spacing > 0 else 0.0
+    for _level in range(REFINE_LEVELS):
+        cxa, cya, halfa = np.concatenate(cx_l), np.concatenate(cy_l), np.concatenate(half_l)
+        lima = None if lim_t is None else np.concatenate([v for v in lim_l if v is not None])
+        cx_l, cy_l, half_l, lim_l = [cxa], [cya], [halfa], [lima]
+        per_tile = np.bincount(c_tile, minlength=n_t)
+        split = (per_tile > DENSE_CANDIDATES) & (side_t > min_side)
+        split[: len(dense)] &= ~dense
+        if not split.any():
+            break
+        s_idx = np.flatnonzero(split[tile_of])
+        t = tile_of[s_idx]
+        quarter = (x[s_idx] >= cxa[t]).astype(np.int64) + 2 * (y[s_idx] >= cya[t]).astype(np.int64)
+        children, inv = np.unique(t * 4 + quarter, return_inverse=True)
+        par = children // 4
+        qc = children % 4
+        k = len(children)
+        ch_side = side_t[par] / 2.0
+        ch_cx = cxa[par] + ((qc % 2) - 0.5) * ch_side
+        ch_cy = cya[par] + ((qc // 2) - 0.5) * ch_side
+        ch_half = halfa[par] / 2.0
+        tile_of[s_idx] = n_t + inv
+        ch_lim = None
+        if lima is not None and lim_s is not None:
+            ch_lim = np.full(k, -np.inf)
+            np.maximum.at(ch_lim, inv, lim_s[s_idx])
+        first_p = np.concatenate([[0], np.cumsum(per_tile)[:-1]])
+        cnt = per_tile[par]
+        cum = np.cumsum(cnt)
+        new_t: list[np.ndarray] = []
+        new_s: list[np.ndarray] = []
+        a = 0
+        while a < k:  # children in groups of at most PAIR_BUDGET (child, segment) pairs
+            base = cum[a - 1] if a else 0
+            b = max(a + 1, int(np.searchsorted(cum, base + PAIR_BUDGET, side="right")))
+            cc = cnt[a:b]
+            starts = np.concatenate([[0], np.cumsum(cc)[:-1]])
+            within = np.arange(int(cc.sum())) - np.repeat(starts, cc)
+            ps = c_seg[np.repeat(first_p[par[a:b]], cc) + within]
+            ch = np.repeat(np.arange(a, b), cc)
+            dc, _, _ = _point_segment(ch_cx[ch], ch_cy[ch], seg[ps])
+            dmin = np.minimum.reduceat(dc, starts)
+            keep = dc <= np.repeat(dmin + 2 * ch_half[a:b], cc) + 2 * tie + 1e-9 * np.abs(dc)
+            if ch_lim is not None:
+                keep &= ~np.repeat(dmin - ch_half[a:b] > ch_lim[a:b], cc)  # no sample of the child within its limit
+            new_t.append(ch[keep] + n_t)
+            new_s.append(ps[keep])
+            a = b
+        stay = ~split[c_tile]
+        c_tile = np.concatenate([c_tile[stay], *new_t])
+        c_seg = np.concatenate([c_seg[stay], *new_s])
+        cx_l.append(ch_cx)
+        cy_l.append(ch_cy)
+        half_l.append(ch_half)
+        lim_l.append(ch_lim)
+        side_t = np.concatenate([side_t, ch_side])
+        n_t += k
+    return c_tile, c_seg, tile_of, n_t
+
+
+def nearest_on(
+    geom: BaseGeometry, x: np.ndarray, y: np.ndarray, spacing: float, max_dist: float | np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Distance from each sample to ``geom`` and the nearest point of ``geom``.
 
     Parameters
@@ -145,10 +257,11 @@ def nearest_on(geom: BaseGeometry, x: np.ndarray, y: np.ndarray, spacing: float,
     spacing : float
         Typical spacing of the samples (working units); sets the tile size
         (at most 2048 tiles across the samples). Any value gives the same answer.
-    max_dist : float, optional
-        Only samples within this distance are wanted: tiles wholly farther
-        away are skipped and their samples reported at ``inf``. Samples
-        within ``max_dist`` are always exact.
+    max_dist : float or numpy.ndarray, optional
+        Only samples within this distance (working units; one value, or one per
+        sample) are wanted: tiles whose every sample is farther than its own
+        limit are skipped and their samples reported at ``inf``. Samples within
+        their limit are always exact (so is every sample of a tile not skipped).
 
     Returns
     -------
@@ -197,8 +310,14 @@ def nearest_on(geom: BaseGeometry, x: np.ndarray, y: np.ndarray, spacing: float,
     cx = x0 + (tiles % width + 0.5) * side
     cy = y0 + (tiles // width + 0.5) * side
     half = np.full(n_t, side * math.sqrt(0.5) * (1 + 1e-9))
+    # the largest limit of each tile's samples: a tile is skipped only when every sample is beyond its own
+    lim_t: np.ndarray | None = None
+    if max_dist is not None:
+        lim = np.broadcast_to(np.asarray(max_dist, dtype=np.float64), (n,))
+        lim_t = np.full(n_t, -np.inf)
+        np.maximum.at(lim_t, tile_of, np.where(np.isnan(lim), np.inf, lim))
     # candidates per tile, PAIR_BUDGET (tile, segment) pairs at a time; a tile with more than
-    # DENSE_CANDIDATES candidates (a densely digitised line) goes to the GEOS tree instead
+    # REFINE_CAP candidates (a densely digitised line) goes to the GEOS tree instead
     cand_t: list[np.ndarray] = []
     cand_s: list[np.ndarray] = []
     dense = np.zeros(n_t, dtype=bool)
@@ -211,12 +330,12 @@ def nearest_on(geom: BaseGeometry, x: np.ndarray, y: np.ndarray, spacing: float,
         dmin_c = dc.min(axis=1, keepdims=True)
         ok = dc <= dmin_c + slack
         del dc, slack
-        if max_dist is not None:
-            far = (dmin_c - half[sl, None] > max_dist)[:, 0]  # no sample of the tile may be within max_dist
+        if lim_t is not None:
+            far = dmin_c[:, 0] - half[sl] > lim_t[sl]  # no sample of the tile may be within its limit
             ok[far] = False
             skipped[sl] = far
         count = ok.sum(axis=1)
-        many = count > DENSE_CANDIDATES
+        many = count > REFINE_CAP
         dense[sl] = many
         ok[many] = False
         ti, si = np.nonzero(ok)
@@ -224,6 +343,9 @@ def nearest_on(geom: BaseGeometry, x: np.ndarray, y: np.ndarray, spacing: float,
         cand_s.append(si)
     c_tile = np.concatenate(cand_t)
     c_seg = np.concatenate(cand_s)  # sorted by tile, then by segment order
+    lim_s = None if max_dist is None else np.where(np.isnan(lim), np.inf, lim)
+    c_tile, c_seg, tile_of, n_t = _refine(c_tile, c_seg, tile_of, n_t, cx, cy, half, side, spacing, lim_t, lim_s, dense, seg, x, y, tie)
+    dense = np.concatenate([dense, np.zeros(n_t - len(dense), dtype=bool)])  # quarters are never sent to the tree
     per_tile = np.bincount(c_tile, minlength=n_t)
     first = np.concatenate([[0], np.cumsum(per_tile)[:-1]])
 
@@ -242,7 +364,7 @@ def nearest_on(geom: BaseGeometry, x: np.ndarray, y: np.ndarray, spacing: float,
     # samples of dense tiles: the GEOS tree of the segments, nearest first in segment order
     crowd = dense[tile_of]
     if crowd.any():
-        _tree_nearest(np.flatnonzero(crowd), seg, x, y, max_dist, dist, nx, ny)
+        _tree_nearest(np.flatnonzero(crowd), seg, x, y, None if max_dist is None else np.broadcast_to(np.asarray(max_dist, dtype=np.float64), (n,)), dist, nx, ny)
 
     # inside a polygonal part: distance 0, the sample itself
     if polys:
