@@ -41,6 +41,10 @@ TILE_CELLS: int = 4_000_000
 
 #: Progress lines (stderr) for DEMs larger than this.
 PROGRESS_CELLS: int = 20_000_000
+
+#: GDAL block cache (MB) while the map runs: strips are read and written once, so a small cache costs nothing
+#: and keeps the peak memory independent of the machine's RAM.
+GDAL_CACHE_MB: int = 256
 NODATA_OUT: float = -9999.0
 
 
@@ -81,7 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--mask-out", help="also write polygons of cells at or above --threshold (GeoPackage)")
     p.add_argument("--dem-z-units", choices=sorted(Z_UNITS_TO_FT), help="elevation unit of the DEM (default: the band's declared unit, else the horizontal unit, metres for degrees)")
     p.add_argument(
-        "--azimuths", type=int, default=None, help="coarse azimuths before refinement, 4 to 256 (default: 256 up to 4 million cells, 128 up to 8 million, 64 above)"
+        "--azimuths", type=int, default=None, help="accepted for compatibility (4 to 256) and ignored: every ring breakpoint is sampled"
     )
     p.add_argument("--tile-cells", type=int, default=TILE_CELLS, help=f"cells per strip read and written (memory bound; default {TILE_CELLS:,})")
     p.add_argument("--quiet", action="store_true", help="print nothing but errors")
@@ -174,7 +178,7 @@ def run(args: argparse.Namespace) -> int:
         if warn:
             messages.append(f"warning: {warn}")
         k_count = args.azimuths if args.azimuths is not None else auto_azimuths(rows * cols)
-        messages.append(f"{k_count} coarse azimuths, every ring breakpoint within one step of the best sampled exactly"
+        messages.append("every ring breakpoint sampled exactly (and points inside the longer or twisted arcs)"
                         + (f"; certified at {args.threshold:g}%" if args.threshold is not None else ""))
         if not args.quiet:
             for m in messages:
@@ -215,7 +219,7 @@ def run(args: argparse.Namespace) -> int:
                         raise SlopeMapError(f"{dem}: rows {ra} to {rb} cannot be read ({_short(exc)})") from exc
                     jac = jac_all[ra:rb] if per_row else jac_all
                     slope = ring_slope_map(values, jac, args.distance_ft, z_to_ft=z_to_ft, n_azimuths=k_count, threshold_pct=args.threshold,
-                                           stats=stats)[r0 - ra : r1 - ra]
+                                           stats=stats, row_range=(r0 - ra, r1 - ra))
                     del values
                     valid = np.isfinite(slope)
                     n_valid += int(valid.sum())
@@ -290,7 +294,10 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as exc:  # --help (0) or a usage error (2, already reported on one line)
         return int(exc.code or 0)
     try:
-        return run(args)
+        import rasterio
+
+        with rasterio.Env(GDAL_CACHEMAX=GDAL_CACHE_MB):  # GDAL's block cache defaults to 5 % of RAM: bound it
+            return run(args)
     except SlopeMapError as exc:
         sys.stderr.write(f"{PROG}: error: {exc}\n")
         return 2

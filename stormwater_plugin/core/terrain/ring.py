@@ -14,8 +14,11 @@ from grid north) and ``z`` the DEM sampled bilinearly in its own CRS
 The search and its bound
 ------------------------
 ``n_azimuths`` equally spaced azimuths (360 by default, 1° apart) are
-sampled; the best few local maxima are then refined by golden-section search
-on ``[θk − step, θk + step]`` to 1e-7°. On a plane ``s(θ) = g·|cos(θ − θ0)|``:
+sampled, together with every azimuth where the ring crosses a line of pixel
+centres (between two such crossings the bilinear profile is smooth; on noisy
+DEMs its peaks can be narrower than 1°) and three points inside each arc
+between two; the best few local maxima are then refined by golden-section
+search between their neighbouring samples to 1e-7°. On a plane ``s(θ) = g·|cos(θ − θ0)|``:
 the best sample lies within half a step of θ0, ``s`` is unimodal on the
 bracket, and the refined maximum differs from ``g`` by at most
 ``g·(1 − cos 1e-7°)`` (nil). Even without refinement the error would be at

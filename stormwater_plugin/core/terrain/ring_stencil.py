@@ -7,8 +7,8 @@ consecutive crossings (*breakpoints*) the ring runs inside one bilinear
 square, where the DEM is ``z00 + (z01−z00)u + (z10−z00)v + d·u·v``.
 
 * At a breakpoint the elevation is a 1-D linear interpolation between two
-  pixels (exact, cheap): the map samples every breakpoint near its best
-  azimuth (:func:`window_max`).
+  pixels (exact, cheap): the map's sweep samples every breakpoint, plus
+  points inside the twisted or long arcs (:func:`sweep_plan`).
 * On an arc, an upper bound: along the arc's chord ``P0 → P1`` the bilinear
   surface is the quadratic ``lin(t) − e·t·(1−t)`` with ``e = d·Δu·Δv``
   (maximum in closed form), and the arc is within ``h = c²·κ/4`` pixels of
@@ -34,7 +34,7 @@ import numpy as np
 CERT_ROUNDS: int = 40
 
 #: Cells certified together (memory: about 60 float64 values per arc and cell).
-CERT_CHUNK: int = 256
+CERT_CHUNK: int = 1024
 
 
 @dataclass(frozen=True)
@@ -117,34 +117,52 @@ def build_stencil(jac: np.ndarray, radius_ft: float, width: int) -> RingStencil:
 
 
 #: Arcs whose chord has ``|Δu·Δv|`` at least this (pixels²) are also sampled at their middle by the sweep.
-MID_CUT: float = 0.05
+MID_CUT: float = 0.4
+
+#: Longest sub-arc between two samples of the sweep, as a fraction of the ring radius in pixels (at most
+#: :data:`MAX_SUB_PX`): on a plane the sampled maximum then reads low by at most g·(1 − cos(0.04)) (0.0008·g).
+MAX_SUB_ARC: float = 0.08
+
+#: Longest sub-arc between two samples of the sweep, pixels.
+MAX_SUB_PX: float = 2.0
 
 
 @dataclass(frozen=True)
 class SweepPlan:
-    """The sweep's work list for one stencil: every breakpoint and the middles of the twisted arcs.
+    """The sweep's work list for one stencil: every breakpoint and points inside the longer or twisted arcs.
 
     All offsets are flat offsets in the padded raster (row length ``width``).
     A *column group* shares a row offset and fraction: its breakpoints are
     ``P + f·Dv`` (``Dv`` the difference to the pixel below) at several
     column offsets, computed once over the union of their ranges. A *row
     breakpoint* is ``P + f·Dh`` (``Dh`` the difference to the pixel on the
-    right). A *middle group* shares a square row and row fraction ``v``:
+    right). An *inner group* shares a square row and row fraction ``v``:
     its samples are ``R + u·dR`` with ``R = P + v·Dv``, ``dR = Dh + v·Dt``
     (``Dt`` the bilinear twist ``z00 − z01 − z10 + z11``).
+
+    Bound: between two consecutive samples (a *sub-arc*, inside one square)
+    the surface along the chord is ``lin(t) − e·t·(1−t)`` with
+    ``e = d·Δu·Δv`` (``d`` the twist), so it exceeds its ends by at most
+    ``|d|·|Δu·Δv|/4``; the sub-arc is within ``h = c²κ/4`` of its chord,
+    where the surface changes by at most ``h·G``. Hence on every cell
+    ``true maximum ≤ sampled maximum + |d|max·excess + G·sagitta``.
     """
 
-    col_groups: list[tuple[int, np.float32, list[int]]]  # (row offset·width + first column, f, column offsets - first)
+    col_groups: list[tuple[int, np.float32, list[int]]]  # (row offset·width + first column, f, column offsets − first)
     row_bps: list[tuple[int, np.float32]]  # (flat offset, f)
-    mid_groups: list[tuple[int, np.float32, list[tuple[int, np.float32]]]]  # (row·width + first column, v, [(column - first, u)])
-    lo: int  # smallest flat offset read (Dv/Dh/Dt included)
-    hi: int  # largest flat offset read, exclusive of the block length
-    excess: np.ndarray  # (nb,) per arc: bound on (arc max − best sample of the arc) per unit of twist |d|, pixels²
-    sagitta: float  # largest 2·h over the arcs (pixels): the surface's change off the chord, per unit gradient
+    mid_groups: list[tuple[int, np.float32, list[tuple[int, np.float32]]]]  # (row·width + first column, v, [(column − first, u)])
+    excess: float  # largest |Δu·Δv|/4 over the sub-arcs (pixels²)
+    sagitta: float  # largest c²κ/4 over the sub-arcs (pixels)
+    n_samples: int
 
 
-def sweep_plan(st: RingStencil, mid_cut: float = MID_CUT) -> SweepPlan:
-    """The work list of :func:`sweep` for stencil ``st`` (see :class:`SweepPlan`)."""
+def sweep_plan(st: RingStencil, mid_cut: float = MID_CUT, max_sub_arc: float = MAX_SUB_ARC) -> SweepPlan:
+    """The work list of the slope map's sweep for stencil ``st`` (see :class:`SweepPlan`).
+
+    Arcs with ``|Δu·Δv| ≥ mid_cut`` are split in two; arcs longer than
+    ``max_sub_arc`` times the radius (pixels, at most one pixel) in as many
+    equal parts as needed.
+    """
     w = st.width
     nb = len(st.theta)
     on_col = st.bp_step == w
@@ -159,97 +177,34 @@ def sweep_plan(st: RingStencil, mid_cut: float = MID_CUT) -> SweepPlan:
         else:
             rows.append((int(st.bp_off[b]), f))
     col_groups = []
-    for (r, f), cs in groups.items():
+    for (r, fk), cs in groups.items():
         c0 = min(cs)
-        col_groups.append((r * w + c0, np.float32(f), [c - c0 for c in cs]))
-    mids = st.arc_dd >= mid_cut
+        col_groups.append((r * w + c0, np.float32(fk), [c - c0 for c in cs]))
+    sv = np.linalg.svd(st.jac_r, compute_uv=False)
+    longest = min(MAX_SUB_PX, max_sub_arc * float(sv[1]))
+    t_a = st.theta
+    t_b = np.concatenate([st.theta[1:], st.theta[:1] + 2 * math.pi])
+    q = np.maximum(np.where(st.arc_dd >= mid_cut, 2, 1), np.ceil(st.arc_len / longest)).astype(np.intp)
     mg: dict[tuple[int, float], list[tuple[int, np.float32]]] = {}
-    for b in np.nonzero(mids)[0]:
-        mg.setdefault((int(st.sq_n[b]), float(st.mid_v[b])), []).append((int(st.sq_m[b]), np.float32(st.mid_u[b])))
+    excess = 0.0
+    sag = 0.0
+    n_in = 0
+    for b in range(nb):
+        th = t_a[b] + (t_b[b] - t_a[b]) * np.arange(q[b] + 1) / q[b]
+        pc, pr = ring_point(st.jac_r, th)
+        du, dv = np.diff(pc), np.diff(pr)
+        excess = max(excess, float(np.max(np.abs(du * dv))) / 4.0)
+        sag = max(sag, float(np.max(du * du + dv * dv)) * st.kappa / 4.0)
+        for j in range(1, q[b]):
+            u = float(np.clip(pc[j] - st.sq_m[b], 0.0, 1.0))
+            v = float(np.clip(pr[j] - st.sq_n[b], 0.0, 1.0))
+            mg.setdefault((int(st.sq_n[b]), float(np.float32(v))), []).append((int(st.sq_m[b]), np.float32(u)))
+            n_in += 1
     mid_groups = []
     for (r, v), mem in mg.items():
         c0 = min(m for m, _ in mem)
         mid_groups.append((r * w + c0, np.float32(v), [(m - c0, u) for m, u in mem]))
-    # excess of the arc's maximum over its best sample per unit twist: the chord is lin − e·t(1−t), e = d·Δu·Δv; with
-    # samples at t = 0, 1 (and the middle, at t_m) the vertex is at most gap/2 from a sample, excess ≤ |e|·(gap/2)²
-    gap = np.where(mids, np.maximum(st.arc_tm, 1.0 - st.arc_tm), 1.0)
-    excess = st.arc_dd * (gap / 2.0) ** 2 * (1.0 + 1e-9)
-    offs = [int(o) for o in st.bp_off] + [int(o) for o in st.sq_off]
-    lo = min(offs) - 1
-    hi = max(offs) + w + 2
-    return SweepPlan(col_groups, rows, mid_groups, lo, hi, excess, float(2.0 * st.arc_h.max()))
-
-
-def window_tables(st: RingStencil, k_count: int, half_width: float) -> tuple[np.ndarray, np.ndarray]:
-    """First breakpoint index and count of breakpoints within ``±half_width`` coarse steps of each coarse azimuth."""
-    nb = len(st.theta)
-    ext = np.concatenate([st.theta - 2 * math.pi, st.theta, st.theta + 2 * math.pi])
-    tk = 2 * math.pi * np.arange(k_count) / k_count
-    w = half_width * 2 * math.pi / k_count
-    lo = np.searchsorted(ext, tk - w, side="left")
-    hi = np.searchsorted(ext, tk + w, side="right")
-    return (lo % nb).astype(np.intp), np.clip(hi - lo, 1, nb).astype(np.intp)
-
-
-def window_max(st: RingStencil, first: np.ndarray, count: np.ndarray, flat: np.ndarray, base: np.ndarray, kstar: np.ndarray, zc: np.ndarray, out: np.ndarray) -> None:
-    """``out = fmax(out, |z(breakpoint) − zc|)`` over the breakpoints in each cell's window (gathered).
-
-    ``base`` are the cells' flat indices, ``kstar`` their best coarse azimuth.
-    """
-    nb = len(st.theta)
-    f0 = np.take(first, kstar)
-    cnt = np.take(count, kstar)
-    top = int(count.max())
-    n = len(base)
-    b = np.empty(n, dtype=np.intp)
-    idx = np.empty(n, dtype=np.intp)
-    i2 = np.empty(n, dtype=np.intp)
-    za = np.empty(n, dtype=np.float32)
-    zb = np.empty(n, dtype=np.float32)
-    fr = np.empty(n, dtype=np.float32)
-    zd = np.empty(n, dtype=np.float32)
-    last = cnt - 1
-    for j in range(top):
-        np.minimum(last, j, out=b)
-        b += f0
-        b[b >= nb] -= nb
-        np.take(st.bp_off, b, out=idx)
-        idx += base
-        np.take(st.bp_step, b, out=i2)
-        i2 += idx
-        np.take(flat, idx, out=za, mode="wrap")
-        np.take(flat, i2, out=zb, mode="wrap")
-        np.take(st.bp_frac, b, out=fr)
-        zb -= za
-        zb *= fr
-        zb += za
-        zb -= zc
-        np.abs(zb, out=zb)
-        np.fmax(out, zb, out=out)
-        # the middle of the arc that starts here (bilinear: the twist can lift it above both ends)
-        np.take(st.sq_off, b, out=idx)
-        idx += base
-        np.take(flat, idx, out=za, mode="wrap")
-        idx += 1
-        np.take(flat, idx, out=zb, mode="wrap")
-        np.take(st.mid_u, b, out=fr)
-        zb -= za
-        zb *= fr
-        zb += za  # upper edge
-        idx += st.width
-        np.take(flat, idx, out=za, mode="wrap")
-        idx -= 1
-        np.take(flat, idx, out=zd, mode="wrap")
-        za -= zd
-        za *= fr
-        za += zd  # lower edge
-        np.take(st.mid_v, b, out=fr)
-        za -= zb
-        za *= fr
-        za += zb
-        za -= zc
-        np.abs(za, out=za)
-        np.fmax(out, za, out=out)
+    return SweepPlan(col_groups, rows, mid_groups, excess * (1.0 + 1e-6), sag * (1.0 + 1e-6), nb + n_in)
 
 
 def _chord_max(f0: np.ndarray, f1: np.ndarray, e: np.ndarray) -> np.ndarray:
@@ -300,7 +255,14 @@ def arc_bounds(
 
 
 def certify(
-    st: RingStencil, flat: np.ndarray, base: np.ndarray, zc: np.ndarray, lb: np.ndarray, thr: float, lip: np.ndarray | None = None
+    st: RingStencil,
+    flat: np.ndarray,
+    base: np.ndarray,
+    zc: np.ndarray,
+    lb: np.ndarray,
+    thr: float,
+    lip: np.ndarray | None = None,
+    twist: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Decide ``max |z(ring) − zc| ≥ thr`` exactly for the given cells (units of ``flat``).
 
@@ -316,6 +278,11 @@ def certify(
         Per cell, a bound on the surface's gradient (units per pixel) around
         its ring: arcs whose ends are too low for ``ends + lip·length/2`` to
         reach ``thr`` are excluded without reading their squares.
+    twist : numpy.ndarray, optional
+        Flat like ``flat``: the bilinear twist ``z00 − z01 − z10 + z11`` of the
+        square whose upper-left pixel each entry is. With ``lip``, arcs are
+        excluded when ``ends + |twist|·|Δu·Δv|/4 + lip·h`` (the chord's
+        quadratic and the arc's distance ``h`` from its chord) stays under ``thr``.
     thr : float
         Threshold, same unit as the elevations (rise over the radius).
 
@@ -337,17 +304,35 @@ def certify(
         bs = base[s0 : s0 + CERT_CHUNK]
         zcs = np.asarray(zc[s0 : s0 + CERT_CHUNK], dtype=np.float64)
         k = len(bs)
-        # every breakpoint (a real ring sample): 1-D interpolation between two pixels
+        # every breakpoint (a real ring sample): 1-D interpolation between two pixels (float32, as the sweep)
         ia = bs[:, None] + st.bp_off[None, :]
-        za = np.take(flat, ia, mode="wrap").astype(np.float64)
-        zb = np.take(flat, ia + st.bp_step[None, :], mode="wrap").astype(np.float64)
-        g = np.abs(za + (zb - za) * st.bp_frac[None, :] - zcs[:, None])
-        val = np.fmax(out_v[s0 : s0 + CERT_CHUNK], np.nanmax(g, axis=1))
+        g = np.take(flat, ia + st.bp_step[None, :], mode="wrap")
+        za = np.take(flat, ia, mode="wrap")
+        g -= za
+        g *= st.bp_frac[None, :]
+        g += za
+        g -= np.asarray(zc[s0 : s0 + CERT_CHUNK], dtype=g.dtype)[:, None]
+        np.abs(g, out=g)
+        with np.errstate(invalid="ignore"):
+            val = np.fmax(out_v[s0 : s0 + CERT_CHUNK], np.nanmax(g, axis=1).astype(np.float64))
         steep = val >= thr
         if lip is not None:
-            ends = np.maximum(g, np.roll(g, -1, axis=1))
-            rough = ends + np.asarray(lip[s0 : s0 + CERT_CHUNK], dtype=np.float64)[:, None] * st.arc_len[None, :] * 0.5
-            cand = ~(rough < thr)  # NaN stays a candidate
+            # the filter only drops arcs: a margin far above float32 rounding keeps it on the safe side
+            margin = 1e-5 * (float(np.nanmax(np.abs(zcs))) + thr) + 1e-6 if np.isfinite(zcs).any() else 0.0
+            ends = np.empty_like(g)
+            np.maximum(g[:, :-1], g[:, 1:], out=ends[:, :-1])
+            np.maximum(g[:, -1], g[:, 0], out=ends[:, -1])
+            lp = np.asarray(lip[s0 : s0 + CERT_CHUNK], dtype=g.dtype)[:, None]
+            if twist is not None:
+                tw = np.take(twist, bs[:, None] + st.sq_off[None, :], mode="wrap")
+                np.abs(tw, out=tw)
+                tw *= (st.arc_dd * (0.25 * (1.0 + 1e-6))).astype(g.dtype)[None, :]
+                ends += tw
+                ends += lp * st.arc_h.astype(g.dtype)[None, :]
+            else:
+                ends += lp * (st.arc_len * 0.5).astype(g.dtype)[None, :]
+            with np.errstate(invalid="ignore"):
+                cand = ~(ends < thr - margin)  # NaN stays a candidate
         else:
             cand = np.ones((k, nb), dtype=bool)
         cand &= ~steep[:, None]

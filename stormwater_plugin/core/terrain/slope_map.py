@@ -9,36 +9,33 @@ pixels extend half a pixel outward), ``NaN`` where the ring is incomplete
 
 Algorithm
 ---------
-1. Sweep: ``K`` equally spaced azimuths (:func:`auto_azimuths`: 256 on
-   rasters up to 4 million cells, 64 on large ones). For one azimuth the
-   ring point sits at the same fractional pixel offset from every cell, so
-   its bilinear value over a block of cells is a few shifted slices of the
-   (flattened, padded) DEM: ``z + tr·Δrow`` shared by the azimuths with the
-   same row offset, then ``v + tc·Δcol``. Per azimuth and cell that is seven
-   contiguous float32 operations; ``|difference|`` is kept as a running
-   maximum with the azimuth's index in the low mantissa bits (positive
-   floats order as integers), so the best azimuth ``k*`` costs no extra pass.
-2. Refinement: the DEM is sampled exactly (gathered) at ``k*`` and half a
-   step to either side; through those three differences the curve
-   ``c + a·cos φ + b·sin φ`` is fitted exactly; its crest ``φ* = atan2(b, a)``
-   (clipped to half a step) is where the profile of a plane peaks, since on a
-   plane the difference *is* ``g·R·cos(θ − θ0)``. The DEM is sampled there
-   too and the map keeps the largest of the four samples, so it never
-   reports more than an actual sampled slope.
+The ring of a cell centre crosses the lines through pixel centres at angles
+that are the same for every cell (the *stencil*,
+:mod:`~stormwater_plugin.core.terrain.ring_stencil`); between two crossings
+(*breakpoints*) the ring runs inside one bilinear square.
 
-Bound: on a tilted plane the refined value is exact (the crest lies within
-half a coarse step of ``k*``; float32 rounding of elevations taken relative
-to the DEM's mean stays below 0.001 points for relief under 3000 ft).
-Without refinement the error would be at most ``g·(1 − cos(π/K))``
-(0.0012·g for K = 64). The index bits truncate the sweep's comparison to
-``2^-(23 − ⌈log2 K⌉)`` relative (8e-6 for K = 64, 3e-5 for the largest
-K, 256): only near-ties are decided by it, the values come from the exact
-samples. On curved terrain
-the profile has kinks where the ring crosses pixel rows and columns, and the
-map can read low by about the elevation error of bilinear interpolation
-there: on the benchmark's bumpy 1 m terrain (R = 30.5 px) the worst error
-against a 0.01° brute force is 0.03 points at K = 64; on 10 m data
-(R ≈ 3 px) 0.11 at K = 64 and 0.05 at K = 128 (``docs/terrain.md``).
+1. Sweep (:func:`_sweep`): every breakpoint is sampled exactly (a 1-D
+   interpolation between two pixels: ``P + f·Dv`` or ``P + f·Dh`` with the
+   DEM's row and column differences precomputed), plus points inside the
+   arcs whose chord is twisted (``|Δu·Δv| ≥`` :data:`MID_CUT`) or long (more
+   than ``min(2 px, 0.08·R)``): ``R + u·dR`` with ``R = P + v·Dv`` and
+   ``dR = Dh + v·Dt`` (``Dt`` the bilinear twist). For one sample the offset
+   is the same for every cell, so over a block of cells it is a shifted
+   slice of the padded raster (contiguous float32 operations); samples with
+   the same row offset and fraction share their interpolated row. The block
+   keeps the running highest and lowest sample; the value is
+   ``max(hi − zc, zc − lo)``: the largest actual sample, never above the
+   true ring slope (float32 rounding aside, ~1e-5 ft).
+2. Bound: between two consecutive samples the surface along the chord is
+   ``lin(t) − e·t·(1−t)`` (``e = twist·Δu·Δv``), and the arc is within
+   ``c²κ/4`` pixels of its chord, so the true maximum is at most the sampled
+   one plus ``|twist|max·excess + G·sagitta`` (:class:`SweepPlan`; ``G`` a
+   gradient bound). The map's error is within that bound; it is tested
+   against dense sampling on square, sheared and rotated non-square pixels.
+3. Certification (``threshold_pct``): cells under the threshold whose bound
+   (with the largest twist and gradient within the ring's reach, per tile)
+   reaches it are decided on every arc
+   (:func:`~stormwater_plugin.core.terrain.ring_stencil.certify`).
 
 Cell sizes: ``ground_to_pixel`` gives ``d(col, row) / d(east_ft, north_ft)``,
 either one 2×2 matrix (projected DEMs: the inverse geotransform over the CRS
@@ -141,26 +138,16 @@ BLOCK_CELLS: int = 1 << 18
 #: At most this many rows per block on a DEM in degrees (each block uses its middle row's scale).
 GEOGRAPHIC_BLOCK_ROWS: int = 64
 
-#: Most coarse azimuths: the sweep keeps the azimuth index in the low ⌈log2 K⌉ mantissa bits, so its
-#: comparisons treat values within 2^-(23 − ⌈log2 K⌉) of each other as ties (3e-5 relative at 256); more
-#: azimuths would widen that band past the refinement's half-step window.
+#: Largest ``n_azimuths`` accepted (the argument is kept for compatibility and not used).
 MAX_AZIMUTHS: int = 256
-
-#: Half-width (coarse steps) of the window of exactly sampled ring breakpoints around the best coarse azimuth.
-WINDOW_STEPS: float = 3.0
-
-#: Cells × azimuths the automatic azimuth count allows (about 0.4 s of sweep on two cores).
-AUTO_AZIMUTH_BUDGET: int = 1 << 30
 
 
 def auto_azimuths(n_cells: int) -> int:
-    """The default number of coarse azimuths: 64 at every size (``n_cells`` is ignored).
+    """Kept for compatibility: 64 at every size (``n_cells`` is ignored); the map does not use it.
 
-    The accuracy must not fall with the DEM's size: every ring breakpoint
-    (where the ring crosses a pixel line, the only places the bilinear
-    profile kinks) within one coarse step of the best coarse azimuth is
-    sampled exactly, with the middle of every arc between them, so 64
-    azimuths suffice everywhere (``docs/terrain.md``).
+    The map samples every ring breakpoint (where the ring crosses a line of
+    pixel centres, the only places the bilinear profile kinks), so its
+    accuracy does not depend on an azimuth count or on the DEM's size.
     """
     del n_cells
     return 64
@@ -214,6 +201,7 @@ def ring_slope_map(
     threshold_pct: float | None = None,
     mid_cut: float = MID_CUT,
     stats: dict | None = None,
+    row_range: tuple[int, int] | None = None,
 ) -> np.ndarray:
     """Ring slope (percent) over ``distance_ft`` for every cell of a DEM.
 
@@ -249,6 +237,9 @@ def ring_slope_map(
     stats : dict, optional
         Filled with counters: ``certified`` (cells decided on every arc),
         ``conservative`` (cells given the threshold undecided).
+    row_range : tuple of int, optional
+        Compute only rows ``start:stop`` (the others serve as the rings' halo);
+        the result then has ``stop − start`` rows.
 
     Returns
     -------
@@ -272,9 +263,10 @@ def ring_slope_map(
         raise ValueError("distance_ft must be positive")
     if n_azimuths is not None and not 4 <= int(n_azimuths) <= MAX_AZIMUTHS:
         raise ValueError(f"n_azimuths must be between 4 and {MAX_AZIMUTHS}")
-    out = np.full((rows, cols), np.nan, dtype=np.float32)
+    ra, rb = (0, rows) if row_range is None else (max(int(row_range[0]), 0), min(int(row_range[1]), rows))
+    out = np.full((max(rb - ra, 0), cols), np.nan, dtype=np.float32)
     finite = np.isfinite(v)
-    if rows == 0 or cols == 0 or not finite.any():
+    if rb <= ra or cols == 0 or not finite.any():
         return out
 
     extents = [ring_extent_px(j, radius) for j in jac_all]
@@ -312,7 +304,7 @@ def ring_slope_map(
     with np.errstate(invalid="ignore"):
         top = float(np.nanmax(np.abs(inner))) if finite.any() else 0.0
     # float32 rounding of a sample (a few operations on values up to `top`), feet
-    eps_ft = 8.0 * float(np.spacing(np.float32(max(top, 1.0)))) + 1e-9
+    eps_ft = 4.0 * float(np.spacing(np.float32(max(top, 1.0)))) + 1e-9
 
     if finite.all():
         b_rows = b_cols = np.zeros(0, dtype=np.intp)
@@ -328,7 +320,7 @@ def ring_slope_map(
             raise ValueError("threshold_pct must be a positive percentage")
         setup.thr_ft = float(threshold_pct) * radius / 100.0
         setup.tile = max(min(h_r, h_c) // 4, 4)
-        setup.lip_tiles = _lipschitz_tiles(pad, setup.tile, max(h_r, h_c))
+        setup.lip_tiles = _lipschitz_tiles(dh, dv, (pad.shape[0], pad.shape[1]), setup.tile, max(h_r, h_c))
         setup.twist_tiles = _tile_max(np.abs(dt).reshape(pad.shape), setup.tile, max(h_r, h_c))
     lock = threading.Lock()
     setup.lock = lock  # type: ignore[attr-defined]
@@ -337,11 +329,11 @@ def ring_slope_map(
     geographic = jac_all.shape[0] > 1
     if geographic and not block_rows:
         step = min(step, GEOGRAPHIC_BLOCK_ROWS)  # one scale per block: keep blocks short in latitude
-    blocks = [(b0, min(b0 + step, rows)) for b0 in range(0, rows, step)]
+    blocks = [(b0, min(b0 + step, rb)) for b0 in range(ra, rb, step)]
     n_workers = workers if workers is not None else min(os.cpu_count() or 1, 8)
     shared = None if geographic else _plan(jac_all[0], radius, width, mid_cut)
     local = threading.local()
-    span = 2 * (h_r + 2) * width + 2 * h_c + 4
+    span = 2 * h_c + 4
 
     def run(b: tuple[int, int]) -> None:
         b0, b1 = b
@@ -350,7 +342,7 @@ def ring_slope_map(
             work = local.work = _Work(min(step, rows) * width, span)
         jac = jac_all[(b0 + b1) // 2] if geographic else jac_all[0]
         stc, plan = shared if shared is not None else _plan(jac, radius, width, mid_cut)
-        out[b0:b1] = _block(setup, b0, b1, jac, stc, plan, work)
+        out[b0 - ra : b1 - ra] = _block(setup, b0, b1, jac, stc, plan, work)
 
     if n_workers > 1 and len(blocks) > 1:
         with ThreadPoolExecutor(max_workers=n_workers) as pool:
@@ -381,19 +373,18 @@ def _plan(jac: np.ndarray, radius: float, width: int, mid_cut: float) -> tuple[R
 
 
 def _tile_max(a: np.ndarray, tile: int, reach: int) -> np.ndarray:
-    """Per ``tile``-square tile of ``a`` (NaN ignored, 0 when empty): the largest value within ``reach`` pixels of
-    the tile (the tile's maximum dilated by ``⌈reach / tile⌉ + 1`` tiles)."""
+    """Per ``tile``-square tile of ``a`` (NaN counts as 0): the largest value within ``reach`` pixels of the tile
+    (the tile's maximum dilated by ``⌈reach / tile⌉ + 1`` tiles each way). ``a`` is overwritten."""
+    np.fmax(a, 0.0, out=a)  # NaN -> 0
     pr, pc = a.shape
     tr, tc = -(-pr // tile), -(-pc // tile)
-    m = np.zeros((tr, tc), dtype=np.float64)
-    for r0 in range(0, pr, tile):
-        blk = a[r0 : r0 + tile]
-        full = tc * tile
-        ext = np.full((blk.shape[0], full), np.nan, dtype=np.float32)
-        ext[:, :pc] = blk
-        with np.errstate(invalid="ignore"):
-            row = np.fmax.reduce(np.fmax.reduce(ext.reshape(blk.shape[0], tc, tile), axis=2), axis=0)
-        m[r0 // tile] = np.nan_to_num(row, nan=0.0)
+    whole = (pr // tile) * tile
+    m1 = np.zeros((tr, tc * tile), dtype=a.dtype)
+    if whole:
+        np.max(a[:whole].reshape(pr // tile, tile, pc), axis=1, out=m1[: pr // tile, :pc])
+    if whole < pr:
+        np.max(a[whole:], axis=0, out=m1[-1, :pc])
+    m = m1.reshape(tr, tc, tile).max(axis=2).astype(np.float64)
     k = -(-reach // tile) + 1
     # separable running maximum over ±k tiles
     out = m
@@ -407,15 +398,11 @@ def _tile_max(a: np.ndarray, tile: int, reach: int) -> np.ndarray:
     return out
 
 
-def _lipschitz_tiles(pad: np.ndarray, tile: int, reach: int) -> np.ndarray:
+def _lipschitz_tiles(dh: np.ndarray, dv: np.ndarray, shape: tuple[int, int], tile: int, reach: int) -> np.ndarray:
     """Per tile: a bound on the bilinear surface's gradient (ft per pixel) within ``reach`` pixels of the tile,
     ``hypot(max |Δcol z|, max |Δrow z|)`` (the gradient of a bilinear square is bounded by its edge differences)."""
-    dcol = np.full(pad.shape, np.nan, dtype=np.float32)
-    np.abs(np.diff(pad, axis=1), out=dcol[:, :-1])
-    a = _tile_max(dcol, tile, reach + 1)
-    np.abs(np.diff(pad, axis=0), out=dcol[:-1])
-    dcol[-1] = np.nan
-    b = _tile_max(dcol, tile, reach + 1)
+    a = _tile_max(np.abs(dh).reshape(shape), tile, reach + 1)
+    b = _tile_max(np.abs(dv).reshape(shape), tile, reach + 1)
     return np.hypot(a, b)
 
 
@@ -433,14 +420,14 @@ def _sweep(st: _Setup, p0: int, n: int, plan: SweepPlan, w: _Work) -> np.ndarray
     np.copyto(hi, zc)
     np.copyto(lo, zc)
     for off, f, members in plan.col_groups:
-        m = n + members[-1] if len(members) == 1 else n + max(members)
+        m = n + max(members)
         s0 = p0 + off
         r = w.r[:m]
         np.multiply(dv[s0 : s0 + m], f, out=r)
         r += flat[s0 : s0 + m]
         for c in members:
-            np.fmax(hi, r[c : c + n], out=hi)
-            np.fmin(lo, r[c : c + n], out=lo)
+            np.maximum(hi, r[c : c + n], out=hi)
+            np.minimum(lo, r[c : c + n], out=lo)
     for off, f in plan.row_bps:
         s0 = p0 + off
         if f == 0:
@@ -449,8 +436,8 @@ def _sweep(st: _Setup, p0: int, n: int, plan: SweepPlan, w: _Work) -> np.ndarray
             np.multiply(dh[s0 : s0 + n], f, out=t)
             t += flat[s0 : s0 + n]
             x = t
-        np.fmax(hi, x, out=hi)
-        np.fmin(lo, x, out=lo)
+        np.maximum(hi, x, out=hi)
+        np.minimum(lo, x, out=lo)
     for off, vv, mem in plan.mid_groups:
         m = n + max(c for c, _ in mem)
         s0 = p0 + off
@@ -463,8 +450,8 @@ def _sweep(st: _Setup, p0: int, n: int, plan: SweepPlan, w: _Work) -> np.ndarray
         for c, u in mem:
             np.multiply(d[c : c + n], u, out=t)
             t += r[c : c + n]
-            np.fmax(hi, t, out=hi)
-            np.fmin(lo, t, out=lo)
+            np.maximum(hi, t, out=hi)
+            np.minimum(lo, t, out=lo)
     hi -= zc
     np.subtract(zc, lo, out=lo)
     return np.maximum(hi, lo, out=hi)
@@ -481,7 +468,7 @@ def _certify_block(st: _Setup, b0: int, res2: np.ndarray, stc: RingStencil, plan
     lip = st.lip_tiles[rr[:, None], cc[None, :]]
     twist = st.twist_tiles[rr[:, None], cc[None, :]]
     # every arc's maximum exceeds its best sample by at most |twist|·excess + gradient·2h (ring_stencil.sweep_plan)
-    grow = twist * float(plan.excess.max()) + lip * plan.sagitta + 2.0 * st.eps_ft
+    grow = twist * plan.excess + lip * plan.sagitta + 2.0 * st.eps_ft
     with np.errstate(invalid="ignore"):
         ub = res2.astype(np.float64) + grow * (100.0 / st.radius)
         band = np.isfinite(res2) & (res2 < thr_pct) & (ub >= thr_pct)
@@ -491,12 +478,12 @@ def _certify_block(st: _Setup, b0: int, res2: np.ndarray, stc: RingStencil, plan
     base = ((st.h_r + b0 + r_i) * width + st.h_c + c_i).astype(np.intp)
     zc = st.flat[base]
     lb = res2[r_i, c_i].astype(np.float64) * st.radius / 100.0
-    val, steep = certify(stc, st.flat, base, zc, lb, st.thr_ft - 2.0 * st.eps_ft, lip[r_i, c_i])
+    val, steep = certify(stc, st.flat, base, zc, lb, st.thr_ft - st.eps_ft, lip[r_i, c_i], st.dt)
     pct = val * (100.0 / st.radius)
     conservative = steep & (pct < thr_pct)
-    res2[r_i, c_i] = np.where(conservative, np.float32(thr_pct), np.maximum(pct, res2[r_i, c_i]).astype(np.float32))
-    # float32 rounding must not take a steep cell under the threshold
-    low = steep & (res2[r_i, c_i] < thr_pct)
+    res2[r_i, c_i] = np.maximum(pct, res2[r_i, c_i]).astype(np.float32)
+    # a steep cell (sampled or undecided) reads at least the float32 just over the threshold ("gte" and "gt" masks)
+    low = steep & ~(res2[r_i, c_i] > np.float32(thr_pct))
     if low.any():
         res2[r_i[low], c_i[low]] = np.nextafter(np.float32(thr_pct), np.float32(np.inf))
     if st.stats is not None:
