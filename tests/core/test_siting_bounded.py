@@ -230,3 +230,55 @@ def test_nearest_all_reads_every_feature_exactly_where_it_is_within_reach_or_the
         assert np.array_equal(d[read], fd[read]) and np.array_equal(qx[read], fx[read]) and np.array_equal(qy[read], fy[read])
         assert np.all((d[~read] == np.inf) | (d[~read] == fd[~read]))
     assert sum(int(np.isinf(g[0]).sum()) for g in got) > grid.n  # the cut really skipped samples
+
+
+def _shared_features_site(dem_x1: float):
+    """Wells, a pond and a stream around a 400 x 300 ft lake-george major parcel on rolling ground (feet);
+    the DEM ends at x = ``dem_x1`` (the stream runs off it when that is inside the stream's extent)."""
+    n_x, n_y, cell = int((dem_x1 + 200) / 2.0), 350, 2.0
+    cols = -200 + (np.arange(n_x) + 0.5) * cell
+    rows = 500 - (np.arange(n_y) + 0.5) * cell
+    xx, yy = np.meshgrid(cols, rows)
+    z = 400 + 0.05 * xx + 3.0 * np.sin(xx / 40.0) * np.cos(yy / 30.0)
+    dem = ElevationGrid(z, (-200.0, cell, 0.0, 500.0, 0.0, -cell), z_to_ft=1.0)
+    layers = {
+        "parcels": layer("parcels", [box(0, 0, 400, 300)], ["P1"], [{"is_site": 1}]),
+        "wells": layer("wells", [Point(100, 250), Point(380, 40), Point(-30, 120)], ["W1", "W2", "W3"]),
+        "waterbodies": layer("waterbodies", [Point(250, 150).buffer(30.0)], ["PD1"]),
+        "streams": layer("streams", [LineString([(-60, 60), (150, 20), (420, 90), (700, 60)])], ["ST1"]),
+    }
+    return SiteInputs(layers=layers, dem=dem, unit_to_ft=1.0, class_override="major")
+
+
+@pytest.mark.parametrize("dem_x1", [900.0, 500.0])
+def test_lake_george_water_35_and_100_ft_rules_share_their_features_and_draw_the_same_zones(monkeypatch, dem_x1):
+    """Issue 15: the 35 ft and 100 ft downgradient-water rules and the 50 ft supply rule of lake-george major name the
+    same wells; one build measures each feature once (up to 100 ft) and reads its ground once, and every zone is
+    exactly the one each rule draws alone (DEM covering the stream: the within-reach path; stream off the DEM at
+    x = 500: the nearest-feature path)."""
+    from stormwater_plugin.core.siting import envelope as E
+
+    inputs = _shared_features_site(dem_x1)
+    pack = load_pack("lake-george")
+    calls = {"n": 0}
+    real = E.nearest_on
+
+    def counting(*a, **k):
+        calls["n"] += 1
+        return real(*a, **k)
+
+    monkeypatch.setattr(E, "nearest_on", counting)
+    shared = build_envelope(inputs, pack, device_type="dry_well", high_traffic=None, design_zones=False)
+    n_shared, calls["n"] = calls["n"], 0
+    alone_fn = E._gradient_rule_zones
+    monkeypatch.setattr(E, "_gradient_rule_zones", lambda *a: alone_fn(*a[:7]))  # each rule reads alone
+    alone = build_envelope(inputs, pack, device_type="dry_well", high_traffic=None, design_zones=False)
+    n_alone = calls["n"]
+    ids = {z.rule_id for z in alone.excluded}
+    assert {"lake-george.major.downgradient-water-35", "lake-george.major.high-traffic-downgradient-100", "lake-george.major.high-traffic-upgradient-supply-50"} <= ids
+    assert len(shared.excluded) == len(alone.excluded)
+    for a, b in zip(shared.excluded, alone.excluded):
+        assert (a.rule_id, a.kind, a.target, a.reason) == (b.rule_id, b.kind, b.target, b.reason)
+        assert shapely.equals_exact(a.geometry, b.geometry, tolerance=0.0)
+    assert shapely.equals_exact(shared.envelope, alone.envelope, tolerance=0.0)
+    assert n_shared < n_alone

@@ -41,6 +41,7 @@ Rules whose layers are absent cannot draw a zone; they are listed in
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -385,8 +386,10 @@ def _build(
     if gradient_jobs:
         grid = _Grid(site, cell_ft, u)
         cell_used = grid.cell_ft
+        uses = Counter(_SharedReads.key(g) for _rule, targets in gradient_jobs for g in targets.geoms)
+        shared = _SharedReads(max(float(rule.params["required_ft"]) for rule, _ in gradient_jobs), uses)
         for rule, targets in gradient_jobs:
-            excluded.extend(_gradient_rule_zones(rule, targets, grid, site, ctx.dem, u, tol))
+            excluded.extend(_gradient_rule_zones(rule, targets, grid, site, ctx.dem, u, tol, shared))
 
     # --- no-cut buffer ---
     for rule in chosen["no_cut"]:
@@ -464,10 +467,138 @@ def _dem_known_along(dem: ElevationGrid, geom: BaseGeometry, unit_to_ft: float) 
     return bool(np.all(np.isfinite(dem.sample(coords[:, 0], coords[:, 1]))))
 
 
+class _SharedReads:
+    """What the gradient rules of one build (one grid) share: each feature's nearest points and the ground there.
+
+    Rules with the same features (the water and the supply rules of a pack
+    name the same wells, ponds and streams) measure them once: a feature is
+    measured up to the largest distance of the build's rules
+    (``required_max_ft``), and a stored measure answers any later request whose
+    per-sample limits it covers (a finite distance is exact whatever the limit,
+    see :func:`.nearest.nearest_on`). A sample read beyond its rule's limit is
+    never used by that rule (see :func:`_nearest_all`), so the zones are the
+    same as measuring each rule alone. Keys are the features' WKB, so only an
+    identical geometry is shared.
+
+    Parameters
+    ----------
+    required_max_ft : float
+        The largest required distance of the build's gradient rules, feet.
+    uses : collections.Counter, optional
+        How many of the build's rules read each feature (by the WKB of the
+        unclipped feature): a feature's reads are dropped after its last use,
+        so memory stays that of one rule.
+    """
+
+    def __init__(self, required_max_ft: float = 0.0, uses: Counter[bytes] | None = None) -> None:
+        self.required_max_ft = required_max_ft
+        self._uses: Counter[bytes] = Counter() if uses is None else uses
+        self._nearest: dict[bytes, tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
+        self._ground: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
+        self._known: dict[bytes, bool] = {}
+
+    @staticmethod
+    def key(geom: BaseGeometry) -> bytes:
+        return bytes(shapely.to_wkb(geom))
+
+    def release(self, features: list[BaseGeometry], measured: list[BaseGeometry]) -> None:
+        """One rule is done with ``features`` (measured as ``measured``): forget those no later rule reads."""
+        for g, m in zip(features, measured):
+            k = self.key(g)
+            self._uses[k] -= 1
+            if self._uses[k] <= 0:
+                km = self.key(m)
+                self._nearest.pop(km, None)
+                self._ground.pop(km, None)
+
+    def used_later(self, feature: BaseGeometry) -> bool:
+        """Whether a rule after the current one reads ``feature`` (unclipped)."""
+        return self._uses[self.key(feature)] > 1
+
+    def known_along(self, dem: ElevationGrid, geom: BaseGeometry, unit_to_ft: float) -> bool:
+        """:func:`_dem_known_along`, once per feature."""
+        k = self.key(geom)
+        if k not in self._known:
+            self._known[k] = _dem_known_along(dem, geom, unit_to_ft)
+        return self._known[k]
+
+    def nearest(self, geom: BaseGeometry, grid: _Grid, limit: np.ndarray, keep: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``nearest_on(geom, grid samples, max_dist=limit)``, from the store when a stored measure covers ``limit``.
+
+        ``keep``: store the measure for a later rule (else it is only returned).
+        """
+        k = self.key(geom)
+        limit = np.broadcast_to(np.asarray(limit, dtype=np.float64), (grid.n,))
+        got = self._nearest.get(k)
+        if got is not None:
+            skipped, lim_skipped, res = got
+            if bool(np.all(limit[skipped] <= lim_skipped)):
+                return res
+        res = nearest_on(geom, grid.x, grid.y, grid.h, max_dist=limit)
+        self._ground.pop(k, None)  # the ground read at the former nearest points
+        if keep:
+            # a finite distance is exact: only the samples left at inf keep the limit they were skipped under
+            skipped = np.flatnonzero(np.isinf(res[0]))
+            self._nearest[k] = (skipped, limit[skipped], res)
+        else:
+            self._nearest.pop(k, None)
+        return res
+
+    def ground_at_nearest(
+        self,
+        geom: BaseGeometry,
+        grid: _Grid,
+        dem: ElevationGrid,
+        zp: np.ndarray,
+        idx: np.ndarray,
+        q: tuple[np.ndarray, np.ndarray],
+        keep: bool = True,
+    ) -> np.ndarray:
+        """The DEM at the feature's nearest points ``q`` (x, y, from :meth:`nearest`) of the samples ``idx``, feet.
+
+        Each sample is read once per build; a nearest point that is the sample
+        itself (inside a polygon) takes the sample's own ground ``zp``, and
+        samples that all share one nearest point (a well) read it once: the same
+        bilinear values, without re-projecting the same point again. ``keep``:
+        store the values for a later rule (else they are only returned).
+        """
+        k = self.key(geom)
+        qx, qy = q
+        if k in self._ground:
+            z, done = self._ground[k]
+        else:
+            z, done = np.full(grid.n, np.nan), np.zeros(grid.n, dtype=bool)
+            if keep:
+                self._ground[k] = (z, done)
+        todo = idx[~done[idx]]
+        if len(todo):
+            own = (qx[todo] == grid.x[todo]) & (qy[todo] == grid.y[todo])
+            z[todo[own]] = zp[todo[own]]
+            rest = todo[~own]
+            if len(rest):
+                if bool(np.all(qx[rest] == qx[rest[0]]) and np.all(qy[rest] == qy[rest[0]])):
+                    z[rest] = dem.sample(qx[rest[:1]], qy[rest[:1]])[0]  # one point (a well): read once
+                else:
+                    z[rest] = dem.sample(qx[rest], qy[rest])
+            done[todo] = True
+        return z[idx]
+
+
 def _gradient_rule_zones(
-    rule: Rule, targets: Any, grid: _Grid, site: BaseGeometry, dem: ElevationGrid | None, unit_to_ft: float, tol: float
+    rule: Rule,
+    targets: Any,
+    grid: _Grid,
+    site: BaseGeometry,
+    dem: ElevationGrid | None,
+    unit_to_ft: float,
+    tol: float,
+    shared: _SharedReads | None = None,
 ) -> list[ExcludedZone]:
-    """Zones of one gradient-dependent ``device_setback`` rule, from the grid samples."""
+    """Zones of one gradient-dependent ``device_setback`` rule, from the grid samples.
+
+    ``shared`` holds the nearest points and ground already read by the build's
+    other rules (:class:`_SharedReads`); without it the rule reads alone.
+    """
     required = float(rule.params["required_ft"])
     mode = str(rule.params.get("gradient", "any"))
     relation = "upgradient" if mode == "device_upgradient" else "downgradient"
@@ -491,17 +622,28 @@ def _gradient_rule_zones(
     span = math.hypot(maxx - minx, maxy - miny)
     zp = grid.ground(dem)
     site_box = shapely.box(minx, miny, maxx, maxy)
+    if shared is None:
+        shared = _SharedReads(required)
+    # the build's largest distance: every rule measures the features up to it, so the rules share the measures
+    required_cap = max(required, shared.required_max_ft)
     # Every sample's nearest point on a feature lies within (box distance + box diagonal) of the box.
-    clipped = [_clip_to(g, (minx, miny, maxx, maxy), float(shapely.distance(site_box, g)) + span + diag + required / u) for g in targets.geoms]
-    fast = all(_dem_known_along(dem, g, u) for g in clipped)
+    bounds = (minx, miny, maxx, maxy)
+    gap = [float(shapely.distance(site_box, g)) + span + diag for g in targets.geoms]
+    clipped = [_clip_to(g, bounds, p + required / u) for g, p in zip(targets.geoms, gap)]
+    # the features as measured: clipped at the build's largest distance (the same for every rule, so shared)
+    measured = clipped if required_cap == required else [_clip_to(g, bounds, p + required_cap / u) for g, p in zip(targets.geoms, gap)]
+    fast = all(shared.known_along(dem, g, u) for g in clipped)
     n = grid.n
     reach = required / u + diag
+    reach_cap = required_cap / u + diag
     # distance and nearest point of each feature from every sample (fast: only samples within reach;
-    # else also wherever the feature may be the nearest one: see _nearest_limits)
+    # else also wherever the feature may be the nearest one: see _nearest_all); measured up to reach_cap,
+    # which only adds exact distances beyond this rule's reach, where it reads nothing
+    later = [shared.used_later(g) for g in targets.geoms]  # kept for a later rule of the build
     if fast:
-        nearest = [nearest_on(g, grid.x, grid.y, grid.h, max_dist=reach) for g in clipped]
+        nearest = [shared.nearest(g, grid, np.full(n, reach_cap), keep) for g, keep in zip(measured, later)]
     else:
-        nearest = _nearest_all(clipped, grid, reach)
+        nearest = _nearest_all(measured, grid, reach_cap, shared, later)
     if fast:
         # The feature side is known everywhere: only the device side can be unknown, whatever the nearest feature.
         need = [nr[0] <= reach for nr in nearest]
@@ -517,7 +659,7 @@ def _gradient_rule_zones(
         idx = np.flatnonzero(need[k])
         dz = np.full(n, np.nan)
         if len(idx):
-            dz[idx] = zp[idx] - dem.sample(nearest[k][1][idx], nearest[k][2][idx])
+            dz[idx] = zp[idx] - shared.ground_at_nearest(measured[k], grid, dem, zp, idx, nearest[k][1:], keep=later[k])
         computed = need[k]
         known = computed & np.isfinite(dz)
         applies = known & ((dz >= -tol) if mode == "device_upgradient" else (dz <= tol))
@@ -562,6 +704,7 @@ def _gradient_rule_zones(
                         ref,
                     )
                 )
+    shared.release(list(targets.geoms), measured)
     if far_unknown.any():
         zone = _polygonal(shapely.intersection(grid.polygon(far_unknown), site))
         if not zone.is_empty:
@@ -583,7 +726,9 @@ def _gradient_rule_zones(
 NEAREST_BOUND_CELLS: int = 16
 
 
-def _nearest_all(geoms: list[BaseGeometry], grid: _Grid, reach: float) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+def _nearest_all(
+    geoms: list[BaseGeometry], grid: _Grid, reach: float, shared: _SharedReads | None = None, keep: list[bool] | None = None
+) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Distance and nearest point of each feature from the samples, exact wherever the caller reads them.
 
     The caller reads feature ``k`` at a sample ``p`` when ``d_k(p) < reach`` or
@@ -605,6 +750,10 @@ def _nearest_all(geoms: list[BaseGeometry], grid: _Grid, reach: float) -> list[t
         The samples.
     reach : float
         Working units: every feature is exact within it.
+    shared : _SharedReads, optional
+        Measures of the build's other rules, reused where they cover the limits.
+    keep : list of bool, optional
+        Per feature, whether ``shared`` stores its measure for a later rule (default: yes).
 
     Returns
     -------
@@ -626,8 +775,12 @@ def _nearest_all(geoms: list[BaseGeometry], grid: _Grid, reach: float) -> list[t
     # a sample lies within the half-diagonal of its square's centre; the margin covers rounding and the caller's 1e-9 tie
     bound = bound_c[cell_of] + side * math.sqrt(0.5) * (1 + 1e-9) + 1e-6 + 1e-9 * scale
     out = []
-    for g in geoms:
-        d, qx, qy = nearest_on(g, grid.x, grid.y, grid.h, max_dist=np.maximum(reach, bound))
+    for k, g in enumerate(geoms):
+        limit = np.maximum(reach, bound)
+        if shared is not None:
+            d, qx, qy = shared.nearest(g, grid, limit, True if keep is None else keep[k])
+        else:
+            d, qx, qy = nearest_on(g, grid.x, grid.y, grid.h, max_dist=limit)
         out.append((d, qx, qy))
         np.minimum(bound, d + 1e-6 + 1e-9 * scale, out=bound)
     return out
