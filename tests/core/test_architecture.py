@@ -54,9 +54,9 @@ NOT_ABOVE: dict[str, frozenset[str]] = {
     "qgis_bridge": frozenset({"headless", "gui", "processing", "cli"}),
     "headless": frozenset({"qgis_bridge", "gui", "processing", "plugin"}),
 }
-#: Known exceptions, each to be removed by the owner of the code named (issue 17); a new one fails the test.
-KNOWN_PRIVATE = {("stormwater_plugin.core.siting.envelope", "stormwater_plugin.core.checks.setbacks", "_collect_targets")}
-KNOWN_CYCLES = {frozenset({"stormwater_plugin.core.siting.envelope", "stormwater_plugin.core.siting.slope"})}
+#: Known exceptions (none left: the last two were removed in issue 17); a new one fails the test.
+KNOWN_PRIVATE: set[tuple[str, str, str]] = set()
+KNOWN_CYCLES: set[frozenset[str]] = set()
 
 
 def _module(path: Path) -> str:

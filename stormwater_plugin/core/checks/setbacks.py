@@ -91,8 +91,11 @@ def feature_name(attrs: dict[str, Any]) -> str:
     return ""
 
 
-def _collect_targets(ctx: CheckContext, rule: Rule) -> tuple[_Targets | None, list[str], list[str]]:
-    """Gather the rule's target features; returns (targets, absent roles, empty descriptions)."""
+def collect_targets(ctx: CheckContext, rule: Rule) -> tuple[_Targets | None, list[str], list[str]]:
+    """Gather the rule's target features; returns (targets, absent roles, empty descriptions).
+
+    Public: the siting envelope builds its zones from the same targets the check measures.
+    """
     geoms: list[BaseGeometry] = []
     refs: list[FeatureRef] = []
     absent: list[str] = []
@@ -220,7 +223,7 @@ def check_device_setback(ctx: CheckContext, rule: Rule) -> None:
         ctx.skip(rule, "no device of the kind this rule covers")
         return
 
-    targets, absent, empty = _collect_targets(ctx, rule)
+    targets, absent, empty = collect_targets(ctx, rule)
     if absent:
         names = ", ".join(absent)
         out.add(

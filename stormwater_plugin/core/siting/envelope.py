@@ -50,13 +50,14 @@ import shapely
 from shapely.geometry.base import BaseGeometry
 
 from ..checks.context import CheckContext
-from ..checks.setbacks import _collect_targets
+from ..checks.setbacks import collect_targets
 from ..engine import SiteInputs, prepare_context
 from ..model import DEVICE_TYPES, FeatureRef, Warning_
 from ..raster import ElevationGrid
 from ..rulepack import Rule, RulePack
-from .geometry import cells_to_polygon, covering_buffer
+from .geometry import DesignZone, cells_to_polygon, covering_buffer, polygonal
 from .nearest import nearest_on
+from .slope import slope_zones
 
 #: Default grid cell for gradient-dependent zones, feet.
 DEFAULT_CELL_FT: float = 1.0
@@ -88,28 +89,6 @@ class ExcludedZone:
             "required_ft": self.required_ft,
             "kind": self.kind,
             "target": self.target.as_dict() if self.target else None,
-            "area_sqft": round(float(self.geometry.area) * unit_to_ft**2, 1),
-        }
-
-
-@dataclass
-class DesignZone:
-    """A part of the site where a device needs a professional design (steep), or where the slope is unknown."""
-
-    rule_id: str
-    citation: str
-    reason: str
-    threshold_pct: float
-    status: str  # "advisory" (steep) or "undetermined" (slope unknown)
-    geometry: BaseGeometry
-
-    def as_dict(self, unit_to_ft: float = 1.0) -> dict[str, Any]:
-        return {
-            "rule_id": self.rule_id,
-            "citation": self.citation,
-            "reason": self.reason,
-            "threshold_pct": self.threshold_pct,
-            "status": self.status,
             "area_sqft": round(float(self.geometry.area) * unit_to_ft**2, 1),
         }
 
@@ -344,7 +323,7 @@ def _build(
     u = ctx.unit_to_ft
     site = prep.site
     if within is not None:
-        site = _polygonal(shapely.intersection(site, within))
+        site = polygonal(shapely.intersection(site, within))
         if site.is_empty:
             return SitingEnvelope(
                 site, [], [], site, prep.site_id, prep.project_class, prep.class_source, dtype, high_traffic, [], [], cell_ft, u, warnings=ctx.warnings
@@ -362,7 +341,7 @@ def _build(
     for rule in chosen["setback"]:
         required = float(rule.params["required_ft"])
         mode = str(rule.params.get("gradient", "any"))
-        targets, absent, _empty = _collect_targets(ctx, rule)
+        targets, absent, _empty = collect_targets(ctx, rule)
         if absent:
             skip(rule, f"no {', '.join(absent)} layer: the {required:g} ft zones around those features could not be drawn")
         if targets is None:
@@ -417,13 +396,12 @@ def _build(
             )
 
     # --- slopes (not excluded) ---
-    from .slope import slope_zones
 
     design = slope_zones(ctx, chosen["slope"], site) if design_zones else []
 
     blocked = shapely.union_all(np.array([z.geometry for z in excluded], dtype=object)) if excluded else shapely.Polygon()
     envelope = shapely.difference(site, blocked) if not blocked.is_empty else site
-    envelope = _polygonal(envelope)
+    envelope = polygonal(envelope)
     rules = chosen["setback"] + chosen["no_cut"]
     return SitingEnvelope(
         envelope=envelope,
@@ -672,7 +650,7 @@ def _gradient_rule_zones(
         if applies.any() or unknown.any():
             disk = shapely.intersection(covering_buffer(geom, required, u), site)
         if applies.any() and disk is not None and not disk.is_empty:
-            zone = _polygonal(shapely.intersection(disk, grid.polygon(applies)))
+            zone = polygonal(shapely.intersection(disk, grid.polygon(applies)))
             if not zone.is_empty:
                 out.append(
                     ExcludedZone(
@@ -691,7 +669,7 @@ def _gradient_rule_zones(
         if near is not None and (unknown & near[k]).any():
             parts.append(shapely.intersection(grid.polygon(unknown & near[k]), site))
         if parts:
-            zone = _polygonal(shapely.union_all(np.array(parts, dtype=object)))
+            zone = polygonal(shapely.union_all(np.array(parts, dtype=object)))
             if not zone.is_empty:
                 out.append(
                     ExcludedZone(
@@ -706,7 +684,7 @@ def _gradient_rule_zones(
                 )
     shared.release(list(targets.geoms), measured)
     if far_unknown.any():
-        zone = _polygonal(shapely.intersection(grid.polygon(far_unknown), site))
+        zone = polygonal(shapely.intersection(grid.polygon(far_unknown), site))
         if not zone.is_empty:
             out.append(
                 ExcludedZone(
@@ -897,11 +875,3 @@ def _whole_feature_reading(
     return applies, unknown
 
 
-def _polygonal(geom: BaseGeometry) -> BaseGeometry:
-    """Keep the polygonal parts of an overlay result (slivers of lower dimension dropped)."""
-    if geom.is_empty or geom.geom_type in ("Polygon", "MultiPolygon"):
-        return geom
-    parts = [g for g in shapely.get_parts(geom) if g.geom_type in ("Polygon", "MultiPolygon") and not g.is_empty]
-    if not parts:
-        return shapely.Polygon()
-    return shapely.union_all(np.array(parts, dtype=object))

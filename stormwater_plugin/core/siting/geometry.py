@@ -13,6 +13,8 @@ buffer is rebuilt.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import shapely
@@ -163,3 +165,35 @@ def cells_to_polygon(mask: np.ndarray, x0: float, y0: float, h: float) -> BaseGe
     if poly.is_empty:
         return poly
     return shapely.transform(poly, lambda xy: np.column_stack([x0 + xy[:, 0] * h, y0 + xy[:, 1] * h]))
+
+
+@dataclass
+class DesignZone:
+    """A part of the site where a device needs a professional design (steep), or where the slope is unknown."""
+
+    rule_id: str
+    citation: str
+    reason: str
+    threshold_pct: float
+    status: str  # "advisory" (steep) or "undetermined" (slope unknown)
+    geometry: BaseGeometry
+
+    def as_dict(self, unit_to_ft: float = 1.0) -> dict[str, Any]:
+        return {
+            "rule_id": self.rule_id,
+            "citation": self.citation,
+            "reason": self.reason,
+            "threshold_pct": self.threshold_pct,
+            "status": self.status,
+            "area_sqft": round(float(self.geometry.area) * unit_to_ft**2, 1),
+        }
+
+
+def polygonal(geom: BaseGeometry) -> BaseGeometry:
+    """Keep the polygonal parts of an overlay result (slivers of lower dimension dropped)."""
+    if geom.is_empty or geom.geom_type in ("Polygon", "MultiPolygon"):
+        return geom
+    parts = [g for g in shapely.get_parts(geom) if g.geom_type in ("Polygon", "MultiPolygon") and not g.is_empty]
+    if not parts:
+        return shapely.Polygon()
+    return shapely.union_all(np.array(parts, dtype=object))

@@ -47,7 +47,7 @@ from ..rulepack import Rule
 from ..terrain.checks import SLOPE_EPS_PCT
 from ..terrain.horn import horn_slope_pct
 from ..terrain.ring import local_jacobian
-from .geometry import mask_to_polygon
+from .geometry import DesignZone, mask_to_polygon, polygonal
 
 #: Most zone-grid cells of one computation; larger windows use blocks of DEM cells.
 MAX_ZONE_CELLS: int = 6_000_000
@@ -213,8 +213,6 @@ def slope_zones(ctx: CheckContext, rules: list[Rule], site: BaseGeometry) -> lis
 
 
 def _slope_zones(ctx: CheckContext, rules: list[Rule], site: BaseGeometry) -> list[Any]:
-    from .envelope import DesignZone
-
     out: list[DesignZone] = []
     u = ctx.unit_to_ft
     dem = ctx.dem
@@ -275,7 +273,7 @@ def _slope_zones(ctx: CheckContext, rules: list[Rule], site: BaseGeometry) -> li
                     f"a DEM cell within {radius:g} ft slopes {words} (Horn, before grading): a device here must be designed by {designer}",
                     threshold,
                     "advisory",
-                    _polygonal(steep_zone),
+                    polygonal(steep_zone),
                 )
             )
         if not unknown_zone.is_empty:
@@ -289,13 +287,9 @@ def _slope_zones(ctx: CheckContext, rules: list[Rule], site: BaseGeometry) -> li
                         f"a DEM cell within {radius:g} ft has no slope (nodata, the raster edge, or off the DEM): whether a device here needs {designer} is unknown",
                         threshold,
                         "undetermined",
-                        _polygonal(unknown_zone),
+                        polygonal(unknown_zone),
                     )
                 )
     return out
 
 
-def _polygonal(geom: BaseGeometry) -> BaseGeometry:
-    from .envelope import _polygonal as keep
-
-    return keep(geom)
