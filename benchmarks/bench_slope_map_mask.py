@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -46,20 +45,13 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from real_terrain import REAL, real_terrain  # noqa: E402
+
 from stormwater_plugin.core.terrain import ground_to_pixel_projected, ring_slope_map  # noqa: E402
 from stormwater_plugin.core.terrain.ring import ring_footprint  # noqa: E402
 
-REAL = ROOT.parent / "shared" / "realdata" / "east-chatham-ny" / "dem_from_iso-10ft_contours_2.5m_DERIVED.tif"
 FT = 1 / 0.3048
 
-
-def mirror(z: np.ndarray, n: int, axis: int) -> np.ndarray:
-    parts, tot, flip = [], 0, False
-    while tot < n:
-        parts.append(np.flip(z, axis) if flip else z)
-        tot += z.shape[axis]
-        flip = not flip
-    return np.concatenate(parts, axis).take(np.arange(n), axis)
 
 
 def corner_bound(z: np.ndarray, fp: np.ndarray) -> np.ndarray:
@@ -131,15 +123,9 @@ def main() -> int:
     if not REAL.exists():
         print("needs ../shared/realdata")
         return 2
-    import rasterio
 
     with tempfile.TemporaryDirectory() as tmp:
-        up = Path(tmp) / "up.tif"
-        subprocess.run(["gdal_translate", "-q", "-r", "cubic", "-tr", "1", "1", str(REAL), str(up)], check=True)
-        with rasterio.open(up) as s:
-            base = s.read(1).astype(np.float64)
-    base = base[130:1580, 102:2363]
-    base = mirror(mirror(base, args.size, 0), args.size, 1)
+        base, _crs = real_terrain(Path(tmp), args.size)
     radius_ft = 100.0
     r_px = radius_ft * 0.3048
     jac = ground_to_pixel_projected((0.0, 1.0, 0.0, 0.0, 0.0, -1.0), FT)

@@ -32,18 +32,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from real_terrain import REAL, real_terrain  # noqa: E402
+
 from stormwater_plugin.core.raster import ElevationGrid  # noqa: E402
-
-REAL = ROOT.parent / "shared" / "realdata" / "east-chatham-ny" / "dem_from_iso-10ft_contours_2.5m_DERIVED.tif"
-
-
-def mirror(z: np.ndarray, n: int, axis: int) -> np.ndarray:
-    parts, tot, flip = [], 0, False
-    while tot < n:
-        parts.append(np.flip(z, axis) if flip else z)
-        tot += z.shape[axis]
-        flip = not flip
-    return np.concatenate(parts, axis).take(np.arange(n), axis)
 
 
 def brute(values: np.ndarray, r: int, c: int, radius_px: float, step: float = 0.02) -> float:
@@ -80,13 +71,7 @@ def main() -> int:
     from rasterio.transform import from_origin
 
     with tempfile.TemporaryDirectory() as tmp:
-        up = Path(tmp) / "up.tif"
-        subprocess.run(["gdal_translate", "-q", "-r", "cubic", "-tr", "1", "1", str(REAL), str(up)], check=True)
-        with rasterio.open(up) as s:
-            z = s.read(1).astype(np.float64)
-            crs = s.crs
-        z = z[130:1580, 102:2363]  # the part with data everywhere
-        z = mirror(mirror(z, args.size, 0), args.size, 1)
+        z, crs = real_terrain(Path(tmp), args.size)
         rng = np.random.default_rng(args.seed)
         if args.noise:
             z = z + rng.normal(0.0, args.noise, z.shape)

@@ -41,6 +41,12 @@ from .context import CheckContext
 _OBJECT_ROLES = ("devices", "building_sites")
 
 
+def _unknown_removal(ctx: CheckContext, rule: Rule, roles: list[str], width: float, message: str) -> None:
+    """An undetermined finding (and a not-checked entry) for vegetation removal whose layers are absent."""
+    ctx.add(rule, Status.UNDETERMINED, message, required_ft=width)
+    ctx.skip(rule, f"no {' or '.join(roles)} layer")
+
+
 def check_no_cut_buffer(ctx: CheckContext, rule: Rule) -> None:
     width = float(rule.params["width_ft"])
     shoreline = ctx.layer("shoreline")
@@ -55,23 +61,14 @@ def check_no_cut_buffer(ctx: CheckContext, rule: Rule) -> None:
     roles = list(rule.params.get("removal_roles", ["clearing"]))
     supplied = [r for r in roles if ctx.layer(r) is not None]
     if not supplied:
-        ctx.add(
-            rule,
-            Status.UNDETERMINED,
-            f"No {' or '.join(roles)} layer was supplied: vegetation removal within {width:g} ft of the mean high-water mark could not be checked.",
-            required_ft=width,
-        )
-        ctx.skip(rule, f"no {' or '.join(roles)} layer")
+        _unknown_removal(ctx, rule, roles, width,
+                         f"No {' or '.join(roles)} layer was supplied: vegetation removal within {width:g} ft of the mean high-water mark could not be checked.")
         return
     area_roles = [r for r in ("clearing", "disturbance") if r in roles]
     if area_roles and not any(ctx.layer(r) is not None for r in area_roles):
-        ctx.add(
-            rule,
-            Status.UNDETERMINED,
-            f"No {' or '.join(area_roles)} layer: vegetation removal other than the mapped {', '.join(supplied)} within {width:g} ft of the mean high-water mark is unknown.",
-            required_ft=width,
-        )
-        ctx.skip(rule, f"no {' or '.join(area_roles)} layer")
+        _unknown_removal(ctx, rule, area_roles, width,
+                         f"No {' or '.join(area_roles)} layer: vegetation removal other than the mapped {', '.join(supplied)} within {width:g} ft "
+                         "of the mean high-water mark is unknown.")
     items = removals(ctx, roles)
     if not items:
         ctx.skip(rule, f"no vegetation removal proposed ({', '.join(supplied)} empty or existing only)")

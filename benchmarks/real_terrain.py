@@ -1,0 +1,40 @@
+"""Real terrain for the slope-map benchmarks: East Chatham's contour DEM at 1 m, mirror-tiled to any size.
+
+Shared by ``bench_slope_map_real.py`` and ``bench_slope_map_mask.py`` (one copy of the recipe).
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+REAL = ROOT.parent / "shared" / "realdata" / "east-chatham-ny" / "dem_from_iso-10ft_contours_2.5m_DERIVED.tif"
+#: The part of the DEM with data everywhere, in 1 m cells.
+DATA_WINDOW = (slice(130, 1580), slice(102, 2363))
+
+
+def mirror(z: np.ndarray, n: int, axis: int) -> np.ndarray:
+    """``z`` repeated, every other copy flipped, to ``n`` cells along ``axis`` (no seams in slope)."""
+    parts, tot, flip = [], 0, False
+    while tot < n:
+        parts.append(np.flip(z, axis) if flip else z)
+        tot += z.shape[axis]
+        flip = not flip
+    return np.concatenate(parts, axis).take(np.arange(n), axis)
+
+
+def real_terrain(tmp: Path, size: int) -> tuple[np.ndarray, Any]:
+    """(elevations in metres, size × size, the DEM's CRS): cubic resampling to 1 m, the data window, mirror-tiled."""
+    import rasterio
+
+    up = Path(tmp) / "up.tif"
+    subprocess.run(["gdal_translate", "-q", "-r", "cubic", "-tr", "1", "1", str(REAL), str(up)], check=True)
+    with rasterio.open(up) as s:
+        z = s.read(1).astype(np.float64)
+        crs = s.crs
+    z = z[DATA_WINDOW]
+    return mirror(mirror(z, size, 0), size, 1), crs
