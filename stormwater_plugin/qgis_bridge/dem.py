@@ -182,12 +182,7 @@ def read_dem(
     values = block_to_array(block, provider, band)
     opx, opy = ext.width() / out_cols, ext.height() / out_rows
     gt = (ext.xMinimum(), opx, 0.0, ext.yMaximum(), 0.0, -opy)
-    if is_projected(dem_crs):
-        u = unit_to_ft(dem_crs)
-        cell = (opx * u, opy * u)
-    else:
-        lat = math.radians(ext.center().y())
-        cell = (opx * 111320.0 * math.cos(lat) / METRE_PER_FT, opy * 110574.0 / METRE_PER_FT)
+    cell = cell_size_ft(dem_crs, opx, opy, ext.center().y())
     kwargs: dict[str, Any] = {}
     to_raster = make_to_raster(working, dem_crs, context)
     if to_raster is not None:
@@ -195,6 +190,15 @@ def read_dem(
         kwargs["from_raster"] = make_to_raster(dem_crs, working, context)
     # An assumed unit (none declared in the plugin's DEM unit setting): unit-dependent findings are undetermined.
     return ElevationGrid(values=values, geotransform=gt, z_to_ft=zf, z_unit_note=note, cell_size_ft=cell, name=name, z_unit_declared=bool(z_units), **kwargs)
+
+
+def cell_size_ft(dem_crs: QgsCoordinateReferenceSystem, px: float, py: float, lat_deg: float) -> tuple[float, float]:
+    """Pixel width and height in feet: the CRS unit when projected, else degrees at ``lat_deg`` (an approximation for per-pixel measures)."""
+    if is_projected(dem_crs):
+        u = unit_to_ft(dem_crs)
+        return (px * u, py * u)
+    lat = math.radians(lat_deg)
+    return (px * 111320.0 * math.cos(lat) / METRE_PER_FT, py * 110574.0 / METRE_PER_FT)
 
 
 class QgisDemSource(DemSource):
@@ -221,12 +225,7 @@ class QgisDemSource(DemSource):
             raise ValueError("the DEM has no pixel grid QGIS can read")
         px, py = full.width() / nx, full.height() / ny
         zf, note = z_factor(z_units, dem_crs, [])
-        if is_projected(dem_crs):
-            u = unit_to_ft(dem_crs)
-            cell = (px * u, py * u)
-        else:
-            lat = math.radians(full.center().y())
-            cell = (px * 111320.0 * math.cos(lat) / METRE_PER_FT, py * 110574.0 / METRE_PER_FT)
+        cell = cell_size_ft(dem_crs, px, py, full.center().y())
         to_raster = make_to_raster(working, dem_crs, context)
         super().__init__(
             (ny, nx), (full.xMinimum(), px, 0.0, full.yMaximum(), 0.0, -py),
