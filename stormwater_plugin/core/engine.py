@@ -279,7 +279,7 @@ def run_check(inputs: SiteInputs, pack: RulePack, progress: Callable[[float], bo
             continue
         first = len(ctx.findings)
         handler(ctx, rule)
-        if rule.params.get("advisory_only") and rule.kind != "device_setback":  # setbacks mark their own
+        if rule.params.get("advisory_only"):
             _as_advisories(ctx, first, rule)
         no_geometry_findings(ctx, rule, read_log.read)
     ctx.layers = dict(read_log)
@@ -339,7 +339,7 @@ def _as_advisories(ctx: CheckContext, first: int, rule: Rule) -> None:
     Its violations and undetermined findings become advisories that say what they would have been
     (``would_be``) after the pack's ``advisory_note``; its passes stay passes and its zones are dropped.
     """
-    note = str(rule.params.get("advisory_note", "")).strip()
+    note = str(rule.params.get("advisory_note", "Advisory (this standard does not bind this project):")).strip()
     for i in range(first, len(ctx.findings)):
         f = ctx.findings[i]
         if f.status in (Status.VIOLATION, Status.UNDETERMINED):

@@ -163,19 +163,14 @@ class _Device:
 
 
 class _Out:
-    """Adds a rule's findings; an ``advisory_only`` rule reports violations and undetermined findings as advisories."""
+    """Adds a rule's findings (an ``advisory_only`` rule's are turned into advisories by the engine, for every kind)."""
 
     def __init__(self, ctx: CheckContext, rule: Rule) -> None:
         self.ctx = ctx
         self.rule = rule
         self.advisory = bool(rule.params.get("advisory_only"))
-        self.note = str(rule.params.get("advisory_note", "Advisory (this standard does not bind this project):"))
 
     def add(self, status: Status, message: str, **kw: Any) -> None:
-        if self.advisory and status in (Status.VIOLATION, Status.UNDETERMINED):
-            kw["would_be"] = status.value
-            status = Status.ADVISORY
-            message = f"{self.note} {message}"
         self.ctx.add(self.rule, status, message, **kw)
 
 
