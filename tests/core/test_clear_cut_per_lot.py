@@ -108,9 +108,11 @@ def test_lot_reaching_into_the_lake_fronts_the_shore_between_its_crossings():
     assert f.extra["frontage_ft"] == pytest.approx(197.0, abs=0.01)
 
 
-def test_removal_in_the_buffer_on_no_site_lot_is_undetermined():
-    got = _findings(_site([("A", 0, 196)], [box(-20, 250, 0, 260)]))
-    assert any(f.status is Status.UNDETERMINED and "no site parcel" in f.message for f in got)
+def test_removal_in_the_buffer_on_a_neighbours_lot_is_undetermined():
+    site = _site([("A", 0, 196), ("N", 196, 392)], [box(-20, 250, 0, 260)])
+    site["parcels"].attrs[1]["is_site"] = 0
+    got = _findings(site)
+    assert any(f.status is Status.UNDETERMINED and "not a site parcel" in f.message for f in got)
 
 
 def test_frontage_tolerance_is_a_pack_parameter_of_both_opening_rules():

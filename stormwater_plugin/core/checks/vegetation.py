@@ -54,8 +54,8 @@ def check_clear_cut_opening(ctx: CheckContext, rule: Rule) -> None:
     say whether several are allowed nor whether each or all together are
     limited: the total is held to the limit (a violation above it), and more
     than one opening within it is an advisory for the reviewer, never a silent
-    pass. Removal in the buffer on no site lot is undetermined (the site is
-    incomplete).
+    pass. Removal in the buffer on a parcel outside the site is undetermined
+    (the site is incomplete).
     """
     width = float(rule.params["buffer_ft"])
     tol = float(rule.params.get("frontage_tolerance_ft", 0))
@@ -82,14 +82,17 @@ def check_clear_cut_opening(ctx: CheckContext, rule: Rule) -> None:
     cleared_maybe = _overlap(union(sure + maybe), strip) if maybe else cleared
     lots = site_lots(ctx)
     near = [display_buffer(lot, ctx.to_units(tol), tol) if tol > 0 else lot for _, lot in lots]
-    for (ref, lot), reach in zip(lots, near):
-        _check_lot_opening(ctx, rule, ref, lot, reach, shore, _overlap(cleared, reach), _overlap(cleared_maybe, reach) if maybe else None,
+    for (lot_ref, lot), reach in zip(lots, near):
+        _check_lot_opening(ctx, rule, lot_ref, lot, reach, shore, _overlap(cleared, reach), _overlap(cleared_maybe, reach) if maybe else None,
                            [noun for g, noun in loose if shapely.intersects(g, reach)], supplied, roles, many=len(lots) > 1)
-    outside = shapely.difference(cleared, union(near)) if not cleared.is_empty else cleared
+    # Removal on another parcel of the parcels layer is work on a lot the site does not include.
+    parcels = ctx.layer("parcels")
+    others = union([parcels.geoms[i] for i in range(len(parcels)) if parcels.ids[i] not in ctx.site_ids]) if parcels is not None else shapely.GeometryCollection()
+    outside = _overlap(shapely.difference(cleared, union(near)), others) if not cleared.is_empty and not others.is_empty else shapely.GeometryCollection()
     if not outside.is_empty and area_sqft(outside, ctx.unit_to_ft) >= 1.0:
         ctx.add(rule, Status.UNDETERMINED,
-                f"{area_sqft(outside, ctx.unit_to_ft):,.1f} sq ft of vegetation removal in the {width:g} ft buffer lies on no site parcel: the opening it makes "
-                "is not measured against any lot's frontage. Add the lot it is on to the site.", geometry=outside)
+                f"{area_sqft(outside, ctx.unit_to_ft):,.1f} sq ft of vegetation removal in the {width:g} ft buffer lies on a parcel that is not a site parcel: "
+                "the opening it makes is not measured against any lot's frontage. Add the lot it is on to the site.", geometry=outside)
 
 
 def site_lots(ctx: CheckContext) -> list[tuple[FeatureRef | None, BaseGeometry]]:
@@ -299,12 +302,14 @@ def check_clearing_near_water(ctx: CheckContext, rule: Rule) -> None:
         ctx.add(rule, Status.UNDETERMINED, f"No water layer to measure the {dist:g} ft zone from ({', '.join(absent)} absent).")
         return
     tree = shapely.STRtree(np.array(geoms, dtype=object))
+    # An advisory_only rule (a standard of another text shown to the reviewer) says so on its advisories too.
+    note = f"{str(rule.params.get('advisory_note', '')).strip()} " if rule.params.get("advisory_only") else ""
     for g, ref in items:
         j = int(tree.query_nearest(g, all_matches=False)[0])
         d = ctx.to_feet(float(shapely.distance(g, geoms[j])))
         line = shapely.shortest_line(g, geoms[j])
         if d <= dist + DISTANCE_EPS_FT:
-            ctx.add(rule, Status.ADVISORY, f"{ref.noun} is {d:.1f} ft from {refs[j].noun}, within {dist:g} ft: cleared ground must be covered or protected within 24 hours.",
+            ctx.add(rule, Status.ADVISORY, f"{note}{ref.noun} is {d:.1f} ft from {refs[j].noun}, within {dist:g} ft: cleared ground must be covered or protected within 24 hours.",
                     subject=ref, other=refs[j], measured_ft=d, required_ft=dist, geometry=line)
         else:
             status = Status.UNDETERMINED if absent else Status.PASS
