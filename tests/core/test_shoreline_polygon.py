@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 import shapely
 from shapely.geometry import Point, box
 
@@ -46,3 +47,15 @@ def test_lake_polygon_as_shoreline_in_every_pack_runs_without_a_geometry_error()
     for jurisdiction in ("lgpc", "lake-george", "mamakating"):
         result = run(jurisdiction, _site(LAKE), project_class=None)
         assert result.findings
+
+
+def test_lake_polygon_overlapping_the_lot_as_shoreline_no_geometry_error_and_the_49_ft_opening_violates_148_11I_2_h_2():
+    # Before: GEOSException "LinearIterator only supports lineal geometry" (exit 2 on the CLI).
+    site = {
+        "parcels": layer("parcels", [box(-300, 0, 0, 196)], ["A"], [{"is_site": 1}]),
+        "shoreline": layer("shoreline", [box(-10, -500, 500, 900)], ["LAKE"], [{"waterbody": "Lake George"}]),
+        "clearing": layer("clearing", [box(-30, 50, -10, 99)]),
+    }
+    (f,) = [f for f in run("lake-george", site).findings if f.rule_id == "lake-george.minor.clear-cut-opening-20pct"]
+    assert f.status is Status.VIOLATION
+    assert f.extra["frontage_ft"] == pytest.approx(196.0, abs=0.01)
