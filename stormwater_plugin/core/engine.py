@@ -23,7 +23,7 @@ from .checks.inventory import check_plot_plan_inventory
 from .checks.notification import check_notification
 from .checks.quantities import check_first_flush_volume, check_storage_volume
 from .checks.setbacks import check_device_setback
-from .checks.shoreline import check_no_cut_buffer
+from .checks.shoreline import check_no_cut_buffer, shoreline_as_lines
 from .checks.triggers import check_area_threshold, check_sensitive_surroundings, check_soil_trigger
 from .checks.vegetation import check_clear_cut_opening, check_clearing_near_water, check_fertilizer_zone
 from .dem_source import DemSource
@@ -146,6 +146,8 @@ def prepare_context(inputs: SiteInputs, pack: RulePack, class_override: str | No
             warnings.append(Warning_("unknown_role", f"layer role '{role}' is not part of the contract and was ignored", role))
             continue
         layers[role] = clean_layer(layer, warnings)
+    if "shoreline" in layers:
+        layers["shoreline"] = shoreline_as_lines(layers["shoreline"], warnings)
 
     _check_device_types(layers.get("devices"), warnings)
     parcels = layers.get("parcels")

@@ -3,6 +3,15 @@
 A pack is data only. Nothing in it is executed: ``kind`` selects one of the
 checks implemented in :mod:`stormwater_plugin.core.checks`, and every number
 the check uses comes from ``params``.
+
+A pack's ``glossary`` gives each term of its texts one reading: the layer
+roles a term ("water body", "cleared land") reads, why, and the phrases that
+name it. A rule reads a term by an item ``{"term": "water body"}`` in one of
+its role lists (:data:`ROLE_PARAMS`), which the loader replaces by the term's
+roles (``{"role": r}`` items in ``targets``); a rule whose excerpt names a
+term and that reads roles must read the term, or name the rule that reads it
+for it in ``term_read_by`` (a rule split by target). One term, one reading,
+in every rule of the pack.
 """
 
 from __future__ import annotations
@@ -12,10 +21,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from .model import Citation
+from .model import ROLES, Citation
 
 PACK_DIR = Path(__file__).resolve().parent / "packs"
 JURISDICTIONS: tuple[str, ...] = ("lgpc", "lake-george", "mamakating")
+#: Rule parameters that list layer roles (``targets``: items ``{"role": ...}``; the others: role names).
+ROLE_PARAMS: tuple[str, ...] = ("targets", "water_roles", "removal_roles", "roles")
 
 
 class PackError(ValueError):
@@ -34,10 +45,45 @@ class Rule:
     params: Mapping[str, Any]
     #: Ids this rule replaces (a rule split or renamed keeps reviewer decisions and comparisons).
     replaces: tuple[str, ...] = ()
+    #: Glossary terms the rule reads (its role lists were expanded from them).
+    terms: tuple[str, ...] = ()
 
     def applies_to_class(self, project_class: str) -> bool:
         classes = self.applies.get("classes")
         return classes is None or project_class in classes
+
+
+@dataclass(frozen=True)
+class Term:
+    """One term of a pack's glossary: the roles it reads and why.
+
+    Attributes
+    ----------
+    term : str
+        The term as the texts write it (``water body``).
+    roles : tuple of str
+        The layer roles every rule naming the term reads, in order.
+    reading : str
+        The reading, in words.
+    why : str
+        Why it is read so (the conservative reading and its grounds).
+    citation : str
+        Where the texts use or define the term.
+    named_as : tuple of str
+        Phrases (lower case) that name the term in an excerpt.
+    """
+
+    term: str
+    roles: tuple[str, ...]
+    reading: str
+    why: str
+    citation: str
+    named_as: tuple[str, ...]
+
+    def named_in(self, text: str) -> bool:
+        """Whether ``text`` names the term (case-insensitive)."""
+        low = " ".join(text.lower().split())
+        return any(p in low for p in self.named_as)
 
 
 @dataclass(frozen=True)
@@ -77,6 +123,14 @@ class RulePack:
     rules: tuple[Rule, ...] = field(default_factory=tuple)
     raw: Mapping[str, Any] = field(default_factory=dict)
     subdivision: SubdivisionRule | None = None
+    glossary: tuple[Term, ...] = ()
+
+    def term(self, name: str) -> Term:
+        """The glossary entry of ``name``."""
+        for t in self.glossary:
+            if t.term == name:
+                return t
+        raise KeyError(name)
 
     def rule(self, rule_id: str) -> Rule:
         for r in self.rules:
@@ -169,7 +223,67 @@ def validate_pack_dict(data: Mapping[str, Any]) -> list[str]:
                 errors.append(f"pack.rules[{i}].params.gradient must be any, device_upgradient or device_downgradient")
             if not p.get("targets"):
                 errors.append(f"pack.rules[{i}].params.targets must name at least one role")
+    errors += _glossary_errors(data)
     return errors
+
+
+def _term_refs(params: Mapping[str, Any]) -> list[str]:
+    """The glossary terms a rule's role lists read."""
+    return [str(item["term"]) for key in ROLE_PARAMS for item in (params.get(key) or []) if isinstance(item, dict) and "term" in item]
+
+
+def _glossary_errors(data: Mapping[str, Any]) -> list[str]:
+    """Glossary terms known, their roles contract roles, and every rule naming a term reading it."""
+    errors: list[str] = []
+    terms = {str(t.get("term")): t for t in data.get("glossary", []) if isinstance(t, dict)}
+    if len(terms) != len(data.get("glossary", [])):
+        errors.append("pack.glossary: a term is defined twice")
+    for name, t in terms.items():
+        odd = [r for r in t.get("roles", []) if r not in ROLES]
+        if odd:
+            errors.append(f"pack.glossary '{name}': roles {odd} are not contract roles")
+    rules = [r for r in data.get("rules", []) if isinstance(r, dict)]
+    reads = {str(r.get("id")): set(_term_refs(r.get("params", {}))) for r in rules}
+    for i, r in enumerate(rules):
+        p = r.get("params", {})
+        for name in _term_refs(p):
+            if name not in terms:
+                errors.append(f"pack.rules[{i}] reads the term '{name}', which the glossary does not define")
+        by = r.get("term_read_by", {})
+        for name, other in by.items():
+            if name not in reads.get(str(other), set()):
+                errors.append(f"pack.rules[{i}].term_read_by: rule '{other}' does not read the term '{name}'")
+        if not any(p.get(k) for k in ROLE_PARAMS):
+            continue
+        excerpt = " ".join(str(r.get("excerpt", "")).lower().split())
+        for name, t in terms.items():
+            if any(str(w).lower() in excerpt for w in t.get("named_as", [])) and name not in reads[str(r.get("id"))] and name not in by:
+                errors.append(f"pack.rules[{i}] ({r.get('id')}) names '{name}' in its excerpt but does not read the glossary term")
+    return errors
+
+
+def _expand_terms(params: Mapping[str, Any], glossary: Mapping[str, Term]) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """``params`` with every ``{"term": ...}`` item of a role list replaced by the term's roles, and the terms read."""
+    out = dict(params)
+    used: list[str] = []
+    for key in ROLE_PARAMS:
+        items = params.get(key)
+        if not isinstance(items, list) or not any(isinstance(x, dict) and "term" in x for x in items):
+            continue
+        new: list[Any] = []
+        for item in items:
+            if isinstance(item, dict) and "term" in item:
+                t = glossary[str(item["term"])]
+                used.append(t.term)
+                rest = {k: v for k, v in item.items() if k != "term"}
+                new += [{**rest, "role": r} for r in t.roles] if key == "targets" else list(t.roles)
+            else:
+                new.append(item)
+        unique: dict[str, Any] = {}
+        for x in new:
+            unique.setdefault(json.dumps(x, sort_keys=True), x)
+        out[key] = list(unique.values())
+    return out, tuple(dict.fromkeys(used))
 
 
 def _class_rule(d: Mapping[str, Any] | None, source_file: str, version: str) -> ClassRule | None:
@@ -189,18 +303,24 @@ def pack_from_dict(data: Mapping[str, Any]) -> RulePack:
         raise PackError("; ".join(errors[:5]))
     src = data["source"]
     version = data["pack_version"]
-    rules = tuple(
-        Rule(
+    glossary = {
+        str(t["term"]): Term(str(t["term"]), tuple(str(x) for x in t["roles"]), str(t["reading"]), str(t["why"]), str(t["citation"]),
+                             tuple(str(w).lower() for w in t.get("named_as", [t["term"]])))
+        for t in data.get("glossary", [])
+    }
+    rules = []
+    for r in data["rules"]:
+        params, used = _expand_terms(r.get("params", {}), glossary)
+        rules.append(Rule(
             id=r["id"],
             kind=r["kind"],
             title=r["title"],
             citation=Citation(r["citation"], r["excerpt"], r.get("source_file", src["file"]), version),
             applies=dict(r.get("applies", {})),
-            params=dict(r.get("params", {})),
+            params=params,
             replaces=tuple(str(x) for x in r.get("replaces", ())),
-        )
-        for r in data["rules"]
-    )
+            terms=used,
+        ))
     cls = data["classification"]
     major = _class_rule(cls["major"], src["file"], version)
     assert major is not None
@@ -215,9 +335,10 @@ def pack_from_dict(data: Mapping[str, Any]) -> RulePack:
         exempt=_class_rule(cls["exempt"], src["file"], version),
         minor=_class_rule(cls["minor"], src["file"], version),
         major=major,
-        rules=rules,
+        rules=tuple(rules),
         raw=data,
         subdivision=_subdivision(cls.get("subdivision"), src["file"], version),
+        glossary=tuple(glossary.values()),
     )
 
 

@@ -33,7 +33,7 @@ def test_clear_cut_opening_at_most_20_pct_of_200_ft_frontage_148_11I_2_h_2(width
 @pytest.mark.parametrize("gap,expected", [(49.9, Status.ADVISORY), (50.0, Status.PASS), (50.1, Status.PASS)])
 def test_lawn_within_50_ft_of_water_gets_the_fertilizer_rule_148_11C_6(gap, expected):
     site = _lakefront([box(-gap - 30, 50, -gap, 80)])
-    site.update({k: layer(k, []) for k in ("waterbodies", "streams")})  # declared: none
+    site.update({k: layer(k, []) for k in ("waterbodies", "streams", "wetlands")})  # declared: none (a wetland is a water body)
     (f,) = _findings(run("lake-george", site), "lake-george.fertilizer-50ft")
     assert f.status is expected
 

@@ -30,9 +30,10 @@ from __future__ import annotations
 from typing import Any
 
 import shapely
+from shapely.geometry.base import BaseGeometry
 
 from ..geometry import DISTANCE_EPS_FT, area_sqft, display_buffer, union
-from ..model import DisplayZone, FeatureRef, Status
+from ..model import DisplayZone, FeatureLayer, FeatureRef, Status, Warning_
 from ..rulepack import Rule
 from .affected import impervious_status
 from .context import CheckContext
@@ -165,3 +166,31 @@ def removals(ctx: CheckContext, roles: list[str]) -> list[tuple[Any, FeatureRef,
                 known = s != ""
             out.append((layer.geoms[i], layer.ref(i), known))
     return out
+
+
+def shoreline_as_lines(layer: FeatureLayer, warnings: list[Warning_]) -> FeatureLayer:
+    """The ``shoreline`` layer with every polygon (a lake drawn as an area) replaced by its outline.
+
+    The mean high-water line is a line; a lake polygon given in its place is
+    read as its boundary (outer and inner rings), once, where the engine
+    prepares the layers, so that every rule, the siting envelope and the
+    report see lines. Lines and points are kept as drawn. A warning names the
+    features read so.
+    """
+    geoms: list[BaseGeometry] = []
+    changed: list[str] = []
+    for g, fid in zip(layer.geoms, layer.ids):
+        parts = list(shapely.get_parts(g))
+        if not any(p.geom_type == "Polygon" for p in parts):
+            geoms.append(g)
+            continue
+        changed.append(fid)
+        lines = [shapely.boundary(p) if p.geom_type == "Polygon" else p for p in parts]
+        geoms.append(shapely.line_merge(shapely.union_all(lines)) if all(p.geom_type != "Point" for p in lines) else shapely.union_all(lines))
+    if not changed:
+        return layer
+    warnings.append(Warning_(
+        "shoreline_polygon",
+        f"{len(changed)} shoreline feature(s) are drawn as areas (a lake polygon): their outline is read as the mean high-water line",
+        layer.role, tuple(changed)))
+    return FeatureLayer.from_sequences(layer.role, geoms, layer.ids, layer.attrs, no_geometry=layer.no_geometry)

@@ -20,8 +20,8 @@ import shapely
 import shapely.ops
 from shapely.geometry.base import BaseGeometry
 
-from ..geometry import DISTANCE_EPS_FT, display_buffer, union
-from ..model import DisplayZone, Status
+from ..geometry import DISTANCE_EPS_FT, area_sqft, display_buffer, union
+from ..model import DisplayZone, FeatureRef, Status
 from ..rulepack import Rule
 from .context import CheckContext
 from .shoreline import removals
@@ -38,7 +38,14 @@ def _overlap(a: BaseGeometry, b: BaseGeometry) -> BaseGeometry:
 
 
 def check_clear_cut_opening(ctx: CheckContext, rule: Rule) -> None:
-    """Every opening (stretch of shoreline fronting vegetation removal in the buffer), each and in total, against ``max_share_pct`` of frontage.
+    """Every opening (stretch of shoreline fronting vegetation removal in the buffer), each and in total, against ``max_share_pct`` of each lot's frontage.
+
+    "20% of the shoreline frontage on any individual lot": each site parcel
+    (a feature of ``parcels`` among the site's, parts with one id joined) is
+    measured on its own frontage with the removal on it, never the site's
+    frontage pooled. Frontage is measured by :func:`lot_frontage` within
+    ``frontage_tolerance_ft`` of the lot (the lot line drawn on the shore is
+    lost to rounding at any bearing that is not axis-aligned).
 
     Removal is read from every role of ``removal_roles`` (clearing,
     disturbance, proposed or removed impervious, devices, building sites), as
@@ -47,10 +54,10 @@ def check_clear_cut_opening(ctx: CheckContext, rule: Rule) -> None:
     say whether several are allowed nor whether each or all together are
     limited: the total is held to the limit (a violation above it), and more
     than one opening within it is an advisory for the reviewer, never a silent
-    pass.
+    pass. Removal in the buffer on a parcel outside the site is undetermined
+    (the site is incomplete).
     """
     width = float(rule.params["buffer_ft"])
-    share = float(rule.params["max_share_pct"])
     tol = float(rule.params.get("frontage_tolerance_ft", 0))
     roles = list(rule.params.get("removal_roles", ["clearing"]))
     shoreline = ctx.layer("shoreline")
@@ -61,52 +68,132 @@ def check_clear_cut_opening(ctx: CheckContext, rule: Rule) -> None:
         ctx.skip(rule, f"no {', '.join(missing)}")
         return
     shore = union(shoreline.geoms)
-    site = ctx.site_geometry
-    # The mean high-water line on or along the site parcel's edge; where tax lines stop
-    # short of it, within the tolerance of the parcel.
-    frontage_line = _overlap(shore, site)
-    if frontage_line.length == 0 and tol > 0:
-        frontage_line = _overlap(shore, display_buffer(site, ctx.to_units(tol), tol))
-    frontage = ctx.to_feet(float(frontage_line.length))
-    if frontage <= 0:
-        gap = ctx.to_feet(float(shapely.distance(site, shore)))
-        if gap <= width:
-            ctx.add(rule, Status.UNDETERMINED, f"The site parcel stops {gap:.1f} ft short of the mean high-water line, within the {width:g} ft buffer: its frontage cannot be measured. Check the parcel line against the shoreline.", measured_ft=gap)
-        else:
-            ctx.add(rule, Status.PASS, f"The site parcel has no shoreline frontage (the mean high-water line is {gap:.1f} ft away).", measured_ft=0.0)
-        return
     strip = display_buffer(shore, ctx.to_units(width), width)
-    merged = shapely.line_merge(frontage_line) if frontage_line.geom_type == "MultiLineString" else frontage_line
-    lines = [ln for ln in shapely.get_parts(merged) if ln.length > 0]
-    allowed = frontage * share * PER_CENT
     sure: list[BaseGeometry] = []
     maybe: list[BaseGeometry] = []
-    loose: list[str] = []
+    loose: list[tuple[BaseGeometry, str]] = []
     for g, ref, known in removals(ctx, roles):
         if not shapely.intersects(g, strip):
             continue
         if g.geom_type not in ("Polygon", "MultiPolygon"):
-            loose.append(ref.noun)
+            loose.append((g, ref.noun))
         (sure if known else maybe).append(g)
+    cleared = _overlap(union(sure), strip)
+    cleared_maybe = _overlap(union(sure + maybe), strip) if maybe else cleared
+    lots = site_lots(ctx)
+    near = [display_buffer(lot, ctx.to_units(tol), tol) if tol > 0 else lot for _, lot in lots]
+    for (lot_ref, lot), reach in zip(lots, near):
+        _check_lot_opening(ctx, rule, lot_ref, lot, reach, shore, _overlap(cleared, reach), _overlap(cleared_maybe, reach) if maybe else None,
+                           [noun for g, noun in loose if shapely.intersects(g, reach)], supplied, roles, many=len(lots) > 1)
+    # Removal on another parcel of the parcels layer is work on a lot the site does not include.
+    parcels = ctx.layer("parcels")
+    others = union([parcels.geoms[i] for i in range(len(parcels)) if parcels.ids[i] not in ctx.site_ids]) if parcels is not None else shapely.GeometryCollection()
+    outside = _overlap(shapely.difference(cleared, union(near)), others) if not cleared.is_empty and not others.is_empty else shapely.GeometryCollection()
+    if not outside.is_empty and area_sqft(outside, ctx.unit_to_ft) >= 1.0:
+        ctx.add(rule, Status.UNDETERMINED,
+                f"{area_sqft(outside, ctx.unit_to_ft):,.1f} sq ft of vegetation removal in the {width:g} ft buffer lies on a parcel that is not a site parcel: "
+                "the opening it makes is not measured against any lot's frontage. Add the lot it is on to the site.", geometry=outside)
+
+
+def site_lots(ctx: CheckContext) -> list[tuple[FeatureRef | None, BaseGeometry]]:
+    """Each site parcel (features of one id joined), in the site's order; the site geometry alone when the parcels are not known."""
+    parcels = ctx.layer("parcels")
+    assert ctx.site_geometry is not None
+    if parcels is None or not ctx.site_ids:
+        return [(None, ctx.site_geometry)]
+    out: list[tuple[FeatureRef | None, BaseGeometry]] = []
+    for fid in dict.fromkeys(ctx.site_ids):
+        idx = [i for i in range(len(parcels)) if parcels.ids[i] == fid]
+        if idx:
+            out.append((parcels.ref(idx[0]), union([parcels.geoms[i] for i in idx])))
+    return out or [(None, ctx.site_geometry)]
+
+
+def lot_frontage(ctx: CheckContext, shore: BaseGeometry, lot: BaseGeometry, tol_ft: float) -> list[BaseGeometry]:
+    """The stretches of mean high-water line a lot fronts, as lines (working units).
+
+    With ``tol_ft`` 0 the frontage is the shoreline inside or on the lot.
+    Otherwise each stretch of shoreline within 2 ``tol_ft`` of the lot spans,
+    along the shore, from the first to the last of: the lot's vertices within
+    ``tol_ft`` of it, the points where it crosses the lot, and its own ends
+    within ``tol_ft`` of the lot. A lot line drawn on the shore (whose exact
+    intersection with the shoreline rounding throws away) thus fronts the
+    shore from corner to corner, and a lot reaching into the water fronts it
+    between the crossings; the tolerance never lengthens a frontage beyond the
+    lot's corners on a straight shore.
+    """
+    if tol_ft <= 0:
+        exact = _overlap(shore, lot)
+        merged = shapely.line_merge(exact) if exact.geom_type == "MultiLineString" else exact
+        return [ln for ln in shapely.get_parts(merged) if ln.geom_type in ("LineString", "LinearRing") and ln.length > 0]
+    tol = ctx.to_units(tol_ft)
+    band = _overlap(shore, display_buffer(lot, 2 * tol, 2 * tol_ft))
+    band = shapely.line_merge(band) if band.geom_type == "MultiLineString" else band
+    pieces = [ln for ln in shapely.get_parts(band) if ln.geom_type in ("LineString", "LinearRing") and ln.length > 0]
+    if not pieces:
+        return []
+    corners = shapely.points(shapely.get_coordinates(lot.boundary))
+    ends = shapely.points(shapely.get_coordinates(shore.boundary)) if shore.geom_type != "GeometryCollection" else np.array([], dtype=object)
+    ends = ends[shapely.distance(ends, lot) <= tol] if len(ends) else ends
+    crossing = _overlap(shore, lot)
+    crossings = shapely.points(shapely.get_coordinates(crossing)) if not crossing.is_empty else np.array([], dtype=object)
+    out: list[BaseGeometry] = []
+    for piece in pieces:
+        cand = [corners[shapely.distance(corners, piece) <= tol]]
+        for extra in (ends, crossings):
+            if len(extra):
+                cand.append(extra[shapely.distance(extra, piece) <= tol * 1e-3])
+        pts = np.concatenate(cand)
+        if len(pts) == 0:
+            continue
+        pos = shapely.line_locate_point(piece, pts)
+        a, b = float(np.min(pos)), float(np.max(pos))
+        if b > a:
+            out.append(shapely.ops.substring(piece, a, b))
+    return out
+
+
+def _check_lot_opening(
+    ctx: CheckContext, rule: Rule, ref: FeatureRef | None, lot: BaseGeometry, reach: BaseGeometry, shore: BaseGeometry,
+    cleared: BaseGeometry, cleared_maybe: BaseGeometry | None, loose: list[str], supplied: list[str], roles: list[str], *, many: bool,
+) -> None:
+    """The 20% limit on one lot: its frontage, the openings on it, the finding (subject: the lot)."""
+    width = float(rule.params["buffer_ft"])
+    share = float(rule.params["max_share_pct"])
+    tol = float(rule.params.get("frontage_tolerance_ft", 0))
+    name = (f"Lot {ref.id}" if many else f"The site parcel {ref.id}") if ref is not None else "The site parcel"
+    lines = lot_frontage(ctx, shore, lot, tol)
+    frontage = ctx.to_feet(sum(float(ln.length) for ln in lines))
+    if frontage <= 0:
+        gap = ctx.to_feet(float(shapely.distance(lot, shore)))
+        if gap <= width:
+            ctx.add(rule, Status.UNDETERMINED, f"{name} lies {gap:.1f} ft from the mean high-water line, within the {width:g} ft buffer, but no shoreline frontage "
+                    f"is measured on it (within {tol:g} ft of the lot): its frontage cannot be measured. Check the parcel line against the shoreline.",
+                    subject=ref, measured_ft=gap)
+        else:
+            ctx.add(rule, Status.PASS, f"{name} has no shoreline frontage (the mean high-water line is {gap:.1f} ft away).", subject=ref, measured_ft=0.0)
+        return
+    allowed = frontage * share * PER_CENT
     read = ", ".join(supplied)
-    openings = _openings(ctx, lines, _overlap(union(sure), strip))
+    openings = _openings(ctx, lines, cleared)
     total = sum(b - a for _, a, b in openings)
     longest = max((b - a for _, a, b in openings), default=0.0)
     listing = "; ".join(f"{b - a:.1f} ft" for _, a, b in openings)
     geom = shapely.MultiLineString([shapely.ops.substring(lines[k], ctx.to_units(a), ctx.to_units(b)) for k, a, b in openings]) if openings else None
     extra: dict[str, Any] = {"frontage_ft": frontage, "opening_ft": longest, "openings_ft": [round(b - a, 2) for _, a, b in openings], "total_ft": total}
-    limit = f"at most {share:g}% ({allowed:.1f} ft) of {frontage:.1f} ft of shoreline frontage"
+    on = f" on lot {ref.id}" if many and ref is not None else ""
+    limit = f"at most {share:g}% ({allowed:.1f} ft) of {frontage:.1f} ft of shoreline frontage{on}"
     if total > allowed + DISTANCE_EPS_FT:
         each = "" if len(openings) == 1 else (
             f" The {len(openings)} openings ({listing}) total {total:.1f} ft"
             + (f"; the longest alone, {longest:.1f} ft, exceeds the limit." if longest > allowed + DISTANCE_EPS_FT else "; each is within the limit, but the text allows one opening and its limit is read as holding for all of them together.")
         )
-        ctx.add(rule, Status.VIOLATION, f"Clear-cut opening of {total:.1f} ft in the {width:g} ft buffer (removal read from {read}); {limit} is allowed.{each}",
-                measured_ft=total, required_ft=allowed, geometry=geom, **extra)
+        ctx.add(rule, Status.VIOLATION, f"Clear-cut opening of {total:.1f} ft{on} in the {width:g} ft buffer (removal read from {read}); {limit} is allowed.{each}",
+                subject=ref, measured_ft=total, required_ft=allowed, geometry=geom, **extra)
         return
     unknown: list[str] = []
-    if maybe:
-        with_maybe = _openings(ctx, lines, _overlap(union(sure + maybe), strip))
+    if cleared_maybe is not None:
+        with_maybe = _openings(ctx, lines, cleared_maybe)
         grown = sum(b - a for _, a, b in with_maybe)
         if grown > allowed + DISTANCE_EPS_FT or len(with_maybe) > len(openings):
             unknown.append(f"impervious features of unknown status in the buffer would make {len(with_maybe)} opening(s) totalling {grown:.1f} ft")
@@ -117,18 +204,18 @@ def check_clear_cut_opening(ctx: CheckContext, rule: Rule) -> None:
     found = "no vegetation removal in the buffer" if not openings else (
         f"a continuous clear-cut opening of {total:.1f} ft" if len(openings) == 1 else f"{len(openings)} openings ({listing}), {total:.1f} ft in total")
     if unknown:
-        ctx.add(rule, Status.UNDETERMINED, f"Measured {found} (removal read from {read}); {limit} is allowed; but " + "; ".join(unknown) + ".",
-                measured_ft=total, required_ft=allowed, geometry=geom, **extra)
+        ctx.add(rule, Status.UNDETERMINED, f"Measured {found}{on} (removal read from {read}); {limit} is allowed; but " + "; ".join(unknown) + ".",
+                subject=ref, measured_ft=total, required_ft=allowed, geometry=geom, **extra)
     elif len(openings) > 1:
-        ctx.add(rule, Status.ADVISORY, f"{found[0].upper() + found[1:]} in the {width:g} ft buffer (removal read from {read}): within {limit} in total, "
+        ctx.add(rule, Status.ADVISORY, f"{found[0].upper() + found[1:]}{on} in the {width:g} ft buffer (removal read from {read}): within {limit} in total, "
                 "but the text allows 'a continuous clear-cut opening' for lake access and beaches; whether several are allowed is for the reviewer.",
-                measured_ft=total, required_ft=allowed, geometry=geom, **extra)
+                subject=ref, measured_ft=total, required_ft=allowed, geometry=geom, **extra)
     elif openings:
-        ctx.add(rule, Status.PASS, f"Continuous clear-cut opening of {total:.1f} ft along {frontage:.1f} ft of shoreline frontage (removal read from {read}); {limit} is allowed.",
-                measured_ft=total, required_ft=allowed, geometry=geom, **extra)
+        ctx.add(rule, Status.PASS, f"Continuous clear-cut opening of {total:.1f} ft along {frontage:.1f} ft of shoreline frontage{on} (removal read from {read}); {limit} is allowed.",
+                subject=ref, measured_ft=total, required_ft=allowed, geometry=geom, **extra)
     else:
-        ctx.add(rule, Status.PASS, f"No vegetation removal inside the {width:g} ft buffer (read from {read}); frontage {frontage:.1f} ft.",
-                measured_ft=0.0, required_ft=allowed, **extra)
+        ctx.add(rule, Status.PASS, f"No vegetation removal inside the {width:g} ft buffer{on} (read from {read}); frontage {frontage:.1f} ft.",
+                subject=ref, measured_ft=0.0, required_ft=allowed, **extra)
 
 
 def _openings(ctx: CheckContext, lines: list[BaseGeometry], cleared: BaseGeometry) -> list[tuple[int, float, float]]:
@@ -215,12 +302,14 @@ def check_clearing_near_water(ctx: CheckContext, rule: Rule) -> None:
         ctx.add(rule, Status.UNDETERMINED, f"No water layer to measure the {dist:g} ft zone from ({', '.join(absent)} absent).")
         return
     tree = shapely.STRtree(np.array(geoms, dtype=object))
+    # An advisory_only rule (a standard of another text shown to the reviewer) says so on its advisories too.
+    note = f"{str(rule.params.get('advisory_note', '')).strip()} " if rule.params.get("advisory_only") else ""
     for g, ref in items:
         j = int(tree.query_nearest(g, all_matches=False)[0])
         d = ctx.to_feet(float(shapely.distance(g, geoms[j])))
         line = shapely.shortest_line(g, geoms[j])
         if d <= dist + DISTANCE_EPS_FT:
-            ctx.add(rule, Status.ADVISORY, f"{ref.noun} is {d:.1f} ft from {refs[j].noun}, within {dist:g} ft: cleared ground must be covered or protected within 24 hours.",
+            ctx.add(rule, Status.ADVISORY, f"{note}{ref.noun} is {d:.1f} ft from {refs[j].noun}, within {dist:g} ft: cleared ground must be covered or protected within 24 hours.",
                     subject=ref, other=refs[j], measured_ft=d, required_ft=dist, geometry=line)
         else:
             status = Status.UNDETERMINED if absent else Status.PASS

@@ -21,7 +21,8 @@ device_slope
     before grading (the DEM is the existing ground).
 clearing_slope
     ``threshold_pct``, ``compare``, ``roles`` (layers holding cleared land,
-    first present one used), ``min_steep_area_sqft``, ``cover_within_hours``.
+    every present one read: the pack's glossary term "cleared land", clearing
+    and disturbance), ``min_steep_area_sqft``, ``cover_within_hours``.
     Measure: the Horn slope of the cells under each cleared area; advisory
     when the cleared land over the threshold covers at least
     ``min_steep_area_sqft`` (0: any).
@@ -406,17 +407,19 @@ def check_clearing_slope(ctx: CheckContext, rule: Rule) -> None:
     roles = [str(r) for r in p.get("roles", ["clearing"])]
     min_area = float(p.get("min_steep_area_sqft", 0.0))
     hours = p.get("cover_within_hours")
-    layer = next((ctx.layer(r) for r in roles if ctx.layer(r) is not None), None)
-    if layer is None:
+    layers = [lyr for lyr in (ctx.layer(r) for r in roles) if lyr is not None]
+    if not layers:
         ctx.skip(rule, f"no {' or '.join(roles)} layer")
         return
-    if len(layer) == 0:
-        ctx.skip(rule, f"the {layer.role} layer is empty: no land clearing proposed")
+    absent = [r for r in roles if ctx.layer(r) is None]
+    if absent:
+        ctx.skip(rule, f"no {', '.join(absent)} layer: only {', '.join(lyr.role for lyr in layers)} checked")
+    items = [(lyr.ref(i), lyr.geoms[i]) for lyr in layers for i in range(len(lyr))]
+    if not items:
+        ctx.skip(rule, f"the {' and '.join(lyr.role for lyr in layers)} layer{'s are' if len(layers) > 1 else ' is'} empty: no land clearing proposed")
         return
     cover = f"for more than {hours:g} hours " if isinstance(hours, (int, float)) else ""
-    for i in range(len(layer)):
-        ref = layer.ref(i)
-        geom = layer.geoms[i]
+    for ref, geom in items:
         extra: dict[str, Any] = {"threshold_pct": threshold, "measure": "Horn slope of the DEM cells under the cleared area"}
         if ctx.dem is None:
             ctx.add(rule, Status.UNDETERMINED, f"{_name(ref)}: no DEM was supplied, so the slope of the cleared land is unknown.", subject=ref, geometry=geom, **extra)
