@@ -15,8 +15,9 @@ import numpy as np
 import shapely
 
 from .accuracy import apply_accuracy
+from .checks.affected import attr, impervious_status
 from .checks.classification import ClassReason, classify
-from .checks.context import CheckContext, truthy
+from .checks.context import CheckContext, id_key, joined_ids, truthy
 from .checks.device_design import check_drain_time, check_frost_depth, check_vertical_separation
 from .checks.flowpath import check_flow_to_sensitive_area
 from .checks.inventory import check_plot_plan_inventory
@@ -98,7 +99,70 @@ KIND_HANDLERS: dict[str, Callable[[CheckContext, Rule], None]] = {
 def find_site_parcels(
     parcels: FeatureLayer | None, site_id: str | None, layers: dict[str, FeatureLayer], warnings: list[Warning_]
 ) -> list[int]:
-    """Indices of the site parcel(s): ``--site-parcel``, else ``is_site``, else the only parcel, else the one holding the plan."""
+    """Indices of the site parcel(s), in id order.
+
+    ``--site-parcel``, else ``is_site``, else the only parcel, else the one
+    holding the most proposed features; then every other parcel holding
+    proposed work (:func:`work_parcels`): each lot included in the proposed
+    project is part of the site (646-4.13(a)(5)).
+    """
+    named = _named_site_parcels(parcels, site_id, layers, warnings)
+    if parcels is None or len(parcels) == 0:
+        return named
+    extra = [i for i in work_parcels(parcels, layers) if i not in set(named)]
+    if extra and not named:
+        warnings.append(Warning_("site_parcel_inferred", f"No parcel is marked as the site: parcel(s) {joined_ids(parcels.ids[i] for i in extra)} "
+                                 "hold proposed work and were taken as the site.", "parcels", tuple(sorted({parcels.ids[i] for i in extra}, key=id_key))))
+    elif extra:
+        ids = joined_ids(parcels.ids[i] for i in extra)
+        warnings.append(
+            Warning_(
+                "site_parcel_widened",
+                f"Proposed work lies on parcel(s) {ids} besides the site parcel {joined_ids(parcels.ids[i] for i in named)}: "
+                "each lot holding proposed work is included in the project, so the site, its neighbours and its notification list include them.",
+                "parcels",
+                tuple(sorted({parcels.ids[i] for i in extra}, key=id_key)),
+            )
+        )
+    return sorted(set(named) | set(extra), key=lambda i: (id_key(parcels.ids[i]), i))
+
+
+def work_parcels(parcels: FeatureLayer, layers: dict[str, FeatureLayer]) -> list[int]:
+    """Indices of the parcels whose interior holds proposed work.
+
+    Proposed work is every device and building site, every disturbance and
+    clearing feature and every impervious feature not marked ``existing``
+    (whatever the geometry type). Work only touching a parcel's edge does
+    not put it in the project.
+    """
+    work: list[Any] = []
+    for role in ("devices", "building_sites", "disturbance", "clearing", "impervious"):
+        layer = layers.get(role)
+        if layer is None:
+            continue
+        for g, a in zip(layer.geoms, layer.attrs):
+            if role == "impervious" and impervious_status(a) == "existing":
+                continue
+            if role == "building_sites" and str(attr(a, "status") or "").strip().lower() == "existing":
+                continue
+            if g is not None and not g.is_empty:
+                work.append(g)
+    if not work:
+        return []
+    tree = shapely.STRtree(parcels.geoms)
+    hits: set[int] = set()
+    for g in work:
+        for j in tree.query(g, predicate="intersects"):
+            j = int(j)
+            if j not in hits and shapely.relate_pattern(parcels.geoms[j], g, "T********"):
+                hits.add(j)
+    return sorted(hits)
+
+
+def _named_site_parcels(
+    parcels: FeatureLayer | None, site_id: str | None, layers: dict[str, FeatureLayer], warnings: list[Warning_]
+) -> list[int]:
+    """The site parcel(s) the plan names: ``--site-parcel``, else ``is_site``, else the only parcel, else the one holding the plan."""
     if parcels is None or len(parcels) == 0:
         return []
     if site_id is not None:
@@ -119,7 +183,8 @@ def find_site_parcels(
             for j in tree.query(shapely.point_on_surface(g), predicate="intersects"):
                 counts[int(j)] += 1
         if counts.max() > 0:
-            best = int(np.argmax(counts))
+            # most features, ties to the lowest id: the choice cannot depend on the features' order
+            best = min((i for i in range(len(parcels)) if counts[i] == counts.max()), key=lambda i: (id_key(parcels.ids[i]), i))
             warnings.append(
                 Warning_(
                     "site_parcel_inferred",
@@ -160,8 +225,8 @@ def prepare_context(inputs: SiteInputs, pack: RulePack, class_override: str | No
         warnings,
         lots=[parcels.geoms[i] for i in site_idx] if parcels is not None else None,
         lot_flags=[truthy({str(k).lower(): v for k, v in parcels.attrs[i].items()}.get("proposed_lot")) is True for i in site_idx] if parcels is not None else None,
+        lot_ids=[parcels.ids[i] for i in site_idx] if parcels is not None else None,
     )
-    _class_without_geometry(cls, pack, layers, warnings)
     site_geom = shapely.union_all(parcels.geoms[site_idx]) if parcels is not None and site_idx else None
     ctx = CheckContext(
         layers=layers,
@@ -170,12 +235,13 @@ def prepare_context(inputs: SiteInputs, pack: RulePack, class_override: str | No
         project_class=cls.project_class,
         pack=pack,
         site_geometry=site_geom,
-        site_ids=tuple(parcels.ids[i] for i in site_idx) if parcels is not None else (),
+        site_ids=tuple(sorted({parcels.ids[i] for i in site_idx}, key=id_key)) if parcels is not None else (),
         warnings=warnings,
         disturbed_sqft=cls.disturbed_sqft,
         disturbance_geometry=shapely.union_all(layers["disturbance"].geoms) if "disturbance" in layers and len(layers["disturbance"]) else None,
         class_source=cls.source,
         dem_source=inputs.dem_source,
+        possible_classes=cls.classes,
     )
 
     return ctx, cls, site_idx
@@ -263,10 +329,13 @@ def run_check(inputs: SiteInputs, pack: RulePack, progress: Callable[[float], bo
     for n_done, rule in enumerate(pack.rules):
         if progress is not None and progress(n_done / max(1, len(pack.rules))) is False:
             raise CheckCancelled(f"cancelled before rule {rule.id}")
-        if not rule.applies_to_class(cls.project_class):
+        binding = [c for c in cls.classes if rule.applies_to_class(c)]
+        if not binding:
             classes = ", ".join(rule.applies.get("classes", []))
-            not_applicable.append({"rule_id": rule.id, "citation": rule.citation.text, "reason": f"applies to {classes} projects; this is a {cls.project_class} project"})
+            this = f"this is a {cls.project_class} project" if len(cls.classes) == 1 else f"this project is {' or '.join(cls.classes)}"
+            not_applicable.append({"rule_id": rule.id, "citation": rule.citation.text, "reason": f"applies to {classes} projects; {this}"})
             continue
+        first = len(ctx.findings)
         if rule.kind == "reviewer":
             ctx.skip(rule, REVIEWER_REASON)
             continue
@@ -274,16 +343,17 @@ def run_check(inputs: SiteInputs, pack: RulePack, progress: Callable[[float], bo
         if rule.kind == "neighbour_notification":
             notification = check_notification(ctx, rule, site_idx)
             no_geometry_findings(ctx, rule, read_log.read)
+            _if_class(ctx, first, rule, binding, cls.classes)
             continue
         handler = KIND_HANDLERS.get(rule.kind)
         if handler is None:  # pragma: no cover - the schema refuses unknown kinds
             ctx.skip(rule, f"kind '{rule.kind}' is not implemented")
             continue
-        first = len(ctx.findings)
         handler(ctx, rule)
         if rule.params.get("advisory_only"):
             _as_advisories(ctx, first, rule)
         no_geometry_findings(ctx, rule, read_log.read)
+        _if_class(ctx, first, rule, binding, cls.classes)
     ctx.layers = dict(read_log)
     if cls.source == "assumed":
         _slope_class_reasons(ctx, cls)
@@ -307,7 +377,7 @@ def run_check(inputs: SiteInputs, pack: RulePack, progress: Callable[[float], bo
         warnings=warnings,
         rules_not_checked=ctx.not_checked,
         zones=ctx.zones,
-        site_parcel_id="+".join(ctx.site_ids) if ctx.site_ids else None,
+        site_parcel_id=joined_ids(ctx.site_ids) if ctx.site_ids else None,
         rules_not_applicable=not_applicable,
         inventory=ctx.inventory,
         accuracy={"roles": dict(inputs.accuracy_ft), "unstated_roles": unstated,
@@ -333,6 +403,26 @@ def _feature_wkt(findings: list[Finding], layers: dict[str, FeatureLayer]) -> di
             if g is not None and not g.is_empty:
                 out[key] = shapely.to_wkt(g, rounding_precision=2, trim=True)
     return out
+
+
+def _if_class(ctx: CheckContext, first: int, rule: Rule, binding: list[str], possible: tuple[str, ...]) -> None:
+    """Mark the findings of a rule that binds only some of the classes the project may be.
+
+    The class is open (or assumed): a rule that applies under some possible
+    class is checked and reported, never "not applicable". Each of its
+    findings keeps its status, since the rule is checked once and its outcome is
+    the same under every class where it applies (a violation there is a
+    violation of the rule), and says under which classes it binds
+    (``extra['binds_if_class']``).
+    """
+    if len(binding) == len(possible):
+        return
+    head = f"If the project is {' or '.join(binding)} (the class is not decided: {' or '.join(possible)}):"
+    for i in range(first, len(ctx.findings)):
+        f = ctx.findings[i]
+        extra = dict(f.extra)
+        extra["binds_if_class"] = list(binding)
+        ctx.findings[i] = dataclasses.replace(f, message=f"{head} {f.message}", extra=extra)
 
 
 def _as_advisories(ctx: CheckContext, first: int, rule: Rule) -> None:
@@ -367,25 +457,6 @@ def _slope_class_reasons(ctx: CheckContext, cls: Any) -> None:
                 f"{f.extra.get('threshold_pct', 0):g}% or more: even were the disturbed area that of a minor project, it may be considered a major project.",
             )
         )
-
-
-def _class_without_geometry(cls: Any, pack: RulePack, layers: dict[str, FeatureLayer], warnings: list[Warning_]) -> None:
-    """A cited, undetermined classification step when areas the class is measured from have no geometry."""
-    roles = ("disturbance",) if "disturbance" in layers else ("clearing", "impervious")
-    lost = [(r, fid) for r in roles if r in layers for fid in layers[r].no_geometry]
-    if not lost or cls.source == "override":
-        return
-    names = ", ".join(f"{ROLE_NOUN.get(r, r)} {fid}" for r, fid in lost)
-    cls.reasons.append(
-        ClassReason(
-            f"{pack.jurisdiction}.classification.no-geometry",
-            pack.major.citation,
-            Status.UNDETERMINED,
-            f"{names} ha{'s' if len(lost) == 1 else 've'} no geometry, so the disturbed area leaves {'it' if len(lost) == 1 else 'them'} out "
-            "and the class may be larger than computed; draw the area(s) or pass --class.",
-        )
-    )
-    warnings.append(Warning_("class_area_incomplete", f"the disturbed area leaves out {names} (no geometry): the project class may be larger", roles[0], tuple(f for _, f in lost)))
 
 
 def _check_device_types(devices: FeatureLayer | None, warnings: list[Warning_]) -> None:

@@ -47,6 +47,7 @@ import json
 from dataclasses import asdict, dataclass
 from typing import Any, Mapping, Sequence
 
+from .checks.context import joined_ids
 from .model import FeatureRef, Finding
 
 FORMAT_NAME = "stormwater-check-overrides"
@@ -95,12 +96,32 @@ class Override:
 # --------------------------------------------------------------------------- keys
 
 
+def _order_free(fid: Any) -> str:
+    """A feature id made of several (``L3+L1+L2``) in id order (``L1+L2+L3``), so a key cannot depend on feature order."""
+    s = str(fid)
+    return joined_ids(s.split("+")) if "+" in s else s
+
+
 def _ref_part(ref: FeatureRef | Mapping[str, Any] | None) -> str:
     if ref is None:
         return "-"
     if isinstance(ref, FeatureRef):
-        return f"{ref.layer}:{ref.id}"
-    return f"{ref.get('layer')}:{ref.get('id')}"
+        return f"{ref.layer}:{_order_free(ref.id)}"
+    return f"{ref.get('layer')}:{_order_free(ref.get('id'))}"
+
+
+def normal_key(key: str) -> str:
+    """``key`` with every joined feature id in it put in id order (an override written for ``L3+L2+L1`` finds ``L1+L2+L3``)."""
+    parts = str(key).split("|")
+    for n in (1, 2):
+        if n < len(parts) and ":" in parts[n] and "+" in parts[n]:
+            layer, _, fid = parts[n].partition(":")
+            tail = ""
+            if n == len(parts) - 1 and "#" in fid:
+                fid, _, num = fid.rpartition("#")
+                tail = "#" + num
+            parts[n] = f"{layer}:{_order_free(fid)}{tail}"
+    return "|".join(parts)
 
 
 def finding_key(rule_id: str, subject: FeatureRef | Mapping[str, Any] | None, other: FeatureRef | Mapping[str, Any] | None) -> str:
@@ -329,7 +350,7 @@ def annotate_document(doc: dict[str, Any], overrides: Sequence[Override] | None)
     """
     findings: list[dict[str, Any]] = doc.get("findings", [])
     keys = finding_dict_keys(findings)
-    by_key = {o.key: o for o in (overrides or [])}
+    by_key = {normal_key(o.key): o for o in (overrides or [])}
     _match_qualified(findings, keys, by_key)
     used: set[str] = set()
     changed = 0

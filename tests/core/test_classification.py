@@ -63,8 +63,8 @@ def test_every_reason_is_cited():
         assert r.citation.excerpt
 
 
-def _subdivision(lot_sqft: list[float], road_sqft: float, houses_per_lot: int = 1):
-    """Lots of 200 x 200 ft side by side; each lot's disturbance a strip of lot_sqft; a road below them."""
+def _subdivision(lot_sqft: list[float], road_sqft: float, houses_per_lot: int = 1, use: str | None = "single_family"):
+    """Lots of 200 x 200 ft side by side; each lot's disturbance a strip of lot_sqft; a road below them; houses of ``use``."""
     lots, dist, dist_attrs, sites = [], [], [], []
     for k, a in enumerate(lot_sqft):
         x0 = k * 200.0
@@ -78,7 +78,7 @@ def _subdivision(lot_sqft: list[float], road_sqft: float, houses_per_lot: int = 
     return {
         "parcels": layer("parcels", lots, [f"L{k + 1}" for k in range(len(lots))], [{"is_site": 1, "proposed_lot": 1} for _ in lots]),
         "disturbance": layer("disturbance", dist, None, dist_attrs),
-        "building_sites": layer("building_sites", sites),
+        "building_sites": layer("building_sites", sites, None, [{"use": use} if use is not None else {} for _ in sites]),
     }
 
 

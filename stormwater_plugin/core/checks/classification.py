@@ -18,15 +18,16 @@ reason naming the features and the margin.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 import shapely
 
 from ..geometry import area_sqft, union
-from ..model import Citation, FeatureLayer, Status, Warning_
+from ..model import ROLE_NOUN, Citation, FeatureLayer, Status, Warning_
 from ..rulepack import ClassRule, RulePack, SubdivisionRule
-from .affected import AffectedArea, affected_area, attr
+from .affected import AREA_ROLES, FEATURE_ROLES, AffectedArea, affected_area, attr, impervious_status
 from .impervious import impervious_areas
 
 
@@ -62,6 +63,15 @@ class Classification:
     new_impervious_sqft: float | None
     reasons: list[ClassReason] = field(default_factory=list)
     affected: AffectedArea | None = None
+    #: Every class the plan allows (``(project_class,)`` when decided or set with ``--class``). When it holds
+    #: more than one, ``source`` is ``assumed``, ``project_class`` is the most regulated of them and the engine
+    #: runs every rule that applies under any of them.
+    possible_classes: tuple[str, ...] = ()
+
+    @property
+    def classes(self) -> tuple[str, ...]:
+        """The classes the rules are selected by: :attr:`possible_classes`, else the class itself."""
+        return self.possible_classes or (self.project_class,)
 
 
 def measure_areas(layers: dict[str, FeatureLayer], unit_to_ft: float, warnings: list[Warning_]) -> tuple[AffectedArea, float | None]:
@@ -69,15 +79,43 @@ def measure_areas(layers: dict[str, FeatureLayer], unit_to_ft: float, warnings: 
     imp = layers.get("impervious")
     new_imp: float | None = None
     if imp is not None:
-        areas = impervious_areas(imp, unit_to_ft)
-        # Features of unknown status might be new: the new impervious area is then unknown.
-        new_imp = areas.new_sqft if not areas.unknown_status_ids else None
+        areas = impervious_areas(imp, unit_to_ft, layers.get("building_sites"))
+        # Features of unknown status might be new, a building drawn as a point has an unmeasured footprint:
+        # the new impervious area is then unknown.
+        new_imp = areas.new_sqft if areas.exact else None
         if areas.unknown_status_ids:
             warnings.append(Warning_("impervious_status_unknown", "impervious features without status existing, proposed or removed: the new impervious area is unknown", "impervious", areas.unknown_status_ids))
+        if areas.unmeasured_site_ids:
+            warnings.append(Warning_("building_footprint_unmeasured", "building sites drawn as points or lines outside the impervious polygons: their footprints are new impervious surface the plan does not measure", "building_sites", areas.unmeasured_site_ids))
     aff = affected_area(layers, unit_to_ft)
     if aff.sqft is not None and "disturbance" not in aff.supplied:
         warnings.append(Warning_("disturbance_estimated", f"No disturbance layer: the affected area is {aff.layers_text()}; grading around them is not mapped.", "disturbance"))
     return aff, new_imp
+
+
+#: Classes from least to most regulated.
+CLASS_ORDER: tuple[str, ...] = ("exempt", "minor", "major")
+#: ``building_sites.use`` values (normalised: lower case, words joined by ``_``) read as a single-family residential structure.
+SINGLE_FAMILY_USES: frozenset[str] = frozenset({"single_family", "single_family_residence", "single_family_residential", "residential_single_family",
+                                                "single_family_dwelling", "single_family_home", "sfr", "one_family", "one_family_dwelling"})
+#: ``building_sites.use`` values read as an accessory structure (garage, shed ...), which the subdivision clause allows besides.
+ACCESSORY_USES: frozenset[str] = frozenset({"accessory", "accessory_structure", "accessory_building", "garage", "shed"})
+
+
+def normal_use(value: Any) -> str:
+    """A ``use`` value compared case-, space- and punctuation-free: ``" Single-Family "`` → ``single_family``; ``""`` when missing."""
+    s = "_".join(re.findall(r"[a-z0-9]+", str(value if value is not None else "").lower()))
+    return "" if s in ("nan", "none", "null") else s
+
+
+def pack_classes(pack: RulePack) -> tuple[str, ...]:
+    """The classes ``pack`` can compute, least regulated first (major always)."""
+    return tuple(c for c in CLASS_ORDER if c == "major" or getattr(pack, c) is not None)
+
+
+def _at_or_above(pack: RulePack, cls: str) -> set[str]:
+    rank = CLASS_ORDER.index(cls)
+    return {c for c in pack_classes(pack) if CLASS_ORDER.index(c) >= rank}
 
 
 def classify(
@@ -88,17 +126,25 @@ def classify(
     warnings: list[Warning_],
     lots: list[Any] | None = None,
     lot_flags: list[bool] | None = None,
+    lot_ids: list[str] | None = None,
 ) -> Classification:
     """Classify the project under ``pack``; ``override`` (from ``--class``) wins but the computed class is kept.
 
     ``lots`` are the site parcels (working CRS) and ``lot_flags`` whether each is
     marked as a new lot (``parcels.proposed_lot``); two to four new lots make the
     project a subdivision, which the pack's ``subdivision`` clause may keep minor.
+
+    Every clause the plan leaves open (an area that may cross a threshold, an
+    area feature without geometry, a building site's unknown use) adds the
+    classes it allows to :attr:`Classification.possible_classes`; when more
+    than one remains, the class is *assumed* the most regulated of them, with
+    an undetermined reason naming the remedy.
     """
     aff, new_imp = measure_areas(layers, unit_to_ft, warnings)
     disturbed = aff.sqft
     reasons: list[ClassReason] = []
     computed: str | None = None
+    possible: set[str] = set()
     cid = f"{pack.jurisdiction}.classification"
     if disturbed is None:
         reasons.append(
@@ -110,24 +156,76 @@ def classify(
             )
         )
     else:
-        computed = _decide(pack, aff, new_imp, reasons, cid, warnings)
+        computed = _decide(pack, aff, new_imp, reasons, cid, warnings, possible, layers, unit_to_ft)
         if computed == "major" and pack.subdivision is not None and lots:
-            if _minor_subdivision(pack.subdivision, layers, aff, lots, unit_to_ft, reasons, cid, lot_flags):
+            verdict = _minor_subdivision(pack.subdivision, layers, aff, lots, unit_to_ft, reasons, cid, lot_flags, lot_ids)
+            if verdict == "minor":
                 computed = "minor"
+            elif verdict == "open":
+                possible.add("minor")
+        possible.add(computed)
+        lost = _without_geometry(layers)
+        if lost:
+            possible |= _at_or_above(pack, computed)
+            if not override:
+                names = ", ".join(f"{ROLE_NOUN.get(r, r)} {fid}" for r, fid in lost)
+                one = len(lost) == 1
+                reasons.append(ClassReason(
+                    f"{cid}.no-geometry", pack.major.citation, Status.UNDETERMINED,
+                    f"{names} ha{'s' if one else 've'} no area to measure (no geometry, or not drawn as a polygon), so the affected area leaves "
+                    f"{'it' if one else 'them'} out and the class may be larger than the {computed} computed; draw the area(s) as polygons or pass --class."))
+                warnings.append(Warning_("class_area_incomplete", f"the affected area leaves out {names} (no area to measure): the project class may be larger",
+                                         lost[0][0], tuple(f for _, f in lost)))
     if override:
-        return Classification(override, "override", computed, disturbed, new_imp, reasons, aff)
+        return Classification(override, "override", computed, disturbed, new_imp, reasons, aff, (override,))
     if computed is None:
         reasons.append(
             ClassReason(
                 f"{cid}.assumed",
                 pack.major.citation,
                 Status.UNDETERMINED,
-                "Classified as major, the class with the wider setbacks, until the affected area is known; pass --class to set it.",
+                "Classified as major, the class with the wider setbacks, until the affected area is known; the rules of every class are checked "
+                "and those of a class the project may not be are marked so. Pass --class to set it.",
             )
         )
         warnings.append(Warning_("class_assumed", "Project class assumed major: no disturbance, clearing or impervious data and no --class given."))
-        return Classification("major", "assumed", None, None, new_imp, reasons, aff)
-    return Classification(computed, "computed", computed, disturbed, new_imp, reasons, aff)
+        return Classification("major", "assumed", None, None, new_imp, reasons, aff, pack_classes(pack))
+    if len(possible) > 1:
+        ordered = tuple(c for c in CLASS_ORDER if c in possible)
+        top = ordered[-1]
+        reasons.append(
+            ClassReason(
+                f"{cid}.open",
+                pack.major.citation,
+                Status.UNDETERMINED,
+                f"The plan leaves the class open ({' or '.join(ordered)}; {computed} on what is measured): classified as {top} until the reasons above are "
+                f"resolved, and the rules of every possible class are checked (those binding only some of them say so). Pass --class to set it.",
+            )
+        )
+        warnings.append(Warning_("class_open", f"Project class open ({', '.join(ordered)}): assumed {top}; the rules of every possible class are reported."))
+        return Classification(top, "assumed", computed, disturbed, new_imp, reasons, aff, ordered)
+    return Classification(computed, "computed", computed, disturbed, new_imp, reasons, aff, (computed,))
+
+
+def _without_geometry(layers: dict[str, FeatureLayer]) -> list[tuple[str, str]]:
+    """(role, id) of every feature of a layer the affected area is measured from that has no area to measure."""
+    return sorted((r, fid) for r in AREA_ROLES + FEATURE_ROLES if r in layers for fid in layers[r].no_geometry)
+
+
+def _sites_by_lot(sites: FeatureLayer, lots: list[Any]) -> list[list[tuple[str, str]]]:
+    """Per lot, (id, normalised use) of its building sites, sorted by id.
+
+    A site belongs to every lot whose interior it meets; one that meets no lot's interior (a point on a
+    lot line) belongs to every lot it touches.
+    """
+    out: list[list[tuple[str, str]]] = [[] for _ in lots]
+    for g, a, fid in zip(sites.geoms, sites.attrs, sites.ids):
+        if g is None or g.is_empty:
+            continue
+        inside = [k for k, lot in enumerate(lots) if shapely.relate_pattern(lot, g, "T********")]
+        for k in inside or [k for k, lot in enumerate(lots) if shapely.intersects(lot, g)]:
+            out[k].append((fid, normal_use(attr(a, "use"))))
+    return [sorted(x) for x in out]
 
 
 def _minor_subdivision(
@@ -139,67 +237,106 @@ def _minor_subdivision(
     reasons: list[ClassReason],
     cid: str,
     lot_flags: list[bool] | None = None,
-) -> bool:
-    """The subdivision clause: 2–4 lots, each with under the per-lot affected area and at most one residence, and a small road.
+    lot_ids: list[str] | None = None,
+) -> str:
+    """The subdivision clause, every part read from the plan: ``"minor"``, ``"major"`` (a part fails) or ``"open"``.
 
-    A lot's area is the affected area (every layer that counts) on the lot,
-    less the road: ``disturbance`` or ``clearing`` polygons with ``use`` in
-    the pack's ``road_uses``.
+    The clause (646-4.12(a)(2), §148-11E(1)(b)): two to four lots; "no more than one single-family residential
+    structure and related accessory structures per lot" (``building_sites.use``: an unknown use leaves it open,
+    any other use fails it); under the per-lot area on each lot and under the road limit "total for any
+    subdivision road". The road is every polygon of ``disturbance``, ``clearing`` or proposed ``impervious``
+    marked with a road ``use``, together with all the affected land outside the lots (land between the lots
+    that the plan works is read as the subdivision's road); a lot's area is the rest of the affected area on it.
+    A part that fails on the measured (lower-bound) areas fails whatever is open.
     """
     n = len(lots)
+    ids = list(lot_ids) if lot_ids is not None else [str(k) for k in range(1, n + 1)]
+    flags = list(lot_flags) if lot_flags else [False] * n
+    if not any(flags):
+        return "major"
+    if not all(flags):
+        plain = ", ".join(i for i, f in sorted(zip(ids, flags)) if not f)
+        reasons.append(ClassReason(f"{cid}.subdivision", rule.citation, Status.ADVISORY,
+                                   f"Not a minor subdivision: the project also includes lot(s) {plain}, not marked as new lots (parcels.proposed_lot)."))
+        return "major"
     if not (rule.min_lots <= n <= rule.max_lots):
-        return False
-    # Only a proposed subdivision: every site parcel marked as a new lot (parcels.proposed_lot).
-    if not lot_flags or not all(lot_flags):
-        return False
+        reasons.append(ClassReason(f"{cid}.subdivision", rule.citation, Status.ADVISORY,
+                                   f"Not a minor subdivision: {n} new lots, not {rule.min_lots} to {rule.max_lots}."))
+        return "major"
     if aff.sqft is None:
-        return False
-    if rule.max_residences_per_lot is not None and layers.get("building_sites") is None:
-        reasons.append(ClassReason(f"{cid}.subdivision", rule.citation, Status.UNDETERMINED,
-                                   f"A {n}-lot subdivision, but with no building_sites layer the limit of one residence per lot cannot be checked, so the minor-subdivision clause is not applied."))
-        return False
-    if not aff.exact:
-        reasons.append(ClassReason(f"{cid}.subdivision", rule.citation, Status.UNDETERMINED,
-                                   f"A {n}-lot subdivision, but the area per lot is not known exactly ({aff.uncertainty_text()}), so the minor-subdivision clause is not applied."))
-        return False
+        return "major"
+    road_uses = {normal_use(u) for u in rule.road_uses}
     road_parts: list[Any] = []
-    for role in ("disturbance", "clearing"):
+    for role in ("disturbance", "clearing", "impervious"):
         layer = layers.get(role)
-        if layer is not None:
-            road_parts.extend(g for g, a in zip(layer.geoms, layer.attrs) if str(attr(a, "use") or "").strip().lower() in rule.road_uses)
-    road = union(road_parts)
+        if layer is None:
+            continue
+        for g, a in zip(layer.geoms, layer.attrs):
+            if role == "impervious" and impervious_status(a) not in ("proposed", ""):
+                continue
+            if normal_use(attr(a, "use")) in road_uses and g.geom_type in ("Polygon", "MultiPolygon"):
+                road_parts.append(g)
+    lots_union = union(list(lots))
+    outside = shapely.difference(aff.geometry, lots_union) if not aff.geometry.is_empty else aff.geometry
+    road = union(road_parts + ([outside] if not outside.is_empty else []))
     other = shapely.difference(aff.geometry, road) if not road.is_empty and not aff.geometry.is_empty else aff.geometry
     road_sqft = area_sqft(road, unit_to_ft)
+    outside_sqft = area_sqft(outside, unit_to_ft)
     problems: list[str] = []
+    open_parts: list[str] = []
     per_lot: list[float] = []
-    for k, lot in enumerate(lots, 1):
-        a = area_sqft(shapely.intersection(other, lot), unit_to_ft) if not other.is_empty else 0.0
+    order = sorted(range(n), key=lambda k: ids[k])
+    for k in order:
+        a = area_sqft(shapely.intersection(other, lots[k]), unit_to_ft) if not other.is_empty else 0.0
         per_lot.append(a)
         if a >= rule.per_lot_below_sqft:
-            problems.append(f"lot {k} has {a:,.1f} sq ft affected (not under {rule.per_lot_below_sqft:,.0f})")
+            problems.append(f"lot {ids[k]} has {a:,.1f} sq ft affected (not under {rule.per_lot_below_sqft:,.0f})")
+    road_txt = f"{road_sqft:,.1f} sq ft" + (f", {outside_sqft:,.1f} sq ft of it affected land outside the lots" if outside_sqft > 0 else "")
     if road_sqft >= rule.road_below_sqft:
-        problems.append(f"the subdivision road affects {road_sqft:,.1f} sq ft (not under {rule.road_below_sqft:,.0f})")
+        problems.append(f"the subdivision road affects {road_txt} (not under {rule.road_below_sqft:,.0f})")
     sites = layers.get("building_sites")
-    if rule.max_residences_per_lot is not None and sites is not None:
-        for k, lot in enumerate(lots, 1):
-            count = sum(1 for g in sites.geoms if shapely.intersects(shapely.point_on_surface(g), lot))
-            if count > rule.max_residences_per_lot:
-                problems.append(f"lot {k} holds {count} building sites (at most {rule.max_residences_per_lot})")
-    lots_txt = ", ".join(f"{a:,.1f}" for a in per_lot)
+    if rule.max_residences_per_lot is not None:
+        if sites is None:
+            open_parts.append(f"with no building_sites layer the limit of {rule.max_residences_per_lot} single-family residential structure(s) per lot cannot be checked")
+        else:
+            by_lot = _sites_by_lot(sites, lots)
+            for k in order:
+                found = by_lot[k]
+                other_use = [(fid, u) for fid, u in found if u and u not in SINGLE_FAMILY_USES and u not in ACCESSORY_USES]
+                unknown = [fid for fid, u in found if not u]
+                homes = [fid for fid, u in found if u in SINGLE_FAMILY_USES]
+                if other_use:
+                    problems.append(f"lot {ids[k]} holds " + ", ".join(f"building site {fid} of use '{u}'" for fid, u in other_use)
+                                    + ", not a single-family residential structure or an accessory structure")
+                if len(homes) > rule.max_residences_per_lot:
+                    problems.append(f"lot {ids[k]} holds {len(homes)} single-family residential structures ({', '.join(homes)}; at most {rule.max_residences_per_lot})")
+                if unknown:
+                    open_parts.append(f"building site(s) {', '.join(unknown)} on lot {ids[k]} have no use, so whether each lot holds no more than "
+                                      f"{rule.max_residences_per_lot} single-family residential structure(s) and accessory structures is unknown (set building_sites.use)")
+    if not aff.exact:
+        open_parts.append(f"the area per lot is not known exactly ({aff.uncertainty_text()})")
+    lots_txt = ", ".join(f"{ids[k]}: {a:,.1f}" for k, a in zip(order, per_lot))
     if problems:
         reasons.append(ClassReason(f"{cid}.subdivision", rule.citation, Status.ADVISORY, f"Not a minor subdivision of {n} lots: " + "; ".join(problems) + "."))
-        return False
+        return "major"
+    if open_parts:
+        reasons.append(ClassReason(f"{cid}.subdivision", rule.citation, Status.UNDETERMINED,
+                                   f"A {n}-lot subdivision ({lots_txt} sq ft affected per lot, {road_txt} for the road), but " + "; ".join(open_parts)
+                                   + ": the minor-subdivision clause may or may not apply.",
+                                   max(per_lot) if per_lot else None, rule.per_lot_below_sqft))
+        return "open"
     reasons.append(
         ClassReason(
             f"{cid}.subdivision",
             rule.citation,
             Status.PASS,
-            f"Minor: a {n}-lot subdivision with {lots_txt} sq ft affected per lot and {road_sqft:,.1f} sq ft for the road, each under {rule.per_lot_below_sqft:,.0f} sq ft.",
+            f"Minor: a {n}-lot subdivision with {lots_txt} sq ft affected per lot and {road_txt} for the road, each under {rule.per_lot_below_sqft:,.0f} sq ft, "
+            "and no lot with more than one single-family residential structure besides accessory structures.",
             max(per_lot) if per_lot else None,
             rule.per_lot_below_sqft,
         )
     )
-    return True
+    return "minor"
 
 
 def _open_text(aff: AffectedArea, threshold: float) -> str:
@@ -209,7 +346,9 @@ def _open_text(aff: AffectedArea, threshold: float) -> str:
             "Draw them as polygons or inside the disturbance layer, set their status, or set the class with --class.")
 
 
-def _decide(pack: RulePack, aff: AffectedArea, new_imp: float | None, reasons: list[ClassReason], cid: str, warnings: list[Warning_]) -> str:
+def _decide(pack: RulePack, aff: AffectedArea, new_imp: float | None, reasons: list[ClassReason], cid: str, warnings: list[Warning_],
+            possible: set[str], layers: dict[str, FeatureLayer], unit_to_ft: float) -> str:
+    """The class on the measured area; every other class an open threshold allows is added to ``possible``."""
     disturbed = aff.sqft
     assert disturbed is not None
     area = f"{disturbed:,.1f} sq ft affected ({aff.layers_text()})"
@@ -230,12 +369,15 @@ def _decide(pack: RulePack, aff: AffectedArea, new_imp: float | None, reasons: l
             reasons.append(ClassReason(f"{cid}.exempt", ex.citation, Status.PASS, f"{area}, under {ex.below_sqft:,.0f} sq ft.", disturbed, ex.below_sqft))
             return "exempt"
         if new_imp is None:
+            possible.add("exempt")
+            imp = layers.get("impervious")
+            why = "with no impervious layer" if imp is None else impervious_areas(imp, unit_to_ft, layers.get("building_sites")).unknown_text()
             reasons.append(
                 ClassReason(
                     f"{cid}.exempt",
                     ex.citation,
                     Status.UNDETERMINED,
-                    f"{area} is under {ex.below_sqft:,.0f} sq ft, but with no impervious layer (or impervious features of unknown status) the new impervious area (limit {cap:,.0f} sq ft) is unknown, so the exemption is not applied.",
+                    f"{area} is under {ex.below_sqft:,.0f} sq ft, but {why}: the new impervious area (limit {cap:,.0f} sq ft) is unknown, so the exemption is not applied.",
                     disturbed,
                     ex.below_sqft,
                 )
@@ -257,6 +399,7 @@ def _decide(pack: RulePack, aff: AffectedArea, new_imp: float | None, reasons: l
                 ClassReason(f"{cid}.exempt", ex.citation, Status.ADVISORY, f"Not exempt: {new_imp:,.1f} sq ft of new impervious surface is more than {cap:,.0f} sq ft.", new_imp, cap)
             )
     elif ex is not None and ex.below_sqft is not None and at_ex is None:
+        possible.add("exempt")
         reasons.append(
             ClassReason(
                 f"{cid}.exempt",
@@ -279,6 +422,7 @@ def _decide(pack: RulePack, aff: AffectedArea, new_imp: float | None, reasons: l
             reasons.append(ClassReason(f"{cid}.minor", mi.citation, Status.PASS, f"Minor: {area}, less than {mi.below_sqft:,.0f} sq ft.", disturbed, mi.below_sqft))
             return "minor"
         if at_mi is None:
+            possible.add("major")
             reasons.append(
                 ClassReason(
                     f"{cid}.minor",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,6 +14,16 @@ from ..rulepack import Rule, RulePack
 
 _TRUE = {"1", "true", "t", "yes", "y"}
 _FALSE = {"0", "false", "f", "no", "n", ""}
+
+
+def id_key(value: str) -> tuple:
+    """Sort key that orders ids naturally (``L2`` before ``L10``) and totally, whatever the features' order."""
+    return tuple((0, int(t), t) if t.isdigit() else (1, 0, t) for t in re.findall(r"\d+|\D+", str(value))) + ((2, 0, str(value)),)
+
+
+def joined_ids(ids: Any) -> str:
+    """Several features' ids as one order-free id: sorted, de-duplicated, joined by ``+``."""
+    return "+".join(sorted({str(i) for i in ids}, key=id_key))
 
 
 def truthy(value: Any) -> bool | None:
@@ -79,6 +90,8 @@ class CheckContext:
     inventory: list[dict[str, Any]] = field(default_factory=list)
     building_sites: list[Any] = field(default_factory=list)  # BuildingSiteSlope entries, filled by terrain.checks
     class_source: str = "computed"  # how project_class was decided: computed, override or assumed
+    #: Every class the project may be (one when decided or set); rules of any of them are checked.
+    possible_classes: tuple[str, ...] = ()
     dem_source: Any = None  # a core.dem_source.DemSource: the DEM read in windows (the flow trace grows them); None: ctx.dem is all there is
 
     def to_units(self, feet: float) -> float:

@@ -10,6 +10,14 @@ feet of unions, so overlapping polygons are not counted twice:
   646-4.14(a)(1) and §148-11I(2)(a) ("Net increase is the difference between
   pre-development and post-development conditions");
 - new impervious = proposed not over existing, the quantity of §148-11D(2).
+
+A proposed building is impervious surface: every ``building_sites`` polygon
+counts as proposed impervious (its footprint) unless the plan marks it
+otherwise (``status`` ``existing`` or ``removed``: a building already there
+is pre-development surface only if drawn in the impervious layer). A
+building site drawn as a point or line that no impervious polygon covers has
+a footprint the plan does not show: it is listed in
+``unmeasured_site_ids`` and the new impervious area is then only a lower bound.
 """
 
 from __future__ import annotations
@@ -22,6 +30,9 @@ import shapely
 from ..geometry import area_sqft, union
 from ..model import FeatureLayer
 
+#: ``building_sites.status`` values that say the building is not new work.
+NOT_NEW_BUILDING: tuple[str, ...] = ("existing", "removed")
+
 
 def _status(attrs: dict[str, Any]) -> str:
     return str({str(k).lower(): v for k, v in attrs.items()}.get("status", "") or "").strip().lower()
@@ -29,20 +40,43 @@ def _status(attrs: dict[str, Any]) -> str:
 
 @dataclass(frozen=True)
 class ImperviousAreas:
-    """Square feet of impervious surface before and after the project."""
+    """Square feet of impervious surface before and after the project.
+
+    ``building_sqft`` is the part of the proposed surface that comes from
+    building-site polygons; ``unmeasured_site_ids`` the building sites drawn
+    as points or lines outside every impervious polygon (their footprint is
+    not counted, so ``post_sqft`` and ``new_sqft`` are lower bounds).
+    """
 
     existing_sqft: float
     post_sqft: float
     new_sqft: float
     unknown_status_ids: tuple[str, ...]
+    building_sqft: float = 0.0
+    unmeasured_site_ids: tuple[str, ...] = ()
 
     @property
     def net_increase_sqft(self) -> float:
         return max(0.0, self.post_sqft - self.existing_sqft)
 
+    @property
+    def exact(self) -> bool:
+        """True when every feature's status and footprint is known."""
+        return not self.unknown_status_ids and not self.unmeasured_site_ids
 
-def impervious_areas(layer: FeatureLayer, unit_to_ft: float) -> ImperviousAreas:
-    """Measure the impervious layer; features with no known ``status`` are listed, not guessed."""
+    def unknown_text(self) -> str:
+        """Why the new impervious area is open, or ``""``."""
+        out: list[str] = []
+        if self.unknown_status_ids:
+            out.append(f"impervious feature(s) {', '.join(self.unknown_status_ids[:8])} have no status existing, proposed or removed")
+        if self.unmeasured_site_ids:
+            out.append(f"building site(s) {', '.join(self.unmeasured_site_ids[:8])} are drawn as points or lines outside the impervious polygons, "
+                       "so their footprints (new impervious surface) are not measured")
+        return "; ".join(out)
+
+
+def impervious_areas(layer: FeatureLayer, unit_to_ft: float, building_sites: FeatureLayer | None = None) -> ImperviousAreas:
+    """Measure the impervious layer (and proposed building footprints); features with no known ``status`` are listed, not guessed."""
     by: dict[str, list[Any]] = {"existing": [], "proposed": [], "removed": []}
     unknown: list[str] = []
     for g, a, fid in zip(layer.geoms, layer.attrs, layer.ids):
@@ -51,10 +85,23 @@ def impervious_areas(layer: FeatureLayer, unit_to_ft: float) -> ImperviousAreas:
             by[s].append(g)
         else:
             unknown.append(fid)
+    buildings: list[Any] = []
+    loose: list[tuple[Any, str]] = []
+    if building_sites is not None:
+        for g, a, fid in zip(building_sites.geoms, building_sites.attrs, building_sites.ids):
+            if _status(a) in NOT_NEW_BUILDING:
+                continue
+            if g.geom_type in ("Polygon", "MultiPolygon"):
+                buildings.append(g)
+            else:
+                loose.append((g, fid))
     existing = union(by["existing"])
-    proposed = union(by["proposed"])
+    proposed = union(by["proposed"] + buildings)
     removed = union(by["removed"])
     kept = shapely.difference(existing, removed) if not removed.is_empty else existing
     post = shapely.union(kept, proposed) if not proposed.is_empty else kept
     new = shapely.difference(proposed, existing) if not existing.is_empty else proposed
-    return ImperviousAreas(area_sqft(existing, unit_to_ft), area_sqft(post, unit_to_ft), area_sqft(new, unit_to_ft), tuple(unknown))
+    drawn = union(by["existing"] + by["proposed"] + by["removed"])
+    unmeasured = sorted(fid for g, fid in loose if drawn.is_empty or not shapely.covers(drawn, g))
+    return ImperviousAreas(area_sqft(existing, unit_to_ft), area_sqft(post, unit_to_ft), area_sqft(new, unit_to_ft), tuple(unknown),
+                           area_sqft(union(buildings), unit_to_ft), tuple(unmeasured))

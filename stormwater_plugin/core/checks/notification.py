@@ -17,7 +17,7 @@ import shapely
 from ..geometry import display_buffer
 from ..model import DisplayZone, FeatureLayer, FeatureRef, NeighbourParcel, Status
 from ..rulepack import Rule
-from .context import CheckContext
+from .context import CheckContext, id_key
 
 OWNER_FIELDS = ("owner", "prmy_owner", "owner_name", "primary_owner")
 ADDRESS_FIELDS = ("parcel_address", "parceladdr", "address", "site_addr", "loc_address")
@@ -100,12 +100,54 @@ def owners_table(parcels: list[NeighbourParcel]) -> list[dict[str, Any]]:
     return sorted(groups.values(), key=lambda r: (_norm(r["owner"]) or "~", _norm(r["mailing_address"])))
 
 
+_COMPASS = ("north", "east", "south", "west")
+
+
+def coverage_edge_sides(parcel_geoms: Any, site: Any, reach_units: float) -> list[str]:
+    """Compass sides (north, east, south, west) on which the parcels layer ends within ``reach_units`` of ``site``.
+
+    The layer's extent is its convex hull, which turns with the plan (a
+    bounding box does not): each hull edge nearer the site than ``reach_units``
+    (exact distance, working units) names the side its nearest point lies
+    on, by the bearing from the site's nearest point (north is ±45° of grid
+    north). Gaps inside the layer (roads, water) are not an edge.
+    """
+    hull = shapely.convex_hull(shapely.union_all(parcel_geoms))
+    if hull.is_empty or hull.geom_type != "Polygon":
+        return list(_COMPASS)
+    ring = np.asarray(hull.exterior.coords)
+    found: set[str] = set()
+    for a, b in zip(ring[:-1], ring[1:]):
+        edge = shapely.LineString([a, b])
+        if float(shapely.distance(site, edge)) >= reach_units:
+            continue
+        p_site, p_edge = shapely.shortest_line(site, edge).coords
+        dx, dy = p_edge[0] - p_site[0], p_edge[1] - p_site[1]
+        if dx == 0 and dy == 0:  # the site reaches the edge: the side is the edge's outward normal
+            dx, dy = b[1] - a[1], a[0] - b[0]  # the hull's exterior ring runs counter-clockwise after normalisation
+            if shapely.is_ccw(hull.exterior) is False:
+                dx, dy = -dx, -dy
+        bearing = (np.degrees(np.arctan2(dx, dy)) + 360.0) % 360.0
+        found.add(_COMPASS[int(((bearing + 45.0) % 360.0) // 90.0)])
+    return [s for s in ("west", "south", "east", "north") if s in found]
+
+
+def _class_words(classes: tuple[str, ...], radius_classes: list[str]) -> str:
+    if len(classes) == 1:
+        return f"{classes[0]} project"
+    need = [c for c in classes if c in radius_classes]
+    return f"the class is open ({' or '.join(classes)}); listed as for a {' or '.join(need) or classes[-1]} project"
+
+
 def check_notification(ctx: CheckContext, rule: Rule, site_idx: list[int] | None) -> dict[str, Any]:
     """Fill the notification lists and add their findings; returns the ``notification`` block."""
     p = rule.params
     radius = float(p["radius_ft"])
     adjacent_ft = float(p["adjacent_tolerance_ft"])
-    radius_required = ctx.project_class in p.get("radius_classes", [])
+    # The radius binds when the project may be of a class the text names (an open class is read as the one that requires it).
+    classes = ctx.possible_classes or (ctx.project_class,)
+    radius_classes = list(p.get("radius_classes", []))
+    radius_required = any(c in radius_classes for c in classes)
     block: dict[str, Any] = {
         "rule_id": rule.id,
         "citation": rule.citation.text,
@@ -132,10 +174,8 @@ def check_notification(ctx: CheckContext, rule: Rule, site_idx: list[int] | None
         ctx.skip(rule, "site parcel unknown")
         return block
     found = neighbour_parcels(parcels, site_idx, radius, adjacent_ft, ctx.unit_to_ft)
-    site_b = shapely.bounds(shapely.union_all(parcels.geoms[site_idx]))
-    all_b = shapely.total_bounds(parcels.geoms)
     reach = radius / ctx.unit_to_ft if radius_required else adjacent_ft / ctx.unit_to_ft
-    short_sides = [name for name, gap in (("west", site_b[0] - all_b[0]), ("south", site_b[1] - all_b[1]), ("east", all_b[2] - site_b[2]), ("north", all_b[3] - site_b[3])) if gap < reach]
+    short_sides = coverage_edge_sides(parcels.geoms, shapely.union_all(parcels.geoms[site_idx]), reach)
     if short_sides and radius_required:
         ctx.add(rule, Status.UNDETERMINED,
                 f"The parcels layer ends within {radius:g} ft of the site on the {', '.join(short_sides)}: parcels beyond it cannot be listed, so the list may be incomplete.",
@@ -160,8 +200,9 @@ def check_notification(ctx: CheckContext, rule: Rule, site_idx: list[int] | None
     ctx.add(
         rule,
         Status.ADVISORY,
-        f"Notify {len(block['owners'])} owner(s) of {len(listed)} parcel(s) {scope} to the site ({ctx.project_class} project); {len(found)} parcel(s) lie within {radius:g} ft.",
-        subject=FeatureRef("parcels", "+".join(ctx.site_ids)) if ctx.site_ids else None,
+        f"Notify {len(block['owners'])} owner(s) of {len(listed)} parcel(s) {scope} to the site ({_class_words(classes, radius_classes)}); "
+        f"{len(found)} parcel(s) lie within {radius:g} ft.",
+        subject=FeatureRef("parcels", "+".join(sorted(set(ctx.site_ids), key=id_key))) if ctx.site_ids else None,
         measured_ft=None,
         required_ft=radius if radius_required else None,
         geometry=site,

@@ -29,6 +29,10 @@ def _storage(attrs: dict[str, Any]) -> float | None:
 def check_storage_volume(ctx: CheckContext, rule: Rule) -> None:
     """Devices' total ``storage_gal`` against ``gal_per_sqft`` × net increase in impervious area.
 
+    Proposed building footprints (``building_sites`` polygons) are new impervious surface
+    (:func:`.impervious.impervious_areas`); a building site drawn as a point or line outside the
+    impervious polygons leaves the net increase a lower bound, so enough storage for it is undetermined.
+
     Parameters (pack)
     -----------------
     gal_per_sqft : float
@@ -41,7 +45,7 @@ def check_storage_volume(ctx: CheckContext, rule: Rule) -> None:
         ctx.add(rule, Status.UNDETERMINED, "No impervious layer: the net increase in impervious area, and so the storage required, is unknown.")
         ctx.skip(rule, "no impervious layer")
         return
-    areas = impervious_areas(imp, ctx.unit_to_ft)
+    areas = impervious_areas(imp, ctx.unit_to_ft, ctx.layer("building_sites"))
     if areas.unknown_status_ids:
         ctx.add(rule, Status.UNDETERMINED, f"Impervious feature(s) {', '.join(areas.unknown_status_ids[:8])} have no status (existing, proposed or removed): the net increase, and so the storage required, is unknown.")
         return
@@ -55,6 +59,8 @@ def check_storage_volume(ctx: CheckContext, rule: Rule) -> None:
     if devices is None or len(devices) == 0:
         status = Status.PASS if required == 0 else (Status.UNDETERMINED if devices is None else Status.VIOLATION)
         what = "no devices layer was supplied" if devices is None else "no infiltration device is proposed"
+        if status is Status.PASS and areas.unmeasured_site_ids:
+            status, what = Status.UNDETERMINED, what + f", and {areas.unknown_text()}"
         ctx.add(rule, status, f"{required:,.0f} gal of storage required for {areas.net_increase_sqft:,.0f} sq ft of net new impervious area; {what}.", **base)
         return
     values = [_storage(a) for a in devices.attrs]
@@ -62,7 +68,11 @@ def check_storage_volume(ctx: CheckContext, rule: Rule) -> None:
     provided = sum(v for v in values if v is not None)
     base["provided_gal"] = provided
     msg = f"{provided:,.0f} gal provided by {len(values) - len(missing)} device(s) for {required:,.0f} gal required ({rate:g} gal × {areas.net_increase_sqft:,.0f} sq ft net new impervious)"
-    if provided >= required:
+    if areas.unmeasured_site_ids and provided >= required:
+        # The footprints not drawn add to the net increase: enough for the measured area is not enough for the plan.
+        ctx.add(rule, Status.UNDETERMINED, msg + f" at least: {areas.unknown_text()}; draw them as polygons to size the storage.",
+                unmeasured_sites=list(areas.unmeasured_site_ids), **base)
+    elif provided >= required:
         ctx.add(rule, Status.PASS, msg + ".", **base)
     elif missing:
         ctx.add(rule, Status.UNDETERMINED, msg + f"; device(s) {', '.join(missing)} have no storage_gal.", **base)

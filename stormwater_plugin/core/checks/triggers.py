@@ -23,7 +23,8 @@ import shapely
 from ..geometry import DISTANCE_EPS_FT, union
 from ..model import Status
 from ..rulepack import Rule
-from .affected import affected_area
+from .affected import affected_area, attr
+from .classification import ACCESSORY_USES, SINGLE_FAMILY_USES, normal_use
 from .context import CheckContext, truthy
 
 
@@ -69,13 +70,18 @@ def check_area_threshold(ctx: CheckContext, rule: Rule) -> None:
 
 
 def _single_family(ctx: CheckContext) -> bool | None:
+    """Whether every building site is a single-family residence or an accessory structure; ``None`` when a use is missing.
+
+    Uses are read as the classification reads them (:func:`.classification.normal_use`): case, spaces and
+    punctuation do not matter.
+    """
     sites = ctx.layer("building_sites")
     if sites is None or len(sites) == 0:
         return None
-    uses = [str(a.get("use") or "").strip().lower().replace("-", "_").replace(" ", "_") for a in sites.attrs]
+    uses = [normal_use(attr(a, "use")) for a in sites.attrs]
     if any(not u for u in uses):
         return None
-    return all(u in ("single_family", "single_family_residence", "residential_single_family", "accessory") for u in uses)
+    return all(u in SINGLE_FAMILY_USES or u in ACCESSORY_USES for u in uses)
 
 
 def _activity(ctx: CheckContext) -> Any:
