@@ -108,11 +108,14 @@ def test_lot_reaching_into_the_lake_fronts_the_shore_between_its_crossings():
     assert f.extra["frontage_ft"] == pytest.approx(197.0, abs=0.01)
 
 
-def test_removal_in_the_buffer_on_a_neighbours_lot_is_undetermined():
+def test_removal_in_the_buffer_on_a_neighbours_lot_makes_it_a_site_lot_measured_on_its_own_frontage():
+    # Issue 21 item 11: a lot holding proposed work is part of the project, so its opening is measured
+    # against its own frontage (10 ft of 196 ft), never skipped as "not a site parcel".
     site = _site([("A", 0, 196), ("N", 196, 392)], [box(-20, 250, 0, 260)])
     site["parcels"].attrs[1]["is_site"] = 0
-    got = _findings(site)
-    assert any(f.status is Status.UNDETERMINED and "not a site parcel" in f.message for f in got)
+    got = _by_lot(site)
+    assert got["N"].measured_ft == pytest.approx(10.0, abs=0.01)
+    assert got["N"].extra["frontage_ft"] == pytest.approx(196.0, abs=0.01)
 
 
 def test_frontage_tolerance_is_a_pack_parameter_of_both_opening_rules():
