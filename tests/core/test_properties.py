@@ -67,7 +67,7 @@ def test_translating_or_rotating_the_whole_site_leaves_findings_unchanged(dev, w
     assert [k[:4] for k in ka] == [k[:4] for k in kb]
     for x, y in zip(ka, kb):
         if x[4] is not None:
-            assert abs(x[4] - y[4]) < 1e-6
+            assert abs(x[4] - y[4]) < 1e-5  # two 1e-6 rounding steps apart at most, plus float noise of coordinates ~3e4 ft
 
 
 def _away_direction(p, geoms):
