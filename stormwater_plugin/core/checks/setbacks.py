@@ -174,6 +174,59 @@ class _Out:
         self.ctx.add(self.rule, status, message, **kw)
 
 
+def _extent_drawn(geom: BaseGeometry) -> bool:
+    """Whether a feature is drawn as an area (a point or a line leaves its extent undrawn)."""
+    return geom.geom_type in ("Polygon", "MultiPolygon")
+
+
+class _ExtentNotDrawn(_Out):
+    """The findings of a pair whose feature's extent is not drawn: a pass cannot be told, so it is undetermined.
+
+    Used where the true feature may reach nearer than the drawn one by up to a
+    plausible extent (a septic system drawn as a point: its leach field lies
+    around it); what is already a violation stays one.
+    """
+
+    def __init__(self, base: _Out, why: str, extent_ft: float) -> None:
+        super().__init__(base.ctx, base.rule)
+        self.why = why
+        self.extent_ft = extent_ft
+
+    def add(self, status: Status, message: str, **kw: Any) -> None:
+        if status is Status.PASS:
+            status = Status.UNDETERMINED
+            message = f"{message.rstrip('.')}; but {self.why}."
+            kw["extent_not_drawn_ft"] = self.extent_ft
+        super().add(status, message, **kw)
+
+
+def _undrawn_extent(rule: Rule, tref: FeatureRef, tgt: BaseGeometry, d_ft: float, required: float) -> tuple[str, float] | None:
+    """Why a pass against this feature cannot be told (and the plausible extent, ft), or ``None``.
+
+    A target spec's ``point_extent_ft`` is the plausible reach of a feature
+    drawn as a point or a line beyond its drawing (the pack says where the
+    figure comes from); within that margin of the limit a pass is undetermined.
+    """
+    if _extent_drawn(tgt):
+        return None
+    for spec in rule.params["targets"]:
+        extent = spec.get("point_extent_ft")
+        if spec["role"] != tref.layer or extent is None:
+            continue
+        extent = float(extent)
+        if d_ft >= required + extent - DISTANCE_EPS_FT:
+            return None
+        noun = ROLE_NOUN.get(tref.layer, tref.layer)
+        shape = "a point" if "Point" in tgt.geom_type else "a line"
+        return (
+            f"the {noun} is drawn as {shape}, not as an area, so its extent is not drawn: a {noun} reaching up to {extent:g} ft"
+            f" beyond its drawing (the plausible half-extent of {spec.get('point_extent_of', 'the feature')}) could lie within {required:g} ft of the device;"
+            f" draw the {noun} as a polygon",
+            extent,
+        )
+    return None
+
+
 def check_device_setback(ctx: CheckContext, rule: Rule) -> None:
     """Apply one ``device_setback`` rule to every device it covers.
 
@@ -288,7 +341,7 @@ def _allowance_total(
         close = [j for j in np.atleast_1d(hits) if ctx.to_feet(shapely.distance(dev, targets.geoms[int(j)])) < required - DISTANCE_EPS_FT]
         if not close:
             continue
-        if dev.geom_type not in ("Polygon", "MultiPolygon"):
+        if not _extent_drawn(dev):
             return None
         total += area_sqft(dev, ctx.unit_to_ft)
     return total
@@ -312,7 +365,8 @@ def _elevations(ctx: CheckContext, line: BaseGeometry) -> tuple[float | None, fl
 
 def _relation(dz: float, tol: float, tref: FeatureRef) -> tuple[str, str]:
     """Gradient label and words for a device-minus-feature elevation difference (ft)."""
-    if abs(dz) <= tol:
+    # A pair found on the limit of the tolerance reads level (the last digits of floating point aside).
+    if abs(dz) <= tol + 1e-6:
         return "level", f"ground is level within {tol:g} ft (device {dz:+.2f} ft); taken as the reading under which the rule applies"
     up = dz > 0
     noun = ROLE_NOUN.get(tref.layer, tref.layer)
@@ -370,10 +424,7 @@ def _judge_gradient(
         )
         return None
 
-    def qualifies(dz_ft: np.ndarray) -> np.ndarray:
-        return dz_ft >= -tol if mode == "device_upgradient" else dz_ft <= tol
-
-    reading = read_sides(dev, tgt, ctx.to_units(required), ctx.dem, ctx.unit_to_ft, qualifies)
+    reading = read_sides(dev, tgt, ctx.to_units(required), ctx.dem, ctx.unit_to_ft, mode, tol)
     limit = required - DISTANCE_EPS_FT
     d_unknown = reading.unknown.distance_ft
     statuses = []
@@ -515,6 +566,9 @@ def _judge(
     short = d_ft < required - DISTANCE_EPS_FT
     extra: dict[str, Any] = {"target_role": tref.layer}
     caveat = ""
+    undrawn = _undrawn_extent(rule, tref, tgt, d_ft, required)
+    if undrawn is not None:
+        out = _ExtentNotDrawn(out, *undrawn)
 
     if gradient_mode != "any":
         if not short:
