@@ -201,7 +201,8 @@ def _interior_grid(poly: BaseGeometry, step: float, other: BaseGeometry, reach_u
     if len(pts) == 0:
         return np.empty((0, 2))
     d = shapely.distance(other, shapely.points(pts))
-    return np.asarray(pts[d <= reach_units * (1 + 1e-9)])
+    # A distance GEOS cannot give (NaN) keeps the sample: the pair distance is computed exactly later.
+    return np.asarray(pts[~(d > reach_units * (1 + 1e-9))])
 
 
 def _clip_to_reach(geom: BaseGeometry, other: BaseGeometry, reach_units: float) -> BaseGeometry:
@@ -238,7 +239,7 @@ def _elements(geom: BaseGeometry, other: BaseGeometry, reach_units: float, line_
         d[dot] = shapely.distance(other, shapely.points(a[dot]))
     if np.any(~dot):
         d[~dot] = shapely.distance(other, shapely.linestrings(np.stack([a[~dot], b[~dot]], axis=1)))
-    keep = d <= reach_units * (1 + 1e-9)
+    keep = ~(d > reach_units * (1 + 1e-9))
     return a[keep], b[keep]
 
 

@@ -27,13 +27,22 @@ covered; a device with no answer is covered, and a shortfall that would only
 be a violation under one answer is *undetermined*, naming the field.
 
 Gradient (see :mod:`.setback_gradient`): when some part of the feature lies
-within the distance, the rule applies if any such part is on the side the rule
-names, or level within the pack's ``gradient_tolerance_ft`` (the conservative
-reading, said in the finding), and the distance is measured to that part. No
-DEM, nodata on a part that could decide, or a DEM elevation unit under which
-the decision differs, makes the finding *undetermined*. A feature wholly
-beyond the distance passes; its gradient is read at the nearest points for
-the message (unknown there: undetermined, as before).
+within the distance, the rule applies if any part of the device and any part
+of the feature within the distance of each other stand in the relation the
+rule names, or are level within the pack's ``gradient_tolerance_ft`` (the
+conservative reading, said in the finding), and the distance is measured
+between that pair. No DEM, nodata on a part that could decide, or a DEM
+elevation unit under which the decision differs, makes the finding
+*undetermined*. A feature wholly beyond the distance passes; its gradient is
+read at the nearest points for the message (unknown there: undetermined, as
+before).
+
+A target spec may carry ``point_extent_ft`` (with a ``note`` saying where the
+figure comes from): a feature of that role drawn as a point or a line may
+reach that far beyond its drawing (a septic system's leach field), so a pass
+within that margin of the limit is *undetermined*, naming the drawing; a
+violation stays one. The test of "drawn as an area" is the one the
+porous-pavement allowance uses (:func:`_extent_drawn`).
 """
 
 from __future__ import annotations
@@ -458,7 +467,7 @@ def _judge_gradient(
         if part.distance_ft > d_min + 0.05:
             other_side = "downgradient" if mode == "device_upgradient" else "upgradient"
             caveat = (
-                f"; measured to the nearest part of it that is {other_side} of the device or level: {txt} there;"
+                f"; measured between the nearest part of the device and part of it where it is {other_side} of the device or level: {txt} there;"
                 f" its nearest point, {d_min:.1f} ft away, reads: {near_txt}, but the rule covers any part within {required:g} ft"
             )
         if d_unknown < part.distance_ft - DISTANCE_EPS_FT:
@@ -470,7 +479,7 @@ def _judge_gradient(
     if all(s is Status.PASS for s in statuses):
         out.add(
             Status.PASS,
-            f"{where}; no part of it closer than {required:g} ft lies where the device is {side} of it or level (nearest point: {near_txt}), so this rule does not apply to the pair.",
+            f"{where}; no part of it closer than {required:g} ft to a part of the device lies where that part is {side} of it or level (nearest points: {near_txt}), so this rule does not apply to the pair.",
             measured_ft=d_min,
             geometry=nearest,
             gradient=near_label,
@@ -484,7 +493,7 @@ def _judge_gradient(
 
     reasons = []
     if Status.UNDETERMINED in statuses:
-        reasons.append(f"the DEM has no data over a part of it {d_unknown:.1f} ft away, where the device may be {side} of it")
+        reasons.append(f"the DEM has no data over a part of it or of the device {d_unknown:.1f} ft apart, where the device may be {side} of it")
     if len(set(statuses)) > 1:
         broken = [_unit_name(f) for f, s in zip(reading.factors, statuses) if s is Status.VIOLATION]
         met = [_unit_name(f) for f, s in zip(reading.factors, statuses) if s is not Status.VIOLATION]
