@@ -479,7 +479,8 @@ def _judge_gradient(
     if all(s is Status.PASS for s in statuses):
         out.add(
             Status.PASS,
-            f"{where}; no part of it closer than {required:g} ft to a part of the device lies where that part is {side} of it or level (nearest points: {near_txt}), so this rule does not apply to the pair.",
+            f"{where}; no part of it closer than {required:g} ft to a part of the device lies where that part is {side} of it or level"
+            f" (nearest points: {near_txt}), so this rule does not apply to the pair.",
             measured_ft=d_min,
             geometry=nearest,
             gradient=near_label,
