@@ -1,23 +1,51 @@
-"""Which parts of a feature lie on the side of a device that a gradient-conditioned setback names.
+"""Which parts of a device and of a feature stand in the relation a gradient-conditioned setback names.
 
 A gradient-conditioned ``device_setback`` rule ("any *downgradient* wetland",
 "*upgradient* water supplies", "not installed *upgradient* within 20 feet of
-the septic system") applies to a pair when **any part** of the feature within
-the required distance lies on the named side of the device (or on level
-ground within the pack's ``gradient_tolerance_ft``); the distance that counts
-is the distance to the nearest such part.
+the septic system") applies to a device and a feature when **any part of the
+device** and **any part of the feature** within the required distance stand in
+the named relation (or are level within the pack's ``gradient_tolerance_ft``);
+the distance that counts is the distance between the nearest such pair of
+parts. Device and feature are read the same way, whatever their geometry
+(point, line, polygon, multi-part, collection): a dry well drawn in two parts
+is read at both parts, a trench drawn as a line along its whole length.
 
-The feature is read over its whole extent near the device, never only at the
-two nearest points: its linework (lines, polygon rings) is sampled along its
-length, every vertex included, and the transitions between the parts on the
-named side and the others are refined by bisection; a polygon's interior is
-sampled on a grid as well. At each sample of the feature the device's ground
-is read at the device's point nearest to it. Distances are exact
-(``shapely.distance`` to the qualifying stretch of the linework); only the
-choice of stretches is sampled (:data:`LINE_STEP_FT`).
+Sampling (bounded, and what it can miss)
+----------------------------------------
+Each geometry is cut into *elements*, clipped to the other's reach:
 
-Elevation differences are compared with the tolerance in feet. When the DEM's
-elevation unit was not declared each candidate unit is tried
+* every point part is an element of its own;
+* its linework (lines, polygon rings) is cut at every vertex and at least
+  every :data:`LINE_STEP_FT` (1 ft) into straight pieces;
+* a polygon's interior is sampled on a grid (:data:`INTERIOR_STEP_FT`, at
+  least :data:`INTERIOR_STEP_FRACTION` of the reach), each sample an element;
+* the exact nearest point of each geometry to the other is an element, so the
+  nearest pair is always read.
+
+The ground is sampled at both ends of every element and taken linear between
+them. For every pair of elements (device, feature) that comes within the reach
+the relation is a linear inequality in the two positions along the pieces and
+the squared distance a convex quadratic, so the nearest pair of points that
+stands in the relation is found **exactly** (the nearest points of the two
+pieces when they qualify, otherwise the nearest pair on the line where the
+elevation difference equals the tolerance). Distances are exact Euclidean
+distances between actual points of the two geometries; nothing is buffered.
+
+What the sampling can miss, stated as a bound: on a planar ground the answer
+is exact. Otherwise the ground along a piece of at most 1 ft departs from the
+straight line between its ends by no more than the DEM's bilinear curvature
+over half a foot (for a DEM sampled bilinearly between pixel centres, at most
+``|z_xy| * h**2 / 4`` with ``h`` the piece length), so a pair is misjudged only
+when its elevation difference is within that amount of the tolerance, and a
+qualifying part missed inside a polygon's interior lies within one grid step
+of a grid sample. A very large pair (more than :data:`MAX_PAIR_CHECKS` element
+pairs) is sampled more coarsely, doubling every step until it fits, rather
+than not at all.
+
+Nodata: an element with no DEM data at either end makes every pair it is in
+*unknown*, at the exact distance between the two pieces; the caller makes an
+unknown pair that could decide undetermined. When the DEM's elevation unit was
+not declared each candidate unit is tried
 (:meth:`ElevationGrid.z_to_ft_candidates`); the caller makes a decision that
 differs between them undetermined.
 """
@@ -26,66 +54,65 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from functools import partial
-from typing import Callable
 
 import numpy as np
 import shapely
+from shapely.geometry import LineString
 from shapely.geometry.base import BaseGeometry
-from shapely.ops import substring
 
 from ..raster import ElevationGrid
 
-#: Spacing of the samples along a feature's linework, in feet (vertices are always sampled).
+#: Longest straight piece the linework of a device or feature is cut into, in feet (vertices are always kept).
 LINE_STEP_FT = 1.0
 #: Smallest spacing of the grid that samples a polygon's interior, in feet.
 INTERIOR_STEP_FT = 1.0
 #: A polygon's interior grid spacing is at least this fraction of the required distance.
 INTERIOR_STEP_FRACTION = 1.0 / 60.0
-#: Most samples read along one feature's linework; a longer feature is sampled more coarsely.
+#: Most pieces one linework is cut into; a longer line is cut more coarsely.
 MAX_LINE_SAMPLES = 20_000
-#: Maps elevation differences (device minus feature, feet) to "the rule applies at that part".
-QualifyFn = Callable[[np.ndarray], np.ndarray]
-#: The same for every candidate elevation unit: one boolean array per candidate.
-_QualsFn = Callable[[np.ndarray], list[np.ndarray]]
-
-#: Bisection steps that locate the end of a qualifying stretch (2^-30 of the sample spacing).
-BISECTION_STEPS = 30
+#: Most interior grid samples of one polygon; a larger polygon is sampled more coarsely.
+MAX_INTERIOR_SAMPLES = 80_000
+#: Most (device element, feature element) pairs examined for one device and feature; beyond it every step doubles.
+MAX_PAIR_CHECKS = 20_000_000
+#: Pairs examined at once (memory bound).
+_CHUNK = 250_000
+#: The two relations a gradient rule can name: the device above the feature, or below it.
+MODES = ("device_upgradient", "device_downgradient")
 
 
 @dataclass
 class Part:
-    """The nearest part of the feature in one class (qualifying or unknown) and how far it is.
+    """The nearest pair of parts in one class (qualifying or unknown) and how far apart they are.
 
     Attributes
     ----------
     distance_ft : float
-        Exact distance in feet from the device to that part (``inf`` when none).
+        Exact distance in feet between the two parts (``inf`` when none).
     line : BaseGeometry or None
-        Shortest line from the device to that part (working CRS).
+        The line from the device's point to the feature's point (working CRS).
     """
 
     distance_ft: float = math.inf
     line: BaseGeometry | None = None
 
-    def offer(self, d_ft: float, make_line: Callable[[], BaseGeometry]) -> None:
+    def offer(self, d_ft: float, line: BaseGeometry) -> None:
         if d_ft < self.distance_ft:
             self.distance_ft = d_ft
-            self.line = make_line()
+            self.line = line
 
 
 @dataclass
 class SideReading:
-    """The parts of one feature near one device, per candidate elevation unit.
+    """The pairs of parts of one device and one feature within the reach, per candidate elevation unit.
 
     Attributes
     ----------
     qualifying : list of Part
         Per candidate factor of :meth:`ElevationGrid.z_to_ft_candidates`, the
-        nearest part on the side the rule names (or level within tolerance),
-        within the reach that was sampled.
+        nearest pair of a device part and a feature part that stand in the
+        named relation (or are level within the tolerance).
     unknown : Part
-        The nearest part where the DEM has no data (the same for every unit).
+        The nearest pair of which one part has no DEM data (the same for every unit).
     factors : tuple of float
         The candidate elevation-unit-to-feet factors, assumed first.
     """
@@ -95,33 +122,21 @@ class SideReading:
     factors: tuple[float, ...] = ()
 
 
-class _Sampler:
-    """Ground elevations (ft, at the DEM's assumed unit) of target points and of the device points nearest to them."""
+@dataclass
+class _Elements:
+    """Straight pieces (a point is a piece of zero length) with the ground at both ends (ft, assumed unit)."""
 
-    def __init__(self, dev: BaseGeometry, dem: ElevationGrid) -> None:
-        self.dev = dev
-        self.dem = dem
-        self.dev_is_point = dev.geom_type == "Point"
-        self._dev_z: float | None = None
+    a: np.ndarray
+    b: np.ndarray
+    za: np.ndarray
+    zb: np.ndarray
 
-    def dz(self, pts: np.ndarray) -> np.ndarray:
-        """Device ground minus feature ground (ft at the assumed unit) at feature points ``pts`` (n x 2)."""
-        if len(pts) == 0:
-            return np.empty(0)
-        zt = self.dem.sample(pts[:, 0], pts[:, 1])
-        if self.dev_is_point:
-            if self._dev_z is None:
-                self._dev_z = float(self.dem.sample(np.array([self.dev.x]), np.array([self.dev.y]))[0])
-            zd = np.full(len(pts), self._dev_z)
-        else:
-            lines = shapely.shortest_line(self.dev, shapely.points(pts))
-            starts = shapely.get_coordinates(shapely.get_point(lines, 0))
-            zd = self.dem.sample(starts[:, 0], starts[:, 1])
-        return np.asarray(zd - zt, dtype=np.float64)
+    def __len__(self) -> int:
+        return len(self.a)
 
 
 def _linework(geom: BaseGeometry) -> list[BaseGeometry]:
-    """The LineString parts of a feature's outline (lines as they are, polygon rings)."""
+    """The LineString parts of a geometry's outline (lines as they are, polygon rings)."""
     out: list[BaseGeometry] = []
     for part in shapely.get_parts(geom):
         t = part.geom_type
@@ -138,10 +153,12 @@ def _linework(geom: BaseGeometry) -> list[BaseGeometry]:
 
 
 def _points(geom: BaseGeometry) -> np.ndarray:
-    """Coordinates of a feature's point parts (n x 2)."""
-    pts = [p for p in shapely.get_parts(geom) if p.geom_type == "Point" and not p.is_empty]
+    """Coordinates of a geometry's point parts (n x 2)."""
+    pts: list[BaseGeometry] = []
     for p in shapely.get_parts(geom):
-        if p.geom_type in ("MultiPoint", "GeometryCollection"):
+        if p.geom_type == "Point" and not p.is_empty:
+            pts.append(p)
+        elif p.geom_type in ("MultiPoint", "GeometryCollection"):
             pts.extend(q for q in shapely.get_parts(p) if q.geom_type == "Point" and not q.is_empty)
     if not pts:
         return np.empty((0, 2))
@@ -158,108 +175,10 @@ def _polygons(geom: BaseGeometry) -> list[BaseGeometry]:
     return out
 
 
-def read_sides(
-    dev: BaseGeometry,
-    target: BaseGeometry,
-    reach_units: float,
-    dem: ElevationGrid,
-    unit_to_ft: float,
-    qualifies_ft: QualifyFn,
-) -> SideReading:
-    """Nearest qualifying and unknown parts of ``target`` within ``reach_units`` of ``dev``.
-
-    Parameters
-    ----------
-    dev, target : BaseGeometry
-        The device and the feature, working CRS.
-    reach_units : float
-        The required distance in working-CRS units: only the parts of the
-        feature this close to the device are read.
-    dem : ElevationGrid
-        Ground elevations.
-    unit_to_ft : float
-        Working-CRS unit to feet.
-    qualifies_ft : callable
-        Maps device-minus-feature elevation differences **in feet** to a
-        boolean array: the rule applies at that part (the named side, or level
-        within the tolerance). Must be monotone in the difference.
-
-    Returns
-    -------
-    SideReading
-        Distances in feet; parts farther than the reach are not reported.
-    """
-    factors = dem.z_to_ft_candidates()
-    assumed = dem.z_to_ft
-    reading = SideReading([Part() for _ in factors], Part(), factors)
-    sampler = _Sampler(dev, dem)
-    minx, miny, maxx, maxy = dev.bounds
-    pad = reach_units * (1 + 1e-9)
-    near = shapely.clip_by_rect(target, minx - pad, miny - pad, maxx + pad, maxy + pad)
-    reach_ft = reach_units * unit_to_ft
-
-    def quals(dz_assumed_ft: np.ndarray) -> list[np.ndarray]:
-        raw = dz_assumed_ft / assumed
-        return [np.asarray(qualifies_ft(raw * f), dtype=bool) for f in factors]
-
-    # The exact nearest pair is always read (the nearest point may be inside a polygon).
-    nearest_line = shapely.shortest_line(dev, target)
-    isolated = [] if nearest_line is None or nearest_line.is_empty else [np.asarray(nearest_line.coords)[-1, :2]]
-    if len(_points(near)):
-        isolated.extend(_points(near))
-    for poly in _polygons(near):
-        isolated.extend(_interior_grid(poly, dev, reach_units, unit_to_ft))
-    iso = np.unique(np.asarray(isolated, dtype=np.float64).reshape(-1, 2), axis=0)
-    _read_isolated(iso, dev, reach_ft, unit_to_ft, sampler, quals, reading)
-    for line in _linework(near):
-        _read_line(line, dev, unit_to_ft, sampler, quals, reading)
-    return reading
-
-
-def _interior_grid(poly: BaseGeometry, dev: BaseGeometry, reach_units: float, unit_to_ft: float) -> list[np.ndarray]:
-    step = max(INTERIOR_STEP_FT / unit_to_ft, reach_units * INTERIOR_STEP_FRACTION)
-    minx, miny, maxx, maxy = poly.bounds
-    # A large polygon (or device) is sampled more coarsely rather than not at all.
-    step = max(step, math.sqrt(max(maxx - minx, 0.0) * max(maxy - miny, 0.0) / (4 * MAX_LINE_SAMPLES)))
-    xs = np.arange(math.floor(minx / step) * step, maxx + step, step)
-    ys = np.arange(math.floor(miny / step) * step, maxy + step, step)
-    xx, yy = np.meshgrid(xs, ys)
-    xx, yy = xx.ravel(), yy.ravel()
-    keep = shapely.contains_xy(poly, xx, yy)
-    pts = np.column_stack([xx[keep], yy[keep]])
-    if len(pts) == 0:
-        return []
-    d = shapely.distance(dev, shapely.points(pts))
-    return list(pts[d <= reach_units])
-
-
-def _read_isolated(
-    pts: np.ndarray, dev: BaseGeometry, reach_ft: float, unit_to_ft: float, sampler: _Sampler, quals: _QualsFn, reading: SideReading
-) -> None:
-    if len(pts) == 0:
-        return
-    geoms = shapely.points(pts)
-    d_ft = shapely.distance(dev, geoms) * unit_to_ft
-    inside = d_ft <= reach_ft + 1e-9
-    if not np.any(inside):
-        return
-    pts, geoms, d_ft = pts[inside], geoms[inside], d_ft[inside]
-    dz = sampler.dz(pts)
-    unknown = ~np.isfinite(dz)
-    for k, q in enumerate(quals(np.where(unknown, 0.0, dz))):
-        ok = q & ~unknown
-        if np.any(ok):
-            m = int(np.argmin(np.where(ok, d_ft, np.inf)))
-            reading.qualifying[k].offer(float(d_ft[m]), partial(shapely.shortest_line, dev, geoms[m]))
-    if np.any(unknown):
-        m = int(np.argmin(np.where(unknown, d_ft, np.inf)))
-        reading.unknown.offer(float(d_ft[m]), partial(shapely.shortest_line, dev, geoms[m]))
-
-
-def _positions(line: BaseGeometry, unit_to_ft: float) -> np.ndarray:
-    """Arc-length positions of the samples along a line: every vertex plus a regular step."""
+def _positions(line: BaseGeometry, step_units: float) -> np.ndarray:
+    """Arc-length positions that cut a line into pieces: every vertex plus a regular step."""
     length = line.length
-    step = LINE_STEP_FT / unit_to_ft
+    step = step_units
     if length / step > MAX_LINE_SAMPLES:
         step = length / MAX_LINE_SAMPLES
     regular = np.arange(0.0, length, step)
@@ -269,74 +188,262 @@ def _positions(line: BaseGeometry, unit_to_ft: float) -> np.ndarray:
     return np.unique(np.clip(np.concatenate([regular, vertices, [length]]), 0.0, length))
 
 
-def _read_line(line: BaseGeometry, dev: BaseGeometry, unit_to_ft: float, sampler: _Sampler, quals: _QualsFn, reading: SideReading) -> None:
-    s = _positions(line, unit_to_ft)
-    pts = shapely.get_coordinates(shapely.line_interpolate_point(line, s))[:, :2]
-    dz = sampler.dz(pts)
-    unknown = ~np.isfinite(dz)
-    q_all = quals(np.where(unknown, 0.0, dz))
-    # Unknown stretches: every segment touching an unknown sample (the same for every unit).
-    for a, b in _runs(unknown, s, pad=True):
-        _offer_stretch(reading.unknown, line, dev, a, b, unit_to_ft)
-    for k in range(len(q_all)):
-        q = q_all[k] & ~unknown
-        for a, b in _runs(q, s, pad=False):
-            # Extend each qualifying run towards its neighbours that are known and do not qualify.
-            a = _refine(line, sampler, s, a, -1, k, quals, unknown, q)
-            b = _refine(line, sampler, s, b, +1, k, quals, unknown, q)
-            _offer_stretch(reading.qualifying[k], line, dev, a, b, unit_to_ft)
+def _interior_grid(poly: BaseGeometry, step: float, other: BaseGeometry, reach_units: float) -> np.ndarray:
+    """Grid samples (n x 2) inside ``poly`` within ``reach_units`` of ``other``."""
+    minx, miny, maxx, maxy = poly.bounds
+    step = max(step, math.sqrt(max(maxx - minx, 0.0) * max(maxy - miny, 0.0) / MAX_INTERIOR_SAMPLES))
+    xs = np.arange(math.floor(minx / step) * step, maxx + step, step)
+    ys = np.arange(math.floor(miny / step) * step, maxy + step, step)
+    xx, yy = np.meshgrid(xs, ys)
+    xx, yy = xx.ravel(), yy.ravel()
+    keep = shapely.contains_xy(poly, xx, yy)
+    pts = np.column_stack([xx[keep], yy[keep]])
+    if len(pts) == 0:
+        return np.empty((0, 2))
+    d = shapely.distance(other, shapely.points(pts))
+    # A distance GEOS cannot give (NaN) keeps the sample: the pair distance is computed exactly later.
+    return np.asarray(pts[~(d > reach_units * (1 + 1e-9))])
 
 
-def _runs(flag: np.ndarray, s: np.ndarray, pad: bool) -> list[tuple[float, float]]:
-    """Stretches [s_a, s_b] of consecutive flagged samples (``pad``: widened to the neighbouring samples)."""
-    out: list[tuple[float, float]] = []
-    n = len(flag)
-    k = 0
-    while k < n:
-        if not flag[k]:
-            k += 1
+def _clip_to_reach(geom: BaseGeometry, other: BaseGeometry, reach_units: float) -> BaseGeometry:
+    minx, miny, maxx, maxy = other.bounds
+    pad = reach_units * (1 + 1e-9) + 1e-9
+    return shapely.clip_by_rect(geom, minx - pad, miny - pad, maxx + pad, maxy + pad)
+
+
+def _elements(geom: BaseGeometry, other: BaseGeometry, reach_units: float, line_step: float, grid_step: float, nearest: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Start and end points of the elements of ``geom`` within reach of ``other`` (``nearest``: an extra point)."""
+    near = _clip_to_reach(geom, other, reach_units)
+    starts: list[np.ndarray] = [nearest.reshape(-1, 2)]
+    ends: list[np.ndarray] = [nearest.reshape(-1, 2)]
+    pts = _points(near)
+    starts.append(pts)
+    ends.append(pts)
+    for poly in _polygons(near):
+        grid = _interior_grid(poly, grid_step, other, reach_units)
+        starts.append(grid)
+        ends.append(grid)
+    for line in _linework(near):
+        s = _positions(line, line_step)
+        xy = shapely.get_coordinates(shapely.line_interpolate_point(line, s))[:, :2]
+        starts.append(xy[:-1])
+        ends.append(xy[1:])
+    a = np.concatenate(starts, axis=0)
+    b = np.concatenate(ends, axis=0)
+    if len(a) == 0:
+        return a, b
+    # Only pieces that come within the reach of the other geometry can pair.
+    d = np.empty(len(a))
+    dot = np.all(a == b, axis=1)
+    if np.any(dot):
+        d[dot] = shapely.distance(other, shapely.points(a[dot]))
+    if np.any(~dot):
+        d[~dot] = shapely.distance(other, shapely.linestrings(np.stack([a[~dot], b[~dot]], axis=1)))
+    keep = ~(d > reach_units * (1 + 1e-9))
+    return a[keep], b[keep]
+
+
+def _with_ground(a: np.ndarray, b: np.ndarray, dem: ElevationGrid) -> _Elements:
+    za = dem.sample(a[:, 0], a[:, 1]) if len(a) else np.empty(0)
+    zb = dem.sample(b[:, 0], b[:, 1]) if len(b) else np.empty(0)
+    return _Elements(a, b, np.asarray(za, dtype=np.float64), np.asarray(zb, dtype=np.float64))
+
+
+def _closest(r: np.ndarray, d1: np.ndarray, d2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Parameters (s, u) in [0, 1] of the closest points of pieces ``A + s d1`` and ``C + u d2`` (``r = A - C``)."""
+    aa = np.einsum("ij,ij->i", d1, d1)
+    ee = np.einsum("ij,ij->i", d2, d2)
+    ff = np.einsum("ij,ij->i", d2, r)
+    cc = np.einsum("ij,ij->i", d1, r)
+    bb = np.einsum("ij,ij->i", d1, d2)
+    tiny = 1e-18
+    p1 = aa <= tiny
+    p2 = ee <= tiny
+    s = np.zeros(len(r))
+    u = np.zeros(len(r))
+    safe_aa = np.where(p1, 1.0, aa)
+    safe_ee = np.where(p2, 1.0, ee)
+    # Both proper pieces.
+    denom = aa * ee - bb * bb
+    gen = ~p1 & ~p2
+    s_gen = np.where(denom > tiny * np.maximum(aa * ee, tiny), (bb * ff - cc * ee) / np.where(denom > 0, denom, 1.0), 0.0)
+    s_gen = np.clip(s_gen, 0.0, 1.0)
+    u_gen = (bb * s_gen + ff) / safe_ee
+    lo = u_gen < 0.0
+    hi = u_gen > 1.0
+    s_gen = np.where(lo, np.clip(-cc / safe_aa, 0.0, 1.0), np.where(hi, np.clip((bb - cc) / safe_aa, 0.0, 1.0), s_gen))
+    u_gen = np.clip(u_gen, 0.0, 1.0)
+    s = np.where(gen, s_gen, s)
+    u = np.where(gen, u_gen, u)
+    # The device element is a point.
+    only1 = p1 & ~p2
+    u = np.where(only1, np.clip(ff / safe_ee, 0.0, 1.0), u)
+    # The feature element is a point.
+    only2 = ~p1 & p2
+    s = np.where(only2, np.clip(-cc / safe_aa, 0.0, 1.0), s)
+    return s, u
+
+
+def _on_limit(r: np.ndarray, d1: np.ndarray, d2: np.ndarray, al: np.ndarray, be: np.ndarray, ga: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Nearest pair on the line ``al + be*s + ga*u = 0`` inside the unit square: (s, u, feasible)."""
+    n = len(r)
+    s_out = np.zeros(n)
+    u_out = np.zeros(n)
+    ok = np.zeros(n, dtype=bool)
+    for solve_s in (True, False):
+        # Solve for the parameter with the larger coefficient; the other one runs free.
+        pick = (np.abs(be) >= np.abs(ga)) & (np.abs(be) > 0) if solve_s else (np.abs(ga) > np.abs(be))
+        if not np.any(pick):
             continue
-        j = k
-        while j + 1 < n and flag[j + 1]:
-            j += 1
-        a, b = (max(k - 1, 0), min(j + 1, n - 1)) if pad else (k, j)
-        out.append((float(s[a]), float(s[b])))
-        k = j + 1
-    return out
+        lead, other = (be, ga) if solve_s else (ga, be)
+        lead = np.where(pick, lead, 1.0)
+        q0 = -al / lead
+        q1 = -other / lead
+        # dependent = q0 + q1 * t must lie in [0, 1], and t in [0, 1]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t_a = np.where(q1 != 0, (0.0 - q0) / np.where(q1 != 0, q1, 1.0), -np.inf)
+            t_b = np.where(q1 != 0, (1.0 - q0) / np.where(q1 != 0, q1, 1.0), np.inf)
+        t_lo = np.maximum(np.minimum(t_a, t_b), 0.0)
+        t_hi = np.minimum(np.maximum(t_a, t_b), 1.0)
+        flat_ok = (q1 != 0) | ((q0 >= 0.0) & (q0 <= 1.0))
+        feas = pick & flat_ok & (t_lo <= t_hi)
+        if solve_s:  # s = q0 + q1 u; r(u) = r + s d1 - u d2
+            r0 = r + q0[:, None] * d1
+            r1 = q1[:, None] * d1 - d2
+        else:  # u = q0 + q1 s; r(s) = r + s d1 - u d2
+            r0 = r - q0[:, None] * d2
+            r1 = d1 - q1[:, None] * d2
+        nn = np.einsum("ij,ij->i", r1, r1)
+        t = np.where(nn > 1e-18, -np.einsum("ij,ij->i", r0, r1) / np.where(nn > 1e-18, nn, 1.0), t_lo)
+        t = np.clip(t, t_lo, np.maximum(t_lo, t_hi))
+        dep = np.clip(q0 + q1 * t, 0.0, 1.0)
+        s_c, u_c = (dep, t) if solve_s else (t, dep)
+        s_out = np.where(feas, s_c, s_out)
+        u_out = np.where(feas, u_c, u_out)
+        ok |= feas
+    return s_out, u_out, ok
 
 
-def _refine(
-    line: BaseGeometry,
-    sampler: _Sampler,
-    s: np.ndarray,
-    edge: float,
-    direction: int,
-    k: int,
-    quals: _QualsFn,
-    unknown: np.ndarray,
-    q: np.ndarray,
-) -> float:
-    """Move a qualifying run's end towards the next sample while the ground still qualifies (bisection)."""
-    i = int(np.searchsorted(s, edge))
-    j = i + direction
-    if j < 0 or j >= len(s) or unknown[j] or q[j]:
-        return edge
-    good, bad = float(s[i]), float(s[j])
-    for _ in range(BISECTION_STEPS):
-        mid = 0.5 * (good + bad)
-        p = shapely.get_coordinates(line.interpolate(mid))[:, :2]
-        dz = sampler.dz(p)
-        if not np.isfinite(dz[0]):
+def _pairs(dev: _Elements, tgt: _Elements, reach_units: float) -> tuple[np.ndarray, np.ndarray]:
+    """Indices of (device, feature) element pairs whose bounding boxes come within the reach."""
+    def boxes(e: _Elements) -> tuple[np.ndarray, np.ndarray]:
+        return np.minimum(e.a, e.b), np.maximum(e.a, e.b)
+
+    dlo, dhi = boxes(dev)
+    tlo, thi = boxes(tgt)
+    out_i: list[np.ndarray] = []
+    out_j: list[np.ndarray] = []
+    rows = max(1, _CHUNK // max(len(tgt), 1))
+    r2 = (reach_units * (1 + 1e-9)) ** 2
+    for k in range(0, len(dev), rows):
+        lo, hi = dlo[k : k + rows, None, :], dhi[k : k + rows, None, :]
+        gap = np.maximum(0.0, np.maximum(tlo[None, :, :] - hi, lo - thi[None, :, :]))
+        ii, jj = np.nonzero(np.einsum("ijk,ijk->ij", gap, gap) <= r2)
+        out_i.append(ii + k)
+        out_j.append(jj)
+    if not out_i:
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
+    return np.concatenate(out_i), np.concatenate(out_j)
+
+
+def read_sides(
+    dev: BaseGeometry,
+    target: BaseGeometry,
+    reach_units: float,
+    dem: ElevationGrid,
+    unit_to_ft: float,
+    mode: str,
+    tol_ft: float,
+) -> SideReading:
+    """Nearest qualifying and unknown pairs of parts of ``dev`` and ``target`` within ``reach_units``.
+
+    Parameters
+    ----------
+    dev, target : BaseGeometry
+        The device and the feature, working CRS, any geometry type.
+    reach_units : float
+        The required distance in working-CRS units: only parts this close are paired.
+    dem : ElevationGrid
+        Ground elevations.
+    unit_to_ft : float
+        Working-CRS unit to feet.
+    mode : {"device_upgradient", "device_downgradient"}
+        The relation the rule names: the device part's ground at least the
+        feature part's less ``tol_ft`` (upgradient, level included), or at most
+        the feature part's plus ``tol_ft``.
+    tol_ft : float
+        Level tolerance in feet.
+
+    Returns
+    -------
+    SideReading
+        Distances in feet; pairs farther apart than the reach are not reported.
+    """
+    if mode not in MODES:
+        raise ValueError(f"unknown gradient mode {mode!r}")
+    factors = dem.z_to_ft_candidates()
+    assumed = dem.z_to_ft
+    reading = SideReading([Part() for _ in factors], Part(), factors)
+    nearest = shapely.shortest_line(dev, target)
+    if nearest is None or nearest.is_empty:
+        return reading
+    ends = np.asarray(nearest.coords)[:, :2]
+    scale = 1.0
+    while True:
+        line_step = LINE_STEP_FT * scale / unit_to_ft
+        grid_step = max(INTERIOR_STEP_FT * scale / unit_to_ft, reach_units * INTERIOR_STEP_FRACTION * scale)
+        da, db = _elements(dev, target, reach_units, line_step, grid_step, ends[0])
+        ta, tb = _elements(target, dev, reach_units, line_step, grid_step, ends[-1])
+        if len(da) * len(ta) <= MAX_PAIR_CHECKS or scale >= 1024:
             break
-        if quals(dz)[k][0]:
-            good = mid
-        else:
-            bad = mid
-    return good
+        scale *= 2.0
+    de = _with_ground(da, db, dem)
+    te = _with_ground(ta, tb, dem)
+    ii, jj = _pairs(de, te, reach_units)
+    sign = 1.0 if mode == "device_upgradient" else -1.0
+    for k0 in range(0, len(ii), _CHUNK):
+        i, j = ii[k0 : k0 + _CHUNK], jj[k0 : k0 + _CHUNK]
+        A, d1 = de.a[i], de.b[i] - de.a[i]
+        C, d2 = te.a[j], te.b[j] - te.a[j]
+        r = A - C
+        s0, u0 = _closest(r, d1, d2)
+        gap0 = r + s0[:, None] * d1 - u0[:, None] * d2
+        dist0 = np.hypot(gap0[:, 0], gap0[:, 1]) * unit_to_ft
+        close = dist0 <= reach_units * unit_to_ft * (1 + 1e-9)
+        unknown = ~(np.isfinite(de.za[i]) & np.isfinite(de.zb[i]) & np.isfinite(te.za[j]) & np.isfinite(te.zb[j]))
+        bad = close & unknown
+        if np.any(bad):
+            m = int(np.argmin(np.where(bad, dist0, np.inf)))
+            reading.unknown.offer(float(dist0[m]), _pair_line(A[m] + s0[m] * d1[m], C[m] + u0[m] * d2[m]))
+        live = close & ~unknown
+        if not np.any(live):
+            continue
+        i, j, A, d1, C, d2, r = i[live], j[live], A[live], d1[live], C[live], d2[live], r[live]
+        s0, u0, dist0 = s0[live], u0[live], dist0[live]
+        dz0 = de.za[i] - te.za[j]
+        dze = de.zb[i] - de.za[i]
+        dzf = te.zb[j] - te.za[j]
+        for k, f in enumerate(factors):
+            m_k = sign * f / assumed
+            # L(s, u) = tol + sign * (device ground - feature ground) in feet under unit k; the rule applies where L >= 0.
+            al = tol_ft + m_k * dz0
+            be = m_k * dze
+            ga = -m_k * dzf
+            ok0 = al + be * s0 + ga * u0 >= -1e-12
+            s1, u1, ok1 = _on_limit(r, d1, d2, al, be, ga)
+            s = np.where(ok0, s0, s1)
+            u = np.where(ok0, u0, u1)
+            feas = ok0 | ok1
+            if not np.any(feas):
+                continue
+            gap = r + s[:, None] * d1 - u[:, None] * d2
+            dist = np.where(ok0, dist0, np.hypot(gap[:, 0], gap[:, 1]) * unit_to_ft)
+            dist = np.where(feas, dist, np.inf)
+            m = int(np.argmin(dist))
+            reading.qualifying[k].offer(float(dist[m]), _pair_line(A[m] + s[m] * d1[m], C[m] + u[m] * d2[m]))
+    return reading
 
 
-def _offer_stretch(part: Part, line: BaseGeometry, dev: BaseGeometry, a: float, b: float, unit_to_ft: float) -> None:
-    lo, hi = min(a, b), max(a, b)
-    piece = substring(line, lo, hi)
-    d_ft = float(shapely.distance(dev, piece)) * unit_to_ft
-    part.offer(d_ft, partial(shapely.shortest_line, dev, piece))
+def _pair_line(p: np.ndarray, q: np.ndarray) -> BaseGeometry:
+    """The line from a device point to a feature point (a zero-length line when they touch)."""
+    return LineString([tuple(p), tuple(q)])

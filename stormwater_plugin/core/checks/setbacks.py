@@ -27,13 +27,22 @@ covered; a device with no answer is covered, and a shortfall that would only
 be a violation under one answer is *undetermined*, naming the field.
 
 Gradient (see :mod:`.setback_gradient`): when some part of the feature lies
-within the distance, the rule applies if any such part is on the side the rule
-names, or level within the pack's ``gradient_tolerance_ft`` (the conservative
-reading, said in the finding), and the distance is measured to that part. No
-DEM, nodata on a part that could decide, or a DEM elevation unit under which
-the decision differs, makes the finding *undetermined*. A feature wholly
-beyond the distance passes; its gradient is read at the nearest points for
-the message (unknown there: undetermined, as before).
+within the distance, the rule applies if any part of the device and any part
+of the feature within the distance of each other stand in the relation the
+rule names, or are level within the pack's ``gradient_tolerance_ft`` (the
+conservative reading, said in the finding), and the distance is measured
+between that pair. No DEM, nodata on a part that could decide, or a DEM
+elevation unit under which the decision differs, makes the finding
+*undetermined*. A feature wholly beyond the distance passes; its gradient is
+read at the nearest points for the message (unknown there: undetermined, as
+before).
+
+A target spec may carry ``point_extent_ft`` (with a ``note`` saying where the
+figure comes from): a feature of that role drawn as a point or a line may
+reach that far beyond its drawing (a septic system's leach field), so a pass
+within that margin of the limit is *undetermined*, naming the drawing; a
+violation stays one. The test of "drawn as an area" is the one the
+porous-pavement allowance uses (:func:`_extent_drawn`).
 """
 
 from __future__ import annotations
@@ -174,6 +183,59 @@ class _Out:
         self.ctx.add(self.rule, status, message, **kw)
 
 
+def _extent_drawn(geom: BaseGeometry) -> bool:
+    """Whether a feature is drawn as an area (a point or a line leaves its extent undrawn)."""
+    return geom.geom_type in ("Polygon", "MultiPolygon")
+
+
+class _ExtentNotDrawn(_Out):
+    """The findings of a pair whose feature's extent is not drawn: a pass cannot be told, so it is undetermined.
+
+    Used where the true feature may reach nearer than the drawn one by up to a
+    plausible extent (a septic system drawn as a point: its leach field lies
+    around it); what is already a violation stays one.
+    """
+
+    def __init__(self, base: _Out, why: str, extent_ft: float) -> None:
+        super().__init__(base.ctx, base.rule)
+        self.why = why
+        self.extent_ft = extent_ft
+
+    def add(self, status: Status, message: str, **kw: Any) -> None:
+        if status is Status.PASS:
+            status = Status.UNDETERMINED
+            message = f"{message.rstrip('.')}; but {self.why}."
+            kw["extent_not_drawn_ft"] = self.extent_ft
+        super().add(status, message, **kw)
+
+
+def _undrawn_extent(rule: Rule, tref: FeatureRef, tgt: BaseGeometry, d_ft: float, required: float) -> tuple[str, float] | None:
+    """Why a pass against this feature cannot be told (and the plausible extent, ft), or ``None``.
+
+    A target spec's ``point_extent_ft`` is the plausible reach of a feature
+    drawn as a point or a line beyond its drawing (the pack says where the
+    figure comes from); within that margin of the limit a pass is undetermined.
+    """
+    if _extent_drawn(tgt):
+        return None
+    for spec in rule.params["targets"]:
+        extent = spec.get("point_extent_ft")
+        if spec["role"] != tref.layer or extent is None:
+            continue
+        extent = float(extent)
+        if d_ft >= required + extent - DISTANCE_EPS_FT:
+            return None
+        noun = ROLE_NOUN.get(tref.layer, tref.layer)
+        shape = "a point" if "Point" in tgt.geom_type else "a line"
+        return (
+            f"the {noun} is drawn as {shape}, not as an area, so its extent is not drawn: a {noun} reaching up to {extent:g} ft"
+            f" beyond its drawing (the plausible half-extent of {spec.get('point_extent_of', 'the feature')}) could lie within {required:g} ft of the device;"
+            f" draw the {noun} as a polygon",
+            extent,
+        )
+    return None
+
+
 def check_device_setback(ctx: CheckContext, rule: Rule) -> None:
     """Apply one ``device_setback`` rule to every device it covers.
 
@@ -288,7 +350,7 @@ def _allowance_total(
         close = [j for j in np.atleast_1d(hits) if ctx.to_feet(shapely.distance(dev, targets.geoms[int(j)])) < required - DISTANCE_EPS_FT]
         if not close:
             continue
-        if dev.geom_type not in ("Polygon", "MultiPolygon"):
+        if not _extent_drawn(dev):
             return None
         total += area_sqft(dev, ctx.unit_to_ft)
     return total
@@ -312,7 +374,8 @@ def _elevations(ctx: CheckContext, line: BaseGeometry) -> tuple[float | None, fl
 
 def _relation(dz: float, tol: float, tref: FeatureRef) -> tuple[str, str]:
     """Gradient label and words for a device-minus-feature elevation difference (ft)."""
-    if abs(dz) <= tol:
+    # A pair found on the limit of the tolerance reads level (the last digits of floating point aside).
+    if abs(dz) <= tol + 1e-6:
         return "level", f"ground is level within {tol:g} ft (device {dz:+.2f} ft); taken as the reading under which the rule applies"
     up = dz > 0
     noun = ROLE_NOUN.get(tref.layer, tref.layer)
@@ -370,10 +433,7 @@ def _judge_gradient(
         )
         return None
 
-    def qualifies(dz_ft: np.ndarray) -> np.ndarray:
-        return dz_ft >= -tol if mode == "device_upgradient" else dz_ft <= tol
-
-    reading = read_sides(dev, tgt, ctx.to_units(required), ctx.dem, ctx.unit_to_ft, qualifies)
+    reading = read_sides(dev, tgt, ctx.to_units(required), ctx.dem, ctx.unit_to_ft, mode, tol)
     limit = required - DISTANCE_EPS_FT
     d_unknown = reading.unknown.distance_ft
     statuses = []
@@ -407,7 +467,7 @@ def _judge_gradient(
         if part.distance_ft > d_min + 0.05:
             other_side = "downgradient" if mode == "device_upgradient" else "upgradient"
             caveat = (
-                f"; measured to the nearest part of it that is {other_side} of the device or level: {txt} there;"
+                f"; measured between the nearest part of the device and part of it where it is {other_side} of the device or level: {txt} there;"
                 f" its nearest point, {d_min:.1f} ft away, reads: {near_txt}, but the rule covers any part within {required:g} ft"
             )
         if d_unknown < part.distance_ft - DISTANCE_EPS_FT:
@@ -419,7 +479,8 @@ def _judge_gradient(
     if all(s is Status.PASS for s in statuses):
         out.add(
             Status.PASS,
-            f"{where}; no part of it closer than {required:g} ft lies where the device is {side} of it or level (nearest point: {near_txt}), so this rule does not apply to the pair.",
+            f"{where}; no part of it closer than {required:g} ft to a part of the device lies where that part is {side} of it or level"
+            f" (nearest points: {near_txt}), so this rule does not apply to the pair.",
             measured_ft=d_min,
             geometry=nearest,
             gradient=near_label,
@@ -433,7 +494,7 @@ def _judge_gradient(
 
     reasons = []
     if Status.UNDETERMINED in statuses:
-        reasons.append(f"the DEM has no data over a part of it {d_unknown:.1f} ft away, where the device may be {side} of it")
+        reasons.append(f"the DEM has no data over a part of it or of the device {d_unknown:.1f} ft apart, where the device may be {side} of it")
     if len(set(statuses)) > 1:
         broken = [_unit_name(f) for f, s in zip(reading.factors, statuses) if s is Status.VIOLATION]
         met = [_unit_name(f) for f, s in zip(reading.factors, statuses) if s is not Status.VIOLATION]
@@ -515,6 +576,9 @@ def _judge(
     short = d_ft < required - DISTANCE_EPS_FT
     extra: dict[str, Any] = {"target_role": tref.layer}
     caveat = ""
+    undrawn = _undrawn_extent(rule, tref, tgt, d_ft, required)
+    if undrawn is not None:
+        out = _ExtentNotDrawn(out, *undrawn)
 
     if gradient_mode != "any":
         if not short:
