@@ -67,3 +67,22 @@ def with_patch(z: np.ndarray, xy: tuple[float, float], value: float, half: int =
     out = z.copy()
     out[row - half : row + half + 1, col - half : col + half + 1] = value
     return out
+
+
+def demo_site_with_device(folder: Path, device_id: str, **attrs) -> Path:
+    """A copy of the demo site package whose device ``device_id`` carries ``attrs`` instead (as a shapefile export or a typing slip leaves them)."""
+    import shutil
+
+    import fiona
+
+    site = folder / "site.gpkg"
+    shutil.copy2(DEMO_SITE, site)
+    with fiona.open(site, layer="devices") as src:
+        schema, crs = src.schema, src.crs_wkt
+        feats = [{"geometry": f["geometry"], "properties": dict(f["properties"])} for f in src]
+    for f in feats:
+        if f["properties"]["id"] == device_id:
+            f["properties"].update(attrs)
+    with fiona.open(site, "w", driver="GPKG", layer="devices", schema=schema, crs_wkt=crs) as dst:
+        dst.writerecords(feats)
+    return site
