@@ -153,3 +153,46 @@ def test_one_unit_policy_for_reader_slope_map_and_plugin():
     assert not hasattr(slope_map_cli, "_z_unit")
     assert "decide_z_unit" in Path(reader.__file__).with_name("dem_source.py").read_text()
     assert "decide_z_unit" in (ROOT / "stormwater_plugin" / "qgis_bridge" / "dem.py").read_text()
+
+
+def test_batch_reads_the_fill_value_as_nodata_too(tmp_path, demo_docs):
+    from stormwater_plugin.headless.batch import run_batch
+
+    xy = device_xy("DW-1")
+    dem = rewrite_demo_dem(tmp_path / "clipped.tif", lambda z: with_patch(z, xy, -9999.0), nodata=None)
+    out = tmp_path / "batch"
+    run_batch(DEMO_SITE, dem, "lake-george", out, workers=1)
+    (doc_path,) = list((out / "sites").glob("*/findings.json"))
+    doc = json.loads(doc_path.read_text())
+    assert _finding(doc, UPGRADIENT, "DW-1")["status"] == "undetermined"
+    assert any(w["code"] == "dem_fill_values" for w in doc["warnings"])
+
+
+def test_windowed_dem_source_applies_the_policy_to_every_window(tmp_path):
+    import rasterio
+    from pyproj import CRS
+
+    from stormwater_plugin.headless.dem_source import open_dem_source
+    from stormwater_plugin.headless.reader import read_dem
+
+    xy = device_xy("DW-1")
+    dem = rewrite_demo_dem(tmp_path / "scaled_clip.tif", lambda z: with_patch(np.where(z == -9999, -9999, (z + 100.0) / 2.0), xy, -9999.0),
+                           nodata=None, scale=2.0, offset=-100.0)
+    with rasterio.open(DEMO_DEM) as src:
+        crs = CRS.from_wkt(src.crs.to_wkt())
+        z_demo = src.read(1)
+    grid, _ = read_dem(dem, crs, {}, None)
+    source = open_dem_source(dem, grid, crs, crs)
+    win = source.read(source.whole())
+    assert np.isnan(win.sample_point(*xy))
+    ok = np.isfinite(win.values)
+    np.testing.assert_allclose(win.values[ok], z_demo[ok], atol=1e-3)
+    assert source.cleaned.fill >= 81 and source.cleaned.fill_values == (-9999.0,)
+
+
+def test_slope_map_warns_of_fill_values_naming_the_dem(tmp_path, capsys):
+    xy = device_xy("DW-1")
+    dem = rewrite_demo_dem(tmp_path / "clipped.tif", lambda z: with_patch(z, xy, -9999.0), nodata=None)
+    assert main(["slope-map", str(dem), "--distance-ft", "10", "--out", str(tmp_path / "s.tif"), "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert "clipped.tif" in err and "fill value (-9999)" in err
