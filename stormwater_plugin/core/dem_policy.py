@@ -38,6 +38,8 @@ EARTH_SURFACE_RANGE_M: tuple[float, float] = (-500.0, 9000.0)
 FILL_VALUES: tuple[float, ...] = (-9999.0, -99999.0, -32768.0, 32767.0, -32767.0, 65535.0, -3.4028234663852886e38,
                                   3.4028234663852886e38, -1e38, 1e38, -1.7976931348623157e308, 1.7976931348623157e308)
 
+_SMALLEST_FILL: float = min(abs(v) for v in FILL_VALUES) * (1 - 1e-6)
+
 #: Elevation units (the ``--dem-z-units`` choices and what a band may declare) and their size in metres.
 Z_UNIT_METRES: dict[str, float] = {
     "m": 1.0,
@@ -233,16 +235,24 @@ def clean_elevations(
     with np.errstate(invalid="ignore", over="ignore"):
         if nodata is not None and math.isfinite(float(nodata)):
             bad |= values == float(nodata)
-            if np.isfinite(np.float32(nodata)):  # a float32 band compares with its nodata in float32
-                bad |= values.astype(np.float32) == np.float32(nodata)
+            nd32 = float(np.float32(nodata))
+            if math.isfinite(nd32) and nd32 != float(nodata):  # a float32 band holds its nodata rounded to float32
+                bad |= values == nd32
         declared = bad.copy()
         met: list[float] = []
-        for fv in FILL_VALUES:
-            hit = (np.abs(values - fv) <= abs(fv) * 1e-7) & ~declared
-            if hit.any():
-                bad |= hit
-                if _rows(hit, count_rows).any():
-                    met.append(fv)
+        # every fill value has a magnitude of 9,999 or more: test only those pixels (one pass over the band)
+        big = (np.abs(values) >= _SMALLEST_FILL) & ~declared
+        if big.any():
+            idx = np.nonzero(big)
+            sub = values[idx]
+            for fv in FILL_VALUES:
+                hit_sub = np.abs(sub - fv) <= abs(fv) * 1e-7
+                if hit_sub.any():
+                    hit = np.zeros(values.shape, dtype=bool)
+                    hit[tuple(i[hit_sub] for i in idx)] = True
+                    bad |= hit
+                    if _rows(hit, count_rows).any():
+                        met.append(fv)
     n_fill = int(np.count_nonzero(_rows(bad & ~declared, count_rows)))
     s = 1.0 if scale is None or not math.isfinite(float(scale)) or float(scale) == 0.0 else float(scale)
     o = 0.0 if offset is None or not math.isfinite(float(offset)) else float(offset)
