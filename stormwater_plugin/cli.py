@@ -60,7 +60,7 @@ def run_check_command(argv: Sequence[str]) -> int:
     # lazy: reader, writer and the review load fiona, pyproj and the engine (~0.55 s); `--help` stays at ~0.23 s
     from .headless.compare_cli import parse_accuracy, read_previous
     from .headless.reader import InputError, read_site
-    from .headless.writer import summary_text, write_document, write_gpkg
+    from .headless.writer import OutputError, RunFolder, summary_text, write_document, write_gpkg
     from .report.package import ReportError, finish_check, load_overrides_file
     from .services.review import ComparisonError, check
 
@@ -96,22 +96,22 @@ def run_check_command(argv: Sequence[str]) -> int:
         except ComparisonError as exc:
             raise InputError(f"--previous: {exc}") from exc
         result, moves = review.result, review.moves or ()
-        try:
-            out.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise InputError(f"{out}: cannot create the output folder ({exc.strerror})") from exc
-        write_document(review.doc, out)
-        write_gpkg(result, out, loaded.crs)
-        review_lines = finish_check(
-            review,
-            loaded.inputs.layers,
-            loaded.inputs.unit_to_ft,
-            out,
-            reviewer=args.reviewer,
-            reference=args.reference,
-            make_report=(args.report or bool(args.reviewer) or bool(args.reference)) and not args.no_report,
-        )
-    except (InputError, PackError, OverrideError, ReportError) as exc:
+        # issue 22: written in a private folder inside --out and moved into place when complete (a missing report
+        # package still commits findings.json and findings.gpkg, as its message says); --out locked for the run
+        with RunFolder(out, commit_on=(ReportError,)) as staging:
+            write_document(review.doc, staging)
+            write_gpkg(result, staging, loaded.crs)
+            review_lines = finish_check(
+                review,
+                loaded.inputs.layers,
+                loaded.inputs.unit_to_ft,
+                staging,
+                reviewer=args.reviewer,
+                reference=args.reference,
+                make_report=(args.report or bool(args.reviewer) or bool(args.reference)) and not args.no_report,
+                shown_dir=out,
+            )
+    except (InputError, PackError, OverrideError, ReportError, OutputError) as exc:
         _fail(str(exc))
     if args.quiet:
         c = result.counts()

@@ -52,18 +52,34 @@ Outputs (in ``out``)
     ``inputs.site_parcel`` names the site; no move suggestions, no review
     report).
 ``batch.json``
-    The run: sites, partitions, halo, engine, timings, warnings.
+    The run: sites, partitions, halo, engine, timings, warnings, and its
+    ``status``: ``incomplete`` from the start of a screening until its
+    summary is written, then ``complete``.
+``progress.jsonl``
+    The input hash of the screening, then one line per site checked (its
+    outcome and the hash of its findings.json). A screening run again into
+    the same folder with the same inputs resumes: the sites already checked
+    are not checked again. With other inputs, the earlier screening's files
+    are removed first, so the folder never mixes two screenings.
+
+Workers watch their parent: when the batch process dies (even by
+``kill -9``) they exit within a second.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
 import csv
+import dataclasses
+import hashlib
 import json
 import logging
 import math
 import multiprocessing
+import os
 import re
+import shutil
+import threading
 import time
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -73,13 +89,14 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 import numpy as np
 import shapely
 
+from ..__about__ import __version__
 from ..core.checks.context import truthy
 from ..core.checks.setbacks import feature_name
 from ..core.dem_source import InMemoryDemSource
 from ..core.engine import SiteInputs, run_check
 from ..core.model import ROLES, FeatureLayer, Finding, Status, Warning_
 from ..core.raster import ElevationGrid
-from ..core.rulepack import RulePack, load_pack
+from ..core.rulepack import PACK_DIR, RulePack, load_pack
 from ..core.serialize import result_to_dict
 from ..services.reach import pack_dem_reach_ft, pack_reach_ft, rule_grows_dem_window
 from .dem_source import WktTransform
@@ -613,6 +630,18 @@ def _dem_slice(dem: ElevationGrid, box_: tuple[float, float, float, float], work
 # --------------------------------------------------------------------------- running
 
 
+def _watch_parent(parent_pid: int, period_s: float = 0.5) -> None:
+    """Pool initializer: exit this worker as soon as ``parent_pid`` is gone (the batch was killed, even by ``kill -9``)."""
+
+    def watch() -> None:
+        while True:
+            time.sleep(period_s)
+            if os.getppid() != parent_pid:
+                os._exit(3)
+
+    threading.Thread(target=watch, name="stormwater-parent-watch", daemon=True).start()
+
+
 def _executor_map(partitions: Sequence[Partition], workers: int, scheduler: Any) -> tuple[Iterator[list[SiteOutcome]], Callable[[], None], str]:
     """Run ``run_partition`` on every partition; yields results as they complete.
 
@@ -623,7 +652,8 @@ def _executor_map(partitions: Sequence[Partition], workers: int, scheduler: Any)
     if workers <= 1 or len(partitions) <= 1:
         return (run_partition(p) for p in partitions), (lambda: None), "this process"
     # spawn: safe whatever threads this process runs (QGIS, Dask, a test runner).
-    pool = concurrent.futures.ProcessPoolExecutor(max_workers=min(workers, len(partitions)), mp_context=multiprocessing.get_context("spawn"))
+    pool = concurrent.futures.ProcessPoolExecutor(max_workers=min(workers, len(partitions)), mp_context=multiprocessing.get_context("spawn"),
+                                                  initializer=_watch_parent, initargs=(os.getpid(),))
     futures = [pool.submit(run_partition, p) for p in partitions]
 
     def results() -> Iterator[list[SiteOutcome]]:
@@ -675,13 +705,139 @@ def _dask_map(partitions: Sequence[Partition], workers: int, scheduler: Any) -> 
     return results(), close, what
 
 
+#: Longest site folder name, characters (file systems allow 255 bytes; the rest of the path needs room too).
+MAX_FOLDER_CHARS: int = 96
+
+
 def _safe_name(site_id: str, taken: set[str]) -> str:
+    """A unique, file-system-safe folder name for a site id (a long id is cut and keeps a hash of the whole)."""
     base = re.sub(r"[^A-Za-z0-9._-]+", "_", site_id).strip("._") or "site"
+    if len(base) > MAX_FOLDER_CHARS:
+        base = f"{base[: MAX_FOLDER_CHARS - 13].rstrip('._')}_{hashlib.sha256(site_id.encode('utf-8')).hexdigest()[:12]}"
     name, k = base, 2
     while name.lower() in taken:
         name, k = f"{base}_{k}", k + 1
     taken.add(name.lower())
     return name
+
+
+#: The screening's input hash and one line per site checked (see the module docstring).
+PROGRESS_FILE = "progress.jsonl"
+#: Files of a screening (an earlier screening's are removed before a screening with other inputs starts).
+BATCH_FILES: tuple[str, ...] = ("summary.csv", "findings.gpkg", "batch.json", PROGRESS_FILE)
+
+
+def _file_digest(h: Any, path: Path, whole: bool = True) -> None:
+    """Add ``path`` to hash ``h``: its bytes (``whole``), else its size, modification time and first and last MiB."""
+    st = path.stat()
+    h.update(f"{path.name}:{st.st_size}".encode())
+    with path.open("rb") as fh:
+        if whole:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                h.update(chunk)
+            return
+        h.update(str(st.st_mtime_ns).encode())
+        h.update(fh.read(1 << 20))
+        if st.st_size > 1 << 20:
+            fh.seek(max(st.st_size - (1 << 20), 1 << 20))
+            h.update(fh.read(1 << 20))
+
+
+def batch_input_hash(package: Path, dem_path: Path | None, jurisdiction: str, class_override: str | None, layer_options: Sequence[str],
+                     dem_z_units: str | None) -> str:
+    """A hash of everything a screening's results depend on.
+
+    The site package and every ``--layer`` file (with its sidecars) in full,
+    the rule packs and their data files, the options and the checker's
+    version; the DEM (often gigabytes) by size, modification time and its
+    first and last MiB.
+    """
+    h = hashlib.sha256()
+    h.update(json.dumps({"version": __version__, "jurisdiction": jurisdiction, "class": class_override, "layers": list(layer_options),
+                         "z": dem_z_units}).encode())
+    for pack_file in sorted(PACK_DIR.glob("*.json")):
+        _file_digest(h, pack_file)
+    files = [Path(package)] if package else []
+    for opt in layer_options:
+        path = Path(opt.split("=", 1)[-1])
+        if not path.exists() and ":" in path.name:
+            path = path.with_name(path.name.rsplit(":", 1)[0])
+        if path.is_file():
+            files.extend(sorted(p for p in path.parent.glob(path.stem + ".*") if p.is_file()))
+    for f in files:
+        if f.is_file():
+            _file_digest(h, f)
+    if dem_path is not None and Path(dem_path).is_file():
+        _file_digest(h, Path(dem_path), whole=False)
+    return h.hexdigest()
+
+
+def _outcome_record(o: SiteOutcome, folder: str, digest: str) -> str:
+    d = dataclasses.asdict(o)
+    d.pop("document", None)
+    d["rows"] = [[fam, row, wkb.hex()] for fam, row, wkb in o.rows]
+    return json.dumps({"site": o.site_id, "folder": folder, "sha256": digest, "outcome": d}, ensure_ascii=False, separators=(",", ":"))
+
+
+def _outcome_from_record(d: dict[str, Any]) -> SiteOutcome:
+    o = dict(d)
+    o["rows"] = [(fam, row, bytes.fromhex(wkb)) for fam, row, wkb in o.get("rows", [])]
+    return SiteOutcome(**o)
+
+
+def _start_screening(out: Path, input_hash: str, say: Callable[[str], None]) -> dict[str, SiteOutcome]:
+    """Prepare ``out`` for a screening with ``input_hash``; the sites an interrupted run of the same screening already checked.
+
+    A site counts as checked when ``progress.jsonl`` records it under the
+    same input hash and its findings.json still has the recorded hash. With
+    other inputs (or no record) the earlier screening's files and site
+    folders are removed. Either way summary.csv and findings.gpkg go until
+    this run writes them, and batch.json says ``incomplete``.
+    """
+    progress = out / PROGRESS_FILE
+    done: dict[str, SiteOutcome] = {}
+    records: list[str] = []
+    same = False
+    if progress.exists():
+        try:
+            lines = progress.read_text(encoding="utf-8").splitlines()
+            same = bool(lines) and json.loads(lines[0]).get("input_hash") == input_hash
+            for line in lines[1:] if same else []:
+                try:
+                    rec = json.loads(line)
+                except ValueError:  # a line cut by the interruption
+                    continue
+                doc = out / "sites" / rec["folder"] / "findings.json"
+                if doc.is_file() and hashlib.sha256(doc.read_bytes()).hexdigest() == rec["sha256"]:
+                    done[rec["site"]] = _outcome_from_record(rec["outcome"])
+                    records.append(line)
+        except (OSError, ValueError, KeyError, TypeError):
+            same, done, records = False, {}, []
+    earlier = any((out / n).exists() for n in BATCH_FILES)
+    try:
+        if not same and earlier:
+            say("removing the earlier screening's outputs from the folder (its inputs differ)")
+            shutil.rmtree(out / "sites", ignore_errors=True)
+        for name in ("summary.csv", "findings.gpkg") + (() if same else ("batch.json", PROGRESS_FILE)):
+            (out / name).unlink(missing_ok=True)
+        (out / "sites").mkdir(exist_ok=True)
+        (out / "batch.json").write_text(json.dumps({
+            "status": "incomplete", "input_hash": input_hash,
+            "note": "this screening has not finished: summary.csv and findings.gpkg are written at its end; run the same command again to resume it",
+        }, indent=2), encoding="utf-8")
+        _replace_text(progress, "\n".join([json.dumps({"input_hash": input_hash})] + records) + "\n")
+    except OSError as exc:
+        raise BatchError(f"{out}: cannot write the output folder ({exc.strerror})") from exc
+    if done:
+        say(f"resuming: {len(done)} site(s) already checked by an interrupted run of the same screening")
+    return done
+
+
+def _replace_text(path: Path, text: str) -> None:
+    """Write ``path`` whole or not at all (a temporary file beside it, then a rename)."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
 
 
 @dataclass
@@ -793,14 +949,21 @@ def run_batch(
         say(f"warning: {len(ids)} {role} feature(s) lie in no site parcel and were not checked ({', '.join(ids[:5])}{'…' if len(ids) > 5 else ''})")
 
     folder = _make_output_folders(out, plan.site_ids)
+    done = _start_screening(out, batch_input_hash(package, dem_path, jurisdiction, class_override, layer_options, dem_z_units), say)
     t2 = time.perf_counter()
-    outcomes, engine = _run_partitions(plan, workers, scheduler, out, folder, say)
+    outcomes, engine = _run_partitions(plan, workers, scheduler, out, folder, say, done)
     times["check_s"] = time.perf_counter() - t2
 
     t3 = time.perf_counter()
     ordered = [outcomes[s] for s in plan.site_ids]
-    _write_summary(out / "summary.csv", ordered, folder)
-    _write_gpkg(out / "findings.gpkg", ordered, plan, inputs.layers["parcels"], loaded.crs)
+    try:
+        tmp_csv, tmp_gpkg = out / ".summary.csv.tmp", out / ".findings.gpkg.tmp"
+        _write_summary(tmp_csv, ordered, folder)
+        _write_gpkg(tmp_gpkg, ordered, plan, inputs.layers["parcels"], loaded.crs)
+        os.replace(tmp_csv, out / "summary.csv")
+        os.replace(tmp_gpkg, out / "findings.gpkg")
+    except OSError as exc:
+        raise BatchError(f"{out}: cannot write the summary ({exc.strerror})") from exc
     times["write_s"] = time.perf_counter() - t3
     times["total_s"] = time.perf_counter() - t0
     totals = {s.value: 0 for s in Status}
@@ -820,7 +983,9 @@ def run_batch(
         unassigned=plan.unassigned,
     )
     meta = _batch_meta(report, plan, ordered, jurisdiction, package, dem_path, class_override, inputs.crs_name)
-    (out / "batch.json").write_text(json.dumps(meta, indent=2, ensure_ascii=False), encoding="utf-8")
+    meta["status"] = "complete"
+    meta["sites_resumed"] = len([s for s in plan.site_ids if s in done])
+    _replace_text(out / "batch.json", json.dumps(meta, indent=2, ensure_ascii=False))
     return report
 
 
@@ -846,24 +1011,46 @@ def _make_output_folders(out: Path, site_ids: Sequence[str]) -> dict[str, str]:
     return {sid: _safe_name(sid, taken) for sid in site_ids}
 
 
-def _run_partitions(
-    plan: BatchPlan, workers: int, scheduler: Any, out: Path, folder: Mapping[str, str], say: Callable[[str], None]
-) -> tuple[dict[str, SiteOutcome], str]:
-    """Run every partition, writing each site's findings.json as its partition completes; (outcomes by site id, engine)."""
-    outcomes: dict[str, SiteOutcome] = {}
-    results, close, engine = _executor_map(plan.partitions, workers, scheduler)
-    done = 0
+def _write_site(out: Path, name: str, o: SiteOutcome) -> str:
+    """Write one site's findings.json whole or not at all; its sha256 (a failure becomes the site's error, not the batch's)."""
+    d = out / "sites" / name
     try:
-        for batch in results:
-            for o in batch:
-                if o.document:
-                    d = out / "sites" / folder[o.site_id]
-                    d.mkdir(exist_ok=True)
-                    (d / "findings.json").write_text(o.document, encoding="utf-8")
+        d.mkdir(exist_ok=True)
+        _replace_text(d / "findings.json", o.document)
+    except OSError as exc:
+        o.error = f"cannot write {d / 'findings.json'}: {exc.strerror or exc}"[:300]
+        o.rows, o.counts, o.worst, o.has_violation = [], {}, None, False
+        return ""
+    return hashlib.sha256(o.document.encode("utf-8")).hexdigest()
+
+
+def _run_partitions(
+    plan: BatchPlan, workers: int, scheduler: Any, out: Path, folder: Mapping[str, str], say: Callable[[str], None],
+    done: Mapping[str, SiteOutcome] | None = None,
+) -> tuple[dict[str, SiteOutcome], str]:
+    """Run every partition (less the sites ``done`` already), writing each site's findings.json and progress line as its partition completes.
+
+    Returns the outcomes by site id and the engine's description.
+    """
+    outcomes: dict[str, SiteOutcome] = dict(done or {})
+    todo = [dataclasses.replace(p, sites=[s for s in p.sites if s[0] not in outcomes]) for p in plan.partitions]
+    todo = [p for p in todo if p.sites]
+    if not todo:
+        return outcomes, "nothing to run (every site resumed)"
+    results, close, engine = _executor_map(todo, workers, scheduler)
+    n_done = 0
+    try:
+        with (out / PROGRESS_FILE).open("a", encoding="utf-8") as progress:
+            for batch in results:
+                for o in batch:
+                    digest = _write_site(out, folder[o.site_id], o) if o.document else ""
                     o.document = ""
-                outcomes[o.site_id] = o
-            done += 1
-            say(f"partition {done}/{len(plan.partitions)} done ({len(outcomes)} sites)")
+                    if digest:
+                        progress.write(_outcome_record(o, folder[o.site_id], digest) + "\n")
+                    outcomes[o.site_id] = o
+                progress.flush()
+                n_done += 1
+                say(f"partition {n_done}/{len(todo)} done ({len(outcomes)} sites)")
     finally:
         close()
     return outcomes, engine

@@ -13,8 +13,46 @@ from typing import Any
 
 import numpy as np
 
+from ..core.dem_policy import CleanStats, ZUnit, clean_elevations, decide_z_unit, refuse_non_elevation
 from ..core.dem_source import DemSource, PixelWindow
 from ..core.raster import ElevationGrid
+
+
+class BandMeta:
+    """What GDAL declares about band 1 of an open rasterio dataset that decides its elevations.
+
+    Refuses (:class:`~stormwater_plugin.core.dem_policy.NotAnElevationBand`) a
+    raster that is not an elevation band (several bands, 8-bit colour).
+    """
+
+    def __init__(self, src: Any, name: str) -> None:
+        try:
+            has_palette = src.colormap(1) is not None
+        except Exception:  # rasterio raises ValueError when the band has no colour table
+            has_palette = False
+        colour = [getattr(c, "name", str(c)) for c in (src.colorinterp or ())]
+        refuse_non_elevation(name, int(src.count), str(src.dtypes[0]) if src.count else "", colour, has_palette)
+        self.nodata: float | None = None if src.nodata is None else float(src.nodata)
+        self.scale = float(src.scales[0]) if src.scales else 1.0
+        self.offset = float(src.offsets[0]) if src.offsets else 0.0
+        unit = src.units[0] if src.units else None
+        if not unit:
+            unit = (src.tags().get("VERTICAL_UNITS") or src.tags(1).get("VERTICAL_UNITS") or None)
+        self.unit: str | None = unit or None
+
+    def z_unit(self, declared: str | None, crs: Any, how_to_declare: str = "--dem-z-units") -> ZUnit:
+        """The elevation unit (see :func:`~stormwater_plugin.core.dem_policy.decide_z_unit`) of a DEM in pyproj ``crs``."""
+        h_m = float(crs.axis_info[0].unit_conversion_factor) if crs.is_projected else None
+        return decide_z_unit(declared, self.unit, h_m, how_to_declare=how_to_declare)
+
+    def read(self, src: Any, z_to_ft: float, stats: CleanStats | None = None, count_rows: tuple[int, int] | None = None, **kwargs: Any) -> np.ndarray:
+        """Band 1 (``src.read`` keyword arguments: window, out_shape…) as elevations in the band's unit, ``NaN`` for nodata.
+
+        ``stats`` counts what was set to nodata (only rows ``count_rows`` of the read, when given).
+        """
+        band = src.read(1, masked=True, **kwargs)
+        return clean_elevations(np.ma.getdata(band), mask=np.ma.getmaskarray(band), nodata=self.nodata, scale=self.scale, offset=self.offset,
+                                z_to_ft=z_to_ft, stats=stats, count_rows=count_rows)
 
 
 class WktTransform:
@@ -62,6 +100,7 @@ class RasterioDemSource(DemSource):
         with rasterio.open(path) as src:
             shape = (int(src.height), int(src.width))
             t = src.transform
+            self.meta = BandMeta(src, Path(path).name)
         super().__init__(
             shape, (t.c, t.a, t.b, t.f, t.d, t.e),
             to_raster=None if same_crs else WktTransform(working_wkt, dem_wkt),
@@ -70,6 +109,8 @@ class RasterioDemSource(DemSource):
             cell_size_ft=template.cell_size_ft, name=template.name,
         )
         self.path = Path(path)
+        #: What the windows read so far set to nodata (fill values, impossible elevations).
+        self.cleaned = CleanStats()
 
     def _read(self, win: PixelWindow) -> np.ndarray | None:
         import rasterio  # lazy: 0.34 s; batch workers unpickle this source and read only when a trace grows
@@ -77,12 +118,9 @@ class RasterioDemSource(DemSource):
 
         try:
             with rasterio.open(self.path) as src:
-                band = src.read(1, window=Window(win.col0, win.row0, win.cols, win.rows), masked=True)
+                return self.meta.read(src, self.z_to_ft, self.cleaned, window=Window(win.col0, win.row0, win.cols, win.rows))
         except Exception:  # rasterio raises several driver errors; the check says the window could not be read
             return None
-        values = np.ma.getdata(band).astype(np.float64)
-        values[np.ma.getmaskarray(band)] = np.nan
-        return values
 
 
 def open_dem_source(path: Path, template: ElevationGrid, working_crs: Any, dem_crs: Any) -> RasterioDemSource:

@@ -20,15 +20,16 @@ import shapely
 from pyproj import CRS, Geod, Proj, Transformer
 from shapely.geometry import shape
 
+from ..core.dem_policy import CleanStats, cleaning_warning
 from ..core.engine import SiteInputs
 from ..core.model import ROLES, FeatureLayer, Warning_
 from ..core.raster import ElevationGrid
 from ..core.terrain import plausibility_warning
-from ..core.units import FT_PER_METRE, Z_UNITS_TO_FT, feet_per_unit, normalise_z_unit
+from ..core.units import FT_PER_METRE, feet_per_unit
 from ..services.dem_window import dem_window
 from ..services.working_crs import PLAN_ROLES, CrsTraits, NoSiteLocation, plausible_scale, site_centre, site_geometries, site_parcel_indices
 from ..services.working_crs import choose_working_crs as policy
-from .dem_source import open_dem_source
+from .dem_source import BandMeta, open_dem_source
 
 #: Field used as identity when a layer has no ``id`` field, by role.
 ROLE_ID_FIELDS: dict[str, tuple[str, ...]] = {"parcels": ("PRINT_KEY", "SBL")}
@@ -554,9 +555,13 @@ def read_dem(
         bounds, margin = area, 0.0
         if not all(math.isfinite(v) for v in area):  # a rule with unlimited reach: the whole raster
             bounds = None
+    stats = CleanStats()
     with rasterio.open(path) as src:
-        if src.count < 1:
-            raise InputError(f"{path}: the raster has no band")
+        try:
+            meta = BandMeta(src, str(path))
+            zu = meta.z_unit(z_units, dem_crs)
+        except ValueError as exc:  # NotAnElevationBand, or an unknown declared unit
+            raise InputError(str(exc)) from exc
         if bounds is None:
             window = Window(0, 0, src.width, src.height)
         else:
@@ -579,33 +584,21 @@ def read_dem(
                 col0, row0, col1, row1 = 0, 0, min(2, src.width), min(2, src.height)
             window = Window(col0, row0, col1 - col0, row1 - row0)
         try:
-            band = src.read(1, window=window, masked=True).astype(np.float64)
+            values = meta.read(src, zu.z_to_ft, stats, window=window)
         except Exception as exc:
             raise InputError(f"{path}: the DEM cannot be read ({_short(exc)})") from exc
-        values = np.where(np.ma.getmaskarray(band), np.nan, np.ma.getdata(band))
         transform = src.window_transform(window)
-        declared_units = src.units[0] if src.units else None
     gt = (transform.c, transform.a, transform.b, transform.f, transform.d, transform.e)
 
-    unit = z_units
-    z_declared = True
-    if unit is not None:
-        note = f"elevations in {unit} (declared with --dem-z-units)"
-    else:
-        unit = normalise_z_unit(declared_units)
-        if unit is not None:
-            note = f"elevations in {unit} (read from the GeoTIFF's vertical units '{declared_units}')"
-        else:
-            h_m = float(dem_crs.axis_info[0].unit_conversion_factor) if dem_crs.is_projected else 1.0
-            unit = {1.0: "m", 0.3048: "ft"}.get(round(h_m, 4), "us-ft" if abs(h_m - 1200 / 3937) < 1e-9 else "m")
-            basis = "the DEM's horizontal unit" if dem_crs.is_projected else "metres (the DEM is in degrees)"
-            note = (
-                f"elevations assumed in {unit}, {basis}: every finding that would change were they in metres or feet is "
-                "undetermined; pass --dem-z-units to declare them"
-            )
-            z_declared = False
-            warnings.append(Warning_("dem_z_assumed", note))
-    z_to_ft = Z_UNITS_TO_FT[unit]
+    # one policy for every DEM read (core/dem_policy.py): declared, else the band's unit, else assumed
+    z_declared, note, z_to_ft = zu.declared, zu.note, zu.z_to_ft
+    if meta.scale != 1.0 or meta.offset != 0.0:
+        note += f"; band scale {meta.scale:g} and offset {meta.offset:g} applied"
+    if not z_declared:
+        warnings.append(Warning_("dem_z_assumed", note))
+    cleaned = cleaning_warning(path.name, stats)
+    if cleaned:
+        warnings.append(Warning_("dem_fill_values", cleaned))
 
     def to_raster(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         rx, ry = to_raster_tf.transform(x, y)

@@ -27,12 +27,14 @@ from typing import Any, NoReturn
 
 import numpy as np
 
+from ..core.dem_policy import CleanStats, cleaning_warning
 from ..core.rulepack import load_pack
 from ..core.terrain.plausibility import elevation_plausibility
 from ..core.terrain.ring import ring_extent_px
 from ..core.terrain.slope_map import MAX_AZIMUTHS, auto_azimuths, ground_to_pixel_geographic, ground_to_pixel_projected, ring_slope_map
-from ..core.units import METRE_PER_FT, Z_UNITS_TO_FT, normalise_z_unit
+from ..core.units import METRE_PER_FT, Z_UNITS_TO_FT
 from ..services.slope import slope_params, slope_rule, steep_cells
+from .dem_source import BandMeta
 
 PROG = "stormwater-check slope-map"
 
@@ -97,20 +99,6 @@ def _short(exc: BaseException) -> str:
     return text[0] if text else type(exc).__name__
 
 
-def _z_unit(declared_arg: str | None, band_units: str | None, crs: Any) -> tuple[str, str]:
-    """The elevation unit and how it was decided (same policy as the site reader)."""
-    if declared_arg is not None:
-        return declared_arg, f"elevations in {declared_arg} (declared with --dem-z-units)"
-    unit = normalise_z_unit(band_units)
-    if unit is not None:
-        return unit, f"elevations in {unit} (read from the band's unit '{band_units}')"
-    if crs.is_projected:
-        h_m = float(crs.axis_info[0].unit_conversion_factor)
-        unit = "m" if abs(h_m - 1.0) < 1e-9 else "ft" if abs(h_m - METRE_PER_FT) < 1e-9 else "us-ft" if abs(h_m - 1200 / 3937) < 1e-9 else "m"
-        return unit, f"elevations assumed in {unit}, the DEM's horizontal unit; pass --dem-z-units to declare them"
-    return "m", "elevations assumed in metres (the DEM is in degrees); pass --dem-z-units to declare them"
-
-
 def _ground_to_pixel(crs: Any, gt: tuple[float, float, float, float, float, float], rows: int) -> tuple[np.ndarray, str]:
     if crs.is_geographic:
         ell = crs.ellipsoid
@@ -160,18 +148,23 @@ def run(args: argparse.Namespace) -> int:
             crs = CRS.from_wkt(src.crs.to_wkt())
         except Exception as exc:
             raise SlopeMapError(f"{dem}: the DEM's CRS cannot be read ({_short(exc)})") from exc
-        nodata = src.nodata
-        band_units = src.units[0] if src.units else None
+        try:
+            meta = BandMeta(src, str(dem))
+            zu = meta.z_unit(args.dem_z_units, crs)
+        except ValueError as exc:  # NotAnElevationBand, or an unknown declared unit
+            raise SlopeMapError(str(exc)) from exc
         profile = src.profile
         t = src.transform
         rows, cols = src.height, src.width
         gt = (t.c, t.a, t.b, t.f, t.d, t.e)
-        unit, note = _z_unit(args.dem_z_units, band_units, crs)
-        z_to_ft = Z_UNITS_TO_FT[unit]
+        unit, note, z_to_ft = zu.unit, zu.note, zu.z_to_ft
+        if meta.scale != 1.0 or meta.offset != 0.0:
+            note += f"; band scale {meta.scale:g} and offset {meta.offset:g} applied"
+        cleaned = CleanStats()
         jac_all, how = _ground_to_pixel(crs, gt, rows)
         messages = [note, how]
         try:
-            preview = _clean(src.read(1, out_shape=(min(rows, 512), min(cols, 512)), out_dtype="float32"), nodata)
+            preview = meta.read(src, z_to_ft, out_shape=(min(rows, 512), min(cols, 512)))
         except Exception as exc:
             raise SlopeMapError(f"{dem}: the DEM cannot be read ({_short(exc)})") from exc
         warn = elevation_plausibility(preview, z_to_ft, name=dem.name)
@@ -214,7 +207,7 @@ def run(args: argparse.Namespace) -> int:
                     r1 = min(r0 + strip, rows)
                     ra, rb = max(r0 - halo, 0), min(r1 + halo, rows)
                     try:
-                        values = _clean(src.read(1, window=Window(0, ra, cols, rb - ra), out_dtype="float32"), nodata)
+                        values = meta.read(src, z_to_ft, cleaned, (r0 - ra, r1 - ra), window=Window(0, ra, cols, rb - ra))
                     except Exception as exc:
                         raise SlopeMapError(f"{dem}: rows {ra} to {rb} cannot be read ({_short(exc)})") from exc
                     jac = jac_all[ra:rb] if per_row else jac_all
@@ -233,6 +226,9 @@ def run(args: argparse.Namespace) -> int:
         finally:
             if mask_writer is not None:
                 mask_writer.close()
+    filled = cleaning_warning(dem.name, cleaned)
+    if filled:
+        print(f"warning: {filled}", file=sys.stderr)
     if not args.quiet:
         share = f"{n_valid:,} of {rows * cols:,} cells have a value"
         cert = f"; {stats.get('certified', 0):,} cells decided on every arc at {args.threshold:g}%" if args.threshold is not None else ""
@@ -241,14 +237,6 @@ def run(args: argparse.Namespace) -> int:
         steep = f"; {mask_writer.count if mask_writer else 0} polygon(s) at or above {args.threshold:g}% written to {args.mask_out}" if args.mask_out else ""
         print(f"{out}: {share}{cert}{steep} ({time.perf_counter() - t0:.1f} s)")
     return 0
-
-
-def _clean(values: np.ndarray, nodata: float | None) -> np.ndarray:
-    """Nodata and non-finite pixels as NaN (in place)."""
-    if nodata is not None and not np.isnan(nodata):
-        values[values == np.float32(nodata)] = np.nan
-    values[~np.isfinite(values)] = np.nan
-    return values
 
 
 class _MaskWriter:

@@ -1,9 +1,23 @@
-"""Write a check's results: ``findings.json``, ``findings.gpkg`` and the console summary."""
+"""Write a check's results: ``findings.json``, ``findings.gpkg`` and the console summary.
+
+A run writes into a private folder inside ``--out`` (:class:`RunFolder`) and
+moves its files into place only when every one is written, so the folder
+never holds the files of two runs: the outputs of an earlier run that this
+run does not write are removed, a run interrupted or failing leaves the
+folder as it was, and a second check into the same folder at once is refused
+(a lock file).
+"""
 
 from __future__ import annotations
 
+import errno
 import json
+import os
+import shutil
+import signal
+import tempfile
 from pathlib import Path
+from types import TracebackType
 from typing import Any
 
 import shapely
@@ -23,6 +37,118 @@ FAMILY = {
     "Polygon": "areas",
     "MultiPolygon": "areas",
 }
+
+
+#: Every file a check may write into its output folder (an earlier run's copy is removed when this run does not write it).
+OUTPUT_FILES: tuple[str, ...] = ("findings.json", "findings.gpkg", "findings.gpkg-wal", "findings.gpkg-shm", "compare.json", "report.html",
+                                 "report.pdf", "notification.csv", "labels.pdf")
+#: Moved into place last: its presence says the run's other files are all there.
+LAST_FILE = "findings.json"
+LOCK_NAME = ".stormwater-check.lock"
+_PARTIAL_PREFIX = ".partial-"
+
+
+class OutputError(Exception):
+    """The output folder cannot be used or written (one line naming the path)."""
+
+
+def is_io_error(exc: BaseException) -> bool:
+    """Whether ``exc`` is a failure to write (disk full, permissions, a driver's write error) rather than a bug."""
+    if isinstance(exc, OSError):
+        return True
+    mod = type(exc).__module__ or ""
+    return mod.split(".")[0] in ("fiona", "pyogrio", "sqlite3", "rasterio") or "No space left" in str(exc)
+
+
+def io_reason(exc: BaseException) -> str:
+    """A short reason for an I/O error (``No space left on device``, ``Permission denied``…)."""
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    text = str(exc).strip().splitlines()
+    return text[0][:200] if text else type(exc).__name__
+
+
+class RunFolder:
+    """The output folder of one run: locked, written in a private folder inside it, moved into place at the end.
+
+    Use as a context manager; ``with RunFolder(out) as staging`` gives the
+    folder to write into. On leaving without an exception (or with one of
+    ``commit_on``) the run's files replace the earlier run's outputs
+    (:data:`OUTPUT_FILES`; other files in the folder are left alone) with
+    SIGINT and SIGTERM held back, :data:`LAST_FILE` last; otherwise nothing in
+    ``out`` changes. Raises :class:`OutputError` when the folder cannot be
+    created, locked or written.
+    """
+
+    def __init__(self, out: Path, commit_on: tuple[type[BaseException], ...] = ()) -> None:
+        self.out = Path(out)
+        self.commit_on = commit_on
+        self.staging: Path | None = None
+        self._lock: Any = None
+
+    def __enter__(self) -> Path:
+        import fcntl  # lazy: POSIX only, and only when a check writes
+
+        try:
+            self.out.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise OutputError(f"{self.out}: cannot create the output folder ({io_reason(exc)})") from exc
+        if not self.out.is_dir():
+            raise OutputError(f"{self.out}: is not a folder")
+        try:
+            self._lock = open(self.out / LOCK_NAME, "a+")  # noqa: SIM115 - held open for the whole run
+        except OSError as exc:
+            raise OutputError(f"{self.out}: cannot write into the output folder ({io_reason(exc)})") from exc
+        try:
+            fcntl.flock(self._lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            self._lock.close()
+            self._lock = None
+            if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                raise OutputError(f"{self.out}: another check is writing into this folder; wait for it to finish or choose another --out") from exc
+            raise OutputError(f"{self.out}: cannot lock the output folder ({io_reason(exc)})") from exc
+        for old in self.out.glob(_PARTIAL_PREFIX + "*"):  # left by a run that was killed (it no longer holds the lock)
+            shutil.rmtree(old, ignore_errors=True)
+        try:
+            self.staging = Path(tempfile.mkdtemp(prefix=_PARTIAL_PREFIX, dir=self.out))
+        except OSError as exc:
+            self._release()
+            raise OutputError(f"{self.out}: cannot write into the output folder ({io_reason(exc)})") from exc
+        return self.staging
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        try:
+            if kind is None or (exc is not None and isinstance(exc, self.commit_on)):
+                self._commit()
+        finally:
+            if self.staging is not None:
+                shutil.rmtree(self.staging, ignore_errors=True)
+            self._release()
+        if exc is not None and is_io_error(exc) and not isinstance(exc, self.commit_on):
+            raise OutputError(f"{self.out}: cannot write the results ({io_reason(exc)}); the folder was left as it was") from exc
+
+    def _commit(self) -> None:
+        assert self.staging is not None
+        new = sorted((p.name for p in self.staging.iterdir() if p.is_file()), key=lambda n: n == LAST_FILE)
+        held = hasattr(signal, "pthread_sigmask")
+        old_mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM}) if held else None
+        try:
+            for name in OUTPUT_FILES:  # the earlier run's outputs go first: at no time are two runs' files side by side
+                target = self.out / name
+                if target.exists() or target.is_symlink():
+                    target.unlink()
+            for name in new:
+                os.replace(self.staging / name, self.out / name)
+        except OSError as exc:
+            raise OutputError(f"{self.out}: cannot move the results into place ({io_reason(exc)})") from exc
+        finally:
+            if held and old_mask is not None:
+                signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
+
+    def _release(self) -> None:
+        if self._lock is not None:
+            self._lock.close()  # closing the file releases the lock
+            self._lock = None
 
 
 def finding_row(f: Finding) -> dict[str, Any]:

@@ -22,10 +22,11 @@ from qgis.core import (
     QgsRectangle,
 )
 
+from ..core.dem_policy import CleanStats, NotAnElevationBand, clean_elevations, cleaning_warning, decide_z_unit, refuse_non_elevation
 from ..core.dem_source import DemSource, PixelWindow
 from ..core.model import Warning_
 from ..core.raster import ElevationGrid
-from ..core.units import FT_PER_METRE, METRE_PER_FT, Z_UNITS_TO_FT
+from ..core.units import METRE_PER_FT
 from .crs import is_projected, unit_to_ft
 
 #: Most pixels read from a DEM (a 4000 x 4000 window); larger windows are read coarser.
@@ -33,6 +34,10 @@ MAX_PIXELS = 16_000_000
 
 #: Labels of the elevation units a user may declare.
 Z_UNIT_LABELS: dict[str, str] = {"m": "metres", "ft": "feet", "us-ft": "US survey feet"}
+
+#: QGIS colour interpretation codes (``Qgis.RasterColorInterpretation`` / ``QgsRaster.ColorInterpretation``) by GDAL name.
+_COLOUR_NAMES: dict[int, str] = {0: "undefined", 1: "gray", 2: "palette", 3: "red", 4: "green", 5: "blue", 6: "alpha", 7: "hue", 8: "saturation",
+                                 9: "lightness", 10: "cyan", 11: "magenta", 12: "yellow", 13: "black", 14: "ycbcr_y", 15: "ycbcr_cb", 16: "ycbcr_cr"}
 
 
 def _numpy_types() -> dict[Any, Any]:
@@ -49,11 +54,43 @@ def _numpy_types() -> dict[Any, Any]:
 _NP_TYPES = _numpy_types()
 
 
-def block_to_array(block: Any, provider: QgsRasterDataProvider, band: int = 1) -> np.ndarray:
+def refuse_non_dem(provider: QgsRasterDataProvider, name: str) -> None:
+    """Raise :class:`~stormwater_plugin.core.dem_policy.NotAnElevationBand` for a multi-band or 8-bit colour raster."""
+    count = int(provider.bandCount())
+    colour = [_COLOUR_NAMES.get(int(provider.colorInterpretation(b)), "undefined") for b in range(1, min(count, 4) + 1)]
+    dtype = {v: k for k, v in _NP_TYPES.items()}.get(provider.sourceDataType(1)) if count else None
+    refuse_non_elevation(name, count, np.dtype(dtype).name if dtype is not None else "", colour)
+
+
+def band_unit(provider: QgsRasterDataProvider, band: int = 1) -> str | None:
+    """The unit the band declares (GDAL's unit type, else a ``VERTICAL_UNITS`` tag); ``None`` when none or not a GDAL raster.
+
+    QGIS 3.22 has no API for a band's unit, so GDAL (QGIS's own ``osgeo``) is asked.
+    """
+    try:
+        from osgeo import gdal  # lazy: QGIS's own GDAL, only for the unit string
+
+        uri = provider.dataSourceUri().split("|")[0]
+        ds = gdal.Open(uri)
+        if ds is None:
+            return None
+        b = ds.GetRasterBand(band)
+        unit = (b.GetUnitType() or "").strip() or (b.GetMetadataItem("VERTICAL_UNITS") or ds.GetMetadataItem("VERTICAL_UNITS") or "").strip()
+        return unit or None
+    except Exception:  # not a file GDAL opens (a WMS, a memory raster): no declared unit
+        return None
+
+
+def block_to_array(block: Any, provider: QgsRasterDataProvider, band: int = 1, z_to_ft: float | None = None, stats: CleanStats | None = None) -> np.ndarray:
     """A raster block as a 2-D float64 array with ``NaN`` for nodata.
 
     Nodata is the source nodata value, the user's nodata ranges and, when the
-    block flags nodata by other means, each flagged pixel.
+    block flags nodata by other means, each flagged pixel. With ``z_to_ft``,
+    the DEM policy (:func:`~stormwater_plugin.core.dem_policy.clean_elevations`)
+    also sets the usual fill values and elevations outside the Earth's surface
+    range to nodata. ``provider.block`` has already applied the band's scale
+    and offset (QGIS does so for every block; a test in QGIS checks it), so
+    fill values are recognised on the raw values recovered from them.
     """
     rows, cols = block.height(), block.width()
     dtype = _NP_TYPES.get(block.dataType())
@@ -80,7 +117,16 @@ def block_to_array(block: Any, provider: QgsRasterDataProvider, band: int = 1) -
                 if block.isNoData(r, c):
                     nodata[r, c] = True
     values[nodata | ~np.isfinite(values)] = np.nan
-    return values
+    if z_to_ft is None:
+        return values
+    scale, offset = float(provider.bandScale(band)), float(provider.bandOffset(band))
+    if not math.isfinite(scale) or scale == 0.0:
+        scale = 1.0
+    if not math.isfinite(offset):
+        offset = 0.0
+    raw = (values - offset) / scale
+    cleaned = clean_elevations(raw, mask=np.isnan(values), scale=scale, offset=offset, z_to_ft=z_to_ft, stats=stats)
+    return cleaned
 
 
 def make_to_raster(working: QgsCoordinateReferenceSystem, dem_crs: QgsCoordinateReferenceSystem, context: QgsCoordinateTransformContext) -> Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]] | None:
@@ -106,28 +152,28 @@ def make_to_raster(working: QgsCoordinateReferenceSystem, dem_crs: QgsCoordinate
     return to_raster
 
 
-def z_factor(z_units: str | None, dem_crs: QgsCoordinateReferenceSystem, warnings: list[Warning_]) -> tuple[float, str]:
+def z_factor(z_units: str | None, dem_crs: QgsCoordinateReferenceSystem, warnings: list[Warning_], declared_band_unit: str | None = None) -> tuple[float, str]:
     """Feet per elevation unit and a note saying how the unit was decided.
 
-    A declared unit wins. QGIS 3.22 rasters carry no elevation unit, so
-    otherwise the horizontal unit of a projected DEM is assumed (metres for a
-    geographic one) and a warning says so.
+    The one policy of :func:`~stormwater_plugin.core.dem_policy.decide_z_unit`:
+    the user's unit, else the unit the band declares (``declared_band_unit``,
+    see :func:`band_unit`), else the horizontal unit of a projected DEM
+    (metres for a geographic one), assumed, with a warning.
     """
-    if z_units:
-        if z_units not in Z_UNITS_TO_FT:
-            raise ValueError(f"unknown elevation unit '{z_units}': choose one of {', '.join(Z_UNITS_TO_FT)}")
-        return Z_UNITS_TO_FT[z_units], f"declared: {Z_UNIT_LABELS[z_units]}"
-    if is_projected(dem_crs):
-        u = unit_to_ft(dem_crs)
-        unit = "m" if abs(u - FT_PER_METRE) < 1e-9 else "ft" if abs(u - 1.0) < 1e-12 else "us-ft" if abs(u - Z_UNITS_TO_FT["us-ft"]) < 1e-12 else None
-        if unit is None:
-            unit, u = "m", FT_PER_METRE
-        note = f"assumed: {Z_UNIT_LABELS[unit]}, the DEM's horizontal unit (the raster does not record its elevation unit)"
-    else:
-        unit, u = "m", FT_PER_METRE
-        note = "assumed: metres (the DEM is geographic and does not record its elevation unit)"
-    warnings.append(Warning_("dem_z_unit_assumed", f"DEM elevations {note}. Findings that would change were they in metres or feet are undetermined until the unit is declared.", "dem"))
-    return Z_UNITS_TO_FT[unit], note
+    h_m = unit_to_ft(dem_crs) * METRE_PER_FT if is_projected(dem_crs) else None
+    zu = decide_z_unit(z_units, declared_band_unit, h_m, how_to_declare="the plugin's DEM elevation-unit setting")
+    if not zu.declared:
+        warnings.append(Warning_("dem_z_unit_assumed", f"DEM {zu.note}.", "dem"))
+    return zu.z_to_ft, zu.note
+
+
+def _dem_unit(provider: QgsRasterDataProvider, z_units: str | None, dem_crs: QgsCoordinateReferenceSystem, warnings: list[Warning_]) -> tuple[float, str, bool]:
+    unit = None if z_units else band_unit(provider)
+    zf, note = z_factor(z_units, dem_crs, warnings, unit)
+    scale, offset = float(provider.bandScale(1)), float(provider.bandOffset(1))
+    if (scale != 1.0 and math.isfinite(scale)) or (offset != 0.0 and math.isfinite(offset)):
+        note += f"; band scale {scale:g} and offset {offset:g} applied"
+    return zf, note, bool(z_units) or unit is not None and decide_z_unit(None, unit, None).declared
 
 
 def read_dem(
@@ -145,7 +191,12 @@ def read_dem(
 
     Returns ``None`` (with a warning) when the DEM does not cover the window.
     """
-    zf, note = z_factor(z_units, dem_crs, warnings)
+    try:
+        refuse_non_dem(provider, name)
+    except NotAnElevationBand as exc:
+        warnings.append(Warning_("dem_not_elevation", f"{exc}; every elevation-dependent check is undetermined", "dem"))
+        return None
+    zf, note, declared = _dem_unit(provider, z_units, dem_crs, warnings)
     rect = QgsRectangle(*window)
     if dem_crs.isValid() and dem_crs != working:
         rect = QgsCoordinateTransform(working, dem_crs, context).transformBoundingBox(rect)
@@ -179,7 +230,11 @@ def read_dem(
     if block is None or not block.isValid():
         warnings.append(Warning_("dem_unreadable", "the DEM window could not be read; gradient rules are undetermined", "dem"))
         return None
-    values = block_to_array(block, provider, band)
+    stats = CleanStats()
+    values = block_to_array(block, provider, band, zf, stats)
+    filled = cleaning_warning(name, stats)
+    if filled:
+        warnings.append(Warning_("dem_fill_values", filled, "dem"))
     opx, opy = ext.width() / out_cols, ext.height() / out_rows
     gt = (ext.xMinimum(), opx, 0.0, ext.yMaximum(), 0.0, -opy)
     cell = cell_size_ft(dem_crs, opx, opy, ext.center().y())
@@ -189,7 +244,7 @@ def read_dem(
         kwargs["to_raster"] = to_raster
         kwargs["from_raster"] = make_to_raster(dem_crs, working, context)
     # An assumed unit (none declared in the plugin's DEM unit setting): unit-dependent findings are undetermined.
-    return ElevationGrid(values=values, geotransform=gt, z_to_ft=zf, z_unit_note=note, cell_size_ft=cell, name=name, z_unit_declared=bool(z_units), **kwargs)
+    return ElevationGrid(values=values, geotransform=gt, z_to_ft=zf, z_unit_note=note, cell_size_ft=cell, name=name, z_unit_declared=declared, **kwargs)
 
 
 def cell_size_ft(dem_crs: QgsCoordinateReferenceSystem, px: float, py: float, lat_deg: float) -> tuple[float, float]:
@@ -224,16 +279,19 @@ class QgisDemSource(DemSource):
         if nx <= 0 or ny <= 0 or full.isEmpty():
             raise ValueError("the DEM has no pixel grid QGIS can read")
         px, py = full.width() / nx, full.height() / ny
-        zf, note = z_factor(z_units, dem_crs, [])
+        refuse_non_dem(provider, name)
+        zf, note, declared = _dem_unit(provider, z_units, dem_crs, [])
         cell = cell_size_ft(dem_crs, px, py, full.center().y())
         to_raster = make_to_raster(working, dem_crs, context)
         super().__init__(
             (ny, nx), (full.xMinimum(), px, 0.0, full.yMaximum(), 0.0, -py),
             to_raster=to_raster, from_raster=make_to_raster(dem_crs, working, context) if to_raster is not None else None,
-            z_to_ft=zf, z_unit_note=note, z_unit_declared=bool(z_units), cell_size_ft=cell, name=name,
+            z_to_ft=zf, z_unit_note=note, z_unit_declared=declared, cell_size_ft=cell, name=name,
         )
         self.provider = provider
         self.band = band
+        #: What the windows read so far set to nodata (fill values, impossible elevations).
+        self.cleaned = CleanStats()
 
     def _read(self, win: PixelWindow) -> np.ndarray | None:
         x0, px, _, y1, _, npy = self.geotransform
@@ -242,4 +300,4 @@ class QgisDemSource(DemSource):
         block = self.provider.block(self.band, ext, win.cols, win.rows)
         if block is None or not block.isValid():
             return None
-        return block_to_array(block, self.provider, self.band)
+        return block_to_array(block, self.provider, self.band, self.z_to_ft, self.cleaned)

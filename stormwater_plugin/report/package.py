@@ -159,6 +159,7 @@ def finish_check(
     reviewer: str = "",
     reference: str = "",
     make_report: bool = True,
+    shown_dir: Path | None = None,
 ) -> list[str]:
     """After ``findings.json`` is written: write ``compare.json`` (when the review has a comparison) and the report package.
 
@@ -167,6 +168,10 @@ def finish_check(
     review : Review
         The review: its ``doc`` is the findings.json document (decisions applied,
         moves and comparison added), its ``result`` gives the maps their geometry.
+
+    shown_dir : Path, optional
+        The folder the console lines name (the run's output folder when
+        ``out_dir`` is the private folder it is written in first); ``out_dir`` by default.
 
     Returns
     -------
@@ -179,4 +184,4 @@ def finish_check(
     info = None
     if make_report:
         info = write_report_package(review.result, layers, unit_to_ft, out_dir, doc=doc, reviewer=reviewer, reference=reference)
-    return summary_lines(info, doc, out_dir if make_report else None)
+    return summary_lines(info, doc, (shown_dir or out_dir) if make_report else None)

@@ -8,8 +8,11 @@ figure (:func:`override_prevailing_frost_depth`, ``--frost-depth-ft``).
 
 from __future__ import annotations
 
+import functools
+import json
 import math
 from dataclasses import replace
+from pathlib import Path
 from typing import Any, Mapping
 
 import numpy as np
@@ -21,6 +24,90 @@ from ..rulepack import Rule, RulePack
 from .context import CheckContext
 
 EPS: float = 1e-6
+
+#: Bounds beyond which a device attribute is a data error, not a design value (documented in the file itself).
+PLAUSIBILITY_FILE = Path(__file__).resolve().parents[1] / "packs" / "device_plausibility.json"
+
+
+@functools.lru_cache(maxsize=1)
+def plausibility_limits() -> dict[str, Any]:
+    """The bounds of ``packs/device_plausibility.json`` (feet, days)."""
+    return dict(json.loads(PLAUSIBILITY_FILE.read_text(encoding="utf-8")))
+
+
+def _ground_candidates(ctx: CheckContext, point: Any) -> list[float]:
+    """The DEM's ground at ``point`` in feet under every elevation unit it may have (empty without DEM data there)."""
+    if ctx.dem is None:
+        return []
+    ground = ctx.dem.sample_point(point.x, point.y)
+    if not math.isfinite(ground):
+        return []
+    raw = ground / ctx.dem.z_to_ft
+    return [raw * f for f in ctx.dem.z_to_ft_candidates()]
+
+
+def implausible(field: str, value: float, grounds: list[float]) -> str | None:
+    """Why ``value`` of device attribute ``field`` cannot be a design value; ``None`` when it can.
+
+    Parameters
+    ----------
+    field : str
+        ``bottom_elev_ft``, ``shgw_elev_ft``, ``bedrock_elev_ft`` (feet) or ``drain_days`` (days).
+    value : float
+        The attribute's value.
+    grounds : list of float
+        The DEM's ground at the device in feet, one per elevation unit the DEM
+        may have (empty without a DEM). A contradiction with the DEM counts
+        only when it holds under every one of them.
+
+    Notes
+    -----
+    The bounds are data (:data:`PLAUSIBILITY_FILE`), not regulatory numbers.
+    """
+    lim = plausibility_limits()
+    if field == "drain_days":
+        lo, hi = (float(v) for v in lim["drain_days_range"])
+        if value == 0 and field in lim["zero_is_missing_fields"]:
+            return "0 days, what a shapefile writes for a missing value"
+        if value <= lo:
+            return f"{value:g} days: a device drains in a positive number of days"
+        if value > hi:
+            return f"{value:g} days, more than {hi:g} days"
+        return None
+    if field not in lim["elevation_fields"]:
+        return None
+    lo, hi = (float(v) for v in lim["elevation_range_ft"])
+    if not lo <= value <= hi:
+        return f"{value:g} ft lies outside any ground on Earth ({lo:g} to {hi:g} ft)"
+    if not grounds:
+        if value == 0 and field in lim["zero_is_missing_fields"]:
+            return "0 ft, what a shapefile writes for a missing value (no DEM to tell it from a real elevation)"
+        return None
+    if field == "bottom_elev_ft":
+        deep, high = float(lim["bottom_max_depth_below_grade_ft"]), float(lim["bottom_max_above_grade_ft"])
+        kind = "a depth typed as an elevation?"
+    else:
+        deep, high = float(lim["limit_max_depth_below_grade_ft"]), float(lim["limit_max_above_grade_ft"])
+        kind = "0 written for a missing value, or a depth typed as an elevation?"
+    g = grounds[0]
+    if all(gr - value > deep for gr in grounds):
+        return f"{value:g} ft is {g - value:,.1f} ft below the DEM's ground ({g:,.1f} ft), more than {deep:g} ft: {kind}"
+    if all(value - gr > high for gr in grounds):
+        return f"{value:g} ft is {value - g:,.1f} ft above the DEM's ground ({g:,.1f} ft), more than {high:g} ft"
+    return None
+
+
+def _doubtful(attrs: dict[str, Any], fields: tuple[str, ...], grounds: list[float]) -> str | None:
+    """``"field value: why"`` for each named attribute that is not plausible, joined; ``None`` when all are."""
+    out = []
+    for field in fields:
+        v = _num(attrs, field)
+        if v is None:
+            continue
+        why = implausible(field, v, grounds)
+        if why:
+            out.append(f"{field} {why}")
+    return "; ".join(out) or None
 
 
 def _num(attrs: dict[str, Any], name: str) -> float | None:
@@ -62,6 +149,11 @@ def check_vertical_separation(ctx: CheckContext, rule: Rule) -> None:
             if bottom is None or level is None:
                 missing = " and ".join(n for n, v in (("bottom_elev_ft", bottom), (field, level)) if v is None)
                 ctx.add(rule, Status.UNDETERMINED, f"{ref.noun}: {missing} not given, so the separation above {what} is unknown.", subject=ref, required_ft=min_ft, geometry=point, limit=field)
+                continue
+            doubt = _doubtful(devices.attrs[i], ("bottom_elev_ft", field), _ground_candidates(ctx, point))
+            if doubt:
+                ctx.add(rule, Status.UNDETERMINED, f"{ref.noun}: {doubt}; the separation above {what} is unknown until the value is corrected.",
+                        subject=ref, required_ft=min_ft, geometry=point, limit=field)
                 continue
             sep = bottom - level
             status = Status.VIOLATION if sep < min_ft - EPS else Status.PASS
@@ -135,6 +227,11 @@ def check_frost_depth(ctx: CheckContext, rule: Rule) -> None:
             ctx.add(rule, Status.UNDETERMINED, f"{ref.noun}: depth below grade unknown ({why}).", subject=ref, required_ft=need_lo, geometry=point, **base)
             continue
         assert ctx.dem is not None
+        doubt = _doubtful(devices.attrs[i], ("bottom_elev_ft",), _ground_candidates(ctx, point))
+        if doubt:
+            ctx.add(rule, Status.UNDETERMINED, f"{ref.noun}: {doubt}; its depth below grade is unknown until the value is corrected.",
+                    subject=ref, required_ft=need_lo, geometry=point, **base)
+            continue
         raw = ground / ctx.dem.z_to_ft
         depths = [raw * f - bottom for f in ctx.dem.z_to_ft_candidates()]
         depth = ground - bottom
@@ -175,6 +272,11 @@ def check_drain_time(ctx: CheckContext, rule: Rule) -> None:
             continue
         if days is None:
             ctx.add(rule, Status.UNDETERMINED, f"{ref.noun} ({dtype}) has no drain_days; it must drain within {limit:g} days.", subject=ref, geometry=point, limit_days=limit)
+            continue
+        why = implausible("drain_days", days, [])
+        if why:
+            ctx.add(rule, Status.UNDETERMINED, f"{ref.noun} ({dtype}): drain_days {why}; it must drain within {limit:g} days.",
+                    subject=ref, geometry=point, limit_days=limit)
             continue
         ok = days <= limit + EPS
         ctx.add(rule, Status.PASS if ok else Status.VIOLATION, f"{ref.noun} ({dtype}) drains in {days:g} days; limit {limit:g} days.", subject=ref, geometry=point, drain_days=days, limit_days=limit)

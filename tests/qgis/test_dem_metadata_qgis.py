@@ -1,0 +1,53 @@
+"""The plugin reads a DEM as the command line does (issue 22, items 3 and 4): scale and offset once, fill values, units, colour rasters refused."""
+
+from __future__ import annotations
+
+import numpy as np
+from qgis.core import QgsCoordinateTransformContext, QgsRasterLayer
+
+from stormwater_plugin.qgis_bridge.dem import QgisDemSource, read_dem
+from tests.headless.demo_dem import DEMO_DEM, device_xy, rewrite_demo_dem, with_patch
+
+
+def _read(path, z_units=None):
+    layer = QgsRasterLayer(str(path), path.stem)
+    assert layer.isValid()
+    warnings: list = []
+    ext = layer.extent()
+    window = (ext.xMinimum(), ext.yMinimum(), ext.xMaximum(), ext.yMaximum())
+    grid = read_dem(layer.dataProvider(), layer.crs(), layer.crs(), window, z_units, QgsCoordinateTransformContext(), warnings, name=path.name)
+    return grid, warnings, layer
+
+
+def test_plugin_read_applies_band_scale_and_offset_exactly_once(qgis_app, tmp_path):
+    demo, _, _ = _read(DEMO_DEM)
+    dem = rewrite_demo_dem(tmp_path / "scaled.tif", lambda z: np.where(z == -9999, -9999, (z + 100.0) / 2.0), scale=2.0, offset=-100.0)
+    grid, warnings, layer = _read(dem)
+    assert grid is not None and grid.z_unit_declared
+    ok = np.isfinite(demo.values)
+    np.testing.assert_allclose(grid.values[ok], demo.values[ok], atol=1e-4)
+    src = QgisDemSource(layer.dataProvider(), layer.crs(), layer.crs(), None, QgsCoordinateTransformContext(), name=dem.name)
+    win = src.read(src.whole())
+    np.testing.assert_allclose(win.values[ok], demo.values[ok], atol=1e-4)
+
+
+def test_plugin_read_fill_value_without_nodata_tag_is_nodata_with_warning(qgis_app, tmp_path):
+    xy = device_xy("DW-1")
+    dem = rewrite_demo_dem(tmp_path / "clipped.tif", lambda z: with_patch(z, xy, -9999.0), nodata=None)
+    grid, warnings, _ = _read(dem)
+    assert np.isnan(grid.sample_point(*xy))
+    assert any(w.code == "dem_fill_values" and "clipped.tif" in w.message for w in warnings)
+
+
+def test_plugin_reads_the_band_unit_decimetre(qgis_app, tmp_path):
+    dem = rewrite_demo_dem(tmp_path / "dm.tif", lambda z: np.where(z == -9999, -9999, z * 10.0), unit="decimetre")
+    grid, warnings, _ = _read(dem)
+    assert grid.z_unit_declared and abs(grid.z_to_ft - 0.1 / 0.3048) < 1e-12
+    assert not any(w.code == "dem_z_unit_assumed" for w in warnings)
+
+
+def test_plugin_refuses_an_rgb_orthophoto_as_dem(qgis_app, tmp_path):
+    dem = rewrite_demo_dem(tmp_path / "ortho.tif", lambda z: np.clip(z - 50, 0, 255), dtype="uint8", nodata=None, count=3, photometric="RGB", unit="")
+    grid, warnings, _ = _read(dem)
+    assert grid is None
+    assert any(w.code == "dem_not_elevation" and "ortho.tif" in w.message for w in warnings)
