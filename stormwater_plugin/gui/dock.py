@@ -22,7 +22,7 @@ from qgis.core import (
     QgsRectangle,
 )
 from qgis.gui import QgsCollapsibleGroupBox, QgsMessageBar
-from qgis.PyQt.QtCore import Qt
+from qgis.PyQt.QtCore import Qt, QTimer
 from qgis.PyQt.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -323,12 +323,38 @@ class ReviewDock(QDockWidget):
     # -- settings -------------------------------------------------------------
 
     def _project_cleared(self, *_args: Any) -> None:
-        """The project was closed or cleared: results of a running check no longer belong anywhere."""
+        """The project was closed or cleared (Project ▸ New, close, or the start of opening one).
+
+        Results of a running check no longer belong anywhere, and no per-application
+        setting (reviewer, reference, accuracy, site parcel, class, DEM unit, device
+        type) is carried into the next project: each lives in its own project.
+        """
         self.roles.reset()
         self.overrides.clear()
         self.session.clear()
+        self._clear_application_fields()
+
+    def _clear_application_fields(self) -> None:
+        for edit in (self.site_parcel, self.reviewer, self.reference, self.accuracy, self.dem_accuracy):
+            edit.clear()
+        self.project_class.setCurrentIndex(0)
+        self.device_type.setCurrentIndex(0)
+        self.roles.z_units.setCurrentIndex(0)
 
     def _project_read(self, *_args: Any) -> None:
+        """A project is being read: restore its settings and review once QgsProject has finished reading.
+
+        Inside ``readProject`` the project's snapping configuration still holds the
+        layers just read; replacing the result layers then leaves it pointers to
+        deleted layers, and the next save crashes QGIS (issue 24 item 2). So nothing
+        is done here but schedule the restore for after the read.
+        """
+        self._read_generation = self.session.generation
+        QTimer.singleShot(0, self._restore_after_read)
+
+    def _restore_after_read(self) -> None:
+        if getattr(self, "_torn_down", False) or getattr(self, "_read_generation", None) != self.session.generation:
+            return  # the plugin unloaded, or the project was cleared again before the event loop came back
         self.restore_settings()
         self._project_read_review()
 
@@ -341,13 +367,13 @@ class ReviewDock(QDockWidget):
         c, ok = project.readEntry(SCOPE, "class", "")
         if ok:
             self.project_class.setCurrentIndex(max(0, self.project_class.findData(c)) if c else 0)
-        s, ok = project.readEntry(SCOPE, "site_parcel", "")
-        if ok:
-            self.site_parcel.setText(s)
-        for edit, name in ((self.reviewer, "reviewer"), (self.reference, "reference"), (self.accuracy, "accuracy"), (self.dem_accuracy, "dem_accuracy")):
+        # each field shows its project's value, empty when the project has none (never the last application's)
+        for edit, name in ((self.site_parcel, "site_parcel"), (self.reviewer, "reviewer"), (self.reference, "reference"),
+                           (self.accuracy, "accuracy"), (self.dem_accuracy, "dem_accuracy")):
             value, ok = project.readEntry(SCOPE, name, "")
-            if ok:
-                edit.setText(value)
+            edit.setText(value if ok else "")
+        t, ok = project.readEntry(SCOPE, "device_type", "")
+        self.device_type.setCurrentIndex(max(0, self.device_type.findData(t)) if ok and t else 0)
         unresolved = self.roles.restore(project)
         if unresolved:
             self.roles.guess(project, unresolved)
@@ -367,6 +393,7 @@ class ReviewDock(QDockWidget):
         project.writeEntry(SCOPE, "jurisdiction", self.jurisdiction.currentData())
         project.writeEntry(SCOPE, "class", self.project_class.currentData() or "")
         project.writeEntry(SCOPE, "site_parcel", self.site_parcel.text().strip())
+        project.writeEntry(SCOPE, "device_type", self.device_type.currentData() or "")
         self._save_review_fields()
         self.roles.save(project)
 
@@ -908,6 +935,7 @@ class ReviewDock(QDockWidget):
 
     def teardown(self) -> None:
         """Disconnect from the project and cancel a running task (plugin unload)."""
+        self._torn_down = True
         for signal, slot in ((QgsProject.instance().readProject, self._project_read), (QgsProject.instance().cleared, self._project_cleared)):
             try:
                 signal.disconnect(slot)

@@ -1,0 +1,121 @@
+"""Issue 24 items 2-4: one application at a time, and a restored review that survives save, close, reopen, save.
+
+Each test drives the real QgsProject (write, clear, read) with the dock open, in the
+QGIS process pytest-qgis starts.
+"""
+
+from __future__ import annotations
+
+import pytest
+from conftest import demo_layers, wait_for
+from qgis.core import QgsProject
+from qgis.PyQt.QtCore import QCoreApplication
+
+SCOPE = "stormwater_review"
+
+
+@pytest.fixture()
+def dock(iface, qgis_new_project):
+    from stormwater_plugin.gui.dock import ReviewDock
+
+    made = []
+
+    def make():
+        d = ReviewDock(iface)
+        made.append(d)
+        return d
+
+    yield make
+    for d in made:
+        d.teardown()
+    QgsProject.instance().removeAllMapLayers()
+    QgsProject.instance().clear()
+
+
+def _settle():
+    for _ in range(5):
+        QCoreApplication.processEvents()
+
+
+def _run(d):
+    assert d.run_check() is not None
+    wait_for(lambda: d.task is None)
+    wait_for(lambda: d.moves_task is None)
+    assert d.result is not None
+    return d.result
+
+
+def _reviewed_project(dock, tmp_path):
+    layers, dem = demo_layers()
+    QgsProject.instance().addMapLayers(list(layers.values()) + [dem])
+    d = dock()
+    d.jurisdiction.setCurrentIndex(d.jurisdiction.findData("lake-george"))
+    d.reference.setText("APP-2024-017")
+    d.reviewer.setText("A. Reviewer")
+    _run(d)
+    path = str(tmp_path / "review.qgz")
+    assert QgsProject.instance().write(path)
+    return d, path
+
+
+def test_saving_after_a_restored_review_keeps_the_review_and_does_not_crash(dock, tmp_path):
+    d, path = _reviewed_project(dock, tmp_path)
+    counts = d.result.counts()
+    for _ in range(2):  # open, save, close, reopen, save
+        QgsProject.instance().clear()
+        assert QgsProject.instance().read(path)
+        _settle()
+        assert d.result is not None and d.result.counts() == counts
+        assert QgsProject.instance().write(path)
+        _settle()
+    QgsProject.instance().clear()
+    assert QgsProject.instance().read(path)
+    _settle()
+    assert d.result is not None and d.result.counts() == counts
+
+
+def test_result_layers_do_not_trigger_the_scratch_layer_prompt_and_are_rebuilt_on_open(dock, tmp_path):
+    from stormwater_plugin.gui.result_layers import group_name, is_result
+
+    d, path = _reviewed_project(dock, tmp_path)
+    memory = [lyr for lyr in QgsProject.instance().mapLayers().values() if lyr.providerType() == "memory"]
+    assert memory and all(is_result(lyr) for lyr in memory)
+    # QgisApp::checkMemoryLayers skips a memory layer with this property: closing asks nothing
+    assert all(int(lyr.customProperty("skipMemoryLayersCheck", 0)) == 1 for lyr in memory)
+    QgsProject.instance().clear()
+    assert QgsProject.instance().read(path)
+    _settle()
+    group = QgsProject.instance().layerTreeRoot().findGroup(group_name("lake-george"))
+    assert group is not None
+    assert sum(node.layer().featureCount() for node in group.findLayers()) > 0  # rebuilt from the saved review
+
+
+def test_project_new_clears_every_per_application_setting_and_reopening_restores_them(dock, tmp_path):
+    d, path = _reviewed_project(dock, tmp_path)
+    d.accuracy.setText("septic=10")
+    d.dem_accuracy.setText("0.5")
+    d.site_parcel.setText("P-7")
+    d.device_type.setCurrentIndex(1)
+    d.roles.z_units.setCurrentIndex(d.roles.z_units.findData("m"))
+    d.save_settings()
+    device = d.device_type.currentData()
+    assert QgsProject.instance().write(path)
+    QgsProject.instance().clear()  # Project ▸ New
+    _settle()
+    assert (d.reference.text(), d.reviewer.text(), d.accuracy.text(), d.dem_accuracy.text(), d.site_parcel.text()) == ("", "", "", "", "")
+    assert d.device_type.currentIndex() == 0 and d.roles.z_unit() is None and d.result is None
+    # a second application, saved with its own reference
+    d.reference.setText("APP-2024-018")
+    d.save_settings()
+    other = str(tmp_path / "other.qgz")
+    assert QgsProject.instance().write(other)
+    QgsProject.instance().clear()
+    assert QgsProject.instance().read(path)
+    _settle()
+    assert (d.reference.text(), d.reviewer.text(), d.accuracy.text(), d.dem_accuracy.text(), d.site_parcel.text()) == (
+        "APP-2024-017", "A. Reviewer", "septic=10", "0.5", "P-7")
+    assert d.device_type.currentData() == device and d.roles.z_unit() == "m"
+    QgsProject.instance().clear()
+    assert QgsProject.instance().read(other)
+    _settle()
+    assert d.reference.text() == "APP-2024-018" and d.reviewer.text() == "" and d.result is None
