@@ -59,6 +59,12 @@ from .role_form import SCOPE, RoleForm
 
 LOG_TAG = "Stormwater review"
 
+#: Data warnings that can change findings (elevations, the DEM's coverage, a layer gone): said in the message bar with the counts.
+FINDING_CHANGING_WARNINGS = frozenset({
+    "dem_z_contradicts_lake", "dem_z_unit_assumed", "dem_outside", "dem_unreadable", "dem_coarsened", "no_dem", "crs_unknown",
+    "geometry_unreadable", "role_layer_removed", "class_area_incomplete", "device_type_unknown",
+})
+
 
 def _pack_title(jurisdiction: str) -> str:
     try:
@@ -346,17 +352,22 @@ class ReviewDock(QDockWidget):
 
         Inside ``readProject`` the project's snapping configuration still holds the
         layers just read; replacing the result layers then leaves it pointers to
-        deleted layers, and the next save crashes QGIS (issue 24 item 2). So nothing
-        is done here but schedule the restore for after the read.
+        deleted layers, and the next save crashes QGIS (issue 24 item 2). So the
+        settings (which replace no layer) are restored now and the review, which
+        rebuilds the result layers, once the read has finished.
         """
+        self.restore_settings()
         self._read_generation = self.session.generation
         QTimer.singleShot(0, self._restore_after_read)
 
     def _restore_after_read(self) -> None:
         if getattr(self, "_torn_down", False) or getattr(self, "_read_generation", None) != self.session.generation:
             return  # the plugin unloaded, or the project was cleared again before the event loop came back
-        self.restore_settings()
+        project = QgsProject.instance()
+        was_dirty = project.isDirty()
         self._project_read_review()
+        if not was_dirty:  # the result layers were rebuilt from what was saved: opening and closing asks nothing
+            project.setDirty(False)
 
     def restore_settings(self) -> None:
         """Restore the choices stored in the project, else guess the layers."""
@@ -432,6 +443,14 @@ class ReviewDock(QDockWidget):
             return None
         self.save_settings()
         self.roles.refresh_status()
+        if all(layer is None for layer in self.roles.role_layers().values()):
+            self.roles.guess()  # layers may have been loaded since the dock opened
+        chosen = self.roles.role_layers()
+        if all(layer is None for layer in chosen.values()):
+            self.layers_box.setCollapsed(False)
+            self.message(self.tr("No layer is chosen for any role ({0} are all empty): load the plan's layers or choose them under Layers, "
+                                 "then run the check.").format(", ".join(r.replace("_", " ") for r in chosen)), Qgis.MessageLevel.Warning)
+            return None
         snap = self._take_snapshot()
         if snap is None:
             return None
@@ -621,10 +640,14 @@ class ReviewDock(QDockWidget):
         self.save_button.setEnabled(True)
         c = result.counts()
         level = Qgis.MessageLevel.Critical if c["violation"] else Qgis.MessageLevel.Warning if c["undetermined"] else Qgis.MessageLevel.Success
-        self.message(
-            self.tr("{0}: {1} violation(s), {2} undetermined, {3} advisory, {4} pass(es).").format(result.pack_title, c["violation"], c["undetermined"], c["advisory"], c["pass"]),
-            level,
-        )
+        text = self.tr("{0}: {1} violation(s), {2} undetermined, {3} advisory, {4} pass(es).").format(
+            result.pack_title, c["violation"], c["undetermined"], c["advisory"], c["pass"])
+        loud = [w for w in result.warnings if w.code in FINDING_CHANGING_WARNINGS]
+        if loud:  # shown where it is seen, not only under the collapsed "Data warnings" group
+            level = Qgis.MessageLevel.Critical if c["violation"] else Qgis.MessageLevel.Warning
+            more = self.tr(" ({0} more under 'Data warnings')").format(len(loud) - 1) if len(loud) > 1 else ""
+            text += " " + self.tr("{0} data warning(s) that can change findings: {1}{2}").format(len(loud), loud[0].message, more)
+        self.message(text, level, 0 if loud else 8)
         stale = len(self.doc.get("stale_overrides", [])) if self.doc else 0
         if stale:
             self.message(self.tr("{0} reviewer decision(s) match no finding of this run (stale; listed under 'Stale decisions', not applied).").format(stale), Qgis.MessageLevel.Warning)
@@ -863,6 +886,12 @@ class ReviewDock(QDockWidget):
             return None
         if self.export_task is not None:
             self.message(self.tr("The report is being written: wait for it."), Qgis.MessageLevel.Info)
+            return None
+        from ..qgis_bridge.deps import reportlab_problem  # lazy: asked only when a report is written
+
+        missing = reportlab_problem()
+        if missing:  # said here, before the task, not as a traceback under "Task failed"
+            self.message(missing, Qgis.MessageLevel.Critical, 0)
             return None
         if folder is None:
             folder = QFileDialog.getExistingDirectory(self, self.tr("Folder for the review report"))

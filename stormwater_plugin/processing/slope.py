@@ -126,7 +126,7 @@ class SlopeOver100Ft(SiteAlgorithm):
         self.addParameter(QgsProcessingParameterNumber(self.DISTANCE, self.tr("Distance (ft)"), QgsProcessingParameterNumber.Type.Double, dist, minValue=1.0))
         self.addParameter(QgsProcessingParameterNumber(self.THRESHOLD, self.tr("Threshold (percent)"), QgsProcessingParameterNumber.Type.Double, thr, minValue=0.0))
         az = QgsProcessingParameterNumber(
-            self.AZIMUTHS, self.tr("Slope map: coarse azimuths before refinement (0 = automatic: 256 up to 4 million cells, 64 on large DEMs)"), QgsProcessingParameterNumber.Type.Integer, 0, minValue=0, maxValue=256
+            self.AZIMUTHS, self.tr("Slope map: azimuth count (kept for old models, not used: the map samples every ring breakpoint, docs/terrain.md)"), QgsProcessingParameterNumber.Type.Integer, 0, minValue=0, maxValue=256
         )
         az.setFlags(az.flags() | QgsProcessingParameterDefinition.Flag.FlagAdvanced)
         self.addParameter(az)
@@ -267,7 +267,7 @@ class SlopeOver100Ft(SiteAlgorithm):
         strip = max(STRIP_CELLS // max(cols, 1), 32)
         if n_az == 0:  # decided once for the whole DEM, so that every strip is computed alike
             n_az = auto_azimuths(rows * cols)
-        feedback.pushInfo(self.tr("Slope map: {0} coarse azimuths, refined.").format(n_az))
+        feedback.pushInfo(self.tr("Slope map: every ring breakpoint sampled (the azimuth count is not used; docs/terrain.md)."))
         if rows * cols > SLOW_CELLS:
             feedback.pushWarning(self.tr("The DEM has {0:,} cells: the slope map may take several minutes (Cancel stops it between strips of rows).").format(rows * cols))
 

@@ -244,3 +244,23 @@ def shapely_problem() -> str | None:
         "Stormwater Site-Plan Review needs the Python package shapely, version 2 or later, "
         f"in QGIS's Python; {found}.\n\n{INSTALL_HINTS[platform]}\n\nThen restart QGIS."
     )
+
+
+#: How to add reportlab (the report's PDF writer) to QGIS's Python, per platform; not a dependency of Debian's qgis.
+REPORTLAB_HINTS: dict[str, str] = {
+    "linux": "sudo apt install python3-reportlab",
+    "win32": "in the OSGeo4W Shell: python -m pip install reportlab (untested)",
+    "darwin": "/Applications/QGIS.app/Contents/MacOS/bin/python3 -m pip install --user reportlab (untested)",
+}
+
+
+def reportlab_problem() -> str | None:
+    """A one-line message naming the install command when reportlab is missing, else ``None`` (nothing is imported)."""
+    try:
+        found = importlib.util.find_spec("reportlab") is not None
+    except (ImportError, ValueError):
+        found = False
+    if found:
+        return None
+    return ("The report needs the Python package reportlab, which QGIS's Python does not have: install it "
+            f"({REPORTLAB_HINTS[_platform()]}), then restart QGIS. The findings and decisions are kept.")

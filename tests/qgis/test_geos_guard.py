@@ -120,3 +120,13 @@ def test_qgis_process_with_pip_shapely_2_2_refuses_with_one_message_instead_of_c
     assert run.returncode == 1, out
     assert out.count("cannot share one process") == 1, out
     assert '"shapely>=2,<2.1"' in out
+
+
+def test_missing_reportlab_is_said_with_its_install_command(monkeypatch):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "reportlab" else real(name, *a))
+    text = deps.reportlab_problem()
+    assert text is not None and "reportlab" in text
+    assert deps.REPORTLAB_HINTS["linux"] in text or "untested" in text

@@ -66,6 +66,7 @@ def test_saving_after_a_restored_review_keeps_the_review_and_does_not_crash(dock
         assert QgsProject.instance().read(path)
         _settle()
         assert d.result is not None and d.result.counts() == counts
+        assert not QgsProject.instance().isDirty()  # rebuilt from the saved review: closing asks nothing
         assert QgsProject.instance().write(path)
         _settle()
     QgsProject.instance().clear()
@@ -119,3 +120,37 @@ def test_project_new_clears_every_per_application_setting_and_reopening_restores
     assert QgsProject.instance().read(other)
     _settle()
     assert d.reference.text() == "APP-2024-018" and d.reviewer.text() == "" and d.result is None
+
+
+def test_layers_loaded_while_the_dock_is_open_fill_the_empty_roles(dock):
+    d = dock()
+    assert all(layer is None for layer in d.roles.role_layers().values())
+    layers, dem = demo_layers()
+    QgsProject.instance().addMapLayers(list(layers.values()) + [dem])
+    _settle()
+    chosen = d.roles.role_layers()
+    assert chosen["devices"] is not None and chosen["parcels"] is not None
+    assert d.roles.dem_layer() is not None
+
+
+def test_run_with_no_layer_mapped_names_the_empty_roles(dock, iface):
+    d = dock()
+    messages = []
+    d.message = lambda text, *a, **k: messages.append(text)
+    assert d.run_check() is None
+    assert messages and "No layer is chosen for any role" in messages[-1] and "devices" in messages[-1]
+
+
+def test_a_data_warning_that_can_change_findings_reaches_the_message_bar(dock, tmp_path):
+    layers, dem = demo_layers()
+    QgsProject.instance().addMapLayers(list(layers.values()) + [dem])
+    d = dock()
+    d.jurisdiction.setCurrentIndex(d.jurisdiction.findData("lake-george"))
+    d.roles.z_units.setCurrentIndex(d.roles.z_units.findData("ft"))  # metres declared as feet: the lake's surface does not fit
+    messages = []
+    d.message = lambda text, *a, **k: messages.append(text)
+    _run(d)
+    codes = {w.code for w in d.result.warnings}
+    assert "dem_z_contradicts_lake" in codes
+    summary = next(m for m in messages if "violation(s)" in m)
+    assert "can change findings" in summary and "ELEVATION UNIT" in summary
