@@ -5,6 +5,9 @@
 #   - one carrying another GEOS (2.1.2: 3.13, 2.2.0: 3.14) would crash QGIS (signal 11): the plugin refuses with
 #     one message naming the install command, and qgis_process exits 1, never 139.
 #
+#   - and on the desktop (Xvfb, DESKTOP=0 to skip): scripts/desktop_walkthrough.py runs the dock's task with that shapely
+#     and the reviewer's save / open / save / new / reopen / save / close, or records the refusal.
+#
 #   scripts/qgis_shapely_matrix.sh            # SHAPELY_VERSIONS="2.0.7 2.1.2 2.2.0" by default
 #
 # Each shapely lives in .matrix/shapely-<v> (the same venvs as engine_matrix.sh), put first on PYTHONPATH;
@@ -13,7 +16,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD"
 export QT_QPA_PLATFORM=offscreen
-work="$(mktemp -d)"
+mkdir -p .matrix/tmp
+# Not under /tmp: QGIS calls a layer whose file is in the temporary folder "temporary" and asks about it on close.
+work="$(mktemp -d "$root/.matrix/tmp/run.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 export HOME="$work/home"
 profile="$HOME/.local/share/QGIS/QGIS3/profiles/default"
@@ -40,7 +45,7 @@ for v in ${SHAPELY_VERSIONS:-2.0.7 2.1.2 2.2.0}; do
   site="$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
   geos="$("$venv/bin/python" -c 'import shapely; print("{}.{}".format(*shapely.geos_version))')"
   set +e
-  PYTHONPATH="$site" timeout 600 "$qp" run stormwater_review:checksiteplan -- "${args[@]}" "DEM=$demo/dem.tif" \
+  PYTHONPATH="$site" timeout 600 "$qp" run stormwater_review:checksiteplan -- "${args[@]}" "DEM=$demo/dem.tif" JURISDICTION=1 \
     "FINDINGS=$work/findings-$v.gpkg" "OUTPUT_JSON=$work/findings-$v.json" > "$work/out-$v.txt" 2>&1
   rc=$?
   set -e
@@ -56,6 +61,28 @@ for v in ${SHAPELY_VERSIONS:-2.0.7 2.1.2 2.2.0}; do
       echo "matrix: shapely $v (GEOS $geos, QGIS $qgis_geos): refused with one message, exit $rc"
     else
       echo "matrix: shapely $v (GEOS $geos, QGIS $qgis_geos): NOT REFUSED CLEANLY, exit $rc"; tail -20 "$work/out-$v.txt"; failed=1
+    fi
+  fi
+  if [[ -n "${DISPLAY:-}" || -x /usr/bin/Xvfb ]] && [[ "${DESKTOP:-1}" == 1 ]]; then
+    # The desktop: the dock's QgsTask with this shapely, then save / open / save / new / reopen / save / close.
+    walk="$work/walk-$v"
+    cli_counts="$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(json.dumps(d["counts"]))' "$work/findings-$v.json" 2>/dev/null || true)"
+    run_desktop() {
+      WALK_OUT="$walk" WALK_REPO="$root" WALK_CLI_COUNTS="$cli_counts" PYTHONPATH="$site" QT_QPA_PLATFORM=xcb \
+        timeout 600 /usr/bin/qgis --nologo --code "$root/scripts/desktop_walkthrough.py" > "$walk.txt" 2>&1
+    }
+    set +e
+    if [[ -n "${DISPLAY:-}" ]]; then run_desktop; else DISPLAY=:$((90 + RANDOM % 9)); export DISPLAY
+      /usr/bin/Xvfb "$DISPLAY" -screen 0 1600x1000x24 > /dev/null 2>&1 & xvfb=$!; sleep 2; run_desktop; kill "$xvfb"; unset DISPLAY; fi
+    rc=$?
+    set -e
+    verdict="$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print("refused" if d.get("refused") else "ok" if d["done"] and not d["failures"] else "failed: " + "; ".join(d["failures"]))' "$walk/walk.json" 2>/dev/null || echo "no log")"
+    if [[ $rc -ge 128 ]]; then
+      echo "matrix: desktop, shapely $v: QGIS CRASHED (exit $rc)"; failed=1
+    elif [[ "$geos" == "$qgis_geos" && "$verdict" == ok ]] || [[ "$geos" != "$qgis_geos" && "$verdict" == refused ]]; then
+      echo "matrix: desktop, shapely $v: walk-through $verdict"
+    else
+      echo "matrix: desktop, shapely $v: $verdict (exit $rc)"; tail -20 "$walk.txt"; failed=1
     fi
   fi
 done

@@ -368,6 +368,13 @@ class ReviewDock(QDockWidget):
         self._project_read_review()
         if not was_dirty:  # the result layers were rebuilt from what was saved: opening and closing asks nothing
             project.setDirty(False)
+            # the desktop's layer tree marks the project dirty again when it takes the new layers (queued): once more after it
+            generation = self.session.generation
+            QTimer.singleShot(0, lambda: self._clean_if_current(generation))
+
+    def _clean_if_current(self, generation: int) -> None:
+        if not getattr(self, "_torn_down", False) and generation == self.session.generation:
+            QgsProject.instance().setDirty(False)
 
     def restore_settings(self) -> None:
         """Restore the choices stored in the project, else guess the layers."""
