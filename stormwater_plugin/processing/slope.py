@@ -45,7 +45,7 @@ from qgis.core import (
 from ..core.rulepack import load_pack
 from ..qgis_bridge.compat import FIELD_DOUBLE, FIELD_INT, FIELD_STRING
 from ..qgis_bridge.results import make_fields
-from .common import Z_UNIT_OPTIONS, SiteAlgorithm
+from .common import Z_UNIT_OPTIONS, SiteAlgorithm, style_output
 
 #: Nodata of the written slope map (as the command line's).
 NODATA_OUT: float = -9999.0
@@ -215,6 +215,8 @@ class SlopeOver100Ft(SiteAlgorithm):
             sink, dest = self.parameterAsSink(parameters, key, context, fields, wkb, snap.crs)
             if sink is None:
                 continue
+            if key == self.RAYS:  # the dock's ray colours and the steepest ray's label when loaded (issue 24 item 9)
+                style_output(context, dest, "slope_rays")
             for geom, attrs in rows:
                 f = QgsFeature(fields)
                 f.setGeometry(geom)
@@ -383,6 +385,7 @@ class SlopeOver100Ft(SiteAlgorithm):
                 dest = self._write_mask(parameters, context, dem_layer, steep, gt, distance, threshold, feedback)
                 if dest is not None:
                     out[self.MASK] = dest
+                    style_output(context, dest, "slope_mask")
             feedback.pushInfo(self.tr("Slope map: {0:,} cell(s) at or over {1:g}% ({2})").format(n_cells, threshold, note))
         feedback.setProgress(100)
         return out
