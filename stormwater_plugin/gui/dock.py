@@ -604,6 +604,10 @@ class ReviewDock(QDockWidget):
             self._restoring = False
         if saved.get("moves"):
             self.session.set_moves(saved["moves"], self.overrides.overrides)
+            # the arrows too: the result layers (moves included) are rebuilt from the saved review, never kept as scratch layers
+            layer = moves_layer(self.moves, snap.crs)
+            if layer is not None:
+                add_siting_layers([(layer, "siting_moves")], result.jurisdiction, moves=True)
         self.message(self.tr("Restored the review saved with the project ({0}). Run the check again after changing the plan.").format(
             self.result.pack_title if self.result else ""), Qgis.MessageLevel.Info)
         return True

@@ -89,6 +89,11 @@ def test_result_layers_do_not_trigger_the_scratch_layer_prompt_and_are_rebuilt_o
     group = QgsProject.instance().layerTreeRoot().findGroup(group_name("lake-george"))
     assert group is not None
     assert sum(node.layer().featureCount() for node in group.findLayers()) > 0  # rebuilt from the saved review
+    assert d.moves  # the demo has a suggested move (DW-1); its arrow is rebuilt too
+    from stormwater_plugin.gui.envelope_task import MOVES_NAME
+
+    arrows = [n.layer() for n in group.findLayers() if n.layer().name() == MOVES_NAME]
+    assert arrows and arrows[0].featureCount() == len(d.moves)
 
 
 def test_project_new_clears_every_per_application_setting_and_reopening_restores_them(dock, tmp_path):
