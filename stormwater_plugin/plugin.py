@@ -151,8 +151,9 @@ class StormwaterPlugin:
             return
         self._warned = True
         bar = self.iface.messageBar()
-        short = self.problem.split(";")[0].split(".")[0]
-        widget = bar.createMessage("Stormwater review", f"cannot run: {short}.")
+        # the first clause ("needs shapely 2…", "cannot run: shapely 2.2.0 (in …) carries its own GEOS 3.14.1, but…")
+        short = self.problem.split("\n")[0].split(";")[0].split(", but")[0].replace("Stormwater Site-Plan Review ", "")
+        widget = bar.createMessage("Stormwater review", short if short.startswith("cannot run") else f"cannot run: {short}.")
         button = QPushButton("How to fix…")
         button.clicked.connect(lambda: QMessageBox.information(self.iface.mainWindow(), "Stormwater review: a Python package needs attention", self.problem or ""))
         widget.layout().addWidget(button)

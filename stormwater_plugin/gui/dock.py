@@ -22,7 +22,7 @@ from qgis.core import (
     QgsRectangle,
 )
 from qgis.gui import QgsCollapsibleGroupBox, QgsMessageBar
-from qgis.PyQt.QtCore import Qt
+from qgis.PyQt.QtCore import Qt, QTimer
 from qgis.PyQt.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -58,6 +58,12 @@ from .result_layers import add_to_project, build_result_layers, set_decisions
 from .role_form import SCOPE, RoleForm
 
 LOG_TAG = "Stormwater review"
+
+#: Data warnings that can change findings (elevations, the DEM's coverage, a layer gone): said in the message bar with the counts.
+FINDING_CHANGING_WARNINGS = frozenset({
+    "dem_z_contradicts_lake", "dem_z_unit_assumed", "dem_outside", "dem_unreadable", "dem_coarsened", "no_dem", "crs_unknown",
+    "geometry_unreadable", "role_layer_removed", "class_area_incomplete", "device_type_unknown",
+})
 
 
 def _pack_title(jurisdiction: str) -> str:
@@ -323,14 +329,52 @@ class ReviewDock(QDockWidget):
     # -- settings -------------------------------------------------------------
 
     def _project_cleared(self, *_args: Any) -> None:
-        """The project was closed or cleared: results of a running check no longer belong anywhere."""
+        """The project was closed or cleared (Project ▸ New, close, or the start of opening one).
+
+        Results of a running check no longer belong anywhere, and no per-application
+        setting (reviewer, reference, accuracy, site parcel, class, DEM unit, device
+        type) is carried into the next project: each lives in its own project.
+        """
         self.roles.reset()
         self.overrides.clear()
         self.session.clear()
+        self._clear_application_fields()
+
+    def _clear_application_fields(self) -> None:
+        for edit in (self.site_parcel, self.reviewer, self.reference, self.accuracy, self.dem_accuracy):
+            edit.clear()
+        self.project_class.setCurrentIndex(0)
+        self.device_type.setCurrentIndex(0)
+        self.roles.z_units.setCurrentIndex(0)
 
     def _project_read(self, *_args: Any) -> None:
+        """A project is being read: restore its settings and review once QgsProject has finished reading.
+
+        Inside ``readProject`` the project's snapping configuration still holds the
+        layers just read; replacing the result layers then leaves it pointers to
+        deleted layers, and the next save crashes QGIS (issue 24 item 2). So the
+        settings (which replace no layer) are restored now and the review, which
+        rebuilds the result layers, once the read has finished.
+        """
         self.restore_settings()
+        self._read_generation = self.session.generation
+        QTimer.singleShot(0, self._restore_after_read)
+
+    def _restore_after_read(self) -> None:
+        if getattr(self, "_torn_down", False) or getattr(self, "_read_generation", None) != self.session.generation:
+            return  # the plugin unloaded, or the project was cleared again before the event loop came back
+        project = QgsProject.instance()
+        was_dirty = project.isDirty()
         self._project_read_review()
+        if not was_dirty:  # the result layers were rebuilt from what was saved: opening and closing asks nothing
+            project.setDirty(False)
+            # the desktop's layer tree marks the project dirty again when it takes the new layers (queued): once more after it
+            generation = self.session.generation
+            QTimer.singleShot(0, lambda: self._clean_if_current(generation))
+
+    def _clean_if_current(self, generation: int) -> None:
+        if not getattr(self, "_torn_down", False) and generation == self.session.generation:
+            QgsProject.instance().setDirty(False)
 
     def restore_settings(self) -> None:
         """Restore the choices stored in the project, else guess the layers."""
@@ -341,13 +385,13 @@ class ReviewDock(QDockWidget):
         c, ok = project.readEntry(SCOPE, "class", "")
         if ok:
             self.project_class.setCurrentIndex(max(0, self.project_class.findData(c)) if c else 0)
-        s, ok = project.readEntry(SCOPE, "site_parcel", "")
-        if ok:
-            self.site_parcel.setText(s)
-        for edit, name in ((self.reviewer, "reviewer"), (self.reference, "reference"), (self.accuracy, "accuracy"), (self.dem_accuracy, "dem_accuracy")):
+        # each field shows its project's value, empty when the project has none (never the last application's)
+        for edit, name in ((self.site_parcel, "site_parcel"), (self.reviewer, "reviewer"), (self.reference, "reference"),
+                           (self.accuracy, "accuracy"), (self.dem_accuracy, "dem_accuracy")):
             value, ok = project.readEntry(SCOPE, name, "")
-            if ok:
-                edit.setText(value)
+            edit.setText(value if ok else "")
+        t, ok = project.readEntry(SCOPE, "device_type", "")
+        self.device_type.setCurrentIndex(max(0, self.device_type.findData(t)) if ok and t else 0)
         unresolved = self.roles.restore(project)
         if unresolved:
             self.roles.guess(project, unresolved)
@@ -367,6 +411,7 @@ class ReviewDock(QDockWidget):
         project.writeEntry(SCOPE, "jurisdiction", self.jurisdiction.currentData())
         project.writeEntry(SCOPE, "class", self.project_class.currentData() or "")
         project.writeEntry(SCOPE, "site_parcel", self.site_parcel.text().strip())
+        project.writeEntry(SCOPE, "device_type", self.device_type.currentData() or "")
         self._save_review_fields()
         self.roles.save(project)
 
@@ -405,6 +450,14 @@ class ReviewDock(QDockWidget):
             return None
         self.save_settings()
         self.roles.refresh_status()
+        if all(layer is None for layer in self.roles.role_layers().values()):
+            self.roles.guess()  # layers may have been loaded since the dock opened
+        chosen = self.roles.role_layers()
+        if all(layer is None for layer in chosen.values()):
+            self.layers_box.setCollapsed(False)
+            self.message(self.tr("No layer is chosen for any role ({0} are all empty): load the plan's layers or choose them under Layers, "
+                                 "then run the check.").format(", ".join(r.replace("_", " ") for r in chosen)), Qgis.MessageLevel.Warning)
+            return None
         snap = self._take_snapshot()
         if snap is None:
             return None
@@ -551,6 +604,10 @@ class ReviewDock(QDockWidget):
             self._restoring = False
         if saved.get("moves"):
             self.session.set_moves(saved["moves"], self.overrides.overrides)
+            # the arrows too: the result layers (moves included) are rebuilt from the saved review, never kept as scratch layers
+            layer = moves_layer(self.moves, snap.crs)
+            if layer is not None:
+                add_siting_layers([(layer, "siting_moves")], result.jurisdiction, moves=True)
         self.message(self.tr("Restored the review saved with the project ({0}). Run the check again after changing the plan.").format(
             self.result.pack_title if self.result else ""), Qgis.MessageLevel.Info)
         return True
@@ -594,10 +651,14 @@ class ReviewDock(QDockWidget):
         self.save_button.setEnabled(True)
         c = result.counts()
         level = Qgis.MessageLevel.Critical if c["violation"] else Qgis.MessageLevel.Warning if c["undetermined"] else Qgis.MessageLevel.Success
-        self.message(
-            self.tr("{0}: {1} violation(s), {2} undetermined, {3} advisory, {4} pass(es).").format(result.pack_title, c["violation"], c["undetermined"], c["advisory"], c["pass"]),
-            level,
-        )
+        text = self.tr("{0}: {1} violation(s), {2} undetermined, {3} advisory, {4} pass(es).").format(
+            result.pack_title, c["violation"], c["undetermined"], c["advisory"], c["pass"])
+        loud = [w for w in result.warnings if w.code in FINDING_CHANGING_WARNINGS]
+        if loud:  # shown where it is seen, not only under the collapsed "Data warnings" group
+            level = Qgis.MessageLevel.Critical if c["violation"] else Qgis.MessageLevel.Warning
+            more = self.tr(" ({0} more under 'Data warnings')").format(len(loud) - 1) if len(loud) > 1 else ""
+            text += " " + self.tr("{0} data warning(s) that can change findings: {1}{2}").format(len(loud), loud[0].message, more)
+        self.message(text, level, 0 if loud else 8)
         stale = len(self.doc.get("stale_overrides", [])) if self.doc else 0
         if stale:
             self.message(self.tr("{0} reviewer decision(s) match no finding of this run (stale; listed under 'Stale decisions', not applied).").format(stale), Qgis.MessageLevel.Warning)
@@ -837,6 +898,12 @@ class ReviewDock(QDockWidget):
         if self.export_task is not None:
             self.message(self.tr("The report is being written: wait for it."), Qgis.MessageLevel.Info)
             return None
+        from ..qgis_bridge.deps import reportlab_problem  # lazy: asked only when a report is written
+
+        missing = reportlab_problem()
+        if missing:  # said here, before the task, not as a traceback under "Task failed"
+            self.message(missing, Qgis.MessageLevel.Critical, 0)
+            return None
         if folder is None:
             folder = QFileDialog.getExistingDirectory(self, self.tr("Folder for the review report"))
             if not folder:
@@ -908,6 +975,7 @@ class ReviewDock(QDockWidget):
 
     def teardown(self) -> None:
         """Disconnect from the project and cancel a running task (plugin unload)."""
+        self._torn_down = True
         for signal, slot in ((QgsProject.instance().readProject, self._project_read), (QgsProject.instance().cleared, self._project_cleared)):
             try:
                 signal.disconnect(slot)

@@ -48,6 +48,10 @@ class ResultLayer:
 RESULT_PROPERTY = "stormwater_review/result"
 
 
+#: The custom property QGIS's close prompt for memory layers honours (``QgisApp::checkMemoryLayers``).
+SKIP_MEMORY_CHECK = "skipMemoryLayersCheck"
+
+
 def mark_result(layer: Any) -> Any:
     """Mark ``layer`` as the plugin's output; the role guesser and the role combos skip it."""
     layer.setCustomProperty(RESULT_PROPERTY, True)
@@ -63,6 +67,9 @@ def is_result(layer: Any) -> bool:
 def memory_layer(family: str, name: str, crs: QgsCoordinateReferenceSystem, specs: tuple) -> QgsVectorLayer:
     """An empty memory layer of one geometry family in ``crs``, marked as the plugin's output."""
     layer = mark_result(QgsVectorLayer(_MULTI[family], name, "memory"))
+    # QGIS (3.22 and later) asks on close whether to lose "temporary scratch layers" unless a memory layer has this
+    # property. Nothing is lost here: the review is saved in the project and these layers are rebuilt from it on open.
+    layer.setCustomProperty(SKIP_MEMORY_CHECK, 1)
     layer.setCrs(crs)
     layer.dataProvider().addAttributes(list(make_fields(specs)))
     layer.updateFields()

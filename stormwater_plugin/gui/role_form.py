@@ -6,6 +6,7 @@ from typing import Any
 
 from qgis.core import Qgis, QgsMapLayer, QgsMapLayerProxyModel, QgsProject, QgsVectorLayer, QgsWkbTypes
 from qgis.gui import QgsMapLayerComboBox
+from qgis.PyQt.QtCore import QTimer
 from qgis.PyQt.QtWidgets import QComboBox, QFormLayout, QLabel, QVBoxLayout, QWidget
 
 from ..core.model import ROLES
@@ -109,6 +110,10 @@ class RoleForm(QWidget):
         project = QgsProject.instance()
         project.layersWillBeRemoved.connect(self._layers_will_be_removed)
         project.layersRemoved.connect(self._layers_removed)
+        #: True while QgsProject reads a project (its layers are the project's, restored by the dock, not guessed).
+        self._reading = False
+        project.loadingLayer.connect(self._loading_layer)
+        project.layersAdded.connect(self._layers_added)
         for role in ROLES:
             combo = QgsMapLayerComboBox()
             combo.setFilters(role_filter(role))
@@ -169,6 +174,30 @@ class RoleForm(QWidget):
             self.removed.pop(role, None)
         self._show_status(role)
 
+    def _loading_layer(self, *_args: Any) -> None:
+        if not self._reading:
+            self._reading = True
+            QTimer.singleShot(0, self._read_finished)  # the read is synchronous: the event loop comes back after it
+
+    def _read_finished(self) -> None:
+        self._reading = False
+
+    def _layers_added(self, layers: Any) -> None:
+        """Layers loaded while the dock is open fill the roles still empty (never one the user set), as at opening."""
+        try:
+            if self._reading or all(is_result(layer) for layer in layers):
+                return
+        except RuntimeError:
+            return
+        QTimer.singleShot(0, self._guess_added)  # after the combos' own models have taken the new layers
+
+    def _guess_added(self) -> None:
+        try:
+            if not self._reading:
+                self.guess()
+        except RuntimeError:  # widgets already deleted (plugin unloading): a slot must never raise
+            pass
+
     def _layers_will_be_removed(self, ids: Any) -> None:
         gone = set(ids)
         for role, combo in self.combos.items():
@@ -224,7 +253,8 @@ class RoleForm(QWidget):
     def teardown(self) -> None:
         """Disconnect from the project (the plugin is unloading)."""
         project = QgsProject.instance()
-        for signal, slot in ((project.layersWillBeRemoved, self._layers_will_be_removed), (project.layersRemoved, self._layers_removed)):
+        for signal, slot in ((project.layersWillBeRemoved, self._layers_will_be_removed), (project.layersRemoved, self._layers_removed),
+                             (project.loadingLayer, self._loading_layer), (project.layersAdded, self._layers_added)):
             try:
                 signal.disconnect(slot)
             except (TypeError, RuntimeError):

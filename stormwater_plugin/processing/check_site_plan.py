@@ -16,7 +16,7 @@ from qgis.core import (
 from ..core.model import Status
 from ..core.overrides import finding_keys
 from ..qgis_bridge.results import finding_attributes, finding_fields, parts_by_family
-from .common import SiteAlgorithm, write_rows
+from .common import SiteAlgorithm, style_output, write_rows
 
 
 class CheckSitePlan(SiteAlgorithm):
@@ -69,14 +69,16 @@ class CheckSitePlan(SiteAlgorithm):
                 line_rows.append((parts["line"], attrs))
             if "polygon" in parts:
                 area_rows.append((parts["polygon"], attrs))
-        for key, wkb, rows in ((self.FINDINGS, QgsWkbTypes.Type.NoGeometry, table_rows),
-                               (self.DISTANCE_LINES, QgsWkbTypes.Type.MultiLineString, line_rows),
-                               (self.AREAS, QgsWkbTypes.Type.MultiPolygon, area_rows)):
+        for key, wkb, rows, style in ((self.FINDINGS, QgsWkbTypes.Type.NoGeometry, table_rows, None),
+                                      (self.DISTANCE_LINES, QgsWkbTypes.Type.MultiLineString, line_rows, "findings_lines"),
+                                      (self.AREAS, QgsWkbTypes.Type.MultiPolygon, area_rows, "findings_areas")):
             sink, dest = self.parameterAsSink(parameters, key, context, fields, wkb, snap.crs)
             if sink is None:
                 continue
             write_rows(sink, fields, rows)
             out[key] = dest
+            if style:  # the dock's status colours when the layer is loaded (issue 24 item 9)
+                style_output(context, dest, style)
         json_path = self.parameterAsFileOutput(parameters, self.OUTPUT_JSON, context)
         if json_path:
             with open(json_path, "w", encoding="utf-8") as fh:

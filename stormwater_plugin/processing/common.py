@@ -10,8 +10,11 @@ from qgis.core import (
     QgsProcessing,
     QgsProcessingAlgorithm,
     QgsProcessingException,
+    QgsProcessingLayerPostProcessorInterface,
+    QgsProcessingParameterDefinition,
     QgsProcessingParameterEnum,
     QgsProcessingParameterFeatureSource,
+    QgsProcessingParameterNumber,
     QgsProcessingParameterRasterLayer,
     QgsProcessingParameterString,
 )
@@ -22,9 +25,42 @@ from ..core.rulepack import JURISDICTIONS, load_pack
 from ..qgis_bridge.layer_parts import geometry_part
 from ..qgis_bridge.results import to_qgs
 from ..qgis_bridge.snapshot import Snapshot, snapshot
-from ..resources_path import icon_path
+from ..resources_path import icon_path, style_path
 from ..services.review import Review
 from ..services.review import check as check_review
+
+
+class StyleOnLoad(QgsProcessingLayerPostProcessorInterface):
+    """Give an output layer the dock's style (status colours, labels) when QGIS loads it after the run.
+
+    QGIS keeps only a pointer to a post-processor: :func:`style_output` holds
+    each one in :attr:`alive` so Python does not collect it first.
+    """
+
+    alive: list[StyleOnLoad] = []
+
+    def __init__(self, style: str) -> None:
+        super().__init__()
+        self.style = style
+
+    def postProcessLayer(self, layer: Any, context: Any, feedback: Any) -> None:  # noqa: N802 - QGIS API
+        """Load the shipped QML style onto ``layer`` (left unstyled, with a note, when it is missing)."""
+        path = style_path(self.style)
+        if not path.is_file():
+            feedback.pushInfo(f"style {self.style}.qml not found; the layer keeps QGIS's default style")
+            return
+        layer.loadNamedStyle(str(path))
+        layer.triggerRepaint()
+
+
+def style_output(context: Any, dest: str, style: str) -> None:
+    """Style output ``dest`` with the shipped QML ``style`` if QGIS will load it on completion."""
+    if not dest or not context.willLoadLayerOnCompletion(dest):
+        return
+    processor = StyleOnLoad(style)
+    StyleOnLoad.alive.append(processor)
+    context.layerToLoadOnCompletionDetails(dest).setPostProcessor(processor)
+
 
 #: Options of the elevation-unit enum, with the value handed to the bridge.
 Z_UNIT_OPTIONS: tuple[tuple[str, str | None], ...] = (
@@ -97,6 +133,8 @@ class SiteAlgorithm(QgsProcessingAlgorithm):
     PROJECT_CLASS = "PROJECT_CLASS"
     Z_UNITS = "Z_UNITS"
     SITE_PARCEL = "SITE_PARCEL"
+    ACCURACY = "ACCURACY"
+    DEM_VERTICAL_ACCURACY = "DEM_VERTICAL_ACCURACY"
 
     #: Roles this algorithm requires (others are optional).
     required_roles: tuple[str, ...] = ()
@@ -129,6 +167,26 @@ class SiteAlgorithm(QgsProcessingAlgorithm):
         self.addParameter(QgsProcessingParameterEnum(self.Z_UNITS, self.tr("DEM elevation unit"), options=[o[0] for o in Z_UNIT_OPTIONS],
                                                      defaultValue=dock.get("z_units", 0)))
         self.addParameter(QgsProcessingParameterString(self.SITE_PARCEL, self.tr("Site parcel id (empty: is_site field or the parcel holding the plan)"), optional=True))
+        # The dock's two accuracy fields (issue 24 item 9): a pass inside the combined accuracy becomes undetermined.
+        accuracy = QgsProcessingParameterString(self.ACCURACY, self.tr("Horizontal accuracy per role, ft at 95% (e.g. septic=10, wells=15)"), optional=True)
+        dem_accuracy = QgsProcessingParameterNumber(self.DEM_VERTICAL_ACCURACY, self.tr("DEM vertical accuracy, ft at 95% (empty: not stated)"),
+                                                    QgsProcessingParameterNumber.Type.Double, optional=True, minValue=0.0)
+        for extra in (accuracy, dem_accuracy):
+            extra.setFlags(extra.flags() | QgsProcessingParameterDefinition.Flag.FlagAdvanced)
+            self.addParameter(extra)
+
+    def _apply_accuracy(self, parameters: dict, context: Any, snap: Snapshot) -> None:
+        """The accuracy parameters onto the engine's inputs, as the dock applies its fields."""
+        from ..core.accuracy import parse_role_accuracy  # lazy: only algorithms with site parameters need it
+
+        if self.parameterDefinition(self.ACCURACY) is None:  # an algorithm without the site parameters
+            return
+        try:
+            snap.inputs.accuracy_ft = parse_role_accuracy([self.parameterAsString(parameters, self.ACCURACY, context)])
+        except ValueError as exc:
+            raise QgsProcessingException(self.tr("Horizontal accuracy: {0}").format(exc)) from exc
+        value = parameters.get(self.DEM_VERTICAL_ACCURACY)
+        snap.inputs.dem_vertical_accuracy_ft = None if value in (None, "") else self.parameterAsDouble(parameters, self.DEM_VERTICAL_ACCURACY, context)
 
     def take_snapshot(self, parameters: dict, context: Any, feedback: Any) -> tuple[Snapshot, str]:
         """Read the parameters into a :class:`Snapshot`; returns it and the jurisdiction."""
@@ -161,6 +219,7 @@ class SiteAlgorithm(QgsProcessingAlgorithm):
         snap = snapshot(sources, dem, z_units, site, cls_name if cls_name in PROJECT_CLASSES else None,
                         context=context.transformContext(), feedback=feedback,
                         dem_provider=dem.dataProvider().clone() if dem is not None else None, pack=load_pack(jurisdiction))
+        self._apply_accuracy(parameters, context, snap)
         feedback.pushInfo(self.tr("Working CRS: {0} ({1})").format(snap.inputs.crs_name, snap.crs_reason))
         for role, status in (snap.layers_read or {}).items():
             feedback.pushInfo(self.tr("{0}: {1}").format(role, status.describe()))

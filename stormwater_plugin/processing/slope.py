@@ -45,7 +45,7 @@ from qgis.core import (
 from ..core.rulepack import load_pack
 from ..qgis_bridge.compat import FIELD_DOUBLE, FIELD_INT, FIELD_STRING
 from ..qgis_bridge.results import make_fields
-from .common import Z_UNIT_OPTIONS, SiteAlgorithm
+from .common import Z_UNIT_OPTIONS, SiteAlgorithm, style_output
 
 #: Nodata of the written slope map (as the command line's).
 NODATA_OUT: float = -9999.0
@@ -126,7 +126,7 @@ class SlopeOver100Ft(SiteAlgorithm):
         self.addParameter(QgsProcessingParameterNumber(self.DISTANCE, self.tr("Distance (ft)"), QgsProcessingParameterNumber.Type.Double, dist, minValue=1.0))
         self.addParameter(QgsProcessingParameterNumber(self.THRESHOLD, self.tr("Threshold (percent)"), QgsProcessingParameterNumber.Type.Double, thr, minValue=0.0))
         az = QgsProcessingParameterNumber(
-            self.AZIMUTHS, self.tr("Slope map: coarse azimuths before refinement (0 = automatic: 256 up to 4 million cells, 64 on large DEMs)"), QgsProcessingParameterNumber.Type.Integer, 0, minValue=0, maxValue=256
+            self.AZIMUTHS, self.tr("Slope map: azimuth count (kept for old models, not used: the map samples every ring breakpoint, docs/terrain.md)"), QgsProcessingParameterNumber.Type.Integer, 0, minValue=0, maxValue=256
         )
         az.setFlags(az.flags() | QgsProcessingParameterDefinition.Flag.FlagAdvanced)
         self.addParameter(az)
@@ -215,6 +215,8 @@ class SlopeOver100Ft(SiteAlgorithm):
             sink, dest = self.parameterAsSink(parameters, key, context, fields, wkb, snap.crs)
             if sink is None:
                 continue
+            if key == self.RAYS:  # the dock's ray colours and the steepest ray's label when loaded (issue 24 item 9)
+                style_output(context, dest, "slope_rays")
             for geom, attrs in rows:
                 f = QgsFeature(fields)
                 f.setGeometry(geom)
@@ -267,7 +269,7 @@ class SlopeOver100Ft(SiteAlgorithm):
         strip = max(STRIP_CELLS // max(cols, 1), 32)
         if n_az == 0:  # decided once for the whole DEM, so that every strip is computed alike
             n_az = auto_azimuths(rows * cols)
-        feedback.pushInfo(self.tr("Slope map: {0} coarse azimuths, refined.").format(n_az))
+        feedback.pushInfo(self.tr("Slope map: every ring breakpoint sampled (the azimuth count is not used; docs/terrain.md)."))
         if rows * cols > SLOW_CELLS:
             feedback.pushWarning(self.tr("The DEM has {0:,} cells: the slope map may take several minutes (Cancel stops it between strips of rows).").format(rows * cols))
 
@@ -383,6 +385,7 @@ class SlopeOver100Ft(SiteAlgorithm):
                 dest = self._write_mask(parameters, context, dem_layer, steep, gt, distance, threshold, feedback)
                 if dest is not None:
                     out[self.MASK] = dest
+                    style_output(context, dest, "slope_mask")
             feedback.pushInfo(self.tr("Slope map: {0:,} cell(s) at or over {1:g}% ({2})").format(n_cells, threshold, note))
         feedback.setProgress(100)
         return out

@@ -11,6 +11,7 @@ from qgis.core import QgsCoordinateReferenceSystem, QgsCoordinateTransformContex
 
 from ..core.engine import SiteInputs
 from ..core.model import PROJECT_CLASSES, ROLES, FeatureLayer, Warning_
+from ..core.units import normalise_z_unit
 from .crs import choose_working_crs, crs_label, site_ground_scale, unit_to_ft
 from .dem import QgisDemSource, read_dem
 from .layer_parts import RoleLayerStatus, resolve_parts
@@ -68,6 +69,29 @@ def _rule_window(
     return bounds if bounds is not None else plan_window(layers, DEM_MARGIN_FT / u)
 
 
+def declared_z_unit(dem_layer: Any) -> str | None:
+    """The elevation unit a GDAL raster declares for its first band (GeoTIFF ``Unit Type``), or ``None``.
+
+    QGIS 3.22's raster API does not expose it; the command line reads the same
+    value with rasterio, so the dock, Processing and the CLI decide the unit from
+    the same fact (:func:`~stormwater_plugin.core.units.normalise_z_unit`).
+    Only the header is read.
+    """
+    if dem_layer is None or dem_layer.providerType() != "gdal":
+        return None
+    try:
+        from osgeo import gdal
+
+        uri = dem_layer.dataProvider().dataSourceUri()
+        ds = gdal.OpenEx(uri, gdal.OF_RASTER | gdal.OF_READONLY)
+        if ds is None:
+            return None
+        unit = ds.GetRasterBand(1).GetUnitType()
+    except Exception:  # no GDAL bindings, an unreadable source: the unit is then assumed and said so
+        return None
+    return normalise_z_unit(unit)
+
+
 def snapshot(
     role_layers: Mapping[str, Any],
     dem_layer: Any = None,
@@ -90,7 +114,8 @@ def snapshot(
     dem_layer : QgsRasterLayer, optional
         Ground elevations.
     dem_z_units : {"m", "ft", "us-ft"}, optional
-        The DEM's elevation unit; when ``None`` it is assumed and a warning added.
+        The DEM's elevation unit; when ``None`` the unit the raster declares
+        (:func:`declared_z_unit`), else it is assumed and a warning added.
     site_parcel_id : str, optional
         Identity of the site parcel.
     class_override : {"exempt", "minor", "major"}, optional
@@ -110,6 +135,8 @@ def snapshot(
     """
     if context is None:
         context = QgsProject.instance().transformContext()
+    if dem_z_units is None:  # none chosen: the raster's declared unit, as the command line reads it
+        dem_z_units = declared_z_unit(dem_layer)
     warnings: list[Warning_] = []
     # A geometry-type part of a mixed layer is read as its whole source (never part of a role silently).
     sources, layers_read = resolve_parts({r: s for r, s in role_layers.items() if s is not None}, warnings)

@@ -129,3 +129,34 @@ def test_jurisdictions_by_name_and_roles_prefilled_from_the_dock(provider, site)
     assert alg.parameterDefinition("WELLS").defaultValue() is None
     assert alg.parameterDefinition("DEM").defaultValue() == dem.id()
     assert alg.parameterDefinition("Z_UNITS").defaultValue() == 2
+
+
+def test_check_site_plan_outputs_load_with_the_dock_status_colours(provider, site):
+    """Issue 24 item 9: the distance lines and areas load styled by status (rule-based renderer), not plain."""
+    import processing
+    from qgis.core import QgsProject
+
+    layers, dem = site
+    before = set(QgsProject.instance().mapLayers())
+    processing.runAndLoadResults("stormwater_review:checksiteplan", _params(layers, dem, FINDINGS="memory:", DISTANCE_LINES="memory:", AREAS="memory:"))
+    loaded = [lyr for i, lyr in QgsProject.instance().mapLayers().items() if i not in before]
+    styled = {lyr.name(): lyr.renderer().type() for lyr in loaded if lyr.isSpatial()}
+    assert styled and all(kind == "RuleRenderer" for kind in styled.values()), styled
+
+
+def test_check_site_plan_accuracy_parameters_reach_the_review(provider, site, tmp_path):
+    """Issue 24 item 9: the dock's accuracy fields as Processing parameters, applied as the dock applies them."""
+    import processing
+
+    layers, dem = site
+    processing.run("stormwater_review:checksiteplan", _params(layers, dem, FINDINGS="memory:", OUTPUT_JSON=str(tmp_path / "plain.json")))
+    processing.run("stormwater_review:checksiteplan", _params(layers, dem, FINDINGS="memory:", ACCURACY="septic=10, devices=5",
+                                                              DEM_VERTICAL_ACCURACY=0.5, OUTPUT_JSON=str(tmp_path / "wide.json")))
+    plain = json.loads((tmp_path / "plain.json").read_text())
+    wide = json.loads((tmp_path / "wide.json").read_text())
+    assert plain["accuracy"]["roles"] == {} and plain["accuracy"]["dem_vertical_ft"] is None
+    assert wide["accuracy"]["roles"] == {"septic": 10.0, "devices": 5.0} and wide["accuracy"]["dem_vertical_ft"] == 0.5
+    v = next(f for f in wide["findings"] if f["rule_id"] == "lgpc.minor.septic-upgradient-20")
+    assert v["accuracy_ft"] == pytest.approx((10.0**2 + 5.0**2) ** 0.5, abs=0.01)  # combined as the dock combines them
+    with pytest.raises(Exception, match="accuracy"):
+        processing.run("stormwater_review:checksiteplan", _params(layers, dem, FINDINGS="memory:", ACCURACY="nosuchrole=3"))

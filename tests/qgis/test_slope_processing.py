@@ -218,3 +218,23 @@ def test_a_building_site_with_no_geometry_is_undetermined_not_a_crash(provider, 
     rows = {f["id"]: f for f in out["OUTPUT"].getFeatures()}
     assert rows["B-null"]["status"] == "undetermined" and "B-null has no geometry" in rows["B-null"]["message"]
     assert rows["B-mid"]["status"] == "advisory"
+
+
+def test_slope_rays_and_mask_load_with_the_dock_styles(provider, tmp_path):
+    """Issue 24 item 9: loaded slope rays carry the ray colours and the steepest ray's label; the mask its fill."""
+    import processing
+
+    dem = write_plane(tmp_path / "plane_styled.tif", 0.2)
+    sites = sites_layer()
+    QgsProject.instance().addMapLayers([dem, sites])
+    try:
+        before = set(QgsProject.instance().mapLayers())
+        processing.runAndLoadResults("stormwater_review:slopeover100ft", {"DEM": dem, "BUILDING_SITES": sites, "Z_UNITS": 1, "OUTPUT": "memory:",
+                                                                          "RAYS": "memory:", "MASK": "memory:"})
+        loaded = {lyr.geometryType(): lyr for i, lyr in QgsProject.instance().mapLayers().items() if i not in before}
+        rays = loaded[1]  # lines
+        assert rays.renderer().type() == "RuleRenderer" and rays.labelsEnabled()
+        mask = loaded.get(2)
+        assert mask is not None and mask.renderer().symbol().symbolLayer(0).fillColor().alpha() < 255
+    finally:
+        QgsProject.instance().removeAllMapLayers()
