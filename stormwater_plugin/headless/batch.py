@@ -324,6 +324,18 @@ def _pairs_unique(site: np.ndarray, feat: np.ndarray, n_feat: int) -> tuple[np.n
     return key // max(n_feat, 1), key % max(n_feat, 1)
 
 
+def _hull_features(geoms: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """``index`` of the features holding a vertex of the convex hull of ``geoms``: with them, any subset has the whole layer's hull."""
+    hull = shapely.convex_hull(shapely.multipoints(shapely.get_coordinates(geoms)))
+    if hull.geom_type == "Polygon":
+        verts = shapely.points(np.asarray(hull.exterior.coords)[:-1])
+    else:
+        verts = shapely.points(shapely.get_coordinates(hull))
+    vi, fi = shapely.STRtree(geoms).query(verts, predicate="intersects")
+    _, first = np.unique(vi, return_index=True)
+    return np.unique(index[fi[first]])
+
+
 def _name_subsets(pack: RulePack, role: str, layer: FeatureLayer) -> list[np.ndarray]:
     """Index subsets of ``layer`` that rules target by name (e.g. the Lake George shoreline)."""
     specs = [spec for rule in pack.rules for spec in rule.params.get("targets", []) if isinstance(spec, dict)]
@@ -526,10 +538,10 @@ def _context_pairs(
         q, t = tree.query(site_box)
         sites_l, feats_l = [q], [t]
         # The features that set the layer's extent go to every site, so a check that looks at where
-        # the layer ends (the notification list near the edge of the parcel data) sees the town's extent.
+        # the layer ends (the notification list near the edge of the parcel data) sees the town's extent:
+        # the layer's extent is its convex hull, so each hull vertex's feature goes to every site.
         present = np.flatnonzero(shapely.is_geometry(g))
-        fb = shapely.bounds(g[present])
-        ext = np.unique(present[[int(np.argmin(fb[:, 0])), int(np.argmin(fb[:, 1])), int(np.argmax(fb[:, 2])), int(np.argmax(fb[:, 3]))]])
+        ext = _hull_features(g[present], present)
         sites_l.append(np.repeat(np.arange(n_sites, dtype=np.int64), len(ext)))
         feats_l.append(np.tile(ext, n_sites))
         subsets = [np.flatnonzero(shapely.is_geometry(g))] + _name_subsets(pack, role, layer)
