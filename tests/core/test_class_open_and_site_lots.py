@@ -163,7 +163,7 @@ def test_explicit_class_is_the_reviewers_statement_and_is_respected():
 
 def test_assumed_major_class_still_reports_646_4_14_a_5_and_a_7_when_the_device_fails_both():
     dev = layer("devices", [box(-5, -5, 5, 5)], ["DW1"], [{"device_type": "dry_well", "bottom_elev_ft": 101.0, "shgw_elev_ft": 100.0, "bedrock_elev_ft": 99.5}])
-    dem = plane_dem(-200, -200, 400, 1.0, gx=0.2, gy=0.0)  # 20% slope
+    dem = plane_dem(-200, -200, 400, 1.0, gx=0.2, gy=0.0, z0=105.0)  # 20% slope; ground ~105 ft, so the bottom is a plausible 4 ft below grade
     result = run("lgpc", {"devices": dev}, dem, project_class=None)
     assert result.project_class == "major" and result.class_source == "assumed"
     assert not {"lgpc.minor.separation-2ft", "lgpc.minor.device-slope-15"} & _na(result)

@@ -43,7 +43,12 @@ def test_demo_distances_match_qgis_geometry_and_ellipsoidal_measure(qgis_app, tm
         # QGIS's own shortest distance between the two source features, in the site's CRS (UTM metres).
         a = next(f for f in site_layers["devices"].getFeatures() if f["id"] == feat["subject_id"]).geometry()
         b = next(f for f in site_layers[feat["other_layer"]].getFeatures() if f["id"] == feat["other_id"]).geometry()
-        assert QgsGeometry(a).distance(QgsGeometry(b)) / 0.3048 == pytest.approx(measured, rel=5e-4), feat["rule_id"]
+        # A gradient rule measures the nearest pair of parts that stand in its relation (issue 21 item 1), which may
+        # be farther than the features' nearest points: QGIS's shortest distance is a lower bound, and the
+        # distance line's ends lie on the two features.
+        assert QgsGeometry(a).distance(QgsGeometry(b)) / 0.3048 <= measured * (1 + 5e-4) + 1e-6, feat["rule_id"]
+        assert QgsGeometry(a).distance(QgsGeometry.fromPointXY(QgsPointXY(pts[0]))) / 0.3048 < 0.01, feat["rule_id"]
+        assert QgsGeometry(b).distance(QgsGeometry.fromPointXY(QgsPointXY(pts[-1]))) / 0.3048 < 0.01, feat["rule_id"]
         checked += 1
     assert checked >= 10
     assert QgsCoordinateReferenceSystem("EPSG:26918") == crs
