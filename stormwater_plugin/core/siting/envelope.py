@@ -351,7 +351,8 @@ def _build(
             extra = ""
             if allowance and dtype in allowance["device_types"] and high_traffic is not True:
                 extra = f" (porous pavement may lie inside up to {allowance['max_total_area_sqft']:g} sq ft in total, {allowance['citation']}: not counted here)"
-            for geom, ref in zip(targets.geoms, targets.refs):
+            near = _in_reach(targets, shapely.distance(site, targets.geoms) <= required / u * (1.0 + 1e-9) + REACH_SLACK_FT / u)
+            for geom, ref in zip(near.geoms, near.refs):
                 zone = shapely.intersection(covering_buffer(geom, required, u), site)
                 if zone.is_empty:
                     continue
@@ -365,6 +366,7 @@ def _build(
     if gradient_jobs:
         grid = _Grid(site, cell_ft, u)
         cell_used = grid.cell_ft
+        gradient_jobs = [(rule, _gradient_targets_in_reach(rule, targets, grid, u)) for rule, targets in gradient_jobs]
         uses = Counter(_SharedReads.key(g) for _rule, targets in gradient_jobs for g in targets.geoms)
         shared = _SharedReads(max(float(rule.params["required_ft"]) for rule, _ in gradient_jobs), uses)
         for rule, targets in gradient_jobs:
@@ -419,6 +421,48 @@ def _build(
         unit_to_ft=u,
         warnings=ctx.warnings,
     )
+
+
+#: Feet added to a rule's distance when features are pruned by reach: more than the display buffers' overshoot (0.01 ft).
+REACH_SLACK_FT: float = 0.05
+
+
+@dataclass(frozen=True)
+class _Reached:
+    """The part of a rule's targets that can change its zones (same order as the targets)."""
+
+    geoms: np.ndarray
+    refs: list[Any]
+
+
+def _in_reach(targets: Any, keep: np.ndarray) -> _Reached:
+    idx = np.flatnonzero(keep)
+    return _Reached(np.asarray(targets.geoms)[idx], [targets.refs[int(i)] for i in idx])
+
+
+def _gradient_targets_in_reach(rule: Rule, targets: Any, grid: _Grid, unit_to_ft: float) -> _Reached:
+    """The targets of a gradient rule that can change its zones on ``grid``: pruned before anything is measured.
+
+    :func:`_gradient_rule_zones` reads a feature at a sample ``p`` only where it is
+    within the rule's reach (distance + one cell diagonal) or is the nearest of the
+    rule's features. With ``B`` the box of every sample and ``D`` its diagonal, every
+    sample is within ``d(B, g) + D`` of a feature ``g``, so the nearest feature of any
+    sample is within ``U = min_g d(B, g) + D``; a feature with ``d(B, g) > max(reach, U)``
+    is farther than both from every sample and changes nothing. Exact: the zones are
+    those of the rule without such features, whatever their number (issue 26).
+    """
+    if len(targets.geoms) == 0:
+        return _in_reach(targets, np.zeros(0, dtype=bool))
+    box = shapely.box(float(grid.x.min()), float(grid.y.min()), float(grid.x.max()), float(grid.y.max()))
+    span = math.hypot(float(grid.x.max() - grid.x.min()), float(grid.y.max() - grid.y.min()))
+    d = shapely.distance(box, np.asarray(targets.geoms))
+    finite = np.isfinite(d)
+    if not finite.all():  # an empty geometry: keep it, the rule reports it as it did
+        return _in_reach(targets, np.ones(len(d), dtype=bool))
+    reach = float(rule.params["required_ft"]) / unit_to_ft + grid.h * math.sqrt(2.0)
+    bound = float(d.min()) + span
+    limit = max(reach, bound) * (1.0 + 1e-9) + REACH_SLACK_FT / unit_to_ft
+    return _in_reach(targets, d <= limit)
 
 
 def _clip_to(geom: BaseGeometry, bounds: tuple[float, float, float, float], pad: float) -> BaseGeometry:
