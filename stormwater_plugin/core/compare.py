@@ -150,7 +150,8 @@ def compare_reviews(
     dict
         The compare.json document: ``counts``, ``resolved``, ``new``,
         ``still_open``, ``changed``, ``decisions``, ``renamed_features``,
-        ``renamed_rules``, ``project_class``.
+        ``renamed_rules``, ``key_map`` (each earlier key that renames changed, to its key in the
+        current review), ``project_class``.
     """
     succ = successor or (lambda r: r)
     renamed = match_renamed_features(old, new, rename_tolerance_ft)
@@ -164,6 +165,12 @@ def compare_reviews(
             renamed_rules[rule] = new_rule
         return _join_key(new_rule, id_map.get(subject, subject), id_map.get(other, other), qual)
 
+    key_map: dict[str, str] = {}
+    for f in old.get("findings", []):
+        k = str(f.get("key") or "")
+        t = translate(k)
+        if t != k:
+            key_map[k] = t
     old_by = {translate(str(f.get("key") or "")): f for f in old.get("findings", [])}
     new_by = {str(f.get("key") or ""): f for f in new.get("findings", [])}
     new_subjects = {_ref_key(f.get("subject")) for f in new.get("findings", [])} | set((new.get("features") or {}).get("wkt", {}))
@@ -232,6 +239,7 @@ def compare_reviews(
         "project_class": None if cls_old == cls_new else {"old": cls_old, "new": cls_new},
         "renamed_features": renamed,
         "renamed_rules": [{"old": k, "new": v} for k, v in sorted(renamed_rules.items())],
+        "key_map": dict(sorted(key_map.items())),
         "counts": {k: len(v) for k, v in out.items()} | {
             "decisions_carried_over": sum(1 for d in decisions if d["state"] == "carried_over"),
             "decisions_to_review_again": sum(1 for d in decisions if d["state"] == "review_again"),

@@ -1,0 +1,526 @@
+"""The reviewer's comment letter: numbered comments grouped by code section, carried across rounds.
+
+Works on findings.json documents (plain dictionaries), like :mod:`stormwater_plugin.core.compare`, so the command line and
+the dock compose the same letter. Writers (DOCX, PDF) live in :mod:`stormwater_plugin.report`.
+
+What becomes a comment
+----------------------
+- each **violation** (one comment per finding: the applicant must change the plan), with the
+  verified move of the device when one was found;
+- each **undetermined** finding, worded as a request for information;
+- each rule's **advisories**, one comment per rule listing its features;
+- the reviewer's own comments, in their section or under *General*.
+
+Findings the reviewer **accepted or waived** are not comments: they are listed in the letter with the
+reviewer's reason, as the reviewer worded it. Passes are not listed.
+
+Numbers across rounds
+---------------------
+A comment keeps its number in every later letter. On a resubmission each earlier comment that was not
+already addressed is listed first under its number and the round that raised it, marked from the
+comparison of the two reviews (:func:`stormwater_plugin.core.compare.compare_documents`):
+
+- every finding of the comment resolved: **addressed**;
+- every finding still open as before: **not addressed**;
+- otherwise (a distance or status changed, or some findings resolved): **partly addressed**, with what
+  the plan shows now ("now 18.0 ft, required 20 ft");
+- an advisory comment (a note, nothing to address): **still applies** while its rule reports features,
+  else **no longer applies**.
+
+New comments are numbered on from the highest earlier number. An earlier comment already marked
+addressed is not repeated.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+from typing import Any, Mapping, Sequence
+
+from ..core.compare import compare_documents
+from .presentation import compass
+
+#: Format tag of ``letter.json``.
+LETTER_FORMAT = "stormwater-check-letter"
+#: Excerpts of the regulation quoted in a comment when no longer than this (characters).
+SHORT_EXCERPT_CHARS = 400
+
+OPEN = ("violation", "undetermined")
+ADDRESSED = "addressed"
+NOT_ADDRESSED = "not addressed"
+PARTLY = "partly addressed"
+NO_LONGER = "no longer applies"
+STILL_APPLIES = "still applies"
+
+
+class LetterError(ValueError):
+    """A letter cannot be composed from what was given (names what is wrong)."""
+
+
+@dataclass(frozen=True)
+class Comment:
+    """One numbered comment.
+
+    Attributes
+    ----------
+    number : int
+        Stable across rounds.
+    round : int
+        The round whose letter raised it.
+    section : str
+        The code section it is grouped under (``§148-11I``, ``6 NYCRR 646-4.14``).
+    citation : str
+        The full citation of the rule.
+    status : str
+        ``violation``, ``undetermined``, ``advisory`` or ``reviewer``.
+    text : str
+        The comment as the letter prints it.
+    excerpt : str or None
+        The regulation's words when short.
+    measured_ft, required_ft : float or None
+        Feet, for a distance finding.
+    fix : str or None
+        The suggested change (a verified move).
+    keys : tuple of str
+        The findings it stands for (their stable keys); empty for a reviewer's own comment.
+    rule_id : str or None
+        The rule, for an advisory comment (which stands for the rule's findings).
+    """
+
+    number: int
+    round: int
+    section: str
+    citation: str
+    status: str
+    text: str
+    excerpt: str | None = None
+    measured_ft: float | None = None
+    required_ft: float | None = None
+    fix: str | None = None
+    keys: tuple[str, ...] = ()
+    rule_id: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["keys"] = list(self.keys)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Comment:
+        return cls(
+            number=int(d["number"]),
+            round=int(d.get("round", 1)),
+            section=str(d.get("section", "")),
+            citation=str(d.get("citation", "")),
+            status=str(d.get("status", "")),
+            text=str(d.get("text", "")),
+            excerpt=d.get("excerpt"),
+            measured_ft=d.get("measured_ft"),
+            required_ft=d.get("required_ft"),
+            fix=d.get("fix"),
+            keys=tuple(str(k) for k in d.get("keys", ())),
+            rule_id=d.get("rule_id"),
+        )
+
+
+@dataclass(frozen=True)
+class PriorComment:
+    """An earlier round's comment with its mark in this round."""
+
+    comment: Comment
+    mark: str
+    note: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"comment": self.comment.as_dict(), "mark": self.mark, "note": self.note}
+
+
+@dataclass(frozen=True)
+class Decided:
+    """A finding the reviewer accepted or waived, as the reviewer worded it."""
+
+    citation: str
+    message: str
+    decision: str
+    reason: str
+    reviewer: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class LetterHeader:
+    """Who writes to whom about what (every field optional but the jurisdiction's title)."""
+
+    title: str
+    town: str = ""
+    application: str = ""
+    applicant: str = ""
+    address: str = ""
+    parcel: str = ""
+    reviewer: str = ""
+    date: str = ""
+    round: int = 1
+    previous_date: str = ""
+    project_class: str = ""
+
+
+@dataclass(frozen=True)
+class Letter:
+    """A composed letter: the header, the earlier comments with their marks, the new comments."""
+
+    header: LetterHeader
+    prior: tuple[PriorComment, ...]
+    comments: tuple[Comment, ...]
+    decided: tuple[Decided, ...] = ()
+    conditions: tuple[str, ...] = ()
+    open_count: int = 0
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    def sections(self) -> list[tuple[str, list[Comment]]]:
+        """The new comments grouped by section, in the order they are numbered."""
+        out: dict[str, list[Comment]] = {}
+        for c in self.comments:
+            out.setdefault(c.section, []).append(c)
+        return list(out.items())
+
+    def all_comments(self) -> list[Comment]:
+        """Every comment this letter carries forward (earlier ones not addressed, then the new ones)."""
+        return [p.comment for p in self.prior if p.mark != ADDRESSED and p.mark != NO_LONGER] + list(self.comments)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The ``letter.json`` document: what the next round reads to keep the numbers."""
+        return {
+            "format": LETTER_FORMAT,
+            "version": 1,
+            "header": asdict(self.header),
+            "prior": [p.as_dict() for p in self.prior],
+            "comments": [c.as_dict() for c in self.comments],
+            "carried": [c.as_dict() for c in self.all_comments()],
+            "decided": [d.as_dict() for d in self.decided],
+            "conditions": list(self.conditions),
+            "notes": list(self.notes),
+            "last_number": max([p.comment.number for p in self.prior] + [c.number for c in self.comments] + [0]),
+        }
+
+
+# --------------------------------------------------------------------------- wording
+
+
+_CLI_HINT = re.compile(r"[:;,]?\s*(?:give|set|pass|use) (?:it |them )?with --[\w-]+.*$", re.IGNORECASE)
+
+
+def section_of(citation: str) -> str:
+    """The code section a citation groups under: the citation up to its first parenthesis.
+
+    ``"Town of Lake George Code §148-11I(3)(c)"`` gives ``"Town of Lake George Code §148-11I"``;
+    ``"6 NYCRR 646-4.14(a)(3)"`` gives ``"6 NYCRR 646-4.14"``.
+    """
+    return citation.strip().split("(", 1)[0].strip() or citation
+
+
+def _sentence(text: str) -> str:
+    text = _CLI_HINT.sub("", str(text or "").strip()).strip()
+    if text and text[-1] not in ".!?":
+        text += "."
+    return text[:1].upper() + text[1:] if text else text
+
+
+def _lower_first(text: str) -> str:
+    return text[:1].lower() + text[1:] if text and not text[:2].isupper() else text
+
+
+def _excerpt(f: Mapping[str, Any]) -> str | None:
+    ex = str(f.get("excerpt") or "").strip()
+    return ex if ex and len(ex) <= SHORT_EXCERPT_CHARS else None
+
+
+def _move_fix(move: Mapping[str, Any] | None) -> str | None:
+    if not move:
+        return None
+    dev = (move.get("device") or {}).get("id", "the device")
+    if not move.get("possible"):
+        return f"No position on the site parcel meets every setback for {dev} ({move.get('reason') or 'none found'}): relocate or redesign it."
+    b = float(move.get("bearing_deg") or 0.0)
+    return (
+        f"Relocate {dev} at least {float(move.get('distance_ft') or 0.0):.1f} ft {_COMPASS_WORDS[compass(b)]} (bearing {b:.0f}°): "
+        "the nearest position meeting every setback, verified by the checker."
+    )
+
+
+_COMPASS_WORDS = {"N": "north", "NE": "north-east", "E": "east", "SE": "south-east", "S": "south", "SW": "south-west", "W": "west", "NW": "north-west"}
+
+
+def _finding_text(f: Mapping[str, Any]) -> str:
+    msg = _sentence(str(f.get("message") or ""))
+    if f.get("status") == "undetermined":
+        return f"Provide the information needed to decide compliance with {f.get('citation')}: {_lower_first(msg)}"
+    return msg
+
+
+def _is_decided(f: Mapping[str, Any]) -> bool:
+    ov = f.get("override")
+    return bool(ov) and str(f.get("effective_status") or "") != str(f.get("status") or "")
+
+
+def _status(f: Mapping[str, Any]) -> str:
+    return str(f.get("status") or "")
+
+
+# --------------------------------------------------------------------------- composing
+
+
+def _section_order(section: str) -> tuple[Any, ...]:
+    """Natural order of sections: numbers compared as numbers (646-4.9 before 646-4.14)."""
+    return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", section))
+
+
+_STATUS_ORDER = {"violation": 0, "undetermined": 1, "advisory": 2, "reviewer": 3}
+
+
+def new_comments(
+    doc: Mapping[str, Any],
+    *,
+    first_number: int,
+    round_no: int,
+    covered: set[str] | None = None,
+    covered_rules: set[str] | None = None,
+    reviewer_comments: Sequence[Mapping[str, Any]] = (),
+) -> list[Comment]:
+    """The comments a review raises that no earlier comment covers, numbered from ``first_number``.
+
+    Parameters
+    ----------
+    doc : mapping
+        The current findings.json document.
+    first_number : int
+        The number of the first new comment.
+    round_no : int
+        This letter's round.
+    covered : set of str, optional
+        Finding keys an earlier comment already stands for.
+    covered_rules : set of str, optional
+        Rules whose advisories an earlier comment already stands for.
+    reviewer_comments : sequence of mapping
+        The reviewer's own comments: ``{"text": ..., "section": ... (optional), "citation": ... (optional)}``.
+    """
+    covered = covered or set()
+    covered_rules = covered_rules or set()
+    moves = {str((m.get("device") or {}).get("id")): m for m in doc.get("moves") or [] if isinstance(m, Mapping)}
+    drafts: list[dict[str, Any]] = []
+    advisories: dict[str, list[Mapping[str, Any]]] = {}
+    for f in doc.get("findings", []):
+        if _is_decided(f):
+            continue
+        st = _status(f)
+        key = str(f.get("key") or "")
+        if st in OPEN and key not in covered:
+            subject = f.get("subject") or {}
+            move = moves.get(str(subject.get("id"))) if st == "violation" and subject.get("layer") == "devices" and f.get("kind") == "device_setback" else None
+            drafts.append(
+                {
+                    "section": section_of(str(f.get("citation") or "")),
+                    "citation": str(f.get("citation") or ""),
+                    "status": st,
+                    "text": _finding_text(f),
+                    "excerpt": _excerpt(f),
+                    "measured_ft": f.get("measured_ft"),
+                    "required_ft": f.get("required_ft"),
+                    "fix": _move_fix(move),
+                    "keys": (key,),
+                    "rule_id": None,
+                    "sort": (subject.get("id") or "", key),
+                }
+            )
+        elif st == "advisory" and str(f.get("rule_id")) not in covered_rules:
+            advisories.setdefault(str(f.get("rule_id")), []).append(f)
+    for rule_id, fs in advisories.items():
+        first = fs[0]
+        lines = " ".join(_sentence(str(f.get("message") or "")) for f in fs)
+        drafts.append(
+            {
+                "section": section_of(str(first.get("citation") or "")),
+                "citation": str(first.get("citation") or ""),
+                "status": "advisory",
+                "text": lines,
+                "excerpt": _excerpt(first),
+                "measured_ft": None,
+                "required_ft": None,
+                "fix": None,
+                "keys": tuple(sorted(str(f.get("key") or "") for f in fs)),
+                "rule_id": rule_id,
+                "sort": ("", rule_id),
+            }
+        )
+    for rc in reviewer_comments:
+        text = str(rc.get("text") or "").strip()
+        if not text:
+            continue
+        citation = str(rc.get("citation") or "")
+        section = str(rc.get("section") or (section_of(citation) if citation else "General"))
+        drafts.append(
+            {"section": section, "citation": citation, "status": "reviewer", "text": _sentence(text), "excerpt": None,
+             "measured_ft": None, "required_ft": None, "fix": None, "keys": (), "rule_id": None, "sort": ("~", text)}
+        )
+    drafts.sort(key=lambda d: (d["section"] == "General", _section_order(d["section"]), _STATUS_ORDER[d["status"]], d["sort"]))
+    out = []
+    for i, d in enumerate(drafts):
+        d.pop("sort")
+        out.append(Comment(number=first_number + i, round=round_no, **d))
+    return out
+
+
+def _fmt(x: Any) -> str:
+    return "?" if x is None else f"{float(x):.1f}"
+
+
+def mark_prior(comments: Sequence[Comment], old: Mapping[str, Any], new: Mapping[str, Any]) -> tuple[list[PriorComment], dict[str, str]]:
+    """Each earlier comment marked from the comparison of the two reviews.
+
+    Returns
+    -------
+    (list of PriorComment, dict)
+        The marked comments, and the map of each earlier finding key to its key in the new review
+        (renamed features and rules followed), for :func:`new_comments`' ``covered``.
+    """
+    cmp = compare_documents(old, new)
+    by_old_key: dict[str, tuple[str, Mapping[str, Any]]] = {}
+    for cat in ("resolved", "still_open", "changed", "new"):
+        for e in cmp.get(cat, []):
+            by_old_key.setdefault(str(e["key"]), (cat, e))
+    changed = {str(e["key"]): e for e in cmp.get("changed", [])}
+    key_map = {str(k): str(v) for k, v in (cmp.get("key_map") or {}).items()}
+    new_by = {str(f.get("key") or ""): f for f in new.get("findings", [])}
+    new_rules = {str(f.get("rule_id")) for f in new.get("findings", []) if _status(f) == "advisory"}
+    out: list[PriorComment] = []
+    for c in comments:
+        if c.status == "reviewer":
+            out.append(PriorComment(c, NOT_ADDRESSED, "the reviewer's comment stands until the reviewer marks it"))
+            continue
+        if c.status == "advisory":
+            still = c.rule_id in new_rules
+            out.append(PriorComment(c, STILL_APPLIES if still else NO_LONGER, "" if still else "the rule no longer reports these features"))
+            continue
+        states: list[str] = []
+        notes: list[str] = []
+        for key in c.keys:
+            k = key_map.get(key, key)
+            n = new_by.get(k)
+            if k in changed and n is not None:
+                states.append("changed")
+                e = changed[k]
+                new_row = e.get("new") or {}
+                if _status(n) in OPEN and new_row.get("required_ft") is not None:
+                    notes.append(f"now {_fmt(new_row.get('measured_ft'))} ft, required {_fmt(new_row.get('required_ft'))} ft")
+                elif _status(n) in OPEN:
+                    notes.append(f"now {_status(n)}: {_sentence(str(n.get('message') or ''))}")
+                else:
+                    states[-1] = "resolved"
+                    notes.append(f"now {_status(n)}")
+            elif n is None or _status(n) not in OPEN or _is_decided(n):
+                states.append("resolved")
+                cat_e = by_old_key.get(k)
+                notes.append(str(cat_e[1].get("why")) if cat_e and cat_e[0] == "resolved" and cat_e[1].get("why") else ("decided by the reviewer" if n is not None and _is_decided(n) else "resolved"))
+            else:
+                states.append("open")
+                notes.append("unchanged")
+        if states and all(s == "resolved" for s in states):
+            mark = ADDRESSED
+        elif states and all(s == "open" for s in states):
+            mark = NOT_ADDRESSED
+        else:
+            mark = PARTLY
+        out.append(PriorComment(c, mark, "; ".join(dict.fromkeys(notes))))
+    return out, key_map
+
+
+def compose_letter(
+    doc: Mapping[str, Any],
+    header: LetterHeader,
+    *,
+    previous_doc: Mapping[str, Any] | None = None,
+    previous_letter: Mapping[str, Any] | None = None,
+    reviewer_comments: Sequence[Mapping[str, Any]] = (),
+    conditions: Sequence[str] = (),
+) -> Letter:
+    """The letter of one round.
+
+    Parameters
+    ----------
+    doc : mapping
+        This round's findings.json document (decisions applied).
+    header : LetterHeader
+        The header; its ``round`` is set from the previous letter when one is given.
+    previous_doc : mapping, optional
+        The earlier round's findings.json (a resubmission).
+    previous_letter : mapping, optional
+        The earlier round's ``letter.json``; without it, the earlier letter is composed again from
+        ``previous_doc`` (same numbers, since numbering is deterministic).
+    reviewer_comments, conditions : sequence
+        The reviewer's own comments and approval conditions.
+    """
+    if previous_letter is not None and previous_letter.get("format") != LETTER_FORMAT:
+        raise LetterError("the earlier letter.json is not a stormwater-check letter")
+    if previous_letter is not None and previous_doc is None:
+        raise LetterError("an earlier letter needs the earlier review's findings.json to mark its comments")
+    prior: list[PriorComment] = []
+    covered: set[str] = set()
+    covered_rules: set[str] = set()
+    round_no = 1
+    first = 1
+    if previous_doc is not None:
+        if previous_letter is None:
+            previous_letter = compose_letter(previous_doc, LetterHeader(title=header.title)).as_dict()
+        earlier = [Comment.from_dict(c) for c in previous_letter.get("carried", previous_letter.get("comments", []))]
+        round_no = int((previous_letter.get("header") or {}).get("round", 1)) + 1
+        prior, key_map = mark_prior(earlier, previous_doc, doc)
+        for p in prior:
+            covered |= {key_map.get(k, k) for k in p.comment.keys}
+            if p.comment.rule_id and p.mark != NO_LONGER:
+                covered_rules.add(p.comment.rule_id)
+        first = max([c.number for c in earlier] + [int(previous_letter.get("last_number") or 0)]) + 1
+        if not header.previous_date:
+            header = _replace_header(header, previous_date=str((previous_letter.get("header") or {}).get("date", "")))
+    header = _replace_header(header, round=round_no, project_class=header.project_class or str(doc.get("project_class") or ""))
+    comments = new_comments(doc, first_number=first, round_no=round_no, covered=covered, covered_rules=covered_rules, reviewer_comments=reviewer_comments)
+    decided = tuple(
+        Decided(
+            citation=str(f.get("citation") or ""),
+            message=_sentence(str(f.get("message") or "")),
+            decision=str((f.get("override") or {}).get("decision") or ""),
+            reason=str((f.get("override") or {}).get("reason") or ""),
+            reviewer=str((f.get("override") or {}).get("reviewer") or ""),
+        )
+        for f in doc.get("findings", [])
+        if _is_decided(f)
+    )
+    open_count = sum(1 for p in prior if p.mark in (NOT_ADDRESSED, PARTLY) and p.comment.status in OPEN) + sum(1 for c in comments if c.status in OPEN)
+    notes = (str(doc.get("note") or ""),) if doc.get("note") else ()
+    return Letter(header, tuple(prior), tuple(comments), decided, tuple(str(c) for c in conditions if str(c).strip()), open_count, notes)
+
+
+def _replace_header(h: LetterHeader, **changes: Any) -> LetterHeader:
+    d = asdict(h)
+    d.update(changes)
+    return LetterHeader(**d)
+
+
+__all__ = [
+    "ADDRESSED",
+    "Comment",
+    "Decided",
+    "LETTER_FORMAT",
+    "Letter",
+    "LetterError",
+    "LetterHeader",
+    "NOT_ADDRESSED",
+    "NO_LONGER",
+    "PARTLY",
+    "STILL_APPLIES",
+    "PriorComment",
+    "compose_letter",
+    "mark_prior",
+    "new_comments",
+    "section_of",
+]
