@@ -1,0 +1,385 @@
+"""``stormwater-check import-cad PLAN.dxf --crs EPSG:2260 [--parcels PATH[:LAYER]] --out site.gpkg``.
+
+Reads a DXF through GDAL's DXF driver (fiona), sorts its entities into roles with the mapping table
+(:mod:`stormwater_plugin.core.cad.sorting`), puts the drawing in the coordinate system the user states
+(a DXF holds none), refuses a drawing that does not land where it says, and writes a site package the
+check reads. Block references are read as points (``DXF_INLINE_BLOCKS=FALSE``); arcs and bulges come
+stroked by GDAL.
+
+Where the plan lands
+--------------------
+- its coordinates must fall inside the stated CRS's area of use (a drawing in local coordinates, or in
+  another state-plane zone, does not);
+- with ``--parcels``, the plan's property line (its ``parcels`` features, else the outline of all its
+  features) must overlap a parcel of that layer by at least :data:`MIN_OVERLAP` of its area; that parcel
+  lends its id and record to the site parcel, and the parcels around it (to :data:`CONTEXT_FT`) come along
+  for the neighbour list.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+import fiona
+import numpy as np
+import shapely
+from pyproj import CRS, Transformer
+from shapely.geometry import mapping, shape
+from shapely.geometry.base import BaseGeometry
+
+from ..core.cad.sorting import CONTOURS, CadEntity, CadMapping, CadMappingError, SortedPlan, load_mapping, sort_entities
+from .errors import fail
+from .reader import InputError, parse_layer_option
+
+#: Share of the plan's property area a parcel of ``--parcels`` must cover to be the plan's parcel.
+MIN_OVERLAP = 0.5
+#: How far around the plan the parcel layer is read for the neighbour list, feet (the 500 ft list and a margin).
+CONTEXT_FT = 700.0
+#: How far from the plan a parcel is looked for when none overlaps it, feet.
+SEARCH_FT = 5280.0
+#: $INSUNITS codes to metres per unit (AutoCAD's table); 0 is unitless.
+INSUNITS_M = {1: 0.0254, 2: 0.3048, 3: 1609.344, 4: 0.001, 5: 0.01, 6: 1.0, 7: 1000.0, 10: 0.9144, 21: 1200.0 / 3937.0}
+INSUNITS_NAME = {1: "inches", 2: "feet", 3: "miles", 4: "millimetres", 5: "centimetres", 6: "metres", 7: "kilometres", 10: "yards", 21: "US survey feet"}
+US_FT_M = 1200.0 / 3937.0
+FT_M = 0.3048
+
+
+@dataclass
+class Imported:
+    """What the import wrote and found."""
+
+    out: Path
+    plan: SortedPlan
+    units: str
+    crs: str
+    site_parcel: str | None
+    notes: list[str]
+
+    def report(self) -> dict[str, Any]:
+        return {
+            "format": "stormwater-check-cad-import",
+            "out": str(self.out),
+            "units": self.units,
+            "crs": self.crs,
+            "site_parcel": self.site_parcel,
+            "counts": self.plan.counts(),
+            "unmapped_layers": self.plan.unmapped,
+            "dropped_layers": {k: {"count": n, "why": why} for k, (n, why) in self.plan.dropped.items()},
+            "warnings": self.plan.warnings + self.notes,
+        }
+
+
+def read_insunits(path: Path) -> int | None:
+    """The drawing's ``$INSUNITS`` (ASCII DXF), or None when it has none."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            lines = []
+            for line in fh:
+                lines.append(line.strip())
+                if len(lines) > 2 and lines[-1] == "ENDSEC":
+                    break
+                if len(lines) > 200_000:
+                    break
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read the drawing ({exc.strerror})") from exc
+    for i, v in enumerate(lines):
+        if v == "$INSUNITS":
+            for j in range(i + 1, min(i + 6, len(lines) - 1), 2):
+                if lines[j] == "70":
+                    try:
+                        return int(lines[j + 1])
+                    except ValueError:
+                        return None
+    return None
+
+
+def _kind(props: dict[str, Any], geom: BaseGeometry) -> str:
+    sub = str(props.get("SubClasses") or "")
+    if "AcDbBlockReference" in sub:
+        return "insert"
+    if "AcDbMText" in sub or "AcDbText" in sub or "AcDbAttribute" in sub:
+        return "text"
+    if "AcDbHatch" in sub:
+        return "hatch"
+    if geom.geom_type in ("Point", "MultiPoint"):
+        return "point"
+    return "line"
+
+
+def _attributes(props: dict[str, Any]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for item in props.get("BlockAttributes") or []:
+        tag, _, value = str(item).partition(" ")
+        if tag:
+            out[tag] = value.strip()
+    return out
+
+
+def read_dxf(path: Path) -> list[CadEntity]:
+    """The model-space entities of a DXF, block references as points with their block name and attributes."""
+    if not Path(path).is_file():
+        raise InputError(f"{path}: no such drawing")
+    try:
+        with fiona.Env(DXF_INLINE_BLOCKS="FALSE", DXF_MERGE_BLOCK_GEOMETRIES="FALSE"):
+            with fiona.open(str(path), layer="entities") as src:
+                out = []
+                for f in src:
+                    if f.geometry is None:
+                        continue
+                    props = dict(f.properties)
+                    if int(props.get("PaperSpace") or 0):
+                        continue
+                    g = shape(f.geometry)
+                    if g.is_empty:
+                        continue
+                    out.append(
+                        CadEntity(
+                            layer=str(props.get("Layer") or "0"),
+                            kind=_kind(props, g),
+                            geometry=g,
+                            text=props.get("Text"),
+                            block=props.get("BlockName"),
+                            attributes=_attributes(props),
+                            handle=str(props.get("EntityHandle") or ""),
+                        )
+                    )
+                return out
+    except fiona.errors.DriverError as exc:
+        raise InputError(f"{path}: GDAL cannot read it as DXF ({exc}); DWG drawings: save or export them as DXF first") from exc
+
+
+def _crs(text: str) -> CRS:
+    try:
+        crs = CRS.from_user_input(text)
+    except Exception as exc:  # pyproj raises CRSError with a long text
+        raise InputError(f"--crs {text}: not a coordinate system pyproj knows ({str(exc).splitlines()[0]})") from exc
+    if not crs.is_projected:
+        raise InputError(f"--crs {text}: {crs.name} is not projected; a CAD plan is drawn in a projected system (e.g. a state plane zone)")
+    return crs
+
+
+def _unit_scale(insunits: int | None, crs: CRS, notes: list[str]) -> tuple[float, str]:
+    """Factor from drawing units to the CRS's unit, and the drawing's unit in words."""
+    crs_m = float(crs.axis_info[0].unit_conversion_factor)
+    crs_unit = crs.axis_info[0].unit_name
+    if insunits is None or insunits == 0:
+        notes.append(f"the drawing declares no units ($INSUNITS unitless): its coordinates are read as {crs_unit}, the unit of {crs.name}")
+        return 1.0, crs_unit
+    if insunits not in INSUNITS_M:
+        raise InputError(f"the drawing's $INSUNITS is {insunits}, not a length unit this import knows; set it to feet or metres in the CAD program")
+    drawing_m = INSUNITS_M[insunits]
+    name = INSUNITS_NAME[insunits]
+    if insunits == 2 and math.isclose(crs_m, US_FT_M, rel_tol=1e-9):
+        # $INSUNITS has one code for feet; state-plane drawings in feet are in the zone's survey feet.
+        notes.append(f"the drawing says feet and {crs.name} is in US survey feet: read as US survey feet (2 ppm apart)")
+        return 1.0, "US survey feet"
+    if math.isclose(drawing_m, crs_m, rel_tol=1e-12):
+        return 1.0, name
+    notes.append(f"the drawing is in {name}, {crs.name} in {crs_unit}: coordinates scaled by {drawing_m / crs_m:.9g}")
+    return drawing_m / crs_m, name
+
+
+def _scale(g: BaseGeometry, s: float) -> BaseGeometry:
+    return g if s == 1.0 else shapely.transform(g, lambda xy: xy * s, include_z=False)
+
+
+def _check_area_of_use(bounds: tuple[float, float, float, float], crs: CRS, crs_text: str) -> None:
+    aou = crs.area_of_use
+    if aou is None:
+        return
+    to_ll = Transformer.from_crs(crs, "EPSG:4326", always_xy=True)
+    cx, cy = (bounds[0] + bounds[2]) / 2, (bounds[1] + bounds[3]) / 2
+    lon, lat = to_ll.transform(cx, cy)
+    margin = 0.5  # degrees: a plan near the zone's edge is fine
+    inside = math.isfinite(lon) and math.isfinite(lat) and aou.west - margin <= lon <= aou.east + margin and aou.south - margin <= lat <= aou.north + margin
+    if not inside:
+        where = f"lon {lon:.3f}, lat {lat:.3f}" if math.isfinite(lon) and math.isfinite(lat) else "nowhere on Earth"
+        unit = crs.axis_info[0].unit_name
+        raise InputError(
+            f"the plan's coordinates (x {cx:,.0f}, y {cy:,.0f} {unit}) put it at {where}, outside the area of {crs_text} ({aou.name}): "
+            "local coordinates, or the wrong state-plane zone? Georeference the drawing or give its --crs"
+        )
+
+
+def _plan_outline(plan: SortedPlan) -> BaseGeometry:
+    props = [f.geometry for f in plan.features.get("parcels", []) if f.geometry.geom_type.endswith("Polygon")]
+    if props:
+        return shapely.union_all(props)
+    geoms = [f.geometry for role, fs in plan.features.items() if role != CONTOURS for f in fs]
+    return shapely.convex_hull(shapely.union_all(geoms)) if geoms else shapely.Polygon()
+
+
+_PARCEL_ID_FIELDS = ("id", "PRINT_KEY", "print_key", "SBL", "sbl", "PARCEL_ID", "parcel_id")
+_PARCEL_FIELDS = ("id", "PRINT_KEY", "SBL", "SWIS", "PARCELADDR", "PRMY_OWNER", "MAIL_ADDR", "MAIL_CITY", "MAIL_STATE", "MAIL_ZIP")
+
+
+def _parcel_id(props: dict[str, Any], fallback: str) -> str:
+    for k in _PARCEL_ID_FIELDS:
+        v = props.get(k)
+        if v is not None and str(v).strip():
+            return str(v).strip()
+    return fallback
+
+
+def _match_parcels(option: str, outline: BaseGeometry, crs: CRS, unit_to_ft: float) -> tuple[dict[str, Any], list[tuple[BaseGeometry, dict[str, Any]]]]:
+    """The parcel the plan lands on (its record) and the parcels around it, in the plan's CRS."""
+    src = parse_layer_option(f"parcels={option}")
+    search = SEARCH_FT / unit_to_ft
+    minx, miny, maxx, maxy = outline.bounds
+    try:
+        with fiona.open(str(src.path), layer=src.layer) if src.layer else fiona.open(str(src.path)) as coll:
+            if not coll.crs_wkt:
+                raise InputError(f"--parcels {option}: the layer has no coordinate system")
+            pcrs = CRS.from_wkt(coll.crs_wkt)
+            to_p = Transformer.from_crs(crs, pcrs, always_xy=True)
+            xs, ys = to_p.transform([minx - search, maxx + search, minx - search, maxx + search], [miny - search, miny - search, maxy + search, maxy + search])
+            bbox = (min(xs), min(ys), max(xs), max(ys))
+            back = Transformer.from_crs(pcrs, crs, always_xy=True)
+            found = []
+            for f in coll.filter(bbox=bbox):
+                if f.geometry is None:
+                    continue
+                g = shapely.transform(shape(f.geometry), lambda xy: np.column_stack(back.transform(xy[:, 0], xy[:, 1])))
+                found.append((g, dict(f.properties)))
+    except fiona.errors.DriverError as exc:
+        raise InputError(f"--parcels {option}: cannot read it ({exc})") from exc
+    if not found:
+        raise InputError(f"no parcel of {option} lies within {SEARCH_FT:,.0f} ft of the plan: local coordinates, the wrong state-plane zone, or parcels of another town?")
+    area = outline.area
+    overlaps = [float(shapely.intersection(g, outline).area) / area if area > 0 else float(g.contains(outline)) for g, _ in found]
+    best = int(np.argmax(overlaps))
+    if overlaps[best] < MIN_OVERLAP:
+        dists = [float(shapely.distance(g, outline)) for g, _ in found]
+        near = int(np.argmin(dists))
+        pid = _parcel_id(found[near][1], f"#{near}")
+        if dists[near] > 0:
+            raise InputError(
+                f"the plan's property line is {dists[near] * unit_to_ft:,.0f} ft from parcel {pid} (the nearest in {option}): "
+                "local coordinates, or the wrong state-plane zone?"
+            )
+        raise InputError(
+            f"the plan's property line overlaps parcel {_parcel_id(found[best][1], '#')} by only {overlaps[best]:.0%} of its area: "
+            "the drawing is shifted or in the wrong coordinate system"
+        )
+    reach = CONTEXT_FT / unit_to_ft
+    around = [(g, p) for i, (g, p) in enumerate(found) if i != best and float(shapely.distance(g, outline)) <= reach]
+    return dict(found[best][1]) | {"_overlap": overlaps[best]}, around
+
+
+def _field_type(values: list[Any]) -> str:
+    vals = [v for v in values if v is not None]
+    if vals and all(isinstance(v, bool) or isinstance(v, int) for v in vals):
+        return "int"
+    if vals and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in vals):
+        return "float"
+    return "str"
+
+
+def _write_layer(out: Path, name: str, rows: list[tuple[BaseGeometry, dict[str, Any]]], crs: CRS) -> None:
+    keys: list[str] = []
+    for _, a in rows:
+        for k in a:
+            if k not in keys and not k.startswith("_"):
+                keys.append(k)
+    props = {k: _field_type([a.get(k) for _, a in rows]) for k in keys}
+    has_z = any(shapely.has_z(g) for g, _ in rows)
+    schema = {"geometry": "3D Unknown" if has_z else "Unknown", "properties": props}
+    with fiona.open(str(out), "w", driver="GPKG", layer=name, schema=schema, crs_wkt=crs.to_wkt()) as dst:
+        dst.writerecords(
+            {"geometry": mapping(g), "properties": {k: (None if a.get(k) is None else (str(a[k]) if props[k] == "str" else a[k])) for k in keys}}
+            for g, a in rows
+        )
+
+
+def import_cad(path: Path, crs_text: str, out: Path, *, parcels: str | None = None, mapping_path: Path | None = None) -> Imported:
+    """Import the drawing at ``path`` into the site package ``out`` (a GeoPackage written anew)."""
+    crs = _crs(crs_text)
+    try:
+        table: CadMapping = load_mapping(mapping_path)
+    except CadMappingError as exc:
+        raise InputError(str(exc)) from exc
+    notes: list[str] = []
+    scale, units = _unit_scale(read_insunits(path), crs, notes)
+    entities = [CadEntity(e.layer, e.kind, _scale(e.geometry, scale), e.text, e.block, e.attributes, e.handle) for e in read_dxf(path)]
+    if not entities:
+        raise InputError(f"{path}: the drawing's model space holds no entity")
+    unit_to_ft = float(crs.axis_info[0].unit_conversion_factor) / FT_M
+    plan = sort_entities(entities, table, unit_to_ft)
+    if not any(role != CONTOURS for role in plan.features):
+        raise InputError(f"{path}: no entity is on a layer the mapping table ({table.name}) sorts into a role; unmapped layers: "
+                         + ", ".join(f"{k} ({n})" for k, n in list(plan.unmapped.items())[:12]))
+    outline = _plan_outline(plan)
+    _check_area_of_use(outline.bounds, crs, crs_text)
+    site_parcel: str | None = None
+    rows: dict[str, list[tuple[BaseGeometry, dict[str, Any]]]] = {role: [(f.geometry, dict(f.attrs)) for f in fs] for role, fs in plan.features.items()}
+    if parcels:
+        record, around = _match_parcels(parcels, outline, crs, unit_to_ft)
+        site_parcel = _parcel_id(record, "site")
+        notes.append(f"the plan lands on parcel {site_parcel} of {parcels} ({record['_overlap']:.0%} of the property line's area)")
+        mine = rows.get("parcels") or []
+        if not mine:
+            mine = [(outline, {"id": site_parcel, "is_site": 1})]
+        merged = []
+        for g, a in mine:
+            a = dict(a) | {k: record[k] for k in _PARCEL_FIELDS if k in record and record[k] is not None}
+            a["id"] = site_parcel if len(mine) == 1 else a.get("id")
+            a["is_site"] = 1
+            merged.append((g, a))
+        rows["parcels"] = merged + [(g, {k: p[k] for k in _PARCEL_FIELDS if k in p} | {"id": _parcel_id(p, f"P{i}"), "is_site": 0}) for i, (g, p) in enumerate(around)]
+    elif rows.get("parcels"):
+        notes.append("no --parcels given: the plan's property line is the site parcel and no neighbour is known (the 500 ft list needs the tax parcels)")
+    out = Path(out)
+    if out.suffix.lower() != ".gpkg":
+        raise InputError(f"--out {out}: give a .gpkg path")
+    tmp = out.with_name(out.name + ".partial")
+    tmp.unlink(missing_ok=True)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        for role, rs in rows.items():
+            if rs:
+                _write_layer(tmp, role, rs, crs)
+        tmp.replace(out)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise InputError(f"{out}: cannot write the site package ({exc.strerror})") from exc
+    imported = Imported(out, plan, units, crs_text, site_parcel, notes)
+    out.with_suffix(".import.json").write_text(json.dumps(imported.report(), indent=2, ensure_ascii=False), encoding="utf-8")
+    return imported
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="stormwater-check import-cad",
+        description="Import a CAD site plan (DXF; save DWG as DXF first) into a site package: entities sorted into roles by their CAD layer "
+        "and block names (National CAD Standard names by default; --mapping for a firm's own table), labels read as ids.",
+    )
+    p.add_argument("drawing", type=Path, help="the plan as DXF")
+    p.add_argument("--crs", required=True, help="the drawing's coordinate system (a DXF holds none), e.g. EPSG:2260 (NAD83 / New York East, US survey feet)")
+    p.add_argument("--parcels", metavar="PATH[:LAYER]", help="tax parcels: the plan must land on one (its record names the site parcel) and the parcels around it are added")
+    p.add_argument("--mapping", type=Path, metavar="MAPPING.json", help="CAD layer and block mapping table (default: National CAD Standard names)")
+    p.add_argument("--out", type=Path, required=True, metavar="site.gpkg")
+    return p
+
+
+def main(argv: Sequence[str]) -> int:
+    """Import, print what was found, exit 0 (2 on an unusable drawing or a plan in the wrong place)."""
+    args = _parser().parse_args(list(argv))
+    try:
+        imported = import_cad(args.drawing, args.crs, args.out, parcels=args.parcels, mapping_path=args.mapping)
+    except InputError as exc:
+        fail("stormwater-check import-cad", str(exc))
+    plan = imported.plan
+    print(f"Imported {args.drawing} ({imported.units}, {imported.crs}): " + ", ".join(f"{n} {role}" for role, n in plan.counts().items()))
+    if imported.site_parcel:
+        print(f"Site parcel: {imported.site_parcel}")
+    for layer, n in plan.unmapped.items():
+        print(f"  not sorted: CAD layer {layer} ({n} entities): add it to a mapping table if it holds a role")
+    for w in plan.warnings + imported.notes:
+        print(f"  {w}")
+    print(f"Wrote {imported.out} and {imported.out.with_suffix('.import.json')}")
+    return 0
