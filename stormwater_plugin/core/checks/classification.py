@@ -287,10 +287,10 @@ def _minor_subdivision(
     per_lot: list[float] = []
     order = sorted(range(n), key=lambda k: ids[k])
     for k in order:
-        a = area_sqft(shapely.intersection(other, lots[k]), unit_to_ft) if not other.is_empty else 0.0
-        per_lot.append(a)
-        if a >= rule.per_lot_below_sqft:
-            problems.append(f"lot {ids[k]} has {a:,.1f} sq ft affected (not under {rule.per_lot_below_sqft:,.0f})")
+        lot_sqft = area_sqft(shapely.intersection(other, lots[k]), unit_to_ft) if not other.is_empty else 0.0
+        per_lot.append(lot_sqft)
+        if lot_sqft >= rule.per_lot_below_sqft:
+            problems.append(f"lot {ids[k]} has {lot_sqft:,.1f} sq ft affected (not under {rule.per_lot_below_sqft:,.0f})")
     road_txt = f"{road_sqft:,.1f} sq ft" + (f", {outside_sqft:,.1f} sq ft of it affected land outside the lots" if outside_sqft > 0 else "")
     if road_sqft >= rule.road_below_sqft:
         problems.append(f"the subdivision road affects {road_txt} (not under {rule.road_below_sqft:,.0f})")
