@@ -10,6 +10,8 @@
 #
 # Environment: MIRROR (default: the first Debian archive URI of this machine's /etc/apt/sources.list*),
 # SUITE (default trixie), SHARED (default ../shared beside this repo: realdata and the regulation texts).
+# A proxy and pip's CA bundle (PIP_CERT or pip.conf's cert) are passed into the root; nothing else of this
+# machine's pip configuration is.
 #
 # What it does: debootstrap (minbase) from the mirror; apt-get install python3-qgis qgis-providers python3-venv
 # make git xvfb (with Recommends, as a new user gets them); a fresh `git clone` of this repo's current branch
@@ -26,7 +28,7 @@ while [[ $# -gt 0 ]]; do
   case "$1" in
     --root) ROOT="$2"; shift 2 ;;
     --fresh) FRESH=1; shift ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
     *) TARGETS+=("$1"); shift ;;
   esac
 done
@@ -98,9 +100,21 @@ for m in "${MOUNTS[@]}"; do
 done
 cp -L /etc/resolv.conf "$ROOT/etc/resolv.conf"
 
+# The network settings pip needs on this machine go into the root too: a proxy, and the CA bundle named by
+# PIP_CERT (or pip.conf's `cert`) when this machine trusts a CA the root's ca-certificates does not have.
+PASS_ENV=()
+for v in http_proxy https_proxy no_proxy HTTP_PROXY HTTPS_PROXY NO_PROXY PIP_INDEX_URL PIP_DEFAULT_TIMEOUT; do
+  [[ -n "${!v:-}" ]] && PASS_ENV+=("$v=${!v}")
+done
+host_cert="${PIP_CERT:-$(python3 -m pip config get global.cert 2>/dev/null || true)}"
+if [[ -n "$host_cert" && -f "$host_cert" ]]; then
+  cp -L "$host_cert" "$ROOT/etc/ssl/certs/host-ca-bundle.crt"
+  PASS_ENV+=(PIP_CERT=/etc/ssl/certs/host-ca-bundle.crt)
+fi
+
 in_root() {
   chroot "$ROOT" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
-    LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive "$@"
+    LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive "${PASS_ENV[@]}" "$@"
 }
 
 echo "== apt-get install python3-qgis qgis-providers python3-venv make git xvfb"
