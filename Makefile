@@ -34,7 +34,7 @@ $(STAMP): pyproject.toml requirements-dev.txt scripts/install_system_deps.sh
 	@bash scripts/install_system_deps.sh
 	@test -x $(PY) || $(PY_SYS) -m venv --system-site-packages $(VENV)
 	@# Constraints from the system: numpy of Debian's major release (1 on Debian 12, 2 on Debian 13), and on
-	@# Debian 12's numpy-1 stack affine 2 (what its rasterio 1.3 expects).
+	@# Debian 12's numpy-1 stack affine below 3, as before (its rasterio 1.3 predates affine 3).
 	@$(PY_SYS) -c 'import numpy; m = int(numpy.__version__.split(".")[0]); print(f"numpy>={m},<{m + 1}"); m == 1 and print("affine<3")' \
 	  > $(CONSTRAINTS) && echo "pip constraints: $$(tr '\n' ' ' < $(CONSTRAINTS))"
 	$(PY) -m pip install -q --upgrade "pip>=23"
