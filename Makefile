@@ -1,11 +1,16 @@
 # Stormwater site-plan review: set-up, demo, tests, packaging.
-# `make demo` and `make test` do all the set-up on a fresh Debian 12 machine.
+# `make demo` and `make test` do all the set-up on a fresh Debian 12 (QGIS 3.22, Python 3.11, numpy 1) or
+# Debian 13 (QGIS 3.40, Python 3.13, numpy 2) machine. numpy stays at the major release Debian's GDAL, QGIS,
+# rasterio and matplotlib were built for (read from the system's Python), and pip never compiles numpy.
 
 SHELL := /bin/bash
 PY_SYS := /usr/bin/python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+CONSTRAINTS := $(VENV)/constraints.txt
+# Every pip install keeps the system's numpy major and never builds numpy from source.
+PIP := $(PY) -m pip install --only-binary numpy -c $(CONSTRAINTS)
 DEMO := resources/demo
 OUT ?= out/demo
 export QT_QPA_PLATFORM := offscreen
@@ -28,11 +33,16 @@ sysdeps:
 $(STAMP): pyproject.toml requirements-dev.txt scripts/install_system_deps.sh
 	@bash scripts/install_system_deps.sh
 	@test -x $(PY) || $(PY_SYS) -m venv --system-site-packages $(VENV)
+	@# Constraints from the system: numpy of Debian's major release (1 on Debian 12, 2 on Debian 13), and on
+	@# Debian 12's numpy-1 stack affine below 3, as before (its rasterio 1.3 predates affine 3).
+	@$(PY_SYS) -c 'import numpy; m = int(numpy.__version__.split(".")[0]); print(f"numpy>={m},<{m + 1}"); m == 1 and print("affine<3")' \
+	  > $(CONSTRAINTS) && echo "pip constraints: $$(tr '\n' ' ' < $(CONSTRAINTS))"
 	$(PY) -m pip install -q --upgrade "pip>=23"
 	@# shapely 2 built against Debian's GEOS, so it shares one GEOS with QGIS.
-	$(PY) -m pip install -q --no-binary shapely "shapely>=2,<2.1" "numpy<2"
-	$(PY) -m pip install -q "geopandas>=0.14,<0.15" "numpy<2" "affine<3"
-	$(PY) -m pip install -q -r requirements-dev.txt "numpy<2"
+	$(PIP) -q --no-binary shapely "shapely>=2,<2.1"
+	$(PIP) -q "geopandas>=0.14,<0.15"
+	$(PIP) -q -r requirements-dev.txt
+	@# setuptools (the build backend) comes from Debian's python3-setuptools through --system-site-packages.
 	$(PY) -m pip install -q --no-deps --no-build-isolation -e .
 	@mkdir -p $(XDG_RUNTIME_DIR) && chmod 700 $(XDG_RUNTIME_DIR)
 	@touch $(STAMP)

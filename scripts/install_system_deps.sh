@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages the project needs, only those missing.
+# Installs the Debian packages the project needs, only those missing; the same names on Debian 12
+# (bookworm: QGIS 3.22, Python 3.11, numpy 1) and Debian 13 (trixie: QGIS 3.40, Python 3.13, numpy 2).
 # QGIS and GDAL come from Debian so that everything in the venv links the same
 # GDAL/GEOS/PROJ as QGIS does (pip wheels that bundle their own crash QGIS).
+# python3-setuptools: the build backend of `pip install --no-build-isolation -e .` (a Python 3.12+ venv has
+# none of its own); python3-pytest: the test runner of the matrix venvs (scripts/engine_matrix.sh).
 set -euo pipefail
 PKGS=(python3-qgis qgis-providers python3-venv python3-dev python3-pip build-essential
       libgeos-dev gdal-bin python3-gdal python3-pyproj python3-rasterio python3-fiona python3-pandas
-      python3-matplotlib python3-jinja2 python3-reportlab fonts-dejavu-core poppler-utils)
+      python3-matplotlib python3-jinja2 python3-reportlab fonts-dejavu-core poppler-utils
+      python3-setuptools python3-pytest)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

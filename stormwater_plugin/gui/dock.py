@@ -19,7 +19,6 @@ from qgis.core import (
     QgsMessageLog,
     QgsPointXY,
     QgsProject,
-    QgsRectangle,
 )
 from qgis.gui import QgsCollapsibleGroupBox, QgsMessageBar
 from qgis.PyQt.QtCore import Qt, QTimer
@@ -46,6 +45,7 @@ from ..core.model import DEVICE_TYPES, PROJECT_CLASSES, CheckResult, Finding, Wa
 from ..core.overrides import OverrideError
 from ..core.rulepack import JURISDICTIONS, load_pack
 from ..core.saved_review import load_review, save_review
+from ..qgis_bridge.compat import null_rectangle
 from ..qgis_bridge.results import to_qgs
 from ..qgis_bridge.snapshot import Snapshot, snapshot
 from ..services.review import Move, compare_with, review_of
@@ -695,8 +695,7 @@ class ReviewDock(QDockWidget):
             return
         canvas = self.iface.mapCanvas()
         qgeoms = [to_qgs(g, multi=False) for g in geoms]
-        rect = QgsRectangle()
-        rect.setMinimal()
+        rect = null_rectangle()
         for g in qgeoms:
             rect.combineExtentWith(g.boundingBox())
         dest = canvas.mapSettings().destinationCrs()

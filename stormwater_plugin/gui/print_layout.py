@@ -29,6 +29,8 @@ from qgis.core import (
 from qgis.PyQt.QtCore import Qt
 from qgis.PyQt.QtGui import QFont
 
+from ..qgis_bridge.compat import set_legend_text_size
+
 #: Millimetres: page margin, title height, width of the right-hand column.
 _MARGIN = 10.0
 _TITLE_H = 12.0
@@ -192,9 +194,7 @@ def build_layout(
         pass
     for style, size in ((QgsLegendStyle.Style.Title, 9.0), (QgsLegendStyle.Style.Group, 7.5), (QgsLegendStyle.Style.Subgroup, 7.0), (QgsLegendStyle.Style.SymbolLabel, 6.5)):
         try:
-            f = legend.rstyle(style).font()
-            f.setPointSizeF(size)
-            legend.rstyle(style).setFont(f)
+            set_legend_text_size(legend.rstyle(style), size)
         except Exception:  # pragma: no cover - API moved
             pass
     legend.setSymbolHeight(2.6)

@@ -22,6 +22,7 @@ from qgis.core import (
 from ..core.units import METRE_PER_FT, METRE_PER_US_FT
 from ..services.working_crs import CrsTraits, NoSiteLocation, plausible_scale, site_centre, site_geometries, utm_epsg
 from ..services.working_crs import choose_working_crs as _policy
+from .compat import null_rectangle
 
 __all__ = ["NoSiteLocation", "choose_working_crs", "crs_label", "ground_scale", "is_conformal", "is_projected", "site_ground_scale", "unit_to_ft", "utm_for"]
 
@@ -60,8 +61,7 @@ def utm_for(lon: float, lat: float) -> QgsCoordinateReferenceSystem:
 
 def centre_lonlat(extents: Iterable[tuple[QgsRectangle, QgsCoordinateReferenceSystem]], context: QgsCoordinateTransformContext) -> tuple[float, float] | None:
     """Longitude and latitude of the centre of the combined extents, or ``None``."""
-    total = QgsRectangle()
-    total.setMinimal()
+    total = null_rectangle()
     for rect, crs in extents:
         if rect is None or rect.isEmpty() or not crs.isValid():
             continue

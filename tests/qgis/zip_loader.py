@@ -13,11 +13,15 @@ sys.path.insert(0, plugins_dir)
 
 if os.environ.get("SW_BLOCK_SHAPELY"):
     class _NoShapely:
-        """Pretend shapely is not installed."""
+        """Pretend shapely is not installed: the error Python raises for a missing module.
+
+        ``ModuleNotFoundError``, not a bare ``ImportError``: QGIS 3.40's ``qgis.core`` imports shapely itself and
+        catches only ``ModuleNotFoundError``, as it would for a machine without shapely.
+        """
 
         def find_spec(self, name, path=None, target=None):
             if name == "shapely" or name.startswith("shapely."):
-                raise ImportError("No module named 'shapely' (blocked by the test)")
+                raise ModuleNotFoundError("No module named 'shapely' (blocked by the test)", name=name)
             return None
 
     sys.meta_path.insert(0, _NoShapely())
