@@ -49,9 +49,16 @@ class LayerSource:
     layer: str | None = None
     #: ``package`` (a layer of the site package by its name) or ``--layer``.
     origin: str = "--layer"
+    #: The path as typed when it is a GDAL virtual path (``/vsizip//abs/plan.zip/septic.shp``), which a Path would change.
+    text: str = ""
 
     def describe(self) -> str:
-        return f"{self.path}{':' + self.layer if self.layer else ''}"
+        return f"{self.text or self.path}{':' + self.layer if self.layer else ''}"
+
+    @property
+    def gdal(self) -> str:
+        """The path GDAL opens (:func:`gdal_path`)."""
+        return self.text or gdal_path(self.path)
 
 
 @dataclass
@@ -79,7 +86,7 @@ def parse_layer_option(text: str) -> LayerSource:
         head, tail = rest.rsplit(":", 1)
         if head and (Path(head).exists() or head.startswith("/vsi")) and not Path(rest).exists() and "/" not in tail and "\\" not in tail:
             path, layer = head, tail
-    return LayerSource(role, Path(path), layer, origin="--layer")
+    return LayerSource(role, Path(path), layer, origin="--layer", text=path if _is_virtual(path) else "")
 
 
 #: File names inside a zip archive that hold vector data (looked for when the archive's root holds none).
@@ -131,10 +138,10 @@ def _exists(path: Path) -> bool:
     return _is_virtual(path) or path.exists()
 
 
-def _list_layers(path: Path) -> list[str]:
+def _list_layers(path: Path, text: str = "") -> list[str]:
     _enable_read_drivers()
     try:
-        return list(fiona.listlayers(gdal_path(path)))
+        return list(fiona.listlayers(text or gdal_path(path)))
     except InputError:
         raise
     except Exception as exc:  # fiona raises several driver-specific errors
@@ -149,14 +156,14 @@ def _one_layer(src: LayerSource) -> LayerSource:
         return src
     if not _exists(src.path):
         raise InputError(f"{src.path}: file not found (for the '{src.role}' layer)")
-    names = _list_layers(src.path)
+    names = _list_layers(src.path, src.text)
     if len(names) > 1:
         shown = ", ".join(names[:12]) + (f", … ({len(names)} in all)" if len(names) > 12 else "")
         raise InputError(
             f"{src.path} holds {len(names)} layers ({shown}): which one is the '{src.role}' layer?\n"
             f"name it: --layer {src.role}={src.path}:LAYER"
         )
-    return LayerSource(src.role, src.path, names[0] if names else None, src.origin)
+    return LayerSource(src.role, src.path, names[0] if names else None, src.origin, src.text)
 
 
 def collect_sources(package: Path | None, layer_options: list[str]) -> tuple[dict[str, list[LayerSource]], list[Warning_]]:
@@ -283,7 +290,7 @@ class _Probe:
 
 def _open(src: LayerSource, **kwargs: Any) -> Any:
     _enable_read_drivers()
-    path = gdal_path(src.path)
+    path = src.gdal
     return fiona.open(path, layer=src.layer, **kwargs) if src.layer else fiona.open(path, **kwargs)
 
 
@@ -866,7 +873,7 @@ def _merge_role(role: str, pcs: list[_Piece], extra_fields: set[str], warnings: 
     ids: list[str] = []
     attrs: list[dict[str, Any]] = []
     no_geometry: dict[str, str] = {}
-    seen: dict[str, str] = {}
+    seen: dict[str, int] = {}
     across: dict[str, set[str]] = {}
     for k, pc in enumerate(pcs):
         p = pc.probe
@@ -901,11 +908,11 @@ def _merge_role(role: str, pcs: list[_Piece], extra_fields: set[str], warnings: 
                                      "were read; the others lie beyond every rule's reach", role))
         bad: dict[str, list[str]] = {}
         for i, fid in enumerate(piece_ids):
-            if fid in seen and seen[fid] != where:
-                across.setdefault(fid, set()).update({seen[fid], where})
-            seen.setdefault(fid, where)
+            if fid in seen and seen[fid] != k:
+                across.setdefault(fid, set()).update({pcs[seen[fid]].probe.src.describe(), where})
+            seen.setdefault(fid, k)
             # a feature with no geometry at all keeps that reason (the cleaner reports it), wherever its layer lies
-            why = fr.unusable.get(i) or (pc.misplaced if fr.geoms[i] is not None else None)
+            why = pc.misplaced if pc.misplaced is not None and (fr.geoms[i] is not None or i in fr.unusable) else fr.unusable.get(i)
             if why is not None:
                 no_geometry.setdefault(fid, why)
                 bad.setdefault(why, []).append(fid)
@@ -923,7 +930,7 @@ def _merge_role(role: str, pcs: list[_Piece], extra_fields: set[str], warnings: 
     if across:
         shown = ", ".join(sorted(across)[:10])
         warnings.append(Warning_("duplicate_ids_across_sources", f"id(s) {shown} appear in more than one source of the '{role}' role "
-                                 f"({', '.join(sorted(set().union(*across.values())))}): each is checked; make sure one feature is not given twice",
+                                 f"({' and '.join(sorted(set().union(*across.values())))}): each is checked; make sure one feature is not given twice",
                                  role, tuple(sorted(across))))
     return FeatureLayer.from_sequences(role, geoms, ids, attrs, no_geometry=no_geometry)
 
