@@ -26,7 +26,16 @@ from ..core.raster import ElevationGrid
 from ..core.terrain import plausibility_warning
 from ..core.units import FT_PER_METRE, Z_UNITS_TO_FT, feet_per_unit, normalise_z_unit
 from ..services.dem_window import dem_window
-from ..services.intake import FAR_FT, MAX_LISTED, NOT_LAYERS, match_fields, outside_area_of_use, placement_problem, role_for_layer_name
+from ..services.intake import (
+    CONTEXT_FLOOR_FT,
+    FAR_FT,
+    MAX_LISTED,
+    NOT_LAYERS,
+    match_fields,
+    outside_area_of_use,
+    placement_problem,
+    role_for_layer_name,
+)
 from ..services.reach import rule_reach_ft
 from ..services.working_crs import PLAN_ROLES, CrsTraits, NoSiteLocation, plausible_scale, site_centre, site_geometries, site_parcel_indices
 from ..services.working_crs import choose_working_crs as policy
@@ -690,7 +699,12 @@ def _rule_roles(value: Any) -> set[str]:
 
 
 def _role_reaches(pack: Any, cell_ft: float) -> dict[str, float] | None:
-    """How far from the site each role's features are looked at, feet (``inf``: unlimited); ``None`` without a pack."""
+    """How far from the site each role's features are read and placed, feet (``inf``: unlimited); ``None`` without a pack.
+
+    The pack's largest finite reach (:func:`~stormwater_plugin.services.reach.rule_reach_ft`, at least
+    :data:`~stormwater_plugin.services.intake.CONTEXT_FLOOR_FT`) for every role, except the roles a rule of
+    unlimited reach names (a flow trace with no declared length): those are read whole.
+    """
     if pack is None:
         return None
     finite = 0.0
@@ -701,6 +715,7 @@ def _role_reaches(pack: Any, cell_ft: float) -> dict[str, float] | None:
             finite = max(finite, d)
         else:
             unlimited |= _rule_roles(dict(rule.params)) or set(ROLES)
+    finite = max(finite, CONTEXT_FLOOR_FT)
     return {r: (math.inf if r in unlimited else finite) for r in ROLES}
 
 

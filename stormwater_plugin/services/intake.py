@@ -57,6 +57,10 @@ AREA_OF_USE_MARGIN_DEG: float = 3.0
 #: unlimited (a flow trace with no declared length).
 FAR_FT: float = 264_000.0
 
+#: Least distance around the site and the plan that context is read over and judged by, feet: a pack whose
+#: rules reach less (or only into the parcel) still sees, and places, what lies next to the site.
+CONTEXT_FLOOR_FT: float = 500.0
+
 #: Per-feature entries listed for a misplaced layer; a larger one is reported as one entry.
 MAX_LISTED: int = 50
 
