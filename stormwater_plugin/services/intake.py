@@ -221,6 +221,6 @@ def placement_problem(source: str, crs_name: str, outside_crs: bool, distance_ft
         return (f"lies where its CRS ({crs_name}) cannot place it (outside the CRS's area of use, or latitude and longitude swapped): "
                 f"check the CRS of {source}")
     if distance_ft is not None and math.isfinite(reach_ft) and distance_ft > reach_ft:
-        return (f"lies {format_distance(distance_ft)} from the site, beyond the {reach_ft:,.0f} ft the rules reach, as does all of {source}: "
-                "check its CRS (a wrong .prj puts a layer hundreds of miles away)")
+        return (f"lies {format_distance(distance_ft)} from the site (all of {source} lies beyond the {reach_ft:,.0f} ft the rules reach): "
+                "check its CRS, as a wrong .prj puts a layer hundreds of miles away")
     return None
