@@ -8,6 +8,7 @@ raise :class:`InputError` with a message naming the file, layer or field.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 from dataclasses import dataclass, field
@@ -343,7 +344,8 @@ def _read_frame(src: LayerSource, bbox: tuple[float, float, float, float] | None
         # Curves (CurvePolygon, CompoundCurve from a GeoPackage or a CAD export) are stroked by GDAL every
         # ARC_STEP_DEG degrees: a chord then lies at most r * 2.4e-6 inside its arc (0.0024 ft at r = 1,000 ft).
         kwargs: dict[str, Any] = {"ignore_fields": list(skipped)} if skipped else {}
-        with fiona.Env(OGR_ARC_STEPSIZE=str(ARC_STEP_DEG)), _open(src, **kwargs) as coll:
+        with fiona.Env(OGR_ARC_STEPSIZE=str(ARC_STEP_DEG)), contextlib.ExitStack() as stack:
+            coll = stack.enter_context(_open(src, **kwargs))
             wkt = coll.crs_wkt
             try:
                 columns: list[str] | None = [c for c in coll.schema.get("properties", {}).keys() if c not in skipped]
@@ -352,12 +354,14 @@ def _read_frame(src: LayerSource, bbox: tuple[float, float, float, float] | None
             geoms: list[Any] = []
             records: list[dict[str, Any]] = []
             where = _no_geometry_where(src, str(coll.driver)) if bbox is not None else None
-            if where is None:  # no way to find the features without geometry besides the filter: read them all
-                feats: Any = coll
-            else:
-                # The features meeting the box, and those without geometry (no box finds them; each makes its rules undetermined).
-                # (one OGR layer: each filter is set only once the previous one is read through)
-                feats = _unique_features(lambda: coll.filter(bbox=bbox), lambda: coll.filter(where=where))
+            feats: Any = None if where is not None else coll  # no way to find the features without geometry: read them all
+            if where is not None:
+                try:
+                    # The features meeting the box, and those without geometry (no box finds them; each makes its rules
+                    # undetermined). One OGR layer: each filter is set only once the previous one is read through.
+                    feats = list(_unique_features(lambda: coll.filter(bbox=bbox), lambda: coll.filter(where=where)))
+                except Exception:  # noqa: BLE001 - a driver refusing the filter: the layer is read whole, afresh
+                    feats = stack.enter_context(_open(src, **kwargs))
             for feat in feats:
                 geoms.append(_feature_geometry(feat["geometry"], shape))
                 records.append({k: v for k, v in dict(feat["properties"]).items() if k not in skipped})

@@ -357,3 +357,62 @@ def test_a_field_resembling_bottom_elev_ft_is_named_in_a_warning(tmp_path):
     assert near and "'bottom_elev'" in near[0]["message"] and "'bottom_elev_ft'" in near[0]["message"]
     assert any("'DEVICE_TYPE' as 'device_type'" in w["message"] for w in doc["warnings"] if w["code"] == "fields_matched")
     assert "device_type_unknown" not in _codes(doc)
+
+
+def test_a_county_wetlands_shapefile_keeps_its_wetland_without_geometry_undetermined(tmp_path):
+    """The spatial filter finds no feature without geometry: a second query does (OGR SQL for a shapefile)."""
+    import geopandas as gpd
+    from shapely.geometry import box
+
+    wl = _demo("wetlands")
+    c = wl.geometry.iloc[0].centroid
+    rows = gpd.GeoDataFrame({"id": ["WL-FAR", "WL-NULL"]}, geometry=[box(c.x + 5000, c.y, c.x + 5010, c.y + 10), None], crs=wl.crs)
+    path = tmp_path / "county_wetlands.shp"
+    gpd.GeoDataFrame(pd_concat([wl[["id", "geometry"]], rows]), crs=wl.crs).to_file(path)
+    code, doc = _run(tmp_path, str(DEMO), "--layer", f"wetlands={path}")
+    und = [f for f in doc["findings"] if f["subject"] and f["subject"]["id"] == "WL-NULL"]
+    assert und and all(f["status"] == "undetermined" for f in und)
+    assert not [f for f in doc["findings"] if "WL-FAR" in json.dumps(f)]  # beyond every rule's reach: never read
+    assert [f["status"] for f in doc["findings"] if f["rule_id"] == "lgpc.clearing-500ft-cover" and (f["other"] or {}).get("id") == "WL-1"]
+
+
+# --- the policy alone (services/intake.py) -----------------------------------------------------------------------------
+
+
+def test_shapefile_truncations_and_case_are_read_as_the_documented_device_fields():
+    from stormwater_plugin.services.intake import match_fields
+
+    renames, near = match_fields(["id", "DEVICE_TYPE", "vehicle_tr", "high_traff", "bottom_ele", "shgw_elev_", "drain_days", "photo"], "devices")
+    assert renames == {"DEVICE_TYPE": "device_type", "vehicle_tr": "vehicle_traffic", "high_traff": "high_traffic",
+                       "bottom_ele": "bottom_elev_ft", "shgw_elev_": "shgw_elev_ft"}
+    assert near == []
+    renames, near = match_fields(["bottom_elev", "device_type"], "devices")
+    assert renames == {} and ("bottom_elev", "bottom_elev_ft") in near
+
+
+def test_a_truncated_name_is_not_taken_when_the_layer_has_the_field_itself():
+    from stormwater_plugin.services.intake import match_fields
+
+    renames, _ = match_fields(["vehicle_traffic", "vehicle_tr"], "devices")
+    assert renames == {}
+
+
+def test_layer_names_beginning_with_a_role_are_that_role_but_not_exactly():
+    from stormwater_plugin.core.model import ROLES
+    from stormwater_plugin.services.intake import role_for_layer_name
+
+    assert role_for_layer_name("Devices", ROLES) == ("devices", True)
+    assert role_for_layer_name("devices_proposed", ROLES) == ("devices", False)
+    assert role_for_layer_name("sewer_laterals", ROLES) == (None, False)
+
+
+@pytest.mark.parametrize("lonlat, area, raw, outside", [
+    ((-73.7, 43.5, -73.6, 43.6), (-78.0, 0.0, -72.0, 84.0), None, False),     # Lake George in UTM 18N
+    ((-79.8, 42.0, -79.7, 42.1), (-78.0, 0.0, -72.0, 84.0), None, False),     # western New York in UTM 18N: used, and within 3 degrees
+    ((-74.1, 53.0, -74.0, 53.1), (-75.87, 40.88, -73.23, 45.02), None, True),  # metres read as NY East ftUS: Hudson Bay
+    (None, (-180.0, -90.0, 180.0, 90.0), (608000.0, 4816000.0, 609000.0, 4817000.0), True),  # metres under WGS 84
+])
+def test_coordinates_outside_their_crs_area_of_use_do_not_fit_it(lonlat, area, raw, outside):
+    from stormwater_plugin.services.intake import outside_area_of_use
+
+    assert outside_area_of_use(lonlat, area, raw) is outside
