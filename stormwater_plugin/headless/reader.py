@@ -296,6 +296,8 @@ class _Probe:
     skipped: list[str]
     count: int
     driver: str
+    #: The layer, still open, when no field is to be skipped (fiona skips fields only as it opens a layer).
+    coll: Any = None
 
 
 def _open(src: LayerSource, **kwargs: Any) -> Any:
@@ -304,12 +306,19 @@ def _open(src: LayerSource, **kwargs: Any) -> Any:
     return fiona.open(path, layer=src.layer, **kwargs) if src.layer else fiona.open(path, **kwargs)
 
 
-def _probe(src: LayerSource) -> _Probe:
-    """Open ``src`` and read its declarations (no feature); :class:`InputError` for a missing file or layer, or no CRS."""
+def _probe(src: LayerSource, stack: contextlib.ExitStack | None = None) -> _Probe:
+    """Open ``src`` and read its declarations (no feature); :class:`InputError` for a missing file or layer, or no CRS.
+
+    With ``stack`` the layer stays open on it (``_Probe.coll``) for :func:`_read_frame`: opening a
+    GeoPackage layer costs several milliseconds.
+    """
     if not _exists(src.path):
         raise InputError(f"{src.path}: file not found (for the '{src.role}' layer)")
+    kept = None
     try:
-        with _open(src) as coll:
+        with contextlib.ExitStack() as own:
+            coll = (stack or own).enter_context(_open(src))
+            kept = coll if stack is not None else None
             wkt = coll.crs_wkt
             try:
                 props = dict(coll.schema.get("properties", {}))
@@ -333,19 +342,24 @@ def _probe(src: LayerSource) -> _Probe:
         raise InputError(
             f"{src.describe()}: the '{src.role}' layer has no CRS; assign one (e.g. in QGIS: Layer > Set CRS, or ogr2ogr -a_srs EPSG:xxxx) and run again"
         )
-    return _Probe(src, crs, bounds, columns, skipped, count, driver)
+    return _Probe(src, crs, bounds, columns, skipped, count, driver, kept if not skipped else None)
 
 
-def _read_frame(src: LayerSource, bbox: tuple[float, float, float, float] | None = None, skipped: tuple[str, ...] | list[str] = ()) -> VectorFrame:
-    """The features of ``src`` (those meeting ``bbox``, in the layer's CRS, when given), without the ``skipped`` fields."""
+def _read_frame(
+    src: LayerSource, bbox: tuple[float, float, float, float] | None = None, skipped: tuple[str, ...] | list[str] = (), opened: Any = None
+) -> VectorFrame:
+    """The features of ``src`` (those meeting ``bbox``, in the layer's CRS, when given), without the ``skipped`` fields.
+
+    ``opened``: the layer already open (from :func:`_probe`), read instead of opening it again.
+    """
     if not _exists(src.path):
         raise InputError(f"{src.path}: file not found (for the '{src.role}' layer)")
     try:
         # Curves (CurvePolygon, CompoundCurve from a GeoPackage or a CAD export) are stroked by GDAL every
         # ARC_STEP_DEG degrees: a chord then lies at most r * 2.4e-6 inside its arc (0.0024 ft at r = 1,000 ft).
         kwargs: dict[str, Any] = {"ignore_fields": list(skipped)} if skipped else {}
-        with fiona.Env(OGR_ARC_STEPSIZE=str(ARC_STEP_DEG)), contextlib.ExitStack() as stack:
-            coll = stack.enter_context(_open(src, **kwargs))
+        with (fiona.Env(OGR_ARC_STEPSIZE=str(ARC_STEP_DEG)) if opened is None else contextlib.nullcontext()), contextlib.ExitStack() as stack:
+            coll = opened if opened is not None else stack.enter_context(_open(src, **kwargs))
             wkt = coll.crs_wkt
             try:
                 columns: list[str] | None = [c for c in coll.schema.get("properties", {}).keys() if c not in skipped]
@@ -663,6 +677,8 @@ def crs_description(crs: Any, why: str, scale: float) -> str:
     return f"{crs.name} ({crs.to_string()}), {why}; distances on the ellipsoid (grid scale factor {scale:.6f})"
 
 
+#: Context layers of up to this many features are read whole (two filtered queries cost more than reading them).
+FILTER_MIN_FEATURES: int = 1000
 #: Roles that are context of a site rather than its plan: read through a spatial filter of the site plus the pack's reach.
 CONTEXT_ROLES: tuple[str, ...] = ("wells", "septic", "wetlands", "shoreline", "waterbodies", "streams", "soils")
 
@@ -740,7 +756,7 @@ def _transform_box(b: Any, src_crs: Any, dst_crs: Any) -> tuple[float, float, fl
     xs = np.concatenate([b[0] + (b[2] - b[0]) * t, np.full(11, b[2]), b[0] + (b[2] - b[0]) * t, np.full(11, b[0])])
     ys = np.concatenate([np.full(11, b[1]), b[1] + (b[3] - b[1]) * t, np.full(11, b[3]), b[1] + (b[3] - b[1]) * t])
     try:
-        x, y = Transformer.from_crs(src_crs, dst_crs, always_xy=True).transform(xs, ys)
+        x, y = _transformer(src_crs.to_wkt(), dst_crs.to_wkt()).transform(xs, ys)
     except Exception:  # noqa: BLE001 - pyproj refuses some coordinates outright
         return None
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
@@ -749,12 +765,28 @@ def _transform_box(b: Any, src_crs: Any, dst_crs: Any) -> tuple[float, float, fl
     return float(x.min()), float(y.min()), float(x.max()), float(y.max())
 
 
+@functools.lru_cache(maxsize=64)
+def _transformer(src_wkt: str, dst_wkt: str) -> Any:
+    """A transformer between two CRSs given as WKT, built once per pair (each costs milliseconds)."""
+    return Transformer.from_crs(crs_from_wkt(src_wkt), crs_from_wkt(dst_wkt), always_xy=True)
+
+
+_WGS84 = None
+
+
+def _wgs84() -> Any:
+    global _WGS84
+    if _WGS84 is None:
+        _WGS84 = CRS.from_epsg(4326)
+    return _WGS84
+
+
 def _outside_crs(probe: _Probe) -> bool:
     """Whether the layer's declared extent cannot lie where its CRS says (see :func:`~stormwater_plugin.services.intake.outside_area_of_use`)."""
     if probe.bounds is None or probe.count == 0:
         return False
     raw = probe.bounds if probe.crs.is_geographic else None
-    lonlat = _transform_box(probe.bounds, probe.crs, CRS.from_epsg(4326))
+    lonlat = _transform_box(probe.bounds, probe.crs, _wgs84())
     aou = probe.crs.area_of_use
     return outside_area_of_use(lonlat, aou.bounds if aou is not None else None, raw)
 
@@ -788,24 +820,29 @@ def read_vectors(
     the rules reach, is misplaced: its features are listed as without usable geometry, with the reason,
     so every rule reading them is undetermined for them (see :mod:`~stormwater_plugin.services.intake`).
     """
+    with fiona.Env(OGR_ARC_STEPSIZE=str(ARC_STEP_DEG)), contextlib.ExitStack() as stack:  # one GDAL environment; layers open once
+        return _read_vectors(stack, sources, dem_crs, pack, site_parcel_id, cell_ft)
+
+
+def _read_vectors(
+    stack: contextlib.ExitStack, sources: dict[str, list[LayerSource]], dem_crs: Any, pack: Any, site_parcel_id: str | None, cell_ft: float
+) -> VectorLayers:
     warnings: list[Warning_] = []
-    with fiona.Env():
-        probes = {role: [_probe(s) for s in srcs] for role, srcs in sources.items()}
+    probes = {role: [_probe(s, stack) for s in srcs] for role, srcs in sources.items()}
     reaches = _role_reaches(pack, cell_ft)
     plan_present = any(r not in CONTEXT_ROLES for r in probes)
     deferred = reaches is not None and plan_present
     pieces: dict[str, list[_Piece]] = {}
-    with fiona.Env():
-        for role, ps in probes.items():
-            for p in ps:
-                piece = _Piece(p)
-                if _outside_crs(p):
-                    piece.misplaced = placement_problem(p.src.describe(), str(p.crs.name), True, None, 0.0)
-                    if p.count <= MAX_LISTED:  # read, so its features are named one by one
-                        piece.frame = _read_frame(p.src, skipped=p.skipped)
-                elif not (deferred and role in CONTEXT_ROLES):
-                    piece.frame = _read_frame(p.src, skipped=p.skipped)
-                pieces.setdefault(role, []).append(piece)
+    for role, ps in probes.items():
+        for p in ps:
+            piece = _Piece(p)
+            if _outside_crs(p):
+                piece.misplaced = placement_problem(p.src.describe(), str(p.crs.name), True, None, 0.0)
+                if p.count <= MAX_LISTED:  # read, so its features are named one by one
+                    piece.frame = _read_frame(p.src, skipped=p.skipped, opened=p.coll)
+            elif not (deferred and role in CONTEXT_ROLES):
+                piece.frame = _read_frame(p.src, skipped=p.skipped, opened=p.coll)
+            pieces.setdefault(role, []).append(piece)
 
     for_crs = {role: next(pc.frame for pc in pcs if pc.frame is not None and pc.misplaced is None) for role, pcs in pieces.items()
                if any(pc.frame is not None and pc.misplaced is None for pc in pcs)}
@@ -853,29 +890,28 @@ def read_vectors(
         anchor = site_geometries(plan_layers, site_parcel_id)
         near = anchor + [g for r, lay in plan_layers.items() if r != "parcels" for g in lay.geoms]
         box = shapely.total_bounds(np.array(near, dtype=object)) if near else None
-        with fiona.Env():
-            for role, pcs in pieces.items():
-                if role not in CONTEXT_ROLES:
+        for role, pcs in pieces.items():
+            if role not in CONTEXT_ROLES:
+                continue
+            reach_u = reaches[role] / ft_unit
+            for pc in pcs:
+                if pc.misplaced is not None:
                     continue
-                reach_u = reaches[role] / ft_unit
-                for pc in pcs:
-                    if pc.misplaced is not None:
-                        continue
-                    p = pc.probe
-                    extent = _transform_box(p.bounds, p.crs, crs) if p.count else None
-                    pc.misplaced = placement_problem(p.src.describe(), str(p.crs.name), False, _distance_ft(anchor, extent, ft_unit),
-                                                     min(reaches[role], FAR_FT)) if p.count else None
-                    if pc.misplaced is not None:
-                        if p.count <= MAX_LISTED:  # read, so its features are named one by one
-                            pc.frame = _read_frame(p.src, skipped=p.skipped)
-                            to_working(role, pc)
-                        continue
-                    window = None
-                    if box is not None and math.isfinite(reach_u):
-                        window = _transform_box((box[0] - reach_u, box[1] - reach_u, box[2] + reach_u, box[3] + reach_u), crs, p.crs)
-                    pc.frame = _read_frame(p.src, bbox=window, skipped=p.skipped)
-                    pc.filtered = window is not None
-                    to_working(role, pc)
+                p = pc.probe
+                extent = _transform_box(p.bounds, p.crs, crs) if p.count else None
+                pc.misplaced = placement_problem(p.src.describe(), str(p.crs.name), False, _distance_ft(anchor, extent, ft_unit),
+                                                 min(reaches[role], FAR_FT)) if p.count else None
+                if pc.misplaced is not None:
+                    if p.count <= MAX_LISTED:  # read, so its features are named one by one
+                        pc.frame = _read_frame(p.src, skipped=p.skipped, opened=p.coll)
+                        to_working(role, pc)
+                    continue
+                window = None
+                if box is not None and math.isfinite(reach_u) and p.count > FILTER_MIN_FEATURES:
+                    window = _transform_box((box[0] - reach_u, box[1] - reach_u, box[2] + reach_u, box[3] + reach_u), crs, p.crs)
+                pc.frame = _read_frame(p.src, bbox=window, skipped=p.skipped, opened=p.coll)
+                pc.filtered = window is not None
+                to_working(role, pc)
 
     extra_fields = _pack_fields(pack)
     layers: dict[str, FeatureLayer] = {}

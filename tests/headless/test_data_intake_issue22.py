@@ -366,13 +366,15 @@ def test_a_county_wetlands_shapefile_keeps_its_wetland_without_geometry_undeterm
 
     wl = _demo("wetlands")
     c = wl.geometry.iloc[0].centroid
-    rows = gpd.GeoDataFrame({"id": ["WL-FAR", "WL-NULL"]}, geometry=[box(c.x + 5000, c.y, c.x + 5010, c.y + 10), None], crs=wl.crs)
+    far = [box(c.x + 5000 + 20 * i, c.y, c.x + 5010 + 20 * i, c.y + 10) for i in range(1200)]  # over the 1,000 read whole
+    rows = gpd.GeoDataFrame({"id": [f"WL-FAR-{i}" for i in range(1200)] + ["WL-NULL"]}, geometry=[*far, None], crs=wl.crs)
     path = tmp_path / "county_wetlands.shp"
     gpd.GeoDataFrame(pd_concat([wl[["id", "geometry"]], rows]), crs=wl.crs).to_file(path)
     code, doc = _run(tmp_path, str(DEMO), "--layer", f"wetlands={path}")
     und = [f for f in doc["findings"] if f["subject"] and f["subject"]["id"] == "WL-NULL"]
     assert und and all(f["status"] == "undetermined" for f in und)
     assert not [f for f in doc["findings"] if "WL-FAR" in json.dumps(f)]  # beyond every rule's reach: never read
+    assert [w for w in doc["warnings"] if w["code"] == "context_filtered" and "2 of its 1,202 features" in w["message"]]
     assert [f["status"] for f in doc["findings"] if f["rule_id"] == "lgpc.clearing-500ft-cover" and (f["other"] or {}).get("id") == "WL-1"]
 
 
