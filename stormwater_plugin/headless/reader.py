@@ -807,25 +807,29 @@ def _distance_ft(anchor: list[Any], box: tuple[float, float, float, float] | Non
 
 
 def read_vectors(
-    sources: dict[str, list[LayerSource]], dem_crs: Any, pack: Any = None, site_parcel_id: str | None = None, cell_ft: float = 0.0
+    sources: dict[str, list[LayerSource]], dem_crs: Any, pack: Any = None, site_parcel_id: str | None = None, cell_ft: float = 0.0,
+    dem_extent: tuple[float, float, float, float] | None = None,
 ) -> VectorLayers:
     """Read every source into one layer per role, in the working CRS (issue 22).
 
     The plan (parcels, building sites, devices, clearing, disturbance, impervious) is read whole; with a
     pack, the context roles (:data:`CONTEXT_ROLES`) are then read through a spatial filter: the box of the
     site and the plan grown by the pack's reach (a role a rule of unlimited reach reads is read whole),
-    so a county layer costs what its features near the site cost. Binary fields are never read.
+    so a county layer costs what its features near the site cost; a role a flow trace of unlimited length
+    reads is read over ``dem_extent`` (the DEM's bounds in ``dem_crs``: the trace cannot leave the raster)
+    and the site, and whole without a DEM. Binary fields are never read.
 
     A source whose coordinates do not fit its CRS, or whose whole extent lies farther from the site than
     the rules reach, is misplaced: its features are listed as without usable geometry, with the reason,
     so every rule reading them is undetermined for them (see :mod:`~stormwater_plugin.services.intake`).
     """
     with fiona.Env(OGR_ARC_STEPSIZE=str(ARC_STEP_DEG)), contextlib.ExitStack() as stack:  # one GDAL environment; layers open once
-        return _read_vectors(stack, sources, dem_crs, pack, site_parcel_id, cell_ft)
+        return _read_vectors(stack, sources, dem_crs, pack, site_parcel_id, cell_ft, dem_extent)
 
 
 def _read_vectors(
-    stack: contextlib.ExitStack, sources: dict[str, list[LayerSource]], dem_crs: Any, pack: Any, site_parcel_id: str | None, cell_ft: float
+    stack: contextlib.ExitStack, sources: dict[str, list[LayerSource]], dem_crs: Any, pack: Any, site_parcel_id: str | None, cell_ft: float,
+    dem_extent: tuple[float, float, float, float] | None,
 ) -> VectorLayers:
     warnings: list[Warning_] = []
     probes = {role: [_probe(s, stack) for s in srcs] for role, srcs in sources.items()}
@@ -907,8 +911,18 @@ def _read_vectors(
                         to_working(role, pc)
                     continue
                 window = None
-                if box is not None and math.isfinite(reach_u) and p.count > FILTER_MIN_FEATURES:
-                    window = _transform_box((box[0] - reach_u, box[1] - reach_u, box[2] + reach_u, box[3] + reach_u), crs, p.crs)
+                if box is not None and p.count > FILTER_MIN_FEATURES:
+                    if math.isfinite(reach_u):
+                        grown = (box[0] - reach_u, box[1] - reach_u, box[2] + reach_u, box[3] + reach_u)
+                        window = _transform_box(grown, crs, p.crs)
+                    elif dem_extent is not None:
+                        # A trace of unlimited length runs over the DEM only: no target beyond the raster's edge can be reached.
+                        dem_box = _transform_box(dem_extent, dem_crs, crs)
+                        finite = max(CONTEXT_FLOOR_FT, *(v for v in reaches.values() if math.isfinite(v))) / ft_unit
+                        if dem_box is not None:
+                            grown = (min(dem_box[0], box[0] - finite), min(dem_box[1], box[1] - finite),
+                                     max(dem_box[2], box[2] + finite), max(dem_box[3], box[3] + finite))
+                            window = _transform_box(grown, crs, p.crs)
                 pc.frame = _read_frame(p.src, bbox=window, skipped=p.skipped, opened=p.coll)
                 pc.filtered = window is not None
                 to_working(role, pc)
@@ -990,6 +1004,15 @@ def _merge_role(role: str, pcs: list[_Piece], extra_fields: set[str], warnings: 
     return FeatureLayer.from_sequences(role, geoms, ids, attrs, no_geometry=no_geometry)
 
 
+def _dem_extent(path: Path) -> tuple[float, float, float, float]:
+    """The DEM's bounds in its own CRS (left, bottom, right, top)."""
+    import rasterio  # lazy: 0.34 s, only when a DEM is given
+
+    with rasterio.open(path) as src:
+        b = src.bounds
+    return float(b.left), float(b.bottom), float(b.right), float(b.top)
+
+
 def read_site(
     package: Path | None,
     layer_options: list[str],
@@ -1011,7 +1034,8 @@ def read_site(
     dem_crs = None
     if dem_path is not None:
         dem_crs = _dem_crs(dem_path)
-    vectors = read_vectors(sources, dem_crs, pack, site_parcel_id, _dem_cell_ft(dem_path, dem_crs) if dem_path is not None and pack is not None else 0.0)
+    vectors = read_vectors(sources, dem_crs, pack, site_parcel_id, _dem_cell_ft(dem_path, dem_crs) if dem_path is not None and pack is not None else 0.0,
+                           _dem_extent(dem_path) if dem_path is not None and pack is not None else None)
     crs, why, layers = vectors.crs, vectors.why, vectors.layers
     warnings.extend(vectors.warnings)
     metres_per_unit = float(crs.axis_info[0].unit_conversion_factor)
