@@ -39,7 +39,8 @@ def _check_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--site-parcel", help="id of the site parcel (default: is_site, else the only parcel)")
     p.add_argument("--frost-depth-ft", type=float, metavar="FT", help="prevailing frost depth at the site, in feet (the packs hold no sourced figure)")
-    p.add_argument("--layer", action="append", default=[], metavar="ROLE=PATH[:LAYER]", help="take a role from any OGR source (repeatable)")
+    p.add_argument("--layer", action="append", default=[], metavar="ROLE=PATH[:LAYER]", help="take a role from any OGR source: GeoPackage, shapefile, GeoJSON, KML/KMZ, a .zip or /vsizip/ path "
+                   "(repeatable: several for one role are merged; :LAYER is needed when the source holds several layers)")
     p.add_argument("--accuracy", action="append", default=[], metavar="ROLE=FT",
                    help="horizontal accuracy of a role's features in feet at 95%% (repeatable; a feature's accuracy_ft field wins)")
     p.add_argument("--dem-vertical-accuracy-ft", type=float, metavar="FT", help="the DEM's vertical accuracy in feet at 95%%")

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import sys
+import warnings
 from typing import Callable, NoReturn, Sequence
+
+import numpy as np
 
 
 def fail(prog: str, message: str) -> NoReturn:
@@ -16,9 +19,19 @@ def fail(prog: str, message: str) -> NoReturn:
 
 
 def run_guarded(prog: str, command: Callable[[Sequence[str]], int], argv: Sequence[str]) -> int:
-    """Run ``command(argv)``; turn exits, interrupts and unexpected errors into an exit status."""
+    """Run ``command(argv)``; turn exits, interrupts and unexpected errors into an exit status.
+
+    stderr carries only the command's own lines: GEOS sets the floating-point "invalid" flag when a
+    result is empty or degenerate (``shapely.intersection`` of disjoint parts in the shoreline
+    elevation check, ``shapely.shortest_line`` or ``shapely.distance`` to an empty part), which numpy
+    would print as "RuntimeWarning: invalid value encountered in …" for valid input. Those results
+    are handled where they are used (an empty part is no part; a NaN distance is no distance), so the
+    flag is ignored while the command runs.
+    """
     try:
-        return int(command(argv))
+        with np.errstate(invalid="ignore"), warnings.catch_warnings():
+            warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"shapely(\.|$)")
+            return int(command(argv))
     except SystemExit as exc:
         code = exc.code
         return int(code) if isinstance(code, int) else (0 if code is None else 2)

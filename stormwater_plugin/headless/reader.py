@@ -8,6 +8,7 @@ raise :class:`InputError` with a message naming the file, layer or field.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 from dataclasses import dataclass, field
@@ -22,11 +23,22 @@ from shapely.geometry import shape
 
 from ..core.dem_policy import CleanStats, cleaning_warning
 from ..core.engine import SiteInputs
-from ..core.model import ROLES, FeatureLayer, Warning_
+from ..core.model import ROLE_NOUN, ROLES, FeatureLayer, Warning_
 from ..core.raster import ElevationGrid
 from ..core.terrain import plausibility_warning
 from ..core.units import FT_PER_METRE, feet_per_unit
 from ..services.dem_window import dem_window
+from ..services.intake import (
+    CONTEXT_FLOOR_FT,
+    FAR_FT,
+    MAX_LISTED,
+    NOT_LAYERS,
+    match_fields,
+    outside_area_of_use,
+    placement_problem,
+    role_for_layer_name,
+)
+from ..services.reach import rule_reach_ft
 from ..services.working_crs import PLAN_ROLES, CrsTraits, NoSiteLocation, plausible_scale, site_centre, site_geometries, site_parcel_indices
 from ..services.working_crs import choose_working_crs as policy
 from .dem_source import BandMeta, open_dem_source
@@ -46,9 +58,18 @@ class LayerSource:
     role: str
     path: Path
     layer: str | None = None
+    #: ``package`` (a layer of the site package by its name) or ``--layer``.
+    origin: str = "--layer"
+    #: The path as typed when it is a GDAL virtual path (``/vsizip//abs/plan.zip/septic.shp``), which a Path would change.
+    text: str = ""
 
     def describe(self) -> str:
-        return f"{self.path}{':' + self.layer if self.layer else ''}"
+        return f"{self.text or self.path}{':' + self.layer if self.layer else ''}"
+
+    @property
+    def gdal(self) -> str:
+        """The path GDAL opens (:func:`gdal_path`)."""
+        return self.text or gdal_path(self.path)
 
 
 @dataclass
@@ -70,21 +91,130 @@ def parse_layer_option(text: str) -> LayerSource:
     if role not in ROLES:
         raise InputError(f"--layer {text}: unknown role '{role}'; roles are {', '.join(ROLES)}")
     path, layer = rest, None
-    # PATH may itself hold a colon (a Windows drive); split on the last colon only if what is before it exists.
+    # PATH may itself hold a colon (a Windows drive); split on the last colon only if what is before it exists
+    # (a GDAL virtual path, /vsizip/…, is taken as existing: GDAL says whether it does).
     if ":" in rest:
         head, tail = rest.rsplit(":", 1)
-        if head and Path(head).exists() and not Path(rest).exists():
+        if head and (Path(head).exists() or head.startswith("/vsi")) and not Path(rest).exists() and "/" not in tail and "\\" not in tail:
             path, layer = head, tail
-    return LayerSource(role, Path(path), layer)
+    return LayerSource(role, Path(path), layer, origin="--layer", text=path if _is_virtual(path) else "")
 
 
-def _list_layers(path: Path) -> list[str]:
+#: File names inside a zip archive that hold vector data (looked for when the archive's root holds none).
+ZIP_DATA_SUFFIXES: tuple[str, ...] = (".shp", ".gpkg", ".geojson", ".json", ".kml", ".gml", ".fgb", ".tab", ".sqlite")
+#: Drivers GDAL has that fiona does not list as supported; read only.
+EXTRA_READ_DRIVERS: tuple[str, ...] = ("KML", "LIBKML")
+
+
+def _enable_read_drivers() -> None:
+    """Let fiona open KML and KMZ (GDAL's KML and LIBKML drivers, read only)."""
+    from fiona import drvsupport
+
+    for name in EXTRA_READ_DRIVERS:
+        drvsupport.supported_drivers.setdefault(name, "r")
+
+
+def _is_virtual(path: Path | str) -> bool:
+    return str(path).replace("\\", "/").startswith("/vsi")
+
+
+def gdal_path(path: Path) -> str:
+    """The path GDAL opens for ``path``: a ``.zip`` archive becomes ``/vsizip/`` (its data file or folder inside)."""
+    text = str(path)
+    if _is_virtual(text) or path.suffix.lower() != ".zip":
+        return text
+    import posixpath
+    import zipfile
+
+    base = "/vsizip/" + str(path.resolve()).replace("\\", "/")
     try:
-        return list(fiona.listlayers(str(path)))
+        with zipfile.ZipFile(path) as zf:
+            names = [n for n in zf.namelist() if not n.startswith("__MACOSX") and not n.endswith("/")]
+    except (OSError, zipfile.BadZipFile) as exc:
+        raise InputError(f"{path}: cannot be read as a zip archive ({_short(exc)})") from exc
+    data = [n for n in names if n.lower().endswith(ZIP_DATA_SUFFIXES)]
+    if not data:
+        raise InputError(f"{path}: the archive holds no vector file (.shp, .gpkg, .geojson, .kml …); unzip it and give the file with --layer")
+    shp_dirs = {posixpath.dirname(n) for n in data if n.lower().endswith(".shp")}
+    others = [n for n in data if not n.lower().endswith(".shp")]
+    if not others and len(shp_dirs) == 1:
+        folder = shp_dirs.pop()
+        return base if folder == "" else f"{base}/{folder}"
+    if len(others) == 1 and not shp_dirs:
+        return f"{base}/{others[0]}"
+    return base
+
+
+def _exists(path: Path) -> bool:
+    return _is_virtual(path) or path.exists()
+
+
+def _list_layers(path: Path, text: str = "") -> list[str]:
+    _enable_read_drivers()
+    try:
+        return list(fiona.listlayers(text or gdal_path(path)))
+    except InputError:
+        raise
     except Exception as exc:  # fiona raises several driver-specific errors
         raise InputError(
             f"{path}: cannot be read as a vector data source ({_short(exc)}); check it is a GeoPackage or another OGR format"
         ) from exc
+
+
+def _one_layer(src: LayerSource) -> LayerSource:
+    """``src`` with its layer named: a source of one layer is that layer; a source of several is refused unless ``:LAYER`` names one."""
+    if src.layer is not None:
+        return src
+    if not _exists(src.path):
+        raise InputError(f"{src.path}: file not found (for the '{src.role}' layer)")
+    names = _list_layers(src.path, src.text)
+    if len(names) > 1:
+        shown = ", ".join(names[:12]) + (f", … ({len(names)} in all)" if len(names) > 12 else "")
+        raise InputError(
+            f"{src.path} holds {len(names)} layers ({shown}): which one is the '{src.role}' layer?\n"
+            f"name it: --layer {src.role}={src.path}:LAYER"
+        )
+    return LayerSource(src.role, src.path, names[0] if names else None, src.origin, src.text)
+
+
+def collect_sources(package: Path | None, layer_options: list[str]) -> tuple[dict[str, list[LayerSource]], list[Warning_]]:
+    """Every source of every role: the package's layers by name, then ``--layer`` options (see :mod:`~stormwater_plugin.services.intake`).
+
+    Several ``--layer`` options for one role are all read and merged; a ``--layer`` role replaces the
+    package's layer(s) of that role (said in a warning). A package layer whose name begins with a role's
+    (``devices_proposed``) is read into that role, and a layer matching no role is listed, both in warnings.
+    """
+    sources: dict[str, list[LayerSource]] = {}
+    notes: list[Warning_] = []
+    if package is not None:
+        if not _exists(package):
+            raise InputError(f"{package}: site package not found")
+        names = _list_layers(package)
+        unmatched: list[str] = []
+        for name in names:
+            role, exact = role_for_layer_name(name, ROLES)
+            if role is None:
+                if name.strip().lower() not in NOT_LAYERS:
+                    unmatched.append(name)
+                continue
+            sources.setdefault(role, []).append(LayerSource(role, package, name, origin="package"))
+            if not exact:
+                notes.append(Warning_("layer_name_prefix", f"package layer '{name}' was read as part of the '{role}' role (its name begins with "
+                                      f"'{role}'); rename it if it is not {ROLE_NOUN.get(role, role)} data", role))
+        if unmatched:
+            notes.append(Warning_("layers_not_read", f"package layer(s) {', '.join(repr(n) for n in unmatched)} match no role and were not read; "
+                                  f"rename each to a role ({', '.join(ROLES)}) or give it with --layer ROLE=PATH:LAYER"))
+    given: dict[str, list[LayerSource]] = {}
+    for opt in layer_options:
+        src = parse_layer_option(opt)
+        given.setdefault(src.role, []).append(src)
+    for role, srcs in given.items():
+        replaced = sources.get(role, [])
+        if replaced:
+            notes.append(Warning_("layer_replaced", f"--layer {role} replaces the package's layer(s) {', '.join(repr(s.layer) for s in replaced)} "
+                                  f"for the '{role}' role (give the package layer with --layer too to check both)", role))
+        sources[role] = [_one_layer(s) for s in srcs]
+    return sources, notes
 
 
 def _short(exc: BaseException) -> str:
@@ -97,13 +227,16 @@ class VectorFrame:
     """One layer as read: geometries, attribute records and CRS (a light stand-in for a GeoDataFrame).
 
     Reading through fiona directly keeps pandas and geopandas out of a plain
-    check (a fifth of a second at start-up).
+    check (a fifth of a second at start-up). ``unusable`` holds the rows whose
+    geometry cannot be measured (a NaN coordinate, a point the working CRS
+    cannot hold) with the reason, in words that follow the feature's name.
     """
 
     geoms: np.ndarray
     records: list[dict[str, Any]]
     columns: list[str]
     crs: Any  # pyproj.CRS or None
+    unusable: dict[int, str] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.records)
@@ -126,30 +259,127 @@ class VectorFrame:
         out = np.empty(len(self.geoms), dtype=object)
         for i, g in enumerate(self.geoms):
             out[i] = None if g is None else shapely.transform(g, move)
-        return VectorFrame(out, self.records, self.columns, crs)
+        moved = VectorFrame(out, self.records, self.columns, crs, dict(self.unusable))
+        _mark_non_finite(moved, "cannot be placed in the working CRS (a coordinate the transformation cannot map)")
+        return moved
+
+
+def _mark_non_finite(frame: VectorFrame, why: str) -> None:
+    """Move geometries holding a non-finite coordinate out of ``frame.geoms`` into ``frame.unusable`` with ``why``."""
+    present = [i for i, g in enumerate(frame.geoms) if g is not None]
+    if not present:
+        return
+    arr = np.array([frame.geoms[i] for i in present], dtype=object)
+    coords, index = shapely.get_coordinates(arr, return_index=True)
+    if coords.size == 0 or bool(np.isfinite(coords).all()):
+        return
+    bad = np.unique(index[~np.isfinite(coords).all(axis=1)])
+    for k in bad:
+        i = present[int(k)]
+        frame.geoms[i] = None
+        frame.unusable.setdefault(i, why)
 
 
 #: Angle between the vertices GDAL puts on a circular arc when it strokes a curve, degrees.
 ARC_STEP_DEG: float = 0.25
+#: Field types never read (photographs and other attachments: a field-collection package's wells may carry hundreds of MB).
+SKIPPED_FIELD_TYPES: tuple[str, ...] = ("bytes",)
 
 
-def _read_frame(src: LayerSource) -> VectorFrame:
-    if not src.path.exists():
+@dataclass
+class _Probe:
+    """What a layer declares before its features are read: CRS, extent, fields, size and driver."""
+
+    src: LayerSource
+    crs: Any
+    bounds: tuple[float, float, float, float] | None
+    columns: list[str]
+    skipped: list[str]
+    count: int
+    driver: str
+    #: The layer, still open, when no field is to be skipped (fiona skips fields only as it opens a layer).
+    coll: Any = None
+
+
+def _open(src: LayerSource, **kwargs: Any) -> Any:
+    _enable_read_drivers()
+    path = src.gdal
+    return fiona.open(path, layer=src.layer, **kwargs) if src.layer else fiona.open(path, **kwargs)
+
+
+def _probe(src: LayerSource, stack: contextlib.ExitStack | None = None) -> _Probe:
+    """Open ``src`` and read its declarations (no feature); :class:`InputError` for a missing file or layer, or no CRS.
+
+    With ``stack`` the layer stays open on it (``_Probe.coll``) for :func:`_read_frame`: opening a
+    GeoPackage layer costs several milliseconds.
+    """
+    if not _exists(src.path):
+        raise InputError(f"{src.path}: file not found (for the '{src.role}' layer)")
+    kept = None
+    try:
+        with contextlib.ExitStack() as own:
+            coll = (stack or own).enter_context(_open(src))
+            kept = coll if stack is not None else None
+            wkt = coll.crs_wkt
+            try:
+                props = dict(coll.schema.get("properties", {}))
+                columns = list(props.keys())
+                skipped = [k for k, t in props.items() if str(t).split(":")[0] in SKIPPED_FIELD_TYPES]
+            except Exception:  # fiona 1.9 has no name for a curved layer type (CurvePolygon is 10); its features still read
+                columns, skipped = [], []
+            try:
+                b = tuple(float(v) for v in coll.bounds)
+                bounds: tuple[float, float, float, float] | None = (b[0], b[1], b[2], b[3]) if all(math.isfinite(v) for v in b) else None
+            except Exception:  # noqa: BLE001 - a driver that cannot give an extent: the features are read whole
+                bounds = None
+            count = len(coll)
+            driver = str(coll.driver)
+    except InputError:
+        raise
+    except Exception as exc:
+        raise InputError(f"{src.describe()}: cannot read the '{src.role}' layer ({_short(exc)})") from exc
+    crs = crs_from_wkt(wkt) if wkt else None
+    if crs is None or str(crs.name).lower().startswith("undefined"):
+        raise InputError(
+            f"{src.describe()}: the '{src.role}' layer has no CRS; assign one (e.g. in QGIS: Layer > Set CRS, or ogr2ogr -a_srs EPSG:xxxx) and run again"
+        )
+    return _Probe(src, crs, bounds, columns, skipped, count, driver, kept if not skipped else None)
+
+
+def _read_frame(
+    src: LayerSource, bbox: tuple[float, float, float, float] | None = None, skipped: tuple[str, ...] | list[str] = (), opened: Any = None
+) -> VectorFrame:
+    """The features of ``src`` (those meeting ``bbox``, in the layer's CRS, when given), without the ``skipped`` fields.
+
+    ``opened``: the layer already open (from :func:`_probe`), read instead of opening it again.
+    """
+    if not _exists(src.path):
         raise InputError(f"{src.path}: file not found (for the '{src.role}' layer)")
     try:
         # Curves (CurvePolygon, CompoundCurve from a GeoPackage or a CAD export) are stroked by GDAL every
         # ARC_STEP_DEG degrees: a chord then lies at most r * 2.4e-6 inside its arc (0.0024 ft at r = 1,000 ft).
-        with fiona.Env(OGR_ARC_STEPSIZE=str(ARC_STEP_DEG)), (fiona.open(str(src.path), layer=src.layer) if src.layer else fiona.open(str(src.path))) as coll:
+        kwargs: dict[str, Any] = {"ignore_fields": list(skipped)} if skipped else {}
+        with (fiona.Env(OGR_ARC_STEPSIZE=str(ARC_STEP_DEG)) if opened is None else contextlib.nullcontext()), contextlib.ExitStack() as stack:
+            coll = opened if opened is not None else stack.enter_context(_open(src, **kwargs))
             wkt = coll.crs_wkt
             try:
-                columns: list[str] | None = list(coll.schema.get("properties", {}).keys())
+                columns: list[str] | None = [c for c in coll.schema.get("properties", {}).keys() if c not in skipped]
             except Exception:  # fiona 1.9 has no name for a curved layer type (CurvePolygon is 10); its features still read, stroked
                 columns = None
             geoms: list[Any] = []
             records: list[dict[str, Any]] = []
-            for feat in coll:
+            where = _no_geometry_where(src, str(coll.driver)) if bbox is not None else None
+            feats: Any = None if where is not None else coll  # no way to find the features without geometry: read them all
+            if where is not None:
+                try:
+                    # The features meeting the box, and those without geometry (no box finds them; each makes its rules
+                    # undetermined). One OGR layer: each filter is set only once the previous one is read through.
+                    feats = list(_unique_features(lambda: coll.filter(bbox=bbox), lambda: coll.filter(where=where)))
+                except Exception:  # noqa: BLE001 - a driver refusing the filter: the layer is read whole, afresh
+                    feats = stack.enter_context(_open(src, **kwargs))
+            for feat in feats:
                 geoms.append(_feature_geometry(feat["geometry"], shape))
-                records.append(dict(feat["properties"]))
+                records.append({k: v for k, v in dict(feat["properties"]).items() if k not in skipped})
             if columns is None:
                 columns = list(records[0].keys()) if records else []
     except InputError:
@@ -159,7 +389,57 @@ def _read_frame(src: LayerSource) -> VectorFrame:
     arr = np.empty(len(geoms), dtype=object)
     arr[:] = geoms
     crs = crs_from_wkt(wkt) if wkt else None
-    return VectorFrame(arr, records, columns, crs)
+    frame = VectorFrame(arr, records, columns, crs)
+    _mark_non_finite(frame, "has a coordinate that is not a number (NaN or infinite)")
+    return frame
+
+
+def _no_geometry_where(src: LayerSource, driver: str) -> str | None:
+    """An attribute filter selecting the features of ``src`` without geometry, or ``None`` when none is known for its driver."""
+    if driver != "GPKG":
+        return "OGR_GEOMETRY IS NULL"  # OGR SQL, which the drivers without a SQL engine of their own use
+    if _is_virtual(src.path) or not src.layer:
+        return None
+    import sqlite3
+
+    try:
+        con = sqlite3.connect(f"file:{src.path}?mode=ro", uri=True)
+        try:
+            row = con.execute("SELECT column_name FROM gpkg_geometry_columns WHERE lower(table_name) = lower(?)", (src.layer,)).fetchone()
+        finally:
+            con.close()
+    except sqlite3.Error:
+        return None
+    if not row:
+        return None
+    col = '"' + str(row[0]).replace('"', '""') + '"'
+    return f"{col} IS NULL OR ST_IsEmpty({col})"
+
+
+def _unique_features(*groups: Any) -> Any:
+    """The features of each group (a callable giving an iterator) in turn, each feature once (by its feature id)."""
+    seen: set[Any] = set()
+    for group in groups:
+        for feat in list(group()):
+            key = feat.id
+            if key in seen:
+                continue
+            seen.add(key)
+            yield feat
+
+
+def _read_ids(src: LayerSource, columns: list[str], role: str, skipped: list[str]) -> list[str]:
+    """The identities of every feature of ``src`` (attributes only, no geometry): for a layer that cannot be measured."""
+    cols = {c.lower(): c for c in columns}
+    wanted = [cols[n.lower()] for n in ("id",) + ROLE_ID_FIELDS.get(role, ()) if n.lower() in cols]
+    ignore = [c for c in columns if c not in wanted]
+    try:
+        with _open(src, ignore_fields=ignore, ignore_geometry=True) as coll:
+            records = [dict(f["properties"]) for f in coll]
+    except Exception as exc:
+        raise InputError(f"{src.describe()}: cannot read the '{src.role}' layer ({_short(exc)})") from exc
+    frame = VectorFrame(np.empty(len(records), dtype=object), records, wanted, None)
+    return _identity(frame, role, [str(i + 1) for i in range(len(records))])
 
 
 def _without_empty_parts(g: Any) -> Any:
@@ -197,9 +477,9 @@ def crs_from_wkt(wkt: str) -> Any:
     return CRS.from_wkt(wkt)
 
 
-def _identity(frame: VectorFrame, role: str, fids: list[str]) -> list[str]:
+def _identity(frame: VectorFrame, role: str, fids: list[str], extra: tuple[str, ...] = ()) -> list[str]:
     cols = {str(c).lower(): c for c in frame.columns}
-    for name in ("id",) + ROLE_ID_FIELDS.get(role, ()):
+    for name in ("id",) + ROLE_ID_FIELDS.get(role, ()) + extra:
         col = cols.get(name.lower())
         if col is not None:
             out = []
@@ -398,6 +678,342 @@ def crs_description(crs: Any, why: str, scale: float) -> str:
     return f"{crs.name} ({crs.to_string()}), {why}; distances on the ellipsoid (grid scale factor {scale:.6f})"
 
 
+#: Context layers of up to this many features are read whole (two filtered queries cost more than reading them).
+FILTER_MIN_FEATURES: int = 1000
+#: Roles that are context of a site rather than its plan: read through a spatial filter of the site plus the pack's reach.
+CONTEXT_ROLES: tuple[str, ...] = ("wells", "septic", "wetlands", "shoreline", "waterbodies", "streams", "soils")
+
+
+@dataclass
+class _Piece:
+    """One source of a role as read: its features in the working CRS, or why they cannot be measured."""
+
+    probe: _Probe
+    frame: VectorFrame | None = None
+    misplaced: str | None = None
+    filtered: bool = False
+
+
+@dataclass
+class VectorLayers:
+    """Every role's features in the working CRS, with the CRS, why it was chosen and the warnings of reading."""
+
+    layers: dict[str, FeatureLayer]
+    crs: Any
+    why: str
+    warnings: list[Warning_]
+
+
+def _rule_roles(value: Any) -> set[str]:
+    """Roles a rule's parameters name (``role``, ``roles``, ``targets[].role``)."""
+    out: set[str] = set()
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if k in ("role", "roles"):
+                out.update([v] if isinstance(v, str) else [x for x in v if isinstance(x, str)] if isinstance(v, (list, tuple)) else [])
+            else:
+                out |= _rule_roles(v)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            out |= _rule_roles(v)
+    return out & set(ROLES)
+
+
+def _role_reaches(pack: Any, cell_ft: float) -> dict[str, float] | None:
+    """How far from the site each role's features are read and placed, feet (``inf``: unlimited); ``None`` without a pack.
+
+    The pack's largest finite reach (:func:`~stormwater_plugin.services.reach.rule_reach_ft`, at least
+    :data:`~stormwater_plugin.services.intake.CONTEXT_FLOOR_FT`) for every role, except the roles a rule of
+    unlimited reach names (a flow trace with no declared length): those are read whole.
+    """
+    if pack is None:
+        return None
+    finite = 0.0
+    unlimited: set[str] = set()
+    for rule in pack.rules:
+        d = rule_reach_ft(rule, cell_ft)
+        if math.isfinite(d):
+            finite = max(finite, d)
+        else:
+            unlimited |= _rule_roles(dict(rule.params)) or set(ROLES)
+    finite = max(finite, CONTEXT_FLOOR_FT)
+    return {r: (math.inf if r in unlimited else finite) for r in ROLES}
+
+
+def _pack_fields(pack: Any) -> set[str]:
+    """Field names the pack's rules read (``params.field``)."""
+    if pack is None:
+        return set()
+    return {str(r.params["field"]) for r in pack.rules if isinstance(r.params.get("field"), str)}
+
+
+def _transform_box(b: Any, src_crs: Any, dst_crs: Any) -> tuple[float, float, float, float] | None:
+    """A box in ``src_crs`` as a box in ``dst_crs`` (its edges sampled); ``None`` when it cannot be transformed."""
+    if b is None or not all(math.isfinite(float(v)) for v in b):
+        return None
+    if src_crs is dst_crs or src_crs.equals(dst_crs):
+        return float(b[0]), float(b[1]), float(b[2]), float(b[3])
+    t = np.linspace(0.0, 1.0, 11)
+    xs = np.concatenate([b[0] + (b[2] - b[0]) * t, np.full(11, b[2]), b[0] + (b[2] - b[0]) * t, np.full(11, b[0])])
+    ys = np.concatenate([np.full(11, b[1]), b[1] + (b[3] - b[1]) * t, np.full(11, b[3]), b[1] + (b[3] - b[1]) * t])
+    try:
+        x, y = _transformer(src_crs.to_wkt(), dst_crs.to_wkt()).transform(xs, ys)
+    except Exception:  # noqa: BLE001 - pyproj refuses some coordinates outright
+        return None
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
+        return None
+    return float(x.min()), float(y.min()), float(x.max()), float(y.max())
+
+
+@functools.lru_cache(maxsize=64)
+def _transformer(src_wkt: str, dst_wkt: str) -> Any:
+    """A transformer between two CRSs given as WKT, built once per pair (each costs milliseconds)."""
+    return Transformer.from_crs(crs_from_wkt(src_wkt), crs_from_wkt(dst_wkt), always_xy=True)
+
+
+_WGS84 = None
+
+
+def _wgs84() -> Any:
+    global _WGS84
+    if _WGS84 is None:
+        _WGS84 = CRS.from_epsg(4326)
+    return _WGS84
+
+
+def _outside_crs(probe: _Probe) -> bool:
+    """Whether the layer's declared extent cannot lie where its CRS says (see :func:`~stormwater_plugin.services.intake.outside_area_of_use`)."""
+    if probe.bounds is None or probe.count == 0:
+        return False
+    raw = probe.bounds if probe.crs.is_geographic else None
+    lonlat = _transform_box(probe.bounds, probe.crs, _wgs84())
+    aou = probe.crs.area_of_use
+    return outside_area_of_use(lonlat, aou.bounds if aou is not None else None, raw)
+
+
+def _distance_ft(anchor: list[Any], box: tuple[float, float, float, float] | None, ft_per_unit: float) -> float | None:
+    """Distance from the site's features to a box, feet; ``None`` when either is unknown."""
+    if not anchor or box is None:
+        return None
+    x0, y0, x1, y1 = box
+    # A point or a line when the layer is one point or lies on one axis-parallel line (a zero-area box measures NaN).
+    if x1 > x0 and y1 > y0:
+        target = shapely.box(x0, y0, x1, y1)
+    elif x1 > x0 or y1 > y0:
+        target = shapely.LineString([(x0, y0), (x1, y1)])
+    else:
+        target = shapely.Point(x0, y0)
+    return float(np.min(shapely.distance(np.array(anchor, dtype=object), target))) * ft_per_unit
+
+
+def read_vectors(
+    sources: dict[str, list[LayerSource]], dem_crs: Any, pack: Any = None, site_parcel_id: str | None = None, cell_ft: float = 0.0,
+    dem_extent: tuple[float, float, float, float] | None = None,
+) -> VectorLayers:
+    """Read every source into one layer per role, in the working CRS (issue 22).
+
+    The plan (parcels, building sites, devices, clearing, disturbance, impervious) is read whole; with a
+    pack, the context roles (:data:`CONTEXT_ROLES`) are then read through a spatial filter: the box of the
+    site and the plan grown by the pack's reach (a role a rule of unlimited reach reads is read whole),
+    so a county layer costs what its features near the site cost; a role a flow trace of unlimited length
+    reads is read over ``dem_extent`` (the DEM's bounds in ``dem_crs``: the trace cannot leave the raster)
+    and the site, and whole without a DEM. Binary fields are never read.
+
+    A source whose coordinates do not fit its CRS, or whose whole extent lies farther from the site than
+    the rules reach, is misplaced: its features are listed as without usable geometry, with the reason,
+    so every rule reading them is undetermined for them (see :mod:`~stormwater_plugin.services.intake`).
+    """
+    with fiona.Env(OGR_ARC_STEPSIZE=str(ARC_STEP_DEG)), contextlib.ExitStack() as stack:  # one GDAL environment; layers open once
+        return _read_vectors(stack, sources, dem_crs, pack, site_parcel_id, cell_ft, dem_extent)
+
+
+def _read_vectors(
+    stack: contextlib.ExitStack, sources: dict[str, list[LayerSource]], dem_crs: Any, pack: Any, site_parcel_id: str | None, cell_ft: float,
+    dem_extent: tuple[float, float, float, float] | None,
+) -> VectorLayers:
+    warnings: list[Warning_] = []
+    probes = {role: [_probe(s, stack) for s in srcs] for role, srcs in sources.items()}
+    reaches = _role_reaches(pack, cell_ft)
+    plan_present = any(r not in CONTEXT_ROLES for r in probes)
+    deferred = reaches is not None and plan_present
+    pieces: dict[str, list[_Piece]] = {}
+    for role, ps in probes.items():
+        for p in ps:
+            piece = _Piece(p)
+            if _outside_crs(p):
+                piece.misplaced = placement_problem(p.src.describe(), str(p.crs.name), True, None, 0.0)
+                if p.count <= MAX_LISTED:  # read, so its features are named one by one
+                    piece.frame = _read_frame(p.src, skipped=p.skipped, opened=p.coll)
+            elif not (deferred and role in CONTEXT_ROLES):
+                piece.frame = _read_frame(p.src, skipped=p.skipped, opened=p.coll)
+            pieces.setdefault(role, []).append(piece)
+
+    for_crs = {role: next(pc.frame for pc in pcs if pc.frame is not None and pc.misplaced is None) for role, pcs in pieces.items()
+               if any(pc.frame is not None and pc.misplaced is None for pc in pcs)}
+    crs, why = choose_working_crs(dem_crs, for_crs, site_parcel_id)
+    ft_unit = feet_per_unit(float(crs.axis_info[0].unit_conversion_factor))
+    moved: dict[str, list[str]] = {}
+
+    def to_working(role: str, pc: _Piece) -> None:
+        fr = pc.frame
+        if fr is not None and fr.crs is not crs and not fr.crs.equals(crs):
+            moved.setdefault(fr.crs.to_string(), []).append(role)
+            pc.frame = fr.to_crs(crs)
+
+    for role, pcs in pieces.items():
+        for pc in pcs:
+            to_working(role, pc)
+
+    def usable(role_pieces: dict[str, list[_Piece]]) -> dict[str, FeatureLayer]:
+        out: dict[str, FeatureLayer] = {}
+        for role, pcs in role_pieces.items():
+            gs = [g for pc in pcs if pc.frame is not None and pc.misplaced is None for g in pc.frame.geoms if g is not None]
+            recs = [pc.frame.records[i] for pc in pcs if pc.frame is not None and pc.misplaced is None
+                    for i, g in enumerate(pc.frame.geoms) if g is not None]
+            if gs:
+                fr = VectorFrame(np.empty(len(recs), dtype=object), recs, sorted({k for r in recs for k in r}), None)
+                out[role] = FeatureLayer.from_sequences(role, gs, _identity(fr, role, [str(i + 1) for i in range(len(recs))]), recs)
+        return out
+
+    if reaches is not None:
+        # A plan layer far from the rest of the plan (each judged against the others) is misplaced.
+        for role, pcs in pieces.items():
+            if role in CONTEXT_ROLES:
+                continue
+            others = usable({r: v for r, v in pieces.items() if r != role and r not in CONTEXT_ROLES})
+            anchor = site_geometries(others, site_parcel_id)
+            for pc in pcs:
+                if pc.frame is None or pc.misplaced is not None:
+                    continue
+                b = pc.frame.total_bounds
+                d = _distance_ft(anchor, tuple(b) if np.all(np.isfinite(b)) else None, ft_unit)
+                pc.misplaced = placement_problem(pc.probe.src.describe(), str(pc.probe.crs.name), False, d, min(reaches[role], FAR_FT))
+    if deferred:
+        assert reaches is not None
+        plan_layers = usable({r: v for r, v in pieces.items() if r not in CONTEXT_ROLES})
+        anchor = site_geometries(plan_layers, site_parcel_id)
+        near = anchor + [g for r, lay in plan_layers.items() if r != "parcels" for g in lay.geoms]
+        box = shapely.total_bounds(np.array(near, dtype=object)) if near else None
+        for role, pcs in pieces.items():
+            if role not in CONTEXT_ROLES:
+                continue
+            reach_u = reaches[role] / ft_unit
+            for pc in pcs:
+                if pc.misplaced is not None:
+                    continue
+                p = pc.probe
+                extent = _transform_box(p.bounds, p.crs, crs) if p.count else None
+                pc.misplaced = placement_problem(p.src.describe(), str(p.crs.name), False, _distance_ft(anchor, extent, ft_unit),
+                                                 min(reaches[role], FAR_FT)) if p.count else None
+                if pc.misplaced is not None:
+                    if p.count <= MAX_LISTED:  # read, so its features are named one by one
+                        pc.frame = _read_frame(p.src, skipped=p.skipped, opened=p.coll)
+                        to_working(role, pc)
+                    continue
+                window = None
+                if box is not None and p.count > FILTER_MIN_FEATURES:
+                    if math.isfinite(reach_u):
+                        grown = (box[0] - reach_u, box[1] - reach_u, box[2] + reach_u, box[3] + reach_u)
+                        window = _transform_box(grown, crs, p.crs)
+                    elif dem_extent is not None:
+                        # A trace of unlimited length runs over the DEM only: no target beyond the raster's edge can be reached.
+                        dem_box = _transform_box(dem_extent, dem_crs, crs)
+                        finite = max(CONTEXT_FLOOR_FT, *(v for v in reaches.values() if math.isfinite(v))) / ft_unit
+                        if dem_box is not None:
+                            grown = (min(dem_box[0], box[0] - finite), min(dem_box[1], box[1] - finite),
+                                     max(dem_box[2], box[2] + finite), max(dem_box[3], box[3] + finite))
+                            window = _transform_box(grown, crs, p.crs)
+                pc.frame = _read_frame(p.src, bbox=window, skipped=p.skipped, opened=p.coll)
+                pc.filtered = window is not None
+                to_working(role, pc)
+
+    extra_fields = _pack_fields(pack)
+    layers: dict[str, FeatureLayer] = {}
+    for role in [r for r in ROLES if r in pieces]:
+        layers[role] = _merge_role(role, pieces[role], extra_fields, warnings)
+    for src_crs, roles in moved.items():
+        warnings.append(Warning_("reprojected", f"{', '.join(dict.fromkeys(roles))} reprojected from {src_crs} to the working CRS {crs.to_string()}"))
+    return VectorLayers(layers, crs, why, warnings)
+
+
+def _merge_role(role: str, pcs: list[_Piece], extra_fields: set[str], warnings: list[Warning_]) -> FeatureLayer:
+    """One role's sources as one layer: ids kept, unusable and misplaced features listed as without usable geometry."""
+    geoms: list[Any] = []
+    ids: list[str] = []
+    attrs: list[dict[str, Any]] = []
+    no_geometry: dict[str, str] = {}
+    seen: dict[str, int] = {}
+    across: dict[str, set[str]] = {}
+    for k, pc in enumerate(pcs):
+        p = pc.probe
+        where = p.src.describe()
+        if pc.frame is None:  # misplaced before reading: its ids only
+            assert pc.misplaced is not None
+            if p.count > MAX_LISTED:
+                fids = [f"(all {p.count:,} features of {p.src.layer or p.src.path.name})"]
+            else:
+                with fiona.Env():
+                    fids = _read_ids(p.src, p.columns, role, p.skipped)
+            for fid in fids:
+                no_geometry.setdefault(fid, pc.misplaced)
+            warnings.append(Warning_("layer_misplaced", f"{p.count:,} feature(s) of the '{role}' layer {pc.misplaced}: every rule reading "
+                                     "it is undetermined for them", role, tuple(fids)))
+            continue
+        fr = pc.frame
+        renames, near = match_fields(fr.columns, role, extra_fields)
+        if renames:
+            fr.records = [{renames.get(c, c): v for c, v in r.items()} for r in fr.records]
+            fr.columns = [renames.get(c, c) for c in fr.columns]
+            warnings.append(Warning_("fields_matched", f"{where}: read {', '.join(f'{a!r} as {b!r}' for a, b in renames.items())} "
+                                     "(case, or a shapefile's 10-character field names)", role))
+        for col, wanted in near:
+            warnings.append(Warning_("field_near_match", f"{where}: no field '{wanted}', but a field '{col}' resembles it and was not read as it; "
+                                     f"rename '{col}' to '{wanted}' if it is that field (findings that need {wanted} are undetermined)", role))
+        fids = [str(i + 1) if k == 0 else f"{p.src.layer or p.src.path.stem}:{i + 1}" for i in range(len(fr))]
+        extra_ids = ("name",) if p.driver in EXTRA_READ_DRIVERS else ()
+        piece_ids = _identity(fr, role, fids, extra_ids)
+        if pc.filtered and len(fr) < p.count:
+            warnings.append(Warning_("context_filtered", f"{where}: {len(fr):,} of its {p.count:,} features lie within reach of the site and "
+                                     "were read; the others lie beyond every rule's reach", role))
+        bad: dict[str, list[str]] = {}
+        for i, fid in enumerate(piece_ids):
+            if fid in seen and seen[fid] != k:
+                across.setdefault(fid, set()).update({pcs[seen[fid]].probe.src.describe(), where})
+            seen.setdefault(fid, k)
+            # a feature with no geometry at all keeps that reason (the cleaner reports it), wherever its layer lies
+            why = pc.misplaced if pc.misplaced is not None and (fr.geoms[i] is not None or i in fr.unusable) else fr.unusable.get(i)
+            if why is not None:
+                no_geometry.setdefault(fid, why)
+                bad.setdefault(why, []).append(fid)
+                continue
+            geoms.append(fr.geoms[i])
+            ids.append(fid)
+            attrs.append({c: _clean_attr(v) for c, v in fr.records[i].items()})
+        for why, fids_bad in bad.items():
+            code = "layer_misplaced" if why == pc.misplaced else "geometry_unusable"
+            origin = "" if why == pc.misplaced else f" from {where}"
+            warnings.append(Warning_(code, f"{len(fids_bad)} feature(s) of the '{role}' layer{origin} {why}: every rule reading it is "
+                                     "undetermined for them", role, tuple(fids_bad[:MAX_LISTED])))
+    if len(set(ids)) != len(ids):
+        warnings.append(Warning_("duplicate_ids", "some features share an id; findings name them by that id", role))
+    if across:
+        shown = ", ".join(sorted(across)[:10])
+        warnings.append(Warning_("duplicate_ids_across_sources", f"id(s) {shown} appear in more than one source of the '{role}' role "
+                                 f"({' and '.join(sorted(set().union(*across.values())))}): each is checked; make sure one feature is not given twice",
+                                 role, tuple(sorted(across))))
+    return FeatureLayer.from_sequences(role, geoms, ids, attrs, no_geometry=no_geometry)
+
+
+def _dem_extent(path: Path) -> tuple[float, float, float, float]:
+    """The DEM's bounds in its own CRS (left, bottom, right, top)."""
+    import rasterio  # lazy: 0.34 s, only when a DEM is given
+
+    with rasterio.open(path) as src:
+        b = src.bounds
+    return float(b.left), float(b.bottom), float(b.right), float(b.top)
+
+
 def read_site(
     package: Path | None,
     layer_options: list[str],
@@ -415,53 +1031,16 @@ def read_site(
     envelope's reach); without it, over every feature but the parcels plus
     150 ft.
     """
-    sources: dict[str, LayerSource] = {}
-    if package is not None:
-        if not package.exists():
-            raise InputError(f"{package}: site package not found")
-        names = _list_layers(package)
-        lower = {n.lower(): n for n in names}
-        for role in ROLES:
-            if role in lower:
-                sources[role] = LayerSource(role, package, lower[role])
-    for opt in layer_options:
-        src = parse_layer_option(opt)
-        sources[src.role] = src
-
-
-    frames: dict[str, VectorFrame] = {}
-    warnings: list[Warning_] = []
-    with fiona.Env():  # one GDAL environment for every layer
-        for role, src in sources.items():
-            fr = _read_frame(src)
-            if fr.crs is None or str(fr.crs.name).lower().startswith("undefined"):
-                raise InputError(
-                    f"{src.describe()}: the '{role}' layer has no CRS; assign one (e.g. in QGIS: Layer > Set CRS, or ogr2ogr -a_srs EPSG:xxxx) and run again"
-                )
-            frames[role] = fr
-
+    sources, warnings = collect_sources(package, layer_options)
     dem_crs = None
     if dem_path is not None:
         dem_crs = _dem_crs(dem_path)
-    crs, why = choose_working_crs(dem_crs, frames, site_parcel_id)
+    vectors = read_vectors(sources, dem_crs, pack, site_parcel_id, _dem_cell_ft(dem_path, dem_crs) if dem_path is not None and pack is not None else 0.0,
+                           _dem_extent(dem_path) if dem_path is not None and pack is not None else None)
+    crs, why, layers = vectors.crs, vectors.why, vectors.layers
+    warnings.extend(vectors.warnings)
     metres_per_unit = float(crs.axis_info[0].unit_conversion_factor)
 
-    layers: dict[str, FeatureLayer] = {}
-    moved: dict[str, list[str]] = {}
-    for role, fr in frames.items():
-        if fr.crs is not crs and not fr.crs.equals(crs):
-            moved.setdefault(fr.crs.to_string(), []).append(role)
-            fr = fr.to_crs(crs)
-        fids = [str(i + 1) for i in range(len(fr))]
-        ids = _identity(fr, role, fids)
-        attrs = [{k: _clean_attr(v) for k, v in r.items()} for r in fr.records]
-        geoms = list(fr.geoms)
-        if len(set(ids)) != len(ids):
-            warnings.append(Warning_("duplicate_ids", "some features share an id; findings name them by that id", role))
-        layers[role] = FeatureLayer.from_sequences(role, geoms, ids, attrs)
-
-    for src_crs, roles in moved.items():
-        warnings.append(Warning_("reprojected", f"{', '.join(roles)} reprojected from {src_crs} to the working CRS {crs.to_string()}"))
     # Grid distance / scale factor at the site = distance on the ellipsoid: the same feet in any projection.
     scale = site_scale(crs, layers, site_parcel_id)
     unit_to_ft = feet_per_unit(metres_per_unit) / scale
@@ -483,7 +1062,7 @@ def read_site(
         warnings=warnings,
         dem_source=dem_source,
     )
-    return LoadedSite(inputs, crs, {r: s.describe() for r, s in sources.items()}, str(dem_path) if dem_path else None, why)
+    return LoadedSite(inputs, crs, {r: " + ".join(x.describe() for x in srcs) for r, srcs in sources.items()}, str(dem_path) if dem_path else None, why)
 
 
 class _Identity:
