@@ -384,6 +384,9 @@ def read_sides(
     factors = dem.z_to_ft_candidates()
     assumed = dem.z_to_ft
     reading = SideReading([Part() for _ in factors], Part(), factors)
+    # The canonical form (ring start, orientation and part order fixed): the pieces, and so the pair found, do not
+    # depend on how the feature was digitised or which file format reordered its vertices.
+    dev, target = shapely.normalize(dev), shapely.normalize(target)
     nearest = shapely.shortest_line(dev, target)
     if nearest is None or nearest.is_empty:
         return reading
