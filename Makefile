@@ -72,6 +72,8 @@ test: $(STAMP)
 # The in-QGIS engine with shapely 2.0, 2.1 and 2.2 (QGIS's numpy kept), and the core under numpy 2.
 test-matrix: $(STAMP)
 	bash scripts/engine_matrix.sh all
+	@# the plugin inside real QGIS processes (qgis_process and the desktop under Xvfb) with each pip shapely
+	bash scripts/qgis_shapely_matrix.sh
 
 test-core: $(STAMP)
 	$(PY) -m pytest -q -p no:qgis tests/core tests/headless

@@ -4,13 +4,15 @@
 # QGIS and GDAL come from Debian so that everything in the venv links the same
 # GDAL/GEOS/PROJ as QGIS does (pip wheels that bundle their own crash QGIS).
 # python3-setuptools: the build backend of `pip install --no-build-isolation -e .` (a Python 3.12+ venv has
-# none of its own); python3-pytest: the test runner of the matrix venvs (scripts/engine_matrix.sh).
+# none of its own); python3-pytest: the test runner of the matrix venvs (scripts/engine_matrix.sh);
+# qgis and xvfb: the desktop the plugin is tested in (scripts/qgis_shapely_matrix.sh).
 set -euo pipefail
 PKGS=(python3-qgis qgis-providers python3-venv python3-dev python3-pip build-essential
       libgeos-dev gdal-bin python3-gdal python3-pyproj python3-rasterio python3-fiona python3-pandas
       python3-matplotlib python3-jinja2 python3-reportlab fonts-dejavu-core poppler-utils
       python3-setuptools python3-pytest
-      python3-docx python3-ezdxf)
+      python3-docx python3-ezdxf
+      qgis xvfb)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

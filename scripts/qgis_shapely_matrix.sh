@@ -63,7 +63,7 @@ for v in ${SHAPELY_VERSIONS:-2.0.7 2.1.2 2.2.0}; do
       echo "matrix: shapely $v (GEOS $geos, QGIS $qgis_geos): NOT REFUSED CLEANLY, exit $rc"; tail -20 "$work/out-$v.txt"; failed=1
     fi
   fi
-  if [[ -n "${DISPLAY:-}" || -x /usr/bin/Xvfb ]] && [[ "${DESKTOP:-1}" == 1 ]]; then
+  if [[ -n "${DISPLAY:-}" || -x /usr/bin/Xvfb ]] && [[ -x /usr/bin/qgis ]] && [[ "${DESKTOP:-1}" == 1 ]]; then
     # The desktop: the dock's QgsTask with this shapely, then save / open / save / new / reopen / save / close.
     walk="$work/walk-$v"
     cli_counts="$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(json.dumps(d["counts"]))' "$work/findings-$v.json" 2>/dev/null || true)"
