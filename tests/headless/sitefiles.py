@@ -110,3 +110,16 @@ def write_dem(path: Path, crs: str, cell: float, z_unit: str = "m", nodata_box: 
     ) as dst:
         dst.write(z, 1)
     return path
+
+
+def edit_layer(gpkg: Path, layer: str, fn) -> None:
+    """Rewrite one layer of a GeoPackage copy, feature by feature (``fn`` returns the new feature or None to drop it)."""
+    import fiona
+
+    with fiona.open(gpkg, layer=layer) as src:
+        meta = dict(src.meta)
+        feats = [fn(f) for f in src]
+    with fiona.open(gpkg, "w", layer=layer, **meta) as dst:
+        for f in feats:
+            if f is not None:
+                dst.write(f)

@@ -15,6 +15,7 @@ import pytest
 
 from stormwater_plugin.cli import main
 from stormwater_plugin.services.letter import ADDRESSED, NOT_ADDRESSED, PARTLY, LetterHeader, compose_letter, section_of
+from tests.headless.sitefiles import edit_layer
 
 docx = pytest.importorskip("docx", reason="python-docx writes the letter (Debian: python3-docx)")
 
@@ -26,16 +27,7 @@ FT_PER_M = 1 / 0.3048
 pytestmark = pytest.mark.skipif(not (DEMO / "site.gpkg").is_file(), reason="resources/demo/site.gpkg is built by scripts/make_demo_site.py")
 
 
-def _edit(gpkg: Path, layer: str, fn) -> None:
-    import fiona
-
-    with fiona.open(gpkg, layer=layer) as src:
-        meta = dict(src.meta)
-        feats = [fn(f) for f in src]
-    with fiona.open(gpkg, "w", layer=layer, **meta) as dst:
-        for f in feats:
-            if f is not None:
-                dst.write(f)
+_edit = edit_layer
 
 
 def _move_dw1(dx_ft: float):

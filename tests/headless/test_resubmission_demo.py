@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from stormwater_plugin.cli import main
+from tests.headless.sitefiles import edit_layer
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "resources" / "demo"
@@ -17,17 +18,7 @@ SEPTIC_DW1 = "lake-george.minor.septic-upgradient-20|devices:DW-1|septic:S-1"
 pytestmark = pytest.mark.skipif(not (DEMO / "site.gpkg").is_file(), reason="resources/demo/site.gpkg is built by scripts/make_demo_site.py")
 
 
-def _edit(gpkg: Path, layer: str, fn) -> None:
-    """Rewrite one layer of a GeoPackage copy, feature by feature (``fn`` returns the new feature or None to drop it)."""
-    import fiona
-
-    with fiona.open(gpkg, layer=layer) as src:
-        meta = dict(src.meta)
-        feats = [fn(f) for f in src]
-    with fiona.open(gpkg, "w", layer=layer, **meta) as dst:
-        for f in feats:
-            if f is not None:
-                dst.write(f)
+_edit = edit_layer
 
 
 def _moved(dx: float):
