@@ -477,10 +477,15 @@ def crs_from_wkt(wkt: str) -> Any:
     return CRS.from_wkt(wkt)
 
 
-def _identity(frame: VectorFrame, role: str, fids: list[str], extra: tuple[str, ...] = ()) -> list[str]:
+def _identity(frame: VectorFrame, role: str, fids: list[str], extra: tuple[str, ...] = (), first: tuple[str, ...] = ()) -> list[str]:
     cols = {str(c).lower(): c for c in frame.columns}
-    for name in ("id",) + ROLE_ID_FIELDS.get(role, ()) + extra:
+    def blank(v: Any) -> bool:
+        return v is None or (isinstance(v, float) and math.isnan(v)) or str(v).strip() == ""
+
+    for name in first + ("id",) + ROLE_ID_FIELDS.get(role, ()) + extra:
         col = cols.get(name.lower())
+        if col is not None and name in first and all(blank(rec.get(col)) for rec in frame.records):
+            continue  # a preferred field left empty by the writer (a KMZ's <name>): the next one names the features
         if col is not None:
             out = []
             for rec, fid in zip(frame.records, fids):
@@ -971,8 +976,10 @@ def _merge_role(role: str, pcs: list[_Piece], extra_fields: set[str], warnings: 
             warnings.append(Warning_("field_near_match", f"{where}: no field '{wanted}', but a field '{col}' resembles it and was not read as it; "
                                      f"rename '{col}' to '{wanted}' if it is that field (findings that need {wanted} are undetermined)", role))
         fids = [str(i + 1) if k == 0 else f"{p.src.layer or p.src.path.stem}:{i + 1}" for i in range(len(fr))]
-        extra_ids = ("name",) if p.driver in EXTRA_READ_DRIVERS else ()
-        piece_ids = _identity(fr, role, fids, extra_ids)
+        # KML: the placemark's <name> is its label; GDAL's LIBKML driver (GDAL 3.10 reads .kml with it too) exposes the
+        # placemark's XML id as an "id" field, which writers fill with "layer.1", "layer.2"
+        kml_first = ("name",) if p.driver in EXTRA_READ_DRIVERS else ()
+        piece_ids = _identity(fr, role, fids, first=kml_first)
         if pc.filtered and len(fr) < p.count:
             warnings.append(Warning_("context_filtered", f"{where}: {len(fr):,} of its {p.count:,} features lie within reach of the site and "
                                      "were read; the others lie beyond every rule's reach", role))

@@ -126,3 +126,25 @@ def site(tmp_path):
         QgsProject.instance().addMapLayer(lyr)
     yield layers, dem
     QgsProject.instance().removeAllMapLayers()
+
+
+@pytest.fixture()
+def layer_tree_view():
+    """QGIS 3.40's Processing loads results through ``iface.layerTreeView()``, which pytest-qgis's mock lacks: a real view.
+
+    QGIS 3.22 never asks for it; the view shows the project's layer tree as the desktop's Layers panel does.
+    """
+    from qgis.core import QgsLayerTreeModel, QgsProject
+    from qgis.gui import QgsLayerTreeView
+    from qgis.utils import iface as utils_iface
+
+    view = QgsLayerTreeView()
+    model = QgsLayerTreeModel(QgsProject.instance().layerTreeRoot())
+    view.setModel(model)
+    target = utils_iface
+    had = target is not None and hasattr(target, "layerTreeView")
+    if target is not None and not had:
+        target.layerTreeView = lambda: view
+    yield view
+    if target is not None and not had:
+        del target.layerTreeView

@@ -131,7 +131,7 @@ def test_jurisdictions_by_name_and_roles_prefilled_from_the_dock(provider, site)
     assert alg.parameterDefinition("Z_UNITS").defaultValue() == 2
 
 
-def test_check_site_plan_outputs_load_with_the_dock_status_colours(provider, site):
+def test_check_site_plan_outputs_load_with_the_dock_status_colours(provider, site, layer_tree_view):
     """Issue 24 item 9: the distance lines and areas load styled by status (rule-based renderer), not plain."""
     import processing
     from qgis.core import QgsProject

@@ -220,7 +220,7 @@ def test_a_building_site_with_no_geometry_is_undetermined_not_a_crash(provider, 
     assert rows["B-mid"]["status"] == "advisory"
 
 
-def test_slope_rays_and_mask_load_with_the_dock_styles(provider, tmp_path):
+def test_slope_rays_and_mask_load_with_the_dock_styles(provider, tmp_path, layer_tree_view):
     """Issue 24 item 9: loaded slope rays carry the ray colours and the steepest ray's label; the mask its fill."""
     import processing
 
