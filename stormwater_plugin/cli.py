@@ -64,11 +64,11 @@ def run_check_command(argv: Sequence[str]) -> int:
     args = _check_parser().parse_args(list(argv))
     # lazy: reader, writer and the review load fiona, pyproj and the engine (~0.55 s); `--help` stays at ~0.23 s
     from .headless.compare_cli import parse_accuracy, read_previous
+    from .headless.context_reader import read_context_for_check
+    from .headless.contours_dem import dem_notes
     from .headless.reader import InputError, read_site
     from .headless.writer import OutputError, RunFolder, summary_text, write_document, write_gpkg
     from .report.package import ReportError, finish_check, load_overrides_file
-    from .headless.context_reader import read_context_for_check
-    from .headless.contours_dem import dem_notes
     from .services.review import ComparisonError, check
 
     if args.site is None and not args.layer:

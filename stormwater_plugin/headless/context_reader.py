@@ -15,6 +15,7 @@ taken from the catalog (a note says so).
 
 from __future__ import annotations
 
+import functools
 import glob
 import json
 import math
@@ -217,13 +218,9 @@ def _write_role(role: str, parts: list[_Rows], out: Path) -> int:
     n = 0
     with fiona.open(str(out), "w", driver="GPKG", layer=role, crs_wkt=crs.to_wkt(), schema={"geometry": "Unknown", "properties": types}) as dst:
         for p in parts:
-            move = None
-            if p.crs is not None and not p.crs.equals(crs):
-                tf = Transformer.from_crs(p.crs, crs, always_xy=True)
-                move = tf
             for g, props in zip(p.geoms, p.props):
-                if move is not None:
-                    g = shapely.transform(g, lambda xy, t=move: np.column_stack(t.transform(xy[:, 0], xy[:, 1])))
+                if p.crs is not None:
+                    g = _reproject(g, p.crs, crs)
                 row = {k: (None if props.get(k) is None else (str(props[k]) if types[k] == "str" else props[k])) for k in types}
                 dst.write({"geometry": mapping(g), "properties": row})
                 n += 1
@@ -250,23 +247,31 @@ def _dem_path(src: ContextSource, base: Path, scratch: Path) -> Path:
     return vrt
 
 
-def _site_parcel(rows: list[_Rows], plan: list[tuple[tuple[float, float, float, float], CRS]], plan_geoms: list[tuple[Any, CRS]], id_fields: tuple[str, ...]) -> tuple[str | None, Any, CRS | None]:
-    """The one catalog parcel holding the plan's features (its id, geometry, CRS), else ``(None, None, None)``."""
+@functools.lru_cache(maxsize=32)
+def _transformer(src: CRS, dst: CRS) -> Transformer:
+    return Transformer.from_crs(src, dst, always_xy=True)
+
+
+def _reproject(g: Any, src: CRS, dst: CRS) -> Any:
+    """``g`` from ``src`` into ``dst`` (x, y order)."""
+    if src is dst or src.equals(dst):
+        return g
+    tf = _transformer(src, dst)
+    return shapely.transform(g, lambda xy: np.column_stack(tf.transform(xy[:, 0], xy[:, 1])))
+
+
+def _site_parcel(rows: list[_Rows], plan_geoms: list[tuple[Any, CRS]], id_fields: tuple[str, ...]) -> tuple[str | None, Any, CRS | None]:
+    """The one catalog parcel holding every feature of the plan (its id, geometry, CRS), else ``(None, None, None)``."""
+    if not plan_geoms:
+        return None, None, None
     hits: dict[str, tuple[Any, CRS]] = {}
     for part in rows:
         if part.crs is None:
             continue
+        points = [_reproject(g, c, part.crs).representative_point() for g, c in plan_geoms]
         for g, props in zip(part.geoms, part.props):
             pid = next((str(props[f]).strip() for f in id_fields if props.get(f) not in (None, "")), None)
-            if pid is None:
-                continue
-            inside = True
-            for pg, pcrs in plan_geoms:
-                q = pg if pcrs.equals(part.crs) else shapely.transform(pg, lambda xy, t=Transformer.from_crs(pcrs, part.crs, always_xy=True): np.column_stack(t.transform(xy[:, 0], xy[:, 1])))
-                if not g.buffer(0).contains(q.representative_point()):
-                    inside = False
-                    break
-            if inside and plan_geoms:
+            if pid is not None and all(g.buffer(0).covers(p) for p in points):
                 hits[pid] = (g, part.crs)
     if len(hits) == 1:
         pid, (g, crs) = next(iter(hits.items()))
@@ -355,7 +360,7 @@ def read_context(
     parcel_rows = [_read_source(s, _resolve(s.path, catalog_dir), _grow(area, reach_units), area_crs) for s in parcels]
     if parcels:
         id_fields = ("id",) + ROLE_ID_FIELDS.get("parcels", ())
-        pid, g, gcrs = _site_parcel(parcel_rows, plan_bounds, _plan_geometries(plan), id_fields)
+        pid, g, gcrs = _site_parcel(parcel_rows, _plan_geometries(plan), id_fields)
         if site_parcel_id is None and pid is not None:
             res.site_parcel_id = pid
             res.warnings.append(Warning_("context_site_parcel", f"site parcel {pid}: the one catalog parcel holding the plan's features", "parcels", (pid,)))
