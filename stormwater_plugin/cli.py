@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
-import tempfile
 from pathlib import Path
 from typing import Sequence
 
@@ -83,8 +82,7 @@ def run_check_command(argv: Sequence[str]) -> int:
         overrides = load_overrides_file(args.overrides) if args.overrides else []
         previous = read_previous(args.previous) if args.previous else None
         # issue 27: the town's context catalog fills the roles the package and --layer lack (a scratch folder for the run)
-        scratch = stack.enter_context(tempfile.TemporaryDirectory(prefix="swc-context-"))
-        context = read_context_for_check(args, pack, Path(scratch))
+        context = read_context_for_check(args, pack, stack)
         loaded = read_site(args.site, context.layer_options + args.layer, args.dem or context.dem, args.dem_z_units or context.dem_z_units,
                            args.site_parcel or context.site_parcel_id, args.project_class, pack=pack)
         loaded.inputs.warnings.extend(context.warnings + dem_notes(args, loaded, pack))

@@ -15,10 +15,12 @@ taken from the catalog (a note says so).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import glob
 import json
 import math
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
@@ -461,10 +463,15 @@ def _hint_notes(sources: list[ContextSource], rows: list[_Rows], plan: Mapping[s
     return out
 
 
-def read_context_for_check(args: Any, pack: Any, scratch: Path) -> ContextRead:
-    """The catalog's part of one ``check`` run (``args`` from its parser); empty when ``--context`` is not given."""
+def read_context_for_check(args: Any, pack: Any, stack: contextlib.ExitStack) -> ContextRead:
+    """The catalog's part of one ``check`` run (``args`` from its parser); empty when ``--context`` is not given.
+
+    The clipped layers go to a scratch folder that lives as long as ``stack``
+    (the check reads further DEM windows as it proceeds).
+    """
     if getattr(args, "context", None) is None:
         return ContextRead()
+    scratch = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="swc-context-")))
     catalog_path = Path(args.context)
     catalog = load_catalog(catalog_path)
     return read_context(

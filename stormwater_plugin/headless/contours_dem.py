@@ -223,9 +223,16 @@ def compare_contours(package: Path, dem: Path, dem_z_units: str | None = None, c
 
 
 def dem_notes(args: Any, loaded: Any, pack: Any = None) -> list[Warning_]:
-    """The check's notes on its DEM: built from the plan's contours (say so), and contours compared with a DEM."""
+    """The check's notes on its DEM: built from the plan's contours (say so); a package with contours compared with the DEM.
+
+    A package with existing-grade contours checked on another DEM says which
+    DEM was used (``dem_used``), and the contours are compared with it (or with
+    ``--compare-dem``).
+    """
     out: list[Warning_] = []
     dem_path = getattr(loaded, "dem_path", None)
+    site = getattr(args, "site", None)
+    has_contours = site is not None and Path(site).exists() and CONTOURS_LAYER in fiona.listlayers(str(site))
     built_from_contours = False
     if dem_path:
         import rasterio  # lazy: a DEM was given
@@ -241,12 +248,15 @@ def dem_notes(args: Any, loaded: Any, pack: Any = None) -> list[Warning_]:
                     f"{tags.get('STORMWATER_DEM_METHOD', 'linear TIN')}): slopes between contours are the surveyor's interpolation, and no cell outside them has data",
                 )
             )
-        else:
-            out.append(Warning_("dem_used", f"DEM used: {Path(dem_path).name}"))
-    site = getattr(args, "site", None)
-    target = getattr(args, "compare_dem", None) or (Path(dem_path) if dem_path and not built_from_contours else None)
-    if site is not None and target is not None and Path(site).exists() and CONTOURS_LAYER in fiona.listlayers(str(site)):
-        w = compare_contours(Path(site), Path(target), getattr(args, "dem_z_units", None) if not getattr(args, "compare_dem", None) else None)
+        elif has_contours:
+            out.append(Warning_("dem_used", f"DEM used: {Path(dem_path).name}, not the plan's existing-grade contours"))
+    compare = getattr(args, "compare_dem", None)
+    target = Path(compare) if compare else (Path(dem_path) if dem_path and not built_from_contours else None)
+    if has_contours and target is not None:
+        try:
+            w = compare_contours(Path(site), target, None if compare else getattr(args, "dem_z_units", None))
+        except InputError as exc:
+            w = Warning_("contours_dem_uncompared", f"the plan's contours were not compared with {target.name}: {exc}", CONTOURS_LAYER)
         if w is not None:
             out.append(w)
     return out

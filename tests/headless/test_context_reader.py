@@ -193,3 +193,31 @@ def test_catalog_over_north_collins_feeds_a_check_with_no_clipping_by_hand(north
     assert stream and stream == [f for f in stream if f.get("context_sources")]
     codes = {w["code"] for w in ctx["warnings"]}
     assert {"context_septic_hint", "context_wells_hint", "context_site_parcel"} <= codes
+
+
+def test_catalog_dem_given_as_tiles_is_read_through_a_vrt_and_named_in_the_findings(tmp_path):
+    import rasterio
+    from rasterio.windows import Window
+
+    from stormwater_plugin.headless.contours_dem import contours_to_dem
+    from tests.headless.test_contours_dem import _package
+
+    pkg = _package(tmp_path / "site.gpkg")
+    whole = tmp_path / "whole.tif"
+    contours_to_dem(pkg, whole, cell_ft=2.0, z_units="us-ft")
+    (tmp_path / "tiles").mkdir()
+    with rasterio.open(whole) as src:
+        half = src.width // 2
+        for name, win in (("a", Window(0, 0, half, src.height)), ("b", Window(half, 0, src.width - half, src.height))):
+            profile = dict(src.profile, width=int(win.width), height=int(win.height), transform=src.window_transform(win))
+            with rasterio.open(tmp_path / "tiles" / f"{name}.tif", "w", **profile) as dst:
+                dst.write(src.read(1, window=win), 1)
+    catalog = {"town": "T", "sources": [{"name": "lidar tiles", "path": "tiles/*.tif", "role": "dem", "z_units": "us-ft",
+                                         "authority": "NYS GIS", "date": "2022", "status": "informational"}]}
+    (tmp_path / "catalog.json").write_text(json.dumps(catalog), encoding="utf-8")
+    main([str(pkg), "--context", str(tmp_path / "catalog.json"), "--jurisdiction", "lgpc", "--class", "major", "--out", str(tmp_path / "o"), "--quiet"])
+    doc = json.loads((tmp_path / "o" / "findings.json").read_text(encoding="utf-8"))
+    assert doc["inputs"]["dem"].endswith("context_dem.vrt")
+    assert any(w["code"] == "context_source" and "lidar tiles, NYS GIS, 2022" in w["message"] for w in doc["warnings"])
+    slope = next(f for f in doc["findings"] if f["kind"] == "building_site_slope")
+    assert slope["status"] == "pass" and "5.38%" in slope["message"]
