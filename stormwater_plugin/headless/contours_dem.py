@@ -232,7 +232,8 @@ def dem_notes(args: Any, loaded: Any, pack: Any = None) -> list[Warning_]:
     out: list[Warning_] = []
     dem_path = getattr(loaded, "dem_path", None)
     site = getattr(args, "site", None)
-    has_contours = site is not None and Path(site).exists() and CONTOURS_LAYER in fiona.listlayers(str(site))
+    site_path = Path(site) if site is not None else None
+    has_contours = site_path is not None and site_path.exists() and CONTOURS_LAYER in fiona.listlayers(str(site_path))
     built_from_contours = False
     if dem_path:
         import rasterio  # lazy: a DEM was given
@@ -252,9 +253,9 @@ def dem_notes(args: Any, loaded: Any, pack: Any = None) -> list[Warning_]:
             out.append(Warning_("dem_used", f"DEM used: {Path(dem_path).name}, not the plan's existing-grade contours"))
     compare = getattr(args, "compare_dem", None)
     target = Path(compare) if compare else (Path(dem_path) if dem_path and not built_from_contours else None)
-    if has_contours and target is not None:
+    if has_contours and site_path is not None and target is not None:
         try:
-            w = compare_contours(Path(site), target, None if compare else getattr(args, "dem_z_units", None))
+            w = compare_contours(site_path, target, None if compare else getattr(args, "dem_z_units", None))
         except InputError as exc:
             w = Warning_("contours_dem_uncompared", f"the plan's contours were not compared with {target.name}: {exc}", CONTOURS_LAYER)
         if w is not None:
