@@ -8,6 +8,7 @@ traceback).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from pathlib import Path
 from typing import Sequence
@@ -19,14 +20,14 @@ from .core.overrides import OverrideError
 from .core.rulepack import JURISDICTIONS, PackError, load_pack
 from .headless.errors import fail, run_guarded
 
-SUBCOMMANDS = ("check", "slope-map", "envelope", "batch", "compare", "letter", "import-cad")
+SUBCOMMANDS = ("check", "slope-map", "envelope", "batch", "compare", "letter", "import-cad", "contours-dem")
 
 
 def _check_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="stormwater-check",
         description="Check a stormwater site plan against the setback, buffer and slope rules of a jurisdiction.",
-        epilog=f"Roles for --layer: {', '.join(ROLES)}. Other commands: slope-map, envelope, batch, compare, letter, import-cad (stormwater-check COMMAND --help).",
+        epilog=f"Roles for --layer: {', '.join(ROLES)}. Other commands: slope-map, envelope, batch, compare, letter, import-cad, contours-dem (stormwater-check COMMAND --help).",
     )
     p.add_argument("site", nargs="?", type=Path, help="site package: a GeoPackage with standard layer names")
     p.add_argument("--dem", type=Path, help="DEM raster (any GDAL format, any CRS)")
@@ -41,6 +42,9 @@ def _check_parser() -> argparse.ArgumentParser:
     p.add_argument("--frost-depth-ft", type=float, metavar="FT", help="prevailing frost depth at the site, in feet (the packs hold no sourced figure)")
     p.add_argument("--layer", action="append", default=[], metavar="ROLE=PATH[:LAYER]", help="take a role from any OGR source: GeoPackage, shapefile, GeoJSON, KML/KMZ, a .zip or /vsizip/ path "
                    "(repeatable: several for one role are merged; :LAYER is needed when the source holds several layers)")
+    p.add_argument("--context", type=Path, metavar="CATALOG.json",
+                   help="the town's context catalog (docs/context.md): roles the package and --layer lack are read from it around the site")
+    p.add_argument("--compare-dem", type=Path, metavar="DEM.tif", help="compare the package's existing-grade contours with this DEM (default: the --dem)")
     p.add_argument("--accuracy", action="append", default=[], metavar="ROLE=FT",
                    help="horizontal accuracy of a role's features in feet at 95%% (repeatable; a feature's accuracy_ft field wins)")
     p.add_argument("--dem-vertical-accuracy-ft", type=float, metavar="FT", help="the DEM's vertical accuracy in feet at 95%%")
@@ -60,6 +64,8 @@ def run_check_command(argv: Sequence[str]) -> int:
     args = _check_parser().parse_args(list(argv))
     # lazy: reader, writer and the review load fiona, pyproj and the engine (~0.55 s); `--help` stays at ~0.23 s
     from .headless.compare_cli import parse_accuracy, read_previous
+    from .headless.context_reader import read_context_for_check
+    from .headless.contours_dem import dem_notes
     from .headless.reader import InputError, read_site
     from .headless.writer import OutputError, RunFolder, summary_text, write_document, write_gpkg
     from .report.package import ReportError, finish_check, load_overrides_file
@@ -67,6 +73,7 @@ def run_check_command(argv: Sequence[str]) -> int:
 
     if args.site is None and not args.layer:
         _fail("give a site package (SITE.gpkg) or at least one --layer ROLE=PATH")
+    stack = contextlib.ExitStack()
     try:
         pack = load_pack(args.jurisdiction)
         if args.frost_depth_ft is not None:
@@ -75,7 +82,11 @@ def run_check_command(argv: Sequence[str]) -> int:
             pack = override_prevailing_frost_depth(pack, args.frost_depth_ft)
         overrides = load_overrides_file(args.overrides) if args.overrides else []
         previous = read_previous(args.previous) if args.previous else None
-        loaded = read_site(args.site, args.layer, args.dem, args.dem_z_units, args.site_parcel, args.project_class, pack=pack)
+        # issue 27: the town's context catalog fills the roles the package and --layer lack (a scratch folder for the run)
+        context = read_context_for_check(args, pack, stack)
+        loaded = read_site(args.site, context.layer_options + args.layer, args.dem or context.dem, args.dem_z_units or context.dem_z_units,
+                           args.site_parcel or context.site_parcel_id, args.project_class, pack=pack)
+        loaded.inputs.warnings.extend(context.warnings + dem_notes(args, loaded, pack))
         loaded.inputs.accuracy_ft = parse_accuracy(args.accuracy)
         if args.dem_vertical_accuracy_ft is not None:
             if not args.dem_vertical_accuracy_ft >= 0:
@@ -88,6 +99,8 @@ def run_check_command(argv: Sequence[str]) -> int:
             "dem": loaded.dem_path,
             "dem_z": loaded.inputs.dem.z_unit_note if loaded.inputs.dem else None,
         }
+        if args.context:
+            inputs["context_catalog"] = str(args.context)
         try:
             # issue 7: moves for each device with a setback violation (they never fail the check)
             review = check(loaded.inputs, pack, overrides, crs_name=loaded.inputs.crs_name, inputs_description=inputs,
@@ -96,6 +109,8 @@ def run_check_command(argv: Sequence[str]) -> int:
             raise InputError(str(exc).strip("'\"")) from exc
         except ComparisonError as exc:
             raise InputError(f"--previous: {exc}") from exc
+        if args.context:
+            context.annotate(review.doc)
         result, moves = review.result, review.moves or ()
         # issue 22: written in a private folder inside --out and moved into place when complete (a missing report
         # package still commits findings.json and findings.gpkg, as its message says); --out locked for the run
@@ -113,7 +128,9 @@ def run_check_command(argv: Sequence[str]) -> int:
                 shown_dir=out,
             )
     except (InputError, PackError, OverrideError, ReportError, OutputError) as exc:
+        stack.close()
         _fail(str(exc))
+    stack.close()
     if args.quiet:
         c = result.counts()
         print(f"{c['violation']} violation, {c['advisory']} advisory, {c['undetermined']} undetermined, {c['pass']} pass")
@@ -155,6 +172,10 @@ def _dispatch(args: Sequence[str]) -> int:
         from .headless.cad_import import main as cad_main
 
         return int(cad_main(args[1:]))
+    if args and args[0] == "contours-dem":
+        from .headless.contours_dem import main as contours_dem_main
+
+        return int(contours_dem_main(args[1:]))
     if args and args[0] == "check":
         args = args[1:]
     return run_check_command(args)

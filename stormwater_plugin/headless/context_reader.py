@@ -1,0 +1,486 @@
+"""Read a town's context catalog around one site: only what the pack's rules can reach, never a whole county.
+
+The site's own package (and ``--layer`` options) give the plan; the
+catalog (:mod:`stormwater_plugin.services.context_catalog`) names the
+statewide layers. :func:`read_context` works out the search area — the plan's
+bounds, grown to the site parcel's when the parcels come from the catalog,
+plus the pack's largest reach (:func:`~stormwater_plugin.services.reach.pack_reach_ft`)
+— and reads each source through OGR's spatial filter (fiona ``bbox=``) and
+the source's ``where``, renames its fields to the role's, and writes the few
+features found to a scratch GeoPackage that the ordinary reader
+(:func:`~stormwater_plugin.headless.reader.read_site`) then takes as
+``--layer`` options. A role the package or a ``--layer`` gives is never
+taken from the catalog (a note says so).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import glob
+import json
+import math
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+import fiona
+import numpy as np
+import shapely
+from pyproj import CRS, Transformer
+from shapely.geometry import box, mapping, shape
+
+from ..core.model import ROLES, Warning_
+from ..core.units import feet_per_unit
+from ..services.context_catalog import CatalogError, ContextCatalog, ContextSource, parse_catalog
+from ..services.reach import pack_reach_ft
+from .reader import ROLE_ID_FIELDS, InputError, crs_from_wkt, parse_layer_option
+
+#: Field written on every context feature: the catalog source it came from.
+SOURCE_FIELD = "context_source"
+#: OGR drivers whose feature ids start at 1 (the reader numbers features from 1 in file order).
+ONE_BASED_FID_DRIVERS: frozenset[str] = frozenset({"GPKG", "OpenFileGDB", "FileGDB", "SQLite"})
+
+
+@dataclass
+class ContextRead:
+    """What the catalog gave one check.
+
+    ``layer_options`` are ``ROLE=PATH:LAYER`` texts for
+    :func:`~stormwater_plugin.headless.reader.read_site`; ``dem`` the DEM path
+    when the catalog gave it; ``warnings`` the notes the findings carry;
+    ``used`` the sources read by role, with their feature counts.
+    """
+
+    layer_options: list[str] = field(default_factory=list)
+    dem: Path | None = None
+    dem_z_units: str | None = None
+    warnings: list[Warning_] = field(default_factory=list)
+    used: dict[str, list[tuple[ContextSource, int]]] = field(default_factory=dict)
+    site_parcel_id: str | None = None
+    area_wkt: str = ""
+    reach_ft: float = 0.0
+
+    def describe(self) -> dict[str, Any]:
+        """The catalog's part of findings.json's ``inputs``."""
+        return {
+            "reach_ft": self.reach_ft,
+            "sources": {role: [{"source": s.describe(), "path": s.path, "features": n} for s, n in items] for role, items in self.used.items()},
+        }
+
+    def annotate(self, doc: dict[str, Any]) -> None:
+        """Name the context sources on each finding of ``doc`` that relates a context feature (in place)."""
+        words = {role: [s.describe() for s, _ in items] for role, items in self.used.items()}
+        for f in doc.get("findings", []):
+            names: list[str] = []
+            for key in ("subject", "other"):
+                ref = f.get(key) or {}
+                for w in words.get(str(ref.get("layer") or ""), []):
+                    if w not in names:
+                        names.append(w)
+            if names:
+                f["context_sources"] = names
+        doc.setdefault("inputs", {})["context"] = self.describe()
+
+
+def load_catalog(path: Path) -> ContextCatalog:
+    """The catalog in ``path`` (JSON); :class:`InputError` naming the file when it is missing or invalid."""
+    if not path.is_file():
+        raise InputError(f"{path}: context catalog not found")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputError(f"{path}: the context catalog is not valid JSON ({exc})") from exc
+    try:
+        return parse_catalog(data)
+    except CatalogError as exc:
+        raise InputError(f"{path}: {exc}") from exc
+
+
+def _resolve(path_text: str, base: Path) -> Path:
+    p = Path(path_text).expanduser()
+    return p if p.is_absolute() else base / p
+
+
+def _layer_bounds(path: Path, layer: str | None) -> tuple[tuple[float, float, float, float], CRS] | None:
+    with fiona.open(str(path), layer=layer) if layer else fiona.open(str(path)) as coll:
+        if len(coll) == 0 or not coll.crs_wkt:
+            return None
+        b = coll.bounds
+        return (float(b[0]), float(b[1]), float(b[2]), float(b[3])), crs_from_wkt(coll.crs_wkt)
+
+
+def _plan_layers(package: Path | None, layer_options: Iterable[str]) -> dict[str, tuple[Path, str | None]]:
+    out: dict[str, tuple[Path, str | None]] = {}
+    if package is not None and package.exists():
+        lower = {n.lower(): n for n in fiona.listlayers(str(package))}
+        for role in ROLES:
+            if role in lower:
+                out[role] = (package, lower[role])
+    for opt in layer_options:
+        src = parse_layer_option(opt)
+        out[src.role] = (src.path, src.layer)
+    return out
+
+
+def _area_crs(bounds: list[tuple[tuple[float, float, float, float], CRS]]) -> CRS:
+    """A projected CRS to grow the search area in: the plan's own when projected, else UTM at its centre."""
+    for _, crs in bounds:
+        if crs.is_projected:
+            return crs
+    (x0, y0, x1, y1), crs = bounds[0]
+    lon, lat = Transformer.from_crs(crs, "EPSG:4326", always_xy=True).transform((x0 + x1) / 2, (y0 + y1) / 2)
+    zone = int((lon + 180) // 6) + 1
+    return CRS.from_epsg((32600 if lat >= 0 else 32700) + zone)
+
+
+def _bounds_in(b: tuple[float, float, float, float], src: CRS, dst: CRS) -> tuple[float, float, float, float]:
+    if src.equals(dst):
+        return b
+    x0, y0, x1, y1 = Transformer.from_crs(src, dst, always_xy=True).transform_bounds(*b, densify_pts=21)
+    return float(x0), float(y0), float(x1), float(y1)
+
+
+def _union(bs: Iterable[tuple[float, float, float, float]]) -> tuple[float, float, float, float]:
+    a = np.array(list(bs), dtype=float)
+    return float(a[:, 0].min()), float(a[:, 1].min()), float(a[:, 2].max()), float(a[:, 3].max())
+
+
+def _grow(b: tuple[float, float, float, float], d: float) -> tuple[float, float, float, float]:
+    return b[0] - d, b[1] - d, b[2] + d, b[3] + d
+
+
+@dataclass
+class _Rows:
+    geoms: list[Any]
+    props: list[dict[str, Any]]
+    crs: CRS | None
+    types: dict[str, str]
+    #: The source's extent holds the whole search area (no feature found then means none within reach).
+    covers: bool = False
+
+
+def _read_source(src: ContextSource, path: Path, area: tuple[float, float, float, float], area_crs: CRS) -> _Rows:
+    """The source's features within ``area`` (``area_crs`` bounds), filtered by ``where``, fields renamed."""
+    if not path.exists():
+        raise InputError(f"context catalog: {src.name}: {path} not found")
+    try:
+        opener = fiona.open(str(path), layer=src.layer) if src.layer else fiona.open(str(path))
+        with opener as coll:
+            if not coll.crs_wkt:
+                raise InputError(f"context catalog: {src.name} ({path}) has no CRS; assign one and run again")
+            crs = crs_from_wkt(coll.crs_wkt)
+            bbox = _bounds_in(area, area_crs, crs)
+            schema = dict(coll.schema.get("properties", {}))
+            missing = sorted({v for v in src.fields.values() if v not in schema} | {h.field for h in src.hints if h.field not in schema})
+            if missing:
+                raise InputError(f"context catalog: {src.name}: field(s) {', '.join(missing)} not in {path.name} (fields: {', '.join(schema)})")
+            # Features with no id keep the number the whole file would give them (a clip never renumbers them).
+            numbered = "id" not in schema and "id" not in src.fields and not any(f in schema for f in ROLE_ID_FIELDS.get(src.role, ()))
+            one_based = str(coll.driver) in ONE_BASED_FID_DRIVERS
+            kwargs: dict[str, Any] = {"bbox": bbox}
+            if src.where:
+                kwargs["where"] = src.where
+            b = coll.bounds
+            covers = bool(len(coll)) and b[0] <= bbox[0] and b[1] <= bbox[1] and b[2] >= bbox[2] and b[3] >= bbox[3]
+            geoms, props = [], []
+            for feat in coll.filter(**kwargs):
+                if feat["geometry"] is None:
+                    continue
+                p = dict(feat["properties"])
+                for role_field, source_field in src.fields.items():
+                    p[role_field] = p.get(source_field)
+                p[SOURCE_FIELD] = src.name
+                if numbered:
+                    p["id"] = str(int(feat.id) + (0 if one_based else 1))
+                geoms.append(shape(feat["geometry"]))
+                props.append(p)
+    except InputError:
+        raise
+    except Exception as exc:  # fiona raises driver-specific errors (a bad where among them)
+        text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise InputError(f"context catalog: {src.name} ({path}): cannot be read ({text[:160]})") from exc
+    types = {k: str(v).split(":")[0] for k, v in schema.items()}
+    for role_field, source_field in src.fields.items():
+        types[role_field] = types.get(source_field, "str")
+    types[SOURCE_FIELD] = "str"
+    if numbered:
+        types["id"] = "str"
+    return _Rows(geoms, props, crs, types, covers)
+
+
+def _write_role(role: str, parts: list[_Rows], out: Path) -> int:
+    """Merge a role's sources (in the first one's CRS) into layer ``role`` of ``out``; the feature count."""
+    crs = next(p.crs for p in parts if p.crs is not None)
+    types: dict[str, str] = {}
+    for p in parts:
+        for k, t in p.types.items():
+            types[k] = t if types.get(k, t) == t else "str"
+    n = 0
+    with fiona.open(str(out), "w", driver="GPKG", layer=role, crs_wkt=crs.to_wkt(), schema={"geometry": "Unknown", "properties": types}) as dst:
+        for p in parts:
+            for g, props in zip(p.geoms, p.props):
+                if p.crs is not None:
+                    g = _reproject(g, p.crs, crs)
+                row = {k: (None if props.get(k) is None else (str(props[k]) if types[k] == "str" else props[k])) for k in types}
+                dst.write({"geometry": mapping(g), "properties": row})
+                n += 1
+    return n
+
+
+def _dem_path(src: ContextSource, base: Path, scratch: Path) -> Path:
+    """The catalog's DEM: its file (a GeoTIFF or a VRT) or, for a glob over tiles, a VRT over them in ``scratch``."""
+    text = str(_resolve(src.path, base))
+    if not any(c in text for c in "*?["):
+        return Path(text)
+    tiles = sorted(glob.glob(text))
+    if not tiles:
+        raise InputError(f"context catalog: {src.name}: no DEM tile matches {text}")
+    if len(tiles) == 1:
+        return Path(tiles[0])
+    from osgeo import gdal  # lazy: only for a catalog of tiles
+
+    vrt = scratch / "context_dem.vrt"
+    ds = gdal.BuildVRT(str(vrt), tiles)
+    if ds is None:
+        raise InputError(f"context catalog: {src.name}: cannot build a VRT over {len(tiles)} tiles ({text})")
+    ds = None
+    return vrt
+
+
+@functools.lru_cache(maxsize=32)
+def _transformer(src: CRS, dst: CRS) -> Transformer:
+    return Transformer.from_crs(src, dst, always_xy=True)
+
+
+def _reproject(g: Any, src: CRS, dst: CRS) -> Any:
+    """``g`` from ``src`` into ``dst`` (x, y order)."""
+    if src is dst or src.equals(dst):
+        return g
+    tf = _transformer(src, dst)
+    return shapely.transform(g, lambda xy: np.column_stack(tf.transform(xy[:, 0], xy[:, 1])))
+
+
+def _site_parcel(rows: list[_Rows], plan_geoms: list[tuple[Any, CRS]], id_fields: tuple[str, ...]) -> tuple[str | None, Any, CRS | None]:
+    """The one catalog parcel holding every feature of the plan (its id, geometry, CRS), else ``(None, None, None)``."""
+    if not plan_geoms:
+        return None, None, None
+    hits: dict[str, tuple[Any, CRS]] = {}
+    for part in rows:
+        if part.crs is None:
+            continue
+        points = [_reproject(g, c, part.crs).representative_point() for g, c in plan_geoms]
+        for g, props in zip(part.geoms, part.props):
+            pid = next((str(props[f]).strip() for f in id_fields if props.get(f) not in (None, "")), None)
+            if pid is not None and all(g.buffer(0).covers(p) for p in points):
+                hits[pid] = (g, part.crs)
+    if len(hits) == 1:
+        pid, (g, crs) = next(iter(hits.items()))
+        return pid, g, crs
+    return None, None, None
+
+
+def _plan_geometries(plan: Mapping[str, tuple[Path, str | None]]) -> list[tuple[Any, CRS]]:
+    """The plan's own features (not parcels), each with its CRS, for locating the site parcel."""
+    out: list[tuple[Any, CRS]] = []
+    for role, (path, layer) in plan.items():
+        if role == "parcels":
+            continue
+        with fiona.open(str(path), layer=layer) if layer else fiona.open(str(path)) as coll:
+            if not coll.crs_wkt:
+                continue
+            crs = crs_from_wkt(coll.crs_wkt)
+            for feat in coll:
+                if feat["geometry"] is not None:
+                    out.append((shape(feat["geometry"]), crs))
+    return out
+
+
+def read_context(
+    catalog: ContextCatalog,
+    catalog_dir: Path,
+    package: Path | None,
+    layer_options: list[str],
+    pack: Any,
+    scratch: Path,
+    *,
+    dem_given: bool = False,
+    site_parcel_id: str | None = None,
+) -> ContextRead:
+    """Read the catalog's sources around the site into ``scratch`` (see the module's docstring).
+
+    Parameters
+    ----------
+    catalog : ContextCatalog
+    catalog_dir : Path
+        Folder relative paths in the catalog are taken from (the catalog file's).
+    package : Path or None
+        The site package.
+    layer_options : list of str
+        ``--layer ROLE=PATH[:LAYER]`` options (they win over the catalog).
+    pack : RulePack
+        The jurisdiction's pack: its largest reach, feet, grows the search area.
+    scratch : Path
+        A folder for the clipped layers (``context.gpkg``) and a tile VRT.
+    dem_given : bool
+        A ``--dem`` was given: the catalog's DEM is not used.
+    site_parcel_id : str, optional
+        The site parcel's id, when the user gave it.
+    """
+    res = ContextRead(site_parcel_id=site_parcel_id)
+    plan = _plan_layers(package, layer_options)
+    reach = pack_reach_ft(pack)
+    if not math.isfinite(reach):
+        if catalog.flow_reach_ft is None:
+            raise InputError(
+                f"context catalog ({catalog.town}): the {pack.jurisdiction} pack has a rule of unlimited reach (a flow trace with no declared length); "
+                "set 'flow_reach_ft' in the catalog to how far around the site its targets are read"
+            )
+        reach = float(catalog.flow_reach_ft)
+        res.warnings.append(
+            Warning_(
+                "context_reach_limited",
+                f"context read within {reach:,.0f} ft of the site (the catalog's flow_reach_ft): a flow path reaching a wetland or stream further away is not seen",
+            )
+        )
+    res.reach_ft = reach
+    plan_bounds = [b for b in (_layer_bounds(p, layer) for p, layer in plan.values()) if b is not None]
+    if not plan_bounds:
+        raise InputError("context catalog: the site package has no features to read context around; give the plan's own layers")
+    area_crs = _area_crs(plan_bounds)
+    area = _union(_bounds_in(b, c, area_crs) for b, c in plan_bounds)
+    reach_units = reach / feet_per_unit(float(area_crs.axis_info[0].unit_conversion_factor))
+
+    for role in catalog.roles():
+        if role in plan or (role == "dem" and dem_given):
+            given = "--dem" if role == "dem" else ("the site package" if package is not None and plan[role][0] == package else "--layer")
+            res.warnings.append(Warning_("context_role_given", f"{role} taken from {given}, not from the context catalog", None if role == "dem" else role))
+
+    # The parcels first, around the plan: the site parcel's bounds grow the area the other rules reach from.
+    parcels = [] if "parcels" in plan else list(catalog.for_role("parcels"))
+    parcel_rows = [_read_source(s, _resolve(s.path, catalog_dir), _grow(area, reach_units), area_crs) for s in parcels]
+    if parcels:
+        id_fields = ("id",) + ROLE_ID_FIELDS.get("parcels", ())
+        pid, g, gcrs = _site_parcel(parcel_rows, _plan_geometries(plan), id_fields)
+        if site_parcel_id is None and pid is not None:
+            res.site_parcel_id = pid
+            res.warnings.append(Warning_("context_site_parcel", f"site parcel {pid}: the one catalog parcel holding the plan's features", "parcels", (pid,)))
+        if g is not None and gcrs is not None and (site_parcel_id is None or site_parcel_id == pid):
+            grown = _union([area, _bounds_in(tuple(float(v) for v in g.bounds), gcrs, area_crs)])  # type: ignore[arg-type]
+            if grown != area:
+                area = grown
+                parcel_rows = [_read_source(s, _resolve(s.path, catalog_dir), _grow(area, reach_units), area_crs) for s in parcels]
+    search = _grow(area, reach_units)
+    res.area_wkt = box(*search).wkt
+
+    scratch.mkdir(parents=True, exist_ok=True)
+    out = scratch / "context.gpkg"
+    for role in catalog.roles():
+        if role in plan or role == "dem":
+            continue
+        sources = parcels if role == "parcels" else list(catalog.for_role(role))
+        rows = parcel_rows if role == "parcels" else [_read_source(s, _resolve(s.path, catalog_dir), search, area_crs) for s in sources]
+        counts = [len(r.geoms) for r in rows]
+        res.used[role] = list(zip(sources, counts))
+        for s, n in zip(sources, counts):
+            res.warnings.append(Warning_("context_source", f"{role}: {n} feature(s) within {reach:,.0f} ft of the site from {s.describe()}", role))
+            res.warnings.extend(_source_notes(s, role))
+        covered = any(r.covers for r in rows)
+        if sum(counts) or covered:
+            # A source whose extent holds the search area and has no feature in it: none within reach (an empty layer).
+            _write_role(role, rows, out)
+            res.layer_options.append(f"{role}={out}:{role}")
+        if not covered:
+            res.warnings.append(
+                Warning_(
+                    "context_partial_cover",
+                    f"{role}: no catalog source's extent holds the whole area within {reach:,.0f} ft of the site"
+                    + ("" if sum(counts) else ", and none has a feature in it: the role is taken as not supplied"),
+                    role,
+                )
+            )
+        if role == "parcels":
+            res.warnings.extend(_hint_notes(sources, rows, plan))
+    dems = catalog.for_role("dem")
+    if dems and not dem_given:
+        res.dem = _dem_path(dems[0], catalog_dir, scratch)
+        res.dem_z_units = dems[0].z_units
+        res.used["dem"] = [(dems[0], 1)]
+        res.warnings.append(Warning_("context_source", f"DEM from {dems[0].describe()} ({res.dem.name}), read over the window the rules need"
+                    + (f"; elevations in {dems[0].z_units} as the catalog declares" if dems[0].z_units else "")))
+        res.warnings.extend(_source_notes(dems[0], "dem"))
+    return res
+
+
+def _source_notes(src: ContextSource, role: str) -> list[Warning_]:
+    """Notes a finding using ``src`` must carry: an informational wetland map, an old layer, the catalog's own note."""
+    layer = None if role == "dem" else role
+    out: list[Warning_] = []
+    if role == "wetlands" and src.status == "informational":
+        out.append(
+            Warning_(
+                "context_wetlands_informational",
+                f"wetlands from {src.describe()}: an informational map; its mapped extent is not the regulated extent "
+                "(under the amended Freshwater Wetlands Act a wetland above the Act's size threshold is regulated whether mapped or not): "
+                "a delineation in the field decides",
+                layer,
+            )
+        )
+    age = src.age_note()
+    if age:
+        out.append(Warning_("context_source_old", f"{role}: {age}", layer))
+    if src.note:
+        out.append(Warning_("context_source_note", f"{role} ({src.name}): {src.note}", layer))
+    return out
+
+
+def _hint_notes(sources: list[ContextSource], rows: list[_Rows], plan: Mapping[str, Any]) -> list[Warning_]:
+    """Parcels whose tax roll says private sewer or water: an on-site septic system or well the plan must show."""
+    out: list[Warning_] = []
+    for src, part in zip(sources, rows):
+        for hint in src.hints:
+            keys = sorted(
+                {str(p.get("PRINT_KEY") or p.get("SBL") or p.get("id") or "?") for p in part.props if hint.matches(p.get(hint.field))}
+            )
+            if not keys:
+                continue
+            shown = ", ".join(keys[:12]) + (f" and {len(keys) - 12} more" if len(keys) > 12 else "")
+            what = "an on-site septic system" if hint.kind == "septic" else "a private well"
+            drawn = (
+                "the plan's layer must show each one near the site"
+                if hint.kind in plan
+                else f"the plan has no {hint.kind} layer, so no setback to them is checked: locate them"
+            )
+            out.append(
+                Warning_(
+                    f"context_{hint.kind}_hint",
+                    f"tax roll ({src.name}, {hint.field} {'/'.join(hint.values)}): {len(keys)} parcel(s) within reach have {what} ({shown}); {drawn}",
+                    hint.kind,
+                    tuple(keys),
+                )
+            )
+    return out
+
+
+def read_context_for_check(args: Any, pack: Any, stack: contextlib.ExitStack) -> ContextRead:
+    """The catalog's part of one ``check`` run (``args`` from its parser); empty when ``--context`` is not given.
+
+    The clipped layers go to a scratch folder that lives as long as ``stack``
+    (the check reads further DEM windows as it proceeds).
+    """
+    if getattr(args, "context", None) is None:
+        return ContextRead()
+    scratch = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="swc-context-")))
+    catalog_path = Path(args.context)
+    catalog = load_catalog(catalog_path)
+    return read_context(
+        catalog,
+        catalog_path.resolve().parent,
+        args.site,
+        list(args.layer),
+        pack,
+        scratch,
+        dem_given=args.dem is not None,
+        site_parcel_id=args.site_parcel,
+    )
