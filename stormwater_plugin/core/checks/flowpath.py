@@ -44,6 +44,7 @@ from ..model import FeatureRef, Status
 from ..raster import ElevationGrid
 from ..rulepack import Rule
 from ..terrain.conditioning import SINK_PIT, ConditionedDem, condition_dem, fringe_levels
+from .affected import impervious_status
 from .context import CheckContext
 
 #: At most this many DEM cells of the activity start a trace (evenly thinned beyond).
@@ -115,7 +116,7 @@ def _activity(ctx: CheckContext, roles: list[str]) -> BaseGeometry:
         if layer is None:
             continue
         for g, a in zip(layer.geoms, layer.attrs):
-            if role == "impervious" and str({str(k).lower(): v for k, v in a.items()}.get("status") or "").strip().lower() in ("existing", "removed"):
+            if role == "impervious" and impervious_status(a) in ("existing", "removed"):
                 continue
             parts.append(g)
     return union(parts)

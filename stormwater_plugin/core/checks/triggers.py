@@ -23,6 +23,7 @@ import shapely
 from ..geometry import DISTANCE_EPS_FT, union
 from ..model import Status
 from ..rulepack import Rule
+from ..vocabulary import read
 from .affected import affected_area
 from .context import CheckContext, truthy
 
@@ -68,14 +69,20 @@ def check_area_threshold(ctx: CheckContext, rule: Rule) -> None:
         ctx.add(rule, Status.PASS, f"{what}: outside the range ({rng}) that brings '{rule.title}'.", measured_sqft=area)
 
 
+#: Building-site uses (``packs/vocabulary.json``) of a single-family residence and its accessory structures.
+_SINGLE_FAMILY_USES = ("single_family", "accessory")
+
+
 def _single_family(ctx: CheckContext) -> bool | None:
     sites = ctx.layer("building_sites")
     if sites is None or len(sites) == 0:
         return None
-    uses = [str(a.get("use") or "").strip().lower().replace("-", "_").replace(" ", "_") for a in sites.attrs]
-    if any(not u for u in uses):
+    uses = [read(a, "building_sites", "use") for a in sites.attrs]
+    if any(r.known and r.value not in _SINGLE_FAMILY_USES for r in uses):
+        return False
+    if any(not r.known for r in uses):
         return None
-    return all(u in ("single_family", "single_family_residence", "residential_single_family", "accessory") for u in uses)
+    return True
 
 
 def _activity(ctx: CheckContext) -> Any:
