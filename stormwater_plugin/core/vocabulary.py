@@ -37,6 +37,8 @@ MISSING = "missing"
 UNRECOGNISED = "unrecognised"
 
 _NON_ALNUM = re.compile(r"[^0-9a-z]+")
+#: Shapefiles (dBase) keep at most this many characters of a field name.
+DBASE_NAME_LENGTH = 10
 
 
 def fold(value: Any) -> str:
@@ -128,6 +130,18 @@ class Vocabulary:
                 FieldVocabulary(spec["field"], tuple(spec["roles"]), spec["kind"], accepted, lookup, spec["missing"], spec["reading"])
             )
 
+    def field_for_name(self, role: str, name: str) -> FieldVocabulary | None:
+        """The field of ``role`` a column called ``name`` holds: the same name folded, or its 10-character dBase cut."""
+        key = fold(name)
+        hits = [f for f in self.fields if role in f.roles and fold(f.field) == key]
+        if hits:
+            return hits[0]
+        if key and len(str(name).strip()) == DBASE_NAME_LENGTH:
+            cut = [f for f in self.fields if role in f.roles and len(fold(f.field)) > DBASE_NAME_LENGTH and fold(f.field).startswith(key)]
+            if len({f.field for f in cut}) == 1:
+                return cut[0]
+        return None
+
     def spec(self, role: str, field: str) -> FieldVocabulary | None:
         """The vocabulary of ``field`` in ``role`` (``None`` when the field is not categorical there)."""
         for f in self.fields:
@@ -142,6 +156,8 @@ class Vocabulary:
             raise KeyError(f"{field} is not a categorical field of the {role} layer")
         if spec.kind == "boolean":
             return self._read_boolean(spec, raw)
+        if spec.kind == "name":
+            return Reading(field, raw, raw, MISSING if is_blank(raw) else KNOWN, ())
         if is_blank(raw):
             if spec.missing is not None:
                 return Reading(field, raw, spec.missing, KNOWN, spec.accepted)
@@ -203,7 +219,15 @@ def field_value(attrs: Mapping[str, Any], field: str) -> Any:
 
 def read(attrs: Mapping[str, Any], role: str, field: str) -> Reading:
     """Read ``field`` of one feature of ``role`` (already normalised or not: the result is the same)."""
-    return vocabulary().read_value(role, field, field_value(attrs, field))
+    vocab = vocabulary()
+    raw = field_value(attrs, field)
+    if raw is None:
+        for k, v in attrs.items():
+            spec = vocab.field_for_name(role, str(k))
+            if spec is not None and spec.field == field:
+                raw = v
+                break
+    return vocab.read_value(role, field, raw)
 
 
 def truthy(value: Any) -> bool | None:
@@ -236,11 +260,10 @@ def normalise_layer(layer: FeatureLayer, warnings: list[Warning_]) -> FeatureLay
     odd: dict[tuple[str, str], list[str]] = {}
     readings: dict[tuple[str, str], Reading] = {}
     new_attrs: list[dict[str, Any]] = []
-    by_field = {f.field: f for f in specs}
     for fid, attrs in zip(layer.ids, layer.attrs):
         out: dict[str, Any] = {}
         for k, v in attrs.items():
-            spec = by_field.get(fold(k))
+            spec = vocab.field_for_name(layer.role, str(k))
             if spec is None:
                 out[k] = v
                 continue

@@ -218,3 +218,12 @@ def test_vocabulary_rejects_a_file_that_does_not_match_its_schema():
     data["fields"][0]["kind"] = "free text"
     with pytest.raises(PackError):
         Vocabulary(data)
+
+
+@pytest.mark.parametrize("name", ["device_typ", "DEVICE_TYP"])
+def test_shapefile_cut_field_names_are_read_as_the_contract_fields_646_4_14_b_3_ii(name):
+    res = run("lgpc", {"devices": layer("devices", [Point(0, 0)], ["D1"], [{name: "dry_well", "drain_days": 20, "HIGH_TRAFF": 1}])}, project_class="major")
+    f = findings_for(res, "lgpc.major.drain-time")
+    assert f and f[0].status is Status.VIOLATION and "limit 15 days" in f[0].message
+    assert read({"HIGH_TRAFF": "yes"}, "devices", "high_traffic").value is True
+    assert read({"storage_ga": 500}, "devices", "storage_gal").value == 500
