@@ -29,11 +29,12 @@ from .checks.triggers import check_area_threshold, check_sensitive_surroundings,
 from .checks.vegetation import check_clear_cut_opening, check_clearing_near_water, check_fertilizer_zone
 from .dem_source import DemSource
 from .geometry import clean_layer
-from .model import DEVICE_TYPES, ROLE_NOUN, ROLES, CheckResult, FeatureLayer, FeatureRef, Finding, Status, Warning_
+from .model import ROLE_NOUN, ROLES, CheckResult, FeatureLayer, FeatureRef, Finding, Status, Warning_
 from .raster import ElevationGrid
 from .rulepack import Rule, RulePack
 from .terrain.checks import check_building_site_slope, check_clearing_slope, check_device_slope
 from .terrain.plausibility import lake_surfaces, shoreline_elevation_warning
+from .vocabulary import normalise_layer
 
 ID_FIELDS = ("id",)
 REVIEWER_REASON = "for the reviewer: the text sets a requirement the plan's geometry cannot decide"
@@ -210,11 +211,10 @@ def prepare_context(inputs: SiteInputs, pack: RulePack, class_override: str | No
         if role not in ROLES:
             warnings.append(Warning_("unknown_role", f"layer role '{role}' is not part of the contract and was ignored", role))
             continue
-        layers[role] = clean_layer(layer, warnings)
+        layers[role] = normalise_layer(clean_layer(layer, warnings), warnings)
     if "shoreline" in layers:
         layers["shoreline"] = shoreline_as_lines(layers["shoreline"], warnings)
 
-    _check_device_types(layers.get("devices"), warnings)
     parcels = layers.get("parcels")
     site_idx = find_site_parcels(parcels, inputs.site_parcel_id, layers, warnings)
     cls = classify(
@@ -459,13 +459,6 @@ def _slope_class_reasons(ctx: CheckContext, cls: Any) -> None:
         )
 
 
-def _check_device_types(devices: FeatureLayer | None, warnings: list[Warning_]) -> None:
-    """Warn about device types outside the contract; they are checked as ``other``."""
-    if devices is None:
-        return
-    odd = [fid for fid, a in zip(devices.ids, devices.attrs) if str(a.get("device_type") or "other").strip().lower() not in DEVICE_TYPES]
-    if odd:
-        warnings.append(Warning_("device_type_unknown", f"device_type not one of {', '.join(DEVICE_TYPES)}: checked as 'other' (every setback still applies)", "devices", tuple(odd)))
 
 
 def _finding_order(f: Finding) -> tuple:

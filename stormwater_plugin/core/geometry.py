@@ -151,6 +151,30 @@ def drop_degenerate(geom: BaseGeometry) -> BaseGeometry:
     return fixed[0] if len(fixed) == 1 else shapely.GeometryCollection(fixed)
 
 
+def drop_covered_leftovers(geom: BaseGeometry) -> BaseGeometry:
+    """``geom`` without the lines and points that lie wholly inside its polygons.
+
+    ``make_valid`` turns parts drawn edge to edge (a device drawn as two
+    halves) into their union plus the shared edge as a line; the line is
+    inside the area, adds nothing to where the feature lies, and would make
+    the feature read as not drawn as an area. Leftovers that stick out of the
+    polygons (spikes) are kept.
+    """
+    if geom.geom_type != "GeometryCollection":
+        return geom
+    parts = list(shapely.get_parts(geom))
+    polys = [p for p in parts if _family(p) == "polygon" and not p.is_empty]
+    if not polys:
+        return geom
+    area = shapely.union_all(polys)
+    rest = [p for p in parts if _family(p) != "polygon" and not p.is_empty and not shapely.covers(area, p)]
+    if not rest:
+        return area
+    if len(rest) == len(parts) - len(polys):
+        return geom
+    return shapely.GeometryCollection([*shapely.get_parts(area), *rest])
+
+
 def _closed_lines_as_area(geom: BaseGeometry) -> BaseGeometry:
     """Polygons enclosed by the closed lines of ``geom`` (a CAD outline drawn as a polyline); empty when none."""
     lines = [p for p in shapely.get_parts(geom) if _family(p) == "line"]
@@ -185,7 +209,7 @@ def _clean_one(g: BaseGeometry | None, fid: str, role: str, report: _Report) -> 
         g = shapely.force_2d(g)
     was_area = _family(g) == "polygon" or any(_family(p) == "polygon" for p in shapely.get_parts(g))
     if not shapely.is_valid(g):
-        g = drop_degenerate(shapely.make_valid(g))
+        g = drop_covered_leftovers(drop_degenerate(shapely.make_valid(g)))
         report.note("repaired", fid)
         if g.is_empty:  # pragma: no cover - make_valid keeps at least a point of a non-empty input
             return None, EMPTY_GEOMETRY

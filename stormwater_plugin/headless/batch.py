@@ -98,6 +98,7 @@ from ..core.model import ROLES, FeatureLayer, Finding, Status, Warning_
 from ..core.raster import ElevationGrid
 from ..core.rulepack import PACK_DIR, RulePack, load_pack
 from ..core.serialize import result_to_dict
+from ..core.vocabulary import name_matches
 from ..services.reach import pack_dem_reach_ft, pack_reach_ft, rule_grows_dem_window
 from .dem_source import WktTransform
 from .writer import FAMILY, finding_row
@@ -343,7 +344,7 @@ def _name_subsets(pack: RulePack, role: str, layer: FeatureLayer) -> list[np.nda
     if not matches:
         return []
     names = [feature_name(a).lower() for a in layer.attrs]
-    return [np.array([k for k, n in enumerate(names) if m in n], dtype=np.int64) for m in matches]
+    return [np.array([k for k, n in enumerate(names) if name_matches(n, m)], dtype=np.int64) for m in matches]
 
 
 def plan_batch(

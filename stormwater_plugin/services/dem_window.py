@@ -32,6 +32,7 @@ from ..core.engine import find_site_parcels
 from ..core.geometry import clean_layer
 from ..core.model import FeatureLayer
 from ..core.rulepack import Rule, RulePack
+from ..core.vocabulary import name_matches
 from .reach import ENVELOPE_KINDS, envelope_reach_ft, rule_dem_reach_ft
 
 #: Added around every part, feet: covers cleaning (make_valid) shifting a nearest point and the readers' rounding.
@@ -112,7 +113,7 @@ def _nearest_lines(devices: np.ndarray, layers: Mapping[str, FeatureLayer], rule
         keep = [
             k for k in range(len(layer))
             if layer.geoms[k] is not None and not layer.geoms[k].is_empty
-            and (not match or not feature_name(layer.attrs[k]) or match in feature_name(layer.attrs[k]).lower())
+            and (not match or not feature_name(layer.attrs[k]) or name_matches(feature_name(layer.attrs[k]), match))
         ]
         targets = _geoms(FeatureLayer(layer.role, np.asarray(layer.geoms, dtype=object)[keep], [layer.ids[k] for k in keep], [layer.attrs[k] for k in keep]))
         if targets.size == 0:

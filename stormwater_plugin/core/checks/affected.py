@@ -32,6 +32,7 @@ from shapely.geometry.base import BaseGeometry
 
 from ..geometry import area_sqft, union
 from ..model import FeatureLayer
+from ..vocabulary import read
 
 #: Layers that map the affected land; without any of them the area is unknown.
 AREA_ROLES: tuple[str, ...] = ("disturbance", "clearing", "impervious")
@@ -52,8 +53,8 @@ def attr(attrs: dict[str, Any], name: str) -> Any:
 
 def impervious_status(attrs: dict[str, Any]) -> str:
     """``existing``, ``proposed``, ``removed`` or ``""`` (unknown)."""
-    s = str(attr(attrs, "status") or "").strip().lower()
-    return s if s in _KNOWN_STATUSES else ""
+    r = read(attrs, "impervious", "status")
+    return str(r.value) if r.known and r.value in _KNOWN_STATUSES else ""
 
 
 @dataclass(frozen=True)

@@ -11,9 +11,8 @@ from shapely.geometry.base import BaseGeometry
 from ..model import DisplayZone, FeatureLayer, FeatureRef, Finding, Status, Warning_
 from ..raster import ElevationGrid
 from ..rulepack import Rule, RulePack
-
-_TRUE = {"1", "true", "t", "yes", "y"}
-_FALSE = {"0", "false", "f", "no", "n", ""}
+from ..vocabulary import field_value
+from ..vocabulary import truthy as _vocab_truthy
 
 
 def id_key(value: str) -> tuple:
@@ -27,21 +26,8 @@ def joined_ids(ids: Any) -> str:
 
 
 def truthy(value: Any) -> bool | None:
-    """Read a yes/no attribute; ``None`` when absent or unreadable."""
-    if value is None:
-        return None
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, (int, float)):
-        if value != value:  # NaN
-            return None
-        return bool(value)
-    s = str(value).strip().lower()
-    if s in _TRUE:
-        return True
-    if s in _FALSE and s != "":
-        return False
-    return None
+    """Read a yes/no attribute; ``None`` when absent or unreadable (the words are in ``packs/vocabulary.json``)."""
+    return _vocab_truthy(value)
 
 
 #: Device fields that answer the traffic questions of the texts (``applies`` keys of device rules).
@@ -59,8 +45,8 @@ def device_traffic(attrs: dict[str, Any]) -> dict[str, bool | None]:
     reading, even over an explicit false); ``high_traffic`` false says nothing
     about vehicle traffic.
     """
-    ht = truthy(attrs.get("high_traffic"))
-    vt = truthy(attrs.get("vehicle_traffic"))
+    ht = truthy(field_value(attrs, "high_traffic"))
+    vt = truthy(field_value(attrs, "vehicle_traffic"))
     if ht is True:
         vt = True
     return {"high_traffic": ht, "vehicle_traffic": vt}

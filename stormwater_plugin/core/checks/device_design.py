@@ -21,6 +21,7 @@ import shapely
 from ..geometry import feet_text
 from ..model import Status
 from ..rulepack import Rule, RulePack
+from ..vocabulary import read, unknown_words
 from .context import CheckContext
 
 EPS: float = 1e-6
@@ -264,9 +265,14 @@ def check_drain_time(ctx: CheckContext, rule: Rule) -> None:
     for i in range(len(devices)):
         ref = devices.ref(i)
         point = shapely.point_on_surface(devices.geoms[i])
-        dtype = str(devices.attrs[i].get("device_type") or "other").strip().lower()
+        tr = read(devices.attrs[i], "devices", "device_type")
+        dtype = str(tr.value) if tr.known else ""
         limit = limits.get(dtype)
         days = _num(devices.attrs[i], "drain_days")
+        if not tr.known:
+            ctx.add(rule, Status.UNDETERMINED, f"{ref.noun}: {unknown_words(tr)}, and the drain time the text sets depends on the type; set devices.device_type.",
+                    subject=ref, geometry=point, missing_fields=["device_type"])
+            continue
         if limit is None:
             ctx.add(rule, Status.UNDETERMINED, f"{ref.noun} is a '{dtype}': the text sets no drain time for it; the reviewer decides.", subject=ref, geometry=point)
             continue

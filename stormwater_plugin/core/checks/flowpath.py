@@ -44,6 +44,7 @@ from ..model import FeatureRef, Status
 from ..raster import ElevationGrid
 from ..rulepack import Rule
 from ..terrain.conditioning import SINK_PIT, ConditionedDem, condition_dem, fringe_levels
+from .affected import impervious_status
 from .context import CheckContext
 
 #: At most this many DEM cells of the activity start a trace (evenly thinned beyond).
@@ -115,7 +116,7 @@ def _activity(ctx: CheckContext, roles: list[str]) -> BaseGeometry:
         if layer is None:
             continue
         for g, a in zip(layer.geoms, layer.attrs):
-            if role == "impervious" and str({str(k).lower(): v for k, v in a.items()}.get("status") or "").strip().lower() in ("existing", "removed"):
+            if role == "impervious" and impervious_status(a) in ("existing", "removed"):
                 continue
             parts.append(g)
     return union(parts)
@@ -143,11 +144,11 @@ def _start_cells(to_pixel: CellMap, centres: CellMap, shape: tuple[int, int], ar
     pts = [shapely.point_on_surface(area)]
     flat = [q for g in shapely.get_parts(area) for q in shapely.get_parts(g)]
     pts += [q for q in flat if q.geom_type == "Point"]  # every device point starts a trace, not one of them
-    ring = area.boundary if area.area > 0 else area
-    if ring is None:  # a collection (building sites and device points): the outline of its lines and areas
-        ring = shapely.union_all([q.boundary if q.area > 0 else q for q in flat if q.geom_type != "Point"])
-    if not ring.is_empty and ring.length > 0:
-        pts += [ring.interpolate(t, normalized=True) for t in np.linspace(0, 1, 24, endpoint=False)]
+    # The outline of the activity's areas and its lines (a collection of device points and lines has no boundary).
+    outline = [q.boundary if q.area > 0 else q for q in flat if q.geom_type != "Point"]
+    for line in (p for g in outline for p in shapely.get_parts(g)):
+        if line.geom_type in ("LineString", "LinearRing") and line.length > 0:
+            pts += [line.interpolate(t, normalized=True) for t in np.linspace(0, 1, 24, endpoint=False)]
     xs = np.array([q.x for q in pts])
     ys = np.array([q.y for q in pts])
     px = to_pixel(xs, ys)

@@ -29,13 +29,14 @@ import shapely
 
 from ..geometry import area_sqft, union
 from ..model import FeatureLayer
+from .affected import impervious_status
 
 #: ``building_sites.status`` values that say the building is not new work.
 NOT_NEW_BUILDING: tuple[str, ...] = ("existing", "removed")
 
 
 def _status(attrs: dict[str, Any]) -> str:
-    return str({str(k).lower(): v for k, v in attrs.items()}.get("status", "") or "").strip().lower()
+    return impervious_status(attrs)
 
 
 @dataclass(frozen=True)

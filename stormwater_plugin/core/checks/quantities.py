@@ -11,6 +11,8 @@ from typing import Any
 from ..geometry import area_sqft, union
 from ..model import FeatureLayer, FeatureRef, Status
 from ..rulepack import Rule
+from ..vocabulary import field_value
+from .affected import impervious_status
 from .context import CheckContext, truthy
 from .impervious import impervious_areas
 
@@ -81,7 +83,7 @@ def check_storage_volume(ctx: CheckContext, rule: Rule) -> None:
 
 
 def _status(attrs: dict[str, Any]) -> str:
-    return str({str(k).lower(): v for k, v in attrs.items()}.get("status", "") or "").strip().lower()
+    return impervious_status(attrs)
 
 
 def _pre_development_impervious(layer: FeatureLayer | None) -> tuple[Any, list[str]]:
@@ -94,7 +96,7 @@ def _pre_development_impervious(layer: FeatureLayer | None) -> tuple[Any, list[s
 
 
 def _flag(attrs: dict[str, Any], field: str) -> bool | None:
-    return truthy({str(k).lower(): v for k, v in attrs.items()}.get(field))
+    return truthy(field_value(attrs, field))
 
 
 def check_first_flush_volume(ctx: CheckContext, rule: Rule) -> None:

@@ -25,6 +25,11 @@ advisory_only : optional bool
 :func:`~.context.device_traffic`): a device whose answer differs is not
 covered; a device with no answer is covered, and a shortfall that would only
 be a violation under one answer is *undetermined*, naming the field.
+``applies.device_types`` and the allowance's ``device_types`` read
+``device_type`` through :mod:`~stormwater_plugin.core.vocabulary`: a device
+whose type is missing or unrecognised is covered, and a shortfall whose
+outcome depends on its type is *undetermined*, naming the field, the value
+and the accepted values.
 
 Gradient (see :mod:`.setback_gradient`): when some part of the feature lies
 within the distance, the rule applies if any part of the device and any part
@@ -59,6 +64,7 @@ from shapely.geometry.base import BaseGeometry
 from ..geometry import DISTANCE_EPS_FT, area_sqft, display_buffer, feet_text
 from ..model import ROLE_NOUN, DisplayZone, FeatureRef, Status
 from ..rulepack import Rule
+from ..vocabulary import Reading, name_matches, read, unknown_words
 from .context import TRAFFIC_FIELDS, CheckContext, device_traffic
 from .setback_gradient import read_sides
 
@@ -120,7 +126,7 @@ def collect_targets(ctx: CheckContext, rule: Rule) -> tuple[_Targets | None, lis
         n_before = len(geoms)
         for i in range(len(layer)):
             name = feature_name(layer.attrs[i]).lower()
-            if match and name and match not in name:
+            if match and name and not name_matches(name, match):
                 continue
             # An unnamed feature may be the named one: measured, but a shortfall is undetermined.
             if match and not name:
@@ -143,8 +149,14 @@ def collect_targets(ctx: CheckContext, rule: Rule) -> tuple[_Targets | None, lis
     return targets, absent, empty
 
 
+def _type_reading(attrs: dict[str, Any]) -> Reading:
+    return read(attrs, "devices", "device_type")
+
+
 def _device_type(attrs: dict[str, Any]) -> str:
-    return str(attrs.get("device_type") or "other").strip().lower()
+    """The canonical device type, or ``""`` when it is missing or unrecognised."""
+    r = _type_reading(attrs)
+    return str(r.value) if r.known else ""
 
 
 _TRAFFIC_WORDS: dict[str, str] = {
@@ -169,6 +181,8 @@ class _Device:
     i: int
     traffic: dict[str, bool | None]
     unknown: list[str]
+    #: The device's type when it is missing or unrecognised and the rule covers only some types.
+    type_unknown: Reading | None = None
 
 
 class _Out:
@@ -261,8 +275,12 @@ def check_device_setback(ctx: CheckContext, rule: Rule) -> None:
     chosen: list[_Device] = []
     for i in range(len(devices)):
         attrs = devices.attrs[i]
-        if want_types and _device_type(attrs) not in want_types:
-            continue
+        type_unknown: Reading | None = None
+        if want_types:
+            tr = _type_reading(attrs)
+            if tr.known and tr.value not in want_types:
+                continue
+            type_unknown = None if tr.known else tr
         traffic = device_traffic(attrs)
         unknown: list[str] = []
         covered = True
@@ -275,7 +293,7 @@ def check_device_setback(ctx: CheckContext, rule: Rule) -> None:
             elif traffic[key] != bool(want):
                 covered = False
         if covered:
-            chosen.append(_Device(i, traffic, unknown))
+            chosen.append(_Device(i, traffic, unknown, type_unknown))
     if not chosen:
         ctx.skip(rule, "no device of the kind this rule covers")
         return
@@ -330,6 +348,21 @@ def check_device_setback(ctx: CheckContext, rule: Rule) -> None:
             _judge(ctx, out, d, j, targets, required, gradient_mode, tol, allowance, allowance_total)
 
 
+@dataclass
+class _Allowance:
+    """Areas (sq ft) of the devices inside the distance that may be allowance-type.
+
+    ``known`` totals the devices whose type is an allowance type, ``possible``
+    adds those whose type is missing or unrecognised; ``own`` is each such
+    device's area. A total is ``None`` when a device it counts is not drawn as
+    an area.
+    """
+
+    known: float | None
+    possible: float | None
+    own: dict[int, float | None]
+
+
 def _allowance_total(
     ctx: CheckContext,
     devices: Any,
@@ -337,23 +370,26 @@ def _allowance_total(
     targets: _Targets | None,
     required: float,
     allowance: dict[str, Any],
-) -> float | None:
-    """Total area (sq ft) of allowance-type devices inside the distance; ``None`` if any is a point."""
+) -> _Allowance:
+    """The allowance-type devices inside the distance and their total areas (see :class:`_Allowance`)."""
+    out = _Allowance(0.0, 0.0, {})
     if targets is None:
-        return 0.0
-    total = 0.0
+        return out
     for d in chosen:
-        if _device_type(devices.attrs[d.i]) not in allowance["device_types"]:
+        tr = _type_reading(devices.attrs[d.i])
+        if tr.known and tr.value not in allowance["device_types"]:
             continue
         dev = devices.geoms[d.i]
         hits = targets.tree.query(dev, predicate="dwithin", distance=ctx.to_units(required))
         close = [j for j in np.atleast_1d(hits) if ctx.to_feet(shapely.distance(dev, targets.geoms[int(j)])) < required - DISTANCE_EPS_FT]
         if not close:
             continue
-        if not _extent_drawn(dev):
-            return None
-        total += area_sqft(dev, ctx.unit_to_ft)
-    return total
+        a = area_sqft(dev, ctx.unit_to_ft) if _extent_drawn(dev) else None
+        out.own[d.i] = a
+        if tr.known:
+            out.known = None if a is None or out.known is None else out.known + a
+        out.possible = None if a is None or out.possible is None else out.possible + a
+    return out
 
 
 # --- gradient ---------------------------------------------------------------------
@@ -563,7 +599,7 @@ def _judge(
     gradient_mode: str,
     tol: float,
     allowance: dict[str, Any] | None,
-    allowance_total: float | None,
+    allowance_total: _Allowance | None,
 ) -> None:
     rule = out.rule
     devices = ctx.layers["devices"]
@@ -595,36 +631,50 @@ def _judge(
         add(Status.PASS, f"{where}.", subject=dref, other=tref, measured_ft=d_ft, required_ft=required, geometry=line, **extra)
         return
 
-    if allowance and _device_type(devices.attrs[d.i]) in allowance["device_types"] and d.traffic["high_traffic"] is not True:
+    tr = _type_reading(devices.attrs[d.i])
+    may_be_allowed = not tr.known or tr.value in (allowance or {}).get("device_types", ())
+    type_note = unknown_words(tr) if not tr.known else ""
+    if allowance and allowance_total is not None and may_be_allowed and d.traffic["high_traffic"] is not True:
         limit = float(allowance["max_total_area_sqft"])
-        if allowance_total is None:
+        own = allowance_total.own.get(d.i)
+        # Best case for this device: it and the known allowance-type devices only; worst case: every device that may be one.
+        best = allowance_total.known if tr.known else (None if own is None or allowance_total.known is None else allowance_total.known + own)
+        worst = allowance_total.possible
+        common: dict[str, Any] = dict(subject=dref, other=tref, measured_ft=d_ft, required_ft=required, geometry=line)
+        if best is None:
+            why = "the device is not drawn as an area" if own is None else "a device of that type near it is not drawn as an area"
+            lead = f"{type_note}; if it is porous pavement, " if type_note else "; "
             add(
                 Status.UNDETERMINED,
-                f"{where}{caveat}; porous pavement may lie this close up to {limit:g} sq ft in total, but the device is not drawn as an area.",
-                subject=dref,
-                other=tref,
-                measured_ft=d_ft,
-                required_ft=required,
-                geometry=line,
+                f"{where}{caveat}{lead}porous pavement may lie this close up to {limit:g} sq ft in total, but {why}.",
                 allowance=allowance["citation"],
+                **common,
                 **extra,
             )
             return
-        if allowance_total <= limit:
+        if best <= limit and (type_note or worst is None or worst > limit):
+            if type_note:
+                why = f"{type_note}: as porous pavement it would be allowed ({best:.0f} sq ft within {required:g} ft, limit {limit:g} sq ft), as any other type it would not"
+            else:
+                why = (f"allowed as porous pavement if the devices of unknown type near it are not porous pavement: "
+                       f"{best:.0f} sq ft known, up to {worst:.0f} sq ft in total" if worst is not None else
+                       f"allowed as porous pavement if the devices of unknown type near it (not drawn as areas) are not porous pavement: {best:.0f} sq ft known")
+                why += f" within {required:g} ft, limit {limit:g} sq ft; set device_type on those devices"
+            add(Status.UNDETERMINED, f"{where}{caveat}; {why}.", allowance=allowance["citation"], allowance_total_sqft=best, **common, **extra)
+            return
+        if best <= limit:
             add(
                 Status.PASS,
-                f"{where}{caveat}; allowed as porous pavement: {allowance_total:.0f} sq ft in total within {required:g} ft, limit {limit:g} sq ft ({allowance['citation']}).",
-                subject=dref,
-                other=tref,
-                measured_ft=d_ft,
-                required_ft=required,
-                geometry=line,
-                allowance_total_sqft=allowance_total,
+                f"{where}{caveat}; allowed as porous pavement: {best:.0f} sq ft in total within {required:g} ft, limit {limit:g} sq ft ({allowance['citation']}).",
+                allowance_total_sqft=best,
+                **common,
                 **extra,
             )
             return
-        extra["allowance_total_sqft"] = allowance_total
-        caveat += f"; porous pavement within {required:g} ft totals {allowance_total:.0f} sq ft, over the {limit:g} sq ft allowance"
+        extra["allowance_total_sqft"] = best
+        caveat += f"; porous pavement within {required:g} ft totals {best:.0f} sq ft, over the {limit:g} sq ft allowance"
+        if type_note:
+            caveat += f" even if this device is porous pavement ({type_note})"
 
     def undetermined(why: str) -> None:
         add(
@@ -642,6 +692,11 @@ def _judge(
         undetermined(
             "the feature has no name, so whether it is the water this rule names cannot be told: set shoreline.waterbody or waterbodies.name."
         )
+        return
+    if d.type_unknown is not None:
+        extra["missing_fields"] = ["device_type"]
+        types = ", ".join(str(t) for t in rule.applies.get("device_types", ()))
+        undetermined(f"{unknown_words(d.type_unknown)}, and this rule covers only devices of type {types}: set devices.device_type.")
         return
     # A field the rule needs to be true is unknown: broken under one answer, not covered under the other.
     needed = [k for k in d.unknown if rule.applies.get(k) is True]

@@ -23,8 +23,8 @@ import shapely
 from ..geometry import DISTANCE_EPS_FT, union
 from ..model import Status
 from ..rulepack import Rule
-from .affected import affected_area, attr
-from .classification import ACCESSORY_USES, SINGLE_FAMILY_USES, normal_use
+from ..vocabulary import read
+from .affected import affected_area
 from .context import CheckContext, truthy
 
 
@@ -69,19 +69,25 @@ def check_area_threshold(ctx: CheckContext, rule: Rule) -> None:
         ctx.add(rule, Status.PASS, f"{what}: outside the range ({rng}) that brings '{rule.title}'.", measured_sqft=area)
 
 
+#: Building-site uses (``packs/vocabulary.json``) of a single-family residence and its accessory structures.
+_SINGLE_FAMILY_USES = ("single_family", "accessory")
+
+
 def _single_family(ctx: CheckContext) -> bool | None:
     """Whether every building site is a single-family residence or an accessory structure; ``None`` when a use is missing.
 
-    Uses are read as the classification reads them (:func:`.classification.normal_use`): case, spaces and
-    punctuation do not matter.
+    Uses are read through the one vocabulary (``packs/vocabulary.json``): case, spaces, punctuation and
+    synonyms do not matter.
     """
     sites = ctx.layer("building_sites")
     if sites is None or len(sites) == 0:
         return None
-    uses = [normal_use(attr(a, "use")) for a in sites.attrs]
-    if any(not u for u in uses):
+    uses = [read(a, "building_sites", "use") for a in sites.attrs]
+    if any(r.known and r.value not in _SINGLE_FAMILY_USES for r in uses):
+        return False
+    if any(not r.known for r in uses):
         return None
-    return all(u in SINGLE_FAMILY_USES or u in ACCESSORY_USES for u in uses)
+    return True
 
 
 def _activity(ctx: CheckContext) -> Any:

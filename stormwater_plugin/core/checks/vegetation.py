@@ -23,6 +23,7 @@ from shapely.geometry.base import BaseGeometry
 from ..geometry import DISTANCE_EPS_FT, area_sqft, display_buffer, union
 from ..model import DisplayZone, FeatureRef, Status
 from ..rulepack import Rule
+from ..vocabulary import read, unknown_words
 from .context import CheckContext
 from .shoreline import removals
 
@@ -254,7 +255,8 @@ def check_fertilizer_zone(ctx: CheckContext, rule: Rule) -> None:
     if geoms:
         ctx.zones.append(DisplayZone("fertilizer_zone", rule.id, f"{dist:g} ft no-fertilizer zone {rule.citation.text}", dist, display_buffer(union(geoms), ctx.to_units(dist), dist)))
     clearing = ctx.layer("clearing")
-    lawns = [i for i in range(len(clearing)) if str(clearing.attrs[i].get("use", "")).lower() in use_values] if clearing is not None else []
+    uses = [read(a, "clearing", "use") for a in clearing.attrs] if clearing is not None else []
+    lawns = [i for i, r in enumerate(uses) if not r.known or str(r.value) in use_values]
     if clearing is None:
         ctx.skip(rule, "no clearing layer (lawns are clearing with use = lawn)")
         return
@@ -270,7 +272,10 @@ def check_fertilizer_zone(ctx: CheckContext, rule: Rule) -> None:
         j = int(tree.query_nearest(g, all_matches=False)[0])
         d = ctx.to_feet(float(shapely.distance(g, geoms[j])))
         ref = clearing.ref(i)
-        if d < dist - DISTANCE_EPS_FT:
+        if d < dist - DISTANCE_EPS_FT and not uses[i].known:
+            ctx.add(rule, Status.UNDETERMINED, f"{ref.noun} lies {d:.1f} ft from {refs[j].noun}, and {unknown_words(uses[i])}: if it is a lawn, no lawn fertilizer within {dist:g} ft.",
+                    subject=ref, other=refs[j], measured_ft=d, required_ft=dist, geometry=shapely.shortest_line(g, geoms[j]), missing_fields=["use"])
+        elif d < dist - DISTANCE_EPS_FT:
             ctx.add(rule, Status.ADVISORY, f"Lawn {ref.id} lies {d:.1f} ft from {refs[j].noun}: no lawn fertilizer within {dist:g} ft (except a new lawn's first season or a soil test showing need).",
                     subject=ref, other=refs[j], measured_ft=d, required_ft=dist, geometry=shapely.shortest_line(g, geoms[j]))
         else:

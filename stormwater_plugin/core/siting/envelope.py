@@ -55,6 +55,7 @@ from ..engine import SiteInputs, prepare_context
 from ..model import DEVICE_TYPES, FeatureRef, Warning_
 from ..raster import ElevationGrid
 from ..rulepack import Rule, RulePack
+from ..vocabulary import is_blank, vocabulary
 from .geometry import DesignZone, cells_to_polygon, covering_buffer, polygonal
 from .nearest import nearest_on
 from .slope import slope_zones
@@ -147,10 +148,13 @@ class SitingEnvelope:
 
 
 def normalise_device_type(device_type: str | None) -> str:
-    t = str(device_type or "other").strip().lower()
-    if t not in DEVICE_TYPES:
+    """The canonical device type (``packs/vocabulary.json``: ``Porous Pavement`` -> ``porous_pavement``); none given is ``other``."""
+    if is_blank(device_type):
+        return "other"
+    r = vocabulary().read_value("devices", "device_type", device_type)
+    if not r.known or r.value not in DEVICE_TYPES:
         raise SitingError(f"unknown device type '{device_type}': choose one of {', '.join(DEVICE_TYPES)}")
-    return t
+    return str(r.value)
 
 
 def applicable_rules(pack: RulePack, project_class: str, device_type: str, high_traffic: bool | None) -> dict[str, list[Rule]]:

@@ -43,6 +43,7 @@ from ..engine import SiteInputs, run_check
 from ..geometry import clean_layer
 from ..model import CheckResult, FeatureLayer, Status
 from ..rulepack import RulePack
+from ..vocabulary import read
 from .envelope import DEFAULT_CELL_FT, SitingError, _prepare, applicable_rules, build_envelope, normalise_device_type
 
 #: Margin added to the local search square beyond the rules' largest distance, feet.
@@ -222,7 +223,8 @@ def _suggest(inputs: SiteInputs, pack: RulePack, result: CheckResult, cell_ft: f
             continue
         attrs = devices.attrs[i]
         geom = devices.geoms[i]
-        dtype = str(attrs.get("device_type") or "other").strip().lower()
+        tr = read(attrs, "devices", "device_type")
+        dtype = str(tr.value) if tr.known else str(tr.raw if tr.raw is not None else "")
         # The envelope has one traffic flag; a device that serves vehicle areas without being a high-traffic
         # area (a driveway) takes the rules of both classes (None), a superset: never a move into a zone.
         traffic = device_traffic(attrs)

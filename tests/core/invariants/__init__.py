@@ -1,0 +1,1 @@
+"""Invariant property suite of issue 21: a site generator, an outcome signature and the transformations."""
