@@ -125,15 +125,17 @@ def test_a_multipart_feature_drawn_as_separate_features_with_one_id_keeps_every_
     _check(compare(_sig(site, pack, k), _sig(site.with_features(feats), pack, k), what="exploded: "), site, pack, k)
 
 
-#: A point and the 1 ft square centred on it differ by at most half the diagonal.
-POINT_TOL_FT = 0.75
+#: A point and the 1 ft square centred on it differ by at most half the diagonal; both ends of a pair (a device and a
+#: well) may be squared, so a pair's distance moves by up to twice that.
+POINT_TOL_FT = 2 * 0.7072
 
 
 @pytest.mark.parametrize("pack", PACKS)
 @PROPS
 @given(site=sites(), k=klass)
 def test_a_point_and_a_1_ft_square_around_it_give_the_same_statuses(pack, site, k):
-    """A point may be *less* known than the square (undetermined where the square decides), never more."""
+    """A point and its 1 ft square give the same statuses, except a point may be less known (undetermined where the
+    square decides) and pairs within the squares' reach of the limit, where the square is a nearer plan."""
     feats = [Feature(f.role, f.id, f.geom.buffer(0.5, cap_style="square"), f.attrs) if f.geom.geom_type == "Point" and f.role in ("wells", "devices") else f
              for f in site.features]
     a, b = _sig(site, pack, k), _sig(site.with_features(feats), pack, k)
@@ -144,7 +146,9 @@ def test_a_point_and_a_1_ft_square_around_it_give_the_same_statuses(pack, site, 
         if x == y or x == ("undetermined",):
             continue
         near = any(m is not None and r is not None and abs(m - r) <= POINT_TOL_FT for _, m, r in a["findings"].get(key, []) + b["findings"].get(key, []))
-        if near and "pass" not in x and "pass" not in y:
+        if near:
+            # within the squares' reach of the limit the two drawings are different plans (the square is nearer by up to
+            # POINT_TOL_FT): any status may change there; beyond it, none may
             continue
         problems.append(f"point vs 1 ft square: {key}: {x} -> {y}")
     for part in ("class", "building_sites", "notify"):
@@ -249,13 +253,10 @@ def test_adding_area_to_an_area_layer_never_lowers_the_class(pack, site, role, x
     attrs = {"status": "proposed"} if role == "impervious" else {}
     grown = site.with_features(list(site.features) + [Feature(role, "ADDED", box(x, y, x + w, y + h), attrs)])
     a = run_site(site, pack, None)
-    if a.class_source == "assumed":
-        return  # no area layer at all: the class is assumed, see the xfail test below (issue 21 item 7)
     b = run_site(grown, pack, None)
     assert _CLASS_RANK[b.project_class] >= _CLASS_RANK[a.project_class], f"{pack}: {a.project_class} -> {b.project_class} adding {role} {box(x, y, x + w, y + h).wkt}"
 
 
-@pytest.mark.xfail(reason="issue 21 item 7 (assumed class), fixed on branch of helper C (classification.py)", strict=False)
 @pytest.mark.parametrize("pack", PACKS)
 def test_adding_a_small_clearing_to_a_site_without_area_layers_never_lowers_the_assumed_class(pack):
     """Minimal counterexample the class property found: a dry well at the origin, no area layers (assumed major),

@@ -168,7 +168,9 @@ def affected_area(layers: dict[str, FeatureLayer], unit_to_ft: float) -> Affecte
     by_layer = {r: _sqft(union(by_role[r]), unit_to_ft) for r in AREA_ROLES + FEATURE_ROLES if r in by_role}
     sqft = _sqft(geometry, unit_to_ft)
     unmeasured = tuple(noun for g, noun in loose if geometry.is_empty or not shapely.covers(geometry, g))
-    if unmeasured:
+    if unmeasured or "disturbance" not in supplied:
+        # No disturbance layer: the land the work disturbs is not drawn (an absent layer is unknown, never "none"), so
+        # what the other layers show is a lower bound.
         upper = math.inf
     elif unknown_geoms:
         upper = _sqft(union([geometry, *unknown_geoms]), unit_to_ft)
