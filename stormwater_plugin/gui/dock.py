@@ -103,6 +103,9 @@ class ReviewDock(QDockWidget):
         self._build_siting()
         self._build_findings()
         self._build_decisions()
+        from .register_panel import RegisterPanel  # issue 28: the applications, next / previous, the comment letter
+
+        self.register_panel = RegisterPanel(self)
         self._lay_out()
         self.session.subscribe(self._session_changed)
         self.restore_settings()
@@ -239,6 +242,7 @@ class ReviewDock(QDockWidget):
         upper = QWidget()
         up = QVBoxLayout(upper)
         up.setContentsMargins(0, 0, 0, 0)
+        up.addWidget(self.register_panel)
         up.addLayout(head)
         up.addWidget(self.layers_box)
         up.addLayout(buttons)
@@ -976,6 +980,7 @@ class ReviewDock(QDockWidget):
     def teardown(self) -> None:
         """Disconnect from the project and cancel a running task (plugin unload)."""
         self._torn_down = True
+        self.register_panel.teardown()
         for signal, slot in ((QgsProject.instance().readProject, self._project_read), (QgsProject.instance().cleared, self._project_cleared)):
             try:
                 signal.disconnect(slot)
