@@ -194,6 +194,15 @@ class RegisterPanel(QgsCollapsibleGroupBox):
         self.status_combo.setEnabled(self.current_id is not None)
         self.letter_button.setEnabled(getattr(self.dock, "doc", None) is not None)
 
+    def _reload(self) -> None:
+        """Re-read register.json (the command line may have changed it since); kept as it was when unreadable."""
+        if self.register is None:
+            return
+        try:
+            self.register = Register.open(self.register.folder)
+        except RegisterError as exc:
+            self.dock.message(str(exc), Qgis.MessageLevel.Warning)
+
     def current(self) -> Application | None:
         if self.register is None or self.current_id is None:
             return None
@@ -231,6 +240,10 @@ class RegisterPanel(QgsCollapsibleGroupBox):
         doc = getattr(self.dock, "doc", None)
         if app is None or self.register is None or doc is None:
             return
+        self._reload()
+        app = self.current()
+        if app is None:
+            return
         prev = app.last_review
         self.register.record_review(app.id, doc, output=prev.output if prev and prev.by == "dock" else "", by="dock")
         if save:
@@ -240,6 +253,8 @@ class RegisterPanel(QgsCollapsibleGroupBox):
         """Open one application: its layers, DEM, fields and saved review; nothing carried over from the last one."""
         if self.register is None or self._opening:
             return None
+        self.leave_application()
+        self._reload()
         try:
             app = self.register.get(app_id)
         except RegisterError as exc:
@@ -250,7 +265,6 @@ class RegisterPanel(QgsCollapsibleGroupBox):
             return None
         self._opening = True
         try:
-            self.leave_application()
             project = QgsProject.instance()
             project.clear()  # the dock forgets the last application's fields, roles, decisions and review
             self.current_id = app.id
@@ -331,6 +345,7 @@ class RegisterPanel(QgsCollapsibleGroupBox):
         app = self.current()
         if app is None or self.register is None:
             return
+        self._reload()
         self.register.set_status(app.id, status)
         self.register.save()
         self.refresh()

@@ -133,3 +133,39 @@ def test_comment_letter_of_the_open_application_is_written_into_the_register_wit
     text = "\n".join(p.text for p in docx.Document(str(out)).paragraphs)
     assert "SW-2026-001" in text or "REF-001" in text
     assert "1." in text or "Comment 1" in text
+
+
+def test_round_2_letter_from_the_dock_marks_the_round_1_comment_on_dw_1_addressed_after_it_moved_clear(register_dock):
+    """Round 1 on the demo, a resubmission with DW-1 moved 10 ft west (the register's CLI), round 2 in the dock."""
+    docx = pytest.importorskip("docx")
+    import json
+    import shutil
+
+    from stormwater_plugin.cli import main
+    from stormwater_plugin.services.letter import ADDRESSED
+
+    dock, folder = register_dock
+    panel = dock.register_panel
+    panel.step(1)
+    _run(dock)
+    first = json.loads(panel.write_letter().with_suffix(".json").read_text(encoding="utf-8"))
+    dw1 = next(c for c in first["comments"] if DW1_KEY in c["keys"])
+    panel.step(1)  # leave the first application: its review is saved in the register
+    (folder / "SW-2026-001" / "r2").mkdir()
+    shutil.copy2(folder / "SW-2026-002" / "site.gpkg", folder / "SW-2026-001" / "r2" / "site.gpkg")  # the demo with DW-1 moved
+    assert main(["register", "resubmit", str(folder), "SW-2026-001", "--package", str(folder / "SW-2026-001" / "r2" / "site.gpkg")]) == 0
+    # septic=10 ft accuracy would leave 24 ft against 20 ft undetermined (field-verify): the surveyed round-2 plan has none
+    assert main(["register", "set", str(folder), "SW-2026-001", "accuracy="]) == 0
+    panel.step(-1)
+    assert dock.accuracy.text() == ""
+    assert panel.current().round == 2 and "r2" in dock.roles.role_layers()["devices"].source()
+    _run(dock)
+    out = panel.write_letter()
+    assert out.name == "letter-round2.docx"
+    second = json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))
+    assert second["header"]["round"] == 2
+    marks = {p["comment"]["number"]: p["mark"] for p in second["prior"]}
+    assert marks[dw1["number"]] == ADDRESSED, (dw1, [p for p in second["prior"] if p["comment"]["number"] == dw1["number"]])
+    assert all(c["number"] > first["last_number"] for c in second["comments"])
+    text = "\n".join(p.text for p in docx.Document(str(out)).paragraphs)
+    assert f"Comment {dw1['number']}" in text or f"{dw1['number']}." in text
