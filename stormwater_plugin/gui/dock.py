@@ -58,6 +58,8 @@ from .result_layers import add_to_project, build_result_layers, set_decisions
 from .role_form import SCOPE, RoleForm
 
 LOG_TAG = "Stormwater review"
+#: The narrowest view a finding or move row zooms to, in feet (a 6 ft move is shown in its surroundings, not at 1:24).
+MIN_VIEW_FT = 150.0
 
 #: Data warnings that can change findings (elevations, the DEM's coverage, a layer gone): said in the message bar with the counts.
 FINDING_CHANGING_WARNINGS = frozenset({
@@ -682,32 +684,48 @@ class ReviewDock(QDockWidget):
                 return g
         return None
 
+    def _set_view(self, canvas: Any, rect: QgsRectangle, margin: float) -> None:
+        """Show ``rect`` (working CRS) with ``margin`` of its span around it, never less than MIN_VIEW_FT across."""
+        assert self.snap is not None
+        unit_ft = float(self.snap.inputs.unit_to_ft or 1.0)
+        span = max(rect.width(), rect.height(), MIN_VIEW_FT / unit_ft / (1 + 2 * margin))
+        centre = rect.center()
+        half = span * (1 + 2 * margin) / 2
+        rect = QgsRectangle(centre.x() - half, centre.y() - half, centre.x() + half, centre.y() + half)
+        dest = canvas.mapSettings().destinationCrs()
+        if dest.isValid() and dest != self.snap.crs:
+            rect = QgsCoordinateTransform(self.snap.crs, dest, QgsProject.instance()).transformBoundingBox(rect)
+        canvas.setExtent(rect)
+
     def locate(self, finding: Finding) -> None:
         """Zoom to a finding and flash its geometry, subject and other feature."""
         if self.snap is None or self.iface is None:
             return
         geoms = []
+        subject_geoms = []
         for ref in (finding.subject, finding.other):
             if ref is not None:
                 for part in ref.id.split("+"):
                     g = self._feature_geometry(ref.layer, part)
                     if g is not None:
                         geoms.append(g)
-        if finding.geometry is not None and not finding.geometry.is_empty:
-            geoms.append(finding.geometry)
+                        if ref is finding.subject:
+                            subject_geoms.append(g)
+        measured = finding.geometry if finding.geometry is not None and not finding.geometry.is_empty else None
+        if measured is not None:
+            geoms.append(measured)
         if not geoms:
             return
         canvas = self.iface.mapCanvas()
         qgeoms = [to_qgs(g, multi=False) for g in geoms]
+        # the view frames the measurement (its line and the device), not the whole other feature: a row about a
+        # 1.9 km shoreline shows where the distance was measured, at least MIN_VIEW_FT across (issue 28)
+        focus = [to_qgs(g, multi=False) for g in ([measured] + subject_geoms if measured is not None else geoms)]
         rect = QgsRectangle()
         rect.setMinimal()
-        for g in qgeoms:
+        for g in focus:
             rect.combineExtentWith(g.boundingBox())
-        dest = canvas.mapSettings().destinationCrs()
-        if dest.isValid() and dest != self.snap.crs:
-            rect = QgsCoordinateTransform(self.snap.crs, dest, QgsProject.instance()).transformBoundingBox(rect)
-        rect.grow(max(rect.width(), rect.height(), 1.0) * 0.4)
-        canvas.setExtent(rect)
+        self._set_view(canvas, rect, 0.4)
         canvas.refresh()
         canvas.flashGeometries(qgeoms, self.snap.crs)
 
@@ -717,14 +735,8 @@ class ReviewDock(QDockWidget):
             return
         (x0, y0), (x1, y1) = move.start, move.end
         line = QgsGeometry.fromPolylineXY([QgsPointXY(x0, y0), QgsPointXY(x1, y1)])
-        rect = line.boundingBox()
         canvas = self.iface.mapCanvas()
-        dest = canvas.mapSettings().destinationCrs()
-        if dest.isValid() and dest != self.snap.crs:
-            rect = QgsCoordinateTransform(self.snap.crs, dest, QgsProject.instance()).transformBoundingBox(rect)
-        span = max(rect.width(), rect.height(), 1.0)
-        rect.grow(span * 1.5)
-        canvas.setExtent(rect)
+        self._set_view(canvas, line.boundingBox(), 1.5)
         canvas.refresh()
         canvas.flashGeometries([line], self.snap.crs)
 
