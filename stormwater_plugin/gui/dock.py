@@ -822,20 +822,25 @@ class ReviewDock(QDockWidget):
         self.clear_button.setEnabled(cur is not None and cur[2] is not None)
 
     def decide(self, decision: str, reason: str | None = None, reviewer: str | None = None) -> bool:
-        """Accept or waive the selected finding; asks for the reason and the reviewer's name unless given."""
+        """Accept or waive the selected finding(s) with one reason; asks for the reason and the reviewer's name unless given."""
         cur = self.findings.current()
         if cur is None:
             self.message(self.tr("Select a finding in the table first."), Qgis.MessageLevel.Info)
             return False
+        many = self.findings.selected()
+        targets = many if len(many) > 1 else [cur]
         finding, key, old = cur
         if reason is None or reviewer is None:
             text = f"{finding.status.value}: {finding.message}\n{finding.citation.text}"
+            if len(targets) > 1:
+                text = self.tr("{0} findings selected; the first:").format(len(targets)) + "\n" + text
             got = ask_decision(self, decision, text, reviewer or self.reviewer.text().strip(), (old or {}).get("reason", "") if old else "")
             if got is None:
                 return False
             reason, reviewer = got
         try:
-            self.overrides.decide(key, decision, reason, reviewer, finding.status.value, also_remove=(old or {}).get("key"))
+            for f, k, o in targets:
+                self.overrides.decide(k, decision, reason, reviewer, f.status.value, also_remove=(o or {}).get("key"))
         except OverrideError as exc:
             self.message(str(exc), Qgis.MessageLevel.Warning)
             return False

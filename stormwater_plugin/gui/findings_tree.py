@@ -115,7 +115,8 @@ class FindingsTree(QWidget):
         self.tree.setHeaderLabels([self.tr(c) for c in COLUMNS])
         self.tree.setAlternatingRowColors(True)
         self.tree.setUniformRowHeights(True)
-        self.tree.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        # several findings decided at once: Ctrl/Shift-click selects more rows; the current row still moves the map
+        self.tree.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.tree.itemClicked.connect(self._clicked)
         self.tree.currentItemChanged.connect(self._current_changed)
         self._activated: QTreeWidgetItem | None = None
@@ -199,6 +200,17 @@ class FindingsTree(QWidget):
             return None
         i = int(i)
         return f, self.keys[i] if i < len(self.keys) else "", self.decisions[i] if i < len(self.decisions) else None
+
+    def selected(self) -> list[tuple[Finding, str, dict[str, Any] | None]]:
+        """Every selected finding row (its finding, key and decision), in table order; rule and note rows are left out."""
+        out = []
+        chosen = {id(it) for it in self.tree.selectedItems()}
+        for item in self._finding_items():
+            if id(item) not in chosen:
+                continue
+            f, i = item.data(0, FINDING_ROLE), int(item.data(0, INDEX_ROLE))
+            out.append((f, self.keys[i] if i < len(self.keys) else "", self.decisions[i] if i < len(self.decisions) else None))
+        return out
 
     def select_key(self, key: str) -> bool:
         """Make the finding with ``key`` current (expanding its rule); ``False`` when it is not shown."""

@@ -88,3 +88,20 @@ def test_a_shoreline_row_frames_the_measurement_not_the_whole_shoreline_and_a_mo
     dock.locate_move(m)
     e = canvas.extent()
     assert max(e.width(), e.height()) * FT_PER_M >= MIN_VIEW_FT * 0.99
+
+
+def test_two_selected_violations_are_waived_at_once_with_one_reason(ran):
+    dock, _ = ran
+    from stormwater_plugin.gui.findings_tree import FINDING_ROLE
+
+    ft = dock.findings
+    rows = [it for it in ft._finding_items() if it.data(0, FINDING_ROLE).status.value == "violation"][:2]
+    assert len(rows) == 2
+    ft.tree.setCurrentItem(rows[0])
+    rows[1].setSelected(True)
+    keys = [k for _f, k, _o in ft.selected()]
+    assert len(keys) == 2
+    assert dock.decide("waived", "variance granted 2026-02-01", "A. Reviewer")
+    decided = {o.key: o for o in dock.overrides.overrides}
+    assert set(keys) <= set(decided) and {decided[k].reason for k in keys} == {"variance granted 2026-02-01"}
+    assert dock.doc["override_counts"]["violations_overridden"] == 2
