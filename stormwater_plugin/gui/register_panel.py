@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from qgis.core import Qgis, QgsProject, QgsRasterLayer, QgsVectorLayer
+from qgis.core import Qgis, QgsProject, QgsRasterLayer, QgsSettings, QgsVectorLayer
 from qgis.gui import QgsCollapsibleGroupBox
 from qgis.PyQt.QtCore import Qt
 from qgis.PyQt.QtWidgets import (
@@ -37,6 +37,8 @@ from .role_form import SCOPE
 #: Project entries that belong to one application's review (saved with it in the register on leaving).
 STATE_ENTRIES = ("last_review", "previous_review", "overrides")
 ID_ROLE = Qt.ItemDataRole.UserRole + 11
+#: The last register opened (a user setting: the path field shows it; nothing is opened until asked).
+LAST_REGISTER_KEY = "stormwater_review/last_register"
 COLUMNS = ("Application", "Status", "Viol.", "Undet.", "Open", "Address")
 
 
@@ -128,6 +130,8 @@ class RegisterPanel(QgsCollapsibleGroupBox):
         lay.addWidget(self.current_label)
         lay.addLayout(act)
         self._update_buttons()
+        self.path.setText(str(QgsSettings().value(LAST_REGISTER_KEY, "") or ""))
+        self.setCollapsed(True)  # folded until a register is opened: the settings and the table keep the room
         dock.session.subscribe(self._session_changed)
 
     # -- the register -----------------------------------------------------------------
@@ -148,6 +152,8 @@ class RegisterPanel(QgsCollapsibleGroupBox):
         self.register = reg
         self.current_id = None
         self.path.setText(str(reg.folder))
+        QgsSettings().setValue(LAST_REGISTER_KEY, str(reg.folder))
+        self.setCollapsed(False)
         self.refresh()
         self.dock.message(self.dock.tr("Register {0}: {1} application(s).").format(reg.folder, len(reg.applications)), Qgis.MessageLevel.Info)
         return reg
