@@ -20,14 +20,14 @@ from .core.overrides import OverrideError
 from .core.rulepack import JURISDICTIONS, PackError, load_pack
 from .headless.errors import fail, run_guarded
 
-SUBCOMMANDS = ("check", "slope-map", "envelope", "batch", "compare", "letter", "import-cad", "contours-dem")
+SUBCOMMANDS = ("check", "slope-map", "envelope", "batch", "compare", "letter", "import-cad", "contours-dem", "register")
 
 
 def _check_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="stormwater-check",
         description="Check a stormwater site plan against the setback, buffer and slope rules of a jurisdiction.",
-        epilog=f"Roles for --layer: {', '.join(ROLES)}. Other commands: slope-map, envelope, batch, compare, letter, import-cad, contours-dem (stormwater-check COMMAND --help).",
+        epilog=f"Roles for --layer: {', '.join(ROLES)}. Other commands: slope-map, envelope, batch, compare, letter, import-cad, contours-dem, register (stormwater-check COMMAND --help).",
     )
     p.add_argument("site", nargs="?", type=Path, help="site package: a GeoPackage with standard layer names")
     p.add_argument("--dem", type=Path, help="DEM raster (any GDAL format, any CRS)")
@@ -168,6 +168,10 @@ def _dispatch(args: Sequence[str]) -> int:
         from .headless.letter_cli import main as letter_main
 
         return int(letter_main(args[1:]))
+    if args and args[0] == "register":
+        from .headless.register_cli import main as register_main
+
+        return int(register_main(args[1:]))
     if args and args[0] == "import-cad":
         from .headless.cad_import import main as cad_main
 

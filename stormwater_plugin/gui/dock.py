@@ -19,6 +19,7 @@ from qgis.core import (
     QgsMessageLog,
     QgsPointXY,
     QgsProject,
+    QgsRectangle,
 )
 from qgis.gui import QgsCollapsibleGroupBox, QgsMessageBar
 from qgis.PyQt.QtCore import Qt, QTimer
@@ -58,6 +59,8 @@ from .result_layers import add_to_project, build_result_layers, set_decisions
 from .role_form import SCOPE, RoleForm
 
 LOG_TAG = "Stormwater review"
+#: The narrowest view a finding or move row zooms to, in feet (a 6 ft move is shown in its surroundings, not at 1:24).
+MIN_VIEW_FT = 150.0
 
 #: Data warnings that can change findings (elevations, the DEM's coverage, a layer gone): said in the message bar with the counts.
 FINDING_CHANGING_WARNINGS = frozenset({
@@ -103,6 +106,9 @@ class ReviewDock(QDockWidget):
         self._build_siting()
         self._build_findings()
         self._build_decisions()
+        from .register_panel import RegisterPanel  # issue 28: the applications, next / previous, the comment letter
+
+        self.register_panel = RegisterPanel(self)
         self._lay_out()
         self.session.subscribe(self._session_changed)
         self.restore_settings()
@@ -239,6 +245,7 @@ class ReviewDock(QDockWidget):
         upper = QWidget()
         up = QVBoxLayout(upper)
         up.setContentsMargins(0, 0, 0, 0)
+        up.addWidget(self.register_panel)
         up.addLayout(head)
         up.addWidget(self.layers_box)
         up.addLayout(buttons)
@@ -678,31 +685,47 @@ class ReviewDock(QDockWidget):
                 return g
         return None
 
+    def _set_view(self, canvas: Any, rect: QgsRectangle, margin: float) -> None:
+        """Show ``rect`` (working CRS) with ``margin`` of its span around it, never less than MIN_VIEW_FT across."""
+        assert self.snap is not None
+        unit_ft = float(self.snap.inputs.unit_to_ft or 1.0)
+        span = max(rect.width(), rect.height(), MIN_VIEW_FT / unit_ft / (1 + 2 * margin))
+        centre = rect.center()
+        half = span * (1 + 2 * margin) / 2
+        rect = QgsRectangle(centre.x() - half, centre.y() - half, centre.x() + half, centre.y() + half)
+        dest = canvas.mapSettings().destinationCrs()
+        if dest.isValid() and dest != self.snap.crs:
+            rect = QgsCoordinateTransform(self.snap.crs, dest, QgsProject.instance()).transformBoundingBox(rect)
+        canvas.setExtent(rect)
+
     def locate(self, finding: Finding) -> None:
         """Zoom to a finding and flash its geometry, subject and other feature."""
         if self.snap is None or self.iface is None:
             return
         geoms = []
+        subject_geoms = []
         for ref in (finding.subject, finding.other):
             if ref is not None:
                 for part in ref.id.split("+"):
                     g = self._feature_geometry(ref.layer, part)
                     if g is not None:
                         geoms.append(g)
-        if finding.geometry is not None and not finding.geometry.is_empty:
-            geoms.append(finding.geometry)
+                        if ref is finding.subject:
+                            subject_geoms.append(g)
+        measured = finding.geometry if finding.geometry is not None and not finding.geometry.is_empty else None
+        if measured is not None:
+            geoms.append(measured)
         if not geoms:
             return
         canvas = self.iface.mapCanvas()
         qgeoms = [to_qgs(g, multi=False) for g in geoms]
+        # the view frames the measurement (its line and the device), not the whole other feature: a row about a
+        # 1.9 km shoreline shows where the distance was measured, at least MIN_VIEW_FT across (issue 28)
+        focus = [to_qgs(g, multi=False) for g in ([measured] + subject_geoms if measured is not None else geoms)]
         rect = null_rectangle()
-        for g in qgeoms:
+        for g in focus:
             rect.combineExtentWith(g.boundingBox())
-        dest = canvas.mapSettings().destinationCrs()
-        if dest.isValid() and dest != self.snap.crs:
-            rect = QgsCoordinateTransform(self.snap.crs, dest, QgsProject.instance()).transformBoundingBox(rect)
-        rect.grow(max(rect.width(), rect.height(), 1.0) * 0.4)
-        canvas.setExtent(rect)
+        self._set_view(canvas, rect, 0.4)
         canvas.refresh()
         canvas.flashGeometries(qgeoms, self.snap.crs)
 
@@ -712,14 +735,8 @@ class ReviewDock(QDockWidget):
             return
         (x0, y0), (x1, y1) = move.start, move.end
         line = QgsGeometry.fromPolylineXY([QgsPointXY(x0, y0), QgsPointXY(x1, y1)])
-        rect = line.boundingBox()
         canvas = self.iface.mapCanvas()
-        dest = canvas.mapSettings().destinationCrs()
-        if dest.isValid() and dest != self.snap.crs:
-            rect = QgsCoordinateTransform(self.snap.crs, dest, QgsProject.instance()).transformBoundingBox(rect)
-        span = max(rect.width(), rect.height(), 1.0)
-        rect.grow(span * 1.5)
-        canvas.setExtent(rect)
+        self._set_view(canvas, line.boundingBox(), 1.5)
         canvas.refresh()
         canvas.flashGeometries([line], self.snap.crs)
 
@@ -805,20 +822,25 @@ class ReviewDock(QDockWidget):
         self.clear_button.setEnabled(cur is not None and cur[2] is not None)
 
     def decide(self, decision: str, reason: str | None = None, reviewer: str | None = None) -> bool:
-        """Accept or waive the selected finding; asks for the reason and the reviewer's name unless given."""
+        """Accept or waive the selected finding(s) with one reason; asks for the reason and the reviewer's name unless given."""
         cur = self.findings.current()
         if cur is None:
             self.message(self.tr("Select a finding in the table first."), Qgis.MessageLevel.Info)
             return False
+        many = self.findings.selected()
+        targets = many if len(many) > 1 else [cur]
         finding, key, old = cur
         if reason is None or reviewer is None:
             text = f"{finding.status.value}: {finding.message}\n{finding.citation.text}"
+            if len(targets) > 1:
+                text = self.tr("{0} findings selected; the first:").format(len(targets)) + "\n" + text
             got = ask_decision(self, decision, text, reviewer or self.reviewer.text().strip(), (old or {}).get("reason", "") if old else "")
             if got is None:
                 return False
             reason, reviewer = got
         try:
-            self.overrides.decide(key, decision, reason, reviewer, finding.status.value, also_remove=(old or {}).get("key"))
+            for f, k, o in targets:
+                self.overrides.decide(k, decision, reason, reviewer, f.status.value, also_remove=(o or {}).get("key"))
         except OverrideError as exc:
             self.message(str(exc), Qgis.MessageLevel.Warning)
             return False
@@ -975,6 +997,7 @@ class ReviewDock(QDockWidget):
     def teardown(self) -> None:
         """Disconnect from the project and cancel a running task (plugin unload)."""
         self._torn_down = True
+        self.register_panel.teardown()
         for signal, slot in ((QgsProject.instance().readProject, self._project_read), (QgsProject.instance().cleared, self._project_cleared)):
             try:
                 signal.disconnect(slot)

@@ -11,7 +11,17 @@ from typing import Any, Mapping, Sequence
 
 from qgis.PyQt.QtCore import Qt, pyqtSignal
 from qgis.PyQt.QtGui import QBrush, QColor, QFont
-from qgis.PyQt.QtWidgets import QAbstractItemView, QComboBox, QHBoxLayout, QLabel, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
+from qgis.PyQt.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ..core.model import CheckResult, Finding, Status
 from ..qgis_bridge.results import short_citation
@@ -95,18 +105,25 @@ class FindingsTree(QWidget):
         self.filter.currentIndexChanged.connect(self.refresh)
         self.filter.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.filter.setMinimumContentsLength(12)
+        self.search = QLineEdit()
+        self.search.setPlaceholderText(self.tr("Search (device, feature, rule, §…)"))
+        self.search.setClearButtonEnabled(True)
+        self.search.setToolTip(self.tr("Show only the findings whose device, other feature, rule, citation or message contains these words (case ignored)."))
+        self.search.textChanged.connect(lambda _t: self.refresh())
         self.tree = QTreeWidget()
         self.tree.setColumnCount(len(COLUMNS))
         self.tree.setHeaderLabels([self.tr(c) for c in COLUMNS])
         self.tree.setAlternatingRowColors(True)
         self.tree.setUniformRowHeights(True)
-        self.tree.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        # several findings decided at once: Ctrl/Shift-click selects more rows; the current row still moves the map
+        self.tree.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.tree.itemClicked.connect(self._clicked)
         self.tree.currentItemChanged.connect(self._current_changed)
         self._activated: QTreeWidgetItem | None = None
         top = QHBoxLayout()
         top.addWidget(QLabel(self.tr("Show")))
         top.addWidget(self.filter, 1)
+        top.addWidget(self.search, 1)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.counts)
@@ -160,6 +177,15 @@ class FindingsTree(QWidget):
         self.subject_filter = subject_id
         self.refresh()
 
+    def matches(self, f: Finding) -> bool:
+        """Whether a finding holds every word of the search box (in its ids, rule, citation or message; case ignored)."""
+        words = self.search.text().lower().split()
+        if not words:
+            return True
+        hay = " ".join(x for x in (f.subject.id if f.subject else "", f"{f.other.layer} {f.other.id}" if f.other else "", f.rule_id,
+                                   self.titles.get(f.rule_id, ""), f.citation.text, f.message, f.status.value) if x).lower()
+        return all(w in hay for w in words)
+
     def statuses(self) -> tuple[str, ...]:
         return FILTERS[max(0, self.filter.currentIndex())][1]
 
@@ -174,6 +200,17 @@ class FindingsTree(QWidget):
             return None
         i = int(i)
         return f, self.keys[i] if i < len(self.keys) else "", self.decisions[i] if i < len(self.decisions) else None
+
+    def selected(self) -> list[tuple[Finding, str, dict[str, Any] | None]]:
+        """Every selected finding row (its finding, key and decision), in table order; rule and note rows are left out."""
+        out = []
+        chosen = {id(it) for it in self.tree.selectedItems()}
+        for item in self._finding_items():
+            if id(item) not in chosen:
+                continue
+            f, i = item.data(0, FINDING_ROLE), int(item.data(0, INDEX_ROLE))
+            out.append((f, self.keys[i] if i < len(self.keys) else "", self.decisions[i] if i < len(self.decisions) else None))
+        return out
 
     def select_key(self, key: str) -> bool:
         """Make the finding with ``key`` current (expanding its rule); ``False`` when it is not shown."""
@@ -253,6 +290,8 @@ class FindingsTree(QWidget):
                 continue
             if self.subject_filter is not None and (f.subject is None or f.subject.id != self.subject_filter):
                 continue
+            if not self.matches(f):
+                continue
             parent = groups.get(f.rule_id)
             if parent is None:
                 parent = QTreeWidgetItem([self.rule_label(f)])
@@ -273,7 +312,7 @@ class FindingsTree(QWidget):
         for _rank, parent in sorted(ranked, key=lambda rp: rp[0]):
             self.tree.addTopLevelItem(parent)
             parent.setFirstColumnSpanned(True)
-            parent.setExpanded(_rank != Status.PASS.rank)
+            parent.setExpanded(_rank != Status.PASS.rank or bool(self.search.text().strip()))  # passes folded, one click away
         self._add_notes()
         # Fits QGIS's default dock width (about 400 px); the message column takes the rest.
         for col, width in enumerate((130, 50, 80, 55, 55)):

@@ -57,6 +57,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--sites-per-partition", type=int, help="sites per spatial partition (default: about a quarter of the sites per worker, 4 to 200)")
     p.add_argument("--out", type=Path, required=True, help="output folder")
     p.add_argument("--quiet", action="store_true", help="print only the final counts line")
+    p.add_argument("--register", type=Path, metavar="REGISTER",
+                   help="a register of applications (stormwater-check register): fill the counts of each application whose package is SITES")
     return p
 
 
@@ -109,6 +111,15 @@ def main(argv: Sequence[str]) -> int:
         print(f"{report.n_partitions} partitions on {report.engine}, halo {report.halo_ft:g} ft, {time.perf_counter() - t0:.1f} s")
         print(f"Outputs: {args.out / 'summary.csv'}, {args.out / 'findings.gpkg'} and {args.out / 'sites'}/<id>/findings.json")
         print("No finding for a rule or feature means it was not checked, never that it complies.")
+    if args.register is not None:
+        from ..services.register import RegisterError
+        from .register_cli import fill_from_batch
+
+        try:
+            for reg_line in fill_from_batch(args.register, args.sites, args.out):
+                say(reg_line)
+        except RegisterError as exc:
+            _fail(str(exc))
     if report.errors:
         sid, err = report.errors[0]
         sys.stderr.write(f"{PROG}: error: {len(report.errors)} site(s) could not be checked; first: {sid}: {err}\n")

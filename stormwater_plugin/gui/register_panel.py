@@ -1,0 +1,438 @@
+"""The register panel of the review dock (issue 28): the applications, next / previous, and the comment letter.
+
+Opening an application clears the project (the dock then forgets every field of
+the last one), loads the application's package split per layer, the context
+layers the register names, and its DEM, sets every per-application field from the
+register, and restores the review and decisions saved for it under
+``REGISTER/reviews/<id>/state.json``. Leaving it (next, previous, another row)
+saves its review, decisions and counts back. No file dialog is opened on the way.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+from pathlib import Path
+from typing import Any
+
+from qgis.core import Qgis, QgsProject, QgsRasterLayer, QgsSettings, QgsVectorLayer
+from qgis.gui import QgsCollapsibleGroupBox
+from qgis.PyQt.QtCore import Qt
+from qgis.PyQt.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+)
+
+from ..services.register import STATUSES, Application, Register, RegisterError
+from .role_form import SCOPE
+
+#: Project entries that belong to one application's review (saved with it in the register on leaving).
+STATE_ENTRIES = ("last_review", "previous_review", "overrides")
+ID_ROLE = Qt.ItemDataRole.UserRole + 11
+#: The last register opened (a user setting: the path field shows it; nothing is opened until asked).
+LAST_REGISTER_KEY = "stormwater_review/last_register"
+COLUMNS = ("Application", "Status", "Viol.", "Undet.", "Open", "Address")
+
+
+def vector_layer_names(path: Path) -> list[str]:
+    """The layers of a vector file with a geometry (the package's tables such as layer_styles are left out)."""
+    from osgeo import ogr  # lazy: the dock imports without GDAL's Python bindings in tests of other parts
+
+    ds = ogr.Open(str(path))
+    if ds is None:
+        return []
+    names = []
+    for i in range(ds.GetLayerCount()):
+        lyr = ds.GetLayerByIndex(i)
+        if lyr.GetGeomType() != ogr.wkbNone:
+            names.append(lyr.GetName())
+    return names
+
+
+class RegisterPanel(QgsCollapsibleGroupBox):
+    """The applications of a register, in the dock.
+
+    Parameters
+    ----------
+    dock : ReviewDock
+        The dock whose fields, layers and review the panel sets.
+    """
+
+    def __init__(self, dock: Any) -> None:
+        super().__init__(dock.tr("Applications (register)"))
+        self.dock = dock
+        self.register: Register | None = None
+        self.current_id: str | None = None
+        self._opening = False
+
+        self.path = QLineEdit()
+        self.path.setPlaceholderText(dock.tr("register folder (register.json)"))
+        self.path.returnPressed.connect(lambda: self.open_register(self.path.text().strip()))
+        choose = QPushButton(dock.tr("Choose…"))
+        choose.clicked.connect(lambda: self.choose_register())
+        self.status_filter = QComboBox()
+        self.status_filter.addItem(dock.tr("All statuses"), None)
+        self.status_filter.addItem(dock.tr("Open (not approved or denied)"), "open")
+        for s in STATUSES:
+            self.status_filter.addItem(s, s)
+        self.status_filter.currentIndexChanged.connect(lambda _i: self.refresh())
+        self.list = QTreeWidget()
+        self.list.setColumnCount(len(COLUMNS))
+        self.list.setHeaderLabels(list(COLUMNS))
+        self.list.setRootIsDecorated(False)
+        self.list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.list.setMinimumHeight(90)
+        self.list.itemActivated.connect(lambda item, _c: self.open_application(item.data(0, ID_ROLE)))
+        self.list.itemDoubleClicked.connect(lambda item, _c: self.open_application(item.data(0, ID_ROLE)))
+        self.prev_button = QPushButton(dock.tr("◀ Previous"))
+        self.prev_button.clicked.connect(lambda: self.step(-1))
+        self.next_button = QPushButton(dock.tr("Next ▶"))
+        self.next_button.clicked.connect(lambda: self.step(1))
+        self.status_combo = QComboBox()
+        for s in STATUSES:
+            self.status_combo.addItem(s, s)
+        self.status_combo.setToolTip(dock.tr("The status of the open application (saved in the register)."))
+        self.status_combo.activated.connect(lambda _i: self.set_status(self.status_combo.currentData()))
+        self.letter_button = QPushButton(dock.tr("Comment letter…"))
+        self.letter_button.setToolTip(dock.tr("Write the comment letter (DOCX and PDF) of the current review: numbered comments by code section; "
+                                              "on a resubmission each earlier comment marked addressed, not addressed or partly addressed."))
+        self.letter_button.clicked.connect(lambda: self.write_letter())
+        self.current_label = QLabel(dock.tr("No application open."))
+        self.current_label.setWordWrap(True)
+
+        top = QHBoxLayout()
+        top.addWidget(self.path, 1)
+        top.addWidget(choose)
+        nav = QHBoxLayout()  # next / previous above the list: they stay in view when the settings scroll
+        nav.addWidget(self.status_filter, 1)
+        nav.addWidget(self.prev_button)
+        nav.addWidget(self.next_button)
+        act = QHBoxLayout()
+        act.addWidget(self.status_combo, 1)
+        act.addWidget(self.letter_button)
+        self.list.setMaximumHeight(150)
+        for combo in (self.status_filter, self.status_combo):  # "approved with conditions" must not widen the dock
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            combo.setMinimumContentsLength(8)
+        self.path.setMinimumWidth(80)
+        lay = QVBoxLayout(self)
+        lay.addLayout(top)
+        lay.addLayout(nav)
+        lay.addWidget(self.list, 1)
+        lay.addWidget(self.current_label)
+        lay.addLayout(act)
+        self._update_buttons()
+        self.path.setText(str(QgsSettings().value(LAST_REGISTER_KEY, "") or ""))
+        self.setCollapsed(True)  # folded until a register is opened: the settings and the table keep the room
+        dock.session.subscribe(self._session_changed)
+
+    # -- the register -----------------------------------------------------------------
+
+    def choose_register(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, self.dock.tr("Register folder (register.json)"))
+        if folder:
+            self.open_register(folder)
+
+    def open_register(self, folder: str | Path) -> Register | None:
+        """Read the register in ``folder`` and list its applications."""
+        try:
+            reg = Register.open(folder)
+        except RegisterError as exc:
+            self.dock.message(str(exc), Qgis.MessageLevel.Warning)
+            return None
+        self.leave_application()
+        self.register = reg
+        self.current_id = None
+        self.path.setText(str(reg.folder))
+        QgsSettings().setValue(LAST_REGISTER_KEY, str(reg.folder))
+        self.setCollapsed(False)
+        self.refresh()
+        self.dock.message(self.dock.tr("Register {0}: {1} application(s).").format(reg.folder, len(reg.applications)), Qgis.MessageLevel.Info)
+        return reg
+
+    def _statuses(self) -> list[str] | None:
+        f = self.status_filter.currentData()
+        if f is None:
+            return None
+        if f == "open":
+            return [s for s in STATUSES if s not in ("approved", "approved with conditions", "denied")]
+        return [str(f)]
+
+    def shown(self) -> list[Application]:
+        """The applications the filter shows, in register order."""
+        return self.register.filtered(self._statuses()) if self.register is not None else []
+
+    def refresh(self) -> None:
+        """Redraw the list (status and counts of each application)."""
+        self.list.clear()
+        for app in self.shown():
+            r = app.last_review
+            counts = (str(r.violations), str(r.undetermined), str(r.open_decisions)) if r else ("–", "–", "–")
+            item = QTreeWidgetItem([app.id, app.status, *counts, app.address])
+            item.setData(0, ID_ROLE, app.id)
+            item.setToolTip(0, "\n".join(x for x in (app.applicant, app.address, f"round {app.round}", f"due {app.due}" if app.due else "") if x))
+            if r is None:
+                item.setToolTip(2, self.dock.tr("not reviewed yet"))
+            self.list.addTopLevelItem(item)
+            if app.id == self.current_id:
+                self.list.setCurrentItem(item)
+                font = item.font(0)
+                font.setBold(True)
+                for c in range(len(COLUMNS)):
+                    item.setFont(c, font)
+        for c in range(len(COLUMNS) - 1):
+            self.list.resizeColumnToContents(c)
+        self._update_buttons()
+
+    def _update_buttons(self) -> None:
+        has = self.register is not None
+        reg = self.register
+        self.prev_button.setEnabled(has and reg is not None and reg.neighbour(self.current_id, -1, self._statuses()) is not None and self.current_id is not None)
+        self.next_button.setEnabled(has and reg is not None and reg.neighbour(self.current_id, 1, self._statuses()) is not None)
+        self.status_combo.setEnabled(self.current_id is not None)
+        self.letter_button.setEnabled(getattr(self.dock, "doc", None) is not None)
+
+    def _reload(self) -> None:
+        """Re-read register.json (the command line may have changed it since); kept as it was when unreadable."""
+        if self.register is None:
+            return
+        try:
+            self.register = Register.open(self.register.folder)
+        except RegisterError as exc:
+            self.dock.message(str(exc), Qgis.MessageLevel.Warning)
+
+    def current(self) -> Application | None:
+        if self.register is None or self.current_id is None:
+            return None
+        try:
+            return self.register.get(self.current_id)
+        except RegisterError:
+            return None
+
+    # -- moving through the register ------------------------------------------------------
+
+    def step(self, step: int) -> Application | None:
+        """Open the next (``1``) or previous (``-1``) application the filter shows."""
+        if self.register is None:
+            return None
+        app = self.register.neighbour(self.current_id, step, self._statuses())
+        if app is None:
+            return None
+        return self.open_application(app.id)
+
+    def leave_application(self) -> None:
+        """Save the open application's review, decisions and counts into the register."""
+        app = self.current()
+        if app is None or self.register is None:
+            return
+        project = QgsProject.instance()
+        state = self.register.load_state(app.id)
+        for name in STATE_ENTRIES:
+            value, ok = project.readEntry(SCOPE, name, "")
+            state[name] = value if ok else ""
+        self.register.save_state(app.id, state)
+        self._record_counts(save=True)
+
+    def _record_counts(self, save: bool) -> None:
+        app = self.current()
+        doc = getattr(self.dock, "doc", None)
+        if app is None or self.register is None or doc is None:
+            return
+        self._reload()
+        app = self.current()
+        if app is None:
+            return
+        prev = app.last_review
+        self.register.record_review(app.id, doc, output=prev.output if prev and prev.by == "dock" else "", by="dock")
+        if save:
+            self.register.save()
+
+    def open_application(self, app_id: str) -> Application | None:
+        """Open one application: its layers, DEM, fields and saved review; nothing carried over from the last one."""
+        if self.register is None or self._opening:
+            return None
+        self.leave_application()
+        self._reload()
+        try:
+            app = self.register.get(app_id)
+        except RegisterError as exc:
+            self.dock.message(str(exc), Qgis.MessageLevel.Warning)
+            return None
+        if self.dock.task is not None:
+            self.dock.message(self.dock.tr("A check is running: wait for it or press Cancel before opening another application."), Qgis.MessageLevel.Warning)
+            return None
+        self._opening = True
+        try:
+            project = QgsProject.instance()
+            project.clear()  # the dock forgets the last application's fields, roles, decisions and review
+            self.current_id = app.id
+            problems = self._load_layers(app)
+            self._write_entries(app)
+            self.dock.restore_settings()
+            restored = self.dock.restore_review()
+            project.setDirty(False)
+        finally:
+            self._opening = False
+        self.status_combo.setCurrentIndex(max(0, self.status_combo.findData(app.status)))
+        self.current_label.setText(self.dock.tr("{0} — {1}, {2} (round {3}, {4})").format(
+            app.id, app.applicant or "?", app.address or app.parcel or "?", app.round, app.status))
+        self.refresh()
+        if problems:
+            self.dock.message("; ".join(problems), Qgis.MessageLevel.Warning, 0)
+        else:
+            self.dock.message(self.dock.tr("Opened {0}{1}.").format(app.id, self.dock.tr(" with its saved review") if restored else ""), Qgis.MessageLevel.Info)
+        return app
+
+    def _load_layers(self, app: Application) -> list[str]:
+        """The package split per layer, the context layers and the DEM; returns what could not be loaded."""
+        assert self.register is not None
+        project = QgsProject.instance()
+        problems: list[str] = []
+        sources = []
+        if app.package:
+            sources.append((self.register.resolve(app.package), ""))
+        else:
+            problems.append(self.dock.tr("{0}: the register names no package").format(app.id))
+        context = app.context or self.register.context
+        if context:
+            sources.append((self.register.resolve(context), self.dock.tr(" (context)")))
+        for path, suffix in sources:
+            if not path.is_file():
+                problems.append(self.dock.tr("{0}: file not found").format(path))
+                continue
+            for name in vector_layer_names(path):
+                lyr = QgsVectorLayer(f"{path}|layername={name}", f"{name}{suffix}", "ogr")
+                if lyr.isValid():
+                    project.addMapLayer(lyr)
+                else:
+                    problems.append(self.dock.tr("{0}: layer {1} cannot be read").format(path, name))
+        self._dem_id = ""
+        if app.dem:
+            dem_path = self.register.resolve(app.dem)
+            dem = QgsRasterLayer(str(dem_path), "dem")
+            if dem.isValid():
+                project.addMapLayer(dem)
+                self._dem_id = dem.id()
+            else:
+                problems.append(self.dock.tr("{0}: the DEM cannot be read").format(dem_path))
+        return problems
+
+    def _write_entries(self, app: Application) -> None:
+        """The application's fields and saved review as project entries, which the dock's restore reads."""
+        assert self.register is not None
+        project = QgsProject.instance()
+        values = {
+            "class": app.project_class, "site_parcel": app.site_parcel, "reviewer": app.reviewer, "reference": app.reference or app.id,
+            "accuracy": app.accuracy, "dem_accuracy": app.dem_accuracy_ft, "device_type": app.device_type, "z_units": app.dem_z_units,
+            "dem": self._dem_id,
+        }
+        if app.jurisdiction:
+            values["jurisdiction"] = app.jurisdiction
+        for k, v in values.items():
+            project.writeEntry(SCOPE, k, v)
+        state = self.register.load_state(app.id)
+        for name in STATE_ENTRIES:
+            project.writeEntry(SCOPE, name, str(state.get(name) or ""))
+        if not state.get("previous_review") and app.previous_output:
+            prev = self.register.resolve(app.previous_output)
+            f = prev / "findings.json" if prev.is_dir() else prev
+            if f.is_file():
+                project.writeEntry(SCOPE, "previous_review", f.read_text(encoding="utf-8"))
+
+    def set_status(self, status: str) -> None:
+        app = self.current()
+        if app is None or self.register is None:
+            return
+        self._reload()
+        self.register.set_status(app.id, status)
+        self.register.save()
+        self.refresh()
+
+    def _session_changed(self, what: str) -> None:
+        if not self._opening and self.current_id is not None and what in ("result", "review", "moves"):
+            self._record_counts(save=True)
+            self.refresh()
+        else:
+            self._update_buttons()
+
+    # -- the comment letter -------------------------------------------------------------------
+
+    def write_letter(self, path: str | None = None) -> Path | None:
+        """Write the comment letter of the current review (DOCX and a PDF beside it); returns the DOCX path.
+
+        With an application open, the letter goes to ``REGISTER/reviews/<id>/letter-round<N>.docx`` (no dialog)
+        and its previous round is the application's previous review and letter.
+        """
+        from ..core.rulepack import JURISDICTIONS, load_pack
+        from ..services.letter import LetterError, LetterHeader, compose_letter
+
+        doc = self.dock.doc
+        if doc is None:
+            self.dock.message(self.dock.tr("Run the check first: the letter is written from the current review."), Qgis.MessageLevel.Info)
+            return None
+        app = self.current()
+        state = self.register.load_state(app.id) if app is not None and self.register is not None else {}
+        if path is None:
+            if app is not None and self.register is not None:
+                path = str(self.register.state_dir(app.id) / f"letter-round{app.round}.docx")
+            else:
+                path, _ = QFileDialog.getSaveFileName(self, self.dock.tr("Comment letter"), "letter.docx", self.dock.tr("Word document (*.docx)"))
+                if not path:
+                    return None
+        previous_doc = self.dock.previous_doc
+        previous_letter = None
+        if app is not None and app.round > 1:
+            previous_letter = (state.get("letters") or {}).get(str(app.round - 1))
+            if previous_letter is None and app.previous_output and self.register is not None:
+                lj = self.register.resolve(app.previous_output) / "letter.json"
+                if lj.is_file():
+                    previous_letter = json.loads(lj.read_text(encoding="utf-8"))
+        elif app is not None:
+            previous_doc = None  # round 1: no earlier letter, whatever earlier check the project kept
+        jur = str(doc.get("jurisdiction") or "")
+        header = LetterHeader(
+            title=load_pack(jur).title if jur in JURISDICTIONS else jur,
+            town=self.register.town if self.register is not None else "",
+            application=(app.reference or app.id) if app is not None else self.dock.reference.text().strip(),
+            applicant=app.applicant if app else "", address=app.address if app else "",
+            parcel=(app.parcel if app and app.parcel else str(doc.get("site_parcel") or "")),
+            reviewer=self.dock.reviewer.text().strip() or (app.reviewer if app else ""),
+            date=_dt.date.today().isoformat(),
+        )
+        try:
+            letter = compose_letter(doc, header, previous_doc=previous_doc, previous_letter=previous_letter)
+            from ..report.letter_docx import write_letter_docx
+            from ..report.letter_pdf import write_letter_pdf
+
+            out = Path(path)
+            out.parent.mkdir(parents=True, exist_ok=True)
+            write_letter_docx(letter, out)
+            write_letter_pdf(letter, out.with_suffix(".pdf"))
+        except ImportError as exc:
+            self.dock.message(self.dock.tr("Writing the letter needs {0} (Debian: apt-get install python3-docx python3-reportlab)").format(exc.name),
+                              Qgis.MessageLevel.Critical, 0)
+            return None
+        except (LetterError, ValueError, OSError) as exc:
+            self.dock.message(self.dock.tr("The letter could not be written: {0}").format(exc), Qgis.MessageLevel.Critical, 0)
+            return None
+        out.with_suffix(".json").write_text(json.dumps(letter.as_dict(), indent=2, ensure_ascii=False), encoding="utf-8")
+        if app is not None and self.register is not None:
+            state.setdefault("letters", {})[str(app.round)] = letter.as_dict()
+            self.register.save_state(app.id, state)
+        self.dock.message(self.dock.tr("Comment letter (round {0}, {1} new comment(s), {2} open) written to {3} and its PDF.").format(
+            letter.header.round, len(letter.comments), letter.open_count, out), Qgis.MessageLevel.Success)
+        return out
+
+    def teardown(self) -> None:
+        try:
+            self.leave_application()
+        except (RegisterError, OSError, RuntimeError):
+            pass

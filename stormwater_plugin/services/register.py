@@ -1,0 +1,454 @@
+"""The register of applications (issue 28): which site plans a reviewer has, where each one's files are, where it stands.
+
+A register is a folder holding ``register.json`` (one small, hand-editable file
+both the dock and ``stormwater-check register`` read with the standard library)
+and, per application, ``reviews/<id>/state.json``: the dock's last review,
+previous review and decisions of that application, so opening it again restores
+them. Paths inside the register (package, DEM, context, output folders) are
+stored as given and resolved against the register's folder when relative, so a
+register folder can be moved with its packages.
+
+``register.json``::
+
+    {"format": "stormwater-register", "version": 1,
+     "town": "Town of Lake George", "context": "context.gpkg",
+     "applications": [{"id": "SW-2026-014", "applicant": "...", "address": "...", "parcel": "...",
+                       "jurisdiction": "lake-george", "round": 1, "status": "received",
+                       "received": "2026-02-01", "reviewed": "", "due": "2026-03-01", "reviewer": "...",
+                       "reference": "...", "package": "SW-2026-014/site.gpkg", "dem": "dem.tif",
+                       "dem_z_units": "m", "project_class": "", "site_parcel": "", "accuracy": "septic=10",
+                       "dem_accuracy_ft": "", "device_type": "", "previous_output": "",
+                       "last_review": {"output": "...", "violations": 3, "undetermined": 0, "open_decisions": 3,
+                                       "checked": "2026-02-10", "by": "batch"}}]}
+
+QGIS-free (the architecture test holds ``services/`` to that).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import re
+import tempfile
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+REGISTER_FORMAT = "stormwater-register"
+REGISTER_FILE = "register.json"
+STATE_FILE = "state.json"
+
+#: The statuses of an application, in the order a file moves through them.
+STATUSES = ("received", "incomplete", "under review", "comments sent", "approved", "approved with conditions", "denied")
+#: Statuses after which the file is closed (the queue's *next* skips none; a filter can).
+CLOSED = frozenset({"approved", "approved with conditions", "denied"})
+
+#: Per-application settings the dock and the check take from the register (never from the last application).
+SETTINGS = ("jurisdiction", "reviewer", "reference", "dem_z_units", "project_class", "site_parcel", "accuracy", "dem_accuracy_ft", "device_type")
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._ -]*$")
+
+
+class RegisterError(ValueError):
+    """The register cannot be read or the change asked for is not possible (the message names what and what to do)."""
+
+
+def normalise_status(text: str) -> str:
+    """The canonical status for ``text`` (case, hyphens, underscores and spacing ignored).
+
+    Raises
+    ------
+    RegisterError
+        When ``text`` names no status.
+    """
+    key = " ".join(str(text).replace("_", " ").replace("-", " ").lower().split())
+    for s in STATUSES:
+        if s == key:
+            return s
+    raise RegisterError(f"status '{text}' is not one of: {', '.join(STATUSES)}")
+
+
+def _date(value: str, what: str) -> str:
+    value = str(value or "").strip()
+    if value and not _DATE.match(value):
+        raise RegisterError(f"{what} '{value}': give a date as YYYY-MM-DD")
+    if value:
+        try:
+            _dt.date.fromisoformat(value)
+        except ValueError:
+            raise RegisterError(f"{what} '{value}' is not a calendar date") from None
+    return value
+
+
+@dataclass
+class ReviewCounts:
+    """The counts of an application's last review.
+
+    Attributes
+    ----------
+    output : str
+        The review's output folder (a check's ``--out``, a batch's ``sites/<id>``, or the dock's export), or empty.
+    violations, undetermined : int
+        Findings with that status (before decisions).
+    open_decisions : int
+        Violations and undetermined findings without a reviewer decision.
+    checked : str
+        Date of the review (YYYY-MM-DD).
+    by : str
+        What produced it: ``check``, ``batch`` or ``dock``.
+    """
+
+    output: str = ""
+    violations: int = 0
+    undetermined: int = 0
+    open_decisions: int = 0
+    checked: str = ""
+    by: str = ""
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any] | None) -> ReviewCounts | None:
+        if not d:
+            return None
+        return cls(output=str(d.get("output") or ""), violations=int(d.get("violations") or 0), undetermined=int(d.get("undetermined") or 0),
+                   open_decisions=int(d.get("open_decisions") or 0), checked=str(d.get("checked") or ""), by=str(d.get("by") or ""))
+
+
+def counts_of(doc: Mapping[str, Any]) -> tuple[int, int, int]:
+    """Violations, undetermined and open decisions of a findings.json document.
+
+    A finding needs a decision while it is a violation or undetermined and has no
+    reviewer decision (accepted or waived) recorded on it.
+    """
+    v = u = open_ = 0
+    for f in doc.get("findings", []) or []:
+        status = str(f.get("status") or "")
+        if status == "violation":
+            v += 1
+        elif status == "undetermined":
+            u += 1
+        else:
+            continue
+        if not f.get("override"):
+            open_ += 1
+    return v, u, open_
+
+
+@dataclass
+class Application:
+    """One application in the register (every text field may be empty but ``id``)."""
+
+    id: str
+    applicant: str = ""
+    address: str = ""
+    parcel: str = ""
+    jurisdiction: str = ""
+    round: int = 1
+    status: str = "received"
+    received: str = ""
+    reviewed: str = ""
+    due: str = ""
+    reviewer: str = ""
+    reference: str = ""
+    package: str = ""
+    dem: str = ""
+    context: str = ""
+    dem_z_units: str = ""
+    project_class: str = ""
+    site_parcel: str = ""
+    accuracy: str = ""
+    dem_accuracy_ft: str = ""
+    device_type: str = ""
+    previous_output: str = ""
+    notes: str = ""
+    last_review: ReviewCounts | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Application:
+        """Read one entry (unknown keys are kept in ``extra`` and written back)."""
+        known = {f.name for f in fields(cls)} - {"last_review", "extra"}
+        kw: dict[str, Any] = {}
+        for k in known:
+            if k in d and d[k] is not None:
+                kw[k] = d[k]
+        if "id" not in kw or not str(kw["id"]).strip():
+            raise RegisterError("an application in the register has no id")
+        kw = {k: (str(v) if k != "round" else v) for k, v in kw.items()}
+        try:
+            kw["round"] = int(kw.get("round", 1))
+        except (TypeError, ValueError):
+            raise RegisterError(f"application {kw['id']}: round '{kw.get('round')}' is not a number") from None
+        app = cls(**kw)
+        app.status = normalise_status(app.status or "received")
+        app.last_review = ReviewCounts.from_dict(d.get("last_review"))
+        app.extra = {k: v for k, v in d.items() if k not in known and k not in ("last_review",)}
+        return app
+
+    def as_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d.pop("extra")
+        d["last_review"] = asdict(self.last_review) if self.last_review else None
+        d.update(self.extra)
+        return d
+
+    def counts_text(self) -> str:
+        """``3 V · 0 U · 3 open`` or ``not reviewed``."""
+        r = self.last_review
+        if r is None:
+            return "not reviewed"
+        return f"{r.violations} violation, {r.undetermined} undetermined, {r.open_decisions} open"
+
+    def worst_key(self) -> tuple[int, int, int, str]:
+        """Sort key putting the worst screened application first (most violations, then undetermined; unscreened last)."""
+        r = self.last_review
+        if r is None:
+            return (1, 0, 0, self.id)
+        return (0, -r.violations, -r.undetermined, self.id)
+
+
+class Register:
+    """A register folder: ``register.json`` and the per-application state under ``reviews/``.
+
+    Parameters
+    ----------
+    folder : path
+        The register's folder (or its ``register.json``).
+    """
+
+    def __init__(self, folder: str | os.PathLike[str]) -> None:
+        p = Path(folder)
+        if p.name == REGISTER_FILE or p.suffix.lower() == ".json":
+            p = p.parent
+        self.folder = p
+        self.town = ""
+        self.context = ""
+        self.applications: list[Application] = []
+        self.extra: dict[str, Any] = {}
+
+    @property
+    def file(self) -> Path:
+        return self.folder / REGISTER_FILE
+
+    # -- reading and writing ------------------------------------------------------
+
+    @classmethod
+    def create(cls, folder: str | os.PathLike[str], town: str = "", context: str = "") -> Register:
+        """A new, empty register in ``folder`` (created); refuses to overwrite one."""
+        reg = cls(folder)
+        if reg.file.exists():
+            raise RegisterError(f"{reg.file}: a register already exists here")
+        reg.town, reg.context = town, context
+        reg.save()
+        return reg
+
+    @classmethod
+    def open(cls, folder: str | os.PathLike[str], create: bool = False) -> Register:
+        """Read the register in ``folder`` (``create``: an empty one when there is none)."""
+        reg = cls(folder)
+        if not reg.file.is_file():
+            if create:
+                return cls.create(reg.folder)
+            raise RegisterError(f"{reg.file}: no register here (create one with: stormwater-check register add {reg.folder} ID ...)")
+        try:
+            data = json.loads(reg.file.read_text(encoding="utf-8-sig"))
+        except OSError as exc:
+            raise RegisterError(f"{reg.file}: cannot be read ({exc.strerror})") from exc
+        except ValueError as exc:
+            raise RegisterError(f"{reg.file}: not JSON ({exc})") from exc
+        if not isinstance(data, dict) or data.get("format") != REGISTER_FORMAT:
+            raise RegisterError(f"{reg.file}: not a stormwater register (its \"format\" is not \"{REGISTER_FORMAT}\")")
+        reg.town = str(data.get("town") or "")
+        reg.context = str(data.get("context") or "")
+        apps = data.get("applications") or []
+        if not isinstance(apps, list):
+            raise RegisterError(f"{reg.file}: \"applications\" must be a list")
+        seen: set[str] = set()
+        for d in apps:
+            app = Application.from_dict(d)
+            if app.id in seen:
+                raise RegisterError(f"{reg.file}: application id {app.id} appears twice")
+            seen.add(app.id)
+            reg.applications.append(app)
+        reg.extra = {k: v for k, v in data.items() if k not in ("format", "version", "town", "context", "applications")}
+        return reg
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"format": REGISTER_FORMAT, "version": 1, "town": self.town, "context": self.context, **self.extra,
+                "applications": [a.as_dict() for a in self.applications]}
+
+    def save(self) -> Path:
+        """Write ``register.json`` whole (a temporary file renamed over it: a crash leaves the old one)."""
+        _write_json(self.file, self.as_dict())
+        return self.file
+
+    # -- applications ---------------------------------------------------------------
+
+    def get(self, app_id: str) -> Application:
+        for a in self.applications:
+            if a.id == app_id:
+                return a
+        raise RegisterError(f"no application {app_id} in {self.file} (known: {', '.join(a.id for a in self.applications) or 'none'})")
+
+    def add(self, app: Application) -> Application:
+        """Add a new application (its id must be new; dates YYYY-MM-DD; the status one of :data:`STATUSES`)."""
+        if not _ID.match(app.id or ""):
+            raise RegisterError(f"id '{app.id}': use letters, digits, '.', '-', '_' or spaces, starting with a letter or digit")
+        if any(a.id == app.id for a in self.applications):
+            raise RegisterError(f"application {app.id} is already in {self.file}")
+        check_fields(app)
+        self.applications.append(app)
+        return app
+
+    def set_status(self, app_id: str, status: str, date: str = "") -> Application:
+        """Move an application to ``status``; *under review* and later statuses set ``reviewed`` to ``date`` (default today)."""
+        app = self.get(app_id)
+        app.status = normalise_status(status)
+        if app.status in ("comments sent",) or app.status in CLOSED:
+            app.reviewed = _date(date, "date") or _dt.date.today().isoformat()
+        return app
+
+    def resubmit(self, app_id: str, package: str = "", received: str = "") -> Application:
+        """A resubmission: the round goes up, the last review's folder becomes the previous round's, status *received*."""
+        app = self.get(app_id)
+        if app.last_review is not None and app.last_review.output:
+            app.previous_output = app.last_review.output
+        app.round += 1
+        app.status = "received"
+        app.received = _date(received, "received") or _dt.date.today().isoformat()
+        app.reviewed = ""
+        if package:
+            app.package = package
+        app.last_review = None
+        return app
+
+    def record_review(self, app_id: str, doc: Mapping[str, Any], output: str = "", by: str = "check", date: str = "") -> Application:
+        """Store the counts of a review (a findings.json document) as the application's last review."""
+        app = self.get(app_id)
+        v, u, o = counts_of(doc)
+        app.last_review = ReviewCounts(output=output, violations=v, undetermined=u, open_decisions=o,
+                                       checked=_date(date, "date") or _dt.date.today().isoformat(), by=by)
+        return app
+
+    def filtered(self, statuses: Iterable[str] | None = None, worst_first: bool = False) -> list[Application]:
+        """The applications with one of ``statuses`` (all when empty), in register order or worst first."""
+        wanted = {normalise_status(s) for s in statuses} if statuses else None
+        apps = [a for a in self.applications if wanted is None or a.status in wanted]
+        return sorted(apps, key=Application.worst_key) if worst_first else apps
+
+    def neighbour(self, app_id: str | None, step: int, statuses: Iterable[str] | None = None) -> Application | None:
+        """The application ``step`` places after (``-1``: before) ``app_id`` among the filtered ones; ``None`` at either end."""
+        apps = self.filtered(statuses)
+        if not apps:
+            return None
+        ids = [a.id for a in apps]
+        if app_id not in ids:
+            return apps[0] if step > 0 else apps[-1]
+        i = ids.index(app_id) + step
+        return apps[i] if 0 <= i < len(apps) else None
+
+    def find_by_package(self, package: str | os.PathLike[str]) -> list[Application]:
+        """The applications whose package is this file."""
+        target = _same_file_key(Path(package))
+        return [a for a in self.applications if a.package and _same_file_key(self.resolve(a.package)) == target]
+
+    # -- paths and state ----------------------------------------------------------------
+
+    def resolve(self, path: str) -> Path:
+        """A path of the register resolved against its folder (``~`` expanded)."""
+        p = Path(os.path.expanduser(path))
+        return p if p.is_absolute() else self.folder / p
+
+    def relative(self, path: str | os.PathLike[str]) -> str:
+        """How the register stores ``path``: relative to its folder when inside it, else absolute."""
+        p = Path(path).absolute()
+        try:
+            return p.relative_to(self.folder.absolute()).as_posix()
+        except ValueError:
+            return str(p)
+
+    def state_dir(self, app_id: str) -> Path:
+        return self.folder / "reviews" / safe_name(app_id)
+
+    def load_state(self, app_id: str) -> dict[str, Any]:
+        """The dock's saved state of an application (last and previous review, decisions, letter); ``{}`` when none."""
+        path = self.state_dir(app_id) / STATE_FILE
+        if not path.is_file():
+            return {}
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise RegisterError(f"{path}: the saved review of {app_id} cannot be read ({exc})") from exc
+        return data if isinstance(data, dict) else {}
+
+    def save_state(self, app_id: str, state: Mapping[str, Any]) -> Path:
+        path = self.state_dir(app_id) / STATE_FILE
+        _write_json(path, dict(state))
+        return path
+
+
+def check_fields(app: Application) -> None:
+    """Refuse a status, date, round or unit the register cannot hold (one line naming the field)."""
+    app.status = normalise_status(app.status)
+    for name in ("received", "reviewed", "due"):
+        setattr(app, name, _date(getattr(app, name), name))
+    if app.round < 1:
+        raise RegisterError(f"round {app.round}: give 1 or more")
+    if app.dem_z_units and app.dem_z_units not in ("m", "ft", "us-ft"):
+        raise RegisterError(f"dem_z_units '{app.dem_z_units}': give m, ft or us-ft")
+    if app.project_class and app.project_class not in ("exempt", "minor", "major"):
+        raise RegisterError(f"project_class '{app.project_class}': give exempt, minor or major (or nothing: computed)")
+    if app.dem_accuracy_ft:
+        try:
+            ok = float(app.dem_accuracy_ft) >= 0
+        except ValueError:
+            ok = False
+        if not ok:
+            raise RegisterError(f"dem_accuracy_ft '{app.dem_accuracy_ft}': give a number of feet, 0 or more")
+
+
+def set_field(app: Application, name: str, value: str) -> None:
+    """Set one field from text (``round`` as a number, ``status`` normalised); refuses unknown or computed fields."""
+    names = {f.name for f in fields(Application)} - {"id", "last_review", "extra"}
+    if name not in names:
+        raise RegisterError(f"field '{name}' is not one the register holds (fields: {', '.join(sorted(names))})")
+    if name == "round":
+        try:
+            app.round = int(value)
+        except ValueError:
+            raise RegisterError(f"round '{value}' is not a number") from None
+    else:
+        setattr(app, name, value)
+    check_fields(app)
+
+
+def safe_name(app_id: str) -> str:
+    """A folder name for an application id (characters other than letters, digits, '.', '-' and '_' become '_')."""
+    return re.sub(r"[^A-Za-z0-9._-]", "_", app_id).strip(".") or "_"
+
+
+def _same_file_key(p: Path) -> str:
+    try:
+        return str(p.resolve())
+    except OSError:
+        return str(p.absolute())
+
+
+def _write_json(path: Path, data: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=str(path.parent))
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, indent=2, ensure_ascii=False)
+            fh.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+__all__ = ["Application", "CLOSED", "REGISTER_FILE", "Register", "RegisterError", "ReviewCounts", "SETTINGS", "STATUSES",
+           "check_fields", "counts_of", "normalise_status", "safe_name", "set_field"]
