@@ -138,6 +138,18 @@ def bench(label: str, gpkg: Path, iface: Any, limit: float) -> list[tuple[str, f
                                                          lambda: dock.export_task is None and (out / "pkg").exists()))
     finally:
         shutil.rmtree(out, ignore_errors=True)
+    # the two main-thread pieces of the export, alone (QGIS exports layouts on the main thread only)
+    from stormwater_plugin.gui import print_layout
+    from stormwater_plugin.gui.report_export import site_extent
+
+    t0 = time.perf_counter()
+    lay = print_layout.build_layout(QgsProject.instance(), "bench", site_extent(dock.result, dock.snap), dock.snap.crs, "summary", "bench")
+    t1 = time.perf_counter()
+    pdf = Path(tempfile.mkdtemp(prefix="s24lay-"))
+    print_layout.export_pdf(lay, pdf / "layout.pdf")
+    t2 = time.perf_counter()
+    shutil.rmtree(pdf, ignore_errors=True)
+    print(f"{label:<28} {'layout: build / pdf':<22} {t1 - t0:6.3f} s / {t2 - t1:6.3f} s (main thread)", flush=True)
     dock.teardown()
     dock.deleteLater()
     QgsProject.instance().clear()
@@ -150,11 +162,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--parcels", type=int, default=50_000)
     ap.add_argument("--wetlands", type=int, default=0)
     args = ap.parse_args(argv)
+    from pytest_qgis.mock_qgis_classes import MockMessageBar
+    from pytest_qgis.qgis_interface import QgisInterface
     from qgis.core import QgsApplication
     from qgis.gui import QgsMapCanvas
     from qgis.PyQt.QtWidgets import QMainWindow
-    from pytest_qgis.mock_qgis_classes import MockMessageBar
-    from pytest_qgis.qgis_interface import QgisInterface
 
     app = QgsApplication([], True)
     app.initQgis()

@@ -12,7 +12,6 @@ from ..core.model import CheckResult
 from ..core.rulepack import load_pack
 from ..qgis_bridge.snapshot import Snapshot, SnapshotPlan
 
-
 #: Percent of the progress bar given to reading the layers.
 READ_SHARE: float = 40.0
 
@@ -72,6 +71,7 @@ class CheckTask(QgsTask):
                 return False
             if self.isCanceled():
                 return False
+            self._prepare_layers(result)
             self.result = result
             self.setProgress(100)
             return True
@@ -92,6 +92,13 @@ class CheckTask(QgsTask):
             self.error = "no layer was read: choose at least one layer (devices, parcels…) before running the check"
             return False
         return True
+
+    def _prepare_layers(self, result: CheckResult) -> None:
+        """What the result layers compute from plain data, done here rather than on the main thread (the slope mask)."""
+        from .slope_mask import precompute_slope_mask
+
+        assert self.snapshot is not None
+        precompute_slope_mask(self.snapshot.inputs, result.jurisdiction)
 
     def _progress(self, fraction: float) -> bool:
         """Report progress between rules; ``False`` stops the engine when Cancel was pressed."""
