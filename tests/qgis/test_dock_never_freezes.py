@@ -132,7 +132,7 @@ def test_small_context_layers_are_read_whole():
     assert sum(i.startswith("FAR-") for i in snap.inputs.layers["wetlands"].ids) == 20
 
 
-def test_mamakating_trace_reads_context_over_the_dems_extent():
+def test_mamakating_unlimited_trace_reads_wetlands_over_the_dems_extent_and_no_further():
     layers, dem = demo_layers()
     pack = load_pack("mamakating")
     reach = snapshot_module.context_reaches_ft(pack, 3.28)
@@ -149,6 +149,9 @@ def test_mamakating_trace_reads_context_over_the_dems_extent():
     ext = dem.extent()
     inside = [g for g in snap.inputs.layers[role].geoms if g is not None]
     assert inside
+    # the far wetlands lie 2-3 km west, off the 620 m DEM: a trace running on the DEM cannot reach them
+    assert not any(i.startswith("FAR-") for i in snap.inputs.layers[role].ids)
+    assert "NO-GEOM" in snap.inputs.layers[role].ids
     b = snapshot_module.context_window(snap.inputs.layers, float("inf"), snap.inputs.unit_to_ft, None,
                                        (ext.xMinimum(), ext.yMinimum(), ext.xMaximum(), ext.yMaximum()), 500.0)
     assert b is not None and b[0] <= ext.xMinimum() and b[2] >= ext.xMaximum()
