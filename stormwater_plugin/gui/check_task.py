@@ -10,7 +10,20 @@ from qgis.core import QgsTask
 from ..core.engine import CheckCancelled, run_check
 from ..core.model import CheckResult
 from ..core.rulepack import load_pack
-from ..qgis_bridge.snapshot import Snapshot
+from ..qgis_bridge.snapshot import Snapshot, SnapshotPlan
+
+#: Percent of the progress bar given to reading the layers.
+READ_SHARE: float = 40.0
+
+
+class _TaskFeedback:
+    """The task's Cancel as the ``isCanceled()`` the readers poll."""
+
+    def __init__(self, task: QgsTask) -> None:
+        self._task = task
+
+    def isCanceled(self) -> bool:  # noqa: N802 - QGIS API
+        return bool(self._task.isCanceled())
 
 
 class CheckTask(QgsTask):
@@ -18,8 +31,12 @@ class CheckTask(QgsTask):
 
     Parameters
     ----------
-    snapshot : Snapshot
-        Plain-data inputs taken on the main thread.
+    snapshot : Snapshot or SnapshotPlan
+        Plain-data inputs, or the plan of reading them
+        (:func:`~stormwater_plugin.qgis_bridge.snapshot.plan_snapshot`, taken on
+        the main thread in milliseconds): the layers are then read here, off
+        the main thread, with progress and Cancel; ``snapshot`` is the
+        :class:`Snapshot` read once the task has run.
     jurisdiction : str
         Rule pack to apply.
     on_done : callable
@@ -27,9 +44,10 @@ class CheckTask(QgsTask):
         ``result``, ``error`` and ``isCanceled()`` there.
     """
 
-    def __init__(self, snapshot: Snapshot, jurisdiction: str, on_done: Callable[[CheckTask], None]) -> None:
+    def __init__(self, snapshot: Snapshot | SnapshotPlan, jurisdiction: str, on_done: Callable[[CheckTask], None]) -> None:
         super().__init__(f"Stormwater review ({jurisdiction})", QgsTask.Flag.CanCancel)
-        self.snapshot = snapshot
+        self.plan = snapshot if isinstance(snapshot, SnapshotPlan) else None
+        self.snapshot: Snapshot | None = snapshot if isinstance(snapshot, Snapshot) else None
         self.jurisdiction = jurisdiction
         self.result: CheckResult | None = None
         self.error: str | None = None
@@ -39,17 +57,21 @@ class CheckTask(QgsTask):
     def run(self) -> bool:  # noqa: D401 - QgsTask API
         """Load the pack and run the check; never raises."""
         try:
-            self.setProgress(5)
+            self.setProgress(1)
+            if not self._read():
+                return False
+            assert self.snapshot is not None
             pack = load_pack(self.jurisdiction)
             if self.isCanceled():
                 return False
-            self.setProgress(15)
+            self.setProgress(READ_SHARE)
             try:
                 result = run_check(self.snapshot.inputs, pack, progress=self._progress)
             except CheckCancelled:
                 return False
             if self.isCanceled():
                 return False
+            self._prepare_layers(result)
             self.result = result
             self.setProgress(100)
             return True
@@ -58,9 +80,29 @@ class CheckTask(QgsTask):
             self.details = traceback.format_exc()
             return False
 
+    def _read(self) -> bool:
+        """Read the layers of the plan (this thread); ``False`` when cancelled or when no layer was read."""
+        if self.plan is None:
+            return True
+        snap = self.plan.read(_TaskFeedback(self), lambda f: self.setProgress(1 + (READ_SHARE - 1) * f))
+        if self.isCanceled():
+            return False
+        self.snapshot = snap
+        if not snap.inputs.layers:
+            self.error = "no layer was read: choose at least one layer (devices, parcels…) before running the check"
+            return False
+        return True
+
+    def _prepare_layers(self, result: CheckResult) -> None:
+        """What the result layers compute from plain data, done here rather than on the main thread (the slope mask)."""
+        from .slope_mask import precompute_slope_mask
+
+        assert self.snapshot is not None
+        precompute_slope_mask(self.snapshot.inputs, result.jurisdiction)
+
     def _progress(self, fraction: float) -> bool:
         """Report progress between rules; ``False`` stops the engine when Cancel was pressed."""
-        self.setProgress(15 + 80 * fraction)
+        self.setProgress(READ_SHARE + (95 - READ_SHARE) * fraction)
         return not self.isCanceled()
 
     def finished(self, ok: bool) -> None:  # noqa: D401 - QgsTask API

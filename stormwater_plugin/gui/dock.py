@@ -48,7 +48,7 @@ from ..core.rulepack import JURISDICTIONS, load_pack
 from ..core.saved_review import load_review, save_review
 from ..qgis_bridge.compat import null_rectangle
 from ..qgis_bridge.results import to_qgs
-from ..qgis_bridge.snapshot import Snapshot, snapshot
+from ..qgis_bridge.snapshot import Snapshot, SnapshotPlan, plan_snapshot, snapshot
 from ..services.review import Move, compare_with, review_of
 from ..services.session import CLEARED, COMPARISON, MOVES, REVIEW, ReviewSession, Ticket
 from .check_task import CheckTask
@@ -451,7 +451,7 @@ class ReviewDock(QDockWidget):
         bar.pushWidget(item, level, duration)
 
     def run_check(self) -> CheckTask | None:
-        """Snapshot the layers (main thread) and start the check as a background task."""
+        """Plan the read (main thread, milliseconds) and start the check as a background task that reads the layers and checks them."""
         if self.task is not None:
             self.message(self.tr("A check is already running: wait for it or press Cancel."), Qgis.MessageLevel.Warning)
             return None
@@ -465,7 +465,7 @@ class ReviewDock(QDockWidget):
             self.message(self.tr("No layer is chosen for any role ({0} are all empty): load the plan's layers or choose them under Layers, "
                                  "then run the check.").format(", ".join(r.replace("_", " ") for r in chosen)), Qgis.MessageLevel.Warning)
             return None
-        snap = self._take_snapshot()
+        snap = self._plan_snapshot()  # the features are read in the task (issue 24 item 5: never freeze)
         if snap is None:
             return None
         try:
@@ -489,7 +489,7 @@ class ReviewDock(QDockWidget):
         QgsApplication.taskManager().addTask(task)
         return task
 
-    def _apply_accuracy(self, snap: Snapshot) -> None:
+    def _apply_accuracy(self, snap: Snapshot | SnapshotPlan) -> None:
         """The dock's accuracy fields onto the engine's inputs; ``ValueError`` naming a bad entry."""
         from ..core.accuracy import parse_role_accuracy
 
@@ -505,6 +505,19 @@ class ReviewDock(QDockWidget):
             snap.inputs.dem_vertical_accuracy_ft = value
         else:
             snap.inputs.dem_vertical_accuracy_ft = None
+
+    def _plan_snapshot(self) -> SnapshotPlan | None:
+        """What the check task will read (layers detached for its thread); ``None`` with a message when impossible."""
+        try:
+            plan = plan_snapshot(self.roles.role_layers(), self.roles.dem_layer(), self.roles.z_unit(), self.site_parcel.text().strip() or None,
+                                 self.project_class.currentData(), pack=load_pack(self.jurisdiction.currentData()))
+        except Exception as exc:
+            self.message(self.tr("Could not read the layers: {0}").format(exc), Qgis.MessageLevel.Critical, 0)
+            return None
+        if not plan.sources:
+            self.message(self.tr("Choose at least one layer (devices, parcels…) before running the check."), Qgis.MessageLevel.Warning)
+            return None
+        return plan
 
     def _take_snapshot(self) -> Snapshot | None:
         """Read the chosen layers into plain data (main thread); ``None`` with a message when impossible."""
@@ -549,6 +562,7 @@ class ReviewDock(QDockWidget):
             self.progress.setValue(0)
             return
         try:
+            assert task.snapshot is not None  # read by the task before it checked
             self.show_result(task.result, task.snapshot, task.jurisdiction)
         except Exception as exc:
             import traceback

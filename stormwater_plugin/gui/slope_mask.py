@@ -127,7 +127,34 @@ def _crop(grid: Any, bounds: np.ndarray | None, pad_units: float) -> tuple[int, 
     return r0, r1, c0, c1
 
 
+#: Attribute of the engine's inputs holding the masks computed for them (key: jurisdiction, azimuths, cells).
+_CACHE = "_slope_masks"
+
+
+def precompute_slope_mask(inputs: Any, jurisdiction: str | None = None) -> None:
+    """Compute the mask of ``inputs`` now (in the check's ``QgsTask``), so drawing the result layers only reads it (issue 24 item 5).
+
+    Plain numpy and shapely work on plain data: safe off the main thread. A
+    failure is left for :func:`compute_slope_mask` to meet on the main thread,
+    where it is handled as before.
+    """
+    try:
+        compute_slope_mask(inputs, jurisdiction)
+    except Exception:  # noqa: BLE001 - the result layers report it
+        pass
+
+
 def compute_slope_mask(inputs: Any, jurisdiction: str | None = None, *, n_azimuths: int | None = MASK_AZIMUTHS, max_cells: int = MAX_MASK_CELLS) -> SlopeMask | None:
+    """The ring-slope mask over the snapshot's DEM window, or ``None``; computed once per inputs (see :func:`precompute_slope_mask`)."""
+    cache = inputs.__dict__.setdefault(_CACHE, {}) if hasattr(inputs, "__dict__") else {}
+    key = (jurisdiction, n_azimuths, max_cells)
+    if key not in cache:
+        cache[key] = _compute_slope_mask(inputs, jurisdiction, n_azimuths=n_azimuths, max_cells=max_cells)
+    mask: SlopeMask | None = cache[key]
+    return mask
+
+
+def _compute_slope_mask(inputs: Any, jurisdiction: str | None = None, *, n_azimuths: int | None = MASK_AZIMUTHS, max_cells: int = MAX_MASK_CELLS) -> SlopeMask | None:
     """The ring-slope mask over the snapshot's DEM window, or ``None`` (no DEM, no parameters, nothing mapped).
 
     Parameters

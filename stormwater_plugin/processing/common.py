@@ -14,6 +14,7 @@ from qgis.core import (
     QgsProcessingParameterDefinition,
     QgsProcessingParameterEnum,
     QgsProcessingParameterFeatureSource,
+    QgsProcessingParameterFile,
     QgsProcessingParameterNumber,
     QgsProcessingParameterRasterLayer,
     QgsProcessingParameterString,
@@ -135,9 +136,14 @@ class SiteAlgorithm(QgsProcessingAlgorithm):
     SITE_PARCEL = "SITE_PARCEL"
     ACCURACY = "ACCURACY"
     DEM_VERTICAL_ACCURACY = "DEM_VERTICAL_ACCURACY"
+    SITE_PACKAGE = "SITE_PACKAGE"
 
-    #: Roles this algorithm requires (others are optional).
+    #: Roles this algorithm requires (others are optional): as a parameter or a layer of the site package.
     required_roles: tuple[str, ...] = ()
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._package_layers: list[Any] = []
 
     def tr(self, text: str) -> str:
         return QCoreApplication.translate("StormwaterProcessing", text)
@@ -155,13 +161,17 @@ class SiteAlgorithm(QgsProcessingAlgorithm):
         from ..role_guess import ROLE_GEOMETRIES
 
         dock = dock_choices()
+        # One cell per batch row (issue 24 item 9): the roles by layer name, as the command line reads a package.
+        self.addParameter(QgsProcessingParameterFile(
+            self.SITE_PACKAGE, self.tr("Site package (GeoPackage, one layer per role named after it; a role's own parameter wins)"),
+            QgsProcessingParameterFile.Behavior.File, extension="gpkg", optional=True))
         self.addParameter(QgsProcessingParameterEnum(self.JURISDICTION, self.tr("Jurisdiction (rule pack)"), options=jurisdiction_titles(),
                                                      defaultValue=dock.get("jurisdiction", 0)))
         self.addParameter(QgsProcessingParameterEnum(self.PROJECT_CLASS, self.tr("Project class"), options=list(CLASS_OPTIONS), defaultValue=0))
         for role in ROLES:
             types = [_TYPES[f] for f in sorted(ROLE_GEOMETRIES[role])]
             self.addParameter(QgsProcessingParameterFeatureSource(
-                role.upper(), self.tr(role.replace("_", " ").capitalize()), types, optional=role not in self.required_roles,
+                role.upper(), self.tr(role.replace("_", " ").capitalize()), types, optional=True,  # required: here or in the package
                 defaultValue=dock.get(role)))
         self.addParameter(QgsProcessingParameterRasterLayer(self.DEM, self.tr("DEM (ground elevations)"), optional=True, defaultValue=dock.get("dem")))
         self.addParameter(QgsProcessingParameterEnum(self.Z_UNITS, self.tr("DEM elevation unit"), options=[o[0] for o in Z_UNIT_OPTIONS],
@@ -208,6 +218,18 @@ class SiteAlgorithm(QgsProcessingAlgorithm):
                 if layer is not None and geometry_part(layer) is not None:
                     feedback.pushWarning(self.tr("{0}: only the selected {1} features of {2} were given; features of other geometry "
                                                  "types in that source are not checked").format(role, geometry_part(layer), layer.source()))
+        package = self.parameterAsFile(parameters, self.SITE_PACKAGE, context) if self.parameterDefinition(self.SITE_PACKAGE) else ""
+        if package:
+            for role, layer in package_layers(package, feedback, self.tr).items():
+                if role in sources:
+                    feedback.pushInfo(self.tr("{0}: the layer given for the role is read, not the package's '{0}' layer").format(role))
+                    continue
+                sources[role] = layer
+                self._package_layers.append(layer)  # alive until the snapshot is read
+        missing = [r for r in self.required_roles if r not in sources]
+        if missing:
+            raise QgsProcessingException(self.tr("The {0} layer is required: give it, or a site package holding a layer of that name.").format(
+                ", ".join(missing)))
         dem = self.parameterAsRasterLayer(parameters, self.DEM, context)
         z_units = Z_UNIT_OPTIONS[self.parameterAsEnum(parameters, self.Z_UNITS, context)][1]
         cls_name = CLASS_OPTIONS[self.parameterAsEnum(parameters, self.PROJECT_CLASS, context)]
@@ -242,6 +264,55 @@ class SiteAlgorithm(QgsProcessingAlgorithm):
         """Snapshot and run the check, reporting warnings to the feedback."""
         snap, review = self.review(parameters, context, feedback)
         return snap, review.result
+
+
+def package_layers(path: str, feedback: Any, tr: Any = str) -> dict[str, Any]:
+    """The role layers of a site package: each layer named after a role (case and surrounding blanks aside).
+
+    A layer whose name only begins with a role's (``devices_proposed``) is
+    refused with its name, never skipped (a role read without it could pass);
+    any other layer is named in the log. A geometry-type-mixed layer is opened
+    whole, as the command line reads it.
+
+    Raises
+    ------
+    QgsProcessingException
+        When the file cannot be opened or a layer's name is ambiguous.
+    """
+    from qgis.core import QgsVectorLayer
+
+    names = _layer_names(path)
+    if names is None:
+        raise QgsProcessingException(tr("{0}: the site package cannot be opened as a GeoPackage").format(path))
+    out: dict[str, Any] = {}
+    for name in names:
+        low = name.strip().lower()
+        if low in ROLES:
+            if low in out:
+                raise QgsProcessingException(tr("{0}: two layers are named '{1}'; keep one per role").format(path, low))
+            layer = QgsVectorLayer(f"{path}|layername={name}", name, "ogr")
+            if not layer.isValid():
+                raise QgsProcessingException(tr("{0}: the layer '{1}' cannot be read").format(path, name))
+            out[low] = layer
+        elif any(low.startswith(r) for r in ROLES):
+            raise QgsProcessingException(tr("{0}: the layer '{1}' is not named after a role; rename it to its role, or give it as the role's "
+                                            "parameter (it is not read silently into a role, nor left out)").format(path, name))
+        elif low not in ("layer_styles", "qgis_projects", "ogr_empty_table"):
+            feedback.pushWarning(tr("{0}: the layer '{1}' matches no role and was not read").format(path, name))
+    feedback.pushInfo(tr("Site package {0}: {1}").format(path, ", ".join(sorted(out, key=ROLES.index)) or tr("no role layer")))
+    return out
+
+
+def _layer_names(path: str) -> list[str] | None:
+    """The vector layers of a GeoPackage, or ``None`` when it cannot be opened."""
+    try:
+        from osgeo import gdal
+    except ImportError:  # pragma: no cover - GDAL's bindings ship with QGIS
+        return None
+    ds = gdal.OpenEx(str(path), gdal.OF_VECTOR | gdal.OF_READONLY)
+    if ds is None:
+        return None
+    return [ds.GetLayerByIndex(i).GetName() for i in range(ds.GetLayerCount())]
 
 
 def write_rows(sink: Any, fields: Any, rows: list[tuple[Any, list[Any]]]) -> int:

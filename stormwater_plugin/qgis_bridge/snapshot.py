@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 import shapely
@@ -51,20 +51,17 @@ def plan_window(layers: Mapping[str, FeatureLayer], margin_units: float) -> tupl
 
 
 def _rule_window(
-    layers: Mapping[str, FeatureLayer], pack: Any, u: float, site: str | None, dem_layer: Any, working: Any, context: Any
+    layers: Mapping[str, FeatureLayer], pack: Any, u: float, site: str | None, dem: Any, working: Any, context: Any
 ) -> tuple[float, float, float, float] | None:
-    """The DEM window the pack's rules need (the command line's policy), else the plan's when no rule needs one."""
+    """The DEM window the pack's rules need (the command line's policy), else the plan's when no rule needs one.
+
+    ``dem`` is a :class:`DemInfo` (what the snapshot took of the DEM layer on the main thread).
+    """
     from ..services.dem_window import dem_window
 
-    crs = dem_layer.crs()
-    px = max(abs(dem_layer.rasterUnitsPerPixelX()), abs(dem_layer.rasterUnitsPerPixelY()))
-    cell_ft = px * (unit_to_ft(crs) if not crs.isGeographic() else 364_000.0)  # degrees: an upper bound at New York's latitudes
-    win = dem_window(layers, pack, unit_to_ft=u, cell_ft=cell_ft, site_parcel_id=site)
+    win = dem_window(layers, pack, unit_to_ft=u, cell_ft=_dem_cell_ft(dem), site_parcel_id=site)
     if win.whole_raster:  # a rule with unlimited reach (a flow trace of no declared length): the DEM's whole extent
-        from qgis.core import QgsCoordinateTransform
-
-        r = QgsCoordinateTransform(crs, working, context).transformBoundingBox(dem_layer.extent()) if crs != working else dem_layer.extent()
-        return r.xMinimum(), r.yMinimum(), r.xMaximum(), r.yMaximum()
+        return _dem_box(dem, working, context)
     bounds = win.bounds
     return bounds if bounds is not None else plan_window(layers, DEM_MARGIN_FT / u)
 
@@ -92,6 +89,322 @@ def declared_z_unit(dem_layer: Any) -> str | None:
     return normalise_z_unit(unit)
 
 
+#: Roles that are context of a site rather than its plan: read through a spatial filter around the site (as the command line).
+CONTEXT_ROLES: tuple[str, ...] = ("wells", "septic", "wetlands", "shoreline", "waterbodies", "streams", "soils")
+#: Context layers of up to this many features are read whole (two filtered requests cost more than reading them).
+FILTER_MIN_FEATURES: int = 1000
+#: Least distance around the site and the plan that context is read over, feet (as the command line).
+CONTEXT_FLOOR_FT: float = 500.0
+
+
+class DetachedSource:
+    """A vector layer's features for another thread (``QgsVectorLayerFeatureSource``, documented thread-safe).
+
+    The fields, CRS, extent and count are captured on the main thread when it
+    is made; :meth:`getFeatures` may then run in a ``QgsTask``. The layer
+    itself is never touched again.
+
+    Parameters
+    ----------
+    layer : QgsVectorLayer
+        Taken on the main thread.
+    """
+
+    def __init__(self, layer: Any) -> None:
+        from qgis.core import QgsVectorLayerFeatureSource
+
+        self._source = QgsVectorLayerFeatureSource(layer)
+        self._fields = layer.fields()
+        self._crs = layer.crs()
+        self._extent = layer.extent()
+        self._count = int(layer.featureCount())
+        self._name = layer.name()
+
+    def fields(self) -> Any:
+        return self._fields
+
+    def sourceCrs(self) -> Any:  # noqa: N802 - QGIS API
+        return self._crs
+
+    def sourceExtent(self) -> Any:  # noqa: N802 - QGIS API
+        return self._extent
+
+    def featureCount(self) -> int:  # noqa: N802 - QGIS API
+        return self._count
+
+    def name(self) -> str:
+        return self._name
+
+    def getFeatures(self, request: Any = None) -> Any:  # noqa: N802 - QGIS API
+        from qgis.core import QgsFeatureRequest
+
+        return self._source.getFeatures(request if request is not None else QgsFeatureRequest())
+
+
+@dataclass
+class DemInfo:
+    """What the snapshot needs of the DEM layer, captured on the main thread (a provider clone to read from)."""
+
+    crs: QgsCoordinateReferenceSystem
+    extent: Any
+    px: float
+    name: str
+    provider: Any
+
+    @classmethod
+    def of(cls, dem_layer: Any, provider: Any = None) -> DemInfo:
+        px = max(abs(dem_layer.rasterUnitsPerPixelX()), abs(dem_layer.rasterUnitsPerPixelY()))
+        return cls(dem_layer.crs(), dem_layer.extent(), px, dem_layer.name(), provider if provider is not None else dem_layer.dataProvider())
+
+
+class InputsPatch:
+    """Settings the dock puts on the engine's inputs before they are read (applied by :meth:`SnapshotPlan.read`)."""
+
+    def __init__(self) -> None:
+        self.warnings: list[Warning_] = []
+        self.values: dict[str, Any] = {}
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in ("warnings", "values"):
+            object.__setattr__(self, name, value)
+        else:
+            self.values[name] = value
+
+    def apply(self, inputs: SiteInputs) -> None:
+        for name, value in self.values.items():
+            setattr(inputs, name, value)
+        inputs.warnings.extend(self.warnings)
+
+
+@dataclass
+class SnapshotPlan:
+    """Everything a snapshot reads, taken on the main thread in milliseconds; :meth:`read` may run in a ``QgsTask``."""
+
+    sources: dict[str, Any]
+    layers_read: dict[str, RoleLayerStatus]
+    warnings: list[Warning_]
+    dem: DemInfo | None
+    dem_z_units: str | None
+    site: str | None
+    class_override: str | None
+    context: QgsCoordinateTransformContext
+    pack: Any
+    #: Set by the dock (accuracy, removed-layer warnings) before the task runs.
+    inputs: InputsPatch
+    #: Layers opened for the plan (whole sources of parts): kept alive while it is read.
+    keep: list[Any]
+
+    def read(self, feedback: Any = None, progress: Callable[[float], None] | None = None) -> Snapshot:
+        """Read the layers and the DEM window (any thread); ``progress`` gets the fraction read (0 to 1)."""
+        snap = _read(self, feedback, progress)
+        self.inputs.apply(snap.inputs)
+        return snap
+
+
+def plan_snapshot(
+    role_layers: Mapping[str, Any],
+    dem_layer: Any = None,
+    dem_z_units: str | None = None,
+    site_parcel_id: str | None = None,
+    class_override: str | None = None,
+    context: QgsCoordinateTransformContext | None = None,
+    dem_provider: Any = None,
+    pack: Any = None,
+    detach: bool = True,
+) -> SnapshotPlan:
+    """Take what :func:`snapshot` reads on the main thread, without reading features (see :func:`snapshot`).
+
+    With ``detach`` every ``QgsVectorLayer`` becomes a :class:`DetachedSource`
+    and the DEM is read through a provider clone, so :meth:`SnapshotPlan.read`
+    can run off the main thread.
+    """
+    if context is None:
+        context = QgsProject.instance().transformContext()
+    if dem_z_units is None:  # none chosen: the raster's declared unit, as the command line reads it
+        dem_z_units = declared_z_unit(dem_layer)
+    warnings: list[Warning_] = []
+    # A geometry-type part of a mixed layer is read as its whole source (never part of a role silently).
+    sources, layers_read = resolve_parts({r: s for r, s in role_layers.items() if s is not None}, warnings)
+    for r in list(sources):
+        if r not in ROLES:
+            warnings.append(Warning_("unknown_role", f"layer role '{r}' is not part of the contract and was ignored", r))
+            del sources[r]
+    keep = list(sources.values())
+    if detach:
+        from qgis.core import QgsVectorLayer
+
+        sources = {r: DetachedSource(s) if isinstance(s, QgsVectorLayer) else s for r, s in sources.items()}
+        if dem_layer is not None and dem_provider is None:
+            dem_provider = dem_layer.dataProvider().clone()
+    dem = DemInfo.of(dem_layer, dem_provider) if dem_layer is not None else None
+    site = str(site_parcel_id).strip() if site_parcel_id not in (None, "") else None
+    cls = class_override if class_override in PROJECT_CLASSES else None
+    return SnapshotPlan(sources, layers_read, warnings, dem, dem_z_units, site, cls, context, pack, InputsPatch(), keep)
+
+
+def context_reaches_ft(pack: Any, cell_ft: float) -> dict[str, float]:
+    """How far from the site and the plan each context role is read, feet (``inf``: the DEM's extent or the whole layer).
+
+    The pack's largest finite :func:`~stormwater_plugin.services.reach.rule_reach_ft`, at least
+    :data:`CONTEXT_FLOOR_FT`; a role a rule of unlimited reach names (a flow trace
+    of no declared length) is ``inf`` (every role when the rule names none). The
+    command line reads the same (``headless/reader.py``).
+    """
+    import math
+
+    from ..services.reach import rule_reach_ft
+
+    finite = 0.0
+    unlimited: set[str] = set()
+    for rule in pack.rules:
+        d = rule_reach_ft(rule, cell_ft)
+        if math.isfinite(d):
+            finite = max(finite, d)
+        else:
+            unlimited |= _rule_roles(dict(rule.params)) or set(ROLES)
+    finite = max(finite, CONTEXT_FLOOR_FT)
+    return {r: (math.inf if r in unlimited else finite) for r in CONTEXT_ROLES}
+
+
+def _rule_roles(value: Any) -> set[str]:
+    """Roles a rule's parameters name (``role``, ``roles``, ``targets[].role``)."""
+    out: set[str] = set()
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if k in ("role", "roles"):
+                out.update([v] if isinstance(v, str) else [x for x in v if isinstance(x, str)] if isinstance(v, (list, tuple)) else [])
+            else:
+                out |= _rule_roles(v)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            out |= _rule_roles(v)
+    return out & set(ROLES)
+
+
+def _dem_cell_ft(dem: DemInfo) -> float:
+    return dem.px * (unit_to_ft(dem.crs) if not dem.crs.isGeographic() else 364_000.0)  # degrees: an upper bound at New York's latitudes
+
+
+def _dem_box(dem: DemInfo, working: Any, context: Any) -> tuple[float, float, float, float]:
+    from qgis.core import QgsCoordinateTransform
+
+    r = QgsCoordinateTransform(dem.crs, working, context).transformBoundingBox(dem.extent) if dem.crs != working else dem.extent
+    return r.xMinimum(), r.yMinimum(), r.xMaximum(), r.yMaximum()
+
+
+def context_window(
+    plan_layers: Mapping[str, FeatureLayer], reach_ft: float, u: float, site: str | None, dem_box: tuple[float, float, float, float] | None,
+    finite_ft: float,
+) -> tuple[float, float, float, float] | None:
+    """The box (working CRS) a context role is read over; ``None``: the whole layer.
+
+    The site (its parcel, else the plan) and the plan's features but the
+    parcels, grown by ``reach_ft``: any feature within reach of one of them
+    meets it. ``reach_ft`` infinite (a trace of unlimited length, which runs on
+    the DEM only): the DEM's extent joined to that box grown by ``finite_ft``;
+    without a DEM, ``None``.
+    """
+    import math
+
+    from ..services.working_crs import site_geometries
+
+    near = site_geometries(plan_layers, site) + [g for r, lay in plan_layers.items() if r != "parcels" for g in lay.geoms
+                                                 if g is not None and not g.is_empty]
+    if not near:
+        return None
+    b = shapely.total_bounds(np.array(near, dtype=object))
+    if not np.all(np.isfinite(b)):
+        return None
+    if math.isfinite(reach_ft):
+        m = reach_ft / u
+        return (b[0] - m, b[1] - m, b[2] + m, b[3] + m)
+    if dem_box is None:
+        return None
+    m = finite_ft / u
+    return (min(dem_box[0], b[0] - m), min(dem_box[1], b[1] - m), max(dem_box[2], b[2] + m), max(dem_box[3], b[3] + m))
+
+
+def _read(plan: SnapshotPlan, feedback: Any, progress: Callable[[float], None] | None) -> Snapshot:
+    import math
+
+    sources, context, warnings = plan.sources, plan.context, list(plan.warnings)
+    ordered = sorted(sources, key=ROLES.index)
+    dem_crs = plan.dem.crs if plan.dem is not None else None
+    working, reason = choose_working_crs(
+        dem_crs,
+        [source_crs(sources[r]) for r in ordered],
+        [(_extent(sources[r]), source_crs(sources[r])) for r in ordered],
+        context,
+    )
+    counts = {r: _count(sources[r]) for r in ordered}
+    total = float(sum(max(c, 1) for c in counts.values())) or 1.0
+    done = 0.0
+
+    def step(role: str) -> None:
+        nonlocal done
+        done += max(counts[role], 1)
+        if progress is not None:
+            progress(min(done / total, 1.0))
+
+    filtered = plan.pack is not None
+    layers: dict[str, FeatureLayer] = {}
+    for r in ordered:  # the plan first: it places the context's window
+        if not (filtered and r in CONTEXT_ROLES):
+            layers[r] = read_features(sources[r], r, working, context, warnings, feedback)
+            step(r)
+    site = plan.site
+    # The scale factor at the site, as the command line and the batch take it (services.working_crs).
+    scale = site_ground_scale(working, layers, site, context)
+    u = unit_to_ft(working) / scale
+    if filtered:
+        cell_ft = _dem_cell_ft(plan.dem) if plan.dem is not None else 0.0
+        reaches = context_reaches_ft(plan.pack, cell_ft)
+        finite = max([CONTEXT_FLOOR_FT] + [v for v in reaches.values() if math.isfinite(v)])
+        dem_box = _dem_box(plan.dem, working, context) if plan.dem is not None else None
+        plan_layers = dict(layers)
+        for r in ordered:
+            if r not in CONTEXT_ROLES:
+                continue
+            rect = None
+            if counts[r] > FILTER_MIN_FEATURES:
+                rect = context_window(plan_layers, reaches[r], u, site, dem_box, finite)
+            layers[r] = read_features(sources[r], r, working, context, warnings, feedback, rect=rect)
+            if rect is not None and len(layers[r]) < counts[r]:  # the command line's warning, in its words
+                warnings.append(Warning_("context_filtered", f"{_source_name(sources[r])}: {len(layers[r]):,} of its {counts[r]:,} features lie "
+                                         "within reach of the site and were read; the others lie beyond every rule's reach", r))
+            step(r)
+        layers = {r: layers[r] for r in ordered}
+    dem = None
+    dem_source = None
+    if plan.dem is not None and not (feedback is not None and feedback.isCanceled()):
+        info = plan.dem
+        window = plan_window(layers, DEM_MARGIN_FT / u) if plan.pack is None else _rule_window(layers, plan.pack, u, site, info, working, context)
+        if window is None:
+            warnings.append(Warning_("dem_unused", "no layer has features, so the DEM window could not be placed", "dem"))
+        else:
+            dem = read_dem(info.provider, dem_crs, working, window, plan.dem_z_units, context, warnings, name=info.name)
+            if dem is not None:  # the whole band in blocks: the flow trace reads further windows as it proceeds
+                dem_source = QgisDemSource(info.provider, dem_crs, working, plan.dem_z_units, context, name=info.name)
+    crs_name = f"{crs_label(working)}, {reason}; distances on the ellipsoid (grid scale factor {scale:.6f})"
+    inputs = SiteInputs(layers=layers, dem=dem, unit_to_ft=u, crs_name=crs_name, site_parcel_id=site, class_override=plan.class_override,
+                        warnings=warnings, dem_source=dem_source)
+    return Snapshot(inputs=inputs, crs=working, crs_reason=reason, layers_read=plan.layers_read)
+
+
+def _source_name(source: Any) -> str:
+    try:
+        return str(source.name() if hasattr(source, "name") else source.sourceName())
+    except Exception:
+        return "the layer"
+
+
+def _count(source: Any) -> int:
+    try:
+        return int(source.featureCount())
+    except Exception:  # a source that cannot count: read whole
+        return 0
+
+
 def snapshot(
     role_layers: Mapping[str, Any],
     dem_layer: Any = None,
@@ -103,7 +416,7 @@ def snapshot(
     dem_provider: Any = None,
     pack: Any = None,
 ) -> Snapshot:
-    """Read the role layers and the DEM window into plain data.
+    """Read the role layers and the DEM window into plain data (in the calling thread).
 
     Parameters
     ----------
@@ -130,51 +443,18 @@ def snapshot(
     pack : RulePack, optional
         The rules: the DEM is read over the window they need
         (:func:`~stormwater_plugin.services.dem_window.dem_window`, the command
-        line's policy); without it, around the plan roles plus
-        :data:`DEM_MARGIN_FT`.
+        line's policy), and a context role (:data:`CONTEXT_ROLES`) of more than
+        :data:`FILTER_MIN_FEATURES` features only around the site and the plan
+        (:func:`context_window`); without it, every feature, and the DEM
+        around the plan roles plus :data:`DEM_MARGIN_FT`.
+
+    Notes
+    -----
+    The dock reads off the main thread: :func:`plan_snapshot` there, then
+    :meth:`SnapshotPlan.read` in its ``QgsTask``.
     """
-    if context is None:
-        context = QgsProject.instance().transformContext()
-    if dem_z_units is None:  # none chosen: the raster's declared unit, as the command line reads it
-        dem_z_units = declared_z_unit(dem_layer)
-    warnings: list[Warning_] = []
-    # A geometry-type part of a mixed layer is read as its whole source (never part of a role silently).
-    sources, layers_read = resolve_parts({r: s for r, s in role_layers.items() if s is not None}, warnings)
-    for r in list(sources):
-        if r not in ROLES:
-            warnings.append(Warning_("unknown_role", f"layer role '{r}' is not part of the contract and was ignored", r))
-            del sources[r]
-    ordered = sorted(sources, key=ROLES.index)
-    dem_crs = dem_layer.crs() if dem_layer is not None else None
-    working, reason = choose_working_crs(
-        dem_crs,
-        [source_crs(sources[r]) for r in ordered],
-        [(_extent(sources[r]), source_crs(sources[r])) for r in ordered],
-        context,
-    )
-    layers: dict[str, FeatureLayer] = {}
-    for r in ordered:
-        layers[r] = read_features(sources[r], r, working, context, warnings, feedback)
-    site = str(site_parcel_id).strip() if site_parcel_id not in (None, "") else None
-    # The scale factor at the site, as the command line and the batch take it (services.working_crs).
-    scale = site_ground_scale(working, layers, site, context)
-    u = unit_to_ft(working) / scale
-    dem = None
-    dem_source = None
-    if dem_layer is not None:
-        window = plan_window(layers, DEM_MARGIN_FT / u) if pack is None else _rule_window(layers, pack, u, site, dem_layer, working, context)
-        if window is None:
-            warnings.append(Warning_("dem_unused", "no layer has features, so the DEM window could not be placed", "dem"))
-        else:
-            provider = dem_provider if dem_provider is not None else dem_layer.dataProvider()
-            dem = read_dem(provider, dem_crs, working, window, dem_z_units, context, warnings, name=dem_layer.name())
-            if dem is not None:  # the whole band in blocks: the flow trace reads further windows as it proceeds
-                dem_source = QgisDemSource(provider, dem_crs, working, dem_z_units, context, name=dem_layer.name())
-    cls = class_override if class_override in PROJECT_CLASSES else None
-    crs_name = f"{crs_label(working)}, {reason}; distances on the ellipsoid (grid scale factor {scale:.6f})"
-    inputs = SiteInputs(layers=layers, dem=dem, unit_to_ft=u, crs_name=crs_name, site_parcel_id=site, class_override=cls, warnings=warnings,
-                        dem_source=dem_source)
-    return Snapshot(inputs=inputs, crs=working, crs_reason=reason, layers_read=layers_read)
+    plan = plan_snapshot(role_layers, dem_layer, dem_z_units, site_parcel_id, class_override, context, dem_provider, pack, detach=False)
+    return plan.read(feedback)
 
 
 def snapshot_inputs(

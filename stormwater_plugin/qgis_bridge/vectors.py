@@ -67,6 +67,26 @@ def _id_field_index(field_names: list[str], role: str) -> int | None:
     return None
 
 
+def _features(source: Any, request: QgsFeatureRequest, rect: tuple[float, float, float, float] | None) -> Any:
+    """The features of ``request``, or of it within ``rect`` plus those without geometry (each once)."""
+    if rect is None:
+        yield from source.getFeatures(request)
+        return
+    from qgis.core import QgsRectangle
+
+    seen: set[int] = set()
+    within = QgsFeatureRequest(request)
+    within.setFilterRect(QgsRectangle(*rect))
+    for feat in source.getFeatures(within):
+        seen.add(feat.id())
+        yield feat
+    nulls = QgsFeatureRequest(request)
+    nulls.setFilterExpression("is_empty_or_null($geometry)")  # null or empty: no bounding box to meet the filter
+    for feat in source.getFeatures(nulls):
+        if feat.id() not in seen:
+            yield feat
+
+
 def source_crs(source: Any) -> QgsCoordinateReferenceSystem:
     """The CRS of a layer or Processing feature source."""
     return source.sourceCrs() if hasattr(source, "sourceCrs") else source.crs()
@@ -79,8 +99,9 @@ def read_features(
     context: QgsCoordinateTransformContext,
     warnings: list[Warning_],
     feedback: Any = None,
+    rect: tuple[float, float, float, float] | None = None,
 ) -> FeatureLayer:
-    """Read every feature of ``source`` into the working CRS.
+    """Read every feature of ``source`` (or those meeting ``rect``) into the working CRS.
 
     Parameters
     ----------
@@ -96,6 +117,11 @@ def read_features(
         Data warnings are appended here (unknown CRS, failed transforms).
     feedback : QgsFeedback, optional
         Stops reading when cancelled.
+    rect : tuple of 4 float, optional
+        A box in the working CRS: only the features whose bounding box meets it
+        are read (``QgsFeatureRequest.setFilterRect``, in the destination CRS),
+        and every feature without geometry (a second request), as each makes
+        its rules undetermined.
 
     Returns
     -------
@@ -114,7 +140,7 @@ def read_features(
     ids: list[str] = []
     attrs: list[dict[str, Any]] = []
     bad: list[str] = []
-    for feat in source.getFeatures(request):
+    for feat in _features(source, request, rect):
         if feedback is not None and feedback.isCanceled():
             break
         values = [plain_value(v) for v in feat.attributes()]

@@ -69,9 +69,9 @@ def test_the_docks_accuracy_fields_reach_the_engine(iface, qgis_new_project):
         d.message = lambda text, *a, **k: said.append(text)
         task = d.run_check()
         assert task is not None, said
+        wait_for(lambda: d.task is None)  # the layers are read in the task (issue 24 item 5): its snapshot exists once it has run
         assert task.snapshot.inputs.accuracy_ft == {"septic": 100.0, "devices": 1.0}
         assert task.snapshot.inputs.dem_vertical_accuracy_ft == 0.2
-        wait_for(lambda: d.task is None)
         near = [f for f in d.result.findings if f.extra.get("near_limit")]
         assert near and all(f.other is not None for f in near)
         assert d.result.accuracy["roles"] == {"septic": 100.0, "devices": 1.0}

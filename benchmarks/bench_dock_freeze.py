@@ -1,0 +1,190 @@
+"""Issue 24 item 5: the longest main-thread stall of the dock's steps, inside a real QGIS process.
+
+A ``QTimer`` ticks every 10 ms on the main thread and records the gaps between its ticks while the dock
+runs the check (Run: plan, read, check, result layers), writes the review package (with the print
+layout) and draws the slope mask; a gap is time the desktop could not repaint or take a click
+(Cancel). Each step runs on the demo site and on the demo with N synthetic neighbour parcels
+(default 50,000 lots of 30 x 45 m west of the site, not site parcels; optionally as many far wetlands
+to exercise the context filter). Prints the longest and the second-longest gap and the step's
+duration. Targets: no gap over 0.2 s on the demo, 0.5 s on 50,000 features. A benchmark, not a timed
+test.
+
+Usage::
+
+    QT_QPA_PLATFORM=offscreen PYTHONPATH=$PWD python benchmarks/bench_dock_freeze.py [--parcels 50000] [--wetlands 0]
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+DEMO = ROOT / "resources" / "demo"
+
+
+def write_site(folder: Path, n_parcels: int, n_wetlands: int) -> Path:
+    """The demo package with ``n_parcels`` extra neighbour lots (and ``n_wetlands`` far wetlands) in ``folder``."""
+    import fiona
+    from shapely.geometry import box, mapping
+
+    out = folder / "site.gpkg"
+    shutil.copy(DEMO / "site.gpkg", out)
+    if n_parcels:
+        with fiona.open(str(out), "a", layer="parcels") as dst:
+            props = {k: None for k in dst.schema["properties"]}
+            cols = 200
+            rows = -(-n_parcels // cols)
+            x1, y_mid = 607900.0, 4817200.0
+            recs = []
+            for k in range(n_parcels):
+                c, r = k % cols, k // cols
+                x = x1 - (c + 1) * 30.0
+                y = y_mid + (r - rows / 2) * 45.0
+                p = dict(props)
+                p.update({"id": f"SYN-{k}", "is_site": 0})
+                recs.append({"geometry": mapping(box(x, y, x + 30.0, y + 45.0)), "properties": p})
+            dst.writerecords(recs)
+    if n_wetlands:
+        with fiona.open(str(out), "a", layer="wetlands") as dst:
+            props = {k: None for k in dst.schema["properties"]}
+            recs = []
+            for k in range(n_wetlands):
+                x, y = 600000.0 - (k % 300) * 20.0, 4810000.0 + (k // 300) * 20.0
+                p = dict(props)
+                p["id"] = f"W-{k}"
+                recs.append({"geometry": mapping(box(x, y, x + 5.0, y + 5.0)), "properties": p})
+            dst.writerecords(recs)
+    return out
+
+
+class StallMeter:
+    """Gaps between the ticks of a 10 ms main-thread timer, seconds."""
+
+    def __init__(self) -> None:
+        from qgis.PyQt.QtCore import QTimer
+
+        self.timer = QTimer()
+        self.timer.setInterval(10)
+        self.timer.timeout.connect(self._tick)
+        self.gaps: list[float] = []
+        self._last = 0.0
+
+    def _tick(self) -> None:
+        now = time.perf_counter()
+        self.gaps.append(now - self._last)
+        self._last = now
+
+    def measure(self, start: Callable[[], Any], done: Callable[[], bool], timeout: float = 900.0) -> tuple[float, float, float]:
+        """Run ``start`` from the event loop, spin until ``done()``; (longest gap, second longest, seconds)."""
+        from qgis.PyQt.QtCore import QCoreApplication, QTimer
+
+        self.gaps = []
+        self._last = time.perf_counter()
+        t0 = self._last
+        self.timer.start()
+        QTimer.singleShot(0, start)  # the step starts from a tick of the event loop, as a click does
+        for _ in range(3):
+            QCoreApplication.processEvents()
+        deadline = time.monotonic() + timeout
+        while not done() and time.monotonic() < deadline:
+            QCoreApplication.processEvents()
+            time.sleep(0.002)
+        QCoreApplication.processEvents()
+        self._tick()
+        self.timer.stop()
+        gaps = sorted(self.gaps, reverse=True) + [0.0, 0.0]
+        return gaps[0], gaps[1], time.perf_counter() - t0
+
+
+def bench(label: str, gpkg: Path, iface: Any, limit: float) -> list[tuple[str, float]]:
+    from qgis.core import QgsProject, QgsRasterLayer, QgsVectorLayer
+
+    from stormwater_plugin.core.model import ROLES
+    from stormwater_plugin.gui.dock import ReviewDock
+
+    QgsProject.instance().clear()
+    layers = [QgsVectorLayer(f"{gpkg}|layername={r}", r, "ogr") for r in ROLES]
+    layers = [lyr for lyr in layers if lyr.isValid()]
+    dem = QgsRasterLayer(str(DEMO / "dem.tif"), "dem")
+    QgsProject.instance().addMapLayers(layers + [dem])
+    n = max(int(lyr.featureCount()) for lyr in layers)
+    dock = ReviewDock(iface)
+    dock.roles.guess()
+    dock.message = lambda *a, **k: None
+    meter = StallMeter()
+    rows: list[tuple[str, float]] = []
+
+    def report(step: str, figures: tuple[float, float, float]) -> None:
+        worst, second, secs = figures
+        flag = "ok" if worst <= limit else f"OVER {limit:.1f} s"
+        print(f"{label:<28} {step:<22} longest stall {worst:6.3f} s  next {second:6.3f} s  step {secs:6.2f} s  [{flag}]", flush=True)
+        rows.append((step, worst))
+
+    # Run: the plan (main thread), the read and the check (task), then the result layers, slope mask included (main thread)
+    report("run check", meter.measure(dock.run_check, lambda: dock.task is None and dock.result is not None))
+    out = Path(tempfile.mkdtemp(prefix="s24bench-"))
+    try:
+        from stormwater_plugin.qgis_bridge.deps import reportlab_problem
+
+        if reportlab_problem() is None:
+            report("export report+layout", meter.measure(lambda: dock.export_report(str(out / "pkg")),
+                                                         lambda: dock.export_task is None and (out / "pkg").exists()))
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+    # the two main-thread pieces of the export, alone (QGIS exports layouts on the main thread only)
+    from stormwater_plugin.gui import print_layout
+    from stormwater_plugin.gui.report_export import site_extent
+
+    t0 = time.perf_counter()
+    lay = print_layout.build_layout(QgsProject.instance(), "bench", site_extent(dock.result, dock.snap), dock.snap.crs, "summary", "bench")
+    t1 = time.perf_counter()
+    pdf = Path(tempfile.mkdtemp(prefix="s24lay-"))
+    print_layout.export_pdf(lay, pdf / "layout.pdf")
+    t2 = time.perf_counter()
+    shutil.rmtree(pdf, ignore_errors=True)
+    print(f"{label:<28} {'layout: build / pdf':<22} {t1 - t0:6.3f} s / {t2 - t1:6.3f} s (main thread)", flush=True)
+    dock.teardown()
+    dock.deleteLater()
+    QgsProject.instance().clear()
+    print(f"{label:<28} largest layer: {n:,} features", flush=True)
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--parcels", type=int, default=50_000)
+    ap.add_argument("--wetlands", type=int, default=0)
+    args = ap.parse_args(argv)
+    from pytest_qgis.mock_qgis_classes import MockMessageBar
+    from pytest_qgis.qgis_interface import QgisInterface
+    from qgis.core import QgsApplication
+    from qgis.gui import QgsMapCanvas
+    from qgis.PyQt.QtWidgets import QMainWindow
+
+    app = QgsApplication([], True)
+    app.initQgis()
+    window = QMainWindow()
+    canvas = QgsMapCanvas(window)
+    iface = QgisInterface(canvas, MockMessageBar(), window)
+    tmp = Path(tempfile.mkdtemp(prefix="s24site-"))
+    try:
+        demo = write_site(tmp / "demo", 0, 0) if (tmp / "demo").mkdir() is None else None
+        big = write_site(tmp / "big", args.parcels, args.wetlands) if (tmp / "big").mkdir() is None else None
+        assert demo is not None and big is not None
+        bench("demo", demo, iface, 0.2)
+        bench(f"demo + {args.parcels:,} parcels" + (f" + {args.wetlands:,} wetlands" if args.wetlands else ""), big, iface, 0.5)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    app.exitQgis()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,157 @@
+"""Issue 24 item 5: Run reads the layers in its task (progress, Cancel), and only the context the rules can reach.
+
+The timings are measured by ``benchmarks/bench_dock_freeze.py``; these tests show where the work runs
+and that the spatial filter changes no finding.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from conftest import demo_layers, wait_for
+from qgis.core import QgsFeature, QgsGeometry, QgsProject, QgsRectangle, QgsVectorLayer
+
+from stormwater_plugin.core.rulepack import load_pack
+from stormwater_plugin.qgis_bridge import snapshot as snapshot_module
+from stormwater_plugin.qgis_bridge.snapshot import FILTER_MIN_FEATURES, plan_snapshot
+
+
+def _wetlands_with_far_ones(near: QgsVectorLayer, n_far: int) -> QgsVectorLayer:
+    """A memory copy of the demo's wetlands plus ``n_far`` small wetlands 2-3 km west and one without geometry."""
+    out = QgsVectorLayer(f"Polygon?crs={near.crs().authid()}&field=id:string&field=name:string", "wetlands", "memory")
+    feats = []
+    for f in near.getFeatures():
+        g = QgsFeature(out.fields())
+        g.setGeometry(f.geometry())
+        g.setAttributes([str(f["id"]), f["name"]])
+        feats.append(g)
+    for k in range(n_far):
+        g = QgsFeature(out.fields())
+        x, y = 605500.0 - (k % 50) * 20.0, 4816000.0 + (k // 50) * 20.0
+        g.setGeometry(QgsGeometry.fromRect(QgsRectangle(x, y, x + 5.0, y + 5.0)))
+        g.setAttributes([f"FAR-{k}", "far"])
+        feats.append(g)
+    lost = QgsFeature(out.fields())
+    lost.setAttributes(["NO-GEOM", "unmapped"])
+    feats.append(lost)
+    assert out.dataProvider().addFeatures(feats)[0]
+    return out
+
+
+def test_run_reads_the_layers_in_its_task_never_on_the_main_thread(iface, monkeypatch):
+    from stormwater_plugin.gui.dock import ReviewDock
+
+    layers, dem = demo_layers()
+    QgsProject.instance().addMapLayers(list(layers.values()) + [dem])
+    threads: list[threading.Thread] = []
+    real = snapshot_module.read_features
+
+    def spy(*args, **kwargs):
+        threads.append(threading.current_thread())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(snapshot_module, "read_features", spy)
+    d = ReviewDock(iface)
+    d.roles.z_units.setCurrentIndex(d.roles.z_units.findData("m"))
+    try:
+        said: list[str] = []
+        d.message = lambda text, *a, **k: said.append(text)
+        task = d.run_check()
+        assert task is not None, said
+        assert threads == []  # run_check returned before one feature was read: the desktop keeps repainting
+        wait_for(lambda: d.task is None)
+        assert d.result is not None, said
+        assert threads and all(t is not threading.main_thread() for t in threads)
+        assert task.snapshot is not None and "devices" in task.snapshot.inputs.layers
+    finally:
+        d.teardown()
+
+
+def test_cancel_during_the_read_stops_the_run_with_no_result(iface, monkeypatch):
+    from stormwater_plugin.gui.dock import ReviewDock
+
+    layers, dem = demo_layers()
+    QgsProject.instance().addMapLayers(list(layers.values()) + [dem])
+    real = snapshot_module.read_features
+    d = ReviewDock(iface)
+
+    def cancel_then_read(*args, **kwargs):
+        d.task.cancel()  # as the Cancel button does, while the first layer is read
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(snapshot_module, "read_features", cancel_then_read)
+    try:
+        said: list[str] = []
+        d.message = lambda text, *a, **k: said.append(text)
+        assert d.run_check() is not None
+        wait_for(lambda: d.task is None)
+        assert d.result is None
+        assert any("cancelled" in s for s in said), said
+    finally:
+        d.teardown()
+
+
+def test_wetlands_beyond_every_lgpc_reach_are_not_read_and_no_finding_changes():
+    layers, dem = demo_layers()
+    pack = load_pack("lgpc")
+    n_far = FILTER_MIN_FEATURES + 200
+    roles = dict(layers)
+    roles["wetlands"] = _wetlands_with_far_ones(layers["wetlands"], n_far)
+    from stormwater_plugin.core.engine import run_check
+
+    snap = plan_snapshot(roles, dem, "m", pack=pack).read()
+    wet = snap.inputs.layers["wetlands"]
+    assert "NO-GEOM" in wet.ids  # a feature without geometry is always read: it makes its rules undetermined
+    assert not any(i.startswith("FAR-") for i in wet.ids)
+    assert any(w.code == "context_filtered" and w.layer == "wetlands" for w in snap.inputs.warnings)
+    # every far wetland lies over 2 km from the plan: reading them all gives the same findings
+    whole = plan_snapshot(roles, dem, "m", pack=pack)
+    whole.pack = None  # no pack: every feature read (the DEM window then differs, so compare with the same window below)
+    everything = whole.read()
+    assert len(everything.inputs.layers["wetlands"]) == len(layers["wetlands"]) + n_far + 1
+    filtered_ids = set(wet.ids)
+    snap.inputs.layers["wetlands"] = everything.inputs.layers["wetlands"]
+    with_all = run_check(snap.inputs, pack)
+    snap.inputs.layers["wetlands"] = wet
+    with_filter = run_check(snap.inputs, pack)
+
+    def key(result):
+        return sorted((f.rule_id, f.status.value, f.subject.id if f.subject else "", f.other.id if f.other else "")
+                      for f in result.findings if not (f.other and f.other.id.startswith("FAR-")))
+
+    assert key(with_all) == key(with_filter)
+    assert not any(f.other and f.other.id.startswith("FAR-") and f.status.value != "pass" for f in with_all.findings)
+    assert filtered_ids
+
+
+def test_small_context_layers_are_read_whole():
+    layers, dem = demo_layers()
+    roles = dict(layers)
+    roles["wetlands"] = _wetlands_with_far_ones(layers["wetlands"], 20)
+    snap = plan_snapshot(roles, dem, "m", pack=load_pack("lgpc")).read()
+    assert sum(i.startswith("FAR-") for i in snap.inputs.layers["wetlands"].ids) == 20
+
+
+def test_mamakating_unlimited_trace_reads_wetlands_over_the_dems_extent_and_no_further():
+    layers, dem = demo_layers()
+    pack = load_pack("mamakating")
+    reach = snapshot_module.context_reaches_ft(pack, 3.28)
+    unlimited = [r for r, v in reach.items() if v == float("inf")]
+    if not unlimited:  # the pack's trace declares a length: every context role has a finite reach
+        assert all(v >= snapshot_module.CONTEXT_FLOOR_FT for v in reach.values())
+        return
+    role = unlimited[0]
+    roles = dict(layers)
+    roles[role] = _wetlands_with_far_ones(layers["wetlands"], FILTER_MIN_FEATURES + 10) if role == "wetlands" else roles.get(role)
+    if roles[role] is None:
+        return
+    snap = plan_snapshot(roles, dem, "m", pack=pack).read()
+    ext = dem.extent()
+    inside = [g for g in snap.inputs.layers[role].geoms if g is not None]
+    assert inside
+    # the far wetlands lie 2-3 km west, off the 620 m DEM: a trace running on the DEM cannot reach them
+    assert not any(i.startswith("FAR-") for i in snap.inputs.layers[role].ids)
+    assert "NO-GEOM" in snap.inputs.layers[role].ids
+    b = snapshot_module.context_window(snap.inputs.layers, float("inf"), snap.inputs.unit_to_ft, None,
+                                       (ext.xMinimum(), ext.yMinimum(), ext.xMaximum(), ext.yMaximum()), 500.0)
+    assert b is not None and b[0] <= ext.xMinimum() and b[2] >= ext.xMaximum()
