@@ -48,7 +48,7 @@ def write_template(out: Path, jurisdiction: str, crs_text: str | None = None) ->
     if not crs.is_projected:
         raise InputError(f"--crs {text}: {crs.name} is not projected; draw the plan in feet or metres (a state plane zone)")
     layers = template_layers(pack)
-    tmp = out.with_name(out.name + ".partial")
+    tmp = out.with_name(out.stem + ".partial.gpkg")
     tmp.unlink(missing_ok=True)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
