@@ -151,6 +151,10 @@ class ReviewDock(QDockWidget):
         box_lay = QVBoxLayout(self.layers_box)
         box_lay.addWidget(self.roles)
         box_lay.addWidget(guess)
+        from .cad_actions import new_site_button  # issue 27: the template, written and added to the project
+
+        self.new_site_button = new_site_button(self)
+        box_lay.addWidget(self.new_site_button)
 
     def _build_run_buttons(self) -> None:
         """Run, Cancel, Export report and the progress bar."""
