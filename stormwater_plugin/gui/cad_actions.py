@@ -54,7 +54,7 @@ def write_template_ogr(out: Path | str, jurisdiction: str, crs_text: str | None 
     for layer in layers:
         lyr = ds.CreateLayer(layer.role, srs, _OGR_GEOM[layer.geometry], ["GEOMETRY_NAME=geom", "FID=fid"])
         for f in layer.fields:
-            defn = ogr.FieldDefn(f.name, {"str": ogr.OFTString, "float": ogr.OFTReal, "bool": ogr.OFTInteger}[f.type])
+            defn = ogr.FieldDefn(f.name, {"str": ogr.OFTString, "float": ogr.OFTReal, "bool": ogr.OFTInteger, "yesno": ogr.OFTInteger}[f.type])
             if f.type == "bool":
                 defn.SetSubType(ogr.OFSTBoolean)
             lyr.CreateField(defn)

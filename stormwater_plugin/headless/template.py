@@ -19,7 +19,7 @@ from ..services.site_template import template_layers, write_layer_styles
 from .errors import fail
 from .reader import InputError
 
-_FIONA_TYPES = {"str": "str", "float": "float", "bool": "bool"}
+_FIONA_TYPES = {"str": "str", "float": "float", "bool": "bool", "yesno": "int"}
 
 
 def suggested_crs(jurisdiction: str) -> str:

@@ -7,8 +7,12 @@ them (:data:`~stormwater_plugin.core.model.DEVICE_TYPES`, the impervious statuse
 :mod:`~stormwater_plugin.core.checks.affected`, the ``use`` values of the classification and the packs),
 never retyped here.
 
-Booleans are stored as GeoPackage BOOLEAN fields left NULL until answered: an unticked box the reviewer
-never touched stays *unknown* (undetermined), not *false*.
+Yes/no fields are left NULL until answered. A yes/no field a rule reads
+(``vehicle_traffic``, ``high_traffic``, ``previously_developed``, ``high_transport``, ``proposed_lot``) gets a
+three-way value map (yes = 1 / no = 0 / not answered = NULL, stored as an integer so QGIS shows
+the stored answer by its word), not a check box: QGIS 3.22's check box saves an
+untouched box as *false*, which would turn "not answered" into "no" (a silent pass). ``is_site`` gets a
+check box (a false ``is_site`` only falls back to the reader's other ways of finding the site parcel).
 """
 
 from __future__ import annotations
@@ -30,7 +34,11 @@ _LABEL_OVERRIDES = {"single_family": "single-family residence", "other": "other 
 
 @dataclass(frozen=True)
 class TemplateField:
-    """One field of a role layer: name, storage type (``str``, ``float``, ``bool``), alias with its unit, widget vocabulary."""
+    """One field of a role layer: name, storage type, alias with its unit, widget vocabulary.
+
+    Types: ``str``, ``float``, ``bool`` (BOOLEAN, a check box) and ``yesno`` (INTEGER 1 / 0 / NULL, a
+    three-way value map: see the module docstring).
+    """
 
     name: str
     type: str
@@ -84,7 +92,7 @@ def template_layers(pack: RulePack | None = None) -> tuple[TemplateLayer, ...]:
     layers = {
         "parcels": ("MultiPolygon", (
             _id("parcel"), TemplateField("is_site", "bool", "site parcel (the parcel of the application)"),
-            TemplateField("proposed_lot", "bool", "a new lot of a proposed 2–4 lot subdivision"),
+            TemplateField("proposed_lot", "yesno", "a new lot of a proposed 2–4 lot subdivision"),
             TemplateField("PRINT_KEY", "str", "tax map print key (section-block-lot)"), TemplateField("SBL", "str", "SBL"),
             TemplateField("PARCELADDR", "str", "parcel address"), TemplateField("PRMY_OWNER", "str", "owner"),
             TemplateField("MAIL_ADDR", "str", "owner's mailing address"), TemplateField("MAIL_CITY", "str", "mailing city"),
@@ -92,8 +100,8 @@ def template_layers(pack: RulePack | None = None) -> tuple[TemplateLayer, ...]:
         "building_sites": ("MultiPolygon", (_id("building site"), TemplateField("use", "str", "use of the building", building_uses))),
         "devices": ("Point", (
             _id("device"), TemplateField("device_type", "str", "device type", DEVICE_TYPES),
-            TemplateField("vehicle_traffic", "bool", "serves roads, parking, driveways or other vehicle traffic"),
-            TemplateField("high_traffic", "bool", "serves high traffic areas (implies vehicle traffic)"),
+            TemplateField("vehicle_traffic", "yesno", "serves roads, parking, driveways or other vehicle traffic"),
+            TemplateField("high_traffic", "yesno", "serves high traffic areas (implies vehicle traffic)"),
             TemplateField("storage_gal", "float", "storage volume (gal)"),
             TemplateField("bottom_elev_ft", "float", "device bottom elevation (ft)"),
             TemplateField("shgw_elev_ft", "float", "seasonal high groundwater elevation at the device, from the test pit (ft)"),
@@ -108,10 +116,10 @@ def template_layers(pack: RulePack | None = None) -> tuple[TemplateLayer, ...]:
                                         TemplateField("class", "str", "NYSDEC classification (e.g. C(T))"))),
         "clearing": ("MultiPolygon", (_id("clearing"), TemplateField("use", "str", "use after clearing", (_uses(pack, "lawn_uses") or ("lawn",)) + ("other",)))),
         "disturbance": ("MultiPolygon", (_id("disturbance"), TemplateField("use", "str", "use", (_uses(pack, "road_uses") or ("road",)) + ("other",)),
-                                         TemplateField("previously_developed", "bool", "previously developed"))),
+                                         TemplateField("previously_developed", "yesno", "previously developed"))),
         "impervious": ("MultiPolygon", (_id("impervious area"), TemplateField("status", "str", "status", tuple(IMPERVIOUS_STATUSES)),
-                                        TemplateField("previously_developed", "bool", "previously developed"))),
-        "soils": ("MultiPolygon", (_id("soil unit"), TemplateField("high_transport", "bool", "high pollutant-transport potential"),
+                                        TemplateField("previously_developed", "yesno", "previously developed"))),
+        "soils": ("MultiPolygon", (_id("soil unit"), TemplateField("high_transport", "yesno", "high pollutant-transport potential"),
                                    TemplateField("perc_min_per_in", "float", "percolation rate (min/in)"))),
     }
     assert tuple(layers) == ROLES, "the template must hold every role, in the README's order"
@@ -122,23 +130,30 @@ def _label(value: str) -> str:
     return _LABEL_OVERRIDES.get(value, value.replace("_", " "))
 
 
-def _value_map(values: Sequence[str]) -> str:
-    items = "".join(f'<Option type="Map"><Option type="QString" name={quoteattr(_label(v))} value={quoteattr(v)}/></Option>' for v in values)
+def _value_map(values: Sequence[str], labelled: Sequence[tuple[str, str]] = ()) -> str:
+    pairs = list(labelled) or [(_label(v), v) for v in values]
+    items = "".join(f'<Option type="Map"><Option type="QString" name={quoteattr(k)} value={quoteattr(v)}/></Option>' for k, v in pairs)
     return f'<Option type="Map"><Option type="List" name="map">{items}</Option></Option>'
 
+
+#: QGIS's value-map key for NULL (QgsValueMapFieldFormatter::NULL_VALUE).
+_QGIS_NULL = "{2839923C-8B7D-419E-B84B-CA2FE9B80EC7}"
+_YES_NO_UNKNOWN = (("yes", "1"), ("no", "0"), ("not answered (unknown)", _QGIS_NULL))
 
 _CHECKBOX = ('<Option type="Map"><Option type="QString" name="CheckedState" value=""/><Option type="QString" name="UncheckedState" value=""/>'
              '<Option type="int" name="TextDisplayMethod" value="1"/><Option type="bool" name="AllowNullState" value="true"/></Option>')
 
 
 def layer_qml(layer: TemplateLayer) -> str:
-    """The QML of a role layer's attribute form: ValueMap for vocabularies, CheckBox for booleans, aliases with units."""
+    """The QML of a role layer's attribute form: ValueMap for vocabularies and yes/no/unknown answers, CheckBox for is_site, aliases with units."""
     fields = []
     for f in layer.fields:
         if f.values:
             widget, config = "ValueMap", _value_map(f.values)
         elif f.type == "bool":
             widget, config = "CheckBox", _CHECKBOX
+        elif f.type == "yesno":
+            widget, config = "ValueMap", _value_map((), _YES_NO_UNKNOWN)
         else:
             widget, config = "TextEdit", '<Option type="Map"><Option type="bool" name="IsMultiline" value="false"/><Option type="bool" name="UseHtml" value="false"/></Option>'
         fields.append(f'<field name={quoteattr(f.name)} configurationFlags="None"><editWidget type="{widget}"><config>{config}</config></editWidget></field>')

@@ -61,7 +61,10 @@ def test_new_site_writes_every_role_layer_with_its_typed_fields(template):
     assert props["bottom_elev_ft"].startswith("float") and props["shgw_elev_ft"].startswith("float") and props["bedrock_elev_ft"].startswith("float")
     with sqlite3.connect(str(template)) as con:
         types = {row[1]: row[2] for row in con.execute("PRAGMA table_info(devices)")}
-    assert types["vehicle_traffic"] == "BOOLEAN" and types["high_traffic"] == "BOOLEAN"
+        parcel_types = {row[1]: row[2] for row in con.execute("PRAGMA table_info(parcels)")}
+    # yes/no answers a rule reads: integers 1/0/NULL (a three-way value map); is_site a BOOLEAN check box
+    assert types["vehicle_traffic"] == "INTEGER" and types["high_traffic"] == "INTEGER"
+    assert parcel_types["is_site"] == "BOOLEAN"
 
 
 def test_new_site_stores_a_default_form_per_layer_in_layer_styles(template):
@@ -75,6 +78,7 @@ def test_new_site_stores_a_default_form_per_layer_in_layer_styles(template):
     assert re.search(r'<field name="device_type"[^>]*><editWidget type="ValueMap">', qml["devices"])
     assert re.search(r'<field name="is_site"[^>]*><editWidget type="CheckBox">', qml["parcels"])
     assert re.search(r'<field name="status"[^>]*><editWidget type="ValueMap">', qml["impervious"])
+    assert re.search(r'<field name="vehicle_traffic"[^>]*><editWidget type="ValueMap">', qml["devices"])
     assert 'name="device bottom elevation (ft)"' in qml["devices"]
 
 

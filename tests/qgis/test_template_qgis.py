@@ -20,7 +20,7 @@ def test_cli_template_loads_its_default_forms_in_qgis_value_map_for_device_type(
     assert devices.isValid()
     assert _widget(devices, "device_type") == "ValueMap"
     assert "dry_well" in devices.editorWidgetSetup(devices.fields().indexOf("device_type")).config()["map"][0].values()
-    assert _widget(devices, "vehicle_traffic") == "CheckBox"
+    assert _widget(devices, "vehicle_traffic") == "ValueMap"
     assert devices.attributeAlias(devices.fields().indexOf("bottom_elev_ft")) == "device bottom elevation (ft)"
     parcels = QgsVectorLayer(f"{out}|layername=parcels", "parcels", "ogr")
     assert _widget(parcels, "is_site") == "CheckBox"
@@ -39,3 +39,30 @@ def test_dock_new_site_plan_writes_the_template_through_ogr_and_adds_every_role_
     devices = next(lyr for lyr in layers if lyr.name() == "devices")
     assert _widget(devices, "device_type") == "ValueMap"
     assert devices.crs().authid() == "EPSG:2260"
+
+
+def test_an_untouched_traffic_answer_saves_null_not_false_so_the_traffic_rules_stay_undetermined(tmp_path):
+    """QGIS 3.22's check box saves an untouched box as false; the yes/no/unknown value map saves NULL."""
+    from qgis.core import QgsFeature, QgsValueMapFieldFormatter
+    from qgis.gui import QgsGui
+    from qgis.PyQt.QtCore import QVariant
+
+    out = tmp_path / "site.gpkg"
+    write_template(out, "lgpc")
+    devices = QgsVectorLayer(f"{out}|layername=devices", "devices", "ogr")
+    idx = devices.fields().indexOf("vehicle_traffic")
+    setup = devices.editorWidgetSetup(idx)
+    wrapper = QgsGui.editorWidgetRegistry().create(setup.type(), devices, idx, setup.config(), None, None)
+    wrapper.setValues(QVariant(), [])
+    untouched = wrapper.value()
+    assert untouched is None or (hasattr(untouched, "isNull") and untouched.isNull())
+    devices.startEditing()
+    f = QgsFeature(devices.fields())
+    f["id"] = "DW-1"
+    f["vehicle_traffic"] = 1
+    assert devices.addFeature(f) and devices.commitChanges()
+    reread = QgsVectorLayer(f"{out}|layername=devices", "devices", "ogr")
+    value = next(reread.getFeatures())["vehicle_traffic"]
+    assert QgsValueMapFieldFormatter().representValue(reread, idx, setup.config(), None, value) == "yes"
+    high = next(reread.getFeatures())["high_traffic"]
+    assert high is None or (hasattr(high, "isNull") and high.isNull())
