@@ -23,10 +23,13 @@ from pathlib import Path
 from typing import Any, Sequence
 from xml.sax.saxutils import quoteattr
 
-from ..core.checks.affected import _KNOWN_STATUSES as IMPERVIOUS_STATUSES
+from ..core.checks.affected import WORKED_STATUSES, impervious_status
 from ..core.checks.classification import ACCESSORY_USES, SINGLE_FAMILY_USES
 from ..core.model import DEVICE_TYPES, ROLES
 from ..core.rulepack import RulePack
+
+#: Impervious statuses: the unchanged one and the worked ones, each one :func:`impervious_status` reads.
+IMPERVIOUS_STATUSES: tuple[str, ...] = tuple(s for s in ("existing", *WORKED_STATUSES) if impervious_status({"status": s}) == s)
 
 #: Words the form shows for a value (the stored value stays the code's own).
 _LABEL_OVERRIDES = {"single_family": "single-family residence", "other": "other (named in notes)"}

@@ -20,7 +20,7 @@ from shapely.geometry import MultiPolygon, Point, mapping, shape
 from shapely.ops import transform
 
 from stormwater_plugin.cli import main
-from stormwater_plugin.core.checks.affected import _KNOWN_STATUSES
+from stormwater_plugin.core.checks.affected import impervious_status
 from stormwater_plugin.core.model import DEVICE_TYPES, ROLES, FeatureLayer
 from stormwater_plugin.core.rulepack import JURISDICTIONS, load_pack
 from stormwater_plugin.services.completeness import check_completeness
@@ -85,7 +85,8 @@ def test_new_site_stores_a_default_form_per_layer_in_layer_styles(template):
 def test_template_vocabularies_are_the_codes_own_lists():
     layers = {t.role: {f.name: f for f in t.fields} for t in template_layers(load_pack("lgpc"))}
     assert layers["devices"]["device_type"].values == DEVICE_TYPES
-    assert set(layers["impervious"]["status"].values) == set(_KNOWN_STATUSES)
+    statuses = layers["impervious"]["status"].values
+    assert set(statuses) == {"existing", "proposed", "removed"} and all(impervious_status({"status": s}) == s for s in statuses)
     assert "road" in layers["disturbance"]["use"].values and "subdivision_road" in layers["disturbance"]["use"].values
     assert "single_family" in layers["building_sites"]["use"].values
     for v in DEVICE_TYPES:
