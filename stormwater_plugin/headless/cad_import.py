@@ -36,9 +36,11 @@ from ..core.cad.sorting import CONTOURS, CadEntity, CadMapping, CadMappingError,
 from ..services.cad_plan import (
     FT_M,
     PARCEL_FIELDS,
+    SEARCH_FT,
     CadPlanError,
     entity_from_ogr,
     layer_fields,
+    match_parcel,
     parcel_id,
     plan_outline,
     plan_rows,
@@ -49,13 +51,6 @@ from ..services.cad_plan import (
 from ..services.cad_plan import read_insunits as _read_insunits
 from .errors import fail
 from .reader import InputError, parse_layer_option
-
-#: Share of the plan's property area a parcel of ``--parcels`` must cover to be the plan's parcel.
-MIN_OVERLAP = 0.5
-#: How far around the plan the parcel layer is read for the neighbour list, feet (the 500 ft list and a margin).
-CONTEXT_FT = 700.0
-#: How far from the plan a parcel is looked for when none overlaps it, feet.
-SEARCH_FT = 5280.0
 
 
 @dataclass
@@ -171,27 +166,10 @@ def _match_parcels(option: str, outline: BaseGeometry, crs: CRS, unit_to_ft: flo
                 found.append((g, dict(f.properties)))
     except fiona.errors.DriverError as exc:
         raise InputError(f"--parcels {option}: cannot read it ({exc})") from exc
-    if not found:
-        raise InputError(f"no parcel of {option} lies within {SEARCH_FT:,.0f} ft of the plan: local coordinates, the wrong state-plane zone, or parcels of another town?")
-    area = outline.area
-    overlaps = [float(shapely.intersection(g, outline).area) / area if area > 0 else float(g.contains(outline)) for g, _ in found]
-    best = int(np.argmax(overlaps))
-    if overlaps[best] < MIN_OVERLAP:
-        dists = [float(shapely.distance(g, outline)) for g, _ in found]
-        near = int(np.argmin(dists))
-        pid = _parcel_id(found[near][1], f"#{near}")
-        if dists[near] > 0:
-            raise InputError(
-                f"the plan's property line is {dists[near] * unit_to_ft:,.0f} ft from parcel {pid} (the nearest in {option}): "
-                "local coordinates, or the wrong state-plane zone?"
-            )
-        raise InputError(
-            f"the plan's property line overlaps parcel {_parcel_id(found[best][1], '#')} by only {overlaps[best]:.0%} of its area: "
-            "the drawing is shifted or in the wrong coordinate system"
-        )
-    reach = CONTEXT_FT / unit_to_ft
-    around = [(g, p) for i, (g, p) in enumerate(found) if i != best and float(shapely.distance(g, outline)) <= reach]
-    return dict(found[best][1]) | {"_overlap": overlaps[best]}, around
+    try:
+        return match_parcel(found, outline, unit_to_ft, option)
+    except CadPlanError as exc:
+        raise InputError(str(exc)) from exc
 
 
 def _write_layer(out: Path, name: str, rows: list[tuple[BaseGeometry, dict[str, Any]]], crs: CRS) -> None:

@@ -13,6 +13,7 @@ import math
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+import numpy as np
 import shapely
 from shapely.geometry.base import BaseGeometry
 
@@ -160,6 +161,45 @@ def with_site_parcel(rows: Rows, outline: BaseGeometry, record: Mapping[str, Any
         merged.append((g, a))
     rows["parcels"] = merged + [(g, {k: p[k] for k in PARCEL_FIELDS if k in p} | {"id": parcel_id(p, f"P{i}"), "is_site": 0}) for i, (g, p) in enumerate(around)]
     return site
+
+
+#: Share of the plan's property area a tax parcel must cover to be the plan's parcel.
+MIN_OVERLAP = 0.5
+#: How far around the plan the parcels come along for the neighbour list, feet (the 500 ft list and a margin).
+CONTEXT_FT = 700.0
+#: How far from the plan a parcel is looked for when none overlaps it, feet.
+SEARCH_FT = 5280.0
+
+
+def match_parcel(found: Sequence[tuple[BaseGeometry, Mapping[str, Any]]], outline: BaseGeometry, unit_to_ft: float,
+                 where: str) -> tuple[dict[str, Any], list[tuple[BaseGeometry, Mapping[str, Any]]]]:
+    """The tax parcel the plan lands on (its record, with ``_overlap``) and the parcels around it.
+
+    ``found`` are the parcels within :data:`SEARCH_FT` of the plan, in the plan's CRS (``unit_to_ft``
+    feet per unit); ``where`` names the parcel source in messages. Refuses (:class:`CadPlanError`) a
+    plan that overlaps no parcel by :data:`MIN_OVERLAP` of its area: local coordinates or the wrong zone.
+    """
+    if not found:
+        raise CadPlanError(f"no parcel of {where} lies within {SEARCH_FT:,.0f} ft of the plan: local coordinates, the wrong state-plane zone, or parcels of another town?")
+    area = outline.area
+    overlaps = [float(shapely.intersection(g, outline).area) / area if area > 0 else float(g.contains(outline)) for g, _ in found]
+    best = int(np.argmax(overlaps))
+    if overlaps[best] < MIN_OVERLAP:
+        dists = [float(shapely.distance(g, outline)) for g, _ in found]
+        near = int(np.argmin(dists))
+        pid = parcel_id(found[near][1], f"#{near}")
+        if dists[near] > 0:
+            raise CadPlanError(
+                f"the plan's property line is {dists[near] * unit_to_ft:,.0f} ft from parcel {pid} (the nearest in {where}): "
+                "local coordinates, or the wrong state-plane zone?"
+            )
+        raise CadPlanError(
+            f"the plan's property line overlaps parcel {parcel_id(found[best][1], '#')} by only {overlaps[best]:.0%} of its area: "
+            "the drawing is shifted or in the wrong coordinate system"
+        )
+    reach = CONTEXT_FT / unit_to_ft
+    around = [(g, p) for i, (g, p) in enumerate(found) if i != best and float(shapely.distance(g, outline)) <= reach]
+    return dict(found[best][1]) | {"_overlap": overlaps[best]}, around
 
 
 def field_type(values: list[Any]) -> str:
