@@ -20,14 +20,14 @@ from .core.overrides import OverrideError
 from .core.rulepack import JURISDICTIONS, PackError, load_pack
 from .headless.errors import fail, run_guarded
 
-SUBCOMMANDS = ("check", "slope-map", "envelope", "batch", "compare", "letter", "import-cad", "contours-dem", "register")
+SUBCOMMANDS = ("check", "slope-map", "envelope", "batch", "compare", "letter", "import-cad", "contours-dem", "register", "new-site", "completeness")
 
 
 def _check_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="stormwater-check",
         description="Check a stormwater site plan against the setback, buffer and slope rules of a jurisdiction.",
-        epilog=f"Roles for --layer: {', '.join(ROLES)}. Other commands: slope-map, envelope, batch, compare, letter, import-cad, contours-dem, register (stormwater-check COMMAND --help).",
+        epilog=f"Roles for --layer: {', '.join(ROLES)}. Other commands: {', '.join(SUBCOMMANDS[1:])} (stormwater-check COMMAND --help).",
     )
     p.add_argument("site", nargs="?", type=Path, help="site package: a GeoPackage with standard layer names")
     p.add_argument("--dem", type=Path, help="DEM raster (any GDAL format, any CRS)")
@@ -112,6 +112,14 @@ def run_check_command(argv: Sequence[str]) -> int:
         if args.context:
             context.annotate(review.doc)
         result, moves = review.result, review.moves or ()
+        # issue 27: what the submission must show for the computed class, and what is missing
+        # lazy, like the imports above: loaded only when a check runs
+        from .headless.completeness_cli import contour_count
+        from .services.completeness import check_completeness, completeness_lines
+
+        completeness = check_completeness(pack, loaded.inputs.layers, result.project_class, has_dem=loaded.inputs.dem is not None,
+                                          contour_count=contour_count(args.site))
+        review.doc["completeness"] = completeness.as_dict()
         # issue 22: written in a private folder inside --out and moved into place when complete (a missing report
         # package still commits findings.json and findings.gpkg, as its message says); --out locked for the run
         with RunFolder(out, commit_on=(ReportError,)) as staging:
@@ -136,7 +144,7 @@ def run_check_command(argv: Sequence[str]) -> int:
         print(f"{c['violation']} violation, {c['advisory']} advisory, {c['undetermined']} undetermined, {c['pass']} pass")
     else:
         move_lines = ["", "Suggested moves (each re-checked):"] + [f"  {m.message or m.reason or ''}" for m in moves] if moves else []
-        print("\n".join([summary_text(result, out)] + move_lines + review_lines))
+        print("\n".join([summary_text(result, out)] + move_lines + review_lines + [""] + list(completeness_lines(completeness))))
     # Exit 1 while a violation has no reviewer decision; violations all accepted or waived exit 0 (docs/report.md).
     return 1 if review.violations_unresolved else 0
 
@@ -180,6 +188,14 @@ def _dispatch(args: Sequence[str]) -> int:
         from .headless.contours_dem import main as contours_dem_main
 
         return int(contours_dem_main(args[1:]))
+    if args and args[0] == "new-site":
+        from .headless.template import main as template_main
+
+        return int(template_main(args[1:]))
+    if args and args[0] == "completeness":
+        from .headless.completeness_cli import main as completeness_main
+
+        return int(completeness_main(args[1:]))
     if args and args[0] == "check":
         args = args[1:]
     return run_check_command(args)

@@ -109,6 +109,23 @@ class SubdivisionRule:
 
 
 @dataclass(frozen=True)
+class SubmissionItem:
+    """One thing the submission must show (the completeness check, ``services/completeness.py``).
+
+    ``kind``: ``layers_present`` (each of ``params.roles`` is a layer of the package; empty says "none"),
+    ``features_present`` (each role holds a feature), ``topography`` (a DEM or existing-grade contours) or
+    ``device_fields`` (every device has each of ``params.fields``).
+    """
+
+    id: str
+    kind: str
+    what: str
+    citation: Citation
+    classes: tuple[str, ...]
+    params: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
 class RulePack:
     jurisdiction: str
     title: str
@@ -124,6 +141,10 @@ class RulePack:
     raw: Mapping[str, Any] = field(default_factory=dict)
     subdivision: SubdivisionRule | None = None
     glossary: tuple[Term, ...] = ()
+    #: What the submission must show (issue 27), in the pack's order.
+    submission: tuple[SubmissionItem, ...] = ()
+    #: The coordinate system the pack suggests for plans (``EPSG:2260``), or None.
+    site_crs: str | None = None
 
     def term(self, name: str) -> Term:
         """The glossary entry of ``name``."""
@@ -339,6 +360,12 @@ def pack_from_dict(data: Mapping[str, Any]) -> RulePack:
         raw=data,
         subdivision=_subdivision(cls.get("subdivision"), src["file"], version),
         glossary=tuple(glossary.values()),
+        submission=tuple(
+            SubmissionItem(str(i["id"]), str(i["kind"]), str(i["what"]), Citation(i["citation"], i["excerpt"], i.get("source_file", src["file"]), version),
+                           tuple(str(c) for c in i.get("applies", {}).get("classes", ("exempt", "minor", "major"))), dict(i["params"]))
+            for i in data.get("submission", [])
+        ),
+        site_crs=str(data["site_crs"]["crs"]) if data.get("site_crs") else None,
     )
 
 

@@ -157,6 +157,12 @@ class ReviewDock(QDockWidget):
         box_lay = QVBoxLayout(self.layers_box)
         box_lay.addWidget(self.roles)
         box_lay.addWidget(guess)
+        from .cad_actions import import_cad_button, new_site_button  # issue 27: the template and CAD plans, added to the project
+
+        self.new_site_button = new_site_button(self)
+        self.import_cad_button = import_cad_button(self)
+        box_lay.addWidget(self.new_site_button)
+        box_lay.addWidget(self.import_cad_button)
 
     def _build_run_buttons(self) -> None:
         """Run, Cancel, Export report and the progress bar."""

@@ -33,20 +33,24 @@ from shapely.geometry import mapping, shape
 from shapely.geometry.base import BaseGeometry
 
 from ..core.cad.sorting import CONTOURS, CadEntity, CadMapping, CadMappingError, SortedPlan, load_mapping, sort_entities
+from ..services.cad_plan import (
+    FT_M,
+    PARCEL_FIELDS,
+    SEARCH_FT,
+    CadPlanError,
+    entity_from_ogr,
+    layer_fields,
+    match_parcel,
+    parcel_id,
+    plan_outline,
+    plan_rows,
+    scaled,
+    unit_scale,
+    with_site_parcel,
+)
+from ..services.cad_plan import read_insunits as _read_insunits
 from .errors import fail
 from .reader import InputError, parse_layer_option
-
-#: Share of the plan's property area a parcel of ``--parcels`` must cover to be the plan's parcel.
-MIN_OVERLAP = 0.5
-#: How far around the plan the parcel layer is read for the neighbour list, feet (the 500 ft list and a margin).
-CONTEXT_FT = 700.0
-#: How far from the plan a parcel is looked for when none overlaps it, feet.
-SEARCH_FT = 5280.0
-#: $INSUNITS codes to metres per unit (AutoCAD's table); 0 is unitless.
-INSUNITS_M = {1: 0.0254, 2: 0.3048, 3: 1609.344, 4: 0.001, 5: 0.01, 6: 1.0, 7: 1000.0, 10: 0.9144, 21: 1200.0 / 3937.0}
-INSUNITS_NAME = {1: "inches", 2: "feet", 3: "miles", 4: "millimetres", 5: "centimetres", 6: "metres", 7: "kilometres", 10: "yards", 21: "US survey feet"}
-US_FT_M = 1200.0 / 3937.0
-FT_M = 0.3048
 
 
 @dataclass
@@ -77,47 +81,9 @@ class Imported:
 def read_insunits(path: Path) -> int | None:
     """The drawing's ``$INSUNITS`` (ASCII DXF), or None when it has none."""
     try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            lines = []
-            for line in fh:
-                lines.append(line.strip())
-                if len(lines) > 2 and lines[-1] == "ENDSEC":
-                    break
-                if len(lines) > 200_000:
-                    break
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read the drawing ({exc.strerror})") from exc
-    for i, v in enumerate(lines):
-        if v == "$INSUNITS":
-            for j in range(i + 1, min(i + 6, len(lines) - 1), 2):
-                if lines[j] == "70":
-                    try:
-                        return int(lines[j + 1])
-                    except ValueError:
-                        return None
-    return None
-
-
-def _kind(props: dict[str, Any], geom: BaseGeometry) -> str:
-    sub = str(props.get("SubClasses") or "")
-    if "AcDbBlockReference" in sub:
-        return "insert"
-    if "AcDbMText" in sub or "AcDbText" in sub or "AcDbAttribute" in sub:
-        return "text"
-    if "AcDbHatch" in sub:
-        return "hatch"
-    if geom.geom_type in ("Point", "MultiPoint"):
-        return "point"
-    return "line"
-
-
-def _attributes(props: dict[str, Any]) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for item in props.get("BlockAttributes") or []:
-        tag, _, value = str(item).partition(" ")
-        if tag:
-            out[tag] = value.strip()
-    return out
+        return _read_insunits(path)
+    except CadPlanError as exc:
+        raise InputError(str(exc)) from exc
 
 
 def read_dxf(path: Path) -> list[CadEntity]:
@@ -129,25 +95,9 @@ def read_dxf(path: Path) -> list[CadEntity]:
             with fiona.open(str(path), layer="entities") as src:
                 out = []
                 for f in src:
-                    if f.geometry is None:
-                        continue
-                    props = dict(f.properties)
-                    if int(props.get("PaperSpace") or 0):
-                        continue
-                    g = shape(f.geometry)
-                    if g.is_empty:
-                        continue
-                    out.append(
-                        CadEntity(
-                            layer=str(props.get("Layer") or "0"),
-                            kind=_kind(props, g),
-                            geometry=g,
-                            text=props.get("Text"),
-                            block=props.get("BlockName"),
-                            attributes=_attributes(props),
-                            handle=str(props.get("EntityHandle") or ""),
-                        )
-                    )
+                    e = entity_from_ogr(dict(f.properties), shape(f.geometry) if f.geometry is not None else None)
+                    if e is not None:
+                        out.append(e)
                 return out
     except fiona.errors.DriverError as exc:
         raise InputError(f"{path}: GDAL cannot read it as DXF ({exc}); DWG drawings: save or export them as DXF first") from exc
@@ -165,27 +115,10 @@ def _crs(text: str) -> CRS:
 
 def _unit_scale(insunits: int | None, crs: CRS, notes: list[str]) -> tuple[float, str]:
     """Factor from drawing units to the CRS's unit, and the drawing's unit in words."""
-    crs_m = float(crs.axis_info[0].unit_conversion_factor)
-    crs_unit = crs.axis_info[0].unit_name
-    if insunits is None or insunits == 0:
-        notes.append(f"the drawing declares no units ($INSUNITS unitless): its coordinates are read as {crs_unit}, the unit of {crs.name}")
-        return 1.0, crs_unit
-    if insunits not in INSUNITS_M:
-        raise InputError(f"the drawing's $INSUNITS is {insunits}, not a length unit this import knows; set it to feet or metres in the CAD program")
-    drawing_m = INSUNITS_M[insunits]
-    name = INSUNITS_NAME[insunits]
-    if insunits == 2 and math.isclose(crs_m, US_FT_M, rel_tol=1e-9):
-        # $INSUNITS has one code for feet; state-plane drawings in feet are in the zone's survey feet.
-        notes.append(f"the drawing says feet and {crs.name} is in US survey feet: read as US survey feet (2 ppm apart)")
-        return 1.0, "US survey feet"
-    if math.isclose(drawing_m, crs_m, rel_tol=1e-12):
-        return 1.0, name
-    notes.append(f"the drawing is in {name}, {crs.name} in {crs_unit}: coordinates scaled by {drawing_m / crs_m:.9g}")
-    return drawing_m / crs_m, name
-
-
-def _scale(g: BaseGeometry, s: float) -> BaseGeometry:
-    return g if s == 1.0 else shapely.transform(g, lambda xy: xy * s, include_z=False)
+    try:
+        return unit_scale(insunits, float(crs.axis_info[0].unit_conversion_factor), crs.axis_info[0].unit_name, crs.name, notes)
+    except CadPlanError as exc:
+        raise InputError(str(exc)) from exc
 
 
 def _check_area_of_use(bounds: tuple[float, float, float, float], crs: CRS, crs_text: str) -> None:
@@ -206,24 +139,9 @@ def _check_area_of_use(bounds: tuple[float, float, float, float], crs: CRS, crs_
         )
 
 
-def _plan_outline(plan: SortedPlan) -> BaseGeometry:
-    props = [f.geometry for f in plan.features.get("parcels", []) if f.geometry.geom_type.endswith("Polygon")]
-    if props:
-        return shapely.union_all(props)
-    geoms = [f.geometry for role, fs in plan.features.items() if role != CONTOURS for f in fs]
-    return shapely.convex_hull(shapely.union_all(geoms)) if geoms else shapely.Polygon()
-
-
-_PARCEL_ID_FIELDS = ("id", "PRINT_KEY", "print_key", "SBL", "sbl", "PARCEL_ID", "parcel_id")
-_PARCEL_FIELDS = ("id", "PRINT_KEY", "SBL", "SWIS", "PARCELADDR", "PRMY_OWNER", "MAIL_ADDR", "MAIL_CITY", "MAIL_STATE", "MAIL_ZIP")
-
-
-def _parcel_id(props: dict[str, Any], fallback: str) -> str:
-    for k in _PARCEL_ID_FIELDS:
-        v = props.get(k)
-        if v is not None and str(v).strip():
-            return str(v).strip()
-    return fallback
+_PARCEL_FIELDS = PARCEL_FIELDS
+_parcel_id = parcel_id
+_plan_outline = plan_outline
 
 
 def _match_parcels(option: str, outline: BaseGeometry, crs: CRS, unit_to_ft: float) -> tuple[dict[str, Any], list[tuple[BaseGeometry, dict[str, Any]]]]:
@@ -248,45 +166,15 @@ def _match_parcels(option: str, outline: BaseGeometry, crs: CRS, unit_to_ft: flo
                 found.append((g, dict(f.properties)))
     except fiona.errors.DriverError as exc:
         raise InputError(f"--parcels {option}: cannot read it ({exc})") from exc
-    if not found:
-        raise InputError(f"no parcel of {option} lies within {SEARCH_FT:,.0f} ft of the plan: local coordinates, the wrong state-plane zone, or parcels of another town?")
-    area = outline.area
-    overlaps = [float(shapely.intersection(g, outline).area) / area if area > 0 else float(g.contains(outline)) for g, _ in found]
-    best = int(np.argmax(overlaps))
-    if overlaps[best] < MIN_OVERLAP:
-        dists = [float(shapely.distance(g, outline)) for g, _ in found]
-        near = int(np.argmin(dists))
-        pid = _parcel_id(found[near][1], f"#{near}")
-        if dists[near] > 0:
-            raise InputError(
-                f"the plan's property line is {dists[near] * unit_to_ft:,.0f} ft from parcel {pid} (the nearest in {option}): "
-                "local coordinates, or the wrong state-plane zone?"
-            )
-        raise InputError(
-            f"the plan's property line overlaps parcel {_parcel_id(found[best][1], '#')} by only {overlaps[best]:.0%} of its area: "
-            "the drawing is shifted or in the wrong coordinate system"
-        )
-    reach = CONTEXT_FT / unit_to_ft
-    around = [(g, p) for i, (g, p) in enumerate(found) if i != best and float(shapely.distance(g, outline)) <= reach]
-    return dict(found[best][1]) | {"_overlap": overlaps[best]}, around
-
-
-def _field_type(values: list[Any]) -> str:
-    vals = [v for v in values if v is not None]
-    if vals and all(isinstance(v, bool) or isinstance(v, int) for v in vals):
-        return "int"
-    if vals and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in vals):
-        return "float"
-    return "str"
+    try:
+        return match_parcel(found, outline, unit_to_ft, option)
+    except CadPlanError as exc:
+        raise InputError(str(exc)) from exc
 
 
 def _write_layer(out: Path, name: str, rows: list[tuple[BaseGeometry, dict[str, Any]]], crs: CRS) -> None:
-    keys: list[str] = []
-    for _, a in rows:
-        for k in a:
-            if k not in keys and not k.startswith("_"):
-                keys.append(k)
-    props = {k: _field_type([a.get(k) for _, a in rows]) for k in keys}
+    props = layer_fields(rows)
+    keys = list(props)
     has_z = any(shapely.has_z(g) for g, _ in rows)
     schema = {"geometry": "3D Unknown" if has_z else "Unknown", "properties": props}
     with fiona.open(str(out), "w", driver="GPKG", layer=name, schema=schema, crs_wkt=crs.to_wkt()) as dst:
@@ -305,7 +193,7 @@ def import_cad(path: Path, crs_text: str, out: Path, *, parcels: str | None = No
         raise InputError(str(exc)) from exc
     notes: list[str] = []
     scale, units = _unit_scale(read_insunits(path), crs, notes)
-    entities = [CadEntity(e.layer, e.kind, _scale(e.geometry, scale), e.text, e.block, e.attributes, e.handle) for e in read_dxf(path)]
+    entities = [scaled(e, scale) for e in read_dxf(path)]
     if not entities:
         raise InputError(f"{path}: the drawing's model space holds no entity")
     unit_to_ft = float(crs.axis_info[0].unit_conversion_factor) / FT_M
@@ -316,21 +204,11 @@ def import_cad(path: Path, crs_text: str, out: Path, *, parcels: str | None = No
     outline = _plan_outline(plan)
     _check_area_of_use(outline.bounds, crs, crs_text)
     site_parcel: str | None = None
-    rows: dict[str, list[tuple[BaseGeometry, dict[str, Any]]]] = {role: [(f.geometry, dict(f.attrs)) for f in fs] for role, fs in plan.features.items()}
+    rows = plan_rows(plan)
     if parcels:
         record, around = _match_parcels(parcels, outline, crs, unit_to_ft)
-        site_parcel = _parcel_id(record, "site")
+        site_parcel = with_site_parcel(rows, outline, record, around)
         notes.append(f"the plan lands on parcel {site_parcel} of {parcels} ({record['_overlap']:.0%} of the property line's area)")
-        mine = rows.get("parcels") or []
-        if not mine:
-            mine = [(outline, {"id": site_parcel, "is_site": 1})]
-        merged = []
-        for g, a in mine:
-            a = dict(a) | {k: record[k] for k in _PARCEL_FIELDS if k in record and record[k] is not None}
-            a["id"] = site_parcel if len(mine) == 1 else a.get("id")
-            a["is_site"] = 1
-            merged.append((g, a))
-        rows["parcels"] = merged + [(g, {k: p[k] for k in _PARCEL_FIELDS if k in p} | {"id": _parcel_id(p, f"P{i}"), "is_site": 0}) for i, (g, p) in enumerate(around)]
     elif rows.get("parcels"):
         notes.append("no --parcels given: the plan's property line is the site parcel and no neighbour is known (the 500 ft list needs the tax parcels)")
     out = Path(out)

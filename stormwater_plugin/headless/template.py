@@ -1,0 +1,88 @@
+"""``stormwater-check new-site --jurisdiction J --out site.gpkg [--crs EPSG:2260]``: an empty site package to draw in.
+
+Every role layer with its typed fields (fiona), and each layer's QGIS attribute form stored in the
+package as its default style (:func:`~stormwater_plugin.services.site_template.write_layer_styles`),
+so digitising from a PDF sheet in QGIS yields a package the check reads on the first try.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Sequence
+
+import fiona
+from pyproj import CRS
+
+from ..core.rulepack import JURISDICTIONS, PackError, load_pack
+from ..services.site_template import template_layers, write_layer_styles
+from .errors import fail
+from .reader import InputError
+
+_FIONA_TYPES = {"str": "str", "float": "float", "bool": "bool", "yesno": "int"}
+
+
+def suggested_crs(jurisdiction: str) -> str:
+    """The CRS the jurisdiction's pack suggests for plans (``site_crs``), e.g. ``EPSG:2260``."""
+    pack = load_pack(jurisdiction)
+    crs = pack.site_crs
+    if not crs:
+        raise InputError(f"the {jurisdiction} pack suggests no coordinate system: give --crs")
+    return str(crs)
+
+
+def write_template(out: Path, jurisdiction: str, crs_text: str | None = None) -> list[str]:
+    """Write the empty site package ``out`` (replaced if it exists); returns the layer names written."""
+    out = Path(out)
+    if out.suffix.lower() != ".gpkg":
+        raise InputError(f"--out {out}: give a .gpkg path")
+    try:
+        pack = load_pack(jurisdiction)
+    except PackError as exc:
+        raise InputError(str(exc)) from exc
+    text = crs_text or suggested_crs(jurisdiction)
+    try:
+        crs = CRS.from_user_input(text)
+    except Exception as exc:  # pyproj's CRSError carries a long text
+        raise InputError(f"--crs {text}: not a coordinate system pyproj knows") from exc
+    if not crs.is_projected:
+        raise InputError(f"--crs {text}: {crs.name} is not projected; draw the plan in feet or metres (a state plane zone)")
+    layers = template_layers(pack)
+    tmp = out.with_name(out.stem + ".partial.gpkg")
+    tmp.unlink(missing_ok=True)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        for layer in layers:
+            schema = {"geometry": layer.geometry, "properties": {f.name: _FIONA_TYPES[f.type] for f in layer.fields}}
+            with fiona.open(str(tmp), "w", driver="GPKG", layer=layer.role, schema=schema, crs_wkt=crs.to_wkt()):
+                pass
+        write_layer_styles(tmp, layers)
+        tmp.replace(out)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise InputError(f"{out}: cannot write the site package ({exc.strerror})") from exc
+    return [layer.role for layer in layers]
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="stormwater-check new-site",
+        description="Create an empty site package to draw in: every role layer with its fields and QGIS attribute forms "
+        "(value maps for device type, status and use; check boxes for yes/no fields; aliases with units).",
+    )
+    p.add_argument("--jurisdiction", required=True, choices=JURISDICTIONS)
+    p.add_argument("--crs", help="coordinate system of the plan (default: the pack's suggestion, e.g. EPSG:2260 NY East ftUS)")
+    p.add_argument("--out", type=Path, required=True, metavar="site.gpkg")
+    return p
+
+
+def main(argv: Sequence[str]) -> int:
+    """Write the template; exit 0 (2 on a bad path or CRS)."""
+    args = _parser().parse_args(list(argv))
+    try:
+        names = write_template(args.out, args.jurisdiction, args.crs)
+    except InputError as exc:
+        fail("stormwater-check new-site", str(exc))
+    print(f"Wrote {args.out}: {len(names)} empty layers ({', '.join(names)}) with their attribute forms")
+    print(f"Draw the plan, then: stormwater-check completeness {args.out} --jurisdiction {args.jurisdiction}")
+    return 0

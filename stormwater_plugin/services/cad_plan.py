@@ -1,0 +1,222 @@
+"""The steps of a CAD import both front ends share (issue 27): entities from GDAL's DXF fields, units, the plan's outline, the rows to write.
+
+The command line (``headless/cad_import.py``, fiona and pyproj) and the dock (``gui/cad_actions.py``,
+QGIS's own OGR) differ only in how they read the drawing and the parcels and how they write the
+package; what an entity is, how drawing units scale, where the plan's property line is and which rows
+each role gets are decided here, with the pure sorter :func:`~stormwater_plugin.core.cad.sorting.sort_entities`.
+QGIS-free, and free of fiona and pyproj: coordinate systems arrive as their unit factors and names.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import shapely
+from shapely.geometry.base import BaseGeometry
+
+from ..core.cad.sorting import CONTOURS, CadEntity, SortedPlan
+
+#: $INSUNITS codes to metres per unit (AutoCAD's table); 0 is unitless.
+INSUNITS_M = {1: 0.0254, 2: 0.3048, 3: 1609.344, 4: 0.001, 5: 0.01, 6: 1.0, 7: 1000.0, 10: 0.9144, 21: 1200.0 / 3937.0}
+INSUNITS_NAME = {1: "inches", 2: "feet", 3: "miles", 4: "millimetres", 5: "centimetres", 6: "metres", 7: "kilometres", 10: "yards", 21: "US survey feet"}
+US_FT_M = 1200.0 / 3937.0
+FT_M = 0.3048
+PARCEL_ID_FIELDS = ("id", "PRINT_KEY", "print_key", "SBL", "sbl", "PARCEL_ID", "parcel_id")
+PARCEL_FIELDS = ("id", "PRINT_KEY", "SBL", "SWIS", "PARCELADDR", "PRMY_OWNER", "MAIL_ADDR", "MAIL_CITY", "MAIL_STATE", "MAIL_ZIP")
+
+
+class CadPlanError(ValueError):
+    """The drawing cannot be imported as it is (one line saying why and what to do)."""
+
+
+def read_insunits(path: Path | str) -> int | None:
+    """The drawing's ``$INSUNITS`` (ASCII DXF header), or None when it has none."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            lines = []
+            for line in fh:
+                lines.append(line.strip())
+                if len(lines) > 2 and lines[-1] == "ENDSEC":
+                    break
+                if len(lines) > 200_000:
+                    break
+    except OSError as exc:
+        raise CadPlanError(f"{path}: cannot read the drawing ({exc.strerror})") from exc
+    for i, v in enumerate(lines):
+        if v == "$INSUNITS":
+            for j in range(i + 1, min(i + 6, len(lines) - 1), 2):
+                if lines[j] == "70":
+                    try:
+                        return int(lines[j + 1])
+                    except ValueError:
+                        return None
+    return None
+
+
+def _kind(props: Mapping[str, Any], geom: BaseGeometry) -> str:
+    sub = str(props.get("SubClasses") or "")
+    if "AcDbBlockReference" in sub:
+        return "insert"
+    if "AcDbMText" in sub or "AcDbText" in sub or "AcDbAttribute" in sub:
+        return "text"
+    if "AcDbHatch" in sub:
+        return "hatch"
+    if geom.geom_type in ("Point", "MultiPoint"):
+        return "point"
+    return "line"
+
+
+def _attributes(props: Mapping[str, Any]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for item in props.get("BlockAttributes") or []:
+        tag, _, value = str(item).partition(" ")
+        if tag:
+            out[tag] = value.strip()
+    return out
+
+
+def entity_from_ogr(props: Mapping[str, Any], geom: BaseGeometry | None) -> CadEntity | None:
+    """One model-space entity from the DXF driver's fields (``Layer``, ``SubClasses``, ``Text``, ``BlockName``…); None for paper space or no geometry."""
+    if geom is None or geom.is_empty:
+        return None
+    if int(props.get("PaperSpace") or 0):
+        return None
+    return CadEntity(
+        layer=str(props.get("Layer") or "0"),
+        kind=_kind(props, geom),
+        geometry=geom,
+        text=props.get("Text"),
+        block=props.get("BlockName"),
+        attributes=_attributes(props),
+        handle=str(props.get("EntityHandle") or ""),
+    )
+
+
+def unit_scale(insunits: int | None, crs_m: float, crs_unit: str, crs_name: str, notes: list[str]) -> tuple[float, str]:
+    """Factor from drawing units to the CRS's unit (``crs_m`` metres per unit), and the drawing's unit in words."""
+    if insunits is None or insunits == 0:
+        notes.append(f"the drawing declares no units ($INSUNITS unitless): its coordinates are read as {crs_unit}, the unit of {crs_name}")
+        return 1.0, crs_unit
+    if insunits not in INSUNITS_M:
+        raise CadPlanError(f"the drawing's $INSUNITS is {insunits}, not a length unit this import knows; set it to feet or metres in the CAD program")
+    drawing_m = INSUNITS_M[insunits]
+    name = INSUNITS_NAME[insunits]
+    if insunits == 2 and math.isclose(crs_m, US_FT_M, rel_tol=1e-9):
+        # $INSUNITS has one code for feet; state-plane drawings in feet are in the zone's survey feet.
+        notes.append(f"the drawing says feet and {crs_name} is in US survey feet: read as US survey feet (2 ppm apart)")
+        return 1.0, "US survey feet"
+    if math.isclose(drawing_m, crs_m, rel_tol=1e-12):
+        return 1.0, name
+    notes.append(f"the drawing is in {name}, {crs_name} in {crs_unit}: coordinates scaled by {drawing_m / crs_m:.9g}")
+    return drawing_m / crs_m, name
+
+
+def scaled(e: CadEntity, s: float) -> CadEntity:
+    """The entity with its coordinates multiplied by ``s``."""
+    if s == 1.0:
+        return e
+    return CadEntity(e.layer, e.kind, shapely.transform(e.geometry, lambda xy: xy * s, include_z=False), e.text, e.block, e.attributes, e.handle)
+
+
+def plan_outline(plan: SortedPlan) -> BaseGeometry:
+    """The plan's property line: its parcels' union, else the convex hull of all its features."""
+    props = [f.geometry for f in plan.features.get("parcels", []) if f.geometry.geom_type.endswith("Polygon")]
+    if props:
+        return shapely.union_all(props)
+    geoms = [f.geometry for role, fs in plan.features.items() if role != CONTOURS for f in fs]
+    return shapely.convex_hull(shapely.union_all(geoms)) if geoms else shapely.Polygon()
+
+
+def parcel_id(props: Mapping[str, Any], fallback: str) -> str:
+    """A tax parcel's id: the first of :data:`PARCEL_ID_FIELDS` it has."""
+    for k in PARCEL_ID_FIELDS:
+        v = props.get(k)
+        if v is not None and str(v).strip():
+            return str(v).strip()
+    return fallback
+
+
+Rows = dict[str, list[tuple[BaseGeometry, dict[str, Any]]]]
+
+
+def plan_rows(plan: SortedPlan) -> Rows:
+    """The rows each role gets from the sorted plan."""
+    return {role: [(f.geometry, dict(f.attrs)) for f in fs] for role, fs in plan.features.items()}
+
+
+def with_site_parcel(rows: Rows, outline: BaseGeometry, record: Mapping[str, Any], around: Sequence[tuple[BaseGeometry, Mapping[str, Any]]]) -> str:
+    """Give the plan's parcels the record of the tax parcel it lands on and add the parcels around; returns the site parcel's id."""
+    site = parcel_id(record, "site")
+    mine = rows.get("parcels") or []
+    if not mine:
+        mine = [(outline, {"id": site, "is_site": 1})]
+    merged = []
+    for g, a in mine:
+        a = dict(a) | {k: record[k] for k in PARCEL_FIELDS if k in record and record[k] is not None}
+        a["id"] = site if len(mine) == 1 else a.get("id")
+        a["is_site"] = 1
+        merged.append((g, a))
+    rows["parcels"] = merged + [(g, {k: p[k] for k in PARCEL_FIELDS if k in p} | {"id": parcel_id(p, f"P{i}"), "is_site": 0}) for i, (g, p) in enumerate(around)]
+    return site
+
+
+#: Share of the plan's property area a tax parcel must cover to be the plan's parcel.
+MIN_OVERLAP = 0.5
+#: How far around the plan the parcels come along for the neighbour list, feet (the 500 ft list and a margin).
+CONTEXT_FT = 700.0
+#: How far from the plan a parcel is looked for when none overlaps it, feet.
+SEARCH_FT = 5280.0
+
+
+def match_parcel(found: Sequence[tuple[BaseGeometry, Mapping[str, Any]]], outline: BaseGeometry, unit_to_ft: float,
+                 where: str) -> tuple[dict[str, Any], list[tuple[BaseGeometry, Mapping[str, Any]]]]:
+    """The tax parcel the plan lands on (its record, with ``_overlap``) and the parcels around it.
+
+    ``found`` are the parcels within :data:`SEARCH_FT` of the plan, in the plan's CRS (``unit_to_ft``
+    feet per unit); ``where`` names the parcel source in messages. Refuses (:class:`CadPlanError`) a
+    plan that overlaps no parcel by :data:`MIN_OVERLAP` of its area: local coordinates or the wrong zone.
+    """
+    if not found:
+        raise CadPlanError(f"no parcel of {where} lies within {SEARCH_FT:,.0f} ft of the plan: local coordinates, the wrong state-plane zone, or parcels of another town?")
+    area = outline.area
+    overlaps = [float(shapely.intersection(g, outline).area) / area if area > 0 else float(g.contains(outline)) for g, _ in found]
+    best = int(np.argmax(overlaps))
+    if overlaps[best] < MIN_OVERLAP:
+        dists = [float(shapely.distance(g, outline)) for g, _ in found]
+        near = int(np.argmin(dists))
+        pid = parcel_id(found[near][1], f"#{near}")
+        if dists[near] > 0:
+            raise CadPlanError(
+                f"the plan's property line is {dists[near] * unit_to_ft:,.0f} ft from parcel {pid} (the nearest in {where}): "
+                "local coordinates, or the wrong state-plane zone?"
+            )
+        raise CadPlanError(
+            f"the plan's property line overlaps parcel {parcel_id(found[best][1], '#')} by only {overlaps[best]:.0%} of its area: "
+            "the drawing is shifted or in the wrong coordinate system"
+        )
+    reach = CONTEXT_FT / unit_to_ft
+    around = [(g, p) for i, (g, p) in enumerate(found) if i != best and float(shapely.distance(g, outline)) <= reach]
+    return dict(found[best][1]) | {"_overlap": overlaps[best]}, around
+
+
+def field_type(values: list[Any]) -> str:
+    """``int``, ``float`` or ``str``: the type a written field takes for these values."""
+    vals = [v for v in values if v is not None]
+    if vals and all(isinstance(v, bool) or isinstance(v, int) for v in vals):
+        return "int"
+    if vals and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in vals):
+        return "float"
+    return "str"
+
+
+def layer_fields(rows: list[tuple[BaseGeometry, dict[str, Any]]]) -> dict[str, str]:
+    """The fields (name to :func:`field_type`) of a role's rows, in first-seen order, private ``_`` keys left out."""
+    keys: list[str] = []
+    for _, a in rows:
+        for k in a:
+            if k not in keys and not k.startswith("_"):
+                keys.append(k)
+    return {k: field_type([a.get(k) for _, a in rows]) for k in keys}

@@ -1,0 +1,194 @@
+"""The completeness check (issue 27): what the submission must show for its class and jurisdiction, and what is missing.
+
+Run before the technical check, it answers a reviewer's first question, "can this application be
+reviewed?", as a list to send back ("incomplete: no test pit data (shgw_elev_ft) for DW-1, DW-2; no
+building_sites layer"). The requirements are data: each pack's ``submission`` items
+(:class:`~stormwater_plugin.core.rulepack.SubmissionItem`), each with its citation and verbatim excerpt.
+QGIS-free; it reads the layers the check reads.
+
+Readings (docs/cad.md):
+
+- an *absent* layer is missing (the package says nothing about that role); an *empty* layer is shown
+  ("none on the site and within 100 ft"), as the check reads it;
+- a device field is missing when it is null, blank, or zero where the device-plausibility pack reads zero
+  as missing (an elevation of 0 ft in the Park is a blank cell, not a datum);
+- topography is shown by a DEM given to the check, or a non-empty ``contours`` layer (existing grade,
+  from a CAD import);
+- with no class given or computed, every item of every class applies, each saying for which classes
+  (never a silent "complete").
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+from ..core.model import ROLE_NOUN, FeatureLayer
+from ..core.rulepack import PACK_DIR, RulePack, SubmissionItem
+
+
+def _zero_is_missing() -> frozenset[str]:
+    data = json.loads((PACK_DIR / "device_plausibility.json").read_text(encoding="utf-8"))
+    return frozenset(str(f) for f in data.get("zero_is_missing_fields", []))
+
+
+@dataclass(frozen=True)
+class ItemResult:
+    """One requirement and what the package shows of it: ``shown`` true, or ``missing`` lines."""
+
+    item: SubmissionItem
+    missing: tuple[str, ...]
+    applies_because: str = ""
+
+    @property
+    def shown(self) -> bool:
+        return not self.missing
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.item.id,
+            "what": self.item.what,
+            "citation": self.item.citation.text,
+            "excerpt": self.item.citation.excerpt,
+            "classes": list(self.item.classes),
+            "status": "shown" if self.shown else "missing",
+            "missing": list(self.missing),
+            "applies_because": self.applies_because,
+        }
+
+
+@dataclass(frozen=True)
+class Completeness:
+    """The completeness of a submission: each applicable item, and the list to send back."""
+
+    jurisdiction: str
+    project_class: str | None
+    items: tuple[ItemResult, ...] = field(default_factory=tuple)
+
+    @property
+    def complete(self) -> bool:
+        return all(r.shown for r in self.items)
+
+    @property
+    def missing(self) -> list[str]:
+        out: list[str] = []
+        for r in self.items:
+            for m in r.missing:
+                line = f"{m}{r.applies_because} ({r.item.citation.text})"
+                if line not in out:
+                    out.append(line)
+        return out
+
+    def summary(self) -> str:
+        """One line a reviewer can send back: ``complete: …`` or ``incomplete: a; b; c``."""
+        if self.complete:
+            return f"complete: the package shows every item {self.jurisdiction} requires" + (f" of a {self.project_class} project" if self.project_class else "")
+        return "incomplete: " + "; ".join(self.missing)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"jurisdiction": self.jurisdiction, "project_class": self.project_class, "complete": self.complete,
+                "summary": self.summary(), "missing": self.missing, "items": [r.as_dict() for r in self.items]}
+
+
+def _blank(v: Any, name: str, zero_missing: frozenset[str]) -> bool:
+    if v is None:
+        return True
+    if isinstance(v, float) and v != v:
+        return True
+    if isinstance(v, str):
+        s = v.strip()
+        if not s:
+            return True
+        try:
+            v = float(s)
+        except ValueError:
+            return True  # a number field holding words: the value is not known
+    if name in zero_missing and isinstance(v, (int, float)) and not isinstance(v, bool) and float(v) == 0.0:
+        return True
+    return False
+
+
+def _field(attrs: Mapping[str, Any], name: str) -> Any:
+    low = {str(k).strip().lower(): v for k, v in attrs.items()}
+    return low.get(name.lower())
+
+
+def _layer_phrase(role: str) -> str:
+    return f"no {role} layer ({ROLE_NOUN.get(role, role)}s; an empty layer says there are none)"
+
+
+def _evaluate(item: SubmissionItem, layers: Mapping[str, FeatureLayer], has_dem: bool, contour_count: int, zero_missing: frozenset[str]) -> tuple[str, ...]:
+    p = item.params
+    if item.kind == "layers_present":
+        return tuple(_layer_phrase(r) for r in p.get("roles", []) if r not in layers)
+    if item.kind == "features_present":
+        out = []
+        for r in p.get("roles", []):
+            if r not in layers:
+                out.append(_layer_phrase(r))
+            elif len(layers[r]) == 0 and not layers[r].no_geometry:
+                out.append(f"no {ROLE_NOUN.get(r, r)} drawn (the {r} layer is empty)")
+        return tuple(out)
+    if item.kind == "topography":
+        return () if has_dem or contour_count > 0 else (str(p.get("missing") or "no site topography"),)
+    if item.kind == "device_fields":
+        dev = layers.get("devices")
+        if dev is None:
+            return (_layer_phrase("devices"),)
+        types = {str(t).lower() for t in p.get("device_types", [])}
+        by_field: dict[str, list[str]] = {}
+        for fid, attrs in zip(dev.ids, dev.attrs):
+            if types and str(_field(attrs, "device_type") or "").strip().lower() not in types:
+                continue
+            for name in p.get("fields", []):
+                if _blank(_field(attrs, name), name, zero_missing):
+                    by_field.setdefault(name, []).append(fid)
+        for fid in dev.no_geometry:
+            by_field.setdefault("geometry", []).append(fid)
+        lead = str(p.get("missing") or "missing data")
+        return tuple(f"{lead} ({name}) for {', '.join(ids)}" for name, ids in by_field.items())
+    raise ValueError(f"{item.id}: unknown submission kind {item.kind!r}")
+
+
+def check_completeness(
+    pack: RulePack,
+    layers: Mapping[str, FeatureLayer],
+    project_class: str | None,
+    *,
+    has_dem: bool,
+    contour_count: int = 0,
+) -> Completeness:
+    """What the submission must show for ``project_class`` under ``pack``, and what ``layers`` miss.
+
+    Parameters
+    ----------
+    pack : RulePack
+        The jurisdiction's pack (its ``submission`` items).
+    layers : mapping of str to FeatureLayer
+        The package's layers by role; a role not in it is absent.
+    project_class : str or None
+        ``exempt``, ``minor`` or ``major``; None applies every class's items, each naming its classes.
+    has_dem : bool
+        A DEM is given (topography shown).
+    contour_count : int
+        Existing-grade contour features in the package (a ``contours`` layer).
+    """
+    zero_missing = _zero_is_missing()
+    results = []
+    for item in pack.submission:
+        if project_class is not None and project_class not in item.classes:
+            continue
+        because = "" if project_class is not None or set(item.classes) >= {"exempt", "minor", "major"} else f" (if the project is {' or '.join(item.classes)})"
+        results.append(ItemResult(item, _evaluate(item, layers, has_dem, contour_count, zero_missing), because))
+    return Completeness(pack.jurisdiction, project_class, tuple(results))
+
+
+def completeness_lines(c: Completeness) -> Sequence[str]:
+    """The printed list: the summary line, then one line per missing item."""
+    if c.complete:
+        return [c.summary()]
+    return ["Completeness: incomplete"] + [f"  - {m}" for m in c.missing]
+
+
+__all__ = ["Completeness", "ItemResult", "check_completeness", "completeness_lines"]

@@ -1,0 +1,202 @@
+"""What must be drawn: the site package's layers, their typed fields and QGIS attribute forms (issue 27).
+
+QGIS-free: the layer table is plain data and the forms are QML text written into the package's
+``layer_styles`` table with :mod:`sqlite3`, so the command line (``stormwater-check new-site``) and the
+dock (*New site plan…*) write the same package. Vocabularies come from the code and the packs that read
+them (:data:`~stormwater_plugin.core.model.DEVICE_TYPES`, the impervious statuses of
+:mod:`~stormwater_plugin.core.checks.affected`, the ``use`` values of the classification and the packs),
+never retyped here.
+
+Yes/no fields are left NULL until answered. A yes/no field a rule reads
+(``vehicle_traffic``, ``high_traffic``, ``previously_developed``, ``high_transport``, ``proposed_lot``) gets a
+three-way value map (yes = 1 / no = 0 / not answered = NULL, stored as an integer so QGIS shows
+the stored answer by its word), not a check box: QGIS 3.22's check box saves an
+untouched box as *false*, which would turn "not answered" into "no" (a silent pass). ``is_site`` gets a
+check box (a false ``is_site`` only falls back to the reader's other ways of finding the site parcel).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+from xml.sax.saxutils import quoteattr
+
+from ..core.checks.affected import WORKED_STATUSES, impervious_status
+from ..core.checks.classification import ACCESSORY_USES, SINGLE_FAMILY_USES
+from ..core.model import DEVICE_TYPES, ROLES
+from ..core.rulepack import RulePack
+
+#: Impervious statuses: the unchanged one and the worked ones, each one :func:`impervious_status` reads.
+IMPERVIOUS_STATUSES: tuple[str, ...] = tuple(s for s in ("existing", *WORKED_STATUSES) if impervious_status({"status": s}) == s)
+
+#: Words the form shows for a value (the stored value stays the code's own).
+_LABEL_OVERRIDES = {"single_family": "single-family residence", "other": "other (named in notes)"}
+
+
+@dataclass(frozen=True)
+class TemplateField:
+    """One field of a role layer: name, storage type, alias with its unit, widget vocabulary.
+
+    Types: ``str``, ``float``, ``bool`` (BOOLEAN, a check box) and ``yesno`` (INTEGER 1 / 0 / NULL, a
+    three-way value map: see the module docstring).
+    """
+
+    name: str
+    type: str
+    alias: str
+    values: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class TemplateLayer:
+    """One role layer: its GeoPackage geometry type and fields."""
+
+    role: str
+    geometry: str
+    fields: tuple[TemplateField, ...]
+
+
+def _id(noun: str) -> TemplateField:
+    return TemplateField("id", "str", f"{noun} id (as on the plan, e.g. DW-1)")
+
+
+def _uses(pack: RulePack | None, key: str) -> tuple[str, ...]:
+    """Every ``key`` list (``road_uses``, ``lawn_uses``) the pack's classification and rules hold, in order."""
+    found: list[str] = []
+
+    def walk(v: Any) -> None:
+        if isinstance(v, dict):
+            for k, x in v.items():
+                if k == key and isinstance(x, list):
+                    found.extend(str(u) for u in x if str(u) not in found)
+                else:
+                    walk(x)
+        elif isinstance(v, list):
+            for x in v:
+                walk(x)
+
+    if pack is not None:
+        walk(dict(pack.raw))
+    return tuple(found)
+
+
+def template_layers(pack: RulePack | None = None) -> tuple[TemplateLayer, ...]:
+    """The role layers of a new site package, in :data:`ROLES` order (README's site-package table).
+
+    Parameters
+    ----------
+    pack : RulePack, optional
+        The jurisdiction's pack: its ``road_uses`` and ``lawn_uses`` join the ``use`` vocabularies.
+    """
+    # the canonical spelling of each use the classification reads, and "other" (read as neither)
+    building_uses = tuple(sorted(u for u in SINGLE_FAMILY_USES if u == "single_family")) + tuple(sorted(u for u in ACCESSORY_USES if u == "accessory")) + ("other",)
+    layers = {
+        "parcels": ("MultiPolygon", (
+            _id("parcel"), TemplateField("is_site", "bool", "site parcel (the parcel of the application)"),
+            TemplateField("proposed_lot", "yesno", "a new lot of a proposed 2–4 lot subdivision"),
+            TemplateField("PRINT_KEY", "str", "tax map print key (section-block-lot)"), TemplateField("SBL", "str", "SBL"),
+            TemplateField("PARCELADDR", "str", "parcel address"), TemplateField("PRMY_OWNER", "str", "owner"),
+            TemplateField("MAIL_ADDR", "str", "owner's mailing address"), TemplateField("MAIL_CITY", "str", "mailing city"),
+            TemplateField("MAIL_STATE", "str", "mailing state"), TemplateField("MAIL_ZIP", "str", "mailing ZIP"))),
+        "building_sites": ("MultiPolygon", (_id("building site"), TemplateField("use", "str", "use of the building", building_uses))),
+        "devices": ("Point", (
+            _id("device"), TemplateField("device_type", "str", "device type", DEVICE_TYPES),
+            TemplateField("vehicle_traffic", "yesno", "serves roads, parking, driveways or other vehicle traffic"),
+            TemplateField("high_traffic", "yesno", "serves high traffic areas (implies vehicle traffic)"),
+            TemplateField("storage_gal", "float", "storage volume (gal)"),
+            TemplateField("bottom_elev_ft", "float", "device bottom elevation (ft)"),
+            TemplateField("shgw_elev_ft", "float", "seasonal high groundwater elevation at the device, from the test pit (ft)"),
+            TemplateField("bedrock_elev_ft", "float", "bedrock elevation at the device, from the test pit (ft)"),
+            TemplateField("drain_days", "float", "drain time (days)"))),
+        "wells": ("Point", (_id("well"),)),
+        "septic": ("MultiPolygon", (_id("septic system (leach field)"),)),
+        "wetlands": ("MultiPolygon", (_id("wetland"),)),
+        "shoreline": ("MultiLineString", (_id("shoreline"), TemplateField("waterbody", "str", "water body (e.g. Lake George)"))),
+        "waterbodies": ("MultiPolygon", (_id("water body"), TemplateField("name", "str", "name"))),
+        "streams": ("MultiLineString", (_id("stream"), TemplateField("name", "str", "name"),
+                                        TemplateField("class", "str", "NYSDEC classification (e.g. C(T))"))),
+        "clearing": ("MultiPolygon", (_id("clearing"), TemplateField("use", "str", "use after clearing", (_uses(pack, "lawn_uses") or ("lawn",)) + ("other",)))),
+        "disturbance": ("MultiPolygon", (_id("disturbance"), TemplateField("use", "str", "use", (_uses(pack, "road_uses") or ("road",)) + ("other",)),
+                                         TemplateField("previously_developed", "yesno", "previously developed"))),
+        "impervious": ("MultiPolygon", (_id("impervious area"), TemplateField("status", "str", "status", tuple(IMPERVIOUS_STATUSES)),
+                                        TemplateField("previously_developed", "yesno", "previously developed"))),
+        "soils": ("MultiPolygon", (_id("soil unit"), TemplateField("high_transport", "yesno", "high pollutant-transport potential"),
+                                   TemplateField("perc_min_per_in", "float", "percolation rate (min/in)"))),
+    }
+    assert tuple(layers) == ROLES, "the template must hold every role, in the README's order"
+    return tuple(TemplateLayer(role, g, f) for role, (g, f) in layers.items())
+
+
+def _label(value: str) -> str:
+    return _LABEL_OVERRIDES.get(value, value.replace("_", " "))
+
+
+def _value_map(values: Sequence[str], labelled: Sequence[tuple[str, str]] = ()) -> str:
+    pairs = list(labelled) or [(_label(v), v) for v in values]
+    items = "".join(f'<Option type="Map"><Option type="QString" name={quoteattr(k)} value={quoteattr(v)}/></Option>' for k, v in pairs)
+    return f'<Option type="Map"><Option type="List" name="map">{items}</Option></Option>'
+
+
+#: QGIS's value-map key for NULL (QgsValueMapFieldFormatter::NULL_VALUE).
+_QGIS_NULL = "{2839923C-8B7D-419E-B84B-CA2FE9B80EC7}"
+_YES_NO_UNKNOWN = (("yes", "1"), ("no", "0"), ("not answered (unknown)", _QGIS_NULL))
+
+_CHECKBOX = ('<Option type="Map"><Option type="QString" name="CheckedState" value=""/><Option type="QString" name="UncheckedState" value=""/>'
+             '<Option type="int" name="TextDisplayMethod" value="1"/><Option type="bool" name="AllowNullState" value="true"/></Option>')
+
+
+def layer_qml(layer: TemplateLayer) -> str:
+    """The QML of a role layer's attribute form: ValueMap for vocabularies and yes/no/unknown answers, CheckBox for is_site, aliases with units."""
+    fields = []
+    for f in layer.fields:
+        if f.values:
+            widget, config = "ValueMap", _value_map(f.values)
+        elif f.type == "bool":
+            widget, config = "CheckBox", _CHECKBOX
+        elif f.type == "yesno":
+            widget, config = "ValueMap", _value_map((), _YES_NO_UNKNOWN)
+        else:
+            widget, config = "TextEdit", '<Option type="Map"><Option type="bool" name="IsMultiline" value="false"/><Option type="bool" name="UseHtml" value="false"/></Option>'
+        fields.append(f'<field name={quoteattr(f.name)} configurationFlags="None"><editWidget type="{widget}"><config>{config}</config></editWidget></field>')
+    aliases = "".join(f'<alias field={quoteattr(f.name)} index="{i + 1}" name={quoteattr(f.alias)}/>' for i, f in enumerate(layer.fields))
+    return ("<!DOCTYPE qgis PUBLIC 'http://mrcc.com/qgis.dtd' 'SYSTEM'>\n"
+            '<qgis version="3.22.0" styleCategories="Fields|Forms">'
+            f"<fieldConfiguration>{''.join(fields)}</fieldConfiguration><aliases>{aliases}</aliases>"
+            '<editform tolerant="1"></editform><editforminit/><editforminitcodesource>0</editforminitcodesource>'
+            "<editorlayout>generatedlayout</editorlayout></qgis>\n")
+
+
+STYLE_NAME = "stormwater-check form"
+
+
+def write_layer_styles(gpkg: Path | str, layers: Sequence[TemplateLayer], geometry_column: str = "geom") -> None:
+    """Store each layer's form in the package's ``layer_styles`` table as its default style (``useAsDefault`` 1).
+
+    The table has the columns QGIS creates; it is registered in ``gpkg_contents`` as an attributes table.
+    Earlier styles of these layers named :data:`STYLE_NAME` are replaced.
+    """
+    con = sqlite3.connect(str(gpkg))
+    try:
+        con.execute(
+            "CREATE TABLE IF NOT EXISTS layer_styles (id INTEGER PRIMARY KEY AUTOINCREMENT, f_table_catalog TEXT(256), f_table_schema TEXT(256), "
+            "f_table_name TEXT(256), f_geometry_column TEXT(256), styleName TEXT(30), styleQML TEXT, styleSLD TEXT, useAsDefault BOOLEAN, "
+            "description TEXT, owner TEXT(30), ui TEXT(30), update_time DATETIME DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')))"
+        )
+        con.execute("INSERT OR IGNORE INTO gpkg_contents (table_name, data_type, identifier, description, last_change) "
+                    "VALUES ('layer_styles', 'attributes', 'layer_styles', '', strftime('%Y-%m-%dT%H:%M:%fZ','now'))")
+        for layer in layers:
+            con.execute("DELETE FROM layer_styles WHERE f_table_name = ? AND styleName = ?", (layer.role, STYLE_NAME))
+            con.execute("UPDATE layer_styles SET useAsDefault = 0 WHERE f_table_name = ?", (layer.role,))
+            con.execute(
+                "INSERT INTO layer_styles (f_table_catalog, f_table_schema, f_table_name, f_geometry_column, styleName, styleQML, styleSLD, "
+                "useAsDefault, description, owner, ui) VALUES ('', '', ?, ?, ?, ?, '', 1, ?, '', NULL)",
+                (layer.role, geometry_column, STYLE_NAME, layer_qml(layer), f"attribute form of the {layer.role} layer (stormwater-check new-site)"),
+            )
+        con.commit()
+    finally:
+        con.close()
+
+
+__all__ = ["TemplateField", "TemplateLayer", "template_layers", "layer_qml", "write_layer_styles", "STYLE_NAME"]

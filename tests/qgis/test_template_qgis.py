@@ -1,0 +1,68 @@
+"""The new-site template in QGIS (issue 27): its layers load their stored default forms (ValueMap, CheckBox)."""
+
+from __future__ import annotations
+
+from qgis.core import QgsVectorLayer
+
+from stormwater_plugin.core.model import ROLES
+from stormwater_plugin.gui.cad_actions import add_template_layers, write_template_ogr
+from stormwater_plugin.headless.template import write_template
+
+
+def _widget(layer: QgsVectorLayer, name: str) -> str:
+    return layer.editorWidgetSetup(layer.fields().indexOf(name)).type()
+
+
+def test_cli_template_loads_its_default_forms_in_qgis_value_map_for_device_type(tmp_path):
+    out = tmp_path / "site.gpkg"
+    write_template(out, "lgpc")
+    devices = QgsVectorLayer(f"{out}|layername=devices", "devices", "ogr")
+    assert devices.isValid()
+    assert _widget(devices, "device_type") == "ValueMap"
+    assert "dry_well" in devices.editorWidgetSetup(devices.fields().indexOf("device_type")).config()["map"][0].values()
+    assert _widget(devices, "vehicle_traffic") == "ValueMap"
+    assert devices.attributeAlias(devices.fields().indexOf("bottom_elev_ft")) == "device bottom elevation (ft)"
+    parcels = QgsVectorLayer(f"{out}|layername=parcels", "parcels", "ogr")
+    assert _widget(parcels, "is_site") == "CheckBox"
+    impervious = QgsVectorLayer(f"{out}|layername=impervious", "impervious", "ogr")
+    assert _widget(impervious, "status") == "ValueMap"
+
+
+def test_dock_new_site_plan_writes_the_template_through_ogr_and_adds_every_role_layer(tmp_path, qgis_new_project):
+    from qgis.core import QgsProject
+
+    out = tmp_path / "plan.gpkg"
+    names = write_template_ogr(out, "lake-george")
+    layers = add_template_layers(out, names)
+    assert [lyr.name() for lyr in layers] == list(ROLES)
+    assert len(QgsProject.instance().mapLayers()) == len(ROLES)
+    devices = next(lyr for lyr in layers if lyr.name() == "devices")
+    assert _widget(devices, "device_type") == "ValueMap"
+    assert devices.crs().authid() == "EPSG:2260"
+
+
+def test_an_untouched_traffic_answer_saves_null_not_false_so_the_traffic_rules_stay_undetermined(tmp_path):
+    """QGIS 3.22's check box saves an untouched box as false; the yes/no/unknown value map saves NULL."""
+    from qgis.core import QgsFeature, QgsValueMapFieldFormatter
+    from qgis.gui import QgsGui
+    from qgis.PyQt.QtCore import QVariant
+
+    out = tmp_path / "site.gpkg"
+    write_template(out, "lgpc")
+    devices = QgsVectorLayer(f"{out}|layername=devices", "devices", "ogr")
+    idx = devices.fields().indexOf("vehicle_traffic")
+    setup = devices.editorWidgetSetup(idx)
+    wrapper = QgsGui.editorWidgetRegistry().create(setup.type(), devices, idx, setup.config(), None, None)
+    wrapper.setValues(QVariant(), [])
+    untouched = wrapper.value()
+    assert untouched is None or (hasattr(untouched, "isNull") and untouched.isNull())
+    devices.startEditing()
+    f = QgsFeature(devices.fields())
+    f["id"] = "DW-1"
+    f["vehicle_traffic"] = 1
+    assert devices.addFeature(f) and devices.commitChanges()
+    reread = QgsVectorLayer(f"{out}|layername=devices", "devices", "ogr")
+    value = next(reread.getFeatures())["vehicle_traffic"]
+    assert QgsValueMapFieldFormatter().representValue(reread, idx, setup.config(), None, value) == "yes"
+    high = next(reread.getFeatures())["high_traffic"]
+    assert high is None or (hasattr(high, "isNull") and high.isNull())
