@@ -100,7 +100,7 @@ from ..core.rulepack import PACK_DIR, RulePack, load_pack
 from ..core.serialize import result_to_dict
 from ..services.reach import pack_dem_reach_ft, pack_reach_ft, rule_grows_dem_window
 from .dem_source import WktTransform
-from .writer import FAMILY, finding_row
+from .writer import FAMILY, finding_row, write_layer
 
 #: Roles whose features belong to one site (the parcel holding their point on surface).
 PLAN_ROLES: tuple[str, ...] = ("building_sites", "devices", "clearing", "disturbance", "impervious")
@@ -191,6 +191,11 @@ class Partition:
     #: The town's whole DEM, read in windows (a picklable :class:`~stormwater_plugin.core.dem_source.DemSource`):
     #: the flow trace grows its windows from it exactly as a single-site check does.
     dem_source: Any = None
+    #: Output folder the worker writes each site's findings.json into (``sites/<folders[id]>/``); ``None``: the
+    #: worker returns the document and the batch process writes it (a Dask scheduler on other machines).
+    write_to: str | None = None
+    #: Site id -> its folder name under ``write_to/sites``.
+    folders: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -209,6 +214,8 @@ class SiteOutcome:
     rows: list[tuple[str, dict[str, Any], bytes]] = field(default_factory=list)
     seconds: float = 0.0
     cpu_seconds: float = 0.0
+    #: sha256 of the findings.json the worker wrote ("" when it wrote none).
+    sha256: str = ""
 
 
 # --------------------------------------------------------------------------- the worker side
@@ -282,6 +289,9 @@ def run_partition(part: Partition) -> list[SiteOutcome]:
             outcome.error = f"{type(exc).__name__}: {text}"[:300]
         outcome.seconds = time.perf_counter() - t0
         outcome.cpu_seconds = time.process_time() - c0
+        if part.write_to is not None and outcome.document:
+            outcome.sha256 = _write_site(Path(part.write_to), part.folders[outcome.site_id], outcome)
+            outcome.document = ""
         out.append(outcome)
     return out
 
@@ -1049,14 +1059,16 @@ def _run_partitions(
     todo = [p for p in todo if p.sites]
     if not todo:
         return outcomes, "nothing to run (every site resumed)"
+    if scheduler is None or str(scheduler) == "local":  # the workers share this file system: each writes its sites' findings.json
+        todo = [dataclasses.replace(p, write_to=str(out), folders={s[0]: folder[s[0]] for s in p.sites}) for p in todo]
     results, close, engine = _executor_map(todo, workers, scheduler)
     n_done = 0
     try:
         with (out / PROGRESS_FILE).open("a", encoding="utf-8") as progress:
             for batch in results:
                 for o in batch:
-                    digest = _write_site(out, folder[o.site_id], o) if o.document else ""
-                    o.document = ""
+                    digest = o.sha256 or (_write_site(out, folder[o.site_id], o) if o.document else "")
+                    o.document, o.sha256 = "", ""
                     if digest:
                         progress.write(_outcome_record(o, folder[o.site_id], digest) + "\n")
                     outcomes[o.site_id] = o
@@ -1126,9 +1138,12 @@ def _write_summary(path: Path, outcomes: Iterable[SiteOutcome], folder: dict[str
 
 
 def _write_gpkg(path: Path, outcomes: Sequence[SiteOutcome], plan: BatchPlan, parcels: FeatureLayer, crs: Any) -> None:
-    """findings_points/lines/areas with a site_parcel column, and the site parcels with their counts."""
-    import geopandas as gpd  # lazy: 0.6 s, and the spawned workers import this module without writing
+    """findings_points/lines/areas with a site_parcel column, and the site parcels with their counts.
 
+    Each layer in bulk: one fiona session and one ``writerecords`` call (one
+    transaction), no pandas; geometries promoted to the family's multi type
+    as in the single-site findings.gpkg.
+    """
     if path.exists():
         path.unlink()
     groups: dict[str, tuple[list[dict[str, Any]], list[bytes]]] = {"points": ([], []), "lines": ([], []), "areas": ([], [])}
@@ -1137,10 +1152,8 @@ def _write_gpkg(path: Path, outcomes: Sequence[SiteOutcome], plan: BatchPlan, pa
             groups[fam][0].append(row)
             groups[fam][1].append(wkb)
     for fam, (rows, wkbs) in groups.items():
-        if not rows:
-            continue
-        frame = gpd.GeoDataFrame(rows, geometry=shapely.from_wkb(np.array(wkbs, dtype=object)), crs=crs)
-        frame.to_file(path, layer=f"findings_{fam}", driver="GPKG")
+        if rows:
+            write_layer(path, f"findings_{fam}", rows, list(shapely.from_wkb(np.array(wkbs, dtype=object))), fam, crs)
     by_id = {o.site_id: o for o in outcomes}
     rows = []
     geoms = []
@@ -1161,7 +1174,7 @@ def _write_gpkg(path: Path, outcomes: Sequence[SiteOutcome], plan: BatchPlan, pa
             }
         )
         geoms.append(shapely.union_all(parcels.geoms[members]) if len(members) > 1 else parcels.geoms[members[0]])
-    gpd.GeoDataFrame(rows, geometry=geoms, crs=crs).to_file(path, layer="site_parcels", driver="GPKG")
+    write_layer(path, "site_parcels", rows, geoms, "areas", crs)
 
 
 __all__ = [
