@@ -100,7 +100,7 @@ from ..core.rulepack import PACK_DIR, RulePack, load_pack
 from ..core.serialize import result_to_dict
 from ..services.reach import pack_dem_reach_ft, pack_reach_ft, rule_grows_dem_window
 from .dem_source import WktTransform
-from .writer import FAMILY, finding_row, write_layer
+from .writer import _MULTI, FAMILY, _field_type, finding_row, write_layer
 
 #: Roles whose features belong to one site (the parcel holding their point on surface).
 PLAN_ROLES: tuple[str, ...] = ("building_sites", "devices", "clearing", "disturbance", "impervious")
@@ -1153,7 +1153,7 @@ def _write_gpkg(path: Path, outcomes: Sequence[SiteOutcome], plan: BatchPlan, pa
             groups[fam][1].append(wkb)
     for fam, (rows, wkbs) in groups.items():
         if rows:
-            write_layer(path, f"findings_{fam}", rows, list(shapely.from_wkb(np.array(wkbs, dtype=object))), fam, crs)
+            _bulk_layer(path, f"findings_{fam}", rows, shapely.from_wkb(np.array(wkbs, dtype=object)), fam, crs)
     by_id = {o.site_id: o for o in outcomes}
     rows = []
     geoms = []
@@ -1174,7 +1174,72 @@ def _write_gpkg(path: Path, outcomes: Sequence[SiteOutcome], plan: BatchPlan, pa
             }
         )
         geoms.append(shapely.union_all(parcels.geoms[members]) if len(members) > 1 else parcels.geoms[members[0]])
-    write_layer(path, "site_parcels", rows, geoms, "areas", crs)
+    _bulk_layer(path, "site_parcels", rows, np.array(geoms, dtype=object), "areas", crs)
+
+
+_MULTI_OF = {"points": (0, shapely.multipoints), "lines": (1, shapely.multilinestrings), "areas": (3, shapely.multipolygons)}
+
+
+def _bulk_layer(path: Path, name: str, rows: list[dict[str, Any]], geoms: np.ndarray, family: str, crs: Any) -> None:
+    """One GeoPackage layer written in bulk: the layer made by fiona (schema, CRS), the rows by one SQLite transaction.
+
+    The same table as :func:`~stormwater_plugin.headless.writer.write_layer`
+    writes (columns, types, geometries promoted to the family's multi type),
+    without an R-tree index (readers scan; a town's findings are read whole)
+    and without converting each geometry to Python coordinates: the
+    geometry blobs are the GeoPackage header (envelope) plus the WKB. A layer
+    with 3D geometries, a missing one or an empty one goes through
+    ``write_layer``.
+    """
+    import sqlite3
+    import struct
+
+    import fiona  # lazy: the spawned workers never write
+
+    geoms = np.asarray(geoms, dtype=object)
+    single_id, make_multi = _MULTI_OF[family]
+    if len(geoms) == 0 or not shapely.is_geometry(geoms).all() or shapely.is_empty(geoms).any() or shapely.has_z(geoms).any():
+        write_layer(path, name, rows, list(geoms), family, crs)
+        return
+    single = shapely.get_type_id(geoms) == single_id
+    if single.any():
+        geoms = geoms.copy()
+        geoms[single] = make_multi(geoms[single].reshape(-1, 1))
+    columns: list[str] = []
+    for r in rows:
+        for k in r:
+            if k not in columns:
+                columns.append(k)
+    props = {c: _field_type([r.get(c) for r in rows]) for c in columns} or {"status": "str"}
+    with fiona.open(str(path), "w", driver="GPKG", layer=name, schema={"geometry": _MULTI[family], "properties": props}, crs_wkt=crs.to_wkt(),
+                    SPATIAL_INDEX="NO"):
+        pass
+    bounds = shapely.bounds(geoms)
+    wkbs = shapely.to_wkb(geoms, byte_order=1)
+    con = sqlite3.connect(str(path))
+    try:
+        geom_col, srs_id = con.execute("SELECT column_name, srs_id FROM gpkg_geometry_columns WHERE table_name = ?", (name,)).fetchone()
+        head = struct.Struct("<2sBBi4d")
+
+        def value(c: str, v: Any) -> Any:
+            if v is None:
+                return None
+            t = props[c]
+            return str(v) if t == "str" else int(v) if t in ("int", "bool") else float(v)
+
+        records = (
+            (head.pack(b"GP", 0, 0x03, srs_id, b[0], b[2], b[1], b[3]) + w, *[value(c, r.get(c)) for c in props])
+            for r, b, w in zip(rows, bounds, wkbs)
+        )
+        cols = ", ".join(f'"{c}"' for c in [geom_col, *props])
+        with con:
+            con.executemany(f'INSERT INTO "{name}" ({cols}) VALUES ({", ".join("?" * (len(props) + 1))})', records)
+            con.execute(
+                "UPDATE gpkg_contents SET min_x = ?, min_y = ?, max_x = ?, max_y = ? WHERE table_name = ?",
+                (float(bounds[:, 0].min()), float(bounds[:, 1].min()), float(bounds[:, 2].max()), float(bounds[:, 3].max()), name),
+            )
+    finally:
+        con.close()
 
 
 __all__ = [
