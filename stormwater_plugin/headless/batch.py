@@ -36,7 +36,11 @@ run on a :class:`concurrent.futures.ProcessPoolExecutor` (``workers``
 processes, 2 by default), in this process when ``workers`` is 1, or on
 Dask's distributed scheduler (``scheduler="local"`` for a
 :class:`distributed.LocalCluster`, or a scheduler address, or a
-:class:`distributed.Client`).
+:class:`distributed.Client`). Workers that share this file system (the
+process pool, this process, a LocalCluster) write their sites'
+findings.json themselves; with another scheduler the documents come back
+and this process writes them. findings.gpkg is written at the end, in bulk
+(each layer in one SQLite transaction, see :func:`_bulk_layer`).
 
 Outputs (in ``out``)
 --------------------
