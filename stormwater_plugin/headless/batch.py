@@ -36,7 +36,11 @@ run on a :class:`concurrent.futures.ProcessPoolExecutor` (``workers``
 processes, 2 by default), in this process when ``workers`` is 1, or on
 Dask's distributed scheduler (``scheduler="local"`` for a
 :class:`distributed.LocalCluster`, or a scheduler address, or a
-:class:`distributed.Client`).
+:class:`distributed.Client`). Workers that share this file system (the
+process pool, this process, a LocalCluster) write their sites'
+findings.json themselves; with another scheduler the documents come back
+and this process writes them. findings.gpkg is written at the end, in bulk
+(each layer in one SQLite transaction, see :func:`_bulk_layer`).
 
 Outputs (in ``out``)
 --------------------
@@ -101,7 +105,7 @@ from ..core.serialize import result_to_dict
 from ..core.vocabulary import name_matches
 from ..services.reach import pack_dem_reach_ft, pack_reach_ft, rule_grows_dem_window
 from .dem_source import WktTransform
-from .writer import FAMILY, finding_row
+from .writer import _MULTI, FAMILY, _field_type, finding_row, write_layer
 
 #: Roles whose features belong to one site (the parcel holding their point on surface).
 PLAN_ROLES: tuple[str, ...] = ("building_sites", "devices", "clearing", "disturbance", "impervious")
@@ -192,6 +196,11 @@ class Partition:
     #: The town's whole DEM, read in windows (a picklable :class:`~stormwater_plugin.core.dem_source.DemSource`):
     #: the flow trace grows its windows from it exactly as a single-site check does.
     dem_source: Any = None
+    #: Output folder the worker writes each site's findings.json into (``sites/<folders[id]>/``); ``None``: the
+    #: worker returns the document and the batch process writes it (a Dask scheduler on other machines).
+    write_to: str | None = None
+    #: Site id -> its folder name under ``write_to/sites``.
+    folders: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -210,6 +219,8 @@ class SiteOutcome:
     rows: list[tuple[str, dict[str, Any], bytes]] = field(default_factory=list)
     seconds: float = 0.0
     cpu_seconds: float = 0.0
+    #: sha256 of the findings.json the worker wrote ("" when it wrote none).
+    sha256: str = ""
 
 
 # --------------------------------------------------------------------------- the worker side
@@ -283,6 +294,9 @@ def run_partition(part: Partition) -> list[SiteOutcome]:
             outcome.error = f"{type(exc).__name__}: {text}"[:300]
         outcome.seconds = time.perf_counter() - t0
         outcome.cpu_seconds = time.process_time() - c0
+        if part.write_to is not None and outcome.document:
+            outcome.sha256 = _write_site(Path(part.write_to), part.folders[outcome.site_id], outcome)
+            outcome.document = ""
         out.append(outcome)
     return out
 
@@ -1050,14 +1064,16 @@ def _run_partitions(
     todo = [p for p in todo if p.sites]
     if not todo:
         return outcomes, "nothing to run (every site resumed)"
+    if scheduler is None or str(scheduler) == "local":  # the workers share this file system: each writes its sites' findings.json
+        todo = [dataclasses.replace(p, write_to=str(out), folders={s[0]: folder[s[0]] for s in p.sites}) for p in todo]
     results, close, engine = _executor_map(todo, workers, scheduler)
     n_done = 0
     try:
         with (out / PROGRESS_FILE).open("a", encoding="utf-8") as progress:
             for batch in results:
                 for o in batch:
-                    digest = _write_site(out, folder[o.site_id], o) if o.document else ""
-                    o.document = ""
+                    digest = o.sha256 or (_write_site(out, folder[o.site_id], o) if o.document else "")
+                    o.document, o.sha256 = "", ""
                     if digest:
                         progress.write(_outcome_record(o, folder[o.site_id], digest) + "\n")
                     outcomes[o.site_id] = o
@@ -1127,9 +1143,12 @@ def _write_summary(path: Path, outcomes: Iterable[SiteOutcome], folder: dict[str
 
 
 def _write_gpkg(path: Path, outcomes: Sequence[SiteOutcome], plan: BatchPlan, parcels: FeatureLayer, crs: Any) -> None:
-    """findings_points/lines/areas with a site_parcel column, and the site parcels with their counts."""
-    import geopandas as gpd  # lazy: 0.6 s, and the spawned workers import this module without writing
+    """findings_points/lines/areas with a site_parcel column, and the site parcels with their counts.
 
+    Each layer in bulk: one fiona session and one ``writerecords`` call (one
+    transaction), no pandas; geometries promoted to the family's multi type
+    as in the single-site findings.gpkg.
+    """
     if path.exists():
         path.unlink()
     groups: dict[str, tuple[list[dict[str, Any]], list[bytes]]] = {"points": ([], []), "lines": ([], []), "areas": ([], [])}
@@ -1138,10 +1157,8 @@ def _write_gpkg(path: Path, outcomes: Sequence[SiteOutcome], plan: BatchPlan, pa
             groups[fam][0].append(row)
             groups[fam][1].append(wkb)
     for fam, (rows, wkbs) in groups.items():
-        if not rows:
-            continue
-        frame = gpd.GeoDataFrame(rows, geometry=shapely.from_wkb(np.array(wkbs, dtype=object)), crs=crs)
-        frame.to_file(path, layer=f"findings_{fam}", driver="GPKG")
+        if rows:
+            _bulk_layer(path, f"findings_{fam}", rows, shapely.from_wkb(np.array(wkbs, dtype=object)), fam, crs)
     by_id = {o.site_id: o for o in outcomes}
     rows = []
     geoms = []
@@ -1162,7 +1179,72 @@ def _write_gpkg(path: Path, outcomes: Sequence[SiteOutcome], plan: BatchPlan, pa
             }
         )
         geoms.append(shapely.union_all(parcels.geoms[members]) if len(members) > 1 else parcels.geoms[members[0]])
-    gpd.GeoDataFrame(rows, geometry=geoms, crs=crs).to_file(path, layer="site_parcels", driver="GPKG")
+    _bulk_layer(path, "site_parcels", rows, np.array(geoms, dtype=object), "areas", crs)
+
+
+_MULTI_OF = {"points": (0, shapely.multipoints), "lines": (1, shapely.multilinestrings), "areas": (3, shapely.multipolygons)}
+
+
+def _bulk_layer(path: Path, name: str, rows: list[dict[str, Any]], geoms: np.ndarray, family: str, crs: Any) -> None:
+    """One GeoPackage layer written in bulk: the layer made by fiona (schema, CRS), the rows by one SQLite transaction.
+
+    The same table as :func:`~stormwater_plugin.headless.writer.write_layer`
+    writes (columns, types, geometries promoted to the family's multi type),
+    without an R-tree index (readers scan; a town's findings are read whole)
+    and without converting each geometry to Python coordinates: the
+    geometry blobs are the GeoPackage header (envelope) plus the WKB. A layer
+    with 3D geometries, a missing one or an empty one goes through
+    ``write_layer``.
+    """
+    import sqlite3
+    import struct
+
+    import fiona  # lazy: the spawned workers never write
+
+    geoms = np.asarray(geoms, dtype=object)
+    single_id, make_multi = _MULTI_OF[family]
+    if len(geoms) == 0 or not shapely.is_geometry(geoms).all() or shapely.is_empty(geoms).any() or shapely.has_z(geoms).any():
+        write_layer(path, name, rows, list(geoms), family, crs)
+        return
+    single = shapely.get_type_id(geoms) == single_id
+    if single.any():
+        geoms = geoms.copy()
+        geoms[single] = make_multi(geoms[single].reshape(-1, 1))
+    columns: list[str] = []
+    for r in rows:
+        for k in r:
+            if k not in columns:
+                columns.append(k)
+    props = {c: _field_type([r.get(c) for r in rows]) for c in columns} or {"status": "str"}
+    with fiona.open(str(path), "w", driver="GPKG", layer=name, schema={"geometry": _MULTI[family], "properties": props}, crs_wkt=crs.to_wkt(),
+                    SPATIAL_INDEX="NO"):
+        pass
+    bounds = shapely.bounds(geoms)
+    wkbs = shapely.to_wkb(geoms, byte_order=1)
+    con = sqlite3.connect(str(path))
+    try:
+        geom_col, srs_id = con.execute("SELECT column_name, srs_id FROM gpkg_geometry_columns WHERE table_name = ?", (name,)).fetchone()
+        head = struct.Struct("<2sBBi4d")
+
+        def value(c: str, v: Any) -> Any:
+            if v is None:
+                return None
+            t = props[c]
+            return str(v) if t == "str" else int(v) if t in ("int", "bool") else float(v)
+
+        records = (
+            (head.pack(b"GP", 0, 0x03, srs_id, b[0], b[2], b[1], b[3]) + w, *[value(c, r.get(c)) for c in props])
+            for r, b, w in zip(rows, bounds, wkbs)
+        )
+        cols = ", ".join(f'"{c}"' for c in [geom_col, *props])
+        with con:
+            con.executemany(f'INSERT INTO "{name}" ({cols}) VALUES ({", ".join("?" * (len(props) + 1))})', records)
+            con.execute(
+                "UPDATE gpkg_contents SET min_x = ?, min_y = ?, max_x = ?, max_y = ? WHERE table_name = ?",
+                (float(bounds[:, 0].min()), float(bounds[:, 1].min()), float(bounds[:, 2].max()), float(bounds[:, 3].max()), name),
+            )
+    finally:
+        con.close()
 
 
 __all__ = [

@@ -44,7 +44,7 @@ from ..geometry import clean_layer
 from ..model import CheckResult, FeatureLayer, Status
 from ..rulepack import RulePack
 from ..vocabulary import read
-from .envelope import DEFAULT_CELL_FT, SitingError, _prepare, applicable_rules, build_envelope, normalise_device_type
+from .envelope import DEFAULT_CELL_FT, MAX_CELLS, SitingError, _prepare, applicable_rules, build_envelope, normalise_device_type
 
 #: Margin added to the local search square beyond the rules' largest distance, feet.
 SEARCH_MARGIN_FT: float = 20.0
@@ -203,6 +203,58 @@ def _extent(geom: BaseGeometry, origin: Point) -> float:
     return float(np.max(np.hypot(c[:, 0] - origin.x, c[:, 1] - origin.y))) if len(c) else 0.0
 
 
+def _rule_key(sel: dict[str, list[Any]]) -> tuple[str, ...]:
+    return tuple(r.id for r in sel["setback"] + sel["no_cut"])
+
+
+def _first_half(sel: dict[str, list[Any]], geom: BaseGeometry, u: float) -> tuple[Point, float, float]:
+    """Origin, extent and half-side (working units) of a device's first search square."""
+    reach_ft = max([float(r.params["required_ft"]) for r in sel["setback"]] + [float(r.params["width_ft"]) for r in sel["no_cut"]] + [0.0])
+    origin = geom if geom.geom_type == "Point" else geom.centroid
+    ext = _extent(geom, origin)
+    return origin, ext, (reach_ft + SEARCH_MARGIN_FT) / u + ext
+
+
+def _shared_windows(devices: FeatureLayer, violating: dict[str, list[str]], pack: RulePack, project_class: str, u: float) -> dict[tuple[str, ...], BaseGeometry]:
+    """The union of the first search squares of the violating devices shaped by the same rules, for rule sets of two devices or more.
+
+    The zones of a rule do not depend on the device: one envelope drawn over
+    the union serves every device whose square it holds (issue 26).
+    """
+    squares: dict[tuple[str, ...], list[BaseGeometry]] = {}
+    for i in range(len(devices)):
+        if devices.ids[i] not in violating:
+            continue
+        attrs = devices.attrs[i]
+        traffic = device_traffic(attrs)
+        ht = True if traffic["high_traffic"] is True else False if traffic["high_traffic"] is False and traffic["vehicle_traffic"] is False else None
+        try:
+            sel = applicable_rules(pack, project_class, normalise_device_type(str(attrs.get("device_type") or "other").strip().lower()), ht)
+        except SitingError:
+            continue
+        origin, _ext, half = _first_half(sel, devices.geoms[i], u)
+        squares.setdefault(_rule_key(sel), []).append(shapely.box(origin.x - half, origin.y - half, origin.x + half, origin.y + half))
+    return {k: shapely.union_all(np.array(v, dtype=object)) for k, v in squares.items() if len(v) > 1}
+
+
+def _covering(drawn: list[tuple[BaseGeometry, Any]], window: BaseGeometry) -> Any:
+    """An envelope already drawn over an area holding ``window``, or None."""
+    for area, env in drawn:
+        if shapely.contains(area, window):
+            return env
+    return None
+
+
+def _fine_enough(area: BaseGeometry, site: BaseGeometry, cell_ft: float, u: float) -> bool:
+    """Whether an envelope drawn over ``area`` keeps the grid cell ``cell_ft`` (a larger area may coarsen it)."""
+    part = shapely.intersection(site, area)
+    if part.is_empty:
+        return True
+    minx, miny, maxx, maxy = part.bounds
+    h = cell_ft / u
+    return (maxx - minx) * (maxy - miny) / (h * h) <= MAX_CELLS
+
+
 def _suggest(inputs: SiteInputs, pack: RulePack, result: CheckResult, cell_ft: float) -> list[dict[str, Any]]:
     violating: dict[str, list[str]] = {}
     for f in result.findings:
@@ -217,6 +269,8 @@ def _suggest(inputs: SiteInputs, pack: RulePack, result: CheckResult, cell_ft: f
     site: BaseGeometry | str | None = None
     moves: list[dict[str, Any]] = []
     whole_site: dict[tuple[str, ...], Any] = {}  # envelopes of the whole parcel, by the rules that shape them
+    shared = _shared_windows(devices, violating, pack, result.project_class, u)
+    drawn: dict[tuple[str, ...], list[tuple[BaseGeometry, Any]]] = {}  # envelopes drawn over the shared windows, by rules
     for i in range(len(devices)):
         dev_id = devices.ids[i]
         if dev_id not in violating:
@@ -266,8 +320,15 @@ def _suggest(inputs: SiteInputs, pack: RulePack, result: CheckResult, cell_ft: f
             window = shapely.box(origin.x - half, origin.y - half, origin.x + half, origin.y + half)
             whole = bool(shapely.contains(window, site))
             # a window holding the whole parcel draws the same envelope for every device shaped by the same rules
-            key = tuple(r.id for r in sel["setback"] + sel["no_cut"])
+            key = _rule_key(sel)
             env = whole_site.get(key) if whole else None
+            if env is None and not whole:
+                env = _covering(drawn.get(key, []), window)
+                if env is None and key in shared and shapely.contains(shared[key], window) and _fine_enough(shared[key], site, cell_ft, u):
+                    # one envelope over the first windows of every device shaped by the same rules: drawn once for all of them
+                    env = build_envelope(inputs, pack, device_type=dtype, high_traffic=ht, project_class=result.project_class, cell_ft=cell_ft,
+                                         design_zones=False, within=shared[key])
+                    drawn.setdefault(key, []).append((shared[key], env))
             if env is None:
                 env = build_envelope(inputs, pack, device_type=dtype, high_traffic=ht, project_class=result.project_class, cell_ft=cell_ft, design_zones=False, within=window)
                 if whole:
