@@ -23,7 +23,7 @@ import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import fiona
 import numpy as np
@@ -144,7 +144,7 @@ _parcel_id = parcel_id
 _plan_outline = plan_outline
 
 
-def _match_parcels(option: str, outline: BaseGeometry, crs: CRS, unit_to_ft: float) -> tuple[dict[str, Any], list[tuple[BaseGeometry, dict[str, Any]]]]:
+def _match_parcels(option: str, outline: BaseGeometry, crs: CRS, unit_to_ft: float) -> tuple[dict[str, Any], list[tuple[BaseGeometry, Mapping[str, Any]]]]:
     """The parcel the plan lands on (its record) and the parcels around it, in the plan's CRS."""
     src = parse_layer_option(f"parcels={option}")
     search = SEARCH_FT / unit_to_ft
