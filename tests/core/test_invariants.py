@@ -122,7 +122,7 @@ def test_a_multipart_feature_drawn_as_separate_features_with_one_id_keeps_every_
     parts = [Feature(f.role, f.id, p, f.attrs) for p in shapely.get_parts(f.geom)]
     feats = list(site.features[:i]) + parts + list(site.features[i + 1:])
     note(f"exploded {f.role} {f.id}: {f.geom.wkt}")
-    _check(compare(_sig(site, pack, k), _sig(site.with_features(feats), pack, k), what="exploded: "), site, pack, k)
+    _check(compare(_sig(site, pack, k), _sig(site.with_features(feats), pack, k), what="exploded: ", allow_extra_pass=True), site, pack, k)
 
 
 #: A point and the 1 ft square centred on it differ by at most half the diagonal; both ends of a pair (a device and a
@@ -253,6 +253,10 @@ def test_adding_area_to_an_area_layer_never_lowers_the_class(pack, site, role, x
     attrs = {"status": "proposed"} if role == "impervious" else {}
     grown = site.with_features(list(site.features) + [Feature(role, "ADDED", box(x, y, x + w, y + h), attrs)])
     a = run_site(site, pack, None)
+    if a.class_source == "assumed":
+        # the class is open (an area layer absent, a feature outside the mapped areas): added area may resolve what was
+        # open; adding a clearing to a plan with no area layer at all is the test below
+        return
     b = run_site(grown, pack, None)
     assert _CLASS_RANK[b.project_class] >= _CLASS_RANK[a.project_class], f"{pack}: {a.project_class} -> {b.project_class} adding {role} {box(x, y, x + w, y + h).wkt}"
 

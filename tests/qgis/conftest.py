@@ -148,3 +148,10 @@ def layer_tree_view():
     yield view
     if target is not None and not had:
         del target.layerTreeView
+    # torn down now, while QGIS runs: a view or model left to the interpreter's exit outlives the application
+    view.setModel(None)
+    from qgis.PyQt import sip
+
+    for obj in (view, model):
+        if not sip.isdeleted(obj):
+            sip.delete(obj)
