@@ -7,14 +7,19 @@ from typing import Callable
 
 from qgis.core import QgsTask
 
-from ..core.engine import CheckCancelled, run_check
+from ..core.engine import CheckCancelled
 from ..core.model import CheckResult
 from ..core.rulepack import load_pack
 from ..qgis_bridge.snapshot import Snapshot
+from ..services.review import Review, check
 
 
 class CheckTask(QgsTask):
-    """Run :func:`~stormwater_plugin.core.engine.run_check` on a snapshot.
+    """Run the review use case (:func:`~stormwater_plugin.services.review.check`, as the CLI and Processing do) on a snapshot.
+
+    The moves are not looked for here: the dock shows the findings first and
+    suggests the moves in its own background task
+    (:func:`~stormwater_plugin.services.review.suggest`, as ``check`` does).
 
     Parameters
     ----------
@@ -32,6 +37,7 @@ class CheckTask(QgsTask):
         self.snapshot = snapshot
         self.jurisdiction = jurisdiction
         self.result: CheckResult | None = None
+        self.review: Review | None = None
         self.error: str | None = None
         self.details: str = ""
         self._on_done = on_done
@@ -45,12 +51,13 @@ class CheckTask(QgsTask):
                 return False
             self.setProgress(15)
             try:
-                result = run_check(self.snapshot.inputs, pack, progress=self._progress)
+                review = check(self.snapshot.inputs, pack, crs_name=self.snapshot.inputs.crs_name, moves=False, progress=self._progress)
             except CheckCancelled:
                 return False
             if self.isCanceled():
                 return False
-            self.result = result
+            self.review = review
+            self.result = review.result
             self.setProgress(100)
             return True
         except Exception as exc:  # shown in the message bar by the dock
