@@ -162,3 +162,33 @@ def test_the_service_layer_loads_no_qgis_qt_or_file_io_library():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=CORE.parents[1])
     assert out.stdout.strip() == ""
+
+
+def test_every_project_exception_derives_from_the_one_root_stormwater_error():
+    """Issue 23: one error hierarchy with a root the front ends catch (only the cancel signal stands apart)."""
+    import builtins
+
+    builtin_exceptions = {n for n, v in vars(builtins).items() if isinstance(v, type) and issubclass(v, BaseException)}
+    exempt = {"CheckCancelled"}  # control flow, not an error (core/errors.py)
+    classes: dict[str, list[str]] = {}
+    where: dict[str, str] = {}
+    for path in CORE.parent.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef):
+                bases = [b.id if isinstance(b, ast.Name) else b.attr if isinstance(b, ast.Attribute) else "" for b in node.bases]
+                classes[node.name] = bases
+                where[node.name] = str(path.relative_to(CORE.parent))
+
+    def rooted(name: str, seen: frozenset[str] = frozenset()) -> bool:
+        if name == "StormwaterError":
+            return True
+        return name not in seen and any(rooted(b, seen | {name}) for b in classes.get(name, ()))
+
+    def is_exception(name: str, seen: frozenset[str] = frozenset()) -> bool:
+        if name in builtin_exceptions:
+            return True
+        return name not in seen and any(is_exception(b, seen | {name}) for b in classes.get(name, ()))
+
+    stray = sorted(f"{where[n]}: {n}" for n in classes
+                   if n not in exempt and n != "StormwaterError" and is_exception(n) and not rooted(n) and not n.endswith("Warning"))
+    assert not stray, f"exceptions outside the StormwaterError hierarchy: {stray}"
