@@ -8,6 +8,7 @@ from typing import Callable
 from qgis.core import QgsTask
 
 from ..core.engine import CheckCancelled
+from ..core.errors import StormwaterError
 from ..core.model import CheckResult
 from ..core.rulepack import load_pack
 from ..qgis_bridge.snapshot import Snapshot
@@ -60,6 +61,10 @@ class CheckTask(QgsTask):
             self.result = review.result
             self.setProgress(100)
             return True
+        except StormwaterError as exc:  # the project's own error: its message says what is wrong
+            self.error = str(exc) or type(exc).__name__
+            self.details = traceback.format_exc()
+            return False
         except Exception as exc:  # shown in the message bar by the dock
             self.error = f"{type(exc).__name__}: {exc}"
             self.details = traceback.format_exc()
