@@ -29,7 +29,7 @@ from qgis.core import (
 from qgis.PyQt.QtGui import QColor, QFont
 
 from ..resources_path import style_path
-from ..services.presentation import STATUS_COLOURS  # noqa: F401 - the one palette, re-exported for the dock
+from ..services.presentation import DECIDED_COLOUR, STATUS_COLOURS  # noqa: F401 - the one palette, re-exported for the dock
 
 #: Style name to the geometry of the layer it styles.
 STYLE_GEOMETRY: dict[str, str] = {
@@ -71,8 +71,6 @@ def _status_symbol(kind: str, status: str):
     return QgsFillSymbol.createSimple({"color": rgba(colour, 90), "outline_color": colour, "outline_width": "0.7", "outline_style": dash})
 
 
-#: Colour of a finding the reviewer accepted or waived (the report's grey).
-DECIDED_COLOUR = "#7f7f7f"
 _UNDECIDED = "(\"decision\" IS NULL OR \"decision\" = '')"
 
 

@@ -16,6 +16,7 @@ from ..core.checks.notification import owner_of
 from ..core.model import CheckResult, FeatureLayer, Status
 from ..core.overrides import Override
 from ..core.serialize import result_to_dict
+from ..services.presentation import STATUS_COLOUR_NAMES
 from ..services.review import not_checked
 from .inventory import inventory, site_geometry, site_indices
 from .notification_csv import notification_rows
@@ -459,7 +460,8 @@ def _not_checked(r: Mapping[str, Any]) -> dict[str, str]:
 
 def _site_map_caption() -> str:
     return (
-        "Distance lines and encroaching areas coloured by status (red violation, amber undetermined, blue advisory, green pass, "
-        "grey accepted or waived by the reviewer), labelled measured / required. Setback rings and buffers are drawn for display only; "
+        "Distance lines and encroaching areas coloured by status ("
+        + ", ".join(f"{STATUS_COLOUR_NAMES[s]} {s}" for s in ("violation", "undetermined", "advisory", "pass"))
+        + ", grey accepted or waived by the reviewer), labelled measured / required. Setback rings and buffers are drawn for display only; "
         "decisions use exact distances. North is grid north of the working CRS."
     )

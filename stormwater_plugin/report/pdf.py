@@ -23,16 +23,11 @@ from reportlab.lib.utils import ImageReader
 from reportlab.pdfgen import canvas
 from reportlab.platypus import CondPageBreak, Image, KeepTogether, PageBreak, Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
 
+from ..services.presentation import STATUS_AND_DECISION_COLOURS
 from . import fonts
 
-STATUS_HEX = {
-    "violation": "#b01c1c",
-    "undetermined": "#b36200",
-    "advisory": "#1f5f99",
-    "pass": "#22802a",
-    "accepted": "#555555",
-    "waived": "#555555",
-}
+#: The one palette (services.presentation), decisions included: the report's tables say a status in the map's colour.
+STATUS_HEX: dict[str, str] = STATUS_AND_DECISION_COLOURS
 _WIDTH = 7.3 * inch  # the text width on US letter with 0.6 in margins
 
 

@@ -12,13 +12,20 @@ from typing import Any, Mapping
 
 from .review import Move
 
-#: Colour of each status on maps and in the dock (hex).
+#: Colour of each status (hex): the one palette of the QGIS map styles (and their QML files), the dock, the
+#: report's tables and maps and the comment letter, so a status looks the same wherever a reviewer meets it.
 STATUS_COLOURS: dict[str, str] = {
     "violation": "#d7191c",
     "advisory": "#f28e00",
     "undetermined": "#7b3294",
     "pass": "#1a9641",
 }
+#: How a reader names each colour of :data:`STATUS_COLOURS` (the report's map caption).
+STATUS_COLOUR_NAMES: dict[str, str] = {"violation": "red", "advisory": "orange", "undetermined": "purple", "pass": "green"}
+#: Colour of a finding the reviewer accepted or waived (grey on the map and in the report).
+DECIDED_COLOUR = "#7f7f7f"
+#: :data:`STATUS_COLOURS` with the reviewer's decisions (``accepted``, ``waived``), as the report colours an overridden finding.
+STATUS_AND_DECISION_COLOURS: dict[str, str] = {**STATUS_COLOURS, "accepted": DECIDED_COLOUR, "waived": DECIDED_COLOUR}
 
 _COMPASS = ("N", "NE", "E", "SE", "S", "SW", "W", "NW")
 
