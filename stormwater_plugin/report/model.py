@@ -15,6 +15,7 @@ from ..__about__ import __version__
 from ..core.checks.notification import owner_of
 from ..core.model import CheckResult, FeatureLayer, Status
 from ..core.overrides import Override
+from ..core.rulepack import PackError, load_pack
 from ..core.serialize import result_to_dict
 from ..services.presentation import STATUS_COLOUR_NAMES
 from ..services.review import not_checked
@@ -251,7 +252,12 @@ def build_report_model(
     date_text = report_date.isoformat() if isinstance(report_date, _dt.date) else str(report_date)
     findings = list(doc.get("findings", []))
     site = site_geometry(layers, result.site_parcel_id)
-    inv = inventory(layers, site, unit_to_ft, 100.0)
+    radius_ft = inventory_radius_ft(str(doc.get("jurisdiction") or result.jurisdiction))
+    if radius_ft is None:
+        inv = {"radius_ft": None, "computed": False, "reason": "the rule pack asks for no plot-plan inventory of the site's surroundings",
+               "rows": [], "counts": {}, "absent": [], "empty": []}
+    else:
+        inv = inventory(layers, site, unit_to_ft, radius_ft)
     notif = _notification(doc, layers)
     skipped = not_checked(doc.get("rules_not_checked", []) or [], str(doc.get("jurisdiction") or result.jurisdiction))
     bsites = _building_sites(doc, layers)
@@ -456,6 +462,20 @@ def _not_checked(r: Mapping[str, Any]) -> dict[str, str]:
         "title": str(r.get("title") or ""),
         "reason": str(r.get("reason", "")),
     }
+
+
+def inventory_radius_ft(jurisdiction: str) -> float | None:
+    """The inventory radius of the pack, feet: the largest ``distance_ft`` of its ``plot_plan_inventory`` rules.
+
+    ``None`` when the pack has no such rule (or cannot be loaded): the report
+    then lists no inventory rather than one at a distance no regulation sets.
+    """
+    try:
+        pack = load_pack(jurisdiction)
+    except PackError:
+        return None
+    found = [float(r.params["distance_ft"]) for r in pack.rules if r.kind == "plot_plan_inventory" and r.params.get("distance_ft") is not None]
+    return max(found) if found else None
 
 
 def _site_map_caption() -> str:

@@ -322,7 +322,7 @@ def _building_sites_section(model: Mapping[str, Any], figures: Mapping[str, byte
 def _inventory_section(model: Mapping[str, Any], st: Mapping[str, Any], W: float) -> list[Any]:
     """Features within the inventory radius (ft) of the site parcel; the empty and the absent layers."""
     inv = model["inventory"]
-    out: list[Any] = [CondPageBreak(1.8 * inch), _p(f"Inventory within {inv['radius_ft']:g} ft of the site parcel", st["h2"])]
+    out: list[Any] = [CondPageBreak(1.8 * inch), _p(f"Inventory within {inv['radius_ft']:g} ft of the site parcel" if inv["radius_ft"] is not None else "Inventory of the surroundings", st["h2"])]
     if not inv["computed"]:
         out.append(_p(f"Not computed: {inv['reason']}.", st["base"]))
         return out
