@@ -254,7 +254,7 @@ def build_report_model(
     site = site_geometry(layers, result.site_parcel_id)
     radius_ft = inventory_radius_ft(str(doc.get("jurisdiction") or result.jurisdiction))
     if radius_ft is None:
-        inv = {"radius_ft": None, "computed": False, "reason": "the rule pack asks for no plot-plan inventory of the site's surroundings",
+        inv: dict[str, Any] = {"radius_ft": None, "computed": False, "reason": "the rule pack asks for no plot-plan inventory of the site's surroundings",
                "rows": [], "counts": {}, "absent": [], "empty": []}
     else:
         inv = inventory(layers, site, unit_to_ft, radius_ft)

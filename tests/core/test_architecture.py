@@ -192,3 +192,53 @@ def test_every_project_exception_derives_from_the_one_root_stormwater_error():
     stray = sorted(f"{where[n]}: {n}" for n in classes
                    if n not in exempt and n != "StormwaterError" and is_exception(n) and not rooted(n) and not n.endswith("Warning"))
     assert not stray, f"exceptions outside the StormwaterError hierarchy: {stray}"
+
+
+#: Strings that still carry a pack's figure next to its unit (labels and help texts), each to be read from its pack;
+#: the guard below keeps the list from growing (issue 23: no regulatory number outside the packs).
+KNOWN_PACK_NUMBERS_IN_CODE = {
+    ("gui/dock.py", "15%"), ("gui/result_layers.py", "100 ft"), ("headless/cad_import.py", "500 ft"), ("headless/reader.py", "320 ft"),
+    ("report/model.py", "100 ft"), ("report/maps.py", "100 ft"), ("report/pdf.py", "100 ft"),
+    ("processing/alg_siting_envelope.py", "20 ft"), ("processing/slope.py", "100 ft"),
+}
+
+
+def _pack_figures() -> set[float]:
+    import json
+
+    found: set[float] = set()
+
+    def walk(o: object, key: str = "") -> None:
+        if isinstance(o, dict):
+            for k, v in o.items():
+                walk(v, k)
+        elif isinstance(o, list):
+            for v in o:
+                walk(v, key)
+        elif isinstance(o, (int, float)) and not isinstance(o, bool) and key.endswith(("_ft", "_pct")):
+            found.add(float(o))
+
+    for p in (CORE / "packs").glob("*.json"):
+        if p.name != "schema.json":
+            walk(json.loads(p.read_text(encoding="utf-8")))
+    return found - {0.0, 1.0}
+
+
+def test_no_string_in_the_code_states_a_pack_figure_with_its_unit_beyond_the_known_list():
+    """A '15%', '100 ft'… in a string literal (docstrings aside) is a regulatory number outside the packs."""
+    import re
+
+    figures = _pack_figures()
+    unit = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:ft\b|feet\b|%)")
+    found = set()
+    for path in CORE.parent.rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docs = {id(n.body[0].value) for n in ast.walk(tree)
+                if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and n.body
+                and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
+        for n in ast.walk(tree):
+            if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docs:
+                for m in unit.finditer(n.value):
+                    if float(m.group(1)) in figures:
+                        found.add((str(path.relative_to(CORE.parent)), m.group(0)))
+    assert found <= KNOWN_PACK_NUMBERS_IN_CODE, sorted(found - KNOWN_PACK_NUMBERS_IN_CODE)
