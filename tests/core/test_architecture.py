@@ -242,3 +242,34 @@ def test_no_string_in_the_code_states_a_pack_figure_with_its_unit_beyond_the_kno
                     if float(m.group(1)) in figures:
                         found.add((str(path.relative_to(CORE.parent)), m.group(0)))
     assert found <= KNOWN_PACK_NUMBERS_IN_CODE, sorted(found - KNOWN_PACK_NUMBERS_IN_CODE)
+
+
+def test_the_kind_registry_declares_every_kind_once_and_the_tables_read_it():
+    """Issue 23: each rule kind's facts live in core/kinds.py; the engine's handlers, reach, envelope and coverage agree with it."""
+    import json
+
+    from stormwater_plugin.core import coverage, engine
+    from stormwater_plugin.core.kinds import ENGINE_KINDS, KINDS
+    from stormwater_plugin.services import reach
+
+    schema = json.loads((CORE / "packs" / "schema.json").read_text(encoding="utf-8"))
+
+    def enums(o: object) -> list[list[str]]:
+        out: list[list[str]] = []
+        if isinstance(o, dict):
+            if "enum" in o and "device_setback" in (o.get("enum") or []):
+                out.append(list(o["enum"]))
+            for v in o.values():
+                out += enums(v)
+        elif isinstance(o, list):
+            for v in o:
+                out += enums(v)
+        return out
+
+    kinds_enum = enums(schema)
+    rule_kinds = {k for k, s in KINDS.items() if s.run_by != "classification"}  # the classification clauses are no rule kind
+    assert kinds_enum and all(set(e) == rule_kinds for e in kinds_enum)
+    assert set(engine.KIND_HANDLERS) == ENGINE_KINDS
+    assert reach.REACH_PARAMS == {k: s.reach for k, s in KINDS.items() if s.reach is not None}
+    assert set(reach.ENVELOPE_KINDS) == {k for k, s in KINDS.items() if s.envelope}
+    assert coverage.LAW_PARAMS == {k: dict(s.law) for k, s in KINDS.items()}
