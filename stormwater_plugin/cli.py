@@ -15,9 +15,9 @@ from typing import Sequence
 
 from .__about__ import __version__
 from .core.checks.device_design import override_prevailing_frost_depth
+from .core.errors import StormwaterError
 from .core.model import ROLES
-from .core.overrides import OverrideError
-from .core.rulepack import JURISDICTIONS, PackError, load_pack
+from .core.rulepack import JURISDICTIONS, load_pack
 from .headless.errors import fail, run_guarded
 
 SUBCOMMANDS = ("check", "slope-map", "envelope", "batch", "compare", "letter", "import-cad", "contours-dem", "register", "new-site", "completeness")
@@ -67,7 +67,7 @@ def run_check_command(argv: Sequence[str]) -> int:
     from .headless.context_reader import read_context_for_check
     from .headless.contours_dem import dem_notes
     from .headless.reader import InputError, read_site
-    from .headless.writer import OutputError, RunFolder, summary_text, write_document, write_gpkg
+    from .headless.writer import RunFolder, summary_text, write_document, write_gpkg
     from .report.package import ReportError, finish_check, load_overrides_file
     from .services.review import ComparisonError, check
 
@@ -135,7 +135,7 @@ def run_check_command(argv: Sequence[str]) -> int:
                 make_report=(args.report or bool(args.reviewer) or bool(args.reference)) and not args.no_report,
                 shown_dir=out,
             )
-    except (InputError, PackError, OverrideError, ReportError, OutputError) as exc:
+    except StormwaterError as exc:  # InputError, PackError, OverrideError, ReportError, OutputError… (core/errors.py)
         stack.close()
         _fail(str(exc))
     stack.close()

@@ -26,6 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterator, Mapping
 
+from .kinds import KINDS
 from .rulepack import JURISDICTIONS, RulePack, load_pack
 from .textnumbers import NumberToken, extract_numbers, normalize_text
 
@@ -33,43 +34,17 @@ __all__ = ["LAW_PARAMS", "Row", "coverage_markdown", "pack_rows", "row_numbers"]
 
 SQFT_PER_ACRE = 43_560.0
 
-HOW: dict[str, str] = {
-    "reviewer": "reviewer",
-    "neighbour_notification": "automatic (list)",
-    "plot_plan_inventory": "automatic (list)",
-}
+#: How the table says each kind is checked (the kind registry; a kind not listed is "automatic").
+HOW: dict[str, str] = {k: s.how for k, s in KINDS.items() if s.how != "automatic"}
 
-#: The parameters of each rule kind that are numbers of the law, with their unit.
+#: The parameters of each rule kind that are numbers of the law, with their unit (the kind registry, core/kinds.py).
 #: Any other numeric parameter is an implementation choice (tolerances, ray counts,
 #: display) or a number another rule quotes, and is not looked for in the excerpt.
 #: Units: ``sqft`` matches the text in square feet or in acres; ``dict`` means every
 #: value of a mapping (drain days by device type); anything else matches as written.
 #: A dotted name reads a nested mapping (the allowance of a setback). The subdivision's
 #: ``min_lots``..``max_lots`` also own the lot counts between them ("three-lot").
-LAW_PARAMS: dict[str, dict[str, str]] = {
-    "device_setback": {"required_ft": "ft", "allowance.max_total_area_sqft": "sqft"},
-    "shoreline_no_cut_buffer": {"width_ft": "ft"},
-    "neighbour_notification": {"radius_ft": "ft"},
-    "storage_volume": {"gal_per_sqft": "gal/sqft"},
-    "first_flush_volume": {"depth_in": "in"},
-    "vertical_separation": {"min_ft": "ft"},
-    "frost_depth": {"min_depth_ft": "ft", "min_share_pct": "pct"},
-    "drain_time": {"days_by_type": "dict"},
-    "clear_cut_opening": {"max_share_pct": "pct"},
-    "fertilizer_zone": {"distance_ft": "ft"},
-    "clearing_near_water": {"distance_ft": "ft"},
-    "plot_plan_inventory": {"distance_ft": "ft"},
-    "area_threshold": {"above_sqft": "sqft", "min_sqft": "sqft", "below_sqft": "sqft"},
-    "soil_trigger": {"value": "min/in"},
-    "sensitive_surroundings": {},
-    "flow_to_sensitive_area": {"below_sqft": "sqft"},
-    "building_site_slope": {"threshold_pct": "pct", "distance_ft": "ft"},
-    "device_slope": {"threshold_pct": "pct"},
-    "clearing_slope": {"threshold_pct": "pct", "cover_within_hours": "h"},
-    "reviewer": {},
-    "classification": {"below_sqft": "sqft", "max_new_impervious_sqft": "sqft"},
-    "subdivision": {"min_lots": "lots", "max_lots": "lots", "per_lot_below_sqft": "sqft", "road_below_sqft": "sqft", "max_residences_per_lot": "count"},
-}
+LAW_PARAMS: dict[str, dict[str, str]] = {k: dict(s.law) for k, s in KINDS.items()}
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ from typing import Sequence
 
 import numpy as np
 
+from .errors import StormwaterError
 from .units import FT_PER_METRE, METRE_PER_FT, METRE_PER_US_FT
 
 #: Lowest and highest ground on Earth with slack, metres (Dead Sea shore about -430 m, Everest 8,849 m).
@@ -64,7 +65,7 @@ Z_UNIT_SPELLINGS: dict[str, str] = {
 Z_UNIT_LABELS: dict[str, str] = {"m": "metres", "ft": "feet", "us-ft": "US survey feet", "dm": "decimetres", "cm": "centimetres", "mm": "millimetres"}
 
 
-class NotAnElevationBand(ValueError):
+class NotAnElevationBand(ValueError, StormwaterError):
     """The raster is not an elevation band (the message names why, in one line)."""
 
 

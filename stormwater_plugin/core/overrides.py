@@ -48,6 +48,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Mapping, Sequence
 
 from .checks.context import joined_ids
+from .errors import StormwaterError
 from .model import FeatureRef, Finding
 
 FORMAT_NAME = "stormwater-check-overrides"
@@ -57,7 +58,7 @@ DECISIONS: tuple[str, ...] = ("accepted", "waived")
 _STATUSES = ("violation", "undetermined", "advisory", "pass")
 
 
-class OverrideError(ValueError):
+class OverrideError(ValueError, StormwaterError):
     """An overrides file or entry that cannot be used; the message says what and where."""
 
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
+from .errors import StormwaterError
 from .model import ROLES, Citation
 
 PACK_DIR = Path(__file__).resolve().parent / "packs"
@@ -29,7 +30,7 @@ JURISDICTIONS: tuple[str, ...] = ("lgpc", "lake-george", "mamakating")
 ROLE_PARAMS: tuple[str, ...] = ("targets", "water_roles", "removal_roles", "roles")
 
 
-class PackError(ValueError):
+class PackError(ValueError, StormwaterError):
     """A rule pack that does not match the schema."""
 
 

@@ -7,10 +7,12 @@ from typing import Callable
 
 from qgis.core import QgsTask
 
-from ..core.engine import CheckCancelled, run_check
+from ..core.engine import CheckCancelled
+from ..core.errors import StormwaterError
 from ..core.model import CheckResult
 from ..core.rulepack import load_pack
 from ..qgis_bridge.snapshot import Snapshot, SnapshotPlan
+from ..services.review import Review, check
 
 #: Percent of the progress bar given to reading the layers.
 READ_SHARE: float = 40.0
@@ -27,7 +29,11 @@ class _TaskFeedback:
 
 
 class CheckTask(QgsTask):
-    """Run :func:`~stormwater_plugin.core.engine.run_check` on a snapshot.
+    """Run the review use case (:func:`~stormwater_plugin.services.review.check`, as the CLI and Processing do) on a snapshot.
+
+    The moves are not looked for here: the dock shows the findings first and
+    suggests the moves in its own background task
+    (:func:`~stormwater_plugin.services.review.suggest`, as ``check`` does).
 
     Parameters
     ----------
@@ -50,6 +56,7 @@ class CheckTask(QgsTask):
         self.snapshot: Snapshot | None = snapshot if isinstance(snapshot, Snapshot) else None
         self.jurisdiction = jurisdiction
         self.result: CheckResult | None = None
+        self.review: Review | None = None
         self.error: str | None = None
         self.details: str = ""
         self._on_done = on_done
@@ -66,15 +73,20 @@ class CheckTask(QgsTask):
                 return False
             self.setProgress(READ_SHARE)
             try:
-                result = run_check(self.snapshot.inputs, pack, progress=self._progress)
+                review = check(self.snapshot.inputs, pack, crs_name=self.snapshot.inputs.crs_name, moves=False, progress=self._progress)
             except CheckCancelled:
                 return False
             if self.isCanceled():
                 return False
-            self._prepare_layers(result)
-            self.result = result
+            self._prepare_layers(review.result)
+            self.review = review
+            self.result = review.result
             self.setProgress(100)
             return True
+        except StormwaterError as exc:  # the project's own error: its message says what is wrong
+            self.error = str(exc) or type(exc).__name__
+            self.details = traceback.format_exc()
+            return False
         except Exception as exc:  # shown in the message bar by the dock
             self.error = f"{type(exc).__name__}: {exc}"
             self.details = traceback.format_exc()

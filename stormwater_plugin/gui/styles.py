@@ -29,7 +29,7 @@ from qgis.core import (
 from qgis.PyQt.QtGui import QColor, QFont
 
 from ..resources_path import style_path
-from ..services.presentation import STATUS_COLOURS  # noqa: F401 - the one palette, re-exported for the dock
+from ..services.presentation import DECIDED_COLOUR, STATUS_COLOURS, slope_classes  # noqa: F401 - the one palette, re-exported for the dock
 
 #: Style name to the geometry of the layer it styles.
 STYLE_GEOMETRY: dict[str, str] = {
@@ -71,8 +71,6 @@ def _status_symbol(kind: str, status: str):
     return QgsFillSymbol.createSimple({"color": rgba(colour, 90), "outline_color": colour, "outline_width": "0.7", "outline_style": dash})
 
 
-#: Colour of a finding the reviewer accepted or waived (the report's grey).
-DECIDED_COLOUR = "#7f7f7f"
 _UNDECIDED = "(\"decision\" IS NULL OR \"decision\" = '')"
 
 
@@ -161,8 +159,7 @@ def build_style(layer: QgsVectorLayer, name: str) -> None:
     elif name == "slope_rays":
         # Coloured by the ray's slope over 100 ft; the steepest ray drawn thicker and labelled.
         root = QgsRuleBasedRenderer.Rule(None)
-        bands = (("#1a9641", "under 8%", "\"slope_pct\" < 8"), ("#fdae61", "8% to under 15%", "\"slope_pct\" >= 8 AND \"slope_pct\" < 15"),
-                 ("#d7191c", "15% or more", "\"slope_pct\" >= 15"))
+        bands = slope_classes()  # the packs' building-site slope thresholds (services.presentation)
         for colour, title, expr in bands:
             root.appendChild(QgsRuleBasedRenderer.Rule(QgsLineSymbol.createSimple({"line_color": rgba(colour, 170), "line_width": "0.3"}), 0, 0, f"{expr} AND \"label\" IS NULL", f"Ray: {title}"))
             root.appendChild(QgsRuleBasedRenderer.Rule(QgsLineSymbol.createSimple({"line_color": colour, "line_width": "1.0"}), 0, 0, f"{expr} AND \"label\" IS NOT NULL", f"Steepest ray: {title}"))

@@ -98,6 +98,7 @@ from ..core.checks.context import truthy
 from ..core.checks.setbacks import feature_name
 from ..core.dem_source import InMemoryDemSource
 from ..core.engine import SiteInputs, run_check
+from ..core.errors import StormwaterError
 from ..core.model import ROLES, FeatureLayer, Finding, Status, Warning_
 from ..core.raster import ElevationGrid
 from ..core.rulepack import PACK_DIR, RulePack, load_pack
@@ -129,7 +130,7 @@ SUMMARY_COLUMNS: tuple[str, ...] = (
     "findings_json",
     "error",
 )
-class BatchError(Exception):
+class BatchError(StormwaterError):
     """Unusable batch input; the message says what and where."""
 
 

@@ -8,6 +8,8 @@ from typing import Callable, NoReturn, Sequence
 
 import numpy as np
 
+from ..core.errors import StormwaterError
+
 
 def fail(prog: str, message: str) -> NoReturn:
     """Print the first one or two lines of ``message`` as ``PROG: error: …`` and exit 2."""
@@ -38,6 +40,11 @@ def run_guarded(prog: str, command: Callable[[Sequence[str]], int], argv: Sequen
     except KeyboardInterrupt:
         sys.stderr.write(f"{prog}: interrupted\n")
         return 2
+    except StormwaterError as exc:  # the project's own errors say what is wrong: no "this is a bug"
+        try:
+            fail(prog, str(exc) or type(exc).__name__)
+        except SystemExit as done:
+            return int(done.code) if isinstance(done.code, int) else 2
     except Exception as exc:  # the promise: never a traceback
         sys.stderr.write(f"{prog}: error: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}\n")
         sys.stderr.write("  this is a bug or an unreadable input; please report it with the command you ran\n")

@@ -23,6 +23,7 @@ from shapely.geometry import shape
 
 from ..core.dem_policy import CleanStats, cleaning_warning
 from ..core.engine import SiteInputs
+from ..core.errors import StormwaterError
 from ..core.model import ROLE_NOUN, ROLES, FeatureLayer, Warning_
 from ..core.raster import ElevationGrid
 from ..core.terrain import plausibility_warning
@@ -47,7 +48,7 @@ from .dem_source import BandMeta, open_dem_source
 ROLE_ID_FIELDS: dict[str, tuple[str, ...]] = {"parcels": ("PRINT_KEY", "SBL")}
 
 
-class InputError(Exception):
+class InputError(StormwaterError):
     """Unusable input; the message says what and where, and what to do."""
 
 

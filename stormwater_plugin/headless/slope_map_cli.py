@@ -28,6 +28,7 @@ from typing import Any, NoReturn
 import numpy as np
 
 from ..core.dem_policy import CleanStats, cleaning_warning
+from ..core.errors import StormwaterError
 from ..core.rulepack import load_pack
 from ..core.terrain.plausibility import elevation_plausibility
 from ..core.terrain.ring import ring_extent_px
@@ -50,7 +51,7 @@ GDAL_CACHE_MB: int = 256
 NODATA_OUT: float = -9999.0
 
 
-class SlopeMapError(Exception):
+class SlopeMapError(StormwaterError):
     """Bad input: reported on one line, exit status 2."""
 
 

@@ -23,6 +23,7 @@ from typing import Any
 import shapely
 from shapely.geometry import mapping
 
+from ..core.errors import StormwaterError
 from ..core.model import CheckResult, Finding, Status
 from ..core.serialize import finding_to_dict, result_to_dict, warnings_text
 from ..services.presentation import finding_label
@@ -48,7 +49,7 @@ LOCK_NAME = ".stormwater-check.lock"
 _PARTIAL_PREFIX = ".partial-"
 
 
-class OutputError(Exception):
+class OutputError(StormwaterError):
     """The output folder cannot be used or written (one line naming the path)."""
 
 

@@ -21,6 +21,7 @@ from qgis.core import (
 )
 from qgis.PyQt.QtCore import QCoreApplication
 
+from ..core.errors import StormwaterError
 from ..core.model import PROJECT_CLASSES, ROLES, CheckResult
 from ..core.rulepack import JURISDICTIONS, load_pack
 from ..qgis_bridge.layer_parts import geometry_part
@@ -253,7 +254,7 @@ class SiteAlgorithm(QgsProcessingAlgorithm):
         feedback.setProgress(30)
         try:
             review = check_review(snap.inputs, load_pack(jurisdiction), crs_name=snap.inputs.crs_name, moves=False)
-        except LookupError as exc:
+        except (LookupError, StormwaterError) as exc:
             raise QgsProcessingException(str(exc)) from exc
         feedback.setProgress(80)
         for w in review.result.warnings:

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..core.errors import StormwaterError
+
 _DIRS = ("/usr/share/fonts/truetype/dejavu", "/usr/share/fonts/TTF", "/usr/share/fonts/dejavu", "/Library/Fonts", "C:/Windows/Fonts")
 REGULAR = "DejaVuSans"
 BOLD = "DejaVuSans-Bold"
 OBLIQUE = "DejaVuSans-Oblique"
 
 
-class FontMissing(RuntimeError):
+class FontMissing(RuntimeError, StormwaterError):
     """No DejaVu Sans TTF was found."""
 
 

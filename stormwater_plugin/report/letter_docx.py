@@ -15,9 +15,11 @@ from docx.enum.text import WD_ALIGN_PARAGRAPH
 from docx.shared import Pt, RGBColor
 
 from ..services.letter import Letter
+from ..services.presentation import STATUS_COLOURS
 from .letter_text import Block, letter_blocks
 
-_STATUS_RGB = {"violation": RGBColor(0xB0, 0x1C, 0x1C), "undetermined": RGBColor(0xB3, 0x62, 0x00), "advisory": RGBColor(0x1F, 0x5F, 0x99)}
+#: The one palette (services.presentation) for the statuses a comment can have.
+_STATUS_RGB = {s: RGBColor.from_string(STATUS_COLOURS[s].lstrip("#").upper()) for s in ("violation", "undetermined", "advisory")}
 
 
 def _add(doc: object, b: Block) -> None:

@@ -31,16 +31,11 @@ from shapely.geometry.base import BaseGeometry
 from shapely.geometry.polygon import orient
 
 from ..core.model import CheckResult, FeatureLayer
+from ..services.presentation import STATUS_AND_DECISION_COLOURS
 from .inventory import site_geometry
 
-STATUS_COLOURS: dict[str, str] = {
-    "violation": "#d62728",
-    "undetermined": "#f28e00",
-    "advisory": "#1f77b4",
-    "pass": "#2ca02c",
-    "accepted": "#7f7f7f",
-    "waived": "#7f7f7f",
-}
+#: The one palette (services.presentation), decisions included.
+STATUS_COLOURS: dict[str, str] = STATUS_AND_DECISION_COLOURS
 DPI = 150
 
 

@@ -15,7 +15,9 @@ from ..__about__ import __version__
 from ..core.checks.notification import owner_of
 from ..core.model import CheckResult, FeatureLayer, Status
 from ..core.overrides import Override
+from ..core.rulepack import PackError, load_pack
 from ..core.serialize import result_to_dict
+from ..services.presentation import STATUS_COLOUR_NAMES
 from ..services.review import not_checked
 from .inventory import inventory, site_geometry, site_indices
 from .notification_csv import notification_rows
@@ -250,7 +252,12 @@ def build_report_model(
     date_text = report_date.isoformat() if isinstance(report_date, _dt.date) else str(report_date)
     findings = list(doc.get("findings", []))
     site = site_geometry(layers, result.site_parcel_id)
-    inv = inventory(layers, site, unit_to_ft, 100.0)
+    radius_ft = inventory_radius_ft(str(doc.get("jurisdiction") or result.jurisdiction))
+    if radius_ft is None:
+        inv: dict[str, Any] = {"radius_ft": None, "computed": False, "reason": "the rule pack asks for no plot-plan inventory of the site's surroundings",
+               "rows": [], "counts": {}, "absent": [], "empty": []}
+    else:
+        inv = inventory(layers, site, unit_to_ft, radius_ft)
     notif = _notification(doc, layers)
     skipped = not_checked(doc.get("rules_not_checked", []) or [], str(doc.get("jurisdiction") or result.jurisdiction))
     bsites = _building_sites(doc, layers)
@@ -457,9 +464,24 @@ def _not_checked(r: Mapping[str, Any]) -> dict[str, str]:
     }
 
 
+def inventory_radius_ft(jurisdiction: str) -> float | None:
+    """The inventory radius of the pack, feet: the largest ``distance_ft`` of its ``plot_plan_inventory`` rules.
+
+    ``None`` when the pack has no such rule (or cannot be loaded): the report
+    then lists no inventory rather than one at a distance no regulation sets.
+    """
+    try:
+        pack = load_pack(jurisdiction)
+    except PackError:
+        return None
+    found = [float(r.params["distance_ft"]) for r in pack.rules if r.kind == "plot_plan_inventory" and r.params.get("distance_ft") is not None]
+    return max(found) if found else None
+
+
 def _site_map_caption() -> str:
     return (
-        "Distance lines and encroaching areas coloured by status (red violation, amber undetermined, blue advisory, green pass, "
-        "grey accepted or waived by the reviewer), labelled measured / required. Setback rings and buffers are drawn for display only; "
+        "Distance lines and encroaching areas coloured by status ("
+        + ", ".join(f"{STATUS_COLOUR_NAMES[s]} {s}" for s in ("violation", "undetermined", "advisory", "pass"))
+        + ", grey accepted or waived by the reviewer), labelled measured / required. Setback rings and buffers are drawn for display only; "
         "decisions use exact distances. North is grid north of the working CRS."
     )

@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 from typing import Any, Mapping
 
+from ..core.errors import StormwaterError
 from ..core.model import CheckResult, FeatureLayer
 from ..core.overrides import Override, OverrideError, loads_overrides
 from ..services.review import Review
@@ -21,7 +22,7 @@ from .notification_csv import write_csv
 REPORT_FILES: tuple[str, ...] = ("report.html", "report.pdf", "notification.csv", "labels.pdf")
 
 
-class ReportError(RuntimeError):
+class ReportError(RuntimeError, StormwaterError):
     """The report could not be written (a missing library or font); the message says what to install."""
 
 

@@ -23,16 +23,11 @@ from reportlab.lib.utils import ImageReader
 from reportlab.pdfgen import canvas
 from reportlab.platypus import CondPageBreak, Image, KeepTogether, PageBreak, Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
 
+from ..services.presentation import STATUS_AND_DECISION_COLOURS
 from . import fonts
 
-STATUS_HEX = {
-    "violation": "#b01c1c",
-    "undetermined": "#b36200",
-    "advisory": "#1f5f99",
-    "pass": "#22802a",
-    "accepted": "#555555",
-    "waived": "#555555",
-}
+#: The one palette (services.presentation), decisions included: the report's tables say a status in the map's colour.
+STATUS_HEX: dict[str, str] = STATUS_AND_DECISION_COLOURS
 _WIDTH = 7.3 * inch  # the text width on US letter with 0.6 in margins
 
 
@@ -327,7 +322,7 @@ def _building_sites_section(model: Mapping[str, Any], figures: Mapping[str, byte
 def _inventory_section(model: Mapping[str, Any], st: Mapping[str, Any], W: float) -> list[Any]:
     """Features within the inventory radius (ft) of the site parcel; the empty and the absent layers."""
     inv = model["inventory"]
-    out: list[Any] = [CondPageBreak(1.8 * inch), _p(f"Inventory within {inv['radius_ft']:g} ft of the site parcel", st["h2"])]
+    out: list[Any] = [CondPageBreak(1.8 * inch), _p(f"Inventory within {inv['radius_ft']:g} ft of the site parcel" if inv["radius_ft"] is not None else "Inventory of the surroundings", st["h2"])]
     if not inv["computed"]:
         out.append(_p(f"Not computed: {inv['reason']}.", st["base"]))
         return out

@@ -30,6 +30,7 @@ import shapely
 from ..core.checks.setbacks import feature_name
 from ..core.engine import find_site_parcels
 from ..core.geometry import clean_layer
+from ..core.kinds import KINDS
 from ..core.model import FeatureLayer
 from ..core.rulepack import Rule, RulePack
 from ..core.vocabulary import name_matches
@@ -125,9 +126,12 @@ def _nearest_lines(devices: np.ndarray, layers: Mapping[str, FeatureLayer], rule
 
 def _rule_part(rule: Rule, layers: Mapping[str, FeatureLayer], u: float, cell_ft: float, margin: float) -> Bounds | None:
     """The bounds one DEM rule needs, or ``None`` when it reads no DEM (or has nothing to read it for)."""
+    spec = KINDS.get(rule.kind)
+    part = spec.dem if spec is not None else None  # the kind registry says which part of the DEM the kind reads
+    if part is None:
+        return None
     reach = rule_dem_reach_ft(rule, cell_ft) / u
-    kind = rule.kind
-    if kind == "device_setback":
+    if part == "gradient_setback":
         if str(rule.params.get("gradient", "any")) == "any":
             return None
         devices = _geoms(layers.get("devices"))
@@ -136,15 +140,13 @@ def _rule_part(rule: Rule, layers: Mapping[str, FeatureLayer], u: float, cell_ft
             return None
         a = np.array(parts)
         return float(a[:, 0].min()), float(a[:, 1].min()), float(a[:, 2].max()), float(a[:, 3].max())
-    if kind == "building_site_slope":
-        return _grown(_geoms(layers.get("building_sites")), reach + margin)
-    if kind in ("device_slope", "vertical_separation"):
-        return _grown(_geoms(layers.get("devices")), reach + margin)
-    if kind == "clearing_slope":
+    if part in ("building_sites", "devices"):
+        return _grown(_geoms(layers.get(part)), reach + margin)
+    if part == "clearing":
         roles = [str(r) for r in rule.params.get("roles", ["clearing"])]
         role = next((r for r in roles if r in layers), None)
         return _grown(_geoms(layers.get(role)) if role else np.empty(0, dtype=object), margin)
-    if kind == "flow_to_sensitive_area":  # the trace's first window around the activity; it reads further windows itself
+    if part == "flow_trace":  # the trace's first window around the activity; it reads further windows itself
         roles = [str(r) for r in rule.params.get("activity_roles", ["disturbance"])]
         geoms = [g for r in roles for g in _geoms(layers.get(r))]
         return _grown(geoms, reach + margin)

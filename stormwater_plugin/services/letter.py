@@ -38,6 +38,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Mapping, Sequence
 
 from ..core.compare import compare_documents
+from ..core.errors import StormwaterError
 from .presentation import compass
 
 #: Format tag of ``letter.json``.
@@ -53,7 +54,7 @@ NO_LONGER = "no longer applies"
 STILL_APPLIES = "still applies"
 
 
-class LetterError(ValueError):
+class LetterError(ValueError, StormwaterError):
     """A letter cannot be composed from what was given (names what is wrong)."""
 
 

@@ -12,13 +12,57 @@ from typing import Any, Mapping
 
 from .review import Move
 
-#: Colour of each status on maps and in the dock (hex).
+#: Colour of each status (hex): the one palette of the QGIS map styles (and their QML files), the dock, the
+#: report's tables and maps and the comment letter, so a status looks the same wherever a reviewer meets it.
 STATUS_COLOURS: dict[str, str] = {
     "violation": "#d7191c",
     "advisory": "#f28e00",
     "undetermined": "#7b3294",
     "pass": "#1a9641",
 }
+#: How a reader names each colour of :data:`STATUS_COLOURS` (the report's map caption).
+STATUS_COLOUR_NAMES: dict[str, str] = {"violation": "red", "advisory": "orange", "undetermined": "purple", "pass": "green"}
+#: Colour of a finding the reviewer accepted or waived (grey on the map and in the report).
+DECIDED_COLOUR = "#7f7f7f"
+#: :data:`STATUS_COLOURS` with the reviewer's decisions (``accepted``, ``waived``), as the report colours an overridden finding.
+STATUS_AND_DECISION_COLOURS: dict[str, str] = {**STATUS_COLOURS, "accepted": DECIDED_COLOUR, "waived": DECIDED_COLOUR}
+
+#: Colours of the slope classes on the map, flattest first (the middle one repeats between more than two thresholds).
+_SLOPE_CLASS_COLOURS = ("#1a9641", "#fdae61", "#d7191c")
+
+
+def slope_classes(packs: Any = None) -> list[tuple[str, str, str]]:
+    """The slope classes of the map's slope rays: ``(colour, title, QGIS expression on "slope_pct")``, flattest first.
+
+    The class limits are the thresholds (percent) of every pack's
+    ``building_site_slope`` rules, with each rule's comparison (``gte``: the
+    limit belongs to the steep class; ``gt``: to the flatter one), so the map
+    has no slope figure of its own. ``packs`` defaults to every shipped pack.
+    """
+    from ..core.rulepack import JURISDICTIONS, load_pack  # here: the palette module stays free of pack loading at import
+
+    limits: dict[float, str] = {}
+    for pack in packs if packs is not None else [load_pack(j) for j in JURISDICTIONS]:
+        for r in pack.rules:
+            if r.kind == "building_site_slope" and r.params.get("threshold_pct") is not None:
+                limits.setdefault(float(r.params["threshold_pct"]), str(r.params.get("compare", "gte")))
+    bounds = sorted(limits.items())
+    out: list[tuple[str, str, str]] = []
+    lower: tuple[float, str] | None = None
+    for i, (t, cmp) in enumerate(bounds + [(float("inf"), "gte")]):
+        colour = _SLOPE_CLASS_COLOURS[0] if i == 0 else _SLOPE_CLASS_COLOURS[2] if i == len(bounds) else _SLOPE_CLASS_COLOURS[1]
+        lo = "" if lower is None else (f"\"slope_pct\" >= {lower[0]:g}" if lower[1] == "gte" else f"\"slope_pct\" > {lower[0]:g}")
+        hi = "" if t == float("inf") else (f"\"slope_pct\" < {t:g}" if cmp == "gte" else f"\"slope_pct\" <= {t:g}")
+        if lower is None:
+            title = f"under {t:g}%" if cmp == "gte" else f"{t:g}% or less"
+        elif t == float("inf"):
+            title = f"{lower[0]:g}% or more" if lower[1] == "gte" else f"over {lower[0]:g}%"
+        else:
+            title = f"{'' if lower[1] == 'gte' else 'over '}{lower[0]:g}% to {'under ' if cmp == 'gte' else ''}{t:g}%"
+        out.append((colour, title, " AND ".join(x for x in (lo, hi) if x)))
+        lower = (t, cmp)
+    return out
+
 
 _COMPASS = ("N", "NE", "E", "SE", "S", "SW", "W", "NW")
 

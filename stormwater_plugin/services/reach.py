@@ -16,34 +16,15 @@ import math
 from typing import Any, Iterable, Iterator
 
 from ..core.checks.flowpath import FIRST_REACH_FT
+from ..core.kinds import KINDS
 from ..core.rulepack import Rule, RulePack
 
-#: Horizontal-distance parameters of each kind, feet (the rule's reach is the largest).
-REACH_PARAMS: dict[str, tuple[str, ...]] = {
-    "device_setback": ("required_ft",),
-    "shoreline_no_cut_buffer": ("width_ft",),
-    "clear_cut_opening": ("buffer_ft", "frontage_tolerance_ft"),
-    "clearing_near_water": ("distance_ft",),
-    "fertilizer_zone": ("distance_ft",),
-    "plot_plan_inventory": ("distance_ft",),
-    "neighbour_notification": ("radius_ft", "adjacent_tolerance_ft"),
-    "sensitive_surroundings": ("within_ft",),
-    "building_site_slope": ("distance_ft",),
-    "device_slope": ("point_radius_ft",),
-    "clearing_slope": (),
-    "vertical_separation": (),
-    "frost_depth": (),
-    "drain_time": (),
-    "storage_volume": (),
-    "first_flush_volume": (),
-    "area_threshold": (),
-    "soil_trigger": (),
-    "reviewer": (),
-}
+#: Horizontal-distance parameters of each kind, feet (the rule's reach is the largest): from the kind registry.
+REACH_PARAMS: dict[str, tuple[str, ...]] = {k: s.reach for k, s in KINDS.items() if s.reach is not None}
 #: ``*_ft`` parameters that are depths or heights, never horizontal reach (for kinds not in :data:`REACH_PARAMS`).
 VERTICAL_PARAMS: frozenset[str] = frozenset({"min_ft", "frost_depth_ft", "min_depth_ft", "gradient_tolerance_ft"})
 #: Kinds whose zones make up the siting envelope (its DEM window and its reach).
-ENVELOPE_KINDS: tuple[str, ...] = ("device_setback", "shoreline_no_cut_buffer", "device_slope")
+ENVELOPE_KINDS: tuple[str, ...] = tuple(k for k, s in KINDS.items() if s.envelope)
 
 
 def _numbers(value: Any, key: str = "") -> Iterator[tuple[str, float]]:

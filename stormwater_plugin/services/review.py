@@ -26,6 +26,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from ..core.compare import compare_documents
 from ..core.engine import REVIEWER_REASON, SiteInputs, run_check
+from ..core.errors import StormwaterError
 from ..core.model import CheckResult
 from ..core.overrides import Override, annotate_document
 from ..core.rulepack import RulePack, load_pack
@@ -259,7 +260,7 @@ def _plain(doc: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-class ComparisonError(ValueError):
+class ComparisonError(ValueError, StormwaterError):
     """Two reviews that cannot be compared (different jurisdictions…); the message says why."""
 
 

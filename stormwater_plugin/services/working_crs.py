@@ -24,13 +24,14 @@ import numpy as np
 import shapely
 
 from ..core.checks.context import truthy
+from ..core.errors import StormwaterError
 from ..core.model import FeatureLayer
 
 #: Roles holding the proposed work, belonging to one site (as batch assigns them).
 PLAN_ROLES: tuple[str, ...] = ("building_sites", "devices", "clearing", "disturbance", "impervious")
 
 
-class NoSiteLocation(ValueError):
+class NoSiteLocation(ValueError, StormwaterError):
     """No layer has a feature with a location: the working CRS cannot be chosen."""
 
     def __init__(self) -> None:

@@ -54,18 +54,18 @@ def test_cancel_mid_run_stops_the_check_leaves_qgis_running_and_says_so(dock, mo
     d, _, _ = dock
     pressed = threading.Event()
     reached = []
-    real = check_task.run_check
+    real = check_task.check  # the review use case the task calls (services.review.check)
 
-    def held(inputs, pack, progress=None):
+    def held(inputs, pack, *args, progress=None, **kwargs):
         def gate(fraction):
             if not reached:  # the first report between rules waits for the Cancel button
                 reached.append(fraction)
                 pressed.wait(30)
             return progress(fraction)
 
-        return real(inputs, pack, progress=gate)
+        return real(inputs, pack, *args, progress=gate, **kwargs)
 
-    monkeypatch.setattr(check_task, "run_check", held)
+    monkeypatch.setattr(check_task, "check", held)
     task = d.run_check()
     assert task is not None
     deadline = time.monotonic() + 30

@@ -83,14 +83,25 @@ def test_passes_style_has_the_pass_rule_and_the_decided_rule(name):
     assert _matching(layer, _feature(layer, status="pass", decision="accepted")) == ["Accepted or waived by the reviewer"]
 
 
-def test_slope_rays_are_banded_at_8_and_15_percent_and_the_labelled_ray_is_the_steepest():
+def test_slope_rays_are_banded_at_the_packs_15_percent_building_site_slope_threshold_and_the_labelled_ray_is_the_steepest():
+    """The classes come from the packs' building_site_slope rules (15 %, at or over); the 8 % band no text sets is gone (issue 23)."""
     layer = _layer("slope_rays")
     build_style(layer, "slope_rays")
-    assert _matching(layer, _feature(layer, slope_pct=7.9)) == ["Ray: under 8%"]
-    assert _matching(layer, _feature(layer, slope_pct=8.0)) == ["Ray: 8% to under 15%"]
-    assert _matching(layer, _feature(layer, slope_pct=14.9)) == ["Ray: 8% to under 15%"]
+    assert _matching(layer, _feature(layer, slope_pct=7.9)) == ["Ray: under 15%"]
+    assert _matching(layer, _feature(layer, slope_pct=14.9)) == ["Ray: under 15%"]
     assert _matching(layer, _feature(layer, slope_pct=15.0)) == ["Ray: 15% or more"]
     assert _matching(layer, _feature(layer, slope_pct=15.0, label="steepest: 15.0% toward 80°")) == ["Steepest ray: 15% or more"]
+
+
+def test_slope_classes_follow_each_threshold_and_comparison_of_the_packs():
+    from types import SimpleNamespace
+
+    from stormwater_plugin.services.presentation import slope_classes
+
+    rule = lambda t, c: SimpleNamespace(kind="building_site_slope", params={"threshold_pct": t, "compare": c})  # noqa: E731
+    pack = SimpleNamespace(rules=[rule(15, "gte"), rule(8, "gt")])
+    assert [(t, e) for _, t, e in slope_classes([pack])] == [
+        ("8% or less", '"slope_pct" <= 8'), ("over 8% to under 15%", '"slope_pct" > 8 AND "slope_pct" < 15'), ("15% or more", '"slope_pct" >= 15')]
 
 
 def test_notify_parcels_outlines_the_listed_parcels():

@@ -38,6 +38,7 @@ import shapely
 from shapely.geometry import LineString, MultiLineString, Polygon
 from shapely.geometry.base import BaseGeometry
 
+from ..errors import StormwaterError
 from ..model import ROLES
 
 MAPPING_FORMAT = "stormwater-check-cad-mapping"
@@ -53,7 +54,7 @@ ID_TAGS = ("ID", "TAG", "NAME", "LABEL", "NUMBER", "NO", "MARK")
 _MTEXT_CODES = re.compile(r"\\[A-Za-z][^;\\]*;|\\P|[{}]")
 
 
-class CadMappingError(ValueError):
+class CadMappingError(ValueError, StormwaterError):
     """The mapping table is not valid (names the rule)."""
 
 

@@ -52,6 +52,7 @@ from shapely.geometry.base import BaseGeometry
 from ..checks.context import CheckContext
 from ..checks.setbacks import collect_targets
 from ..engine import SiteInputs, prepare_context
+from ..errors import StormwaterError
 from ..model import DEVICE_TYPES, FeatureRef, Warning_
 from ..raster import ElevationGrid
 from ..rulepack import Rule, RulePack
@@ -66,7 +67,7 @@ DEFAULT_CELL_FT: float = 1.0
 MAX_CELLS: int = 400_000
 
 
-class SitingError(ValueError):
+class SitingError(ValueError, StormwaterError):
     """The envelope cannot be built (no site parcel, unknown device type)."""
 
 
