@@ -19,13 +19,14 @@ from osgeo import ogr, osr
 from qgis.core import QgsProject, QgsVectorLayer
 from qgis.PyQt.QtWidgets import QFileDialog, QInputDialog, QMessageBox, QPushButton, QWidget
 
+from ..core.errors import StormwaterError
 from ..core.rulepack import load_pack
 from ..services.site_template import template_layers, write_layer_styles
 
 _OGR_GEOM = {"Point": ogr.wkbPoint, "MultiPolygon": ogr.wkbMultiPolygon, "MultiLineString": ogr.wkbMultiLineString}
 
 
-class SitePackageError(RuntimeError):
+class SitePackageError(StormwaterError, RuntimeError):
     """The template or the CAD import could not be written or read (one line naming the path and why)."""
 
 

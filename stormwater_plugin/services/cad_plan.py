@@ -18,6 +18,7 @@ import shapely
 from shapely.geometry.base import BaseGeometry
 
 from ..core.cad.sorting import CONTOURS, CadEntity, SortedPlan
+from ..core.errors import StormwaterError
 
 #: $INSUNITS codes to metres per unit (AutoCAD's table); 0 is unitless.
 INSUNITS_M = {1: 0.0254, 2: 0.3048, 3: 1609.344, 4: 0.001, 5: 0.01, 6: 1.0, 7: 1000.0, 10: 0.9144, 21: 1200.0 / 3937.0}
@@ -28,7 +29,7 @@ PARCEL_ID_FIELDS = ("id", "PRINT_KEY", "print_key", "SBL", "sbl", "PARCEL_ID", "
 PARCEL_FIELDS = ("id", "PRINT_KEY", "SBL", "SWIS", "PARCELADDR", "PRMY_OWNER", "MAIL_ADDR", "MAIL_CITY", "MAIL_STATE", "MAIL_ZIP")
 
 
-class CadPlanError(ValueError):
+class CadPlanError(StormwaterError, ValueError):
     """The drawing cannot be imported as it is (one line saying why and what to do)."""
 
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any, Mapping
 
+from ..core.errors import StormwaterError
 from ..core.model import ROLES
 
 #: Roles a catalog may feed: the vector roles, and ``dem`` for a raster (a file, a VRT, or tiles by a glob).
@@ -39,7 +40,7 @@ Z_UNITS: tuple[str, ...] = ("m", "ft", "us-ft")
 _DATE = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
 
 
-class CatalogError(ValueError):
+class CatalogError(StormwaterError, ValueError):
     """The catalog is not valid; the message names the source and key."""
 
 

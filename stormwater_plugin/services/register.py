@@ -35,6 +35,8 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
+from ..core.errors import StormwaterError
+
 REGISTER_FORMAT = "stormwater-register"
 REGISTER_FILE = "register.json"
 STATE_FILE = "state.json"
@@ -50,7 +52,7 @@ _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._ -]*$")
 
 
-class RegisterError(ValueError):
+class RegisterError(StormwaterError, ValueError):
     """The register cannot be read or the change asked for is not possible (the message names what and what to do)."""
 
 
