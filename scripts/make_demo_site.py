@@ -19,11 +19,13 @@ origin on the mean high-water line: +x east (towards the lake), +y north.
 
 Intended findings (minor project, ~10,800 sq ft disturbed):
   DW-1 is 14 ft UPgradient of the site leach field S-1 (20 ft rule: violation);
-  IT-1 is 12 ft DOWNgradient of S-1 (rule does not apply: pass);
+  IT-1's nearest point is 12 ft DOWNgradient of S-1, but its west edge, 16.5 ft from the field, stands level with it
+    within the pack's 0.5 ft tolerance, so the 20 ft rule applies there (violation since the whole-device reading);
   PP-1, a high-traffic porous pavement, is ~80 ft from the shoreline (100 ft);
   lawn clearing C-1 reaches ~20 ft of the mean high-water line (35 ft no-cut);
   DW-2 is 80 ft upgradient of neighbour well W-2 (major-project 100 ft rule).
-  VD-1 is downgradient of well W-1 and wetland WL-1 at 60-90 ft: passes.
+  VD-1 is downgradient of well W-1 and wetland WL-1 at 60-90 ft: passes as a minor project; under LGPC major a part
+    level with WL-1 within 0.5 ft at 88 ft breaks the 100 ft downgradient rule.
 
 Vectors and the DEM are in EPSG:26918, NAD83 / UTM 18N (one datum, so QGIS asks for no datum transformation; the DEM is 1 m, elevations in metres)
 so that readers must reproject. Run: ``python scripts/make_demo_site.py [--out DIR]``.
@@ -362,7 +364,7 @@ def self_check(out: Path, terrain: Terrain) -> None:
     print("\nIntended relationships (edge to edge; dz = device ground minus feature ground, analytic and DEM):")
     for label, a, b, lo, hi, sign in (
         ("DW-1 vs septic S-1 (20 ft upgradient rule: VIOLATION)", dv["DW-1"], s1, 13.9, 14.1, +1),
-        ("IT-1 vs septic S-1 (downgradient: rule n/a, PASS)", dv["IT-1"], s1, 11.9, 12.1, -1),
+        ("IT-1 vs septic S-1 (nearest points downgradient; the whole device is read by the checker)", dv["IT-1"], s1, 11.9, 12.1, -1),
         ("PP-1 (high traffic) vs shoreline (100 ft: VIOLATION)", dv["PP-1"], sh, 70, 90, 0),
         ("lawn C-1 vs shoreline (35 ft no-cut buffer: VIOLATION)", g["clearing"]["C-1"], sh, 19.5, 21, 0),
         ("DW-2 vs neighbour well W-2 (major 100 ft: VIOLATION)", dv["DW-2"], g["wells"]["W-2"], 79.9, 80.1, +1),
