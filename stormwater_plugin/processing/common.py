@@ -285,21 +285,24 @@ def package_layers(path: str, feedback: Any, tr: Any = str) -> dict[str, Any]:
     names = _layer_names(path)
     if names is None:
         raise QgsProcessingException(tr("{0}: the site package cannot be opened as a GeoPackage").format(path))
-    out: dict[str, Any] = {}
+    # Every name is judged before any layer is opened: an error raised with layers in its frames would keep them
+    # alive past QGIS's exit, which crashes the process there.
+    chosen: dict[str, str] = {}
     for name in names:
         low = name.strip().lower()
         if low in ROLES:
-            if low in out:
+            if low in chosen:
                 raise QgsProcessingException(tr("{0}: two layers are named '{1}'; keep one per role").format(path, low))
-            layer = QgsVectorLayer(f"{path}|layername={name}", name, "ogr")
-            if not layer.isValid():
-                raise QgsProcessingException(tr("{0}: the layer '{1}' cannot be read").format(path, name))
-            out[low] = layer
+            chosen[low] = name
         elif any(low.startswith(r) for r in ROLES):
             raise QgsProcessingException(tr("{0}: the layer '{1}' is not named after a role; rename it to its role, or give it as the role's "
                                             "parameter (it is not read silently into a role, nor left out)").format(path, name))
         elif low not in ("layer_styles", "qgis_projects", "ogr_empty_table"):
             feedback.pushWarning(tr("{0}: the layer '{1}' matches no role and was not read").format(path, name))
+    unreadable = [name for name in chosen.values() if not QgsVectorLayer(f"{path}|layername={name}", name, "ogr").isValid()]
+    if unreadable:
+        raise QgsProcessingException(tr("{0}: the layer '{1}' cannot be read").format(path, unreadable[0]))
+    out: dict[str, Any] = {low: QgsVectorLayer(f"{path}|layername={name}", name, "ogr") for low, name in chosen.items()}
     feedback.pushInfo(tr("Site package {0}: {1}").format(path, ", ".join(sorted(out, key=ROLES.index)) or tr("no role layer")))
     return out
 
