@@ -31,6 +31,7 @@ from ..core.units import FT_PER_METRE, feet_per_unit
 from ..services.dem_window import dem_window
 from ..services.intake import (
     CONTEXT_FLOOR_FT,
+    CONTEXT_ROLES,
     FAR_FT,
     MAX_LISTED,
     NOT_LAYERS,
@@ -38,8 +39,8 @@ from ..services.intake import (
     outside_area_of_use,
     placement_problem,
     role_for_layer_name,
+    role_reaches_ft,
 )
-from ..services.reach import rule_reach_ft
 from ..services.working_crs import PLAN_ROLES, CrsTraits, NoSiteLocation, plausible_scale, site_centre, site_geometries, site_parcel_indices
 from ..services.working_crs import choose_working_crs as policy
 from .dem_source import BandMeta, open_dem_source
@@ -687,7 +688,6 @@ def crs_description(crs: Any, why: str, scale: float) -> str:
 #: Context layers of up to this many features are read whole (two filtered queries cost more than reading them).
 FILTER_MIN_FEATURES: int = 1000
 #: Roles that are context of a site rather than its plan: read through a spatial filter of the site plus the pack's reach.
-CONTEXT_ROLES: tuple[str, ...] = ("wells", "septic", "wetlands", "shoreline", "waterbodies", "streams", "soils")
 
 
 @dataclass
@@ -710,40 +710,9 @@ class VectorLayers:
     warnings: list[Warning_]
 
 
-def _rule_roles(value: Any) -> set[str]:
-    """Roles a rule's parameters name (``role``, ``roles``, ``targets[].role``)."""
-    out: set[str] = set()
-    if isinstance(value, dict):
-        for k, v in value.items():
-            if k in ("role", "roles"):
-                out.update([v] if isinstance(v, str) else [x for x in v if isinstance(x, str)] if isinstance(v, (list, tuple)) else [])
-            else:
-                out |= _rule_roles(v)
-    elif isinstance(value, (list, tuple)):
-        for v in value:
-            out |= _rule_roles(v)
-    return out & set(ROLES)
-
-
 def _role_reaches(pack: Any, cell_ft: float) -> dict[str, float] | None:
-    """How far from the site each role's features are read and placed, feet (``inf``: unlimited); ``None`` without a pack.
-
-    The pack's largest finite reach (:func:`~stormwater_plugin.services.reach.rule_reach_ft`, at least
-    :data:`~stormwater_plugin.services.intake.CONTEXT_FLOOR_FT`) for every role, except the roles a rule of
-    unlimited reach names (a flow trace with no declared length): those are read whole.
-    """
-    if pack is None:
-        return None
-    finite = 0.0
-    unlimited: set[str] = set()
-    for rule in pack.rules:
-        d = rule_reach_ft(rule, cell_ft)
-        if math.isfinite(d):
-            finite = max(finite, d)
-        else:
-            unlimited |= _rule_roles(dict(rule.params)) or set(ROLES)
-    finite = max(finite, CONTEXT_FLOOR_FT)
-    return {r: (math.inf if r in unlimited else finite) for r in ROLES}
+    """:func:`~stormwater_plugin.services.intake.role_reaches_ft` for every role; ``None`` without a pack."""
+    return None if pack is None else role_reaches_ft(pack, cell_ft)
 
 
 def _pack_fields(pack: Any) -> set[str]:

@@ -12,6 +12,7 @@ from qgis.core import QgsCoordinateReferenceSystem, QgsCoordinateTransformContex
 from ..core.engine import SiteInputs
 from ..core.model import PROJECT_CLASSES, ROLES, FeatureLayer, Warning_
 from ..core.units import normalise_z_unit
+from ..services.intake import CONTEXT_ROLES, role_reaches_ft  # the roles read around the site, as the command line
 from .crs import choose_working_crs, crs_label, site_ground_scale, unit_to_ft
 from .dem import QgisDemSource, read_dem
 from .layer_parts import RoleLayerStatus, resolve_parts
@@ -89,8 +90,6 @@ def declared_z_unit(dem_layer: Any) -> str | None:
     return normalise_z_unit(unit)
 
 
-#: Roles that are context of a site rather than its plan: read through a spatial filter around the site (as the command line).
-CONTEXT_ROLES: tuple[str, ...] = ("wells", "septic", "wetlands", "shoreline", "waterbodies", "streams", "soils")
 #: Context layers of up to this many features are read whole (two filtered requests cost more than reading them).
 FILTER_MIN_FEATURES: int = 1000
 #: Least distance around the site and the plan that context is read over, feet (as the command line).
@@ -245,40 +244,9 @@ def plan_snapshot(
 def context_reaches_ft(pack: Any, cell_ft: float) -> dict[str, float]:
     """How far from the site and the plan each context role is read, feet (``inf``: the DEM's extent or the whole layer).
 
-    The pack's largest finite :func:`~stormwater_plugin.services.reach.rule_reach_ft`, at least
-    :data:`CONTEXT_FLOOR_FT`; a role a rule of unlimited reach names (a flow trace
-    of no declared length) is ``inf`` (every role when the rule names none). The
-    command line reads the same (``headless/reader.py``).
+    :func:`~stormwater_plugin.services.intake.role_reaches_ft`, the command line's reading, for the context roles.
     """
-    import math
-
-    from ..services.reach import rule_reach_ft
-
-    finite = 0.0
-    unlimited: set[str] = set()
-    for rule in pack.rules:
-        d = rule_reach_ft(rule, cell_ft)
-        if math.isfinite(d):
-            finite = max(finite, d)
-        else:
-            unlimited |= _rule_roles(dict(rule.params)) or set(ROLES)
-    finite = max(finite, CONTEXT_FLOOR_FT)
-    return {r: (math.inf if r in unlimited else finite) for r in CONTEXT_ROLES}
-
-
-def _rule_roles(value: Any) -> set[str]:
-    """Roles a rule's parameters name (``role``, ``roles``, ``targets[].role``)."""
-    out: set[str] = set()
-    if isinstance(value, dict):
-        for k, v in value.items():
-            if k in ("role", "roles"):
-                out.update([v] if isinstance(v, str) else [x for x in v if isinstance(x, str)] if isinstance(v, (list, tuple)) else [])
-            else:
-                out |= _rule_roles(v)
-    elif isinstance(value, (list, tuple)):
-        for v in value:
-            out |= _rule_roles(v)
-    return out & set(ROLES)
+    return role_reaches_ft(pack, cell_ft, CONTEXT_ROLES)
 
 
 def _dem_cell_ft(dem: DemInfo) -> float:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import difflib
 import math
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 #: Fields each role's features may carry (the README's site-package table), as the checks read them.
 ROLE_FIELDS: dict[str, tuple[str, ...]] = {
@@ -224,3 +224,46 @@ def placement_problem(source: str, crs_name: str, outside_crs: bool, distance_ft
         return (f"lies {format_distance(distance_ft)} from the site (all of {source} lies beyond the {reach_ft:,.0f} ft the rules reach): "
                 "check its CRS, as a wrong .prj puts a layer hundreds of miles away")
     return None
+
+
+#: The roles read through a spatial filter around the site and the plan (the command line and the plugin alike).
+CONTEXT_ROLES: tuple[str, ...] = ("wells", "septic", "wetlands", "shoreline", "waterbodies", "streams", "soils")
+
+
+def rule_roles(value: Any) -> set[str]:
+    """Roles a rule's parameters name (``role``, ``roles``, ``targets[].role``)."""
+    from ..core.model import ROLES
+
+    out: set[str] = set()
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if k in ("role", "roles"):
+                out.update([v] if isinstance(v, str) else [x for x in v if isinstance(x, str)] if isinstance(v, (list, tuple)) else [])
+            else:
+                out |= rule_roles(v)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            out |= rule_roles(v)
+    return out & set(ROLES)
+
+
+def role_reaches_ft(pack: Any, cell_ft: float, roles: Sequence[str] | None = None) -> dict[str, float]:
+    """How far from the site and the plan each role's features are read and placed, feet (``inf``: unlimited).
+
+    The pack's largest finite :func:`~stormwater_plugin.services.reach.rule_reach_ft`, at least
+    :data:`CONTEXT_FLOOR_FT`, for every role, except the roles a rule of unlimited reach names (a flow trace of no
+    declared length; every role when the rule names none). ``roles``: the roles to report (default: all).
+    """
+    from ..core.model import ROLES
+    from .reach import rule_reach_ft
+
+    finite = 0.0
+    unlimited: set[str] = set()
+    for rule in pack.rules:
+        d = rule_reach_ft(rule, cell_ft)
+        if math.isfinite(d):
+            finite = max(finite, d)
+        else:
+            unlimited |= rule_roles(dict(rule.params)) or set(ROLES)
+    finite = max(finite, CONTEXT_FLOOR_FT)
+    return {r: (math.inf if r in unlimited else finite) for r in (ROLES if roles is None else roles)}
