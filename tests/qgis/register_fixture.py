@@ -5,6 +5,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from tests.headless.sitefiles import edit_layer
+
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "resources" / "demo"
 FT_PER_M = 1 / 0.3048
@@ -22,16 +24,7 @@ APPS = {
 }
 
 
-def _edit(gpkg: Path, layer: str, fn) -> None:
-    import fiona
-
-    with fiona.open(gpkg, layer=layer) as src:
-        meta = dict(src.meta)
-        feats = [fn(f) for f in src]
-    with fiona.open(gpkg, "w", layer=layer, **meta) as dst:
-        for f in feats:
-            if f is not None:
-                dst.write(f)
+_edit = edit_layer
 
 
 def _move(dev: str, dx_ft: float):
