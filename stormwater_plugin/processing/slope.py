@@ -229,17 +229,21 @@ class SlopeOver100Ft(SiteAlgorithm):
     # -- the map ----------------------------------------------------------------
 
     @staticmethod
-    def _ground_to_pixel(dem_layer: Any, gt: tuple, rows: int, context: Any) -> np.ndarray:
-        """Pixels per ground foot: the CRS unit over the site's grid scale factor (as the check), or the ellipsoid for degrees."""
+    def _ground_to_pixel(dem_layer: Any, gt: tuple, rows: int, cols: int, context: Any) -> np.ndarray:
+        """Pixels per ground foot, by the slope map's policy (:func:`~stormwater_plugin.services.slope_map.projected_ground_to_pixel`).
+
+        A projected DEM: its unit over the grid scale factor at the DEM's centre; degrees: the ellipsoid, row by row.
+        """
         from qgis.core import QgsEllipsoidUtils
 
-        from ..core.terrain import ground_to_pixel_geographic, ground_to_pixel_projected
-        from ..qgis_bridge.crs import ground_scale, is_projected, unit_to_ft
+        from ..core.terrain import ground_to_pixel_geographic
+        from ..qgis_bridge.crs import is_projected, scale_at_point, unit_to_ft
+        from ..services.slope_map import projected_ground_to_pixel
 
         crs = dem_layer.crs()
         if is_projected(crs):
-            scale = ground_scale(crs, [(dem_layer.extent(), crs)], context.transformContext())
-            return ground_to_pixel_projected(gt, unit_to_ft(crs) / scale)
+            cx, cy = gt[0] + gt[1] * cols / 2.0 + gt[2] * rows / 2.0, gt[3] + gt[4] * cols / 2.0 + gt[5] * rows / 2.0
+            return projected_ground_to_pixel(gt, unit_to_ft(crs), scale_at_point(crs, cx, cy, context.transformContext()))
         if not crs.isValid() or not crs.isGeographic():
             raise QgsProcessingException("the DEM's CRS is neither projected nor geographic; assign one")
         params = QgsEllipsoidUtils.ellipsoidParameters(crs.ellipsoidAcronym() or "EPSG:7019")
@@ -250,10 +254,8 @@ class SlopeOver100Ft(SiteAlgorithm):
     def _map(self, parameters: dict, context: Any, feedback: Any, dem_layer: Any, z_to_ft: float, distance: float, threshold: float,
              compare: str, n_az: int, path: str | None, want_mask: bool) -> tuple[np.ndarray | None, tuple, int]:
         """Map the DEM strip by strip; write ``path`` (if any); return the steep mask (if wanted), the geotransform and the steep count."""
-        from ..core.terrain import auto_azimuths, ring_slope_map
-        from ..core.terrain.ring import ring_extent_px
         from ..qgis_bridge.dem import block_to_array
-        from ..services.slope import steep_cells as at_or_over
+        from ..services.slope_map import map_strips, plan_strips
 
         provider = dem_layer.dataProvider().clone()
         full = provider.extent()
@@ -262,16 +264,18 @@ class SlopeOver100Ft(SiteAlgorithm):
             raise QgsProcessingException(self.tr("The DEM has no pixel grid QGIS can read."))
         px, py = full.width() / cols, full.height() / rows
         gt = (full.xMinimum(), px, 0.0, full.yMaximum(), 0.0, -py)
-        jac_all = self._ground_to_pixel(dem_layer, gt, rows, context)
-        per_row = jac_all.ndim == 3
-        probe = jac_all[:: max(rows // 64, 1)] if per_row else [jac_all]
-        halo = int(math.ceil(max(ring_extent_px(j, distance)[1] for j in probe))) + 4
-        strip = max(STRIP_CELLS // max(cols, 1), 32)
-        if n_az == 0:  # decided once for the whole DEM, so that every strip is computed alike
-            n_az = auto_azimuths(rows * cols)
+        jac_all = self._ground_to_pixel(dem_layer, gt, rows, cols, context)
+        plan = plan_strips(jac_all, rows, cols, distance, strip_cells=STRIP_CELLS, min_rows=32, n_azimuths=n_az or None)
         feedback.pushInfo(self.tr("Slope map: every ring breakpoint sampled (the azimuth count is not used; docs/terrain.md)."))
         if rows * cols > SLOW_CELLS:
             feedback.pushWarning(self.tr("The DEM has {0:,} cells: the slope map may take several minutes (Cancel stops it between strips of rows).").format(rows * cols))
+
+        def read_rows(ra: int, rb: int, r0: int, r1: int) -> np.ndarray:
+            rect = QgsRectangle(full.xMinimum(), full.yMaximum() - rb * py, full.xMaximum(), full.yMaximum() - ra * py)
+            block = provider.block(1, rect, cols, rb - ra)
+            if block is None or not block.isValid():
+                raise QgsProcessingException(self.tr("Rows {0} to {1} of the DEM could not be read.").format(ra, rb))
+            return block_to_array(block, provider, 1)
 
         ds = band = None
         if path:
@@ -297,21 +301,10 @@ class SlopeOver100Ft(SiteAlgorithm):
         steep_all = np.zeros((rows, cols), dtype=bool) if want_mask else None
         n_steep = 0
         done = 0
-        for r0 in range(0, rows, strip):
-            if feedback.isCanceled():
-                feedback.pushWarning(self.tr("Cancelled: the slope map is complete down to row {0} of {1}.").format(r0, rows))
-                break
-            r1 = min(r0 + strip, rows)
-            ra, rb = max(r0 - halo, 0), min(r1 + halo, rows)
-            rect = QgsRectangle(full.xMinimum(), full.yMaximum() - rb * py, full.xMaximum(), full.yMaximum() - ra * py)
-            block = provider.block(1, rect, cols, rb - ra)
-            if block is None or not block.isValid():
-                raise QgsProcessingException(self.tr("Rows {0} to {1} of the DEM could not be read.").format(ra, rb))
-            values = block_to_array(block, provider, 1)
-            jac = jac_all[ra:rb] if per_row else jac_all
-            with np.errstate(invalid="ignore"):
-                slope = ring_slope_map(values, jac, distance, z_to_ft=z_to_ft, n_azimuths=n_az, threshold_pct=threshold)[r0 - ra : r1 - ra]
-            steep = at_or_over(slope, threshold, compare)
+        for part in map_strips(plan, jac_all, read_rows, distance, z_to_ft=z_to_ft, threshold_pct=threshold, compare=compare,
+                               cancelled=feedback.isCanceled):
+            r0, r1, slope, steep = part.r0, part.r1, part.slope_pct, part.steep
+            assert steep is not None  # a threshold is always given here
             n_steep += int(steep.sum())
             if steep_all is not None:
                 steep_all[r0:r1] = steep
@@ -319,6 +312,8 @@ class SlopeOver100Ft(SiteAlgorithm):
                 band.WriteArray(np.where(np.isfinite(slope), slope, np.float32(NODATA_OUT)).astype(np.float32), 0, r0)
             done = r1
             feedback.setProgress(10 + 80 * done / rows)
+        if done < rows and feedback.isCanceled():
+            feedback.pushWarning(self.tr("Cancelled: the slope map is complete down to row {0} of {1}.").format(done, rows))
         if ds is not None and band is not None:
             band.FlushCache()
             ds.FlushCache()

@@ -172,7 +172,7 @@ def test_strips_match_one_pass(provider, tmp_path, monkeypatch):
     alg = QgsApplication.processingRegistry().algorithmById("stormwater_review:slopeover100ft")
     from qgis.core import QgsProcessingContext
 
-    jac = alg._ground_to_pixel(dem, (X0, 1.0, 0.0, Y0 + ROWS, 0.0, -1.0), ROWS, QgsProcessingContext())
+    jac = alg._ground_to_pixel(dem, (X0, 1.0, 0.0, Y0 + ROWS, 0.0, -1.0), ROWS, COLS, QgsProcessingContext())
     assert np.allclose(jac, ground_to_pixel_projected((X0, 1.0, 0.0, Y0 + ROWS, 0.0, -1.0), 1 / 0.3048), rtol=1e-3)
     ref = ring_slope_map(src, jac, 100.0, z_to_ft=1 / 0.3048)
     ref = np.where(np.isfinite(ref), ref, -9999.0)
