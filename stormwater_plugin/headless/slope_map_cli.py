@@ -19,6 +19,7 @@ Exit status: 0 done, 2 bad input (one line on stderr, never a traceback).
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
 from pathlib import Path
@@ -35,6 +36,7 @@ from ..core.units import METRE_PER_FT, Z_UNITS_TO_FT
 from ..services.slope import slope_params, slope_rule
 from ..services.slope_map import map_strips, plan_strips, projected_ground_to_pixel
 from .dem_source import BandMeta
+from .reader import scale_at
 
 PROG = "stormwater-check slope-map"
 
@@ -108,11 +110,19 @@ def _ground_to_pixel(crs: Any, gt: tuple[float, float, float, float, float, floa
         return jac, f"degrees on {ell.name}; ground distances per row from the ellipsoid"
     if not crs.is_projected:
         raise SlopeMapError("the DEM's CRS is neither projected nor geographic")
+    from pyproj import Transformer
+
     unit_m = float(crs.axis_info[0].unit_conversion_factor)
     unit_ft = unit_m / METRE_PER_FT
     name = crs.axis_info[0].unit_name
-    k = 1.0
-    return projected_ground_to_pixel(gt, unit_ft, k), f"projected, unit {name} = {unit_ft:.9g} ft"
+    # the services' policy: grid units to ellipsoid feet by the point scale factor at the DEM's centre (as Processing)
+    cx, cy = gt[0] + gt[1] * cols / 2.0 + gt[2] * rows / 2.0, gt[3] + gt[4] * cols / 2.0 + gt[5] * rows / 2.0
+    try:
+        lon, lat = Transformer.from_crs(crs, "EPSG:4326", always_xy=True).transform(cx, cy)
+        k = scale_at(crs, (lon, lat)) if math.isfinite(lon) and math.isfinite(lat) else 1.0
+    except Exception:  # pyproj.exceptions.ProjError: grid distances then
+        k = 1.0
+    return projected_ground_to_pixel(gt, unit_ft, k), f"projected, unit {name} = {unit_ft:.9g} ft, grid scale factor {k:.7f} at the DEM's centre"
 
 
 def run(args: argparse.Namespace) -> int:
