@@ -140,9 +140,9 @@ class SlopeOver100Ft(SiteAlgorithm):
     # -- building sites -----------------------------------------------------------
 
     def _sites(self, parameters: dict, context: Any, feedback: Any, dem_layer: Any, z_units: str | None, distance: float, threshold: float, compare: str, rule: Any) -> tuple[dict, int]:
-        from ..core.terrain import ring_slope_at
-        from ..core.terrain.checks import exceeds
+        from ..core.geometry import clean_layer
         from ..qgis_bridge.snapshot import snapshot
+        from ..services.slope_map import site_slopes
 
         out: dict[str, Any] = {}
         source = self.parameterAsSource(parameters, self.BUILDING_SITES, context) if parameters.get(self.BUILDING_SITES) not in (None, "") else None
@@ -160,57 +160,38 @@ class SlopeOver100Ft(SiteAlgorithm):
         for w in snap.inputs.warnings:
             feedback.pushWarning(f"{w.layer + ': ' if w.layer else ''}{w.message}")
         feedback.pushInfo(self.tr("Working CRS: {0} ({1})").format(snap.inputs.crs_name, snap.crs_reason))
-        grid = snap.inputs.dem
         u = snap.inputs.unit_to_ft
         sites = snap.inputs.layers.get("building_sites")
-        site_rows: list[tuple[Any, list[Any]]] = []
         if sites is not None:
             # The check's policy: degenerate geometry kept where it lies; a site with no geometry is undetermined, never skipped.
-            from ..core.geometry import clean_layer
-
             cleaning: list[Any] = []
             sites = clean_layer(sites, cleaning)
             for w in cleaning:
                 feedback.pushWarning(f"{w.layer + ': ' if w.layer else ''}{w.message}")
-            for sid, why in sites.no_geometry.items():
-                msg = self.tr("{0} {1}, so the slope over {2:g} ft from its centre is undetermined.").format(sid, why, distance)
-                site_rows.append((QgsGeometry(), [sid, None, None, "undetermined", threshold, distance, None, msg]))
         n_az = int(rule.params.get("n_azimuths", 360)) if rule is not None else 360
         n_rays = int(rule.params.get("display_rays", 36)) if rule is not None else 36
+        measured = site_slopes(sites, snap.inputs.dem, distance, u, threshold, compare, n_azimuths=n_az, display_rays=n_rays, cancelled=feedback.isCanceled)
+        site_rows: list[tuple[Any, list[Any]]] = []
         ray_rows: list[tuple[Any, list[Any]]] = []
-        n_steep = 0
         r_units = distance / u
-        for i in range(len(sites) if sites is not None else 0):
-            if feedback.isCanceled():
-                break
-            assert sites is not None
-            g = sites.geoms[i]
-            c = g.centroid if not g.centroid.is_empty else g.representative_point()
-            x, y = float(c.x), float(c.y)
-            sid = sites.ids[i]
-            point = QgsGeometry.fromPointXY(QgsPointXY(x, y))
-            if grid is None:
-                msg = self.tr("{0}: the DEM does not cover the site, so the slope over {1:g} ft is undetermined.").format(sid, distance)
-                site_rows.append((point, [sid, None, None, "undetermined", threshold, distance, None, msg]))
+        for m in measured:
+            point = QgsGeometry() if m.centre is None else QgsGeometry.fromPointXY(QgsPointXY(*m.centre))
+            z = m.z_centre_ft
+            z_out = None if z is None else (round(z, 2) if m.slope_pct is not None else z)  # as measured; rounded where a slope was found
+            slope_out = None if m.slope_pct is None else round(m.slope_pct, 4)
+            az_out = None if m.azimuth_deg is None else round(m.azimuth_deg, 2)
+            site_rows.append((point, [m.site_id, slope_out, az_out, m.status, threshold, distance, z_out, m.message]))
+            if m.centre is None or m.slope_pct is None or m.azimuth_deg is None:
                 continue
-            rs = ring_slope_at(grid, x, y, distance, u, n_azimuths=n_az, profile_azimuths=n_rays)
-            if rs.slope_pct is None or rs.azimuth_deg is None:
-                msg = self.tr("{0}: the slope over {1:g} ft from its centre is undetermined: {2}.").format(sid, distance, rs.reason)
-                site_rows.append((point, [sid, None, None, "undetermined", threshold, distance, rs.z_centre_ft, msg]))
-                continue
-            steep = exceeds(rs.slope_pct, threshold, compare)
-            n_steep += int(steep)
-            words = (self.tr("{0:g}% or more").format(threshold) if compare == "gte" else self.tr("over {0:g}%").format(threshold)) if steep else self.tr("under {0:g}%").format(threshold)
-            msg = self.tr("{0}: the steepest slope over {1:g} ft from its centre is {2:.2f}% toward {3:.1f}°, {4}.").format(sid, distance, rs.slope_pct, rs.azimuth_deg, words)
-            site_rows.append((point, [sid, round(rs.slope_pct, 4), round(rs.azimuth_deg, 2), "advisory" if steep else "pass", threshold, distance,
-                                      None if rs.z_centre_ft is None else round(rs.z_centre_ft, 2), msg]))
-            for az, s in rs.profile:
+            x, y = m.centre
+            for az, slope in m.rays:
                 t = math.radians(az)
                 end = QgsPointXY(x + r_units * math.sin(t), y + r_units * math.cos(t))
-                ray_rows.append((QgsGeometry.fromPolylineXY([QgsPointXY(x, y), end]), [sid, az, round(s, 4), 0, None]))
-            if rs.end is not None:
-                ray_rows.append((QgsGeometry.fromPolylineXY([QgsPointXY(x, y), QgsPointXY(*rs.end)]),
-                                 [sid, round(rs.azimuth_deg, 2), round(rs.slope_pct, 4), 1, f"{rs.slope_pct:.1f}% toward {rs.azimuth_deg:.0f}°"]))
+                ray_rows.append((QgsGeometry.fromPolylineXY([QgsPointXY(x, y), end]), [m.site_id, az, round(slope, 4), 0, None]))
+            if m.steepest_end is not None:
+                ray_rows.append((QgsGeometry.fromPolylineXY([QgsPointXY(x, y), QgsPointXY(*m.steepest_end)]),
+                                 [m.site_id, round(m.azimuth_deg, 2), round(m.slope_pct, 4), 1, f"{m.slope_pct:.1f}% toward {m.azimuth_deg:.0f}°"]))
+        n_steep = sum(1 for m in measured if m.status == "advisory")
         for key, fields, wkb, rows in ((self.OUTPUT, site_fields, QgsWkbTypes.Type.Point, site_rows), (self.RAYS, ray_fields, QgsWkbTypes.Type.LineString, ray_rows)):
             sink, dest = self.parameterAsSink(parameters, key, context, fields, wkb, snap.crs)
             if sink is None:

@@ -27,9 +27,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.model import FeatureLayer
+from ..core.raster import ElevationGrid
 from ..core.terrain.ring import ring_extent_px
 from ..core.terrain.slope_map import auto_azimuths, ground_to_pixel_projected, ring_slope_map
-from .slope import steep_cells
+from .slope import compare_words, steep_cells
 
 #: Rows of the halo beyond the ring's reach (interpolation and rounding of the reach).
 HALO_EXTRA_ROWS: int = 4
@@ -151,3 +153,93 @@ def map_strips(plan: StripPlan, ground_to_pixel: np.ndarray, read: RowReader, di
         del values
         steep = steep_cells(slope, threshold_pct, compare) if threshold_pct is not None else None
         yield SlopeStrip(r0=r0, r1=r1, slope_pct=slope, steep=steep)
+
+
+@dataclass(frozen=True)
+class SiteSlope:
+    """The ring slope at one building site's centre, as the map's algorithm reports it.
+
+    Attributes
+    ----------
+    site_id : str
+        The site's id.
+    centre : tuple of float or None
+        Working-CRS centre; ``None`` for a site with no geometry.
+    slope_pct, azimuth_deg : float or None
+        The steepest slope over the distance (percent) and its direction (degrees from grid north); ``None`` when undetermined.
+    status : str
+        ``advisory`` when steep by the rule's comparison (the rule reclassifies the project: "may be considered major"),
+        ``pass`` under it, ``undetermined`` when the ring is incomplete, off the DEM or the site has no geometry.
+    z_centre_ft : float or None
+        Ground at the centre, feet.
+    message : str
+        One sentence for the reviewer.
+    rays : tuple
+        ``(azimuth_deg, slope_pct)`` of the displayed rays (the rose).
+    steepest_end : tuple of float or None
+        Working-CRS end of the steepest ray.
+    """
+
+    site_id: str
+    centre: tuple[float, float] | None
+    slope_pct: float | None
+    azimuth_deg: float | None
+    status: str
+    z_centre_ft: float | None
+    message: str
+    rays: tuple[tuple[float, float], ...] = ()
+    steepest_end: tuple[float, float] | None = None
+
+
+def site_slopes(sites: FeatureLayer | None, grid: ElevationGrid | None, distance_ft: float, unit_to_ft: float, threshold_pct: float, compare: str, *,
+                n_azimuths: int, display_rays: int, cancelled: Callable[[], bool] | None = None) -> list[SiteSlope]:
+    """The ring slope at each building site's centre, its status and message.
+
+    Parameters
+    ----------
+    sites : FeatureLayer or None
+        Building sites in the working CRS (cleaned by :func:`~stormwater_plugin.core.geometry.clean_layer`; its
+        ``no_geometry`` ids are reported undetermined, never skipped).
+    grid : ElevationGrid or None
+        The DEM; ``None`` when it does not cover the sites (every site undetermined).
+    distance_ft : float
+        Ring radius, feet.
+    unit_to_ft : float
+        Feet per working-CRS unit (ground feet).
+    threshold_pct : float
+        Percent; the rule's comparison ``compare`` (``gte``, ``gt``) decides "steep".
+    n_azimuths, display_rays : int
+        Azimuths of the measure and rays of the displayed rose (the pack rule's).
+    cancelled : callable, optional
+        Asked before each site.
+    """
+    from ..core.terrain import ring_slope_at
+    from ..core.terrain.checks import exceeds
+
+    out: list[SiteSlope] = []
+    if sites is None:
+        return out
+    for sid, why in sites.no_geometry.items():
+        out.append(SiteSlope(sid, None, None, None, "undetermined", None, f"{sid} {why}, so the slope over {distance_ft:g} ft from its centre is undetermined."))
+    for i in range(len(sites)):
+        if cancelled is not None and cancelled():
+            break
+        g = sites.geoms[i]
+        c = g.centroid if not g.centroid.is_empty else g.representative_point()
+        x, y = float(c.x), float(c.y)
+        sid = str(sites.ids[i])
+        if grid is None:
+            out.append(SiteSlope(sid, (x, y), None, None, "undetermined", None,
+                                 f"{sid}: the DEM does not cover the site, so the slope over {distance_ft:g} ft is undetermined."))
+            continue
+        rs = ring_slope_at(grid, x, y, distance_ft, unit_to_ft, n_azimuths=n_azimuths, profile_azimuths=display_rays)
+        if rs.slope_pct is None or rs.azimuth_deg is None:
+            out.append(SiteSlope(sid, (x, y), None, None, "undetermined", rs.z_centre_ft,
+                                 f"{sid}: the slope over {distance_ft:g} ft from its centre is undetermined: {rs.reason}."))
+            continue
+        steep = bool(exceeds(rs.slope_pct, threshold_pct, compare))
+        words = compare_words(compare, threshold_pct) if steep else f"under {threshold_pct:g}%"
+        msg = f"{sid}: the steepest slope over {distance_ft:g} ft from its centre is {rs.slope_pct:.2f}% toward {rs.azimuth_deg:.1f}°, {words}."
+        out.append(SiteSlope(sid, (x, y), float(rs.slope_pct), float(rs.azimuth_deg), "advisory" if steep else "pass", rs.z_centre_ft, msg,
+                             tuple((float(az), float(s)) for az, s in rs.profile), None if rs.end is None else (float(rs.end[0]), float(rs.end[1]))))
+    return out
