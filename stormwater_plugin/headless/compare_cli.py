@@ -1,7 +1,7 @@
 """``stormwater-check compare OLD NEW --out DIR``: what changed between two reviews of a site.
 
 Also the small readers the check command uses for ``--previous`` and
-``--accuracy``. The comparison itself is :func:`stormwater_plugin.core.compare.compare_documents`,
+``--accuracy``. The comparison itself is :func:`stormwater_plugin.services.compare.compare_reviews`,
 the same function the dock and the Processing algorithm call.
 """
 
@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ..core.accuracy import parse_role_accuracy
-from ..core.compare import compare_documents
 from ..report.package import comparison_line
+from ..services.compare import CompareError, compare_reviews, open_violations
 from .errors import fail
 from .reader import InputError
 
@@ -61,8 +61,8 @@ def main(argv: Sequence[str]) -> int:
     try:
         old, new = read_previous(args.old), read_previous(args.new)
         try:
-            cmp = compare_documents(old, new)
-        except ValueError as exc:
+            cmp = compare_reviews(old, new)
+        except CompareError as exc:
             raise InputError(str(exc)) from exc
         cmp["previous"] = old["_path"]
         try:
@@ -76,5 +76,4 @@ def main(argv: Sequence[str]) -> int:
     for m in cmp["renamed_features"]:
         print(f"  {m['layer']} {m['old_id']} is now {m['new_id']} (geometry within {m['distance_ft']:g} ft)")
     print(f"Wrote {args.out / 'compare.json'}")
-    still = [e for cat in ("new", "still_open") for e in cmp[cat] if (e.get("new") or {}).get("status") == "violation"]
-    return 1 if still else 0
+    return 1 if open_violations(cmp) else 0
