@@ -140,7 +140,6 @@ class SlopeOver100Ft(SiteAlgorithm):
     # -- building sites -----------------------------------------------------------
 
     def _sites(self, parameters: dict, context: Any, feedback: Any, dem_layer: Any, z_units: str | None, distance: float, threshold: float, compare: str, rule: Any) -> tuple[dict, int]:
-        from ..core.geometry import clean_layer
         from ..qgis_bridge.snapshot import snapshot
         from ..services.slope_map import site_slopes
 
@@ -162,15 +161,13 @@ class SlopeOver100Ft(SiteAlgorithm):
         feedback.pushInfo(self.tr("Working CRS: {0} ({1})").format(snap.inputs.crs_name, snap.crs_reason))
         u = snap.inputs.unit_to_ft
         sites = snap.inputs.layers.get("building_sites")
-        if sites is not None:
-            # The check's policy: degenerate geometry kept where it lies; a site with no geometry is undetermined, never skipped.
-            cleaning: list[Any] = []
-            sites = clean_layer(sites, cleaning)
-            for w in cleaning:
-                feedback.pushWarning(f"{w.layer + ': ' if w.layer else ''}{w.message}")
         n_az = int(rule.params.get("n_azimuths", 360)) if rule is not None else 360
         n_rays = int(rule.params.get("display_rays", 36)) if rule is not None else 36
-        measured = site_slopes(sites, snap.inputs.dem, distance, u, threshold, compare, n_azimuths=n_az, display_rays=n_rays, cancelled=feedback.isCanceled)
+        cleaning: list[Any] = []
+        measured = site_slopes(sites, snap.inputs.dem, distance, u, threshold, compare, n_azimuths=n_az, display_rays=n_rays, cancelled=feedback.isCanceled,
+                               warnings=cleaning)
+        for w in cleaning:
+            feedback.pushWarning(f"{w.layer + ': ' if w.layer else ''}{w.message}")
         site_rows: list[tuple[Any, list[Any]]] = []
         ray_rows: list[tuple[Any, list[Any]]] = []
         r_units = distance / u
@@ -217,9 +214,8 @@ class SlopeOver100Ft(SiteAlgorithm):
         """
         from qgis.core import QgsEllipsoidUtils
 
-        from ..core.terrain import ground_to_pixel_geographic
         from ..qgis_bridge.crs import is_projected, scale_at_point, unit_to_ft
-        from ..services.slope_map import projected_ground_to_pixel
+        from ..services.slope_map import geographic_ground_to_pixel, projected_ground_to_pixel
 
         crs = dem_layer.crs()
         if is_projected(crs):
@@ -230,7 +226,7 @@ class SlopeOver100Ft(SiteAlgorithm):
         params = QgsEllipsoidUtils.ellipsoidParameters(crs.ellipsoidAcronym() or "EPSG:7019")
         if not params.valid:
             raise QgsProcessingException("the DEM's geographic CRS names no ellipsoid QGIS knows")
-        return ground_to_pixel_geographic(gt, rows, float(params.semiMajor), float(params.inverseFlattening))
+        return geographic_ground_to_pixel(gt, rows, float(params.semiMajor), float(params.inverseFlattening))
 
     def _map(self, parameters: dict, context: Any, feedback: Any, dem_layer: Any, z_to_ft: float, distance: float, threshold: float,
              compare: str, n_az: int, path: str | None, want_mask: bool) -> tuple[np.ndarray | None, tuple, int]:

@@ -27,10 +27,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.model import FeatureLayer
+from ..core.model import FeatureLayer, Warning_
 from ..core.raster import ElevationGrid
 from ..core.terrain.ring import ring_extent_px
-from ..core.terrain.slope_map import auto_azimuths, ground_to_pixel_projected, ring_slope_map
+from ..core.terrain.slope_map import auto_azimuths, ground_to_pixel_geographic, ground_to_pixel_projected, ring_slope_map
 from .slope import compare_words, steep_cells
 
 #: Rows of the halo beyond the ring's reach (interpolation and rounding of the reach).
@@ -38,6 +38,12 @@ HALO_EXTRA_ROWS: int = 4
 
 #: Reader of DEM rows: ``read(ra, rb, r0, r1)`` gives rows ``ra`` to ``rb`` (the strip ``r0``..``r1`` and its halo).
 RowReader = Callable[[int, int, int, int], np.ndarray]
+
+
+def geographic_ground_to_pixel(geotransform: tuple[float, float, float, float, float, float], rows: int, semi_major_m: float,
+                               inverse_flattening: float) -> np.ndarray:
+    """Pixels per ground foot of a DEM in degrees, row by row on its ellipsoid (``(rows, 2, 2)``)."""
+    return ground_to_pixel_geographic(geotransform, rows, float(semi_major_m), float(inverse_flattening))
 
 
 def projected_ground_to_pixel(geotransform: tuple[float, float, float, float, float, float], unit_ft: float, scale: float) -> np.ndarray:
@@ -192,14 +198,15 @@ class SiteSlope:
 
 
 def site_slopes(sites: FeatureLayer | None, grid: ElevationGrid | None, distance_ft: float, unit_to_ft: float, threshold_pct: float, compare: str, *,
-                n_azimuths: int, display_rays: int, cancelled: Callable[[], bool] | None = None) -> list[SiteSlope]:
+                n_azimuths: int, display_rays: int, cancelled: Callable[[], bool] | None = None, warnings: list[Warning_] | None = None) -> list[SiteSlope]:
     """The ring slope at each building site's centre, its status and message.
 
     Parameters
     ----------
     sites : FeatureLayer or None
-        Building sites in the working CRS (cleaned by :func:`~stormwater_plugin.core.geometry.clean_layer`; its
-        ``no_geometry`` ids are reported undetermined, never skipped).
+        Building sites in the working CRS, cleaned here as by the check
+        (:func:`~stormwater_plugin.core.geometry.clean_layer`: degenerate geometry kept where it lies; a site with no
+        geometry is undetermined, never skipped).
     grid : ElevationGrid or None
         The DEM; ``None`` when it does not cover the sites (every site undetermined).
     distance_ft : float
@@ -212,13 +219,17 @@ def site_slopes(sites: FeatureLayer | None, grid: ElevationGrid | None, distance
         Azimuths of the measure and rays of the displayed rose (the pack rule's).
     cancelled : callable, optional
         Asked before each site.
+    warnings : list, optional
+        Receives the cleaning's warnings (repaired geometry, features without one).
     """
+    from ..core.geometry import clean_layer
     from ..core.terrain import ring_slope_at
     from ..core.terrain.checks import exceeds
 
     out: list[SiteSlope] = []
     if sites is None:
         return out
+    sites = clean_layer(sites, warnings if warnings is not None else [])
     for sid, why in sites.no_geometry.items():
         out.append(SiteSlope(sid, None, None, None, "undetermined", None, f"{sid} {why}, so the slope over {distance_ft:g} ft from its centre is undetermined."))
     for i in range(len(sites)):

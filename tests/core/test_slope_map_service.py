@@ -56,7 +56,6 @@ def test_site_slopes_status_at_the_threshold_and_undetermined_sites():
     """services.slope_map.site_slopes: the rule's comparison decides advisory vs pass; no geometry or no DEM is undetermined."""
     from shapely.geometry import Point
 
-    from stormwater_plugin.core.geometry import clean_layer
     from stormwater_plugin.core.model import FeatureLayer
     from stormwater_plugin.core.raster import ElevationGrid
     from stormwater_plugin.services.slope_map import site_slopes
@@ -65,7 +64,7 @@ def test_site_slopes_status_at_the_threshold_and_undetermined_sites():
     x = np.arange(n) + 0.5
     z = np.tile(0.15 * x, (n, 1))
     grid = ElevationGrid(z, (0.0, 1.0, 0.0, float(n), 0.0, -1.0))
-    sites = clean_layer(FeatureLayer("building_sites", np.array([Point(100.0, 100.0), Point(5.0, 5.0)], dtype=object), ["B-1", "B-edge"], [{}, {}]), [])
+    sites = FeatureLayer("building_sites", np.array([Point(100.0, 100.0), Point(5.0, 5.0)], dtype=object), ["B-1", "B-edge"], [{}, {}])
     got = {s.site_id: s for s in site_slopes(sites, grid, 50.0, 1.0, 15.0, "gte", n_azimuths=360, display_rays=8)}
     assert got["B-1"].slope_pct == pytest.approx(15.0, abs=0.01)
     assert got["B-edge"].status == "undetermined" and got["B-edge"].slope_pct is None
