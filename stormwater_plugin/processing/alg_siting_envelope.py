@@ -16,9 +16,9 @@ from qgis.core import (
 )
 
 from ..core.model import DEVICE_TYPES
-from ..core.rulepack import load_pack
 from ..qgis_bridge.results import field_specs, make_fields, parts_by_family
 from ..services import presentation
+from ..services.packs import load_pack
 from ..services.siting import envelope_rows
 from .common import SiteAlgorithm, write_rows
 
@@ -73,8 +73,7 @@ class SitingEnvelope(SiteAlgorithm):
         self.addOutput(QgsProcessingOutputNumber(self.AREA, self.tr("Envelope area (sq ft)")))
 
     def processAlgorithm(self, parameters: dict, context: Any, feedback: Any) -> dict:  # noqa: N802 - QGIS API
-        from ..core.siting import SitingError
-        from ..services.siting import find_envelope
+        from ..services.siting import SitingError, find_envelope
 
         snap, jurisdiction = self.take_snapshot(parameters, context, feedback)
         pack = load_pack(jurisdiction)  # the snapshot's DEM window already covers the site parcel grown by the envelope's reach

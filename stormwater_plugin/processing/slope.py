@@ -42,9 +42,9 @@ from qgis.core import (
     QgsWkbTypes,
 )
 
-from ..core.rulepack import load_pack
 from ..qgis_bridge.compat import FIELD_DOUBLE, FIELD_INT, FIELD_STRING
 from ..qgis_bridge.results import make_fields
+from ..services.packs import load_pack
 from .common import Z_UNIT_OPTIONS, SiteAlgorithm, style_output
 
 #: Nodata of the written slope map (as the command line's).
