@@ -12,8 +12,10 @@ import json
 from pathlib import Path
 from typing import Any, Sequence
 
-from ..core.accuracy import parse_role_accuracy
+from ..core.engine import SiteInputs
 from ..report.package import comparison_line
+from ..services.accuracy import AccuracyError, apply_accuracy
+from ..services.accuracy import parse_accuracy as services_parse_accuracy
 from ..services.compare import CompareError, compare_reviews, open_violations
 from .errors import fail
 from .reader import InputError
@@ -37,11 +39,20 @@ def read_previous(path: Path) -> dict[str, Any]:
 
 
 def parse_accuracy(items: Sequence[str]) -> dict[str, float]:
-    """``--accuracy ROLE=FT`` items to role → feet (:func:`~stormwater_plugin.core.accuracy.parse_role_accuracy`)."""
+    """``--accuracy ROLE=FT`` items to role → feet (:func:`~stormwater_plugin.services.accuracy.parse_accuracy`)."""
     try:
-        return parse_role_accuracy(items)
-    except ValueError as exc:
-        raise InputError(f"--accuracy {exc}") from exc
+        return services_parse_accuracy(items)
+    except AccuracyError as exc:
+        raise InputError(f"--accuracy {exc.detail}") from exc
+
+
+def apply_stated_accuracy(inputs: SiteInputs, items: Sequence[str], dem_vertical_ft: float | None) -> None:
+    """``--accuracy`` and ``--dem-vertical-accuracy-ft`` onto the check's inputs (:func:`~stormwater_plugin.services.accuracy.apply_accuracy`)."""
+    parse_accuracy(items)  # names --accuracy in the error
+    try:
+        apply_accuracy(inputs, items, dem_vertical_ft)
+    except AccuracyError as exc:
+        raise InputError(f"--dem-vertical-accuracy-ft {exc.detail}") from exc
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -18,7 +18,15 @@ from ..core.errors import StormwaterError
 
 
 class AccuracyError(ValueError, StormwaterError):
-    """A stated accuracy that is not a role and a number of feet, 0 or more."""
+    """A stated accuracy that is not a role and a number of feet, 0 or more.
+
+    ``str(exc)`` names what was stated ("horizontal accuracy septik=10: …"); ``detail`` is the bad entry and why
+    ("septik=10: …"), for a front end that names its own option.
+    """
+
+    def __init__(self, message: str, detail: str | None = None) -> None:
+        super().__init__(message)
+        self.detail = detail if detail is not None else message
 
 
 def parse_accuracy(items: Sequence[str]) -> dict[str, float]:
@@ -26,7 +34,7 @@ def parse_accuracy(items: Sequence[str]) -> dict[str, float]:
     try:
         return parse_role_accuracy(items)
     except ValueError as exc:
-        raise AccuracyError(f"horizontal accuracy {exc}") from exc
+        raise AccuracyError(f"horizontal accuracy {exc}", str(exc)) from exc
 
 
 def parse_dem_vertical(value: str | float | None) -> float | None:
@@ -36,9 +44,9 @@ def parse_dem_vertical(value: str | float | None) -> float | None:
     try:
         ft = float(value)
     except ValueError:
-        raise AccuracyError(f"DEM vertical accuracy '{str(value).strip()}' is not a number of feet") from None
+        raise AccuracyError(f"DEM vertical accuracy '{str(value).strip()}' is not a number of feet", f"{str(value).strip()}: not a number of feet") from None
     if not (math.isfinite(ft) and ft >= 0):
-        raise AccuracyError("DEM vertical accuracy must be 0 ft or more")
+        raise AccuracyError("DEM vertical accuracy must be 0 ft or more", f"{ft:g}: give a number of feet, 0 or more")
     return ft
 
 
