@@ -63,7 +63,7 @@ def _check_parser() -> argparse.ArgumentParser:
 def run_check_command(argv: Sequence[str]) -> int:
     args = _check_parser().parse_args(list(argv))
     # lazy: reader, writer and the review load fiona, pyproj and the engine (~0.55 s); `--help` stays at ~0.23 s
-    from .headless.compare_cli import parse_accuracy, read_previous
+    from .headless.compare_cli import apply_stated_accuracy, read_previous
     from .headless.context_reader import read_context_for_check
     from .headless.contours_dem import dem_notes
     from .headless.reader import InputError, read_site
@@ -87,11 +87,7 @@ def run_check_command(argv: Sequence[str]) -> int:
         loaded = read_site(args.site, context.layer_options + args.layer, args.dem or context.dem, args.dem_z_units or context.dem_z_units,
                            args.site_parcel or context.site_parcel_id, args.project_class, pack=pack)
         loaded.inputs.warnings.extend(context.warnings + dem_notes(args, loaded, pack))
-        loaded.inputs.accuracy_ft = parse_accuracy(args.accuracy)
-        if args.dem_vertical_accuracy_ft is not None:
-            if not args.dem_vertical_accuracy_ft >= 0:
-                raise InputError(f"--dem-vertical-accuracy-ft {args.dem_vertical_accuracy_ft:g}: give a number of feet, 0 or more")
-            loaded.inputs.dem_vertical_accuracy_ft = float(args.dem_vertical_accuracy_ft)
+        apply_stated_accuracy(loaded.inputs, args.accuracy, args.dem_vertical_accuracy_ft)
         out: Path = args.out
         inputs = {
             "site": str(args.site) if args.site else None,

@@ -43,6 +43,9 @@ import shapely
 
 from .rulepack import JURISDICTIONS, load_pack
 
+#: A findings.json or compare.json document (JSON: str keys, values of any JSON type).
+ReviewDoc = dict[str, Any]
+
 OPEN = ("violation", "undetermined")
 #: Distances that differ by no more than this (feet) are the same measurement.
 DISTANCE_EPS_FT = 0.05

@@ -1,7 +1,7 @@
 """``stormwater-check compare OLD NEW --out DIR``: what changed between two reviews of a site.
 
 Also the small readers the check command uses for ``--previous`` and
-``--accuracy``. The comparison itself is :func:`stormwater_plugin.core.compare.compare_documents`,
+``--accuracy``. The comparison itself is :func:`stormwater_plugin.services.compare.compare_reviews`,
 the same function the dock and the Processing algorithm call.
 """
 
@@ -12,9 +12,11 @@ import json
 from pathlib import Path
 from typing import Any, Sequence
 
-from ..core.accuracy import parse_role_accuracy
-from ..core.compare import compare_documents
+from ..core.engine import SiteInputs
 from ..report.package import comparison_line
+from ..services.accuracy import AccuracyError, apply_accuracy
+from ..services.accuracy import parse_accuracy as services_parse_accuracy
+from ..services.compare import CompareError, compare_reviews, open_violations
 from .errors import fail
 from .reader import InputError
 
@@ -37,11 +39,20 @@ def read_previous(path: Path) -> dict[str, Any]:
 
 
 def parse_accuracy(items: Sequence[str]) -> dict[str, float]:
-    """``--accuracy ROLE=FT`` items to role → feet (:func:`~stormwater_plugin.core.accuracy.parse_role_accuracy`)."""
+    """``--accuracy ROLE=FT`` items to role → feet (:func:`~stormwater_plugin.services.accuracy.parse_accuracy`)."""
     try:
-        return parse_role_accuracy(items)
-    except ValueError as exc:
-        raise InputError(f"--accuracy {exc}") from exc
+        return services_parse_accuracy(items)
+    except AccuracyError as exc:
+        raise InputError(f"--accuracy {exc.detail}") from exc
+
+
+def apply_stated_accuracy(inputs: SiteInputs, items: Sequence[str], dem_vertical_ft: float | None) -> None:
+    """``--accuracy`` and ``--dem-vertical-accuracy-ft`` onto the check's inputs (:func:`~stormwater_plugin.services.accuracy.apply_accuracy`)."""
+    parse_accuracy(items)  # names --accuracy in the error
+    try:
+        apply_accuracy(inputs, items, dem_vertical_ft)
+    except AccuracyError as exc:
+        raise InputError(f"--dem-vertical-accuracy-ft {exc.detail}") from exc
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -61,8 +72,8 @@ def main(argv: Sequence[str]) -> int:
     try:
         old, new = read_previous(args.old), read_previous(args.new)
         try:
-            cmp = compare_documents(old, new)
-        except ValueError as exc:
+            cmp = compare_reviews(old, new)
+        except CompareError as exc:
             raise InputError(str(exc)) from exc
         cmp["previous"] = old["_path"]
         try:
@@ -76,5 +87,4 @@ def main(argv: Sequence[str]) -> int:
     for m in cmp["renamed_features"]:
         print(f"  {m['layer']} {m['old_id']} is now {m['new_id']} (geometry within {m['distance_ft']:g} ft)")
     print(f"Wrote {args.out / 'compare.json'}")
-    still = [e for cat in ("new", "still_open") for e in cmp[cat] if (e.get("new") or {}).get("status") == "violation"]
-    return 1 if still else 0
+    return 1 if open_violations(cmp) else 0

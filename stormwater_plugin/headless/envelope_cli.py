@@ -20,9 +20,9 @@ from shapely.geometry import MultiPolygon, Polygon
 from ..__about__ import __version__
 from ..core.model import DEVICE_TYPES
 from ..core.rulepack import JURISDICTIONS, PackError, load_pack
-from ..core.siting import SitingError, build_envelope
+from ..core.siting import SitingError
 from ..services.presentation import DESIGN_SCHEMA, ENVELOPE_SCHEMA, EXCLUDED_SCHEMA
-from ..services.siting import envelope_rows
+from ..services.siting import envelope_rows, find_envelope
 from .errors import fail, run_guarded
 from .reader import InputError, read_site
 
@@ -118,14 +118,11 @@ def run(argv: Sequence[str]) -> int:
         pack = load_pack(args.jurisdiction)
         # The DEM window covers the site parcel grown by the envelope's reach (services.dem_window).
         loaded = read_site(args.site, args.layer, args.dem, args.dem_z_units, args.site_parcel, args.project_class, pack=pack)
-        with _pywarnings.catch_warnings():
-            _pywarnings.simplefilter("ignore", RuntimeWarning)
-            try:
-                env = build_envelope(
-                    loaded.inputs, pack, device_type=args.device_type, high_traffic=bool(args.high_traffic), project_class=args.project_class, cell_ft=args.cell_ft
-                )
-            except (LookupError, SitingError) as exc:
-                raise InputError(str(exc).strip("'\"")) from exc
+        try:
+            env = find_envelope(loaded.inputs, pack, device_type=args.device_type, high_traffic=bool(args.high_traffic), project_class=args.project_class,
+                                cell_ft=args.cell_ft)
+        except SitingError as exc:
+            raise InputError(str(exc)) from exc
         out: Path = args.out
         try:
             out.mkdir(parents=True, exist_ok=True)

@@ -31,11 +31,12 @@ from ..core.dem_policy import CleanStats, cleaning_warning
 from ..core.errors import StormwaterError
 from ..core.rulepack import load_pack
 from ..core.terrain.plausibility import elevation_plausibility
-from ..core.terrain.ring import ring_extent_px
-from ..core.terrain.slope_map import MAX_AZIMUTHS, auto_azimuths, ground_to_pixel_geographic, ground_to_pixel_projected, ring_slope_map
+from ..core.terrain.slope_map import MAX_AZIMUTHS, ground_to_pixel_geographic
 from ..core.units import METRE_PER_FT, Z_UNITS_TO_FT
-from ..services.slope import slope_params, slope_rule, steep_cells
+from ..services.slope import slope_params, slope_rule
+from ..services.slope_map import map_strips, plan_strips, projected_ground_to_pixel
 from .dem_source import BandMeta
+from .reader import scale_at
 
 PROG = "stormwater-check slope-map"
 
@@ -100,7 +101,7 @@ def _short(exc: BaseException) -> str:
     return text[0] if text else type(exc).__name__
 
 
-def _ground_to_pixel(crs: Any, gt: tuple[float, float, float, float, float, float], rows: int) -> tuple[np.ndarray, str]:
+def _ground_to_pixel(crs: Any, gt: tuple[float, float, float, float, float, float], rows: int, cols: int) -> tuple[np.ndarray, str]:
     if crs.is_geographic:
         ell = crs.ellipsoid
         if ell is None:
@@ -109,10 +110,19 @@ def _ground_to_pixel(crs: Any, gt: tuple[float, float, float, float, float, floa
         return jac, f"degrees on {ell.name}; ground distances per row from the ellipsoid"
     if not crs.is_projected:
         raise SlopeMapError("the DEM's CRS is neither projected nor geographic")
+    from pyproj import Transformer
+
     unit_m = float(crs.axis_info[0].unit_conversion_factor)
     unit_ft = unit_m / METRE_PER_FT
     name = crs.axis_info[0].unit_name
-    return ground_to_pixel_projected(gt, unit_ft), f"projected, unit {name} = {unit_ft:.9g} ft"
+    # the services' policy: grid units to ellipsoid feet by the point scale factor at the DEM's centre (as Processing)
+    cx, cy = gt[0] + gt[1] * cols / 2.0 + gt[2] * rows / 2.0, gt[3] + gt[4] * cols / 2.0 + gt[5] * rows / 2.0
+    try:
+        lon, lat = Transformer.from_crs(crs, "EPSG:4326", always_xy=True).transform(cx, cy)
+        k = scale_at(crs, (lon, lat)) if math.isfinite(lon) and math.isfinite(lat) else 1.0
+    except Exception:  # pyproj.exceptions.ProjError: grid distances then
+        k = 1.0
+    return projected_ground_to_pixel(gt, unit_ft, k), f"projected, unit {name} = {unit_ft:.9g} ft, grid scale factor {k:.7f} at the DEM's centre"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -162,7 +172,7 @@ def run(args: argparse.Namespace) -> int:
         if meta.scale != 1.0 or meta.offset != 0.0:
             note += f"; band scale {meta.scale:g} and offset {meta.offset:g} applied"
         cleaned = CleanStats()
-        jac_all, how = _ground_to_pixel(crs, gt, rows)
+        jac_all, how = _ground_to_pixel(crs, gt, rows, cols)
         messages = [note, how]
         try:
             preview = meta.read(src, z_to_ft, out_shape=(min(rows, 512), min(cols, 512)))
@@ -171,17 +181,13 @@ def run(args: argparse.Namespace) -> int:
         warn = elevation_plausibility(preview, z_to_ft, name=dem.name)
         if warn:
             messages.append(f"warning: {warn}")
-        k_count = args.azimuths if args.azimuths is not None else auto_azimuths(rows * cols)
         messages.append("every ring breakpoint sampled exactly (and points inside the longer or twisted arcs)"
                         + (f"; certified at {args.threshold:g}%" if args.threshold is not None else ""))
         if not args.quiet:
             for m in messages:
                 print(m, file=sys.stderr)
 
-        per_row = jac_all.ndim == 3
-        probe = jac_all[:: max(rows // 64, 1)] if per_row else [jac_all]
-        halo = int(math.ceil(max(ring_extent_px(j, args.distance_ft)[1] for j in probe))) + 4
-        strip = max(int(args.tile_cells) // max(cols, 1), 16)
+        plan = plan_strips(jac_all, rows, cols, args.distance_ft, strip_cells=int(args.tile_cells), min_rows=16, n_azimuths=args.azimuths)
         profile.update(driver="GTiff", dtype="float32", count=1, nodata=NODATA_OUT, compress=None, tiled=True, blockxsize=256, blockysize=256,
                        BIGTIFF="IF_SAFER")
         for key in ("interleave", "photometric"):
@@ -189,11 +195,17 @@ def run(args: argparse.Namespace) -> int:
         if cols < 256 or rows < 256:
             for key in ("tiled", "blockxsize", "blockysize"):
                 profile.pop(key, None)
-        stats: dict = {}
+        stats: dict[str, int] = {}
         n_valid = 0
-        n_steep_cells = 0
         compare = _lgpc_slope()[2]
         mask_writer = _MaskWriter(Path(args.mask_out), args.threshold, compare, args.distance_ft, crs) if args.mask_out else None
+
+        def read_rows(ra: int, rb: int, r0: int, r1: int) -> np.ndarray:
+            try:
+                return meta.read(src, z_to_ft, cleaned, (r0 - ra, r1 - ra), window=Window(0, ra, cols, rb - ra))
+            except Exception as exc:
+                raise SlopeMapError(f"{dem}: rows {ra} to {rb} cannot be read ({_short(exc)})") from exc
+
         try:
             dst = rasterio.open(out, "w", **profile)
         except Exception as exc:
@@ -204,22 +216,14 @@ def run(args: argparse.Namespace) -> int:
                 dst.set_band_description(1, f"slope over {args.distance_ft:g} ft in any direction, percent")
                 dst.update_tags(distance_ft=f"{args.distance_ft:g}", z_units=unit, method="ring slope, see docs/terrain.md",
                                 certified_threshold_pct="" if args.threshold is None else f"{args.threshold:g}")
-                for r0 in range(0, rows, strip):
-                    r1 = min(r0 + strip, rows)
-                    ra, rb = max(r0 - halo, 0), min(r1 + halo, rows)
-                    try:
-                        values = meta.read(src, z_to_ft, cleaned, (r0 - ra, r1 - ra), window=Window(0, ra, cols, rb - ra))
-                    except Exception as exc:
-                        raise SlopeMapError(f"{dem}: rows {ra} to {rb} cannot be read ({_short(exc)})") from exc
-                    jac = jac_all[ra:rb] if per_row else jac_all
-                    slope = ring_slope_map(values, jac, args.distance_ft, z_to_ft=z_to_ft, n_azimuths=k_count, threshold_pct=args.threshold,
-                                           stats=stats, row_range=(r0 - ra, r1 - ra))
-                    del values
+                for part in map_strips(plan, jac_all, read_rows, args.distance_ft, z_to_ft=z_to_ft, threshold_pct=args.threshold, compare=compare,
+                                       stats=stats):
+                    r0, r1, slope = part.r0, part.r1, part.slope_pct
                     valid = np.isfinite(slope)
                     n_valid += int(valid.sum())
                     dst.write(np.where(valid, slope, np.float32(NODATA_OUT)).astype(np.float32), 1, window=Window(0, r0, cols, r1 - r0))
-                    if mask_writer is not None:
-                        n_steep_cells += mask_writer.add(slope, t * Affine.translation(0, r0))
+                    if mask_writer is not None and part.steep is not None:
+                        mask_writer.add(part.steep, t * Affine.translation(0, r0))
                     now = time.perf_counter()
                     if not args.quiet and (now - last_report > 5.0 or r1 == rows) and rows * cols > PROGRESS_CELLS:
                         print(f"{100.0 * r1 / rows:5.1f}% ({r1:,} of {rows:,} rows, {now - t0:.0f} s)", file=sys.stderr)
@@ -241,7 +245,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 class _MaskWriter:
-    """Polygons of steep cells (the pack rule's comparison, :func:`steep_cells`), written strip by strip (a polygon crossing strips is split there)."""
+    """Polygons of steep cells (the pack rule's comparison, as :func:`~stormwater_plugin.services.slope_map.map_strips` decides them).
+
+    Written strip by strip: a polygon crossing strips is split there.
+    """
 
     def __init__(self, path: Path, threshold: float, compare: str, distance_ft: float, crs: Any) -> None:
         import fiona
@@ -257,11 +264,11 @@ class _MaskWriter:
         except Exception as exc:
             raise SlopeMapError(f"{path}: cannot be written ({_short(exc)})") from exc
 
-    def add(self, slope: np.ndarray, transform: Any) -> int:
+    def add(self, steep: np.ndarray, transform: Any) -> int:
+        """Write the polygons of one strip's steep cells (:func:`~stormwater_plugin.services.slope_map.map_strips`); their count of cells."""
         from rasterio.features import shapes
         from shapely.geometry import mapping, shape
 
-        steep = steep_cells(slope, self.threshold, self.compare)
         if steep.any():
             try:
                 for geom, _ in shapes(steep.astype(np.uint8), mask=steep, transform=transform, connectivity=8):

@@ -15,7 +15,7 @@ from qgis.core import (
 )
 from qgis.PyQt.QtCore import QCoreApplication
 
-from ..core.compare import compare_documents
+from ..services.compare import CompareError, compare_reviews
 
 
 class CompareReviews(QgsProcessingAlgorithm):
@@ -64,8 +64,8 @@ class CompareReviews(QgsProcessingAlgorithm):
             except (OSError, ValueError) as exc:
                 raise QgsProcessingException(self.tr("Cannot read {0}: {1}").format(path, exc)) from exc
         try:
-            cmp = compare_documents(docs[0], docs[1])
-        except ValueError as exc:
+            cmp = compare_reviews(docs[0], docs[1])
+        except CompareError as exc:
             raise QgsProcessingException(str(exc)) from exc
         out = self.parameterAsFileOutput(parameters, self.OUTPUT, context)
         Path(out).write_text(json.dumps(cmp, indent=2), encoding="utf-8")

@@ -16,9 +16,9 @@ from qgis.core import (
 )
 
 from ..core.model import DEVICE_TYPES
-from ..core.rulepack import load_pack
 from ..qgis_bridge.results import field_specs, make_fields, parts_by_family
 from ..services import presentation
+from ..services.packs import load_pack
 from ..services.siting import envelope_rows
 from .common import SiteAlgorithm, write_rows
 
@@ -73,9 +73,7 @@ class SitingEnvelope(SiteAlgorithm):
         self.addOutput(QgsProcessingOutputNumber(self.AREA, self.tr("Envelope area (sq ft)")))
 
     def processAlgorithm(self, parameters: dict, context: Any, feedback: Any) -> dict:  # noqa: N802 - QGIS API
-        import numpy as np
-
-        from ..core.siting import SitingError, build_envelope
+        from ..services.siting import SitingError, find_envelope
 
         snap, jurisdiction = self.take_snapshot(parameters, context, feedback)
         pack = load_pack(jurisdiction)  # the snapshot's DEM window already covers the site parcel grown by the envelope's reach
@@ -84,9 +82,8 @@ class SitingEnvelope(SiteAlgorithm):
         high_traffic = self.parameterAsBool(parameters, self.HIGH_TRAFFIC, context)
         cell_ft = self.parameterAsDouble(parameters, self.CELL_FT, context)
         try:
-            with np.errstate(invalid="ignore"):
-                env = build_envelope(snap.inputs, pack, device_type=device_type, high_traffic=high_traffic, cell_ft=cell_ft)
-        except (SitingError, LookupError) as exc:
+            env = find_envelope(snap.inputs, pack, device_type=device_type, high_traffic=high_traffic, cell_ft=cell_ft)
+        except SitingError as exc:
             raise QgsProcessingException(str(exc)) from exc
         feedback.setProgress(80)
         u = env.unit_to_ft

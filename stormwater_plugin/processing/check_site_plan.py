@@ -14,8 +14,8 @@ from qgis.core import (
 )
 
 from ..core.model import Status
-from ..core.overrides import finding_keys
 from ..qgis_bridge.results import finding_attributes, finding_fields, parts_by_family
+from ..services.decisions import finding_keys
 from .common import SiteAlgorithm, style_output, write_rows
 
 

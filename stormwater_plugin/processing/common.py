@@ -23,11 +23,11 @@ from qgis.PyQt.QtCore import QCoreApplication
 
 from ..core.errors import StormwaterError
 from ..core.model import PROJECT_CLASSES, ROLES, CheckResult
-from ..core.rulepack import JURISDICTIONS, load_pack
 from ..qgis_bridge.layer_parts import geometry_part
 from ..qgis_bridge.results import to_qgs
 from ..qgis_bridge.snapshot import Snapshot, snapshot
 from ..resources_path import icon_path, style_path
+from ..services.packs import JURISDICTIONS, load_pack
 from ..services.review import Review
 from ..services.review import check as check_review
 
@@ -188,16 +188,16 @@ class SiteAlgorithm(QgsProcessingAlgorithm):
 
     def _apply_accuracy(self, parameters: dict, context: Any, snap: Snapshot) -> None:
         """The accuracy parameters onto the engine's inputs, as the dock applies its fields."""
-        from ..core.accuracy import parse_role_accuracy  # lazy: only algorithms with site parameters need it
+        from ..services.accuracy import AccuracyError, apply_accuracy  # lazy: only algorithms with site parameters need it
 
         if self.parameterDefinition(self.ACCURACY) is None:  # an algorithm without the site parameters
             return
-        try:
-            snap.inputs.accuracy_ft = parse_role_accuracy([self.parameterAsString(parameters, self.ACCURACY, context)])
-        except ValueError as exc:
-            raise QgsProcessingException(self.tr("Horizontal accuracy: {0}").format(exc)) from exc
         value = parameters.get(self.DEM_VERTICAL_ACCURACY)
-        snap.inputs.dem_vertical_accuracy_ft = None if value in (None, "") else self.parameterAsDouble(parameters, self.DEM_VERTICAL_ACCURACY, context)
+        vertical = None if value in (None, "") else self.parameterAsDouble(parameters, self.DEM_VERTICAL_ACCURACY, context)
+        try:
+            apply_accuracy(snap.inputs, [self.parameterAsString(parameters, self.ACCURACY, context)], vertical)
+        except AccuracyError as exc:
+            raise QgsProcessingException(str(exc)) from exc
 
     def take_snapshot(self, parameters: dict, context: Any, feedback: Any) -> tuple[Snapshot, str]:
         """Read the parameters into a :class:`Snapshot`; returns it and the jurisdiction."""

@@ -42,9 +42,9 @@ from qgis.core import (
     QgsWkbTypes,
 )
 
-from ..core.rulepack import load_pack
 from ..qgis_bridge.compat import FIELD_DOUBLE, FIELD_INT, FIELD_STRING
 from ..qgis_bridge.results import make_fields
+from ..services.packs import load_pack
 from .common import Z_UNIT_OPTIONS, SiteAlgorithm, style_output
 
 #: Nodata of the written slope map (as the command line's).
@@ -140,9 +140,8 @@ class SlopeOver100Ft(SiteAlgorithm):
     # -- building sites -----------------------------------------------------------
 
     def _sites(self, parameters: dict, context: Any, feedback: Any, dem_layer: Any, z_units: str | None, distance: float, threshold: float, compare: str, rule: Any) -> tuple[dict, int]:
-        from ..core.terrain import ring_slope_at
-        from ..core.terrain.checks import exceeds
         from ..qgis_bridge.snapshot import snapshot
+        from ..services.slope_map import site_slopes
 
         out: dict[str, Any] = {}
         source = self.parameterAsSource(parameters, self.BUILDING_SITES, context) if parameters.get(self.BUILDING_SITES) not in (None, "") else None
@@ -160,57 +159,36 @@ class SlopeOver100Ft(SiteAlgorithm):
         for w in snap.inputs.warnings:
             feedback.pushWarning(f"{w.layer + ': ' if w.layer else ''}{w.message}")
         feedback.pushInfo(self.tr("Working CRS: {0} ({1})").format(snap.inputs.crs_name, snap.crs_reason))
-        grid = snap.inputs.dem
         u = snap.inputs.unit_to_ft
         sites = snap.inputs.layers.get("building_sites")
-        site_rows: list[tuple[Any, list[Any]]] = []
-        if sites is not None:
-            # The check's policy: degenerate geometry kept where it lies; a site with no geometry is undetermined, never skipped.
-            from ..core.geometry import clean_layer
-
-            cleaning: list[Any] = []
-            sites = clean_layer(sites, cleaning)
-            for w in cleaning:
-                feedback.pushWarning(f"{w.layer + ': ' if w.layer else ''}{w.message}")
-            for sid, why in sites.no_geometry.items():
-                msg = self.tr("{0} {1}, so the slope over {2:g} ft from its centre is undetermined.").format(sid, why, distance)
-                site_rows.append((QgsGeometry(), [sid, None, None, "undetermined", threshold, distance, None, msg]))
         n_az = int(rule.params.get("n_azimuths", 360)) if rule is not None else 360
         n_rays = int(rule.params.get("display_rays", 36)) if rule is not None else 36
+        cleaning: list[Any] = []
+        measured = site_slopes(sites, snap.inputs.dem, distance, u, threshold, compare, n_azimuths=n_az, display_rays=n_rays, cancelled=feedback.isCanceled,
+                               warnings=cleaning)
+        for w in cleaning:
+            feedback.pushWarning(f"{w.layer + ': ' if w.layer else ''}{w.message}")
+        site_rows: list[tuple[Any, list[Any]]] = []
         ray_rows: list[tuple[Any, list[Any]]] = []
-        n_steep = 0
         r_units = distance / u
-        for i in range(len(sites) if sites is not None else 0):
-            if feedback.isCanceled():
-                break
-            assert sites is not None
-            g = sites.geoms[i]
-            c = g.centroid if not g.centroid.is_empty else g.representative_point()
-            x, y = float(c.x), float(c.y)
-            sid = sites.ids[i]
-            point = QgsGeometry.fromPointXY(QgsPointXY(x, y))
-            if grid is None:
-                msg = self.tr("{0}: the DEM does not cover the site, so the slope over {1:g} ft is undetermined.").format(sid, distance)
-                site_rows.append((point, [sid, None, None, "undetermined", threshold, distance, None, msg]))
+        for m in measured:
+            point = QgsGeometry() if m.centre is None else QgsGeometry.fromPointXY(QgsPointXY(*m.centre))
+            z = m.z_centre_ft
+            z_out = None if z is None else (round(z, 2) if m.slope_pct is not None else z)  # as measured; rounded where a slope was found
+            slope_out = None if m.slope_pct is None else round(m.slope_pct, 4)
+            az_out = None if m.azimuth_deg is None else round(m.azimuth_deg, 2)
+            site_rows.append((point, [m.site_id, slope_out, az_out, m.status, threshold, distance, z_out, m.message]))
+            if m.centre is None or m.slope_pct is None or m.azimuth_deg is None:
                 continue
-            rs = ring_slope_at(grid, x, y, distance, u, n_azimuths=n_az, profile_azimuths=n_rays)
-            if rs.slope_pct is None or rs.azimuth_deg is None:
-                msg = self.tr("{0}: the slope over {1:g} ft from its centre is undetermined: {2}.").format(sid, distance, rs.reason)
-                site_rows.append((point, [sid, None, None, "undetermined", threshold, distance, rs.z_centre_ft, msg]))
-                continue
-            steep = exceeds(rs.slope_pct, threshold, compare)
-            n_steep += int(steep)
-            words = (self.tr("{0:g}% or more").format(threshold) if compare == "gte" else self.tr("over {0:g}%").format(threshold)) if steep else self.tr("under {0:g}%").format(threshold)
-            msg = self.tr("{0}: the steepest slope over {1:g} ft from its centre is {2:.2f}% toward {3:.1f}°, {4}.").format(sid, distance, rs.slope_pct, rs.azimuth_deg, words)
-            site_rows.append((point, [sid, round(rs.slope_pct, 4), round(rs.azimuth_deg, 2), "advisory" if steep else "pass", threshold, distance,
-                                      None if rs.z_centre_ft is None else round(rs.z_centre_ft, 2), msg]))
-            for az, s in rs.profile:
+            x, y = m.centre
+            for az, slope in m.rays:
                 t = math.radians(az)
                 end = QgsPointXY(x + r_units * math.sin(t), y + r_units * math.cos(t))
-                ray_rows.append((QgsGeometry.fromPolylineXY([QgsPointXY(x, y), end]), [sid, az, round(s, 4), 0, None]))
-            if rs.end is not None:
-                ray_rows.append((QgsGeometry.fromPolylineXY([QgsPointXY(x, y), QgsPointXY(*rs.end)]),
-                                 [sid, round(rs.azimuth_deg, 2), round(rs.slope_pct, 4), 1, f"{rs.slope_pct:.1f}% toward {rs.azimuth_deg:.0f}°"]))
+                ray_rows.append((QgsGeometry.fromPolylineXY([QgsPointXY(x, y), end]), [m.site_id, az, round(slope, 4), 0, None]))
+            if m.steepest_end is not None:
+                ray_rows.append((QgsGeometry.fromPolylineXY([QgsPointXY(x, y), QgsPointXY(*m.steepest_end)]),
+                                 [m.site_id, round(m.azimuth_deg, 2), round(m.slope_pct, 4), 1, f"{m.slope_pct:.1f}% toward {m.azimuth_deg:.0f}°"]))
+        n_steep = sum(1 for m in measured if m.status == "advisory")
         for key, fields, wkb, rows in ((self.OUTPUT, site_fields, QgsWkbTypes.Type.Point, site_rows), (self.RAYS, ray_fields, QgsWkbTypes.Type.LineString, ray_rows)):
             sink, dest = self.parameterAsSink(parameters, key, context, fields, wkb, snap.crs)
             if sink is None:
@@ -229,31 +207,32 @@ class SlopeOver100Ft(SiteAlgorithm):
     # -- the map ----------------------------------------------------------------
 
     @staticmethod
-    def _ground_to_pixel(dem_layer: Any, gt: tuple, rows: int, context: Any) -> np.ndarray:
-        """Pixels per ground foot: the CRS unit over the site's grid scale factor (as the check), or the ellipsoid for degrees."""
+    def _ground_to_pixel(dem_layer: Any, gt: tuple, rows: int, cols: int, context: Any) -> np.ndarray:
+        """Pixels per ground foot, by the slope map's policy (:func:`~stormwater_plugin.services.slope_map.projected_ground_to_pixel`).
+
+        A projected DEM: its unit over the grid scale factor at the DEM's centre; degrees: the ellipsoid, row by row.
+        """
         from qgis.core import QgsEllipsoidUtils
 
-        from ..core.terrain import ground_to_pixel_geographic, ground_to_pixel_projected
-        from ..qgis_bridge.crs import ground_scale, is_projected, unit_to_ft
+        from ..qgis_bridge.crs import is_projected, scale_at_point, unit_to_ft
+        from ..services.slope_map import geographic_ground_to_pixel, projected_ground_to_pixel
 
         crs = dem_layer.crs()
         if is_projected(crs):
-            scale = ground_scale(crs, [(dem_layer.extent(), crs)], context.transformContext())
-            return ground_to_pixel_projected(gt, unit_to_ft(crs) / scale)
+            cx, cy = gt[0] + gt[1] * cols / 2.0 + gt[2] * rows / 2.0, gt[3] + gt[4] * cols / 2.0 + gt[5] * rows / 2.0
+            return projected_ground_to_pixel(gt, unit_to_ft(crs), scale_at_point(crs, cx, cy, context.transformContext()))
         if not crs.isValid() or not crs.isGeographic():
             raise QgsProcessingException("the DEM's CRS is neither projected nor geographic; assign one")
         params = QgsEllipsoidUtils.ellipsoidParameters(crs.ellipsoidAcronym() or "EPSG:7019")
         if not params.valid:
             raise QgsProcessingException("the DEM's geographic CRS names no ellipsoid QGIS knows")
-        return ground_to_pixel_geographic(gt, rows, float(params.semiMajor), float(params.inverseFlattening))
+        return geographic_ground_to_pixel(gt, rows, float(params.semiMajor), float(params.inverseFlattening))
 
     def _map(self, parameters: dict, context: Any, feedback: Any, dem_layer: Any, z_to_ft: float, distance: float, threshold: float,
              compare: str, n_az: int, path: str | None, want_mask: bool) -> tuple[np.ndarray | None, tuple, int]:
         """Map the DEM strip by strip; write ``path`` (if any); return the steep mask (if wanted), the geotransform and the steep count."""
-        from ..core.terrain import auto_azimuths, ring_slope_map
-        from ..core.terrain.ring import ring_extent_px
         from ..qgis_bridge.dem import block_to_array
-        from ..services.slope import steep_cells as at_or_over
+        from ..services.slope_map import map_strips, plan_strips
 
         provider = dem_layer.dataProvider().clone()
         full = provider.extent()
@@ -262,16 +241,18 @@ class SlopeOver100Ft(SiteAlgorithm):
             raise QgsProcessingException(self.tr("The DEM has no pixel grid QGIS can read."))
         px, py = full.width() / cols, full.height() / rows
         gt = (full.xMinimum(), px, 0.0, full.yMaximum(), 0.0, -py)
-        jac_all = self._ground_to_pixel(dem_layer, gt, rows, context)
-        per_row = jac_all.ndim == 3
-        probe = jac_all[:: max(rows // 64, 1)] if per_row else [jac_all]
-        halo = int(math.ceil(max(ring_extent_px(j, distance)[1] for j in probe))) + 4
-        strip = max(STRIP_CELLS // max(cols, 1), 32)
-        if n_az == 0:  # decided once for the whole DEM, so that every strip is computed alike
-            n_az = auto_azimuths(rows * cols)
+        jac_all = self._ground_to_pixel(dem_layer, gt, rows, cols, context)
+        plan = plan_strips(jac_all, rows, cols, distance, strip_cells=STRIP_CELLS, min_rows=32, n_azimuths=n_az or None)
         feedback.pushInfo(self.tr("Slope map: every ring breakpoint sampled (the azimuth count is not used; docs/terrain.md)."))
         if rows * cols > SLOW_CELLS:
             feedback.pushWarning(self.tr("The DEM has {0:,} cells: the slope map may take several minutes (Cancel stops it between strips of rows).").format(rows * cols))
+
+        def read_rows(ra: int, rb: int, r0: int, r1: int) -> np.ndarray:
+            rect = QgsRectangle(full.xMinimum(), full.yMaximum() - rb * py, full.xMaximum(), full.yMaximum() - ra * py)
+            block = provider.block(1, rect, cols, rb - ra)
+            if block is None or not block.isValid():
+                raise QgsProcessingException(self.tr("Rows {0} to {1} of the DEM could not be read.").format(ra, rb))
+            return block_to_array(block, provider, 1)
 
         ds = band = None
         if path:
@@ -297,21 +278,10 @@ class SlopeOver100Ft(SiteAlgorithm):
         steep_all = np.zeros((rows, cols), dtype=bool) if want_mask else None
         n_steep = 0
         done = 0
-        for r0 in range(0, rows, strip):
-            if feedback.isCanceled():
-                feedback.pushWarning(self.tr("Cancelled: the slope map is complete down to row {0} of {1}.").format(r0, rows))
-                break
-            r1 = min(r0 + strip, rows)
-            ra, rb = max(r0 - halo, 0), min(r1 + halo, rows)
-            rect = QgsRectangle(full.xMinimum(), full.yMaximum() - rb * py, full.xMaximum(), full.yMaximum() - ra * py)
-            block = provider.block(1, rect, cols, rb - ra)
-            if block is None or not block.isValid():
-                raise QgsProcessingException(self.tr("Rows {0} to {1} of the DEM could not be read.").format(ra, rb))
-            values = block_to_array(block, provider, 1)
-            jac = jac_all[ra:rb] if per_row else jac_all
-            with np.errstate(invalid="ignore"):
-                slope = ring_slope_map(values, jac, distance, z_to_ft=z_to_ft, n_azimuths=n_az, threshold_pct=threshold)[r0 - ra : r1 - ra]
-            steep = at_or_over(slope, threshold, compare)
+        for part in map_strips(plan, jac_all, read_rows, distance, z_to_ft=z_to_ft, threshold_pct=threshold, compare=compare,
+                               cancelled=feedback.isCanceled):
+            r0, r1, slope, steep = part.r0, part.r1, part.slope_pct, part.steep
+            assert steep is not None  # a threshold is always given here
             n_steep += int(steep.sum())
             if steep_all is not None:
                 steep_all[r0:r1] = steep
@@ -319,6 +289,8 @@ class SlopeOver100Ft(SiteAlgorithm):
                 band.WriteArray(np.where(np.isfinite(slope), slope, np.float32(NODATA_OUT)).astype(np.float32), 0, r0)
             done = r1
             feedback.setProgress(10 + 80 * done / rows)
+        if done < rows and feedback.isCanceled():
+            feedback.pushWarning(self.tr("Cancelled: the slope map is complete down to row {0} of {1}.").format(done, rows))
         if ds is not None and band is not None:
             band.FlushCache()
             ds.FlushCache()

@@ -145,6 +145,17 @@ def site_ground_scale(crs: QgsCoordinateReferenceSystem, layers: Any, site_parce
     return _scale_at(crs, (p.x(), p.y()), context)
 
 
+def scale_at_point(crs: QgsCoordinateReferenceSystem, x: float, y: float, context: QgsCoordinateTransformContext) -> float:
+    """The scale factor at the point ``(x, y)`` of ``crs`` (its units): the slope map's, at the DEM's centre."""
+    from qgis.core import QgsPointXY
+
+    try:
+        p = QgsCoordinateTransform(crs, _WGS84, context).transform(QgsPointXY(x, y))
+    except Exception:  # QgsCsException
+        return 1.0
+    return _scale_at(crs, (p.x(), p.y()), context)
+
+
 def _scale_at(crs: QgsCoordinateReferenceSystem, centre: tuple[float, float] | None, context: QgsCoordinateTransformContext) -> float:
     """Grid length / ellipsoidal length at a longitude/latitude (1 when it cannot be measured)."""
     from qgis.core import QgsDistanceArea, QgsPointXY

@@ -18,7 +18,7 @@ Numbers across rounds
 ---------------------
 A comment keeps its number in every later letter. On a resubmission each earlier comment that was not
 already addressed is listed first under its number and the round that raised it, marked from the
-comparison of the two reviews (:func:`stormwater_plugin.core.compare.compare_documents`):
+comparison of the two reviews (:func:`stormwater_plugin.services.compare.compare_reviews`):
 
 - every finding of the comment resolved: **addressed**;
 - every finding still open as before: **not addressed**;
@@ -37,8 +37,8 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any, Mapping, Sequence
 
-from ..core.compare import compare_documents
 from ..core.errors import StormwaterError
+from .compare import compare_reviews
 from .presentation import compass
 
 #: Format tag of ``letter.json``.
@@ -385,7 +385,7 @@ def mark_prior(comments: Sequence[Comment], old: Mapping[str, Any], new: Mapping
         The marked comments, and the map of each earlier finding key to its key in the new review
         (renamed features and rules followed), for :func:`new_comments`' ``covered``.
     """
-    cmp = compare_documents(old, new)
+    cmp = compare_reviews(old, new)
     by_old_key: dict[str, tuple[str, Mapping[str, Any]]] = {}
     for cat in ("resolved", "still_open", "changed", "new"):
         for e in cmp.get(cat, []):

@@ -24,7 +24,6 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from ..core.compare import compare_documents
 from ..core.engine import REVIEWER_REASON, SiteInputs, run_check
 from ..core.errors import StormwaterError
 from ..core.model import CheckResult
@@ -32,6 +31,7 @@ from ..core.overrides import Override, annotate_document
 from ..core.rulepack import RulePack, load_pack
 from ..core.serialize import result_to_dict
 from ..core.siting import suggest_moves
+from .compare import compare_reviews
 
 # --------------------------------------------------------------------------- typed results
 
@@ -273,7 +273,7 @@ def compare_with(doc: dict[str, Any], previous: Mapping[str, Any], label: str) -
         When the reviews cannot be compared (different jurisdictions…).
     """
     try:
-        cmp = compare_documents(previous, doc)
+        cmp = compare_reviews(previous, doc)
     except ValueError as exc:
         raise ComparisonError(str(exc)) from exc
     cmp["previous"] = label

@@ -1,4 +1,10 @@
-"""The siting envelope as rows: what envelope.gpkg, the Processing algorithm and the dock write, built once.
+"""The siting envelope use case and its rows: what envelope.gpkg, the Processing algorithm and the dock write, built once.
+
+:func:`find_envelope` is the one entry the front ends call to build the envelope
+(``stormwater-check envelope``, the Processing algorithm, the dock's task): the
+core's :func:`~stormwater_plugin.core.siting.build_envelope` with float warnings
+of empty intersections silenced and a lookup failure (an unknown device type
+or rule) reported as :class:`~stormwater_plugin.core.siting.SitingError`.
 
 :func:`envelope_rows` turns a :class:`~stormwater_plugin.core.siting.SitingEnvelope`
 into three lists of ``(geometry, attributes)`` in the field order of
@@ -8,10 +14,49 @@ and :data:`~.presentation.DESIGN_SCHEMA`; each front end only writes them.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
+from ..core.engine import SiteInputs
+from ..core.rulepack import RulePack
+from ..core.siting import SitingEnvelope, SitingError, build_envelope
+from ..core.siting.envelope import DEFAULT_CELL_FT
 from .presentation import DESIGN_SCHEMA, ENVELOPE_SCHEMA, EXCLUDED_SCHEMA
+
+
+def find_envelope(inputs: SiteInputs, pack: RulePack, *, device_type: str, high_traffic: bool | None, project_class: str | None = None,
+                  cell_ft: float = DEFAULT_CELL_FT) -> SitingEnvelope:
+    """Where a point device of ``device_type`` may go on the site parcel under ``pack``.
+
+    Parameters
+    ----------
+    inputs : SiteInputs
+        Layers and DEM in the working CRS (the DEM window covering the site parcel grown by the envelope's reach).
+    pack : RulePack
+        The jurisdiction's rules.
+    device_type : str
+        One of :data:`~stormwater_plugin.core.model.DEVICE_TYPES`.
+    high_traffic : bool or None
+        Whether the device serves vehicle areas (``None``: unknown).
+    project_class : str, optional
+        ``minor`` or ``major``; default: the check's classification.
+    cell_ft : float
+        Grid cell of the gradient boundaries, feet.
+
+    Raises
+    ------
+    SitingError
+        No site parcel, an unknown device type, or a rule the envelope cannot read.
+    """
+    with warnings.catch_warnings(), np.errstate(invalid="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)  # shapely on empty intersections
+        try:
+            return build_envelope(inputs, pack, device_type=device_type, high_traffic=high_traffic, project_class=project_class, cell_ft=cell_ft)
+        except LookupError as exc:
+            raise SitingError(str(exc).strip("'\"")) from exc
 
 
 @dataclass(frozen=True)

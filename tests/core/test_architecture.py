@@ -97,6 +97,43 @@ def test_no_package_imports_a_layer_above_it():
     assert bad == []
 
 
+#: What the front ends inside QGIS may import from the core: its vocabulary (model) and its error root; everything else
+#: (the engine, packs, siting, terrain, decisions, comparison) through ``services`` (issue 23).
+FRONT_END_CORE = frozenset({"stormwater_plugin.core.model", "stormwater_plugin.core.errors"})
+#: The gui modules that still reach past the service layer, each to be routed through services (a new one fails).
+KNOWN_GUI_CORE: set[tuple[str, str]] = {
+    ("stormwater_plugin.gui.cad_actions", "stormwater_plugin.core.cad.sorting"),
+    ("stormwater_plugin.gui.cad_actions", "stormwater_plugin.core.rulepack"),
+    ("stormwater_plugin.gui.check_task", "stormwater_plugin.core.engine"),
+    ("stormwater_plugin.gui.check_task", "stormwater_plugin.core.rulepack"),
+    ("stormwater_plugin.gui.dock", "stormwater_plugin.core.accuracy"),
+    ("stormwater_plugin.gui.dock", "stormwater_plugin.core.engine"),
+    ("stormwater_plugin.gui.dock", "stormwater_plugin.core.overrides"),
+    ("stormwater_plugin.gui.dock", "stormwater_plugin.core.rulepack"),
+    ("stormwater_plugin.gui.dock", "stormwater_plugin.core.saved_review"),
+    ("stormwater_plugin.gui.envelope_task", "stormwater_plugin.core.rulepack"),
+    ("stormwater_plugin.gui.envelope_task", "stormwater_plugin.core.siting"),
+    ("stormwater_plugin.gui.findings_tree", "stormwater_plugin.core.compare"),
+    ("stormwater_plugin.gui.findings_tree", "stormwater_plugin.core.rulepack"),
+    ("stormwater_plugin.gui.overrides_ui", "stormwater_plugin.core.overrides"),
+    ("stormwater_plugin.gui.register_panel", "stormwater_plugin.core.rulepack"),
+    ("stormwater_plugin.gui.result_layers", "stormwater_plugin.core.engine"),
+    ("stormwater_plugin.gui.result_layers", "stormwater_plugin.core.overrides"),
+}
+
+
+def _core_edges(layer: str) -> set[tuple[str, str]]:
+    return {(src, dst) for src, dst, _ in _edges() if _layer(src) == layer and _layer(dst) == "core" and dst not in FRONT_END_CORE}
+
+
+def test_processing_reaches_the_core_only_through_services():
+    assert _core_edges("processing") == set()
+
+
+def test_gui_reaches_the_core_only_through_services():
+    assert _core_edges("gui") - KNOWN_GUI_CORE == set()
+
+
 def test_no_private_name_is_imported_from_another_package():
     bad = {
         (src, dst, name)

@@ -172,7 +172,7 @@ def test_strips_match_one_pass(provider, tmp_path, monkeypatch):
     alg = QgsApplication.processingRegistry().algorithmById("stormwater_review:slopeover100ft")
     from qgis.core import QgsProcessingContext
 
-    jac = alg._ground_to_pixel(dem, (X0, 1.0, 0.0, Y0 + ROWS, 0.0, -1.0), ROWS, QgsProcessingContext())
+    jac = alg._ground_to_pixel(dem, (X0, 1.0, 0.0, Y0 + ROWS, 0.0, -1.0), ROWS, COLS, QgsProcessingContext())
     assert np.allclose(jac, ground_to_pixel_projected((X0, 1.0, 0.0, Y0 + ROWS, 0.0, -1.0), 1 / 0.3048), rtol=1e-3)
     ref = ring_slope_map(src, jac, 100.0, z_to_ft=1 / 0.3048)
     ref = np.where(np.isfinite(ref), ref, -9999.0)
@@ -238,3 +238,27 @@ def test_slope_rays_and_mask_load_with_the_dock_styles(provider, tmp_path, layer
         assert mask is not None and mask.renderer().symbol().symbolLayer(0).fillColor().alpha() < 255
     finally:
         QgsProject.instance().removeAllMapLayers()
+
+
+def test_slope_map_policy_processing_equals_the_command_line(provider, tmp_path):
+    """One policy (services.slope_map): the same DEM gives the same slope map and steep cells in Processing and on the command line.
+
+    Both divide grid units by the scale factor at the DEM's centre (pyproj on the command line, QgsDistanceArea in QGIS:
+    the two agree to about 1e-8, so values may differ in float32's last digit, never in which cells are steep).
+    """
+    from stormwater_plugin.cli import main as cli_main
+
+    dem = write_hills(tmp_path / "hills.tif")
+    QgsProject.instance().addMapLayers([dem])
+    try:
+        out = _run(dem, sites_layer(), tmp_path, THRESHOLD_PCT=5.0)
+    finally:
+        QgsProject.instance().removeAllMapLayers()
+    cli_tif = tmp_path / "cli.tif"
+    assert cli_main(["slope-map", str(tmp_path / "hills.tif"), "--out", str(cli_tif), "--threshold", "5", "--quiet"]) == 0
+    a, b = _read(out["SLOPE_MAP"]), _read(str(cli_tif))
+    assert np.array_equal(a == -9999, b == -9999)
+    valid = a != -9999
+    assert valid.sum() > 1000
+    assert np.max(np.abs(a[valid] - b[valid])) < 1e-4
+    assert out["STEEP_CELLS"] == int(((b >= 5.0) & valid).sum())

@@ -1,0 +1,52 @@
+"""The comparison of two reviews of one site: the use case ``stormwater-check compare`` and the Processing algorithm call.
+
+:func:`compare_reviews` checks that both documents are findings.json reviews and
+compares them with :func:`~stormwater_plugin.core.compare.compare_documents`
+(resolved, new, still open, changed, renamed features, decisions carried over);
+:func:`open_violations` is what keeps a resubmission from passing. Reading the
+files stays with each front end.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from ..core.compare import ReviewDoc, compare_documents
+from ..core.errors import StormwaterError
+
+
+class CompareError(ValueError, StormwaterError):
+    """The two documents cannot be compared (not reviews, or of different jurisdictions)."""
+
+
+def review_document(doc: object, where: str) -> ReviewDoc:
+    """``doc`` when it is a findings.json review (a mapping with ``findings``), else :class:`CompareError` naming ``where``."""
+    if not isinstance(doc, Mapping) or "findings" not in doc:
+        raise CompareError(f"{where}: not a findings.json document (no 'findings')")
+    return dict(doc)
+
+
+def compare_reviews(old: Mapping[str, object], new: Mapping[str, object]) -> ReviewDoc:
+    """The comparison document (compare.json) of an earlier review ``old`` and the current ``new``.
+
+    Raises
+    ------
+    CompareError
+        Either is not a review, or they are under different jurisdictions.
+    """
+    old_doc, new_doc = review_document(old, "the earlier review"), review_document(new, "the current review")
+    try:
+        return compare_documents(old_doc, new_doc)
+    except ValueError as exc:
+        raise CompareError(str(exc)) from exc
+
+
+def open_violations(cmp: Mapping[str, object]) -> list[ReviewDoc]:
+    """Entries of ``cmp`` that are violations still standing (new or still open)."""
+    out: list[ReviewDoc] = []
+    for cat in ("new", "still_open"):
+        entries = cmp.get(cat)
+        for e in entries if isinstance(entries, list) else []:
+            if isinstance(e, dict) and isinstance(e.get("new"), dict) and e["new"].get("status") == "violation":
+                out.append(e)
+    return out
