@@ -30,6 +30,7 @@ import numpy as np
 from ..core.dem_policy import CleanStats, cleaning_warning
 from ..core.errors import StormwaterError
 from ..core.rulepack import load_pack
+from ..core.terrain import ring_kernel_numba
 from ..core.terrain.plausibility import elevation_plausibility
 from ..core.terrain.ring import ring_extent_px
 from ..core.terrain.slope_map import MAX_AZIMUTHS, auto_azimuths, ground_to_pixel_geographic, ground_to_pixel_projected, ring_slope_map
@@ -174,6 +175,8 @@ def run(args: argparse.Namespace) -> int:
         k_count = args.azimuths if args.azimuths is not None else auto_azimuths(rows * cols)
         messages.append("every ring breakpoint sampled exactly (and points inside the longer or twisted arcs)"
                         + (f"; certified at {args.threshold:g}%" if args.threshold is not None else ""))
+        compiled = ring_kernel_numba.kernel() is not None  # the optional compiled sweep: same values as numpy's
+        messages.append(f"sweep: {ring_kernel_numba.describe()}")
         if not args.quiet:
             for m in messages:
                 print(m, file=sys.stderr)
@@ -213,7 +216,7 @@ def run(args: argparse.Namespace) -> int:
                         raise SlopeMapError(f"{dem}: rows {ra} to {rb} cannot be read ({_short(exc)})") from exc
                     jac = jac_all[ra:rb] if per_row else jac_all
                     slope = ring_slope_map(values, jac, args.distance_ft, z_to_ft=z_to_ft, n_azimuths=k_count, threshold_pct=args.threshold,
-                                           stats=stats, row_range=(r0 - ra, r1 - ra))
+                                           stats=stats, row_range=(r0 - ra, r1 - ra), compiled=compiled)
                     del values
                     valid = np.isfinite(slope)
                     n_valid += int(valid.sum())
