@@ -143,3 +143,29 @@ def test_the_plugin_front_ends_never_ask_for_the_compiled_sweep():
     pkg = ROOT / "stormwater_plugin"
     users = sorted(str(p.relative_to(pkg)) for p in pkg.rglob("*.py") if "compiled=" in p.read_text(encoding="utf-8") or "ring_kernel_numba" in p.read_text(encoding="utf-8"))
     assert users == ["core/terrain/ring_kernel_numba.py", "core/terrain/slope_map.py", "headless/slope_map_cli.py"]
+
+
+@needs_numba
+def test_slope_map_cli_with_the_compiled_sweep_writes_the_numpy_sweeps_file(tmp_path, monkeypatch, capsys):
+    """The command line's choice (``COMPILED_MIN_CELLS`` lowered so that a small DEM takes it) changes no value."""
+    rasterio = pytest.importorskip("rasterio")
+    from rasterio.transform import from_origin
+
+    from stormwater_plugin.headless import slope_map_cli
+
+    dem = tmp_path / "dem.tif"
+    z = _dem(7, 130, 140, 0.1, 1)
+    with rasterio.open(dem, "w", driver="GTiff", width=140, height=130, count=1, dtype="float32", crs="EPSG:32618",
+                       transform=from_origin(600000, 4800000, 1, 1), nodata=-9999) as dst:
+        dst.write(np.nan_to_num(z, nan=-9999.0), 1)
+    maps = []
+    for name, env in (("numpy", "1"), ("compiled", "0")):
+        monkeypatch.setenv(ring_kernel_numba.DISABLE_ENV, env)
+        monkeypatch.setattr(slope_map_cli, "COMPILED_MIN_CELLS", 0)
+        out = tmp_path / f"{name}.tif"
+        assert slope_map_cli.main([str(dem), "--out", str(out), "--dem-z-units", "m"]) == 0
+        assert f"sweep: {'numpy' if name == 'numpy' else 'compiled'}" in capsys.readouterr().err
+        with rasterio.open(out) as src:
+            maps.append(src.read(1))
+    assert (maps[0] != -9999).sum() > 1000
+    assert np.array_equal(maps[0], maps[1])
