@@ -123,7 +123,7 @@ class SlopeStrip:
 
 def map_strips(plan: StripPlan, ground_to_pixel: np.ndarray, read: RowReader, distance_ft: float, *, z_to_ft: float,
                threshold_pct: float | None = None, compare: str = "gte", stats: dict[str, int] | None = None,
-               cancelled: Callable[[], bool] | None = None) -> Iterator[SlopeStrip]:
+               cancelled: Callable[[], bool] | None = None, compiled: bool = False) -> Iterator[SlopeStrip]:
     """Map the DEM strip by strip.
 
     Parameters
@@ -146,6 +146,9 @@ def map_strips(plan: StripPlan, ground_to_pixel: np.ndarray, read: RowReader, di
         Counts of the certification, summed over strips.
     cancelled : callable, optional
         Asked before each strip; ``True`` stops the map (the strips yielded so far are complete).
+    compiled : bool
+        Use the optional compiled sweep when it is available (the same values; the command line asks for it on large DEMs,
+        the plugin never does).
     """
     per_row = ground_to_pixel.ndim == 3
     for r0, r1, ra, rb in plan.strips():
@@ -155,7 +158,7 @@ def map_strips(plan: StripPlan, ground_to_pixel: np.ndarray, read: RowReader, di
         jac = ground_to_pixel[ra:rb] if per_row else ground_to_pixel
         with np.errstate(invalid="ignore"):
             slope = ring_slope_map(values, jac, distance_ft, z_to_ft=z_to_ft, n_azimuths=plan.n_azimuths, threshold_pct=threshold_pct,
-                                   stats=stats, row_range=(r0 - ra, r1 - ra))
+                                   stats=stats, row_range=(r0 - ra, r1 - ra), compiled=compiled)
         del values
         steep = steep_cells(slope, threshold_pct, compare) if threshold_pct is not None else None
         yield SlopeStrip(r0=r0, r1=r1, slope_pct=slope, steep=steep)

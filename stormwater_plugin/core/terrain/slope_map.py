@@ -52,12 +52,16 @@ from __future__ import annotations
 import math
 import os
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 
 from .ring import ring_extent_px, ring_footprint
+from .ring_kernel_numba import PlanArrays
+from .ring_kernel_numba import kernel as compiled_kernel
+from .ring_kernel_numba import sweep as compiled_sweep
 from .ring_stencil import MID_CUT, RingStencil, SweepPlan, build_stencil, certify, sweep_plan
 
 FT_PER_M: float = 1.0 / 0.3048
@@ -202,6 +206,7 @@ def ring_slope_map(
     mid_cut: float = MID_CUT,
     stats: dict | None = None,
     row_range: tuple[int, int] | None = None,
+    compiled: bool = False,
 ) -> np.ndarray:
     """Ring slope (percent) over ``distance_ft`` for every cell of a DEM.
 
@@ -240,6 +245,12 @@ def ring_slope_map(
     row_range : tuple of int, optional
         Compute only rows ``start:stop`` (the others serve as the rings' halo);
         the result then has ``stop − start`` rows.
+    compiled : bool
+        Run the sweep with the optional compiled kernel
+        (:mod:`~stormwater_plugin.core.terrain.ring_kernel_numba`) when numba
+        can be imported and ``STORMWATER_NO_NUMBA`` is not ``1``; else (and by
+        default) the numpy sweep. Both give the same values, bit for bit.
+        The plugin never asks for it (numba is not imported inside QGIS).
 
     Returns
     -------
@@ -334,6 +345,8 @@ def ring_slope_map(
     shared = None if geographic else _plan(jac_all[0], radius, width, mid_cut)
     local = threading.local()
     span = 2 * h_c + 4
+    fast = compiled_kernel() if compiled else None  # numba is imported here only, on request
+    arrays: dict[int, PlanArrays] = {}
 
     def run(b: tuple[int, int]) -> None:
         b0, b1 = b
@@ -342,7 +355,12 @@ def ring_slope_map(
             work = local.work = _Work(min(step, rows) * width, span)
         jac = jac_all[(b0 + b1) // 2] if geographic else jac_all[0]
         stc, plan = shared if shared is not None else _plan(jac, radius, width, mid_cut)
-        out[b0 - ra : b1 - ra] = _block(setup, b0, b1, jac, stc, plan, work)
+        pa = None
+        if fast is not None:
+            pa = arrays.get(id(plan))
+            if pa is None:
+                pa = arrays[id(plan)] = PlanArrays(plan)
+        out[b0 - ra : b1 - ra] = _block(setup, b0, b1, jac, stc, plan, work, fast, pa)
 
     if n_workers > 1 and len(blocks) > 1:
         with ThreadPoolExecutor(max_workers=n_workers) as pool:
@@ -492,14 +510,20 @@ def _certify_block(st: _Setup, b0: int, res2: np.ndarray, stc: RingStencil, plan
             st.stats["conservative"] += int(conservative.sum())
 
 
-def _block(st: _Setup, b0: int, b1: int, jac: np.ndarray, stc: RingStencil, plan: SweepPlan, w: _Work) -> np.ndarray:
-    """Ring slope (percent, float32, NaN where undetermined) for rows ``b0:b1``."""
+def _block(
+    st: _Setup, b0: int, b1: int, jac: np.ndarray, stc: RingStencil, plan: SweepPlan, w: _Work,
+    fast: Callable[..., None] | None = None, pa: PlanArrays | None = None,
+) -> np.ndarray:
+    """Ring slope (percent, float32, NaN where undetermined) for rows ``b0:b1`` (``fast``: the compiled sweep)."""
     n_r = b1 - b0
     cols, h_r, h_c, radius = st.cols, st.h_r, st.h_c, st.radius
     width = st.pad.shape[1]
     n = n_r * width
     p0 = (h_r + b0) * width
-    res = _sweep(st, p0, n, plan, w)
+    if fast is not None and pa is not None:
+        res = compiled_sweep(fast, st.flat, st.dv, st.dh, st.dt, p0, n, pa, w.hi)
+    else:
+        res = _sweep(st, p0, n, plan, w)
     res2 = res.reshape(n_r, width)[:, h_c : h_c + cols] * np.float32(100.0 / radius)
 
     # the ring must stay on the raster (corner-based extent, as sample_pixel)
