@@ -142,7 +142,8 @@ def test_the_plugin_front_ends_never_ask_for_the_compiled_sweep():
     """Only the command line opts in: the Processing algorithm and the dock call the map without ``compiled``."""
     pkg = ROOT / "stormwater_plugin"
     users = sorted(str(p.relative_to(pkg)) for p in pkg.rglob("*.py") if "compiled=" in p.read_text(encoding="utf-8") or "ring_kernel_numba" in p.read_text(encoding="utf-8"))
-    assert users == ["core/terrain/ring_kernel_numba.py", "core/terrain/slope_map.py", "headless/slope_map_cli.py"]
+    # the service passes the front end's choice through (default off); only the command line makes it
+    assert users == ["core/terrain/ring_kernel_numba.py", "core/terrain/slope_map.py", "headless/slope_map_cli.py", "services/slope_map.py"]
 
 
 @needs_numba
