@@ -3,9 +3,11 @@
 The use case's second half (the first is :mod:`.batch_plan`): a worker
 process (or a Dask worker, or the batch process itself) calls
 :func:`check_sites` on the :class:`~.batch_plan.Partition` it was sent. Each
-site gets its own :class:`~stormwater_plugin.core.engine.SiteInputs` and the
-findings.json document of a single-site check (without move suggestions);
-one site's failure is that site's error, never the town's.
+site gets its own :class:`~stormwater_plugin.core.engine.SiteInputs` and is
+checked by :func:`~stormwater_plugin.services.review.check`, the use case of
+every front end: its findings.json is the single-site check's document
+(finding keys and override counts included; no move suggestions). One
+site's failure is that site's error, never the town's.
 
 QGIS-free and file-free: the core, numpy and shapely. The adapter that runs
 the partitions writes the files (:mod:`stormwater_plugin.headless.batch`).
@@ -21,12 +23,12 @@ from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
-from ..core.engine import SiteInputs, run_check
+from ..core.engine import SiteInputs
 from ..core.model import FeatureLayer, Finding
 from ..core.raster import ElevationGrid
 from ..core.rulepack import RulePack, load_pack
-from ..core.serialize import result_to_dict
 from .batch_plan import Partition
+from .review import check
 
 #: A finding's map row for the batch's findings.gpkg: (site id, finding) -> (family, row, WKB), or ``None`` (no geometry).
 MapRow = Callable[[str, Finding], "tuple[str, dict[str, Any], bytes] | None"]
@@ -99,10 +101,12 @@ def check_sites(part: Partition, map_row: MapRow | None = None) -> Iterator[Site
         outcome = SiteOutcome(site_id=site[0], partition=part.number)
         try:
             inputs_ = site_inputs(part, site, dem)
-            result = run_check(inputs_, pack)
             inputs = dict(part.inputs_doc, site_parcel=site[0])
+            # The one review use case of every front end (no moves: a screening suggests none).
+            review = check(inputs_, pack, crs_name=inputs_.crs_name, inputs_description=inputs, moves=False)
+            result = review.result
             # Compact JSON: the C encoder (indent= falls back to pure Python, a third of the time per site).
-            outcome.document = json.dumps(result_to_dict(result, crs_name=inputs_.crs_name, inputs=inputs), ensure_ascii=False, separators=(",", ":"))
+            outcome.document = json.dumps(review.doc, ensure_ascii=False, separators=(",", ":"))
             outcome.project_class = result.project_class
             outcome.class_source = result.class_source
             outcome.counts = result.counts()
