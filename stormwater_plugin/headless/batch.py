@@ -2,7 +2,7 @@
 
 This module is the command line's adapter: it reads the package and the DEM
 (:mod:`.reader`), plans with :func:`~stormwater_plugin.services.batch_plan.plan_batch`,
-runs the partitions (:mod:`.batch_exec`; each worker checks its sites with
+runs the partitions (:mod:`.batch_exec`; each worker, :mod:`.batch_worker`, checks its sites with
 :func:`~stormwater_plugin.services.batch_run.check_sites`) and writes the
 outputs (:mod:`.batch_io`).
 
@@ -73,7 +73,8 @@ Outputs (in ``out``)
     are removed first, so the folder never mixes two screenings.
 
 Workers watch their parent: when the batch process dies (even by
-``kill -9``) they exit within a second.
+``kill -9``) they exit within a second, the process pool's and a
+LocalCluster's alike (:class:`~.batch_dask.ParentWatch`).
 """
 
 from __future__ import annotations
@@ -93,7 +94,7 @@ from ..core.rulepack import RulePack, load_pack
 from ..services import batch_plan as _plan
 from ..services.batch_plan import CONTEXT_ROLES, DEM_MARGIN_FT, PLAN_ROLES, BatchError, BatchPlan, DemSlice, Partition, pack_reach_ft
 from ..services.batch_run import SiteOutcome, site_inputs
-from .batch_exec import executor_map, run_partition, worker_count
+from .batch_exec import executor_map, worker_count
 from .batch_io import (  # noqa: F401 - _bulk_layer: its tests import it from here
     BATCH_FILES,
     MAX_FOLDER_CHARS,
@@ -109,6 +110,7 @@ from .batch_io import (  # noqa: F401 - _bulk_layer: its tests import it from he
     write_site,
     write_summary,
 )
+from .batch_worker import run_partition
 from .dem_source import WktTransform
 
 
