@@ -19,7 +19,7 @@ from ..core.engine import SiteInputs
 from ..core.model import PROJECT_CLASSES, ROLES, FeatureLayer, Warning_
 from ..core.units import normalise_z_unit
 from ..services.intake import CONTEXT_ROLES, role_reaches_ft  # the roles read around the site, as the command line
-from ..services.site_source import SiteRead
+from ..services.site_source import SiteRead, working_crs_text
 from .crs import choose_working_crs, crs_label, site_ground_scale, unit_to_ft
 from .dem import QgisDemSource, read_dem
 from .layer_parts import RoleLayerStatus, resolve_parts
@@ -360,7 +360,9 @@ def _read(plan: SnapshotPlan, feedback: Any, progress: Callable[[float], None] |
             dem = read_dem(info.provider, dem_crs, working, window, plan.dem_z_units, context, warnings, name=info.name)
             if dem is not None:  # the whole band in blocks: the flow trace reads further windows as it proceeds
                 dem_source = QgisDemSource(info.provider, dem_crs, working, plan.dem_z_units, context, name=info.name)
-    crs_name = f"{crs_label(working)}, {reason}; distances on the ellipsoid (grid scale factor {scale:.6f})"
+    # In the command line's words (one wording for both adapters, so the dock's findings.json is the CLI's).
+    crs_name = working_crs_text(working.description(), working.authid(), reason, scale) if working.authid() else \
+        f"{crs_label(working)}, {reason}; distances on the ellipsoid (grid scale factor {scale:.6f})"
     inputs = SiteInputs(layers=layers, dem=dem, unit_to_ft=u, crs_name=crs_name, site_parcel_id=site, class_override=plan.class_override,
                         warnings=warnings, dem_source=dem_source)
     return Snapshot(inputs=inputs, crs=working, crs_reason=reason, layers_read=plan.layers_read)
