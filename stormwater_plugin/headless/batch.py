@@ -197,8 +197,9 @@ def run_batch(
     InputError, BatchError, PackError
         Unusable input, before any site is checked.
     """
-    # lazy: the reader loads geopandas, rasterio and fiona, which the spawned workers (they import this module) never need
-    from .reader import dem_crs, read_site, site_units
+    # lazy: the reader loads geopandas, rasterio and fiona; importing this module for its names (tests, the register) need not
+    from .reader import dem_crs, site_units
+    from .site_source import FileSiteSource
 
     say = progress or (lambda _m: None)
     times: dict[str, float] = {}
@@ -206,19 +207,15 @@ def run_batch(
     pack = load_pack(jurisdiction)
     if not package.exists():
         raise BatchError(f"{package}: site package not found")
-    loaded = read_site(package, list(layer_options), dem_path, dem_z_units, None, class_override, pack=pack)
+    # The command line's site source, as `stormwater-check check` reads a site (the whole town, no site parcel).
+    site = FileSiteSource(package, list(layer_options), dem_path, dem_z_units, None, class_override).read(pack)
+    loaded = site.source
     times["read_s"] = time.perf_counter() - t0
     inputs = loaded.inputs
     dem_wkt = ""
     if inputs.dem is not None:
         dem_wkt = dem_crs(Path(loaded.dem_path or "")).to_wkt()
-    inputs_doc = {
-        "site": str(package),
-        "layers": loaded.sources,
-        "dem": loaded.dem_path,
-        "dem_z": inputs.dem.z_unit_note if inputs.dem else None,
-        "batch": True,
-    }
+    inputs_doc = {**site.description, "batch": True}
     t1 = time.perf_counter()
     plan = plan_batch(
         inputs.layers,
