@@ -1,4 +1,10 @@
-"""Snapshot QGIS layers into plain :class:`SiteInputs` the engine (and a QgsTask) can use."""
+"""Snapshot QGIS layers into plain :class:`SiteInputs` the engine (and a QgsTask) can use.
+
+:class:`QgisSiteSource` is the plugin's
+:class:`~stormwater_plugin.services.site_source.SiteSource`: the same plain
+inputs the command line's file reader gives, for the same use case
+(:func:`~stormwater_plugin.services.site_source.review_site`).
+"""
 
 from __future__ import annotations
 
@@ -13,6 +19,7 @@ from ..core.engine import SiteInputs
 from ..core.model import PROJECT_CLASSES, ROLES, FeatureLayer, Warning_
 from ..core.units import normalise_z_unit
 from ..services.intake import CONTEXT_ROLES, role_reaches_ft  # the roles read around the site, as the command line
+from ..services.site_source import SiteRead, working_crs_text
 from .crs import choose_working_crs, crs_label, site_ground_scale, unit_to_ft
 from .dem import QgisDemSource, read_dem
 from .layer_parts import RoleLayerStatus, resolve_parts
@@ -353,7 +360,9 @@ def _read(plan: SnapshotPlan, feedback: Any, progress: Callable[[float], None] |
             dem = read_dem(info.provider, dem_crs, working, window, plan.dem_z_units, context, warnings, name=info.name)
             if dem is not None:  # the whole band in blocks: the flow trace reads further windows as it proceeds
                 dem_source = QgisDemSource(info.provider, dem_crs, working, plan.dem_z_units, context, name=info.name)
-    crs_name = f"{crs_label(working)}, {reason}; distances on the ellipsoid (grid scale factor {scale:.6f})"
+    # In the command line's words (one wording for both adapters, so the dock's findings.json is the CLI's).
+    crs_name = working_crs_text(working.description(), working.authid(), reason, scale) if working.authid() else \
+        f"{crs_label(working)}, {reason}; distances on the ellipsoid (grid scale factor {scale:.6f})"
     inputs = SiteInputs(layers=layers, dem=dem, unit_to_ft=u, crs_name=crs_name, site_parcel_id=site, class_override=plan.class_override,
                         warnings=warnings, dem_source=dem_source)
     return Snapshot(inputs=inputs, crs=working, crs_reason=reason, layers_read=plan.layers_read)
@@ -434,3 +443,66 @@ def snapshot_inputs(
 ) -> SiteInputs:
     """The engine's inputs from QGIS layers (see :func:`snapshot`); plain data, safe to hand to a QgsTask."""
     return snapshot(role_layers, dem_layer, dem_z_units, site_parcel_id, class_override).inputs
+
+
+def describe_inputs(role_layers: Mapping[str, Any], dem_layer: Any, snap: Snapshot, project_file: str | None = None) -> dict[str, Any]:
+    """The findings.json ``inputs`` of a snapshot: each role's layer source (the part read), the DEM and its unit.
+
+    Parameters
+    ----------
+    role_layers : mapping
+        Role to the layer the user chose (``None`` values are left out).
+    dem_layer : QgsRasterLayer or None
+    snap : Snapshot
+        What was read from them.
+    project_file : str, optional
+        The QGIS project's file, recorded as the ``site``.
+    """
+    read = snap.layers_read or {}
+    layers = {r: _layer_source(lyr) for r, lyr in role_layers.items() if lyr is not None}
+    return {
+        "site": project_file or None,
+        "layers": {r: read[r].source if r in read else src for r, src in layers.items()},
+        "layers_read": {r: st.describe() for r, st in read.items()},
+        "dem": dem_layer.source() if dem_layer is not None else None,
+        "dem_z": snap.inputs.dem.z_unit_note if snap.inputs.dem is not None else None,
+    }
+
+
+def _layer_source(layer: Any) -> str:
+    try:
+        return str(layer.source())
+    except Exception:  # a Processing feature source has no source(): its name
+        return _source_name(layer)
+
+
+@dataclass
+class QgisSiteSource:
+    """A site read from QGIS layers: the plugin's :class:`~stormwater_plugin.services.site_source.SiteSource`.
+
+    :meth:`read` runs :func:`snapshot` in the calling thread (the dock reads in
+    a ``QgsTask`` with :func:`plan_snapshot` instead; both give the same inputs).
+
+    Parameters
+    ----------
+    role_layers : mapping
+        Role to ``QgsVectorLayer`` or Processing feature source.
+    dem_layer : QgsRasterLayer, optional
+    dem_z_units, site_parcel_id, class_override, context
+        As :func:`snapshot`.
+    project_file : str, optional
+        Recorded as the document's ``inputs.site``.
+    """
+
+    role_layers: Mapping[str, Any]
+    dem_layer: Any = None
+    dem_z_units: str | None = None
+    site_parcel_id: str | None = None
+    class_override: str | None = None
+    context: QgsCoordinateTransformContext | None = None
+    project_file: str | None = None
+
+    def read(self, pack: Any) -> SiteRead:
+        """Snapshot the layers for ``pack`` (its rules place the DEM window and the context's reach)."""
+        snap = snapshot(self.role_layers, self.dem_layer, self.dem_z_units, self.site_parcel_id, self.class_override, self.context, pack=pack)
+        return SiteRead(snap.inputs, snap.crs.toWkt(), describe_inputs(self.role_layers, self.dem_layer, snap, self.project_file), snap)

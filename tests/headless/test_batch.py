@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 
 from stormwater_plugin.cli import main
-from stormwater_plugin.core.engine import SiteInputs, run_check
+from stormwater_plugin.core.engine import SiteInputs
 from stormwater_plugin.core.model import FeatureLayer
 from stormwater_plugin.core.rulepack import load_pack
-from stormwater_plugin.core.serialize import result_to_dict
 from stormwater_plugin.headless.batch import PLAN_ROLES, SUMMARY_COLUMNS, pack_reach_ft, plan_batch, run_batch
 from stormwater_plugin.headless.reader import read_site, site_units
+from stormwater_plugin.services.review import check
 
 from .synthetic_town import write_town
 
@@ -51,7 +51,8 @@ def _alone(town: Path, jurisdiction: str, project_class: str | None) -> dict[str
                 layers[role] = layer
         unit_to_ft, crs_name = units[pid]  # the scale factor at the site, as `stormwater-check --site-parcel` takes it
         inputs = SiteInputs(layers, loaded.inputs.dem, unit_to_ft, crs_name, pid, project_class, list(loaded.inputs.warnings))
-        doc = result_to_dict(run_check(inputs, pack), crs_name=crs_name)
+        # the single-site use case every front end calls (moves off: a screening suggests none)
+        doc = check(inputs, pack, crs_name=crs_name, moves=False).doc
         doc.pop("inputs")
         docs[pid] = doc
     return docs
@@ -81,6 +82,9 @@ def test_batch_equals_each_site_checked_alone(town: Path, pool_run: tuple[Path, 
     assert sorted(got) == sorted(want) and len(got) == 20
     for pid in want:
         assert got[pid] == want[pid], pid
+    # the review's document, as a single-site check writes it: each finding keyed, the override counts there
+    assert all(f["key"] and f["effective_status"] == f["status"] for d in got.values() for f in d["findings"])
+    assert all(d["override_counts"]["violations_unresolved"] == d["counts"]["violation"] for d in got.values())
     # the 500 ft notification lists are there, and the halo did leave far features out
     assert any(d["notification"]["within_500ft"] for d in got.values())
     loaded = read_site(town / "town.gpkg", [], town / "dem.tif")

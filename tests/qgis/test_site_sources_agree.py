@@ -1,0 +1,144 @@
+"""The QGIS path and the file path give the same findings.json (issue 23, "Source adapters").
+
+The same layers read by the command line's ``FileSiteSource`` (files, the
+headless reader) and by the plugin's ``QgisSiteSource`` (QGIS layers, the
+snapshot) and handed to the one use case (``services.site_source.review_site``)
+give the same document, ``inputs`` (paths and layer sources) aside: on the
+demo, and on North Collins (real NYS parcels, OSM streams and ponds, a DEM in
+EPSG:6350) with its vector layers reprojected into three CRSs.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import DEMO_DEM, DEMO_GPKG, demo_layers
+
+from stormwater_plugin.core.rulepack import load_pack
+from stormwater_plugin.headless.site_source import FileSiteSource
+from stormwater_plugin.qgis_bridge.snapshot import QgisSiteSource
+from stormwater_plugin.services.site_source import SiteSource, review_site
+
+NC_SITE = "269.00-6-5"
+
+
+def _doc(source: SiteSource, jurisdiction: str) -> dict:
+    _, review = review_site(source, load_pack(jurisdiction), moves=False)
+    doc = dict(review.doc)
+    doc.pop("inputs")
+    return doc
+
+
+def _same(a: dict, b: dict) -> None:
+    """Equal documents; the one number allowed to differ is the grid scale factor's last digits (``features.unit_to_ft``).
+
+    The command line takes the scale factor at the site from pyproj, the plugin from QGIS (``qgis_bridge.crs``):
+    they agree to about 1e-11 (not yet one policy, issue 23), far below any rounding of a finding.
+    """
+    a, b = dict(a), dict(b)
+    ua, ub = a["features"].get("unit_to_ft"), b["features"].get("unit_to_ft")
+    assert ua == pytest.approx(ub, rel=1e-9)
+    a["features"] = {k: v for k, v in a["features"].items() if k != "unit_to_ft"}
+    b["features"] = {k: v for k, v in b["features"].items() if k != "unit_to_ft"}
+    assert sorted(a) == sorted(b)
+    fa = {f["key"]: f for f in a["findings"]}
+    fb = {f["key"]: f for f in b["findings"]}
+    assert {k: f["status"] for k, f in fa.items()} == {k: f["status"] for k, f in fb.items()}
+    assert fa == fb
+    for k in a:
+        assert a[k] == b[k], k
+
+
+def test_both_adapters_are_site_sources() -> None:
+    assert isinstance(FileSiteSource(None), SiteSource)
+    assert isinstance(QgisSiteSource({}), SiteSource)
+
+
+@pytest.mark.parametrize("jurisdiction", ["lgpc", "mamakating"])
+def test_qgis_and_file_sources_give_the_same_findings_json_on_the_demo(qgis_new_project, jurisdiction) -> None:
+    layers, dem = demo_layers()
+    by_qgis = _doc(QgisSiteSource(layers, dem), jurisdiction)
+    by_file = _doc(FileSiteSource(DEMO_GPKG, dem_path=DEMO_DEM), jurisdiction)
+    assert by_file["findings"]
+    _same(by_qgis, by_file)
+
+
+@pytest.fixture(scope="module")
+def north_collins(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Path]]:
+    """The North Collins layers (and a dry well on the site parcel), each as its own GeoPackage, in three CRSs."""
+    folder = Path(__file__).resolve().parents[2].parent / "shared" / "realdata" / "north-collins-ny"
+    if not (folder / "Erie_2018_Tax_Parcels_SHP_1907.shp").is_file():
+        pytest.skip("north-collins-ny is absent from ../shared/realdata")
+    import geopandas as gpd
+
+    parcels = gpd.read_file(folder / "Erie_2018_Tax_Parcels_SHP_1907.shp")
+    site = parcels[parcels["PRINT_KEY"] == NC_SITE]
+    pt = site.geometry.iloc[0].representative_point()
+    devices = gpd.GeoDataFrame({"id": ["D1"], "device_type": ["dry_well"], "high_traffic": [0]}, geometry=[pt], crs=parcels.crs)
+    frames = {
+        "parcels": parcels,
+        "streams": gpd.read_file(folder / "waterways.gpkg", layer="waterways"),
+        "waterbodies": gpd.read_file(folder / "water.gpkg", layer="water"),
+        "devices": devices,
+    }
+    out: dict[str, Path] = {}
+    base = tmp_path_factory.mktemp("north_collins")
+    for epsg in (2260, 32617, 4326):
+        d = base / f"epsg{epsg}"
+        d.mkdir()
+        for role, frame in frames.items():
+            frame.to_crs(epsg).to_file(d / f"{role}.gpkg", layer=role, driver="GPKG")
+        out[str(epsg)] = d
+    return folder / "dem_from_iso-1m_contours_2m_DERIVED.tif", out
+
+
+def _nc_docs(north_collins, epsg: str) -> tuple[dict, dict]:
+    import shutil
+
+    from qgis.core import QgsRasterLayer, QgsVectorLayer
+
+    dem_path, folders = north_collins
+    folder = folders[epsg]
+    roles = ("parcels", "streams", "waterbodies", "devices")
+    qfolder = folder.parent / f"{folder.name}-qgis"  # QGIS rewrites a GeoPackage's header when it opens it: its own copies
+    if not qfolder.exists():
+        shutil.copytree(folder, qfolder)
+    layers = {r: QgsVectorLayer(f"{qfolder / (r + '.gpkg')}|layername={r}", r, "ogr") for r in roles}
+    assert all(lyr.isValid() for lyr in layers.values())
+    dem = QgsRasterLayer(str(dem_path), "dem")
+    assert dem.isValid()
+    by_qgis = _doc(QgisSiteSource(layers, dem, site_parcel_id=NC_SITE, class_override="major"), "lgpc")
+    by_file = _doc(FileSiteSource(None, [f"{r}={folder / (r + '.gpkg')}:{r}" for r in roles], dem_path, site_parcel_id=NC_SITE,
+                                  class_override="major"), "lgpc")
+    assert by_file["site_parcel"] == NC_SITE and by_file["notification"]["within_500ft"]
+    assert any(f["other"] and f["other"]["layer"] == "streams" for f in by_file["findings"])
+    return by_qgis, by_file
+
+
+def _not_about(doc: dict, role: str) -> dict[str, dict]:
+    return {f["key"]: f for f in doc["findings"] if role not in json.dumps(f)}
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize("epsg", ["2260", "32617", "4326"])
+def test_qgis_and_file_sources_give_the_same_parcel_stream_and_device_findings_on_north_collins(qgis_new_project, north_collins, epsg) -> None:
+    by_qgis, by_file = _nc_docs(north_collins, epsg)
+    a, b = _not_about(by_qgis, "waterbodies"), _not_about(by_file, "waterbodies")
+    assert len(a) > 5
+    assert a == b
+    assert by_qgis["notification"] == by_file["notification"]
+    assert by_qgis["working_crs"] == by_file["working_crs"]
+
+
+@pytest.mark.realdata
+@pytest.mark.xfail(strict=True, reason=(
+    "not yet one policy (issue 23): the file reader makes a layer none of whose features lies within the pack's reach "
+    "undetermined ('check its CRS', issue 22 item 2: North Collins' ponds lie 779 ft away) and the QGIS snapshot does not "
+    "(the dock passes them at 1,480.8 ft); the run's warnings differ too (reader: reprojected, dem_z_assumed, "
+    "dem_sampled_in_own_crs, layer_misplaced; snapshot: dem_z_unit_assumed)"))
+@pytest.mark.parametrize("epsg", ["2260", "32617", "4326"])
+def test_qgis_and_file_sources_give_the_same_findings_json_on_north_collins(qgis_new_project, north_collins, epsg) -> None:
+    by_qgis, by_file = _nc_docs(north_collins, epsg)
+    _same(by_qgis, by_file)
