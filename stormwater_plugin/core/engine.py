@@ -17,13 +17,26 @@ import shapely
 
 from .accuracy import apply_accuracy
 from .checks.affected import attr, impervious_status
-from .checks.classification import ClassReason, classify
+from .checks.classification import classify
 from .checks.context import CheckContext, id_key, joined_ids, truthy
 from .checks.shoreline import shoreline_as_lines
 from .dem_source import DemSource
 from .geometry import clean_layer
 from .kinds import KINDS, handler_path
-from .model import ROLE_NOUN, ROLES, CheckResult, FeatureLayer, FeatureRef, Finding, Status, Warning_
+from .model import (
+    ROLE_NOUN,
+    ROLES,
+    CheckResult,
+    ClassReason,
+    FeatureLayer,
+    FeatureRef,
+    Finding,
+    NotApplicableEntry,
+    NotificationBlock,
+    Status,
+    Warning_,
+    empty_notification,
+)
 from .raster import ElevationGrid
 from .rulepack import Rule, RulePack
 from .terrain.plausibility import lake_surfaces, shoreline_elevation_warning
@@ -88,7 +101,7 @@ def _handler(kind: str) -> Callable[..., Any]:
 #: A pack naming any other kind is refused at load.
 KIND_HANDLERS: dict[str, Handler] = {kind: _handler(kind) for kind, spec in KINDS.items() if spec.run_by == "engine"}
 #: The neighbour list's handler (its own signature: it also takes the site parcels and returns the list).
-_NOTIFY: Callable[[CheckContext, Rule, list[int] | None], dict[str, Any]] = _handler("neighbour_notification")
+_NOTIFY: Callable[[CheckContext, Rule, list[int] | None], NotificationBlock] = _handler("neighbour_notification")
 
 
 def find_site_parcels(
@@ -318,8 +331,8 @@ def run_check(inputs: SiteInputs, pack: RulePack, progress: Callable[[float], bo
     read_log = _ReadLog(ctx.layers)
     ctx.layers = read_log
 
-    notification: dict = {"adjacent": [], "within_500ft": [], "owners": []}
-    not_applicable: list[dict[str, str]] = []
+    notification: NotificationBlock = empty_notification()
+    not_applicable: list[NotApplicableEntry] = []
     for n_done, rule in enumerate(pack.rules):
         if progress is not None and progress(n_done / max(1, len(pack.rules))) is False:
             raise CheckCancelled(f"cancelled before rule {rule.id}")
