@@ -28,7 +28,7 @@ import numpy as np
 import shapely
 from shapely.geometry.base import BaseGeometry
 
-from ..core.checks.setbacks import feature_name
+from ..core.checks.setback_targets import feature_name
 from ..core.engine import find_site_parcels
 from ..core.geometry import clean_layer
 from ..core.kinds import KINDS
