@@ -8,6 +8,7 @@ working CRS (see :class:`SiteInputs`) and never touches files.
 from __future__ import annotations
 
 import dataclasses
+import importlib
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -16,23 +17,28 @@ import shapely
 
 from .accuracy import apply_accuracy
 from .checks.affected import attr, impervious_status
-from .checks.classification import ClassReason, classify
+from .checks.classification import classify
 from .checks.context import CheckContext, id_key, joined_ids, truthy
-from .checks.device_design import check_drain_time, check_frost_depth, check_vertical_separation
-from .checks.flowpath import check_flow_to_sensitive_area
-from .checks.inventory import check_plot_plan_inventory
-from .checks.notification import check_notification
-from .checks.quantities import check_first_flush_volume, check_storage_volume
-from .checks.setbacks import check_device_setback
-from .checks.shoreline import check_no_cut_buffer, shoreline_as_lines
-from .checks.triggers import check_area_threshold, check_sensitive_surroundings, check_soil_trigger
-from .checks.vegetation import check_clear_cut_opening, check_clearing_near_water, check_fertilizer_zone
+from .checks.shoreline import shoreline_as_lines
 from .dem_source import DemSource
 from .geometry import clean_layer
-from .model import ROLE_NOUN, ROLES, CheckResult, FeatureLayer, FeatureRef, Finding, Status, Warning_
+from .kinds import KINDS, handler_path
+from .model import (
+    ROLE_NOUN,
+    ROLES,
+    CheckResult,
+    ClassReason,
+    FeatureLayer,
+    FeatureRef,
+    Finding,
+    NotApplicableEntry,
+    NotificationBlock,
+    Status,
+    Warning_,
+    empty_notification,
+)
 from .raster import ElevationGrid
 from .rulepack import Rule, RulePack
-from .terrain.checks import check_building_site_slope, check_clearing_slope, check_device_slope
 from .terrain.plausibility import lake_surfaces, shoreline_elevation_warning
 from .vocabulary import normalise_layer
 
@@ -74,27 +80,28 @@ class SiteInputs:
     dem_source: DemSource | None = None
 
 
-#: Check kinds the engine implements. A pack naming any other kind is refused at load.
-KIND_HANDLERS: dict[str, Callable[[CheckContext, Rule], None]] = {
-    "device_setback": check_device_setback,
-    "shoreline_no_cut_buffer": check_no_cut_buffer,
-    "storage_volume": check_storage_volume,
-    "first_flush_volume": check_first_flush_volume,
-    "vertical_separation": check_vertical_separation,
-    "frost_depth": check_frost_depth,
-    "drain_time": check_drain_time,
-    "clear_cut_opening": check_clear_cut_opening,
-    "fertilizer_zone": check_fertilizer_zone,
-    "clearing_near_water": check_clearing_near_water,
-    "plot_plan_inventory": check_plot_plan_inventory,
-    "area_threshold": check_area_threshold,
-    "soil_trigger": check_soil_trigger,
-    "sensitive_surroundings": check_sensitive_surroundings,
-    "flow_to_sensitive_area": check_flow_to_sensitive_area,
-    "building_site_slope": check_building_site_slope,
-    "device_slope": check_device_slope,
-    "clearing_slope": check_clearing_slope,
-}
+Handler = Callable[[CheckContext, Rule], None]
+
+
+def _handler(kind: str) -> Callable[..., Any]:
+    """The function the registry (:mod:`.kinds`) names for ``kind``, imported.
+
+    The registry names each handler as text so the checks can read it without an import cycle;
+    the engine is the one module that imports them (all of them, once, when it loads).
+    """
+    where = handler_path(kind)
+    if where is None:  # pragma: no cover - the registry test gives every engine kind a handler
+        raise LookupError(f"rule kind '{kind}' names no handler in core/kinds.py")
+    module, name = where
+    fn: Callable[..., Any] = getattr(importlib.import_module(module), name)
+    return fn
+
+
+#: Check kinds the engine implements, each with the handler ``core/kinds.py`` declares.
+#: A pack naming any other kind is refused at load.
+KIND_HANDLERS: dict[str, Handler] = {kind: _handler(kind) for kind, spec in KINDS.items() if spec.run_by == "engine"}
+#: The neighbour list's handler (its own signature: it also takes the site parcels and returns the list).
+_NOTIFY: Callable[[CheckContext, Rule, list[int] | None], NotificationBlock] = _handler("neighbour_notification")
 
 
 def find_site_parcels(
@@ -324,8 +331,8 @@ def run_check(inputs: SiteInputs, pack: RulePack, progress: Callable[[float], bo
     read_log = _ReadLog(ctx.layers)
     ctx.layers = read_log
 
-    notification: dict = {"adjacent": [], "within_500ft": [], "owners": []}
-    not_applicable: list[dict[str, str]] = []
+    notification: NotificationBlock = empty_notification()
+    not_applicable: list[NotApplicableEntry] = []
     for n_done, rule in enumerate(pack.rules):
         if progress is not None and progress(n_done / max(1, len(pack.rules))) is False:
             raise CheckCancelled(f"cancelled before rule {rule.id}")
@@ -341,7 +348,7 @@ def run_check(inputs: SiteInputs, pack: RulePack, progress: Callable[[float], bo
             continue
         read_log.read.clear()
         if rule.kind == "neighbour_notification":
-            notification = check_notification(ctx, rule, site_idx)
+            notification = _NOTIFY(ctx, rule, site_idx)
             no_geometry_findings(ctx, rule, read_log.read)
             _if_class(ctx, first, rule, binding, cls.classes)
             continue

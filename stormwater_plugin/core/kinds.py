@@ -2,7 +2,12 @@
 
 For every kind a pack may name, :data:`KINDS` holds
 
-* ``run_by``: who evaluates it: ``"engine"`` (a handler in
+* ``handler``: the function that checks it, ``"module:function"`` relative to
+  ``stormwater_plugin.core`` (named, not imported, so the checks may read this
+  table without a cycle; :func:`handler_path` gives the full path and
+  ``core.engine`` imports each once into ``KIND_HANDLERS``); ``None``: no function
+  of its own (the reviewer's and the classification's clauses);
+* ``run_by``: who evaluates it: ``"engine"`` (its handler, in
   :data:`~stormwater_plugin.core.engine.KIND_HANDLERS`), ``"classification"``
   (a clause of the pack's project-class section, ``checks/classification``: not a
   rule kind, listed for its law parameters), ``"notification"`` (the neighbour
@@ -10,7 +15,10 @@ For every kind a pack may name, :data:`KINDS` holds
 * ``reach``: its horizontal-distance parameters, feet, whose largest value is how
   far the rule looks from its features (``None``: not declared, the largest
   horizontal ``*_ft`` parameter is taken; ``services.reach``);
-* ``envelope``: whether its zones make up the siting envelope;
+* ``envelope_role``: what its zones are to the siting envelope: ``"setback"`` (ground
+  a device must keep away from), ``"no_cut"`` (a buffer where no vegetation is cut),
+  ``"slope"`` (ground too steep for a device); ``None``: not part of the envelope
+  (:func:`envelope_role`, :data:`ENVELOPE_ROLES`);
 * ``dem``: which part of the DEM it reads (``services.dem_window``): ``"gradient_setback"``
   (the devices grown by the reach and the line to each nearest target, when the
   rule has a gradient), ``"building_sites"`` or ``"devices"`` (those features grown
@@ -20,8 +28,8 @@ For every kind a pack may name, :data:`KINDS` holds
   coverage table looks for each in the rule's excerpt, ``core.coverage``);
 * ``how``: how the coverage table says it is checked.
 
-``services.reach.REACH_PARAMS`` and ``ENVELOPE_KINDS``, ``core.coverage.LAW_PARAMS``
-and ``HOW`` are read from here. The figures themselves live in the packs; this
+``core.engine.KIND_HANDLERS``, ``services.reach.REACH_PARAMS`` and ``ENVELOPE_KINDS``,
+``core.coverage.LAW_PARAMS`` and ``HOW`` are read from here. The figures themselves live in the packs; this
 table names parameters, never values.
 
 QGIS-free, dependency-free.
@@ -37,37 +45,44 @@ from typing import Mapping
 class KindSpec:
     """The facts of one rule kind (see the module docstring)."""
 
+    handler: str | None = None
     run_by: str = "engine"
     reach: tuple[str, ...] | None = None
-    envelope: bool = False
+    envelope_role: str | None = None
     dem: str | None = None
     law: Mapping[str, str] = field(default_factory=dict)
     how: str = "automatic"
+
+    @property
+    def envelope(self) -> bool:
+        """Whether the kind's zones make up the siting envelope."""
+        return self.envelope_role is not None
 
 
 #: Every rule kind; law-parameter units: ``sqft`` matches square feet or acres, ``dict`` every value of a mapping,
 #: a dotted name reads a nested mapping; the subdivision's ``min_lots``..``max_lots`` also own the counts between them.
 KINDS: dict[str, KindSpec] = {
-    "device_setback": KindSpec(reach=("required_ft",), envelope=True, dem="gradient_setback", law={"required_ft": "ft", "allowance.max_total_area_sqft": "sqft"}),
-    "shoreline_no_cut_buffer": KindSpec(reach=("width_ft",), envelope=True, law={"width_ft": "ft"}),
-    "neighbour_notification": KindSpec(run_by="notification", reach=("radius_ft", "adjacent_tolerance_ft"), law={"radius_ft": "ft"},
+    "device_setback": KindSpec("checks.setbacks:check_device_setback", reach=("required_ft",), envelope_role="setback", dem="gradient_setback",
+                               law={"required_ft": "ft", "allowance.max_total_area_sqft": "sqft"}),
+    "shoreline_no_cut_buffer": KindSpec("checks.shoreline:check_no_cut_buffer", reach=("width_ft",), envelope_role="no_cut", law={"width_ft": "ft"}),
+    "neighbour_notification": KindSpec("checks.notification:check_notification", run_by="notification", reach=("radius_ft", "adjacent_tolerance_ft"), law={"radius_ft": "ft"},
                                        how="automatic (list)"),
-    "storage_volume": KindSpec(reach=(), law={"gal_per_sqft": "gal/sqft"}),
-    "first_flush_volume": KindSpec(reach=(), law={"depth_in": "in"}),
-    "vertical_separation": KindSpec(reach=(), dem="devices", law={"min_ft": "ft"}),
-    "frost_depth": KindSpec(reach=(), law={"min_depth_ft": "ft", "min_share_pct": "pct"}),
-    "drain_time": KindSpec(reach=(), law={"days_by_type": "dict"}),
-    "clear_cut_opening": KindSpec(reach=("buffer_ft", "frontage_tolerance_ft"), law={"max_share_pct": "pct"}),
-    "fertilizer_zone": KindSpec(reach=("distance_ft",), law={"distance_ft": "ft"}),
-    "clearing_near_water": KindSpec(reach=("distance_ft",), law={"distance_ft": "ft"}),
-    "plot_plan_inventory": KindSpec(reach=("distance_ft",), law={"distance_ft": "ft"}, how="automatic (list)"),
-    "area_threshold": KindSpec(reach=(), law={"above_sqft": "sqft", "min_sqft": "sqft", "below_sqft": "sqft"}),
-    "soil_trigger": KindSpec(reach=(), law={"value": "min/in"}),
-    "sensitive_surroundings": KindSpec(reach=("within_ft",)),
-    "flow_to_sensitive_area": KindSpec(dem="flow_trace", law={"below_sqft": "sqft"}),
-    "building_site_slope": KindSpec(reach=("distance_ft",), dem="building_sites", law={"threshold_pct": "pct", "distance_ft": "ft"}),
-    "device_slope": KindSpec(reach=("point_radius_ft",), envelope=True, dem="devices", law={"threshold_pct": "pct"}),
-    "clearing_slope": KindSpec(reach=(), dem="clearing", law={"threshold_pct": "pct", "cover_within_hours": "h"}),
+    "storage_volume": KindSpec("checks.quantities:check_storage_volume", reach=(), law={"gal_per_sqft": "gal/sqft"}),
+    "first_flush_volume": KindSpec("checks.quantities:check_first_flush_volume", reach=(), law={"depth_in": "in"}),
+    "vertical_separation": KindSpec("checks.device_design:check_vertical_separation", reach=(), dem="devices", law={"min_ft": "ft"}),
+    "frost_depth": KindSpec("checks.device_design:check_frost_depth", reach=(), law={"min_depth_ft": "ft", "min_share_pct": "pct"}),
+    "drain_time": KindSpec("checks.device_design:check_drain_time", reach=(), law={"days_by_type": "dict"}),
+    "clear_cut_opening": KindSpec("checks.vegetation:check_clear_cut_opening", reach=("buffer_ft", "frontage_tolerance_ft"), law={"max_share_pct": "pct"}),
+    "fertilizer_zone": KindSpec("checks.vegetation:check_fertilizer_zone", reach=("distance_ft",), law={"distance_ft": "ft"}),
+    "clearing_near_water": KindSpec("checks.vegetation:check_clearing_near_water", reach=("distance_ft",), law={"distance_ft": "ft"}),
+    "plot_plan_inventory": KindSpec("checks.inventory:check_plot_plan_inventory", reach=("distance_ft",), law={"distance_ft": "ft"}, how="automatic (list)"),
+    "area_threshold": KindSpec("checks.triggers:check_area_threshold", reach=(), law={"above_sqft": "sqft", "min_sqft": "sqft", "below_sqft": "sqft"}),
+    "soil_trigger": KindSpec("checks.triggers:check_soil_trigger", reach=(), law={"value": "min/in"}),
+    "sensitive_surroundings": KindSpec("checks.triggers:check_sensitive_surroundings", reach=("within_ft",)),
+    "flow_to_sensitive_area": KindSpec("checks.flowpath:check_flow_to_sensitive_area", dem="flow_trace", law={"below_sqft": "sqft"}),
+    "building_site_slope": KindSpec("terrain.checks:check_building_site_slope", reach=("distance_ft",), dem="building_sites", law={"threshold_pct": "pct", "distance_ft": "ft"}),
+    "device_slope": KindSpec("terrain.checks:check_device_slope", reach=("point_radius_ft",), envelope_role="slope", dem="devices", law={"threshold_pct": "pct"}),
+    "clearing_slope": KindSpec("terrain.checks:check_clearing_slope", reach=(), dem="clearing", law={"threshold_pct": "pct", "cover_within_hours": "h"}),
     "reviewer": KindSpec(run_by="reviewer", reach=(), how="reviewer"),
     "classification": KindSpec(run_by="classification", law={"below_sqft": "sqft", "max_new_impervious_sqft": "sqft"}),
     "subdivision": KindSpec(run_by="classification", law={"min_lots": "lots", "max_lots": "lots", "per_lot_below_sqft": "sqft",
@@ -77,4 +92,23 @@ KINDS: dict[str, KindSpec] = {
 #: Kinds evaluated by a handler of the engine.
 ENGINE_KINDS: frozenset[str] = frozenset(k for k, s in KINDS.items() if s.run_by == "engine")
 
-__all__ = ["KindSpec", "KINDS", "ENGINE_KINDS"]
+#: The parts of the siting envelope, in the order it draws them (``core.siting.envelope.applicable_rules``' lists).
+ENVELOPE_ROLES: tuple[str, ...] = ("setback", "no_cut", "slope")
+
+
+def envelope_role(kind: str) -> str | None:
+    """What rules of ``kind`` are to the siting envelope: one of :data:`ENVELOPE_ROLES`, or ``None`` (not part of it)."""
+    spec = KINDS.get(kind)
+    return spec.envelope_role if spec is not None else None
+
+
+def handler_path(kind: str) -> tuple[str, str] | None:
+    """``(module, function)`` of the function that checks ``kind``, the module absolute; ``None`` when it has none."""
+    spec = KINDS.get(kind)
+    if spec is None or spec.handler is None:
+        return None
+    module, _, name = spec.handler.partition(":")
+    return f"{__name__.rsplit('.', 1)[0]}.{module}", name
+
+
+__all__ = ["KindSpec", "KINDS", "ENGINE_KINDS", "ENVELOPE_ROLES", "envelope_role", "handler_path"]

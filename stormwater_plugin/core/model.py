@@ -10,10 +10,17 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Mapping, NotRequired, Protocol, Sequence, TypeAlias, TypedDict
 
 import numpy as np
 from shapely.geometry.base import BaseGeometry
+
+#: One field's value in a row of a written layer or a JSON document's leaf.
+JsonScalar: TypeAlias = "str | int | float | bool | None"
+#: A value of a JSON document (findings.json and the documents built from it), recursively.
+JsonValue: TypeAlias = "str | int | float | bool | None | list[JsonValue] | dict[str, JsonValue]"
+#: A JSON object.
+JsonObject: TypeAlias = "dict[str, JsonValue]"
 
 #: Roles a site package may hold, in the order the README documents them.
 ROLES: tuple[str, ...] = (
@@ -121,7 +128,13 @@ class Finding:
     required_ft: float | None
     message: str
     geometry: BaseGeometry | None = None
-    extra: Mapping[str, Any] = field(default_factory=dict)
+    #: Measures and notes of the finding (findings.json's ``details``): numbers, text, lists, mappings.
+    extra: Mapping[str, object] = field(default_factory=dict)
+
+    def number(self, key: str) -> float | None:
+        """``extra[key]`` as a float, ``None`` when absent or not a number."""
+        v = self.extra.get(key)
+        return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
 
 
 @dataclass
@@ -148,7 +161,7 @@ class FeatureLayer:
     role: str
     geoms: np.ndarray
     ids: list[str]
-    attrs: list[dict[str, Any]]
+    attrs: list[dict[str, object]]
     no_geometry: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -163,8 +176,8 @@ class FeatureLayer:
         cls,
         role: str,
         geoms: Sequence[BaseGeometry],
-        ids: Sequence[Any] | None = None,
-        attrs: Sequence[Mapping[str, Any]] | None = None,
+        ids: Sequence[object] | None = None,
+        attrs: Sequence[Mapping[str, object]] | None = None,
         no_geometry: Mapping[str, str] | None = None,
     ) -> FeatureLayer:
         arr = np.empty(len(geoms), dtype=object)
@@ -187,7 +200,7 @@ class Warning_:
     layer: str | None = None
     ids: tuple[str, ...] = ()
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> WarningDict:
         return {"code": self.code, "message": self.message, "layer": self.layer, "ids": list(self.ids)}
 
 
@@ -216,7 +229,7 @@ class NeighbourParcel:
     adjacent: bool
     geometry: BaseGeometry | None = None
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> NeighbourRow:
         return {
             "id": self.id,
             "owner": self.owner,
@@ -247,6 +260,153 @@ class DisplayZone:
     slope_pct: float | None = None
 
 
+# --------------------------------------------------------------------------- the result's parts (findings.json shapes)
+
+
+class WarningDict(TypedDict):
+    """A data warning in findings.json (:meth:`Warning_.as_dict`)."""
+
+    code: str
+    message: str
+    layer: str | None
+    ids: list[str]
+
+
+class NeighbourRow(TypedDict):
+    """A parcel near the site in the notification block (:meth:`NeighbourParcel.as_dict`); distance in feet."""
+
+    id: str
+    owner: str
+    mailing_address: str
+    parcel_address: str
+    distance_ft: float
+
+
+class OwnerRow(TypedDict):
+    """One owner and mailing address to notify, with the parcels they hold (nearest distance in feet)."""
+
+    owner: str
+    mailing_address: str
+    parcels: list[str]
+    parcel_addresses: list[str]
+    distance_ft: float
+    adjacent: bool
+
+
+class NotificationBlock(TypedDict):
+    """Who must be told of the project (findings.json ``notification``).
+
+    The neighbour rule fills every key; without one only the three lists are
+    there, empty. ``within_500ft`` (a contract name) lists every parcel within
+    the pack's radius, ``radius_ft`` (feet).
+    """
+
+    rule_id: NotRequired[str]
+    citation: NotRequired[str]
+    radius_ft: NotRequired[float]
+    radius_required: NotRequired[bool]
+    adjacent: list[NeighbourRow]
+    within_500ft: list[NeighbourRow]
+    owners: list[OwnerRow]
+
+
+class NotCheckedEntry(TypedDict):
+    """A rule (or part of one) that was not checked, and why (findings.json ``rules_not_checked``)."""
+
+    rule_id: str
+    citation: str
+    title: NotRequired[str]
+    reason: str
+
+
+class NotApplicableEntry(TypedDict):
+    """A rule that does not bind this project's class (findings.json ``rules_not_applicable``)."""
+
+    rule_id: str
+    citation: str
+    reason: str
+
+
+class InventoryRow(TypedDict):
+    """A feature the plot plan must show (findings.json ``inventory_100ft``): its distance from the site in feet."""
+
+    layer: str
+    id: str
+    distance_ft: float
+    on_site: bool
+
+
+class AccuracySummary(TypedDict):
+    """The run's stated accuracies, feet at 95 % (findings.json ``accuracy``; see core/accuracy.py)."""
+
+    roles: dict[str, float]
+    unstated_roles: list[str]
+    dem_vertical_ft: float | None
+    gradient_tolerance_ft: float
+
+
+def empty_notification() -> NotificationBlock:
+    """The notification block of a run with no neighbour rule: three empty lists."""
+    return {"adjacent": [], "within_500ft": [], "owners": []}
+
+
+@dataclass
+class ClassReason:
+    """One cited step of the classification."""
+
+    rule_id: str
+    citation: Citation
+    status: Status
+    message: str
+    measured_sqft: float | None = None
+    threshold_sqft: float | None = None
+
+    def as_dict(self) -> ClassReasonDict:
+        return {
+            "rule_id": self.rule_id,
+            "citation": self.citation.text,
+            "excerpt": self.citation.excerpt,
+            "status": self.status.value,
+            "message": self.message,
+            "measured_sqft": None if self.measured_sqft is None else round(self.measured_sqft, 1),
+            "threshold_sqft": self.threshold_sqft,
+        }
+
+
+class ClassReasonDict(TypedDict):
+    """A classification reason in findings.json (:meth:`ClassReason.as_dict`)."""
+
+    rule_id: str
+    citation: str
+    excerpt: str
+    status: str
+    message: str
+    measured_sqft: float | None
+    threshold_sqft: float | None
+
+
+class ClassificationOutcome(Protocol):
+    """What a run's classification tells (``checks.classification.Classification`` is one; read-only here).
+
+    Declared as a protocol so the result's type names no module above the model.
+    """
+
+    @property
+    def project_class(self) -> str: ...
+    @property
+    def source(self) -> str: ...
+    @property
+    def computed_class(self) -> str | None: ...
+    @property
+    def disturbed_sqft(self) -> float | None: ...
+    @property
+    def new_impervious_sqft(self) -> float | None: ...
+    @property
+    def reasons(self) -> Sequence[ClassReason]: ...
+    @property
+    def classes(self) -> tuple[str, ...]: ...
+
+
 @dataclass
 class CheckResult:
     """Everything one run of the engine produces."""
@@ -256,25 +416,25 @@ class CheckResult:
     pack_version: str
     project_class: str
     class_source: str
-    classification: Any
+    classification: ClassificationOutcome | None
     findings: list[Finding]
     building_sites: list[BuildingSiteSlope]
-    notification: dict[str, Any]
+    notification: NotificationBlock
     warnings: list[Warning_]
-    rules_not_checked: list[dict[str, str]]
+    rules_not_checked: list[NotCheckedEntry]
     zones: list[DisplayZone]
     site_parcel_id: str | None
-    rules_not_applicable: list[dict[str, str]] = field(default_factory=list)
-    inventory: list[dict[str, Any]] = field(default_factory=list)
-    #: Stated accuracies of the run and the roles without one (see core/accuracy.py).
-    accuracy: dict[str, Any] = field(default_factory=dict)
+    rules_not_applicable: list[NotApplicableEntry] = field(default_factory=list)
+    inventory: list[InventoryRow] = field(default_factory=list)
+    #: Stated accuracies of the run and the roles without one (see core/accuracy.py); ``None``: not recorded.
+    accuracy: AccuracySummary | None = None
     #: ``"layer:id"`` to WKT (working CRS) of every feature a finding names: lets a later review match renamed ids.
     feature_wkt: dict[str, str] = field(default_factory=dict)
     #: Working-CRS unit in feet (ellipsoidal), for reading ``feature_wkt``.
     unit_to_ft: float | None = None
 
     @property
-    def classification_reasons(self) -> list[Any]:
+    def classification_reasons(self) -> list[ClassReason]:
         return list(self.classification.reasons) if self.classification is not None else []
 
     def counts(self) -> dict[str, int]:

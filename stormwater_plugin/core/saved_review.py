@@ -13,8 +13,19 @@ from typing import Any, Mapping, Sequence
 
 import shapely
 
-from .checks.classification import Classification, ClassReason
-from .model import BuildingSiteSlope, CheckResult, Citation, DisplayZone, FeatureRef, Finding, Status, Warning_
+from .checks.classification import Classification
+from .model import (
+    BuildingSiteSlope,
+    CheckResult,
+    Citation,
+    ClassReason,
+    DisplayZone,
+    FeatureRef,
+    Finding,
+    Status,
+    Warning_,
+    empty_notification,
+)
 from .overrides import Override
 from .serialize import ACCURACY_KEYS, result_to_dict
 
@@ -107,14 +118,14 @@ def load_review(doc: Mapping[str, Any]) -> CheckResult:
         classification=cls,
         findings=findings,
         building_sites=sites,
-        notification=dict(doc.get("notification") or {}),
+        notification=doc.get("notification") or empty_notification(),
         warnings=warnings,
         rules_not_checked=list(doc.get("rules_not_checked") or []),
         zones=zones,
         site_parcel_id=doc.get("site_parcel"),
         rules_not_applicable=list(doc.get("rules_not_applicable") or []),
         inventory=list(doc.get("inventory_100ft") or []),
-        accuracy=dict(doc.get("accuracy") or {}),
+        accuracy=doc.get("accuracy") or None,
         feature_wkt=dict((doc.get("features") or {}).get("wkt") or {}),
         unit_to_ft=(doc.get("features") or {}).get("unit_to_ft"),
     )

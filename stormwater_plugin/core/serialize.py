@@ -34,8 +34,8 @@ def finding_to_dict(f: Finding) -> dict[str, Any]:
         "message": f.message,
         "details": extra,
     }
-    out["margin_ft"] = _r(f.extra.get("margin_ft"))
-    out["accuracy_ft"] = _r(f.extra.get("accuracy_ft"))
+    out["margin_ft"] = _r(f.number("margin_ft"))
+    out["accuracy_ft"] = _r(f.number("accuracy_ft"))
     out["near_limit"] = bool(f.extra.get("near_limit", False))
     return out
 
@@ -79,7 +79,7 @@ def result_to_dict(
         "rules_not_checked": result.rules_not_checked,
         "rules_not_applicable": result.rules_not_applicable,
         "inventory_100ft": result.inventory,
-        "accuracy": result.accuracy,
+        "accuracy": result.accuracy if result.accuracy is not None else {},
         "features": {"unit_to_ft": result.unit_to_ft, "wkt": result.feature_wkt},
         "warnings": [w.as_dict() for w in result.warnings],
         "inputs": inputs or {},

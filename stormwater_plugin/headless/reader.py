@@ -1197,7 +1197,7 @@ def _plausibility(grid: ElevationGrid, z_ft: np.ndarray) -> list[Warning_]:
         return [
             Warning_(
                 "dem_z_implausible",
-                f"DEM elevations span {lo:.0f}–{hi:.0f} ft, unlikely for the Lake George region (lake surface about 320 ft): check --dem-z-units",
+                f"DEM elevations span {lo:.0f}–{hi:.0f} ft, unlikely for ground here: check --dem-z-units",  # a lake's surface: the pack's lake_surfaces
             )
         ]
     return []

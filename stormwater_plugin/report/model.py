@@ -142,10 +142,16 @@ def _site_parcel(layers: Mapping[str, FeatureLayer], site_id: str | None) -> dic
 def _building_sites(doc: Mapping[str, Any], layers: Mapping[str, FeatureLayer]) -> list[dict[str, Any]]:
     computed = {str(b["id"]): b for b in doc.get("building_sites", []) or []}
     thresholds: dict[str, float] = {}
+    distances: dict[str, float] = {}  # the rule's distance from the centre, feet (the pack's, via its finding)
     for f in doc.get("findings", []) or []:
+        if f.get("kind") != "building_site_slope" or not f.get("subject"):
+            continue
         t = (f.get("details") or {}).get("threshold_pct")
-        if f.get("kind") == "building_site_slope" and f.get("subject") and isinstance(t, (int, float)):
+        d = (f.get("details") or {}).get("distance_ft")
+        if isinstance(t, (int, float)):
             thresholds.setdefault(str(f["subject"]["id"]), float(t))
+        if isinstance(d, (int, float)) and d > 0:
+            distances.setdefault(str(f["subject"]["id"]), float(d))
     ids = list(computed)
     layer = layers.get("building_sites")
     if layer is not None:
@@ -165,6 +171,7 @@ def _building_sites(doc: Mapping[str, Any], layers: Mapping[str, FeatureLayer]) 
                 "message": (b.get("message") if b else "") or ("" if b else "slope not computed"),
                 "profile": profile,
                 "threshold_pct": thresholds.get(bid),
+                "distance_ft": distances.get(bid),
                 "figure": f"slope_{n}" if profile else None,
             }
         )
@@ -174,7 +181,8 @@ def _building_sites(doc: Mapping[str, Any], layers: Mapping[str, FeatureLayer]) 
 def _notification(doc: Mapping[str, Any], layers: Mapping[str, FeatureLayer]) -> dict[str, Any]:
     n = doc.get("notification", {}) or {}
     rows = notification_rows(n, layers.get("parcels"))
-    radius = float(n.get("radius_ft") or 500.0)
+    # The radius is the pack's (the notification block carries it); without a notification rule there is none.
+    radius = float(n["radius_ft"]) if n.get("radius_ft") is not None else None
     required = bool(n.get("radius_required"))
     listed_ids = sorted({p for r in rows for p in r["parcels"]})
     skipped = [r for r in doc.get("rules_not_checked", []) or [] if n.get("rule_id") and r.get("rule_id") == n.get("rule_id")]
@@ -186,7 +194,9 @@ def _notification(doc: Mapping[str, Any], layers: Mapping[str, FeatureLayer]) ->
         "radius_ft": radius,
         "radius_required": required,
         "scope": (
-            f"owners of every parcel within {radius:g} ft of the site parcel"
+            "owners to notify: the rule pack sets no notification radius"
+            if radius is None
+            else f"owners of every parcel within {radius:g} ft of the site parcel"
             if required
             else f"owners of the parcels adjacent to the site parcel (the {radius:g} ft list is required for major projects only)"
         ),
@@ -375,22 +385,21 @@ def _applied_overrides(findings: Sequence[Mapping[str, Any]]) -> list[dict[str, 
 
 def _figures(notif: Mapping[str, Any], bsites: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """The figures' ids, titles and captions: site map, notification map (radius in ft), one slope rose per building site."""
-    figures = [
-        {"id": "site_map", "title": "Site map with findings", "caption": _site_map_caption()},
-        {
+    figures = [{"id": "site_map", "title": "Site map with findings", "caption": _site_map_caption()}]
+    if notif["radius_ft"] is not None:  # no notification rule in the pack: no radius to draw
+        figures.append({
             "id": "notification_map",
             "title": f"Neighbour notification: {notif['radius_ft']:g} ft from the site parcel",
             "caption": f"Site parcel (black), the {notif['radius_ft']:g} ft ring (dashed) and the parcels to notify (yellow, "
             "with their ids). Other parcels within the ring are outlined in grey.",
-        },
-    ]
+        })
     for b in bsites:
         if b["figure"]:
             figures.append(
                 {
                     "id": b["figure"],
                     "title": f"Slope rose, building site {b['id']}",
-                    "caption": "Slope over 100 ft by direction (azimuth from grid north).",
+                    "caption": (f"Slope over {b['distance_ft']:g} ft" if b.get("distance_ft") else "Slope") + " by direction (azimuth from grid north).",
                 }
             )
     return figures

@@ -82,7 +82,7 @@ def site_inputs(part: Partition, site: tuple[str, dict[str, np.ndarray]], dem: E
 def _worst(findings: Sequence[Finding]) -> Finding | None:
     if not findings:
         return None
-    return min(findings, key=lambda f: (f.status.rank, -float(f.extra.get("shortfall_ft") or 0.0)))
+    return min(findings, key=lambda f: (f.status.rank, -(f.number("shortfall_ft") or 0.0)))
 
 
 def check_sites(part: Partition, map_row: MapRow | None = None) -> Iterator[SiteOutcome]:

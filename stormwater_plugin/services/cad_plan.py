@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 import shapely
@@ -57,7 +57,7 @@ def read_insunits(path: Path | str) -> int | None:
     return None
 
 
-def _kind(props: Mapping[str, Any], geom: BaseGeometry) -> str:
+def _kind(props: Mapping[str, object], geom: BaseGeometry) -> str:
     sub = str(props.get("SubClasses") or "")
     if "AcDbBlockReference" in sub:
         return "insert"
@@ -70,27 +70,30 @@ def _kind(props: Mapping[str, Any], geom: BaseGeometry) -> str:
     return "line"
 
 
-def _attributes(props: Mapping[str, Any]) -> dict[str, str]:
+def _attributes(props: Mapping[str, object]) -> dict[str, str]:
     out: dict[str, str] = {}
-    for item in props.get("BlockAttributes") or []:
+    items = props.get("BlockAttributes")  # the driver's string list
+    for item in items if isinstance(items, (list, tuple)) else []:
         tag, _, value = str(item).partition(" ")
         if tag:
             out[tag] = value.strip()
     return out
 
 
-def entity_from_ogr(props: Mapping[str, Any], geom: BaseGeometry | None) -> CadEntity | None:
+def entity_from_ogr(props: Mapping[str, object], geom: BaseGeometry | None) -> CadEntity | None:
     """One model-space entity from the DXF driver's fields (``Layer``, ``SubClasses``, ``Text``, ``BlockName``…); None for paper space or no geometry."""
     if geom is None or geom.is_empty:
         return None
-    if int(props.get("PaperSpace") or 0):
+    paper = props.get("PaperSpace")
+    if paper and isinstance(paper, (int, float, str)) and int(paper):
         return None
+    text, block = props.get("Text"), props.get("BlockName")
     return CadEntity(
         layer=str(props.get("Layer") or "0"),
         kind=_kind(props, geom),
         geometry=geom,
-        text=props.get("Text"),
-        block=props.get("BlockName"),
+        text=None if text is None else str(text),
+        block=None if block is None else str(block),
         attributes=_attributes(props),
         handle=str(props.get("EntityHandle") or ""),
     )
@@ -131,7 +134,7 @@ def plan_outline(plan: SortedPlan) -> BaseGeometry:
     return shapely.convex_hull(shapely.union_all(geoms)) if geoms else shapely.Polygon()
 
 
-def parcel_id(props: Mapping[str, Any], fallback: str) -> str:
+def parcel_id(props: Mapping[str, object], fallback: str) -> str:
     """A tax parcel's id: the first of :data:`PARCEL_ID_FIELDS` it has."""
     for k in PARCEL_ID_FIELDS:
         v = props.get(k)
@@ -140,7 +143,7 @@ def parcel_id(props: Mapping[str, Any], fallback: str) -> str:
     return fallback
 
 
-Rows = dict[str, list[tuple[BaseGeometry, dict[str, Any]]]]
+Rows = dict[str, list[tuple[BaseGeometry, dict[str, object]]]]
 
 
 def plan_rows(plan: SortedPlan) -> Rows:
@@ -148,7 +151,7 @@ def plan_rows(plan: SortedPlan) -> Rows:
     return {role: [(f.geometry, dict(f.attrs)) for f in fs] for role, fs in plan.features.items()}
 
 
-def with_site_parcel(rows: Rows, outline: BaseGeometry, record: Mapping[str, Any], around: Sequence[tuple[BaseGeometry, Mapping[str, Any]]]) -> str:
+def with_site_parcel(rows: Rows, outline: BaseGeometry, record: Mapping[str, object], around: Sequence[tuple[BaseGeometry, Mapping[str, object]]]) -> str:
     """Give the plan's parcels the record of the tax parcel it lands on and add the parcels around; returns the site parcel's id."""
     site = parcel_id(record, "site")
     mine = rows.get("parcels") or []
@@ -172,8 +175,8 @@ CONTEXT_FT = 700.0
 SEARCH_FT = 5280.0
 
 
-def match_parcel(found: Sequence[tuple[BaseGeometry, Mapping[str, Any]]], outline: BaseGeometry, unit_to_ft: float,
-                 where: str) -> tuple[dict[str, Any], list[tuple[BaseGeometry, Mapping[str, Any]]]]:
+def match_parcel(found: Sequence[tuple[BaseGeometry, Mapping[str, object]]], outline: BaseGeometry, unit_to_ft: float,
+                 where: str) -> tuple[dict[str, object], list[tuple[BaseGeometry, Mapping[str, object]]]]:
     """The tax parcel the plan lands on (its record, with ``_overlap``) and the parcels around it.
 
     ``found`` are the parcels within :data:`SEARCH_FT` of the plan, in the plan's CRS (``unit_to_ft``
@@ -203,7 +206,7 @@ def match_parcel(found: Sequence[tuple[BaseGeometry, Mapping[str, Any]]], outlin
     return dict(found[best][1]) | {"_overlap": overlaps[best]}, around
 
 
-def field_type(values: list[Any]) -> str:
+def field_type(values: list[object]) -> str:
     """``int``, ``float`` or ``str``: the type a written field takes for these values."""
     vals = [v for v in values if v is not None]
     if vals and all(isinstance(v, bool) or isinstance(v, int) for v in vals):
@@ -213,7 +216,7 @@ def field_type(values: list[Any]) -> str:
     return "str"
 
 
-def layer_fields(rows: list[tuple[BaseGeometry, dict[str, Any]]]) -> dict[str, str]:
+def layer_fields(rows: list[tuple[BaseGeometry, dict[str, object]]]) -> dict[str, str]:
     """The fields (name to :func:`field_type`) of a role's rows, in first-seen order, private ``_`` keys left out."""
     keys: list[str] = []
     for _, a in rows:

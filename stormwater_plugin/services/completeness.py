@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Mapping, Sequence
 
-from ..core.model import ROLE_NOUN, FeatureLayer
+from ..core.model import ROLE_NOUN, FeatureLayer, JsonObject
 from ..core.rulepack import PACK_DIR, RulePack, SubmissionItem
 
 
@@ -45,7 +45,7 @@ class ItemResult:
     def shown(self) -> bool:
         return not self.missing
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JsonObject:
         return {
             "id": self.item.id,
             "what": self.item.what,
@@ -86,12 +86,12 @@ class Completeness:
             return f"complete: the package shows every item {self.jurisdiction} requires" + (f" of a {self.project_class} project" if self.project_class else "")
         return "incomplete: " + "; ".join(self.missing)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JsonObject:
         return {"jurisdiction": self.jurisdiction, "project_class": self.project_class, "complete": self.complete,
-                "summary": self.summary(), "missing": self.missing, "items": [r.as_dict() for r in self.items]}
+                "summary": self.summary(), "missing": list(self.missing), "items": [r.as_dict() for r in self.items]}
 
 
-def _blank(v: Any, name: str, zero_missing: frozenset[str]) -> bool:
+def _blank(v: object, name: str, zero_missing: frozenset[str]) -> bool:
     if v is None:
         return True
     if isinstance(v, float) and v != v:
@@ -109,7 +109,7 @@ def _blank(v: Any, name: str, zero_missing: frozenset[str]) -> bool:
     return False
 
 
-def _field(attrs: Mapping[str, Any], name: str) -> Any:
+def _field(attrs: Mapping[str, object], name: str) -> object:
     low = {str(k).strip().lower(): v for k, v in attrs.items()}
     return low.get(name.lower())
 

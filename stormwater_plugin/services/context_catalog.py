@@ -20,7 +20,7 @@ import datetime as _dt
 import re
 from dataclasses import dataclass, field
 from pathlib import PurePath
-from typing import Any, Mapping
+from typing import Mapping
 
 from ..core.errors import StormwaterError
 from ..core.model import ROLES
@@ -52,7 +52,7 @@ class Hint:
     field: str
     values: tuple[str, ...]
 
-    def matches(self, value: Any) -> bool:
+    def matches(self, value: object) -> bool:
         """Whether an attribute value is one of :attr:`values` (case and surrounding blanks ignored)."""
         if value is None:
             return False
@@ -127,7 +127,7 @@ class ContextCatalog:
         return tuple(s for s in self.sources if s.role == role)
 
 
-def _text(value: Any, where: str, key: str, required: bool = False) -> str:
+def _text(value: object, where: str, key: str, required: bool = False) -> str:
     if value is None:
         if required:
             raise CatalogError(f"{where}: '{key}' is required")
@@ -139,7 +139,7 @@ def _text(value: Any, where: str, key: str, required: bool = False) -> str:
     return value.strip()
 
 
-def _number(value: Any, where: str, key: str) -> float | None:
+def _number(value: object, where: str, key: str) -> float | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
@@ -147,7 +147,7 @@ def _number(value: Any, where: str, key: str) -> float | None:
     return float(value)
 
 
-def _hints(value: Any, where: str, role: str) -> tuple[Hint, ...]:
+def _hints(value: object, where: str, role: str) -> tuple[Hint, ...]:
     if value is None:
         return ()
     if role != "parcels":
@@ -168,7 +168,7 @@ def _hints(value: Any, where: str, role: str) -> tuple[Hint, ...]:
     return tuple(out)
 
 
-def parse_source(data: Any, index: int) -> ContextSource:
+def parse_source(data: object, index: int) -> ContextSource:
     """One source from its JSON object; :class:`CatalogError` naming the source and key."""
     where = f"source {index + 1}"
     if not isinstance(data, dict):
@@ -216,7 +216,7 @@ def parse_source(data: Any, index: int) -> ContextSource:
     )
 
 
-def parse_catalog(data: Any) -> ContextCatalog:
+def parse_catalog(data: object) -> ContextCatalog:
     """A :class:`ContextCatalog` from the parsed JSON; :class:`CatalogError` when anything is wrong.
 
     Examples

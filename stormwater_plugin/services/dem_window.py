@@ -22,16 +22,17 @@ relates never widen it, so a finding never depends on them (an unrelated well
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 import shapely
+from shapely.geometry.base import BaseGeometry
 
-from ..core.checks.setbacks import feature_name
+from ..core.checks.setback_targets import feature_name
 from ..core.engine import find_site_parcels
 from ..core.geometry import clean_layer
 from ..core.kinds import KINDS
-from ..core.model import FeatureLayer
+from ..core.model import FeatureLayer, Warning_
 from ..core.rulepack import Rule, RulePack
 from ..core.vocabulary import name_matches
 from .reach import ENVELOPE_KINDS, envelope_reach_ft, rule_dem_reach_ft
@@ -92,7 +93,7 @@ def _geoms(layer: FeatureLayer | None) -> np.ndarray:
     return g
 
 
-def _grown(geoms: Sequence[Any] | np.ndarray, pad: float) -> Bounds | None:
+def _grown(geoms: Sequence[BaseGeometry] | np.ndarray, pad: float) -> Bounds | None:
     if len(geoms) == 0:
         return None
     b = shapely.total_bounds(np.asarray(geoms, dtype=object))
@@ -101,9 +102,9 @@ def _grown(geoms: Sequence[Any] | np.ndarray, pad: float) -> Bounds | None:
     return float(b[0] - pad), float(b[1] - pad), float(b[2] + pad), float(b[3] + pad)
 
 
-def _nearest_lines(devices: np.ndarray, layers: Mapping[str, FeatureLayer], rule: Rule) -> list[Any]:
+def _nearest_lines(devices: np.ndarray, layers: Mapping[str, FeatureLayer], rule: Rule) -> list[BaseGeometry]:
     """Shortest lines from each device to the nearest target of each of the rule's target specs."""
-    out: list[Any] = []
+    out: list[BaseGeometry] = []
     for spec in rule.params.get("targets", []):
         if not isinstance(spec, dict):
             continue
@@ -153,12 +154,12 @@ def _rule_part(rule: Rule, layers: Mapping[str, FeatureLayer], u: float, cell_ft
     return None
 
 
-def _site_parcel_geoms(layers: Mapping[str, FeatureLayer], site_parcel_id: str | None) -> list[Any]:
+def _site_parcel_geoms(layers: Mapping[str, FeatureLayer], site_parcel_id: str | None) -> list[BaseGeometry]:
     """The site parcel(s) as the engine finds them (``[]`` when none can be told)."""
     parcels = layers.get("parcels")
     if parcels is None or len(parcels) == 0:
         return []
-    scratch: list[Any] = []
+    scratch: list[Warning_] = []
     cleaned = {r: clean_layer(layers[r], scratch) for r in ("parcels", "building_sites", "devices") if r in layers}
     try:
         idx = find_site_parcels(cleaned.get("parcels"), site_parcel_id, cleaned, scratch)

@@ -23,7 +23,10 @@ from __future__ import annotations
 
 import difflib
 import math
-from typing import Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Sequence
+
+if TYPE_CHECKING:  # annotations only: this module loads no core module before it needs one
+    from ..core.rulepack import RulePack
 
 #: Fields each role's features may carry (the README's site-package table), as the checks read them.
 ROLE_FIELDS: dict[str, tuple[str, ...]] = {
@@ -230,7 +233,7 @@ def placement_problem(source: str, crs_name: str, outside_crs: bool, distance_ft
 CONTEXT_ROLES: tuple[str, ...] = ("wells", "septic", "wetlands", "shoreline", "waterbodies", "streams", "soils")
 
 
-def rule_roles(value: Any) -> set[str]:
+def rule_roles(value: object) -> set[str]:
     """Roles a rule's parameters name (``role``, ``roles``, ``targets[].role``)."""
     from ..core.model import ROLES
 
@@ -247,7 +250,7 @@ def rule_roles(value: Any) -> set[str]:
     return out & set(ROLES)
 
 
-def role_reaches_ft(pack: Any, cell_ft: float, roles: Sequence[str] | None = None) -> dict[str, float]:
+def role_reaches_ft(pack: RulePack, cell_ft: float, roles: Sequence[str] | None = None) -> dict[str, float]:
     """How far from the site and the plan each role's features are read and placed, feet (``inf``: unlimited).
 
     The pack's largest finite :func:`~stormwater_plugin.services.reach.rule_reach_ft`, at least

@@ -8,9 +8,12 @@ plugin's layers alike.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Iterable, Mapping
 
 from .review import Move
+
+if TYPE_CHECKING:  # annotations only: the palette module loads no pack at import
+    from ..core.rulepack import RulePack
 
 #: Colour of each status (hex): the one palette of the QGIS map styles (and their QML files), the dock, the
 #: report's tables and maps and the comment letter, so a status looks the same wherever a reviewer meets it.
@@ -31,7 +34,7 @@ STATUS_AND_DECISION_COLOURS: dict[str, str] = {**STATUS_COLOURS, "accepted": DEC
 _SLOPE_CLASS_COLOURS = ("#1a9641", "#fdae61", "#d7191c")
 
 
-def slope_classes(packs: Any = None) -> list[tuple[str, str, str]]:
+def slope_classes(packs: Iterable[RulePack] | None = None) -> list[tuple[str, str, str]]:
     """The slope classes of the map's slope rays: ``(colour, title, QGIS expression on "slope_pct")``, flattest first.
 
     The class limits are the thresholds (percent) of every pack's
@@ -108,7 +111,7 @@ def device_label(device_type: str) -> str:
     return str(device_type).replace("_", " ")
 
 
-def move_text(move: Move | Mapping[str, Any]) -> str:
+def move_text(move: Move | Mapping[str, object]) -> str:
     """``Move DW-1 6.0 ft toward 270° (W)``, or why no move is suggested (a :class:`~.review.Move`, or its findings.json dict)."""
     m = move if isinstance(move, Move) else Move.from_dict(move)
     if not m.possible:

@@ -13,7 +13,7 @@ whole town), but the DEM it reads at first is finite
 from __future__ import annotations
 
 import math
-from typing import Any, Iterable, Iterator
+from typing import Iterable, Iterator
 
 from ..core.checks.flowpath import FIRST_REACH_FT
 from ..core.kinds import KINDS
@@ -27,7 +27,7 @@ VERTICAL_PARAMS: frozenset[str] = frozenset({"min_ft", "frost_depth_ft", "min_de
 ENVELOPE_KINDS: tuple[str, ...] = tuple(k for k, s in KINDS.items() if s.envelope)
 
 
-def _numbers(value: Any, key: str = "") -> Iterator[tuple[str, float]]:
+def _numbers(value: object, key: str = "") -> Iterator[tuple[str, float]]:
     if isinstance(value, bool):
         return
     if isinstance(value, (int, float)):

@@ -26,7 +26,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from ..core.engine import REVIEWER_REASON, SiteInputs, run_check
 from ..core.errors import StormwaterError
-from ..core.model import CheckResult
+from ..core.model import CheckResult, NeighbourRow, NotCheckedEntry, NotificationBlock, OwnerRow
 from ..core.overrides import Override, annotate_document
 from ..core.rulepack import RulePack, load_pack
 from ..core.serialize import result_to_dict
@@ -34,6 +34,32 @@ from ..core.siting import suggest_moves
 from .compare import compare_reviews
 
 # --------------------------------------------------------------------------- typed results
+
+
+def _opt_str(v: object) -> str | None:
+    return None if v is None else str(v)
+
+
+def _opt_float(v: object) -> float | None:
+    """A JSON number (or numeric text) as a float; ``None`` stays ``None``."""
+    if v is None:
+        return None
+    if isinstance(v, (int, float, str)):
+        return float(v)
+    raise TypeError(f"not a number: {v!r}")
+
+
+def _xy(v: object) -> tuple[float, float] | None:
+    """A JSON ``[x, y]`` as a pair of floats (``None`` when absent)."""
+    if not v:
+        return None
+    if not isinstance(v, (list, tuple)) or len(v) < 2:
+        raise TypeError(f"not an [x, y] pair: {v!r}")
+    x, y = _opt_float(v[0]), _opt_float(v[1])
+    if x is None or y is None:
+        raise TypeError(f"not an [x, y] pair: {v!r}")
+    return x, y
+
 
 
 @dataclass(frozen=True)
@@ -80,25 +106,26 @@ class Move:
     method: str | None = None
     message: str = ""
     #: The findings.json form, kept as the siting code wrote it so the document stays byte for byte the same.
-    document: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    document: Mapping[str, object] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Move:
+    def from_dict(cls, d: Mapping[str, object]) -> Move:
         """The move of one findings.json ``moves`` entry (as :func:`~stormwater_plugin.core.siting.suggest_moves` returns it)."""
         got = d.get("device")
-        dev: Mapping[str, Any] = got if isinstance(got, Mapping) else {}
-        start, end = d.get("from"), d.get("to")
+        dev: Mapping[str, object] = got if isinstance(got, Mapping) else {}
+        ht = d.get("high_traffic")
+        rules = d.get("rules") or ()
         return cls(
             device_layer=str(dev.get("layer") or "devices"),
             device_id=str(dev.get("id") or "?"),
-            device_type=d.get("device_type"),
-            high_traffic=d.get("high_traffic"),
-            rules=tuple(str(r) for r in d.get("rules") or ()),
+            device_type=_opt_str(d.get("device_type")),
+            high_traffic=None if ht is None else bool(ht),
+            rules=tuple(str(r) for r in rules) if isinstance(rules, (list, tuple)) else (),
             possible=bool(d.get("possible")),
-            start=(float(start[0]), float(start[1])) if start else None,
-            end=(float(end[0]), float(end[1])) if end else None,
-            distance_ft=None if d.get("distance_ft") is None else float(d["distance_ft"]),
-            bearing_deg=None if d.get("bearing_deg") is None else float(d["bearing_deg"]),
+            start=_xy(d.get("from")),
+            end=_xy(d.get("to")),
+            distance_ft=_opt_float(d.get("distance_ft")),
+            bearing_deg=_opt_float(d.get("bearing_deg")),
             reason=None if d.get("reason") is None else str(d["reason"]),
             method=None if d.get("method") is None else str(d["method"]),
             message=str(d.get("message") or ""),
@@ -110,11 +137,11 @@ class Move:
         """A possible move with both ends known (an arrow can be drawn)."""
         return self.possible and self.start is not None and self.end is not None
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         """The findings.json form."""
         if self.document:
             return dict(self.document)
-        out: dict[str, Any] = {"device": {"layer": self.device_layer, "id": self.device_id}, "device_type": self.device_type,
+        out: dict[str, object] = {"device": {"layer": self.device_layer, "id": self.device_id}, "device_type": self.device_type,
                                "high_traffic": self.high_traffic, "rules": list(self.rules), "possible": self.possible}
         if self.possible:
             out.update({"from": list(self.start) if self.start else None, "to": list(self.end) if self.end else None,
@@ -125,15 +152,15 @@ class Move:
         return out
 
     # Read-only mapping access to the findings.json form, for scripts written against the dictionaries.
-    def __getitem__(self, key: str) -> Any:
+    def __getitem__(self, key: str) -> object:
         return self.as_dict()[key]
 
-    def get(self, key: str, default: Any = None) -> Any:
+    def get(self, key: str, default: object = None) -> object:
         """``as_dict().get(key, default)``."""
         return self.as_dict().get(key, default)
 
 
-def moves_from_dicts(items: Iterable[Mapping[str, Any] | Move] | None) -> tuple[Move, ...]:
+def moves_from_dicts(items: Iterable[Mapping[str, object] | Move] | None) -> tuple[Move, ...]:
     """Typed moves of the siting code's dictionaries (moves already typed are kept)."""
     return tuple(m if isinstance(m, Move) else Move.from_dict(m) for m in items or ())
 
@@ -175,7 +202,7 @@ def rule_kinds(jurisdiction: str | None) -> dict[str, str]:
     return {r.id: r.kind for r in pack.rules}
 
 
-def not_checked(entries: Iterable[Mapping[str, Any]] | None, jurisdiction: str | None = None,
+def not_checked(entries: Iterable[NotCheckedEntry] | None, jurisdiction: str | None = None,
                 kinds: Mapping[str, str] | None = None) -> tuple[NotChecked, ...]:
     """Typed ``rules_not_checked`` entries.
 
@@ -200,14 +227,15 @@ def not_checked(entries: Iterable[Mapping[str, Any]] | None, jurisdiction: str |
 class Notification:
     """Who must be told of the project (``result.notification``): parcels adjacent and within the radius, and owners."""
 
-    adjacent: tuple[Mapping[str, Any], ...] = ()
-    within_radius: tuple[Mapping[str, Any], ...] = ()
-    owners: tuple[Mapping[str, Any], ...] = ()
+    adjacent: tuple[NeighbourRow, ...] = ()
+    within_radius: tuple[NeighbourRow, ...] = ()
+    owners: tuple[OwnerRow, ...] = ()
     radius_ft: float | None = None
 
     @classmethod
-    def from_dict(cls, d: Mapping[str, Any] | None) -> Notification:
-        d = d or {}
+    def from_dict(cls, d: NotificationBlock | None) -> Notification:
+        if not d:
+            return cls()
         r = d.get("radius_ft")
         return cls(tuple(d.get("adjacent") or ()), tuple(d.get("within_500ft") or ()), tuple(d.get("owners") or ()),
                    None if r is None else float(r))
@@ -235,10 +263,10 @@ class Review:
     """
 
     result: CheckResult
-    doc: dict[str, Any]
+    doc: dict[str, object]
     moves: tuple[Move, ...] | None = None
     overrides: tuple[Override, ...] = ()
-    comparison: dict[str, Any] | None = None
+    comparison: dict[str, object] | None = None
 
     @property
     def not_checked(self) -> tuple[NotChecked, ...]:
@@ -251,12 +279,14 @@ class Review:
     @property
     def violations_unresolved(self) -> int:
         """Violations without a reviewer decision (the command line exits 1 while there are any)."""
-        return int((self.doc.get("override_counts") or {}).get("violations_unresolved", 0))
+        counts = self.doc.get("override_counts")
+        n = counts.get("violations_unresolved", 0) if isinstance(counts, Mapping) else 0
+        return int(n) if isinstance(n, (int, float, str)) else 0
 
 
-def _plain(doc: Mapping[str, Any]) -> dict[str, Any]:
+def _plain(doc: Mapping[str, object]) -> dict[str, object]:
     """The document as findings.json holds it: JSON values only (tuples become lists), so every reader sees the same."""
-    out: dict[str, Any] = json.loads(json.dumps(doc, ensure_ascii=False, default=str))
+    out: dict[str, object] = json.loads(json.dumps(doc, ensure_ascii=False, default=str))
     return out
 
 
@@ -264,7 +294,7 @@ class ComparisonError(ValueError, StormwaterError):
     """Two reviews that cannot be compared (different jurisdictions…); the message says why."""
 
 
-def compare_with(doc: dict[str, Any], previous: Mapping[str, Any], label: str) -> dict[str, Any]:
+def compare_with(doc: dict[str, object], previous: Mapping[str, object], label: str) -> dict[str, Any]:  # the comparison document, not yet typed (core.compare)
     """The comparison of ``doc`` with an earlier review's document, recorded as ``doc["comparison"]``.
 
     Raises
@@ -285,12 +315,12 @@ def review_of(
     result: CheckResult,
     *,
     crs_name: str = "",
-    inputs: Mapping[str, Any] | None = None,
+    inputs: Mapping[str, object] | None = None,
     overrides: Sequence[Override] = (),
-    moves: Iterable[Mapping[str, Any] | Move] | None = None,
-    previous: Mapping[str, Any] | None = None,
+    moves: Iterable[Mapping[str, object] | Move] | None = None,
+    previous: Mapping[str, object] | None = None,
     previous_label: str = "",
-    comparison: Mapping[str, Any] | None = None,
+    comparison: Mapping[str, object] | None = None,
 ) -> Review:
     """The :class:`Review` of a result already computed.
 
@@ -321,7 +351,7 @@ def review_of(
         doc["moves"] = [m.as_dict() for m in typed]
     doc = _plain(doc)
     annotate_document(doc, list(overrides))
-    cmp: dict[str, Any] | None = None
+    cmp: dict[str, object] | None = None
     if previous is not None:
         cmp = compare_with(doc, previous, previous_label)
     elif comparison is not None:
@@ -351,9 +381,9 @@ def check(
     overrides: Sequence[Override] = (),
     *,
     crs_name: str = "",
-    inputs_description: Mapping[str, Any] | None = None,
+    inputs_description: Mapping[str, object] | None = None,
     moves: bool = True,
-    previous: Mapping[str, Any] | None = None,
+    previous: Mapping[str, object] | None = None,
     previous_label: str = "",
     progress: Callable[[float], bool] | None = None,
 ) -> Review:

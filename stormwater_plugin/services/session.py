@@ -15,11 +15,21 @@ QGIS-free: the snapshot is held as it is (any object with ``inputs``).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Protocol, Sequence
 
+from ..core.engine import SiteInputs
 from ..core.model import CheckResult
 from ..core.overrides import Override
+from ..core.siting import SitingEnvelope
 from .review import Move, Review, moves_from_dicts, review_of
+
+
+class SiteSnapshot(Protocol):
+    """What the session reads of the snapshot a result was computed from (the plugin's ``qgis_bridge`` snapshot is one)."""
+
+    @property
+    def inputs(self) -> SiteInputs: ...
+
 
 #: What a listener is told changed.
 CLEARED = "cleared"
@@ -60,12 +70,13 @@ class ReviewSession:
 
     def __init__(self) -> None:
         self.result: CheckResult | None = None
+        # The front end's snapshot (the dock's qgis_bridge Snapshot), read here only for its ``inputs`` (SiteSnapshot).
         self.snap: Any = None
         self.moves: tuple[Move, ...] = ()
         self.review: Review | None = None
-        self.comparison: dict[str, Any] | None = None
-        self.previous_doc: dict[str, Any] | None = None
-        self.envelope: Any = None
+        self.comparison: dict[str, object] | None = None
+        self.previous_doc: dict[str, object] | None = None
+        self.envelope: SitingEnvelope | None = None
         self.generation = 0
         self._listeners: list[Callable[[str], None]] = []
 
@@ -94,7 +105,7 @@ class ReviewSession:
     # -- changes ------------------------------------------------------------------
 
     @property
-    def doc(self) -> dict[str, Any] | None:
+    def doc(self) -> dict[str, object] | None:
         """The findings.json document of the current review (``None`` before a result)."""
         return self.review.doc if self.review is not None else None
 
@@ -110,8 +121,8 @@ class ReviewSession:
         self.envelope = None
         self._notify(CLEARED)
 
-    def set_result(self, result: CheckResult, snap: Any, overrides: Sequence[Override], inputs: Mapping[str, Any] | None = None,
-                   moves: Iterable[Mapping[str, Any] | Move] = ()) -> Review:
+    def set_result(self, result: CheckResult, snap: SiteSnapshot | None, overrides: Sequence[Override], inputs: Mapping[str, object] | None = None,
+                   moves: Iterable[Mapping[str, object] | Move] = ()) -> Review:
         """A new result to review (its moves, if already known): the review is rebuilt."""
         self.result = result
         self.snap = snap
@@ -121,13 +132,13 @@ class ReviewSession:
         self._notify(RESULT)
         return review
 
-    def set_moves(self, moves: Iterable[Mapping[str, Any] | Move], overrides: Sequence[Override], inputs: Mapping[str, Any] | None = None) -> None:
+    def set_moves(self, moves: Iterable[Mapping[str, object] | Move], overrides: Sequence[Override], inputs: Mapping[str, object] | None = None) -> None:
         """The moves suggested for the current result."""
         self.moves = moves_from_dicts(moves)
         self.rebuild(overrides, inputs, notify=False)
         self._notify(MOVES)
 
-    def rebuild(self, overrides: Sequence[Override], inputs: Mapping[str, Any] | None = None, *, notify: bool = True) -> Review:
+    def rebuild(self, overrides: Sequence[Override], inputs: Mapping[str, object] | None = None, *, notify: bool = True) -> Review:
         """The review of the current result with these decisions (the comparison kept)."""
         if self.result is None:
             raise ValueError("no result to review")
@@ -137,7 +148,7 @@ class ReviewSession:
             self._notify(REVIEW)
         return self.review
 
-    def set_comparison(self, comparison: dict[str, Any] | None) -> None:
+    def set_comparison(self, comparison: dict[str, object] | None) -> None:
         """The comparison with an earlier review (``None`` clears it), shown with the current review."""
         self.comparison = comparison
         if self.review is not None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Sequence
 from xml.sax.saxutils import quoteattr
 
 from ..core.checks.affected import WORKED_STATUSES, impervious_status
@@ -66,7 +66,7 @@ def _uses(pack: RulePack | None, key: str) -> tuple[str, ...]:
     """Every ``key`` list (``road_uses``, ``lawn_uses``) the pack's classification and rules hold, in order."""
     found: list[str] = []
 
-    def walk(v: Any) -> None:
+    def walk(v: object) -> None:
         if isinstance(v, dict):
             for k, x in v.items():
                 if k == key and isinstance(x, list):

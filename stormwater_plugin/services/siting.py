@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
+from shapely.geometry.base import BaseGeometry
 
 from ..core.engine import SiteInputs
+from ..core.model import JsonScalar
 from ..core.rulepack import RulePack
 from ..core.siting import SitingEnvelope, SitingError, build_envelope
 from ..core.siting.envelope import DEFAULT_CELL_FT
@@ -63,24 +64,24 @@ def find_envelope(inputs: SiteInputs, pack: RulePack, *, device_type: str, high_
 class EnvelopeRows:
     """Rows of the three envelope layers: ``(shapely geometry, {field: value})``."""
 
-    envelope: list[tuple[Any, dict[str, Any]]]
-    excluded: list[tuple[Any, dict[str, Any]]]
-    design: list[tuple[Any, dict[str, Any]]]
+    envelope: list[tuple[BaseGeometry, dict[str, JsonScalar]]]
+    excluded: list[tuple[BaseGeometry, dict[str, JsonScalar]]]
+    design: list[tuple[BaseGeometry, dict[str, JsonScalar]]]
 
 
-def not_checked_text(env: Any) -> str | None:
+def not_checked_text(env: SitingEnvelope) -> str | None:
     """``rule_id: reason; …`` of the envelope's rules that drew no zone, or ``None``."""
     return "; ".join(f"{n['rule_id']}: {n['reason']}" for n in env.not_checked) or None
 
 
-def envelope_rows(env: Any) -> EnvelopeRows:
+def envelope_rows(env: SitingEnvelope) -> EnvelopeRows:
     """The envelope, its excluded zones and its steep areas as rows (areas in sq ft, rounded to 0.1)."""
     u = env.unit_to_ft
 
-    def sqft(g: Any) -> float:
+    def sqft(g: BaseGeometry) -> float:
         return round(float(g.area) * u * u, 1)
 
-    head = {
+    head: dict[str, JsonScalar] = {
         "device_type": env.device_type,
         "high_traffic": None if env.high_traffic is None else int(env.high_traffic),
         "project_class": env.project_class,
@@ -89,7 +90,7 @@ def envelope_rows(env: Any) -> EnvelopeRows:
         "rules": ", ".join(env.rule_ids),
         "not_checked": not_checked_text(env),
     }
-    excluded = [
+    excluded: list[tuple[BaseGeometry, dict[str, JsonScalar]]] = [
         (
             z.geometry,
             {
@@ -105,7 +106,7 @@ def envelope_rows(env: Any) -> EnvelopeRows:
         )
         for z in env.excluded
     ]
-    design = [
+    design: list[tuple[BaseGeometry, dict[str, JsonScalar]]] = [
         (
             z.geometry,
             {"rule_id": z.rule_id, "citation": z.citation, "reason": z.reason, "threshold_pct": z.threshold_pct, "status": z.status, "area_sqft": sqft(z.geometry)},

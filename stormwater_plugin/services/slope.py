@@ -7,8 +7,6 @@ mask and ``stormwater-check slope-map --mask-out`` call the same cell steep.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from ..core.rulepack import Rule, RulePack
@@ -31,7 +29,7 @@ def slope_params(rule: Rule) -> tuple[float, float, str]:
     return float(p["distance_ft"]), float(p["threshold_pct"]), str(p.get("compare", "gte"))
 
 
-def steep_cells(slope_pct: Any, threshold_pct: float, compare: str) -> np.ndarray:
+def steep_cells(slope_pct: np.ndarray | float, threshold_pct: float, compare: str) -> np.ndarray:
     """Boolean array: finite slopes meeting ``compare`` (``gte``: at or over; ``gt``: over) ``threshold_pct``.
 
     NaN (nodata) is never steep here; callers report it as unknown.
@@ -43,7 +41,7 @@ def steep_cells(slope_pct: Any, threshold_pct: float, compare: str) -> np.ndarra
     return out
 
 
-def steep(slope_pct: Any, rule: Rule) -> np.ndarray:
+def steep(slope_pct: np.ndarray | float, rule: Rule) -> np.ndarray:
     """Cells (or values) of ``slope_pct``, percent, that are steep under ``rule``'s threshold and comparison."""
     p = rule.params
     return steep_cells(slope_pct, float(p["threshold_pct"]), str(p.get("compare", "gte")))

@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 import shapely
+from shapely.geometry.base import BaseGeometry
 
 from ..core.checks.context import truthy
 from ..core.errors import StormwaterError
@@ -89,7 +90,7 @@ def choose_working_crs(dem: CrsTraits | None, site_lonlat: tuple[float, float] |
     return WorkingCrsChoice(code, f"{why} {label}, chosen from the site's centre")
 
 
-def _present(geoms: Sequence[Any]) -> list[Any]:
+def _present(geoms: Sequence[BaseGeometry | None]) -> list[BaseGeometry]:
     return [g for g in geoms if g is not None and not g.is_empty]
 
 
@@ -103,7 +104,7 @@ def site_parcel_indices(parcels: FeatureLayer, site_parcel_id: str | None = None
     return idx
 
 
-def site_geometries(layers: Mapping[str, FeatureLayer], site_parcel_id: str | None = None) -> list[Any]:
+def site_geometries(layers: Mapping[str, FeatureLayer], site_parcel_id: str | None = None) -> list[BaseGeometry]:
     """The features that locate the site: its parcel(s), else the plan, else everything.
 
     The site parcel is the one named ``site_parcel_id``, else those with
@@ -123,7 +124,7 @@ def site_geometries(layers: Mapping[str, FeatureLayer], site_parcel_id: str | No
     return []
 
 
-def site_centre(geoms: Sequence[Any]) -> tuple[float, float] | None:
+def site_centre(geoms: Sequence[BaseGeometry | None]) -> tuple[float, float] | None:
     """Centre of the bounding box of ``geoms`` (their CRS), or ``None`` when there is none."""
     present = _present(geoms)
     if not present:

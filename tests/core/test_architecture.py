@@ -234,8 +234,8 @@ def test_every_project_exception_derives_from_the_one_root_stormwater_error():
 #: Strings that still carry a pack's figure next to its unit (labels and help texts), each to be read from its pack;
 #: the guard below keeps the list from growing (issue 23: no regulatory number outside the packs).
 KNOWN_PACK_NUMBERS_IN_CODE = {
-    ("gui/dock.py", "15%"), ("gui/result_layers.py", "100 ft"), ("headless/cad_import.py", "500 ft"), ("headless/reader.py", "320 ft"),
-    ("report/model.py", "100 ft"), ("report/maps.py", "100 ft"), ("report/pdf.py", "100 ft"),
+    ("gui/dock.py", "15%"), ("gui/result_layers.py", "100 ft"), ("headless/cad_import.py", "500 ft"),
+    ("report/maps.py", "100 ft"), ("report/pdf.py", "100 ft"),
     ("processing/alg_siting_envelope.py", "20 ft"), ("processing/slope.py", "100 ft"),
 }
 
@@ -310,3 +310,28 @@ def test_the_kind_registry_declares_every_kind_once_and_the_tables_read_it():
     assert reach.REACH_PARAMS == {k: s.reach for k, s in KINDS.items() if s.reach is not None}
     assert set(reach.ENVELOPE_KINDS) == {k for k, s in KINDS.items() if s.envelope}
     assert coverage.LAW_PARAMS == {k: dict(s.law) for k, s in KINDS.items()}
+
+
+def test_the_engine_takes_each_handler_from_the_registry_and_every_named_handler_exists():
+    """Issue 23: core/kinds.py names each kind's handler once; the engine imports exactly those, and the envelope roles are known."""
+    import importlib
+
+    from stormwater_plugin.core import engine
+    from stormwater_plugin.core.kinds import ENVELOPE_ROLES, KINDS, envelope_role, handler_path
+
+    for kind, spec in KINDS.items():
+        where = handler_path(kind)
+        if spec.run_by in ("engine", "notification"):
+            assert where is not None, kind
+            fn = getattr(importlib.import_module(where[0]), where[1])
+            assert callable(fn) and fn.__name__ == where[1]
+            if spec.run_by == "engine":
+                assert engine.KIND_HANDLERS[kind] is fn
+        else:
+            assert where is None, kind
+        assert envelope_role(kind) in (None, *ENVELOPE_ROLES)
+    assert {envelope_role(k) for k in KINDS} - {None} == set(ENVELOPE_ROLES)
+    assert envelope_role("no_such_kind") is None
+    # the engine source names no check function: the registry is the one list
+    source = (CORE / "engine.py").read_text(encoding="utf-8")
+    assert not any(spec.handler.split(":")[1] in source for spec in KINDS.values() if spec.handler)

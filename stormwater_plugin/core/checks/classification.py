@@ -25,33 +25,10 @@ from typing import Any
 import shapely
 
 from ..geometry import area_sqft, union
-from ..model import ROLE_NOUN, Citation, FeatureLayer, Status, Warning_
+from ..model import ROLE_NOUN, ClassReason, FeatureLayer, Status, Warning_
 from ..rulepack import ClassRule, RulePack, SubdivisionRule
 from .affected import AREA_ROLES, FEATURE_ROLES, AffectedArea, affected_area, attr, impervious_status
 from .impervious import impervious_areas
-
-
-@dataclass
-class ClassReason:
-    """One cited step of the classification."""
-
-    rule_id: str
-    citation: Citation
-    status: Status
-    message: str
-    measured_sqft: float | None = None
-    threshold_sqft: float | None = None
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "rule_id": self.rule_id,
-            "citation": self.citation.text,
-            "excerpt": self.citation.excerpt,
-            "status": self.status.value,
-            "message": self.message,
-            "measured_sqft": None if self.measured_sqft is None else round(self.measured_sqft, 1),
-            "threshold_sqft": self.threshold_sqft,
-        }
 
 
 @dataclass

@@ -8,7 +8,7 @@ from typing import Any
 
 from shapely.geometry.base import BaseGeometry
 
-from ..model import DisplayZone, FeatureLayer, FeatureRef, Finding, Status, Warning_
+from ..model import DisplayZone, FeatureLayer, FeatureRef, Finding, InventoryRow, NotCheckedEntry, Status, Warning_
 from ..raster import ElevationGrid
 from ..rulepack import Rule, RulePack
 from ..vocabulary import field_value
@@ -70,10 +70,10 @@ class CheckContext:
     warnings: list[Warning_] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     zones: list[DisplayZone] = field(default_factory=list)
-    not_checked: list[dict[str, str]] = field(default_factory=list)
+    not_checked: list[NotCheckedEntry] = field(default_factory=list)
     disturbed_sqft: float | None = None
     disturbance_geometry: BaseGeometry | None = None
-    inventory: list[dict[str, Any]] = field(default_factory=list)
+    inventory: list[InventoryRow] = field(default_factory=list)
     building_sites: list[Any] = field(default_factory=list)  # BuildingSiteSlope entries, filled by terrain.checks
     class_source: str = "computed"  # how project_class was decided: computed, override or assumed
     #: Every class the project may be (one when decided or set); rules of any of them are checked.

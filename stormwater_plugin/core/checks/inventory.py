@@ -10,12 +10,10 @@ layer carries.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import shapely
 
-from ..model import ROLE_NOUN, Status
+from ..model import ROLE_NOUN, InventoryRow, Status
 from ..rulepack import Rule
 from .context import CheckContext
 
@@ -29,7 +27,7 @@ def check_plot_plan_inventory(ctx: CheckContext, rule: Rule) -> None:
         ctx.skip(rule, "site parcel unknown")
         ctx.inventory = []
         return
-    rows: list[dict[str, Any]] = []
+    rows: list[InventoryRow] = []
     absent = [r for r in roles if ctx.layer(r) is None]
     for role in roles:
         layer = ctx.layer(role)

@@ -15,7 +15,7 @@ import numpy as np
 import shapely
 
 from ..geometry import display_buffer
-from ..model import DisplayZone, FeatureLayer, FeatureRef, NeighbourParcel, Status
+from ..model import DisplayZone, FeatureLayer, FeatureRef, NeighbourParcel, NotificationBlock, OwnerRow, Status
 from ..rulepack import Rule
 from .context import CheckContext, id_key
 
@@ -76,9 +76,9 @@ def neighbour_parcels(
     return out
 
 
-def owners_table(parcels: list[NeighbourParcel]) -> list[dict[str, Any]]:
+def owners_table(parcels: list[NeighbourParcel]) -> list[OwnerRow]:
     """One row per owner and mailing address, with the parcels they hold, sorted by owner."""
-    groups: dict[tuple[str, str], dict[str, Any]] = {}
+    groups: dict[tuple[str, str], OwnerRow] = {}
     for n in parcels:
         key = (_norm(n.owner), _norm(n.mailing_address))
         row = groups.setdefault(
@@ -139,7 +139,7 @@ def _class_words(classes: tuple[str, ...], radius_classes: list[str]) -> str:
     return f"the class is open ({' or '.join(classes)}); listed as for a {' or '.join(need) or classes[-1]} project"
 
 
-def check_notification(ctx: CheckContext, rule: Rule, site_idx: list[int] | None) -> dict[str, Any]:
+def check_notification(ctx: CheckContext, rule: Rule, site_idx: list[int] | None) -> NotificationBlock:
     """Fill the notification lists and add their findings; returns the ``notification`` block."""
     p = rule.params
     radius = float(p["radius_ft"])
@@ -148,7 +148,7 @@ def check_notification(ctx: CheckContext, rule: Rule, site_idx: list[int] | None
     classes = ctx.possible_classes or (ctx.project_class,)
     radius_classes = list(p.get("radius_classes", []))
     radius_required = any(c in radius_classes for c in classes)
-    block: dict[str, Any] = {
+    block: NotificationBlock = {
         "rule_id": rule.id,
         "citation": rule.citation.text,
         "radius_ft": radius,

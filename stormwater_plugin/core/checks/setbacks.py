@@ -54,7 +54,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -64,89 +64,13 @@ from shapely.geometry.base import BaseGeometry
 from ..geometry import DISTANCE_EPS_FT, area_sqft, display_buffer, feet_text
 from ..model import ROLE_NOUN, DisplayZone, FeatureRef, Status
 from ..rulepack import Rule
-from ..vocabulary import Reading, name_matches, read, unknown_words
+from ..vocabulary import Reading, read, unknown_words
 from .context import TRAFFIC_FIELDS, CheckContext, device_traffic
 from .setback_gradient import read_sides
+from .setback_targets import NAME_FIELDS, SetbackTargets, collect_targets, feature_name
 
-NAME_FIELDS: tuple[str, ...] = ("waterbody", "name", "gnis_name", "water_name", "lake")
-
-
-@dataclass
-class _Targets:
-    geoms: np.ndarray
-    refs: list[FeatureRef]
-    tree: shapely.STRtree
-    by_role: dict[str, tuple[np.ndarray, shapely.STRtree]]
-    unnamed: set[int] = field(default_factory=set)
-
-    @classmethod
-    def build(cls, geoms: np.ndarray, refs: list[FeatureRef]) -> _Targets:
-        roles: dict[str, list[int]] = {}
-        for i, r in enumerate(refs):
-            roles.setdefault(r.layer, []).append(i)
-        by_role = {role: (np.array(idx), shapely.STRtree(geoms[np.array(idx)])) for role, idx in roles.items()}
-        return cls(geoms, refs, shapely.STRtree(geoms), by_role)
-
-    def nearest_per_role(self, geom: BaseGeometry) -> set[int]:
-        """Index of the nearest feature of each target role (one finding per class of feature)."""
-        out: set[int] = set()
-        for idx, tree in self.by_role.values():
-            for j in np.atleast_1d(tree.query_nearest(geom, all_matches=False)):
-                out.add(int(idx[int(j)]))
-        return out
-
-
-def feature_name(attrs: dict[str, Any]) -> str:
-    """The name of a water feature from its usual name fields ('' when none)."""
-    lowered = {str(k).lower(): v for k, v in attrs.items()}
-    for key in NAME_FIELDS:
-        v = lowered.get(key)
-        if v is not None and str(v).strip() and str(v).lower() != "nan":
-            return str(v)
-    return ""
-
-
-def collect_targets(ctx: CheckContext, rule: Rule) -> tuple[_Targets | None, list[str], list[str]]:
-    """Gather the rule's target features; returns (targets, absent roles, empty descriptions).
-
-    Public: the siting envelope builds its zones from the same targets the check measures.
-    """
-    geoms: list[BaseGeometry] = []
-    refs: list[FeatureRef] = []
-    absent: list[str] = []
-    empty: list[str] = []
-    unnamed: set[int] = set()
-    for spec in rule.params["targets"]:
-        role = spec["role"]
-        layer = ctx.layer(role)
-        if layer is None:
-            absent.append(role)
-            continue
-        match = str(spec.get("name_matches", "")).lower()
-        n_before = len(geoms)
-        for i in range(len(layer)):
-            name = feature_name(layer.attrs[i]).lower()
-            if match and name and not name_matches(name, match):
-                continue
-            # An unnamed feature may be the named one: measured, but a shortfall is undetermined.
-            if match and not name:
-                unnamed.add(len(geoms))
-            geoms.append(layer.geoms[i])
-            refs.append(layer.ref(i))
-        if len(geoms) == n_before:
-            empty.append(f"{role} named '{spec['name_matches']}'" if match else role)
-    # Named targets (Lake George as a shoreline or as a water-body polygon) are
-    # alternative ways of drawing one feature: one present role is enough.
-    named = [s["role"] for s in rule.params["targets"] if s.get("name_matches")]
-    if named and any(r not in absent for r in named):
-        absent = [r for r in absent if r not in named]
-    if not geoms:
-        return None, absent, empty
-    arr = np.empty(len(geoms), dtype=object)
-    arr[:] = geoms
-    targets = _Targets.build(arr, refs)
-    targets.unnamed = unnamed
-    return targets, absent, empty
+#: Re-exported: the targets' names were defined here before the split (the envelope, the DEM window and the batch read them).
+__all__ = ["NAME_FIELDS", "SetbackTargets", "check_device_setback", "collect_targets", "feature_name"]
 
 
 def _type_reading(attrs: dict[str, Any]) -> Reading:
@@ -367,7 +291,7 @@ def _allowance_total(
     ctx: CheckContext,
     devices: Any,
     chosen: list[_Device],
-    targets: _Targets | None,
+    targets: SetbackTargets | None,
     required: float,
     allowance: dict[str, Any],
 ) -> _Allowance:
@@ -594,7 +518,7 @@ def _judge(
     out: _Out,
     d: _Device,
     j: int,
-    targets: _Targets,
+    targets: SetbackTargets,
     required: float,
     gradient_mode: str,
     tol: float,

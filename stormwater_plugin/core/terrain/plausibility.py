@@ -14,9 +14,10 @@ from ..raster import ElevationGrid
 
 FT_PER_M: float = 1.0 / 0.3048
 
-#: Plausible ground elevations around Lake George, feet: the lake's surface is
-#: about 320 ft and the surrounding hills stay under about 3,000 ft; the range
-#: leaves some slack either side.
+#: Plausible ground elevations in the packs' region, feet: above the lowest lake
+#: surface a pack states (``lake_surfaces``, read by :func:`lake_surfaces`) and
+#: under the hills' tops at about 3,000 ft, with some slack either side. A sanity
+#: range for the elevation unit, not a figure of the law.
 LAKE_GEORGE_RANGE_FT: tuple[float, float] = (250.0, 3500.0)
 
 

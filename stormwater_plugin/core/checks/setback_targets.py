@@ -1,0 +1,105 @@
+"""The target features of a ``device_setback`` rule: what each device is measured against.
+
+:func:`collect_targets` gathers the features of the rule's ``targets`` specs
+(``role``, optional ``name_matches`` on the usual name fields,
+:data:`NAME_FIELDS`) into one :class:`SetbackTargets`, with a spatial index per
+role; the check (:mod:`.setbacks`) and the siting envelope measure the same
+targets. Split out of :mod:`.setbacks` (issue 23), which re-exports these names.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping
+
+import numpy as np
+import shapely
+from shapely.geometry.base import BaseGeometry
+
+from ..model import FeatureRef
+from ..rulepack import Rule
+from ..vocabulary import name_matches
+from .context import CheckContext
+
+NAME_FIELDS: tuple[str, ...] = ("waterbody", "name", "gnis_name", "water_name", "lake")
+
+
+@dataclass
+class SetbackTargets:
+    geoms: np.ndarray
+    refs: list[FeatureRef]
+    tree: shapely.STRtree
+    by_role: dict[str, tuple[np.ndarray, shapely.STRtree]]
+    unnamed: set[int] = field(default_factory=set)
+
+    @classmethod
+    def build(cls, geoms: np.ndarray, refs: list[FeatureRef]) -> SetbackTargets:
+        roles: dict[str, list[int]] = {}
+        for i, r in enumerate(refs):
+            roles.setdefault(r.layer, []).append(i)
+        by_role = {role: (np.array(idx), shapely.STRtree(geoms[np.array(idx)])) for role, idx in roles.items()}
+        return cls(geoms, refs, shapely.STRtree(geoms), by_role)
+
+    def nearest_per_role(self, geom: BaseGeometry) -> set[int]:
+        """Index of the nearest feature of each target role (one finding per class of feature)."""
+        out: set[int] = set()
+        for idx, tree in self.by_role.values():
+            for j in np.atleast_1d(tree.query_nearest(geom, all_matches=False)):
+                out.add(int(idx[int(j)]))
+        return out
+
+
+def feature_name(attrs: Mapping[str, object]) -> str:
+    """The name of a water feature from its usual name fields ('' when none)."""
+    lowered = {str(k).lower(): v for k, v in attrs.items()}
+    for key in NAME_FIELDS:
+        v = lowered.get(key)
+        if v is not None and str(v).strip() and str(v).lower() != "nan":
+            return str(v)
+    return ""
+
+
+def collect_targets(ctx: CheckContext, rule: Rule) -> tuple[SetbackTargets | None, list[str], list[str]]:
+    """Gather the rule's target features; returns (targets, absent roles, empty descriptions).
+
+    Public: the siting envelope builds its zones from the same targets the check measures.
+    """
+    geoms: list[BaseGeometry] = []
+    refs: list[FeatureRef] = []
+    absent: list[str] = []
+    empty: list[str] = []
+    unnamed: set[int] = set()
+    for spec in rule.params["targets"]:
+        role = spec["role"]
+        layer = ctx.layer(role)
+        if layer is None:
+            absent.append(role)
+            continue
+        match = str(spec.get("name_matches", "")).lower()
+        n_before = len(geoms)
+        for i in range(len(layer)):
+            name = feature_name(layer.attrs[i]).lower()
+            if match and name and not name_matches(name, match):
+                continue
+            # An unnamed feature may be the named one: measured, but a shortfall is undetermined.
+            if match and not name:
+                unnamed.add(len(geoms))
+            geoms.append(layer.geoms[i])
+            refs.append(layer.ref(i))
+        if len(geoms) == n_before:
+            empty.append(f"{role} named '{spec['name_matches']}'" if match else role)
+    # Named targets (Lake George as a shoreline or as a water-body polygon) are
+    # alternative ways of drawing one feature: one present role is enough.
+    named = [s["role"] for s in rule.params["targets"] if s.get("name_matches")]
+    if named and any(r not in absent for r in named):
+        absent = [r for r in absent if r not in named]
+    if not geoms:
+        return None, absent, empty
+    arr = np.empty(len(geoms), dtype=object)
+    arr[:] = geoms
+    targets = SetbackTargets.build(arr, refs)
+    targets.unnamed = unnamed
+    return targets, absent, empty
+
+
+__all__ = ["NAME_FIELDS", "SetbackTargets", "collect_targets", "feature_name"]
