@@ -11,9 +11,12 @@ from __future__ import annotations
 import contextlib
 import functools
 import math
+import os
+import sqlite3
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable, Iterator
 
 import fiona
 import numpy as np
@@ -49,8 +52,124 @@ from .dem_source import BandMeta, open_dem_source
 ROLE_ID_FIELDS: dict[str, tuple[str, ...]] = {"parcels": ("PRINT_KEY", "SBL")}
 
 
+#: The budget for reading one layer (issue 22): a layer that never ends (an SQL view over an endless recursive query, a
+#: service that keeps paging) stops the run with one line naming it rather than never returning. Both bounds are far beyond
+#: what any site needs: a plan has hundreds of features, and a county-scale context layer is read through a spatial filter
+#: of the site plus the pack's reach (a few thousand features). ``STORMWATER_LAYER_READ_FEATURES`` and
+#: ``STORMWATER_LAYER_READ_SECONDS`` override them (a test, or a town whose layer really is larger).
+LAYER_READ_FEATURES: int = 2_000_000
+#: Wall time reading one layer may take at most, seconds.
+LAYER_READ_SECONDS: float = 120.0
+FEATURES_ENV = "STORMWATER_LAYER_READ_FEATURES"
+SECONDS_ENV = "STORMWATER_LAYER_READ_SECONDS"
+
+
 class InputError(StormwaterError):
     """Unusable input; the message says what and where, and what to do."""
+
+
+class LayerBudgetError(InputError):
+    """A layer did not finish reading within :class:`ReadBudget` (one line naming the role and the source)."""
+
+
+@dataclass(frozen=True)
+class ReadBudget:
+    """How many features, and how many seconds, reading one layer may take (:data:`LAYER_READ_FEATURES`, :data:`LAYER_READ_SECONDS`)."""
+
+    features: int = LAYER_READ_FEATURES
+    seconds: float = LAYER_READ_SECONDS
+
+    @classmethod
+    def current(cls) -> ReadBudget:
+        """The budget in force: the defaults, or the environment's overrides (:class:`InputError` for one that is not a positive number)."""
+        features, seconds = LAYER_READ_FEATURES, LAYER_READ_SECONDS
+        for name in (FEATURES_ENV, SECONDS_ENV):
+            text = os.environ.get(name, "").strip()
+            if not text:
+                continue
+            try:
+                value = float(text)
+            except ValueError:
+                value = float("nan")
+            if not (math.isfinite(value) and value > 0):
+                raise InputError(f"{name}={text}: give a positive number (the read budget of one layer)")
+            if name == FEATURES_ENV:
+                features = max(1, int(value))
+            else:
+                seconds = value
+        return cls(features, seconds)
+
+    def exceeded(self, role: str, where: str, what: str) -> LayerBudgetError:
+        """The error for layer ``role`` read from ``where`` that ran over the budget: ``what`` says how."""
+        return LayerBudgetError(
+            f"layer '{role}' ({where}) did not finish reading within {self.seconds:g} s / {self.features:,} features: {what}; "
+            "give the features the site needs as a file or table (e.g. ogr2ogr -spat XMIN YMIN XMAX YMAX) with --layer"
+        )
+
+    def guard(self, features: Iterable[Any], role: str, where: str, start: float | None = None) -> Iterator[Any]:
+        """``features`` one by one, raising :class:`LayerBudgetError` past the budget (``start``: when reading began, ``time.monotonic``)."""
+        deadline = (time.monotonic() if start is None else start) + self.seconds
+        n = 0
+        for feat in features:
+            n += 1
+            if n > self.features:
+                raise self.exceeded(role, where, f"more than {self.features:,} features")
+            if time.monotonic() > deadline:
+                raise self.exceeded(role, where, f"still reading after {self.seconds:g} s ({n - 1:,} features read)")
+            yield feat
+
+
+#: How often (SQLite virtual-machine instructions) the count of an SQL view looks at the clock.
+_PROGRESS_STEPS = 20_000
+
+
+def check_sql_view(path: Path, layer: str | None, role: str, where: str, budget: ReadBudget | None = None) -> None:
+    """Refuse an SQL view of a SQLite file (a GeoPackage) that does not end within the budget, before GDAL opens it.
+
+    GDAL counts a view's rows, and takes its extent and its largest feature id, in single SQLite
+    queries that no Python code can interrupt: an endless view (a ``WITH RECURSIVE`` query without a
+    stop) would never return. Its rows are counted here first, at most ``budget.features + 1`` of
+    them, with SQLite's progress handler stopping the count at ``budget.seconds``. Tables, other
+    formats and virtual paths are left alone (their features are budgeted as they are read).
+    """
+    if _is_virtual(path) or not path.is_file():
+        return
+    try:
+        with open(path, "rb") as fh:
+            if fh.read(16) != b"SQLite format 3\x00":
+                return
+        con = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    except (OSError, sqlite3.Error):
+        return  # GDAL says what is wrong with the file
+    budget = budget or ReadBudget.current()
+    try:
+        if layer is None:
+            rows = con.execute("SELECT table_name FROM gpkg_contents").fetchall() if _has_table(con, "gpkg_contents") else []
+            if len(rows) != 1:
+                return
+            layer = str(rows[0][0])
+        row = con.execute("SELECT name FROM sqlite_master WHERE type = 'view' AND lower(name) = lower(?)", (layer,)).fetchone()
+        if row is None:
+            return
+        name = '"' + str(row[0]).replace('"', '""') + '"'
+        deadline = time.monotonic() + budget.seconds
+        con.set_progress_handler(lambda: int(time.monotonic() > deadline), _PROGRESS_STEPS)
+        try:
+            count = int(con.execute(f"SELECT COUNT(*) FROM (SELECT 1 FROM {name} LIMIT ?)", (budget.features + 1,)).fetchone()[0])
+        except sqlite3.OperationalError as exc:
+            if time.monotonic() > deadline:
+                raise budget.exceeded(role, where, f"an SQL view still counting its rows after {budget.seconds:g} s") from exc
+            return  # a broken view: GDAL's message names it
+    except sqlite3.Error:
+        return
+    finally:
+        con.close()
+    if count > budget.features:
+        raise budget.exceeded(role, where, f"an SQL view of more than {budget.features:,} rows")
+
+
+def _has_table(con: sqlite3.Connection, name: str) -> bool:
+    return con.execute("SELECT 1 FROM sqlite_master WHERE type IN ('table', 'view') AND name = ?", (name,)).fetchone() is not None
 
 
 @dataclass
@@ -317,6 +436,8 @@ def _probe(src: LayerSource, stack: contextlib.ExitStack | None = None) -> _Prob
     """
     if not _exists(src.path):
         raise InputError(f"{src.path}: file not found (for the '{src.role}' layer)")
+    if not src.text:
+        check_sql_view(src.path, src.layer, src.role, src.describe())  # before GDAL's own unbounded queries on a view
     kept = None
     try:
         with contextlib.ExitStack() as own:
@@ -357,6 +478,7 @@ def _read_frame(
     """
     if not _exists(src.path):
         raise InputError(f"{src.path}: file not found (for the '{src.role}' layer)")
+    budget, start, where_read = ReadBudget.current(), time.monotonic(), src.describe()
     try:
         # Curves (CurvePolygon, CompoundCurve from a GeoPackage or a CAD export) are stroked by GDAL every
         # ARC_STEP_DEG degrees: a chord then lies at most r * 2.4e-6 inside its arc (0.0024 ft at r = 1,000 ft).
@@ -376,10 +498,13 @@ def _read_frame(
                 try:
                     # The features meeting the box, and those without geometry (no box finds them; each makes its rules
                     # undetermined). One OGR layer: each filter is set only once the previous one is read through.
-                    feats = list(_unique_features(lambda: coll.filter(bbox=bbox), lambda: coll.filter(where=where)))
+                    feats = list(_unique_features(lambda: budget.guard(coll.filter(bbox=bbox), src.role, where_read, start),
+                                                  lambda: budget.guard(coll.filter(where=where), src.role, where_read, start)))
+                except LayerBudgetError:
+                    raise
                 except Exception:  # noqa: BLE001 - a driver refusing the filter: the layer is read whole, afresh
                     feats = stack.enter_context(_open(src, **kwargs))
-            for feat in feats:
+            for feat in budget.guard(feats, src.role, where_read, start):
                 geoms.append(_feature_geometry(feat["geometry"], shape))
                 records.append({k: v for k, v in dict(feat["properties"]).items() if k not in skipped})
             if columns is None:
@@ -437,7 +562,9 @@ def _read_ids(src: LayerSource, columns: list[str], role: str, skipped: list[str
     ignore = [c for c in columns if c not in wanted]
     try:
         with _open(src, ignore_fields=ignore, ignore_geometry=True) as coll:
-            records = [dict(f["properties"]) for f in coll]
+            records = [dict(f["properties"]) for f in ReadBudget.current().guard(coll, role, src.describe())]
+    except InputError:
+        raise
     except Exception as exc:
         raise InputError(f"{src.describe()}: cannot read the '{src.role}' layer ({_short(exc)})") from exc
     frame = VectorFrame(np.empty(len(records), dtype=object), records, wanted, None)
