@@ -22,48 +22,13 @@ import pytest
 from stormwater_plugin.cli import main
 from stormwater_plugin.headless.reader import FEATURES_ENV, SECONDS_ENV, ReadBudget
 from tests.headless.demo_dem import DEMO_DEM, DEMO_SITE, ROOT
-
-
-def _register_view(gpkg: Path, name: str, select_sql: str, like: str) -> None:
-    """Create view ``name`` in ``gpkg`` and register it as a feature layer in the CRS and geometry type of table ``like``."""
-    con = sqlite3.connect(gpkg)
-    try:
-        srs, = con.execute("SELECT srs_id FROM gpkg_contents WHERE table_name = ?", (like,)).fetchone()
-        gtype, = con.execute("SELECT geometry_type_name FROM gpkg_geometry_columns WHERE table_name = ?", (like,)).fetchone()
-        con.execute(f'CREATE VIEW "{name}" AS {select_sql}')
-        con.execute("INSERT INTO gpkg_contents (table_name, data_type, identifier, srs_id) VALUES (?, 'features', ?, ?)", (name, name, srs))
-        con.execute("INSERT INTO gpkg_geometry_columns VALUES (?, 'geom', ?, ?, 0, 0)", (name, gtype, srs))
-        con.commit()
-    finally:
-        con.close()
-
-
-def _geom_column(gpkg: Path, table: str) -> str:
-    con = sqlite3.connect(gpkg)
-    try:
-        return str(con.execute("SELECT column_name FROM gpkg_geometry_columns WHERE table_name = ?", (table,)).fetchone()[0])
-    finally:
-        con.close()
-
-
-def _endless_wells_sql(gpkg: Path, source: str = "wells") -> str:
-    """Wells W-1, W-2, … forever at the demo's first well: a recursive counter with no stop."""
-    g = _geom_column(gpkg, source)
-    return (f'WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) '
-            f'SELECT n.i AS fid, (SELECT "{g}" FROM "{source}" LIMIT 1) AS geom, \'W-\' || n.i AS id FROM n')
+from tests.headless.sql_views import endless_wells_sql, geom_column, register_view, wells_with_endless_view
 
 
 @pytest.fixture
 def view_gpkg(tmp_path: Path) -> Path:
     """view.gpkg: the demo's wells as a table, and ``endless``, a view over them that never ends."""
-    import fiona
-
-    path = tmp_path / "view.gpkg"
-    with fiona.open(DEMO_SITE, layer="wells") as src:
-        with fiona.open(path, "w", driver="GPKG", layer="wells", schema=src.schema, crs_wkt=src.crs_wkt) as dst:
-            dst.writerecords(src)
-    _register_view(path, "endless", _endless_wells_sql(path), like="wells")
-    return path
+    return wells_with_endless_view(tmp_path / "view.gpkg")
 
 
 def _cli(env_extra: dict[str, str], *args: str, timeout: float = 180) -> tuple[subprocess.CompletedProcess, float]:
@@ -108,7 +73,7 @@ def test_site_package_whose_wells_layer_is_an_endless_view_exits_2_naming_it(tmp
         con.commit()
     finally:
         con.close()
-    _register_view(site, "wells", _endless_wells_sql(site, "wells_table"), like="wells_table")
+    register_view(site, "wells", endless_wells_sql(site, "wells_table"), like="wells_table")
     monkeypatch.setenv(FEATURES_ENV, "2000")
     code = main([str(site), "--dem", str(DEMO_DEM), "--jurisdiction", "lake-george", "--out", str(tmp_path / "out"), "--quiet"])
     err = capsys.readouterr().err.strip().splitlines()
@@ -117,8 +82,8 @@ def test_site_package_whose_wells_layer_is_an_endless_view_exits_2_naming_it(tmp
 
 
 def test_a_finite_view_within_the_budget_is_read_like_a_table(view_gpkg, tmp_path, monkeypatch):
-    g = _geom_column(view_gpkg, "wells")
-    _register_view(view_gpkg, "wells_view", f'SELECT fid, "{g}" AS geom, id FROM wells', like="wells")
+    g = geom_column(view_gpkg, "wells")
+    register_view(view_gpkg, "wells_view", f'SELECT fid, "{g}" AS geom, id FROM wells', like="wells")
     monkeypatch.setenv(FEATURES_ENV, "100")
     out = tmp_path / "out"
     code = main([str(DEMO_SITE), "--dem", str(DEMO_DEM), "--jurisdiction", "lake-george", "--layer", f"wells={view_gpkg}:wells_view",
@@ -203,8 +168,8 @@ def test_context_catalog_source_that_is_an_endless_view_is_refused_naming_the_ro
     wet = tmp_path / "wetlands.gpkg"
     with fiona.open(wet, "w", driver="GPKG", layer="mapped", crs="EPSG:26918", schema={"geometry": "Polygon", "properties": {"WETLAND_ID": "str"}}) as dst:
         dst.write({"geometry": mapping(site_xy.buffer(10)), "properties": {"WETLAND_ID": "BO-12"}})
-    g = _geom_column(wet, "mapped")
-    _register_view(wet, "mapped_live", f'WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT n.i AS fid, '
+    g = geom_column(wet, "mapped")
+    register_view(wet, "mapped_live", f'WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT n.i AS fid, '
                    f'(SELECT "{g}" FROM mapped LIMIT 1) AS geom, \'BO-\' || n.i AS WETLAND_ID FROM n', like="mapped")
     catalog = parse_catalog({"town": "Test Town", "sources": [
         {"name": "DEC wetlands", "path": "wetlands.gpkg", "layer": "mapped_live", "role": "wetlands", "fields": {"id": "WETLAND_ID"},
