@@ -75,6 +75,9 @@ def run_check_command(argv: Sequence[str]) -> int:
         _fail("give a site package (SITE.gpkg) or at least one --layer ROLE=PATH")
     stack = contextlib.ExitStack()
     try:
+        # issue 22: --out is locked from the start of the run, before any input is read, until its files are in place
+        run_folder = RunFolder(args.out, commit_on=(ReportError,)).lock()
+        stack.callback(run_folder.release)
         pack = load_pack(args.jurisdiction)
         if args.frost_depth_ft is not None:
             if not args.frost_depth_ft > 0:
@@ -117,8 +120,8 @@ def run_check_command(argv: Sequence[str]) -> int:
                                           contour_count=contour_count(args.site))
         review.doc["completeness"] = completeness.as_dict()
         # issue 22: written in a private folder inside --out and moved into place when complete (a missing report
-        # package still commits findings.json and findings.gpkg, as its message says); --out locked for the run
-        with RunFolder(out, commit_on=(ReportError,)) as staging:
+        # package still commits findings.json and findings.gpkg, as its message says); --out locked since the start
+        with run_folder as staging:
             write_document(review.doc, staging)
             write_gpkg(result, staging, loaded.crs)
             review_lines = finish_check(
@@ -134,6 +137,9 @@ def run_check_command(argv: Sequence[str]) -> int:
     except StormwaterError as exc:  # InputError, PackError, OverrideError, ReportError, OutputError… (core/errors.py)
         stack.close()
         _fail(str(exc))
+    except BaseException:  # an interruption or a bug: the folder is given up all the same
+        stack.close()
+        raise
     stack.close()
     if args.quiet:
         c = result.counts()

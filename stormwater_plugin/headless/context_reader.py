@@ -21,6 +21,7 @@ import glob
 import json
 import math
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
@@ -35,7 +36,7 @@ from ..core.model import ROLES, Warning_
 from ..core.units import feet_per_unit
 from ..services.context_catalog import CatalogError, ContextCatalog, ContextSource, parse_catalog
 from ..services.reach import pack_reach_ft
-from .reader import ROLE_ID_FIELDS, InputError, crs_from_wkt, parse_layer_option
+from .reader import ROLE_ID_FIELDS, InputError, ReadBudget, check_sql_view, crs_from_wkt, parse_layer_option
 
 #: Field written on every context feature: the catalog source it came from.
 SOURCE_FIELD = "context_source"
@@ -103,7 +104,13 @@ def _resolve(path_text: str, base: Path) -> Path:
     return p if p.is_absolute() else base / p
 
 
-def _layer_bounds(path: Path, layer: str | None) -> tuple[tuple[float, float, float, float], CRS] | None:
+def _where(path: Path, layer: str | None) -> str:
+    """A source in the reader's words: ``PATH[:LAYER]``."""
+    return f"{path}{':' + layer if layer else ''}"
+
+
+def _layer_bounds(path: Path, layer: str | None, role: str) -> tuple[tuple[float, float, float, float], CRS] | None:
+    check_sql_view(path, layer, role, _where(path, layer))  # GDAL's count and extent of an endless view never return
     with fiona.open(str(path), layer=layer) if layer else fiona.open(str(path)) as coll:
         if len(coll) == 0 or not coll.crs_wkt:
             return None
@@ -165,6 +172,9 @@ def _read_source(src: ContextSource, path: Path, area: tuple[float, float, float
     """The source's features within ``area`` (``area_crs`` bounds), filtered by ``where``, fields renamed."""
     if not path.exists():
         raise InputError(f"context catalog: {src.name}: {path} not found")
+    where_read = _where(path, src.layer)
+    check_sql_view(path, src.layer, src.role, where_read)
+    budget, start = ReadBudget.current(), time.monotonic()
     try:
         opener = fiona.open(str(path), layer=src.layer) if src.layer else fiona.open(str(path))
         with opener as coll:
@@ -185,7 +195,7 @@ def _read_source(src: ContextSource, path: Path, area: tuple[float, float, float
             b = coll.bounds
             covers = bool(len(coll)) and b[0] <= bbox[0] and b[1] <= bbox[1] and b[2] >= bbox[2] and b[3] >= bbox[3]
             geoms, props = [], []
-            for feat in coll.filter(**kwargs):
+            for feat in budget.guard(coll.filter(**kwargs), src.role, where_read, start):
                 if feat["geometry"] is None:
                     continue
                 p = dict(feat["properties"])
@@ -287,11 +297,12 @@ def _plan_geometries(plan: Mapping[str, tuple[Path, str | None]]) -> list[tuple[
     for role, (path, layer) in plan.items():
         if role == "parcels":
             continue
+        check_sql_view(path, layer, role, _where(path, layer))
         with fiona.open(str(path), layer=layer) if layer else fiona.open(str(path)) as coll:
             if not coll.crs_wkt:
                 continue
             crs = crs_from_wkt(coll.crs_wkt)
-            for feat in coll:
+            for feat in ReadBudget.current().guard(coll, role, _where(path, layer)):
                 if feat["geometry"] is not None:
                     out.append((shape(feat["geometry"]), crs))
     return out
@@ -345,7 +356,7 @@ def read_context(
             )
         )
     res.reach_ft = reach
-    plan_bounds = [b for b in (_layer_bounds(p, layer) for p, layer in plan.values()) if b is not None]
+    plan_bounds = [b for b in (_layer_bounds(p, layer, r) for r, (p, layer) in plan.items()) if b is not None]
     if not plan_bounds:
         raise InputError("context catalog: the site package has no features to read context around; give the plan's own layers")
     area_crs = _area_crs(plan_bounds)

@@ -11,6 +11,10 @@ import numpy as np
 from ..core.errors import StormwaterError
 
 
+class InputError(StormwaterError):
+    """Unusable input; the message says what and where, and what to do."""
+
+
 def fail(prog: str, message: str) -> NoReturn:
     """Print the first one or two lines of ``message`` as ``PROG: error: …`` and exit 2."""
     lines = message.strip().splitlines() or ["unusable input"]

@@ -5,11 +5,12 @@ moves its files into place only when every one is written, so the folder
 never holds the files of two runs: the outputs of an earlier run that this
 run does not write are removed, a run interrupted or failing leaves the
 folder as it was, and a second check into the same folder at once is refused
-(a lock file).
+(a lock file, taken when the run starts and naming the process holding it).
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
@@ -86,10 +87,22 @@ class RunFolder:
         self.commit_on = commit_on
         self.staging: Path | None = None
         self._lock: Any = None
+        #: This run made the folder (removed again, with its lock file, when the run ends before writing anything).
+        self._created = False
+        self._committed = False
 
-    def __enter__(self) -> Path:
+    def lock(self) -> RunFolder:
+        """Create and lock the folder for this run (taken at the run's start, before any input is read); ``self``.
+
+        The lock file holds this process's id, so a second run into the folder names the one holding it.
+        Held until :meth:`release` (leaving the ``with`` block releases it). Raises :class:`OutputError`
+        when the folder cannot be created or written, or another run holds it.
+        """
         import fcntl  # lazy: POSIX only, and only when a check writes
 
+        if self._lock is not None:
+            return self
+        self._created = not self.out.exists()
         try:
             self.out.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -103,11 +116,28 @@ class RunFolder:
         try:
             fcntl.flock(self._lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
+            holder = _lock_holder(self._lock)
             self._lock.close()
             self._lock = None
             if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
-                raise OutputError(f"{self.out}: another check is writing into this folder; wait for it to finish or choose another --out") from exc
+                who = f"another check (pid {holder})" if holder else "another check"
+                raise OutputError(f"{self.out}: {who} is using this output folder; wait for it to finish or choose another --out") from exc
             raise OutputError(f"{self.out}: cannot lock the output folder ({io_reason(exc)})") from exc
+        try:
+            self._lock.truncate(0)
+            self._lock.write(f"{os.getpid()}\n")
+            self._lock.flush()
+        except OSError as exc:
+            self._release()
+            raise OutputError(f"{self.out}: cannot write into the output folder ({io_reason(exc)})") from exc
+        return self
+
+    def release(self) -> None:
+        """Give the folder up (nothing when it is not held)."""
+        self._release()
+
+    def __enter__(self) -> Path:
+        self.lock()
         for old in self.out.glob(_PARTIAL_PREFIX + "*"):  # left by a run that was killed (it no longer holds the lock)
             shutil.rmtree(old, ignore_errors=True)
         try:
@@ -140,6 +170,7 @@ class RunFolder:
                     target.unlink()
             for name in new:
                 os.replace(self.staging / name, self.out / name)
+            self._committed = True
         except OSError as exc:
             raise OutputError(f"{self.out}: cannot move the results into place ({io_reason(exc)})") from exc
         finally:
@@ -148,8 +179,24 @@ class RunFolder:
 
     def _release(self) -> None:
         if self._lock is not None:
+            with contextlib.suppress(OSError):
+                self._lock.truncate(0)  # no stale process id for the next run to name
             self._lock.close()  # closing the file releases the lock
             self._lock = None
+            if self._created and not self._committed:  # a run that stopped before its results: no folder left behind
+                with contextlib.suppress(OSError):
+                    (self.out / LOCK_NAME).unlink()
+                    self.out.rmdir()  # only when empty
+
+
+def _lock_holder(lock: Any) -> int | None:
+    """The process id written in a held lock file, if it can be read."""
+    try:
+        lock.seek(0)
+        text = lock.read(32).strip()
+    except (OSError, ValueError):
+        return None
+    return int(text) if text.isdigit() else None
 
 
 def finding_row(f: Finding) -> dict[str, Any]:

@@ -1,0 +1,228 @@
+"""The working CRS and the scale factor at the site, with pyproj (the file side of
+:mod:`~stormwater_plugin.services.working_crs`; ``qgis_bridge.crs`` is the QGIS side)."""
+
+from __future__ import annotations
+
+import functools
+import math
+from typing import Any
+
+import numpy as np
+import shapely
+from pyproj import CRS, Proj, Transformer
+
+from ..core.model import FeatureLayer
+from ..services.working_crs import PLAN_ROLES, CrsTraits, NoSiteLocation, plausible_scale, site_centre, site_geometries, site_parcel_indices
+from ..services.working_crs import choose_working_crs as policy
+from .errors import InputError
+from .frames import _identity
+
+
+@functools.lru_cache(maxsize=32)
+def crs_from_wkt(wkt: str) -> Any:
+    """A pyproj CRS from WKT, parsed once per distinct text (a site package's layers share one; each parse costs ~5 ms)."""
+    return CRS.from_wkt(wkt)
+
+
+_CONFORMAL = ("transverse mercator", "conformal", "stereographic", "oblique mercator", "mercator (variant")
+
+
+def is_conformal(crs: Any) -> bool:
+    """True for projections whose scale does not depend on direction (TM, LCC, stereographic…).
+
+    An equal-area projection such as CONUS Albers (EPSG:6350) stretches
+    distances by up to a few tenths of a percent depending on direction, so
+    it is never used to measure setbacks.
+    """
+    op = getattr(crs, "coordinate_operation", None)
+    name = str(getattr(op, "method_name", "") or "").lower()
+    return any(k in name for k in _CONFORMAL) and "pseudo" not in name
+
+
+_LONLAT: dict[str, Any] = {}
+
+
+def _to_lonlat(crs: Any) -> Any:
+    """A cached transformer from ``crs`` to WGS 84 longitude/latitude (building one costs milliseconds)."""
+    key = crs.to_wkt()
+    if key not in _LONLAT:
+        _LONLAT[key] = Transformer.from_crs(crs, "EPSG:4326", always_xy=True)
+    return _LONLAT[key]
+
+
+def site_centre_lonlat(frames: list[Any]) -> tuple[float, float] | None:
+    """Longitude and latitude (WGS 84) of the mean of the layers' bounding-box centres."""
+    lons: list[float] = []
+    lats: list[float] = []
+    for fr in frames:
+        if len(fr) == 0 or fr.crs is None:
+            continue
+        b = fr.total_bounds
+        if not np.all(np.isfinite(b)):
+            continue
+        lon, lat = _to_lonlat(fr.crs).transform((b[0] + b[2]) / 2, (b[1] + b[3]) / 2)
+        if math.isfinite(lon) and math.isfinite(lat):
+            lons.append(lon)
+            lats.append(lat)
+    if not lons:
+        return None
+    return float(np.mean(lons)), float(np.mean(lats))
+
+
+def _site_lonlat(frames: dict[str, Any], site_parcel_id: str | None) -> tuple[float, float] | None:
+    """Longitude and latitude of the centre of the site's features (:func:`~stormwater_plugin.services.working_crs.site_geometries`)."""
+
+    # The site parcel(s) in their own CRS: their lon/lat bounds.
+    boxes: list[np.ndarray] = []
+    fr = frames.get("parcels")
+    if fr is not None and fr.crs is not None and len(fr):
+        layer = FeatureLayer.from_sequences("parcels", list(fr.geoms), _identity(fr, "parcels", [str(i + 1) for i in range(len(fr))]), fr.records)
+        picked = [fr.geoms[i] for i in site_parcel_indices(layer, site_parcel_id) if fr.geoms[i] is not None and not fr.geoms[i].is_empty]
+        if picked:
+            boxes.append(_lonlat_bounds(fr.crs, shapely.total_bounds(np.array(picked, dtype=object))))
+    if not boxes:  # no site parcel: the plan, else everything
+        for roles in (PLAN_ROLES, tuple(frames)):
+            boxes = [_lonlat_bounds(frames[r].crs, frames[r].total_bounds) for r in roles if r in frames and frames[r].crs is not None and len(frames[r])]
+            boxes = [b for b in boxes if np.all(np.isfinite(b))]
+            if boxes:
+                break
+    boxes = [b for b in boxes if np.all(np.isfinite(b))]
+    if not boxes:
+        return None
+    a = np.array(boxes)
+    return float((a[:, 0].min() + a[:, 2].max()) / 2.0), float((a[:, 1].min() + a[:, 3].max()) / 2.0)
+
+
+def _lonlat_bounds(crs: Any, b: np.ndarray) -> np.ndarray:
+    """WGS 84 bounds of a box given in ``crs`` (corners and edge midpoints transformed)."""
+    if not np.all(np.isfinite(b)):
+        return np.full(4, np.nan)
+    xs = np.array([b[0], b[2], b[0], b[2], (b[0] + b[2]) / 2, (b[0] + b[2]) / 2, b[0], b[2]])
+    ys = np.array([b[1], b[1], b[3], b[3], b[1], b[3], (b[1] + b[3]) / 2, (b[1] + b[3]) / 2])
+    lon, lat = _to_lonlat(crs).transform(xs, ys)
+    lon, lat = np.asarray(lon, dtype=float), np.asarray(lat, dtype=float)
+    if not (np.all(np.isfinite(lon)) and np.all(np.isfinite(lat))):
+        return np.full(4, np.nan)
+    return np.array([lon.min(), lat.min(), lon.max(), lat.max()])
+
+
+def choose_working_crs(dem_crs: Any, frames: list[Any] | dict[str, Any], site_parcel_id: str | None = None) -> tuple[Any, str]:
+    """The working CRS by the one policy (:func:`~stormwater_plugin.services.working_crs.choose_working_crs`).
+
+    The DEM's CRS when projected and conformal, else the UTM zone of the
+    site's centre. ``frames`` by role locate the site (its parcel, else the
+    plan, else everything); a plain list is located by the centre of all
+    its data.
+    """
+
+    traits = None if dem_crs is None else CrsTraits(bool(dem_crs.is_projected), is_conformal(dem_crs))
+    needs_site = traits is None or not (traits.projected and traits.conformal)
+    centre = None
+    if needs_site:
+        centre = _site_lonlat(frames, site_parcel_id) if isinstance(frames, dict) else site_centre_lonlat(frames)
+    try:
+        choice = policy(traits, centre)
+    except NoSiteLocation as exc:
+        raise InputError(str(exc)) from exc
+    if choice.utm_epsg is None:
+        return dem_crs, choice.why
+    return CRS.from_epsg(choice.utm_epsg), choice.why
+
+
+def scale_at(crs: Any, lonlat: tuple[float, float] | None) -> float:
+    """Point scale factor of a projected CRS at a longitude/latitude (grid length / ellipsoid length).
+
+    Dividing grid distances by it gives ellipsoidal ("ground at sea level")
+    distances, so UTM, State Plane and any other projection report the same
+    feet. Non-conformal projections use the mean of the meridional and
+    parallel scales. 1 when it cannot be computed.
+    """
+
+    if lonlat is None:
+        return 1.0
+    try:
+        f = Proj(crs).get_factors(*lonlat)
+        k = (float(f.meridional_scale) + float(f.parallel_scale)) / 2.0
+    except Exception:
+        return 1.0
+    return plausible_scale(k)
+
+
+def ground_scale(crs: Any, frames: list[Any]) -> float:
+    """Point scale factor at the centre of all the data of ``frames`` (see :func:`site_scale` for a site)."""
+    return scale_at(crs, site_centre_lonlat(frames))
+
+
+def site_scale(crs: Any, layers: dict[str, FeatureLayer], site_parcel_id: str | None = None) -> float:
+    """Point scale factor at the site's centre, from its layers in the working CRS ``crs``.
+
+    The site is its parcel (``site_parcel_id``, else ``is_site``, else the
+    only parcel), else the plan, else everything
+    (:func:`~stormwater_plugin.services.working_crs.site_geometries`). The
+    single-site reader and the batch (per site parcel) both call it, so a
+    site gets the same feet whichever command checks it: over a site the
+    factor varies by well under a part in a million, so a pair within a few
+    thousandths of a foot of a limit is decided as on the ellipsoid.
+    """
+    centre = site_centre(site_geometries(layers, site_parcel_id))
+    if centre is None:
+        return 1.0
+    lon, lat = _to_lonlat(crs).transform(*centre)
+    if not (math.isfinite(lon) and math.isfinite(lat)):
+        return 1.0
+    return scale_at(crs, (float(lon), float(lat)))
+
+
+def crs_description(crs: Any, why: str, scale: float) -> str:
+    """The working CRS in words for findings.json (per site: the scale factor is the site's)."""
+    return f"{crs.name} ({crs.to_string()}), {why}; distances on the ellipsoid (grid scale factor {scale:.6f})"
+
+
+def _transform_box(b: Any, src_crs: Any, dst_crs: Any) -> tuple[float, float, float, float] | None:
+    """A box in ``src_crs`` as a box in ``dst_crs`` (its edges sampled); ``None`` when it cannot be transformed."""
+    if b is None or not all(math.isfinite(float(v)) for v in b):
+        return None
+    if src_crs is dst_crs or src_crs.equals(dst_crs):
+        return float(b[0]), float(b[1]), float(b[2]), float(b[3])
+    t = np.linspace(0.0, 1.0, 11)
+    xs = np.concatenate([b[0] + (b[2] - b[0]) * t, np.full(11, b[2]), b[0] + (b[2] - b[0]) * t, np.full(11, b[0])])
+    ys = np.concatenate([np.full(11, b[1]), b[1] + (b[3] - b[1]) * t, np.full(11, b[3]), b[1] + (b[3] - b[1]) * t])
+    try:
+        x, y = _transformer(src_crs.to_wkt(), dst_crs.to_wkt()).transform(xs, ys)
+    except Exception:  # noqa: BLE001 - pyproj refuses some coordinates outright
+        return None
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
+        return None
+    return float(x.min()), float(y.min()), float(x.max()), float(y.max())
+
+
+@functools.lru_cache(maxsize=64)
+def _transformer(src_wkt: str, dst_wkt: str) -> Any:
+    """A transformer between two CRSs given as WKT, built once per pair (each costs milliseconds)."""
+    return Transformer.from_crs(crs_from_wkt(src_wkt), crs_from_wkt(dst_wkt), always_xy=True)
+
+
+_WGS84 = None
+
+
+def _wgs84() -> Any:
+    global _WGS84
+    if _WGS84 is None:
+        _WGS84 = CRS.from_epsg(4326)
+    return _WGS84
+
+
+def _distance_ft(anchor: list[Any], box: tuple[float, float, float, float] | None, ft_per_unit: float) -> float | None:
+    """Distance from the site's features to a box, feet; ``None`` when either is unknown."""
+    if not anchor or box is None:
+        return None
+    x0, y0, x1, y1 = box
+    # A point or a line when the layer is one point or lies on one axis-parallel line (a zero-area box measures NaN).
+    if x1 > x0 and y1 > y0:
+        target = shapely.box(x0, y0, x1, y1)
+    elif x1 > x0 or y1 > y0:
+        target = shapely.LineString([(x0, y0), (x1, y1)])
+    else:
+        target = shapely.Point(x0, y0)
+    return float(np.min(shapely.distance(np.array(anchor, dtype=object), target))) * ft_per_unit

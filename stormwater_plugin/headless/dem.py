@@ -1,0 +1,218 @@
+"""Read the DEM over the window the rules need, in its own CRS, with the one elevation-unit policy
+(:mod:`~stormwater_plugin.core.dem_policy`; the band's metadata in :mod:`.dem_source`). Mirrors ``qgis_bridge.dem``."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import shapely
+from pyproj import CRS, Geod, Transformer
+
+from ..core.dem_policy import CleanStats, cleaning_warning
+from ..core.model import FeatureLayer, Warning_
+from ..core.raster import ElevationGrid
+from ..core.terrain import plausibility_warning
+from ..core.units import FT_PER_METRE, feet_per_unit
+from ..services.dem_window import dem_window
+from .crs import crs_from_wkt
+from .dem_source import BandMeta
+from .errors import InputError
+from .sources import _short
+
+
+def _dem_extent(path: Path) -> tuple[float, float, float, float]:
+    """The DEM's bounds in its own CRS (left, bottom, right, top)."""
+    import rasterio  # lazy: 0.34 s, only when a DEM is given
+
+    with rasterio.open(path) as src:
+        b = src.bounds
+    return float(b.left), float(b.bottom), float(b.right), float(b.top)
+
+
+class _Identity:
+    """Stands in for a pyproj Transformer between equal CRSs."""
+
+    @staticmethod
+    def transform(x: Any, y: Any) -> tuple[Any, Any]:
+        return x, y
+
+
+_IDENTITY = _Identity()
+
+
+def dem_crs(path: Path) -> Any:
+    """The DEM's CRS (pyproj); :class:`InputError` when the file is missing, unreadable or has none."""
+    return _dem_crs(path)
+
+
+def _dem_crs(path: Path) -> Any:
+    import rasterio  # lazy: 0.34 s, only when a DEM is given
+
+    if not path.exists():
+        raise InputError(f"{path}: DEM not found")
+    try:
+        with rasterio.open(path) as src:
+            if src.crs is None:
+                raise InputError(f"{path}: the DEM has no CRS; assign one (gdal_edit.py -a_srs EPSG:xxxx) and run again")
+            return crs_from_wkt(src.crs.to_wkt())
+    except InputError:
+        raise
+    except Exception as exc:
+        raise InputError(f"{path}: cannot be read as a raster ({_short(exc)})") from exc
+
+
+def _window(path: Path, dem_crs: Any, layers: dict[str, FeatureLayer], pack: Any, unit_to_ft: float, site_parcel_id: str | None) -> tuple[float, float, float, float] | None:
+    """Working-CRS bounds of the DEM the pack's rules need (``None``: the legacy window around the features)."""
+    if pack is None:
+        return None
+
+    return dem_window(layers, pack, unit_to_ft=unit_to_ft, cell_ft=_dem_cell_ft(path, dem_crs), site_parcel_id=site_parcel_id).bounds
+
+
+def _dem_cell_ft(path: Path, dem_crs: Any) -> float:
+    """The DEM's larger pixel side, feet (degrees taken at 364,000 ft, an upper bound for New York's latitudes)."""
+    import rasterio  # lazy: 0.34 s, only when a DEM is given
+
+    with rasterio.open(path) as src:
+        res = max(abs(float(src.res[0])), abs(float(src.res[1])))
+    if dem_crs.is_projected:
+        return res * feet_per_unit(float(dem_crs.axis_info[0].unit_conversion_factor))
+    return res * 364_000.0
+
+
+def read_dem(
+    path: Path, working_crs: Any, layers: dict[str, FeatureLayer], z_units: str | None, area: tuple[float, float, float, float] | None = None
+) -> tuple[ElevationGrid, list[Warning_]]:
+    """Read the DEM in its own CRS over ``area`` (working-CRS bounds), else over the features plus a 150 ft margin."""
+    import rasterio  # lazy: 0.34 s, only when a DEM is given
+    from rasterio.windows import Window, from_bounds  # lazy: as above
+
+    warnings: list[Warning_] = []
+    dem_crs = _dem_crs(path)
+    same_crs = dem_crs is working_crs or CRS.from_user_input(dem_crs).equals(working_crs)
+    # no transformation when the DEM is in the working CRS (each transformer costs ~7 ms to build)
+    to_raster_tf = _IDENTITY if same_crs else Transformer.from_crs(working_crs, dem_crs, always_xy=True)
+    margin = 150.0 / feet_per_unit(float(working_crs.axis_info[0].unit_conversion_factor))
+    bounds = _layers_bounds(layers)
+    if area is not None:
+        bounds, margin = area, 0.0
+        if not all(math.isfinite(v) for v in area):  # a rule with unlimited reach: the whole raster
+            bounds = None
+    stats = CleanStats()
+    with rasterio.open(path) as src:
+        try:
+            meta = BandMeta(src, str(path))
+            zu = meta.z_unit(z_units, dem_crs)
+        except ValueError as exc:  # NotAnElevationBand, or an unknown declared unit
+            raise InputError(str(exc)) from exc
+        if bounds is None:
+            window = Window(0, 0, src.width, src.height)
+        else:
+            x0, y0, x1, y1 = bounds
+            xs = np.array([x0 - margin, x1 + margin, x0 - margin, x1 + margin, (x0 + x1) / 2, (x0 + x1) / 2, x0 - margin, x1 + margin])
+            ys = np.array([y0 - margin, y0 - margin, y1 + margin, y1 + margin, y0 - margin, y1 + margin, (y0 + y1) / 2, (y0 + y1) / 2])
+            rx, ry = to_raster_tf.transform(xs, ys)
+            window = from_bounds(float(np.min(rx)), float(np.min(ry)), float(np.max(rx)), float(np.max(ry)), transform=src.transform)
+            window = window.round_offsets(op="floor").round_lengths(op="ceil")
+            col0 = max(0, int(window.col_off) - 2)
+            row0 = max(0, int(window.row_off) - 2)
+            col1 = min(src.width, int(window.col_off + window.width) + 2)
+            row1 = min(src.height, int(window.row_off + window.height) + 2)
+            if col1 <= col0 or row1 <= row0:
+                warnings.append(
+                    Warning_(
+                        "dem_no_cover", f"the DEM {path.name} does not cover the site: every elevation-dependent check is undetermined"
+                    )
+                )
+                col0, row0, col1, row1 = 0, 0, min(2, src.width), min(2, src.height)
+            window = Window(col0, row0, col1 - col0, row1 - row0)
+        try:
+            values = meta.read(src, zu.z_to_ft, stats, window=window)
+        except Exception as exc:
+            raise InputError(f"{path}: the DEM cannot be read ({_short(exc)})") from exc
+        transform = src.window_transform(window)
+    gt = (transform.c, transform.a, transform.b, transform.f, transform.d, transform.e)
+
+    # one policy for every DEM read (core/dem_policy.py): declared, else the band's unit, else assumed
+    z_declared, note, z_to_ft = zu.declared, zu.note, zu.z_to_ft
+    if meta.scale != 1.0 or meta.offset != 0.0:
+        note += f"; band scale {meta.scale:g} and offset {meta.offset:g} applied"
+    if not z_declared:
+        warnings.append(Warning_("dem_z_assumed", note))
+    cleaned = cleaning_warning(path.name, stats)
+    if cleaned:
+        warnings.append(Warning_("dem_fill_values", cleaned))
+
+    def to_raster(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        rx, ry = to_raster_tf.transform(x, y)
+        return np.asarray(rx, dtype=np.float64), np.asarray(ry, dtype=np.float64)
+
+    from_raster_tf = _IDENTITY if same_crs else Transformer.from_crs(dem_crs, working_crs, always_xy=True)
+
+    def from_raster(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        wx, wy = from_raster_tf.transform(x, y)
+        return np.asarray(wx, dtype=np.float64), np.asarray(wy, dtype=np.float64)
+
+    cell = _cell_size_ft(gt, dem_crs, working_crs, bounds)
+    grid = ElevationGrid(
+        values=values, geotransform=gt, z_to_ft=z_to_ft, to_raster=to_raster, z_unit_note=note, cell_size_ft=cell, name=path.name, from_raster=from_raster,
+        z_unit_declared=z_declared,
+    )
+    finite = values[np.isfinite(values)]
+    if finite.size == 0:
+        warnings.append(
+            Warning_("dem_all_nodata", f"the DEM {path.name} has no data over the site: every elevation-dependent check is undetermined")
+        )
+    else:
+        warnings.extend(_plausibility(grid, finite * z_to_ft))
+    if not same_crs:
+        warnings.append(
+            Warning_(
+                "dem_sampled_in_own_crs",
+                f"the DEM stays in its own CRS ({dem_crs.to_string()}); points are projected into it and sampled bilinearly, never resampled",
+            )
+        )
+    return grid, warnings
+
+
+def _plausibility(grid: ElevationGrid, z_ft: np.ndarray) -> list[Warning_]:
+    msg = plausibility_warning(grid)
+    if msg:
+        return [Warning_("dem_z_implausible", msg)]
+    lo, hi = float(np.min(z_ft)), float(np.max(z_ft))
+    if hi < 150 or lo > 6000:
+        return [
+            Warning_(
+                "dem_z_implausible",
+                f"DEM elevations span {lo:.0f}–{hi:.0f} ft, unlikely for ground here: check --dem-z-units",  # a lake's surface: the pack's lake_surfaces
+            )
+        ]
+    return []
+
+
+def _layers_bounds(layers: dict[str, FeatureLayer]) -> tuple[float, float, float, float] | None:
+    geoms = [g for layer in layers.values() if layer.role != "parcels" for g in layer.geoms if g is not None and not g.is_empty]
+    if not geoms:
+        geoms = [g for layer in layers.values() for g in layer.geoms if g is not None and not g.is_empty]
+    if not geoms:
+        return None
+    b = shapely.total_bounds(np.array(geoms, dtype=object))
+    if not np.all(np.isfinite(b)):
+        return None
+    return float(b[0]), float(b[1]), float(b[2]), float(b[3])
+
+
+def _cell_size_ft(gt: tuple[float, ...], dem_crs: Any, working_crs: Any, bounds: Any) -> tuple[float, float] | None:
+    """Approximate pixel width and height in feet near the site."""
+    if dem_crs.is_projected:
+        f = feet_per_unit(float(dem_crs.axis_info[0].unit_conversion_factor))
+        return abs(gt[1]) * f, abs(gt[5]) * f
+    x = gt[0]
+    y = gt[3]
+    geod = Geod(ellps="GRS80")
+    _, _, w = geod.inv(x, y, x + gt[1], y)
+    _, _, h = geod.inv(x, y, x, y + gt[5])
+    return abs(w) * FT_PER_METRE, abs(h) * FT_PER_METRE

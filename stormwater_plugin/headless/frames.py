@@ -1,0 +1,105 @@
+"""One layer as read (:class:`VectorFrame`, without pandas) and the identity of its features."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import shapely
+from pyproj import Transformer
+
+#: Field used as identity when a layer has no ``id`` field, by role.
+ROLE_ID_FIELDS: dict[str, tuple[str, ...]] = {"parcels": ("PRINT_KEY", "SBL")}
+
+
+@dataclass
+class VectorFrame:
+    """One layer as read: geometries, attribute records and CRS (a light stand-in for a GeoDataFrame).
+
+    Reading through fiona directly keeps pandas and geopandas out of a plain
+    check (a fifth of a second at start-up). ``unusable`` holds the rows whose
+    geometry cannot be measured (a NaN coordinate, a point the working CRS
+    cannot hold) with the reason, in words that follow the feature's name.
+    """
+
+    geoms: np.ndarray
+    records: list[dict[str, Any]]
+    columns: list[str]
+    crs: Any  # pyproj.CRS or None
+    unusable: dict[int, str] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.records)
+
+    @property
+    def total_bounds(self) -> np.ndarray:
+        present = [g for g in self.geoms if g is not None and not g.is_empty]
+        if not present:
+            return np.full(4, np.nan)
+        return shapely.total_bounds(np.array(present, dtype=object))
+
+    def to_crs(self, crs: Any) -> VectorFrame:
+        """The same features in ``crs`` (always x, y order; Z kept out, as the engine measures in plan)."""
+        tf = Transformer.from_crs(self.crs, crs, always_xy=True)
+
+        def move(xy: np.ndarray) -> np.ndarray:
+            x, y = tf.transform(xy[:, 0], xy[:, 1])
+            return np.column_stack([np.asarray(x, dtype=float), np.asarray(y, dtype=float)])
+
+        out = np.empty(len(self.geoms), dtype=object)
+        for i, g in enumerate(self.geoms):
+            out[i] = None if g is None else shapely.transform(g, move)
+        moved = VectorFrame(out, self.records, self.columns, crs, dict(self.unusable))
+        _mark_non_finite(moved, "cannot be placed in the working CRS (a coordinate the transformation cannot map)")
+        return moved
+
+
+def _mark_non_finite(frame: VectorFrame, why: str) -> None:
+    """Move geometries holding a non-finite coordinate out of ``frame.geoms`` into ``frame.unusable`` with ``why``."""
+    present = [i for i, g in enumerate(frame.geoms) if g is not None]
+    if not present:
+        return
+    arr = np.array([frame.geoms[i] for i in present], dtype=object)
+    coords, index = shapely.get_coordinates(arr, return_index=True)
+    if coords.size == 0 or bool(np.isfinite(coords).all()):
+        return
+    bad = np.unique(index[~np.isfinite(coords).all(axis=1)])
+    for k in bad:
+        i = present[int(k)]
+        frame.geoms[i] = None
+        frame.unusable.setdefault(i, why)
+
+
+def _identity(frame: VectorFrame, role: str, fids: list[str], extra: tuple[str, ...] = (), first: tuple[str, ...] = ()) -> list[str]:
+    cols = {str(c).lower(): c for c in frame.columns}
+    def blank(v: Any) -> bool:
+        return v is None or (isinstance(v, float) and math.isnan(v)) or str(v).strip() == ""
+
+    for name in first + ("id",) + ROLE_ID_FIELDS.get(role, ()) + extra:
+        col = cols.get(name.lower())
+        if col is not None and name in first and all(blank(rec.get(col)) for rec in frame.records):
+            continue  # a preferred field left empty by the writer (a KMZ's <name>): the next one names the features
+        if col is not None:
+            out = []
+            for rec, fid in zip(frame.records, fids):
+                v = rec.get(col)
+                if v is None or (isinstance(v, float) and math.isnan(v)) or str(v).strip() == "":
+                    out.append(fid)
+                elif isinstance(v, float) and v.is_integer():
+                    out.append(str(int(v)))
+                else:
+                    out.append(str(v))
+            return out
+    return fids
+
+
+def _clean_attr(v: Any) -> Any:
+    if isinstance(v, (np.generic,)):
+        v = v.item()
+    if isinstance(v, float) and math.isnan(v):
+        return None
+    if hasattr(v, "isoformat"):
+        return v.isoformat()
+    return v

@@ -1,0 +1,485 @@
+"""Read every vector source of a site into one layer per role, in the working CRS (issue 22).
+
+fiona reads each layer once; the plan is read whole and the context roles
+through a spatial filter of the site plus the pack's reach; a source that
+cannot lie where its CRS says, or lies beyond every rule's reach, is
+misplaced (its features undetermined). Mirrors ``qgis_bridge.vectors``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import fiona
+import numpy as np
+import shapely
+from shapely.geometry import shape
+
+from ..core.model import ROLES, FeatureLayer, Warning_
+from ..core.units import feet_per_unit
+from ..services.intake import (
+    CONTEXT_FLOOR_FT,
+    CONTEXT_ROLES,
+    FAR_FT,
+    MAX_LISTED,
+    match_fields,
+    outside_area_of_use,
+    placement_problem,
+    role_reaches_ft,
+)
+from ..services.working_crs import site_geometries
+from .crs import _distance_ft, _transform_box, _wgs84, choose_working_crs, crs_from_wkt
+from .errors import InputError
+from .frames import ROLE_ID_FIELDS, VectorFrame, _clean_attr, _identity, _mark_non_finite
+from .layer_budget import LayerBudgetError, ReadBudget, check_sql_view
+from .sources import EXTRA_READ_DRIVERS, LayerSource, _enable_read_drivers, _exists, _is_virtual, _short
+
+#: Angle between the vertices GDAL puts on a circular arc when it strokes a curve, degrees.
+ARC_STEP_DEG: float = 0.25
+
+
+#: Field types never read (photographs and other attachments: a field-collection package's wells may carry hundreds of MB).
+SKIPPED_FIELD_TYPES: tuple[str, ...] = ("bytes",)
+
+
+@dataclass
+class _Probe:
+    """What a layer declares before its features are read: CRS, extent, fields, size and driver."""
+
+    src: LayerSource
+    crs: Any
+    bounds: tuple[float, float, float, float] | None
+    columns: list[str]
+    skipped: list[str]
+    count: int
+    driver: str
+    #: The layer, still open, when no field is to be skipped (fiona skips fields only as it opens a layer).
+    coll: Any = None
+
+
+def _open(src: LayerSource, **kwargs: Any) -> Any:
+    _enable_read_drivers()
+    path = src.gdal
+    return fiona.open(path, layer=src.layer, **kwargs) if src.layer else fiona.open(path, **kwargs)
+
+
+def _probe(src: LayerSource, stack: contextlib.ExitStack | None = None) -> _Probe:
+    """Open ``src`` and read its declarations (no feature); :class:`InputError` for a missing file or layer, or no CRS.
+
+    With ``stack`` the layer stays open on it (``_Probe.coll``) for :func:`_read_frame`: opening a
+    GeoPackage layer costs several milliseconds.
+    """
+    if not _exists(src.path):
+        raise InputError(f"{src.path}: file not found (for the '{src.role}' layer)")
+    if not src.text:
+        check_sql_view(src.path, src.layer, src.role, src.describe())  # before GDAL's own unbounded queries on a view
+    kept = None
+    try:
+        with contextlib.ExitStack() as own:
+            coll = (stack or own).enter_context(_open(src))
+            kept = coll if stack is not None else None
+            wkt = coll.crs_wkt
+            try:
+                props = dict(coll.schema.get("properties", {}))
+                columns = list(props.keys())
+                skipped = [k for k, t in props.items() if str(t).split(":")[0] in SKIPPED_FIELD_TYPES]
+            except Exception:  # fiona 1.9 has no name for a curved layer type (CurvePolygon is 10); its features still read
+                columns, skipped = [], []
+            try:
+                b = tuple(float(v) for v in coll.bounds)
+                bounds: tuple[float, float, float, float] | None = (b[0], b[1], b[2], b[3]) if all(math.isfinite(v) for v in b) else None
+            except Exception:  # noqa: BLE001 - a driver that cannot give an extent: the features are read whole
+                bounds = None
+            count = len(coll)
+            driver = str(coll.driver)
+    except InputError:
+        raise
+    except Exception as exc:
+        raise InputError(f"{src.describe()}: cannot read the '{src.role}' layer ({_short(exc)})") from exc
+    crs = crs_from_wkt(wkt) if wkt else None
+    if crs is None or str(crs.name).lower().startswith("undefined"):
+        raise InputError(
+            f"{src.describe()}: the '{src.role}' layer has no CRS; assign one (e.g. in QGIS: Layer > Set CRS, or ogr2ogr -a_srs EPSG:xxxx) and run again"
+        )
+    return _Probe(src, crs, bounds, columns, skipped, count, driver, kept if not skipped else None)
+
+
+def _read_frame(
+    src: LayerSource, bbox: tuple[float, float, float, float] | None = None, skipped: tuple[str, ...] | list[str] = (), opened: Any = None
+) -> VectorFrame:
+    """The features of ``src`` (those meeting ``bbox``, in the layer's CRS, when given), without the ``skipped`` fields.
+
+    ``opened``: the layer already open (from :func:`_probe`), read instead of opening it again.
+    """
+    if not _exists(src.path):
+        raise InputError(f"{src.path}: file not found (for the '{src.role}' layer)")
+    budget, start, where_read = ReadBudget.current(), time.monotonic(), src.describe()
+    try:
+        # Curves (CurvePolygon, CompoundCurve from a GeoPackage or a CAD export) are stroked by GDAL every
+        # ARC_STEP_DEG degrees: a chord then lies at most r * 2.4e-6 inside its arc (0.0024 ft at r = 1,000 ft).
+        kwargs: dict[str, Any] = {"ignore_fields": list(skipped)} if skipped else {}
+        with (fiona.Env(OGR_ARC_STEPSIZE=str(ARC_STEP_DEG)) if opened is None else contextlib.nullcontext()), contextlib.ExitStack() as stack:
+            coll = opened if opened is not None else stack.enter_context(_open(src, **kwargs))
+            wkt = coll.crs_wkt
+            try:
+                columns: list[str] | None = [c for c in coll.schema.get("properties", {}).keys() if c not in skipped]
+            except Exception:  # fiona 1.9 has no name for a curved layer type (CurvePolygon is 10); its features still read, stroked
+                columns = None
+            geoms: list[Any] = []
+            records: list[dict[str, Any]] = []
+            where = _no_geometry_where(src, str(coll.driver)) if bbox is not None else None
+            feats: Any = None if where is not None else coll  # no way to find the features without geometry: read them all
+            if where is not None:
+                try:
+                    # The features meeting the box, and those without geometry (no box finds them; each makes its rules
+                    # undetermined). One OGR layer: each filter is set only once the previous one is read through.
+                    feats = list(_unique_features(lambda: budget.guard(coll.filter(bbox=bbox), src.role, where_read, start),
+                                                  lambda: budget.guard(coll.filter(where=where), src.role, where_read, start)))
+                except LayerBudgetError:
+                    raise
+                except Exception:  # noqa: BLE001 - a driver refusing the filter: the layer is read whole, afresh
+                    feats = stack.enter_context(_open(src, **kwargs))
+            for feat in budget.guard(feats, src.role, where_read, start):
+                geoms.append(_feature_geometry(feat["geometry"], shape))
+                records.append({k: v for k, v in dict(feat["properties"]).items() if k not in skipped})
+            if columns is None:
+                columns = list(records[0].keys()) if records else []
+    except InputError:
+        raise
+    except Exception as exc:
+        raise InputError(f"{src.describe()}: cannot read the '{src.role}' layer ({_short(exc)})") from exc
+    arr = np.empty(len(geoms), dtype=object)
+    arr[:] = geoms
+    crs = crs_from_wkt(wkt) if wkt else None
+    frame = VectorFrame(arr, records, columns, crs)
+    _mark_non_finite(frame, "has a coordinate that is not a number (NaN or infinite)")
+    return frame
+
+
+def _no_geometry_where(src: LayerSource, driver: str) -> str | None:
+    """An attribute filter selecting the features of ``src`` without geometry, or ``None`` when none is known for its driver."""
+    if driver != "GPKG":
+        return "OGR_GEOMETRY IS NULL"  # OGR SQL, which the drivers without a SQL engine of their own use
+    if _is_virtual(src.path) or not src.layer:
+        return None
+    import sqlite3
+
+    try:
+        con = sqlite3.connect(f"file:{src.path}?mode=ro", uri=True)
+        try:
+            row = con.execute("SELECT column_name FROM gpkg_geometry_columns WHERE lower(table_name) = lower(?)", (src.layer,)).fetchone()
+        finally:
+            con.close()
+    except sqlite3.Error:
+        return None
+    if not row:
+        return None
+    col = '"' + str(row[0]).replace('"', '""') + '"'
+    return f"{col} IS NULL OR ST_IsEmpty({col})"
+
+
+def _unique_features(*groups: Any) -> Any:
+    """The features of each group (a callable giving an iterator) in turn, each feature once (by its feature id)."""
+    seen: set[Any] = set()
+    for group in groups:
+        for feat in list(group()):
+            key = feat.id
+            if key in seen:
+                continue
+            seen.add(key)
+            yield feat
+
+
+def _read_ids(src: LayerSource, columns: list[str], role: str, skipped: list[str]) -> list[str]:
+    """The identities of every feature of ``src`` (attributes only, no geometry): for a layer that cannot be measured."""
+    cols = {c.lower(): c for c in columns}
+    wanted = [cols[n.lower()] for n in ("id",) + ROLE_ID_FIELDS.get(role, ()) if n.lower() in cols]
+    ignore = [c for c in columns if c not in wanted]
+    try:
+        with _open(src, ignore_fields=ignore, ignore_geometry=True) as coll:
+            records = [dict(f["properties"]) for f in ReadBudget.current().guard(coll, role, src.describe())]
+    except InputError:
+        raise
+    except Exception as exc:
+        raise InputError(f"{src.describe()}: cannot read the '{src.role}' layer ({_short(exc)})") from exc
+    frame = VectorFrame(np.empty(len(records), dtype=object), records, wanted, None)
+    return _identity(frame, role, [str(i + 1) for i in range(len(records))])
+
+
+def _without_empty_parts(g: Any) -> Any:
+    """A GeoJSON-like geometry with its empty parts dropped (``MULTIPOLYGON (EMPTY, ((…)))`` from a CAD export)."""
+    kind = g["type"] if isinstance(g, dict) or hasattr(g, "__getitem__") else None
+    if kind == "GeometryCollection":
+        return {"type": kind, "geometries": [_without_empty_parts(x) for x in g["geometries"] if x is not None]}
+    coords = g["coordinates"]
+    if kind == "MultiPolygon":
+        coords = [[ring for ring in part if len(ring)] for part in coords]
+        coords = [part for part in coords if part]
+    elif kind in ("MultiLineString", "Polygon"):
+        coords = [part for part in coords if len(part)]
+    elif kind == "MultiPoint":
+        coords = [p for p in coords if p is not None and len(p)]
+    return {"type": kind, "coordinates": coords}
+
+
+def _feature_geometry(g: Any, shape: Any) -> Any:
+    """One feature's geometry as shapely: empty parts dropped; unreadable → ``None`` (reported as no geometry, never a lost layer)."""
+    if g is None:
+        return None
+    try:
+        return shape(g)
+    except Exception:  # noqa: BLE001 - fiona hands over what GDAL read; a broken part must not lose the layer
+        try:
+            return shape(_without_empty_parts(g))
+        except Exception:  # noqa: BLE001
+            return None
+
+
+#: Context layers of up to this many features are read whole (two filtered queries cost more than reading them).
+FILTER_MIN_FEATURES: int = 1000
+
+
+@dataclass
+class _Piece:
+    """One source of a role as read: its features in the working CRS, or why they cannot be measured."""
+
+    probe: _Probe
+    frame: VectorFrame | None = None
+    misplaced: str | None = None
+    filtered: bool = False
+
+
+@dataclass
+class VectorLayers:
+    """Every role's features in the working CRS, with the CRS, why it was chosen and the warnings of reading."""
+
+    layers: dict[str, FeatureLayer]
+    crs: Any
+    why: str
+    warnings: list[Warning_]
+
+
+def _role_reaches(pack: Any, cell_ft: float) -> dict[str, float] | None:
+    """:func:`~stormwater_plugin.services.intake.role_reaches_ft` for every role; ``None`` without a pack."""
+    return None if pack is None else role_reaches_ft(pack, cell_ft)
+
+
+def _pack_fields(pack: Any) -> set[str]:
+    """Field names the pack's rules read (``params.field``)."""
+    if pack is None:
+        return set()
+    return {str(r.params["field"]) for r in pack.rules if isinstance(r.params.get("field"), str)}
+
+
+def _outside_crs(probe: _Probe) -> bool:
+    """Whether the layer's declared extent cannot lie where its CRS says (see :func:`~stormwater_plugin.services.intake.outside_area_of_use`)."""
+    if probe.bounds is None or probe.count == 0:
+        return False
+    raw = probe.bounds if probe.crs.is_geographic else None
+    lonlat = _transform_box(probe.bounds, probe.crs, _wgs84())
+    aou = probe.crs.area_of_use
+    return outside_area_of_use(lonlat, aou.bounds if aou is not None else None, raw)
+
+
+def read_vectors(
+    sources: dict[str, list[LayerSource]], dem_crs: Any, pack: Any = None, site_parcel_id: str | None = None, cell_ft: float = 0.0,
+    dem_extent: tuple[float, float, float, float] | None = None,
+) -> VectorLayers:
+    """Read every source into one layer per role, in the working CRS (issue 22).
+
+    The plan (parcels, building sites, devices, clearing, disturbance, impervious) is read whole; with a
+    pack, the context roles (:data:`CONTEXT_ROLES`) are then read through a spatial filter: the box of the
+    site and the plan grown by the pack's reach (a role a rule of unlimited reach reads is read whole),
+    so a county layer costs what its features near the site cost; a role a flow trace of unlimited length
+    reads is read over ``dem_extent`` (the DEM's bounds in ``dem_crs``: the trace cannot leave the raster)
+    and the site, and whole without a DEM. Binary fields are never read.
+
+    A source whose coordinates do not fit its CRS, or whose whole extent lies farther from the site than
+    the rules reach, is misplaced: its features are listed as without usable geometry, with the reason,
+    so every rule reading them is undetermined for them (see :mod:`~stormwater_plugin.services.intake`).
+    """
+    with fiona.Env(OGR_ARC_STEPSIZE=str(ARC_STEP_DEG)), contextlib.ExitStack() as stack:  # one GDAL environment; layers open once
+        return _read_vectors(stack, sources, dem_crs, pack, site_parcel_id, cell_ft, dem_extent)
+
+
+def _read_vectors(
+    stack: contextlib.ExitStack, sources: dict[str, list[LayerSource]], dem_crs: Any, pack: Any, site_parcel_id: str | None, cell_ft: float,
+    dem_extent: tuple[float, float, float, float] | None,
+) -> VectorLayers:
+    warnings: list[Warning_] = []
+    probes = {role: [_probe(s, stack) for s in srcs] for role, srcs in sources.items()}
+    reaches = _role_reaches(pack, cell_ft)
+    plan_present = any(r not in CONTEXT_ROLES for r in probes)
+    deferred = reaches is not None and plan_present
+    pieces: dict[str, list[_Piece]] = {}
+    for role, ps in probes.items():
+        for p in ps:
+            piece = _Piece(p)
+            if _outside_crs(p):
+                piece.misplaced = placement_problem(p.src.describe(), str(p.crs.name), True, None, 0.0)
+                if p.count <= MAX_LISTED:  # read, so its features are named one by one
+                    piece.frame = _read_frame(p.src, skipped=p.skipped, opened=p.coll)
+            elif not (deferred and role in CONTEXT_ROLES):
+                piece.frame = _read_frame(p.src, skipped=p.skipped, opened=p.coll)
+            pieces.setdefault(role, []).append(piece)
+
+    for_crs = {role: next(pc.frame for pc in pcs if pc.frame is not None and pc.misplaced is None) for role, pcs in pieces.items()
+               if any(pc.frame is not None and pc.misplaced is None for pc in pcs)}
+    crs, why = choose_working_crs(dem_crs, for_crs, site_parcel_id)
+    ft_unit = feet_per_unit(float(crs.axis_info[0].unit_conversion_factor))
+    moved: dict[str, list[str]] = {}
+
+    def to_working(role: str, pc: _Piece) -> None:
+        fr = pc.frame
+        if fr is not None and fr.crs is not crs and not fr.crs.equals(crs):
+            moved.setdefault(fr.crs.to_string(), []).append(role)
+            pc.frame = fr.to_crs(crs)
+
+    for role, pcs in pieces.items():
+        for pc in pcs:
+            to_working(role, pc)
+
+    def usable(role_pieces: dict[str, list[_Piece]]) -> dict[str, FeatureLayer]:
+        out: dict[str, FeatureLayer] = {}
+        for role, pcs in role_pieces.items():
+            gs = [g for pc in pcs if pc.frame is not None and pc.misplaced is None for g in pc.frame.geoms if g is not None]
+            recs = [pc.frame.records[i] for pc in pcs if pc.frame is not None and pc.misplaced is None
+                    for i, g in enumerate(pc.frame.geoms) if g is not None]
+            if gs:
+                fr = VectorFrame(np.empty(len(recs), dtype=object), recs, sorted({k for r in recs for k in r}), None)
+                out[role] = FeatureLayer.from_sequences(role, gs, _identity(fr, role, [str(i + 1) for i in range(len(recs))]), recs)
+        return out
+
+    if reaches is not None:
+        # A plan layer far from the rest of the plan (each judged against the others) is misplaced.
+        for role, pcs in pieces.items():
+            if role in CONTEXT_ROLES:
+                continue
+            others = usable({r: v for r, v in pieces.items() if r != role and r not in CONTEXT_ROLES})
+            anchor = site_geometries(others, site_parcel_id)
+            for pc in pcs:
+                if pc.frame is None or pc.misplaced is not None:
+                    continue
+                b = pc.frame.total_bounds
+                d = _distance_ft(anchor, tuple(b) if np.all(np.isfinite(b)) else None, ft_unit)
+                pc.misplaced = placement_problem(pc.probe.src.describe(), str(pc.probe.crs.name), False, d, min(reaches[role], FAR_FT))
+    if deferred:
+        assert reaches is not None
+        plan_layers = usable({r: v for r, v in pieces.items() if r not in CONTEXT_ROLES})
+        anchor = site_geometries(plan_layers, site_parcel_id)
+        near = anchor + [g for r, lay in plan_layers.items() if r != "parcels" for g in lay.geoms]
+        box = shapely.total_bounds(np.array(near, dtype=object)) if near else None
+        for role, pcs in pieces.items():
+            if role not in CONTEXT_ROLES:
+                continue
+            reach_u = reaches[role] / ft_unit
+            for pc in pcs:
+                if pc.misplaced is not None:
+                    continue
+                p = pc.probe
+                extent = _transform_box(p.bounds, p.crs, crs) if p.count else None
+                pc.misplaced = placement_problem(p.src.describe(), str(p.crs.name), False, _distance_ft(anchor, extent, ft_unit),
+                                                 min(reaches[role], FAR_FT)) if p.count else None
+                if pc.misplaced is not None:
+                    if p.count <= MAX_LISTED:  # read, so its features are named one by one
+                        pc.frame = _read_frame(p.src, skipped=p.skipped, opened=p.coll)
+                        to_working(role, pc)
+                    continue
+                window = None
+                if box is not None and p.count > FILTER_MIN_FEATURES:
+                    if math.isfinite(reach_u):
+                        grown = (box[0] - reach_u, box[1] - reach_u, box[2] + reach_u, box[3] + reach_u)
+                        window = _transform_box(grown, crs, p.crs)
+                    elif dem_extent is not None:
+                        # A trace of unlimited length runs over the DEM only: no target beyond the raster's edge can be reached.
+                        dem_box = _transform_box(dem_extent, dem_crs, crs)
+                        finite = max(CONTEXT_FLOOR_FT, *(v for v in reaches.values() if math.isfinite(v))) / ft_unit
+                        if dem_box is not None:
+                            grown = (min(dem_box[0], box[0] - finite), min(dem_box[1], box[1] - finite),
+                                     max(dem_box[2], box[2] + finite), max(dem_box[3], box[3] + finite))
+                            window = _transform_box(grown, crs, p.crs)
+                pc.frame = _read_frame(p.src, bbox=window, skipped=p.skipped, opened=p.coll)
+                pc.filtered = window is not None
+                to_working(role, pc)
+
+    extra_fields = _pack_fields(pack)
+    layers: dict[str, FeatureLayer] = {}
+    for role in [r for r in ROLES if r in pieces]:
+        layers[role] = _merge_role(role, pieces[role], extra_fields, warnings)
+    for src_crs, roles in moved.items():
+        warnings.append(Warning_("reprojected", f"{', '.join(dict.fromkeys(roles))} reprojected from {src_crs} to the working CRS {crs.to_string()}"))
+    return VectorLayers(layers, crs, why, warnings)
+
+
+def _merge_role(role: str, pcs: list[_Piece], extra_fields: set[str], warnings: list[Warning_]) -> FeatureLayer:
+    """One role's sources as one layer: ids kept, unusable and misplaced features listed as without usable geometry."""
+    geoms: list[Any] = []
+    ids: list[str] = []
+    attrs: list[dict[str, Any]] = []
+    no_geometry: dict[str, str] = {}
+    seen: dict[str, int] = {}
+    across: dict[str, set[str]] = {}
+    for k, pc in enumerate(pcs):
+        p = pc.probe
+        where = p.src.describe()
+        if pc.frame is None:  # misplaced before reading: its ids only
+            assert pc.misplaced is not None
+            if p.count > MAX_LISTED:
+                fids = [f"(all {p.count:,} features of {p.src.layer or p.src.path.name})"]
+            else:
+                with fiona.Env():
+                    fids = _read_ids(p.src, p.columns, role, p.skipped)
+            for fid in fids:
+                no_geometry.setdefault(fid, pc.misplaced)
+            warnings.append(Warning_("layer_misplaced", f"{p.count:,} feature(s) of the '{role}' layer {pc.misplaced}: every rule reading "
+                                     "it is undetermined for them", role, tuple(fids)))
+            continue
+        fr = pc.frame
+        renames, near = match_fields(fr.columns, role, extra_fields)
+        if renames:
+            fr.records = [{renames.get(c, c): v for c, v in r.items()} for r in fr.records]
+            fr.columns = [renames.get(c, c) for c in fr.columns]
+            warnings.append(Warning_("fields_matched", f"{where}: read {', '.join(f'{a!r} as {b!r}' for a, b in renames.items())} "
+                                     "(case, or a shapefile's 10-character field names)", role))
+        for col, wanted in near:
+            warnings.append(Warning_("field_near_match", f"{where}: no field '{wanted}', but a field '{col}' resembles it and was not read as it; "
+                                     f"rename '{col}' to '{wanted}' if it is that field (findings that need {wanted} are undetermined)", role))
+        fids = [str(i + 1) if k == 0 else f"{p.src.layer or p.src.path.stem}:{i + 1}" for i in range(len(fr))]
+        # KML: the placemark's <name> is its label; GDAL's LIBKML driver (GDAL 3.10 reads .kml with it too) exposes the
+        # placemark's XML id as an "id" field, which writers fill with "layer.1", "layer.2"
+        kml_first = ("name",) if p.driver in EXTRA_READ_DRIVERS else ()
+        piece_ids = _identity(fr, role, fids, first=kml_first)
+        if pc.filtered and len(fr) < p.count:
+            warnings.append(Warning_("context_filtered", f"{where}: {len(fr):,} of its {p.count:,} features lie within reach of the site and "
+                                     "were read; the others lie beyond every rule's reach", role))
+        bad: dict[str, list[str]] = {}
+        for i, fid in enumerate(piece_ids):
+            if fid in seen and seen[fid] != k:
+                across.setdefault(fid, set()).update({pcs[seen[fid]].probe.src.describe(), where})
+            seen.setdefault(fid, k)
+            # a feature with no geometry at all keeps that reason (the cleaner reports it), wherever its layer lies
+            why = pc.misplaced if pc.misplaced is not None and (fr.geoms[i] is not None or i in fr.unusable) else fr.unusable.get(i)
+            if why is not None:
+                no_geometry.setdefault(fid, why)
+                bad.setdefault(why, []).append(fid)
+                continue
+            geoms.append(fr.geoms[i])
+            ids.append(fid)
+            attrs.append({c: _clean_attr(v) for c, v in fr.records[i].items()})
+        for why, fids_bad in bad.items():
+            code = "layer_misplaced" if why == pc.misplaced else "geometry_unusable"
+            origin = "" if why == pc.misplaced else f" from {where}"
+            warnings.append(Warning_(code, f"{len(fids_bad)} feature(s) of the '{role}' layer{origin} {why}: every rule reading it is "
+                                     "undetermined for them", role, tuple(fids_bad[:MAX_LISTED])))
+    if len(set(ids)) != len(ids):
+        warnings.append(Warning_("duplicate_ids", "some features share an id; findings name them by that id", role))
+    if across:
+        shown = ", ".join(sorted(across)[:10])
+        warnings.append(Warning_("duplicate_ids_across_sources", f"id(s) {shown} appear in more than one source of the '{role}' role "
+                                 f"({' and '.join(sorted(set().union(*across.values())))}): each is checked; make sure one feature is not given twice",
+                                 role, tuple(sorted(across))))
+    return FeatureLayer.from_sequences(role, geoms, ids, attrs, no_geometry=no_geometry)
