@@ -41,6 +41,7 @@ from ..services.intake import (
     role_for_layer_name,
     role_reaches_ft,
 )
+from ..services.placement import plan_placement_problem
 from ..services.working_crs import PLAN_ROLES, CrsTraits, NoSiteLocation, plausible_scale, site_centre, site_geometries, site_parcel_indices
 from ..services.working_crs import choose_working_crs as policy
 from .dem_source import BandMeta, open_dem_source
@@ -851,6 +852,10 @@ def _read_vectors(
                 out[role] = FeatureLayer.from_sequences(role, gs, _identity(fr, role, [str(i + 1) for i in range(len(recs))]), recs)
         return out
 
+    # issue 27: a plan none of whose features lands on its parcel is refused, never checked (services.placement)
+    off = plan_placement_problem(usable({r: v for r, v in pieces.items() if r not in CONTEXT_ROLES}), ft_unit, site_parcel_id)
+    if off is not None:
+        raise InputError(off)
     if reaches is not None:
         # A plan layer far from the rest of the plan (each judged against the others) is misplaced.
         for role, pcs in pieces.items():
