@@ -21,7 +21,7 @@ from qgis.PyQt.QtWidgets import QFileDialog, QInputDialog, QMessageBox, QPushBut
 
 from ..core.errors import StormwaterError
 from ..core.rulepack import load_pack
-from ..services.site_template import template_layers, write_layer_styles
+from ..services.site_template import template_layers, write_layer_styles, write_site_statements
 
 _OGR_GEOM = {"Point": ogr.wkbPoint, "MultiPolygon": ogr.wkbMultiPolygon, "MultiLineString": ogr.wkbMultiLineString}
 
@@ -66,6 +66,7 @@ def write_template_ogr(out: Path | str, jurisdiction: str, crs_text: str | None 
             lyr.CreateField(defn)
     ds = None  # close: flush before sqlite3 adds the styles
     write_layer_styles(out, layers)
+    write_site_statements(out, layers)
     return [layer.role for layer in layers]
 
 

@@ -118,6 +118,12 @@ def _plan_layers(package: Path | None, layer_options: Iterable[str]) -> dict[str
         for role in ROLES:
             if role in lower:
                 out[role] = (package, lower[role])
+        # issue 27: a template's empty layers are not drawn: the catalog gives those roles
+        from .template_reading import template_reading
+
+        undrawn, _ = template_reading(package, {r: [layer] for r, (_, layer) in out.items()}, refuse_empty=not layer_options)
+        for role in undrawn:
+            out.pop(role, None)
     for opt in layer_options:
         src = parse_layer_option(opt)
         out[src.role] = (src.path, src.layer)
