@@ -250,6 +250,10 @@ def import_cad_ogr(path: Path | str, crs_text: str, out: Path | str, parcels: An
                     feat.SetField(name, str(v) if kind == "str" else v)
             lyr.CreateFeature(feat)
     ds = None
+    if parcels is None and rows.get("parcels"):
+        from ..services.cad_plan import mark_property_line
+
+        mark_property_line(out)  # the plan's own property line: a check with a context catalog meets it with the tax parcels
     return {"out": str(out), "units": units, "crs": crs_text, "site_parcel": site, "counts": plan.counts(), "unmapped_layers": plan.unmapped,
             "warnings": plan.warnings + notes}
 

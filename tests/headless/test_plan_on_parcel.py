@@ -102,3 +102,46 @@ def test_one_plan_layer_in_a_wrong_crs_is_not_a_refusal_when_the_rest_lies_on_th
     layers = dict(_site(Point(50.0, 50.0)).layers)
     layers["building_sites"] = FeatureLayer.from_sequences("building_sites", [box(900_000, 0, 900_050, 50)], ["B-1"], [{}])
     assert plan_placement_problem(layers, 1.0) is None
+
+
+# --- a CAD plan's own property line against the context catalog's tax parcels --------------------------------------
+
+
+def _catalog(tmp: Path) -> Path:
+    path = tmp / "catalog.json"
+    path.write_text(json.dumps({"town": "Demo", "sources": [
+        {"name": "tax parcels", "path": str(DEMO / "site.gpkg"), "layer": "parcels", "role": "parcels", "authority": "county RPS", "date": "2024",
+         "status": "informational"},
+    ]}), encoding="utf-8")
+    return path
+
+
+@demo
+def test_check_with_a_context_catalog_refuses_a_cad_property_line_4300_ft_off_its_tax_parcel(tmp_path, capsys):
+    site = _import(tmp_path, "shifted", (4300.0, 0.0))
+    capsys.readouterr()
+    assert _check(site, tmp_path / "out", "--context", str(_catalog(tmp_path))) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1, err
+    assert "the plan's property line is" in err[0] and "ft from parcel" in err[0] and "local coordinates, or the wrong state-plane zone?" in err[0]
+
+
+@demo
+def test_check_with_a_context_catalog_lands_the_cad_property_line_on_its_tax_parcel(tmp_path):
+    site = _import(tmp_path, "placed", (0.0, 0.0))
+    assert _check(site, tmp_path / "out", "--context", str(_catalog(tmp_path))) in (0, 1)
+    doc = json.loads((tmp_path / "out" / "findings.json").read_text(encoding="utf-8"))
+    assert doc["site_parcel"] == "171.15-1-23"
+    assert any(w["code"] == "context_site_parcel" and "lands on parcel 171.15-1-23" in w["message"] for w in doc["warnings"])
+    # the same findings as the import that met the tax parcels itself (import-cad --parcels)
+    from tests.headless.cad_drawings import demo_plan_dxf
+
+    dxf = demo_plan_dxf(tmp_path / "with_parcels.dxf")
+    assert main(["import-cad", str(dxf), "--crs", "EPSG:2260", "--parcels", PARCELS, "--out", str(tmp_path / "with_parcels.gpkg")]) == 0
+    assert _check(tmp_path / "with_parcels.gpkg", tmp_path / "out2") in (0, 1)
+    other = json.loads((tmp_path / "out2" / "findings.json").read_text(encoding="utf-8"))
+
+    def signature(d: dict) -> set[tuple]:
+        return {(f["rule_id"], (f.get("subject") or {}).get("id"), (f.get("other") or {}).get("id"), f["status"]) for f in d["findings"]}
+
+    assert signature(doc) == signature(other) and doc["counts"] == other["counts"]
