@@ -1,38 +1,20 @@
 """How the check reads a site template's layers (issue 27): an empty layer of a template is not drawn, not "none".
 
 The policy is :mod:`stormwater_plugin.services.site_template` (:func:`~stormwater_plugin.services.site_template.undrawn_roles`);
-this module reads the package (its ``site_statements`` table with sqlite3, its layer counts with fiona) for
+this module reads the package (its ``site_statements`` table, its layer counts with fiona) for
 the reader, the context catalog and the completeness check. It imports no other reader module, so each
 of them can call it.
 """
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 from typing import Any, Sequence
 
 import fiona
 
 from ..core.model import Warning_
-from ..services.site_template import STATEMENTS_TABLE, TemplateError, empty_template_problem, none_stated, undrawn_note, undrawn_roles
-
-
-def read_statements(package: Path) -> frozenset[str] | None:
-    """The roles the template's applicant states there are none of; ``None`` when ``package`` is no template (no statements table)."""
-    path = Path(package)
-    if path.suffix.lower() != ".gpkg" or not path.is_file():
-        return None
-    try:
-        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-        try:
-            if con.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (STATEMENTS_TABLE,)).fetchone() is None:
-                return None
-            return none_stated(con.execute(f"SELECT role, none_present FROM {STATEMENTS_TABLE}").fetchall())
-        finally:
-            con.close()
-    except sqlite3.Error as exc:
-        raise TemplateError(f"{package}: its {STATEMENTS_TABLE} table cannot be read ({exc})") from exc
+from ..services.site_template import TemplateError, empty_template_problem, read_statements, undrawn_note, undrawn_roles
 
 
 def layer_counts(package: Path, layers: Sequence[str]) -> dict[str, int]:

@@ -239,6 +239,23 @@ def none_stated(rows: Sequence[tuple[Any, Any]]) -> frozenset[str]:
     return frozenset(str(r).strip().lower() for r, v in rows if r is not None and truthy(v))
 
 
+def read_statements(package: Path) -> frozenset[str] | None:
+    """The roles the template's applicant states there are none of; ``None`` when ``package`` is no template (no statements table)."""
+    path = Path(package)
+    if path.suffix.lower() != ".gpkg" or not path.is_file():
+        return None
+    try:
+        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            if con.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (STATEMENTS_TABLE,)).fetchone() is None:
+                return None
+            return none_stated(con.execute(f"SELECT role, none_present FROM {STATEMENTS_TABLE}").fetchall())
+        finally:
+            con.close()
+    except sqlite3.Error as exc:
+        raise TemplateError(f"{package}: its {STATEMENTS_TABLE} table cannot be read ({exc})") from exc
+
+
 def undrawn_roles(counts: Mapping[str, int], stated_none: Collection[str]) -> list[str]:
     """The template's empty role layers read as *not drawn* (absent, not "none"): empty, and the applicant states no "none".
 
@@ -265,4 +282,4 @@ def empty_template_problem(package: str, counts: Mapping[str, int]) -> str | Non
 
 
 __all__ = ["TemplateField", "TemplateLayer", "template_layers", "layer_qml", "write_layer_styles", "STYLE_NAME", "STATEMENTS_TABLE", "MUST_DRAW", "TemplateError",
-           "write_site_statements", "none_stated", "undrawn_roles", "undrawn_note", "empty_template_problem"]
+           "write_site_statements", "read_statements", "none_stated", "undrawn_roles", "undrawn_note", "empty_template_problem"]
