@@ -98,7 +98,10 @@ def new_site_plan(parent: QWidget | None, jurisdiction: str) -> list[QgsVectorLa
     except (SitePackageError, OSError) as exc:
         QMessageBox.warning(parent, "New site plan", str(exc))
         return []
-    return add_template_layers(path, names)
+    from ..services.site_template import STATEMENTS_TABLE
+
+    # the statements table too: where the applicant states there is none of a role (an empty layer is "not drawn")
+    return add_template_layers(path, names + [STATEMENTS_TABLE])
 
 
 def new_site_button(dock: Any) -> QPushButton:

@@ -215,8 +215,16 @@ class TemplateError(StormwaterError, ValueError):
 MUST_DRAW: tuple[str, ...] = ("parcels", "devices")
 
 
+#: The statements table's fields, for its QGIS form (``none_present`` a yes / no / not answered value map).
+STATEMENTS_LAYER = TemplateLayer(STATEMENTS_TABLE, "None", (
+    TemplateField("role", "str", "role layer"),
+    TemplateField("none_present", "yesno", "none of this role on the site and within reach (yes: the applicant states there are none)"),
+    TemplateField("note", "str", "note (who states it, from what survey)"),
+))
+
+
 def write_site_statements(gpkg: Path | str, layers: Sequence[TemplateLayer]) -> None:
-    """Add the :data:`STATEMENTS_TABLE` (one unanswered row per role layer), registered in ``gpkg_contents`` as an attributes table."""
+    """Add the :data:`STATEMENTS_TABLE` (one unanswered row per role layer), registered in ``gpkg_contents`` as an attributes table, with its form."""
     con = sqlite3.connect(str(gpkg))
     try:
         con.execute(f"CREATE TABLE IF NOT EXISTS {STATEMENTS_TABLE} (fid INTEGER PRIMARY KEY AUTOINCREMENT, role TEXT NOT NULL, "
@@ -230,6 +238,7 @@ def write_site_statements(gpkg: Path | str, layers: Sequence[TemplateLayer]) -> 
         con.commit()
     finally:
         con.close()
+    write_layer_styles(gpkg, [STATEMENTS_LAYER], geometry_column="")
 
 
 def none_stated(rows: Sequence[tuple[Any, Any]]) -> frozenset[str]:
@@ -281,5 +290,5 @@ def empty_template_problem(package: str, counts: Mapping[str, int]) -> str | Non
             "`stormwater-check completeness` lists what the submission must show")
 
 
-__all__ = ["TemplateField", "TemplateLayer", "template_layers", "layer_qml", "write_layer_styles", "STYLE_NAME", "STATEMENTS_TABLE", "MUST_DRAW", "TemplateError",
+__all__ = ["TemplateField", "TemplateLayer", "template_layers", "layer_qml", "write_layer_styles", "STYLE_NAME", "STATEMENTS_TABLE", "STATEMENTS_LAYER", "MUST_DRAW", "TemplateError",
            "write_site_statements", "read_statements", "none_stated", "undrawn_roles", "undrawn_note", "empty_template_problem"]

@@ -102,3 +102,6 @@ def test_the_dock_reads_an_empty_template_layer_as_not_drawn_and_refuses_an_empt
     assert {"wells", "wetlands", "shoreline"} <= not_drawn and "septic" not in not_drawn
     assert {"parcels", "devices", "septic"} <= set(plan.sources) and "wells" not in plan.sources
     assert Path(out).is_file()
+    statements = QgsVectorLayer(f"{out}|layername={STATEMENTS_TABLE}", STATEMENTS_TABLE, "ogr")
+    assert statements.isValid() and statements.featureCount() == len(names)
+    assert _widget(statements, "none_present") == "ValueMap"
