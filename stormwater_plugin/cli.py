@@ -117,7 +117,8 @@ def run_check_command(argv: Sequence[str]) -> int:
         from .services.completeness import check_completeness, completeness_lines
 
         completeness = check_completeness(pack, loaded.inputs.layers, result.project_class, has_dem=loaded.inputs.dem is not None,
-                                          contour_count=contour_count(args.site))
+                                          contour_count=contour_count(args.site),
+                                          undrawn={w.layer for w in loaded.inputs.warnings if w.code == "template_layer_not_drawn" and w.layer})
         review.doc["completeness"] = completeness.as_dict()
         # issue 22: written in a private folder inside --out and moved into place when complete (a missing report
         # package still commits findings.json and findings.gpkg, as its message says); --out locked since the start

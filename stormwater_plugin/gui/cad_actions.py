@@ -21,7 +21,7 @@ from qgis.PyQt.QtWidgets import QFileDialog, QInputDialog, QMessageBox, QPushBut
 
 from ..core.errors import StormwaterError
 from ..core.rulepack import load_pack
-from ..services.site_template import template_layers, write_layer_styles
+from ..services.site_template import template_layers, write_layer_styles, write_site_statements
 
 _OGR_GEOM = {"Point": ogr.wkbPoint, "MultiPolygon": ogr.wkbMultiPolygon, "MultiLineString": ogr.wkbMultiLineString}
 
@@ -66,6 +66,7 @@ def write_template_ogr(out: Path | str, jurisdiction: str, crs_text: str | None 
             lyr.CreateField(defn)
     ds = None  # close: flush before sqlite3 adds the styles
     write_layer_styles(out, layers)
+    write_site_statements(out, layers)
     return [layer.role for layer in layers]
 
 
@@ -97,7 +98,10 @@ def new_site_plan(parent: QWidget | None, jurisdiction: str) -> list[QgsVectorLa
     except (SitePackageError, OSError) as exc:
         QMessageBox.warning(parent, "New site plan", str(exc))
         return []
-    return add_template_layers(path, names)
+    from ..services.site_template import STATEMENTS_TABLE
+
+    # the statements table too: where the applicant states there is none of a role (an empty layer is "not drawn")
+    return add_template_layers(path, names + [STATEMENTS_TABLE])
 
 
 def new_site_button(dock: Any) -> QPushButton:
@@ -249,6 +253,10 @@ def import_cad_ogr(path: Path | str, crs_text: str, out: Path | str, parcels: An
                     feat.SetField(name, str(v) if kind == "str" else v)
             lyr.CreateFeature(feat)
     ds = None
+    if parcels is None and rows.get("parcels"):
+        from ..services.cad_plan import mark_property_line
+
+        mark_property_line(out)  # the plan's own property line: a check with a context catalog meets it with the tax parcels
     return {"out": str(out), "units": units, "crs": crs_text, "site_parcel": site, "counts": plan.counts(), "unmapped_layers": plan.unmapped,
             "warnings": plan.warnings + notes}
 

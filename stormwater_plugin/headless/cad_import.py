@@ -40,6 +40,7 @@ from ..services.cad_plan import (
     CadPlanError,
     entity_from_ogr,
     layer_fields,
+    mark_property_line,
     match_parcel,
     parcel_id,
     plan_outline,
@@ -184,6 +185,38 @@ def _write_layer(out: Path, name: str, rows: list[tuple[BaseGeometry, dict[str, 
         )
 
 
+def land_property_line(package: Path, layer: str | None, found: Sequence[tuple[BaseGeometry, Mapping[str, Any], Any]], where: str,
+                       out: Path) -> tuple[str, str, str]:
+    """Test a CAD plan's own property line against tax parcels from elsewhere (the context catalog), as ``--parcels`` does.
+
+    ``found``: (geometry, record, pyproj CRS) of the tax parcels around the plan. Refuses (:class:`InputError`) a
+    property line that overlaps none by :data:`MIN_OVERLAP`; else writes to ``out`` the property line with the
+    tax parcel's record, and the parcels around it. Returns the ``--layer`` option, the site parcel's id, a note.
+    """
+    with fiona.open(str(package), layer=layer or "parcels") as src:
+        crs = CRS.from_wkt(src.crs_wkt)
+        mine = [(shape(f.geometry), dict(f.properties)) for f in src if f.geometry is not None]
+    unit_to_ft = float(crs.axis_info[0].unit_conversion_factor) / FT_M
+    here = []
+    for g, props, gcrs in found:
+        if gcrs is not None and not gcrs.equals(crs):
+            tf = Transformer.from_crs(gcrs, crs, always_xy=True)
+            g = shapely.transform(g, lambda xy, tf=tf: np.column_stack(tf.transform(xy[:, 0], xy[:, 1])))
+        here.append((g, props))
+    polys = [g for g, _ in mine if g.geom_type.endswith("Polygon")]
+    outline = shapely.union_all(polys) if polys else shapely.convex_hull(shapely.union_all([g for g, _ in mine]))
+    try:
+        record, around = match_parcel(here, outline, unit_to_ft, where)
+    except CadPlanError as exc:
+        raise InputError(str(exc)) from exc
+    rows: dict[str, list[tuple[BaseGeometry, dict[str, Any]]]] = {"parcels": mine}
+    site = with_site_parcel(rows, outline, record, around)
+    _write_layer(out, "parcels", rows["parcels"], crs)
+    note = (f"the plan's own property line ({package.name}) lands on parcel {site} of {where} ({record['_overlap']:.0%} of its area): "
+            f"its record and the {len(around)} parcel(s) around it are read with it")
+    return f"parcels={out}:parcels", site, note
+
+
 def import_cad(path: Path, crs_text: str, out: Path, *, parcels: str | None = None, mapping_path: Path | None = None) -> Imported:
     """Import the drawing at ``path`` into the site package ``out`` (a GeoPackage written anew)."""
     crs = _crs(crs_text)
@@ -221,6 +254,8 @@ def import_cad(path: Path, crs_text: str, out: Path, *, parcels: str | None = No
         for role, rs in rows.items():
             if rs:
                 _write_layer(tmp, role, rs, crs)
+        if not parcels and rows.get("parcels"):
+            mark_property_line(tmp)
         tmp.replace(out)
     except OSError as exc:
         tmp.unlink(missing_ok=True)

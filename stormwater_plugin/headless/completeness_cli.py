@@ -46,9 +46,12 @@ def read_attributes(package: Path) -> dict[str, FeatureLayer]:
         names = fiona.listlayers(str(package))
     except fiona.errors.DriverError as exc:
         raise InputError(f"{package}: not a GeoPackage GDAL can read ({exc})") from exc
+    from .template_reading import template_reading  # issue 27: a template's empty layers are not drawn
+
+    undrawn, _ = template_reading(package, {r: [r] for r in ROLES if r in names}, refuse_empty=False)
     out: dict[str, FeatureLayer] = {}
     for role in ROLES:
-        if role not in names:
+        if role not in names or role in undrawn:
             continue
         ids: list[str] = []
         attrs: list[dict[str, Any]] = []
@@ -72,7 +75,12 @@ def completeness_for(package: Path, jurisdiction: str, project_class: str | None
         pack = load_pack(jurisdiction)
     except PackError as exc:
         raise InputError(str(exc)) from exc
-    return check_completeness(pack, read_attributes(package), project_class, has_dem=has_dem, contour_count=contour_count(package))
+    layers = read_attributes(package)
+    from .template_reading import template_reading
+
+    names = fiona.listlayers(str(package))
+    undrawn, _ = template_reading(package, {r: [r] for r in ROLES if r in names}, refuse_empty=False)
+    return check_completeness(pack, layers, project_class, has_dem=has_dem, contour_count=contour_count(package), undrawn=undrawn)
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -10,7 +10,10 @@ the source's ``where``, renames its fields to the role's, and writes the few
 features found to a scratch GeoPackage that the ordinary reader
 (:func:`~stormwater_plugin.headless.reader.read_site`) then takes as
 ``--layer`` options. A role the package or a ``--layer`` gives is never
-taken from the catalog (a note says so).
+taken from the catalog (a note says so), except a CAD plan's own property line (a package
+``import-cad`` wrote without ``--parcels``): it must land on a catalog tax parcel, as ``--parcels`` tests
+it (:func:`~stormwater_plugin.headless.cad_import.land_property_line`; refused with one line otherwise),
+and takes that parcel's record and the parcels around it.
 """
 
 from __future__ import annotations
@@ -125,6 +128,12 @@ def _plan_layers(package: Path | None, layer_options: Iterable[str]) -> dict[str
         for role in ROLES:
             if role in lower:
                 out[role] = (package, lower[role])
+        # issue 27: a template's empty layers are not drawn: the catalog gives those roles
+        from .template_reading import template_reading
+
+        undrawn, _ = template_reading(package, {r: [layer] for r, (_, layer) in out.items()}, refuse_empty=not layer_options)
+        for role in undrawn:
+            out.pop(role, None)
     for opt in layer_options:
         src = parse_layer_option(opt)
         out[src.role] = (src.path, src.layer)
@@ -367,6 +376,27 @@ def read_context(
         if role in plan or (role == "dem" and dem_given):
             given = "--dem" if role == "dem" else ("the site package" if package is not None and plan[role][0] == package else "--layer")
             res.warnings.append(Warning_("context_role_given", f"{role} taken from {given}, not from the context catalog", None if role == "dem" else role))
+
+    # issue 27: a CAD plan's own property line must land on a tax parcel of the catalog, as import-cad --parcels tests it
+    if "parcels" in plan and package is not None and plan["parcels"][0] == package and catalog.for_role("parcels"):
+        from ..services.cad_plan import is_property_line
+        from .cad_import import land_property_line
+
+        if is_property_line(package, plan["parcels"][1]):
+            from ..services.cad_plan import SEARCH_FT
+
+            sources = list(catalog.for_role("parcels"))
+            search_units = SEARCH_FT / feet_per_unit(float(area_crs.axis_info[0].unit_conversion_factor))
+            rows = [_read_source(s, _resolve(s.path, catalog_dir), _grow(area, search_units), area_crs) for s in sources]
+            scratch.mkdir(parents=True, exist_ok=True)
+            opt, site_id, note = land_property_line(package, plan["parcels"][1], [(g, p, r.crs) for r in rows for g, p in zip(r.geoms, r.props)],
+                                                " + ".join(s.describe() for s in sources), scratch / "property_line.gpkg")
+            res.layer_options.append(opt)
+            res.used["parcels"] = [(s, len(r.geoms)) for s, r in zip(sources, rows)]
+            res.warnings = [w for w in res.warnings if not (w.code == "context_role_given" and w.layer == "parcels")]
+            res.warnings.append(Warning_("context_site_parcel", note, "parcels", (site_id,)))
+            if site_parcel_id is None:
+                res.site_parcel_id = site_id
 
     # The parcels first, around the plan: the site parcel's bounds grow the area the other rules reach from.
     parcels = [] if "parcels" in plan else list(catalog.for_role("parcels"))

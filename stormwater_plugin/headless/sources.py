@@ -165,6 +165,15 @@ def collect_sources(package: Path | None, layer_options: list[str]) -> tuple[dic
     for opt in layer_options:
         src = parse_layer_option(opt)
         given.setdefault(src.role, []).append(src)
+    if package is not None:
+        # issue 27: a template's empty layer is not drawn (absent), not "none", until the applicant states none
+        from .template_reading import template_reading  # lazy: reads the package's statements only when there is a package
+
+        undrawn, drawn_notes = template_reading(package, {r: [s.layer for s in ss] for r, ss in sources.items() if r not in given},
+                                                refuse_empty=not given)
+        for role in undrawn:
+            sources.pop(role, None)
+        notes.extend(drawn_notes)
     for role, srcs in given.items():
         replaced = sources.get(role, [])
         if replaced:

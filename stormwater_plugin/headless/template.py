@@ -15,7 +15,7 @@ import fiona
 from pyproj import CRS
 
 from ..core.rulepack import JURISDICTIONS, PackError, load_pack
-from ..services.site_template import template_layers, write_layer_styles
+from ..services.site_template import template_layers, write_layer_styles, write_site_statements
 from .errors import fail
 from .reader import InputError
 
@@ -57,6 +57,7 @@ def write_template(out: Path, jurisdiction: str, crs_text: str | None = None) ->
             with fiona.open(str(tmp), "w", driver="GPKG", layer=layer.role, schema=schema, crs_wkt=crs.to_wkt()):
                 pass
         write_layer_styles(tmp, layers)
+        write_site_statements(tmp, layers)
         tmp.replace(out)
     except OSError as exc:
         tmp.unlink(missing_ok=True)

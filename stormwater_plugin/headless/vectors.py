@@ -31,6 +31,7 @@ from ..services.intake import (
     placement_problem,
     role_reaches_ft,
 )
+from ..services.placement import plan_placement_problem
 from ..services.working_crs import site_geometries
 from .crs import _distance_ft, _transform_box, _wgs84, choose_working_crs, crs_from_wkt
 from .errors import InputError
@@ -354,6 +355,10 @@ def _read_vectors(
                 out[role] = FeatureLayer.from_sequences(role, gs, _identity(fr, role, [str(i + 1) for i in range(len(recs))]), recs)
         return out
 
+    # issue 27: a plan none of whose features lands on its parcel is refused, never checked (services.placement)
+    off = plan_placement_problem(usable({r: v for r, v in pieces.items() if r not in CONTEXT_ROLES}), ft_unit, site_parcel_id)
+    if off is not None:
+        raise InputError(off)
     if reaches is not None:
         # A plan layer far from the rest of the plan (each judged against the others) is misplaced.
         for role, pcs in pieces.items():

@@ -207,6 +207,37 @@ class SnapshotPlan:
         return snap
 
 
+def _drop_undrawn_template_layers(sources: dict[str, Any], warnings: list[Warning_]) -> None:
+    """A site template's empty layers are not drawn, never "none" (issue 27, :func:`~stormwater_plugin.services.site_template.undrawn_roles`).
+
+    The roles whose layer is an empty layer of a template package (its ``site_statements`` table) not
+    stated none are taken out of ``sources`` with a warning, as the command line reads them. A check
+    whose every layer is an empty template layer is refused (:class:`~stormwater_plugin.services.site_template.TemplateError`).
+    """
+    from pathlib import Path
+
+    from ..services.site_template import TemplateError, empty_template_problem, read_statements, undrawn_note, undrawn_roles
+
+    by_package: dict[str, dict[str, int]] = {}
+    for role, src in sources.items():
+        uri = src.source() if hasattr(src, "source") else ""
+        path = str(uri).split("|")[0]
+        if not path.lower().endswith(".gpkg") or not hasattr(src, "featureCount"):
+            continue
+        by_package.setdefault(path, {})[role] = int(src.featureCount())
+    templates = {path: counts for path, counts in by_package.items() if Path(path).is_file() and read_statements(Path(path)) is not None}
+    if templates and sum(len(c) for c in templates.values()) == len(sources):
+        for path, counts in templates.items():
+            problem = empty_template_problem(Path(path).name, counts)
+            if problem is not None and len(templates) == 1:
+                raise TemplateError(problem)
+    for path, counts in templates.items():
+        stated = read_statements(Path(path)) or frozenset()
+        for role in undrawn_roles(counts, stated):
+            del sources[role]
+            warnings.append(Warning_("template_layer_not_drawn", undrawn_note(role), role))
+
+
 def plan_snapshot(
     role_layers: Mapping[str, Any],
     dem_layer: Any = None,
@@ -235,6 +266,7 @@ def plan_snapshot(
         if r not in ROLES:
             warnings.append(Warning_("unknown_role", f"layer role '{r}' is not part of the contract and was ignored", r))
             del sources[r]
+    _drop_undrawn_template_layers(sources, warnings)
     keep = list(sources.values())
     if detach:
         from qgis.core import QgsVectorLayer

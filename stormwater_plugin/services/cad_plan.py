@@ -10,6 +10,7 @@ QGIS-free, and free of fiona and pyproj: coordinate systems arrive as their unit
 from __future__ import annotations
 
 import math
+import sqlite3
 from pathlib import Path
 from typing import Mapping, Sequence
 
@@ -165,6 +166,37 @@ def with_site_parcel(rows: Rows, outline: BaseGeometry, record: Mapping[str, obj
         merged.append((g, a))
     rows["parcels"] = merged + [(g, {k: p[k] for k in PARCEL_FIELDS if k in p} | {"id": parcel_id(p, f"P{i}"), "is_site": 0}) for i, (g, p) in enumerate(around)]
     return site
+
+
+#: The ``gpkg_contents`` description of a package's ``parcels`` layer that holds only the plan's own property
+#: line, as a CAD import without tax parcels writes it: the context catalog's tax parcels must still meet it.
+PROPERTY_LINE_DESCRIPTION = "stormwater-check import-cad: the plan's own property line, not matched to tax parcels"
+
+
+def mark_property_line(gpkg: Path) -> None:
+    """Say in the package that its parcels are the plan's own property line (:data:`PROPERTY_LINE_DESCRIPTION`): a check with a
+    context catalog then tests it against the catalog's tax parcels."""
+    con = sqlite3.connect(str(gpkg))
+    try:
+        con.execute("UPDATE gpkg_contents SET description = ? WHERE table_name = 'parcels'", (PROPERTY_LINE_DESCRIPTION,))
+        con.commit()
+    finally:
+        con.close()
+
+
+def is_property_line(package: Path, layer: str | None) -> bool:
+    """Whether the package's parcels layer is a CAD plan's own property line, not matched to tax parcels (:func:`mark_property_line`)."""
+    if Path(package).suffix.lower() != ".gpkg" or not Path(package).is_file():
+        return False
+    try:
+        con = sqlite3.connect(f"file:{package}?mode=ro", uri=True)
+        try:
+            row = con.execute("SELECT description FROM gpkg_contents WHERE lower(table_name) = lower(?)", (layer or "parcels",)).fetchone()
+        finally:
+            con.close()
+    except sqlite3.Error:
+        return False
+    return bool(row) and row[0] == PROPERTY_LINE_DESCRIPTION
 
 
 #: Share of the plan's property area a tax parcel must cover to be the plan's parcel.

@@ -10,6 +10,8 @@ Readings (docs/cad.md):
 
 - an *absent* layer is missing (the package says nothing about that role); an *empty* layer is shown
   ("none on the site and within 100 ft"), as the check reads it;
+- a *template*'s empty layer (``stormwater-check new-site``) is not drawn, so missing, until the applicant
+  states there are none (``none_present`` in its ``site_statements`` table), as the check reads it;
 - a device field is missing when it is null, blank, or zero where the device-plausibility pack reads zero
   as missing (an elevation of 0 ft in the Park is a blank cell, not a datum);
 - topography is shown by a DEM given to the check, or a non-empty ``contours`` layer (existing grade,
@@ -22,7 +24,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
+from typing import Collection, Mapping, Sequence
 
 from ..core.model import ROLE_NOUN, FeatureLayer, JsonObject
 from ..core.rulepack import PACK_DIR, RulePack, SubmissionItem
@@ -114,19 +116,22 @@ def _field(attrs: Mapping[str, object], name: str) -> object:
     return low.get(name.lower())
 
 
-def _layer_phrase(role: str) -> str:
+def _layer_phrase(role: str, undrawn: Collection[str] = ()) -> str:
+    if role in undrawn:
+        return f"no {ROLE_NOUN.get(role, role)} drawn (the template's {role} layer is empty; none_present = 1 for {role} in site_statements says there are none)"
     return f"no {role} layer ({ROLE_NOUN.get(role, role)}s; an empty layer says there are none)"
 
 
-def _evaluate(item: SubmissionItem, layers: Mapping[str, FeatureLayer], has_dem: bool, contour_count: int, zero_missing: frozenset[str]) -> tuple[str, ...]:
+def _evaluate(item: SubmissionItem, layers: Mapping[str, FeatureLayer], has_dem: bool, contour_count: int, zero_missing: frozenset[str],
+              undrawn: Collection[str] = ()) -> tuple[str, ...]:
     p = item.params
     if item.kind == "layers_present":
-        return tuple(_layer_phrase(r) for r in p.get("roles", []) if r not in layers)
+        return tuple(_layer_phrase(r, undrawn) for r in p.get("roles", []) if r not in layers)
     if item.kind == "features_present":
         out = []
         for r in p.get("roles", []):
             if r not in layers:
-                out.append(_layer_phrase(r))
+                out.append(_layer_phrase(r, undrawn))
             elif len(layers[r]) == 0 and not layers[r].no_geometry:
                 out.append(f"no {ROLE_NOUN.get(r, r)} drawn (the {r} layer is empty)")
         return tuple(out)
@@ -135,7 +140,7 @@ def _evaluate(item: SubmissionItem, layers: Mapping[str, FeatureLayer], has_dem:
     if item.kind == "device_fields":
         dev = layers.get("devices")
         if dev is None:
-            return (_layer_phrase("devices"),)
+            return (_layer_phrase("devices", undrawn),)
         types = {str(t).lower() for t in p.get("device_types", [])}
         by_field: dict[str, list[str]] = {}
         for fid, attrs in zip(dev.ids, dev.attrs):
@@ -158,6 +163,7 @@ def check_completeness(
     *,
     has_dem: bool,
     contour_count: int = 0,
+    undrawn: Collection[str] = (),
 ) -> Completeness:
     """What the submission must show for ``project_class`` under ``pack``, and what ``layers`` miss.
 
@@ -173,6 +179,9 @@ def check_completeness(
         A DEM is given (topography shown).
     contour_count : int
         Existing-grade contour features in the package (a ``contours`` layer).
+    undrawn : collection of str
+        Roles absent because the package is a template whose layer of that role is empty and not stated
+        none (:func:`~stormwater_plugin.services.site_template.undrawn_roles`): said as "not drawn".
     """
     zero_missing = _zero_is_missing()
     results = []
@@ -180,7 +189,7 @@ def check_completeness(
         if project_class is not None and project_class not in item.classes:
             continue
         because = "" if project_class is not None or set(item.classes) >= {"exempt", "minor", "major"} else f" (if the project is {' or '.join(item.classes)})"
-        results.append(ItemResult(item, _evaluate(item, layers, has_dem, contour_count, zero_missing), because))
+        results.append(ItemResult(item, _evaluate(item, layers, has_dem, contour_count, zero_missing, undrawn), because))
     return Completeness(pack.jurisdiction, project_class, tuple(results))
 
 

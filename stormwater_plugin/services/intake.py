@@ -49,8 +49,9 @@ ROLE_FIELDS: dict[str, tuple[str, ...]] = {
 #: Length a shapefile (dBASE) truncates field names to.
 DBF_NAME_LENGTH: int = 10
 
-#: Tables a GeoPackage may hold that are no layer of the plan (QGIS styles and projects, GDAL metadata).
-NOT_LAYERS: frozenset[str] = frozenset({"layer_styles", "qgis_projects", "ogr_empty_table"})
+#: Tables a GeoPackage may hold that are no layer of the plan (QGIS styles and projects, GDAL metadata, the template's
+#: statements: :data:`~stormwater_plugin.services.site_template.STATEMENTS_TABLE`).
+NOT_LAYERS: frozenset[str] = frozenset({"layer_styles", "qgis_projects", "ogr_empty_table", "site_statements"})
 
 #: How far outside its CRS's declared area of use a layer may lie, degrees (UTM 18N is used across New York,
 #: whose west lies about 1.8 degrees outside the zone).

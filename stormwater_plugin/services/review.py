@@ -32,6 +32,7 @@ from ..core.rulepack import RulePack, load_pack
 from ..core.serialize import result_to_dict
 from ..core.siting import suggest_moves
 from .compare import compare_reviews
+from .placement import PlanOffParcel, refuse_plan_off_parcel
 
 # --------------------------------------------------------------------------- typed results
 
@@ -413,7 +414,11 @@ def check(
         From the engine (an unknown site parcel…).
     ComparisonError
         When ``previous`` cannot be compared.
+    PlanOffParcel
+        When no feature of the plan lies on (or near) its parcel (:mod:`.placement`): local coordinates or the wrong CRS.
     """
+    # issue 27: a plan that does not land on its parcel is refused before any rule runs (PlanOffParcel)
+    refuse_plan_off_parcel(inputs.layers, inputs.unit_to_ft, inputs.site_parcel_id)
     result = run_check(inputs, pack, progress=progress)
     found = safe_moves(inputs, pack, result) if moves else None
     return review_of(result, crs_name=crs_name, inputs=inputs_description, overrides=overrides, moves=found,
@@ -421,6 +426,6 @@ def check(
 
 
 __all__ = [
-    "ComparisonError", "Move", "NotChecked", "Notification", "Review", "FOR_REVIEWER", "MISSING_INPUT",
+    "ComparisonError", "Move", "PlanOffParcel", "NotChecked", "Notification", "Review", "FOR_REVIEWER", "MISSING_INPUT",
     "check", "review_of", "compare_with", "suggest", "safe_moves", "moves_from_dicts", "not_checked", "rule_kinds",
 ]

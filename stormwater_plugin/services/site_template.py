@@ -20,12 +20,13 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Collection, Mapping, Sequence
 from xml.sax.saxutils import quoteattr
 
 from ..core.checks.affected import WORKED_STATUSES, impervious_status
 from ..core.checks.classification import ACCESSORY_USES, SINGLE_FAMILY_USES
-from ..core.model import DEVICE_TYPES, ROLES
+from ..core.errors import StormwaterError
+from ..core.model import DEVICE_TYPES, ROLE_NOUN, ROLES
 from ..core.rulepack import RulePack
 
 #: Impervious statuses: the unchanged one and the worked ones, each one :func:`impervious_status` reads.
@@ -199,4 +200,95 @@ def write_layer_styles(gpkg: Path | str, layers: Sequence[TemplateLayer], geomet
         con.close()
 
 
-__all__ = ["TemplateField", "TemplateLayer", "template_layers", "layer_qml", "write_layer_styles", "STYLE_NAME"]
+# --------------------------------------------------------------------------- what an empty template layer says
+
+#: The template's table of the applicant's statements: one row per role layer (``role``), ``none_present`` 1 when
+#: the applicant states there is none of that role on the site and within reach (NULL: not answered), ``note``.
+#: Its presence marks the package as a template (``stormwater-check new-site``, the dock's *New site plan…*).
+STATEMENTS_TABLE = "site_statements"
+
+class TemplateError(StormwaterError, ValueError):
+    """A template the check cannot read as it is (nothing drawn, or its statements unreadable): one line saying why."""
+
+
+#: Roles the check needs drawn before it can say anything: the site and the proposed work.
+MUST_DRAW: tuple[str, ...] = ("parcels", "devices")
+
+
+#: The statements table's fields, for its QGIS form (``none_present`` a yes / no / not answered value map).
+STATEMENTS_LAYER = TemplateLayer(STATEMENTS_TABLE, "None", (
+    TemplateField("role", "str", "role layer"),
+    TemplateField("none_present", "yesno", "none of this role on the site and within reach (yes: the applicant states there are none)"),
+    TemplateField("note", "str", "note (who states it, from what survey)"),
+))
+
+
+def write_site_statements(gpkg: Path | str, layers: Sequence[TemplateLayer]) -> None:
+    """Add the :data:`STATEMENTS_TABLE` (one unanswered row per role layer), registered in ``gpkg_contents`` as an attributes table, with its form."""
+    con = sqlite3.connect(str(gpkg))
+    try:
+        con.execute(f"CREATE TABLE IF NOT EXISTS {STATEMENTS_TABLE} (fid INTEGER PRIMARY KEY AUTOINCREMENT, role TEXT NOT NULL, "
+                    "none_present INTEGER, note TEXT)")
+        con.execute("INSERT OR IGNORE INTO gpkg_contents (table_name, data_type, identifier, description, last_change) "
+                    f"VALUES ('{STATEMENTS_TABLE}', 'attributes', '{STATEMENTS_TABLE}', "
+                    "'the applicant''s statements: none_present = 1 where there is none of a role (an empty layer of a template is read as not drawn)', "
+                    "strftime('%Y-%m-%dT%H:%M:%fZ','now'))")
+        con.execute(f"DELETE FROM {STATEMENTS_TABLE}")
+        con.executemany(f"INSERT INTO {STATEMENTS_TABLE} (role, none_present, note) VALUES (?, NULL, NULL)", [(layer.role,) for layer in layers])
+        con.commit()
+    finally:
+        con.close()
+    write_layer_styles(gpkg, [STATEMENTS_LAYER], geometry_column="")
+
+
+def none_stated(rows: Sequence[tuple[object, object]]) -> frozenset[str]:
+    """The roles whose statement row (``role``, ``none_present``) says there are none (1, yes, true)."""
+    from ..core.checks.context import truthy
+
+    return frozenset(str(r).strip().lower() for r, v in rows if r is not None and truthy(v))
+
+
+def read_statements(package: Path) -> frozenset[str] | None:
+    """The roles the template's applicant states there are none of; ``None`` when ``package`` is no template (no statements table)."""
+    path = Path(package)
+    if path.suffix.lower() != ".gpkg" or not path.is_file():
+        return None
+    try:
+        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            if con.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (STATEMENTS_TABLE,)).fetchone() is None:
+                return None
+            return none_stated(con.execute(f"SELECT role, none_present FROM {STATEMENTS_TABLE}").fetchall())
+        finally:
+            con.close()
+    except sqlite3.Error as exc:
+        raise TemplateError(f"{package}: its {STATEMENTS_TABLE} table cannot be read ({exc})") from exc
+
+
+def undrawn_roles(counts: Mapping[str, int], stated_none: Collection[str]) -> list[str]:
+    """The template's empty role layers read as *not drawn* (absent, not "none"): empty, and the applicant states no "none".
+
+    The guide's rule: the absence of a finding never means compliant. An empty layer of an ordinary
+    package says "none"; a template is created with every layer empty, so its empty layer only says the
+    layer was not drawn, until the applicant states there are none (:data:`STATEMENTS_TABLE`).
+    """
+    return [r for r, n in counts.items() if n == 0 and r not in stated_none]
+
+
+def undrawn_note(role: str) -> str:
+    """The warning saying a template's empty layer was read as not drawn."""
+    return (f"the template's {role} layer is empty: read as not drawn (not supplied), never as 'no {ROLE_NOUN.get(role, role)}s'; "
+            f"draw them, or state there are none (none_present = 1 for {role} in the package's {STATEMENTS_TABLE} table)")
+
+
+def empty_template_problem(package: str, counts: Mapping[str, int]) -> str | None:
+    """The refusal's one line for a template with nothing drawn (every role layer empty), else ``None``."""
+    if any(n > 0 for n in counts.values()):
+        return None
+    return (f"{package} is an empty site template: nothing is drawn, nothing to check. Draw at least the site parcel (parcels, is_site) "
+            f"and the proposed work ({', '.join(r for r in MUST_DRAW if r != 'parcels')}, building_sites, disturbance…); "
+            "`stormwater-check completeness` lists what the submission must show")
+
+
+__all__ = ["TemplateField", "TemplateLayer", "template_layers", "layer_qml", "write_layer_styles", "STYLE_NAME", "STATEMENTS_TABLE", "STATEMENTS_LAYER", "MUST_DRAW", "TemplateError",
+           "write_site_statements", "read_statements", "none_stated", "undrawn_roles", "undrawn_note", "empty_template_problem"]

@@ -71,7 +71,7 @@ def test_new_site_stores_a_default_form_per_layer_in_layer_styles(template):
     with sqlite3.connect(str(template)) as con:
         rows = con.execute("SELECT f_table_name, useAsDefault, styleQML FROM layer_styles").fetchall()
         contents = {r[0] for r in con.execute("SELECT table_name FROM gpkg_contents")}
-    assert {r[0] for r in rows} == set(ROLES)
+    assert {r[0] for r in rows} == set(ROLES) | {"site_statements"}  # the applicant's statements have their form too
     assert all(r[1] == 1 for r in rows)
     assert "layer_styles" in contents
     qml = {r[0]: r[2] for r in rows}

@@ -58,3 +58,42 @@ def test_a_local_coordinate_drawing_is_refused_in_the_dock_with_one_line(tmp_pat
         import_cad_ogr(dxf, "EPSG:2260", tmp_path / "site.gpkg")
     assert "local coordinates, or the wrong state-plane zone" in str(exc.value) and "\n" not in str(exc.value)
     assert not (tmp_path / "site.gpkg").exists()
+
+
+def test_a_drawing_4300_ft_off_its_parcel_is_refused_by_the_dock_import_with_one_line(tmp_path):
+    dxf = _drawing(tmp_path, offset=(4300.0, 0.0))
+    parcels = QgsVectorLayer(f"{DEMO / 'site.gpkg'}|layername=parcels", "parcels", "ogr")
+    with pytest.raises(SitePackageError) as exc:
+        import_cad_ogr(dxf, "EPSG:2260", tmp_path / "site.gpkg", parcels)
+    assert "ft from parcel" in str(exc.value) and "wrong state-plane zone" in str(exc.value) and "\n" not in str(exc.value)
+    assert not (tmp_path / "site.gpkg").exists()
+
+
+@pytest.mark.parametrize("offset", [(4300.0, 0.0), (0.0, 0.0)], ids=["4300-ft-off", "on-its-parcel"])
+def test_the_dock_check_refuses_a_cad_plan_off_its_parcel_in_the_message_bar_and_checks_it_in_place(tmp_path, offset, iface, qgis_new_project):
+    """A plan imported without parcels, checked in the dock against the tax parcels: refused (the task's error), never a crash."""
+    from qgis.core import QgsProject
+
+    from stormwater_plugin.gui.check_task import CheckTask
+    from stormwater_plugin.gui.dock import ReviewDock
+    from stormwater_plugin.qgis_bridge.snapshot import snapshot
+
+    report = import_cad_ogr(_drawing(tmp_path, offset=offset), "EPSG:2260", tmp_path / "dock.gpkg")
+    layers = {r: QgsVectorLayer(f"{tmp_path / 'dock.gpkg'}|layername={r}", r, "ogr") for r in report["counts"] if r != "contours"}
+    layers["parcels"] = QgsVectorLayer(f"{DEMO / 'site.gpkg'}|layername=parcels", "parcels", "ogr")
+    assert all(lyr.isValid() for lyr in layers.values())
+    QgsProject.instance().addMapLayers(list(layers.values()))
+    dock = ReviewDock(iface)
+    try:
+        task = CheckTask(snapshot(layers), "lake-george", lambda t: None)
+        ok = task.run()
+        task.finished(ok)
+        dock._task_done(task)  # the message bar, no exception
+        if offset == (0.0, 0.0):
+            assert ok and task.error is None and task.result is not None and task.result.site_parcel_id == "171.15-1-23"
+        else:
+            assert not ok and task.result is None
+            assert task.error and "ft from parcel 171.15-1-23 (the site parcel" in task.error and "wrong state-plane zone" in task.error
+    finally:
+        dock.teardown()
+        QgsProject.instance().removeAllMapLayers()

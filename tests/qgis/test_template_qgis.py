@@ -66,3 +66,42 @@ def test_an_untouched_traffic_answer_saves_null_not_false_so_the_traffic_rules_s
     assert QgsValueMapFieldFormatter().representValue(reread, idx, setup.config(), None, value) == "yes"
     high = next(reread.getFeatures())["high_traffic"]
     assert high is None or (hasattr(high, "isNull") and high.isNull())
+
+
+def test_the_dock_reads_an_empty_template_layer_as_not_drawn_and_refuses_an_empty_template(tmp_path, qgis_new_project):
+    """As the command line (tests/headless/test_template_reading.py): an empty template layer is absent until stated none."""
+    import sqlite3
+    from pathlib import Path
+
+    import pytest
+    from qgis.core import QgsFeature, QgsGeometry, QgsPointXY
+
+    from stormwater_plugin.qgis_bridge.snapshot import plan_snapshot
+    from stormwater_plugin.services.site_template import STATEMENTS_TABLE, TemplateError
+
+    out = tmp_path / "plan.gpkg"
+    names = write_template_ogr(out, "lgpc")
+    layers = {lyr.name(): lyr for lyr in add_template_layers(out, names)}
+    with pytest.raises(TemplateError, match="is an empty site template"):
+        plan_snapshot(layers)
+    x, y = 701_000.0, 1_620_000.0  # NY East ftUS, in the Park
+    parcels, devices = layers["parcels"], layers["devices"]
+    for lyr, geom, attrs in ((parcels, QgsGeometry.fromWkt(f"MULTIPOLYGON((({x} {y},{x + 200} {y},{x + 200} {y + 200},{x} {y + 200},{x} {y})))"),
+                              {"id": "P-1", "is_site": True}),
+                             (devices, QgsGeometry.fromPointXY(QgsPointXY(x + 100, y + 100)), {"id": "DW-1", "device_type": "dry_well"})):
+        lyr.startEditing()
+        f = QgsFeature(lyr.fields())
+        f.setGeometry(geom)
+        for k, v in attrs.items():
+            f.setAttribute(k, v)
+        assert lyr.addFeature(f) and lyr.commitChanges()
+    with sqlite3.connect(str(out)) as con:
+        con.execute(f"UPDATE {STATEMENTS_TABLE} SET none_present = 1 WHERE role = 'septic'")
+    plan = plan_snapshot(layers)
+    not_drawn = {w.layer for w in plan.warnings if w.code == "template_layer_not_drawn"}
+    assert {"wells", "wetlands", "shoreline"} <= not_drawn and "septic" not in not_drawn
+    assert {"parcels", "devices", "septic"} <= set(plan.sources) and "wells" not in plan.sources
+    assert Path(out).is_file()
+    statements = QgsVectorLayer(f"{out}|layername={STATEMENTS_TABLE}", STATEMENTS_TABLE, "ogr")
+    assert statements.isValid() and statements.featureCount() == len(names)
+    assert _widget(statements, "none_present") == "ValueMap"

@@ -1,0 +1,147 @@
+"""The check refuses a plan that does not land on its parcel (issue 27): exit 2 and one line, never findings in the wrong place.
+
+A DXF holds no CRS; a drawing whose stated CRS is wrong, or in local coordinates, lands thousands of feet
+from its parcel. The command line's check, and :func:`stormwater_plugin.services.review.check` that the dock
+and Processing call, refuse it (:mod:`stormwater_plugin.services.placement`).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from shapely.geometry import Point, box
+
+from stormwater_plugin.cli import main
+from stormwater_plugin.core.engine import SiteInputs
+from stormwater_plugin.core.model import FeatureLayer
+from stormwater_plugin.core.rulepack import load_pack
+from stormwater_plugin.services.placement import PLAN_OFF_PARCEL_FT, PlanOffParcel, plan_placement_problem
+from stormwater_plugin.services.review import check
+
+DEMO = Path(__file__).resolve().parents[2] / "resources" / "demo"
+demo = pytest.mark.skipif(not (DEMO / "site.gpkg").is_file(), reason="resources/demo/site.gpkg is built by scripts/make_demo_site.py")
+PARCELS = f"{DEMO / 'site.gpkg'}:parcels"
+
+
+def _import(tmp: Path, name: str, offset: tuple[float, float]) -> Path:
+    pytest.importorskip("ezdxf", reason="ezdxf builds the test drawings (Debian: python3-ezdxf)")
+    from tests.headless.cad_drawings import demo_plan_dxf
+
+    dxf = demo_plan_dxf(tmp / f"{name}.dxf", offset=offset)
+    # no --parcels: the import cannot test where the plan lands, the check must
+    assert main(["import-cad", str(dxf), "--crs", "EPSG:2260", "--out", str(tmp / f"{name}.gpkg")]) == 0
+    return tmp / f"{name}.gpkg"
+
+
+def _check(site: Path, out: Path, *extra: str) -> int:
+    return main([str(site), "--dem", str(DEMO / "dem.tif"), "--jurisdiction", "lake-george", "--out", str(out), "--quiet", *extra])
+
+
+@demo
+def test_check_refuses_a_dxf_plan_4300_ft_off_its_parcel_with_exit_2_and_one_line(tmp_path, capsys):
+    site = _import(tmp_path, "shifted", (4300.0, 0.0))
+    capsys.readouterr()
+    assert _check(site, tmp_path / "out", "--layer", f"parcels={PARCELS}") == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1, err
+    assert "ft from parcel 171.15-1-23 (the site parcel" in err[0] and "local coordinates, or the wrong state-plane zone?" in err[0]
+    assert not (tmp_path / "out" / "findings.json").exists()
+
+
+@demo
+def test_check_accepts_the_same_dxf_plan_on_its_parcel(tmp_path):
+    site = _import(tmp_path, "placed", (0.0, 0.0))
+    assert _check(site, tmp_path / "out", "--layer", f"parcels={PARCELS}") in (0, 1)
+    doc = json.loads((tmp_path / "out" / "findings.json").read_text(encoding="utf-8"))
+    assert doc["site_parcel"] == "171.15-1-23"
+
+
+@demo
+def test_the_demo_package_checks_as_before(tmp_path):
+    assert _check(DEMO / "site.gpkg", tmp_path / "out") in (0, 1)
+
+
+# --- the services policy (the dock and Processing call services.review.check) -----------------------------------
+
+
+def _site(device_at: Point, *, is_site: bool = True) -> SiteInputs:
+    parcels = FeatureLayer.from_sequences("parcels", [box(0, 0, 100, 100), box(100, 0, 200, 100)], ["171.15-1-23", "171.15-1-24"],
+                                          [{"is_site": 1 if is_site else 0}, {"is_site": 0}])
+    devices = FeatureLayer.from_sequences("devices", [device_at], ["DW-1"], [{"device_type": "dry_well"}])
+    return SiteInputs(layers={"parcels": parcels, "devices": devices}, dem=None, unit_to_ft=1.0, crs_name="test ft")
+
+
+def test_services_refuse_a_plan_4300_ft_from_its_site_parcel():
+    msg = plan_placement_problem(_site(Point(4350.0, 50.0)).layers, 1.0)
+    assert msg is not None and msg.startswith("the plan is 4,250 ft from parcel 171.15-1-23 (the site parcel; nearest: devices DW-1)")
+    with pytest.raises(PlanOffParcel, match="wrong state-plane zone"):
+        check(_site(Point(4350.0, 50.0)), load_pack("lake-george"), moves=False)
+
+
+def test_services_measure_from_the_nearest_parcel_when_no_site_parcel_is_named():
+    msg = plan_placement_problem(_site(Point(4350.0, 50.0), is_site=False).layers, 1.0)
+    assert msg is not None and "4,150 ft from parcel 171.15-1-24 (the nearest of the parcel layer" in msg
+
+
+def test_services_accept_work_on_or_just_past_the_site_parcel_boundary():
+    assert plan_placement_problem(_site(Point(50.0, 50.0)).layers, 1.0) is None
+    assert plan_placement_problem(_site(Point(-PLAN_OFF_PARCEL_FT + 1.0, 50.0)).layers, 1.0) is None
+    assert plan_placement_problem(_site(Point(-PLAN_OFF_PARCEL_FT - 1.0, 50.0)).layers, 1.0) is not None
+    check(_site(Point(50.0, 50.0)), load_pack("lake-george"), moves=False)
+
+
+def test_services_refuse_nothing_without_parcels_or_without_a_plan():
+    layers = _site(Point(4350.0, 50.0)).layers
+    assert plan_placement_problem({"devices": layers["devices"]}, 1.0) is None
+    assert plan_placement_problem({"parcels": layers["parcels"]}, 1.0) is None
+
+
+def test_one_plan_layer_in_a_wrong_crs_is_not_a_refusal_when_the_rest_lies_on_the_parcel():
+    layers = dict(_site(Point(50.0, 50.0)).layers)
+    layers["building_sites"] = FeatureLayer.from_sequences("building_sites", [box(900_000, 0, 900_050, 50)], ["B-1"], [{}])
+    assert plan_placement_problem(layers, 1.0) is None
+
+
+# --- a CAD plan's own property line against the context catalog's tax parcels --------------------------------------
+
+
+def _catalog(tmp: Path) -> Path:
+    path = tmp / "catalog.json"
+    path.write_text(json.dumps({"town": "Demo", "sources": [
+        {"name": "tax parcels", "path": str(DEMO / "site.gpkg"), "layer": "parcels", "role": "parcels", "authority": "county RPS", "date": "2024",
+         "status": "informational"},
+    ]}), encoding="utf-8")
+    return path
+
+
+@demo
+def test_check_with_a_context_catalog_refuses_a_cad_property_line_4300_ft_off_its_tax_parcel(tmp_path, capsys):
+    site = _import(tmp_path, "shifted", (4300.0, 0.0))
+    capsys.readouterr()
+    assert _check(site, tmp_path / "out", "--context", str(_catalog(tmp_path))) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1, err
+    assert "the plan's property line is" in err[0] and "ft from parcel" in err[0] and "local coordinates, or the wrong state-plane zone?" in err[0]
+
+
+@demo
+def test_check_with_a_context_catalog_lands_the_cad_property_line_on_its_tax_parcel(tmp_path):
+    site = _import(tmp_path, "placed", (0.0, 0.0))
+    assert _check(site, tmp_path / "out", "--context", str(_catalog(tmp_path))) in (0, 1)
+    doc = json.loads((tmp_path / "out" / "findings.json").read_text(encoding="utf-8"))
+    assert doc["site_parcel"] == "171.15-1-23"
+    assert any(w["code"] == "context_site_parcel" and "lands on parcel 171.15-1-23" in w["message"] for w in doc["warnings"])
+    # the same findings as the import that met the tax parcels itself (import-cad --parcels)
+    from tests.headless.cad_drawings import demo_plan_dxf
+
+    dxf = demo_plan_dxf(tmp_path / "with_parcels.dxf")
+    assert main(["import-cad", str(dxf), "--crs", "EPSG:2260", "--parcels", PARCELS, "--out", str(tmp_path / "with_parcels.gpkg")]) == 0
+    assert _check(tmp_path / "with_parcels.gpkg", tmp_path / "out2") in (0, 1)
+    other = json.loads((tmp_path / "out2" / "findings.json").read_text(encoding="utf-8"))
+
+    def signature(d: dict) -> set[tuple]:
+        return {(f["rule_id"], (f.get("subject") or {}).get("id"), (f.get("other") or {}).get("id"), f["status"]) for f in d["findings"]}
+
+    assert signature(doc) == signature(other) and doc["counts"] == other["counts"]
