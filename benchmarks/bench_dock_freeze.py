@@ -11,7 +11,10 @@ test.
 
 Usage::
 
-    QT_QPA_PLATFORM=offscreen PYTHONPATH=$PWD python benchmarks/bench_dock_freeze.py [--parcels 50000] [--wetlands 0]
+    QT_QPA_PLATFORM=offscreen PYTHONPATH=$PWD python benchmarks/bench_dock_freeze.py [--parcels 50000] [--wetlands 0] [--export-only]
+
+``bench_export`` (also alone with ``--export-only``) measures the report export by itself: with and without the
+print layout, and the report's two maps (CPU seconds, geometries drawn).
 """
 
 from __future__ import annotations
@@ -157,10 +160,83 @@ def bench(label: str, gpkg: Path, iface: Any, limit: float) -> list[tuple[str, f
     return rows
 
 
+def bench_export(label: str, gpkg: Path, iface: Any, limit: float) -> list[tuple[str, float]]:
+    """The report export alone (issue 24): its stalls with and without the print layout, and what the maps draw.
+
+    Runs the check (not timed), then exports three times from the event loop: the report package without
+    the layout (all of it in the export task), with it (``layout.pdf`` on the main thread), and the report's
+    two maps alone (``report/maps.py``, the part that drew every parcel), with the main thread's CPU
+    seconds and the number of geometries each map drew.
+    """
+    import time as _time
+
+    from qgis.core import QgsProject, QgsRasterLayer, QgsVectorLayer
+
+    from stormwater_plugin.core.model import ROLES
+    from stormwater_plugin.gui.dock import ReviewDock
+    from stormwater_plugin.qgis_bridge.deps import reportlab_problem
+    from stormwater_plugin.report import maps
+
+    rows: list[tuple[str, float]] = []
+    if reportlab_problem() is not None:
+        print(f"{label:<28} export: reportlab is missing, skipped", flush=True)
+        return rows
+    QgsProject.instance().clear()
+    layers = [QgsVectorLayer(f"{gpkg}|layername={r}", r, "ogr") for r in ROLES]
+    layers = [lyr for lyr in layers if lyr.isValid()]
+    dem = QgsRasterLayer(str(DEMO / "dem.tif"), "dem")
+    QgsProject.instance().addMapLayers(layers + [dem])
+    dock = ReviewDock(iface)
+    dock.roles.guess()
+    dock.message = lambda *a, **k: None
+    meter = StallMeter()
+    meter.measure(dock.run_check, lambda: dock.task is None and dock.result is not None)
+    out = Path(tempfile.mkdtemp(prefix="s24export-"))
+    try:
+        for step, layout in (("export, no layout", False), ("export with layout", True)):
+            target = out / ("pkg-layout" if layout else "pkg")
+            cpu0 = _time.process_time()
+            worst, second, secs = meter.measure(lambda t=target, lay=layout: dock.export_report(str(t), layout=lay),
+                                                lambda t=target: dock.export_task is None and t.exists())
+            cpu = _time.process_time() - cpu0
+            flag = "ok" if worst <= limit else f"OVER {limit:.1f} s"
+            print(f"{label:<28} {step:<22} longest stall {worst:6.3f} s  next {second:6.3f} s  step {secs:6.2f} s  "
+                  f"process CPU {cpu:6.2f} s  [{flag}]", flush=True)
+            rows.append((step, worst))
+        # the maps alone, on this thread: CPU seconds and geometries drawn
+        from stormwater_plugin.report.model import build_report_model
+        from stormwater_plugin.services.review import review_of
+
+        review = review_of(dock.result, crs_name=dock.snap.inputs.crs_name)
+        model = build_report_model(dock.result, dock.snap.inputs.layers, dock.snap.inputs.unit_to_ft, doc=review.doc)
+        drawn = {"n": 0}
+        real_draw = maps.draw
+
+        def counting_draw(ax: Any, g: Any, **kw: Any) -> None:
+            drawn["n"] += 0 if g is None or g.is_empty else 1
+            real_draw(ax, g, **kw)
+
+        maps.draw = counting_draw  # type: ignore[assignment]
+        try:
+            cpu0 = _time.process_time()
+            maps.render_figures(dock.result, model, dock.snap.inputs.layers, dock.snap.inputs.unit_to_ft, review.doc.get("findings", []))
+            cpu = _time.process_time() - cpu0
+        finally:
+            maps.draw = real_draw  # type: ignore[assignment]
+        print(f"{label:<28} {'report maps alone':<22} {cpu:6.2f} s CPU, {drawn['n']:,} geometries drawn", flush=True)
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+        dock.teardown()
+        dock.deleteLater()
+        QgsProject.instance().clear()
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--parcels", type=int, default=50_000)
     ap.add_argument("--wetlands", type=int, default=0)
+    ap.add_argument("--export-only", action="store_true", help="only the report export (bench_export), not every dock step")
     args = ap.parse_args(argv)
     from pytest_qgis.mock_qgis_classes import MockMessageBar
     from pytest_qgis.qgis_interface import QgisInterface
@@ -178,8 +254,12 @@ def main(argv: list[str] | None = None) -> int:
         demo = write_site(tmp / "demo", 0, 0) if (tmp / "demo").mkdir() is None else None
         big = write_site(tmp / "big", args.parcels, args.wetlands) if (tmp / "big").mkdir() is None else None
         assert demo is not None and big is not None
-        bench("demo", demo, iface, 0.2)
-        bench(f"demo + {args.parcels:,} parcels" + (f" + {args.wetlands:,} wetlands" if args.wetlands else ""), big, iface, 0.5)
+        big_label = f"demo + {args.parcels:,} parcels" + (f" + {args.wetlands:,} wetlands" if args.wetlands else "")
+        if not args.export_only:
+            bench("demo", demo, iface, 0.2)
+            bench(big_label, big, iface, 0.5)
+        bench_export("demo", demo, iface, 0.2)
+        bench_export(big_label, big, iface, 0.5)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     app.exitQgis()

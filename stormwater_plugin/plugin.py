@@ -107,6 +107,12 @@ class StormwaterPlugin:
 
     def toggle_inspect(self, checked: bool) -> None:
         """Activate (or leave) the device map tool."""
+        try:
+            self._toggle_inspect(checked)
+        except RuntimeError:  # the canvas is already deleted (QGIS closing): an exception here would abort QGIS
+            pass
+
+    def _toggle_inspect(self, checked: bool) -> None:
         canvas = self.iface.mapCanvas()
         if checked:
             if not self.has_result():

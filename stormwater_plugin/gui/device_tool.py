@@ -5,9 +5,11 @@ The tool reads the dock's most recent result (``dock.result``, a
 the working CRS ``dock.snap.crs``). A click is transformed from the canvas
 CRS to the working CRS and matched to the nearest device within the canvas
 search radius, else to the nearest finding drawn for a device (a distance
-line or area on the result layers). The checks are listed in a small
-non-modal dialog: status, rule citation, the other feature, measured and
-required feet, and the message.
+line or area on the result layers). The checks are listed in a docked panel
+(:mod:`stormwater_plugin.gui.inspect_panel`, like QGIS's *Identify Results*):
+added to the right dock area on the first click, kept open and refilled on
+every click; status, rule citation, the other feature, measured and required
+feet, and the message.
 
 :meth:`DeviceInspectTool.inspect_at` takes a map point and does everything a
 click does, so the tool can be driven without a mouse (tests, scripts).
@@ -23,24 +25,12 @@ from typing import Any, Callable
 from qgis.core import Qgis, QgsCoordinateReferenceSystem, QgsCoordinateTransform, QgsPointXY, QgsProject, QgsRectangle
 from qgis.gui import QgsMapTool, QgsMapToolEmitPoint
 from qgis.PyQt.QtCore import Qt
-from qgis.PyQt.QtGui import QBrush, QColor
-from qgis.PyQt.QtWidgets import (
-    QAbstractItemView,
-    QDialog,
-    QDialogButtonBox,
-    QHeaderView,
-    QLabel,
-    QTableWidget,
-    QTableWidgetItem,
-    QVBoxLayout,
-    QWidget,
-)
 
 from ..core.model import Finding, Status
-from .styles import STATUS_COLOURS
+from .inspect_panel import COLUMNS, InspectPanel, _num, _req, add_panel, remove_panel, show_panel
 
 DEVICES = "devices"
-COLUMNS = ("Status", "Rule", "Other feature", "Measured ft", "Required ft", "Message")
+__all__ = ["COLUMNS", "CheckLine", "DeviceReport", "DeviceInspectTool", "device_report", "pick_device"]
 _ORDER = {s.value: k for k, s in enumerate(Status)}
 
 
@@ -87,16 +77,6 @@ class DeviceReport:
         c = self.counts()
         parts = [f"{n} {s}" for s, n in c.items() if n]
         return f"Device {self.device_id}{kind}: {len(self.lines)} check(s)" + (f" — {', '.join(parts)}" if parts else "")
-
-
-def _num(x: float | None) -> str:
-    """Measured feet to 0.1 ft; empty when unknown."""
-    return "" if x is None else f"{x:.1f}"
-
-
-def _req(x: float | None) -> str:
-    """Required feet as the pack writes them: ``20``, ``2.5``."""
-    return "" if x is None else f"{x:g}"
 
 
 def _ids(ref: Any) -> list[str]:
@@ -174,57 +154,6 @@ def pick_device(result: Any, snap: Any, x: float, y: float, tolerance: float) ->
     return best[1] if best is not None else None
 
 
-class DeviceChecksDialog(QDialog):
-    """A small non-modal table of one device's checks; refilled on every click."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setObjectName("StormwaterDeviceChecks")
-        self.setWindowTitle(self.tr("Checks of a device"))
-        self.setModal(False)
-        self.header = QLabel()
-        self.header.setWordWrap(True)
-        self.table = QTableWidget(0, len(COLUMNS))
-        self.table.setHorizontalHeaderLabels([self.tr(c) for c in COLUMNS])
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setWordWrap(True)
-        self.table.verticalHeader().setVisible(False)
-        head = self.table.horizontalHeader()
-        for k in range(len(COLUMNS) - 1):
-            head.setSectionResizeMode(k, QHeaderView.ResizeMode.ResizeToContents)
-        head.setSectionResizeMode(len(COLUMNS) - 1, QHeaderView.ResizeMode.Stretch)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
-        buttons.rejected.connect(self.close)
-        lay = QVBoxLayout(self)
-        lay.addWidget(self.header)
-        lay.addWidget(self.table)
-        lay.addWidget(buttons)
-        self.resize(860, 300)
-        self.report: DeviceReport | None = None
-
-    def set_report(self, report: DeviceReport) -> None:
-        self.report = report
-        self.header.setText(report.title)
-        self.table.setRowCount(len(report.lines))
-        for r, line in enumerate(report.lines):
-            cells = (line.status, line.citation, line.other or "—", _num(line.measured_ft), _req(line.required_ft), line.message)
-            for c, text in enumerate(cells):
-                item = QTableWidgetItem(text)
-                if c == 0:
-                    item.setForeground(QBrush(QColor(STATUS_COLOURS.get(line.status.split(" ")[0], "#000000"))))
-                if c in (3, 4):
-                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-                tip = line.finding.citation.excerpt if line.finding is not None and c == 1 else line.message
-                item.setToolTip(tip)
-                self.table.setItem(r, c, item)
-        self.table.resizeRowsToContents()
-
-    def rows(self) -> list[list[str]]:
-        """The table's text, row by row (for tests and copy)."""
-        return [[self.table.item(r, c).text() for c in range(self.table.columnCount())] for r in range(self.table.rowCount())]
-
-
 class DeviceInspectTool(QgsMapToolEmitPoint):
     """Click a device (or a finding drawn for one) to list its checks.
 
@@ -235,7 +164,7 @@ class DeviceInspectTool(QgsMapToolEmitPoint):
     dock_getter : callable
         Returns the object holding the latest ``result`` and ``snap`` (the review dock), or ``None``.
     iface : QgisInterface, optional
-        For the message bar and the dialog's parent.
+        For the message bar and the main window the panel docks in.
     """
 
     def __init__(self, canvas: Any, dock_getter: Callable[[], Any], iface: Any = None) -> None:
@@ -243,7 +172,7 @@ class DeviceInspectTool(QgsMapToolEmitPoint):
         self.canvas_ = canvas
         self.dock_getter = dock_getter
         self.iface = iface
-        self.dialog: DeviceChecksDialog | None = None
+        self.panel: InspectPanel | None = None
         self.last_report: DeviceReport | None = None
         self.setCursor(Qt.CursorShape.WhatsThisCursor)
 
@@ -296,7 +225,7 @@ class DeviceInspectTool(QgsMapToolEmitPoint):
         tolerance : float, optional
             Search radius in working-CRS units; the canvas search radius by default.
         show : bool
-            Show the dialog and flash the device.
+            Show the checks in the docked panel and flash the device.
 
         Returns
         -------
@@ -333,19 +262,24 @@ class DeviceInspectTool(QgsMapToolEmitPoint):
             self._flash(snap, device_id)
         return report
 
-    def show_report(self, report: DeviceReport) -> DeviceChecksDialog:
-        if self.dialog is None:
-            parent = None
-            if self.iface is not None:
-                try:
-                    parent = self.iface.mainWindow()
-                except Exception:
-                    parent = None
-            self.dialog = DeviceChecksDialog(parent)
-        self.dialog.set_report(report)
-        self.dialog.show()
-        self.dialog.raise_()
-        return self.dialog
+    @property
+    def dialog(self) -> InspectPanel | None:
+        """The panel (the name of the floating dialog it replaced, kept for scripts)."""
+        return self.panel
+
+    def show_report(self, report: DeviceReport) -> InspectPanel:
+        """Show ``report`` in the docked panel: created and docked on the first call, reused (and shown again) after."""
+        panel = self.panel
+        if panel is not None:
+            try:
+                panel.objectName()  # deleted with the main window (QGIS closing)?
+            except RuntimeError:
+                panel = self.panel = None
+        if panel is None:
+            panel = self.panel = add_panel(self.iface)
+        panel.set_report(report)
+        show_panel(panel)
+        return panel
 
     def _flash(self, snap: Any, device_id: str) -> None:
         from ..qgis_bridge.results import to_qgs
@@ -360,8 +294,10 @@ class DeviceInspectTool(QgsMapToolEmitPoint):
             except Exception:  # pragma: no cover - flashing is decoration
                 pass
 
-    def close_dialog(self) -> None:
-        if self.dialog is not None:
-            self.dialog.close()
-            self.dialog.deleteLater()
-            self.dialog = None
+    def close_panel(self) -> None:
+        """Remove the panel from the main window and delete it (plugin unload)."""
+        panel, self.panel = self.panel, None
+        remove_panel(panel, self.iface)
+
+    #: The name the plugin's unload calls (the panel replaced a dialog).
+    close_dialog = close_panel

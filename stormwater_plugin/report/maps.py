@@ -287,6 +287,52 @@ def _bounds(geoms: Iterable[BaseGeometry | None]) -> tuple[float, float, float, 
     return (float(b[0]), float(b[1]), float(b[2]), float(b[3])) if np.all(np.isfinite(b)) else None
 
 
+#: How far beyond the axes a geometry's bounding box may lie and still be drawn, as a fraction of the view's
+#: larger side: a line or marker just outside the map can reach into it by its half width (a few points).
+VIEW_PAD_FRAC = 0.03
+
+
+def view_box(ax: Any, pad_frac: float = VIEW_PAD_FRAC) -> tuple[float, float, float, float]:
+    """The axes' data limits (x0, y0, x1, y1, working-CRS units), grown by ``pad_frac`` of the larger side."""
+    x0, x1 = sorted(ax.get_xlim())
+    y0, y1 = sorted(ax.get_ylim())
+    pad = max(x1 - x0, y1 - y0) * pad_frac
+    return (x0 - pad, y0 - pad, x1 + pad, y1 + pad)
+
+
+def in_view(geoms: Sequence[BaseGeometry | None], box: Sequence[float]) -> np.ndarray:
+    """Indices of the geometries whose bounding box meets ``box`` (x0, y0, x1, y1), in their order.
+
+    A map draws only these: matplotlib clips whatever lies outside the axes, so the picture is the same,
+    but drawing a county's 50,000 parcels to show the dozen around a site costs seconds (issue 24).
+    ``None`` and empty geometries are never in view.
+    """
+    if len(geoms) == 0:
+        return np.zeros(0, dtype=np.int64)
+    arr = np.empty(len(geoms), dtype=object)
+    arr[:] = list(geoms)
+    b = shapely.bounds(arr)  # NaN for None and empty geometries: every comparison below is False
+    with np.errstate(invalid="ignore"):
+        hit = (b[:, 0] <= box[2]) & (b[:, 2] >= box[0]) & (b[:, 1] <= box[3]) & (b[:, 3] >= box[1])
+    return np.flatnonzero(hit)
+
+
+def _visible(geoms: Sequence[BaseGeometry | None], box: Sequence[float]) -> list[BaseGeometry]:
+    """The geometries of ``geoms`` in view (:func:`in_view`), in their order."""
+    return [geoms[int(i)] for i in in_view(geoms, box)]  # type: ignore[misc]
+
+
+def _geom_types(geoms: Sequence[BaseGeometry | None]) -> set[str]:
+    """The geometry types present in ``geoms`` (one vectorised call; ``None`` skipped)."""
+    if len(geoms) == 0:
+        return set()
+    arr = np.empty(len(geoms), dtype=object)
+    arr[:] = list(geoms)
+    ids = shapely.get_type_id(arr)
+    names = {1: "LineString", 2: "LinearRing", 5: "MultiLineString"}
+    return {names.get(int(t), "other") for t in np.unique(ids) if int(t) >= 0}
+
+
 # --------------------------------------------------------------------------- the site map
 
 #: How each context layer is drawn on the site map: (face, edge, lw, ls, alpha, hatch, zorder, legend label).
@@ -360,23 +406,23 @@ def site_map(result: CheckResult, findings: Sequence[Mapping[str, Any]], layers:
     focus += [f.geometry for f in result.findings if f.kind != "neighbour_notification"]
     b = _bounds(focus) or _bounds(g for lay in layers.values() for g in lay.geoms) or (0.0, 0.0, 100.0, 100.0)
     _fit_extent(ax, b, aspect=0.98 * 7.2 / (0.85 * 8.4), margin_frac=0.08, min_half=40.0 / unit_to_ft)
+    view = view_box(ax)  # parcels, context and zones are drawn only where the map shows them
 
     parcels = layers.get("parcels")
     if parcels is not None:
-        for g in parcels.geoms:
+        for g in _visible(parcels.geoms, view):
             draw(ax, g, face="none", edge="#9a9a9a", lw=0.6, zorder=0.5)
     for role, (face, edge, lw, ls, alpha, hatch, zo, _lab) in _LAYER_STYLE.items():
         ctx_layer = layers.get(role)
         if ctx_layer is None:
             continue
-        for g in ctx_layer.geoms:
-            if g is None:
-                continue
+        for g in _visible(ctx_layer.geoms, view):
             if g.geom_type in ("LineString", "MultiLineString") and role == "streams":
                 draw(ax, g, edge=edge, lw=lw, zorder=zo)
             else:
                 draw(ax, g, face=face, edge=edge, lw=lw, ls=ls, alpha=alpha, hatch=hatch, zorder=zo)
-    for zone in result.zones:
+    zones = [result.zones[int(i)] for i in in_view([z.geometry for z in result.zones], view)]
+    for zone in zones:
         zg = zone.geometry
         if zone.kind == "notification_area" or zg.geom_type not in ("Polygon", "MultiPolygon"):
             continue  # the notification ring has its own map; slope rays are shown as roses
@@ -451,7 +497,7 @@ def site_map(result: CheckResult, findings: Sequence[Mapping[str, Any]], layers:
         placer.place(x, y, text, **kw)
 
     present = {r for r, lay in layers.items() if len(lay) > 0}
-    linear = {r for r, lay in layers.items() if any(g is not None and g.geom_type in ("LineString", "MultiLineString") for g in lay.geoms)}
+    linear = {r for r, lay in layers.items() if _geom_types(lay.geoms) & {"LineString", "MultiLineString"}}
     handles = _legend_handles(present, statuses, linear | {"shoreline"})
     fig.legend(
         handles=handles,
@@ -484,24 +530,26 @@ def notification_map(
     parcels = layers.get("parcels")
     b = _bounds([ring, site]) or (_bounds(parcels.geoms) if parcels is not None else None) or (0.0, 0.0, 100.0, 100.0)
     _fit_extent(ax, b, aspect=0.98 * 7.2 / (0.91 * 7.0), margin_frac=0.04)
+    view = view_box(ax)  # only what the map shows is drawn (a county's parcels around one site)
     for role in ("waterbodies", "shoreline"):
         lay = layers.get(role)
         if lay is not None:
             face, edge, lw, ls, alpha, hatch, z, _ = _LAYER_STYLE[role]
-            for g in lay.geoms:
+            for g in _visible(lay.geoms, view):
                 draw(ax, g, face=face, edge=edge, lw=lw * 0.7, zorder=0.4)
     wanted = set(listed)
     site_ids = set(str(result.site_parcel_id or "").split("+"))
     if parcels is not None:
-        for g, pid in zip(parcels.geoms, parcels.ids):
-            if g is None or pid in site_ids:
+        shown = [(parcels.geoms[int(i)], parcels.ids[int(i)]) for i in in_view(parcels.geoms, view)]
+        for g, pid in shown:
+            if pid in site_ids:
                 continue
             if pid in wanted:
                 draw(ax, g, face="#ffe066", edge="#7a5c00", lw=0.9, zorder=2)
             else:
                 draw(ax, g, face="none", edge="#9a9a9a", lw=0.5, zorder=1)
-        for g, pid in zip(parcels.geoms, parcels.ids):
-            if g is not None and pid in wanted:
+        for g, pid in shown:
+            if pid in wanted:  # a label whose anchor is off the map is not drawn (annotation_clip) either way
                 x, y = _anchor(g)
                 _label(ax, x, y, pid, size=6.5, weight="bold", zorder=9)
     if ring is not None:

@@ -23,7 +23,8 @@ comparison of the two reviews (:func:`stormwater_plugin.services.compare.compare
 - every finding of the comment resolved: **addressed**;
 - every finding still open as before: **not addressed**;
 - otherwise (a distance or status changed, or some findings resolved): **partly addressed**, with what
-  the plan shows now ("now 18.0 ft, required 20 ft");
+  the plan shows now ("now 18.0 ft, required 20 ft"; a distance that meets the limit as drawn but within the
+  data's stated accuracy of it says so and asks for a survey, never reading as a shortfall);
 - an advisory comment (a note, nothing to address): **still applies** while its rule reports features,
   else **no longer applies**.
 
@@ -376,6 +377,43 @@ def _fmt(x: Any) -> str:
     return "?" if x is None else f"{float(x):.1f}"
 
 
+def _distance_note(n: Mapping[str, Any], row: Mapping[str, Any]) -> str:
+    """What the plan shows now for a distance finding still open.
+
+    A distance short of the limit reads ``now 17.0 ft, required 20.0 ft``. A distance that meets the limit
+    as drawn but is undetermined because the margin is smaller than the data's stated accuracy (the
+    finding's ``near_limit`` and ``accuracy_ft``, feet at 95%) must not read as a shortfall: it says the
+    plan meets the limit, by how much, the accuracy, and that a survey confirms it.
+
+    Parameters
+    ----------
+    n : mapping
+        The finding in the new review (findings.json row: ``status``, ``near_limit``, ``accuracy_ft``, ``margin_ft``).
+    row : mapping
+        The comparison's new row (``measured_ft``, ``required_ft``, feet); the finding's own values fill gaps.
+    """
+    measured = row.get("measured_ft", n.get("measured_ft"))
+    required = row.get("required_ft", n.get("required_ft"))
+    accuracy = n.get("accuracy_ft")
+    meets_as_drawn = (
+        _status(n) == "undetermined"
+        and bool(n.get("near_limit"))
+        and accuracy is not None
+        and measured is not None
+        and required is not None
+        and float(measured) >= float(required)
+    )
+    if not meets_as_drawn:
+        return f"now {_fmt(measured)} ft, required {_fmt(required)} ft"
+    margin = n.get("margin_ft")
+    margin_ft = float(margin) if margin is not None else float(measured) - float(required)
+    return (
+        f"now {_fmt(measured)} ft against {_fmt(required)} ft required: the plan meets the distance as drawn, but by "
+        f"{_fmt(margin_ft)} ft, less than the stated accuracy of the locations (±{_fmt(accuracy)} ft at 95%), so compliance "
+        "cannot be confirmed from the plan; confirm the distance by survey"
+    )
+
+
 def mark_prior(comments: Sequence[Comment], old: Mapping[str, Any], new: Mapping[str, Any]) -> tuple[list[PriorComment], dict[str, str]]:
     """Each earlier comment marked from the comparison of the two reviews.
 
@@ -413,7 +451,7 @@ def mark_prior(comments: Sequence[Comment], old: Mapping[str, Any], new: Mapping
                 e = changed[k]
                 new_row = e.get("new") or {}
                 if _status(n) in OPEN and new_row.get("required_ft") is not None:
-                    notes.append(f"now {_fmt(new_row.get('measured_ft'))} ft, required {_fmt(new_row.get('required_ft'))} ft")
+                    notes.append(_distance_note(n, new_row))
                 elif _status(n) in OPEN:
                     notes.append(f"now {_status(n)}: {_sentence(str(n.get('message') or ''))}")
                 else:

@@ -40,14 +40,14 @@ def _move_dw1(dx_ft: float):
     return fn
 
 
-def _round(tmp: Path, name: str, edits=(), previous: Path | None = None) -> tuple[Path, dict, list[str]]:
+def _round(tmp: Path, name: str, edits=(), previous: Path | None = None, check_args=()) -> tuple[Path, dict, list[str]]:
     folder = tmp / name
     folder.mkdir()
     shutil.copy2(DEMO / "site.gpkg", folder / "site.gpkg")
     for layer, fn in edits:
         _edit(folder / "site.gpkg", layer, fn)
     out = folder / "out"
-    code = main([str(folder / "site.gpkg"), "--dem", str(DEMO / "dem.tif"), "--jurisdiction", "lake-george", "--out", str(out), "--quiet"])
+    code = main([str(folder / "site.gpkg"), "--dem", str(DEMO / "dem.tif"), "--jurisdiction", "lake-george", "--out", str(out), "--quiet", *check_args])
     assert code in (0, 1)
     args = ["letter", str(out), "--out", str(out / "letter.docx"), "--reviewer", "A. Reviewer", "--date", f"2026-0{len(list(tmp.iterdir()))}-16",
             "--application", "SW-2026-014"]
@@ -114,6 +114,42 @@ def test_round_2_dw_1_moved_part_way_is_partly_addressed_with_the_new_distance(f
     assert p["mark"] == PARTLY
     assert re.search(r"now 17\.\d ft, required 20\.0 ft", p["note"]), p["note"]
     assert any("Partly addressed: now 17." in t for t in paragraphs)
+
+
+def test_round_2_dw_1_moved_clear_as_drawn_but_within_the_septic_accuracy_reads_as_meeting_it_not_as_a_shortfall(first):
+    """DW-1 moved to 24.0 ft from S-1 (20 ft required), S-1 located to ±10 ft: undetermined, and the letter says the plan meets it."""
+    tmp, r1, letter1, _ = first
+    _out, letter2, paragraphs = _round(tmp, "within-accuracy", [("devices", _move_dw1(-10.0))], previous=r1, check_args=("--accuracy", "septic=10"))
+    n = _number_of(letter1, SEPTIC_DW1)
+    p = _prior(letter2)[n]
+    assert p["mark"] == PARTLY
+    note = p["note"]
+    assert re.search(r"now 24\.0 ft against 20\.0 ft required: the plan meets the distance as drawn, but by 4\.0 ft, less than "
+                     r"the stated accuracy of the locations \(±10\.0 ft at 95%\)", note), note
+    assert note.endswith("confirm the distance by survey")
+    assert not re.search(r"now 24\.0 ft, required", note)  # never worded as a shortfall
+    # the DOCX a reviewer opens says it under the comment's number and round
+    para = next(t for t in paragraphs if t.startswith(f"Comment {n} (round 1) — "))
+    assert "Partly addressed: now 24.0 ft against 20.0 ft required: the plan meets the distance as drawn" in para, para
+    assert para.endswith("confirm the distance by survey.")
+
+
+def test_a_distance_still_short_but_within_the_accuracy_keeps_the_shortfall_wording():
+    """A violation near the limit (18.0 ft of 20, ±5 ft) is still a shortfall: "now 18.0 ft, required 20.0 ft"."""
+    cite = "Town of Lake George Code §148-11I(2)(c)"
+    key = "r|devices:A|septic:S"
+    old = {"jurisdiction": "lake-george", "findings": [
+        {"key": key, "rule_id": "r", "status": "violation", "citation": cite, "message": "A is 10 ft", "measured_ft": 10.0, "required_ft": 20.0}]}
+    short = {"jurisdiction": "lake-george", "findings": [
+        {"key": key, "rule_id": "r", "status": "violation", "citation": cite, "message": "A is 18 ft", "measured_ft": 18.0, "required_ft": 20.0,
+         "near_limit": True, "accuracy_ft": 5.0, "margin_ft": 2.0}]}
+    letter = compose_letter(short, LetterHeader(title="T"), previous_doc=old)
+    assert letter.prior[0].mark == PARTLY and letter.prior[0].note == "now 18.0 ft, required 20.0 ft"
+    # met as drawn, undetermined for another reason (no stated accuracy): no accuracy words either
+    other = {"jurisdiction": "lake-george", "findings": [dict(short["findings"][0], status="undetermined", measured_ft=22.0, near_limit=False,
+                                                              accuracy_ft=None, margin_ft=None)]}
+    note = compose_letter(other, LetterHeader(title="T"), previous_doc=old).prior[0].note
+    assert note == "now 22.0 ft, required 20.0 ft"
 
 
 def test_round_2_dw_1_removed_is_addressed_because_the_feature_left_the_plan(first):

@@ -56,11 +56,11 @@ def test_click_on_dw1_lists_its_checks(demo_result, qgis_iface):
     order = ["violation", "undetermined", "advisory", "pass"]
     assert [order.index(ln.status) for ln in report.lines] == sorted(order.index(ln.status) for ln in report.lines)
     assert {ln.status for ln in report.lines} >= {"violation", "pass"}
-    # the dialog shows the same rows
-    rows = tool.dialog.rows()
+    # the docked panel shows the same rows
+    rows = tool.panel.rows()
     assert ["violation", "§148-11I(2)(c)", "septic system S-1", "14.0", "20"] == rows[report.lines.index(v)][:5]
-    assert tool.dialog.isVisible() and "DW-1" in tool.dialog.header.text()
-    tool.close_dialog()
+    assert not tool.panel.isHidden() and "DW-1" in tool.panel.header.text()  # shown (pytest-qgis's main window itself is hidden)
+    tool.close_panel()
 
 
 def test_click_on_a_distance_line_and_on_nothing(demo_result, qgis_iface):
@@ -74,10 +74,10 @@ def test_click_on_a_distance_line_and_on_nothing(demo_result, qgis_iface):
     far = max((g.interpolate(t, normalized=True) for t in (0.0, 0.5, 1.0)), key=lambda p: p.distance(_shp(_device_point(snap, "DW-1"))))
     report = tool.inspect_at(QgsPointXY(far.x, far.y), snap.crs, tolerance=0.01, show=False)
     assert report is not None and report.device_id == "DW-1"
-    # far from everything: nothing, and no dialog
+    # far from everything: nothing, and no panel
     nowhere = QgsPointXY(snap.inputs.dem.geotransform[0] - 5000.0, snap.inputs.dem.geotransform[3] + 5000.0)
     assert tool.inspect_at(nowhere, snap.crs, show=False) is None
-    assert tool.dialog is None
+    assert tool.panel is None
     # no result: nothing either
     empty = DeviceInspectTool(qgis_iface.mapCanvas(), lambda: SimpleNamespace(result=None, snap=None), qgis_iface)
     assert empty.inspect_at(_device_point(snap, "DW-1"), snap.crs) is None
@@ -164,7 +164,7 @@ def test_mouse_click_on_the_canvas(demo_result, qgis_iface):
         tool.canvasReleaseEvent(event)
         assert tool.last_report is not None and tool.last_report.device_id == "DW-1"
         assert any(ln.citation == "§148-11I(2)(c)" for ln in tool.last_report.lines)
-        tool.close_dialog()
+        tool.close_panel()
     finally:
         canvas.setDestinationCrs(old_crs)
         canvas.setExtent(old_extent)
