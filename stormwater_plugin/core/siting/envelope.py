@@ -58,7 +58,7 @@ from ..raster import ElevationGrid
 from ..rulepack import Rule, RulePack
 from ..vocabulary import is_blank, vocabulary
 from .geometry import DesignZone, cells_to_polygon, covering_buffer, polygonal
-from .nearest import nearest_on
+from .nearest import nearest_on, reduce_at
 from .slope import slope_zones
 
 #: Default grid cell for gradient-dependent zones, feet.
@@ -199,6 +199,27 @@ class _Prepared:
     class_source: str
 
 
+@dataclass
+class SharedBuilds:
+    """What the envelopes drawn for one check (its moves) share: the prepared setting and each gradient rule's zones on one grid.
+
+    A gradient rule's zones depend only on the rule, its features, the grid
+    (origin, cell, size), the part of the site drawn, the DEM, the level
+    tolerance and the build's largest distance: two builds that agree on all
+    of them (two device types shaped by the same gradient rule, over the same
+    window) draw them once (issue 26). Only for builds on the same inputs and pack.
+    """
+
+    prepared: dict[str | None, _Prepared] = field(default_factory=dict)
+    zones: dict[tuple[Any, ...], list[ExcludedZone]] = field(default_factory=dict)
+
+    def prepare(self, inputs: SiteInputs, pack: RulePack, project_class: str | None) -> _Prepared:
+        """:func:`_prepare`, once per project class."""
+        if project_class not in self.prepared:
+            self.prepared[project_class] = _prepare(inputs, pack, project_class)
+        return self.prepared[project_class]
+
+
 def _prepare(inputs: SiteInputs, pack: RulePack, project_class: str | None) -> _Prepared:
     ctx, cls, idx = prepare_context(inputs, pack, project_class)
     parcels = ctx.layers.get("parcels")
@@ -282,6 +303,7 @@ def build_envelope(
     cell_ft: float = DEFAULT_CELL_FT,
     design_zones: bool = True,
     within: BaseGeometry | None = None,
+    shared: SharedBuilds | None = None,
 ) -> SitingEnvelope:
     """The siting envelope of a point device of ``device_type`` on the site parcel.
 
@@ -307,9 +329,12 @@ def build_envelope(
     within : shapely geometry, optional
         Draw only the part of the site parcel inside this area (working CRS):
         a local search around one device. ``site`` is then that part.
+    shared : SharedBuilds, optional
+        What earlier builds on the same inputs and pack prepared and drew,
+        reused (the moves of one check); the envelope is the same without it.
     """
     with np.errstate(invalid="ignore"):  # GEOS overlays raise numpy's invalid-value flag harmlessly
-        return _build(inputs, pack, device_type, high_traffic, project_class, cell_ft, design_zones, within)
+        return _build(inputs, pack, device_type, high_traffic, project_class, cell_ft, design_zones, within, shared)
 
 
 def _build(
@@ -321,9 +346,10 @@ def _build(
     cell_ft: float,
     design_zones: bool = True,
     within: BaseGeometry | None = None,
+    builds: SharedBuilds | None = None,
 ) -> SitingEnvelope:
     dtype = normalise_device_type(device_type)
-    prep = _prepare(inputs, pack, project_class)
+    prep = builds.prepare(inputs, pack, project_class) if builds is not None else _prepare(inputs, pack, project_class)
     ctx = prep.ctx
     u = ctx.unit_to_ft
     site = prep.site
@@ -374,8 +400,16 @@ def _build(
         gradient_jobs = [(rule, _gradient_targets_in_reach(rule, targets, grid, u)) for rule, targets in gradient_jobs]
         uses = Counter(_SharedReads.key(g) for _rule, targets in gradient_jobs for g in targets.geoms)
         shared = _SharedReads(max(float(rule.params["required_ft"]) for rule, _ in gradient_jobs), uses)
+        site_key = bytes(shapely.to_wkb(site))
         for rule, targets in gradient_jobs:
-            excluded.extend(_gradient_rule_zones(rule, targets, grid, site, ctx.dem, u, tol, shared))
+            key = (rule.id, grid.x0, grid.y0, grid.h, grid.nx, grid.ny, site_key, tuple(_SharedReads.key(g) for g in targets.geoms),
+                   id(ctx.dem), tol, shared.required_max_ft)
+            zones = builds.zones.get(key) if builds is not None else None
+            if zones is None:
+                zones = _gradient_rule_zones(rule, targets, grid, site, ctx.dem, u, tol, shared)
+                if builds is not None:
+                    builds.zones[key] = zones
+            excluded.extend(zones)
 
     # --- no-cut buffer ---
     for rule in chosen["no_cut"]:
@@ -815,6 +849,10 @@ def _nearest_all(
 
 #: Grid samples per side of the tiles that share one reading of a feature's ground.
 READING_TILE: int = 4
+#: Cost of one numpy step, in elements of a vectorised operation (chooses between two equal ways of spreading a reading).
+SPREAD_STEP_COST: float = 400.0
+#: Elements a whole-array minimum handles per element of a fancy-indexed update (chooses likewise).
+SPREAD_ARRAY_SPEED: float = 8.0
 #: Spacing of the samples of a feature's ground, feet (as the checker's ``LINE_STEP_FT``; vertices always).
 FEATURE_STEP_FT: float = 1.0
 
@@ -883,7 +921,7 @@ def _whole_feature_reading(
     sign = 1.0 if up else -1.0  # a min-filter of sign * z
     bins = np.full((ny_t, nx_t), np.inf)
     ok = np.isfinite(zf)
-    np.minimum.at(bins, (fy[ok], fx[ok]), sign * zf[ok])
+    reduce_at(np.minimum, bins.reshape(-1), fy[ok] * nx_t + fx[ok], sign * zf[ok])
     nan_bins = np.zeros((ny_t, nx_t), dtype=bool)
     nan_bins[fy[~ok], fx[~ok]] = True
     best = np.full((ny_t, nx_t), np.inf)
@@ -891,12 +929,14 @@ def _whole_feature_reading(
     limit = (reach + 2 * half) / side + 1e-9
     has = np.isfinite(bins) | nan_bins
     r_i, c_i = np.nonzero(has)
-    if len(r_i) < 4 * (2 * pad + 1) ** 2:
+    dd = np.arange(-pad, pad + 1)
+    ddx, ddy = np.meshgrid(dd, dd)
+    keep = np.hypot(ddx, ddy) <= limit
+    ddx, ddy = ddx[keep], ddy[keep]
+    # Both ways give the same minimum (and the same unknown flags); the cheaper one is taken: one Python
+    # step per feature bin over the disk of offsets, or one whole-array step per offset.
+    if len(r_i) * (SPREAD_STEP_COST + len(ddx)) < len(ddx) * (SPREAD_STEP_COST + ny_t * nx_t / SPREAD_ARRAY_SPEED):
         # few feature bins: each one spreads its value over the tiles within reach
-        dd = np.arange(-pad, pad + 1)
-        ddx, ddy = np.meshgrid(dd, dd)
-        keep = np.hypot(ddx, ddy) <= limit
-        ddx, ddy = ddx[keep], ddy[keep]
         for r, c in zip(r_i, c_i):
             rr = r + ddy
             cc = c + ddx
@@ -907,14 +947,11 @@ def _whole_feature_reading(
             if nan_bins[r, c]:
                 seen_nan[rr, cc] = True
     else:
-        for dy in range(-pad, pad + 1):
-            for dx in range(-pad, pad + 1):
-                if math.hypot(dx, dy) > limit:
-                    continue
-                dst = (slice(max(0, dy), ny_t + min(0, dy)), slice(max(0, dx), nx_t + min(0, dx)))
-                src = (slice(max(0, -dy), ny_t + min(0, -dy)), slice(max(0, -dx), nx_t + min(0, -dx)))
-                np.minimum(best[dst], bins[src], out=best[dst])
-                seen_nan[dst] |= nan_bins[src]
+        for dx, dy in zip(ddx.tolist(), ddy.tolist()):
+            dst = (slice(max(0, dy), ny_t + min(0, dy)), slice(max(0, dx), nx_t + min(0, dx)))
+            src = (slice(max(0, -dy), ny_t + min(0, -dy)), slice(max(0, -dx), nx_t + min(0, -dx)))
+            np.minimum(best[dst], bins[src], out=best[dst])
+            seen_nan[dst] |= nan_bins[src]
     m = sign * best[ty, tx]
     z_dev = zp[idx]
     with np.errstate(invalid="ignore"):
