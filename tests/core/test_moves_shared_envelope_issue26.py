@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+import shapely
 from shapely.geometry import Point, box
 
 from stormwater_plugin.core.engine import SiteInputs, run_check
@@ -49,3 +50,25 @@ def test_three_dry_wells_upgradient_of_septic_share_one_envelope_and_get_the_mov
         # the same position, or never a farther one
         assert s["distance_ft"] <= a["distance_ft"] + 1e-9
         assert s["to"] == pytest.approx(a["to"], abs=0.05)
+
+
+@pytest.mark.parametrize("j", ["lgpc", "lake-george"])
+def test_builds_sharing_their_setting_draw_each_gradient_rule_once_and_the_same_envelopes_septic_upgradient_20(j, monkeypatch):
+    # issue 26: two device types shaped by the same gradient rule over the same window: its zones drawn once, the same envelopes
+    from stormwater_plugin.core.siting import SharedBuilds, build_envelope
+    from stormwater_plugin.core.siting import envelope as E
+
+    inputs, pack, _result = _three_dry_wells_upgradient_of_septic(j)
+    window = box(-60.0, -60.0, 60.0, 60.0)
+    calls: list[str] = []
+    real = E._gradient_rule_zones
+    monkeypatch.setattr(E, "_gradient_rule_zones", lambda rule, *a: calls.append(rule.id) or real(rule, *a))
+    kinds = ("dry_well", "infiltration_trench")
+    alone = [build_envelope(inputs, pack, device_type=t, project_class="minor", design_zones=False, within=window) for t in kinds]
+    n_alone, calls[:] = len(calls), []
+    builds = SharedBuilds()
+    shared = [build_envelope(inputs, pack, device_type=t, project_class="minor", design_zones=False, within=window, shared=builds) for t in kinds]
+    assert n_alone >= 2 and len(calls) < n_alone
+    for a, s in zip(alone, shared):
+        assert shapely.equals_exact(a.envelope, s.envelope, tolerance=0.0)
+        assert [(z.rule_id, z.kind, z.reason) for z in a.excluded] == [(z.rule_id, z.kind, z.reason) for z in s.excluded]

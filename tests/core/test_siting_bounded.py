@@ -257,17 +257,18 @@ def test_lake_george_water_35_and_100_ft_rules_share_their_features_and_draw_the
     exactly the one each rule draws alone (DEM covering the stream: the within-reach path; stream off the DEM at
     x = 500: the nearest-feature path)."""
     from stormwater_plugin.core.siting import envelope as E
+    from stormwater_plugin.core.siting import gradient as G
 
     inputs = _shared_features_site(dem_x1)
     pack = load_pack("lake-george")
     calls = {"n": 0}
-    real = E.nearest_on
+    real = G.nearest_on
 
     def counting(*a, **k):
         calls["n"] += 1
         return real(*a, **k)
 
-    monkeypatch.setattr(E, "nearest_on", counting)
+    monkeypatch.setattr(G, "nearest_on", counting)
     shared = build_envelope(inputs, pack, device_type="dry_well", high_traffic=None, design_zones=False)
     n_shared, calls["n"] = calls["n"], 0
     alone_fn = E._gradient_rule_zones

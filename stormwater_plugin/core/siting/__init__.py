@@ -5,13 +5,14 @@ Pure numpy and shapely, like the rest of the core. See ``docs/siting.md``.
 
 from __future__ import annotations
 
-from .envelope import DesignZone, ExcludedZone, SitingEnvelope, SitingError, applicable_rules, build_envelope
+from .envelope import DesignZone, ExcludedZone, SharedBuilds, SitingEnvelope, SitingError, applicable_rules, build_envelope
 from .geometry import covering_buffer
 from .moves import suggest_moves
 
 __all__ = [
     "DesignZone",
     "ExcludedZone",
+    "SharedBuilds",
     "SitingEnvelope",
     "SitingError",
     "applicable_rules",

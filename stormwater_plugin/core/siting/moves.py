@@ -44,7 +44,7 @@ from ..geometry import clean_layer
 from ..model import CheckResult, FeatureLayer, Status
 from ..rulepack import RulePack
 from ..vocabulary import read
-from .envelope import DEFAULT_CELL_FT, MAX_CELLS, SitingError, _prepare, applicable_rules, build_envelope, normalise_device_type
+from .envelope import DEFAULT_CELL_FT, MAX_CELLS, SharedBuilds, SitingError, applicable_rules, build_envelope, normalise_device_type
 
 #: Margin added to the local search square beyond the rules' largest distance, feet.
 SEARCH_MARGIN_FT: float = 20.0
@@ -271,6 +271,7 @@ def _suggest(inputs: SiteInputs, pack: RulePack, result: CheckResult, cell_ft: f
     whole_site: dict[tuple[str, ...], Any] = {}  # envelopes of the whole parcel, by the rules that shape them
     shared = _shared_windows(devices, violating, pack, result.project_class, u)
     drawn: dict[tuple[str, ...], list[tuple[BaseGeometry, Any]]] = {}  # envelopes drawn over the shared windows, by rules
+    builds = SharedBuilds()  # one prepared setting, and each gradient rule's zones drawn once per grid
     for i in range(len(devices)):
         dev_id = devices.ids[i]
         if dev_id not in violating:
@@ -297,7 +298,7 @@ def _suggest(inputs: SiteInputs, pack: RulePack, result: CheckResult, cell_ft: f
             continue
         if site is None:
             try:
-                site = _prepare(inputs, pack, result.project_class).site
+                site = builds.prepare(inputs, pack, result.project_class).site
             except (SitingError, LookupError) as exc:
                 site = str(exc)
         if isinstance(site, str):
@@ -327,10 +328,10 @@ def _suggest(inputs: SiteInputs, pack: RulePack, result: CheckResult, cell_ft: f
                 if env is None and key in shared and shapely.contains(shared[key], window) and _fine_enough(shared[key], site, cell_ft, u):
                     # one envelope over the first windows of every device shaped by the same rules: drawn once for all of them
                     env = build_envelope(inputs, pack, device_type=dtype, high_traffic=ht, project_class=result.project_class, cell_ft=cell_ft,
-                                         design_zones=False, within=shared[key])
+                                         design_zones=False, within=shared[key], shared=builds)
                     drawn.setdefault(key, []).append((shared[key], env))
             if env is None:
-                env = build_envelope(inputs, pack, device_type=dtype, high_traffic=ht, project_class=result.project_class, cell_ft=cell_ft, design_zones=False, within=window)
+                env = build_envelope(inputs, pack, device_type=dtype, high_traffic=ht, project_class=result.project_class, cell_ft=cell_ft, design_zones=False, within=window, shared=builds)
                 if whole:
                     whole_site[key] = env
             env_cell = env.cell_ft

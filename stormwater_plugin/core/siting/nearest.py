@@ -40,6 +40,24 @@ REFINE_CAP: int = 512
 REFINE_LEVELS: int = 12
 
 
+def reduce_at(ufunc: np.ufunc, out: np.ndarray, index: np.ndarray, values: np.ndarray) -> None:
+    """``ufunc.at(out, index, values)`` for ``np.minimum``/``np.maximum``, by one sort and ``reduceat``.
+
+    The same values (a minimum or maximum does not depend on the order it is
+    taken in), several times faster than ``ufunc.at`` on numpy < 1.25 for the
+    hundreds of thousands of samples of a siting grid.
+    """
+    index = np.asarray(index)
+    if len(index) == 0:
+        return
+    order = np.argsort(index, kind="stable")
+    si = index[order]
+    starts = np.flatnonzero(np.concatenate([[True], si[1:] != si[:-1]]))
+    red = ufunc.reduceat(np.asarray(values)[order], starts)
+    at = si[starts]
+    out[at] = ufunc(out[at], red)
+
+
 def _flatten(geom: BaseGeometry, segs: list[np.ndarray], polys: list[BaseGeometry]) -> None:
     """Segments of every part in order (a point is a zero-length segment) and the polygonal parts, recursively."""
     kind = geom.geom_type
@@ -137,7 +155,7 @@ def _tree_nearest(
         if pairs.shape[1] == 0:
             continue
         best = np.full(len(part), len(seg), dtype=np.int64)
-        np.minimum.at(best, pairs[0], pairs[1])
+        reduce_at(np.minimum, best, pairs[0], pairs[1])
         got = best < len(seg)
         j = part[got]
         d, qx, qy = _point_segment(x[j], y[j], seg[best[got]])
@@ -208,7 +226,7 @@ def _refine(
         ch_lim = None
         if lima is not None and lim_s is not None:
             ch_lim = np.full(k, -np.inf)
-            np.maximum.at(ch_lim, inv, lim_s[s_idx])
+            reduce_at(np.maximum, ch_lim, inv, lim_s[s_idx])
         first_p = np.concatenate([[0], np.cumsum(per_tile)[:-1]])
         cnt = per_tile[par]
         cum = np.cumsum(cnt)
@@ -315,7 +333,7 @@ def nearest_on(
     if max_dist is not None:
         lim = np.broadcast_to(np.asarray(max_dist, dtype=np.float64), (n,))
         lim_t = np.full(n_t, -np.inf)
-        np.maximum.at(lim_t, tile_of, np.where(np.isnan(lim), np.inf, lim))
+        reduce_at(np.maximum, lim_t, tile_of, np.where(np.isnan(lim), np.inf, lim))
     # candidates per tile, PAIR_BUDGET (tile, segment) pairs at a time; a tile with more than
     # REFINE_CAP candidates (a densely digitised line) goes to the GEOS tree instead
     cand_t: list[np.ndarray] = []
@@ -378,4 +396,4 @@ def nearest_on(
     return dist, nx, ny
 
 
-__all__ = ["nearest_on"]
+__all__ = ["nearest_on", "reduce_at"]
