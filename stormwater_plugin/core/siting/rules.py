@@ -14,6 +14,7 @@ from shapely.geometry.base import BaseGeometry
 
 from ..checks.context import CheckContext
 from ..engine import SiteInputs, prepare_context
+from ..kinds import ENVELOPE_ROLES, envelope_role
 from ..model import DEVICE_TYPES
 from ..rulepack import Rule, RulePack
 from ..vocabulary import is_blank, vocabulary
@@ -37,27 +38,22 @@ def applicable_rules(pack: RulePack, project_class: str, device_type: str, high_
 
     ``high_traffic=None`` (unknown) takes the rules of both traffic classes.
     """
-    out: dict[str, list[Rule]] = {"setback": [], "no_cut": [], "slope": []}
+    out: dict[str, list[Rule]] = {role: [] for role in ENVELOPE_ROLES}
     for rule in pack.rules:
-        if not rule.applies_to_class(project_class):
+        role = envelope_role(rule.kind)  # the rule-kind registry (core/kinds.py) says what a kind is to the envelope
+        if role is None or not rule.applies_to_class(project_class):
             continue
         types = rule.applies.get("device_types")
-        if rule.kind == "device_setback":
+        if role == "setback":
             if rule.params.get("advisory_only"):  # an advisory never excludes ground
                 continue
             # The envelope's one flag ("serves vehicle areas") answers both traffic questions.
             want = rule.applies.get("high_traffic", rule.applies.get("vehicle_traffic"))
             if want is not None and high_traffic is not None and bool(want) != bool(high_traffic):
                 continue
-            if types and device_type not in types:
-                continue
-            out["setback"].append(rule)
-        elif rule.kind == "shoreline_no_cut_buffer":
-            out["no_cut"].append(rule)
-        elif rule.kind == "device_slope":
-            if types and device_type not in types:
-                continue
-            out["slope"].append(rule)
+        if role in ("setback", "slope") and types and device_type not in types:
+            continue
+        out[role].append(rule)
     return out
 
 
