@@ -43,7 +43,7 @@ def _wanted(path: Path) -> bool:
 
 
 #: Where QGIS enters the plugin: the package, the plugin class and everything the dock and Processing load.
-ENTRY_MODULES = ("__init__.py", "plugin.py", "processing", "gui")
+ENTRY_MODULES = ("__init__.py", "processing", "gui")
 
 
 def _module_file(pkg: Path, dotted: str) -> Path | None:

@@ -16,8 +16,8 @@ def classFactory(iface):  # noqa: N802 - the name QGIS looks for
 
     Returns
     -------
-    stormwater_plugin.plugin.StormwaterPlugin
+    stormwater_plugin.gui.plugin.StormwaterPlugin
     """
-    from .plugin import StormwaterPlugin  # lazy: QGIS-only; importing the package must not need QGIS
+    from .gui.plugin import StormwaterPlugin  # lazy: QGIS-only; importing the package must not need QGIS
 
     return StormwaterPlugin(iface)

@@ -47,12 +47,12 @@ def test_importing_the_core_loads_none_of_them_at_run_time():
 PACKAGE = CORE.parent
 #: Layers each top-level package may not import (at module top or inside a function).
 NOT_ABOVE: dict[str, frozenset[str]] = {
-    "core": frozenset({"services", "headless", "qgis_bridge", "gui", "processing", "report", "cli", "plugin"}),
-    "services": frozenset({"headless", "qgis_bridge", "gui", "processing", "report", "cli", "plugin"}),
+    "core": frozenset({"services", "headless", "qgis_bridge", "gui", "processing", "report", "cli"}),
+    "services": frozenset({"headless", "qgis_bridge", "gui", "processing", "report", "cli"}),
     "gui": frozenset({"headless", "cli"}),
     "processing": frozenset({"headless", "gui", "cli"}),
     "qgis_bridge": frozenset({"headless", "gui", "processing", "cli"}),
-    "headless": frozenset({"qgis_bridge", "gui", "processing", "plugin"}),
+    "headless": frozenset({"qgis_bridge", "gui", "processing"}),
 }
 #: Known exceptions (none left: the last two were removed in issue 17); a new one fails the test.
 KNOWN_PRIVATE: set[tuple[str, str, str]] = set()

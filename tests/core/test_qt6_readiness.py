@@ -12,7 +12,7 @@ from pathlib import Path
 
 PLUGIN = Path(__file__).resolve().parents[2] / "stormwater_plugin"
 #: The QGIS/Qt-facing code (the core, the headless runner and the report use no Qt).
-SOURCES = sorted([*(PLUGIN / "gui").glob("*.py"), *(PLUGIN / "processing").glob("*.py"), *(PLUGIN / "qgis_bridge").glob("*.py"), PLUGIN / "plugin.py"])
+SOURCES = sorted([*(PLUGIN / "gui").glob("*.py"), *(PLUGIN / "processing").glob("*.py"), *(PLUGIN / "qgis_bridge").glob("*.py")])
 #: Only place allowed to name ``QVariant`` field types (QGIS < 3.38 needs them).
 COMPAT = PLUGIN / "qgis_bridge" / "compat.py"
 

@@ -14,8 +14,8 @@ from qgis.PyQt.QtCore import Qt, QTimer
 from qgis.PyQt.QtGui import QIcon
 from qgis.PyQt.QtWidgets import QAction, QMessageBox, QPushButton
 
-from .qgis_bridge.deps import numpy_problem, shapely_problem
-from .resources_path import icon_path
+from ..qgis_bridge.deps import numpy_problem, shapely_problem
+from ..resources_path import icon_path
 
 MENU = "&Stormwater review"
 
@@ -45,7 +45,7 @@ class StormwaterPlugin:
             if self.problem:
                 QgsMessageLog.logMessage(self.problem, "Stormwater review", Qgis.MessageLevel.Critical)
             return
-        from .processing.provider import StormwaterProvider
+        from ..processing.provider import StormwaterProvider
 
         self.provider = StormwaterProvider()
         QgsApplication.processingRegistry().addProvider(self.provider)
@@ -122,7 +122,7 @@ class StormwaterPlugin:
                 self.iface.messageBar().pushMessage("Stormwater review", "Run the check first: there is no result to inspect.", Qgis.MessageLevel.Info, 5)
                 return
             if self.inspect_tool is None:
-                from .gui.device_tool import DeviceInspectTool
+                from .device_tool import DeviceInspectTool
 
                 self.inspect_tool = DeviceInspectTool(canvas, lambda: self.dock, self.iface)
                 self.inspect_tool.setAction(self.inspect_action)  # QGIS unchecks the action when another tool takes over
@@ -175,7 +175,7 @@ class StormwaterPlugin:
         if self.dock is None:
             if not checked:
                 return
-            from .gui.dock import ReviewDock
+            from .dock import ReviewDock
 
             self.dock = ReviewDock(self.iface, self.iface.mainWindow())
             self.dock.visibilityChanged.connect(self._dock_visibility)
