@@ -45,14 +45,14 @@ from qgis.PyQt.QtWidgets import (
 from ..core.model import DEVICE_TYPES, PROJECT_CLASSES, CheckResult, Finding, Warning_
 from ..core.overrides import OverrideError
 from ..core.rulepack import JURISDICTIONS, load_pack
-from ..core.saved_review import load_review, save_review
+from ..core.saved_review import save_review
 from ..qgis_bridge.compat import null_rectangle
 from ..qgis_bridge.results import to_qgs
-from ..qgis_bridge.snapshot import Snapshot, SnapshotPlan, plan_snapshot, snapshot
-from ..services.review import Move, compare_with, review_of
+from ..qgis_bridge.snapshot import Snapshot, SnapshotPlan, plan_snapshot
+from ..services.review import Move, Review, compare_with
 from ..services.session import CLEARED, COMPARISON, MOVES, REVIEW, ReviewSession, Ticket
 from .check_task import CheckTask
-from .envelope_task import SitingTask, add_siting_layers, device_label, envelope_layers, moves_layer, snapshot_for_envelope
+from .envelope_task import SitingTask, add_siting_layers, device_label, envelope_layers, moves_layer
 from .findings_tree import FindingsTree
 from .overrides_ui import OverrideStore, ask_decision
 from .result_layers import add_to_project, build_result_layers, set_decisions
@@ -94,6 +94,7 @@ class ReviewDock(QDockWidget):
         self.envelope_task: SitingTask | None = None
         self.moves_task: SitingTask | None = None
         self.export_task: Any = None
+        self.restore_task: Any = None
         #: What is reviewed (result, snapshot, moves, review document, comparison, generation); the widgets observe it.
         self.session = ReviewSession()
         self.overrides = OverrideStore()
@@ -348,6 +349,9 @@ class ReviewDock(QDockWidget):
         setting (reviewer, reference, accuracy, site parcel, class, DEM unit, device
         type) is carried into the next project: each lives in its own project.
         """
+        if self.restore_task is not None:  # its ticket lapses with the generation; no need to finish reading
+            self.restore_task.cancel()
+            self.restore_task = None
         self.roles.reset()
         self.overrides.clear()
         self.session.clear()
@@ -376,14 +380,7 @@ class ReviewDock(QDockWidget):
     def _restore_after_read(self) -> None:
         if getattr(self, "_torn_down", False) or getattr(self, "_read_generation", None) != self.session.generation:
             return  # the plugin unloaded, or the project was cleared again before the event loop came back
-        project = QgsProject.instance()
-        was_dirty = project.isDirty()
-        self._project_read_review()
-        if not was_dirty:  # the result layers were rebuilt from what was saved: opening and closing asks nothing
-            project.setDirty(False)
-            # the desktop's layer tree marks the project dirty again when it takes the new layers (queued): once more after it
-            generation = self.session.generation
-            QTimer.singleShot(0, lambda: self._clean_if_current(generation))
+        self._project_read_review()  # in a task; the layers are added (and the project kept clean) when it is done
 
     def _clean_if_current(self, generation: int) -> None:
         if not getattr(self, "_torn_down", False) and generation == self.session.generation:
@@ -525,27 +522,8 @@ class ReviewDock(QDockWidget):
             return None
         return plan
 
-    def _take_snapshot(self) -> Snapshot | None:
-        """Read the chosen layers into plain data (main thread); ``None`` with a message when impossible."""
-        try:
-            snap = snapshot(
-                self.roles.role_layers(),
-                self.roles.dem_layer(),
-                self.roles.z_unit(),
-                self.site_parcel.text().strip() or None,
-                self.project_class.currentData(),
-                pack=load_pack(self.jurisdiction.currentData()),  # the DEM window the pack's rules need (services.dem_window)
-            )
-        except Exception as exc:
-            self.message(self.tr("Could not read the layers: {0}").format(exc), Qgis.MessageLevel.Critical, 0)
-            return None
-        if not snap.inputs.layers:
-            self.message(self.tr("Choose at least one layer (devices, parcels…) before running the check."), Qgis.MessageLevel.Warning)
-            return None
-        return snap
-
     def cancel(self) -> None:
-        for task in (self.task, self.envelope_task, self.moves_task):
+        for task in (self.task, self.envelope_task, self.moves_task, self.restore_task):
             if task is not None:
                 task.cancel()
 
@@ -569,7 +547,7 @@ class ReviewDock(QDockWidget):
             return
         try:
             assert task.snapshot is not None  # read by the task before it checked
-            self.show_result(task.result, task.snapshot, task.jurisdiction)
+            self.show_result(task.result, task.snapshot, task.jurisdiction, review=task.review)
         except Exception as exc:
             import traceback
 
@@ -593,51 +571,81 @@ class ReviewDock(QDockWidget):
         project.writeEntry(SCOPE, "last_review", text)
         self._kept_this_result = True  # decisions on this result update it in place; they do not make a "previous" review
 
-    def restore_review(self) -> bool:
-        """Show the review saved with the project (table, result layers, Inspect tool) without running the check."""
+    def restore_review(self, wait: bool = False) -> bool:
+        """Show the review saved with the project (table, result layers, Inspect tool) without running the check.
+
+        The main thread takes the stored text and the plan of the read
+        (milliseconds); a :class:`~.restore_task.RestoreTask` parses the review,
+        reads the layers and computes the slope mask (issue 24 item 5: never
+        freeze); :meth:`_restore_done` then draws it. Returns whether a saved
+        review is being restored (``wait=True``: restored here, for scripts).
+        """
+        from .restore_task import RestoreTask
+
         project = QgsProject.instance()
         text, ok = project.readEntry(SCOPE, "last_review", "")
         prev, ok_prev = project.readEntry(SCOPE, "previous_review", "")
-        self.session.previous_doc = json.loads(prev) if ok_prev and prev else None
+        try:
+            self.session.previous_doc = json.loads(prev) if ok_prev and prev else None
+        except ValueError:
+            self.session.previous_doc = None
         if not ok or not text:
             return False
+        if self.restore_task is not None:
+            self.restore_task.cancel()
+        plan = None
         try:
-            saved = json.loads(text)
-            result = load_review(saved)
-        except (ValueError, KeyError, TypeError) as exc:
-            self.message(self.tr("The review saved with the project could not be restored ({0}); run the check again.").format(exc), Qgis.MessageLevel.Warning)
-            return False
-        snap = None
-        try:
-            snap = snapshot(self.roles.role_layers(), self.roles.dem_layer(), self.roles.z_unit(), self.site_parcel.text().strip() or None,
-                            self.project_class.currentData())
+            plan = plan_snapshot(self.roles.role_layers(), self.roles.dem_layer(), self.roles.z_unit(), self.site_parcel.text().strip() or None,
+                                 self.project_class.currentData(), pack=load_pack(self.jurisdiction.currentData()))
         except Exception:  # the layers may be gone; the table and the saved geometry still show
-            snap = None
+            plan = None
+        ticket = self.session.ticket()
+        task = RestoreTask(text, plan, self.overrides.overrides, lambda t: self._restore_done(t, ticket))
+        self.restore_task = task
+        if wait:
+            task.finished(task.run())
+        else:
+            QgsApplication.taskManager().addTask(task)
+        return True
+
+    def _restore_done(self, task: Any, ticket: Ticket) -> None:
+        """The saved review was read (main thread): draw it, unless the project changed or a check ran meanwhile."""
+        if self.restore_task is task:
+            self.restore_task = None
+        if getattr(self, "_torn_down", False) or not self.session.is_current(ticket) or task.isCanceled() or self.result is not None:
+            return
+        result = task.result
+        if result is None:
+            if task.details:
+                QgsMessageLog.logMessage(task.details, LOG_TAG, Qgis.MessageLevel.Warning)
+            self.message(self.tr("The review saved with the project could not be restored ({0}); run the check again.").format(task.error),
+                         Qgis.MessageLevel.Warning)
+            return
+        snap = task.snapshot
         if snap is None:
-            from qgis.core import QgsCoordinateReferenceSystem
-
-            from ..core.engine import SiteInputs
-
-            crs = QgsCoordinateReferenceSystem.fromWkt(str(saved.get("working_crs_wkt") or ""))
-            if not crs.isValid():
-                self.session.set_result(result, None, self.overrides.overrides)
-                self.findings.set_result(result, saved)
-                return True
-            snap = Snapshot(SiteInputs(layers={}, dem=None, unit_to_ft=float(result.unit_to_ft or 1.0), crs_name=str(saved.get("working_crs", ""))), crs, "saved")
+            self.session.set_result(result, None, self.overrides.overrides)
+            self.findings.set_result(result, task.saved)
+            return
+        project = QgsProject.instance()
+        was_dirty = project.isDirty()
         self._restoring = True
         try:
-            self.show_result(result, snap, result.jurisdiction, start_moves=False)
+            self.show_result(result, snap, result.jurisdiction, start_moves=False, review=task.review)
         finally:
             self._restoring = False
-        if saved.get("moves"):
-            self.session.set_moves(saved["moves"], self.overrides.overrides)
+        if task.moves:
+            self.session.set_moves(task.moves, self.overrides.overrides)
             # the arrows too: the result layers (moves included) are rebuilt from the saved review, never kept as scratch layers
             layer = moves_layer(self.moves, snap.crs)
             if layer is not None:
                 add_siting_layers([(layer, "siting_moves")], result.jurisdiction, moves=True)
+        if not was_dirty:  # the result layers were rebuilt from what was saved: opening and closing asks nothing
+            project.setDirty(False)
+            # the desktop's layer tree marks the project dirty again when it takes the new layers (queued): once more after it
+            generation = self.session.generation
+            QTimer.singleShot(0, lambda: self._clean_if_current(generation))
         self.message(self.tr("Restored the review saved with the project ({0}). Run the check again after changing the plan.").format(
             self.result.pack_title if self.result else ""), Qgis.MessageLevel.Info)
-        return True
 
     def compare_with_previous(self, path: str | None = None) -> dict[str, Any] | None:
         """Compare the current review with the previous one (saved with the project) or a findings.json file."""
@@ -661,10 +669,10 @@ class ReviewDock(QDockWidget):
             c["resolved"], c["new"], c["still_open"], c["changed"]), Qgis.MessageLevel.Info)
         return cmp
 
-    def show_result(self, result: CheckResult, snap: Snapshot, jurisdiction: str, start_moves: bool = True) -> None:
-        """Draw the result layers and fill the findings table."""
+    def show_result(self, result: CheckResult, snap: Snapshot, jurisdiction: str, start_moves: bool = True, review: Review | None = None) -> None:
+        """Draw the result layers and fill the findings table (``review``: the result's review built in the task, given the decisions here)."""
         self._kept_this_result = False
-        self.session.set_result(result, snap, self.overrides.overrides)
+        self.session.set_result(result, snap, self.overrides.overrides, review=review)
         layers = build_result_layers(result, snap.inputs, snap.crs)
         add_to_project(layers, jurisdiction)
         set_decisions(self.doc, jurisdiction)
@@ -768,16 +776,15 @@ class ReviewDock(QDockWidget):
             self.message(self.tr("The siting envelope is being built: wait for it."), Qgis.MessageLevel.Warning)
             return None
         self.save_settings()
-        snap = self._take_snapshot()
-        if snap is None:
+        plan = self._plan_snapshot()  # the layers and the parcel's DEM are read in the task (issue 24 item 5: never freeze)
+        if plan is None:
             return None
-        if "parcels" not in snap.inputs.layers:
+        if "parcels" not in plan.sources:
             self.message(self.tr("The siting envelope is drawn on the site parcel: choose the parcels layer first."), Qgis.MessageLevel.Warning)
             return None
         jurisdiction = self.jurisdiction.currentData()
-        snap = snapshot_for_envelope(snap, self.roles.dem_layer(), self.roles.z_unit(), jurisdiction)
         ticket = self.session.ticket()
-        task = SitingTask(snap, jurisdiction, lambda t: self._envelope_done(t, ticket), device_type=self.device_type.currentData(),
+        task = SitingTask(plan, jurisdiction, lambda t: self._envelope_done(t, ticket), device_type=self.device_type.currentData(),
                           high_traffic=self.high_traffic.isChecked())
         self.envelope_task = task
         self.envelope_button.setEnabled(False)
@@ -791,7 +798,7 @@ class ReviewDock(QDockWidget):
             QgsMessageLog.logMessage(task.details, LOG_TAG, Qgis.MessageLevel.Critical)
             self.message(self.tr("The siting envelope could not be built: {0}").format(task.error), Qgis.MessageLevel.Critical, 0)
             return
-        if task.envelope is None or (ticket is not None and not self.session.is_current(ticket)):
+        if task.envelope is None or task.snapshot is None or (ticket is not None and not self.session.is_current(ticket)):
             return
         env = task.envelope
         self.session.envelope = env
@@ -820,7 +827,7 @@ class ReviewDock(QDockWidget):
             QgsMessageLog.logMessage(task.details, LOG_TAG, Qgis.MessageLevel.Warning)
             self.message(self.tr("Moves could not be suggested: {0}").format(task.error), Qgis.MessageLevel.Warning)
             return
-        if task.moves is None or (ticket is not None and not self.session.is_current(ticket)):
+        if task.moves is None or task.snapshot is None or (ticket is not None and not self.session.is_current(ticket)):
             return
         layer = moves_layer(task.moves, task.snapshot.crs)
         if layer is not None:
@@ -952,8 +959,7 @@ class ReviewDock(QDockWidget):
         from .report_export import ExportTask
 
         self._save_review_fields()
-        review = review_of(self.result, crs_name=self.snap.inputs.crs_name, inputs=self._inputs_description(), overrides=list(self.overrides.overrides),
-                           moves=self.session.moves, comparison=self.comparison)
+        review = self.session.for_report(list(self.overrides.overrides), self._inputs_description())
         task = ExportTask(review, self.snap, Path(folder), self._export_done, layout=layout,
                           reviewer=self.reviewer.text().strip(), reference=self.reference.text().strip())
         self.export_task = task
@@ -1024,7 +1030,7 @@ class ReviewDock(QDockWidget):
             except (TypeError, RuntimeError):
                 pass
         self.roles.teardown()
-        for name in ("task", "envelope_task", "moves_task", "export_task"):
+        for name in ("task", "envelope_task", "moves_task", "export_task", "restore_task"):
             task = getattr(self, name)
             if task is not None:
                 # Disconnect first: the task may report progress after the dock's widgets are gone.

@@ -20,8 +20,9 @@ QGIS-free and file-free: the core, numpy and shapely only.
 
 from __future__ import annotations
 
+import copy
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from ..core.compare import compare_documents
@@ -231,7 +232,10 @@ class Review:
 
     ``doc`` is the findings.json document (plain JSON values) with the
     decisions applied, ``moves`` added when they were looked for, and
-    ``comparison`` when an earlier review was given.
+    ``comparison`` when an earlier review was given. ``base`` is the same
+    document before any decision: :meth:`decided` applies a new set of
+    decisions to it without serialising the result again (the dock, on each
+    decision).
     """
 
     result: CheckResult
@@ -239,6 +243,7 @@ class Review:
     moves: tuple[Move, ...] | None = None
     overrides: tuple[Override, ...] = ()
     comparison: dict[str, Any] | None = None
+    base: dict[str, Any] | None = field(default=None, repr=False, compare=False)
 
     @property
     def not_checked(self) -> tuple[NotChecked, ...]:
@@ -252,6 +257,43 @@ class Review:
     def violations_unresolved(self) -> int:
         """Violations without a reviewer decision (the command line exits 1 while there are any)."""
         return int((self.doc.get("override_counts") or {}).get("violations_unresolved", 0))
+
+    def _base(self) -> dict[str, Any]:
+        if self.base is None:
+            raise ValueError("this review keeps no document before its decisions (built outside review_of)")
+        return self.base
+
+    def decided(self, overrides: Sequence[Override], *, comparison: Mapping[str, Any] | None | bool = True) -> Review:
+        """The same review with ``overrides`` as its decisions: the one place decisions are applied to a document.
+
+        Parameters
+        ----------
+        overrides : sequence of Override
+        comparison : mapping, None or True
+            The comparison to show (``None``: none); ``True`` keeps this review's.
+        """
+        doc = copy.deepcopy(self._base())
+        annotate_document(doc, list(overrides))
+        cmp = self.comparison if comparison is True else (None if comparison is None or comparison is False else dict(comparison))
+        if cmp is not None:
+            doc["comparison"] = cmp
+        return replace(self, doc=doc, overrides=tuple(overrides), comparison=cmp)
+
+    def with_moves(self, moves: Iterable[Mapping[str, Any] | Move]) -> Review:
+        """The review with these suggested moves (decisions and comparison kept)."""
+        typed = moves_from_dicts(moves)
+        base = dict(self._base())
+        base["moves"] = _plain({"moves": [m.as_dict() for m in typed]})["moves"]
+        return replace(self, base=base, moves=typed).decided(self.overrides)
+
+    def with_inputs(self, inputs: Mapping[str, Any] | None) -> Review:
+        """The review whose document describes what was read as ``inputs`` (the report's header)."""
+        value = _plain({"inputs": dict(inputs) if inputs is not None else {}})["inputs"]
+        base = dict(self._base())
+        base["inputs"] = value
+        doc = dict(self.doc)
+        doc["inputs"] = value
+        return replace(self, base=base, doc=doc)
 
 
 def _plain(doc: Mapping[str, Any]) -> dict[str, Any]:
@@ -319,15 +361,12 @@ def review_of(
     doc = result_to_dict(result, crs_name=crs_name, inputs=dict(inputs) if inputs is not None else None)
     if typed is not None:
         doc["moves"] = [m.as_dict() for m in typed]
-    doc = _plain(doc)
-    annotate_document(doc, list(overrides))
-    cmp: dict[str, Any] | None = None
+    base = _plain(doc)
+    review = Review(result, base, typed, (), None, base=base)
     if previous is not None:
-        cmp = compare_with(doc, previous, previous_label)
-    elif comparison is not None:
-        cmp = dict(comparison)
-        doc["comparison"] = cmp
-    return Review(result, doc, typed, tuple(overrides), cmp)
+        review = review.decided(overrides, comparison=None)
+        return replace(review, comparison=compare_with(review.doc, previous, previous_label))
+    return review.decided(overrides, comparison=comparison)
 
 
 def suggest(inputs: SiteInputs, pack: RulePack, result: CheckResult) -> tuple[Move, ...]:
