@@ -21,7 +21,7 @@ from ..core.overrides import OverrideError
 from ..core.rulepack import load_pack
 from ..qgis_bridge.snapshot import Snapshot, SnapshotPlan, plan_snapshot
 from ..services.review import Move, Review, compare_with
-from ..services.session import CLEARED, COMPARISON, MOVES, REVIEW, Ticket
+from ..services.session import CLEARED, COMPARISON, MOVES, RESULT, REVIEW, Ticket
 from .check_task import CheckTask
 from .dock_view import LOG_TAG
 from .envelope_task import SitingTask, add_siting_layers, device_label, envelope_layers, moves_layer
@@ -93,6 +93,8 @@ class DockController(_Base):
 
     def _session_changed(self, what: str) -> None:
         """Redraw what shows the session: the table, the decisions on the layers, the buttons."""
+        if what in (CLEARED, RESULT, REVIEW, MOVES):  # issue 27: the completeness list of the review shown
+            self.completeness_box.set_section((self.doc or {}).get("completeness") if what != CLEARED else None)
         if what == CLEARED:
             self.findings.set_comparison(None)
             self.findings.set_result(None)
@@ -184,6 +186,7 @@ class DockController(_Base):
             ))
         ticket = self.session.ticket()
         task = CheckTask(snap, self.jurisdiction.currentData(), lambda t: self._task_done(t, ticket))
+        task.contour_count = self._contour_count()
         task.progressChanged.connect(lambda p: self.progress.setValue(int(p)))
         self.task = task
         self.run_button.setEnabled(False)
@@ -221,6 +224,18 @@ class DockController(_Base):
             self.message(self.tr("Choose at least one layer (devices, parcels…) before running the check."), Qgis.MessageLevel.Warning)
             return None
         return plan
+
+    def _contour_count(self) -> int:
+        """Features of the project's ``contours`` layers (existing grade, e.g. from a CAD import), as the command line counts its package's."""
+        from ..services.completeness import CONTOURS_LAYER  # lazy: only the layer name
+
+        n = 0
+        for layer in QgsProject.instance().mapLayersByName(CONTOURS_LAYER):
+            try:
+                n += max(int(layer.featureCount()), 0)
+            except (AttributeError, RuntimeError):  # a raster of that name, or a layer being deleted
+                continue
+        return n
 
     def cancel(self) -> None:
         for task in (self.task, self.envelope_task, self.moves_task, self.restore_task):
@@ -286,6 +301,7 @@ class DockController(_Base):
             plan = None
         ticket = self.session.ticket()
         task = RestoreTask(text, plan, self.overrides.overrides, lambda t: self._restore_done(t, ticket))
+        task.contour_count = self._contour_count()
         self.restore_task = task
         if wait:
             task.finished(task.run())
@@ -316,14 +332,14 @@ class DockController(_Base):
         self._restoring = True
         try:
             self.show_result(result, snap, result.jurisdiction, start_moves=False, review=task.review)
+            if task.moves:
+                self.session.set_moves(task.moves, self.overrides.overrides)
+                # the arrows too: the result layers (moves included) are rebuilt from the saved review, never kept as scratch layers
+                layer = moves_layer(self.moves, snap.crs)
+                if layer is not None:
+                    add_siting_layers([(layer, "siting_moves")], result.jurisdiction, moves=True)
         finally:
             self._restoring = False
-        if task.moves:
-            self.session.set_moves(task.moves, self.overrides.overrides)
-            # the arrows too: the result layers (moves included) are rebuilt from the saved review, never kept as scratch layers
-            layer = moves_layer(self.moves, snap.crs)
-            if layer is not None:
-                add_siting_layers([(layer, "siting_moves")], result.jurisdiction, moves=True)
         if not was_dirty:  # the result layers were rebuilt from what was saved: opening and closing asks nothing
             project.setDirty(False)
             # the desktop's layer tree marks the project dirty again when it takes the new layers (queued): once more after it
@@ -365,9 +381,7 @@ class DockController(_Base):
         self._update_decision_buttons()
         self._keep_review()
         self.layers_box.setCollapsed(True)  # room for the findings; one click brings the layers back
-        total = sum(self.splitter.sizes())
-        top = min(self.upper.minimumSizeHint().height(), total // 2)
-        self.splitter.setSizes([top, max(total - top, 1)])
+        self.fit_table_first()
         self.save_button.setEnabled(True)
         c = result.counts()
         level = Qgis.MessageLevel.Critical if c["violation"] else Qgis.MessageLevel.Warning if c["undetermined"] else Qgis.MessageLevel.Success

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from qgis.core import Qgis, QgsCoordinateTransform, QgsGeometry, QgsMessageLog, QgsPointXY, QgsProject, QgsRectangle
+from qgis.core import Qgis, QgsApplication, QgsCoordinateTransform, QgsGeometry, QgsMessageLog, QgsPointXY, QgsProject, QgsRectangle
 from qgis.gui import QgsCollapsibleGroupBox, QgsMessageBar
 from qgis.PyQt.QtCore import Qt
 from qgis.PyQt.QtWidgets import (
@@ -27,6 +27,7 @@ from qgis.PyQt.QtWidgets import (
     QPushButton,
     QScrollArea,
     QSplitter,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -41,6 +42,8 @@ from .findings_tree import FindingsTree
 from .role_form import RoleForm
 
 LOG_TAG = "Stormwater review"
+#: Below this splitter height, in pixels, the settings fold away once a result is shown (the table keeps the room; issue 28).
+SHORT_DOCK_PX = 450
 #: The narrowest view a finding or move row zooms to, in feet (a 6 ft move is shown in its surroundings, not at 1:24).
 MIN_VIEW_FT = 150.0
 
@@ -147,22 +150,30 @@ class DockView(QDockWidget):
         self.waive_button = QPushButton(self.tr("Waive…"))
         self.waive_button.setToolTip(self.tr("Waive the requirement for the selected finding (e.g. a variance granted), with a reason."))
         self.waive_button.clicked.connect(lambda: self.decide("waived"))
-        self.clear_button = QPushButton(self.tr("Clear decision"))
+        self.clear_button = QPushButton(self.tr("Clear"))
+        self.clear_button.setToolTip(self.tr("Clear the decision on the selected finding (the finding itself is never touched)."))
         self.clear_button.clicked.connect(lambda: self.clear_decision())
-        self.decisions_menu_button = QPushButton(self.tr("Decisions file"))
-        self.decisions_menu_button.setToolTip(self.tr("Import or export the decisions as an overrides.json file (the format of stormwater-check --overrides)."))
+        # One row with Accept, Waive and Clear (issue 28: the table keeps the room): the decisions file and the comparison in a menu.
+        self.decisions_menu_button = QPushButton(self.tr("More"))
+        self.decisions_menu_button.setToolTip(self.tr("Import or export the decisions as an overrides.json file (the format of stormwater-check --overrides), "
+                                                      "or compare with the previous review."))
         menu = QMenu(self.decisions_menu_button)
         menu.addAction(self.tr("Import decisions (overrides.json)…"), lambda: self.import_decisions())
         menu.addAction(self.tr("Export decisions (overrides.json)…"), lambda: self.export_decisions())
-        self.decisions_menu_button.setMenu(menu)
-        self.compare_button = QPushButton(self.tr("Compare with the previous review…"))
-        self.compare_button.setToolTip(self.tr("What changed since the previous review of this site (saved with the project, or a findings.json file): "
+        menu.addSeparator()
+        self.compare_action = menu.addAction(self.tr("Compare with the previous review…"), lambda: self.compare_with_previous())
+        self.compare_action.setToolTip(self.tr("What changed since the previous review of this site (saved with the project, or a findings.json file): "
                                                "findings resolved, new, still open and changed, and which decisions still apply."))
-        self.compare_button.clicked.connect(lambda: self.compare_with_previous())
+        self.decisions_menu_button.setMenu(menu)
         self._update_decision_buttons()
 
     def _lay_out(self) -> None:
-        """Settings above (scrolling on a short screen), findings and decisions below, in a splitter."""
+        """The findings table first (it takes the stretch), the settings below in collapsible groups that scroll (issue 28).
+
+        Run, Cancel, Export and the progress bar sit in one row above the table. The
+        dock then fits beside another panel in the right dock area (the Processing
+        results viewer): at 350 px of height the table still shows several rows.
+        """
         head = QFormLayout()
         head.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         head.addRow(self.tr("Rules"), self.jurisdiction)
@@ -174,12 +185,31 @@ class DockView(QDockWidget):
         head.addRow(self.tr("Reviewer, ref."), who)
         head.addRow(self.tr("Data accuracy"), self.accuracy)
         head.addRow(self.tr("DEM accuracy"), self.dem_accuracy)
+        self.settings_box = QgsCollapsibleGroupBox(self.tr("Application and rules"))
+        self.settings_box.setLayout(head)
         buttons = QHBoxLayout()
+        buttons.setContentsMargins(0, 0, 0, 0)
         buttons.addWidget(self.run_button)
         buttons.addWidget(self.cancel_button)
         buttons.addWidget(self.save_button)
+        # a thin bar under the buttons: the percentage shows in its tooltip
+        self.progress.setTextVisible(False)
+        self.progress.setMaximumHeight(6)
+        self.progress.valueChanged.connect(lambda v: self.progress.setToolTip(f"{v}%"))
+        self.settings_toggle = QToolButton()
+        self.settings_toggle.setText(self.tr("Settings"))
+        icon = QgsApplication.getThemeIcon("/mActionOptions.svg")
+        if not icon.isNull():
+            self.settings_toggle.setIcon(icon)
+            self.settings_toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonIconOnly)
+        self.settings_toggle.setCheckable(True)
+        self.settings_toggle.setChecked(True)
+        self.settings_toggle.setToolTip(self.tr("Show or hide the settings below the findings table (rules, application, layers, siting aid, register)."))
+        self.settings_toggle.toggled.connect(self.show_settings)
+        buttons.addWidget(self.settings_toggle)
         # Stacked so the dock works at QGIS's default width (about 400 px).
-        siting = QVBoxLayout()
+        self.siting_box = QgsCollapsibleGroupBox(self.tr("Siting aid: where may a device go?"))
+        siting = QVBoxLayout(self.siting_box)
         siting.addWidget(self.device_type)
         siting.addWidget(self.high_traffic)
         siting.addWidget(self.envelope_button)
@@ -187,12 +217,15 @@ class DockView(QDockWidget):
         upper = QWidget()
         up = QVBoxLayout(upper)
         up.setContentsMargins(0, 0, 0, 0)
-        up.addWidget(self.register_panel)
-        up.addLayout(head)
+        up.addWidget(self.settings_box)
         up.addWidget(self.layers_box)
-        up.addLayout(buttons)
-        up.addWidget(self.progress)
-        up.addLayout(siting)
+        up.addWidget(self.siting_box)
+        from .completeness_box import CompletenessBox  # issue 27: what the submission must show, from the review's document
+
+        self.completeness_box = CompletenessBox()
+        up.insertWidget(0, self.completeness_box)
+        up.addWidget(self.register_panel)
+        up.addStretch(1)
         lower = QWidget()
         low = QVBoxLayout(lower)
         low.setContentsMargins(0, 0, 0, 0)
@@ -200,27 +233,71 @@ class DockView(QDockWidget):
         decide = QGridLayout()
         decide.addWidget(self.accept_button, 0, 0)
         decide.addWidget(self.waive_button, 0, 1)
-        decide.addWidget(self.clear_button, 1, 0)
-        decide.addWidget(self.decisions_menu_button, 1, 1)
-        decide.addWidget(self.compare_button, 2, 0, 1, 2)
+        decide.addWidget(self.clear_button, 0, 2)
+        decide.addWidget(self.decisions_menu_button, 0, 3)
         low.addLayout(decide)
-        # The settings scroll when the screen is short (a laptop): the findings and decision buttons stay visible.
+        # The settings scroll when the dock is short (a laptop, or beside another panel): the table keeps the room.
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
         scroll.setWidget(upper)
+        scroll.setMinimumHeight(0)
         self.upper_scroll = scroll
         splitter = QSplitter(Qt.Orientation.Vertical)
-        splitter.addWidget(scroll)
         splitter.addWidget(lower)
-        splitter.setStretchFactor(1, 1)
+        splitter.addWidget(scroll)
+        splitter.setStretchFactor(0, 1)
+        splitter.setStretchFactor(1, 0)
+        splitter.setCollapsible(0, False)
+        splitter.setCollapsible(1, True)
+        splitter.splitterMoved.connect(lambda *_a: self._sync_settings_toggle())
         self.splitter = splitter
         self.upper = upper
+        self.lower = lower
         body = QWidget()
         lay = QVBoxLayout(body)
         lay.setContentsMargins(4, 4, 4, 4)
-        lay.addWidget(splitter)
+        lay.setSpacing(2)
+        lay.addLayout(buttons)
+        lay.addWidget(self.progress)
+        lay.addWidget(splitter, 1)
         self.setWidget(body)
+
+    def fit_table_first(self, fold: bool = True) -> None:
+        """Give the findings table the room: in a short dock (beside another panel) the settings fold away, else they keep a third.
+
+        ``fold=False`` (no result yet): the settings keep half, for choosing the
+        layers. They come back with the *Settings* button or by dragging the splitter.
+        """
+        total = sum(self.splitter.sizes())
+        if total <= 0:
+            return
+        share = total // 3 if fold else total // 2
+        settings = 0 if fold and total < SHORT_DOCK_PX else min(self.upper.sizeHint().height(), share)
+        self.splitter.setSizes([max(total - settings, 1), settings])
+        self._sync_settings_toggle()
+
+    def show_settings(self, show: bool = True) -> None:
+        """Unfold the settings below the table (half the splitter at most) or fold them away."""
+        total = sum(self.splitter.sizes())
+        if total <= 0:
+            return
+        settings = min(max(self.upper.sizeHint().height(), 80), total // 2) if show else 0
+        self.splitter.setSizes([max(total - settings, 1), settings])
+        self._sync_settings_toggle()
+
+    def _sync_settings_toggle(self) -> None:
+        shown = self.splitter.sizes()[1] > 0
+        if self.settings_toggle.isChecked() != shown:
+            self.settings_toggle.blockSignals(True)
+            self.settings_toggle.setChecked(shown)
+            self.settings_toggle.blockSignals(False)
+
+    def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt API
+        super().resizeEvent(event)
+        if not getattr(self, "_splitter_fitted", False) and sum(self.splitter.sizes()) > 0:
+            self._splitter_fitted = True  # the first real size: table first; later the user's drag is kept
+            self.fit_table_first(fold=self.result is not None)
 
     def message(self, text: str, level: Any = Qgis.MessageLevel.Info, duration: int = 8) -> None:
         """Show a message in the QGIS message bar (one entry, replaced by the next) and the log."""

@@ -79,6 +79,9 @@ class ProjectStore(_Base):
         """Store the current result in the project (saved with it); the one it replaces becomes the previous review."""
         if self.result is None or self.snap is None:
             return
+        if self._restoring:  # the review shown was just read from the project: nothing to write (and no serialising on the main thread)
+            self._kept_this_result = True
+            return
         project = QgsProject.instance()
         saved = save_review(self.result, crs_name=self.snap.inputs.crs_name, inputs=self._inputs_description(),
                             overrides=self.overrides.overrides, extra={"moves": [m.as_dict() for m in self.moves], "working_crs_wkt": self.snap.crs.toWkt()})

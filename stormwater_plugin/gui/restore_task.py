@@ -22,7 +22,7 @@ from ..core.overrides import Override
 from ..core.saved_review import load_review
 from ..qgis_bridge.snapshot import Snapshot, SnapshotPlan
 from ..services.review import Move, Review, moves_from_dicts, review_of
-from .check_task import _TaskFeedback
+from .check_task import _TaskFeedback, submission_completeness
 
 
 class RestoreTask(QgsTask):
@@ -51,6 +51,8 @@ class RestoreTask(QgsTask):
         self.snapshot: Snapshot | None = None
         self.moves: tuple[Move, ...] = ()
         self.review: Review | None = None
+        #: Existing-grade contour features in the project, for the completeness list.
+        self.contour_count = 0
         #: The saved review cannot be read (a message for the reviewer), or the task failed.
         self.error: str | None = None
         self.details = ""
@@ -76,7 +78,13 @@ class RestoreTask(QgsTask):
 
                 precompute_slope_mask(snap.inputs, self.result.jurisdiction)
             if snap is not None:  # the document, serialised here once; the dock only applies the decisions (services.session)
-                self.review = review_of(self.result, crs_name=snap.inputs.crs_name)
+                review = review_of(self.result, crs_name=snap.inputs.crs_name)
+                if snap.inputs.layers:  # the completeness list (issue 27) from the layers read, as after a check
+                    from ..core.rulepack import load_pack
+
+                    section = submission_completeness(snap.inputs, load_pack(self.result.jurisdiction), self.result.project_class, self.contour_count)
+                    review = review.with_section("completeness", section) if section is not None else review
+                self.review = review
             self.setProgress(100)
             return not self.isCanceled()
         except Exception as exc:  # shown in the message bar by the dock

@@ -20,7 +20,6 @@ QGIS-free and file-free: the core, numpy and shapely only.
 
 from __future__ import annotations
 
-import copy
 import json
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Mapping, Sequence
@@ -272,7 +271,10 @@ class Review:
         comparison : mapping, None or True
             The comparison to show (``None``: none); ``True`` keeps this review's.
         """
-        doc = copy.deepcopy(self._base())
+        base = self._base()
+        # what annotate_document writes (top-level keys and each finding's key, override, effective status) on copies; the rest is shared
+        doc = dict(base)
+        doc["findings"] = [dict(f) for f in base.get("findings", [])]
         annotate_document(doc, list(overrides))
         cmp = self.comparison if comparison is True else (None if comparison is None or comparison is False else dict(comparison))
         if cmp is not None:
@@ -282,9 +284,21 @@ class Review:
     def with_moves(self, moves: Iterable[Mapping[str, Any] | Move]) -> Review:
         """The review with these suggested moves (decisions and comparison kept)."""
         typed = moves_from_dicts(moves)
+        value = _plain({"moves": [m.as_dict() for m in typed]})["moves"]
         base = dict(self._base())
-        base["moves"] = _plain({"moves": [m.as_dict() for m in typed]})["moves"]
-        return replace(self, base=base, moves=typed).decided(self.overrides)
+        base["moves"] = value
+        doc = dict(self.doc)
+        doc["moves"] = value
+        return replace(self, base=base, doc=doc, moves=typed)
+
+    def with_section(self, name: str, value: Mapping[str, Any] | None) -> Review:
+        """The review whose document carries ``value`` under ``name`` (the command line's ``completeness``), kept through decisions."""
+        plain = _plain({name: value})[name]
+        base = dict(self._base())
+        base[name] = plain
+        doc = dict(self.doc)
+        doc[name] = plain
+        return replace(self, base=base, doc=doc)
 
     def with_inputs(self, inputs: Mapping[str, Any] | None) -> Review:
         """The review whose document describes what was read as ``inputs`` (the report's header)."""
