@@ -3,7 +3,8 @@
 A ``QTimer`` ticks every 10 ms on the main thread and records the gaps between its ticks while the dock
 runs the check (Run: plan, read, check, result layers), writes the review package (with the print
 layout) and draws the slope mask; a gap is time the desktop could not repaint or take a click
-(Cancel). Each step runs on the demo site and on the demo with N synthetic neighbour parcels
+(Cancel). Also the siting envelope, the project opened again (QGIS's read, then the review
+restored from the project in a task) and the restore alone. Each step runs on the demo site and on the demo with N synthetic neighbour parcels
 (default 50,000 lots of 30 x 45 m west of the site, not site parcels; optionally as many far wetlands
 to exercise the context filter). Prints the longest and the second-longest gap and the step's
 duration. Targets: no gap over 0.2 s on the demo, 0.5 s on 50,000 features. A benchmark, not a timed
@@ -106,7 +107,7 @@ class StallMeter:
         return gaps[0], gaps[1], time.perf_counter() - t0
 
 
-def bench(label: str, gpkg: Path, iface: Any, limit: float) -> list[tuple[str, float]]:
+def bench(label: str, gpkg: Path, iface: Any, limit: float, export: bool = True) -> list[tuple[str, float]]:
     from qgis.core import QgsProject, QgsRasterLayer, QgsVectorLayer
 
     from stormwater_plugin.core.model import ROLES
@@ -136,11 +137,38 @@ def bench(label: str, gpkg: Path, iface: Any, limit: float) -> list[tuple[str, f
     try:
         from stormwater_plugin.qgis_bridge.deps import reportlab_problem
 
-        if reportlab_problem() is None:
+        if export and reportlab_problem() is None:
             report("export report+layout", meter.measure(lambda: dock.export_report(str(out / "pkg")),
                                                          lambda: dock.export_task is None and (out / "pkg").exists()))
     finally:
         shutil.rmtree(out, ignore_errors=True)
+    # the siting envelope: the layers and the parcel's DEM are read in its task
+    report("siting envelope", meter.measure(dock.find_envelope, lambda: dock.envelope_task is None and dock.envelope is not None))
+    # the project opened again: QGIS reads it (its own work), then the dock restores the saved review in a task
+    meter.measure(lambda: None, lambda: dock.moves_task is None)
+    proj = Path(tempfile.mkdtemp(prefix="s24proj-")) / "review.qgz"
+    try:
+        QgsProject.instance().write(str(proj))
+
+        def reopen() -> None:
+            QgsProject.instance().clear()
+            QgsProject.instance().read(str(proj))
+
+        report("project open + restore", meter.measure(reopen, lambda: dock.restore_task is None and dock.result is not None))
+        t0 = time.perf_counter()
+        QgsProject.instance().clear()
+        QgsProject.instance().read(str(proj))
+        t_read = time.perf_counter() - t0
+        meter.measure(lambda: None, lambda: dock.restore_task is None and dock.result is not None)
+        print(f"{label:<28} {'QgsProject.read alone':<22} {t_read:6.3f} s (QGIS's own, main thread)", flush=True)
+
+        def restore() -> None:
+            dock.session.clear()
+            dock.restore_review()
+
+        report("restore review only", meter.measure(restore, lambda: dock.restore_task is None and dock.result is not None))
+    finally:
+        shutil.rmtree(proj.parent, ignore_errors=True)
     # the two main-thread pieces of the export, alone (QGIS exports layouts on the main thread only)
     from stormwater_plugin.gui import print_layout
     from stormwater_plugin.gui.report_export import site_extent
@@ -237,6 +265,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--parcels", type=int, default=50_000)
     ap.add_argument("--wetlands", type=int, default=0)
     ap.add_argument("--export-only", action="store_true", help="only the report export (bench_export), not every dock step")
+    ap.add_argument("--no-export", action="store_true", help="leave out the report export step (minutes on a loaded machine)")
     args = ap.parse_args(argv)
     from pytest_qgis.mock_qgis_classes import MockMessageBar
     from pytest_qgis.qgis_interface import QgisInterface
@@ -256,10 +285,11 @@ def main(argv: list[str] | None = None) -> int:
         assert demo is not None and big is not None
         big_label = f"demo + {args.parcels:,} parcels" + (f" + {args.wetlands:,} wetlands" if args.wetlands else "")
         if not args.export_only:
-            bench("demo", demo, iface, 0.2)
-            bench(big_label, big, iface, 0.5)
-        bench_export("demo", demo, iface, 0.2)
-        bench_export(big_label, big, iface, 0.5)
+            bench("demo", demo, iface, 0.2, export=False)
+            bench(big_label, big, iface, 0.5, export=False)
+        if not args.no_export:
+            bench_export("demo", demo, iface, 0.2)
+            bench_export(big_label, big, iface, 0.5)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     app.exitQgis()

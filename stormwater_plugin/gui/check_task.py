@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import traceback
-from typing import Callable
+from typing import Any, Callable
 
 from qgis.core import QgsTask
 
@@ -16,6 +16,17 @@ from ..services.review import Review, check
 
 #: Percent of the progress bar given to reading the layers.
 READ_SHARE: float = 40.0
+
+
+def submission_completeness(inputs: Any, pack: Any, project_class: str | None, contour_count: int = 0) -> dict[str, Any] | None:
+    """The document's ``completeness`` section (issue 27), as the command line computes it; ``None`` when it cannot be (never fails a check)."""
+    from ..services.completeness import check_completeness  # lazy: only when a check has run
+
+    try:
+        return check_completeness(pack, inputs.layers, project_class, has_dem=inputs.dem is not None, contour_count=contour_count).as_dict()
+    except Exception:  # noqa: BLE001 - the list is an aid beside the findings
+        traceback.print_exc()
+        return None
 
 
 class _TaskFeedback:
@@ -59,6 +70,8 @@ class CheckTask(QgsTask):
         self.review: Review | None = None
         self.error: str | None = None
         self.details: str = ""
+        #: Existing-grade contour features in the project (a ``contours`` layer), for the completeness list.
+        self.contour_count = 0
         self._on_done = on_done
 
     def run(self) -> bool:  # noqa: D401 - QgsTask API
@@ -79,7 +92,8 @@ class CheckTask(QgsTask):
             if self.isCanceled():
                 return False
             self._prepare_layers(review.result)
-            self.review = review
+            section = submission_completeness(self.snapshot.inputs, pack, review.result.project_class, self.contour_count)
+            self.review = review.with_section("completeness", section) if section is not None else review
             self.result = review.result
             self.setProgress(100)
             return True

@@ -31,7 +31,7 @@ from qgis.PyQt.QtGui import QColor
 
 from ..qgis_bridge.compat import FIELD_DOUBLE, FIELD_STRING
 from ..qgis_bridge.results import field_specs, parts_by_family, short_citation
-from ..qgis_bridge.snapshot import Snapshot
+from ..qgis_bridge.snapshot import DemInfo, Snapshot, SnapshotPlan
 from ..services import presentation
 from ..services.presentation import compass, device_label, move_arrow_label, move_text  # noqa: F401 - re-exported for the dock
 from ..services.review import Move, suggest
@@ -78,8 +78,11 @@ class SitingTask(QgsTask):
 
     Parameters
     ----------
-    snapshot : Snapshot
-        Plain-data inputs (taken on the main thread).
+    snapshot : Snapshot or SnapshotPlan
+        Plain-data inputs, or the plan of reading them (taken on the main
+        thread in milliseconds): the layers, and for an envelope the DEM over
+        the whole site parcel (:func:`envelope_snapshot`), are then read here,
+        off the main thread; ``snapshot`` is the :class:`Snapshot` once run.
     jurisdiction : str
         The rule pack.
     on_done : callable
@@ -92,7 +95,7 @@ class SitingTask(QgsTask):
 
     def __init__(
         self,
-        snapshot: Snapshot,
+        snapshot: Snapshot | SnapshotPlan,
         jurisdiction: str,
         on_done: Callable[[SitingTask], None],
         *,
@@ -102,7 +105,8 @@ class SitingTask(QgsTask):
     ) -> None:
         what = "siting envelope" if device_type else "suggested moves"
         super().__init__(f"Stormwater review: {what} ({jurisdiction})", QgsTask.Flag.CanCancel)
-        self.snapshot = snapshot
+        self.plan = snapshot if isinstance(snapshot, SnapshotPlan) else None
+        self.snapshot: Snapshot | None = snapshot if isinstance(snapshot, Snapshot) else None
         self.jurisdiction = jurisdiction
         self.device_type = device_type
         self.high_traffic = bool(high_traffic)
@@ -122,6 +126,9 @@ class SitingTask(QgsTask):
             from ..core.siting import build_envelope
 
             pack = load_pack(self.jurisdiction)
+            if not self._read():
+                return False
+            assert self.snapshot is not None
             self.setProgress(10)
             with np.errstate(invalid="ignore"):
                 if self.device_type:
@@ -139,6 +146,24 @@ class SitingTask(QgsTask):
             self.details = traceback.format_exc()
             return False
 
+    def _read(self) -> bool:
+        """Read the plan's layers and the envelope's DEM (this thread); ``False`` when cancelled or the parcels are missing."""
+        if self.plan is None:
+            return True
+        from .check_task import _TaskFeedback
+
+        plan = self.plan
+        snap = plan.read(_TaskFeedback(self), lambda f: self.setProgress(1 + 8 * f))
+        if self.isCanceled():
+            return False
+        if self.device_type and "parcels" not in snap.inputs.layers:
+            self.error = "the siting envelope is drawn on the site parcel: no parcel was read"
+            return False
+        if self.device_type:
+            snap = envelope_snapshot(snap, plan.dem, plan.dem_z_units, self.jurisdiction, plan.context)
+        self.snapshot = snap
+        return not self.isCanceled()
+
     def finished(self, ok: bool) -> None:  # noqa: D401 - QgsTask API
         try:
             self._on_done(self)
@@ -147,14 +172,32 @@ class SitingTask(QgsTask):
 
 
 def snapshot_for_envelope(snap: Snapshot, dem_layer: Any, z_units: str | None, jurisdiction: str) -> Snapshot:
-    """A copy of ``snap`` whose DEM covers the site parcel grown by the rules' reach (main thread).
+    """A copy of ``snap`` whose DEM covers the site parcel grown by the rules' reach, read through ``dem_layer`` (main thread).
+
+    See :func:`envelope_snapshot` (what the dock's task calls, off the main thread).
+    """
+    if dem_layer is None:
+        return snap
+    return envelope_snapshot(snap, DemInfo.of(dem_layer), z_units, jurisdiction, QgsProject.instance().transformContext())
+
+
+def envelope_snapshot(snap: Snapshot, dem: DemInfo | None, z_units: str | None, jurisdiction: str, context: Any) -> Snapshot:
+    """A copy of ``snap`` whose DEM covers the site parcel grown by the rules' reach (any thread, given a provider clone).
 
     The check reads the DEM around the plan; the envelope needs it over the
     whole parcel, as the Processing algorithm and the CLI do. Falls back to
     ``snap`` unchanged when anything is missing.
+
+    Parameters
+    ----------
+    dem : DemInfo or None
+        The DEM as the snapshot plan took it on the main thread (its provider a clone when read off it).
+    z_units : str or None
+        The DEM's elevation unit (the plan's: chosen, else declared by the raster).
+    context : QgsCoordinateTransformContext
     """
     inputs = snap.inputs
-    if dem_layer is None or inputs.dem is None or "parcels" not in inputs.layers:
+    if dem is None or inputs.dem is None or "parcels" not in inputs.layers:
         return snap
     try:
         from ..core.rulepack import load_pack
@@ -165,15 +208,15 @@ def snapshot_for_envelope(snap: Snapshot, dem_layer: Any, z_units: str | None, j
         window = siting_part(inputs.layers, load_pack(jurisdiction), inputs.unit_to_ft, inputs.site_parcel_id)
         if window is None:
             return snap
-        dem = read_dem(dem_layer.dataProvider(), dem_layer.crs(), snap.crs, window, z_units, QgsProject.instance().transformContext(), [], name=dem_layer.name())
+        grid = read_dem(dem.provider, dem.crs, snap.crs, window, z_units, context, [], name=dem.name)
     except Exception:  # the check's DEM window is a fine fallback
         traceback.print_exc()
         return snap
-    if dem is None:
+    if grid is None:
         return snap
     new_inputs = copy.copy(inputs)
-    new_inputs.dem = dem
-    return Snapshot(inputs=new_inputs, crs=snap.crs, crs_reason=snap.crs_reason)
+    new_inputs.dem = grid
+    return Snapshot(inputs=new_inputs, crs=snap.crs, crs_reason=snap.crs_reason, layers_read=snap.layers_read)
 
 
 # --------------------------------------------------------------------------- layers

@@ -271,7 +271,9 @@ class FindingsTree(QWidget):
             return
         c = self.result.counts()
         parts = [f"<b style='color:{STATUS_COLOURS[s]}'>{c[s]} {s}</b>" for s in ("violation", "undetermined", "advisory", "pass")]
-        head = f"{self.result.pack_title} — {self.result.project_class} project ({self.result.class_source})"
+        # the pack's title (long, and shown by the Rules field) in the tooltip: the table keeps the room (issue 28)
+        head = f"{self.result.project_class} project ({self.result.class_source})"
+        self.counts.setToolTip(f"{self.result.pack_title} — {head}")
         rc = getattr(self, "review_counts", {}) or {}
         extra = ""
         if self.comparison:

@@ -29,6 +29,9 @@ from typing import Collection, Mapping, Sequence
 from ..core.model import ROLE_NOUN, FeatureLayer, JsonObject
 from ..core.rulepack import PACK_DIR, RulePack, SubmissionItem
 
+#: The layer of existing-grade contours in a package (a CAD import's), which shows the site's topography without a DEM.
+CONTOURS_LAYER: str = "contours"
+
 
 def _zero_is_missing() -> frozenset[str]:
     data = json.loads((PACK_DIR / "device_plausibility.json").read_text(encoding="utf-8"))
@@ -200,4 +203,4 @@ def completeness_lines(c: Completeness) -> Sequence[str]:
     return ["Completeness: incomplete"] + [f"  - {m}" for m in c.missing]
 
 
-__all__ = ["Completeness", "ItemResult", "check_completeness", "completeness_lines"]
+__all__ = ["CONTOURS_LAYER", "Completeness", "ItemResult", "check_completeness", "completeness_lines"]

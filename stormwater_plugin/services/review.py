@@ -21,7 +21,7 @@ QGIS-free and file-free: the core, numpy and shapely only.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from ..core.engine import REVIEWER_REASON, SiteInputs, run_check
@@ -260,14 +260,18 @@ class Review:
 
     ``doc`` is the findings.json document (plain JSON values) with the
     decisions applied, ``moves`` added when they were looked for, and
-    ``comparison`` when an earlier review was given.
+    ``comparison`` when an earlier review was given. ``base`` is the same
+    document before any decision: :meth:`decided` applies a new set of
+    decisions to it without serialising the result again (the dock, on each
+    decision).
     """
 
     result: CheckResult
     doc: dict[str, object]
     moves: tuple[Move, ...] | None = None
     overrides: tuple[Override, ...] = ()
-    comparison: dict[str, object] | None = None
+    comparison: dict[str, Any] | None = None
+    base: dict[str, Any] | None = field(default=None, repr=False, compare=False)
 
     @property
     def not_checked(self) -> tuple[NotChecked, ...]:
@@ -283,6 +287,58 @@ class Review:
         counts = self.doc.get("override_counts")
         n = counts.get("violations_unresolved", 0) if isinstance(counts, Mapping) else 0
         return int(n) if isinstance(n, (int, float, str)) else 0
+
+    def _base(self) -> dict[str, Any]:
+        if self.base is None:
+            raise ValueError("this review keeps no document before its decisions (built outside review_of)")
+        return self.base
+
+    def decided(self, overrides: Sequence[Override], *, comparison: Mapping[str, Any] | None | bool = True) -> Review:
+        """The same review with ``overrides`` as its decisions: the one place decisions are applied to a document.
+
+        Parameters
+        ----------
+        overrides : sequence of Override
+        comparison : mapping, None or True
+            The comparison to show (``None``: none); ``True`` keeps this review's.
+        """
+        base = self._base()
+        # what annotate_document writes (top-level keys and each finding's key, override, effective status) on copies; the rest is shared
+        doc = dict(base)
+        doc["findings"] = [dict(f) for f in base.get("findings", [])]
+        annotate_document(doc, list(overrides))
+        cmp = self.comparison if comparison is True else (None if comparison is None or comparison is False else dict(comparison))
+        if cmp is not None:
+            doc["comparison"] = cmp
+        return replace(self, doc=doc, overrides=tuple(overrides), comparison=cmp)
+
+    def with_moves(self, moves: Iterable[Mapping[str, Any] | Move]) -> Review:
+        """The review with these suggested moves (decisions and comparison kept)."""
+        typed = moves_from_dicts(moves)
+        value = _plain({"moves": [m.as_dict() for m in typed]})["moves"]
+        base = dict(self._base())
+        base["moves"] = value
+        doc = dict(self.doc)
+        doc["moves"] = value
+        return replace(self, base=base, doc=doc, moves=typed)
+
+    def with_section(self, name: str, value: Mapping[str, Any] | None) -> Review:
+        """The review whose document carries ``value`` under ``name`` (the command line's ``completeness``), kept through decisions."""
+        plain = _plain({name: value})[name]
+        base = dict(self._base())
+        base[name] = plain
+        doc = dict(self.doc)
+        doc[name] = plain
+        return replace(self, base=base, doc=doc)
+
+    def with_inputs(self, inputs: Mapping[str, Any] | None) -> Review:
+        """The review whose document describes what was read as ``inputs`` (the report's header)."""
+        value = _plain({"inputs": dict(inputs) if inputs is not None else {}})["inputs"]
+        base = dict(self._base())
+        base["inputs"] = value
+        doc = dict(self.doc)
+        doc["inputs"] = value
+        return replace(self, base=base, doc=doc)
 
 
 def _plain(doc: Mapping[str, object]) -> dict[str, object]:
@@ -350,15 +406,12 @@ def review_of(
     doc = result_to_dict(result, crs_name=crs_name, inputs=dict(inputs) if inputs is not None else None)
     if typed is not None:
         doc["moves"] = [m.as_dict() for m in typed]
-    doc = _plain(doc)
-    annotate_document(doc, list(overrides))
-    cmp: dict[str, object] | None = None
+    base = _plain(doc)
+    review = Review(result, base, typed, (), None, base=base)
     if previous is not None:
-        cmp = compare_with(doc, previous, previous_label)
-    elif comparison is not None:
-        cmp = dict(comparison)
-        doc["comparison"] = cmp
-    return Review(result, doc, typed, tuple(overrides), cmp)
+        review = review.decided(overrides, comparison=None)
+        return replace(review, comparison=compare_with(review.doc, previous, previous_label))
+    return review.decided(overrides, comparison=comparison)
 
 
 def suggest(inputs: SiteInputs, pack: RulePack, result: CheckResult) -> tuple[Move, ...]:

@@ -121,34 +121,56 @@ class ReviewSession:
         self.envelope = None
         self._notify(CLEARED)
 
-    def set_result(self, result: CheckResult, snap: SiteSnapshot | None, overrides: Sequence[Override], inputs: Mapping[str, object] | None = None,
-                   moves: Iterable[Mapping[str, object] | Move] = ()) -> Review:
-        """A new result to review (its moves, if already known): the review is rebuilt."""
+    def set_result(self, result: CheckResult, snap: Any, overrides: Sequence[Override], inputs: Mapping[str, Any] | None = None,
+                   moves: Iterable[Mapping[str, Any] | Move] = (), review: Review | None = None) -> Review:
+        """A new result to review (its moves, if already known).
+
+        ``review`` is the result's :class:`Review` when it was built already
+        (in the check's task, :func:`~.review.check`): it is then only given the
+        decisions; otherwise it is built here, once (:func:`~.review.review_of`).
+        """
         self.result = result
         self.snap = snap
         self.moves = moves_from_dicts(moves)
         self.envelope = None
-        review = self.rebuild(overrides, inputs, notify=False)
+        if review is None or review.result is not result or review.base is None:
+            crs_name = self.snap.inputs.crs_name if self.snap is not None else ""
+            review = review_of(result, crs_name=crs_name, inputs=inputs, moves=self.moves)
+        else:
+            if inputs is not None:
+                review = review.with_inputs(inputs)
+            review = review.with_moves(self.moves)
+        self.review = review.decided(overrides, comparison=self.comparison)
         self._notify(RESULT)
-        return review
+        return self.review
 
     def set_moves(self, moves: Iterable[Mapping[str, object] | Move], overrides: Sequence[Override], inputs: Mapping[str, object] | None = None) -> None:
         """The moves suggested for the current result."""
         self.moves = moves_from_dicts(moves)
-        self.rebuild(overrides, inputs, notify=False)
+        if self.review is not None:
+            review = self.review.with_moves(self.moves)
+            if inputs is not None:
+                review = review.with_inputs(inputs)
+            self.review = review.decided(overrides)
         self._notify(MOVES)
 
-    def rebuild(self, overrides: Sequence[Override], inputs: Mapping[str, object] | None = None, *, notify: bool = True) -> Review:
-        """The review of the current result with these decisions (the comparison kept)."""
-        if self.result is None:
+    def rebuild(self, overrides: Sequence[Override], inputs: Mapping[str, Any] | None = None, *, notify: bool = True) -> Review:
+        """The review of the current result with these decisions (the comparison kept); the result is not serialised again."""
+        if self.result is None or self.review is None:
             raise ValueError("no result to review")
-        crs_name = self.snap.inputs.crs_name if self.snap is not None else ""
-        self.review = review_of(self.result, crs_name=crs_name, inputs=inputs, overrides=overrides, moves=self.moves, comparison=self.comparison)
+        review = self.review.with_inputs(inputs) if inputs is not None else self.review
+        self.review = review.decided(overrides)
         if notify:
             self._notify(REVIEW)
         return self.review
 
-    def set_comparison(self, comparison: dict[str, object] | None) -> None:
+    def for_report(self, overrides: Sequence[Override], inputs: Mapping[str, Any] | None) -> Review:
+        """The current review as the report writes it: these decisions and ``inputs`` (what was read) in its document."""
+        if self.review is None:
+            raise ValueError("no result to review")
+        return self.review.with_inputs(inputs).decided(overrides)
+
+    def set_comparison(self, comparison: dict[str, Any] | None) -> None:
         """The comparison with an earlier review (``None`` clears it), shown with the current review."""
         self.comparison = comparison
         if self.review is not None:

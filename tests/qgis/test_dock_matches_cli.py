@@ -54,6 +54,7 @@ def test_dock_with_automatic_dem_unit_gives_the_cli_findings_and_moves_on_the_de
         dock_findings = _by_key(dock.doc["findings"])
         dock_moves = [m.as_dict() for m in dock.moves]
         dock_counts = dict(dock.doc["counts"])
+        dock_completeness = dock.doc.get("completeness")
         codes = {w.code for w in dock.result.warnings}
     finally:
         dock.teardown()
@@ -65,3 +66,4 @@ def test_dock_with_automatic_dem_unit_gives_the_cli_findings_and_moves_on_the_de
     assert dock_findings == cli_findings  # the whole signature: measured, required, message, details, geometry-free fields
     assert dock_counts == doc["counts"]
     assert dock_moves == doc.get("moves", [])
+    assert dock_completeness == doc["completeness"]  # issue 27: the same list of what the submission must show

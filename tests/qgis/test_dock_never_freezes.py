@@ -157,3 +157,89 @@ def test_mamakating_unlimited_trace_reads_wetlands_over_the_dems_extent_and_no_f
     b = snapshot_module.context_window(snap.inputs.layers, float("inf"), snap.inputs.unit_to_ft, None,
                                        (ext.xMinimum(), ext.yMinimum(), ext.xMaximum(), ext.yMaximum()), 500.0)
     assert b is not None and b[0] <= ext.xMinimum() and b[2] >= ext.xMaximum()
+
+
+def test_reopening_a_reviewed_project_reads_the_layers_in_a_task_never_on_the_main_thread(iface, qgis_new_project, tmp_path, monkeypatch):
+    """Issue 24 item 5: the restored review (the saved document, the layers, the slope mask) is read off the main thread."""
+    from qgis.PyQt.QtCore import QCoreApplication
+
+    from stormwater_plugin.core import saved_review
+    from stormwater_plugin.gui import restore_task
+    from stormwater_plugin.gui.dock import ReviewDock
+
+    layers, dem = demo_layers()
+    QgsProject.instance().addMapLayers(list(layers.values()) + [dem])
+    d = ReviewDock(iface)
+    d.roles.z_units.setCurrentIndex(d.roles.z_units.findData("m"))
+    try:
+        d.message = lambda *a, **k: None
+        assert d.run_check() is not None
+        wait_for(lambda: d.task is None)
+        wait_for(lambda: d.moves_task is None)
+        counts = d.result.counts()
+        path = str(tmp_path / "review.qgz")
+        assert QgsProject.instance().write(path)
+        threads: list[threading.Thread] = []
+        real_read, real_load = snapshot_module.read_features, saved_review.load_review
+
+        def spy_read(*args, **kwargs):
+            threads.append(threading.current_thread())
+            return real_read(*args, **kwargs)
+
+        def spy_load(*args, **kwargs):
+            threads.append(threading.current_thread())
+            return real_load(*args, **kwargs)
+
+        monkeypatch.setattr(snapshot_module, "read_features", spy_read)
+        monkeypatch.setattr(restore_task, "load_review", spy_load)
+        QgsProject.instance().clear()
+        assert QgsProject.instance().read(path)
+        for _ in range(3):
+            QCoreApplication.processEvents()
+        assert d.restore_task is not None or d.result is not None
+        wait_for(lambda: d.restore_task is None)
+        for _ in range(3):
+            QCoreApplication.processEvents()
+        assert d.result is not None and d.result.counts() == counts
+        assert d.snap is not None and "devices" in d.snap.inputs.layers  # located findings: the layers were read
+        assert threads and all(t is not threading.main_thread() for t in threads), threads
+        assert not QgsProject.instance().isDirty()
+    finally:
+        d.teardown()
+        QgsProject.instance().removeAllMapLayers()
+
+
+def test_the_envelope_reads_the_layers_and_the_parcels_dem_in_its_task(iface, qgis_new_project, monkeypatch):
+    from stormwater_plugin.gui import envelope_task
+    from stormwater_plugin.gui.dock import ReviewDock
+
+    layers, dem = demo_layers()
+    QgsProject.instance().addMapLayers(list(layers.values()) + [dem])
+    threads: list[tuple[str, threading.Thread]] = []
+    real_read, real_dem = snapshot_module.read_features, envelope_task.envelope_snapshot
+
+    def spy_read(*args, **kwargs):
+        threads.append(("read", threading.current_thread()))
+        return real_read(*args, **kwargs)
+
+    def spy_dem(*args, **kwargs):
+        threads.append(("dem", threading.current_thread()))
+        return real_dem(*args, **kwargs)
+
+    monkeypatch.setattr(snapshot_module, "read_features", spy_read)
+    monkeypatch.setattr(envelope_task, "envelope_snapshot", spy_dem)
+    d = ReviewDock(iface)
+    d.roles.z_units.setCurrentIndex(d.roles.z_units.findData("m"))
+    try:
+        said: list[str] = []
+        d.message = lambda text, *a, **k: said.append(text)
+        task = d.find_envelope()
+        assert task is not None, said
+        assert all(t is not threading.main_thread() for _, t in threads), threads
+        wait_for(lambda: d.envelope_task is None, 300)
+        assert d.envelope is not None and d.envelope.area_sqft() > 0, said
+        assert {k for k, _ in threads} == {"read", "dem"}
+        assert all(t is not threading.main_thread() for _, t in threads), threads
+        assert task.snapshot is not None and task.snapshot.inputs.dem is not None
+    finally:
+        d.teardown()

@@ -32,9 +32,14 @@ def dock(iface, qgis_new_project):
     QgsProject.instance().clear()
 
 
-def _settle():
+def _settle(d=None):
+    """Let the event loop run the queued restore, then wait for its task (issue 24 item 5: the saved review is read off the main thread)."""
     for _ in range(5):
         QCoreApplication.processEvents()
+    if d is not None:
+        wait_for(lambda: d.restore_task is None)
+        for _ in range(5):
+            QCoreApplication.processEvents()
 
 
 def _run(d):
@@ -64,14 +69,14 @@ def test_saving_after_a_restored_review_keeps_the_review_and_does_not_crash(dock
     for _ in range(2):  # open, save, close, reopen, save
         QgsProject.instance().clear()
         assert QgsProject.instance().read(path)
-        _settle()
+        _settle(d)
         assert d.result is not None and d.result.counts() == counts
         assert not QgsProject.instance().isDirty()  # rebuilt from the saved review: closing asks nothing
         assert QgsProject.instance().write(path)
-        _settle()
+        _settle(d)
     QgsProject.instance().clear()
     assert QgsProject.instance().read(path)
-    _settle()
+    _settle(d)
     assert d.result is not None and d.result.counts() == counts
 
 
@@ -85,7 +90,7 @@ def test_result_layers_do_not_trigger_the_scratch_layer_prompt_and_are_rebuilt_o
     assert all(int(lyr.customProperty("skipMemoryLayersCheck", 0)) == 1 for lyr in memory)
     QgsProject.instance().clear()
     assert QgsProject.instance().read(path)
-    _settle()
+    _settle(d)
     group = QgsProject.instance().layerTreeRoot().findGroup(group_name("lake-george"))
     assert group is not None
     assert sum(node.layer().featureCount() for node in group.findLayers()) > 0  # rebuilt from the saved review
@@ -107,7 +112,7 @@ def test_project_new_clears_every_per_application_setting_and_reopening_restores
     device = d.device_type.currentData()
     assert QgsProject.instance().write(path)
     QgsProject.instance().clear()  # Project ▸ New
-    _settle()
+    _settle(d)
     assert (d.reference.text(), d.reviewer.text(), d.accuracy.text(), d.dem_accuracy.text(), d.site_parcel.text()) == ("", "", "", "", "")
     assert d.device_type.currentIndex() == 0 and d.roles.z_unit() is None and d.result is None
     # a second application, saved with its own reference
@@ -117,13 +122,13 @@ def test_project_new_clears_every_per_application_setting_and_reopening_restores
     assert QgsProject.instance().write(other)
     QgsProject.instance().clear()
     assert QgsProject.instance().read(path)
-    _settle()
+    _settle(d)
     assert (d.reference.text(), d.reviewer.text(), d.accuracy.text(), d.dem_accuracy.text(), d.site_parcel.text()) == (
         "APP-2024-017", "A. Reviewer", "septic=10", "0.5", "P-7")
     assert d.device_type.currentData() == device and d.roles.z_unit() == "m"
     QgsProject.instance().clear()
     assert QgsProject.instance().read(other)
-    _settle()
+    _settle(d)
     assert d.reference.text() == "APP-2024-018" and d.reviewer.text() == "" and d.result is None
 
 
@@ -132,7 +137,7 @@ def test_layers_loaded_while_the_dock_is_open_fill_the_empty_roles(dock):
     assert all(layer is None for layer in d.roles.role_layers().values())
     layers, dem = demo_layers()
     QgsProject.instance().addMapLayers(list(layers.values()) + [dem])
-    _settle()
+    _settle(d)
     chosen = d.roles.role_layers()
     assert chosen["devices"] is not None and chosen["parcels"] is not None
     assert d.roles.dem_layer() is not None

@@ -95,6 +95,7 @@ def test_five_applications_through_next_and_previous_carry_no_value_over_and_res
     for app_id in reversed(ids[:-1]):
         app = panel.step(-1)
         assert app is not None and app.id == app_id
+        wait_for(lambda: dock.restore_task is None, 120)  # the saved review is read off the main thread (issue 24 item 5)
         assert _fields(dock) == _expected(app_id), app_id
         assert _package_of_layers() == {app_id}
         assert (dock.result is not None) == (app_id in ids[:2]), app_id

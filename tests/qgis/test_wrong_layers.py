@@ -53,7 +53,7 @@ def test_a_point_part_of_the_mixed_devices_layer_reads_the_whole_source(dock):
     for part in (points, polys):
         d.roles.set_role_layer("devices", part, manual=True)
         assert "whole source is read (5 feature(s))" in d.roles.status["devices"].text()
-        snap = d._take_snapshot()
+        snap = d._plan_snapshot().read()
         assert snap is not None
         assert set(snap.inputs.layers["devices"].ids) == DEVICES
         assert not snap.layers_read["devices"].whole and snap.layers_read["devices"].features == 5
@@ -72,7 +72,7 @@ def test_guessing_with_split_parts_still_reads_every_device(dock):
     QgsProject.instance().addMapLayers(list(layers.values()) + [points, polys, dem])
     d = dock()
     assert d.roles.combos["devices"].currentLayer() in (points, polys)
-    snap = d._take_snapshot()
+    snap = d._plan_snapshot().read()
     assert set(snap.inputs.layers["devices"].ids) == DEVICES
 
 
@@ -92,7 +92,7 @@ def test_a_removed_role_layer_leaves_the_role_empty_and_flagged_never_repointed(
     # Guess does not refill a flagged role behind the user's back.
     d.roles.guess()
     assert d.roles.combos["devices"].currentLayer() is None
-    snap_roles = d._take_snapshot().inputs.layers
+    snap_roles = d._plan_snapshot().read().inputs.layers
     assert "devices" not in snap_roles and "wells" not in snap_roles
     d.roles.save()
     value, ok = QgsProject.instance().readEntry("stormwater_review", "role/devices", "x")
@@ -178,6 +178,7 @@ def test_a_reopened_project_restores_the_last_review_and_compares_with_the_previ
     assert d.result is None
     assert QgsProject.instance().read(path)
     QCoreApplication.processEvents()
+    _wait(lambda: d.restore_task is None)  # read off the main thread (issue 24 item 5)
     assert d.result is not None and d.result.counts() == counts and len(d.result.findings) == n_findings
     assert "No check run yet" not in d.findings.counts.text()
     group = QgsProject.instance().layerTreeRoot().findGroup(group_name("lake-george"))
@@ -185,6 +186,7 @@ def test_a_reopened_project_restores_the_last_review_and_compares_with_the_previ
     assert sum(node.layer().featureCount() for node in group.findLayers()) > 0
     # A new dock on the reopened project (QGIS restarted) restores it too.
     d2 = dock()
+    _wait(lambda: d2.restore_task is None)
     assert d2.result is not None and d2.result.counts() == counts
     # A new run keeps the restored review as the previous one; the comparison shows nothing resolved or new.
     assert d2.run_check() is not None

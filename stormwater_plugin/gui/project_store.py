@@ -1,0 +1,94 @@
+"""Per-project settings of the review dock: every per-application field and the review kept with the project (issue 23, issue 24 item 3).
+
+Each value lives in the project (``QgsProject`` entries under the plugin's
+scope), is cleared for a new project and restored with its own.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+from qgis.core import Qgis, QgsProject
+
+from ..core.saved_review import save_review
+from .role_form import SCOPE
+
+if TYPE_CHECKING:  # the mixins are parts of one QDockWidget (ReviewDock); typed as such
+    from qgis.PyQt.QtWidgets import QDockWidget as _Base
+else:
+    _Base = object
+
+
+class ProjectStore(_Base):
+    """The dock's per-project settings and the saved review, read from and written to the project."""
+
+    _restoring: bool
+    _kept_this_result: bool
+
+    def _clear_application_fields(self) -> None:
+        for edit in (self.site_parcel, self.reviewer, self.reference, self.accuracy, self.dem_accuracy):
+            edit.clear()
+        self.project_class.setCurrentIndex(0)
+        self.device_type.setCurrentIndex(0)
+        self.roles.z_units.setCurrentIndex(0)
+
+    def restore_settings(self) -> None:
+        """Restore the choices stored in the project, else guess the layers."""
+        project = QgsProject.instance()
+        j, ok = project.readEntry(SCOPE, "jurisdiction", "")
+        if ok and self.jurisdiction.findData(j) >= 0:
+            self.jurisdiction.setCurrentIndex(self.jurisdiction.findData(j))
+        c, ok = project.readEntry(SCOPE, "class", "")
+        if ok:
+            self.project_class.setCurrentIndex(max(0, self.project_class.findData(c)) if c else 0)
+        # each field shows its project's value, empty when the project has none (never the last application's)
+        for edit, name in ((self.site_parcel, "site_parcel"), (self.reviewer, "reviewer"), (self.reference, "reference"),
+                           (self.accuracy, "accuracy"), (self.dem_accuracy, "dem_accuracy")):
+            value, ok = project.readEntry(SCOPE, name, "")
+            edit.setText(value if ok else "")
+        t, ok = project.readEntry(SCOPE, "device_type", "")
+        self.device_type.setCurrentIndex(max(0, self.device_type.findData(t)) if ok and t else 0)
+        unresolved = self.roles.restore(project)
+        if unresolved:
+            self.roles.guess(project, unresolved)
+        self.overrides.load()
+        if self.overrides.error:
+            self.message(self.tr("The reviewer decisions stored in the project could not be read: {0}").format(self.overrides.error), Qgis.MessageLevel.Warning, 0)
+        if self.result is not None:
+            self.refresh_review()
+
+    def save_settings(self) -> None:
+        """Store the choices in the project (saved with it)."""
+        project = QgsProject.instance()
+        project.writeEntry(SCOPE, "jurisdiction", self.jurisdiction.currentData())
+        project.writeEntry(SCOPE, "class", self.project_class.currentData() or "")
+        project.writeEntry(SCOPE, "site_parcel", self.site_parcel.text().strip())
+        project.writeEntry(SCOPE, "device_type", self.device_type.currentData() or "")
+        self._save_review_fields()
+        self.roles.save(project)
+
+    def _save_review_fields(self) -> None:
+        project = QgsProject.instance()
+        project.writeEntry(SCOPE, "reviewer", self.reviewer.text().strip())
+        project.writeEntry(SCOPE, "reference", self.reference.text().strip())
+        project.writeEntry(SCOPE, "accuracy", self.accuracy.text().strip())
+        project.writeEntry(SCOPE, "dem_accuracy", self.dem_accuracy.text().strip())
+
+    def _keep_review(self) -> None:
+        """Store the current result in the project (saved with it); the one it replaces becomes the previous review."""
+        if self.result is None or self.snap is None:
+            return
+        if self._restoring:  # the review shown was just read from the project: nothing to write (and no serialising on the main thread)
+            self._kept_this_result = True
+            return
+        project = QgsProject.instance()
+        saved = save_review(self.result, crs_name=self.snap.inputs.crs_name, inputs=self._inputs_description(),
+                            overrides=self.overrides.overrides, extra={"moves": [m.as_dict() for m in self.moves], "working_crs_wkt": self.snap.crs.toWkt()})
+        text = json.dumps(saved, ensure_ascii=False)
+        old, ok = project.readEntry(SCOPE, "last_review", "")
+        if ok and old and not self._restoring and not self._kept_this_result:
+            project.writeEntry(SCOPE, "previous_review", old)
+            self.session.previous_doc = json.loads(old)
+        project.writeEntry(SCOPE, "last_review", text)
+        self._kept_this_result = True  # decisions on this result update it in place; they do not make a "previous" review
