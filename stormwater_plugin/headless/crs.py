@@ -194,6 +194,30 @@ def _transform_box(b: Any, src_crs: Any, dst_crs: Any) -> tuple[float, float, fl
     return box_of_points(x, y)
 
 
+def area_of_use(crs: Any) -> tuple[float, float, float, float] | None:
+    """The CRS's area of use in degrees (west, south, east, north), or ``None`` when it declares none.
+
+    GDAL hands a layer's CRS over as WKT1, which carries no area of use: it is then taken from the
+    EPSG definition the CRS is identified with (as QGIS's ``QgsCoordinateReferenceSystem.bounds()`` does),
+    so the file reader and the plugin judge a layer's placement by the same area.
+    """
+    aou = getattr(crs, "area_of_use", None)
+    if aou is not None:
+        return tuple(float(v) for v in aou.bounds)  # type: ignore[return-value]
+    return _area_by_code(crs.to_wkt())
+
+
+@functools.lru_cache(maxsize=64)
+def _area_by_code(wkt: str) -> tuple[float, float, float, float] | None:
+    try:
+        crs = crs_from_wkt(wkt)
+        code = crs.to_epsg()
+        aou = CRS.from_epsg(code).area_of_use if code is not None else None
+    except Exception:  # noqa: BLE001 - a CRS pyproj cannot identify: no area to judge by
+        return None
+    return (float(aou.west), float(aou.south), float(aou.east), float(aou.north)) if aou is not None else None
+
+
 @functools.lru_cache(maxsize=64)
 def _transformer(src_wkt: str, dst_wkt: str) -> Any:
     """A transformer between two CRSs given as WKT, built once per pair (each costs milliseconds)."""

@@ -39,7 +39,7 @@ from ..services.placement_layers import (
 )
 from ..services.run_warnings import reprojected_warnings
 from ..services.working_crs import site_geometries
-from .crs import _transform_box, _wgs84, choose_working_crs, crs_from_wkt
+from .crs import _transform_box, _wgs84, area_of_use, choose_working_crs, crs_from_wkt
 from .errors import InputError
 from .frames import ROLE_ID_FIELDS, VectorFrame, _clean_attr, _identity, _mark_non_finite
 from .layer_budget import LayerBudgetError, ReadBudget, check_sql_view
@@ -288,8 +288,7 @@ def _outside_crs(probe: _Probe) -> bool:
         return False
     raw = probe.bounds if probe.crs.is_geographic else None
     lonlat = _transform_box(probe.bounds, probe.crs, _wgs84())
-    aou = probe.crs.area_of_use
-    return outside_area_of_use(lonlat, aou.bounds if aou is not None else None, raw)
+    return outside_area_of_use(lonlat, area_of_use(probe.crs), raw)
 
 
 def read_vectors(
