@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..core.model import Warning_
+from ..core.model import ROLES, Warning_
 
 
 def reprojected_warnings(moves: Sequence[tuple[str, str]], working: str) -> list[Warning_]:
@@ -18,15 +18,21 @@ def reprojected_warnings(moves: Sequence[tuple[str, str]], working: str) -> list
     Parameters
     ----------
     moves : sequence of (str, str)
-        (role, source CRS's label such as ``EPSG:2260``) for each source transformed, in reading order.
+        (role, source CRS's label such as ``EPSG:2260``) for each source transformed, in any order: the roles
+        are named in the contract's order (:data:`~stormwater_plugin.core.model.ROLES`), whichever order a
+        front end read them in.
     working : str
         The working CRS's label.
     """
-    by_crs: dict[str, list[str]] = {}
+    by_crs: dict[str, set[str]] = {}
     for role, label in moves:
-        by_crs.setdefault(label, []).append(role)
-    return [Warning_("reprojected", f"{', '.join(dict.fromkeys(roles))} reprojected from {label} to the working CRS {working}")
-            for label, roles in by_crs.items()]
+        by_crs.setdefault(label, set()).add(role)
+
+    def order(role: str) -> tuple[int, str]:
+        return (ROLES.index(role) if role in ROLES else len(ROLES), role)
+
+    groups = sorted(((sorted(roles, key=order), label) for label, roles in by_crs.items()), key=lambda g: order(g[0][0]))
+    return [Warning_("reprojected", f"{', '.join(roles)} reprojected from {label} to the working CRS {working}") for roles, label in groups]
 
 
 def dem_z_assumed_warning(note: str) -> Warning_:
