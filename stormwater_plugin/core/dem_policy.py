@@ -104,6 +104,11 @@ class ZUnit:
     declared: bool
 
 
+#: How the reviewer declares a DEM's elevation unit, named in an assumed unit's note: one wording whichever front end
+#: read the DEM, so findings.json is the same document from the command line and the plugin.
+HOW_TO_DECLARE_Z_UNIT: str = "--dem-z-units on the command line, the DEM elevation-unit setting in the plugin"
+
+
 def decide_z_unit(declared: str | None, band_unit: str | None, horizontal_m: float | None, *, how_to_declare: str = "--dem-z-units") -> ZUnit:
     """The elevation unit of a DEM: the user's, else the band's, else its horizontal unit (assumed).
 
@@ -116,7 +121,8 @@ def decide_z_unit(declared: str | None, band_unit: str | None, horizontal_m: flo
     horizontal_m : float or None
         Metres per horizontal unit of a projected DEM; ``None`` for a geographic one.
     how_to_declare : str
-        How the user declares the unit (named in the note).
+        How the user declared the unit (named in a declared unit's note; an assumed unit's names both ways,
+        :data:`HOW_TO_DECLARE_Z_UNIT`).
 
     Raises
     ------
@@ -139,7 +145,7 @@ def decide_z_unit(declared: str | None, band_unit: str | None, horizontal_m: flo
         unit, basis = "m", "metres (the DEM is in degrees)"
     note = (
         f"{unknown}elevations assumed in {unit}, {basis}: every finding that would change were they in metres or feet is "
-        f"undetermined; declare the unit ({how_to_declare})"
+        f"undetermined; declare the unit ({HOW_TO_DECLARE_Z_UNIT})"
     )
     return ZUnit(unit, z_unit_to_ft(unit), note, False)
 

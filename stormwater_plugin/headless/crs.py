@@ -12,6 +12,7 @@ import shapely
 from pyproj import CRS, Proj, Transformer
 
 from ..core.model import FeatureLayer
+from ..services.placement_layers import box_edge_points, box_of_points
 from ..services.working_crs import PLAN_ROLES, CrsTraits, NoSiteLocation, plausible_scale, site_centre, site_geometries, site_parcel_indices
 from ..services.working_crs import choose_working_crs as policy
 from .errors import InputError
@@ -179,22 +180,42 @@ def crs_description(crs: Any, why: str, scale: float) -> str:
 
 
 def _transform_box(b: Any, src_crs: Any, dst_crs: Any) -> tuple[float, float, float, float] | None:
-    """A box in ``src_crs`` as a box in ``dst_crs`` (its edges sampled); ``None`` when it cannot be transformed."""
+    """A box in ``src_crs`` as a box in ``dst_crs`` (its edges sampled, :func:`~stormwater_plugin.services.placement_layers.box_edge_points`);
+    ``None`` when it cannot be transformed."""
     if b is None or not all(math.isfinite(float(v)) for v in b):
         return None
     if src_crs is dst_crs or src_crs.equals(dst_crs):
         return float(b[0]), float(b[1]), float(b[2]), float(b[3])
-    t = np.linspace(0.0, 1.0, 11)
-    xs = np.concatenate([b[0] + (b[2] - b[0]) * t, np.full(11, b[2]), b[0] + (b[2] - b[0]) * t, np.full(11, b[0])])
-    ys = np.concatenate([np.full(11, b[1]), b[1] + (b[3] - b[1]) * t, np.full(11, b[3]), b[1] + (b[3] - b[1]) * t])
+    xs, ys = box_edge_points(b)
     try:
         x, y = _transformer(src_crs.to_wkt(), dst_crs.to_wkt()).transform(xs, ys)
     except Exception:  # noqa: BLE001 - pyproj refuses some coordinates outright
         return None
-    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
+    return box_of_points(x, y)
+
+
+def area_of_use(crs: Any) -> tuple[float, float, float, float] | None:
+    """The CRS's area of use in degrees (west, south, east, north), or ``None`` when it declares none.
+
+    GDAL hands a layer's CRS over as WKT1, which carries no area of use: it is then taken from the
+    EPSG definition the CRS is identified with (as QGIS's ``QgsCoordinateReferenceSystem.bounds()`` does),
+    so the file reader and the plugin judge a layer's placement by the same area.
+    """
+    aou = getattr(crs, "area_of_use", None)
+    if aou is not None:
+        return tuple(float(v) for v in aou.bounds)  # type: ignore[return-value]
+    return _area_by_code(crs.to_wkt())
+
+
+@functools.lru_cache(maxsize=64)
+def _area_by_code(wkt: str) -> tuple[float, float, float, float] | None:
+    try:
+        crs = crs_from_wkt(wkt)
+        code = crs.to_epsg()
+        aou = CRS.from_epsg(code).area_of_use if code is not None else None
+    except Exception:  # noqa: BLE001 - a CRS pyproj cannot identify: no area to judge by
         return None
-    return float(x.min()), float(y.min()), float(x.max()), float(y.max())
+    return (float(aou.west), float(aou.south), float(aou.east), float(aou.north)) if aou is not None else None
 
 
 @functools.lru_cache(maxsize=64)
@@ -213,16 +234,3 @@ def _wgs84() -> Any:
     return _WGS84
 
 
-def _distance_ft(anchor: list[Any], box: tuple[float, float, float, float] | None, ft_per_unit: float) -> float | None:
-    """Distance from the site's features to a box, feet; ``None`` when either is unknown."""
-    if not anchor or box is None:
-        return None
-    x0, y0, x1, y1 = box
-    # A point or a line when the layer is one point or lies on one axis-parallel line (a zero-area box measures NaN).
-    if x1 > x0 and y1 > y0:
-        target = shapely.box(x0, y0, x1, y1)
-    elif x1 > x0 or y1 > y0:
-        target = shapely.LineString([(x0, y0), (x1, y1)])
-    else:
-        target = shapely.Point(x0, y0)
-    return float(np.min(shapely.distance(np.array(anchor, dtype=object), target))) * ft_per_unit

@@ -17,6 +17,7 @@ from ..core.raster import ElevationGrid
 from ..core.terrain import plausibility_warning
 from ..core.units import FT_PER_METRE, feet_per_unit
 from ..services.dem_window import dem_window
+from ..services.run_warnings import dem_sampled_in_own_crs_warning, dem_z_assumed_warning
 from .crs import crs_from_wkt
 from .dem_source import BandMeta
 from .errors import InputError
@@ -141,7 +142,7 @@ def read_dem(
     if meta.scale != 1.0 or meta.offset != 0.0:
         note += f"; band scale {meta.scale:g} and offset {meta.offset:g} applied"
     if not z_declared:
-        warnings.append(Warning_("dem_z_assumed", note))
+        warnings.append(dem_z_assumed_warning(note))
     cleaned = cleaning_warning(path.name, stats)
     if cleaned:
         warnings.append(Warning_("dem_fill_values", cleaned))
@@ -169,12 +170,7 @@ def read_dem(
     else:
         warnings.extend(_plausibility(grid, finite * z_to_ft))
     if not same_crs:
-        warnings.append(
-            Warning_(
-                "dem_sampled_in_own_crs",
-                f"the DEM stays in its own CRS ({dem_crs.to_string()}); points are projected into it and sampled bilinearly, never resampled",
-            )
-        )
+        warnings.append(dem_sampled_in_own_crs_warning(dem_crs.to_string()))
     return grid, warnings
 
 

@@ -24,16 +24,22 @@ from ..core.units import feet_per_unit
 from ..services.intake import (
     CONTEXT_FLOOR_FT,
     CONTEXT_ROLES,
-    FAR_FT,
     MAX_LISTED,
     match_fields,
     outside_area_of_use,
-    placement_problem,
     role_reaches_ft,
 )
 from ..services.placement import plan_placement_problem
+from ..services.placement_layers import (
+    SourcePlace,
+    all_features_entry,
+    crs_misfit_reason,
+    misplaced_sources,
+    misplaced_warning,
+)
+from ..services.run_warnings import reprojected_warnings
 from ..services.working_crs import site_geometries
-from .crs import _distance_ft, _transform_box, _wgs84, choose_working_crs, crs_from_wkt
+from .crs import _transform_box, _wgs84, area_of_use, choose_working_crs, crs_from_wkt
 from .errors import InputError
 from .frames import ROLE_ID_FIELDS, VectorFrame, _clean_attr, _identity, _mark_non_finite
 from .layer_budget import LayerBudgetError, ReadBudget, check_sql_view
@@ -282,8 +288,7 @@ def _outside_crs(probe: _Probe) -> bool:
         return False
     raw = probe.bounds if probe.crs.is_geographic else None
     lonlat = _transform_box(probe.bounds, probe.crs, _wgs84())
-    aou = probe.crs.area_of_use
-    return outside_area_of_use(lonlat, aou.bounds if aou is not None else None, raw)
+    return outside_area_of_use(lonlat, area_of_use(probe.crs), raw)
 
 
 def read_vectors(
@@ -321,7 +326,7 @@ def _read_vectors(
         for p in ps:
             piece = _Piece(p)
             if _outside_crs(p):
-                piece.misplaced = placement_problem(p.src.describe(), str(p.crs.name), True, None, 0.0)
+                piece.misplaced = crs_misfit_reason(p.src.describe(), str(p.crs.name))
                 if p.count <= MAX_LISTED:  # read, so its features are named one by one
                     piece.frame = _read_frame(p.src, skipped=p.skipped, opened=p.coll)
             elif not (deferred and role in CONTEXT_ROLES):
@@ -332,12 +337,12 @@ def _read_vectors(
                if any(pc.frame is not None and pc.misplaced is None for pc in pcs)}
     crs, why = choose_working_crs(dem_crs, for_crs, site_parcel_id)
     ft_unit = feet_per_unit(float(crs.axis_info[0].unit_conversion_factor))
-    moved: dict[str, list[str]] = {}
+    moved: list[tuple[str, str]] = []
 
     def to_working(role: str, pc: _Piece) -> None:
         fr = pc.frame
         if fr is not None and fr.crs is not crs and not fr.crs.equals(crs):
-            moved.setdefault(fr.crs.to_string(), []).append(role)
+            moved.append((role, fr.crs.to_string()))
             pc.frame = fr.to_crs(crs)
 
     for role, pcs in pieces.items():
@@ -360,18 +365,11 @@ def _read_vectors(
     if off is not None:
         raise InputError(off)
     if reaches is not None:
-        # A plan layer far from the rest of the plan (each judged against the others) is misplaced.
-        for role, pcs in pieces.items():
-            if role in CONTEXT_ROLES:
-                continue
-            others = usable({r: v for r, v in pieces.items() if r != role and r not in CONTEXT_ROLES})
-            anchor = site_geometries(others, site_parcel_id)
-            for pc in pcs:
-                if pc.frame is None or pc.misplaced is not None:
-                    continue
-                b = pc.frame.total_bounds
-                d = _distance_ft(anchor, tuple(b) if np.all(np.isfinite(b)) else None, ft_unit)
-                pc.misplaced = placement_problem(pc.probe.src.describe(), str(pc.probe.crs.name), False, d, min(reaches[role], FAR_FT))
+        # Which sources are misplaced: one decision for the command line and the plugin (services.placement_layers).
+        order = [(role, pc) for role, pcs in pieces.items() for pc in pcs]
+        places = [_place(role, pc, crs, deferred) for role, pc in order]
+        for (_, pc), reason in zip(order, misplaced_sources(places, reaches, ft_unit, site_parcel_id)):
+            pc.misplaced = reason
     if deferred:
         assert reaches is not None
         plan_layers = usable({r: v for r, v in pieces.items() if r not in CONTEXT_ROLES})
@@ -383,14 +381,9 @@ def _read_vectors(
                 continue
             reach_u = reaches[role] / ft_unit
             for pc in pcs:
-                if pc.misplaced is not None:
-                    continue
                 p = pc.probe
-                extent = _transform_box(p.bounds, p.crs, crs) if p.count else None
-                pc.misplaced = placement_problem(p.src.describe(), str(p.crs.name), False, _distance_ft(anchor, extent, ft_unit),
-                                                 min(reaches[role], FAR_FT)) if p.count else None
                 if pc.misplaced is not None:
-                    if p.count <= MAX_LISTED:  # read, so its features are named one by one
+                    if pc.frame is None and p.count <= MAX_LISTED:  # read, so its features are named one by one
                         pc.frame = _read_frame(p.src, skipped=p.skipped, opened=p.coll)
                         to_working(role, pc)
                     continue
@@ -415,9 +408,37 @@ def _read_vectors(
     layers: dict[str, FeatureLayer] = {}
     for role in [r for r in ROLES if r in pieces]:
         layers[role] = _merge_role(role, pieces[role], extra_fields, warnings)
-    for src_crs, roles in moved.items():
-        warnings.append(Warning_("reprojected", f"{', '.join(dict.fromkeys(roles))} reprojected from {src_crs} to the working CRS {crs.to_string()}"))
+    warnings.extend(reprojected_warnings(moved, crs.to_string()))
     return VectorLayers(layers, crs, why, warnings)
+
+
+def _usable_layer(role: str, fr: VectorFrame) -> FeatureLayer:
+    """The features of one source with a geometry, as a layer (they locate the site for the other roles' sources)."""
+    recs = [fr.records[i] for i, g in enumerate(fr.geoms) if g is not None]
+    gs = [g for g in fr.geoms if g is not None]
+    ids_frame = VectorFrame(np.empty(len(recs), dtype=object), recs, sorted({k for r in recs for k in r}), None)
+    return FeatureLayer.from_sequences(role, gs, _identity(ids_frame, role, [str(i + 1) for i in range(len(recs))]), recs)
+
+
+def _place(role: str, pc: _Piece, crs: Any, deferred: bool) -> SourcePlace:
+    """What :func:`~stormwater_plugin.services.placement_layers.misplaced_sources` needs of a source, in the working CRS ``crs``.
+
+    A plan source: the box of its features and the features themselves; a context source read later
+    (``deferred``): its declared extent transformed.
+    """
+    p = pc.probe
+    place = SourcePlace(role, p.src.describe(), str(p.crs.name), fits_crs=pc.misplaced is None)
+    if pc.misplaced is not None:
+        return place
+    if role in CONTEXT_ROLES:
+        if deferred and p.count:
+            place.bounds = _transform_box(p.bounds, p.crs, crs)
+        return place
+    if pc.frame is not None:
+        b = pc.frame.total_bounds
+        place.bounds = (float(b[0]), float(b[1]), float(b[2]), float(b[3])) if np.all(np.isfinite(b)) else None
+        place.layer = _usable_layer(role, pc.frame)
+    return place
 
 
 def _merge_role(role: str, pcs: list[_Piece], extra_fields: set[str], warnings: list[Warning_]) -> FeatureLayer:
@@ -434,14 +455,13 @@ def _merge_role(role: str, pcs: list[_Piece], extra_fields: set[str], warnings: 
         if pc.frame is None:  # misplaced before reading: its ids only
             assert pc.misplaced is not None
             if p.count > MAX_LISTED:
-                fids = [f"(all {p.count:,} features of {p.src.layer or p.src.path.name})"]
+                fids = [all_features_entry(p.count, p.src.layer or p.src.path.name)]
             else:
                 with fiona.Env():
                     fids = _read_ids(p.src, p.columns, role, p.skipped)
             for fid in fids:
                 no_geometry.setdefault(fid, pc.misplaced)
-            warnings.append(Warning_("layer_misplaced", f"{p.count:,} feature(s) of the '{role}' layer {pc.misplaced}: every rule reading "
-                                     "it is undetermined for them", role, tuple(fids)))
+            warnings.append(misplaced_warning(role, p.count, pc.misplaced, fids))
             continue
         fr = pc.frame
         renames, near = match_fields(fr.columns, role, extra_fields)
@@ -476,10 +496,11 @@ def _merge_role(role: str, pcs: list[_Piece], extra_fields: set[str], warnings: 
             ids.append(fid)
             attrs.append({c: _clean_attr(v) for c, v in fr.records[i].items()})
         for why, fids_bad in bad.items():
-            code = "layer_misplaced" if why == pc.misplaced else "geometry_unusable"
-            origin = "" if why == pc.misplaced else f" from {where}"
-            warnings.append(Warning_(code, f"{len(fids_bad)} feature(s) of the '{role}' layer{origin} {why}: every rule reading it is "
-                                     "undetermined for them", role, tuple(fids_bad[:MAX_LISTED])))
+            if why == pc.misplaced:
+                warnings.append(misplaced_warning(role, len(fids_bad), why, fids_bad))
+            else:
+                warnings.append(Warning_("geometry_unusable", f"{len(fids_bad)} feature(s) of the '{role}' layer from {where} {why}: every rule "
+                                         "reading it is undetermined for them", role, tuple(fids_bad[:MAX_LISTED])))
     if len(set(ids)) != len(ids):
         warnings.append(Warning_("duplicate_ids", "some features share an id; findings name them by that id", role))
     if across:

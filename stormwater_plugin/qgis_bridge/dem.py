@@ -27,6 +27,7 @@ from ..core.dem_source import DemSource, PixelWindow
 from ..core.model import Warning_
 from ..core.raster import ElevationGrid
 from ..core.units import METRE_PER_FT
+from ..services.run_warnings import dem_sampled_in_own_crs_warning, dem_z_assumed_warning
 from .crs import is_projected, unit_to_ft
 
 #: Most pixels read from a DEM (a 4000 x 4000 window); larger windows are read coarser.
@@ -163,17 +164,20 @@ def z_factor(z_units: str | None, dem_crs: QgsCoordinateReferenceSystem, warning
     h_m = unit_to_ft(dem_crs) * METRE_PER_FT if is_projected(dem_crs) else None
     zu = decide_z_unit(z_units, declared_band_unit, h_m, how_to_declare="the plugin's DEM elevation-unit setting")
     if not zu.declared:
-        warnings.append(Warning_("dem_z_unit_assumed", f"DEM {zu.note}.", "dem"))
+        warnings.append(dem_z_assumed_warning(zu.note))
     return zu.z_to_ft, zu.note
 
 
 def _dem_unit(provider: QgsRasterDataProvider, z_units: str | None, dem_crs: QgsCoordinateReferenceSystem, warnings: list[Warning_]) -> tuple[float, str, bool]:
     unit = None if z_units else band_unit(provider)
-    zf, note = z_factor(z_units, dem_crs, warnings, unit)
+    zf, note = z_factor(z_units, dem_crs, [], unit)  # the assumed unit is said below, once the note is complete
     scale, offset = float(provider.bandScale(1)), float(provider.bandOffset(1))
     if (scale != 1.0 and math.isfinite(scale)) or (offset != 0.0 and math.isfinite(offset)):
         note += f"; band scale {scale:g} and offset {offset:g} applied"
-    return zf, note, bool(z_units) or unit is not None and decide_z_unit(None, unit, None).declared
+    declared = bool(z_units) or unit is not None and decide_z_unit(None, unit, None).declared
+    if not declared:  # the command line's warning: the whole note, the band's scale and offset said
+        warnings.append(dem_z_assumed_warning(note))
+    return zf, note, declared
 
 
 def read_dem(
@@ -243,6 +247,8 @@ def read_dem(
     if to_raster is not None:
         kwargs["to_raster"] = to_raster
         kwargs["from_raster"] = make_to_raster(dem_crs, working, context)
+        if step == 1:  # sampled where the points fall, as the command line (a coarsened window says so itself)
+            warnings.append(dem_sampled_in_own_crs_warning(dem_crs.authid() or dem_crs.toProj()))
     # An assumed unit (none declared in the plugin's DEM unit setting): unit-dependent findings are undetermined.
     return ElevationGrid(values=values, geotransform=gt, z_to_ft=zf, z_unit_note=note, cell_size_ft=cell, name=name, z_unit_declared=declared, **kwargs)
 

@@ -8,6 +8,7 @@ inputs the command line's file reader gives, for the same use case
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
@@ -18,7 +19,23 @@ from qgis.core import QgsCoordinateReferenceSystem, QgsCoordinateTransformContex
 from ..core.engine import SiteInputs
 from ..core.model import PROJECT_CLASSES, ROLES, FeatureLayer, Warning_
 from ..core.units import normalise_z_unit
-from ..services.intake import CONTEXT_ROLES, role_reaches_ft  # the roles read around the site, as the command line
+from ..services.intake import (  # the roles read around the site, as the command line
+    CONTEXT_ROLES,
+    MAX_LISTED,
+    outside_area_of_use,
+    role_reaches_ft,
+)
+from ..services.placement import plan_placement_problem
+from ..services.placement_layers import (
+    Box,
+    SourcePlace,
+    all_features_entry,
+    box_edge_points,
+    box_of_points,
+    misplaced_sources,
+    misplaced_warning,
+)
+from ..services.run_warnings import reprojected_warnings
 from ..services.site_source import SiteRead, working_crs_text
 from .crs import choose_working_crs, crs_label, site_ground_scale, unit_to_ft
 from .dem import QgisDemSource, read_dem
@@ -125,6 +142,10 @@ class DetachedSource:
         self._extent = layer.extent()
         self._count = int(layer.featureCount())
         self._name = layer.name()
+        self._uri = str(layer.source())
+
+    def source(self) -> str:
+        return self._uri
 
     def fields(self) -> Any:
         return self._fields
@@ -337,10 +358,13 @@ def _read(plan: SnapshotPlan, feedback: Any, progress: Callable[[float], None] |
     sources, context, warnings = plan.sources, plan.context, list(plan.warnings)
     ordered = sorted(sources, key=ROLES.index)
     dem_crs = plan.dem.crs if plan.dem is not None else None
+    # A layer whose coordinates do not fit its CRS takes no part in choosing the working CRS (as the command line).
+    misfit = {r for r in ordered if not _fits_crs(sources[r], context)}
+    choosing = [r for r in ordered if r not in misfit] or ordered
     working, reason = choose_working_crs(
         dem_crs,
-        [source_crs(sources[r]) for r in ordered],
-        [(_extent(sources[r]), source_crs(sources[r])) for r in ordered],
+        [source_crs(sources[r]) for r in choosing],
+        [(_extent(sources[r]), source_crs(sources[r])) for r in choosing],
         context,
     )
     counts = {r: _count(sources[r]) for r in ordered}
@@ -355,12 +379,38 @@ def _read(plan: SnapshotPlan, feedback: Any, progress: Callable[[float], None] |
 
     filtered = plan.pack is not None
     layers: dict[str, FeatureLayer] = {}
+    raw: dict[str, FeatureLayer | None] = {}  # misplaced roles as read (their ids), before they are listed as without geometry
+    moves: list[tuple[str, str]] = []  # (role, source CRS) of each layer transformed (services.run_warnings words them)
+    role_warnings: dict[str, list[Warning_]] = {}
+
+    def read_misplaced(r: str) -> None:
+        # read only to name its features (the command line's MAX_LISTED); in its own CRS when its coordinates do not fit it
+        own = source_crs(sources[r])
+        if counts[r] > MAX_LISTED:
+            raw[r] = None
+            return
+        raw[r] = read_features(sources[r], r, own if r in misfit else working, context, warnings, feedback)
+        moved(r)
+
+    def moved(r: str) -> None:
+        crs = source_crs(sources[r])
+        if crs.isValid() and crs != working:
+            moves.append((r, crs.authid() or crs.toProj()))
+
     for r in ordered:  # the plan first: it places the context's window
-        if not (filtered and r in CONTEXT_ROLES):
+        if r in misfit:
+            read_misplaced(r)
+            step(r)
+        elif not (filtered and r in CONTEXT_ROLES):
             layers[r] = read_features(sources[r], r, working, context, warnings, feedback)
+            moved(r)
             step(r)
     site = plan.site
-    # The scale factor at the site, as the command line and the batch take it (services.working_crs).
+    reasons = _placement(sources, ordered, misfit, layers, plan.pack, plan.dem, working, context, site, _source_crs_names(sources))
+    for r in ordered:  # a plan layer far from the rest of the plan: misplaced, each of its features named (read whole, as the command line)
+        if r not in CONTEXT_ROLES and r not in misfit and reasons.get(r) is not None:
+            raw[r] = layers.pop(r)
+    # The scale factor at the site, as the command line and the batch take it (services.working_crs), without a misplaced layer.
     scale = site_ground_scale(working, layers, site, context)
     u = unit_to_ft(working) / scale
     if filtered:
@@ -370,17 +420,31 @@ def _read(plan: SnapshotPlan, feedback: Any, progress: Callable[[float], None] |
         dem_box = _dem_box(plan.dem, working, context) if plan.dem is not None else None
         plan_layers = dict(layers)
         for r in ordered:
-            if r not in CONTEXT_ROLES:
+            if r not in CONTEXT_ROLES or r in misfit:
+                continue
+            if reasons.get(r) is not None:
+                read_misplaced(r)
+                step(r)
                 continue
             rect = None
             if counts[r] > FILTER_MIN_FEATURES:
                 rect = context_window(plan_layers, reaches[r], u, site, dem_box, finite)
             layers[r] = read_features(sources[r], r, working, context, warnings, feedback, rect=rect)
+            moved(r)
             if rect is not None and len(layers[r]) < counts[r]:  # the command line's warning, in its words
-                warnings.append(Warning_("context_filtered", f"{_source_name(sources[r])}: {len(layers[r]):,} of its {counts[r]:,} features lie "
-                                         "within reach of the site and were read; the others lie beyond every rule's reach", r))
+                role_warnings.setdefault(r, []).append(Warning_(
+                    "context_filtered", f"{_source_name(sources[r])}: {len(layers[r]):,} of its {counts[r]:,} features lie "
+                    "within reach of the site and were read; the others lie beyond every rule's reach", r))
             step(r)
-        layers = {r: layers[r] for r in ordered}
+    for r in ordered:
+        why = reasons.get(r)
+        if why is not None:
+            layers[r], w = _as_misplaced(r, raw.get(r), why, counts[r], _layer_name(sources[r]))
+            role_warnings.setdefault(r, []).append(w)
+    layers = {r: layers[r] for r in ordered if r in layers}
+    for r in ordered:
+        warnings.extend(role_warnings.get(r, []))
+    warnings.extend(reprojected_warnings(moves, working.authid() or working.toProj()))
     dem = None
     dem_source = None
     if plan.dem is not None and not (feedback is not None and feedback.isCanceled()):
@@ -398,6 +462,131 @@ def _read(plan: SnapshotPlan, feedback: Any, progress: Callable[[float], None] |
     inputs = SiteInputs(layers=layers, dem=dem, unit_to_ft=u, crs_name=crs_name, site_parcel_id=site, class_override=plan.class_override,
                         warnings=warnings, dem_source=dem_source)
     return Snapshot(inputs=inputs, crs=working, crs_reason=reason, layers_read=plan.layers_read)
+
+
+def _box(rect: Any) -> Box | None:
+    """A ``QgsRectangle`` as a box; ``None`` when null or not finite."""
+    if rect is None or rect.isNull():
+        return None
+    b = (float(rect.xMinimum()), float(rect.yMinimum()), float(rect.xMaximum()), float(rect.yMaximum()))
+    return b if all(math.isfinite(v) for v in b) else None
+
+
+def _box_in(box: Box | None, src: QgsCoordinateReferenceSystem, dst: QgsCoordinateReferenceSystem, context: Any) -> Box | None:
+    """``box`` (in ``src``) as a box in ``dst``, its edges sampled as the command line samples them; ``None`` when it cannot be transformed."""
+    if box is None:
+        return None
+    if not src.isValid() or src == dst:
+        return box
+    from qgis.core import QgsCoordinateTransform, QgsPointXY
+
+    xform = QgsCoordinateTransform(src, dst, context)
+    xs, ys = box_edge_points(box)
+    ox: list[float] = []
+    oy: list[float] = []
+    for x, y in zip(xs, ys):
+        try:
+            pt = xform.transform(QgsPointXY(float(x), float(y)))
+        except Exception:  # QgsCsException: coordinates the CRS cannot hold
+            return None
+        ox.append(pt.x())
+        oy.append(pt.y())
+    return box_of_points(ox, oy)
+
+
+def _fits_crs(source: Any, context: Any) -> bool:
+    """Whether a layer's extent can lie where its CRS says (:func:`~stormwater_plugin.services.intake.outside_area_of_use`, the CRS's ``bounds()``)."""
+    crs = source_crs(source)
+    box = _box(_extent(source))
+    if box is None or _count(source) == 0 or not crs.isValid():
+        return True
+    lonlat = _box_in(box, crs, QgsCoordinateReferenceSystem("EPSG:4326"), context)
+    area = crs.bounds()
+    aou = None if area.isNull() or area.isEmpty() else (area.xMinimum(), area.yMinimum(), area.xMaximum(), area.yMaximum())
+    return not outside_area_of_use(lonlat, aou, box if crs.isGeographic() else None)
+
+
+def _source_text(source: Any) -> str:
+    """The layer's source as the command line names a file's layer (``path:layer``)."""
+    try:
+        uri = str(source.source())
+    except Exception:
+        return _source_name(source)
+    parts = uri.split("|")
+    layer = next((p.split("=", 1)[1] for p in parts[1:] if p.startswith("layername=")), None)
+    return f"{parts[0]}:{layer}" if layer else parts[0]
+
+
+def _layer_name(source: Any) -> str:
+    """The layer's name in its file (``layername``), else the file's name."""
+    from pathlib import Path
+
+    text = _source_text(source)
+    path, _, layer = text.rpartition(":") if ":" in Path(text).name else (text, "", "")
+    return layer or Path(path or text).name
+
+
+def _source_crs_names(sources: Mapping[str, Any]) -> dict[str, str]:
+    return {r: source_crs(s).description() for r, s in sources.items()}
+
+
+def _placement(
+    sources: Mapping[str, Any], ordered: list[str], misfit: set[str], layers: Mapping[str, FeatureLayer], pack: Any, dem: DemInfo | None,
+    working: Any, context: Any, site: str | None, crs_names: Mapping[str, str],
+) -> dict[str, str | None]:
+    """Why each role's layer is misplaced (:func:`~stormwater_plugin.services.placement_layers.misplaced_sources`, the command line's decision).
+
+    The plan's layers are given as read (working CRS), the context's by their extent transformed; distances in the
+    working CRS's unit (no scale factor, as the command line). A plan off its parcel is left to the check to refuse.
+    """
+    reaches = None if pack is None else role_reaches_ft(pack, _dem_cell_ft(dem) if dem is not None else 0.0)
+    ft = unit_to_ft(working)
+    places: list[SourcePlace] = []
+    for r in ordered:
+        place = SourcePlace(r, _source_text(sources[r]), crs_names[r], fits_crs=r not in misfit)
+        if r in misfit:
+            pass
+        elif r in CONTEXT_ROLES:
+            place.bounds = _box_in(_box(_extent(sources[r])), source_crs(sources[r]), working, context) if _count(sources[r]) else None
+        elif r in layers:
+            lay = layers[r]
+            present = [g for g in lay.geoms if g is not None and not g.is_empty]
+            if present:
+                b = shapely.total_bounds(np.array(present, dtype=object))
+                place.bounds = (float(b[0]), float(b[1]), float(b[2]), float(b[3])) if np.all(np.isfinite(b)) else None
+            keep = [i for i, g in enumerate(lay.geoms) if g is not None]
+            place.layer = FeatureLayer.from_sequences(r, [lay.geoms[i] for i in keep], [lay.ids[i] for i in keep], [lay.attrs[i] for i in keep])
+        places.append(place)
+    if reaches is not None:
+        plan_layers = {r: lay for r, lay in layers.items() if r not in CONTEXT_ROLES and r not in misfit}
+        if plan_placement_problem(plan_layers, ft, site) is not None:  # refused by the check, as on the command line: no plan role is judged
+            for place in places:
+                if place.role not in CONTEXT_ROLES:
+                    place.layer = None
+    return dict(zip(ordered, misplaced_sources(places, reaches, ft, site)))
+
+
+def _as_misplaced(role: str, layer: FeatureLayer | None, reason: str, count: int, name: str) -> tuple[FeatureLayer, Warning_]:
+    """A misplaced layer's features listed as without usable geometry (``reason``), and its ``layer_misplaced`` warning.
+
+    A feature with no geometry at all keeps that reason (the engine reports it), as on the command line.
+    """
+    if layer is None:
+        fid = all_features_entry(count, name)
+        return FeatureLayer.from_sequences(role, [], [], [], no_geometry={fid: reason}), misplaced_warning(role, count, reason, [fid])
+    no_geometry: dict[str, str] = {}
+    keep: list[int] = []
+    bad: list[str] = []
+    for i, g in enumerate(layer.geoms):
+        if g is None:
+            keep.append(i)
+            continue
+        fid = layer.ids[i]
+        no_geometry.setdefault(fid, reason)
+        bad.append(fid)
+    out = FeatureLayer.from_sequences(role, [layer.geoms[i] for i in keep], [layer.ids[i] for i in keep], [layer.attrs[i] for i in keep],
+                                      no_geometry=no_geometry)
+    return out, misplaced_warning(role, len(bad), reason, bad)
 
 
 def _source_name(source: Any) -> str:
@@ -461,6 +650,13 @@ def snapshot(
     -----
     The dock reads off the main thread: :func:`plan_snapshot` there, then
     :meth:`SnapshotPlan.read` in its ``QgsTask``.
+
+    A layer whose coordinates do not fit its CRS (its extent against the CRS's
+    ``bounds()``), or, with a pack, that lies wholly beyond its role's reach of
+    the site, is misplaced, as on the command line
+    (:func:`~stormwater_plugin.services.placement_layers.misplaced_sources`):
+    its features are listed as without usable geometry with the reason, so
+    every rule reading them is undetermined, with a ``layer_misplaced`` warning.
     """
     plan = plan_snapshot(role_layers, dem_layer, dem_z_units, site_parcel_id, class_override, context, dem_provider, pack, detach=False)
     return plan.read(feedback)

@@ -195,6 +195,18 @@ def test_shoreline_with_a_wrong_prj_makes_pp_1_against_sh_1_undetermined_under_6
     assert _pairs(doc, VEHICLE_RULE)[("PP-1", "WB-1")]["status"] == "violation"
 
 
+def test_shoreline_far_outside_its_crs_area_of_use_makes_pp_1_against_sh_1_undetermined_under_646_4_14_a_3(tmp_path):
+    """A GeoPackage's CRS reaches the reader as WKT1, which carries no area of use: it is taken from the EPSG
+    definition (as QGIS's ``bounds()``), so Lake George in NY West ftUS (3.7 degrees east of its area) is misplaced."""
+    path = tmp_path / "shoreline.gpkg"
+    _demo("shoreline").to_crs("EPSG:2262").to_file(path, layer="shoreline", driver="GPKG")
+    code, doc = _run(tmp_path, str(DEMO), "--layer", f"shoreline={path}:shoreline")
+    about = _assert_no_pass_against(doc, "shoreline", "SH-1")
+    vehicle = [f for f in about if f["rule_id"] == VEHICLE_RULE]
+    assert vehicle and all(f["status"] == "undetermined" and "cannot place it" in f["message"] for f in vehicle)
+    assert "layer_misplaced" in _codes(doc)
+
+
 def test_geojson_with_latitude_and_longitude_swapped_makes_the_shoreline_findings_undetermined(tmp_path):
     import shapely
 

@@ -104,7 +104,7 @@ def test_band_unit_decimetre_is_read_as_decimetres(tmp_path, demo_docs):
 def test_unknown_band_unit_is_undeclared_and_named(tmp_path):
     dem = rewrite_demo_dem(tmp_path / "odd.tif", unit="furlong")
     _, doc = _check(tmp_path, dem)
-    w = [w for w in doc["warnings"] if w["code"] == "dem_z_assumed"]
+    w = [w for w in doc["warnings"] if w["code"] == "dem_z_unit_assumed"]
     assert w and "furlong" in w[0]["message"]
 
 

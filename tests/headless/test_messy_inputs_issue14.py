@@ -61,7 +61,7 @@ def test_metre_dem_in_state_plane_ftus_b_1_on_18_pct_under_646_4_12_b_2_a_ii(tmp
     assert f["status"] == status
     if status == "undetermined":
         assert "--dem-z-units" in f["message"] and "18.00% if the elevations are in metres" in f["message"]
-        assert any(w["code"] == "dem_z_assumed" for w in doc["warnings"])
+        assert any(w["code"] == "dem_z_unit_assumed" for w in doc["warnings"])
     b = doc["building_sites"][0]
     assert b["id"] == "B-1" and b["status"] == status
     if status == "advisory":

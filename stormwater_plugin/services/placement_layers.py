@@ -1,0 +1,204 @@
+"""Which vector sources lie where the site is (issue 22 item 2): one decision for the command line and the plugin.
+
+A shapefile of UTM metres whose ``.prj`` says NY East ftUS lands hundreds of miles from the site, where
+every setback against it "passes". Each adapter (the file reader, ``headless/vectors.py``; the QGIS
+snapshot, ``qgis_bridge/snapshot.py``) reads the layers and transforms their extents into the working
+CRS, then asks :func:`misplaced_sources` which sources are *misplaced* and why; their features are then
+listed as without usable geometry with that reason (every rule reading them is undetermined for them)
+and :func:`misplaced_warning` says so, in the same words on both paths.
+
+Policy only (numpy and shapely); the wording of each reason is
+:func:`~stormwater_plugin.services.intake.placement_problem`'s.
+
+Readings
+--------
+- A source whose coordinates do not fit its CRS (:func:`~stormwater_plugin.services.intake.outside_area_of_use`)
+  is misplaced whatever the pack.
+- With a pack (``reaches``), each source of a plan role (a role not in
+  :data:`~stormwater_plugin.services.intake.CONTEXT_ROLES`) is judged, role by role in the order given,
+  against the site located by the *other* plan roles' sources not misplaced so far
+  (:func:`~stormwater_plugin.services.working_crs.site_geometries`); then each context source against
+  the site located by every plan source not misplaced. A source lying wholly farther than its role's
+  reach (at most :data:`~stormwater_plugin.services.intake.FAR_FT`) is misplaced.
+- Distances are measured from the site's features to the source's whole extent (a box in the working
+  CRS) in grid units times ``unit_to_ft`` (no scale factor: a screen for hundreds of feet to hundreds of
+  miles, not a measurement).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+import numpy as np
+import shapely
+from shapely.geometry.base import BaseGeometry
+
+from ..core.model import FeatureLayer, Warning_
+from .intake import CONTEXT_ROLES, FAR_FT, MAX_LISTED, placement_problem
+from .working_crs import site_geometries
+
+#: A box (xmin, ymin, xmax, ymax).
+Box = tuple[float, float, float, float]
+
+#: Points sampled along each edge of a box transformed to another CRS (its edges bend).
+EDGE_SAMPLES: int = 11
+
+
+def box_edge_points(b: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
+    """Points along the four edges of box ``b`` (:data:`EDGE_SAMPLES` per edge), to transform to another CRS.
+
+    Parameters
+    ----------
+    b : sequence of 4 float
+        (xmin, ymin, xmax, ymax) in the source CRS.
+
+    Returns
+    -------
+    (ndarray, ndarray)
+        x and y of the points, in the source CRS's units.
+    """
+    n = EDGE_SAMPLES
+    t = np.linspace(0.0, 1.0, n)
+    x0, y0, x1, y1 = (float(v) for v in b)
+    xs = np.concatenate([x0 + (x1 - x0) * t, np.full(n, x1), x0 + (x1 - x0) * t, np.full(n, x0)])
+    ys = np.concatenate([np.full(n, y0), y0 + (y1 - y0) * t, np.full(n, y1), y0 + (y1 - y0) * t])
+    return xs, ys
+
+
+def box_of_points(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray) -> Box | None:
+    """The box of transformed edge points (:func:`box_edge_points`); ``None`` when any is not finite (it could not be transformed)."""
+    xa, ya = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if xa.size == 0 or not (np.all(np.isfinite(xa)) and np.all(np.isfinite(ya))):
+        return None
+    return float(xa.min()), float(ya.min()), float(xa.max()), float(ya.max())
+
+
+def distance_to_box_ft(anchor: Sequence[BaseGeometry], box: Box | None, unit_to_ft: float) -> float | None:
+    """Distance from the site's features to a box, feet; ``None`` when either is unknown.
+
+    Parameters
+    ----------
+    anchor : sequence of geometry
+        The features locating the site, in the working CRS.
+    box : Box or None
+        The source's extent in the working CRS.
+    unit_to_ft : float
+        Feet per unit of the working CRS.
+    """
+    if not anchor or box is None:
+        return None
+    x0, y0, x1, y1 = box
+    # A point or a line when the layer is one point or lies on one axis-parallel line (a zero-area box measures NaN).
+    if x1 > x0 and y1 > y0:
+        target: BaseGeometry = shapely.box(x0, y0, x1, y1)
+    elif x1 > x0 or y1 > y0:
+        target = shapely.LineString([(x0, y0), (x1, y1)])
+    else:
+        target = shapely.Point(x0, y0)
+    return float(np.min(shapely.distance(np.array(list(anchor), dtype=object), target))) * unit_to_ft
+
+
+def crs_misfit_reason(source: str, crs_name: str) -> str:
+    """The reason given for a source whose coordinates do not fit its CRS (:func:`~stormwater_plugin.services.intake.placement_problem`)."""
+    reason = placement_problem(source, crs_name, True, None, 0.0)
+    assert reason is not None
+    return reason
+
+
+@dataclass
+class SourcePlace:
+    """What the decision needs of one source of a role, as an adapter read it.
+
+    Parameters
+    ----------
+    role : str
+        The role it is read as.
+    source : str
+        Names it in the reason (``path:layer`` as the command line writes it).
+    crs_name : str
+        The name of the CRS it declares.
+    fits_crs : bool
+        Whether its coordinates fit that CRS (:func:`~stormwater_plugin.services.intake.outside_area_of_use`).
+    bounds : Box or None
+        Its whole extent in the working CRS; ``None`` when empty or unknown (never judged by distance).
+    layer : FeatureLayer or None
+        A plan source's features with a usable geometry, in the working CRS: they locate the site for the others.
+    """
+
+    role: str
+    source: str
+    crs_name: str
+    fits_crs: bool = True
+    bounds: Box | None = None
+    layer: FeatureLayer | None = None
+
+
+def _merged(sources: Sequence[SourcePlace], reasons: Sequence[str | None], keep: set[int]) -> dict[str, FeatureLayer]:
+    """The plan layers of the sources in ``keep`` not misplaced, one per role (its sources' features in turn)."""
+    parts: dict[str, list[FeatureLayer]] = {}
+    for i in sorted(keep):
+        s = sources[i]
+        if reasons[i] is None and s.layer is not None and len(s.layer):
+            parts.setdefault(s.role, []).append(s.layer)
+    out: dict[str, FeatureLayer] = {}
+    for role, layers in parts.items():
+        out[role] = layers[0] if len(layers) == 1 else FeatureLayer.from_sequences(
+            role, [g for lay in layers for g in lay.geoms], [i for lay in layers for i in lay.ids], [a for lay in layers for a in lay.attrs])
+    return out
+
+
+def misplaced_sources(
+    sources: Sequence[SourcePlace], reaches: Mapping[str, float] | None, unit_to_ft: float, site_parcel_id: str | None = None
+) -> list[str | None]:
+    """Why each source is misplaced, or ``None`` where it is not (see the module's readings).
+
+    Parameters
+    ----------
+    sources : sequence of SourcePlace
+        Every source of every role, plan roles in the order they are to be judged.
+    reaches : mapping of str to float or None
+        How far each role is read from the site, feet (:func:`~stormwater_plugin.services.intake.role_reaches_ft`);
+        ``None`` without a pack: only the fit of each source's CRS is judged.
+    unit_to_ft : float
+        Feet per unit of the working CRS.
+    site_parcel_id : str, optional
+        The site parcel's id, when the user named it.
+
+    Returns
+    -------
+    list of str or None
+        One per source: the words that follow a feature's name in a finding ("lies 590 mi from the site …").
+    """
+    reasons: list[str | None] = [None if s.fits_crs else crs_misfit_reason(s.source, s.crs_name) for s in sources]
+    if reaches is None:
+        return reasons
+    plan = [i for i, s in enumerate(sources) if s.role not in CONTEXT_ROLES]
+    for role in dict.fromkeys(sources[i].role for i in plan):
+        anchor = site_geometries(_merged(sources, reasons, {i for i in plan if sources[i].role != role}), site_parcel_id)
+        for i in plan:
+            s = sources[i]
+            if s.role != role or reasons[i] is not None or s.layer is None:
+                continue
+            reasons[i] = placement_problem(s.source, s.crs_name, False, distance_to_box_ft(anchor, s.bounds, unit_to_ft), min(reaches[role], FAR_FT))
+    anchor = site_geometries(_merged(sources, reasons, set(plan)), site_parcel_id)
+    for i, s in enumerate(sources):
+        if s.role in CONTEXT_ROLES and reasons[i] is None and s.bounds is not None:
+            reasons[i] = placement_problem(s.source, s.crs_name, False, distance_to_box_ft(anchor, s.bounds, unit_to_ft),
+                                           min(reaches[s.role], FAR_FT))
+    return reasons
+
+
+def misplaced_warning(role: str, count: int, reason: str, ids: Sequence[str]) -> Warning_:
+    """The ``layer_misplaced`` warning for ``count`` features of a role's source (``ids``: at most :data:`~stormwater_plugin.services.intake.MAX_LISTED` named)."""
+    return Warning_("layer_misplaced", f"{count:,} feature(s) of the '{role}' layer {reason}: every rule reading it is undetermined for them",
+                    role, tuple(ids[:MAX_LISTED]))
+
+
+def all_features_entry(count: int, name: str) -> str:
+    """The one entry listed for a misplaced source of more than :data:`~stormwater_plugin.services.intake.MAX_LISTED` features."""
+    return f"(all {count:,} features of {name})"
+
+
+__all__ = ["EDGE_SAMPLES", "SourcePlace", "all_features_entry", "box_edge_points", "box_of_points", "crs_misfit_reason", "distance_to_box_ft",
+           "misplaced_sources", "misplaced_warning"]

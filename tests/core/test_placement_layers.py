@@ -1,0 +1,74 @@
+"""The misplaced-layer decision of every adapter (services.placement_layers, issue 22 item 2): plain data in, reasons out."""
+
+from __future__ import annotations
+
+import math
+
+from shapely.geometry import Point, box
+
+from stormwater_plugin.core.model import FeatureLayer
+from stormwater_plugin.services.placement_layers import (
+    SourcePlace,
+    box_edge_points,
+    box_of_points,
+    distance_to_box_ft,
+    misplaced_sources,
+    misplaced_warning,
+)
+
+REACH = {r: 500.0 for r in ("parcels", "devices", "building_sites", "wells", "shoreline", "streams", "waterbodies")}
+
+
+def _parcels() -> SourcePlace:
+    lay = FeatureLayer.from_sequences("parcels", [box(0, 0, 100, 100)], ["P-1"], [{"is_site": 1}])
+    return SourcePlace("parcels", "site.gpkg:parcels", "UTM", bounds=(0.0, 0.0, 100.0, 100.0), layer=lay)
+
+
+def _devices(x: float) -> SourcePlace:
+    lay = FeatureLayer.from_sequences("devices", [Point(x, 50)], ["DW-1"], [{}])
+    return SourcePlace("devices", "dev.shp", "UTM", bounds=(x, 50.0, x, 50.0), layer=lay)
+
+
+def test_a_context_layer_beyond_the_500_ft_reach_is_misplaced_and_one_within_it_is_not():
+    near = SourcePlace("shoreline", "near.shp", "UTM", bounds=(150.0, 0.0, 160.0, 10.0))
+    far = SourcePlace("streams", "far.shp", "UTM", bounds=(700.0, 0.0, 710.0, 10.0))
+    reasons = misplaced_sources([_parcels(), _devices(50), near, far], REACH, 1.0)
+    assert reasons[:3] == [None, None, None]
+    assert reasons[3] is not None and "lies 600 ft from the site" in reasons[3] and "check its CRS" in reasons[3]
+
+
+def test_a_plan_layer_far_from_the_rest_of_the_plan_is_misplaced_and_does_not_place_the_context():
+    # the building site on its parcel, the devices 200 mi away (a wrong .prj): each role judged against the others
+    site = SourcePlace("building_sites", "bs.gpkg", "UTM", bounds=(40.0, 40.0, 60.0, 60.0),
+                       layer=FeatureLayer.from_sequences("building_sites", [box(40, 40, 60, 60)], ["BS-1"], [{}]))
+    shore = SourcePlace("shoreline", "shore.shp", "UTM", bounds=(110.0, 0.0, 120.0, 10.0))
+    reasons = misplaced_sources([_parcels(), site, _devices(1_056_000), shore], REACH, 1.0)
+    assert reasons[0] is None and reasons[1] is None and reasons[3] is None
+    assert reasons[2] is not None and "200 mi from the site" in reasons[2] and "dev.shp" in reasons[2]
+
+
+def test_coordinates_outside_their_crs_are_misplaced_even_without_a_pack():
+    bad = SourcePlace("shoreline", "shore.shp", "NAD83 / New York East (ftUS)", fits_crs=False)
+    reasons = misplaced_sources([_parcels(), bad], None, 1.0)
+    assert reasons[0] is None
+    assert reasons[1] is not None and "cannot place it" in reasons[1] and "NAD83 / New York East (ftUS)" in reasons[1]
+
+
+def test_an_unlimited_reach_judges_at_the_50_mile_floor_and_an_unknown_extent_is_never_judged():
+    far = SourcePlace("streams", "far.shp", "UTM", bounds=(1000.0, 0.0, 1010.0, 10.0))
+    unknown = SourcePlace("wells", "wells.shp", "UTM", bounds=None)
+    reasons = misplaced_sources([_parcels(), far, unknown], {**REACH, "streams": math.inf}, 1.0)
+    assert reasons == [None, None, None]
+
+
+def test_box_edges_are_sampled_and_a_point_box_measures_as_a_point():
+    xs, ys = box_edge_points((0.0, 0.0, 10.0, 20.0))
+    assert len(xs) == 44 and box_of_points(xs, ys) == (0.0, 0.0, 10.0, 20.0)
+    assert box_of_points([0.0, math.inf], [0.0, 1.0]) is None
+    assert distance_to_box_ft([Point(0, 0)], (3.0, 4.0, 3.0, 4.0), 2.0) == 10.0
+
+
+def test_the_misplaced_warning_counts_and_names_at_most_50_features():
+    w = misplaced_warning("wells", 60, "lies 9 mi from the site", [str(i) for i in range(60)])
+    assert w.code == "layer_misplaced" and w.layer == "wells" and len(w.ids) == 50
+    assert w.message.startswith("60 feature(s) of the 'wells' layer lies 9 mi from the site: every rule reading it is undetermined")
