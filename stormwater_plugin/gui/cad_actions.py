@@ -288,7 +288,9 @@ def import_cad_plan(parent: QWidget | None, jurisdiction: str) -> list[QgsVector
         return []
     lines = [", ".join(f"{n} {r}" for r, n in report["counts"].items())] + [f"not sorted: CAD layer {k} ({n} entities)" for k, n in report["unmapped_layers"].items()]
     QMessageBox.information(parent, "Import CAD plan", "\n".join(lines + report["warnings"][:12]))
-    return add_template_layers(out, [r for r in report["counts"] if r != "contours"])
+    from ..services.cad_plan import CONTOURS  # lazy, as the import above: the CAD path loads only when used
+
+    return add_template_layers(out, [r for r in report["counts"] if r != CONTOURS])
 
 
 def import_cad_button(dock: Any) -> QPushButton:
