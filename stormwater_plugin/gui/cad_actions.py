@@ -20,7 +20,7 @@ from qgis.core import QgsProject, QgsVectorLayer
 from qgis.PyQt.QtWidgets import QFileDialog, QInputDialog, QMessageBox, QPushButton, QWidget
 
 from ..core.errors import StormwaterError
-from ..core.rulepack import load_pack
+from ..services.packs import load_pack
 from ..services.site_template import template_layers, write_layer_styles, write_site_statements
 
 _OGR_GEOM = {"Point": ogr.wkbPoint, "MultiPolygon": ogr.wkbMultiPolygon, "MultiLineString": ogr.wkbMultiLineString}
@@ -169,17 +169,20 @@ def import_cad_ogr(path: Path | str, crs_text: str, out: Path | str, parcels: An
     """
     import shapely
 
-    from ..core.cad.sorting import CONTOURS, CadMappingError, load_mapping, sort_entities
     from ..services.cad_plan import (
+        CONTOURS,
         FT_M,
         SEARCH_FT,
+        CadMappingError,
         CadPlanError,
         layer_fields,
+        load_mapping,
         match_parcel,
         plan_outline,
         plan_rows,
         read_insunits,
         scaled,
+        sort_entities,
         unit_scale,
         with_site_parcel,
     )
@@ -285,7 +288,9 @@ def import_cad_plan(parent: QWidget | None, jurisdiction: str) -> list[QgsVector
         return []
     lines = [", ".join(f"{n} {r}" for r, n in report["counts"].items())] + [f"not sorted: CAD layer {k} ({n} entities)" for k, n in report["unmapped_layers"].items()]
     QMessageBox.information(parent, "Import CAD plan", "\n".join(lines + report["warnings"][:12]))
-    return add_template_layers(out, [r for r in report["counts"] if r != "contours"])
+    from ..services.cad_plan import CONTOURS  # lazy, as the import above: the CAD path loads only when used
+
+    return add_template_layers(out, [r for r in report["counts"] if r != CONTOURS])
 
 
 def import_cad_button(dock: Any) -> QPushButton:

@@ -7,12 +7,11 @@ from typing import Any, Callable
 
 from qgis.core import QgsTask
 
-from ..core.engine import CheckCancelled
 from ..core.errors import StormwaterError
 from ..core.model import CheckResult
-from ..core.rulepack import load_pack
 from ..qgis_bridge.snapshot import Snapshot, SnapshotPlan
-from ..services.review import Review, check
+from ..services.packs import load_pack
+from ..services.review import CheckCancelled, Review, check
 
 #: Percent of the progress bar given to reading the layers.
 READ_SHARE: float = 40.0

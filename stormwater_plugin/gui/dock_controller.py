@@ -17,9 +17,9 @@ from qgis.PyQt.QtCore import QTimer
 from qgis.PyQt.QtWidgets import QFileDialog
 
 from ..core.model import CheckResult, Warning_
-from ..core.overrides import OverrideError
-from ..core.rulepack import load_pack
 from ..qgis_bridge.snapshot import Snapshot, SnapshotPlan, plan_snapshot
+from ..services.decisions import OverrideError
+from ..services.packs import load_pack
 from ..services.review import Move, Review, compare_with
 from ..services.session import CLEARED, COMPARISON, MOVES, RESULT, REVIEW, Ticket
 from .check_task import CheckTask
@@ -36,7 +36,7 @@ else:
 
 #: Data warnings that can change findings (elevations, the DEM's coverage, a layer gone): said in the message bar with the counts.
 FINDING_CHANGING_WARNINGS = frozenset({
-    "dem_z_contradicts_lake", "dem_z_unit_assumed", "dem_outside", "dem_unreadable", "dem_coarsened", "no_dem", "crs_unknown",
+    "dem_z_contradicts_lake", "dem_z_unit_assumed", "dem_outside", "dem_unreadable", "dem_too_large", "no_dem", "crs_unknown",
     "geometry_unreadable", "role_layer_removed", "class_area_incomplete", "device_type_unknown",
 })
 
@@ -196,21 +196,13 @@ class DockController(_Base):
         return task
 
     def _apply_accuracy(self, snap: Snapshot | SnapshotPlan) -> None:
-        """The dock's accuracy fields onto the engine's inputs; ``ValueError`` naming a bad entry."""
-        from ..core.accuracy import parse_role_accuracy
+        """The dock's accuracy fields onto the engine's inputs, read by :mod:`~stormwater_plugin.services.accuracy` as on the
+        command line and in Processing; ``ValueError`` (``AccuracyError``) naming a bad entry."""
+        from ..services.accuracy import parse_accuracy, parse_dem_vertical
 
-        snap.inputs.accuracy_ft = parse_role_accuracy([self.accuracy.text()])
-        text = self.dem_accuracy.text().strip()
-        if text:
-            try:
-                value = float(text)
-            except ValueError:
-                raise ValueError(self.tr("DEM vertical accuracy '{0}' is not a number of feet").format(text)) from None
-            if not value >= 0:
-                raise ValueError(self.tr("DEM vertical accuracy must be 0 ft or more"))
-            snap.inputs.dem_vertical_accuracy_ft = value
-        else:
-            snap.inputs.dem_vertical_accuracy_ft = None
+        horizontal, vertical = parse_accuracy([self.accuracy.text()]), parse_dem_vertical(self.dem_accuracy.text())
+        snap.inputs.accuracy_ft = horizontal  # a plan's inputs are a patch applied when its layers are read
+        snap.inputs.dem_vertical_accuracy_ft = vertical
 
     def _plan_snapshot(self) -> SnapshotPlan | None:
         """What the check task will read (layers detached for its thread); ``None`` with a message when impossible."""

@@ -33,9 +33,9 @@ from qgis.PyQt.QtWidgets import (
 )
 
 from ..core.model import DEVICE_TYPES, PROJECT_CLASSES, Finding
-from ..core.rulepack import JURISDICTIONS, load_pack
 from ..qgis_bridge.compat import null_rectangle
 from ..qgis_bridge.results import to_qgs
+from ..services.packs import JURISDICTIONS, load_pack
 from ..services.review import Move
 from .envelope_task import device_label
 from .findings_tree import FindingsTree

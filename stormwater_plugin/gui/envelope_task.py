@@ -122,8 +122,8 @@ class SitingTask(QgsTask):
         try:
             import numpy as np
 
-            from ..core.rulepack import load_pack
-            from ..core.siting import build_envelope
+            from ..services.packs import load_pack
+            from ..services.siting import find_envelope
 
             pack = load_pack(self.jurisdiction)
             if not self._read():
@@ -132,7 +132,7 @@ class SitingTask(QgsTask):
             self.setProgress(10)
             with np.errstate(invalid="ignore"):
                 if self.device_type:
-                    self.envelope = build_envelope(self.snapshot.inputs, pack, device_type=self.device_type, high_traffic=self.high_traffic)
+                    self.envelope = find_envelope(self.snapshot.inputs, pack, device_type=self.device_type, high_traffic=self.high_traffic)
                 if self.isCanceled():
                     return False
                 self.setProgress(60)
@@ -200,9 +200,9 @@ def envelope_snapshot(snap: Snapshot, dem: DemInfo | None, z_units: str | None, 
     if dem is None or inputs.dem is None or "parcels" not in inputs.layers:
         return snap
     try:
-        from ..core.rulepack import load_pack
         from ..qgis_bridge.dem import read_dem
         from ..services.dem_window import siting_part
+        from ..services.packs import load_pack
 
         # The one window policy: the site parcel grown by the envelope rules' reach.
         window = siting_part(inputs.layers, load_pack(jurisdiction), inputs.unit_to_ft, inputs.site_parcel_id)

@@ -53,7 +53,7 @@ def _num(x: float | None) -> str:
 
 def _rule_titles(jurisdiction: str) -> dict[str, str]:
     try:
-        from ..core.rulepack import load_pack
+        from ..services.packs import load_pack
 
         return {r.id: r.title for r in load_pack(jurisdiction).rules}
     except Exception:
@@ -144,7 +144,7 @@ class FindingsTree(QWidget):
 
     def set_comparison(self, comparison: Mapping[str, Any] | None) -> None:
         """Show what changed since the previous review (``None`` clears): counts above, a mark per finding."""
-        from ..core.compare import since_last_review
+        from ..services.compare import since_last_review
 
         self.comparison = comparison
         self.since = since_last_review(comparison) if comparison else {}

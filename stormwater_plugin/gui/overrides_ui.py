@@ -25,7 +25,7 @@ from qgis.PyQt.QtWidgets import (
     QWidget,
 )
 
-from ..core.overrides import (
+from ..services.decisions import (
     Override,
     OverrideError,
     dumps_overrides,

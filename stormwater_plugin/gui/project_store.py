@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from qgis.core import Qgis, QgsProject
 
-from ..core.saved_review import save_review
+from ..services.saved_review import save_review
 from .role_form import SCOPE
 
 if TYPE_CHECKING:  # the mixins are parts of one QDockWidget (ReviewDock); typed as such

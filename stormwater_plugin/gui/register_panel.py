@@ -371,8 +371,8 @@ class RegisterPanel(QgsCollapsibleGroupBox):
         With an application open, the letter goes to ``REGISTER/reviews/<id>/letter-round<N>.docx`` (no dialog)
         and its previous round is the application's previous review and letter.
         """
-        from ..core.rulepack import JURISDICTIONS, load_pack
         from ..services.letter import LetterError, LetterHeader, compose_letter
+        from ..services.packs import JURISDICTIONS, load_pack
 
         doc = self.dock.doc
         if doc is None:

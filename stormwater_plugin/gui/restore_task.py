@@ -16,12 +16,11 @@ from typing import Any, Callable, Sequence
 
 from qgis.core import QgsCoordinateReferenceSystem, QgsTask
 
-from ..core.engine import SiteInputs
 from ..core.model import CheckResult
-from ..core.overrides import Override
-from ..core.saved_review import load_review
 from ..qgis_bridge.snapshot import Snapshot, SnapshotPlan
-from ..services.review import Move, Review, moves_from_dicts, review_of
+from ..services.decisions import Override
+from ..services.review import Move, Review, SiteInputs, moves_from_dicts, review_of
+from ..services.saved_review import load_review
 from .check_task import _TaskFeedback, submission_completeness
 
 
@@ -80,7 +79,7 @@ class RestoreTask(QgsTask):
             if snap is not None:  # the document, serialised here once; the dock only applies the decisions (services.session)
                 review = review_of(self.result, crs_name=snap.inputs.crs_name)
                 if snap.inputs.layers:  # the completeness list (issue 27) from the layers read, as after a check
-                    from ..core.rulepack import load_pack
+                    from ..services.packs import load_pack
 
                     section = submission_completeness(snap.inputs, load_pack(self.result.jurisdiction), self.result.project_class, self.contour_count)
                     review = review.with_section("completeness", section) if section is not None else review

@@ -7,7 +7,6 @@ from typing import Any
 
 from qgis.core import Qgis, QgsCoordinateReferenceSystem, QgsFeature, QgsLayerTreeGroup, QgsMessageLog, QgsProject, QgsVectorLayer
 
-from ..core.engine import SiteInputs
 from ..core.model import CheckResult, Status
 from ..qgis_bridge.compat import FIELD_BOOL, FIELD_DOUBLE, FIELD_STRING
 from ..qgis_bridge.results import (
@@ -18,7 +17,7 @@ from ..qgis_bridge.results import (
     short_citation,
     to_qgs,
 )
-from ..services.review import Notification
+from ..services.review import Notification, SiteInputs
 from .styles import apply_style
 
 ZONE_FIELD_SPECS = (("kind", FIELD_STRING), ("rule_id", FIELD_STRING), ("label", FIELD_STRING), ("distance_ft", FIELD_DOUBLE), ("subject_id", FIELD_STRING))
@@ -97,7 +96,7 @@ def build_result_layers(result: CheckResult, inputs: SiteInputs, crs: QgsCoordin
     start hidden. Setback rings are merged per device and distance, their
     labels listing the sections that require them.
     """
-    from ..core.overrides import finding_keys
+    from ..services.decisions import finding_keys
 
     out: list[ResultLayer] = []
     finding_rows: dict[tuple[bool, str], list] = {}

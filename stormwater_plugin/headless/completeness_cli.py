@@ -18,11 +18,9 @@ import numpy as np
 
 from ..core.model import ROLES, FeatureLayer
 from ..core.rulepack import JURISDICTIONS, PackError, load_pack
-from ..services.completeness import Completeness, check_completeness, completeness_lines
+from ..services.completeness import CONTOURS_LAYER, Completeness, check_completeness, completeness_lines
 from .errors import fail
 from .reader import InputError
-
-CONTOURS_LAYER = "contours"
 
 
 def contour_count(package: Path | None) -> int:

@@ -32,11 +32,11 @@ from shapely.geometry import shape
 from ..core.dem_policy import Z_UNIT_METRES, z_unit_to_ft
 from ..core.model import Warning_
 from ..core.units import feet_per_unit
+from ..services.completeness import CONTOURS_LAYER
 from .errors import fail
 from .reader import InputError, crs_from_wkt
 
 #: The package layer holding existing-grade contours (as the CAD import names it).
-CONTOURS_LAYER = "contours"
 #: Attribute names read as a contour's elevation when its vertices carry no Z (case ignored).
 ELEVATION_FIELDS: tuple[str, ...] = ("elevation", "elev", "z", "contour", "elev_ft")
 #: Median |contour z - DEM z| above which the plan's contours and the DEM disagree, feet (a data-quality

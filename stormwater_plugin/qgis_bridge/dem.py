@@ -30,7 +30,9 @@ from ..core.units import METRE_PER_FT
 from ..services.run_warnings import dem_sampled_in_own_crs_warning, dem_z_assumed_warning
 from .crs import is_projected, unit_to_ft
 
-#: Most pixels read from a DEM (a 4000 x 4000 window); larger windows are read coarser.
+#: Most pixels read from a DEM at once (a 4000 x 4000 window, ~128 MB as float64). A larger window is not read (the
+#: DEM is never resampled: a coarser read would change slopes and gradients): the rules reading the DEM are then
+#: undetermined, saying so.
 MAX_PIXELS = 16_000_000
 
 #: Labels of the elevation units a user may declare.
@@ -224,12 +226,12 @@ def read_dem(
     r1 = int(math.ceil((full.yMaximum() - y0) / py))
     cols, rows = c1 - c0, r1 - r0
     ext = QgsRectangle(full.xMinimum() + c0 * px, full.yMaximum() - r1 * py, full.xMinimum() + c1 * px, full.yMaximum() - r0 * py)
-    step = 1
-    while (cols // step) * (rows // step) > MAX_PIXELS:
-        step += 1
-    if step > 1:
-        warnings.append(Warning_("dem_coarsened", f"the DEM window is {cols} x {rows} pixels; it was read at 1/{step} resolution", "dem"))
-    out_cols, out_rows = max(1, cols // step), max(1, rows // step)
+    if cols * rows > MAX_PIXELS:
+        warnings.append(Warning_("dem_too_large", f"the DEM window the rules need is {cols:,} x {rows:,} pixels, more than the {MAX_PIXELS:,} the plugin "
+                                 "reads at once (the DEM is never resampled), so the rules reading the DEM are undetermined; check the site "
+                                 "with stormwater-check, or give a DEM clipped to the site at its own resolution", "dem"))
+        return None
+    out_cols, out_rows = max(1, cols), max(1, rows)
     block = provider.block(band, ext, out_cols, out_rows)
     if block is None or not block.isValid():
         warnings.append(Warning_("dem_unreadable", "the DEM window could not be read; gradient rules are undetermined", "dem"))

@@ -11,10 +11,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Protocol
 
 from ..core.accuracy import parse_role_accuracy
-from ..core.engine import SiteInputs
 from ..core.errors import StormwaterError
+
+
+class AccuracyTarget(Protocol):
+    """What takes the stated accuracies: the check's ``SiteInputs``, or the plugin's inputs before its layers are read."""
+
+    accuracy_ft: dict[str, float]
+    dem_vertical_accuracy_ft: float | None
 
 
 class AccuracyError(ValueError, StormwaterError):
@@ -50,7 +57,7 @@ def parse_dem_vertical(value: str | float | None) -> float | None:
     return ft
 
 
-def apply_accuracy(inputs: SiteInputs, horizontal: Sequence[str], dem_vertical: str | float | None) -> None:
+def apply_accuracy(inputs: AccuracyTarget, horizontal: Sequence[str], dem_vertical: str | float | None) -> None:
     """Put the stated accuracies on ``inputs`` (``accuracy_ft``, ``dem_vertical_accuracy_ft``).
 
     Raises

@@ -19,6 +19,9 @@ import shapely
 from shapely.geometry.base import BaseGeometry
 
 from ..core.cad.sorting import CONTOURS, CadEntity, SortedPlan
+from ..core.cad.sorting import CadMappingError as CadMappingError  # re-exported for the front ends (with the two below)
+from ..core.cad.sorting import load_mapping as load_mapping
+from ..core.cad.sorting import sort_entities as sort_entities
 from ..core.errors import StormwaterError
 
 #: $INSUNITS codes to metres per unit (AutoCAD's table); 0 is unitless.

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..core.compare import ReviewDoc, compare_documents
+from ..core.compare import ReviewDoc, compare_documents, since_last_review
 from ..core.errors import StormwaterError
+
+__all__ = ["CompareError", "ReviewDoc", "compare_reviews", "open_violations", "review_document", "since_last_review"]
 
 
 class CompareError(ValueError, StormwaterError):

@@ -26,11 +26,12 @@ import json
 from dataclasses import dataclass, field
 from typing import Collection, Mapping, Sequence
 
+from ..core.cad.sorting import CONTOURS
 from ..core.model import ROLE_NOUN, FeatureLayer, JsonObject
 from ..core.rulepack import PACK_DIR, RulePack, SubmissionItem
 
 #: The layer of existing-grade contours in a package (a CAD import's), which shows the site's topography without a DEM.
-CONTOURS_LAYER: str = "contours"
+CONTOURS_LAYER: str = CONTOURS  # the CAD import's layer of existing-grade contours (core.cad.sorting)
 
 
 def _zero_is_missing() -> frozenset[str]:

@@ -7,6 +7,15 @@ so that the front ends depend on the service layer only.
 
 from __future__ import annotations
 
-from ..core.overrides import Override, OverrideError, finding_keys
+from ..core.overrides import (
+    Override,
+    OverrideError,
+    dumps_overrides,
+    finding_keys,
+    loads_overrides,
+    make_override,
+    remove_override,
+    set_override,
+)
 
-__all__ = ["Override", "OverrideError", "finding_keys"]
+__all__ = ["Override", "OverrideError", "dumps_overrides", "finding_keys", "loads_overrides", "make_override", "remove_override", "set_override"]

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from ..core.engine import REVIEWER_REASON, SiteInputs, run_check
+from ..core.engine import CheckCancelled as CheckCancelled  # re-exported: the front ends catch a cancelled check here
 from ..core.errors import StormwaterError
 from ..core.model import CheckResult, NeighbourRow, NotCheckedEntry, NotificationBlock, OwnerRow
 from ..core.overrides import Override, annotate_document

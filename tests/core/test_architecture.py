@@ -100,26 +100,8 @@ def test_no_package_imports_a_layer_above_it():
 #: What the front ends inside QGIS may import from the core: its vocabulary (model) and its error root; everything else
 #: (the engine, packs, siting, terrain, decisions, comparison) through ``services`` (issue 23).
 FRONT_END_CORE = frozenset({"stormwater_plugin.core.model", "stormwater_plugin.core.errors"})
-#: The gui modules that still reach past the service layer, each to be routed through services (a new one fails).
-KNOWN_GUI_CORE: set[tuple[str, str]] = {
-    ("stormwater_plugin.gui.cad_actions", "stormwater_plugin.core.cad.sorting"),
-    ("stormwater_plugin.gui.cad_actions", "stormwater_plugin.core.rulepack"),
-    ("stormwater_plugin.gui.check_task", "stormwater_plugin.core.engine"),
-    ("stormwater_plugin.gui.check_task", "stormwater_plugin.core.rulepack"),
-    ("stormwater_plugin.gui.dock", "stormwater_plugin.core.accuracy"),
-    ("stormwater_plugin.gui.dock", "stormwater_plugin.core.engine"),
-    ("stormwater_plugin.gui.dock", "stormwater_plugin.core.overrides"),
-    ("stormwater_plugin.gui.dock", "stormwater_plugin.core.rulepack"),
-    ("stormwater_plugin.gui.dock", "stormwater_plugin.core.saved_review"),
-    ("stormwater_plugin.gui.envelope_task", "stormwater_plugin.core.rulepack"),
-    ("stormwater_plugin.gui.envelope_task", "stormwater_plugin.core.siting"),
-    ("stormwater_plugin.gui.findings_tree", "stormwater_plugin.core.compare"),
-    ("stormwater_plugin.gui.findings_tree", "stormwater_plugin.core.rulepack"),
-    ("stormwater_plugin.gui.overrides_ui", "stormwater_plugin.core.overrides"),
-    ("stormwater_plugin.gui.register_panel", "stormwater_plugin.core.rulepack"),
-    ("stormwater_plugin.gui.result_layers", "stormwater_plugin.core.engine"),
-    ("stormwater_plugin.gui.result_layers", "stormwater_plugin.core.overrides"),
-}
+#: The gui modules that still reach past the service layer (none left: each was routed through services).
+KNOWN_GUI_CORE: set[tuple[str, str]] = set()
 
 
 def _core_edges(layer: str) -> set[tuple[str, str]]:
