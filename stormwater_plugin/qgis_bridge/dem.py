@@ -249,8 +249,7 @@ def read_dem(
     if to_raster is not None:
         kwargs["to_raster"] = to_raster
         kwargs["from_raster"] = make_to_raster(dem_crs, working, context)
-        if step == 1:  # sampled where the points fall, as the command line (a coarsened window says so itself)
-            warnings.append(dem_sampled_in_own_crs_warning(dem_crs.authid() or dem_crs.toProj()))
+        warnings.append(dem_sampled_in_own_crs_warning(dem_crs.authid() or dem_crs.toProj()))  # sampled where the points fall, as the command line
     # An assumed unit (none declared in the plugin's DEM unit setting): unit-dependent findings are undetermined.
     return ElevationGrid(values=values, geotransform=gt, z_to_ft=zf, z_unit_note=note, cell_size_ft=cell, name=name, z_unit_declared=declared, **kwargs)
 
