@@ -379,7 +379,8 @@ class RegisterPanel(QgsCollapsibleGroupBox):
             self.dock.message(self.dock.tr("Run the check first: the letter is written from the current review."), Qgis.MessageLevel.Info)
             return None
         app = self.current()
-        state = self.register.load_state(app.id) if app is not None and self.register is not None else {}
+        # the saved state as the panel reads it (letters by round, each a letter.json document)
+        state: dict[str, Any] = self.register.load_state(app.id) if app is not None and self.register is not None else {}
         if path is None:
             if app is not None and self.register is not None:
                 path = str(self.register.state_dir(app.id) / f"letter-round{app.round}.docx")

@@ -86,7 +86,7 @@ import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence, cast
 
 from ..core.model import FeatureLayer, Status
 from ..core.raster import ElevationGrid
@@ -112,6 +112,9 @@ from .batch_io import (  # noqa: F401 - _bulk_layer: its tests import it from he
 )
 from .batch_worker import run_partition
 from .dem_source import WktTransform
+
+if TYPE_CHECKING:  # the reader itself is imported where used (it loads geopandas, rasterio and fiona)
+    from .reader import LoadedSite
 
 
 def plan_batch(
@@ -209,7 +212,7 @@ def run_batch(
         raise BatchError(f"{package}: site package not found")
     # The command line's site source, as `stormwater-check check` reads a site (the whole town, no site parcel).
     site = FileSiteSource(package, list(layer_options), dem_path, dem_z_units, None, class_override).read(pack)
-    loaded = site.source
+    loaded = cast("LoadedSite", site.source)  # the file source's own record of the read
     times["read_s"] = time.perf_counter() - t0
     inputs = loaded.inputs
     dem_wkt = ""

@@ -124,10 +124,11 @@ def _read_doc(path: Path) -> tuple[dict[str, Any], Path]:
 
 def _show_lines(reg: Register, app: Application) -> list[str]:
     d = app.as_dict()
-    lr = d.pop("last_review")
+    d.pop("last_review")
+    lr = app.last_review
     width = max(len(k) for k in d)
     lines = [f"{k.ljust(width)}  {v}" for k, v in d.items() if v not in ("", None, {})]
-    lines.append(f"{'last review'.ljust(width)}  {app.counts_text()}" + (f" ({lr['by']}, {lr['checked']}: {lr['output']})" if lr else ""))
+    lines.append(f"{'last review'.ljust(width)}  {app.counts_text()}" + (f" ({lr.by}, {lr.checked}: {lr.output})" if lr else ""))
     return lines
 
 

@@ -45,7 +45,7 @@ class FileSiteSource:
         """Read the files (:func:`~stormwater_plugin.headless.reader.read_site`); raises its ``InputError``."""
         loaded = read_site(self.package, list(self.layer_options), self.dem_path, self.dem_z_units, self.site_parcel_id, self.class_override,
                            pack=pack)
-        description = {
+        description: dict[str, object] = {
             "site": str(self.package) if self.package else None,
             "layers": loaded.sources,
             "dem": loaded.dem_path,

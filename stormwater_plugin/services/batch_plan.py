@@ -24,14 +24,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Sequence
 
 import numpy as np
 import shapely
 
 from ..core.checks.context import truthy
 from ..core.checks.setbacks import feature_name
-from ..core.dem_source import InMemoryDemSource
+from ..core.dem_source import DemSource, InMemoryDemSource
 from ..core.errors import StormwaterError
 from ..core.model import ROLES, FeatureLayer, Warning_
 from ..core.raster import CoordTransform, ElevationGrid
@@ -105,12 +105,12 @@ class Partition:
     crs_name: str
     class_override: str | None
     warnings: list[Warning_]
-    inputs_doc: dict[str, Any]
+    inputs_doc: dict[str, object]
     #: Site id -> (unit_to_ft, crs_name) with the scale factor taken at that site (as a single-site check takes it).
     site_units: dict[str, tuple[float, str]] = field(default_factory=dict)
     #: The town's whole DEM, read in windows (a picklable :class:`~stormwater_plugin.core.dem_source.DemSource`):
     #: the flow trace grows its windows from it exactly as a single-site check does.
-    dem_source: Any = None
+    dem_source: DemSource | None = None
     #: Output folder the worker writes each site's findings.json into (``sites/<folders[id]>/``); ``None``: the
     #: worker returns the document and the batch process writes it (a Dask scheduler on other machines).
     write_to: str | None = None
@@ -135,7 +135,7 @@ def _query_geoms(layer: FeatureLayer) -> np.ndarray:
     return geoms
 
 
-def _truthy(value: Any) -> bool:
+def _truthy(value: object) -> bool:
     return bool(truthy(value))
 
 
@@ -188,11 +188,11 @@ def plan_batch(
     crs_name: str = "",
     class_override: str | None = None,
     warnings: Sequence[Warning_] = (),
-    inputs_doc: dict[str, Any] | None = None,
+    inputs_doc: dict[str, object] | None = None,
     sites_per_partition: int | None = None,
     workers: int = 2,
     site_units: dict[str, tuple[float, str]] | None = None,
-    dem_source: Any = None,
+    dem_source: DemSource | None = None,
 ) -> BatchPlan:
     """Find the sites, give each its features, and tile them into partitions.
 

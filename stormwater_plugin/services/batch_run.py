@@ -19,7 +19,7 @@ import json
 import time
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Callable, Iterator, Sequence
+from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -31,7 +31,7 @@ from .batch_plan import Partition
 from .review import check
 
 #: A finding's map row for the batch's findings.gpkg: (site id, finding) -> (family, row, WKB), or ``None`` (no geometry).
-MapRow = Callable[[str, Finding], "tuple[str, dict[str, Any], bytes] | None"]
+MapRow = Callable[[str, Finding], "tuple[str, dict[str, object], bytes] | None"]
 
 
 @dataclass
@@ -47,7 +47,7 @@ class SiteOutcome:
     has_violation: bool = False
     error: str | None = None
     document: str = ""
-    rows: list[tuple[str, dict[str, Any], bytes]] = field(default_factory=list)
+    rows: list[tuple[str, dict[str, object], bytes]] = field(default_factory=list)
     seconds: float = 0.0
     cpu_seconds: float = 0.0
     #: sha256 of the findings.json the worker wrote ("" when it wrote none).

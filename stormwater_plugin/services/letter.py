@@ -35,11 +35,12 @@ addressed is not repeated.
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, field
-from typing import Any, Mapping, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from typing import Iterable, Mapping, Sequence, cast
 
 from ..core.errors import StormwaterError
 from .compare import compare_reviews
+from .jsondoc import integer, mapping, maps, number, values
 from .presentation import compass
 
 #: Format tag of ``letter.json``.
@@ -102,26 +103,26 @@ class Comment:
     keys: tuple[str, ...] = ()
     rule_id: str | None = None
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         d = asdict(self)
         d["keys"] = list(self.keys)
         return d
 
     @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Comment:
+    def from_dict(cls, d: Mapping[str, object]) -> Comment:
         return cls(
-            number=int(d["number"]),
-            round=int(d.get("round", 1)),
+            number=integer(d["number"]),
+            round=integer(d.get("round", 1)),
             section=str(d.get("section", "")),
             citation=str(d.get("citation", "")),
             status=str(d.get("status", "")),
             text=str(d.get("text", "")),
-            excerpt=d.get("excerpt"),
-            measured_ft=d.get("measured_ft"),
-            required_ft=d.get("required_ft"),
-            fix=d.get("fix"),
-            keys=tuple(str(k) for k in d.get("keys", ())),
-            rule_id=d.get("rule_id"),
+            excerpt=cast("str | None", d.get("excerpt")),
+            measured_ft=cast("float | None", d.get("measured_ft")),
+            required_ft=cast("float | None", d.get("required_ft")),
+            fix=cast("str | None", d.get("fix")),
+            keys=tuple(str(k) for k in cast("Iterable[object]", d.get("keys", ()))),
+            rule_id=cast("str | None", d.get("rule_id")),
         )
 
 
@@ -133,7 +134,7 @@ class PriorComment:
     mark: str
     note: str
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"comment": self.comment.as_dict(), "mark": self.mark, "note": self.note}
 
 
@@ -147,7 +148,7 @@ class Decided:
     reason: str
     reviewer: str
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return asdict(self)
 
 
@@ -191,7 +192,7 @@ class Letter:
         """Every comment this letter carries forward (earlier ones not addressed, then the new ones)."""
         return [p.comment for p in self.prior if p.mark != ADDRESSED and p.mark != NO_LONGER] + list(self.comments)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         """The ``letter.json`` document: what the next round reads to keep the numbers."""
         return {
             "format": LETTER_FORMAT,
@@ -233,20 +234,20 @@ def _lower_first(text: str) -> str:
     return text[:1].lower() + text[1:] if text and not text[:2].isupper() else text
 
 
-def _excerpt(f: Mapping[str, Any]) -> str | None:
+def _excerpt(f: Mapping[str, object]) -> str | None:
     ex = str(f.get("excerpt") or "").strip()
     return ex if ex and len(ex) <= SHORT_EXCERPT_CHARS else None
 
 
-def _move_fix(move: Mapping[str, Any] | None) -> str | None:
+def _move_fix(move: Mapping[str, object] | None) -> str | None:
     if not move:
         return None
-    dev = (move.get("device") or {}).get("id", "the device")
+    dev = mapping(move.get("device")).get("id", "the device")
     if not move.get("possible"):
         return f"No position on the site parcel meets every setback for {dev} ({move.get('reason') or 'none found'}): relocate or redesign it."
-    b = float(move.get("bearing_deg") or 0.0)
+    b = number(move.get("bearing_deg") or 0.0)
     return (
-        f"Relocate {dev} at least {float(move.get('distance_ft') or 0.0):.1f} ft {_COMPASS_WORDS[compass(b)]} (bearing {b:.0f}°): "
+        f"Relocate {dev} at least {number(move.get('distance_ft') or 0.0):.1f} ft {_COMPASS_WORDS[compass(b)]} (bearing {b:.0f}°): "
         "the nearest position meeting every setback, verified by the checker."
     )
 
@@ -254,26 +255,26 @@ def _move_fix(move: Mapping[str, Any] | None) -> str | None:
 _COMPASS_WORDS = {"N": "north", "NE": "north-east", "E": "east", "SE": "south-east", "S": "south", "SW": "south-west", "W": "west", "NW": "north-west"}
 
 
-def _finding_text(f: Mapping[str, Any]) -> str:
+def _finding_text(f: Mapping[str, object]) -> str:
     msg = _sentence(str(f.get("message") or ""))
     if f.get("status") == "undetermined":
         return f"Provide the information needed to decide compliance with {f.get('citation')}: {_lower_first(msg)}"
     return msg
 
 
-def _is_decided(f: Mapping[str, Any]) -> bool:
+def _is_decided(f: Mapping[str, object]) -> bool:
     ov = f.get("override")
     return bool(ov) and str(f.get("effective_status") or "") != str(f.get("status") or "")
 
 
-def _status(f: Mapping[str, Any]) -> str:
+def _status(f: Mapping[str, object]) -> str:
     return str(f.get("status") or "")
 
 
 # --------------------------------------------------------------------------- composing
 
 
-def _section_order(section: str) -> tuple[Any, ...]:
+def _section_order(section: str) -> tuple[int | str, ...]:
     """Natural order of sections: numbers compared as numbers (646-4.9 before 646-4.14)."""
     return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", section))
 
@@ -282,13 +283,13 @@ _STATUS_ORDER = {"violation": 0, "undetermined": 1, "advisory": 2, "reviewer": 3
 
 
 def new_comments(
-    doc: Mapping[str, Any],
+    doc: Mapping[str, object],
     *,
     first_number: int,
     round_no: int,
     covered: set[str] | None = None,
     covered_rules: set[str] | None = None,
-    reviewer_comments: Sequence[Mapping[str, Any]] = (),
+    reviewer_comments: Sequence[Mapping[str, object]] = (),
 ) -> list[Comment]:
     """The comments a review raises that no earlier comment covers, numbered from ``first_number``.
 
@@ -309,75 +310,75 @@ def new_comments(
     """
     covered = covered or set()
     covered_rules = covered_rules or set()
-    moves = {str((m.get("device") or {}).get("id")): m for m in doc.get("moves") or [] if isinstance(m, Mapping)}
-    drafts: list[dict[str, Any]] = []
-    advisories: dict[str, list[Mapping[str, Any]]] = {}
-    for f in doc.get("findings", []):
+    moves = {str(mapping(m.get("device")).get("id")): m for m in values(doc.get("moves")) if isinstance(m, Mapping)}
+    # each comment (numbered once sorted) with the key that orders it within its section and status
+    drafts: list[tuple[Comment, tuple[str, str]]] = []
+    advisories: dict[str, list[Mapping[str, object]]] = {}
+    for f in maps(doc.get("findings", [])):
         if _is_decided(f):
             continue
         st = _status(f)
         key = str(f.get("key") or "")
         if st in OPEN and key not in covered:
-            subject = f.get("subject") or {}
+            subject = mapping(f.get("subject"))
             move = moves.get(str(subject.get("id"))) if st == "violation" and subject.get("layer") == "devices" and f.get("kind") == "device_setback" else None
-            drafts.append(
-                {
-                    "section": section_of(str(f.get("citation") or "")),
-                    "citation": str(f.get("citation") or ""),
-                    "status": st,
-                    "text": _finding_text(f),
-                    "excerpt": _excerpt(f),
-                    "measured_ft": f.get("measured_ft"),
-                    "required_ft": f.get("required_ft"),
-                    "fix": _move_fix(move),
-                    "keys": (key,),
-                    "rule_id": None,
-                    "sort": (subject.get("id") or "", key),
-                }
-            )
+            drafts.append((
+                Comment(
+                    number=0, round=round_no,
+                    section=section_of(str(f.get("citation") or "")),
+                    citation=str(f.get("citation") or ""),
+                    status=st,
+                    text=_finding_text(f),
+                    excerpt=_excerpt(f),
+                    measured_ft=cast("float | None", f.get("measured_ft")),
+                    required_ft=cast("float | None", f.get("required_ft")),
+                    fix=_move_fix(move),
+                    keys=(key,),
+                    rule_id=None,
+                ),
+                (cast(str, subject.get("id") or ""), key),  # the subject's id as findings.json has it
+            ))
         elif st == "advisory" and str(f.get("rule_id")) not in covered_rules:
             advisories.setdefault(str(f.get("rule_id")), []).append(f)
     for rule_id, fs in advisories.items():
         first = fs[0]
         lines = " ".join(_sentence(str(f.get("message") or "")) for f in fs)
-        drafts.append(
-            {
-                "section": section_of(str(first.get("citation") or "")),
-                "citation": str(first.get("citation") or ""),
-                "status": "advisory",
-                "text": lines,
-                "excerpt": _excerpt(first),
-                "measured_ft": None,
-                "required_ft": None,
-                "fix": None,
-                "keys": tuple(sorted(str(f.get("key") or "") for f in fs)),
-                "rule_id": rule_id,
-                "sort": ("", rule_id),
-            }
-        )
+        drafts.append((
+            Comment(
+                number=0, round=round_no,
+                section=section_of(str(first.get("citation") or "")),
+                citation=str(first.get("citation") or ""),
+                status="advisory",
+                text=lines,
+                excerpt=_excerpt(first),
+                measured_ft=None,
+                required_ft=None,
+                fix=None,
+                keys=tuple(sorted(str(f.get("key") or "") for f in fs)),
+                rule_id=rule_id,
+            ),
+            ("", rule_id),
+        ))
     for rc in reviewer_comments:
         text = str(rc.get("text") or "").strip()
         if not text:
             continue
         citation = str(rc.get("citation") or "")
         section = str(rc.get("section") or (section_of(citation) if citation else "General"))
-        drafts.append(
-            {"section": section, "citation": citation, "status": "reviewer", "text": _sentence(text), "excerpt": None,
-             "measured_ft": None, "required_ft": None, "fix": None, "keys": (), "rule_id": None, "sort": ("~", text)}
-        )
-    drafts.sort(key=lambda d: (d["section"] == "General", _section_order(d["section"]), _STATUS_ORDER[d["status"]], d["sort"]))
-    out = []
-    for i, d in enumerate(drafts):
-        d.pop("sort")
-        out.append(Comment(number=first_number + i, round=round_no, **d))
-    return out
+        drafts.append((
+            Comment(number=0, round=round_no, section=section, citation=citation, status="reviewer", text=_sentence(text), excerpt=None,
+                    measured_ft=None, required_ft=None, fix=None, keys=(), rule_id=None),
+            ("~", text),
+        ))
+    drafts.sort(key=lambda d: (d[0].section == "General", _section_order(d[0].section), _STATUS_ORDER[d[0].status], d[1]))
+    return [replace(c, number=first_number + i) for i, (c, _) in enumerate(drafts)]
 
 
-def _fmt(x: Any) -> str:
-    return "?" if x is None else f"{float(x):.1f}"
+def _fmt(x: object) -> str:
+    return "?" if x is None else f"{number(x):.1f}"
 
 
-def _distance_note(n: Mapping[str, Any], row: Mapping[str, Any]) -> str:
+def _distance_note(n: Mapping[str, object], row: Mapping[str, object]) -> str:
     """What the plan shows now for a distance finding still open.
 
     A distance short of the limit reads ``now 17.0 ft, required 20.0 ft``. A distance that meets the limit
@@ -401,12 +402,12 @@ def _distance_note(n: Mapping[str, Any], row: Mapping[str, Any]) -> str:
         and accuracy is not None
         and measured is not None
         and required is not None
-        and float(measured) >= float(required)
+        and number(measured) >= number(required)
     )
     if not meets_as_drawn:
         return f"now {_fmt(measured)} ft, required {_fmt(required)} ft"
     margin = n.get("margin_ft")
-    margin_ft = float(margin) if margin is not None else float(measured) - float(required)
+    margin_ft = number(margin) if margin is not None else number(measured) - number(required)
     return (
         f"now {_fmt(measured)} ft against {_fmt(required)} ft required: the plan meets the distance as drawn, but by "
         f"{_fmt(margin_ft)} ft, less than the stated accuracy of the locations (±{_fmt(accuracy)} ft at 95%), so compliance "
@@ -414,7 +415,7 @@ def _distance_note(n: Mapping[str, Any], row: Mapping[str, Any]) -> str:
     )
 
 
-def mark_prior(comments: Sequence[Comment], old: Mapping[str, Any], new: Mapping[str, Any]) -> tuple[list[PriorComment], dict[str, str]]:
+def mark_prior(comments: Sequence[Comment], old: Mapping[str, object], new: Mapping[str, object]) -> tuple[list[PriorComment], dict[str, str]]:
     """Each earlier comment marked from the comparison of the two reviews.
 
     Returns
@@ -424,14 +425,14 @@ def mark_prior(comments: Sequence[Comment], old: Mapping[str, Any], new: Mapping
         (renamed features and rules followed), for :func:`new_comments`' ``covered``.
     """
     cmp = compare_reviews(old, new)
-    by_old_key: dict[str, tuple[str, Mapping[str, Any]]] = {}
+    by_old_key: dict[str, tuple[str, Mapping[str, object]]] = {}
     for cat in ("resolved", "still_open", "changed", "new"):
         for e in cmp.get(cat, []):
             by_old_key.setdefault(str(e["key"]), (cat, e))
     changed = {str(e["key"]): e for e in cmp.get("changed", [])}
     key_map = {str(k): str(v) for k, v in (cmp.get("key_map") or {}).items()}
-    new_by = {str(f.get("key") or ""): f for f in new.get("findings", [])}
-    new_rules = {str(f.get("rule_id")) for f in new.get("findings", []) if _status(f) == "advisory"}
+    new_by = {str(f.get("key") or ""): f for f in maps(new.get("findings", []))}
+    new_rules = {str(f.get("rule_id")) for f in maps(new.get("findings", [])) if _status(f) == "advisory"}
     out: list[PriorComment] = []
     for c in comments:
         if c.status == "reviewer":
@@ -475,12 +476,12 @@ def mark_prior(comments: Sequence[Comment], old: Mapping[str, Any], new: Mapping
 
 
 def compose_letter(
-    doc: Mapping[str, Any],
+    doc: Mapping[str, object],
     header: LetterHeader,
     *,
-    previous_doc: Mapping[str, Any] | None = None,
-    previous_letter: Mapping[str, Any] | None = None,
-    reviewer_comments: Sequence[Mapping[str, Any]] = (),
+    previous_doc: Mapping[str, object] | None = None,
+    previous_letter: Mapping[str, object] | None = None,
+    reviewer_comments: Sequence[Mapping[str, object]] = (),
     conditions: Sequence[str] = (),
 ) -> Letter:
     """The letter of one round.
@@ -511,27 +512,27 @@ def compose_letter(
     if previous_doc is not None:
         if previous_letter is None:
             previous_letter = compose_letter(previous_doc, LetterHeader(title=header.title)).as_dict()
-        earlier = [Comment.from_dict(c) for c in previous_letter.get("carried", previous_letter.get("comments", []))]
-        round_no = int((previous_letter.get("header") or {}).get("round", 1)) + 1
+        earlier = [Comment.from_dict(c) for c in maps(previous_letter.get("carried", previous_letter.get("comments", [])))]
+        round_no = integer(mapping(previous_letter.get("header")).get("round", 1)) + 1
         prior, key_map = mark_prior(earlier, previous_doc, doc)
         for p in prior:
             covered |= {key_map.get(k, k) for k in p.comment.keys}
             if p.comment.rule_id and p.mark != NO_LONGER:
                 covered_rules.add(p.comment.rule_id)
-        first = max([c.number for c in earlier] + [int(previous_letter.get("last_number") or 0)]) + 1
+        first = max([c.number for c in earlier] + [integer(previous_letter.get("last_number") or 0)]) + 1
         if not header.previous_date:
-            header = _replace_header(header, previous_date=str((previous_letter.get("header") or {}).get("date", "")))
+            header = _replace_header(header, previous_date=str(mapping(previous_letter.get("header")).get("date", "")))
     header = _replace_header(header, round=round_no, project_class=header.project_class or str(doc.get("project_class") or ""))
     comments = new_comments(doc, first_number=first, round_no=round_no, covered=covered, covered_rules=covered_rules, reviewer_comments=reviewer_comments)
     decided = tuple(
         Decided(
             citation=str(f.get("citation") or ""),
             message=_sentence(str(f.get("message") or "")),
-            decision=str((f.get("override") or {}).get("decision") or ""),
-            reason=str((f.get("override") or {}).get("reason") or ""),
-            reviewer=str((f.get("override") or {}).get("reviewer") or ""),
+            decision=str(mapping(f.get("override")).get("decision") or ""),
+            reason=str(mapping(f.get("override")).get("reason") or ""),
+            reviewer=str(mapping(f.get("override")).get("reviewer") or ""),
         )
-        for f in doc.get("findings", [])
+        for f in maps(doc.get("findings", []))
         if _is_decided(f)
     )
     open_count = sum(1 for p in prior if p.mark in (NOT_ADDRESSED, PARTLY) and p.comment.status in OPEN) + sum(1 for c in comments if c.status in OPEN)
@@ -539,7 +540,7 @@ def compose_letter(
     return Letter(header, tuple(prior), tuple(comments), decided, tuple(str(c) for c in conditions if str(c).strip()), open_count, notes)
 
 
-def _replace_header(h: LetterHeader, **changes: Any) -> LetterHeader:
+def _replace_header(h: LetterHeader, **changes: object) -> LetterHeader:
     d = asdict(h)
     d.update(changes)
     return LetterHeader(**d)

@@ -33,9 +33,10 @@ import re
 import tempfile
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Iterable, Mapping
 
 from ..core.errors import StormwaterError
+from .jsondoc import integer, mapping, maps
 
 REGISTER_FORMAT = "stormwater-register"
 REGISTER_FILE = "register.json"
@@ -109,21 +110,21 @@ class ReviewCounts:
     by: str = ""
 
     @classmethod
-    def from_dict(cls, d: Mapping[str, Any] | None) -> ReviewCounts | None:
+    def from_dict(cls, d: Mapping[str, object] | None) -> ReviewCounts | None:
         if not d:
             return None
-        return cls(output=str(d.get("output") or ""), violations=int(d.get("violations") or 0), undetermined=int(d.get("undetermined") or 0),
-                   open_decisions=int(d.get("open_decisions") or 0), checked=str(d.get("checked") or ""), by=str(d.get("by") or ""))
+        return cls(output=str(d.get("output") or ""), violations=integer(d.get("violations") or 0), undetermined=integer(d.get("undetermined") or 0),
+                   open_decisions=integer(d.get("open_decisions") or 0), checked=str(d.get("checked") or ""), by=str(d.get("by") or ""))
 
 
-def counts_of(doc: Mapping[str, Any]) -> tuple[int, int, int]:
+def counts_of(doc: Mapping[str, object]) -> tuple[int, int, int]:
     """Violations, undetermined and open decisions of a findings.json document.
 
     A finding needs a decision while it is a violation or undetermined and has no
     reviewer decision (accepted or waived) recorded on it.
     """
     v = u = open_ = 0
-    for f in doc.get("findings", []) or []:
+    for f in maps(doc.get("findings", [])):
         status = str(f.get("status") or "")
         if status == "violation":
             v += 1
@@ -164,30 +165,32 @@ class Application:
     previous_output: str = ""
     notes: str = ""
     last_review: ReviewCounts | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, object] = field(default_factory=dict)
 
     @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Application:
+    def from_dict(cls, d: Mapping[str, object]) -> Application:
         """Read one entry (unknown keys are kept in ``extra`` and written back)."""
         known = {f.name for f in fields(cls)} - {"last_review", "extra"}
-        kw: dict[str, Any] = {}
+        kw: dict[str, object] = {}
         for k in known:
             if k in d and d[k] is not None:
                 kw[k] = d[k]
         if "id" not in kw or not str(kw["id"]).strip():
             raise RegisterError("an application in the register has no id")
-        kw = {k: (str(v) if k != "round" else v) for k, v in kw.items()}
+        texts = {k: str(v) for k, v in kw.items() if k != "round"}
         try:
-            kw["round"] = int(kw.get("round", 1))
+            round_no = integer(kw.get("round", 1))
         except (TypeError, ValueError):
-            raise RegisterError(f"application {kw['id']}: round '{kw.get('round')}' is not a number") from None
-        app = cls(**kw)
+            raise RegisterError(f"application {texts['id']}: round '{kw.get('round')}' is not a number") from None
+        app = cls(id=texts["id"], round=round_no)
+        for k, v in texts.items():
+            setattr(app, k, v)
         app.status = normalise_status(app.status or "received")
-        app.last_review = ReviewCounts.from_dict(d.get("last_review"))
+        app.last_review = ReviewCounts.from_dict(mapping(d.get("last_review")))
         app.extra = {k: v for k, v in d.items() if k not in known and k not in ("last_review",)}
         return app
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         d = asdict(self)
         d.pop("extra")
         d["last_review"] = asdict(self.last_review) if self.last_review else None
@@ -226,7 +229,7 @@ class Register:
         self.town = ""
         self.context = ""
         self.applications: list[Application] = []
-        self.extra: dict[str, Any] = {}
+        self.extra: dict[str, object] = {}
 
     @property
     def file(self) -> Path:
@@ -275,7 +278,7 @@ class Register:
         reg.extra = {k: v for k, v in data.items() if k not in ("format", "version", "town", "context", "applications")}
         return reg
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"format": REGISTER_FORMAT, "version": 1, "town": self.town, "context": self.context, **self.extra,
                 "applications": [a.as_dict() for a in self.applications]}
 
@@ -324,7 +327,7 @@ class Register:
         app.last_review = None
         return app
 
-    def record_review(self, app_id: str, doc: Mapping[str, Any], output: str = "", by: str = "check", date: str = "") -> Application:
+    def record_review(self, app_id: str, doc: Mapping[str, object], output: str = "", by: str = "check", date: str = "") -> Application:
         """Store the counts of a review (a findings.json document) as the application's last review."""
         app = self.get(app_id)
         v, u, o = counts_of(doc)
@@ -372,7 +375,7 @@ class Register:
     def state_dir(self, app_id: str) -> Path:
         return self.folder / "reviews" / safe_name(app_id)
 
-    def load_state(self, app_id: str) -> dict[str, Any]:
+    def load_state(self, app_id: str) -> dict[str, object]:
         """The dock's saved state of an application (last and previous review, decisions, letter); ``{}`` when none."""
         path = self.state_dir(app_id) / STATE_FILE
         if not path.is_file():
@@ -383,7 +386,7 @@ class Register:
             raise RegisterError(f"{path}: the saved review of {app_id} cannot be read ({exc})") from exc
         return data if isinstance(data, dict) else {}
 
-    def save_state(self, app_id: str, state: Mapping[str, Any]) -> Path:
+    def save_state(self, app_id: str, state: Mapping[str, object]) -> Path:
         path = self.state_dir(app_id) / STATE_FILE
         _write_json(path, dict(state))
         return path
@@ -436,7 +439,7 @@ def _same_file_key(p: Path) -> str:
         return str(p.absolute())
 
 
-def _write_json(path: Path, data: Any) -> None:
+def _write_json(path: Path, data: object) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=str(path.parent))
     try:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence, cast
 
 from ..core.engine import REVIEWER_REASON, SiteInputs, run_check
 from ..core.engine import CheckCancelled as CheckCancelled  # re-exported: the front ends catch a cancelled check here
@@ -32,7 +32,7 @@ from ..core.overrides import Override, annotate_document
 from ..core.rulepack import RulePack, load_pack
 from ..core.serialize import result_to_dict
 from ..core.siting import suggest_moves
-from .compare import compare_reviews
+from .compare import ReviewDoc, compare_reviews
 from .placement import PlanOffParcel, refuse_plan_off_parcel
 
 # --------------------------------------------------------------------------- typed results
@@ -271,8 +271,8 @@ class Review:
     doc: dict[str, object]
     moves: tuple[Move, ...] | None = None
     overrides: tuple[Override, ...] = ()
-    comparison: dict[str, Any] | None = None
-    base: dict[str, Any] | None = field(default=None, repr=False, compare=False)
+    comparison: ReviewDoc | None = None
+    base: dict[str, object] | None = field(default=None, repr=False, compare=False)
 
     @property
     def not_checked(self) -> tuple[NotChecked, ...]:
@@ -289,12 +289,12 @@ class Review:
         n = counts.get("violations_unresolved", 0) if isinstance(counts, Mapping) else 0
         return int(n) if isinstance(n, (int, float, str)) else 0
 
-    def _base(self) -> dict[str, Any]:
+    def _base(self) -> dict[str, object]:
         if self.base is None:
             raise ValueError("this review keeps no document before its decisions (built outside review_of)")
         return self.base
 
-    def decided(self, overrides: Sequence[Override], *, comparison: Mapping[str, Any] | None | bool = True) -> Review:
+    def decided(self, overrides: Sequence[Override], *, comparison: Mapping[str, object] | None | bool = True) -> Review:
         """The same review with ``overrides`` as its decisions: the one place decisions are applied to a document.
 
         Parameters
@@ -306,14 +306,14 @@ class Review:
         base = self._base()
         # what annotate_document writes (top-level keys and each finding's key, override, effective status) on copies; the rest is shared
         doc = dict(base)
-        doc["findings"] = [dict(f) for f in base.get("findings", [])]
+        doc["findings"] = [dict(f) for f in cast("list[dict[str, object]]", base.get("findings", []))]
         annotate_document(doc, list(overrides))
         cmp = self.comparison if comparison is True else (None if comparison is None or comparison is False else dict(comparison))
         if cmp is not None:
             doc["comparison"] = cmp
         return replace(self, doc=doc, overrides=tuple(overrides), comparison=cmp)
 
-    def with_moves(self, moves: Iterable[Mapping[str, Any] | Move]) -> Review:
+    def with_moves(self, moves: Iterable[Mapping[str, object] | Move]) -> Review:
         """The review with these suggested moves (decisions and comparison kept)."""
         typed = moves_from_dicts(moves)
         value = _plain({"moves": [m.as_dict() for m in typed]})["moves"]
@@ -323,7 +323,7 @@ class Review:
         doc["moves"] = value
         return replace(self, base=base, doc=doc, moves=typed)
 
-    def with_section(self, name: str, value: Mapping[str, Any] | None) -> Review:
+    def with_section(self, name: str, value: Mapping[str, object] | None) -> Review:
         """The review whose document carries ``value`` under ``name`` (the command line's ``completeness``), kept through decisions."""
         plain = _plain({name: value})[name]
         base = dict(self._base())
@@ -332,7 +332,7 @@ class Review:
         doc[name] = plain
         return replace(self, base=base, doc=doc)
 
-    def with_inputs(self, inputs: Mapping[str, Any] | None) -> Review:
+    def with_inputs(self, inputs: Mapping[str, object] | None) -> Review:
         """The review whose document describes what was read as ``inputs`` (the report's header)."""
         value = _plain({"inputs": dict(inputs) if inputs is not None else {}})["inputs"]
         base = dict(self._base())
@@ -352,7 +352,7 @@ class ComparisonError(ValueError, StormwaterError):
     """Two reviews that cannot be compared (different jurisdictions…); the message says why."""
 
 
-def compare_with(doc: dict[str, object], previous: Mapping[str, object], label: str) -> dict[str, Any]:  # the comparison document, not yet typed (core.compare)
+def compare_with(doc: dict[str, object], previous: Mapping[str, object], label: str) -> ReviewDoc:
     """The comparison of ``doc`` with an earlier review's document, recorded as ``doc["comparison"]``.
 
     Raises

@@ -15,7 +15,7 @@ QGIS-free: the snapshot is held as it is (any object with ``inputs``).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Iterable, Mapping, Protocol, Sequence
+from typing import Callable, Iterable, Mapping, Protocol, Sequence
 
 from ..core.engine import SiteInputs
 from ..core.model import CheckResult
@@ -71,7 +71,7 @@ class ReviewSession:
     def __init__(self) -> None:
         self.result: CheckResult | None = None
         # The front end's snapshot (the dock's qgis_bridge Snapshot), read here only for its ``inputs`` (SiteSnapshot).
-        self.snap: Any = None
+        self.snap: SiteSnapshot | None = None
         self.moves: tuple[Move, ...] = ()
         self.review: Review | None = None
         self.comparison: dict[str, object] | None = None
@@ -121,8 +121,8 @@ class ReviewSession:
         self.envelope = None
         self._notify(CLEARED)
 
-    def set_result(self, result: CheckResult, snap: Any, overrides: Sequence[Override], inputs: Mapping[str, Any] | None = None,
-                   moves: Iterable[Mapping[str, Any] | Move] = (), review: Review | None = None) -> Review:
+    def set_result(self, result: CheckResult, snap: SiteSnapshot | None, overrides: Sequence[Override], inputs: Mapping[str, object] | None = None,
+                   moves: Iterable[Mapping[str, object] | Move] = (), review: Review | None = None) -> Review:
         """A new result to review (its moves, if already known).
 
         ``review`` is the result's :class:`Review` when it was built already
@@ -154,7 +154,7 @@ class ReviewSession:
             self.review = review.decided(overrides)
         self._notify(MOVES)
 
-    def rebuild(self, overrides: Sequence[Override], inputs: Mapping[str, Any] | None = None, *, notify: bool = True) -> Review:
+    def rebuild(self, overrides: Sequence[Override], inputs: Mapping[str, object] | None = None, *, notify: bool = True) -> Review:
         """The review of the current result with these decisions (the comparison kept); the result is not serialised again."""
         if self.result is None or self.review is None:
             raise ValueError("no result to review")
@@ -164,13 +164,13 @@ class ReviewSession:
             self._notify(REVIEW)
         return self.review
 
-    def for_report(self, overrides: Sequence[Override], inputs: Mapping[str, Any] | None) -> Review:
+    def for_report(self, overrides: Sequence[Override], inputs: Mapping[str, object] | None) -> Review:
         """The current review as the report writes it: these decisions and ``inputs`` (what was read) in its document."""
         if self.review is None:
             raise ValueError("no result to review")
         return self.review.with_inputs(inputs).decided(overrides)
 
-    def set_comparison(self, comparison: dict[str, Any] | None) -> None:
+    def set_comparison(self, comparison: dict[str, object] | None) -> None:
         """The comparison with an earlier review (``None`` clears it), shown with the current review."""
         self.comparison = comparison
         if self.review is not None:

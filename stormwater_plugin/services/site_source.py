@@ -16,7 +16,7 @@ QGIS-free and file-free: the adapters do the reading.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Protocol, Sequence, runtime_checkable
+from typing import Callable, Mapping, Protocol, Sequence, runtime_checkable
 
 from ..core.engine import SiteInputs
 from ..core.overrides import Override
@@ -42,8 +42,8 @@ class SiteRead:
 
     inputs: SiteInputs
     crs_wkt: str
-    description: dict[str, Any] = field(default_factory=dict)
-    source: Any = None
+    description: dict[str, object] = field(default_factory=dict)
+    source: object = None
 
 
 @runtime_checkable
@@ -84,7 +84,7 @@ def review_site(
     overrides: Sequence[Override] = (),
     *,
     moves: bool = True,
-    previous: Mapping[str, Any] | None = None,
+    previous: Mapping[str, object] | None = None,
     previous_label: str = "",
     progress: Callable[[float], bool] | None = None,
 ) -> tuple[SiteRead, Review]:
