@@ -112,6 +112,7 @@ from .batch_io import (  # noqa: F401 - _bulk_layer: its tests import it from he
 )
 from .batch_worker import run_partition
 from .dem_source import WktTransform
+from .site_source import FileSiteSource
 
 
 def plan_batch(
@@ -199,7 +200,6 @@ def run_batch(
     """
     # lazy: the reader loads geopandas, rasterio and fiona; importing this module for its names (tests, the register) need not
     from .reader import dem_crs, site_units
-    from .site_source import FileSiteSource
 
     say = progress or (lambda _m: None)
     times: dict[str, float] = {}
