@@ -19,6 +19,7 @@ from qgis.core import QgsCoordinateReferenceSystem, QgsCoordinateTransformContex
 from ..core.engine import SiteInputs
 from ..core.model import PROJECT_CLASSES, ROLES, FeatureLayer, Warning_
 from ..core.units import normalise_z_unit
+from ..services.dem_window import dem_window
 from ..services.intake import (  # the roles read around the site, as the command line
     CONTEXT_ROLES,
     MAX_LISTED,
@@ -37,6 +38,8 @@ from ..services.placement_layers import (
 )
 from ..services.run_warnings import reprojected_warnings
 from ..services.site_source import SiteRead, working_crs_text
+from ..services.site_template import TemplateError, empty_template_problem, read_statements, undrawn_note, undrawn_roles
+from ..services.working_crs import site_geometries
 from .crs import choose_working_crs, crs_label, site_ground_scale, unit_to_ft
 from .dem import QgisDemSource, read_dem
 from .layer_parts import RoleLayerStatus, resolve_parts
@@ -82,7 +85,6 @@ def _rule_window(
 
     ``dem`` is a :class:`DemInfo` (what the snapshot took of the DEM layer on the main thread).
     """
-    from ..services.dem_window import dem_window
 
     win = dem_window(layers, pack, unit_to_ft=u, cell_ft=_dem_cell_ft(dem), site_parcel_id=site)
     if win.whole_raster:  # a rule with unlimited reach (a flow trace of no declared length): the DEM's whole extent
@@ -237,8 +239,6 @@ def _drop_undrawn_template_layers(sources: dict[str, Any], warnings: list[Warnin
     """
     from pathlib import Path
 
-    from ..services.site_template import TemplateError, empty_template_problem, read_statements, undrawn_note, undrawn_roles
-
     by_package: dict[str, dict[str, int]] = {}
     for role, src in sources.items():
         uri = src.source() if hasattr(src, "source") else ""
@@ -333,8 +333,6 @@ def context_window(
     without a DEM, ``None``.
     """
     import math
-
-    from ..services.working_crs import site_geometries
 
     near = site_geometries(plan_layers, site) + [g for r, lay in plan_layers.items() if r != "parcels" for g in lay.geoms
                                                  if g is not None and not g.is_empty]
