@@ -409,6 +409,7 @@ class RegisterPanel(QgsCollapsibleGroupBox):
         )
         try:
             letter = compose_letter(doc, header, previous_doc=previous_doc, previous_letter=previous_letter)
+            # lazy: python-docx and reportlab (optional) load only when a letter is written
             from ..report.letter_docx import write_letter_docx
             from ..report.letter_pdf import write_letter_pdf
 
