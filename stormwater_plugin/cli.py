@@ -160,42 +160,52 @@ def _dispatch(args: Sequence[str]) -> int:
     args = list(args)
     # lazy: each subcommand loads only its own libraries (geopandas, rasterio, dask) when it is the one run
     if args and args[0] == "envelope":
+        # lazy: this subcommand's modules load only when it runs; `--help` stays fast
         from .headless.envelope_cli import main as envelope_main
 
         return int(envelope_main(args[1:]))
     if args and args[0] == "slope-map":
+        # lazy: this subcommand's modules load only when it runs; `--help` stays fast
         from .headless.slope_map_cli import main as slope_main
 
         return int(slope_main(args[1:]))
     if args and args[0] == "batch":
+        # lazy: this subcommand's modules load only when it runs; `--help` stays fast
         from .headless.batch_cli import main as batch_main
 
         return int(batch_main(args[1:]))
     if args and args[0] == "compare":
+        # lazy: this subcommand's modules load only when it runs; `--help` stays fast
         from .headless.compare_cli import main as compare_main
 
         return int(compare_main(args[1:]))
     if args and args[0] == "letter":
+        # lazy: this subcommand's modules load only when it runs; `--help` stays fast
         from .headless.letter_cli import main as letter_main
 
         return int(letter_main(args[1:]))
     if args and args[0] == "register":
+        # lazy: this subcommand's modules load only when it runs; `--help` stays fast
         from .headless.register_cli import main as register_main
 
         return int(register_main(args[1:]))
     if args and args[0] == "import-cad":
+        # lazy: this subcommand's modules load only when it runs; `--help` stays fast
         from .headless.cad_import import main as cad_main
 
         return int(cad_main(args[1:]))
     if args and args[0] == "contours-dem":
+        # lazy: this subcommand's modules load only when it runs; `--help` stays fast
         from .headless.contours_dem import main as contours_dem_main
 
         return int(contours_dem_main(args[1:]))
     if args and args[0] == "new-site":
+        # lazy: this subcommand's modules load only when it runs; `--help` stays fast
         from .headless.template import main as template_main
 
         return int(template_main(args[1:]))
     if args and args[0] == "completeness":
+        # lazy: this subcommand's modules load only when it runs; `--help` stays fast
         from .headless.completeness_cli import main as completeness_main
 
         return int(completeness_main(args[1:]))

@@ -20,8 +20,27 @@ from qgis.core import QgsProject, QgsVectorLayer
 from qgis.PyQt.QtWidgets import QFileDialog, QInputDialog, QMessageBox, QPushButton, QWidget
 
 from ..core.errors import StormwaterError
+from ..services.cad_plan import (
+    CONTOURS,
+    FT_M,
+    SEARCH_FT,
+    CadMappingError,
+    CadPlanError,
+    entity_from_ogr,
+    layer_fields,
+    load_mapping,
+    mark_property_line,
+    match_parcel,
+    plan_outline,
+    plan_rows,
+    read_insunits,
+    scaled,
+    sort_entities,
+    unit_scale,
+    with_site_parcel,
+)
 from ..services.packs import load_pack
-from ..services.site_template import template_layers, write_layer_styles, write_site_statements
+from ..services.site_template import STATEMENTS_TABLE, template_layers, write_layer_styles, write_site_statements
 
 _OGR_GEOM = {"Point": ogr.wkbPoint, "MultiPolygon": ogr.wkbMultiPolygon, "MultiLineString": ogr.wkbMultiLineString}
 
@@ -98,7 +117,6 @@ def new_site_plan(parent: QWidget | None, jurisdiction: str) -> list[QgsVectorLa
     except (SitePackageError, OSError) as exc:
         QMessageBox.warning(parent, "New site plan", str(exc))
         return []
-    from ..services.site_template import STATEMENTS_TABLE
 
     # the statements table too: where the applicant states there is none of a role (an empty layer is "not drawn")
     return add_template_layers(path, names + [STATEMENTS_TABLE])
@@ -119,8 +137,6 @@ def read_dxf_ogr(path: Path | str) -> list[Any]:
     """The model-space entities of a DXF through QGIS's GDAL (block references as points, as the command line reads them)."""
     from osgeo import gdal
     from shapely import wkb
-
-    from ..services.cad_plan import entity_from_ogr
 
     old = {k: gdal.GetConfigOption(k) for k in ("DXF_INLINE_BLOCKS", "DXF_MERGE_BLOCK_GEOMETRIES")}
     gdal.SetConfigOption("DXF_INLINE_BLOCKS", "FALSE")
@@ -168,24 +184,6 @@ def import_cad_ogr(path: Path | str, crs_text: str, out: Path | str, parcels: An
     import report (counts, unmapped layers, warnings, site parcel). Raises :class:`SitePackageError` with one line.
     """
     import shapely
-
-    from ..services.cad_plan import (
-        CONTOURS,
-        FT_M,
-        SEARCH_FT,
-        CadMappingError,
-        CadPlanError,
-        layer_fields,
-        load_mapping,
-        match_parcel,
-        plan_outline,
-        plan_rows,
-        read_insunits,
-        scaled,
-        sort_entities,
-        unit_scale,
-        with_site_parcel,
-    )
 
     srs = osr.SpatialReference()
     if srs.SetFromUserInput(crs_text) != 0 or not srs.IsProjected():
@@ -257,8 +255,6 @@ def import_cad_ogr(path: Path | str, crs_text: str, out: Path | str, parcels: An
             lyr.CreateFeature(feat)
     ds = None
     if parcels is None and rows.get("parcels"):
-        from ..services.cad_plan import mark_property_line
-
         mark_property_line(out)  # the plan's own property line: a check with a context catalog meets it with the tax parcels
     return {"out": str(out), "units": units, "crs": crs_text, "site_parcel": site, "counts": plan.counts(), "unmapped_layers": plan.unmapped,
             "warnings": plan.warnings + notes}

@@ -12,6 +12,7 @@ from ..core.model import CheckResult
 from ..qgis_bridge.snapshot import Snapshot, SnapshotPlan
 from ..services.packs import load_pack
 from ..services.review import CheckCancelled, Review, check
+from .slope_mask import precompute_slope_mask
 
 #: Percent of the progress bar given to reading the layers.
 READ_SHARE: float = 40.0
@@ -120,7 +121,6 @@ class CheckTask(QgsTask):
 
     def _prepare_layers(self, result: CheckResult) -> None:
         """What the result layers compute from plain data, done here rather than on the main thread (the slope mask)."""
-        from .slope_mask import precompute_slope_mask
 
         assert self.snapshot is not None
         precompute_slope_mask(self.snapshot.inputs, result.jurisdiction)

@@ -27,6 +27,7 @@ from qgis.gui import QgsMapTool, QgsMapToolEmitPoint
 from qgis.PyQt.QtCore import Qt
 
 from ..core.model import Finding, Status
+from ..qgis_bridge.results import short_citation, to_qgs
 from .inspect_panel import COLUMNS, InspectPanel, _num, _req, add_panel, remove_panel, show_panel
 
 DEVICES = "devices"
@@ -96,7 +97,6 @@ def device_report(result: Any, snap: Any, device_id: str, doc: Any = None) -> De
     With ``doc`` (the dock's annotated findings.json document, same order as
     the findings) a reviewer decision shows in the status: ``violation → waived``.
     """
-    from ..qgis_bridge.results import short_citation
 
     device_type = None
     devices = snap.inputs.layers.get(DEVICES) if snap is not None else None
@@ -282,8 +282,6 @@ class DeviceInspectTool(QgsMapToolEmitPoint):
         return panel
 
     def _flash(self, snap: Any, device_id: str) -> None:
-        from ..qgis_bridge.results import to_qgs
-
         devices = snap.inputs.layers.get(DEVICES)
         if devices is None:
             return

@@ -18,6 +18,7 @@ from qgis.PyQt.QtWidgets import QFileDialog
 
 from ..core.model import CheckResult, Warning_
 from ..qgis_bridge.snapshot import Snapshot, SnapshotPlan, plan_snapshot
+from ..services.accuracy import parse_accuracy, parse_dem_vertical
 from ..services.decisions import OverrideError
 from ..services.packs import load_pack
 from ..services.review import Move, Review, compare_with
@@ -26,6 +27,7 @@ from .check_task import CheckTask
 from .dock_view import LOG_TAG
 from .envelope_task import SitingTask, add_siting_layers, device_label, envelope_layers, moves_layer
 from .overrides_ui import ask_decision
+from .restore_task import RestoreTask
 from .result_layers import add_to_project, build_result_layers, set_decisions
 from .role_form import SCOPE
 
@@ -198,7 +200,6 @@ class DockController(_Base):
     def _apply_accuracy(self, snap: Snapshot | SnapshotPlan) -> None:
         """The dock's accuracy fields onto the engine's inputs, read by :mod:`~stormwater_plugin.services.accuracy` as on the
         command line and in Processing; ``ValueError`` (``AccuracyError``) naming a bad entry."""
-        from ..services.accuracy import parse_accuracy, parse_dem_vertical
 
         horizontal, vertical = parse_accuracy([self.accuracy.text()]), parse_dem_vertical(self.dem_accuracy.text())
         snap.inputs.accuracy_ft = horizontal  # a plan's inputs are a patch applied when its layers are read
@@ -272,7 +273,6 @@ class DockController(_Base):
         freeze); :meth:`_restore_done` then draws it. Returns whether a saved
         review is being restored (``wait=True``: restored here, for scripts).
         """
-        from .restore_task import RestoreTask
 
         project = QgsProject.instance()
         text, ok = project.readEntry(SCOPE, "last_review", "")

@@ -30,12 +30,17 @@ from qgis.core import (
 from qgis.PyQt.QtGui import QColor
 
 from ..qgis_bridge.compat import FIELD_DOUBLE, FIELD_STRING
+from ..qgis_bridge.dem import read_dem
 from ..qgis_bridge.results import field_specs, parts_by_family, short_citation
 from ..qgis_bridge.snapshot import DemInfo, Snapshot, SnapshotPlan
 from ..services import presentation
+from ..services.dem_window import siting_part
+from ..services.packs import load_pack
 from ..services.presentation import compass, device_label, move_arrow_label, move_text  # noqa: F401 - re-exported for the dock
 from ..services.review import Move, suggest
-from .result_layers import add_rows, memory_layer
+from ..services.siting import envelope_rows, find_envelope
+from .check_task import _TaskFeedback
+from .result_layers import add_rows, group_name, memory_layer
 from .styles import apply_style, text_format
 
 _LABEL = (("label", FIELD_STRING),)
@@ -122,9 +127,6 @@ class SitingTask(QgsTask):
         try:
             import numpy as np
 
-            from ..services.packs import load_pack
-            from ..services.siting import find_envelope
-
             pack = load_pack(self.jurisdiction)
             if not self._read():
                 return False
@@ -150,7 +152,6 @@ class SitingTask(QgsTask):
         """Read the plan's layers and the envelope's DEM (this thread); ``False`` when cancelled or the parcels are missing."""
         if self.plan is None:
             return True
-        from .check_task import _TaskFeedback
 
         plan = self.plan
         snap = plan.read(_TaskFeedback(self), lambda f: self.setProgress(1 + 8 * f))
@@ -200,10 +201,6 @@ def envelope_snapshot(snap: Snapshot, dem: DemInfo | None, z_units: str | None, 
     if dem is None or inputs.dem is None or "parcels" not in inputs.layers:
         return snap
     try:
-        from ..qgis_bridge.dem import read_dem
-        from ..services.dem_window import siting_part
-        from ..services.packs import load_pack
-
         # The one window policy: the site parcel grown by the envelope rules' reach.
         window = siting_part(inputs.layers, load_pack(jurisdiction), inputs.unit_to_ft, inputs.site_parcel_id)
         if window is None:
@@ -224,7 +221,6 @@ def envelope_snapshot(snap: Snapshot, dem: DemInfo | None, z_units: str | None, 
 
 def envelope_layers(env: Any, crs: Any) -> list[tuple[QgsVectorLayer, str]]:
     """The three envelope layers (envelope, excluded zones, professional design) with their style names."""
-    from ..services.siting import envelope_rows
 
     rows_ = envelope_rows(env)
     envelope = memory_layer("polygon", envelope_name(env.device_type), crs, ENVELOPE_FIELDS)
@@ -273,7 +269,6 @@ def moves_layer(moves: Sequence[Move], crs: Any) -> QgsVectorLayer | None:
 
 def review_group(jurisdiction: str, project: QgsProject | None = None) -> QgsLayerTreeGroup:
     """The review group of ``jurisdiction`` (created at the top when the check has not drawn it yet)."""
-    from .result_layers import group_name
 
     project = project or QgsProject.instance()
     root = project.layerTreeRoot()

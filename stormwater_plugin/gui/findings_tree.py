@@ -25,7 +25,10 @@ from qgis.PyQt.QtWidgets import (
 
 from ..core.model import CheckResult, Finding, Status
 from ..qgis_bridge.results import short_citation
+from ..services.compare import since_last_review
+from ..services.packs import load_pack
 from ..services.review import Move, not_checked
+from .envelope_task import move_text
 from .styles import STATUS_COLOURS
 
 #: (label, statuses shown) of the filter combo, first is the default.
@@ -53,8 +56,6 @@ def _num(x: float | None) -> str:
 
 def _rule_titles(jurisdiction: str) -> dict[str, str]:
     try:
-        from ..services.packs import load_pack
-
         return {r.id: r.title for r in load_pack(jurisdiction).rules}
     except Exception:
         return {}
@@ -144,7 +145,6 @@ class FindingsTree(QWidget):
 
     def set_comparison(self, comparison: Mapping[str, Any] | None) -> None:
         """Show what changed since the previous review (``None`` clears): counts above, a mark per finding."""
-        from ..services.compare import since_last_review
 
         self.comparison = comparison
         self.since = since_last_review(comparison) if comparison else {}
@@ -360,7 +360,6 @@ class FindingsTree(QWidget):
     def _add_moves(self) -> None:
         if not self.moves:
             return
-        from .envelope_task import move_text
 
         top = QTreeWidgetItem([self.tr("Suggested moves") + f" ({len(self.moves)})"])
         top.setForeground(0, QBrush(QColor(_MOVE_COLOUR)))

@@ -45,6 +45,7 @@ class StormwaterPlugin:
             if self.problem:
                 QgsMessageLog.logMessage(self.problem, "Stormwater review", Qgis.MessageLevel.Critical)
             return
+        # lazy: loads shapely and numpy, which the plugin checks (self.problem) first; the plugin loads without them
         from ..processing.provider import StormwaterProvider
 
         self.provider = StormwaterProvider()
@@ -122,6 +123,7 @@ class StormwaterPlugin:
                 self.iface.messageBar().pushMessage("Stormwater review", "Run the check first: there is no result to inspect.", Qgis.MessageLevel.Info, 5)
                 return
             if self.inspect_tool is None:
+                # lazy: loads shapely and numpy, which the plugin checks (self.problem) first; the plugin loads without them
                 from .device_tool import DeviceInspectTool
 
                 self.inspect_tool = DeviceInspectTool(canvas, lambda: self.dock, self.iface)
@@ -175,6 +177,7 @@ class StormwaterPlugin:
         if self.dock is None:
             if not checked:
                 return
+            # lazy: loads shapely and numpy, which the plugin checks (self.problem) first; the plugin loads without them
             from .dock import ReviewDock
 
             self.dock = ReviewDock(self.iface, self.iface.mainWindow())

@@ -31,6 +31,8 @@ from qgis.PyQt.QtWidgets import (
     QVBoxLayout,
 )
 
+from ..services.letter import LetterError, LetterHeader, compose_letter
+from ..services.packs import JURISDICTIONS, load_pack
 from ..services.register import STATUSES, Application, Register, RegisterError
 from .role_form import SCOPE
 
@@ -371,8 +373,6 @@ class RegisterPanel(QgsCollapsibleGroupBox):
         With an application open, the letter goes to ``REGISTER/reviews/<id>/letter-round<N>.docx`` (no dialog)
         and its previous round is the application's previous review and letter.
         """
-        from ..services.letter import LetterError, LetterHeader, compose_letter
-        from ..services.packs import JURISDICTIONS, load_pack
 
         doc = self.dock.doc
         if doc is None:
@@ -410,6 +410,7 @@ class RegisterPanel(QgsCollapsibleGroupBox):
         )
         try:
             letter = compose_letter(doc, header, previous_doc=previous_doc, previous_letter=previous_letter)
+            # lazy: python-docx and reportlab (optional) load only when a letter is written
             from ..report.letter_docx import write_letter_docx
             from ..report.letter_pdf import write_letter_pdf
 

@@ -19,9 +19,11 @@ from qgis.core import QgsCoordinateReferenceSystem, QgsTask
 from ..core.model import CheckResult
 from ..qgis_bridge.snapshot import Snapshot, SnapshotPlan
 from ..services.decisions import Override
+from ..services.packs import load_pack
 from ..services.review import Move, Review, SiteInputs, moves_from_dicts, review_of
 from ..services.saved_review import load_review
 from .check_task import _TaskFeedback, submission_completeness
+from .slope_mask import precompute_slope_mask
 
 
 class RestoreTask(QgsTask):
@@ -73,13 +75,10 @@ class RestoreTask(QgsTask):
                 return False
             self.snapshot = snap
             if snap is not None and snap.inputs.dem is not None:
-                from .slope_mask import precompute_slope_mask
-
                 precompute_slope_mask(snap.inputs, self.result.jurisdiction)
             if snap is not None:  # the document, serialised here once; the dock only applies the decisions (services.session)
                 review = review_of(self.result, crs_name=snap.inputs.crs_name)
                 if snap.inputs.layers:  # the completeness list (issue 27) from the layers read, as after a check
-                    from ..services.packs import load_pack
 
                     section = submission_completeness(snap.inputs, load_pack(self.result.jurisdiction), self.result.project_class, self.contour_count)
                     review = review.with_section("completeness", section) if section is not None else review

@@ -17,7 +17,9 @@ from ..qgis_bridge.results import (
     short_citation,
     to_qgs,
 )
+from ..services.decisions import finding_keys
 from ..services.review import Notification, SiteInputs
+from .slope_mask import compute_slope_mask
 from .styles import apply_style
 
 ZONE_FIELD_SPECS = (("kind", FIELD_STRING), ("rule_id", FIELD_STRING), ("label", FIELD_STRING), ("distance_ft", FIELD_DOUBLE), ("subject_id", FIELD_STRING))
@@ -96,7 +98,6 @@ def build_result_layers(result: CheckResult, inputs: SiteInputs, crs: QgsCoordin
     start hidden. Setback rings are merged per device and distance, their
     labels listing the sections that require them.
     """
-    from ..services.decisions import finding_keys
 
     out: list[ResultLayer] = []
     finding_rows: dict[tuple[bool, str], list] = {}
@@ -204,7 +205,6 @@ def build_result_layers(result: CheckResult, inputs: SiteInputs, crs: QgsCoordin
 
 def slope_mask_layer(result: CheckResult, inputs: SiteInputs, crs: QgsCoordinateReferenceSystem) -> ResultLayer | None:
     """The ring-slope mask of the DEM window (see :mod:`.slope_mask`), or ``None``; never raises."""
-    from .slope_mask import compute_slope_mask
 
     try:
         mask = compute_slope_mask(inputs, result.jurisdiction)

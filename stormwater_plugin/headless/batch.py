@@ -112,6 +112,7 @@ from .batch_io import (  # noqa: F401 - _bulk_layer: its tests import it from he
 )
 from .batch_worker import run_partition
 from .dem_source import WktTransform
+from .site_source import FileSiteSource
 
 if TYPE_CHECKING:  # the reader itself is imported where used (it loads geopandas, rasterio and fiona)
     from .reader import LoadedSite
@@ -202,7 +203,6 @@ def run_batch(
     """
     # lazy: the reader loads geopandas, rasterio and fiona; importing this module for its names (tests, the register) need not
     from .reader import dem_crs, site_units
-    from .site_source import FileSiteSource
 
     say = progress or (lambda _m: None)
     times: dict[str, float] = {}

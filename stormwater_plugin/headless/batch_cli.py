@@ -24,9 +24,11 @@ from pathlib import Path
 from typing import NoReturn, Sequence
 
 from ..core.rulepack import JURISDICTIONS, PackError
+from ..services.register import RegisterError
 from .batch import BatchError, run_batch
 from .errors import fail
 from .reader import InputError
+from .register_cli import fill_from_batch
 
 PROG = "stormwater-check batch"
 
@@ -112,9 +114,6 @@ def main(argv: Sequence[str]) -> int:
         print(f"Outputs: {args.out / 'summary.csv'}, {args.out / 'findings.gpkg'} and {args.out / 'sites'}/<id>/findings.json")
         print("No finding for a rule or feature means it was not checked, never that it complies.")
     if args.register is not None:
-        from ..services.register import RegisterError
-        from .register_cli import fill_from_batch
-
         try:
             for reg_line in fill_from_batch(args.register, args.sites, args.out):
                 say(reg_line)

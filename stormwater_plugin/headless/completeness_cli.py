@@ -21,6 +21,7 @@ from ..core.rulepack import JURISDICTIONS, PackError, load_pack
 from ..services.completeness import CONTOURS_LAYER, Completeness, check_completeness, completeness_lines
 from .errors import fail
 from .reader import InputError
+from .template_reading import template_reading
 
 
 def contour_count(package: Path | None) -> int:
@@ -74,7 +75,6 @@ def completeness_for(package: Path, jurisdiction: str, project_class: str | None
     except PackError as exc:
         raise InputError(str(exc)) from exc
     layers = read_attributes(package)
-    from .template_reading import template_reading
 
     names = fiona.listlayers(str(package))
     undrawn, _ = template_reading(package, {r: [r] for r in ROLES if r in names}, refuse_empty=False)

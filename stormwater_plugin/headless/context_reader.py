@@ -37,8 +37,10 @@ from shapely.geometry import box, mapping, shape
 
 from ..core.model import ROLES, Warning_
 from ..core.units import feet_per_unit
+from ..services.cad_plan import SEARCH_FT, is_property_line
 from ..services.context_catalog import CatalogError, ContextCatalog, ContextSource, parse_catalog
 from ..services.reach import pack_reach_ft
+from .cad_import import land_property_line
 from .reader import ROLE_ID_FIELDS, InputError, ReadBudget, check_sql_view, crs_from_wkt, parse_layer_option
 
 #: Field written on every context feature: the catalog source it came from.
@@ -379,12 +381,7 @@ def read_context(
 
     # issue 27: a CAD plan's own property line must land on a tax parcel of the catalog, as import-cad --parcels tests it
     if "parcels" in plan and package is not None and plan["parcels"][0] == package and catalog.for_role("parcels"):
-        from ..services.cad_plan import is_property_line
-        from .cad_import import land_property_line
-
         if is_property_line(package, plan["parcels"][1]):
-            from ..services.cad_plan import SEARCH_FT
-
             sources = list(catalog.for_role("parcels"))
             search_units = SEARCH_FT / feet_per_unit(float(area_crs.axis_info[0].unit_conversion_factor))
             rows = [_read_source(s, _resolve(s.path, catalog_dir), _grow(area, search_units), area_crs) for s in sources]

@@ -33,6 +33,7 @@ from ..core.dem_policy import Z_UNIT_METRES, z_unit_to_ft
 from ..core.model import Warning_
 from ..core.units import feet_per_unit
 from ..services.completeness import CONTOURS_LAYER
+from .dem_source import BandMeta
 from .errors import fail
 from .reader import InputError, crs_from_wkt
 
@@ -191,8 +192,6 @@ def compare_contours(package: Path, dem: Path, dem_z_units: str | None = None, c
     """
     import rasterio  # lazy: only when a DEM is given
     from pyproj import Transformer
-
-    from .dem_source import BandMeta
 
     c = read_contours(package)
     cz_unit = contour_z_units or next(

@@ -19,7 +19,7 @@ from ..core.model import DEVICE_TYPES
 from ..qgis_bridge.results import field_specs, make_fields, parts_by_family
 from ..services import presentation
 from ..services.packs import load_pack
-from ..services.siting import envelope_rows
+from ..services.siting import SitingError, envelope_rows, find_envelope
 from .common import SiteAlgorithm, write_rows
 
 #: Field schemas of the three sinks (services.presentation: the same as envelope.gpkg and the dock's layers).
@@ -73,7 +73,6 @@ class SitingEnvelope(SiteAlgorithm):
         self.addOutput(QgsProcessingOutputNumber(self.AREA, self.tr("Envelope area (sq ft)")))
 
     def processAlgorithm(self, parameters: dict, context: Any, feedback: Any) -> dict:  # noqa: N802 - QGIS API
-        from ..services.siting import SitingError, find_envelope
 
         snap, jurisdiction = self.take_snapshot(parameters, context, feedback)
         pack = load_pack(jurisdiction)  # the snapshot's DEM window already covers the site parcel grown by the envelope's reach

@@ -27,6 +27,7 @@ from ..qgis_bridge.layer_parts import geometry_part
 from ..qgis_bridge.results import to_qgs
 from ..qgis_bridge.snapshot import Snapshot, snapshot
 from ..resources_path import icon_path, style_path
+from ..role_guess import ROLE_GEOMETRIES
 from ..services.packs import JURISDICTIONS, load_pack
 from ..services.review import Review
 from ..services.review import check as check_review
@@ -159,7 +160,6 @@ class SiteAlgorithm(QgsProcessingAlgorithm):
 
     def add_site_parameters(self) -> None:
         """Add the role, DEM, jurisdiction, class, z-unit and site-parcel parameters."""
-        from ..role_guess import ROLE_GEOMETRIES
 
         dock = dock_choices()
         # One cell per batch row (issue 24 item 9): the roles by layer name, as the command line reads a package.

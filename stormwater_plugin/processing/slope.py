@@ -43,8 +43,13 @@ from qgis.core import (
 )
 
 from ..qgis_bridge.compat import FIELD_DOUBLE, FIELD_INT, FIELD_STRING
+from ..qgis_bridge.crs import is_projected, scale_at_point, unit_to_ft
+from ..qgis_bridge.dem import block_to_array, z_factor
+from ..qgis_bridge.polygonize import polygonize_mask
 from ..qgis_bridge.results import make_fields
+from ..qgis_bridge.snapshot import snapshot
 from ..services.packs import load_pack
+from ..services.slope_map import geographic_ground_to_pixel, map_strips, plan_strips, projected_ground_to_pixel, site_slopes
 from .common import Z_UNIT_OPTIONS, SiteAlgorithm, style_output
 
 #: Nodata of the written slope map (as the command line's).
@@ -140,9 +145,6 @@ class SlopeOver100Ft(SiteAlgorithm):
     # -- building sites -----------------------------------------------------------
 
     def _sites(self, parameters: dict, context: Any, feedback: Any, dem_layer: Any, z_units: str | None, distance: float, threshold: float, compare: str, rule: Any) -> tuple[dict, int]:
-        from ..qgis_bridge.snapshot import snapshot
-        from ..services.slope_map import site_slopes
-
         out: dict[str, Any] = {}
         source = self.parameterAsSource(parameters, self.BUILDING_SITES, context) if parameters.get(self.BUILDING_SITES) not in (None, "") else None
         site_fields = make_fields(SITE_FIELDS)
@@ -214,9 +216,6 @@ class SlopeOver100Ft(SiteAlgorithm):
         """
         from qgis.core import QgsEllipsoidUtils
 
-        from ..qgis_bridge.crs import is_projected, scale_at_point, unit_to_ft
-        from ..services.slope_map import geographic_ground_to_pixel, projected_ground_to_pixel
-
         crs = dem_layer.crs()
         if is_projected(crs):
             cx, cy = gt[0] + gt[1] * cols / 2.0 + gt[2] * rows / 2.0, gt[3] + gt[4] * cols / 2.0 + gt[5] * rows / 2.0
@@ -231,8 +230,6 @@ class SlopeOver100Ft(SiteAlgorithm):
     def _map(self, parameters: dict, context: Any, feedback: Any, dem_layer: Any, z_to_ft: float, distance: float, threshold: float,
              compare: str, n_az: int, path: str | None, want_mask: bool) -> tuple[np.ndarray | None, tuple, int]:
         """Map the DEM strip by strip; write ``path`` (if any); return the steep mask (if wanted), the geotransform and the steep count."""
-        from ..qgis_bridge.dem import block_to_array
-        from ..services.slope_map import map_strips, plan_strips
 
         provider = dem_layer.dataProvider().clone()
         full = provider.extent()
@@ -299,9 +296,6 @@ class SlopeOver100Ft(SiteAlgorithm):
         return steep_all, gt, n_steep
 
     def _write_mask(self, parameters: dict, context: Any, dem_layer: Any, steep: np.ndarray, gt: tuple, distance: float, threshold: float, feedback: Any) -> str | None:
-        from ..qgis_bridge.crs import is_projected, unit_to_ft
-        from ..qgis_bridge.polygonize import polygonize_mask
-
         fields = make_fields(MASK_FIELDS)
         sink, dest = self.parameterAsSink(parameters, self.MASK, context, fields, QgsWkbTypes.Type.MultiPolygon, dem_layer.crs())
         if sink is None:
@@ -321,7 +315,6 @@ class SlopeOver100Ft(SiteAlgorithm):
         return dest
 
     def processAlgorithm(self, parameters: dict, context: Any, feedback: Any) -> dict:  # noqa: N802 - QGIS API
-        from ..qgis_bridge.dem import z_factor
 
         dem_layer = self.parameterAsRasterLayer(parameters, self.DEM, context)
         if dem_layer is None:

@@ -19,27 +19,36 @@ from qgis.core import QgsCoordinateReferenceSystem, QgsCoordinateTransformContex
 from ..core.engine import SiteInputs
 from ..core.model import PROJECT_CLASSES, ROLES, FeatureLayer, Warning_
 from ..core.units import normalise_z_unit
+from ..services.dem_window import dem_window
 from ..services.intake import (  # the roles read around the site, as the command line
     CONTEXT_ROLES,
     MAX_LISTED,
-    outside_area_of_use,
     role_reaches_ft,
 )
 from ..services.placement import plan_placement_problem
 from ..services.placement_layers import (
-    Box,
     SourcePlace,
-    all_features_entry,
-    box_edge_points,
-    box_of_points,
     misplaced_sources,
-    misplaced_warning,
 )
 from ..services.run_warnings import reprojected_warnings
 from ..services.site_source import SiteRead, working_crs_text
+from ..services.site_template import TemplateError, empty_template_problem, read_statements, undrawn_note, undrawn_roles
+from ..services.working_crs import site_geometries
 from .crs import choose_working_crs, crs_label, site_ground_scale, unit_to_ft
 from .dem import QgisDemSource, read_dem
 from .layer_parts import RoleLayerStatus, resolve_parts
+from .layer_place import (
+    as_misplaced,
+    box_in,
+    box_of_rect,
+    feature_count,
+    fits_crs,
+    layer_extent,
+    layer_file_name,
+    source_crs_names,
+    source_name,
+    source_text,
+)
 from .vectors import read_features, source_crs
 
 #: Roles whose extent decides the DEM window (the proposed work and what it is measured to nearby).
@@ -60,10 +69,6 @@ class Snapshot:
     layers_read: dict[str, RoleLayerStatus] | None = None
 
 
-def _extent(source: Any) -> Any:
-    return source.sourceExtent() if hasattr(source, "sourceExtent") else source.extent()
-
-
 def plan_window(layers: Mapping[str, FeatureLayer], margin_units: float) -> tuple[float, float, float, float] | None:
     """Bounds (working CRS) of the plan roles, else of every layer, grown by ``margin_units``."""
     for roles in (PLAN_ROLES, tuple(layers)):
@@ -82,7 +87,6 @@ def _rule_window(
 
     ``dem`` is a :class:`DemInfo` (what the snapshot took of the DEM layer on the main thread).
     """
-    from ..services.dem_window import dem_window
 
     win = dem_window(layers, pack, unit_to_ft=u, cell_ft=_dem_cell_ft(dem), site_parcel_id=site)
     if win.whole_raster:  # a rule with unlimited reach (a flow trace of no declared length): the DEM's whole extent
@@ -237,8 +241,6 @@ def _drop_undrawn_template_layers(sources: dict[str, Any], warnings: list[Warnin
     """
     from pathlib import Path
 
-    from ..services.site_template import TemplateError, empty_template_problem, read_statements, undrawn_note, undrawn_roles
-
     by_package: dict[str, dict[str, int]] = {}
     for role, src in sources.items():
         uri = src.source() if hasattr(src, "source") else ""
@@ -332,9 +334,6 @@ def context_window(
     the DEM only): the DEM's extent joined to that box grown by ``finite_ft``;
     without a DEM, ``None``.
     """
-    import math
-
-    from ..services.working_crs import site_geometries
 
     near = site_geometries(plan_layers, site) + [g for r, lay in plan_layers.items() if r != "parcels" for g in lay.geoms
                                                  if g is not None and not g.is_empty]
@@ -353,21 +352,20 @@ def context_window(
 
 
 def _read(plan: SnapshotPlan, feedback: Any, progress: Callable[[float], None] | None) -> Snapshot:
-    import math
 
     sources, context, warnings = plan.sources, plan.context, list(plan.warnings)
     ordered = sorted(sources, key=ROLES.index)
     dem_crs = plan.dem.crs if plan.dem is not None else None
     # A layer whose coordinates do not fit its CRS takes no part in choosing the working CRS (as the command line).
-    misfit = {r for r in ordered if not _fits_crs(sources[r], context)}
+    misfit = {r for r in ordered if not fits_crs(sources[r], context)}
     choosing = [r for r in ordered if r not in misfit] or ordered
     working, reason = choose_working_crs(
         dem_crs,
         [source_crs(sources[r]) for r in choosing],
-        [(_extent(sources[r]), source_crs(sources[r])) for r in choosing],
+        [(layer_extent(sources[r]), source_crs(sources[r])) for r in choosing],
         context,
     )
-    counts = {r: _count(sources[r]) for r in ordered}
+    counts = {r: feature_count(sources[r]) for r in ordered}
     total = float(sum(max(c, 1) for c in counts.values())) or 1.0
     done = 0.0
 
@@ -406,7 +404,7 @@ def _read(plan: SnapshotPlan, feedback: Any, progress: Callable[[float], None] |
             moved(r)
             step(r)
     site = plan.site
-    reasons = _placement(sources, ordered, misfit, layers, plan.pack, plan.dem, working, context, site, _source_crs_names(sources))
+    reasons = _placement(sources, ordered, misfit, layers, plan.pack, plan.dem, working, context, site, source_crs_names(sources))
     for r in ordered:  # a plan layer far from the rest of the plan: misplaced, each of its features named (read whole, as the command line)
         if r not in CONTEXT_ROLES and r not in misfit and reasons.get(r) is not None:
             raw[r] = layers.pop(r)
@@ -433,13 +431,13 @@ def _read(plan: SnapshotPlan, feedback: Any, progress: Callable[[float], None] |
             moved(r)
             if rect is not None and len(layers[r]) < counts[r]:  # the command line's warning, in its words
                 role_warnings.setdefault(r, []).append(Warning_(
-                    "context_filtered", f"{_source_name(sources[r])}: {len(layers[r]):,} of its {counts[r]:,} features lie "
+                    "context_filtered", f"{source_name(sources[r])}: {len(layers[r]):,} of its {counts[r]:,} features lie "
                     "within reach of the site and were read; the others lie beyond every rule's reach", r))
             step(r)
     for r in ordered:
         why = reasons.get(r)
         if why is not None:
-            layers[r], w = _as_misplaced(r, raw.get(r), why, counts[r], _layer_name(sources[r]))
+            layers[r], w = as_misplaced(r, raw.get(r), why, counts[r], layer_file_name(sources[r]))
             role_warnings.setdefault(r, []).append(w)
     layers = {r: layers[r] for r in ordered if r in layers}
     for r in ordered:
@@ -464,72 +462,6 @@ def _read(plan: SnapshotPlan, feedback: Any, progress: Callable[[float], None] |
     return Snapshot(inputs=inputs, crs=working, crs_reason=reason, layers_read=plan.layers_read)
 
 
-def _box(rect: Any) -> Box | None:
-    """A ``QgsRectangle`` as a box; ``None`` when null or not finite."""
-    if rect is None or rect.isNull():
-        return None
-    b = (float(rect.xMinimum()), float(rect.yMinimum()), float(rect.xMaximum()), float(rect.yMaximum()))
-    return b if all(math.isfinite(v) for v in b) else None
-
-
-def _box_in(box: Box | None, src: QgsCoordinateReferenceSystem, dst: QgsCoordinateReferenceSystem, context: Any) -> Box | None:
-    """``box`` (in ``src``) as a box in ``dst``, its edges sampled as the command line samples them; ``None`` when it cannot be transformed."""
-    if box is None:
-        return None
-    if not src.isValid() or src == dst:
-        return box
-    from qgis.core import QgsCoordinateTransform, QgsPointXY
-
-    xform = QgsCoordinateTransform(src, dst, context)
-    xs, ys = box_edge_points(box)
-    ox: list[float] = []
-    oy: list[float] = []
-    for x, y in zip(xs, ys):
-        try:
-            pt = xform.transform(QgsPointXY(float(x), float(y)))
-        except Exception:  # QgsCsException: coordinates the CRS cannot hold
-            return None
-        ox.append(pt.x())
-        oy.append(pt.y())
-    return box_of_points(ox, oy)
-
-
-def _fits_crs(source: Any, context: Any) -> bool:
-    """Whether a layer's extent can lie where its CRS says (:func:`~stormwater_plugin.services.intake.outside_area_of_use`, the CRS's ``bounds()``)."""
-    crs = source_crs(source)
-    box = _box(_extent(source))
-    if box is None or _count(source) == 0 or not crs.isValid():
-        return True
-    lonlat = _box_in(box, crs, QgsCoordinateReferenceSystem("EPSG:4326"), context)
-    area = crs.bounds()
-    aou = None if area.isNull() or area.isEmpty() else (area.xMinimum(), area.yMinimum(), area.xMaximum(), area.yMaximum())
-    return not outside_area_of_use(lonlat, aou, box if crs.isGeographic() else None)
-
-
-def _source_text(source: Any) -> str:
-    """The layer's source as the command line names a file's layer (``path:layer``)."""
-    try:
-        uri = str(source.source())
-    except Exception:
-        return _source_name(source)
-    parts = uri.split("|")
-    layer = next((p.split("=", 1)[1] for p in parts[1:] if p.startswith("layername=")), None)
-    return f"{parts[0]}:{layer}" if layer else parts[0]
-
-
-def _layer_name(source: Any) -> str:
-    """The layer's name in its file (``layername``), else the file's name."""
-    from pathlib import Path
-
-    text = _source_text(source)
-    path, _, layer = text.rpartition(":") if ":" in Path(text).name else (text, "", "")
-    return layer or Path(path or text).name
-
-
-def _source_crs_names(sources: Mapping[str, Any]) -> dict[str, str]:
-    return {r: source_crs(s).description() for r, s in sources.items()}
-
-
 def _placement(
     sources: Mapping[str, Any], ordered: list[str], misfit: set[str], layers: Mapping[str, FeatureLayer], pack: Any, dem: DemInfo | None,
     working: Any, context: Any, site: str | None, crs_names: Mapping[str, str],
@@ -543,11 +475,11 @@ def _placement(
     ft = unit_to_ft(working)
     places: list[SourcePlace] = []
     for r in ordered:
-        place = SourcePlace(r, _source_text(sources[r]), crs_names[r], fits_crs=r not in misfit)
+        place = SourcePlace(r, source_text(sources[r]), crs_names[r], fits_crs=r not in misfit)
         if r in misfit:
             pass
         elif r in CONTEXT_ROLES:
-            place.bounds = _box_in(_box(_extent(sources[r])), source_crs(sources[r]), working, context) if _count(sources[r]) else None
+            place.bounds = box_in(box_of_rect(layer_extent(sources[r])), source_crs(sources[r]), working, context) if feature_count(sources[r]) else None
         elif r in layers:
             lay = layers[r]
             present = [g for g in lay.geoms if g is not None and not g.is_empty]
@@ -564,43 +496,6 @@ def _placement(
                 if place.role not in CONTEXT_ROLES:
                     place.layer = None
     return dict(zip(ordered, misplaced_sources(places, reaches, ft, site)))
-
-
-def _as_misplaced(role: str, layer: FeatureLayer | None, reason: str, count: int, name: str) -> tuple[FeatureLayer, Warning_]:
-    """A misplaced layer's features listed as without usable geometry (``reason``), and its ``layer_misplaced`` warning.
-
-    A feature with no geometry at all keeps that reason (the engine reports it), as on the command line.
-    """
-    if layer is None:
-        fid = all_features_entry(count, name)
-        return FeatureLayer.from_sequences(role, [], [], [], no_geometry={fid: reason}), misplaced_warning(role, count, reason, [fid])
-    no_geometry: dict[str, str] = {}
-    keep: list[int] = []
-    bad: list[str] = []
-    for i, g in enumerate(layer.geoms):
-        if g is None:
-            keep.append(i)
-            continue
-        fid = layer.ids[i]
-        no_geometry.setdefault(fid, reason)
-        bad.append(fid)
-    out = FeatureLayer.from_sequences(role, [layer.geoms[i] for i in keep], [layer.ids[i] for i in keep], [layer.attrs[i] for i in keep],
-                                      no_geometry=no_geometry)
-    return out, misplaced_warning(role, len(bad), reason, bad)
-
-
-def _source_name(source: Any) -> str:
-    try:
-        return str(source.name() if hasattr(source, "name") else source.sourceName())
-    except Exception:
-        return "the layer"
-
-
-def _count(source: Any) -> int:
-    try:
-        return int(source.featureCount())
-    except Exception:  # a source that cannot count: read whole
-        return 0
 
 
 def snapshot(
@@ -701,7 +596,7 @@ def _layer_source(layer: Any) -> str:
     try:
         return str(layer.source())
     except Exception:  # a Processing feature source has no source(): its name
-        return _source_name(layer)
+        return source_name(layer)
 
 
 @dataclass

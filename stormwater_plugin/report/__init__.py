@@ -14,10 +14,12 @@ __all__ = ["build_report_model", "write_report_package"]
 
 def __getattr__(name: str):  # lazy: importing the package must not pull in matplotlib or reportlab
     if name == "build_report_model":
+        # lazy: see __getattr__
         from .model import build_report_model
 
         return build_report_model
     if name == "write_report_package":
+        # lazy: see __getattr__
         from .package import write_report_package
 
         return write_report_package

@@ -93,12 +93,15 @@ def write_report_package(
         from .maps import render_figures
 
         figures = render_figures(result, model, layers, unit_to_ft, doc.get("findings", []))
+        # lazy: jinja2
         from .html import write_html
 
         files.append(write_html(model, figures, out_dir / "report.html"))
+        # lazy: reportlab
         from .pdf import write_pdf
 
         files.append(write_pdf(model, figures, out_dir / "report.pdf"))
+        # lazy: reportlab
         from .labels import write_labels
 
         labels = write_labels(model["notification"]["rows"], out_dir / "labels.pdf")

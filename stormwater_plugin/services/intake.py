@@ -236,6 +236,7 @@ CONTEXT_ROLES: tuple[str, ...] = ("wells", "septic", "wetlands", "shoreline", "w
 
 def rule_roles(value: object) -> set[str]:
     """Roles a rule's parameters name (``role``, ``roles``, ``targets[].role``)."""
+    # lazy: core.model loads numpy and shapely; the rest of this module needs neither
     from ..core.model import ROLES
 
     out: set[str] = set()
@@ -258,6 +259,7 @@ def role_reaches_ft(pack: RulePack, cell_ft: float, roles: Sequence[str] | None 
     :data:`CONTEXT_FLOOR_FT`, for every role, except the roles a rule of unlimited reach names (a flow trace of no
     declared length; every role when the rule names none). ``roles``: the roles to report (default: all).
     """
+    # lazy: core.model loads numpy and shapely; the rest of this module needs neither
     from ..core.model import ROLES
     from .reach import rule_reach_ft
 

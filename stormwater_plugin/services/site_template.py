@@ -25,6 +25,7 @@ from xml.sax.saxutils import quoteattr
 
 from ..core.checks.affected import WORKED_STATUSES, impervious_status
 from ..core.checks.classification import ACCESSORY_USES, SINGLE_FAMILY_USES
+from ..core.checks.context import truthy
 from ..core.errors import StormwaterError
 from ..core.model import DEVICE_TYPES, ROLE_NOUN, ROLES
 from ..core.rulepack import RulePack
@@ -243,7 +244,6 @@ def write_site_statements(gpkg: Path | str, layers: Sequence[TemplateLayer]) -> 
 
 def none_stated(rows: Sequence[tuple[object, object]]) -> frozenset[str]:
     """The roles whose statement row (``role``, ``none_present``) says there are none (1, yes, true)."""
-    from ..core.checks.context import truthy
 
     return frozenset(str(r).strip().lower() for r, v in rows if r is not None and truthy(v))
 

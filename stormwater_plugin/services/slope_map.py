@@ -27,8 +27,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.geometry import clean_layer
 from ..core.model import FeatureLayer, Warning_
 from ..core.raster import ElevationGrid
+from ..core.terrain import ring_slope_at
+from ..core.terrain.checks import exceeds
 from ..core.terrain.ring import ring_extent_px
 from ..core.terrain.slope_map import auto_azimuths, ground_to_pixel_geographic, ground_to_pixel_projected, ring_slope_map
 from .slope import compare_words, steep_cells
@@ -225,9 +228,6 @@ def site_slopes(sites: FeatureLayer | None, grid: ElevationGrid | None, distance
     warnings : list, optional
         Receives the cleaning's warnings (repaired geometry, features without one).
     """
-    from ..core.geometry import clean_layer
-    from ..core.terrain import ring_slope_at
-    from ..core.terrain.checks import exceeds
 
     out: list[SiteSlope] = []
     if sites is None:

@@ -21,6 +21,7 @@ from shapely.geometry.base import BaseGeometry
 from ..core.engine import SiteInputs
 from ..core.raster import ElevationGrid
 from ..core.rulepack import load_pack
+from ..core.terrain import ground_to_pixel_projected, local_jacobian, ring_slope_map
 from .slope import slope_params, slope_rule, steep_cells
 
 #: Turns a boolean mask on a geotransform into polygons (WKB), e.g. ``qgis_bridge.polygonize.polygonize_mask``.
@@ -150,8 +151,6 @@ def slope_mask(inputs: SiteInputs, jurisdiction: str | None, polygonize: Polygon
         worth showing: nothing is steep).
     """
     import shapely
-
-    from ..core.terrain import ground_to_pixel_projected, local_jacobian, ring_slope_map
 
     grid = getattr(inputs, "dem", None)
     if grid is None:

@@ -317,3 +317,79 @@ def test_the_engine_takes_each_handler_from_the_registry_and_every_named_handler
     # the engine source names no check function: the registry is the one list
     source = (CORE / "engine.py").read_text(encoding="utf-8")
     assert not any(spec.handler.split(":")[1] in source for spec in KINDS.values() if spec.handler)
+
+
+#: In-function imports of the project's own modules that may stay uncommented for now, as (file, imported module):
+#: the report export code another change is rewriting (issue 24). A new uncommented one fails the test.
+KNOWN_UNCOMMENTED_LAZY: frozenset[tuple[str, str]] = frozenset({
+    ("gui/dock_controller.py", "report_export"), ("gui/dock_controller.py", "print_layout"),
+    ("gui/dock_controller.py", "qgis_bridge.deps"),
+    ("gui/report_export.py", "report"), ("gui/report_export.py", "print_layout"),
+})
+
+
+def _comment_lines(source: str) -> set[int]:
+    """Line numbers holding a ``#`` comment (tokenized, so a ``#`` inside a string does not count)."""
+    import io
+    import tokenize
+
+    return {tok.start[0] for tok in tokenize.generate_tokens(io.StringIO(source).readline) if tok.type == tokenize.COMMENT}
+
+
+def uncommented_lazy_imports(path: Path) -> list[tuple[int, str]]:
+    """(line, module) of each in-function relative import in ``path`` that gives no reason for being lazy.
+
+    An import is commented when its first or last line, or the line just above it, holds a comment; an import
+    right after another in-function relative import (a block) shares that import's comment.
+    """
+    source = path.read_text(encoding="utf-8")
+    comments = _comment_lines(source)
+    lazy: list[ast.ImportFrom] = []
+    for func in ast.walk(ast.parse(source)):
+        if isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            lazy.extend(n for n in ast.walk(func) if isinstance(n, ast.ImportFrom) and n.level > 0)
+    lazy = sorted({n.lineno: n for n in lazy}.values(), key=lambda n: n.lineno)  # nested functions are walked twice
+    covered: dict[int, bool] = {}  # end line of each lazy import -> whether it is commented
+    bad = []
+    for node in lazy:
+        end = node.end_lineno or node.lineno
+        ok = bool({node.lineno, end, node.lineno - 1} & comments) or covered.get(node.lineno - 1, False)
+        covered[end] = ok
+        if not ok:
+            bad.append((node.lineno, "." * (node.level - 1) + (node.module or "")))
+    return bad
+
+
+def test_every_lazy_import_of_the_project_says_why():
+    """Issue 23: an import of the project's own modules inside a function is commented with its reason (or moved up)."""
+    bad = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = str(path.relative_to(PACKAGE))
+        for line, module in uncommented_lazy_imports(path):
+            if (rel, module.lstrip(".")) not in KNOWN_UNCOMMENTED_LAZY:
+                bad.append(f"{rel}:{line} from {module} import ... (no comment saying why it is lazy)")
+    assert bad == []
+
+
+def test_the_lazy_import_rule_reads_blocks_and_comments(tmp_path):
+    """The checker above: a comment on, or just above, an import covers it and the block right after it."""
+    f = tmp_path / "m.py"
+    f.write_text(
+        "def a():\n    # lazy: heavy\n    from .x import y\n    from .z import w\n\n    from .q import r\n"
+        "def b():\n    from .s import t  # lazy: optional\n    import os\n    from .u import v\n"
+        "def c():\n    s = '# not a comment'\n    from .p import o\n",
+        encoding="utf-8",
+    )
+    assert uncommented_lazy_imports(f) == [(6, "q"), (10, "u"), (13, "p")]
+
+
+#: Modules over the size limit, each to be split along its jobs (issue 23); a new one fails the test.
+KNOWN_LONG: frozenset[str] = frozenset()
+MAX_MODULE_LINES = 700
+
+
+def test_no_module_is_over_700_lines():
+    """Issue 23: no module of the package over 700 lines."""
+    long = {str(p.relative_to(PACKAGE)): n for p in PACKAGE.rglob("*.py")
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES}
+    assert sorted(set(long) - KNOWN_LONG) == [], long

@@ -1,0 +1,126 @@
+"""Where a QGIS layer sits: its extent as a box, in another CRS and against its CRS's area of use; what it is called.
+
+Split out of :mod:`~stormwater_plugin.qgis_bridge.snapshot` (issue 23): the snapshot's misplaced-layer
+reading (:func:`~stormwater_plugin.services.placement_layers.misplaced_sources`, the command line's decision)
+uses these to describe each layer as the command line describes a file's layer.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Mapping
+
+from qgis.core import QgsCoordinateReferenceSystem
+
+from ..core.model import FeatureLayer, Warning_
+from ..services.intake import outside_area_of_use
+from ..services.placement_layers import Box, all_features_entry, box_edge_points, box_of_points, misplaced_warning
+from .vectors import source_crs
+
+
+def layer_extent(source: Any) -> Any:
+    return source.sourceExtent() if hasattr(source, "sourceExtent") else source.extent()
+
+
+def box_of_rect(rect: Any) -> Box | None:
+    """A ``QgsRectangle`` as a box; ``None`` when null or not finite."""
+    if rect is None or rect.isNull():
+        return None
+    b = (float(rect.xMinimum()), float(rect.yMinimum()), float(rect.xMaximum()), float(rect.yMaximum()))
+    return b if all(math.isfinite(v) for v in b) else None
+
+
+def box_in(box: Box | None, src: QgsCoordinateReferenceSystem, dst: QgsCoordinateReferenceSystem, context: Any) -> Box | None:
+    """``box`` (in ``src``) as a box in ``dst``, its edges sampled as the command line samples them; ``None`` when it cannot be transformed."""
+    if box is None:
+        return None
+    if not src.isValid() or src == dst:
+        return box
+    from qgis.core import QgsCoordinateTransform, QgsPointXY
+
+    xform = QgsCoordinateTransform(src, dst, context)
+    xs, ys = box_edge_points(box)
+    ox: list[float] = []
+    oy: list[float] = []
+    for x, y in zip(xs, ys):
+        try:
+            pt = xform.transform(QgsPointXY(float(x), float(y)))
+        except Exception:  # QgsCsException: coordinates the CRS cannot hold
+            return None
+        ox.append(pt.x())
+        oy.append(pt.y())
+    return box_of_points(ox, oy)
+
+
+def fits_crs(source: Any, context: Any) -> bool:
+    """Whether a layer's extent can lie where its CRS says (:func:`~stormwater_plugin.services.intake.outside_area_of_use`, the CRS's ``bounds()``)."""
+    crs = source_crs(source)
+    box = box_of_rect(layer_extent(source))
+    if box is None or feature_count(source) == 0 or not crs.isValid():
+        return True
+    lonlat = box_in(box, crs, QgsCoordinateReferenceSystem("EPSG:4326"), context)
+    area = crs.bounds()
+    aou = None if area.isNull() or area.isEmpty() else (area.xMinimum(), area.yMinimum(), area.xMaximum(), area.yMaximum())
+    return not outside_area_of_use(lonlat, aou, box if crs.isGeographic() else None)
+
+
+def source_text(source: Any) -> str:
+    """The layer's source as the command line names a file's layer (``path:layer``)."""
+    try:
+        uri = str(source.source())
+    except Exception:
+        return source_name(source)
+    parts = uri.split("|")
+    layer = next((p.split("=", 1)[1] for p in parts[1:] if p.startswith("layername=")), None)
+    return f"{parts[0]}:{layer}" if layer else parts[0]
+
+
+def layer_file_name(source: Any) -> str:
+    """The layer's name in its file (``layername``), else the file's name."""
+    from pathlib import Path
+
+    text = source_text(source)
+    path, _, layer = text.rpartition(":") if ":" in Path(text).name else (text, "", "")
+    return layer or Path(path or text).name
+
+
+def source_crs_names(sources: Mapping[str, Any]) -> dict[str, str]:
+    return {r: source_crs(s).description() for r, s in sources.items()}
+
+
+def as_misplaced(role: str, layer: FeatureLayer | None, reason: str, count: int, name: str) -> tuple[FeatureLayer, Warning_]:
+    """A misplaced layer's features listed as without usable geometry (``reason``), and its ``layer_misplaced`` warning.
+
+    A feature with no geometry at all keeps that reason (the engine reports it), as on the command line.
+    """
+    if layer is None:
+        fid = all_features_entry(count, name)
+        return FeatureLayer.from_sequences(role, [], [], [], no_geometry={fid: reason}), misplaced_warning(role, count, reason, [fid])
+    no_geometry: dict[str, str] = {}
+    keep: list[int] = []
+    bad: list[str] = []
+    for i, g in enumerate(layer.geoms):
+        if g is None:
+            keep.append(i)
+            continue
+        fid = layer.ids[i]
+        no_geometry.setdefault(fid, reason)
+        bad.append(fid)
+    out = FeatureLayer.from_sequences(role, [layer.geoms[i] for i in keep], [layer.ids[i] for i in keep], [layer.attrs[i] for i in keep],
+                                      no_geometry=no_geometry)
+    return out, misplaced_warning(role, len(bad), reason, bad)
+
+
+def source_name(source: Any) -> str:
+    try:
+        return str(source.name() if hasattr(source, "name") else source.sourceName())
+    except Exception:
+        return "the layer"
+
+
+def feature_count(source: Any) -> int:
+    try:
+        return int(source.featureCount())
+    except Exception:  # a source that cannot count: read whole
+        return 0
+
