@@ -114,7 +114,10 @@ class AffectedArea:
         """What the area leaves out, or ``""``."""
         out: list[str] = []
         if self.unmeasured:
-            out.append(f"{', '.join(self.unmeasured)} lie outside the mapped areas and are not drawn as polygons, so their footprint is not counted")
+            one = len(self.unmeasured) == 1
+            verbs = ("lies", "is", "a polygon", "its") if one else ("lie", "are", "polygons", "their")
+            out.append(f"{', '.join(self.unmeasured)} {verbs[0]} outside the mapped areas and {verbs[1]} not drawn as {verbs[2]}, "
+                       f"so {verbs[3]} footprint is not counted")
         if self.unknown_status:
             out.append(f"impervious feature(s) {', '.join(self.unknown_status)} have no status existing, proposed or removed and may add up to {self.extra_unknown_sqft:,.1f} sq ft")
         return "; ".join(out)
