@@ -126,6 +126,7 @@ def build_layout(
     crs: Any,
     summary: str,
     name: str,
+    legend: bool = True,
 ) -> QgsPrintLayout:
     """Build the layout and add it to ``project``'s layout manager (replacing one of the same name).
 
@@ -133,6 +134,8 @@ def build_layout(
     ----------
     extent : QgsRectangle
         The site, in ``crs``; the map shows it with a margin.
+    legend : bool
+        Add the legend too (else :func:`add_legend` adds it later: the dock does it in its own step).
     """
     manager = project.layoutManager()
     old = manager.layoutByName(name)
@@ -184,7 +187,6 @@ def build_layout(
     north.attemptMove(QgsLayoutPoint(_MARGIN + map_w - 15, top + 3, QgsUnitTypes.LayoutUnit.LayoutMillimeters))
     north.attemptResize(QgsLayoutSize(12, 12, QgsUnitTypes.LayoutUnit.LayoutMillimeters))
 
-    side_x = pw - _MARGIN - _SIDE_W
     text = QgsLayoutItemLabel(layout)
     text.setId("summary")
     text.setText(summary)
@@ -195,6 +197,18 @@ def build_layout(
     text.attemptMove(QgsLayoutPoint(_MARGIN, top + map_h + 3, QgsUnitTypes.LayoutUnit.LayoutMillimeters))
     text.attemptResize(QgsLayoutSize(map_w, _SUMMARY_H, QgsUnitTypes.LayoutUnit.LayoutMillimeters))
 
+    manager.addLayout(layout)
+    if legend:
+        add_legend(layout, project)
+    return layout
+
+
+def add_legend(layout: QgsPrintLayout, project: QgsProject) -> QgsLayoutItemLegend:
+    """The legend of the layout's map, in the right-hand column: the project's visible vector layers, filtered by the map."""
+    item_map = map_item(layout)
+    page = layout.pageCollection().page(0)
+    pw = page.pageSize().width()
+    side_x, top = pw - _MARGIN - _SIDE_W, _MARGIN + _TITLE_H
     legend = QgsLayoutItemLegend(layout)
     legend.setId("legend")
     legend.setTitle("Legend")
@@ -215,8 +229,7 @@ def build_layout(
     layout.addLayoutItem(legend)
     legend.attemptMove(QgsLayoutPoint(side_x, top, QgsUnitTypes.LayoutUnit.LayoutMillimeters))
     legend.adjustBoxSize()
-    manager.addLayout(layout)
-    return layout
+    return legend
 
 
 def _legend_visible_only(legend: QgsLayoutItemLegend, project: QgsProject) -> None:
@@ -256,8 +269,8 @@ def map_item(layout: QgsPrintLayout) -> QgsLayoutItemMap | None:
     return item if isinstance(item, QgsLayoutItemMap) else None
 
 
-def map_render_task(layout: QgsPrintLayout, png: Path, dpi: float = MAP_DPI) -> QgsMapRendererTask:
-    """QGIS's background map renderer, set to draw the layout's map frame into ``png`` (main thread; nothing drawn yet).
+def map_render_task(layout: QgsPrintLayout, image: Path, dpi: float = MAP_DPI) -> QgsMapRendererTask:
+    """QGIS's background map renderer, set to draw the layout's map frame into ``image`` (main thread; nothing drawn yet).
 
     The map settings are the ones the map item exports with (layers, styles,
     labels, extent, scale) at ``dpi``; the background is the frame's. Creating
@@ -276,11 +289,12 @@ def map_render_task(layout: QgsPrintLayout, png: Path, dpi: float = MAP_DPI) -> 
     px = QSizeF(round(size_mm.width() / 25.4 * dpi), round(size_mm.height() / 25.4 * dpi))
     settings = item.mapSettings(item.extent(), px, dpi, True)
     settings.setBackgroundColor(item.backgroundColor())
-    return QgsMapRendererTask(settings, str(png), "PNG")
+    # an uncompressed BMP: written in the task, read back on the main thread in milliseconds
+    return QgsMapRendererTask(settings, str(image), Path(image).suffix.lstrip(".").upper() or "BMP")
 
 
-def layout_for_pdf(layout: QgsPrintLayout, png: Path) -> QgsPrintLayout:
-    """A copy of ``layout`` (not in any layout manager) whose map frame shows ``png``, the map drawn by :func:`map_render_task`.
+def layout_for_pdf(layout: QgsPrintLayout, image: Path) -> QgsPrintLayout:
+    """A copy of ``layout`` (not in any layout manager) whose map frame shows ``image``, the map drawn by :func:`map_render_task`.
 
     The map item stays in the copy, hidden, so the scale bar, the north arrow
     and the legend keep following it; nothing is rendered here.
@@ -292,7 +306,7 @@ def layout_for_pdf(layout: QgsPrintLayout, png: Path) -> QgsPrintLayout:
     picture = QgsLayoutItemPicture(copy)
     picture.setId("map picture")
     picture.setResizeMode(QgsLayoutItemPicture.ResizeMode.Stretch)
-    picture.setPicturePath(str(png), QgsLayoutItemPicture.Format.FormatRaster)
+    picture.setPicturePath(str(image), QgsLayoutItemPicture.Format.FormatRaster)
     copy.addLayoutItem(picture)
     picture.attemptMove(item.positionWithUnits())
     picture.attemptResize(item.sizeWithUnits())
@@ -304,3 +318,22 @@ def layout_for_pdf(layout: QgsPrintLayout, png: Path) -> QgsPrintLayout:
     copy.moveItemToBottom(picture)
     item.setVisibility(False)
     return copy
+
+
+def prepare_legend(layout: QgsPrintLayout) -> None:
+    """Let the legends of ``layout`` filter themselves by their map's content now, not while the page is exported.
+
+    QGIS filters a legend by its map (``setLegendFilterByMapEnabled``) when the
+    legend is first painted; painting the legends alone, small, into a throwaway
+    image does that, so the export that follows only draws them.
+    """
+    from qgis.PyQt.QtGui import QImage, QPainter
+
+    for item in layout.items():
+        if isinstance(item, QgsLayoutItemLegend) and item.legendFilterByMapEnabled():
+            image = QImage(8, 8, QImage.Format.Format_ARGB32_Premultiplied)
+            painter = QPainter(image)
+            try:
+                QgsLayoutExporter(layout).renderRegion(painter, item.sceneBoundingRect())
+            finally:
+                painter.end()

@@ -196,6 +196,8 @@ class ExportTask(QgsTask):
 
 #: The layout steps under way (kept alive between their event-loop turns).
 _RUNNING: set[Any] = set()
+#: Milliseconds between two layout steps: a zero timer can run the next step before the desktop repaints.
+_STEP_GAP_MS = 20
 
 
 class LayoutExport(QObject):
@@ -207,10 +209,11 @@ class LayoutExport(QObject):
     (:func:`~.print_layout.map_render_task`), and the exported copy shows that
     drawing (:func:`~.print_layout.layout_for_pdf`). Steps:
 
-    1. build the layout and add it to the project's layout manager (the reviewer opens it);
+    1. build the layout and add it to the project's layout manager (the reviewer opens it), then its legend;
     2. prepare the map renderer task and start it;
     3. when it has drawn the map: copy the layout with the drawing as its map;
-    4. export the copy to ``pdf``.
+    4. filter the copy's legend by the map's content (QGIS does it when the legend is first painted);
+    5. export the copy to ``pdf``.
 
     ``on_done(layout, error)`` runs on the main thread at the end: ``layout``
     the one in the manager (or ``None``), ``error`` why there is no ``layout.pdf``
@@ -266,9 +269,10 @@ class LayoutExport(QObject):
     # -- the steps ----------------------------------------------------------------
 
     def _next(self, step: Callable[[], None]) -> None:
+        """Run ``step`` from a later turn of the event loop (a short timer, not a zero one: repaints and clicks come first)."""
         from qgis.PyQt.QtCore import QTimer
 
-        QTimer.singleShot(0, lambda: self._run(step))
+        QTimer.singleShot(_STEP_GAP_MS, lambda: self._run(step))
 
     def _run(self, step: Callable[[], None]) -> None:
         if self.done:
@@ -284,7 +288,14 @@ class LayoutExport(QObject):
     def _build(self) -> None:
         from .print_layout import build_layout
 
-        self.layout = build_layout(self.project, self.title, self.extent, self.crs, self.summary, self.name)
+        self.layout = build_layout(self.project, self.title, self.extent, self.crs, self.summary, self.name, legend=False)
+        self.progressChanged.emit(91.0)
+        self._next(self._add_legend)
+
+    def _add_legend(self) -> None:
+        from .print_layout import add_legend
+
+        add_legend(self.layout, self.project)
         self.progressChanged.emit(92.0)
         self._next(self._draw)
 
@@ -296,7 +307,7 @@ class LayoutExport(QObject):
         from .print_layout import map_render_task
 
         self.work_dir = Path(tempfile.mkdtemp(prefix=".stormwater-map-"))
-        task = map_render_task(self.layout, self.work_dir / "map.png")
+        task = map_render_task(self.layout, self.work_dir / "map.bmp")
         task.renderingComplete.connect(self._drawn)
         task.errorOccurred.connect(self._not_drawn)
         self.map_task = task
@@ -319,7 +330,13 @@ class LayoutExport(QObject):
         from .print_layout import layout_for_pdf
 
         assert self.work_dir is not None
-        self.copy = layout_for_pdf(self.layout, self.work_dir / "map.png")
+        self.copy = layout_for_pdf(self.layout, self.work_dir / "map.bmp")
+        self._next(self._legend)
+
+    def _legend(self) -> None:
+        from .print_layout import prepare_legend
+
+        prepare_legend(self.copy)  # the legend's filter by the map's content, its own step
         self._next(self._export)
 
     def _export(self) -> None:
