@@ -169,7 +169,7 @@ def bench(label: str, gpkg: Path, iface: Any, limit: float, export: bool = True)
         report("restore review only", meter.measure(restore, lambda: dock.restore_task is None and dock.result is not None))
     finally:
         shutil.rmtree(proj.parent, ignore_errors=True)
-    # the two main-thread pieces of the export, alone (QGIS exports layouts on the main thread only)
+    # the layout built and exported directly, alone (the old main-thread path, kept for export_report(wait=True))
     from stormwater_plugin.gui import print_layout
     from stormwater_plugin.gui.report_export import site_extent
 
@@ -192,7 +192,8 @@ def bench_export(label: str, gpkg: Path, iface: Any, limit: float) -> list[tuple
     """The report export alone (issue 24): its stalls with and without the print layout, and what the maps draw.
 
     Runs the check (not timed), then exports three times from the event loop: the report package without
-    the layout (all of it in the export task), with it (``layout.pdf`` on the main thread), and the report's
+    the layout (all of it in the export task), with it (the layout in short main-thread steps while
+    ``QgsMapRendererTask`` draws its map: ``gui/report_export.py::LayoutExport``), and the report's
     two maps alone (``report/maps.py``, the part that drew every parcel), with the main thread's CPU
     seconds and the number of geometries each map drew.
     """

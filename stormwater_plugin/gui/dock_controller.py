@@ -552,10 +552,12 @@ class DockController(_Base):
         """Write the review package of the last result into ``folder`` (asked for when not given), in the background.
 
         findings.json and the report files are written by a background task
-        into a staging folder beside ``folder``; then, on the main thread, the
-        print layout is added and everything is moved into ``folder``. A
-        failure leaves no partial package. Returns the task (``wait=True``:
-        runs it here and returns the outcome dict, for scripts and tests).
+        into a staging folder beside ``folder``; then the print layout is made
+        on the main thread in short steps while QGIS's map renderer task draws
+        its map (:class:`~.report_export.LayoutExport`: no step holds the desktop,
+        issue 24 item 5), and everything is moved into ``folder``. A failure
+        leaves no partial package. Returns the task (``wait=True``: runs it all
+        here, the layout exported directly, and returns the outcome dict, for scripts and tests).
         """
         if self.result is None or self.snap is None:
             self.message(self.tr("Run the check first."), Qgis.MessageLevel.Info)
@@ -579,6 +581,8 @@ class DockController(_Base):
         review = self.session.for_report(list(self.overrides.overrides), self._inputs_description())
         task = ExportTask(review, self.snap, Path(folder), self._export_done, layout=layout,
                           reviewer=self.reviewer.text().strip(), reference=self.reference.text().strip())
+        task.ticket = self.session.ticket()
+        task.wait = wait
         self.export_task = task
         self.save_button.setEnabled(False)
         if wait:
@@ -589,11 +593,9 @@ class DockController(_Base):
         return task
 
     def _export_done(self, task: Any, ok: bool) -> None:
-        from .report_export import move_into
-
-        self.export_task = None
-        self.save_button.setEnabled(self.result is not None)
         if not ok or task.doc is None:
+            self.export_task = None
+            self.save_button.setEnabled(self.result is not None)
             task.discard()
             if task.error:
                 QgsMessageLog.logMessage(task.details, LOG_TAG, Qgis.MessageLevel.Critical)
@@ -606,18 +608,44 @@ class DockController(_Base):
                 self.message(self.tr("Writing the report was cancelled; nothing was written."), Qgis.MessageLevel.Info)
             return
         out: dict[str, Any] = {"doc": task.doc, "labels": (task.info or {}).get("labels"), "layout": None, "layout_error": None}
-        if task.layout:
-            from .print_layout import build_layout, export_pdf, layout_name, summary_text
-            from .report_export import site_extent
+        if not task.layout or getattr(self, "_torn_down", False):
+            self._export_finish(task, out)
+            return
+        from .print_layout import build_layout, export_pdf, layout_name, summary_text
+        from .report_export import LayoutExport, site_extent
 
+        title = f"Stormwater review — site parcel {task.result.site_parcel_id or '?'}"
+        args = (QgsProject.instance(), title, site_extent(task.result, task.snap), task.snap.crs,
+                summary_text(task.doc, task.reviewer, task.reference), layout_name(task.result.site_parcel_id))
+        if getattr(task, "wait", False):  # a script or a test waiting: the layout exported here, directly
             try:
-                title = f"Stormwater review — site parcel {self.result.site_parcel_id or '?'}" if self.result else "Stormwater review"
-                lay = build_layout(QgsProject.instance(), title, site_extent(task.result, task.snap), task.snap.crs,
-                                   summary_text(task.doc, task.reviewer, task.reference), layout_name(task.result.site_parcel_id))
-                out["layout"] = lay
-                export_pdf(lay, task.staging / "layout.pdf")
+                out["layout"] = build_layout(*args)
+                export_pdf(out["layout"], task.staging / "layout.pdf")
             except Exception as exc:  # the report package is written; the layout is a convenience
                 out["layout_error"] = f"{type(exc).__name__}: {exc}"
+            self._export_finish(task, out)
+            return
+
+        def layout_done(layout: Any, error: str | None) -> None:
+            out["layout"], out["layout_error"] = layout, error
+            self._export_finish(task, out)
+
+        ticket = getattr(task, "ticket", None)
+        steps = LayoutExport(*args, task.staging / "layout.pdf", layout_done, on_cancel=task.discard,
+                             is_current=lambda: ticket is None or self.session.is_current(ticket))
+        steps.progressChanged.connect(lambda p: self.progress.setValue(int(p)))
+        self.export_task = steps  # Cancel on unload reaches the layout's steps and its map task
+        steps.start()
+
+    def _export_finish(self, task: Any, out: dict[str, Any]) -> None:
+        """Move the package into its folder and say what was written (main thread)."""
+        from .report_export import move_into
+
+        self.export_task = None
+        if getattr(self, "_torn_down", False):
+            task.discard()
+            return
+        self.save_button.setEnabled(self.result is not None)
         try:
             out["files"] = move_into(task.staging, task.out_dir)
         except OSError as exc:

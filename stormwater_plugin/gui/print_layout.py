@@ -2,6 +2,16 @@
 
 Added to the project's layout manager (so the reviewer can adjust it in the
 layout designer) and exported to PDF with ``QgsLayoutExporter``.
+
+The dock never renders the layout's map on the main thread (issue 24 item 5):
+QGIS's layouts are not thread-safe (its own "Export print layout as PDF"
+algorithm is ``FlagNoThreading``, and ``QgsMapRendererCustomPainterJob.renderSynchronously``,
+which the map item uses when exported, must run on the main thread). So the map
+is drawn by QGIS's own background map renderer, :func:`map_render_task`
+(``QgsMapRendererTask``: the layers' renderers are prepared on the main thread,
+the drawing runs in a task, as the map canvas does), and :func:`layout_for_pdf`
+exports a copy of the layout whose map frame shows that drawing. QGIS rasterises
+this map at 300 dpi when it exports it anyway (its layers use transparency).
 """
 
 from __future__ import annotations
@@ -20,13 +30,14 @@ from qgis.core import (
     QgsLayoutPoint,
     QgsLayoutSize,
     QgsLegendStyle,
+    QgsMapRendererTask,
     QgsPrintLayout,
     QgsProject,
     QgsRasterLayer,
     QgsRectangle,
     QgsUnitTypes,
 )
-from qgis.PyQt.QtCore import Qt
+from qgis.PyQt.QtCore import QSizeF, Qt
 from qgis.PyQt.QtGui import QFont
 
 from ..qgis_bridge.compat import set_legend_text_size
@@ -37,6 +48,8 @@ _TITLE_H = 12.0
 _SIDE_W = 80.0
 #: Height of the findings summary under the map, millimetres.
 _SUMMARY_H = 44.0
+#: Resolution of the map drawn for layout.pdf, dots per inch (QGIS's default export resolution).
+MAP_DPI = 300.0
 
 
 def layout_name(site: str | None) -> str:
@@ -113,6 +126,7 @@ def build_layout(
     crs: Any,
     summary: str,
     name: str,
+    legend: bool = True,
 ) -> QgsPrintLayout:
     """Build the layout and add it to ``project``'s layout manager (replacing one of the same name).
 
@@ -120,6 +134,8 @@ def build_layout(
     ----------
     extent : QgsRectangle
         The site, in ``crs``; the map shows it with a margin.
+    legend : bool
+        Add the legend too (else :func:`add_legend` adds it later: the dock does it in its own step).
     """
     manager = project.layoutManager()
     old = manager.layoutByName(name)
@@ -171,7 +187,6 @@ def build_layout(
     north.attemptMove(QgsLayoutPoint(_MARGIN + map_w - 15, top + 3, QgsUnitTypes.LayoutUnit.LayoutMillimeters))
     north.attemptResize(QgsLayoutSize(12, 12, QgsUnitTypes.LayoutUnit.LayoutMillimeters))
 
-    side_x = pw - _MARGIN - _SIDE_W
     text = QgsLayoutItemLabel(layout)
     text.setId("summary")
     text.setText(summary)
@@ -182,6 +197,18 @@ def build_layout(
     text.attemptMove(QgsLayoutPoint(_MARGIN, top + map_h + 3, QgsUnitTypes.LayoutUnit.LayoutMillimeters))
     text.attemptResize(QgsLayoutSize(map_w, _SUMMARY_H, QgsUnitTypes.LayoutUnit.LayoutMillimeters))
 
+    manager.addLayout(layout)
+    if legend:
+        add_legend(layout, project)
+    return layout
+
+
+def add_legend(layout: QgsPrintLayout, project: QgsProject) -> QgsLayoutItemLegend:
+    """The legend of the layout's map, in the right-hand column: the project's visible vector layers, filtered by the map."""
+    item_map = map_item(layout)
+    page = layout.pageCollection().page(0)
+    pw = page.pageSize().width()
+    side_x, top = pw - _MARGIN - _SIDE_W, _MARGIN + _TITLE_H
     legend = QgsLayoutItemLegend(layout)
     legend.setId("legend")
     legend.setTitle("Legend")
@@ -202,8 +229,7 @@ def build_layout(
     layout.addLayoutItem(legend)
     legend.attemptMove(QgsLayoutPoint(side_x, top, QgsUnitTypes.LayoutUnit.LayoutMillimeters))
     legend.adjustBoxSize()
-    manager.addLayout(layout)
-    return layout
+    return legend
 
 
 def _legend_visible_only(legend: QgsLayoutItemLegend, project: QgsProject) -> None:
@@ -235,3 +261,79 @@ def export_pdf(layout: QgsPrintLayout, path: Path) -> Path:
     if code != QgsLayoutExporter.ExportResult.Success:
         raise RuntimeError(f"the print layout could not be exported to {path} (QgsLayoutExporter error {code}: {exporter.errorMessage() if hasattr(exporter, 'errorMessage') else ''})")
     return Path(path)
+
+
+def map_item(layout: QgsPrintLayout) -> QgsLayoutItemMap | None:
+    """The layout's map frame (the item with id ``map``), or ``None``."""
+    item = layout.itemById("map")
+    return item if isinstance(item, QgsLayoutItemMap) else None
+
+
+def map_render_task(layout: QgsPrintLayout, image: Path, dpi: float = MAP_DPI) -> QgsMapRendererTask:
+    """QGIS's background map renderer, set to draw the layout's map frame into ``image`` (main thread; nothing drawn yet).
+
+    The map settings are the ones the map item exports with (layers, styles,
+    labels, extent, scale) at ``dpi``; the background is the frame's. Creating
+    the task prepares the layers' renderers here, on the main thread (milliseconds);
+    the features are read and drawn when the task runs in QGIS's task manager.
+
+    Raises
+    ------
+    RuntimeError
+        When the layout has no map frame.
+    """
+    item = map_item(layout)
+    if item is None:
+        raise RuntimeError("the print layout has no map frame")
+    size_mm = item.sizeWithUnits()
+    px = QSizeF(round(size_mm.width() / 25.4 * dpi), round(size_mm.height() / 25.4 * dpi))
+    settings = item.mapSettings(item.extent(), px, dpi, True)
+    settings.setBackgroundColor(item.backgroundColor())
+    # an uncompressed BMP: written in the task, read back on the main thread in milliseconds
+    return QgsMapRendererTask(settings, str(image), Path(image).suffix.lstrip(".").upper() or "BMP")
+
+
+def layout_for_pdf(layout: QgsPrintLayout, image: Path) -> QgsPrintLayout:
+    """A copy of ``layout`` (not in any layout manager) whose map frame shows ``image``, the map drawn by :func:`map_render_task`.
+
+    The map item stays in the copy, hidden, so the scale bar, the north arrow
+    and the legend keep following it; nothing is rendered here.
+    """
+    copy = layout.clone()
+    item = map_item(copy)
+    if item is None:
+        raise RuntimeError("the print layout has no map frame")
+    picture = QgsLayoutItemPicture(copy)
+    picture.setId("map picture")
+    picture.setResizeMode(QgsLayoutItemPicture.ResizeMode.Stretch)
+    picture.setPicturePath(str(image), QgsLayoutItemPicture.Format.FormatRaster)
+    copy.addLayoutItem(picture)
+    picture.attemptMove(item.positionWithUnits())
+    picture.attemptResize(item.sizeWithUnits())
+    picture.setFrameEnabled(item.frameEnabled())
+    picture.setFrameStrokeWidth(item.frameStrokeWidth())
+    picture.setFrameStrokeColor(item.frameStrokeColor())
+    picture.setBackgroundEnabled(item.hasBackground())
+    picture.setBackgroundColor(item.backgroundColor())
+    copy.moveItemToBottom(picture)
+    item.setVisibility(False)
+    return copy
+
+
+def prepare_legend(layout: QgsPrintLayout) -> None:
+    """Let the legends of ``layout`` filter themselves by their map's content now, not while the page is exported.
+
+    QGIS filters a legend by its map (``setLegendFilterByMapEnabled``) when the
+    legend is first painted; painting the legends alone, small, into a throwaway
+    image does that, so the export that follows only draws them.
+    """
+    from qgis.PyQt.QtGui import QImage, QPainter
+
+    for item in layout.items():
+        if isinstance(item, QgsLayoutItemLegend) and item.legendFilterByMapEnabled():
+            image = QImage(8, 8, QImage.Format.Format_ARGB32_Premultiplied)
+            painter = QPainter(image)
+            try:
+                QgsLayoutExporter(layout).renderRegion(painter, item.sceneBoundingRect())
+            finally:
+                painter.end()

@@ -4,16 +4,19 @@ Writes, into one folder, what ``stormwater-check --out`` writes beside its
 GeoPackage: ``findings.json`` (with the reviewer's decisions and the moves),
 ``report.html``, ``report.pdf``, ``notification.csv``, ``labels.pdf`` (the
 QGIS-free :mod:`stormwater_plugin.report`), plus a QGIS print layout of the
-site exported as ``layout.pdf``.
+site exported as ``layout.pdf``: in the dock, :class:`ExportTask` writes the
+package off the main thread, then :class:`LayoutExport` makes the layout in
+short main-thread steps while QGIS's map renderer task draws its map.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from qgis.core import QgsProject, QgsRectangle, QgsTask
+from qgis.PyQt.QtCore import QObject, pyqtSignal
 
 from ..core.model import CheckResult
 from ..qgis_bridge.snapshot import Snapshot
@@ -144,6 +147,9 @@ class ExportTask(QgsTask):
         self.outcome: dict[str, Any] | None = None
         self.error: str | None = None
         self.details = ""
+        #: The session's ticket when the export started (the layout is made only in that project) and whether the caller waits.
+        self.ticket: Any = None
+        self.wait = False
 
     def run(self) -> bool:  # noqa: D401 - QgsTask API
         import tempfile
@@ -186,3 +192,177 @@ class ExportTask(QgsTask):
 
             traceback.print_exc()
             self.discard()
+
+
+#: The layout steps under way (kept alive between their event-loop turns).
+_RUNNING: set[Any] = set()
+#: Milliseconds between two layout steps: a zero timer can run the next step before the desktop repaints.
+_STEP_GAP_MS = 20
+
+
+class LayoutExport(QObject):
+    """The print layout of the export and its ``layout.pdf``, without holding the desktop (issue 24 item 5).
+
+    QGIS's layouts are not thread-safe, so the layout is built, copied and
+    exported on the main thread, each step in its own turn of the event loop;
+    what takes time, drawing the map's layers, runs in QGIS's map renderer task
+    (:func:`~.print_layout.map_render_task`), and the exported copy shows that
+    drawing (:func:`~.print_layout.layout_for_pdf`). Steps:
+
+    1. build the layout and add it to the project's layout manager (the reviewer opens it), then its legend;
+    2. prepare the map renderer task and start it;
+    3. when it has drawn the map: copy the layout with the drawing as its map;
+    4. filter the copy's legend by the map's content (QGIS does it when the legend is first painted);
+    5. export the copy to ``pdf``.
+
+    ``on_done(layout, error)`` runs on the main thread at the end: ``layout``
+    the one in the manager (or ``None``), ``error`` why there is no ``layout.pdf``
+    (or ``None``). After :meth:`cancel` it does not run; ``on_cancel()`` does.
+    Every step first asks ``is_current()``: when the project was closed meanwhile,
+    it stops with an error and touches nothing of the new project.
+    """
+
+    progressChanged = pyqtSignal(float)
+
+    def __init__(self, project: QgsProject, title: str, extent: QgsRectangle, crs: Any, summary: str, name: str, pdf: Path,
+                 on_done: Callable[[Any, str | None], None], *, on_cancel: Callable[[], None] | None = None,
+                 is_current: Callable[[], bool] = lambda: True) -> None:
+        super().__init__()
+        self.project = project
+        self.title, self.extent, self.crs, self.summary, self.name = title, extent, crs, summary, name
+        self.pdf = Path(pdf)
+        self.on_done = on_done
+        self.on_cancel = on_cancel
+        self.is_current = is_current
+        self.layout: Any = None
+        self.copy: Any = None
+        self.map_task: Any = None
+        self.work_dir: Path | None = None
+        self.cancelled = False
+        self.done = False
+
+    def start(self) -> None:
+        _RUNNING.add(self)
+        self._next(self._build)
+
+    def cancel(self) -> None:
+        """Stop (plugin unloaded): the map task is cancelled, the picture removed, ``on_cancel`` called; ``on_done`` never is."""
+        if self.done:
+            return
+        self.cancelled = True
+        self.done = True
+        task, self.map_task = self.map_task, None
+        if task is not None:
+            try:
+                task.cancel()
+            except RuntimeError:  # the task manager has deleted it already
+                pass
+        self._cleanup()
+        if self.on_cancel is not None:
+            try:
+                self.on_cancel()
+            except Exception:  # pragma: no cover - never raised into Qt
+                import traceback
+
+                traceback.print_exc()
+
+    # -- the steps ----------------------------------------------------------------
+
+    def _next(self, step: Callable[[], None]) -> None:
+        """Run ``step`` from a later turn of the event loop (a short timer, not a zero one: repaints and clicks come first)."""
+        from qgis.PyQt.QtCore import QTimer
+
+        QTimer.singleShot(_STEP_GAP_MS, lambda: self._run(step))
+
+    def _run(self, step: Callable[[], None]) -> None:
+        if self.done:
+            return
+        if not self.is_current():
+            self._finish("the project was closed while the print layout was made")
+            return
+        try:
+            step()
+        except Exception as exc:  # the report package is written; the layout is a convenience
+            self._finish(f"{type(exc).__name__}: {exc}")
+
+    def _build(self) -> None:
+        from .print_layout import build_layout
+
+        self.layout = build_layout(self.project, self.title, self.extent, self.crs, self.summary, self.name, legend=False)
+        self.progressChanged.emit(91.0)
+        self._next(self._add_legend)
+
+    def _add_legend(self) -> None:
+        from .print_layout import add_legend
+
+        add_legend(self.layout, self.project)
+        self.progressChanged.emit(92.0)
+        self._next(self._draw)
+
+    def _draw(self) -> None:
+        import tempfile
+
+        from qgis.core import QgsApplication
+
+        from .print_layout import map_render_task
+
+        self.work_dir = Path(tempfile.mkdtemp(prefix=".stormwater-map-"))
+        task = map_render_task(self.layout, self.work_dir / "map.bmp")
+        task.renderingComplete.connect(self._drawn)
+        task.errorOccurred.connect(self._not_drawn)
+        self.map_task = task
+        QgsApplication.taskManager().addTask(task)
+
+    def _drawn(self) -> None:
+        if self.done:
+            return
+        self.map_task = None
+        self.progressChanged.emit(96.0)
+        self._next(self._copy)
+
+    def _not_drawn(self, code: int) -> None:
+        if self.done:
+            return
+        self.map_task = None
+        self._finish(f"the map could not be drawn (QgsMapRendererTask error {code})")
+
+    def _copy(self) -> None:
+        from .print_layout import layout_for_pdf
+
+        assert self.work_dir is not None
+        self.copy = layout_for_pdf(self.layout, self.work_dir / "map.bmp")
+        self._next(self._legend)
+
+    def _legend(self) -> None:
+        from .print_layout import prepare_legend
+
+        prepare_legend(self.copy)  # the legend's filter by the map's content, its own step
+        self._next(self._export)
+
+    def _export(self) -> None:
+        from .print_layout import export_pdf
+
+        export_pdf(self.copy, self.pdf)
+        self._finish(None)
+
+    def _cleanup(self) -> None:
+        import shutil
+
+        self.copy = None
+        if self.work_dir is not None:
+            shutil.rmtree(self.work_dir, ignore_errors=True)
+            self.work_dir = None
+        _RUNNING.discard(self)
+
+    def _finish(self, error: str | None) -> None:
+        self.done = True
+        if error is not None and self.pdf.exists():
+            self.pdf.unlink()
+        self._cleanup()
+        try:
+            layout = self.layout if self.is_current() else None
+            self.on_done(layout, error)
+        except Exception:  # never let a slot exception reach Qt
+            import traceback
+
+            traceback.print_exc()
