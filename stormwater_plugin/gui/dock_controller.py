@@ -575,7 +575,7 @@ class DockController(_Base):
             folder = QFileDialog.getExistingDirectory(self, self.tr("Folder for the review report"))
             if not folder:
                 return None
-        from .report_export import ExportTask
+        from .report_export import ExportTask  # lazy: the export loads the report writers and QGIS's layout classes when used
 
         self._save_review_fields()
         review = self.session.for_report(list(self.overrides.overrides), self._inputs_description())
@@ -599,7 +599,7 @@ class DockController(_Base):
             task.discard()
             if task.error:
                 QgsMessageLog.logMessage(task.details, LOG_TAG, Qgis.MessageLevel.Critical)
-                from ..qgis_bridge.deps import numpy_problem
+                from ..qgis_bridge.deps import numpy_problem  # lazy: asked only when an export failed
 
                 hint = numpy_problem()
                 self.message(self.tr("The report could not be written: {0} (nothing was written to {1})").format(task.error, task.out_dir)
@@ -611,6 +611,7 @@ class DockController(_Base):
         if not task.layout or getattr(self, "_torn_down", False):
             self._export_finish(task, out)
             return
+        # lazy: the export loads the report writers and QGIS's layout classes only when a report is exported
         from .print_layout import build_layout, export_pdf, layout_name, summary_text
         from .report_export import LayoutExport, site_extent
 
@@ -639,7 +640,7 @@ class DockController(_Base):
 
     def _export_finish(self, task: Any, out: dict[str, Any]) -> None:
         """Move the package into its folder and say what was written (main thread)."""
-        from .report_export import move_into
+        from .report_export import move_into  # lazy: as the export itself
 
         self.export_task = None
         if getattr(self, "_torn_down", False):

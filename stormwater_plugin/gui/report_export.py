@@ -21,6 +21,7 @@ from qgis.PyQt.QtCore import QObject, pyqtSignal
 from ..core.model import CheckResult
 from ..qgis_bridge.snapshot import Snapshot
 from ..services.review import Review
+from .print_layout import add_legend, build_layout, export_pdf, layout_for_pdf, layout_name, map_render_task, prepare_legend, summary_text
 
 #: Every file the dock writes (``layout.pdf`` only when the layout is made).
 EXPORT_FILES: tuple[str, ...] = ("findings.json", "report.html", "report.pdf", "notification.csv", "labels.pdf", "layout.pdf")
@@ -70,7 +71,7 @@ def export_report(
     stormwater_plugin.report.package.ReportError
         When a library or the font the report needs is missing (findings.json is written first).
     """
-    from ..report import package
+    from ..report import package  # lazy: loads reportlab, jinja2 and matplotlib, only when a report is written
 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -80,7 +81,6 @@ def export_report(
     files.extend(Path(p) for p in info["files"])
     out: dict[str, Any] = {"files": files, "doc": doc, "labels": info.get("labels"), "layout": None, "layout_error": None}
     if layout:
-        from .print_layout import build_layout, export_pdf, layout_name, summary_text
 
         project = project or QgsProject.instance()
         result = review.result
@@ -155,7 +155,7 @@ class ExportTask(QgsTask):
         import tempfile
         import traceback
 
-        from ..report import package
+        from ..report import package  # lazy: loads reportlab, jinja2 and matplotlib, only when a report is written
 
         try:
             self.out_dir.parent.mkdir(parents=True, exist_ok=True)
@@ -286,14 +286,12 @@ class LayoutExport(QObject):
             self._finish(f"{type(exc).__name__}: {exc}")
 
     def _build(self) -> None:
-        from .print_layout import build_layout
 
         self.layout = build_layout(self.project, self.title, self.extent, self.crs, self.summary, self.name, legend=False)
         self.progressChanged.emit(91.0)
         self._next(self._add_legend)
 
     def _add_legend(self) -> None:
-        from .print_layout import add_legend
 
         add_legend(self.layout, self.project)
         self.progressChanged.emit(92.0)
@@ -303,8 +301,6 @@ class LayoutExport(QObject):
         import tempfile
 
         from qgis.core import QgsApplication
-
-        from .print_layout import map_render_task
 
         self.work_dir = Path(tempfile.mkdtemp(prefix=".stormwater-map-"))
         task = map_render_task(self.layout, self.work_dir / "map.bmp")
@@ -327,20 +323,17 @@ class LayoutExport(QObject):
         self._finish(f"the map could not be drawn (QgsMapRendererTask error {code})")
 
     def _copy(self) -> None:
-        from .print_layout import layout_for_pdf
 
         assert self.work_dir is not None
         self.copy = layout_for_pdf(self.layout, self.work_dir / "map.bmp")
         self._next(self._legend)
 
     def _legend(self) -> None:
-        from .print_layout import prepare_legend
 
         prepare_legend(self.copy)  # the legend's filter by the map's content, its own step
         self._next(self._export)
 
     def _export(self) -> None:
-        from .print_layout import export_pdf
 
         export_pdf(self.copy, self.pdf)
         self._finish(None)

@@ -321,11 +321,7 @@ def test_the_engine_takes_each_handler_from_the_registry_and_every_named_handler
 
 #: In-function imports of the project's own modules that may stay uncommented for now, as (file, imported module):
 #: the report export code another change is rewriting (issue 24). A new uncommented one fails the test.
-KNOWN_UNCOMMENTED_LAZY: frozenset[tuple[str, str]] = frozenset({
-    ("gui/dock_controller.py", "report_export"), ("gui/dock_controller.py", "print_layout"),
-    ("gui/dock_controller.py", "qgis_bridge.deps"),
-    ("gui/report_export.py", "report"), ("gui/report_export.py", "print_layout"),
-})
+KNOWN_UNCOMMENTED_LAZY: frozenset[tuple[str, str]] = frozenset()
 
 
 def _comment_lines(source: str) -> set[int]:
