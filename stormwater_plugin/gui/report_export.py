@@ -21,7 +21,7 @@ from qgis.PyQt.QtCore import QObject, pyqtSignal
 from ..core.model import CheckResult
 from ..qgis_bridge.snapshot import Snapshot
 from ..services.review import Review
-from .print_layout import add_legend, build_layout, export_pdf, layout_for_pdf, layout_name, map_render_task, prepare_legend, summary_text
+from . import print_layout
 
 #: Every file the dock writes (``layout.pdf`` only when the layout is made).
 EXPORT_FILES: tuple[str, ...] = ("findings.json", "report.html", "report.pdf", "notification.csv", "labels.pdf", "layout.pdf")
@@ -86,9 +86,9 @@ def export_report(
         result = review.result
         try:
             title = f"Stormwater review — site parcel {result.site_parcel_id or '?'}"
-            lay = build_layout(project, title, site_extent(result, snap), snap.crs, summary_text(doc, reviewer, reference), layout_name(result.site_parcel_id))
+            lay = print_layout.build_layout(project, title, site_extent(result, snap), snap.crs, print_layout.summary_text(doc, reviewer, reference), print_layout.layout_name(result.site_parcel_id))
             out["layout"] = lay
-            files.append(export_pdf(lay, out_dir / "layout.pdf"))
+            files.append(print_layout.export_pdf(lay, out_dir / "layout.pdf"))
         except Exception as exc:  # the report package is written; the layout is a convenience
             out["layout_error"] = f"{type(exc).__name__}: {exc}"
     return out
@@ -287,13 +287,13 @@ class LayoutExport(QObject):
 
     def _build(self) -> None:
 
-        self.layout = build_layout(self.project, self.title, self.extent, self.crs, self.summary, self.name, legend=False)
+        self.layout = print_layout.build_layout(self.project, self.title, self.extent, self.crs, self.summary, self.name, legend=False)
         self.progressChanged.emit(91.0)
         self._next(self._add_legend)
 
     def _add_legend(self) -> None:
 
-        add_legend(self.layout, self.project)
+        print_layout.add_legend(self.layout, self.project)
         self.progressChanged.emit(92.0)
         self._next(self._draw)
 
@@ -303,7 +303,7 @@ class LayoutExport(QObject):
         from qgis.core import QgsApplication
 
         self.work_dir = Path(tempfile.mkdtemp(prefix=".stormwater-map-"))
-        task = map_render_task(self.layout, self.work_dir / "map.bmp")
+        task = print_layout.map_render_task(self.layout, self.work_dir / "map.bmp")
         task.renderingComplete.connect(self._drawn)
         task.errorOccurred.connect(self._not_drawn)
         self.map_task = task
@@ -325,17 +325,17 @@ class LayoutExport(QObject):
     def _copy(self) -> None:
 
         assert self.work_dir is not None
-        self.copy = layout_for_pdf(self.layout, self.work_dir / "map.bmp")
+        self.copy = print_layout.layout_for_pdf(self.layout, self.work_dir / "map.bmp")
         self._next(self._legend)
 
     def _legend(self) -> None:
 
-        prepare_legend(self.copy)  # the legend's filter by the map's content, its own step
+        print_layout.prepare_legend(self.copy)  # the legend's filter by the map's content, its own step
         self._next(self._export)
 
     def _export(self) -> None:
 
-        export_pdf(self.copy, self.pdf)
+        print_layout.export_pdf(self.copy, self.pdf)
         self._finish(None)
 
     def _cleanup(self) -> None:
