@@ -42,8 +42,10 @@ def _wanted(path: Path) -> bool:
     return path.is_file() and not (set(path.parts) & SKIP_PARTS) and not path.name.startswith(".") and path.suffix not in {".pyc", ".pyo"}
 
 
-#: Where QGIS enters the plugin: the package, the plugin class and everything the dock and Processing load.
-ENTRY_MODULES = ("__init__.py", "processing", "gui")
+#: Where QGIS enters the plugin: the package, the plugin class and everything the dock and Processing load, and the
+#: whole QGIS-free engine (core and services): the engine loads each rule kind's handler by name from the rule-kind
+#: registry (core/kinds.py), which no import statement names.
+ENTRY_MODULES = ("__init__.py", "processing", "gui", "core", "services")
 
 
 def _module_file(pkg: Path, dotted: str) -> Path | None:

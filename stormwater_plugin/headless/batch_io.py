@@ -27,7 +27,7 @@ from ..core.model import FeatureLayer, Finding
 from ..core.rulepack import PACK_DIR
 from ..services.batch_plan import BatchError, BatchPlan
 from ..services.batch_run import SiteOutcome
-from .writer import _MULTI, FAMILY, _field_type, finding_row, write_layer
+from .writer import FAMILY, finding_row, layer_schema, write_layer
 
 #: Columns of ``summary.csv``.
 SUMMARY_COLUMNS: tuple[str, ...] = (
@@ -309,13 +309,9 @@ def _bulk_layer(path: Path, name: str, rows: list[dict[str, Any]], geoms: np.nda
     if single.any():
         geoms = geoms.copy()
         geoms[single] = make_multi(geoms[single].reshape(-1, 1))
-    columns: list[str] = []
-    for r in rows:
-        for k in r:
-            if k not in columns:
-                columns.append(k)
-    props = {c: _field_type([r.get(c) for r in rows]) for c in columns} or {"status": "str"}
-    with fiona.open(str(path), "w", driver="GPKG", layer=name, schema={"geometry": _MULTI[family], "properties": props}, crs_wkt=crs.to_wkt(),
+    schema = layer_schema(rows, family)
+    props = schema["properties"]
+    with fiona.open(str(path), "w", driver="GPKG", layer=name, schema=schema, crs_wkt=crs.to_wkt(),
                     SPATIAL_INDEX="NO"):
         pass
     bounds = shapely.bounds(geoms)

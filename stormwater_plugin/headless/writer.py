@@ -260,17 +260,23 @@ def _field_type(values: list[Any]) -> str:
     return "str"
 
 
-def write_layer(path: Path, name: str, rows: list[dict[str, Any]], geoms: list[Any], family: str, crs: Any) -> None:
-    """One GeoPackage layer through fiona (no pandas): geometries promoted to the family's multi type."""
-    import fiona  # lazy: batch workers import this module for finding_row and never write
-
+def layer_schema(rows: list[dict[str, Any]], family: str) -> dict[str, Any]:
+    """The fiona schema of a findings layer: every key of the rows in first-seen order, typed from their values; the family's multi type."""
     columns: list[str] = []
     for r in rows:
         for k in r:
             if k not in columns:
                 columns.append(k)
     props = {c: _field_type([r.get(c) for r in rows]) for c in columns} or {"status": "str"}
-    schema = {"geometry": _MULTI[family], "properties": props}
+    return {"geometry": _MULTI[family], "properties": props}
+
+
+def write_layer(path: Path, name: str, rows: list[dict[str, Any]], geoms: list[Any], family: str, crs: Any) -> None:
+    """One GeoPackage layer through fiona (no pandas): geometries promoted to the family's multi type."""
+    import fiona  # lazy: batch workers import this module for finding_row and never write
+
+    schema = layer_schema(rows, family)
+    props = schema["properties"]
     with fiona.open(str(path), "w", driver="GPKG", layer=name, schema=schema, crs_wkt=crs.to_wkt()) as dst:
         dst.writerecords(
             {"geometry": mapping(_as_multi(g, family)), "properties": {c: (str(r.get(c)) if props[c] == "str" and r.get(c) is not None else r.get(c)) for c in props}}

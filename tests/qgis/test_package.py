@@ -53,6 +53,17 @@ def test_zip_carries_only_what_the_plugin_imports(plugin_zip):
                 assert f"stormwater_plugin/{f.relative_to(pkg).as_posix()}" in names, (path, dotted)
 
 
+def test_zip_carries_every_rule_kind_handler(plugin_zip):
+    """The engine loads each kind's handler by name (core/kinds.py), which no import names: every one is in the zip."""
+    from stormwater_plugin.core.kinds import KINDS, handler_path
+
+    names = set(zipfile.ZipFile(plugin_zip).namelist())
+    modules = {handler_path(k)[0] for k in KINDS if handler_path(k) is not None}
+    assert modules
+    missing = sorted(m for m in modules if f"{m.replace('.', '/')}.py" not in names)
+    assert missing == []
+
+
 def _load_in_fresh_python(plugin_zip, tmp_path, **env_extra):
     plugins = tmp_path / "plugins"
     with zipfile.ZipFile(plugin_zip) as zf:
