@@ -65,9 +65,14 @@ def check_storage_volume(ctx: CheckContext, rule: Rule) -> None:
             status, what = Status.UNDETERMINED, what + f", and {areas.unknown_text()}"
         ctx.add(rule, status, f"{required:,.0f} gal of storage required for {areas.net_increase_sqft:,.0f} sq ft of net new impervious area; {what}.", **base)
         return
-    values = [_storage(a) for a in devices.attrs]
-    missing = [devices.ids[i] for i, v in enumerate(values) if v is None]
-    provided = sum(v for v in values if v is not None)
+    # One device is one id: the parts of a feature exported as several features (a shapefile of single points) carry
+    # the device's storage each, and count once; parts that disagree count their smallest figure (the conservative reading).
+    by_id: dict[str, list[float | None]] = {}
+    for fid, a in zip(devices.ids, devices.attrs):
+        by_id.setdefault(fid, []).append(_storage(a))
+    values = {fid: (None if any(v is None for v in vs) else min(v for v in vs if v is not None)) for fid, vs in by_id.items()}
+    missing = [fid for fid, v in values.items() if v is None]
+    provided = sum(v for v in values.values() if v is not None)
     base["provided_gal"] = provided
     msg = f"{provided:,.0f} gal provided by {len(values) - len(missing)} device(s) for {required:,.0f} gal required ({rate:g} gal × {areas.net_increase_sqft:,.0f} sq ft net new impervious)"
     if areas.unmeasured_site_ids and provided >= required:
