@@ -4,108 +4,59 @@ from __future__ import annotations
 
 from typing import Any
 
-from qgis.core import (
-    QgsProcessing,
-    QgsProcessingException,
-    QgsProcessingOutputNumber,
-    QgsProcessingParameterBoolean,
-    QgsProcessingParameterEnum,
-    QgsProcessingParameterFeatureSink,
-    QgsProcessingParameterNumber,
-    QgsWkbTypes,
-)
+from qgis.core import QgsProcessingParameterBoolean, QgsProcessingParameterEnum, QgsProcessingParameterNumber, QgsWkbTypes
 
 from ..core.model import DEVICE_TYPES
-from ..qgis_bridge.results import field_specs, make_fields, parts_by_family
 from ..services import presentation
-from ..services.packs import load_pack
-from ..services.siting import SitingError, envelope_rows, find_envelope
-from .common import SiteAlgorithm, write_rows
+from ..services.layer_rows import envelope_layers
+from ..services.siting import find_envelope
+from . import params
+from .base import AlgSpec, StormwaterAlgorithm
+from .outputs import finish, write_sinks
+from .site_reader import read_site
 
-#: Field schemas of the three sinks (services.presentation: the same as envelope.gpkg and the dock's layers).
-ENVELOPE_FIELDS = field_specs(presentation.ENVELOPE_SCHEMA)
-EXCLUDED_FIELDS = field_specs(presentation.EXCLUDED_SCHEMA)
-DESIGN_FIELDS = field_specs(presentation.DESIGN_SCHEMA)
+HELP = (
+    "Where on the site parcel an infiltration device of the chosen type and traffic class may be placed: the parcel minus "
+    "every setback zone of the rules that apply (with the rule, citation, reason and required distance of each), and the "
+    "shoreline no-cut buffer where the jurisdiction has one. Gradient rules follow the DEM: the 20 ft septic zone covers only "
+    "the ground upgradient of the septic system; places where the gradient is unknown (no DEM, nodata) are excluded, never "
+    "allowed. Distance limits are drawn so that no point of the envelope is closer than the limit. Ground steeper than the "
+    "device-slope threshold is not excluded but returned as 'needs professional design'. Rules whose layers are missing draw "
+    "no zone and are listed in the envelope's not_checked field."
+)
 
 
-class SitingEnvelope(SiteAlgorithm):
+class SitingEnvelope(StormwaterAlgorithm):
     """The site parcel minus every zone where a device of the chosen kind may not go, with the zones and the steep areas."""
 
-    DEVICE_TYPE = "DEVICE_TYPE"
-    HIGH_TRAFFIC = "HIGH_TRAFFIC"
-    CELL_FT = "CELL_FT"
-    ENVELOPE = "ENVELOPE"
-    EXCLUDED = "EXCLUDED"
-    PROFESSIONAL = "NEEDS_PROFESSIONAL_DESIGN"
-    AREA = "AREA_SQFT"
-
-    required_roles = ("parcels",)
-
-    def name(self) -> str:
-        return "sitingenvelope"
-
-    def displayName(self) -> str:  # noqa: N802 - QGIS API
-        return self.tr("Siting envelope")
-
-    def shortHelpString(self) -> str:  # noqa: N802 - QGIS API
-        return self.tr(
-            "Where on the site parcel an infiltration device of the chosen type and traffic class may be placed: the parcel minus "
-            "every setback zone of the rules that apply (with the rule, citation, reason and required distance of each), and the "
-            "shoreline no-cut buffer where the jurisdiction has one. Gradient rules follow the DEM: the 20 ft septic zone covers only "
-            "the ground upgradient of the septic system; places where the gradient is unknown (no DEM, nodata) are excluded, never "
-            "allowed. Distance limits are drawn so that no point of the envelope is closer than the limit. Ground steeper than the "
-            "device-slope threshold is not excluded but returned as 'needs professional design'. Rules whose layers are missing draw "
-            "no zone and are listed in the envelope's not_checked field."
-        )
+    spec = AlgSpec("sitingenvelope", "Siting envelope", HELP)
+    DEVICE_TYPE, HIGH_TRAFFIC, CELL_FT, AREA = "DEVICE_TYPE", "HIGH_TRAFFIC", "CELL_FT", "AREA_SQFT"
+    ENVELOPE, EXCLUDED, PROFESSIONAL = "ENVELOPE", "EXCLUDED", "NEEDS_PROFESSIONAL_DESIGN"
 
     def initAlgorithm(self, config: Any = None) -> None:  # noqa: N802 - QGIS API
-        self.add_site_parameters()
+        params.add_site_parameters(self)
         self.addParameter(QgsProcessingParameterEnum(self.DEVICE_TYPE, self.tr("Device type"), options=list(DEVICE_TYPES), defaultValue=0))
         self.addParameter(QgsProcessingParameterBoolean(self.HIGH_TRAFFIC, self.tr("Serves roadways, parking or other vehicle areas (high traffic)"), defaultValue=False))
-        self.addParameter(
-            QgsProcessingParameterNumber(self.CELL_FT, self.tr("Grid cell for gradient boundaries (ft)"), QgsProcessingParameterNumber.Type.Double, 1.0, minValue=0.1, maxValue=50.0)
-        )
-        self.addParameter(QgsProcessingParameterFeatureSink(self.ENVELOPE, self.tr("Siting envelope"), QgsProcessing.SourceType.TypeVectorPolygon))
-        self.addParameter(QgsProcessingParameterFeatureSink(self.EXCLUDED, self.tr("Excluded zones"), QgsProcessing.SourceType.TypeVectorPolygon, optional=True, createByDefault=True))
-        self.addParameter(
-            QgsProcessingParameterFeatureSink(self.PROFESSIONAL, self.tr("Needs professional design (steep ground)"), QgsProcessing.SourceType.TypeVectorPolygon, optional=True, createByDefault=True)
-        )
-        self.addOutput(QgsProcessingOutputNumber(self.AREA, self.tr("Envelope area (sq ft)")))
+        self.addParameter(QgsProcessingParameterNumber(self.CELL_FT, self.tr("Grid cell for gradient boundaries (ft)"), QgsProcessingParameterNumber.Type.Double,
+                                                       1.0, minValue=0.1, maxValue=50.0))
+        params.add_sinks(self, ((self.ENVELOPE, "Siting envelope", "polygon", None), (self.EXCLUDED, "Excluded zones", "polygon", True),
+                                (self.PROFESSIONAL, "Needs professional design (steep ground)", "polygon", True)))
+        params.add_counts(self, ((self.AREA, "Envelope area (sq ft)"),))
 
-    def processAlgorithm(self, parameters: dict, context: Any, feedback: Any) -> dict:  # noqa: N802 - QGIS API
-
-        snap, jurisdiction = self.take_snapshot(parameters, context, feedback)
-        pack = load_pack(jurisdiction)  # the snapshot's DEM window already covers the site parcel grown by the envelope's reach
-        feedback.setProgress(30)
-        device_type = DEVICE_TYPES[self.parameterAsEnum(parameters, self.DEVICE_TYPE, context)]
+    def perform(self, parameters: dict, context: Any, feedback: Any) -> dict:
+        snap, pack = read_site(self, parameters, context, feedback, required_roles=("parcels",))  # its DEM window covers the envelope's reach
         high_traffic = self.parameterAsBool(parameters, self.HIGH_TRAFFIC, context)
-        cell_ft = self.parameterAsDouble(parameters, self.CELL_FT, context)
-        try:
-            env = find_envelope(snap.inputs, pack, device_type=device_type, high_traffic=high_traffic, cell_ft=cell_ft)
-        except SitingError as exc:
-            raise QgsProcessingException(str(exc)) from exc
+        env = find_envelope(snap.inputs, pack, device_type=DEVICE_TYPES[self.parameterAsEnum(parameters, self.DEVICE_TYPE, context)],
+                            high_traffic=high_traffic, cell_ft=self.parameterAsDouble(parameters, self.CELL_FT, context))
         feedback.setProgress(80)
-        u = env.unit_to_ft
-        out: dict[str, Any] = {}
-        for n in env.not_checked:
+        layers = envelope_layers(env, high_traffic)
+        for n in layers.not_checked:
             feedback.pushWarning(self.tr("Not checked [{0}]: {1}").format(n["citation"], n["reason"]))
-        built = envelope_rows(env)
-        env_rows = [
-            (parts_by_family(g).get("polygon") if not g.is_empty else None, [*dict(attrs, high_traffic=int(high_traffic)).values()])
-            for g, attrs in built.envelope
-        ]
-        ex_rows = [(parts_by_family(g).get("polygon"), list(attrs.values())) for g, attrs in built.excluded]
-        pd_rows = [(parts_by_family(g).get("polygon"), list(attrs.values())) for g, attrs in built.design]
-        for key, specs, rows in ((self.ENVELOPE, ENVELOPE_FIELDS, env_rows), (self.EXCLUDED, EXCLUDED_FIELDS, ex_rows), (self.PROFESSIONAL, DESIGN_FIELDS, pd_rows)):
-            fields = make_fields(specs)
-            sink, dest = self.parameterAsSink(parameters, key, context, fields, QgsWkbTypes.Type.MultiPolygon, snap.crs)
-            if sink is None:
-                continue
-            write_rows(sink, fields, rows)
-            out[key] = dest
-        out[self.AREA] = round(env.area_sqft(), 1)
-        feedback.setProgress(100)  # the summary after the progress, not between its dots (qgis_process)
-        feedback.pushInfo(
-            self.tr("Envelope: {0:,.0f} of {1:,.0f} sq ft of the site parcel; {2} excluded zone(s)").format(env.area_sqft(), float(env.site.area) * u * u, len(env.excluded))
-        )
+        out = write_sinks(self, parameters, context, snap.crs, (
+            (self.ENVELOPE, presentation.ENVELOPE_SCHEMA, QgsWkbTypes.Type.MultiPolygon, layers.envelope, None),
+            (self.EXCLUDED, presentation.EXCLUDED_SCHEMA, QgsWkbTypes.Type.MultiPolygon, layers.excluded, None),
+            (self.PROFESSIONAL, presentation.DESIGN_SCHEMA, QgsWkbTypes.Type.MultiPolygon, layers.design, None)))
+        out[self.AREA] = round(layers.area_sqft, 1)
+        finish(feedback, self.tr("Envelope: {0:,.0f} of {1:,.0f} sq ft of the site parcel; {2} excluded zone(s)").format(
+            layers.area_sqft, layers.site_area_sqft, layers.n_excluded))
         return out

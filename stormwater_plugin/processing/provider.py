@@ -12,7 +12,7 @@ from ..resources_path import icon_path
 
 
 class StormwaterProvider(QgsProcessingProvider):
-    """Registers one algorithm per file of :mod:`stormwater_plugin.processing`."""
+    """Registers the algorithms, one per ``alg_*.py`` file of :mod:`stormwater_plugin.processing`."""
 
     def id(self) -> str:
         return "stormwater_review"
@@ -32,12 +32,12 @@ class StormwaterProvider(QgsProcessingProvider):
     def loadAlgorithms(self) -> None:  # noqa: N802 - QGIS API
         # Imported here so that QGIS can list the provider before the core is loaded; an algorithm that
         # fails to import raises, so a broken algorithm never silently disappears from the toolbox.
+        from .alg_check_site_plan import CheckSitePlan
         from .alg_compare_reviews import CompareReviews
+        from .alg_notification_list import NotificationList
+        from .alg_setback_zones import SetbackZones
         from .alg_siting_envelope import SitingEnvelope
-        from .check_site_plan import CheckSitePlan
-        from .notification_list import NotificationList
-        from .setback_zones import SetbackZones
-        from .slope import SlopeOver100Ft
+        from .alg_slope_over_100ft import SlopeOver100Ft
 
         for alg in (CheckSitePlan(), SetbackZones(), NotificationList(), SitingEnvelope(), SlopeOver100Ft(), CompareReviews()):
             self.addAlgorithm(alg)

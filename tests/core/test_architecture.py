@@ -218,7 +218,7 @@ def test_every_project_exception_derives_from_the_one_root_stormwater_error():
 KNOWN_PACK_NUMBERS_IN_CODE = {
     ("gui/dock_view.py", "15%"), ("gui/result_layers.py", "100 ft"), ("headless/cad_import.py", "500 ft"),
     ("report/maps.py", "100 ft"), ("report/pdf.py", "100 ft"),
-    ("processing/alg_siting_envelope.py", "20 ft"), ("processing/slope.py", "100 ft"),
+    ("processing/alg_siting_envelope.py", "20 ft"), ("processing/alg_slope_over_100ft.py", "100 ft"),
 }
 
 
@@ -389,3 +389,76 @@ def test_no_module_is_over_700_lines():
     long = {str(p.relative_to(PACKAGE)): n for p in PACKAGE.rglob("*.py")
             if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES}
     assert sorted(set(long) - KNOWN_LONG) == [], long
+
+
+# --------------------------------------------------------------------------- Processing: thin adapters (issue 23)
+
+PROCESSING = PACKAGE / "processing"
+#: Longest class body of a Processing algorithm, lines: identity from one declaration, parameters from shared blocks, the
+#: run a reading, one use case and writing (processing/base.py, params.py, site_reader.py, outputs.py).
+MAX_ALGORITHM_LINES = 60
+#: What Processing may import of the project: the service layer, the core's vocabulary and error root, the QGIS bridge,
+#: the report writers, itself and the plugin's QGIS-free helpers (its version, resource paths, role geometries).
+PROCESSING_IMPORTS = ("stormwater_plugin.services", "stormwater_plugin.core.model", "stormwater_plugin.core.errors", "stormwater_plugin.qgis_bridge",
+                      "stormwater_plugin.report", "stormwater_plugin.processing", "stormwater_plugin.__about__", "stormwater_plugin.resources_path",
+                      "stormwater_plugin.role_guess")
+
+
+def _algorithm_classes(folder: Path = PROCESSING) -> list[tuple[Path, ast.ClassDef]]:
+    """Every class of ``folder`` that defines ``initAlgorithm`` (a Processing algorithm), with its file."""
+    out = []
+    for path in sorted(folder.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef) and any(isinstance(b, ast.FunctionDef) and b.name == "initAlgorithm" for b in node.body):
+                out.append((path, node))
+    return out
+
+
+def algorithm_layout_problems(folder: Path = PROCESSING) -> list[str]:
+    """Why the algorithms of ``folder`` break the layout: one algorithm per ``alg_*.py`` file, each class body at most 60 lines."""
+    found = _algorithm_classes(folder)
+    per_file: dict[str, list[str]] = {}
+    for path, cls in found:
+        per_file.setdefault(path.name, []).append(cls.name)
+    bad = [f"{path.name}: {cls.name} is an algorithm outside an alg_*.py module" for path, cls in found if not path.name.startswith("alg_")]
+    bad += [f"{name}: {len(names)} algorithms ({', '.join(names)}); one per file" for name, names in sorted(per_file.items()) if len(names) > 1]
+    bad += [f"{p.name}: no algorithm class" for p in sorted(folder.glob("alg_*.py")) if p.name not in per_file]
+    for path, cls in found:
+        n = (cls.end_lineno or cls.lineno) - cls.lineno + 1
+        if n > MAX_ALGORITHM_LINES:
+            bad.append(f"{path.name}: {cls.name} is {n} lines (at most {MAX_ALGORITHM_LINES})")
+    return bad
+
+
+def test_each_processing_algorithm_is_a_short_class_in_its_own_alg_module():
+    """Issue 23: Processing algorithms only adapt (about 40 lines each over shared blocks), one per alg_*.py file."""
+    assert len(_algorithm_classes()) >= 6
+    assert algorithm_layout_problems() == []
+
+
+def test_the_algorithm_layout_rule_finds_long_crowded_and_misplaced_algorithms(tmp_path):
+    body = "\n".join(f"    X{i} = {i}" for i in range(60))
+    (tmp_path / "alg_long.py").write_text(f"class Long:\n    def initAlgorithm(self):\n        pass\n{body}\n", encoding="utf-8")
+    (tmp_path / "alg_two.py").write_text("class A:\n    def initAlgorithm(self): ...\nclass B:\n    def initAlgorithm(self): ...\n", encoding="utf-8")
+    (tmp_path / "helpers.py").write_text("class C:\n    def initAlgorithm(self): ...\n", encoding="utf-8")
+    (tmp_path / "alg_empty.py").write_text("X = 1\n", encoding="utf-8")
+    assert algorithm_layout_problems(tmp_path) == [
+        "helpers.py: C is an algorithm outside an alg_*.py module",
+        "alg_two.py: 2 algorithms (A, B); one per file",
+        "alg_empty.py: no algorithm class",
+        "alg_long.py: Long is 63 lines (at most 60)",
+    ]
+
+
+def test_the_provider_registers_every_algorithm_module():
+    """Each alg_*.py is imported by the provider (an algorithm file it forgot would never reach the toolbox)."""
+    tree = ast.parse((PROCESSING / "provider.py").read_text(encoding="utf-8"))
+    imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level == 1 and n.module}
+    assert {p.stem for p in PROCESSING.glob("alg_*.py")} <= imported
+
+
+def test_processing_imports_of_the_project_only_services_the_core_model_the_bridge_and_the_writers():
+    """Issue 23: Processing reaches the project through services, core.model, core.errors, qgis_bridge and the report writers."""
+    bad = sorted(f"{src} imports {dst}" for src, dst, _ in _edges()
+                 if _layer(src) == "processing" and not any(dst == ok or dst.startswith(ok + ".") for ok in PROCESSING_IMPORTS))
+    assert bad == []

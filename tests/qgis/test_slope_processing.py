@@ -161,18 +161,18 @@ def test_strips_match_one_pass(provider, tmp_path, monkeypatch):
     import processing
 
     from stormwater_plugin.core.terrain import ground_to_pixel_projected, ring_slope_map
-    from stormwater_plugin.processing import slope
+    from stormwater_plugin.processing import slope_io
+    from stormwater_plugin.qgis_bridge.slope_raster import ground_to_pixel
 
     dem = write_hills(tmp_path / "hills.tif")
-    monkeypatch.setattr(slope, "STRIP_CELLS", COLS * 7)  # strips of 32 rows (the minimum)
+    monkeypatch.setattr(slope_io, "STRIP_CELLS", COLS * 7)  # strips of 32 rows (the minimum)
     out = processing.run("stormwater_review:slopeover100ft", {"DEM": dem, "Z_UNITS": 1, "SLOPE_MAP": str(tmp_path / "hills_slope.tif")})
     got = _read(out["SLOPE_MAP"])
     src = _read(str(tmp_path / "hills.tif"))
     src[src == -9999.0] = np.nan
-    alg = QgsApplication.processingRegistry().algorithmById("stormwater_review:slopeover100ft")
     from qgis.core import QgsProcessingContext
 
-    jac = alg._ground_to_pixel(dem, (X0, 1.0, 0.0, Y0 + ROWS, 0.0, -1.0), ROWS, COLS, QgsProcessingContext())
+    jac = ground_to_pixel(dem.crs(), (X0, 1.0, 0.0, Y0 + ROWS, 0.0, -1.0), ROWS, COLS, QgsProcessingContext().transformContext())
     assert np.allclose(jac, ground_to_pixel_projected((X0, 1.0, 0.0, Y0 + ROWS, 0.0, -1.0), 1 / 0.3048), rtol=1e-3)
     ref = ring_slope_map(src, jac, 100.0, z_to_ft=1 / 0.3048)
     ref = np.where(np.isfinite(ref), ref, -9999.0)
@@ -186,14 +186,14 @@ def test_map_only_and_cancel(provider, tmp_path, monkeypatch):
     import processing
     from qgis.core import QgsProcessingContext, QgsProcessingFeedback
 
-    from stormwater_plugin.processing import slope
+    from stormwater_plugin.processing import slope_io
 
     dem = write_plane(tmp_path / "plane_16.tif", 0.16)
     out = processing.run("stormwater_review:slopeover100ft", {"DEM": dem, "Z_UNITS": 1, "SLOPE_MAP": str(tmp_path / "only.tif")})
     assert out["STEEP_CELLS"] > 0
     assert _map_value(out["SLOPE_MAP"], X0 + 70.5, Y0 + 69.5) == pytest.approx(16.0, abs=0.05)
 
-    monkeypatch.setattr(slope, "STRIP_CELLS", COLS * 40)  # strips of 40 rows
+    monkeypatch.setattr(slope_io, "STRIP_CELLS", COLS * 40)  # strips of 40 rows
     feedback = QgsProcessingFeedback()
     feedback.progressChanged.connect(lambda p: feedback.cancel() if p > 10 else None)
     alg = QgsApplication.processingRegistry().createAlgorithmById("stormwater_review:slopeover100ft")
