@@ -49,6 +49,25 @@ def normalise_z_unit(name: str | None) -> str | None:
     return _UNIT_ALIASES.get(name.strip().lower())
 
 
+#: The linear units a CRS declares, by their constants (metres).
+_KNOWN_METRES: tuple[float, ...] = (1.0, METRE_PER_FT, METRE_PER_US_FT)
+
+
+def known_metres(metres_per_unit: float) -> float:
+    """A CRS's linear unit in metres, given as the constant of the known unit it is (metre, foot, US survey foot).
+
+    PROJ's database gives the US survey foot as 12/39.37 m (0.30480060960121924),
+    this module and the plugin as 1200/3937 m (0.3048006096012192): the same unit one
+    bit apart. A unit within a part in 10^12 of a known one is that one, so the file
+    reader and the plugin compute the same feet and the same scale factor to the bit.
+    Any other unit is returned as it is.
+    """
+    for known in _KNOWN_METRES:
+        if abs(metres_per_unit - known) <= 1e-12 * known:
+            return known
+    return metres_per_unit
+
+
 def feet_per_unit(metres_per_unit: float) -> float:
     """Size of one CRS linear unit in international feet.
 
@@ -60,4 +79,4 @@ def feet_per_unit(metres_per_unit: float) -> float:
     """
     if metres_per_unit <= 0:
         raise ValueError("a linear unit must be positive")
-    return metres_per_unit / METRE_PER_FT
+    return known_metres(metres_per_unit) / METRE_PER_FT

@@ -1,7 +1,7 @@
 """Siting aid in the dock (issue 7): the envelope and the suggested moves, computed in a ``QgsTask``, drawn as layers.
 
 ``SitingTask`` runs :func:`~stormwater_plugin.core.siting.build_envelope` and/or
-:func:`~stormwater_plugin.core.siting.suggest_moves` on a snapshot in the
+:func:`~stormwater_plugin.services.moves.suggest_moves` on a snapshot in the
 background (pure numpy/shapely, no QGIS layer touched). The functions below
 turn the outcome into styled memory layers in the review group, on the main
 thread.

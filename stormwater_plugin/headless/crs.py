@@ -9,11 +9,12 @@ from typing import Any
 
 import numpy as np
 import shapely
-from pyproj import CRS, Proj, Transformer
+from pyproj import CRS, Transformer
 
 from ..core.model import FeatureLayer
+from ..services.grid_scale import Ellipsoid, ToGeodetic, ToGrid, grid_point_scale, point_scale
 from ..services.placement_layers import box_edge_points, box_of_points
-from ..services.working_crs import PLAN_ROLES, CrsTraits, NoSiteLocation, plausible_scale, site_centre, site_geometries, site_parcel_indices
+from ..services.working_crs import PLAN_ROLES, CrsTraits, NoSiteLocation, site_centre, site_geometries, site_parcel_indices
 from ..services.working_crs import choose_working_crs as policy
 from .errors import InputError
 from .frames import _identity
@@ -133,20 +134,55 @@ def choose_working_crs(dem_crs: Any, frames: list[Any] | dict[str, Any], site_pa
 def scale_at(crs: Any, lonlat: tuple[float, float] | None) -> float:
     """Point scale factor of a projected CRS at a longitude/latitude (grid length / ellipsoid length).
 
-    Dividing grid distances by it gives ellipsoidal ("ground at sea level")
-    distances, so UTM, State Plane and any other projection report the same
-    feet. Non-conformal projections use the mean of the meridional and
-    parallel scales. 1 when it cannot be computed.
+    The one computation is :func:`~stormwater_plugin.services.grid_scale.point_scale`; this supplies
+    pyproj's projection (from the CRS's own geodetic CRS, no datum shift), its unit and its ellipsoid.
+    A WGS 84 longitude/latitude is taken as the CRS's own (a datum shift moves the point a metre or
+    so, which changes the factor by under 1e-8). 1 when it cannot be computed.
     """
 
     if lonlat is None:
         return 1.0
-    try:
-        f = Proj(crs).get_factors(*lonlat)
-        k = (float(f.meridional_scale) + float(f.parallel_scale)) / 2.0
-    except Exception:
+    parts = _scale_parts(crs)
+    if parts is None:
         return 1.0
-    return plausible_scale(k)
+    _, to_grid, unit_m, ellipsoid = parts
+    return point_scale(to_grid, float(lonlat[0]), float(lonlat[1]), unit_m, ellipsoid)
+
+
+def scale_at_grid(crs: Any, x: float, y: float) -> float:
+    """Point scale factor at the grid point ``(x, y)`` of ``crs`` (:func:`~stormwater_plugin.services.grid_scale.grid_point_scale`)."""
+    parts = _scale_parts(crs)
+    if parts is None:
+        return 1.0
+    return grid_point_scale(*parts[:2], x, y, *parts[2:])
+
+
+def _scale_parts(crs: Any) -> tuple[ToGeodetic, ToGrid, float, Ellipsoid] | None:
+    """The inverse and forward projections, the linear unit (metres) and the ellipsoid of a projected CRS; ``None`` when it has none."""
+    try:
+        return _scale_parts_of(crs.to_wkt())
+    except Exception:  # noqa: BLE001 - pyproj cannot build the projection: grid distances
+        return None
+
+
+@functools.lru_cache(maxsize=32)
+def _scale_parts_of(wkt: str) -> tuple[ToGeodetic, ToGrid, float, Ellipsoid] | None:
+    crs = crs_from_wkt(wkt)
+    ell = crs.ellipsoid
+    if not crs.is_projected or ell is None or crs.geodetic_crs is None:
+        return None
+    forward = Transformer.from_crs(crs.geodetic_crs, crs, always_xy=True)
+    inverse = Transformer.from_crs(crs, crs.geodetic_crs, always_xy=True)
+
+    def to_grid(lons: Any, lats: Any) -> tuple[Any, Any]:
+        return forward.transform(np.asarray(lons, dtype=float), np.asarray(lats, dtype=float), errcheck=True)
+
+    def to_geodetic(x: float, y: float) -> tuple[float, float]:
+        lon, lat = inverse.transform(x, y, errcheck=True)
+        return float(lon), float(lat)
+
+    unit_m = float(crs.axis_info[0].unit_conversion_factor)
+    return to_geodetic, to_grid, unit_m, Ellipsoid(float(ell.semi_major_metre), float(ell.inverse_flattening))
 
 
 def ground_scale(crs: Any, frames: list[Any]) -> float:
@@ -168,10 +204,7 @@ def site_scale(crs: Any, layers: dict[str, FeatureLayer], site_parcel_id: str | 
     centre = site_centre(site_geometries(layers, site_parcel_id))
     if centre is None:
         return 1.0
-    lon, lat = _to_lonlat(crs).transform(*centre)
-    if not (math.isfinite(lon) and math.isfinite(lat)):
-        return 1.0
-    return scale_at(crs, (float(lon), float(lat)))
+    return scale_at_grid(crs, *centre)
 
 
 def crs_description(crs: Any, why: str, scale: float) -> str:

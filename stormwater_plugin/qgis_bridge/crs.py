@@ -15,12 +15,15 @@ from qgis.core import (
     QgsCoordinateReferenceSystem,
     QgsCoordinateTransform,
     QgsCoordinateTransformContext,
+    QgsEllipsoidUtils,
+    QgsPointXY,
     QgsRectangle,
     QgsUnitTypes,
 )
 
 from ..core.units import METRE_PER_FT, METRE_PER_US_FT
-from ..services.working_crs import CrsTraits, NoSiteLocation, plausible_scale, site_centre, site_geometries, utm_epsg
+from ..services.grid_scale import Ellipsoid, ToGeodetic, ToGrid, grid_point_scale, point_scale
+from ..services.working_crs import CrsTraits, NoSiteLocation, site_centre, site_geometries, utm_epsg
 from ..services.working_crs import choose_working_crs as _policy
 from .compat import null_rectangle
 
@@ -122,63 +125,89 @@ def choose_working_crs(
 
 
 def ground_scale(crs: QgsCoordinateReferenceSystem, extents: list[tuple[QgsRectangle, QgsCoordinateReferenceSystem]], context: QgsCoordinateTransformContext) -> float:
-    """Grid length / ellipsoidal length at the site's centre (the projection's point scale factor).
+    """Grid length / ellipsoidal length at the centre of the layers' extents (the projection's point scale factor).
 
-    Dividing grid distances by it gives distances on the ellipsoid, as the
-    command line does, so UTM, State Plane and degrees agree to 0.1 ft.
+    The WGS 84 centre is taken as the CRS's own longitude/latitude (a datum shift moves it a metre or so:
+    under 1e-8 on the factor), as the command line's ``headless.crs.scale_at`` does.
     """
 
-    return _scale_at(crs, centre_lonlat(extents, context), context)
+    centre = centre_lonlat(extents, context)
+    parts = _scale_parts(crs, context)
+    if centre is None or parts is None:
+        return 1.0
+    _, to_grid, unit_m, ellipsoid = parts
+    return point_scale(to_grid, centre[0], centre[1], unit_m, ellipsoid)
 
 
 def site_ground_scale(crs: QgsCoordinateReferenceSystem, layers: Any, site_parcel_id: str | None, context: QgsCoordinateTransformContext) -> float:
     """The scale factor at the site (its parcel, else the plan, else everything; layers in ``crs``), as the command line takes it."""
-    from qgis.core import QgsPointXY
-
     centre = site_centre(site_geometries(layers, site_parcel_id))
     if centre is None:
         return 1.0
-    try:
-        p = QgsCoordinateTransform(crs, _WGS84, context).transform(QgsPointXY(*centre))
-    except Exception:  # QgsCsException
-        return 1.0
-    return _scale_at(crs, (p.x(), p.y()), context)
+    return scale_at_point(crs, centre[0], centre[1], context)
 
 
 def scale_at_point(crs: QgsCoordinateReferenceSystem, x: float, y: float, context: QgsCoordinateTransformContext) -> float:
-    """The scale factor at the point ``(x, y)`` of ``crs`` (its units): the slope map's, at the DEM's centre."""
-    from qgis.core import QgsPointXY
+    """The scale factor at the point ``(x, y)`` of ``crs`` (its units): the site's, and the slope map's at the DEM's centre.
 
-    try:
-        p = QgsCoordinateTransform(crs, _WGS84, context).transform(QgsPointXY(x, y))
-    except Exception:  # QgsCsException
+    The one computation is :func:`~stormwater_plugin.services.grid_scale.grid_point_scale`; this supplies
+    QGIS's projection (to and from the CRS's own geographic CRS), its unit and its ellipsoid.
+    """
+    parts = _scale_parts(crs, context)
+    if parts is None:
         return 1.0
-    return _scale_at(crs, (p.x(), p.y()), context)
+    to_geodetic, to_grid, unit_m, ellipsoid = parts
+    return grid_point_scale(to_geodetic, to_grid, x, y, unit_m, ellipsoid)
 
 
-def _scale_at(crs: QgsCoordinateReferenceSystem, centre: tuple[float, float] | None, context: QgsCoordinateTransformContext) -> float:
-    """Grid length / ellipsoidal length at a longitude/latitude (1 when it cannot be measured)."""
-    from qgis.core import QgsDistanceArea, QgsPointXY
+def unit_to_m(crs: QgsCoordinateReferenceSystem) -> float:
+    """Size of one map unit of a projected CRS in metres (the unit :func:`unit_to_ft` reads, in metres)."""
+    proj = crs.toProj() or ""
+    if "+units=us-ft" in proj:
+        return METRE_PER_US_FT
+    if "+units=ft" in proj:
+        return METRE_PER_FT
+    for part in proj.split():
+        if part.startswith("+to_meter="):
+            return float(part.split("=", 1)[1])
+    return float(QgsUnitTypes.fromUnitToUnitFactor(crs.mapUnits(), QgsUnitTypes.DistanceUnit.DistanceMeters))
 
-    if centre is None:
-        return 1.0
-    try:
-        c = QgsCoordinateTransform(_WGS84, crs, context).transform(QgsPointXY(*centre))
-        da = QgsDistanceArea()
-        da.setSourceCrs(crs, context)
-        da.setEllipsoid(crs.ellipsoidAcronym() or "GRS80")
-        step = 100.0
-        ratios = []
-        for dx, dy in ((step, 0.0), (0.0, step)):
-            a, b = QgsPointXY(c.x() - dx / 2, c.y() - dy / 2), QgsPointXY(c.x() + dx / 2, c.y() + dy / 2)
-            ell = da.measureLine(a, b)
-            planar = math.hypot(dx, dy) * unit_to_ft(crs) * METRE_PER_FT
-            if ell > 0:
-                ratios.append(planar / ell)
-        k = sum(ratios) / len(ratios) if ratios else 1.0
-    except Exception:  # QgsCsException and friends: fall back to grid distances
-        return 1.0
-    return plausible_scale(k)
+
+def _geographic_of(crs: QgsCoordinateReferenceSystem) -> QgsCoordinateReferenceSystem:
+    """The CRS's own geographic CRS (its datum, so projecting to and from it shifts no datum)."""
+    auth = crs.geographicCrsAuthId()
+    if auth:
+        geo = QgsCoordinateReferenceSystem(auth)
+        if geo.isValid():
+            return geo
+    # no authority: longitude/latitude on the PROJ string's datum and ellipsoid
+    keep = [p for p in (crs.toProj() or "").split() if p.split("=", 1)[0] in _DATUM_KEYS]
+    return QgsCoordinateReferenceSystem.fromProj(" ".join(["+proj=longlat", *keep, "+no_defs"]))
+
+
+_DATUM_KEYS = ("+datum", "+ellps", "+a", "+b", "+rf", "+f", "+R", "+towgs84", "+nadgrids", "+pm")
+
+
+def _scale_parts(crs: QgsCoordinateReferenceSystem, context: QgsCoordinateTransformContext) -> tuple[ToGeodetic, ToGrid, float, Ellipsoid] | None:
+    """The inverse and forward projections, the unit (metres) and the ellipsoid of a projected CRS; ``None`` when QGIS has them not."""
+    if not is_projected(crs):
+        return None
+    params = QgsEllipsoidUtils.ellipsoidParameters(crs.ellipsoidAcronym() or "")
+    geo = _geographic_of(crs)
+    if not params.valid or not geo.isValid():
+        return None
+    forward = QgsCoordinateTransform(geo, crs, context)
+    inverse = QgsCoordinateTransform(crs, geo, context)
+
+    def to_grid(lons: Any, lats: Any) -> tuple[list[float], list[float]]:
+        pts = [forward.transform(QgsPointXY(float(lon), float(lat))) for lon, lat in zip(lons, lats)]
+        return [p.x() for p in pts], [p.y() for p in pts]
+
+    def to_geodetic(x: float, y: float) -> tuple[float, float]:
+        p = inverse.transform(QgsPointXY(x, y))
+        return p.x(), p.y()
+
+    return to_geodetic, to_grid, unit_to_m(crs), Ellipsoid(float(params.semiMajor), float(params.inverseFlattening))
 
 
 def crs_label(crs: QgsCoordinateReferenceSystem) -> str:

@@ -31,8 +31,8 @@ from ..core.model import CheckResult, NeighbourRow, NotCheckedEntry, Notificatio
 from ..core.overrides import Override, annotate_document
 from ..core.rulepack import RulePack, load_pack
 from ..core.serialize import result_to_dict
-from ..core.siting import suggest_moves
 from .compare import ReviewDoc, compare_reviews
+from .moves import suggest_moves
 from .placement import PlanOffParcel, refuse_plan_off_parcel
 
 # --------------------------------------------------------------------------- typed results
@@ -112,7 +112,7 @@ class Move:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, object]) -> Move:
-        """The move of one findings.json ``moves`` entry (as :func:`~stormwater_plugin.core.siting.suggest_moves` returns it)."""
+        """The move of one findings.json ``moves`` entry (as :func:`~stormwater_plugin.services.moves.suggest_moves` returns it)."""
         got = d.get("device")
         dev: Mapping[str, object] = got if isinstance(got, Mapping) else {}
         ht = d.get("high_traffic")

@@ -116,6 +116,31 @@ def test_gui_reaches_the_core_only_through_services():
     assert _core_edges("gui") - KNOWN_GUI_CORE == set()
 
 
+ENGINE = "stormwater_plugin.core.engine"
+
+
+def _engine_callers() -> set[str]:
+    """Modules outside ``services`` that import the engine's ``run_check`` (by name, or the engine module and then ``.run_check``)."""
+    found = set()
+    for src, dst, name in _edges():
+        if _layer(src) == "services" or src == ENGINE:
+            continue
+        if name == "run_check":  # from the engine, or re-exported by anything else
+            found.add(src)
+        elif (dst == ENGINE and name is None) or (dst == "stormwater_plugin.core" and name == "engine"):
+            path = PACKAGE.parent.joinpath(*src.split(".")).with_suffix(".py")
+            if not path.is_file():
+                path = path.with_suffix("") / "__init__.py"
+            if any(isinstance(n, ast.Attribute) and n.attr == "run_check" for n in ast.walk(ast.parse(path.read_text(encoding="utf-8")))):
+                found.add(src)
+    return found
+
+
+def test_nothing_outside_services_calls_the_engine():
+    """Issue 23: a check runs only through a use case of ``services`` (the moves' verification included, ``services.moves``)."""
+    assert _engine_callers() == set()
+
+
 def test_no_private_name_is_imported_from_another_package():
     bad = {
         (src, dst, name)
@@ -176,7 +201,8 @@ def test_the_module_graph_has_no_cycles():
 def test_the_service_layer_loads_no_qgis_qt_or_file_io_library():
     code = (
         "import sys; import stormwater_plugin.services.reach, stormwater_plugin.services.slope, stormwater_plugin.services.working_crs,"
-        " stormwater_plugin.services.dem_window, stormwater_plugin.services.presentation, stormwater_plugin.services.siting;"
+        " stormwater_plugin.services.dem_window, stormwater_plugin.services.presentation, stormwater_plugin.services.siting,"
+        " stormwater_plugin.services.grid_scale, stormwater_plugin.services.moves;"
         f"bad=[m for m in sys.modules if m.split('.')[0] in {FORBIDDEN!r}]; print(','.join(bad))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=CORE.parents[1])

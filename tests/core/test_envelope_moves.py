@@ -8,8 +8,9 @@ from shapely.geometry import Point, box
 from stormwater_plugin.core.engine import SiteInputs, run_check
 from stormwater_plugin.core.model import Status
 from stormwater_plugin.core.rulepack import load_pack
-from stormwater_plugin.core.siting import build_envelope, suggest_moves
+from stormwater_plugin.core.siting import build_envelope
 from stormwater_plugin.core.siting.moves import bearing_deg
+from stormwater_plugin.services.moves import suggest_moves
 from tests.sitebuilder import layer, plane_dem, septic_square
 
 PARCEL = box(-120.0, -120.0, 120.0, 120.0)

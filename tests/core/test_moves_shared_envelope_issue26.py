@@ -9,7 +9,7 @@ from shapely.geometry import Point, box
 from stormwater_plugin.core.engine import SiteInputs, run_check
 from stormwater_plugin.core.rulepack import load_pack
 from stormwater_plugin.core.siting import moves as moves_mod
-from stormwater_plugin.core.siting import suggest_moves
+from stormwater_plugin.services.moves import suggest_moves
 from tests.sitebuilder import layer, plane_dem, septic_square
 
 PARCEL = box(-150.0, -150.0, 150.0, 150.0)

@@ -13,10 +13,11 @@ from stormwater_plugin.core.engine import SiteInputs, run_check
 from stormwater_plugin.core.model import Status
 from stormwater_plugin.core.raster import ElevationGrid
 from stormwater_plugin.core.rulepack import load_pack
-from stormwater_plugin.core.siting import build_envelope, suggest_moves
+from stormwater_plugin.core.siting import build_envelope
 from stormwater_plugin.core.siting import slope as slope_mod
 from stormwater_plugin.core.siting.geometry import cells_to_polygon, mask_to_polygon
 from stormwater_plugin.core.siting.nearest import nearest_on
+from stormwater_plugin.services.moves import suggest_moves
 from tests.sitebuilder import layer, plane_dem, septic_square
 
 M = 1 / 0.3048  # feet per metre

@@ -34,23 +34,35 @@ def _doc(source: SiteSource, jurisdiction: str) -> dict:
 
 
 def _same(a: dict, b: dict) -> None:
-    """Equal documents; the one number allowed to differ is the grid scale factor's last digits (``features.unit_to_ft``).
-
-    The command line takes the scale factor at the site from pyproj, the plugin from QGIS (``qgis_bridge.crs``):
-    they agree to about 1e-11 (not yet one policy, issue 23), far below any rounding of a finding.
-    """
-    a, b = dict(a), dict(b)
-    ua, ub = a["features"].get("unit_to_ft"), b["features"].get("unit_to_ft")
-    assert ua == pytest.approx(ub, rel=1e-9)
-    a["features"] = {k: v for k, v in a["features"].items() if k != "unit_to_ft"}
-    b["features"] = {k: v for k, v in b["features"].items() if k != "unit_to_ft"}
-    assert sorted(a) == sorted(b)
+    """Equal documents, to the last bit of every number (the grid scale factor included: one computation,
+    ``services.grid_scale``, fed by pyproj on one side and QGIS on the other, issue 23)."""
     fa = {f["key"]: f for f in a["findings"]}
     fb = {f["key"]: f for f in b["findings"]}
     assert {k: f["status"] for k, f in fa.items()} == {k: f["status"] for k, f in fb.items()}
     assert fa == fb
-    for k in a:
-        assert a[k] == b[k], k
+    assert a["features"]["unit_to_ft"] == b["features"]["unit_to_ft"]
+    for k in sorted(set(a) | set(b)):
+        assert a.get(k) == b.get(k), k
+    assert json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+
+
+@pytest.mark.parametrize("epsg", [26918, 32617, 32618, 2260, 2261, 2262, 2263, 5070, 6350, 26718, 3857])
+def test_the_plugin_and_the_file_reader_compute_the_same_scale_factor_to_the_bit(epsg: int) -> None:
+    """One grid scale factor: QGIS's projection and pyproj's give the same number at 20 points of New York State."""
+    import random
+
+    from pyproj import CRS, Transformer
+    from qgis.core import QgsCoordinateReferenceSystem, QgsCoordinateTransformContext
+
+    from stormwater_plugin.headless.crs import scale_at_grid
+    from stormwater_plugin.qgis_bridge.crs import scale_at_point
+
+    rng = random.Random(epsg)
+    crs, qcrs, context = CRS.from_epsg(epsg), QgsCoordinateReferenceSystem(f"EPSG:{epsg}"), QgsCoordinateTransformContext()
+    to_grid = Transformer.from_crs(4326, crs, always_xy=True)
+    for _ in range(20):
+        x, y = to_grid.transform(rng.uniform(-79.5, -72.0), rng.uniform(40.5, 45.0))
+        assert scale_at_point(qcrs, x, y, context) == scale_at_grid(crs, x, y)
 
 
 def test_both_adapters_are_site_sources() -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from .envelope import DesignZone, ExcludedZone, SharedBuilds, SitingEnvelope, SitingError, applicable_rules, build_envelope
 from .geometry import covering_buffer
-from .moves import suggest_moves
+from .moves import Verify, search_moves
 
 __all__ = [
     "DesignZone",
@@ -17,6 +17,7 @@ __all__ = [
     "SitingError",
     "applicable_rules",
     "build_envelope",
+    "Verify",
     "covering_buffer",
-    "suggest_moves",
+    "search_moves",
 ]

@@ -1,4 +1,4 @@
-"""How far a device that violates a setback must move: ``suggest_moves(inputs, pack, result)``.
+"""How far a device that violates a setback must move: ``search_moves(inputs, pack, result, verify)``.
 
 For each device with a ``device_setback`` violation in ``result``:
 
@@ -19,17 +19,18 @@ extent) is the nearest of the whole envelope, since every closer position lies
 in the square; when the nearest one found is farther, the square grows
 (threefold) until it holds the whole parcel.
 
-Every suggestion is verified by re-running the device's setback rules
-(``run_check`` on the moved device alone); only a position with no
-violation and no undetermined finding is proposed. When none exists on the
-parcel the entry says so.
+Every suggestion is verified by the ``verify`` callable
+(:func:`stormwater_plugin.services.moves.suggest_moves` re-runs the device's
+setback rules, ``run_check`` on the moved device alone: the engine is called
+from the service layer only, issue 23); only a position with no violation and
+no undetermined finding is proposed. When none exists on the parcel the entry
+says so.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -39,7 +40,7 @@ from shapely.geometry.base import BaseGeometry
 from shapely.ops import nearest_points
 
 from ..checks.context import device_traffic
-from ..engine import SiteInputs, run_check
+from ..engine import SiteInputs
 from ..geometry import clean_layer
 from ..model import CheckResult, FeatureLayer, Status
 from ..rulepack import RulePack
@@ -67,15 +68,8 @@ def _compass(b: float) -> str:
     return names[int((b + 22.5) // 45) % 8]
 
 
-def _verify(inputs: SiteInputs, pack: RulePack, project_class: str, geom: BaseGeometry, attrs: dict[str, Any], dev_id: str) -> tuple[bool, list[str]]:
-    """Whether the device at ``geom`` passes every setback rule (no violation, no undetermined about it)."""
-    rules = tuple(r for r in pack.rules if r.kind == "device_setback")
-    sub = dataclasses.replace(pack, rules=rules)
-    layers = dict(inputs.layers)
-    layers["devices"] = FeatureLayer.from_sequences("devices", [geom], [dev_id], [attrs])
-    res = run_check(SiteInputs(layers=layers, dem=inputs.dem, unit_to_ft=inputs.unit_to_ft, site_parcel_id=inputs.site_parcel_id, class_override=project_class), sub)
-    bad = [f.rule_id for f in res.findings if f.subject is not None and f.subject.layer == "devices" and f.status in (Status.VIOLATION, Status.UNDETERMINED)]
-    return not bad, bad
+#: Verifies a moved device: (its geometry, its attributes, its id) -> (no violation or undetermined finding, the rules it still fails).
+Verify = Callable[[BaseGeometry, dict[str, Any], str], tuple[bool, list[str]]]
 
 
 def _nearest_inside(env: BaseGeometry, pt: Point, unit_to_ft: float, limit: int) -> Iterator[Point]:
@@ -178,8 +172,8 @@ def _translations(env: BaseGeometry, geom: BaseGeometry, step: float, limit: int
     return (refined + found)[:limit]
 
 
-def suggest_moves(inputs: SiteInputs, pack: RulePack, result: CheckResult, *, cell_ft: float = DEFAULT_CELL_FT) -> list[dict[str, Any]]:
-    """Nearest compliant position for each device with a setback violation in ``result``.
+def search_moves(inputs: SiteInputs, pack: RulePack, result: CheckResult, verify: Verify, *, cell_ft: float = DEFAULT_CELL_FT) -> list[dict[str, Any]]:
+    """Nearest compliant position for each device with a setback violation in ``result``, each candidate checked by ``verify``.
 
     Returns
     -------
@@ -192,7 +186,7 @@ def suggest_moves(inputs: SiteInputs, pack: RulePack, result: CheckResult, *, ce
         says it in words.
     """
     with np.errstate(invalid="ignore"):
-        return _suggest(inputs, pack, result, cell_ft)
+        return _suggest(inputs, pack, result, cell_ft, verify)
 
 
 def _extent(geom: BaseGeometry, origin: Point) -> float:
@@ -255,7 +249,7 @@ def _fine_enough(area: BaseGeometry, site: BaseGeometry, cell_ft: float, u: floa
     return (maxx - minx) * (maxy - miny) / (h * h) <= MAX_CELLS
 
 
-def _suggest(inputs: SiteInputs, pack: RulePack, result: CheckResult, cell_ft: float) -> list[dict[str, Any]]:
+def _suggest(inputs: SiteInputs, pack: RulePack, result: CheckResult, cell_ft: float, verify: Verify) -> list[dict[str, Any]]:
     violating: dict[str, list[str]] = {}
     for f in result.findings:
         if f.kind == "device_setback" and f.status is Status.VIOLATION and f.subject is not None and f.subject.layer == "devices":
@@ -351,7 +345,7 @@ def _suggest(inputs: SiteInputs, pack: RulePack, result: CheckResult, cell_ft: f
                     break
                 tried += 1
                 moved = pos if point else shapely.transform(geom, lambda xy, a=dx, b=dy: xy + (a, b))
-                ok, _bad = _verify(inputs, pack, result.project_class, moved, attrs, dev_id)
+                ok, _bad = verify(moved, attrs, dev_id)
                 if ok:
                     chosen = (pos, dx, dy)
                     break
@@ -388,4 +382,4 @@ def _suggest(inputs: SiteInputs, pack: RulePack, result: CheckResult, cell_ft: f
     return moves
 
 
-__all__ = ["suggest_moves", "bearing_deg"]
+__all__ = ["Verify", "search_moves", "bearing_deg"]
