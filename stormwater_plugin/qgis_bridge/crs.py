@@ -21,7 +21,7 @@ from qgis.core import (
     QgsUnitTypes,
 )
 
-from ..core.units import METRE_PER_FT, METRE_PER_US_FT
+from ..core.units import METRE_PER_FT, METRE_PER_US_FT, feet_per_unit
 from ..services.grid_scale import Ellipsoid, ToGeodetic, ToGrid, grid_point_scale, point_scale
 from ..services.working_crs import CrsTraits, NoSiteLocation, site_centre, site_geometries, utm_epsg
 from ..services.working_crs import choose_working_crs as _policy
@@ -40,20 +40,11 @@ def is_projected(crs: QgsCoordinateReferenceSystem) -> bool:
 def unit_to_ft(crs: QgsCoordinateReferenceSystem) -> float:
     """Size of one map unit of a projected CRS in international feet.
 
-    QGIS 3.22 reports US survey feet as plain feet, so the PROJ string is
-    read too: ``+units=us-ft`` (EPSG:2260 and the other NY State Plane feet
-    zones) gives 1200/3937 m per unit.
+    The unit is read in metres by :func:`unit_to_m` and turned into feet by
+    :func:`~stormwater_plugin.core.units.feet_per_unit`, the file reader's own
+    rule, so both paths give the same feet to the bit.
     """
-    proj = crs.toProj() or ""
-    if "+units=us-ft" in proj:
-        return METRE_PER_US_FT / METRE_PER_FT
-    if "+units=ft" in proj:
-        return 1.0
-    if "+to_meter=" in proj:
-        for part in proj.split():
-            if part.startswith("+to_meter="):
-                return float(part.split("=", 1)[1]) / METRE_PER_FT
-    return float(QgsUnitTypes.fromUnitToUnitFactor(crs.mapUnits(), QgsUnitTypes.DistanceUnit.DistanceFeet))
+    return feet_per_unit(unit_to_m(crs))
 
 
 def utm_for(lon: float, lat: float) -> QgsCoordinateReferenceSystem:
@@ -161,7 +152,7 @@ def scale_at_point(crs: QgsCoordinateReferenceSystem, x: float, y: float, contex
 
 
 def unit_to_m(crs: QgsCoordinateReferenceSystem) -> float:
-    """Size of one map unit of a projected CRS in metres (the unit :func:`unit_to_ft` reads, in metres)."""
+    """Size of one map unit of a projected CRS in metres (QGIS 3.22 reports US survey feet as feet: the PROJ string is read too)."""
     proj = crs.toProj() or ""
     if "+units=us-ft" in proj:
         return METRE_PER_US_FT
