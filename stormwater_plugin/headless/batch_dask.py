@@ -67,7 +67,7 @@ def dask_map(partitions: Sequence[Partition], workers: int, scheduler: Any) -> t
     else:
         try:
             client = Client(str(scheduler), timeout=20)
-        except Exception as exc:
+        except Exception as exc:  # distributed raises OSError, TimeoutError or its own CommClosedError: all one answer
             raise BatchError(f"--scheduler {scheduler}: cannot reach the Dask scheduler ({exc}); start one with 'dask scheduler' or use --scheduler local") from exc
         what = f"Dask scheduler {scheduler}"
     futures = [client.submit(run_partition, p, pure=False) for p in partitions]

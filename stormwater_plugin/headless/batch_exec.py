@@ -58,7 +58,7 @@ def worker_count(workers: int, scheduler: Any) -> int:
     if scheduler is not None and not isinstance(scheduler, str):
         try:
             n_workers = max(1, sum(scheduler.nthreads().values()))
-        except Exception:
+        except Exception:  # a client that cannot answer (closed, not a Dask client): the asked count sizes the tiles
             n_workers = workers
     return n_workers
 

@@ -68,7 +68,7 @@ def source_text(source: Any) -> str:
     """The layer's source as the command line names a file's layer (``path:layer``)."""
     try:
         uri = str(source.source())
-    except Exception:
+    except (AttributeError, RuntimeError):  # a Processing feature source has no source(); a deleted layer raises RuntimeError
         return source_name(source)
     parts = uri.split("|")
     layer = next((p.split("=", 1)[1] for p in parts[1:] if p.startswith("layername=")), None)
@@ -114,7 +114,7 @@ def as_misplaced(role: str, layer: FeatureLayer | None, reason: str, count: int,
 def source_name(source: Any) -> str:
     try:
         return str(source.name() if hasattr(source, "name") else source.sourceName())
-    except Exception:
+    except (AttributeError, RuntimeError):  # a deleted layer (RuntimeError from sip) or an unnamed source
         return "the layer"
 
 

@@ -149,7 +149,7 @@ def read_features(
             ident = int(ident)
         try:
             g = to_shapely(feat.geometry())
-        except Exception:
+        except Exception:  # a geometry GEOS cannot read (WKB errors vary by shapely version): listed as bad, never dropped
             g = None
             bad.append(str(ident))
         geoms.append(g)

@@ -20,7 +20,7 @@ from shapely.geometry.base import BaseGeometry
 
 from ..core.engine import SiteInputs
 from ..core.raster import ElevationGrid
-from ..core.rulepack import load_pack
+from ..core.rulepack import PackError, load_pack
 from ..core.terrain import ground_to_pixel_projected, local_jacobian, ring_slope_map
 from .slope import slope_params, slope_rule, steep_cells
 
@@ -81,7 +81,9 @@ def mask_params(jurisdiction: str | None) -> MaskParams | None:
     for name in ([jurisdiction] if jurisdiction else []) + ["lgpc"]:
         try:
             rule = slope_rule(load_pack(name))
-        except Exception:
+        except (PackError, OSError):
+            # a pack that cannot be read draws no mask of its own; the LGPC default drawn instead is labelled
+            # with its own rule id and citation, and the map mask is display only (the findings never read it)
             continue
         if rule is not None:
             return MaskParams(*slope_params(rule), rule.id, rule.citation.text)
