@@ -488,3 +488,15 @@ def test_processing_imports_of_the_project_only_services_the_core_model_the_brid
     bad = sorted(f"{src} imports {dst}" for src, dst, _ in _edges()
                  if _layer(src) == "processing" and not any(dst == ok or dst.startswith(ok + ".") for ok in PROCESSING_IMPORTS))
     assert bad == []
+
+
+#: What the dock and the plugin class may import of the project: what Processing may, the dock itself and the Processing
+#: provider (the plugin registers it).
+GUI_IMPORTS = (*PROCESSING_IMPORTS, "stormwater_plugin.gui", "stormwater_plugin.processing.provider")
+
+
+def test_gui_imports_of_the_project_only_services_the_core_model_the_bridge_and_the_writers():
+    """Issue 23: the dock reaches the project through services, core.model, core.errors, qgis_bridge and the report writers."""
+    bad = sorted(f"{src} imports {dst}" for src, dst, _ in _edges()
+                 if _layer(src) == "gui" and not any(dst == ok or dst.startswith(ok + ".") for ok in GUI_IMPORTS))
+    assert bad == []
