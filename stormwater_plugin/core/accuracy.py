@@ -241,11 +241,15 @@ def _depth(f: Finding, dem_vertical_accuracy_ft: float | None) -> Finding:
 
 
 def _slope(f: Finding, dem_vertical_accuracy_ft: float | None, threshold_pct: float | None) -> Finding:
-    """A building site's slope over 100 ft against the DEM's vertical accuracy."""
+    """A building site's slope over the rule's distance against the DEM's vertical accuracy.
+
+    The distance is the finding's (``extra["distance_ft"]``, the pack's); a finding without one is left as it is,
+    as without a threshold: its accuracy band cannot be told, and no distance is assumed.
+    """
     slope = _number(f.extra.get("slope_pct"))
-    if dem_vertical_accuracy_ft is None or threshold_pct is None or slope is None:
+    distance = _number(f.extra.get("distance_ft"))
+    if dem_vertical_accuracy_ft is None or threshold_pct is None or slope is None or not distance:
         return f
-    distance = _number(f.extra.get("distance_ft")) or 100.0
     band = math.sqrt(2.0) * float(dem_vertical_accuracy_ft) / distance * 100.0  # percentage points
     margin = abs(slope - float(threshold_pct))
     near = margin < band

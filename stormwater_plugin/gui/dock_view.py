@@ -83,7 +83,7 @@ class DockView(QDockWidget):
             "tax_map…) gives a documented default. Roles left out are reported as having no stated accuracy."))
         self.dem_accuracy = QLineEdit()
         self.dem_accuracy.setPlaceholderText(self.tr("DEM vertical accuracy, ft (95%)"))
-        self.dem_accuracy.setToolTip(self.tr("Widens the level tolerance of the gradient rules and makes slopes within it of 15% undetermined."))
+        self.dem_accuracy.setToolTip(self.tr("Widens the level tolerance of the gradient rules and makes slopes within it of a rule's threshold undetermined."))
         self.reviewer.editingFinished.connect(self._save_review_fields)
         self.reference.editingFinished.connect(self._save_review_fields)
 

@@ -9,7 +9,6 @@ thread.
 
 from __future__ import annotations
 
-import copy
 import math
 import traceback
 from typing import Any, Callable, Sequence
@@ -30,15 +29,15 @@ from qgis.core import (
 from qgis.PyQt.QtGui import QColor
 
 from ..qgis_bridge.compat import FIELD_DOUBLE, FIELD_STRING
-from ..qgis_bridge.dem import read_dem
-from ..qgis_bridge.results import field_specs, parts_by_family, short_citation
-from ..qgis_bridge.snapshot import DemInfo, Snapshot, SnapshotPlan
+from ..qgis_bridge.results import field_specs
+from ..qgis_bridge.snapshot import Snapshot, SnapshotPlan
 from ..services import presentation
-from ..services.dem_window import siting_part
+from ..services.layer_rows import Row
+from ..services.layer_rows import envelope_layers as envelope_rows_with_labels
 from ..services.packs import load_pack
 from ..services.presentation import compass, device_label, move_arrow_label, move_text  # noqa: F401 - re-exported for the dock
 from ..services.review import Move, suggest
-from ..services.siting import envelope_rows, find_envelope
+from ..services.siting import find_envelope
 from .check_task import _TaskFeedback
 from .result_layers import add_rows, group_name, memory_layer
 from .styles import apply_style, text_format
@@ -85,9 +84,9 @@ class SitingTask(QgsTask):
     ----------
     snapshot : Snapshot or SnapshotPlan
         Plain-data inputs, or the plan of reading them (taken on the main
-        thread in milliseconds): the layers, and for an envelope the DEM over
-        the whole site parcel (:func:`envelope_snapshot`), are then read here,
-        off the main thread; ``snapshot`` is the :class:`Snapshot` once run.
+        thread in milliseconds, with the pack): the layers and the DEM window
+        the pack's rules and the envelope need are then read here, off the
+        main thread; ``snapshot`` is the :class:`Snapshot` once run.
     jurisdiction : str
         The rule pack.
     on_done : callable
@@ -149,19 +148,19 @@ class SitingTask(QgsTask):
             return False
 
     def _read(self) -> bool:
-        """Read the plan's layers and the envelope's DEM (this thread); ``False`` when cancelled or the parcels are missing."""
+        """Read the plan's layers and DEM (this thread); ``False`` when cancelled or the parcels are missing.
+
+        The plan carries the pack, so its DEM window already covers the site parcel grown by the
+        envelope rules' reach (:func:`~stormwater_plugin.services.dem_window.dem_window`), as in Processing.
+        """
         if self.plan is None:
             return True
-
-        plan = self.plan
-        snap = plan.read(_TaskFeedback(self), lambda f: self.setProgress(1 + 8 * f))
+        snap = self.plan.read(_TaskFeedback(self), lambda f: self.setProgress(1 + 8 * f))
         if self.isCanceled():
             return False
         if self.device_type and "parcels" not in snap.inputs.layers:
             self.error = "the siting envelope is drawn on the site parcel: no parcel was read"
             return False
-        if self.device_type:
-            snap = envelope_snapshot(snap, plan.dem, plan.dem_z_units, self.jurisdiction, plan.context)
         self.snapshot = snap
         return not self.isCanceled()
 
@@ -172,82 +171,26 @@ class SitingTask(QgsTask):
             traceback.print_exc()
 
 
-def snapshot_for_envelope(snap: Snapshot, dem_layer: Any, z_units: str | None, jurisdiction: str) -> Snapshot:
-    """A copy of ``snap`` whose DEM covers the site parcel grown by the rules' reach, read through ``dem_layer`` (main thread).
-
-    See :func:`envelope_snapshot` (what the dock's task calls, off the main thread).
-    """
-    if dem_layer is None:
-        return snap
-    return envelope_snapshot(snap, DemInfo.of(dem_layer), z_units, jurisdiction, QgsProject.instance().transformContext())
-
-
-def envelope_snapshot(snap: Snapshot, dem: DemInfo | None, z_units: str | None, jurisdiction: str, context: Any) -> Snapshot:
-    """A copy of ``snap`` whose DEM covers the site parcel grown by the rules' reach (any thread, given a provider clone).
-
-    The check reads the DEM around the plan; the envelope needs it over the
-    whole parcel, as the Processing algorithm and the CLI do. Falls back to
-    ``snap`` unchanged when anything is missing.
-
-    Parameters
-    ----------
-    dem : DemInfo or None
-        The DEM as the snapshot plan took it on the main thread (its provider a clone when read off it).
-    z_units : str or None
-        The DEM's elevation unit (the plan's: chosen, else declared by the raster).
-    context : QgsCoordinateTransformContext
-    """
-    inputs = snap.inputs
-    if dem is None or inputs.dem is None or "parcels" not in inputs.layers:
-        return snap
-    try:
-        # The one window policy: the site parcel grown by the envelope rules' reach.
-        window = siting_part(inputs.layers, load_pack(jurisdiction), inputs.unit_to_ft, inputs.site_parcel_id)
-        if window is None:
-            return snap
-        grid = read_dem(dem.provider, dem.crs, snap.crs, window, z_units, context, [], name=dem.name)
-    except Exception:  # the check's DEM window is a fine fallback
-        traceback.print_exc()
-        return snap
-    if grid is None:
-        return snap
-    new_inputs = copy.copy(inputs)
-    new_inputs.dem = grid
-    return Snapshot(inputs=new_inputs, crs=snap.crs, crs_reason=snap.crs_reason, layers_read=snap.layers_read)
-
-
 # --------------------------------------------------------------------------- layers
 
 
 def envelope_layers(env: Any, crs: Any) -> list[tuple[QgsVectorLayer, str]]:
-    """The three envelope layers (envelope, excluded zones, professional design) with their style names."""
+    """The three envelope layers (envelope, excluded zones, professional design) with their style names.
 
-    rows_ = envelope_rows(env)
+    Rows and labels are :func:`~stormwater_plugin.services.layer_rows.envelope_layers`' (what Processing writes, plus the label).
+    """
+
+    built = envelope_rows_with_labels(env, bool(env.high_traffic))
+
+    def labelled(rows: list[Row], labels: list[str]) -> list[tuple[Any, list[Any]]]:
+        return [(g, [*attrs, label]) for (g, attrs), label in zip(rows, labels)]
+
     envelope = memory_layer("polygon", envelope_name(env.device_type), crs, ENVELOPE_FIELDS)
-    area = round(env.area_sqft(), 1)
-    geom, head = rows_.envelope[0]
-    head = dict(head, high_traffic=int(bool(env.high_traffic)))
-    add_rows(envelope, [(parts_by_family(geom).get("polygon"), [*head.values(), f"{device_label(env.device_type)} may go here ({area:,.0f} sq ft)"])], skip_empty=True)
+    add_rows(envelope, labelled(built.envelope, built.envelope_labels), skip_empty=True)
     excluded = memory_layer("polygon", EXCLUDED_NAME, crs, EXCLUDED_FIELDS)
-    rows = []
-    for z, (g, attrs) in zip(env.excluded, rows_.excluded):
-        dist = f"{z.required_ft:g} ft " if z.required_ft is not None else ""
-        target = f" of {z.target.layer} {z.target.id}" if z.target is not None else ""
-        what = "no-cut buffer" if z.kind == "no_cut_buffer" else "gradient unknown" if z.kind == "gradient_unknown" else "setback"
-        rows.append((parts_by_family(g).get("polygon"), [*attrs.values(), f"{short_citation(z.citation)}: {dist}{what}{target}"]))
-    add_rows(excluded, rows, skip_empty=True)
-    thresholds = sorted({z.threshold_pct for z in env.needs_professional_design if z.threshold_pct is not None})
-    if not thresholds:
-        thresholds = sorted({float(r.params.get("threshold_pct")) for r in env.rules if r.kind == "device_slope" and isinstance(r.params.get("threshold_pct"), (int, float))})
-    design = memory_layer("polygon", professional_name(thresholds[0] if len(thresholds) == 1 else None), crs, DESIGN_FIELDS)
-    add_rows(
-        design,
-        [
-            (parts_by_family(g).get("polygon"), [*attrs.values(), f"{short_citation(z.citation)}: {'slope unknown' if z.status == 'undetermined' else f'over {z.threshold_pct:g}%'}"])
-            for z, (g, attrs) in zip(env.needs_professional_design, rows_.design)
-        ],
-        skip_empty=True,
-    )
+    add_rows(excluded, labelled(built.excluded, built.excluded_labels), skip_empty=True)
+    design = memory_layer("polygon", professional_name(built.design_threshold_pct), crs, DESIGN_FIELDS)
+    add_rows(design, labelled(built.design, built.design_labels), skip_empty=True)
     return [(design, SITING_STYLES["professional"]), (excluded, SITING_STYLES["excluded"]), (envelope, SITING_STYLES["envelope"])]
 
 

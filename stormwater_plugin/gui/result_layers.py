@@ -7,28 +7,33 @@ from typing import Any
 
 from qgis.core import Qgis, QgsCoordinateReferenceSystem, QgsFeature, QgsLayerTreeGroup, QgsMessageLog, QgsProject, QgsVectorLayer
 
-from ..core.model import CheckResult, Status
-from ..qgis_bridge.compat import FIELD_BOOL, FIELD_DOUBLE, FIELD_STRING
-from ..qgis_bridge.results import (
-    FINDING_FIELD_SPECS,
-    finding_attributes,
-    make_fields,
-    parts_by_family,
-    short_citation,
-    to_qgs,
+from ..core.model import CheckResult
+from ..qgis_bridge.compat import FIELD_DOUBLE, FIELD_STRING
+from ..qgis_bridge.results import FINDING_FIELD_SPECS, field_specs, make_fields, to_qgs
+from ..services.layer_rows import (
+    NOTIFY_SCHEMA,
+    ZONE_RAY_SCHEMA,
+    ZONE_SCHEMA,
+    Row,
+    SiteParcelUnknown,
+    map_finding_rows,
+    notification_rows,
+    zone_layers,
 )
-from ..services.decisions import finding_keys
-from ..services.review import Notification, SiteInputs
+from ..services.review import SiteInputs
 from .slope_mask import compute_slope_mask
 from .styles import apply_style
 
-ZONE_FIELD_SPECS = (("kind", FIELD_STRING), ("rule_id", FIELD_STRING), ("label", FIELD_STRING), ("distance_ft", FIELD_DOUBLE), ("subject_id", FIELD_STRING))
+#: The zone layers' fields (services.layer_rows: the same as Processing's "Setback zones" output).
+ZONE_FIELD_SPECS = field_specs(ZONE_SCHEMA)
+ZONE_FIELDS = [n for n, _ in ZONE_SCHEMA]
 #: Rays carry their slope (percent) so the style can colour them.
-RAY_FIELD_SPECS = ZONE_FIELD_SPECS + (("slope_pct", FIELD_DOUBLE),)
+RAY_FIELD_SPECS = field_specs(ZONE_RAY_SCHEMA)
 MASK_FIELD_SPECS = (("kind", FIELD_STRING), ("rule_id", FIELD_STRING), ("label", FIELD_STRING), ("distance_ft", FIELD_DOUBLE),
                     ("threshold_pct", FIELD_DOUBLE), ("area_sqft", FIELD_DOUBLE))
-PARCEL_FIELD_SPECS = (("id", FIELD_STRING), ("owner", FIELD_STRING), ("mailing_address", FIELD_STRING), ("parcel_address", FIELD_STRING),
-                      ("distance_ft", FIELD_DOUBLE), ("adjacent", FIELD_BOOL), ("listed", FIELD_BOOL))
+PARCEL_FIELD_SPECS = field_specs(NOTIFY_SCHEMA)
+#: Name of the setback rings' layer.
+SETBACK_LAYER_NAME = "Setback zones"
 
 _MULTI = {"point": "MultiPoint", "line": "MultiLineString", "polygon": "MultiPolygon"}
 _FINDING_NAMES = {"point": "Findings (points)", "line": "Findings (distance lines)", "polygon": "Findings (areas)"}
@@ -91,107 +96,73 @@ def add_rows(layer: QgsVectorLayer, rows: list[tuple[Any, list[Any]]], *, skip_e
     layer.updateExtents()
 
 
+def _distance(row: Row) -> str:
+    """``"<distance> ft"`` of a zone row (:data:`~stormwater_plugin.services.layer_rows.ZONE_SCHEMA`), ``"?"`` when the zone states none."""
+    d = row[1][ZONE_FIELDS.index("distance_ft")]
+    return f"{float(d):g} ft" if isinstance(d, (int, float)) else "? ft"
+
+
 def build_result_layers(result: CheckResult, inputs: SiteInputs, crs: QgsCoordinateReferenceSystem) -> list[ResultLayer]:
     """Every result layer, top to bottom as they should appear in the layer tree.
 
     Non-pass findings are split by geometry family; passes go to layers that
-    start hidden. Setback rings are merged per device and distance, their
-    labels listing the sections that require them.
+    start hidden. Every row comes from :mod:`stormwater_plugin.services.layer_rows`
+    (setback rings merged per device and distance, the steepest ray of each
+    building site labelled), the rows Processing writes; this function only
+    makes the layers.
     """
 
     out: list[ResultLayer] = []
-    finding_rows: dict[tuple[bool, str], list] = {}
-    for f, fkey in zip(result.findings, finding_keys(result.findings)):
-        if f.geometry is None:
-            continue
-        for fam, part in parts_by_family(f.geometry).items():
-            finding_rows.setdefault((f.status is Status.PASS, fam), []).append((part, finding_attributes(f, fkey)))
-    for is_pass in (False,):
-        for fam in ("point", "line", "polygon"):
-            rows = finding_rows.get((is_pass, fam))
-            if rows:
-                layer = memory_layer(fam, _FINDING_NAMES[fam], crs, FINDING_FIELD_SPECS)
-                add_rows(layer, rows)
-                out.append(ResultLayer(layer, f"findings_{_PLURAL[fam]}"))
+    found = map_finding_rows(result.findings)
+    for fam in ("point", "line", "polygon"):
+        rows = found.open.get(fam)
+        if rows:
+            layer = memory_layer(fam, _FINDING_NAMES[fam], crs, FINDING_FIELD_SPECS)
+            add_rows(layer, rows)
+            out.append(ResultLayer(layer, f"findings_{_PLURAL[fam]}"))
 
-    zones_by_kind: dict[str, list] = {}
-    for z in result.zones:
-        zones_by_kind.setdefault(z.kind, []).append(z)
-
-    rays = zones_by_kind.pop("slope_ray", [])
-    if rays:
-        # Label only the steepest ray of each building site: every ray labelled hides the map.
-        steepest: dict[str, tuple[float, int]] = {}
-        for k, z in enumerate(rays):
-            pct = z.slope_pct
-            key = z.subject.id if z.subject else ""
-            if pct is not None and (key not in steepest or pct > steepest[key][0]):
-                steepest[key] = (pct, k)
-        keep = {k for _, k in steepest.values()} if steepest else set(range(len(rays)))
-        layer = memory_layer("line", "Slope rays (100 ft)", crs, RAY_FIELD_SPECS)
-        add_rows(layer, [(z.geometry, [z.kind, z.rule_id, ("steepest: " + z.label) if k in keep and steepest else z.label if k in keep else None,
-                                   z.distance_ft, z.subject.id if z.subject else None, z.slope_pct]) for k, z in enumerate(rays)])
+    zones = zone_layers(result)
+    if zones.rays:
+        d = zones.ray_distance_ft
+        layer = memory_layer("line", f"Slope rays ({d:g} ft)" if d is not None else "Slope rays", crs, RAY_FIELD_SPECS)
+        add_rows(layer, zones.rays)
         out.append(ResultLayer(layer, "slope_rays"))
 
     for fam in ("point", "line", "polygon"):
-        rows = finding_rows.get((True, fam))
+        rows = found.passes.get(fam)
         if rows:
             layer = memory_layer(fam, _PASS_NAMES[fam], crs, FINDING_FIELD_SPECS)
             add_rows(layer, rows)
             out.append(ResultLayer(layer, f"passes_{_PLURAL[fam]}", visible=False))
 
-    setbacks = zones_by_kind.pop("setback", [])
-    if setbacks:
-        merged: dict[tuple[str, float], dict[str, Any]] = {}
-        for z in setbacks:
-            key = (z.subject.id if z.subject else "", float(z.distance_ft or 0.0))
-            entry = merged.setdefault(key, {"zone": z, "cites": [], "rules": []})
-            cite = short_citation(z.citation) if z.citation else z.label
-            if cite not in entry["cites"]:
-                entry["cites"].append(cite)
-            entry["rules"].append(z.rule_id)
-        layer = memory_layer("polygon", "Setback zones", crs, ZONE_FIELD_SPECS)
-        rows = []
-        for (sid, dist), e in sorted(merged.items(), key=lambda kv: -kv[0][1]):
-            label = f"{dist:g} ft {', '.join(e['cites'])}"
-            rows.append((e["zone"].geometry, ["setback", ";".join(e["rules"]), label, dist, sid]))
-        add_rows(layer, rows)
+    if zones.setbacks:
+        layer = memory_layer("polygon", SETBACK_LAYER_NAME, crs, ZONE_FIELD_SPECS)
+        add_rows(layer, zones.setbacks)
         out.append(ResultLayer(layer, "setback_zones"))
 
-    for z in zones_by_kind.pop("no_cut_buffer", []):
-        layer = memory_layer("polygon", f"{z.distance_ft:g} ft no-cut buffer", crs, ZONE_FIELD_SPECS)
-        add_rows(layer, [(z.geometry, [z.kind, z.rule_id, z.label, z.distance_ft, None])])
+    for row in zones.buffers:
+        layer = memory_layer("polygon", f"{_distance(row)} no-cut buffer", crs, ZONE_FIELD_SPECS)
+        add_rows(layer, [row])
         out.append(ResultLayer(layer, "no_cut_buffer"))
 
     parcels = inputs.layers.get("parcels")
-    notice = Notification.from_dict(result.notification)
-    near = notice.within_radius
-    if parcels is not None and near:
-        listed = notice.listed_parcels
-        geom_of = {pid: g for pid, g in zip(parcels.ids, parcels.geoms) if g is not None}
-        radius = notice.radius_ft if notice.radius_ft is not None else 500
-        layer = memory_layer("polygon", f"Parcels within {radius:g} ft (to notify highlighted)", crs, PARCEL_FIELD_SPECS)
-        rows = []
-        adjacent = notice.adjacent_ids
-        for n in near:
-            g = geom_of.get(n["id"])
-            if g is None:
-                continue
-            rows.append((g, [n["id"], n.get("owner"), n.get("mailing_address"), n.get("parcel_address"), n.get("distance_ft"), n["id"] in adjacent, n["id"] in listed]))
-        add_rows(layer, rows)
-        out.append(ResultLayer(layer, "notify_parcels"))
+    if parcels is not None and result.notification.get("within_500ft"):
+        try:
+            notice = notification_rows(result, parcels)
+        except SiteParcelUnknown:  # no site parcel: no neighbour to draw
+            notice = None
+        if notice is not None:
+            within = f"within {notice.radius_ft:g} ft" if notice.radius_ft is not None else "near the site"
+            layer = memory_layer("polygon", f"Parcels {within} (to notify highlighted)", crs, PARCEL_FIELD_SPECS)
+            add_rows(layer, notice.rows, skip_empty=True)
+            out.append(ResultLayer(layer, "notify_parcels"))
 
-    for z in zones_by_kind.pop("notification_area", []):
-        layer = memory_layer("polygon", f"{z.distance_ft:g} ft notification area", crs, ZONE_FIELD_SPECS)
-        add_rows(layer, [(z.geometry, [z.kind, z.rule_id, z.label, z.distance_ft, None])])
+    for row in zones.notification_areas:
+        layer = memory_layer("polygon", f"{_distance(row)} notification area", crs, ZONE_FIELD_SPECS)
+        add_rows(layer, [row])
         out.append(ResultLayer(layer, "notification_area"))
 
-    others = [z for zs in zones_by_kind.values() for z in zs]
-    by_family: dict[str, list] = {}
-    for z in others:
-        for fam, part in parts_by_family(z.geometry).items():
-            by_family.setdefault(fam, []).append((part, [z.kind, z.rule_id, z.label, z.distance_ft, z.subject.id if z.subject else None]))
-    for fam, rows in by_family.items():
+    for fam, rows in zones.others.items():
         layer = memory_layer(fam, f"Other zones ({_PLURAL[fam]})", crs, ZONE_FIELD_SPECS)
         add_rows(layer, rows)
         out.append(ResultLayer(layer, "other_zones" if fam == "polygon" else "slope_rays" if fam == "line" else "findings_points"))

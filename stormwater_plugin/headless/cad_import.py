@@ -243,7 +243,7 @@ def import_cad(path: Path, crs_text: str, out: Path, *, parcels: str | None = No
         site_parcel = with_site_parcel(rows, outline, record, around)
         notes.append(f"the plan lands on parcel {site_parcel} of {parcels} ({record['_overlap']:.0%} of the property line's area)")
     elif rows.get("parcels"):
-        notes.append("no --parcels given: the plan's property line is the site parcel and no neighbour is known (the 500 ft list needs the tax parcels)")
+        notes.append("no --parcels given: the plan's property line is the site parcel and no neighbour is known (the neighbour notification list needs the tax parcels)")
     out = Path(out)
     if out.suffix.lower() != ".gpkg":
         raise InputError(f"--out {out}: give a .gpkg path")

@@ -18,8 +18,8 @@ from .site_reader import read_site
 HELP = (
     "Where on the site parcel an infiltration device of the chosen type and traffic class may be placed: the parcel minus "
     "every setback zone of the rules that apply (with the rule, citation, reason and required distance of each), and the "
-    "shoreline no-cut buffer where the jurisdiction has one. Gradient rules follow the DEM: the 20 ft septic zone covers only "
-    "the ground upgradient of the septic system; places where the gradient is unknown (no DEM, nodata) are excluded, never "
+    "shoreline no-cut buffer where the jurisdiction has one. Gradient rules follow the DEM: a setback from a septic system that applies upgradient of it "
+    "covers only the ground upgradient; places where the gradient is unknown (no DEM, nodata) are excluded, never "
     "allowed. Distance limits are drawn so that no point of the envelope is closer than the limit. Ground steeper than the "
     "device-slope threshold is not excluded but returned as 'needs professional design'. Rules whose layers are missing draw "
     "no zone and are listed in the envelope's not_checked field."

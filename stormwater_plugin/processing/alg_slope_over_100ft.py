@@ -33,8 +33,11 @@ from ..services.slope_layers import slope_defaults
 from . import params, slope_io
 from .base import AlgSpec, StormwaterAlgorithm
 
+_DEFAULTS = slope_defaults()  # the LGPC pack's building-site slope rule: the toolbox name and help state its distance
+_DISTANCE = f"{_DEFAULTS.distance_ft:g} ft" if _DEFAULTS.distance_ft is not None else None
+_NO_DISTANCE = "the LGPC rule's"
 HELP = (
-    "The steepest slope over a distance (100 ft by default) in any direction from the centre of each building site, as the "
+    f"The steepest slope over a distance (by default {_DISTANCE or _NO_DISTANCE}) in any direction from the centre of each building site, as the "
     "building-site slope rule measures it: at or over the threshold the site is an advisory ('may be considered a major project'), "
     "under it a pass, and undetermined when the ring around the centre leaves the DEM or meets nodata. Optionally the same measure "
     "for every DEM cell (a slope map on the DEM's own grid, percent, nodata -9999) and the areas at or over the threshold as polygons. "
@@ -46,7 +49,7 @@ AZIMUTHS_LABEL = "Slope map: azimuth count (kept for old models, not used: the m
 class SlopeOver100Ft(StormwaterAlgorithm):
     """Ring slope at building sites, a slope map of the DEM and the steep areas."""
 
-    spec = AlgSpec("slopeover100ft", "Slope over 100 ft", HELP)
+    spec = AlgSpec("slopeover100ft", f"Slope over {_DISTANCE}" if _DISTANCE else "Building-site slope", HELP)
     STEEP_SITES, STEEP_CELLS = "STEEP_SITES", "STEEP_CELLS"
 
     def initAlgorithm(self, config: Any = None) -> None:  # noqa: N802 - QGIS API

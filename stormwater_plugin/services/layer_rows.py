@@ -1,11 +1,13 @@
-"""Result layers as rows: what the Processing sinks (and any other layer writer) receive, built once.
+"""Result layers as rows: what the Processing sinks and the dock's result layers receive, built once.
 
 Each function turns a use case's result into ``(shapely geometry or None,
 attribute values)`` rows in the field order of its schema, a tuple of
 ``(name, str | int | float | bool)`` that the QGIS side maps to field types
 (:func:`stormwater_plugin.qgis_bridge.results.field_specs`). A front end only
 writes the rows: which part of a finding is a line, which parcels are listed,
-which area an envelope leaves are decided here.
+which setback rings merge, which ray is labelled, which area an envelope
+leaves and every label are decided here, so the dock's layers and
+Processing's outputs hold the same features.
 
 QGIS-free, file-free.
 """
@@ -19,8 +21,8 @@ import shapely
 from shapely.geometry.base import BaseGeometry
 
 from ..core.errors import StormwaterError
-from ..core.model import CheckResult, FeatureLayer, Finding, JsonScalar
-from ..core.siting import SitingEnvelope
+from ..core.model import CheckResult, DisplayZone, FeatureLayer, Finding, JsonScalar, Status
+from ..core.siting import DesignZone, ExcludedZone, SitingEnvelope
 from . import presentation
 from .decisions import finding_keys
 from .siting import envelope_rows
@@ -36,8 +38,13 @@ FINDING_SCHEMA: Schema = (
     ("subject_id", str), ("other_id", str), ("subject_layer", str), ("other_layer", str), ("excerpt", str), ("label", str),
     ("key", str), ("decision", str), ("near_limit", str),
 )
-#: Fields of the setback-zones layer.
+#: Fields of the setback-zones layer (and of every display-zone layer).
 ZONE_SCHEMA: Schema = (("kind", str), ("rule_id", str), ("label", str), ("distance_ft", float), ("subject_id", str))
+#: Fields of the check's slope-ray layer: the zone's, and the ray's slope (percent) the style colours by.
+ZONE_RAY_SCHEMA: Schema = ZONE_SCHEMA + (("slope_pct", float),)
+#: Display-zone kinds with a layer of their own (:func:`zone_layers`).
+SETBACK_KIND, RAY_KIND = "setback", "slope_ray"
+_OWN_LAYER_KINDS = frozenset({SETBACK_KIND, RAY_KIND, "no_cut_buffer", "notification_area"})
 #: Fields of the parcels-to-notify layer.
 NOTIFY_SCHEMA: Schema = (("id", str), ("owner", str), ("mailing_address", str), ("parcel_address", str), ("distance_ft", float),
                          ("adjacent", bool), ("listed", bool))
@@ -123,14 +130,123 @@ def finding_rows(findings: Sequence[Finding]) -> FindingRows:
     return out
 
 
-def zone_rows(result: CheckResult) -> list[Row]:
-    """The polygons of the check's display zones (setback rings, no-cut buffer, notification area), :data:`ZONE_SCHEMA`."""
-    rows: list[Row] = []
+def zone_attributes(z: DisplayZone) -> list[JsonScalar]:
+    """A display zone's attribute values in :data:`ZONE_SCHEMA` order."""
+    return [z.kind, z.rule_id, z.label, z.distance_ft, z.subject.id if z.subject else None]
+
+
+def setback_rows(zones: Sequence[DisplayZone]) -> list[Row]:
+    """The setback rings merged per device and distance, largest first (:data:`ZONE_SCHEMA`).
+
+    Several rules requiring the same distance from one device draw one ring:
+    its ``rule_id`` joins theirs with ``;`` and its label lists their short
+    citations after the distance (``"100 ft §148-11I(2)(c), 6 NYCRR 646-4.14"``).
+    Zones of another kind are ignored.
+    """
+    merged: dict[tuple[str, float], tuple[DisplayZone, list[str], list[str]]] = {}
+    for z in zones:
+        if z.kind != SETBACK_KIND:
+            continue
+        key = (z.subject.id if z.subject else "", float(z.distance_ft or 0.0))
+        first, cites, rules = merged.setdefault(key, (z, [], []))
+        cite = presentation.short_citation(z.citation) if z.citation else z.label
+        if cite not in cites:
+            cites.append(cite)
+        rules.append(z.rule_id)
+    return [(first.geometry, [SETBACK_KIND, ";".join(rules), f"{dist:g} ft {', '.join(cites)}", dist, sid])
+            for (sid, dist), (first, cites, rules) in sorted(merged.items(), key=lambda kv: -kv[0][1])]
+
+
+def ray_rows(zones: Sequence[DisplayZone]) -> list[Row]:
+    """The building sites' slope rays (:data:`ZONE_RAY_SCHEMA`), only the steepest of each site labelled.
+
+    Every ray labelled hides the map: the steepest ray of each building site
+    keeps its label, prefixed ``steepest:``; the others have none. When no ray
+    carries a slope, every ray keeps its label.
+    """
+    rays = [z for z in zones if z.kind == RAY_KIND]
+    steepest: dict[str, tuple[float, int]] = {}
+    for k, z in enumerate(rays):
+        key = z.subject.id if z.subject else ""
+        if z.slope_pct is not None and (key not in steepest or z.slope_pct > steepest[key][0]):
+            steepest[key] = (z.slope_pct, k)
+    keep = {k for _, k in steepest.values()} if steepest else set(range(len(rays)))
+    return [(z.geometry, [z.kind, z.rule_id, (("steepest: " + z.label) if steepest else z.label) if k in keep else None, z.distance_ft,
+                          z.subject.id if z.subject else None, z.slope_pct]) for k, z in enumerate(rays)]
+
+
+@dataclass(frozen=True)
+class ZoneLayers:
+    """The check's display zones as the map draws them, each list in its layer's schema.
+
+    ``rays`` (:data:`ZONE_RAY_SCHEMA`) and their ring radius ``ray_distance_ft``
+    (``None`` when the rays disagree or there is none); ``setbacks`` merged
+    (:func:`setback_rows`); ``buffers`` and ``notification_areas`` one row per
+    zone (each its own layer, named by the zone's distance); ``others`` every
+    other zone's parts by geometry family.
+    """
+
+    rays: list[Row]
+    ray_distance_ft: float | None
+    setbacks: list[Row]
+    buffers: list[Row]
+    notification_areas: list[Row]
+    others: dict[str, list[Row]]
+
+
+def zone_layers(result: CheckResult) -> ZoneLayers:
+    """The display zones of ``result`` split into the map's layers (:class:`ZoneLayers`)."""
+    distances = {z.distance_ft for z in result.zones if z.kind == RAY_KIND}
+    others: dict[str, list[Row]] = {}
     for z in result.zones:
+        if z.kind not in _OWN_LAYER_KINDS:
+            for fam, part in parts_by_family(z.geometry).items():
+                others.setdefault(fam, []).append((part, zone_attributes(z)))
+    return ZoneLayers(
+        ray_rows(result.zones),
+        distances.pop() if len(distances) == 1 else None,
+        setback_rows(result.zones),
+        [(z.geometry, zone_attributes(z)) for z in result.zones if z.kind == "no_cut_buffer"],
+        [(z.geometry, zone_attributes(z)) for z in result.zones if z.kind == "notification_area"],
+        others,
+    )
+
+
+def zone_rows(result: CheckResult) -> list[Row]:
+    """The polygons of the check's display zones, :data:`ZONE_SCHEMA`: what Processing's "Setback zones" writes.
+
+    The setback rings merged as the map draws them (:func:`setback_rows`), then
+    the polygon part of every other zone but the slope rays (no-cut buffer,
+    notification area, …) in the check's order.
+    """
+    rows = setback_rows(result.zones)
+    for z in result.zones:
+        if z.kind in (SETBACK_KIND, RAY_KIND):
+            continue
         poly = parts_by_family(z.geometry).get("polygon")
         if poly is not None:
-            rows.append((poly, [z.kind, z.rule_id, z.label, z.distance_ft, z.subject.id if z.subject else None]))
+            rows.append((poly, zone_attributes(z)))
     return rows
+
+
+@dataclass(frozen=True)
+class MapFindingRows:
+    """The findings as the map draws them: rows (:data:`FINDING_SCHEMA`) by geometry family, passes apart."""
+
+    open: dict[str, list[Row]]
+    passes: dict[str, list[Row]]
+
+
+def map_finding_rows(findings: Sequence[Finding]) -> MapFindingRows:
+    """Each located finding's parts by family (``point``, ``line``, ``polygon``), with its key; unlocated ones left out."""
+    out = MapFindingRows({}, {})
+    for f, key in zip(findings, finding_keys(list(findings))):
+        if f.geometry is None:
+            continue
+        into = out.passes if f.status is Status.PASS else out.open
+        for fam, part in parts_by_family(f.geometry).items():
+            into.setdefault(fam, []).append((part, finding_attributes(f, key)))
+    return out
 
 
 @dataclass(frozen=True)
@@ -163,7 +279,13 @@ def notification_rows(result: CheckResult, parcels: FeatureLayer) -> Notificatio
 
 @dataclass(frozen=True)
 class EnvelopeLayers:
-    """The envelope's three layers as rows (schemas of :mod:`.presentation`) and the figures of its summary."""
+    """The envelope's three layers as rows (schemas of :mod:`.presentation`) and the figures of its summary.
+
+    ``*_labels`` hold the map label of each row of the layer of that name (same
+    order); ``design_threshold_pct`` is the slope threshold of the steep areas
+    when the envelope's rules name one only (``None`` otherwise: the layer's
+    name then states none).
+    """
 
     envelope: list[Row]
     excluded: list[Row]
@@ -172,16 +294,46 @@ class EnvelopeLayers:
     site_area_sqft: float
     n_excluded: int
     not_checked: list[dict[str, str]]
+    envelope_labels: list[str]
+    excluded_labels: list[str]
+    design_labels: list[str]
+    design_threshold_pct: float | None
+
+
+def _excluded_label(z: ExcludedZone) -> str:
+    dist = f"{z.required_ft:g} ft " if z.required_ft is not None else ""
+    target = f" of {z.target.layer} {z.target.id}" if z.target is not None else ""
+    what = "no-cut buffer" if z.kind == "no_cut_buffer" else "gradient unknown" if z.kind == "gradient_unknown" else "setback"
+    return f"{presentation.short_citation(z.citation)}: {dist}{what}{target}"
+
+
+def _design_label(z: DesignZone) -> str:
+    said = "slope unknown" if z.status == "undetermined" or z.threshold_pct is None else f"over {z.threshold_pct:g}%"
+    return f"{presentation.short_citation(z.citation)}: {said}"
+
+
+def _design_threshold_pct(env: SitingEnvelope) -> float | None:
+    """The one threshold of the steep areas, else of the envelope's device-slope rules; ``None`` when none or several."""
+    thresholds = sorted({z.threshold_pct for z in env.needs_professional_design if z.threshold_pct is not None})
+    if not thresholds:
+        thresholds = sorted({float(t) for r in env.rules if r.kind == "device_slope"
+                             for t in [r.params.get("threshold_pct")] if isinstance(t, (int, float)) and not isinstance(t, bool)})
+    return thresholds[0] if len(thresholds) == 1 else None
 
 
 def envelope_layers(env: SitingEnvelope, high_traffic: bool) -> EnvelopeLayers:
-    """The envelope (its ``high_traffic`` as asked), the excluded zones and the steep areas, polygon parts only."""
+    """The envelope (its ``high_traffic`` as asked), the excluded zones and the steep areas, polygon parts only, with their labels."""
     built = envelope_rows(env)
     u = env.unit_to_ft
+    area = round(env.area_sqft(), 1)
     return EnvelopeLayers(
         [(parts_by_family(g).get("polygon") if not g.is_empty else None, [*dict(attrs, high_traffic=int(high_traffic)).values()])
          for g, attrs in built.envelope],
         [(parts_by_family(g).get("polygon"), list(attrs.values())) for g, attrs in built.excluded],
         [(parts_by_family(g).get("polygon"), list(attrs.values())) for g, attrs in built.design],
         env.area_sqft(), float(env.site.area) * u * u, len(env.excluded), list(env.not_checked),
+        [f"{presentation.device_label(env.device_type)} may go here ({area:,.0f} sq ft)"] * len(built.envelope),
+        [_excluded_label(z) for z in env.excluded],
+        [_design_label(z) for z in env.needs_professional_design],
+        _design_threshold_pct(env),
     )

@@ -107,3 +107,19 @@ def test_dem_vertical_accuracy_widens_the_level_tolerance_never_narrows_it():
     assert f.status is Status.VIOLATION and f.extra["gradient"] == "level"
     result = _run(19.9, dem=dem, dem_accuracy=0.1)
     assert result.accuracy["gradient_tolerance_ft"] == 0.5
+
+
+def test_a_slope_finding_without_its_distance_assumes_none():
+    """No distance stated on the finding (the pack's): no accuracy band is computed, and no default distance is taken."""
+    from stormwater_plugin.core.accuracy import apply_accuracy
+    from stormwater_plugin.core.model import Citation, Finding
+
+    def slope(extra):
+        return Finding("lgpc.slope", "building_site_slope", Citation("§", "", "", ""), Status.PASS, None, None, None, None, "14.9%", extra=extra)
+
+    near = {"slope_pct": 14.9, "distance_ft": 50.0}
+    (with_distance,), _ = apply_accuracy([slope(near)], {}, dem_vertical_accuracy_ft=1.0, slope_thresholds={"lgpc.slope": 15.0})
+    assert with_distance.status is Status.UNDETERMINED and with_distance.extra["slope_accuracy_pct"] == pytest.approx(2.83, abs=0.01)
+    bare = slope({"slope_pct": 14.9})
+    (without,), _ = apply_accuracy([bare], {}, dem_vertical_accuracy_ft=1.0, slope_thresholds={"lgpc.slope": 15.0})
+    assert without is bare

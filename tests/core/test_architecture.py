@@ -242,9 +242,7 @@ def test_every_project_exception_derives_from_the_one_root_stormwater_error():
 #: Strings that still carry a pack's figure next to its unit (labels and help texts), each to be read from its pack;
 #: the guard below keeps the list from growing (issue 23: no regulatory number outside the packs).
 KNOWN_PACK_NUMBERS_IN_CODE = {
-    ("gui/dock_view.py", "15%"), ("gui/result_layers.py", "100 ft"), ("headless/cad_import.py", "500 ft"),
     ("report/maps.py", "100 ft"), ("report/pdf.py", "100 ft"),
-    ("processing/alg_siting_envelope.py", "20 ft"), ("processing/alg_slope_over_100ft.py", "100 ft"),
 }
 
 

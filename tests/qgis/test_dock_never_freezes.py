@@ -210,24 +210,28 @@ def test_reopening_a_reviewed_project_reads_the_layers_in_a_task_never_on_the_ma
 
 
 def test_the_envelope_reads_the_layers_and_the_parcels_dem_in_its_task(iface, qgis_new_project, monkeypatch):
-    from stormwater_plugin.gui import envelope_task
+    """One read of the layers and of the DEM, off the main thread: the plan's window (with the pack) covers the envelope's reach."""
     from stormwater_plugin.gui.dock import ReviewDock
+    from stormwater_plugin.services.dem_window import siting_part
 
     layers, dem = demo_layers()
     QgsProject.instance().addMapLayers(list(layers.values()) + [dem])
     threads: list[tuple[str, threading.Thread]] = []
-    real_read, real_dem = snapshot_module.read_features, envelope_task.envelope_snapshot
+    real_read, real_dem = snapshot_module.read_features, snapshot_module.read_dem
 
     def spy_read(*args, **kwargs):
         threads.append(("read", threading.current_thread()))
         return real_read(*args, **kwargs)
 
+    windows: list[tuple[float, ...]] = []
+
     def spy_dem(*args, **kwargs):
         threads.append(("dem", threading.current_thread()))
+        windows.append(tuple(args[3]))
         return real_dem(*args, **kwargs)
 
     monkeypatch.setattr(snapshot_module, "read_features", spy_read)
-    monkeypatch.setattr(envelope_task, "envelope_snapshot", spy_dem)
+    monkeypatch.setattr(snapshot_module, "read_dem", spy_dem)
     d = ReviewDock(iface)
     d.roles.z_units.setCurrentIndex(d.roles.z_units.findData("m"))
     try:
@@ -241,5 +245,11 @@ def test_the_envelope_reads_the_layers_and_the_parcels_dem_in_its_task(iface, qg
         assert {k for k, _ in threads} == {"read", "dem"}
         assert all(t is not threading.main_thread() for _, t in threads), threads
         assert task.snapshot is not None and task.snapshot.inputs.dem is not None
+        assert [k for k, _ in threads].count("dem") == 1  # the envelope re-reads no DEM window of its own
+        inputs = task.snapshot.inputs
+        need = siting_part(inputs.layers, load_pack(d.jurisdiction.currentData()), inputs.unit_to_ft, inputs.site_parcel_id)
+        assert need is not None
+        b = windows[0]  # the working-CRS window the snapshot read
+        assert b[0] <= need[0] + 1e-6 and b[1] <= need[1] + 1e-6 and b[2] >= need[2] - 1e-6 and b[3] >= need[3] - 1e-6
     finally:
         d.teardown()
