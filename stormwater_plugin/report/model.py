@@ -14,9 +14,7 @@ from typing import Any, Mapping, Sequence
 from ..__about__ import __version__
 from ..core.checks.notification import owner_of
 from ..core.model import CheckResult, FeatureLayer, Status
-from ..core.overrides import Override
 from ..core.rulepack import PackError, load_pack
-from ..core.serialize import result_to_dict
 from ..services.presentation import STATUS_COLOUR_NAMES
 from ..services.review import not_checked
 from .inventory import inventory, site_geometry, site_indices
@@ -215,8 +213,7 @@ def build_report_model(
     layers: Mapping[str, FeatureLayer],
     unit_to_ft: float,
     *,
-    doc: Mapping[str, Any] | None = None,
-    overrides: Sequence[Override] | None = None,
+    doc: Mapping[str, Any],
     reviewer: str = "",
     reference: str = "",
     report_date: _dt.date | str | None = None,
@@ -233,11 +230,9 @@ def build_report_model(
         The input layers in the working CRS (for the inventory and the site parcel).
     unit_to_ft : float
         Working-CRS unit in feet.
-    doc : mapping, optional
-        The findings.json document of this result, with keys and overrides;
-        built with ``overrides`` when not given.
-    overrides : sequence of Override, optional
-        Reviewer decisions (used only when ``doc`` is not given).
+    doc : mapping
+        The review's findings.json document (:attr:`stormwater_plugin.services.review.Review.doc`),
+        with keys and decisions: the report decides nothing.
     reviewer, reference : str
         Reviewer's name and the file's reference number, for the header.
     report_date : date or str, optional
@@ -255,8 +250,6 @@ def build_report_model(
         ``inventory``, ``notification``, ``rules_not_checked``, ``warnings``,
         ``overrides``, ``figures``).
     """
-    if doc is None:
-        doc = result_to_dict(result, crs_name=crs_name, inputs=dict(inputs or {}), overrides=overrides)
     if report_date is None:
         report_date = _dt.date.today()
     date_text = report_date.isoformat() if isinstance(report_date, _dt.date) else str(report_date)
