@@ -124,7 +124,7 @@ def run_check_command(argv: Sequence[str]) -> int:
         # package still commits findings.json and findings.gpkg, as its message says); --out locked since the start
         with run_folder as staging:
             write_document(review.doc, staging)
-            write_gpkg(result, staging, loaded.crs)
+            write_gpkg(review, staging, loaded.crs)  # from the same document as findings.json, the result's geometry by finding key
             review_lines = finish_check(
                 review,
                 loaded.inputs.layers,

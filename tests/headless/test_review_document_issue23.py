@@ -3,11 +3,65 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
+import pytest
+
+from stormwater_plugin.cli import main
 from stormwater_plugin.core.overrides import make_override
 from stormwater_plugin.services.review import review_of
 from stormwater_plugin.services.session import ReviewSession
+from tests.headless.sitefiles import write_dem, write_site
 from tests.sitebuilder import device, layer, plane_dem, run, septic_square
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    d = tmp_path_factory.mktemp("site")
+    pkg = write_site(d, "EPSG:32618")
+    dem = write_dem(d / "dem.tif", "EPSG:32618", 2.0)
+    return pkg, ["--dem", str(dem), "--jurisdiction", "lgpc"]
+
+
+def _gpkg_rows(path: Path) -> dict[str, dict]:
+    import fiona  # lazy: a third-party reader, as the other gpkg tests load it
+
+    rows: dict[str, dict] = {}
+    for name in fiona.listlayers(path):
+        if not name.startswith("findings_"):
+            continue
+        with fiona.open(path, layer=name) as src:
+            for feat in src:
+                props = dict(feat["properties"])
+                rows[props["key"]] = props
+    return rows
+
+
+def test_a_decided_finding_shows_its_decision_in_findings_json_and_findings_gpkg(site, tmp_path):
+    pkg, args = site
+    first = tmp_path / "first"
+    assert main([str(pkg), *args, "--out", str(first), "--no-report"]) in (0, 1)
+    doc = json.loads((first / "findings.json").read_text(encoding="utf-8"))
+    drawn = _gpkg_rows(first / "findings.gpkg")
+    decided = [f for f in doc["findings"] if f["key"] in drawn and f["status"] in ("violation", "advisory", "undetermined")][:2]
+    assert decided, "the site has a drawn finding to decide on"
+    entries = [{"key": f["key"], "decision": d, "reason": f"reason {n}", "reviewer": "J. Smith", "date": "2026-03-05"}
+               for n, (f, d) in enumerate(zip(decided, ("waived", "accepted")))]
+    ov = tmp_path / "overrides.json"
+    ov.write_text(json.dumps({"format": "stormwater-check-overrides", "version": 1, "overrides": entries}), encoding="utf-8")
+    out = tmp_path / "decided"
+    main([str(pkg), *args, "--out", str(out), "--no-report", "--overrides", str(ov)])
+    doc = json.loads((out / "findings.json").read_text(encoding="utf-8"))
+    rows = _gpkg_rows(out / "findings.gpkg")
+    assert rows and set(rows) <= {f["key"] for f in doc["findings"]}
+    for f in doc["findings"]:
+        if f["key"] not in rows:
+            continue
+        row, o = rows[f["key"]], f["override"] or {}
+        assert (row["status"], row["effective_status"], row["decision"], row["decision_reason"], row["decision_reviewer"]) == (
+            f["status"], f["effective_status"], o.get("decision"), o.get("reason"), o.get("reviewer")), f["key"]
+    for e in entries:
+        assert rows[e["key"]]["effective_status"] == e["decision"] == next(f for f in doc["findings"] if f["key"] == e["key"])["effective_status"]
 
 
 def _result():
