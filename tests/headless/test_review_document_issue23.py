@@ -6,9 +6,12 @@ import json
 from pathlib import Path
 
 import pytest
+from shapely.geometry import Point, box
 
 from stormwater_plugin.cli import main
 from stormwater_plugin.core.overrides import make_override
+from stormwater_plugin.core.rulepack import load_pack
+from stormwater_plugin.report.model import build_report_model
 from stormwater_plugin.services.review import review_of
 from stormwater_plugin.services.session import ReviewSession
 from tests.headless.sitefiles import write_dem, write_site
@@ -98,3 +101,32 @@ def test_the_sessions_comparison_goes_through_the_review_not_into_the_document_s
     assert session.review is not None and session.review.doc["comparison"] == {"counts": {"resolved": 1}}
     session.set_comparison(None)
     assert "comparison" not in session.review.doc
+
+
+def test_the_report_lists_the_checks_inventory_by_the_packs_roles_646_4_13_a_7():
+    """The report reads ``result.inventory`` (the plot-plan rule's rows) instead of measuring again: same ids, same distances."""
+    g, a = device(25.0, 0.0)
+    layers = {
+        "septic": layer("septic", [septic_square()], ["S1"]),
+        "devices": layer("devices", [g], ["D1"], [a]),
+        "wells": layer("wells", [Point(400.0, 0.0), Point(150.0, 0.0)], ["W-far", "W-near"]),
+        "parcels": layer("parcels", [box(-100, -100, 100, 100)], ["P1"], [{"is_site": 1}]),
+    }
+    result = run("lgpc", layers, plane_dem(-500, -500, 1000, 5.0, gx=0.05, gy=0.0))
+    assert result.inventory
+    model = build_report_model(result, layers, 1.0, doc=review_of(result).doc, report_date="2026-01-01")
+    inv = model["inventory"]
+    rule = next(r for r in load_pack("lgpc").rules if r.kind == "plot_plan_inventory")
+    assert inv["computed"] and inv["radius_ft"] == float(rule.params["distance_ft"])
+    assert sorted((r["layer"], r["id"], r["distance_ft"]) for r in inv["rows"]) == sorted((r["layer"], r["id"], r["distance_ft"]) for r in result.inventory)
+    assert "W-far" not in {r["id"] for r in inv["rows"]} and "W-near" in {r["id"] for r in inv["rows"]}
+    assert "Building site (proposed)" in inv["absent"] and "Impervious surface" in inv["absent"]  # the rule's roles, not supplied
+
+
+def test_the_report_lists_no_inventory_where_the_plot_plan_rule_does_not_apply():
+    """Lake George's plot-plan rule binds minor and major projects only: an exempt project's report measures nothing."""
+    g, a = device(25.0, 0.0)
+    layers = {"devices": layer("devices", [g], ["D1"], [a]), "parcels": layer("parcels", [box(-100, -100, 100, 100)], ["P1"], [{"is_site": 1}])}
+    result = run("lake-george", layers, plane_dem(-500, -500, 1000, 5.0, gx=0.05, gy=0.0), project_class="exempt")
+    inv = build_report_model(result, layers, 1.0, doc=review_of(result).doc, report_date="2026-01-01")["inventory"]
+    assert not inv["computed"] and not inv["rows"] and "does not apply" in inv["reason"]
