@@ -108,8 +108,8 @@ def run_check_command(argv: Sequence[str]) -> int:
             raise InputError(str(exc).strip("'\"")) from exc
         except ComparisonError as exc:
             raise InputError(f"--previous: {exc}") from exc
-        if args.context:
-            context.annotate(review.doc)
+        if args.context:  # the findings naming a context feature name its source (the review's API: the document is not edited in place)
+            review = review.edited(context.annotate)
         result, moves = review.result, review.moves or ()
         # issue 27: what the submission must show for the computed class, and what is missing
         # lazy, like the imports above: loaded only when a check runs
@@ -119,12 +119,12 @@ def run_check_command(argv: Sequence[str]) -> int:
         completeness = check_completeness(pack, loaded.inputs.layers, result.project_class, has_dem=loaded.inputs.dem is not None,
                                           contour_count=contour_count(args.site),
                                           undrawn={w.layer for w in loaded.inputs.warnings if w.code == "template_layer_not_drawn" and w.layer})
-        review.doc["completeness"] = completeness.as_dict()
+        review = review.with_section("completeness", completeness.as_dict())
         # issue 22: written in a private folder inside --out and moved into place when complete (a missing report
         # package still commits findings.json and findings.gpkg, as its message says); --out locked since the start
         with run_folder as staging:
             write_document(review.doc, staging)
-            write_gpkg(result, staging, loaded.crs)
+            write_gpkg(review, staging, loaded.crs)  # from the same document as findings.json, the result's geometry by finding key
             review_lines = finish_check(
                 review,
                 loaded.inputs.layers,

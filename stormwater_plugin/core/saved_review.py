@@ -1,15 +1,15 @@
 """A review kept with a QGIS project: the findings.json document plus the geometry that shows why.
 
-The plugin stores the last result in the project (``save_review``) and, when
-the project is opened again, rebuilds the :class:`CheckResult` from it
-(``load_review``) to restore the findings table, the result layers and the
+The plugin stores the last review in the project (``save_review``, from the
+review's own document) and, when the project is opened again, rebuilds the
+:class:`CheckResult` from it (``load_review``) to restore the findings table, the result layers and the
 Inspect tool without running the check again. Plain data in, plain data out:
 no QGIS, no files.
 """
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping
 
 import shapely
 
@@ -26,8 +26,7 @@ from .model import (
     Warning_,
     empty_notification,
 )
-from .overrides import Override
-from .serialize import ACCURACY_KEYS, result_to_dict
+from .serialize import ACCURACY_KEYS
 
 #: Version of the saved form; a saved review of another version is not restored (the check is run again).
 SAVED_VERSION = 1
@@ -45,25 +44,31 @@ def _ref(d: Mapping[str, Any] | None) -> FeatureRef | None:
     return FeatureRef(str(d["layer"]), str(d["id"])) if d else None
 
 
-def save_review(result: CheckResult, *, crs_name: str = "", inputs: dict[str, Any] | None = None,
-                overrides: Sequence[Override] | None = None, extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """The findings.json document of ``result`` with every geometry as WKT (working CRS), ready to store."""
-    doc = result_to_dict(result, crs_name=crs_name, inputs=inputs, overrides=overrides)
-    for row, f in zip(doc["findings"], result.findings):
+def save_review(result: CheckResult, doc: Mapping[str, Any], *, extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """``doc`` (the findings.json document of ``result``, decisions applied) with every geometry as WKT (working CRS), ready to store.
+
+    ``doc`` is the review's own document
+    (:attr:`stormwater_plugin.services.review.Review.doc`): nothing is
+    serialised or decided again here, and ``doc`` is left unchanged (its rows are copied).
+    """
+    out = dict(doc)
+    out["findings"] = [dict(row) for row in doc.get("findings", [])]
+    for row, f in zip(out["findings"], result.findings):
         row["geometry_wkt"] = _wkt(f.geometry)
         row["kind"] = f.kind
         row["source_version"] = f.citation.source_version
-    doc["zones"] = [
+    out["zones"] = [
         {"kind": z.kind, "rule_id": z.rule_id, "label": z.label, "distance_ft": z.distance_ft, "geometry_wkt": _wkt(z.geometry),
          "subject": z.subject.as_dict() if z.subject else None, "citation": z.citation, "slope_pct": z.slope_pct}
         for z in result.zones
     ]
-    for row, b in zip(doc["building_sites"], result.building_sites):
+    out["building_sites"] = [dict(row) for row in doc.get("building_sites", [])]
+    for row, b in zip(out["building_sites"], result.building_sites):
         row["centre"] = list(b.centre) if b.centre is not None else None
-    doc["saved_version"] = SAVED_VERSION
-    doc["pack_title"] = result.pack_title
-    doc.update(dict(extra or {}))
-    return doc
+    out["saved_version"] = SAVED_VERSION
+    out["pack_title"] = result.pack_title
+    out.update(dict(extra or {}))
+    return out
 
 
 def load_review(doc: Mapping[str, Any]) -> CheckResult:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any
 
 from ..__about__ import __version__
 from .model import CheckResult, Finding, Warning_
-from .overrides import Override, annotate_document
+from .overrides import annotate_document
 
 
 def _r(x: float | None, nd: int = 2) -> float | None:
@@ -40,14 +40,14 @@ def finding_to_dict(f: Finding) -> dict[str, Any]:
     return out
 
 
-def result_to_dict(
-    result: CheckResult, *, crs_name: str = "", inputs: dict[str, Any] | None = None, overrides: Sequence[Override] | None = None
-) -> dict[str, Any]:
-    """The findings.json document. Keys are a stable contract; new keys may be added.
+def result_to_dict(result: CheckResult, *, crs_name: str = "", inputs: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The findings.json document before any reviewer decision. Keys are a stable contract; new keys may be added.
 
-    Each finding carries a stable ``key``, its reviewer ``override`` (or None)
-    and ``effective_status``; ``stale_overrides`` lists overrides that match no
-    finding (see :mod:`stormwater_plugin.core.overrides`).
+    Each finding carries its stable ``key``, ``override`` None and
+    ``effective_status`` equal to its ``status``; ``stale_overrides`` is empty.
+    Decisions are applied in one place only, the review
+    (:meth:`stormwater_plugin.services.review.Review.decided`, on a copy of
+    this document); see :mod:`stormwater_plugin.core.overrides`.
     """
     cls = result.classification
     doc: dict[str, Any] = {
@@ -85,7 +85,7 @@ def result_to_dict(
         "inputs": inputs or {},
         "note": "Every applicable check is listed, passes included. A rule or feature absent from this list was not checked; its absence never means compliance.",
     }
-    return annotate_document(doc, overrides)
+    return annotate_document(doc, None)  # keys and undecided statuses: the decisions are the review's
 
 
 def warnings_text(warnings: list[Warning_]) -> list[str]:

@@ -4,7 +4,7 @@ The decisions live in the project entry ``stormwater_review/overrides`` as the
 same JSON as the CLI's ``--overrides`` sidecar file, so they travel with the
 ``.qgz`` and can be exported to (or imported from) a file. Nothing here
 decides how a decision applies: :func:`~stormwater_plugin.core.overrides.annotate_document`
-(through :func:`~stormwater_plugin.core.serialize.result_to_dict`) matches
+(through :meth:`~stormwater_plugin.services.review.Review.decided`, the one place decisions are applied) matches
 decisions to findings and finds the stale ones.
 """
 

@@ -83,8 +83,9 @@ class ProjectStore(_Base):
             self._kept_this_result = True
             return
         project = QgsProject.instance()
-        saved = save_review(self.result, crs_name=self.snap.inputs.crs_name, inputs=self._inputs_description(),
-                            overrides=self.overrides.overrides, extra={"moves": [m.as_dict() for m in self.moves], "working_crs_wkt": self.snap.crs.toWkt()})
+        # the review shown, as the report writes it (its decisions, moves and what was read): its own document, not serialised again
+        review = self.session.for_report(list(self.overrides.overrides), self._inputs_description())
+        saved = save_review(review, extra={"moves": [m.as_dict() for m in self.moves], "working_crs_wkt": self.snap.crs.toWkt()})
         text = json.dumps(saved, ensure_ascii=False)
         old, ok = project.readEntry(SCOPE, "last_review", "")
         if ok and old and not self._restoring and not self._kept_this_result:

@@ -19,16 +19,17 @@ import signal
 import tempfile
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, Mapping, cast
 
 import shapely
 from shapely.geometry import mapping
 
 from ..core.errors import StormwaterError
 from ..core.model import CheckResult, Finding, Status
-from ..core.serialize import finding_to_dict, result_to_dict, warnings_text
+from ..core.overrides import finding_keys
+from ..core.serialize import finding_to_dict, warnings_text
 from ..services.presentation import finding_label
-from ..services.review import not_checked
+from ..services.review import Review, not_checked
 
 #: The findings.gpkg layer family of each geometry type.
 FAMILY = {
@@ -200,8 +201,12 @@ def _lock_holder(lock: Any) -> int | None:
 
 
 def finding_row(f: Finding) -> dict[str, Any]:
-    """The attribute row of a finding in findings.gpkg (and batch findings.gpkg)."""
-    d = finding_to_dict(f)
+    """The attribute row of a finding in the batch findings.gpkg (no decisions: a screening has none)."""
+    return _row(finding_to_dict(f), short_label(f))
+
+
+def _row(d: Mapping[str, Any], label: str) -> dict[str, Any]:
+    """The computed columns of a finding's row, from its findings.json entry."""
     return {
         "status": d["status"],
         "rule_id": d["rule_id"],
@@ -214,22 +219,32 @@ def finding_row(f: Finding) -> dict[str, Any]:
         "other_layer": d["other"]["layer"] if d["other"] else None,
         "other_id": d["other"]["id"] if d["other"] else None,
         "excerpt": d["excerpt"],
-        "label": short_label(f),
+        "label": label,
+    }
+
+
+def review_row(d: Mapping[str, Any], f: Finding) -> dict[str, Any]:
+    """A finding's row in findings.gpkg: its findings.json entry ``d`` (the review's document), decision included.
+
+    ``f`` is the same finding of the result (its key is ``d["key"]``), for the
+    map label. ``effective_status`` and the ``decision`` columns are those of
+    findings.json, so the two files agree on every status and decision.
+    """
+    o: Mapping[str, Any] = d.get("override") or {}
+    return {
+        **_row(d, short_label(f)),
+        "key": d["key"],
+        "effective_status": d.get("effective_status", d["status"]),
+        "decision": o.get("decision"),
+        "decision_reason": o.get("reason"),
+        "decision_reviewer": o.get("reviewer"),
+        "decision_date": o.get("date"),
     }
 
 
 def short_label(f: Finding) -> str:
     """A map label: the short citation and measured against required distance (the plugin's words, on one line)."""
     return finding_label(f.citation.text, f.measured_ft, f.required_ft)
-
-
-def write_json(result: CheckResult, out_dir: Path, crs_name: str, inputs: dict[str, Any], extra: dict[str, Any] | None = None) -> Path:
-    """Write ``findings.json``; ``extra`` keys (e.g. ``moves``) are added to the document."""
-    path = out_dir / "findings.json"
-    doc = result_to_dict(result, crs_name=crs_name, inputs=inputs)
-    doc.update(extra or {})
-    path.write_text(json.dumps(doc, indent=2, ensure_ascii=False), encoding="utf-8")
-    return path
 
 
 def write_document(doc: dict[str, Any], out_dir: Path) -> Path:
@@ -284,20 +299,28 @@ def write_layer(path: Path, name: str, rows: list[dict[str, Any]], geoms: list[A
         )
 
 
-def write_gpkg(result: CheckResult, out_dir: Path, crs: Any) -> Path:
-    """Finding geometries by family, display zones and slope rays, in the working CRS."""
+def write_gpkg(review: Review, out_dir: Path, crs: Any) -> Path:
+    """Finding geometries by family, display zones and slope rays, in the working CRS.
+
+    Each finding's row is its entry in the review's document (the findings.json
+    written beside it: statuses, keys and decisions); its geometry is the
+    result's finding of the same key.
+    """
     path = out_dir / "findings.gpkg"
     if path.exists():
         path.unlink()
+    result = review.result
+    by_key = dict(zip(finding_keys(result.findings), result.findings))
     groups: dict[str, list[tuple[dict[str, Any], Any]]] = {"points": [], "lines": [], "areas": []}
-    for f in result.findings:
-        g = f.geometry
-        if g is None or g.is_empty:
+    for d in cast("list[dict[str, Any]]", review.doc.get("findings", [])):
+        f = by_key.get(str(d.get("key")))
+        g = f.geometry if f is not None else None
+        if f is None or g is None or g.is_empty:
             continue
         fam = FAMILY.get(g.geom_type)
         if fam is None:
             continue
-        groups[fam].append((finding_row(f), g))
+        groups[fam].append((review_row(d, f), g))
     wrote = False
     for fam, rows in groups.items():
         if rows:

@@ -32,7 +32,7 @@ from shapely.geometry.polygon import orient
 
 from ..core.model import CheckResult, FeatureLayer
 from ..services.presentation import STATUS_AND_DECISION_COLOURS
-from .inventory import site_geometry
+from .site_parcel import site_geometry
 
 #: The one palette (services.presentation), decisions included.
 STATUS_COLOURS: dict[str, str] = STATUS_AND_DECISION_COLOURS

@@ -13,14 +13,12 @@ from typing import Any, Mapping, Sequence
 
 from ..__about__ import __version__
 from ..core.checks.notification import owner_of
-from ..core.model import CheckResult, FeatureLayer, Status
-from ..core.overrides import Override
-from ..core.rulepack import PackError, load_pack
-from ..core.serialize import result_to_dict
+from ..core.model import ROLE_NOUN, CheckResult, FeatureLayer, InventoryRow, Status
+from ..core.rulepack import PackError, Rule, load_pack
 from ..services.presentation import STATUS_COLOUR_NAMES
 from ..services.review import not_checked
-from .inventory import inventory, site_geometry, site_indices
 from .notification_csv import notification_rows
+from .site_parcel import site_indices
 
 #: Rendering order and words of the statuses, effective ones included.
 STATUS_LABELS: dict[str, str] = {
@@ -215,37 +213,28 @@ def build_report_model(
     layers: Mapping[str, FeatureLayer],
     unit_to_ft: float,
     *,
-    doc: Mapping[str, Any] | None = None,
-    overrides: Sequence[Override] | None = None,
+    doc: Mapping[str, Any],
     reviewer: str = "",
     reference: str = "",
     report_date: _dt.date | str | None = None,
-    crs_name: str = "",
-    inputs: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Build the report model of one check.
+    """Build the report model of one check from its review: nothing is recomputed or decided here.
 
     Parameters
     ----------
     result : CheckResult
-        The engine's result.
+        The engine's result (its ``inventory``, the features the plot plan must show).
     layers : mapping of role to FeatureLayer
-        The input layers in the working CRS (for the inventory and the site parcel).
+        The input layers in the working CRS (the site parcel's owner, the inventory's names).
     unit_to_ft : float
-        Working-CRS unit in feet.
-    doc : mapping, optional
-        The findings.json document of this result, with keys and overrides;
-        built with ``overrides`` when not given.
-    overrides : sequence of Override, optional
-        Reviewer decisions (used only when ``doc`` is not given).
+        Working-CRS unit in feet (unused by the model; the maps draw with it).
+    doc : mapping
+        The review's findings.json document (:attr:`stormwater_plugin.services.review.Review.doc`):
+        keys, decisions, stale decisions, comparison.
     reviewer, reference : str
         Reviewer's name and the file's reference number, for the header.
     report_date : date or str, optional
         Defaults to today.
-    crs_name : str
-        The working CRS, described.
-    inputs : mapping, optional
-        Input files (site, layers, dem), for the header.
 
     Returns
     -------
@@ -255,26 +244,18 @@ def build_report_model(
         ``inventory``, ``notification``, ``rules_not_checked``, ``warnings``,
         ``overrides``, ``figures``).
     """
-    if doc is None:
-        doc = result_to_dict(result, crs_name=crs_name, inputs=dict(inputs or {}), overrides=overrides)
     if report_date is None:
         report_date = _dt.date.today()
     date_text = report_date.isoformat() if isinstance(report_date, _dt.date) else str(report_date)
     findings = list(doc.get("findings", []))
-    site = site_geometry(layers, result.site_parcel_id)
-    radius_ft = inventory_radius_ft(str(doc.get("jurisdiction") or result.jurisdiction))
-    if radius_ft is None:
-        inv: dict[str, Any] = {"radius_ft": None, "computed": False, "reason": "the rule pack asks for no plot-plan inventory of the site's surroundings",
-               "rows": [], "counts": {}, "absent": [], "empty": []}
-    else:
-        inv = inventory(layers, site, unit_to_ft, radius_ft)
+    inv = _inventory(doc, result.inventory, layers)
     notif = _notification(doc, layers)
     skipped = not_checked(doc.get("rules_not_checked", []) or [], str(doc.get("jurisdiction") or result.jurisdiction))
     bsites = _building_sites(doc, layers)
-    inp = dict(doc.get("inputs") or inputs or {})
+    inp = dict(doc.get("inputs") or {})
     return {
         "title": "Stormwater site-plan review",
-        "header": _header(result, doc, _site_parcel(layers, result.site_parcel_id), inp, reviewer, reference, date_text, crs_name),
+        "header": _header(result, doc, _site_parcel(layers, result.site_parcel_id), inp, reviewer, reference, date_text),
         "summary": _summary(result, doc),
         "classification": _classification(result, doc),
         "rule_groups": _rule_groups(findings),
@@ -301,7 +282,6 @@ def _header(
     reviewer: str,
     reference: str,
     date_text: str,
-    crs_name: str,
 ) -> dict[str, Any]:
     """The header: jurisdiction, pack, site parcel (id, owner, address), reviewer, date, tool, CRS and input files."""
     return {
@@ -316,7 +296,7 @@ def _header(
         "reference": reference or "not given",
         "date": date_text,
         "tool": f"stormwater-check {(doc.get('tool') or {}).get('version', __version__)}",
-        "working_crs": doc.get("working_crs", crs_name) or "",
+        "working_crs": doc.get("working_crs") or "",
         "site_package": inp.get("site") or "",
         "dem": inp.get("dem") or "none supplied",
         "dem_z": inp.get("dem_z") or "",
@@ -479,12 +459,102 @@ def inventory_radius_ft(jurisdiction: str) -> float | None:
     ``None`` when the pack has no such rule (or cannot be loaded): the report
     then lists no inventory rather than one at a distance no regulation sets.
     """
+    found = [float(r.params["distance_ft"]) for r in _inventory_rules(jurisdiction) if r.params.get("distance_ft") is not None]
+    return max(found) if found else None
+
+
+def _inventory_rules(jurisdiction: str) -> list[Rule]:
+    """The pack's ``plot_plan_inventory`` rules (none when the pack cannot be loaded)."""
     try:
         pack = load_pack(jurisdiction)
     except PackError:
-        return None
-    found = [float(r.params["distance_ft"]) for r in pack.rules if r.kind == "plot_plan_inventory" and r.params.get("distance_ft") is not None]
-    return max(found) if found else None
+        return []
+    return [r for r in pack.rules if r.kind == "plot_plan_inventory"]
+
+
+#: The inventory's heading of each role (the plot plan's words); another role is headed by its noun.
+INVENTORY_LABELS: dict[str, str] = {
+    "building_sites": "Building site (proposed)",
+    "impervious": "Impervious surface",
+    "wells": "Well",
+    "septic": "Septic system",
+    "shoreline": "Shoreline (mean high-water)",
+    "waterbodies": "Water body",
+    "streams": "Stream",
+    "wetlands": "Wetland",
+    "devices": "Infiltration device",
+}
+
+#: Attribute shown beside the id, by role.
+_NAME_FIELDS: dict[str, tuple[str, ...]] = {
+    "shoreline": ("waterbody", "name"),
+    "waterbodies": ("name",),
+    "streams": ("name",),
+    "wetlands": ("name", "class"),
+    "devices": ("device_type",),
+}
+
+
+def _role_label(role: str) -> str:
+    if role in INVENTORY_LABELS:
+        return INVENTORY_LABELS[role]
+    noun = ROLE_NOUN.get(role, role)
+    return noun[:1].upper() + noun[1:]
+
+
+def _feature_name(layer: FeatureLayer | None, fid: str, role: str) -> str:
+    """The attribute shown beside a listed feature's id (its name, class or device type), ``""`` when there is none."""
+    if layer is None or fid not in layer.ids:
+        return ""
+    low = {str(k).lower(): v for k, v in layer.attrs[layer.ids.index(fid)].items()}
+    for n in _NAME_FIELDS.get(role, ("name",)):
+        v = low.get(n)
+        if v is not None and str(v).strip() and str(v).strip().lower() not in ("nan", "none", "null"):
+            return str(v).strip()
+    return ""
+
+
+def _inventory(doc: Mapping[str, Any], rows: Sequence[InventoryRow], layers: Mapping[str, FeatureLayer]) -> dict[str, Any]:
+    """The plot-plan inventory as the check found it (``result.inventory``, rule kind ``plot_plan_inventory``), by role.
+
+    The radius and the roles are the pack's rule's; a role the run was not given
+    is ``absent`` (unknown), a role given with nothing within the radius ``empty``.
+    """
+    jurisdiction = str(doc.get("jurisdiction") or "")
+    rules = _inventory_rules(jurisdiction)
+    out: dict[str, Any] = {"radius_ft": None, "computed": False, "reason": "", "rows": [], "counts": {}, "absent": [], "empty": []}
+    if not rules:
+        out["reason"] = "the rule pack asks for no plot-plan inventory of the site's surroundings"
+        return out
+    found = [f for f in doc.get("findings", []) or [] if f.get("kind") == "plot_plan_inventory"]
+    # the engine keeps the inventory of the last such rule run (engine order)
+    rule = next((r for r in rules if found and r.id == found[-1].get("rule_id")), rules[-1])
+    out["radius_ft"] = float(rule.params["distance_ft"])
+    if not found:
+        why = next((str(r.get("reason", "")) for r in doc.get("rules_not_applicable", []) or [] if r.get("rule_id") == rule.id), "")
+        out["reason"] = f"the plot-plan rule does not apply ({why})" if why else "the plot-plan rule was not run"
+        return out
+    if any(r.get("rule_id") == rule.id for r in doc.get("rules_not_checked", []) or []):
+        out["reason"] = "the site parcel was not identified, so distances from it cannot be measured"
+        return out
+    out["computed"] = True
+    roles = [str(r) for r in rule.params.get("roles", [])]
+    order = {role: n for n, role in enumerate(roles)}
+    listed: list[dict[str, Any]] = []
+    for r in sorted(rows, key=lambda r: (order.get(r["layer"], len(order)), r["distance_ft"], r["id"])):
+        role = str(r["layer"])
+        listed.append({"category": _role_label(role), "layer": role, "id": r["id"], "name": _feature_name(layers.get(role), str(r["id"]), role),
+                       "distance_ft": r["distance_ft"], "on_site": bool(r["on_site"])})
+    for role in roles:
+        label = _role_label(role)
+        if layers.get(role) is None:
+            out["absent"].append(label)
+            continue
+        out["counts"][label] = sum(1 for r in listed if r["layer"] == role)
+        if not out["counts"][label]:
+            out["empty"].append(label)
+    out["rows"] = listed
+    return out
 
 
 def _site_map_caption() -> str:

@@ -20,6 +20,7 @@ QGIS-free and file-free: the core, numpy and shapely only.
 
 from __future__ import annotations
 
+import copy
 import json
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Mapping, Sequence, cast
@@ -332,6 +333,18 @@ class Review:
         doc[name] = plain
         return replace(self, base=base, doc=doc)
 
+    def edited(self, edit: Callable[[dict[str, object]], None]) -> Review:
+        """The review whose document ``edit`` changed (on a copy of the document before decisions), the decisions applied again.
+
+        For an edit of the document the service layer does not know (the command
+        line's context catalog names its sources on the findings): the change is
+        kept through later decisions, and neither this review's documents nor
+        anything sharing them is touched.
+        """
+        base = copy.deepcopy(self._base())
+        edit(base)
+        return replace(self, base=_plain(base)).decided(self.overrides)
+
     def with_inputs(self, inputs: Mapping[str, object] | None) -> Review:
         """The review whose document describes what was read as ``inputs`` (the report's header)."""
         value = _plain({"inputs": dict(inputs) if inputs is not None else {}})["inputs"]
@@ -369,6 +382,26 @@ def compare_with(doc: dict[str, object], previous: Mapping[str, object], label: 
     return cmp
 
 
+def to_document(
+    result: CheckResult,
+    *,
+    crs_name: str = "",
+    inputs: Mapping[str, object] | None = None,
+    moves: Iterable[Mapping[str, object] | Move] | None = None,
+) -> dict[str, object]:
+    """The findings.json document of ``result`` before any decision, as plain JSON values: what :meth:`Review.decided` decides on.
+
+    Every finding has its ``key`` and ``effective_status`` equal to its
+    ``status``; ``moves`` is present only when given (``None``: not looked
+    for). Built once per result; decisions are applied to copies of it, by the
+    review only.
+    """
+    doc = result_to_dict(result, crs_name=crs_name, inputs=dict(inputs) if inputs is not None else None)
+    if moves is not None:
+        doc["moves"] = [m.as_dict() for m in moves_from_dicts(moves)]
+    return _plain(doc)
+
+
 def review_of(
     result: CheckResult,
     *,
@@ -404,10 +437,7 @@ def review_of(
         When ``previous`` cannot be compared with this review.
     """
     typed = None if moves is None else moves_from_dicts(moves)
-    doc = result_to_dict(result, crs_name=crs_name, inputs=dict(inputs) if inputs is not None else None)
-    if typed is not None:
-        doc["moves"] = [m.as_dict() for m in typed]
-    base = _plain(doc)
+    base = to_document(result, crs_name=crs_name, inputs=inputs, moves=typed)
     review = Review(result, base, typed, (), None, base=base)
     if previous is not None:
         review = review.decided(overrides, comparison=None)
@@ -481,5 +511,5 @@ def check(
 
 __all__ = [
     "ComparisonError", "Move", "PlanOffParcel", "NotChecked", "Notification", "Review", "FOR_REVIEWER", "MISSING_INPUT",
-    "check", "review_of", "compare_with", "suggest", "safe_moves", "moves_from_dicts", "not_checked", "rule_kinds",
+    "check", "review_of", "to_document", "compare_with", "suggest", "safe_moves", "moves_from_dicts", "not_checked", "rule_kinds",
 ]

@@ -1,12 +1,33 @@
-"""A review kept in the QGIS project (or any JSON store): the result written out and read back.
+"""A review kept in the QGIS project (or any JSON store): the review written out and read back.
 
-A re-export of :mod:`stormwater_plugin.core.saved_review` (the findings, features
-and geometry of a check as JSON, so a reopened project shows its review without
-running the check again), so that the plugin depends on the service layer only.
+:func:`save_review` stores a :class:`~.review.Review` as its own findings.json
+document (decisions applied once, by the review) plus the geometry of the
+result; :func:`load_review` (from :mod:`stormwater_plugin.core.saved_review`)
+rebuilds the result, so a reopened project shows its review without running
+the check again. The plugin depends on the service layer only.
 """
 
 from __future__ import annotations
 
-from ..core.saved_review import load_review, save_review
+from typing import Mapping
+
+from ..core.saved_review import load_review
+from ..core.saved_review import save_review as _saved_document
+from .review import Review
+
+
+def save_review(review: Review, *, extra: Mapping[str, object] | None = None) -> dict[str, object]:
+    """The stored form of ``review``: its document with every geometry as WKT (working CRS), and ``extra`` keys.
+
+    Parameters
+    ----------
+    review : Review
+        The review shown (its ``doc`` is written as it is: nothing is decided or serialised again).
+    extra : mapping, optional
+        Keys added to the stored form (the dock's working CRS as WKT).
+    """
+    out: dict[str, object] = _saved_document(review.result, review.doc, extra=extra)
+    return out
+
 
 __all__ = ["load_review", "save_review"]

@@ -14,7 +14,7 @@ QGIS-free: the snapshot is held as it is (any object with ``inputs``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping, Protocol, Sequence
 
 from ..core.engine import SiteInputs
@@ -173,12 +173,8 @@ class ReviewSession:
     def set_comparison(self, comparison: dict[str, object] | None) -> None:
         """The comparison with an earlier review (``None`` clears it), shown with the current review."""
         self.comparison = comparison
-        if self.review is not None:
-            if comparison is None:
-                self.review.doc.pop("comparison", None)
-            else:
-                self.review.doc["comparison"] = comparison
-            self.review = replace(self.review, comparison=comparison)
+        if self.review is not None:  # the review's own API: its document is never edited in place
+            self.review = self.review.decided(self.review.overrides, comparison=comparison)
         self._notify(COMPARISON)
 
 

@@ -8,7 +8,7 @@ from stormwater_plugin.core.compare import compare_reviews, since_last_review
 from stormwater_plugin.core.engine import SiteInputs, run_check
 from stormwater_plugin.core.overrides import make_override
 from stormwater_plugin.core.rulepack import load_pack
-from stormwater_plugin.core.serialize import result_to_dict
+from stormwater_plugin.services.review import review_of
 from tests.sitebuilder import layer, plane_dem, septic_square
 
 RULE = "lgpc.minor.septic-upgradient-20"
@@ -24,7 +24,7 @@ def _doc(devices: dict[str, float], project_class: str = "minor", overrides=None
     if wells is not None:
         layers["wells"] = layer("wells", [Point(x, y) for x, y in wells], [f"W{i + 1}" for i in range(len(wells))])
     result = run_check(SiteInputs(layers=layers, dem=DEM, unit_to_ft=1.0, class_override=project_class, crs_name="test grid"), load_pack("lgpc"))
-    return result_to_dict(result, crs_name="test grid", overrides=overrides)
+    return review_of(result, crs_name="test grid", overrides=overrides or ()).doc  # decisions: the review's
 
 
 def _key(device_id: str) -> str:

@@ -23,6 +23,7 @@ from stormwater_plugin.core.overrides import (
     unresolved_violations,
 )
 from stormwater_plugin.core.serialize import result_to_dict
+from stormwater_plugin.services.review import review_of
 from tests.sitebuilder import device, layer, plane_dem, run, septic_square
 
 
@@ -39,7 +40,8 @@ def _site():
 
 
 def _doc(overrides=None):
-    return result_to_dict(_site(), overrides=overrides)
+    # decisions are applied by the review only (services.review.Review.decided)
+    return review_of(_site(), overrides=overrides or ()).doc
 
 
 def test_key_is_rule_subject_and_other():

@@ -17,7 +17,7 @@ def _result():
 
 def test_a_saved_review_restores_the_same_findings_document_and_geometry():
     result = _result()
-    saved = json.loads(json.dumps(save_review(result, crs_name="grid")))
+    saved = json.loads(json.dumps(save_review(result, result_to_dict(result, crs_name="grid"))))
     back = load_review(saved)
     assert result_to_dict(back, crs_name="grid")["findings"] == result_to_dict(result, crs_name="grid")["findings"]
     for a, b in zip(result.findings, back.findings):
@@ -30,7 +30,7 @@ def test_a_saved_review_restores_the_same_findings_document_and_geometry():
 
 
 def test_a_saved_review_of_another_version_is_refused():
-    saved = save_review(_result())
+    saved = save_review(_result(), result_to_dict(_result()))
     saved["saved_version"] = 0
     try:
         load_review(saved)
@@ -38,3 +38,23 @@ def test_a_saved_review_of_another_version_is_refused():
         assert "version" in str(exc)
     else:  # pragma: no cover
         raise AssertionError("an old saved review must not be restored")
+
+
+def test_the_dock_keeps_the_reviews_own_document_decisions_included_and_leaves_it_unchanged():
+    """issue 23: the stored review is the Review's document (decided once, by the review), not a second serialisation."""
+    from stormwater_plugin.core.overrides import make_override
+    from stormwater_plugin.services.review import review_of
+    from stormwater_plugin.services.saved_review import save_review as save
+
+    result = _result()
+    key = next(f["key"] for f in review_of(result).doc["findings"] if f["status"] == "violation")
+    review = review_of(result, crs_name="grid", overrides=[make_override(key, "waived", "variance", "J. Smith")])
+    before = json.dumps(review.doc, sort_keys=True)
+    saved = json.loads(json.dumps(save(review, extra={"working_crs_wkt": "X"})))
+    assert json.dumps(review.doc, sort_keys=True) == before and "geometry_wkt" not in review.doc["findings"][0]
+    row = next(f for f in saved["findings"] if f["key"] == key)
+    assert row["effective_status"] == "waived" and row["override"]["reason"] == "variance"
+    assert saved["override_counts"] == review.doc["override_counts"] and saved["working_crs_wkt"] == "X"
+    back = load_review(saved)
+    assert review_of(back, crs_name="grid", overrides=review.overrides).doc["findings"] == [
+        {k: v for k, v in f.items() if k not in ("geometry_wkt", "source_version")} for f in saved["findings"]]

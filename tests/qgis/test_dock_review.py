@@ -165,6 +165,24 @@ def test_decision_survives_save_and_reload(demo_dock, tmp_path):
     assert [(o.key, o.decision) for o in dock.overrides.overrides] == [(DW1_KEY, "accepted")]
 
 
+def test_the_review_kept_with_the_project_is_the_document_shown_decisions_included(demo_dock):
+    """issue 23: the project stores the Review's own document (decided once, by the review), never a second serialisation."""
+    dock, *_ = demo_dock
+    _run(dock)
+    _row_of(dock, DW1_KEY)
+    assert dock.decide("waived", "Variance ZBA-2026-14", "J. Smith")
+    text, ok = QgsProject.instance().readEntry("stormwater_review", "last_review", "")
+    saved = json.loads(text)
+    row = next(f for f in saved["findings"] if f["key"] == DW1_KEY)
+    assert ok and row["effective_status"] == "waived" and row["override"]["reason"] == "Variance ZBA-2026-14" and row["geometry_wkt"]
+
+    def decisions(doc):
+        return {f["key"]: (f["status"], f["effective_status"], f["override"]) for f in doc["findings"]}
+
+    assert decisions(saved) == decisions(dock.doc) and saved["override_counts"] == dock.doc["override_counts"]
+    assert "geometry_wkt" not in dock.doc["findings"][0]  # the document shown is not written into
+
+
 def test_decision_dialog_needs_reason_and_reviewer(qgis_app):
     from qgis.PyQt.QtWidgets import QDialogButtonBox
 
