@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -63,6 +63,34 @@ Z_UNIT_SPELLINGS: dict[str, str] = {
 }
 
 Z_UNIT_LABELS: dict[str, str] = {"m": "metres", "ft": "feet", "us-ft": "US survey feet", "dm": "decimetres", "cm": "centimetres", "mm": "millimetres"}
+
+
+#: Metadata keys under which a DEM file may declare its elevation unit, besides the band's unit type (GDAL ``GetUnitType``,
+#: GeoTIFF ``Unit Type``): looked up in the dataset's metadata, then in the band's.
+Z_UNIT_TAGS: tuple[str, ...] = ("VERTICAL_UNITS",)
+
+
+def file_z_unit(unit_type: str | None, dataset_tags: Mapping[str, str] | None, band_tags: Mapping[str, str] | None) -> str | None:
+    """The elevation unit a DEM file declares, as written (trimmed); ``None`` when it declares none.
+
+    One reading for every reader of a DEM file (rasterio on the command line,
+    GDAL inside QGIS): the band's unit type, else a :data:`Z_UNIT_TAGS` key of
+    the dataset's metadata, else of the band's. What the string means is
+    :func:`decide_z_unit`'s (through :data:`Z_UNIT_SPELLINGS`).
+
+    Parameters
+    ----------
+    unit_type : str or None
+        The band's unit type (GDAL ``GetUnitType``, rasterio ``units[0]``).
+    dataset_tags, band_tags : mapping or None
+        The dataset's and the band's metadata (default domain).
+    """
+    candidates = [unit_type] + [tags.get(key) for tags in (dataset_tags, band_tags) if tags for key in Z_UNIT_TAGS]
+    for value in candidates:
+        text = str(value).strip() if value is not None else ""
+        if text:
+            return text
+    return None
 
 
 class NotAnElevationBand(ValueError, StormwaterError):

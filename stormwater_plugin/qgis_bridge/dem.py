@@ -22,12 +22,20 @@ from qgis.core import (
     QgsRectangle,
 )
 
-from ..core.dem_policy import CleanStats, NotAnElevationBand, clean_elevations, cleaning_warning, decide_z_unit, refuse_non_elevation
+from ..core.dem_policy import (
+    CleanStats,
+    NotAnElevationBand,
+    clean_elevations,
+    cleaning_warning,
+    decide_z_unit,
+    file_z_unit,
+    refuse_non_elevation,
+)
 from ..core.dem_source import DemSource, PixelWindow
 from ..core.model import Warning_
 from ..core.raster import ElevationGrid
 from ..core.units import METRE_PER_FT
-from ..services.run_warnings import dem_sampled_in_own_crs_warning, dem_z_assumed_warning
+from ..services.run_warnings import dem_sampled_in_own_crs_warning, dem_values_warnings, dem_z_assumed_warning
 from .crs import is_projected, unit_to_ft
 
 #: Most pixels read from a DEM at once (a 4000 x 4000 window, ~128 MB as float64). A larger window is not read (the
@@ -66,21 +74,22 @@ def refuse_non_dem(provider: QgsRasterDataProvider, name: str) -> None:
 
 
 def band_unit(provider: QgsRasterDataProvider, band: int = 1) -> str | None:
-    """The unit the band declares (GDAL's unit type, else a ``VERTICAL_UNITS`` tag); ``None`` when none or not a GDAL raster.
+    """The elevation unit the raster file declares (:func:`~stormwater_plugin.core.dem_policy.file_z_unit`); ``None`` when none or not a GDAL raster.
 
-    QGIS 3.22 has no API for a band's unit, so GDAL (QGIS's own ``osgeo``) is asked.
+    The command line's reading of the same file (the band's unit type, else a
+    ``VERTICAL_UNITS`` tag), through QGIS's own GDAL: QGIS 3.22 has no API for
+    a band's unit. Only the header is read.
     """
     try:
-        from osgeo import gdal  # lazy: QGIS's own GDAL, only for the unit string
+        from osgeo import gdal  # lazy: QGIS's own GDAL, only for the unit string (not every QGIS build ships its bindings)
 
         uri = provider.dataSourceUri().split("|")[0]
-        ds = gdal.Open(uri)
+        ds = gdal.OpenEx(uri, gdal.OF_RASTER | gdal.OF_READONLY)
         if ds is None:
             return None
         b = ds.GetRasterBand(band)
-        unit = (b.GetUnitType() or "").strip() or (b.GetMetadataItem("VERTICAL_UNITS") or ds.GetMetadataItem("VERTICAL_UNITS") or "").strip()
-        return unit or None
-    except Exception:  # not a file GDAL opens (a WMS, a memory raster): no declared unit
+        return file_z_unit(b.GetUnitType(), ds.GetMetadata() or {}, b.GetMetadata() or {})
+    except Exception:  # not a file GDAL opens (a WMS, a memory raster), no GDAL bindings: no declared unit, so it is assumed and said so
         return None
 
 
@@ -170,7 +179,14 @@ def z_factor(z_units: str | None, dem_crs: QgsCoordinateReferenceSystem, warning
     return zu.z_to_ft, zu.note
 
 
-def _dem_unit(provider: QgsRasterDataProvider, z_units: str | None, dem_crs: QgsCoordinateReferenceSystem, warnings: list[Warning_]) -> tuple[float, str, bool]:
+def dem_z_unit(provider: QgsRasterDataProvider, z_units: str | None, dem_crs: QgsCoordinateReferenceSystem,
+               warnings: list[Warning_]) -> tuple[float, str, bool]:
+    """Feet per elevation unit, the note saying where the unit came from, and whether it was declared (by the user or the file).
+
+    The user's unit (``z_units``), else the file's (:func:`band_unit`), else
+    assumed with a ``dem_z_unit_assumed`` warning: the command line's decision
+    and note for the same file, the band's scale and offset said.
+    """
     unit = None if z_units else band_unit(provider)
     zf, note = z_factor(z_units, dem_crs, [], unit)  # the assumed unit is said below, once the note is complete
     scale, offset = float(provider.bandScale(1)), float(provider.bandOffset(1))
@@ -202,7 +218,7 @@ def read_dem(
     except NotAnElevationBand as exc:
         warnings.append(Warning_("dem_not_elevation", f"{exc}; every elevation-dependent check is undetermined", "dem"))
         return None
-    zf, note, declared = _dem_unit(provider, z_units, dem_crs, warnings)
+    zf, note, declared = dem_z_unit(provider, z_units, dem_crs, warnings)
     rect = QgsRectangle(*window)
     if dem_crs.isValid() and dem_crs != working:
         rect = QgsCoordinateTransform(working, dem_crs, context).transformBoundingBox(rect)
@@ -249,9 +265,12 @@ def read_dem(
     if to_raster is not None:
         kwargs["to_raster"] = to_raster
         kwargs["from_raster"] = make_to_raster(dem_crs, working, context)
+    # An assumed unit (none declared, by the user or the file): unit-dependent findings are undetermined.
+    grid = ElevationGrid(values=values, geotransform=gt, z_to_ft=zf, z_unit_note=note, cell_size_ft=cell, name=name, z_unit_declared=declared, **kwargs)
+    warnings.extend(dem_values_warnings(grid))  # no data over the site, or elevations unlikely in the unit decided (as the command line)
+    if to_raster is not None:
         warnings.append(dem_sampled_in_own_crs_warning(dem_crs.authid() or dem_crs.toProj()))  # sampled where the points fall, as the command line
-    # An assumed unit (none declared in the plugin's DEM unit setting): unit-dependent findings are undetermined.
-    return ElevationGrid(values=values, geotransform=gt, z_to_ft=zf, z_unit_note=note, cell_size_ft=cell, name=name, z_unit_declared=declared, **kwargs)
+    return grid
 
 
 def cell_size_ft(dem_crs: QgsCoordinateReferenceSystem, px: float, py: float, lat_deg: float) -> tuple[float, float]:
@@ -287,7 +306,7 @@ class QgisDemSource(DemSource):
             raise ValueError("the DEM has no pixel grid QGIS can read")
         px, py = full.width() / nx, full.height() / ny
         refuse_non_dem(provider, name)
-        zf, note, declared = _dem_unit(provider, z_units, dem_crs, [])
+        zf, note, declared = dem_z_unit(provider, z_units, dem_crs, [])
         cell = cell_size_ft(dem_crs, px, py, full.center().y())
         to_raster = make_to_raster(working, dem_crs, context)
         super().__init__(
