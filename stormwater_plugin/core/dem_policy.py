@@ -29,7 +29,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from .errors import StormwaterError
-from .units import FT_PER_METRE, METRE_PER_FT, METRE_PER_US_FT
+from .units import FT_PER_METRE, METRE_PER_FT, METRE_PER_US_FT, USER_Z_UNITS
 
 #: Lowest and highest ground on Earth with slack, metres (Dead Sea shore about -430 m, Everest 8,849 m).
 EARTH_SURFACE_RANGE_M: tuple[float, float] = (-500.0, 9000.0)
@@ -102,6 +102,11 @@ def z_unit_to_ft(unit: str) -> float:
     return Z_UNIT_METRES[unit] / METRE_PER_FT
 
 
+def length_unit_key(metres: float) -> str | None:
+    """The key of :data:`USER_Z_UNITS` one unit of which is ``metres`` long (to 1e-9 m); ``None`` for any other length."""
+    return next((k for k in USER_Z_UNITS if abs(Z_UNIT_METRES[k] - metres) < 1e-9), None)
+
+
 def normalise_band_unit(name: str | None) -> str | None:
     """The unit key (``m``, ``ft``, ``us-ft``, ``dm``, ``cm``, ``mm``) of a band's unit string; ``None`` when empty or unknown."""
     if name is None:
@@ -167,8 +172,9 @@ def decide_z_unit(declared: str | None, band_unit: str | None, horizontal_m: flo
         return ZUnit(unit, z_unit_to_ft(unit), f"elevations in {unit} (read from the band's declared unit '{band_unit}')", True)
     unknown = f"the band's unit '{band_unit}' is not a unit the checker knows, so it is treated as undeclared; " if band_unit and str(band_unit).strip() else ""
     if horizontal_m is not None:
-        unit = next((k for k in ("m", "ft", "us-ft") if abs(Z_UNIT_METRES[k] - horizontal_m) < 1e-9), "m")
-        basis = "the DEM's horizontal unit" if abs(Z_UNIT_METRES[unit] - horizontal_m) < 1e-9 else "metres (the DEM's horizontal unit is none of m, ft, US ft)"
+        key = length_unit_key(horizontal_m)
+        unit = key or "m"
+        basis = "the DEM's horizontal unit" if key else "metres (the DEM's horizontal unit is none of m, ft, US ft)"
     else:
         unit, basis = "m", "metres (the DEM is in degrees)"
     note = (

@@ -43,9 +43,6 @@ from .crs import is_projected, unit_to_ft
 #: undetermined, saying so.
 MAX_PIXELS = 16_000_000
 
-#: Labels of the elevation units a user may declare.
-Z_UNIT_LABELS: dict[str, str] = {"m": "metres", "ft": "feet", "us-ft": "US survey feet"}
-
 #: QGIS colour interpretation codes (``Qgis.RasterColorInterpretation`` / ``QgsRaster.ColorInterpretation``) by GDAL name.
 _COLOUR_NAMES: dict[int, str] = {0: "undefined", 1: "gray", 2: "palette", 3: "red", 4: "green", 5: "blue", 6: "alpha", 7: "hue", 8: "saturation",
                                  9: "lightness", 10: "cyan", 11: "magenta", 12: "yellow", 13: "black", 14: "ycbcr_y", 15: "ycbcr_cb", 16: "ycbcr_cr"}
@@ -164,38 +161,25 @@ def make_to_raster(working: QgsCoordinateReferenceSystem, dem_crs: QgsCoordinate
     return to_raster
 
 
-def z_factor(z_units: str | None, dem_crs: QgsCoordinateReferenceSystem, warnings: list[Warning_], declared_band_unit: str | None = None) -> tuple[float, str]:
-    """Feet per elevation unit and a note saying how the unit was decided.
-
-    The one policy of :func:`~stormwater_plugin.core.dem_policy.decide_z_unit`:
-    the user's unit, else the unit the band declares (``declared_band_unit``,
-    see :func:`band_unit`), else the horizontal unit of a projected DEM
-    (metres for a geographic one), assumed, with a warning.
-    """
-    h_m = unit_to_ft(dem_crs) * METRE_PER_FT if is_projected(dem_crs) else None
-    zu = decide_z_unit(z_units, declared_band_unit, h_m, how_to_declare="the plugin's DEM elevation-unit setting")
-    if not zu.declared:
-        warnings.append(dem_z_assumed_warning(zu.note))
-    return zu.z_to_ft, zu.note
-
-
 def dem_z_unit(provider: QgsRasterDataProvider, z_units: str | None, dem_crs: QgsCoordinateReferenceSystem,
                warnings: list[Warning_]) -> tuple[float, str, bool]:
     """Feet per elevation unit, the note saying where the unit came from, and whether it was declared (by the user or the file).
 
-    The user's unit (``z_units``), else the file's (:func:`band_unit`), else
-    assumed with a ``dem_z_unit_assumed`` warning: the command line's decision
-    and note for the same file, the band's scale and offset said.
+    The one policy of :func:`~stormwater_plugin.core.dem_policy.decide_z_unit`:
+    the user's unit (``z_units``), else the file's (:func:`band_unit`), else the
+    horizontal unit of a projected DEM (metres for a geographic one), assumed,
+    with a ``dem_z_unit_assumed`` warning: the command line's decision and note
+    for the same file, the band's scale and offset said.
     """
-    unit = None if z_units else band_unit(provider)
-    zf, note = z_factor(z_units, dem_crs, [], unit)  # the assumed unit is said below, once the note is complete
+    h_m = unit_to_ft(dem_crs) * METRE_PER_FT if is_projected(dem_crs) else None
+    zu = decide_z_unit(z_units, None if z_units else band_unit(provider), h_m, how_to_declare="the plugin's DEM elevation-unit setting")
+    note = zu.note
     scale, offset = float(provider.bandScale(1)), float(provider.bandOffset(1))
     if (scale != 1.0 and math.isfinite(scale)) or (offset != 0.0 and math.isfinite(offset)):
         note += f"; band scale {scale:g} and offset {offset:g} applied"
-    declared = bool(z_units) or unit is not None and decide_z_unit(None, unit, None).declared
-    if not declared:  # the command line's warning: the whole note, the band's scale and offset said
+    if not zu.declared:  # the command line's warning: the whole note, the band's scale and offset said
         warnings.append(dem_z_assumed_warning(note))
-    return zf, note, declared
+    return zu.z_to_ft, note, zu.declared
 
 
 def read_dem(
