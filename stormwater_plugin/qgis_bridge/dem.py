@@ -90,7 +90,8 @@ def band_unit(provider: QgsRasterDataProvider, band: int = 1) -> str | None:
         return None
 
 
-def block_to_array(block: Any, provider: QgsRasterDataProvider, band: int = 1, z_to_ft: float | None = None, stats: CleanStats | None = None) -> np.ndarray:
+def block_to_array(block: Any, provider: QgsRasterDataProvider, band: int = 1, z_to_ft: float | None = None, stats: CleanStats | None = None,
+                   count_rows: tuple[int, int] | None = None) -> np.ndarray:
     """A raster block as a 2-D float64 array with ``NaN`` for nodata.
 
     Nodata is the source nodata value, the user's nodata ranges and, when the
@@ -100,6 +101,7 @@ def block_to_array(block: Any, provider: QgsRasterDataProvider, band: int = 1, z
     range to nodata. ``provider.block`` has already applied the band's scale
     and offset (QGIS does so for every block; a test in QGIS checks it), so
     fill values are recognised on the raw values recovered from them.
+    ``count_rows`` counts into ``stats`` only those rows of the block (a strip read with a halo).
     """
     rows, cols = block.height(), block.width()
     dtype = _NP_TYPES.get(block.dataType())
@@ -134,7 +136,7 @@ def block_to_array(block: Any, provider: QgsRasterDataProvider, band: int = 1, z
     if not math.isfinite(offset):
         offset = 0.0
     raw = (values - offset) / scale
-    cleaned = clean_elevations(raw, mask=np.isnan(values), scale=scale, offset=offset, z_to_ft=z_to_ft, stats=stats)
+    cleaned = clean_elevations(raw, mask=np.isnan(values), scale=scale, offset=offset, z_to_ft=z_to_ft, stats=stats, count_rows=count_rows)
     return cleaned
 
 

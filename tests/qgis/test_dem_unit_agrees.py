@@ -202,3 +202,41 @@ def test_a_unit_the_user_declares_is_said_to_be_the_users(qgis_new_project, tmp_
     snap = snapshot(layers, dem, "ft")
     assert snap.inputs.dem is not None and snap.inputs.dem.z_to_ft == 1.0
     assert "declared with" in snap.inputs.dem.z_unit_note and "read from" not in snap.inputs.dem.z_unit_note
+
+
+def test_processing_slope_map_reads_undeclared_fill_values_as_nodata_as_the_command_line(provider, tmp_path, capsys):
+    """A clip that lost its nodata tag: its -9999 pixels are nodata in both slope maps (the DEM policy), not 10,000 m cliffs."""
+    import processing
+    from osgeo import gdal
+
+    from stormwater_plugin.cli import main as cli_main
+
+    dem_path = _write_hills_in_feet_crs(tmp_path / "clipped.tif", "metre", "")
+    ds = gdal.Open(str(dem_path), gdal.GA_Update)
+    band = ds.GetRasterBand(1)
+    z = band.ReadAsArray()
+    z[70:74, 60:66] = -9999.0
+    band.WriteArray(z)
+    band.DeleteNoDataValue()
+    ds.FlushCache()
+    ds = None
+    dem = QgsRasterLayer(str(dem_path), dem_path.stem)
+    assert dem.isValid() and not dem.dataProvider().sourceHasNoDataValue(1)
+    feedback = _Messages()
+    QgsProject.instance().addMapLayers([dem])
+    try:
+        out = processing.run("stormwater_review:slopeover100ft", {"DEM": dem, "Z_UNITS": 0, "THRESHOLD_PCT": 8.0,
+                                                                  "SLOPE_MAP": str(tmp_path / "qgis.tif")}, feedback=feedback)
+    finally:
+        QgsProject.instance().removeAllMapLayers()
+    capsys.readouterr()
+    cli_tif = tmp_path / "cli.tif"
+    assert cli_main(["slope-map", str(dem_path), "--out", str(cli_tif), "--threshold", "8"]) == 0
+    cli_warnings = [line for line in capsys.readouterr().err.splitlines() if line.startswith("warning:") and "fill value" in line]
+    a, b = _read(out["SLOPE_MAP"]), _read(str(cli_tif))
+    valid = b != -9999
+    assert np.array_equal(a == -9999, ~valid) and (~valid).sum() > 0
+    assert np.max(np.abs(a[valid] - b[valid])) < 1e-4
+    assert out["STEEP_CELLS"] == int(((b >= 8.0) & valid).sum())
+    assert len(cli_warnings) == 1 and "24 pixel(s) hold a fill value (-9999)" in cli_warnings[0]
+    assert [w for w in feedback.warnings if "fill value" in w] == [cli_warnings[0].removeprefix("warning: ").replace("clipped.tif", "clipped")]
