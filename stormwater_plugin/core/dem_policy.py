@@ -295,8 +295,7 @@ def clean_elevations(
                     if _rows(hit, count_rows).any():
                         met.append(fv)
     n_fill = int(np.count_nonzero(_rows(bad & ~declared, count_rows)))
-    s = 1.0 if scale is None or not math.isfinite(float(scale)) or float(scale) == 0.0 else float(scale)
-    o = 0.0 if offset is None or not math.isfinite(float(offset)) else float(offset)
+    s, o = band_scale_offset(scale, offset)
     if s != 1.0 or o != 0.0:
         values = values * s + o
     lo_m, hi_m = EARTH_SURFACE_RANGE_M
@@ -310,6 +309,20 @@ def clean_elevations(
     if stats is not None:
         stats.add(CleanStats(n_fill, n_out, tuple(met)))
     return values
+
+
+def band_scale_offset(scale: float | None, offset: float | None) -> tuple[float, float]:
+    """The scale and offset applied to a band (elevation = raw × scale + offset): a missing, non-finite or zero scale is 1, a
+    missing or non-finite offset 0."""
+    s = 1.0 if scale is None or not math.isfinite(float(scale)) or float(scale) == 0.0 else float(scale)
+    o = 0.0 if offset is None or not math.isfinite(float(offset)) else float(offset)
+    return s, o
+
+
+def scale_offset_note(scale: float | None, offset: float | None) -> str:
+    """What an elevation unit's note adds when the band's scale or offset is applied (:func:`band_scale_offset`); ``""`` otherwise."""
+    s, o = band_scale_offset(scale, offset)
+    return f"; band scale {s:g} and offset {o:g} applied" if s != 1.0 or o != 0.0 else ""
 
 
 def _rows(a: np.ndarray, rows: tuple[int, int] | None) -> np.ndarray:

@@ -11,7 +11,7 @@ import numpy as np
 import shapely
 from pyproj import CRS, Geod, Transformer
 
-from ..core.dem_policy import CleanStats, cleaning_warning
+from ..core.dem_policy import CleanStats, cleaning_warning, scale_offset_note
 from ..core.model import FeatureLayer, Warning_
 from ..core.raster import ElevationGrid
 from ..core.units import FT_PER_METRE, feet_per_unit
@@ -138,8 +138,7 @@ def read_dem(
 
     # one policy for every DEM read (core/dem_policy.py): declared, else the band's unit, else assumed
     z_declared, note, z_to_ft = zu.declared, zu.note, zu.z_to_ft
-    if meta.scale != 1.0 or meta.offset != 0.0:
-        note += f"; band scale {meta.scale:g} and offset {meta.offset:g} applied"
+    note += scale_offset_note(meta.scale, meta.offset)
     if not z_declared:
         warnings.append(dem_z_assumed_warning(note))
     cleaned = cleaning_warning(path.name, stats)

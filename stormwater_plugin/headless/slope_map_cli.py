@@ -27,7 +27,7 @@ from typing import Any, NoReturn
 
 import numpy as np
 
-from ..core.dem_policy import CleanStats, cleaning_warning
+from ..core.dem_policy import CleanStats, cleaning_warning, scale_offset_note
 from ..core.errors import StormwaterError
 from ..core.rulepack import load_pack
 from ..core.terrain import ring_kernel_numba
@@ -174,8 +174,7 @@ def run(args: argparse.Namespace) -> int:
         rows, cols = src.height, src.width
         gt = (t.c, t.a, t.b, t.f, t.d, t.e)
         unit, note, z_to_ft = zu.unit, zu.note, zu.z_to_ft
-        if meta.scale != 1.0 or meta.offset != 0.0:
-            note += f"; band scale {meta.scale:g} and offset {meta.offset:g} applied"
+        note += scale_offset_note(meta.scale, meta.offset)
         cleaned = CleanStats()
         jac_all, how = _ground_to_pixel(crs, gt, rows, cols)
         messages = [note, how]

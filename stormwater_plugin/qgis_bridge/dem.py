@@ -25,11 +25,13 @@ from qgis.core import (
 from ..core.dem_policy import (
     CleanStats,
     NotAnElevationBand,
+    band_scale_offset,
     clean_elevations,
     cleaning_warning,
     decide_z_unit,
     file_z_unit,
     refuse_non_elevation,
+    scale_offset_note,
 )
 from ..core.dem_source import DemSource, PixelWindow
 from ..core.model import Warning_
@@ -130,11 +132,7 @@ def block_to_array(block: Any, provider: QgsRasterDataProvider, band: int = 1, z
     values[nodata | ~np.isfinite(values)] = np.nan
     if z_to_ft is None:
         return values
-    scale, offset = float(provider.bandScale(band)), float(provider.bandOffset(band))
-    if not math.isfinite(scale) or scale == 0.0:
-        scale = 1.0
-    if not math.isfinite(offset):
-        offset = 0.0
+    scale, offset = band_scale_offset(float(provider.bandScale(band)), float(provider.bandOffset(band)))
     raw = (values - offset) / scale
     cleaned = clean_elevations(raw, mask=np.isnan(values), scale=scale, offset=offset, z_to_ft=z_to_ft, stats=stats, count_rows=count_rows)
     return cleaned
@@ -175,10 +173,7 @@ def dem_z_unit(provider: QgsRasterDataProvider, z_units: str | None, dem_crs: Qg
     """
     h_m = unit_to_ft(dem_crs) * METRE_PER_FT if is_projected(dem_crs) else None
     zu = decide_z_unit(z_units, None if z_units else band_unit(provider), h_m, how_to_declare="the plugin's DEM elevation-unit setting")
-    note = zu.note
-    scale, offset = float(provider.bandScale(1)), float(provider.bandOffset(1))
-    if (scale != 1.0 and math.isfinite(scale)) or (offset != 0.0 and math.isfinite(offset)):
-        note += f"; band scale {scale:g} and offset {offset:g} applied"
+    note = zu.note + scale_offset_note(float(provider.bandScale(1)), float(provider.bandOffset(1)))
     if not zu.declared:  # the command line's warning: the whole note, the band's scale and offset said
         warnings.append(dem_z_assumed_warning(note))
     return zu.z_to_ft, note, zu.declared

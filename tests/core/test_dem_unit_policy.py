@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from stormwater_plugin.core.dem_policy import Z_UNIT_TAGS, decide_z_unit, file_z_unit
+from stormwater_plugin.core.dem_policy import Z_UNIT_TAGS, band_scale_offset, decide_z_unit, file_z_unit, scale_offset_note
 
 
 @pytest.mark.parametrize(
@@ -29,3 +29,18 @@ def test_the_note_says_where_the_unit_came_from() -> None:
     assert (by_user.unit, by_user.declared) == ("ft", True) and "declared with --dem-z-units" in by_user.note
     assert (by_file.unit, by_file.declared) == ("m", True) and "read from the band's declared unit 'metre'" in by_file.note
     assert (assumed.unit, assumed.declared) == ("ft", False) and "assumed" in assumed.note
+
+
+@pytest.mark.parametrize(
+    ("scale", "offset", "applied", "note"),
+    [
+        (1.0, 0.0, (1.0, 0.0), ""),
+        (0.1, -100.0, (0.1, -100.0), "; band scale 0.1 and offset -100 applied"),
+        (0.0, 5.0, (1.0, 5.0), "; band scale 1 and offset 5 applied"),  # a zero scale is no scale
+        (float("nan"), float("inf"), (1.0, 0.0), ""),  # nor is a non-finite one: the note says only what is applied
+        (None, None, (1.0, 0.0), ""),
+    ],
+)
+def test_the_note_says_the_scale_and_offset_that_are_applied(scale, offset, applied, note) -> None:
+    assert band_scale_offset(scale, offset) == applied
+    assert scale_offset_note(scale, offset) == note
