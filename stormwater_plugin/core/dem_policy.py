@@ -24,12 +24,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 
 from .errors import StormwaterError
-from .units import FT_PER_METRE, METRE_PER_FT, METRE_PER_US_FT
+from .units import FT_PER_METRE, METRE_PER_FT, METRE_PER_US_FT, USER_Z_UNITS
 
 #: Lowest and highest ground on Earth with slack, metres (Dead Sea shore about -430 m, Everest 8,849 m).
 EARTH_SURFACE_RANGE_M: tuple[float, float] = (-500.0, 9000.0)
@@ -65,6 +65,34 @@ Z_UNIT_SPELLINGS: dict[str, str] = {
 Z_UNIT_LABELS: dict[str, str] = {"m": "metres", "ft": "feet", "us-ft": "US survey feet", "dm": "decimetres", "cm": "centimetres", "mm": "millimetres"}
 
 
+#: Metadata keys under which a DEM file may declare its elevation unit, besides the band's unit type (GDAL ``GetUnitType``,
+#: GeoTIFF ``Unit Type``): looked up in the dataset's metadata, then in the band's.
+Z_UNIT_TAGS: tuple[str, ...] = ("VERTICAL_UNITS",)
+
+
+def file_z_unit(unit_type: str | None, dataset_tags: Mapping[str, str] | None, band_tags: Mapping[str, str] | None) -> str | None:
+    """The elevation unit a DEM file declares, as written (trimmed); ``None`` when it declares none.
+
+    One reading for every reader of a DEM file (rasterio on the command line,
+    GDAL inside QGIS): the band's unit type, else a :data:`Z_UNIT_TAGS` key of
+    the dataset's metadata, else of the band's. What the string means is
+    :func:`decide_z_unit`'s (through :data:`Z_UNIT_SPELLINGS`).
+
+    Parameters
+    ----------
+    unit_type : str or None
+        The band's unit type (GDAL ``GetUnitType``, rasterio ``units[0]``).
+    dataset_tags, band_tags : mapping or None
+        The dataset's and the band's metadata (default domain).
+    """
+    candidates = [unit_type] + [tags.get(key) for tags in (dataset_tags, band_tags) if tags for key in Z_UNIT_TAGS]
+    for value in candidates:
+        text = str(value).strip() if value is not None else ""
+        if text:
+            return text
+    return None
+
+
 class NotAnElevationBand(ValueError, StormwaterError):
     """The raster is not an elevation band (the message names why, in one line)."""
 
@@ -72,6 +100,11 @@ class NotAnElevationBand(ValueError, StormwaterError):
 def z_unit_to_ft(unit: str) -> float:
     """Feet per elevation unit ``unit`` (a key of :data:`Z_UNIT_METRES`)."""
     return Z_UNIT_METRES[unit] / METRE_PER_FT
+
+
+def length_unit_key(metres: float) -> str | None:
+    """The key of :data:`USER_Z_UNITS` one unit of which is ``metres`` long (to 1e-9 m); ``None`` for any other length."""
+    return next((k for k in USER_Z_UNITS if abs(Z_UNIT_METRES[k] - metres) < 1e-9), None)
 
 
 def normalise_band_unit(name: str | None) -> str | None:
@@ -139,8 +172,9 @@ def decide_z_unit(declared: str | None, band_unit: str | None, horizontal_m: flo
         return ZUnit(unit, z_unit_to_ft(unit), f"elevations in {unit} (read from the band's declared unit '{band_unit}')", True)
     unknown = f"the band's unit '{band_unit}' is not a unit the checker knows, so it is treated as undeclared; " if band_unit and str(band_unit).strip() else ""
     if horizontal_m is not None:
-        unit = next((k for k in ("m", "ft", "us-ft") if abs(Z_UNIT_METRES[k] - horizontal_m) < 1e-9), "m")
-        basis = "the DEM's horizontal unit" if abs(Z_UNIT_METRES[unit] - horizontal_m) < 1e-9 else "metres (the DEM's horizontal unit is none of m, ft, US ft)"
+        key = length_unit_key(horizontal_m)
+        unit = key or "m"
+        basis = "the DEM's horizontal unit" if key else "metres (the DEM's horizontal unit is none of m, ft, US ft)"
     else:
         unit, basis = "m", "metres (the DEM is in degrees)"
     note = (
@@ -261,8 +295,7 @@ def clean_elevations(
                     if _rows(hit, count_rows).any():
                         met.append(fv)
     n_fill = int(np.count_nonzero(_rows(bad & ~declared, count_rows)))
-    s = 1.0 if scale is None or not math.isfinite(float(scale)) or float(scale) == 0.0 else float(scale)
-    o = 0.0 if offset is None or not math.isfinite(float(offset)) else float(offset)
+    s, o = band_scale_offset(scale, offset)
     if s != 1.0 or o != 0.0:
         values = values * s + o
     lo_m, hi_m = EARTH_SURFACE_RANGE_M
@@ -276,6 +309,20 @@ def clean_elevations(
     if stats is not None:
         stats.add(CleanStats(n_fill, n_out, tuple(met)))
     return values
+
+
+def band_scale_offset(scale: float | None, offset: float | None) -> tuple[float, float]:
+    """The scale and offset applied to a band (elevation = raw × scale + offset): a missing, non-finite or zero scale is 1, a
+    missing or non-finite offset 0."""
+    s = 1.0 if scale is None or not math.isfinite(float(scale)) or float(scale) == 0.0 else float(scale)
+    o = 0.0 if offset is None or not math.isfinite(float(offset)) else float(offset)
+    return s, o
+
+
+def scale_offset_note(scale: float | None, offset: float | None) -> str:
+    """What an elevation unit's note adds when the band's scale or offset is applied (:func:`band_scale_offset`); ``""`` otherwise."""
+    s, o = band_scale_offset(scale, offset)
+    return f"; band scale {s:g} and offset {o:g} applied" if s != 1.0 or o != 0.0 else ""
 
 
 def _rows(a: np.ndarray, rows: tuple[int, int] | None) -> np.ndarray:

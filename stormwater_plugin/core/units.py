@@ -3,6 +3,8 @@
 A US survey foot is 1200/3937 m; an international foot is 0.3048 m. Over
 100 ft they differ by 0.0002 ft, but across State Plane false eastings the
 difference reaches feet, so the two are never mixed up.
+
+Elevation units (their spellings and sizes) are :mod:`~stormwater_plugin.core.dem_policy`'s.
 """
 
 from __future__ import annotations
@@ -11,43 +13,10 @@ METRE_PER_FT: float = 0.3048
 METRE_PER_US_FT: float = 1200.0 / 3937.0
 FT_PER_METRE: float = 1.0 / METRE_PER_FT
 
-#: Elevation units accepted by ``--dem-z-units`` and their size in feet.
-Z_UNITS_TO_FT: dict[str, float] = {
-    "m": FT_PER_METRE,
-    "ft": 1.0,
-    "us-ft": METRE_PER_US_FT / METRE_PER_FT,
-}
-
-#: Names that GDAL/PROJ and data producers use for the same units.
-_UNIT_ALIASES: dict[str, str] = {
-    "m": "m",
-    "metre": "m",
-    "meter": "m",
-    "metres": "m",
-    "meters": "m",
-    "ft": "ft",
-    "foot": "ft",
-    "feet": "ft",
-    "international foot": "ft",
-    "ft_intl": "ft",
-    "us-ft": "us-ft",
-    "us_ft": "us-ft",
-    "ftus": "us-ft",
-    "us survey foot": "us-ft",
-    "foot_us": "us-ft",
-    "us foot": "us-ft",
-}
-
-
-def normalise_z_unit(name: str | None) -> str | None:
-    """Map a unit name (``"metre"``, ``"US survey foot"``…) to ``m``, ``ft`` or ``us-ft``.
-
-    Returns ``None`` for an unknown or empty name.
-    """
-    if not name:
-        return None
-    return _UNIT_ALIASES.get(name.strip().lower())
-
+#: The elevation units a reviewer declares (``--dem-z-units``, the plugin's setting, a context catalog, the register),
+#: which are also the horizontal units a DEM's unit may be assumed from; their sizes and spellings are
+#: :data:`~stormwater_plugin.core.dem_policy.Z_UNIT_METRES` and ``Z_UNIT_SPELLINGS``.
+USER_Z_UNITS: tuple[str, ...] = ("m", "ft", "us-ft")
 
 #: The linear units a CRS declares, by their constants (metres).
 _KNOWN_METRES: tuple[float, ...] = (1.0, METRE_PER_FT, METRE_PER_US_FT)

@@ -18,7 +18,7 @@ SCOPE = "stormwater_review"
 
 #: Choices of the DEM elevation-unit combo: (label, value); ``None`` = assume.
 Z_UNIT_CHOICES: tuple[tuple[str, str | None], ...] = (
-    ("Assume the DEM's horizontal unit", None),
+    ("Automatic: the unit the DEM file declares, else assumed", None),
     ("metres", "m"),
     ("feet", "ft"),
     ("US survey feet", "us-ft"),
@@ -141,7 +141,8 @@ class RoleForm(QWidget):
         self.z_units = QComboBox()
         for label_text, value in Z_UNIT_CHOICES:
             self.z_units.addItem(self.tr(label_text), value)
-        self.z_units.setToolTip(self.tr("Unit of the DEM's elevations. QGIS 3.22 rasters do not record it."))
+        self.z_units.setToolTip(self.tr("Unit of the DEM's elevations. Automatic reads the unit the file declares (GeoTIFF Unit Type or VERTICAL_UNITS); "
+                                        "without one the horizontal unit is assumed and the findings it would change are undetermined."))
         form.addRow(self.tr("DEM elevations in"), self.z_units)
         for role in ROLES:
             self._show_status(role)

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import NoReturn, Sequence
 
 from ..core.rulepack import JURISDICTIONS, PackError
+from ..core.units import USER_Z_UNITS
 from ..services.register import RegisterError
 from .batch import BatchError, run_batch
 from .errors import fail
@@ -48,7 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dem", type=Path, help="DEM raster covering the town (any GDAL format, any CRS)")
     p.add_argument("--jurisdiction", required=True, choices=JURISDICTIONS)
     p.add_argument("--class", dest="project_class", choices=("exempt", "minor", "major"), help="project class for every site (default: computed per site)")
-    p.add_argument("--dem-z-units", choices=("m", "ft", "us-ft"), help="elevation unit of the DEM (default: read from the file)")
+    p.add_argument("--dem-z-units", choices=USER_Z_UNITS, help="elevation unit of the DEM (default: read from the file)")
     p.add_argument("--layer", action="append", default=[], metavar="ROLE=PATH[:LAYER]", help="take a role from any OGR source (repeatable)")
     p.add_argument("--workers", type=int, default=2, help="worker processes (default 2; 1 runs in this process)")
     p.add_argument(

@@ -29,7 +29,7 @@ import numpy as np
 import shapely
 from shapely.geometry import shape
 
-from ..core.dem_policy import Z_UNIT_METRES, z_unit_to_ft
+from ..core.dem_policy import Z_UNIT_METRES, band_scale_offset, length_unit_key, z_unit_to_ft
 from ..core.model import Warning_
 from ..core.units import feet_per_unit
 from ..services.completeness import CONTOURS_LAYER
@@ -194,9 +194,7 @@ def compare_contours(package: Path, dem: Path, dem_z_units: str | None = None, c
     from pyproj import Transformer
 
     c = read_contours(package)
-    cz_unit = contour_z_units or next(
-        (k for k in ("ft", "us-ft", "m") if abs(Z_UNIT_METRES[k] - float(c.crs.axis_info[0].unit_conversion_factor)) < 1e-9), "m"
-    )
+    cz_unit = contour_z_units or length_unit_key(float(c.crs.axis_info[0].unit_conversion_factor)) or "m"
     xyz = c.xyz[:: max(1, len(c.xyz) // MAX_COMPARE_POINTS)]
     with rasterio.open(dem) as src:
         dcrs = crs_from_wkt(src.crs.to_wkt())
@@ -205,7 +203,8 @@ def compare_contours(package: Path, dem: Path, dem_z_units: str | None = None, c
         x, y = Transformer.from_crs(c.crs, dcrs, always_xy=True).transform(xyz[:, 0], xyz[:, 1])
         vals = np.array([v[0] for v in src.sample(zip(np.asarray(x), np.asarray(y)), masked=True)], dtype=object)
     dem_z = np.array([np.nan if v is np.ma.masked or (meta.nodata is not None and float(v) == meta.nodata) else float(v) for v in vals], dtype=float)
-    dem_ft = (dem_z * meta.scale + meta.offset) * zu.z_to_ft
+    scale, offset = band_scale_offset(meta.scale, meta.offset)  # as every DEM read applies them (core.dem_policy)
+    dem_ft = (dem_z * scale + offset) * zu.z_to_ft
     dz = np.abs(xyz[:, 2] * z_unit_to_ft(cz_unit) - dem_ft)
     dz = dz[np.isfinite(dz)]
     if dz.size == 0:

@@ -11,13 +11,12 @@ import numpy as np
 import shapely
 from pyproj import CRS, Geod, Transformer
 
-from ..core.dem_policy import CleanStats, cleaning_warning
+from ..core.dem_policy import CleanStats, cleaning_warning, scale_offset_note
 from ..core.model import FeatureLayer, Warning_
 from ..core.raster import ElevationGrid
-from ..core.terrain import plausibility_warning
 from ..core.units import FT_PER_METRE, feet_per_unit
 from ..services.dem_window import dem_window
-from ..services.run_warnings import dem_sampled_in_own_crs_warning, dem_z_assumed_warning
+from ..services.run_warnings import dem_sampled_in_own_crs_warning, dem_values_warnings, dem_z_assumed_warning
 from .crs import crs_from_wkt
 from .dem_source import BandMeta
 from .errors import InputError
@@ -139,8 +138,7 @@ def read_dem(
 
     # one policy for every DEM read (core/dem_policy.py): declared, else the band's unit, else assumed
     z_declared, note, z_to_ft = zu.declared, zu.note, zu.z_to_ft
-    if meta.scale != 1.0 or meta.offset != 0.0:
-        note += f"; band scale {meta.scale:g} and offset {meta.offset:g} applied"
+    note += scale_offset_note(meta.scale, meta.offset)
     if not z_declared:
         warnings.append(dem_z_assumed_warning(note))
     cleaned = cleaning_warning(path.name, stats)
@@ -162,31 +160,10 @@ def read_dem(
         values=values, geotransform=gt, z_to_ft=z_to_ft, to_raster=to_raster, z_unit_note=note, cell_size_ft=cell, name=path.name, from_raster=from_raster,
         z_unit_declared=z_declared,
     )
-    finite = values[np.isfinite(values)]
-    if finite.size == 0:
-        warnings.append(
-            Warning_("dem_all_nodata", f"the DEM {path.name} has no data over the site: every elevation-dependent check is undetermined")
-        )
-    else:
-        warnings.extend(_plausibility(grid, finite * z_to_ft))
+    warnings.extend(dem_values_warnings(grid))  # no data over the site, or elevations unlikely in the unit decided (as the plugin)
     if not same_crs:
         warnings.append(dem_sampled_in_own_crs_warning(dem_crs.to_string()))
     return grid, warnings
-
-
-def _plausibility(grid: ElevationGrid, z_ft: np.ndarray) -> list[Warning_]:
-    msg = plausibility_warning(grid)
-    if msg:
-        return [Warning_("dem_z_implausible", msg)]
-    lo, hi = float(np.min(z_ft)), float(np.max(z_ft))
-    if hi < 150 or lo > 6000:
-        return [
-            Warning_(
-                "dem_z_implausible",
-                f"DEM elevations span {lo:.0f}–{hi:.0f} ft, unlikely for ground here: check --dem-z-units",  # a lake's surface: the pack's lake_surfaces
-            )
-        ]
-    return []
 
 
 def _layers_bounds(layers: dict[str, FeatureLayer]) -> tuple[float, float, float, float] | None:

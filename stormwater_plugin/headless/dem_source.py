@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.dem_policy import CleanStats, ZUnit, clean_elevations, decide_z_unit, refuse_non_elevation
+from ..core.dem_policy import CleanStats, ZUnit, clean_elevations, decide_z_unit, file_z_unit, refuse_non_elevation
 from ..core.dem_source import DemSource, PixelWindow
 from ..core.raster import ElevationGrid
 
@@ -35,10 +35,7 @@ class BandMeta:
         self.nodata: float | None = None if src.nodata is None else float(src.nodata)
         self.scale = float(src.scales[0]) if src.scales else 1.0
         self.offset = float(src.offsets[0]) if src.offsets else 0.0
-        unit = src.units[0] if src.units else None
-        if not unit:
-            unit = (src.tags().get("VERTICAL_UNITS") or src.tags(1).get("VERTICAL_UNITS") or None)
-        self.unit: str | None = unit or None
+        self.unit: str | None = file_z_unit(src.units[0] if src.units else None, src.tags(), src.tags(1))
 
     def z_unit(self, declared: str | None, crs: Any, how_to_declare: str = "--dem-z-units") -> ZUnit:
         """The elevation unit (see :func:`~stormwater_plugin.core.dem_policy.decide_z_unit`) of a DEM in pyproj ``crs``."""

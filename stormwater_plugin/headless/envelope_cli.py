@@ -21,6 +21,7 @@ from ..__about__ import __version__
 from ..core.model import DEVICE_TYPES
 from ..core.rulepack import JURISDICTIONS, PackError, load_pack
 from ..core.siting import SitingError
+from ..core.units import USER_Z_UNITS
 from ..services.presentation import DESIGN_SCHEMA, ENVELOPE_SCHEMA, EXCLUDED_SCHEMA
 from ..services.siting import envelope_rows, find_envelope
 from .errors import fail, run_guarded
@@ -42,7 +43,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--high-traffic", action="store_true", help="the device serves roadways, parking or other vehicle areas")
     p.add_argument("--device-type", default="dry_well", choices=DEVICE_TYPES, help="device type (default dry_well)")
     p.add_argument("--cell-ft", type=float, default=1.0, help="grid cell for gradient-dependent boundaries, feet (default 1)")
-    p.add_argument("--dem-z-units", choices=("m", "ft", "us-ft"), help="elevation unit of the DEM")
+    p.add_argument("--dem-z-units", choices=USER_Z_UNITS, help="elevation unit of the DEM")
     p.add_argument("--site-parcel", help="id of the site parcel (default: is_site, else the only parcel)")
     p.add_argument("--layer", action="append", default=[], metavar="ROLE=PATH[:LAYER]", help="take a role from any OGR source (repeatable)")
     p.add_argument("--out", type=Path, required=True, help="output folder for envelope.gpkg and envelope.json")

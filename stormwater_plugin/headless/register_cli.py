@@ -26,6 +26,7 @@ from typing import Any, NoReturn, Sequence
 
 from ..core.model import DEVICE_TYPES
 from ..core.rulepack import JURISDICTIONS
+from ..core.units import USER_Z_UNITS
 from ..services.register import STATUSES, Application, Register, RegisterError, check_fields, set_field
 from .errors import fail
 
@@ -65,7 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--package", type=Path, help="the site package (GeoPackage with standard layer names)")
     a.add_argument("--dem", type=Path, help="the DEM raster")
     a.add_argument("--context", type=Path, help="the town's context layers for this application (default: the register's)")
-    a.add_argument("--dem-z-units", choices=("m", "ft", "us-ft"), default="")
+    a.add_argument("--dem-z-units", choices=USER_Z_UNITS, default="")
     a.add_argument("--class", dest="project_class", choices=("exempt", "minor", "major"), default="")
     a.add_argument("--device-type", choices=DEVICE_TYPES, default="", help="device type for the siting aid")
     a.add_argument("--town", default="", help="the town's name (only when the register is created)")

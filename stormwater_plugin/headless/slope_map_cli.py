@@ -27,13 +27,13 @@ from typing import Any, NoReturn
 
 import numpy as np
 
-from ..core.dem_policy import CleanStats, cleaning_warning
+from ..core.dem_policy import CleanStats, cleaning_warning, scale_offset_note
 from ..core.errors import StormwaterError
 from ..core.rulepack import load_pack
 from ..core.terrain import ring_kernel_numba
 from ..core.terrain.plausibility import elevation_plausibility
 from ..core.terrain.slope_map import MAX_AZIMUTHS, ground_to_pixel_geographic
-from ..core.units import METRE_PER_FT, Z_UNITS_TO_FT
+from ..core.units import METRE_PER_FT, USER_Z_UNITS
 from ..services.slope import slope_params, slope_rule
 from ..services.slope_map import map_strips, plan_strips, projected_ground_to_pixel
 from .dem_source import BandMeta
@@ -92,7 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--distance-ft", type=float, default=dist, help=f"ring radius in feet (default {dist:g}, from the LGPC pack)" if dist else "ring radius in feet")
     p.add_argument("--threshold", type=float, default=thr, help=f"percent for --mask-out (default {thr:g}, at or above)" if thr else "percent for --mask-out")
     p.add_argument("--mask-out", help="also write polygons of cells at or above --threshold (GeoPackage)")
-    p.add_argument("--dem-z-units", choices=sorted(Z_UNITS_TO_FT), help="elevation unit of the DEM (default: the band's declared unit, else the horizontal unit, metres for degrees)")
+    p.add_argument("--dem-z-units", choices=sorted(USER_Z_UNITS), help="elevation unit of the DEM (default: the band's declared unit, else the horizontal unit, metres for degrees)")
     p.add_argument(
         "--azimuths", type=int, default=None, help="accepted for compatibility (4 to 256) and ignored: every ring breakpoint is sampled"
     )
@@ -174,8 +174,7 @@ def run(args: argparse.Namespace) -> int:
         rows, cols = src.height, src.width
         gt = (t.c, t.a, t.b, t.f, t.d, t.e)
         unit, note, z_to_ft = zu.unit, zu.note, zu.z_to_ft
-        if meta.scale != 1.0 or meta.offset != 0.0:
-            note += f"; band scale {meta.scale:g} and offset {meta.offset:g} applied"
+        note += scale_offset_note(meta.scale, meta.offset)
         cleaned = CleanStats()
         jac_all, how = _ground_to_pixel(crs, gt, rows, cols)
         messages = [note, how]

@@ -12,7 +12,7 @@ from typing import Any
 from qgis.core import QgsProcessingAlgorithm, QgsProcessingException, QgsWkbTypes
 
 from ..qgis_bridge.crs import is_projected, unit_to_ft
-from ..qgis_bridge.dem import z_factor
+from ..qgis_bridge.dem import dem_z_unit
 from ..qgis_bridge.polygonize import polygonize_mask
 from ..qgis_bridge.slope_raster import SlopeTiff, dem_grid, ground_to_pixel, row_reader
 from ..qgis_bridge.snapshot import snapshot
@@ -105,7 +105,7 @@ def building_sites(alg: QgsProcessingAlgorithm, req: SlopeRequest, parameters: d
 def slope_map(alg: QgsProcessingAlgorithm, req: SlopeRequest, parameters: dict, context: Any, feedback: Any) -> dict[str, Any]:
     """Map the whole DEM strip by strip, write the map file and the steep areas asked for; returns those outputs and the steep cells' count."""
     warnings: list[Any] = []
-    z_to_ft, note = z_factor(req.z_units, req.dem.crs(), warnings)
+    z_to_ft, note, _ = dem_z_unit(req.dem.dataProvider(), req.z_units, req.dem.crs(), warnings)  # the file's unit when automatic, as the CLI
     for w in warnings:
         feedback.pushWarning(w.message)
     grid = dem_grid(req.dem)
@@ -114,15 +114,19 @@ def slope_map(alg: QgsProcessingAlgorithm, req: SlopeRequest, parameters: dict, 
     if grid.rows * grid.cols > SLOW_CELLS:
         feedback.pushWarning(tr("The DEM has {0:,} cells: the slope map may take several minutes (Cancel stops it between strips of rows).").format(
             grid.rows * grid.cols))
+    dem_rows = row_reader(grid, z_to_ft)  # read by the DEM policy, as the command line reads them (fill values, impossible elevations)
     tiff = SlopeTiff(req.map_path, grid, req.dem.crs().toWkt(), req.distance_ft) if req.map_path else None
     try:
-        run = run_slope_map(jac, grid.rows, grid.cols, row_reader(grid), req.distance_ft, z_to_ft=z_to_ft, threshold_pct=req.threshold_pct,
+        run = run_slope_map(jac, grid.rows, grid.cols, dem_rows, req.distance_ft, z_to_ft=z_to_ft, threshold_pct=req.threshold_pct,
                             compare=req.defaults.compare, n_azimuths=req.n_azimuths, strip_cells=STRIP_CELLS, min_rows=32,
                             write=tiff.write if tiff is not None else None, want_mask=req.want_mask, cancelled=feedback.isCanceled,
                             progress=lambda done: feedback.setProgress(10 + 80 * done / grid.rows))
     finally:
         if tiff is not None:
             tiff.close()
+    filled = dem_rows.cleaning_warning(req.dem.name())
+    if filled:
+        feedback.pushWarning(filled)
     if run.rows_done < grid.rows and feedback.isCanceled():
         feedback.pushWarning(tr("Cancelled: the slope map is complete down to row {0} of {1}.").format(run.rows_done, grid.rows))
     out: dict[str, Any] = {"STEEP_CELLS": run.n_steep}

@@ -22,21 +22,28 @@ from qgis.core import (
     QgsRectangle,
 )
 
-from ..core.dem_policy import CleanStats, NotAnElevationBand, clean_elevations, cleaning_warning, decide_z_unit, refuse_non_elevation
+from ..core.dem_policy import (
+    CleanStats,
+    NotAnElevationBand,
+    band_scale_offset,
+    clean_elevations,
+    cleaning_warning,
+    decide_z_unit,
+    file_z_unit,
+    refuse_non_elevation,
+    scale_offset_note,
+)
 from ..core.dem_source import DemSource, PixelWindow
 from ..core.model import Warning_
 from ..core.raster import ElevationGrid
 from ..core.units import METRE_PER_FT
-from ..services.run_warnings import dem_sampled_in_own_crs_warning, dem_z_assumed_warning
+from ..services.run_warnings import dem_sampled_in_own_crs_warning, dem_values_warnings, dem_z_assumed_warning
 from .crs import is_projected, unit_to_ft
 
 #: Most pixels read from a DEM at once (a 4000 x 4000 window, ~128 MB as float64). A larger window is not read (the
 #: DEM is never resampled: a coarser read would change slopes and gradients): the rules reading the DEM are then
 #: undetermined, saying so.
 MAX_PIXELS = 16_000_000
-
-#: Labels of the elevation units a user may declare.
-Z_UNIT_LABELS: dict[str, str] = {"m": "metres", "ft": "feet", "us-ft": "US survey feet"}
 
 #: QGIS colour interpretation codes (``Qgis.RasterColorInterpretation`` / ``QgsRaster.ColorInterpretation``) by GDAL name.
 _COLOUR_NAMES: dict[int, str] = {0: "undefined", 1: "gray", 2: "palette", 3: "red", 4: "green", 5: "blue", 6: "alpha", 7: "hue", 8: "saturation",
@@ -66,25 +73,27 @@ def refuse_non_dem(provider: QgsRasterDataProvider, name: str) -> None:
 
 
 def band_unit(provider: QgsRasterDataProvider, band: int = 1) -> str | None:
-    """The unit the band declares (GDAL's unit type, else a ``VERTICAL_UNITS`` tag); ``None`` when none or not a GDAL raster.
+    """The elevation unit the raster file declares (:func:`~stormwater_plugin.core.dem_policy.file_z_unit`); ``None`` when none or not a GDAL raster.
 
-    QGIS 3.22 has no API for a band's unit, so GDAL (QGIS's own ``osgeo``) is asked.
+    The command line's reading of the same file (the band's unit type, else a
+    ``VERTICAL_UNITS`` tag), through QGIS's own GDAL: QGIS 3.22 has no API for
+    a band's unit. Only the header is read.
     """
     try:
-        from osgeo import gdal  # lazy: QGIS's own GDAL, only for the unit string
+        from osgeo import gdal  # lazy: QGIS's own GDAL, only for the unit string (not every QGIS build ships its bindings)
 
         uri = provider.dataSourceUri().split("|")[0]
-        ds = gdal.Open(uri)
+        ds = gdal.OpenEx(uri, gdal.OF_RASTER | gdal.OF_READONLY)
         if ds is None:
             return None
         b = ds.GetRasterBand(band)
-        unit = (b.GetUnitType() or "").strip() or (b.GetMetadataItem("VERTICAL_UNITS") or ds.GetMetadataItem("VERTICAL_UNITS") or "").strip()
-        return unit or None
-    except Exception:  # not a file GDAL opens (a WMS, a memory raster): no declared unit
+        return file_z_unit(b.GetUnitType(), ds.GetMetadata() or {}, b.GetMetadata() or {})
+    except Exception:  # not a file GDAL opens (a WMS, a memory raster), no GDAL bindings: no declared unit, so it is assumed and said so
         return None
 
 
-def block_to_array(block: Any, provider: QgsRasterDataProvider, band: int = 1, z_to_ft: float | None = None, stats: CleanStats | None = None) -> np.ndarray:
+def block_to_array(block: Any, provider: QgsRasterDataProvider, band: int = 1, z_to_ft: float | None = None, stats: CleanStats | None = None,
+                   count_rows: tuple[int, int] | None = None) -> np.ndarray:
     """A raster block as a 2-D float64 array with ``NaN`` for nodata.
 
     Nodata is the source nodata value, the user's nodata ranges and, when the
@@ -94,6 +103,7 @@ def block_to_array(block: Any, provider: QgsRasterDataProvider, band: int = 1, z
     range to nodata. ``provider.block`` has already applied the band's scale
     and offset (QGIS does so for every block; a test in QGIS checks it), so
     fill values are recognised on the raw values recovered from them.
+    ``count_rows`` counts into ``stats`` only those rows of the block (a strip read with a halo).
     """
     rows, cols = block.height(), block.width()
     dtype = _NP_TYPES.get(block.dataType())
@@ -122,13 +132,9 @@ def block_to_array(block: Any, provider: QgsRasterDataProvider, band: int = 1, z
     values[nodata | ~np.isfinite(values)] = np.nan
     if z_to_ft is None:
         return values
-    scale, offset = float(provider.bandScale(band)), float(provider.bandOffset(band))
-    if not math.isfinite(scale) or scale == 0.0:
-        scale = 1.0
-    if not math.isfinite(offset):
-        offset = 0.0
+    scale, offset = band_scale_offset(float(provider.bandScale(band)), float(provider.bandOffset(band)))
     raw = (values - offset) / scale
-    cleaned = clean_elevations(raw, mask=np.isnan(values), scale=scale, offset=offset, z_to_ft=z_to_ft, stats=stats)
+    cleaned = clean_elevations(raw, mask=np.isnan(values), scale=scale, offset=offset, z_to_ft=z_to_ft, stats=stats, count_rows=count_rows)
     return cleaned
 
 
@@ -155,31 +161,22 @@ def make_to_raster(working: QgsCoordinateReferenceSystem, dem_crs: QgsCoordinate
     return to_raster
 
 
-def z_factor(z_units: str | None, dem_crs: QgsCoordinateReferenceSystem, warnings: list[Warning_], declared_band_unit: str | None = None) -> tuple[float, str]:
-    """Feet per elevation unit and a note saying how the unit was decided.
+def dem_z_unit(provider: QgsRasterDataProvider, z_units: str | None, dem_crs: QgsCoordinateReferenceSystem,
+               warnings: list[Warning_]) -> tuple[float, str, bool]:
+    """Feet per elevation unit, the note saying where the unit came from, and whether it was declared (by the user or the file).
 
     The one policy of :func:`~stormwater_plugin.core.dem_policy.decide_z_unit`:
-    the user's unit, else the unit the band declares (``declared_band_unit``,
-    see :func:`band_unit`), else the horizontal unit of a projected DEM
-    (metres for a geographic one), assumed, with a warning.
+    the user's unit (``z_units``), else the file's (:func:`band_unit`), else the
+    horizontal unit of a projected DEM (metres for a geographic one), assumed,
+    with a ``dem_z_unit_assumed`` warning: the command line's decision and note
+    for the same file, the band's scale and offset said.
     """
     h_m = unit_to_ft(dem_crs) * METRE_PER_FT if is_projected(dem_crs) else None
-    zu = decide_z_unit(z_units, declared_band_unit, h_m, how_to_declare="the plugin's DEM elevation-unit setting")
-    if not zu.declared:
-        warnings.append(dem_z_assumed_warning(zu.note))
-    return zu.z_to_ft, zu.note
-
-
-def _dem_unit(provider: QgsRasterDataProvider, z_units: str | None, dem_crs: QgsCoordinateReferenceSystem, warnings: list[Warning_]) -> tuple[float, str, bool]:
-    unit = None if z_units else band_unit(provider)
-    zf, note = z_factor(z_units, dem_crs, [], unit)  # the assumed unit is said below, once the note is complete
-    scale, offset = float(provider.bandScale(1)), float(provider.bandOffset(1))
-    if (scale != 1.0 and math.isfinite(scale)) or (offset != 0.0 and math.isfinite(offset)):
-        note += f"; band scale {scale:g} and offset {offset:g} applied"
-    declared = bool(z_units) or unit is not None and decide_z_unit(None, unit, None).declared
-    if not declared:  # the command line's warning: the whole note, the band's scale and offset said
+    zu = decide_z_unit(z_units, None if z_units else band_unit(provider), h_m, how_to_declare="the plugin's DEM elevation-unit setting")
+    note = zu.note + scale_offset_note(float(provider.bandScale(1)), float(provider.bandOffset(1)))
+    if not zu.declared:  # the command line's warning: the whole note, the band's scale and offset said
         warnings.append(dem_z_assumed_warning(note))
-    return zf, note, declared
+    return zu.z_to_ft, note, zu.declared
 
 
 def read_dem(
@@ -202,7 +199,7 @@ def read_dem(
     except NotAnElevationBand as exc:
         warnings.append(Warning_("dem_not_elevation", f"{exc}; every elevation-dependent check is undetermined", "dem"))
         return None
-    zf, note, declared = _dem_unit(provider, z_units, dem_crs, warnings)
+    zf, note, declared = dem_z_unit(provider, z_units, dem_crs, warnings)
     rect = QgsRectangle(*window)
     if dem_crs.isValid() and dem_crs != working:
         rect = QgsCoordinateTransform(working, dem_crs, context).transformBoundingBox(rect)
@@ -249,9 +246,12 @@ def read_dem(
     if to_raster is not None:
         kwargs["to_raster"] = to_raster
         kwargs["from_raster"] = make_to_raster(dem_crs, working, context)
+    # An assumed unit (none declared, by the user or the file): unit-dependent findings are undetermined.
+    grid = ElevationGrid(values=values, geotransform=gt, z_to_ft=zf, z_unit_note=note, cell_size_ft=cell, name=name, z_unit_declared=declared, **kwargs)
+    warnings.extend(dem_values_warnings(grid))  # no data over the site, or elevations unlikely in the unit decided (as the command line)
+    if to_raster is not None:
         warnings.append(dem_sampled_in_own_crs_warning(dem_crs.authid() or dem_crs.toProj()))  # sampled where the points fall, as the command line
-    # An assumed unit (none declared in the plugin's DEM unit setting): unit-dependent findings are undetermined.
-    return ElevationGrid(values=values, geotransform=gt, z_to_ft=zf, z_unit_note=note, cell_size_ft=cell, name=name, z_unit_declared=declared, **kwargs)
+    return grid
 
 
 def cell_size_ft(dem_crs: QgsCoordinateReferenceSystem, px: float, py: float, lat_deg: float) -> tuple[float, float]:
@@ -287,7 +287,7 @@ class QgisDemSource(DemSource):
             raise ValueError("the DEM has no pixel grid QGIS can read")
         px, py = full.width() / nx, full.height() / ny
         refuse_non_dem(provider, name)
-        zf, note, declared = _dem_unit(provider, z_units, dem_crs, [])
+        zf, note, declared = dem_z_unit(provider, z_units, dem_crs, [])
         cell = cell_size_ft(dem_crs, px, py, full.center().y())
         to_raster = make_to_raster(working, dem_crs, context)
         super().__init__(

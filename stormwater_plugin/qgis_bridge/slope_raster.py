@@ -17,8 +17,9 @@ from typing import Any
 import numpy as np
 from qgis.core import QgsCoordinateReferenceSystem, QgsCoordinateTransformContext, QgsRectangle
 
+from ..core.dem_policy import CleanStats, cleaning_warning
 from ..core.errors import StormwaterError
-from ..services.slope_map import RowReader, geographic_ground_to_pixel, projected_ground_to_pixel
+from ..services.slope_map import geographic_ground_to_pixel, projected_ground_to_pixel
 from .crs import is_projected, scale_at_point, unit_to_ft
 from .dem import block_to_array
 
@@ -77,18 +78,37 @@ def ground_to_pixel(crs: QgsCoordinateReferenceSystem, gt: tuple[float, float, f
     return geographic_ground_to_pixel(gt, rows, float(params.semiMajor), float(params.inverseFlattening))
 
 
-def row_reader(grid: DemGrid) -> RowReader:
-    """``read(ra, rb, r0, r1)``: rows ``ra`` to ``rb`` of band 1 as elevations in the band's unit (NaN nodata)."""
-    full, py = grid.extent, -grid.geotransform[5]
+class DemRows:
+    """``read(ra, rb, r0, r1)`` (a :data:`~stormwater_plugin.services.slope_map.RowReader`): rows ``ra`` to ``rb`` of band 1
+    as elevations in the band's unit (NaN nodata).
 
-    def read(ra: int, rb: int, r0: int, r1: int) -> np.ndarray:
+    Read by the DEM policy, as the command line's slope map reads them
+    (:func:`~stormwater_plugin.core.dem_policy.clean_elevations`: undeclared fill
+    values and elevations off the Earth's surface at ``z_to_ft`` are nodata),
+    counted in :attr:`cleaned` over rows ``r0`` to ``r1`` only (the strip without its halo).
+    """
+
+    def __init__(self, grid: DemGrid, z_to_ft: float) -> None:
+        self.grid = grid
+        self.z_to_ft = z_to_ft
+        self.cleaned = CleanStats()
+
+    def __call__(self, ra: int, rb: int, r0: int, r1: int) -> np.ndarray:
+        full, py = self.grid.extent, -self.grid.geotransform[5]
         rect = QgsRectangle(full.xMinimum(), full.yMaximum() - rb * py, full.xMaximum(), full.yMaximum() - ra * py)
-        block = grid.provider.block(1, rect, grid.cols, rb - ra)
+        block = self.grid.provider.block(1, rect, self.grid.cols, rb - ra)
         if block is None or not block.isValid():
             raise SlopeRasterError(f"Rows {ra} to {rb} of the DEM could not be read.")
-        return block_to_array(block, grid.provider, 1)
+        return block_to_array(block, self.grid.provider, 1, self.z_to_ft, self.cleaned, (r0 - ra, r1 - ra))
 
-    return read
+    def cleaning_warning(self, name: str) -> str | None:
+        """What was read as nodata so far, in the command line's words (``None``: nothing)."""
+        return cleaning_warning(name, self.cleaned)
+
+
+def row_reader(grid: DemGrid, z_to_ft: float) -> DemRows:
+    """The rows of ``grid`` read by the DEM policy with ``z_to_ft`` feet per band unit (see :class:`DemRows`)."""
+    return DemRows(grid, z_to_ft)
 
 
 class SlopeTiff:

@@ -18,7 +18,6 @@ from qgis.core import QgsCoordinateReferenceSystem, QgsCoordinateTransformContex
 
 from ..core.engine import SiteInputs
 from ..core.model import PROJECT_CLASSES, ROLES, FeatureLayer, Warning_
-from ..core.units import normalise_z_unit
 from ..services.dem_window import dem_window
 from ..services.intake import (  # the roles read around the site, as the command line
     CONTEXT_ROLES,
@@ -93,29 +92,6 @@ def _rule_window(
         return _dem_box(dem, working, context)
     bounds = win.bounds
     return bounds if bounds is not None else plan_window(layers, DEM_MARGIN_FT / u)
-
-
-def declared_z_unit(dem_layer: Any) -> str | None:
-    """The elevation unit a GDAL raster declares for its first band (GeoTIFF ``Unit Type``), or ``None``.
-
-    QGIS 3.22's raster API does not expose it; the command line reads the same
-    value with rasterio, so the dock, Processing and the CLI decide the unit from
-    the same fact (:func:`~stormwater_plugin.core.units.normalise_z_unit`).
-    Only the header is read.
-    """
-    if dem_layer is None or dem_layer.providerType() != "gdal":
-        return None
-    try:
-        from osgeo import gdal
-
-        uri = dem_layer.dataProvider().dataSourceUri()
-        ds = gdal.OpenEx(uri, gdal.OF_RASTER | gdal.OF_READONLY)
-        if ds is None:
-            return None
-        unit = ds.GetRasterBand(1).GetUnitType()
-    except Exception:  # no GDAL bindings, an unreadable source: the unit is then assumed and said so
-        return None
-    return normalise_z_unit(unit)
 
 
 #: Context layers of up to this many features are read whole (two filtered requests cost more than reading them).
@@ -280,8 +256,7 @@ def plan_snapshot(
     """
     if context is None:
         context = QgsProject.instance().transformContext()
-    if dem_z_units is None:  # none chosen: the raster's declared unit, as the command line reads it
-        dem_z_units = declared_z_unit(dem_layer)
+    # none chosen (``None``): the DEM read decides from the file's unit, else assumes it, and its note says which (qgis_bridge.dem.dem_z_unit)
     warnings: list[Warning_] = []
     # A geometry-type part of a mixed layer is read as its whole source (never part of a role silently).
     sources, layers_read = resolve_parts({r: s for r, s in role_layers.items() if s is not None}, warnings)
@@ -520,8 +495,9 @@ def snapshot(
     dem_layer : QgsRasterLayer, optional
         Ground elevations.
     dem_z_units : {"m", "ft", "us-ft"}, optional
-        The DEM's elevation unit; when ``None`` the unit the raster declares
-        (:func:`declared_z_unit`), else it is assumed and a warning added.
+        The DEM's elevation unit, declared by the user; when ``None`` the unit the
+        raster file declares (:func:`~stormwater_plugin.qgis_bridge.dem.band_unit`, read
+        as the command line reads it), else it is assumed and a warning added.
     site_parcel_id : str, optional
         Identity of the site parcel.
     class_override : {"exempt", "minor", "major"}, optional

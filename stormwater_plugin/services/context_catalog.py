@@ -24,6 +24,7 @@ from typing import Mapping
 
 from ..core.errors import StormwaterError
 from ..core.model import ROLES
+from ..core.units import USER_Z_UNITS
 
 #: Roles a catalog may feed: the vector roles, and ``dem`` for a raster (a file, a VRT, or tiles by a glob).
 CATALOG_ROLES: tuple[str, ...] = tuple(ROLES) + ("dem",)
@@ -36,7 +37,7 @@ SOURCE_KEYS: frozenset[str] = frozenset(
     {"name", "path", "layer", "role", "where", "fields", "authority", "date", "status", "note", "z_units", "hints", "old_after_years"}
 )
 CATALOG_KEYS: frozenset[str] = frozenset({"town", "version", "sources", "flow_reach_ft", "note"})
-Z_UNITS: tuple[str, ...] = ("m", "ft", "us-ft")
+Z_UNITS: tuple[str, ...] = USER_Z_UNITS
 _DATE = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
 
 

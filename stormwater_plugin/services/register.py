@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Iterable, Mapping
 
 from ..core.errors import StormwaterError
+from ..core.units import USER_Z_UNITS
 from .jsondoc import integer, mapping, maps
 
 REGISTER_FORMAT = "stormwater-register"
@@ -399,7 +400,7 @@ def check_fields(app: Application) -> None:
         setattr(app, name, _date(getattr(app, name), name))
     if app.round < 1:
         raise RegisterError(f"round {app.round}: give 1 or more")
-    if app.dem_z_units and app.dem_z_units not in ("m", "ft", "us-ft"):
+    if app.dem_z_units and app.dem_z_units not in USER_Z_UNITS:
         raise RegisterError(f"dem_z_units '{app.dem_z_units}': give m, ft or us-ft")
     if app.project_class and app.project_class not in ("exempt", "minor", "major"):
         raise RegisterError(f"project_class '{app.project_class}': give exempt, minor or major (or nothing: computed)")

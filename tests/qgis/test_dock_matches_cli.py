@@ -56,12 +56,14 @@ def test_dock_with_automatic_dem_unit_gives_the_cli_findings_and_moves_on_the_de
         dock_counts = dict(dock.doc["counts"])
         dock_completeness = dock.doc.get("completeness")
         codes = {w.code for w in dock.result.warnings}
+        dock_note = dock.snap.inputs.dem.z_unit_note if dock.snap is not None and dock.snap.inputs.dem is not None else None
     finally:
         dock.teardown()
         QgsProject.instance().removeAllMapLayers()
     doc = _cli_doc(tmp_path, jurisdiction)
     cli_findings = _by_key(doc["findings"])
     assert "dem_z_unit_assumed" not in codes
+    assert dock_note == doc["inputs"]["dem_z"] == "elevations in m (read from the band's declared unit 'metre')"  # said as read from the file
     assert {k: f["status"] for k, f in dock_findings.items()} == {k: f["status"] for k, f in cli_findings.items()}
     assert dock_findings == cli_findings  # the whole signature: measured, required, message, details, geometry-free fields
     assert dock_counts == doc["counts"]
