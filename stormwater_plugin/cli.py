@@ -18,6 +18,7 @@ from .core.checks.device_design import override_prevailing_frost_depth
 from .core.errors import StormwaterError
 from .core.model import ROLES
 from .core.rulepack import JURISDICTIONS, load_pack
+from .core.units import USER_Z_UNITS
 from .headless.errors import fail, run_guarded
 
 SUBCOMMANDS = ("check", "slope-map", "envelope", "batch", "compare", "letter", "import-cad", "contours-dem", "register", "new-site", "completeness")
@@ -35,7 +36,7 @@ def _check_parser() -> argparse.ArgumentParser:
     p.add_argument("--class", dest="project_class", choices=("exempt", "minor", "major"), help="override the computed project class")
     p.add_argument(
         "--dem-z-units",
-        choices=("m", "ft", "us-ft"),
+        choices=USER_Z_UNITS,
         help="elevation unit of the DEM (default: read from the file, else its horizontal unit)",
     )
     p.add_argument("--site-parcel", help="id of the site parcel (default: is_site, else the only parcel)")

@@ -12,17 +12,13 @@ from qgis.PyQt.QtWidgets import QComboBox, QFormLayout, QLabel, QVBoxLayout, QWi
 from ..core.model import ROLES
 from ..qgis_bridge.layer_parts import role_layer_status
 from ..role_guess import ROLE_GEOMETRIES, LayerInfo, guess_roles
+from ..services import presentation
 from .result_layers import is_result
 
 SCOPE = "stormwater_review"
 
 #: Choices of the DEM elevation-unit combo: (label, value); ``None`` = assume.
-Z_UNIT_CHOICES: tuple[tuple[str, str | None], ...] = (
-    ("Automatic: the unit the DEM file declares, else assumed", None),
-    ("metres", "m"),
-    ("feet", "ft"),
-    ("US survey feet", "us-ft"),
-)
+Z_UNIT_CHOICES: tuple[tuple[str, str | None], ...] = presentation.Z_UNIT_CHOICES
 
 ROLE_LABELS: dict[str, str] = {
     "parcels": "Parcels",

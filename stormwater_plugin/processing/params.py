@@ -25,6 +25,7 @@ from qgis.core import (
 
 from ..core.model import PROJECT_CLASSES, ROLES
 from ..role_guess import ROLE_GEOMETRIES
+from ..services import presentation
 from ..services.packs import JURISDICTIONS, load_pack
 from .base import tr
 
@@ -38,12 +39,7 @@ ACCURACY = "ACCURACY"
 DEM_VERTICAL_ACCURACY = "DEM_VERTICAL_ACCURACY"
 
 #: Options of the elevation-unit enum, with the value handed to the bridge.
-Z_UNIT_OPTIONS: tuple[tuple[str, str | None], ...] = (
-    ("Automatic: the unit the DEM file declares, else assumed", None),
-    ("metres", "m"),
-    ("feet", "ft"),
-    ("US survey feet", "us-ft"),
-)
+Z_UNIT_OPTIONS: tuple[tuple[str, str | None], ...] = presentation.Z_UNIT_CHOICES
 CLASS_OPTIONS: tuple[str, ...] = ("Automatic",) + PROJECT_CLASSES
 
 #: Source and sink types by geometry family (``table``: no geometry; ``any``: every vector layer).

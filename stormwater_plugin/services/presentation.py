@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterable, Mapping
 
+from ..core.units import USER_Z_UNITS
 from .review import Move
 
 if TYPE_CHECKING:  # annotations only: the palette module loads no pack at import
@@ -156,4 +157,13 @@ DESIGN_SCHEMA: tuple[tuple[str, type], ...] = (
     ("threshold_pct", float),
     ("status", str),
     ("area_sqft", float),
+)
+
+
+#: Words for each elevation unit a user may declare (:data:`~stormwater_plugin.core.units.USER_Z_UNITS`).
+_Z_UNIT_WORDS: dict[str, str] = {"m": "metres", "ft": "feet", "us-ft": "US survey feet"}
+#: The elevation-unit choice of the dock and of Processing: (label, value); ``None`` reads the file's unit, else assumes.
+Z_UNIT_CHOICES: tuple[tuple[str, str | None], ...] = (
+    ("Automatic: the unit the DEM file declares, else assumed", None),
+    *((_Z_UNIT_WORDS[u], u) for u in USER_Z_UNITS),
 )
