@@ -110,6 +110,7 @@ class Vocabulary:
         if self.true & self.false:
             raise PackError(f"vocabulary: {sorted(self.true & self.false)} read as both yes and no")
         self.fields: list[FieldVocabulary] = []
+        self._field_memo: dict[tuple[str, str], FieldVocabulary | None] = {}
         for spec in data["fields"]:
             lookup: dict[str, str] = {}
             accepted: tuple[str, ...] = ()
@@ -131,7 +132,17 @@ class Vocabulary:
             )
 
     def field_for_name(self, role: str, name: str) -> FieldVocabulary | None:
-        """The field of ``role`` a column called ``name`` holds: the same name folded, or its 10-character dBase cut."""
+        """The field of ``role`` a column called ``name`` holds: the same name folded, or its 10-character dBase cut.
+
+        Answered once per role and name (the fields never change after loading): every check, and every
+        re-check of a suggested move, reads the same column names of every feature.
+        """
+        k = (role, name)
+        if k not in self._field_memo:
+            self._field_memo[k] = self._field_for_name(role, name)
+        return self._field_memo[k]
+
+    def _field_for_name(self, role: str, name: str) -> FieldVocabulary | None:
         key = fold(name)
         hits = [f for f in self.fields if role in f.roles and fold(f.field) == key]
         if hits:

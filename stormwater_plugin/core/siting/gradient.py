@@ -441,6 +441,41 @@ def _feature_samples(geom: BaseGeometry, required_ft: float, unit_to_ft: float) 
     return np.vstack(pts) if pts else np.zeros((0, 2))
 
 
+def _disk_spread(a: np.ndarray, half_w: dict[int, int], pad: int, op: np.ufunc, empty: Any) -> np.ndarray:
+    """``out[r, c] = op`` over ``a[r - dy, c - dx]`` for every offset of the disk, ``|dx| <= half_w[dy]`` (cells off ``a`` ignored).
+
+    ``op`` is ``np.minimum`` or ``np.logical_or``, idempotent and order-free, so
+    the result is that of one step per offset: the disk is taken row by row,
+    each row a sliding window along the columns answered by a sparse table
+    (two overlapping power-of-two windows), then the rows are combined with
+    their vertical shifts: a few whole-array steps per row instead of one per offset.
+    """
+    ny, nx = a.shape
+    wide = np.full((ny, nx + 2 * pad), empty, dtype=a.dtype)
+    wide[:, pad : pad + nx] = a
+    table = {1: wide}  # table[L][:, j] = op over wide[:, j : j + L]
+    length = 1
+    while 2 * length <= 2 * pad + 1:
+        prev = table[length]
+        table[2 * length] = op(prev[:, :-length], prev[:, length:])
+        length *= 2
+    rows: dict[int, np.ndarray] = {}
+    for w in set(half_w.values()):
+        span = 2 * w + 1
+        p2 = 1 << (span.bit_length() - 1)
+        t = table[p2]
+        lo = pad - w  # the window of column c starts at wide column c + pad - w
+        rows[w] = op(t[:, lo : lo + nx], t[:, lo + span - p2 : lo + span - p2 + nx])
+    out = np.full((ny, nx), empty, dtype=a.dtype)
+    for dy, w in half_w.items():
+        if abs(dy) >= ny:
+            continue  # every source row off the array
+        dst = slice(max(0, dy), ny + min(0, dy))
+        src = slice(max(0, -dy), ny + min(0, -dy))
+        op(out[dst], rows[w][src], out=out[dst])
+    return out
+
+
 def _whole_feature_reading(
     geom: BaseGeometry, grid: _Grid, zp: np.ndarray, want: np.ndarray, dem: ElevationGrid, reach: float, unit_to_ft: float, mode: str, tol: float
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -498,8 +533,10 @@ def _whole_feature_reading(
     keep = np.hypot(ddx, ddy) <= limit
     ddx, ddy = ddx[keep], ddy[keep]
     # Both ways give the same minimum (and the same unknown flags); the cheaper one is taken: one Python
-    # step per feature bin over the disk of offsets, or one whole-array step per offset.
-    if len(r_i) * (SPREAD_STEP_COST + len(ddx)) < len(ddx) * (SPREAD_STEP_COST + ny_t * nx_t / SPREAD_ARRAY_SPEED):
+    # step per feature bin over the disk of offsets, or whole-array steps, a few per row of the disk.
+    rows_dy = np.unique(ddy)
+    steps = 2 * (int(math.log2(2 * pad + 1)) + 1 + len(rows_dy)) + 2 * len(rows_dy)
+    if len(r_i) * (SPREAD_STEP_COST + len(ddx)) < steps * (SPREAD_STEP_COST + ny_t * nx_t / SPREAD_ARRAY_SPEED):
         # few feature bins: each one spreads its value over the tiles within reach
         for r, c in zip(r_i, c_i):
             rr = r + ddy
@@ -511,11 +548,9 @@ def _whole_feature_reading(
             if nan_bins[r, c]:
                 seen_nan[rr, cc] = True
     else:
-        for dx, dy in zip(ddx.tolist(), ddy.tolist()):
-            dst = (slice(max(0, dy), ny_t + min(0, dy)), slice(max(0, dx), nx_t + min(0, dx)))
-            src = (slice(max(0, -dy), ny_t + min(0, -dy)), slice(max(0, -dx), nx_t + min(0, -dx)))
-            np.minimum(best[dst], bins[src], out=best[dst])
-            seen_nan[dst] |= nan_bins[src]
+        half_w = {int(dy): int(np.max(np.abs(ddx[ddy == dy]))) for dy in rows_dy}
+        best = _disk_spread(bins, half_w, pad, np.minimum, np.inf)
+        seen_nan = _disk_spread(nan_bins, half_w, pad, np.logical_or, False)
     m = sign * best[ty, tx]
     z_dev = zp[idx]
     with np.errstate(invalid="ignore"):

@@ -84,16 +84,20 @@ def _flatten(geom: BaseGeometry, segs: list[np.ndarray], polys: list[BaseGeometr
             segs.append(np.hstack([c, c]))
 
 
-def _point_segment(px: np.ndarray, py: np.ndarray, seg: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Distance and nearest point from each ``(px, py)`` to the matching segment row of ``seg``."""
+def _projection(px: np.ndarray, py: np.ndarray, seg: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Nearest point from each ``(px, py)`` on the matching segment row of ``seg`` (the projection clamped to the segment)."""
     ax, ay = seg[..., 0], seg[..., 1]
     dx, dy = seg[..., 2] - ax, seg[..., 3] - ay
     ll = dx * dx + dy * dy
     with np.errstate(invalid="ignore", divide="ignore"):
         t = ((px - ax) * dx + (py - ay) * dy) / ll
     t = np.where(ll > 0, np.clip(t, 0.0, 1.0), 0.0)
-    qx = ax + t * dx
-    qy = ay + t * dy
+    return ax + t * dx, ay + t * dy
+
+
+def _point_segment(px: np.ndarray, py: np.ndarray, seg: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Distance and nearest point from each ``(px, py)`` to the matching segment row of ``seg``."""
+    qx, qy = _projection(px, py, seg)
     return np.hypot(px - qx, py - qy), qx, qy
 
 
@@ -111,21 +115,37 @@ def _pairs_chunk(
     nx: np.ndarray,
     ny: np.ndarray,
 ) -> None:
-    """Samples ``idx`` (grouped by tile) against their tile's candidate segments; writes into dist, nx, ny."""
+    """Samples ``idx`` (grouped by tile) against their tile's candidate segments; writes into dist, nx, ny.
+
+    The same values as measuring every pair with :func:`_point_segment`: the
+    squared distances of all pairs (cheap) keep, per sample, only the pairs
+    within ``(d_min + tie)`` of its nearest one, with a relative margin (1e-12)
+    far above the rounding of a square, and only those are measured with
+    ``hypot``; the distance is their least and the nearest point the first of
+    them (segment order) within ``tie`` of it, as among all the pairs.
+    """
     t_sorted = tile_of[idx]
     counts = per_tile[t_sorted]
     total = int(counts.sum())
     starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
-    within = np.arange(total) - np.repeat(starts, counts)
-    pair_seg = c_seg[np.repeat(first[t_sorted], counts) + within]
+    pair_seg = c_seg[np.repeat(first[t_sorted] - starts, counts) + np.arange(total)]
     pair_pt = np.repeat(idx, counts)
-    d, qx, qy = _point_segment(x[pair_pt], y[pair_pt], seg[pair_seg])
-    dmin = np.minimum.reduceat(d, starts)
-    # the first pair (segment order) reaching the minimum
-    hit = np.flatnonzero(d <= np.repeat(dmin, counts) + tie)
-    grp = np.searchsorted(starts, hit, side="right") - 1
-    _, first_hit = np.unique(grp, return_index=True)
-    pick = hit[first_hit]
+    px, py = x[pair_pt], y[pair_pt]
+    qx, qy = _projection(px, py, seg[pair_seg])
+    ex = px - qx
+    ey = py - qy
+    d2 = ex * ex + ey * ey
+    # every pair within tie of the nearest (by hypot) is within this of the least square
+    bound = (np.sqrt(np.minimum.reduceat(d2, starts)) + tie) * (1.0 + 1e-12)
+    keep = d2 <= np.repeat(bound * bound, counts)
+    kept = np.flatnonzero(keep)
+    k_counts = np.add.reduceat(keep.astype(np.int64), starts)
+    k_starts = np.concatenate([[0], np.cumsum(k_counts)[:-1]])
+    d = np.hypot(ex[kept], ey[kept])
+    dmin = np.minimum.reduceat(d, k_starts)
+    # the first kept pair (segment order) reaching the minimum
+    order = np.where(d <= np.repeat(dmin, k_counts) + tie, np.arange(len(kept)), len(kept))
+    pick = kept[np.minimum.reduceat(order, k_starts)]
     dist[idx] = dmin
     nx[idx] = qx[pick]
     ny[idx] = qy[pick]

@@ -29,6 +29,7 @@ the pixel size ratio matter.
 from __future__ import annotations
 
 import heapq
+import math
 from dataclasses import dataclass
 from typing import Container
 
@@ -321,9 +322,15 @@ def condition_dem(values: np.ndarray, cell: tuple[float, float] = (1.0, 1.0)) ->
     done[0] = True
     spill_level[0] = -np.inf
     heap: list[tuple[float, int, int, int, int]] = []
+    # the lowest level queued for each node: an entry no lower, pushed later (a larger counter), can never be the
+    # one a node is taken from, so it is not pushed (the same spill levels and saddles, fewer heap steps)
+    queued = [math.inf] * n_nodes
     counter = 0
     for e in range(start_l[0], start_l[1]):
-        heap.append((lvl_l[e], counter, dst_l[e], cdst_l[e], csrc_l[e]))
+        other, level = dst_l[e], lvl_l[e]
+        if not level >= queued[other]:  # NaN is pushed, as before
+            queued[other] = level
+            heap.append((level, counter, other, cdst_l[e], csrc_l[e]))
         counter += 1
     heapq.heapify(heap)
     while heap:
@@ -338,7 +345,11 @@ def condition_dem(values: np.ndarray, cell: tuple[float, float] = (1.0, 1.0)) ->
             other = dst_l[e]
             if not done[other]:
                 counter += 1
-                heapq.heappush(heap, (max(lvl_l[e], level), counter, other, cdst_l[e], csrc_l[e]))
+                edge = lvl_l[e]
+                up = level if level > edge else edge  # max(edge, level), the same float
+                if not up >= queued[other]:
+                    queued[other] = up
+                    heapq.heappush(heap, (up, counter, other, cdst_l[e], csrc_l[e]))
     return ConditionedDem(z, recv, sink, node, pits, spill_level, spill_from, spill_to)
 
 
