@@ -3,7 +3,7 @@
 Each run is a fresh ``python -m stormwater_plugin batch`` child of this
 script (the same process tree), so both pay the same imports. Bytecode: the
 machine sets ``PYTHONDONTWRITEBYTECODE=1``, which would make every child
-recompile the package; the script compiles the package once into a private
+recompile the package; the script compiles the package, the standard library and the site packages once into a private
 ``PYTHONPYCACHEPREFIX`` (``out/bench/pycache``) with ``compileall`` and
 hands that prefix to every child, so no run pays for compiling.
 
@@ -31,6 +31,7 @@ import resource
 import shutil
 import subprocess
 import sys
+import sysconfig
 import time
 from pathlib import Path
 
@@ -54,7 +55,10 @@ def _env(prefix: Path) -> dict[str, str]:
 def _precompile(prefix: Path) -> None:
     import site
 
-    paths = [str(ROOT / "stormwater_plugin")] + [p for p in site.getsitepackages() if Path(p).is_dir()]
+    # With PYTHONPYCACHEPREFIX set, Python ignores every __pycache__ beside the sources (Debian's precompiled
+    # dist-packages and the standard library included): all of them go into the prefix, or each child recompiles them.
+    roots = [sysconfig.get_paths()["stdlib"], *site.getsitepackages(), *(p for p in sys.path if p.endswith("-packages"))]
+    paths = [str(ROOT / "stormwater_plugin")] + sorted({p for p in roots if Path(p).is_dir()})
     subprocess.run([sys.executable, "-m", "compileall", "-q", "-j", "0", *paths], env=_env(prefix), check=False,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
