@@ -168,7 +168,8 @@ def build_result_layers(result: CheckResult, inputs: SiteInputs, crs: QgsCoordin
     near = notice.within_radius
     if parcels is not None and near:
         listed = notice.listed_parcels
-        geom_of = {pid: g for pid, g in zip(parcels.ids, parcels.geoms) if g is not None}
+        wanted = {n["id"] for n in near}  # the parcels within the radius only: the layer may hold 50,000 (issue 24 item 5)
+        geom_of = {pid: g for pid, g in zip(parcels.ids, parcels.geoms) if pid in wanted and g is not None}
         radius = notice.radius_ft if notice.radius_ft is not None else 500
         layer = memory_layer("polygon", f"Parcels within {radius:g} ft (to notify highlighted)", crs, PARCEL_FIELD_SPECS)
         rows = []
