@@ -17,6 +17,7 @@ in every rule of the pack.
 from __future__ import annotations
 
 import json
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
@@ -384,12 +385,33 @@ def _subdivision(d: Mapping[str, Any] | None, source_file: str, version: str) ->
     )
 
 
+#: Packs read, by file: (path, modification time ns, size) to the pack. A pack is frozen, so one object serves every caller.
+_PACKS: dict[tuple[str, int, int], RulePack] = {}
+_PACKS_LOCK = threading.Lock()
+
+
 def load_pack(jurisdiction: str) -> RulePack:
-    """Load the bundled pack of a jurisdiction (``lgpc``, ``lake-george``, ``mamakating``)."""
+    """Load the bundled pack of a jurisdiction (``lgpc``, ``lake-george``, ``mamakating``).
+
+    Read and validated once per file version (its path, modification time
+    and size): the dock asks for the pack several times per review (issue 24
+    item 5: each read cost ~6 ms on the main thread). Thread-safe.
+    """
     if jurisdiction not in JURISDICTIONS:
         raise PackError(f"unknown jurisdiction '{jurisdiction}': choose one of {', '.join(JURISDICTIONS)}")
     path = PACK_DIR / f"{jurisdiction}.json"
-    return load_pack_file(path)
+    try:
+        st = path.stat()
+    except OSError:
+        return load_pack_file(path)  # raises the PackError naming the file
+    key = (str(path), st.st_mtime_ns, st.st_size)
+    with _PACKS_LOCK:
+        pack = _PACKS.get(key)
+    if pack is None:
+        pack = load_pack_file(path)
+        with _PACKS_LOCK:
+            _PACKS[key] = pack
+    return pack
 
 
 def load_pack_file(path: Path | str) -> RulePack:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Sequence
 
 from qgis.core import Qgis, QgsApplication, QgsMessageLog, QgsProject
 from qgis.PyQt.QtCore import QTimer
@@ -323,9 +323,9 @@ class DockController(_Base):
         was_dirty = project.isDirty()
         self._restoring = True
         try:
-            self.show_result(result, snap, result.jurisdiction, start_moves=False, review=task.review)
+            # the saved moves go in with the result: the findings table is built once, not again for the moves
+            self.show_result(result, snap, result.jurisdiction, start_moves=False, review=task.review, moves=task.moves)
             if task.moves:
-                self.session.set_moves(task.moves, self.overrides.overrides)
                 # the arrows too: the result layers (moves included) are rebuilt from the saved review, never kept as scratch layers
                 layer = moves_layer(self.moves, snap.crs)
                 if layer is not None:
@@ -362,14 +362,19 @@ class DockController(_Base):
             c["resolved"], c["new"], c["still_open"], c["changed"]), Qgis.MessageLevel.Info)
         return cmp
 
-    def show_result(self, result: CheckResult, snap: Snapshot, jurisdiction: str, start_moves: bool = True, review: Review | None = None) -> None:
-        """Draw the result layers and fill the findings table (``review``: the result's review built in the task, given the decisions here)."""
+    def show_result(self, result: CheckResult, snap: Snapshot, jurisdiction: str, start_moves: bool = True, review: Review | None = None,
+                    moves: Sequence[Move] = ()) -> None:
+        """Draw the result layers and fill the findings table.
+
+        ``review``: the result's review built in the task, given the decisions
+        here; ``moves``: moves already known (a restored review's), shown with it.
+        """
         self._kept_this_result = False
-        self.session.set_result(result, snap, self.overrides.overrides, review=review)
+        self.session.set_result(result, snap, self.overrides.overrides, review=review, moves=moves)
         layers = build_result_layers(result, snap.inputs, snap.crs)
         add_to_project(layers, jurisdiction)
         set_decisions(self.doc, jurisdiction)
-        self.findings.set_result(result, self.doc)
+        self.findings.set_result(result, self.doc, moves=self.moves)
         self._update_decision_buttons()
         self._keep_review()
         self.layers_box.setCollapsed(True)  # room for the findings; one click brings the layers back

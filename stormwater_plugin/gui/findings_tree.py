@@ -133,13 +133,13 @@ class FindingsTree(QWidget):
 
     # -- data -------------------------------------------------------------------
 
-    def set_result(self, result: CheckResult | None, doc: Mapping[str, Any] | None = None) -> None:
-        """Show a new result (``None`` clears); ``doc`` is its annotated findings.json (keys, decisions, stale)."""
+    def set_result(self, result: CheckResult | None, doc: Mapping[str, Any] | None = None, moves: Sequence[Move] = ()) -> None:
+        """Show a new result (``None`` clears); ``doc`` is its annotated findings.json (keys, decisions, stale), ``moves`` its known moves."""
         if result is not None and (self.result is None or self.result.jurisdiction != result.jurisdiction or not self.titles):
             self.titles = _rule_titles(result.jurisdiction)
         self.result = result
         self.subject_filter = None
-        self.moves = []
+        self.moves = list(moves)
         self._take_review(doc)
         self.refresh()
 

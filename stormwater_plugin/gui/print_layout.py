@@ -12,6 +12,8 @@ is drawn by QGIS's own background map renderer, :func:`map_render_task`
 the drawing runs in a task, as the map canvas does), and :func:`layout_for_pdf`
 exports a copy of the layout whose map frame shows that drawing. QGIS rasterises
 this map at 300 dpi when it exports it anyway (its layers use transparency).
+The legend's filter by the map's content is tested in a task too
+(:mod:`.legend_filter`), on the same map settings (:func:`map_settings`).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from qgis.core import (
     QgsLayoutSize,
     QgsLegendStyle,
     QgsMapRendererTask,
+    QgsMapSettings,
     QgsPrintLayout,
     QgsProject,
     QgsRasterLayer,
@@ -282,6 +285,19 @@ def map_render_task(layout: QgsPrintLayout, image: Path, dpi: float = MAP_DPI) -
     RuntimeError
         When the layout has no map frame.
     """
+    settings = map_settings(layout, dpi)
+    # an uncompressed BMP: written in the task, read back on the main thread in milliseconds
+    return QgsMapRendererTask(settings, str(image), Path(image).suffix.lstrip(".").upper() or "BMP")
+
+
+def map_settings(layout: QgsPrintLayout, dpi: float = MAP_DPI) -> QgsMapSettings:
+    """The map settings the layout's map frame exports with at ``dpi`` (layers, styles, labels, extent, scale, background).
+
+    Raises
+    ------
+    RuntimeError
+        When the layout has no map frame.
+    """
     item = map_item(layout)
     if item is None:
         raise RuntimeError("the print layout has no map frame")
@@ -289,17 +305,24 @@ def map_render_task(layout: QgsPrintLayout, image: Path, dpi: float = MAP_DPI) -
     px = QSizeF(round(size_mm.width() / 25.4 * dpi), round(size_mm.height() / 25.4 * dpi))
     settings = item.mapSettings(item.extent(), px, dpi, True)
     settings.setBackgroundColor(item.backgroundColor())
-    # an uncompressed BMP: written in the task, read back on the main thread in milliseconds
-    return QgsMapRendererTask(settings, str(image), Path(image).suffix.lstrip(".").upper() or "BMP")
+    return settings
 
 
 def layout_for_pdf(layout: QgsPrintLayout, image: Path) -> QgsPrintLayout:
     """A copy of ``layout`` (not in any layout manager) whose map frame shows ``image``, the map drawn by :func:`map_render_task`.
 
     The map item stays in the copy, hidden, so the scale bar, the north arrow
-    and the legend keep following it; nothing is rendered here.
+    and the legend keep following it; nothing is rendered here. The dock makes
+    the copy (``layout.clone()``) and adds the picture (:func:`show_map_picture`)
+    in two steps.
     """
     copy = layout.clone()
+    show_map_picture(copy, image)
+    return copy
+
+
+def show_map_picture(copy: QgsPrintLayout, image: Path) -> None:
+    """Show ``image`` in the map frame of ``copy`` (a picture item over the frame, the map item hidden; the image is loaded here)."""
     item = map_item(copy)
     if item is None:
         raise RuntimeError("the print layout has no map frame")
@@ -317,7 +340,6 @@ def layout_for_pdf(layout: QgsPrintLayout, image: Path) -> QgsPrintLayout:
     picture.setBackgroundColor(item.backgroundColor())
     copy.moveItemToBottom(picture)
     item.setVisibility(False)
-    return copy
 
 
 def prepare_legend(layout: QgsPrintLayout) -> None:
@@ -325,7 +347,9 @@ def prepare_legend(layout: QgsPrintLayout) -> None:
 
     QGIS filters a legend by its map (``setLegendFilterByMapEnabled``) when the
     legend is first painted; painting the legends alone, small, into a throwaway
-    image does that, so the export that follows only draws them.
+    image does that, on this thread, so the export that follows only draws them.
+    The dock tests the legend in a task instead (:mod:`.legend_filter`) and
+    comes here only when that test failed.
     """
     from qgis.PyQt.QtGui import QImage, QPainter
 

@@ -194,7 +194,7 @@ class ExportTask(QgsTask):
             self.discard()
 
 
-#: The layout steps under way (kept alive between their event-loop turns).
+#: The layout steps under way (kept alive between their event-loop turns), and their legend tasks until they finish.
 _RUNNING: set[Any] = set()
 #: Milliseconds between two layout steps: a zero timer can run the next step before the desktop repaints.
 _STEP_GAP_MS = 20
@@ -205,14 +205,16 @@ class LayoutExport(QObject):
 
     QGIS's layouts are not thread-safe, so the layout is built, copied and
     exported on the main thread, each step in its own turn of the event loop;
-    what takes time, drawing the map's layers, runs in QGIS's map renderer task
-    (:func:`~.print_layout.map_render_task`), and the exported copy shows that
-    drawing (:func:`~.print_layout.layout_for_pdf`). Steps:
+    what takes time runs in tasks: drawing the map's layers in QGIS's map
+    renderer task (:func:`~.print_layout.map_render_task`; the exported copy
+    shows that drawing, :func:`~.print_layout.layout_for_pdf`), and the legend's
+    filter by the map's content, a hit test over every feature under the map,
+    in :class:`~.legend_filter.LegendHitTask`. Steps:
 
     1. build the layout and add it to the project's layout manager (the reviewer opens it), then its legend;
-    2. prepare the map renderer task and start it;
-    3. when it has drawn the map: copy the layout with the drawing as its map;
-    4. filter the copy's legend by the map's content (QGIS does it when the legend is first painted);
+    2. start the map renderer task and the legend's hit test;
+    3. when both tasks are done: copy the layout, then show the drawing in the copy's map frame;
+    4. give the copy's legend the entries the hit test found (QGIS's own filter on this thread only if the test failed);
     5. export the copy to ``pdf``.
 
     ``on_done(layout, error)`` runs on the main thread at the end: ``layout``
@@ -237,6 +239,11 @@ class LayoutExport(QObject):
         self.layout: Any = None
         self.copy: Any = None
         self.map_task: Any = None
+        self.legend_task: Any = None
+        #: Legend keys per layer id from the hit test (``None``: not tested, or the test failed).
+        self.legend_keys: dict[str, set[str]] | None = None
+        #: What step 3 waits for: the map drawn, the legend tested.
+        self._waiting: set[str] = set()
         self.work_dir: Path | None = None
         self.cancelled = False
         self.done = False
@@ -251,12 +258,13 @@ class LayoutExport(QObject):
             return
         self.cancelled = True
         self.done = True
-        task, self.map_task = self.map_task, None
-        if task is not None:
-            try:
-                task.cancel()
-            except RuntimeError:  # the task manager has deleted it already
-                pass
+        for task in (self.map_task, self.legend_task):
+            if task is not None:
+                try:
+                    task.cancel()
+                except RuntimeError:  # the task manager has deleted it already
+                    pass
+        self.map_task = self.legend_task = None
         self._cleanup()
         if self.on_cancel is not None:
             try:
@@ -302,11 +310,24 @@ class LayoutExport(QObject):
 
         from qgis.core import QgsApplication
 
+        from .legend_filter import LegendHitTask, legend_layers  # lazy: as this module's layout classes, only when a layout is exported
+
         self.work_dir = Path(tempfile.mkdtemp(prefix=".stormwater-map-"))
         task = print_layout.map_render_task(self.layout, self.work_dir / "map.bmp")
         task.renderingComplete.connect(self._drawn)
         task.errorOccurred.connect(self._not_drawn)
         self.map_task = task
+        self._waiting = {"map", "legend"}
+        layers = legend_layers(self.layout)
+        if layers:
+            hits = LegendHitTask(print_layout.map_settings(self.layout), layers)
+            hits.taskCompleted.connect(lambda: self._tested(hits, True))
+            hits.taskTerminated.connect(lambda: self._tested(hits, False))
+            self.legend_task = hits
+            _RUNNING.add(hits)  # a Python task is kept alive until it has finished, even after a cancel
+            QgsApplication.taskManager().addTask(hits)
+        else:
+            self._waiting.discard("legend")
         QgsApplication.taskManager().addTask(task)
 
     def _drawn(self) -> None:
@@ -314,7 +335,7 @@ class LayoutExport(QObject):
             return
         self.map_task = None
         self.progressChanged.emit(96.0)
-        self._next(self._copy)
+        self._ready("map")
 
     def _not_drawn(self, code: int) -> None:
         if self.done:
@@ -322,15 +343,39 @@ class LayoutExport(QObject):
         self.map_task = None
         self._finish(f"the map could not be drawn (QgsMapRendererTask error {code})")
 
+    def _tested(self, task: Any, ok: bool) -> None:
+        """The legend's hit test is over (main thread): keep its keys, or none when it failed (QGIS's filter is then used)."""
+        _RUNNING.discard(task)
+        if self.done or task is not self.legend_task:
+            return
+        self.legend_task = None
+        self.legend_keys = dict(task.keys) if ok and task.error is None else None
+        self._ready("legend")
+
+    def _ready(self, what: str) -> None:
+        self._waiting.discard(what)
+        if not self._waiting:
+            self._next(self._copy)
+
     def _copy(self) -> None:
 
+        # after the tasks, not beside them: the legend's test runs Python, and would share the interpreter with this step
+        self.copy = self.layout.clone()
+        self._next(self._picture)
+
+    def _picture(self) -> None:
+
         assert self.work_dir is not None
-        self.copy = print_layout.layout_for_pdf(self.layout, self.work_dir / "map.bmp")
+        print_layout.show_map_picture(self.copy, self.work_dir / "map.bmp")
         self._next(self._legend)
 
     def _legend(self) -> None:
+        from .legend_filter import apply_legend_hits  # lazy: as in _draw
 
-        print_layout.prepare_legend(self.copy)  # the legend's filter by the map's content, its own step
+        if self.legend_keys is not None:
+            apply_legend_hits(self.copy, self.legend_keys)  # the entries the task found: nothing is tested here
+        else:
+            print_layout.prepare_legend(self.copy)  # the test failed: QGIS's own filter, on this thread
         self._next(self._export)
 
     def _export(self) -> None:
@@ -341,6 +386,12 @@ class LayoutExport(QObject):
     def _cleanup(self) -> None:
         import shutil
 
+        hits, self.legend_task = self.legend_task, None
+        if hits is not None:  # the map failed or the project closed while the legend was tested
+            try:
+                hits.cancel()
+            except RuntimeError:  # the task manager has deleted it already
+                pass
         self.copy = None
         if self.work_dir is not None:
             shutil.rmtree(self.work_dir, ignore_errors=True)

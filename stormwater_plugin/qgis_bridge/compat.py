@@ -4,6 +4,9 @@ PyQt6 has no ``QVariant.Type`` (``QVariant.String`` etc.); QGIS accepts a
 ``QMetaType.Type`` in ``QgsField`` from 3.38 on, and needs the ``QVariant``
 type before that (QGIS 3.22 … 3.36, all PyQt5).
 
+The legend node roles became ``QgsLayerTreeModelLegendNode.CustomRole`` in 3.36
+(``RuleKeyRole`` before).
+
 ``QgsRectangle.setMinimal()`` is deprecated from 3.34 on (``setNull()``), and
 ``QgsLegendStyle.font()``/``setFont()`` from 3.30 on (``textFormat()``); QGIS 3.40
 (Debian 13) warns on both, 3.22 (Debian 12) has only the old calls.
@@ -72,10 +75,21 @@ def set_legend_text_size(style: Any, size_pt: float) -> None:
         style.setFont(font)
 
 
+def legend_rule_key_role() -> int:
+    """The item-data role of a legend node's rule key (``QgsLayerTreeModelLegendNode``), as an int for ``data()``."""
+    from qgis.core import QgsLayerTreeModelLegendNode
+
+    custom = getattr(QgsLayerTreeModelLegendNode, "CustomRole", None)
+    role = getattr(custom, "RuleKey", None) if custom is not None else None
+    if role is None:  # QGIS before 3.36
+        role = QgsLayerTreeModelLegendNode.RuleKeyRole
+    return int(getattr(role, "value", role))
+
+
 def _render_points() -> Any:
     from qgis.core import QgsUnitTypes
 
     return QgsUnitTypes.RenderPoints
 
 
-__all__ = ["FIELD_BOOL", "FIELD_DOUBLE", "FIELD_INT", "FIELD_STRING", "null_rectangle", "set_legend_text_size"]
+__all__ = ["FIELD_BOOL", "FIELD_DOUBLE", "FIELD_INT", "FIELD_STRING", "legend_rule_key_role", "null_rectangle", "set_legend_text_size"]

@@ -111,3 +111,23 @@ def test_a_pack_with_a_negative_distance_is_refused():
 def test_unknown_jurisdiction_is_refused_with_the_choices():
     with pytest.raises(PackError, match="lgpc, lake-george, mamakating"):
         load_pack("saratoga")
+
+
+def test_a_pack_is_read_once_per_file_version(tmp_path, monkeypatch):
+    """load_pack keeps the pack it read (issue 24 item 5: the dock asks for it several times per review) until its file changes."""
+    import os
+
+    from stormwater_plugin.core import rulepack
+
+    for name in ("lgpc.json", "schema.json"):
+        (tmp_path / name).write_text((PACK_DIR / name).read_text(encoding="utf-8"), encoding="utf-8")
+    monkeypatch.setattr(rulepack, "PACK_DIR", tmp_path)
+    first = load_pack("lgpc")
+    assert load_pack("lgpc") is first
+    data = json.loads((tmp_path / "lgpc.json").read_text(encoding="utf-8"))
+    data["title"] = "Edited title"
+    (tmp_path / "lgpc.json").write_text(json.dumps(data), encoding="utf-8")
+    st = (tmp_path / "lgpc.json").stat()
+    os.utime(tmp_path / "lgpc.json", ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))  # a later version even on a coarse clock
+    second = load_pack("lgpc")
+    assert second is not first and second.title == "Edited title"

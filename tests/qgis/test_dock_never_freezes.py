@@ -253,3 +253,59 @@ def test_the_envelope_reads_the_layers_and_the_parcels_dem_in_its_task(iface, qg
         assert b[0] <= need[0] + 1e-6 and b[1] <= need[1] + 1e-6 and b[2] >= need[2] - 1e-6 and b[3] >= need[3] - 1e-6
     finally:
         d.teardown()
+
+
+def test_restoring_a_review_builds_the_findings_table_once_and_reads_no_pack_again(iface, qgis_new_project, tmp_path, monkeypatch):
+    """Issue 24 item 5: the restored review's main-thread step fills the table once (moves included) and reads no rule pack file."""
+    from stormwater_plugin.core import rulepack
+    from stormwater_plugin.gui import findings_tree
+    from stormwater_plugin.gui.dock import ReviewDock
+
+    layers, dem = demo_layers()
+    QgsProject.instance().addMapLayers(list(layers.values()) + [dem])
+    d = ReviewDock(iface)
+    d.jurisdiction.setCurrentIndex(d.jurisdiction.findData("lake-george"))
+    d.roles.z_units.setCurrentIndex(d.roles.z_units.findData("m"))
+    try:
+        d.message = lambda *a, **k: None
+        assert d.run_check() is not None
+        wait_for(lambda: d.task is None)
+        wait_for(lambda: d.moves_task is None)
+        moves = [m.as_dict() for m in d.moves]
+        assert moves  # the demo's violations have moves: the restored table shows them
+        assert QgsProject.instance().write(str(tmp_path / "review.qgz"))
+        rebuilds: list[int] = []
+        packs_read: list[object] = []
+        real_rebuild, real_read = findings_tree.FindingsTree._rebuild, rulepack.load_pack_file
+        real_done = d._restore_done
+        inside = {"on": False}
+
+        def spy_rebuild(self):
+            if inside["on"]:
+                rebuilds.append(1)
+            return real_rebuild(self)
+
+        def spy_read(path):
+            if inside["on"]:
+                packs_read.append(path)
+            return real_read(path)
+
+        def spy_done(task, ticket):
+            inside["on"] = True
+            try:
+                return real_done(task, ticket)
+            finally:
+                inside["on"] = False
+
+        monkeypatch.setattr(findings_tree.FindingsTree, "_rebuild", spy_rebuild)
+        monkeypatch.setattr(rulepack, "load_pack_file", spy_read)
+        monkeypatch.setattr(d, "_restore_done", spy_done)
+        d.session.clear()
+        assert d.restore_review()
+        wait_for(lambda: d.restore_task is None and d.result is not None)
+        assert rebuilds == [1]
+        assert not packs_read, packs_read
+        assert [m.as_dict() for m in d.moves] == moves and d.findings.moves
+    finally:
+        d.teardown()
+        QgsProject.instance().removeAllMapLayers()

@@ -149,3 +149,64 @@ def test_ten_exports_in_a_row(demo_dock, tmp_path):
         assert _pdf_pages(tmp_path / f"pkg{k}" / "layout.pdf") == 1
     names = [lay.name() for lay in QgsProject.instance().layoutManager().printLayouts()]
     assert names == [LAYOUT]
+
+
+def _legend_entries(layout) -> list[tuple[str, list[str]]]:
+    """What the layout's legend draws: each layer's name and its entries (a layer left without entries under the filter is skipped, as QGIS does)."""
+    from qgis.core import QgsLayoutItemLegend
+    from qgis.PyQt.QtCore import Qt
+
+    legend = next(i for i in layout.items() if isinstance(i, QgsLayoutItemLegend))
+    model = legend.model()
+    out = []
+    for node in model.rootGroup().findLayers():
+        nodes = model.layerLegendNodes(node)
+        if not nodes and legend.legendFilterByMapEnabled():
+            continue
+        out.append((node.name(), [str(n.data(Qt.ItemDataRole.DisplayRole) or "") for n in nodes]))
+    return out
+
+
+def test_the_legend_is_filtered_in_a_task_and_keeps_what_qgis_filter_keeps(demo_dock, tmp_path, monkeypatch):
+    """Issue 24 item 5: the legend's hit test (QGIS's filter by map content) runs in a task; layout.pdf's legend is the one QGIS's filter gives."""
+    import threading
+
+    from stormwater_plugin.gui import legend_filter
+
+    threads: list[threading.Thread] = []
+    exported: list[tuple[bool, list]] = []
+    real_run, real_export = legend_filter.LegendHitTask.run, print_layout.export_pdf
+
+    def spy_run(self):
+        threads.append(threading.current_thread())
+        return real_run(self)
+
+    def spy_export(layout, path):
+        from qgis.core import QgsLayoutItemLegend
+
+        legends = [i for i in layout.items() if isinstance(i, QgsLayoutItemLegend)]
+        exported.append((any(lg.legendFilterByMapEnabled() for lg in legends), _legend_entries(layout)))
+        return real_export(layout, path)
+
+    def no_main_thread_filter(layout):
+        raise AssertionError("the legend was filtered on the main thread")
+
+    monkeypatch.setattr(legend_filter.LegendHitTask, "run", spy_run)
+    monkeypatch.setattr(print_layout, "export_pdf", spy_export)
+    monkeypatch.setattr(print_layout, "prepare_legend", no_main_thread_filter)
+    task = demo_dock.export_report(str(tmp_path / "pkg"))
+    wait_for(lambda: demo_dock.export_task is None, timeout=300)
+    assert task.outcome is not None and task.outcome["layout_error"] is None, demo_dock.said
+    assert threads and all(t is not threading.main_thread() for t in threads), threads
+    assert len(exported) == 1
+    filtered_at_export, entries = exported[0]
+    assert not filtered_at_export  # nothing left for QgsLayoutExporter to test on the main thread
+    # QGIS's own filter on the reviewer's layout (the same map), for comparison
+    monkeypatch.undo()
+    reference = QgsProject.instance().layoutManager().layoutByName(LAYOUT).clone()
+    unfiltered = len(_legend_entries(reference))
+    print_layout.prepare_legend(reference)
+    expected = _legend_entries(reference)
+    assert entries == expected
+    assert len(expected) < unfiltered  # the demo has layers with nothing under the map: the test means something
+    assert any("Violation" in labels for _, labels in expected)
