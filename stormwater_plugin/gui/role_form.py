@@ -18,7 +18,7 @@ SCOPE = "stormwater_review"
 
 #: Choices of the DEM elevation-unit combo: (label, value); ``None`` = assume.
 Z_UNIT_CHOICES: tuple[tuple[str, str | None], ...] = (
-    ("Assume the DEM's horizontal unit", None),
+    ("Automatic: the unit the DEM declares, else its horizontal unit", None),
     ("metres", "m"),
     ("feet", "ft"),
     ("US survey feet", "us-ft"),

@@ -39,7 +39,7 @@ DEM_VERTICAL_ACCURACY = "DEM_VERTICAL_ACCURACY"
 
 #: Options of the elevation-unit enum, with the value handed to the bridge.
 Z_UNIT_OPTIONS: tuple[tuple[str, str | None], ...] = (
-    ("Assume the DEM's horizontal unit", None),
+    ("Automatic: the unit the DEM declares, else its horizontal unit", None),
     ("metres", "m"),
     ("feet", "ft"),
     ("US survey feet", "us-ft"),

@@ -12,7 +12,7 @@ from typing import Any
 from qgis.core import QgsProcessingAlgorithm, QgsProcessingException, QgsWkbTypes
 
 from ..qgis_bridge.crs import is_projected, unit_to_ft
-from ..qgis_bridge.dem import z_factor
+from ..qgis_bridge.dem import band_unit, z_factor
 from ..qgis_bridge.polygonize import polygonize_mask
 from ..qgis_bridge.slope_raster import SlopeTiff, dem_grid, ground_to_pixel, row_reader
 from ..qgis_bridge.snapshot import snapshot
@@ -105,7 +105,9 @@ def building_sites(alg: QgsProcessingAlgorithm, req: SlopeRequest, parameters: d
 def slope_map(alg: QgsProcessingAlgorithm, req: SlopeRequest, parameters: dict, context: Any, feedback: Any) -> dict[str, Any]:
     """Map the whole DEM strip by strip, write the map file and the steep areas asked for; returns those outputs and the steep cells' count."""
     warnings: list[Any] = []
-    z_to_ft, note = z_factor(req.z_units, req.dem.crs(), warnings)
+    # the unit the band declares, as the building sites (read_dem) and the command line take it (issue 24 item 8)
+    declared = None if req.z_units else band_unit(req.dem.dataProvider())
+    z_to_ft, note = z_factor(req.z_units, req.dem.crs(), warnings, declared)
     for w in warnings:
         feedback.pushWarning(w.message)
     grid = dem_grid(req.dem)
