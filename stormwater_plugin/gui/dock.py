@@ -68,3 +68,4 @@ class ReviewDock(DockController, ProjectStore, DockView):
         self._project_read_review()
         QgsProject.instance().readProject.connect(self._project_read)
         QgsProject.instance().cleared.connect(self._project_cleared)
+        QgsProject.instance().writeProject.connect(self._save_application_fields)

@@ -388,7 +388,8 @@ class DockController(_Base):
         if loud:  # shown where it is seen, not only under the collapsed "Data warnings" group
             level = Qgis.MessageLevel.Critical if c["violation"] else Qgis.MessageLevel.Warning
             more = self.tr(" ({0} more under 'Data warnings')").format(len(loud) - 1) if len(loud) > 1 else ""
-            text += " " + self.tr("{0} data warning(s) that can change findings: {1}{2}").format(len(loud), loud[0].message, more)
+            # first: the bar shows about two lines, and the counts are in the dock's header anyway
+            text = self.tr("{0} data warning(s) that can change findings: {1}{2}").format(len(loud), loud[0].message, more) + " " + text
         self.message(text, level, 0 if loud else 8)
         stale = len(self.doc.get("stale_overrides", [])) if self.doc else 0
         if stale:
@@ -672,7 +673,9 @@ class DockController(_Base):
         """Disconnect from the project and cancel a running task (plugin unload)."""
         self._torn_down = True
         self.register_panel.teardown()
-        for signal, slot in ((QgsProject.instance().readProject, self._project_read), (QgsProject.instance().cleared, self._project_cleared)):
+        project = QgsProject.instance()
+        for signal, slot in ((project.readProject, self._project_read), (project.cleared, self._project_cleared),
+                             (project.writeProject, self._save_application_fields)):
             try:
                 signal.disconnect(slot)
             except (TypeError, RuntimeError):

@@ -68,6 +68,25 @@ class ProjectStore(_Base):
         self._save_review_fields()
         self.roles.save(project)
 
+    def _save_application_fields(self, *_args: object) -> None:
+        """Store every per-application field as the dock shows it (connected to ``QgsProject.writeProject``).
+
+        QgsProject writes its entries after emitting ``writeProject``, so a value changed after
+        the last run (the DEM unit, an accuracy, the device type…) is saved with the project,
+        not only when the check runs (issue 24 item 3). The roles are left as they were saved: a
+        role whose layer was removed keeps its saved layer id, so it stays flagged.
+        """
+        try:
+            project = QgsProject.instance()
+            project.writeEntry(SCOPE, "jurisdiction", self.jurisdiction.currentData())
+            project.writeEntry(SCOPE, "class", self.project_class.currentData() or "")
+            project.writeEntry(SCOPE, "site_parcel", self.site_parcel.text().strip())
+            project.writeEntry(SCOPE, "device_type", self.device_type.currentData() or "")
+            project.writeEntry(SCOPE, "z_units", self.roles.z_unit() or "")
+            self._save_review_fields()
+        except RuntimeError:  # widgets already deleted (plugin unloading): a slot must never raise
+            pass
+
     def _save_review_fields(self) -> None:
         project = QgsProject.instance()
         project.writeEntry(SCOPE, "reviewer", self.reviewer.text().strip())

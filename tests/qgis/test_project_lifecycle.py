@@ -132,6 +132,29 @@ def test_project_new_clears_every_per_application_setting_and_reopening_restores
     assert d.reference.text() == "APP-2024-018" and d.reviewer.text() == "" and d.result is None
 
 
+def test_fields_changed_after_the_run_are_saved_with_the_project(dock, tmp_path):
+    """The walk-through's order: run, then set the DEM unit, accuracies, class and device type, then Project ▸ Save (no re-run)."""
+    d, path = _reviewed_project(dock, tmp_path)
+    d.accuracy.setText("septic=10, wells=15")
+    d.dem_accuracy.setText("0.5")
+    d.site_parcel.setText("P-7")
+    d.project_class.setCurrentIndex(d.project_class.findData("minor"))
+    d.device_type.setCurrentIndex(1)
+    d.roles.z_units.setCurrentIndex(d.roles.z_units.findData("m"))
+    shown = (d.accuracy.text(), d.dem_accuracy.text(), d.site_parcel.text(), d.project_class.currentData(),
+             d.device_type.currentData(), d.roles.z_unit())
+    assert QgsProject.instance().write(path)  # no save_settings(): the dock stores its fields as the project is written
+    assert not QgsProject.instance().isDirty()
+    QgsProject.instance().clear()
+    _settle(d)
+    assert (d.accuracy.text(), d.dem_accuracy.text(), d.project_class.currentData(), d.roles.z_unit()) == ("", "", None, None)
+    assert QgsProject.instance().read(path)
+    _settle(d)
+    assert (d.accuracy.text(), d.dem_accuracy.text(), d.site_parcel.text(), d.project_class.currentData(),
+            d.device_type.currentData(), d.roles.z_unit()) == shown
+    assert not QgsProject.instance().isDirty()
+
+
 def test_layers_loaded_while_the_dock_is_open_fill_the_empty_roles(dock):
     d = dock()
     assert all(layer is None for layer in d.roles.role_layers().values())
@@ -164,3 +187,4 @@ def test_a_data_warning_that_can_change_findings_reaches_the_message_bar(dock, t
     assert "dem_z_contradicts_lake" in codes
     summary = next(m for m in messages if "violation(s)" in m)
     assert "can change findings" in summary and "ELEVATION UNIT" in summary
+    assert summary.startswith("1 data warning(s) that can change findings: CHECK THE DEM'S ELEVATION UNIT")  # read first, before the counts

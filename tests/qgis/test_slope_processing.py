@@ -262,3 +262,32 @@ def test_slope_map_policy_processing_equals_the_command_line(provider, tmp_path)
     assert valid.sum() > 1000
     assert np.max(np.abs(a[valid] - b[valid])) < 1e-4
     assert out["STEEP_CELLS"] == int(((b >= 5.0) & valid).sum())
+
+
+def test_slope_map_reads_the_unit_the_dem_declares(provider, tmp_path):
+    """Issue 24 item 8 (one policy): "Automatic" takes the band's declared unit for the map too, as the building sites and the CLI do.
+
+    A plane rising 0.3 ft per metre (9.1%) declared in feet: read as metres it would be 30%, every cell steep.
+    """
+    from osgeo import gdal
+    from qgis.core import QgsProcessingFeedback
+
+    path = tmp_path / "plane_ft.tif"
+    write_plane(path, 0.3)
+    ds = gdal.Open(str(path), gdal.GA_Update)
+    ds.GetRasterBand(1).SetUnitType("ft")
+    ds = None
+    dem = QgsRasterLayer(str(path), "plane_ft")
+    import processing
+
+    runs = {}
+    for z_units in (0, 1, 2):  # automatic, metres, feet
+        feedback = QgsProcessingFeedback()
+        params = {"DEM": dem, "BUILDING_SITES": sites_layer(), "Z_UNITS": z_units, "OUTPUT": "memory:", "RAYS": "memory:",
+                  "SLOPE_MAP": str(tmp_path / f"map{z_units}.tif"), "MASK": "memory:", "THRESHOLD_PCT": 15.0}
+        runs[z_units] = (processing.run("stormwater_review:slopeover100ft", params, feedback=feedback), feedback.textLog())
+    auto, auto_warnings = runs[0]
+    assert "assumed" not in auto_warnings, auto_warnings
+    assert auto["STEEP_CELLS"] == runs[2][0]["STEEP_CELLS"] == 0
+    assert runs[1][0]["STEEP_CELLS"] > 1000  # the same file read as metres: the unit matters here
+    assert np.array_equal(_read(auto["SLOPE_MAP"]), _read(runs[2][0]["SLOPE_MAP"]))
