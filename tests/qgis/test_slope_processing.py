@@ -221,7 +221,7 @@ def test_a_building_site_with_no_geometry_is_undetermined_not_a_crash(provider, 
 
 
 def test_slope_rays_and_mask_load_with_the_dock_styles(provider, tmp_path, layer_tree_view):
-    """Issue 24 item 9: loaded slope rays carry the ray colours and the steepest ray's label; the mask its fill."""
+    """Issue 24 item 9: loaded slope rays carry the ray colours and the steepest ray's label; the mask its fill; the sites their status colours."""
     import processing
 
     dem = write_plane(tmp_path / "plane_styled.tif", 0.2)
@@ -236,6 +236,17 @@ def test_slope_rays_and_mask_load_with_the_dock_styles(provider, tmp_path, layer
         assert rays.renderer().type() == "RuleRenderer" and rays.labelsEnabled()
         mask = loaded.get(2)
         assert mask is not None and mask.renderer().symbol().symbolLayer(0).fillColor().alpha() < 255
+        sites_out = loaded[0]  # points: coloured by status, labelled with id and slope
+        assert sites_out.renderer().type() == "RuleRenderer" and sites_out.labelsEnabled()
+        from qgis.core import QgsRenderContext
+
+        ctx = QgsRenderContext()
+        sites_out.renderer().startRender(ctx, sites_out.fields())
+        try:
+            for f in sites_out.getFeatures():
+                assert sites_out.renderer().symbolsForFeature(f, ctx), f"{f['id']} ({f['status']}) is drawn with no symbol"
+        finally:
+            sites_out.renderer().stopRender(ctx)
     finally:
         QgsProject.instance().removeAllMapLayers()
 
