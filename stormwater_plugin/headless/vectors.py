@@ -16,15 +16,16 @@ from typing import Any
 
 import fiona
 import numpy as np
-import shapely
 from shapely.geometry import shape
 
 from ..core.model import ROLES, FeatureLayer, Warning_
 from ..core.units import feet_per_unit
 from ..services.intake import (
-    CONTEXT_FLOOR_FT,
     CONTEXT_ROLES,
+    FILTER_MIN_FEATURES,
     MAX_LISTED,
+    context_window,
+    finite_reach_ft,
     match_fields,
     outside_area_of_use,
     role_reaches_ft,
@@ -38,7 +39,6 @@ from ..services.placement_layers import (
     misplaced_warning,
 )
 from ..services.run_warnings import reprojected_warnings
-from ..services.working_crs import site_geometries
 from .crs import _transform_box, _wgs84, area_of_use, choose_working_crs, crs_from_wkt
 from .errors import InputError
 from .frames import ROLE_ID_FIELDS, VectorFrame, _clean_attr, _identity, _mark_non_finite
@@ -246,10 +246,6 @@ def _feature_geometry(g: Any, shape: Any) -> Any:
             return None
 
 
-#: Context layers of up to this many features are read whole (two filtered queries cost more than reading them).
-FILTER_MIN_FEATURES: int = 1000
-
-
 @dataclass
 class _Piece:
     """One source of a role as read: its features in the working CRS, or why they cannot be measured."""
@@ -373,13 +369,12 @@ def _read_vectors(
     if deferred:
         assert reaches is not None
         plan_layers = usable({r: v for r, v in pieces.items() if r not in CONTEXT_ROLES})
-        anchor = site_geometries(plan_layers, site_parcel_id)
-        near = anchor + [g for r, lay in plan_layers.items() if r != "parcels" for g in lay.geoms]
-        box = shapely.total_bounds(np.array(near, dtype=object)) if near else None
+        # A trace of unlimited length runs over the DEM only: no target beyond the raster's edge can be reached.
+        dem_box = _transform_box(dem_extent, dem_crs, crs) if dem_extent is not None else None
+        finite = finite_reach_ft(reaches)
         for role, pcs in pieces.items():
             if role not in CONTEXT_ROLES:
                 continue
-            reach_u = reaches[role] / ft_unit
             for pc in pcs:
                 p = pc.probe
                 if pc.misplaced is not None:
@@ -388,18 +383,9 @@ def _read_vectors(
                         to_working(role, pc)
                     continue
                 window = None
-                if box is not None and p.count > FILTER_MIN_FEATURES:
-                    if math.isfinite(reach_u):
-                        grown = (box[0] - reach_u, box[1] - reach_u, box[2] + reach_u, box[3] + reach_u)
-                        window = _transform_box(grown, crs, p.crs)
-                    elif dem_extent is not None:
-                        # A trace of unlimited length runs over the DEM only: no target beyond the raster's edge can be reached.
-                        dem_box = _transform_box(dem_extent, dem_crs, crs)
-                        finite = max(CONTEXT_FLOOR_FT, *(v for v in reaches.values() if math.isfinite(v))) / ft_unit
-                        if dem_box is not None:
-                            grown = (min(dem_box[0], box[0] - finite), min(dem_box[1], box[1] - finite),
-                                     max(dem_box[2], box[2] + finite), max(dem_box[3], box[3] + finite))
-                            window = _transform_box(grown, crs, p.crs)
+                if p.count > FILTER_MIN_FEATURES:  # the one window both readers use (services.intake)
+                    box = context_window(plan_layers, site_parcel_id, reaches[role], finite, ft_unit, dem_box)
+                    window = _transform_box(box, crs, p.crs) if box is not None else None
                 pc.frame = _read_frame(p.src, bbox=window, skipped=p.skipped, opened=p.coll)
                 pc.filtered = window is not None
                 to_working(role, pc)

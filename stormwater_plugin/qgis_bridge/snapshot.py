@@ -20,9 +20,13 @@ from ..core.engine import SiteInputs
 from ..core.model import PROJECT_CLASSES, ROLES, FeatureLayer, Warning_
 from ..core.units import normalise_z_unit
 from ..services.dem_window import dem_window
-from ..services.intake import (  # the roles read around the site, as the command line
+from ..services.intake import (  # the roles read around the site and the window they are read over, as the command line
+    CONTEXT_FLOOR_FT,
     CONTEXT_ROLES,
+    FILTER_MIN_FEATURES,
     MAX_LISTED,
+    context_window,
+    dem_cell_ft,
     role_reaches_ft,
 )
 from ..services.placement import plan_placement_problem
@@ -33,7 +37,6 @@ from ..services.placement_layers import (
 from ..services.run_warnings import reprojected_warnings
 from ..services.site_source import SiteRead, working_crs_text
 from ..services.site_template import TemplateError, empty_template_problem, read_statements, undrawn_note, undrawn_roles
-from ..services.working_crs import site_geometries
 from .crs import choose_working_crs, crs_label, site_ground_scale, unit_to_ft
 from .dem import QgisDemSource, read_dem
 from .layer_parts import RoleLayerStatus, resolve_parts
@@ -116,12 +119,6 @@ def declared_z_unit(dem_layer: Any) -> str | None:
     except Exception:  # no GDAL bindings, an unreadable source: the unit is then assumed and said so
         return None
     return normalise_z_unit(unit)
-
-
-#: Context layers of up to this many features are read whole (two filtered requests cost more than reading them).
-FILTER_MIN_FEATURES: int = 1000
-#: Least distance around the site and the plan that context is read over, feet (as the command line).
-CONTEXT_FLOOR_FT: float = 500.0
 
 
 class DetachedSource:
@@ -312,7 +309,7 @@ def context_reaches_ft(pack: Any, cell_ft: float) -> dict[str, float]:
 
 
 def _dem_cell_ft(dem: DemInfo) -> float:
-    return dem.px * (unit_to_ft(dem.crs) if not dem.crs.isGeographic() else 364_000.0)  # degrees: an upper bound at New York's latitudes
+    return dem_cell_ft(dem.px, None if dem.crs.isGeographic() else unit_to_ft(dem.crs))
 
 
 def _dem_box(dem: DemInfo, working: Any, context: Any) -> tuple[float, float, float, float]:
@@ -320,35 +317,6 @@ def _dem_box(dem: DemInfo, working: Any, context: Any) -> tuple[float, float, fl
 
     r = QgsCoordinateTransform(dem.crs, working, context).transformBoundingBox(dem.extent) if dem.crs != working else dem.extent
     return r.xMinimum(), r.yMinimum(), r.xMaximum(), r.yMaximum()
-
-
-def context_window(
-    plan_layers: Mapping[str, FeatureLayer], reach_ft: float, u: float, site: str | None, dem_box: tuple[float, float, float, float] | None,
-    finite_ft: float,
-) -> tuple[float, float, float, float] | None:
-    """The box (working CRS) a context role is read over; ``None``: the whole layer.
-
-    The site (its parcel, else the plan) and the plan's features but the
-    parcels, grown by ``reach_ft``: any feature within reach of one of them
-    meets it. ``reach_ft`` infinite (a trace of unlimited length, which runs on
-    the DEM only): the DEM's extent joined to that box grown by ``finite_ft``;
-    without a DEM, ``None``.
-    """
-
-    near = site_geometries(plan_layers, site) + [g for r, lay in plan_layers.items() if r != "parcels" for g in lay.geoms
-                                                 if g is not None and not g.is_empty]
-    if not near:
-        return None
-    b = shapely.total_bounds(np.array(near, dtype=object))
-    if not np.all(np.isfinite(b)):
-        return None
-    if math.isfinite(reach_ft):
-        m = reach_ft / u
-        return (b[0] - m, b[1] - m, b[2] + m, b[3] + m)
-    if dem_box is None:
-        return None
-    m = finite_ft / u
-    return (min(dem_box[0], b[0] - m), min(dem_box[1], b[1] - m), max(dem_box[2], b[2] + m), max(dem_box[3], b[3] + m))
 
 
 def _read(plan: SnapshotPlan, feedback: Any, progress: Callable[[float], None] | None) -> Snapshot:
@@ -426,7 +394,7 @@ def _read(plan: SnapshotPlan, feedback: Any, progress: Callable[[float], None] |
                 continue
             rect = None
             if counts[r] > FILTER_MIN_FEATURES:
-                rect = context_window(plan_layers, reaches[r], u, site, dem_box, finite)
+                rect = context_window(plan_layers, site, reaches[r], finite, u, dem_box)
             layers[r] = read_features(sources[r], r, working, context, warnings, feedback, rect=rect)
             moved(r)
             if rect is not None and len(layers[r]) < counts[r]:  # the command line's warning, in its words
@@ -537,8 +505,8 @@ def snapshot(
         The rules: the DEM is read over the window they need
         (:func:`~stormwater_plugin.services.dem_window.dem_window`, the command
         line's policy), and a context role (:data:`CONTEXT_ROLES`) of more than
-        :data:`FILTER_MIN_FEATURES` features only around the site and the plan
-        (:func:`context_window`); without it, every feature, and the DEM
+        :data:`~stormwater_plugin.services.intake.FILTER_MIN_FEATURES` features only around the site and the plan
+        (:func:`~stormwater_plugin.services.intake.context_window`); without it, every feature, and the DEM
         around the plan roles plus :data:`DEM_MARGIN_FT`.
 
     Notes
