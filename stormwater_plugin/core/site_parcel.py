@@ -19,6 +19,7 @@ import shapely
 
 from .checks.affected import attr, impervious_status
 from .checks.context import id_key, joined_ids, truthy
+from .errors import StormwaterError
 from .model import FeatureLayer, Warning_
 
 #: Roles whose features vote for the site parcel when none is named or flagged (each feature counted once, at a point on it).
@@ -27,7 +28,7 @@ PLAN_FEATURE_ROLES: tuple[str, ...] = ("building_sites", "devices")
 WORK_ROLES: tuple[str, ...] = ("devices", "building_sites", "disturbance", "clearing", "impervious")
 
 
-class UnknownSiteParcel(LookupError):
+class UnknownSiteParcel(LookupError, StormwaterError):
     """``--site-parcel`` names no parcel."""
 
 

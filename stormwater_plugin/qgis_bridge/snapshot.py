@@ -8,7 +8,6 @@ inputs the command line's file reader gives, for the same use case
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
@@ -21,12 +20,12 @@ from ..core.model import PROJECT_CLASSES, ROLES, FeatureLayer, Warning_
 from ..core.units import normalise_z_unit
 from ..services.dem_window import dem_window
 from ..services.intake import (  # the roles read around the site and the window they are read over, as the command line
-    CONTEXT_FLOOR_FT,
     CONTEXT_ROLES,
     FILTER_MIN_FEATURES,
     MAX_LISTED,
     context_window,
     dem_cell_ft,
+    finite_reach_ft,
     role_reaches_ft,
 )
 from ..services.placement import plan_placement_problem
@@ -37,7 +36,7 @@ from ..services.placement_layers import (
 from ..services.run_warnings import reprojected_warnings
 from ..services.site_source import SiteRead, working_crs_text
 from ..services.site_template import TemplateError, empty_template_problem, read_statements, undrawn_note, undrawn_roles
-from .crs import choose_working_crs, crs_label, site_ground_scale, unit_to_ft
+from .crs import choose_working_crs, crs_label, site_ground_scale, site_working_crs, unit_to_ft
 from .dem import QgisDemSource, read_dem
 from .layer_parts import RoleLayerStatus, resolve_parts
 from .layer_place import (
@@ -349,13 +348,13 @@ def _read(plan: SnapshotPlan, feedback: Any, progress: Callable[[float], None] |
     moves: list[tuple[str, str]] = []  # (role, source CRS) of each layer transformed (services.run_warnings words them)
     role_warnings: dict[str, list[Warning_]] = {}
 
-    def read_misplaced(r: str) -> None:
+    def read_misplaced(r: str, into: list[Warning_]) -> None:
         # read only to name its features (the command line's MAX_LISTED); in its own CRS when its coordinates do not fit it
         own = source_crs(sources[r])
         if counts[r] > MAX_LISTED:
             raw[r] = None
             return
-        raw[r] = read_features(sources[r], r, own if r in misfit else working, context, warnings, feedback)
+        raw[r] = read_features(sources[r], r, own if r in misfit else working, context, into, feedback)
         moved(r)
 
     def moved(r: str) -> None:
@@ -363,14 +362,33 @@ def _read(plan: SnapshotPlan, feedback: Any, progress: Callable[[float], None] |
         if crs.isValid() and crs != working:
             moves.append((r, crs.authid() or crs.toProj()))
 
-    for r in ordered:  # the plan first: it places the context's window
-        if r in misfit:
-            read_misplaced(r)
-            step(r)
-        elif not (filtered and r in CONTEXT_ROLES):
-            layers[r] = read_features(sources[r], r, working, context, warnings, feedback)
-            moved(r)
-            step(r)
+    def read_plan(into: list[Warning_], first: bool) -> None:
+        for r in ordered:  # the plan first: it locates the site and places the context's window
+            if r in misfit:
+                read_misplaced(r, into)
+            elif not (filtered and r in CONTEXT_ROLES):
+                layers[r] = read_features(sources[r], r, working, context, into, feedback)
+                moved(r)
+            else:
+                continue
+            if first:
+                step(r)
+
+    plan_warnings: list[Warning_] = []
+    read_plan(plan_warnings, True)
+    # The UTM zone of the site's centre, as the command line takes it (services.working_crs.site_lonlat): the plan was read in
+    # the zone of the layers' extents, and is read again in the site's when the two differ (a site by a zone boundary).
+    by_site = site_working_crs(dem_crs, layers, working, plan.site, context)
+    if by_site is not None:
+        if by_site[0] != working:
+            working = by_site[0]
+            layers.clear()
+            raw.clear()
+            moves.clear()
+            plan_warnings = []
+            read_plan(plan_warnings, False)
+        reason = by_site[1]
+    warnings.extend(plan_warnings)
     site = plan.site
     reasons = _placement(sources, ordered, misfit, layers, plan.pack, plan.dem, working, context, site, source_crs_names(sources))
     for r in ordered:  # a plan layer far from the rest of the plan: misplaced, each of its features named (read whole, as the command line)
@@ -382,19 +400,19 @@ def _read(plan: SnapshotPlan, feedback: Any, progress: Callable[[float], None] |
     if filtered:
         cell_ft = _dem_cell_ft(plan.dem) if plan.dem is not None else 0.0
         reaches = context_reaches_ft(plan.pack, cell_ft)
-        finite = max([CONTEXT_FLOOR_FT] + [v for v in reaches.values() if math.isfinite(v)])
+        finite = finite_reach_ft(role_reaches_ft(plan.pack, cell_ft))
         dem_box = _dem_box(plan.dem, working, context) if plan.dem is not None else None
         plan_layers = dict(layers)
         for r in ordered:
             if r not in CONTEXT_ROLES or r in misfit:
                 continue
             if reasons.get(r) is not None:
-                read_misplaced(r)
+                read_misplaced(r, warnings)
                 step(r)
                 continue
             rect = None
             if counts[r] > FILTER_MIN_FEATURES:
-                rect = context_window(plan_layers, site, reaches[r], finite, u, dem_box)
+                rect = context_window(plan_layers, site, reaches[r], finite, unit_to_ft(working), dem_box)  # the command line's window
             layers[r] = read_features(sources[r], r, working, context, warnings, feedback, rect=rect)
             moved(r)
             if rect is not None and len(layers[r]) < counts[r]:  # the command line's warning, in its words
