@@ -12,11 +12,9 @@ import importlib
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-import numpy as np
 import shapely
 
 from .accuracy import apply_accuracy
-from .checks.affected import attr, impervious_status
 from .checks.classification import classify
 from .checks.context import CheckContext, id_key, joined_ids, truthy
 from .checks.shoreline import shoreline_as_lines
@@ -39,6 +37,7 @@ from .model import (
 )
 from .raster import ElevationGrid
 from .rulepack import Rule, RulePack
+from .site_parcel import find_site_parcels
 from .terrain.plausibility import lake_surfaces, shoreline_elevation_warning
 from .vocabulary import normalise_layer
 
@@ -102,107 +101,6 @@ def _handler(kind: str) -> Callable[..., Any]:
 KIND_HANDLERS: dict[str, Handler] = {kind: _handler(kind) for kind, spec in KINDS.items() if spec.run_by == "engine"}
 #: The neighbour list's handler (its own signature: it also takes the site parcels and returns the list).
 _NOTIFY: Callable[[CheckContext, Rule, list[int] | None], NotificationBlock] = _handler("neighbour_notification")
-
-
-def find_site_parcels(
-    parcels: FeatureLayer | None, site_id: str | None, layers: dict[str, FeatureLayer], warnings: list[Warning_]
-) -> list[int]:
-    """Indices of the site parcel(s), in id order.
-
-    ``--site-parcel``, else ``is_site``, else the only parcel, else the one
-    holding the most proposed features; then every other parcel holding
-    proposed work (:func:`work_parcels`): each lot included in the proposed
-    project is part of the site (646-4.13(a)(5)).
-    """
-    named = _named_site_parcels(parcels, site_id, layers, warnings)
-    if parcels is None or len(parcels) == 0:
-        return named
-    extra = [i for i in work_parcels(parcels, layers) if i not in set(named)]
-    if extra and not named:
-        warnings.append(Warning_("site_parcel_inferred", f"No parcel is marked as the site: parcel(s) {joined_ids(parcels.ids[i] for i in extra)} "
-                                 "hold proposed work and were taken as the site.", "parcels", tuple(sorted({parcels.ids[i] for i in extra}, key=id_key))))
-    elif extra:
-        ids = joined_ids(parcels.ids[i] for i in extra)
-        warnings.append(
-            Warning_(
-                "site_parcel_widened",
-                f"Proposed work lies on parcel(s) {ids} besides the site parcel {joined_ids(parcels.ids[i] for i in named)}: "
-                "each lot holding proposed work is included in the project, so the site, its neighbours and its notification list include them.",
-                "parcels",
-                tuple(sorted({parcels.ids[i] for i in extra}, key=id_key)),
-            )
-        )
-    return sorted(set(named) | set(extra), key=lambda i: (id_key(parcels.ids[i]), i))
-
-
-def work_parcels(parcels: FeatureLayer, layers: dict[str, FeatureLayer]) -> list[int]:
-    """Indices of the parcels whose interior holds proposed work.
-
-    Proposed work is every device and building site, every disturbance and
-    clearing feature and every impervious feature not marked ``existing``
-    (whatever the geometry type). Work only touching a parcel's edge does
-    not put it in the project.
-    """
-    work: list[Any] = []
-    for role in ("devices", "building_sites", "disturbance", "clearing", "impervious"):
-        layer = layers.get(role)
-        if layer is None:
-            continue
-        for g, a in zip(layer.geoms, layer.attrs):
-            if role == "impervious" and impervious_status(a) == "existing":
-                continue
-            if role == "building_sites" and str(attr(a, "status") or "").strip().lower() == "existing":
-                continue
-            if g is not None and not g.is_empty:
-                work.append(g)
-    if not work:
-        return []
-    tree = shapely.STRtree(parcels.geoms)
-    hits: set[int] = set()
-    for g in work:
-        for j in tree.query(g, predicate="intersects"):
-            j = int(j)
-            if j not in hits and shapely.relate_pattern(parcels.geoms[j], g, "T********"):
-                hits.add(j)
-    return sorted(hits)
-
-
-def _named_site_parcels(
-    parcels: FeatureLayer | None, site_id: str | None, layers: dict[str, FeatureLayer], warnings: list[Warning_]
-) -> list[int]:
-    """The site parcel(s) the plan names: ``--site-parcel``, else ``is_site``, else the only parcel, else the one holding the plan."""
-    if parcels is None or len(parcels) == 0:
-        return []
-    if site_id is not None:
-        hits = [i for i, pid in enumerate(parcels.ids) if pid == str(site_id)]
-        if not hits:
-            raise LookupError(f"--site-parcel {site_id}: no parcel has that id (ids look like {', '.join(parcels.ids[:3])})")
-        return hits
-    flagged = [i for i, a in enumerate(parcels.attrs) if truthy({str(k).lower(): v for k, v in a.items()}.get("is_site"))]
-    if flagged:
-        return flagged
-    if len(parcels) == 1:
-        return [0]
-    plan = [g for role in ("building_sites", "devices") if role in layers for g in layers[role].geoms]
-    if plan:
-        tree = shapely.STRtree(parcels.geoms)
-        counts = np.zeros(len(parcels), dtype=int)
-        for g in plan:
-            for j in tree.query(shapely.point_on_surface(g), predicate="intersects"):
-                counts[int(j)] += 1
-        if counts.max() > 0:
-            # most features, ties to the lowest id: the choice cannot depend on the features' order
-            best = min((i for i in range(len(parcels)) if counts[i] == counts.max()), key=lambda i: (id_key(parcels.ids[i]), i))
-            warnings.append(
-                Warning_(
-                    "site_parcel_inferred",
-                    f"No parcel has is_site set: parcel {parcels.ids[best]} holds the most proposed features and was taken as the site.",
-                    "parcels",
-                    (parcels.ids[best],),
-                )
-            )
-            return [best]
-    return []
 
 
 def prepare_context(inputs: SiteInputs, pack: RulePack, class_override: str | None = None) -> tuple[CheckContext, Any, list[int]]:

@@ -35,7 +35,8 @@ import shapely
 from pyproj import CRS, Transformer
 from shapely.geometry import box, mapping, shape
 
-from ..core.model import ROLES, Warning_
+from ..core.model import ROLES, FeatureLayer, Warning_
+from ..core.site_parcel import UnknownSiteParcel, find_site_parcels, pick_site_parcel
 from ..core.units import feet_per_unit
 from ..services.cad_plan import SEARCH_FT, is_property_line
 from ..services.context_catalog import CatalogError, ContextCatalog, ContextSource, parse_catalog
@@ -45,6 +46,11 @@ from .reader import ROLE_ID_FIELDS, InputError, ReadBudget, check_sql_view, crs_
 
 #: Field written on every context feature: the catalog source it came from.
 SOURCE_FIELD = "context_source"
+#: How the catalog's site parcel was found (:class:`~stormwater_plugin.core.site_parcel.SiteParcelPick`), in the note findings carry.
+SITE_NOTES: dict[str, str] = {
+    "most_plan": "the catalog parcel holding the most of the plan's building sites and devices",
+    "only": "the only catalog parcel around the plan",
+}
 #: OGR drivers whose feature ids start at 1 (the reader numbers features from 1 in file order).
 ONE_BASED_FID_DRIVERS: frozenset[str] = frozenset({"GPKG", "OpenFileGDB", "FileGDB", "SQLite"})
 
@@ -165,6 +171,11 @@ def _union(bs: Iterable[tuple[float, float, float, float]]) -> tuple[float, floa
     return float(a[:, 0].min()), float(a[:, 1].min()), float(a[:, 2].max()), float(a[:, 3].max())
 
 
+def _box_of(g: Any) -> tuple[float, float, float, float]:
+    b = g.bounds
+    return float(b[0]), float(b[1]), float(b[2]), float(b[3])
+
+
 def _grow(b: tuple[float, float, float, float], d: float) -> tuple[float, float, float, float]:
     return b[0] - d, b[1] - d, b[2] + d, b[3] + d
 
@@ -283,28 +294,49 @@ def _reproject(g: Any, src: CRS, dst: CRS) -> Any:
     return shapely.transform(g, lambda xy: np.column_stack(tf.transform(xy[:, 0], xy[:, 1])))
 
 
-def _site_parcel(rows: list[_Rows], plan_geoms: list[tuple[Any, CRS]], id_fields: tuple[str, ...]) -> tuple[str | None, Any, CRS | None]:
-    """The one catalog parcel holding every feature of the plan (its id, geometry, CRS), else ``(None, None, None)``."""
-    if not plan_geoms:
-        return None, None, None
-    hits: dict[str, tuple[Any, CRS]] = {}
+def _site_parcels(
+    rows: list[_Rows], plan: Mapping[str, list[Any]], id_fields: tuple[str, ...], site_parcel_id: str | None, area_crs: CRS
+) -> tuple[str | None, str, list[tuple[Any, CRS]]]:
+    """The catalog's site parcel by the engine's rule (:func:`~stormwater_plugin.core.site_parcel.pick_site_parcel`).
+
+    Returns its id (``None`` when the rule finds none), how it was found
+    (:class:`~stormwater_plugin.core.site_parcel.SiteParcelPick`), and the
+    geometries (each with its CRS) of every parcel the engine takes as the
+    site (:func:`~stormwater_plugin.core.site_parcel.find_site_parcels`: that
+    parcel and each lot holding proposed work), whose bounds grow the area
+    read. ``plan`` holds the plan's features by role, in ``area_crs``.
+    """
+    geoms: list[Any] = []
+    ids: list[str] = []
+    attrs: list[dict[str, Any]] = []
+    own: list[tuple[Any, CRS]] = []
     for part in rows:
         if part.crs is None:
             continue
-        points = [_reproject(g, c, part.crs).representative_point() for g, c in plan_geoms]
         for g, props in zip(part.geoms, part.props):
             pid = next((str(props[f]).strip() for f in id_fields if props.get(f) not in (None, "")), None)
-            if pid is not None and all(g.buffer(0).covers(p) for p in points):
-                hits[pid] = (g, part.crs)
-    if len(hits) == 1:
-        pid, (g, crs) = next(iter(hits.items()))
-        return pid, g, crs
-    return None, None, None
+            if pid is None or g is None:
+                continue
+            geoms.append(shapely.make_valid(_reproject(g, part.crs, area_crs)))
+            ids.append(pid)
+            attrs.append(props)
+            own.append((g, part.crs))
+    if not geoms:
+        return None, "none", []
+    parcels = FeatureLayer.from_sequences("parcels", geoms, ids, attrs)
+    layers = {"parcels": parcels, **{r: FeatureLayer.from_sequences(r, gs) for r, gs in plan.items()}}
+    try:
+        pick = pick_site_parcel(parcels, site_parcel_id, layers)
+        site = find_site_parcels(parcels, site_parcel_id, layers, [])
+    except UnknownSiteParcel:  # not among the parcels read around the plan: the check itself says so
+        return None, "none", []
+    pid = parcels.ids[pick.indices[0]] if len(pick.indices) == 1 else None
+    return pid, pick.how, [own[i] for i in site]
 
 
-def _plan_geometries(plan: Mapping[str, tuple[Path, str | None]]) -> list[tuple[Any, CRS]]:
-    """The plan's own features (not parcels), each with its CRS, for locating the site parcel."""
-    out: list[tuple[Any, CRS]] = []
+def _plan_geometries(plan: Mapping[str, tuple[Path, str | None]], area_crs: CRS) -> dict[str, list[Any]]:
+    """The plan's own features (not parcels) by role, in ``area_crs``, for locating the site parcel."""
+    out: dict[str, list[Any]] = {}
     for role, (path, layer) in plan.items():
         if role == "parcels":
             continue
@@ -315,7 +347,7 @@ def _plan_geometries(plan: Mapping[str, tuple[Path, str | None]]) -> list[tuple[
             crs = crs_from_wkt(coll.crs_wkt)
             for feat in ReadBudget.current().guard(coll, role, _where(path, layer)):
                 if feat["geometry"] is not None:
-                    out.append((shape(feat["geometry"]), crs))
+                    out.setdefault(role, []).append(_reproject(shape(feat["geometry"]), crs, area_crs))
     return out
 
 
@@ -400,12 +432,12 @@ def read_context(
     parcel_rows = [_read_source(s, _resolve(s.path, catalog_dir), _grow(area, reach_units), area_crs) for s in parcels]
     if parcels:
         id_fields = ("id",) + ROLE_ID_FIELDS.get("parcels", ())
-        pid, g, gcrs = _site_parcel(parcel_rows, _plan_geometries(plan), id_fields)
-        if site_parcel_id is None and pid is not None:
+        pid, how, site = _site_parcels(parcel_rows, _plan_geometries(plan, area_crs), id_fields, site_parcel_id, area_crs)
+        if site_parcel_id is None and pid is not None and how in SITE_NOTES:
             res.site_parcel_id = pid
-            res.warnings.append(Warning_("context_site_parcel", f"site parcel {pid}: the one catalog parcel holding the plan's features", "parcels", (pid,)))
-        if g is not None and gcrs is not None and (site_parcel_id is None or site_parcel_id == pid):
-            grown = _union([area, _bounds_in(tuple(float(v) for v in g.bounds), gcrs, area_crs)])  # type: ignore[arg-type]
+            res.warnings.append(Warning_("context_site_parcel", f"site parcel {pid}: {SITE_NOTES[how]}", "parcels", (pid,)))
+        if site:
+            grown = _union([area] + [_bounds_in(_box_of(g), gcrs, area_crs) for g, gcrs in site])
             if grown != area:
                 area = grown
                 parcel_rows = [_read_source(s, _resolve(s.path, catalog_dir), _grow(area, reach_units), area_crs) for s in parcels]

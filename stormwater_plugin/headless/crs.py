@@ -5,19 +5,18 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import Any
+from typing import Any, Mapping, Sequence, Tuple
 
 import numpy as np
-import shapely
 from pyproj import CRS, Transformer
 
 from ..core.model import FeatureLayer
 from ..services.grid_scale import Ellipsoid, ToGeodetic, ToGrid, grid_point_scale, point_scale
 from ..services.placement_layers import box_edge_points, box_of_points
-from ..services.working_crs import PLAN_ROLES, CrsTraits, NoSiteLocation, site_centre, site_geometries, site_parcel_indices
+from ..services.working_crs import PLAN_ROLES, CrsTraits, NoSiteLocation, site_centre, site_geometries, site_lonlat
 from ..services.working_crs import choose_working_crs as policy
 from .errors import InputError
-from .frames import _identity
+from .frames import VectorFrame
 
 
 @functools.lru_cache(maxsize=32)
@@ -71,57 +70,61 @@ def site_centre_lonlat(frames: list[Any]) -> tuple[float, float] | None:
     return float(np.mean(lons)), float(np.mean(lats))
 
 
-def _site_lonlat(frames: dict[str, Any], site_parcel_id: str | None) -> tuple[float, float] | None:
-    """Longitude and latitude of the centre of the site's features (:func:`~stormwater_plugin.services.working_crs.site_geometries`)."""
+#: One role's sources as read, each in its own CRS, with the ids the reader gives its features (``headless.vectors``).
+RoleParts = Mapping[str, Sequence[Tuple[VectorFrame, Sequence[str]]]]
 
-    # The site parcel(s) in their own CRS: their lon/lat bounds.
-    boxes: list[np.ndarray] = []
-    fr = frames.get("parcels")
-    if fr is not None and fr.crs is not None and len(fr):
-        layer = FeatureLayer.from_sequences("parcels", list(fr.geoms), _identity(fr, "parcels", [str(i + 1) for i in range(len(fr))]), fr.records)
-        picked = [fr.geoms[i] for i in site_parcel_indices(layer, site_parcel_id) if fr.geoms[i] is not None and not fr.geoms[i].is_empty]
-        if picked:
-            boxes.append(_lonlat_bounds(fr.crs, shapely.total_bounds(np.array(picked, dtype=object))))
-    if not boxes:  # no site parcel: the plan, else everything
-        for roles in (PLAN_ROLES, tuple(frames)):
-            boxes = [_lonlat_bounds(frames[r].crs, frames[r].total_bounds) for r in roles if r in frames and frames[r].crs is not None and len(frames[r])]
-            boxes = [b for b in boxes if np.all(np.isfinite(b))]
-            if boxes:
-                break
-    boxes = [b for b in boxes if np.all(np.isfinite(b))]
-    if not boxes:
+
+def _site_lonlat(parts: RoleParts, site_parcel_id: str | None) -> tuple[float, float] | None:
+    """Longitude and latitude of the site's centre (:func:`~stormwater_plugin.services.working_crs.site_lonlat`).
+
+    Every role's sources are put in the CRS of the parcels' first source (else
+    of the first source with a CRS), so the one rule finds the site parcel
+    among them (:func:`~stormwater_plugin.services.working_crs.site_parcel_indices`);
+    the parcels themselves are not transformed. The other roles are taken only
+    when neither a parcel nor the plan locates the site.
+    """
+    located = [fr for prs in parts.values() for fr, _ in prs if fr.crs is not None]
+    if not located:
         return None
-    a = np.array(boxes)
-    return float((a[:, 0].min() + a[:, 2].max()) / 2.0), float((a[:, 1].min() + a[:, 3].max()) / 2.0)
+    base = next((fr.crs for fr, _ in parts.get("parcels", ()) if fr.crs is not None), located[0].crs)
+
+    def layer(role: str) -> FeatureLayer:
+        geoms: list[Any] = []
+        ids: list[str] = []
+        attrs: list[dict[str, Any]] = []
+        for fr, fids in parts[role]:
+            if fr.crs is None:
+                continue
+            moved = fr if fr.crs is base or fr.crs.equals(base) else fr.to_crs(base)
+            for i, (g, fid, rec) in enumerate(zip(moved.geoms, fids, moved.records)):
+                geoms.append(None if i in moved.unusable else g)
+                ids.append(str(fid))
+                attrs.append(rec)
+        return FeatureLayer.from_sequences(role, geoms, ids, attrs)
+
+    to_lonlat = _to_lonlat(base).transform
+    near = {r: layer(r) for r in parts if r == "parcels" or r in PLAN_ROLES}
+    centre = site_lonlat(near, site_parcel_id, to_lonlat)
+    if centre is None and len(near) < len(parts):
+        centre = site_lonlat({**near, **{r: layer(r) for r in parts if r not in near}}, site_parcel_id, to_lonlat)
+    return centre
 
 
-def _lonlat_bounds(crs: Any, b: np.ndarray) -> np.ndarray:
-    """WGS 84 bounds of a box given in ``crs`` (corners and edge midpoints transformed)."""
-    if not np.all(np.isfinite(b)):
-        return np.full(4, np.nan)
-    xs = np.array([b[0], b[2], b[0], b[2], (b[0] + b[2]) / 2, (b[0] + b[2]) / 2, b[0], b[2]])
-    ys = np.array([b[1], b[1], b[3], b[3], b[1], b[3], (b[1] + b[3]) / 2, (b[1] + b[3]) / 2])
-    lon, lat = _to_lonlat(crs).transform(xs, ys)
-    lon, lat = np.asarray(lon, dtype=float), np.asarray(lat, dtype=float)
-    if not (np.all(np.isfinite(lon)) and np.all(np.isfinite(lat))):
-        return np.full(4, np.nan)
-    return np.array([lon.min(), lat.min(), lon.max(), lat.max()])
-
-
-def choose_working_crs(dem_crs: Any, frames: list[Any] | dict[str, Any], site_parcel_id: str | None = None) -> tuple[Any, str]:
+def choose_working_crs(dem_crs: Any, frames: list[Any] | RoleParts, site_parcel_id: str | None = None) -> tuple[Any, str]:
     """The working CRS by the one policy (:func:`~stormwater_plugin.services.working_crs.choose_working_crs`).
 
     The DEM's CRS when projected and conformal, else the UTM zone of the
-    site's centre. ``frames`` by role locate the site (its parcel, else the
-    plan, else everything); a plain list is located by the centre of all
-    its data.
+    site's centre. ``frames`` by role (each role's sources with their
+    features' ids) locate the site (:func:`_site_lonlat`: its parcel by the
+    engine's rule, else the plan, else everything); a plain list is located
+    by the centre of all its data.
     """
 
     traits = None if dem_crs is None else CrsTraits(bool(dem_crs.is_projected), is_conformal(dem_crs))
     needs_site = traits is None or not (traits.projected and traits.conformal)
     centre = None
     if needs_site:
-        centre = _site_lonlat(frames, site_parcel_id) if isinstance(frames, dict) else site_centre_lonlat(frames)
+        centre = site_centre_lonlat(frames) if isinstance(frames, list) else _site_lonlat(frames, site_parcel_id)
     try:
         choice = policy(traits, centre)
     except NoSiteLocation as exc:
@@ -194,7 +197,7 @@ def site_scale(crs: Any, layers: dict[str, FeatureLayer], site_parcel_id: str | 
     """Point scale factor at the site's centre, from its layers in the working CRS ``crs``.
 
     The site is its parcel (``site_parcel_id``, else ``is_site``, else the
-    only parcel), else the plan, else everything
+    only parcel, else the one holding the most proposed features), else the plan, else everything
     (:func:`~stormwater_plugin.services.working_crs.site_geometries`). The
     single-site reader and the batch (per site parcel) both call it, so a
     site gets the same feet whichever command checks it: over a site the

@@ -16,6 +16,7 @@ from ..core.model import FeatureLayer, Warning_
 from ..core.raster import ElevationGrid
 from ..core.units import FT_PER_METRE, feet_per_unit
 from ..services.dem_window import dem_window
+from ..services.intake import dem_cell_ft
 from ..services.run_warnings import dem_sampled_in_own_crs_warning, dem_values_warnings, dem_z_assumed_warning
 from .crs import crs_from_wkt
 from .dem_source import BandMeta
@@ -73,14 +74,12 @@ def _window(path: Path, dem_crs: Any, layers: dict[str, FeatureLayer], pack: Any
 
 
 def _dem_cell_ft(path: Path, dem_crs: Any) -> float:
-    """The DEM's larger pixel side, feet (degrees taken at 364,000 ft, an upper bound for New York's latitudes)."""
+    """The DEM's larger pixel side, feet (:func:`~stormwater_plugin.services.intake.dem_cell_ft`: degrees at an upper bound)."""
     import rasterio  # lazy: 0.34 s, only when a DEM is given
 
     with rasterio.open(path) as src:
         res = max(abs(float(src.res[0])), abs(float(src.res[1])))
-    if dem_crs.is_projected:
-        return res * feet_per_unit(float(dem_crs.axis_info[0].unit_conversion_factor))
-    return res * 364_000.0
+    return dem_cell_ft(res, feet_per_unit(float(dem_crs.axis_info[0].unit_conversion_factor)) if dem_crs.is_projected else None)
 
 
 def read_dem(

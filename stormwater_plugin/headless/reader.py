@@ -70,7 +70,7 @@ def site_units(loaded: LoadedSite) -> dict[str, tuple[float, str]]:
     ft_per_unit = feet_per_unit(float(loaded.crs.axis_info[0].unit_conversion_factor))
     why = loaded.crs_why
     out: dict[str, tuple[float, str]] = {}
-    for i in site_parcel_indices(parcels, None):
+    for i in site_parcel_indices({"parcels": parcels}, None):  # the rule without the plan: is_site, else the only parcel
         sid = parcels.ids[i]
         if sid not in out:
             k = site_scale(loaded.crs, loaded.inputs.layers, sid)

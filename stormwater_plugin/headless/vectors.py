@@ -16,15 +16,16 @@ from typing import Any
 
 import fiona
 import numpy as np
-import shapely
 from shapely.geometry import shape
 
 from ..core.model import ROLES, FeatureLayer, Warning_
 from ..core.units import feet_per_unit
 from ..services.intake import (
-    CONTEXT_FLOOR_FT,
     CONTEXT_ROLES,
+    FILTER_MIN_FEATURES,
     MAX_LISTED,
+    context_window,
+    finite_reach_ft,
     match_fields,
     outside_area_of_use,
     role_reaches_ft,
@@ -38,7 +39,6 @@ from ..services.placement_layers import (
     misplaced_warning,
 )
 from ..services.run_warnings import reprojected_warnings
-from ..services.working_crs import site_geometries
 from .crs import _transform_box, _wgs84, area_of_use, choose_working_crs, crs_from_wkt
 from .errors import InputError
 from .frames import ROLE_ID_FIELDS, VectorFrame, _clean_attr, _identity, _mark_non_finite
@@ -246,10 +246,6 @@ def _feature_geometry(g: Any, shape: Any) -> Any:
             return None
 
 
-#: Context layers of up to this many features are read whole (two filtered queries cost more than reading them).
-FILTER_MIN_FEATURES: int = 1000
-
-
 @dataclass
 class _Piece:
     """One source of a role as read: its features in the working CRS, or why they cannot be measured."""
@@ -333,9 +329,12 @@ def _read_vectors(
                 piece.frame = _read_frame(p.src, skipped=p.skipped, opened=p.coll)
             pieces.setdefault(role, []).append(piece)
 
-    for_crs = {role: next(pc.frame for pc in pcs if pc.frame is not None and pc.misplaced is None) for role, pcs in pieces.items()
-               if any(pc.frame is not None and pc.misplaced is None for pc in pcs)}
-    crs, why = choose_working_crs(dem_crs, for_crs, site_parcel_id)
+    extra_fields = _pack_fields(pack)
+    # Every usable source of each role, with the ids the check gives its features: the site is found by the engine's rule.
+    for_crs = {role: [(fr, _piece_ids(role, k, pc.probe, fr)) for k, pc in enumerate(pcs)
+                      if pc.misplaced is None and (fr := _renamed(pc.frame, role, extra_fields)) is not None]
+               for role, pcs in pieces.items()}
+    crs, why = choose_working_crs(dem_crs, {r: v for r, v in for_crs.items() if v}, site_parcel_id)
     ft_unit = feet_per_unit(float(crs.axis_info[0].unit_conversion_factor))
     moved: list[tuple[str, str]] = []
 
@@ -350,14 +349,23 @@ def _read_vectors(
             to_working(role, pc)
 
     def usable(role_pieces: dict[str, list[_Piece]]) -> dict[str, FeatureLayer]:
+        # the features with a geometry, under the ids the check gives them (:func:`_piece_ids`)
         out: dict[str, FeatureLayer] = {}
         for role, pcs in role_pieces.items():
-            gs = [g for pc in pcs if pc.frame is not None and pc.misplaced is None for g in pc.frame.geoms if g is not None]
-            recs = [pc.frame.records[i] for pc in pcs if pc.frame is not None and pc.misplaced is None
-                    for i, g in enumerate(pc.frame.geoms) if g is not None]
+            gs: list[Any] = []
+            ids: list[str] = []
+            recs: list[dict[str, Any]] = []
+            for k, pc in enumerate(pcs):
+                fr = _renamed(pc.frame, role, extra_fields) if pc.misplaced is None else None
+                if fr is None:
+                    continue
+                for g, fid, rec in zip(fr.geoms, _piece_ids(role, k, pc.probe, fr), fr.records):
+                    if g is not None:
+                        gs.append(g)
+                        ids.append(fid)
+                        recs.append(rec)
             if gs:
-                fr = VectorFrame(np.empty(len(recs), dtype=object), recs, sorted({k for r in recs for k in r}), None)
-                out[role] = FeatureLayer.from_sequences(role, gs, _identity(fr, role, [str(i + 1) for i in range(len(recs))]), recs)
+                out[role] = FeatureLayer.from_sequences(role, gs, ids, recs)
         return out
 
     # issue 27: a plan none of whose features lands on its parcel is refused, never checked (services.placement)
@@ -373,13 +381,12 @@ def _read_vectors(
     if deferred:
         assert reaches is not None
         plan_layers = usable({r: v for r, v in pieces.items() if r not in CONTEXT_ROLES})
-        anchor = site_geometries(plan_layers, site_parcel_id)
-        near = anchor + [g for r, lay in plan_layers.items() if r != "parcels" for g in lay.geoms]
-        box = shapely.total_bounds(np.array(near, dtype=object)) if near else None
+        # A trace of unlimited length runs over the DEM only: no target beyond the raster's edge can be reached.
+        dem_box = _transform_box(dem_extent, dem_crs, crs) if dem_extent is not None else None
+        finite = finite_reach_ft(reaches)
         for role, pcs in pieces.items():
             if role not in CONTEXT_ROLES:
                 continue
-            reach_u = reaches[role] / ft_unit
             for pc in pcs:
                 p = pc.probe
                 if pc.misplaced is not None:
@@ -388,28 +395,38 @@ def _read_vectors(
                         to_working(role, pc)
                     continue
                 window = None
-                if box is not None and p.count > FILTER_MIN_FEATURES:
-                    if math.isfinite(reach_u):
-                        grown = (box[0] - reach_u, box[1] - reach_u, box[2] + reach_u, box[3] + reach_u)
-                        window = _transform_box(grown, crs, p.crs)
-                    elif dem_extent is not None:
-                        # A trace of unlimited length runs over the DEM only: no target beyond the raster's edge can be reached.
-                        dem_box = _transform_box(dem_extent, dem_crs, crs)
-                        finite = max(CONTEXT_FLOOR_FT, *(v for v in reaches.values() if math.isfinite(v))) / ft_unit
-                        if dem_box is not None:
-                            grown = (min(dem_box[0], box[0] - finite), min(dem_box[1], box[1] - finite),
-                                     max(dem_box[2], box[2] + finite), max(dem_box[3], box[3] + finite))
-                            window = _transform_box(grown, crs, p.crs)
+                if p.count > FILTER_MIN_FEATURES:  # the one window both readers use (services.intake)
+                    box = context_window(plan_layers, site_parcel_id, reaches[role], finite, ft_unit, dem_box)
+                    window = _transform_box(box, crs, p.crs) if box is not None else None
                 pc.frame = _read_frame(p.src, bbox=window, skipped=p.skipped, opened=p.coll)
                 pc.filtered = window is not None
                 to_working(role, pc)
 
-    extra_fields = _pack_fields(pack)
     layers: dict[str, FeatureLayer] = {}
     for role in [r for r in ROLES if r in pieces]:
         layers[role] = _merge_role(role, pieces[role], extra_fields, warnings)
     warnings.extend(reprojected_warnings(moved, crs.to_string()))
     return VectorLayers(layers, crs, why, warnings)
+
+
+def _piece_ids(role: str, k: int, p: _Probe, fr: VectorFrame) -> list[str]:
+    """The ids the check gives the features of a role's ``k``-th source (its fields already renamed, :func:`_renamed`)."""
+    fids = [str(i + 1) if k == 0 else f"{p.src.layer or p.src.path.stem}:{i + 1}" for i in range(len(fr))]
+    # KML: the placemark's <name> is its label; GDAL's LIBKML driver (GDAL 3.10 reads .kml with it too) exposes the
+    # placemark's XML id as an "id" field, which writers fill with "layer.1", "layer.2"
+    kml_first = ("name",) if p.driver in EXTRA_READ_DRIVERS else ()
+    return _identity(fr, role, fids, first=kml_first)
+
+
+def _renamed(fr: VectorFrame | None, role: str, extra_fields: set[str]) -> VectorFrame | None:
+    """``fr`` with its fields named as the check reads them (:func:`~stormwater_plugin.services.intake.match_fields`), unchanged."""
+    if fr is None:
+        return None
+    renames, _ = match_fields(fr.columns, role, extra_fields)
+    if not renames:
+        return fr
+    return VectorFrame(fr.geoms, [{renames.get(c, c): v for c, v in r.items()} for r in fr.records], [renames.get(c, c) for c in fr.columns],
+                       fr.crs, fr.unusable)
 
 
 def _usable_layer(role: str, fr: VectorFrame) -> FeatureLayer:
@@ -473,11 +490,7 @@ def _merge_role(role: str, pcs: list[_Piece], extra_fields: set[str], warnings: 
         for col, wanted in near:
             warnings.append(Warning_("field_near_match", f"{where}: no field '{wanted}', but a field '{col}' resembles it and was not read as it; "
                                      f"rename '{col}' to '{wanted}' if it is that field (findings that need {wanted} are undetermined)", role))
-        fids = [str(i + 1) if k == 0 else f"{p.src.layer or p.src.path.stem}:{i + 1}" for i in range(len(fr))]
-        # KML: the placemark's <name> is its label; GDAL's LIBKML driver (GDAL 3.10 reads .kml with it too) exposes the
-        # placemark's XML id as an "id" field, which writers fill with "layer.1", "layer.2"
-        kml_first = ("name",) if p.driver in EXTRA_READ_DRIVERS else ()
-        piece_ids = _identity(fr, role, fids, first=kml_first)
+        piece_ids = _piece_ids(role, k, p, fr)
         if pc.filtered and len(fr) < p.count:
             warnings.append(Warning_("context_filtered", f"{where}: {len(fr):,} of its {p.count:,} features lie within reach of the site and "
                                      "were read; the others lie beyond every rule's reach", role))

@@ -9,8 +9,9 @@ never answered with an assumed zone.
 from __future__ import annotations
 
 import math
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
+import numpy as np
 from qgis.core import (
     QgsCoordinateReferenceSystem,
     QgsCoordinateTransform,
@@ -21,13 +22,16 @@ from qgis.core import (
     QgsUnitTypes,
 )
 
+from ..core.model import FeatureLayer
 from ..core.units import METRE_PER_FT, METRE_PER_US_FT, feet_per_unit
-from ..services.grid_scale import Ellipsoid, ToGeodetic, ToGrid, grid_point_scale, point_scale
-from ..services.working_crs import CrsTraits, NoSiteLocation, site_centre, site_geometries, utm_epsg
+from ..services.grid_scale import Ellipsoid, ToGeodetic, ToGrid, grid_point_scale
+from ..services.working_crs import CrsTraits, NoSiteLocation, site_centre, site_geometries, site_lonlat, utm_epsg
 from ..services.working_crs import choose_working_crs as _policy
 from .compat import null_rectangle
 
-__all__ = ["NoSiteLocation", "choose_working_crs", "crs_label", "ground_scale", "is_conformal", "is_projected", "site_ground_scale", "unit_to_ft", "utm_for"]
+__all__ = [
+    "NoSiteLocation", "choose_working_crs", "crs_label", "is_conformal", "is_projected", "site_ground_scale", "site_working_crs", "unit_to_ft", "utm_for",
+]
 
 _WGS84 = QgsCoordinateReferenceSystem("EPSG:4326")
 
@@ -89,12 +93,14 @@ def choose_working_crs(
     extents: list[tuple[QgsRectangle, QgsCoordinateReferenceSystem]],
     context: QgsCoordinateTransformContext,
 ) -> tuple[QgsCoordinateReferenceSystem, str]:
-    """Pick the projected CRS every layer is transformed to: the command line's policy (services.working_crs).
+    """The CRS the plan is read in, before its features are known: the command line's policy (services.working_crs).
 
     The DEM's CRS when it is projected and conformal (the DEM is then read
     without reprojection); else the UTM zone of the layers' centre (the
-    extents are all QGIS knows before reading; the zone differs from the
-    site's only at a zone boundary). ``vector_crss`` is kept for callers.
+    extents are all QGIS knows before reading). The plan read in it then
+    locates the site: :func:`site_working_crs` gives the zone of the site's
+    centre, as the command line takes it (it differs from this one only by a
+    zone boundary). ``vector_crss`` is kept for callers.
 
     Returns
     -------
@@ -115,19 +121,36 @@ def choose_working_crs(
     return QgsCoordinateReferenceSystem(f"EPSG:{choice.utm_epsg}"), choice.why
 
 
-def ground_scale(crs: QgsCoordinateReferenceSystem, extents: list[tuple[QgsRectangle, QgsCoordinateReferenceSystem]], context: QgsCoordinateTransformContext) -> float:
-    """Grid length / ellipsoidal length at the centre of the layers' extents (the projection's point scale factor).
+def site_working_crs(
+    dem_crs: QgsCoordinateReferenceSystem | None, layers: Mapping[str, FeatureLayer], layers_crs: QgsCoordinateReferenceSystem, site_parcel_id: str | None,
+    context: QgsCoordinateTransformContext,
+) -> tuple[QgsCoordinateReferenceSystem, str] | None:
+    """The working CRS chosen from the site's centre, the command line's choice; ``None`` when the DEM's CRS is used or nothing locates the site.
 
-    The WGS 84 centre is taken as the CRS's own longitude/latitude (a datum shift moves it a metre or so:
-    under 1e-8 on the factor), as the command line's ``headless.crs.scale_at`` does.
+    The centre is :func:`~stormwater_plugin.services.working_crs.site_lonlat` of
+    ``layers`` (read in ``layers_crs``): the site parcel by the engine's rule,
+    else the plan, else everything.
     """
+    traits = None if dem_crs is None else CrsTraits(is_projected(dem_crs), is_conformal(dem_crs))
+    if traits is not None and traits.projected and traits.conformal:
+        return None
+    to_wgs84 = QgsCoordinateTransform(layers_crs, _WGS84, context)
 
-    centre = centre_lonlat(extents, context)
-    parts = _scale_parts(crs, context)
-    if centre is None or parts is None:
-        return 1.0
-    _, to_grid, unit_m, ellipsoid = parts
-    return point_scale(to_grid, centre[0], centre[1], unit_m, ellipsoid)
+    def to_lonlat(xs: Any, ys: Any) -> tuple[np.ndarray, np.ndarray]:
+        out = np.full((len(xs), 2), np.nan)
+        for k, (x, y) in enumerate(zip(xs, ys)):
+            try:
+                p = to_wgs84.transform(QgsPointXY(float(x), float(y)))
+            except Exception:  # noqa: BLE001 - QgsCsException: a point the transformation cannot map is left out
+                continue
+            out[k] = (p.x(), p.y())
+        return out[:, 0], out[:, 1]
+
+    centre = site_lonlat(layers, site_parcel_id, to_lonlat)
+    if centre is None:
+        return None
+    choice = _policy(traits, centre)
+    return QgsCoordinateReferenceSystem(f"EPSG:{choice.utm_epsg}"), choice.why
 
 
 def site_ground_scale(crs: QgsCoordinateReferenceSystem, layers: Any, site_parcel_id: str | None, context: QgsCoordinateTransformContext) -> float:

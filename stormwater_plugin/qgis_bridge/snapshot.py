@@ -8,7 +8,6 @@ inputs the command line's file reader gives, for the same use case
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
@@ -19,9 +18,13 @@ from qgis.core import QgsCoordinateReferenceSystem, QgsCoordinateTransformContex
 from ..core.engine import SiteInputs
 from ..core.model import PROJECT_CLASSES, ROLES, FeatureLayer, Warning_
 from ..services.dem_window import dem_window
-from ..services.intake import (  # the roles read around the site, as the command line
+from ..services.intake import (  # the roles read around the site and the window they are read over, as the command line
     CONTEXT_ROLES,
+    FILTER_MIN_FEATURES,
     MAX_LISTED,
+    context_window,
+    dem_cell_ft,
+    finite_reach_ft,
     role_reaches_ft,
 )
 from ..services.placement import plan_placement_problem
@@ -32,8 +35,7 @@ from ..services.placement_layers import (
 from ..services.run_warnings import reprojected_warnings
 from ..services.site_source import SiteRead, working_crs_text
 from ..services.site_template import TemplateError, empty_template_problem, read_statements, undrawn_note, undrawn_roles
-from ..services.working_crs import site_geometries
-from .crs import choose_working_crs, crs_label, site_ground_scale, unit_to_ft
+from .crs import choose_working_crs, crs_label, site_ground_scale, site_working_crs, unit_to_ft
 from .dem import QgisDemSource, read_dem
 from .layer_parts import RoleLayerStatus, resolve_parts
 from .layer_place import (
@@ -92,12 +94,6 @@ def _rule_window(
         return _dem_box(dem, working, context)
     bounds = win.bounds
     return bounds if bounds is not None else plan_window(layers, DEM_MARGIN_FT / u)
-
-
-#: Context layers of up to this many features are read whole (two filtered requests cost more than reading them).
-FILTER_MIN_FEATURES: int = 1000
-#: Least distance around the site and the plan that context is read over, feet (as the command line).
-CONTEXT_FLOOR_FT: float = 500.0
 
 
 class DetachedSource:
@@ -287,7 +283,7 @@ def context_reaches_ft(pack: Any, cell_ft: float) -> dict[str, float]:
 
 
 def _dem_cell_ft(dem: DemInfo) -> float:
-    return dem.px * (unit_to_ft(dem.crs) if not dem.crs.isGeographic() else 364_000.0)  # degrees: an upper bound at New York's latitudes
+    return dem_cell_ft(dem.px, None if dem.crs.isGeographic() else unit_to_ft(dem.crs))
 
 
 def _dem_box(dem: DemInfo, working: Any, context: Any) -> tuple[float, float, float, float]:
@@ -295,35 +291,6 @@ def _dem_box(dem: DemInfo, working: Any, context: Any) -> tuple[float, float, fl
 
     r = QgsCoordinateTransform(dem.crs, working, context).transformBoundingBox(dem.extent) if dem.crs != working else dem.extent
     return r.xMinimum(), r.yMinimum(), r.xMaximum(), r.yMaximum()
-
-
-def context_window(
-    plan_layers: Mapping[str, FeatureLayer], reach_ft: float, u: float, site: str | None, dem_box: tuple[float, float, float, float] | None,
-    finite_ft: float,
-) -> tuple[float, float, float, float] | None:
-    """The box (working CRS) a context role is read over; ``None``: the whole layer.
-
-    The site (its parcel, else the plan) and the plan's features but the
-    parcels, grown by ``reach_ft``: any feature within reach of one of them
-    meets it. ``reach_ft`` infinite (a trace of unlimited length, which runs on
-    the DEM only): the DEM's extent joined to that box grown by ``finite_ft``;
-    without a DEM, ``None``.
-    """
-
-    near = site_geometries(plan_layers, site) + [g for r, lay in plan_layers.items() if r != "parcels" for g in lay.geoms
-                                                 if g is not None and not g.is_empty]
-    if not near:
-        return None
-    b = shapely.total_bounds(np.array(near, dtype=object))
-    if not np.all(np.isfinite(b)):
-        return None
-    if math.isfinite(reach_ft):
-        m = reach_ft / u
-        return (b[0] - m, b[1] - m, b[2] + m, b[3] + m)
-    if dem_box is None:
-        return None
-    m = finite_ft / u
-    return (min(dem_box[0], b[0] - m), min(dem_box[1], b[1] - m), max(dem_box[2], b[2] + m), max(dem_box[3], b[3] + m))
 
 
 def _read(plan: SnapshotPlan, feedback: Any, progress: Callable[[float], None] | None) -> Snapshot:
@@ -356,13 +323,13 @@ def _read(plan: SnapshotPlan, feedback: Any, progress: Callable[[float], None] |
     moves: list[tuple[str, str]] = []  # (role, source CRS) of each layer transformed (services.run_warnings words them)
     role_warnings: dict[str, list[Warning_]] = {}
 
-    def read_misplaced(r: str) -> None:
+    def read_misplaced(r: str, into: list[Warning_]) -> None:
         # read only to name its features (the command line's MAX_LISTED); in its own CRS when its coordinates do not fit it
         own = source_crs(sources[r])
         if counts[r] > MAX_LISTED:
             raw[r] = None
             return
-        raw[r] = read_features(sources[r], r, own if r in misfit else working, context, warnings, feedback)
+        raw[r] = read_features(sources[r], r, own if r in misfit else working, context, into, feedback)
         moved(r)
 
     def moved(r: str) -> None:
@@ -370,14 +337,33 @@ def _read(plan: SnapshotPlan, feedback: Any, progress: Callable[[float], None] |
         if crs.isValid() and crs != working:
             moves.append((r, crs.authid() or crs.toProj()))
 
-    for r in ordered:  # the plan first: it places the context's window
-        if r in misfit:
-            read_misplaced(r)
-            step(r)
-        elif not (filtered and r in CONTEXT_ROLES):
-            layers[r] = read_features(sources[r], r, working, context, warnings, feedback)
-            moved(r)
-            step(r)
+    def read_plan(into: list[Warning_], first: bool) -> None:
+        for r in ordered:  # the plan first: it locates the site and places the context's window
+            if r in misfit:
+                read_misplaced(r, into)
+            elif not (filtered and r in CONTEXT_ROLES):
+                layers[r] = read_features(sources[r], r, working, context, into, feedback)
+                moved(r)
+            else:
+                continue
+            if first:
+                step(r)
+
+    plan_warnings: list[Warning_] = []
+    read_plan(plan_warnings, True)
+    # The UTM zone of the site's centre, as the command line takes it (services.working_crs.site_lonlat): the plan was read in
+    # the zone of the layers' extents, and is read again in the site's when the two differ (a site by a zone boundary).
+    by_site = site_working_crs(dem_crs, layers, working, plan.site, context)
+    if by_site is not None:
+        if by_site[0] != working:
+            working = by_site[0]
+            layers.clear()
+            raw.clear()
+            moves.clear()
+            plan_warnings = []
+            read_plan(plan_warnings, False)
+        reason = by_site[1]
+    warnings.extend(plan_warnings)
     site = plan.site
     reasons = _placement(sources, ordered, misfit, layers, plan.pack, plan.dem, working, context, site, source_crs_names(sources))
     for r in ordered:  # a plan layer far from the rest of the plan: misplaced, each of its features named (read whole, as the command line)
@@ -389,19 +375,19 @@ def _read(plan: SnapshotPlan, feedback: Any, progress: Callable[[float], None] |
     if filtered:
         cell_ft = _dem_cell_ft(plan.dem) if plan.dem is not None else 0.0
         reaches = context_reaches_ft(plan.pack, cell_ft)
-        finite = max([CONTEXT_FLOOR_FT] + [v for v in reaches.values() if math.isfinite(v)])
+        finite = finite_reach_ft(role_reaches_ft(plan.pack, cell_ft))
         dem_box = _dem_box(plan.dem, working, context) if plan.dem is not None else None
         plan_layers = dict(layers)
         for r in ordered:
             if r not in CONTEXT_ROLES or r in misfit:
                 continue
             if reasons.get(r) is not None:
-                read_misplaced(r)
+                read_misplaced(r, warnings)
                 step(r)
                 continue
             rect = None
             if counts[r] > FILTER_MIN_FEATURES:
-                rect = context_window(plan_layers, reaches[r], u, site, dem_box, finite)
+                rect = context_window(plan_layers, site, reaches[r], finite, unit_to_ft(working), dem_box)  # the command line's window
             layers[r] = read_features(sources[r], r, working, context, warnings, feedback, rect=rect)
             moved(r)
             if rect is not None and len(layers[r]) < counts[r]:  # the command line's warning, in its words
@@ -513,8 +499,8 @@ def snapshot(
         The rules: the DEM is read over the window they need
         (:func:`~stormwater_plugin.services.dem_window.dem_window`, the command
         line's policy), and a context role (:data:`CONTEXT_ROLES`) of more than
-        :data:`FILTER_MIN_FEATURES` features only around the site and the plan
-        (:func:`context_window`); without it, every feature, and the DEM
+        :data:`~stormwater_plugin.services.intake.FILTER_MIN_FEATURES` features only around the site and the plan
+        (:func:`~stormwater_plugin.services.intake.context_window`); without it, every feature, and the DEM
         around the plan roles plus :data:`DEM_MARGIN_FT`.
 
     Notes

@@ -29,11 +29,11 @@ import shapely
 from shapely.geometry.base import BaseGeometry
 
 from ..core.checks.setback_targets import feature_name
-from ..core.engine import find_site_parcels
 from ..core.geometry import clean_layer
 from ..core.kinds import KINDS
 from ..core.model import FeatureLayer, Warning_
 from ..core.rulepack import Rule, RulePack
+from ..core.site_parcel import find_site_parcels
 from ..core.vocabulary import name_matches
 from .reach import ENVELOPE_KINDS, envelope_reach_ft, rule_dem_reach_ft
 

@@ -23,9 +23,10 @@ from __future__ import annotations
 
 import difflib
 import math
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
 if TYPE_CHECKING:  # annotations only: this module loads no core module before it needs one
+    from ..core.model import FeatureLayer
     from ..core.rulepack import RulePack
 
 #: Fields each role's features may carry (the README's site-package table), as the checks read them.
@@ -67,6 +68,16 @@ CONTEXT_FLOOR_FT: float = 500.0
 
 #: Per-feature entries listed for a misplaced layer; a larger one is reported as one entry.
 MAX_LISTED: int = 50
+
+#: Context layers of up to this many features are read whole (two filtered queries cost more than reading them).
+FILTER_MIN_FEATURES: int = 1000
+
+#: Feet per degree a DEM cell in degrees is taken at: an upper bound at New York's latitudes (a degree of latitude
+#: is about 364,000 ft; one of longitude less), so the cell, and the window it pads, is never taken too small.
+FT_PER_DEGREE_BOUND: float = 364_000.0
+
+#: A box (xmin, ymin, xmax, ymax) in the working CRS.
+Box = tuple[float, float, float, float]
 
 
 def role_for_layer_name(name: str, roles: Sequence[str]) -> tuple[str | None, bool]:
@@ -273,3 +284,61 @@ def role_reaches_ft(pack: RulePack, cell_ft: float, roles: Sequence[str] | None 
             unlimited |= rule_roles(dict(rule.params)) or set(ROLES)
     finite = max(finite, CONTEXT_FLOOR_FT)
     return {r: (math.inf if r in unlimited else finite) for r in (ROLES if roles is None else roles)}
+
+
+def dem_cell_ft(cell: float, ft_per_unit: float | None) -> float:
+    """A DEM cell's side in feet: ``cell`` in the DEM's unit times ``ft_per_unit``, or, for a DEM in degrees
+    (``ft_per_unit`` ``None``), times :data:`FT_PER_DEGREE_BOUND`."""
+    return cell * (FT_PER_DEGREE_BOUND if ft_per_unit is None else ft_per_unit)
+
+
+def finite_reach_ft(reaches: Mapping[str, float]) -> float:
+    """The largest finite reach of :func:`role_reaches_ft`'s answer, at least :data:`CONTEXT_FLOOR_FT`, feet."""
+    return max([CONTEXT_FLOOR_FT] + [v for v in reaches.values() if math.isfinite(v)])
+
+
+def context_window(
+    plan_layers: Mapping[str, FeatureLayer], site_parcel_id: str | None, reach_ft: float, finite_ft: float, ft_per_unit: float,
+    dem_box: Box | None,
+) -> Box | None:
+    """The box (working CRS) a context role of more than :data:`FILTER_MIN_FEATURES` features is read over; ``None``: the whole layer.
+
+    The site (its parcel, else the plan:
+    :func:`~stormwater_plugin.services.working_crs.site_geometries`) and the
+    plan's features but the parcels, grown by ``reach_ft``: any feature within
+    reach of one of them meets it. ``reach_ft`` infinite (a trace of unlimited
+    length, which runs on the DEM only): ``dem_box`` (the DEM's extent) joined
+    to that box grown by ``finite_ft`` (:func:`finite_reach_ft`); without a
+    DEM, ``None``. Both readers call it, the file reader and the plugin.
+
+    Parameters
+    ----------
+    plan_layers : mapping
+        The plan's layers as read, working CRS.
+    site_parcel_id : str or None
+    reach_ft, finite_ft : float
+        The role's reach and the largest finite reach, feet.
+    ft_per_unit : float
+        Feet per unit of the working CRS (grid distances: no scale factor, as every placement decision).
+    dem_box : tuple or None
+        The DEM's extent in the working CRS.
+    """
+    import numpy as np  # lazy: the rest of this module needs neither numpy nor shapely
+    import shapely  # lazy: as numpy
+
+    from .working_crs import site_geometries  # lazy: working_crs loads core.model; the rest of this module loads no core module
+
+    near = site_geometries(plan_layers, site_parcel_id) + [g for r, lay in plan_layers.items() if r != "parcels" for g in lay.geoms
+                                                          if g is not None and not g.is_empty]
+    if not near:
+        return None
+    b = shapely.total_bounds(np.array(near, dtype=object))
+    if not np.all(np.isfinite(b)):
+        return None
+    if math.isfinite(reach_ft):
+        m = reach_ft / ft_per_unit
+        return (float(b[0] - m), float(b[1] - m), float(b[2] + m), float(b[3] + m))
+    if dem_box is None:
+        return None
+    m = finite_ft / ft_per_unit
+    return (min(dem_box[0], float(b[0] - m)), min(dem_box[1], float(b[1] - m)), max(dem_box[2], float(b[2] + m)), max(dem_box[3], float(b[3] + m)))

@@ -17,9 +17,9 @@ Readings
   building sites, clearing, disturbance, impervious). Without a feature of the plan, or without a
   parcel, there is nothing to compare and nothing is refused (the rules reading the site parcel are
   undetermined then, as before).
-- The site parcel is found as everywhere (``--site-parcel``, else ``is_site``, else the only parcel:
-  :func:`~stormwater_plugin.services.working_crs.site_parcel_indices`); with none named, any parcel of
-  the layer will do.
+- The site parcel is found as everywhere (``--site-parcel``, else ``is_site``, else the only parcel,
+  else the one holding the most proposed features: :func:`~stormwater_plugin.services.working_crs.site_parcel_indices`);
+  with none found, any parcel of the layer will do.
 - Only a plan *all* of whose features lie farther than :data:`PLAN_OFF_PARCEL_FT` from the parcel is
   refused: one layer in a wrong CRS while the rest of the plan is on its parcel is the reader's
   per-layer "misplaced" case (its features undetermined), and work reaching a little past the
@@ -98,7 +98,7 @@ def plan_placement(layers: Mapping[str, FeatureLayer], unit_to_ft: float, site_p
     if not plan:
         return None
     try:
-        site = site_parcel_indices(parcels, site_parcel_id)
+        site = site_parcel_indices(layers, site_parcel_id)
     except Exception:  # noqa: BLE001 - an unknown --site-parcel is the engine's error to report; compare with every parcel
         site = []
     site = [i for i in site if parcels.geoms[i] is not None and not parcels.geoms[i].is_empty]

@@ -5,7 +5,9 @@ QGIS) describe the DEM's CRS and locate the site; this module decides:
 
 * the DEM's CRS when it is projected and conformal (the DEM is then never
   reprojected);
-* else the WGS 84 UTM zone holding the site;
+* else the WGS 84 UTM zone holding the site's centre (:func:`site_lonlat`:
+  the site parcel by the engine's rule, else the plan, else everything),
+  on both paths;
 * no site location at all (no layer has a feature with a location): refused,
   never a guessed zone.
 
@@ -18,15 +20,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 import numpy as np
+import numpy.typing as npt
 import shapely
 from shapely.geometry.base import BaseGeometry
 
-from ..core.checks.context import truthy
 from ..core.errors import StormwaterError
 from ..core.model import FeatureLayer
+from ..core.site_parcel import UnknownSiteParcel, pick_site_parcel
 
 #: Roles holding the proposed work, belonging to one site (as batch assigns them).
 PLAN_ROLES: tuple[str, ...] = ("building_sites", "devices", "clearing", "disturbance", "impervious")
@@ -94,27 +97,33 @@ def _present(geoms: Sequence[BaseGeometry | None]) -> list[BaseGeometry]:
     return [g for g in geoms if g is not None and not g.is_empty]
 
 
-def site_parcel_indices(parcels: FeatureLayer, site_parcel_id: str | None = None) -> list[int]:
-    """Indices of the parcel named ``site_parcel_id``, else of those with ``is_site`` set, else of the only parcel."""
-    if site_parcel_id is not None:
-        return [i for i, pid in enumerate(parcels.ids) if pid == str(site_parcel_id)]
-    idx = [i for i, a in enumerate(parcels.attrs) if truthy({str(k).lower(): v for k, v in a.items()}.get("is_site"))]
-    if not idx and len(parcels) == 1:
-        idx = [0]
-    return idx
+def site_parcel_indices(layers: Mapping[str, FeatureLayer], site_parcel_id: str | None = None) -> list[int]:
+    """Indices of the site parcel(s) of ``layers["parcels"]`` by the engine's rule (:func:`~stormwater_plugin.core.site_parcel.pick_site_parcel`).
+
+    ``site_parcel_id``, else those with ``is_site`` set, else the only parcel,
+    else the parcel holding the most proposed building sites and devices;
+    ``[]`` when none is found or ``site_parcel_id`` names no parcel (the check
+    itself refuses that id). ``layers`` are in one CRS.
+    """
+    parcels = layers.get("parcels")
+    try:
+        return list(pick_site_parcel(parcels, site_parcel_id, layers).indices)
+    except UnknownSiteParcel:
+        return []
 
 
 def site_geometries(layers: Mapping[str, FeatureLayer], site_parcel_id: str | None = None) -> list[BaseGeometry]:
     """The features that locate the site: its parcel(s), else the plan, else everything.
 
-    The site parcel is the one named ``site_parcel_id``, else those with
-    ``is_site`` set, else the only parcel. Used for the UTM zone and the scale
-    factor, so a site gets the same working CRS and feet whichever command
-    checks it (a batch checks each site parcel with the same rule).
+    The site parcel is the engine's (:func:`site_parcel_indices`): the one named
+    ``site_parcel_id``, else those with ``is_site`` set, else the only parcel,
+    else the one holding the most proposed features. Used for the UTM zone and
+    the scale factor, so a site gets the same working CRS and feet whichever
+    command checks it (a batch checks each site parcel with the same rule).
     """
     parcels = layers.get("parcels")
     if parcels is not None and len(parcels):
-        found = _present([parcels.geoms[i] for i in site_parcel_indices(parcels, site_parcel_id)])
+        found = _present([parcels.geoms[i] for i in site_parcel_indices(layers, site_parcel_id)])
         if found:
             return found
     for roles in (PLAN_ROLES, tuple(layers)):
@@ -122,6 +131,46 @@ def site_geometries(layers: Mapping[str, FeatureLayer], site_parcel_id: str | No
         if found:
             return found
     return []
+
+
+#: Transforms x and y arrays of one CRS to WGS 84 longitudes and latitudes (degrees).
+ToLonLat = Callable[[np.ndarray, np.ndarray], tuple[npt.ArrayLike, npt.ArrayLike]]
+
+
+def site_lonlat(layers: Mapping[str, FeatureLayer], site_parcel_id: str | None, to_lonlat: ToLonLat) -> tuple[float, float] | None:
+    """Longitude and latitude (WGS 84) of the site's centre: what the UTM zone is chosen from.
+
+    The middle of the longitude/latitude bounds of the vertices of the site's
+    features (:func:`site_geometries`). Taken of the vertices, not of a box
+    in the layers' CRS, so the file reader (the parcels' own CRS) and the
+    plugin (the CRS it read the plan in) find the same centre.
+
+    Parameters
+    ----------
+    layers : mapping
+        Role to layer, all in one CRS.
+    site_parcel_id : str or None
+    to_lonlat : callable
+        ``(xs, ys) -> (lons, lats)`` from that CRS.
+
+    Returns
+    -------
+    (float, float) or None
+        ``None`` when no feature has a location.
+    """
+    geoms = site_geometries(layers, site_parcel_id)
+    if not geoms:
+        return None
+    xy = shapely.get_coordinates(np.array(geoms, dtype=object))
+    xy = xy[np.all(np.isfinite(xy), axis=1)]
+    if not len(xy):
+        return None
+    lon, lat = (np.asarray(v, dtype=float) for v in to_lonlat(xy[:, 0], xy[:, 1]))
+    ok = np.isfinite(lon) & np.isfinite(lat)
+    if not ok.any():
+        return None
+    lon, lat = lon[ok], lat[ok]
+    return float((lon.min() + lon.max()) / 2.0), float((lat.min() + lat.max()) / 2.0)
 
 
 def site_centre(geoms: Sequence[BaseGeometry | None]) -> tuple[float, float] | None:

@@ -14,6 +14,7 @@ from qgis.core import QgsFeature, QgsGeometry, QgsProject, QgsRectangle, QgsVect
 from stormwater_plugin.core.rulepack import load_pack
 from stormwater_plugin.qgis_bridge import snapshot as snapshot_module
 from stormwater_plugin.qgis_bridge.snapshot import FILTER_MIN_FEATURES, plan_snapshot
+from stormwater_plugin.services import intake
 
 
 def _wetlands_with_far_ones(near: QgsVectorLayer, n_far: int) -> QgsVectorLayer:
@@ -140,7 +141,7 @@ def test_mamakating_unlimited_trace_reads_wetlands_over_the_dems_extent_and_no_f
     reach = snapshot_module.context_reaches_ft(pack, 3.28)
     unlimited = [r for r, v in reach.items() if v == float("inf")]
     if not unlimited:  # the pack's trace declares a length: every context role has a finite reach
-        assert all(v >= snapshot_module.CONTEXT_FLOOR_FT for v in reach.values())
+        assert all(v >= intake.CONTEXT_FLOOR_FT for v in reach.values())
         return
     role = unlimited[0]
     roles = dict(layers)
@@ -154,8 +155,8 @@ def test_mamakating_unlimited_trace_reads_wetlands_over_the_dems_extent_and_no_f
     # the far wetlands lie 2-3 km west, off the 620 m DEM: a trace running on the DEM cannot reach them
     assert not any(i.startswith("FAR-") for i in snap.inputs.layers[role].ids)
     assert "NO-GEOM" in snap.inputs.layers[role].ids
-    b = snapshot_module.context_window(snap.inputs.layers, float("inf"), snap.inputs.unit_to_ft, None,
-                                       (ext.xMinimum(), ext.yMinimum(), ext.xMaximum(), ext.yMaximum()), 500.0)
+    b = intake.context_window(snap.inputs.layers, None, float("inf"), 500.0, snap.inputs.unit_to_ft,
+                              (ext.xMinimum(), ext.yMinimum(), ext.xMaximum(), ext.yMaximum()))
     assert b is not None and b[0] <= ext.xMinimum() and b[2] >= ext.xMaximum()
 
 

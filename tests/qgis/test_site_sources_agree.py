@@ -159,3 +159,38 @@ def test_qgis_and_file_sources_give_the_same_findings_json_on_north_collins(qgis
     ponds = [f for f in by_qgis["findings"] if (f["subject"] or {}).get("layer") == "waterbodies"]
     assert ponds and all(f["status"] == "undetermined" and "check its CRS" in f["message"] for f in ponds)
     assert "layer_misplaced" in [w["code"] for w in by_qgis["warnings"]]
+
+
+def test_a_site_by_a_utm_zone_boundary_gets_its_own_zone_on_both_paths(qgis_new_project, tmp_path) -> None:
+    """Issue 23: the UTM zone is the site's, on the QGIS path as on the file path, never the layers' extents'.
+
+    The site lies 250 m west of 78 degrees west (UTM 17N); a stream layer reaches 60 km east into 18N, so the centre
+    of the layers' extents lies in 18N. Two lots, none flagged: the site is the lot holding the device (the engine's rule).
+    """
+    import geopandas as gpd
+    from qgis.core import QgsVectorLayer
+    from shapely.geometry import LineString, Point, box
+
+    lon0, lat0 = -78.0 - 250.0 / 82_000.0, 42.6
+    to_utm = gpd.GeoSeries([Point(lon0, lat0)], crs=4326).to_crs(26917)
+    x0, y0 = float(to_utm.x[0]), float(to_utm.y[0])
+    lots = gpd.GeoDataFrame({"id": ["A", "B"]}, geometry=[box(x0 - 160, y0 - 60, x0 - 40, y0 + 60), box(x0 - 40, y0 - 60, x0 + 80, y0 + 60)], crs=26917)
+    device = gpd.GeoDataFrame({"id": ["D1"], "device_type": ["dry_well"], "high_traffic": [0]}, geometry=[Point(x0 - 100, y0)], crs=26917)
+    streams = gpd.GeoDataFrame({"id": ["S1", "S2"], "name": ["near", "far"]},
+                               geometry=[LineString([(lon0 + 0.0015, lat0 - 0.01), (lon0 + 0.0015, lat0 + 0.01)]),
+                                         LineString([(-77.30, lat0), (-77.25, lat0 + 0.01)])], crs=4326)
+    frames = {"parcels": lots, "devices": device, "streams": streams}
+    for role, frame in frames.items():
+        frame.to_file(tmp_path / f"{role}.gpkg", layer=role, driver="GPKG")
+    qdir = tmp_path / "qgis"
+    qdir.mkdir()
+    for role, frame in frames.items():
+        frame.to_file(qdir / f"{role}.gpkg", layer=role, driver="GPKG")
+    layers = {r: QgsVectorLayer(f"{qdir / (r + '.gpkg')}|layername={r}", r, "ogr") for r in frames}
+    assert all(lyr.isValid() for lyr in layers.values())
+    by_qgis = _doc(QgisSiteSource(layers, class_override="major"), "lgpc")
+    by_file = _doc(FileSiteSource(None, [f"{r}={tmp_path / (r + '.gpkg')}:{r}" for r in frames], class_override="major"), "lgpc")
+    assert "UTM zone 17N" in by_file["working_crs"] and by_file["site_parcel"] == "A"
+    assert by_qgis["working_crs"] == by_file["working_crs"]
+    by_qgis = json.loads(json.dumps(by_qgis).replace(str(qdir), str(tmp_path)))
+    _same(by_qgis, by_file)

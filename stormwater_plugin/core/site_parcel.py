@@ -1,0 +1,182 @@
+"""Which parcel is the site: the one rule the engine, the working CRS and the context catalog apply.
+
+:func:`named_site_parcels` is the rule (``--site-parcel``, else ``is_site``,
+else the only parcel, else the parcel holding the most proposed features);
+:func:`find_site_parcels` is the engine's site: that parcel and every other
+lot holding proposed work. ``services.working_crs`` locates the site for the
+UTM zone and the scale factor with the same rule, and
+``headless.context_reader`` picks a catalog's site parcel with it, so every
+path measures from the parcel the findings name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+import numpy as np
+import shapely
+
+from .checks.affected import attr, impervious_status
+from .checks.context import id_key, joined_ids, truthy
+from .errors import StormwaterError
+from .model import FeatureLayer, Warning_
+
+#: Roles whose features vote for the site parcel when none is named or flagged (each feature counted once, at a point on it).
+PLAN_FEATURE_ROLES: tuple[str, ...] = ("building_sites", "devices")
+#: Roles holding proposed work: every lot whose interior holds some is part of the project (:func:`work_parcels`).
+WORK_ROLES: tuple[str, ...] = ("devices", "building_sites", "disturbance", "clearing", "impervious")
+
+
+class UnknownSiteParcel(LookupError, StormwaterError):
+    """``--site-parcel`` names no parcel."""
+
+
+@dataclass(frozen=True)
+class SiteParcelPick:
+    """The site parcel(s) the rule found and how.
+
+    ``how`` is ``"named"`` (``--site-parcel``), ``"flagged"`` (``is_site``),
+    ``"only"`` (the only parcel), ``"most_plan"`` (the parcel holding the most
+    proposed features) or ``"none"``.
+    """
+
+    indices: tuple[int, ...]
+    how: str
+
+
+def _present(g: Any) -> bool:
+    return g is not None and not g.is_empty
+
+
+def pick_site_parcel(parcels: FeatureLayer | None, site_id: str | None, layers: Mapping[str, FeatureLayer]) -> SiteParcelPick:
+    """The site parcel(s): ``site_id``, else those with ``is_site`` set, else the only parcel, else the one holding the plan.
+
+    The last counts, for each parcel, the proposed building sites and devices
+    (:data:`PLAN_FEATURE_ROLES`) a point on each lies in; the most features
+    wins, ties to the lowest id, so the choice depends neither on the
+    features' order nor on how a role is split into sources.
+
+    Parameters
+    ----------
+    parcels : FeatureLayer or None
+        The parcels, in the CRS of ``layers``.
+    site_id : str or None
+        The id the user gave.
+    layers : mapping
+        Role to layer (the plan roles are read), in one CRS.
+
+    Raises
+    ------
+    UnknownSiteParcel
+        ``site_id`` names no parcel.
+    """
+    if parcels is None or len(parcels) == 0:
+        return SiteParcelPick((), "none")
+    if site_id is not None:
+        hits = tuple(i for i, pid in enumerate(parcels.ids) if pid == str(site_id))
+        if not hits:
+            raise UnknownSiteParcel(f"--site-parcel {site_id}: no parcel has that id (ids look like {', '.join(parcels.ids[:3])})")
+        return SiteParcelPick(hits, "named")
+    flagged = tuple(i for i, a in enumerate(parcels.attrs) if truthy({str(k).lower(): v for k, v in a.items()}.get("is_site")))
+    if flagged:
+        return SiteParcelPick(flagged, "flagged")
+    if len(parcels) == 1:
+        return SiteParcelPick((0,), "only")
+    plan = [g for role in PLAN_FEATURE_ROLES if role in layers for g in layers[role].geoms if _present(g)]
+    if plan:
+        tree = shapely.STRtree(parcels.geoms)
+        counts = np.zeros(len(parcels), dtype=int)
+        for g in plan:
+            for j in tree.query(shapely.point_on_surface(g), predicate="intersects"):
+                counts[int(j)] += 1
+        if counts.max() > 0:
+            # most features, ties to the lowest id: the choice cannot depend on the features' order
+            best = min((i for i in range(len(parcels)) if counts[i] == counts.max()), key=lambda i: (id_key(parcels.ids[i]), i))
+            return SiteParcelPick((best,), "most_plan")
+    return SiteParcelPick((), "none")
+
+
+def named_site_parcels(
+    parcels: FeatureLayer | None, site_id: str | None, layers: Mapping[str, FeatureLayer], warnings: list[Warning_]
+) -> list[int]:
+    """:func:`pick_site_parcel`'s indices, with the ``site_parcel_inferred`` warning when the plan decided."""
+    pick = pick_site_parcel(parcels, site_id, layers)
+    if pick.how == "most_plan":
+        assert parcels is not None
+        best = pick.indices[0]
+        warnings.append(
+            Warning_(
+                "site_parcel_inferred",
+                f"No parcel has is_site set: parcel {parcels.ids[best]} holds the most proposed features and was taken as the site.",
+                "parcels",
+                (parcels.ids[best],),
+            )
+        )
+    return list(pick.indices)
+
+
+def work_parcels(parcels: FeatureLayer, layers: Mapping[str, FeatureLayer]) -> list[int]:
+    """Indices of the parcels whose interior holds proposed work.
+
+    Proposed work is every device and building site, every disturbance and
+    clearing feature and every impervious feature not marked ``existing``
+    (whatever the geometry type). Work only touching a parcel's edge does
+    not put it in the project.
+    """
+    work: list[Any] = []
+    for role in WORK_ROLES:
+        layer = layers.get(role)
+        if layer is None:
+            continue
+        for g, a in zip(layer.geoms, layer.attrs):
+            if role == "impervious" and impervious_status(a) == "existing":
+                continue
+            if role == "building_sites" and str(attr(a, "status") or "").strip().lower() == "existing":
+                continue
+            if g is not None and not g.is_empty:
+                work.append(g)
+    if not work:
+        return []
+    tree = shapely.STRtree(parcels.geoms)
+    hits: set[int] = set()
+    for g in work:
+        for j in tree.query(g, predicate="intersects"):
+            j = int(j)
+            if j not in hits and shapely.relate_pattern(parcels.geoms[j], g, "T********"):
+                hits.add(j)
+    return sorted(hits)
+
+
+def find_site_parcels(
+    parcels: FeatureLayer | None, site_id: str | None, layers: Mapping[str, FeatureLayer], warnings: list[Warning_]
+) -> list[int]:
+    """Indices of the site parcel(s), in id order.
+
+    ``--site-parcel``, else ``is_site``, else the only parcel, else the one
+    holding the most proposed features (:func:`pick_site_parcel`); then every
+    other parcel holding proposed work (:func:`work_parcels`): each lot
+    included in the proposed project is part of the site (646-4.13(a)(5)).
+    """
+    named = named_site_parcels(parcels, site_id, layers, warnings)
+    if parcels is None or len(parcels) == 0:
+        return named
+    extra = [i for i in work_parcels(parcels, layers) if i not in set(named)]
+    if extra and not named:
+        warnings.append(Warning_("site_parcel_inferred", f"No parcel is marked as the site: parcel(s) {joined_ids(parcels.ids[i] for i in extra)} "
+                                 "hold proposed work and were taken as the site.", "parcels", tuple(sorted({parcels.ids[i] for i in extra}, key=id_key))))
+    elif extra:
+        ids = joined_ids(parcels.ids[i] for i in extra)
+        warnings.append(
+            Warning_(
+                "site_parcel_widened",
+                f"Proposed work lies on parcel(s) {ids} besides the site parcel {joined_ids(parcels.ids[i] for i in named)}: "
+                "each lot holding proposed work is included in the project, so the site, its neighbours and its notification list include them.",
+                "parcels",
+                tuple(sorted({parcels.ids[i] for i in extra}, key=id_key)),
+            )
+        )
+    return sorted(set(named) | set(extra), key=lambda i: (id_key(parcels.ids[i]), i))
+
+
+__all__ = ["PLAN_FEATURE_ROLES", "SiteParcelPick", "UnknownSiteParcel", "find_site_parcels", "named_site_parcels", "pick_site_parcel", "work_parcels"]
