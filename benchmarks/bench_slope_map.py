@@ -30,6 +30,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from stormwater_plugin.core.raster import ElevationGrid  # noqa: E402
 from stormwater_plugin.headless.slope_map_cli import main as slope_map_main  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from real_terrain import cli_radius_px  # noqa: E402
+
 
 def synthetic_dem(n: int, seed: int = 7) -> np.ndarray:
     """Hills, a regional tilt and small bumps (metres), float32."""
@@ -99,7 +102,7 @@ def main() -> int:
         with rasterio.open(ours) as src:
             m = src.read(1)
         grid = ElevationGrid(values.astype(np.float64), (600000.0, 1.0, 0.0, 4800000.0, 0.0, -1.0))
-        radius_px = 30.48
+        radius_px = cli_radius_px(dem)  # the CLI's ring: 30.48 m of ground at the grid scale factor of the DEM's centre
         rng = np.random.default_rng(args.seed)
         lo, hi = int(np.ceil(radius_px)) + 1, n - int(np.ceil(radius_px)) - 1
         errs = []

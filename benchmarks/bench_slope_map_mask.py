@@ -47,7 +47,7 @@ sys.path.insert(0, str(ROOT))
 
 from real_terrain import REAL, real_terrain  # noqa: E402
 
-from stormwater_plugin.core.terrain import ground_to_pixel_projected, ring_slope_map  # noqa: E402
+from stormwater_plugin.core.terrain import ground_to_pixel_projected, ring_kernel_numba, ring_slope_map  # noqa: E402
 from stormwater_plugin.core.terrain.ring import ring_footprint  # noqa: E402
 
 FT = 1 / 0.3048
@@ -142,6 +142,10 @@ def main() -> int:
         t0 = time.perf_counter()
         m = ring_slope_map(z32, jac, radius_ft, z_to_ft=FT, threshold_pct=thr, stats=stats)
         t_map = time.perf_counter() - t0
+        same = "numba absent: only the numpy map"
+        if ring_kernel_numba.certifier() is not None:  # the optional compiled sweep + certification: must be the same map
+            mc = ring_slope_map(z32, jac, radius_ft, z_to_ft=FT, threshold_pct=thr, compiled=True)
+            same = f"compiled map identical: {np.array_equal(m, mc, equal_nan=True)}, same mask: {np.array_equal(m >= thr, mc >= thr)}"
         valid = np.isfinite(m)
         t0 = time.perf_counter()
         cb = corner_bound(zz, fp) * FT / radius_ft * 100.0
@@ -157,7 +161,7 @@ def main() -> int:
         print(f"noise {noise:g} m: map {t_map:.1f} s ({stats['certified']:,} certified, {stats['conservative']:,} conservative); "
               f"{int(valid.sum()):,} cells with a value, {int((valid & (m >= thr)).sum()):,} read >= {thr:g} %, "
               f"{int((valid & (m < thr)).sum()):,} under: {int((valid & (m < thr) & ~need).sum()):,} excluded by the corner bound, "
-              f"{len(rr):,} brute-forced ({t_bf:.0f} s); MISSES {miss}; map above brute force by at most {over:+.5f} points there")
+              f"{len(rr):,} brute-forced ({t_bf:.0f} s); MISSES {miss}; map above brute force by at most {over:+.5f} points there; {same}")
     return 0
 
 

@@ -50,7 +50,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from real_terrain import REAL, real_terrain  # noqa: E402
+from real_terrain import REAL, cli_radius_px, real_terrain  # noqa: E402
 
 from stormwater_plugin.core.raster import ElevationGrid  # noqa: E402
 
@@ -137,8 +137,10 @@ def main() -> int:
             rr = rng.integers(lo, hi, args.cells)
             cc = rng.integers(lo, hi, args.cells)
             zz = z32.astype(np.float64)
-            b = np.array([brute(zz, int(r), int(c), 30.48) for r, c in zip(rr, cc)])
+            radius_px = cli_radius_px(dem)  # the command line's ring (grid scale factor at the DEM's centre)
+            b = np.array([brute(zz, int(r), int(c), radius_px) for r, c in zip(rr, cc)])
             print(f"real terrain (East Chatham, 1 m cubic, mirror-tiled) {args.size} x {args.size}, noise {noise} m, seed {args.seed}, "
+                  f"brute force on the CLI's ring ({radius_px:.4f} px), "
                   f"min of {args.repeat}, load average {load:.2f} after the runs")
             g_wall = min(r[0] for r in runs["gdaldem"])
             g_cpu = min(r[1] for r in runs["gdaldem"])

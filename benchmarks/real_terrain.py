@@ -38,3 +38,21 @@ def real_terrain(tmp: Path, size: int) -> tuple[np.ndarray, Any]:
         crs = s.crs
     z = z[DATA_WINDOW]
     return mirror(mirror(z, size, 0), size, 1), crs
+
+
+def cli_radius_px(path: Path, distance_ft: float = 100.0) -> float:
+    """The ring's radius in pixels as ``stormwater-check slope-map`` takes it on this (square-pixel, projected) DEM.
+
+    The command line turns grid units into ground feet with the projection's scale factor at the DEM's centre
+    (0.99973 on these UTM test DEMs), so a brute force must sample the same ring: 30.48 m of ground is
+    30.48·k pixels of 1 m, not 30.48.
+    """
+    import rasterio
+    from pyproj import CRS
+
+    from stormwater_plugin.headless.slope_map_cli import _ground_to_pixel
+
+    with rasterio.open(path) as src:
+        t = src.transform
+        jac, _ = _ground_to_pixel(CRS.from_user_input(src.crs.to_wkt()), (t.c, t.a, t.b, t.f, t.d, t.e), src.height, src.width)
+    return float(distance_ft * abs(jac[0, 0]))

@@ -36,8 +36,8 @@ from ..core.terrain.slope_map import MAX_AZIMUTHS, ground_to_pixel_geographic
 from ..core.units import METRE_PER_FT, USER_Z_UNITS
 from ..services.slope import slope_params, slope_rule
 from ..services.slope_map import map_strips, plan_strips, projected_ground_to_pixel
+from .crs import scale_at  # not .reader, which re-exports it: reader pulls in fiona and the vector readers (0.2 s)
 from .dem_source import BandMeta
-from .reader import scale_at
 
 PROG = "stormwater-check slope-map"
 
@@ -225,7 +225,7 @@ def run(args: argparse.Namespace) -> int:
                 dst.update_tags(distance_ft=f"{args.distance_ft:g}", z_units=unit, method="ring slope, see docs/terrain.md",
                                 certified_threshold_pct="" if args.threshold is None else f"{args.threshold:g}")
                 for part in map_strips(plan, jac_all, read_rows, args.distance_ft, z_to_ft=z_to_ft, threshold_pct=args.threshold, compare=compare,
-                                       stats=stats, compiled=compiled):
+                                       stats=stats, compiled=compiled, prefetch=True):
                     r0, r1, slope = part.r0, part.r1, part.slope_pct
                     valid = np.isfinite(slope)
                     n_valid += int(valid.sum())

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -126,7 +127,7 @@ class SlopeStrip:
 
 def map_strips(plan: StripPlan, ground_to_pixel: np.ndarray, read: RowReader, distance_ft: float, *, z_to_ft: float,
                threshold_pct: float | None = None, compare: str = "gte", stats: dict[str, int] | None = None,
-               cancelled: Callable[[], bool] | None = None, compiled: bool = False) -> Iterator[SlopeStrip]:
+               cancelled: Callable[[], bool] | None = None, compiled: bool = False, prefetch: bool = False) -> Iterator[SlopeStrip]:
     """Map the DEM strip by strip.
 
     Parameters
@@ -152,19 +153,40 @@ def map_strips(plan: StripPlan, ground_to_pixel: np.ndarray, read: RowReader, di
     compiled : bool
         Use the optional compiled sweep when it is available (the same values; the command line asks for it on large DEMs,
         the plugin never does).
+    prefetch : bool
+        Read the next strip in a second thread while this one is mapped (the command line: the file reader releases
+        the GIL). Same strips, same values; ``read`` is then called from that thread, one call at a time.
     """
     per_row = ground_to_pixel.ndim == 3
-    for r0, r1, ra, rb in plan.strips():
-        if cancelled is not None and cancelled():
-            return
-        values = read(ra, rb, r0, r1)
-        jac = ground_to_pixel[ra:rb] if per_row else ground_to_pixel
-        with np.errstate(invalid="ignore"):
-            slope = ring_slope_map(values, jac, distance_ft, z_to_ft=z_to_ft, n_azimuths=plan.n_azimuths, threshold_pct=threshold_pct,
-                                   stats=stats, row_range=(r0 - ra, r1 - ra), compiled=compiled)
-        del values
-        steep = steep_cells(slope, threshold_pct, compare) if threshold_pct is not None else None
-        yield SlopeStrip(r0=r0, r1=r1, slope_pct=slope, steep=steep)
+    strips = list(plan.strips())
+    pool = ThreadPoolExecutor(max_workers=1) if prefetch and len(strips) > 1 else None
+    ahead: Future[np.ndarray] | None = None
+    try:
+        for i, (r0, r1, ra, rb) in enumerate(strips):
+            if cancelled is not None and cancelled():
+                return
+            values = ahead.result() if ahead is not None else read(ra, rb, r0, r1)
+            ahead = None
+            if pool is not None and i + 1 < len(strips):
+                n0, n1, na, nb = strips[i + 1]
+                ahead = pool.submit(read, na, nb, n0, n1)
+            yield _map_one(values, ground_to_pixel[ra:rb] if per_row else ground_to_pixel, (r0, r1, ra), plan, distance_ft, z_to_ft,
+                           threshold_pct, compare, stats, compiled)
+            del values
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True)
+
+
+def _map_one(values: np.ndarray, jac: np.ndarray, rows: tuple[int, int, int], plan: StripPlan, distance_ft: float, z_to_ft: float,
+             threshold_pct: float | None, compare: str, stats: dict[str, int] | None, compiled: bool) -> SlopeStrip:
+    """One strip of :func:`map_strips` (``rows``: its first and end row, and the first row read with its halo)."""
+    r0, r1, ra = rows
+    with np.errstate(invalid="ignore"):
+        slope = ring_slope_map(values, jac, distance_ft, z_to_ft=z_to_ft, n_azimuths=plan.n_azimuths, threshold_pct=threshold_pct,
+                               stats=stats, row_range=(r0 - ra, r1 - ra), compiled=compiled)
+    steep = steep_cells(slope, threshold_pct, compare) if threshold_pct is not None else None
+    return SlopeStrip(r0=r0, r1=r1, slope_pct=slope, steep=steep)
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,12 @@
-"""The optional compiled sweep of the slope map (numba): the same numbers as the numpy sweep, never needed.
+"""The optional compiled sweep and certification of the slope map (numba): the numpy path's numbers, never needed.
 
 The compiled sweep does the numpy sweep's float32 operations in the same
-order (no fused multiply-add, NaN propagated as ``numpy.maximum`` does), so
-the maps are compared for exact equality, not within a tolerance. Tests that
+order (no fused multiply-add, NaN propagated as ``numpy.maximum`` does), and
+the compiled certification the numpy certification's float32 and float64
+operations (only correctly rounded ones: no sin, cos or hypot, whose numpy
+and C-library versions differ in the last bits), so the maps, the certified
+mask and the certification's values are compared for exact equality, not
+within a tolerance. Tests that
 need numba are skipped where it cannot be imported; the others check that
 the map works without it and that nothing but an explicit request imports it.
 """
@@ -18,7 +22,13 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from stormwater_plugin.core.terrain import ground_to_pixel_geographic, ground_to_pixel_projected, ring_kernel_numba, ring_slope_map
+from stormwater_plugin.core.terrain import (
+    ground_to_pixel_geographic,
+    ground_to_pixel_projected,
+    ring_kernel_numba,
+    ring_slope_map,
+    ring_stencil,
+)
 from stormwater_plugin.core.terrain.ring_stencil import build_stencil, sweep_plan
 from stormwater_plugin.core.terrain.slope_map import _sweep, _Work
 
@@ -101,6 +111,68 @@ def test_compiled_sweep_equals_numpy_sweep_bit_for_bit_on_raw_arrays_with_nan_an
     assert np.array_equal(np.isnan(ref), np.isnan(got))
 
 
+def _band_cells(z: np.ndarray, jac: np.ndarray, thr_pct: float, grab: list) -> None:
+    """Run the numpy map and keep the arguments of every certification call (the cells of the band)."""
+    from stormwater_plugin.core.terrain import slope_map
+
+    orig = slope_map.certify
+
+    def keep(*args):  # type: ignore[no-untyped-def]
+        grab.append(args)
+        return orig(*args)
+
+    slope_map.certify = keep
+    try:
+        ring_slope_map(z, jac, 100.0, z_to_ft=1 / 0.3048, threshold_pct=thr_pct, workers=1)
+    finally:
+        slope_map.certify = orig
+
+
+@needs_numba
+@pytest.mark.parametrize("rounds", [40, 6, 2])
+@pytest.mark.parametrize("seed", [11, 12])
+def test_compiled_certification_equals_numpys_value_and_verdict_bit_for_bit(seed, rounds, monkeypatch):
+    """Thousands of band cells of a noisy DEM (0.3 m), sheared pixels, thresholds at the map's median slope.
+
+    Few bisection rounds (6, 2) leave many cells undecided (called steep, conservative): the verdicts still agree.
+    """
+    monkeypatch.setattr(ring_stencil, "CERT_ROUNDS", rounds)
+    z = _dem(seed, 230, 250, 0.3, 0)
+    jac = ground_to_pixel_projected((0.0, 1.1, 0.15, 0.0, 0.1, -0.95), 1 / 0.3048)
+    thr = float(np.nanmedian(ring_slope_map(z, jac, 100.0, z_to_ft=1 / 0.3048)))
+    calls: list = []
+    _band_cells(z, jac, thr, calls)
+    cert = ring_kernel_numba.certifier()
+    n = steep_n = undecided = 0
+    for st, flat, base, zc, lb, t, lip, twist in calls:
+        v_np, s_np = ring_stencil.certify(st, flat, base, zc, lb, t, lip, twist)
+        tiles = np.full(len(base), float(np.nanmax(np.abs(twist))))  # a bound of every square's |twist|
+        v_nb, s_nb = cert.certify(cert.StencilArrays(st), flat, base, zc, lb, t, lip, twist, tiles)
+        assert np.array_equal(v_np.view(np.uint64), v_nb.view(np.uint64))
+        assert np.array_equal(s_np, s_nb)
+        n += len(base)
+        steep_n += int(s_np.sum())
+        undecided += int((s_np & (v_np < t)).sum())
+    assert n > 1500 and 0 < steep_n < n
+    if rounds == 2:
+        assert undecided > 0  # the conservative branch was exercised
+
+
+@needs_numba
+def test_compiled_map_certified_mask_equals_numpys_on_a_large_noisy_dem():
+    """The whole map at 15 % on 0.3 m noise (thousands of certified cells, some conservative): identical, bit for bit."""
+    z = _dem(13, 260, 300, 0.3, 3)
+    jac = ground_to_pixel_projected((0.0, 1.0, 0.0, 0.0, 0.0, -1.0), 1 / 0.3048)
+    z *= np.float32(15.0 / np.nanmedian(ring_slope_map(z, jac, 100.0, z_to_ft=1 / 0.3048)))  # half the cells steeper than 15 %
+    s_np: dict = {}
+    s_nb: dict = {}
+    a = ring_slope_map(z, jac, 100.0, z_to_ft=1 / 0.3048, threshold_pct=15.0, stats=s_np)
+    b = ring_slope_map(z, jac, 100.0, z_to_ft=1 / 0.3048, threshold_pct=15.0, stats=s_nb, compiled=True, workers=2)
+    assert s_np == s_nb and s_np["certified"] > 1000
+    assert np.array_equal(a, b, equal_nan=True)
+    assert np.array_equal(a >= 15.0, b >= 15.0)
+
+
 def test_no_numba_env_gives_the_numpy_sweep(monkeypatch):
     monkeypatch.setenv(ring_kernel_numba.DISABLE_ENV, "1")
     assert ring_kernel_numba.kernel() is None
@@ -124,7 +196,9 @@ MAP = (
 
 def test_the_map_by_default_never_imports_numba():
     """What the plugin calls (no ``compiled``): numba is not imported, installed or not."""
-    assert _child(MAP + "m = ring_slope_map(z, j, 10.0, threshold_pct=15.0); import sys; print('numba' in sys.modules)") == "False"
+    code = MAP + ("m = ring_slope_map(z, j, 10.0, threshold_pct=15.0); import sys;"
+                  "print('numba' in sys.modules, 'stormwater_plugin.core.terrain.ring_certify_numba' in sys.modules)")
+    assert _child(code) == "False False"
 
 
 def test_where_numba_is_absent_a_compiled_request_runs_the_numpy_sweep():
@@ -133,9 +207,9 @@ def test_where_numba_is_absent_a_compiled_request_runs_the_numpy_sweep():
         + MAP
         + "from stormwater_plugin.core.terrain import ring_kernel_numba as k;"
         "a = ring_slope_map(z, j, 10.0, threshold_pct=15.0, compiled=True); b = ring_slope_map(z, j, 10.0, threshold_pct=15.0);"
-        "print(k.kernel() is None, np.array_equal(a, b, equal_nan=True), round(float(np.nanmax(a)), 2))"
+        "print(k.kernel() is None, k.certifier() is None, np.array_equal(a, b, equal_nan=True), round(float(np.nanmax(a)), 2))"
     )
-    assert _child(code) == f"True True {round(100 * math.hypot(0.1, 0.1), 2)}"
+    assert _child(code) == f"True True True {round(100 * math.hypot(0.1, 0.1), 2)}"
 
 
 def test_the_plugin_front_ends_never_ask_for_the_compiled_sweep():
@@ -143,7 +217,11 @@ def test_the_plugin_front_ends_never_ask_for_the_compiled_sweep():
     pkg = ROOT / "stormwater_plugin"
     users = sorted(str(p.relative_to(pkg)) for p in pkg.rglob("*.py") if "compiled=" in p.read_text(encoding="utf-8") or "ring_kernel_numba" in p.read_text(encoding="utf-8"))
     # the service passes the front end's choice through (default off); only the command line makes it
-    assert users == ["core/terrain/ring_kernel_numba.py", "core/terrain/slope_map.py", "headless/slope_map_cli.py", "services/slope_map.py"]
+    assert users == ["core/terrain/ring_certify_numba.py", "core/terrain/ring_kernel_numba.py", "core/terrain/slope_map.py", "headless/slope_map_cli.py",
+                     "services/slope_map.py"]
+    # the compiled certification (which imports numba at its top) is loaded by ring_kernel_numba.certifier only
+    importers = sorted(str(p.relative_to(pkg)) for p in pkg.rglob("*.py") if "import ring_certify_numba" in p.read_text(encoding="utf-8"))
+    assert importers == ["core/terrain/ring_kernel_numba.py"]
 
 
 @needs_numba

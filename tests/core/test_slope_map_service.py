@@ -36,6 +36,30 @@ def test_strips_with_halo_equal_one_pass(seed):
     assert np.array_equal(steep, steep_cells(got, 12.0, "gte"))
 
 
+def test_prefetch_reads_each_strip_once_ahead_and_changes_no_value():
+    """The command line reads the next strip in a second thread while one is mapped: same strips, same maps, same cancel point."""
+    import threading
+
+    z = _hills(150, 120, 3)
+    jac = projected_ground_to_pixel(GT, 1.0, 1.0)
+    plan = plan_strips(jac, *z.shape, 30.0, strip_cells=120 * 20, min_rows=8)
+    calls: list[tuple[int, int, bool]] = []
+
+    def read(ra, rb, r0, r1):
+        calls.append((r0, r1, threading.current_thread() is threading.main_thread()))
+        return z[ra:rb]
+
+    plain = list(map_strips(plan, jac, lambda ra, rb, r0, r1: z[ra:rb], 30.0, z_to_ft=1.0, threshold_pct=12.0))
+    ahead = list(map_strips(plan, jac, read, 30.0, z_to_ft=1.0, threshold_pct=12.0, prefetch=True))
+    assert [(c[0], c[1]) for c in calls] == [(p.r0, p.r1) for p in plain]  # each strip once, in order
+    assert not any(main for _, _, main in calls[1:])  # every strip after the first is read by the second thread
+    for a, b in zip(plain, ahead):
+        assert np.array_equal(a.slope_pct, b.slope_pct, equal_nan=True) and np.array_equal(a.steep, b.steep)
+    asked: list[int] = []
+    parts = list(map_strips(plan, jac, read, 30.0, z_to_ft=1.0, prefetch=True, cancelled=lambda: len(asked.append(1) or asked) > 2))
+    assert len(parts) == 2 and parts[-1].r1 == 40
+
+
 def test_cancel_stops_between_strips():
     z = _hills(100, 60, 2)
     jac = projected_ground_to_pixel(GT, 1.0, 1.0)

@@ -1,4 +1,4 @@
-"""Optional compiled sweep of the ring slope map (numba), for the command line.
+"""Optional compiled sweep and certification of the ring slope map (numba), for the command line.
 
 The numpy sweep (:func:`~stormwater_plugin.core.terrain.slope_map._sweep`)
 computes each ring sample for a whole block of cells as a shifted slice of
@@ -12,6 +12,10 @@ compiles without ``fastmath``, so LLVM contracts nothing), and the running
 maximum and minimum propagate NaN as ``numpy.maximum`` / ``numpy.minimum``
 do. Maximum and minimum are exact operations, so their order does not
 matter: the result is bit-for-bit the numpy sweep's (tested).
+
+The certification (step 3 of the map) is compiled too, in
+:mod:`~stormwater_plugin.core.terrain.ring_certify_numba` (loaded by
+:func:`certifier`, only here), with the numpy certification's values.
 
 Used only when asked for (``ring_slope_map(..., compiled=True)``, which the
 ``slope-map`` command line does), when ``import numba`` succeeds and when
@@ -40,6 +44,7 @@ CHUNK_CELLS: int = 1024
 
 _LOCK = threading.Lock()
 _KERNEL: list[Any] = []  # [] not tried; [None] unavailable; [function] compiled
+_CERT: list[Any] = []  # the same for the compiled certification (a module)
 
 
 def disabled() -> bool:
@@ -135,6 +140,25 @@ def kernel() -> Callable[..., None] | None:
         if not _KERNEL:
             _KERNEL.append(_build())
         return _KERNEL[0]  # type: ignore[no-any-return]
+
+
+def certifier() -> Any:
+    """The compiled certification (module ``ring_certify_numba``, its ``certify`` and ``StencilArrays``), or ``None``.
+
+    ``None`` wherever :func:`kernel` is ``None`` (numba absent or disabled): only the compiled path imports it.
+    """
+    if kernel() is None:
+        return None
+    with _LOCK:
+        if not _CERT:
+            try:
+                # lazy: that module imports numba at its top, so it is loaded only here, once numba is known to import
+                from . import ring_certify_numba
+            except Exception:  # numba present but unusable for it: the numpy certification runs
+                _CERT.append(None)
+            else:
+                _CERT.append(ring_certify_numba)
+        return _CERT[0]
 
 
 def describe() -> str:

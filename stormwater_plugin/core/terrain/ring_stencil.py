@@ -63,6 +63,8 @@ class RingStencil:
     arc_dd: np.ndarray  # (nb,) |Δu·Δv| of arc b's chord (pixels²): the bilinear twist's weight along it
     arc_h: np.ndarray  # (nb,) largest distance of arc b from its chord (pixels), c²κ/4
     arc_tm: np.ndarray  # (nb,) chord parameter of arc b's middle (projection on the chord, in [0, 1])
+    sin_t: np.ndarray  # (nb,) sin(theta): the breakpoints' directions, computed once (the certification bisects from them)
+    cos_t: np.ndarray  # (nb,) cos(theta)
 
 
 def ring_point(jac_r: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -113,6 +115,7 @@ def build_stencil(jac: np.ndarray, radius_ft: float, width: int) -> RingStencil:
     return RingStencil(
         jr, kappa, th, off, step, frac.astype(np.float32), sq_m, sq_n, (sq_n * width + sq_m).astype(np.intp), int(width), mu, mv, arc_len,
         ri.astype(np.intp), ci.astype(np.intp), np.abs(du * dv), c2 * kappa / 4.0 * (1.0 + 1e-9), np.clip(tm, 0.0, 1.0),
+        np.sin(th), np.cos(th),
     )
 
 
@@ -216,6 +219,24 @@ def _chord_max(f0: np.ndarray, f1: np.ndarray, e: np.ndarray) -> np.ndarray:
     return np.where(bump > 0, np.maximum(inner, np.maximum(f0, f1)), np.maximum(f0, f1))
 
 
+def ring_point_sc(jac_r: np.ndarray, s: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Pixel offsets ``(dcol, drow)`` of the ring in the directions ``(sin θ, cos θ) = (s, c)``."""
+    return jac_r[0, 0] * s + jac_r[0, 1] * c, jac_r[1, 0] * s + jac_r[1, 1] * c
+
+
+def mid_direction(sa: np.ndarray, ca: np.ndarray, sb: np.ndarray, cb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The direction halfway between ``(sa, ca)`` and ``(sb, cb)`` (unit vectors less than π apart): their normalised sum.
+
+    Only additions, products, a square root and a division, each correctly rounded: the compiled
+    certification (numba) reproduces these values bit for bit, where ``sin`` and ``cos`` of a mid
+    angle differ in the last bits between numpy's and the C library's implementations.
+    """
+    ms = sa + sb
+    mc = ca + cb
+    nrm = np.sqrt(ms * ms + mc * mc)
+    return ms / nrm, mc / nrm
+
+
 def arc_bounds(
     st: RingStencil, ta: np.ndarray, tb: np.ndarray, m: np.ndarray, n: np.ndarray, z: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -233,11 +254,23 @@ def arc_bounds(
     fa, fb, lo, hi : numpy.ndarray
         Surface at both ends; ``lo ≤ surface ≤ hi`` along the whole arc.
     """
+    return arc_bounds_sc(st, np.sin(ta), np.cos(ta), np.sin(tb), np.cos(tb), m, n, z)
+
+
+def arc_bounds_sc(
+    st: RingStencil, sa: np.ndarray, ca: np.ndarray, sb: np.ndarray, cb: np.ndarray, m: np.ndarray, n: np.ndarray,
+    z: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`arc_bounds` with the arc's ends given as directions ``(sin θ, cos θ)``.
+
+    The operations and their order are those of the compiled certification
+    (``ring_certify_numba._arc``), which gives the same values bit for bit.
+    """
     z00, z01, z10, z11 = z
-    ca, ra = ring_point(st.jac_r, ta)
-    cb, rb = ring_point(st.jac_r, tb)
-    ua, va = ca - m, ra - n
-    ub, vb = cb - m, rb - n
+    ca_, ra = ring_point_sc(st.jac_r, sa, ca)
+    cb_, rb = ring_point_sc(st.jac_r, sb, cb)
+    ua, va = ca_ - m, ra - n
+    ub, vb = cb_ - m, rb - n
     gx = z01 - z00
     gy = z10 - z00
     d = z00 - z01 - z10 + z11
@@ -247,11 +280,30 @@ def arc_bounds(
     e = d * du * dv
     c2 = du * du + dv * dv
     h = c2 * st.kappa / 4.0  # the arc's largest distance from its chord (pixels)
-    g = np.hypot(np.maximum(np.abs(gx), np.abs(z11 - z10)), np.maximum(np.abs(gy), np.abs(z11 - z01)))
+    ga = np.maximum(np.abs(gx), np.abs(z11 - z10))
+    gb = np.maximum(np.abs(gy), np.abs(z11 - z01))
+    g = np.sqrt(ga * ga + gb * gb)  # not hypot: the compiled certification must round it the same way
     slack = h * g
     hi = _chord_max(fa, fb, e) + slack
     lo = -_chord_max(-fa, -fb, -e) - slack
     return fa, fb, lo, hi
+
+
+def filter_thresholds(zc: np.ndarray, thr: float) -> np.ndarray:
+    """Per cell, the float32 level under which :func:`certify`'s cheap per-arc filter drops an arc.
+
+    ``thr`` minus a margin far above float32 rounding (the filter only drops
+    arcs, so it errs on the safe side), one margin per :data:`CERT_CHUNK`
+    cells from their largest ``|zc|``: the numpy and the compiled
+    certification read the same levels.
+    """
+    z = np.asarray(zc, dtype=np.float64)
+    out = np.empty(len(z), dtype=np.float32)
+    for s0 in range(0, len(z), CERT_CHUNK):
+        zs = z[s0 : s0 + CERT_CHUNK]
+        margin = 1e-5 * (float(np.nanmax(np.abs(zs))) + thr) + 1e-6 if np.isfinite(zs).any() else 0.0
+        out[s0 : s0 + CERT_CHUNK] = np.float32(thr - margin)  # numpy compares float32 with a Python float in float32
+    return out
 
 
 def certify(
@@ -297,9 +349,10 @@ def certify(
     out_v = np.asarray(lb, dtype=np.float64).copy()
     out_s = np.zeros(len(base), dtype=bool)
     nb = len(st.theta)
-    t_a = st.theta
-    t_b = np.concatenate([st.theta[1:], st.theta[:1] + 2 * math.pi])
+    s_a, c_a = st.sin_t, st.cos_t
+    s_b, c_b = np.roll(st.sin_t, -1), np.roll(st.cos_t, -1)  # an arc ends where the next begins
     w = st.width
+    thr_f = filter_thresholds(zc, thr) if lip is not None else None
     for s0 in range(0, len(base), CERT_CHUNK):
         bs = base[s0 : s0 + CERT_CHUNK]
         zcs = np.asarray(zc[s0 : s0 + CERT_CHUNK], dtype=np.float64)
@@ -317,8 +370,7 @@ def certify(
             val = np.fmax(out_v[s0 : s0 + CERT_CHUNK], np.nanmax(g, axis=1).astype(np.float64))
         steep = val >= thr
         if lip is not None:
-            # the filter only drops arcs: a margin far above float32 rounding keeps it on the safe side
-            margin = 1e-5 * (float(np.nanmax(np.abs(zcs))) + thr) + 1e-6 if np.isfinite(zcs).any() else 0.0
+            assert thr_f is not None
             ends = np.empty_like(g)
             np.maximum(g[:, :-1], g[:, 1:], out=ends[:, :-1])
             np.maximum(g[:, -1], g[:, 0], out=ends[:, -1])
@@ -332,31 +384,32 @@ def certify(
             else:
                 ends += lp * (st.arc_len * 0.5).astype(g.dtype)[None, :]
             with np.errstate(invalid="ignore"):
-                cand = ~(ends < thr - margin)  # NaN stays a candidate
+                cand = ~(ends < thr_f[s0 : s0 + CERT_CHUNK, None])  # NaN stays a candidate
         else:
             cand = np.ones((k, nb), dtype=bool)
         cand &= ~steep[:, None]
         cell, arc = np.nonzero(cand)
-        ta, tb, mm, nn = t_a[arc], t_b[arc], st.sq_m[arc], st.sq_n[arc]
+        mm, nn = st.sq_m[arc], st.sq_n[arc]
         corner = bs[cell] + st.sq_off[arc]
         z = tuple(np.take(flat, corner + o, mode="wrap").astype(np.float64) for o in (0, 1, w, w + 1))
-        fa, fb, lo, hi = arc_bounds(st, ta, tb, mm, nn, z)
+        ends4 = (s_a[arc], c_a[arc], s_b[arc], c_b[arc])
+        fa, fb, lo, hi = arc_bounds_sc(st, *ends4, mm, nn, z)
         zcc = zcs[cell]
         live = (np.maximum(hi - zcc, zcc - lo) >= thr) | ~np.isfinite(hi)
-        items = (cell[live], ta[live], tb[live], mm[live], nn[live], tuple(zz[live] for zz in z))
+        items = (cell[live], tuple(x[live] for x in ends4), mm[live], nn[live], tuple(zz[live] for zz in z))
         for _ in range(CERT_ROUNDS):
-            cell, a0, b0, im, in_, zs = items
+            cell, (sa, ca, sb, cb), im, in_, zs = items
             if len(cell) == 0:
                 break
             keep = ~steep[cell]
-            cell, a0, b0, im, in_ = cell[keep], a0[keep], b0[keep], im[keep], in_[keep]
+            cell, sa, ca, sb, cb, im, in_ = cell[keep], sa[keep], ca[keep], sb[keep], cb[keep], im[keep], in_[keep]
             zs = tuple(x[keep] for x in zs)
             if len(cell) == 0:
                 break
-            mid = 0.5 * (a0 + b0)
+            sm, cm = mid_direction(sa, ca, sb, cb)
             zcx = zcs[cell]
-            fa1, fm, lo1, hi1 = arc_bounds(st, a0, mid, im, in_, zs)
-            _f, _g, lo2, hi2 = arc_bounds(st, mid, b0, im, in_, zs)
+            fa1, fm, lo1, hi1 = arc_bounds_sc(st, sa, ca, sm, cm, im, in_, zs)
+            _f, _g, lo2, hi2 = arc_bounds_sc(st, sm, cm, sb, cb, im, in_, zs)
             np.fmax.at(val, cell, np.abs(fm - zcx))
             steep = val >= thr
             ub1 = np.maximum(hi1 - zcx, zcx - lo1) >= thr
@@ -365,8 +418,8 @@ def certify(
             first = np.concatenate([np.ones(int(ub1.sum()), dtype=bool), np.zeros(int(ub2.sum()), dtype=bool)])
             items = (
                 cell[sel],
-                np.where(first, a0[sel], mid[sel]),
-                np.where(first, mid[sel], b0[sel]),
+                (np.where(first, sa[sel], sm[sel]), np.where(first, ca[sel], cm[sel]),
+                 np.where(first, sm[sel], sb[sel]), np.where(first, cm[sel], cb[sel])),
                 im[sel],
                 in_[sel],
                 tuple(x[sel] for x in zs),

@@ -54,12 +54,14 @@ import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from .ring import ring_extent_px, ring_footprint
 from .ring_kernel_numba import PlanArrays
+from .ring_kernel_numba import certifier as compiled_certifier
 from .ring_kernel_numba import kernel as compiled_kernel
 from .ring_kernel_numba import sweep as compiled_sweep
 from .ring_stencil import MID_CUT, RingStencil, SweepPlan, build_stencil, certify, sweep_plan
@@ -179,6 +181,8 @@ class _Setup:
     twist_tiles: np.ndarray | None = None  # (tile rows, tile cols): max |twist| (ft), 3×3-dilated
     tile: int = 1
     stats: dict | None = None
+    cert: Any = None  # the compiled certification (module ring_certify_numba), or None: numpy's
+    cert_arrays: dict[int, Any] = field(default_factory=dict)  # id(stencil) -> (stencil, its arrays for `cert`)
 
 
 class _Work:
@@ -249,8 +253,11 @@ def ring_slope_map(
         Run the sweep with the optional compiled kernel
         (:mod:`~stormwater_plugin.core.terrain.ring_kernel_numba`) when numba
         can be imported and ``STORMWATER_NO_NUMBA`` is not ``1``; else (and by
-        default) the numpy sweep. Both give the same values, bit for bit.
-        The plugin never asks for it (numba is not imported inside QGIS).
+        default) the numpy sweep; the certification at ``threshold_pct`` is
+        then compiled too
+        (:mod:`~stormwater_plugin.core.terrain.ring_certify_numba`). Both
+        paths give the same values, bit for bit. The plugin never asks for
+        it (numba is not imported inside QGIS).
 
     Returns
     -------
@@ -346,6 +353,7 @@ def ring_slope_map(
     local = threading.local()
     span = 2 * h_c + 4
     fast = compiled_kernel() if compiled else None  # numba is imported here only, on request
+    setup.cert = compiled_certifier() if compiled and setup.thr_ft is not None else None
     arrays: dict[int, PlanArrays] = {}
 
     def run(b: tuple[int, int]) -> None:
@@ -481,22 +489,40 @@ def _certify_block(st: _Setup, b0: int, res2: np.ndarray, stc: RingStencil, plan
     n_r, cols = res2.shape
     thr_pct = st.thr_ft * 100.0 / st.radius
     width = st.pad.shape[1]
-    rr = (st.h_r + b0 + np.arange(n_r)) // st.tile
-    cc = (st.h_c + np.arange(cols)) // st.tile
-    lip = st.lip_tiles[rr[:, None], cc[None, :]]
-    twist = st.twist_tiles[rr[:, None], cc[None, :]]
+    t_r0, t_r1 = (st.h_r + b0) // st.tile, (st.h_r + b0 + n_r - 1) // st.tile + 1
+    t_c0, t_c1 = st.h_c // st.tile, (st.h_c + cols - 1) // st.tile + 1
     # every arc's maximum exceeds its best sample by at most |twist|·excess + gradient·2h (ring_stencil.sweep_plan)
-    grow = twist * plan.excess + lip * plan.sagitta + 2.0 * st.eps_ft
+    grow_t = st.twist_tiles[t_r0:t_r1, t_c0:t_c1] * plan.excess + st.lip_tiles[t_r0:t_r1, t_c0:t_c1] * plan.sagitta + 2.0 * st.eps_ft
+    # cells that may reach the threshold with the block's largest growth (float32, 0.001 points wider than needed),
+    # then the exact per-tile test on those only: the same cells as the test over the whole block
+    lower = np.float32(thr_pct - float(grow_t.max()) * (100.0 / st.radius) - 1e-3)
     with np.errstate(invalid="ignore"):
-        ub = res2.astype(np.float64) + grow * (100.0 / st.radius)
-        band = np.isfinite(res2) & (res2 < thr_pct) & (ub >= thr_pct)
-    r_i, c_i = np.nonzero(band)
+        r_i, c_i = np.nonzero((res2 < np.float32(thr_pct)) & (res2 >= lower))
+    if len(r_i) == 0:
+        return
+    rr = (st.h_r + b0 + r_i) // st.tile
+    cc = (st.h_c + c_i) // st.tile
+    lip_c = st.lip_tiles[rr, cc]
+    twist_c = st.twist_tiles[rr, cc]
+    grow = twist_c * plan.excess + lip_c * plan.sagitta + 2.0 * st.eps_ft
+    ub = res2[r_i, c_i].astype(np.float64) + grow * (100.0 / st.radius)
+    keep = (res2[r_i, c_i] < thr_pct) & (ub >= thr_pct)
+    r_i, c_i, lip_c, twist_c = r_i[keep], c_i[keep], lip_c[keep], twist_c[keep]
     if len(r_i) == 0:
         return
     base = ((st.h_r + b0 + r_i) * width + st.h_c + c_i).astype(np.intp)
     zc = st.flat[base]
     lb = res2[r_i, c_i].astype(np.float64) * st.radius / 100.0
-    val, steep = certify(stc, st.flat, base, zc, lb, st.thr_ft - st.eps_ft, lip[r_i, c_i], st.dt)
+    if st.cert is not None:  # compiled: the same values (ring_certify_numba)
+        hit = st.cert_arrays.get(id(stc))
+        if hit is None or hit[0] is not stc:  # (the stencil is kept with its arrays: its id is not reused meanwhile)
+            hit = (stc, st.cert.StencilArrays(stc))
+            with st.lock:  # type: ignore[attr-defined]
+                st.cert_arrays[id(stc)] = hit
+        arrays = hit[1]
+        val, steep = st.cert.certify(arrays, st.flat, base, zc, lb, st.thr_ft - st.eps_ft, lip_c, st.dt, twist_c)
+    else:
+        val, steep = certify(stc, st.flat, base, zc, lb, st.thr_ft - st.eps_ft, lip_c, st.dt)
     pct = val * (100.0 / st.radius)
     conservative = steep & (pct < thr_pct)
     res2[r_i, c_i] = np.maximum(pct, res2[r_i, c_i]).astype(np.float32)
