@@ -37,7 +37,12 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from .errors import StormwaterError
 from .model import ROLES, FeatureLayer, FeatureRef, Finding, Status
+
+
+class RoleAccuracyError(ValueError, StormwaterError):
+    """A stated accuracy that is not ``ROLE=FEET`` with a known role and a number of feet, 0 or more."""
 
 ACCURACY_FILE = Path(__file__).resolve().parent / "packs" / "accuracy.json"
 #: Attribute names read as a feature's stated accuracy, in feet (95%).
@@ -104,8 +109,8 @@ def parse_role_accuracy(items: Sequence[str]) -> dict[str, float]:
 
     Raises
     ------
-    ValueError
-        Naming the item: an unknown role, a value that is not a number, or a negative one.
+    RoleAccuracyError
+        Naming the item (a ``ValueError``): an unknown role, a value that is not a number, or a negative one.
     """
     out: dict[str, float] = {}
     for chunk in items:
@@ -115,10 +120,10 @@ def parse_role_accuracy(items: Sequence[str]) -> dict[str, float]:
             role, sep, value = item.partition("=")
             role = role.strip()
             if not sep or role not in ROLES:
-                raise ValueError(f"{item.strip()}: give ROLE=FEET with a role among {', '.join(ROLES)}")
+                raise RoleAccuracyError(f"{item.strip()}: give ROLE=FEET with a role among {', '.join(ROLES)}")
             ft = _number(value.strip())
             if ft is None:
-                raise ValueError(f"{item.strip()}: '{value.strip()}' is not a number of feet, 0 or more")
+                raise RoleAccuracyError(f"{item.strip()}: '{value.strip()}' is not a number of feet, 0 or more")
             out[role] = ft
     return out
 
@@ -262,4 +267,4 @@ def _slope(f: Finding, dem_vertical_accuracy_ft: float | None, threshold_pct: fl
     return replace(f, extra=extra)
 
 
-__all__ = ["parse_role_accuracy", "accuracy_table", "feature_accuracy", "combined_accuracy", "apply_accuracy", "ACCURACY_FIELDS", "SOURCE_FIELDS"]
+__all__ = ["RoleAccuracyError", "parse_role_accuracy", "accuracy_table", "feature_accuracy", "combined_accuracy", "apply_accuracy", "ACCURACY_FIELDS", "SOURCE_FIELDS"]

@@ -41,7 +41,12 @@ from typing import Any, Callable, Mapping
 
 import shapely
 
+from .errors import StormwaterError
 from .rulepack import JURISDICTIONS, load_pack
+
+
+class DifferentJurisdictions(ValueError, StormwaterError):
+    """Two reviews under different jurisdictions' rules, which cannot be compared."""
 
 #: A findings.json or compare.json document (JSON: str keys, values of any JSON type).
 ReviewDoc = dict[str, Any]
@@ -258,12 +263,12 @@ def compare_documents(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[st
 
     Raises
     ------
-    ValueError
-        When the two reviews are of different jurisdictions.
+    DifferentJurisdictions
+        When the two reviews are of different jurisdictions (a ``ValueError``).
     """
     j_old, j_new = old.get("jurisdiction"), new.get("jurisdiction")
     if j_old and j_new and j_old != j_new:
-        raise ValueError(f"the reviews are of different jurisdictions ({j_old}, {j_new}): compare reviews under the same rules")
+        raise DifferentJurisdictions(f"the reviews are of different jurisdictions ({j_old}, {j_new}): compare reviews under the same rules")
     successor = load_pack(str(j_new)).successor if j_new in JURISDICTIONS else None
     out = compare_reviews(old, new, successor)
     out["jurisdiction"] = j_new
@@ -279,4 +284,4 @@ def since_last_review(comparison: Mapping[str, Any]) -> dict[str, str]:
     return out
 
 
-__all__ = ["compare_documents", "compare_reviews", "match_renamed_features", "since_last_review"]
+__all__ = ["DifferentJurisdictions", "compare_documents", "compare_reviews", "match_renamed_features", "since_last_review"]

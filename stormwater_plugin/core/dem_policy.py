@@ -97,6 +97,10 @@ class NotAnElevationBand(ValueError, StormwaterError):
     """The raster is not an elevation band (the message names why, in one line)."""
 
 
+class UnknownZUnit(ValueError, StormwaterError):
+    """A declared elevation unit that is none of :data:`Z_UNIT_SPELLINGS`."""
+
+
 def z_unit_to_ft(unit: str) -> float:
     """Feet per elevation unit ``unit`` (a key of :data:`Z_UNIT_METRES`)."""
     return Z_UNIT_METRES[unit] / METRE_PER_FT
@@ -159,13 +163,13 @@ def decide_z_unit(declared: str | None, band_unit: str | None, horizontal_m: flo
 
     Raises
     ------
-    ValueError
-        When ``declared`` names no known unit.
+    UnknownZUnit
+        When ``declared`` names no known unit (a ``ValueError``).
     """
     if declared:
         unit = normalise_band_unit(declared)
         if unit is None:
-            raise ValueError(f"unknown elevation unit '{declared}': choose one of {', '.join(Z_UNIT_METRES)}")
+            raise UnknownZUnit(f"unknown elevation unit '{declared}': choose one of {', '.join(Z_UNIT_METRES)}")
         return ZUnit(unit, z_unit_to_ft(unit), f"elevations in {unit} (declared with {how_to_declare})", True)
     unit = normalise_band_unit(band_unit)
     if unit is not None:

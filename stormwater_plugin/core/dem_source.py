@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .raster import CoordTransform, ElevationGrid, _identity
+from .raster import CoordTransform, DemError, ElevationGrid, _identity
 
 Bounds = tuple[float, float, float, float]
 
@@ -88,7 +88,7 @@ class DemSource(ABC):
         self.geotransform = tuple(float(v) for v in geotransform)
         a, b, c, d, e, f = self.geotransform
         if b * f - c * e == 0:
-            raise ValueError("the DEM geotransform is singular")
+            raise DemError("the DEM geotransform is singular")
         self.to_raster = to_raster
         self.from_raster = from_raster
         self.z_to_ft = float(z_to_ft)

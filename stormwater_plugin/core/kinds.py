@@ -15,6 +15,13 @@ For every kind a pack may name, :data:`KINDS` holds
 * ``reach``: its horizontal-distance parameters, feet, whose largest value is how
   far the rule looks from its features (``None``: not declared, the largest
   horizontal ``*_ft`` parameter is taken; ``services.reach``);
+* ``trace``: for a kind that traces a path over the DEM, the parameter holding the
+  path's length, feet: its reach is that length along a D8 path (``sqrt(2)`` times
+  it, plus two cells, as the crow flies) and, with no length declared, unbounded:
+  its first DEM window is finite and it reads further ones as it proceeds
+  (``services.reach``); ``None``: not a trace;
+* ``params``: what some of its parameters must be (:class:`ParamRule`), checked when a
+  pack is validated (``core.rulepack.validate_pack_dict``);
 * ``envelope_role``: what its zones are to the siting envelope: ``"setback"`` (ground
   a device must keep away from), ``"no_cut"`` (a buffer where no vegetation is cut),
   ``"slope"`` (ground too steep for a device); ``None``: not part of the envelope
@@ -28,7 +35,8 @@ For every kind a pack may name, :data:`KINDS` holds
   coverage table looks for each in the rule's excerpt, ``core.coverage``);
 * ``how``: how the coverage table says it is checked.
 
-``core.engine.KIND_HANDLERS``, ``services.reach.REACH_PARAMS`` and ``ENVELOPE_KINDS``,
+``core.engine.KIND_HANDLERS``, ``services.reach`` (``REACH_PARAMS``, ``ENVELOPE_KINDS``, the trace),
+``core.rulepack.validate_pack_dict`` (the parameter rules),
 ``core.coverage.LAW_PARAMS`` and ``HOW`` are read from here. The figures themselves live in the packs; this
 table names parameters, never values.
 
@@ -40,6 +48,37 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Mapping
 
+#: The relations a ``device_setback`` rule's ``gradient`` may name besides ``any`` (``checks.setback_gradient.MODES``).
+GRADIENT_MODES: tuple[str, ...] = ("device_upgradient", "device_downgradient")
+
+
+@dataclass(frozen=True)
+class ParamRule:
+    """What one parameter of a rule kind must be; a pack breaking it fails validation.
+
+    Each check is skipped when unset: ``positive`` (a unit in words, ``"feet"``): a
+    number above 0 (the parameter required); ``one_of``: one of these words, the
+    parameter ``default`` when absent; ``names_one`` (what it names, ``"role"``): a
+    non-empty list.
+    """
+
+    positive: str | None = None
+    one_of: tuple[str, ...] = ()
+    default: str | None = None
+    names_one: str | None = None
+
+    def problems(self, params: Mapping[str, object], key: str) -> list[str]:
+        """What is wrong with ``params[key]``, each as the end of a sentence beginning with its path."""
+        value = params.get(key)
+        out: list[str] = []
+        if self.positive is not None and (not isinstance(value, (int, float)) or value <= 0):
+            out.append(f"must be a positive number of {self.positive}")
+        if self.one_of and params.get(key, self.default) not in self.one_of:
+            out.append(f"must be {', '.join(self.one_of[:-1])} or {self.one_of[-1]}" if len(self.one_of) > 1 else f"must be {self.one_of[0]}")
+        if self.names_one is not None and not value:
+            out.append(f"must name at least one {self.names_one}")
+        return out
+
 
 @dataclass(frozen=True)
 class KindSpec:
@@ -48,6 +87,8 @@ class KindSpec:
     handler: str | None = None
     run_by: str = "engine"
     reach: tuple[str, ...] | None = None
+    trace: str | None = None
+    params: Mapping[str, ParamRule] = field(default_factory=dict)
     envelope_role: str | None = None
     dem: str | None = None
     law: Mapping[str, str] = field(default_factory=dict)
@@ -63,7 +104,9 @@ class KindSpec:
 #: a dotted name reads a nested mapping; the subdivision's ``min_lots``..``max_lots`` also own the counts between them.
 KINDS: dict[str, KindSpec] = {
     "device_setback": KindSpec("checks.setbacks:check_device_setback", reach=("required_ft",), envelope_role="setback", dem="gradient_setback",
-                               law={"required_ft": "ft", "allowance.max_total_area_sqft": "sqft"}),
+                               law={"required_ft": "ft", "allowance.max_total_area_sqft": "sqft"},
+                               params={"required_ft": ParamRule(positive="feet"), "gradient": ParamRule(one_of=("any", *GRADIENT_MODES), default="any"),
+                                       "targets": ParamRule(names_one="role")}),
     "shoreline_no_cut_buffer": KindSpec("checks.shoreline:check_no_cut_buffer", reach=("width_ft",), envelope_role="no_cut", law={"width_ft": "ft"}),
     "neighbour_notification": KindSpec("checks.notification:check_notification", run_by="notification", reach=("radius_ft", "adjacent_tolerance_ft"), law={"radius_ft": "ft"},
                                        how="automatic (list)"),
@@ -79,7 +122,7 @@ KINDS: dict[str, KindSpec] = {
     "area_threshold": KindSpec("checks.triggers:check_area_threshold", reach=(), law={"above_sqft": "sqft", "min_sqft": "sqft", "below_sqft": "sqft"}),
     "soil_trigger": KindSpec("checks.triggers:check_soil_trigger", reach=(), law={"value": "min/in"}),
     "sensitive_surroundings": KindSpec("checks.triggers:check_sensitive_surroundings", reach=("within_ft",)),
-    "flow_to_sensitive_area": KindSpec("checks.flowpath:check_flow_to_sensitive_area", dem="flow_trace", law={"below_sqft": "sqft"}),
+    "flow_to_sensitive_area": KindSpec("checks.flowpath:check_flow_to_sensitive_area", trace="max_length_ft", dem="flow_trace", law={"below_sqft": "sqft"}),
     "building_site_slope": KindSpec("terrain.checks:check_building_site_slope", reach=("distance_ft",), dem="building_sites", law={"threshold_pct": "pct", "distance_ft": "ft"}),
     "device_slope": KindSpec("terrain.checks:check_device_slope", reach=("point_radius_ft",), envelope_role="slope", dem="devices", law={"threshold_pct": "pct"}),
     "clearing_slope": KindSpec("terrain.checks:check_clearing_slope", reach=(), dem="clearing", law={"threshold_pct": "pct", "cover_within_hours": "h"}),
@@ -111,4 +154,12 @@ def handler_path(kind: str) -> tuple[str, str] | None:
     return f"{__name__.rsplit('.', 1)[0]}.{module}", name
 
 
-__all__ = ["KindSpec", "KINDS", "ENGINE_KINDS", "ENVELOPE_ROLES", "envelope_role", "handler_path"]
+def param_problems(kind: object, params: Mapping[str, object]) -> list[tuple[str, str]]:
+    """``(parameter, what is wrong)`` for each of :attr:`KindSpec.params` that ``params`` of a ``kind`` rule break (none for an unknown kind)."""
+    spec = KINDS.get(kind) if isinstance(kind, str) else None
+    if spec is None:
+        return []
+    return [(key, problem) for key, rule in spec.params.items() for problem in rule.problems(params, key)]
+
+
+__all__ = ["GRADIENT_MODES", "KindSpec", "ParamRule", "KINDS", "param_problems", "ENGINE_KINDS", "ENVELOPE_ROLES", "envelope_role", "handler_path"]

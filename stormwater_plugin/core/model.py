@@ -128,8 +128,8 @@ class Finding:
     required_ft: float | None
     message: str
     geometry: BaseGeometry | None = None
-    #: Measures and notes of the finding (findings.json's ``details``): numbers, text, lists, mappings.
-    extra: Mapping[str, object] = field(default_factory=dict)
+    #: Measures and notes of the finding (findings.json's ``details``): JSON values (numbers, text, lists, mappings).
+    extra: Mapping[str, JsonValue] = field(default_factory=dict)
 
     def number(self, key: str) -> float | None:
         """``extra[key]`` as a float, ``None`` when absent or not a number."""

@@ -14,6 +14,12 @@ from typing import Callable
 
 import numpy as np
 
+from .errors import StormwaterError
+
+
+class DemError(ValueError, StormwaterError):
+    """A DEM whose grid cannot be used (a singular geotransform: zero or collinear pixel axes; no pixels)."""
+
 #: Maps working-CRS x, y arrays to raster-CRS x, y arrays.
 CoordTransform = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
 
@@ -96,7 +102,7 @@ class ElevationGrid:
         a, b, c, d, e, f = self.geotransform
         det = b * f - c * e
         if det == 0:
-            raise ValueError("the DEM geotransform is singular")
+            raise DemError("the DEM geotransform is singular")
         self._inv = (a, b, c, d, e, f, det)
 
     @property

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from .errors import StormwaterError
+from .kinds import param_problems
 from .model import ROLES, Citation
 
 PACK_DIR = Path(__file__).resolve().parent / "packs"
@@ -238,14 +239,8 @@ def validate_pack_dict(data: Mapping[str, Any]) -> list[str]:
     if dupes:
         errors.append(f"pack: duplicate rule ids {sorted(str(d) for d in dupes)}")
     for i, r in enumerate(data.get("rules", [])):
-        if isinstance(r, dict) and r.get("kind") == "device_setback":
-            p = r.get("params", {})
-            if not isinstance(p.get("required_ft"), (int, float)) or p.get("required_ft", 0) <= 0:
-                errors.append(f"pack.rules[{i}].params.required_ft must be a positive number of feet")
-            if p.get("gradient", "any") not in ("any", "device_upgradient", "device_downgradient"):
-                errors.append(f"pack.rules[{i}].params.gradient must be any, device_upgradient or device_downgradient")
-            if not p.get("targets"):
-                errors.append(f"pack.rules[{i}].params.targets must name at least one role")
+        if isinstance(r, dict):  # the kind's parameter rules, from the registry (core/kinds.py)
+            errors += [f"pack.rules[{i}].params.{key} {problem}" for key, problem in param_problems(r.get("kind"), r.get("params", {}))]
     errors += _glossary_errors(data)
     return errors
 

@@ -14,6 +14,7 @@ from typing import Any, Mapping
 import shapely
 
 from .checks.classification import Classification
+from .errors import StormwaterError
 from .model import (
     BuildingSiteSlope,
     CheckResult,
@@ -71,16 +72,20 @@ def save_review(result: CheckResult, doc: Mapping[str, Any], *, extra: Mapping[s
     return out
 
 
+class NotASavedReview(ValueError, StormwaterError):
+    """A document that is not a saved review of this version of the plugin."""
+
+
 def load_review(doc: Mapping[str, Any]) -> CheckResult:
     """The :class:`CheckResult` a :func:`save_review` document describes.
 
     Raises
     ------
-    ValueError
-        When the document is not a saved review of this version.
+    NotASavedReview
+        When the document is not a saved review of this version (a ``ValueError``).
     """
     if doc.get("saved_version") != SAVED_VERSION:
-        raise ValueError("not a saved review of this version of the plugin")
+        raise NotASavedReview("not a saved review of this version of the plugin")
     findings = []
     for f in doc.get("findings", []):
         details = dict(f.get("details") or {})
@@ -136,4 +141,4 @@ def load_review(doc: Mapping[str, Any]) -> CheckResult:
     )
 
 
-__all__ = ["save_review", "load_review", "SAVED_VERSION"]
+__all__ = ["NotASavedReview", "save_review", "load_review", "SAVED_VERSION"]

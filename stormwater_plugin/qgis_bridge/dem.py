@@ -35,7 +35,7 @@ from ..core.dem_policy import (
 )
 from ..core.dem_source import DemSource, PixelWindow
 from ..core.model import Warning_
-from ..core.raster import ElevationGrid
+from ..core.raster import DemError, ElevationGrid
 from ..core.units import METRE_PER_FT
 from ..services.run_warnings import dem_sampled_in_own_crs_warning, dem_values_warnings, dem_z_assumed_warning
 from .crs import is_projected, unit_to_ft
@@ -108,7 +108,7 @@ def block_to_array(block: Any, provider: QgsRasterDataProvider, band: int = 1, z
     rows, cols = block.height(), block.width()
     dtype = _NP_TYPES.get(block.dataType())
     if dtype is None:
-        raise ValueError(f"the DEM's data type ({block.dataType()}) is not a plain number type")
+        raise NotAnElevationBand(f"the DEM's data type ({block.dataType()}) is not a plain number type")
     raw = np.frombuffer(bytes(block.data()), dtype=np.dtype(dtype).newbyteorder("="), count=rows * cols)
     values = raw.reshape(rows, cols).astype(np.float64)
     nodata = np.zeros(values.shape, dtype=bool)
@@ -284,7 +284,7 @@ class QgisDemSource(DemSource):
         full = provider.extent()
         nx, ny = int(provider.xSize()), int(provider.ySize())
         if nx <= 0 or ny <= 0 or full.isEmpty():
-            raise ValueError("the DEM has no pixel grid QGIS can read")
+            raise DemError("the DEM has no pixel grid QGIS can read")
         px, py = full.width() / nx, full.height() / ny
         refuse_non_dem(provider, name)
         zf, note, declared = dem_z_unit(provider, z_units, dem_crs, [])

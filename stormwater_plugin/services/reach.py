@@ -3,7 +3,8 @@
 Each rule kind names the parameters that are horizontal distances it measures
 out to (:data:`REACH_PARAMS`); a kind not listed reaches as far as its
 largest ``*_ft`` parameter that is not a vertical one, so a new kind is never
-given too small a window. The flow trace reaches its path length along a D8
+given too small a window. A kind that traces a path (its ``trace``
+parameter in the registry, the flow trace's ``max_length_ft``) reaches that length along a D8
 path: up to ``sqrt(2) * (max_length_ft + 2 cells)`` as the crow flies; with no
 declared length it may reach anywhere (the batch gives its targets from the
 whole town), but the DEM it reads at first is finite
@@ -40,6 +41,12 @@ def _numbers(value: object, key: str = "") -> Iterator[tuple[str, float]]:
             yield from _numbers(v, key)
 
 
+def _trace_length(rule: Rule) -> str | None:
+    """The parameter holding the length of the path ``rule`` traces (the registry's ``trace``), or ``None``: not a trace."""
+    spec = KINDS.get(rule.kind)
+    return spec.trace if spec is not None else None
+
+
 def rule_reach_ft(rule: Rule, cell_ft: float = 0.0) -> float:
     """The horizontal distance ``rule`` looks out to from the features it relates, feet.
 
@@ -48,11 +55,12 @@ def rule_reach_ft(rule: Rule, cell_ft: float = 0.0) -> float:
     rule : Rule
         One rule of a pack.
     cell_ft : float, default 0
-        The DEM's pixel size, feet (only the flow trace depends on it).
+        The DEM's pixel size, feet (only a trace depends on it).
     """
     p = dict(rule.params)
-    if rule.kind == "flow_to_sensitive_area":
-        length = p.get("max_length_ft")
+    trace = _trace_length(rule)
+    if trace is not None:
+        length = p.get(trace)
         if isinstance(length, (int, float)) and not isinstance(length, bool):
             return math.sqrt(2.0) * (float(length) + 2.0 * max(cell_ft, 0.0))
         return math.inf  # no declared length: it may run anywhere on the DEM, so never a window that could stop it
@@ -75,14 +83,14 @@ def rule_dem_reach_ft(rule: Rule, cell_ft: float = 0.0) -> float:
     DEM source as it proceeds, so the reader never reads the whole raster.
     """
     reach = rule_reach_ft(rule, cell_ft)
-    if rule.kind == "flow_to_sensitive_area" and not math.isfinite(reach):
+    if _trace_length(rule) is not None and not math.isfinite(reach):
         return FIRST_REACH_FT + 2.0 * max(cell_ft, 0.0)
     return reach
 
 
 def rule_grows_dem_window(rule: Rule) -> bool:
     """Whether ``rule`` reads DEM windows beyond its fixed one as it proceeds (a flow trace of no declared length)."""
-    return rule.kind == "flow_to_sensitive_area" and not math.isfinite(rule_reach_ft(rule))
+    return _trace_length(rule) is not None and not math.isfinite(rule_reach_ft(rule))
 
 
 def pack_dem_reach_ft(pack: RulePack, cell_ft: float = 0.0) -> float:

@@ -18,6 +18,7 @@ from typing import Any, Mapping
 import numpy as np
 import shapely
 
+from ..errors import StormwaterError
 from ..geometry import feet_text
 from ..model import Status
 from ..rulepack import Rule, RulePack
@@ -178,10 +179,14 @@ def prevailing_frost_depth(params: Mapping[str, Any]) -> tuple[float, float] | N
     return (float(v), float(v))
 
 
+class BadFrostDepth(ValueError, StormwaterError):
+    """A declared prevailing frost depth that is not a positive number of feet."""
+
+
 def override_prevailing_frost_depth(pack: RulePack, feet: float, source: str = "declared with --frost-depth-ft") -> RulePack:
     """A copy of ``pack`` whose ``frost_depth`` rules take ``feet`` as the prevailing frost depth (the user's figure)."""
     if not (math.isfinite(feet) and feet > 0):
-        raise ValueError(f"the prevailing frost depth must be a positive number of feet, not {feet!r}")
+        raise BadFrostDepth(f"the prevailing frost depth must be a positive number of feet, not {feet!r}")
     rules = tuple(
         replace(r, params={**r.params, "prevailing_frost_depth_ft": float(feet), "prevailing_frost_depth_source": source}) if r.kind == "frost_depth" else r
         for r in pack.rules

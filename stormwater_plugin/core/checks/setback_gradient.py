@@ -60,6 +60,7 @@ import shapely
 from shapely.geometry import LineString
 from shapely.geometry.base import BaseGeometry
 
+from ..kinds import GRADIENT_MODES
 from ..raster import ElevationGrid
 
 #: Longest straight piece the linework of a device or feature is cut into, in feet (vertices are always kept).
@@ -76,8 +77,8 @@ MAX_INTERIOR_SAMPLES = 80_000
 MAX_PAIR_CHECKS = 20_000_000
 #: Pairs examined at once (memory bound).
 _CHUNK = 250_000
-#: The two relations a gradient rule can name: the device above the feature, or below it.
-MODES = ("device_upgradient", "device_downgradient")
+#: The two relations a gradient rule can name: the device above the feature, or below it (from the kind registry).
+MODES = GRADIENT_MODES
 
 
 @dataclass
