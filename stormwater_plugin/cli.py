@@ -11,7 +11,7 @@ import argparse
 import contextlib
 import sys
 from pathlib import Path
-from typing import Sequence
+from typing import NoReturn, Sequence, cast
 
 from .__about__ import __version__
 from .core.checks.device_design import override_prevailing_frost_depth
@@ -61,16 +61,24 @@ def _check_parser() -> argparse.ArgumentParser:
     return p
 
 
+#: The check's option naming each stated accuracy (``AccuracyError.part``).
+ACCURACY_OPTIONS = {"horizontal": "--accuracy", "dem_vertical": "--dem-vertical-accuracy-ft"}
+
+
 def run_check_command(argv: Sequence[str]) -> int:
+    """``stormwater-check check``: read the arguments and files, review the site (one use case), write its outputs."""
     args = _check_parser().parse_args(list(argv))
     # lazy: reader, writer and the review load fiona, pyproj and the engine (~0.55 s); `--help` stays at ~0.23 s
-    from .headless.compare_cli import apply_stated_accuracy, read_previous
+    from .headless.compare_cli import read_previous
     from .headless.context_reader import read_context_for_check
-    from .headless.contours_dem import dem_notes
-    from .headless.reader import InputError, read_site
+    from .headless.reader import InputError, LoadedSite
+    from .headless.site_source import FileSiteSource
     from .headless.writer import RunFolder, summary_text, write_document, write_gpkg
     from .report.package import ReportError, finish_check, load_overrides_file
-    from .services.review import ComparisonError, check
+    from .services.accuracy import AccuracyError
+    from .services.completeness import completeness_lines
+    from .services.review import ComparisonError
+    from .services.site_source import ReviewOptions, check_site
 
     if args.site is None and not args.layer:
         _fail("give a site package (SITE.gpkg) or at least one --layer ROLE=PATH")
@@ -88,39 +96,25 @@ def run_check_command(argv: Sequence[str]) -> int:
         previous = read_previous(args.previous) if args.previous else None
         # issue 27: the town's context catalog fills the roles the package and --layer lack (a scratch folder for the run)
         context = read_context_for_check(args, pack, stack)
-        loaded = read_site(args.site, context.layer_options + args.layer, args.dem or context.dem, args.dem_z_units or context.dem_z_units,
-                           args.site_parcel or context.site_parcel_id, args.project_class, pack=pack)
-        loaded.inputs.warnings.extend(context.warnings + dem_notes(args, loaded, pack))
-        apply_stated_accuracy(loaded.inputs, args.accuracy, args.dem_vertical_accuracy_ft)
-        out: Path = args.out
-        inputs = {
-            "site": str(args.site) if args.site else None,
-            "layers": loaded.sources,
-            "dem": loaded.dem_path,
-            "dem_z": loaded.inputs.dem.z_unit_note if loaded.inputs.dem else None,
-        }
-        if args.context:
-            inputs["context_catalog"] = str(args.context)
+        source = FileSiteSource(args.site, context.layer_options + args.layer, args.dem or context.dem, args.dem_z_units or context.dem_z_units,
+                                args.site_parcel or context.site_parcel_id, args.project_class, notes=context.warnings, dem_notes=True,
+                                compare_dem=args.compare_dem, compare_z_units=args.dem_z_units, context_catalog=args.context)
+        options = ReviewOptions(overrides, args.accuracy, args.dem_vertical_accuracy_ft, previous=previous,
+                                previous_label=str((previous or {}).get("_path", "")),
+                                # the findings naming a context feature name their source
+                                annotate=context.annotate if args.context else None, completeness=True)
         try:
-            # issue 7: moves for each device with a setback violation (they never fail the check)
-            review = check(loaded.inputs, pack, overrides, crs_name=loaded.inputs.crs_name, inputs_description=inputs,
-                           previous=previous, previous_label=str((previous or {}).get("_path", "")))
-        except LookupError as exc:
-            raise InputError(str(exc).strip("'\"")) from exc
+            # issue 7: moves for each device with a setback violation (they never fail the check); issue 27: the completeness list
+            done = check_site(source, pack, options)
+        except AccuracyError as exc:
+            raise InputError(f"{ACCURACY_OPTIONS[exc.part]} {exc.detail}") from exc
         except ComparisonError as exc:
             raise InputError(f"--previous: {exc}") from exc
-        if args.context:  # the findings naming a context feature name its source (the review's API: the document is not edited in place)
-            review = review.edited(context.annotate)
+        review, completeness = done.review, done.completeness
+        assert completeness is not None  # asked for above
+        loaded = cast(LoadedSite, done.site.source)  # the file source's own record of the read
         result, moves = review.result, review.moves or ()
-        # issue 27: what the submission must show for the computed class, and what is missing
-        # lazy, like the imports above: loaded only when a check runs
-        from .headless.completeness_cli import contour_count
-        from .services.completeness import check_completeness, completeness_lines
-
-        completeness = check_completeness(pack, loaded.inputs.layers, result.project_class, has_dem=loaded.inputs.dem is not None,
-                                          contour_count=contour_count(args.site),
-                                          undrawn={w.layer for w in loaded.inputs.warnings if w.code == "template_layer_not_drawn" and w.layer})
-        review = review.with_section("completeness", completeness.as_dict())
+        out: Path = args.out
         # issue 22: written in a private folder inside --out and moved into place when complete (a missing report
         # package still commits findings.json and findings.gpkg, as its message says); --out locked since the start
         with run_folder as staging:
@@ -153,7 +147,7 @@ def run_check_command(argv: Sequence[str]) -> int:
     return 1 if review.violations_unresolved else 0
 
 
-def _fail(message: str) -> None:
+def _fail(message: str) -> NoReturn:
     fail("stormwater-check", message)
 
 

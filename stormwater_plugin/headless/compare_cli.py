@@ -1,7 +1,8 @@
 """``stormwater-check compare OLD NEW --out DIR``: what changed between two reviews of a site.
 
-Also the small readers the check command uses for ``--previous`` and
-``--accuracy``. The comparison itself is :func:`stormwater_plugin.services.compare.compare_reviews`,
+Also the small reader the check command uses for ``--previous`` (its
+``--accuracy`` is read by the review use case,
+:func:`stormwater_plugin.services.site_source.check_site`). The comparison itself is :func:`stormwater_plugin.services.compare.compare_reviews`,
 the same function the dock and the Processing algorithm call.
 """
 
@@ -12,10 +13,7 @@ import json
 from pathlib import Path
 from typing import Any, Sequence
 
-from ..core.engine import SiteInputs
 from ..report.package import comparison_line
-from ..services.accuracy import AccuracyError, apply_accuracy
-from ..services.accuracy import parse_accuracy as services_parse_accuracy
 from ..services.compare import CompareError, compare_reviews, open_violations
 from .errors import fail
 from .reader import InputError
@@ -36,23 +34,6 @@ def read_previous(path: Path) -> dict[str, Any]:
         raise InputError(f"{p}: not a findings.json document (no 'findings')")
     doc["_path"] = str(p)
     return doc
-
-
-def parse_accuracy(items: Sequence[str]) -> dict[str, float]:
-    """``--accuracy ROLE=FT`` items to role → feet (:func:`~stormwater_plugin.services.accuracy.parse_accuracy`)."""
-    try:
-        return services_parse_accuracy(items)
-    except AccuracyError as exc:
-        raise InputError(f"--accuracy {exc.detail}") from exc
-
-
-def apply_stated_accuracy(inputs: SiteInputs, items: Sequence[str], dem_vertical_ft: float | None) -> None:
-    """``--accuracy`` and ``--dem-vertical-accuracy-ft`` onto the check's inputs (:func:`~stormwater_plugin.services.accuracy.apply_accuracy`)."""
-    parse_accuracy(items)  # names --accuracy in the error
-    try:
-        apply_accuracy(inputs, items, dem_vertical_ft)
-    except AccuracyError as exc:
-        raise InputError(f"--dem-vertical-accuracy-ft {exc.detail}") from exc
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -220,16 +220,25 @@ def compare_contours(package: Path, dem: Path, dem_z_units: str | None = None, c
     return None
 
 
-def dem_notes(args: Any, loaded: Any, pack: Any = None) -> list[Warning_]:
+def dem_notes(site: Path | None, dem_path: str | None, compare_dem: Path | None = None, dem_z_units: str | None = None) -> list[Warning_]:
     """The check's notes on its DEM: built from the plan's contours (say so); a package with contours compared with the DEM.
 
     A package with existing-grade contours checked on another DEM says which
     DEM was used (``dem_used``), and the contours are compared with it (or with
-    ``--compare-dem``).
+    ``compare_dem``, as ``--compare-dem``).
+
+    Parameters
+    ----------
+    site : Path or None
+        The site package (``check``'s SITE).
+    dem_path : str or None
+        The DEM the check read.
+    compare_dem : Path, optional
+        The DEM to compare the contours with instead (``--compare-dem``).
+    dem_z_units : str, optional
+        The elevation unit given for the check's DEM (``--dem-z-units``), used when the contours are compared with it.
     """
     out: list[Warning_] = []
-    dem_path = getattr(loaded, "dem_path", None)
-    site = getattr(args, "site", None)
     site_path = Path(site) if site is not None else None
     has_contours = site_path is not None and site_path.exists() and CONTOURS_LAYER in fiona.listlayers(str(site_path))
     built_from_contours = False
@@ -249,11 +258,10 @@ def dem_notes(args: Any, loaded: Any, pack: Any = None) -> list[Warning_]:
             )
         elif has_contours:
             out.append(Warning_("dem_used", f"DEM used: {Path(dem_path).name}, not the plan's existing-grade contours"))
-    compare = getattr(args, "compare_dem", None)
-    target = Path(compare) if compare else (Path(dem_path) if dem_path and not built_from_contours else None)
+    target = Path(compare_dem) if compare_dem else (Path(dem_path) if dem_path and not built_from_contours else None)
     if has_contours and site_path is not None and target is not None:
         try:
-            w = compare_contours(site_path, target, None if compare else getattr(args, "dem_z_units", None))
+            w = compare_contours(site_path, target, None if compare_dem else dem_z_units)
         except InputError as exc:
             w = Warning_("contours_dem_uncompared", f"the plan's contours were not compared with {target.name}: {exc}", CONTOURS_LAYER)
         if w is not None:

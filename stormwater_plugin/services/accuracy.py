@@ -28,12 +28,14 @@ class AccuracyError(ValueError, StormwaterError):
     """A stated accuracy that is not a role and a number of feet, 0 or more.
 
     ``str(exc)`` names what was stated ("horizontal accuracy septik=10: …"); ``detail`` is the bad entry and why
-    ("septik=10: …"), for a front end that names its own option.
+    ("septik=10: …"), for a front end that names its own option; ``part`` which statement it is
+    (``"horizontal"`` or ``"dem_vertical"``), so that front end knows which option to name.
     """
 
-    def __init__(self, message: str, detail: str | None = None) -> None:
+    def __init__(self, message: str, detail: str | None = None, part: str = "horizontal") -> None:
         super().__init__(message)
         self.detail = detail if detail is not None else message
+        self.part = part
 
 
 def parse_accuracy(items: Sequence[str]) -> dict[str, float]:
@@ -51,9 +53,10 @@ def parse_dem_vertical(value: str | float | None) -> float | None:
     try:
         ft = float(value)
     except ValueError:
-        raise AccuracyError(f"DEM vertical accuracy '{str(value).strip()}' is not a number of feet", f"{str(value).strip()}: not a number of feet") from None
+        raise AccuracyError(f"DEM vertical accuracy '{str(value).strip()}' is not a number of feet", f"{str(value).strip()}: not a number of feet",
+                             "dem_vertical") from None
     if not (math.isfinite(ft) and ft >= 0):
-        raise AccuracyError("DEM vertical accuracy must be 0 ft or more", f"{ft:g}: give a number of feet, 0 or more")
+        raise AccuracyError("DEM vertical accuracy must be 0 ft or more", f"{ft:g}: give a number of feet, 0 or more", "dem_vertical")
     return ft
 
 

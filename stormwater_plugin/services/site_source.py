@@ -6,9 +6,11 @@ CRS, that CRS as WKT, and the document's ``inputs`` description). The
 command line's adapter is ``headless.site_source.FileSiteSource`` (files,
 through the headless reader); the plugin's is
 ``qgis_bridge.snapshot.QgisSiteSource`` (QGIS layers, through the snapshot).
-Both hand what they read to :func:`review_site`, which runs the one review
-use case (:func:`~stormwater_plugin.services.review.check`), so the same
-layers give the same findings.json whichever front end read them.
+Both hand what they read to :func:`check_site` (or :func:`review_site`, its
+pair of what was read and the review), the one review use case: the stated
+accuracy, the check (:func:`~stormwater_plugin.services.review.check`), the
+front end's annotation of its sources and the submission's completeness, so
+the same layers give the same findings.json whichever front end read them.
 
 QGIS-free and file-free: the adapters do the reading.
 """
@@ -19,8 +21,11 @@ from dataclasses import dataclass, field
 from typing import Callable, Mapping, Protocol, Sequence, runtime_checkable
 
 from ..core.engine import SiteInputs
+from ..core.errors import StormwaterError
 from ..core.overrides import Override
 from ..core.rulepack import RulePack
+from .accuracy import apply_accuracy
+from .completeness import Completeness, check_completeness
 from .review import Review, check
 
 
@@ -38,12 +43,15 @@ class SiteRead:
         What was read, for the findings.json ``inputs`` (paths or layer sources, the DEM and its unit).
     source : object, optional
         The adapter's own record of the read (the reader's ``LoadedSite``, the QGIS ``Snapshot``), for its front end.
+    contour_count : int, optional
+        Existing-grade contour features the submission holds (a ``contours`` layer), for the completeness list.
     """
 
     inputs: SiteInputs
     crs_wkt: str
     description: dict[str, object] = field(default_factory=dict)
     source: object = None
+    contour_count: int = 0
 
 
 @runtime_checkable
@@ -78,6 +86,108 @@ def working_crs_text(name: str, authority: str, why: str, scale: float) -> str:
     return f"{name} ({authority}), {why}; distances on the ellipsoid (grid scale factor {scale:.6f})"
 
 
+class SiteReviewError(LookupError, StormwaterError):
+    """The check named something the site does not hold (a site parcel, a feature the pack's rules need); ``str(exc)`` says what."""
+
+
+@dataclass(frozen=True)
+class ReviewOptions:
+    """What a front end adds to a site for its review, as plain values (every field optional).
+
+    Parameters
+    ----------
+    overrides : sequence of Override
+        The reviewer's decisions.
+    accuracy : sequence of str
+        Stated horizontal accuracy, ``ROLE=FT`` items in feet at 95 %
+        (:func:`~stormwater_plugin.services.accuracy.apply_accuracy`).
+    dem_vertical_accuracy_ft : float or str, optional
+        The DEM's stated vertical accuracy, feet at 95 %.
+    moves, previous, previous_label, progress
+        As :func:`~stormwater_plugin.services.review.check`.
+    annotate : callable, optional
+        Edits the findings document in place after the check (the context catalog names its sources), through
+        :meth:`~stormwater_plugin.services.review.Review.edited`.
+    completeness : bool
+        Add the document's ``completeness`` section (issue 27): what the submission must show for the computed class.
+    """
+
+    overrides: Sequence[Override] = ()
+    accuracy: Sequence[str] = ()
+    dem_vertical_accuracy_ft: float | str | None = None
+    moves: bool = True
+    previous: Mapping[str, object] | None = None
+    previous_label: str = ""
+    progress: Callable[[float], bool] | None = None
+    annotate: Callable[[dict[str, object]], None] | None = None
+    completeness: bool = False
+
+
+@dataclass(frozen=True)
+class SiteReview:
+    """A site's review as :func:`check_site` made it.
+
+    Parameters
+    ----------
+    site : SiteRead
+        What the source read (its ``inputs`` carry the stated accuracy).
+    review : Review
+        The review (``review.doc`` is the findings.json document, with its ``completeness`` section when asked for).
+    completeness : Completeness or None
+        The completeness list, when :attr:`ReviewOptions.completeness` asked for it.
+    """
+
+    site: SiteRead
+    review: Review
+    completeness: Completeness | None = None
+
+
+def check_site(source: SiteSource, pack: RulePack, options: ReviewOptions | None = None) -> SiteReview:
+    """Review a site: read it, state its accuracy, check it, annotate its sources, list what the submission lacks.
+
+    The one use case every front end calls with its own :class:`SiteSource`.
+
+    Parameters
+    ----------
+    source : SiteSource
+    pack : RulePack
+    options : ReviewOptions, optional
+
+    Returns
+    -------
+    SiteReview
+
+    Raises
+    ------
+    AccuracyError
+        A stated accuracy is not a number of feet (``exc.part`` says which statement).
+    SiteReviewError
+        The check named something the site does not hold.
+    ComparisonError
+        ``previous`` is not a review of the same kind.
+    StormwaterError
+        The source's own input error, raised by its ``read``.
+    """
+    opts = options or ReviewOptions()
+    site = source.read(pack)
+    if opts.accuracy or opts.dem_vertical_accuracy_ft is not None:  # nothing stated: the source's inputs keep their own (none from the readers)
+        apply_accuracy(site.inputs, opts.accuracy, opts.dem_vertical_accuracy_ft)
+    try:
+        review = check(site.inputs, pack, opts.overrides, crs_name=site.inputs.crs_name, inputs_description=site.description, moves=opts.moves,
+                       previous=opts.previous, previous_label=opts.previous_label, progress=opts.progress)
+    except LookupError as exc:
+        raise SiteReviewError(str(exc).strip("'\"")) from exc
+    if opts.annotate is not None:  # the review's API: the document is not edited in place
+        review = review.edited(opts.annotate)
+    completeness = None
+    if opts.completeness:
+        undrawn = {w.layer for w in site.inputs.warnings if w.code == "template_layer_not_drawn" and w.layer}
+        completeness = check_completeness(pack, site.inputs.layers, review.result.project_class, has_dem=site.inputs.dem is not None,
+                                          contour_count=site.contour_count, undrawn=undrawn)
+        review = review.with_section("completeness", completeness.as_dict())
+    return SiteReview(site, review, completeness)
+
+
 def review_site(
     source: SiteSource,
     pack: RulePack,
@@ -102,10 +212,8 @@ def review_site(
     (SiteRead, Review)
         What was read, and its review (``review.doc`` is the findings.json document).
     """
-    site = source.read(pack)
-    review = check(site.inputs, pack, overrides, crs_name=site.inputs.crs_name, inputs_description=site.description, moves=moves,
-                   previous=previous, previous_label=previous_label, progress=progress)
-    return site, review
+    done = check_site(source, pack, ReviewOptions(overrides, moves=moves, previous=previous, previous_label=previous_label, progress=progress))
+    return done.site, done.review
 
 
-__all__ = ["SiteRead", "SiteSource", "review_site", "working_crs_text"]
+__all__ = ["ReviewOptions", "SiteRead", "SiteReview", "SiteReviewError", "SiteSource", "check_site", "review_site", "working_crs_text"]

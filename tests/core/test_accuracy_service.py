@@ -28,3 +28,11 @@ def test_dem_vertical_accuracy_blank_is_not_stated(value, expected):
 def test_dem_vertical_accuracy_below_zero_or_not_a_number_is_refused(value):
     with pytest.raises(AccuracyError):
         parse_dem_vertical(value)
+
+
+def test_the_error_says_which_statement_it_is_for_the_front_end_naming_its_option():
+    with pytest.raises(AccuracyError) as horizontal:
+        apply_accuracy(SiteInputs(layers={}, dem=None, unit_to_ft=1.0), ["moon=3"], "-1")  # the horizontal one is named first
+    with pytest.raises(AccuracyError) as vertical:
+        apply_accuracy(SiteInputs(layers={}, dem=None, unit_to_ft=1.0), ["septic=3"], "-1")
+    assert (horizontal.value.part, vertical.value.part) == ("horizontal", "dem_vertical")
