@@ -13,10 +13,12 @@ benchmark, not a timed test.
 
 Usage::
 
-    QT_QPA_PLATFORM=offscreen PYTHONPATH=$PWD python benchmarks/bench_dock_freeze.py [--parcels 50000] [--wetlands 0] [--export-only]
+    QT_QPA_PLATFORM=offscreen PYTHONPATH=$PWD python benchmarks/bench_dock_freeze.py [--parcels 50000] [--wetlands 0] [--export-only] [--gc-freeze off] [--gc-watch]
 
 ``bench_export`` (also alone with ``--export-only``) measures the report export by itself: with and without the
-print layout, and the report's two maps (CPU seconds, geometries drawn).
+print layout, and the report's two maps (CPU seconds, geometries drawn). ``--gc-freeze off`` runs the tasks
+without :func:`stormwater_plugin.gui.gc_pause.frozen_heap` (the reference); ``--gc-watch`` prints the longest
+garbage collection off the main thread in each export.
 """
 
 from __future__ import annotations
@@ -114,6 +116,37 @@ class StallMeter:
         self.timer.stop()
         gaps = sorted(self.gaps, reverse=True) + [0.0, 0.0]
         return gaps[0], gaps[1], time.perf_counter() - t0
+
+
+class GcWatch:
+    """The garbage collector's passes during a step: the longest one off the main thread (seconds, generation)."""
+
+    def __init__(self) -> None:
+        import gc
+        import threading
+
+        self._gc, self._threading = gc, threading
+        self._start: dict[int, float] = {}
+        self.longest = (0.0, 0)
+        gc.callbacks.append(self._cb)
+
+    def reset(self) -> None:
+        self.longest = (0.0, 0)
+
+    def _cb(self, phase: str, info: dict[str, Any]) -> None:
+        tid = self._threading.get_ident()
+        if tid == self._threading.main_thread().ident:
+            return
+        if phase == "start":
+            self._start[tid] = time.perf_counter()
+        elif tid in self._start:
+            dt = time.perf_counter() - self._start.pop(tid)
+            if dt > self.longest[0]:
+                self.longest = (dt, int(info.get("generation", 0)))
+
+
+#: Set by ``main`` (``--gc-watch``).
+GC_WATCH: GcWatch | None = None
 
 
 def bench(label: str, gpkg: Path, iface: Any, limit: float, export: bool = True) -> list[tuple[str, float]]:
@@ -235,12 +268,15 @@ def bench_export(label: str, gpkg: Path, iface: Any, limit: float) -> list[tuple
         for step, layout in (("export, no layout", False), ("export with layout", True)):
             target = out / ("pkg-layout" if layout else "pkg")
             cpu0 = _time.process_time()
+            if GC_WATCH is not None:
+                GC_WATCH.reset()
             worst, second, secs = meter.measure(lambda t=target, lay=layout: dock.export_report(str(t), layout=lay),
                                                 lambda t=target: dock.export_task is None and t.exists())
             cpu = _time.process_time() - cpu0
             flag = "ok" if worst <= limit else f"OVER {limit:.1f} s"
+            gc_note = f"  task-thread GC max {GC_WATCH.longest[0]:5.3f} s (gen {GC_WATCH.longest[1]})" if GC_WATCH is not None else ""
             print(f"{label:<28} {step:<22} longest stall {worst:6.3f} s (main-thread CPU {meter.worst_cpu():5.3f} s)  next {second:6.3f} s  "
-                  f"step {secs:6.2f} s  process CPU {cpu:6.2f} s  [{flag}]", flush=True)
+                  f"step {secs:6.2f} s  process CPU {cpu:6.2f} s{gc_note}  [{flag}]", flush=True)
             rows.append((step, worst))
         # the maps alone, on this thread: CPU seconds and geometries drawn
         from stormwater_plugin.report.model import build_report_model
@@ -277,7 +313,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--wetlands", type=int, default=0)
     ap.add_argument("--export-only", action="store_true", help="only the report export (bench_export), not every dock step")
     ap.add_argument("--no-export", action="store_true", help="leave out the report export step (minutes on a loaded machine)")
+    ap.add_argument("--gc-freeze", choices=("on", "off"), default="on",
+                    help="off: the tasks without gc_pause.frozen_heap (the reference for the collector's share of the stall)")
+    ap.add_argument("--gc-watch", action="store_true", help="print the longest garbage collection off the main thread in each export")
     args = ap.parse_args(argv)
+    global GC_WATCH
+    if args.gc_watch:
+        GC_WATCH = GcWatch()
+    if args.gc_freeze == "off":
+        from stormwater_plugin.gui import gc_pause
+
+        gc_pause.ENABLED = False
     from pytest_qgis.mock_qgis_classes import MockMessageBar
     from pytest_qgis.qgis_interface import QgisInterface
     from qgis.core import QgsApplication

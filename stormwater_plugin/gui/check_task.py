@@ -12,6 +12,7 @@ from ..core.model import CheckResult
 from ..qgis_bridge.snapshot import Snapshot, SnapshotPlan
 from ..services.packs import load_pack
 from ..services.review import CheckCancelled, Review, check
+from .gc_pause import in_frozen_heap
 from .slope_mask import precompute_slope_mask
 
 #: Percent of the progress bar given to reading the layers.
@@ -74,6 +75,7 @@ class CheckTask(QgsTask):
         self.contour_count = 0
         self._on_done = on_done
 
+    @in_frozen_heap  # the collections in this thread do not walk the project's long-lived objects (issue 24 item 5)
     def run(self) -> bool:  # noqa: D401 - QgsTask API
         """Load the pack and run the check; never raises."""
         try:

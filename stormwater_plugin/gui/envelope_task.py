@@ -39,6 +39,7 @@ from ..services.presentation import compass, device_label, move_arrow_label, mov
 from ..services.review import Move, suggest
 from ..services.siting import find_envelope
 from .check_task import _TaskFeedback
+from .gc_pause import in_frozen_heap
 from .result_layers import add_rows, group_name, memory_layer
 from .styles import apply_style, text_format
 
@@ -121,6 +122,7 @@ class SitingTask(QgsTask):
         self.details = ""
         self._on_done = on_done
 
+    @in_frozen_heap  # the collections in this thread do not walk the project's long-lived objects (issue 24 item 5)
     def run(self) -> bool:  # noqa: D401 - QgsTask API
         """Compute; never raises."""
         try:

@@ -38,6 +38,7 @@ from qgis.core import (
 )
 
 from ..qgis_bridge.compat import legend_rule_key_role
+from .gc_pause import in_frozen_heap
 
 #: Features read between two looks at the task's cancel flag.
 _CANCEL_EVERY = 500
@@ -104,6 +105,7 @@ class LegendHitTask(QgsTask):
             context.setExpressionContext(expressions)
             self.tests.append(_LayerTest(layer.id(), QgsVectorLayerFeatureSource(layer), layer.renderer().clone(), layer.fields(), context))
 
+    @in_frozen_heap  # the collections in this thread do not walk the project's long-lived objects (issue 24 item 5)
     def run(self) -> bool:  # noqa: D401 - QgsTask API
         from qgis.PyQt.QtGui import QImage, QPainter
 

@@ -22,6 +22,7 @@ from ..core.model import CheckResult
 from ..qgis_bridge.snapshot import Snapshot
 from ..services.review import Review
 from . import print_layout
+from .gc_pause import frozen_heap
 
 #: Every file the dock writes (``layout.pdf`` only when the layout is made).
 EXPORT_FILES: tuple[str, ...] = ("findings.json", "report.html", "report.pdf", "notification.csv", "labels.pdf", "layout.pdf")
@@ -152,10 +153,15 @@ class ExportTask(QgsTask):
         self.wait = False
 
     def run(self) -> bool:  # noqa: D401 - QgsTask API
+        from ..report import package  # lazy: loads reportlab, jinja2 and matplotlib, only when a report is written
+
+        with frozen_heap():  # the snapshot's geometries are not walked by every collection in this thread (issue 24 item 5)
+            return self._write(package)
+
+    def _write(self, package: Any) -> bool:
+        """The body of :meth:`run`: findings.json, then the report package, into a new staging folder."""
         import tempfile
         import traceback
-
-        from ..report import package  # lazy: loads reportlab, jinja2 and matplotlib, only when a report is written
 
         try:
             self.out_dir.parent.mkdir(parents=True, exist_ok=True)

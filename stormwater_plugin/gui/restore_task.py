@@ -23,6 +23,7 @@ from ..services.packs import load_pack
 from ..services.review import Move, Review, SiteInputs, moves_from_dicts, review_of
 from ..services.saved_review import load_review
 from .check_task import _TaskFeedback, submission_completeness
+from .gc_pause import in_frozen_heap
 from .slope_mask import precompute_slope_mask
 
 
@@ -59,6 +60,7 @@ class RestoreTask(QgsTask):
         self.details = ""
         self._on_done = on_done
 
+    @in_frozen_heap  # the collections in this thread do not walk the project's long-lived objects (issue 24 item 5)
     def run(self) -> bool:  # noqa: D401 - QgsTask API
         """Parse, read, precompute; never raises."""
         try:

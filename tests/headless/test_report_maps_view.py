@@ -89,3 +89,19 @@ def test_in_view_keeps_order_and_never_takes_missing_geometries():
     geoms = [box(0, 0, 1, 1), None, box(50, 50, 60, 60), Point(5, 5), box(9, 9, 12, 12), Point()]
     assert maps.in_view(geoms, (0.0, 0.0, 10.0, 10.0)).tolist() == [0, 3, 4]
     assert maps.in_view([], (0.0, 0.0, 1.0, 1.0)).tolist() == []
+
+
+def test_object_array_holds_the_same_objects_as_a_slice_assignment() -> None:
+    """``maps._object_array`` (np.fromiter, issue 24 item 5) gives the array the slow slice assignment gave."""
+    import numpy as np
+    from shapely.geometry import MultiPolygon, Point, box
+
+    from stormwater_plugin.report import maps as report_maps
+
+    geoms = [box(i, 0, i + 1, 1) for i in range(100)] + [None, MultiPolygon([box(0, 0, 1, 1)]), Point()]
+    old = np.empty(len(geoms), dtype=object)
+    old[:] = list(geoms)
+    new = report_maps._object_array(geoms)
+    assert new.shape == old.shape and new.dtype == object
+    assert all(a is b for a, b in zip(old, new))
+    assert report_maps._object_array([]).shape == (0,)
