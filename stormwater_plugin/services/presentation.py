@@ -164,6 +164,6 @@ DESIGN_SCHEMA: tuple[tuple[str, type], ...] = (
 _Z_UNIT_WORDS: dict[str, str] = {"m": "metres", "ft": "feet", "us-ft": "US survey feet"}
 #: The elevation-unit choice of the dock and of Processing: (label, value); ``None`` reads the file's unit, else assumes.
 Z_UNIT_CHOICES: tuple[tuple[str, str | None], ...] = (
-    ("Automatic: the unit the DEM file declares, else its horizontal unit", None),
+    ("From the file, else assumed", None),
     *((_Z_UNIT_WORDS[u], u) for u in USER_Z_UNITS),
 )
