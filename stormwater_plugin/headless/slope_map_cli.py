@@ -19,7 +19,6 @@ Exit status: 0 done, 2 bad input (one line on stderr, never a traceback).
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 import time
 from pathlib import Path
@@ -32,12 +31,13 @@ from ..core.errors import StormwaterError
 from ..core.rulepack import load_pack
 from ..core.terrain import ring_kernel_numba
 from ..core.terrain.plausibility import elevation_plausibility
-from ..core.terrain.slope_map import MAX_AZIMUTHS, ground_to_pixel_geographic
-from ..core.units import METRE_PER_FT, USER_Z_UNITS
+from ..core.terrain.slope_map import MAX_AZIMUTHS
+from ..core.units import USER_Z_UNITS
 from ..services.slope import slope_params, slope_rule
-from ..services.slope_map import map_strips, plan_strips, projected_ground_to_pixel
-from .crs import scale_at  # not .reader, which re-exports it: reader pulls in fiona and the vector readers (0.2 s)
+from ..services.slope_map import run_slope_map
 from .dem_source import BandMeta
+from .errors import InputError
+from .slope_raster import ground_to_pixel
 
 PROG = "stormwater-check slope-map"
 
@@ -106,30 +106,6 @@ def _short(exc: BaseException) -> str:
     return text[0] if text else type(exc).__name__
 
 
-def _ground_to_pixel(crs: Any, gt: tuple[float, float, float, float, float, float], rows: int, cols: int) -> tuple[np.ndarray, str]:
-    if crs.is_geographic:
-        ell = crs.ellipsoid
-        if ell is None:
-            raise SlopeMapError("the DEM's geographic CRS names no ellipsoid")
-        jac = ground_to_pixel_geographic(gt, rows, float(ell.semi_major_metre), float(ell.inverse_flattening))
-        return jac, f"degrees on {ell.name}; ground distances per row from the ellipsoid"
-    if not crs.is_projected:
-        raise SlopeMapError("the DEM's CRS is neither projected nor geographic")
-    from pyproj import Transformer
-
-    unit_m = float(crs.axis_info[0].unit_conversion_factor)
-    unit_ft = unit_m / METRE_PER_FT
-    name = crs.axis_info[0].unit_name
-    # the services' policy: grid units to ellipsoid feet by the point scale factor at the DEM's centre (as Processing)
-    cx, cy = gt[0] + gt[1] * cols / 2.0 + gt[2] * rows / 2.0, gt[3] + gt[4] * cols / 2.0 + gt[5] * rows / 2.0
-    try:
-        lon, lat = Transformer.from_crs(crs, "EPSG:4326", always_xy=True).transform(cx, cy)
-        k = scale_at(crs, (lon, lat)) if math.isfinite(lon) and math.isfinite(lat) else 1.0
-    except Exception:  # pyproj.exceptions.ProjError: grid distances then
-        k = 1.0
-    return projected_ground_to_pixel(gt, unit_ft, k), f"projected, unit {name} = {unit_ft:.9g} ft, grid scale factor {k:.7f} at the DEM's centre"
-
-
 def run(args: argparse.Namespace) -> int:
     import rasterio
     from pyproj import CRS
@@ -176,7 +152,10 @@ def run(args: argparse.Namespace) -> int:
         unit, note, z_to_ft = zu.unit, zu.note, zu.z_to_ft
         note += scale_offset_note(meta.scale, meta.offset)
         cleaned = CleanStats()
-        jac_all, how = _ground_to_pixel(crs, gt, rows, cols)
+        try:
+            jac_all, how = ground_to_pixel(crs, gt, rows, cols)
+        except InputError as exc:
+            raise SlopeMapError(str(exc)) from exc
         messages = [note, how]
         try:
             preview = meta.read(src, z_to_ft, out_shape=(min(rows, 512), min(cols, 512)))
@@ -195,7 +174,6 @@ def run(args: argparse.Namespace) -> int:
             for m in messages:
                 print(m, file=sys.stderr)
 
-        plan = plan_strips(jac_all, rows, cols, args.distance_ft, strip_cells=int(args.tile_cells), min_rows=16, n_azimuths=args.azimuths)
         profile.update(driver="GTiff", dtype="float32", count=1, nodata=NODATA_OUT, compress=None, tiled=True, blockxsize=256, blockysize=256,
                        BIGTIFF="IF_SAFER")
         for key in ("interleave", "photometric"):
@@ -218,24 +196,35 @@ def run(args: argparse.Namespace) -> int:
             dst = rasterio.open(out, "w", **profile)
         except Exception as exc:
             raise SlopeMapError(f"{out}: cannot be written ({_short(exc)})") from exc
+
+        def write_slope(r0: int, slope: np.ndarray) -> None:
+            nonlocal n_valid
+            valid = np.isfinite(slope)
+            n_valid += int(valid.sum())
+            dst.write(np.where(valid, slope, np.float32(NODATA_OUT)).astype(np.float32), 1, window=Window(0, r0, cols, slope.shape[0]))
+
+        def write_steep(r0: int, steep: np.ndarray) -> None:
+            if mask_writer is not None:
+                mask_writer.add(steep, t * Affine.translation(0, r0))
+
         last_report = time.perf_counter()
+
+        def progress(r1: int) -> None:
+            nonlocal last_report
+            now = time.perf_counter()
+            if not args.quiet and (now - last_report > 5.0 or r1 == rows) and rows * cols > PROGRESS_CELLS:
+                print(f"{100.0 * r1 / rows:5.1f}% ({r1:,} of {rows:,} rows, {now - t0:.0f} s)", file=sys.stderr)
+                last_report = now
+
         try:
             with dst:
                 dst.set_band_description(1, f"slope over {args.distance_ft:g} ft in any direction, percent")
                 dst.update_tags(distance_ft=f"{args.distance_ft:g}", z_units=unit, method="ring slope, see docs/terrain.md",
                                 certified_threshold_pct="" if args.threshold is None else f"{args.threshold:g}")
-                for part in map_strips(plan, jac_all, read_rows, args.distance_ft, z_to_ft=z_to_ft, threshold_pct=args.threshold, compare=compare,
-                                       stats=stats, compiled=compiled, prefetch=True):
-                    r0, r1, slope = part.r0, part.r1, part.slope_pct
-                    valid = np.isfinite(slope)
-                    n_valid += int(valid.sum())
-                    dst.write(np.where(valid, slope, np.float32(NODATA_OUT)).astype(np.float32), 1, window=Window(0, r0, cols, r1 - r0))
-                    if mask_writer is not None and part.steep is not None:
-                        mask_writer.add(part.steep, t * Affine.translation(0, r0))
-                    now = time.perf_counter()
-                    if not args.quiet and (now - last_report > 5.0 or r1 == rows) and rows * cols > PROGRESS_CELLS:
-                        print(f"{100.0 * r1 / rows:5.1f}% ({r1:,} of {rows:,} rows, {now - t0:.0f} s)", file=sys.stderr)
-                        last_report = now
+                run_slope_map(jac_all, rows, cols, read_rows, args.distance_ft, z_to_ft=z_to_ft, threshold_pct=args.threshold, compare=compare,
+                              n_azimuths=args.azimuths, strip_cells=int(args.tile_cells), min_rows=16, write=write_slope,
+                              write_steep=write_steep if mask_writer is not None else None, stats=stats, progress=progress,
+                              compiled=compiled, prefetch=True)
         finally:
             if mask_writer is not None:
                 mask_writer.close()
@@ -253,7 +242,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 class _MaskWriter:
-    """Polygons of steep cells (the pack rule's comparison, as :func:`~stormwater_plugin.services.slope_map.map_strips` decides them).
+    """Polygons of steep cells (the pack rule's comparison, as :func:`~stormwater_plugin.services.slope_map.run_slope_map` decides them).
 
     Written strip by strip: a polygon crossing strips is split there.
     """
@@ -273,7 +262,7 @@ class _MaskWriter:
             raise SlopeMapError(f"{path}: cannot be written ({_short(exc)})") from exc
 
     def add(self, steep: np.ndarray, transform: Any) -> int:
-        """Write the polygons of one strip's steep cells (:func:`~stormwater_plugin.services.slope_map.map_strips`); their count of cells."""
+        """Write the polygons of one strip's steep cells (:func:`~stormwater_plugin.services.slope_map.run_slope_map`); their count of cells."""
         from rasterio.features import shapes
         from shapely.geometry import mapping, shape
 

@@ -1,6 +1,6 @@
 """Reading and writing of the "Slope over 100 ft" algorithm: its parameters, the building-site sinks, the map and the steep areas.
 
-What is measured and decided is :mod:`stormwater_plugin.services.slope_layers`'s;
+What is measured and decided is :mod:`stormwater_plugin.services.slope_layers`'s and (the map) :mod:`stormwater_plugin.services.slope_map`'s;
 the DEM is read and the map written through :mod:`stormwater_plugin.qgis_bridge.slope_raster`.
 """
 
@@ -22,10 +22,10 @@ from ..services.slope_layers import (
     SITE_SCHEMA,
     SlopeDefaults,
     mask_rows,
-    run_slope_map,
     site_slope_layers,
     slope_defaults,
 )
+from ..services.slope_map import run_slope_map
 from . import params
 from .base import tr
 from .outputs import push_warnings, write_sinks

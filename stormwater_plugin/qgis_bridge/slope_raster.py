@@ -3,7 +3,7 @@
 :func:`dem_grid` gives the DEM's pixel grid as the QGIS provider reports it;
 :func:`ground_to_pixel` its pixels per ground foot by the slope map's policy
 (:mod:`stormwater_plugin.services.slope_map`); :func:`row_reader` reads rows of
-it for :func:`stormwater_plugin.services.slope_layers.run_slope_map`;
+it for :func:`stormwater_plugin.services.slope_map.run_slope_map`;
 :class:`SlopeTiff` writes the map, strip by strip, on the DEM's own grid
 (float32, nodata :data:`NODATA_OUT`).
 """

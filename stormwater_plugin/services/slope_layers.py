@@ -1,4 +1,4 @@
-"""The "slope over a distance" use case of the Processing algorithm: building-site rows, the strip-by-strip map, the steep areas.
+"""The "slope over a distance" use case of the Processing algorithm: building-site rows and the steep areas.
 
 The measure and the plan of strips are :mod:`.slope_map`'s (one policy for
 every front end); this module turns them into what a front end writes:
@@ -6,9 +6,6 @@ every front end); this module turns them into what a front end writes:
 * :func:`site_slope_layers`: each building site's ring slope as a point row
   (:data:`SITE_SCHEMA`) and its slope rose as line rows (:data:`RAY_SCHEMA`,
   the steepest flagged and labelled), with the number of steep sites;
-* :func:`run_slope_map`: the whole DEM mapped strip by strip through a row
-  reader, each strip handed to a writer, the steep cells counted (and kept as
-  a mask when asked);
 * :func:`mask_rows`: the polygons of the steep cells with their area (sq ft).
 
 The distance, threshold and comparison default to the LGPC pack's
@@ -21,7 +18,6 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import numpy as np
 import shapely
 from shapely.geometry import LineString, Point
 
@@ -30,7 +26,7 @@ from ..core.raster import ElevationGrid
 from .layer_rows import Row, Schema
 from .packs import load_pack
 from .slope import slope_rule
-from .slope_map import RowReader, map_strips, plan_strips, site_slopes
+from .slope_map import site_slopes
 
 #: Fields of the building-site slopes layer.
 SITE_SCHEMA: Schema = (("id", str), ("slope_100ft_pct", float), ("azimuth_deg", float), ("status", str), ("threshold_pct", float),
@@ -116,63 +112,6 @@ def site_slope_layers(sites: FeatureLayer | None, grid: ElevationGrid | None, di
             ray_rows.append((LineString([(x, y), m.steepest_end]),
                              [m.site_id, round(m.azimuth_deg, 2), round(m.slope_pct, 4), 1, f"{m.slope_pct:.1f}% toward {m.azimuth_deg:.0f}°"]))
     return SiteSlopeLayers(site_rows, ray_rows, sum(1 for m in measured if m.status == "advisory"))
-
-
-@dataclass(frozen=True)
-class SlopeMapRun:
-    """A mapped DEM: the steep cells (``None`` unless asked for), how many, and the rows mapped (fewer than all when cancelled)."""
-
-    steep: np.ndarray | None
-    n_steep: int
-    rows_done: int
-
-
-def run_slope_map(ground_to_pixel: np.ndarray, rows: int, cols: int, read: RowReader, distance_ft: float, *, z_to_ft: float,
-                  threshold_pct: float, compare: str, n_azimuths: int, strip_cells: int, min_rows: int,
-                  write: Callable[[int, np.ndarray], None] | None = None, want_mask: bool = False,
-                  cancelled: Callable[[], bool] | None = None, progress: Callable[[int], None] | None = None) -> SlopeMapRun:
-    """Map a ``rows`` x ``cols`` DEM strip by strip (:func:`~.slope_map.plan_strips`, :func:`~.slope_map.map_strips`).
-
-    Parameters
-    ----------
-    ground_to_pixel : numpy.ndarray
-        Pixels per ground foot (:func:`~.slope_map.projected_ground_to_pixel` or its geographic twin).
-    read : callable
-        ``read(ra, rb, r0, r1)``: elevations of rows ``ra`` to ``rb`` (band unit, NaN nodata).
-    distance_ft, threshold_pct : float
-        Ring radius (ft) and threshold (%), compared by ``compare``.
-    z_to_ft : float
-        Feet per elevation unit.
-    n_azimuths : int
-        0: every ring breakpoint (automatic).
-    strip_cells, min_rows : int
-        About how many cells a strip holds, and its fewest rows.
-    write : callable, optional
-        ``write(r0, slope_pct)`` for each strip (NaN unknown).
-    want_mask : bool
-        Keep the steep cells of the whole DEM.
-    cancelled : callable, optional
-        Asked before each strip.
-    progress : callable, optional
-        ``progress(rows_done)`` after each strip.
-    """
-    plan = plan_strips(ground_to_pixel, rows, cols, distance_ft, strip_cells=strip_cells, min_rows=min_rows, n_azimuths=n_azimuths or None)
-    steep_all = np.zeros((rows, cols), dtype=bool) if want_mask else None
-    n_steep = 0
-    done = 0
-    for part in map_strips(plan, ground_to_pixel, read, distance_ft, z_to_ft=z_to_ft, threshold_pct=threshold_pct, compare=compare,
-                           cancelled=cancelled):
-        steep = part.steep
-        assert steep is not None  # a threshold is always given here
-        n_steep += int(steep.sum())
-        if steep_all is not None:
-            steep_all[part.r0:part.r1] = steep
-        if write is not None:
-            write(part.r0, part.slope_pct)
-        done = part.r1
-        if progress is not None:
-            progress(done)
-    return SlopeMapRun(steep_all, n_steep, done)
 
 
 def mask_rows(polygons_wkb: list[bytes], threshold_pct: float, distance_ft: float, unit_to_ft: float | None) -> list[Row]:

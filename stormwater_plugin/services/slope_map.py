@@ -16,7 +16,9 @@ compute is decided here once:
   cells by the pack rule's comparison (:func:`~stormwater_plugin.services.slope.steep_cells`).
 
 The front ends give a reader (rows ``ra`` to ``rb`` as elevations in the band's
-unit, NaN for nodata) and write what :func:`map_strips` yields.
+unit, NaN for nodata) and writers to :func:`run_slope_map`, the one entry they call:
+each strip's slope and steep cells are handed to them, the steep cells counted
+(and kept as a mask when asked).
 """
 
 from __future__ import annotations
@@ -176,6 +178,76 @@ def map_strips(plan: StripPlan, ground_to_pixel: np.ndarray, read: RowReader, di
     finally:
         if pool is not None:
             pool.shutdown(wait=True)
+
+
+@dataclass(frozen=True)
+class SlopeMapRun:
+    """A mapped DEM: the steep cells (``None`` unless asked for), how many, and the rows mapped (fewer than all when cancelled)."""
+
+    steep: np.ndarray | None
+    n_steep: int
+    rows_done: int
+
+
+def run_slope_map(ground_to_pixel: np.ndarray, rows: int, cols: int, read: RowReader, distance_ft: float, *, z_to_ft: float,
+                  threshold_pct: float | None, compare: str, n_azimuths: int | None, strip_cells: int, min_rows: int,
+                  write: Callable[[int, np.ndarray], None] | None = None, want_mask: bool = False,
+                  write_steep: Callable[[int, np.ndarray], None] | None = None, stats: dict[str, int] | None = None,
+                  cancelled: Callable[[], bool] | None = None, progress: Callable[[int], None] | None = None,
+                  compiled: bool = False, prefetch: bool = False) -> SlopeMapRun:
+    """Map a ``rows`` x ``cols`` DEM strip by strip (:func:`plan_strips`, :func:`map_strips`).
+
+    Parameters
+    ----------
+    ground_to_pixel : numpy.ndarray
+        Pixels per ground foot (:func:`projected_ground_to_pixel` or its geographic twin).
+    read : callable
+        ``read(ra, rb, r0, r1)``: elevations of rows ``ra`` to ``rb`` (band unit, NaN nodata).
+    distance_ft : float
+        Ring radius (ft).
+    threshold_pct : float or None
+        The certified threshold (%), compared by ``compare``; ``None``: no steep cells (none counted, no mask).
+    z_to_ft : float
+        Feet per elevation unit.
+    n_azimuths : int or None
+        0 or ``None``: every ring breakpoint (automatic).
+    strip_cells, min_rows : int
+        About how many cells a strip holds, and its fewest rows.
+    write : callable, optional
+        ``write(r0, slope_pct)`` for each strip (NaN unknown).
+    want_mask : bool
+        Keep the steep cells of the whole DEM.
+    write_steep : callable, optional
+        ``write_steep(r0, steep)`` for each strip's steep cells (after ``write``; with a threshold only).
+    stats : dict, optional
+        Counts of the certification, summed over strips (:func:`map_strips`).
+    cancelled : callable, optional
+        Asked before each strip.
+    progress : callable, optional
+        ``progress(rows_done)`` after each strip.
+    compiled, prefetch : bool
+        The optional compiled sweep and the read-ahead of the next strip (:func:`map_strips`; the command
+        line asks for them, the plugin never does).
+    """
+    plan = plan_strips(ground_to_pixel, rows, cols, distance_ft, strip_cells=strip_cells, min_rows=min_rows, n_azimuths=n_azimuths or None)
+    steep_all = np.zeros((rows, cols), dtype=bool) if want_mask and threshold_pct is not None else None
+    n_steep = 0
+    done = 0
+    for part in map_strips(plan, ground_to_pixel, read, distance_ft, z_to_ft=z_to_ft, threshold_pct=threshold_pct, compare=compare,
+                           stats=stats, cancelled=cancelled, compiled=compiled, prefetch=prefetch):
+        steep = part.steep
+        if steep is not None:
+            n_steep += int(steep.sum())
+        if steep_all is not None and steep is not None:
+            steep_all[part.r0:part.r1] = steep
+        if write is not None:
+            write(part.r0, part.slope_pct)
+        if write_steep is not None and steep is not None:
+            write_steep(part.r0, steep)
+        done = part.r1
+        if progress is not None:
+            progress(done)
+    return SlopeMapRun(steep_all, n_steep, done)
 
 
 def _map_one(values: np.ndarray, jac: np.ndarray, rows: tuple[int, int, int], plan: StripPlan, distance_ft: float, z_to_ft: float,

@@ -20,8 +20,8 @@ from stormwater_plugin.services.layer_rows import (
     parts_by_family,
     zone_rows,
 )
-from stormwater_plugin.services.slope_layers import RAY_SCHEMA, SITE_SCHEMA, mask_rows, run_slope_map, site_slope_layers, slope_defaults
-from stormwater_plugin.services.slope_map import projected_ground_to_pixel
+from stormwater_plugin.services.slope_layers import RAY_SCHEMA, SITE_SCHEMA, mask_rows, site_slope_layers, slope_defaults
+from stormwater_plugin.services.slope_map import projected_ground_to_pixel, run_slope_map
 from tests.core.test_notification import _notification, _parcels
 from tests.sitebuilder import layer, plane_dem
 
