@@ -9,6 +9,7 @@ reaches the user as a ``QgsProcessingException`` with its message.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -37,6 +38,9 @@ class StormwaterAlgorithm(QgsProcessingAlgorithm):
     """An algorithm of the provider: identity from :attr:`spec`, the work in :meth:`perform`."""
 
     spec: ClassVar[AlgSpec]
+    #: Each algorithm's own work, ``perform(parameters, context, feedback) -> outputs by name``: read the parameters,
+    #: call one use case, write the outputs (declared here, defined by every algorithm; tests/core/test_architecture.py).
+    perform: Callable[[dict, Any, Any], dict]
     #: Whether the toolbox shows the plugin's icon next to the algorithm.
     with_icon: ClassVar[bool] = True
 
@@ -70,7 +74,3 @@ class StormwaterAlgorithm(QgsProcessingAlgorithm):
             return self.perform(parameters, context, feedback)
         except StormwaterError as exc:
             raise QgsProcessingException(str(exc)) from exc
-
-    def perform(self, parameters: dict, context: Any, feedback: Any) -> dict:
-        """Read the parameters, call one use case, write the outputs; returns the outputs by name."""
-        raise NotImplementedError

@@ -498,3 +498,10 @@ def test_gui_imports_of_the_project_only_services_the_core_model_the_bridge_and_
     bad = sorted(f"{src} imports {dst}" for src, dst, _ in _edges()
                  if _layer(src) == "gui" and not any(dst == ok or dst.startswith(ok + ".") for ok in GUI_IMPORTS))
     assert bad == []
+
+
+def test_every_processing_algorithm_defines_its_perform():
+    """The base declares ``perform`` and every algorithm defines it (the base has no body to fall back on)."""
+    missing = [f"{path.name}: {cls.name}" for path, cls in _algorithm_classes()
+               if not any(isinstance(b, ast.FunctionDef) and b.name == "perform" for b in cls.body)]
+    assert missing == []
