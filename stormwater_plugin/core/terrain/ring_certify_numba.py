@@ -106,6 +106,18 @@ def _grow(a, k, need):  # type: ignore[no-untyped-def]
 
 
 @numba.njit(nogil=True, cache=True)
+def _push(a, k, n, sa, ca, sb, cb, seg):  # type: ignore[no-untyped-def]
+    """Append the arc (sin/cos of its two ends) of segment ``seg`` as row ``n``; returns the arrays (grown if needed) and ``n + 1``."""
+    a, k = _grow(a, k, n + 1)
+    a[n, 0] = sa
+    a[n, 1] = ca
+    a[n, 2] = sb
+    a[n, 3] = cb
+    k[n] = seg
+    return a, k, n + 1
+
+
+@numba.njit(nogil=True, cache=True)
 def _first_pass(  # type: ignore[no-untyped-def]
     flat, twist, b, z32, lb, thr, lp, tm, tf, bp_off, bp_step, bp_frac, sq_off, sq_m, sq_n, sin_t, cos_t, dd_w, h_w, jr, kappa, w, g, cur, cur_k,
 ):
@@ -144,13 +156,7 @@ def _first_pass(  # type: ignore[no-untyped-def]
         fa, fb, lo, hi = _arc(jr, kappa, sin_t[k], cos_t[k], sin_t[k1], cos_t[k1], sq_m[k], sq_n[k],
                               np.float64(flat[o]), np.float64(flat[o + 1]), np.float64(flat[o + w]), np.float64(flat[o + w + 1]))
         if _mx(hi - zd, zd - lo) >= thr or not math.isfinite(hi):
-            cur, cur_k = _grow(cur, cur_k, n_cur + 1)
-            cur[n_cur, 0] = sin_t[k]
-            cur[n_cur, 1] = cos_t[k]
-            cur[n_cur, 2] = sin_t[k1]
-            cur[n_cur, 3] = cos_t[k1]
-            cur_k[n_cur] = k
-            n_cur += 1
+            cur, cur_k, n_cur = _push(cur, cur_k, n_cur, sin_t[k], cos_t[k], sin_t[k1], cos_t[k1], k)
     return v, False, n_cur, cur, cur_k
 
 
@@ -178,21 +184,9 @@ def _round(flat, b, zd, thr, v, sq_off, sq_m, sq_n, jr, kappa, w, cur, cur_k, n_
         _f2, _g2, lo2, hi2 = _arc(jr, kappa, sm, cm, sb, cb, sq_m[k], sq_n[k], z00, z01, z10, z11)
         v = _fmax(v, abs(fm - zd))
         if _mx(hi1 - zd, zd - lo1) >= thr:
-            nxt, nxt_k = _grow(nxt, nxt_k, n_nxt + 1)
-            nxt[n_nxt, 0] = sa
-            nxt[n_nxt, 1] = ca
-            nxt[n_nxt, 2] = sm
-            nxt[n_nxt, 3] = cm
-            nxt_k[n_nxt] = k
-            n_nxt += 1
+            nxt, nxt_k, n_nxt = _push(nxt, nxt_k, n_nxt, sa, ca, sm, cm, k)
         if _mx(hi2 - zd, zd - lo2) >= thr:
-            nxt, nxt_k = _grow(nxt, nxt_k, n_nxt + 1)
-            nxt[n_nxt, 0] = sm
-            nxt[n_nxt, 1] = cm
-            nxt[n_nxt, 2] = sb
-            nxt[n_nxt, 3] = cb
-            nxt_k[n_nxt] = k
-            n_nxt += 1
+            nxt, nxt_k, n_nxt = _push(nxt, nxt_k, n_nxt, sm, cm, sb, cb, k)
     return v, n_nxt, nxt, nxt_k
 
 
