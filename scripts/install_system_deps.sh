@@ -11,7 +11,7 @@ PKGS=(python3-qgis qgis-providers python3-venv python3-dev python3-pip build-ess
       libgeos-dev gdal-bin python3-gdal python3-pyproj python3-rasterio python3-fiona python3-pandas
       python3-matplotlib python3-jinja2 python3-reportlab fonts-dejavu-core poppler-utils
       python3-setuptools python3-pytest
-      python3-docx python3-ezdxf
+      python3-docx python3-ezdxf python3-filelock
       qgis xvfb)
 missing=()
 for p in "${PKGS[@]}"; do
