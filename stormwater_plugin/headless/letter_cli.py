@@ -11,11 +11,14 @@ from __future__ import annotations
 import argparse
 import datetime as _dt
 import json
+import sys
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from ..core.rulepack import JURISDICTIONS, load_pack
-from ..services.letter import LetterError, LetterHeader, compose_letter
+from ..services import safe_files
+from ..services.letter import Letter, LetterError, LetterHeader, compose_letter
+from ..services.output_manifest import OutputFolderError, Part, publish, read_manifest
 from .compare_cli import read_previous
 from .errors import fail
 from .reader import InputError
@@ -50,6 +53,39 @@ def _read_json(path: Path, what: str) -> Any:
         raise InputError(f"{path}: cannot read {what} ({exc.strerror})") from exc
     except ValueError as exc:
         raise InputError(f"{path}: {what} is not JSON ({exc})") from exc
+
+
+def _write_letter(letter: Letter, out: Path, review_dir: Path, write_docx: Callable[[Letter, Path], object],
+                  write_pdf: Callable[[Letter, Path], object]) -> list[str]:
+    """The DOCX, the PDF beside it and ``letter.json`` in the review's folder, replaced together; the folders' notes.
+
+    Each is written to a temporary beside its target first; then the three are renamed into place in one
+    window with Ctrl-C held back (issue 35: never a new DOCX beside an old PDF), and only over files the
+    folders' manifests say the tool wrote (:mod:`stormwater_plugin.services.output_manifest`). A letter folder
+    without a manifest whose review folder holds an earlier release's letter.json is read as that release's:
+    the DOCX and PDF of the same names are replaced.
+    """
+    out, review_dir = out.absolute(), review_dir.absolute()
+    pdf = out.with_suffix(".pdf")
+    earlier_letter = read_manifest(review_dir) is None and (review_dir / LETTER_JSON).is_file()
+    docx_tmp = safe_files.stage(out, b"")
+    staged = [docx_tmp]
+    try:
+        pdf_tmp = safe_files.stage(pdf, b"")
+        staged.append(pdf_tmp)
+        json_tmp = safe_files.stage(review_dir / LETTER_JSON, (json.dumps(letter.as_dict(), indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+        staged.append(json_tmp)
+        write_docx(letter, Path(docx_tmp))
+        write_pdf(letter, Path(pdf_tmp))
+    except BaseException:
+        for tmp in staged:
+            safe_files.discard(tmp)
+        raise
+    names = (out.name, pdf.name, LETTER_JSON)
+    return publish([
+        Part(out.parent, "letter", files=[(out.name, docx_tmp), (pdf.name, pdf_tmp)], known=names, legacy=True if earlier_letter else None),
+        Part(review_dir, "letter", files=[(LETTER_JSON, json_tmp)], known=names),
+    ])
 
 
 def main(argv: Sequence[str]) -> int:
@@ -93,14 +129,13 @@ def main(argv: Sequence[str]) -> int:
         except ImportError as exc:
             raise InputError(f"writing the letter needs {exc.name or 'python-docx'} (Debian: apt-get install python3-docx python3-reportlab)") from exc
         try:
-            out.parent.mkdir(parents=True, exist_ok=True)
-            write_letter_docx(letter, out)
-            write_letter_pdf(letter, out.with_suffix(".pdf"))
-            (review_dir / LETTER_JSON).write_text(json.dumps(letter.as_dict(), indent=2, ensure_ascii=False), encoding="utf-8")
+            notes = _write_letter(letter, out, review_dir, write_letter_docx, write_letter_pdf)
         except OSError as exc:
             raise InputError(f"{exc.filename or out}: cannot write the letter ({exc.strerror})") from exc
-    except InputError as exc:
+    except (InputError, OutputFolderError) as exc:
         fail("stormwater-check letter", str(exc))
+    for note in notes:
+        sys.stderr.write(f"stormwater-check letter: note: {note}\n")
     prior = {m: sum(1 for p in letter.prior if p.mark == m) for m in ("addressed", "partly addressed", "not addressed", "no longer applies")}
     print(f"Round {letter.header.round}: {len(letter.comments)} new comment(s)"
           + (", earlier comments: " + ", ".join(f"{n} {m}" for m, n in prior.items() if n) if letter.prior else "")
