@@ -18,10 +18,11 @@ A run (:func:`publish`) may replace or remove only files the manifest lists (and
 refuses, naming them, to overwrite any other (:class:`ForeignFilesError`), and it never deletes one. A command
 that writes a varying set of files (the check: the report only on request) removes the files it wrote last
 time and does not write now (``remove_stale``); the others (letter, compare) only add and replace. A folder
-without a manifest that an earlier release wrote (it holds a findings.json, letter.json, compare.json or
-batch.json of this tool) is read as holding the tool's files under the names the tool writes
-(:data:`EARLIER_RELEASE_NAMES`): those are adopted into the new manifest, everything else is left alone, and
-the run says so (the note :func:`publish` returns). Every change to a folder is made with its manifest's lock
+without a manifest that an earlier release wrote (it holds a findings.json, letter.json, compare.json,
+batch.json or progress.jsonl of this tool) is read as holding the tool's files under the names the tool writes
+(:data:`EARLIER_RELEASE_NAMES`) when they were written with that run (within :data:`LEGACY_RUN_WINDOW_S` of
+a marking file): those are adopted into the new manifest, everything else is left alone, and the run says
+so (the note :func:`publish` returns). Every change to a folder is made with its manifest's lock
 held and through :func:`stormwater_plugin.services.safe_files.commit`: the manifest first, then the files of
 the run, renamed together with Ctrl-C and SIGTERM held back.
 """
@@ -51,7 +52,10 @@ EARLIER_RELEASE_NAMES: tuple[str, ...] = (
 )
 #: A file that shows an earlier release wrote the folder, and a key its JSON object always had.
 LEGACY_MARKS: tuple[tuple[str, str], ...] = (("findings.json", "findings"), ("letter.json", "format"), ("compare.json", "counts"),
-                                             ("batch.json", "status"))
+                                             ("batch.json", "status"), ("progress.jsonl", "input_hash"))
+#: In a folder an earlier release wrote, a file of the tool's names is taken as the tool's when it was last written within
+#: this many seconds of one of the files marking the earlier run (its findings.json, letter.json, compare.json, batch.json).
+LEGACY_RUN_WINDOW_S = 600.0
 #: Files that belong to another and go with it (SQLite's journal files of a GeoPackage).
 COMPANIONS: dict[str, tuple[str, ...]] = {"findings.gpkg": ("findings.gpkg-wal", "findings.gpkg-shm")}
 
@@ -188,14 +192,31 @@ class _Folder:
         if self.had_manifest or self.legacy:
             return
         self.legacy = written_by_earlier_release(self.folder) if legacy is None else legacy
-        if self.legacy:
-            for name in EARLIER_RELEASE_NAMES:
-                if _exists(self.folder / name) and name not in self.files:
-                    self.files[name] = {"command": ADOPTED}
-                    self.adopted.append(name)
+        if not self.legacy:
+            return
+        marks = [_mtime(self.folder / m) for m, _key in LEGACY_MARKS]
+        runs = [t for t in marks if t is not None]
+        for name in EARLIER_RELEASE_NAMES:
+            t = _mtime(self.folder / name)
+            if t is None or name in self.files:
+                continue
+            # one of the tool's names, written when an earlier run wrote its findings.json (letter.json, batch.json…):
+            # the applicant's report.pdf or a notification.csv the clerk saved another day is not adopted
+            if name in dict(LEGACY_MARKS) or any(abs(t - r) <= LEGACY_RUN_WINDOW_S for r in runs):
+                self.files[name] = {"command": ADOPTED}
+                self.adopted.append(name)
 
     def ours(self, name: str, known: Collection[str] | Callable[[str], bool]) -> bool:
-        return name in self.files or (self.legacy and _is_known(known, name))
+        # in an earlier release's folder: the tool's fixed names only when adopted above; a letter's DOCX or a site's
+        # findings.json by the names this command writes
+        return name in self.files or (self.legacy and name not in EARLIER_RELEASE_NAMES and _is_known(known, name))
+
+
+def _mtime(path: Path) -> float | None:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return None
 
 
 def foreign_files(folder: Path, names: Sequence[str], known: Collection[str] | Callable[[str], bool] = (), legacy: bool | None = None) -> list[str]:
@@ -236,8 +257,6 @@ def publish(parts: Sequence[Part]) -> list[str]:
                 if p.remove_stale:
                     gone += [n for n, rec in f.files.items() if n not in writes and n not in gone
                              and (rec.get("command") == p.command or (rec.get("command") == ADOPTED and _is_known(p.known, n)))]
-                    if f.legacy:
-                        gone += [n for n in EARLIER_RELEASE_NAMES if n not in writes and n not in gone and _is_known(p.known, n) and _exists(f.folder / n)]
                 for n in list(gone) + [n for n, _t in p.files]:
                     gone += [c for c in COMPANIONS.get(n, ()) if c not in writes and c not in gone]
                 for n in gone:
@@ -286,4 +305,4 @@ def _prune(folder: Path, top: Path) -> None:
 
 
 __all__ = ["ADOPTED", "COMPANIONS", "EARLIER_RELEASE_NAMES", "ForeignFilesError", "LEGACY_MARKS", "MANIFEST_FILE", "MANIFEST_FORMAT",
-           "OutputFolderError", "Part", "foreign_files", "manifest_path", "publish", "read_manifest", "written_by_earlier_release"]
+           "LEGACY_RUN_WINDOW_S", "OutputFolderError", "Part", "foreign_files", "manifest_path", "publish", "read_manifest", "written_by_earlier_release"]

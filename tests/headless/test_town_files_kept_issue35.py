@@ -8,6 +8,7 @@ an earlier release wrote (no manifest) has only the tool's names touched, and th
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -85,17 +86,24 @@ def test_a_recheck_keeps_the_letter_and_a_compare_it_did_not_write_and_replaces_
 def test_a_folder_of_an_earlier_release_has_only_the_tools_names_touched_and_the_run_says_so(tmp_path, capsys):
     out = tmp_path / "old-review"
     out.mkdir()
-    shutil.copy2(FIRST_RELEASE_REVIEW, out / "findings.json")
-    (out / "report.pdf").write_bytes(b"%PDF-1.4 the earlier release's report")
+    shutil.copy(FIRST_RELEASE_REVIEW, out / "findings.json")
+    (out / "report.pdf").write_bytes(b"%PDF-1.4 the earlier release's report")  # written with that run's findings.json
     (out / "site-visit notes.docx").write_bytes(b"the reviewer's notes")
+    clerk = out / "notification.csv"
+    clerk.write_text("owner\nHartwell Family Trust\n", encoding="utf-8")
+    later = (out / "findings.json").stat().st_mtime + 2 * 86400
+    os.utime(clerk, (later, later))  # the clerk's list, saved two days after the review: not the tool's
     assert _check(out) == 1
     err = capsys.readouterr().err
     assert "earlier release" in err and str(out) in err
     files = _files(out)
     assert files["site-visit notes.docx"] == b"the reviewer's notes"
+    assert files["notification.csv"] == b"owner\nHartwell Family Trust\n"
     assert "report.pdf" not in files  # the earlier run's report: not left beside a new review
     assert json.loads(files["findings.json"])["findings"][0].get("key")
-    assert (out / MANIFEST_FILE).is_file()
+    assert set(read_manifest(out) or {}) == {"findings.json", "findings.gpkg"}
+    assert _check(out, "--report") == 2
+    assert "notification.csv" in _one_line(capsys)
 
 
 @needs_demo
