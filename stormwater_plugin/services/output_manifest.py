@@ -10,7 +10,8 @@ the tool's. Each folder the tool writes into keeps a manifest, :data:`MANIFEST_F
                "sites/171.15-1-23/findings.json": {"command": "batch", "written": "…"}}}
 
 ``files`` maps each file's path, relative to the folder with ``/`` separators, to the command that last wrote
-it (``check`` for the check and its ``--report`` files, ``compare``, ``letter``, ``batch``; ``earlier release``
+it (``check`` for the check and its ``--report`` files, ``compare``, ``letter``, ``batch``, ``report`` for the
+dock's review package; ``earlier release``
 for files adopted from a folder written before the manifest existed), when (UTC), and its size and SHA-256 when
 known (a batch's site files are recorded when claimed, before their worker writes them).
 
@@ -48,7 +49,7 @@ ADOPTED = "earlier release"
 #: Names earlier releases wrote into a check's folder, a batch's folder or beside a letter.
 EARLIER_RELEASE_NAMES: tuple[str, ...] = (
     "findings.json", "findings.gpkg", "findings.gpkg-wal", "findings.gpkg-shm", "compare.json", "report.html", "report.pdf",
-    "notification.csv", "labels.pdf", "letter.json", "summary.csv", "batch.json", "progress.jsonl",
+    "notification.csv", "labels.pdf", "layout.pdf", "letter.json", "summary.csv", "batch.json", "progress.jsonl",
 )
 #: A file that shows an earlier release wrote the folder, and a key its JSON object always had.
 LEGACY_MARKS: tuple[tuple[str, str], ...] = (("findings.json", "findings"), ("letter.json", "format"), ("compare.json", "counts"),
