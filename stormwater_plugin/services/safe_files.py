@@ -20,7 +20,6 @@ import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
 
 from ..core.errors import StormwaterError
 
@@ -213,7 +212,7 @@ def write_text(path: Path, text: str, backup: bool = False) -> None:
     write_bytes(path, text.encode("utf-8"), backup=backup)
 
 
-def write_json(path: Path, data: Any, backup: bool = False) -> None:
+def write_json(path: Path, data: object, backup: bool = False) -> None:
     """:func:`write_bytes` of indented UTF-8 JSON with a final newline (non-ASCII kept as is)."""
     write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n", backup=backup)
 
