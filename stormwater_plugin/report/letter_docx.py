@@ -108,6 +108,8 @@ def _add(d: Any, b: Block) -> list[Any]:
         made.append(p)
     else:  # para, salutation, closing
         p = _para(d, space_after=8)
+        if b.kind == "closing":
+            p.paragraph_format.space_before = Pt(10)
         _lines(p, b.text)
         p.alignment = WD_ALIGN_PARAGRAPH.LEFT
         made.append(p)

@@ -49,6 +49,7 @@ def _styles() -> dict[str, ParagraphStyle]:
         "bullet": ParagraphStyle("lbullet", parent=base, leftIndent=12, bulletIndent=2),
         "earlier": ParagraphStyle("learlier", parent=base, fontName=obl, fontSize=9, leading=12, leftIndent=18, textColor=colors.HexColor("#444444")),
         "signature": ParagraphStyle("lsig", parent=base, spaceAfter=0),
+        "closing": ParagraphStyle("lclosing", parent=base, spaceBefore=10, spaceAfter=10),
         "footer": ParagraphStyle("lfoot", parent=base, fontSize=8),
     }
 

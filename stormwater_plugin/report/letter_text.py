@@ -16,7 +16,7 @@ import datetime as _dt
 import re
 from dataclasses import dataclass, field, replace
 
-from ..services.letter import ADDRESSED, FYI, NO_LONGER, NOT_ADDRESSED, PARTLY, REPLY, STILL_APPLIES, Comment, Letter
+from ..services.letter import ADDRESSED, FYI, NO_LONGER, NOT_ADDRESSED, PARTLY, REPLY, STILL_APPLIES, UNDECIDED, Comment, Letter
 
 #: How each status is named at the head of a comment.
 STATUS_WORDS = {
@@ -83,7 +83,7 @@ def _lines(text: str) -> list[str]:
     return [s.strip() for s in re.split(r"[\n;]", str(text or "")) if s.strip()]
 
 
-def _comment_blocks(c: Comment, mark: str = "", note: str = "") -> list[Block]:
+def _comment_blocks(c: Comment, mark: str = "", note: str = "", quoted: dict[str, int] | None = None) -> list[Block]:
     lead = f"Comment {c.number}"
     if mark:
         lead += f" (round {c.round})"
@@ -104,7 +104,13 @@ def _comment_blocks(c: Comment, mark: str = "", note: str = "") -> list[Block]:
     if c.status != "reviewer":
         out.extend(Block("item", f) for f in c.features)
     if c.excerpt and c.origin != "reworded":
-        out.append(Block("quote", f"The text requires: “{c.excerpt}”"))
+        first = (quoted or {}).get(c.excerpt)
+        if first is None:
+            out.append(Block("quote", f"The text requires: “{c.excerpt}”"))
+            if quoted is not None:
+                quoted[c.excerpt] = c.number
+        else:  # the same words quoted once: a later comment under the same text points to them
+            out.append(Block("quote", f"The text requires: as quoted under comment {first}."))
     if c.fix:
         out.append(Block("fix", f"Suggested change: {c.fix}"))
     elif c.status == "violation" and c.origin != "reworded":
@@ -123,7 +129,10 @@ def _changes(letter: Letter) -> list[Block]:
     h = letter.header
     out: list[Block] = []
     if h.previous_class and h.project_class and h.previous_class != h.project_class:
-        out.append(Block("bullet", f"The project is now reviewed as a {h.project_class} project (it was reviewed as {h.previous_class})."))
+        was = f"it was reviewed as a {h.previous_class} project" if h.previous_class != UNDECIDED else "the earlier plan did not settle it"
+        now = (f"The project is now reviewed as a {h.project_class} project" if h.project_class != UNDECIDED
+               else "The revised plan no longer settles the project's class")
+        out.append(Block("bullet", f"{now} ({was})."))
     for mark in (ADDRESSED, PARTLY, NOT_ADDRESSED, NO_LONGER):
         ns = [p.comment.number for p in letter.prior if p.mark == mark]
         if ns:
@@ -156,6 +165,8 @@ def letter_blocks(letter: Letter) -> list[Block]:
     out.append(Block("re", "\n".join(re_lines)))
     out.append(Block("salutation", f"Dear {h.applicant}:" if h.applicant else "Dear Applicant:"))
     klass = f" as a {h.project_class} project" if h.project_class in ("minor", "major") else ""
+    if h.project_class == UNDECIDED:
+        klass = "; the plan does not settle whether the project is minor or major"
     if letter.prior:
         since = f" of {us_date(h.previous_date)}" if h.previous_date else ""
         intro = (f"We have reviewed the revised stormwater site plan submitted in response to our letter{since}{klass}. "
@@ -172,6 +183,7 @@ def letter_blocks(letter: Letter) -> list[Block]:
         for p in letter.prior:
             out.extend(_comment_blocks(p.comment, p.mark or NOT_ADDRESSED, p.note))
     parts = letter.parts()
+    quoted: dict[str, int] = {}
     if parts:
         for part, comments in parts:
             if part == REPLY:
@@ -185,7 +197,7 @@ def letter_blocks(letter: Letter) -> list[Block]:
                 if c.status != status:
                     status = c.status
                     out.append(Block("h2", STATUS_HEADINGS.get(status, status)))
-                out.extend(_comment_blocks(c))
+                out.extend(_comment_blocks(c, quoted=quoted))
     elif not letter.prior:
         out.append(Block("para", "The review raised no comment."))
     if letter.decided:

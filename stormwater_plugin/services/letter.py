@@ -69,6 +69,8 @@ STILL_APPLIES = "still applies"
 #: The part of the letter a comment is in: the comments to answer, or the notes needing no reply.
 REPLY = "reply"
 FYI = "fyi"
+#: The header's project class when the plan does not settle it (the review assumed one).
+UNDECIDED = "undecided"
 #: Kinds of advisory that ask nothing of the applicant (what the town decides or a practice during the
 #: works): they go to the "for your information" list. Any other note asks the applicant to show or supply
 #: something (a plot plan item, a design by a professional, the names of neighbours) and is answered.
@@ -559,6 +561,21 @@ def _distance_note(n: Mapping[str, object], row: Mapping[str, object]) -> str:
     )
 
 
+#: A finding's status after a change, as the applicant reads it.
+_NOW = {"pass": "the plan now meets the requirement", "advisory": "now a note only", "violation": "not compliant",
+        "undetermined": "more information is needed"}
+
+
+def _plain_why(why: str) -> str:
+    """The comparison's reason (``violation → pass``) in the applicant's words."""
+    m = re.fullmatch(r"\s*(\w+) → (\w+)\s*", why or "")
+    if m:
+        return _NOW.get(m.group(2), why)
+    if why.startswith("the rule no longer applies"):
+        return "the requirement no longer applies to it"
+    return why
+
+
 def mark_prior(comments: Sequence[Comment], old: Mapping[str, object], new: Mapping[str, object]) -> tuple[list[PriorComment], dict[str, str]]:
     """Each earlier comment marked from the comparison of the two reviews.
 
@@ -598,14 +615,17 @@ def mark_prior(comments: Sequence[Comment], old: Mapping[str, object], new: Mapp
                 if _status(n) in OPEN and new_row.get("required_ft") is not None:
                     notes.append(_distance_note(n, new_row))
                 elif _status(n) in OPEN:
-                    notes.append(f"now {_status(n)}: {_sentence(str(n.get('message') or ''))}")
+                    notes.append(f"{_NOW.get(_status(n), _status(n))}: {_lower_first(plain(str(n.get('message') or '')))}")
                 else:
                     states[-1] = "resolved"
-                    notes.append(f"now {_status(n)}")
+                    notes.append(_NOW.get(_status(n), f"now {_status(n)}"))
             elif n is None or _status(n) not in OPEN or _is_decided(n):
                 states.append("resolved")
                 cat_e = by_old_key.get(k)
-                notes.append(str(cat_e[1].get("why")) if cat_e and cat_e[0] == "resolved" and cat_e[1].get("why") else ("decided by the reviewer" if n is not None and _is_decided(n) else "resolved"))
+                if cat_e and cat_e[0] == "resolved" and cat_e[1].get("why"):
+                    notes.append(_plain_why(str(cat_e[1].get("why"))))
+                else:
+                    notes.append("decided by the reviewer" if n is not None and _is_decided(n) else "resolved")
             else:
                 states.append("open")
                 notes.append("unchanged")
@@ -738,7 +758,10 @@ def compose_letter(
             header = _replace_header(header, previous_date=str(prev_header.get("date", "")))
         if not header.previous_class:
             header = _replace_header(header, previous_class=str(prev_header.get("project_class") or previous_doc.get("project_class") or ""))
-    header = _replace_header(header, round=round_no, project_class=header.project_class or str(doc.get("project_class") or ""))
+    klass = header.project_class or str(doc.get("project_class") or "")
+    if str(doc.get("class_source") or "") == "assumed":
+        klass = UNDECIDED  # the plan does not settle it: the letter says so rather than name the class assumed
+    header = _replace_header(header, round=round_no, project_class=klass)
     drafts = _drafts(doc, round_no=round_no, covered=covered, covered_rules=covered_rules, reviewer_comments=reviewer_comments)
     drafts, prior, dropped, stale = _apply_edits(drafts, prior, edits, round_no)
     numbered = _number(drafts, first)
@@ -774,6 +797,7 @@ __all__ = [
     "FYI",
     "FYI_KINDS",
     "REPLY",
+    "UNDECIDED",
     "Decided",
     "LETTER_FORMAT",
     "Letter",
