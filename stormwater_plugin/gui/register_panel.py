@@ -441,7 +441,7 @@ class RegisterPanel(QgsCollapsibleGroupBox):
         name = str((self.register.extra if self.register is not None else {}).get("letter_template") or "")
         if not name or self.register is None:
             return None
-        from ..report.letter_template import read_template
+        from ..report.letter_template import read_template  # lazy: python-docx (optional) loads only when a letter is written
 
         return read_template(self.register.resolve(name))
 

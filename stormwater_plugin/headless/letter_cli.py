@@ -22,7 +22,7 @@ from typing import Any, Sequence
 
 from ..core.rulepack import JURISDICTIONS, load_pack
 from ..services.letter import LetterError, LetterHeader, compose_letter
-from ..services.letter_edits import CommentEditError, dumps_edits, edits_from
+from ..services.letter_edits import CommentEdit, CommentEditError, dumps_edits, edits_from
 from ..services.safe_files import write_text
 from .compare_cli import read_previous
 from .errors import fail
@@ -79,7 +79,7 @@ def main(argv: Sequence[str]) -> int:
         extra = _read_json(args.comments, "the comments file") if args.comments else {}
         if not isinstance(extra, dict):
             raise InputError(f"{args.comments}: give an object with 'comments' and 'conditions'")
-        edits = []
+        edits: list[CommentEdit] = []
         if args.comment_edits:
             try:
                 _round_of_edits, edits = edits_from(_read_json(args.comment_edits, "the comment edits"))
@@ -88,6 +88,7 @@ def main(argv: Sequence[str]) -> int:
         template = None
         if args.template:
             try:
+                # lazy: python-docx is needed only for a template
                 from ..report.letter_template import LetterTemplateError, read_template
             except ImportError as exc:
                 raise InputError(f"reading a letter template needs {exc.name or 'python-docx'} (Debian: apt-get install python3-docx)") from exc

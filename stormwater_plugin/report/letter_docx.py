@@ -20,6 +20,7 @@ from docx.shared import Pt, RGBColor
 
 from ..services.letter import Letter
 from ..services.presentation import STATUS_COLOURS
+from ..services.safe_files import write_bytes
 from .letter_template import LetterTemplate, add_field, body_anchor, fill, fill_document, has_page_field
 from .letter_text import Block, letter_blocks, letterhead_lines, placeholder_values, printable, signature_lines
 
@@ -192,8 +193,6 @@ def _keep_with_next(closing: Any, signature: list[Any]) -> None:
 
 def write_letter_docx(letter: Letter, path: Path, template: LetterTemplate | None = None) -> Path:
     """Write ``letter`` to ``path`` (.docx, atomically); returns the path."""
-    from ..services.safe_files import write_bytes
-
     path = Path(path)
     write_bytes(path, letter_docx_bytes(letter, template))
     return path

@@ -21,6 +21,7 @@ from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import KeepTogether, Paragraph, SimpleDocTemplate, Spacer
 
 from ..services.letter import Letter
+from ..services.safe_files import write_bytes
 from . import fonts
 from .letter_template import LetterTemplate, fill
 from .letter_text import letter_blocks, letterhead_lines, placeholder_values, printable, signature_lines
@@ -126,8 +127,6 @@ def _flowables(b: Any, st: dict[str, ParagraphStyle]) -> list[Any]:
 
 def write_letter_pdf(letter: Letter, path: Path, template: LetterTemplate | None = None) -> Path:
     """Write ``letter`` to ``path`` (.pdf, US letter, atomically); returns the path."""
-    from ..services.safe_files import write_bytes
-
     path = Path(path)
     write_bytes(path, letter_pdf_bytes(letter, template))
     return path

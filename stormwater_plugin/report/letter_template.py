@@ -117,7 +117,7 @@ def read_template(path: Path) -> LetterTemplate:
 
 def _is_body(text: str) -> bool:
     m = PLACEHOLDER.fullmatch(text.strip())
-    return bool(m) and m.group(1).lower() == BODY
+    return m is not None and m.group(1).lower() == BODY
 
 
 def fill(text: str, values: Mapping[str, str]) -> str:

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass
-from typing import Any, Mapping, Sequence
+from typing import Mapping, Sequence
 
 from ..core.errors import StormwaterError
 
@@ -84,7 +84,7 @@ class CommentEdit:
     reviewer: str = ""
     date: str = ""
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {k: v for k, v in asdict(self).items() if v not in ("", None)}
 
     @property
@@ -182,9 +182,9 @@ def loads_edits(text: str) -> tuple[int | None, list[CommentEdit]]:
     return edits_from(doc)
 
 
-def edits_document(edits: Sequence[CommentEdit], round_no: int | None = None) -> dict[str, Any]:
+def edits_document(edits: Sequence[CommentEdit], round_no: int | None = None) -> dict[str, object]:
     """The edits as the document the dock stores and ``--comment-edits`` reads."""
-    doc: dict[str, Any] = {"format": EDITS_FORMAT, "version": EDITS_VERSION}
+    doc: dict[str, object] = {"format": EDITS_FORMAT, "version": EDITS_VERSION}
     if round_no is not None:
         doc["round"] = int(round_no)
     doc["edits"] = [e.as_dict() for e in edits]
