@@ -343,3 +343,23 @@ def test_the_reviewers_edits_reword_drop_and_add_are_in_the_docx_and_pdf_and_car
 def test_an_unusable_edit_is_refused_naming_it(bad):
     with pytest.raises(CommentEditError):
         edits_from(bad)
+
+
+def test_the_docx_pdf_and_letter_json_are_written_together_or_not_at_all(round1, tmp_path, monkeypatch):
+    from stormwater_plugin.report import letter_files
+
+    _tmp, out, _letter_doc, _p = round1
+    letter = compose_letter(json.loads((out / "findings.json").read_text(encoding="utf-8")), LetterHeader(title="T", date="2026-12-05"))
+    target = tmp_path / "letter.docx"
+    written = letter_files.write_letter_files(letter, target, [tmp_path / "letter.json"])
+    assert [p.name for p in written] == ["letter.docx", "letter.pdf", "letter.json"]
+    before = {p.name: p.read_bytes() for p in written}
+
+    def broken(*_a, **_k):
+        raise RuntimeError("the PDF could not be laid out")
+
+    monkeypatch.setattr(letter_files, "letter_pdf_bytes", broken)
+    with pytest.raises(RuntimeError):
+        letter_files.write_letter_files(compose_letter({"findings": []}, LetterHeader(title="T")), target, [tmp_path / "letter.json"])
+    assert {p.name: p.read_bytes() for p in written} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["letter.docx", "letter.json", "letter.pdf"]  # no temporary left behind
