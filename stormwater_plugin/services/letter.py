@@ -553,7 +553,9 @@ def compose_letter(
         for f in maps(doc.get("findings", []))
         if _is_decided(f)
     )
-    open_count = sum(1 for p in prior if p.mark in (NOT_ADDRESSED, PARTLY) and p.comment.status in OPEN) + sum(1 for c in comments if c.status in OPEN)
+    # what must be answered before approval: the deficiencies, the requests, and the reviewer's own comments
+    asks = (*OPEN, "reviewer")
+    open_count = sum(1 for p in prior if p.mark in (NOT_ADDRESSED, PARTLY) and p.comment.status in asks) + sum(1 for c in comments if c.status in asks)
     notes = (str(doc.get("note") or ""),) if doc.get("note") else ()
     return Letter(header, tuple(prior), tuple(comments), decided, tuple(str(c) for c in conditions if str(c).strip()), open_count, notes,
                   fyi=tuple(fyi), dropped=tuple(dropped), stale_edits=tuple(stale), edits=tuple(edits))
