@@ -175,7 +175,7 @@ def letter_docx_bytes(letter: Letter, template: LetterTemplate | None = None) ->
         _keep_with_next(closing, [p._p for p in sig])
     if not page_field and not has_page_field(doc):
         _footer_page_numbers(doc)
-    doc.core_properties.title = f"Stormwater review comments, {letter.header.application or letter.header.title}"
+    doc.core_properties.title = printable(f"Stormwater review comments, {letter.header.application or letter.header.title}")
     doc.core_properties.author = printable(letter.header.reviewer) or "stormwater-check"
     out = io.BytesIO()
     doc.save(out)

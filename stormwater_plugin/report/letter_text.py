@@ -103,7 +103,7 @@ def _comment_blocks(c: Comment, mark: str = "", note: str = "", quoted: dict[str
     out.append(Block("comment", c.text, lead=lead, status=c.status))
     if c.status != "reviewer":
         out.extend(Block("item", f) for f in c.features)
-    if c.excerpt and c.origin != "reworded":
+    if c.excerpt:
         first = (quoted or {}).get(c.excerpt)
         if first is None:
             out.append(Block("quote", f"The text requires: “{c.excerpt}”"))
@@ -115,7 +115,7 @@ def _comment_blocks(c: Comment, mark: str = "", note: str = "", quoted: dict[str
         out.append(Block("fix", f"Suggested change: {c.fix}"))
     elif c.status == "violation" and c.origin != "reworded":
         out.append(Block("fix", "Please revise the plan so that it meets the requirement quoted above."))
-    if c.status in ("violation", "undetermined") and c.origin == "generated" and c.citation:
+    if c.status in ("violation", "undetermined") and c.citation:
         out.append(Block("method", f"How the plan was measured is set out in the review report under {c.citation}."))
     return out
 

@@ -272,7 +272,7 @@ def _drafts(
         feature = {"layer": str(feat.get("layer")), "id": str(feat.get("id"))} if isinstance(feat, Mapping) else None
         drafts.append(Comment(
             number=0, round=round_no, section=section, citation=citation, status="reviewer", text=sentence(text),
-            features=(feature_label(feature),) if feature else (), ref=str(rc.get("ref") or f"added:{i}"), origin="added", feature=feature,
+            features=(feature_label(feature),) if feature else (), ref=str(rc.get("ref") or f"comment:{i}"), origin="added", feature=feature,
         ))
     return drafts
 
@@ -453,20 +453,15 @@ def _apply_edits(
             continue
         c = drafts[j]
         if e.action == "reword":
-            drafts[j] = replace(c, text=sentence(e.text), features=c.features if c.origin == "added" else (),
-                                origin="added" if c.origin == "added" else "reworded",
-                                original=None if c.origin == "added" else (c.original or _full_text(c)))
+            # the words are the reviewer's; the features a grouped comment lists stay (they are the plan's)
+            drafts[j] = replace(c, text=sentence(e.text), origin="added" if c.origin == "added" else "reworded",
+                                original=None if c.origin == "added" else (c.original or c.text))
         elif e.action == "drop":
             dropped.append(Dropped(c, e.reason, e.reviewer))
             drafts[j] = replace(c, ref="")  # marked gone; removed below
         else:
             stale.append(e)  # a mark names an earlier comment by its number
     return [c for c in drafts if c.ref != ""], [p for i, p in enumerate(prior) if i not in gone], dropped, stale
-
-
-def _full_text(c: Comment) -> str:
-    """A comment's words with the features it lists, as one text (what a rewording replaces)."""
-    return c.text + (f" Features: {'; '.join(c.features)}." if c.features else "")
 
 
 def compose_letter(

@@ -363,3 +363,21 @@ def test_the_docx_pdf_and_letter_json_are_written_together_or_not_at_all(round1,
         letter_files.write_letter_files(compose_letter({"findings": []}, LetterHeader(title="T")), target, [tmp_path / "letter.json"])
     assert {p.name: p.read_bytes() for p in written} == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["letter.docx", "letter.json", "letter.pdf"]  # no temporary left behind
+
+
+def test_a_template_without_a_body_marker_takes_the_body_after_its_text_and_the_built_in_signature(tmp_path):
+    from stormwater_plugin.report.letter_docx import letter_docx_bytes
+    from stormwater_plugin.report.letter_template import read_template
+
+    d = docx.Document()
+    d.sections[0].header.paragraphs[0].text = "{{town}} Engineering"
+    d.add_paragraph("Office hours: Monday to Friday")
+    d.save(str(tmp_path / "t.docx"))
+    letter = compose_letter({"findings": []}, LetterHeader(title="T", town="Town of Testville", reviewer="R. Engineer", date="2026-12-05"))
+    (tmp_path / "l.docx").write_bytes(letter_docx_bytes(letter, read_template(tmp_path / "t.docx")))
+    out = docx.Document(str(tmp_path / "l.docx"))
+    texts = [p.text for p in out.paragraphs if p.text.strip()]
+    assert texts[0] == "Office hours: Monday to Friday" and texts[1] == "December 5, 2026"
+    assert texts[-3:] == ["Sincerely,", "R. Engineer", "Town of Testville"]
+    assert out.sections[0].header.paragraphs[0].text == "Town of Testville Engineering"
+    assert "PAGE" in out.sections[0].footer._element.xml
