@@ -31,13 +31,16 @@ from qgis.PyQt.QtWidgets import (
     QVBoxLayout,
 )
 
-from ..services.letter import LetterError, LetterHeader, compose_letter
+from ..services.letter import Letter, LetterError, LetterHeader, compose_letter
+from ..services.letter_edits import CommentEdit
+from ..services.output_manifest import OutputFolderError
 from ..services.packs import JURISDICTIONS, load_pack
 from ..services.register import STATUSES, Application, Register, RegisterError
+from .letter_edits_ui import CommentEditsDialog, CommentEditStore
 from .role_form import SCOPE
 
 #: Project entries that belong to one application's review (saved with it in the register on leaving).
-STATE_ENTRIES = ("last_review", "previous_review", "overrides")
+STATE_ENTRIES = ("last_review", "previous_review", "overrides", "comment_edits")
 ID_ROLE = Qt.ItemDataRole.UserRole + 11
 #: The last register opened (a user setting: the path field shows it; nothing is opened until asked).
 LAST_REGISTER_KEY = "stormwater_review/last_register"
@@ -107,6 +110,11 @@ class RegisterPanel(QgsCollapsibleGroupBox):
         self.letter_button.setToolTip(dock.tr("Write the comment letter (DOCX and PDF) of the current review: numbered comments by code section; "
                                               "on a resubmission each earlier comment marked addressed, not addressed or partly addressed."))
         self.letter_button.clicked.connect(lambda: self.write_letter())
+        self.edit_comments_button = QPushButton(dock.tr("Edit comments…"))
+        self.edit_comments_button.setToolTip(dock.tr("Reword, drop (with a reason) or add comments before the letter is written; "
+                                                     "kept with the round beside the decisions."))
+        self.edit_comments_button.clicked.connect(lambda: self.edit_comments())
+        self.comment_edits = CommentEditStore()
         self.current_label = QLabel(dock.tr("No application open."))
         self.current_label.setWordWrap(True)
 
@@ -119,6 +127,7 @@ class RegisterPanel(QgsCollapsibleGroupBox):
         nav.addWidget(self.next_button)
         act = QHBoxLayout()
         act.addWidget(self.status_combo, 1)
+        act.addWidget(self.edit_comments_button)
         act.addWidget(self.letter_button)
         self.list.setMaximumHeight(150)
         for combo in (self.status_filter, self.status_combo):  # "approved with conditions" must not widen the dock
@@ -201,6 +210,7 @@ class RegisterPanel(QgsCollapsibleGroupBox):
         self.next_button.setEnabled(has and reg is not None and reg.neighbour(self.current_id, 1, self._statuses()) is not None)
         self.status_combo.setEnabled(self.current_id is not None)
         self.letter_button.setEnabled(getattr(self.dock, "doc", None) is not None)
+        self.edit_comments_button.setEnabled(getattr(self.dock, "doc", None) is not None)
 
     def _reload(self) -> None:
         """Re-read register.json (the command line may have changed it since); kept as it was when unreadable."""
@@ -367,27 +377,12 @@ class RegisterPanel(QgsCollapsibleGroupBox):
 
     # -- the comment letter -------------------------------------------------------------------
 
-    def write_letter(self, path: str | None = None) -> Path | None:
-        """Write the comment letter of the current review (DOCX and a PDF beside it); returns the DOCX path.
-
-        With an application open, the letter goes to ``REGISTER/reviews/<id>/letter-round<N>.docx`` (no dialog)
-        and its previous round is the application's previous review and letter.
-        """
-
+    def _letter_inputs(self) -> tuple[LetterHeader, dict[str, Any] | None, Any, dict[str, Any]]:
+        """The header, previous review, previous letter and saved state of the current review's letter."""
         doc = self.dock.doc
-        if doc is None:
-            self.dock.message(self.dock.tr("Run the check first: the letter is written from the current review."), Qgis.MessageLevel.Info)
-            return None
         app = self.current()
         # the saved state as the panel reads it (letters by round, each a letter.json document)
         state: dict[str, Any] = self.register.load_state(app.id) if app is not None and self.register is not None else {}
-        if path is None:
-            if app is not None and self.register is not None:
-                path = str(self.register.state_dir(app.id) / f"letter-round{app.round}.docx")
-            else:
-                path, _ = QFileDialog.getSaveFileName(self, self.dock.tr("Comment letter"), "letter.docx", self.dock.tr("Word document (*.docx)"))
-                if not path:
-                    return None
         previous_doc = self.dock.previous_doc
         previous_letter = None
         if app is not None and app.round > 1:
@@ -399,36 +394,109 @@ class RegisterPanel(QgsCollapsibleGroupBox):
         elif app is not None:
             previous_doc = None  # round 1: no earlier letter, whatever earlier check the project kept
         jur = str(doc.get("jurisdiction") or "")
+        extra = self.register.extra if self.register is not None else {}
         header = LetterHeader(
             title=load_pack(jur).title if jur in JURISDICTIONS else jur,
             town=self.register.town if self.register is not None else "",
             application=(app.reference or app.id) if app is not None else self.dock.reference.text().strip(),
             applicant=app.applicant if app else "", address=app.address if app else "",
+            mailing_address=str(app.extra.get("mailing_address") or "") if app else "",
             parcel=(app.parcel if app and app.parcel else str(doc.get("site_parcel") or "")),
             reviewer=self.dock.reviewer.text().strip() or (app.reviewer if app else ""),
+            reviewer_title=str(extra.get("reviewer_title") or ""),
             date=_dt.date.today().isoformat(),
         )
+        return header, previous_doc, previous_letter, state
+
+    def _letter_round(self, previous_letter: Any) -> int:
+        app = self.current()
+        if app is not None:
+            return app.round
+        return int((previous_letter or {}).get("header", {}).get("round", 0)) + 1 if previous_letter else (2 if self.dock.previous_doc else 1)
+
+    def compose_current(self, edits: list[CommentEdit] | None = None) -> Letter:
+        """The letter of the current review, with ``edits`` (the stored edits of its round when None)."""
+        header, previous_doc, previous_letter, _state = self._letter_inputs()
+        if edits is None:
+            edits = self.comment_edits.for_round(self._letter_round(previous_letter))
+        return compose_letter(self.dock.doc, header, previous_doc=previous_doc, previous_letter=previous_letter, edits=edits)
+
+    def edit_comments(self, show: bool = True) -> CommentEditsDialog | None:
+        """The dialog of the letter's comments (reword, drop, add); shown modal unless ``show`` is False (tests)."""
+        if self.dock.doc is None:
+            self.dock.message(self.dock.tr("Run the check first: the comments come from the current review."), Qgis.MessageLevel.Info)
+            return None
+        _h, _pd, previous_letter, _s = self._letter_inputs()
+        features = [dict(layer=str(r.get("layer")), id=str(r.get("id"))) for r in (self.dock.doc.get("inventory_100ft") or []) if r.get("on_site")]
         try:
-            letter = compose_letter(doc, header, previous_doc=previous_doc, previous_letter=previous_letter)
+            dialog = CommentEditsDialog(lambda e: self.compose_current(e), self.comment_edits, self._letter_round(previous_letter), features, self)
+        except (LetterError, ValueError) as exc:
+            self.dock.message(self.dock.tr("The letter's comments could not be composed: {0}").format(exc), Qgis.MessageLevel.Critical, 0)
+            return None
+        if show:
+            dialog.exec()
+        return dialog
+
+    def _template(self) -> Any:
+        """The town's letter template named in the register (``letter_template``, relative to it), or None."""
+        name = str((self.register.extra if self.register is not None else {}).get("letter_template") or "")
+        if not name or self.register is None:
+            return None
+        from ..report.letter_template import read_template  # lazy: python-docx (optional) loads only when a letter is written
+
+        return read_template(self.register.resolve(name))
+
+    def write_letter(self, path: str | None = None) -> Path | None:
+        """Write the comment letter of the current review (DOCX and a PDF beside it); returns the DOCX path.
+
+        With an application open, the letter goes to ``REGISTER/reviews/<id>/letter-round<N>.docx`` (no dialog)
+        and its previous round is the application's previous review and letter. The reviewer's edits of this
+        round (:meth:`edit_comments`) are applied. The DOCX, the PDF and letter.json are written together.
+        """
+
+        doc = self.dock.doc
+        if doc is None:
+            self.dock.message(self.dock.tr("Run the check first: the letter is written from the current review."), Qgis.MessageLevel.Info)
+            return None
+        app = self.current()
+        if path is None:
+            if app is not None and self.register is not None:
+                path = str(self.register.state_dir(app.id) / f"letter-round{app.round}.docx")
+            else:
+                path, _ = QFileDialog.getSaveFileName(self, self.dock.tr("Comment letter"), "letter.docx", self.dock.tr("Word document (*.docx)"))
+                if not path:
+                    return None
+        self.comment_edits.load()
+        if self.comment_edits.error:
+            self.dock.message(self.dock.tr("The comment edits stored in the project could not be read: {0}").format(self.comment_edits.error),
+                              Qgis.MessageLevel.Warning, 0)
+        try:
+            _h, _pd, _pl, state = self._letter_inputs()
+            letter = self.compose_current()
             # lazy: python-docx and reportlab (optional) load only when a letter is written
-            from ..report.letter_docx import write_letter_docx
-            from ..report.letter_pdf import write_letter_pdf
+            from ..report.letter_files import write_letter_files
+            from ..report.letter_template import LetterTemplateError
 
             out = Path(path)
-            out.parent.mkdir(parents=True, exist_ok=True)
-            write_letter_docx(letter, out)
-            write_letter_pdf(letter, out.with_suffix(".pdf"))
+            try:
+                template = self._template()
+            except LetterTemplateError as exc:
+                self.dock.message(str(exc), Qgis.MessageLevel.Critical, 0)
+                return None
+            write_letter_files(letter, out, [out.with_suffix(".json")], template)
         except ImportError as exc:
             self.dock.message(self.dock.tr("Writing the letter needs {0} (Debian: apt-get install python3-docx python3-reportlab)").format(exc.name),
                               Qgis.MessageLevel.Critical, 0)
             return None
-        except (LetterError, ValueError, OSError) as exc:
+        except (LetterError, ValueError, OSError, OutputFolderError) as exc:  # OutputFolderError: a same-named file the tool did not write
             self.dock.message(self.dock.tr("The letter could not be written: {0}").format(exc), Qgis.MessageLevel.Critical, 0)
             return None
-        out.with_suffix(".json").write_text(json.dumps(letter.as_dict(), indent=2, ensure_ascii=False), encoding="utf-8")
         if app is not None and self.register is not None:
             state.setdefault("letters", {})[str(app.round)] = letter.as_dict()
             self.register.save_state(app.id, state)
+        if letter.stale_edits:
+            self.dock.message(self.dock.tr("{0} comment edit(s) name no comment of this letter and were not applied.").format(len(letter.stale_edits)),
+                              Qgis.MessageLevel.Warning)
         self.dock.message(self.dock.tr("Comment letter (round {0}, {1} new comment(s), {2} open) written to {3} and its PDF.").format(
             letter.header.round, len(letter.comments), letter.open_count, out), Qgis.MessageLevel.Success)
         return out

@@ -132,7 +132,9 @@ def test_ctrl_c_while_the_letter_is_written_leaves_docx_pdf_and_letter_json_of_o
     def interrupted(*_a: object, **_k: object) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("stormwater_plugin.report.letter_pdf.write_letter_pdf", interrupted)  # the DOCX is already written
+    import stormwater_plugin.report.letter_files  # noqa: F401 - loaded, so its name can be replaced
+
+    monkeypatch.setattr("stormwater_plugin.report.letter_files.letter_pdf_bytes", interrupted)  # the DOCX is already rendered
     with pytest.raises((KeyboardInterrupt, SystemExit)):
         code = main(["letter", str(out), "--out", str(out / "letter.docx"), "--date", "2026-04-01"])
         assert code != 0
