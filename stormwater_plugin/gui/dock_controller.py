@@ -646,7 +646,7 @@ class DockController(_Base):
 
     def _export_finish(self, task: Any, out: dict[str, Any]) -> None:
         """Move the package into its folder and say what was written (main thread)."""
-        from ..services.output_manifest import OutputFolderError
+        from ..services.output_manifest import OutputFolderError  # lazy: only when a package is moved into place
         from .report_export import move_into  # lazy: as the export itself
 
         self.export_task = None

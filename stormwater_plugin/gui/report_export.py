@@ -114,7 +114,7 @@ def move_into(staging: Path, out_dir: Path) -> list[Path]:
     """
     import shutil
 
-    from ..services.output_manifest import Part, publish
+    from ..services.output_manifest import Part, publish  # lazy: needed only when a package is moved into place
 
     out_dir.mkdir(parents=True, exist_ok=True)
     names = sorted(p.name for p in staging.iterdir() if p.is_file())
