@@ -646,6 +646,7 @@ class DockController(_Base):
 
     def _export_finish(self, task: Any, out: dict[str, Any]) -> None:
         """Move the package into its folder and say what was written (main thread)."""
+        from ..services.output_manifest import OutputFolderError  # lazy: only when a package is moved into place
         from .report_export import move_into  # lazy: as the export itself
 
         self.export_task = None
@@ -655,6 +656,10 @@ class DockController(_Base):
         self.save_button.setEnabled(self.result is not None)
         try:
             out["files"] = move_into(task.staging, task.out_dir)
+        except OutputFolderError as exc:  # a file of the same name the tool did not write: refused, named (issue 35)
+            task.discard()
+            self.message(str(exc), Qgis.MessageLevel.Critical, 0)
+            return
         except OSError as exc:
             task.discard()
             self.message(self.tr("The report could not be moved into {0}: {1}").format(task.out_dir, exc), Qgis.MessageLevel.Critical, 0)

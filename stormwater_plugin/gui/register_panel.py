@@ -33,6 +33,7 @@ from qgis.PyQt.QtWidgets import (
 
 from ..services.letter import Letter, LetterError, LetterHeader, compose_letter
 from ..services.letter_edits import CommentEdit
+from ..services.output_manifest import OutputFolderError
 from ..services.packs import JURISDICTIONS, load_pack
 from ..services.register import STATUSES, Application, Register, RegisterError
 from .letter_edits_ui import CommentEditsDialog, CommentEditStore
@@ -487,7 +488,7 @@ class RegisterPanel(QgsCollapsibleGroupBox):
             self.dock.message(self.dock.tr("Writing the letter needs {0} (Debian: apt-get install python3-docx python3-reportlab)").format(exc.name),
                               Qgis.MessageLevel.Critical, 0)
             return None
-        except (LetterError, ValueError, OSError) as exc:
+        except (LetterError, ValueError, OSError, OutputFolderError) as exc:  # OutputFolderError: a same-named file the tool did not write
             self.dock.message(self.dock.tr("The letter could not be written: {0}").format(exc), Qgis.MessageLevel.Critical, 0)
             return None
         if app is not None and self.register is not None:

@@ -17,12 +17,14 @@ from __future__ import annotations
 import argparse
 import datetime as _dt
 import json
+import sys
 from pathlib import Path
 from typing import Any, Sequence
 
 from ..core.rulepack import JURISDICTIONS, load_pack
 from ..services.letter import LetterError, LetterHeader, compose_letter
 from ..services.letter_edits import CommentEdit, CommentEditError, dumps_edits, edits_from
+from ..services.output_manifest import OutputFolderError
 from ..services.safe_files import write_text
 from .compare_cli import read_previous
 from .errors import fail
@@ -68,6 +70,7 @@ def _read_json(path: Path, what: str) -> Any:
 def main(argv: Sequence[str]) -> int:
     """Write the letter; exit 0 when no comment requiring a change stays open, 1 otherwise."""
     args = _parser().parse_args(list(argv))
+    notes: list[str] = []
     try:
         doc = read_previous(args.review)
         review_dir = Path(doc["_path"]).parent
@@ -125,13 +128,16 @@ def main(argv: Sequence[str]) -> int:
         except ImportError as exc:
             raise InputError(f"writing the letter needs {exc.name or 'python-docx'} (Debian: apt-get install python3-docx python3-reportlab)") from exc
         try:
-            write_letter_files(letter, out, [review_dir / LETTER_JSON], template)
+            # issue 35: over the files the folders' manifests say the tool wrote only; an earlier release's letter said so
+            write_letter_files(letter, out, [review_dir / LETTER_JSON], template, notes=notes)
             if args.write_edits:
                 write_text(args.write_edits, dumps_edits(letter.edits, letter.header.round))
         except OSError as exc:
             raise InputError(f"{exc.filename or out}: cannot write the letter ({exc.strerror})") from exc
-    except InputError as exc:
+    except (InputError, OutputFolderError) as exc:
         fail("stormwater-check letter", str(exc))
+    for note in notes:
+        sys.stderr.write(f"stormwater-check letter: note: {note}\n")
     prior = {m: sum(1 for p in letter.prior if p.mark == m) for m in ("addressed", "partly addressed", "not addressed", "no longer applies")}
     print(f"Round {letter.header.round}: {len(letter.comments)} new comment(s)"
           + (", earlier comments: " + ", ".join(f"{n} {m}" for m, n in prior.items() if n) if letter.prior else "")

@@ -47,7 +47,8 @@ import re
 from dataclasses import asdict, replace
 from typing import Mapping, Sequence, cast
 
-from .compare import compare_reviews
+from ..core.compare import with_keys
+from .compare import compare_reviews, review_document
 from .jsondoc import integer, mapping, maps, number, values
 from .letter_edits import CommentEdit
 from .letter_model import (
@@ -503,6 +504,8 @@ def compose_letter(
     round_no = 1
     first = 1
     if previous_doc is not None:
+        # issue 35: an earlier release's review has no finding keys: its findings take the current ones' by rule and features
+        previous_doc = with_keys(review_document(previous_doc, "the earlier review"), doc)
         if previous_letter is None:
             previous_letter = compose_letter(previous_doc, LetterHeader(title=header.title)).as_dict()
         earlier = [Comment.from_dict(c) for c in maps(previous_letter.get("carried", previous_letter.get("comments", [])))]

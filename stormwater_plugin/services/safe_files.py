@@ -164,7 +164,7 @@ def discard(tmp: str) -> None:
         os.unlink(tmp)
 
 
-def commit(staged: Sequence[tuple[str, Path]], backup: bool = False) -> None:
+def commit(staged: Sequence[tuple[str, Path]], backup: bool = False, remove: Sequence[Path] = ()) -> None:
     """Rename staged temporaries over their targets together, with Ctrl-C and SIGTERM held back meanwhile.
 
     Parameters
@@ -174,10 +174,16 @@ def commit(staged: Sequence[tuple[str, Path]], backup: bool = False) -> None:
         with the remaining temporaries removed.
     backup : bool
         Keep each target's previous version as ``<name>.bak`` (one backup, replaced each time).
+    remove : sequence of Path
+        Files removed first, in the same held-back window (an earlier run's outputs this run does not write,
+        see :mod:`stormwater_plugin.services.output_manifest`); one already gone is no error.
     """
     held = hasattr(signal, "pthread_sigmask")
     old_mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM}) if held else None
     try:
+        for path in remove:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(path)
         for tmp, target in staged:
             target = Path(target)
             if backup and target.exists():
