@@ -6,6 +6,14 @@ layers the register names, and its DEM, sets every per-application field from th
 register, and restores the review and decisions saved for it under
 ``REGISTER/reviews/<id>/state.json``. Leaving it (next, previous, another row)
 saves its review, decisions and counts back. No file dialog is opened on the way.
+
+The panel follows the project's lifecycle (issue 36): the project opened for an
+application carries that application's id (``register_application``); after
+*Project ▸ New*, *Close*, or opening any other project, no application is open,
+so nothing is saved over an application's state from a project that does not
+hold it. A review or decision changing is saved at once (atomically, one backup
+kept: :mod:`~stormwater_plugin.services.application_state`), and a save that
+would drop a saved review or saved decisions is refused with a message.
 """
 
 from __future__ import annotations
@@ -17,7 +25,7 @@ from typing import Any
 
 from qgis.core import Qgis, QgsProject, QgsRasterLayer, QgsSettings, QgsVectorLayer
 from qgis.gui import QgsCollapsibleGroupBox
-from qgis.PyQt.QtCore import Qt
+from qgis.PyQt.QtCore import Qt, QTimer
 from qgis.PyQt.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -31,6 +39,7 @@ from qgis.PyQt.QtWidgets import (
     QVBoxLayout,
 )
 
+from ..services.application_state import StateWouldDropWork, save_application_state
 from ..services.letter import LetterError, LetterHeader, compose_letter
 from ..services.packs import JURISDICTIONS, load_pack
 from ..services.register import STATUSES, Application, Register, RegisterError
@@ -38,6 +47,9 @@ from .role_form import SCOPE
 
 #: Project entries that belong to one application's review (saved with it in the register on leaving).
 STATE_ENTRIES = ("last_review", "previous_review", "overrides")
+#: Project entries naming the application (and its register) whose layers and review the project holds.
+APP_ENTRY = "register_application"
+FOLDER_ENTRY = "register_folder"
 ID_ROLE = Qt.ItemDataRole.UserRole + 11
 #: The last register opened (a user setting: the path field shows it; nothing is opened until asked).
 LAST_REGISTER_KEY = "stormwater_review/last_register"
@@ -134,7 +146,23 @@ class RegisterPanel(QgsCollapsibleGroupBox):
         self._update_buttons()
         self.path.setText(str(QgsSettings().value(LAST_REGISTER_KEY, "") or ""))
         self.setCollapsed(True)  # folded until a register is opened: the settings and the table keep the room
+        self._layer_ids: set[str] = set()
+        self._torn_down = False
+        self._save_pending = False
         dock.session.subscribe(self._session_changed)
+        project = QgsProject.instance()
+        # (signal, slot) pairs disconnected on teardown: a reloaded plugin must leave no slot of this one behind
+        self._connections: list[tuple[Any, Any]] = [
+            (project.cleared, self._project_cleared),
+            (project.readProject, self._project_read),
+            (project.writeProject, self._project_writing),
+            (project.layersRemoved, self._layers_removed),
+        ]
+        iface = getattr(dock, "iface", None)
+        if iface is not None and hasattr(iface, "newProjectCreated"):
+            self._connections.append((iface.newProjectCreated, self._project_cleared))
+        for signal, slot in self._connections:
+            signal.connect(slot)
 
     # -- the register -----------------------------------------------------------------
 
@@ -230,18 +258,100 @@ class RegisterPanel(QgsCollapsibleGroupBox):
             return None
         return self.open_application(app.id)
 
-    def leave_application(self) -> None:
-        """Save the open application's review, decisions and counts into the register."""
-        app = self.current()
-        if app is None or self.register is None:
-            return
+    def holds(self, app_id: str | None) -> bool:
+        """Whether the project holds application ``app_id`` (opened from this register, not cleared or replaced since)."""
+        if app_id is None or self.register is None:
+            return False
         project = QgsProject.instance()
-        state = self.register.load_state(app.id)
+        tag, ok = project.readEntry(SCOPE, APP_ENTRY, "")
+        folder, ok_folder = project.readEntry(SCOPE, FOLDER_ENTRY, "")
+        return bool(ok and ok_folder and tag == app_id and folder == str(self.register.folder))
+
+    def leave_application(self) -> None:
+        """Save the open application's review, decisions and counts into the register, then close it.
+
+        Only what the project holds for this application is saved: a project cleared,
+        replaced or never opened for it saves nothing.
+        """
+        app = self.current()
+        if app is not None and self.register is not None and self.holds(app.id):
+            if self.save_state():
+                self._record_counts(save=True)
+        self._forget()
+
+    def save_state(self) -> bool:
+        """Write the project's review and decisions of the open application into its state file; ``False`` when refused or impossible."""
+        app = self.current()
+        if app is None or self.register is None or not self.holds(app.id):
+            return False
+        project = QgsProject.instance()
+        entries: dict[str, object] = {}
         for name in STATE_ENTRIES:
             value, ok = project.readEntry(SCOPE, name, "")
-            state[name] = value if ok else ""
-        self.register.save_state(app.id, state)
-        self._record_counts(save=True)
+            entries[name] = value if ok else ""
+        # decisions are made on a review: a project holding this application's review without decisions had them cleared by the reviewer
+        cleared = bool(str(entries.get("last_review") or "").strip())
+        try:
+            save_application_state(self.register, app.id, entries, decisions_cleared=cleared)
+        except StateWouldDropWork as exc:
+            self.dock.message(str(exc), Qgis.MessageLevel.Critical, 0)
+            return False
+        except (RegisterError, OSError) as exc:
+            self.dock.message(self.dock.tr("The review of {0} could not be saved: {1}").format(app.id, exc), Qgis.MessageLevel.Critical, 0)
+            return False
+        return True
+
+    def _forget(self) -> None:
+        """No application is open any more (its layers left with the project)."""
+        self.current_id = None
+        self._layer_ids = set()
+        try:
+            self.current_label.setText(self.dock.tr("No application open."))
+            self.status_combo.setEnabled(False)
+        except RuntimeError:  # the widgets are already deleted (QGIS closing)
+            pass
+
+    # -- the project's lifecycle (issue 36) --------------------------------------------------
+
+    def _project_cleared(self, *_args: Any) -> None:
+        """Project ▸ New, Close, or the start of opening a project: the application's layers are gone with it."""
+        if self._opening or self._torn_down or self.current_id is None:
+            return
+        self._forget()  # its state was saved as it changed; the entries are already cleared, so nothing is written
+        self._safe_refresh()
+
+    def _project_read(self, *_args: Any) -> None:
+        """A project was read: it is an application of the open register when it says so (a .qgz saved while one was open)."""
+        if self._opening or self._torn_down or self.register is None:
+            return
+        tag, ok = QgsProject.instance().readEntry(SCOPE, APP_ENTRY, "")
+        self._forget()
+        if ok and tag and self.holds(tag) and any(a.id == tag for a in self.register.applications):
+            self.current_id = tag
+            self._layer_ids = set(QgsProject.instance().mapLayers())
+            app = self.current()
+            if app is not None:
+                self._show_current(app)
+        self._safe_refresh()
+
+    def _project_writing(self, *_args: Any) -> None:
+        """The reviewer saves the project: the application's state is saved with it."""
+        if not self._opening and not self._torn_down and self.holds(self.current_id):
+            self.save_state()
+
+    def _layers_removed(self, *_args: Any) -> None:
+        """The application stays open while one of its layers does; the last one removed closes it (saving what the project holds)."""
+        if self._opening or self._torn_down or self.current_id is None or not self._layer_ids:
+            return
+        if not self._layer_ids & set(QgsProject.instance().mapLayers()):
+            self.leave_application()
+            self._safe_refresh()
+
+    def _safe_refresh(self) -> None:
+        try:
+            self.refresh()
+        except RuntimeError:  # the widgets are already deleted (QGIS closing)
+            pass
 
     def _record_counts(self, save: bool) -> None:
         app = self.current()
@@ -261,6 +371,9 @@ class RegisterPanel(QgsCollapsibleGroupBox):
         """Open one application: its layers, DEM, fields and saved review; nothing carried over from the last one."""
         if self.register is None or self._opening:
             return None
+        if self.dock.task is not None:
+            self.dock.message(self.dock.tr("A check is running: wait for it or press Cancel before opening another application."), Qgis.MessageLevel.Warning)
+            return None
         self.leave_application()
         self._reload()
         try:
@@ -268,30 +381,38 @@ class RegisterPanel(QgsCollapsibleGroupBox):
         except RegisterError as exc:
             self.dock.message(str(exc), Qgis.MessageLevel.Warning)
             return None
-        if self.dock.task is not None:
-            self.dock.message(self.dock.tr("A check is running: wait for it or press Cancel before opening another application."), Qgis.MessageLevel.Warning)
-            return None
         self._opening = True
         try:
             project = QgsProject.instance()
             project.clear()  # the dock forgets the last application's fields, roles, decisions and review
+            self._clear_messages()  # the last application's warnings (transforms, data) are not this one's
             self.current_id = app.id
             problems = self._load_layers(app)
+            self._layer_ids = set(project.mapLayers())
             self._write_entries(app)
             self.dock.restore_settings()
             restored = self.dock.restore_review()
             project.setDirty(False)
         finally:
             self._opening = False
-        self.status_combo.setCurrentIndex(max(0, self.status_combo.findData(app.status)))
-        self.current_label.setText(self.dock.tr("{0} — {1}, {2} (round {3}, {4})").format(
-            app.id, app.applicant or "?", app.address or app.parcel or "?", app.round, app.status))
+        self._show_current(app)
         self.refresh()
         if problems:
             self.dock.message("; ".join(problems), Qgis.MessageLevel.Warning, 0)
         else:
             self.dock.message(self.dock.tr("Opened {0}{1}.").format(app.id, self.dock.tr(" with its saved review") if restored else ""), Qgis.MessageLevel.Info)
         return app
+
+    def _show_current(self, app: Application) -> None:
+        self.status_combo.setCurrentIndex(max(0, self.status_combo.findData(app.status)))
+        self.current_label.setText(self.dock.tr("{0} — {1}, {2} (round {3}, {4})").format(
+            app.id, app.applicant or "?", app.address or app.parcel or "?", app.round, app.status))
+
+    def _clear_messages(self) -> None:
+        iface = getattr(self.dock, "iface", None)
+        bar = iface.messageBar() if iface is not None and hasattr(iface, "messageBar") else None
+        if bar is not None and hasattr(bar, "clearWidgets"):
+            bar.clearWidgets()
 
     def _load_layers(self, app: Application) -> list[str]:
         """The package split per layer, the context layers and the DEM; returns what could not be loaded."""
@@ -340,6 +461,8 @@ class RegisterPanel(QgsCollapsibleGroupBox):
             values["jurisdiction"] = app.jurisdiction
         for k, v in values.items():
             project.writeEntry(SCOPE, k, v)
+        project.writeEntry(SCOPE, APP_ENTRY, app.id)  # the project now holds this application (and only it)
+        project.writeEntry(SCOPE, FOLDER_ENTRY, str(self.register.folder))
         state = self.register.load_state(app.id)
         for name in STATE_ENTRIES:
             project.writeEntry(SCOPE, name, str(state.get(name) or ""))
@@ -360,10 +483,21 @@ class RegisterPanel(QgsCollapsibleGroupBox):
 
     def _session_changed(self, what: str) -> None:
         if not self._opening and self.current_id is not None and what in ("result", "review", "moves"):
-            self._record_counts(save=True)
-            self.refresh()
+            if not self._save_pending:
+                # after the dock has stored the review and decisions in the project (its slot runs after this one)
+                self._save_pending = True
+                QTimer.singleShot(0, self._save_changed)
         else:
             self._update_buttons()
+
+    def _save_changed(self) -> None:
+        """A check or decision changed the review: its state and counts saved now, not only on leaving."""
+        self._save_pending = False
+        if self._torn_down or self._opening or not self.holds(self.current_id):
+            return
+        if self.save_state():
+            self._record_counts(save=True)
+        self._safe_refresh()
 
     # -- the comment letter -------------------------------------------------------------------
 
@@ -427,14 +561,27 @@ class RegisterPanel(QgsCollapsibleGroupBox):
             return None
         out.with_suffix(".json").write_text(json.dumps(letter.as_dict(), indent=2, ensure_ascii=False), encoding="utf-8")
         if app is not None and self.register is not None:
-            state.setdefault("letters", {})[str(app.round)] = letter.as_dict()
-            self.register.save_state(app.id, state)
+            letters = dict(state.get("letters") or {})
+            letters[str(app.round)] = letter.as_dict()
+            try:
+                save_application_state(self.register, app.id, {"letters": letters})
+            except (RegisterError, OSError) as exc:
+                self.dock.message(self.dock.tr("The letter was written but not recorded for {0}: {1}").format(app.id, exc), Qgis.MessageLevel.Warning, 0)
         self.dock.message(self.dock.tr("Comment letter (round {0}, {1} new comment(s), {2} open) written to {3} and its PDF.").format(
             letter.header.round, len(letter.comments), letter.open_count, out), Qgis.MessageLevel.Success)
         return out
 
     def teardown(self) -> None:
+        """Save the open application (when the project holds it) and disconnect from the project (plugin unload)."""
         try:
-            self.leave_application()
+            if self.holds(self.current_id):
+                self.save_state()
         except (RegisterError, OSError, RuntimeError):
             pass
+        self._torn_down = True
+        for signal, slot in self._connections:
+            try:
+                signal.disconnect(slot)
+            except (TypeError, RuntimeError):
+                pass
+        self._connections = []
