@@ -126,6 +126,8 @@ class DockController(_Base):
             self.restore_task = None
         self.roles.reset()
         self.overrides.clear()
+        self.outdated_note = ""
+        self.findings.outdated = ""
         self.session.clear()
         self._clear_application_fields()
 
@@ -317,6 +319,7 @@ class DockController(_Base):
         snap = task.snapshot
         if snap is None:
             self.session.set_result(result, None, self.overrides.overrides)
+            self.findings.outdated = getattr(self, "outdated_note", "")
             self.findings.set_result(result, task.saved)
             return
         project = QgsProject.instance()
@@ -370,6 +373,10 @@ class DockController(_Base):
         here; ``moves``: moves already known (a restored review's), shown with it.
         """
         self._kept_this_result = False
+        # a restored review of an earlier round stays marked stale; a check run now is this round's
+        self.findings.outdated = getattr(self, "outdated_note", "") if self._restoring else ""
+        if not self._restoring:
+            self.outdated_note = ""
         self.session.set_result(result, snap, self.overrides.overrides, review=review, moves=moves)
         layers = build_result_layers(result, snap.inputs, snap.crs)
         add_to_project(layers, jurisdiction)

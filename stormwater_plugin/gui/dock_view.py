@@ -37,6 +37,7 @@ from ..qgis_bridge.compat import null_rectangle
 from ..qgis_bridge.results import to_qgs
 from ..services.packs import JURISDICTIONS, load_pack
 from ..services.review import Move
+from .application_map import focus_zones
 from .envelope_task import device_label
 from .findings_tree import FindingsTree
 from .role_form import RoleForm
@@ -344,6 +345,7 @@ class DockView(QDockWidget):
 
     def locate(self, finding: Finding) -> None:
         """Zoom to a finding and flash its geometry, subject and other feature."""
+        focus_zones(QgsProject.instance(), finding.subject.id if finding.subject is not None else None)
         if self.snap is None or self.iface is None:
             return
         geoms = []

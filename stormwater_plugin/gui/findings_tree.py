@@ -98,6 +98,8 @@ class FindingsTree(QWidget):
         self.stale: list[dict[str, Any]] = []
         self.moves: list[Move] = []
         self.titles: dict[str, str] = {}
+        #: Said first above the table when the findings shown are of an earlier round's package (issue 36 item 3).
+        self.outdated = ""
         self.counts = QLabel(self.tr("No check run yet."))
         self.counts.setWordWrap(True)
         self.filter = QComboBox()
@@ -284,7 +286,8 @@ class FindingsTree(QWidget):
             extra = "<br>" + self.tr("Reviewer decisions: {0} · violations without a decision: {1}").format(rc.get("overridden", 0), rc.get("violations_unresolved", 0))
             if rc.get("stale"):
                 extra += " · " + self.tr("<b>stale: {0}</b>").format(rc["stale"])
-        self.counts.setText(head + "<br>" + " · ".join(parts) + extra)
+        stale = f"<b style='color:#b35806'>{self.outdated}</b><br>" if self.outdated else ""
+        self.counts.setText(stale + head + "<br>" + " · ".join(parts) + extra)
         wanted = self.statuses()
         groups: dict[str, QTreeWidgetItem] = {}
         for i, f in enumerate(self.result.findings):

@@ -43,6 +43,7 @@ from ..services.application_state import StateWouldDropWork, save_application_st
 from ..services.letter import LetterError, LetterHeader, compose_letter
 from ..services.packs import JURISDICTIONS, load_pack
 from ..services.register import STATUSES, Application, Register, RegisterError
+from .application_map import add_application_layers, frame_site
 from .role_form import SCOPE
 
 #: Project entries that belong to one application's review (saved with it in the register on leaving).
@@ -69,6 +70,15 @@ def vector_layer_names(path: Path) -> list[str]:
         if lyr.GetGeomType() != ogr.wkbNone:
             names.append(lyr.GetName())
     return names
+
+
+def _alive(layer: QgsVectorLayer) -> bool:
+    """Whether a layer object still exists (the project deletes the layers it removes)."""
+    try:
+        layer.id()
+    except RuntimeError:
+        return False
+    return True
 
 
 class RegisterPanel(QgsCollapsibleGroupBox):
@@ -291,6 +301,8 @@ class RegisterPanel(QgsCollapsibleGroupBox):
             entries[name] = value if ok else ""
         # decisions are made on a review: a project holding this application's review without decisions had them cleared by the reviewer
         cleared = bool(str(entries.get("last_review") or "").strip())
+        if cleared and not getattr(self.dock, "outdated_note", ""):
+            entries["round"] = app.round  # the review shown was checked on this round's package
         try:
             save_application_state(self.register, app.id, entries, decisions_cleared=cleared)
         except StateWouldDropWork as exc:
@@ -391,7 +403,9 @@ class RegisterPanel(QgsCollapsibleGroupBox):
             self._layer_ids = set(project.mapLayers())
             self._write_entries(app)
             self.dock.restore_settings()
+            self.dock.outdated_note = self._outdated_note(app)
             restored = self.dock.restore_review()
+            self.frame_site()
             project.setDirty(False)
         finally:
             self._opening = False
@@ -415,7 +429,10 @@ class RegisterPanel(QgsCollapsibleGroupBox):
             bar.clearWidgets()
 
     def _load_layers(self, app: Application) -> list[str]:
-        """The package split per layer, the context layers and the DEM; returns what could not be loaded."""
+        """The package split per layer, the context layers and the DEM; returns what could not be loaded.
+
+        The plan's layers go on top, the context below, the DEM at the bottom as a hillshade (issue 36 item 3).
+        """
         assert self.register is not None
         project = QgsProject.instance()
         problems: list[str] = []
@@ -427,6 +444,8 @@ class RegisterPanel(QgsCollapsibleGroupBox):
         context = app.context or self.register.context
         if context:
             sources.append((self.register.resolve(context), self.dock.tr(" (context)")))
+        plan: list[QgsVectorLayer] = []
+        around: list[QgsVectorLayer] = []
         for path, suffix in sources:
             if not path.is_file():
                 problems.append(self.dock.tr("{0}: file not found").format(path))
@@ -434,19 +453,43 @@ class RegisterPanel(QgsCollapsibleGroupBox):
             for name in vector_layer_names(path):
                 lyr = QgsVectorLayer(f"{path}|layername={name}", f"{name}{suffix}", "ogr")
                 if lyr.isValid():
-                    project.addMapLayer(lyr)
+                    (around if suffix else plan).append(lyr)
                 else:
                     problems.append(self.dock.tr("{0}: layer {1} cannot be read").format(path, name))
         self._dem_id = ""
+        dem: QgsRasterLayer | None = None
         if app.dem:
             dem_path = self.register.resolve(app.dem)
             dem = QgsRasterLayer(str(dem_path), "dem")
             if dem.isValid():
-                project.addMapLayer(dem)
                 self._dem_id = dem.id()
             else:
                 problems.append(self.dock.tr("{0}: the DEM cannot be read").format(dem_path))
+                dem = None
+        add_application_layers(project, plan, around, dem)
+        self._plan_layers = plan
         return problems
+
+    def frame_site(self) -> None:
+        """The canvas on the site parcel with a margin (never the whole state): now, and once QGIS has taken the new layers."""
+        iface = getattr(self.dock, "iface", None)
+        canvas = iface.mapCanvas() if iface is not None and hasattr(iface, "mapCanvas") else None
+        if canvas is None:
+            return
+        plan = [lyr for lyr in getattr(self, "_plan_layers", []) if _alive(lyr)]
+        parcels = self.dock.roles.role_layers().get("parcels")
+        site = self.dock.site_parcel.text().strip()
+        frame_site(canvas, parcels, site, plan)
+        current = self.current_id
+
+        def again() -> None:  # the desktop zooms to the first layer of an empty project when it takes it (queued)
+            if not self._torn_down and self.current_id == current:
+                try:
+                    frame_site(canvas, parcels, site, [lyr for lyr in plan if _alive(lyr)])
+                except RuntimeError:
+                    pass
+
+        QTimer.singleShot(0, again)
 
     def _write_entries(self, app: Application) -> None:
         """The application's fields and saved review as project entries, which the dock's restore reads."""
@@ -471,6 +514,18 @@ class RegisterPanel(QgsCollapsibleGroupBox):
             f = prev / "findings.json" if prev.is_dir() else prev
             if f.is_file():
                 project.writeEntry(SCOPE, "previous_review", f.read_text(encoding="utf-8"))
+
+    def _outdated_note(self, app: Application) -> str:
+        """Said above the table when the saved review is of an earlier round than the package now open (a resubmission)."""
+        assert self.register is not None
+        try:
+            state = self.register.load_state(app.id)
+        except RegisterError:
+            return ""
+        reviewed = state.get("round", 1)
+        if not state.get("last_review") or not isinstance(reviewed, int) or reviewed >= app.round:
+            return ""
+        return self.dock.tr("Stale: these are the findings of round {0}; the package is now round {1}. Run the check.").format(reviewed, app.round)
 
     def set_status(self, status: str) -> None:
         app = self.current()
