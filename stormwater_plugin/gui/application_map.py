@@ -2,8 +2,8 @@
 
 Opening an application loads its package, the register's context and its DEM. The
 reviewer must see the proposed devices and septic systems first, so the layer tree
-is ordered plan (points, lines, then areas; parcels and soils last), context, DEM;
-the DEM is drawn as a half-transparent hillshade and soils as outlines, so nothing
+is ordered plan (points, lines, then areas, the smallest features on top), context, DEM;
+the DEM is drawn as a half-transparent hillshade and soils and parcels as outlines, so nothing
 below them hides. The canvas frames the site parcel with a margin.
 
 The setback rings and slope rays of a check are many and large: they are drawn only
@@ -49,8 +49,10 @@ HILLSHADE_OPACITY = 0.45
 #: Margin around the site parcel, as a share of its larger side, and the least width shown (feet).
 SITE_MARGIN = 0.25
 MIN_SITE_VIEW_FT = 300.0
-#: Layers drawn last among the plan's areas (large polygons under the small ones).
-_BOTTOM_NAMES = ("soils", "parcels")
+#: Area layers drawn as outlines: reference lines over the terrain, never a fill hiding the hillshade or the plan.
+OUTLINED = ("soil", "parcel")
+#: Features sampled per area layer to rank it by its features' size.
+_AREA_SAMPLE = 2000
 
 
 def _geometry_rank(layer: QgsMapLayer) -> int:
@@ -61,14 +63,23 @@ def _geometry_rank(layer: QgsMapLayer) -> int:
     return order.get(kind, 3)
 
 
-def _bottom_rank(layer: QgsMapLayer) -> int:
-    name = layer.name().lower()
-    return next((k + 1 for k, word in enumerate(reversed(_BOTTOM_NAMES)) if word in name), 0)
+def _mean_area(layer: QgsMapLayer) -> float:
+    """The mean area of an area layer's features (a sample), in its CRS's units; 0 for other layers."""
+    if _geometry_rank(layer) != 2 or not isinstance(layer, QgsVectorLayer):
+        return 0.0
+    total, n = 0.0, 0
+    request = QgsFeatureRequest().setNoAttributes().setLimit(_AREA_SAMPLE)
+    for feat in layer.getFeatures(request):
+        if feat.hasGeometry():
+            total += feat.geometry().area()
+            n += 1
+    return total / n if n else 0.0
 
 
 def draw_order(layers: Sequence[QgsMapLayer]) -> list[QgsMapLayer]:
-    """``layers`` top to bottom: points, lines, areas; parcels then soils below the other areas; file order otherwise."""
-    return sorted(layers, key=lambda lyr: (_geometry_rank(lyr), _bottom_rank(lyr)))
+    """``layers`` top to bottom: points, lines, then areas with the smallest features on top (a septic system over the
+    lake and the parcels); file order otherwise."""
+    return sorted(layers, key=lambda lyr: (_geometry_rank(lyr), _mean_area(lyr)))
 
 
 def add_application_layers(project: QgsProject, plan: Sequence[QgsMapLayer], context: Sequence[QgsMapLayer], dem: QgsRasterLayer | None) -> None:
@@ -76,8 +87,8 @@ def add_application_layers(project: QgsProject, plan: Sequence[QgsMapLayer], con
     root = project.layerTreeRoot()
     for group in (draw_order(plan), draw_order(context)):
         for layer in group:
-            if _is_soils(layer):
-                outline_soils(layer)
+            if _outlined(layer):
+                outline(layer)
             project.addMapLayer(layer, False)
             root.addLayer(layer)  # appended: below everything added before it
     if dem is not None:
@@ -86,13 +97,14 @@ def add_application_layers(project: QgsProject, plan: Sequence[QgsMapLayer], con
         root.addLayer(dem)
 
 
-def _is_soils(layer: QgsMapLayer) -> bool:
-    return isinstance(layer, QgsVectorLayer) and "soil" in layer.name().lower() and _geometry_rank(layer) == 2
+def _outlined(layer: QgsMapLayer) -> bool:
+    return isinstance(layer, QgsVectorLayer) and _geometry_rank(layer) == 2 and any(w in layer.name().lower() for w in OUTLINED)
 
 
-def outline_soils(layer: QgsVectorLayer) -> None:
-    """Soil map units as brown outlines: the ground they describe stays visible, as do the plan's features."""
-    layer.setRenderer(QgsSingleSymbolRenderer(QgsFillSymbol.createSimple({"style": "no", "outline_color": "#8c6d31", "outline_width": "0.3"})))
+def outline(layer: QgsVectorLayer) -> None:
+    """Soil map units (brown) and tax parcels (grey) as outlines: the ground and the plan's features stay visible."""
+    colour = "#8c6d31" if "soil" in layer.name().lower() else "#505050"
+    layer.setRenderer(QgsSingleSymbolRenderer(QgsFillSymbol.createSimple({"style": "no", "outline_color": colour, "outline_width": "0.3"})))
     layer.triggerRepaint()
 
 
@@ -255,4 +267,4 @@ def focus_zones(project: QgsProject, subject: str | None) -> int:
 
 
 __all__ = ["FOCUS_VARIABLE", "HILLSHADE_OPACITY", "ZONE_SCALE", "add_application_layers", "draw_order", "focus_zones", "frame_site",
-           "hillshade", "limit_zones", "outline_soils", "site_parcel_extent", "view_extent"]
+           "hillshade", "limit_zones", "outline", "site_parcel_extent", "view_extent"]

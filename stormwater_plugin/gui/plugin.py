@@ -40,7 +40,10 @@ def unload_every_module_with_the_plugin() -> int:
     known = getattr(qgis_utils, "_plugin_modules", None)
     if not isinstance(known, dict) or PACKAGE not in known:
         return 0
-    known[PACKAGE].update(name for name in list(sys.modules) if name == PACKAGE or name.startswith(PACKAGE + "."))
+    # modules with a file only, as QGIS itself records: a namespace package (a folder of data such as core/packs)
+    # recomputes its __path__ from its parent's, which QGIS may already have removed, and the unload would fail
+    known[PACKAGE].update(name for name, mod in list(sys.modules.items())
+                          if (name == PACKAGE or name.startswith(PACKAGE + ".")) and getattr(mod, "__file__", None))
     return len(known[PACKAGE])
 
 

@@ -119,9 +119,12 @@ def main() -> None:
                 "handler_module": id(handler), "model_module": id(sys.modules.get("stormwater_plugin.core.model")),
                 "file": sys.modules["stormwater_plugin"].__file__}
 
-    out: dict[str, object] = {}
+    reported: list[str] = []
+    qu.showException = lambda etype, value, tb, msg, *a, **k: reported.append(f"{msg}: {etype.__name__}: {value}")
+    out: dict[str, object] = {"reported": reported}
     assert qu.loadPlugin("stormwater_plugin") and qu.startPlugin("stormwater_plugin")
     out["first"] = check()
+    import stormwater_plugin.core.packs  # noqa: F401 - a namespace package (a folder of data), as the desktop has loaded by now
     old_dock = qu.plugins["stormwater_plugin"].dock
     out["reloaded"] = qu.reloadPlugin("stormwater_plugin")
     out["second"] = check()

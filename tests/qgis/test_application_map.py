@@ -42,13 +42,15 @@ def test_the_plans_points_are_on_top_and_the_dem_a_half_transparent_hillshade_at
     dem = layers[-1]
     assert isinstance(dem, QgsRasterLayer) and isinstance(dem.renderer(), QgsHillshadeRenderer) and 0 < dem.opacity() < 1
     names = [lyr.name() for lyr in layers]
-    assert names.index("devices") < names.index("parcels") < names.index("soils")
+    # the areas with the smallest features on top: the septic systems over the lake, the wetlands and the parcels
+    assert names.index("devices") < names.index("septic") < min(names.index("waterbodies"), names.index("wetlands"), names.index("parcels"))
 
 
-def test_soils_are_drawn_as_outlines(opened):
-    soils = QgsProject.instance().mapLayersByName("soils")[0]
-    symbol = soils.renderer().symbol()
-    assert symbol.symbolLayer(0).brushStyle() == 0  # Qt.NoBrush: the ground and the plan show through
+@pytest.mark.parametrize("name", ["soils", "parcels"])
+def test_soils_and_parcels_are_drawn_as_outlines(opened, name):
+    layer = QgsProject.instance().mapLayersByName(name)[0]
+    symbol = layer.renderer().symbol()
+    assert symbol.symbolLayer(0).brushStyle() == 0  # Qt.NoBrush: the hillshade and the plan show through
 
 
 def test_the_canvas_frames_the_site_parcel_with_a_margin(opened, iface):
@@ -75,6 +77,43 @@ def test_rings_and_rays_are_drawn_only_close_in_and_for_the_selected_finding(ope
     for lyr in rings:
         assert QgsExpressionContextUtils.layerScope(lyr).variable("stormwater_review_focus") == f.subject.id
     assert sum(lyr.featureCount() for lyr in rings) > 0  # the features stay: Processing, the report and tests read them
+
+
+def _drawn_pixels(layer, scale: float) -> int:
+    """Pixels ``layer`` alone paints on a 400 px map centred on its extent at 1:``scale``."""
+    from qgis.core import QgsMapRendererSequentialJob, QgsMapSettings, QgsRectangle
+    from qgis.PyQt.QtCore import QSize
+    from qgis.PyQt.QtGui import QColor
+
+    settings = QgsMapSettings()
+    settings.setLayers([layer])
+    settings.setDestinationCrs(layer.crs())
+    settings.setOutputSize(QSize(400, 400))
+    settings.setOutputDpi(96)
+    settings.setBackgroundColor(QColor(0, 0, 0, 0))
+    c = layer.extent().center()
+    half = scale * 400 / 96 * 0.0254 / 2  # metres (the demo is in UTM)
+    settings.setExtent(QgsRectangle(c.x() - half, c.y() - half, c.x() + half, c.y() + half))
+    job = QgsMapRendererSequentialJob(settings)
+    job.start()
+    job.waitForFinished()
+    img = job.renderedImage()
+    return sum(1 for y in range(0, img.height(), 2) for x in range(0, img.width(), 2) if img.pixelColor(x, y).alpha() > 0)
+
+
+def test_a_ring_is_painted_only_for_the_focused_subject_and_only_close_in(opened):
+    from stormwater_plugin.gui.application_map import set_focus
+
+    dock, _folder = opened
+    assert dock.run_check() is not None
+    wait_for(lambda: dock.task is None and dock.moves_task is None, 120)
+    rings = QgsProject.instance().mapLayersByName("Setback zones")[0]
+    subject = next(f["subject_id"] for f in rings.getFeatures())
+    set_focus(rings, "")
+    assert _drawn_pixels(rings, 1000) == 0
+    set_focus(rings, subject)
+    assert _drawn_pixels(rings, 1000) > 0
+    assert _drawn_pixels(rings, 5000) == 0  # beyond 1:2,500
 
 
 def test_a_resubmitted_package_marks_the_previous_rounds_findings_stale_until_the_check_runs(opened):
