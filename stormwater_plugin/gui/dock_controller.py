@@ -27,6 +27,7 @@ from .check_task import CheckTask
 from .dock_view import LOG_TAG
 from .envelope_task import SitingTask, add_siting_layers, device_label, envelope_layers, moves_layer
 from .overrides_ui import ask_decision
+from .project_store import remember_reviewer
 from .restore_task import RestoreTask
 from .result_layers import add_to_project, build_result_layers, set_decisions
 from .role_form import SCOPE
@@ -495,6 +496,7 @@ class DockController(_Base):
             if got is None:
                 return False
             reason, reviewer = got
+            remember_reviewer(reviewer)  # the name typed in the dialog is the user's (issue 36 item 4)
         try:
             for f, k, o in targets:
                 self.overrides.decide(k, decision, reason, reviewer, f.status.value, also_remove=(o or {}).get("key"))

@@ -86,6 +86,7 @@ class DockView(QDockWidget):
         self.dem_accuracy.setPlaceholderText(self.tr("DEM vertical accuracy, ft (95%)"))
         self.dem_accuracy.setToolTip(self.tr("Widens the level tolerance of the gradient rules and makes slopes within it of a rule's threshold undetermined."))
         self.reviewer.editingFinished.connect(self._save_review_fields)
+        self.reviewer.editingFinished.connect(self._remember_reviewer)
         self.reference.editingFinished.connect(self._save_review_fields)
 
     def _build_layers(self) -> None:

@@ -24,19 +24,26 @@ from pathlib import Path
 from typing import Any
 
 from qgis.core import Qgis, QgsProject, QgsRasterLayer, QgsSettings, QgsVectorLayer
-from qgis.gui import QgsCollapsibleGroupBox
+from qgis.gui import QgsCollapsibleGroupBox, QgsFileWidget
 from qgis.PyQt.QtCore import Qt, QTimer
 from qgis.PyQt.QtWidgets import (
     QAbstractItemView,
     QComboBox,
+    QDialog,
+    QDialogButtonBox,
     QFileDialog,
+    QFormLayout,
     QHBoxLayout,
+    QInputDialog,
     QLabel,
     QLineEdit,
+    QMenu,
     QPushButton,
+    QToolButton,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
+    QWidget,
 )
 
 from ..services.application_state import StateWouldDropWork, save_application_state
@@ -72,6 +79,45 @@ def vector_layer_names(path: Path) -> list[str]:
     return names
 
 
+class ApplicationDialog(QDialog):
+    """The fields of a new application: id, applicant, address, parcel, rules, package, DEM and its unit, context, due date."""
+
+    def __init__(self, parent: QWidget, folder: Path, jurisdiction: str | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(self.tr("Add application"))
+        self.fields = {name: QLineEdit() for name in ("id", "applicant", "address", "parcel", "due")}
+        self.fields["due"].setPlaceholderText("YYYY-MM-DD")
+        self.jurisdiction = QComboBox()
+        for j in JURISDICTIONS:
+            self.jurisdiction.addItem(load_pack(j).title, j)
+        self.jurisdiction.setCurrentIndex(max(0, self.jurisdiction.findData(jurisdiction)))
+        self.files = {name: QgsFileWidget() for name in ("package", "dem", "context")}
+        for w in self.files.values():
+            w.setDefaultRoot(str(folder))
+        self.z_units = QComboBox()
+        for label, value in ((self.tr("from the file"), ""), ("m", "m"), ("ft", "ft"), ("US survey ft", "us-ft")):
+            self.z_units.addItem(label, value)
+        form = QFormLayout(self)
+        for label, widget in ((self.tr("Id"), self.fields["id"]), (self.tr("Applicant"), self.fields["applicant"]),
+                              (self.tr("Address"), self.fields["address"]), (self.tr("Tax parcel"), self.fields["parcel"]),
+                              (self.tr("Rules"), self.jurisdiction), (self.tr("Package"), self.files["package"]),
+                              (self.tr("DEM"), self.files["dem"]), (self.tr("DEM elevations in"), self.z_units),
+                              (self.tr("Context (optional)"), self.files["context"]), (self.tr("Due"), self.fields["due"])):
+            form.addRow(label, widget)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        form.addRow(buttons)
+
+    def application(self) -> Application:
+        """The application as entered (the register checks it when it is added)."""
+        text = {k: w.text().strip() for k, w in self.fields.items()}
+        return Application(id=text["id"], applicant=text["applicant"], address=text["address"], parcel=text["parcel"], due=text["due"],
+                           jurisdiction=self.jurisdiction.currentData() or "", package=self.files["package"].filePath().strip(),
+                           dem=self.files["dem"].filePath().strip(), context=self.files["context"].filePath().strip(),
+                           dem_z_units=self.z_units.currentData() or "")
+
+
 def _alive(layer: QgsVectorLayer) -> bool:
     """Whether a layer object still exists (the project deletes the layers it removes)."""
     try:
@@ -102,6 +148,15 @@ class RegisterPanel(QgsCollapsibleGroupBox):
         self.path.returnPressed.connect(lambda: self.open_register(self.path.text().strip()))
         choose = QPushButton(dock.tr("Choose…"))
         choose.clicked.connect(lambda: self.choose_register())
+        # the register's own changes, as on the command line (issue 36 item 4): no terminal needed
+        self.manage = QToolButton()
+        self.manage.setText(dock.tr("Register"))
+        self.manage.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        menu = QMenu(self.manage)
+        self.new_action = menu.addAction(dock.tr("New register…"), lambda: self.ask_new_register())
+        self.add_action = menu.addAction(dock.tr("Add application…"), lambda: self.ask_add_application())
+        self.resubmit_action = menu.addAction(dock.tr("Record resubmission of the open application…"), lambda: self.ask_resubmission())
+        self.manage.setMenu(menu)
         self.status_filter = QComboBox()
         self.status_filter.addItem(dock.tr("All statuses"), None)
         self.status_filter.addItem(dock.tr("Open (not approved or denied)"), "open")
@@ -135,6 +190,7 @@ class RegisterPanel(QgsCollapsibleGroupBox):
         top = QHBoxLayout()
         top.addWidget(self.path, 1)
         top.addWidget(choose)
+        top.addWidget(self.manage)
         nav = QHBoxLayout()  # next / previous above the list: they stay in view when the settings scroll
         nav.addWidget(self.status_filter, 1)
         nav.addWidget(self.prev_button)
@@ -198,6 +254,85 @@ class RegisterPanel(QgsCollapsibleGroupBox):
         self.dock.message(self.dock.tr("Register {0}: {1} application(s).").format(reg.folder, len(reg.applications)), Qgis.MessageLevel.Info)
         return reg
 
+    # -- changing the register from the dock (issue 36 item 4) ----------------------------------
+
+    def create_register(self, folder: str | Path, town: str = "", context: str = "") -> Register | None:
+        """A new, empty register in ``folder``, opened; ``None`` (with a message) when one exists there or it cannot be written."""
+        try:
+            Register.create(folder, town=town, context=context)
+        except (RegisterError, OSError) as exc:
+            self.dock.message(str(exc), Qgis.MessageLevel.Warning)
+            return None
+        return self.open_register(folder)
+
+    def add_application(self, app: Application) -> Application | None:
+        """Add ``app`` to the open register and save it; ``None`` with the register's reason when refused."""
+        if self.register is None:
+            return None
+        self._reload()
+        assert self.register is not None
+        for name in ("package", "dem", "context"):  # stored relative to the register when inside it, as the command line does
+            value = getattr(app, name)
+            if value:
+                setattr(app, name, self.register.relative(value))
+        try:
+            added = self.register.add(app)
+            self.register.save()
+        except (RegisterError, OSError) as exc:
+            self._reload()
+            self.dock.message(str(exc), Qgis.MessageLevel.Warning)
+            return None
+        self.refresh()
+        self.dock.message(self.dock.tr("Application {0} added to the register.").format(added.id), Qgis.MessageLevel.Success)
+        return added
+
+    def record_resubmission(self, app_id: str, package: str = "", received: str = "") -> Application | None:
+        """A resubmission of ``app_id`` (the round goes up, the new package, status *received*); the open application is reopened on it."""
+        if self.register is None:
+            return None
+        reopen = app_id == self.current_id
+        if reopen:
+            self.leave_application()  # its review is saved before the register moves to the next round
+        self._reload()
+        assert self.register is not None
+        try:
+            app = self.register.resubmit(app_id, package=self.register.relative(package) if package else "", received=received)
+            self.register.save()
+        except (RegisterError, OSError) as exc:
+            self._reload()
+            self.dock.message(str(exc), Qgis.MessageLevel.Warning)
+            return None
+        self.refresh()
+        if reopen:
+            self.open_application(app_id)
+        self.dock.message(self.dock.tr("{0}: resubmission recorded (round {1}).").format(app_id, app.round), Qgis.MessageLevel.Success)
+        return app
+
+    def ask_new_register(self) -> Register | None:
+        folder = QFileDialog.getExistingDirectory(self, self.dock.tr("Folder of the new register"))
+        if not folder:
+            return None
+        town, ok = QInputDialog.getText(self, self.dock.tr("New register"), self.dock.tr("Town (on letters):"))
+        return self.create_register(folder, town.strip() if ok else "")
+
+    def ask_add_application(self) -> Application | None:
+        if self.register is None:
+            return None
+        dialog = ApplicationDialog(self, self.register.folder, self.dock.jurisdiction.currentData())
+        if dialog.exec() != QDialog.DialogCode.Accepted:
+            return None
+        return self.add_application(dialog.application())
+
+    def ask_resubmission(self) -> Application | None:
+        app = self.current()
+        if app is None or self.register is None:
+            return None
+        path, _ = QFileDialog.getOpenFileName(self, self.dock.tr("The resubmitted package of {0}").format(app.id), str(self.register.folder),
+                                              self.dock.tr("Site packages (*.gpkg *.geojson *.shp *.dxf);;All files (*)"))
+        if not path:
+            return None
+        return self.record_resubmission(app.id, path)
+
     def _statuses(self) -> list[str] | None:
         f = self.status_filter.currentData()
         if f is None:
@@ -238,6 +373,8 @@ class RegisterPanel(QgsCollapsibleGroupBox):
         self.prev_button.setEnabled(has and reg is not None and reg.neighbour(self.current_id, -1, self._statuses()) is not None and self.current_id is not None)
         self.next_button.setEnabled(has and reg is not None and reg.neighbour(self.current_id, 1, self._statuses()) is not None)
         self.status_combo.setEnabled(self.current_id is not None)
+        self.add_action.setEnabled(has)
+        self.resubmit_action.setEnabled(self.current_id is not None)
         self.letter_button.setEnabled(getattr(self.dock, "doc", None) is not None)
 
     def _reload(self) -> None:
@@ -320,6 +457,7 @@ class RegisterPanel(QgsCollapsibleGroupBox):
         try:
             self.current_label.setText(self.dock.tr("No application open."))
             self.status_combo.setEnabled(False)
+            self.resubmit_action.setEnabled(False)
         except RuntimeError:  # the widgets are already deleted (QGIS closing)
             pass
 
