@@ -118,6 +118,46 @@ class ApplicationDialog(QDialog):
                            dem_z_units=self.z_units.currentData() or "")
 
 
+def catalog_layers(path: Path) -> tuple[list[QgsVectorLayer], QgsRasterLayer | None, list[str]]:
+    """The sources of a context catalog as layers named ``<role> (context)`` (the dock's roles find them by name),
+    the catalog's DEM (``None`` when it has none), and every problem in words: an invalid catalog, a source missing or unreadable.
+
+    Each source's ``where`` filter applies (as the command line's reader applies it); renamed fields are read
+    by the check through the roles as the layer has them.
+    """
+    from ..services.context_catalog import CatalogError, parse_catalog  # lazy: only a register naming a catalog needs it
+
+    try:
+        catalog = parse_catalog(json.loads(path.read_text(encoding="utf-8")))
+    except FileNotFoundError:
+        return [], None, [f"{path}: context catalog not found"]
+    except (OSError, UnicodeDecodeError, ValueError) as exc:  # CatalogError is a ValueError
+        kind = "is not a valid context catalog" if isinstance(exc, CatalogError) else "cannot be read as JSON"
+        return [], None, [f"{path}: {kind} ({exc}); no context layer was loaded"]
+    layers: list[QgsVectorLayer] = []
+    dem: QgsRasterLayer | None = None
+    problems: list[str] = []
+    for source in catalog.sources:
+        file = Path(source.path).expanduser()
+        file = file if file.is_absolute() else path.parent / file
+        if source.is_raster:
+            raster = QgsRasterLayer(str(file), "dem (context)")
+            if raster.isValid() and dem is None:
+                dem = raster
+            elif not raster.isValid():
+                problems.append(f"context catalog {path.name}: {source.name} ({file}) cannot be read as a raster")
+            continue
+        uri = f"{file}|layername={source.layer}" if source.layer else str(file)
+        layer = QgsVectorLayer(uri, f"{source.role} (context)", "ogr")
+        if not layer.isValid():
+            problems.append(f"context catalog {path.name}: {source.name} ({uri}) cannot be read")
+            continue
+        if source.where and not layer.setSubsetString(source.where):
+            problems.append(f"context catalog {path.name}: {source.name}: its filter ({source.where}) is refused by the file; read unfiltered")
+        layers.append(layer)
+    return layers, dem, problems
+
+
 def _alive(layer: QgsVectorLayer) -> bool:
     """Whether a layer object still exists (the project deletes the layers it removes)."""
     try:
@@ -580,10 +620,14 @@ class RegisterPanel(QgsCollapsibleGroupBox):
         else:
             problems.append(self.dock.tr("{0}: the register names no package").format(app.id))
         context = app.context or self.register.context
-        if context:
-            sources.append((self.register.resolve(context), self.dock.tr(" (context)")))
         plan: list[QgsVectorLayer] = []
         around: list[QgsVectorLayer] = []
+        catalog_dem: QgsRasterLayer | None = None
+        if context and self.register.resolve(context).suffix.lower() == ".json":  # a context catalog (docs/context.md), as the command line takes
+            around, catalog_dem, said = catalog_layers(self.register.resolve(context))
+            problems += said
+        elif context:
+            sources.append((self.register.resolve(context), self.dock.tr(" (context)")))
         for path, suffix in sources:
             if not path.is_file():
                 problems.append(self.dock.tr("{0}: file not found").format(path))
@@ -604,6 +648,9 @@ class RegisterPanel(QgsCollapsibleGroupBox):
             else:
                 problems.append(self.dock.tr("{0}: the DEM cannot be read").format(dem_path))
                 dem = None
+        elif catalog_dem is not None:  # the application names no DEM: the catalog's
+            dem = catalog_dem
+            self._dem_id = dem.id()
         add_application_layers(project, plan, around, dem)
         self._plan_layers = plan
         return problems
