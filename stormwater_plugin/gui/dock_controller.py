@@ -445,7 +445,9 @@ class DockController(_Base):
             device_label(env.device_type), env.area_sqft(), site, len(env.excluded)
         )
         if env.not_checked:
-            text += " " + self.tr("Not checked (layer missing): {0}. The envelope is only as complete as its layers.").format(", ".join(n["rule_id"] for n in env.not_checked))
+            titles = {r.id: f"{r.citation.text} {r.title}" for r in load_pack(task.jurisdiction).rules}  # the law's names, not internal ids
+            text += " " + self.tr("Not checked (layer missing): {0}. The envelope is only as complete as its layers.").format(
+                "; ".join(titles.get(n["rule_id"], n["rule_id"]) for n in env.not_checked))
         self.message(text, Qgis.MessageLevel.Success if env.area_sqft() > 0 and not env.not_checked else Qgis.MessageLevel.Warning, 12)
 
     def start_moves(self) -> SitingTask | None:
