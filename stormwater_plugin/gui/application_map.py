@@ -37,6 +37,10 @@ from qgis.core import (
     QgsWkbTypes,
 )
 
+from ..qgis_bridge.compat import null_rectangle
+
+#: The symbol-layer property "enabled": ``PropertyLayerEnabled`` up to QGIS 3.28, ``LayerEnabled`` in the scoped enum after.
+_LAYER_ENABLED = getattr(QgsSymbolLayer.Property, "LayerEnabled", None) or QgsSymbolLayer.Property.PropertyLayerEnabled
 #: Largest scale denominator at which setback rings and slope rays are drawn (1:2,500 and closer in).
 ZONE_SCALE = 2500.0
 #: Layer variable naming the subject(s) (``+``-joined ids) of the finding selected in the table.
@@ -134,8 +138,7 @@ def site_parcel_extent(parcels: QgsVectorLayer | None, site_parcel: str, plan: I
     names = [f.name() for f in parcels.fields()]
     wanted = site_parcel.strip()
     flag = next((n for n in names if n.lower() == "is_site"), None)
-    picked = QgsRectangle()
-    picked.setMinimal()
+    picked = null_rectangle()
     found = False
     for feat in parcels.getFeatures():
         if not feat.hasGeometry():
@@ -236,7 +239,7 @@ def limit_zones(layer: QgsVectorLayer) -> None:
     if renderer is not None:
         for symbol in renderer.symbols(QgsRenderContext()):
             for sl in symbol.symbolLayers():
-                sl.setDataDefinedProperty(QgsSymbolLayer.Property.PropertyLayerEnabled, prop)
+                sl.setDataDefinedProperty(_LAYER_ENABLED, prop)
     labeling = layer.labeling()
     if labeling is not None and hasattr(labeling, "settings"):
         try:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from osgeo import ogr, osr
-from qgis.core import QgsCoordinateReferenceSystem, QgsMapLayerProxyModel, QgsProject, QgsVectorLayer
+from qgis.core import Qgis, QgsCoordinateReferenceSystem, QgsMapLayerProxyModel, QgsProject, QgsVectorLayer
 from qgis.gui import QgsMapLayerComboBox, QgsProjectionSelectionWidget
 from qgis.PyQt.QtWidgets import QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QInputDialog, QMessageBox, QPushButton, QWidget
 
@@ -291,7 +291,9 @@ class CadImportDialog(QDialog):
         if suggestion:
             self.crs.setCrs(QgsCoordinateReferenceSystem(suggestion))
         self.parcels = QgsMapLayerComboBox()
-        self.parcels.setFilters(QgsMapLayerProxyModel.Filter.PolygonLayer)
+        # Qgis.LayerFilter from QGIS 3.34 on, QgsMapLayerProxyModel.Filter before
+        layer_filter = getattr(Qgis, "LayerFilter", None) or QgsMapLayerProxyModel.Filter
+        self.parcels.setFilters(layer_filter.PolygonLayer)
         self.parcels.setAllowEmptyLayer(True)
         self.parcels.setLayer(None)
         self.parcels.setToolTip("Tax parcels: the plan must land on one. Empty: the plan's property line is the site parcel and no neighbour is known.")
