@@ -127,8 +127,7 @@ class DockController(_Base):
             self.restore_task = None
         self.roles.reset()
         self.overrides.clear()
-        self.outdated_note = ""
-        self.findings.outdated = ""
+        self.outdated_note = self.findings.outdated = ""
         self.session.clear()
         self._clear_application_fields()
 
@@ -375,9 +374,7 @@ class DockController(_Base):
         """
         self._kept_this_result = False
         # a restored review of an earlier round stays marked stale; a check run now is this round's
-        self.findings.outdated = getattr(self, "outdated_note", "") if self._restoring else ""
-        if not self._restoring:
-            self.outdated_note = ""
+        self.outdated_note = self.findings.outdated = getattr(self, "outdated_note", "") if self._restoring else ""
         self.session.set_result(result, snap, self.overrides.overrides, review=review, moves=moves)
         layers = build_result_layers(result, snap.inputs, snap.crs)
         add_to_project(layers, jurisdiction)
@@ -445,9 +442,8 @@ class DockController(_Base):
             device_label(env.device_type), env.area_sqft(), site, len(env.excluded)
         )
         if env.not_checked:
-            titles = {r.id: f"{r.citation.text} {r.title}" for r in load_pack(task.jurisdiction).rules}  # the law's names, not internal ids
-            text += " " + self.tr("Not checked (layer missing): {0}. The envelope is only as complete as its layers.").format(
-                "; ".join(titles.get(n["rule_id"], n["rule_id"]) for n in env.not_checked))
+            named = {n["rule_id"]: n["rule_id"] for n in env.not_checked} | {r.id: f"{r.citation.text} {r.title}" for r in load_pack(task.jurisdiction).rules}
+            text += " " + self.tr("Not checked (layer missing): {0}. The envelope is only as complete as its layers.").format("; ".join(named[n["rule_id"]] for n in env.not_checked))
         self.message(text, Qgis.MessageLevel.Success if env.area_sqft() > 0 and not env.not_checked else Qgis.MessageLevel.Warning, 12)
 
     def start_moves(self) -> SitingTask | None:
