@@ -196,11 +196,15 @@ def review(app_id, opener, shot=False):
     """Open ``app_id`` (``opener``), check it, waive its first violation, and record what is saved."""
 
     def open_it():
+        # a warning of the last application (QGIS's transform warnings are such) must not stay in the next one's bar
+        iface.messageBar().pushMessage("Transform", f"stale warning before {app_id}", level=1, duration=0)
         opener()
         return 1500
 
     def after_open():
         expect(panel().current_id == app_id, f"{app_id} open (current {panel().current_id})")
+        stale = [w for w in iface.messageBar().items() if "stale warning" in (w.text() if hasattr(w, "text") else "")]
+        expect(not stale, f"{app_id}: the last application's message-bar items were cleared")
         if shot:
             return screenshot("opened")
         return 200
