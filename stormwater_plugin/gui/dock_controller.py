@@ -27,6 +27,7 @@ from .check_task import CheckTask
 from .dock_view import LOG_TAG
 from .envelope_task import SitingTask, add_siting_layers, device_label, envelope_layers, moves_layer
 from .overrides_ui import ask_decision
+from .project_store import remember_reviewer
 from .restore_task import RestoreTask
 from .result_layers import add_to_project, build_result_layers, set_decisions
 from .role_form import SCOPE
@@ -126,6 +127,7 @@ class DockController(_Base):
             self.restore_task = None
         self.roles.reset()
         self.overrides.clear()
+        self.outdated_note = self.findings.outdated = ""
         self.session.clear()
         self._clear_application_fields()
 
@@ -317,6 +319,7 @@ class DockController(_Base):
         snap = task.snapshot
         if snap is None:
             self.session.set_result(result, None, self.overrides.overrides)
+            self.findings.outdated = getattr(self, "outdated_note", "")
             self.findings.set_result(result, task.saved)
             return
         project = QgsProject.instance()
@@ -370,6 +373,8 @@ class DockController(_Base):
         here; ``moves``: moves already known (a restored review's), shown with it.
         """
         self._kept_this_result = False
+        # a restored review of an earlier round stays marked stale; a check run now is this round's
+        self.outdated_note = self.findings.outdated = getattr(self, "outdated_note", "") if self._restoring else ""
         self.session.set_result(result, snap, self.overrides.overrides, review=review, moves=moves)
         layers = build_result_layers(result, snap.inputs, snap.crs)
         add_to_project(layers, jurisdiction)
@@ -437,7 +442,8 @@ class DockController(_Base):
             device_label(env.device_type), env.area_sqft(), site, len(env.excluded)
         )
         if env.not_checked:
-            text += " " + self.tr("Not checked (layer missing): {0}. The envelope is only as complete as its layers.").format(", ".join(n["rule_id"] for n in env.not_checked))
+            named = {n["rule_id"]: n["rule_id"] for n in env.not_checked} | {r.id: f"{r.citation.text} {r.title}" for r in load_pack(task.jurisdiction).rules}
+            text += " " + self.tr("Not checked (layer missing): {0}. The envelope is only as complete as its layers.").format("; ".join(named[n["rule_id"]] for n in env.not_checked))
         self.message(text, Qgis.MessageLevel.Success if env.area_sqft() > 0 and not env.not_checked else Qgis.MessageLevel.Warning, 12)
 
     def start_moves(self) -> SitingTask | None:
@@ -488,6 +494,7 @@ class DockController(_Base):
             if got is None:
                 return False
             reason, reviewer = got
+            remember_reviewer(reviewer)  # the name typed in the dialog is the user's (issue 36 item 4)
         try:
             for f, k, o in targets:
                 self.overrides.decide(k, decision, reason, reviewer, f.status.value, also_remove=(o or {}).get("key"))

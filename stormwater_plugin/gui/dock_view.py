@@ -37,6 +37,7 @@ from ..qgis_bridge.compat import null_rectangle
 from ..qgis_bridge.results import to_qgs
 from ..services.packs import JURISDICTIONS, load_pack
 from ..services.review import Move
+from .application_map import focus_zones
 from .envelope_task import device_label
 from .findings_tree import FindingsTree
 from .role_form import RoleForm
@@ -85,6 +86,7 @@ class DockView(QDockWidget):
         self.dem_accuracy.setPlaceholderText(self.tr("DEM vertical accuracy, ft (95%)"))
         self.dem_accuracy.setToolTip(self.tr("Widens the level tolerance of the gradient rules and makes slopes within it of a rule's threshold undetermined."))
         self.reviewer.editingFinished.connect(self._save_review_fields)
+        self.reviewer.editingFinished.connect(self._remember_reviewer)
         self.reference.editingFinished.connect(self._save_review_fields)
 
     def _build_layers(self) -> None:
@@ -344,6 +346,7 @@ class DockView(QDockWidget):
 
     def locate(self, finding: Finding) -> None:
         """Zoom to a finding and flash its geometry, subject and other feature."""
+        focus_zones(QgsProject.instance(), finding.subject.id if finding.subject is not None else None)
         if self.snap is None or self.iface is None:
             return
         geoms = []

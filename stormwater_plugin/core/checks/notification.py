@@ -173,6 +173,18 @@ def check_notification(ctx: CheckContext, rule: Rule, site_idx: list[int] | None
         )
         ctx.skip(rule, "site parcel unknown")
         return block
+    if len(set(site_idx)) >= len(parcels):
+        # only the site itself (a CAD plan's own property line imported without the tax parcels): no neighbour is known,
+        # which is not "no neighbour" (issue 36: the dock and the command line say so alike)
+        ctx.add(
+            rule,
+            Status.UNDETERMINED,
+            "The parcels layer holds only the site parcel, no tax parcel around it, so the owners to notify could not be listed; "
+            "give the tax parcels (import-cad --parcels, a context catalog, or a parcels layer of the tax map).",
+            required_ft=radius,
+        )
+        ctx.skip(rule, "no parcel around the site")
+        return block
     found = neighbour_parcels(parcels, site_idx, radius, adjacent_ft, ctx.unit_to_ft)
     reach = radius / ctx.unit_to_ft if radius_required else adjacent_ft / ctx.unit_to_ft
     short_sides = coverage_edge_sides(parcels.geoms, shapely.union_all(parcels.geoms[site_idx]), reach)
