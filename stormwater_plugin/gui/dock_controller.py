@@ -1,8 +1,7 @@
-"""The review dock's controller: the workflow of one review (issue 23: view / controller / store).
+"""The review dock's controller: the workflow of one review (view / controller / store).
 
-Run the check, restore the saved review, the siting aid, the decisions, the
-comparison and the report export, each as a background task where it reads or
-computes (issue 24 item 5); the session (:class:`~..services.session.ReviewSession`)
+Run the check, restore the saved review, the siting aid, the decisions, the comparison and the report export,
+each as a background task where it reads or computes; the session (:class:`~..services.session.ReviewSession`)
 holds what is reviewed and the widgets observe it.
 """
 
@@ -439,8 +438,7 @@ class DockController(_Base):
         add_siting_layers(envelope_layers(env, task.snapshot.crs), task.jurisdiction)
         site = float(env.site.area) * env.unit_to_ft**2
         text = self.tr("{0}: {1:,.0f} of {2:,.0f} sq ft of the site parcel allowed; {3} excluded zone(s).").format(
-            device_label(env.device_type), env.area_sqft(), site, len(env.excluded)
-        )
+            device_label(env.device_type), env.area_sqft(), site, len(env.excluded))
         if env.not_checked:
             named = {n["rule_id"]: n["rule_id"] for n in env.not_checked} | {r.id: f"{r.citation.text} {r.title}" for r in load_pack(task.jurisdiction).rules}
             text += " " + self.tr("Not checked (layer missing): {0}. The envelope is only as complete as its layers.").format("; ".join(named[n["rule_id"]] for n in env.not_checked))
@@ -663,13 +661,10 @@ class DockController(_Base):
         self.save_button.setEnabled(self.result is not None)
         try:
             out["files"] = move_into(task.staging, task.out_dir)
-        except OutputFolderError as exc:  # a file of the same name the tool did not write: refused, named (issue 35)
+        except (OutputFolderError, OSError) as exc:  # OutputFolderError: a file of the same name the tool did not write, named
             task.discard()
-            self.message(str(exc), Qgis.MessageLevel.Critical, 0)
-            return
-        except OSError as exc:
-            task.discard()
-            self.message(self.tr("The report could not be moved into {0}: {1}").format(task.out_dir, exc), Qgis.MessageLevel.Critical, 0)
+            self.message(str(exc) if isinstance(exc, OutputFolderError) else self.tr("The report could not be moved into {0}: {1}").format(
+                task.out_dir, exc), Qgis.MessageLevel.Critical, 0)
             return
         self.progress.setValue(100)
         task.outcome = out
