@@ -1,0 +1,98 @@
+"""Issue 34: readings no wider than the words, rules that no longer stay silent.
+
+Each test is named after the rule and the configuration it decides; the words each outcome rests on are in
+docs/design.md ("Readings of issue 34").
+"""
+
+from __future__ import annotations
+
+import pytest
+from shapely.geometry import LineString, box
+
+from stormwater_plugin.core.model import Status
+from tests.sitebuilder import findings_for, layer, run
+
+NO_CUT = "lake-george.minor.no-cut-buffer-35"
+OPENING = "lake-george.minor.clear-cut-opening-20pct"
+
+
+def _shore_site(**roles):
+    """A lot 200 ft along a straight shore at x = 0 (land to the west), with the given layers."""
+    site = {
+        "shoreline": layer("shoreline", [LineString([(0, -300), (0, 300)])], ["MHW"], [{"waterbody": "Lake George"}]),
+        "waterbodies": layer("waterbodies", [box(0, -400, 400, 400)], ["LG"], [{"name": "Lake George"}]),
+        "parcels": layer("parcels", [box(-300, -100, 0, 100)], ["LOT"], [{"is_site": 1}]),
+        "clearing": layer("clearing", []),
+        "disturbance": layer("disturbance", []),
+    }
+    site.update(roles)
+    return site
+
+
+# --- 1. Removing pavement is not removing vegetation (§148-11I(2)(h)[1])
+
+
+def test_removed_slab_in_35ft_strip_is_buffer_work_advisory_not_vegetation_violation_148_11I_2_h_1():
+    slab = box(-30, -10, -10, 10)
+    site = _shore_site(impervious=layer("impervious", [slab], ["SLAB"], [{"status": "removed"}]))
+    result = run("lake-george", site)
+    (f,) = [f for f in findings_for(result, NO_CUT) if f.subject is not None and f.subject.id == "SLAB"]
+    assert f.status is Status.ADVISORY
+    assert "undisturbed natural buffer strip" in f.message
+    assert "removes vegetation" not in f.message.replace("removes no vegetation", "")
+    assert f.extra["encroaching_area_sqft"] == pytest.approx(400.0, abs=0.5)
+    # Taking out the slab opens no clear-cut opening: there is no vegetation under it.
+    (o,) = findings_for(result, OPENING)
+    assert o.status is Status.PASS and o.measured_ft == 0.0
+
+
+def test_removed_slab_beyond_35ft_strip_draws_nothing_148_11I_2_h_1():
+    site = _shore_site(impervious=layer("impervious", [box(-60, -10, -40, 10)], ["SLAB"], [{"status": "removed"}]))
+    assert not [f for f in findings_for(run("lake-george", site), NO_CUT) if f.subject is not None and f.subject.id == "SLAB"]
+
+
+def test_proposed_slab_in_35ft_strip_stays_vegetation_violation_148_11I_2_h_1():
+    site = _shore_site(impervious=layer("impervious", [box(-30, -10, -10, 10)], ["SLAB"], [{"status": "proposed"}]))
+    (f,) = [f for f in findings_for(run("lake-george", site), NO_CUT) if f.subject is not None and f.subject.id == "SLAB"]
+    assert f.status is Status.VIOLATION
+
+
+def test_removed_slab_counts_as_pre_development_impervious_for_the_half_inch_148_11I_2_j():
+    site = _shore_site(impervious=layer("impervious", [box(-30, -10, -10, 10)], ["SLAB"], [{"status": "removed"}]))
+    (f,) = findings_for(run("lake-george", site), "lake-george.minor.retrofit-half-inch")
+    assert "400" in f.message
+
+
+# --- 2. The marked beach / lake-access opening (§148-11I(2)(h)[1]-[2])
+
+
+@pytest.mark.parametrize("use", ["lake_access", "Beach", "lake access opening"])
+def test_marked_lake_access_opening_within_20pct_is_decided_by_the_20pct_finding_not_a_no_cut_violation_148_11I_2_h_2(use):
+    # 39 ft of a 200 ft frontage: within 20% (40 ft).
+    site = _shore_site(clearing=layer("clearing", [box(-30, -19.5, 0, 19.5)], ["OPEN"], [{"use": use}]))
+    result = run("lake-george", site)
+    (f,) = findings_for(result, NO_CUT)
+    assert f.status is Status.ADVISORY
+    assert f.extra["decided_by"] == OPENING
+    (o,) = findings_for(result, OPENING)
+    assert o.status is Status.PASS
+
+
+def test_marked_lake_access_opening_over_20pct_is_an_opening_violation_and_no_second_violation_148_11I_2_h_2():
+    site = _shore_site(clearing=layer("clearing", [box(-30, -20.1, 0, 20.1)], ["OPEN"], [{"use": "beach"}]))
+    result = run("lake-george", site)
+    assert [f.status for f in findings_for(result, OPENING)] == [Status.VIOLATION]
+    assert [f.status for f in findings_for(result, NO_CUT)] == [Status.ADVISORY]
+
+
+def test_two_marked_openings_within_20pct_together_are_an_advisory_148_11I_2_h_2():
+    site = _shore_site(clearing=layer("clearing", [box(-30, -60, 0, -45), box(-30, 45, 0, 60)], ["A", "B"], [{"use": "beach"}, {"use": "lake_access"}]))
+    result = run("lake-george", site)
+    assert [f.status for f in findings_for(result, OPENING)] == [Status.ADVISORY]
+
+
+def test_unmarked_clearing_in_the_strip_stays_a_violation_with_the_exception_explained_148_11I_2_h_1():
+    site = _shore_site(clearing=layer("clearing", [box(-30, -19.5, 0, 19.5)], ["CUT"], [{"use": "lawn"}]))
+    (f,) = findings_for(run("lake-george", site), NO_CUT)
+    assert f.status is Status.VIOLATION
+    assert "§148-11I(2)(h)[2]" in f.message and "lake_access" in f.message
