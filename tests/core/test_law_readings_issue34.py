@@ -7,7 +7,9 @@ docs/design.md ("Readings of issue 34").
 from __future__ import annotations
 
 import pytest
-from shapely.geometry import LineString, box
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from shapely.geometry import LineString, Point, box
 
 from stormwater_plugin.core.model import Status
 from tests.sitebuilder import findings_for, layer, run
@@ -96,3 +98,52 @@ def test_unmarked_clearing_in_the_strip_stays_a_violation_with_the_exception_exp
     (f,) = findings_for(run("lake-george", site), NO_CUT)
     assert f.status is Status.VIOLATION
     assert "§148-11I(2)(h)[2]" in f.message and "lake_access" in f.message
+
+
+# --- 3. Existing structures are not affected area (§148-11D(2), 646-4.12(a)(1), §148-11C(1))
+
+
+def _cottage_site(status):
+    """4,000 sq ft of disturbance and a 1,500 sq ft cottage beside it: exempt without the cottage, not with it."""
+    attrs = [{"use": "single_family"} if status is None else {"use": "single_family", "status": status}]
+    return {
+        "parcels": layer("parcels", [box(0, 0, 400, 400)], ["LOT"], [{"is_site": 1}]),
+        "disturbance": layer("disturbance", [box(10, 10, 90, 60)], ["D1"]),
+        "clearing": layer("clearing", []),
+        "impervious": layer("impervious", [box(200, 200, 250, 230)], ["HOUSE"], [{"status": "existing"}]),
+        "building_sites": layer("building_sites", [box(200, 200, 250, 230)], ["COTTAGE"], attrs),
+    }
+
+
+@pytest.mark.parametrize("jurisdiction", ["lake-george", "lgpc"])
+def test_existing_not_enlarged_building_site_is_left_out_of_affected_area_and_listed_148_11D_2_646_4_12_a_1(jurisdiction):
+    result = run(jurisdiction, _cottage_site("existing"), project_class=None)
+    assert result.classification.disturbed_sqft == pytest.approx(4000.0)
+    assert jurisdiction != "lake-george" or result.classification.computed_class == "exempt"
+    assert any("left out as existing and not enlarged: building site COTTAGE" in r.message for r in result.classification_reasons)
+
+
+@pytest.mark.parametrize("status,expected", [(None, 5500.0), ("proposed", 5500.0), ("enlarged", 5500.0), ("expanded", 5500.0), ("removed", 5500.0)])
+def test_building_site_without_status_or_worked_counts_in_affected_area_148_11D_2(status, expected):
+    result = run("lake-george", _cottage_site(status), project_class=None)
+    assert result.classification.disturbed_sqft == pytest.approx(expected)
+    assert result.classification.computed_class != "exempt"
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(x=st.floats(0, 380), y=st.floats(0, 380), w=st.floats(1, 200), h=st.floats(1, 200), as_point=st.booleans(),
+       disturbed=st.floats(500, 20000), jurisdiction=st.sampled_from(["lake-george", "lgpc", "mamakating"]))
+def test_property_a_building_site_marked_existing_never_changes_the_class(x, y, w, h, as_point, disturbed, jurisdiction):
+    side = disturbed ** 0.5
+    base = {
+        "parcels": layer("parcels", [box(-1000, -1000, 1000, 1000)], ["LOT"], [{"is_site": 1}]),
+        "disturbance": layer("disturbance", [box(-side, -side, 0, 0)], ["D1"]),
+        "clearing": layer("clearing", []),
+        "impervious": layer("impervious", []),
+        "building_sites": layer("building_sites", [box(-side + 1, -side + 1, -1, -1)], ["NEW"], [{"use": "single_family", "status": "proposed"}]),
+    }
+    old = Point(x, y) if as_point else box(x, y, x + w, y + h)
+    more = dict(base, building_sites=layer("building_sites", [box(-side + 1, -side + 1, -1, -1), old], ["NEW", "OLD"],
+                                           [{"use": "single_family", "status": "proposed"}, {"use": "single_family", "status": "Existing"}]))
+    a, b = run(jurisdiction, base, project_class=None).classification, run(jurisdiction, more, project_class=None).classification
+    assert (a.project_class, a.computed_class, a.source, a.disturbed_sqft, a.classes) == (b.project_class, b.computed_class, b.source, b.disturbed_sqft, b.classes)

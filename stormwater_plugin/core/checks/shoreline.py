@@ -35,7 +35,7 @@ from shapely.geometry.base import BaseGeometry
 from ..geometry import DISTANCE_EPS_FT, area_sqft, display_buffer, union
 from ..model import DisplayZone, FeatureLayer, FeatureRef, Status, Warning_
 from ..rulepack import Rule
-from .affected import impervious_status
+from .affected import building_left_out, impervious_status
 from ..vocabulary import read
 from .context import CheckContext
 
@@ -234,7 +234,8 @@ def removals(ctx: CheckContext, roles: list[str]) -> list[tuple[Any, FeatureRef,
     Impervious features: ``existing`` ones are left out (not new work), and so
     are ``removed`` ones (taking out a surface removes no vegetation; see
     :func:`removed_surfaces`); ``proposed`` ones remove vegetation; an unknown
-    status is returned with ``False`` (it may be new work).
+    status is returned with ``False`` (it may be new work). A building site
+    marked ``existing`` (not enlarged) is no work and is left out.
     """
     out: list[tuple[Any, FeatureRef, bool]] = []
     for role in roles:
@@ -248,6 +249,8 @@ def removals(ctx: CheckContext, roles: list[str]) -> list[tuple[Any, FeatureRef,
                 if s in ("existing", "removed"):
                     continue
                 known = s != ""
+            elif role == "building_sites" and building_left_out(layer.attrs[i]):
+                continue
             out.append((layer.geoms[i], layer.ref(i), known))
     return out
 
