@@ -147,3 +147,56 @@ def test_property_a_building_site_marked_existing_never_changes_the_class(x, y, 
                                            [{"use": "single_family", "status": "proposed"}, {"use": "single_family", "status": "Existing"}]))
     a, b = run(jurisdiction, base, project_class=None).classification, run(jurisdiction, more, project_class=None).classification
     assert (a.project_class, a.computed_class, a.source, a.disturbed_sqft, a.classes) == (b.project_class, b.computed_class, b.source, b.disturbed_sqft, b.classes)
+
+
+# --- 4. Which rules are for which devices (646-4.14(b)(3)(v), (b)(4)(i); §148-11I(3)(c))
+
+
+def _depression_site(device_type, bottom_below_ft):
+    from tests.sitebuilder import plane_dem
+
+    dem = plane_dem(-200, -200, 400, 2.0, 0.0, 0.0, z0=400.0)
+    dev = layer("devices", [box(-10, -10, 10, 10)], ["DEV"], [{"device_type": device_type, "high_traffic": 0, "bottom_elev_ft": 400.0 - bottom_below_ft,
+                                                                  "shgw_elev_ft": 390.0, "bedrock_elev_ft": 380.0, "drain_days": 1, "storage_gal": 100}])
+    return {"devices": dev}, dem
+
+
+@pytest.mark.parametrize("jurisdiction", ["lgpc", "lake-george"])
+def test_one_ft_vegetated_depression_frost_depth_is_undetermined_naming_the_reading_not_a_violation_646_4_14_b_3_v(jurisdiction):
+    layers, dem = _depression_site("vegetated depression", 1.0)
+    (f,) = findings_for(run(jurisdiction, layers, dem, project_class="major"), f"{jurisdiction}.major.frost-depth")
+    assert f.status is Status.UNDETERMINED
+    assert "is open" in f.message and "Infiltration devices" in f.message
+
+
+@pytest.mark.parametrize("jurisdiction", ["lgpc", "lake-george"])
+def test_one_ft_dry_well_frost_depth_stays_a_violation_646_4_14_b_3_v(jurisdiction):
+    layers, dem = _depression_site("dry_well", 1.0)
+    (f,) = findings_for(run(jurisdiction, layers, dem, project_class="major"), f"{jurisdiction}.major.frost-depth")
+    assert f.status is Status.VIOLATION
+
+
+@pytest.mark.parametrize("jurisdiction", ["lgpc", "lake-george"])
+def test_vegetated_depression_keeps_the_separation_rule_646_4_14_b_3_iii(jurisdiction):
+    layers, dem = _depression_site("vegetated_depression", 1.0)
+    layers["devices"].attrs[0]["shgw_elev_ft"] = 398.5
+    fs = findings_for(run(jurisdiction, layers, dem, project_class="major"), f"{jurisdiction}.major.separation-2ft")
+    assert Status.VIOLATION in [f.status for f in fs]
+
+
+def test_every_device_rule_states_its_subject_for_every_device_type_from_its_words():
+    from stormwater_plugin.core.rulepack import load_pack
+    from stormwater_plugin.core.vocabulary import vocabulary
+
+    kinds = {"device_setback", "vertical_separation", "frost_depth", "drain_time", "device_slope"}
+    spec = vocabulary().spec("devices", "device_type")
+    assert spec is not None
+    types = set(spec.accepted)
+    for j in ("lgpc", "lake-george"):
+        for rule in load_pack(j).rules:
+            if rule.kind not in kinds:
+                continue
+            row = rule.params.get("device_subject")
+            assert row is not None, rule.id
+            assert set(row["types"]) == types, rule.id
+            assert row["subject"].casefold() in " ".join(rule.citation.excerpt.split()).casefold()
