@@ -200,3 +200,62 @@ def test_every_device_rule_states_its_subject_for_every_device_type_from_its_wor
             assert row is not None, rule.id
             assert set(row["types"]) == types, rule.id
             assert row["subject"].casefold() in " ".join(rule.citation.excerpt.split()).casefold()
+
+
+# --- 5. Permits the text requires for the work itself (§148-11C(1), C(4))
+
+PERMIT_C1 = "lake-george.permit-building-impervious"
+PERMIT_C4 = "lake-george.permit-stormwater-control-measure"
+
+
+def _small_site(**roles):
+    site = {
+        "parcels": layer("parcels", [box(0, 0, 400, 400)], ["LOT"], [{"is_site": 1}]),
+        "disturbance": layer("disturbance", [box(10, 10, 60, 60)], ["D1"]),
+        "clearing": layer("clearing", []),
+        "impervious": layer("impervious", []),
+        "building_sites": layer("building_sites", []),
+        "devices": layer("devices", []),
+    }
+    site.update(roles)
+    return site
+
+
+@pytest.mark.parametrize("status", [None, "proposed", "enlarged", "expand"])
+def test_new_or_enlarged_building_sets_off_the_permit_148_11C_1(status):
+    attrs = {"use": "single_family"} if status is None else {"use": "single_family", "status": status}
+    site = _small_site(building_sites=layer("building_sites", [box(100, 100, 140, 130)], ["B1"], [attrs]))
+    (f,) = findings_for(run("lake-george", site), PERMIT_C1)
+    assert f.status is Status.ADVISORY and "building site B1" in f.message
+
+
+def test_existing_building_and_existing_pavement_set_off_no_permit_148_11C_1():
+    site = _small_site(building_sites=layer("building_sites", [box(100, 100, 140, 130)], ["B1"], [{"status": "existing"}]),
+                       impervious=layer("impervious", [box(150, 150, 170, 170)], ["I1"], [{"status": "existing"}]))
+    (f,) = findings_for(run("lake-george", site), PERMIT_C1)
+    assert f.status is Status.PASS
+
+
+def test_proposed_driveway_sets_off_the_permit_148_11C_1():
+    site = _small_site(impervious=layer("impervious", [box(150, 150, 170, 170)], ["DRIVE"], [{"status": "proposed"}]))
+    (f,) = findings_for(run("lake-george", site), PERMIT_C1)
+    assert f.status is Status.ADVISORY and "impervious area DRIVE" in f.message
+
+
+def test_impervious_of_unknown_status_leaves_the_permit_undetermined_148_11C_1():
+    site = _small_site(impervious=layer("impervious", [box(150, 150, 170, 170)], ["X"], [{}]))
+    (f,) = findings_for(run("lake-george", site), PERMIT_C1)
+    assert f.status is Status.UNDETERMINED
+
+
+def test_a_proposed_device_sets_off_the_stormwater_control_measure_permit_148_11C_4():
+    site = _small_site(devices=layer("devices", [box(200, 200, 210, 210)], ["DW"], [{"device_type": "dry_well"}]))
+    (f,) = findings_for(run("lake-george", site), PERMIT_C4)
+    assert f.status is Status.ADVISORY and "device DW" in f.message
+
+
+def test_permit_rules_are_not_applied_to_an_exempt_project_148_11D():
+    site = _small_site(building_sites=layer("building_sites", [box(100, 100, 120, 120)], ["B1"], [{"status": "proposed"}]))
+    result = run("lake-george", site, project_class="exempt")
+    assert not findings_for(result, PERMIT_C1)
+    assert any(e["rule_id"] == PERMIT_C1 for e in result.rules_not_applicable)

@@ -124,7 +124,7 @@ def check_no_cut_buffer(ctx: CheckContext, rule: Rule) -> None:
                 Status.ADVISORY,
                 f"{ref.noun} is marked as the lake-access or beach opening ({ref.layer}.use = {marked[(ref.layer, ref.id)]}), "
                 f"{d_ft:.1f} ft from the mean high-water mark ({amount}): (h)[2] allows that opening within the {width:g} ft strip, "
-                f"so it is not a (h)[1] violation; the 20% finding ({opening_rule or 'clear-cut opening'}) decides it.",
+                f"so it is not a (h)[1] violation; the clear-cut opening finding ({opening_rule or 'of (h)[2]'}) decides it.",
                 subject=ref,
                 other=other,
                 measured_ft=d_ft,

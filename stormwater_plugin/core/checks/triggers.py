@@ -7,6 +7,9 @@
 - ``soil_trigger``: the activity lies on soils flagged by a field
   (``high_transport`` true, ``perc_min_per_in`` over 60): the project "may be
   considered major".
+- ``permit_trigger``: work the text names brings a permit (§148-11C(1) building,
+  expanding or enlarging a building, placing an impervious surface; C(4) building a
+  stormwater control measure): each feature that sets it off is named.
 - ``sensitive_surroundings``: the site lies within or "substantially
   contiguous" to (read: within the pack's ``within_ft`` of) a wetland or
   stream: the reviewer should consider treating it as major, with a written
@@ -23,7 +26,7 @@ import shapely
 from ..geometry import DISTANCE_EPS_FT, union
 from ..model import Status
 from ..rulepack import Rule
-from ..vocabulary import read
+from ..vocabulary import read, unknown_words
 from .affected import affected_area
 from .context import CheckContext, truthy
 
@@ -184,3 +187,51 @@ def check_sensitive_surroundings(ctx: CheckContext, rule: Rule) -> None:
     elif not hits:
         tail = f" (nearest: {nearest[1].noun}, {nearest[0]:.1f} ft)" if nearest is not None else ""
         ctx.add(rule, Status.PASS, f"No mapped {' or '.join(roles)} within {within:g} ft of the site{tail}.", measured_ft=nearest[0] if nearest else None, required_ft=within)
+
+
+#: What each permit trigger reads: the role, the statuses that are the named work, the noun of the work.
+_PERMIT_WORK: dict[str, tuple[str, tuple[str, ...], str]] = {
+    "building": ("building_sites", ("proposed", "enlarged"), "building built, expanded or enlarged"),
+    "impervious": ("impervious", ("proposed",), "impervious surface placed"),
+    "device": ("devices", (), "stormwater control measure built"),
+}
+
+
+def check_permit_trigger(ctx: CheckContext, rule: Rule) -> None:
+    """Each feature whose work the rule's words name (``params.triggers``: building, impervious, device) brings the permit.
+
+    A building site without a status is read as proposed (the conservative reading); one marked existing or removed
+    is not the named work. An impervious feature of unknown status may be new: undetermined when nothing else sets
+    the rule off. A role not supplied is unknown, never "none".
+    """
+    sure: list[str] = []
+    maybe: list[str] = []
+    absent: list[str] = []
+    for trigger in rule.params["triggers"]:
+        role, statuses, noun = _PERMIT_WORK[str(trigger)]
+        layer = ctx.layer(role)
+        if layer is None:
+            absent.append(role)
+            continue
+        for i in range(len(layer)):
+            ref = layer.ref(i)
+            if not statuses:
+                sure.append(f"{ref.noun} ({noun})")
+                continue
+            r = read(layer.attrs[i], role, "status")
+            value = str(r.value) if r.known else ""
+            if value in statuses:
+                sure.append(f"{ref.noun} ({noun}{'' if value == 'proposed' else ': ' + value})")
+            elif not value:
+                maybe.append(f"{ref.noun} ({unknown_words(r)})")
+    consequence = str(rule.params.get("consequence", "a stormwater management permit is required."))
+    if sure:
+        ctx.add(rule, Status.ADVISORY, f"{rule.title}: " + "; ".join(sure) + f": {consequence}", triggered_by=sure)
+    elif maybe or absent:
+        why = "; ".join(([f"{', '.join(maybe)} may be that work"] if maybe else []) + ([f"no {' or '.join(absent)} layer"] if absent else []))
+        ctx.add(rule, Status.UNDETERMINED, f"{rule.title}: whether the plan includes the work is unknown ({why}).", triggered_by=[])
+        if absent:
+            ctx.skip(rule, f"no {' or '.join(absent)} layer")
+    else:
+        roles = ", ".join(_PERMIT_WORK[str(t)][0] for t in rule.params["triggers"])
+        ctx.add(rule, Status.PASS, f"{rule.title}: none of the work proposed (read from {roles}).", triggered_by=[])
