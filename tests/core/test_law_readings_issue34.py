@@ -259,3 +259,34 @@ def test_permit_rules_are_not_applied_to_an_exempt_project_148_11D():
     result = run("lake-george", site, project_class="exempt")
     assert not findings_for(result, PERMIT_C1)
     assert any(e["rule_id"] == PERMIT_C1 for e in result.rules_not_applicable)
+
+
+# --- 6. The half inch from existing impervious and the storage (§148-11I(2)(a) with (j))
+
+STORAGE = "lake-george.minor.storage-1-5-gal"
+
+
+def _storage_site(storage_gal):
+    """1,000 sq ft of new roof (1,500 gal) and 2,400 sq ft of existing drive (the first 1/2 inch: 100 cu ft, 748 gal)."""
+    return {
+        "parcels": layer("parcels", [box(0, 0, 400, 400)], ["LOT"], [{"is_site": 1}]),
+        "disturbance": layer("disturbance", [box(10, 10, 110, 110)], ["D1"]),
+        "impervious": layer("impervious", [box(20, 20, 60, 45), box(200, 200, 260, 240)], ["ROOF", "DRIVE"], [{"status": "proposed"}, {"status": "existing"}]),
+        "devices": layer("devices", [box(300, 10, 310, 20)], ["DW"], [{"device_type": "dry_well", "storage_gal": storage_gal}]),
+    }
+
+
+@pytest.mark.parametrize("storage,expected", [(1499.9, Status.VIOLATION), (1500.0, Status.ADVISORY), (2247.9, Status.ADVISORY), (2248.1, Status.PASS)])
+def test_storage_against_net_increase_plus_half_inch_from_existing_impervious_148_11I_2_a_j(storage, expected):
+    (f,) = findings_for(run("lake-george", _storage_site(storage)), STORAGE)
+    assert f.status is expected
+    assert f.extra["retrofit_gal"] == pytest.approx(2400 * 0.5 / 12 * 7.48052)
+    if expected is Status.ADVISORY:
+        assert "to the maximum extent practicable" in f.message
+
+
+def test_storage_without_existing_impervious_is_the_net_increase_share_alone_148_11I_2_a():
+    site = _storage_site(1500.0)
+    site["impervious"] = layer("impervious", [box(20, 20, 60, 45)], ["ROOF"], [{"status": "proposed"}])
+    (f,) = findings_for(run("lake-george", site), STORAGE)
+    assert f.status is Status.PASS and "retrofit_gal" not in f.extra
