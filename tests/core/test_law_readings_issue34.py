@@ -26,6 +26,8 @@ def _shore_site(**roles):
         "parcels": layer("parcels", [box(-300, -100, 0, 100)], ["LOT"], [{"is_site": 1}]),
         "clearing": layer("clearing", []),
         "disturbance": layer("disturbance", []),
+        "streams": layer("streams", []),
+        "wetlands": layer("wetlands", []),
     }
     site.update(roles)
     return site
@@ -290,3 +292,27 @@ def test_storage_without_existing_impervious_is_the_net_increase_share_alone_148
     site["impervious"] = layer("impervious", [box(20, 20, 60, 45)], ["ROOF"], [{"status": "proposed"}])
     (f,) = findings_for(run("lake-george", site), STORAGE)
     assert f.status is Status.PASS and "retrofit_gal" not in f.extra
+
+
+# --- 7. A lawn drawn in another area layer (§148-11C(6))
+
+FERTILIZER = "lake-george.fertilizer-50ft"
+
+
+@pytest.mark.parametrize("role", ["clearing", "disturbance", "impervious"])
+@pytest.mark.parametrize("gap,expected", [(49.9, Status.ADVISORY), (50.0, Status.PASS), (50.1, Status.PASS)])
+def test_new_lawn_in_any_area_layer_within_50ft_of_water_148_11C_6(role, gap, expected):
+    site = _shore_site(**{role: layer(role, [box(-gap - 40, -20, -gap, 20)], ["LAWN"], [{"use": "Lawn"}])})
+    (f,) = [f for f in findings_for(run("lake-george", site), FERTILIZER) if f.subject is not None]
+    assert f.status is expected
+    assert f.subject.layer == role
+
+
+def test_property_a_use_value_means_the_same_on_every_area_layer():
+    """The fertilizer finding of one lawn polygon is the same whichever area layer holds it."""
+    out = set()
+    for role in ("clearing", "disturbance", "impervious"):
+        site = _shore_site(**{role: layer(role, [box(-70, -20, -30, 20)], ["LAWN"], [{"use": "turf"}])})
+        (f,) = [f for f in findings_for(run("lake-george", site), FERTILIZER) if f.subject is not None]
+        out.add((f.status, f.measured_ft, f.message))
+    assert len(out) == 1
