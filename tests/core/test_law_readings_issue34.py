@@ -316,3 +316,67 @@ def test_property_a_use_value_means_the_same_on_every_area_layer():
         (f,) = [f for f in findings_for(run("lake-george", site), FERTILIZER) if f.subject is not None]
         out.add((f.status, f.measured_ft, f.message))
     assert len(out) == 1
+
+
+# --- 8. Mamakating's class and its SWPPP finding agree (§160-1, §160-2A)
+
+
+def _westward_site(stream_class):
+    from tests.sitebuilder import plane_dem
+
+    dem = plane_dem(0, 0, 1000, 10.0, gx=0.05, gy=0.0)
+    site = {
+        "disturbance": layer("disturbance", [box(840, 480, 880, 520)], ["D1"]),
+        "wetlands": layer("wetlands", []),
+        "streams": layer("streams", [LineString([(100, 0), (100, 1000)])], ["ST"], [{"class": stream_class}]),
+    }
+    return site, dem
+
+
+def test_activity_under_one_acre_upstream_of_a_ct_stream_is_classed_land_development_not_exempt_160_1():
+    site, dem = _westward_site("C(T)")
+    result = run("mamakating", site, dem, project_class=None)
+    (trace,) = findings_for(result, "mamakating.upstream-of-wetland")
+    assert trace.status is Status.ADVISORY
+    assert result.project_class == "major" and result.class_source == "computed"
+    assert any(r.rule_id == "mamakating.upstream-of-wetland" for r in result.classification_reasons)
+    # The land-development rows are the reviewer's, not "not applicable"; condition A is read.
+    assert any(e["rule_id"] == "mamakating.reviewer.condition-a" for e in result.rules_not_checked)
+    assert not any(e["rule_id"] == "mamakating.reviewer.condition-a" for e in result.rules_not_applicable)
+
+
+def test_activity_whose_trace_leaves_the_dem_has_an_open_class_never_exempt_computed_160_1():
+    site, dem = _westward_site("C")  # not a counted class: the trace runs to the DEM's edge
+    result = run("mamakating", site, dem, project_class=None)
+    assert [f.status for f in findings_for(result, "mamakating.upstream-of-wetland")] == [Status.UNDETERMINED]
+    assert result.class_source == "assumed" and set(result.classification.classes) == {"exempt", "major"}
+    assert any(e["rule_id"] == "mamakating.reviewer.condition-a" for e in result.rules_not_checked)
+
+
+def test_property_the_class_line_never_contradicts_the_upstream_finding_160_1():
+    for stream_class in ("A", "B", "C(T)", "C", "D"):
+        site, dem = _westward_site(stream_class)
+        result = run("mamakating", site, dem, project_class=None)
+        (trace,) = findings_for(result, "mamakating.upstream-of-wetland")
+        if trace.status is Status.ADVISORY:
+            assert result.classification.classes == ("major",)
+        elif trace.status is Status.UNDETERMINED:
+            assert "major" in result.classification.classes and result.class_source == "assumed"
+
+
+# --- 9. A text that defers to a document it does not contain (§160-2B(2), §148-8B(2))
+
+
+def test_conditions_b_and_c_not_met_leave_a_table_2_reviewer_row_never_a_bare_pass_160_2B_2():
+    site, dem = _westward_site("C(T)")
+    result = run("mamakating", site, dem, project_class=None)
+    for rid in ("mamakating.condition-b", "mamakating.condition-c"):
+        (f,) = findings_for(result, rid)
+        assert f.status is Status.PASS and "Table 2 of Appendix B" in f.message
+    assert any(e["rule_id"] == "mamakating.reviewer.table-2-gp-0-15-002" for e in result.rules_not_checked)
+
+
+def test_town_lists_the_table_2_reviewer_row_in_every_class_148_8B_2():
+    for klass in ("exempt", "minor", "major"):
+        result = run("lake-george", _small_site(), project_class=klass)
+        assert any(e["rule_id"] == "lake-george.reviewer.table-2-gp-0-15-002" for e in result.rules_not_checked)

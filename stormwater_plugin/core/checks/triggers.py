@@ -59,7 +59,7 @@ def check_area_threshold(ctx: CheckContext, rule: Rule) -> None:
                     measured_sqft=area)
             return
         if sf:
-            ctx.add(rule, Status.PASS, f"{what} ({rng}), but the project is single-family residential construction, which this condition excludes.", measured_sqft=area)
+            ctx.add(rule, Status.PASS, f"{what} ({rng}), but the project is single-family residential construction, which this condition excludes.{_pass_note(p)}", measured_sqft=area)
             return
     if inside:
         ctx.add(rule, Status.ADVISORY, f"{what} ({rng}): {p['consequence']}", measured_sqft=area, geometry=aff.geometry if not aff.geometry.is_empty else None)
@@ -69,7 +69,13 @@ def check_area_threshold(ctx: CheckContext, rule: Rule) -> None:
         ctx.add(rule, Status.ADVISORY, f"{what}: under the area threshold ({rng}), so the area alone does not bring '{rule.title}'; "
                 f"{p['below_still_open']}", measured_sqft=area, below_threshold=True)
     else:
-        ctx.add(rule, Status.PASS, f"{what}: outside the range ({rng}) that brings '{rule.title}'.", measured_sqft=area)
+        ctx.add(rule, Status.PASS, f"{what}: outside the range ({rng}) that brings '{rule.title}'.{_pass_note(p)}", measured_sqft=area)
+
+
+def _pass_note(params: dict[str, Any]) -> str:
+    """The pack's ``pass_note`` (what else may still bring the requirement), with a leading space, or ``""``."""
+    note = str(params.get("pass_note") or "").strip()
+    return f" {note}" if note else ""
 
 
 #: Building-site uses (``packs/vocabulary.json``) of a single-family residence and its accessory structures.
