@@ -380,3 +380,33 @@ def test_town_lists_the_table_2_reviewer_row_in_every_class_148_8B_2():
     for klass in ("exempt", "minor", "major"):
         result = run("lake-george", _small_site(), project_class=klass)
         assert any(e["rule_id"] == "lake-george.reviewer.table-2-gp-0-15-002" for e in result.rules_not_checked)
+
+
+# --- 10. The Town's own device words (§148-11I(3)(d)[1] table; 646-4.14(b)(4)(ii))
+
+
+def _device_words_of_the_texts():
+    from tests.conftest import REGULATIONS
+
+    town = (REGULATIONS / "town-of-lake-george-ch148.txt").read_text(encoding="utf-8")
+    table = town[town.index("Control Measure\tNumber of Days"):]
+    rows = [line.split("\t")[0] for line in table.splitlines()[1:6]]
+    lgpc = (REGULATIONS / "lgpc-6nycrr-646-4.txt").read_text(encoding="utf-8")
+    listed = lgpc[lgpc.index("in accordance with the following: infiltration basin"):].split(":", 1)[1].split(".")[0]
+    return rows + [item.strip().rsplit(" ", 2)[0] for item in listed.split(";")]
+
+
+def test_every_device_named_as_the_texts_name_it_is_a_recognised_device_type_148_11I_3_d_1(regulations):
+    from stormwater_plugin.core.vocabulary import read
+
+    words = _device_words_of_the_texts()
+    assert "Vegetation depression" in words and "porus pavement" in words
+    for word in words:
+        r = read({"device_type": word}, "devices", "device_type")
+        assert r.known, word
+
+
+def test_a_vegetation_depression_gets_the_vegetated_depression_drain_time_148_11I_3_d_1():
+    layers, dem = _depression_site("Vegetation depression", 5.0)
+    (f,) = findings_for(run("lake-george", layers, dem, project_class="major"), "lake-george.major.drain-time")
+    assert f.status is Status.PASS and f.extra["limit_days"] == 1
