@@ -36,7 +36,7 @@ from .model import (
     empty_notification,
 )
 from .raster import ElevationGrid
-from .rulepack import Rule, RulePack
+from .rulepack import Rule, RulePack, pack_source
 from .site_parcel import find_site_parcels
 from .terrain.plausibility import lake_surfaces, shoreline_elevation_warning
 from .vocabulary import normalise_layer
@@ -295,6 +295,7 @@ def run_check(inputs: SiteInputs, pack: RulePack, progress: Callable[[float], bo
                   "dem_vertical_ft": inputs.dem_vertical_accuracy_ft, "gradient_tolerance_ft": pack.gradient_tolerance_ft},
         feature_wkt=_feature_wkt(findings, ctx.layers),
         unit_to_ft=inputs.unit_to_ft,
+        pack_source=pack_source(pack),
     )
 
 

@@ -393,6 +393,33 @@ def _device_subjects(data: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     return out
 
 
+def pack_source(pack: RulePack) -> dict[str, Any]:  # JSON values only (the pack's own)
+    """The pack's ``source`` block (the text it encodes, its date, public source, date read, notes), as JSON."""
+    src = pack.raw.get("source") if isinstance(pack.raw, Mapping) else None
+    out: dict[str, Any] = {"file": pack.source_file, "title": pack.source_title, "version": pack.source_version}
+    if isinstance(src, Mapping):
+        out.update({str(k): (list(v) if isinstance(v, (list, tuple)) else v) for k, v in src.items()})
+    return out
+
+
+def source_statement(source: Mapping[str, Any], *, label: bool = True) -> str:
+    """One paragraph naming the text a pack encodes: title, file, its own date (or that it has none), public source, date read, notes.
+
+    ``label`` starts it with "Text encoded:" (a letter's note); a report row that has the label drops it.
+    """
+    if not source:
+        return ""
+    parts = [f"{'Text encoded: ' if label else ''}{source.get('title', '')} ({source.get('file', '')})"]
+    if source.get("text_date"):
+        parts.append(str(source["text_date"]))
+    if source.get("public_source"):
+        parts.append(f"source: {source['public_source']}")
+    if source.get("read"):
+        parts.append(f"read {source['read']}")
+    notes = " ".join(str(n) for n in source.get("notes") or [])
+    return "; ".join(parts) + "." + (f" {notes}" if notes else "")
+
+
 def device_subject(rule: Rule, device_type: str | None) -> tuple[str, str]:
     """(``applies`` or ``open``, the reading) of ``rule`` for a device of ``device_type``; ``applies`` when the pack is silent."""
     row = rule.params.get("device_subject")

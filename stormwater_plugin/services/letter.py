@@ -41,6 +41,7 @@ from typing import Iterable, Mapping, Sequence, cast
 from ..core.errors import StormwaterError
 from .compare import compare_reviews
 from .jsondoc import integer, mapping, maps, number, values
+from .packs import source_statement
 from .presentation import compass
 
 #: Format tag of ``letter.json``.
@@ -536,7 +537,7 @@ def compose_letter(
         if _is_decided(f)
     )
     open_count = sum(1 for p in prior if p.mark in (NOT_ADDRESSED, PARTLY) and p.comment.status in OPEN) + sum(1 for c in comments if c.status in OPEN)
-    notes = (str(doc.get("note") or ""),) if doc.get("note") else ()
+    notes = ((str(doc.get("note") or ""),) if doc.get("note") else ()) + tuple(n for n in [source_statement(mapping(mapping(doc.get("rule_pack")).get("source")))] if n)
     return Letter(header, tuple(prior), tuple(comments), decided, tuple(str(c) for c in conditions if str(c).strip()), open_count, notes)
 
 

@@ -35,8 +35,8 @@ from shapely.geometry.base import BaseGeometry
 from ..geometry import DISTANCE_EPS_FT, area_sqft, display_buffer, union
 from ..model import DisplayZone, FeatureLayer, FeatureRef, Status, Warning_
 from ..rulepack import Rule
-from .affected import building_left_out, impervious_status
 from ..vocabulary import read
+from .affected import building_left_out, impervious_status
 from .context import CheckContext
 
 #: Roles whose features are always reported (each is a distinct proposed object).

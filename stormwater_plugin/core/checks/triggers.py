@@ -19,7 +19,7 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Mapping
 
 import shapely
 
@@ -72,7 +72,7 @@ def check_area_threshold(ctx: CheckContext, rule: Rule) -> None:
         ctx.add(rule, Status.PASS, f"{what}: outside the range ({rng}) that brings '{rule.title}'.{_pass_note(p)}", measured_sqft=area)
 
 
-def _pass_note(params: dict[str, Any]) -> str:
+def _pass_note(params: Mapping[str, Any]) -> str:
     """The pack's ``pass_note`` (what else may still bring the requirement), with a leading space, or ``""``."""
     note = str(params.get("pass_note") or "").strip()
     return f" {note}" if note else ""
