@@ -345,6 +345,8 @@ def _upstream_class(ctx: CheckContext, cls: Any, pack: RulePack) -> tuple[Any, l
                              "Under one acre, but whether the activity is upstream of a sensitive area (and so a land development activity, §160-1) "
                              f"is undetermined: {open_[0].message} The class is taken as the more regulated of exempt and land development activity.")
         cls = dataclasses.replace(cls, project_class="major", source="assumed", possible_classes=("exempt", "major"), reasons=[*cls.reasons, reason])
+        ctx.warnings.append(Warning_("class_uncertain", "Under the area threshold, but whether the activity is upstream of a sensitive area is "
+                                     "undetermined: it may be a land development activity (§160-1), so the class is open (exempt or major)."))
     else:
         return cls, [r.id for r in flows]
     ctx.project_class, ctx.class_source, ctx.possible_classes = cls.project_class, cls.source, cls.classes

@@ -197,9 +197,9 @@ def check_sensitive_surroundings(ctx: CheckContext, rule: Rule) -> None:
 
 #: What each permit trigger reads: the role, the statuses that are the named work, the noun of the work.
 _PERMIT_WORK: dict[str, tuple[str, tuple[str, ...], str]] = {
-    "building": ("building_sites", ("proposed", "enlarged"), "building built, expanded or enlarged"),
-    "impervious": ("impervious", ("proposed",), "impervious surface placed"),
-    "device": ("devices", (), "stormwater control measure built"),
+    "building": ("building_sites", ("proposed", "enlarged"), "new building"),
+    "impervious": ("impervious", ("proposed",), "new impervious surface"),
+    "device": ("devices", (), "new stormwater control measure"),
 }
 
 
@@ -227,7 +227,7 @@ def check_permit_trigger(ctx: CheckContext, rule: Rule) -> None:
             r = read(layer.attrs[i], role, "status")
             value = str(r.value) if r.known else ""
             if value in statuses:
-                sure.append(f"{ref.noun} ({noun}{'' if value == 'proposed' else ': ' + value})")
+                sure.append(f"{ref.noun} ({noun if value == 'proposed' else value})")
             elif not value:
                 maybe.append(f"{ref.noun} ({unknown_words(r)})")
     consequence = str(rule.params.get("consequence", "a stormwater management permit is required."))
