@@ -34,7 +34,7 @@ from typing import Any
 import shapely
 from shapely.geometry.base import BaseGeometry
 
-from ..geometry import area_sqft, union
+from ..geometry import DISTANCE_EPS_FT, area_sqft, union
 from ..model import FeatureLayer
 from ..vocabulary import read
 
@@ -188,7 +188,7 @@ def affected_area(layers: dict[str, FeatureLayer], unit_to_ft: float) -> Affecte
         return AffectedArea(None, None, geometry, activity, {}, supplied, left_out=tuple(left_out))
     by_layer = {r: _sqft(union(by_role[r]), unit_to_ft) for r in AREA_ROLES + FEATURE_ROLES if r in by_role}
     sqft = _sqft(geometry, unit_to_ft)
-    unmeasured = tuple(noun for g, noun in loose if geometry.is_empty or not shapely.covers(geometry, g))
+    unmeasured = tuple(noun for g, noun in loose if geometry.is_empty or not _covered(geometry, g, unit_to_ft))
     if unmeasured or "disturbance" not in supplied:
         # No disturbance layer: the land the work disturbs is not drawn (an absent layer is unknown, never "none"), so
         # what the other layers show is a lower bound.
@@ -198,6 +198,19 @@ def affected_area(layers: dict[str, FeatureLayer], unit_to_ft: float) -> Affecte
     else:
         upper = sqft
     return AffectedArea(sqft, upper, geometry, activity, by_layer, supplied, unmeasured, tuple(unknown_ids), tuple(left_out))
+
+
+def _covered(area: BaseGeometry, g: BaseGeometry, unit_to_ft: float) -> bool:
+    """Whether the mapped area covers ``g``; a point on the area's edge counts at the exact-distance precision.
+
+    A point drawn on a polygon's edge is covered as drawn, but rotation or reprojection rounds it a hair outside:
+    the answer must not depend on how the plan is drawn, so each point part within ``DISTANCE_EPS_FT`` counts.
+    """
+    if shapely.covers(area, g):
+        return True
+    if g.geom_type not in ("Point", "MultiPoint"):
+        return False
+    return all(float(shapely.distance(area, p)) * unit_to_ft <= DISTANCE_EPS_FT for p in shapely.get_parts(g))
 
 
 def _sqft(geom: BaseGeometry, unit_to_ft: float) -> float:
