@@ -120,6 +120,7 @@ KINDS: dict[str, KindSpec] = {
     "clearing_near_water": KindSpec("checks.vegetation:check_clearing_near_water", reach=("distance_ft",), law={"distance_ft": "ft"}),
     "plot_plan_inventory": KindSpec("checks.inventory:check_plot_plan_inventory", reach=("distance_ft",), law={"distance_ft": "ft"}, how="automatic (list)"),
     "area_threshold": KindSpec("checks.triggers:check_area_threshold", reach=(), law={"above_sqft": "sqft", "min_sqft": "sqft", "below_sqft": "sqft"}),
+    "permit_trigger": KindSpec("checks.triggers:check_permit_trigger", reach=()),
     "soil_trigger": KindSpec("checks.triggers:check_soil_trigger", reach=(), law={"value": "min/in"}),
     "sensitive_surroundings": KindSpec("checks.triggers:check_sensitive_surroundings", reach=("within_ft",)),
     "flow_to_sensitive_area": KindSpec("checks.flowpath:check_flow_to_sensitive_area", trace="max_length_ft", dem="flow_trace", law={"below_sqft": "sqft"}),

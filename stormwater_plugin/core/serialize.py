@@ -53,7 +53,7 @@ def result_to_dict(result: CheckResult, *, crs_name: str = "", inputs: dict[str,
     doc: dict[str, Any] = {
         "tool": {"name": "stormwater-check", "version": __version__},
         "jurisdiction": result.jurisdiction,
-        "rule_pack": {"title": result.pack_title, "version": result.pack_version},
+        "rule_pack": {"title": result.pack_title, "version": result.pack_version, "source": dict(result.pack_source)},
         "project_class": result.project_class,
         "class_source": result.class_source,
         "computed_class": getattr(cls, "computed_class", None),

@@ -35,7 +35,7 @@ from qgis.PyQt.QtWidgets import (
 from ..core.model import DEVICE_TYPES, PROJECT_CLASSES, Finding
 from ..qgis_bridge.compat import null_rectangle
 from ..qgis_bridge.results import to_qgs
-from ..services.packs import JURISDICTIONS, load_pack
+from ..services.packs import JURISDICTIONS, load_pack, pack_source, source_statement
 from ..services.review import Move
 from .application_map import focus_zones
 from .envelope_task import device_label
@@ -55,6 +55,14 @@ def _pack_title(jurisdiction: str) -> str:
         return jurisdiction
 
 
+def _pack_source_text(jurisdiction: str) -> str:
+    """The text a pack encodes, its date, source, date read and notes (the rule pack's tooltip)."""
+    try:
+        return source_statement(pack_source(load_pack(jurisdiction)))
+    except Exception:
+        return ""
+
+
 class DockView(QDockWidget):
     """The widgets of the review dock, their layout, the message bar and locating a row on the map."""
 
@@ -63,6 +71,7 @@ class DockView(QDockWidget):
         self.jurisdiction = QComboBox()
         for j in JURISDICTIONS:
             self.jurisdiction.addItem(_pack_title(j), j)
+            self.jurisdiction.setItemData(self.jurisdiction.count() - 1, _pack_source_text(j), Qt.ItemDataRole.ToolTipRole)
         self.project_class = QComboBox()
         self.project_class.addItem(self.tr("Automatic (from disturbance and impervious areas)"), None)
         for c in PROJECT_CLASSES:

@@ -168,6 +168,7 @@ def _header_section(model: Mapping[str, Any], st: Mapping[str, Any], W: float) -
     rows = [
         ("Jurisdiction", f"{h['jurisdiction']} — {h['jurisdiction_name']}"),
         ("Rule pack", f"{h['pack_title']}, version {h['pack_version']}"),
+        *([("Text encoded", h["text_encoded"])] if h.get("text_encoded") else []),
         ("Site parcel", site),
         ("Reviewer", h["reviewer"]),
         ("Date", h["date"]),

@@ -73,6 +73,7 @@ from .letter_model import (
     PriorComment,
 )
 from .letter_words import feature_label, merge, plain, sentence, where
+from .packs import source_statement
 from .presentation import compass
 
 # --------------------------------------------------------------------------- wording
@@ -554,7 +555,7 @@ def compose_letter(
     # what must be answered before approval: the deficiencies, the requests, and the reviewer's own comments
     asks = (*OPEN, "reviewer")
     open_count = sum(1 for p in prior if p.mark in (NOT_ADDRESSED, PARTLY) and p.comment.status in asks) + sum(1 for c in comments if c.status in asks)
-    notes = (str(doc.get("note") or ""),) if doc.get("note") else ()
+    notes = ((str(doc.get("note") or ""),) if doc.get("note") else ()) + tuple(n for n in [source_statement(mapping(mapping(doc.get("rule_pack")).get("source")))] if n)
     return Letter(header, tuple(prior), tuple(comments), decided, tuple(str(c) for c in conditions if str(c).strip()), open_count, notes,
                   fyi=tuple(fyi), dropped=tuple(dropped), stale_edits=tuple(stale), edits=tuple(edits))
 

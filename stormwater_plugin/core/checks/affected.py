@@ -10,7 +10,11 @@ The affected area is therefore the union (overlaps counted once) of
 - ``clearing`` polygons,
 - ``impervious`` polygons whose ``status`` is ``proposed`` or ``removed``
   (building or taking out a surface both work the ground),
-- ``devices`` and ``building_sites`` drawn as polygons.
+- ``devices`` and ``building_sites`` drawn as polygons; a building site whose
+  ``status`` is ``existing`` (on the ground and not enlarged: §148-11C(1) speaks
+  of buildings that "expand or enlarge") is no work and is left out, listed in
+  ``left_out``; one without a status counts (read as proposed, the
+  conservative reading).
 
 Areas are planar square feet in the working CRS, rounded to 0.001 sq ft
 (:data:`AREA_DECIMALS`) so coordinate round-off cannot decide a threshold. A device or building site
@@ -30,7 +34,7 @@ from typing import Any
 import shapely
 from shapely.geometry.base import BaseGeometry
 
-from ..geometry import area_sqft, union
+from ..geometry import DISTANCE_EPS_FT, area_sqft, union
 from ..model import FeatureLayer
 from ..vocabulary import read
 
@@ -49,6 +53,12 @@ AREA_DECIMALS = 3
 def attr(attrs: dict[str, Any], name: str) -> Any:
     """A field value by case-insensitive name."""
     return {str(k).lower(): v for k, v in attrs.items()}.get(name)
+
+
+def building_left_out(attrs: dict[str, Any]) -> bool:
+    """True for a building site marked ``existing`` (not enlarged, not removed): no work, so not affected area."""
+    r = read(attrs, "building_sites", "status")
+    return r.known and r.value == "existing"
 
 
 def impervious_status(attrs: dict[str, Any]) -> str:
@@ -84,6 +94,8 @@ class AffectedArea:
         Nouns (``device D1``) of points or lines outside the union.
     unknown_status : tuple of str
         Ids of impervious features with no known status.
+    left_out : tuple of str
+        Nouns of building sites marked existing (and not enlarged), left out.
     """
 
     sqft: float | None
@@ -94,6 +106,7 @@ class AffectedArea:
     supplied: tuple[str, ...] = ()
     unmeasured: tuple[str, ...] = ()
     unknown_status: tuple[str, ...] = ()
+    left_out: tuple[str, ...] = ()
 
     @property
     def exact(self) -> bool:
@@ -104,11 +117,12 @@ class AffectedArea:
         """``the union of disturbance (4,000 sq ft) and clearing (3,000 sq ft)``: which layers made the area."""
         names = {"impervious": "proposed or removed impervious", "devices": "devices drawn as polygons", "building_sites": "building sites drawn as polygons"}
         parts = [f"{names.get(r, r)} ({a:,.1f} sq ft)" for r, a in self.by_layer.items() if a > 0]
+        kept = f"; left out as existing and not enlarged: {', '.join(self.left_out)}" if self.left_out else ""
         if not parts:
-            return "no mapped area in " + ", ".join(self.supplied)
+            return "no mapped area in " + ", ".join(self.supplied) + kept
         if len(parts) == 1:
-            return parts[0]
-        return "the union of " + ", ".join(parts[:-1]) + " and " + parts[-1] + ", overlaps counted once"
+            return parts[0] + kept
+        return "the union of " + ", ".join(parts[:-1]) + " and " + parts[-1] + ", overlaps counted once" + kept
 
     def uncertainty_text(self) -> str:
         """What the area leaves out, or ``""``."""
@@ -145,6 +159,7 @@ def affected_area(layers: dict[str, FeatureLayer], unit_to_ft: float) -> Affecte
     unknown_ids: list[str] = []
     loose: list[tuple[Any, str]] = []
     every: list[Any] = []
+    left_out: list[str] = []
     for role in AREA_ROLES + FEATURE_ROLES:
         layer = layers.get(role)
         if layer is None:
@@ -159,6 +174,9 @@ def affected_area(layers: dict[str, FeatureLayer], unit_to_ft: float) -> Affecte
                     unknown_geoms.append(g)
                     unknown_ids.append(layer.ids[i])
                     continue
+            elif role == "building_sites" and building_left_out(layer.attrs[i]):
+                left_out.append(layer.ref(i).noun)
+                continue
             every.append(g)
             if g.geom_type in ("Polygon", "MultiPolygon"):
                 by_role.setdefault(role, []).append(g)
@@ -167,10 +185,10 @@ def affected_area(layers: dict[str, FeatureLayer], unit_to_ft: float) -> Affecte
     geometry = union([g for gs in by_role.values() for g in gs])
     activity = union(every + unknown_geoms)
     if not supplied:
-        return AffectedArea(None, None, geometry, activity, {}, supplied)
+        return AffectedArea(None, None, geometry, activity, {}, supplied, left_out=tuple(left_out))
     by_layer = {r: _sqft(union(by_role[r]), unit_to_ft) for r in AREA_ROLES + FEATURE_ROLES if r in by_role}
     sqft = _sqft(geometry, unit_to_ft)
-    unmeasured = tuple(noun for g, noun in loose if geometry.is_empty or not shapely.covers(geometry, g))
+    unmeasured = tuple(noun for g, noun in loose if geometry.is_empty or not _covered(geometry, g, unit_to_ft))
     if unmeasured or "disturbance" not in supplied:
         # No disturbance layer: the land the work disturbs is not drawn (an absent layer is unknown, never "none"), so
         # what the other layers show is a lower bound.
@@ -179,7 +197,20 @@ def affected_area(layers: dict[str, FeatureLayer], unit_to_ft: float) -> Affecte
         upper = _sqft(union([geometry, *unknown_geoms]), unit_to_ft)
     else:
         upper = sqft
-    return AffectedArea(sqft, upper, geometry, activity, by_layer, supplied, unmeasured, tuple(unknown_ids))
+    return AffectedArea(sqft, upper, geometry, activity, by_layer, supplied, unmeasured, tuple(unknown_ids), tuple(left_out))
+
+
+def _covered(area: BaseGeometry, g: BaseGeometry, unit_to_ft: float) -> bool:
+    """Whether the mapped area covers ``g``; a point on the area's edge counts at the exact-distance precision.
+
+    A point drawn on a polygon's edge is covered as drawn, but rotation or reprojection rounds it a hair outside:
+    the answer must not depend on how the plan is drawn, so each point part within ``DISTANCE_EPS_FT`` counts.
+    """
+    if shapely.covers(area, g):
+        return True
+    if g.geom_type not in ("Point", "MultiPoint"):
+        return False
+    return all(float(shapely.distance(area, p)) * unit_to_ft <= DISTANCE_EPS_FT for p in shapely.get_parts(g))
 
 
 def _sqft(geom: BaseGeometry, unit_to_ft: float) -> float:

@@ -21,7 +21,7 @@ import shapely
 from ..errors import StormwaterError
 from ..geometry import feet_text
 from ..model import Status
-from ..rulepack import Rule, RulePack
+from ..rulepack import Rule, RulePack, device_subject
 from ..vocabulary import read, unknown_words
 from .context import CheckContext
 
@@ -238,8 +238,18 @@ def check_frost_depth(ctx: CheckContext, rule: Rule) -> None:
             ctx.add(rule, Status.UNDETERMINED, f"{ref.noun}: {doubt}; its depth below grade is unknown until the value is corrected.",
                     subject=ref, required_ft=need_lo, geometry=point, **base)
             continue
+        tr = read(devices.attrs[i], "devices", "device_type")
+        subject, reading = device_subject(rule, str(tr.value) if tr.known else None)
         raw = ground / ctx.dem.z_to_ft
         depths = [raw * f - bottom for f in ctx.dem.z_to_ft_candidates()]
+        if subject == "open" and not all(d >= need_hi - EPS for d in depths):
+            # The words leave open whether this type is one of the rule's subjects: a shortfall is not a violation.
+            ctx.add(rule, Status.UNDETERMINED,
+                    f"{ref.noun} ({tr.value}) bottom is {ground - bottom:.1f} ft below grade ({ground:.1f} ft ground, {bottom:.1f} ft bottom), "
+                    f"against at least {need_lo:g} ft, but whether a {str(tr.value).replace('_', ' ')} is one of the text's "
+                    f"'{rule.params['device_subject']['subject']}' is open: {reading}",
+                    subject=ref, measured_ft=ground - bottom, required_ft=need_lo, geometry=point, **base, ground_elev_ft=ground, device_subject="open")
+            continue
         depth = ground - bottom
         head = f"{ref.noun} bottom is {depth:.1f} ft below grade ({ground:.1f} ft ground, {bottom:.1f} ft bottom)"
         extra = {**base, "ground_elev_ft": ground}

@@ -39,6 +39,13 @@ def check_storage_volume(ctx: CheckContext, rule: Rule) -> None:
     -----------------
     gal_per_sqft : float
         Gallons of storage per square foot of net increase (1.5 in the texts).
+    first_flush : dict, optional
+        ``depth_in`` (inches), ``citation`` and ``words``: the retrofit the same
+        subsection asks for (the Town's §148-11I(2)(j), the first 1/2 inch from
+        pre-development impervious areas, existing or removed). The storage is
+        compared with the sum: a shortfall inside the net-increase share is a
+        violation; one only in the half-inch share is an advisory quoting
+        ``words`` ("to the maximum extent practicable").
     """
     rate = float(rule.params["gal_per_sqft"])
     imp = ctx.layer("impervious")
@@ -75,16 +82,31 @@ def check_storage_volume(ctx: CheckContext, rule: Rule) -> None:
     provided = sum(v for v in values.values() if v is not None)
     base["provided_gal"] = provided
     msg = f"{provided:,.0f} gal provided by {len(values) - len(missing)} device(s) for {required:,.0f} gal required ({rate:g} gal × {areas.net_increase_sqft:,.0f} sq ft net new impervious)"
+    flush = rule.params.get("first_flush")
+    retrofit = 0.0
+    pre_sqft = area_sqft(_pre_development_impervious(imp)[0], ctx.unit_to_ft) if isinstance(flush, dict) else 0.0
+    if isinstance(flush, dict) and pre_sqft > 0:
+        retrofit = pre_sqft * float(flush["depth_in"]) / 12.0 * GAL_PER_CUFT
+        base["retrofit_gal"] = retrofit
+        msg += (f", plus {retrofit:,.0f} gal for the first {float(flush['depth_in']):g} in from {pre_sqft:,.0f} sq ft of "
+                f"pre-development impervious area ({flush['citation']}): {required + retrofit:,.0f} gal in all")
     if areas.unmeasured_site_ids and provided >= required:
         # The footprints not drawn add to the net increase: enough for the measured area is not enough for the plan.
         ctx.add(rule, Status.UNDETERMINED, msg + f" at least: {areas.unknown_text()}; draw them as polygons to size the storage.",
                 unmeasured_sites=list(areas.unmeasured_site_ids), **base)
-    elif provided >= required:
+    elif provided >= required + retrofit:
         ctx.add(rule, Status.PASS, msg + ".", **base)
+    elif provided >= required:
+        # The net-increase share is met; the half-inch retrofit is asked "to the maximum extent practicable".
+        short = required + retrofit - provided
+        ctx.add(rule, Status.ADVISORY, msg + f": the net-increase share is met, but the half-inch share is {short:,.0f} gal short. "
+                f"{flush['citation'] if isinstance(flush, dict) else ''} asks for the retrofit '{flush['words'] if isinstance(flush, dict) else ''}': "
+                "the reviewer decides whether more is practicable.", shortfall_gal=short, **base)
     elif missing:
         ctx.add(rule, Status.UNDETERMINED, msg + f"; device(s) {', '.join(missing)} have no storage_gal.", **base)
     else:
-        ctx.add(rule, Status.VIOLATION, msg + f": {required - provided:,.0f} gal short.", shortfall_gal=required - provided, **base)
+        extra = f" ({required + retrofit - provided:,.0f} gal short of the sum)" if retrofit else ""
+        ctx.add(rule, Status.VIOLATION, msg + f": {required - provided:,.0f} gal short of the net-increase share{extra}.", shortfall_gal=required - provided, **base)
 
 
 def _status(attrs: dict[str, Any]) -> str:

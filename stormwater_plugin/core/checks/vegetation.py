@@ -29,6 +29,8 @@ from .shoreline import removals
 
 PER_CENT = 0.01
 WATER_ROLES = ("shoreline", "waterbodies", "streams", "wetlands")
+#: Area layers whose ``use`` may say lawn (a use value means the same on every area layer).
+LAWN_ROLES = ("clearing", "disturbance", "impervious")
 
 
 def _overlap(a: BaseGeometry, b: BaseGeometry) -> BaseGeometry:
@@ -248,32 +250,41 @@ def _openings(ctx: CheckContext, lines: list[BaseGeometry], cleared: BaseGeometr
 
 
 def check_fertilizer_zone(ctx: CheckContext, rule: Rule) -> None:
-    """Lawn areas (``clearing.use`` = lawn) within ``distance_ft`` of any water body."""
+    """Lawn areas (``use`` = lawn on any area layer: ``lawn_roles``, default clearing, disturbance, impervious) within ``distance_ft`` of any water body.
+
+    A ``use`` value means the same on every area layer: a new lawn drawn in ``disturbance`` is a lawn as one drawn in
+    ``clearing`` is. An unrecognised use may be a lawn (undetermined within the distance).
+    """
     dist = float(rule.params["distance_ft"])
     use_values = {str(v).lower() for v in rule.params.get("lawn_uses", ["lawn"])}
+    roles = [str(r) for r in rule.params.get("lawn_roles", LAWN_ROLES)]
     geoms, refs, absent = ctx.features(list(rule.params.get("water_roles", WATER_ROLES[:3])))
     if geoms:
         ctx.zones.append(DisplayZone("fertilizer_zone", rule.id, f"{dist:g} ft no-fertilizer zone {rule.citation.text}", dist, display_buffer(union(geoms), ctx.to_units(dist), dist)))
-    clearing = ctx.layer("clearing")
-    uses = [read(a, "clearing", "use") for a in clearing.attrs] if clearing is not None else []
-    lawns = [i for i, r in enumerate(uses) if not r.known or str(r.value) in use_values]
-    if clearing is None:
-        ctx.skip(rule, "no clearing layer (lawns are clearing with use = lawn)")
+    areas = [(role, layer) for role in roles for layer in [ctx.layer(role)] if layer is not None]
+    lawns: list[tuple[Any, FeatureRef, Any]] = []
+    for role, area_layer in areas:
+        for i in range(len(area_layer)):
+            r = read(area_layer.attrs[i], role, "use")
+            if not r.known or str(r.value) in use_values:
+                lawns.append((area_layer.geoms[i], area_layer.ref(i), r))
+    if not areas:
+        ctx.skip(rule, f"no {' or '.join(roles)} layer (a lawn is an area with use = lawn)")
         return
+    if len(areas) < len(roles):
+        ctx.skip(rule, f"no {', '.join(r for r in roles if ctx.layer(r) is None)} layer: lawns read from {', '.join(r for r, _ in areas)} only")
     if not lawns:
-        ctx.skip(rule, "no lawn area proposed (clearing with use = lawn)")
+        ctx.skip(rule, f"no lawn area proposed (use = lawn on {', '.join(r for r, _ in areas)})")
         return
     if not geoms:
         ctx.add(rule, Status.UNDETERMINED, f"Lawn areas proposed but no water layer ({', '.join(absent)}) to measure the {dist:g} ft zone from.")
         return
     tree = shapely.STRtree(np.array(geoms, dtype=object))
-    for i in lawns:
-        g = clearing.geoms[i]
+    for g, ref, use in lawns:
         j = int(tree.query_nearest(g, all_matches=False)[0])
         d = ctx.to_feet(float(shapely.distance(g, geoms[j])))
-        ref = clearing.ref(i)
-        if d < dist - DISTANCE_EPS_FT and not uses[i].known:
-            ctx.add(rule, Status.UNDETERMINED, f"{ref.noun} lies {d:.1f} ft from {refs[j].noun}, and {unknown_words(uses[i])}: if it is a lawn, no lawn fertilizer within {dist:g} ft.",
+        if d < dist - DISTANCE_EPS_FT and not use.known:
+            ctx.add(rule, Status.UNDETERMINED, f"{ref.noun} lies {d:.1f} ft from {refs[j].noun}, and {unknown_words(use)}: if it is a lawn, no lawn fertilizer within {dist:g} ft.",
                     subject=ref, other=refs[j], measured_ft=d, required_ft=dist, geometry=shapely.shortest_line(g, geoms[j]), missing_fields=["use"])
         elif d < dist - DISTANCE_EPS_FT:
             ctx.add(rule, Status.ADVISORY, f"Lawn {ref.id} lies {d:.1f} ft from {refs[j].noun}: no lawn fertilizer within {dist:g} ft (except a new lawn's first season or a soil test showing need).",
