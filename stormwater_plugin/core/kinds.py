@@ -106,7 +106,9 @@ KINDS: dict[str, KindSpec] = {
     "device_setback": KindSpec("checks.setbacks:check_device_setback", reach=("required_ft",), envelope_role="setback", dem="gradient_setback",
                                law={"required_ft": "ft", "allowance.max_total_area_sqft": "sqft"},
                                params={"required_ft": ParamRule(positive="feet"), "gradient": ParamRule(one_of=("any", *GRADIENT_MODES), default="any"),
-                                       "targets": ParamRule(names_one="role")}),
+                                       "targets": ParamRule(names_one="role"),
+                                       # The text's words for the distance (core.limits.RELATION_WORDS): a least distance, or a zone.
+                                       "distance_words": ParamRule(one_of=("a minimum of", "within"), default="a minimum of")}),
     "shoreline_no_cut_buffer": KindSpec("checks.shoreline:check_no_cut_buffer", reach=("width_ft",), envelope_role="no_cut", law={"width_ft": "ft"}),
     "neighbour_notification": KindSpec("checks.notification:check_notification", run_by="notification", reach=("radius_ft", "adjacent_tolerance_ft"), law={"radius_ft": "ft"},
                                        how="automatic (list)"),

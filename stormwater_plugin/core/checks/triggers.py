@@ -20,7 +20,8 @@ from typing import Any
 
 import shapely
 
-from ..geometry import DISTANCE_EPS_FT, union
+from ..geometry import feet_text, union
+from ..limits import compare, decided
 from ..model import Status
 from ..rulepack import Rule
 from ..vocabulary import read
@@ -162,11 +163,11 @@ def check_sensitive_surroundings(ctx: CheckContext, rule: Rule) -> None:
         d = ctx.to_feet(float(shapely.distance(site, g)))
         if nearest is None or d < nearest[0]:
             nearest = (d, ref)
-        if d > within + DISTANCE_EPS_FT:
+        if not compare(d, within, "distance_ft", "within"):
             continue
         hits += 1
-        inside = shapely.intersects(site, g)
-        where = f"within or on the edge of {ref.noun}" if inside else f"{d:.1f} ft from {ref.noun}"
+        inside = decided(d, "distance_ft") == 0.0
+        where = f"within or on the edge of {ref.noun}" if inside else f"{feet_text(d, within)} ft from {ref.noun}"
         geom = shapely.intersection(site, g) if inside else shapely.shortest_line(site, g)
         ctx.add(
             rule,
