@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..__about__ import __version__
+from .limits import decided
 from .model import CheckResult, Finding, Warning_
 from .overrides import annotate_document
 
@@ -29,7 +30,8 @@ def finding_to_dict(f: Finding) -> dict[str, Any]:
         "subject": f.subject.as_dict() if f.subject else None,
         "other": f.other.as_dict() if f.other else None,
         # Within 0.005 ft of the limit, two decimals would print 20.0 for 19.9999: keep four there.
-        "measured_ft": _r(f.measured_ft, 4 if f.measured_ft is not None and f.required_ft is not None and abs(f.measured_ft - f.required_ft) < 0.005 else 2),
+        # The value that decided: at the decision precision of distances and depths, 0.01 ft (core.limits).
+        "measured_ft": None if f.measured_ft is None else decided(float(f.measured_ft), "distance_ft"),
         "required_ft": _r(f.required_ft),
         "message": f.message,
         "details": extra,

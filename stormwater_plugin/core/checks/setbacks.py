@@ -658,17 +658,19 @@ def _judge(
         return
     # A device with no high_traffic value fails a non-high-traffic rule under either
     # reading: the packs never make a high-traffic distance smaller than the ordinary one.
+    shortfall = margin(required, d_ft, "distance_ft")
     for k in d.unknown:
         if rule.applies.get(k) is False:
             caveat += f"; {k} is not set: as a {k.replace('_', '-')} device a wider distance would apply"
     add(
         Status.VIOLATION,
-        f"{where}{caveat}: {number_text(margin(required, d_ft, 'distance_ft'), 'distance_ft')} ft short.",
+        f"{where}{caveat}: " + (f"{number_text(shortfall, 'distance_ft')} ft short." if shortfall > 0 else
+                                f"at the limit, which the text's words ('{rule.params.get('distance_words')} {required:g} feet') include."),
         subject=dref,
         other=tref,
         measured_ft=d_ft,
         required_ft=required,
         geometry=line,
-        shortfall_ft=margin(required, d_ft, "distance_ft"),
+        shortfall_ft=shortfall,
         **extra,
     )

@@ -51,8 +51,7 @@ from shapely.geometry.base import BaseGeometry
 
 from ..checks.context import CheckContext
 from ..geometry import display_buffer
-from ..limits import compare as limits_compare
-from ..limits import number_text
+from ..limits import at_least_threshold, number_text
 from ..model import BuildingSiteSlope, DisplayZone, FeatureRef, Status
 from ..raster import ElevationGrid
 from ..rulepack import Rule
@@ -71,9 +70,13 @@ def slope_relation(compare: str) -> str:
         raise ValueError(f"compare must be 'gte' or 'gt', not {compare!r}") from None
 
 
-def exceeds(slope_pct: float, threshold_pct: float, compare: str) -> bool:
-    """Whether a slope meets the rule's test: ``gte`` (at or over) or ``gt`` (strictly over), at 0.1% (:mod:`..limits`)."""
-    return limits_compare(slope_pct, threshold_pct, "slope_pct", slope_relation(compare))
+def exceeds(slope_pct: Any, threshold_pct: float, compare: str) -> Any:
+    """Whether a slope (a number or an array) meets the rule's test: ``gte`` (at or over) or ``gt`` (strictly over).
+
+    Decided at 0.1%, as :func:`~stormwater_plugin.core.limits.compare` decides (the slope rounded half up, then
+    compared): the same as comparing the raw slope with the rounding's edge, which arrays need.
+    """
+    return slope_pct >= at_least_threshold(threshold_pct, "slope_pct", slope_relation(compare))
 
 
 def _words(compare: str, threshold: float) -> str:
