@@ -15,16 +15,19 @@ import numpy as np
 import shapely
 from shapely.geometry.base import BaseGeometry
 
-from .limits import number_text
+from .limits import number_text, precision
 from .model import FeatureLayer, Warning_
 
 #: Tolerance on a distance comparison, in feet. A feature at exactly the
 #: required distance complies; reprojection noise is far below this.
 DISTANCE_EPS_FT: float = 1e-6
 
-#: A geometry within this many feet of a polygon's edge is on it: a device snapped onto the disturbance edge in
-#: one CRS and reprojected lands ~1e-7 m to either side (float round-off), and must read the same either way.
-ON_EDGE_FT: float = 1e-6
+#: A geometry within this many feet of a polygon's edge is on it: half the decision precision of distances
+#: (core.limits), so a point whose distance to the polygon is decided, and printed, as 0.00 ft is on it. A device
+#: snapped onto the disturbance edge in one CRS and reprojected lands off the reprojected edge by round-off (~1e-7 m)
+#: and by the bend a straight edge takes between two projections (from EPSG:2260 to UTM 1.5e-6 ft mid-edge on a
+#: 200 ft edge, 4e-5 ft on 1,000 ft; from EPSG:2262 to 2260 at Lake George 1e-3 ft on 1,000 ft): far under this.
+ON_EDGE_FT: float = precision("distance_ft") / 2.0
 
 _POLYGONAL = {"Polygon", "MultiPolygon"}
 _LINEAR = {"LineString", "MultiLineString", "LinearRing"}
@@ -328,8 +331,8 @@ def covers_on_edge(area: BaseGeometry, geom: BaseGeometry, unit_to_ft: float) ->
     """Whether ``area`` covers ``geom``, a geometry within :data:`ON_EDGE_FT` of its edge counting as on it.
 
     A point is covered when its distance to ``area`` is at most ``ON_EDGE_FT``; a line or polygon when what
-    of it lies outside ``area`` lies within ``ON_EDGE_FT`` of it (a tolerance of round-off, not a distance
-    the texts set: the buffer is ``ON_EDGE_FT`` wide).
+    of it lies outside ``area`` lies within ``ON_EDGE_FT`` of it (the buffer is ``ON_EDGE_FT`` wide: the
+    precision of a distance, not a distance the texts set).
 
     Parameters
     ----------
