@@ -452,7 +452,7 @@ def check_clearing_slope(ctx: CheckContext, rule: Rule) -> None:
         if steep:
             msg = (
                 f"{_name(ref)}: about {fs.steep_area_sqft:,.0f} sq ft of the cleared land slopes {_words(compare, threshold)} "
-                f"(steepest DEM cell {number_text(fs.max_pct, 'slope_pct')}%, Horn): cleared land there may not be left devoid of growing vegetation {cover}"
+                f"(steepest DEM cell {number_text(fs.max_pct or 0.0, 'slope_pct')}%, Horn): cleared land there may not be left devoid of growing vegetation {cover}"
                 f"without a protective covering or erosion control measures ({rule.citation.text})."
             )
             ctx.add(rule, Status.ADVISORY, msg, subject=ref, geometry=fs.steep_geometry or geom, **extra)
