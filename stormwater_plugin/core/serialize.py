@@ -10,6 +10,11 @@ from .model import CheckResult, Finding, Warning_
 from .overrides import annotate_document
 
 
+def _area(x: float | None) -> float | None:
+    """An area as it was decided: 0.1 sq ft, half up (core.limits)."""
+    return None if x is None else decided(float(x), "area_sqft")
+
+
 def _r(x: float | None, nd: int = 2) -> float | None:
     return None if x is None else round(float(x), nd)
 
@@ -59,8 +64,8 @@ def result_to_dict(result: CheckResult, *, crs_name: str = "", inputs: dict[str,
         "project_class": result.project_class,
         "class_source": result.class_source,
         "computed_class": getattr(cls, "computed_class", None),
-        "disturbed_sqft": _r(getattr(cls, "disturbed_sqft", None), 1),
-        "new_impervious_sqft": _r(getattr(cls, "new_impervious_sqft", None), 1),
+        "disturbed_sqft": _area(getattr(cls, "disturbed_sqft", None)),
+        "new_impervious_sqft": _area(getattr(cls, "new_impervious_sqft", None)),
         "classification_reasons": [r.as_dict() for r in result.classification_reasons],
         "site_parcel": result.site_parcel_id,
         "working_crs": crs_name,

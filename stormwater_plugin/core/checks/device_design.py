@@ -19,6 +19,7 @@ import numpy as np
 import shapely
 
 from ..errors import StormwaterError
+from ..geometry import feet_text
 from ..limits import compare, decided, margin, number_text
 from ..model import Status
 from ..rulepack import Rule, RulePack
@@ -160,7 +161,7 @@ def check_vertical_separation(ctx: CheckContext, rule: Rule) -> None:
             # "a minimum of two feet above": decided at 0.01 ft (core.limits), the precision printed.
             sep = decided(bottom - level, "depth_ft")
             status = Status.PASS if compare(sep, min_ft, "depth_ft", str(rule.params.get("words", "a minimum of"))) else Status.VIOLATION
-            tail = f": {number_text(margin(min_ft, sep, 'depth_ft'), 'depth_ft')} ft short." if status is Status.VIOLATION else "."
+            tail = f": {feet_text(margin(min_ft, sep, 'depth_ft'), 0.0)} ft short." if status is Status.VIOLATION else "."
             ctx.add(rule, status, f"{ref.noun} bottom at {bottom:.2f} ft is {number_text(sep, 'depth_ft')} ft above {what} at {level:.2f} ft (required {min_ft:g} ft){tail}",
                     subject=ref, measured_ft=sep, required_ft=min_ft, geometry=point, limit=field)
 

@@ -2,8 +2,8 @@
 
 ``impervious.status`` is ``existing`` (pre-development), ``proposed`` (new)
 or ``removed`` (existing surface to be taken out). Areas are square feet on the
-ground of unions, so overlapping polygons are not counted twice, at the decision precision of areas (0.1 sq
-ft, :mod:`~stormwater_plugin.core.limits`):
+ground of unions, so overlapping polygons are not counted twice (compared and printed at the decision
+precision of areas, 0.1 sq ft, :mod:`~stormwater_plugin.core.limits`):
 
 - pre-development = existing;
 - post-development = (existing minus removed) plus proposed;
@@ -60,6 +60,7 @@ class ImperviousAreas:
 
     @property
     def net_increase_sqft(self) -> float:
+        """Post minus pre, never below zero, at the decision precision of areas (what the storage is sized from)."""
         return max(0.0, decided(self.post_sqft - self.existing_sqft, "area_sqft"))
 
     @property
@@ -106,9 +107,5 @@ def impervious_areas(layer: FeatureLayer, unit_to_ft: float, building_sites: Fea
     new = shapely.difference(proposed, existing) if not existing.is_empty else proposed
     drawn = union(by["existing"] + by["proposed"] + by["removed"])
     unmeasured = sorted(fid for g, fid in loose if drawn.is_empty or not covers_on_edge(drawn, g, unit_to_ft))
-
-    def sqft(g: Any) -> float:
-        # At the decision precision of areas (core.limits), the precision the findings print.
-        return decided(area_sqft(g, unit_to_ft), "area_sqft")
-
-    return ImperviousAreas(sqft(existing), sqft(post), sqft(new), tuple(unknown), sqft(union(buildings)), tuple(unmeasured))
+    return ImperviousAreas(area_sqft(existing, unit_to_ft), area_sqft(post, unit_to_ft), area_sqft(new, unit_to_ft), tuple(unknown),
+                           area_sqft(union(buildings), unit_to_ft), tuple(unmeasured))

@@ -664,7 +664,7 @@ def _judge(
             caveat += f"; {k} is not set: as a {k.replace('_', '-')} device a wider distance would apply"
     add(
         Status.VIOLATION,
-        f"{where}{caveat}: " + (f"{number_text(shortfall, 'distance_ft')} ft short." if shortfall > 0 else
+        f"{where}{caveat}: " + (f"{feet_text(shortfall, 0.0)} ft short." if shortfall > 0 else
                                 f"at the limit, which the text's words ('{rule.params.get('distance_words')} {required:g} feet') include."),
         subject=dref,
         other=tref,
