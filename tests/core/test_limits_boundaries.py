@@ -306,23 +306,24 @@ def test_a_point_1e_7_m_outside_the_disturbance_edge_is_on_it_and_0_01_ft_is_not
     assert not covers_on_edge(area, Point(30 + 0.01 / u, 10), u)
 
 
-def _class_and_statuses(poly: BaseGeometry, pt: BaseGeometry, u: float) -> tuple[str, tuple]:
+def _class_and_statuses(poly: BaseGeometry, pt: BaseGeometry, u: float, jurisdiction: str = "lake-george", klass: str | None = None) -> tuple[str, tuple]:
     site = {
         "disturbance": layer("disturbance", [poly]),
         "impervious": layer("impervious", [poly], ["I1"], [{"status": "proposed"}]),
         "devices": layer("devices", [pt], ["D1"], [{"device_type": "dry_well", "high_traffic": 0, "storage_gal": 1e6, "drain_days": 1,
                                                       "bottom_elev_ft": 100, "shgw_elev_ft": 90, "bedrock_elev_ft": 80}]),
     }
-    res = run("lake-george", site, None, None, unit_to_ft=u)
+    res = run(jurisdiction, site, None, klass, unit_to_ft=u)
     return res.project_class, tuple(sorted((f.rule_id, f.status.value) for f in res.findings))
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=30, deadline=None, derandomize=True)
 @given(
     w=st.floats(100, 300), h=st.floats(12, 16), edge=st.integers(0, 3), t=st.floats(0.01, 0.99),
     src=st.sampled_from(["EPSG:2260", "EPSG:2262"]), via=st.sampled_from(["EPSG:4326", "EPSG:32618", "EPSG:2260", "EPSG:2262"]),
+    jurisdiction=st.sampled_from(["lgpc", "lake-george", "mamakating"]), klass=st.sampled_from([None, "major"]),
 )
-def test_a_point_snapped_on_the_disturbance_edge_stays_on_it_through_any_reprojection(w, h, edge, t, src, via):
+def test_a_point_snapped_on_the_disturbance_edge_stays_on_it_through_any_reprojection(w, h, edge, t, src, via, jurisdiction, klass):
     pyproj = pytest.importorskip("pyproj")
     from shapely.ops import transform
 
@@ -333,7 +334,7 @@ def test_a_point_snapped_on_the_disturbance_edge_stays_on_it_through_any_reproje
     (ax, ay), (bx, by) = corners[edge], corners[(edge + 1) % 4]
     poly = box(x0, y0, x0 + w, y0 + h)
     pt = Point(ax + t * (bx - ax), ay + t * (by - ay))
-    ref = _class_and_statuses(poly, pt, METRE_PER_US_FT / METRE_PER_FT)
+    ref = _class_and_statuses(poly, pt, METRE_PER_US_FT / METRE_PER_FT, jurisdiction, klass)
     for path in ([src, via, "EPSG:32618"], [src, via, src], [src, via, "EPSG:2260"]):
         p, q = poly, pt
         for a, b in zip(path, path[1:]):
@@ -343,5 +344,5 @@ def test_a_point_snapped_on_the_disturbance_edge_stays_on_it_through_any_reproje
             p, q = transform(tr.transform, p), transform(tr.transform, q)
         unit = FT_PER_METRE if path[-1] == "EPSG:32618" else METRE_PER_US_FT / METRE_PER_FT
         assert covers_on_edge(p, q, unit), path
-        assert _class_and_statuses(p, q, unit) == ref, path
+        assert _class_and_statuses(p, q, unit, jurisdiction, klass) == ref, path
     assert math.isfinite(x0)
