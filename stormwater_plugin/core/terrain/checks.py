@@ -332,7 +332,7 @@ def footprint_slope(
     steep_pts = np.zeros(len(x), dtype=bool)
     if finite.any():
         fin_pts = np.isfinite(s_pts)
-        steep_pts[fin_pts] = np.array([exceeds(float(v), threshold_pct, compare) for v in s_pts[fin_pts]], dtype=bool)
+        steep_pts[fin_pts] = np.asarray(exceeds(s_pts[fin_pts], threshold_pct, compare), dtype=bool)
     steep_int = steep_pts[:n_int]
     cell_area_sqft = (spacing * unit_to_ft) ** 2
     steep_area = float(steep_int.sum()) * cell_area_sqft
