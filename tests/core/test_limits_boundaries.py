@@ -346,3 +346,30 @@ def test_a_point_snapped_on_the_disturbance_edge_stays_on_it_through_any_reproje
         assert covers_on_edge(p, q, unit), path
         assert _class_and_statuses(p, q, unit, jurisdiction, klass) == ref, path
     assert math.isfinite(x0)
+
+
+@pytest.mark.parametrize("grid_name", GRIDS)
+@pytest.mark.parametrize("pct,case", around(15.0, "slope_pct") + [(15.04, "t+0.04 prints 15.0")])
+def test_device_on_a_slope_greater_than_15_pct_646_4_14_a_7_and_148_11I_2_g(grid_name, pct, case):
+    u = GRIDS[grid_name]
+    dem = plane_dem(-200 / u, -200 / u, 400 / u, 2.0 / u, gx=pct / 100.0 * u, gy=0.0)
+    site = {"devices": layer("devices", [grid(box(-5, -5, 5, 5), u)], ["D1"], [{"device_type": "dry_well", "high_traffic": 0}])}
+    (f,) = findings_for(run("lake-george", site, dem, "minor", unit_to_ft=u), "lake-george.minor.device-slope-15")
+    # "a slope greater than 15%": 15.0% (15.04% measured) is not greater; 15.1% is.
+    assert f.status is (Status.ADVISORY if decided(pct, "slope_pct") > 15.0 else Status.PASS), case
+
+
+@pytest.mark.parametrize("jurisdiction", ["lgpc", "lake-george"])
+@pytest.mark.parametrize("depth,case", around(5.0, "depth_ft") + [(4.996, "t-0.004 prints 5.00")])
+def test_bottom_below_a_declared_5_ft_frost_depth_646_4_14_b_3_v_and_148_11I_3_c(jurisdiction, depth, case):
+    from stormwater_plugin.core.checks.device_design import override_prevailing_frost_depth
+    from stormwater_plugin.core.engine import SiteInputs, run_check
+    from stormwater_plugin.core.rulepack import load_pack
+
+    dem = plane_dem(-50, -50, 100, 1.0, gx=0.0, gy=0.0, z0=400.0)
+    devices = layer("devices", [Point(0.5, 0.5)], ["D1"], [{"bottom_elev_ft": 400.0 - depth, "device_type": "dry_well"}])
+    pack = override_prevailing_frost_depth(load_pack(jurisdiction), 5.0)
+    res = run_check(SiteInputs(layers={"devices": devices}, dem=dem, unit_to_ft=1.0, class_override="major"), pack)
+    (f,) = findings_for(res, f"{jurisdiction}.major.frost-depth")
+    assert f.status is (Status.PASS if decided(depth, "depth_ft") >= 5.0 else Status.VIOLATION), case
+    assert f"{number_text(depth, 'depth_ft')} ft below grade" in f.message
