@@ -18,8 +18,8 @@ from shapely.geometry.base import BaseGeometry
 from .limits import number_text, precision
 from .model import FeatureLayer, Warning_
 
-#: Tolerance on a distance comparison, in feet. A feature at exactly the
-#: required distance complies; reprojection noise is far below this.
+#: Floating-point tolerance between two measured lengths, in feet (openings that touch along the shore). Limits of the
+#: texts are never compared with it: every limit goes through :func:`stormwater_plugin.core.limits.compare`.
 DISTANCE_EPS_FT: float = 1e-6
 
 #: A geometry within this many feet of a polygon's edge is on it: half the decision precision of distances
