@@ -156,12 +156,29 @@ def handler_path(kind: str) -> tuple[str, str] | None:
     return f"{__name__.rsplit('.', 1)[0]}.{module}", name
 
 
+#: Parameters that hold the text's words for a relation to a limit (``core.limits.RELATION_WORDS``), at any depth.
+WORDS_PARAMS: tuple[str, ...] = ("words", "distance_words")
+
+
+def _words_problems(params: Mapping[str, object], path: str = "") -> list[tuple[str, str]]:
+    """A words parameter whose phrase the comparison policy does not know (it would fail the check)."""
+    from .limits import RELATION_WORDS
+
+    out: list[tuple[str, str]] = []
+    for key, value in params.items():
+        if isinstance(value, Mapping):
+            out += _words_problems(value, f"{path}{key}.")
+        elif key in WORDS_PARAMS and " ".join(str(value).lower().split()) not in RELATION_WORDS:
+            out.append((f"{path}{key}", f"must be words of core.limits.RELATION_WORDS (such as 'within', 'up to', 'a minimum of'), not {value!r}"))
+    return out
+
+
 def param_problems(kind: object, params: Mapping[str, object]) -> list[tuple[str, str]]:
     """``(parameter, what is wrong)`` for each of :attr:`KindSpec.params` that ``params`` of a ``kind`` rule break (none for an unknown kind)."""
     spec = KINDS.get(kind) if isinstance(kind, str) else None
     if spec is None:
         return []
-    return [(key, problem) for key, rule in spec.params.items() for problem in rule.problems(params, key)]
+    return [(key, problem) for key, rule in spec.params.items() for problem in rule.problems(params, key)] + _words_problems(params)
 
 
 __all__ = ["GRADIENT_MODES", "KindSpec", "ParamRule", "KINDS", "param_problems", "ENGINE_KINDS", "ENVELOPE_ROLES", "envelope_role", "handler_path"]

@@ -373,3 +373,14 @@ def test_bottom_below_a_declared_5_ft_frost_depth_646_4_14_b_3_v_and_148_11I_3_c
     (f,) = findings_for(res, f"{jurisdiction}.major.frost-depth")
     assert f.status is (Status.PASS if decided(depth, "depth_ft") >= 5.0 else Status.VIOLATION), case
     assert f"{number_text(depth, 'depth_ft')} ft below grade" in f.message
+
+
+def test_a_pack_whose_words_the_policy_does_not_know_fails_validation():
+    import json
+
+    from stormwater_plugin.core.rulepack import PACK_DIR, validate_pack_dict
+
+    data = json.loads((PACK_DIR / "lake-george.json").read_text(encoding="utf-8"))
+    rule = next(r for r in data["rules"] if r["id"] == "lake-george.major.lake-george-35")
+    rule["params"]["allowance"]["words"] = "roughly"
+    assert any("allowance.words" in e for e in validate_pack_dict(data))
