@@ -48,6 +48,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Mapping
 
+from .limits import RELATION_WORDS
+
 #: The relations a ``device_setback`` rule's ``gradient`` may name besides ``any`` (``checks.setback_gradient.MODES``).
 GRADIENT_MODES: tuple[str, ...] = ("device_upgradient", "device_downgradient")
 
@@ -162,8 +164,6 @@ WORDS_PARAMS: tuple[str, ...] = ("words", "distance_words")
 
 def _words_problems(params: Mapping[str, object], path: str = "") -> list[tuple[str, str]]:
     """A words parameter whose phrase the comparison policy does not know (it would fail the check)."""
-    from .limits import RELATION_WORDS
-
     out: list[tuple[str, str]] = []
     for key, value in params.items():
         if isinstance(value, Mapping):

@@ -35,7 +35,7 @@ def check_plot_plan_inventory(ctx: CheckContext, rule: Rule) -> None:
         if layer is None or len(layer) == 0:
             continue
         tree = shapely.STRtree(layer.geoms)
-        # "within 100 feet", decided at 0.01 ft (core.limits): what prints as 100.00 ft is within.
+        # "within" the plot-plan distance, decided at 0.01 ft (core.limits): what prints as the distance is within.
         hits = tree.query(ctx.site_geometry, predicate="dwithin", distance=ctx.to_units(dist + precision("distance_ft")))
         for j in np.atleast_1d(hits):
             j = int(j)

@@ -63,7 +63,7 @@ def neighbour_parcels(
     """Parcels within ``radius_ft`` of the site parcels' edge, nearest first (the site's own excluded)."""
     site = shapely.union_all(parcels.geoms[site_idx])
     tree = shapely.STRtree(parcels.geoms)
-    # "within 500 feet", decided at 0.01 ft (core.limits): a parcel 500.004 ft away prints 500.00 and is within.
+    # "within" the radius, decided at 0.01 ft (core.limits): a parcel 0.004 ft beyond it prints as the radius and is within.
     hits = tree.query(site, predicate="dwithin", distance=(radius_ft + precision("distance_ft")) / unit_to_ft)
     skip = set(site_idx)
     cand = np.array([int(h) for h in hits if int(h) not in skip], dtype=int)
