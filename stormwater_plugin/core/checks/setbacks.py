@@ -69,7 +69,7 @@ import shapely
 from shapely.geometry.base import BaseGeometry
 
 from ..geometry import area_sqft, display_buffer, feet_text
-from ..limits import compare, decided, margin, number_text, relation
+from ..limits import compare, decided, margin, number_text, precision, relation
 from ..model import ROLE_NOUN, DisplayZone, FeatureRef, Status
 from ..rulepack import Rule
 from ..vocabulary import Reading, read, unknown_words
@@ -286,7 +286,7 @@ def check_device_setback(ctx: CheckContext, rule: Rule) -> None:
                     required_ft=required,
                 )
             continue
-        near = targets.tree.query(dev, predicate="dwithin", distance=ctx.to_units(required))
+        near = targets.tree.query(dev, predicate="dwithin", distance=ctx.to_units(required + precision("distance_ft") / 2.0))  # what may decide as the limit
         idx = sorted(targets.nearest_per_role(dev) | set(int(j) for j in np.atleast_1d(near)))
         for j in idx:
             _judge(ctx, out, d, j, targets, required, gradient_mode, tol, allowance, allowance_total)
@@ -325,7 +325,7 @@ def _allowance_total(
         if tr.known and tr.value not in allowance["device_types"]:
             continue
         dev = devices.geoms[d.i]
-        hits = targets.tree.query(dev, predicate="dwithin", distance=ctx.to_units(required))
+        hits = targets.tree.query(dev, predicate="dwithin", distance=ctx.to_units(required + precision("distance_ft") / 2.0))
         close = [j for j in np.atleast_1d(hits) if short_of(rule, ctx.to_feet(shapely.distance(dev, targets.geoms[int(j)])), required)]
         if not close:
             continue
@@ -414,7 +414,9 @@ def _judge_gradient(
         )
         return None
 
-    reading = read_sides(dev, tgt, ctx.to_units(required), ctx.dem, ctx.unit_to_ft, mode, tol)
+    # Read every part whose distance may be decided (at 0.01 ft, core.limits) as the limit or less: up to half the
+    # precision beyond it; short_of then judges each part's distance by the text's words.
+    reading = read_sides(dev, tgt, ctx.to_units(required + precision("distance_ft") / 2.0), ctx.dem, ctx.unit_to_ft, mode, tol)
     d_unknown = reading.unknown.distance_ft
     statuses = []
     for part in reading.qualifying:
