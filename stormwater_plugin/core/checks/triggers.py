@@ -183,5 +183,5 @@ def check_sensitive_surroundings(ctx: CheckContext, rule: Rule) -> None:
         ctx.add(rule, Status.UNDETERMINED, f"No {', '.join(absent)} layer: the site's surroundings within {within:g} ft are not fully known.", required_ft=within)
         ctx.skip(rule, f"no {', '.join(absent)} layer")
     elif not hits:
-        tail = f" (nearest: {nearest[1].noun}, {nearest[0]:.1f} ft)" if nearest is not None else ""
+        tail = f" (nearest: {nearest[1].noun}, {feet_text(nearest[0], within)} ft)" if nearest is not None else ""
         ctx.add(rule, Status.PASS, f"No mapped {' or '.join(roles)} within {within:g} ft of the site{tail}.", measured_ft=nearest[0] if nearest else None, required_ft=within)

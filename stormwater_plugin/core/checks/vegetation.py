@@ -168,8 +168,8 @@ def _check_lot_opening(
     frontage = ctx.to_feet(sum(float(ln.length) for ln in lines))
     if frontage <= 0:
         gap = ctx.to_feet(float(shapely.distance(lot, shore)))
-        if gap <= width:
-            ctx.add(rule, Status.UNDETERMINED, f"{name} lies {gap:.1f} ft from the mean high-water line, within the {width:g} ft buffer, but no shoreline frontage "
+        if compare(gap, width, "distance_ft", "within"):
+            ctx.add(rule, Status.UNDETERMINED, f"{name} lies {feet_text(gap, width)} ft from the mean high-water line, within the {width:g} ft buffer, but no shoreline frontage "
                     f"is measured on it (within {tol:g} ft of the lot): its frontage cannot be measured. Check the parcel line against the shoreline.",
                     subject=ref, measured_ft=gap)
         else:
