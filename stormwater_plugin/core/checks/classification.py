@@ -26,7 +26,7 @@ from typing import Any
 
 import shapely
 
-from ..geometry import area_sqft, union
+from ..geometry import ON_EDGE_FT, area_sqft, union
 from ..limits import compare, decided, number_text
 from ..model import ROLE_NOUN, ClassReason, FeatureLayer, Status, Warning_
 from ..rulepack import ClassRule, RulePack, SubdivisionRule
@@ -192,18 +192,21 @@ def _without_geometry(layers: dict[str, FeatureLayer]) -> list[tuple[str, str]]:
     return sorted((r, fid) for r in AREA_ROLES + FEATURE_ROLES if r in layers for fid in layers[r].no_geometry)
 
 
-def _sites_by_lot(sites: FeatureLayer, lots: list[Any]) -> list[list[tuple[str, str]]]:
+def _sites_by_lot(sites: FeatureLayer, lots: list[Any], unit_to_ft: float) -> list[list[tuple[str, str]]]:
     """Per lot, (id, normalised use) of its building sites, sorted by id.
 
     A site belongs to every lot whose interior it meets; one that meets no lot's interior (a point on a
-    lot line) belongs to every lot it touches.
+    lot line) belongs to every lot it touches. A point within :data:`~..geometry.ON_EDGE_FT` of a lot line is
+    on it, whichever side a reprojection put it.
     """
+    tol = ON_EDGE_FT / unit_to_ft
     out: list[list[tuple[str, str]]] = [[] for _ in lots]
     for g, a, fid in zip(sites.geoms, sites.attrs, sites.ids):
         if g is None or g.is_empty:
             continue
-        inside = [k for k, lot in enumerate(lots) if shapely.relate_pattern(lot, g, "T********")]
-        for k in inside or [k for k, lot in enumerate(lots) if shapely.intersects(lot, g)]:
+        touching = [k for k, lot in enumerate(lots) if float(shapely.distance(lot, g)) <= tol]
+        inside = [] if g.geom_type == "Point" else [k for k, lot in enumerate(lots) if shapely.relate_pattern(lot, g, "T********")]
+        for k in inside or touching:
             out[k].append((fid, normal_use(attr(a, "use"))))
     return [sorted(x) for x in out]
 
@@ -279,7 +282,7 @@ def _minor_subdivision(
         if sites is None:
             open_parts.append(f"with no building_sites layer the limit of {rule.max_residences_per_lot} single-family residential structure(s) per lot cannot be checked")
         else:
-            by_lot = _sites_by_lot(sites, lots)
+            by_lot = _sites_by_lot(sites, lots, unit_to_ft)
             for k in order:
                 found = by_lot[k]
                 other_use = [(fid, u) for fid, u in found if u and u not in SINGLE_FAMILY_USES and u not in ACCESSORY_USES]

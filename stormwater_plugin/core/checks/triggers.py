@@ -20,7 +20,7 @@ from typing import Any
 
 import shapely
 
-from ..geometry import feet_text, union
+from ..geometry import ON_EDGE_FT, feet_text, union
 from ..limits import compare, decided
 from ..model import Status
 from ..rulepack import Rule
@@ -111,7 +111,8 @@ def check_soil_trigger(ctx: CheckContext, rule: Rule) -> None:
     hit: list[str] = []
     unknown: list[str] = []
     for i in range(len(soils)):
-        if not shapely.intersects(soils.geoms[i], activity):
+        # A device within ON_EDGE_FT of a soil polygon's edge is on it, whichever side a reprojection put it.
+        if float(shapely.distance(soils.geoms[i], activity)) > ON_EDGE_FT / ctx.unit_to_ft:
             continue
         raw = {str(k).lower(): v for k, v in soils.attrs[i].items()}.get(field.lower())
         flag = _test(raw, op, value)
