@@ -385,3 +385,25 @@ def test_a_pack_whose_words_the_policy_does_not_know_fails_validation():
     rule = next(r for r in data["rules"] if r["id"] == "lake-george.major.lake-george-35")
     rule["params"]["allowance"]["words"] = "roughly"
     assert any("allowance.words" in e for e in validate_pack_dict(data))
+
+
+@pytest.mark.parametrize("off_m", [-1e-7, 0.0, 1e-7])
+def test_a_device_on_the_edge_of_a_high_transport_soil_is_on_it_646_4_12_b_2_a_i(off_m):
+    u = FT_PER_METRE
+    site = {
+        "soils": layer("soils", [box(0, 0, 30, 30), box(-100, -100, -60, -60)], ["S1", "S2"], [{"high_transport": 1}, {"high_transport": 0}]),
+        "devices": layer("devices", [Point(30 + off_m, 10)], ["D1"], [{"device_type": "dry_well", "high_traffic": 0}]),
+    }
+    (f,) = findings_for(run("lgpc", site, None, "minor", unit_to_ft=u), "lgpc.minor.may-be-major-soils")
+    ref = findings_for(run("lgpc", dict(site, devices=layer("devices", [Point(20, 10)], ["D1"], [{"device_type": "dry_well", "high_traffic": 0}])), None, "minor", unit_to_ft=u),
+                       "lgpc.minor.may-be-major-soils")[0]
+    assert f.status is ref.status and "S1" in f.message
+
+
+@pytest.mark.parametrize("off_m", [-1e-7, 0.0, 1e-7])
+def test_a_building_site_point_on_a_lot_line_belongs_to_both_lots_646_4_12_a_2(off_m):
+    from stormwater_plugin.core.checks.classification import _sites_by_lot
+
+    lots = [box(0, 0, 50, 50), box(50, 0, 100, 50)]
+    sites = layer("building_sites", [Point(50 + off_m, 25)], ["B1"], [{"use": "single_family"}])
+    assert _sites_by_lot(sites, lots, FT_PER_METRE) == [[("B1", "single_family")], [("B1", "single_family")]]
