@@ -16,8 +16,10 @@ The affected area is therefore the union (overlaps counted once) of
   ``left_out``; one without a status counts (read as proposed, the
   conservative reading).
 
-Areas are planar square feet in the working CRS, rounded to 0.001 sq ft
-(:data:`AREA_DECIMALS`) so coordinate round-off cannot decide a threshold. A device or building site
+Areas are square feet on the ground (the working CRS's grid corrected by its scale factor),
+taken at the decision precision of areas, 0.1 sq ft (:mod:`~stormwater_plugin.core.limits`), the
+precision the findings print: coordinate round-off cannot decide a threshold, and an area that prints as
+the limit is at it. A device or building site
 drawn as a point or a line lying outside those polygons has a footprint the
 plan does not show: the area is then only a lower bound (``upper_sqft`` is
 infinite). An impervious feature of unknown status may or may not count: it
@@ -31,10 +33,10 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-import shapely
 from shapely.geometry.base import BaseGeometry
 
-from ..geometry import DISTANCE_EPS_FT, area_sqft, union
+from ..geometry import area_sqft, covers_on_edge, union
+from ..limits import DECIMALS, compare, decided
 from ..model import FeatureLayer
 from ..vocabulary import read
 
@@ -45,9 +47,9 @@ FEATURE_ROLES: tuple[str, ...] = ("devices", "building_sites")
 #: Impervious ``status`` values that are work on the ground.
 WORKED_STATUSES: tuple[str, ...] = ("proposed", "removed")
 _KNOWN_STATUSES = ("existing", "proposed", "removed")
-#: Areas are rounded to this many decimals of a square foot, so that floating-point noise from the
-#: coordinates (43,559.99999999999 for a one-acre polygon) does not decide a threshold.
-AREA_DECIMALS = 3
+#: Areas are rounded to this many decimals of a square foot (the one comparison policy's precision for areas), so that
+#: floating-point noise from the coordinates (43,559.99999999999 for a one-acre polygon) does not decide a threshold.
+AREA_DECIMALS = DECIMALS["area_sqft"]
 
 
 def attr(attrs: dict[str, Any], name: str) -> Any:
@@ -146,8 +148,9 @@ class AffectedArea:
         """Whether the area is at (``strict``: above) ``threshold``; ``None`` when the plan allows both answers."""
         if self.sqft is None or self.upper_sqft is None:
             return None
-        lo = self.sqft > threshold if strict else self.sqft >= threshold
-        hi = self.upper_sqft > threshold if strict else self.upper_sqft >= threshold
+        rel = ">" if strict else ">="
+        lo = compare(self.sqft, threshold, "area_sqft", rel)
+        hi = compare(self.upper_sqft, threshold, "area_sqft", rel)
         return lo if lo == hi else None
 
 
@@ -188,7 +191,7 @@ def affected_area(layers: dict[str, FeatureLayer], unit_to_ft: float) -> Affecte
         return AffectedArea(None, None, geometry, activity, {}, supplied, left_out=tuple(left_out))
     by_layer = {r: _sqft(union(by_role[r]), unit_to_ft) for r in AREA_ROLES + FEATURE_ROLES if r in by_role}
     sqft = _sqft(geometry, unit_to_ft)
-    unmeasured = tuple(noun for g, noun in loose if geometry.is_empty or not _covered(geometry, g, unit_to_ft))
+    unmeasured = tuple(noun for g, noun in loose if geometry.is_empty or not covers_on_edge(geometry, g, unit_to_ft))
     if unmeasured or "disturbance" not in supplied:
         # No disturbance layer: the land the work disturbs is not drawn (an absent layer is unknown, never "none"), so
         # what the other layers show is a lower bound.
@@ -200,18 +203,5 @@ def affected_area(layers: dict[str, FeatureLayer], unit_to_ft: float) -> Affecte
     return AffectedArea(sqft, upper, geometry, activity, by_layer, supplied, unmeasured, tuple(unknown_ids), tuple(left_out))
 
 
-def _covered(area: BaseGeometry, g: BaseGeometry, unit_to_ft: float) -> bool:
-    """Whether the mapped area covers ``g``; a point on the area's edge counts at the exact-distance precision.
-
-    A point drawn on a polygon's edge is covered as drawn, but rotation or reprojection rounds it a hair outside:
-    the answer must not depend on how the plan is drawn, so each point part within ``DISTANCE_EPS_FT`` counts.
-    """
-    if shapely.covers(area, g):
-        return True
-    if g.geom_type not in ("Point", "MultiPoint"):
-        return False
-    return all(float(shapely.distance(area, p)) * unit_to_ft <= DISTANCE_EPS_FT for p in shapely.get_parts(g))
-
-
 def _sqft(geom: BaseGeometry, unit_to_ft: float) -> float:
-    return round(area_sqft(geom, unit_to_ft), AREA_DECIMALS)
+    return decided(area_sqft(geom, unit_to_ft), "area_sqft")

@@ -3,8 +3,15 @@
 Parameters (from the pack)
 --------------------------
 required_ft : float
-    Minimum edge-to-edge distance in feet. A feature at exactly this
-    distance complies.
+    The edge-to-edge distance in feet the text sets. Distances are decided at
+    0.01 ft, the precision they print (:mod:`~stormwater_plugin.core.limits`).
+distance_words : optional str
+    The text's words for the distance (:data:`~stormwater_plugin.core.limits.RELATION_WORDS`),
+    default ``a minimum of``: words of a least distance ("a minimum of",
+    "at least") say where the device must be, and a feature at exactly
+    ``required_ft`` complies; words of a zone ("within": "shall not be
+    installed within 20 feet") say where it must not be, and a feature at
+    exactly ``required_ft`` is within it.
 targets : list of {role, name_matches?}
     Feature classes measured against; ``name_matches`` keeps features whose
     name field (``waterbody``, ``name``, ``gnis_name``…) contains the text.
@@ -61,7 +68,8 @@ import numpy as np
 import shapely
 from shapely.geometry.base import BaseGeometry
 
-from ..geometry import DISTANCE_EPS_FT, area_sqft, display_buffer, feet_text
+from ..geometry import area_sqft, display_buffer, feet_text
+from ..limits import compare, decided, margin, number_text, precision, relation
 from ..model import ROLE_NOUN, DisplayZone, FeatureRef, Status
 from ..rulepack import Rule
 from ..vocabulary import Reading, read, unknown_words
@@ -121,6 +129,18 @@ class _Out:
         self.ctx.add(self.rule, status, message, **kw)
 
 
+def short_of(rule: Rule, d_ft: float, required: float) -> bool:
+    """Whether a device ``d_ft`` from a feature breaks ``rule``'s distance ``required`` (feet), by the text's words.
+
+    ``distance_words`` (default ``a minimum of``) decide at the limit, the distance taken at 0.01 ft
+    (:func:`~stormwater_plugin.core.limits.compare`): words of a least distance (``>=``, ``>``) are broken
+    when they do not hold; words of a zone (``within``: ``<=``) when they hold.
+    """
+    rel = relation(str(rule.params.get("distance_words", "a minimum of")))
+    holds = compare(d_ft, required, "distance_ft", rel)
+    return holds if rel in ("<=", "<") else not holds
+
+
 def _extent_drawn(geom: BaseGeometry) -> bool:
     """Whether a feature is drawn as an area (a point or a line leaves its extent undrawn)."""
     return geom.geom_type in ("Polygon", "MultiPolygon")
@@ -161,7 +181,7 @@ def _undrawn_extent(rule: Rule, tref: FeatureRef, tgt: BaseGeometry, d_ft: float
         if spec["role"] != tref.layer or extent is None:
             continue
         extent = float(extent)
-        if d_ft >= required + extent - DISTANCE_EPS_FT:
+        if not short_of(rule, d_ft, required + extent):
             return None
         noun = ROLE_NOUN.get(tref.layer, tref.layer)
         shape = "a point" if "Point" in tgt.geom_type else "a line"
@@ -234,7 +254,7 @@ def check_device_setback(ctx: CheckContext, rule: Rule) -> None:
         ctx.skip(rule, f"no {names} layer")
 
     allowance = p.get("allowance")
-    allowance_total = _allowance_total(ctx, devices, chosen, targets, required, allowance) if allowance else None
+    allowance_total = _allowance_total(ctx, rule, devices, chosen, targets, required, allowance) if allowance else None
 
     for d in chosen:
         dev = devices.geoms[d.i]
@@ -266,7 +286,7 @@ def check_device_setback(ctx: CheckContext, rule: Rule) -> None:
                     required_ft=required,
                 )
             continue
-        near = targets.tree.query(dev, predicate="dwithin", distance=ctx.to_units(required))
+        near = targets.tree.query(dev, predicate="dwithin", distance=ctx.to_units(required + precision("distance_ft") / 2.0))  # what may decide as the limit
         idx = sorted(targets.nearest_per_role(dev) | set(int(j) for j in np.atleast_1d(near)))
         for j in idx:
             _judge(ctx, out, d, j, targets, required, gradient_mode, tol, allowance, allowance_total)
@@ -289,6 +309,7 @@ class _Allowance:
 
 def _allowance_total(
     ctx: CheckContext,
+    rule: Rule,
     devices: Any,
     chosen: list[_Device],
     targets: SetbackTargets | None,
@@ -304,8 +325,8 @@ def _allowance_total(
         if tr.known and tr.value not in allowance["device_types"]:
             continue
         dev = devices.geoms[d.i]
-        hits = targets.tree.query(dev, predicate="dwithin", distance=ctx.to_units(required))
-        close = [j for j in np.atleast_1d(hits) if ctx.to_feet(shapely.distance(dev, targets.geoms[int(j)])) < required - DISTANCE_EPS_FT]
+        hits = targets.tree.query(dev, predicate="dwithin", distance=ctx.to_units(required + precision("distance_ft") / 2.0))
+        close = [j for j in np.atleast_1d(hits) if short_of(rule, ctx.to_feet(shapely.distance(dev, targets.geoms[int(j)])), required)]
         if not close:
             continue
         a = area_sqft(dev, ctx.unit_to_ft) if _extent_drawn(dev) else None
@@ -393,14 +414,15 @@ def _judge_gradient(
         )
         return None
 
-    reading = read_sides(dev, tgt, ctx.to_units(required), ctx.dem, ctx.unit_to_ft, mode, tol)
-    limit = required - DISTANCE_EPS_FT
+    # Read every part whose distance may be decided (at 0.01 ft, core.limits) as the limit or less: up to half the
+    # precision beyond it; short_of then judges each part's distance by the text's words.
+    reading = read_sides(dev, tgt, ctx.to_units(required + precision("distance_ft") / 2.0), ctx.dem, ctx.unit_to_ft, mode, tol)
     d_unknown = reading.unknown.distance_ft
     statuses = []
     for part in reading.qualifying:
-        if part.distance_ft < limit:
+        if short_of(out.rule, part.distance_ft, required):
             statuses.append(Status.VIOLATION)
-        elif d_unknown < limit:
+        elif short_of(out.rule, d_unknown, required):
             statuses.append(Status.UNDETERMINED)
         else:
             statuses.append(Status.PASS)
@@ -430,7 +452,7 @@ def _judge_gradient(
                 f"; measured between the nearest part of the device and part of it where it is {other_side} of the device or level: {txt} there;"
                 f" its nearest point, {d_min:.1f} ft away, reads: {near_txt}, but the rule covers any part within {required:g} ft"
             )
-        if d_unknown < part.distance_ft - DISTANCE_EPS_FT:
+        if decided(d_unknown, "distance_ft") < decided(part.distance_ft, "distance_ft"):
             caveat += f"; the DEM has no data over a nearer part of it ({d_unknown:.1f} ft): the shortfall may be larger"
         if len(set(q.distance_ft for q in reading.qualifying)) > 1:
             caveat += "; the DEM's elevation unit was not declared: the distance is the one that holds under every candidate unit"
@@ -533,7 +555,7 @@ def _judge(
     tref = targets.refs[j]
     d_ft = ctx.to_feet(float(shapely.distance(dev, tgt)))
     line = shapely.shortest_line(dev, tgt)
-    short = d_ft < required - DISTANCE_EPS_FT
+    short = short_of(rule, d_ft, required)
     extra: dict[str, Any] = {"target_role": tref.layer}
     caveat = ""
     undrawn = _undrawn_extent(rule, tref, tgt, d_ft, required)
@@ -560,6 +582,12 @@ def _judge(
     type_note = unknown_words(tr) if not tr.known else ""
     if allowance and allowance_total is not None and may_be_allowed and d.traffic["high_traffic"] is not True:
         limit = float(allowance["max_total_area_sqft"])
+        # "up to 400 square feet" (the allowance's words, default "up to"): a total that prints as the limit is allowed.
+        words = str(allowance.get("words", "up to"))
+
+        def allowed(total: float) -> bool:
+            return compare(total, limit, "area_sqft", words)
+
         own = allowance_total.own.get(d.i)
         # Best case for this device: it and the known allowance-type devices only; worst case: every device that may be one.
         best = allowance_total.known if tr.known else (None if own is None or allowance_total.known is None else allowance_total.known + own)
@@ -576,27 +604,27 @@ def _judge(
                 **extra,
             )
             return
-        if best <= limit and (type_note or worst is None or worst > limit):
+        if allowed(best) and (type_note or worst is None or not allowed(worst)):
             if type_note:
-                why = f"{type_note}: as porous pavement it would be allowed ({best:.0f} sq ft within {required:g} ft, limit {limit:g} sq ft), as any other type it would not"
+                why = f"{type_note}: as porous pavement it would be allowed ({number_text(best, 'area_sqft')} sq ft within {required:g} ft, limit {limit:g} sq ft), as any other type it would not"
             else:
                 why = (f"allowed as porous pavement if the devices of unknown type near it are not porous pavement: "
-                       f"{best:.0f} sq ft known, up to {worst:.0f} sq ft in total" if worst is not None else
-                       f"allowed as porous pavement if the devices of unknown type near it (not drawn as areas) are not porous pavement: {best:.0f} sq ft known")
+                       f"{number_text(best, 'area_sqft')} sq ft known, up to {number_text(worst, 'area_sqft')} sq ft in total" if worst is not None else
+                       f"allowed as porous pavement if the devices of unknown type near it (not drawn as areas) are not porous pavement: {number_text(best, 'area_sqft')} sq ft known")
                 why += f" within {required:g} ft, limit {limit:g} sq ft; set device_type on those devices"
-            add(Status.UNDETERMINED, f"{where}{caveat}; {why}.", allowance=allowance["citation"], allowance_total_sqft=best, **common, **extra)
+            add(Status.UNDETERMINED, f"{where}{caveat}; {why}.", allowance=allowance["citation"], allowance_total_sqft=decided(best, "area_sqft"), **common, **extra)
             return
-        if best <= limit:
+        if allowed(best):
             add(
                 Status.PASS,
-                f"{where}{caveat}; allowed as porous pavement: {best:.0f} sq ft in total within {required:g} ft, limit {limit:g} sq ft ({allowance['citation']}).",
-                allowance_total_sqft=best,
+                f"{where}{caveat}; allowed as porous pavement: {number_text(best, 'area_sqft')} sq ft in total within {required:g} ft, limit {limit:g} sq ft ({allowance['citation']}).",
+                allowance_total_sqft=decided(best, "area_sqft"),
                 **common,
                 **extra,
             )
             return
-        extra["allowance_total_sqft"] = best
-        caveat += f"; porous pavement within {required:g} ft totals {best:.0f} sq ft, over the {limit:g} sq ft allowance"
+        extra["allowance_total_sqft"] = decided(best, "area_sqft")
+        caveat += f"; porous pavement within {required:g} ft totals {number_text(best, 'area_sqft')} sq ft, over the {limit:g} sq ft allowance"
         if type_note:
             caveat += f" even if this device is porous pavement ({type_note})"
 
@@ -632,17 +660,19 @@ def _judge(
         return
     # A device with no high_traffic value fails a non-high-traffic rule under either
     # reading: the packs never make a high-traffic distance smaller than the ordinary one.
+    shortfall = margin(required, d_ft, "distance_ft")
     for k in d.unknown:
         if rule.applies.get(k) is False:
             caveat += f"; {k} is not set: as a {k.replace('_', '-')} device a wider distance would apply"
     add(
         Status.VIOLATION,
-        f"{where}{caveat}: {feet_text(required - d_ft, 0.0)} ft short.",
+        f"{where}{caveat}: " + (f"{feet_text(shortfall, 0.0)} ft short." if shortfall > 0 else
+                                f"at the limit, which the text's words ('{rule.params.get('distance_words')} {required:g} feet') include."),
         subject=dref,
         other=tref,
         measured_ft=d_ft,
         required_ft=required,
         geometry=line,
-        shortfall_ft=required - d_ft,
+        shortfall_ft=shortfall,
         **extra,
     )

@@ -32,7 +32,8 @@ from typing import Any
 import shapely
 from shapely.geometry.base import BaseGeometry
 
-from ..geometry import DISTANCE_EPS_FT, area_sqft, display_buffer, union
+from ..geometry import area_sqft, display_buffer, feet_text, union
+from ..limits import compare
 from ..model import DisplayZone, FeatureLayer, FeatureRef, Status, Warning_
 from ..rulepack import Rule
 from ..vocabulary import read
@@ -96,11 +97,12 @@ def check_no_cut_buffer(ctx: CheckContext, rule: Rule) -> None:
         d_ft = ctx.to_feet(float(shapely.distance(g, shoreline.geoms[j])))
         line = shapely.shortest_line(g, shoreline.geoms[j])
         other = shoreline.ref(j)
-        if d_ft >= width - DISTANCE_EPS_FT:
+        # "Within 35 feet ... no vegetation may be removed" (the rule's words, default "within"), decided at 0.01 ft (core.limits).
+        if not compare(d_ft, width, "distance_ft", str(rule.params.get("distance_words", "within"))):
             ctx.add(
                 rule,
                 Status.PASS,
-                f"{ref.noun} is {d_ft:.1f} ft from the mean high-water mark (buffer {width:g} ft).",
+                f"{ref.noun} is {feet_text(d_ft, width)} ft from the mean high-water mark (buffer {width:g} ft).",
                 subject=ref,
                 other=other,
                 measured_ft=d_ft,
@@ -138,7 +140,7 @@ def check_no_cut_buffer(ctx: CheckContext, rule: Rule) -> None:
             ctx.add(
                 rule,
                 Status.UNDETERMINED,
-                f"{ref.noun} lies {d_ft:.1f} ft from the mean high-water mark, inside the {width:g} ft no-cut buffer ({amount}), but its status is not "
+                f"{ref.noun} lies {feet_text(d_ft, width)} ft from the mean high-water mark, inside the {width:g} ft no-cut buffer ({amount}), but its status is not "
                 "existing, proposed or removed: if it is new work it removes vegetation. Set impervious.status.",
                 subject=ref,
                 other=other,
@@ -151,7 +153,7 @@ def check_no_cut_buffer(ctx: CheckContext, rule: Rule) -> None:
         ctx.add(
             rule,
             Status.VIOLATION,
-            f"{ref.noun} removes vegetation {d_ft:.1f} ft from the mean high-water mark, inside the {width:g} ft no-cut buffer: {amount}."
+            f"{ref.noun} removes vegetation {feet_text(d_ft, width)} ft from the mean high-water mark, inside the {width:g} ft no-cut buffer: {amount}."
             + (f" {rule.params['exception_note']}" if rule.params.get("exception_note") else ""),
             subject=ref,
             other=other,
@@ -206,7 +208,7 @@ def _report_removed_surfaces(ctx: CheckContext, rule: Rule, shoreline: FeatureLa
     for g, ref in surfaces:
         j = int(tree.query_nearest(g, all_matches=False)[0])
         d_ft = ctx.to_feet(float(shapely.distance(g, shoreline.geoms[j])))
-        if d_ft >= width - DISTANCE_EPS_FT:
+        if not compare(d_ft, width, "distance_ft", str(rule.params.get("distance_words", "within"))):  # as clearing is read
             continue
         inside = shapely.intersection(g, strip) if g.geom_type in ("Polygon", "MultiPolygon") else shapely.GeometryCollection()
         area = area_sqft(inside, ctx.unit_to_ft) if not inside.is_empty else None

@@ -23,7 +23,8 @@ from typing import Any, Mapping
 
 import shapely
 
-from ..geometry import DISTANCE_EPS_FT, union
+from ..geometry import ON_EDGE_FT, feet_text, union
+from ..limits import compare, decided
 from ..model import Status
 from ..rulepack import Rule
 from ..vocabulary import read, unknown_words
@@ -119,7 +120,8 @@ def check_soil_trigger(ctx: CheckContext, rule: Rule) -> None:
     hit: list[str] = []
     unknown: list[str] = []
     for i in range(len(soils)):
-        if not shapely.intersects(soils.geoms[i], activity):
+        # A device within ON_EDGE_FT of a soil polygon's edge is on it, whichever side a reprojection put it.
+        if float(shapely.distance(soils.geoms[i], activity)) > ON_EDGE_FT / ctx.unit_to_ft:
             continue
         raw = {str(k).lower(): v for k, v in soils.attrs[i].items()}.get(field.lower())
         flag = _test(raw, op, value)
@@ -171,11 +173,11 @@ def check_sensitive_surroundings(ctx: CheckContext, rule: Rule) -> None:
         d = ctx.to_feet(float(shapely.distance(site, g)))
         if nearest is None or d < nearest[0]:
             nearest = (d, ref)
-        if d > within + DISTANCE_EPS_FT:
+        if not compare(d, within, "distance_ft", "within"):
             continue
         hits += 1
-        inside = shapely.intersects(site, g)
-        where = f"within or on the edge of {ref.noun}" if inside else f"{d:.1f} ft from {ref.noun}"
+        inside = decided(d, "distance_ft") == 0.0
+        where = f"within or on the edge of {ref.noun}" if inside else f"{feet_text(d, within)} ft from {ref.noun}"
         geom = shapely.intersection(site, g) if inside else shapely.shortest_line(site, g)
         ctx.add(
             rule,
@@ -191,7 +193,7 @@ def check_sensitive_surroundings(ctx: CheckContext, rule: Rule) -> None:
         ctx.add(rule, Status.UNDETERMINED, f"No {', '.join(absent)} layer: the site's surroundings within {within:g} ft are not fully known.", required_ft=within)
         ctx.skip(rule, f"no {', '.join(absent)} layer")
     elif not hits:
-        tail = f" (nearest: {nearest[1].noun}, {nearest[0]:.1f} ft)" if nearest is not None else ""
+        tail = f" (nearest: {nearest[1].noun}, {feet_text(nearest[0], within)} ft)" if nearest is not None else ""
         ctx.add(rule, Status.PASS, f"No mapped {' or '.join(roles)} within {within:g} ft of the site{tail}.", measured_ft=nearest[0] if nearest else None, required_ft=within)
 
 
