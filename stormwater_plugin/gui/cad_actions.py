@@ -33,6 +33,7 @@ from ..services.cad_plan import (
     match_parcel,
     plan_outline,
     plan_rows,
+    quarantine_far_entities,
     read_insunits,
     scaled,
     sort_entities,
@@ -203,6 +204,7 @@ def import_cad_ogr(path: Path | str, crs_text: str, out: Path | str, parcels: An
     plan = sort_entities(entities, table, unit_to_ft)
     if not any(role != CONTOURS for role in plan.features):
         raise SitePackageError(f"{path}: no entity is on a layer the mapping table ({table.name}) sorts into a role")
+    notes.extend(quarantine_far_entities(plan, unit_to_ft))
     outline = plan_outline(plan)
     _area_of_use_check(srs, outline, crs_text)
     rows = plan_rows(plan)
@@ -247,7 +249,8 @@ def import_cad_ogr(path: Path | str, crs_text: str, out: Path | str, parcels: An
             lyr.CreateField(ogr.FieldDefn(name, {"int": ogr.OFTInteger64, "float": ogr.OFTReal, "str": ogr.OFTString}[kind]))
         for g, a in rs:
             feat = ogr.Feature(lyr.GetLayerDefn())
-            feat.SetGeometry(ogr.CreateGeometryFromWkb(shapely.to_wkb(g)))
+            if not g.is_empty:  # a quarantined entity is written without a geometry (services.cad_plan)
+                feat.SetGeometry(ogr.CreateGeometryFromWkb(shapely.to_wkb(g)))
             for name, kind in fields.items():
                 v = a.get(name)
                 if v is not None:

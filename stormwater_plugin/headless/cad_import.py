@@ -45,6 +45,7 @@ from ..services.cad_plan import (
     parcel_id,
     plan_outline,
     plan_rows,
+    quarantine_far_entities,
     scaled,
     unit_scale,
     with_site_parcel,
@@ -180,7 +181,7 @@ def _write_layer(out: Path, name: str, rows: list[tuple[BaseGeometry, dict[str, 
     schema = {"geometry": "3D Unknown" if has_z else "Unknown", "properties": props}
     with fiona.open(str(out), "w", driver="GPKG", layer=name, schema=schema, crs_wkt=crs.to_wkt()) as dst:
         dst.writerecords(
-            {"geometry": mapping(g), "properties": {k: (None if a.get(k) is None else (str(a[k]) if props[k] == "str" else a[k])) for k in keys}}
+            {"geometry": None if g.is_empty else mapping(g), "properties": {k: (None if a.get(k) is None else (str(a[k]) if props[k] == "str" else a[k])) for k in keys}}
             for g, a in rows
         )
 
@@ -234,6 +235,7 @@ def import_cad(path: Path, crs_text: str, out: Path, *, parcels: str | None = No
     if not any(role != CONTOURS for role in plan.features):
         raise InputError(f"{path}: no entity is on a layer the mapping table ({table.name}) sorts into a role; unmapped layers: "
                          + ", ".join(f"{k} ({n})" for k, n in list(plan.unmapped.items())[:12]))
+    notes.extend(quarantine_far_entities(plan, unit_to_ft))
     outline = _plan_outline(plan)
     _check_area_of_use(outline.bounds, crs, crs_text)
     site_parcel: str | None = None

@@ -129,12 +129,85 @@ def scaled(e: CadEntity, s: float) -> CadEntity:
     return CadEntity(e.layer, e.kind, shapely.transform(e.geometry, lambda xy: xy * s, include_z=False), e.text, e.block, e.attributes, e.handle)
 
 
-def plan_outline(plan: SortedPlan) -> BaseGeometry:
-    """The plan's property line: its parcels' union, else the convex hull of all its features."""
-    props = [f.geometry for f in plan.features.get("parcels", []) if f.geometry.geom_type.endswith("Polygon")]
+#: Distance from the plan's property line (else from the middle of its features) beyond which an imported entity is listed,
+#: feet: a site plan's entities lie on or next to the site. Not a regulatory figure.
+FAR_FROM_PLAN_FT: float = 1000.0
+
+#: Distance from the plan beyond which an entity cannot belong to one site's drawing (five miles: a town's width), feet. Such an
+#: entity (a stray outline at 1e15 ft, a dry well left at the drawing's origin 330 miles off) is quarantined: written without
+#: a geometry, so the check lists it by id as undetermined for every rule that reads its role, and never measures it.
+DRAWING_EXTENT_FT: float = 26_400.0
+
+
+def _plan_anchor(plan: SortedPlan) -> BaseGeometry | None:
+    """Where the plan is: its property line, else the median point of its features (a few strays cannot move a median)."""
+    props = [f.geometry for f in plan.features.get("parcels", []) if f.geometry.geom_type.endswith("Polygon") and _finite(f.geometry)]
     if props:
         return shapely.union_all(props)
-    geoms = [f.geometry for role, fs in plan.features.items() if role != CONTOURS for f in fs]
+    pts = [f.geometry.representative_point() for role, fs in plan.features.items() if role != CONTOURS for f in fs
+           if not f.geometry.is_empty and _finite(f.geometry)]
+    if not pts:
+        return None
+    xy = np.array([(p.x, p.y) for p in pts])
+    return shapely.Point(float(np.median(xy[:, 0])), float(np.median(xy[:, 1])))
+
+
+def _finite(g: BaseGeometry) -> bool:
+    return bool(np.isfinite(shapely.get_coordinates(g)).all())
+
+
+def quarantine_far_entities(plan: SortedPlan, unit_to_ft: float) -> list[str]:
+    """List every entity lying far from the plan and quarantine those beyond the drawing's plausible extent (issue 35 item 1).
+
+    An entity farther than :data:`FAR_FROM_PLAN_FT` from the plan (:func:`_plan_anchor`) is named in a note;
+    one farther than :data:`DRAWING_EXTENT_FT`, or with a coordinate that is not a number, is quarantined:
+    its geometry is emptied in ``plan`` (the package holds it without geometry, so every rule reading its
+    role is undetermined for it), and the note says so. Contours are listed and quarantined alike.
+
+    Parameters
+    ----------
+    plan : SortedPlan
+        The sorted drawing, in the CRS's unit; changed in place.
+    unit_to_ft : float
+        Feet per unit of the CRS.
+
+    Returns
+    -------
+    list of str
+        One note per far entity (role, id, distance), to print and keep in the import report.
+    """
+    anchor = _plan_anchor(plan)
+    notes: list[str] = []
+    for role, fs in plan.features.items():
+        for f in fs:
+            g = f.geometry
+            if g.is_empty:
+                continue
+            fid = f.attrs.get("id") or "(no id)"
+            d = float(shapely.distance(anchor, g)) * unit_to_ft if anchor is not None and _finite(g) else math.inf
+            if not math.isfinite(d) or d > DRAWING_EXTENT_FT:
+                where = "has a coordinate that is not a number" if not _finite(g) else \
+                    f"lies {_distance_words(d)} from the rest of the plan, beyond the {DRAWING_EXTENT_FT / 5280:.0f} miles one site's drawing spans"
+                notes.append(f"quarantined {role} {fid}: it {where} (a stray entity, or one left at the drawing's origin); it is written "
+                             "without a geometry, so the check reports it as undetermined: move it to its place in the drawing and import again")
+                f.geometry = type(g)() if g.geom_type in ("Point", "LineString", "Polygon") else shapely.Polygon()
+            elif d > FAR_FROM_PLAN_FT:
+                notes.append(f"far from the plan: {role} {fid} lies {_distance_words(d)} from the rest of the plan: make sure it belongs to this site")
+    return notes
+
+
+def _distance_words(ft: float) -> str:
+    from .intake import format_distance  # lazy: only when an entity lies far
+
+    return format_distance(ft)
+
+
+def plan_outline(plan: SortedPlan) -> BaseGeometry:
+    """The plan's property line: its parcels' union, else the convex hull of all its features."""
+    props = [f.geometry for f in plan.features.get("parcels", []) if f.geometry.geom_type.endswith("Polygon") and not f.geometry.is_empty]
+    if props:
+        return shapely.union_all(props)
+    geoms = [f.geometry for role, fs in plan.features.items() if role != CONTOURS for f in fs if not f.geometry.is_empty]
     return shapely.convex_hull(shapely.union_all(geoms)) if geoms else shapely.Polygon()
 
 
