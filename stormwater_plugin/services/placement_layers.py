@@ -270,6 +270,23 @@ def misplaced_warning(role: str, count: int, reason: str, ids: Sequence[str]) ->
                     role, tuple(ids[:MAX_LISTED]))
 
 
+def exclude_features(layer: FeatureLayer, positions: Sequence[int], reason: str) -> tuple[FeatureLayer, list[str]]:
+    """``layer`` without the features at ``positions``, listed as without usable geometry (``reason``), and their ids.
+
+    For an adapter that reads a role as one layer (the plugin): the excluded features keep their ids, so every
+    rule reading the role is undetermined for them (:func:`unplaceable_warning`).
+    """
+    drop = set(positions)
+    keep = [i for i in range(len(layer)) if i not in drop]
+    no_geometry = dict(layer.no_geometry)
+    ids = [str(layer.ids[i]) for i in sorted(drop)]
+    for fid in ids:
+        no_geometry.setdefault(fid, reason)
+    out = FeatureLayer.from_sequences(layer.role, [layer.geoms[i] for i in keep], [layer.ids[i] for i in keep], [layer.attrs[i] for i in keep],
+                                      no_geometry=no_geometry)
+    return out, ids
+
+
 def unplaceable_warning(role: str, reason: str, ids: Sequence[str]) -> Warning_:
     """The ``features_unplaceable`` warning for the features of one source excluded one by one (:func:`unplaceable_features`,
     :func:`stray_plan_features`): named, at most :data:`~stormwater_plugin.services.intake.MAX_LISTED`."""
@@ -283,4 +300,4 @@ def all_features_entry(count: int, name: str) -> str:
 
 
 __all__ = ["EDGE_SAMPLES", "SourcePlace", "all_features_entry", "box_edge_points", "box_of_points", "crs_misfit_reason", "distance_to_box_ft",
-           "misplaced_sources", "misplaced_warning", "stray_plan_features", "unplaceable_features", "unplaceable_warning"]
+           "exclude_features", "misplaced_sources", "misplaced_warning", "stray_plan_features", "unplaceable_features", "unplaceable_warning"]
