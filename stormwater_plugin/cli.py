@@ -14,17 +14,20 @@ from pathlib import Path
 from typing import NoReturn, Sequence, cast
 
 from .__about__ import __version__
-from .core.checks.device_design import override_prevailing_frost_depth
-from .core.errors import StormwaterError
-from .core.model import ROLES
-from .core.rulepack import JURISDICTIONS, load_pack
-from .core.units import USER_Z_UNITS
 from .headless.errors import fail, run_guarded
+
+# Nothing heavier than the standard library is imported above (issue 35): the commands' modules load inside
+# run_guarded, so a Ctrl-C or a missing library in the first fraction of a second ends in one line, never a traceback.
 
 SUBCOMMANDS = ("check", "slope-map", "envelope", "batch", "compare", "letter", "import-cad", "contours-dem", "register", "new-site", "completeness")
 
 
 def _check_parser() -> argparse.ArgumentParser:
+    # lazy: the engine's vocabularies load numpy and shapely; run inside run_guarded (issue 35)
+    from .core.model import ROLES
+    from .core.rulepack import JURISDICTIONS
+    from .core.units import USER_Z_UNITS
+
     p = argparse.ArgumentParser(
         prog="stormwater-check",
         description="Check a stormwater site plan against the setback, buffer and slope rules of a jurisdiction.",
@@ -69,6 +72,9 @@ def run_check_command(argv: Sequence[str]) -> int:
     """``stormwater-check check``: read the arguments and files, review the site (one use case), write its outputs."""
     args = _check_parser().parse_args(list(argv))
     # lazy: reader, writer and the review load fiona, pyproj and the engine (~0.55 s); `--help` stays at ~0.23 s
+    from .core.checks.device_design import override_prevailing_frost_depth
+    from .core.errors import StormwaterError
+    from .core.rulepack import load_pack
     from .headless.compare_cli import read_previous
     from .headless.context_reader import read_context_for_check
     from .headless.reader import InputError, LoadedSite

@@ -20,17 +20,20 @@ from qgis.core import QgsProject, QgsVectorLayer
 from qgis.PyQt.QtWidgets import QFileDialog, QInputDialog, QMessageBox, QPushButton, QWidget
 
 from ..core.errors import StormwaterError
+from ..services.cad_files import cad_kind, for_import_problem
 from ..services.cad_plan import (
     CONTOURS,
     FT_M,
     SEARCH_FT,
     CadMappingError,
     CadPlanError,
+    declared_unit_hint,
     entity_from_ogr,
     layer_fields,
     load_mapping,
     mark_property_line,
     match_parcel,
+    non_finite_problem,
     plan_outline,
     plan_rows,
     quarantine_far_entities,
@@ -142,6 +145,10 @@ def read_dxf_ogr(path: Path | str) -> list[Any]:
     old = {k: gdal.GetConfigOption(k) for k in ("DXF_INLINE_BLOCKS", "DXF_MERGE_BLOCK_GEOMETRIES")}
     gdal.SetConfigOption("DXF_INLINE_BLOCKS", "FALSE")
     gdal.SetConfigOption("DXF_MERGE_BLOCK_GEOMETRIES", "FALSE")
+    kind = cad_kind(path)
+    problem = for_import_problem(path, kind) if kind is not None else None
+    if problem is not None:
+        raise SitePackageError(problem)
     try:
         ds = ogr.Open(str(path))
         if ds is None or ds.GetLayerByName("entities") is None:
@@ -161,7 +168,7 @@ def read_dxf_ogr(path: Path | str) -> list[Any]:
             gdal.SetConfigOption(k, v)
 
 
-def _area_of_use_check(srs: Any, outline: Any, crs_text: str) -> None:
+def _area_of_use_check(srs: Any, outline: Any, crs_text: str, unit_hint: str = "") -> None:
     aou = srs.GetAreaOfUse()
     if aou is None or outline.is_empty:
         return
@@ -175,7 +182,7 @@ def _area_of_use_check(srs: Any, outline: Any, crs_text: str) -> None:
     if not (finite and aou.west_lon_degree - margin <= lon <= aou.east_lon_degree + margin and aou.south_lat_degree - margin <= lat <= aou.north_lat_degree + margin):
         where = f"lon {lon:.3f}, lat {lat:.3f}" if finite else "nowhere on Earth"
         raise SitePackageError(f"the plan's coordinates (x {cx:,.0f}, y {cy:,.0f}) put it at {where}, outside the area of {crs_text} ({aou.name}): "
-                            "local coordinates, or the wrong state-plane zone? Georeference the drawing or give its CRS")
+                            "local coordinates, or the wrong state-plane zone? Georeference the drawing or give its CRS" + unit_hint)
 
 
 def import_cad_ogr(path: Path | str, crs_text: str, out: Path | str, parcels: Any = None, mapping_path: Path | str | None = None) -> dict[str, Any]:
@@ -200,13 +207,16 @@ def import_cad_ogr(path: Path | str, crs_text: str, out: Path | str, parcels: An
     entities = [scaled(e, scale) for e in read_dxf_ogr(path)]
     if not entities:
         raise SitePackageError(f"{path}: the drawing's model space holds no entity")
+    bad = non_finite_problem(entities, path)
+    if bad is not None:
+        raise SitePackageError(bad)
     unit_to_ft = crs_m / FT_M
     plan = sort_entities(entities, table, unit_to_ft)
     if not any(role != CONTOURS for role in plan.features):
         raise SitePackageError(f"{path}: no entity is on a layer the mapping table ({table.name}) sorts into a role")
     notes.extend(quarantine_far_entities(plan, unit_to_ft))
     outline = plan_outline(plan)
-    _area_of_use_check(srs, outline, crs_text)
+    _area_of_use_check(srs, outline, crs_text, declared_unit_hint(units, scale))
     rows = plan_rows(plan)
     site = None
     if parcels is not None:

@@ -33,15 +33,18 @@ from shapely.geometry import mapping, shape
 from shapely.geometry.base import BaseGeometry
 
 from ..core.cad.sorting import CONTOURS, CadEntity, CadMapping, CadMappingError, SortedPlan, load_mapping, sort_entities
+from ..services.cad_files import cad_kind, for_import_problem
 from ..services.cad_plan import (
     FT_M,
     PARCEL_FIELDS,
     SEARCH_FT,
     CadPlanError,
+    declared_unit_hint,
     entity_from_ogr,
     layer_fields,
     mark_property_line,
     match_parcel,
+    non_finite_problem,
     parcel_id,
     plan_outline,
     plan_rows,
@@ -92,6 +95,10 @@ def read_dxf(path: Path) -> list[CadEntity]:
     """The model-space entities of a DXF, block references as points with their block name and attributes."""
     if not Path(path).is_file():
         raise InputError(f"{path}: no such drawing")
+    kind = cad_kind(path)
+    problem = for_import_problem(path, kind) if kind is not None else None
+    if problem is not None:
+        raise InputError(problem)
     try:
         with fiona.Env(DXF_INLINE_BLOCKS="FALSE", DXF_MERGE_BLOCK_GEOMETRIES="FALSE"):
             with fiona.open(str(path), layer="entities") as src:
@@ -123,7 +130,7 @@ def _unit_scale(insunits: int | None, crs: CRS, notes: list[str]) -> tuple[float
         raise InputError(str(exc)) from exc
 
 
-def _check_area_of_use(bounds: tuple[float, float, float, float], crs: CRS, crs_text: str) -> None:
+def _check_area_of_use(bounds: tuple[float, float, float, float], crs: CRS, crs_text: str, unit_hint: str = "") -> None:
     aou = crs.area_of_use
     if aou is None:
         return
@@ -137,7 +144,7 @@ def _check_area_of_use(bounds: tuple[float, float, float, float], crs: CRS, crs_
         unit = crs.axis_info[0].unit_name
         raise InputError(
             f"the plan's coordinates (x {cx:,.0f}, y {cy:,.0f} {unit}) put it at {where}, outside the area of {crs_text} ({aou.name}): "
-            "local coordinates, or the wrong state-plane zone? Georeference the drawing or give its --crs"
+            "local coordinates, or the wrong state-plane zone? Georeference the drawing or give its --crs" + unit_hint
         )
 
 
@@ -230,6 +237,9 @@ def import_cad(path: Path, crs_text: str, out: Path, *, parcels: str | None = No
     entities = [scaled(e, scale) for e in read_dxf(path)]
     if not entities:
         raise InputError(f"{path}: the drawing's model space holds no entity")
+    bad = non_finite_problem(entities, path)
+    if bad is not None:
+        raise InputError(bad)
     unit_to_ft = float(crs.axis_info[0].unit_conversion_factor) / FT_M
     plan = sort_entities(entities, table, unit_to_ft)
     if not any(role != CONTOURS for role in plan.features):
@@ -237,7 +247,7 @@ def import_cad(path: Path, crs_text: str, out: Path, *, parcels: str | None = No
                          + ", ".join(f"{k} ({n})" for k, n in list(plan.unmapped.items())[:12]))
     notes.extend(quarantine_far_entities(plan, unit_to_ft))
     outline = _plan_outline(plan)
-    _check_area_of_use(outline.bounds, crs, crs_text)
+    _check_area_of_use(outline.bounds, crs, crs_text, declared_unit_hint(units, scale))
     site_parcel: str | None = None
     rows = plan_rows(plan)
     if parcels:

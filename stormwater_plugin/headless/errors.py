@@ -6,8 +6,6 @@ import sys
 import warnings
 from typing import Callable, NoReturn, Sequence
 
-import numpy as np
-
 from ..core.errors import StormwaterError
 
 
@@ -35,6 +33,8 @@ def run_guarded(prog: str, command: Callable[[Sequence[str]], int], argv: Sequen
     flag is ignored while the command runs.
     """
     try:
+        import numpy as np  # lazy: inside the guard, so an interrupt while the libraries load is one line (issue 35)
+
         with np.errstate(invalid="ignore"), warnings.catch_warnings():
             warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"shapely(\.|$)")
             return int(command(argv))

@@ -108,7 +108,10 @@ def _probe(src: LayerSource, stack: contextlib.ExitStack | None = None) -> _Prob
                 bounds: tuple[float, float, float, float] | None = (b[0], b[1], b[2], b[3]) if all(math.isfinite(v) for v in b) else None
             except Exception:  # noqa: BLE001 - a driver that cannot give an extent: the features are read whole
                 bounds = None
-            count = len(coll)
+            try:
+                count = len(coll)
+            except TypeError:  # GML, and other drivers that cannot count without reading: counted by reading, within the budget
+                count = sum(1 for _ in ReadBudget.current().guard(iter(coll), src.role, src.describe()))
             driver = str(coll.driver)
     except InputError:
         raise

@@ -122,6 +122,34 @@ def unit_scale(insunits: int | None, crs_m: float, crs_unit: str, crs_name: str,
     return drawing_m / crs_m, name
 
 
+def non_finite_problem(entities: Sequence[CadEntity], path: Path | str) -> str | None:
+    """The one line refusing a drawing with an entity whose vertex is not a number (NaN or infinite), or ``None``.
+
+    GEOS cannot sort such an outline (it raises on a NaN orientation); its role is not known before it
+    is sorted, so the drawing is refused, naming the entity, rather than imported without it.
+    """
+    bad = [e for e in entities if not bool(np.isfinite(shapely.get_coordinates(e.geometry)).all())]
+    if not bad:
+        return None
+    e = bad[0]
+    more = f" ({len(bad)} such entities)" if len(bad) > 1 else ""
+    handle = f" (handle {e.handle})" if e.handle else ""
+    return (f"{path}: an entity on CAD layer {e.layer}{handle} has a vertex that is not a number (NaN or infinite){more}: "
+            "delete or redraw it in the CAD program and export the DXF again")
+
+
+def declared_unit_hint(units: str, scale: float) -> str:
+    """What the refusal of a plan off its CRS's area adds when the drawing's declared unit scaled it (``scale`` not 1): the unit named.
+
+    A plan drawn in feet whose ``$INSUNITS`` says inches is scaled by 1/12 and lands hundreds of miles off
+    its zone; the refusal then names the declared unit, which is the likelier mistake than the zone.
+    """
+    if scale == 1.0:
+        return ""
+    return (f"; the drawing declares its unit as {units} ($INSUNITS), so its coordinates were scaled by {scale:.9g}: if it is drawn "
+            "in the CRS's unit, set the drawing's units to match in the CAD program (UNITS) and export again")
+
+
 def scaled(e: CadEntity, s: float) -> CadEntity:
     """The entity with its coordinates multiplied by ``s``."""
     if s == 1.0:

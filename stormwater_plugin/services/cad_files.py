@@ -1,0 +1,68 @@
+"""Which CAD file a path holds, told from its first bytes, and the one line that says what to do with it (issue 35 item 7).
+
+A DWG, a binary DXF or an ASCII DXF given where GIS data belongs (the site package, a ``--layer``) or a
+DWG or binary DXF given to ``import-cad`` is refused in one line naming the file, what it is and what to
+do, never with a GDAL message ("Layer does not support counting", "not recognized as a supported file
+format"). Both front ends ask :func:`cad_kind`; the words are :func:`as_gis_data_problem` and
+:func:`for_import_problem`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+#: The first bytes of a binary DXF (AutoCAD's "DXB"-less binary form of DXF).
+BINARY_DXF_MAGIC: bytes = b"AutoCAD Binary DXF"
+
+#: What each kind is called in a message.
+KIND_WORDS: dict[str, str] = {"dwg": "a DWG drawing", "binary_dxf": "a binary DXF drawing", "dxf": "a CAD drawing (DXF)"}
+
+
+def cad_kind(path: Path | str) -> str | None:
+    """``"dwg"``, ``"binary_dxf"`` or ``"dxf"`` when the file at ``path`` is one, else ``None`` (also for a folder or a virtual path).
+
+    A DWG begins with its version string (``AC1015`` … ``AC1032``); a binary DXF with
+    :data:`BINARY_DXF_MAGIC`; an ASCII DXF is a ``.dxf`` whose first group code is 0 or 999.
+    """
+    p = Path(path)
+    try:
+        if not p.is_file():
+            return None
+        with open(p, "rb") as fh:
+            head = fh.read(64)
+    except OSError:
+        return None
+    if len(head) >= 6 and head[:4] == b"AC10" and head[4:6].isdigit():
+        return "dwg"
+    if head.startswith(BINARY_DXF_MAGIC):
+        return "binary_dxf"
+    if p.suffix.lower() == ".dxf" or p.suffix.lower() == ".dwg":
+        first = head.lstrip(b"\xef\xbb\xbf").lstrip().split(b"\n", 1)[0].strip()
+        if first in (b"0", b"999"):
+            return "dxf"
+        if p.suffix.lower() == ".dwg":
+            return "dwg"
+    return None
+
+
+def as_gis_data_problem(path: Path | str, kind: str, role: str | None = None) -> str:
+    """The line refusing a CAD file given as the site package or as a role's ``--layer``."""
+    where = f"the '{role}' layer" if role else "a site package"
+    first = "save it as DXF in the CAD program, then " if kind == "dwg" else "save it as ASCII DXF in the CAD program, then " \
+        if kind == "binary_dxf" else ""
+    dxf = Path(path).with_suffix(".dxf").name
+    return (f"{path}: {KIND_WORDS[kind]}, not GIS data, given as {where}: {first}import it with "
+            f"`stormwater-check import-cad {dxf} --crs EPSG:… --out site.gpkg` (it sorts the drawing's CAD layers into roles) and check site.gpkg")
+
+
+def for_import_problem(path: Path | str, kind: str) -> str | None:
+    """The line refusing a drawing ``import-cad`` cannot read (DWG, binary DXF), or ``None`` for an ASCII DXF."""
+    if kind == "dwg":
+        return f"{path}: a DWG drawing, which the import cannot read: save it as DXF in the CAD program (Save As, DXF), then import the DXF"
+    if kind == "binary_dxf":
+        return (f"{path}: a binary DXF, which the import cannot read: save it as ASCII DXF in the CAD program (Save As, DXF, "
+                "format ASCII), then import it again")
+    return None
+
+
+__all__ = ["BINARY_DXF_MAGIC", "as_gis_data_problem", "cad_kind", "for_import_problem"]
