@@ -181,8 +181,8 @@ def _area_of_use_check(srs: Any, outline: Any, crs_text: str, unit_hint: str = "
     finite = lon == lon and lat == lat and abs(lon) < 1e300 and abs(lat) < 1e300
     if not (finite and aou.west_lon_degree - margin <= lon <= aou.east_lon_degree + margin and aou.south_lat_degree - margin <= lat <= aou.north_lat_degree + margin):
         where = f"lon {lon:.3f}, lat {lat:.3f}" if finite else "nowhere on Earth"
-        raise SitePackageError(f"the plan's coordinates (x {cx:,.0f}, y {cy:,.0f}) put it at {where}, outside the area of {crs_text} ({aou.name}): "
-                            "local coordinates, or the wrong state-plane zone? Georeference the drawing or give its CRS" + unit_hint)
+        raise SitePackageError(f"{unit_hint}the plan's coordinates (x {cx:,.0f}, y {cy:,.0f}) put it at {where}, outside the area of {crs_text} "
+                               f"({aou.name}): local coordinates, or the wrong state-plane zone? Georeference the drawing or give its CRS")
 
 
 def import_cad_ogr(path: Path | str, crs_text: str, out: Path | str, parcels: Any = None, mapping_path: Path | str | None = None) -> dict[str, Any]:

@@ -142,9 +142,10 @@ def _check_area_of_use(bounds: tuple[float, float, float, float], crs: CRS, crs_
     if not inside:
         where = f"lon {lon:.3f}, lat {lat:.3f}" if math.isfinite(lon) and math.isfinite(lat) else "nowhere on Earth"
         unit = crs.axis_info[0].unit_name
+        # a declared unit that scaled the plan is the likelier mistake: named first (issue 35)
         raise InputError(
-            f"the plan's coordinates (x {cx:,.0f}, y {cy:,.0f} {unit}) put it at {where}, outside the area of {crs_text} ({aou.name}): "
-            "local coordinates, or the wrong state-plane zone? Georeference the drawing or give its --crs" + unit_hint
+            f"{unit_hint}the plan's coordinates (x {cx:,.0f}, y {cy:,.0f} {unit}) put it at {where}, outside the area of {crs_text} "
+            f"({aou.name}): local coordinates, or the wrong state-plane zone? Georeference the drawing or give its --crs"
         )
 
 
@@ -247,7 +248,8 @@ def import_cad(path: Path, crs_text: str, out: Path, *, parcels: str | None = No
                          + ", ".join(f"{k} ({n})" for k, n in list(plan.unmapped.items())[:12]))
     notes.extend(quarantine_far_entities(plan, unit_to_ft))
     outline = _plan_outline(plan)
-    _check_area_of_use(outline.bounds, crs, crs_text, declared_unit_hint(units, scale))
+    hint = declared_unit_hint(units, scale)
+    _check_area_of_use(outline.bounds, crs, crs_text, f"{path}: {hint}" if hint else "")
     site_parcel: str | None = None
     rows = plan_rows(plan)
     if parcels:

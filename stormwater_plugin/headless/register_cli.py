@@ -28,6 +28,7 @@ from ..core.model import DEVICE_TYPES
 from ..core.rulepack import JURISDICTIONS
 from ..core.units import USER_Z_UNITS
 from ..services.register import STATUSES, Application, Register, RegisterError, check_fields, set_field
+from ..services.review_doc import findings_doc_problem
 from .errors import fail
 
 PROG = "stormwater-check register"
@@ -118,8 +119,9 @@ def _read_doc(path: Path) -> tuple[dict[str, Any], Path]:
         raise RegisterError(f"{f}: cannot read the review ({exc.strerror})") from exc
     except ValueError as exc:
         raise RegisterError(f"{f}: not JSON ({exc})") from exc
-    if not isinstance(doc, dict) or "findings" not in doc:
-        raise RegisterError(f"{f}: not a findings.json of stormwater-check")
+    problem = findings_doc_problem(doc)  # a hand-edited or tampered file: one line naming the entry and field (issue 35)
+    if problem is not None:
+        raise RegisterError(f"{f}: {problem}")
     return doc, f.parent
 
 

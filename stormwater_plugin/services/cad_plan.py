@@ -146,8 +146,8 @@ def declared_unit_hint(units: str, scale: float) -> str:
     """
     if scale == 1.0:
         return ""
-    return (f"; the drawing declares its unit as {units} ($INSUNITS), so its coordinates were scaled by {scale:.9g}: if it is drawn "
-            "in the CRS's unit, set the drawing's units to match in the CAD program (UNITS) and export again")
+    return (f"the drawing declares its unit as {units} ($INSUNITS) and was scaled by {scale:.9g} into the CRS's unit: if it is drawn in "
+            "the CRS's unit, set the drawing's units to match in the CAD program (UNITS) and export again. ")
 
 
 def scaled(e: CadEntity, s: float) -> CadEntity:
