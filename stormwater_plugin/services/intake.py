@@ -257,7 +257,7 @@ def stray_plan_feature_problem(source: str, reach_ft: float) -> str:
     A dry well left at a drawing's origin, 330 miles off its parcel, would pass every setback; it is
     undetermined instead, and the rest of its layer is measured.
     """
-    return (f"lies beyond the {reach_ft:,.0f} ft the rules reach from the site, far from the rest of the plan (a feature left at the "
+    return (f"lies beyond the {reach_ft:,.0f} ft the rules reach from every parcel and the rest of the plan (a feature left at the "
             f"drawing's origin, or a typing error in its coordinates; the other features of {source} are measured)")
 
 

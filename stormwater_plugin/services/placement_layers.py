@@ -229,8 +229,10 @@ def stray_plan_features(
     its extent spans the site, so the source passes, and the feature would pass every setback. Each such
     feature is undetermined instead (:func:`~stormwater_plugin.services.intake.stray_plan_feature_problem`).
     The parcels are not judged: a county parcel layer holds parcels far from the site by nature. Each
-    role is judged against the site located by the other plan roles' sources not misplaced
-    (:func:`~stormwater_plugin.services.working_crs.site_geometries`).
+    role's features are judged against every feature of the other plan roles' sources not misplaced, the
+    parcels among them: a town's package for a batch (devices on many parcels) keeps each device, which
+    lies on its own parcel, while a dry well 330 miles from every parcel and every other part of the plan
+    is a stray.
 
     Parameters
     ----------
@@ -241,6 +243,7 @@ def stray_plan_features(
     unit_to_ft : float
         Feet per unit of the working CRS.
     site_parcel_id : str, optional
+        Unused: kept so both adapters call it as :func:`misplaced_sources`.
 
     Returns
     -------
@@ -253,7 +256,8 @@ def stray_plan_features(
         s = sources[i]
         if s.role == "parcels" or reasons[i] is not None or s.layer is None or not len(s.layer):
             continue
-        anchor = site_geometries(_merged(sources, reasons, {j for j in plan if sources[j].role != s.role}), site_parcel_id)
+        others = _merged(sources, reasons, {j for j in plan if sources[j].role != s.role})
+        anchor = [g for lay in others.values() for g in lay.geoms if g is not None and not g.is_empty]
         if not anchor:
             continue
         limit = min(reaches.get(s.role, FAR_FT), FAR_FT)

@@ -69,7 +69,7 @@ def test_a_dry_well_330_miles_off_its_parcel_is_undetermined_while_the_other_dev
     assert not [f for f in doc["findings"] if (f["subject"] or {}).get("id") == "DW-9" and f["status"] == "pass"]
     assert _status(doc, SEPTIC_RULE, "DW-1", "S-1") == ["violation"]
     w = [x for x in doc["warnings"] if x["code"] == "features_unplaceable"]
-    assert w and w[0]["ids"] == ["DW-9"] and "beyond the 500 ft the rules reach" in w[0]["message"]
+    assert w and w[0]["ids"] == ["DW-9"] and "beyond the 500 ft the rules reach from every parcel" in w[0]["message"]
 
 
 def test_a_layer_every_feature_of_which_lies_outside_its_crs_is_still_misplaced_as_a_whole(tmp_path):
