@@ -74,6 +74,7 @@ def run_check_command(argv: Sequence[str]) -> int:
     # lazy: reader, writer and the review load fiona, pyproj and the engine (~0.55 s); `--help` stays at ~0.23 s
     from .core.checks.device_design import override_prevailing_frost_depth
     from .core.errors import StormwaterError
+    from .core.printable import printable_text
     from .core.rulepack import load_pack
     from .headless.compare_cli import read_previous
     from .headless.context_reader import read_context_for_check
@@ -148,7 +149,9 @@ def run_check_command(argv: Sequence[str]) -> int:
         print(f"{c['violation']} violation, {c['advisory']} advisory, {c['undetermined']} undetermined, {c['pass']} pass")
     else:
         move_lines = ["", "Suggested moves (each re-checked):"] + [f"  {m.message or m.reason or ''}" for m in moves] if moves else []
-        print("\n".join([summary_text(result, out)] + move_lines + review_lines + [""] + list(completeness_lines(completeness))))
+        text = "\n".join([summary_text(result, out)] + move_lines + review_lines + [""] + list(completeness_lines(completeness)))
+        # a feature's id or a warning quoting a file's text never reaches the terminal with its escapes (issue 35)
+        print("\n".join(printable_text(line) for line in text.split("\n")))
     # Exit 1 while a violation has no reviewer decision; violations all accepted or waived exit 0 (docs/report.md).
     return 1 if review.violations_unresolved else 0
 

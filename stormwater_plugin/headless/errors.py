@@ -11,6 +11,7 @@ from types import FrameType
 from typing import Callable, NoReturn, Sequence
 
 from ..core.errors import StormwaterError
+from ..core.printable import printable_text
 
 
 class InputError(StormwaterError):
@@ -19,7 +20,8 @@ class InputError(StormwaterError):
 
 def fail(prog: str, message: str) -> NoReturn:
     """Print the first one or two lines of ``message`` as ``PROG: error: …`` and exit 2."""
-    lines = message.strip().splitlines() or ["unusable input"]
+    # a file's or an application's text may hold terminal escapes or control characters: never printed as such (issue 35)
+    lines = [printable_text(line) for line in message.strip().splitlines()] or ["unusable input"]
     sys.stderr.write(f"{prog}: error: {lines[0]}\n")
     if len(lines) > 1:
         sys.stderr.write(f"  {lines[1]}\n")

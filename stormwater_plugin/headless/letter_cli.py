@@ -11,9 +11,11 @@ from __future__ import annotations
 import argparse
 import datetime as _dt
 import json
+import sys
 from pathlib import Path
 from typing import Any, Sequence
 
+from ..core.printable import printable_changed
 from ..core.rulepack import JURISDICTIONS, load_pack
 from ..services.letter import LetterError, LetterHeader, compose_letter
 from .compare_cli import read_previous
@@ -83,6 +85,10 @@ def main(argv: Sequence[str]) -> int:
                                     reviewer_comments=list(extra.get("comments") or []), conditions=list(extra.get("conditions") or []))
         except (LetterError, ValueError) as exc:
             raise InputError(str(exc)) from exc
+        changed = [name for name in ("town", "application", "applicant", "address", "reviewer") if printable_changed(getattr(args, name))]
+        if changed:  # the letter's blocks pass through printable_text; the reviewer is told which values it changed (issue 35)
+            sys.stderr.write(f"stormwater-check letter: note: control characters (a line break, a NUL, a terminal escape) removed from "
+                             f"{', '.join('--' + n for n in changed)}\n")
         out = Path(args.out)
         if out.suffix.lower() != ".docx":
             raise InputError(f"--out {out}: give a .docx path (the PDF is written beside it)")

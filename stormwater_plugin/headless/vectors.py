@@ -20,6 +20,7 @@ import shapely
 from shapely.geometry import shape
 
 from ..core.model import ROLES, FeatureLayer, Warning_
+from ..core.printable import printable_text
 from ..core.units import feet_per_unit
 from ..services.intake import (
     CONTEXT_ROLES,
@@ -148,6 +149,8 @@ def _read_frame(
                 columns = None
             geoms: list[Any] = []
             records: list[dict[str, Any]] = []
+            fids: list[Any] = []
+            driver = str(coll.driver)
             where = _no_geometry_where(src, str(coll.driver)) if bbox is not None else None
             feats: Any = None if where is not None else coll  # no way to find the features without geometry: read them all
             if where is not None:
@@ -163,6 +166,7 @@ def _read_frame(
             for feat in budget.guard(feats, src.role, where_read, start):
                 geoms.append(_feature_geometry(feat["geometry"], shape))
                 records.append({k: v for k, v in dict(feat["properties"]).items() if k not in skipped})
+                fids.append(feat.id)
             if columns is None:
                 columns = list(records[0].keys()) if records else []
     except InputError:
@@ -173,8 +177,49 @@ def _read_frame(
     arr[:] = geoms
     crs = crs_from_wkt(wkt) if wkt else None
     frame = VectorFrame(arr, records, columns, crs)
+    if driver == "GPKG" and src.layer and not _is_virtual(src.path):
+        frame.restored = _restore_cut_at_nul(src, records, fids)
     _mark_non_finite(frame, "has a coordinate that is not a number (NaN or infinite)")
     return frame
+
+
+def _restore_cut_at_nul(src: LayerSource, records: list[dict[str, Any]], fids: list[Any]) -> list[tuple[int, str]]:
+    """Text values of a GeoPackage that GDAL cut at a NUL, read whole from SQLite with the NUL taken out (issue 35).
+
+    "Hartwell\\0 Family Trust" reaches fiona as "Hartwell"; SQLite keeps the whole value, so it is read again
+    (its NUL removed, :func:`~stormwater_plugin.core.printable.printable_text`) and the change is warned.
+    Returns the (row, field) pairs restored.
+    """
+    import sqlite3
+
+    by_fid = {str(f): i for i, f in enumerate(fids)}
+    if not records or not by_fid:
+        return []
+    out: list[tuple[int, str]] = []
+    try:
+        con = sqlite3.connect(f"file:{src.path}?mode=ro", uri=True)
+        try:
+            table = '"' + str(src.layer).replace('"', '""') + '"'
+            cols = [r[1] for r in con.execute(f"PRAGMA table_info({table})") if str(r[2]).upper().startswith("TEXT")]
+            pk = next((r[1] for r in con.execute(f"PRAGMA table_info({table})") if r[5]), None)
+            if pk is None:
+                return []
+            for col in cols:
+                if col not in records[0]:
+                    continue
+                q = '"' + col.replace('"', '""') + '"'
+                rows = con.execute(f'SELECT "{pk}", CAST({q} AS BLOB) FROM {table} WHERE instr(CAST({q} AS BLOB), X\'00\') > 0 LIMIT 10000')
+                for fid, raw in rows:
+                    i = by_fid.get(str(fid))
+                    if i is None or raw is None:
+                        continue
+                    records[i][col] = printable_text(bytes(raw).decode("utf-8", errors="replace"))
+                    out.append((i, col))
+        finally:
+            con.close()
+    except sqlite3.Error:  # not readable as SQLite here: GDAL's values stand
+        return []
+    return out
 
 
 def _no_geometry_where(src: LayerSource, driver: str) -> str | None:
@@ -567,6 +612,11 @@ def _merge_role(role: str, pcs: list[_Piece], extra_fields: set[str], warnings: 
             warnings.append(Warning_("field_near_match", f"{where}: no field '{wanted}', but a field '{col}' resembles it and was not read as it; "
                                      f"rename '{col}' to '{wanted}' if it is that field (findings that need {wanted} are undetermined)", role))
         piece_ids = _piece_ids(role, k, p, fr)
+        if fr.restored:
+            shown = ", ".join(f"{piece_ids[i]} ({col})" for i, col in fr.restored[:MAX_LISTED])
+            warnings.append(Warning_("text_nul_restored", f"{where}: {len(fr.restored)} value(s) held a NUL character, where GDAL cuts a text; "
+                                     f"read whole with the NUL removed: {shown}; check them against their source", role,
+                                     tuple(piece_ids[i] for i, _ in fr.restored[:MAX_LISTED])))
         if pc.filtered and len(fr) < p.count:
             warnings.append(Warning_("context_filtered", f"{where}: {len(fr):,} of its {p.count:,} features lie within reach of the site and "
                                      "were read; the others lie beyond every rule's reach", role))

@@ -14,6 +14,7 @@ from docx import Document
 from docx.enum.text import WD_ALIGN_PARAGRAPH
 from docx.shared import Pt, RGBColor
 
+from ..core.printable import printable_text
 from ..services.letter import Letter
 from ..services.presentation import STATUS_COLOURS
 from .letter_text import Block, letter_blocks
@@ -83,7 +84,7 @@ def write_letter_docx(letter: Letter, path: Path) -> Path:
     for b in letter_blocks(letter):
         _add(doc, b)
     doc.core_properties.title = letter_blocks(letter)[0].text
-    doc.core_properties.author = letter.header.reviewer or "stormwater-check"
+    doc.core_properties.author = printable_text(letter.header.reviewer) or "stormwater-check"
     path = Path(path)
     doc.save(str(path))
     return path

@@ -13,6 +13,7 @@ from reportlab.lib.styles import ParagraphStyle
 from reportlab.lib.units import inch
 from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer
 
+from ..core.printable import printable_text
 from ..services.letter import Letter
 from . import fonts
 from .letter_text import letter_blocks
@@ -63,7 +64,7 @@ def write_letter_pdf(letter: Letter, path: Path) -> Path:
                 story.append(Spacer(1, 4))
     path = Path(path)
     doc = SimpleDocTemplate(str(path), pagesize=us_letter, leftMargin=0.9 * inch, rightMargin=0.9 * inch, topMargin=0.8 * inch, bottomMargin=0.8 * inch,
-                            title=letter_blocks(letter)[0].text, author=letter.header.reviewer or "stormwater-check")
+                            title=letter_blocks(letter)[0].text, author=printable_text(letter.header.reviewer) or "stormwater-check")
     doc.build(story)
     return path
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..core.printable import printable_text
 from ..services.letter import ADDRESSED, NO_LONGER, NOT_ADDRESSED, PARTLY, STILL_APPLIES, Comment, Letter
 
 #: How each status is named at the head of a comment.
@@ -125,7 +126,15 @@ def letter_blocks(letter: Letter) -> list[Block]:
         out.append(Block("para", f"About this review: {n}"))
     if h.reviewer:
         out.append(Block("para", f"Sincerely,\n{h.reviewer}"))
-    return out
+    # One text-sanitising function for every output (issue 35): a vertical tab (Word's line break) in a reviewer's name or a
+    # reason, a NUL in an owner's name, never reaches the DOCX (python-docx refuses the whole letter) or the PDF.
+    return [_printable(b) for b in out]
+
+
+def _printable(b: Block) -> Block:
+    """``b`` with its text through :func:`~stormwater_plugin.core.printable.printable_text` (lines kept in a paragraph)."""
+    return Block(b.kind, printable_text(b.text, multiline=b.kind == "para"), printable_text(b.lead), printable_text(b.mark), b.status,
+                 tuple(printable_text(x) for x in b.extra))
 
 
 __all__ = ["Block", "letter_blocks", "STATUS_WORDS", "MARK_WORDS"]
