@@ -20,7 +20,7 @@ from qgis.core import QgsProject, QgsVectorLayer
 from qgis.PyQt.QtWidgets import QFileDialog, QInputDialog, QMessageBox, QPushButton, QWidget
 
 from ..core.errors import StormwaterError
-from ..services.cad_files import cad_kind, for_import_problem
+from ..services.cad_files import cad_kind, dxf_text_encoding, for_import_problem
 from ..services.cad_plan import (
     CONTOURS,
     FT_M,
@@ -137,14 +137,16 @@ def new_site_button(dock: Any) -> QPushButton:
 # --------------------------------------------------------------------------- Import CAD plan… (QGIS's own OGR)
 
 
-def read_dxf_ogr(path: Path | str) -> list[Any]:
-    """The model-space entities of a DXF through QGIS's GDAL (block references as points, as the command line reads them)."""
+def read_dxf_ogr(path: Path | str, encoding: str | None = None) -> list[Any]:
+    """The model-space entities of a DXF through QGIS's GDAL (block references as points, as the command line reads them);
+    ``encoding`` as the command line's (:func:`~stormwater_plugin.services.cad_files.dxf_text_encoding`)."""
     from osgeo import gdal
     from shapely import wkb
 
-    old = {k: gdal.GetConfigOption(k) for k in ("DXF_INLINE_BLOCKS", "DXF_MERGE_BLOCK_GEOMETRIES")}
+    old = {k: gdal.GetConfigOption(k) for k in ("DXF_INLINE_BLOCKS", "DXF_MERGE_BLOCK_GEOMETRIES", "DXF_ENCODING")}
     gdal.SetConfigOption("DXF_INLINE_BLOCKS", "FALSE")
     gdal.SetConfigOption("DXF_MERGE_BLOCK_GEOMETRIES", "FALSE")
+    gdal.SetConfigOption("DXF_ENCODING", encoding)
     kind = cad_kind(path)
     problem = for_import_problem(path, kind) if kind is not None else None
     if problem is not None:
@@ -204,7 +206,10 @@ def import_cad_ogr(path: Path | str, crs_text: str, out: Path | str, parcels: An
         scale, units = unit_scale(read_insunits(path), crs_m, srs.GetLinearUnitsName(), srs.GetName(), notes)
     except (CadMappingError, CadPlanError) as exc:
         raise SitePackageError(str(exc)) from exc
-    entities = [scaled(e, scale) for e in read_dxf_ogr(path)]
+    encoding, guessed = dxf_text_encoding(path) if cad_kind(path) == "dxf" else (None, None)
+    if guessed:
+        notes.append(guessed)
+    entities = [scaled(e, scale) for e in read_dxf_ogr(path, encoding)]
     if not entities:
         raise SitePackageError(f"{path}: the drawing's model space holds no entity")
     bad = non_finite_problem(entities, path)

@@ -33,7 +33,7 @@ from shapely.geometry import mapping, shape
 from shapely.geometry.base import BaseGeometry
 
 from ..core.cad.sorting import CONTOURS, CadEntity, CadMapping, CadMappingError, SortedPlan, load_mapping, sort_entities
-from ..services.cad_files import cad_kind, for_import_problem
+from ..services.cad_files import cad_kind, dxf_text_encoding, for_import_problem
 from ..services.cad_plan import (
     FT_M,
     PARCEL_FIELDS,
@@ -91,8 +91,12 @@ def read_insunits(path: Path) -> int | None:
         raise InputError(str(exc)) from exc
 
 
-def read_dxf(path: Path) -> list[CadEntity]:
-    """The model-space entities of a DXF, block references as points with their block name and attributes."""
+def read_dxf(path: Path, encoding: str | None = None) -> list[CadEntity]:
+    """The model-space entities of a DXF, block references as points with their block name and attributes.
+
+    ``encoding``: the text's encoding when it is not the drawing's ``$DWGCODEPAGE``
+    (:func:`~stormwater_plugin.services.cad_files.dxf_text_encoding`).
+    """
     if not Path(path).is_file():
         raise InputError(f"{path}: no such drawing")
     kind = cad_kind(path)
@@ -100,7 +104,8 @@ def read_dxf(path: Path) -> list[CadEntity]:
     if problem is not None:
         raise InputError(problem)
     try:
-        with fiona.Env(DXF_INLINE_BLOCKS="FALSE", DXF_MERGE_BLOCK_GEOMETRIES="FALSE"):
+        env = {"DXF_ENCODING": encoding} if encoding else {}
+        with fiona.Env(DXF_INLINE_BLOCKS="FALSE", DXF_MERGE_BLOCK_GEOMETRIES="FALSE", **env):
             with fiona.open(str(path), layer="entities") as src:
                 out = []
                 for f in src:
@@ -235,7 +240,10 @@ def import_cad(path: Path, crs_text: str, out: Path, *, parcels: str | None = No
         raise InputError(str(exc)) from exc
     notes: list[str] = []
     scale, units = _unit_scale(read_insunits(path), crs, notes)
-    entities = [scaled(e, scale) for e in read_dxf(path)]
+    encoding, guessed = dxf_text_encoding(path) if Path(path).is_file() and cad_kind(path) == "dxf" else (None, None)
+    if guessed:
+        notes.append(guessed)
+    entities = [scaled(e, scale) for e in read_dxf(path, encoding)]
     if not entities:
         raise InputError(f"{path}: the drawing's model space holds no entity")
     bad = non_finite_problem(entities, path)

@@ -65,4 +65,70 @@ def for_import_problem(path: Path | str, kind: str) -> str | None:
     return None
 
 
-__all__ = ["BINARY_DXF_MAGIC", "as_gis_data_problem", "cad_kind", "for_import_problem"]
+#: The first DXF version whose text is UTF-8 whatever its ``$DWGCODEPAGE`` says (AutoCAD 2007).
+UTF8_FROM_VERSION: str = "AC1021"
+
+#: Bytes of a drawing read at a time when its text is tested for UTF-8.
+CHUNK_BYTES: int = 1 << 20
+
+
+def dxf_header_values(path: Path | str, names: tuple[str, ...] = ("$ACADVER", "$DWGCODEPAGE"), max_lines: int = 200_000) -> dict[str, str]:
+    """The values of the header variables ``names`` of an ASCII DXF (read up to the header's end)."""
+    out: dict[str, str] = {}
+    with open(path, "rb") as fh:
+        prev: bytes | None = None
+        wanted: str | None = None
+        for n, raw in enumerate(fh):
+            line = raw.strip()
+            if wanted is not None and prev is not None and prev.strip().isdigit() and int(prev) not in (9,):
+                out[wanted] = line.decode("latin-1")
+                wanted = None
+            elif line.decode("latin-1") in names and prev is not None and prev.strip() == b"9":
+                wanted = line.decode("latin-1")
+            if line == b"ENDSEC" or n > max_lines or len(out) == len(names):
+                break
+            prev = line
+    return out
+
+
+def _valid_utf8_with_non_ascii(path: Path | str) -> bool:
+    """Whether the file's bytes are valid UTF-8 and hold at least one non-ASCII character (read in chunks)."""
+    import codecs
+
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    non_ascii = False
+    with open(path, "rb") as fh:
+        while chunk := fh.read(CHUNK_BYTES):
+            if not non_ascii and not chunk.isascii():
+                non_ascii = True
+            try:
+                decoder.decode(chunk)
+            except UnicodeDecodeError:
+                return False
+    try:
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        return False
+    return non_ascii
+
+
+def dxf_text_encoding(path: Path | str) -> tuple[str | None, str | None]:
+    """The encoding a DXF's text is to be read in (``None``: the drawing's own ``$DWGCODEPAGE``, GDAL's reading) and a note.
+
+    AutoCAD 2007 and later (``$ACADVER`` AC1021 on) write DXF text in UTF-8 while ``$DWGCODEPAGE`` still says
+    ANSI_1252, so GDAL, which follows the code page, turns "Puits-É1" into "Puits-Ã\x891": such a drawing is
+    read as UTF-8. An older drawing whose bytes are valid UTF-8 with non-ASCII text (a converter's output) is
+    read as UTF-8 too, and the note says the decoding is a guess.
+    """
+    head = dxf_header_values(path)
+    version = head.get("$ACADVER", "")
+    if version >= UTF8_FROM_VERSION:
+        return "UTF-8", None
+    if not _valid_utf8_with_non_ascii(path):
+        return None, None
+    page = head.get("$DWGCODEPAGE") or "no code page"
+    return "UTF-8", (f"the drawing's text was decoded as UTF-8, a guess: it declares {version or 'no version'} and {page}, "
+                     "but its bytes are UTF-8; check the accented names and ids it holds")
+
+
+__all__ = ["BINARY_DXF_MAGIC", "as_gis_data_problem", "cad_kind", "dxf_header_values", "dxf_text_encoding", "for_import_problem"]
