@@ -14,6 +14,7 @@ from ..services.intake import (
     NOT_LAYERS,
     role_for_layer_name,
 )
+from .archive_budget import check_archive
 from .errors import InputError
 
 
@@ -155,6 +156,7 @@ def collect_sources(package: Path | None, layer_options: list[str]) -> tuple[dic
         if not _exists(package):
             raise InputError(f"{package}: site package not found")
         refuse_cad_file(package)
+        check_archive(package)  # within a size and ratio budget before GDAL parses it (issue 35)
         names = _list_layers(package)
         unmatched: list[str] = []
         for name in names:
@@ -174,6 +176,7 @@ def collect_sources(package: Path | None, layer_options: list[str]) -> tuple[dic
     for opt in layer_options:
         src = parse_layer_option(opt)
         refuse_cad_file(src.path, src.role)
+        check_archive(src.path, src.text)
         given.setdefault(src.role, []).append(src)
     if package is not None:
         # issue 27: a template's empty layer is not drawn (absent), not "none", until the applicant states none
