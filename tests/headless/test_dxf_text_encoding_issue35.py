@@ -45,7 +45,7 @@ def test_an_older_dxf_whose_bytes_are_utf8_is_read_as_utf8_with_a_note_that_it_i
     dxf = _with_accented_well(tmp_path / "plan.dxf", "AC1015")
     raw = dxf.read_bytes()
     if "Puits-É1".encode("cp1252") in raw:  # ezdxf wrote the R2000 file in its code page: make it the converter's UTF-8
-        dxf.write_bytes(raw.replace("Puits-É1".encode("cp1252"), "Puits-É1".encode("utf-8")))
+        dxf.write_bytes(raw.replace("Puits-É1".encode("cp1252"), "Puits-É1".encode()))
     encoding, note = dxf_text_encoding(dxf)
     assert encoding == "UTF-8" and note is not None and "a guess" in note
     gpkg = tmp_path / "site.gpkg"
@@ -57,7 +57,7 @@ def test_an_older_dxf_whose_bytes_are_utf8_is_read_as_utf8_with_a_note_that_it_i
 def test_an_older_dxf_in_its_ansi_code_page_keeps_it(tmp_path):
     dxf = _with_accented_well(tmp_path / "plan.dxf", "AC1015")
     raw = dxf.read_bytes()
-    dxf.write_bytes(raw.replace("Puits-É1".encode("utf-8"), "Puits-É1".encode("cp1252")))
+    dxf.write_bytes(raw.replace("Puits-É1".encode(), "Puits-É1".encode("cp1252")))
     assert dxf_text_encoding(dxf) == (None, None)
     gpkg = tmp_path / "site.gpkg"
     assert main(["import-cad", str(dxf), "--crs", "EPSG:2260", "--out", str(gpkg)]) == 0

@@ -66,7 +66,7 @@ def test_a_nul_in_an_owner_name_is_read_whole_from_the_geopackage_and_warned(tmp
     for f in ("ST_IsEmpty", "ST_MinX", "ST_MaxX", "ST_MinY", "ST_MaxY"):  # the package's R-tree triggers call them
         con.create_function(f, 1, lambda g: 0)
     fid = con.execute("SELECT fid FROM parcels WHERE is_site = 0 ORDER BY fid LIMIT 1").fetchone()[0]
-    con.execute("UPDATE parcels SET PRMY_OWNER = CAST(? AS TEXT) WHERE fid = ?", ("Hartwell\x00 Family Trust".encode(), fid))
+    con.execute("UPDATE parcels SET PRMY_OWNER = CAST(? AS TEXT) WHERE fid = ?", (b"Hartwell\x00 Family Trust", fid))
     con.commit()
     con.close()
     out = tmp_path / "out"
