@@ -9,6 +9,7 @@ format"). Both front ends ask :func:`cad_kind`; the words are :func:`as_gis_data
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 #: The first bytes of a binary DXF (AutoCAD's "DXB"-less binary form of DXF).
@@ -131,4 +132,32 @@ def dxf_text_encoding(path: Path | str) -> tuple[str | None, str | None]:
                      "but its bytes are UTF-8; check the accented names and ids it holds")
 
 
-__all__ = ["BINARY_DXF_MAGIC", "as_gis_data_problem", "cad_kind", "dxf_header_values", "dxf_text_encoding", "for_import_problem"]
+def dxf_entity_layers(path: Path | str, encoding: str | None = None) -> Counter[str]:
+    """How many model-space and paper-space entities each CAD layer holds, from the ENTITIES section's layer group codes.
+
+    A byte scan (memory-mapped, no entity parsed): for a large drawing it tells which layers the mapping
+    would not sort at all, so GDAL can leave them unread (:func:`~stormwater_plugin.services.cad_plan.read_filter`).
+    A count may be off where a value line reads "8" (a flag) just before a layer's group code; it is used only
+    to say how many entities a layer that was not read holds.
+    """
+    import mmap
+    import re
+
+    counts: Counter[bytes] = Counter()
+    with open(path, "rb") as fh:
+        if Path(path).stat().st_size == 0:
+            return Counter()
+        with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+            start = re.search(rb"\n\s*2\r?\nENTITIES\r?\n", mm)
+            if start is None:
+                return Counter()
+            end = re.compile(rb"\n\s*0\r?\nENDSEC\r?\n").search(mm, start.end())
+            stop = end.start() if end else len(mm)
+            for m in re.compile(rb"\n *8\r?\n([^\r\n]*)\r?\n").finditer(mm, start.end(), stop):
+                counts[bytes(m.group(1))] += 1
+    # layer names decoded as GDAL decodes them: UTF-8 (dxf_text_encoding), else the code page AutoCAD's ANSI drawings use
+    codec = "utf-8" if (encoding or "").upper().replace("_", "-") == "UTF-8" else "cp1252"
+    return Counter({k.decode(codec, errors="replace"): v for k, v in counts.items()})
+
+
+__all__ = ["BINARY_DXF_MAGIC", "dxf_entity_layers", "as_gis_data_problem", "cad_kind", "dxf_header_values", "dxf_text_encoding", "for_import_problem"]

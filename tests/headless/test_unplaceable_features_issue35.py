@@ -128,4 +128,4 @@ def test_import_cad_names_an_entity_2000_ft_from_the_plan_without_quarantining_i
     doc.saveas(path)
     assert main(["import-cad", str(path), "--crs", "EPSG:2260", "--out", str(tmp_path / "near.gpkg")]) == 0
     out = capsys.readouterr().out
-    assert "far from the plan: devices DW-7" in out and "quarantined" not in out
+    assert "far from the plan: 1 devices feature(s)" in out and "DW-7" in out and "quarantined" not in out
