@@ -240,9 +240,10 @@ _TYPE_NAMES = {0: "Point", 1: "LineString", 3: "Polygon", 4: "MultiPoint", 5: "M
 
 def _geojson(g: BaseGeometry, has_z: bool) -> Any:
     """A geometry as GeoJSON for fiona: points and lines straight from their coordinates (a contour layer of 100,000 lines), the rest by ``mapping``."""
-    if g.geom_type in ("Point", "LineString"):
+    kind = g.geom_type
+    if kind in ("Point", "LineString"):
         c = shapely.get_coordinates(g, include_z=has_z and bool(g.has_z)).tolist()
-        return {"type": g.geom_type, "coordinates": c[0] if g.geom_type == "Point" else c}
+        return {"type": kind, "coordinates": c[0] if kind == "Point" else c}
     return mapping(g)
 
 

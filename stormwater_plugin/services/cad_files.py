@@ -137,8 +137,9 @@ def dxf_entity_layers(path: Path | str, encoding: str | None = None) -> Counter[
 
     A byte scan (memory-mapped, no entity parsed): for a large drawing it tells which layers the mapping
     would not sort at all, so GDAL can leave them unread (:func:`~stormwater_plugin.services.cad_plan.read_filter`).
-    A count may be off where a value line reads "8" (a flag) just before a layer's group code; it is used only
-    to say how many entities a layer that was not read holds.
+    A value line reading "8" (a flag) is taken for a group code at times: names of digits only are therefore
+    not counted, so a layer named so is never left unread; a count is used only to say how many entities a
+    layer that was not read holds.
     """
     import mmap
     import re
@@ -154,7 +155,9 @@ def dxf_entity_layers(path: Path | str, encoding: str | None = None) -> Counter[
             end = re.compile(rb"\n\s*0\r?\nENDSEC\r?\n").search(mm, start.end())
             stop = end.start() if end else len(mm)
             for m in re.compile(rb"\n *8\r?\n([^\r\n]*)\r?\n").finditer(mm, start.end(), stop):
-                counts[bytes(m.group(1))] += 1
+                name = bytes(m.group(1))
+                if not name.strip().isdigit():  # a flag value 8 before a group code (" 70"): no layer; a layer named so is read by GDAL
+                    counts[name] += 1
     # layer names decoded as GDAL decodes them: UTF-8 (dxf_text_encoding), else the code page AutoCAD's ANSI drawings use
     codec = "utf-8" if (encoding or "").upper().replace("_", "-") == "UTF-8" else "cp1252"
     return Counter({k.decode(codec, errors="replace"): v for k, v in counts.items()})
