@@ -12,6 +12,7 @@ area-of-use and parcel checks, the rows) is :mod:`stormwater_plugin.services.cad
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -20,13 +21,14 @@ from qgis.core import QgsProject, QgsVectorLayer
 from qgis.PyQt.QtWidgets import QFileDialog, QInputDialog, QMessageBox, QPushButton, QWidget
 
 from ..core.errors import StormwaterError
-from ..services.cad_files import cad_kind, dxf_text_encoding, for_import_problem
+from ..services.cad_files import cad_kind, dxf_entity_layers, dxf_text_encoding, for_import_problem
 from ..services.cad_plan import (
     CONTOURS,
     FT_M,
     SEARCH_FT,
     CadMappingError,
     CadPlanError,
+    count_unread,
     declared_unit_hint,
     entity_from_ogr,
     layer_fields,
@@ -37,6 +39,7 @@ from ..services.cad_plan import (
     plan_outline,
     plan_rows,
     quarantine_far_entities,
+    read_filter,
     read_insunits,
     scaled,
     sort_entities,
@@ -137,7 +140,7 @@ def new_site_button(dock: Any) -> QPushButton:
 # --------------------------------------------------------------------------- Import CAD plan… (QGIS's own OGR)
 
 
-def read_dxf_ogr(path: Path | str, encoding: str | None = None) -> list[Any]:
+def read_dxf_ogr(path: Path | str, encoding: str | None = None, where: str | None = None) -> list[Any]:
     """The model-space entities of a DXF through QGIS's GDAL (block references as points, as the command line reads them);
     ``encoding`` as the command line's (:func:`~stormwater_plugin.services.cad_files.dxf_text_encoding`)."""
     from osgeo import gdal
@@ -156,6 +159,8 @@ def read_dxf_ogr(path: Path | str, encoding: str | None = None) -> list[Any]:
         if ds is None or ds.GetLayerByName("entities") is None:
             raise SitePackageError(f"{path}: GDAL cannot read it as DXF; DWG drawings: save or export them as DXF first")
         lyr = ds.GetLayerByName("entities")
+        if where:  # the layers the mapping never sorts, left unread (services.cad_plan.read_filter)
+            lyr.SetAttributeFilter(where)
         names = [lyr.GetLayerDefn().GetFieldDefn(i).GetName() for i in range(lyr.GetLayerDefn().GetFieldCount())]
         out = []
         for f in lyr:
@@ -209,7 +214,9 @@ def import_cad_ogr(path: Path | str, crs_text: str, out: Path | str, parcels: An
     encoding, guessed = dxf_text_encoding(path) if cad_kind(path) == "dxf" else (None, None)
     if guessed:
         notes.append(guessed)
-    entities = [scaled(e, scale) for e in read_dxf_ogr(path, encoding)]
+    layer_counts = dxf_entity_layers(path, encoding) if cad_kind(path) == "dxf" else Counter()
+    where, left_out = read_filter(table, layer_counts)
+    entities = [scaled(e, scale) for e in read_dxf_ogr(path, encoding, where)]
     if not entities:
         raise SitePackageError(f"{path}: the drawing's model space holds no entity")
     bad = non_finite_problem(entities, path)
@@ -217,6 +224,7 @@ def import_cad_ogr(path: Path | str, crs_text: str, out: Path | str, parcels: An
         raise SitePackageError(bad)
     unit_to_ft = crs_m / FT_M
     plan = sort_entities(entities, table, unit_to_ft)
+    count_unread(plan, left_out, layer_counts, Counter(e.layer for e in entities))
     if not any(role != CONTOURS for role in plan.features):
         raise SitePackageError(f"{path}: no entity is on a layer the mapping table ({table.name}) sorts into a role")
     notes.extend(quarantine_far_entities(plan, unit_to_ft))
