@@ -129,3 +129,34 @@ def test_import_cad_names_an_entity_2000_ft_from_the_plan_without_quarantining_i
     assert main(["import-cad", str(path), "--crs", "EPSG:2260", "--out", str(tmp_path / "near.gpkg")]) == 0
     out = capsys.readouterr().out
     assert "far from the plan: 1 devices feature(s)" in out and "DW-7" in out and "quarantined" not in out
+
+
+def test_a_county_wetland_layer_with_one_feature_at_1e15_ft_keeps_wl1_and_names_the_rest_in_one_entry(tmp_path):
+    """More than 1,000 features: read through the window around the site; the features its CRS cannot place lie beyond
+    the window and are one undetermined entry, never the whole layer misplaced."""
+    import fiona
+    import geopandas as gpd
+    import numpy as np
+
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    demo_doc = _check(plain, DEMO)[1]
+    out = tmp_path / "site.gpkg"
+    rng = np.random.default_rng(35)
+    for name in fiona.listlayers(DEMO):
+        df = gpd.read_file(DEMO, layer=name)
+        if name == "wetlands":
+            far = [shapely.box(x, y, x + 10, y + 10) for x, y in zip(608260 + rng.uniform(500, 1800, 1200), 4817210 + rng.uniform(500, 1800, 1200))]
+            extra = gpd.GeoDataFrame({"id": [f"F-{i}" for i in range(1200)] + ["FAR-1"]},
+                                     geometry=far + [shapely.box(1e15, 1e15, 1e15 + 10, 1e15 + 10)], crs=df.crs)
+            df = gpd.GeoDataFrame(pd.concat([df, extra], ignore_index=True), crs=df.crs)
+        df.to_file(out, layer=name, driver="GPKG")
+    _, doc = _check(tmp_path, out)
+    assert "layer_misplaced" not in [w["code"] for w in doc["warnings"]]
+    w = [x for x in doc["warnings"] if x["code"] == "features_unplaceable" and x["layer"] == "wetlands"]
+    assert len(w) == 1 and "beyond the area its CRS covers" in w[0]["ids"][0]
+
+    def wl1(d: dict) -> list[tuple[str, str]]:
+        return sorted((f["rule_id"], f["status"]) for f in d["findings"] if (f["other"] or {}).get("id") == "WL-1")
+
+    assert wl1(doc) == wl1(demo_doc) and wl1(doc)
