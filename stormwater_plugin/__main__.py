@@ -1,5 +1,11 @@
 """``python -m stormwater_plugin check ...``"""
 
-from .cli import main
+try:  # an interrupt while the command line loads is one line, never a traceback (issue 35); cli itself imports no library
+    from .cli import main
+except KeyboardInterrupt:
+    import sys
+
+    sys.stderr.write("stormwater-check: interrupted\n")
+    raise SystemExit(2) from None
 
 raise SystemExit(main())

@@ -14,17 +14,20 @@ from pathlib import Path
 from typing import NoReturn, Sequence, cast
 
 from .__about__ import __version__
-from .core.checks.device_design import override_prevailing_frost_depth
-from .core.errors import StormwaterError
-from .core.model import ROLES
-from .core.rulepack import JURISDICTIONS, load_pack
-from .core.units import USER_Z_UNITS
 from .headless.errors import fail, run_guarded
+
+# Nothing heavier than the standard library is imported above (issue 35): the commands' modules load inside
+# run_guarded, so a Ctrl-C or a missing library in the first fraction of a second ends in one line, never a traceback.
 
 SUBCOMMANDS = ("check", "slope-map", "envelope", "batch", "compare", "letter", "import-cad", "contours-dem", "register", "new-site", "completeness")
 
 
 def _check_parser() -> argparse.ArgumentParser:
+    # lazy: the engine's vocabularies load numpy and shapely; run inside run_guarded (issue 35)
+    from .core.model import ROLES
+    from .core.rulepack import JURISDICTIONS
+    from .core.units import USER_Z_UNITS
+
     p = argparse.ArgumentParser(
         prog="stormwater-check",
         description="Check a stormwater site plan against the setback, buffer and slope rules of a jurisdiction.",
@@ -69,6 +72,10 @@ def run_check_command(argv: Sequence[str]) -> int:
     """``stormwater-check check``: read the arguments and files, review the site (one use case), write its outputs."""
     args = _check_parser().parse_args(list(argv))
     # lazy: reader, writer and the review load fiona, pyproj and the engine (~0.55 s); `--help` stays at ~0.23 s
+    from .core.checks.device_design import override_prevailing_frost_depth
+    from .core.errors import StormwaterError
+    from .core.printable import printable_text
+    from .core.rulepack import load_pack
     from .headless.compare_cli import read_previous
     from .headless.context_reader import read_context_for_check
     from .headless.reader import InputError, LoadedSite
@@ -148,7 +155,9 @@ def run_check_command(argv: Sequence[str]) -> int:
         print(f"{c['violation']} violation, {c['advisory']} advisory, {c['undetermined']} undetermined, {c['pass']} pass")
     else:
         move_lines = ["", "Suggested moves (each re-checked):"] + [f"  {m.message or m.reason or ''}" for m in moves] if moves else []
-        print("\n".join([summary_text(result, out)] + move_lines + review_lines + [""] + list(completeness_lines(completeness))))
+        text = "\n".join([summary_text(result, out)] + move_lines + review_lines + [""] + list(completeness_lines(completeness)))
+        # a feature's id or a warning quoting a file's text never reaches the terminal with its escapes (issue 35)
+        print("\n".join(printable_text(line) for line in text.split("\n")))
     # Exit 1 while a violation has no reviewer decision; violations all accepted or waived exit 0 (docs/report.md).
     return 1 if review.violations_unresolved else 0
 

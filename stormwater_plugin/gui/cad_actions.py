@@ -12,6 +12,7 @@ area-of-use and parcel checks, the rows) is :mod:`stormwater_plugin.services.cad
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -21,19 +22,25 @@ from qgis.gui import QgsMapLayerComboBox, QgsProjectionSelectionWidget
 from qgis.PyQt.QtWidgets import QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QInputDialog, QMessageBox, QPushButton, QWidget
 
 from ..core.errors import StormwaterError
+from ..services.cad_files import cad_kind, dxf_entity_layers, dxf_text_encoding, for_import_problem
 from ..services.cad_plan import (
     CONTOURS,
     FT_M,
     SEARCH_FT,
     CadMappingError,
     CadPlanError,
+    count_unread,
+    declared_unit_hint,
     entity_from_ogr,
     layer_fields,
     load_mapping,
     mark_property_line,
     match_parcel,
+    non_finite_problem,
     plan_outline,
     plan_rows,
+    quarantine_far_entities,
+    read_filter,
     read_insunits,
     scaled,
     sort_entities,
@@ -135,19 +142,27 @@ def new_site_button(dock: Any) -> QPushButton:
 # --------------------------------------------------------------------------- Import CAD plan… (QGIS's own OGR)
 
 
-def read_dxf_ogr(path: Path | str) -> list[Any]:
-    """The model-space entities of a DXF through QGIS's GDAL (block references as points, as the command line reads them)."""
+def read_dxf_ogr(path: Path | str, encoding: str | None = None, where: str | None = None) -> list[Any]:
+    """The model-space entities of a DXF through QGIS's GDAL (block references as points, as the command line reads them);
+    ``encoding`` as the command line's (:func:`~stormwater_plugin.services.cad_files.dxf_text_encoding`)."""
     from osgeo import gdal
     from shapely import wkb
 
-    old = {k: gdal.GetConfigOption(k) for k in ("DXF_INLINE_BLOCKS", "DXF_MERGE_BLOCK_GEOMETRIES")}
+    old = {k: gdal.GetConfigOption(k) for k in ("DXF_INLINE_BLOCKS", "DXF_MERGE_BLOCK_GEOMETRIES", "DXF_ENCODING")}
     gdal.SetConfigOption("DXF_INLINE_BLOCKS", "FALSE")
     gdal.SetConfigOption("DXF_MERGE_BLOCK_GEOMETRIES", "FALSE")
+    gdal.SetConfigOption("DXF_ENCODING", encoding)
+    kind = cad_kind(path)
+    problem = for_import_problem(path, kind) if kind is not None else None
+    if problem is not None:
+        raise SitePackageError(problem)
     try:
         ds = ogr.Open(str(path))
         if ds is None or ds.GetLayerByName("entities") is None:
             raise SitePackageError(f"{path}: GDAL cannot read it as DXF; DWG drawings: save or export them as DXF first")
         lyr = ds.GetLayerByName("entities")
+        if where:  # the layers the mapping never sorts, left unread (services.cad_plan.read_filter)
+            lyr.SetAttributeFilter(where)
         names = [lyr.GetLayerDefn().GetFieldDefn(i).GetName() for i in range(lyr.GetLayerDefn().GetFieldCount())]
         out = []
         for f in lyr:
@@ -162,7 +177,7 @@ def read_dxf_ogr(path: Path | str) -> list[Any]:
             gdal.SetConfigOption(k, v)
 
 
-def _area_of_use_check(srs: Any, outline: Any, crs_text: str) -> None:
+def _area_of_use_check(srs: Any, outline: Any, crs_text: str, unit_hint: str = "") -> None:
     aou = srs.GetAreaOfUse()
     if aou is None or outline.is_empty:
         return
@@ -175,8 +190,8 @@ def _area_of_use_check(srs: Any, outline: Any, crs_text: str) -> None:
     finite = lon == lon and lat == lat and abs(lon) < 1e300 and abs(lat) < 1e300
     if not (finite and aou.west_lon_degree - margin <= lon <= aou.east_lon_degree + margin and aou.south_lat_degree - margin <= lat <= aou.north_lat_degree + margin):
         where = f"lon {lon:.3f}, lat {lat:.3f}" if finite else "nowhere on Earth"
-        raise SitePackageError(f"the plan's coordinates (x {cx:,.0f}, y {cy:,.0f}) put it at {where}, outside the area of {crs_text} ({aou.name}): "
-                            "local coordinates, or the wrong state-plane zone? Georeference the drawing or give its CRS")
+        raise SitePackageError(f"{unit_hint}the plan's coordinates (x {cx:,.0f}, y {cy:,.0f}) put it at {where}, outside the area of {crs_text} "
+                               f"({aou.name}): local coordinates, or the wrong state-plane zone? Georeference the drawing or give its CRS")
 
 
 def import_cad_ogr(path: Path | str, crs_text: str, out: Path | str, parcels: Any = None, mapping_path: Path | str | None = None) -> dict[str, Any]:
@@ -198,15 +213,25 @@ def import_cad_ogr(path: Path | str, crs_text: str, out: Path | str, parcels: An
         scale, units = unit_scale(read_insunits(path), crs_m, srs.GetLinearUnitsName(), srs.GetName(), notes)
     except (CadMappingError, CadPlanError) as exc:
         raise SitePackageError(str(exc)) from exc
-    entities = [scaled(e, scale) for e in read_dxf_ogr(path)]
+    encoding, guessed = dxf_text_encoding(path) if cad_kind(path) == "dxf" else (None, None)
+    if guessed:
+        notes.append(guessed)
+    layer_counts = dxf_entity_layers(path, encoding) if cad_kind(path) == "dxf" else Counter()
+    where, left_out = read_filter(table, layer_counts)
+    entities = [scaled(e, scale) for e in read_dxf_ogr(path, encoding, where)]
     if not entities:
         raise SitePackageError(f"{path}: the drawing's model space holds no entity")
+    bad = non_finite_problem(entities, path)
+    if bad is not None:
+        raise SitePackageError(bad)
     unit_to_ft = crs_m / FT_M
     plan = sort_entities(entities, table, unit_to_ft)
+    count_unread(plan, left_out, layer_counts, Counter(e.layer for e in entities))
     if not any(role != CONTOURS for role in plan.features):
         raise SitePackageError(f"{path}: no entity is on a layer the mapping table ({table.name}) sorts into a role")
+    notes.extend(quarantine_far_entities(plan, unit_to_ft))
     outline = plan_outline(plan)
-    _area_of_use_check(srs, outline, crs_text)
+    _area_of_use_check(srs, outline, crs_text, declared_unit_hint(units, scale))
     rows = plan_rows(plan)
     site = None
     if parcels is not None:
@@ -249,7 +274,8 @@ def import_cad_ogr(path: Path | str, crs_text: str, out: Path | str, parcels: An
             lyr.CreateField(ogr.FieldDefn(name, {"int": ogr.OFTInteger64, "float": ogr.OFTReal, "str": ogr.OFTString}[kind]))
         for g, a in rs:
             feat = ogr.Feature(lyr.GetLayerDefn())
-            feat.SetGeometry(ogr.CreateGeometryFromWkb(shapely.to_wkb(g)))
+            if not g.is_empty:  # a quarantined entity is written without a geometry (services.cad_plan)
+                feat.SetGeometry(ogr.CreateGeometryFromWkb(shapely.to_wkb(g)))
             for name, kind in fields.items():
                 v = a.get(name)
                 if v is not None:

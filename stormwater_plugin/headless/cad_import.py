@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import math
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -33,18 +35,24 @@ from shapely.geometry import mapping, shape
 from shapely.geometry.base import BaseGeometry
 
 from ..core.cad.sorting import CONTOURS, CadEntity, CadMapping, CadMappingError, SortedPlan, load_mapping, sort_entities
+from ..services.cad_files import cad_kind, dxf_entity_layers, dxf_text_encoding, for_import_problem
 from ..services.cad_plan import (
     FT_M,
     PARCEL_FIELDS,
     SEARCH_FT,
     CadPlanError,
+    count_unread,
+    declared_unit_hint,
     entity_from_ogr,
     layer_fields,
     mark_property_line,
     match_parcel,
+    non_finite_problem,
     parcel_id,
     plan_outline,
     plan_rows,
+    quarantine_far_entities,
+    read_filter,
     scaled,
     unit_scale,
     with_site_parcel,
@@ -87,21 +95,56 @@ def read_insunits(path: Path) -> int | None:
         raise InputError(str(exc)) from exc
 
 
-def read_dxf(path: Path) -> list[CadEntity]:
-    """The model-space entities of a DXF, block references as points with their block name and attributes."""
+def read_dxf(path: Path, encoding: str | None = None, where: str | None = None) -> list[CadEntity]:
+    """The model-space entities of a DXF, block references as points with their block name and attributes.
+
+    ``encoding``: the text's encoding when it is not the drawing's ``$DWGCODEPAGE``
+    (:func:`~stormwater_plugin.services.cad_files.dxf_text_encoding`); ``where``: an OGR attribute filter
+    (:func:`~stormwater_plugin.services.cad_plan.read_filter`).
+    """
     if not Path(path).is_file():
         raise InputError(f"{path}: no such drawing")
+    kind = cad_kind(path)
+    problem = for_import_problem(path, kind) if kind is not None else None
+    if problem is not None:
+        raise InputError(problem)
     try:
-        with fiona.Env(DXF_INLINE_BLOCKS="FALSE", DXF_MERGE_BLOCK_GEOMETRIES="FALSE"):
-            with fiona.open(str(path), layer="entities") as src:
-                out = []
-                for f in src:
-                    e = entity_from_ogr(dict(f.properties), shape(f.geometry) if f.geometry is not None else None)
-                    if e is not None:
-                        out.append(e)
-                return out
+        env = {"DXF_ENCODING": encoding} if encoding else {}
+        # fiona logs "Skipping field BlockScale: invalid type 3" for every block reference: three library warnings per
+        # feature, no word of which concerns the user, cost a fifth of a large import (issue 35)
+        quiet = logging.getLogger("fiona.ogrext")
+        level = quiet.level
+        quiet.setLevel(logging.ERROR)
+        try:
+            with fiona.Env(DXF_INLINE_BLOCKS="FALSE", DXF_MERGE_BLOCK_GEOMETRIES="FALSE", **env):
+                with fiona.open(str(path), layer="entities") as src:
+                    out = []
+                    for f in src.filter(where=where) if where else src:
+                        g = f.geometry
+                        e = entity_from_ogr(_plain_properties(f.properties), _shape(g) if g is not None else None)
+                        if e is not None:
+                            out.append(e)
+                    return out
+        finally:
+            quiet.setLevel(level)
     except fiona.errors.DriverError as exc:
         raise InputError(f"{path}: GDAL cannot read it as DXF ({exc}); DWG drawings: save or export them as DXF first") from exc
+
+
+def _plain_properties(props: Any) -> dict[str, Any]:
+    """A fiona feature's properties as a dict, read once: fiona 1.9 rebuilds its whole mapping on every key asked, which is most of
+    a million-entity import (issue 35); its ``_data`` holds them as read."""
+    data = getattr(props, "_data", None)
+    return dict(data) if isinstance(data, dict) else dict(props)
+
+
+def _shape(g: Any) -> BaseGeometry:
+    """A fiona geometry as shapely, from its type and coordinates (no GeoJSON mapping built per feature)."""
+    kind = getattr(g, "type", None)
+    coords = getattr(g, "coordinates", None)
+    if kind is None or kind == "GeometryCollection" or coords is None:
+        return shape(g)
+    return shape({"type": kind, "coordinates": coords})
 
 
 def _crs(text: str) -> CRS:
@@ -122,7 +165,7 @@ def _unit_scale(insunits: int | None, crs: CRS, notes: list[str]) -> tuple[float
         raise InputError(str(exc)) from exc
 
 
-def _check_area_of_use(bounds: tuple[float, float, float, float], crs: CRS, crs_text: str) -> None:
+def _check_area_of_use(bounds: tuple[float, float, float, float], crs: CRS, crs_text: str, unit_hint: str = "") -> None:
     aou = crs.area_of_use
     if aou is None:
         return
@@ -134,9 +177,10 @@ def _check_area_of_use(bounds: tuple[float, float, float, float], crs: CRS, crs_
     if not inside:
         where = f"lon {lon:.3f}, lat {lat:.3f}" if math.isfinite(lon) and math.isfinite(lat) else "nowhere on Earth"
         unit = crs.axis_info[0].unit_name
+        # a declared unit that scaled the plan is the likelier mistake: named first (issue 35)
         raise InputError(
-            f"the plan's coordinates (x {cx:,.0f}, y {cy:,.0f} {unit}) put it at {where}, outside the area of {crs_text} ({aou.name}): "
-            "local coordinates, or the wrong state-plane zone? Georeference the drawing or give its --crs"
+            f"{unit_hint}the plan's coordinates (x {cx:,.0f}, y {cy:,.0f} {unit}) put it at {where}, outside the area of {crs_text} "
+            f"({aou.name}): local coordinates, or the wrong state-plane zone? Georeference the drawing or give its --crs"
         )
 
 
@@ -176,13 +220,31 @@ def _match_parcels(option: str, outline: BaseGeometry, crs: CRS, unit_to_ft: flo
 def _write_layer(out: Path, name: str, rows: list[tuple[BaseGeometry, dict[str, Any]]], crs: CRS) -> None:
     props = layer_fields(rows)
     keys = list(props)
-    has_z = any(shapely.has_z(g) for g, _ in rows)
-    schema = {"geometry": "3D Unknown" if has_z else "Unknown", "properties": props}
+    geoms = np.array([g for g, _ in rows], dtype=object)
+    empty = shapely.is_empty(geoms)
+    has_z = bool(np.any(shapely.has_z(geoms[~empty])))
+    # fiona has no "3D Unknown": a layer with heights (contours at their elevation) is written as its one geometry type
+    types = {str(t) for t in np.unique(shapely.get_type_id(geoms[~empty]))}
+    kind = _TYPE_NAMES.get(int(types.pop()), "Unknown") if len(types) == 1 else "Unknown"
+    schema = {"geometry": f"3D {kind}" if has_z and kind != "Unknown" else kind, "properties": props}
     with fiona.open(str(out), "w", driver="GPKG", layer=name, schema=schema, crs_wkt=crs.to_wkt()) as dst:
         dst.writerecords(
-            {"geometry": mapping(g), "properties": {k: (None if a.get(k) is None else (str(a[k]) if props[k] == "str" else a[k])) for k in keys}}
-            for g, a in rows
+            {"geometry": None if e else _geojson(g, has_z), "properties": {k: (None if a.get(k) is None else (str(a[k]) if props[k] == "str" else a[k])) for k in keys}}
+            for (g, a), e in zip(rows, empty)
         )
+
+
+#: shapely's geometry type ids to GeoJSON's names.
+_TYPE_NAMES = {0: "Point", 1: "LineString", 3: "Polygon", 4: "MultiPoint", 5: "MultiLineString", 6: "MultiPolygon", 7: "GeometryCollection"}
+
+
+def _geojson(g: BaseGeometry, has_z: bool) -> Any:
+    """A geometry as GeoJSON for fiona: points and lines straight from their coordinates (a contour layer of 100,000 lines), the rest by ``mapping``."""
+    kind = g.geom_type
+    if kind in ("Point", "LineString"):
+        c = shapely.get_coordinates(g, include_z=has_z and bool(g.has_z)).tolist()
+        return {"type": kind, "coordinates": c[0] if kind == "Point" else c}
+    return mapping(g)
 
 
 def land_property_line(package: Path, layer: str | None, found: Sequence[tuple[BaseGeometry, Mapping[str, Any], Any]], where: str,
@@ -226,16 +288,29 @@ def import_cad(path: Path, crs_text: str, out: Path, *, parcels: str | None = No
         raise InputError(str(exc)) from exc
     notes: list[str] = []
     scale, units = _unit_scale(read_insunits(path), crs, notes)
-    entities = [scaled(e, scale) for e in read_dxf(path)]
+    is_dxf = Path(path).is_file() and cad_kind(path) == "dxf"
+    encoding, guessed = dxf_text_encoding(path) if is_dxf else (None, None)
+    if guessed:
+        notes.append(guessed)
+    # a large drawing: the layers the mapping never sorts are left unread by GDAL and only counted (issue 35)
+    layer_counts = dxf_entity_layers(path, encoding) if is_dxf else Counter()
+    where, left_out = read_filter(table, layer_counts)
+    entities = [scaled(e, scale) for e in read_dxf(path, encoding, where)]
     if not entities:
         raise InputError(f"{path}: the drawing's model space holds no entity")
+    bad = non_finite_problem(entities, path)
+    if bad is not None:
+        raise InputError(bad)
     unit_to_ft = float(crs.axis_info[0].unit_conversion_factor) / FT_M
     plan = sort_entities(entities, table, unit_to_ft)
+    count_unread(plan, left_out, layer_counts, Counter(e.layer for e in entities))
     if not any(role != CONTOURS for role in plan.features):
         raise InputError(f"{path}: no entity is on a layer the mapping table ({table.name}) sorts into a role; unmapped layers: "
                          + ", ".join(f"{k} ({n})" for k, n in list(plan.unmapped.items())[:12]))
+    notes.extend(quarantine_far_entities(plan, unit_to_ft))
     outline = _plan_outline(plan)
-    _check_area_of_use(outline.bounds, crs, crs_text)
+    hint = declared_unit_hint(units, scale)
+    _check_area_of_use(outline.bounds, crs, crs_text, f"{path}: {hint}" if hint else "")
     site_parcel: str | None = None
     rows = plan_rows(plan)
     if parcels:

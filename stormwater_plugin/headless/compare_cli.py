@@ -18,6 +18,7 @@ from ..report.package import comparison_line
 from ..services import safe_files
 from ..services.compare import CompareError, compare_reviews, open_violations
 from ..services.output_manifest import OutputFolderError, Part, publish
+from ..services.review_doc import findings_doc_problem
 from .errors import fail
 from .reader import InputError
 
@@ -33,8 +34,10 @@ def read_previous(path: Path) -> dict[str, Any]:
         raise InputError(f"{p}: cannot read the earlier review ({exc.strerror}); give its output folder or findings.json") from exc
     except ValueError as exc:
         raise InputError(f"{p}: not a findings.json document ({exc})") from exc
-    if not isinstance(doc, dict) or "findings" not in doc:
-        raise InputError(f"{p}: not a findings.json document (no 'findings')")
+    problem = findings_doc_problem(doc)  # a hand-edited or tampered file: one line naming the entry and field (issue 35)
+    if problem is not None:
+        raise InputError(f"{p}: {problem}")
+    assert isinstance(doc, dict)
     doc["_path"] = str(p)
     return doc
 

@@ -29,6 +29,8 @@ class VectorFrame:
     columns: list[str]
     crs: Any  # pyproj.CRS or None
     unusable: dict[int, str] = field(default_factory=dict)
+    #: Values read again from the file because GDAL cut them at a NUL (issue 35): (row, field), for a warning.
+    restored: list[tuple[int, str]] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.records)
@@ -51,7 +53,7 @@ class VectorFrame:
         out = np.empty(len(self.geoms), dtype=object)
         for i, g in enumerate(self.geoms):
             out[i] = None if g is None else shapely.transform(g, move)
-        moved = VectorFrame(out, self.records, self.columns, crs, dict(self.unusable))
+        moved = VectorFrame(out, self.records, self.columns, crs, dict(self.unusable), list(self.restored))
         _mark_non_finite(moved, "cannot be placed in the working CRS (a coordinate the transformation cannot map)")
         return moved
 

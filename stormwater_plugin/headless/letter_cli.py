@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
+from ..core.printable import printable_changed
 from ..core.rulepack import JURISDICTIONS, load_pack
 from ..services.letter import LetterError, LetterHeader, compose_letter
 from ..services.letter_edits import CommentEdit, CommentEditError, dumps_edits, edits_from
@@ -119,6 +120,10 @@ def main(argv: Sequence[str]) -> int:
                                     edits=edits)
         except (LetterError, ValueError) as exc:
             raise InputError(str(exc)) from exc
+        changed = [name for name in ("town", "application", "applicant", "address", "reviewer") if printable_changed(getattr(args, name))]
+        if changed:  # the letter's blocks pass through printable_text; the reviewer is told which values it changed (issue 35)
+            sys.stderr.write(f"stormwater-check letter: note: control characters (a line break, a NUL, a terminal escape) removed from "
+                             f"{', '.join('--' + n for n in changed)}\n")
         out = Path(args.out)
         if out.suffix.lower() != ".docx":
             raise InputError(f"--out {out}: give a .docx path (the PDF is written beside it)")

@@ -25,9 +25,11 @@ from pathlib import Path
 from typing import Any, NoReturn, Sequence
 
 from ..core.model import DEVICE_TYPES
+from ..core.printable import printable_changed, printable_text
 from ..core.rulepack import JURISDICTIONS
 from ..core.units import USER_Z_UNITS
 from ..services.register import STATUSES, Application, Register, RegisterError, check_fields, set_field
+from ..services.review_doc import findings_doc_problem
 from .errors import fail
 
 PROG = "stormwater-check register"
@@ -118,8 +120,9 @@ def _read_doc(path: Path) -> tuple[dict[str, Any], Path]:
         raise RegisterError(f"{f}: cannot read the review ({exc.strerror})") from exc
     except ValueError as exc:
         raise RegisterError(f"{f}: not JSON ({exc})") from exc
-    if not isinstance(doc, dict) or "findings" not in doc:
-        raise RegisterError(f"{f}: not a findings.json of stormwater-check")
+    problem = findings_doc_problem(doc)  # a hand-edited or tampered file: one line naming the entry and field (issue 35)
+    if problem is not None:
+        raise RegisterError(f"{f}: {problem}")
     return doc, f.parent
 
 
@@ -131,6 +134,16 @@ def _show_lines(reg: Register, app: Application) -> list[str]:
     lines = [f"{k.ljust(width)}  {v}" for k, v in d.items() if v not in ("", None, {})]
     lines.append(f"{'last review'.ljust(width)}  {app.counts_text()}" + (f" ({lr.by}, {lr.checked}: {lr.output})" if lr else ""))
     return lines
+
+
+def _say(text: str) -> None:
+    """Print ``text`` with every line passed through :func:`~stormwater_plugin.core.printable.printable_text`: an applicant's name
+    holding a terminal escape sequence or a line break never reaches the clerk's terminal as such (issue 35); a note on stderr says so."""
+    lines = text.split("\n")
+    shown = [printable_text(line) for line in lines]
+    print("\n".join(shown))
+    if shown != lines:
+        sys.stderr.write(f"{PROG}: note: control characters (terminal escapes, line breaks) in the register's text were left out of what is shown\n")
 
 
 def main(argv: Sequence[str]) -> int:
@@ -159,29 +172,32 @@ def main(argv: Sequence[str]) -> int:
                     raise RegisterError(f"{label} {value}: file not found")
             reg.add(app)
             reg.save()
-            print(f"Added {app.id} ({app.status}, round {app.round}) to {reg.file}")
+            _say(f"Added {app.id} ({app.status}, round {app.round}) to {reg.file}")
             return 0
         reg = Register.open(args.register)
         if args.command == "list":
             apps = reg.filtered(args.status or None, worst_first=args.worst_first)
             if args.json:
-                print(json.dumps([a.as_dict() for a in apps], indent=2, ensure_ascii=False))
+                _say(json.dumps([a.as_dict() for a in apps], indent=2, ensure_ascii=False))
                 return 0
-            rows = [("id", "status", "round", "due", "applicant", "address", "last review")]
+            rows: list[tuple[str, ...]] = [("id", "status", "round", "due", "applicant", "address", "last review")]
             rows += [(a.id, a.status, str(a.round), a.due, a.applicant, a.address, a.counts_text()) for a in apps]
+            if any(printable_changed(c) for r in rows for c in r):
+                sys.stderr.write(f"{PROG}: note: control characters (terminal escapes, line breaks) in the register's text were left out of what is shown\n")
+                rows = [tuple(printable_text(c) for c in r) for r in rows]
             widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
             for r in rows:
-                print("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
-            print(f"{len(apps)} of {len(reg.applications)} application(s)" + (f" with status {', '.join(args.status)}" if args.status else ""))
+                _say("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+            _say(f"{len(apps)} of {len(reg.applications)} application(s)" + (f" with status {', '.join(args.status)}" if args.status else ""))
             return 0
         if args.command == "show":
             app = reg.get(args.id)
-            print(json.dumps(app.as_dict(), indent=2, ensure_ascii=False) if args.json else "\n".join(_show_lines(reg, app)))
+            _say(json.dumps(app.as_dict(), indent=2, ensure_ascii=False) if args.json else "\n".join(_show_lines(reg, app)))
             return 0
         if args.command == "set-status":
             app = reg.set_status(args.id, args.status, args.date)
             reg.save()
-            print(f"{app.id}: {app.status}")
+            _say(f"{app.id}: {app.status}")
             return 0
         if args.command == "set":
             app = reg.get(args.id)
@@ -195,18 +211,18 @@ def main(argv: Sequence[str]) -> int:
                 set_field(app, name, value)
             check_fields(app)
             reg.save()
-            print(f"{app.id}: set {', '.join(a.partition('=')[0] for a in args.assignments)}")
+            _say(f"{app.id}: set {', '.join(a.partition('=')[0] for a in args.assignments)}")
             return 0
         if args.command == "record":
             doc, folder = _read_doc(args.review)
             app = reg.record_review(args.id, doc, output=reg.relative(folder), by="check")
             reg.save()
-            print(f"{app.id}: {app.counts_text()}")
+            _say(f"{app.id}: {app.counts_text()}")
             return 0
         if args.command == "resubmit":
             app = reg.resubmit(args.id, package=_path_arg(reg, args.package), received=args.received)
             reg.save()
-            print(f"{app.id}: round {app.round}, received; previous round's review {app.previous_output or '(none recorded)'}")
+            _say(f"{app.id}: round {app.round}, received; previous round's review {app.previous_output or '(none recorded)'}")
             return 0
     except RegisterError as exc:
         fail(PROG, str(exc))

@@ -9,10 +9,12 @@ from pathlib import Path
 import fiona
 
 from ..core.model import ROLE_NOUN, ROLES, Warning_
+from ..services.cad_files import as_gis_data_problem, cad_kind
 from ..services.intake import (
     NOT_LAYERS,
     role_for_layer_name,
 )
+from .archive_budget import check_archive
 from .errors import InputError
 
 
@@ -106,6 +108,13 @@ def _exists(path: Path) -> bool:
     return _is_virtual(path) or path.exists()
 
 
+def refuse_cad_file(path: Path, role: str | None = None) -> None:
+    """Refuse a CAD drawing (DWG, DXF) given as GIS data in one line saying to import it (:mod:`~stormwater_plugin.services.cad_files`)."""
+    kind = cad_kind(path)
+    if kind is not None:
+        raise InputError(as_gis_data_problem(path, kind, role))
+
+
 def _list_layers(path: Path, text: str = "") -> list[str]:
     _enable_read_drivers()
     try:
@@ -146,6 +155,8 @@ def collect_sources(package: Path | None, layer_options: list[str]) -> tuple[dic
     if package is not None:
         if not _exists(package):
             raise InputError(f"{package}: site package not found")
+        refuse_cad_file(package)
+        check_archive(package)  # within a size and ratio budget before GDAL parses it (issue 35)
         names = _list_layers(package)
         unmatched: list[str] = []
         for name in names:
@@ -164,6 +175,8 @@ def collect_sources(package: Path | None, layer_options: list[str]) -> tuple[dic
     given: dict[str, list[LayerSource]] = {}
     for opt in layer_options:
         src = parse_layer_option(opt)
+        refuse_cad_file(src.path, src.role)
+        check_archive(src.path, src.text)
         given.setdefault(src.role, []).append(src)
     if package is not None:
         # issue 27: a template's empty layer is not drawn (absent), not "none", until the applicant states none

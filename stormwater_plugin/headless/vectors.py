@@ -11,17 +11,20 @@ from __future__ import annotations
 import contextlib
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import fiona
 import numpy as np
+import shapely
 from shapely.geometry import shape
 
 from ..core.model import ROLES, FeatureLayer, Warning_
+from ..core.printable import printable_text
 from ..core.units import feet_per_unit
 from ..services.intake import (
     CONTEXT_ROLES,
+    FAR_FT,
     FILTER_MIN_FEATURES,
     MAX_LISTED,
     context_window,
@@ -29,6 +32,8 @@ from ..services.intake import (
     match_fields,
     outside_area_of_use,
     role_reaches_ft,
+    stray_plan_feature_problem,
+    unplaceable_feature_problem,
 )
 from ..services.placement import plan_placement_problem
 from ..services.placement_layers import (
@@ -37,9 +42,12 @@ from ..services.placement_layers import (
     crs_misfit_reason,
     misplaced_sources,
     misplaced_warning,
+    stray_plan_features,
+    unplaceable_features,
+    unplaceable_warning,
 )
 from ..services.run_warnings import reprojected_warnings
-from .crs import _transform_box, _wgs84, area_of_use, choose_working_crs, crs_from_wkt
+from .crs import _transform_box, _transformer, _wgs84, area_of_use, choose_working_crs, crs_from_wkt
 from .errors import InputError
 from .frames import ROLE_ID_FIELDS, VectorFrame, _clean_attr, _identity, _mark_non_finite
 from .layer_budget import LayerBudgetError, ReadBudget, check_sql_view
@@ -101,7 +109,10 @@ def _probe(src: LayerSource, stack: contextlib.ExitStack | None = None) -> _Prob
                 bounds: tuple[float, float, float, float] | None = (b[0], b[1], b[2], b[3]) if all(math.isfinite(v) for v in b) else None
             except Exception:  # noqa: BLE001 - a driver that cannot give an extent: the features are read whole
                 bounds = None
-            count = len(coll)
+            try:
+                count = len(coll)
+            except TypeError:  # GML, and other drivers that cannot count without reading: counted by reading, within the budget
+                count = sum(1 for _ in ReadBudget.current().guard(iter(coll), src.role, src.describe()))
             driver = str(coll.driver)
     except InputError:
         raise
@@ -138,6 +149,8 @@ def _read_frame(
                 columns = None
             geoms: list[Any] = []
             records: list[dict[str, Any]] = []
+            fids: list[Any] = []
+            driver = str(coll.driver)
             where = _no_geometry_where(src, str(coll.driver)) if bbox is not None else None
             feats: Any = None if where is not None else coll  # no way to find the features without geometry: read them all
             if where is not None:
@@ -153,6 +166,7 @@ def _read_frame(
             for feat in budget.guard(feats, src.role, where_read, start):
                 geoms.append(_feature_geometry(feat["geometry"], shape))
                 records.append({k: v for k, v in dict(feat["properties"]).items() if k not in skipped})
+                fids.append(feat.id)
             if columns is None:
                 columns = list(records[0].keys()) if records else []
     except InputError:
@@ -163,8 +177,49 @@ def _read_frame(
     arr[:] = geoms
     crs = crs_from_wkt(wkt) if wkt else None
     frame = VectorFrame(arr, records, columns, crs)
+    if driver == "GPKG" and src.layer and not _is_virtual(src.path):
+        frame.restored = _restore_cut_at_nul(src, records, fids)
     _mark_non_finite(frame, "has a coordinate that is not a number (NaN or infinite)")
     return frame
+
+
+def _restore_cut_at_nul(src: LayerSource, records: list[dict[str, Any]], fids: list[Any]) -> list[tuple[int, str]]:
+    """Text values of a GeoPackage that GDAL cut at a NUL, read whole from SQLite with the NUL taken out (issue 35).
+
+    "Hartwell\\0 Family Trust" reaches fiona as "Hartwell"; SQLite keeps the whole value, so it is read again
+    (its NUL removed, :func:`~stormwater_plugin.core.printable.printable_text`) and the change is warned.
+    Returns the (row, field) pairs restored.
+    """
+    import sqlite3
+
+    by_fid = {str(f): i for i, f in enumerate(fids)}
+    if not records or not by_fid:
+        return []
+    out: list[tuple[int, str]] = []
+    try:
+        con = sqlite3.connect(f"file:{src.path}?mode=ro", uri=True)
+        try:
+            table = '"' + str(src.layer).replace('"', '""') + '"'
+            cols = [r[1] for r in con.execute(f"PRAGMA table_info({table})") if str(r[2]).upper().startswith("TEXT")]
+            pk = next((r[1] for r in con.execute(f"PRAGMA table_info({table})") if r[5]), None)
+            if pk is None:
+                return []
+            for col in cols:
+                if col not in records[0]:
+                    continue
+                q = '"' + col.replace('"', '""') + '"'
+                rows = con.execute(f'SELECT "{pk}", CAST({q} AS BLOB) FROM {table} WHERE instr(CAST({q} AS BLOB), X\'00\') > 0 LIMIT 10000')
+                for fid, raw in rows:
+                    i = by_fid.get(str(fid))
+                    if i is None or raw is None:
+                        continue
+                    records[i][col] = printable_text(bytes(raw).decode("utf-8", errors="replace"))
+                    out.append((i, col))
+        finally:
+            con.close()
+    except sqlite3.Error:  # not readable as SQLite here: GDAL's values stand
+        return []
+    return out
 
 
 def _no_geometry_where(src: LayerSource, driver: str) -> str | None:
@@ -254,6 +309,13 @@ class _Piece:
     frame: VectorFrame | None = None
     misplaced: str | None = None
     filtered: bool = False
+    #: Read whole at the start, its features screened one by one (its extent does not fit its CRS): not read again.
+    screened: bool = False
+    #: A large context layer whose extent does not fit its CRS, read through the window: the features beyond it that
+    #: cannot be placed are one entry.
+    stray_beyond: bool = False
+    #: Reasons of features excluded one by one (:func:`_screen_crs`, the stray plan features): worded as such.
+    unplaceable: set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -321,10 +383,19 @@ def _read_vectors(
     for role, ps in probes.items():
         for p in ps:
             piece = _Piece(p)
-            if _outside_crs(p):
+            if _outside_crs(p) and (role not in CONTEXT_ROLES or p.count <= FILTER_MIN_FEATURES):
+                # One feature that cannot be placed never makes its layer misplaced (issue 35 item 1): each feature is
+                # judged, and the layer is misplaced only when none of them fits its CRS (a wrong .prj).
+                whole = _read_frame(p.src, skipped=p.skipped, opened=p.coll)
+                if _screen_crs(whole, p, piece):
+                    piece.frame, piece.screened = whole, True
+                else:
+                    piece.misplaced = crs_misfit_reason(p.src.describe(), str(p.crs.name))
+                    piece.frame = whole if p.count <= MAX_LISTED else None  # read, so its features are named one by one
+            elif _outside_crs(p) and not deferred:
                 piece.misplaced = crs_misfit_reason(p.src.describe(), str(p.crs.name))
-                if p.count <= MAX_LISTED:  # read, so its features are named one by one
-                    piece.frame = _read_frame(p.src, skipped=p.skipped, opened=p.coll)
+            elif _outside_crs(p):
+                piece.stray_beyond = True  # read through the window below; misplaced when nothing there fits
             elif not (deferred and role in CONTEXT_ROLES):
                 piece.frame = _read_frame(p.src, skipped=p.skipped, opened=p.coll)
             pieces.setdefault(role, []).append(piece)
@@ -376,8 +447,18 @@ def _read_vectors(
         # Which sources are misplaced: one decision for the command line and the plugin (services.placement_layers).
         order = [(role, pc) for role, pcs in pieces.items() for pc in pcs]
         places = [_place(role, pc, crs, deferred) for role, pc in order]
-        for (_, pc), reason in zip(order, misplaced_sources(places, reaches, ft_unit, site_parcel_id)):
+        reasons = misplaced_sources(places, reaches, ft_unit, site_parcel_id)
+        for (_, pc), reason in zip(order, reasons):
             pc.misplaced = reason
+        # and which features of the plan lie far from the site while the rest of their layer is there (issue 35 item 1)
+        for (role, pc), place, far in zip(order, places, stray_plan_features(places, reasons, reaches, ft_unit, site_parcel_id)):
+            if far and pc.frame is not None:
+                why = stray_plan_feature_problem(place.source, min(reaches[role], FAR_FT))
+                present = [i for i, g in enumerate(pc.frame.geoms) if g is not None]
+                for k in far:
+                    pc.frame.geoms[present[k]] = None
+                    pc.frame.unusable[present[k]] = why
+                pc.unplaceable.add(why)
     if deferred:
         assert reaches is not None
         plan_layers = usable({r: v for r, v in pieces.items() if r not in CONTEXT_ROLES})
@@ -394,12 +475,18 @@ def _read_vectors(
                         pc.frame = _read_frame(p.src, skipped=p.skipped, opened=p.coll)
                         to_working(role, pc)
                     continue
+                if pc.screened:  # read whole already
+                    continue
                 window = None
                 if p.count > FILTER_MIN_FEATURES:  # the one window both readers use (services.intake)
                     box = context_window(plan_layers, site_parcel_id, reaches[role], finite, ft_unit, dem_box)
                     window = _transform_box(box, crs, p.crs) if box is not None else None
                 pc.frame = _read_frame(p.src, bbox=window, skipped=p.skipped, opened=p.coll)
                 pc.filtered = window is not None
+                if pc.stray_beyond and not _screen_crs(pc.frame, p, pc):
+                    # nothing read fits the CRS: the layer is misplaced as a whole (a wrong .prj), never "none within reach"
+                    pc.misplaced, pc.frame = crs_misfit_reason(p.src.describe(), str(p.crs.name)), None
+                    continue
                 to_working(role, pc)
 
     layers: dict[str, FeatureLayer] = {}
@@ -407,6 +494,36 @@ def _read_vectors(
         layers[role] = _merge_role(role, pieces[role], extra_fields, warnings)
     warnings.extend(reprojected_warnings(moved, crs.to_string()))
     return VectorLayers(layers, crs, why, warnings)
+
+
+def _screen_crs(fr: VectorFrame, p: _Probe, pc: _Piece) -> bool:
+    """Exclude, one by one, the features of ``fr`` (in its own CRS) that lie where that CRS cannot place them; whether any fits.
+
+    :func:`~stormwater_plugin.services.placement_layers.unplaceable_features` on each feature's box in degrees;
+    the excluded features keep their ids, with the reason (:func:`~stormwater_plugin.services.intake.unplaceable_feature_problem`).
+    """
+    present = [i for i, g in enumerate(fr.geoms) if g is not None and not g.is_empty]
+    if not present:
+        return False
+    b = shapely.bounds(np.array([fr.geoms[i] for i in present], dtype=object))
+    xs, ys = b[:, [0, 2, 0, 2]], b[:, [1, 1, 3, 3]]
+    with np.errstate(invalid="ignore", over="ignore"):
+        try:
+            lon, lat = _transformer(p.crs.to_wkt(), _wgs84().to_wkt()).transform(xs.ravel(), ys.ravel())
+            lon, lat = np.asarray(lon, dtype=float).reshape(-1, 4), np.asarray(lat, dtype=float).reshape(-1, 4)
+            lonlat = np.column_stack([lon.min(axis=1), lat.min(axis=1), lon.max(axis=1), lat.max(axis=1)])
+        except Exception:  # noqa: BLE001 - pyproj refuses some coordinates outright: none of them can be placed
+            lonlat = np.full((len(present), 4), np.nan)
+    bad = unplaceable_features(lonlat, area_of_use(p.crs), b if p.crs.is_geographic else None)
+    if bool(bad.all()):
+        return False
+    why = unplaceable_feature_problem(p.src.describe(), str(p.crs.name))
+    for k in np.flatnonzero(bad):
+        fr.geoms[present[int(k)]] = None
+        fr.unusable[present[int(k)]] = why
+    if bool(bad.any()):
+        pc.unplaceable.add(why)
+    return True
 
 
 def _piece_ids(role: str, k: int, p: _Probe, fr: VectorFrame) -> list[str]:
@@ -447,8 +564,12 @@ def _place(role: str, pc: _Piece, crs: Any, deferred: bool) -> SourcePlace:
     place = SourcePlace(role, p.src.describe(), str(p.crs.name), fits_crs=pc.misplaced is None)
     if pc.misplaced is not None:
         return place
+    if role in CONTEXT_ROLES and pc.screened and pc.frame is not None:  # its features that fit the CRS, not its declared extent
+        b = pc.frame.total_bounds
+        place.bounds = (float(b[0]), float(b[1]), float(b[2]), float(b[3])) if np.all(np.isfinite(b)) else None
+        return place
     if role in CONTEXT_ROLES:
-        if deferred and p.count:
+        if deferred and p.count and not pc.stray_beyond:
             place.bounds = _transform_box(p.bounds, p.crs, crs)
         return place
     if pc.frame is not None:
@@ -491,6 +612,11 @@ def _merge_role(role: str, pcs: list[_Piece], extra_fields: set[str], warnings: 
             warnings.append(Warning_("field_near_match", f"{where}: no field '{wanted}', but a field '{col}' resembles it and was not read as it; "
                                      f"rename '{col}' to '{wanted}' if it is that field (findings that need {wanted} are undetermined)", role))
         piece_ids = _piece_ids(role, k, p, fr)
+        if fr.restored:
+            shown = ", ".join(f"{piece_ids[i]} ({col})" for i, col in fr.restored[:MAX_LISTED])
+            warnings.append(Warning_("text_nul_restored", f"{where}: {len(fr.restored)} value(s) held a NUL character, where GDAL cuts a text; "
+                                     f"read whole with the NUL removed: {shown}; check them against their source", role,
+                                     tuple(piece_ids[i] for i, _ in fr.restored[:MAX_LISTED])))
         if pc.filtered and len(fr) < p.count:
             warnings.append(Warning_("context_filtered", f"{where}: {len(fr):,} of its {p.count:,} features lie within reach of the site and "
                                      "were read; the others lie beyond every rule's reach", role))
@@ -508,9 +634,18 @@ def _merge_role(role: str, pcs: list[_Piece], extra_fields: set[str], warnings: 
             geoms.append(fr.geoms[i])
             ids.append(fid)
             attrs.append({c: _clean_attr(v) for c, v in fr.records[i].items()})
+        if pc.stray_beyond and pc.misplaced is None:
+            # the features beyond the window that lie where the CRS cannot place them were not read: one entry
+            why = unplaceable_feature_problem(where, str(p.crs.name))
+            fid = f"(the features of {p.src.layer or p.src.path.name} beyond the area its CRS covers)"
+            no_geometry.setdefault(fid, why)
+            bad.setdefault(why, []).append(fid)
+            pc.unplaceable.add(why)
         for why, fids_bad in bad.items():
             if why == pc.misplaced:
                 warnings.append(misplaced_warning(role, len(fids_bad), why, fids_bad))
+            elif why in pc.unplaceable:
+                warnings.append(unplaceable_warning(role, why, fids_bad))
             else:
                 warnings.append(Warning_("geometry_unusable", f"{len(fids_bad)} feature(s) of the '{role}' layer from {where} {why}: every rule "
                                          "reading it is undetermined for them", role, tuple(fids_bad[:MAX_LISTED])))

@@ -9,6 +9,7 @@ from typing import Any
 from qgis.core import QgsProcessingException, QgsProcessingParameterFile, QgsProcessingParameterFileDestination
 
 from ..services.compare import compare_reviews
+from ..services.review_doc import findings_doc_problem
 from . import params
 from .base import AlgSpec, StormwaterAlgorithm
 from .outputs import finish, write_json
@@ -39,9 +40,13 @@ class CompareReviews(StormwaterAlgorithm):
     def _read(self, parameters: dict, key: str, context: Any) -> Any:
         path = self.parameterAsFile(parameters, key, context)
         try:
-            return json.loads(Path(path).read_text(encoding="utf-8"))
+            doc = json.loads(Path(path).read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
             raise QgsProcessingException(self.tr("Cannot read {0}: {1}").format(path, exc)) from exc
+        problem = findings_doc_problem(doc)  # a hand-edited or tampered file: which entry, which field (issue 35)
+        if problem is not None:
+            raise QgsProcessingException(self.tr("{0}: {1}").format(path, problem))
+        return doc
 
     def perform(self, parameters: dict, context: Any, feedback: Any) -> dict:
         cmp = compare_reviews(self._read(parameters, self.OLD, context), self._read(parameters, self.NEW, context))

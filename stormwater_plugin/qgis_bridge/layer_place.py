@@ -10,11 +10,11 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping
 
-from qgis.core import QgsCoordinateReferenceSystem
+from qgis.core import QgsCoordinateReferenceSystem, QgsPointXY
 
 from ..core.model import FeatureLayer, Warning_
 from ..services.intake import outside_area_of_use
-from ..services.placement_layers import Box, all_features_entry, box_edge_points, box_of_points, misplaced_warning
+from ..services.placement_layers import Box, all_features_entry, box_edge_points, box_of_points, misplaced_warning, unplaceable_features
 from .vectors import source_crs
 
 
@@ -36,7 +36,7 @@ def box_in(box: Box | None, src: QgsCoordinateReferenceSystem, dst: QgsCoordinat
         return None
     if not src.isValid() or src == dst:
         return box
-    from qgis.core import QgsCoordinateTransform, QgsPointXY
+    from qgis.core import QgsCoordinateTransform
 
     xform = QgsCoordinateTransform(src, dst, context)
     xs, ys = box_edge_points(box)
@@ -62,6 +62,49 @@ def fits_crs(source: Any, context: Any) -> bool:
     area = crs.bounds()
     aou = None if area.isNull() or area.isEmpty() else (area.xMinimum(), area.yMinimum(), area.xMaximum(), area.yMaximum())
     return not outside_area_of_use(lonlat, aou, box if crs.isGeographic() else None)
+
+
+def unplaceable_positions(source: Any, context: Any) -> list[int] | None:
+    """The positions (in reading order) of a layer's features that lie where its CRS cannot place them, one by one (issue 35 item 1).
+
+    For a layer whose extent does not fit its CRS (:func:`fits_crs`): ``None`` when none of its features fits
+    (the layer is misplaced as a whole, a wrong ``.prj``), else the features to exclude, as the command line
+    (:func:`~stormwater_plugin.services.placement_layers.unplaceable_features`).
+    """
+    import numpy as np
+    from qgis.core import QgsCoordinateTransform, QgsFeatureRequest
+
+    crs = source_crs(source)
+    wgs = QgsCoordinateReferenceSystem("EPSG:4326")
+    xform = QgsCoordinateTransform(crs, wgs, context)
+    present: list[int] = []
+    lonlat: list[tuple[float, float, float, float]] = []
+    raw: list[tuple[float, float, float, float]] = []
+    request = QgsFeatureRequest().setNoAttributes()
+    for i, feat in enumerate(source.getFeatures(request)):
+        g = feat.geometry()
+        if g is None or g.isNull() or g.isEmpty():
+            continue
+        box = box_of_rect(g.boundingBox())
+        present.append(i)
+        raw.append(box if box is not None else (math.nan,) * 4)  # type: ignore[arg-type]
+        ll = None
+        if box is not None:
+            try:
+                x0, y0, x1, y1 = box
+                pts = [xform.transform(QgsPointXY(x, y)) for x, y in ((x0, y0), (x1, y0), (x0, y1), (x1, y1))]
+                ll = (min(p.x() for p in pts), min(p.y() for p in pts), max(p.x() for p in pts), max(p.y() for p in pts))
+            except Exception:  # QgsCsException: coordinates the CRS cannot hold
+                ll = None
+        lonlat.append(ll if ll is not None else (math.nan,) * 4)  # type: ignore[arg-type]
+    if not present:
+        return None
+    area = crs.bounds()
+    aou = None if area.isNull() or area.isEmpty() else (area.xMinimum(), area.yMinimum(), area.xMaximum(), area.yMaximum())
+    bad = unplaceable_features(np.array(lonlat, dtype=float), aou, np.array(raw, dtype=float) if crs.isGeographic() else None)
+    if bool(bad.all()):
+        return None
+    return [present[int(k)] for k in np.flatnonzero(bad)]
 
 
 def source_text(source: Any) -> str:

@@ -20,17 +20,23 @@ from ..core.model import PROJECT_CLASSES, ROLES, FeatureLayer, Warning_
 from ..services.dem_window import dem_window
 from ..services.intake import (  # the roles read around the site and the window they are read over, as the command line
     CONTEXT_ROLES,
+    FAR_FT,
     FILTER_MIN_FEATURES,
     MAX_LISTED,
     context_window,
     dem_cell_ft,
     finite_reach_ft,
     role_reaches_ft,
+    stray_plan_feature_problem,
+    unplaceable_feature_problem,
 )
 from ..services.placement import plan_placement_problem
 from ..services.placement_layers import (
     SourcePlace,
+    exclude_features,
     misplaced_sources,
+    stray_plan_features,
+    unplaceable_warning,
 )
 from ..services.run_warnings import reprojected_warnings
 from ..services.site_source import SiteRead, working_crs_text
@@ -49,6 +55,7 @@ from .layer_place import (
     source_crs_names,
     source_name,
     source_text,
+    unplaceable_positions,
 )
 from .vectors import read_features, source_crs
 
@@ -300,6 +307,15 @@ def _read(plan: SnapshotPlan, feedback: Any, progress: Callable[[float], None] |
     dem_crs = plan.dem.crs if plan.dem is not None else None
     # A layer whose coordinates do not fit its CRS takes no part in choosing the working CRS (as the command line).
     misfit = {r for r in ordered if not fits_crs(sources[r], context)}
+    # One feature that cannot be placed never makes its layer misplaced (issue 35 item 1, as the command line): a layer the
+    # command line reads whole is judged feature by feature, and misplaced only when none of its features fits.
+    stray: dict[str, list[int]] = {}
+    for r in sorted(misfit, key=ordered.index):
+        if r not in CONTEXT_ROLES or feature_count(sources[r]) <= FILTER_MIN_FEATURES:
+            found = unplaceable_positions(sources[r], context)
+            if found is not None:
+                misfit.discard(r)
+                stray[r] = found
     choosing = [r for r in ordered if r not in misfit] or ordered
     working, reason = choose_working_crs(
         dem_crs,
@@ -365,7 +381,13 @@ def _read(plan: SnapshotPlan, feedback: Any, progress: Callable[[float], None] |
         reason = by_site[1]
     warnings.extend(plan_warnings)
     site = plan.site
-    reasons = _placement(sources, ordered, misfit, layers, plan.pack, plan.dem, working, context, site, source_crs_names(sources))
+    crs_names = source_crs_names(sources)
+    for r, found in stray.items():  # the plan's layers are read; the context's are excluded from as they are read
+        if found and r in layers:
+            _exclude(layers, r, found, unplaceable_feature_problem(source_text(sources[r]), crs_names[r]), role_warnings)
+    reasons, far = _placement(sources, ordered, misfit, layers, plan.pack, plan.dem, working, context, site, crs_names)
+    for r, (positions, far_why) in far.items():
+        _exclude(layers, r, positions, far_why, role_warnings)
     for r in ordered:  # a plan layer far from the rest of the plan: misplaced, each of its features named (read whole, as the command line)
         if r not in CONTEXT_ROLES and r not in misfit and reasons.get(r) is not None:
             raw[r] = layers.pop(r)
@@ -389,6 +411,8 @@ def _read(plan: SnapshotPlan, feedback: Any, progress: Callable[[float], None] |
             if counts[r] > FILTER_MIN_FEATURES:
                 rect = context_window(plan_layers, site, reaches[r], finite, unit_to_ft(working), dem_box)  # the command line's window
             layers[r] = read_features(sources[r], r, working, context, warnings, feedback, rect=rect)
+            if stray.get(r) and rect is None:
+                _exclude(layers, r, stray[r], unplaceable_feature_problem(source_text(sources[r]), crs_names[r]), role_warnings)
             moved(r)
             if rect is not None and len(layers[r]) < counts[r]:  # the command line's warning, in its words
                 role_warnings.setdefault(r, []).append(Warning_(
@@ -423,10 +447,16 @@ def _read(plan: SnapshotPlan, feedback: Any, progress: Callable[[float], None] |
     return Snapshot(inputs=inputs, crs=working, crs_reason=reason, layers_read=plan.layers_read)
 
 
+def _exclude(layers: dict[str, FeatureLayer], role: str, positions: list[int], reason: str, role_warnings: dict[str, list[Warning_]]) -> None:
+    """Exclude the features of a role's layer at ``positions`` (:func:`~stormwater_plugin.services.placement_layers.exclude_features`), warned."""
+    layers[role], ids = exclude_features(layers[role], positions, reason)
+    role_warnings.setdefault(role, []).append(unplaceable_warning(role, reason, ids))
+
+
 def _placement(
     sources: Mapping[str, Any], ordered: list[str], misfit: set[str], layers: Mapping[str, FeatureLayer], pack: Any, dem: DemInfo | None,
     working: Any, context: Any, site: str | None, crs_names: Mapping[str, str],
-) -> dict[str, str | None]:
+) -> tuple[dict[str, str | None], dict[str, tuple[list[int], str]]]:
     """Why each role's layer is misplaced (:func:`~stormwater_plugin.services.placement_layers.misplaced_sources`, the command line's decision).
 
     The plan's layers are given as read (working CRS), the context's by their extent transformed; distances in the
@@ -456,7 +486,15 @@ def _placement(
             for place in places:
                 if place.role not in CONTEXT_ROLES:
                     place.layer = None
-    return dict(zip(ordered, misplaced_sources(places, reaches, ft, site)))
+    reasons = misplaced_sources(places, reaches, ft, site)
+    far: dict[str, tuple[list[int], str]] = {}
+    if reaches is not None:  # a plan feature far from the site while its layer is there (issue 35 item 1, as the command line)
+        for place, positions in zip(places, stray_plan_features(places, reasons, reaches, ft, site)):
+            if positions and place.layer is not None:
+                lay = layers[place.role]
+                keep = [i for i, g in enumerate(lay.geoms) if g is not None]
+                far[place.role] = ([keep[k] for k in positions], stray_plan_feature_problem(place.source, min(reaches[place.role], FAR_FT)))
+    return dict(zip(ordered, reasons)), far
 
 
 def snapshot(

@@ -16,6 +16,7 @@ import datetime as _dt
 import re
 from dataclasses import dataclass, field, replace
 
+from ..core.printable import printable_text
 from ..services.letter import ADDRESSED, FYI, NO_LONGER, NOT_ADDRESSED, PARTLY, REPLY, STILL_APPLIES, UNDECIDED, Comment, Letter
 
 #: How each status is named at the head of a comment.
@@ -62,12 +63,15 @@ class Block:
 
 # Characters an XML document (DOCX) cannot hold and a PDF would print as boxes: a vertical tab pasted into an
 # applicant's name. The project's one sanitising function replaces this when it lands.
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
 def printable(text: str) -> str:
-    """``text`` with control characters (other than tab and newline) as spaces."""
-    return _CONTROL.sub(" ", text)
+    """``text`` fit for the DOCX and the PDF: the one sanitiser of every output (:func:`~stormwater_plugin.core.printable.printable_text`).
+
+    The letter's own line breaks and tabs are kept (an address block, the "Re:" line); every other control character,
+    a vertical tab (Word's line break) in a typed name included, is made printable as in every other output.
+    """
+    return "\n".join("\t".join(printable_text(part) for part in line.split("\t")) for line in str(text).split("\n"))
 
 
 def us_date(value: str) -> str:
@@ -228,13 +232,13 @@ def letter_blocks(letter: Letter) -> list[Block]:
 def signature_lines(letter: Letter) -> list[str]:
     """The built-in signature block: the closing word, room to sign, the reviewer, the title, the town."""
     h = letter.header
-    return ["Sincerely,", "", "", *(v for v in (h.reviewer, h.reviewer_title, h.town) if v)]
+    return ["Sincerely,", "", "", *(printable(v) for v in (h.reviewer, h.reviewer_title, h.town) if v)]
 
 
 def letterhead_lines(letter: Letter) -> list[str]:
     """The built-in letterhead: the town (or the regulation) and what the office does."""
     h = letter.header
-    return [h.town or h.title, "Stormwater site plan review"]
+    return [printable(h.town or h.title), "Stormwater site plan review"]
 
 
 def placeholder_values(letter: Letter) -> dict[str, str]:

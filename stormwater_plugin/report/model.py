@@ -14,10 +14,11 @@ from typing import Any, Mapping, Sequence
 from ..__about__ import __version__
 from ..core.checks.notification import owner_of
 from ..core.model import ROLE_NOUN, CheckResult, FeatureLayer, InventoryRow, Status
+from ..core.printable import printable_text
 from ..core.rulepack import PackError, Rule, load_pack, source_statement
 from ..services.presentation import STATUS_COLOUR_NAMES
 from ..services.review import not_checked
-from .notification_csv import notification_rows
+from .notification_csv import cleaned_warning, notification_rows
 from .site_parcel import site_indices
 
 #: Rendering order and words of the statuses, effective ones included.
@@ -265,7 +266,7 @@ def build_report_model(
         "rules_not_checked": [n.as_dict() for n in skipped if not n.for_reviewer],
         "rules_for_reviewer": [n.as_dict() for n in skipped if n.for_reviewer],
         "rules_not_applicable": [_not_checked(r) for r in doc.get("rules_not_applicable", []) or []],
-        "warnings": _group_warnings(doc.get("warnings", []) or []),
+        "warnings": _group_warnings(doc.get("warnings", []) or []) + [w for w in [cleaned_warning(notif["rows"])] if w],
         "overrides": {"applied": _applied_overrides(findings), "stale": [_override(x) for x in doc.get("stale_overrides", []) or []]},
         "figures": _figures(notif, bsites),
         "status_labels": STATUS_LABELS,
@@ -293,8 +294,8 @@ def _header(
         "site_parcel": site_info["id"],
         "site_owner": site_info["owner"],
         "site_address": site_info["address"],
-        "reviewer": reviewer or "not given",
-        "reference": reference or "not given",
+        "reviewer": printable_text(reviewer) or "not given",
+        "reference": printable_text(reference) or "not given",
         "date": date_text,
         "tool": f"stormwater-check {(doc.get('tool') or {}).get('version', __version__)}",
         "working_crs": doc.get("working_crs") or "",

@@ -14,9 +14,16 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from ..core.model import FeatureLayer
+from ..core.printable import printable_changed, printable_text
 
 CSV_COLUMNS: tuple[str, ...] = ("owner", "mailing_address", "parcel_address", "parcel_id", "distance_ft")
-_FORMULA_START = ("=", "+", "@", "\t", "\r")
+
+#: A cell a spreadsheet would run as a formula starts with one of these (after any spaces): "-2+3+cmd|' /C calc'!A0"
+#: is a real NYS owner string. Tab and CR never reach a cell (printable_text makes them spaces), and are guarded all the same.
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+#: The text fields of a row, passed through :func:`~stormwater_plugin.core.printable.printable_text`.
+TEXT_FIELDS: tuple[str, ...] = ("owner", "mailing_address", "parcel_address", "parcel_id")
 
 
 def _norm(s: str) -> str:
@@ -68,14 +75,29 @@ def notification_rows(notification: Mapping[str, Any], parcels: FeatureLayer | N
                 "parcels": ids,
             }
         )
+    for r in rows:  # control characters out of every output the rows feed (CSV, labels, report), each change named
+        r["cleaned"] = [f for f in TEXT_FIELDS if printable_changed(r[f])]
+        for f in r["cleaned"]:
+            r[f] = printable_text(r[f])
     rows.sort(key=lambda r: (_norm(r["owner"]) or "~", r["owner"].casefold(), _norm(r["mailing_address"])))
     return rows
 
 
+def cleaned_warning(rows: Sequence[Mapping[str, Any]]) -> str | None:
+    """The warning naming the owners whose text held control characters (a NUL, Word's line break, a terminal escape), or ``None``."""
+    hit = [f"{r['owner'] or '(no owner)'} ({', '.join(r['cleaned'])})" for r in rows if r.get("cleaned")]
+    if not hit:
+        return None
+    return (f"notification list: control characters removed from {len(hit)} owner row(s): {'; '.join(hit[:10])}"
+            f"{' …' if len(hit) > 10 else ''}; check these names and addresses against the tax roll")
+
+
 def _cell(v: Any) -> str:
-    s = f"{v:.1f}" if isinstance(v, float) else str(v)
-    # A spreadsheet would run a cell starting with "=" as a formula; a leading apostrophe keeps it text.
-    return "'" + s if s.startswith(_FORMULA_START) else s
+    if isinstance(v, float):
+        return f"{v:.1f}"
+    s = printable_text(v)
+    # A spreadsheet would run a cell starting with "=" (after spaces too) as a formula; a leading apostrophe keeps it text.
+    return "'" + s if s.lstrip(" ").startswith(_FORMULA_START) else s
 
 
 def csv_text(rows: Sequence[Mapping[str, Any]]) -> str:

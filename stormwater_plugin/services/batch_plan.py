@@ -327,8 +327,10 @@ def _plan_footprints(
         f, s = f[first].astype(np.int64), site_of_flagged[t[first]]
         plan_pairs[role] = _pairs_unique(s, f, len(layer))
         lost = np.setdiff1d(np.arange(len(layer)), f)
-        if lost.size:
-            unassigned[role] = [layer.ids[k] for k in lost]
+        # a feature without a usable location (a stray far off its drawing: issue 35) lies in no site parcel either: listed, never dropped
+        placeless = [fid for fid in layer.no_geometry if fid not in set(layer.ids)]
+        if lost.size or placeless:
+            unassigned[role] = [layer.ids[k] for k in lost] + placeless
         fp_geoms.append(g[f])
         fp_site.append(s)
     return plan_pairs, unassigned, np.concatenate(fp_geoms), np.concatenate(fp_site)

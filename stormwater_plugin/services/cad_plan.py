@@ -18,7 +18,7 @@ import numpy as np
 import shapely
 from shapely.geometry.base import BaseGeometry
 
-from ..core.cad.sorting import CONTOURS, CadEntity, SortedPlan
+from ..core.cad.sorting import CONTOURS, CadEntity, CadMapping, SortedPlan
 from ..core.cad.sorting import CadMappingError as CadMappingError  # re-exported for the front ends (with the two below)
 from ..core.cad.sorting import load_mapping as load_mapping
 from ..core.cad.sorting import sort_entities as sort_entities
@@ -122,6 +122,99 @@ def unit_scale(insunits: int | None, crs_m: float, crs_unit: str, crs_name: str,
     return drawing_m / crs_m, name
 
 
+#: A drawing of more entities than this is read through a GDAL filter leaving out the layers the mapping never sorts.
+FILTER_FROM_ENTITIES: int = 50_000
+
+#: Entities GDAL reads on any layer not ignored: texts (labels) and block references (a block rule may sort them).
+_ALWAYS_READ = ("SubClasses LIKE '%AcDbText%' OR SubClasses LIKE '%AcDbMText%' OR SubClasses LIKE '%AcDbAttribute%' "
+                "OR SubClasses LIKE '%AcDbBlockReference%'")
+
+
+def read_filter(mapping: CadMapping, layer_counts: Mapping[str, int]) -> tuple[str | None, dict[str, str]]:
+    """An OGR attribute filter leaving unread the entities the mapping would not sort, and what each left-out layer is.
+
+    For a drawing of more than :data:`FILTER_FROM_ENTITIES` entities (issue 35: a million entities, most of them
+    survey points and utility lines no rule reads): a layer the mapping ignores is not read at all; a layer no rule
+    maps, or a rule drops, is read only for its texts and block references, which may still be labels or mapped
+    blocks. The filter names the layers left out, so a layer the byte scan missed is read as before.
+
+    Returns
+    -------
+    (str or None, dict)
+        The filter (``None``: read everything) and, per left-out layer, ``"unmapped"`` or the reason it is dropped.
+    """
+    if sum(layer_counts.values()) <= FILTER_FROM_ENTITIES:
+        return None, {}
+    ignored: list[str] = []
+    left: dict[str, str] = {}
+    for layer in layer_counts:
+        if mapping.is_ignored(layer):
+            ignored.append(layer)
+            continue
+        if mapping.is_label_layer(layer):
+            left[layer] = "annotation (leaders, frames) on a label layer"
+            continue
+        rule = mapping.layer_rule(layer)
+        if rule is None:
+            left[layer] = "unmapped"
+        elif rule.role is None and not rule.merge:
+            left[layer] = rule.why
+    if not ignored and not left:
+        return None, {}
+
+    def names(layers: Sequence[str]) -> str:
+        return ", ".join("'" + name.replace("'", "''") + "'" for name in layers)
+
+    parts = []
+    out = list(left) + ignored
+    parts.append(f"NOT (Layer IN ({names(out)}))")
+    if left:
+        parts.append(f"(Layer IN ({names(list(left))}) AND ({_ALWAYS_READ}))")
+    return " OR ".join(parts), left
+
+
+def count_unread(plan: SortedPlan, left: Mapping[str, str], layer_counts: Mapping[str, int], read: Mapping[str, int]) -> None:
+    """Add to ``plan`` the entities of the layers :func:`read_filter` left out, as the sorter counts them (unmapped or dropped)."""
+    for layer, why in left.items():
+        n = int(layer_counts.get(layer, 0)) - int(read.get(layer, 0))
+        if n <= 0:
+            continue
+        if why == "unmapped":
+            plan.unmapped[layer] = plan.unmapped.get(layer, 0) + n
+        else:
+            had, _ = plan.dropped.get(layer, (0, why))
+            plan.dropped[layer] = (had + n, why)
+    plan.unmapped = dict(sorted(plan.unmapped.items()))
+
+
+def non_finite_problem(entities: Sequence[CadEntity], path: Path | str) -> str | None:
+    """The one line refusing a drawing with an entity whose vertex is not a number (NaN or infinite), or ``None``.
+
+    GEOS cannot sort such an outline (it raises on a NaN orientation); its role is not known before it
+    is sorted, so the drawing is refused, naming the entity, rather than imported without it.
+    """
+    bad = [e for e in entities if not bool(np.isfinite(shapely.get_coordinates(e.geometry)).all())]
+    if not bad:
+        return None
+    e = bad[0]
+    more = f" ({len(bad)} such entities)" if len(bad) > 1 else ""
+    handle = f" (handle {e.handle})" if e.handle else ""
+    return (f"{path}: an entity on CAD layer {e.layer}{handle} has a vertex that is not a number (NaN or infinite){more}: "
+            "delete or redraw it in the CAD program and export the DXF again")
+
+
+def declared_unit_hint(units: str, scale: float) -> str:
+    """What the refusal of a plan off its CRS's area adds when the drawing's declared unit scaled it (``scale`` not 1): the unit named.
+
+    A plan drawn in feet whose ``$INSUNITS`` says inches is scaled by 1/12 and lands hundreds of miles off
+    its zone; the refusal then names the declared unit, which is the likelier mistake than the zone.
+    """
+    if scale == 1.0:
+        return ""
+    return (f"the drawing declares its unit as {units} ($INSUNITS) and was scaled by {scale:.9g} into the CRS's unit: if it is drawn in "
+            "the CRS's unit, set the drawing's units to match in the CAD program (UNITS) and export again. ")
+
+
 def scaled(e: CadEntity, s: float) -> CadEntity:
     """The entity with its coordinates multiplied by ``s``."""
     if s == 1.0:
@@ -129,12 +222,103 @@ def scaled(e: CadEntity, s: float) -> CadEntity:
     return CadEntity(e.layer, e.kind, shapely.transform(e.geometry, lambda xy: xy * s, include_z=False), e.text, e.block, e.attributes, e.handle)
 
 
-def plan_outline(plan: SortedPlan) -> BaseGeometry:
-    """The plan's property line: its parcels' union, else the convex hull of all its features."""
-    props = [f.geometry for f in plan.features.get("parcels", []) if f.geometry.geom_type.endswith("Polygon")]
+#: Distance from the plan's property line (else from the middle of its features) beyond which an imported entity is listed,
+#: feet: a site plan's entities lie on or next to the site. Not a regulatory figure.
+FAR_FROM_PLAN_FT: float = 1000.0
+
+#: Distance from the plan beyond which an entity cannot belong to one site's drawing (five miles: a town's width), feet. Such an
+#: entity (a stray outline at 1e15 ft, a dry well left at the drawing's origin 330 miles off) is quarantined: written without
+#: a geometry, so the check lists it by id as undetermined for every rule that reads its role, and never measures it.
+DRAWING_EXTENT_FT: float = 26_400.0
+
+#: Entities named one by one in the note on those far from the plan.
+FAR_LISTED: int = 20
+
+
+def _plan_anchor(plan: SortedPlan) -> BaseGeometry | None:
+    """Where the plan is: its property line, else the median point of its features (a few strays cannot move a median)."""
+    props = [f.geometry for f in plan.features.get("parcels", []) if f.geometry.geom_type.endswith("Polygon") and _finite(f.geometry)]
     if props:
         return shapely.union_all(props)
-    geoms = [f.geometry for role, fs in plan.features.items() if role != CONTOURS for f in fs]
+    pts = [f.geometry.representative_point() for role, fs in plan.features.items() if role != CONTOURS for f in fs
+           if not f.geometry.is_empty and _finite(f.geometry)]
+    if not pts:
+        return None
+    xy = np.array([(p.x, p.y) for p in pts])
+    return shapely.Point(float(np.median(xy[:, 0])), float(np.median(xy[:, 1])))
+
+
+def _finite(g: BaseGeometry) -> bool:
+    return bool(np.isfinite(shapely.get_coordinates(g)).all())
+
+
+def quarantine_far_entities(plan: SortedPlan, unit_to_ft: float) -> list[str]:
+    """List every entity lying far from the plan and quarantine those beyond the drawing's plausible extent (issue 35 item 1).
+
+    An entity farther than :data:`FAR_FROM_PLAN_FT` from the plan (:func:`_plan_anchor`) is named in a note;
+    one farther than :data:`DRAWING_EXTENT_FT`, or with a coordinate that is not a number, is quarantined:
+    its geometry is emptied in ``plan`` (the package holds it without geometry, so every rule reading its
+    role is undetermined for it), and the note says so. Contours are listed and quarantined alike.
+
+    Parameters
+    ----------
+    plan : SortedPlan
+        The sorted drawing, in the CRS's unit; changed in place.
+    unit_to_ft : float
+        Feet per unit of the CRS.
+
+    Returns
+    -------
+    list of str
+        One note per far entity (role, id, distance), to print and keep in the import report.
+    """
+    anchor = _plan_anchor(plan)
+    notes: list[str] = []
+    for role, fs in plan.features.items():
+        if not fs:
+            continue
+        geoms = np.array([f.geometry for f in fs], dtype=object)
+        empty = shapely.is_empty(geoms)
+        coords, index = shapely.get_coordinates(geoms, return_index=True)
+        finite = np.ones(len(fs), dtype=bool)
+        finite[np.unique(index[~np.isfinite(coords).all(axis=1)])] = False
+        dist = np.full(len(fs), np.inf)
+        if anchor is not None:
+            ok = finite & ~empty
+            dist[ok] = shapely.distance(anchor, geoms[ok]) * unit_to_ft
+        far: list[tuple[str, float]] = []
+        for k in np.flatnonzero(~empty & ((dist > FAR_FROM_PLAN_FT) | ~finite)):
+            f, d = fs[int(k)], float(dist[int(k)])
+            fid = str(f.attrs.get("id") or "(no id)")
+            if not finite[k] or not math.isfinite(d) or d > DRAWING_EXTENT_FT:
+                where = "has a coordinate that is not a number" if not finite[k] else \
+                    f"lies {_distance_words(d)} from the rest of the plan, beyond the {DRAWING_EXTENT_FT / 5280:.0f} miles one site's drawing spans"
+                notes.append(f"quarantined {role} {fid}: it {where} (a stray entity, or one left at the drawing's origin); it is written "
+                             "without a geometry, so the check reports it as undetermined: move it to its place in the drawing and import again")
+                g = f.geometry
+                f.geometry = type(g)() if g.geom_type in ("Point", "LineString", "Polygon") else shapely.Polygon()
+            elif role != CONTOURS:  # contours cover the terrain around the site by nature: only the quarantine concerns them
+                far.append((fid, d))
+        if far:
+            named = ", ".join(f"{fid} ({_distance_words(d)})" for fid, d in far[:FAR_LISTED])
+            more = f" and {len(far) - FAR_LISTED:,} more (all in the import report)" if len(far) > FAR_LISTED else ""
+            notes.append(f"far from the plan: {len(far):,} {role} feature(s) lie more than {FAR_FROM_PLAN_FT:,.0f} ft from the rest of the plan: "
+                         f"{named}{more}; make sure each belongs to this site")
+    return notes
+
+
+def _distance_words(ft: float) -> str:
+    from .intake import format_distance  # lazy: only when an entity lies far
+
+    return format_distance(ft)
+
+
+def plan_outline(plan: SortedPlan) -> BaseGeometry:
+    """The plan's property line: its parcels' union, else the convex hull of all its features."""
+    props = [f.geometry for f in plan.features.get("parcels", []) if f.geometry.geom_type.endswith("Polygon") and not f.geometry.is_empty]
+    if props:
+        return shapely.union_all(props)
+    geoms = [f.geometry for role, fs in plan.features.items() if role != CONTOURS for f in fs if not f.geometry.is_empty]
     return shapely.convex_hull(shapely.union_all(geoms)) if geoms else shapely.Polygon()
 
 

@@ -241,6 +241,26 @@ def placement_problem(source: str, crs_name: str, outside_crs: bool, distance_ft
     return None
 
 
+def unplaceable_feature_problem(source: str, crs_name: str) -> str:
+    """Why one feature of a layer cannot be placed while the layer's others can (words that follow its name in a finding).
+
+    One stray coordinate (a CAD entity at 1e15 ft, a typing error) never makes the whole layer misplaced:
+    the feature is excluded and named, the rest measured (issue 35 item 1).
+    """
+    return (f"lies where its CRS ({crs_name}) cannot place it (a coordinate far outside the CRS's area of use, as a stray CAD entity "
+            f"or a typing error leaves; the other features of {source} are measured)")
+
+
+def stray_plan_feature_problem(source: str, reach_ft: float) -> str:
+    """Why one feature of the plan lying far from the site is not measured (words that follow its name in a finding).
+
+    A dry well left at a drawing's origin, 330 miles off its parcel, would pass every setback; it is
+    undetermined instead, and the rest of its layer is measured.
+    """
+    return (f"lies beyond the {reach_ft:,.0f} ft the rules reach from every parcel and the rest of the plan (a feature left at the "
+            f"drawing's origin, or a typing error in its coordinates; the other features of {source} are measured)")
+
+
 #: The roles read through a spatial filter around the site and the plan (the command line and the plugin alike).
 CONTEXT_ROLES: tuple[str, ...] = ("wells", "septic", "wetlands", "shoreline", "waterbodies", "streams", "soils")
 

@@ -35,7 +35,7 @@ import shapely
 from shapely.geometry.base import BaseGeometry
 
 from ..core.model import FeatureLayer, Warning_
-from .intake import CONTEXT_ROLES, FAR_FT, MAX_LISTED, placement_problem
+from .intake import CONTEXT_ROLES, FAR_FT, MAX_LISTED, outside_area_of_use, placement_problem
 from .working_crs import site_geometries
 
 #: A box (xmin, ymin, xmax, ymax).
@@ -189,10 +189,113 @@ def misplaced_sources(
     return reasons
 
 
+def unplaceable_features(lonlat: np.ndarray, area: Sequence[float] | None, raw: np.ndarray | None = None) -> np.ndarray:
+    """Which features, one by one, lie where their CRS cannot place them (issue 35 item 1).
+
+    The per-feature form of :func:`~stormwater_plugin.services.intake.outside_area_of_use`: an adapter asks
+    it when a layer's extent does not fit its CRS, so one stray feature is excluded and named
+    (:func:`~stormwater_plugin.services.intake.unplaceable_feature_problem`) while the others are measured;
+    only a layer none of whose features fits is misplaced as a whole (a wrong ``.prj``).
+
+    Parameters
+    ----------
+    lonlat : ndarray of shape (n, 4)
+        Each feature's box in WGS 84 degrees (west, south, east, north); a row with a non-finite value
+        could not be transformed.
+    area : sequence of 4 float or None
+        The CRS's area of use (west, south, east, north), degrees.
+    raw : ndarray of shape (n, 4), optional
+        For a geographic CRS, each feature's box as stored (x, y).
+
+    Returns
+    -------
+    ndarray of bool, shape (n,)
+    """
+    lonlat = np.asarray(lonlat, dtype=float).reshape(-1, 4)
+    out = np.zeros(len(lonlat), dtype=bool)
+    for i, row in enumerate(lonlat):
+        out[i] = outside_area_of_use(row, area, None if raw is None else np.asarray(raw, dtype=float).reshape(-1, 4)[i])
+    return out
+
+
+def stray_plan_features(
+    sources: Sequence[SourcePlace], reasons: Sequence[str | None], reaches: Mapping[str, float], unit_to_ft: float,
+    site_parcel_id: str | None = None,
+) -> list[list[int]]:
+    """The features of each plan source lying farther from the site than its role's rules reach (issue 35 item 1).
+
+    A source as a whole is judged by :func:`misplaced_sources`; a source that is not misplaced may still
+    hold one feature far from everything else (a dry well left at the drawing's origin, 330 miles off):
+    its extent spans the site, so the source passes, and the feature would pass every setback. Each such
+    feature is undetermined instead (:func:`~stormwater_plugin.services.intake.stray_plan_feature_problem`).
+    The parcels are not judged: a county parcel layer holds parcels far from the site by nature. Each
+    role's features are judged against every feature of the other plan roles' sources not misplaced, the
+    parcels among them: a town's package for a batch (devices on many parcels) keeps each device, which
+    lies on its own parcel, while a dry well 330 miles from every parcel and every other part of the plan
+    is a stray.
+
+    Parameters
+    ----------
+    sources, reasons : sequences
+        As given to and answered by :func:`misplaced_sources`.
+    reaches : mapping of str to float
+        How far each role is read from the site, feet (at most :data:`~stormwater_plugin.services.intake.FAR_FT`).
+    unit_to_ft : float
+        Feet per unit of the working CRS.
+    site_parcel_id : str, optional
+        Unused: kept so both adapters call it as :func:`misplaced_sources`.
+
+    Returns
+    -------
+    list of list of int
+        Per source, the positions in its ``layer`` of the features lying beyond reach (empty for the others).
+    """
+    out: list[list[int]] = [[] for _ in sources]
+    plan = [i for i, s in enumerate(sources) if s.role not in CONTEXT_ROLES]
+    for i in plan:
+        s = sources[i]
+        if s.role == "parcels" or reasons[i] is not None or s.layer is None or not len(s.layer):
+            continue
+        others = _merged(sources, reasons, {j for j in plan if sources[j].role != s.role})
+        anchor = [g for lay in others.values() for g in lay.geoms if g is not None and not g.is_empty]
+        if not anchor:
+            continue
+        limit = min(reaches.get(s.role, FAR_FT), FAR_FT)
+        tree = shapely.STRtree(np.array(anchor, dtype=object))
+        geoms = np.array(list(s.layer.geoms), dtype=object)
+        (which, _), dist = tree.query_nearest(geoms, return_distance=True, all_matches=False)
+        out[i] = sorted(int(k) for k, d in zip(which, dist) if float(d) * unit_to_ft > limit)
+    return out
+
+
 def misplaced_warning(role: str, count: int, reason: str, ids: Sequence[str]) -> Warning_:
     """The ``layer_misplaced`` warning for ``count`` features of a role's source (``ids``: at most :data:`~stormwater_plugin.services.intake.MAX_LISTED` named)."""
     return Warning_("layer_misplaced", f"{count:,} feature(s) of the '{role}' layer {reason}: every rule reading it is undetermined for them",
                     role, tuple(ids[:MAX_LISTED]))
+
+
+def exclude_features(layer: FeatureLayer, positions: Sequence[int], reason: str) -> tuple[FeatureLayer, list[str]]:
+    """``layer`` without the features at ``positions``, listed as without usable geometry (``reason``), and their ids.
+
+    For an adapter that reads a role as one layer (the plugin): the excluded features keep their ids, so every
+    rule reading the role is undetermined for them (:func:`unplaceable_warning`).
+    """
+    drop = set(positions)
+    keep = [i for i in range(len(layer)) if i not in drop]
+    no_geometry = dict(layer.no_geometry)
+    ids = [str(layer.ids[i]) for i in sorted(drop)]
+    for fid in ids:
+        no_geometry.setdefault(fid, reason)
+    out = FeatureLayer.from_sequences(layer.role, [layer.geoms[i] for i in keep], [layer.ids[i] for i in keep], [layer.attrs[i] for i in keep],
+                                      no_geometry=no_geometry)
+    return out, ids
+
+
+def unplaceable_warning(role: str, reason: str, ids: Sequence[str]) -> Warning_:
+    """The ``features_unplaceable`` warning for the features of one source excluded one by one (:func:`unplaceable_features`,
+    :func:`stray_plan_features`): named, at most :data:`~stormwater_plugin.services.intake.MAX_LISTED`."""
+    return Warning_("features_unplaceable", f"{len(ids):,} feature(s) of the '{role}' layer {reason}: every rule reading it is "
+                    "undetermined for them", role, tuple(ids[:MAX_LISTED]))
 
 
 def all_features_entry(count: int, name: str) -> str:
@@ -201,4 +304,4 @@ def all_features_entry(count: int, name: str) -> str:
 
 
 __all__ = ["EDGE_SAMPLES", "SourcePlace", "all_features_entry", "box_edge_points", "box_of_points", "crs_misfit_reason", "distance_to_box_ft",
-           "misplaced_sources", "misplaced_warning"]
+           "exclude_features", "misplaced_sources", "misplaced_warning", "stray_plan_features", "unplaceable_features", "unplaceable_warning"]

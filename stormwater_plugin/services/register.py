@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import math
 import os
 import re
 from dataclasses import asdict, dataclass, field, fields
@@ -120,10 +121,42 @@ class ReviewCounts:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, object] | None) -> ReviewCounts | None:
+        """Read an application's ``last_review``; :class:`RegisterError` naming the field for a value of the wrong kind."""
         if not d:
             return None
-        return cls(output=str(d.get("output") or ""), violations=integer(d.get("violations") or 0), undetermined=integer(d.get("undetermined") or 0),
-                   open_decisions=integer(d.get("open_decisions") or 0), checked=str(d.get("checked") or ""), by=str(d.get("by") or ""))
+        counts = {k: _count(d.get(k), f"last_review.{k}") for k in ("violations", "undetermined", "open_decisions")}
+        texts = {k: _text(d.get(k), f"last_review.{k}") for k in ("output", "checked", "by")}
+        return cls(output=texts["output"], violations=counts["violations"], undetermined=counts["undetermined"],
+                   open_decisions=counts["open_decisions"], checked=texts["checked"], by=texts["by"])
+
+
+def _kind(value: object) -> str:
+    if isinstance(value, float) and not math.isfinite(value):
+        return "an infinite number (such as 1e400)"
+    return "a list" if isinstance(value, list) else "an object" if isinstance(value, dict) else "true/false" if isinstance(value, bool) \
+        else f"'{value}'"
+
+
+def _count(value: object, what: str) -> int:
+    """A whole number of the register (0 when missing); :class:`RegisterError` naming ``what`` for anything else."""
+    if value is None or value == "":
+        return 0
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise RegisterError(f"\"{what}\" is {_kind(value)}, not a whole number")
+    try:
+        n = integer(value)
+    except (TypeError, ValueError, OverflowError):
+        raise RegisterError(f"\"{what}\" is {_kind(value)}, not a whole number") from None
+    return n
+
+
+def _text(value: object, what: str) -> str:
+    """A text of the register ('' when missing); :class:`RegisterError` naming ``what`` for a list, an object or an infinite number."""
+    if value is None:
+        return ""
+    if isinstance(value, (list, dict)) or isinstance(value, float) and not math.isfinite(value):
+        raise RegisterError(f"\"{what}\" is {_kind(value)}, not a text")
+    return str(value)
 
 
 def counts_of(doc: Mapping[str, object]) -> tuple[int, int, int]:
@@ -178,24 +211,34 @@ class Application:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, object]) -> Application:
-        """Read one entry (unknown keys are kept in ``extra`` and written back)."""
+        """Read one entry (unknown keys are kept in ``extra`` and written back); :class:`RegisterError` naming the field of a wrong value."""
+        if not isinstance(d, Mapping):
+            raise RegisterError(f"an entry is {'null' if d is None else _kind(d) if not isinstance(d, str) else 'a text'}, not an application: "
+                                "remove it, or restore the register from its backup")
         known = {f.name for f in fields(cls)} - {"last_review", "extra"}
         kw: dict[str, object] = {}
         for k in known:
             if k in d and d[k] is not None:
                 kw[k] = d[k]
-        if "id" not in kw or not str(kw["id"]).strip():
-            raise RegisterError("an application in the register has no id")
-        texts = {k: str(v) for k, v in kw.items() if k != "round"}
+        if "id" not in kw or isinstance(kw["id"], (list, dict)) or not str(kw["id"]).strip():
+            raise RegisterError("an application in the register has no id" if "id" not in kw or not isinstance(kw["id"], (list, dict))
+                                else f"an application's \"id\" is {_kind(kw['id'])}, not a text")
+        name = str(kw["id"])
         try:
-            round_no = integer(kw.get("round", 1))
-        except (TypeError, ValueError):
-            raise RegisterError(f"application {texts['id']}: round '{kw.get('round')}' is not a number") from None
+            texts = {k: _text(v, k) for k, v in kw.items() if k != "round"}
+            round_no = _count(kw.get("round", 1), "round")
+            last = d.get("last_review")
+            if last is not None and not isinstance(last, Mapping):
+                raise RegisterError(f"\"last_review\" is {_kind(last) if not isinstance(last, str) else 'a text'}, not an object")
+            last_review = ReviewCounts.from_dict(mapping(last))
+            status = normalise_status(texts.get("status") or "received")
+        except RegisterError as exc:
+            raise RegisterError(f"application {name}: {exc}") from None
         app = cls(id=texts["id"], round=round_no)
         for k, v in texts.items():
             setattr(app, k, v)
-        app.status = normalise_status(app.status or "received")
-        app.last_review = ReviewCounts.from_dict(mapping(d.get("last_review")))
+        app.status = status
+        app.last_review = last_review
         app.extra = {k: v for k, v in d.items() if k not in known and k not in ("last_review",)}
         return app
 
@@ -288,8 +331,11 @@ class Register:
             raise RegisterError(f"{self.file}: \"applications\" must be a list")
         seen: set[str] = set()
         self.applications = []
-        for d in apps:
-            app = Application.from_dict(d)
+        for i, d in enumerate(apps):
+            try:
+                app = Application.from_dict(d)
+            except RegisterError as exc:  # a hand-edited register: which entry
+                raise RegisterError(f"{self.file}: applications[{i}]: {exc}") from None
             if app.id in seen:
                 raise RegisterError(f"{self.file}: application id {app.id} appears twice")
             seen.add(app.id)

@@ -72,3 +72,24 @@ def test_the_misplaced_warning_counts_and_names_at_most_50_features():
     w = misplaced_warning("wells", 60, "lies 9 mi from the site", [str(i) for i in range(60)])
     assert w.code == "layer_misplaced" and w.layer == "wells" and len(w.ids) == 50
     assert w.message.startswith("60 feature(s) of the 'wells' layer lies 9 mi from the site: every rule reading it is undetermined")
+
+
+def test_one_feature_outside_its_crs_is_unplaceable_and_the_others_are_not():
+    import numpy as np
+
+    from stormwater_plugin.services.placement_layers import unplaceable_features
+
+    utm18 = (-78.0, 0.0, -72.0, 84.0)
+    boxes = np.array([[-74.0, 43.0, -73.9, 43.1], [np.inf, np.inf, np.inf, np.inf], [-60.0, 43.0, -59.0, 43.1]])
+    assert unplaceable_features(boxes, utm18).tolist() == [False, True, True]
+
+
+def test_a_device_501_ft_from_the_site_is_a_stray_at_a_500_ft_reach_and_one_499_ft_from_it_is_not():
+    from stormwater_plugin.services.placement_layers import stray_plan_features
+
+    devices = FeatureLayer.from_sequences("devices", [Point(50, 50), Point(599, 50), Point(601, 50)], ["DW-1", "DW-2", "DW-9"], [{}, {}, {}])
+    place = SourcePlace("devices", "dev.gpkg", "UTM", bounds=(50.0, 50.0, 601.0, 50.0), layer=devices)
+    sources = [_parcels(), place]
+    reasons = misplaced_sources(sources, REACH, 1.0)
+    assert reasons == [None, None]
+    assert stray_plan_features(sources, reasons, REACH, 1.0) == [[], [2]]

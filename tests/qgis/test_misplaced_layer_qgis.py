@@ -69,3 +69,39 @@ def test_shoreline_with_a_wrong_prj_makes_pp_1_against_sh_1_undetermined_in_the_
     mine = [w for w in doc["warnings"] if w["code"] == "layer_misplaced"]
     theirs = [w for w in cli["warnings"] if w["code"] == "layer_misplaced"]
     assert [w["ids"] for w in mine] == [w["ids"] for w in theirs]
+
+
+@pytest.mark.parametrize("case", ["septic-at-1e15-ft", "dry-well-330-mi-off"])
+def test_one_stray_feature_is_excluded_by_id_in_the_dock_path_as_on_the_cli_and_dw_1_still_violates(qgis_new_project, tmp_path, case):
+    """Issue 35 item 1: one feature that cannot be placed never silences its layer, in the plugin as on the command line."""
+    import fiona
+    import geopandas as gpd
+    import pandas as pd
+    import shapely
+    from qgis.core import QgsVectorLayer
+
+    layer, copy, new = ("septic", "S-1", "FAR-1") if case.startswith("septic") else ("devices", "DW-1", "DW-9")
+    gpkg = tmp_path / "site.gpkg"
+    for name in fiona.listlayers(DEMO_GPKG):
+        df = gpd.read_file(DEMO_GPKG, layer=name)
+        if name == layer:
+            row = df[df["id"] == copy].copy()
+            row["id"] = new
+            row["geometry"] = [shapely.Point(1e15, 1e15) if layer == "septic" else shapely.affinity.translate(row.geometry.iloc[0], 0, -531_000)]
+            df = gpd.GeoDataFrame(pd.concat([df, row], ignore_index=True), crs=df.crs)
+        df.to_file(gpkg, layer=name, driver="GPKG")
+    layers, dem = demo_layers()
+    layers[layer] = QgsVectorLayer(f"{gpkg}|layername={layer}", layer, "ogr")
+    pack = load_pack("lgpc")
+    snap = plan_snapshot(layers, dem, pack=pack).read()
+    doc = check(snap.inputs, pack, crs_name=snap.inputs.crs_name, moves=False).doc
+    _, by_file = review_site(FileSiteSource(gpkg, [], dem_path=DEMO_DEM), pack, moves=False)
+    cli = by_file.doc
+    for d in (doc, cli):
+        w = [x for x in d["warnings"] if x["code"] == "features_unplaceable"]
+        assert [x["ids"] for x in w] == [[new]]
+        assert [f["status"] for f in d["findings"] if f["rule_id"] == "lgpc.minor.septic-upgradient-20" and f["subject"]["id"] == "DW-1"
+                and (f["other"] or {}).get("id") == "S-1"] == ["violation"]
+        assert not [f for f in d["findings"] if new in (f["key"] or "") and f["status"] == "pass"]
+    assert {f["key"]: f["status"] for f in doc["findings"] if new in (f["key"] or "")} == \
+        {f["key"]: f["status"] for f in cli["findings"] if new in (f["key"] or "")}

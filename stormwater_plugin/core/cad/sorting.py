@@ -26,12 +26,13 @@ Readings (documented in docs/cad.md):
 from __future__ import annotations
 
 import fnmatch
+import functools
 import json
 import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 import shapely
@@ -85,8 +86,12 @@ class Rule:
     merge: bool = False
 
     def matches(self, name: str) -> bool:
-        n = name.upper()
-        return any(fnmatch.fnmatchcase(n, p.upper()) for p in self.patterns)
+        return self._pattern.match(name.upper()) is not None
+
+    @functools.cached_property
+    def _pattern(self) -> re.Pattern[str]:
+        """The rule's name patterns compiled once into one expression (a drawing of a million entities asks it per name)."""
+        return _compiled(self.patterns)
 
 
 @dataclass(frozen=True)
@@ -102,16 +107,38 @@ class CadMapping:
     attribute_fields: tuple[str, ...] = ()
 
     def layer_rule(self, layer: str) -> Rule | None:
-        return next((r for r in self.layers if r.matches(layer)), None)
+        return self._lookups()[0](layer)
 
     def block_rule(self, block: str) -> Rule | None:
-        return next((r for r in self.blocks if r.matches(block)), None)
+        return self._lookups()[1](block)
 
     def is_label_layer(self, layer: str) -> bool:
-        return any(fnmatch.fnmatchcase(layer.upper(), p.upper()) for p in self.labels)
+        return self._lookups()[2](layer)
 
     def is_ignored(self, layer: str) -> bool:
-        return any(fnmatch.fnmatchcase(layer.upper(), p.upper()) for p in self.ignore)
+        return self._lookups()[3](layer)
+
+    def _lookups(self) -> tuple[Callable[[str], Rule | None], Callable[[str], Rule | None], Callable[[str], bool], Callable[[str], bool]]:
+        """The four lookups, each compiled once and remembered per name: a drawing holds few layer and block names and many
+        entities (issue 35: a name-pattern match per entity per rule took most of a 1,000,000-entity import)."""
+        cached = self.__dict__.get("_cached_lookups")
+        if cached is None:
+            labels, ignore = _compiled(self.labels), _compiled(self.ignore)
+            cached = (
+                functools.lru_cache(maxsize=4096)(lambda n: next((r for r in self.layers if r.matches(n)), None)),
+                functools.lru_cache(maxsize=4096)(lambda n: next((r for r in self.blocks if r.matches(n)), None)),
+                functools.lru_cache(maxsize=4096)(lambda n: labels.match(n.upper()) is not None),
+                functools.lru_cache(maxsize=4096)(lambda n: ignore.match(n.upper()) is not None),
+            )
+            object.__setattr__(self, "_cached_lookups", cached)  # a frozen dataclass: the cache is no field of it
+        return cached  # type: ignore[no-any-return]
+
+
+def _compiled(patterns: Sequence[str]) -> re.Pattern[str]:
+    """Shell-style name patterns (``C-STRM-*``) as one case-folded regular expression (an empty list matches nothing)."""
+    if not patterns:
+        return re.compile(r"(?!)")
+    return re.compile("|".join(f"(?:{fnmatch.translate(p.upper())})" for p in patterns))
 
 
 def _rules(items: Any, where: str) -> tuple[Rule, ...]:
