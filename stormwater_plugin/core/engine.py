@@ -19,6 +19,7 @@ from .checks.classification import classify
 from .checks.context import CheckContext, id_key, joined_ids, truthy
 from .checks.shoreline import shoreline_as_lines
 from .dem_source import DemSource
+from .extents import read_symbols
 from .geometry import clean_layer
 from .kinds import KINDS, handler_path
 from .model import (
@@ -119,6 +120,8 @@ def prepare_context(inputs: SiteInputs, pack: RulePack, class_override: str | No
         layers[role] = normalise_layer(clean_layer(layer, warnings), warnings)
     if "shoreline" in layers:
         layers["shoreline"] = shoreline_as_lines(layers["shoreline"], warnings)
+    # A device (septic system, well, building site) drawn as a polygon smaller than its kind can be is a symbol: read as a point.
+    layers = read_symbols(layers, inputs.unit_to_ft, warnings)
 
     parcels = layers.get("parcels")
     site_idx = find_site_parcels(parcels, inputs.site_parcel_id, layers, warnings)

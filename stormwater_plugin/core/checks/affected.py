@@ -15,10 +15,15 @@ The affected area is therefore the union (overlaps counted once) of
 Areas are planar square feet in the working CRS, rounded to 0.001 sq ft
 (:data:`AREA_DECIMALS`) so coordinate round-off cannot decide a threshold. A device or building site
 drawn as a point or a line lying outside those polygons has a footprint the
-plan does not show: the area is then only a lower bound (``upper_sqft`` is
-infinite). An impervious feature of unknown status may or may not count: it
-raises ``upper_sqft`` by its share. A threshold between ``sqft`` and
-``upper_sqft`` cannot be decided.
+plan does not show: the area is then the interval ``[sqft, upper_sqft]``, the
+upper end adding the largest plausible footprint of each (its excavation, from
+``packs/device_plausibility.json``, section ``extents``: a disc of that area
+round a point, see :func:`~stormwater_plugin.core.extents.footprint_bound`),
+overlaps counted once; a kind with no plausible bound (an infiltration basin or
+trench drawn as a point) makes ``upper_sqft`` infinite. One covered by the
+mapped polygons is counted inside them. An impervious feature of unknown
+status may or may not count: it raises ``upper_sqft`` by its share. A threshold
+between ``sqft`` and ``upper_sqft`` cannot be decided.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from typing import Any
 import shapely
 from shapely.geometry.base import BaseGeometry
 
+from ..extents import footprint_bound
 from ..geometry import area_sqft, union
 from ..model import FeatureLayer
 from ..vocabulary import read
@@ -82,6 +88,8 @@ class AffectedArea:
         Which of :data:`AREA_ROLES` were supplied.
     unmeasured : tuple of str
         Nouns (``device D1``) of points or lines outside the union.
+    unbounded : tuple of str
+        Those of :attr:`unmeasured` whose footprint has no plausible bound.
     unknown_status : tuple of str
         Ids of impervious features with no known status.
     """
@@ -94,6 +102,7 @@ class AffectedArea:
     supplied: tuple[str, ...] = ()
     unmeasured: tuple[str, ...] = ()
     unknown_status: tuple[str, ...] = ()
+    unbounded: tuple[str, ...] = ()
 
     @property
     def exact(self) -> bool:
@@ -116,8 +125,13 @@ class AffectedArea:
         if self.unmeasured:
             one = len(self.unmeasured) == 1
             verbs = ("lies", "is", "a polygon", "its") if one else ("lie", "are", "polygons", "their")
+            if self.unbounded:
+                tail = f"{', '.join(self.unbounded)} {'has' if len(self.unbounded) == 1 else 'have'} no plausible bound"
+            else:
+                tail = (f"with {verbs[3]} largest plausible footprint{'' if one else 's'} (packs/device_plausibility.json) the area is at most "
+                        f"{self.upper_sqft:,.1f} sq ft" if self.upper_sqft is not None else "")
             out.append(f"{', '.join(self.unmeasured)} {verbs[0]} outside the mapped areas and {verbs[1]} not drawn as {verbs[2]}, "
-                       f"so {verbs[3]} footprint is not counted")
+                       f"so {verbs[3]} footprint is not measured; {tail}")
         if self.unknown_status:
             out.append(f"impervious feature(s) {', '.join(self.unknown_status)} have no status existing, proposed or removed and may add up to {self.extra_unknown_sqft:,.1f} sq ft")
         return "; ".join(out)
@@ -143,7 +157,7 @@ def affected_area(layers: dict[str, FeatureLayer], unit_to_ft: float) -> Affecte
     by_role: dict[str, list[Any]] = {}
     unknown_geoms: list[Any] = []
     unknown_ids: list[str] = []
-    loose: list[tuple[Any, str]] = []
+    loose: list[tuple[Any, str, str, dict[str, Any]]] = []
     every: list[Any] = []
     for role in AREA_ROLES + FEATURE_ROLES:
         layer = layers.get(role)
@@ -163,23 +177,34 @@ def affected_area(layers: dict[str, FeatureLayer], unit_to_ft: float) -> Affecte
             if g.geom_type in ("Polygon", "MultiPolygon"):
                 by_role.setdefault(role, []).append(g)
             elif role in FEATURE_ROLES:
-                loose.append((g, layer.ref(i).noun))
+                loose.append((g, layer.ref(i).noun, role, layer.attrs[i]))
     geometry = union([g for gs in by_role.values() for g in gs])
     activity = union(every + unknown_geoms)
     if not supplied:
         return AffectedArea(None, None, geometry, activity, {}, supplied)
     by_layer = {r: _sqft(union(by_role[r]), unit_to_ft) for r in AREA_ROLES + FEATURE_ROLES if r in by_role}
     sqft = _sqft(geometry, unit_to_ft)
-    unmeasured = tuple(noun for g, noun in loose if geometry.is_empty or not shapely.covers(geometry, g))
-    if unmeasured or "disturbance" not in supplied:
+    unmeasured: list[str] = []
+    unbounded: list[str] = []
+    plausible: list[Any] = []
+    for g, noun, role, attrs in loose:
+        if not geometry.is_empty and shapely.covers(geometry, g):
+            continue  # drawn inside the mapped work: counted there
+        unmeasured.append(noun)
+        bound = footprint_bound(role, g, attrs, unit_to_ft)
+        if bound is None:
+            unbounded.append(noun)
+        elif not bound.is_empty:
+            plausible.append(bound)
+    if unbounded or "disturbance" not in supplied:
         # No disturbance layer: the land the work disturbs is not drawn (an absent layer is unknown, never "none"), so
         # what the other layers show is a lower bound.
         upper = math.inf
-    elif unknown_geoms:
-        upper = _sqft(union([geometry, *unknown_geoms]), unit_to_ft)
+    elif unknown_geoms or plausible:
+        upper = _sqft(union([geometry, *unknown_geoms, *plausible]), unit_to_ft)
     else:
         upper = sqft
-    return AffectedArea(sqft, upper, geometry, activity, by_layer, supplied, unmeasured, tuple(unknown_ids))
+    return AffectedArea(sqft, upper, geometry, activity, by_layer, supplied, tuple(unmeasured), tuple(unknown_ids), tuple(unbounded))
 
 
 def _sqft(geom: BaseGeometry, unit_to_ft: float) -> float:

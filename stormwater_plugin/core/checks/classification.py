@@ -320,7 +320,8 @@ def _open_text(aff: AffectedArea, threshold: float) -> str:
     """Why a threshold cannot be decided, with the margin."""
     assert aff.sqft is not None
     return (f"{aff.uncertainty_text()}; the area reaches {threshold:,.0f} sq ft if they add {threshold - aff.sqft:,.1f} sq ft or more. "
-            "Draw them as polygons or inside the disturbance layer, set their status, or set the class with --class.")
+            "Draw them as polygons or inside the disturbance layer, state their size (diameter_ft or footprint_sqft), set their status, "
+            "or set the class with --class.")
 
 
 def _decide(pack: RulePack, aff: AffectedArea, new_imp: float | None, reasons: list[ClassReason], cid: str, warnings: list[Warning_],

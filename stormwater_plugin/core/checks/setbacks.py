@@ -42,12 +42,17 @@ elevation unit under which the decision differs, makes the finding
 read at the nearest points for the message (unknown there: undetermined, as
 before).
 
-A target spec may carry ``point_extent_ft`` (with a ``note`` saying where the
-figure comes from): a feature of that role drawn as a point or a line may
-reach that far beyond its drawing (a septic system's leach field), so a pass
-within that margin of the limit is *undetermined*, naming the drawing; a
-violation stays one. The test of "drawn as an area" is the one the
-porous-pavement allowance uses (:func:`_extent_drawn`).
+Features drawn smaller than they are (a dry well or a septic system drawn as
+a point, a brook as its centreline) are measured through
+:mod:`~stormwater_plugin.core.extents`: the true edge-to-edge distance lies in
+``[near, far]``, the drawn distance less the largest and the smallest plausible
+reach of both features (``packs/device_plausibility.json``, ``extents``). A
+pair whose whole interval is short is a violation (a dry well point 0.3 ft
+outside the limit: the smallest dry well already reaches inside it); one whose
+whole interval complies is judged as drawn; one whose interval straddles the
+limit is *undetermined*, naming the dimension to draw or state. The interval is
+kept in ``extra['distance_interval_ft']``, and the stated accuracy widens it
+(:func:`~stormwater_plugin.core.accuracy.apply_accuracy`).
 """
 
 from __future__ import annotations
@@ -61,6 +66,7 @@ import numpy as np
 import shapely
 from shapely.geometry.base import BaseGeometry
 
+from ..extents import DRAWN, Extent, Interval, decide_at_least, distance_interval, feature_extent
 from ..geometry import DISTANCE_EPS_FT, area_sqft, display_buffer, feet_text
 from ..model import ROLE_NOUN, DisplayZone, FeatureRef, Status
 from ..rulepack import Rule
@@ -126,52 +132,39 @@ def _extent_drawn(geom: BaseGeometry) -> bool:
     return geom.geom_type in ("Polygon", "MultiPolygon")
 
 
-class _ExtentNotDrawn(_Out):
-    """The findings of a pair whose feature's extent is not drawn: a pass cannot be told, so it is undetermined.
+class _ExtentStraddles(_Out):
+    """The findings of a pair whose distance interval straddles the limit: a pass cannot be told, so it is undetermined.
 
-    Used where the true feature may reach nearer than the drawn one by up to a
-    plausible extent (a septic system drawn as a point: its leach field lies
-    around it); what is already a violation stays one.
+    The features' plausible extents (:mod:`~stormwater_plugin.core.extents`) put their true
+    edges anywhere in ``[near, far]`` of each other; what is already a violation as drawn stays one.
     """
 
-    def __init__(self, base: _Out, why: str, extent_ft: float) -> None:
+    def __init__(self, base: _Out, why: str | None, interval: Interval) -> None:
         super().__init__(base.ctx, base.rule)
         self.why = why
-        self.extent_ft = extent_ft
+        self.interval = interval
 
     def add(self, status: Status, message: str, **kw: Any) -> None:
-        if status is Status.PASS:
+        kw.setdefault("distance_interval_ft", [round(self.interval.lo, 3), round(self.interval.hi, 3)])
+        if status is Status.PASS and self.why is not None:
             status = Status.UNDETERMINED
             message = f"{message.rstrip('.')}; but {self.why}."
-            kw["extent_not_drawn_ft"] = self.extent_ft
+            kw["extent_straddles"] = True
         super().add(status, message, **kw)
 
 
-def _undrawn_extent(rule: Rule, tref: FeatureRef, tgt: BaseGeometry, d_ft: float, required: float) -> tuple[str, float] | None:
-    """Why a pass against this feature cannot be told (and the plausible extent, ft), or ``None``.
+def _extent_words(dref: FeatureRef, dev_ext: Extent, tref: FeatureRef, tgt_ext: Extent, iv: Interval, required: float) -> str:
+    """Why a pair's distance is an interval, and what settles it."""
+    parts = [f"{r.noun} is {e.reach_text()}" for r, e in ((dref, dev_ext), (tref, tgt_ext)) if not e.drawn]
+    remedies = [e.remedy for e in (dev_ext, tgt_ext) if not e.drawn]
+    return (f"{' and '.join(parts)}, so the true edges may lie anywhere from {iv.lo:,.1f} to {iv.hi:,.1f} ft apart, within {required:g} ft or not "
+            f"(plausible extents, packs/device_plausibility.json): {'; '.join(remedies)}")
 
-    A target spec's ``point_extent_ft`` is the plausible reach of a feature
-    drawn as a point or a line beyond its drawing (the pack says where the
-    figure comes from); within that margin of the limit a pass is undetermined.
-    """
-    if _extent_drawn(tgt):
-        return None
-    for spec in rule.params["targets"]:
-        extent = spec.get("point_extent_ft")
-        if spec["role"] != tref.layer or extent is None:
-            continue
-        extent = float(extent)
-        if d_ft >= required + extent - DISTANCE_EPS_FT:
-            return None
-        noun = ROLE_NOUN.get(tref.layer, tref.layer)
-        shape = "a point" if "Point" in tgt.geom_type else "a line"
-        return (
-            f"the {noun} is drawn as {shape}, not as an area, so its extent is not drawn: a {noun} reaching up to {extent:g} ft"
-            f" beyond its drawing (the plausible half-extent of {spec.get('point_extent_of', 'the feature')}) could lie within {required:g} ft of the device;"
-            f" draw the {noun} as a polygon",
-            extent,
-        )
-    return None
+
+def _device_extent(ctx: CheckContext, i: int) -> Extent:
+    """The plausible extent of device ``i`` beyond its drawing."""
+    devices = ctx.layers["devices"]
+    return feature_extent("devices", devices.geoms[i], devices.attrs[i])
 
 
 def check_device_setback(ctx: CheckContext, rule: Rule) -> None:
@@ -266,7 +259,9 @@ def check_device_setback(ctx: CheckContext, rule: Rule) -> None:
                     required_ft=required,
                 )
             continue
-        near = targets.tree.query(dev, predicate="dwithin", distance=ctx.to_units(required))
+        reach = _device_extent(ctx, d.i).half_max_ft + max((e.half_max_ft for e in targets.extents if math.isfinite(e.half_max_ft)), default=0.0)
+        reach = reach if math.isfinite(reach) else 0.0  # an unbounded device: its nearest features say so
+        near = targets.tree.query(dev, predicate="dwithin", distance=ctx.to_units(required + reach))
         idx = sorted(targets.nearest_per_role(dev) | set(int(j) for j in np.atleast_1d(near)))
         for j in idx:
             _judge(ctx, out, d, j, targets, required, gradient_mode, tol, allowance, allowance_total)
@@ -536,9 +531,23 @@ def _judge(
     short = d_ft < required - DISTANCE_EPS_FT
     extra: dict[str, Any] = {"target_role": tref.layer}
     caveat = ""
-    undrawn = _undrawn_extent(rule, tref, tgt, d_ft, required)
-    if undrawn is not None:
-        out = _ExtentNotDrawn(out, *undrawn)
+    dev_ext = _device_extent(ctx, d.i)
+    tgt_ext = targets.extents[j] if j < len(targets.extents) else DRAWN
+    if not (dev_ext.drawn and tgt_ext.drawn):
+        iv = distance_interval(d_ft, dev_ext, tgt_ext)
+        verdict = decide_at_least(iv, required)
+        if not short and verdict is Status.VIOLATION and gradient_mode == "any":
+            # Drawn outside the limit, but the smallest plausible feature already reaches inside it.
+            caveat = (f"; drawn {d_ft:,.1f} ft apart, but {' and '.join(f'{r.noun} is {e.reach_text()}' for r, e in ((dref, dev_ext), (tref, tgt_ext)) if not e.drawn)}, "
+                      f"and even the smallest plausible one leaves at most {iv.hi:,.1f} ft between their edges")
+            d_ft, short = iv.hi, True
+            out = _ExtentStraddles(out, None, iv)
+        elif verdict is not Status.PASS:
+            # Outcomes as drawn that pass (beyond the limit, or a gradient rule not applying to the drawn pair) may not hold for the
+            # feature as large as it plausibly is.
+            out = _ExtentStraddles(out, _extent_words(dref, dev_ext, tref, tgt_ext, iv, required), iv)
+        else:
+            out = _ExtentStraddles(out, None, iv)
 
     if gradient_mode != "any":
         if not short:
