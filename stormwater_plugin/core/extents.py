@@ -285,6 +285,8 @@ def feature_extent(role: str, geom: BaseGeometry | None, attrs: Mapping[str, Any
         remedy = "state streams.width_ft or draw the stream's banks as a water-body polygon"
     else:
         remedy = f"draw the {noun} as a polygon or state {role}.diameter_ft or {role}.footprint_sqft"
+        if math.isinf(hi):
+            remedy = f"draw the {noun} as a polygon"
         if k.key == "unknown":
             remedy = f"set {role}.device_type or " + remedy
     return Extent(lo, hi, flo, fhi, what, remedy, k.source)

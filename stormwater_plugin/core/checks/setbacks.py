@@ -364,14 +364,17 @@ def _judge_gradient(
     required: float,
     mode: str,
     tol: float,
+    shift_ft: float = 0.0,
 ) -> _Shortfall | None:
     """Decide a gradient rule for a pair with some part of the feature inside the distance.
 
     Returns the shortfall when the rule applies and is broken under every
     candidate elevation unit; otherwise adds the finding (pass: does not
-    apply; undetermined) and returns ``None``.
+    apply; undetermined) and returns ``None``. ``shift_ft`` is the smallest
+    plausible reach of both features beyond their drawings (:mod:`~stormwater_plugin.core.extents`):
+    parts of the drawings within ``required + shift_ft`` are within ``required`` as built.
     """
-    d_min = ctx.to_feet(float(shapely.distance(dev, tgt)))
+    d_min = ctx.to_feet(float(shapely.distance(dev, tgt))) - shift_ft
     nearest = shapely.shortest_line(dev, tgt)
     side = _side_words(mode)
     where = f"{dref.noun} is {feet_text(d_min, required)} ft from {tref.noun} (required {required:g} ft)"
@@ -388,8 +391,8 @@ def _judge_gradient(
         )
         return None
 
-    reading = read_sides(dev, tgt, ctx.to_units(required), ctx.dem, ctx.unit_to_ft, mode, tol)
-    limit = required - DISTANCE_EPS_FT
+    reading = read_sides(dev, tgt, ctx.to_units(required + shift_ft), ctx.dem, ctx.unit_to_ft, mode, tol)
+    limit = required + shift_ft - DISTANCE_EPS_FT
     d_unknown = reading.unknown.distance_ft
     statuses = []
     for part in reading.qualifying:
@@ -429,7 +432,7 @@ def _judge_gradient(
             caveat += f"; the DEM has no data over a nearer part of it ({d_unknown:.1f} ft): the shortfall may be larger"
         if len(set(q.distance_ft for q in reading.qualifying)) > 1:
             caveat += "; the DEM's elevation unit was not declared: the distance is the one that holds under every candidate unit"
-        return _Shortfall(part.distance_ft, part.line, caveat, extra)
+        return _Shortfall(part.distance_ft - shift_ft, part.line, caveat, extra)
 
     if all(s is Status.PASS for s in statuses):
         out.add(
@@ -533,10 +536,17 @@ def _judge(
     caveat = ""
     dev_ext = _device_extent(ctx, d.i)
     tgt_ext = targets.extents[j] if j < len(targets.extents) else DRAWN
+    shift = 0.0
     if not (dev_ext.drawn and tgt_ext.drawn):
         iv = distance_interval(d_ft, dev_ext, tgt_ext)
         verdict = decide_at_least(iv, required)
-        if not short and verdict is Status.VIOLATION and gradient_mode == "any":
+        if not short and verdict is Status.VIOLATION and gradient_mode != "any":
+            # Drawn outside the limit, but even the smallest plausible features reach inside it: the gradient rule is read on
+            # the parts of the drawings within the limit plus that smallest reach.
+            shift = d_ft - iv.hi
+            exact = iv.lo == iv.hi
+            out = _ExtentStraddles(out, None if exact else _extent_words(dref, dev_ext, tref, tgt_ext, iv, required), iv)
+        elif not short and verdict is Status.VIOLATION:
             # Drawn outside the limit, but the smallest plausible feature already reaches inside it.
             caveat = (f"; drawn {d_ft:,.1f} ft apart, but {' and '.join(f'{r.noun} is {e.reach_text()}' for r, e in ((dref, dev_ext), (tref, tgt_ext)) if not e.drawn)}, "
                       f"and even the smallest plausible one leaves at most {iv.hi:,.1f} ft between their edges")
@@ -550,13 +560,14 @@ def _judge(
             out = _ExtentStraddles(out, None, iv)
 
     if gradient_mode != "any":
-        if not short:
+        if not short and shift <= 0.0:
             _judge_beyond(ctx, out, dref, tref, d_ft, line, required, gradient_mode, tol)
             return
-        found = _judge_gradient(ctx, out, dref, tref, dev, tgt, required, gradient_mode, tol)
+        found = _judge_gradient(ctx, out, dref, tref, dev, tgt, required, gradient_mode, tol, shift)
         if found is None:
             return
         d_ft, line, caveat, extra = found.d_ft, found.line, found.caveat, found.extra
+        short = True
     where = f"{dref.noun} is {feet_text(d_ft, required)} ft from {tref.noun} (required {required:g} ft)"
 
     add: Callable[..., None] = out.add
