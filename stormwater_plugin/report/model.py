@@ -13,6 +13,7 @@ from typing import Any, Mapping, Sequence
 
 from ..__about__ import __version__
 from ..core.checks.notification import owner_of
+from ..core.extents import extents_summary
 from ..core.model import ROLE_NOUN, CheckResult, FeatureLayer, InventoryRow, Status
 from ..core.rulepack import PackError, Rule, load_pack
 from ..services.presentation import STATUS_COLOUR_NAMES
@@ -385,6 +386,16 @@ def _figures(notif: Mapping[str, Any], bsites: Sequence[Mapping[str, Any]]) -> l
     return figures
 
 
+def _extents_text() -> list[str]:
+    """One line per plausible extent the engine reads drawings with (packs/device_plausibility.json, ``extents``)."""
+    out: list[str] = []
+    for row in extents_summary():
+        reach = "no plausible bound (must be drawn)" if row["half_extent_ft"] is None else f"{row['half_extent_ft'][0]:g} to {row['half_extent_ft'][1]:g} ft beyond the drawing"
+        foot = "" if row["footprint_sqft"] is None or row["role"] in ("streams", "shoreline") else f", {row['footprint_sqft'][0]:,.0f} to {row['footprint_sqft'][1]:,.0f} sq ft worked"
+        out.append(f"{row['role']} / {row['kind']} ({row['noun']}): {reach}{foot}")
+    return out
+
+
 def _accuracy(doc: Mapping[str, Any], findings: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """Near-limit findings (inside the data's stated accuracy) listed together, and the roles with no stated accuracy."""
     acc = dict(doc.get("accuracy") or {})
@@ -406,6 +417,7 @@ def _accuracy(doc: Mapping[str, Any], findings: Sequence[Mapping[str, Any]]) -> 
     ]
     return {
         "near_limit": near,
+        "extents": _extents_text(),
         "roles": dict(acc.get("roles") or {}),
         "unstated_roles": list(acc.get("unstated_roles") or []),
         "dem_vertical_ft": acc.get("dem_vertical_ft"),

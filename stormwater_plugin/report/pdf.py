@@ -490,6 +490,12 @@ def accuracy_section(model: Mapping[str, Any], st: Mapping[str, Any], width: flo
         + (f"Stated for this run: {stated}. " if stated else "")
         + (f"No accuracy was stated for: {', '.join(acc['unstated_roles'])} (no adjustment made)." if acc.get("unstated_roles") else ""),
         st["note"]))
+    if acc.get("extents"):
+        out.append(_p(
+            "Features drawn smaller than they are (a point, a line, a polygon under its kind's smallest footprint) are read with their "
+            "plausible extents (packs/device_plausibility.json): a distance is the interval from the drawing less the largest reach of both "
+            "features to the drawing less the smallest, widened by the stated accuracy; a finding is decided when the whole interval lies on "
+            "one side of its limit. Extents used: " + "; ".join(acc["extents"]) + ".", st["note"]))
     near = acc.get("near_limit") or []
     if not near:
         out.append(_p("No finding lies within the stated accuracy of its data.", st["base"]))
