@@ -321,16 +321,17 @@ def _if_class(ctx: CheckContext, first: int, rule: Rule, binding: list[str], pos
     findings keeps its status, since the rule is checked once and its outcome is
     the same under every class where it applies (a violation there is a
     violation of the rule), and says under which classes it binds
-    (``extra['binds_if_class']``).
+    (``extra['binds_if_class']``). The summary, the report and the dock group
+    them by class under one heading ("If the project is major"); the message
+    carries no prefix (issue 33: one heading, not one prefix per line).
     """
     if len(binding) == len(possible):
         return
-    head = f"If the project is {' or '.join(binding)} (the class is not decided: {' or '.join(possible)}):"
     for i in range(first, len(ctx.findings)):
         f = ctx.findings[i]
         extra = dict(f.extra)
         extra["binds_if_class"] = list(binding)
-        ctx.findings[i] = dataclasses.replace(f, message=f"{head} {f.message}", extra=extra)
+        ctx.findings[i] = dataclasses.replace(f, extra=extra)
 
 
 def _as_advisories(ctx: CheckContext, first: int, rule: Rule) -> None:

@@ -209,6 +209,23 @@ def _notification(doc: Mapping[str, Any], layers: Mapping[str, FeatureLayer]) ->
     }
 
 
+def _binds(f: Mapping[str, Any]) -> tuple[str, ...]:
+    """The classes a finding binds under when the class is open (``details.binds_if_class``); ``()`` under every class."""
+    b = (f.get("details") or {}).get("binds_if_class") or ()
+    return tuple(str(c) for c in b)
+
+
+def _class_groups(findings: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """One section per set of classes the class-dependent findings bind under: ``If the project is major`` (issue 33)."""
+    order = ("exempt", "minor", "major")
+    by: dict[tuple[str, ...], list[Mapping[str, Any]]] = {}
+    for f in findings:
+        if _binds(f):
+            by.setdefault(_binds(f), []).append(f)
+    keyed = sorted(by.items(), key=lambda kv: [order.index(c) if c in order else 9 for c in kv[0]])
+    return [{"classes": list(k), "title": f"If the project is {' or '.join(k)}", "rule_groups": _rule_groups(v)} for k, v in keyed]
+
+
 def build_report_model(
     result: CheckResult,
     layers: Mapping[str, FeatureLayer],
@@ -259,7 +276,8 @@ def build_report_model(
         "header": _header(result, doc, _site_parcel(layers, result.site_parcel_id), inp, reviewer, reference, date_text),
         "summary": _summary(result, doc),
         "classification": _classification(result, doc),
-        "rule_groups": _rule_groups(findings),
+        "rule_groups": _rule_groups([f for f in findings if not _binds(f)]),
+        "class_groups": _class_groups(findings),
         "building_sites": bsites,
         "inventory": inv,
         "notification": notif,
@@ -341,6 +359,7 @@ def _classification(result: CheckResult, doc: Mapping[str, Any]) -> dict[str, An
         "project_class": doc.get("project_class", result.project_class),
         "class_source": doc.get("class_source", result.class_source),
         "computed_class": doc.get("computed_class"),
+        "question": doc.get("class_question") or "",
         "disturbed_sqft": doc.get("disturbed_sqft"),
         "new_impervious_sqft": doc.get("new_impervious_sqft"),
         "reasons": reasons,

@@ -214,6 +214,8 @@ def _classification_section(model: Mapping[str, Any], st: Mapping[str, Any], W: 
     computed = f"; computed: {k['computed_class']}" if k["computed_class"] and k["computed_class"] != k["project_class"] else ""
     dist = "—" if k["disturbed_sqft"] is None else f"{k['disturbed_sqft']:,.0f} sq ft"
     imp = "—" if k["new_impervious_sqft"] is None else f"{k['new_impervious_sqft']:,.0f} sq ft"
+    if k.get("question"):
+        out.append(_p(k["question"], st["base"], "<b>%s</b>"))
     out.append(
         _p(
             f"Project class: {k['project_class']} ({k['class_source']}{computed}). Land disturbed: {dist}; new impervious: {imp}.",
@@ -260,7 +262,25 @@ def _findings_section(model: Mapping[str, Any], st: Mapping[str, Any], W: float)
     findings_heading: list[Any] = [_p("Findings by rule", st["h2"])]  # kept with the first rule's heading
     widths = [0.9 * inch, 0.9 * inch, 0.74 * inch, 0.7 * inch, 1.08 * inch]
     widths.append(W - sum(widths))
-    for g in model["rule_groups"]:
+    sections: list[tuple[list[Any], list[Mapping[str, Any]]]] = [(findings_heading, list(model["rule_groups"]))]
+    for cg in model.get("class_groups") or []:
+        # issue 33: the findings of rules that bind only under some possible class, in one section per class
+        sections.append(([_p(cg["title"], st["h2"]), _p("The class is not decided (see the question under Project classification): "
+                                                        "these rules bind only if the project is of this class.", st["note"])],
+                         list(cg["rule_groups"])))
+    for findings_heading, rule_groups in sections:
+        out.extend(_rule_group_flowables(rule_groups, findings_heading, st, widths))
+    if not model["rule_groups"] and not model.get("class_groups"):
+        out.append(_p("No finding was produced.", st["base"]))
+    return out
+
+
+def _rule_group_flowables(rule_groups: list[Mapping[str, Any]], findings_heading: list[Any], st: Mapping[str, Any], widths: list[float]) -> list[Any]:
+    """Each rule's citation, id and excerpt, then a table of its findings; ``findings_heading`` kept with the first."""
+    out: list[Any] = []
+    if not rule_groups:
+        return list(findings_heading)
+    for g in rule_groups:
         head = findings_heading + [_p(g["citation"], st["h3"]), _p(g["rule_id"], st["key"])]
         findings_heading = []
         if g["excerpt"]:
@@ -273,9 +293,6 @@ def _findings_section(model: Mapping[str, Any], st: Mapping[str, Any], W: float)
             out.append(CondPageBreak(2.2 * inch))
             out.extend(head)
             out.append(_table(rows3, widths))
-    if not model["rule_groups"]:
-        out.extend(findings_heading)
-        out.append(_p("No finding was produced.", st["base"]))
     return out
 
 

@@ -44,6 +44,7 @@ rules shape it, and the prepared setting), :mod:`.grid` (the sampling grid),
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from typing import Any
 
@@ -160,6 +161,19 @@ def _build(
             skip(rule, f"no {', '.join(absent)} layer: the {required:g} ft zones around those features could not be drawn")
         if targets is None:
             continue
+        # Features drawn smaller than they are (a septic point, a brook's centreline): the zone reaches their largest plausible
+        # extent beyond the drawing as well (core/extents.py), whatever the gradient: there the check could not pass (issue 33).
+        for k, ext in enumerate(targets.extents):
+            if ext.drawn or not math.isfinite(ext.half_max_ft):
+                continue
+            wide = required + ext.half_max_ft
+            if float(shapely.distance(site, targets.geoms[k])) * u > wide + REACH_SLACK_FT:
+                continue
+            zone = shapely.intersection(covering_buffer(targets.geoms[k], wide, u), site)
+            if not zone.is_empty:
+                ref = targets.refs[k]
+                excluded.append(ExcludedZone(rule.id, rule.citation.text, f"within {required:g} ft of {ref.noun} as it may plausibly extend "
+                                             f"({ext.reach_text()}): {rule.title}; {ext.remedy}", required, zone, "setback", ref))
         if mode == "any":
             allowance = rule.params.get("allowance")
             extra = ""
