@@ -161,6 +161,43 @@ def _extent_words(dref: FeatureRef, dev_ext: Extent, tref: FeatureRef, tgt_ext: 
             f"(plausible extents, packs/device_plausibility.json): {'; '.join(remedies)}")
 
 
+class _Probe(_Out):
+    """Records the statuses a judgement would add, adding nothing."""
+
+    def __init__(self, base: _Out) -> None:
+        super().__init__(base.ctx, base.rule)
+        self.statuses: list[Status] = []
+
+    def add(self, status: Status, message: str, **kw: Any) -> None:
+        self.statuses.append(status)
+
+
+def _largest(ctx: CheckContext, geom: BaseGeometry, ext: Extent) -> BaseGeometry | None:
+    """The feature as large as it plausibly is: its drawing widened by its largest reach (``None`` when unbounded)."""
+    if ext.drawn:
+        return geom
+    if not math.isfinite(ext.half_max_ft):
+        return None
+    return shapely.buffer(geom, ctx.to_units(ext.half_max_ft) / math.cos(math.pi / 64), quad_segs=16)  # circumscribed: never smaller
+
+
+def _gradient_clear_at_largest(ctx: CheckContext, out: _Out, dref: FeatureRef, tref: FeatureRef, dev: BaseGeometry, tgt: BaseGeometry,
+                               dev_ext: Extent, tgt_ext: Extent, required: float, mode: str, tol: float) -> bool:
+    """Whether a gradient rule does not apply even between the largest plausible shapes of the two features.
+
+    More area only adds pairs of parts, so a rule that applies to no pair of the largest shapes applies to none of
+    any smaller one: the drawn pass then holds whatever their true size.
+    """
+    big_dev, big_tgt = _largest(ctx, dev, dev_ext), _largest(ctx, tgt, tgt_ext)
+    if big_dev is None or big_tgt is None or ctx.dem is None:
+        return False
+    if ctx.to_feet(float(shapely.distance(big_dev, big_tgt))) >= required - DISTANCE_EPS_FT:
+        return True
+    probe = _Probe(out)
+    found = _judge_gradient(ctx, probe, dref, tref, big_dev, big_tgt, required, mode, tol)
+    return found is None and bool(probe.statuses) and all(st is Status.PASS for st in probe.statuses)
+
+
 def _device_extent(ctx: CheckContext, i: int) -> Extent:
     """The plausible extent of device ``i`` beyond its drawing."""
     devices = ctx.layers["devices"]
@@ -554,8 +591,9 @@ def _judge(
             out = _ExtentStraddles(out, None, iv)
         elif verdict is not Status.PASS:
             # Outcomes as drawn that pass (beyond the limit, or a gradient rule not applying to the drawn pair) may not hold for the
-            # feature as large as it plausibly is.
-            out = _ExtentStraddles(out, _extent_words(dref, dev_ext, tref, tgt_ext, iv, required), iv)
+            # feature as large as it plausibly is; a gradient rule that does not apply even to the largest plausible shapes does not.
+            clear = gradient_mode != "any" and _gradient_clear_at_largest(ctx, out, dref, tref, dev, tgt, dev_ext, tgt_ext, required, gradient_mode, tol)
+            out = _ExtentStraddles(out, None if clear else _extent_words(dref, dev_ext, tref, tgt_ext, iv, required), iv)
         else:
             out = _ExtentStraddles(out, None, iv)
 

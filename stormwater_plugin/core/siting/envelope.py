@@ -63,7 +63,6 @@ from .gradient import (
     READING_TILE,
     _gradient_rule_zones,
     _gradient_targets_in_reach,
-    _in_reach,
     _nearest_all,
     _SharedReads,
     _whole_feature_reading,
@@ -164,8 +163,8 @@ def _build(
         # Features drawn smaller than they are (a septic point, a brook's centreline): the zone reaches their largest plausible
         # extent beyond the drawing as well (core/extents.py), whatever the gradient: there the check could not pass (issue 33).
         for k, ext in enumerate(targets.extents):
-            if ext.drawn or not math.isfinite(ext.half_max_ft):
-                continue
+            if mode == "any" or ext.drawn or not math.isfinite(ext.half_max_ft):
+                continue  # an any-gradient rule widens its own zone below
             wide = required + ext.half_max_ft
             if float(shapely.distance(site, targets.geoms[k])) * u > wide + REACH_SLACK_FT:
                 continue
@@ -179,13 +178,17 @@ def _build(
             extra = ""
             if allowance and dtype in allowance["device_types"] and high_traffic is not True:
                 extra = f" (porous pavement may lie inside up to {allowance['max_total_area_sqft']:g} sq ft in total, {allowance['citation']}: not counted here)"
-            near = _in_reach(targets, shapely.distance(site, targets.geoms) <= required / u * (1.0 + 1e-9) + REACH_SLACK_FT / u)
-            for geom, ref in zip(near.geoms, near.refs):
-                zone = shapely.intersection(covering_buffer(geom, required, u), site)
+            # a feature drawn smaller than it is (a brook's centreline): the zone reaches its largest plausible extent too (issue 33)
+            widen = np.array([e.half_max_ft if not e.drawn and math.isfinite(e.half_max_ft) else 0.0 for e in targets.extents] or [0.0] * len(targets.refs))
+            keep = shapely.distance(site, targets.geoms) <= (required + widen) / u * (1.0 + 1e-9) + REACH_SLACK_FT / u
+            for k in np.flatnonzero(keep):
+                geom, ref, w = targets.geoms[int(k)], targets.refs[int(k)], float(widen[int(k)])
+                zone = shapely.intersection(covering_buffer(geom, required + w, u), site)
                 if zone.is_empty:
                     continue
+                also = f" (as it may plausibly extend: {targets.extents[int(k)].reach_text()})" if w > 0 else ""
                 excluded.append(
-                    ExcludedZone(rule.id, rule.citation.text, f"within {required:g} ft of {ref.noun}: {rule.title}{extra}", required, zone, "setback", ref)
+                    ExcludedZone(rule.id, rule.citation.text, f"within {required:g} ft of {ref.noun}{also}: {rule.title}{extra}", required, zone, "setback", ref)
                 )
         else:
             gradient_jobs.append((rule, targets))
