@@ -292,6 +292,28 @@ def feature_extent(role: str, geom: BaseGeometry | None, attrs: Mapping[str, Any
     return Extent(lo, hi, flo, fhi, what, remedy, k.source)
 
 
+_LAYER_EXTENTS: dict[int, tuple[Any, list[Extent]]] = {}
+
+
+def layer_extents(layer: FeatureLayer, names: Sequence[str] | None = None) -> list[Extent]:
+    """Every feature's :func:`feature_extent` of one layer, computed once per layer object (the rules of a run share them).
+
+    ``names`` are the features' names (the kind of a stream is read from its name); the cache holds a layer only while
+    it is alive, by identity.
+    """
+    import weakref
+
+    key = id(layer)
+    hit = _LAYER_EXTENTS.get(key)
+    if hit is not None and hit[0]() is layer:
+        return hit[1]
+    out = [feature_extent(layer.role, layer.geoms[i], layer.attrs[i], names[i] if names is not None else "") for i in range(len(layer))]
+    if len(_LAYER_EXTENTS) > 256:
+        _LAYER_EXTENTS.clear()
+    _LAYER_EXTENTS[key] = (weakref.ref(layer), out)
+    return out
+
+
 @dataclass(frozen=True)
 class Interval:
     """A closed interval ``[lo, hi]`` of a measure (feet or square feet)."""
@@ -418,4 +440,4 @@ def extents_summary() -> list[dict[str, Any]]:
 
 __all__ = ["Extent", "ExtentTable", "ExtentsDataError", "Interval", "KindExtent", "RoleExtents", "DRAWN", "SIZE_FIELDS",
            "compare_to_limit", "decide_at_least", "distance_interval", "extent_table", "extents_summary", "feature_extent",
-           "footprint_bound", "kind_of", "parse_extents", "read_symbols"]
+           "footprint_bound", "kind_of", "layer_extents", "parse_extents", "read_symbols"]

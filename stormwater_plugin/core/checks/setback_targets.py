@@ -16,7 +16,7 @@ import numpy as np
 import shapely
 from shapely.geometry.base import BaseGeometry
 
-from ..extents import Extent, feature_extent
+from ..extents import Extent, layer_extents
 from ..model import FeatureRef
 from ..rulepack import Rule
 from ..vocabulary import name_matches
@@ -81,6 +81,7 @@ def collect_targets(ctx: CheckContext, rule: Rule) -> tuple[SetbackTargets | Non
             continue
         match = str(spec.get("name_matches", "")).lower()
         n_before = len(geoms)
+        layer_ext = layer_extents(layer, [feature_name(a) for a in layer.attrs])
         for i in range(len(layer)):
             name = feature_name(layer.attrs[i]).lower()
             if match and name and not name_matches(name, match):
@@ -90,7 +91,7 @@ def collect_targets(ctx: CheckContext, rule: Rule) -> tuple[SetbackTargets | Non
                 unnamed.add(len(geoms))
             geoms.append(layer.geoms[i])
             refs.append(layer.ref(i))
-            extents.append(feature_extent(role, layer.geoms[i], layer.attrs[i], feature_name(layer.attrs[i])))
+            extents.append(layer_ext[i])
         if len(geoms) == n_before:
             empty.append(f"{role} named '{spec['name_matches']}'" if match else role)
     # Named targets (Lake George as a shoreline or as a water-body polygon) are

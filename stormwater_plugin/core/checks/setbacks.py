@@ -66,12 +66,13 @@ import numpy as np
 import shapely
 from shapely.geometry.base import BaseGeometry
 
-from ..extents import DRAWN, Extent, Interval, decide_at_least, distance_interval, feature_extent
+from ..extents import DRAWN, Extent, Interval, decide_at_least, distance_interval, layer_extents
 from ..geometry import DISTANCE_EPS_FT, area_sqft, display_buffer, feet_text
 from ..model import ROLE_NOUN, DisplayZone, FeatureRef, Status
 from ..rulepack import Rule
 from ..vocabulary import Reading, read, unknown_words
 from .context import TRAFFIC_FIELDS, CheckContext, device_traffic
+from .setback_extents import extent_words, gradient_clear_by_ranges, largest_shape
 from .setback_gradient import read_sides
 from .setback_targets import NAME_FIELDS, SetbackTargets, collect_targets, feature_name
 
@@ -113,6 +114,8 @@ class _Device:
     unknown: list[str]
     #: The device's type when it is missing or unrecognised and the rule covers only some types.
     type_unknown: Reading | None = None
+    #: Its plausible extent beyond its drawing (core/extents.py).
+    extent: Extent = DRAWN
 
 
 class _Out:
@@ -139,46 +142,20 @@ class _ExtentStraddles(_Out):
     edges anywhere in ``[near, far]`` of each other; what is already a violation as drawn stays one.
     """
 
-    def __init__(self, base: _Out, why: str | None, interval: Interval) -> None:
+    def __init__(self, base: _Out, why: str | None, interval: Interval, holds: Callable[[], bool] | None = None) -> None:
         super().__init__(base.ctx, base.rule)
         self.why = why
         self.interval = interval
+        #: Asked only when a pass is about to be turned: whether the pass holds whatever the features' true size.
+        self.holds = holds
 
     def add(self, status: Status, message: str, **kw: Any) -> None:
         kw.setdefault("distance_interval_ft", [round(self.interval.lo, 3), round(self.interval.hi, 3)])
-        if status is Status.PASS and self.why is not None:
+        if status is Status.PASS and self.why is not None and not (self.holds is not None and self.holds()):
             status = Status.UNDETERMINED
             message = f"{message.rstrip('.')}; but {self.why}."
             kw["extent_straddles"] = True
         super().add(status, message, **kw)
-
-
-def _extent_words(dref: FeatureRef, dev_ext: Extent, tref: FeatureRef, tgt_ext: Extent, iv: Interval, required: float) -> str:
-    """Why a pair's distance is an interval, and what settles it."""
-    parts = [f"{r.noun} is {e.reach_text()}" for r, e in ((dref, dev_ext), (tref, tgt_ext)) if not e.drawn]
-    remedies = [e.remedy for e in (dev_ext, tgt_ext) if not e.drawn]
-    return (f"{' and '.join(parts)}, so the true edges may lie anywhere from {iv.lo:,.1f} to {iv.hi:,.1f} ft apart, within {required:g} ft or not "
-            f"(plausible extents, packs/device_plausibility.json): {'; '.join(remedies)}")
-
-
-class _Probe(_Out):
-    """Records the statuses a judgement would add, adding nothing."""
-
-    def __init__(self, base: _Out) -> None:
-        super().__init__(base.ctx, base.rule)
-        self.statuses: list[Status] = []
-
-    def add(self, status: Status, message: str, **kw: Any) -> None:
-        self.statuses.append(status)
-
-
-def _largest(ctx: CheckContext, geom: BaseGeometry, ext: Extent) -> BaseGeometry | None:
-    """The feature as large as it plausibly is: its drawing widened by its largest reach (``None`` when unbounded)."""
-    if ext.drawn:
-        return geom
-    if not math.isfinite(ext.half_max_ft):
-        return None
-    return shapely.buffer(geom, ctx.to_units(ext.half_max_ft) / math.cos(math.pi / 64), quad_segs=16)  # circumscribed: never smaller
 
 
 def _gradient_clear_at_largest(ctx: CheckContext, out: _Out, dref: FeatureRef, tref: FeatureRef, dev: BaseGeometry, tgt: BaseGeometry,
@@ -186,22 +163,16 @@ def _gradient_clear_at_largest(ctx: CheckContext, out: _Out, dref: FeatureRef, t
     """Whether a gradient rule does not apply even between the largest plausible shapes of the two features.
 
     More area only adds pairs of parts, so a rule that applies to no pair of the largest shapes applies to none of
-    any smaller one: the drawn pass then holds whatever their true size.
+    any smaller one: the drawn pass then holds whatever their true size. Shown by the shapes' distance or by their
+    ranges of ground (:func:`.setback_extents.gradient_clear_by_ranges`); when neither shows it the pass is
+    undetermined (the exact pair-by-pair reading of the largest shapes cost more than the whole check's budget allows).
     """
-    big_dev, big_tgt = _largest(ctx, dev, dev_ext), _largest(ctx, tgt, tgt_ext)
+    big_dev, big_tgt = largest_shape(ctx, dev, dev_ext), largest_shape(ctx, tgt, tgt_ext)
     if big_dev is None or big_tgt is None or ctx.dem is None:
         return False
     if ctx.to_feet(float(shapely.distance(big_dev, big_tgt))) >= required - DISTANCE_EPS_FT:
         return True
-    probe = _Probe(out)
-    found = _judge_gradient(ctx, probe, dref, tref, big_dev, big_tgt, required, mode, tol)
-    return found is None and bool(probe.statuses) and all(st is Status.PASS for st in probe.statuses)
-
-
-def _device_extent(ctx: CheckContext, i: int) -> Extent:
-    """The plausible extent of device ``i`` beyond its drawing."""
-    devices = ctx.layers["devices"]
-    return feature_extent("devices", devices.geoms[i], devices.attrs[i])
+    return gradient_clear_by_ranges(ctx, big_dev, big_tgt, required, mode, tol)
 
 
 def check_device_setback(ctx: CheckContext, rule: Rule) -> None:
@@ -247,7 +218,7 @@ def check_device_setback(ctx: CheckContext, rule: Rule) -> None:
             elif traffic[key] != bool(want):
                 covered = False
         if covered:
-            chosen.append(_Device(i, traffic, unknown, type_unknown))
+            chosen.append(_Device(i, traffic, unknown, type_unknown, layer_extents(devices)[i]))
     if not chosen:
         ctx.skip(rule, "no device of the kind this rule covers")
         return
@@ -296,7 +267,7 @@ def check_device_setback(ctx: CheckContext, rule: Rule) -> None:
                     required_ft=required,
                 )
             continue
-        reach = _device_extent(ctx, d.i).half_max_ft + max((e.half_max_ft for e in targets.extents if math.isfinite(e.half_max_ft)), default=0.0)
+        reach = d.extent.half_max_ft + max((e.half_max_ft for e in targets.extents if math.isfinite(e.half_max_ft)), default=0.0)
         reach = reach if math.isfinite(reach) else 0.0  # an unbounded device: its nearest features say so
         near = targets.tree.query(dev, predicate="dwithin", distance=ctx.to_units(required + reach))
         idx = sorted(targets.nearest_per_role(dev) | set(int(j) for j in np.atleast_1d(near)))
@@ -571,7 +542,7 @@ def _judge(
     short = d_ft < required - DISTANCE_EPS_FT
     extra: dict[str, Any] = {"target_role": tref.layer}
     caveat = ""
-    dev_ext = _device_extent(ctx, d.i)
+    dev_ext = d.extent
     tgt_ext = targets.extents[j] if j < len(targets.extents) else DRAWN
     shift = 0.0
     if not (dev_ext.drawn and tgt_ext.drawn):
@@ -582,7 +553,7 @@ def _judge(
             # the parts of the drawings within the limit plus that smallest reach.
             shift = d_ft - iv.hi
             exact = iv.lo == iv.hi
-            out = _ExtentStraddles(out, None if exact else _extent_words(dref, dev_ext, tref, tgt_ext, iv, required), iv)
+            out = _ExtentStraddles(out, None if exact else extent_words(dref, dev_ext, tref, tgt_ext, iv, required), iv)
         elif not short and verdict is Status.VIOLATION:
             # Drawn outside the limit, but the smallest plausible feature already reaches inside it.
             caveat = (f"; drawn {d_ft:,.1f} ft apart, but {' and '.join(f'{r.noun} is {e.reach_text()}' for r, e in ((dref, dev_ext), (tref, tgt_ext)) if not e.drawn)}, "
@@ -592,8 +563,13 @@ def _judge(
         elif verdict is not Status.PASS:
             # Outcomes as drawn that pass (beyond the limit, or a gradient rule not applying to the drawn pair) may not hold for the
             # feature as large as it plausibly is; a gradient rule that does not apply even to the largest plausible shapes does not.
-            clear = gradient_mode != "any" and _gradient_clear_at_largest(ctx, out, dref, tref, dev, tgt, dev_ext, tgt_ext, required, gradient_mode, tol)
-            out = _ExtentStraddles(out, None if clear else _extent_words(dref, dev_ext, tref, tgt_ext, iv, required), iv)
+            holds = None
+            if gradient_mode != "any":
+                base = out
+
+                def holds() -> bool:
+                    return _gradient_clear_at_largest(ctx, base, dref, tref, dev, tgt, dev_ext, tgt_ext, required, gradient_mode, tol)
+            out = _ExtentStraddles(out, extent_words(dref, dev_ext, tref, tgt_ext, iv, required), iv, holds)
         else:
             out = _ExtentStraddles(out, None, iv)
 
