@@ -54,6 +54,7 @@ from shapely.geometry.base import BaseGeometry
 
 from ..checks.setbacks import collect_targets
 from ..engine import SiteInputs
+from ..extents import extent_table
 from ..rulepack import Rule, RulePack
 from .geometry import DesignZone, covering_buffer, polygonal
 from .gradient import (
@@ -74,6 +75,13 @@ from .rules import SharedBuilds, _prepare, _Prepared, applicable_rules, normalis
 from .slope import slope_zones
 
 # --- building ---------------------------------------------------------------------
+
+
+def _point_reach_ft(device_type: str) -> float:
+    """The largest plausible reach beyond a point of this device type (feet; 0 for a type with no bound: drawn, not a point)."""
+    kind = extent_table().roles.get("devices")
+    k = kind.kinds.get(device_type) if kind is not None else None
+    return k.half_extent_ft[1] if k is not None and math.isfinite(k.half_extent_ft[1]) else 0.0
 
 
 def build_envelope(
@@ -238,7 +246,7 @@ def _build(
 
     # --- slopes (not excluded) ---
 
-    design = slope_zones(ctx, chosen["slope"], site) if design_zones else []
+    design = slope_zones(ctx, chosen["slope"], site, _point_reach_ft(dtype)) if design_zones else []
 
     blocked = shapely.union_all(np.array([z.geometry for z in excluded], dtype=object)) if excluded else shapely.Polygon()
     envelope = shapely.difference(site, blocked) if not blocked.is_empty else site
