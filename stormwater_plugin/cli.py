@@ -74,7 +74,7 @@ def run_check_command(argv: Sequence[str]) -> int:
     from .headless.reader import InputError, LoadedSite
     from .headless.site_source import FileSiteSource
     from .headless.writer import RunFolder, summary_text, write_document, write_gpkg
-    from .report.package import ReportError, finish_check, load_overrides_file
+    from .report.package import REPORT_FILES, ReportError, finish_check, load_overrides_file
     from .services.accuracy import AccuracyError
     from .services.completeness import completeness_lines
     from .services.review import ComparisonError
@@ -92,6 +92,10 @@ def run_check_command(argv: Sequence[str]) -> int:
             if not args.frost_depth_ft > 0:
                 raise InputError(f"--frost-depth-ft {args.frost_depth_ft:g}: give the prevailing frost depth as a positive number of feet")
             pack = override_prevailing_frost_depth(pack, args.frost_depth_ft)
+        make_report = (args.report or bool(args.reviewer) or bool(args.reference)) and not args.no_report
+        # issue 35: a file of these names the tool did not write (the applicant's report.pdf) is refused before the work
+        run_folder.refuse_foreign(["findings.json", "findings.gpkg"] + (["compare.json"] if args.previous else [])
+                                  + (list(REPORT_FILES) if make_report else []))
         overrides = load_overrides_file(args.overrides) if args.overrides else []
         previous = read_previous(args.previous) if args.previous else None
         # issue 27: the town's context catalog fills the roles the package and --layer lack (a scratch folder for the run)
@@ -127,7 +131,7 @@ def run_check_command(argv: Sequence[str]) -> int:
                 staging,
                 reviewer=args.reviewer,
                 reference=args.reference,
-                make_report=(args.report or bool(args.reviewer) or bool(args.reference)) and not args.no_report,
+                make_report=make_report,
                 shown_dir=out,
             )
     except StormwaterError as exc:  # InputError, PackError, OverrideError, ReportError, OutputError… (core/errors.py)
@@ -137,6 +141,8 @@ def run_check_command(argv: Sequence[str]) -> int:
         stack.close()
         raise
     stack.close()
+    for note in run_folder.notes:  # a folder an earlier release wrote: what was and was not touched
+        sys.stderr.write(f"stormwater-check: note: {note}\n")
     if args.quiet:
         c = result.counts()
         print(f"{c['violation']} violation, {c['advisory']} advisory, {c['undetermined']} undetermined, {c['pass']} pass")

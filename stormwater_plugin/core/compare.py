@@ -30,6 +30,16 @@ Categories (one per matched key)
   also listed here;
 - and the project class, when it changed.
 
+Reviews without keys
+--------------------
+The first releases wrote findings.json without finding keys (keys came with the
+reviewer's decisions). Such an earlier review is read by matching each of its
+findings on its rule, subject and other feature (:func:`with_keys`): an earlier
+finding takes the key of the current finding with the same rule and features
+(the same qualifier first, else in order), so a finding that is still there is
+never reported resolved. A document whose findings are not in any format this
+project has written is refused (:func:`format_problem`).
+
 Reviewer decisions of the old review are **carried over** when their finding
 is unchanged, **to review again** when the finding changed, and **stale** when
 no finding matches them any more.
@@ -42,6 +52,7 @@ from typing import Any, Callable, Mapping
 import shapely
 
 from .errors import StormwaterError
+from .overrides import finding_dict_keys, finding_key
 from .rulepack import JURISDICTIONS, load_pack
 
 
@@ -78,6 +89,79 @@ def _join_key(rule: str, subject: str, other: str, qual: str) -> str:
     if qual.startswith("#"):
         return key + qual
     return f"{key}|{qual}" if qual else key
+
+
+#: Statuses any release of this project has written into findings.json.
+KNOWN_STATUSES = ("violation", "undetermined", "advisory", "pass")
+#: The note a comparison carries when the earlier review had no finding keys.
+KEYLESS_NOTE = ("the earlier review was written by an earlier release without finding keys: "
+                "its findings were matched by rule, subject and other feature")
+
+
+def format_problem(doc: Mapping[str, Any]) -> str | None:
+    """Why ``doc``'s findings are in no format this project has written (``None`` when they can be read).
+
+    Every release wrote ``findings`` as a list of objects, each with a ``rule_id`` and a ``status`` and its
+    ``subject`` and ``other`` as ``{"layer", "id"}`` or null; ``key`` came later and may be absent.
+    """
+    findings = doc.get("findings")
+    if not isinstance(findings, list):
+        return "'findings' is not a list"
+    for i, f in enumerate(findings, start=1):
+        if not isinstance(f, Mapping):
+            return f"finding {i} is not an object"
+        if not isinstance(f.get("rule_id"), str) or not f.get("rule_id"):
+            return f"finding {i} has no rule_id"
+        if f.get("status") not in KNOWN_STATUSES:
+            return f"finding {i} has the status {str(f.get('status'))[:40]!r}"
+        for part in ("subject", "other"):
+            ref = f.get(part)
+            if ref is not None and not (isinstance(ref, Mapping) and "layer" in ref and "id" in ref):
+                return f"finding {i}'s {part} is not a feature reference"
+        key = f.get("key")
+        if key is not None and not isinstance(key, str):
+            return f"finding {i}'s key is not text"
+    return None
+
+
+def _base(key: str) -> str:
+    rule, subject, other, _qual = _split_key(key)
+    return _join_key(rule, subject, other, "")
+
+
+def with_keys(old: Mapping[str, Any], new: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``old`` with a key on every finding, matched to ``new``'s by rule, subject and other feature where it had none.
+
+    A document whose findings all have keys is returned as it is. Otherwise each keyless finding gets the key
+    of the current finding with the same rule, subject and other feature: the one with the same qualifier
+    when there is one (the key this release would give it), else the next unmatched one in order; with no
+    such current finding, the key this release would give it. The copy carries ``keys_assigned: true``.
+    """
+    findings = [f for f in old.get("findings", []) if isinstance(f, Mapping)]
+    if all(isinstance(f.get("key"), str) and f.get("key") for f in findings):
+        return old
+    computed = finding_dict_keys(findings)
+    new_keys = [str(f.get("key") or "") for f in new.get("findings", []) if isinstance(f, Mapping)]
+    by_base: dict[str, list[str]] = {}
+    for k in new_keys:
+        by_base.setdefault(_base(k), []).append(k)
+    taken: set[str] = {str(f.get("key")) for f in findings if f.get("key")}
+    keys: list[str | None] = [str(f.get("key")) if f.get("key") else None for f in findings]
+    for i in range(len(findings)):  # first the same key, qualifier included
+        if keys[i] is None and computed[i] in new_keys and computed[i] not in taken:
+            keys[i] = computed[i]
+            taken.add(computed[i])
+    for i, f in enumerate(findings):  # then the same rule and features, in order
+        if keys[i] is not None:
+            continue
+        base = finding_key(str(f.get("rule_id")), f.get("subject"), f.get("other"))
+        free = [k for k in by_base.get(base, []) if k not in taken]
+        keys[i] = free[0] if free else computed[i]
+        taken.add(keys[i] or "")
+    out = dict(old)
+    out["findings"] = [{**f, "key": k} for f, k in zip(findings, keys)]
+    out["keys_assigned"] = True
+    return out
 
 
 def match_renamed_features(old: Mapping[str, Any], new: Mapping[str, Any], tolerance_ft: float = 1.0) -> list[dict[str, Any]]:
@@ -162,6 +246,7 @@ def compare_reviews(
         current review), ``project_class``.
     """
     succ = successor or (lambda r: r)
+    old = with_keys(old, new)
     renamed = match_renamed_features(old, new, rename_tolerance_ft)
     id_map = {f"{m['layer']}:{m['old_id']}": f"{m['layer']}:{m['new_id']}" for m in renamed}
     renamed_rules: dict[str, str] = {}
@@ -255,6 +340,7 @@ def compare_reviews(
         },
         **out,
         "decisions": decisions,
+        "notes": [KEYLESS_NOTE] if old.get("keys_assigned") else [],
     }
 
 
@@ -284,4 +370,5 @@ def since_last_review(comparison: Mapping[str, Any]) -> dict[str, str]:
     return out
 
 
-__all__ = ["DifferentJurisdictions", "compare_documents", "compare_reviews", "match_renamed_features", "since_last_review"]
+__all__ = ["DifferentJurisdictions", "KEYLESS_NOTE", "KNOWN_STATUSES", "compare_documents", "compare_reviews", "format_problem",
+           "match_renamed_features", "since_last_review", "with_keys"]

@@ -216,6 +216,22 @@ def _md(text: str) -> str:
     return text.replace("|", "\\|")
 
 
+def _device_subject_table(jurisdiction: str, pack: RulePack) -> list[str]:
+    """Which device rules apply to which device types (the pack's ``device_subjects``), as Markdown lines."""
+    rules = [r for r in pack.rules if isinstance(r.params.get("device_subject"), Mapping)]
+    if not rules:
+        return []
+    types = list(rules[0].params["device_subject"]["types"])
+    out = ["", f"### `{jurisdiction}`: which device rules apply to which device types", "",
+           "*applies*: the rule reads the device; *open*: the words leave it open, and a shortfall is undetermined, naming the reading.", "",
+           "| rule | the text's subject | " + " | ".join(t.replace("_", " ") for t in types) + " | reading |",
+           "|---|---|" + "---|" * len(types) + "---|"]
+    for r in rules:
+        row = r.params["device_subject"]
+        out.append(f"| `{r.id}` | {_md(row['subject'])} | " + " | ".join(row["types"].get(t, "applies") for t in types) + f" | {_md(row['reading'])} |")
+    return out
+
+
 def coverage_markdown() -> str:
     """The whole table as Markdown, one section per jurisdiction."""
     out = [
@@ -237,6 +253,7 @@ def coverage_markdown() -> str:
         for row in rows:
             if row.kind != "out_of_scope":
                 out.append(f"| `{row.id}` | {row.citation} | {row.kind} | {row.how} | {row.classes} | {_md(_numbers_cell(row))} | {_md(row.title)} |")
+        out += _device_subject_table(j, pack)
         scoped = [row for row in rows if row.kind == "out_of_scope"]
         if scoped:
             out += ["", f"### `{j}`: out of scope", "", "| entry | citation | numbers | what | why not checked |", "|---|---|---|---|---|"]

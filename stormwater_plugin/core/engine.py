@@ -37,7 +37,7 @@ from .model import (
     empty_notification,
 )
 from .raster import ElevationGrid
-from .rulepack import Rule, RulePack
+from .rulepack import Rule, RulePack, pack_source
 from .site_parcel import find_site_parcels
 from .terrain.plausibility import lake_surfaces, shoreline_elevation_warning
 from .vocabulary import normalise_layer
@@ -234,9 +234,15 @@ def run_check(inputs: SiteInputs, pack: RulePack, progress: Callable[[float], bo
 
     notification: NotificationBlock = empty_notification()
     not_applicable: list[NotApplicableEntry] = []
+    read_log.read.clear()
+    cls, ran_first = _upstream_class(ctx, cls, pack)
+    if ran_first:
+        no_geometry_findings(ctx, pack.rule(ran_first[0]), read_log.read)
     for n_done, rule in enumerate(pack.rules):
         if progress is not None and progress(n_done / max(1, len(pack.rules))) is False:
             raise CheckCancelled(f"cancelled before rule {rule.id}")
+        if rule.id in ran_first:
+            continue
         binding = [c for c in cls.classes if rule.applies_to_class(c)]
         if not binding:
             classes = ", ".join(rule.applies.get("classes", []))
@@ -292,6 +298,7 @@ def run_check(inputs: SiteInputs, pack: RulePack, progress: Callable[[float], bo
                   "dem_vertical_ft": inputs.dem_vertical_accuracy_ft, "gradient_tolerance_ft": pack.gradient_tolerance_ft},
         feature_wkt=_feature_wkt(findings, ctx.layers),
         unit_to_ft=inputs.unit_to_ft,
+        pack_source=pack_source(pack),
     )
 
 
@@ -311,6 +318,42 @@ def _feature_wkt(findings: list[Finding], layers: dict[str, FeatureLayer]) -> di
             if g is not None and not g.is_empty:
                 out[key] = shapely.to_wkt(g, rounding_precision=2, trim=True)
     return out
+
+
+def _upstream_class(ctx: CheckContext, cls: Any, pack: RulePack) -> tuple[Any, list[str]]:
+    """The class once the flow trace has said whether an activity under the area threshold is upstream of a target.
+
+    Mamakating §160-1: "land less than one acre which is upstream of environmentally sensitive areas" is a land
+    development activity, the pack's most regulated class. When the computed class is the exempt one, the
+    ``flow_to_sensitive_area`` rules run first: a path that reaches a target makes the class major (computed, with
+    the finding as its reason); a trace that cannot decide leaves exempt and major open (assumed major, as every open
+    class is). So the class line never contradicts the finding. Returns the class and the ids of the rules run.
+    """
+    flows = [r for r in pack.rules if r.kind == "flow_to_sensitive_area" and r.applies_to_class("exempt")]
+    if not flows or cls.source != "computed" or cls.project_class != "exempt" or "major" not in {c for r in pack.rules for c in r.applies.get("classes", [])}:
+        return cls, []
+    first = len(ctx.findings)
+    for rule in flows:
+        KIND_HANDLERS[rule.kind](ctx, rule)
+    found = ctx.findings[first:]
+    reached = [f for f in found if f.status is Status.ADVISORY]
+    open_ = [f for f in found if f.status is Status.UNDETERMINED]
+    rule = flows[0]
+    if reached:
+        reason = ClassReason(rule.id, rule.citation, Status.ADVISORY,
+                             f"A land development activity (§160-1: under one acre but upstream of a sensitive area): {reached[0].message}")
+        cls = dataclasses.replace(cls, project_class="major", possible_classes=("major",), reasons=[*cls.reasons, reason])
+    elif open_:
+        reason = ClassReason(rule.id, rule.citation, Status.UNDETERMINED,
+                             "Under one acre, but whether the activity is upstream of a sensitive area (and so a land development activity, §160-1) "
+                             f"is undetermined: {open_[0].message} The class is taken as the more regulated of exempt and land development activity.")
+        cls = dataclasses.replace(cls, project_class="major", source="assumed", possible_classes=("exempt", "major"), reasons=[*cls.reasons, reason])
+        ctx.warnings.append(Warning_("class_uncertain", "Under the area threshold, but whether the activity is upstream of a sensitive area is "
+                                     "undetermined: it may be a land development activity (§160-1), so the class is open (exempt or major)."))
+    else:
+        return cls, [r.id for r in flows]
+    ctx.project_class, ctx.class_source, ctx.possible_classes = cls.project_class, cls.source, cls.classes
+    return cls, [r.id for r in flows]
 
 
 def _if_class(ctx: CheckContext, first: int, rule: Rule, binding: list[str], possible: tuple[str, ...]) -> None:

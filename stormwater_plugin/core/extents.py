@@ -20,13 +20,15 @@ This module is the one place that turns a feature into intervals:
 - :func:`read_symbols`: polygons smaller than their kind's smallest footprint
   are read as a point at their centre, so a 1 ft square and a point give the
   same answer;
-- :func:`compare_to_limit` / :func:`decide_at_least`: every interval end is
-  compared with a limit through the one comparison, so a precision rule can
-  be set in one place.
+- :meth:`Interval.holds` / :func:`decide_distance`: every interval end is
+  compared with a limit through the one comparison policy,
+  :func:`~stormwater_plugin.core.limits.compare` (the quantity's decision
+  precision, the text's words at the limit), so an interval and a single
+  value are decided alike.
 
-A finding is decided when the whole interval lies on one side of its limit;
-it is undetermined only when the interval straddles the limit, naming the
-dimension to draw or state (:attr:`Extent.remedy`).
+A finding is decided when both ends of the interval compare the same way with
+its limit; it is undetermined only when they differ (the interval straddles
+the limit), naming the dimension to draw or state (:attr:`Extent.remedy`).
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ import shapely
 from shapely.geometry.base import BaseGeometry
 
 from .errors import StormwaterError
-from .geometry import DISTANCE_EPS_FT
+from .limits import Quantity, Relation, compare, relation
 from .model import ROLE_NOUN, FeatureLayer, Status, Warning_
 from .vocabulary import read
 
@@ -321,19 +323,29 @@ class Interval:
     lo: float
     hi: float
 
-    def straddles(self, limit: float) -> bool:
-        """True when the limit lies inside the interval, so the measure may fall on either side of it."""
-        return compare_to_limit(self.lo, limit) < 0 <= compare_to_limit(self.hi, limit)
+    def holds(self, limit: float, rel: Relation | str, quantity: Quantity = "distance_ft") -> bool | None:
+        """Whether the measure stands in ``rel`` to ``limit``: decided when both ends compare the same way.
+
+        Each end goes through :func:`~stormwater_plugin.core.limits.compare` (``rel`` may be the text's words,
+        ``"within"``, ``"a minimum of"``). ``None`` when the ends compare differently: the interval straddles the limit.
+        """
+        lo = compare(self.lo, limit, quantity, rel)
+        hi = compare(self.hi, limit, quantity, rel)
+        return lo if lo == hi else None
+
+    def straddles(self, limit: float, rel: Relation | str = ">=", quantity: Quantity = "distance_ft") -> bool:
+        """True when the ends compare differently with ``limit`` (:meth:`holds`), so the measure may fall on either side."""
+        return self.holds(limit, rel, quantity) is None
 
 
-def compare_to_limit(value: float, limit: float, eps: float = DISTANCE_EPS_FT) -> int:
-    """``-1`` when ``value`` is below ``limit``, ``0`` at it, ``1`` above, at the stated precision ``eps``.
+def compare_to_limit(value: float, limit: float, quantity: Quantity = "distance_ft") -> int:
+    """``-1`` when ``value`` is below ``limit``, ``0`` at it, ``1`` above, both taken at the decision precision of ``quantity``.
 
-    Every interval end is compared with its limit here, so the precision at limits is set in one place.
+    A reading of :func:`~stormwater_plugin.core.limits.compare` for messages and ordering; decisions use :meth:`Interval.holds`.
     """
-    if value < limit - eps:
+    if compare(value, limit, quantity, "<"):
         return -1
-    if value > limit + eps:
+    if compare(value, limit, quantity, ">"):
         return 1
     return 0
 
@@ -351,13 +363,25 @@ def distance_interval(drawn_ft: float, *extents: Extent, accuracy_ft: float | No
     return Interval(max(0.0, near) if math.isfinite(near) else 0.0, max(0.0, far))
 
 
+def decide_distance(interval: Interval, required: float, words: str = "a minimum of") -> Status:
+    """A distance rule of ``required`` feet on an interval of distances, by the text's ``words``.
+
+    Words of a least distance (``"a minimum of"``, ``"at least"``: ``>=``, ``>``) are met where they hold; words of a
+    zone (``"within"``, ``"shall not be installed within 20 feet"``: ``<=``, ``<``) are broken where they hold, the
+    limit included for ``within``. Pass when the rule is met at both ends, violation when it is broken at both,
+    undetermined when the ends differ.
+    """
+    rel = relation(words)
+    holds = interval.holds(required, rel, "distance_ft")
+    if holds is None:
+        return Status.UNDETERMINED
+    met = holds if rel in (">=", ">") else not holds
+    return Status.PASS if met else Status.VIOLATION
+
+
 def decide_at_least(interval: Interval, required: float) -> Status:
-    """A "at least ``required``" limit on an interval: pass when all of it complies, violation when none does."""
-    if compare_to_limit(interval.lo, required) >= 0:
-        return Status.PASS
-    if compare_to_limit(interval.hi, required) < 0:
-        return Status.VIOLATION
-    return Status.UNDETERMINED
+    """A "at least ``required``" feet limit on an interval (:func:`decide_distance` with ``"at least"``)."""
+    return decide_distance(interval, required, "at least")
 
 
 def footprint_bound(role: str, geom: BaseGeometry, attrs: Mapping[str, Any], unit_to_ft: float) -> BaseGeometry | None:
@@ -439,5 +463,5 @@ def extents_summary() -> list[dict[str, Any]]:
 
 
 __all__ = ["Extent", "ExtentTable", "ExtentsDataError", "Interval", "KindExtent", "RoleExtents", "DRAWN", "SIZE_FIELDS",
-           "compare_to_limit", "decide_at_least", "distance_interval", "extent_table", "extents_summary", "feature_extent",
+           "compare_to_limit", "decide_at_least", "decide_distance", "distance_interval", "extent_table", "extents_summary", "feature_extent",
            "footprint_bound", "kind_of", "layer_extents", "parse_extents", "read_symbols"]

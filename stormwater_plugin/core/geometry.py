@@ -15,11 +15,19 @@ import numpy as np
 import shapely
 from shapely.geometry.base import BaseGeometry
 
+from .limits import number_text, precision
 from .model import FeatureLayer, Warning_
 
-#: Tolerance on a distance comparison, in feet. A feature at exactly the
-#: required distance complies; reprojection noise is far below this.
+#: Floating-point tolerance between two measured lengths, in feet (openings that touch along the shore). Limits of the
+#: texts are never compared with it: every limit goes through :func:`stormwater_plugin.core.limits.compare`.
 DISTANCE_EPS_FT: float = 1e-6
+
+#: A geometry within this many feet of a polygon's edge is on it: half the decision precision of distances
+#: (core.limits), so a point whose distance to the polygon is decided, and printed, as 0.00 ft is on it. A device
+#: snapped onto the disturbance edge in one CRS and reprojected lands off the reprojected edge by round-off (~1e-7 m)
+#: and by the bend a straight edge takes between two projections (from EPSG:2260 to UTM 1.5e-6 ft mid-edge on a
+#: 200 ft edge, 4e-5 ft on 1,000 ft; from EPSG:2262 to 2260 at Lake George 1e-3 ft on 1,000 ft): far under this.
+ON_EDGE_FT: float = precision("distance_ft") / 2.0
 
 _POLYGONAL = {"Polygon", "MultiPolygon"}
 _LINEAR = {"LineString", "MultiLineString", "LinearRing"}
@@ -43,15 +51,16 @@ ROLE_FAMILY: dict[str, str | None] = {
 }
 
 
-#: Within this many feet of a limit, distances are written with three decimals so "20.0 ft against 20 ft"
-#: never reads as compliant (a feature at 19.9999 ft violates; at exactly 20 ft it complies).
-NEAR_LIMIT_TEXT_FT: float = 0.05
+#: Within this many feet of a limit, distances are written at their decision precision (0.01 ft,
+#: :mod:`~stormwater_plugin.core.limits`), so the number printed is the number the limit was compared with:
+#: "19.99 ft" against 20 ft is short, "20.00 ft" is at the limit (19.996 ft measured).
+NEAR_LIMIT_TEXT_FT: float = 0.1
 
 
 def feet_text(d_ft: float, limit_ft: float | None = None) -> str:
-    """A distance for a message: one decimal, three within :data:`NEAR_LIMIT_TEXT_FT` of ``limit_ft``."""
+    """A distance for a message: one decimal; the decision precision within :data:`NEAR_LIMIT_TEXT_FT` of ``limit_ft``."""
     if limit_ft is not None and abs(d_ft - limit_ft) < NEAR_LIMIT_TEXT_FT:
-        return f"{d_ft:.3f}"
+        return number_text(d_ft, "distance_ft")
     return f"{d_ft:.1f}"
 
 
@@ -316,6 +325,33 @@ def union(geoms: Iterable[BaseGeometry]) -> BaseGeometry:
 def area_sqft(geom: BaseGeometry, unit_to_ft: float) -> float:
     """Planar area in square feet."""
     return float(shapely.area(geom)) * unit_to_ft * unit_to_ft
+
+
+def covers_on_edge(area: BaseGeometry, geom: BaseGeometry, unit_to_ft: float) -> bool:
+    """Whether ``area`` covers ``geom``, a geometry within :data:`ON_EDGE_FT` of its edge counting as on it.
+
+    A point is covered when its distance to ``area`` is at most ``ON_EDGE_FT``; a line or polygon when what
+    of it lies outside ``area`` lies within ``ON_EDGE_FT`` of it (the buffer is ``ON_EDGE_FT`` wide: the
+    precision of a distance, not a distance the texts set).
+
+    Parameters
+    ----------
+    area, geom : BaseGeometry
+        Working CRS.
+    unit_to_ft : float
+        Feet (on the ground) per working-CRS unit.
+    """
+    if area.is_empty or geom.is_empty:
+        return False
+    if shapely.covers(area, geom):
+        return True
+    tol = ON_EDGE_FT / unit_to_ft
+    if geom.geom_type == "Point":
+        return float(shapely.distance(area, geom)) <= tol
+    if float(shapely.distance(area, geom)) > tol:
+        return False
+    outside = shapely.difference(geom, area)
+    return bool(outside.is_empty or shapely.covers(shapely.buffer(area, tol, quad_segs=2), outside))
 
 
 def shortest_line(a: BaseGeometry, b: BaseGeometry) -> BaseGeometry:

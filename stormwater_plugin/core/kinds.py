@@ -48,6 +48,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Mapping
 
+from .limits import RELATION_WORDS
+
 #: The relations a ``device_setback`` rule's ``gradient`` may name besides ``any`` (``checks.setback_gradient.MODES``).
 GRADIENT_MODES: tuple[str, ...] = ("device_upgradient", "device_downgradient")
 
@@ -106,7 +108,9 @@ KINDS: dict[str, KindSpec] = {
     "device_setback": KindSpec("checks.setbacks:check_device_setback", reach=("required_ft",), envelope_role="setback", dem="gradient_setback",
                                law={"required_ft": "ft", "allowance.max_total_area_sqft": "sqft"},
                                params={"required_ft": ParamRule(positive="feet"), "gradient": ParamRule(one_of=("any", *GRADIENT_MODES), default="any"),
-                                       "targets": ParamRule(names_one="role")}),
+                                       "targets": ParamRule(names_one="role"),
+                                       # The text's words for the distance (core.limits.RELATION_WORDS): a least distance, or a zone.
+                                       "distance_words": ParamRule(one_of=("a minimum of", "within"), default="a minimum of")}),
     "shoreline_no_cut_buffer": KindSpec("checks.shoreline:check_no_cut_buffer", reach=("width_ft",), envelope_role="no_cut", law={"width_ft": "ft"}),
     "neighbour_notification": KindSpec("checks.notification:check_notification", run_by="notification", reach=("radius_ft", "adjacent_tolerance_ft"), law={"radius_ft": "ft"},
                                        how="automatic (list)"),
@@ -120,6 +124,7 @@ KINDS: dict[str, KindSpec] = {
     "clearing_near_water": KindSpec("checks.vegetation:check_clearing_near_water", reach=("distance_ft",), law={"distance_ft": "ft"}),
     "plot_plan_inventory": KindSpec("checks.inventory:check_plot_plan_inventory", reach=("distance_ft",), law={"distance_ft": "ft"}, how="automatic (list)"),
     "area_threshold": KindSpec("checks.triggers:check_area_threshold", reach=(), law={"above_sqft": "sqft", "min_sqft": "sqft", "below_sqft": "sqft"}),
+    "permit_trigger": KindSpec("checks.triggers:check_permit_trigger", reach=()),
     "soil_trigger": KindSpec("checks.triggers:check_soil_trigger", reach=(), law={"value": "min/in"}),
     "sensitive_surroundings": KindSpec("checks.triggers:check_sensitive_surroundings", reach=("within_ft",)),
     "flow_to_sensitive_area": KindSpec("checks.flowpath:check_flow_to_sensitive_area", trace="max_length_ft", dem="flow_trace", law={"below_sqft": "sqft"}),
@@ -154,12 +159,27 @@ def handler_path(kind: str) -> tuple[str, str] | None:
     return f"{__name__.rsplit('.', 1)[0]}.{module}", name
 
 
+#: Parameters that hold the text's words for a relation to a limit (``core.limits.RELATION_WORDS``), at any depth.
+WORDS_PARAMS: tuple[str, ...] = ("words", "distance_words")
+
+
+def _words_problems(params: Mapping[str, object], path: str = "") -> list[tuple[str, str]]:
+    """A words parameter whose phrase the comparison policy does not know (it would fail the check)."""
+    out: list[tuple[str, str]] = []
+    for key, value in params.items():
+        if isinstance(value, Mapping):
+            out += _words_problems(value, f"{path}{key}.")
+        elif key in WORDS_PARAMS and " ".join(str(value).lower().split()) not in RELATION_WORDS:
+            out.append((f"{path}{key}", f"must be words of core.limits.RELATION_WORDS (such as 'within', 'up to', 'a minimum of'), not {value!r}"))
+    return out
+
+
 def param_problems(kind: object, params: Mapping[str, object]) -> list[tuple[str, str]]:
     """``(parameter, what is wrong)`` for each of :attr:`KindSpec.params` that ``params`` of a ``kind`` rule break (none for an unknown kind)."""
     spec = KINDS.get(kind) if isinstance(kind, str) else None
     if spec is None:
         return []
-    return [(key, problem) for key, rule in spec.params.items() for problem in rule.problems(params, key)]
+    return [(key, problem) for key, rule in spec.params.items() for problem in rule.problems(params, key)] + _words_problems(params)
 
 
 __all__ = ["GRADIENT_MODES", "KindSpec", "ParamRule", "KINDS", "param_problems", "ENGINE_KINDS", "ENVELOPE_ROLES", "envelope_role", "handler_path"]

@@ -432,6 +432,8 @@ class CheckResult:
     feature_wkt: dict[str, str] = field(default_factory=dict)
     #: Working-CRS unit in feet (ellipsoidal), for reading ``feature_wkt``.
     unit_to_ft: float | None = None
+    #: The pack's ``source`` block: the text it encodes, its own date, public source, date read and notes.
+    pack_source: JsonObject = field(default_factory=dict)
 
     @property
     def classification_reasons(self) -> list[ClassReason]:

@@ -106,9 +106,10 @@ def _order_free(fid: Any) -> str:
 def _ref_part(ref: FeatureRef | Mapping[str, Any] | None) -> str:
     if ref is None:
         return "-"
-    if isinstance(ref, FeatureRef):
-        return f"{ref.layer}:{_order_free(ref.id)}"
-    return f"{ref.get('layer')}:{_order_free(ref.get('id'))}"
+    # by value, never by class: after a plugin reload a FeatureRef may come from the previous load of core.model (issue 36)
+    if isinstance(ref, Mapping):
+        return f"{ref.get('layer')}:{_order_free(ref.get('id'))}"
+    return f"{getattr(ref, 'layer', None)}:{_order_free(getattr(ref, 'id', None))}"
 
 
 def normal_key(key: str) -> str:

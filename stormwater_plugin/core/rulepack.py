@@ -326,9 +326,12 @@ def pack_from_dict(data: Mapping[str, Any]) -> RulePack:
                              tuple(str(w).lower() for w in t.get("named_as", [t["term"]])))
         for t in data.get("glossary", [])
     }
+    subjects = _device_subjects(data)
     rules = []
     for r in data["rules"]:
         params, used = _expand_terms(r.get("params", {}), glossary)
+        if r["id"] in subjects:
+            params = {**params, "device_subject": subjects[r["id"]]}
         rules.append(Rule(
             id=r["id"],
             kind=r["kind"],
@@ -364,6 +367,65 @@ def pack_from_dict(data: Mapping[str, Any]) -> RulePack:
         ),
         site_crs=str(data["site_crs"]["crs"]) if data.get("site_crs") else None,
     )
+
+
+def _device_subjects(data: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """Rule id to its row of the pack's ``device_subjects`` table (subject words, type to ``applies``/``open``, reading).
+
+    Each row's subject must be words of each of its rules' excerpts (the subject is read from the rule's own words),
+    and a rule has at most one row.
+    """
+    excerpts = {str(r["id"]): " ".join(str(r["excerpt"]).split()).casefold() for r in data["rules"]}
+    out: dict[str, dict[str, Any]] = {}
+    for row in data.get("device_subjects", []):
+        subject = " ".join(str(row["subject"]).split())
+        for rid in row["rules"]:
+            if rid not in excerpts:
+                raise PackError(f"device_subjects names no rule '{rid}'")
+            if subject.casefold() not in excerpts[rid]:
+                raise PackError(f"device_subjects: '{subject}' is not in the excerpt of {rid}")
+            if rid in out:
+                raise PackError(f"device_subjects lists {rid} twice")
+            bad = sorted(str(v) for v in row["types"].values() if v not in ("applies", "open"))
+            if bad:
+                raise PackError(f"device_subjects of {rid}: each type 'applies' or 'open', not {', '.join(bad)}")
+            out[str(rid)] = {"subject": subject, "types": {str(k): str(v) for k, v in row["types"].items()}, "reading": str(row["reading"])}
+    return out
+
+
+def pack_source(pack: RulePack) -> dict[str, Any]:  # JSON values only (the pack's own)
+    """The pack's ``source`` block (the text it encodes, its date, public source, date read, notes), as JSON."""
+    src = pack.raw.get("source") if isinstance(pack.raw, Mapping) else None
+    out: dict[str, Any] = {"file": pack.source_file, "title": pack.source_title, "version": pack.source_version}
+    if isinstance(src, Mapping):
+        out.update({str(k): (list(v) if isinstance(v, (list, tuple)) else v) for k, v in src.items()})
+    return out
+
+
+def source_statement(source: Mapping[str, Any], *, label: bool = True) -> str:
+    """One paragraph naming the text a pack encodes: title, file, its own date (or that it has none), public source, date read, notes.
+
+    ``label`` starts it with "Text encoded:" (a letter's note); a report row that has the label drops it.
+    """
+    if not source:
+        return ""
+    parts = [f"{'Text encoded: ' if label else ''}{source.get('title', '')} ({source.get('file', '')})"]
+    if source.get("text_date"):
+        parts.append(str(source["text_date"]))
+    if source.get("public_source"):
+        parts.append(f"source: {source['public_source']}")
+    if source.get("read"):
+        parts.append(f"read {source['read']}")
+    notes = " ".join(str(n) for n in source.get("notes") or [])
+    return "; ".join(parts) + "." + (f" {notes}" if notes else "")
+
+
+def device_subject(rule: Rule, device_type: str | None) -> tuple[str, str]:
+    """(``applies`` or ``open``, the reading) of ``rule`` for a device of ``device_type``; ``applies`` when the pack is silent."""
+    row = rule.params.get("device_subject")
+    if not isinstance(row, Mapping) or device_type is None:
+        return "applies", ""
+    return str(row["types"].get(device_type, "applies")), str(row["reading"])
 
 
 def _subdivision(d: Mapping[str, Any] | None, source_file: str, version: str) -> SubdivisionRule | None:

@@ -124,6 +124,7 @@ def load_review(doc: Mapping[str, Any]) -> CheckResult:
         jurisdiction=str(doc.get("jurisdiction")),
         pack_title=str(doc.get("pack_title") or rp.get("title", "")),
         pack_version=str(rp.get("version", "")),
+        pack_source=dict(rp.get("source") or {}),
         project_class=str(doc.get("project_class")),
         class_source=str(doc.get("class_source")),
         classification=cls,

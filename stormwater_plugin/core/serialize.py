@@ -5,8 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from ..__about__ import __version__
+from .limits import decided
 from .model import CheckResult, Finding, Warning_
 from .overrides import annotate_document
+
+
+def _area(x: float | None) -> float | None:
+    """An area as it was decided: 0.1 sq ft, half up (core.limits)."""
+    return None if x is None else decided(float(x), "area_sqft")
 
 
 def _r(x: float | None, nd: int = 2) -> float | None:
@@ -29,7 +35,8 @@ def finding_to_dict(f: Finding) -> dict[str, Any]:
         "subject": f.subject.as_dict() if f.subject else None,
         "other": f.other.as_dict() if f.other else None,
         # Within 0.005 ft of the limit, two decimals would print 20.0 for 19.9999: keep four there.
-        "measured_ft": _r(f.measured_ft, 4 if f.measured_ft is not None and f.required_ft is not None and abs(f.measured_ft - f.required_ft) < 0.005 else 2),
+        # The value that decided: at the decision precision of distances and depths, 0.01 ft (core.limits).
+        "measured_ft": None if f.measured_ft is None else decided(float(f.measured_ft), "distance_ft"),
         "required_ft": _r(f.required_ft),
         "message": f.message,
         "details": extra,
@@ -53,14 +60,14 @@ def result_to_dict(result: CheckResult, *, crs_name: str = "", inputs: dict[str,
     doc: dict[str, Any] = {
         "tool": {"name": "stormwater-check", "version": __version__},
         "jurisdiction": result.jurisdiction,
-        "rule_pack": {"title": result.pack_title, "version": result.pack_version},
+        "rule_pack": {"title": result.pack_title, "version": result.pack_version, "source": dict(result.pack_source)},
         "project_class": result.project_class,
         "class_source": result.class_source,
         "computed_class": getattr(cls, "computed_class", None),
         "possible_classes": list(getattr(cls, "classes", ()) or ()),
         "class_question": getattr(cls, "question", ""),
-        "disturbed_sqft": _r(getattr(cls, "disturbed_sqft", None), 1),
-        "new_impervious_sqft": _r(getattr(cls, "new_impervious_sqft", None), 1),
+        "disturbed_sqft": _area(getattr(cls, "disturbed_sqft", None)),
+        "new_impervious_sqft": _area(getattr(cls, "new_impervious_sqft", None)),
         "classification_reasons": [r.as_dict() for r in result.classification_reasons],
         "site_parcel": result.site_parcel_id,
         "working_crs": crs_name,

@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from osgeo import ogr, osr
-from qgis.core import QgsProject, QgsVectorLayer
-from qgis.PyQt.QtWidgets import QFileDialog, QInputDialog, QMessageBox, QPushButton, QWidget
+from qgis.core import Qgis, QgsCoordinateReferenceSystem, QgsMapLayerProxyModel, QgsProject, QgsVectorLayer
+from qgis.gui import QgsMapLayerComboBox, QgsProjectionSelectionWidget
+from qgis.PyQt.QtWidgets import QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QInputDialog, QMessageBox, QPushButton, QWidget
 
 from ..core.errors import StormwaterError
 from ..services.cad_plan import (
@@ -40,6 +41,7 @@ from ..services.cad_plan import (
     with_site_parcel,
 )
 from ..services.packs import load_pack
+from ..services.safe_files import write_json
 from ..services.site_template import STATEMENTS_TABLE, template_layers, write_layer_styles, write_site_statements
 
 _OGR_GEOM = {"Point": ogr.wkbPoint, "MultiPolygon": ogr.wkbMultiPolygon, "MultiLineString": ogr.wkbMultiLineString}
@@ -256,8 +258,59 @@ def import_cad_ogr(path: Path | str, crs_text: str, out: Path | str, parcels: An
     ds = None
     if parcels is None and rows.get("parcels"):
         mark_property_line(out)  # the plan's own property line: a check with a context catalog meets it with the tax parcels
-    return {"out": str(out), "units": units, "crs": crs_text, "site_parcel": site, "counts": plan.counts(), "unmapped_layers": plan.unmapped,
-            "warnings": plan.warnings + notes}
+        notes.append("no tax parcels given: the plan's property line is the site parcel and no neighbour is known "
+                     "(the neighbour notification list needs the tax parcels)")
+    # the command line's site.import.json, key for key (issue 36 item 5: the dock says what the command line says)
+    report = {"format": "stormwater-check-cad-import", "out": str(out), "units": units, "crs": crs_text, "site_parcel": site,
+              "counts": plan.counts(), "unmapped_layers": plan.unmapped,
+              "dropped_layers": {k: {"count": n, "why": why} for k, (n, why) in plan.dropped.items()},
+              "warnings": plan.warnings + notes}
+    write_json(out.with_suffix(".import.json"), report)
+    return report
+
+
+def import_summary(report: dict[str, Any]) -> tuple[str, list[str]]:
+    """The import in words: one line of counts, then one line per CAD layer not sorted or dropped and per warning."""
+    counts = ", ".join(f"{n} {role.replace('_', ' ')}" for role, n in report["counts"].items())
+    head = f"Imported ({report['units']}, {report['crs']}): {counts}."
+    if report.get("site_parcel"):
+        head += f" Site parcel: {report['site_parcel']}."
+    lines = [f"not sorted: CAD layer {k} ({n} {'entity' if n == 1 else 'entities'}): add it to a mapping table if it holds a role"
+             for k, n in report["unmapped_layers"].items()]
+    lines += [f"dropped: CAD layer {k} ({d['count']}): {d['why']}" for k, d in (report.get("dropped_layers") or {}).items()]
+    return head, lines + list(report["warnings"])
+
+
+class CadImportDialog(QDialog):
+    """The drawing's coordinate system (QGIS's CRS selector, the pack's suggestion first) and the tax parcels it must land on."""
+
+    def __init__(self, parent: QWidget | None, suggestion: str) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Import CAD plan")
+        self.crs = QgsProjectionSelectionWidget()
+        if suggestion:
+            self.crs.setCrs(QgsCoordinateReferenceSystem(suggestion))
+        self.parcels = QgsMapLayerComboBox()
+        # Qgis.LayerFilter from QGIS 3.34 on, QgsMapLayerProxyModel.Filter before
+        layer_filter = getattr(Qgis, "LayerFilter", None) or QgsMapLayerProxyModel.Filter
+        self.parcels.setFilters(layer_filter.PolygonLayer)
+        self.parcels.setAllowEmptyLayer(True)
+        self.parcels.setLayer(None)
+        self.parcels.setToolTip("Tax parcels: the plan must land on one. Empty: the plan's property line is the site parcel and no neighbour is known.")
+        form = QFormLayout(self)
+        form.addRow("Coordinate system of the drawing (a DXF holds none):", self.crs)
+        form.addRow("Tax parcels (the plan must land on one):", self.parcels)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        form.addRow(buttons)
+
+    def crs_text(self) -> str:
+        """The chosen CRS as ``EPSG:nnnn`` (else its WKT), which OSR reads."""
+        crs = self.crs.crs()
+        if not crs.isValid():
+            return ""
+        return crs.authid() or crs.toWkt()
 
 
 def import_cad_plan(parent: QWidget | None, jurisdiction: str) -> list[QgsVectorLayer]:
@@ -265,25 +318,25 @@ def import_cad_plan(parent: QWidget | None, jurisdiction: str) -> list[QgsVector
     dxf, _ = QFileDialog.getOpenFileName(parent, "Import CAD plan", "", "DXF drawings (*.dxf)")
     if not dxf:
         return []
-    crs, ok = QInputDialog.getText(parent, "Import CAD plan", "The drawing's coordinate system (a DXF holds none):", text=load_pack(jurisdiction).site_crs or "")
-    if not ok:
+    dialog = CadImportDialog(parent, load_pack(jurisdiction).site_crs or "")
+    if dialog.exec() != QDialog.DialogCode.Accepted:
         return []
-    layers = [lyr for lyr in QgsProject.instance().mapLayers().values() if isinstance(lyr, QgsVectorLayer) and lyr.geometryType() == 2]
-    names = ["(none: the plan's property line is the site parcel)"] + [lyr.name() for lyr in layers]
-    choice, ok = QInputDialog.getItem(parent, "Import CAD plan", "Tax parcels (the plan must land on one):", names, 0, False)
-    if not ok:
-        return []
-    parcels = layers[names.index(choice) - 1] if names.index(choice) > 0 else None
+    crs = dialog.crs_text()
+    parcels = dialog.parcels.currentLayer()
     out, _ = QFileDialog.getSaveFileName(parent, "Import CAD plan: site package", str(Path(dxf).with_suffix(".gpkg")), "GeoPackage (*.gpkg)")
     if not out:
         return []
     try:
-        report = import_cad_ogr(dxf, crs.strip(), out, parcels)
+        report = import_cad_ogr(dxf, crs, out, parcels)
     except (SitePackageError, OSError) as exc:
         QMessageBox.warning(parent, "Import CAD plan", str(exc))
         return []
-    lines = [", ".join(f"{n} {r}" for r, n in report["counts"].items())] + [f"not sorted: CAD layer {k} ({n} entities)" for k, n in report["unmapped_layers"].items()]
-    QMessageBox.information(parent, "Import CAD plan", "\n".join(lines + report["warnings"][:12]))
+    head, lines = import_summary(report)
+    box = QMessageBox(QMessageBox.Icon.Warning if lines else QMessageBox.Icon.Information, "Import CAD plan", head, QMessageBox.StandardButton.Ok, parent)
+    if lines:  # every line, as the command line prints them; the full report beside the package
+        box.setInformativeText(f"{len(lines)} note(s); the report is {Path(out).with_suffix('.import.json').name}.")
+        box.setDetailedText("\n".join(lines))
+    box.exec()
     from ..services.cad_plan import CONTOURS  # lazy, as the import above: the CAD path loads only when used
 
     return add_template_layers(out, [r for r in report["counts"] if r != CONTOURS])

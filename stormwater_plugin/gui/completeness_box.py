@@ -51,7 +51,10 @@ class CompletenessBox(QgsCollapsibleGroupBox):
             self.setTitle(self.tr("Submission completeness: complete"))
         else:
             self.setTitle(self.tr("Submission completeness: incomplete ({0} missing)").format(len(missing)))
-        self.summary.setText(str(section.get("summary", "")))
+        if missing:  # one line per thing missing (issue 36 item 6), not one long sentence
+            self.summary.setText(self.tr("Missing:") + "\n" + "\n".join(f"• {m}" for m in missing))
+        else:
+            self.summary.setText(str(section.get("summary", "")))
         for item in section.get("items") or []:
             shown = item.get("status") == "shown"
             row = QTreeWidgetItem([str(item.get("what", item.get("id", ""))), self.tr("shown") if shown else self.tr("missing")])

@@ -52,6 +52,8 @@ class ReviewDock(DockController, ProjectStore, DockView):
         self.overrides = OverrideStore()
         self._restoring = False
         self._kept_this_result = False
+        #: Set by the register panel when the saved review is of an earlier round than the package (shown until a check runs).
+        self.outdated_note = ""
 
         self._build_settings()
         self._build_layers()

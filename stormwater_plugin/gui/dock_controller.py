@@ -1,8 +1,7 @@
-"""The review dock's controller: the workflow of one review (issue 23: view / controller / store).
+"""The review dock's controller: the workflow of one review (view / controller / store).
 
-Run the check, restore the saved review, the siting aid, the decisions, the
-comparison and the report export, each as a background task where it reads or
-computes (issue 24 item 5); the session (:class:`~..services.session.ReviewSession`)
+Run the check, restore the saved review, the siting aid, the decisions, the comparison and the report export,
+each as a background task where it reads or computes; the session (:class:`~..services.session.ReviewSession`)
 holds what is reviewed and the widgets observe it.
 """
 
@@ -27,6 +26,7 @@ from .check_task import CheckTask
 from .dock_view import LOG_TAG
 from .envelope_task import SitingTask, add_siting_layers, device_label, envelope_layers, moves_layer
 from .overrides_ui import ask_decision
+from .project_store import remember_reviewer
 from .restore_task import RestoreTask
 from .result_layers import add_to_project, build_result_layers, set_decisions
 from .role_form import SCOPE
@@ -126,6 +126,7 @@ class DockController(_Base):
             self.restore_task = None
         self.roles.reset()
         self.overrides.clear()
+        self.outdated_note = self.findings.outdated = ""
         self.session.clear()
         self._clear_application_fields()
 
@@ -317,6 +318,7 @@ class DockController(_Base):
         snap = task.snapshot
         if snap is None:
             self.session.set_result(result, None, self.overrides.overrides)
+            self.findings.outdated = getattr(self, "outdated_note", "")
             self.findings.set_result(result, task.saved)
             return
         project = QgsProject.instance()
@@ -370,6 +372,8 @@ class DockController(_Base):
         here; ``moves``: moves already known (a restored review's), shown with it.
         """
         self._kept_this_result = False
+        # a restored review of an earlier round stays marked stale; a check run now is this round's
+        self.outdated_note = self.findings.outdated = getattr(self, "outdated_note", "") if self._restoring else ""
         self.session.set_result(result, snap, self.overrides.overrides, review=review, moves=moves)
         layers = build_result_layers(result, snap.inputs, snap.crs)
         add_to_project(layers, jurisdiction)
@@ -434,10 +438,10 @@ class DockController(_Base):
         add_siting_layers(envelope_layers(env, task.snapshot.crs), task.jurisdiction)
         site = float(env.site.area) * env.unit_to_ft**2
         text = self.tr("{0}: {1:,.0f} of {2:,.0f} sq ft of the site parcel allowed; {3} excluded zone(s).").format(
-            device_label(env.device_type), env.area_sqft(), site, len(env.excluded)
-        )
+            device_label(env.device_type), env.area_sqft(), site, len(env.excluded))
         if env.not_checked:
-            text += " " + self.tr("Not checked (layer missing): {0}. The envelope is only as complete as its layers.").format(", ".join(n["rule_id"] for n in env.not_checked))
+            named = {n["rule_id"]: n["rule_id"] for n in env.not_checked} | {r.id: f"{r.citation.text} {r.title}" for r in load_pack(task.jurisdiction).rules}
+            text += " " + self.tr("Not checked (layer missing): {0}. The envelope is only as complete as its layers.").format("; ".join(named[n["rule_id"]] for n in env.not_checked))
         self.message(text, Qgis.MessageLevel.Success if env.area_sqft() > 0 and not env.not_checked else Qgis.MessageLevel.Warning, 12)
 
     def start_moves(self) -> SitingTask | None:
@@ -488,6 +492,7 @@ class DockController(_Base):
             if got is None:
                 return False
             reason, reviewer = got
+            remember_reviewer(reviewer)  # the name typed in the dialog is the user's (issue 36 item 4)
         try:
             for f, k, o in targets:
                 self.overrides.decide(k, decision, reason, reviewer, f.status.value, also_remove=(o or {}).get("key"))
@@ -646,6 +651,7 @@ class DockController(_Base):
 
     def _export_finish(self, task: Any, out: dict[str, Any]) -> None:
         """Move the package into its folder and say what was written (main thread)."""
+        from ..services.output_manifest import OutputFolderError  # lazy: only when a package is moved into place
         from .report_export import move_into  # lazy: as the export itself
 
         self.export_task = None
@@ -655,9 +661,10 @@ class DockController(_Base):
         self.save_button.setEnabled(self.result is not None)
         try:
             out["files"] = move_into(task.staging, task.out_dir)
-        except OSError as exc:
+        except (OutputFolderError, OSError) as exc:  # OutputFolderError: a file of the same name the tool did not write, named
             task.discard()
-            self.message(self.tr("The report could not be moved into {0}: {1}").format(task.out_dir, exc), Qgis.MessageLevel.Critical, 0)
+            self.message(str(exc) if isinstance(exc, OutputFolderError) else self.tr("The report could not be moved into {0}: {1}").format(
+                task.out_dir, exc), Qgis.MessageLevel.Critical, 0)
             return
         self.progress.setValue(100)
         task.outcome = out

@@ -35,8 +35,9 @@ from qgis.PyQt.QtWidgets import (
 from ..core.model import DEVICE_TYPES, PROJECT_CLASSES, Finding
 from ..qgis_bridge.compat import null_rectangle
 from ..qgis_bridge.results import to_qgs
-from ..services.packs import JURISDICTIONS, load_pack
+from ..services.packs import JURISDICTIONS, load_pack, pack_source, source_statement
 from ..services.review import Move
+from .application_map import focus_zones
 from .envelope_task import device_label
 from .findings_tree import FindingsTree
 from .role_form import RoleForm
@@ -54,6 +55,14 @@ def _pack_title(jurisdiction: str) -> str:
         return jurisdiction
 
 
+def _pack_source_text(jurisdiction: str) -> str:
+    """The text a pack encodes, its date, source, date read and notes (the rule pack's tooltip)."""
+    try:
+        return source_statement(pack_source(load_pack(jurisdiction)))
+    except Exception:
+        return ""
+
+
 class DockView(QDockWidget):
     """The widgets of the review dock, their layout, the message bar and locating a row on the map."""
 
@@ -62,6 +71,7 @@ class DockView(QDockWidget):
         self.jurisdiction = QComboBox()
         for j in JURISDICTIONS:
             self.jurisdiction.addItem(_pack_title(j), j)
+            self.jurisdiction.setItemData(self.jurisdiction.count() - 1, _pack_source_text(j), Qt.ItemDataRole.ToolTipRole)
         self.project_class = QComboBox()
         self.project_class.addItem(self.tr("Automatic (from disturbance and impervious areas)"), None)
         for c in PROJECT_CLASSES:
@@ -85,6 +95,7 @@ class DockView(QDockWidget):
         self.dem_accuracy.setPlaceholderText(self.tr("DEM vertical accuracy, ft (95%)"))
         self.dem_accuracy.setToolTip(self.tr("Widens the level tolerance of the gradient rules and makes slopes within it of a rule's threshold undetermined."))
         self.reviewer.editingFinished.connect(self._save_review_fields)
+        self.reviewer.editingFinished.connect(self._remember_reviewer)
         self.reference.editingFinished.connect(self._save_review_fields)
 
     def _build_layers(self) -> None:
@@ -344,6 +355,7 @@ class DockView(QDockWidget):
 
     def locate(self, finding: Finding) -> None:
         """Zoom to a finding and flash its geometry, subject and other feature."""
+        focus_zones(QgsProject.instance(), finding.subject.id if finding.subject is not None else None)
         if self.snap is None or self.iface is None:
             return
         geoms = []

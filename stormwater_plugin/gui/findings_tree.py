@@ -42,6 +42,8 @@ FILTERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Passes", ("pass",)),
 )
 COLUMNS = ("Status / rule", "Device / subject", "Measured to", "Measured ft", "Required ft", "Message")
+#: Least and most width (px) of each column but the message, sized to its content between them.
+COLUMN_BOUNDS = ((110, 260), (45, 120), (70, 200), (55, 90), (55, 90))
 FINDING_ROLE = Qt.ItemDataRole.UserRole + 1
 #: On a finding row: its index in ``result.findings``; on a rule row: the rule id; on a move row: its index in ``moves``.
 INDEX_ROLE = Qt.ItemDataRole.UserRole + 2
@@ -101,6 +103,8 @@ class FindingsTree(QWidget):
         self.stale: list[dict[str, Any]] = []
         self.moves: list[Move] = []
         self.titles: dict[str, str] = {}
+        #: Said first above the table when the findings shown are of an earlier round's package (issue 36 item 3).
+        self.outdated = ""
         self.counts = QLabel(self.tr("No check run yet."))
         self.counts.setWordWrap(True)
         self.filter = QComboBox()
@@ -299,7 +303,8 @@ class FindingsTree(QWidget):
         question = getattr(self.result.classification, "question", "") if self.result.classification is not None else ""
         if question:  # issue 33: an open class asks its one question first
             head += "<br><b>" + html.escape(question) + "</b>"
-        self.counts.setText(head + "<br>" + " · ".join(parts) + extra)
+        stale = f"<b style='color:#b35806'>{self.outdated}</b><br>" if self.outdated else ""
+        self.counts.setText(stale + head + "<br>" + " · ".join(parts) + extra)
         wanted = self.statuses()
         groups: dict[tuple[tuple[str, ...], str], QTreeWidgetItem] = {}
         for i, f in enumerate(self.result.findings):
@@ -349,11 +354,16 @@ class FindingsTree(QWidget):
             top.setFirstColumnSpanned(True)
             top.setExpanded(searching)
         self._add_notes()
-        # Fits QGIS's default dock width (about 400 px); the message column takes the rest.
-        for col, width in enumerate((130, 50, 80, 55, 55)):
-            self.tree.setColumnWidth(col, width)
+        self.fit_columns()
         if keep_key:
             self.select_key(keep_key)
+
+    def fit_columns(self) -> None:
+        """Each column as wide as its content (issue 36 item 6: nothing cut at the dock's default width), within bounds that keep
+        the message column in reach; the table scrolls sideways beyond them."""
+        for col, (low, high) in enumerate(COLUMN_BOUNDS):
+            self.tree.resizeColumnToContents(col)
+            self.tree.setColumnWidth(col, max(low, min(high, self.tree.columnWidth(col))))
 
     def _item(self, i: int, f: Finding) -> QTreeWidgetItem:
         other = f"{f.other.layer} {f.other.id}" if f.other else ""
@@ -437,7 +447,12 @@ class FindingsTree(QWidget):
         if r.rules_not_checked:
             top = QTreeWidgetItem([self.tr("Rules not checked") + f" ({len(r.rules_not_checked)})"])
             for n in not_checked(r.rules_not_checked, r.jurisdiction):
-                child = QTreeWidgetItem([n.rule_id, "", "", "", "", n.reason])
+                # the rule's title and section, as the law names it; the internal id only in the tooltip (issue 36 item 6)
+                title = self.titles.get(n.rule_id) or n.rule_id
+                label = f"{n.citation} {title}".strip() if n.citation else title
+                child = QTreeWidgetItem([label, "", "", "", "", n.reason])
+                child.setFirstColumnSpanned(False)
+                child.setToolTip(0, f"{label}\n{n.rule_id}")
                 child.setToolTip(5, f"{n.citation}: {n.reason}")
                 top.addChild(child)
             self.tree.addTopLevelItem(top)

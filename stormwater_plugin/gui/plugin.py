@@ -7,6 +7,7 @@ offers nothing that would fail.
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from qgis.core import Qgis, QgsApplication, QgsMessageLog, QgsProject
@@ -18,6 +19,32 @@ from ..qgis_bridge.deps import numpy_problem, shapely_problem
 from ..resources_path import icon_path
 
 MENU = "&Stormwater review"
+#: The package's name: every module under it belongs to the plugin.
+PACKAGE = __name__.split(".")[0]
+
+
+def unload_every_module_with_the_plugin() -> int:
+    """Have QGIS's plugin loader remove every module of the package when it unloads the plugin; returns how many it knows.
+
+    ``qgis.utils`` removes only the modules it saw imported through ``import`` statements; the
+    engine imports its check modules with :func:`importlib.import_module`, which it does not see.
+    Those stayed loaded across a reload (Plugin Reloader, an in-session upgrade), still bound to the
+    previous load's classes, while the rest was loaded anew: findings then carried the old
+    ``FeatureRef`` class (issue 36). Naming every loaded module of the package makes the next load
+    whole. Nothing is done outside QGIS's loader (a script or a test that imported the package itself).
+    """
+    try:
+        from qgis import utils as qgis_utils
+    except ImportError:  # pragma: no cover - always present inside QGIS
+        return 0
+    known = getattr(qgis_utils, "_plugin_modules", None)
+    if not isinstance(known, dict) or PACKAGE not in known:
+        return 0
+    # modules with a file only, as QGIS itself records: a namespace package (a folder of data such as core/packs)
+    # recomputes its __path__ from its parent's, which QGIS may already have removed, and the unload would fail
+    known[PACKAGE].update(name for name, mod in list(sys.modules.items())
+                          if (name == PACKAGE or name.startswith(PACKAGE + ".")) and getattr(mod, "__file__", None))
+    return len(known[PACKAGE])
 
 
 class StormwaterPlugin:
@@ -208,3 +235,4 @@ class StormwaterPlugin:
         if self.provider is not None:
             QgsApplication.processingRegistry().removeProvider(self.provider)
             self.provider = None
+        unload_every_module_with_the_plugin()

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from qgis.core import Qgis, QgsProject
+from qgis.core import Qgis, QgsProject, QgsSettings
 
 from ..services.saved_review import save_review
 from .role_form import SCOPE
@@ -20,6 +20,21 @@ else:
     _Base = object
 
 
+#: The reviewer's name: a user setting (who sits at this QGIS), kept across applications and projects (issue 36 item 4).
+REVIEWER_KEY = "stormwater_review/reviewer_name"
+
+
+def user_reviewer() -> str:
+    """The reviewer's name the user last typed (``""`` before they did)."""
+    return str(QgsSettings().value(REVIEWER_KEY, "") or "").strip()
+
+
+def remember_reviewer(name: str) -> None:
+    """Keep ``name`` as the user's reviewer name (empty names are not kept)."""
+    if name.strip():
+        QgsSettings().setValue(REVIEWER_KEY, name.strip())
+
+
 class ProjectStore(_Base):
     """The dock's per-project settings and the saved review, read from and written to the project."""
 
@@ -27,8 +42,9 @@ class ProjectStore(_Base):
     _kept_this_result: bool
 
     def _clear_application_fields(self) -> None:
-        for edit in (self.site_parcel, self.reviewer, self.reference, self.accuracy, self.dem_accuracy):
+        for edit in (self.site_parcel, self.reference, self.accuracy, self.dem_accuracy):
             edit.clear()
+        self.reviewer.setText(user_reviewer())  # the person reviewing stays; the application's values go
         self.project_class.setCurrentIndex(0)
         self.device_type.setCurrentIndex(0)
         self.roles.z_units.setCurrentIndex(0)
@@ -47,6 +63,8 @@ class ProjectStore(_Base):
                            (self.accuracy, "accuracy"), (self.dem_accuracy, "dem_accuracy")):
             value, ok = project.readEntry(SCOPE, name, "")
             edit.setText(value if ok else "")
+        if not self.reviewer.text().strip():  # an application naming no reviewer: the user's own name
+            self.reviewer.setText(user_reviewer())
         t, ok = project.readEntry(SCOPE, "device_type", "")
         self.device_type.setCurrentIndex(max(0, self.device_type.findData(t)) if ok and t else 0)
         unresolved = self.roles.restore(project)
@@ -85,6 +103,13 @@ class ProjectStore(_Base):
             project.writeEntry(SCOPE, "z_units", self.roles.z_unit() or "")
             self._save_review_fields()
         except RuntimeError:  # widgets already deleted (plugin unloading): a slot must never raise
+            pass
+
+    def _remember_reviewer(self) -> None:
+        """The reviewer typed their name: kept as a user setting for the next applications."""
+        try:
+            remember_reviewer(self.reviewer.text())
+        except RuntimeError:  # the widget is already deleted (plugin unloading)
             pass
 
     def _save_review_fields(self) -> None:

@@ -106,20 +106,23 @@ def move_into(staging: Path, out_dir: Path) -> list[Path]:
     """Move every file of ``staging`` into ``out_dir`` (created) and remove ``staging``; returns the new paths.
 
     The package is written whole into a staging folder first, so a failure
-    leaves nothing half-written in ``out_dir``.
+    leaves nothing half-written in ``out_dir``. The files are renamed into place
+    together, over files the folder's manifest says the tool wrote only
+    (issue 35): a same-named file the tool did not write (the applicant's
+    report.pdf) raises :class:`~stormwater_plugin.services.output_manifest.ForeignFilesError`
+    naming it, and nothing is moved.
     """
     import shutil
 
+    from ..services.output_manifest import Part, publish  # lazy: needed only when a package is moved into place
+
     out_dir.mkdir(parents=True, exist_ok=True)
-    moved = []
-    for p in sorted(staging.iterdir()):
-        target = out_dir / p.name
-        if target.exists():
-            target.unlink()
-        shutil.move(str(p), str(target))
-        moved.append(target)
-    shutil.rmtree(staging, ignore_errors=True)
-    return moved
+    names = sorted(p.name for p in staging.iterdir() if p.is_file())
+    try:
+        publish([Part(out_dir, "report", files=[(n, str(staging / n)) for n in names], known=EXPORT_FILES)])
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return [out_dir / n for n in names]
 
 
 class ExportTask(QgsTask):

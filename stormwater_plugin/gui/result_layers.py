@@ -21,6 +21,7 @@ from ..services.layer_rows import (
     zone_layers,
 )
 from ..services.review import SiteInputs
+from .application_map import limit_zones
 from .slope_mask import compute_slope_mask
 from .styles import apply_style
 
@@ -223,6 +224,8 @@ def set_decisions(doc: dict[str, Any] | None, jurisdiction: str, project: QgsPro
 
 
 GROUP_PREFIX = "Stormwater review — "
+#: Result styles whose zones are drawn only close in and for the selected finding (:func:`~.application_map.limit_zones`).
+ZONE_STYLES = frozenset({"setback_zones", "slope_rays"})
 #: Suffix of a result group set apart by a check under another jurisdiction.
 EARLIER = " (earlier run)"
 
@@ -253,6 +256,8 @@ def add_to_project(layers: list[ResultLayer], jurisdiction: str, project: QgsPro
     group = root.insertGroup(0, name)
     for rl in layers:
         apply_style(rl.layer, rl.style)
+        if rl.style in ZONE_STYLES:
+            limit_zones(rl.layer)  # issue 36: rings and rays from 1:2,500 in, for the selected finding only
         mark_result(rl.layer)
         project.addMapLayer(rl.layer, False)
         node = group.addLayer(rl.layer)

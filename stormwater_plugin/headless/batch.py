@@ -82,7 +82,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -92,8 +91,10 @@ from ..core.model import FeatureLayer, Status
 from ..core.raster import ElevationGrid
 from ..core.rulepack import RulePack, load_pack
 from ..services import batch_plan as _plan
+from ..services import safe_files
 from ..services.batch_plan import CONTEXT_ROLES, DEM_MARGIN_FT, PLAN_ROLES, BatchError, BatchPlan, DemSlice, Partition, pack_reach_ft
 from ..services.batch_run import SiteOutcome, site_inputs
+from ..services.output_manifest import OutputFolderError
 from .batch_exec import executor_map, worker_count
 from .batch_io import (  # noqa: F401 - _bulk_layer: its tests import it from here
     BATCH_FILES,
@@ -104,7 +105,9 @@ from .batch_io import (  # noqa: F401 - _bulk_layer: its tests import it from he
     batch_input_hash,
     make_output_folders,
     outcome_record,
+    publish_files,
     replace_text,
+    site_file,
     start_screening,
     write_gpkg,
     write_site,
@@ -242,7 +245,8 @@ def run_batch(
         say(f"warning: {len(ids)} {role} feature(s) lie in no site parcel and were not checked ({', '.join(ids[:5])}{'…' if len(ids) > 5 else ''})")
 
     folder = make_output_folders(out, plan.site_ids)
-    done = start_screening(out, batch_input_hash(package, dem_path, jurisdiction, class_override, layer_options, dem_z_units), say)
+    done = start_screening(out, batch_input_hash(package, dem_path, jurisdiction, class_override, layer_options, dem_z_units), say,
+                           site_files=[site_file(folder[s]) for s in plan.site_ids])
     t2 = time.perf_counter()
     outcomes, engine = _run_partitions(plan, workers, scheduler, out, folder, say, done)
     times["check_s"] = time.perf_counter() - t2
@@ -253,8 +257,9 @@ def run_batch(
         tmp_csv, tmp_gpkg = out / ".summary.csv.tmp", out / ".findings.gpkg.tmp"
         write_summary(tmp_csv, ordered, folder)
         write_gpkg(tmp_gpkg, ordered, plan, inputs.layers["parcels"], loaded.crs)
-        os.replace(tmp_csv, out / "summary.csv")
-        os.replace(tmp_gpkg, out / "findings.gpkg")
+        publish_files(out, [("summary.csv", str(tmp_csv)), ("findings.gpkg", str(tmp_gpkg))])
+    except OutputFolderError as exc:
+        raise BatchError(str(exc)) from exc
     except OSError as exc:
         raise BatchError(f"{out}: cannot write the summary ({exc.strerror})") from exc
     times["write_s"] = time.perf_counter() - t3
@@ -278,7 +283,10 @@ def run_batch(
     meta = _batch_meta(report, plan, ordered, jurisdiction, package, dem_path, class_override, inputs.crs_name)
     meta["status"] = "complete"
     meta["sites_resumed"] = len([s for s in plan.site_ids if s in done])
-    replace_text(out / "batch.json", json.dumps(meta, indent=2, ensure_ascii=False))
+    try:
+        publish_files(out, [("batch.json", safe_files.stage(out / "batch.json", json.dumps(meta, indent=2, ensure_ascii=False).encode("utf-8")))])
+    except OutputFolderError as exc:
+        raise BatchError(str(exc)) from exc
     return report
 
 

@@ -84,7 +84,7 @@ def main(argv: Sequence[str]) -> int:
     quiet = args.quiet
 
     def say(msg: str) -> None:
-        if not quiet:
+        if not quiet or msg.startswith("note: "):  # what a run did to a folder an earlier release wrote is said even when quiet
             sys.stderr.write(f"{msg}\n")
 
     t0 = time.perf_counter()

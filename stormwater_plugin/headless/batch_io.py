@@ -15,7 +15,6 @@ import hashlib
 import json
 import os
 import re
-import shutil
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
@@ -25,8 +24,10 @@ import shapely
 from ..__about__ import __version__
 from ..core.model import FeatureLayer, Finding
 from ..core.rulepack import PACK_DIR
+from ..services import safe_files
 from ..services.batch_plan import BatchError, BatchPlan
 from ..services.batch_run import SiteOutcome
+from ..services.output_manifest import OutputFolderError, Part, publish, read_manifest
 from .writer import FAMILY, finding_row, layer_schema, write_layer
 
 #: Columns of ``summary.csv``.
@@ -136,14 +137,33 @@ def _outcome_from_record(d: dict[str, Any]) -> SiteOutcome:
     return SiteOutcome(**o)
 
 
-def start_screening(out: Path, input_hash: str, say: Callable[[str], None]) -> dict[str, SiteOutcome]:
+#: A site's findings.json inside a screening's folder (relative, ``/`` separators).
+_SITE_FILE = re.compile(r"sites/[^/]+/findings\.json")
+
+
+def batch_file(name: str) -> bool:
+    """Whether ``name`` (relative to the output folder) is a file a screening writes: what an earlier release's folder holds of it."""
+    return name in BATCH_FILES or bool(_SITE_FILE.fullmatch(name))
+
+
+def site_file(folder: str) -> str:
+    """A site's findings.json, relative to the output folder."""
+    return f"sites/{folder}/findings.json"
+
+
+def start_screening(out: Path, input_hash: str, say: Callable[[str], None], site_files: Sequence[str] = ()) -> dict[str, SiteOutcome]:
     """Prepare ``out`` for a screening with ``input_hash``; the sites an interrupted run of the same screening already checked.
 
     A site counts as checked when ``progress.jsonl`` records it under the
     same input hash and its findings.json still has the recorded hash. With
     other inputs (or no record) the earlier screening's files and site
-    folders are removed. Either way summary.csv and findings.gpkg go until
+    files are removed. Either way summary.csv and findings.gpkg go until
     this run writes them, and batch.json says ``incomplete``.
+
+    Only files the folder's manifest says a screening wrote are removed or replaced (issue 35: the town's own
+    files in ``sites/<id>/`` stay); ``site_files`` (each site's findings.json, relative) are claimed in it before
+    the workers write them, and the screening is refused (:class:`BatchError`, naming them) when one exists that
+    the tool did not write.
     """
     progress = out / PROGRESS_FILE
     done: dict[str, SiteOutcome] = {}
@@ -166,22 +186,35 @@ def start_screening(out: Path, input_hash: str, say: Callable[[str], None]) -> d
             same, done, records = False, {}, []
     earlier = any((out / n).exists() for n in BATCH_FILES)
     try:
+        remove = ["summary.csv", "findings.gpkg"]
         if not same and earlier:
             say("removing the earlier screening's outputs from the folder (its inputs differ)")
-            shutil.rmtree(out / "sites", ignore_errors=True)
-        for name in ("summary.csv", "findings.gpkg") + (() if same else ("batch.json", PROGRESS_FILE)):
-            (out / name).unlink(missing_ok=True)
+            recorded = read_manifest(out)
+            if recorded is None:  # an earlier release's folder: its site files by name
+                remove += [p.relative_to(out).as_posix() for p in sorted((out / "sites").glob("*/findings.json"))]
+            else:
+                remove += [n for n in recorded if _SITE_FILE.fullmatch(n)]
         (out / "sites").mkdir(exist_ok=True)
-        (out / "batch.json").write_text(json.dumps({
+        incomplete = json.dumps({
             "status": "incomplete", "input_hash": input_hash,
             "note": "this screening has not finished: summary.csv and findings.gpkg are written at its end; run the same command again to resume it",
-        }, indent=2), encoding="utf-8")
-        replace_text(progress, "\n".join([json.dumps({"input_hash": input_hash})] + records) + "\n")
+        }, indent=2)
+        staged = [("batch.json", safe_files.stage(out / "batch.json", incomplete.encode("utf-8"))),
+                  (PROGRESS_FILE, safe_files.stage(progress, ("\n".join([json.dumps({"input_hash": input_hash})] + records) + "\n").encode("utf-8")))]
+        for note in publish([Part(out, "batch", files=staged, claim=list(site_files), remove=remove, known=batch_file)]):
+            say(f"note: {note}")
+    except OutputFolderError as exc:  # a file the tool did not write where a screening's would go; an unreadable manifest
+        raise BatchError(str(exc)) from exc
     except OSError as exc:
         raise BatchError(f"{out}: cannot write the output folder ({exc.strerror})") from exc
     if done:
         say(f"resuming: {len(done)} site(s) already checked by an interrupted run of the same screening")
     return done
+
+
+def publish_files(out: Path, files: Sequence[tuple[str, str]]) -> None:
+    """Move a screening's staged files (name, temporary) into ``out`` together, over the tool's own files only."""
+    publish([Part(out, "batch", files=list(files), known=batch_file)])
 
 
 def replace_text(path: Path, text: str) -> None:
@@ -344,5 +377,5 @@ def _bulk_layer(path: Path, name: str, rows: list[dict[str, Any]], geoms: np.nda
 
 __all__ = [
     "BATCH_FILES", "MAX_FOLDER_CHARS", "PROGRESS_FILE", "SUMMARY_COLUMNS", "batch_input_hash", "make_output_folders", "map_row",
-    "outcome_record", "replace_text", "safe_name", "start_screening", "write_gpkg", "write_site", "write_summary",
+    "batch_file", "outcome_record", "publish_files", "replace_text", "site_file", "safe_name", "start_screening", "write_gpkg", "write_site", "write_summary",
 ]

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any, Sequence
 
 from ..report.package import comparison_line
+from ..services import safe_files
 from ..services.compare import CompareError, compare_reviews, open_violations
+from ..services.output_manifest import OutputFolderError, Part, publish
 from .errors import fail
 from .reader import InputError
 
@@ -58,12 +61,15 @@ def main(argv: Sequence[str]) -> int:
             raise InputError(str(exc)) from exc
         cmp["previous"] = old["_path"]
         try:
-            args.out.mkdir(parents=True, exist_ok=True)
-            (args.out / "compare.json").write_text(json.dumps(cmp, indent=2, ensure_ascii=False), encoding="utf-8")
+            # issue 35: replaces only a compare.json the tool wrote (the folder's manifest), atomically
+            staged = safe_files.stage(args.out / "compare.json", (json.dumps(cmp, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+            notes = publish([Part(args.out, "compare", files=[("compare.json", staged)], known=("compare.json",))])
         except OSError as exc:
             raise InputError(f"{args.out}: cannot write compare.json ({exc.strerror})") from exc
-    except InputError as exc:
+    except (InputError, OutputFolderError) as exc:
         fail("stormwater-check compare", str(exc))
+    for note in notes:
+        sys.stderr.write(f"stormwater-check compare: note: {note}\n")
     print(comparison_line(cmp))
     for m in cmp["renamed_features"]:
         print(f"  {m['layer']} {m['old_id']} is now {m['new_id']} (geometry within {m['distance_ft']:g} ft)")

@@ -3,7 +3,13 @@
 REVIEW_DIR is a check's ``--out`` folder (its findings.json, decisions applied). Writes the DOCX, a PDF
 beside it (same name, ``.pdf``) and ``letter.json`` in REVIEW_DIR, which the next round's letter reads to
 keep every comment's number. The composition is :func:`stormwater_plugin.services.letter.compose_letter`,
-the same the dock calls.
+the same the dock calls. The three files are written together (:mod:`stormwater_plugin.report.letter_files`).
+
+``--template TOWN.docx`` lays the letter out in the town's own letterhead and signature block (the
+placeholders are listed in :mod:`stormwater_plugin.report.letter_template`). ``--comment-edits EDITS.json``
+applies the reviewer's edits (reword, drop, add, mark; :mod:`stormwater_plugin.services.letter_edits`), the
+same document the dock stores with the round; the edits applied are written back into ``letter.json``
+(``edits``), and ``--write-edits FILE`` writes them as an edits document the dock can import.
 """
 
 from __future__ import annotations
@@ -11,11 +17,15 @@ from __future__ import annotations
 import argparse
 import datetime as _dt
 import json
+import sys
 from pathlib import Path
 from typing import Any, Sequence
 
 from ..core.rulepack import JURISDICTIONS, load_pack
 from ..services.letter import LetterError, LetterHeader, compose_letter
+from ..services.letter_edits import CommentEdit, CommentEditError, dumps_edits, edits_from
+from ..services.output_manifest import OutputFolderError
+from ..services.safe_files import write_text
 from .compare_cli import read_previous
 from .errors import fail
 from .reader import InputError
@@ -36,8 +46,13 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--application", default="", metavar="REF", help="the application's reference number")
     p.add_argument("--applicant", default="")
     p.add_argument("--address", default="", help="the property's address")
+    p.add_argument("--mailing-address", default="", metavar="LINES", help="the applicant's mailing address (lines separated by ';')")
     p.add_argument("--reviewer", default="", metavar="NAME")
-    p.add_argument("--date", default="", help="the letter's date (default: today)")
+    p.add_argument("--reviewer-title", default="", metavar="TITLE", help="the signer's title (Town Engineer)")
+    p.add_argument("--date", default="", help="the letter's date, ISO 8601 (default: today); printed December 5, 2026")
+    p.add_argument("--template", type=Path, metavar="TOWN.docx", help="the town's letter template (letterhead, signature block, placeholders)")
+    p.add_argument("--comment-edits", type=Path, metavar="EDITS.json", help="the reviewer's edits of the comments (reword, drop, add, mark)")
+    p.add_argument("--write-edits", type=Path, metavar="EDITS.json", help="write the edits applied (with the round) to this file")
     p.add_argument("--comments", type=Path, metavar="COMMENTS.json",
                    help='the reviewer\'s own comments and conditions: {"comments": [{"text": ..., "section": ...}], "conditions": [...]}')
     return p
@@ -55,6 +70,7 @@ def _read_json(path: Path, what: str) -> Any:
 def main(argv: Sequence[str]) -> int:
     """Write the letter; exit 0 when no comment requiring a change stays open, 1 otherwise."""
     args = _parser().parse_args(list(argv))
+    notes: list[str] = []
     try:
         doc = read_previous(args.review)
         review_dir = Path(doc["_path"]).parent
@@ -66,6 +82,23 @@ def main(argv: Sequence[str]) -> int:
         extra = _read_json(args.comments, "the comments file") if args.comments else {}
         if not isinstance(extra, dict):
             raise InputError(f"{args.comments}: give an object with 'comments' and 'conditions'")
+        edits: list[CommentEdit] = []
+        if args.comment_edits:
+            try:
+                _round_of_edits, edits = edits_from(_read_json(args.comment_edits, "the comment edits"))
+            except CommentEditError as exc:
+                raise InputError(f"{args.comment_edits}: {exc}") from exc
+        template = None
+        if args.template:
+            try:
+                # lazy: python-docx is needed only for a template
+                from ..report.letter_template import LetterTemplateError, read_template
+            except ImportError as exc:
+                raise InputError(f"reading a letter template needs {exc.name or 'python-docx'} (Debian: apt-get install python3-docx)") from exc
+            try:
+                template = read_template(args.template)
+            except LetterTemplateError as exc:
+                raise InputError(str(exc)) from exc
         jur = str(doc.get("jurisdiction") or "")
         title = load_pack(jur).title if jur in JURISDICTIONS else str((doc.get("rule_pack") or {}).get("title") or jur)
         header = LetterHeader(
@@ -74,13 +107,16 @@ def main(argv: Sequence[str]) -> int:
             application=args.application,
             applicant=args.applicant,
             address=args.address,
+            mailing_address=args.mailing_address,
             parcel=str(doc.get("site_parcel") or ""),
             reviewer=args.reviewer,
+            reviewer_title=args.reviewer_title,
             date=args.date or _dt.date.today().isoformat(),
         )
         try:
             letter = compose_letter(doc, header, previous_doc=previous_doc, previous_letter=previous_letter,
-                                    reviewer_comments=list(extra.get("comments") or []), conditions=list(extra.get("conditions") or []))
+                                    reviewer_comments=list(extra.get("comments") or []), conditions=list(extra.get("conditions") or []),
+                                    edits=edits)
         except (LetterError, ValueError) as exc:
             raise InputError(str(exc)) from exc
         out = Path(args.out)
@@ -88,22 +124,25 @@ def main(argv: Sequence[str]) -> int:
             raise InputError(f"--out {out}: give a .docx path (the PDF is written beside it)")
         try:
             # lazy: python-docx and reportlab are needed only here
-            from ..report.letter_docx import write_letter_docx
-            from ..report.letter_pdf import write_letter_pdf
+            from ..report.letter_files import write_letter_files
         except ImportError as exc:
             raise InputError(f"writing the letter needs {exc.name or 'python-docx'} (Debian: apt-get install python3-docx python3-reportlab)") from exc
         try:
-            out.parent.mkdir(parents=True, exist_ok=True)
-            write_letter_docx(letter, out)
-            write_letter_pdf(letter, out.with_suffix(".pdf"))
-            (review_dir / LETTER_JSON).write_text(json.dumps(letter.as_dict(), indent=2, ensure_ascii=False), encoding="utf-8")
+            # issue 35: over the files the folders' manifests say the tool wrote only; an earlier release's letter said so
+            write_letter_files(letter, out, [review_dir / LETTER_JSON], template, notes=notes)
+            if args.write_edits:
+                write_text(args.write_edits, dumps_edits(letter.edits, letter.header.round))
         except OSError as exc:
             raise InputError(f"{exc.filename or out}: cannot write the letter ({exc.strerror})") from exc
-    except InputError as exc:
+    except (InputError, OutputFolderError) as exc:
         fail("stormwater-check letter", str(exc))
+    for note in notes:
+        sys.stderr.write(f"stormwater-check letter: note: {note}\n")
     prior = {m: sum(1 for p in letter.prior if p.mark == m) for m in ("addressed", "partly addressed", "not addressed", "no longer applies")}
     print(f"Round {letter.header.round}: {len(letter.comments)} new comment(s)"
           + (", earlier comments: " + ", ".join(f"{n} {m}" for m, n in prior.items() if n) if letter.prior else "")
           + f"; {letter.open_count} open.")
+    for e in letter.stale_edits:
+        print(f"Warning: the edit '{e.action}' of comment {e.target} names no comment of this letter: not applied.")
     print(f"Wrote {out}, {out.with_suffix('.pdf')} and {review_dir / LETTER_JSON}")
     return 1 if letter.open_count else 0

@@ -138,7 +138,11 @@ def main(argv: Sequence[str]) -> int:
     args = build_parser().parse_args(list(argv))
     try:
         if args.command == "add":
-            reg = Register.open(args.register) if (args.register / "register.json").is_file() else Register.create(args.register, town=args.town)
+            if (args.register / "register.json").is_file():
+                reg = Register.open(args.register)
+            else:  # a new register: written by the save below, merged with one another clerk may create meanwhile
+                reg = Register(args.register)
+                reg.town = args.town
             app = Application(
                 id=args.id.strip(), applicant=args.applicant, address=args.address, parcel=args.parcel, jurisdiction=args.jurisdiction,
                 round=args.round, status=args.status, received=args.received, due=args.due, reviewer=args.reviewer,

@@ -6,6 +6,9 @@ never holds the files of two runs: the outputs of an earlier run that this
 run does not write are removed, a run interrupted or failing leaves the
 folder as it was, and a second check into the same folder at once is refused
 (a lock file, taken when the run starts and naming the process holding it).
+Only files the folder's manifest records as the tool's are replaced or
+removed (:mod:`stormwater_plugin.services.output_manifest`): a file of the
+same name the tool did not write is refused, naming it.
 """
 
 from __future__ import annotations
@@ -15,11 +18,10 @@ import errno
 import json
 import os
 import shutil
-import signal
 import tempfile
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Mapping, cast
+from typing import Any, Mapping, Sequence, cast
 
 import shapely
 from shapely.geometry import mapping
@@ -28,6 +30,7 @@ from ..core.errors import StormwaterError
 from ..core.model import CheckResult, Finding, Status
 from ..core.overrides import finding_keys
 from ..core.serialize import finding_to_dict, warnings_text
+from ..services.output_manifest import ForeignFilesError, Part, foreign_files, publish
 from ..services.presentation import finding_label
 from ..services.review import Review, not_checked
 
@@ -42,7 +45,8 @@ FAMILY = {
 }
 
 
-#: Every file a check may write into its output folder (an earlier run's copy is removed when this run does not write it).
+#: Every file a check may write into its output folder (an earlier run's copy is removed when this run does not write it and
+#: the folder's manifest says the check wrote it; see services/output_manifest).
 OUTPUT_FILES: tuple[str, ...] = ("findings.json", "findings.gpkg", "findings.gpkg-wal", "findings.gpkg-shm", "compare.json", "report.html",
                                  "report.pdf", "notification.csv", "labels.pdf")
 #: Moved into place last: its presence says the run's other files are all there.
@@ -91,6 +95,8 @@ class RunFolder:
         #: This run made the folder (removed again, with its lock file, when the run ends before writing anything).
         self._created = False
         self._committed = False
+        #: What the commit says about the folder (one written by an earlier release), for the console.
+        self.notes: list[str] = []
 
     def lock(self) -> RunFolder:
         """Create and lock the folder for this run (taken at the run's start, before any input is read); ``self``.
@@ -162,21 +168,20 @@ class RunFolder:
     def _commit(self) -> None:
         assert self.staging is not None
         new = sorted((p.name for p in self.staging.iterdir() if p.is_file()), key=lambda n: n == LAST_FILE)
-        held = hasattr(signal, "pthread_sigmask")
-        old_mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM}) if held else None
+        # issue 35: only the files the folder's manifest says the tool wrote are replaced or removed (the earlier run's
+        # outputs this run does not write go, the applicant's and the clerk's files stay), all together, signals held
+        part = Part(self.out, "check", files=[(n, str(self.staging / n)) for n in new], remove_stale=True, known=OUTPUT_FILES)
         try:
-            for name in OUTPUT_FILES:  # the earlier run's outputs go first: at no time are two runs' files side by side
-                target = self.out / name
-                if target.exists() or target.is_symlink():
-                    target.unlink()
-            for name in new:
-                os.replace(self.staging / name, self.out / name)
+            self.notes = publish([part])
             self._committed = True
         except OSError as exc:
             raise OutputError(f"{self.out}: cannot move the results into place ({io_reason(exc)})") from exc
-        finally:
-            if held and old_mask is not None:
-                signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
+
+    def refuse_foreign(self, names: Sequence[str]) -> None:
+        """Refuse at once (:class:`ForeignFilesError`, naming them) when any of ``names`` exists and the tool did not write it."""
+        foreign = foreign_files(self.out, names, OUTPUT_FILES)
+        if foreign:
+            raise ForeignFilesError(self.out, foreign)
 
     def _release(self) -> None:
         if self._lock is not None:

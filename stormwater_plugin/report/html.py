@@ -13,6 +13,8 @@ from typing import Any, Mapping
 # jinja2 at module top: this module is imported only when the report is written (report/package.py)
 import jinja2
 
+from ..core.limits import value_text
+
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 
@@ -26,7 +28,7 @@ def environment() -> Any:
         lstrip_blocks=True,
     )
     env.filters["ft"] = lambda v, nd=1: "—" if v is None else f"{float(v):.{nd}f} ft"
-    env.filters["sqft"] = lambda v: "—" if v is None else f"{float(v):,.0f} sq ft"
+    env.filters["sqft"] = lambda v: "—" if v is None else value_text(float(v), "area_sqft")  # the precision the class was decided at
     return env
 
 

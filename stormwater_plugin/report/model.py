@@ -15,7 +15,7 @@ from ..__about__ import __version__
 from ..core.checks.notification import owner_of
 from ..core.extents import extents_summary
 from ..core.model import ROLE_NOUN, CheckResult, FeatureLayer, InventoryRow, Status
-from ..core.rulepack import PackError, Rule, load_pack
+from ..core.rulepack import PackError, Rule, load_pack, source_statement
 from ..services.presentation import STATUS_COLOUR_NAMES
 from ..services.review import not_checked
 from .notification_csv import notification_rows
@@ -308,6 +308,7 @@ def _header(
         "jurisdiction_name": JURISDICTION_NAMES.get(str(doc.get("jurisdiction", result.jurisdiction)), str(result.jurisdiction)),
         "pack_title": (doc.get("rule_pack") or {}).get("title", result.pack_title),
         "pack_version": (doc.get("rule_pack") or {}).get("version", result.pack_version),
+        "text_encoded": source_statement((doc.get("rule_pack") or {}).get("source") or result.pack_source, label=False),
         "site_parcel": site_info["id"],
         "site_owner": site_info["owner"],
         "site_address": site_info["address"],

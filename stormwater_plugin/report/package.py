@@ -127,7 +127,8 @@ def comparison_line(cmp: Mapping[str, Any]) -> str:
             f"{c.get('decisions_to_review_again', 0)} to review again, {c.get('decisions_stale', 0)} stale")
     if cmp.get("project_class"):
         line += f"; class {cmp['project_class']['old']} → {cmp['project_class']['new']}"
-    return line + "."
+    notes = [str(n) for n in cmp.get("notes") or []]  # issue 35: an earlier release's review matched without keys
+    return line + "." + "".join(f" Note: {n}." for n in notes)
 
 
 def summary_lines(info: Mapping[str, Any] | None, doc: Mapping[str, Any], out_dir: Path | None) -> list[str]:

@@ -23,6 +23,7 @@ from reportlab.lib.utils import ImageReader
 from reportlab.pdfgen import canvas
 from reportlab.platypus import CondPageBreak, Image, KeepTogether, PageBreak, Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
 
+from ..core.limits import value_text
 from ..services.presentation import STATUS_AND_DECISION_COLOURS
 from . import fonts
 
@@ -168,6 +169,7 @@ def _header_section(model: Mapping[str, Any], st: Mapping[str, Any], W: float) -
     rows = [
         ("Jurisdiction", f"{h['jurisdiction']} — {h['jurisdiction_name']}"),
         ("Rule pack", f"{h['pack_title']}, version {h['pack_version']}"),
+        *([("Text encoded", h["text_encoded"])] if h.get("text_encoded") else []),
         ("Site parcel", site),
         ("Reviewer", h["reviewer"]),
         ("Date", h["date"]),
@@ -212,8 +214,9 @@ def _classification_section(model: Mapping[str, Any], st: Mapping[str, Any], W: 
     k = model["classification"]
     out: list[Any] = [_p("Project classification", st["h2"])]
     computed = f"; computed: {k['computed_class']}" if k["computed_class"] and k["computed_class"] != k["project_class"] else ""
-    dist = "—" if k["disturbed_sqft"] is None else f"{k['disturbed_sqft']:,.0f} sq ft"
-    imp = "—" if k["new_impervious_sqft"] is None else f"{k['new_impervious_sqft']:,.0f} sq ft"
+    # At the precision the class was decided at (core.limits): 1,000.4 sq ft is more than 1,000, and prints so.
+    dist = "—" if k["disturbed_sqft"] is None else value_text(float(k["disturbed_sqft"]), "area_sqft")
+    imp = "—" if k["new_impervious_sqft"] is None else value_text(float(k["new_impervious_sqft"]), "area_sqft")
     if k.get("question"):
         out.append(_p(k["question"], st["base"], "<b>%s</b>"))
     out.append(

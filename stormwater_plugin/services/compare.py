@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..core.compare import ReviewDoc, compare_documents, since_last_review
+from ..core.compare import ReviewDoc, compare_documents, format_problem, since_last_review
 from ..core.errors import StormwaterError
 
 __all__ = ["CompareError", "ReviewDoc", "compare_reviews", "open_violations", "review_document", "since_last_review"]
@@ -25,6 +25,9 @@ def review_document(doc: object, where: str) -> ReviewDoc:
     """``doc`` when it is a findings.json review (a mapping with ``findings``), else :class:`CompareError` naming ``where``."""
     if not isinstance(doc, Mapping) or "findings" not in doc:
         raise CompareError(f"{where}: not a findings.json document (no 'findings')")
+    problem = format_problem(doc)
+    if problem is not None:  # issue 35: a format no release wrote is refused in one line, never half-matched
+        raise CompareError(f"{where}: findings.json in a format this release cannot read ({problem}); check the site again with this release")
     return dict(doc)
 
 

@@ -78,13 +78,14 @@ class Completeness:
 
     @property
     def missing(self) -> list[str]:
-        out: list[str] = []
+        """One line per thing missing: the same gap required by several items is said once, with every citation (issue 36)."""
+        cited: dict[str, list[str]] = {}
         for r in self.items:
             for m in r.missing:
-                line = f"{m}{r.applies_because} ({r.item.citation.text})"
-                if line not in out:
-                    out.append(line)
-        return out
+                where = cited.setdefault(f"{m}{r.applies_because}", [])
+                if r.item.citation.text not in where:
+                    where.append(r.item.citation.text)
+        return [f"{text} ({'; '.join(where)})" for text, where in cited.items()]
 
     def summary(self) -> str:
         """One line a reviewer can send back: ``complete: …`` or ``incomplete: a; b; c``."""
@@ -123,7 +124,19 @@ def _field(attrs: Mapping[str, object], name: str) -> object:
 def _layer_phrase(role: str, undrawn: Collection[str] = ()) -> str:
     if role in undrawn:
         return f"no {ROLE_NOUN.get(role, role)} drawn (the template's {role} layer is empty; none_present = 1 for {role} in site_statements says there are none)"
-    return f"no {role} layer ({ROLE_NOUN.get(role, role)}s; an empty layer says there are none)"
+    return f"no {role} layer ({plural(ROLE_NOUN.get(role, role))}; an empty layer says there are none)"
+
+
+def plural(noun: str) -> str:
+    """The plural of an English noun phrase's last word: ``water body`` -> ``water bodies``, ``septic system`` -> ``septic systems``."""
+    if not noun:
+        return noun
+    low = noun.lower()
+    if low.endswith("y") and len(low) > 1 and low[-2] not in "aeiou":
+        return noun[:-1] + "ies"
+    if low.endswith(("s", "x", "z", "ch", "sh")):
+        return noun + "es"
+    return noun + "s"
 
 
 def _evaluate(item: SubmissionItem, layers: Mapping[str, FeatureLayer], has_dem: bool, contour_count: int, zero_missing: frozenset[str],
@@ -204,4 +217,4 @@ def completeness_lines(c: Completeness) -> Sequence[str]:
     return ["Completeness: incomplete"] + [f"  - {m}" for m in c.missing]
 
 
-__all__ = ["CONTOURS_LAYER", "Completeness", "ItemResult", "check_completeness", "completeness_lines"]
+__all__ = ["CONTOURS_LAYER", "Completeness", "ItemResult", "check_completeness", "completeness_lines", "plural"]

@@ -32,7 +32,7 @@ if TYPE_CHECKING:  # annotations only: this module loads no core module before i
 #: Fields each role's features may carry (the README's site-package table), as the checks read them.
 ROLE_FIELDS: dict[str, tuple[str, ...]] = {
     "parcels": ("id", "is_site", "proposed_lot", "PRINT_KEY", "SBL", "PARCELADDR", "PRMY_OWNER", "MAIL_ADDR", "MAIL_CITY", "MAIL_STATE", "MAIL_ZIP"),
-    "building_sites": ("id", "use", "name"),
+    "building_sites": ("id", "use", "status", "name"),
     "devices": ("id", "device_type", "vehicle_traffic", "high_traffic", "storage_gal", "bottom_elev_ft", "shgw_elev_ft", "bedrock_elev_ft",
                 "drain_days", "accuracy_ft"),
     "wells": ("id", "accuracy_ft"),

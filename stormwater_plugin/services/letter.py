@@ -5,14 +5,23 @@ the dock compose the same letter. Writers (DOCX, PDF) live in :mod:`stormwater_p
 
 What becomes a comment
 ----------------------
-- each **violation** (one comment per finding: the applicant must change the plan), with the
-  verified move of the device when one was found;
-- each **undetermined** finding, worded as a request for information;
-- each rule's **advisories**, one comment per rule listing its features;
-- the reviewer's own comments, in their section or under *General*.
+The letter speaks to the applicant (:mod:`.letter_words`): what is wrong, where, what the text requires
+(quoted), what to change; how a value was measured stays in the review report, named by the section.
 
-Findings the reviewer **accepted or waived** are not comments: they are listed in the letter with the
-reviewer's reason, as the reviewer worded it. Passes are not listed.
+- each **violation**: one comment per finding (each asks its own change), with the device's move when
+  one was found;
+- each **undetermined** finding: a request for information, asked once for every finding it affects
+  (one comment per rule, or per feature and missing attribute);
+- each rule's **advisories**: one comment listing its features (never the same sentence per feature);
+  a note that asks nothing of the applicant (:data:`FYI_KINDS`, or a standard that does not bind) goes to
+  a "for your information" list that needs no reply;
+- a finding that binds only under one of the classes the project may be (``details.binds_if_class``) is
+  listed in one part per such class ("If the project is major"), not prefixed per comment;
+- the reviewer's edits (:mod:`.letter_edits`): reworded and added comments; dropped ones are kept with
+  their reason in ``letter.json`` and never sent.
+
+Comments are ordered not compliant, then information requested, then notes, then the reviewer's own;
+within each by section.
 
 Numbers across rounds
 ---------------------
@@ -35,183 +44,39 @@ addressed is not repeated.
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, field, replace
-from typing import Iterable, Mapping, Sequence, cast
+from dataclasses import asdict, replace
+from typing import Mapping, Sequence, cast
 
-from ..core.errors import StormwaterError
-from .compare import compare_reviews
+from ..core.compare import with_keys
+from .compare import compare_reviews, review_document
 from .jsondoc import integer, mapping, maps, number, values
+from .letter_edits import CommentEdit
+from .letter_model import (
+    ADDRESSED,
+    FYI,
+    FYI_KINDS,
+    LETTER_FORMAT,
+    NO_LONGER,
+    NOT_ADDRESSED,
+    OPEN,
+    PARTLY,
+    REPLY,
+    SHORT_EXCERPT_CHARS,
+    STILL_APPLIES,
+    UNDECIDED,
+    Comment,
+    Decided,
+    Dropped,
+    Letter,
+    LetterError,
+    LetterHeader,
+    PriorComment,
+)
+from .letter_words import feature_label, merge, plain, sentence, where
+from .packs import source_statement
 from .presentation import compass
 
-#: Format tag of ``letter.json``.
-LETTER_FORMAT = "stormwater-check-letter"
-#: Excerpts of the regulation quoted in a comment when no longer than this (characters).
-SHORT_EXCERPT_CHARS = 400
-
-OPEN = ("violation", "undetermined")
-ADDRESSED = "addressed"
-NOT_ADDRESSED = "not addressed"
-PARTLY = "partly addressed"
-NO_LONGER = "no longer applies"
-STILL_APPLIES = "still applies"
-
-
-class LetterError(ValueError, StormwaterError):
-    """A letter cannot be composed from what was given (names what is wrong)."""
-
-
-@dataclass(frozen=True)
-class Comment:
-    """One numbered comment.
-
-    Attributes
-    ----------
-    number : int
-        Stable across rounds.
-    round : int
-        The round whose letter raised it.
-    section : str
-        The code section it is grouped under (``§148-11I``, ``6 NYCRR 646-4.14``).
-    citation : str
-        The full citation of the rule.
-    status : str
-        ``violation``, ``undetermined``, ``advisory`` or ``reviewer``.
-    text : str
-        The comment as the letter prints it.
-    excerpt : str or None
-        The regulation's words when short.
-    measured_ft, required_ft : float or None
-        Feet, for a distance finding.
-    fix : str or None
-        The suggested change (a verified move).
-    keys : tuple of str
-        The findings it stands for (their stable keys); empty for a reviewer's own comment.
-    rule_id : str or None
-        The rule, for an advisory comment (which stands for the rule's findings).
-    """
-
-    number: int
-    round: int
-    section: str
-    citation: str
-    status: str
-    text: str
-    excerpt: str | None = None
-    measured_ft: float | None = None
-    required_ft: float | None = None
-    fix: str | None = None
-    keys: tuple[str, ...] = ()
-    rule_id: str | None = None
-
-    def as_dict(self) -> dict[str, object]:
-        d = asdict(self)
-        d["keys"] = list(self.keys)
-        return d
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, object]) -> Comment:
-        return cls(
-            number=integer(d["number"]),
-            round=integer(d.get("round", 1)),
-            section=str(d.get("section", "")),
-            citation=str(d.get("citation", "")),
-            status=str(d.get("status", "")),
-            text=str(d.get("text", "")),
-            excerpt=cast("str | None", d.get("excerpt")),
-            measured_ft=cast("float | None", d.get("measured_ft")),
-            required_ft=cast("float | None", d.get("required_ft")),
-            fix=cast("str | None", d.get("fix")),
-            keys=tuple(str(k) for k in cast("Iterable[object]", d.get("keys", ()))),
-            rule_id=cast("str | None", d.get("rule_id")),
-        )
-
-
-@dataclass(frozen=True)
-class PriorComment:
-    """An earlier round's comment with its mark in this round."""
-
-    comment: Comment
-    mark: str
-    note: str
-
-    def as_dict(self) -> dict[str, object]:
-        return {"comment": self.comment.as_dict(), "mark": self.mark, "note": self.note}
-
-
-@dataclass(frozen=True)
-class Decided:
-    """A finding the reviewer accepted or waived, as the reviewer worded it."""
-
-    citation: str
-    message: str
-    decision: str
-    reason: str
-    reviewer: str
-
-    def as_dict(self) -> dict[str, object]:
-        return asdict(self)
-
-
-@dataclass(frozen=True)
-class LetterHeader:
-    """Who writes to whom about what (every field optional but the jurisdiction's title)."""
-
-    title: str
-    town: str = ""
-    application: str = ""
-    applicant: str = ""
-    address: str = ""
-    parcel: str = ""
-    reviewer: str = ""
-    date: str = ""
-    round: int = 1
-    previous_date: str = ""
-    project_class: str = ""
-
-
-@dataclass(frozen=True)
-class Letter:
-    """A composed letter: the header, the earlier comments with their marks, the new comments."""
-
-    header: LetterHeader
-    prior: tuple[PriorComment, ...]
-    comments: tuple[Comment, ...]
-    decided: tuple[Decided, ...] = ()
-    conditions: tuple[str, ...] = ()
-    open_count: int = 0
-    notes: tuple[str, ...] = field(default_factory=tuple)
-
-    def sections(self) -> list[tuple[str, list[Comment]]]:
-        """The new comments grouped by section, in the order they are numbered."""
-        out: dict[str, list[Comment]] = {}
-        for c in self.comments:
-            out.setdefault(c.section, []).append(c)
-        return list(out.items())
-
-    def all_comments(self) -> list[Comment]:
-        """Every comment this letter carries forward (earlier ones not addressed, then the new ones)."""
-        return [p.comment for p in self.prior if p.mark != ADDRESSED and p.mark != NO_LONGER] + list(self.comments)
-
-    def as_dict(self) -> dict[str, object]:
-        """The ``letter.json`` document: what the next round reads to keep the numbers."""
-        return {
-            "format": LETTER_FORMAT,
-            "version": 1,
-            "header": asdict(self.header),
-            "prior": [p.as_dict() for p in self.prior],
-            "comments": [c.as_dict() for c in self.comments],
-            "carried": [c.as_dict() for c in self.all_comments()],
-            "decided": [d.as_dict() for d in self.decided],
-            "conditions": list(self.conditions),
-            "notes": list(self.notes),
-            "last_number": max([p.comment.number for p in self.prior] + [c.number for c in self.comments] + [0]),
-        }
-
-
 # --------------------------------------------------------------------------- wording
-
-
-_CLI_HINT = re.compile(r"[:;,]?\s*(?:give|set|pass|use) (?:it |them )?with --[\w-]+.*$", re.IGNORECASE)
 
 
 def section_of(citation: str) -> str:
@@ -221,13 +86,6 @@ def section_of(citation: str) -> str:
     ``"6 NYCRR 646-4.14(a)(3)"`` gives ``"6 NYCRR 646-4.14"``.
     """
     return citation.strip().split("(", 1)[0].strip() or citation
-
-
-def _sentence(text: str) -> str:
-    text = _CLI_HINT.sub("", str(text or "").strip()).strip()
-    if text and text[-1] not in ".!?":
-        text += "."
-    return text[:1].upper() + text[1:] if text else text
 
 
 def _lower_first(text: str) -> str:
@@ -244,11 +102,11 @@ def _move_fix(move: Mapping[str, object] | None) -> str | None:
         return None
     dev = mapping(move.get("device")).get("id", "the device")
     if not move.get("possible"):
-        return f"No position on the site parcel meets every setback for {dev} ({move.get('reason') or 'none found'}): relocate or redesign it."
+        return f"No position on the site parcel meets every setback for {dev}: relocate or redesign it."
     b = number(move.get("bearing_deg") or 0.0)
     return (
-        f"Relocate {dev} at least {number(move.get('distance_ft') or 0.0):.1f} ft {_COMPASS_WORDS[compass(b)]} (bearing {b:.0f}°): "
-        "the nearest position meeting every setback, verified by the checker."
+        f"Move {dev} at least {number(move.get('distance_ft') or 0.0):.1f} ft {_COMPASS_WORDS[compass(b)]} (bearing {b:.0f}°), "
+        "the nearest position that meets every setback."
     )
 
 
@@ -256,7 +114,7 @@ _COMPASS_WORDS = {"N": "north", "NE": "north-east", "E": "east", "SE": "south-ea
 
 
 def _finding_text(f: Mapping[str, object]) -> str:
-    msg = _sentence(str(f.get("message") or ""))
+    msg = plain(str(f.get("message") or ""))
     if f.get("status") == "undetermined":
         return f"Provide the information needed to decide compliance with {f.get('citation')}: {_lower_first(msg)}"
     return msg
@@ -271,6 +129,17 @@ def _status(f: Mapping[str, object]) -> str:
     return str(f.get("status") or "")
 
 
+def _part(f: Mapping[str, object]) -> str:
+    """Which part of the letter a finding's comment goes to (see :attr:`Comment.part`)."""
+    details = mapping(f.get("details"))
+    if _status(f) == "advisory" and (str(f.get("kind") or "") in FYI_KINDS or details.get("would_be")):
+        return FYI
+    binding = details.get("binds_if_class")
+    if isinstance(binding, list) and binding:
+        return "class:" + " or ".join(str(b) for b in binding)
+    return REPLY
+
+
 # --------------------------------------------------------------------------- composing
 
 
@@ -280,6 +149,35 @@ def _section_order(section: str) -> tuple[int | str, ...]:
 
 
 _STATUS_ORDER = {"violation": 0, "undetermined": 1, "advisory": 2, "reviewer": 3}
+
+
+def _part_order(part: str) -> tuple[int, str]:
+    return (0 if part == REPLY else 2 if part == FYI else 1, part)
+
+
+def _grouped(fs: Sequence[Mapping[str, object]], *, status: str, ref: str, part: str, round_no: int) -> Comment:
+    """One comment for several findings of one rule (or one request): the shared words once, the features listed."""
+    first = fs[0]
+    messages = [plain(str(f.get("message") or "")) for f in fs]
+    text, items = merge(messages, [where(f) for f in fs] if len(fs) > 1 else [""])
+    if status == "undetermined":
+        text = f"Provide the information needed to decide compliance with {first.get('citation')}: {_lower_first(text)}"
+    cites = list(dict.fromkeys(str(f.get("citation") or "") for f in fs))
+    if len(cites) > 1:
+        text += f" This affects {'; '.join(cites)}."
+    return Comment(
+        number=0, round=round_no,
+        section=section_of(str(first.get("citation") or "")),
+        citation=str(first.get("citation") or ""),
+        status=status,
+        text=text,
+        excerpt=_excerpt(first),
+        keys=tuple(sorted(str(f.get("key") or "") for f in fs)),
+        rule_id=str(first.get("rule_id") or "") or None,
+        part=part,
+        features=tuple(items),
+        ref=ref,
+    )
 
 
 def new_comments(
@@ -293,6 +191,8 @@ def new_comments(
 ) -> list[Comment]:
     """The comments a review raises that no earlier comment covers, numbered from ``first_number``.
 
+    A "for your information" note is not numbered (number 0) and comes last.
+
     Parameters
     ----------
     doc : mapping
@@ -304,74 +204,97 @@ def new_comments(
     covered : set of str, optional
         Finding keys an earlier comment already stands for.
     covered_rules : set of str, optional
-        Rules whose advisories an earlier comment already stands for.
+        Rules whose advisories an earlier comment (or note) already stands for.
     reviewer_comments : sequence of mapping
-        The reviewer's own comments: ``{"text": ..., "section": ... (optional), "citation": ... (optional)}``.
+        The reviewer's own comments: ``{"text": ..., "section": ... (optional), "citation": ... (optional),
+        "feature": {"layer", "id"} (optional), "ref": ... (optional)}``.
     """
-    covered = covered or set()
-    covered_rules = covered_rules or set()
+    return _number(_drafts(doc, round_no=round_no, covered=covered or set(), covered_rules=covered_rules or set(),
+                           reviewer_comments=reviewer_comments), first_number)
+
+
+def _drafts(
+    doc: Mapping[str, object],
+    *,
+    round_no: int,
+    covered: set[str],
+    covered_rules: set[str],
+    reviewer_comments: Sequence[Mapping[str, object]],
+) -> list[Comment]:
     moves = {str(mapping(m.get("device")).get("id")): m for m in values(doc.get("moves")) if isinstance(m, Mapping)}
-    # each comment (numbered once sorted) with the key that orders it within its section and status
-    drafts: list[tuple[Comment, tuple[str, str]]] = []
-    advisories: dict[str, list[Mapping[str, object]]] = {}
+    drafts: list[Comment] = []
+    advisories: dict[tuple[str, str], list[Mapping[str, object]]] = {}
+    requests: dict[tuple[str, str], list[Mapping[str, object]]] = {}
     for f in maps(doc.get("findings", [])):
         if _is_decided(f):
             continue
         st = _status(f)
         key = str(f.get("key") or "")
-        if st in OPEN and key not in covered:
+        part = _part(f)
+        if st == "violation" and key not in covered:
             subject = mapping(f.get("subject"))
-            move = moves.get(str(subject.get("id"))) if st == "violation" and subject.get("layer") == "devices" and f.get("kind") == "device_setback" else None
-            drafts.append((
-                Comment(
-                    number=0, round=round_no,
-                    section=section_of(str(f.get("citation") or "")),
-                    citation=str(f.get("citation") or ""),
-                    status=st,
-                    text=_finding_text(f),
-                    excerpt=_excerpt(f),
-                    measured_ft=cast("float | None", f.get("measured_ft")),
-                    required_ft=cast("float | None", f.get("required_ft")),
-                    fix=_move_fix(move),
-                    keys=(key,),
-                    rule_id=None,
-                ),
-                (cast(str, subject.get("id") or ""), key),  # the subject's id as findings.json has it
-            ))
-        elif st == "advisory" and str(f.get("rule_id")) not in covered_rules:
-            advisories.setdefault(str(f.get("rule_id")), []).append(f)
-    for rule_id, fs in advisories.items():
-        first = fs[0]
-        lines = " ".join(_sentence(str(f.get("message") or "")) for f in fs)
-        drafts.append((
-            Comment(
+            move = moves.get(str(subject.get("id"))) if subject.get("layer") == "devices" and f.get("kind") == "device_setback" else None
+            if part != REPLY and part != FYI:
+                move = None  # a move for a class the project may not be is shown only where the review report lists that class
+            drafts.append(Comment(
                 number=0, round=round_no,
-                section=section_of(str(first.get("citation") or "")),
-                citation=str(first.get("citation") or ""),
-                status="advisory",
-                text=lines,
-                excerpt=_excerpt(first),
-                measured_ft=None,
-                required_ft=None,
-                fix=None,
-                keys=tuple(sorted(str(f.get("key") or "") for f in fs)),
-                rule_id=rule_id,
-            ),
-            ("", rule_id),
-        ))
-    for rc in reviewer_comments:
+                section=section_of(str(f.get("citation") or "")),
+                citation=str(f.get("citation") or ""),
+                status=st,
+                text=_finding_text(f),
+                excerpt=_excerpt(f),
+                measured_ft=cast("float | None", f.get("measured_ft")),
+                required_ft=cast("float | None", f.get("required_ft")),
+                fix=_move_fix(move),
+                keys=(key,),
+                part=part,
+                ref=key,
+            ))
+        elif st == "undetermined" and key not in covered:
+            missing = values(mapping(f.get("details")).get("missing_fields"))
+            subject = mapping(f.get("subject"))
+            group = (f"info:{subject.get('layer')}:{subject.get('id')}:{'+'.join(str(m) for m in missing)}" if missing
+                     else f"rule:{f.get('rule_id')}")
+            requests.setdefault((part, group), []).append(f)
+        elif st == "advisory" and str(f.get("rule_id")) not in covered_rules:
+            advisories.setdefault((part, f"rule:{f.get('rule_id')}"), []).append(f)
+    for (part, ref), fs in requests.items():
+        c = _grouped(fs, status="undetermined", ref=ref, part=part, round_no=round_no)
+        drafts.append(replace(c, measured_ft=cast("float | None", fs[0].get("measured_ft")) if len(fs) == 1 else None,
+                              required_ft=cast("float | None", fs[0].get("required_ft")) if len(fs) == 1 else None))
+    for (part, ref), fs in advisories.items():
+        drafts.append(_grouped(fs, status="advisory", ref=ref, part=part, round_no=round_no))
+    for i, rc in enumerate(reviewer_comments, 1):
         text = str(rc.get("text") or "").strip()
         if not text:
             continue
         citation = str(rc.get("citation") or "")
         section = str(rc.get("section") or (section_of(citation) if citation else "General"))
-        drafts.append((
-            Comment(number=0, round=round_no, section=section, citation=citation, status="reviewer", text=_sentence(text), excerpt=None,
-                    measured_ft=None, required_ft=None, fix=None, keys=(), rule_id=None),
-            ("~", text),
+        feat = rc.get("feature")
+        feature = {"layer": str(feat.get("layer")), "id": str(feat.get("id"))} if isinstance(feat, Mapping) else None
+        drafts.append(Comment(
+            number=0, round=round_no, section=section, citation=citation, status="reviewer", text=sentence(text),
+            features=(feature_label(feature),) if feature else (), ref=str(rc.get("ref") or f"comment:{i}"), origin="added", feature=feature,
         ))
-    drafts.sort(key=lambda d: (d[0].section == "General", _section_order(d[0].section), _STATUS_ORDER[d[0].status], d[1]))
-    return [replace(c, number=first_number + i) for i, (c, _) in enumerate(drafts)]
+    return drafts
+
+
+def _sort_key(c: Comment) -> tuple[object, ...]:
+    return (_part_order(c.part), _STATUS_ORDER[c.status] if c.status in _STATUS_ORDER else 9, c.section == "General",
+            _section_order(c.section), c.citation, c.features[:1] if c.origin == "added" else (), c.ref)
+
+
+def _number(drafts: Sequence[Comment], first_number: int) -> list[Comment]:
+    """Ordered (see the module) and numbered; a "for your information" note keeps number 0."""
+    out: list[Comment] = []
+    n = first_number
+    for c in sorted(drafts, key=_sort_key):
+        if c.part == FYI:
+            out.append(c)
+        else:
+            out.append(replace(c, number=n))
+            n += 1
+    return out
 
 
 def _fmt(x: object) -> str:
@@ -415,6 +338,21 @@ def _distance_note(n: Mapping[str, object], row: Mapping[str, object]) -> str:
     )
 
 
+#: A finding's status after a change, as the applicant reads it.
+_NOW = {"pass": "the plan now meets the requirement", "advisory": "now a note only", "violation": "not compliant",
+        "undetermined": "more information is needed"}
+
+
+def _plain_why(why: str) -> str:
+    """The comparison's reason (``violation → pass``) in the applicant's words."""
+    m = re.fullmatch(r"\s*(\w+) → (\w+)\s*", why or "")
+    if m:
+        return _NOW.get(m.group(2), why)
+    if why.startswith("the rule no longer applies"):
+        return "the requirement no longer applies to it"
+    return why
+
+
 def mark_prior(comments: Sequence[Comment], old: Mapping[str, object], new: Mapping[str, object]) -> tuple[list[PriorComment], dict[str, str]]:
     """Each earlier comment marked from the comparison of the two reviews.
 
@@ -436,7 +374,7 @@ def mark_prior(comments: Sequence[Comment], old: Mapping[str, object], new: Mapp
     out: list[PriorComment] = []
     for c in comments:
         if c.status == "reviewer":
-            out.append(PriorComment(c, NOT_ADDRESSED, "the reviewer's comment stands until the reviewer marks it"))
+            out.append(PriorComment(c, NOT_ADDRESSED, "the comment stands until it is answered"))
             continue
         if c.status == "advisory":
             still = c.rule_id in new_rules
@@ -454,14 +392,17 @@ def mark_prior(comments: Sequence[Comment], old: Mapping[str, object], new: Mapp
                 if _status(n) in OPEN and new_row.get("required_ft") is not None:
                     notes.append(_distance_note(n, new_row))
                 elif _status(n) in OPEN:
-                    notes.append(f"now {_status(n)}: {_sentence(str(n.get('message') or ''))}")
+                    notes.append(f"{_NOW.get(_status(n), _status(n))}: {_lower_first(plain(str(n.get('message') or '')))}")
                 else:
                     states[-1] = "resolved"
-                    notes.append(f"now {_status(n)}")
+                    notes.append(_NOW.get(_status(n), f"now {_status(n)}"))
             elif n is None or _status(n) not in OPEN or _is_decided(n):
                 states.append("resolved")
                 cat_e = by_old_key.get(k)
-                notes.append(str(cat_e[1].get("why")) if cat_e and cat_e[0] == "resolved" and cat_e[1].get("why") else ("decided by the reviewer" if n is not None and _is_decided(n) else "resolved"))
+                if cat_e and cat_e[0] == "resolved" and cat_e[1].get("why"):
+                    notes.append(_plain_why(str(cat_e[1].get("why"))))
+                else:
+                    notes.append("decided by the reviewer" if n is not None and _is_decided(n) else "resolved")
             else:
                 states.append("open")
                 notes.append("unchanged")
@@ -475,6 +416,56 @@ def mark_prior(comments: Sequence[Comment], old: Mapping[str, object], new: Mapp
     return out, key_map
 
 
+def _apply_edits(
+    drafts: list[Comment], prior: list[PriorComment], edits: Sequence[CommentEdit], round_no: int
+) -> tuple[list[Comment], list[PriorComment], list[Dropped], list[CommentEdit]]:
+    """The reviewer's edits applied to this round's drafts and the earlier comments; the edits that named nothing."""
+    stale: list[CommentEdit] = []
+    dropped: list[Dropped] = []
+    by_ref = {c.ref: i for i, c in enumerate(drafts)}
+    by_number = {p.comment.number: i for i, p in enumerate(prior)}
+    gone: set[int] = set()
+    for e in edits:
+        if e.action == "add":
+            feature = e.feature
+            drafts.append(Comment(
+                number=0, round=round_no, section=e.section or "General", citation="", status="reviewer", text=sentence(e.text),
+                features=(feature_label(feature),) if feature else (), ref=e.ref, origin="added", feature=feature,
+            ))
+            by_ref[e.ref] = len(drafts) - 1
+            continue
+        if e.number is not None:
+            i = by_number.get(e.number)
+            if i is None:
+                stale.append(e)
+                continue
+            p = prior[i]
+            if e.action == "reword":
+                prior[i] = replace(p, comment=replace(p.comment, text=sentence(e.text), origin="reworded",
+                                                       original=p.comment.original or p.comment.text))
+            elif e.action == "drop":
+                dropped.append(Dropped(p.comment, e.reason, e.reviewer))
+                gone.add(i)
+            else:
+                prior[i] = replace(p, mark=e.mark, note=e.note or "as marked by the reviewer")
+            continue
+        j = by_ref.get(e.ref)
+        if j is None or drafts[j].ref == "":
+            stale.append(e)
+            continue
+        c = drafts[j]
+        if e.action == "reword":
+            # the words are the reviewer's; the features a grouped comment lists stay (they are the plan's)
+            drafts[j] = replace(c, text=sentence(e.text), origin="added" if c.origin == "added" else "reworded",
+                                original=None if c.origin == "added" else (c.original or c.text))
+        elif e.action == "drop":
+            dropped.append(Dropped(c, e.reason, e.reviewer))
+            drafts[j] = replace(c, ref="")  # marked gone; removed below
+        else:
+            stale.append(e)  # a mark names an earlier comment by its number
+    return [c for c in drafts if c.ref != ""], [p for i, p in enumerate(prior) if i not in gone], dropped, stale
+
+
 def compose_letter(
     doc: Mapping[str, object],
     header: LetterHeader,
@@ -483,6 +474,7 @@ def compose_letter(
     previous_letter: Mapping[str, object] | None = None,
     reviewer_comments: Sequence[Mapping[str, object]] = (),
     conditions: Sequence[str] = (),
+    edits: Sequence[CommentEdit] = (),
 ) -> Letter:
     """The letter of one round.
 
@@ -499,6 +491,9 @@ def compose_letter(
         ``previous_doc`` (same numbers, since numbering is deterministic).
     reviewer_comments, conditions : sequence
         The reviewer's own comments and approval conditions.
+    edits : sequence of CommentEdit
+        The reviewer's edits of this round's letter (:mod:`.letter_edits`); those naming no comment are
+        returned as ``stale_edits``.
     """
     if previous_letter is not None and previous_letter.get("format") != LETTER_FORMAT:
         raise LetterError("the earlier letter.json is not a stormwater-check letter")
@@ -510,6 +505,8 @@ def compose_letter(
     round_no = 1
     first = 1
     if previous_doc is not None:
+        # issue 35: an earlier release's review has no finding keys: its findings take the current ones' by rule and features
+        previous_doc = with_keys(review_document(previous_doc, "the earlier review"), doc)
         if previous_letter is None:
             previous_letter = compose_letter(previous_doc, LetterHeader(title=header.title)).as_dict()
         earlier = [Comment.from_dict(c) for c in maps(previous_letter.get("carried", previous_letter.get("comments", [])))]
@@ -519,15 +516,35 @@ def compose_letter(
             covered |= {key_map.get(k, k) for k in p.comment.keys}
             if p.comment.rule_id and p.mark != NO_LONGER:
                 covered_rules.add(p.comment.rule_id)
+        # notes sent for information and comments the reviewer dropped are not raised again
+        for c in [Comment.from_dict(x) for x in maps(previous_letter.get("fyi", []))]:
+            covered |= {key_map.get(k, k) for k in c.keys}
+            if c.rule_id:
+                covered_rules.add(c.rule_id)
+        for d in maps(previous_letter.get("dropped", [])):
+            c = Comment.from_dict(mapping(d.get("comment")))
+            covered |= {key_map.get(k, k) for k in c.keys}
+            if c.rule_id and c.status == "advisory":
+                covered_rules.add(c.rule_id)
         first = max([c.number for c in earlier] + [integer(previous_letter.get("last_number") or 0)]) + 1
+        prev_header = mapping(previous_letter.get("header"))
         if not header.previous_date:
-            header = _replace_header(header, previous_date=str(mapping(previous_letter.get("header")).get("date", "")))
-    header = _replace_header(header, round=round_no, project_class=header.project_class or str(doc.get("project_class") or ""))
-    comments = new_comments(doc, first_number=first, round_no=round_no, covered=covered, covered_rules=covered_rules, reviewer_comments=reviewer_comments)
+            header = _replace_header(header, previous_date=str(prev_header.get("date", "")))
+        if not header.previous_class:
+            header = _replace_header(header, previous_class=str(prev_header.get("project_class") or previous_doc.get("project_class") or ""))
+    klass = header.project_class or str(doc.get("project_class") or "")
+    if str(doc.get("class_source") or "") == "assumed":
+        klass = UNDECIDED  # the plan does not settle it: the letter says so rather than name the class assumed
+    header = _replace_header(header, round=round_no, project_class=klass)
+    drafts = _drafts(doc, round_no=round_no, covered=covered, covered_rules=covered_rules, reviewer_comments=reviewer_comments)
+    drafts, prior, dropped, stale = _apply_edits(drafts, prior, edits, round_no)
+    numbered = _number(drafts, first)
+    comments = [c for c in numbered if c.part != FYI]
+    fyi = [c for c in numbered if c.part == FYI]
     decided = tuple(
         Decided(
             citation=str(f.get("citation") or ""),
-            message=_sentence(str(f.get("message") or "")),
+            message=plain(str(f.get("message") or "")),
             decision=str(mapping(f.get("override")).get("decision") or ""),
             reason=str(mapping(f.get("override")).get("reason") or ""),
             reviewer=str(mapping(f.get("override")).get("reviewer") or ""),
@@ -535,9 +552,12 @@ def compose_letter(
         for f in maps(doc.get("findings", []))
         if _is_decided(f)
     )
-    open_count = sum(1 for p in prior if p.mark in (NOT_ADDRESSED, PARTLY) and p.comment.status in OPEN) + sum(1 for c in comments if c.status in OPEN)
-    notes = (str(doc.get("note") or ""),) if doc.get("note") else ()
-    return Letter(header, tuple(prior), tuple(comments), decided, tuple(str(c) for c in conditions if str(c).strip()), open_count, notes)
+    # what must be answered before approval: the deficiencies, the requests, and the reviewer's own comments
+    asks = (*OPEN, "reviewer")
+    open_count = sum(1 for p in prior if p.mark in (NOT_ADDRESSED, PARTLY) and p.comment.status in asks) + sum(1 for c in comments if c.status in asks)
+    notes = ((str(doc.get("note") or ""),) if doc.get("note") else ()) + tuple(n for n in [source_statement(mapping(mapping(doc.get("rule_pack")).get("source")))] if n)
+    return Letter(header, tuple(prior), tuple(comments), decided, tuple(str(c) for c in conditions if str(c).strip()), open_count, notes,
+                  fyi=tuple(fyi), dropped=tuple(dropped), stale_edits=tuple(stale), edits=tuple(edits))
 
 
 def _replace_header(h: LetterHeader, **changes: object) -> LetterHeader:
@@ -549,6 +569,11 @@ def _replace_header(h: LetterHeader, **changes: object) -> LetterHeader:
 __all__ = [
     "ADDRESSED",
     "Comment",
+    "Dropped",
+    "FYI",
+    "FYI_KINDS",
+    "REPLY",
+    "UNDECIDED",
     "Decided",
     "LETTER_FORMAT",
     "Letter",

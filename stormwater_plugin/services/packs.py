@@ -7,6 +7,6 @@ dock depend on the service layer only (``tests/core/test_architecture.py``).
 
 from __future__ import annotations
 
-from ..core.rulepack import JURISDICTIONS, PackError, Rule, RulePack, load_pack
+from ..core.rulepack import JURISDICTIONS, PackError, Rule, RulePack, load_pack, pack_source, source_statement
 
-__all__ = ["JURISDICTIONS", "PackError", "Rule", "RulePack", "load_pack"]
+__all__ = ["JURISDICTIONS", "PackError", "Rule", "RulePack", "load_pack", "pack_source", "source_statement"]

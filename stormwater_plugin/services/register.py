@@ -8,6 +8,14 @@ them. Paths inside the register (package, DEM, context, output folders) are
 stored as given and resolved against the register's folder when relative, so a
 register folder can be moved with its packages.
 
+The register is a shared file (issue 35): several clerks, the dock and the
+command line write it at once. Every save holds its lock
+(:func:`stormwater_plugin.services.safe_files.locked`), re-reads the file and
+merges: the applications this writer changed or added since it read the file
+are its own, every other entry is taken as the file now has it (so another
+writer's additions and changes are never lost). The file keeps its mode and
+owner, and the previous version is kept as ``register.json.bak``.
+
 ``register.json``::
 
     {"format": "stormwater-register", "version": 1,
@@ -30,13 +38,13 @@ import datetime as _dt
 import json
 import os
 import re
-import tempfile
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Iterable, Mapping
 
 from ..core.errors import StormwaterError
 from ..core.units import USER_Z_UNITS
+from . import safe_files
 from .jsondoc import integer, mapping, maps
 
 REGISTER_FORMAT = "stormwater-register"
@@ -231,6 +239,10 @@ class Register:
         self.context = ""
         self.applications: list[Application] = []
         self.extra: dict[str, object] = {}
+        #: Each application's entry as the file had it when this object read or last wrote it (the base of the merge).
+        self._base: dict[str, dict[str, object]] = {}
+        #: The header (town, context, extra keys) as read, likewise (a new register's: empty).
+        self._base_header: dict[str, object] = self._header()
 
     @property
     def file(self) -> Path:
@@ -256,36 +268,86 @@ class Register:
             if create:
                 return cls.create(reg.folder)
             raise RegisterError(f"{reg.file}: no register here (create one with: stormwater-check register add {reg.folder} ID ...)")
+        reg._read()
+        return reg
+
+    def _read(self) -> None:
+        """Replace this object's contents with the file's (and take them as the base of the next merge)."""
         try:
-            data = json.loads(reg.file.read_text(encoding="utf-8-sig"))
+            data = json.loads(self.file.read_text(encoding="utf-8-sig"))
         except OSError as exc:
-            raise RegisterError(f"{reg.file}: cannot be read ({exc.strerror})") from exc
+            raise RegisterError(f"{self.file}: cannot be read ({exc.strerror})") from exc
         except ValueError as exc:
-            raise RegisterError(f"{reg.file}: not JSON ({exc})") from exc
+            raise RegisterError(f"{self.file}: not JSON ({exc})") from exc
         if not isinstance(data, dict) or data.get("format") != REGISTER_FORMAT:
-            raise RegisterError(f"{reg.file}: not a stormwater register (its \"format\" is not \"{REGISTER_FORMAT}\")")
-        reg.town = str(data.get("town") or "")
-        reg.context = str(data.get("context") or "")
+            raise RegisterError(f"{self.file}: not a stormwater register (its \"format\" is not \"{REGISTER_FORMAT}\")")
+        self.town = str(data.get("town") or "")
+        self.context = str(data.get("context") or "")
         apps = data.get("applications") or []
         if not isinstance(apps, list):
-            raise RegisterError(f"{reg.file}: \"applications\" must be a list")
+            raise RegisterError(f"{self.file}: \"applications\" must be a list")
         seen: set[str] = set()
+        self.applications = []
         for d in apps:
             app = Application.from_dict(d)
             if app.id in seen:
-                raise RegisterError(f"{reg.file}: application id {app.id} appears twice")
+                raise RegisterError(f"{self.file}: application id {app.id} appears twice")
             seen.add(app.id)
-            reg.applications.append(app)
-        reg.extra = {k: v for k, v in data.items() if k not in ("format", "version", "town", "context", "applications")}
-        return reg
+            self.applications.append(app)
+        self.extra = {k: v for k, v in data.items() if k not in ("format", "version", "town", "context", "applications")}
+        self._remember()
+
+    def _remember(self) -> None:
+        self._base = {a.id: a.as_dict() for a in self.applications}
+        self._base_header = self._header()
+
+    def _header(self) -> dict[str, object]:
+        return {"town": self.town, "context": self.context, **self.extra}
 
     def as_dict(self) -> dict[str, object]:
         return {"format": REGISTER_FORMAT, "version": 1, "town": self.town, "context": self.context, **self.extra,
                 "applications": [a.as_dict() for a in self.applications]}
 
     def save(self) -> Path:
-        """Write ``register.json`` whole (a temporary file renamed over it: a crash leaves the old one)."""
-        _write_json(self.file, self.as_dict())
+        """Merge this writer's changes into ``register.json`` as it is now, and write it whole.
+
+        Under the register's lock: the file is read again; an application this object changed or added since it
+        read the file replaces the file's entry (or is added), every other entry is the file's (another writer's
+        additions and changes are kept); so are the town, context and extra keys unless this object changed them.
+        The file is replaced atomically with its mode and owner kept and the previous version as
+        ``register.json.bak``; this object then holds the merged register.
+
+        Raises
+        ------
+        RegisterError
+            The file on disk cannot be read, or another writer added an application with an id this one added too.
+        """
+        try:
+            with safe_files.locked(self.file):
+                mine = {a.id: a for a in self.applications}
+                changed = {i for i, a in mine.items() if self._base.get(i) != a.as_dict()}
+                header, header_changed = self._header(), self._header() != self._base_header
+                base_ids = set(self._base)
+                if self.file.is_file():
+                    self._read()  # the file as another writer may have left it
+                else:
+                    self.applications, self._base = [], {}
+                on_disk = {a.id: i for i, a in enumerate(self.applications)}
+                for app_id in [a for a in mine if a in changed]:
+                    if app_id in on_disk:
+                        if app_id not in base_ids:
+                            raise RegisterError(f"application {app_id} was added to {self.file} by someone else meanwhile; "
+                                                "open the register again and change it there")
+                        self.applications[on_disk[app_id]] = mine[app_id]
+                    else:
+                        self.applications.append(mine[app_id])
+                if header_changed:
+                    self.town, self.context = str(header.get("town") or ""), str(header.get("context") or "")
+                    self.extra = {k: v for k, v in header.items() if k not in ("town", "context")}
+                safe_files.write_json(self.file, self.as_dict(), backup=True)
+                self._remember()
+        except OSError as exc:
+            raise RegisterError(f"{self.file}: cannot be written ({exc.strerror or exc})") from exc
         return self.file
 
     # -- applications ---------------------------------------------------------------
@@ -389,7 +451,7 @@ class Register:
 
     def save_state(self, app_id: str, state: Mapping[str, object]) -> Path:
         path = self.state_dir(app_id) / STATE_FILE
-        _write_json(path, dict(state))
+        safe_files.write_json(path, dict(state), backup=True)
         return path
 
 
@@ -438,22 +500,6 @@ def _same_file_key(p: Path) -> str:
         return str(p.resolve())
     except OSError:
         return str(p.absolute())
-
-
-def _write_json(path: Path, data: object) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=str(path.parent))
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, indent=2, ensure_ascii=False)
-            fh.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 __all__ = ["Application", "CLOSED", "REGISTER_FILE", "Register", "RegisterError", "ReviewCounts", "SETTINGS", "STATUSES",

@@ -20,7 +20,6 @@ import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
 
 from ..core.errors import StormwaterError
 
@@ -165,7 +164,7 @@ def discard(tmp: str) -> None:
         os.unlink(tmp)
 
 
-def commit(staged: Sequence[tuple[str, Path]], backup: bool = False) -> None:
+def commit(staged: Sequence[tuple[str, Path]], backup: bool = False, remove: Sequence[Path] = ()) -> None:
     """Rename staged temporaries over their targets together, with Ctrl-C and SIGTERM held back meanwhile.
 
     Parameters
@@ -175,10 +174,16 @@ def commit(staged: Sequence[tuple[str, Path]], backup: bool = False) -> None:
         with the remaining temporaries removed.
     backup : bool
         Keep each target's previous version as ``<name>.bak`` (one backup, replaced each time).
+    remove : sequence of Path
+        Files removed first, in the same held-back window (an earlier run's outputs this run does not write,
+        see :mod:`stormwater_plugin.services.output_manifest`); one already gone is no error.
     """
     held = hasattr(signal, "pthread_sigmask")
     old_mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM}) if held else None
     try:
+        for path in remove:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(path)
         for tmp, target in staged:
             target = Path(target)
             if backup and target.exists():
@@ -213,7 +218,7 @@ def write_text(path: Path, text: str, backup: bool = False) -> None:
     write_bytes(path, text.encode("utf-8"), backup=backup)
 
 
-def write_json(path: Path, data: Any, backup: bool = False) -> None:
+def write_json(path: Path, data: object, backup: bool = False) -> None:
     """:func:`write_bytes` of indented UTF-8 JSON with a final newline (non-ASCII kept as is)."""
     write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n", backup=backup)
 

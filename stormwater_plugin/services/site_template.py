@@ -31,6 +31,7 @@ from ..core.model import DEVICE_TYPES, ROLE_NOUN, ROLES
 from ..core.rulepack import RulePack
 
 #: Impervious statuses: the unchanged one and the worked ones, each one :func:`impervious_status` reads.
+BUILDING_STATUSES: tuple[str, ...] = ("proposed", "existing", "enlarged", "removed")
 IMPERVIOUS_STATUSES: tuple[str, ...] = tuple(s for s in ("existing", *WORKED_STATUSES) if impervious_status({"status": s}) == s)
 
 #: Words the form shows for a value (the stored value stays the code's own).
@@ -102,7 +103,8 @@ def template_layers(pack: RulePack | None = None) -> tuple[TemplateLayer, ...]:
             TemplateField("PARCELADDR", "str", "parcel address"), TemplateField("PRMY_OWNER", "str", "owner"),
             TemplateField("MAIL_ADDR", "str", "owner's mailing address"), TemplateField("MAIL_CITY", "str", "mailing city"),
             TemplateField("MAIL_STATE", "str", "mailing state"), TemplateField("MAIL_ZIP", "str", "mailing ZIP"))),
-        "building_sites": ("MultiPolygon", (_id("building site"), TemplateField("use", "str", "use of the building", building_uses))),
+        "building_sites": ("MultiPolygon", (_id("building site"), TemplateField("use", "str", "use of the building", building_uses),
+                                            TemplateField("status", "str", "status (blank: proposed)", BUILDING_STATUSES))),
         "devices": ("Point", (
             _id("device"), TemplateField("device_type", "str", "device type", DEVICE_TYPES),
             TemplateField("vehicle_traffic", "yesno", "serves roads, parking, driveways or other vehicle traffic"),

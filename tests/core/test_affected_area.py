@@ -103,7 +103,7 @@ def test_devices_and_building_sites_drawn_as_polygons_add_their_footprint(side, 
     }
     result = run("lgpc", site, project_class=None)
     assert result.project_class == expected
-    assert result.classification.disturbed_sqft == pytest.approx(13_500 + side * side, abs=1e-3)
+    assert result.classification.disturbed_sqft == pytest.approx(13_500 + side * side, abs=0.05)
     msg = _reason(result, ".affected-area").message
     assert "building sites drawn as polygons (1,000.0 sq ft)" in msg and "devices drawn as polygons" in msg
 
@@ -199,7 +199,9 @@ def test_mamakating_swppp_counts_clearing_with_disturbance_at_one_acre_160_1(cle
     assert f.status is Status.ADVISORY  # under one acre: other routes of §160-1 stay open, never a pass
     assert bool(f.extra.get("below_threshold")) is below
     assert f.extra["measured_sqft"] == pytest.approx(20_000 + cleared, abs=1e-6)
-    assert result.project_class == ("exempt" if below else "major")
+    assert result.classification.computed_class == ("exempt" if below else "major")
+    # Under one acre with no DEM the upstream route of §160-1 is open: the class is assumed major (issue 34 item 8).
+    assert result.project_class == "major"
 
 
 def test_mamakating_50000_sq_ft_mostly_cleared_requires_an_swppp_160_2A():

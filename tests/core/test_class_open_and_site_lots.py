@@ -308,7 +308,9 @@ def test_multi_parcel_site_id_and_finding_keys_do_not_depend_on_feature_order():
 
 
 def test_a_decision_keyed_on_a_reordered_site_id_still_matches():
-    parcels = layer("parcels", [box(0, 0, 100, 100), box(100, 0, 200, 100)], ["L2", "L1"], [{"is_site": 1, "owner": "o", "mailing_address": "a"}] * 2)
+    # a neighbour too: a parcels layer of the site alone lists no one (undetermined, issue 36)
+    parcels = layer("parcels", [box(0, 0, 100, 100), box(100, 0, 200, 100), box(200, 0, 300, 100)], ["L2", "L1", "N"],
+                    [{"is_site": 1, "owner": "o", "mailing_address": "a"}] * 2 + [{"owner": "n", "mailing_address": "b"}])
     doc = result_to_dict(run("lgpc", {"parcels": parcels}, project_class="major"))
     (f,) = [f for f in doc["findings"] if f["rule_id"] == "lgpc.notification" and f["status"] == "advisory"]
     assert f["subject"]["id"] == "L1+L2"

@@ -32,6 +32,10 @@ def _imp(existing_sqft=0.0, proposed_sqft=0.0, removed=None):
 def test_storage_of_1_5_gal_per_sq_ft_of_net_new_impervious_646_4_14_a_1(jurisdiction, rule_id, storage, expected):
     devices = layer("devices", [Point(500, 500), Point(600, 600)], ["D1", "D2"], [{"storage_gal": storage - 1000}, {"storage_gal": 1000}])
     (f,) = _findings(run(jurisdiction, {"impervious": _imp(500, 2_000), "devices": devices}), rule_id)
+    if jurisdiction == "lake-george" and expected is Status.PASS:
+        # The Town's (j) adds the first 1/2 inch from the 500 sq ft existing (156 gal), asked "to the maximum extent
+        # practicable": the net-increase share is met, the sum is not, an advisory (issue 34 item 6).
+        expected = Status.ADVISORY
     assert f.status is expected
     assert f.extra["required_gal"] == pytest.approx(3_000.0)
     assert f.extra["net_increase_sqft"] == pytest.approx(2_000.0)

@@ -30,7 +30,8 @@ def test_clear_cut_opening_at_most_20_pct_of_200_ft_frontage_148_11I_2_h_2(width
     assert f.measured_ft == pytest.approx(width, abs=0.01)
 
 
-@pytest.mark.parametrize("gap,expected", [(49.9, Status.ADVISORY), (50.0, Status.PASS), (50.1, Status.PASS)])
+# "within" includes the limit (core.limits): a feature exactly at it is within
+@pytest.mark.parametrize("gap,expected", [(49.9, Status.ADVISORY), (50.0, Status.ADVISORY), (50.1, Status.PASS)])
 def test_lawn_within_50_ft_of_water_gets_the_fertilizer_rule_148_11C_6(gap, expected):
     site = _lakefront([box(-gap - 30, 50, -gap, 80)])
     site.update({k: layer(k, []) for k in ("waterbodies", "streams", "wetlands")})  # declared: none (a wetland is a water body)

@@ -64,7 +64,8 @@ def test_multipart_dry_well_upslope_part_14_8_ft_from_the_leach_trench_violates_
 
 
 @pytest.mark.parametrize("jurisdiction,rule_id", SEPTIC_RULES)
-@pytest.mark.parametrize("up_ft,expected", [(19.9, Status.VIOLATION), (20.0, Status.PASS), (20.1, Status.PASS)])
+# "within" includes the limit (core.limits): a feature exactly at it is within
+@pytest.mark.parametrize("up_ft,expected", [(19.9, Status.VIOLATION), (20.0, Status.VIOLATION), (20.1, Status.PASS)])
 def test_multipart_dry_well_upslope_part_at_the_20_ft_boundary_646_4_14_a_3_and_148_11I_2_c(jurisdiction, rule_id, up_ft, expected):
     (f,) = pairs_for(run(jurisdiction, _site(_two_part_dry_well(up_ft, "squares"), "septic", TRENCH), _dem(G_DRY)), rule_id)
     assert f.status is expected

@@ -29,7 +29,8 @@ def _septic_site(distance_ft: float, side: str = "east", **dev_attrs):
         ("lake-george", "lake-george.minor.septic-upgradient-20"),
     ],
 )
-@pytest.mark.parametrize("distance,expected", [(19.9, Status.VIOLATION), (20.0, Status.PASS), (20.1, Status.PASS)])
+# "within" includes the limit (core.limits): a feature exactly at it is within
+@pytest.mark.parametrize("distance,expected", [(19.9, Status.VIOLATION), (20.0, Status.VIOLATION), (20.1, Status.PASS)])
 def test_device_upgradient_of_septic_at_20_ft_boundary_646_4_14_a_3_and_148_11I_2_c(jurisdiction, rule_id, distance, expected):
     dem = plane_dem(-200, -200, 400, 2.0, **EAST_UP)
     result = run(jurisdiction, _septic_site(distance), dem)
@@ -82,7 +83,8 @@ def _well_site(distance_ft: float, **dev_attrs):
     return {"wells": layer("wells", [Point(0.0, 0.0)], ["W1"]), "devices": layer("devices", [g], ["D1"], [a])}
 
 
-@pytest.mark.parametrize("distance,expected", [(99.9, Status.VIOLATION), (100.0, Status.PASS), (100.1, Status.PASS)])
+# "within" includes the limit (core.limits): a feature exactly at it is within
+@pytest.mark.parametrize("distance,expected", [(99.9, Status.VIOLATION), (100.0, Status.VIOLATION), (100.1, Status.PASS)])
 def test_vehicle_area_device_100_ft_from_a_well_boundary_646_4_14_a_3(distance, expected):
     (f,) = pairs_for(run("lgpc", _well_site(distance, high_traffic=1)), "lgpc.minor.vehicle-area-100")
     assert f.status is expected
@@ -241,14 +243,16 @@ def test_unknown_traffic_class_20_ft_from_lake_george_violates_the_35_ft_rule_ei
     assert g.status is Status.UNDETERMINED
 
 
-def test_19_999_ft_upgradient_of_septic_reads_as_short_never_as_20_0_ft_646_4_14_a_3():
-    """A shortfall of a thousandth of a foot is written with three decimals, so the message never says 20.0 ft against 20 ft."""
+def test_19_999_ft_upgradient_of_septic_prints_and_decides_20_00_ft_within_20_646_4_14_a_3():
+    """19.999 ft prints as 20.00 ft, the value decided (0.01 ft): "within twenty (20) feet" includes it; 19.994 ft is 19.99."""
     from stormwater_plugin.core.serialize import finding_to_dict
 
     dem = plane_dem(-200, -200, 400, 2.0, **EAST_UP)
     (f,) = pairs_for(run("lgpc", _septic_site(19.999), dem), "lgpc.minor.septic-upgradient-20")
     assert f.status is Status.VIOLATION
-    assert "19.999 ft from" in f.message and "0.001 ft short" in f.message
-    assert finding_to_dict(f)["measured_ft"] == 19.999
-    (f,) = pairs_for(run("lgpc", _septic_site(20.0), dem), "lgpc.minor.septic-upgradient-20")
-    assert f.status is Status.PASS and "20.000 ft from" in f.message
+    assert "20.00 ft from" in f.message and "at the limit" in f.message
+    assert finding_to_dict(f)["measured_ft"] == 20.0
+    (f,) = pairs_for(run("lgpc", _septic_site(19.994), dem), "lgpc.minor.septic-upgradient-20")
+    assert f.status is Status.VIOLATION and "19.99 ft from" in f.message and "0.01 ft short" in f.message
+    (f,) = pairs_for(run("lgpc", _septic_site(20.006), dem), "lgpc.minor.septic-upgradient-20")
+    assert f.status is Status.PASS and "20.01 ft from" in f.message

@@ -32,14 +32,16 @@ def _well_site(distance_ft: float, **attrs):
 # --- the two fields ------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("distance,expected", [(99.9, Status.VIOLATION), (100.0, Status.PASS), (100.1, Status.PASS)])
+# "within" includes the limit (core.limits): a feature exactly at it is within
+@pytest.mark.parametrize("distance,expected", [(99.9, Status.VIOLATION), (100.0, Status.VIOLATION), (100.1, Status.PASS)])
 def test_residential_driveway_device_is_vehicle_traffic_100_ft_from_a_well_646_4_14_a_3(distance, expected):
     (f,) = pairs_for(run("lgpc", _well_site(distance, vehicle_traffic=1, high_traffic=0)), VEHICLE)
     assert f.status is expected
     assert f.measured_ft == pytest.approx(distance, abs=1e-9)
 
 
-@pytest.mark.parametrize("distance,expected", [(99.9, Status.VIOLATION), (100.0, Status.PASS), (100.1, Status.PASS)])
+# "within" includes the limit (core.limits): a feature exactly at it is within
+@pytest.mark.parametrize("distance,expected", [(99.9, Status.VIOLATION), (100.0, Status.VIOLATION), (100.1, Status.PASS)])
 def test_a_layer_with_only_high_traffic_true_is_vehicle_traffic_646_4_14_a_3(distance, expected):
     (f,) = pairs_for(run("lgpc", _well_site(distance, high_traffic=1)), VEHICLE)
     assert f.status is expected
@@ -50,7 +52,8 @@ def test_high_traffic_true_outweighs_an_explicit_vehicle_traffic_false_646_4_14_
     assert f.status is Status.VIOLATION
 
 
-@pytest.mark.parametrize("distance,expected", [(99.9, Status.UNDETERMINED), (100.0, Status.PASS), (100.1, Status.PASS)])
+# "within" includes the limit (core.limits): a feature exactly at it is within
+@pytest.mark.parametrize("distance,expected", [(99.9, Status.UNDETERMINED), (100.0, Status.UNDETERMINED), (100.1, Status.PASS)])
 def test_high_traffic_false_leaves_vehicle_traffic_unknown_646_4_14_a_3(distance, expected):
     (f,) = pairs_for(run("lgpc", _well_site(distance, high_traffic=0)), VEHICLE)
     assert f.status is expected
@@ -90,7 +93,8 @@ def _upslope_well(distance_ft: float, **attrs):
     return site
 
 
-@pytest.mark.parametrize("distance,expected", [(99.9, Status.ADVISORY), (100.0, Status.PASS), (100.1, Status.PASS)])
+# "within" includes the limit (core.limits): a feature exactly at it is within
+@pytest.mark.parametrize("distance,expected", [(99.9, Status.ADVISORY), (100.0, Status.ADVISORY), (100.1, Status.PASS)])
 def test_major_vehicle_area_device_near_an_upgradient_well_gets_the_minor_standard_as_advisory_646_4_14_a_3(distance, expected):
     dem = plane_dem(-300, -300, 600, 2.0, gx=0.05, gy=0.0)
     result = run("lgpc", _upslope_well(distance, vehicle_traffic=1, high_traffic=0), dem, "major")
@@ -131,7 +135,8 @@ def test_the_advisory_is_not_given_on_minor_projects_and_never_shapes_the_siting
 # --- Town minor: no vehicle-area distance in §148-11I(2) ---------------------------------------------
 
 
-@pytest.mark.parametrize("distance,expected", [(99.9, Status.ADVISORY), (100.0, Status.PASS), (100.1, Status.PASS)])
+# "within" includes the limit (core.limits): a feature exactly at it is within
+@pytest.mark.parametrize("distance,expected", [(99.9, Status.ADVISORY), (100.0, Status.ADVISORY), (100.1, Status.PASS)])
 def test_town_minor_parking_lot_dry_well_near_lake_george_gets_the_646_4_14_a_3_advisory(distance, expected):
     (a,) = pairs_for(run("lake-george", _lake_site(distance, vehicle_traffic=1, high_traffic=0)), TOWN_ADVISORY)
     assert a.status is expected and a.measured_ft == pytest.approx(distance, abs=1e-9)

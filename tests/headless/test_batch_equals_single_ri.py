@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from stormwater_plugin.core.checks.notification import neighbour_parcels
+from stormwater_plugin.core.limits import decided
 from stormwater_plugin.core.model import FeatureLayer
 from stormwater_plugin.core.units import FT_PER_METRE, feet_per_unit
 
@@ -60,14 +61,17 @@ def test_parcel_539_at_499_99987_ft_geodesic_is_on_the_500_ft_list_of_parcel_449
     at_site = ft / site_scale(crs, {"parcels": layer}, "449")
     at_data_centre = ft / ground_scale(crs, [frame])
     assert "539" in {n.id for n in neighbour_parcels(layer, [449], 500.0, 1.0, at_site)}
-    # the old choice (scale factor at the centre of all the data) put it at 500.0005 ft and left it out
-    assert "539" not in {n.id for n in neighbour_parcels(layer, [449], 500.0, 1.0, at_data_centre)}
+    # the old choice (scale factor at the centre of all the data) put it at 500.0005 ft, which left it out before
+    # distances were decided at 0.01 ft (core.limits): 500.0005 ft is 500.00 ft, within 500 ft, either way now
+    far = {n.id: n.distance_ft for n in neighbour_parcels(layer, [449], 500.0, 1.0, at_data_centre)}
+    assert far["539"] == pytest.approx(500.0005, abs=2e-4)
 
 
 def test_near_500_ft_pairs_measure_within_a_thousandth_of_a_foot_of_the_ellipsoid(ri) -> None:
     """Every pair within 0.1 ft of 500 ft, seen from either parcel as the site: grid feet at the site's scale factor
     are within 0.001 ft of the geodesic distance (at the data's centre: up to 0.004 ft off), so every pair more than
-    a thousandth of a foot from the limit is listed exactly when the ellipsoid puts it within 500 ft."""
+    a thousandth of a foot from the list's edge (500.005 ft: distances are decided at 0.01 ft) is listed exactly when
+    the ellipsoid's distance, at that precision, is within 500 ft."""
     import shapely
 
     from stormwater_plugin.core.neighbours import neighbours_within
@@ -83,9 +87,10 @@ def test_near_500_ft_pairs_measure_within_a_thousandth_of_a_foot_of_the_ellipsoi
         geodesic = _geodesic_ft(crs, line)
         unit = ft / site_scale(crs, {"parcels": layer}, str(a))
         assert abs(line.length * unit - geodesic) < 0.001, (a, b)
-        if abs(geodesic - 500.0) >= 0.001:
+        # within 500 ft at 0.01 ft (core.limits): the list's edge is where the distance rounds past 500.00, 500.005 ft
+        if abs(geodesic - 500.005) >= 0.001:
             listed = str(b) in {n.id for n in neighbour_parcels(layer, [a], 500.0, 1.0, unit)}
-            assert listed == (geodesic <= 500.0), (a, b, geodesic)
+            assert listed == (decided(geodesic, "distance_ft") <= 500.0), (a, b, geodesic)
 
 
 def test_ten_sites_give_the_same_findings_in_a_batch_and_alone(ri, tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from stormwater_plugin.headless.batch import MAX_FOLDER_CHARS, PROGRESS_FILE, run_batch
+from stormwater_plugin.services.output_manifest import MANIFEST_FILE
 
 from .synthetic_town import write_town
 
@@ -77,6 +78,10 @@ def test_a_screening_with_other_inputs_removes_the_earlier_screenings_files(town
     stale = out / "sites" / "OLD-SITE"
     stale.mkdir()
     (stale / "findings.json").write_text("{}")
+    # a site of the earlier screening the new one does not have: recorded in the folder's manifest as the batch's (issue 35)
+    manifest = json.loads((out / MANIFEST_FILE).read_text())
+    manifest["files"]["sites/OLD-SITE/findings.json"] = {"command": "batch", "written": "2026-01-01T00:00:00Z"}
+    (out / MANIFEST_FILE).write_text(json.dumps(manifest))
     messages: list[str] = []
     _batch(town, out, jurisdiction="lake-george", progress=messages.append)
     assert not stale.exists()

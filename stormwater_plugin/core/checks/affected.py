@@ -10,10 +10,16 @@ The affected area is therefore the union (overlaps counted once) of
 - ``clearing`` polygons,
 - ``impervious`` polygons whose ``status`` is ``proposed`` or ``removed``
   (building or taking out a surface both work the ground),
-- ``devices`` and ``building_sites`` drawn as polygons.
+- ``devices`` and ``building_sites`` drawn as polygons; a building site whose
+  ``status`` is ``existing`` (on the ground and not enlarged: §148-11C(1) speaks
+  of buildings that "expand or enlarge") is no work and is left out, listed in
+  ``left_out``; one without a status counts (read as proposed, the
+  conservative reading).
 
-Areas are planar square feet in the working CRS, rounded to 0.001 sq ft
-(:data:`AREA_DECIMALS`) so coordinate round-off cannot decide a threshold. A device or building site
+Areas are square feet on the ground (the working CRS's grid corrected by its scale factor),
+taken at the decision precision of areas, 0.1 sq ft (:mod:`~stormwater_plugin.core.limits`), the
+precision the findings print: coordinate round-off cannot decide a threshold, and an area that prints as
+the limit is at it. A device or building site
 drawn as a point or a line lying outside those polygons has a footprint the
 plan does not show: the area is then the interval ``[sqft, upper_sqft]``, the
 upper end adding the largest plausible footprint of each (its excavation, from
@@ -32,11 +38,11 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-import shapely
 from shapely.geometry.base import BaseGeometry
 
-from ..extents import footprint_bound
-from ..geometry import area_sqft, union
+from ..extents import Interval, footprint_bound
+from ..geometry import area_sqft, covers_on_edge, union
+from ..limits import DECIMALS, decided
 from ..model import FeatureLayer
 from ..vocabulary import read
 
@@ -47,14 +53,20 @@ FEATURE_ROLES: tuple[str, ...] = ("devices", "building_sites")
 #: Impervious ``status`` values that are work on the ground.
 WORKED_STATUSES: tuple[str, ...] = ("proposed", "removed")
 _KNOWN_STATUSES = ("existing", "proposed", "removed")
-#: Areas are rounded to this many decimals of a square foot, so that floating-point noise from the
-#: coordinates (43,559.99999999999 for a one-acre polygon) does not decide a threshold.
-AREA_DECIMALS = 3
+#: Areas are rounded to this many decimals of a square foot (the one comparison policy's precision for areas), so that
+#: floating-point noise from the coordinates (43,559.99999999999 for a one-acre polygon) does not decide a threshold.
+AREA_DECIMALS = DECIMALS["area_sqft"]
 
 
 def attr(attrs: dict[str, Any], name: str) -> Any:
     """A field value by case-insensitive name."""
     return {str(k).lower(): v for k, v in attrs.items()}.get(name)
+
+
+def building_left_out(attrs: dict[str, Any]) -> bool:
+    """True for a building site marked ``existing`` (not enlarged, not removed): no work, so not affected area."""
+    r = read(attrs, "building_sites", "status")
+    return r.known and r.value == "existing"
 
 
 def impervious_status(attrs: dict[str, Any]) -> str:
@@ -92,6 +104,8 @@ class AffectedArea:
         Those of :attr:`unmeasured` whose footprint has no plausible bound.
     unknown_status : tuple of str
         Ids of impervious features with no known status.
+    left_out : tuple of str
+        Nouns of building sites marked existing (and not enlarged), left out.
     """
 
     sqft: float | None
@@ -102,6 +116,7 @@ class AffectedArea:
     supplied: tuple[str, ...] = ()
     unmeasured: tuple[str, ...] = ()
     unknown_status: tuple[str, ...] = ()
+    left_out: tuple[str, ...] = ()
     unbounded: tuple[str, ...] = ()
 
     @property
@@ -113,11 +128,12 @@ class AffectedArea:
         """``the union of disturbance (4,000 sq ft) and clearing (3,000 sq ft)``: which layers made the area."""
         names = {"impervious": "proposed or removed impervious", "devices": "devices drawn as polygons", "building_sites": "building sites drawn as polygons"}
         parts = [f"{names.get(r, r)} ({a:,.1f} sq ft)" for r, a in self.by_layer.items() if a > 0]
+        kept = f"; left out as existing and not enlarged: {', '.join(self.left_out)}" if self.left_out else ""
         if not parts:
-            return "no mapped area in " + ", ".join(self.supplied)
+            return "no mapped area in " + ", ".join(self.supplied) + kept
         if len(parts) == 1:
-            return parts[0]
-        return "the union of " + ", ".join(parts[:-1]) + " and " + parts[-1] + ", overlaps counted once"
+            return parts[0] + kept
+        return "the union of " + ", ".join(parts[:-1]) + " and " + parts[-1] + ", overlaps counted once" + kept
 
     def uncertainty_text(self) -> str:
         """What the area leaves out, or ``""``."""
@@ -146,9 +162,8 @@ class AffectedArea:
         """Whether the area is at (``strict``: above) ``threshold``; ``None`` when the plan allows both answers."""
         if self.sqft is None or self.upper_sqft is None:
             return None
-        lo = self.sqft > threshold if strict else self.sqft >= threshold
-        hi = self.upper_sqft > threshold if strict else self.upper_sqft >= threshold
-        return lo if lo == hi else None
+        # The area is the interval [sqft, upper_sqft] (core.extents): decided when both ends compare the same way.
+        return Interval(self.sqft, self.upper_sqft).holds(threshold, ">" if strict else ">=", "area_sqft")
 
 
 def affected_area(layers: dict[str, FeatureLayer], unit_to_ft: float) -> AffectedArea:
@@ -159,6 +174,7 @@ def affected_area(layers: dict[str, FeatureLayer], unit_to_ft: float) -> Affecte
     unknown_ids: list[str] = []
     loose: list[tuple[Any, str, str, dict[str, Any]]] = []
     every: list[Any] = []
+    left_out: list[str] = []
     for role in AREA_ROLES + FEATURE_ROLES:
         layer = layers.get(role)
         if layer is None:
@@ -173,6 +189,9 @@ def affected_area(layers: dict[str, FeatureLayer], unit_to_ft: float) -> Affecte
                     unknown_geoms.append(g)
                     unknown_ids.append(layer.ids[i])
                     continue
+            elif role == "building_sites" and building_left_out(layer.attrs[i]):
+                left_out.append(layer.ref(i).noun)
+                continue
             every.append(g)
             if g.geom_type in ("Polygon", "MultiPolygon"):
                 by_role.setdefault(role, []).append(g)
@@ -181,15 +200,15 @@ def affected_area(layers: dict[str, FeatureLayer], unit_to_ft: float) -> Affecte
     geometry = union([g for gs in by_role.values() for g in gs])
     activity = union(every + unknown_geoms)
     if not supplied:
-        return AffectedArea(None, None, geometry, activity, {}, supplied)
+        return AffectedArea(None, None, geometry, activity, {}, supplied, left_out=tuple(left_out))
     by_layer = {r: _sqft(union(by_role[r]), unit_to_ft) for r in AREA_ROLES + FEATURE_ROLES if r in by_role}
     sqft = _sqft(geometry, unit_to_ft)
     unmeasured: list[str] = []
     unbounded: list[str] = []
     plausible: list[Any] = []
     for g, noun, role, attrs in loose:
-        if not geometry.is_empty and shapely.covers(geometry, g):
-            continue  # drawn inside the mapped work: counted there
+        if not geometry.is_empty and covers_on_edge(geometry, g, unit_to_ft):
+            continue  # drawn inside the mapped work (or on its edge, at the precision of a distance): counted there
         unmeasured.append(noun)
         bound = footprint_bound(role, g, attrs, unit_to_ft)
         if bound is None:
@@ -204,8 +223,8 @@ def affected_area(layers: dict[str, FeatureLayer], unit_to_ft: float) -> Affecte
         upper = _sqft(union([geometry, *unknown_geoms, *plausible]), unit_to_ft)
     else:
         upper = sqft
-    return AffectedArea(sqft, upper, geometry, activity, by_layer, supplied, tuple(unmeasured), tuple(unknown_ids), tuple(unbounded))
+    return AffectedArea(sqft, upper, geometry, activity, by_layer, supplied, tuple(unmeasured), tuple(unknown_ids), tuple(left_out), tuple(unbounded))
 
 
 def _sqft(geom: BaseGeometry, unit_to_ft: float) -> float:
-    return round(area_sqft(geom, unit_to_ft), AREA_DECIMALS)
+    return decided(area_sqft(geom, unit_to_ft), "area_sqft")

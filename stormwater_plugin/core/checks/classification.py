@@ -8,9 +8,11 @@ development activity" (646-4.12(a)(1)), "land disturbance and land
 clearing" (§148-11D(2)), "clearing, grading, excavating, soil disturbance"
 (§160-1). Without a disturbance, clearing or impervious layer the class is
 assumed. New impervious area is the union of ``impervious`` polygons whose
-``status`` is ``proposed`` not over existing ones. Thresholds are strict:
-"less than 15,000 square feet" makes 14,999.9 sq ft minor and 15,000 sq ft
-major. When the plan leaves the area open across a threshold (a point
+``status`` is ``proposed`` not over existing ones. Areas are decided at 0.1 sq
+ft, the precision they print (:mod:`~stormwater_plugin.core.limits`), and the
+text's words decide at the limit: "less than 15,000 square feet" makes
+14,999.9 sq ft minor and 15,000.0 sq ft major; "new impervious surfaces of
+[not] more than 1,000 square feet" keeps 1,000.0 sq ft exempt. When the plan leaves the area open across a threshold (a point
 device outside the mapped areas, an impervious feature of unknown status),
 the exemption is not applied and a minor class carries an undetermined
 reason naming the features and the margin.
@@ -24,7 +26,8 @@ from typing import Any
 
 import shapely
 
-from ..geometry import area_sqft, union
+from ..geometry import ON_EDGE_FT, area_sqft, union
+from ..limits import compare, decided, number_text
 from ..model import ROLE_NOUN, ClassReason, FeatureLayer, Status, Warning_
 from ..rulepack import ClassRule, RulePack, SubdivisionRule
 from .affected import AREA_ROLES, FEATURE_ROLES, AffectedArea, affected_area, attr, impervious_status
@@ -218,18 +221,21 @@ def _without_geometry(layers: dict[str, FeatureLayer]) -> list[tuple[str, str]]:
     return sorted((r, fid) for r in AREA_ROLES + FEATURE_ROLES if r in layers for fid in layers[r].no_geometry)
 
 
-def _sites_by_lot(sites: FeatureLayer, lots: list[Any]) -> list[list[tuple[str, str]]]:
+def _sites_by_lot(sites: FeatureLayer, lots: list[Any], unit_to_ft: float) -> list[list[tuple[str, str]]]:
     """Per lot, (id, normalised use) of its building sites, sorted by id.
 
     A site belongs to every lot whose interior it meets; one that meets no lot's interior (a point on a
-    lot line) belongs to every lot it touches.
+    lot line) belongs to every lot it touches. A point within :data:`~..geometry.ON_EDGE_FT` of a lot line is
+    on it, whichever side a reprojection put it.
     """
+    tol = ON_EDGE_FT / unit_to_ft
     out: list[list[tuple[str, str]]] = [[] for _ in lots]
     for g, a, fid in zip(sites.geoms, sites.attrs, sites.ids):
         if g is None or g.is_empty:
             continue
-        inside = [k for k, lot in enumerate(lots) if shapely.relate_pattern(lot, g, "T********")]
-        for k in inside or [k for k, lot in enumerate(lots) if shapely.intersects(lot, g)]:
+        touching = [k for k, lot in enumerate(lots) if float(shapely.distance(lot, g)) <= tol]
+        inside = [] if g.geom_type == "Point" else [k for k, lot in enumerate(lots) if shapely.relate_pattern(lot, g, "T********")]
+        for k in inside or touching:
             out[k].append((fid, normal_use(attr(a, "use"))))
     return [sorted(x) for x in out]
 
@@ -286,26 +292,26 @@ def _minor_subdivision(
     outside = shapely.difference(aff.geometry, lots_union) if not aff.geometry.is_empty else aff.geometry
     road = union(road_parts + ([outside] if not outside.is_empty else []))
     other = shapely.difference(aff.geometry, road) if not road.is_empty and not aff.geometry.is_empty else aff.geometry
-    road_sqft = area_sqft(road, unit_to_ft)
-    outside_sqft = area_sqft(outside, unit_to_ft)
+    road_sqft = decided(area_sqft(road, unit_to_ft), "area_sqft")
+    outside_sqft = decided(area_sqft(outside, unit_to_ft), "area_sqft")
     problems: list[str] = []
     open_parts: list[str] = []
     per_lot: list[float] = []
     order = sorted(range(n), key=lambda k: ids[k])
     for k in order:
-        lot_sqft = area_sqft(shapely.intersection(other, lots[k]), unit_to_ft) if not other.is_empty else 0.0
+        lot_sqft = decided(area_sqft(shapely.intersection(other, lots[k]), unit_to_ft), "area_sqft") if not other.is_empty else 0.0
         per_lot.append(lot_sqft)
-        if lot_sqft >= rule.per_lot_below_sqft:
-            problems.append(f"lot {ids[k]} has {lot_sqft:,.1f} sq ft affected (not under {rule.per_lot_below_sqft:,.0f})")
-    road_txt = f"{road_sqft:,.1f} sq ft" + (f", {outside_sqft:,.1f} sq ft of it affected land outside the lots" if outside_sqft > 0 else "")
-    if road_sqft >= rule.road_below_sqft:
+        if not compare(lot_sqft, rule.per_lot_below_sqft, "area_sqft", "less than"):
+            problems.append(f"lot {ids[k]} has {number_text(lot_sqft, 'area_sqft')} sq ft affected (not under {rule.per_lot_below_sqft:,.0f})")
+    road_txt = f"{number_text(road_sqft, 'area_sqft')} sq ft" + (f", {number_text(outside_sqft, 'area_sqft')} sq ft of it affected land outside the lots" if outside_sqft > 0 else "")
+    if not compare(road_sqft, rule.road_below_sqft, "area_sqft", "less than"):
         problems.append(f"the subdivision road affects {road_txt} (not under {rule.road_below_sqft:,.0f})")
     sites = layers.get("building_sites")
     if rule.max_residences_per_lot is not None:
         if sites is None:
             open_parts.append(f"with no building_sites layer the limit of {rule.max_residences_per_lot} single-family residential structure(s) per lot cannot be checked")
         else:
-            by_lot = _sites_by_lot(sites, lots)
+            by_lot = _sites_by_lot(sites, lots, unit_to_ft)
             for k in order:
                 found = by_lot[k]
                 other_use = [(fid, u) for fid, u in found if u and u not in SINGLE_FAMILY_USES and u not in ACCESSORY_USES]
@@ -321,7 +327,7 @@ def _minor_subdivision(
                                       f"{rule.max_residences_per_lot} single-family residential structure(s) and accessory structures is unknown (set building_sites.use)")
     if not aff.exact:
         open_parts.append(f"the area per lot is not known exactly ({aff.uncertainty_text()})")
-    lots_txt = ", ".join(f"{ids[k]}: {a:,.1f}" for k, a in zip(order, per_lot))
+    lots_txt = ", ".join(f"{ids[k]}: {number_text(a, 'area_sqft')}" for k, a in zip(order, per_lot))
     if problems:
         reasons.append(ClassReason(f"{cid}.subdivision", rule.citation, Status.ADVISORY, f"Not a minor subdivision of {n} lots: " + "; ".join(problems) + "."))
         return "major"
@@ -348,7 +354,7 @@ def _minor_subdivision(
 def _open_text(aff: AffectedArea, threshold: float) -> str:
     """Why a threshold cannot be decided, with the margin."""
     assert aff.sqft is not None
-    return (f"{aff.uncertainty_text()}; the area reaches {threshold:,.0f} sq ft if they add {threshold - aff.sqft:,.1f} sq ft or more. "
+    return (f"{aff.uncertainty_text()}; the area reaches {threshold:,.0f} sq ft if they add {number_text(threshold - aff.sqft, 'area_sqft')} sq ft or more. "
             "Draw them as polygons or inside the disturbance layer, state their size (diameter_ft or footprint_sqft), set their status, "
             "or set the class with --class.")
 
@@ -358,7 +364,7 @@ def _decide(pack: RulePack, aff: AffectedArea, new_imp: float | None, reasons: l
     """The class on the measured area; every other class an open threshold allows is added to ``possible``."""
     disturbed = aff.sqft
     assert disturbed is not None
-    area = f"{disturbed:,.1f} sq ft affected ({aff.layers_text()})"
+    area = f"{number_text(disturbed, 'area_sqft')} sq ft affected ({aff.layers_text()})"
     reasons.append(
         ClassReason(
             f"{cid}.affected-area",
@@ -389,13 +395,13 @@ def _decide(pack: RulePack, aff: AffectedArea, new_imp: float | None, reasons: l
                     ex.below_sqft,
                 )
             )
-        elif new_imp <= cap:
+        elif compare(new_imp, cap, "area_sqft", "not more than"):
             reasons.append(
                 ClassReason(
                     f"{cid}.exempt",
                     ex.citation,
                     Status.PASS,
-                    f"{area} (under {ex.below_sqft:,.0f}) and {new_imp:,.1f} sq ft of new impervious surface (not more than {cap:,.0f}).",
+                    f"{area} (under {ex.below_sqft:,.0f}) and {number_text(new_imp, 'area_sqft')} sq ft of new impervious surface (not more than {cap:,.0f}).",
                     disturbed,
                     ex.below_sqft,
                 )
@@ -403,7 +409,7 @@ def _decide(pack: RulePack, aff: AffectedArea, new_imp: float | None, reasons: l
             return "exempt"
         else:
             reasons.append(
-                ClassReason(f"{cid}.exempt", ex.citation, Status.ADVISORY, f"Not exempt: {new_imp:,.1f} sq ft of new impervious surface is more than {cap:,.0f} sq ft.", new_imp, cap)
+                ClassReason(f"{cid}.exempt", ex.citation, Status.ADVISORY, f"Not exempt: {number_text(new_imp, 'area_sqft')} sq ft of new impervious surface is more than {cap:,.0f} sq ft.", new_imp, cap)
             )
     elif ex is not None and ex.below_sqft is not None and at_ex is None:
         possible.add("exempt")

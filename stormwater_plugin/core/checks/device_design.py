@@ -20,8 +20,9 @@ import shapely
 
 from ..errors import StormwaterError
 from ..geometry import feet_text
+from ..limits import compare, decided, margin, number_text
 from ..model import Status
-from ..rulepack import Rule, RulePack
+from ..rulepack import Rule, RulePack, device_subject
 from ..vocabulary import read, unknown_words
 from .context import CheckContext
 
@@ -157,10 +158,11 @@ def check_vertical_separation(ctx: CheckContext, rule: Rule) -> None:
                 ctx.add(rule, Status.UNDETERMINED, f"{ref.noun}: {doubt}; the separation above {what} is unknown until the value is corrected.",
                         subject=ref, required_ft=min_ft, geometry=point, limit=field)
                 continue
-            sep = bottom - level
-            status = Status.VIOLATION if sep < min_ft - EPS else Status.PASS
-            tail = f": {feet_text(min_ft - sep, 0.0)} ft short." if status is Status.VIOLATION else "."
-            ctx.add(rule, status, f"{ref.noun} bottom at {bottom:.1f} ft is {sep:.1f} ft above {what} at {level:.1f} ft (required {min_ft:g} ft){tail}",
+            # "a minimum of two feet above": decided at 0.01 ft (core.limits), the precision printed.
+            sep = decided(bottom - level, "depth_ft")
+            status = Status.PASS if compare(sep, min_ft, "depth_ft", str(rule.params.get("words", "a minimum of"))) else Status.VIOLATION
+            tail = f": {feet_text(margin(min_ft, sep, 'depth_ft'), 0.0)} ft short." if status is Status.VIOLATION else "."
+            ctx.add(rule, status, f"{ref.noun} bottom at {bottom:.2f} ft is {number_text(sep, 'depth_ft')} ft above {what} at {level:.2f} ft (required {min_ft:g} ft){tail}",
                     subject=ref, measured_ft=sep, required_ft=min_ft, geometry=point, limit=field)
 
 
@@ -238,19 +240,33 @@ def check_frost_depth(ctx: CheckContext, rule: Rule) -> None:
             ctx.add(rule, Status.UNDETERMINED, f"{ref.noun}: {doubt}; its depth below grade is unknown until the value is corrected.",
                     subject=ref, required_ft=need_lo, geometry=point, **base)
             continue
+        tr = read(devices.attrs[i], "devices", "device_type")
+        subject, reading = device_subject(rule, str(tr.value) if tr.known else None)
         raw = ground / ctx.dem.z_to_ft
         depths = [raw * f - bottom for f in ctx.dem.z_to_ft_candidates()]
+        if subject == "open" and not all(d >= need_hi - EPS for d in depths):
+            # The words leave open whether this type is one of the rule's subjects: a shortfall is not a violation.
+            ctx.add(rule, Status.UNDETERMINED,
+                    f"{ref.noun} ({tr.value}) bottom is {ground - bottom:.1f} ft below grade ({ground:.1f} ft ground, {bottom:.1f} ft bottom), "
+                    f"against at least {need_lo:g} ft, but whether a {str(tr.value).replace('_', ' ')} is one of the text's "
+                    f"'{rule.params['device_subject']['subject']}' is open: {reading}",
+                    subject=ref, measured_ft=ground - bottom, required_ft=need_lo, geometry=point, **base, ground_elev_ft=ground, device_subject="open")
+            continue
         depth = ground - bottom
-        head = f"{ref.noun} bottom is {depth:.1f} ft below grade ({ground:.1f} ft ground, {bottom:.1f} ft bottom)"
+        head = f"{ref.noun} bottom is {number_text(depth, 'depth_ft')} ft below grade ({ground:.2f} ft ground, {bottom:.2f} ft bottom)"
         extra = {**base, "ground_elev_ft": ground}
-        if all(d < need_lo - EPS for d in depths):
+        # Depths are decided at 0.01 ft (core.limits): a bottom that prints at the required depth reaches it.
+        def reaches(d: float, need: float) -> bool:
+            return compare(d, need, "depth_ft", "at least")
+
+        if all(not reaches(d, need_lo) for d in depths):
             floor = f"{need_lo:g} ft ({what})" if prevailing else f"{need_lo:g} ft, the least the text allows whatever the prevailing frost depth"
             ctx.add(rule, Status.VIOLATION, f"{head}: none of its infiltration surface reaches {floor}; {share:g}% must.",
                     subject=ref, measured_ft=depth, required_ft=need_lo, geometry=point, **extra)
-        elif all(d >= need_hi - EPS for d in depths):
+        elif all(reaches(d, need_hi) for d in depths):
             ctx.add(rule, Status.PASS, f"{head}, below {need_hi:g} ft, the greater of four feet and the {what}; confirm at least {share:g}% of the infiltration surface is that deep.",
                     subject=ref, measured_ft=depth, required_ft=need_hi, geometry=point, **extra)
-        elif len(set(d >= need_lo - EPS for d in depths)) > 1 or (math.isfinite(need_hi) and len(set(d >= need_hi - EPS for d in depths)) > 1):
+        elif len(set(reaches(d, need_lo) for d in depths)) > 1 or (math.isfinite(need_hi) and len(set(reaches(d, need_hi) for d in depths)) > 1):
             ctx.add(rule, Status.UNDETERMINED, f"{head} in the assumed elevation unit, but the DEM's elevation unit is not declared and the outcome differs between units ({ctx.dem.z_unit_note}).",
                     subject=ref, measured_ft=depth, required_ft=need_lo, geometry=point, **extra)
         elif prevailing is None:
@@ -289,5 +305,7 @@ def check_drain_time(ctx: CheckContext, rule: Rule) -> None:
             ctx.add(rule, Status.UNDETERMINED, f"{ref.noun} ({dtype}): drain_days {why}; it must drain within {limit:g} days.",
                     subject=ref, geometry=point, limit_days=limit)
             continue
-        ok = days <= limit + EPS
-        ctx.add(rule, Status.PASS if ok else Status.VIOLATION, f"{ref.noun} ({dtype}) drains in {days:g} days; limit {limit:g} days.", subject=ref, geometry=point, drain_days=days, limit_days=limit)
+        # "designed to completely drain ... [in] 15 days": within the limit, decided at 0.1 day (core.limits), the precision printed.
+        ok = compare(days, limit, "time_days", str(rule.params.get("words", "within")))
+        ctx.add(rule, Status.PASS if ok else Status.VIOLATION, f"{ref.noun} ({dtype}) drains in {number_text(days, 'time_days')} days; limit {limit:g} days.",
+                subject=ref, geometry=point, drain_days=decided(days, "time_days"), limit_days=limit)

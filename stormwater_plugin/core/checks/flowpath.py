@@ -40,6 +40,7 @@ from shapely.geometry.base import BaseGeometry
 
 from ..dem_source import DemSource, PixelWindow
 from ..geometry import union
+from ..limits import compare, number_text
 from ..model import FeatureRef, Status
 from ..raster import ElevationGrid
 from ..rulepack import Rule
@@ -398,8 +399,8 @@ def check_flow_to_sensitive_area(ctx: CheckContext, rule: Rule) -> None:
     specs = [dict(t) for t in p["targets"]]
     unmapped = [str(u) for u in p.get("unmapped", [])]
     names = " or ".join(str(s.get("what", s["role"])) for s in specs)
-    if ctx.disturbed_sqft is not None and ctx.disturbed_sqft >= below:
-        ctx.skip(rule, f"not needed: {ctx.disturbed_sqft:,.0f} sq ft disturbed, a land development activity by area")
+    if ctx.disturbed_sqft is not None and not compare(ctx.disturbed_sqft, below, "area_sqft", "less than"):
+        ctx.skip(rule, f"not needed: {number_text(ctx.disturbed_sqft, 'area_sqft')} sq ft disturbed, a land development activity by area")
         return
     if unmapped:
         ctx.skip(rule, f"part of the rule not checked: {', '.join(unmapped)} have no layer in the plan (see the reviewer rows)")

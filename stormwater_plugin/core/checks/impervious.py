@@ -1,8 +1,9 @@
 """Impervious-area accounting shared by classification and sizing.
 
 ``impervious.status`` is ``existing`` (pre-development), ``proposed`` (new)
-or ``removed`` (existing surface to be taken out). Areas are planar square
-feet of unions, so overlapping polygons are not counted twice:
+or ``removed`` (existing surface to be taken out). Areas are square feet on the
+ground of unions, so overlapping polygons are not counted twice (compared and printed at the decision
+precision of areas, 0.1 sq ft, :mod:`~stormwater_plugin.core.limits`):
 
 - pre-development = existing;
 - post-development = (existing minus removed) plus proposed;
@@ -27,7 +28,8 @@ from typing import Any
 
 import shapely
 
-from ..geometry import area_sqft, union
+from ..geometry import area_sqft, covers_on_edge, union
+from ..limits import decided
 from ..model import FeatureLayer
 from .affected import impervious_status
 
@@ -58,7 +60,8 @@ class ImperviousAreas:
 
     @property
     def net_increase_sqft(self) -> float:
-        return max(0.0, self.post_sqft - self.existing_sqft)
+        """Post minus pre, never below zero, at the decision precision of areas (what the storage is sized from)."""
+        return max(0.0, decided(self.post_sqft - self.existing_sqft, "area_sqft"))
 
     @property
     def exact(self) -> bool:
@@ -103,6 +106,6 @@ def impervious_areas(layer: FeatureLayer, unit_to_ft: float, building_sites: Fea
     post = shapely.union(kept, proposed) if not proposed.is_empty else kept
     new = shapely.difference(proposed, existing) if not existing.is_empty else proposed
     drawn = union(by["existing"] + by["proposed"] + by["removed"])
-    unmeasured = sorted(fid for g, fid in loose if drawn.is_empty or not shapely.covers(drawn, g))
+    unmeasured = sorted(fid for g, fid in loose if drawn.is_empty or not covers_on_edge(drawn, g, unit_to_ft))
     return ImperviousAreas(area_sqft(existing, unit_to_ft), area_sqft(post, unit_to_ft), area_sqft(new, unit_to_ft), tuple(unknown),
                            area_sqft(union(buildings), unit_to_ft), tuple(unmeasured))

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 import shapely
 
+from ..limits import compare, precision
 from ..model import ROLE_NOUN, InventoryRow, Status
 from ..rulepack import Rule
 from .context import CheckContext
@@ -34,10 +35,13 @@ def check_plot_plan_inventory(ctx: CheckContext, rule: Rule) -> None:
         if layer is None or len(layer) == 0:
             continue
         tree = shapely.STRtree(layer.geoms)
-        hits = tree.query(ctx.site_geometry, predicate="dwithin", distance=ctx.to_units(dist))
+        # "within" the plot-plan distance, decided at 0.01 ft (core.limits): what prints as the distance is within.
+        hits = tree.query(ctx.site_geometry, predicate="dwithin", distance=ctx.to_units(dist + precision("distance_ft")))
         for j in np.atleast_1d(hits):
             j = int(j)
             d = ctx.to_feet(float(shapely.distance(ctx.site_geometry, layer.geoms[j])))
+            if not compare(d, dist, "distance_ft", "within"):
+                continue
             rows.append({"layer": role, "id": layer.ids[j], "distance_ft": round(d, 1), "on_site": d == 0.0})
     rows.sort(key=lambda r: (r["distance_ft"], r["layer"], r["id"]))
     ctx.inventory = rows

@@ -15,6 +15,7 @@ import numpy as np
 import shapely
 
 from ..geometry import display_buffer
+from ..limits import compare, precision
 from ..model import DisplayZone, FeatureLayer, FeatureRef, NeighbourParcel, NotificationBlock, OwnerRow, Status
 from ..rulepack import Rule
 from .context import CheckContext, id_key
@@ -62,7 +63,8 @@ def neighbour_parcels(
     """Parcels within ``radius_ft`` of the site parcels' edge, nearest first (the site's own excluded)."""
     site = shapely.union_all(parcels.geoms[site_idx])
     tree = shapely.STRtree(parcels.geoms)
-    hits = tree.query(site, predicate="dwithin", distance=radius_ft / unit_to_ft)
+    # "within" the radius, decided at 0.01 ft (core.limits): a parcel 0.004 ft beyond it prints as the radius and is within.
+    hits = tree.query(site, predicate="dwithin", distance=(radius_ft + precision("distance_ft")) / unit_to_ft)
     skip = set(site_idx)
     cand = np.array([int(h) for h in hits if int(h) not in skip], dtype=int)
     out: list[NeighbourParcel] = []
@@ -70,6 +72,8 @@ def neighbour_parcels(
         return out
     dist = shapely.distance(site, parcels.geoms[cand]) * unit_to_ft
     for j, d in zip(cand, dist):
+        if not compare(float(d), radius_ft, "distance_ft", "within"):
+            continue
         owner, mailing, address = owner_of(parcels.attrs[j])
         out.append(NeighbourParcel(parcels.ids[j], owner, mailing, address, float(d), bool(d <= adjacent_ft), parcels.geoms[j]))
     out.sort(key=lambda n: (n.distance_ft, n.id))
@@ -172,6 +176,18 @@ def check_notification(ctx: CheckContext, rule: Rule, site_idx: list[int] | None
             required_ft=radius,
         )
         ctx.skip(rule, "site parcel unknown")
+        return block
+    if len(set(site_idx)) >= len(parcels):
+        # only the site itself (a CAD plan's own property line imported without the tax parcels): no neighbour is known,
+        # which is not "no neighbour" (issue 36: the dock and the command line say so alike)
+        ctx.add(
+            rule,
+            Status.UNDETERMINED,
+            "The parcels layer holds only the site parcel, no tax parcel around it, so the owners to notify could not be listed; "
+            "give the tax parcels (import-cad --parcels, a context catalog, or a parcels layer of the tax map).",
+            required_ft=radius,
+        )
+        ctx.skip(rule, "no parcel around the site")
         return block
     found = neighbour_parcels(parcels, site_idx, radius, adjacent_ft, ctx.unit_to_ft)
     reach = radius / ctx.unit_to_ft if radius_required else adjacent_ft / ctx.unit_to_ft

@@ -9,6 +9,7 @@ import math
 from typing import Any
 
 from ..geometry import area_sqft, union
+from ..limits import compare, decided, margin, number_text
 from ..model import FeatureLayer, FeatureRef, Status
 from ..rulepack import Rule
 from ..vocabulary import field_value
@@ -28,6 +29,14 @@ def _storage(attrs: dict[str, Any]) -> float | None:
     return f if math.isfinite(f) and f >= 0 else None
 
 
+def gal(v: float) -> str:
+    return number_text(v, "volume_gal")
+
+
+def sqft(v: float) -> str:
+    return number_text(v, "area_sqft")
+
+
 def check_storage_volume(ctx: CheckContext, rule: Rule) -> None:
     """Devices' total ``storage_gal`` against ``gal_per_sqft`` × net increase in impervious area.
 
@@ -39,6 +48,13 @@ def check_storage_volume(ctx: CheckContext, rule: Rule) -> None:
     -----------------
     gal_per_sqft : float
         Gallons of storage per square foot of net increase (1.5 in the texts).
+    first_flush : dict, optional
+        ``depth_in`` (inches), ``citation`` and ``quote``: the retrofit the same
+        subsection asks for (the Town's §148-11I(2)(j), the first 1/2 inch from
+        pre-development impervious areas, existing or removed). The storage is
+        compared with the sum: a shortfall inside the net-increase share is a
+        violation; one only in the half-inch share is an advisory quoting
+        ``quote`` ("to the maximum extent practicable").
     """
     rate = float(rule.params["gal_per_sqft"])
     imp = ctx.layer("impervious")
@@ -51,7 +67,8 @@ def check_storage_volume(ctx: CheckContext, rule: Rule) -> None:
     if areas.unknown_status_ids:
         ctx.add(rule, Status.UNDETERMINED, f"Impervious feature(s) {', '.join(areas.unknown_status_ids[:8])} have no status (existing, proposed or removed): the net increase, and so the storage required, is unknown.")
         return
-    required = rate * areas.net_increase_sqft
+    # The storage is decided in whole gallons (core.limits), the precision it prints: 1.5 gal x 2,000.0 sq ft needs 3,000 gal.
+    required = decided(rate * areas.net_increase_sqft, "volume_gal")
     base: dict[str, Any] = {
         "net_increase_sqft": areas.net_increase_sqft,
         "pre_sqft": areas.existing_sqft,
@@ -59,11 +76,11 @@ def check_storage_volume(ctx: CheckContext, rule: Rule) -> None:
         "required_gal": required,
     }
     if devices is None or len(devices) == 0:
-        status = Status.PASS if required == 0 else (Status.UNDETERMINED if devices is None else Status.VIOLATION)
+        status = Status.PASS if not compare(required, 0.0, "volume_gal", ">") else (Status.UNDETERMINED if devices is None else Status.VIOLATION)
         what = "no devices layer was supplied" if devices is None else "no infiltration device is proposed"
         if status is Status.PASS and areas.unmeasured_site_ids:
             status, what = Status.UNDETERMINED, what + f", and {areas.unknown_text()}"
-        ctx.add(rule, status, f"{required:,.0f} gal of storage required for {areas.net_increase_sqft:,.0f} sq ft of net new impervious area; {what}.", **base)
+        ctx.add(rule, status, f"{gal(required)} gal of storage required for {sqft(areas.net_increase_sqft)} sq ft of net new impervious area; {what}.", **base)
         return
     # One device is one id: the parts of a feature exported as several features (a shapefile of single points) carry
     # the device's storage each, and count once; parts that disagree count their smallest figure (the conservative reading).
@@ -72,19 +89,37 @@ def check_storage_volume(ctx: CheckContext, rule: Rule) -> None:
         by_id.setdefault(fid, []).append(_storage(a))
     values = {fid: (None if any(v is None for v in vs) else min(v for v in vs if v is not None)) for fid, vs in by_id.items()}
     missing = [fid for fid, v in values.items() if v is None]
-    provided = sum(v for v in values.values() if v is not None)
+    provided = decided(sum(v for v in values.values() if v is not None), "volume_gal")
     base["provided_gal"] = provided
-    msg = f"{provided:,.0f} gal provided by {len(values) - len(missing)} device(s) for {required:,.0f} gal required ({rate:g} gal × {areas.net_increase_sqft:,.0f} sq ft net new impervious)"
-    if areas.unmeasured_site_ids and provided >= required:
+    # "at a flat rate of 1.5 gallons ... for every square foot": at least that much storage.
+    enough = compare(provided, required, "volume_gal", "at least")
+    msg = f"{gal(provided)} gal provided by {len(values) - len(missing)} device(s) for {gal(required)} gal required ({rate:g} gal × {sqft(areas.net_increase_sqft)} sq ft net new impervious)"
+    flush = rule.params.get("first_flush")
+    retrofit = 0.0
+    pre_sqft = area_sqft(_pre_development_impervious(imp)[0], ctx.unit_to_ft) if isinstance(flush, dict) else 0.0
+    if isinstance(flush, dict) and pre_sqft > 0:
+        retrofit = decided(pre_sqft * float(flush["depth_in"]) / 12.0 * GAL_PER_CUFT, "volume_gal")
+        base["retrofit_gal"] = retrofit
+        msg += (f", plus {gal(retrofit)} gal for the first {float(flush['depth_in']):g} in from {sqft(pre_sqft)} sq ft of "
+                f"pre-development impervious area ({flush['citation']}): {gal(required + retrofit)} gal in all")
+    if areas.unmeasured_site_ids and enough:
         # The footprints not drawn add to the net increase: enough for the measured area is not enough for the plan.
         ctx.add(rule, Status.UNDETERMINED, msg + f" at least: {areas.unknown_text()}; draw them as polygons to size the storage.",
                 unmeasured_sites=list(areas.unmeasured_site_ids), **base)
-    elif provided >= required:
+    elif compare(provided, required + retrofit, "volume_gal", "at least"):
         ctx.add(rule, Status.PASS, msg + ".", **base)
+    elif enough:
+        # The net-increase share is met; the half-inch retrofit is asked "to the maximum extent practicable".
+        short = margin(required + retrofit, provided, "volume_gal")
+        ctx.add(rule, Status.ADVISORY, msg + f": the net-increase share is met, but the half-inch share is {gal(short)} gal short. "
+                f"{flush['citation'] if isinstance(flush, dict) else ''} asks for the retrofit '{flush['quote'] if isinstance(flush, dict) else ''}': "
+                "the reviewer decides whether more is practicable.", shortfall_gal=short, **base)
     elif missing:
         ctx.add(rule, Status.UNDETERMINED, msg + f"; device(s) {', '.join(missing)} have no storage_gal.", **base)
     else:
-        ctx.add(rule, Status.VIOLATION, msg + f": {required - provided:,.0f} gal short.", shortfall_gal=required - provided, **base)
+        short = margin(required, provided, "volume_gal")
+        extra = f" ({gal(margin(required + retrofit, provided, 'volume_gal'))} gal short of the sum)" if retrofit else ""
+        ctx.add(rule, Status.VIOLATION, msg + f": {gal(short)} gal short of the net-increase share{extra}.", shortfall_gal=short, **base)
 
 
 def _status(attrs: dict[str, Any]) -> str:

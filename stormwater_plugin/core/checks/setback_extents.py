@@ -12,8 +12,9 @@ import numpy as np
 import shapely
 from shapely.geometry.base import BaseGeometry
 
-from ..extents import Extent, Interval
-from ..model import FeatureRef
+from ..extents import Extent, Interval, decide_distance
+from ..limits import precision
+from ..model import FeatureRef, Status
 from .context import CheckContext
 
 
@@ -61,7 +62,7 @@ def gradient_clear_by_ranges(ctx: CheckContext, big_dev: BaseGeometry, big_tgt: 
     if dem is None:
         return False
     x0, y0, x1, y1 = big_dev.bounds
-    reach = ctx.to_units(required)
+    reach = ctx.to_units(required + precision("distance_ft") / 2.0)  # every part that may decide as the limit (core.limits)
     near_tgt = shapely.intersection(big_tgt, shapely.box(x0 - reach, y0 - reach, x1 + reach, y1 + reach))
     zd, zt = ground_range(ctx, big_dev), ground_range(ctx, near_tgt)
     if zd is None or zt is None:
@@ -75,6 +76,25 @@ def gradient_clear_by_ranges(ctx: CheckContext, big_dev: BaseGeometry, big_tgt: 
     return True
 
 
+def gradient_clear_at_largest(ctx: CheckContext, dev: BaseGeometry, tgt: BaseGeometry, dev_ext: Extent, tgt_ext: Extent,
+                              required: float, words: str, mode: str, tol: float) -> bool:
+    """Whether a gradient rule does not apply even between the largest plausible shapes of the two features.
+
+    More area only adds pairs of parts, so a rule that applies to no pair of the largest shapes applies to none of
+    any smaller one: the drawn pass then holds whatever their true size. Shown by the shapes' distance (beyond the
+    rule's distance by its ``words``, :func:`~..extents.decide_distance`) or by their ranges of ground
+    (:func:`gradient_clear_by_ranges`); when neither shows it the pass is undetermined (the exact pair-by-pair reading
+    of the largest shapes cost more than the whole check's budget allows).
+    """
+    big_dev, big_tgt = largest_shape(ctx, dev, dev_ext), largest_shape(ctx, tgt, tgt_ext)
+    if big_dev is None or big_tgt is None or ctx.dem is None:
+        return False
+    d_ft = ctx.to_feet(float(shapely.distance(big_dev, big_tgt)))
+    if decide_distance(Interval(d_ft, d_ft), required, words) is Status.PASS:
+        return True
+    return gradient_clear_by_ranges(ctx, big_dev, big_tgt, required, mode, tol)
+
+
 def largest_shape(ctx: CheckContext, geom: BaseGeometry, ext: Extent) -> BaseGeometry | None:
     """The feature as large as it plausibly is: its drawing widened by its largest reach (``None`` when unbounded)."""
     if ext.drawn:
@@ -86,4 +106,4 @@ def largest_shape(ctx: CheckContext, geom: BaseGeometry, ext: Extent) -> BaseGeo
 
 
 
-__all__ = ["extent_words", "gradient_clear_by_ranges", "ground_range", "largest_shape"]
+__all__ = ["extent_words", "gradient_clear_at_largest", "gradient_clear_by_ranges", "ground_range", "largest_shape"]

@@ -3,8 +3,15 @@
 Parameters (from the pack)
 --------------------------
 required_ft : float
-    Minimum edge-to-edge distance in feet. A feature at exactly this
-    distance complies.
+    The edge-to-edge distance in feet the text sets. Distances are decided at
+    0.01 ft, the precision they print (:mod:`~stormwater_plugin.core.limits`).
+distance_words : optional str
+    The text's words for the distance (:data:`~stormwater_plugin.core.limits.RELATION_WORDS`),
+    default ``a minimum of``: words of a least distance ("a minimum of",
+    "at least") say where the device must be, and a feature at exactly
+    ``required_ft`` complies; words of a zone ("within": "shall not be
+    installed within 20 feet") say where it must not be, and a feature at
+    exactly ``required_ft`` is within it.
 targets : list of {role, name_matches?}
     Feature classes measured against; ``name_matches`` keeps features whose
     name field (``waterbody``, ``name``, ``gnis_name``…) contains the text.
@@ -66,13 +73,14 @@ import numpy as np
 import shapely
 from shapely.geometry.base import BaseGeometry
 
-from ..extents import DRAWN, Extent, Interval, decide_at_least, distance_interval, layer_extents
-from ..geometry import DISTANCE_EPS_FT, area_sqft, display_buffer, feet_text
+from ..extents import DRAWN, Extent, Interval, decide_distance, distance_interval, layer_extents
+from ..geometry import area_sqft, display_buffer, feet_text
+from ..limits import compare, decided, margin, number_text, precision
 from ..model import ROLE_NOUN, DisplayZone, FeatureRef, Status
 from ..rulepack import Rule
 from ..vocabulary import Reading, read, unknown_words
 from .context import TRAFFIC_FIELDS, CheckContext, device_traffic
-from .setback_extents import extent_words, gradient_clear_by_ranges, largest_shape
+from .setback_extents import extent_words, gradient_clear_at_largest
 from .setback_gradient import read_sides
 from .setback_targets import NAME_FIELDS, SetbackTargets, collect_targets, feature_name
 
@@ -130,6 +138,22 @@ class _Out:
         self.ctx.add(self.rule, status, message, **kw)
 
 
+def short_of(rule: Rule, d_ft: float, required: float) -> bool:
+    """Whether a device ``d_ft`` from a feature breaks ``rule``'s distance ``required`` (feet), by the text's words.
+
+    ``distance_words`` (default ``a minimum of``) decide at the limit, the distance taken at 0.01 ft
+    (:func:`~stormwater_plugin.core.limits.compare`): words of a least distance (``>=``, ``>``) are broken
+    when they do not hold; words of a zone (``within``: ``<=``) when they hold.
+    A single distance is the interval of one value, decided as every distance interval is (:func:`~..extents.decide_distance`).
+    """
+    return decide_distance(Interval(d_ft, d_ft), required, _distance_words(rule)) is Status.VIOLATION
+
+
+def _distance_words(rule: Rule) -> str:
+    """The text's words for ``rule``'s distance (``distance_words``), ``a minimum of`` when the pack gives none."""
+    return str(rule.params.get("distance_words", "a minimum of"))
+
+
 def _extent_drawn(geom: BaseGeometry) -> bool:
     """Whether a feature is drawn as an area (a point or a line leaves its extent undrawn)."""
     return geom.geom_type in ("Polygon", "MultiPolygon")
@@ -150,29 +174,12 @@ class _ExtentStraddles(_Out):
         self.holds = holds
 
     def add(self, status: Status, message: str, **kw: Any) -> None:
-        kw.setdefault("distance_interval_ft", [round(self.interval.lo, 3), round(self.interval.hi, 3)])
+        kw.setdefault("distance_interval_ft", [decided(self.interval.lo, "distance_ft"), decided(self.interval.hi, "distance_ft")])
         if status is Status.PASS and self.why is not None and not (self.holds is not None and self.holds()):
             status = Status.UNDETERMINED
             message = f"{message.rstrip('.')}; but {self.why}."
             kw["extent_straddles"] = True
         super().add(status, message, **kw)
-
-
-def _gradient_clear_at_largest(ctx: CheckContext, out: _Out, dref: FeatureRef, tref: FeatureRef, dev: BaseGeometry, tgt: BaseGeometry,
-                               dev_ext: Extent, tgt_ext: Extent, required: float, mode: str, tol: float) -> bool:
-    """Whether a gradient rule does not apply even between the largest plausible shapes of the two features.
-
-    More area only adds pairs of parts, so a rule that applies to no pair of the largest shapes applies to none of
-    any smaller one: the drawn pass then holds whatever their true size. Shown by the shapes' distance or by their
-    ranges of ground (:func:`.setback_extents.gradient_clear_by_ranges`); when neither shows it the pass is
-    undetermined (the exact pair-by-pair reading of the largest shapes cost more than the whole check's budget allows).
-    """
-    big_dev, big_tgt = largest_shape(ctx, dev, dev_ext), largest_shape(ctx, tgt, tgt_ext)
-    if big_dev is None or big_tgt is None or ctx.dem is None:
-        return False
-    if ctx.to_feet(float(shapely.distance(big_dev, big_tgt))) >= required - DISTANCE_EPS_FT:
-        return True
-    return gradient_clear_by_ranges(ctx, big_dev, big_tgt, required, mode, tol)
 
 
 def check_device_setback(ctx: CheckContext, rule: Rule) -> None:
@@ -235,7 +242,7 @@ def check_device_setback(ctx: CheckContext, rule: Rule) -> None:
         ctx.skip(rule, f"no {names} layer")
 
     allowance = p.get("allowance")
-    allowance_total = _allowance_total(ctx, devices, chosen, targets, required, allowance) if allowance else None
+    allowance_total = _allowance_total(ctx, rule, devices, chosen, targets, required, allowance) if allowance else None
 
     for d in chosen:
         dev = devices.geoms[d.i]
@@ -269,7 +276,8 @@ def check_device_setback(ctx: CheckContext, rule: Rule) -> None:
             continue
         reach = d.extent.half_max_ft + max((e.half_max_ft for e in targets.extents if math.isfinite(e.half_max_ft)), default=0.0)
         reach = reach if math.isfinite(reach) else 0.0  # an unbounded device: its nearest features say so
-        near = targets.tree.query(dev, predicate="dwithin", distance=ctx.to_units(required + reach))
+        # Half the precision beyond the limit: what may decide as the limit (core.limits).
+        near = targets.tree.query(dev, predicate="dwithin", distance=ctx.to_units(required + reach + precision("distance_ft") / 2.0))
         idx = sorted(targets.nearest_per_role(dev) | set(int(j) for j in np.atleast_1d(near)))
         for j in idx:
             _judge(ctx, out, d, j, targets, required, gradient_mode, tol, allowance, allowance_total)
@@ -292,6 +300,7 @@ class _Allowance:
 
 def _allowance_total(
     ctx: CheckContext,
+    rule: Rule,
     devices: Any,
     chosen: list[_Device],
     targets: SetbackTargets | None,
@@ -307,8 +316,8 @@ def _allowance_total(
         if tr.known and tr.value not in allowance["device_types"]:
             continue
         dev = devices.geoms[d.i]
-        hits = targets.tree.query(dev, predicate="dwithin", distance=ctx.to_units(required))
-        close = [j for j in np.atleast_1d(hits) if ctx.to_feet(shapely.distance(dev, targets.geoms[int(j)])) < required - DISTANCE_EPS_FT]
+        hits = targets.tree.query(dev, predicate="dwithin", distance=ctx.to_units(required + precision("distance_ft") / 2.0))
+        close = [j for j in np.atleast_1d(hits) if short_of(rule, ctx.to_feet(shapely.distance(dev, targets.geoms[int(j)])), required)]
         if not close:
             continue
         a = area_sqft(dev, ctx.unit_to_ft) if _extent_drawn(dev) else None
@@ -399,14 +408,16 @@ def _judge_gradient(
         )
         return None
 
-    reading = read_sides(dev, tgt, ctx.to_units(required + shift_ft), ctx.dem, ctx.unit_to_ft, mode, tol)
-    limit = required + shift_ft - DISTANCE_EPS_FT
+    # Read every part whose distance may be decided (at 0.01 ft, core.limits) as the limit or less: up to half the
+    # precision beyond it, plus the smallest reach of both features; short_of then judges each part's distance as built
+    # (drawn less that reach) by the text's words.
+    reading = read_sides(dev, tgt, ctx.to_units(required + shift_ft + precision("distance_ft") / 2.0), ctx.dem, ctx.unit_to_ft, mode, tol)
     d_unknown = reading.unknown.distance_ft
     statuses = []
     for part in reading.qualifying:
-        if part.distance_ft < limit:
+        if short_of(out.rule, part.distance_ft - shift_ft, required):
             statuses.append(Status.VIOLATION)
-        elif d_unknown < limit:
+        elif short_of(out.rule, d_unknown - shift_ft, required):
             statuses.append(Status.UNDETERMINED)
         else:
             statuses.append(Status.PASS)
@@ -430,13 +441,13 @@ def _judge_gradient(
             )
         extra["gradient"] = label
         caveat = f"; {txt}"
-        if part.distance_ft > d_min + 0.05:
+        if part.distance_ft - shift_ft > d_min + 0.05:
             other_side = "downgradient" if mode == "device_upgradient" else "upgradient"
             caveat = (
                 f"; measured between the nearest part of the device and part of it where it is {other_side} of the device or level: {txt} there;"
                 f" its nearest point, {d_min:.1f} ft away, reads: {near_txt}, but the rule covers any part within {required:g} ft"
             )
-        if d_unknown < part.distance_ft - DISTANCE_EPS_FT:
+        if decided(d_unknown, "distance_ft") < decided(part.distance_ft, "distance_ft"):
             caveat += f"; the DEM has no data over a nearer part of it ({d_unknown:.1f} ft): the shortfall may be larger"
         if len(set(q.distance_ft for q in reading.qualifying)) > 1:
             caveat += "; the DEM's elevation unit was not declared: the distance is the one that holds under every candidate unit"
@@ -539,7 +550,7 @@ def _judge(
     tref = targets.refs[j]
     d_ft = ctx.to_feet(float(shapely.distance(dev, tgt)))
     line = shapely.shortest_line(dev, tgt)
-    short = d_ft < required - DISTANCE_EPS_FT
+    short = short_of(rule, d_ft, required)
     extra: dict[str, Any] = {"target_role": tref.layer}
     caveat = ""
     dev_ext = d.extent
@@ -547,7 +558,7 @@ def _judge(
     shift = 0.0
     if not (dev_ext.drawn and tgt_ext.drawn):
         iv = distance_interval(d_ft, dev_ext, tgt_ext)
-        verdict = decide_at_least(iv, required)
+        verdict = decide_distance(iv, required, _distance_words(rule))
         if not short and verdict is Status.VIOLATION and gradient_mode != "any":
             # Drawn outside the limit, but even the smallest plausible features reach inside it: the gradient rule is read on
             # the parts of the drawings within the limit plus that smallest reach.
@@ -565,10 +576,9 @@ def _judge(
             # feature as large as it plausibly is; a gradient rule that does not apply even to the largest plausible shapes does not.
             holds = None
             if gradient_mode != "any":
-                base = out
 
                 def holds() -> bool:
-                    return _gradient_clear_at_largest(ctx, base, dref, tref, dev, tgt, dev_ext, tgt_ext, required, gradient_mode, tol)
+                    return gradient_clear_at_largest(ctx, dev, tgt, dev_ext, tgt_ext, required, _distance_words(rule), gradient_mode, tol)
             out = _ExtentStraddles(out, extent_words(dref, dev_ext, tref, tgt_ext, iv, required), iv, holds)
         else:
             out = _ExtentStraddles(out, None, iv)
@@ -594,6 +604,12 @@ def _judge(
     type_note = unknown_words(tr) if not tr.known else ""
     if allowance and allowance_total is not None and may_be_allowed and d.traffic["high_traffic"] is not True:
         limit = float(allowance["max_total_area_sqft"])
+        # "up to 400 square feet" (the allowance's words, default "up to"): a total that prints as the limit is allowed.
+        words = str(allowance.get("words", "up to"))
+
+        def allowed(total: float) -> bool:
+            return compare(total, limit, "area_sqft", words)
+
         own = allowance_total.own.get(d.i)
         # Best case for this device: it and the known allowance-type devices only; worst case: every device that may be one.
         best = allowance_total.known if tr.known else (None if own is None or allowance_total.known is None else allowance_total.known + own)
@@ -610,27 +626,27 @@ def _judge(
                 **extra,
             )
             return
-        if best <= limit and (type_note or worst is None or worst > limit):
+        if allowed(best) and (type_note or worst is None or not allowed(worst)):
             if type_note:
-                why = f"{type_note}: as porous pavement it would be allowed ({best:.0f} sq ft within {required:g} ft, limit {limit:g} sq ft), as any other type it would not"
+                why = f"{type_note}: as porous pavement it would be allowed ({number_text(best, 'area_sqft')} sq ft within {required:g} ft, limit {limit:g} sq ft), as any other type it would not"
             else:
                 why = (f"allowed as porous pavement if the devices of unknown type near it are not porous pavement: "
-                       f"{best:.0f} sq ft known, up to {worst:.0f} sq ft in total" if worst is not None else
-                       f"allowed as porous pavement if the devices of unknown type near it (not drawn as areas) are not porous pavement: {best:.0f} sq ft known")
+                       f"{number_text(best, 'area_sqft')} sq ft known, up to {number_text(worst, 'area_sqft')} sq ft in total" if worst is not None else
+                       f"allowed as porous pavement if the devices of unknown type near it (not drawn as areas) are not porous pavement: {number_text(best, 'area_sqft')} sq ft known")
                 why += f" within {required:g} ft, limit {limit:g} sq ft; set device_type on those devices"
-            add(Status.UNDETERMINED, f"{where}{caveat}; {why}.", allowance=allowance["citation"], allowance_total_sqft=best, **common, **extra)
+            add(Status.UNDETERMINED, f"{where}{caveat}; {why}.", allowance=allowance["citation"], allowance_total_sqft=decided(best, "area_sqft"), **common, **extra)
             return
-        if best <= limit:
+        if allowed(best):
             add(
                 Status.PASS,
-                f"{where}{caveat}; allowed as porous pavement: {best:.0f} sq ft in total within {required:g} ft, limit {limit:g} sq ft ({allowance['citation']}).",
-                allowance_total_sqft=best,
+                f"{where}{caveat}; allowed as porous pavement: {number_text(best, 'area_sqft')} sq ft in total within {required:g} ft, limit {limit:g} sq ft ({allowance['citation']}).",
+                allowance_total_sqft=decided(best, "area_sqft"),
                 **common,
                 **extra,
             )
             return
-        extra["allowance_total_sqft"] = best
-        caveat += f"; porous pavement within {required:g} ft totals {best:.0f} sq ft, over the {limit:g} sq ft allowance"
+        extra["allowance_total_sqft"] = decided(best, "area_sqft")
+        caveat += f"; porous pavement within {required:g} ft totals {number_text(best, 'area_sqft')} sq ft, over the {limit:g} sq ft allowance"
         if type_note:
             caveat += f" even if this device is porous pavement ({type_note})"
 
@@ -666,17 +682,19 @@ def _judge(
         return
     # A device with no high_traffic value fails a non-high-traffic rule under either
     # reading: the packs never make a high-traffic distance smaller than the ordinary one.
+    shortfall = margin(required, d_ft, "distance_ft")
     for k in d.unknown:
         if rule.applies.get(k) is False:
             caveat += f"; {k} is not set: as a {k.replace('_', '-')} device a wider distance would apply"
     add(
         Status.VIOLATION,
-        f"{where}{caveat}: {feet_text(required - d_ft, 0.0)} ft short.",
+        f"{where}{caveat}: " + (f"{feet_text(shortfall, 0.0)} ft short." if shortfall > 0 else
+                                f"at the limit, which the text's words ('{rule.params.get('distance_words')} {required:g} feet') include."),
         subject=dref,
         other=tref,
         measured_ft=d_ft,
         required_ft=required,
         geometry=line,
-        shortfall_ft=required - d_ft,
+        shortfall_ft=shortfall,
         **extra,
     )

@@ -32,10 +32,12 @@ from typing import Any
 import shapely
 from shapely.geometry.base import BaseGeometry
 
-from ..geometry import DISTANCE_EPS_FT, area_sqft, display_buffer, union
+from ..geometry import area_sqft, display_buffer, feet_text, union
+from ..limits import compare
 from ..model import DisplayZone, FeatureLayer, FeatureRef, Status, Warning_
 from ..rulepack import Rule
-from .affected import impervious_status
+from ..vocabulary import read
+from .affected import building_left_out, impervious_status
 from .context import CheckContext
 
 #: Roles whose features are always reported (each is a distinct proposed object).
@@ -70,9 +72,15 @@ def check_no_cut_buffer(ctx: CheckContext, rule: Rule) -> None:
         _unknown_removal(ctx, rule, area_roles, width,
                          f"No {' or '.join(area_roles)} layer: vegetation removal other than the mapped {', '.join(supplied)} within {width:g} ft "
                          "of the mean high-water mark is unknown.")
+    opening_uses = {str(u) for u in rule.params.get("opening_uses", ())}
+    marked = marked_openings(ctx, opening_uses)
+    opening_rule = str(rule.params.get("opening_rule", ""))
+    surfaces = removed_surfaces(ctx) if "impervious" in roles else []
+    _report_removed_surfaces(ctx, rule, shoreline, strip, surfaces, width)
     items = removals(ctx, roles)
     if not items:
-        ctx.skip(rule, f"no vegetation removal proposed ({', '.join(supplied)} empty or existing only)")
+        if not surfaces:
+            ctx.skip(rule, f"no vegetation removal proposed ({', '.join(supplied)} empty or existing only)")
         return
     tree = shapely.STRtree(shoreline.geoms)
     # Disturbance and impervious areas are reported where they go beyond the mapped clearing;
@@ -89,11 +97,12 @@ def check_no_cut_buffer(ctx: CheckContext, rule: Rule) -> None:
         d_ft = ctx.to_feet(float(shapely.distance(g, shoreline.geoms[j])))
         line = shapely.shortest_line(g, shoreline.geoms[j])
         other = shoreline.ref(j)
-        if d_ft >= width - DISTANCE_EPS_FT:
+        # "Within 35 feet ... no vegetation may be removed" (the rule's words, default "within"), decided at 0.01 ft (core.limits).
+        if not compare(d_ft, width, "distance_ft", str(rule.params.get("distance_words", "within"))):
             ctx.add(
                 rule,
                 Status.PASS,
-                f"{ref.noun} is {d_ft:.1f} ft from the mean high-water mark (buffer {width:g} ft).",
+                f"{ref.noun} is {feet_text(d_ft, width)} ft from the mean high-water mark (buffer {width:g} ft).",
                 subject=ref,
                 other=other,
                 measured_ft=d_ft,
@@ -109,11 +118,29 @@ def check_no_cut_buffer(ctx: CheckContext, rule: Rule) -> None:
         else:
             area, geom = None, line
             amount = f"drawn as a {g.geom_type.lower()}, its footprint is not drawn, so the encroaching area is not measured"
+        if (ref.layer, ref.id) in marked:
+            # (h)[2] allows "a continuous clear-cut opening" for lake access and beaches: a feature the plan marks as that
+            # opening is decided by the 20% finding, not reported again as a (h)[1] removal.
+            ctx.add(
+                rule,
+                Status.ADVISORY,
+                f"{ref.noun} is marked as the lake-access or beach opening ({ref.layer}.use = {marked[(ref.layer, ref.id)]}), "
+                f"{d_ft:.1f} ft from the mean high-water mark ({amount}): (h)[2] allows that opening within the {width:g} ft strip, "
+                f"so it is not a (h)[1] violation; the clear-cut opening finding ({opening_rule or 'of (h)[2]'}) decides it.",
+                subject=ref,
+                other=other,
+                measured_ft=d_ft,
+                required_ft=width,
+                geometry=geom,
+                encroaching_area_sqft=area,
+                decided_by=opening_rule or None,
+            )
+            continue
         if not known:
             ctx.add(
                 rule,
                 Status.UNDETERMINED,
-                f"{ref.noun} lies {d_ft:.1f} ft from the mean high-water mark, inside the {width:g} ft no-cut buffer ({amount}), but its status is not "
+                f"{ref.noun} lies {feet_text(d_ft, width)} ft from the mean high-water mark, inside the {width:g} ft no-cut buffer ({amount}), but its status is not "
                 "existing, proposed or removed: if it is new work it removes vegetation. Set impervious.status.",
                 subject=ref,
                 other=other,
@@ -126,7 +153,7 @@ def check_no_cut_buffer(ctx: CheckContext, rule: Rule) -> None:
         ctx.add(
             rule,
             Status.VIOLATION,
-            f"{ref.noun} removes vegetation {d_ft:.1f} ft from the mean high-water mark, inside the {width:g} ft no-cut buffer: {amount}."
+            f"{ref.noun} removes vegetation {feet_text(d_ft, width)} ft from the mean high-water mark, inside the {width:g} ft no-cut buffer: {amount}."
             + (f" {rule.params['exception_note']}" if rule.params.get("exception_note") else ""),
             subject=ref,
             other=other,
@@ -146,11 +173,71 @@ def no_cut_strip(ctx: CheckContext, shore: Any, width: float) -> Any:
     return strip
 
 
+def marked_openings(ctx: CheckContext, uses: set[str]) -> dict[tuple[str, str], str]:
+    """(layer, id) of each clearing or disturbance feature whose ``use`` marks it as the (h)[2] opening, to that use."""
+    out: dict[tuple[str, str], str] = {}
+    for role in ("clearing", "disturbance"):
+        layer = ctx.layer(role)
+        if layer is None or not uses:
+            continue
+        for i in range(len(layer)):
+            r = read(layer.attrs[i], role, "use")
+            if r.known and str(r.value) in uses:
+                out[(role, layer.ids[i])] = str(r.value)
+    return out
+
+
+def removed_surfaces(ctx: CheckContext) -> list[tuple[Any, FeatureRef]]:
+    """Impervious features marked ``removed``: taking out a surface is work on the ground, not vegetation removal."""
+    layer = ctx.layer("impervious")
+    if layer is None:
+        return []
+    return [(layer.geoms[i], layer.ref(i)) for i in range(len(layer)) if impervious_status(layer.attrs[i]) == "removed"]
+
+
+def _report_removed_surfaces(ctx: CheckContext, rule: Rule, shoreline: FeatureLayer, strip: Any, surfaces: list[tuple[Any, FeatureRef]], width: float) -> None:
+    """An advisory for each removed surface inside the strip: work in the buffer strip, never a vegetation violation.
+
+    A slab or paving taken out removes no vegetation (there is none under it), so "no vegetation may be removed" does
+    not forbid it; the strip "shall be maintained as an undisturbed natural buffer strip", so the work of taking it out
+    is shown to the reviewer. Its area counts as pre-development impervious area for the half-inch retrofit.
+    """
+    if not surfaces:
+        return
+    tree = shapely.STRtree(shoreline.geoms)
+    for g, ref in surfaces:
+        j = int(tree.query_nearest(g, all_matches=False)[0])
+        d_ft = ctx.to_feet(float(shapely.distance(g, shoreline.geoms[j])))
+        if not compare(d_ft, width, "distance_ft", str(rule.params.get("distance_words", "within"))):  # as clearing is read
+            continue
+        inside = shapely.intersection(g, strip) if g.geom_type in ("Polygon", "MultiPolygon") else shapely.GeometryCollection()
+        area = area_sqft(inside, ctx.unit_to_ft) if not inside.is_empty else None
+        amount = f"{area:,.1f} sq ft inside the strip" if area else "its area inside the strip is not measured"
+        ctx.add(
+            rule,
+            Status.ADVISORY,
+            f"{ref.noun} is marked removed, {d_ft:.1f} ft from the mean high-water mark ({amount}): taking out an impervious surface "
+            f"removes no vegetation, so it is not a (h)[1] violation, but it is work in the {width:g} ft strip, which 'shall be maintained "
+            "as an undisturbed natural buffer strip': the reviewer decides how the work and the restored ground are treated. "
+            "Its area counts as pre-development impervious area for the first half inch (previously developed).",
+            subject=ref,
+            other=shoreline.ref(j),
+            measured_ft=d_ft,
+            required_ft=width,
+            geometry=inside if area else shapely.shortest_line(g, shoreline.geoms[j]),
+            encroaching_area_sqft=area,
+            buffer_work="removed_surface",
+        )
+
+
 def removals(ctx: CheckContext, roles: list[str]) -> list[tuple[Any, FeatureRef, bool]]:
     """Proposed features that remove vegetation, with whether that is known.
 
-    Impervious features: ``existing`` ones are left out; ``proposed`` and
-    ``removed`` ones are work; an unknown status is returned with ``False``.
+    Impervious features: ``existing`` ones are left out (not new work), and so
+    are ``removed`` ones (taking out a surface removes no vegetation; see
+    :func:`removed_surfaces`); ``proposed`` ones remove vegetation; an unknown
+    status is returned with ``False`` (it may be new work). A building site
+    marked ``existing`` (not enlarged) is no work and is left out.
     """
     out: list[tuple[Any, FeatureRef, bool]] = []
     for role in roles:
@@ -161,9 +248,11 @@ def removals(ctx: CheckContext, roles: list[str]) -> list[tuple[Any, FeatureRef,
             known = True
             if role == "impervious":
                 s = impervious_status(layer.attrs[i])
-                if s == "existing":
+                if s in ("existing", "removed"):
                     continue
                 known = s != ""
+            elif role == "building_sites" and building_left_out(layer.attrs[i]):
+                continue
             out.append((layer.geoms[i], layer.ref(i), known))
     return out
 

@@ -7,6 +7,9 @@
 - ``soil_trigger``: the activity lies on soils flagged by a field
   (``high_transport`` true, ``perc_min_per_in`` over 60): the project "may be
   considered major".
+- ``permit_trigger``: work the text names brings a permit (§148-11C(1) building,
+  expanding or enlarging a building, placing an impervious surface; C(4) building a
+  stormwater control measure): each feature that sets it off is named.
 - ``sensitive_surroundings``: the site lies within or "substantially
   contiguous" to (read: within the pack's ``within_ft`` of) a wetland or
   stream: the reviewer should consider treating it as major, with a written
@@ -16,14 +19,15 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Mapping
 
 import shapely
 
-from ..geometry import DISTANCE_EPS_FT, union
+from ..geometry import ON_EDGE_FT, feet_text, union
+from ..limits import compare, decided
 from ..model import Status
 from ..rulepack import Rule
-from ..vocabulary import read
+from ..vocabulary import read, unknown_words
 from .affected import affected_area
 from .context import CheckContext, truthy
 
@@ -56,7 +60,7 @@ def check_area_threshold(ctx: CheckContext, rule: Rule) -> None:
                     measured_sqft=area)
             return
         if sf:
-            ctx.add(rule, Status.PASS, f"{what} ({rng}), but the project is single-family residential construction, which this condition excludes.", measured_sqft=area)
+            ctx.add(rule, Status.PASS, f"{what} ({rng}), but the project is single-family residential construction, which this condition excludes.{_pass_note(p)}", measured_sqft=area)
             return
     if inside:
         ctx.add(rule, Status.ADVISORY, f"{what} ({rng}): {p['consequence']}", measured_sqft=area, geometry=aff.geometry if not aff.geometry.is_empty else None)
@@ -66,7 +70,13 @@ def check_area_threshold(ctx: CheckContext, rule: Rule) -> None:
         ctx.add(rule, Status.ADVISORY, f"{what}: under the area threshold ({rng}), so the area alone does not bring '{rule.title}'; "
                 f"{p['below_still_open']}", measured_sqft=area, below_threshold=True)
     else:
-        ctx.add(rule, Status.PASS, f"{what}: outside the range ({rng}) that brings '{rule.title}'.", measured_sqft=area)
+        ctx.add(rule, Status.PASS, f"{what}: outside the range ({rng}) that brings '{rule.title}'.{_pass_note(p)}", measured_sqft=area)
+
+
+def _pass_note(params: Mapping[str, Any]) -> str:
+    """The pack's ``pass_note`` (what else may still bring the requirement), with a leading space, or ``""``."""
+    note = str(params.get("pass_note") or "").strip()
+    return f" {note}" if note else ""
 
 
 #: Building-site uses (``packs/vocabulary.json``) of a single-family residence and its accessory structures.
@@ -110,7 +120,8 @@ def check_soil_trigger(ctx: CheckContext, rule: Rule) -> None:
     hit: list[str] = []
     unknown: list[str] = []
     for i in range(len(soils)):
-        if not shapely.intersects(soils.geoms[i], activity):
+        # A device within ON_EDGE_FT of a soil polygon's edge is on it, whichever side a reprojection put it.
+        if float(shapely.distance(soils.geoms[i], activity)) > ON_EDGE_FT / ctx.unit_to_ft:
             continue
         raw = {str(k).lower(): v for k, v in soils.attrs[i].items()}.get(field.lower())
         flag = _test(raw, op, value)
@@ -162,11 +173,11 @@ def check_sensitive_surroundings(ctx: CheckContext, rule: Rule) -> None:
         d = ctx.to_feet(float(shapely.distance(site, g)))
         if nearest is None or d < nearest[0]:
             nearest = (d, ref)
-        if d > within + DISTANCE_EPS_FT:
+        if not compare(d, within, "distance_ft", "within"):
             continue
         hits += 1
-        inside = shapely.intersects(site, g)
-        where = f"within or on the edge of {ref.noun}" if inside else f"{d:.1f} ft from {ref.noun}"
+        inside = decided(d, "distance_ft") == 0.0
+        where = f"within or on the edge of {ref.noun}" if inside else f"{feet_text(d, within)} ft from {ref.noun}"
         geom = shapely.intersection(site, g) if inside else shapely.shortest_line(site, g)
         ctx.add(
             rule,
@@ -182,5 +193,53 @@ def check_sensitive_surroundings(ctx: CheckContext, rule: Rule) -> None:
         ctx.add(rule, Status.UNDETERMINED, f"No {', '.join(absent)} layer: the site's surroundings within {within:g} ft are not fully known.", required_ft=within)
         ctx.skip(rule, f"no {', '.join(absent)} layer")
     elif not hits:
-        tail = f" (nearest: {nearest[1].noun}, {nearest[0]:.1f} ft)" if nearest is not None else ""
+        tail = f" (nearest: {nearest[1].noun}, {feet_text(nearest[0], within)} ft)" if nearest is not None else ""
         ctx.add(rule, Status.PASS, f"No mapped {' or '.join(roles)} within {within:g} ft of the site{tail}.", measured_ft=nearest[0] if nearest else None, required_ft=within)
+
+
+#: What each permit trigger reads: the role, the statuses that are the named work, the noun of the work.
+_PERMIT_WORK: dict[str, tuple[str, tuple[str, ...], str]] = {
+    "building": ("building_sites", ("proposed", "enlarged"), "new building"),
+    "impervious": ("impervious", ("proposed",), "new impervious surface"),
+    "device": ("devices", (), "new stormwater control measure"),
+}
+
+
+def check_permit_trigger(ctx: CheckContext, rule: Rule) -> None:
+    """Each feature whose work the rule's words name (``params.triggers``: building, impervious, device) brings the permit.
+
+    A building site without a status is read as proposed (the conservative reading); one marked existing or removed
+    is not the named work. An impervious feature of unknown status may be new: undetermined when nothing else sets
+    the rule off. A role not supplied is unknown, never "none".
+    """
+    sure: list[str] = []
+    maybe: list[str] = []
+    absent: list[str] = []
+    for trigger in rule.params["triggers"]:
+        role, statuses, noun = _PERMIT_WORK[str(trigger)]
+        layer = ctx.layer(role)
+        if layer is None:
+            absent.append(role)
+            continue
+        for i in range(len(layer)):
+            ref = layer.ref(i)
+            if not statuses:
+                sure.append(f"{ref.noun} ({noun})")
+                continue
+            r = read(layer.attrs[i], role, "status")
+            value = str(r.value) if r.known else ""
+            if value in statuses:
+                sure.append(f"{ref.noun} ({noun if value == 'proposed' else value})")
+            elif not value:
+                maybe.append(f"{ref.noun} ({unknown_words(r)})")
+    consequence = str(rule.params.get("consequence", "a stormwater management permit is required."))
+    if sure:
+        ctx.add(rule, Status.ADVISORY, f"{rule.title}: " + "; ".join(sure) + f": {consequence}", triggered_by=sure)
+    elif maybe or absent:
+        why = "; ".join(([f"{', '.join(maybe)} may be that work"] if maybe else []) + ([f"no {' or '.join(absent)} layer"] if absent else []))
+        ctx.add(rule, Status.UNDETERMINED, f"{rule.title}: whether the plan includes the work is unknown ({why}).", triggered_by=[])
+        if absent:
+            ctx.skip(rule, f"no {' or '.join(absent)} layer")
+    else:
+        roles = ", ".join(_PERMIT_WORK[str(t)][0] for t in rule.params["triggers"])
+        ctx.add(rule, Status.PASS, f"{rule.title}: none of the work proposed (read from {roles}).", triggered_by=[])

@@ -20,7 +20,8 @@ import shapely
 import shapely.ops
 from shapely.geometry.base import BaseGeometry
 
-from ..geometry import DISTANCE_EPS_FT, area_sqft, display_buffer, union
+from ..geometry import DISTANCE_EPS_FT, area_sqft, display_buffer, feet_text, union
+from ..limits import compare, number_text
 from ..model import DisplayZone, FeatureRef, Status
 from ..rulepack import Rule
 from ..vocabulary import read, unknown_words
@@ -29,6 +30,8 @@ from .shoreline import removals
 
 PER_CENT = 0.01
 WATER_ROLES = ("shoreline", "waterbodies", "streams", "wetlands")
+#: Area layers whose ``use`` may say lawn (a use value means the same on every area layer).
+LAWN_ROLES = ("clearing", "disturbance", "impervious")
 
 
 def _overlap(a: BaseGeometry, b: BaseGeometry) -> BaseGeometry:
@@ -167,8 +170,8 @@ def _check_lot_opening(
     frontage = ctx.to_feet(sum(float(ln.length) for ln in lines))
     if frontage <= 0:
         gap = ctx.to_feet(float(shapely.distance(lot, shore)))
-        if gap <= width:
-            ctx.add(rule, Status.UNDETERMINED, f"{name} lies {gap:.1f} ft from the mean high-water line, within the {width:g} ft buffer, but no shoreline frontage "
+        if compare(gap, width, "distance_ft", "within"):
+            ctx.add(rule, Status.UNDETERMINED, f"{name} lies {feet_text(gap, width)} ft from the mean high-water line, within the {width:g} ft buffer, but no shoreline frontage "
                     f"is measured on it (within {tol:g} ft of the lot): its frontage cannot be measured. Check the parcel line against the shoreline.",
                     subject=ref, measured_ft=gap)
         else:
@@ -183,27 +186,33 @@ def _check_lot_opening(
     geom = shapely.MultiLineString([shapely.ops.substring(lines[k], ctx.to_units(a), ctx.to_units(b)) for k, a, b in openings]) if openings else None
     extra: dict[str, Any] = {"frontage_ft": frontage, "opening_ft": longest, "openings_ft": [round(b - a, 2) for _, a, b in openings], "total_ft": total}
     on = f" on lot {ref.id}" if many and ref is not None else ""
-    limit = f"at most {share:g}% ({allowed:.1f} ft) of {frontage:.1f} ft of shoreline frontage{on}"
-    if total > allowed + DISTANCE_EPS_FT:
+    limit = f"at most {share:g}% ({number_text(allowed, 'distance_ft')} ft) of {frontage:.1f} ft of shoreline frontage{on}"
+    # "shall not exceed 20% of the shoreline frontage" (the rule's words, default "not exceed"), decided at 0.01 ft (core.limits).
+    words = str(rule.params.get("words", "not exceed"))
+
+    def within_limit(ft: float) -> bool:
+        return compare(ft, allowed, "distance_ft", words)
+
+    if not within_limit(total):
         each = "" if len(openings) == 1 else (
-            f" The {len(openings)} openings ({listing}) total {total:.1f} ft"
-            + (f"; the longest alone, {longest:.1f} ft, exceeds the limit." if longest > allowed + DISTANCE_EPS_FT else "; each is within the limit, but the text allows one opening and its limit is read as holding for all of them together.")
+            f" The {len(openings)} openings ({listing}) total {feet_text(total, allowed)} ft"
+            + (f"; the longest alone, {feet_text(longest, allowed)} ft, exceeds the limit." if not within_limit(longest) else "; each is within the limit, but the text allows one opening and its limit is read as holding for all of them together.")
         )
-        ctx.add(rule, Status.VIOLATION, f"Clear-cut opening of {total:.1f} ft{on} in the {width:g} ft buffer (removal read from {read}); {limit} is allowed.{each}",
+        ctx.add(rule, Status.VIOLATION, f"Clear-cut opening of {feet_text(total, allowed)} ft{on} in the {width:g} ft buffer (removal read from {read}); {limit} is allowed.{each}",
                 subject=ref, measured_ft=total, required_ft=allowed, geometry=geom, **extra)
         return
     unknown: list[str] = []
     if cleared_maybe is not None:
         with_maybe = _openings(ctx, lines, cleared_maybe)
         grown = sum(b - a for _, a, b in with_maybe)
-        if grown > allowed + DISTANCE_EPS_FT or len(with_maybe) > len(openings):
+        if not within_limit(grown) or len(with_maybe) > len(openings):
             unknown.append(f"impervious features of unknown status in the buffer would make {len(with_maybe)} opening(s) totalling {grown:.1f} ft")
     if loose:
         unknown.append(f"{', '.join(loose)} in the buffer {'are' if len(loose) > 1 else 'is'} not drawn as polygons, so the opening they make is not measured")
     if ctx.layer("clearing") is None and ctx.layer("disturbance") is None and {"clearing", "disturbance"} & set(roles):
         unknown.append("no clearing or disturbance layer was supplied, so other vegetation removal is not mapped")
     found = "no vegetation removal in the buffer" if not openings else (
-        f"a continuous clear-cut opening of {total:.1f} ft" if len(openings) == 1 else f"{len(openings)} openings ({listing}), {total:.1f} ft in total")
+        f"a continuous clear-cut opening of {feet_text(total, allowed)} ft" if len(openings) == 1 else f"{len(openings)} openings ({listing}), {feet_text(total, allowed)} ft in total")
     if unknown:
         ctx.add(rule, Status.UNDETERMINED, f"Measured {found}{on} (removal read from {read}); {limit} is allowed; but " + "; ".join(unknown) + ".",
                 subject=ref, measured_ft=total, required_ft=allowed, geometry=geom, **extra)
@@ -212,7 +221,7 @@ def _check_lot_opening(
                 "but the text allows 'a continuous clear-cut opening' for lake access and beaches; whether several are allowed is for the reviewer.",
                 subject=ref, measured_ft=total, required_ft=allowed, geometry=geom, **extra)
     elif openings:
-        ctx.add(rule, Status.PASS, f"Continuous clear-cut opening of {total:.1f} ft along {frontage:.1f} ft of shoreline frontage{on} (removal read from {read}); {limit} is allowed.",
+        ctx.add(rule, Status.PASS, f"Continuous clear-cut opening of {feet_text(total, allowed)} ft along {frontage:.1f} ft of shoreline frontage{on} (removal read from {read}); {limit} is allowed.",
                 subject=ref, measured_ft=total, required_ft=allowed, geometry=geom, **extra)
     else:
         ctx.add(rule, Status.PASS, f"No vegetation removal inside the {width:g} ft buffer{on} (read from {read}); frontage {frontage:.1f} ft.",
@@ -248,40 +257,50 @@ def _openings(ctx: CheckContext, lines: list[BaseGeometry], cleared: BaseGeometr
 
 
 def check_fertilizer_zone(ctx: CheckContext, rule: Rule) -> None:
-    """Lawn areas (``clearing.use`` = lawn) within ``distance_ft`` of any water body."""
+    """Lawn areas (``use`` = lawn on any area layer: ``lawn_roles``, default clearing, disturbance, impervious) within ``distance_ft`` of any water body.
+
+    A ``use`` value means the same on every area layer: a new lawn drawn in ``disturbance`` is a lawn as one drawn in
+    ``clearing`` is. An unrecognised use may be a lawn (undetermined within the distance).
+    """
     dist = float(rule.params["distance_ft"])
     use_values = {str(v).lower() for v in rule.params.get("lawn_uses", ["lawn"])}
+    roles = [str(r) for r in rule.params.get("lawn_roles", LAWN_ROLES)]
     geoms, refs, absent = ctx.features(list(rule.params.get("water_roles", WATER_ROLES[:3])))
     if geoms:
         ctx.zones.append(DisplayZone("fertilizer_zone", rule.id, f"{dist:g} ft no-fertilizer zone {rule.citation.text}", dist, display_buffer(union(geoms), ctx.to_units(dist), dist)))
-    clearing = ctx.layer("clearing")
-    uses = [read(a, "clearing", "use") for a in clearing.attrs] if clearing is not None else []
-    lawns = [i for i, r in enumerate(uses) if not r.known or str(r.value) in use_values]
-    if clearing is None:
-        ctx.skip(rule, "no clearing layer (lawns are clearing with use = lawn)")
+    areas = [(role, layer) for role in roles for layer in [ctx.layer(role)] if layer is not None]
+    lawns: list[tuple[Any, FeatureRef, Any]] = []
+    for role, area_layer in areas:
+        for i in range(len(area_layer)):
+            r = read(area_layer.attrs[i], role, "use")
+            if not r.known or str(r.value) in use_values:
+                lawns.append((area_layer.geoms[i], area_layer.ref(i), r))
+    if not areas:
+        ctx.skip(rule, f"no {' or '.join(roles)} layer (a lawn is an area with use = lawn)")
         return
+    if len(areas) < len(roles):
+        ctx.skip(rule, f"no {', '.join(r for r in roles if ctx.layer(r) is None)} layer: lawns read from {', '.join(r for r, _ in areas)} only")
     if not lawns:
-        ctx.skip(rule, "no lawn area proposed (clearing with use = lawn)")
+        ctx.skip(rule, f"no lawn area proposed (use = lawn on {', '.join(r for r, _ in areas)})")
         return
     if not geoms:
         ctx.add(rule, Status.UNDETERMINED, f"Lawn areas proposed but no water layer ({', '.join(absent)}) to measure the {dist:g} ft zone from.")
         return
     tree = shapely.STRtree(np.array(geoms, dtype=object))
-    for i in lawns:
-        g = clearing.geoms[i]
+    for g, ref, use in lawns:
         j = int(tree.query_nearest(g, all_matches=False)[0])
         d = ctx.to_feet(float(shapely.distance(g, geoms[j])))
-        ref = clearing.ref(i)
-        if d < dist - DISTANCE_EPS_FT and not uses[i].known:
-            ctx.add(rule, Status.UNDETERMINED, f"{ref.noun} lies {d:.1f} ft from {refs[j].noun}, and {unknown_words(uses[i])}: if it is a lawn, no lawn fertilizer within {dist:g} ft.",
+        near = compare(d, dist, "distance_ft", str(rule.params.get("distance_words", "within")))
+        if near and not use.known:
+            ctx.add(rule, Status.UNDETERMINED, f"{ref.noun} lies {feet_text(d, dist)} ft from {refs[j].noun}, and {unknown_words(use)}: if it is a lawn, no lawn fertilizer within {dist:g} ft.",
                     subject=ref, other=refs[j], measured_ft=d, required_ft=dist, geometry=shapely.shortest_line(g, geoms[j]), missing_fields=["use"])
-        elif d < dist - DISTANCE_EPS_FT:
-            ctx.add(rule, Status.ADVISORY, f"Lawn {ref.id} lies {d:.1f} ft from {refs[j].noun}: no lawn fertilizer within {dist:g} ft (except a new lawn's first season or a soil test showing need).",
+        elif near:
+            ctx.add(rule, Status.ADVISORY, f"Lawn {ref.id} lies {feet_text(d, dist)} ft from {refs[j].noun}: no lawn fertilizer within {dist:g} ft (except a new lawn's first season or a soil test showing need).",
                     subject=ref, other=refs[j], measured_ft=d, required_ft=dist, geometry=shapely.shortest_line(g, geoms[j]))
         else:
             status = Status.UNDETERMINED if absent else Status.PASS
             tail = f" (no {', '.join(absent)} layer: a nearer water body may be missing)" if absent else ""
-            ctx.add(rule, status, f"Lawn {ref.id} is {d:.1f} ft from the nearest mapped water body{tail}.", subject=ref, other=refs[j], measured_ft=d, required_ft=dist, geometry=shapely.shortest_line(g, geoms[j]))
+            ctx.add(rule, status, f"Lawn {ref.id} is {feet_text(d, dist)} ft from the nearest mapped water body{tail}.", subject=ref, other=refs[j], measured_ft=d, required_ft=dist, geometry=shapely.shortest_line(g, geoms[j]))
 
 
 def check_clearing_near_water(ctx: CheckContext, rule: Rule) -> None:
@@ -313,10 +332,10 @@ def check_clearing_near_water(ctx: CheckContext, rule: Rule) -> None:
         j = int(tree.query_nearest(g, all_matches=False)[0])
         d = ctx.to_feet(float(shapely.distance(g, geoms[j])))
         line = shapely.shortest_line(g, geoms[j])
-        if d <= dist + DISTANCE_EPS_FT:
-            ctx.add(rule, Status.ADVISORY, f"{note}{ref.noun} is {d:.1f} ft from {refs[j].noun}, within {dist:g} ft: cleared ground must be covered or protected within 24 hours.",
+        if compare(d, dist, "distance_ft", str(rule.params.get("distance_words", "within"))):
+            ctx.add(rule, Status.ADVISORY, f"{note}{ref.noun} is {feet_text(d, dist)} ft from {refs[j].noun}, within {dist:g} ft: cleared ground must be covered or protected within 24 hours.",
                     subject=ref, other=refs[j], measured_ft=d, required_ft=dist, geometry=line)
         else:
             status = Status.UNDETERMINED if absent else Status.PASS
-            ctx.add(rule, status, f"{ref.noun} is {d:.1f} ft from the nearest mapped water{' (some water layers absent)' if absent else ''}.",
+            ctx.add(rule, status, f"{ref.noun} is {feet_text(d, dist)} ft from the nearest mapped water{' (some water layers absent)' if absent else ''}.",
                     subject=ref, other=refs[j], measured_ft=d, required_ft=dist, geometry=line)

@@ -68,11 +68,30 @@ def covering_buffer(feature: BaseGeometry, radius_ft: float, unit_to_ft: float) 
             zone = shapely.buffer(source, r_ft / unit_to_ft, quad_segs=q)
         else:
             zone = _segment_buffers(source, r_ft / unit_to_ft, q)
+        zone = _fill_false_holes(zone, feature, radius_ft / unit_to_ft)
         deficit = radius_ft + dip - min_boundary_distance_ft(zone, feature, unit_to_ft)
         if deficit <= 0:
             return zone
         r_ft += deficit + COVER_MARGIN_FT
     return zone  # pragma: no cover - converges in one or two rounds
+
+
+def _fill_false_holes(zone: BaseGeometry, feature: BaseGeometry, r: float) -> BaseGeometry:
+    """``zone`` with every hole closer than ``r`` to ``feature`` filled (working-CRS units).
+
+    A true hole of an offset region is the set of points farther than r from the feature, so its
+    outline lies at r. GEOS leaves a spurious hole inside the buffer of some closed lines (a thin
+    triangle drawn as a closed polyline: a hole touching the line itself); growing the radius
+    cannot close it, so it is filled. Filling only enlarges the zone, which stays conservative.
+    """
+    polys = [p for p in shapely.get_parts(zone) if p.geom_type == "Polygon"]
+    if not any(p.interiors for p in polys):
+        return zone
+    kept = []
+    for p in polys:
+        holes = [h for h in p.interiors if shapely.distance(shapely.LineString(h.coords), feature) >= r]
+        kept.append(shapely.Polygon(p.exterior, holes))
+    return shapely.union_all(np.asarray(kept, dtype=object))
 
 
 def _segment_buffers(geom: BaseGeometry, r: float, q: int) -> BaseGeometry:

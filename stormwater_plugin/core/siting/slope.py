@@ -42,9 +42,10 @@ import shapely
 from shapely.geometry.base import BaseGeometry
 
 from ..checks.context import CheckContext
+from ..limits import at_least_threshold
 from ..raster import ElevationGrid
 from ..rulepack import Rule
-from ..terrain.checks import SLOPE_EPS_PCT
+from ..terrain.checks import slope_relation
 from ..terrain.horn import horn_slope_pct
 from ..terrain.ring import local_jacobian
 from .geometry import DesignZone, mask_to_polygon, polygonal
@@ -64,12 +65,10 @@ _CACHE_SIZE = 8
 
 def _steep(s: np.ndarray, threshold: float, compare: str) -> np.ndarray:
     """Vectorised :func:`~..terrain.checks.exceeds` (``NaN`` never steep)."""
+    # The check's own test at the precision of slopes (core.limits): ``s >= t`` with t the rounding's edge.
+    t = at_least_threshold(threshold, "slope_pct", slope_relation(compare))
     with np.errstate(invalid="ignore"):
-        if compare == "gte":
-            return s >= threshold - SLOPE_EPS_PCT
-        if compare == "gt":
-            return s > threshold + SLOPE_EPS_PCT
-    raise ValueError(f"compare must be 'gte' or 'gt', not {compare!r}")
+        return np.asarray(s >= t)
 
 
 def _inverse(dem: ElevationGrid, site: BaseGeometry, unit_to_ft: float) -> tuple[Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]], np.ndarray]:

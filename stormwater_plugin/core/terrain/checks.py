@@ -27,8 +27,8 @@ clearing_slope
     when the cleared land over the threshold covers at least
     ``min_steep_area_sqft`` (0: any).
 
-Slopes are compared with a tolerance of :data:`SLOPE_EPS_PCT` so that a
-plane built at exactly the threshold reads as exactly the threshold.
+Slopes are decided at 0.1%, the precision they print (:mod:`~stormwater_plugin.core.limits`):
+a slope that prints as the threshold is at it, and ``compare`` (the text's words) decides.
 
 Elevation unit: a slope is proportional to the DEM's elevation unit. When
 the unit was assumed (``ElevationGrid.z_unit_declared`` false) every
@@ -52,23 +52,32 @@ from shapely.geometry.base import BaseGeometry
 from ..checks.context import CheckContext
 from ..extents import feature_extent
 from ..geometry import display_buffer
+from ..limits import at_least_threshold, number_text
 from ..model import BuildingSiteSlope, DisplayZone, FeatureRef, Status
 from ..raster import ElevationGrid
 from ..rulepack import Rule
 from .horn import cells_of_points, footprint_points, horn_slope_cells
 from .ring import cell_size_ft, local_jacobian, ring_slope_at
 
-#: Tolerance on slope comparisons, percentage points (float noise only).
-SLOPE_EPS_PCT: float = 1e-6
+#: The rule's ``compare`` word and the relation it names ("15% or greater": ``gte``; "greater than 15%": ``gt``).
+SLOPE_RELATIONS: dict[str, str] = {"gte": ">=", "gt": ">"}
 
 
-def exceeds(slope_pct: float, threshold_pct: float, compare: str) -> bool:
-    """Whether a slope meets the rule's test: ``gte`` (at or over) or ``gt`` (strictly over)."""
-    if compare == "gte":
-        return slope_pct >= threshold_pct - SLOPE_EPS_PCT
-    if compare == "gt":
-        return slope_pct > threshold_pct + SLOPE_EPS_PCT
-    raise ValueError(f"compare must be 'gte' or 'gt', not {compare!r}")
+def slope_relation(compare: str) -> str:
+    """The relation of a rule's ``compare`` (``gte``, ``gt``)."""
+    try:
+        return SLOPE_RELATIONS[compare]
+    except KeyError:
+        raise ValueError(f"compare must be 'gte' or 'gt', not {compare!r}") from None
+
+
+def exceeds(slope_pct: Any, threshold_pct: float, compare: str) -> Any:
+    """Whether a slope (a number or an array) meets the rule's test: ``gte`` (at or over) or ``gt`` (strictly over).
+
+    Decided at 0.1%, as :func:`~stormwater_plugin.core.limits.compare` decides (the slope rounded half up, then
+    compared): the same as comparing the raw slope with the rounding's edge, which arrays need.
+    """
+    return slope_pct >= at_least_threshold(threshold_pct, "slope_pct", slope_relation(compare))
 
 
 def _words(compare: str, threshold: float) -> str:
@@ -183,7 +192,7 @@ def check_building_site_slope(ctx: CheckContext, rule: Rule) -> None:
         single = len(scales) == 1
         where = f"{_name(ref)}: the steepest slope over {distance:g} ft from its centre is "
         if single:
-            where += f"{slope:.2f}% toward {az:.1f}°"
+            where += f"{number_text(slope, 'slope_pct')}% toward {az:.1f}°"
         else:
             either = f"{'at or over' if compare == 'gte' else 'over'} {threshold:g}%" if steep else f"under {threshold:g}%"
             where += f"{_by_unit(slope, scales)} (toward {az:.1f}°), {either} either way"
@@ -324,7 +333,7 @@ def footprint_slope(
     steep_pts = np.zeros(len(x), dtype=bool)
     if finite.any():
         fin_pts = np.isfinite(s_pts)
-        steep_pts[fin_pts] = np.array([exceeds(float(v), threshold_pct, compare) for v in s_pts[fin_pts]], dtype=bool)
+        steep_pts[fin_pts] = np.asarray(exceeds(s_pts[fin_pts], threshold_pct, compare), dtype=bool)
     steep_int = steep_pts[:n_int]
     cell_area_sqft = (spacing * unit_to_ft) ** 2
     steep_area = float(steep_int.sum()) * cell_area_sqft
@@ -394,7 +403,7 @@ def check_device_slope(ctx: CheckContext, rule: Rule) -> None:
         if fs.max_pct is not None and exceeds(fs.max_pct, threshold, compare):
             note = f" ({fs.n_unknown} of {fs.n_cells} cells had no data)" if fs.n_unknown else ""
             msg = (
-                f"{_name(ref)}: the existing ground {how} slopes up to {fs.max_pct:.1f}% (steepest DEM cell, Horn), {_words(compare, threshold)} "
+                f"{_name(ref)}: the existing ground {how} slopes up to {number_text(fs.max_pct, 'slope_pct')}% (steepest DEM cell, Horn), {_words(compare, threshold)} "
                 f"before grading{note}: the measure must be designed by {designer} ({rule.citation.text})."
             )
             ctx.add(rule, Status.ADVISORY, msg, subject=ref, geometry=fs.steep_geometry or fp, **extra)
@@ -404,7 +413,7 @@ def check_device_slope(ctx: CheckContext, rule: Rule) -> None:
             ctx.add(rule, Status.UNDETERMINED, f"{_name(ref)}: the existing ground {how} slopes at most {fs.max_pct:.1f}% (steepest DEM cell, Horn); but it is "
                     f"{ext.reach_text()}, so the ground under it is not known: {ext.remedy}.", subject=ref, geometry=fp, **extra)
         else:
-            ctx.add(rule, Status.PASS, f"{_name(ref)}: the existing ground {how} slopes at most {fs.max_pct:.1f}% (steepest DEM cell, Horn), not {_words(compare, threshold)}.", subject=ref, geometry=fp, **extra)
+            ctx.add(rule, Status.PASS, f"{_name(ref)}: the existing ground {how} slopes at most {number_text(fs.max_pct, 'slope_pct')}% (steepest DEM cell, Horn), not {_words(compare, threshold)}.", subject=ref, geometry=fp, **extra)
 
 
 def check_clearing_slope(ctx: CheckContext, rule: Rule) -> None:
@@ -451,11 +460,11 @@ def check_clearing_slope(ctx: CheckContext, rule: Rule) -> None:
         if steep:
             msg = (
                 f"{_name(ref)}: about {fs.steep_area_sqft:,.0f} sq ft of the cleared land slopes {_words(compare, threshold)} "
-                f"(steepest DEM cell {fs.max_pct:.1f}%, Horn): cleared land there may not be left devoid of growing vegetation {cover}"
+                f"(steepest DEM cell {number_text(fs.max_pct or 0.0, 'slope_pct')}%, Horn): cleared land there may not be left devoid of growing vegetation {cover}"
                 f"without a protective covering or erosion control measures ({rule.citation.text})."
             )
             ctx.add(rule, Status.ADVISORY, msg, subject=ref, geometry=fs.steep_geometry or geom, **extra)
         elif fs.n_unknown or fs.max_pct is None:
             ctx.add(rule, Status.UNDETERMINED, f"{_name(ref)}: {fs.n_unknown} of {fs.n_cells} DEM cells under it have no slope (nodata, or the raster edge), so it is unknown whether the cleared land is steeper than {threshold:g}%.", subject=ref, geometry=geom, **extra)
         else:
-            ctx.add(rule, Status.PASS, f"{_name(ref)}: the cleared land slopes at most {fs.max_pct:.1f}% (steepest DEM cell, Horn), not {_words(compare, threshold)}.", subject=ref, geometry=geom, **extra)
+            ctx.add(rule, Status.PASS, f"{_name(ref)}: the cleared land slopes at most {number_text(fs.max_pct, 'slope_pct')}% (steepest DEM cell, Horn), not {_words(compare, threshold)}.", subject=ref, geometry=geom, **extra)

@@ -102,7 +102,9 @@ def test_no_false_alarm_a_plan_complying_by_more_than_every_plausible_extent(jur
         "devices": layer("devices", [dev], ["DW1"], [{"device_type": "dry_well", "high_traffic": 0, "vehicle_traffic": 0}]),
         "septic": layer("septic", [Point(dx - 100 - 58 - 60, dy)], ["S1"]),
         "wells": layer("wells", [Point(dx, dy - far - 60)], ["W1"]),
-        "streams": layer("streams", [LineString([(dx + far + 60, -600), (dx + far + 60, 600)])], ["ST1"], [{"name": "Schroon River"}]),
+        # The river's NYSDEC class is stated (B): the runoff reaches it, so under Mamakating's §160-1 the activity is a land
+        # development activity (decided); with no class the flow trace would leave the class open (issue 34), not the extents.
+        "streams": layer("streams", [LineString([(dx + far + 60, -600), (dx + far + 60, 600)])], ["ST1"], [{"name": "Schroon River", "class": "B"}]),
         **{role: layer(role, [], [], []) for role in ("shoreline", "waterbodies", "wetlands")},
     }
     result = run(jurisdiction, site, _dem(), cls)
