@@ -347,7 +347,12 @@ def _upstream_class(ctx: CheckContext, cls: Any, pack: RulePack) -> tuple[Any, l
         reason = ClassReason(rule.id, rule.citation, Status.UNDETERMINED,
                              "Under one acre, but whether the activity is upstream of a sensitive area (and so a land development activity, §160-1) "
                              f"is undetermined: {open_[0].message} The class is taken as the more regulated of exempt and land development activity.")
-        cls = dataclasses.replace(cls, project_class="major", source="assumed", possible_classes=("exempt", "major"), reasons=[*cls.reasons, reason])
+        # The one question of an open class (issue 33), asked once: here what settles it is the trace, not the area.
+        question = ("Is the project exempt or major? To settle it, supply what the flow trace to the sensitive areas lacks "
+                    f"({rule.citation}: its finding names it), so that whether the activity is upstream of one is decided; "
+                    "or state the class with --class.")
+        cls = dataclasses.replace(cls, project_class="major", source="assumed", possible_classes=("exempt", "major"), reasons=[*cls.reasons, reason],
+                                  question=question)
         ctx.warnings.append(Warning_("class_uncertain", "Under the area threshold, but whether the activity is upstream of a sensitive area is "
                                      "undetermined: it may be a land development activity (§160-1), so the class is open (exempt or major)."))
     else:
