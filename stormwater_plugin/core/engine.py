@@ -349,7 +349,7 @@ def _upstream_class(ctx: CheckContext, cls: Any, pack: RulePack) -> tuple[Any, l
                              f"is undetermined: {open_[0].message} The class is taken as the more regulated of exempt and land development activity.")
         # The one question of an open class (issue 33), asked once: here what settles it is the trace, not the area.
         question = ("Is the project exempt or major? To settle it, supply what the flow trace to the sensitive areas lacks "
-                    f"({rule.citation}: its finding names it), so that whether the activity is upstream of one is decided; "
+                    f"({rule.citation.text}: its finding names it), so that whether the activity is upstream of one is decided; "
                     "or state the class with --class.")
         cls = dataclasses.replace(cls, project_class="major", source="assumed", possible_classes=("exempt", "major"), reasons=[*cls.reasons, reason],
                                   question=question)
