@@ -1,4 +1,8 @@
-"""Five applications in a register: the demo and four variants of it (DW-1 moved 15 ft west clear of S-1 (its 14 ft move: 6 ft as drawn plus a dry well point's 8 ft reach), removed, renamed; IT-1 moved), each with its own settings."""
+"""Five applications in a register: the demo and four variants of it, each with its own settings.
+
+DW-1 moved 15 ft west clear of S-1 (its 14 ft move: 6 ft as drawn plus a dry well point's 8 ft reach), removed,
+renamed; IT-1 moved.
+"""
 
 from __future__ import annotations
 
