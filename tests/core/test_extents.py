@@ -17,6 +17,7 @@ from stormwater_plugin.core.extents import (
     Interval,
     compare_to_limit,
     decide_at_least,
+    decide_distance,
     distance_interval,
     extent_table,
     feature_extent,
@@ -49,6 +50,29 @@ def test_decide_at_least_on_a_drawn_distance_at_the_100_ft_boundary(d_ft, expect
 
 def test_compare_to_limit_is_the_one_comparison_with_its_precision():
     assert compare_to_limit(100.0 + 1e-9, 100.0) == 0 and compare_to_limit(99.9, 100.0) == -1 and compare_to_limit(100.1, 100.0) == 1
+    # core.limits' precision of a distance, 0.01 ft: 99.996 ft is decided (and printed) as 100.00
+    assert compare_to_limit(99.996, 100.0) == 0 and compare_to_limit(99.994, 100.0) == -1
+
+
+@pytest.mark.parametrize("d_ft,expected", [(19.9, Status.VIOLATION), (20.0, Status.VIOLATION), (19.996, Status.VIOLATION),
+                                           (20.01, Status.PASS), (20.1, Status.PASS)])
+def test_within_20_ft_includes_the_limit_on_a_drawn_distance_646_4_14_a_3(d_ft, expected):
+    # "shall not be installed up gradient within twenty (20) feet": 20.00 ft is within (core.limits).
+    assert decide_distance(Interval(d_ft, d_ft), 20.0, "within") is expected
+
+
+@pytest.mark.parametrize("lo,expected", [(19.9, Status.UNDETERMINED), (20.0, Status.UNDETERMINED), (20.1, Status.PASS)])
+def test_an_interval_decides_only_when_both_ends_compare_the_same_way_under_within_646_4_14_a_3(lo, expected):
+    iv = Interval(lo, 26.0)
+    assert decide_distance(iv, 20.0, "within") is expected
+    assert iv.straddles(20.0, "within") is (expected is Status.UNDETERMINED)
+    assert decide_distance(Interval(12.0, 20.0), 20.0, "within") is Status.VIOLATION  # the far end exactly at the limit is within
+
+
+@pytest.mark.parametrize("lo,expected", [(99.9, Status.UNDETERMINED), (100.0, Status.PASS), (100.1, Status.PASS)])
+def test_an_interval_under_a_minimum_of_100_ft_includes_the_limit_at_its_near_end(lo, expected):
+    assert decide_distance(Interval(lo, 108.0), 100.0, "a minimum of") is expected
+    assert decide_at_least(Interval(lo, 108.0), 100.0) is expected
 
 
 @pytest.mark.parametrize("d_ft,expected", [(99.7, Status.VIOLATION), (100.3, Status.VIOLATION), (101.9, Status.VIOLATION),
