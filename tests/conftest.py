@@ -30,3 +30,16 @@ def regulations() -> Path:
     if not REGULATIONS.is_dir():
         pytest.skip(f"regulation texts {REGULATIONS} are absent (they ship beside the repo as ../shared/regulations)")
     return REGULATIONS
+
+
+@pytest.fixture
+def drawn_edges(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Read every drawing as the feature's edge: no plausible extents (``packs/device_plausibility.json``, ``extents``).
+
+    For tests about a rule's distance between drawn edges (its boundary, its gradient reading), which place devices,
+    wells and streams as points and lines for brevity. What points and lines plausibly stand for is tested on its own
+    (tests/core/test_extents*.py).
+    """
+    from stormwater_plugin.core import extents
+
+    monkeypatch.setattr(extents, "extent_table", lambda: extents.ExtentTable({}, (), "none"))

@@ -212,7 +212,16 @@ def apply_accuracy(
         if combined is None:
             out.append(f)
             continue
-        margin = abs(f.measured_ft - f.required_ft)
+        # One interval: the plausible extents of features drawn smaller than they are (``distance_interval_ft``, from
+        # :mod:`.extents`) widened by the stated accuracy. A pass's margin is from the interval's near end, a
+        # violation's from its far end.
+        lo, hi = _interval(f)
+        if f.status is Status.PASS:
+            margin = lo - f.required_ft
+        elif f.status is Status.VIOLATION:
+            margin = f.required_ft - hi
+        else:
+            margin = abs(f.measured_ft - f.required_ft)
         near = margin < combined
         extra = dict(f.extra)
         extra.update({"margin_ft": round(margin, 2), "accuracy_ft": round(combined, 2), "near_limit": near})
@@ -228,6 +237,17 @@ def apply_accuracy(
         else:
             out.append(replace(f, extra=extra))
     return out, sorted(unstated)
+
+
+def _interval(f: Finding) -> tuple[float, float]:
+    """The finding's distance interval ``(near, far)`` in feet: its plausible extents, else the measured distance."""
+    iv = f.extra.get("distance_interval_ft")
+    assert f.measured_ft is not None
+    if isinstance(iv, (list, tuple)) and len(iv) == 2:
+        lo, hi = _number(iv[0]), _number(iv[1])
+        if lo is not None and hi is not None:
+            return lo, hi
+    return f.measured_ft, f.measured_ft
 
 
 def _depth(f: Finding, dem_vertical_accuracy_ft: float | None) -> Finding:

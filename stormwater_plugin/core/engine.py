@@ -19,6 +19,7 @@ from .checks.classification import classify
 from .checks.context import CheckContext, id_key, joined_ids, truthy
 from .checks.shoreline import shoreline_as_lines
 from .dem_source import DemSource
+from .extents import read_symbols
 from .geometry import clean_layer
 from .kinds import KINDS, handler_path
 from .model import (
@@ -119,6 +120,8 @@ def prepare_context(inputs: SiteInputs, pack: RulePack, class_override: str | No
         layers[role] = normalise_layer(clean_layer(layer, warnings), warnings)
     if "shoreline" in layers:
         layers["shoreline"] = shoreline_as_lines(layers["shoreline"], warnings)
+    # A device (septic system, well, building site) drawn as a polygon smaller than its kind can be is a symbol: read as a point.
+    layers = read_symbols(layers, inputs.unit_to_ft, warnings)
 
     parcels = layers.get("parcels")
     site_idx = find_site_parcels(parcels, inputs.site_parcel_id, layers, warnings)
@@ -344,7 +347,12 @@ def _upstream_class(ctx: CheckContext, cls: Any, pack: RulePack) -> tuple[Any, l
         reason = ClassReason(rule.id, rule.citation, Status.UNDETERMINED,
                              "Under one acre, but whether the activity is upstream of a sensitive area (and so a land development activity, §160-1) "
                              f"is undetermined: {open_[0].message} The class is taken as the more regulated of exempt and land development activity.")
-        cls = dataclasses.replace(cls, project_class="major", source="assumed", possible_classes=("exempt", "major"), reasons=[*cls.reasons, reason])
+        # The one question of an open class (issue 33), asked once: here what settles it is the trace, not the area.
+        question = ("Is the project exempt or major? To settle it, supply what the flow trace to the sensitive areas lacks "
+                    f"({rule.citation.text}: its finding names it), so that whether the activity is upstream of one is decided; "
+                    "or state the class with --class.")
+        cls = dataclasses.replace(cls, project_class="major", source="assumed", possible_classes=("exempt", "major"), reasons=[*cls.reasons, reason],
+                                  question=question)
         ctx.warnings.append(Warning_("class_uncertain", "Under the area threshold, but whether the activity is upstream of a sensitive area is "
                                      "undetermined: it may be a land development activity (§160-1), so the class is open (exempt or major)."))
     else:
@@ -361,16 +369,17 @@ def _if_class(ctx: CheckContext, first: int, rule: Rule, binding: list[str], pos
     findings keeps its status, since the rule is checked once and its outcome is
     the same under every class where it applies (a violation there is a
     violation of the rule), and says under which classes it binds
-    (``extra['binds_if_class']``).
+    (``extra['binds_if_class']``). The summary, the report and the dock group
+    them by class under one heading ("If the project is major"); the message
+    carries no prefix (issue 33: one heading, not one prefix per line).
     """
     if len(binding) == len(possible):
         return
-    head = f"If the project is {' or '.join(binding)} (the class is not decided: {' or '.join(possible)}):"
     for i in range(first, len(ctx.findings)):
         f = ctx.findings[i]
         extra = dict(f.extra)
         extra["binds_if_class"] = list(binding)
-        ctx.findings[i] = dataclasses.replace(f, message=f"{head} {f.message}", extra=extra)
+        ctx.findings[i] = dataclasses.replace(f, extra=extra)
 
 
 def _as_advisories(ctx: CheckContext, first: int, rule: Rule) -> None:

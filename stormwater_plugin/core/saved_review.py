@@ -116,7 +116,8 @@ def load_review(doc: Mapping[str, Any]) -> CheckResult:
                            Status(r.get("status", "advisory")), str(r.get("message", "")), r.get("measured_sqft"), r.get("threshold_sqft"))
                for r in doc.get("classification_reasons", [])]
     cls = Classification(str(doc.get("project_class")), str(doc.get("class_source")), doc.get("computed_class"),
-                         doc.get("disturbed_sqft"), doc.get("new_impervious_sqft"), reasons)
+                         doc.get("disturbed_sqft"), doc.get("new_impervious_sqft"), reasons,
+                         possible_classes=tuple(str(c) for c in doc.get("possible_classes") or ()), question=str(doc.get("class_question") or ""))
     warnings = [Warning_(str(w.get("code", "")), str(w.get("message", "")), w.get("layer"), tuple(w.get("ids") or ())) for w in doc.get("warnings", [])]
     rp = doc.get("rule_pack") or {}
     return CheckResult(

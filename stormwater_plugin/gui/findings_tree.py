@@ -7,6 +7,7 @@ Beside each finding's computed status it shows the reviewer's decision
 
 from __future__ import annotations
 
+import html
 from typing import Any, Mapping, Sequence
 
 from qgis.PyQt.QtCore import Qt, pyqtSignal
@@ -48,6 +49,8 @@ FINDING_ROLE = Qt.ItemDataRole.UserRole + 1
 INDEX_ROLE = Qt.ItemDataRole.UserRole + 2
 RULE_ROLE = Qt.ItemDataRole.UserRole + 3
 MOVE_ROLE = Qt.ItemDataRole.UserRole + 4
+#: A class group's row ("If the project is major"): the classes it stands for, comma-joined.
+CLASS_GROUP_ROLE = Qt.ItemDataRole.UserRole + 5
 _DECIDED_COLOUR = "#4d4d4d"
 _MOVE_COLOUR = "#2166ac"
 
@@ -221,8 +224,10 @@ class FindingsTree(QWidget):
         for item in self._finding_items():
             i = item.data(0, INDEX_ROLE)
             if i is not None and int(i) < len(self.keys) and self.keys[int(i)] == key:
-                if item.parent() is not None:
-                    item.parent().setExpanded(True)
+                up = item.parent()
+                while up is not None:  # its rule, and the class group holding the rule (issue 33)
+                    up.setExpanded(True)
+                    up = up.parent()
                 self._refreshing = True
                 try:
                     self.tree.setCurrentItem(item)
@@ -232,23 +237,30 @@ class FindingsTree(QWidget):
                 return True
         return False
 
-    def _finding_items(self) -> list[QTreeWidgetItem]:
+    def _rule_rows(self) -> list[QTreeWidgetItem]:
+        """Every rule row: top-level ones and those inside a class group ("If the project is major")."""
         out = []
         for t in range(self.tree.topLevelItemCount()):
             top = self.tree.topLevelItem(t)
+            if top.data(0, RULE_ROLE):
+                out.append(top)
+            elif top.data(0, CLASS_GROUP_ROLE):
+                out.extend(top.child(c) for c in range(top.childCount()) if top.child(c).data(0, RULE_ROLE))
+        return out
+
+    def _finding_items(self) -> list[QTreeWidgetItem]:
+        out = []
+        for top in self._rule_rows():
             for c in range(top.childCount()):
                 if isinstance(top.child(c).data(0, FINDING_ROLE), Finding):
                     out.append(top.child(c))
         return out
 
     def rule_items(self) -> dict[str, QTreeWidgetItem]:
-        """Rule id to its group row."""
-        out = {}
-        for t in range(self.tree.topLevelItemCount()):
-            top = self.tree.topLevelItem(t)
-            rid = top.data(0, RULE_ROLE)
-            if rid:
-                out[str(rid)] = top
+        """Rule id to its group row (a rule in a class group: that row)."""
+        out: dict[str, QTreeWidgetItem] = {}
+        for top in self._rule_rows():
+            out.setdefault(str(top.data(0, RULE_ROLE)), top)
         return out
 
     # -- drawing ----------------------------------------------------------------
@@ -288,10 +300,13 @@ class FindingsTree(QWidget):
             extra = "<br>" + self.tr("Reviewer decisions: {0} · violations without a decision: {1}").format(rc.get("overridden", 0), rc.get("violations_unresolved", 0))
             if rc.get("stale"):
                 extra += " · " + self.tr("<b>stale: {0}</b>").format(rc["stale"])
+        question = getattr(self.result.classification, "question", "") if self.result.classification is not None else ""
+        if question:  # issue 33: an open class asks its one question first
+            head += "<br><b>" + html.escape(question) + "</b>"
         stale = f"<b style='color:#b35806'>{self.outdated}</b><br>" if self.outdated else ""
         self.counts.setText(stale + head + "<br>" + " · ".join(parts) + extra)
         wanted = self.statuses()
-        groups: dict[str, QTreeWidgetItem] = {}
+        groups: dict[tuple[tuple[str, ...], str], QTreeWidgetItem] = {}
         for i, f in enumerate(self.result.findings):
             if f.status.value not in wanted:
                 continue
@@ -299,27 +314,45 @@ class FindingsTree(QWidget):
                 continue
             if not self.matches(f):
                 continue
-            parent = groups.get(f.rule_id)
+            binds = tuple(str(c) for c in (f.extra.get("binds_if_class") or ()))  # type: ignore[union-attr]
+            parent = groups.get((binds, f.rule_id))
             if parent is None:
                 parent = QTreeWidgetItem([self.rule_label(f)])
                 parent.setData(0, RULE_ROLE, f.rule_id)
                 parent.setToolTip(0, f"<b>{f.citation.text}</b> — {self.titles.get(f.rule_id, '')}<br><i>{f.rule_id}</i><p>{f.citation.excerpt}</p>")
-                groups[f.rule_id] = parent
+                groups[(binds, f.rule_id)] = parent
             parent.addChild(self._item(i, f))
         self._add_stale()
         self._add_moves()
         ranked = []
-        for parent in groups.values():
+        for (binds, _rid), parent in groups.items():
             n = parent.childCount()
             worst = min((parent.child(i).data(0, FINDING_ROLE).status for i in range(n)), key=lambda s: s.rank)
             parent.setText(0, f"{parent.text(0)} ({n})")
             parent.setForeground(0, QBrush(QColor(STATUS_COLOURS[worst.value])))
-            ranked.append((worst.rank, parent))
-        # rules with violations first, then undetermined, advisory, pass (engine order within each)
-        for _rank, parent in sorted(ranked, key=lambda rp: rp[0]):
-            self.tree.addTopLevelItem(parent)
+            ranked.append((worst.rank, binds, parent))
+        searching = bool(self.search.text().strip())
+        # rules with violations first, then undetermined, advisory, pass (engine order within each); the rules binding only under
+        # some possible class go in one folded group per class, after the rest (issue 33)
+        tops: dict[tuple[str, ...], QTreeWidgetItem] = {}
+        order = ("exempt", "minor", "major")
+        for binds in sorted({b for _r, b, _p in ranked if b}, key=lambda b: [order.index(c) if c in order else 9 for c in b]):
+            top = QTreeWidgetItem([self.tr("If the project is {0}").format(" or ".join(binds))])
+            top.setData(0, CLASS_GROUP_ROLE, ",".join(binds))
+            top.setToolTip(0, self.tr("The class is not decided: these rules bind only if the project is {0}.").format(" or ".join(binds)))
+            tops[binds] = top
+        for _rank, binds, parent in sorted(ranked, key=lambda rp: rp[0]):
+            if binds:
+                tops[binds].addChild(parent)
+            else:
+                self.tree.addTopLevelItem(parent)
             parent.setFirstColumnSpanned(True)
-            parent.setExpanded(_rank != Status.PASS.rank or bool(self.search.text().strip()))  # passes folded, one click away
+            parent.setExpanded(_rank != Status.PASS.rank or searching)  # passes folded, one click away
+        for top in tops.values():
+            top.setText(0, f"{top.text(0)} ({sum(top.child(c).childCount() for c in range(top.childCount()))})")
+            self.tree.addTopLevelItem(top)
+            top.setFirstColumnSpanned(True)
+            top.setExpanded(searching)
         self._add_notes()
         self.fit_columns()
         if keep_key:

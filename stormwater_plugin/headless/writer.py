@@ -346,6 +346,23 @@ def write_gpkg(review: Review, out_dir: Path, crs: Any) -> Path:
     return path
 
 
+def finding_groups(findings: list[Finding]) -> list[tuple[str, list[Finding]]]:
+    """Findings that hold under every possible class first (title ``""``), then one group per class set they bind under.
+
+    ``[("", [...]), ("If the project is major", [...])]``: read from ``extra['binds_if_class']`` (set by the engine
+    when the class is open), the groups in the order of the classes.
+    """
+    order = ("exempt", "minor", "major")
+    plain = [f for f in findings if not f.extra.get("binds_if_class")]
+    by: dict[tuple[str, ...], list[Finding]] = {}
+    for f in findings:
+        b = f.extra.get("binds_if_class")
+        if b:
+            by.setdefault(tuple(str(c) for c in b), []).append(f)  # type: ignore[union-attr]
+    keyed = sorted(by.items(), key=lambda kv: [order.index(c) if c in order else 9 for c in kv[0]])
+    return [("", plain)] + [(f"If the project is {' or '.join(k)}", v) for k, v in keyed]
+
+
 def summary_text(result: CheckResult, out_dir: Path | None = None, limit: int = 40) -> str:
     """A short human summary: class, counts, then violations and undetermined findings."""
     c = result.counts()
@@ -354,21 +371,32 @@ def summary_text(result: CheckResult, out_dir: Path | None = None, limit: int = 
         f"Site parcel: {result.site_parcel_id or 'not identified'} · project class: {result.project_class} ({result.class_source})",
         f"Findings: {c['violation']} violation(s), {c['advisory']} advisory, {c['undetermined']} undetermined, {c['pass']} pass",
     ]
+    question = getattr(result.classification, "question", "") if result.classification is not None else ""
+    if question:
+        # issue 33: an open class asks one question first; the findings that depend on the answer follow under their class
+        lines.insert(1, f"QUESTION: {question}")
     for r in result.classification_reasons:
         lines.append(f"  [{r.citation.text}] {r.message}")
     shown = 0
-    for status in (Status.VIOLATION, Status.UNDETERMINED, Status.ADVISORY):
-        items = [f for f in result.findings if f.status is status]
-        if not items:
-            continue
-        lines.append("")
-        lines.append(f"{status.value.upper()}:")
-        for f in items:
-            if shown >= limit:
-                lines.append(f"  … {sum(1 for x in result.findings if x.status is not Status.PASS) - shown} more in findings.json")
-                break
-            lines.append(f"  [{f.citation.text}] {f.message}")
-            shown += 1
+    groups = finding_groups(result.findings)
+    for title, group in groups:
+        if title:
+            lines.append("")
+            lines.append(f"{title.upper()} (these rules bind only under that class):")
+        for status in (Status.VIOLATION, Status.UNDETERMINED, Status.ADVISORY):
+            items = [f for f in group if f.status is status]
+            if not items:
+                continue
+            lines.append("")
+            lines.append(f"{status.value.upper()}:")
+            for f in items:
+                if shown >= limit:
+                    break
+                lines.append(f"  [{f.citation.text}] {f.message}")
+                shown += 1
+    hidden = sum(1 for x in result.findings if x.status is not Status.PASS) - shown
+    if hidden > 0:
+        lines.append(f"  … {hidden} more in findings.json")
     skipped = not_checked(result.rules_not_checked, result.jurisdiction)
     for title, entries in (
         ("Not checked", [n for n in skipped if not n.for_reviewer]),

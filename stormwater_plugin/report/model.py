@@ -13,6 +13,7 @@ from typing import Any, Mapping, Sequence
 
 from ..__about__ import __version__
 from ..core.checks.notification import owner_of
+from ..core.extents import extents_summary
 from ..core.model import ROLE_NOUN, CheckResult, FeatureLayer, InventoryRow, Status
 from ..core.printable import printable_text
 from ..core.rulepack import PackError, Rule, load_pack, source_statement
@@ -209,6 +210,23 @@ def _notification(doc: Mapping[str, Any], layers: Mapping[str, FeatureLayer]) ->
     }
 
 
+def _binds(f: Mapping[str, Any]) -> tuple[str, ...]:
+    """The classes a finding binds under when the class is open (``details.binds_if_class``); ``()`` under every class."""
+    b = (f.get("details") or {}).get("binds_if_class") or ()
+    return tuple(str(c) for c in b)
+
+
+def _class_groups(findings: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """One section per set of classes the class-dependent findings bind under: ``If the project is major`` (issue 33)."""
+    order = ("exempt", "minor", "major")
+    by: dict[tuple[str, ...], list[Mapping[str, Any]]] = {}
+    for f in findings:
+        if _binds(f):
+            by.setdefault(_binds(f), []).append(f)
+    keyed = sorted(by.items(), key=lambda kv: [order.index(c) if c in order else 9 for c in kv[0]])
+    return [{"classes": list(k), "title": f"If the project is {' or '.join(k)}", "rule_groups": _rule_groups(v)} for k, v in keyed]
+
+
 def build_report_model(
     result: CheckResult,
     layers: Mapping[str, FeatureLayer],
@@ -259,7 +277,8 @@ def build_report_model(
         "header": _header(result, doc, _site_parcel(layers, result.site_parcel_id), inp, reviewer, reference, date_text),
         "summary": _summary(result, doc),
         "classification": _classification(result, doc),
-        "rule_groups": _rule_groups(findings),
+        "rule_groups": _rule_groups([f for f in findings if not _binds(f)]),
+        "class_groups": _class_groups(findings),
         "building_sites": bsites,
         "inventory": inv,
         "notification": notif,
@@ -342,6 +361,7 @@ def _classification(result: CheckResult, doc: Mapping[str, Any]) -> dict[str, An
         "project_class": doc.get("project_class", result.project_class),
         "class_source": doc.get("class_source", result.class_source),
         "computed_class": doc.get("computed_class"),
+        "question": doc.get("class_question") or "",
         "disturbed_sqft": doc.get("disturbed_sqft"),
         "new_impervious_sqft": doc.get("new_impervious_sqft"),
         "reasons": reasons,
@@ -387,6 +407,16 @@ def _figures(notif: Mapping[str, Any], bsites: Sequence[Mapping[str, Any]]) -> l
     return figures
 
 
+def _extents_text() -> list[str]:
+    """One line per plausible extent the engine reads drawings with (packs/device_plausibility.json, ``extents``)."""
+    out: list[str] = []
+    for row in extents_summary():
+        reach = "no plausible bound (must be drawn)" if row["half_extent_ft"] is None else f"{row['half_extent_ft'][0]:g} to {row['half_extent_ft'][1]:g} ft beyond the drawing"
+        foot = "" if row["footprint_sqft"] is None or row["role"] in ("streams", "shoreline") else f", {row['footprint_sqft'][0]:,.0f} to {row['footprint_sqft'][1]:,.0f} sq ft worked"
+        out.append(f"{row['role']} / {row['kind']} ({row['noun']}): {reach}{foot}")
+    return out
+
+
 def _accuracy(doc: Mapping[str, Any], findings: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """Near-limit findings (inside the data's stated accuracy) listed together, and the roles with no stated accuracy."""
     acc = dict(doc.get("accuracy") or {})
@@ -408,6 +438,7 @@ def _accuracy(doc: Mapping[str, Any], findings: Sequence[Mapping[str, Any]]) -> 
     ]
     return {
         "near_limit": near,
+        "extents": _extents_text(),
         "roles": dict(acc.get("roles") or {}),
         "unstated_roles": list(acc.get("unstated_roles") or []),
         "dem_vertical_ft": acc.get("dem_vertical_ft"),

@@ -217,6 +217,8 @@ def _classification_section(model: Mapping[str, Any], st: Mapping[str, Any], W: 
     # At the precision the class was decided at (core.limits): 1,000.4 sq ft is more than 1,000, and prints so.
     dist = "—" if k["disturbed_sqft"] is None else value_text(float(k["disturbed_sqft"]), "area_sqft")
     imp = "—" if k["new_impervious_sqft"] is None else value_text(float(k["new_impervious_sqft"]), "area_sqft")
+    if k.get("question"):
+        out.append(_p(k["question"], st["base"], "<b>%s</b>"))
     out.append(
         _p(
             f"Project class: {k['project_class']} ({k['class_source']}{computed}). Land disturbed: {dist}; new impervious: {imp}.",
@@ -263,7 +265,25 @@ def _findings_section(model: Mapping[str, Any], st: Mapping[str, Any], W: float)
     findings_heading: list[Any] = [_p("Findings by rule", st["h2"])]  # kept with the first rule's heading
     widths = [0.9 * inch, 0.9 * inch, 0.74 * inch, 0.7 * inch, 1.08 * inch]
     widths.append(W - sum(widths))
-    for g in model["rule_groups"]:
+    sections: list[tuple[list[Any], list[Mapping[str, Any]]]] = [(findings_heading, list(model["rule_groups"]))]
+    for cg in model.get("class_groups") or []:
+        # issue 33: the findings of rules that bind only under some possible class, in one section per class
+        sections.append(([_p(cg["title"], st["h2"]), _p("The class is not decided (see the question under Project classification): "
+                                                        "these rules bind only if the project is of this class.", st["note"])],
+                         list(cg["rule_groups"])))
+    for findings_heading, rule_groups in sections:
+        out.extend(_rule_group_flowables(rule_groups, findings_heading, st, widths))
+    if not model["rule_groups"] and not model.get("class_groups"):
+        out.append(_p("No finding was produced.", st["base"]))
+    return out
+
+
+def _rule_group_flowables(rule_groups: list[Mapping[str, Any]], findings_heading: list[Any], st: Mapping[str, Any], widths: list[float]) -> list[Any]:
+    """Each rule's citation, id and excerpt, then a table of its findings; ``findings_heading`` kept with the first."""
+    out: list[Any] = []
+    if not rule_groups:
+        return list(findings_heading)
+    for g in rule_groups:
         head = findings_heading + [_p(g["citation"], st["h3"]), _p(g["rule_id"], st["key"])]
         findings_heading = []
         if g["excerpt"]:
@@ -276,9 +296,6 @@ def _findings_section(model: Mapping[str, Any], st: Mapping[str, Any], W: float)
             out.append(CondPageBreak(2.2 * inch))
             out.extend(head)
             out.append(_table(rows3, widths))
-    if not model["rule_groups"]:
-        out.extend(findings_heading)
-        out.append(_p("No finding was produced.", st["base"]))
     return out
 
 
@@ -493,6 +510,12 @@ def accuracy_section(model: Mapping[str, Any], st: Mapping[str, Any], width: flo
         + (f"Stated for this run: {stated}. " if stated else "")
         + (f"No accuracy was stated for: {', '.join(acc['unstated_roles'])} (no adjustment made)." if acc.get("unstated_roles") else ""),
         st["note"]))
+    if acc.get("extents"):
+        out.append(_p(
+            "Features drawn smaller than they are (a point, a line, a polygon under its kind's smallest footprint) are read with their "
+            "plausible extents (packs/device_plausibility.json): a distance is the interval from the drawing less the largest reach of both "
+            "features to the drawing less the smallest, widened by the stated accuracy; a finding is decided when the whole interval lies on "
+            "one side of its limit. Extents used: " + "; ".join(acc["extents"]) + ".", st["note"]))
     near = acc.get("near_limit") or []
     if not near:
         out.append(_p("No finding lies within the stated accuracy of its data.", st["base"]))

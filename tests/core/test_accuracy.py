@@ -13,6 +13,10 @@ from stormwater_plugin.core.rulepack import load_pack
 from stormwater_plugin.core.serialize import result_to_dict
 from tests.sitebuilder import device, layer, pairs_for, plane_dem, septic_square
 
+# Devices, wells and streams are drawn as points and lines for brevity, read as their edges: what they plausibly stand for
+# is tested in tests/core/test_extents*.py.
+pytestmark = pytest.mark.usefixtures("drawn_edges")
+
 RULE = "lgpc.minor.septic-upgradient-20"
 
 

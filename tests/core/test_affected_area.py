@@ -117,16 +117,29 @@ def test_a_point_device_inside_the_disturbance_leaves_the_area_exact():
     assert result.classification.affected.exact
 
 
-def test_a_point_device_outside_the_mapped_areas_blocks_the_exemption_148_11D_2():
+def test_a_dry_well_point_outside_the_mapped_areas_adds_its_largest_plausible_excavation_148_11D_2():
+    # Issue 33: a dry well drawn as a point adds at most its plausible excavation (500 sq ft, pack data), not an unbounded
+    # footprint: 3,000 + 500 sq ft stays under the 5,000 sq ft exemption, so the class is decided.
     g, a = device(500.0, 10.0)
     site = {"disturbance": layer("disturbance", [_strip(0, 3_000)]), "devices": layer("devices", [g], ["DW1"], [a]),
+            "impervious": layer("impervious", [], [], [])}
+    result = run("lake-george", site, project_class=None)
+    assert result.project_class == "exempt" and result.class_source == "computed"
+    assert result.classification.affected.upper_sqft == pytest.approx(3_500.0, rel=0.01)
+    assert result.classification.affected.upper_sqft >= 3_500.0
+
+
+def test_a_trench_point_outside_the_mapped_areas_blocks_the_exemption_148_11D_2():
+    # An infiltration trench drawn as a point has no plausible bound: the class stays open until it is drawn.
+    g, a = device(500.0, 10.0, device_type="infiltration_trench")
+    site = {"disturbance": layer("disturbance", [_strip(0, 3_000)]), "devices": layer("devices", [g], ["IT1"], [a]),
             "impervious": layer("impervious", [], [], [])}
     result = run("lake-george", site, project_class=None)
     # the area may reach 15,000 sq ft: the class is open (exempt, minor or major), assumed major, every class's rules checked
     assert result.project_class == "major" and result.class_source == "assumed"
     assert result.classification.computed_class == "minor" and result.classification.classes == ("exempt", "minor", "major")
     ex = _reason(result, ".exempt")
-    assert ex.status is Status.UNDETERMINED and "device DW1" in ex.message and "2,000.0 sq ft or more" in ex.message
+    assert ex.status is Status.UNDETERMINED and "device IT1" in ex.message and "2,000.0 sq ft or more" in ex.message
     mi = _reason(result, ".minor")
     assert mi.status is Status.UNDETERMINED and "12,000.0 sq ft or more" in mi.message
     assert any(w.code == "class_uncertain" for w in result.warnings)
@@ -207,9 +220,10 @@ def test_mamakating_swppp_is_undetermined_when_a_building_site_point_lies_outsid
     # the exemption is not applied while the area may reach one acre
     assert result.project_class == "major"
     assert _reason(result, ".exempt").status is Status.UNDETERMINED
-    # 5 acres and more is out of reach only if the footprint is small: still open, so undetermined too
+    # 5 acres is out of reach: a building site's largest plausible excavation (7,000 sq ft, pack data) leaves it under
+    # (issue 33: it was undetermined while the footprint was unbounded)
     (g,) = findings_for(result, "mamakating.phasing-over-5-acres")
-    assert g.status is Status.UNDETERMINED
+    assert g.status is Status.PASS
 
 
 def test_town_permit_over_5000_sq_ft_counts_clearing_148_11C_3():

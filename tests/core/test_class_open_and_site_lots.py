@@ -170,7 +170,8 @@ def test_assumed_major_class_still_reports_646_4_14_a_5_and_a_7_when_the_device_
     sep = [f for f in result.findings if f.rule_id == "lgpc.minor.separation-2ft"]
     assert any(f.status is Status.VIOLATION and f.extra.get("binds_if_class") == ["minor"] for f in sep)
     (slope,) = [f for f in result.findings if f.rule_id == "lgpc.minor.device-slope-15"]
-    assert slope.status is Status.ADVISORY and "If the project is minor" in slope.message
+    # issue 33: grouped by class (details.binds_if_class), not prefixed
+    assert slope.status is Status.ADVISORY and slope.extra["binds_if_class"] == ["minor"] and not slope.message.startswith("If the project")
     # the 500 ft list is required under the possible major class
     assert result.notification.get("radius_required", True)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from shapely.geometry import Point
 
 from stormwater_plugin.core.compare import compare_reviews, since_last_review
@@ -10,6 +11,10 @@ from stormwater_plugin.core.overrides import make_override
 from stormwater_plugin.core.rulepack import load_pack
 from stormwater_plugin.services.review import review_of
 from tests.sitebuilder import layer, plane_dem, septic_square
+
+# Devices, wells and streams are drawn as points and lines for brevity, read as their edges: what they plausibly stand for
+# is tested in tests/core/test_extents*.py (issue 33).
+pytestmark = pytest.mark.usefixtures("drawn_edges")
 
 RULE = "lgpc.minor.septic-upgradient-20"
 DEM = plane_dem(-300, -300, 600, 2.0, gx=0.05, gy=0.0)  # rising east: a device east of the septic field is upgradient

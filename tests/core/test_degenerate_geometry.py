@@ -16,6 +16,10 @@ from stormwater_plugin.core.geometry import clean_layer, strip_empty_parts
 from stormwater_plugin.core.model import ROLES, Status
 from tests.sitebuilder import device, findings_for, layer, plane_dem, run
 
+# Devices, wells and streams are drawn as points and lines for brevity, read as their edges: what they plausibly stand for
+# is tested in tests/core/test_extents*.py (issue 33).
+pytestmark = pytest.mark.usefixtures("drawn_edges")
+
 VEHICLE_100 = "lgpc.minor.vehicle-area-100"
 
 

@@ -21,6 +21,10 @@ from stormwater_plugin.core.siting.envelope import READING_TILE
 from stormwater_plugin.core.siting.geometry import min_boundary_distance_ft
 from tests.sitebuilder import layer, plane_dem, septic_square
 
+# Devices, wells and streams are drawn as points and lines for brevity, read as their edges: what they plausibly stand for
+# is tested in tests/core/test_extents*.py (issue 33).
+pytestmark = pytest.mark.usefixtures("drawn_edges")
+
 PARCEL = box(-120.0, -120.0, 120.0, 120.0)
 EAST_UP = dict(gx=0.05, gy=0.0)
 SEPTIC_RULE = "lgpc.minor.septic-upgradient-20"

@@ -357,6 +357,10 @@ def test_activity_whose_trace_leaves_the_dem_has_an_open_class_never_exempt_comp
     assert [f.status for f in findings_for(result, "mamakating.upstream-of-wetland")] == [Status.UNDETERMINED]
     assert result.class_source == "assumed" and set(result.classification.classes) == {"exempt", "major"}
     assert any(e["rule_id"] == "mamakating.reviewer.condition-a" for e in result.rules_not_checked)
+    # The open class asks its one question (issue 33), about the trace, not the area.
+    q = result.classification.question
+    assert q.startswith("Is the project exempt or major?") and "flow trace" in q and "--class" in q
+    assert "(Town of Mamakating Code §160-1" in q and "Citation(" not in q
 
 
 def test_property_the_class_line_never_contradicts_the_upstream_finding_160_1():

@@ -86,6 +86,8 @@ def test_the_array_threshold_decides_as_compare(v, t, rel, q):
 SEPTIC_20 = [("lgpc", "lgpc.minor.septic-upgradient-20"), ("lake-george", "lake-george.minor.septic-upgradient-20")]
 
 
+# The dry well is drawn as a point for brevity: the rule's boundary between drawn edges (extents: tests/core/test_extents.py).
+@pytest.mark.usefixtures("drawn_edges")
 @pytest.mark.parametrize("grid_name", GRIDS)
 @pytest.mark.parametrize("jurisdiction,rule_id", SEPTIC_20)
 @pytest.mark.parametrize("d_ft,case", around(20.0, "distance_ft") + [(20.004, "t+0.004 prints 20.00"), (19.996, "t-0.004 prints 20.00")])
@@ -102,6 +104,8 @@ def test_within_20_ft_upgradient_of_septic_includes_the_limit_646_4_14_a_3_and_1
     assert number_text(d_ft, "distance_ft") in f.message or abs(d_ft - 20.0) >= 0.1
 
 
+# The dry well is drawn as a point for brevity: the rule's boundary between drawn edges (extents: tests/core/test_extents.py).
+@pytest.mark.usefixtures("drawn_edges")
 @pytest.mark.parametrize("grid_name", GRIDS)
 @pytest.mark.parametrize("d_ft,case", around(35.0, "distance_ft") + [(34.996, "t-0.004 prints 35.00")])
 def test_a_minimum_of_35_ft_from_lake_george_includes_the_limit_148_11I_3_c(grid_name, d_ft, case):

@@ -13,6 +13,10 @@ from shapely.geometry import Point
 from stormwater_plugin.core.model import Status
 from tests.sitebuilder import device, layer, pairs_for, plane_dem, run, septic_square
 
+# Devices, wells and streams are drawn as points and lines for brevity, read as their edges: what they plausibly stand for
+# is tested in tests/core/test_extents*.py (issue 33).
+pytestmark = pytest.mark.usefixtures("drawn_edges")
+
 RULE = "lgpc.minor.septic-upgradient-20"
 
 

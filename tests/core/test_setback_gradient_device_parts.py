@@ -18,6 +18,10 @@ from shapely.geometry import LineString, MultiLineString, MultiPoint, MultiPolyg
 from stormwater_plugin.core.model import Status
 from tests.sitebuilder import layer, pairs_for, plane_dem, run
 
+# Devices, wells and streams are drawn as points and lines for brevity, read as their edges: what they plausibly stand for
+# is tested in tests/core/test_extents*.py.
+pytestmark = pytest.mark.usefixtures("drawn_edges")
+
 SEPTIC_RULES = [("lgpc", "lgpc.minor.septic-upgradient-20"), ("lake-george", "lake-george.minor.septic-upgradient-20")]
 
 

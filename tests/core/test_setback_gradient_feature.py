@@ -15,6 +15,10 @@ from shapely.geometry import LineString, MultiPoint, MultiPolygon, box
 from stormwater_plugin.core.model import Status
 from tests.sitebuilder import device, layer, pairs_for, plane_dem, run
 
+# Devices, wells and streams are drawn as points and lines for brevity, read as their edges: what they plausibly stand for
+# is tested in tests/core/test_extents*.py.
+pytestmark = pytest.mark.usefixtures("drawn_edges")
+
 EAST_UP = dict(gx=0.05, gy=0.0)
 
 

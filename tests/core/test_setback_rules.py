@@ -8,6 +8,10 @@ from shapely.geometry import LineString, Point, box
 from stormwater_plugin.core.model import Status
 from tests.sitebuilder import device, layer, pairs_for, plane_dem, run, septic_square
 
+# Devices, wells and streams are drawn as points and lines for brevity, read as their edges: what they plausibly stand for
+# is tested in tests/core/test_extents*.py.
+pytestmark = pytest.mark.usefixtures("drawn_edges")
+
 # Plane rising 0.05 ft per ft eastward: a device east of a feature is upgradient of it.
 EAST_UP = dict(gx=0.05, gy=0.0)
 

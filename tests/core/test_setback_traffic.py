@@ -14,6 +14,10 @@ from stormwater_plugin.core.rulepack import load_pack
 from stormwater_plugin.core.siting.envelope import applicable_rules
 from tests.sitebuilder import layer, pairs_for, plane_dem, run
 
+# Devices, wells and streams are drawn as points and lines for brevity, read as their edges: what they plausibly stand for
+# is tested in tests/core/test_extents*.py.
+pytestmark = pytest.mark.usefixtures("drawn_edges")
+
 VEHICLE = "lgpc.minor.vehicle-area-100"
 LGPC_ADVISORY = "lgpc.major.vehicle-area-advisory-100"
 TOWN_ADVISORY = "lake-george.minor.vehicle-area-advisory-100"

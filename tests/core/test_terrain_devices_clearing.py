@@ -75,13 +75,24 @@ def test_device_on_a_bank_steep_in_3x3_window_is_advisory_though_100_ft_slope_is
     assert site.status is Status.PASS
 
 
-def test_point_device_is_measured_within_the_pack_radius():
-    # steep strip 8 ft east of the device: outside a 5 ft radius -> pass; move closer -> advisory
-    dem = grid_from(lambda x, y: 400.0 + np.clip((x - 8.0) / 4.0, 0.0, 1.0) * 10.0, -100, -100, 200, 1.0)
-    res = run("lgpc", layers(devices=[Point(0.0, 0.0), Point(4.0, 0.0)]), dem)
+def test_point_device_is_measured_within_the_pack_radius_or_its_plausible_reach():
+    # steep strip 12 ft east of the device: outside the dry well point's 8 ft plausible reach (wider than the pack's 5 ft radius,
+    # issue 33) -> pass; move closer -> advisory
+    dem = grid_from(lambda x, y: 400.0 + np.clip((x - 12.0) / 4.0, 0.0, 1.0) * 10.0, -100, -100, 200, 1.0)
+    res = run("lgpc", layers(devices=[Point(0.0, 0.0), Point(5.0, 0.0)]), dem)
     by_id = {f.subject.id: f for f in of(res, LGPC_DEV)}
     assert by_id["D1"].status is Status.PASS
     assert by_id["D2"].status is Status.ADVISORY
+
+
+def test_point_device_of_a_kind_with_no_bound_on_flat_ground_is_undetermined():
+    dem = grid_from(plane(0.0), -100, -100, 200, 1.0)
+    res = run("lgpc", layers(devices=[Point(0.0, 0.0)]), dem)
+    basin = {"devices": FeatureLayer.from_sequences("devices", [Point(0.0, 0.0)], ["D1"], [{"device_type": "infiltration_basin", "high_traffic": 0}])}
+    res2 = run("lgpc", basin, dem)
+    assert of(res, LGPC_DEV)[0].status is Status.PASS
+    (f,) = of(res2, LGPC_DEV)
+    assert f.status is Status.UNDETERMINED and "draw" in f.message
 
 
 def test_line_device_is_buffered_by_the_radius():

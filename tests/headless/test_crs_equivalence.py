@@ -10,6 +10,10 @@ import pytest
 from stormwater_plugin.cli import main
 from tests.headless.sitefiles import write_dem, write_site
 
+# The synthetic devices are points for brevity, read as their edges: this module tests CRS equivalence; what points plausibly
+# stand for is tested in tests/core/test_extents*.py (issue 33).
+pytestmark = pytest.mark.usefixtures("drawn_edges")
+
 CASES = {
     "utm-metres": ("EPSG:32618", "EPSG:32618", 1.0),
     "stateplane-usft": ("EPSG:2260", "EPSG:2260", 3.0),

@@ -89,7 +89,8 @@ def test_demo_envelope_and_moves(tmp_path):
     assert rc == 1
     doc = json.loads((check / "findings.json").read_text(encoding="utf-8"))
     (m,) = [m for m in doc["moves"] if m["device"]["id"] == "DW-1"]
-    assert m["possible"] and m["distance_ft"] == pytest.approx(6.0, abs=0.1)
+    # 6 ft as drawn plus the 8 ft a dry well drawn as a point may reach (issue 33)
+    assert m["possible"] and m["distance_ft"] == pytest.approx(14.0, abs=0.1)
     assert env.contains(Point(*m["to"]))
     import geopandas as gpd
 

@@ -89,14 +89,16 @@ def test_round_1_numbers_comments_from_1_deficiencies_first_then_by_section_each
         assert any(p.startswith(f"Comment {c['number']} — ") and c["citation"] in p for p in paragraphs)
     septic = next(c for c in letter["comments"] if SEPTIC_DW1 in c["keys"])
     assert septic["status"] == "violation" and septic["required_ft"] == 20.0
-    assert "Move DW-1 at least 6.0 ft west" in (septic["fix"] or "")
-    assert any("Suggested change: Move DW-1 at least 6.0 ft west" in p for p in paragraphs)
+    # 6 ft as drawn, plus the 8 ft a dry well drawn as a point may reach beyond it (issue 33)
+    assert "Move DW-1 at least 14.0 ft west" in (septic["fix"] or "")
+    assert any("Suggested change: Move DW-1 at least 14.0 ft west" in p for p in paragraphs)
     assert "Not compliant" in paragraphs
 
 
 def test_round_2_dw_1_moved_clear_marks_its_comment_addressed_and_keeps_every_number(first):
     tmp, r1, letter1, _ = first
-    _out, letter2, paragraphs = _round(tmp, "moved", [("devices", _move_dw1(-10.0))], previous=r1)
+    # 15 ft: clear of the 20 ft rule even for the largest dry well DW-1's point may stand for (8 ft reach, issue 33)
+    _out, letter2, paragraphs = _round(tmp, "moved", [("devices", _move_dw1(-15.0))], previous=r1)
     n = _number_of(letter1, SEPTIC_DW1)
     prior = _prior(letter2)
     assert prior[n]["mark"] == ADDRESSED
@@ -173,8 +175,8 @@ def test_round_2_dw_1_renamed_is_not_addressed_under_its_old_number_and_raises_n
 
 def test_round_3_keeps_numbers_never_reuses_one_and_drops_addressed_comments(first):
     tmp, r1, letter1, _ = first
-    r2, letter2, _ = _round(tmp, "r2", [("devices", _move_dw1(-10.0))], previous=r1)
-    new_device = ("devices", _move_dw1(-10.0))
+    r2, letter2, _ = _round(tmp, "r2", [("devices", _move_dw1(-15.0))], previous=r1)
+    new_device = ("devices", _move_dw1(-15.0))
     _r3, letter3, _ = _round(tmp, "r3", [new_device], previous=r2)
     n = _number_of(letter1, SEPTIC_DW1)
     assert n not in _prior(letter3)  # addressed in round 2: not repeated

@@ -235,7 +235,7 @@ def test_round_2_after_a_10_ft_move_that_changes_no_status_lists_no_new_comment(
 
 def test_round_2_lists_what_changed_and_the_comments_that_remain(round1):
     tmp, r1, letter1, _p = round1
-    r2 = _check(tmp, "dw1-moved", _move_with_its_excavation("DW-1", dx_ft=-10.0))
+    r2 = _check(tmp, "dw1-moved", _move_with_its_excavation("DW-1", dx_ft=-15.0))
     letter2, paragraphs = _letter(r2, previous=r1, date="2027-01-08")
     n = next(c["number"] for c in letter1["comments"] if SEPTIC_DW1 in c["keys"])
     assert f"• Addressed: comment {n}." in paragraphs
@@ -318,7 +318,7 @@ def test_the_reviewers_edits_reword_drop_and_add_are_in_the_docx_and_pdf_and_car
         pdf = " ".join(" ".join(_pdf_pages(r1b / "letter.pdf")).split())
         assert "Move dry well DW-1 so that it is at least 20 ft" in pdf and "Show the roof leaders of the house." in pdf
     # round 2: DW-1 moved clear; the reworded comment is addressed under its number, the added one stands until marked
-    r2 = _check(tmp, "edited-r2", _move_with_its_excavation("DW-1", dx_ft=-10.0))
+    r2 = _check(tmp, "edited-r2", _move_with_its_excavation("DW-1", dx_ft=-15.0))
     dw1 = next(c for c in letter["comments"] if SEPTIC_DW1 in c["keys"])
     letter2, paragraphs2 = _letter(r2, previous=r1b, date="2027-01-08")
     marks = {p["comment"]["number"]: p for p in letter2["prior"]}

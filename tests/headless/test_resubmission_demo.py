@@ -52,7 +52,8 @@ def test_moving_dw_1_west_resolves_its_septic_violation_and_the_decision_goes_st
     base = tmp_path / "decided"
     shutil.copy2(DEMO / "site.gpkg", tmp_path / "site.gpkg")
     _check(tmp_path / "site.gpkg", base, "--overrides", str(overrides))
-    _edit(tmp_path / "site.gpkg", "devices", _moved(-10.0 / 3.2808))  # 10 ft west, away from S-1
+    # 15 ft west, away from S-1: clear even for the largest dry well its point may stand for (8 ft reach, issue 33)
+    _edit(tmp_path / "site.gpkg", "devices", _moved(-15.0 / 3.2808))
     doc = _check(tmp_path / "site.gpkg", tmp_path / "second", "--previous", str(base))
     cmp = doc["comparison"]
     resolved = {e["key"]: e for e in cmp["resolved"]}

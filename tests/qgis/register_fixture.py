@@ -1,4 +1,8 @@
-"""Five applications in a register: the demo and four variants of it (DW-1 moved 10 ft west clear of S-1, removed, renamed; IT-1 moved), each with its own settings."""
+"""Five applications in a register: the demo and four variants of it, each with its own settings.
+
+DW-1 moved 15 ft west clear of S-1 (its 14 ft move: 6 ft as drawn plus a dry well point's 8 ft reach), removed,
+renamed; IT-1 moved.
+"""
 
 from __future__ import annotations
 
@@ -55,7 +59,7 @@ def _rename(dev: str, new: str):
 
 EDITS = {
     "SW-2026-001": (),
-    "SW-2026-002": (("devices", _move("DW-1", -10.0)),),
+    "SW-2026-002": (("devices", _move("DW-1", -15.0)),),
     "SW-2026-003": (("devices", _remove("DW-1")),),
     "SW-2026-004": (("devices", _rename("DW-1", "DW-9")),),
     "SW-2026-005": (("devices", _move("IT-1", -25.0)),),

@@ -100,7 +100,7 @@ def test_moves_listed_and_drawn(demo_dock):
     assert any(t.startswith("Suggested moves") for t in top)
     tree = dock.findings.tree
     node = next(tree.topLevelItem(i) for i in range(tree.topLevelItemCount()) if tree.topLevelItem(i).text(0).startswith("Suggested moves"))
-    assert node.child(0).text(0) == "Move DW-1 6.0 ft toward 270° (W)"
+    assert node.child(0).text(0) == "Move DW-1 14.0 ft toward 270° (W)"  # 6 ft plus the dry well point's 8 ft reach (issue 33)
     arrows = _group_layers()["Suggested moves"]
     assert arrows.featureCount() == 2  # one arrow per suggested move
     # clicking the move zooms to the arrow

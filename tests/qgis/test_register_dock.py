@@ -137,7 +137,7 @@ def test_comment_letter_of_the_open_application_is_written_into_the_register_wit
 
 
 def test_round_2_letter_from_the_dock_marks_the_round_1_comment_on_dw_1_addressed_after_it_moved_clear(register_dock):
-    """Round 1 on the demo, a resubmission with DW-1 moved 10 ft west (the register's CLI), round 2 in the dock."""
+    """Round 1 on the demo, a resubmission with DW-1 moved 15 ft west (the register's CLI), round 2 in the dock."""
     docx = pytest.importorskip("docx")
     import json
     import shutil
@@ -155,7 +155,7 @@ def test_round_2_letter_from_the_dock_marks_the_round_1_comment_on_dw_1_addresse
     (folder / "SW-2026-001" / "r2").mkdir()
     shutil.copy2(folder / "SW-2026-002" / "site.gpkg", folder / "SW-2026-001" / "r2" / "site.gpkg")  # the demo with DW-1 moved
     assert main(["register", "resubmit", str(folder), "SW-2026-001", "--package", str(folder / "SW-2026-001" / "r2" / "site.gpkg")]) == 0
-    # septic=10 ft accuracy would leave 24 ft against 20 ft undetermined (field-verify): the surveyed round-2 plan has none
+    # septic=10 ft accuracy would leave 29 ft against 20 ft undetermined (field-verify): the surveyed round-2 plan has none
     assert main(["register", "set", str(folder), "SW-2026-001", "accuracy="]) == 0
     panel.step(-1)
     assert dock.accuracy.text() == ""

@@ -21,10 +21,15 @@ taken at the decision precision of areas, 0.1 sq ft (:mod:`~stormwater_plugin.co
 precision the findings print: coordinate round-off cannot decide a threshold, and an area that prints as
 the limit is at it. A device or building site
 drawn as a point or a line lying outside those polygons has a footprint the
-plan does not show: the area is then only a lower bound (``upper_sqft`` is
-infinite). An impervious feature of unknown status may or may not count: it
-raises ``upper_sqft`` by its share. A threshold between ``sqft`` and
-``upper_sqft`` cannot be decided.
+plan does not show: the area is then the interval ``[sqft, upper_sqft]``, the
+upper end adding the largest plausible footprint of each (its excavation, from
+``packs/device_plausibility.json``, section ``extents``: a disc of that area
+round a point, see :func:`~stormwater_plugin.core.extents.footprint_bound`),
+overlaps counted once; a kind with no plausible bound (an infiltration basin or
+trench drawn as a point) makes ``upper_sqft`` infinite. One covered by the
+mapped polygons is counted inside them. An impervious feature of unknown
+status may or may not count: it raises ``upper_sqft`` by its share. A threshold
+between ``sqft`` and ``upper_sqft`` cannot be decided.
 """
 
 from __future__ import annotations
@@ -35,8 +40,9 @@ from typing import Any
 
 from shapely.geometry.base import BaseGeometry
 
+from ..extents import Interval, footprint_bound
 from ..geometry import area_sqft, covers_on_edge, union
-from ..limits import DECIMALS, compare, decided
+from ..limits import DECIMALS, decided
 from ..model import FeatureLayer
 from ..vocabulary import read
 
@@ -94,6 +100,8 @@ class AffectedArea:
         Which of :data:`AREA_ROLES` were supplied.
     unmeasured : tuple of str
         Nouns (``device D1``) of points or lines outside the union.
+    unbounded : tuple of str
+        Those of :attr:`unmeasured` whose footprint has no plausible bound.
     unknown_status : tuple of str
         Ids of impervious features with no known status.
     left_out : tuple of str
@@ -109,6 +117,7 @@ class AffectedArea:
     unmeasured: tuple[str, ...] = ()
     unknown_status: tuple[str, ...] = ()
     left_out: tuple[str, ...] = ()
+    unbounded: tuple[str, ...] = ()
 
     @property
     def exact(self) -> bool:
@@ -132,8 +141,13 @@ class AffectedArea:
         if self.unmeasured:
             one = len(self.unmeasured) == 1
             verbs = ("lies", "is", "a polygon", "its") if one else ("lie", "are", "polygons", "their")
+            if self.unbounded:
+                tail = f"{', '.join(self.unbounded)} {'has' if len(self.unbounded) == 1 else 'have'} no plausible bound"
+            else:
+                tail = (f"with {verbs[3]} largest plausible footprint{'' if one else 's'} (packs/device_plausibility.json) the area is at most "
+                        f"{self.upper_sqft:,.1f} sq ft" if self.upper_sqft is not None else "")
             out.append(f"{', '.join(self.unmeasured)} {verbs[0]} outside the mapped areas and {verbs[1]} not drawn as {verbs[2]}, "
-                       f"so {verbs[3]} footprint is not counted")
+                       f"so {verbs[3]} footprint is not measured; {tail}")
         if self.unknown_status:
             out.append(f"impervious feature(s) {', '.join(self.unknown_status)} have no status existing, proposed or removed and may add up to {self.extra_unknown_sqft:,.1f} sq ft")
         return "; ".join(out)
@@ -148,10 +162,8 @@ class AffectedArea:
         """Whether the area is at (``strict``: above) ``threshold``; ``None`` when the plan allows both answers."""
         if self.sqft is None or self.upper_sqft is None:
             return None
-        rel = ">" if strict else ">="
-        lo = compare(self.sqft, threshold, "area_sqft", rel)
-        hi = compare(self.upper_sqft, threshold, "area_sqft", rel)
-        return lo if lo == hi else None
+        # The area is the interval [sqft, upper_sqft] (core.extents): decided when both ends compare the same way.
+        return Interval(self.sqft, self.upper_sqft).holds(threshold, ">" if strict else ">=", "area_sqft")
 
 
 def affected_area(layers: dict[str, FeatureLayer], unit_to_ft: float) -> AffectedArea:
@@ -160,7 +172,7 @@ def affected_area(layers: dict[str, FeatureLayer], unit_to_ft: float) -> Affecte
     by_role: dict[str, list[Any]] = {}
     unknown_geoms: list[Any] = []
     unknown_ids: list[str] = []
-    loose: list[tuple[Any, str]] = []
+    loose: list[tuple[Any, str, str, dict[str, Any]]] = []
     every: list[Any] = []
     left_out: list[str] = []
     for role in AREA_ROLES + FEATURE_ROLES:
@@ -184,23 +196,34 @@ def affected_area(layers: dict[str, FeatureLayer], unit_to_ft: float) -> Affecte
             if g.geom_type in ("Polygon", "MultiPolygon"):
                 by_role.setdefault(role, []).append(g)
             elif role in FEATURE_ROLES:
-                loose.append((g, layer.ref(i).noun))
+                loose.append((g, layer.ref(i).noun, role, layer.attrs[i]))
     geometry = union([g for gs in by_role.values() for g in gs])
     activity = union(every + unknown_geoms)
     if not supplied:
         return AffectedArea(None, None, geometry, activity, {}, supplied, left_out=tuple(left_out))
     by_layer = {r: _sqft(union(by_role[r]), unit_to_ft) for r in AREA_ROLES + FEATURE_ROLES if r in by_role}
     sqft = _sqft(geometry, unit_to_ft)
-    unmeasured = tuple(noun for g, noun in loose if geometry.is_empty or not covers_on_edge(geometry, g, unit_to_ft))
-    if unmeasured or "disturbance" not in supplied:
+    unmeasured: list[str] = []
+    unbounded: list[str] = []
+    plausible: list[Any] = []
+    for g, noun, role, attrs in loose:
+        if not geometry.is_empty and covers_on_edge(geometry, g, unit_to_ft):
+            continue  # drawn inside the mapped work (or on its edge, at the precision of a distance): counted there
+        unmeasured.append(noun)
+        bound = footprint_bound(role, g, attrs, unit_to_ft)
+        if bound is None:
+            unbounded.append(noun)
+        elif not bound.is_empty:
+            plausible.append(bound)
+    if unbounded or "disturbance" not in supplied:
         # No disturbance layer: the land the work disturbs is not drawn (an absent layer is unknown, never "none"), so
         # what the other layers show is a lower bound.
         upper = math.inf
-    elif unknown_geoms:
-        upper = _sqft(union([geometry, *unknown_geoms]), unit_to_ft)
+    elif unknown_geoms or plausible:
+        upper = _sqft(union([geometry, *unknown_geoms, *plausible]), unit_to_ft)
     else:
         upper = sqft
-    return AffectedArea(sqft, upper, geometry, activity, by_layer, supplied, unmeasured, tuple(unknown_ids), tuple(left_out))
+    return AffectedArea(sqft, upper, geometry, activity, by_layer, supplied, tuple(unmeasured), tuple(unknown_ids), tuple(left_out), tuple(unbounded))
 
 
 def _sqft(geom: BaseGeometry, unit_to_ft: float) -> float:

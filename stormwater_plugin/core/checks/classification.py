@@ -47,6 +47,8 @@ class Classification:
     #: more than one, ``source`` is ``assumed``, ``project_class`` is the most regulated of them and the engine
     #: runs every rule that applies under any of them.
     possible_classes: tuple[str, ...] = ()
+    #: When the class is open: the one question that settles it (what to draw or state); ``""`` when decided.
+    question: str = ""
 
     @property
     def classes(self) -> tuple[str, ...]:
@@ -183,8 +185,35 @@ def classify(
             )
         )
         warnings.append(Warning_("class_open", f"Project class open ({', '.join(ordered)}): assumed {top}; the rules of every possible class are reported."))
-        return Classification(top, "assumed", computed, disturbed, new_imp, reasons, aff, ordered)
+        return Classification(top, "assumed", computed, disturbed, new_imp, reasons, aff, ordered,
+                              class_question(ordered, aff, new_imp, _without_geometry(layers), reasons))
     return Classification(computed, "computed", computed, disturbed, new_imp, reasons, aff, (computed,))
+
+
+def class_question(ordered: tuple[str, ...], aff: AffectedArea, new_imp: float | None, lost: list[tuple[str, str]],
+                   reasons: list[ClassReason]) -> str:
+    """The one question an open class asks: what to draw or state to settle it (issue 33: asked once, not per finding)."""
+    asks: list[str] = []
+    if aff.unmeasured:
+        drawn = [n for n in aff.unmeasured if n in aff.unbounded]
+        sized = [n for n in aff.unmeasured if n not in aff.unbounded]
+        if drawn:
+            asks.append(f"draw {', '.join(drawn)} as {'a polygon' if len(drawn) == 1 else 'polygons'}")
+        if sized:
+            asks.append(f"draw {', '.join(sized)} as {'a polygon' if len(sized) == 1 else 'polygons'} or state "
+                        f"{'its' if len(sized) == 1 else 'their'} size (diameter_ft or footprint_sqft)")
+    if aff.sqft is not None and "disturbance" not in aff.supplied:
+        asks.append("draw the disturbance layer")
+    if aff.unknown_status:
+        asks.append(f"set the status (existing, proposed or removed) of impervious feature(s) {', '.join(aff.unknown_status)}")
+    if new_imp is None and "exempt" in ordered:
+        asks.append("draw the impervious surfaces with their status (the new impervious area decides the exemption)")
+    if lost:
+        asks.append("draw " + ", ".join(f"{ROLE_NOUN.get(r, r)} {fid}" for r, fid in lost) + " with an area")
+    if any(r.rule_id.endswith(".subdivision") and r.status is Status.UNDETERMINED for r in reasons):
+        asks.append("state what the minor-subdivision clause lacks (its reason names it)")
+    what = "; ".join(asks) if asks else "settle the undetermined reasons of the classification"
+    return f"Is the project {' or '.join(ordered)}? To settle it, {what}; or state the class with --class."
 
 
 def _without_geometry(layers: dict[str, FeatureLayer]) -> list[tuple[str, str]]:
@@ -326,7 +355,8 @@ def _open_text(aff: AffectedArea, threshold: float) -> str:
     """Why a threshold cannot be decided, with the margin."""
     assert aff.sqft is not None
     return (f"{aff.uncertainty_text()}; the area reaches {threshold:,.0f} sq ft if they add {number_text(threshold - aff.sqft, 'area_sqft')} sq ft or more. "
-            "Draw them as polygons or inside the disturbance layer, set their status, or set the class with --class.")
+            "Draw them as polygons or inside the disturbance layer, state their size (diameter_ft or footprint_sqft), set their status, "
+            "or set the class with --class.")
 
 
 def _decide(pack: RulePack, aff: AffectedArea, new_imp: float | None, reasons: list[ClassReason], cid: str, warnings: list[Warning_],

@@ -16,6 +16,7 @@ import numpy as np
 import shapely
 from shapely.geometry.base import BaseGeometry
 
+from ..extents import Extent, layer_extents
 from ..model import FeatureRef
 from ..rulepack import Rule
 from ..vocabulary import name_matches
@@ -31,6 +32,8 @@ class SetbackTargets:
     tree: shapely.STRtree
     by_role: dict[str, tuple[np.ndarray, shapely.STRtree]]
     unnamed: set[int] = field(default_factory=set)
+    #: Each feature's plausible extent beyond its drawing (:func:`~stormwater_plugin.core.extents.feature_extent`).
+    extents: list[Extent] = field(default_factory=list)
 
     @classmethod
     def build(cls, geoms: np.ndarray, refs: list[FeatureRef]) -> SetbackTargets:
@@ -69,6 +72,7 @@ def collect_targets(ctx: CheckContext, rule: Rule) -> tuple[SetbackTargets | Non
     absent: list[str] = []
     empty: list[str] = []
     unnamed: set[int] = set()
+    extents: list[Extent] = []
     for spec in rule.params["targets"]:
         role = spec["role"]
         layer = ctx.layer(role)
@@ -77,6 +81,7 @@ def collect_targets(ctx: CheckContext, rule: Rule) -> tuple[SetbackTargets | Non
             continue
         match = str(spec.get("name_matches", "")).lower()
         n_before = len(geoms)
+        layer_ext = layer_extents(layer, [feature_name(a) for a in layer.attrs])
         for i in range(len(layer)):
             name = feature_name(layer.attrs[i]).lower()
             if match and name and not name_matches(name, match):
@@ -86,6 +91,7 @@ def collect_targets(ctx: CheckContext, rule: Rule) -> tuple[SetbackTargets | Non
                 unnamed.add(len(geoms))
             geoms.append(layer.geoms[i])
             refs.append(layer.ref(i))
+            extents.append(layer_ext[i])
         if len(geoms) == n_before:
             empty.append(f"{role} named '{spec['name_matches']}'" if match else role)
     # Named targets (Lake George as a shoreline or as a water-body polygon) are
@@ -99,6 +105,7 @@ def collect_targets(ctx: CheckContext, rule: Rule) -> tuple[SetbackTargets | Non
     arr[:] = geoms
     targets = SetbackTargets.build(arr, refs)
     targets.unnamed = unnamed
+    targets.extents = extents
     return targets, absent, empty
 
 

@@ -49,12 +49,17 @@ elevation unit under which the decision differs, makes the finding
 read at the nearest points for the message (unknown there: undetermined, as
 before).
 
-A target spec may carry ``point_extent_ft`` (with a ``note`` saying where the
-figure comes from): a feature of that role drawn as a point or a line may
-reach that far beyond its drawing (a septic system's leach field), so a pass
-within that margin of the limit is *undetermined*, naming the drawing; a
-violation stays one. The test of "drawn as an area" is the one the
-porous-pavement allowance uses (:func:`_extent_drawn`).
+Features drawn smaller than they are (a dry well or a septic system drawn as
+a point, a brook as its centreline) are measured through
+:mod:`~stormwater_plugin.core.extents`: the true edge-to-edge distance lies in
+``[near, far]``, the drawn distance less the largest and the smallest plausible
+reach of both features (``packs/device_plausibility.json``, ``extents``). A
+pair whose whole interval is short is a violation (a dry well point 0.3 ft
+outside the limit: the smallest dry well already reaches inside it); one whose
+whole interval complies is judged as drawn; one whose interval straddles the
+limit is *undetermined*, naming the dimension to draw or state. The interval is
+kept in ``extra['distance_interval_ft']``, and the stated accuracy widens it
+(:func:`~stormwater_plugin.core.accuracy.apply_accuracy`).
 """
 
 from __future__ import annotations
@@ -68,12 +73,14 @@ import numpy as np
 import shapely
 from shapely.geometry.base import BaseGeometry
 
+from ..extents import DRAWN, Extent, Interval, decide_distance, distance_interval, layer_extents
 from ..geometry import area_sqft, display_buffer, feet_text
-from ..limits import compare, decided, margin, number_text, precision, relation
+from ..limits import compare, decided, margin, number_text, precision
 from ..model import ROLE_NOUN, DisplayZone, FeatureRef, Status
 from ..rulepack import Rule
 from ..vocabulary import Reading, read, unknown_words
 from .context import TRAFFIC_FIELDS, CheckContext, device_traffic
+from .setback_extents import extent_words, gradient_clear_at_largest
 from .setback_gradient import read_sides
 from .setback_targets import NAME_FIELDS, SetbackTargets, collect_targets, feature_name
 
@@ -115,6 +122,8 @@ class _Device:
     unknown: list[str]
     #: The device's type when it is missing or unrecognised and the rule covers only some types.
     type_unknown: Reading | None = None
+    #: Its plausible extent beyond its drawing (core/extents.py).
+    extent: Extent = DRAWN
 
 
 class _Out:
@@ -135,10 +144,14 @@ def short_of(rule: Rule, d_ft: float, required: float) -> bool:
     ``distance_words`` (default ``a minimum of``) decide at the limit, the distance taken at 0.01 ft
     (:func:`~stormwater_plugin.core.limits.compare`): words of a least distance (``>=``, ``>``) are broken
     when they do not hold; words of a zone (``within``: ``<=``) when they hold.
+    A single distance is the interval of one value, decided as every distance interval is (:func:`~..extents.decide_distance`).
     """
-    rel = relation(str(rule.params.get("distance_words", "a minimum of")))
-    holds = compare(d_ft, required, "distance_ft", rel)
-    return holds if rel in ("<=", "<") else not holds
+    return decide_distance(Interval(d_ft, d_ft), required, _distance_words(rule)) is Status.VIOLATION
+
+
+def _distance_words(rule: Rule) -> str:
+    """The text's words for ``rule``'s distance (``distance_words``), ``a minimum of`` when the pack gives none."""
+    return str(rule.params.get("distance_words", "a minimum of"))
 
 
 def _extent_drawn(geom: BaseGeometry) -> bool:
@@ -146,52 +159,27 @@ def _extent_drawn(geom: BaseGeometry) -> bool:
     return geom.geom_type in ("Polygon", "MultiPolygon")
 
 
-class _ExtentNotDrawn(_Out):
-    """The findings of a pair whose feature's extent is not drawn: a pass cannot be told, so it is undetermined.
+class _ExtentStraddles(_Out):
+    """The findings of a pair whose distance interval straddles the limit: a pass cannot be told, so it is undetermined.
 
-    Used where the true feature may reach nearer than the drawn one by up to a
-    plausible extent (a septic system drawn as a point: its leach field lies
-    around it); what is already a violation stays one.
+    The features' plausible extents (:mod:`~stormwater_plugin.core.extents`) put their true
+    edges anywhere in ``[near, far]`` of each other; what is already a violation as drawn stays one.
     """
 
-    def __init__(self, base: _Out, why: str, extent_ft: float) -> None:
+    def __init__(self, base: _Out, why: str | None, interval: Interval, holds: Callable[[], bool] | None = None) -> None:
         super().__init__(base.ctx, base.rule)
         self.why = why
-        self.extent_ft = extent_ft
+        self.interval = interval
+        #: Asked only when a pass is about to be turned: whether the pass holds whatever the features' true size.
+        self.holds = holds
 
     def add(self, status: Status, message: str, **kw: Any) -> None:
-        if status is Status.PASS:
+        kw.setdefault("distance_interval_ft", [decided(self.interval.lo, "distance_ft"), decided(self.interval.hi, "distance_ft")])
+        if status is Status.PASS and self.why is not None and not (self.holds is not None and self.holds()):
             status = Status.UNDETERMINED
             message = f"{message.rstrip('.')}; but {self.why}."
-            kw["extent_not_drawn_ft"] = self.extent_ft
+            kw["extent_straddles"] = True
         super().add(status, message, **kw)
-
-
-def _undrawn_extent(rule: Rule, tref: FeatureRef, tgt: BaseGeometry, d_ft: float, required: float) -> tuple[str, float] | None:
-    """Why a pass against this feature cannot be told (and the plausible extent, ft), or ``None``.
-
-    A target spec's ``point_extent_ft`` is the plausible reach of a feature
-    drawn as a point or a line beyond its drawing (the pack says where the
-    figure comes from); within that margin of the limit a pass is undetermined.
-    """
-    if _extent_drawn(tgt):
-        return None
-    for spec in rule.params["targets"]:
-        extent = spec.get("point_extent_ft")
-        if spec["role"] != tref.layer or extent is None:
-            continue
-        extent = float(extent)
-        if not short_of(rule, d_ft, required + extent):
-            return None
-        noun = ROLE_NOUN.get(tref.layer, tref.layer)
-        shape = "a point" if "Point" in tgt.geom_type else "a line"
-        return (
-            f"the {noun} is drawn as {shape}, not as an area, so its extent is not drawn: a {noun} reaching up to {extent:g} ft"
-            f" beyond its drawing (the plausible half-extent of {spec.get('point_extent_of', 'the feature')}) could lie within {required:g} ft of the device;"
-            f" draw the {noun} as a polygon",
-            extent,
-        )
-    return None
 
 
 def check_device_setback(ctx: CheckContext, rule: Rule) -> None:
@@ -237,7 +225,7 @@ def check_device_setback(ctx: CheckContext, rule: Rule) -> None:
             elif traffic[key] != bool(want):
                 covered = False
         if covered:
-            chosen.append(_Device(i, traffic, unknown, type_unknown))
+            chosen.append(_Device(i, traffic, unknown, type_unknown, layer_extents(devices)[i]))
     if not chosen:
         ctx.skip(rule, "no device of the kind this rule covers")
         return
@@ -286,7 +274,10 @@ def check_device_setback(ctx: CheckContext, rule: Rule) -> None:
                     required_ft=required,
                 )
             continue
-        near = targets.tree.query(dev, predicate="dwithin", distance=ctx.to_units(required + precision("distance_ft") / 2.0))  # what may decide as the limit
+        reach = d.extent.half_max_ft + max((e.half_max_ft for e in targets.extents if math.isfinite(e.half_max_ft)), default=0.0)
+        reach = reach if math.isfinite(reach) else 0.0  # an unbounded device: its nearest features say so
+        # Half the precision beyond the limit: what may decide as the limit (core.limits).
+        near = targets.tree.query(dev, predicate="dwithin", distance=ctx.to_units(required + reach + precision("distance_ft") / 2.0))
         idx = sorted(targets.nearest_per_role(dev) | set(int(j) for j in np.atleast_1d(near)))
         for j in idx:
             _judge(ctx, out, d, j, targets, required, gradient_mode, tol, allowance, allowance_total)
@@ -390,14 +381,17 @@ def _judge_gradient(
     required: float,
     mode: str,
     tol: float,
+    shift_ft: float = 0.0,
 ) -> _Shortfall | None:
     """Decide a gradient rule for a pair with some part of the feature inside the distance.
 
     Returns the shortfall when the rule applies and is broken under every
     candidate elevation unit; otherwise adds the finding (pass: does not
-    apply; undetermined) and returns ``None``.
+    apply; undetermined) and returns ``None``. ``shift_ft`` is the smallest
+    plausible reach of both features beyond their drawings (:mod:`~stormwater_plugin.core.extents`):
+    parts of the drawings within ``required + shift_ft`` are within ``required`` as built.
     """
-    d_min = ctx.to_feet(float(shapely.distance(dev, tgt)))
+    d_min = ctx.to_feet(float(shapely.distance(dev, tgt))) - shift_ft
     nearest = shapely.shortest_line(dev, tgt)
     side = _side_words(mode)
     where = f"{dref.noun} is {feet_text(d_min, required)} ft from {tref.noun} (required {required:g} ft)"
@@ -415,14 +409,15 @@ def _judge_gradient(
         return None
 
     # Read every part whose distance may be decided (at 0.01 ft, core.limits) as the limit or less: up to half the
-    # precision beyond it; short_of then judges each part's distance by the text's words.
-    reading = read_sides(dev, tgt, ctx.to_units(required + precision("distance_ft") / 2.0), ctx.dem, ctx.unit_to_ft, mode, tol)
+    # precision beyond it, plus the smallest reach of both features; short_of then judges each part's distance as built
+    # (drawn less that reach) by the text's words.
+    reading = read_sides(dev, tgt, ctx.to_units(required + shift_ft + precision("distance_ft") / 2.0), ctx.dem, ctx.unit_to_ft, mode, tol)
     d_unknown = reading.unknown.distance_ft
     statuses = []
     for part in reading.qualifying:
-        if short_of(out.rule, part.distance_ft, required):
+        if short_of(out.rule, part.distance_ft - shift_ft, required):
             statuses.append(Status.VIOLATION)
-        elif short_of(out.rule, d_unknown, required):
+        elif short_of(out.rule, d_unknown - shift_ft, required):
             statuses.append(Status.UNDETERMINED)
         else:
             statuses.append(Status.PASS)
@@ -446,7 +441,7 @@ def _judge_gradient(
             )
         extra["gradient"] = label
         caveat = f"; {txt}"
-        if part.distance_ft > d_min + 0.05:
+        if part.distance_ft - shift_ft > d_min + 0.05:
             other_side = "downgradient" if mode == "device_upgradient" else "upgradient"
             caveat = (
                 f"; measured between the nearest part of the device and part of it where it is {other_side} of the device or level: {txt} there;"
@@ -456,7 +451,7 @@ def _judge_gradient(
             caveat += f"; the DEM has no data over a nearer part of it ({d_unknown:.1f} ft): the shortfall may be larger"
         if len(set(q.distance_ft for q in reading.qualifying)) > 1:
             caveat += "; the DEM's elevation unit was not declared: the distance is the one that holds under every candidate unit"
-        return _Shortfall(part.distance_ft, part.line, caveat, extra)
+        return _Shortfall(part.distance_ft - shift_ft, part.line, caveat, extra)
 
     if all(s is Status.PASS for s in statuses):
         out.add(
@@ -558,18 +553,45 @@ def _judge(
     short = short_of(rule, d_ft, required)
     extra: dict[str, Any] = {"target_role": tref.layer}
     caveat = ""
-    undrawn = _undrawn_extent(rule, tref, tgt, d_ft, required)
-    if undrawn is not None:
-        out = _ExtentNotDrawn(out, *undrawn)
+    dev_ext = d.extent
+    tgt_ext = targets.extents[j] if j < len(targets.extents) else DRAWN
+    shift = 0.0
+    if not (dev_ext.drawn and tgt_ext.drawn):
+        iv = distance_interval(d_ft, dev_ext, tgt_ext)
+        verdict = decide_distance(iv, required, _distance_words(rule))
+        if not short and verdict is Status.VIOLATION and gradient_mode != "any":
+            # Drawn outside the limit, but even the smallest plausible features reach inside it: the gradient rule is read on
+            # the parts of the drawings within the limit plus that smallest reach.
+            shift = d_ft - iv.hi
+            exact = iv.lo == iv.hi
+            out = _ExtentStraddles(out, None if exact else extent_words(dref, dev_ext, tref, tgt_ext, iv, required), iv)
+        elif not short and verdict is Status.VIOLATION:
+            # Drawn outside the limit, but the smallest plausible feature already reaches inside it.
+            caveat = (f"; drawn {d_ft:,.1f} ft apart, but {' and '.join(f'{r.noun} is {e.reach_text()}' for r, e in ((dref, dev_ext), (tref, tgt_ext)) if not e.drawn)}, "
+                      f"and even the smallest plausible one leaves at most {iv.hi:,.1f} ft between their edges")
+            d_ft, short = iv.hi, True
+            out = _ExtentStraddles(out, None, iv)
+        elif verdict is not Status.PASS:
+            # Outcomes as drawn that pass (beyond the limit, or a gradient rule not applying to the drawn pair) may not hold for the
+            # feature as large as it plausibly is; a gradient rule that does not apply even to the largest plausible shapes does not.
+            holds = None
+            if gradient_mode != "any":
+
+                def holds() -> bool:
+                    return gradient_clear_at_largest(ctx, dev, tgt, dev_ext, tgt_ext, required, _distance_words(rule), gradient_mode, tol)
+            out = _ExtentStraddles(out, extent_words(dref, dev_ext, tref, tgt_ext, iv, required), iv, holds)
+        else:
+            out = _ExtentStraddles(out, None, iv)
 
     if gradient_mode != "any":
-        if not short:
+        if not short and shift <= 0.0:
             _judge_beyond(ctx, out, dref, tref, d_ft, line, required, gradient_mode, tol)
             return
-        found = _judge_gradient(ctx, out, dref, tref, dev, tgt, required, gradient_mode, tol)
+        found = _judge_gradient(ctx, out, dref, tref, dev, tgt, required, gradient_mode, tol, shift)
         if found is None:
             return
         d_ft, line, caveat, extra = found.d_ft, found.line, found.caveat, found.extra
+        short = True
     where = f"{dref.noun} is {feet_text(d_ft, required)} ft from {tref.noun} (required {required:g} ft)"
 
     add: Callable[..., None] = out.add

@@ -44,6 +44,7 @@ rules shape it, and the prepared setting), :mod:`.grid` (the sampling grid),
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from typing import Any
 
@@ -53,6 +54,7 @@ from shapely.geometry.base import BaseGeometry
 
 from ..checks.setbacks import collect_targets
 from ..engine import SiteInputs
+from ..extents import extent_table
 from ..rulepack import Rule, RulePack
 from .geometry import DesignZone, covering_buffer, polygonal
 from .gradient import (
@@ -62,7 +64,6 @@ from .gradient import (
     READING_TILE,
     _gradient_rule_zones,
     _gradient_targets_in_reach,
-    _in_reach,
     _nearest_all,
     _SharedReads,
     _whole_feature_reading,
@@ -74,6 +75,13 @@ from .rules import SharedBuilds, _prepare, _Prepared, applicable_rules, normalis
 from .slope import slope_zones
 
 # --- building ---------------------------------------------------------------------
+
+
+def _point_reach_ft(device_type: str) -> float:
+    """The largest plausible reach beyond a point of this device type (feet; 0 for a type with no bound: drawn, not a point)."""
+    kind = extent_table().roles.get("devices")
+    k = kind.kinds.get(device_type) if kind is not None else None
+    return k.half_extent_ft[1] if k is not None and math.isfinite(k.half_extent_ft[1]) else 0.0
 
 
 def build_envelope(
@@ -160,18 +168,35 @@ def _build(
             skip(rule, f"no {', '.join(absent)} layer: the {required:g} ft zones around those features could not be drawn")
         if targets is None:
             continue
+        # Features drawn smaller than they are (a septic point, a brook's centreline): the zone reaches their largest plausible
+        # extent beyond the drawing as well (core/extents.py), whatever the gradient: there the check could not pass (issue 33).
+        for k, ext in enumerate(targets.extents):
+            if mode == "any" or ext.drawn or not math.isfinite(ext.half_max_ft):
+                continue  # an any-gradient rule widens its own zone below
+            wide = required + ext.half_max_ft
+            if float(shapely.distance(site, targets.geoms[k])) * u > wide + REACH_SLACK_FT:
+                continue
+            zone = shapely.intersection(covering_buffer(targets.geoms[k], wide, u), site)
+            if not zone.is_empty:
+                ref = targets.refs[k]
+                excluded.append(ExcludedZone(rule.id, rule.citation.text, f"within {required:g} ft of {ref.noun} as it may plausibly extend "
+                                             f"({ext.reach_text()}): {rule.title}; {ext.remedy}", required, zone, "setback", ref))
         if mode == "any":
             allowance = rule.params.get("allowance")
             extra = ""
             if allowance and dtype in allowance["device_types"] and high_traffic is not True:
                 extra = f" (porous pavement may lie inside up to {allowance['max_total_area_sqft']:g} sq ft in total, {allowance['citation']}: not counted here)"
-            near = _in_reach(targets, shapely.distance(site, targets.geoms) <= required / u * (1.0 + 1e-9) + REACH_SLACK_FT / u)
-            for geom, ref in zip(near.geoms, near.refs):
-                zone = shapely.intersection(covering_buffer(geom, required, u), site)
+            # a feature drawn smaller than it is (a brook's centreline): the zone reaches its largest plausible extent too (issue 33)
+            widen = np.array([e.half_max_ft if not e.drawn and math.isfinite(e.half_max_ft) else 0.0 for e in targets.extents] or [0.0] * len(targets.refs))
+            keep = shapely.distance(site, targets.geoms) <= (required + widen) / u * (1.0 + 1e-9) + REACH_SLACK_FT / u
+            for k in np.flatnonzero(keep):
+                geom, ref, w = targets.geoms[int(k)], targets.refs[int(k)], float(widen[int(k)])
+                zone = shapely.intersection(covering_buffer(geom, required + w, u), site)
                 if zone.is_empty:
                     continue
+                also = f" (as it may plausibly extend: {targets.extents[int(k)].reach_text()})" if w > 0 else ""
                 excluded.append(
-                    ExcludedZone(rule.id, rule.citation.text, f"within {required:g} ft of {ref.noun}: {rule.title}{extra}", required, zone, "setback", ref)
+                    ExcludedZone(rule.id, rule.citation.text, f"within {required:g} ft of {ref.noun}{also}: {rule.title}{extra}", required, zone, "setback", ref)
                 )
         else:
             gradient_jobs.append((rule, targets))
@@ -221,7 +246,7 @@ def _build(
 
     # --- slopes (not excluded) ---
 
-    design = slope_zones(ctx, chosen["slope"], site) if design_zones else []
+    design = slope_zones(ctx, chosen["slope"], site, _point_reach_ft(dtype)) if design_zones else []
 
     blocked = shapely.union_all(np.array([z.geometry for z in excluded], dtype=object)) if excluded else shapely.Polygon()
     envelope = shapely.difference(site, blocked) if not blocked.is_empty else site

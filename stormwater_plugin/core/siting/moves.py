@@ -41,6 +41,7 @@ from shapely.ops import nearest_points
 
 from ..checks.context import device_traffic
 from ..engine import SiteInputs
+from ..extents import feature_extent
 from ..geometry import clean_layer
 from ..model import CheckResult, FeatureLayer, Status
 from ..rulepack import RulePack
@@ -201,11 +202,16 @@ def _rule_key(sel: dict[str, list[Any]]) -> tuple[str, ...]:
     return tuple(r.id for r in sel["setback"] + sel["no_cut"])
 
 
-def _first_half(sel: dict[str, list[Any]], geom: BaseGeometry, u: float) -> tuple[Point, float, float]:
-    """Origin, extent and half-side (working units) of a device's first search square."""
+def _device_reach(geom: BaseGeometry, attrs: dict[str, Any]) -> float:
+    """How far a device drawn as a point may plausibly reach beyond it (feet; ``inf`` when unbounded, 0 when drawn as an area)."""
+    return feature_extent("devices", geom, attrs).half_max_ft if geom.geom_type == "Point" else 0.0
+
+
+def _first_half(sel: dict[str, list[Any]], geom: BaseGeometry, u: float, reach_dev_ft: float = 0.0) -> tuple[Point, float, float]:
+    """Origin, extent (with a point's plausible reach) and half-side (working units) of a device's first search square."""
     reach_ft = max([float(r.params["required_ft"]) for r in sel["setback"]] + [float(r.params["width_ft"]) for r in sel["no_cut"]] + [0.0])
     origin = geom if geom.geom_type == "Point" else geom.centroid
-    ext = _extent(geom, origin)
+    ext = _extent(geom, origin) + (reach_dev_ft / u if math.isfinite(reach_dev_ft) else 0.0)
     return origin, ext, (reach_ft + SEARCH_MARGIN_FT) / u + ext
 
 
@@ -226,7 +232,7 @@ def _shared_windows(devices: FeatureLayer, violating: dict[str, list[str]], pack
             sel = applicable_rules(pack, project_class, normalise_device_type(str(attrs.get("device_type") or "other").strip().lower()), ht)
         except SitingError:
             continue
-        origin, _ext, half = _first_half(sel, devices.geoms[i], u)
+        origin, _ext, half = _first_half(sel, devices.geoms[i], u, _device_reach(devices.geoms[i], attrs))
         squares.setdefault(_rule_key(sel), []).append(shapely.box(origin.x - half, origin.y - half, origin.x + half, origin.y + half))
     return {k: shapely.union_all(np.array(v, dtype=object)) for k, v in squares.items() if len(v) > 1}
 
@@ -298,15 +304,19 @@ def _suggest(inputs: SiteInputs, pack: RulePack, result: CheckResult, cell_ft: f
         if isinstance(site, str):
             moves.append({**entry, "possible": False, "reason": site, "message": f"Device {dev_id}: no move suggested ({site})."})
             continue
-        reach_ft = max([float(r.params["required_ft"]) for r in sel["setback"]] + [float(r.params["width_ft"]) for r in sel["no_cut"]] + [0.0])
         point = geom.geom_type == "Point"
-        origin = geom if point else geom.centroid
-        ext = _extent(geom, origin)
+        # A device drawn as a point reaches its plausible extent beyond it (core/extents.py): its centre goes that far inside the
+        # envelope, so the check on the moved point decides (issue 33). A kind with no bound cannot be placed until it is drawn.
+        reach_dev = _device_reach(geom, attrs)
+        if not math.isfinite(reach_dev):
+            why = "the device is drawn as a point and its kind has no plausible size: draw it as a polygon"
+            moves.append({**entry, "possible": False, "reason": why, "message": f"Device {dev_id}: no move suggested ({why})."})
+            continue
+        origin, ext, half = _first_half(sel, geom, u, reach_dev)
         if point:
             method = "nearest point of the siting envelope for this device type and traffic class"
         else:
             method = "rigid translation of the footprint (no rotation) into the siting envelope; positions are the centroid's"
-        half = (reach_ft + SEARCH_MARGIN_FT) / u + ext
         chosen = None
         tried = 0
         env_empty = True
@@ -333,7 +343,8 @@ def _suggest(inputs: SiteInputs, pack: RulePack, result: CheckResult, cell_ft: f
             sure = half - ext  # a displacement up to this keeps the device in the window: the nearest of the whole envelope
             beyond = False
             if point:
-                cands: Iterator[tuple[Point, tuple[float, float]]] = ((p, (p.x - geom.x, p.y - geom.y)) for p in _nearest_inside(env.envelope, geom, u, MAX_TRIES))
+                room = shapely.buffer(env.envelope, -reach_dev / u) if reach_dev > 0 else env.envelope
+                cands: Iterator[tuple[Point, tuple[float, float]]] = ((p, (p.x - geom.x, p.y - geom.y)) for p in _nearest_inside(room, geom, u, MAX_TRIES))
             else:
                 step = env.cell_ft / u
                 cands = ((Point(origin.x + dx, origin.y + dy), (dx, dy)) for dx, dy in _translations(env.envelope, geom, step, MAX_TRIES))

@@ -191,34 +191,40 @@ def _window(dem: ElevationGrid, site: BaseGeometry, jac: np.ndarray, radius_ft: 
     return r0, r1, c0, c1
 
 
-def _cache_key(dem: ElevationGrid | None, rules: list[Rule], site: BaseGeometry, unit_to_ft: float) -> Any:
-    sig = tuple((r.id, r.citation.text, float(r.params["threshold_pct"]), str(r.params.get("compare", "gt")), float(r.params["point_radius_ft"]), str(r.params.get("designer", ""))) for r in rules)
+def _cache_key(dem: ElevationGrid | None, rules: list[Rule], site: BaseGeometry, unit_to_ft: float, reach_ft: float = 0.0) -> Any:
+    sig = tuple((r.id, r.citation.text, float(r.params["threshold_pct"]), str(r.params.get("compare", "gt")),
+                 max(float(r.params["point_radius_ft"]), reach_ft), str(r.params.get("designer", ""))) for r in rules)
     return (id(dem), sig, shapely.to_wkb(site), unit_to_ft)
 
 
-def slope_zones(ctx: CheckContext, rules: list[Rule], site: BaseGeometry) -> list[Any]:
-    """``DesignZone`` entries for the ``device_slope`` rules that apply (cached on the DEM, rules and site)."""
+def slope_zones(ctx: CheckContext, rules: list[Rule], site: BaseGeometry, reach_ft: float = 0.0) -> list[Any]:
+    """``DesignZone`` entries for the ``device_slope`` rules that apply (cached on the DEM, rules and site).
+
+    ``reach_ft``: the device type's largest plausible reach beyond a drawn point (core/extents.py); the checker
+    reads a point device's ground within the wider of it and the rule's ``point_radius_ft`` (issue 33).
+    """
     if not rules:
         return []
-    key = _cache_key(ctx.dem, rules, site, ctx.unit_to_ft)
+    key = _cache_key(ctx.dem, rules, site, ctx.unit_to_ft, reach_ft)
     hit = _CACHE.get(key)
     if hit is not None and (ctx.dem is None or hit[0]() is ctx.dem):
         return list(hit[1])
-    out = _slope_zones(ctx, rules, site)
+    out = _slope_zones(ctx, rules, site, reach_ft)
     if len(_CACHE) >= _CACHE_SIZE:
         _CACHE.pop(next(iter(_CACHE)))
     _CACHE[key] = ((lambda: None) if ctx.dem is None else weakref.ref(ctx.dem), out)
     return list(out)
 
 
-def _slope_zones(ctx: CheckContext, rules: list[Rule], site: BaseGeometry) -> list[Any]:
+def _slope_zones(ctx: CheckContext, rules: list[Rule], site: BaseGeometry, reach_ft: float = 0.0) -> list[Any]:
     out: list[DesignZone] = []
     u = ctx.unit_to_ft
     dem = ctx.dem
     specs = []
     for rule in rules:
         p = rule.params
-        specs.append((rule, float(p["threshold_pct"]), str(p.get("compare", "gt")), float(p["point_radius_ft"]), str(p.get("designer", "a qualified professional"))))
+        specs.append((rule, float(p["threshold_pct"]), str(p.get("compare", "gt")), max(float(p["point_radius_ft"]), reach_ft),
+                      str(p.get("designer", "a qualified professional"))))
     if dem is None:
         for rule, threshold, _compare, _radius, designer in specs:
             out.append(DesignZone(rule.id, rule.citation.text, f"no DEM was supplied: the slope, and so whether the device needs {designer}, is unknown", threshold, "undetermined", site))

@@ -50,6 +50,7 @@ from shapely.geometry import LineString, Point
 from shapely.geometry.base import BaseGeometry
 
 from ..checks.context import CheckContext
+from ..extents import feature_extent
 from ..geometry import display_buffer
 from ..limits import at_least_threshold, number_text
 from ..model import BuildingSiteSlope, DisplayZone, FeatureRef, Status
@@ -379,8 +380,12 @@ def check_device_slope(ctx: CheckContext, rule: Rule) -> None:
         ref = devices.ref(i)
         geom = devices.geoms[i]
         polygonal = geom.geom_type in ("Polygon", "MultiPolygon")
-        fp = geom if polygonal else display_buffer(geom, ctx.to_units(radius), radius)
-        how = "under its footprint" if polygonal else f"within {radius:g} ft of it"
+        # A device drawn as a point: the ground within its plausible reach (core/extents.py) or the pack's radius, whichever is
+        # wider; a kind with no plausible bound leaves a flat reading undetermined (issue 33).
+        ext = feature_extent("devices", geom, devices.attrs[i])
+        r_i = radius if polygonal or ext.unbounded else max(radius, ext.half_max_ft)
+        fp = geom if polygonal else display_buffer(geom, ctx.to_units(r_i), r_i)
+        how = "under its footprint" if polygonal else f"within {r_i:g} ft of it"
         extra: dict[str, Any] = {"threshold_pct": threshold, "measure": "steepest Horn cell slope before grading"}
         if ctx.dem is None:
             ctx.add(rule, Status.UNDETERMINED, f"{_name(ref)}: no DEM was supplied, so the slope at its location is unknown.", subject=ref, geometry=fp, **extra)
@@ -404,6 +409,9 @@ def check_device_slope(ctx: CheckContext, rule: Rule) -> None:
             ctx.add(rule, Status.ADVISORY, msg, subject=ref, geometry=fs.steep_geometry or fp, **extra)
         elif fs.n_unknown or fs.max_pct is None:
             ctx.add(rule, Status.UNDETERMINED, f"{_name(ref)}: {fs.n_unknown} of {fs.n_cells} DEM cells {how} have no slope (nodata, or the raster edge), so the slope there is unknown.", subject=ref, geometry=fp, **extra)
+        elif not polygonal and ext.unbounded:
+            ctx.add(rule, Status.UNDETERMINED, f"{_name(ref)}: the existing ground {how} slopes at most {fs.max_pct:.1f}% (steepest DEM cell, Horn); but it is "
+                    f"{ext.reach_text()}, so the ground under it is not known: {ext.remedy}.", subject=ref, geometry=fp, **extra)
         else:
             ctx.add(rule, Status.PASS, f"{_name(ref)}: the existing ground {how} slopes at most {number_text(fs.max_pct, 'slope_pct')}% (steepest DEM cell, Horn), not {_words(compare, threshold)}.", subject=ref, geometry=fp, **extra)
 

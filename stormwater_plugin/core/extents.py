@@ -1,0 +1,467 @@
+"""How big a feature drawn smaller than it is can plausibly be, and the intervals that follow.
+
+A dry well drawn as a CAD block, a septic system as a dot, a brook as its
+centreline: the drawing shows where the feature is, not how far it reaches.
+``packs/device_plausibility.json`` (section ``extents``) states, per role and
+kind, the smallest and largest plausible reach beyond the drawing
+(``half_extent_ft``) and the smallest and largest ground the feature works
+(``footprint_sqft``; for the class the excavation), each with its source. Size
+attributes narrow them: ``diameter_ft`` and ``width_ft`` (the reach is half
+of it), ``footprint_sqft`` (the reach of a circle of that area).
+
+This module is the one place that turns a feature into intervals:
+
+- :func:`feature_extent`: a feature's :class:`Extent` (zero for a feature
+  drawn as an area);
+- :func:`distance_interval`: ``[near, far]`` feet between two features from
+  their drawn distance, their extents and the stated accuracy;
+- :func:`footprint_bound`: the largest ground a feature not drawn as an area
+  may add to an affected area;
+- :func:`read_symbols`: polygons smaller than their kind's smallest footprint
+  are read as a point at their centre, so a 1 ft square and a point give the
+  same answer;
+- :meth:`Interval.holds` / :func:`decide_distance`: every interval end is
+  compared with a limit through the one comparison policy,
+  :func:`~stormwater_plugin.core.limits.compare` (the quantity's decision
+  precision, the text's words at the limit), so an interval and a single
+  value are decided alike.
+
+A finding is decided when both ends of the interval compare the same way with
+its limit; it is undetermined only when they differ (the interval straddles
+the limit), naming the dimension to draw or state (:attr:`Extent.remedy`).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import shapely
+from shapely.geometry.base import BaseGeometry
+
+from .errors import StormwaterError
+from .limits import Quantity, Relation, compare, relation
+from .model import ROLE_NOUN, FeatureLayer, Status, Warning_
+from .vocabulary import read
+
+EXTENTS_FILE = Path(__file__).resolve().parent / "packs" / "device_plausibility.json"
+#: Attributes that state a feature's size (feet, square feet), narrowing its plausible extent.
+SIZE_FIELDS: tuple[str, ...] = ("diameter_ft", "width_ft", "footprint_sqft")
+#: Segments per quarter circle of the disc bounding a point's footprint (the disc is circumscribed, so it bounds from above).
+_QUAD_SEGS = 8
+
+
+class ExtentsDataError(ValueError, StormwaterError):
+    """The ``extents`` section of ``packs/device_plausibility.json`` is malformed."""
+
+
+@dataclass(frozen=True)
+class KindExtent:
+    """One entry of the pack data: a kind of feature and its plausible sizes.
+
+    Attributes
+    ----------
+    key : str
+        The entry's key (``dry_well``, ``river``, ``default``).
+    noun : str
+        How the kind is named in findings (``a dry well``).
+    half_extent_ft : tuple of float
+        (smallest, largest) reach beyond the drawn point or line, feet; the largest is ``inf`` when unbounded.
+    footprint_sqft : tuple of float
+        (smallest, largest) ground worked, square feet (``inf`` when unbounded).
+    excavation_margin_ft : float
+        Ground worked beyond a stated size (a stone collar, working room), feet.
+    source : str
+        The source or reasoning of the figures.
+    names : tuple of str
+        Words of a feature's name that select this kind (streams: ``river``).
+    """
+
+    key: str
+    noun: str
+    half_extent_ft: tuple[float, float]
+    footprint_sqft: tuple[float, float]
+    excavation_margin_ft: float
+    source: str
+    names: tuple[str, ...] = ()
+
+    @property
+    def unbounded(self) -> bool:
+        return math.isinf(self.half_extent_ft[1])
+
+
+@dataclass(frozen=True)
+class RoleExtents:
+    """The entries of one role: by ``kind_field`` (devices), by name words (streams) or one ``default``."""
+
+    role: str
+    kinds: dict[str, KindExtent]
+    kind_field: str | None = None
+    width_field: str | None = None
+
+    def largest(self) -> KindExtent:
+        """The entry for a feature of unknown kind: the largest reach and footprint of every kind, the smallest minimum."""
+        ks = list(self.kinds.values())
+        return KindExtent(
+            "unknown",
+            "a " + ROLE_NOUN.get(self.role, self.role) + " of unknown type",
+            (min(k.half_extent_ft[0] for k in ks), max(k.half_extent_ft[1] for k in ks)),
+            (min(k.footprint_sqft[0] for k in ks), max(k.footprint_sqft[1] for k in ks)),
+            max(k.excavation_margin_ft for k in ks),
+            "The type is not known: the largest plausible extent of every type applies.",
+        )
+
+
+@dataclass(frozen=True)
+class ExtentTable:
+    """The ``extents`` section: roles with plausible extents and the roles whose tiny polygons are symbols."""
+
+    roles: dict[str, RoleExtents]
+    symbol_roles: tuple[str, ...]
+    version: str
+
+
+def _pair(value: Any, where: str) -> tuple[float, float]:
+    try:
+        lo, hi = (float(v) for v in value)
+    except (TypeError, ValueError) as exc:
+        raise ExtentsDataError(f"{where}: expected [smallest, largest]") from exc
+    if not (0 <= lo <= hi):
+        raise ExtentsDataError(f"{where}: expected 0 <= smallest <= largest, got {value}")
+    return lo, hi
+
+
+def _kind(key: str, raw: Mapping[str, Any], where: str) -> KindExtent:
+    if "source" not in raw or not str(raw["source"]).strip():
+        raise ExtentsDataError(f"{where}: every extent states its source")
+    if raw.get("unbounded"):
+        fmin = float(raw.get("footprint_min_sqft", 0.0))
+        half: tuple[float, float] = (0.0, math.inf)
+        foot: tuple[float, float] = (fmin, math.inf)
+    else:
+        half = _pair(raw.get("half_extent_ft"), f"{where}.half_extent_ft")
+        foot = _pair(raw.get("footprint_sqft", [0.0, math.pi * half[1] ** 2]), f"{where}.footprint_sqft")
+    return KindExtent(key, str(raw.get("noun", key)), half, foot, float(raw.get("excavation_margin_ft", 0.0)), str(raw["source"]),
+                      tuple(str(n).lower() for n in raw.get("names", ())))
+
+
+def parse_extents(data: Mapping[str, Any]) -> ExtentTable:
+    """The typed ``extents`` section of a plausibility document (raises :class:`ExtentsDataError`)."""
+    sec = data.get("extents")
+    if not isinstance(sec, Mapping):
+        raise ExtentsDataError("device_plausibility.json has no 'extents' section")
+    roles: dict[str, RoleExtents] = {}
+    for role, spec in dict(sec.get("roles", {})).items():
+        kinds = {str(k): _kind(str(k), v, f"extents.roles.{role}.kinds.{k}") for k, v in dict(spec.get("kinds", {})).items()}
+        if not kinds:
+            raise ExtentsDataError(f"extents.roles.{role}: no kinds")
+        roles[str(role)] = RoleExtents(str(role), kinds, spec.get("kind_field"), spec.get("width_field"))
+    return ExtentTable(roles, tuple(sec.get("symbol_roles", ())), str(sec.get("version", "")))
+
+
+@lru_cache(maxsize=1)
+def extent_table() -> ExtentTable:
+    """The pack's plausible extents (read once)."""
+    return parse_extents(json.loads(EXTENTS_FILE.read_text(encoding="utf-8")))
+
+
+@dataclass(frozen=True)
+class Extent:
+    """How far one feature may reach beyond its drawing and how much ground it may work.
+
+    Attributes
+    ----------
+    half_min_ft, half_max_ft : float
+        Smallest and largest reach beyond the drawn geometry, feet (``inf``: unbounded).
+    footprint_min_sqft, footprint_max_sqft : float
+        Smallest and largest ground worked, square feet (the excavation for the largest).
+    what : str
+        ``a dry well drawn as a point`` (empty for a feature drawn as an area).
+    remedy : str
+        The dimension to draw or state that settles it.
+    source : str
+        The pack's reasoning for the figures.
+    """
+
+    half_min_ft: float = 0.0
+    half_max_ft: float = 0.0
+    footprint_min_sqft: float = 0.0
+    footprint_max_sqft: float = 0.0
+    what: str = ""
+    remedy: str = ""
+    source: str = ""
+
+    @property
+    def drawn(self) -> bool:
+        """True when the feature is drawn as it is (no extent beyond the drawing)."""
+        return self.half_max_ft == 0.0 and not self.what
+
+    @property
+    def unbounded(self) -> bool:
+        return math.isinf(self.half_max_ft)
+
+    def reach_text(self) -> str:
+        """``a dry well drawn as a point, reaching up to 8 ft beyond it``."""
+        if self.unbounded:
+            return f"{self.what}, whose extent has no plausible bound"
+        return f"{self.what}, reaching up to {self.half_max_ft:g} ft beyond it"
+
+
+#: A feature drawn as it is.
+DRAWN = Extent()
+
+
+def _number(attrs: Mapping[str, Any], name: str) -> float | None:
+    for k, v in attrs.items():
+        if str(k).strip().lower() == name:
+            try:
+                x = float(v)
+            except (TypeError, ValueError):
+                return None
+            return x if math.isfinite(x) and x > 0 else None
+    return None
+
+
+def kind_of(role: str, attrs: Mapping[str, Any], name: str = "") -> KindExtent | None:
+    """The pack entry for a feature of ``role`` named ``name`` (``None`` when the role has no plausible extents)."""
+    spec = extent_table().roles.get(role)
+    if spec is None:
+        return None
+    if spec.kind_field:
+        r = read(attrs, role, spec.kind_field)
+        hit = spec.kinds.get(str(r.value)) if r.known else None
+        return hit if hit is not None else spec.largest()
+    named = [k for k in spec.kinds.values() if k.names]
+    if named:
+        words = name.lower()
+        for k in named:
+            if any(w in words for w in k.names):
+                return k
+    return spec.kinds.get("default") or spec.largest()
+
+
+def _shape(geom: BaseGeometry) -> str:
+    t = geom.geom_type
+    return "a point" if "Point" in t else "a line" if "Line" in t else "a symbol"
+
+
+def feature_extent(role: str, geom: BaseGeometry | None, attrs: Mapping[str, Any], name: str = "") -> Extent:
+    """The plausible extent of one feature beyond its drawing.
+
+    A feature drawn as a polygon is drawn as it is (:data:`DRAWN`; tiny polygons
+    were read as points by :func:`read_symbols`). A point or a line takes its
+    kind's entry (by ``device_type``, or by words of its ``name``: a river, a brook), narrowed by a stated ``diameter_ft`` / ``width_ft`` (reach half
+    of it) or ``footprint_sqft`` (reach of a circle of that area).
+    """
+    if geom is None or geom.is_empty or geom.geom_type in ("Polygon", "MultiPolygon"):
+        return DRAWN
+    k = kind_of(role, attrs, name)
+    if k is None:
+        return DRAWN
+    shape = _shape(geom)
+    noun = ROLE_NOUN.get(role, role)
+    what = f"{k.noun} drawn as {shape}"
+    lo, hi = k.half_extent_ft
+    flo, fhi = k.footprint_sqft
+    stated = [(f, _number(attrs, f)) for f in SIZE_FIELDS]
+    given = {f: v for f, v in stated if v is not None}
+    if "diameter_ft" in given or "width_ft" in given:
+        size = given.get("diameter_ft", given.get("width_ft"))
+        assert size is not None
+        lo = hi = size / 2.0
+        if "Point" in geom.geom_type:
+            flo = fhi = math.pi * (size / 2.0 + k.excavation_margin_ft) ** 2
+        what += f" {size:g} ft across"
+    elif "footprint_sqft" in given:
+        area = given["footprint_sqft"]
+        lo = hi = math.sqrt(area / math.pi)
+        flo = fhi = math.pi * (hi + k.excavation_margin_ft) ** 2
+        what += f" of {area:,.0f} sq ft"
+    if hi == 0.0:
+        return DRAWN
+    if role == "streams":
+        remedy = "state streams.width_ft or draw the stream's banks as a water-body polygon"
+    else:
+        remedy = f"draw the {noun} as a polygon or state {role}.diameter_ft or {role}.footprint_sqft"
+        if math.isinf(hi):
+            remedy = f"draw the {noun} as a polygon"
+        if k.key == "unknown":
+            remedy = f"set {role}.device_type or " + remedy
+    return Extent(lo, hi, flo, fhi, what, remedy, k.source)
+
+
+_LAYER_EXTENTS: dict[int, tuple[Any, list[Extent]]] = {}
+
+
+def layer_extents(layer: FeatureLayer, names: Sequence[str] | None = None) -> list[Extent]:
+    """Every feature's :func:`feature_extent` of one layer, computed once per layer object (the rules of a run share them).
+
+    ``names`` are the features' names (the kind of a stream is read from its name); the cache holds a layer only while
+    it is alive, by identity.
+    """
+    import weakref
+
+    key = id(layer)
+    hit = _LAYER_EXTENTS.get(key)
+    if hit is not None and hit[0]() is layer:
+        return hit[1]
+    out = [feature_extent(layer.role, layer.geoms[i], layer.attrs[i], names[i] if names is not None else "") for i in range(len(layer))]
+    if len(_LAYER_EXTENTS) > 256:
+        _LAYER_EXTENTS.clear()
+    _LAYER_EXTENTS[key] = (weakref.ref(layer), out)
+    return out
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A closed interval ``[lo, hi]`` of a measure (feet or square feet)."""
+
+    lo: float
+    hi: float
+
+    def holds(self, limit: float, rel: Relation | str, quantity: Quantity = "distance_ft") -> bool | None:
+        """Whether the measure stands in ``rel`` to ``limit``: decided when both ends compare the same way.
+
+        Each end goes through :func:`~stormwater_plugin.core.limits.compare` (``rel`` may be the text's words,
+        ``"within"``, ``"a minimum of"``). ``None`` when the ends compare differently: the interval straddles the limit.
+        """
+        lo = compare(self.lo, limit, quantity, rel)
+        hi = compare(self.hi, limit, quantity, rel)
+        return lo if lo == hi else None
+
+    def straddles(self, limit: float, rel: Relation | str = ">=", quantity: Quantity = "distance_ft") -> bool:
+        """True when the ends compare differently with ``limit`` (:meth:`holds`), so the measure may fall on either side."""
+        return self.holds(limit, rel, quantity) is None
+
+
+def compare_to_limit(value: float, limit: float, quantity: Quantity = "distance_ft") -> int:
+    """``-1`` when ``value`` is below ``limit``, ``0`` at it, ``1`` above, both taken at the decision precision of ``quantity``.
+
+    A reading of :func:`~stormwater_plugin.core.limits.compare` for messages and ordering; decisions use :meth:`Interval.holds`.
+    """
+    if compare(value, limit, quantity, "<"):
+        return -1
+    if compare(value, limit, quantity, ">"):
+        return 1
+    return 0
+
+
+def distance_interval(drawn_ft: float, *extents: Extent, accuracy_ft: float | None = None) -> Interval:
+    """``[near, far]`` feet between two features whose drawings are ``drawn_ft`` apart.
+
+    The true edges may lie nearer than the drawings by the largest reach of both
+    sides (and the stated accuracy), and no farther than the drawings less their
+    smallest reach (plus the accuracy). A distance is never below 0.
+    """
+    acc = float(accuracy_ft or 0.0)
+    near = drawn_ft - sum(e.half_max_ft for e in extents) - acc
+    far = drawn_ft - sum(e.half_min_ft for e in extents) + acc
+    return Interval(max(0.0, near) if math.isfinite(near) else 0.0, max(0.0, far))
+
+
+def decide_distance(interval: Interval, required: float, words: str = "a minimum of") -> Status:
+    """A distance rule of ``required`` feet on an interval of distances, by the text's ``words``.
+
+    Words of a least distance (``"a minimum of"``, ``"at least"``: ``>=``, ``>``) are met where they hold; words of a
+    zone (``"within"``, ``"shall not be installed within 20 feet"``: ``<=``, ``<``) are broken where they hold, the
+    limit included for ``within``. Pass when the rule is met at both ends, violation when it is broken at both,
+    undetermined when the ends differ.
+    """
+    rel = relation(words)
+    holds = interval.holds(required, rel, "distance_ft")
+    if holds is None:
+        return Status.UNDETERMINED
+    met = holds if rel in (">=", ">") else not holds
+    return Status.PASS if met else Status.VIOLATION
+
+
+def decide_at_least(interval: Interval, required: float) -> Status:
+    """A "at least ``required``" feet limit on an interval (:func:`decide_distance` with ``"at least"``)."""
+    return decide_distance(interval, required, "at least")
+
+
+def footprint_bound(role: str, geom: BaseGeometry, attrs: Mapping[str, Any], unit_to_ft: float) -> BaseGeometry | None:
+    """A polygon holding every plausible footprint of a feature drawn as a point or a line (working CRS).
+
+    ``None`` when the footprint has no plausible bound (a trench drawn as a point). A point's bound is a
+    disc of the largest footprint's area (circumscribed, so its area bounds from above); a line's is the
+    line widened by its largest reach and excavation margin on each side.
+    """
+    k = kind_of(role, attrs)
+    ext = feature_extent(role, geom, attrs)
+    if k is None or ext.drawn:
+        return shapely.GeometryCollection()
+    if ext.unbounded or math.isinf(ext.footprint_max_sqft):
+        return None
+    if "Point" in geom.geom_type:
+        r_ft = math.sqrt(ext.footprint_max_sqft / math.pi)
+    else:
+        r_ft = ext.half_max_ft + k.excavation_margin_ft
+    if r_ft <= 0:
+        return shapely.GeometryCollection()
+    n = 4 * _QUAD_SEGS
+    return shapely.buffer(geom, r_ft / unit_to_ft / math.cos(math.pi / n), quad_segs=_QUAD_SEGS)
+
+
+def _min_footprint(role: str, attrs: Mapping[str, Any]) -> float:
+    k = kind_of(role, attrs)
+    return 0.0 if k is None else k.footprint_sqft[0]
+
+
+def read_symbols(layers: dict[str, FeatureLayer], unit_to_ft: float, warnings: list[Warning_]) -> dict[str, FeatureLayer]:
+    """Read each polygon smaller than its kind's smallest plausible footprint as a point at its centre.
+
+    A 1 ft square dry well is a symbol, not a 1 sq ft dry well: read as a point, it gets the point's plausible
+    extent, so the answer does not depend on which of the two the plan used. Returns the layers (replaced ones new).
+    """
+    out = dict(layers)
+    for role in extent_table().symbol_roles:
+        layer = layers.get(role)
+        if layer is None or len(layer) == 0:
+            continue
+        geoms = list(layer.geoms)
+        hit: list[str] = []
+        for i, g in enumerate(geoms):
+            if g is None or g.is_empty or g.geom_type not in ("Polygon", "MultiPolygon"):
+                continue
+            a = float(shapely.area(g)) * unit_to_ft * unit_to_ft
+            if a < _min_footprint(role, layer.attrs[i]):
+                c = shapely.centroid(g)
+                geoms[i] = c if shapely.covered_by(c, g) else shapely.point_on_surface(g)
+                hit.append(layer.ids[i])
+        if hit:
+            out[role] = replace(layer, geoms=_as_array(geoms, layer))
+            warnings.append(Warning_("symbol_read_as_point", f"{ROLE_NOUN.get(role, role)} polygon(s) smaller than the smallest plausible footprint of their "
+                                     "kind are read as symbols, points at their centre, with the plausible extent of a point", role, tuple(hit)))
+    return out
+
+
+def _as_array(geoms: Sequence[Any], layer: FeatureLayer) -> Any:
+    import numpy as np
+
+    if isinstance(layer.geoms, np.ndarray):
+        arr = np.empty(len(geoms), dtype=object)
+        arr[:] = geoms
+        return arr
+    return list(geoms)
+
+
+def extents_summary() -> list[dict[str, Any]]:
+    """Every plausible extent the run may use, for the report's method section (role, kind, figures, source)."""
+    rows: list[dict[str, Any]] = []
+    for role, spec in extent_table().roles.items():
+        for k in spec.kinds.values():
+            rows.append({"role": role, "kind": k.key, "noun": k.noun,
+                         "half_extent_ft": None if k.unbounded else list(k.half_extent_ft),
+                         "footprint_sqft": None if math.isinf(k.footprint_sqft[1]) else list(k.footprint_sqft),
+                         "source": k.source})
+    return rows
+
+
+__all__ = ["Extent", "ExtentTable", "ExtentsDataError", "Interval", "KindExtent", "RoleExtents", "DRAWN", "SIZE_FIELDS",
+           "compare_to_limit", "decide_at_least", "decide_distance", "distance_interval", "extent_table", "extents_summary", "feature_extent",
+           "footprint_bound", "kind_of", "layer_extents", "parse_extents", "read_symbols"]
