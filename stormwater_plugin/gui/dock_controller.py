@@ -25,7 +25,7 @@ from ..services.session import CLEARED, COMPARISON, MOVES, RESULT, REVIEW, Ticke
 from .check_task import CheckTask
 from .dock_source import contour_count, dock_source
 from .dock_view import LOG_TAG
-from .envelope_task import SitingTask, add_siting_layers, device_label, envelope_layers, moves_layer
+from .envelope_task import MOVES_NAME, SitingTask, add_siting_layers, device_label, envelope_layers, is_siting_layer, moves_layer
 from .overrides_ui import ask_decision
 from .restore_task import RestoreTask
 from .result_layers import add_to_project, build_result_layers, set_decisions
@@ -344,7 +344,8 @@ class DockController(_Base):
         self._kept_this_result = False
         self.session.set_result(result, snap, self.overrides.overrides, review=review, moves=moves)
         layers = build_result_layers(result, snap.inputs, snap.crs)
-        add_to_project(layers, jurisdiction)
+        # the envelope and the moves persist across re-runs (issue 39); the moves until a result without a violation
+        add_to_project(layers, jurisdiction, carry=lambda lyr: is_siting_layer(lyr) and (result.has_violation or lyr.name() != MOVES_NAME))
         set_decisions(self.doc, jurisdiction)
         self.findings.set_result(result, self.doc, moves=self.moves)
         self._update_decision_buttons()
@@ -645,6 +646,8 @@ class DockController(_Base):
         """Disconnect from the project and cancel a running task (plugin unload)."""
         self._torn_down = True
         self.register_panel.teardown()
+        if getattr(self, "live", None) is not None:
+            self.live.teardown()
         project = QgsProject.instance()
         for signal, slot in ((project.readProject, self._project_read), (project.cleared, self._project_cleared),
                              (project.writeProject, self._save_application_fields)):
