@@ -91,6 +91,9 @@ class CheckTask(QgsTask):
         self.review: Review | None = None
         self.error: str | None = None
         self.details: str = ""
+        #: Builds the result layers in the task when set (``(result, inputs, crs) -> layers``); they are in :attr:`layers`.
+        self.build_layers: Callable[[CheckResult, Any, Any], list[Any]] | None = None
+        self.layers: list[Any] = []
         self._on_done = on_done
 
     @in_frozen_heap  # the collections in this thread do not walk the project's long-lived objects (issue 24 item 5)
@@ -111,6 +114,8 @@ class CheckTask(QgsTask):
                 return False
             self.snapshot = snap
             self._prepare_layers(done.review.result)
+            if self.build_layers is not None:  # the live re-check: its result layers made here, off the main thread
+                self.layers = self.build_layers(done.review.result, snap.inputs, snap.crs)
             self.review = done.review
             self.result = done.review.result
             self.setProgress(100)

@@ -26,13 +26,15 @@ from qgis.PyQt import sip
 from qgis.PyQt.QtCore import QObject, QTimer, pyqtSignal
 from qgis.PyQt.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QWidget
 
+from ..services.compare import since_last_review
 from ..services.live import CURRENT, OFF, OUT_OF_DATE, UPDATING, Edit, changes_since, now_compliant, status_text
 from ..services.session import CLEARED, RESULT
 from .check_task import CheckTask
 from .dock_source import dock_source
 from .dock_view import LOG_TAG
 from .envelope_task import MOVES_NAME, is_siting_layer
-from .result_layers import add_to_project, build_result_layers, set_decisions
+from .live_layers import build_off_main_thread, show_live_layers
+from .result_layers import build_result_layers, set_decisions
 
 #: Milliseconds after the last change before the re-check starts (a drag of the vertex tool is one re-check).
 DEBOUNCE_MS = 100
@@ -90,6 +92,8 @@ class LiveCheck(QObject):
         #: Main-thread seconds of the last edit's slot and of the last start and apply (the benchmark reads them).
         self.stalls: dict[str, float] = {}
         self._applying = False
+        #: Whether the last live update put its features into the layers shown (rather than replacing the group).
+        self.in_place = False
         self._reason = ""
         self._watched: list[tuple[QgsVectorLayer, str, Any]] = []
         dock.session.subscribe(self._session_changed)
@@ -182,6 +186,7 @@ class LiveCheck(QObject):
         source, options = planned
         edit = self.last_edit
         task = CheckTask(source, self.dock.jurisdiction.currentData(), partial(self._done, edit=edit), options)
+        task.build_layers = build_off_main_thread
         self.task = task
         QgsApplication.taskManager().addTask(task)
         self.stalls["start"] = time.perf_counter() - t0
@@ -220,11 +225,13 @@ class LiveCheck(QObject):
         finally:
             self._applying = False
         jurisdiction = result.jurisdiction
-        layers = build_result_layers(result, snap.inputs, snap.crs)
-        add_to_project(layers, jurisdiction, carry=lambda lyr: is_siting_layer(lyr) and (result.has_violation or lyr.name() != MOVES_NAME))
+        layers = task.layers or build_result_layers(result, snap.inputs, snap.crs)
+        self.in_place = show_live_layers(layers, jurisdiction, carry=lambda lyr: is_siting_layer(lyr) and (result.has_violation or lyr.name() != MOVES_NAME))
         set_decisions(dock.doc, jurisdiction)
+        # the marks first, so the table is built once
+        cmp = changes_since(self.full_doc, dock.doc or {})
+        dock.findings.comparison, dock.findings.since = cmp, since_last_review(cmp) if cmp else {}
         dock.findings.set_result(result, dock.doc)
-        dock.findings.set_comparison(changes_since(self.full_doc, dock.doc or {}))
         dock._update_decision_buttons()
         self.compliant = now_compliant(self.full_result, result)
         self.shown_edit = edit
