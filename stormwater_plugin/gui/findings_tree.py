@@ -26,6 +26,7 @@ from qgis.PyQt.QtWidgets import (
 from ..core.model import CheckResult, Finding, Status
 from ..qgis_bridge.results import short_citation
 from ..services.compare import since_last_review
+from ..services.live import LAST_FULL_CHECK
 from ..services.packs import load_pack
 from ..services.review import Move, not_checked
 from .envelope_task import move_text
@@ -278,7 +279,8 @@ class FindingsTree(QWidget):
         extra = ""
         if self.comparison:
             cc = self.comparison.get("counts") or {}
-            extra += "<br>" + self.tr("Since the last review: {0} resolved · {1} new · {2} still open · {3} changed").format(
+            since = self.tr("Since the last full check") if self.comparison.get("previous") == LAST_FULL_CHECK else self.tr("Since the last review")
+            extra += "<br>" + since + self.tr(": {0} resolved · {1} new · {2} still open · {3} changed").format(
                 cc.get("resolved", 0), cc.get("new", 0), cc.get("still_open", 0), cc.get("changed", 0))
         if rc.get("overridden") or rc.get("stale"):
             extra = "<br>" + self.tr("Reviewer decisions: {0} · violations without a decision: {1}").format(rc.get("overridden", 0), rc.get("violations_unresolved", 0))

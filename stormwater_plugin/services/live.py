@@ -15,6 +15,9 @@ from ..core.kinds import envelope_role
 from ..core.model import CheckResult, Finding, Status
 from .compare import CompareError, ReviewDoc, compare_reviews
 
+#: What the live findings' marks compare with (the comparison's ``previous``).
+LAST_FULL_CHECK = "the last full check"
+
 #: The states the dock shows beside the findings.
 CURRENT, UPDATING, OUT_OF_DATE, OFF = "current", "updating", "out of date", "off"
 
@@ -78,7 +81,7 @@ def changes_since(full: Mapping[str, object] | None, live: Mapping[str, object])
     counts = dict(cmp.get("counts") or {})  # type: ignore[call-overload]
     counts["still_open"] = 0
     cmp["counts"] = counts
-    cmp["previous"] = "the last full check"
+    cmp["previous"] = LAST_FULL_CHECK
     if not any(cmp.get(cat) for cat in ("new", "changed", "resolved")):
         return None
     return cmp
@@ -119,4 +122,4 @@ def now_compliant(before: CheckResult | None, after: CheckResult) -> list[str]:
     return out
 
 
-__all__ = ["CURRENT", "Edit", "OFF", "OUT_OF_DATE", "UPDATING", "changes_since", "now_compliant", "status_text"]
+__all__ = ["CURRENT", "Edit", "LAST_FULL_CHECK", "OFF", "OUT_OF_DATE", "UPDATING", "changes_since", "now_compliant", "status_text"]
