@@ -163,7 +163,7 @@ def wait_live():
     say(f"edit to updated table: {time.perf_counter() - state['t0']:.2f} s (this poll every 50 ms)")
     f = finding(d)
     expect(f["status"] == "pass", f"without Run, DW-1 to S-1: {f['measured_ft']} ft of {f['required_ft']} ft, {f['status']}")
-    expect("DW-1 now meets every setback" in d.live.label.text(), f"the dock says: {d.live.label.text()}")
+    expect("DW-1 now meets every setback" in d.live.text, f"the dock says: {d.live.text}")
     panel = state["plugin"].inspect_tool.panel
     expect(panel is not None and "violation" not in panel.report.title, f"Inspect panel: {panel.report.title if panel else None}")
     expect(QApplication.focusWidget() is state["focus"], "the focus did not move")

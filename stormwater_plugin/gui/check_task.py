@@ -82,8 +82,6 @@ class CheckTask(QgsTask):
         if isinstance(source, Snapshot):
             self.snapshot = source
             source = ReadSite(SiteRead(source.inputs, source.crs.toWkt(), {}, source))
-        if isinstance(source, PlannedSiteSource):
-            source = replace(source, feedback=_TaskFeedback(self), progress=lambda f: self.setProgress(1 + (READ_SHARE - 1) * f))
         self.source: SiteSource = source
         self.options = options if options is not None else ReviewOptions(moves=False, completeness=True)
         self.jurisdiction = jurisdiction
@@ -105,8 +103,11 @@ class CheckTask(QgsTask):
             pack = planned.pack if planned is not None and planned.pack is not None else load_pack(self.jurisdiction)
             if self.isCanceled():
                 return False
+            source = self.source
+            if isinstance(source, PlannedSiteSource):  # the task's Cancel and progress for the read, held by this call only (no cycle to the task)
+                source = replace(source, feedback=_TaskFeedback(self), progress=self._read_progress)
             try:
-                done = check_site(_SomeLayers(self.source), pack, replace(self.options, progress=self._progress))
+                done = check_site(_SomeLayers(source), pack, replace(self.options, progress=self._progress))
             except CheckCancelled:
                 return False
             snap = done.site.source
@@ -134,6 +135,9 @@ class CheckTask(QgsTask):
 
         assert self.snapshot is not None
         precompute_slope_mask(self.snapshot.inputs, result.jurisdiction)
+
+    def _read_progress(self, fraction: float) -> None:
+        self.setProgress(1 + (READ_SHARE - 1) * fraction)
 
     def _progress(self, fraction: float) -> bool:
         """Report progress between rules; ``False`` stops the engine when Cancel was pressed."""

@@ -7,6 +7,7 @@ Beside each finding's computed status it shows the reviewer's decision
 
 from __future__ import annotations
 
+import html
 from typing import Any, Mapping, Sequence
 
 from qgis.PyQt.QtCore import Qt, pyqtSignal
@@ -94,6 +95,8 @@ class FindingsTree(QWidget):
         #: The comparison with the previous review (core.compare), or ``None``.
         self.comparison: Mapping[str, Any] | None = None
         self.since: dict[str, str] = {}
+        #: The live re-check's state, after the class in the header (issue 39); empty when there is nothing to say.
+        self.live_note = ""
         self.keys: list[str] = []
         self.decisions: list[dict[str, Any] | None] = []
         self.stale: list[dict[str, Any]] = []
@@ -255,21 +258,15 @@ class FindingsTree(QWidget):
         title = self.titles.get(f.rule_id) or f.rule_id
         return f"{short_citation(f.citation.text)} {title}"
 
-    def refresh(self) -> None:
-        """Rebuild the tree from the result, the decisions, the status filter and the subject filter."""
-        self._refreshing = True
-        try:
-            self._rebuild()
-        finally:
-            self._refreshing = False
+    def set_live_note(self, text: str) -> None:
+        """The live re-check's state (issue 39), shown after the class in the header: no row of its own, the table keeps the room."""
+        self.live_note = text
+        if self.result is not None:
+            self._show_counts()
 
-    def _rebuild(self) -> None:
-        current = self.current()
-        keep_key = current[1] if current else None
-        self.tree.clear()
-        if self.result is None:
-            self.counts.setText(self.tr("No check run yet."))
-            return
+    def _show_counts(self) -> None:
+        """The header: the class, the counts, what changed since the last review, the decisions."""
+        assert self.result is not None
         c = self.result.counts()
         parts = [f"<b style='color:{STATUS_COLOURS[s]}'>{c[s]} {s}</b>" for s in ("violation", "undetermined", "advisory", "pass")]
         # the pack's title (long, and shown by the Rules field) in the tooltip: the table keeps the room (issue 28)
@@ -286,7 +283,25 @@ class FindingsTree(QWidget):
             extra = "<br>" + self.tr("Reviewer decisions: {0} · violations without a decision: {1}").format(rc.get("overridden", 0), rc.get("violations_unresolved", 0))
             if rc.get("stale"):
                 extra += " · " + self.tr("<b>stale: {0}</b>").format(rc["stale"])
-        self.counts.setText(head + "<br>" + " · ".join(parts) + extra)
+        note = self.live_note
+        self.counts.setText(head + (f" · <i>{html.escape(note)}</i>" if note else "") + "<br>" + " · ".join(parts) + extra)
+
+    def refresh(self) -> None:
+        """Rebuild the tree from the result, the decisions, the status filter and the subject filter."""
+        self._refreshing = True
+        try:
+            self._rebuild()
+        finally:
+            self._refreshing = False
+
+    def _rebuild(self) -> None:
+        current = self.current()
+        keep_key = current[1] if current else None
+        self.tree.clear()
+        if self.result is None:
+            self.counts.setText(self.tr("No check run yet."))
+            return
+        self._show_counts()
         wanted = self.statuses()
         groups: dict[str, QTreeWidgetItem] = {}
         for i, f in enumerate(self.result.findings):

@@ -8,10 +8,11 @@ Run: live and full cannot diverge). A newer edit cancels the stale run. The find
 the completeness list and an open *Checks of a device* panel are then updated; the envelope and the suggested
 moves stay (the moves are suggested again for a violation).
 
-Never in the way: no dialog, no focus taken, no message bar; an edit or a save is never blocked. A line above
-the findings says whether they are current, being updated or out of date and which edit they reflect; a
-finding that changed since the last check the reviewer ran is marked in the table, and a device that now
-meets every setback is named. The *Live* check box switches it off.
+Never in the way: no dialog, no focus taken, no message bar; an edit or a save is never blocked. The
+findings' header says, after the class, whether they are current, being updated or out of date and which
+edit they reflect (no row of its own: the table keeps the room); a finding that changed since the last check
+the reviewer ran is marked in the table, and a device that now meets every setback is named. The *Live*
+check box, beside Run, switches it off.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from typing import Any, Callable
 from qgis.core import Qgis, QgsApplication, QgsMessageLog, QgsVectorLayer
 from qgis.PyQt import sip
 from qgis.PyQt.QtCore import QObject, QTimer, pyqtSignal
-from qgis.PyQt.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QWidget
+from qgis.PyQt.QtWidgets import QCheckBox
 
 from ..services.compare import since_last_review
 from ..services.live import CURRENT, OFF, OUT_OF_DATE, UPDATING, Edit, changes_since, now_compliant, status_text
@@ -38,6 +39,9 @@ from .result_layers import build_result_layers, set_decisions
 
 #: Milliseconds after the last change before the re-check starts (a drag of the vertex tool is one re-check).
 DEBOUNCE_MS = 100
+
+#: The *Live* check box's tooltip while there is no state to say.
+LIVE_TIP = "Re-check the plan a moment after each edit of a role layer (the same check as Run, in the background)"
 
 #: The edit-buffer signals followed, with the words for what changed (undo and redo emit the same signals).
 _SIGNALS: tuple[tuple[str, Callable[..., str]], ...] = (
@@ -66,15 +70,10 @@ class LiveCheck(QObject):
         self.dock = dock
         self.enabled = QCheckBox(self.tr("Live"))
         self.enabled.setChecked(True)
-        self.enabled.setToolTip(self.tr("Re-check the plan a moment after each edit of a role layer (the same check as Run, in the background)"))
+        self.enabled.setToolTip(self.tr(LIVE_TIP))
         self.enabled.toggled.connect(self._toggled)
-        self.label = QLabel("")
-        self.label.setWordWrap(True)
-        self.widget = QWidget()
-        row = QHBoxLayout(self.widget)
-        row.setContentsMargins(0, 0, 0, 0)
-        row.addWidget(self.enabled, 0)
-        row.addWidget(self.label, 1)
+        #: What the header of the findings says of the live state (:func:`~..services.live.status_text`, and who now complies).
+        self.text = ""
         self.timer = QTimer(self)
         self.timer.setSingleShot(True)
         self.timer.setInterval(DEBOUNCE_MS)
@@ -267,7 +266,7 @@ class LiveCheck(QObject):
             self.last_edit = self.shown_edit = None
             self.compliant = []
             self.state = CURRENT
-            self.label.setText("")
+            self._set_text("")
         elif what == RESULT and not self._applying:  # a check the reviewer ran (or restored): the reference of the marks
             self.full_doc = self.dock.doc
             self.full_result = self.dock.result
@@ -279,12 +278,29 @@ class LiveCheck(QObject):
 
     def _show(self) -> None:
         if self.dock.result is None and self.state == CURRENT:
-            self.label.setText("")
+            self._set_text("")
             return
         text = status_text(self.state, self.shown_edit if self.state == CURRENT else self.last_edit, self._reason)
         if self.state == CURRENT and self.compliant:
             text += " — " + "; ".join(self.compliant)
-        self.label.setText(text)
+        self._set_text(text)
+
+    def _set_text(self, text: str) -> None:
+        self.text = text
+        self.enabled.setToolTip(text or self.tr(LIVE_TIP))
+        self.dock.findings.set_live_note(text)
+
+    def attach(self) -> None:
+        """Put the *Live* check box in the dock's row of buttons (Run, Cancel…): it takes no height from the table."""
+        row = None
+        try:
+            row = self.dock.run_button.parentWidget().layout().itemAt(0).layout()
+        except AttributeError:  # another arrangement of the dock: the check box goes above the table
+            row = None
+        if row is not None and row.indexOf(self.dock.run_button) >= 0:
+            row.insertWidget(row.indexOf(self.dock.cancel_button) + 1, self.enabled)
+        else:
+            self.dock.findings.parentWidget().layout().insertWidget(0, self.enabled)
 
     def teardown(self) -> None:
         self.timer.stop()

@@ -46,23 +46,28 @@ class Edit:
 
 
 def status_text(state: str, edit: Edit | None, reason: str = "") -> str:
-    """The line above the findings: whether they are current, being updated or out of date, and which edit they reflect.
+    """The words beside the findings: whether they are current, being updated or out of date, and which edit they reflect.
 
     Parameters
     ----------
     state : {"current", "updating", "out of date", "off"}
     edit : Edit or None
-        The last edit the findings reflect (current), or the edit being checked (updating); ``None``: the check run.
+        The last edit the findings reflect (current), or the edit being checked (updating); ``None``: the check as run.
     reason : str
         Why the findings are out of date (``the site parcel id changed``).
+
+    Returns
+    -------
+    str
+        ``"live: current at edit 4 (devices: geometry of feature 3)"``; empty for the check as run, which needs no word.
     """
     if state == CURRENT:
-        return "Findings current" + (f": they reflect {edit.describe()}" if edit is not None else " (the check as run)")
+        return f"live: current at {edit.describe()}" if edit is not None else ""
     if state == UPDATING:
-        return "Updating the findings" + (f" for {edit.describe()}" if edit is not None else "") + "…"
+        return "live: updating" + (f" for {edit.describe()}" if edit is not None else "") + "…"
     if state == OFF:
-        return "Live re-check is off" + (f"; the findings are out of date since {edit.describe()}" if edit is not None else "") + ": press Run"
-    return "Findings out of date" + (f": {reason}" if reason else "") + "; press Run"
+        return "live off: out of date" + (f" since {edit.describe()}" if edit is not None else "") + ", press Run"
+    return "out of date" + (f": {reason}" if reason else "") + ", press Run"
 
 
 def changes_since(full: Mapping[str, object] | None, live: Mapping[str, object]) -> ReviewDoc | None:

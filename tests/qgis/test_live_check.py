@@ -86,14 +86,14 @@ def test_moving_dw1_from_14_to_20_1_ft_of_the_septic_field_in_the_edit_buffer_tu
     t0 = time.perf_counter()
     assert devices.changeGeometry(fid, QgsGeometry.fromPointXY(moved))
     assert dock.live.state == "updating"  # said at once, the edit itself not held up
-    assert "Updating" in dock.live.label.text()
+    assert "updating" in dock.live.text
     wait_for(lambda: _settled(dock, edits + 1), 120)
     print(f"edit to updated table: {time.perf_counter() - t0:.3f} s")
     after = _finding(dock.doc, SEPTIC_RULE, "DW-1", "S-1")
     assert after["status"] == "pass" and after["measured_ft"] == pytest.approx(20.1, abs=0.02)
     assert devices.isEditable() and devices.isModified()  # uncommitted: the edit buffer was read
-    assert "DW-1 now meets every setback" in dock.live.label.text()
-    assert "geometry of feature" in dock.live.label.text()
+    assert "DW-1 now meets every setback" in dock.live.text
+    assert "current at edit" in dock.live.text and "geometry of feature" in dock.live.text
     assert dock.findings.since.get(after["key"]) == "resolved"  # marked: resolved since the last check run
     assert "0 violation" not in panel.report.title and "DW-1" in panel.report.title
     assert any(line.status == "pass" and line.measured_ft == pytest.approx(20.1, abs=0.02) for line in panel.report.lines)
@@ -135,7 +135,7 @@ def test_live_check_switched_off_says_out_of_date_and_does_not_re_check(demo_doc
     assert devices.startEditing()
     p = devices.getFeature(fid).geometry().asPoint()
     devices.changeGeometry(fid, QgsGeometry.fromPointXY(QgsPointXY(p.x() - 5, p.y())))
-    assert dock.live.state == "off" and "press Run" in dock.live.label.text()
+    assert dock.live.state == "off" and "press Run" in dock.live.text and "press Run" in dock.findings.counts.text()
     t_end = time.monotonic() + 0.5  # past the debounce: nothing starts
     wait_for(lambda: time.monotonic() > t_end, 5)
     assert dock.live.task is None
