@@ -151,7 +151,7 @@ def move_with_qgis_editing():
     devices.beginEditCommand("Feature moved")  # what QGIS's Move Feature tool does with the drag
     devices.translateFeature(fid, dx * k, dy * k)
     devices.endEditCommand()
-    expect(state["dock"].live.state == "updating", f"the dock says: {state['dock'].live.label.text()}")
+    expect(state["dock"].live.state == "updating", f"the dock says: {state['dock'].live.text}")
 
 
 @step
