@@ -1,6 +1,6 @@
 """The shared reader of the site parameters: role layers (or a site package), DEM, pack and accuracy into a snapshot.
 
-:func:`read_site` is what every site algorithm calls first; :func:`review_site`
+:func:`read_site` is what every site algorithm calls first; :func:`review_parameters`
 adds the review use case (:func:`stormwater_plugin.services.site_source.check_site`)
 for the algorithms that report on a check.
 """
@@ -103,7 +103,7 @@ def read_site(alg: StormwaterAlgorithm, parameters: dict, context: Any, feedback
     return snap, load_pack(jurisdiction)
 
 
-def review_site(alg: StormwaterAlgorithm, parameters: dict, context: Any, feedback: Any,
+def review_parameters(alg: StormwaterAlgorithm, parameters: dict, context: Any, feedback: Any,
                 required_roles: tuple[str, ...] = ()) -> tuple[Snapshot, Review]:
     """:func:`read_site`, then the review use case (no moves), its warnings reported to the feedback."""
     snap, pack = read_site(alg, parameters, context, feedback, required_roles)

@@ -168,6 +168,16 @@ def test_no_front_end_calls_the_review_or_the_engine_past_the_one_use_case():
     assert _front_end_check_imports() == set()
 
 
+def test_no_second_review_site_and_no_inputs_patch():
+    """Issue 38: one ``review_site`` (services.site_source) and no patch of the engine's inputs beside the use case's options."""
+    defined = {}
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name in ("review_site", "InputsPatch"):
+                defined.setdefault(node.name, []).append(_module(path))
+    assert defined == {"review_site": ["stormwater_plugin.services.site_source"]}
+
+
 def test_no_private_name_is_imported_from_another_package():
     bad = {
         (src, dst, name)
