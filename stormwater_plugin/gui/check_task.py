@@ -1,17 +1,19 @@
-"""The check as a ``QgsTask``: pure computation in the background, nothing touches QGIS layers."""
+"""The check as a ``QgsTask``: the one review use case (``services.site_source.check_site``) in the background; nothing touches QGIS layers."""
 
 from __future__ import annotations
 
 import traceback
+from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 from qgis.core import QgsTask
 
 from ..core.errors import StormwaterError
 from ..core.model import CheckResult
-from ..qgis_bridge.snapshot import Snapshot, SnapshotPlan
+from ..qgis_bridge.snapshot import PlannedSiteSource, Snapshot, SnapshotPlan
 from ..services.packs import load_pack
-from ..services.review import CheckCancelled, Review, check
+from ..services.review import CheckCancelled, Review
+from ..services.site_source import ReadSite, ReviewOptions, SiteRead, SiteSource, check_site
 from .gc_pause import in_frozen_heap
 from .slope_mask import precompute_slope_mask
 
@@ -19,15 +21,21 @@ from .slope_mask import precompute_slope_mask
 READ_SHARE: float = 40.0
 
 
-def submission_completeness(inputs: Any, pack: Any, project_class: str | None, contour_count: int = 0) -> dict[str, Any] | None:
-    """The document's ``completeness`` section (issue 27), as the command line computes it; ``None`` when it cannot be (never fails a check)."""
-    from ..services.completeness import check_completeness  # lazy: only when a check has run
+class NoLayerRead(StormwaterError):
+    """Not one role layer could be read: there is nothing to check."""
 
-    try:
-        return check_completeness(pack, inputs.layers, project_class, has_dem=inputs.dem is not None, contour_count=contour_count).as_dict()
-    except Exception:  # noqa: BLE001 - the list is an aid beside the findings
-        traceback.print_exc()
-        return None
+
+@dataclass
+class _SomeLayers:
+    """``source``, refusing a read without a single layer (before the engine is asked anything)."""
+
+    source: SiteSource
+
+    def read(self, pack: Any) -> SiteRead:
+        site = self.source.read(pack)
+        if not site.inputs.layers:
+            raise NoLayerRead("no layer was read: choose at least one layer (devices, parcels…) before running the check")
+        return site
 
 
 class _TaskFeedback:
@@ -41,62 +49,76 @@ class _TaskFeedback:
 
 
 class CheckTask(QgsTask):
-    """Run the review use case (:func:`~stormwater_plugin.services.review.check`, as the CLI and Processing do) on a snapshot.
+    """Run the review use case (:func:`~stormwater_plugin.services.site_source.check_site`, as the command line does) in the background.
 
-    The moves are not looked for here: the dock shows the findings first and
-    suggests the moves in its own background task
-    (:func:`~stormwater_plugin.services.review.suggest`, as ``check`` does).
+    The moves are not looked for here (unless ``options`` asks): the dock
+    shows the findings first and suggests the moves in its own background
+    task (:func:`~stormwater_plugin.services.review.suggest`, as ``check`` does).
 
     Parameters
     ----------
-    snapshot : Snapshot or SnapshotPlan
-        Plain-data inputs, or the plan of reading them
-        (:func:`~stormwater_plugin.qgis_bridge.snapshot.plan_snapshot`, taken on
-        the main thread in milliseconds): the layers are then read here, off
-        the main thread, with progress and Cancel; ``snapshot`` is the
-        :class:`Snapshot` read once the task has run.
+    source : SiteSource, SnapshotPlan or Snapshot
+        The site: a :class:`~stormwater_plugin.qgis_bridge.snapshot.PlannedSiteSource`
+        (:meth:`~stormwater_plugin.qgis_bridge.snapshot.QgisSiteSource.plan`, taken on
+        the main thread in milliseconds; the layers are then read here, off the main
+        thread, with progress and Cancel), a bare plan, or plain inputs already read.
+        ``snapshot`` is the :class:`Snapshot` read once the task has run.
     jurisdiction : str
-        Rule pack to apply.
+        Rule pack to apply (loaded here unless the plan holds it).
     on_done : callable
         Called on the main thread from :meth:`finished` with the task; read
         ``result``, ``error`` and ``isCanceled()`` there.
+    options : ReviewOptions, optional
+        The use case's options (accuracy, class, previous review…); the task
+        sets the progress, and by default no moves and the completeness list.
     """
 
-    def __init__(self, snapshot: Snapshot | SnapshotPlan, jurisdiction: str, on_done: Callable[[CheckTask], None]) -> None:
+    def __init__(self, source: SiteSource | SnapshotPlan | Snapshot, jurisdiction: str, on_done: Callable[[CheckTask], None],
+                 options: ReviewOptions | None = None) -> None:
         super().__init__(f"Stormwater review ({jurisdiction})", QgsTask.Flag.CanCancel)
-        self.plan = snapshot if isinstance(snapshot, SnapshotPlan) else None
-        self.snapshot: Snapshot | None = snapshot if isinstance(snapshot, Snapshot) else None
+        if isinstance(source, SnapshotPlan):
+            source = PlannedSiteSource(source, {})
+        self.snapshot: Snapshot | None = None
+        if isinstance(source, Snapshot):
+            self.snapshot = source
+            source = ReadSite(SiteRead(source.inputs, source.crs.toWkt(), {}, source))
+        self.source: SiteSource = source
+        self.options = options if options is not None else ReviewOptions(moves=False, completeness=True)
         self.jurisdiction = jurisdiction
         self.result: CheckResult | None = None
         self.review: Review | None = None
         self.error: str | None = None
         self.details: str = ""
-        #: Existing-grade contour features in the project (a ``contours`` layer), for the completeness list.
-        self.contour_count = 0
+        #: Builds the result layers in the task when set (``(result, inputs, crs) -> layers``); they are in :attr:`layers`.
+        self.build_layers: Callable[[CheckResult, Any, Any], list[Any]] | None = None
+        self.layers: list[Any] = []
         self._on_done = on_done
 
     @in_frozen_heap  # the collections in this thread do not walk the project's long-lived objects (issue 24 item 5)
     def run(self) -> bool:  # noqa: D401 - QgsTask API
-        """Load the pack and run the check; never raises."""
+        """Read and review the site through the use case; never raises."""
         try:
             self.setProgress(1)
-            if not self._read():
-                return False
-            assert self.snapshot is not None
-            pack = load_pack(self.jurisdiction)
+            planned = getattr(self.source, "snapshot_plan", None)
+            pack = planned.pack if planned is not None and planned.pack is not None else load_pack(self.jurisdiction)
             if self.isCanceled():
                 return False
-            self.setProgress(READ_SHARE)
+            source = self.source
+            if isinstance(source, PlannedSiteSource):  # the task's Cancel and progress for the read, held by this call only (no cycle to the task)
+                source = replace(source, feedback=_TaskFeedback(self), progress=self._read_progress)
             try:
-                review = check(self.snapshot.inputs, pack, crs_name=self.snapshot.inputs.crs_name, moves=False, progress=self._progress)
+                done = check_site(_SomeLayers(source), pack, replace(self.options, progress=self._progress))
             except CheckCancelled:
                 return False
-            if self.isCanceled():
+            snap = done.site.source
+            if self.isCanceled() or not isinstance(snap, Snapshot):
                 return False
-            self._prepare_layers(review.result)
-            section = submission_completeness(self.snapshot.inputs, pack, review.result.project_class, self.contour_count)
-            self.review = review.with_section("completeness", section) if section is not None else review
-            self.result = review.result
+            self.snapshot = snap
+            self._prepare_layers(done.review.result)
+            if self.build_layers is not None:  # the live re-check: its result layers made here, off the main thread
+                self.layers = self.build_layers(done.review.result, snap.inputs, snap.crs)
+            self.review = done.review
+            self.result = done.review.result
             self.setProgress(100)
             return True
         except StormwaterError as exc:  # the project's own error: its message says what is wrong
@@ -108,31 +130,21 @@ class CheckTask(QgsTask):
             self.details = traceback.format_exc()
             return False
 
-    def _read(self) -> bool:
-        """Read the layers of the plan (this thread); ``False`` when cancelled or when no layer was read."""
-        if self.plan is None:
-            return True
-        snap = self.plan.read(_TaskFeedback(self), lambda f: self.setProgress(1 + (READ_SHARE - 1) * f))
-        if self.isCanceled():
-            return False
-        self.snapshot = snap
-        if not snap.inputs.layers:
-            self.error = "no layer was read: choose at least one layer (devices, parcels…) before running the check"
-            return False
-        return True
-
     def _prepare_layers(self, result: CheckResult) -> None:
         """What the result layers compute from plain data, done here rather than on the main thread (the slope mask)."""
 
         assert self.snapshot is not None
         precompute_slope_mask(self.snapshot.inputs, result.jurisdiction)
 
+    def _read_progress(self, fraction: float) -> None:
+        self.setProgress(1 + (READ_SHARE - 1) * fraction)
+
     def _progress(self, fraction: float) -> bool:
         """Report progress between rules; ``False`` stops the engine when Cancel was pressed."""
         self.setProgress(READ_SHARE + (95 - READ_SHARE) * fraction)
         return not self.isCanceled()
 
-    def finished(self, ok: bool) -> None:  # noqa: D401 - QgsTask API
+    def finished(self, ok: bool) -> None:  # noqa: D401 - QGIS API
         """Hand the outcome to the dock (main thread)."""
         try:
             self._on_done(self)

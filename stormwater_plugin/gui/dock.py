@@ -65,6 +65,10 @@ class ReviewDock(DockController, ProjectStore, DockView):
 
         self.register_panel = RegisterPanel(self)
         self._lay_out()
+        from .live_check import LiveCheck  # issue 39: the findings follow the edits
+
+        self.live = LiveCheck(self)
+        self.live.attach()
         self.session.subscribe(self._session_changed)
         self.restore_settings()
         self._project_read_review()

@@ -15,16 +15,16 @@ from qgis.core import Qgis, QgsApplication, QgsMessageLog, QgsProject
 from qgis.PyQt.QtCore import QTimer
 from qgis.PyQt.QtWidgets import QFileDialog
 
-from ..core.model import CheckResult, Warning_
+from ..core.model import CheckResult
 from ..qgis_bridge.snapshot import Snapshot, SnapshotPlan, plan_snapshot
-from ..services.accuracy import parse_accuracy, parse_dem_vertical
 from ..services.decisions import OverrideError
 from ..services.packs import load_pack
 from ..services.review import Move, Review, compare_with
 from ..services.session import CLEARED, COMPARISON, MOVES, RESULT, REVIEW, Ticket
 from .check_task import CheckTask
+from .dock_source import contour_count, dock_source
 from .dock_view import LOG_TAG
-from .envelope_task import SitingTask, add_siting_layers, device_label, envelope_layers, moves_layer
+from .envelope_task import MOVES_NAME, SitingTask, add_siting_layers, device_label, envelope_layers, is_siting_layer, moves_layer
 from .overrides_ui import ask_decision
 from .project_store import remember_reviewer
 from .restore_task import RestoreTask
@@ -173,23 +173,12 @@ class DockController(_Base):
             self.message(self.tr("No layer is chosen for any role ({0} are all empty): load the plan's layers or choose them under Layers, "
                                  "then run the check.").format(", ".join(r.replace("_", " ") for r in chosen)), Qgis.MessageLevel.Warning)
             return None
-        snap = self._plan_snapshot()  # the features are read in the task (issue 24 item 5: never freeze)
-        if snap is None:
+        planned = dock_source(self)
+        if planned is None:
             return None
-        try:
-            self._apply_accuracy(snap)
-        except ValueError as exc:
-            self.message(self.tr("Data accuracy: {0}").format(exc), Qgis.MessageLevel.Warning)
-            return None
-        for role, name in self.roles.removed.items():
-            snap.inputs.warnings.append(Warning_(
-                "role_layer_removed",
-                f"the layer chosen for this role ({name}) was removed from the project; the role was left empty and its rules are not checked",
-                role,
-            ))
+        source, options = planned
         ticket = self.session.ticket()
-        task = CheckTask(snap, self.jurisdiction.currentData(), lambda t: self._task_done(t, ticket))
-        task.contour_count = self._contour_count()
+        task = CheckTask(source, self.jurisdiction.currentData(), lambda t: self._task_done(t, ticket), options)
         task.progressChanged.connect(lambda p: self.progress.setValue(int(p)))
         self.task = task
         self.run_button.setEnabled(False)
@@ -197,14 +186,6 @@ class DockController(_Base):
         self.progress.setValue(0)
         QgsApplication.taskManager().addTask(task)
         return task
-
-    def _apply_accuracy(self, snap: Snapshot | SnapshotPlan) -> None:
-        """The dock's accuracy fields onto the engine's inputs, read by :mod:`~stormwater_plugin.services.accuracy` as on the
-        command line and in Processing; ``ValueError`` (``AccuracyError``) naming a bad entry."""
-
-        horizontal, vertical = parse_accuracy([self.accuracy.text()]), parse_dem_vertical(self.dem_accuracy.text())
-        snap.inputs.accuracy_ft = horizontal  # a plan's inputs are a patch applied when its layers are read
-        snap.inputs.dem_vertical_accuracy_ft = vertical
 
     def _plan_snapshot(self) -> SnapshotPlan | None:
         """What the check task will read (layers detached for its thread); ``None`` with a message when impossible."""
@@ -220,16 +201,7 @@ class DockController(_Base):
         return plan
 
     def _contour_count(self) -> int:
-        """Features of the project's ``contours`` layers (existing grade, e.g. from a CAD import), as the command line counts its package's."""
-        from ..services.completeness import CONTOURS_LAYER  # lazy: only the layer name
-
-        n = 0
-        for layer in QgsProject.instance().mapLayersByName(CONTOURS_LAYER):
-            try:
-                n += max(int(layer.featureCount()), 0)
-            except (AttributeError, RuntimeError):  # a raster of that name, or a layer being deleted
-                continue
-        return n
+        return contour_count()
 
     def cancel(self) -> None:
         for task in (self.task, self.envelope_task, self.moves_task, self.restore_task):
@@ -376,7 +348,8 @@ class DockController(_Base):
         self.outdated_note = self.findings.outdated = getattr(self, "outdated_note", "") if self._restoring else ""
         self.session.set_result(result, snap, self.overrides.overrides, review=review, moves=moves)
         layers = build_result_layers(result, snap.inputs, snap.crs)
-        add_to_project(layers, jurisdiction)
+        # the envelope and the moves persist across re-runs (issue 39); the moves until a result without a violation
+        add_to_project(layers, jurisdiction, carry=lambda lyr: is_siting_layer(lyr) and (result.has_violation or lyr.name() != MOVES_NAME))
         set_decisions(self.doc, jurisdiction)
         self.findings.set_result(result, self.doc, moves=self.moves)
         self._update_decision_buttons()
@@ -680,6 +653,8 @@ class DockController(_Base):
         """Disconnect from the project and cancel a running task (plugin unload)."""
         self._torn_down = True
         self.register_panel.teardown()
+        if getattr(self, "live", None) is not None:
+            self.live.teardown()
         project = QgsProject.instance()
         for signal, slot in ((project.readProject, self._project_read), (project.cleared, self._project_cleared),
                              (project.writeProject, self._save_application_fields)):

@@ -223,6 +223,12 @@ def review_group(jurisdiction: str, project: QgsProject | None = None) -> QgsLay
     return group
 
 
+def is_siting_layer(layer: Any) -> bool:
+    """Whether ``layer`` is a siting envelope layer or the suggested moves (kept across re-runs of the check)."""
+    name = layer.name()
+    return name == MOVES_NAME or name.startswith("Siting envelope — ") or name == EXCLUDED_NAME or name.startswith("Needs a licensed professional")
+
+
 def remove_siting_layers(group: QgsLayerTreeGroup, moves: bool = False, project: QgsProject | None = None) -> None:
     """Remove the envelope layers (or the moves layer) of an earlier run from ``group``."""
     project = project or QgsProject.instance()
@@ -230,8 +236,7 @@ def remove_siting_layers(group: QgsLayerTreeGroup, moves: bool = False, project:
         lyr = node.layer()
         if lyr is None:
             continue
-        name = lyr.name()
-        hit = name == MOVES_NAME if moves else (name.startswith("Siting envelope — ") or name == EXCLUDED_NAME or name.startswith("Needs a licensed professional"))
+        hit = lyr.name() == MOVES_NAME if moves else (is_siting_layer(lyr) and lyr.name() != MOVES_NAME)
         if hit:
             project.removeMapLayer(lyr.id())
 

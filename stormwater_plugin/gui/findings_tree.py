@@ -27,6 +27,7 @@ from qgis.PyQt.QtWidgets import (
 from ..core.model import CheckResult, Finding, Status
 from ..qgis_bridge.results import short_citation
 from ..services.compare import since_last_review
+from ..services.live import LAST_FULL_CHECK
 from ..services.packs import load_pack
 from ..services.review import Move, not_checked
 from .envelope_task import move_text
@@ -98,6 +99,8 @@ class FindingsTree(QWidget):
         #: The comparison with the previous review (core.compare), or ``None``.
         self.comparison: Mapping[str, Any] | None = None
         self.since: dict[str, str] = {}
+        #: The live re-check's state, after the class in the header (issue 39); empty when there is nothing to say.
+        self.live_note = ""
         self.keys: list[str] = []
         self.decisions: list[dict[str, Any] | None] = []
         self.stale: list[dict[str, Any]] = []
@@ -270,6 +273,38 @@ class FindingsTree(QWidget):
         title = self.titles.get(f.rule_id) or f.rule_id
         return f"{short_citation(f.citation.text)} {title}"
 
+    def set_live_note(self, text: str) -> None:
+        """The live re-check's state (issue 39), shown after the class in the header: no row of its own, the table keeps the room."""
+        self.live_note = text
+        if self.result is not None:
+            self._show_counts()
+
+    def _show_counts(self) -> None:
+        """The header: the class, the counts, what changed since the last review, the decisions."""
+        assert self.result is not None
+        c = self.result.counts()
+        parts = [f"<b style='color:{STATUS_COLOURS[s]}'>{c[s]} {s}</b>" for s in ("violation", "undetermined", "advisory", "pass")]
+        # the pack's title (long, and shown by the Rules field) in the tooltip: the table keeps the room (issue 28)
+        head = f"{self.result.project_class} project ({self.result.class_source})"
+        self.counts.setToolTip(f"{self.result.pack_title} — {head}")
+        rc = getattr(self, "review_counts", {}) or {}
+        extra = ""
+        if self.comparison:
+            cc = self.comparison.get("counts") or {}
+            since = self.tr("Since the last full check") if self.comparison.get("previous") == LAST_FULL_CHECK else self.tr("Since the last review")
+            extra += "<br>" + since + self.tr(": {0} resolved · {1} new · {2} still open · {3} changed").format(
+                cc.get("resolved", 0), cc.get("new", 0), cc.get("still_open", 0), cc.get("changed", 0))
+        if rc.get("overridden") or rc.get("stale"):
+            extra = "<br>" + self.tr("Reviewer decisions: {0} · violations without a decision: {1}").format(rc.get("overridden", 0), rc.get("violations_unresolved", 0))
+            if rc.get("stale"):
+                extra += " · " + self.tr("<b>stale: {0}</b>").format(rc["stale"])
+        question = getattr(self.result.classification, "question", "") if self.result.classification is not None else ""
+        if question:  # an open class asks its one question first
+            head += "<br><b>" + html.escape(question) + "</b>"
+        stale = f"<b style='color:#b35806'>{self.outdated}</b><br>" if self.outdated else ""
+        note = self.live_note
+        self.counts.setText(stale + head + (f" · <i>{html.escape(note)}</i>" if note else "") + "<br>" + " · ".join(parts) + extra)
+
     def refresh(self) -> None:
         """Rebuild the tree from the result, the decisions, the status filter and the subject filter."""
         self._refreshing = True
@@ -285,26 +320,7 @@ class FindingsTree(QWidget):
         if self.result is None:
             self.counts.setText(self.tr("No check run yet."))
             return
-        c = self.result.counts()
-        parts = [f"<b style='color:{STATUS_COLOURS[s]}'>{c[s]} {s}</b>" for s in ("violation", "undetermined", "advisory", "pass")]
-        # the pack's title (long, and shown by the Rules field) in the tooltip: the table keeps the room (issue 28)
-        head = f"{self.result.project_class} project ({self.result.class_source})"
-        self.counts.setToolTip(f"{self.result.pack_title} — {head}")
-        rc = getattr(self, "review_counts", {}) or {}
-        extra = ""
-        if self.comparison:
-            cc = self.comparison.get("counts") or {}
-            extra += "<br>" + self.tr("Since the last review: {0} resolved · {1} new · {2} still open · {3} changed").format(
-                cc.get("resolved", 0), cc.get("new", 0), cc.get("still_open", 0), cc.get("changed", 0))
-        if rc.get("overridden") or rc.get("stale"):
-            extra = "<br>" + self.tr("Reviewer decisions: {0} · violations without a decision: {1}").format(rc.get("overridden", 0), rc.get("violations_unresolved", 0))
-            if rc.get("stale"):
-                extra += " · " + self.tr("<b>stale: {0}</b>").format(rc["stale"])
-        question = getattr(self.result.classification, "question", "") if self.result.classification is not None else ""
-        if question:  # issue 33: an open class asks its one question first
-            head += "<br><b>" + html.escape(question) + "</b>"
-        stale = f"<b style='color:#b35806'>{self.outdated}</b><br>" if self.outdated else ""
-        self.counts.setText(stale + head + "<br>" + " · ".join(parts) + extra)
+        self._show_counts()
         wanted = self.statuses()
         groups: dict[tuple[tuple[str, ...], str], QTreeWidgetItem] = {}
         for i, f in enumerate(self.result.findings):

@@ -22,7 +22,8 @@ from ..services.decisions import Override
 from ..services.packs import load_pack
 from ..services.review import Move, Review, SiteInputs, moves_from_dicts, review_of
 from ..services.saved_review import load_review
-from .check_task import _TaskFeedback, submission_completeness
+from ..services.site_source import site_completeness
+from .check_task import _TaskFeedback
 from .gc_pause import in_frozen_heap
 from .slope_mask import precompute_slope_mask
 
@@ -82,8 +83,11 @@ class RestoreTask(QgsTask):
                 review = review_of(self.result, crs_name=snap.inputs.crs_name)
                 if snap.inputs.layers:  # the completeness list (issue 27) from the layers read, as after a check
 
-                    section = submission_completeness(snap.inputs, load_pack(self.result.jurisdiction), self.result.project_class, self.contour_count)
-                    review = review.with_section("completeness", section) if section is not None else review
+                    try:
+                        section = site_completeness(snap.inputs, load_pack(self.result.jurisdiction), self.result.project_class, self.contour_count)
+                        review = review.with_section("completeness", section.as_dict())
+                    except Exception:  # noqa: BLE001 - the list is an aid beside the restored findings
+                        traceback.print_exc()
                 self.review = review
             self.setProgress(100)
             return not self.isCanceled()

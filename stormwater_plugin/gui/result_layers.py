@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from qgis.core import Qgis, QgsCoordinateReferenceSystem, QgsFeature, QgsLayerTreeGroup, QgsMessageLog, QgsProject, QgsVectorLayer
 
@@ -235,15 +235,27 @@ def group_name(jurisdiction: str) -> str:
     return f"{GROUP_PREFIX}{jurisdiction}"
 
 
-def add_to_project(layers: list[ResultLayer], jurisdiction: str, project: QgsProject | None = None) -> QgsLayerTreeGroup:
-    """Style the layers and add them in a group at the top of the layer tree, replacing an earlier run's group."""
+def add_to_project(layers: list[ResultLayer], jurisdiction: str, project: QgsProject | None = None,
+                   carry: Callable[[Any], bool] | None = None) -> QgsLayerTreeGroup:
+    """Style the layers and add them in a group at the top of the layer tree, replacing an earlier run's group.
+
+    ``carry`` picks layers of the earlier group kept, on top of the new one (the siting envelope and the suggested
+    moves: they persist across re-runs).
+    """
     project = project or QgsProject.instance()
     root = project.layerTreeRoot()
     name = group_name(jurisdiction)
+    carried: list[Any] = []
     for old_name in (name, name + EARLIER):  # this jurisdiction's earlier results are replaced
         old = root.findGroup(old_name)
         if old is not None:
             for child in old.findLayers():
+                if carry is not None and old_name == name and child.layer() is not None and carry(child.layer()):
+                    # held in the tree meanwhile: a layer no node holds is taken out of the project with its group
+                    held = child.clone()
+                    root.addChildNode(held)
+                    carried.append(held)
+                    continue
                 project.removeMapLayer(child.layerId())
             root.removeChildNode(old)
     # A check under another jurisdiction is set apart, never mixed with this one: the other groups are
@@ -264,4 +276,7 @@ def add_to_project(layers: list[ResultLayer], jurisdiction: str, project: QgsPro
         node.setItemVisibilityChecked(rl.visible)
         if not rl.visible:
             node.setExpanded(False)
+    for held in reversed(carried):
+        group.insertChildNode(0, held.clone())
+        root.removeChildNode(held)
     return group

@@ -11,7 +11,7 @@ from ..services.layer_rows import FINDING_SCHEMA, finding_rows
 from . import params
 from .base import AlgSpec, StormwaterAlgorithm
 from .outputs import finish, write_json, write_sinks
-from .site_reader import review_site
+from .site_reader import review_parameters
 
 HELP = (
     "Checks a stormwater site plan against the setback, buffer and notification rules of the chosen jurisdiction. "
@@ -38,7 +38,7 @@ class CheckSitePlan(StormwaterAlgorithm):
         params.add_counts(self, ((name, label) for name, label, _ in self.COUNTS))
 
     def perform(self, parameters: dict, context: Any, feedback: Any) -> dict:
-        snap, review = review_site(self, parameters, context, feedback)
+        snap, review = review_parameters(self, parameters, context, feedback)
         rows = finding_rows(review.result.findings)
         out = write_sinks(self, parameters, context, snap.crs, (
             (self.FINDINGS, FINDING_SCHEMA, QgsWkbTypes.Type.NoGeometry, rows.table, None),

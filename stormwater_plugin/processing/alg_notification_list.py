@@ -10,7 +10,7 @@ from ..services.layer_rows import NOTIFY_SCHEMA, notification_rows
 from . import params
 from .base import AlgSpec, StormwaterAlgorithm
 from .outputs import finish, write_sink
-from .site_reader import review_site
+from .site_reader import review_parameters
 
 HELP = (
     "Lists the parcels adjacent to and within the notification radius of the site parcel, with owner, mailing address and "
@@ -31,7 +31,7 @@ class NotificationList(StormwaterAlgorithm):
         params.add_counts(self, ((self.OWNERS, "Owners to notify"),))
 
     def perform(self, parameters: dict, context: Any, feedback: Any) -> dict:
-        snap, review = review_site(self, parameters, context, feedback, required_roles=("parcels",))
+        snap, review = review_parameters(self, parameters, context, feedback, required_roles=("parcels",))
         block = notification_rows(review.result, snap.inputs.layers["parcels"])
         dest = write_sink(self, parameters, context, self.OUTPUT, NOTIFY_SCHEMA, QgsWkbTypes.Type.MultiPolygon, snap.crs, block.rows)
         finish(feedback, self.tr("{0} parcel(s) within {1} ft; {2} owner(s) to notify").format(len(block.rows), block.radius_ft, block.owners))

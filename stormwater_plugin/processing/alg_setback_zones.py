@@ -10,7 +10,7 @@ from ..services.layer_rows import ZONE_SCHEMA, zone_rows
 from . import params
 from .base import AlgSpec, StormwaterAlgorithm
 from .outputs import finish, write_sink
-from .site_reader import review_site
+from .site_reader import review_parameters
 
 HELP = (
     "Draws the setback ring of each device for each rule that applies to it, the shoreline no-cut buffer and the neighbour "
@@ -30,7 +30,7 @@ class SetbackZones(StormwaterAlgorithm):
         params.add_sinks(self, ((self.OUTPUT, "Setback zones", "polygon", None),))
 
     def perform(self, parameters: dict, context: Any, feedback: Any) -> dict:
-        snap, review = review_site(self, parameters, context, feedback)
+        snap, review = review_parameters(self, parameters, context, feedback)
         rows = zone_rows(review.result)
         dest = write_sink(self, parameters, context, self.OUTPUT, ZONE_SCHEMA, QgsWkbTypes.Type.MultiPolygon, snap.crs, rows)
         finish(feedback, self.tr("{0} zone(s)").format(len(rows)))

@@ -1,7 +1,7 @@
 """The shared reader of the site parameters: role layers (or a site package), DEM, pack and accuracy into a snapshot.
 
-:func:`read_site` is what every site algorithm calls first; :func:`review_site`
-adds the review use case (:func:`stormwater_plugin.services.review.check`)
+:func:`read_site` is what every site algorithm calls first; :func:`review_parameters`
+adds the review use case (:func:`stormwater_plugin.services.site_source.check_site`)
 for the algorithms that report on a check.
 """
 
@@ -18,7 +18,7 @@ from ..qgis_bridge.snapshot import Snapshot, snapshot
 from ..services.accuracy import AccuracyError, apply_accuracy
 from ..services.packs import JURISDICTIONS, RulePack, load_pack
 from ..services.review import Review
-from ..services.review import check as check_review
+from ..services.site_source import ReadSite, ReviewOptions, SiteRead, check_site
 from . import params as P
 from .base import StormwaterAlgorithm, tr
 from .outputs import push_warnings
@@ -103,12 +103,13 @@ def read_site(alg: StormwaterAlgorithm, parameters: dict, context: Any, feedback
     return snap, load_pack(jurisdiction)
 
 
-def review_site(alg: StormwaterAlgorithm, parameters: dict, context: Any, feedback: Any,
+def review_parameters(alg: StormwaterAlgorithm, parameters: dict, context: Any, feedback: Any,
                 required_roles: tuple[str, ...] = ()) -> tuple[Snapshot, Review]:
     """:func:`read_site`, then the review use case (no moves), its warnings reported to the feedback."""
     snap, pack = read_site(alg, parameters, context, feedback, required_roles)
     try:
-        review = check_review(snap.inputs, pack, crs_name=snap.inputs.crs_name, moves=False)
+        # the accuracy is on the inputs already (read_site), so the options state none and the use case keeps it
+        review = check_site(ReadSite(SiteRead(snap.inputs, snap.crs.toWkt(), {}, snap)), pack, ReviewOptions(moves=False)).review
     except (LookupError, StormwaterError) as exc:
         raise QgsProcessingException(str(exc)) from exc
     feedback.setProgress(80)

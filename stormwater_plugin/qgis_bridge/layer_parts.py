@@ -12,6 +12,7 @@ reported.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -64,8 +65,13 @@ def geometry_part(layer: Any) -> str | None:
     """Geometry type of the part ``layer`` shows (``"Point"``…), ``None`` for a whole layer or a non-OGR layer."""
     if not isinstance(layer, QgsVectorLayer) or layer.providerType() != "ogr":
         return None
-    parts = QgsProviderRegistry.instance().decodeUri("ogr", layer.source())
-    value = parts.get(PART_KEY)
+    return _part_of(layer.source())
+
+
+@functools.lru_cache(maxsize=256)
+def _part_of(uri: str) -> str | None:
+    """The geometry-type part an OGR source names (the decoding is kept: the live re-check plans at every edit)."""
+    value = QgsProviderRegistry.instance().decodeUri("ogr", uri).get(PART_KEY)
     return str(value) if value else None
 
 

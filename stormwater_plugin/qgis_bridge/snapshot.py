@@ -167,25 +167,6 @@ class DemInfo:
         return cls(dem_layer.crs(), dem_layer.extent(), px, dem_layer.name(), provider if provider is not None else dem_layer.dataProvider())
 
 
-class InputsPatch:
-    """Settings the dock puts on the engine's inputs before they are read (applied by :meth:`SnapshotPlan.read`)."""
-
-    def __init__(self) -> None:
-        self.warnings: list[Warning_] = []
-        self.values: dict[str, Any] = {}
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if name in ("warnings", "values"):
-            object.__setattr__(self, name, value)
-        else:
-            self.values[name] = value
-
-    def apply(self, inputs: SiteInputs) -> None:
-        for name, value in self.values.items():
-            setattr(inputs, name, value)
-        inputs.warnings.extend(self.warnings)
-
-
 @dataclass
 class SnapshotPlan:
     """Everything a snapshot reads, taken on the main thread in milliseconds; :meth:`read` may run in a ``QgsTask``."""
@@ -199,16 +180,12 @@ class SnapshotPlan:
     class_override: str | None
     context: QgsCoordinateTransformContext
     pack: Any
-    #: Set by the dock (accuracy, removed-layer warnings) before the task runs.
-    inputs: InputsPatch
     #: Layers opened for the plan (whole sources of parts): kept alive while it is read.
     keep: list[Any]
 
     def read(self, feedback: Any = None, progress: Callable[[float], None] | None = None) -> Snapshot:
         """Read the layers and the DEM window (any thread); ``progress`` gets the fraction read (0 to 1)."""
-        snap = _read(self, feedback, progress)
-        self.inputs.apply(snap.inputs)
-        return snap
+        return _read(self, feedback, progress)
 
 
 def _drop_undrawn_template_layers(sources: dict[str, Any], warnings: list[Warning_]) -> None:
@@ -278,7 +255,7 @@ def plan_snapshot(
     dem = DemInfo.of(dem_layer, dem_provider) if dem_layer is not None else None
     site = str(site_parcel_id).strip() if site_parcel_id not in (None, "") else None
     cls = class_override if class_override in PROJECT_CLASSES else None
-    return SnapshotPlan(sources, layers_read, warnings, dem, dem_z_units, site, cls, context, pack, InputsPatch(), keep)
+    return SnapshotPlan(sources, layers_read, warnings, dem, dem_z_units, site, cls, context, pack, keep)
 
 
 def context_reaches_ft(pack: Any, cell_ft: float) -> dict[str, float]:
@@ -581,13 +558,18 @@ def describe_inputs(role_layers: Mapping[str, Any], dem_layer: Any, snap: Snapsh
     project_file : str, optional
         The QGIS project's file, recorded as the ``site``.
     """
-    read = snap.layers_read or {}
     layers = {r: _layer_source(lyr) for r, lyr in role_layers.items() if lyr is not None}
+    return _description(layers, dem_layer.source() if dem_layer is not None else None, snap, project_file)
+
+
+def _description(layers: Mapping[str, str], dem: str | None, snap: Snapshot, project_file: str | None) -> dict[str, Any]:
+    """:func:`describe_inputs` from the sources' texts (taken on the main thread)."""
+    read = snap.layers_read or {}
     return {
         "site": project_file or None,
         "layers": {r: read[r].source if r in read else src for r, src in layers.items()},
         "layers_read": {r: st.describe() for r, st in read.items()},
-        "dem": dem_layer.source() if dem_layer is not None else None,
+        "dem": dem,
         "dem_z": snap.inputs.dem.z_unit_note if snap.inputs.dem is not None else None,
     }
 
@@ -625,7 +607,66 @@ class QgisSiteSource:
     context: QgsCoordinateTransformContext | None = None
     project_file: str | None = None
 
+    #: Existing-grade contour features in the project, for the completeness list.
+    contour_count: int = 0
+    #: Warnings the front end adds to the read (a role whose layer was removed from the project).
+    notes: tuple[Warning_, ...] = ()
+
     def read(self, pack: Any) -> SiteRead:
         """Snapshot the layers for ``pack`` (its rules place the DEM window and the context's reach)."""
-        snap = snapshot(self.role_layers, self.dem_layer, self.dem_z_units, self.site_parcel_id, self.class_override, self.context, pack=pack)
-        return SiteRead(snap.inputs, snap.crs.toWkt(), describe_inputs(self.role_layers, self.dem_layer, snap, self.project_file), snap)
+        return self.plan(pack, detach=False).read(pack)
+
+    def plan(self, pack: Any, *, detach: bool = True, feedback: Any = None, progress: Callable[[float], None] | None = None) -> PlannedSiteSource:
+        """What :meth:`read` reads, taken here (main thread, milliseconds): its ``read`` may then run in a ``QgsTask``.
+
+        Parameters
+        ----------
+        pack : RulePack
+            The rules (they place the DEM window and the context's reach).
+        detach : bool
+            Read through thread-safe feature sources and a DEM provider clone (for another thread).
+        feedback : object with ``isCanceled()``, optional
+            Cancels the read.
+        progress : callable, optional
+            Given the fraction read (0 to 1).
+
+        Raises
+        ------
+        TemplateError
+            Every layer is an empty layer of a site template.
+        """
+        plan = plan_snapshot(self.role_layers, self.dem_layer, self.dem_z_units, self.site_parcel_id, self.class_override, self.context,
+                             pack=pack, detach=detach)
+        plan.warnings.extend(self.notes)
+        layers = {r: _layer_source(lyr) for r, lyr in self.role_layers.items() if lyr is not None}
+        dem = str(self.dem_layer.source()) if self.dem_layer is not None else None
+        return PlannedSiteSource(plan, layers, dem, self.project_file, self.contour_count, feedback, progress)
+
+
+@dataclass
+class PlannedSiteSource:
+    """A :class:`QgisSiteSource` planned on the main thread (:meth:`QgisSiteSource.plan`): a ``SiteSource`` whose :meth:`read` runs in any thread.
+
+    Parameters
+    ----------
+    snapshot_plan : SnapshotPlan
+        What is read (layers detached for another thread).
+    layer_sources, dem_source
+        The role layers' and the DEM's source texts, for the document's ``inputs``.
+    project_file, contour_count, feedback, progress
+        As :meth:`QgisSiteSource.plan`.
+    """
+
+    snapshot_plan: SnapshotPlan
+    layer_sources: Mapping[str, str]
+    dem_source: str | None = None
+    project_file: str | None = None
+    contour_count: int = 0
+    feedback: Any = None
+    progress: Callable[[float], None] | None = None
+
+    def read(self, pack: Any) -> SiteRead:
+        """Read the planned layers and the DEM window (the plan's pack decides the windows; ``pack`` is the same pack)."""
+        snap = self.snapshot_plan.read(self.feedback, self.progress)
+        return SiteRead(snap.inputs, snap.crs.toWkt(), _description(self.layer_sources, self.dem_source, snap, self.project_file), snap,
+                        contour_count=self.contour_count)

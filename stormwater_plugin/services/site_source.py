@@ -63,6 +63,17 @@ class SiteSource(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class ReadSite:
+    """A site already read, as a :class:`SiteSource` (a front end that reads before it checks hands it to :func:`check_site`)."""
+
+    site: SiteRead
+
+    def read(self, pack: RulePack) -> SiteRead:
+        """The site as it was read (``pack`` placed its windows then)."""
+        return self.site
+
+
 def working_crs_text(name: str, authority: str, why: str, scale: float) -> str:
     """The working CRS in words for findings.json, whichever adapter chose it.
 
@@ -181,11 +192,29 @@ def check_site(source: SiteSource, pack: RulePack, options: ReviewOptions | None
         review = review.edited(opts.annotate)
     completeness = None
     if opts.completeness:
-        undrawn = {w.layer for w in site.inputs.warnings if w.code == "template_layer_not_drawn" and w.layer}
-        completeness = check_completeness(pack, site.inputs.layers, review.result.project_class, has_dem=site.inputs.dem is not None,
-                                          contour_count=site.contour_count, undrawn=undrawn)
+        completeness = site_completeness(site.inputs, pack, review.result.project_class, site.contour_count)
         review = review.with_section("completeness", completeness.as_dict())
     return SiteReview(site, review, completeness)
+
+
+def site_completeness(inputs: SiteInputs, pack: RulePack, project_class: str | None, contour_count: int = 0) -> Completeness:
+    """What the submission must show for ``project_class`` and what it lacks: the one reading of completeness.
+
+    A template package's layer left undrawn (a ``template_layer_not_drawn`` warning of the read) counts as
+    not shown, whichever front end read it.
+
+    Parameters
+    ----------
+    inputs : SiteInputs
+        As read (its layers and warnings).
+    pack : RulePack
+    project_class : str or None
+        The class the review computed (or was given).
+    contour_count : int
+        Existing-grade contour features in the submission.
+    """
+    undrawn = {w.layer for w in inputs.warnings if w.code == "template_layer_not_drawn" and w.layer}
+    return check_completeness(pack, inputs.layers, project_class, has_dem=inputs.dem is not None, contour_count=contour_count, undrawn=undrawn)
 
 
 def review_site(
@@ -216,4 +245,4 @@ def review_site(
     return done.site, done.review
 
 
-__all__ = ["ReviewOptions", "SiteRead", "SiteReview", "SiteReviewError", "SiteSource", "check_site", "review_site", "working_crs_text"]
+__all__ = ["ReadSite", "ReviewOptions", "SiteRead", "SiteReview", "SiteReviewError", "SiteSource", "check_site", "review_site", "site_completeness", "working_crs_text"]

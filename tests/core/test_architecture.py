@@ -141,6 +141,43 @@ def test_nothing_outside_services_calls_the_engine():
     assert _engine_callers() == set()
 
 
+#: The front ends: every check they run goes through the one use case (``services.site_source.check_site``), never the
+#: review's or the engine's own call (issue 38 item 3). The command line's and the batch's adapters live in ``headless``.
+FRONT_ENDS = ("gui", "processing", "cli", "headless")
+
+
+def _front_end_check_imports() -> set[str]:
+    """``module imports name`` for each front-end import of ``services.review.check`` or ``core.engine.run_check``."""
+    found = set()
+    for src, dst, name in _edges():
+        if _layer(src) not in FRONT_ENDS and src != "stormwater_plugin.cli":
+            continue
+        if (dst == "stormwater_plugin.services.review" and name == "check") or name == "run_check" \
+                or (dst == "stormwater_plugin.services" and name == "review" and _calls_review_check(src)):
+            found.add(f"{src} imports {dst}.{name}")
+    return found
+
+
+def _calls_review_check(module: str) -> bool:
+    path = PACKAGE.parent.joinpath(*module.split(".")).with_suffix(".py")
+    return any(isinstance(n, ast.Attribute) and n.attr == "check" and isinstance(n.value, ast.Name) and n.value.id == "review"
+               for n in ast.walk(ast.parse(path.read_text(encoding="utf-8"))))
+
+
+def test_no_front_end_calls_the_review_or_the_engine_past_the_one_use_case():
+    assert _front_end_check_imports() == set()
+
+
+def test_no_second_review_site_and_no_inputs_patch():
+    """Issue 38: one ``review_site`` (services.site_source) and no patch of the engine's inputs beside the use case's options."""
+    defined = {}
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name in ("review_site", "InputsPatch"):
+                defined.setdefault(node.name, []).append(_module(path))
+    assert defined == {"review_site": ["stormwater_plugin.services.site_source"]}
+
+
 def test_no_private_name_is_imported_from_another_package():
     bad = {
         (src, dst, name)

@@ -49,12 +49,12 @@ def test_cancel_mid_run_stops_the_check_leaves_qgis_running_and_says_so(dock, mo
     """Cancel lands while the engine is between rules (held there until the button is pressed): no result, a message."""
     import threading
 
-    from stormwater_plugin.gui import check_task
+    from stormwater_plugin.services import site_source
 
     d, _, _ = dock
     pressed = threading.Event()
     reached = []
-    real = check_task.check  # the review use case the task calls (services.review.check)
+    real = site_source.check  # what the one use case the task runs (check_site) calls: services.review.check
 
     def held(inputs, pack, *args, progress=None, **kwargs):
         def gate(fraction):
@@ -65,7 +65,7 @@ def test_cancel_mid_run_stops_the_check_leaves_qgis_running_and_says_so(dock, mo
 
         return real(inputs, pack, *args, progress=gate, **kwargs)
 
-    monkeypatch.setattr(check_task, "check", held)
+    monkeypatch.setattr(site_source, "check", held)
     task = d.run_check()
     assert task is not None
     deadline = time.monotonic() + 30

@@ -1,0 +1,193 @@
+"""Issue 39: edit-to-updated-table latency of the live re-check, and the main thread's stall per edit, inside QGIS.
+
+The dock runs the check once (Run), then a device is moved 20 times with its layer's edit buffer
+(``changeGeometry``, uncommitted, as QGIS's Move Feature tool does), alternately 1 ft west and back. Each
+edit is timed from ``changeGeometry`` to the live re-check's findings in the table and the device panel
+(the dock's ``live.updated``, the 100 ms debounce included). A 10 ms main-thread timer records the longest
+gap during each edit's loop (time the desktop could not repaint or take a click); the live check's own
+main-thread work is timed apart (the edit slot; the plan and start; drawing the result). The full check
+(Run) is timed on the same site for scale, with the process's CPU seconds per edit against it. The load
+average is printed before and after: the machine is shared.
+
+Sites: the demo (Lake George, class computed) and North Collins, NY (``../shared/realdata/north-collins-ny``:
+the Erie County parcels, waterways and water, the derived 1 m DEM, a dry well on parcel 269.00-6-5, LGPC
+major, as ``tests/qgis/test_site_sources_agree.py`` reads it; skipped when absent). A benchmark, not a timed test.
+
+Usage::
+
+    QT_QPA_PLATFORM=offscreen PYTHONPATH=$PWD python benchmarks/bench_live_check.py [--edits 20] [--no-realdata]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+DEMO = ROOT / "resources" / "demo"
+#: ``../shared/realdata`` of the main checkout (a worktree sits one level further down).
+NORTH_COLLINS = next((p / "shared" / "realdata" / "north-collins-ny" for p in (ROOT.parent, ROOT.parent.parent)
+                      if (p / "shared" / "realdata" / "north-collins-ny").is_dir()), ROOT.parent / "shared" / "realdata" / "north-collins-ny")
+NC_SITE = "269.00-6-5"
+
+
+def north_collins(folder: Path) -> tuple[dict[str, Path], Path] | None:
+    """The North Collins roles as GeoPackages in NY West ftUS (EPSG:2262), a dry well on the site parcel; ``None`` when absent."""
+    if not (NORTH_COLLINS / "Erie_2018_Tax_Parcels_SHP_1907.shp").is_file():
+        return None
+    import geopandas as gpd
+
+    parcels = gpd.read_file(NORTH_COLLINS / "Erie_2018_Tax_Parcels_SHP_1907.shp")
+    site = parcels[parcels["PRINT_KEY"] == NC_SITE]
+    pt = site.geometry.iloc[0].representative_point()
+    frames = {
+        "parcels": parcels,
+        "streams": gpd.read_file(NORTH_COLLINS / "waterways.gpkg", layer="waterways"),
+        "waterbodies": gpd.read_file(NORTH_COLLINS / "water.gpkg", layer="water"),
+        "devices": gpd.GeoDataFrame({"id": ["D1"], "device_type": ["dry_well"], "high_traffic": [0]}, geometry=[pt], crs=parcels.crs),
+    }
+    out = {}
+    for role, frame in frames.items():
+        frame.to_crs(2262).to_file(folder / f"{role}.gpkg", layer=role, driver="GPKG")
+        out[role] = folder / f"{role}.gpkg"
+    return out, NORTH_COLLINS / "dem_from_iso-1m_contours_2m_DERIVED.tif"
+
+
+def spin_until(pred: Any, timeout: float = 300.0) -> bool:
+    from qgis.PyQt.QtCore import QCoreApplication
+
+    deadline = time.monotonic() + timeout
+    while not pred() and time.monotonic() < deadline:
+        QCoreApplication.processEvents()
+        time.sleep(0.001)
+    return bool(pred())
+
+
+def bench(label: str, layers: dict[str, Any], dem: Any, iface: Any, jurisdiction: str, device: str, n_edits: int, site: str = "",
+          cls: str | None = None, step_units: float = 0.3048) -> None:
+    from bench_dock_freeze import StallMeter
+    from qgis.core import QgsGeometry, QgsProject
+
+    from stormwater_plugin.gui.dock import ReviewDock
+
+    QgsProject.instance().clear()
+    QgsProject.instance().addMapLayers(list(layers.values()) + [dem])
+    dock = ReviewDock(iface)
+    dock.message = lambda *a, **k: None
+    dock.roles.guess()
+    dock.jurisdiction.setCurrentIndex(dock.jurisdiction.findData(jurisdiction))
+    if site:
+        dock.site_parcel.setText(site)
+    if cls:
+        dock.project_class.setCurrentIndex(dock.project_class.findData(cls))
+    cpu0, t0 = time.process_time(), time.perf_counter()
+    dock.run_check()
+    spin_until(lambda: dock.task is None, 900)
+    full_s, full_cpu = time.perf_counter() - t0, time.process_time() - cpu0
+    spin_until(lambda: dock.moves_task is None, 900)
+    if dock.result is None:
+        print(f"{label}: the check failed", flush=True)
+        dock.teardown()
+        return
+    devices = layers["devices"]
+    fid = next(f.id() for f in devices.getFeatures() if f["id"] == device)
+    devices.startEditing()
+    meter = StallMeter()
+    latencies, gaps, cpus, edit_ms, start_ms, apply_ms = [], [], [], [], [], []
+    updated: list[float] = []
+    dock.live.updated.connect(lambda: updated.append(time.perf_counter()))
+    for k in range(n_edits):
+        p = devices.getFeature(fid).geometry().asPoint()
+        g = QgsGeometry.fromWkt(f"POINT ({p.x() + (-step_units if k % 2 == 0 else step_units)} {p.y()})")
+        target = dock.live.edits + 1
+        state: dict[str, float] = {}
+
+        def edit(g: Any = g, state: dict[str, float] = state) -> None:
+            state["cpu"] = time.process_time()
+            state["t"] = time.perf_counter()
+            devices.changeGeometry(fid, g)
+
+        def done(target: int = target) -> bool:
+            live = dock.live
+            return live.task is None and live.shown_edit is not None and live.shown_edit.number >= target and live.state == "current"
+
+        worst, _second, _secs = meter.measure(edit, done, 300)
+        if not done():
+            print(f"{label}: edit {k} did not settle", flush=True)
+            continue
+        latencies.append(updated[-1] - state["t"])
+        cpus.append(time.process_time() - state["cpu"])
+        gaps.append(worst)
+        edit_ms.append(dock.live.stalls.get("edit", 0.0) * 1000)
+        start_ms.append(dock.live.stalls.get("start", 0.0) * 1000)
+        apply_ms.append(dock.live.stalls.get("apply", 0.0) * 1000)
+    devices.rollBack()
+    spin_until(lambda: dock.live.task is None, 60)
+    dock.teardown()
+    QgsProject.instance().clear()
+    if not latencies:
+        return
+    med = statistics.median
+    print(f"{label}: full check (Run) {full_s:.3f} s wall, {full_cpu:.3f} s CPU", flush=True)
+    print(f"{label}: edit to updated table, median of {len(latencies)}: {med(latencies) * 1000:.0f} ms "
+          f"(min {min(latencies) * 1000:.0f}, max {max(latencies) * 1000:.0f}; the 100 ms debounce included)", flush=True)
+    print(f"{label}: main thread per edit, median: edit slot {med(edit_ms):.2f} ms, plan and start {med(start_ms):.1f} ms, "
+          f"drawing the findings {med(apply_ms):.1f} ms; longest main-thread gap per edit: median {med(gaps) * 1000:.0f} ms, "
+          f"max {max(gaps) * 1000:.0f} ms", flush=True)
+    print(f"{label}: process CPU per edit, median {med(cpus):.3f} s = {med(cpus) / full_cpu:.0%} of the full check's", flush=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--edits", type=int, default=20)
+    ap.add_argument("--no-realdata", action="store_true")
+    args = ap.parse_args(argv)
+    from pytest_qgis.mock_qgis_classes import MockMessageBar
+    from pytest_qgis.qgis_interface import QgisInterface
+    from qgis.core import QgsApplication, QgsRasterLayer, QgsVectorLayer
+    from qgis.gui import QgsMapCanvas
+    from qgis.PyQt.QtWidgets import QMainWindow
+
+    from stormwater_plugin.core.model import ROLES
+
+    app = QgsApplication([], True)
+    app.initQgis()
+    window = QMainWindow()
+    iface = QgisInterface(QgsMapCanvas(window), MockMessageBar(), window)
+    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} ({os.cpu_count()} CPUs)", flush=True)
+    tmp = Path(tempfile.mkdtemp(prefix="s39live-"))
+    try:
+        shutil.copy(DEMO / "site.gpkg", tmp / "demo.gpkg")
+        layers = {r: QgsVectorLayer(f"{tmp / 'demo.gpkg'}|layername={r}", r, "ogr") for r in ROLES}
+        layers = {r: lyr for r, lyr in layers.items() if lyr.isValid()}
+        bench("demo (lake-george)", layers, QgsRasterLayer(str(DEMO / "dem.tif"), "dem"), iface, "lake-george", "DW-1", args.edits)
+        del layers
+        if not args.no_realdata:
+            (tmp / "nc").mkdir()
+            nc = north_collins(tmp / "nc")
+            if nc is None:
+                print("north-collins-ny is absent from ../shared/realdata: skipped", flush=True)
+            else:
+                paths, dem = nc
+                layers = {r: QgsVectorLayer(f"{p}|layername={r}", r, "ogr") for r, p in paths.items()}
+                bench("North Collins (lgpc major)", layers, QgsRasterLayer(str(dem), "dem"), iface, "lgpc", "D1", args.edits, site=NC_SITE,
+                      cls="major", step_units=1.0)
+                del layers
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
+    app.exitQgis()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

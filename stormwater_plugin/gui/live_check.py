@@ -1,0 +1,310 @@
+"""The live re-check (issue 39): the findings follow the engineer's edits of the role layers, without pressing Run.
+
+When a layer mapped to a role is edited (a feature added, moved, its attributes changed, deleted: the edit
+buffer, committed or not; undo, redo and a rolled-back session too), a single-shot timer waits
+:data:`DEBOUNCE_MS` after the last change, then the dock's site is planned (main thread, milliseconds) and
+checked by the one review use case in a :class:`~.check_task.CheckTask` (the full check, the same call as
+Run: live and full cannot diverge). A newer edit cancels the stale run. The findings table, the result layers,
+the completeness list and an open *Checks of a device* panel are then updated; the envelope and the suggested
+moves stay (the moves are suggested again for a violation).
+
+Never in the way: no dialog, no focus taken, no message bar; an edit or a save is never blocked. The
+findings' header says, after the class, whether they are current, being updated or out of date and which
+edit they reflect (no row of its own: the table keeps the room); a finding that changed since the last check
+the reviewer ran is marked in the table, and a device that now meets every setback is named. The *Live*
+check box, beside Run, switches it off.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from functools import partial
+from typing import Any, Callable
+
+from qgis.core import Qgis, QgsApplication, QgsMessageLog, QgsVectorLayer
+from qgis.PyQt import sip
+from qgis.PyQt.QtCore import QObject, QTimer, pyqtSignal
+from qgis.PyQt.QtWidgets import QCheckBox
+
+from ..services.compare import since_last_review
+from ..services.live import CURRENT, OFF, OUT_OF_DATE, UPDATING, Edit, changes_since, now_compliant, status_text
+from ..services.session import CLEARED, RESULT
+from .check_task import CheckTask
+from .dock_source import dock_source
+from .dock_view import LOG_TAG
+from .envelope_task import MOVES_NAME, is_siting_layer
+from .live_layers import build_off_main_thread, show_live_layers
+from .result_layers import build_result_layers, set_decisions
+
+#: Milliseconds after the last change before the re-check starts (a drag of the vertex tool is one re-check).
+DEBOUNCE_MS = 100
+
+#: The *Live* check box's tooltip while there is no state to say.
+LIVE_TIP = "Re-check the plan a moment after each edit of a role layer (the same check as Run, in the background)"
+
+#: The edit-buffer signals followed, with the words for what changed (undo and redo emit the same signals).
+_SIGNALS: tuple[tuple[str, Callable[..., str]], ...] = (
+    ("featureAdded", lambda fid, *_: f"feature {fid} added"),
+    ("featureDeleted", lambda fid, *_: f"feature {fid} deleted"),
+    ("geometryChanged", lambda fid, *_: f"geometry of feature {fid}"),
+    ("attributeValueChanged", lambda fid, *_: f"attribute of feature {fid}"),
+    ("afterRollBack", lambda *_: "edits rolled back"),
+)
+
+
+class LiveCheck(QObject):
+    """The dock's live re-check: watches the role layers, re-checks in the background, shows the state.
+
+    Parameters
+    ----------
+    dock : ReviewDock
+        Its roles, settings, session, findings table and message log.
+    """
+
+    #: Emitted on the main thread once live findings are shown (tests and the benchmark wait on it).
+    updated = pyqtSignal()
+
+    def __init__(self, dock: Any) -> None:
+        super().__init__(dock)
+        self.dock = dock
+        self.enabled = QCheckBox(self.tr("Live"))
+        self.enabled.setChecked(True)
+        self.enabled.setToolTip(self.tr(LIVE_TIP))
+        self.enabled.toggled.connect(self._toggled)
+        #: What the header of the findings says of the live state (:func:`~..services.live.status_text`, and who now complies).
+        self.text = ""
+        self.timer = QTimer(self)
+        self.timer.setSingleShot(True)
+        self.timer.setInterval(DEBOUNCE_MS)
+        self.timer.timeout.connect(self._start)
+        self.task: CheckTask | None = None
+        self.state = CURRENT
+        self.edits = 0
+        #: The last edit seen, and the edit the findings shown reflect (``None``: the check as run).
+        self.last_edit: Edit | None = None
+        self.shown_edit: Edit | None = None
+        #: The last check the reviewer ran (Run, or the review restored): the marks and "now meets" compare with it.
+        self.full_doc: dict[str, Any] | None = None
+        self.full_result: Any = None
+        self.compliant: list[str] = []
+        #: Main-thread seconds of the last edit's slot and of the last start and apply (the benchmark reads them).
+        self.stalls: dict[str, float] = {}
+        self._applying = False
+        #: Whether the last live update put its features into the layers shown (rather than replacing the group).
+        self.in_place = False
+        self._reason = ""
+        self._watched: list[tuple[QgsVectorLayer, str, Any]] = []
+        dock.session.subscribe(self._session_changed)
+        for widget, signal, what in ((dock.site_parcel, "textChanged", "the site parcel id changed"),
+                                     (dock.project_class, "currentIndexChanged", "the project class changed"),
+                                     (dock.jurisdiction, "currentIndexChanged", "the rules changed"),
+                                     (dock.accuracy, "textChanged", "the data accuracy changed"),
+                                     (dock.dem_accuracy, "textChanged", "the DEM accuracy changed")):
+            getattr(widget, signal).connect(lambda *_a, w=what: self._out_of_date(w))
+        self._show()
+
+    # -- what is watched ------------------------------------------------------------
+
+    def watch(self) -> None:
+        """Follow the edits of the layers now mapped to the roles (called after each check the reviewer runs)."""
+        self.unwatch()
+        for role, layer in self.dock.roles.role_layers().items():
+            if not isinstance(layer, QgsVectorLayer):
+                continue
+            for name, words in _SIGNALS:
+                slot = partial(self._signalled, role, words)
+                getattr(layer, name).connect(slot)
+                self._watched.append((layer, name, slot))
+
+    def unwatch(self) -> None:
+        for layer, name, slot in self._watched:
+            if sip.isdeleted(layer):  # its slots went with it
+                continue
+            try:
+                getattr(layer, name).disconnect(slot)
+            except (TypeError, RuntimeError):  # already gone with its layer
+                pass
+        self._watched = []
+
+    # -- edits --------------------------------------------------------------------
+
+    def _signalled(self, role: str, words: Callable[..., str], *args: Any) -> None:
+        self._edited(role, words(*args))
+
+    def _edited(self, role: str, what: str) -> None:
+        """An edit of a role layer (main thread, inside QGIS's edit: a counter, a label and a timer, nothing more)."""
+        t0 = time.perf_counter()
+        self.edits += 1
+        self.last_edit = Edit(self.edits, role, what)
+        if self.dock.result is None:
+            pass  # nothing reviewed yet: the first check is the reviewer's Run
+        elif not self.enabled.isChecked():
+            self.state = OFF
+            self._show()
+        else:
+            self.state = UPDATING
+            self._show()
+            self.timer.start()  # restarted by each change: one re-check after the last
+        self.stalls["edit"] = time.perf_counter() - t0
+
+    def _out_of_date(self, reason: str) -> None:
+        if self.dock.result is not None and not self._applying:
+            self.state = OUT_OF_DATE
+            self._reason = reason
+            self._show()
+
+    def _toggled(self, on: bool) -> None:
+        if not on:
+            self.timer.stop()
+            if self.task is not None:
+                self.task.cancel()
+                self.task = None
+            if self.last_edit is not None and self.last_edit != self.shown_edit:
+                self.state = OFF
+        elif self.state == OFF and self.dock.result is not None:
+            self.state = UPDATING
+            self.timer.start()
+        self._show()
+
+    # -- the re-check ---------------------------------------------------------------
+
+    def _start(self) -> None:
+        """Plan the dock's site and check it in the background; a run still going is stale and cancelled."""
+        t0 = time.perf_counter()
+        if self.dock.result is None or not self.enabled.isChecked():
+            return
+        if self.task is not None:
+            self.task.cancel()
+            self.task = None
+        planned = dock_source(self.dock, quiet=True)
+        if planned is None:
+            self.state, self._reason = OUT_OF_DATE, "the layers cannot be read as they are"
+            self._show()
+            return
+        source, options = planned
+        edit = self.last_edit
+        task = CheckTask(source, self.dock.jurisdiction.currentData(), partial(self._done, edit=edit), options)
+        task.build_layers = build_off_main_thread
+        self.task = task
+        QgsApplication.taskManager().addTask(task)
+        self.stalls["start"] = time.perf_counter() - t0
+
+    def _done(self, task: CheckTask, *, edit: Edit | None) -> None:
+        if task is not self.task:
+            return  # stale: a newer edit started another run
+        self.task = None
+        if getattr(self.dock, "_torn_down", False):
+            return
+        if task.error or task.result is None or task.snapshot is None:
+            if task.error:
+                QgsMessageLog.logMessage(f"live re-check: {task.error}\n{task.details}", LOG_TAG, Qgis.MessageLevel.Warning)
+                self.state, self._reason = OUT_OF_DATE, f"the re-check failed ({task.error})"
+                self._show()
+            return
+        t0 = time.perf_counter()
+        try:
+            self._apply(task, edit)
+        except Exception:  # never let a live update break the edit loop
+            QgsMessageLog.logMessage(traceback.format_exc(), LOG_TAG, Qgis.MessageLevel.Warning)
+            self.state, self._reason = OUT_OF_DATE, "the live findings could not be drawn"
+            self._show()
+            return
+        self.stalls["apply"] = time.perf_counter() - t0
+        self.updated.emit()
+
+    def _apply(self, task: CheckTask, edit: Edit | None) -> None:
+        """Show the re-check's findings: the session, the result layers, the table, its marks, the device panel."""
+        dock = self.dock
+        result, snap = task.result, task.snapshot
+        assert result is not None and snap is not None
+        self._applying = True
+        try:
+            dock.session.set_result(result, snap, dock.overrides.overrides, review=task.review)
+        finally:
+            self._applying = False
+        jurisdiction = result.jurisdiction
+        layers = task.layers or build_result_layers(result, snap.inputs, snap.crs)
+        self.in_place = show_live_layers(layers, jurisdiction, carry=lambda lyr: is_siting_layer(lyr) and (result.has_violation or lyr.name() != MOVES_NAME))
+        set_decisions(dock.doc, jurisdiction)
+        # the marks first, so the table is built once
+        cmp = changes_since(self.full_doc, dock.doc or {})
+        dock.findings.comparison, dock.findings.since = cmp, since_last_review(cmp) if cmp else {}
+        dock.findings.set_result(result, dock.doc)
+        dock._update_decision_buttons()
+        self.compliant = now_compliant(self.full_result, result)
+        self.shown_edit = edit
+        self.state = CURRENT if edit == self.last_edit else UPDATING
+        self._show()
+        self._refresh_panels(result, snap)
+        if result.has_violation and dock.moves_task is None:
+            dock.start_moves()  # the moves follow (outside the latency budget), drawn when found
+
+    def _refresh_panels(self, result: Any, snap: Any) -> None:
+        """An open *Checks of a device* panel shows the live findings of its device (refilled, never raised)."""
+        from .device_tool import device_report  # lazy: the map tool's module, only once live findings exist
+        from .inspect_panel import InspectPanel  # lazy: with it
+
+        main = None
+        try:
+            main = self.dock.iface.mainWindow()
+        except Exception:  # a script's dock without an interface
+            main = None
+        panels = main.findChildren(InspectPanel) if main is not None else []
+        for panel in panels:
+            report = getattr(panel, "report", None)
+            if report is not None:
+                panel.set_report(device_report(result, snap, report.device_id, self.dock.doc))
+
+    # -- the session ----------------------------------------------------------------
+
+    def _session_changed(self, what: str) -> None:
+        if what == CLEARED:
+            self.timer.stop()
+            self.unwatch()
+            self.full_doc = self.full_result = None
+            self.last_edit = self.shown_edit = None
+            self.compliant = []
+            self.state = CURRENT
+            self._set_text("")
+        elif what == RESULT and not self._applying:  # a check the reviewer ran (or restored): the reference of the marks
+            self.full_doc = self.dock.doc
+            self.full_result = self.dock.result
+            self.shown_edit = self.last_edit
+            self.compliant = []
+            self.state = CURRENT
+            self.watch()
+            self._show()
+
+    def _show(self) -> None:
+        if self.dock.result is None and self.state == CURRENT:
+            self._set_text("")
+            return
+        text = status_text(self.state, self.shown_edit if self.state == CURRENT else self.last_edit, self._reason)
+        if self.state == CURRENT and self.compliant:
+            text += " — " + "; ".join(self.compliant)
+        self._set_text(text)
+
+    def _set_text(self, text: str) -> None:
+        self.text = text
+        self.enabled.setToolTip(text or self.tr(LIVE_TIP))
+        self.dock.findings.set_live_note(text)
+
+    def attach(self) -> None:
+        """Put the *Live* check box in the dock's row of buttons (Run, Cancel…): it takes no height from the table."""
+        row = None
+        try:
+            row = self.dock.run_button.parentWidget().layout().itemAt(0).layout()
+        except AttributeError:  # another arrangement of the dock: the check box goes above the table
+            row = None
+        if row is not None and row.indexOf(self.dock.run_button) >= 0:
+            row.insertWidget(row.indexOf(self.dock.cancel_button) + 1, self.enabled)
+        else:
+            self.dock.findings.parentWidget().layout().insertWidget(0, self.enabled)
+
+    def teardown(self) -> None:
+        self.timer.stop()
+        if self.task is not None:
+            self.task.cancel()
+            self.task = None
+        self.unwatch()

@@ -1,0 +1,130 @@
+"""The live re-check's words: what an edit changed in the findings, and which devices now comply (issue 39).
+
+The live re-check is the one review use case (:func:`~stormwater_plugin.services.site_source.check_site`) run
+again after an edit, so its findings are a full check's by construction; this module only says what changed
+against the last check the reviewer ran (Run, or the review restored with the project), in plain words the
+dock shows. QGIS-free.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Mapping
+
+from ..core.kinds import envelope_role
+from ..core.model import CheckResult, Finding, Status
+from .compare import CompareError, ReviewDoc, compare_reviews
+
+#: What the live findings' marks compare with (the comparison's ``previous``).
+LAST_FULL_CHECK = "the last full check"
+
+#: The states the dock shows beside the findings.
+CURRENT, UPDATING, OUT_OF_DATE, OFF = "current", "updating", "out of date", "off"
+
+
+@dataclass(frozen=True)
+class Edit:
+    """One edit of a layer mapped to a role, as the dock numbers and names it.
+
+    Parameters
+    ----------
+    number : int
+        The edit's number in this session of the dock (1, 2, …).
+    role : str
+        The role of the edited layer (``devices``).
+    what : str
+        What changed, in words (``geometry of feature 3``).
+    """
+
+    number: int
+    role: str
+    what: str
+
+    def describe(self) -> str:
+        """``edit 4 (devices: geometry of feature 3)``."""
+        return f"edit {self.number} ({self.role.replace('_', ' ')}: {self.what})"
+
+
+def status_text(state: str, edit: Edit | None, reason: str = "") -> str:
+    """The words beside the findings: whether they are current, being updated or out of date, and which edit they reflect.
+
+    Parameters
+    ----------
+    state : {"current", "updating", "out of date", "off"}
+    edit : Edit or None
+        The last edit the findings reflect (current), or the edit being checked (updating); ``None``: the check as run.
+    reason : str
+        Why the findings are out of date (``the site parcel id changed``).
+
+    Returns
+    -------
+    str
+        ``"live: current at edit 4 (devices: geometry of feature 3)"``; empty for the check as run, which needs no word.
+    """
+    if state == CURRENT:
+        return f"live: current at {edit.describe()}" if edit is not None else ""
+    if state == UPDATING:
+        return "live: updating" + (f" for {edit.describe()}" if edit is not None else "") + "…"
+    if state == OFF:
+        return "live off: out of date" + (f" since {edit.describe()}" if edit is not None else "") + ", press Run"
+    return "out of date" + (f": {reason}" if reason else "") + ", press Run"
+
+
+def changes_since(full: Mapping[str, object] | None, live: Mapping[str, object]) -> ReviewDoc | None:
+    """The comparison of the live findings with the last full check's (``None`` when none differs, or they cannot be compared).
+
+    Only what differs is kept (new, changed, resolved): a finding unchanged is not marked.
+    """
+    if full is None:
+        return None
+    try:
+        cmp = compare_reviews(full, live)
+    except CompareError:
+        return None
+    cmp = dict(cmp)
+    cmp["still_open"] = []
+    counts = dict(cmp.get("counts") or {})  # type: ignore[call-overload]
+    counts["still_open"] = 0
+    cmp["counts"] = counts
+    cmp["previous"] = LAST_FULL_CHECK
+    if not any(cmp.get(cat) for cat in ("new", "changed", "resolved")):
+        return None
+    return cmp
+
+
+def _setback_findings(result: CheckResult, device_id: str) -> list[Finding]:
+    return [f for f in result.findings if envelope_role(f.kind) == "setback" and _concerns(f, device_id)]
+
+
+def _concerns(f: Finding, device_id: str) -> bool:
+    return any(ref is not None and ref.layer == "devices" and device_id in str(ref.id).split("+") for ref in (f.subject, f.other))
+
+
+def _devices(result: CheckResult) -> Iterable[str]:
+    seen: dict[str, None] = {}
+    for f in result.findings:
+        for ref in (f.subject, f.other):
+            if ref is not None and ref.layer == "devices":
+                for ident in str(ref.id).split("+"):
+                    seen.setdefault(ident, None)
+    return seen
+
+
+def now_compliant(before: CheckResult | None, after: CheckResult) -> list[str]:
+    """``"DW-1 now meets every setback"`` for each device whose setbacks were not all met before and all pass now.
+
+    A device passes every setback when each of its setback findings passes (an undetermined one is not met:
+    never a silent pass).
+    """
+    if before is None:
+        return []
+    out = []
+    for device in _devices(after):
+        now = _setback_findings(after, device)
+        was = _setback_findings(before, device)
+        if now and was and all(f.status == Status.PASS for f in now) and any(f.status != Status.PASS for f in was):
+            out.append(f"{device} now meets every setback")
+    return out
+
+
+__all__ = ["CURRENT", "Edit", "LAST_FULL_CHECK", "OFF", "OUT_OF_DATE", "UPDATING", "changes_since", "now_compliant", "status_text"]

@@ -1,0 +1,40 @@
+"""The live re-check's words (issue 39, ``services.live``): the state line, the marks, who now complies."""
+
+from __future__ import annotations
+
+from stormwater_plugin.core.model import CheckResult, Citation, FeatureRef, Finding, Status
+from stormwater_plugin.services.live import CURRENT, OFF, OUT_OF_DATE, UPDATING, Edit, now_compliant, status_text
+
+CITE = Citation("§148-11I(2)(c)", "20 feet", "chapter-148.md", "2024")
+
+
+def _setback(device: str, other: str, status: Status, measured: float) -> Finding:
+    return Finding("lake-george.minor.septic-upgradient-20", "device_setback", CITE, status, FeatureRef("devices", device),
+                   FeatureRef("septic", other), measured, 20.0, "")
+
+
+def _result(*findings: Finding) -> CheckResult:
+    return CheckResult("lake-george", "Lake George", "1", "minor", "computed", None, list(findings), [],
+                       {"within_500ft": [], "adjacent": [], "notify": []}, [], [], [], None)  # type: ignore[typeddict-item]
+
+
+def test_the_state_line_says_which_edit_the_findings_reflect_and_nothing_for_the_check_as_run():
+    edit = Edit(4, "building_sites", "geometry of feature 3")
+    assert status_text(CURRENT, edit) == "live: current at edit 4 (building sites: geometry of feature 3)"
+    assert status_text(CURRENT, None) == ""
+    assert status_text(UPDATING, edit).startswith("live: updating for edit 4")
+    assert status_text(OFF, edit) == "live off: out of date since edit 4 (building sites: geometry of feature 3), press Run"
+    assert status_text(OUT_OF_DATE, None, "the site parcel id changed") == "out of date: the site parcel id changed, press Run"
+
+
+def test_dw1_moved_from_19_9_to_20_1_ft_now_meets_every_setback():
+    before = _result(_setback("DW-1", "S-1", Status.VIOLATION, 19.9), _setback("DW-2", "S-1", Status.PASS, 80.0))
+    after = _result(_setback("DW-1", "S-1", Status.PASS, 20.1), _setback("DW-2", "S-1", Status.PASS, 80.0))
+    assert now_compliant(before, after) == ["DW-1 now meets every setback"]  # DW-2 met them before: not named
+
+
+def test_a_device_with_one_setback_still_undetermined_is_not_said_to_comply():
+    before = _result(_setback("DW-1", "S-1", Status.VIOLATION, 14.0), _setback("DW-1", "S-2", Status.VIOLATION, 15.0))
+    after = _result(_setback("DW-1", "S-1", Status.PASS, 20.1), _setback("DW-1", "S-2", Status.UNDETERMINED, 20.0))
+    assert now_compliant(before, after) == []
+    assert now_compliant(None, after) == []
