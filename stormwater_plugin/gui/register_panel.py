@@ -157,8 +157,10 @@ class RegisterPanel(RegisterEditing, RegisterLetter, QgsCollapsibleGroupBox):
         nav.addWidget(self.next_button)
         act = QHBoxLayout()
         act.addWidget(self.status_combo, 1)
-        act.addWidget(self.edit_comments_button)
         act.addWidget(self.letter_button)
+        edits = QHBoxLayout()  # a row of its own: beside the status and the letter it would widen the dock
+        edits.addStretch(1)
+        edits.addWidget(self.edit_comments_button)
         self.list.setMaximumHeight(150)
         for combo in (self.status_filter, self.status_combo):  # "approved with conditions" must not widen the dock
             combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
@@ -170,6 +172,7 @@ class RegisterPanel(RegisterEditing, RegisterLetter, QgsCollapsibleGroupBox):
         lay.addWidget(self.list, 1)
         lay.addWidget(self.current_label)
         lay.addLayout(act)
+        lay.addLayout(edits)
         self._update_buttons()
         self.path.setText(str(QgsSettings().value(LAST_REGISTER_KEY, "") or ""))
         self.setCollapsed(True)  # folded until a register is opened: the settings and the table keep the room
