@@ -109,6 +109,9 @@ for m in "${MOUNTS[@]}"; do
   mountpoint -q "$ROOT/$m" || mount --bind "/$m" "$ROOT/$m"
 done
 cp -L /etc/resolv.conf "$ROOT/etc/resolv.conf"
+# sid's and testing's InRelease carry a Valid-Until a week ahead; a mirror that serves a dated copy of the archive
+# serves it past that date, and apt then refuses the whole suite ("Release file ... is expired").
+echo 'Acquire::Check-Valid-Until "false";' > "$ROOT/etc/apt/apt.conf.d/99stormwater-check"
 
 # The network settings pip needs on this machine go into the root too: a proxy, and the CA bundle named by
 # PIP_CERT (or pip.conf's `cert`) when this machine trusts a CA the root's ca-certificates does not have.
