@@ -28,10 +28,10 @@ if Qgis.QGIS_VERSION_INT >= 33800:
 else:
     from qgis.PyQt.QtCore import QVariant
 
-    FIELD_STRING = QVariant.String
-    FIELD_DOUBLE = QVariant.Double
-    FIELD_INT = QVariant.Int
-    FIELD_BOOL = QVariant.Bool
+    FIELD_STRING = QVariant.Type.String
+    FIELD_DOUBLE = QVariant.Type.Double
+    FIELD_INT = QVariant.Type.Int
+    FIELD_BOOL = QVariant.Type.Bool
 
 
 
@@ -82,14 +82,14 @@ def legend_rule_key_role() -> int:
     custom = getattr(QgsLayerTreeModelLegendNode, "CustomRole", None)
     role = getattr(custom, "RuleKey", None) if custom is not None else None
     if role is None:  # QGIS before 3.36
-        role = QgsLayerTreeModelLegendNode.RuleKeyRole
+        role = QgsLayerTreeModelLegendNode.LegendNodeRoles.RuleKeyRole
     return int(getattr(role, "value", role))
 
 
 def _render_points() -> Any:
     from qgis.core import QgsUnitTypes
 
-    return QgsUnitTypes.RenderPoints
+    return QgsUnitTypes.RenderUnit.RenderPoints
 
 
 __all__ = ["FIELD_BOOL", "FIELD_DOUBLE", "FIELD_INT", "FIELD_STRING", "legend_rule_key_role", "null_rectangle", "set_legend_text_size"]
