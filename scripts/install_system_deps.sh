@@ -22,25 +22,36 @@ if [ -z "$(candidate python3-shapely)" ] && ! dpkg-query -W -f='${Status}' pytho
   apt-get update -qq 2>/dev/null || true  # package lists not read yet (a new machine): without them no candidate shows
 fi
 v="$(candidate python3-shapely)"
-if [ -n "$v" ] && dpkg --compare-versions "$v" ge 2; then PKGS+=(python3-shapely); fi
+# Without their Recommends (geopandas recommends web-map and cloud-storage packages the project never uses).
+LEAN=()
+if [ -n "$v" ] && dpkg --compare-versions "$v" ge 2; then LEAN+=(python3-shapely); fi
 v="$(candidate python3-geopandas)"
-if [ -n "$v" ] && dpkg --compare-versions "$v" ge 0.14; then PKGS+=(python3-geopandas); fi
+if [ -n "$v" ] && dpkg --compare-versions "$v" ge 0.14; then LEAN+=(python3-geopandas); fi
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-if [ ${#missing[@]} -eq 0 ]; then
+missing_lean=()
+for p in "${LEAN[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing_lean+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ] && [ ${#missing_lean[@]} -eq 0 ]; then
   exit 0
 fi
-echo "Installing Debian packages: ${missing[*]}"
+echo "Installing Debian packages: ${missing[*]} ${missing_lean[*]}"
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then
   if command -v sudo >/dev/null 2>&1; then SUDO="sudo"; else
-    echo "error: these Debian packages are missing and this user is not root: ${missing[*]}" >&2
-    echo "  run: sudo apt-get install -y ${missing[*]}" >&2
+    echo "error: these Debian packages are missing and this user is not root: ${missing[*]} ${missing_lean[*]}" >&2
+    echo "  run: sudo apt-get install -y ${missing[*]} ${missing_lean[*]}" >&2
     exit 2
   fi
 fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
-$SUDO apt-get install -y -qq "${missing[@]}"
+if [ ${#missing[@]} -gt 0 ]; then
+  $SUDO apt-get install -y -qq "${missing[@]}"
+fi
+if [ ${#missing_lean[@]} -gt 0 ]; then
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing_lean[@]}"
+fi
