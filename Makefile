@@ -16,13 +16,14 @@ OUT ?= out/demo
 export QT_QPA_PLATFORM := offscreen
 export XDG_RUNTIME_DIR := /tmp/runtime-$(shell id -u)
 
-.PHONY: help sysdeps venv demo demo-data test test-core test-matrix test-qgis lint typecheck package bench clean
+.PHONY: help sysdeps venv demo demo-data test test-core test-matrix test-qgis lint typecheck package bench clean qt6-check
 
 help:
 	@echo "make demo     - set up, generate the sample site, check it, print the findings"
 	@echo "make test     - set up (QGIS from Debian included) and run the whole test suite"
 	@echo "make lint     - ruff, mypy, Bandit and detect-secrets"
-	@echo "make package  - build the plugin zip in dist/"
+	@echo "make package  - build the plugin zip in dist/ and check it as plugins.qgis.org does"
+	@echo "make qt6-check - QGIS's PyQt5-to-PyQt6 migration script over the plugin (Python 3.12+)"
 	@echo "make bench    - run the benchmarks (prints ratios against reference runs)"
 
 ## --- set-up -----------------------------------------------------------------
@@ -83,6 +84,10 @@ test-matrix: $(STAMP)
 
 test-core: $(STAMP)
 	$(PY) -m pytest -q -p no:qgis tests/core tests/headless
+
+# QGIS's PyQt5-to-PyQt6 migration script over the plugin (Python 3.12+: Debian 13, sid): no change, no WARNING.
+qt6-check:
+	bash scripts/qt6_migration_check.sh
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check stormwater_plugin tests scripts benchmarks

@@ -28,10 +28,10 @@ if Qgis.QGIS_VERSION_INT >= 33800:
 else:
     from qgis.PyQt.QtCore import QVariant
 
-    FIELD_STRING = QVariant.Type.String
-    FIELD_DOUBLE = QVariant.Type.Double
-    FIELD_INT = QVariant.Type.Int
-    FIELD_BOOL = QVariant.Type.Bool
+    FIELD_STRING = QVariant.String
+    FIELD_DOUBLE = QVariant.Double
+    FIELD_INT = QVariant.Int
+    FIELD_BOOL = QVariant.Bool
 
 
 

@@ -21,6 +21,8 @@ from typing import Any
 import pytest
 
 PLUGIN = Path(__file__).resolve().parents[2] / "stormwater_plugin"
+#: The one module that names ``QVariant`` field types (on QGIS before 3.38, where they are required).
+COMPAT = PLUGIN / "qgis_bridge" / "compat.py"
 
 
 def _is_enum_value(value: Any) -> bool:
@@ -48,6 +50,8 @@ def unscoped_enum_uses(path: Path) -> list[str]:
     hits = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in bound:
+            if path == COMPAT and node.value.id == "QVariant":
+                continue  # QGIS < 3.38 (PyQt5 only) needs QVariant.String etc.; QGIS's migration script keeps this spelling
             value = getattr(bound[node.value.id], node.attr, None)
             if value is not None and _is_enum_value(value):
                 hits.append(f"{node.lineno}: {node.value.id}.{node.attr} (scoped: {node.value.id}.{type(value).__name__}.{node.attr})")
