@@ -42,8 +42,9 @@ $(STAMP): pyproject.toml requirements-dev.txt scripts/install_system_deps.sh
 	@# shapely 2 on Debian's GEOS, so it shares one GEOS with QGIS: Debian's own where it is 2.x (Debian 13, sid;
 	@# scripts/install_system_deps.sh installs it), else (Debian 12: 1.8) 2.0 built from source against that GEOS.
 	@# geopandas likewise: Debian's where it is 0.14 or later, else 0.14 from pip.
-	@if $(PY_SYS) -c 'import shapely, sys; sys.exit(int(shapely.__version__.split(".")[0]) < 2)' 2>/dev/null; then \
-	  echo "shapely $$($(PY_SYS) -c 'import shapely; print(shapely.__version__)') from Debian"; \
+	@# (shapely 2 is told by its API: sid's python3-shapely 2.2.0 calls itself "0+unknown")
+	@if $(PY_SYS) -c 'import shapely, sys; sys.exit(not hasattr(shapely, "from_wkb"))' 2>/dev/null; then \
+	  echo "shapely $$($(PY_SYS) -c 'import shapely; print(shapely.__version__, "GEOS", shapely.geos_version_string)') from Debian"; \
 	else echo '$(PIP) -q --no-binary shapely "shapely>=2,<2.1"'; $(PIP) -q --no-binary shapely "shapely>=2,<2.1"; fi
 	@if $(PY_SYS) -c 'import geopandas, sys; v = tuple(int(x) for x in geopandas.__version__.split(".")[:2]); sys.exit(v < (0, 14))' 2>/dev/null; then \
 	  echo "geopandas $$($(PY_SYS) -c 'import geopandas; print(geopandas.__version__)') from Debian"; \

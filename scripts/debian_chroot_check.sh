@@ -160,7 +160,7 @@ for target in "${TARGETS[@]}"; do
 done
 if in_root test -x /srv/check/project/.venv/bin/python; then
   # shellcheck disable=SC2016
-  echo "== venv: $(in_root /srv/check/project/.venv/bin/python -c 'import sys, numpy, shapely; print(f"Python {sys.version.split()[0]}, numpy {numpy.__version__} ({numpy.__file__}), shapely {shapely.__version__}")')"
+  echo "== venv: $(in_root /srv/check/project/.venv/bin/python -c 'import sys, numpy, shapely; print(f"Python {sys.version.split()[0]}, numpy {numpy.__version__} ({numpy.__file__}), shapely {shapely.__version__} (GEOS {shapely.geos_version_string}, {shapely.__file__})")')"
 fi
 echo "== summary (Debian $(cat "$ROOT/etc/debian_version"), total $(took "$T_ALL"))"
 for target in "${TARGETS[@]}"; do

@@ -254,6 +254,20 @@ def numpy_problem() -> str | None:
     return None
 
 
+def is_shapely_2(module: object) -> bool:
+    """Whether an imported shapely is release 2 or later.
+
+    Read from its version, or, where the version says nothing (Debian unstable's python3-shapely 2.2.0
+    calls itself ``0+unknown``), from the vectorised API that only shapely 2 has (``from_wkb``,
+    ``geos_version``).
+    """
+    version = str(getattr(module, "__version__", ""))
+    m = re.match(r"(\d+)\.", version)
+    if m and version != "0+unknown":
+        return int(m.group(1)) >= 2
+    return hasattr(module, "from_wkb") and hasattr(module, "geos_version")
+
+
 def shapely_problem() -> str | None:
     """Why the core cannot run, or ``None`` when shapely 2 (or later) is importable.
 
@@ -271,14 +285,9 @@ def shapely_problem() -> str | None:
     except Exception as exc:  # ImportError, or a broken binary wheel
         found = f"it could not be imported ({exc})"
     else:
-        version = getattr(shapely, "__version__", "0")
-        try:
-            major = int(version.split(".")[0])
-        except ValueError:
-            major = 0
-        if major >= 2:
+        if is_shapely_2(shapely):
             return None
-        found = f"version {version} is installed"
+        found = f"version {getattr(shapely, '__version__', '?')} is installed"
     platform = _platform()
     hint = INSTALL_HINTS[platform].replace("{profile_python}", profile_python_dir())
     return (

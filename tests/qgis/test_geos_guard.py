@@ -148,3 +148,12 @@ def test_the_profile_folder_is_this_qgis_profiles_python_folder(qgis_app):
     folder = deps.profile_python_dir()
     expected = str(Path(QgsApplication.qgisSettingsDirPath()) / "python")
     assert folder.strip('"').replace("$HOME", str(Path.home())).replace("~", str(Path.home()), 1) == expected
+
+
+def test_a_shapely_2_whose_version_says_nothing_is_taken_by_its_api():
+    """Debian unstable's python3-shapely 2.2.0 reports __version__ '0+unknown': shapely 2's API decides."""
+    from types import SimpleNamespace
+
+    assert deps.is_shapely_2(SimpleNamespace(__version__="0+unknown", from_wkb=len, geos_version=(3, 15, 0)))
+    assert not deps.is_shapely_2(SimpleNamespace(__version__="0+unknown"))
+    assert deps.is_shapely_2(SimpleNamespace(__version__="2.0.7")) and not deps.is_shapely_2(SimpleNamespace(__version__="1.8.5", geos_version=(3, 11, 1)))
