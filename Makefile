@@ -1,6 +1,6 @@
 # Stormwater site-plan review: set-up, demo, tests, packaging.
-# `make demo` and `make test` do all the set-up on a fresh Debian 12 (QGIS 3.22, Python 3.11, numpy 1) or
-# Debian 13 (QGIS 3.40, Python 3.13, numpy 2) machine. numpy stays at the major release Debian's GDAL, QGIS,
+# `make demo` and `make test` do all the set-up on a fresh Debian 12 (QGIS 3.22, Python 3.11, numpy 1),
+# Debian 13 (QGIS 3.40, Python 3.13, numpy 2) or sid (QGIS 3.44, Python 3.14, numpy 2) machine. numpy stays at the major release Debian's GDAL, QGIS,
 # rasterio and matplotlib were built for (read from the system's Python), and pip never compiles numpy.
 
 SHELL := /bin/bash
@@ -16,13 +16,14 @@ OUT ?= out/demo
 export QT_QPA_PLATFORM := offscreen
 export XDG_RUNTIME_DIR := /tmp/runtime-$(shell id -u)
 
-.PHONY: help sysdeps venv demo demo-data test test-core test-matrix test-qgis lint typecheck package bench clean
+.PHONY: help sysdeps venv demo demo-data test test-core test-matrix test-qgis lint typecheck package bench clean qt6-check
 
 help:
 	@echo "make demo     - set up, generate the sample site, check it, print the findings"
 	@echo "make test     - set up (QGIS from Debian included) and run the whole test suite"
-	@echo "make lint     - ruff and mypy"
-	@echo "make package  - build the plugin zip in dist/"
+	@echo "make lint     - ruff, mypy, Bandit and detect-secrets"
+	@echo "make package  - build the plugin zip in dist/ and check it as plugins.qgis.org does"
+	@echo "make qt6-check - QGIS's PyQt5-to-PyQt6 migration script over the plugin (Python 3.12+)"
 	@echo "make bench    - run the benchmarks (prints ratios against reference runs)"
 
 ## --- set-up -----------------------------------------------------------------
@@ -38,9 +39,16 @@ $(STAMP): pyproject.toml requirements-dev.txt scripts/install_system_deps.sh
 	@$(PY_SYS) -c 'import numpy; m = int(numpy.__version__.split(".")[0]); print(f"numpy>={m},<{m + 1}"); m == 1 and print("affine<3")' \
 	  > $(CONSTRAINTS) && echo "pip constraints: $$(tr '\n' ' ' < $(CONSTRAINTS))"
 	$(PY) -m pip install -q --upgrade "pip>=23"
-	@# shapely 2 built against Debian's GEOS, so it shares one GEOS with QGIS.
-	$(PIP) -q --no-binary shapely "shapely>=2,<2.1"
-	$(PIP) -q "geopandas>=0.14,<0.15"
+	@# shapely 2 on Debian's GEOS, so it shares one GEOS with QGIS: Debian's own where it is 2.x (Debian 13, sid;
+	@# scripts/install_system_deps.sh installs it), else (Debian 12: 1.8) 2.0 built from source against that GEOS.
+	@# geopandas likewise: Debian's where it is 0.14 or later, else 0.14 from pip.
+	@# (shapely 2 is told by its API: sid's python3-shapely 2.2.0 calls itself "0+unknown")
+	@if $(PY_SYS) -c 'import shapely, sys; sys.exit(not hasattr(shapely, "from_wkb"))' 2>/dev/null; then \
+	  echo "shapely $$($(PY_SYS) -c 'import shapely; print(shapely.__version__, "GEOS", shapely.geos_version_string)') from Debian"; \
+	else echo '$(PIP) -q --no-binary shapely "shapely>=2,<2.1"'; $(PIP) -q --no-binary shapely "shapely>=2,<2.1"; fi
+	@if $(PY_SYS) -c 'import geopandas, sys; v = tuple(int(x) for x in geopandas.__version__.split(".")[:2]); sys.exit(v < (0, 14))' 2>/dev/null; then \
+	  echo "geopandas $$($(PY_SYS) -c 'import geopandas; print(geopandas.__version__)') from Debian"; \
+	else echo '$(PIP) -q "geopandas>=0.14,<0.15"'; $(PIP) -q "geopandas>=0.14,<0.15"; fi
 	$(PIP) -q -r requirements-dev.txt
 	@# setuptools (the build backend) comes from Debian's python3-setuptools through --system-site-packages.
 	$(PY) -m pip install -q --no-deps --no-build-isolation -e .
@@ -78,9 +86,15 @@ test-matrix: $(STAMP)
 test-core: $(STAMP)
 	$(PY) -m pytest -q -p no:qgis tests/core tests/headless
 
+# QGIS's PyQt5-to-PyQt6 migration script over the plugin (Python 3.12+: Debian 13, sid): no change, no WARNING.
+qt6-check:
+	bash scripts/qt6_migration_check.sh
+
 lint: $(STAMP)
 	$(VENV)/bin/ruff check stormwater_plugin tests scripts benchmarks
 	$(VENV)/bin/mypy
+	@# the scans plugins.qgis.org runs on an upload: Bandit and detect-secrets, reviewed findings in their baselines
+	$(PY) scripts/security_scan.py
 
 typecheck: lint
 

@@ -37,6 +37,7 @@ import argparse
 import math
 import os
 from pathlib import Path
+from typing import Any
 
 import fiona
 import geopandas as gpd
@@ -326,6 +327,11 @@ def dem_sampler(path: Path):
     return sample
 
 
+def _union_all(frame: Any) -> Any:
+    """The union of a GeoDataFrame's geometries (``union_all()`` from geopandas 1.0; ``unary_union`` before, as on Debian 12)."""
+    return frame.union_all() if hasattr(frame, "union_all") else frame.unary_union
+
+
 def self_check(out: Path, terrain: Terrain) -> None:
     gpkg, tif = out / "site.gpkg", out / "dem.tif"
     L = {n: gpd.read_file(gpkg, layer=n) for n in fiona.listlayers(gpkg)}
@@ -336,8 +342,8 @@ def self_check(out: Path, terrain: Terrain) -> None:
         assert name not in expect or len(gdf) == expect[name], (name, len(gdf))
     g = {n: dict(zip(df["id"], df.geometry)) for n, df in L.items()}
     sqft = 1 / FT**2
-    disturbed = L["disturbance"].unary_union.area * sqft
-    new_imp = L["impervious"].query("status == 'proposed'").unary_union.area * sqft
+    disturbed = _union_all(L["disturbance"]).area * sqft
+    new_imp = _union_all(L["impervious"].query("status == 'proposed'")).area * sqft
     assert 9000 <= disturbed <= 12000 and 2300 <= new_imp <= 2700, (disturbed, new_imp)
     parcels = L["parcels"]
     site = parcels.loc[parcels.is_site == 1].geometry.iloc[0]

@@ -8,18 +8,28 @@ headless edge with geopandas and rasterio stay out), the packs and templates,
 and styles; the demo data is left out). Caches, tests and development files are
 never included.
 
+The zip is then checked the way plugins.qgis.org checks an upload (:func:`validate`):
+one top folder with a valid name, ``metadata.txt`` with the required fields and
+well-formed links and e-mail, a LICENSE file, no ``__pycache__``/``.pyc``/``.git``,
+under 25 MB. A zip that breaks any of these fails (exit 1); what only the project can
+supply (the public tracker and repository addresses, a real contact e-mail) is named
+as missing for upload, and fails only with ``--for-upload``.
+
 Usage::
 
-    python scripts/package_plugin.py [--output-dir dist]
+    python scripts/package_plugin.py [--output-dir dist] [--for-upload]
 """
 
 from __future__ import annotations
 
 import argparse
 import configparser
+import re
 import sys
 import zipfile
 from pathlib import Path
+from typing import NamedTuple
+from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = "stormwater_plugin"
@@ -144,14 +154,156 @@ def build(output_dir: Path) -> Path:
     return target
 
 
+#: The metadata fields plugins.qgis.org requires of an upload.
+REQUIRED_METADATA = ("name", "qgisMinimumVersion", "description", "about", "version", "author", "email", "repository", "tracker")
+#: Fields holding a web address, when present.
+URL_FIELDS = ("homepage", "tracker", "repository")
+#: The repository's upload limit, bytes.
+MAX_ZIP_BYTES = 25 * 1024 * 1024
+#: A top folder name the repository accepts: an ASCII letter, then ASCII letters, digits, ``-`` and ``_``.
+TOP_FOLDER = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
+#: Entries the repository refuses in a zip (by path component or suffix).
+FORBIDDEN_PARTS = {"__pycache__", ".git", "__MACOSX", ".svn", ".hg"}
+FORBIDDEN_SUFFIXES = (".pyc", ".pyo")
+#: Reserved domains (RFC 2606): an address there is a placeholder, never the project's.
+PLACEHOLDER_DOMAIN = re.compile(r"(^|\.)(example\.(org|com|net)|invalid|localhost|test)$", re.IGNORECASE)
+EMAIL = re.compile(r"^[^@\s]+@([A-Za-z0-9-]+\.)+[A-Za-z]{2,}$")
+VERSION = re.compile(r"^\d+(\.\d+){1,2}([-.]?[A-Za-z0-9]+)*$")
+QGIS_VERSION = re.compile(r"^\d+\.\d+(\.\d+)?$")
+#: Flags the repository no longer reads: ``qgisMaximumVersion=4.99`` says the plugin runs on QGIS 4.
+DROPPED_FIELDS = ("supportsqt6",)
+LICENSE_NAMES = ("LICENSE", "LICENSE.txt", "LICENSE.md", "LICENCE", "COPYING")
+
+
+class Validation(NamedTuple):
+    """The outcome of :func:`validate`.
+
+    Attributes
+    ----------
+    errors : list of str
+        What makes the zip itself unacceptable (the build must fail).
+    missing : list of str
+        What only the project can supply before an upload (addresses, a real e-mail).
+    """
+
+    errors: list[str]
+    missing: list[str]
+
+
+def _well_formed_url(value: str) -> bool:
+    parts = urlsplit(value)
+    return parts.scheme in ("http", "https") and bool(parts.hostname) and "." in (parts.hostname or "") and " " not in value
+
+
+def _qgis_version(text: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in text.split("."))
+
+
+def validate(zip_path: Path) -> Validation:
+    """Check a plugin zip as plugins.qgis.org checks an upload.
+
+    Parameters
+    ----------
+    zip_path : Path
+        The zip :func:`build` wrote.
+    """
+    out = Validation([], [])
+    size = zip_path.stat().st_size
+    if size > MAX_ZIP_BYTES:
+        out.errors.append(f"the zip is {size / 1e6:.1f} MB; the repository takes at most {MAX_ZIP_BYTES // (1024 * 1024)} MB")
+    try:
+        zf = zipfile.ZipFile(zip_path)
+    except zipfile.BadZipFile as exc:
+        out.errors.append(f"not a valid zip ({exc})")
+        return out
+    with zf:
+        names = zf.namelist()
+        bad = zf.testzip()
+        if bad is not None:
+            out.errors.append(f"corrupt entry {bad}")
+        tops = sorted({n.split("/")[0] for n in names})
+        if len(tops) != 1 or not all("/" in n for n in names):
+            out.errors.append(f"the zip must hold exactly one top folder, not {tops}")
+            return out
+        top = tops[0]
+        if not TOP_FOLDER.match(top):
+            out.errors.append(f"top folder {top!r}: it must start with an ASCII letter and hold only ASCII letters, digits, '-' and '_'")
+        forbidden = [n for n in names if set(n.split("/")) & FORBIDDEN_PARTS or n.endswith(FORBIDDEN_SUFFIXES)]
+        if forbidden:
+            out.errors.append(f"{len(forbidden)} forbidden entries (__pycache__, .pyc, .git, __MACOSX), e.g. {forbidden[0]}")
+        if not any(f"{top}/{name}" in names for name in LICENSE_NAMES):
+            out.errors.append(f"no LICENSE file in {top}/")
+        init = f"{top}/__init__.py"
+        if init not in names or "def classFactory" not in zf.read(init).decode("utf-8", "replace"):
+            out.errors.append(f"{init} with a classFactory function is missing")
+        if f"{top}/metadata.txt" not in names:
+            out.errors.append(f"{top}/metadata.txt is missing")
+            return out
+        text = zf.read(f"{top}/metadata.txt").decode("utf-8")
+    parser = configparser.ConfigParser(interpolation=None)
+    try:
+        parser.read_string(text)
+        meta = dict(parser["general"])  # keys lower-cased by configparser
+    except (configparser.Error, KeyError) as exc:
+        out.errors.append(f"metadata.txt cannot be read as the repository reads it ({exc})")
+        return out
+    for key in REQUIRED_METADATA:
+        if not meta.get(key.lower(), "").strip():
+            out.missing.append(f"metadata.txt: {key}= (required by plugins.qgis.org" + (
+                "; the project's public address, which does not exist yet)" if key in URL_FIELDS else ")"))
+    for key in URL_FIELDS:
+        value = meta.get(key.lower(), "").strip()
+        if not value:
+            continue
+        if not _well_formed_url(value):
+            out.errors.append(f"metadata.txt: {key}={value} is not a well-formed http(s) address")
+        elif PLACEHOLDER_DOMAIN.search(urlsplit(value).hostname or ""):
+            out.missing.append(f"metadata.txt: {key}={value} is a placeholder; the real address is needed")
+    if not meta.get("homepage", "").strip():
+        out.missing.append("metadata.txt: homepage= (recommended; the project's public page, which does not exist yet)")
+    email = meta.get("email", "").strip()
+    if email:
+        if not EMAIL.match(email):
+            out.errors.append(f"metadata.txt: email={email} is not an e-mail address")
+        elif PLACEHOLDER_DOMAIN.search(email.rsplit("@", 1)[1]):
+            out.missing.append(f"metadata.txt: email={email} is a placeholder; a real contact address is needed")
+    version = meta.get("version", "").strip()
+    if version and not VERSION.match(version):
+        out.errors.append(f"metadata.txt: version={version} is not a version number")
+    qmin, qmax = meta.get("qgisminimumversion", "").strip(), meta.get("qgismaximumversion", "").strip()
+    for key, value in (("qgisMinimumVersion", qmin), ("qgisMaximumVersion", qmax)):
+        if value and not QGIS_VERSION.match(value):
+            out.errors.append(f"metadata.txt: {key}={value} is not a QGIS version (x.y or x.y.z)")
+    if qmin and qmax and QGIS_VERSION.match(qmin) and QGIS_VERSION.match(qmax) and _qgis_version(qmax) < _qgis_version(qmin):
+        out.errors.append(f"metadata.txt: qgisMaximumVersion={qmax} is below qgisMinimumVersion={qmin}")
+    for key in DROPPED_FIELDS:
+        if key in meta:
+            out.errors.append(f"metadata.txt: {key} is no longer read by the repository; qgisMaximumVersion=4.99 says the plugin runs on QGIS 4")
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--output-dir", type=Path, default=ROOT / "dist")
+    parser.add_argument("--for-upload", action="store_true", help="also fail when something needed for an upload is missing")
     args = parser.parse_args(argv)
     path = build(args.output_dir)
     with zipfile.ZipFile(path) as zf:
         n = len(zf.namelist())
-    print(f"{path} ({n} files)")
+    print(f"{path} ({n} files, {path.stat().st_size / 1e6:.1f} MB)")
+    result = validate(path)
+    for line in result.errors:
+        print(f"ERROR: {line}")
+    if result.errors:
+        print("the zip does not pass plugins.qgis.org's checks")
+        return 1
+    print("the zip passes plugins.qgis.org's checks of its layout and metadata")
+    if result.missing:
+        print("missing for an upload to plugins.qgis.org:")
+        for line in result.missing:
+            print(f"  - {line}")
+        return 1 if args.for_upload else 0
+    print("ready for upload")
     return 0
 
 

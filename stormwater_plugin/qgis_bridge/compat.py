@@ -82,14 +82,14 @@ def legend_rule_key_role() -> int:
     custom = getattr(QgsLayerTreeModelLegendNode, "CustomRole", None)
     role = getattr(custom, "RuleKey", None) if custom is not None else None
     if role is None:  # QGIS before 3.36
-        role = QgsLayerTreeModelLegendNode.RuleKeyRole
+        role = QgsLayerTreeModelLegendNode.LegendNodeRoles.RuleKeyRole
     return int(getattr(role, "value", role))
 
 
 def _render_points() -> Any:
     from qgis.core import QgsUnitTypes
 
-    return QgsUnitTypes.RenderPoints
+    return QgsUnitTypes.RenderUnit.RenderPoints
 
 
 __all__ = ["FIELD_BOOL", "FIELD_DOUBLE", "FIELD_INT", "FIELD_STRING", "legend_rule_key_role", "null_rectangle", "set_legend_text_size"]

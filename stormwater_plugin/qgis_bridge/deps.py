@@ -10,20 +10,27 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-#: How a user gets shapely 2 into QGIS's Python, per platform. Shown, never run. Every route keeps
-#: QGIS's own numpy: ``--no-deps`` stops pip from pulling a numpy that QGIS's GDAL was not built for.
-#: Debian 12 was tried here (QGIS 3.22, GEOS 3.11.1): shapely 2.0.7's wheel (GEOS 3.11.4) runs, 2.1.2 and
-#: 2.2.0 crash QGIS (see :func:`geos_conflict`). Debian 13, Windows and macOS were not tried (no such system
-#: here); Windows and macOS bind each library's symbols to the library it was linked with, so the clash of
-#: two GEOS in one process seen on Linux is not expected there.
+#: QGIS's Python folder of the user's profile when QGIS cannot be asked (Linux, profile "default").
+DEFAULT_PROFILE_PYTHON = "~/.local/share/QGIS/QGIS3/profiles/default/python"
+
+#: How a user gets shapely 2 into QGIS's Python, per platform. Shown, never run. No route needs pip's
+#: --break-system-packages: Debian's own package where it is shapely 2, else pip's --target into the profile's
+#: python folder, which QGIS puts first on its sys.path (for QGIS alone: no system package is touched, and pip
+#: allows --target under Debian's "externally managed" Python). Every pip route keeps QGIS's own numpy
+#: (``--no-deps``). Debian 12 was tried here (QGIS 3.22, GEOS 3.11.1): shapely 2.0.7's wheel (GEOS 3.11.4) in the
+#: profile's folder runs the check in qgis_process; 2.1.2 and 2.2.0 crash QGIS (see :func:`geos_conflict`).
+#: Windows and macOS were not tried (no such system here); they bind each library's symbols to the library it
+#: was linked with, so the clash of two GEOS in one process seen on Linux is not expected there.
 INSTALL_HINTS: dict[str, str] = {
     "win32": "Windows (OSGeo4W or the QGIS standalone installer; untested): close QGIS, open the \"OSGeo4W Shell\" from the Start menu and run:\n"
              "    python -m pip install --no-deps \"shapely>=2,<2.3\"",
     "darwin": "macOS (QGIS.app; untested): in Terminal run:\n"
               "    /Applications/QGIS.app/Contents/MacOS/bin/python3 -m pip install --user --no-deps \"shapely>=2,<2.3\"",
-    "linux": "Debian 13, Ubuntu 24.04 and later: sudo apt install python3-shapely (version 2, built on the system's GEOS).\n"
-             "Debian 12 and Ubuntu 22.04 (their python3-shapely is 1.8; QGIS's GEOS is 3.11): run\n"
-             "    python3 -m pip install --user --break-system-packages --no-deps \"shapely>=2,<2.1\"\n"
+    "linux": "Debian 13, Debian unstable, Ubuntu 24.04 and later: sudo apt install python3-shapely (version 2, built on the system's GEOS).\n"
+             "Debian 12 and Ubuntu 22.04 (their python3-shapely is 1.8; QGIS's GEOS is 3.11): install shapely 2.0 for QGIS alone, "
+             "into your QGIS profile's python folder (QGIS reads it first; nothing of the system changes):\n"
+             "    sudo apt install python3-pip\n"
+             "    python3 -m pip install --no-deps --upgrade --target {profile_python} \"shapely>=2,<2.1\"\n"
              "(shapely 2.0 carries GEOS 3.11 like QGIS; 2.1 and 2.2 carry a newer GEOS and crash QGIS; --no-deps keeps "
              "QGIS's numpy: never upgrade numpy in QGIS's Python).",
 }
@@ -135,23 +142,56 @@ def geos_conflict(facts: ShapelyFacts, qgis_geos: tuple[int, int, int] | None, p
     return qgis_geos is None or facts.bundled_geos[:2] != qgis_geos[:2]
 
 
-def install_command(qgis_geos: tuple[int, int, int] | None, platform: str) -> str:
-    """The one command that gives QGIS's Python a shapely 2 that can live beside QGIS's GEOS, on this platform."""
+def install_command(qgis_geos: tuple[int, int, int] | None, platform: str, profile_python: str | None = None) -> str:
+    """The one command that gives QGIS's Python a shapely 2 that can live beside QGIS's GEOS, on this platform.
+
+    Parameters
+    ----------
+    qgis_geos : tuple of int or None
+        QGIS's GEOS (major, minor, patch).
+    platform : {"linux", "win32", "darwin"}
+    profile_python : str, optional
+        The profile's python folder pip installs into (default: this QGIS's, see :func:`profile_python_dir`).
+    """
     if platform != "linux":
         return INSTALL_HINTS[platform]
+    target = profile_python or profile_python_dir()
     wheel = WHEEL_GEOS.get(qgis_geos[:2]) if qgis_geos else None
     if qgis_geos is not None and qgis_geos[:2] >= (3, 12):
-        apt = "On Debian 13, Ubuntu 24.04 and later: sudo apt install python3-shapely, and remove pip's copy (python3 -m pip uninstall shapely).\n"
+        apt = "On Debian 13, Debian unstable, Ubuntu 24.04 and later: sudo apt install python3-shapely, and remove pip's copy named above.\n"
     else:
         apt = ""
     if wheel:
-        pip = (f"    python3 -m pip install --user --break-system-packages --no-deps --force-reinstall \"shapely{wheel}\"\n"
-               f"(that shapely's wheel carries GEOS {qgis_geos[0]}.{qgis_geos[1]}, like QGIS; --no-deps keeps QGIS's numpy)")  # type: ignore[index]
+        pip = (f"    python3 -m pip install --no-deps --upgrade --target {target} \"shapely{wheel}\"\n"
+               f"(into your QGIS profile's python folder, which QGIS reads first: it replaces the copy above for QGIS; "
+               f"that shapely's wheel carries GEOS {qgis_geos[0]}.{qgis_geos[1]}, like QGIS; --no-deps keeps QGIS's numpy)")  # type: ignore[index]
     else:
-        pip = ("    sudo apt install libgeos-dev build-essential python3-dev\n"
-               "    python3 -m pip install --user --break-system-packages --no-deps --force-reinstall --no-binary shapely \"shapely>=2,<2.3\"\n"
-               "(built on QGIS's own GEOS; --no-deps keeps QGIS's numpy)")
+        pip = ("    sudo apt install libgeos-dev build-essential python3-dev python3-pip\n"
+               f"    python3 -m pip install --no-deps --upgrade --target {target} --no-binary shapely \"shapely>=2,<2.3\"\n"
+               "(built on QGIS's own GEOS, into your QGIS profile's python folder, which QGIS reads first; --no-deps keeps QGIS's numpy)")
     return f"{apt}Otherwise run:\n{pip}" if apt else f"Run:\n{pip}"
+
+
+def profile_python_dir() -> str:
+    """The python folder of the QGIS profile in use, which QGIS puts first on ``sys.path``, as a shell word.
+
+    ``~/...`` under the home folder (quoted with ``$HOME`` when it holds a space); the Linux default profile's
+    folder outside QGIS.
+    """
+    try:
+        from qgis.core import QgsApplication
+
+        settings = str(QgsApplication.qgisSettingsDirPath() or "")
+    except Exception:  # outside QGIS
+        settings = ""
+    if not settings:
+        return DEFAULT_PROFILE_PYTHON
+    folder = str(Path(settings) / "python")
+    home = str(Path.home())
+    if folder.startswith(home + "/"):
+        rest = folder[len(home):]
+        return f'"$HOME{rest}"' if " " in rest else "~" + rest
+    return f'"{folder}"' if " " in folder else folder
 
 
 def _qgis_geos() -> tuple[int, int, int] | None:
@@ -206,12 +246,26 @@ def numpy_problem() -> str | None:
     except ImportError as exc:
         return (
             f"numpy {numpy.__version__} is installed in QGIS's Python, but QGIS's GDAL was built for another numpy "
-            f"({exc}). It was probably installed by pip as a dependency. Remove that copy (for example "
-            "python3 -m pip uninstall numpy, run as the user who installed it) so QGIS's own numpy is used, then restart QGIS."
+            f"({exc}). It was probably installed by pip as a dependency. Remove that copy (the numpy folders in "
+            f"{Path(numpy.__file__).parent.parent}) so QGIS's own numpy is used, then restart QGIS."
         )
     except Exception:  # GDAL without its numpy bindings: the plugin reads rasters through QGIS anyway
         return None
     return None
+
+
+def is_shapely_2(module: object) -> bool:
+    """Whether an imported shapely is release 2 or later.
+
+    Read from its version, or, where the version says nothing (Debian unstable's python3-shapely 2.2.0
+    calls itself ``0+unknown``), from the vectorised API that only shapely 2 has (``from_wkb``,
+    ``geos_version``).
+    """
+    version = str(getattr(module, "__version__", ""))
+    m = re.match(r"(\d+)\.", version)
+    if m and version != "0+unknown":
+        return int(m.group(1)) >= 2
+    return hasattr(module, "from_wkb") and hasattr(module, "geos_version")
 
 
 def shapely_problem() -> str | None:
@@ -231,18 +285,14 @@ def shapely_problem() -> str | None:
     except Exception as exc:  # ImportError, or a broken binary wheel
         found = f"it could not be imported ({exc})"
     else:
-        version = getattr(shapely, "__version__", "0")
-        try:
-            major = int(version.split(".")[0])
-        except ValueError:
-            major = 0
-        if major >= 2:
+        if is_shapely_2(shapely):
             return None
-        found = f"version {version} is installed"
+        found = f"version {getattr(shapely, '__version__', '?')} is installed"
     platform = _platform()
+    hint = INSTALL_HINTS[platform].replace("{profile_python}", profile_python_dir())
     return (
         "Stormwater Site-Plan Review needs the Python package shapely, version 2 or later, "
-        f"in QGIS's Python; {found}.\n\n{INSTALL_HINTS[platform]}\n\nThen restart QGIS."
+        f"in QGIS's Python; {found}.\n\n{hint}\n\nThen restart QGIS."
     )
 
 

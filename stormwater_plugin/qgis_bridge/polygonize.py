@@ -20,7 +20,9 @@ def polygonize_mask(mask: np.ndarray, geotransform: tuple[float, float, float, f
     ds.SetGeoTransform(tuple(float(v) for v in geotransform))
     band = ds.GetRasterBand(1)
     band.WriteArray(mask.astype(np.uint8))
-    vds = ogr.GetDriverByName("Memory").CreateDataSource("steep")
+    # GDAL 3.11 (QGIS 3.44 on Debian unstable) folds the vector "Memory" driver into "MEM" and warns on the old name
+    vector_mem = "MEM" if int(gdal.VersionInfo()) >= 3110000 else "Memory"
+    vds = ogr.GetDriverByName(vector_mem).CreateDataSource("steep")
     layer = vds.CreateLayer("steep", None, ogr.wkbPolygon)
     layer.CreateField(ogr.FieldDefn("value", ogr.OFTInteger))
     err = gdal.Polygonize(band, band, layer, 0, ["8CONNECTED=8"])

@@ -54,7 +54,7 @@ def to_shapely(geom: QgsGeometry) -> Any:
     abstract = geom.constGet().clone()
     if QgsWkbTypes.isCurvedType(abstract.wkbType()):
         # a chord lies at most r * 2.4e-6 inside its arc (0.0024 ft at r = 1,000 ft)
-        abstract = abstract.segmentize(math.radians(ARC_STEP_DEG), QgsAbstractGeometry.MaximumAngle)
+        abstract = abstract.segmentize(math.radians(ARC_STEP_DEG), QgsAbstractGeometry.SegmentationToleranceType.MaximumAngle)
     abstract.dropMValue()
     return shapely.from_wkb(bytes(QgsGeometry(abstract).asWkb()))
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import shutil
 import subprocess
 import sys
@@ -300,6 +301,9 @@ def test_a_photo_blob_on_the_wells_is_never_read(tmp_path):
 @pytest.mark.skipif(shutil.which("ogr2ogr") is None, reason="ogr2ogr (GDAL) writes the KML")
 @pytest.mark.parametrize("driver, suffix", [("KML", ".kml"), ("LIBKML", ".kmz")])
 def test_septic_systems_from_kml_or_kmz_dw_1_violates_646_4_14_a_3(tmp_path, driver, suffix):
+    formats = subprocess.run(["ogrinfo", "--formats"], capture_output=True, text=True).stdout
+    if not re.search(rf"^\s*{driver}\s", formats, re.MULTILINE):
+        pytest.skip(f"this GDAL has no {driver} driver (Debian unstable's GDAL, December 2026, has no LIBKML)")
     septic = tmp_path / "septic.gpkg"
     _demo("septic").to_file(septic, layer="septic", driver="GPKG")
     kml = tmp_path / f"septic{suffix}"

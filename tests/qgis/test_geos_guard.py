@@ -51,7 +51,8 @@ def test_shapely_wheel_with_another_geos_minor_is_refused_beside_qgis_geos_3_11(
     text = deps.geos_problem(facts, QGIS_GEOS_311, "linux", global_geos=True)
     assert text is not None
     assert f"shapely {version}" in text and "GEOS 3.11.1" in text
-    assert 'pip install --user --break-system-packages --no-deps --force-reinstall "shapely>=2,<2.1"' in text
+    assert 'pip install --no-deps --upgrade --target ' in text and '"shapely>=2,<2.1"' in text
+    assert "--break-system-packages" not in text
 
 
 def test_shapely_2_0_wheel_with_geos_3_11_4_runs_beside_qgis_geos_3_11_1():
@@ -130,3 +131,29 @@ def test_missing_reportlab_is_said_with_its_install_command(monkeypatch):
     text = deps.reportlab_problem()
     assert text is not None and "reportlab" in text
     assert deps.REPORTLAB_HINTS["linux"] in text or "untested" in text
+
+
+def test_no_install_route_needs_break_system_packages():
+    """Debian's own shapely 2, or pip's --target into the QGIS profile's python folder (which pip allows under
+    Debian's externally managed Python and QGIS reads first): never --break-system-packages."""
+    texts = [*deps.INSTALL_HINTS.values(), *(deps.install_command(g, "linux", "~/p") for g in [(3, 11, 1), (3, 13, 1), (3, 15, 0), None])]
+    assert not [t for t in texts if "break-system-packages" in t]
+    assert "--target ~/.local/share/QGIS/QGIS3/profiles/default/python" in deps.INSTALL_HINTS["linux"].replace("{profile_python}", deps.DEFAULT_PROFILE_PYTHON)
+    assert "--target ~/p " in deps.install_command((3, 11, 1), "linux", "~/p")
+
+
+def test_the_profile_folder_is_this_qgis_profiles_python_folder(qgis_app):
+    from qgis.core import QgsApplication
+
+    folder = deps.profile_python_dir()
+    expected = str(Path(QgsApplication.qgisSettingsDirPath()) / "python")
+    assert folder.strip('"').replace("$HOME", str(Path.home())).replace("~", str(Path.home()), 1) == expected
+
+
+def test_a_shapely_2_whose_version_says_nothing_is_taken_by_its_api():
+    """Debian unstable's python3-shapely 2.2.0 reports __version__ '0+unknown': shapely 2's API decides."""
+    from types import SimpleNamespace
+
+    assert deps.is_shapely_2(SimpleNamespace(__version__="0+unknown", from_wkb=len, geos_version=(3, 15, 0)))
+    assert not deps.is_shapely_2(SimpleNamespace(__version__="0+unknown"))
+    assert deps.is_shapely_2(SimpleNamespace(__version__="2.0.7")) and not deps.is_shapely_2(SimpleNamespace(__version__="1.8.5", geos_version=(3, 11, 1)))

@@ -256,6 +256,25 @@ def _openings(ctx: CheckContext, lines: list[BaseGeometry], cleared: BaseGeometr
     return [o for o in out if o[2] - o[1] > 0]
 
 
+def nearest_feature(tree: shapely.STRtree, geoms: list[BaseGeometry], refs: list[FeatureRef], g: BaseGeometry, eps: float) -> int:
+    """Index of the feature of ``geoms`` nearest to ``g``, the same whatever the file format or feature order.
+
+    Features equally near (within ``eps``, the distance tolerance in CRS units) are told apart by the rule's
+    role order (the order of ``refs``), then by id; never by the search tree's internal order, which
+    reprojection noise and the GEOS release decide (a lake's shoreline and the lake polygon are equally near a
+    lawn: the shoreline is cited on every system).
+    """
+    j = int(tree.query_nearest(g, all_matches=False)[0])
+    reach = float(shapely.distance(g, geoms[j])) + eps
+    ties = [int(k) for k in tree.query(g, predicate="dwithin", distance=reach) if float(shapely.distance(g, geoms[int(k)])) <= reach]
+    if len(ties) <= 1:
+        return j
+    rank: dict[str, int] = {}
+    for ref in refs:
+        rank.setdefault(ref.layer, len(rank))
+    return min(ties, key=lambda k: (rank[refs[k].layer], refs[k].id, k))
+
+
 def check_fertilizer_zone(ctx: CheckContext, rule: Rule) -> None:
     """Lawn areas (``use`` = lawn on any area layer: ``lawn_roles``, default clearing, disturbance, impervious) within ``distance_ft`` of any water body.
 
@@ -288,7 +307,7 @@ def check_fertilizer_zone(ctx: CheckContext, rule: Rule) -> None:
         return
     tree = shapely.STRtree(np.array(geoms, dtype=object))
     for g, ref, use in lawns:
-        j = int(tree.query_nearest(g, all_matches=False)[0])
+        j = nearest_feature(tree, geoms, refs, g, ctx.to_units(DISTANCE_EPS_FT))
         d = ctx.to_feet(float(shapely.distance(g, geoms[j])))
         near = compare(d, dist, "distance_ft", str(rule.params.get("distance_words", "within")))
         if near and not use.known:
@@ -329,7 +348,7 @@ def check_clearing_near_water(ctx: CheckContext, rule: Rule) -> None:
     # An advisory_only rule (a standard of another text shown to the reviewer) says so on its advisories too.
     note = f"{str(rule.params.get('advisory_note', '')).strip()} " if rule.params.get("advisory_only") else ""
     for g, ref in items:
-        j = int(tree.query_nearest(g, all_matches=False)[0])
+        j = nearest_feature(tree, geoms, refs, g, ctx.to_units(DISTANCE_EPS_FT))
         d = ctx.to_feet(float(shapely.distance(g, geoms[j])))
         line = shapely.shortest_line(g, geoms[j])
         if compare(d, dist, "distance_ft", str(rule.params.get("distance_words", "within"))):
