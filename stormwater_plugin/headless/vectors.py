@@ -208,7 +208,7 @@ def _restore_cut_at_nul(src: LayerSource, records: list[dict[str, Any]], fids: l
                 if col not in records[0]:
                     continue
                 q = '"' + col.replace('"', '""') + '"'
-                rows = con.execute(f'SELECT "{pk}", CAST({q} AS BLOB) FROM {table} WHERE instr(CAST({q} AS BLOB), X\'00\') > 0 LIMIT 10000')
+                rows = con.execute(f'SELECT "{pk}", CAST({q} AS BLOB) FROM {table} WHERE instr(CAST({q} AS BLOB), X\'00\') > 0 LIMIT 10000')  # nosec B608 - identifiers of the file's own schema, quoted; read-only
                 for fid, raw in rows:
                     i = by_fid.get(str(fid))
                     if i is None or raw is None:

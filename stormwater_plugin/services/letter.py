@@ -339,7 +339,7 @@ def _distance_note(n: Mapping[str, object], row: Mapping[str, object]) -> str:
 
 
 #: A finding's status after a change, as the applicant reads it.
-_NOW = {"pass": "the plan now meets the requirement", "advisory": "now a note only", "violation": "not compliant",
+_NOW = {"pass": "the plan now meets the requirement", "advisory": "now a note only", "violation": "not compliant",  # nosec B105 - statuses, not passwords
         "undetermined": "more information is needed"}
 
 
