@@ -3,7 +3,8 @@
 Open the dock, load the demo, state the class (minor) and run the check; open the *Checks of a device*
 panel on DW-1 (14.0 ft from the S-1 septic field, 20 ft required: a violation). Then move DW-1 with QGIS's
 own editing (Toggle Editing, then the edit command QGIS's Move Feature tool issues: ``translateFeature``
-inside ``beginEditCommand``/``endEditCommand``) to 20.1 ft from the field, press nothing, and wait: the
+inside ``beginEditCommand``/``endEditCommand``) to 28.1 ft from the field (a dry well drawn as a point may reach
+8 ft beyond it), press nothing, and wait: the
 table, the map's result layers and the panel must show the pass, and the dock's line "DW-1 now meets every
 setback". A screenshot of the desktop goes to ``$WALK_OUT/live_check.png``; every modal dialog is recorded
 (none is expected). Run by scripts/desktop_live_edit.sh; the log is ``$WALK_OUT/walk.json``.
@@ -142,7 +143,7 @@ def move_with_qgis_editing():
     p = devices.getFeature(fid).geometry().asPoint()
     near = septic.nearestPoint(QgsGeometry.fromPointXY(p)).asPoint()
     dx, dy = p.x() - near.x(), p.y() - near.y()
-    k = (20.1 / 3.28084) / (dx * dx + dy * dy) ** 0.5 - 1.0
+    k = (28.1 / 3.28084) / (dx * dx + dy * dy) ** 0.5 - 1.0
     iface.setActiveLayer(devices)
     iface.actionToggleEditing().trigger()  # QGIS's own Toggle Editing
     expect(devices.isEditable(), "devices layer in edit mode (QGIS's Toggle Editing)")

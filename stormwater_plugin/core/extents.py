@@ -425,14 +425,21 @@ def read_symbols(layers: dict[str, FeatureLayer], unit_to_ft: float, warnings: l
             continue
         geoms = list(layer.geoms)
         hit: list[str] = []
+        # One feature is one id: the parts of a feature exported as several (a shapefile of single parts) are judged by
+        # their whole area and read as one symbol at the whole's centre, so splitting a feature never changes the reading.
+        parts: dict[str, list[int]] = {}
         for i, g in enumerate(geoms):
-            if g is None or g.is_empty or g.geom_type not in ("Polygon", "MultiPolygon"):
-                continue
-            a = float(shapely.area(g)) * unit_to_ft * unit_to_ft
-            if a < _min_footprint(role, layer.attrs[i]):
-                c = shapely.centroid(g)
-                geoms[i] = c if shapely.covered_by(c, g) else shapely.point_on_surface(g)
-                hit.append(layer.ids[i])
+            if g is not None and not g.is_empty and g.geom_type in ("Polygon", "MultiPolygon"):
+                parts.setdefault(layer.ids[i], []).append(i)
+        for fid, idx in parts.items():
+            whole = shapely.union_all([geoms[i] for i in idx]) if len(idx) > 1 else geoms[idx[0]]
+            a = float(shapely.area(whole)) * unit_to_ft * unit_to_ft
+            if a < min(_min_footprint(role, layer.attrs[i]) for i in idx):
+                c = shapely.centroid(whole)
+                point = c if shapely.covered_by(c, whole) else shapely.point_on_surface(whole)
+                for i in idx:
+                    geoms[i] = point
+                hit.append(fid)
         if hit:
             out[role] = replace(layer, geoms=_as_array(geoms, layer))
             warnings.append(Warning_("symbol_read_as_point", f"{ROLE_NOUN.get(role, role)} polygon(s) smaller than the smallest plausible footprint of their "
