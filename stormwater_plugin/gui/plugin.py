@@ -40,10 +40,15 @@ def unload_every_module_with_the_plugin() -> int:
     known = getattr(qgis_utils, "_plugin_modules", None)
     if not isinstance(known, dict) or PACKAGE not in known:
         return 0
-    # modules with a file only, as QGIS itself records: a namespace package (a folder of data such as core/packs)
-    # recomputes its __path__ from its parent's, which QGIS may already have removed, and the unload would fail
-    known[PACKAGE].update(name for name, mod in list(sys.modules.items())
-                          if (name == PACKAGE or name.startswith(PACKAGE + ".")) and getattr(mod, "__file__", None))
+    ours = [(name, mod) for name, mod in list(sys.modules.items()) if name == PACKAGE or name.startswith(PACKAGE + ".")]
+    known[PACKAGE].update(name for name, mod in ours if getattr(mod, "__file__", None))
+    # A namespace package (a folder without __init__.py: services/, core/packs/) holds no code, and QGIS's unload reads
+    # its __path__, which is recomputed from its parent's: once QGIS has removed the parent (its set has no order) that
+    # raises KeyError and the unload stops. So they go first, here, and leave QGIS's list.
+    for name, mod in ours:
+        if not getattr(mod, "__file__", None):
+            sys.modules.pop(name, None)
+            known[PACKAGE].discard(name)
     return len(known[PACKAGE])
 
 
