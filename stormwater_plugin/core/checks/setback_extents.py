@@ -61,9 +61,10 @@ def gradient_clear_by_ranges(ctx: CheckContext, big_dev: BaseGeometry, big_tgt: 
     dem = ctx.dem
     if dem is None:
         return False
-    x0, y0, x1, y1 = big_dev.bounds
     reach = ctx.to_units(required + precision("distance_ft") / 2.0)  # every part that may decide as the limit (core.limits)
-    near_tgt = shapely.intersection(big_tgt, shapely.box(x0 - reach, y0 - reach, x1 + reach, y1 + reach))
+    # The feature's parts within reach of the device, by distance (a fine buffer: a box aligned with the map's axes would
+    # take in more or less of a long feature as the plan is rotated, and the answer would turn with it).
+    near_tgt = shapely.intersection(big_tgt, shapely.buffer(big_dev, reach * 1.002, quad_segs=32))
     zd, zt = ground_range(ctx, big_dev), ground_range(ctx, near_tgt)
     if zd is None or zt is None:
         return False
