@@ -68,7 +68,10 @@ for v in ${SHAPELY_VERSIONS:-2.0.7 2.1.2 2.2.0}; do
     walk="$work/walk-$v"
     cli_counts="$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(json.dumps(d["counts"]))' "$work/findings-$v.json" 2>/dev/null || true)"
     run_desktop() {
-      WALK_OUT="$walk" WALK_REPO="$root" WALK_CLI_COUNTS="$cli_counts" PYTHONPATH="$site" QT_QPA_PLATFORM=xcb \
+      # QGIS counts a layer whose file lies under its temp folder (TMPDIR) as temporary and asks before closing it; a
+      # clone under /tmp would then raise QGIS's own prompt. The walk's temp folder is its own, beside its data.
+      mkdir -p "$walk-tmp"
+      TMPDIR="$walk-tmp" WALK_OUT="$walk" WALK_REPO="$root" WALK_CLI_COUNTS="$cli_counts" PYTHONPATH="$site" QT_QPA_PLATFORM=xcb \
         timeout 600 /usr/bin/qgis --nologo --code "$root/scripts/desktop_walkthrough.py" > "$walk.txt" 2>&1
     }
     set +e
