@@ -23,8 +23,6 @@ from .extents import read_symbols
 from .geometry import clean_layer
 from .kinds import KINDS, handler_path
 from .model import (
-    ROLE_NOUN,
-    ROLES,
     CheckResult,
     ClassReason,
     FeatureLayer,
@@ -37,6 +35,7 @@ from .model import (
     empty_notification,
 )
 from .raster import ElevationGrid
+from .roles import ROLE_NOUN, ROLES
 from .rulepack import Rule, RulePack, pack_source
 from .site_parcel import find_site_parcels
 from .terrain.plausibility import lake_surfaces, shoreline_elevation_warning

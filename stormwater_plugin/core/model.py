@@ -15,29 +15,14 @@ from typing import Mapping, NotRequired, Protocol, Sequence, TypeAlias, TypedDic
 import numpy as np
 from shapely.geometry.base import BaseGeometry
 
+from .roles import ROLE_NOUN
+
 #: One field's value in a row of a written layer or a JSON document's leaf.
 JsonScalar: TypeAlias = "str | int | float | bool | None"
 #: A value of a JSON document (findings.json and the documents built from it), recursively.
 JsonValue: TypeAlias = "str | int | float | bool | None | list[JsonValue] | dict[str, JsonValue]"
 #: A JSON object.
 JsonObject: TypeAlias = "dict[str, JsonValue]"
-
-#: Roles a site package may hold, in the order the README documents them.
-ROLES: tuple[str, ...] = (
-    "parcels",
-    "building_sites",
-    "devices",
-    "wells",
-    "septic",
-    "wetlands",
-    "shoreline",
-    "waterbodies",
-    "streams",
-    "clearing",
-    "disturbance",
-    "impervious",
-    "soils",
-)
 
 #: Device types the contract knows. Anything else is read as ``other``.
 DEVICE_TYPES: tuple[str, ...] = (
@@ -50,23 +35,6 @@ DEVICE_TYPES: tuple[str, ...] = (
 )
 
 PROJECT_CLASSES: tuple[str, ...] = ("exempt", "minor", "major")
-
-#: How one feature of each role is named in messages.
-ROLE_NOUN: dict[str, str] = {
-    "parcels": "parcel",
-    "building_sites": "building site",
-    "devices": "device",
-    "wells": "well",
-    "septic": "septic system",
-    "wetlands": "wetland",
-    "shoreline": "shoreline",
-    "waterbodies": "water body",
-    "streams": "stream",
-    "clearing": "clearing",
-    "disturbance": "disturbance",
-    "impervious": "impervious area",
-    "soils": "soil unit",
-}
 
 
 class Status(str, enum.Enum):
@@ -144,7 +112,7 @@ class FeatureLayer:
     Parameters
     ----------
     role : str
-        One of :data:`ROLES`.
+        One of :data:`~stormwater_plugin.core.roles.ROLES`.
     geoms : numpy.ndarray
         Object array of shapely geometries (valid, non-empty).
     ids : list of str
