@@ -15,7 +15,7 @@ shoreline, parcels…) and is shared by all the sites near it.
 
 How a site is checked
 ---------------------
-Each site gets its own :class:`~stormwater_plugin.core.engine.SiteInputs`:
+Each site gets its own :class:`~stormwater_plugin.core.model.SiteInputs`:
 its own plan features, and the context features within the *halo* of its
 footprint (the site parcel and its plan features). The halo is the largest
 horizontal distance any rule of the pack looks at (:func:`pack_reach_ft`,

@@ -15,8 +15,7 @@ import numpy as np
 import shapely
 from qgis.core import QgsCoordinateReferenceSystem, QgsCoordinateTransformContext, QgsProject
 
-from ..core.engine import SiteInputs
-from ..core.model import PROJECT_CLASSES, FeatureLayer, Warning_
+from ..core.model import PROJECT_CLASSES, FeatureLayer, SiteInputs, Warning_
 from ..core.roles import CONTEXT_ROLES, ROLES, TERRAIN_EXTENT_ROLES
 from ..services.dem_window import dem_window
 from ..services.intake import (  # the window the context roles are read over, as the command line

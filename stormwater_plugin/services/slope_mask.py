@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 from shapely.geometry.base import BaseGeometry
 
-from ..core.engine import SiteInputs
+from ..core.model import SiteInputs
 from ..core.raster import ElevationGrid
 from ..core.roles import TERRAIN_EXTENT_ROLES
 from ..core.rulepack import PackError, load_pack

@@ -620,3 +620,10 @@ def test_the_role_contract_is_plain_data():
     imports = [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)) and not (isinstance(n, ast.ImportFrom) and n.module == "__future__")]
     assert imports == []
 
+
+def test_site_inputs_live_with_the_model_not_in_the_engine():
+    """Issue 38: ``SiteInputs``, the type every adapter builds, is defined in core/model.py and imported from there."""
+    defined = sorted(_module(p) for p in PACKAGE.rglob("*.py")
+                     for n in ast.walk(ast.parse(p.read_text(encoding="utf-8"))) if isinstance(n, ast.ClassDef) and n.name == "SiteInputs")
+    assert defined == ["stormwater_plugin.core.model"]
+    assert sorted({f"{src} imports it from {dst}" for src, dst, name in _edges() if name == "SiteInputs" and dst != "stormwater_plugin.core.model"}) == []

@@ -10,8 +10,7 @@ import numpy as np
 import pytest
 
 from stormwater_plugin.cli import main
-from stormwater_plugin.core.engine import SiteInputs
-from stormwater_plugin.core.model import FeatureLayer
+from stormwater_plugin.core.model import FeatureLayer, SiteInputs
 from stormwater_plugin.core.roles import PLAN_ROLES
 from stormwater_plugin.core.rulepack import load_pack
 from stormwater_plugin.headless.batch import SUMMARY_COLUMNS, pack_reach_ft, plan_batch, run_batch
