@@ -74,7 +74,7 @@ class Snapshot:
 
 
 def plan_window(layers: Mapping[str, FeatureLayer], margin_units: float) -> tuple[float, float, float, float] | None:
-    """Bounds (working CRS) of the plan roles, else of every layer, grown by ``margin_units``."""
+    """Bounds (working CRS) of the plan and the wells and septic systems (``TERRAIN_EXTENT_ROLES``), else of every layer, grown by ``margin_units``."""
     for roles in (TERRAIN_EXTENT_ROLES, tuple(layers)):
         geoms = [g for r in roles if r in layers for g in layers[r].geoms if g is not None and not g.is_empty]
         if geoms:

@@ -93,7 +93,7 @@ def at_or_over(values: np.ndarray, threshold_pct: float, compare: str) -> np.nda
 
 
 def _plan_bounds(inputs: SiteInputs) -> np.ndarray | None:
-    """Working-CRS bounds of the plan roles (else of every layer), or ``None``."""
+    """Working-CRS bounds of the plan and the wells and septic systems (``TERRAIN_EXTENT_ROLES``; else of every layer), or ``None``."""
     import shapely
 
     for roles in (TERRAIN_EXTENT_ROLES, tuple(inputs.layers)):
