@@ -68,7 +68,17 @@ def _north_collins_devices(folder: Path) -> Path:
 
 
 def _check_args(case: Case, work: Path, out: Path) -> list[str]:
-    common = ["--jurisdiction", case.jurisdiction, "--out", str(out), "--report", "--reviewer", "Golden reviewer", "--reference", "GOLDEN-1"]
+    common = [
+        "--jurisdiction",
+        case.jurisdiction,
+        "--out",
+        str(out),
+        "--report",
+        "--reviewer",
+        "Golden reviewer",
+        "--reference",
+        "GOLDEN-1",
+    ]
     if case.site == "demo":
         return [str(DEMO / "site.gpkg"), "--dem", str(DEMO / "dem.tif"), *common]
     devices = _north_collins_devices(work)

@@ -25,7 +25,9 @@ def test_outputs_equal_the_golden_outputs(case: Case, tmp_path) -> None:
         diff = same_text(expected, got[name])
         if diff:
             problems.append(f"{case.name}/{name}: {diff}")
-    assert not problems, "outputs differ from tests/golden/expected (run scripts/update_golden.py for a deliberate change):\n" + "\n".join(problems)
+    assert not problems, "outputs differ from tests/golden/expected (run scripts/update_golden.py for a deliberate change):\n" + "\n".join(
+        problems
+    )
 
 
 def test_numbers_are_compared_within_their_last_printed_digit() -> None:
