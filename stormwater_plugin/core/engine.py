@@ -21,7 +21,7 @@ from .checks.shoreline import shoreline_as_lines
 from .dem_source import DemSource
 from .extents import read_symbols
 from .geometry import clean_layer
-from .kinds import KINDS, handler_path
+from .kinds import KINDS, distance_words, handler_path
 from .model import (
     ROLE_NOUN,
     ROLES,
@@ -276,7 +276,8 @@ def run_check(inputs: SiteInputs, pack: RulePack, progress: Callable[[float], bo
         warnings.append(Warning_("no_dem", "No DEM was supplied: every gradient-dependent setback and the slope rules are undetermined."))
 
     thresholds = {r.id: float(r.params["threshold_pct"]) for r in pack.rules if r.kind == "building_site_slope" and "threshold_pct" in r.params}
-    adjusted, unstated = apply_accuracy(ctx.findings, ctx.layers, inputs.accuracy_ft, inputs.dem_vertical_accuracy_ft, thresholds)
+    words = {r.id: w for r in pack.rules if (w := distance_words(r.kind, r.params)) is not None}
+    adjusted, unstated = apply_accuracy(ctx.findings, ctx.layers, inputs.accuracy_ft, inputs.dem_vertical_accuracy_ft, thresholds, words)
     findings = sorted(adjusted, key=_finding_order)
     return CheckResult(
         jurisdiction=pack.jurisdiction,

@@ -33,6 +33,7 @@ import shapely
 from shapely.geometry.base import BaseGeometry
 
 from ..geometry import area_sqft, display_buffer, feet_text, union
+from ..kinds import distance_words
 from ..limits import compare
 from ..model import DisplayZone, FeatureLayer, FeatureRef, Status, Warning_
 from ..rulepack import Rule
@@ -98,7 +99,7 @@ def check_no_cut_buffer(ctx: CheckContext, rule: Rule) -> None:
         line = shapely.shortest_line(g, shoreline.geoms[j])
         other = shoreline.ref(j)
         # "Within 35 feet ... no vegetation may be removed" (the rule's words, default "within"), decided at 0.01 ft (core.limits).
-        if not compare(d_ft, width, "distance_ft", str(rule.params.get("distance_words", "within"))):
+        if not compare(d_ft, width, "distance_ft", str(distance_words(rule.kind, rule.params))):
             ctx.add(
                 rule,
                 Status.PASS,
@@ -208,7 +209,7 @@ def _report_removed_surfaces(ctx: CheckContext, rule: Rule, shoreline: FeatureLa
     for g, ref in surfaces:
         j = int(tree.query_nearest(g, all_matches=False)[0])
         d_ft = ctx.to_feet(float(shapely.distance(g, shoreline.geoms[j])))
-        if not compare(d_ft, width, "distance_ft", str(rule.params.get("distance_words", "within"))):  # as clearing is read
+        if not compare(d_ft, width, "distance_ft", str(distance_words(rule.kind, rule.params))):  # as clearing is read
             continue
         inside = shapely.intersection(g, strip) if g.geom_type in ("Polygon", "MultiPolygon") else shapely.GeometryCollection()
         area = area_sqft(inside, ctx.unit_to_ft) if not inside.is_empty else None

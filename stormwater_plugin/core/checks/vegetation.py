@@ -21,6 +21,7 @@ import shapely.ops
 from shapely.geometry.base import BaseGeometry
 
 from ..geometry import DISTANCE_EPS_FT, area_sqft, display_buffer, feet_text, union
+from ..kinds import distance_words
 from ..limits import compare, number_text
 from ..model import DisplayZone, FeatureRef, Status
 from ..rulepack import Rule
@@ -309,7 +310,7 @@ def check_fertilizer_zone(ctx: CheckContext, rule: Rule) -> None:
     for g, ref, use in lawns:
         j = nearest_feature(tree, geoms, refs, g, ctx.to_units(DISTANCE_EPS_FT))
         d = ctx.to_feet(float(shapely.distance(g, geoms[j])))
-        near = compare(d, dist, "distance_ft", str(rule.params.get("distance_words", "within")))
+        near = compare(d, dist, "distance_ft", str(distance_words(rule.kind, rule.params)))
         if near and not use.known:
             ctx.add(rule, Status.UNDETERMINED, f"{ref.noun} lies {feet_text(d, dist)} ft from {refs[j].noun}, and {unknown_words(use)}: if it is a lawn, no lawn fertilizer within {dist:g} ft.",
                     subject=ref, other=refs[j], measured_ft=d, required_ft=dist, geometry=shapely.shortest_line(g, geoms[j]), missing_fields=["use"])
@@ -351,7 +352,7 @@ def check_clearing_near_water(ctx: CheckContext, rule: Rule) -> None:
         j = nearest_feature(tree, geoms, refs, g, ctx.to_units(DISTANCE_EPS_FT))
         d = ctx.to_feet(float(shapely.distance(g, geoms[j])))
         line = shapely.shortest_line(g, geoms[j])
-        if compare(d, dist, "distance_ft", str(rule.params.get("distance_words", "within"))):
+        if compare(d, dist, "distance_ft", str(distance_words(rule.kind, rule.params))):
             ctx.add(rule, Status.ADVISORY, f"{note}{ref.noun} is {feet_text(d, dist)} ft from {refs[j].noun}, within {dist:g} ft: cleared ground must be covered or protected within 24 hours.",
                     subject=ref, other=refs[j], measured_ft=d, required_ft=dist, geometry=line)
         else:
