@@ -73,7 +73,7 @@ import shapely
 from shapely.geometry.base import BaseGeometry
 
 from ..extents import DRAWN, Extent, Interval, decide_distance, distance_interval, layer_extents
-from ..geometry import area_sqft, display_buffer, feet_text
+from ..geometry import DISTANCE_EPS_FT, area_sqft, display_buffer, feet_text
 from ..kinds import distance_words
 from ..limits import compare, decided, margin, number_text, precision
 from ..model import ROLE_NOUN, DisplayZone, FeatureRef, Status
@@ -278,7 +278,7 @@ def check_device_setback(ctx: CheckContext, rule: Rule) -> None:
         reach = reach if math.isfinite(reach) else 0.0  # an unbounded device: its nearest features say so
         # Half the precision beyond the limit: what may decide as the limit (core.limits).
         near = targets.tree.query(dev, predicate="dwithin", distance=ctx.to_units(required + reach + precision("distance_ft") / 2.0))
-        idx = sorted(targets.nearest_per_role(dev) | set(int(j) for j in np.atleast_1d(near)))
+        idx = sorted(targets.nearest_per_role(dev, ctx.to_units(DISTANCE_EPS_FT)) | set(int(j) for j in np.atleast_1d(near)))
         for j in idx:
             _judge(ctx, out, d, j, targets, required, gradient_mode, tol, allowance, allowance_total)
 

@@ -32,7 +32,7 @@ from typing import Any
 import shapely
 from shapely.geometry.base import BaseGeometry
 
-from ..geometry import area_sqft, display_buffer, feet_text, union
+from ..geometry import DISTANCE_EPS_FT, area_sqft, display_buffer, feet_text, nearest_feature, union
 from ..kinds import distance_words
 from ..limits import compare
 from ..model import DisplayZone, FeatureLayer, FeatureRef, Status, Warning_
@@ -84,6 +84,7 @@ def check_no_cut_buffer(ctx: CheckContext, rule: Rule) -> None:
             ctx.skip(rule, f"no vegetation removal proposed ({', '.join(supplied)} empty or existing only)")
         return
     tree = shapely.STRtree(shoreline.geoms)
+    shore_refs = [shoreline.ref(j) for j in range(len(shoreline))]
     # Disturbance and impervious areas are reported where they go beyond the mapped clearing;
     # where a clearing polygon already covers them, its finding speaks for both.
     first = roles[0]
@@ -94,7 +95,7 @@ def check_no_cut_buffer(ctx: CheckContext, rule: Rule) -> None:
             rest = shapely.difference(shapely.intersection(g, strip), cleared)
             if area_sqft(rest, ctx.unit_to_ft) < 1.0:
                 continue
-        j = int(tree.query_nearest(g, all_matches=False)[0])
+        j = nearest_feature(tree, shoreline.geoms, shore_refs, g, ctx.to_units(DISTANCE_EPS_FT))
         d_ft = ctx.to_feet(float(shapely.distance(g, shoreline.geoms[j])))
         line = shapely.shortest_line(g, shoreline.geoms[j])
         other = shoreline.ref(j)
@@ -206,8 +207,9 @@ def _report_removed_surfaces(ctx: CheckContext, rule: Rule, shoreline: FeatureLa
     if not surfaces:
         return
     tree = shapely.STRtree(shoreline.geoms)
+    shore_refs = [shoreline.ref(j) for j in range(len(shoreline))]
     for g, ref in surfaces:
-        j = int(tree.query_nearest(g, all_matches=False)[0])
+        j = nearest_feature(tree, shoreline.geoms, shore_refs, g, ctx.to_units(DISTANCE_EPS_FT))
         d_ft = ctx.to_feet(float(shapely.distance(g, shoreline.geoms[j])))
         if not compare(d_ft, width, "distance_ft", str(distance_words(rule.kind, rule.params))):  # as clearing is read
             continue

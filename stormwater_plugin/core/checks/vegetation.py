@@ -20,7 +20,7 @@ import shapely
 import shapely.ops
 from shapely.geometry.base import BaseGeometry
 
-from ..geometry import DISTANCE_EPS_FT, area_sqft, display_buffer, feet_text, union
+from ..geometry import DISTANCE_EPS_FT, area_sqft, display_buffer, feet_text, nearest_feature, union
 from ..kinds import distance_words
 from ..limits import compare, number_text
 from ..model import DisplayZone, FeatureRef, Status
@@ -255,25 +255,6 @@ def _openings(ctx: CheckContext, lines: list[BaseGeometry], cleared: BaseGeometr
         if cur is not None:
             out.append((k, cur[0], cur[1]))
     return [o for o in out if o[2] - o[1] > 0]
-
-
-def nearest_feature(tree: shapely.STRtree, geoms: list[BaseGeometry], refs: list[FeatureRef], g: BaseGeometry, eps: float) -> int:
-    """Index of the feature of ``geoms`` nearest to ``g``, the same whatever the file format or feature order.
-
-    Features equally near (within ``eps``, the distance tolerance in CRS units) are told apart by the rule's
-    role order (the order of ``refs``), then by id; never by the search tree's internal order, which
-    reprojection noise and the GEOS release decide (a lake's shoreline and the lake polygon are equally near a
-    lawn: the shoreline is cited on every system).
-    """
-    j = int(tree.query_nearest(g, all_matches=False)[0])
-    reach = float(shapely.distance(g, geoms[j])) + eps
-    ties = [int(k) for k in tree.query(g, predicate="dwithin", distance=reach) if float(shapely.distance(g, geoms[int(k)])) <= reach]
-    if len(ties) <= 1:
-        return j
-    rank: dict[str, int] = {}
-    for ref in refs:
-        rank.setdefault(ref.layer, len(rank))
-    return min(ties, key=lambda k: (rank[refs[k].layer], refs[k].id, k))
 
 
 def check_fertilizer_zone(ctx: CheckContext, rule: Rule) -> None:
