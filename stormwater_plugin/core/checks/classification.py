@@ -49,6 +49,9 @@ class Classification:
     possible_classes: tuple[str, ...] = ()
     #: When the class is open: the one question that settles it (what to draw or state); ``""`` when decided.
     question: str = ""
+    #: ``(role, id)`` of the features drawn smaller than they are whose plausible extents the class read (the affected
+    #: area's upper end, the new impervious area's): the report lists the extents used.
+    extent_refs: tuple[tuple[str, str], ...] = ()
 
     @property
     def classes(self) -> tuple[str, ...]:
@@ -128,6 +131,8 @@ def classify(
     an undetermined reason naming the remedy.
     """
     aff, new_imp, imp_areas = measure_areas(layers, unit_to_ft, warnings)
+    sites = imp_areas.unmeasured_site_ids if imp_areas is not None and pack.exempt is not None and pack.exempt.max_new_impervious_sqft is not None else ()
+    extent_refs = aff.unmeasured_refs + tuple(("building_sites", fid) for fid in sites)
     disturbed = aff.sqft
     reasons: list[ClassReason] = []
     computed: str | None = None
@@ -164,7 +169,7 @@ def classify(
                 warnings.append(Warning_("class_area_incomplete", f"the affected area leaves out {names} (no area to measure): the project class may be larger",
                                          lost[0][0], tuple(f for _, f in lost)))
     if override:
-        return Classification(override, "override", computed, disturbed, new_imp, reasons, aff, (override,))
+        return Classification(override, "override", computed, disturbed, new_imp, reasons, aff, (override,), extent_refs=extent_refs)
     if computed is None:
         reasons.append(
             ClassReason(
@@ -176,7 +181,7 @@ def classify(
             )
         )
         warnings.append(Warning_("class_assumed", "Project class assumed major: no disturbance, clearing or impervious data and no --class given."))
-        return Classification("major", "assumed", None, None, new_imp, reasons, aff, pack_classes(pack))
+        return Classification("major", "assumed", None, None, new_imp, reasons, aff, pack_classes(pack), extent_refs=extent_refs)
     if len(possible) > 1:
         ordered = tuple(c for c in CLASS_ORDER if c in possible)
         top = ordered[-1]
@@ -191,8 +196,8 @@ def classify(
         )
         warnings.append(Warning_("class_open", f"Project class open ({', '.join(ordered)}): assumed {top}; the rules of every possible class are reported."))
         return Classification(top, "assumed", computed, disturbed, new_imp, reasons, aff, ordered,
-                              class_question(ordered, aff, new_imp, _without_geometry(layers), reasons, imp_areas))
-    return Classification(computed, "computed", computed, disturbed, new_imp, reasons, aff, (computed,))
+                              class_question(ordered, aff, new_imp, _without_geometry(layers), reasons, imp_areas), extent_refs)
+    return Classification(computed, "computed", computed, disturbed, new_imp, reasons, aff, (computed,), extent_refs=extent_refs)
 
 
 def class_question(ordered: tuple[str, ...], aff: AffectedArea, new_imp: float | None, lost: list[tuple[str, str]],
