@@ -16,10 +16,11 @@ import shapely
 from .accuracy import apply_accuracy
 from .checks.classification import classify
 from .checks.context import CheckContext, id_key, joined_ids, truthy
+from .checks.setback_targets import feature_name
 from .checks.shoreline import shoreline_as_lines
-from .extents import read_symbols
+from .extents import extents_used, read_symbols
 from .geometry import clean_layer
-from .kinds import KINDS, handler_path
+from .kinds import KINDS, distance_words, handler_path
 from .model import (
     CheckResult,
     ClassReason,
@@ -240,8 +241,12 @@ def run_check(inputs: SiteInputs, pack: RulePack, progress: Callable[[float], bo
         warnings.append(Warning_("no_dem", "No DEM was supplied: every gradient-dependent setback and the slope rules are undetermined."))
 
     thresholds = {r.id: float(r.params["threshold_pct"]) for r in pack.rules if r.kind == "building_site_slope" and "threshold_pct" in r.params}
-    adjusted, unstated = apply_accuracy(ctx.findings, ctx.layers, inputs.accuracy_ft, inputs.dem_vertical_accuracy_ft, thresholds)
+    words = {r.id: w for r in pack.rules if (w := distance_words(r.kind, r.params)) is not None}
+    adjusted, unstated = apply_accuracy(ctx.findings, ctx.layers, inputs.accuracy_ft, inputs.dem_vertical_accuracy_ft, thresholds, words)
     findings = sorted(adjusted, key=_finding_order)
+    # The plausible extents this site's findings and class read: the report lists those, not every kind of the pack.
+    named = [(r.layer, r.id) for f in findings for r in (f.subject, f.other) if r is not None]
+    used = extents_used(ctx.layers, [*named, *cls.extent_refs], feature_name)
     return CheckResult(
         jurisdiction=pack.jurisdiction,
         pack_title=pack.title,
@@ -259,7 +264,7 @@ def run_check(inputs: SiteInputs, pack: RulePack, progress: Callable[[float], bo
         rules_not_applicable=not_applicable,
         inventory=ctx.inventory,
         accuracy={"roles": dict(inputs.accuracy_ft), "unstated_roles": unstated,
-                  "dem_vertical_ft": inputs.dem_vertical_accuracy_ft, "gradient_tolerance_ft": pack.gradient_tolerance_ft},
+                  "dem_vertical_ft": inputs.dem_vertical_accuracy_ft, "gradient_tolerance_ft": pack.gradient_tolerance_ft, "extents_used": used},
         feature_wkt=_feature_wkt(findings, ctx.layers),
         unit_to_ft=inputs.unit_to_ft,
         pack_source=pack_source(pack),

@@ -9,14 +9,14 @@ for display and for areas, with enough segments that they lie within
 from __future__ import annotations
 
 import math
-from typing import Iterable
+from typing import Iterable, Sequence
 
 import numpy as np
 import shapely
 from shapely.geometry.base import BaseGeometry
 
 from .limits import number_text, precision
-from .model import FeatureLayer, Warning_
+from .model import FeatureLayer, FeatureRef, Warning_
 from .roles import AREA_ONLY_ROLES, ROLE_FAMILY
 
 #: Floating-point tolerance between two measured lengths, in feet (openings that touch along the shore). Limits of the
@@ -297,6 +297,26 @@ def union(geoms: Iterable[BaseGeometry]) -> BaseGeometry:
     if not arr:
         return shapely.GeometryCollection()
     return shapely.union_all(np.array(arr, dtype=object))
+
+
+def nearest_feature(tree: shapely.STRtree, geoms: Sequence[BaseGeometry], refs: Sequence[FeatureRef], g: BaseGeometry, eps: float) -> int:
+    """Index of the feature of ``geoms`` (indexed by ``tree``) nearest to ``g``, the same whatever the file format or feature order.
+
+    Features equally near (within ``eps``, the distance tolerance in CRS units) are told apart by the rule's
+    role order (the order in which ``refs`` first names each role), then by id, then by the part's own shape
+    (its WKB: the parts of a feature split in several); never by the search tree's internal order, which feature
+    order, reprojection noise and the GEOS release decide (a lake's shoreline and the lake polygon are equally
+    near a lawn: the shoreline is cited on every system).
+    """
+    j = int(tree.query_nearest(g, all_matches=False)[0])
+    reach = float(shapely.distance(g, geoms[j])) + eps
+    ties = [int(k) for k in tree.query(g, predicate="dwithin", distance=reach) if float(shapely.distance(g, geoms[int(k)])) <= reach]
+    if len(ties) <= 1:
+        return j
+    rank: dict[str, int] = {}
+    for ref in refs:
+        rank.setdefault(ref.layer, len(rank))
+    return min(ties, key=lambda k: (rank[refs[k].layer], refs[k].id, shapely.to_wkb(geoms[k])))
 
 
 def area_sqft(geom: BaseGeometry, unit_to_ft: float) -> float:

@@ -348,6 +348,9 @@ class AccuracySummary(TypedDict):
     unstated_roles: list[str]
     dem_vertical_ft: float | None
     gradient_tolerance_ft: float
+    #: The plausible extents (``packs/device_plausibility.json``) this site's findings and class read, as
+    #: :func:`~stormwater_plugin.core.extents.extents_used` gives them; absent from an earlier release's document.
+    extents_used: NotRequired[list[JsonObject]]
 
 
 def empty_notification() -> NotificationBlock:

@@ -115,6 +115,8 @@ class AffectedArea:
     unknown_status: tuple[str, ...] = ()
     left_out: tuple[str, ...] = ()
     unbounded: tuple[str, ...] = ()
+    #: ``(role, id)`` of the :attr:`unmeasured` features, whose plausible footprints the upper end reads.
+    unmeasured_refs: tuple[tuple[str, str], ...] = ()
 
     @property
     def exact(self) -> bool:
@@ -169,7 +171,7 @@ def affected_area(layers: dict[str, FeatureLayer], unit_to_ft: float) -> Affecte
     by_role: dict[str, list[Any]] = {}
     unknown_geoms: list[Any] = []
     unknown_ids: list[str] = []
-    loose: list[tuple[Any, str, str, dict[str, Any]]] = []
+    loose: list[tuple[Any, str, str, dict[str, Any], str]] = []
     every: list[Any] = []
     left_out: list[str] = []
     for role in AFFECTED_AREA_ROLES + PLAN_OBJECT_ROLES:
@@ -193,7 +195,7 @@ def affected_area(layers: dict[str, FeatureLayer], unit_to_ft: float) -> Affecte
             if g.geom_type in ("Polygon", "MultiPolygon"):
                 by_role.setdefault(role, []).append(g)
             elif role in PLAN_OBJECT_ROLES:
-                loose.append((g, layer.ref(i).noun, role, layer.attrs[i]))
+                loose.append((g, layer.ref(i).noun, role, layer.attrs[i], layer.ids[i]))
     geometry = union([g for gs in by_role.values() for g in gs])
     activity = union(every + unknown_geoms)
     if not supplied:
@@ -203,10 +205,12 @@ def affected_area(layers: dict[str, FeatureLayer], unit_to_ft: float) -> Affecte
     unmeasured: list[str] = []
     unbounded: list[str] = []
     plausible: list[Any] = []
-    for g, noun, role, attrs in loose:
+    refs: list[tuple[str, str]] = []
+    for g, noun, role, attrs, fid in loose:
         if not geometry.is_empty and covers_on_edge(geometry, g, unit_to_ft):
             continue  # drawn inside the mapped work (or on its edge, at the precision of a distance): counted there
         unmeasured.append(noun)
+        refs.append((role, fid))
         bound = footprint_bound(role, g, attrs, unit_to_ft)
         if bound is None:
             unbounded.append(noun)
@@ -220,7 +224,8 @@ def affected_area(layers: dict[str, FeatureLayer], unit_to_ft: float) -> Affecte
         upper = _sqft(union([geometry, *unknown_geoms, *plausible]), unit_to_ft)
     else:
         upper = sqft
-    return AffectedArea(sqft, upper, geometry, activity, by_layer, supplied, tuple(unmeasured), tuple(unknown_ids), tuple(left_out), tuple(unbounded))
+    return AffectedArea(sqft, upper, geometry, activity, by_layer, supplied, tuple(unmeasured), tuple(unknown_ids), tuple(left_out), tuple(unbounded),
+                        tuple(refs))
 
 
 def _sqft(geom: BaseGeometry, unit_to_ft: float) -> float:
