@@ -1,7 +1,7 @@
 """Batch screening, the plan: find the sites of a town, give each its features, tile them into partitions.
 
 The use case's first half (:func:`plan_batch`); :mod:`.batch_run` checks a
-partition's sites with :func:`~stormwater_plugin.services.review.check`. The
+partition's sites with :func:`~stormwater_plugin.services.site_source.check_site`. The
 file side (reading the package, the executors, the writers) is
 :mod:`stormwater_plugin.headless.batch`, which describes the outputs.
 
@@ -38,6 +38,7 @@ from ..core.raster import CoordTransform, ElevationGrid
 from ..core.rulepack import RulePack
 from ..core.vocabulary import name_matches
 from .reach import pack_dem_reach_ft, pack_reach_ft, rule_grows_dem_window
+from .site_source import ReviewOptions
 
 #: Roles whose features belong to one site (the parcel holding their point on surface).
 PLAN_ROLES: tuple[str, ...] = ("building_sites", "devices", "clearing", "disturbance", "impervious")
@@ -97,7 +98,8 @@ class Partition:
     """
 
     number: int
-    jurisdiction: str
+    #: The rule pack every site is checked with (the object the batch was planned with, not its name reloaded).
+    pack: RulePack
     layers: dict[str, FeatureLayer]
     sites: list[tuple[str, dict[str, np.ndarray]]]
     dem: DemSlice | None
@@ -116,6 +118,13 @@ class Partition:
     write_to: str | None = None
     #: Site id -> its folder name under ``write_to/sites``.
     folders: dict[str, str] = field(default_factory=dict)
+    #: The review's options for every site (picklable: no callables), as :func:`~.site_source.check_site` takes them.
+    options: ReviewOptions = field(default_factory=lambda: ReviewOptions(moves=False))
+
+    @property
+    def jurisdiction(self) -> str:
+        """The pack's jurisdiction name."""
+        return self.pack.jurisdiction
 
 
 # --------------------------------------------------------------------------- planning (the batch process)
@@ -193,6 +202,7 @@ def plan_batch(
     workers: int = 2,
     site_units: dict[str, tuple[float, str]] | None = None,
     dem_source: DemSource | None = None,
+    options: ReviewOptions | None = None,
 ) -> BatchPlan:
     """Find the sites, give each its features, and tile them into partitions.
 
@@ -223,6 +233,9 @@ def plan_batch(
         The whole DEM in windows, for rules that read further than their
         fixed window (the flow trace); by default, when the pack has one, an
         in-memory source over ``dem``.
+    options : ReviewOptions, optional
+        The review's options for every site (stated accuracy; no callables: they travel to the workers);
+        by default none, and no moves (a screening suggests none).
 
     Raises
     ------
@@ -268,7 +281,7 @@ def plan_batch(
         partitions.append(
             Partition(
                 number=number_,
-                jurisdiction=pack.jurisdiction,
+                pack=pack,
                 layers=part_layers,
                 sites=part_sites,
                 dem=_dem_slice(dem, box_, dem_transforms) if dem is not None and dem_transforms is not None else None,
@@ -279,6 +292,7 @@ def plan_batch(
                 inputs_doc=dict(inputs_doc or {}),
                 site_units={site_ids[m]: site_units[site_ids[m]] for m in members if site_ids[m] in site_units},
                 dem_source=dem_source,
+                options=options if options is not None else ReviewOptions(moves=False),
             )
         )
     return BatchPlan(site_ids, site_parcels, partitions, halo_ft, unassigned, sb)
