@@ -394,6 +394,9 @@ def _context_pairs(
         # the layer's extent is its convex hull, so each hull vertex's feature goes to every site.
         present = np.flatnonzero(shapely.is_geometry(g))
         ext = _hull_features(g[present], present)
+        # a feature without a usable geometry goes to every site, as a single-site check reads it: each rule reading
+        # its role is undetermined for it there, never silent
+        ext = np.union1d(ext, np.flatnonzero(~shapely.is_geometry(g)))
         sites_l.append(np.repeat(np.arange(n_sites, dtype=np.int64), len(ext)))
         feats_l.append(np.tile(ext, n_sites))
         subsets = [np.flatnonzero(shapely.is_geometry(g))] + _name_subsets(pack, role, layer)
@@ -455,7 +458,7 @@ def _partition_layers(
         cut = splits[role]
         chunks = [feats[cut[m] : cut[m + 1]] for m in members]
         used = np.unique(np.concatenate(chunks)) if chunks else np.empty(0, dtype=np.int64)
-        part_layers[role] = FeatureLayer(role, layer.geoms[used], [layer.ids[k] for k in used], [layer.attrs[k] for k in used])
+        part_layers[role] = FeatureLayer(role, layer.geoms[used], [layer.ids[k] for k in used], [layer.attrs[k] for k in used], dict(layer.no_geometry))
         for (_, idx), chunk in zip(part_sites, chunks):
             idx[role] = np.searchsorted(used, chunk)
     return part_layers, part_sites

@@ -26,7 +26,7 @@ import numpy as np
 from ..core.engine import SiteInputs
 from ..core.model import FeatureLayer, Finding
 from ..core.raster import ElevationGrid
-from .batch_plan import Partition
+from .batch_plan import PLAN_ROLES, Partition
 from .site_source import ReadSite, SiteRead, SiteReviewError, check_site
 
 #: A finding's map row for the batch's findings.gpkg: (site id, finding) -> (family, row, WKB), or ``None`` (no geometry).
@@ -60,7 +60,10 @@ def site_inputs(part: Partition, site: tuple[str, dict[str, np.ndarray]], dem: E
     layers: dict[str, FeatureLayer] = {}
     for role, layer in part.layers.items():
         idx = index.get(role, np.empty(0, dtype=np.int64))
-        layers[role] = FeatureLayer(role, layer.geoms[idx], [layer.ids[k] for k in idx], [layer.attrs[k] for k in idx])
+        # the features the read could not place (no_geometry) are every site's context, as a single-site check has them;
+        # a plan feature without a place belongs to no site (the plan lists it as unassigned)
+        placeless = dict(layer.no_geometry) if role not in PLAN_ROLES else {}
+        layers[role] = FeatureLayer(role, layer.geoms[idx], [layer.ids[k] for k in idx], [layer.attrs[k] for k in idx], placeless)
     return SiteInputs(
         layers=layers,
         dem=dem,
