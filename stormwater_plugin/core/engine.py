@@ -16,7 +16,7 @@ import shapely
 
 from .accuracy import apply_accuracy
 from .checks.classification import classify
-from .checks.context import CheckContext, id_key, joined_ids, truthy
+from .checks.context import CheckContext, id_key, truthy
 from .checks.shoreline import shoreline_as_lines
 from .dem_source import DemSource
 from .extents import read_symbols
@@ -291,7 +291,7 @@ def run_check(inputs: SiteInputs, pack: RulePack, progress: Callable[[float], bo
         warnings=warnings,
         rules_not_checked=ctx.not_checked,
         zones=ctx.zones,
-        site_parcel_id=joined_ids(ctx.site_ids) if ctx.site_ids else None,
+        site_parcel_ids=tuple(ctx.site_ids),
         rules_not_applicable=not_applicable,
         inventory=ctx.inventory,
         accuracy={"roles": dict(inputs.accuracy_ft), "unstated_roles": unstated,
