@@ -42,3 +42,18 @@ def test_every_site_of_a_batch_holds_the_wells_without_a_place():
     for o in outcomes:
         about = {(f["subject"] or {}).get("id"): f["status"] for f in json.loads(o.document)["findings"] if (f["subject"] or {}).get("layer") == "wells"}
         assert about.get("W2") == "undetermined" and about.get("W3") == "undetermined", o.site_id
+
+
+def test_the_batch_states_the_options_accuracy_on_every_site_as_the_single_site_check_does():
+    from stormwater_plugin.services.site_source import ReadSite, ReviewOptions, SiteRead, check_site
+
+    pack = load_pack("lgpc")
+    options = ReviewOptions(accuracy=("wells=5",), moves=False)
+    plan = plan_batch(_town(), None, pack, 1.0, class_override="minor", options=options)
+    for part in plan.partitions:
+        assert part.pack is pack and part.options == options
+        for site, outcome in zip(part.sites, check_sites(part)):
+            doc = json.loads(outcome.document)
+            assert doc["accuracy"]["roles"] == {"wells": 5.0}
+            alone = check_site(ReadSite(SiteRead(site_inputs(part, site, None), "")), pack, options).review.doc
+            assert json.loads(json.dumps(alone["findings"])) == doc["findings"]
