@@ -24,7 +24,7 @@ SUBCOMMANDS = ("check", "slope-map", "envelope", "batch", "compare", "letter", "
 
 def _check_parser() -> argparse.ArgumentParser:
     # lazy: the engine's vocabularies load numpy and shapely; run inside run_guarded (issue 35)
-    from .core.model import ROLES
+    from .core.roles import ROLES
     from .core.rulepack import JURISDICTIONS
     from .core.units import USER_Z_UNITS
 

@@ -38,7 +38,8 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from .errors import StormwaterError
-from .model import ROLES, FeatureLayer, FeatureRef, Finding, Status
+from .model import FeatureLayer, FeatureRef, Finding, Status
+from .roles import ROLES
 
 
 class RoleAccuracyError(ValueError, StormwaterError):

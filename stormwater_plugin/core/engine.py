@@ -2,14 +2,13 @@
 
 ``run_check`` is the one entry point the CLI, the Processing algorithms and
 the plugin's background task share. It takes layers already in one projected
-working CRS (see :class:`SiteInputs`) and never touches files.
+working CRS (see :class:`~stormwater_plugin.core.model.SiteInputs`) and never touches files.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import importlib
-from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import shapely
@@ -18,13 +17,10 @@ from .accuracy import apply_accuracy
 from .checks.classification import classify
 from .checks.context import CheckContext, id_key, truthy
 from .checks.shoreline import shoreline_as_lines
-from .dem_source import DemSource
 from .extents import read_symbols
 from .geometry import clean_layer
 from .kinds import KINDS, handler_path
 from .model import (
-    ROLE_NOUN,
-    ROLES,
     CheckResult,
     ClassReason,
     FeatureLayer,
@@ -32,11 +28,12 @@ from .model import (
     Finding,
     NotApplicableEntry,
     NotificationBlock,
+    SiteInputs,
     Status,
     Warning_,
     empty_notification,
 )
-from .raster import ElevationGrid
+from .roles import ROLE_NOUN, ROLES
 from .rulepack import Rule, RulePack, pack_source
 from .site_parcel import find_site_parcels
 from .terrain.plausibility import lake_surfaces, shoreline_elevation_warning
@@ -45,39 +42,6 @@ from .vocabulary import normalise_layer
 ID_FIELDS = ("id",)
 REVIEWER_REASON = "for the reviewer: the text sets a requirement the plan's geometry cannot decide"
 PARCEL_ID_FIELDS = ("id", "print_key", "sbl", "parcel_id", "pin")
-
-
-@dataclass
-class SiteInputs:
-    """Everything the engine needs, already in the working CRS.
-
-    Parameters
-    ----------
-    layers : dict
-        Role name to :class:`FeatureLayer`; a role that is absent was not
-        supplied (distinct from an empty layer, which says "none").
-    dem : ElevationGrid or None
-        Ground elevations; ``None`` makes gradient-dependent rules undetermined.
-    unit_to_ft : float
-        Working-CRS linear unit in international feet.
-    crs_name : str
-        Human name of the working CRS, for reports.
-    """
-
-    layers: dict[str, FeatureLayer]
-    dem: ElevationGrid | None
-    unit_to_ft: float
-    crs_name: str = ""
-    site_parcel_id: str | None = None
-    class_override: str | None = None
-    warnings: list[Warning_] = field(default_factory=list)
-    #: Role to stated horizontal accuracy in feet at 95% (see :mod:`~stormwater_plugin.core.accuracy`).
-    accuracy_ft: dict[str, float] = field(default_factory=dict)
-    #: The DEM's stated vertical accuracy in feet at 95%; ``None`` when not stated.
-    dem_vertical_accuracy_ft: float | None = None
-    #: The whole DEM, read in windows on demand (:class:`~.dem_source.DemSource`): the flow trace grows its window
-    #: up to the raster's edge. ``None``: ``dem`` is all there is, and its edge is the DEM's edge.
-    dem_source: DemSource | None = None
 
 
 Handler = Callable[[CheckContext, Rule], None]

@@ -45,7 +45,8 @@ from shapely.geometry.base import BaseGeometry
 
 from .errors import StormwaterError
 from .limits import Quantity, Relation, compare, relation
-from .model import ROLE_NOUN, FeatureLayer, Status, Warning_
+from .model import FeatureLayer, Status, Warning_
+from .roles import ROLE_NOUN
 from .vocabulary import read
 
 EXTENTS_FILE = Path(__file__).resolve().parent / "packs" / "device_plausibility.json"

@@ -16,7 +16,8 @@ from typing import Any, Sequence
 import fiona
 import numpy as np
 
-from ..core.model import ROLES, FeatureLayer
+from ..core.model import FeatureLayer
+from ..core.roles import ROLES
 from ..core.rulepack import JURISDICTIONS, PackError, load_pack
 from ..services.completeness import CONTOURS_LAYER, Completeness, check_completeness, completeness_lines
 from .errors import fail

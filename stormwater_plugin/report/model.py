@@ -14,8 +14,9 @@ from typing import Any, Mapping, Sequence
 from ..__about__ import __version__
 from ..core.checks.notification import owner_of
 from ..core.extents import extents_summary
-from ..core.model import ROLE_NOUN, CheckResult, FeatureLayer, InventoryRow, Status
+from ..core.model import CheckResult, FeatureLayer, InventoryRow, Status
 from ..core.printable import printable_text
+from ..core.roles import ROLE_NOUN
 from ..core.rulepack import PackError, Rule, load_pack, source_statement
 from ..services.presentation import STATUS_COLOUR_NAMES
 from ..services.review import not_checked

@@ -3,7 +3,7 @@
 The use case's second half (the first is :mod:`.batch_plan`): a worker
 process (or a Dask worker, or the batch process itself) calls
 :func:`check_sites` on the :class:`~.batch_plan.Partition` it was sent. Each
-site gets its own :class:`~stormwater_plugin.core.engine.SiteInputs` and is
+site gets its own :class:`~stormwater_plugin.core.model.SiteInputs` and is
 checked by :func:`~stormwater_plugin.services.site_source.check_site`, the use
 case of every front end, with the partition's options: its findings.json is the
 single-site check's document (finding keys and override counts included; no
@@ -23,10 +23,10 @@ from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
-from ..core.engine import SiteInputs
-from ..core.model import FeatureLayer, Finding
+from ..core.model import FeatureLayer, Finding, SiteInputs
 from ..core.raster import ElevationGrid
-from .batch_plan import PLAN_ROLES, Partition
+from ..core.roles import PLAN_ROLES
+from .batch_plan import Partition
 from .site_source import ReadSite, SiteRead, SiteReviewError, check_site
 
 #: A finding's map row for the batch's findings.gpkg: (site id, finding) -> (family, row, WKB), or ``None`` (no geometry).

@@ -27,7 +27,8 @@ from dataclasses import dataclass, field
 from typing import Collection, Mapping, Sequence
 
 from ..core.cad.sorting import CONTOURS
-from ..core.model import ROLE_NOUN, FeatureLayer, JsonObject
+from ..core.model import FeatureLayer, JsonObject
+from ..core.roles import ROLE_NOUN
 from ..core.rulepack import PACK_DIR, RulePack, SubmissionItem
 
 #: The layer of existing-grade contours in a package (a CAD import's), which shows the site's topography without a DEM.

@@ -1,7 +1,7 @@
 """Where a site comes from: one protocol for the file reader and the QGIS snapshot, one use case over both.
 
 A :class:`SiteSource` reads a site into plain inputs (:class:`SiteRead`: the
-engine's :class:`~stormwater_plugin.core.engine.SiteInputs` in the working
+engine's :class:`~stormwater_plugin.core.model.SiteInputs` in the working
 CRS, that CRS as WKT, and the document's ``inputs`` description). The
 command line's adapter is ``headless.site_source.FileSiteSource`` (files,
 through the headless reader); the plugin's is
@@ -20,8 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Mapping, Protocol, Sequence, runtime_checkable
 
-from ..core.engine import SiteInputs
 from ..core.errors import StormwaterError
+from ..core.model import SiteInputs
 from ..core.overrides import Override
 from ..core.rulepack import RulePack
 from ..core.siting import SitingEnvelope

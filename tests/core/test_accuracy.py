@@ -7,8 +7,8 @@ import math
 import pytest
 
 from stormwater_plugin.core.accuracy import accuracy_table, combined_accuracy, feature_accuracy
-from stormwater_plugin.core.engine import SiteInputs, run_check
-from stormwater_plugin.core.model import Status
+from stormwater_plugin.core.engine import run_check
+from stormwater_plugin.core.model import SiteInputs, Status
 from stormwater_plugin.core.rulepack import load_pack
 from stormwater_plugin.core.serialize import result_to_dict
 from tests.sitebuilder import device, layer, pairs_for, plane_dem, septic_square

@@ -28,9 +28,10 @@ import shapely
 
 from ..geometry import ON_EDGE_FT, area_sqft, union
 from ..limits import compare, decided, number_text
-from ..model import ROLE_NOUN, ClassReason, FeatureLayer, Status, Warning_
+from ..model import ClassReason, FeatureLayer, Status, Warning_
+from ..roles import AFFECTED_AREA_ROLES, PLAN_OBJECT_ROLES, ROLE_NOUN
 from ..rulepack import ClassRule, RulePack, SubdivisionRule
-from .affected import AREA_ROLES, FEATURE_ROLES, AffectedArea, affected_area, attr, impervious_status
+from .affected import AffectedArea, affected_area, attr, impervious_status
 from .impervious import impervious_areas
 
 
@@ -218,7 +219,7 @@ def class_question(ordered: tuple[str, ...], aff: AffectedArea, new_imp: float |
 
 def _without_geometry(layers: dict[str, FeatureLayer]) -> list[tuple[str, str]]:
     """(role, id) of every feature of a layer the affected area is measured from that has no area to measure."""
-    return sorted((r, fid) for r in AREA_ROLES + FEATURE_ROLES if r in layers for fid in layers[r].no_geometry)
+    return sorted((r, fid) for r in AFFECTED_AREA_ROLES + PLAN_OBJECT_ROLES if r in layers for fid in layers[r].no_geometry)
 
 
 def _sites_by_lot(sites: FeatureLayer, lots: list[Any], unit_to_ft: float) -> list[list[tuple[str, str]]]:

@@ -76,7 +76,8 @@ from shapely.geometry.base import BaseGeometry
 from ..extents import DRAWN, Extent, Interval, decide_distance, distance_interval, layer_extents
 from ..geometry import area_sqft, display_buffer, feet_text
 from ..limits import compare, decided, margin, number_text, precision
-from ..model import ROLE_NOUN, DisplayZone, FeatureRef, Status
+from ..model import DisplayZone, FeatureRef, Status
+from ..roles import ROLE_NOUN
 from ..rulepack import Rule
 from ..vocabulary import Reading, read, unknown_words
 from .context import TRAFFIC_FIELDS, CheckContext, device_traffic
@@ -350,10 +351,9 @@ def _relation(dz: float, tol: float, tref: FeatureRef) -> tuple[str, str]:
     if abs(dz) <= tol + 1e-6:
         return "level", f"ground is level within {tol:g} ft (device {dz:+.2f} ft); taken as the reading under which the rule applies"
     up = dz > 0
-    noun = ROLE_NOUN.get(tref.layer, tref.layer)
     return (
         "device_upgradient" if up else "device_downgradient",
-        f"the device is {'upgradient' if up else 'downgradient'}, its ground {abs(dz):.1f} ft {'above' if up else 'below'} the {noun}'s",
+        f"the device is {'upgradient' if up else 'downgradient'}, its ground {abs(dz):.1f} ft {'above' if up else 'below'} the {ROLE_NOUN.get(tref.layer, tref.layer)}'s",
     )
 
 

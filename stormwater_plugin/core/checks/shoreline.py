@@ -35,13 +35,11 @@ from shapely.geometry.base import BaseGeometry
 from ..geometry import area_sqft, display_buffer, feet_text, union
 from ..limits import compare
 from ..model import DisplayZone, FeatureLayer, FeatureRef, Status, Warning_
+from ..roles import PLAN_OBJECT_ROLES
 from ..rulepack import Rule
 from ..vocabulary import read
 from .affected import building_left_out, impervious_status
 from .context import CheckContext
-
-#: Roles whose features are always reported (each is a distinct proposed object).
-_OBJECT_ROLES = ("devices", "building_sites")
 
 
 def _unknown_removal(ctx: CheckContext, rule: Rule, roles: list[str], width: float, message: str) -> None:
@@ -89,7 +87,7 @@ def check_no_cut_buffer(ctx: CheckContext, rule: Rule) -> None:
     cleared = union([g for g, r, _ in items if r.layer == first])
     for g, ref, known in items:
         polygonal = g.geom_type in ("Polygon", "MultiPolygon")
-        if ref.layer != first and ref.layer not in _OBJECT_ROLES and not cleared.is_empty and shapely.intersects(g, strip):
+        if ref.layer != first and ref.layer not in PLAN_OBJECT_ROLES and not cleared.is_empty and shapely.intersects(g, strip):
             rest = shapely.difference(shapely.intersection(g, strip), cleared)
             if area_sqft(rest, ctx.unit_to_ft) < 1.0:
                 continue

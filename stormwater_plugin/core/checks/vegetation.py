@@ -23,15 +23,13 @@ from shapely.geometry.base import BaseGeometry
 from ..geometry import DISTANCE_EPS_FT, area_sqft, display_buffer, feet_text, union
 from ..limits import compare, number_text
 from ..model import DisplayZone, FeatureRef, Status
+from ..roles import LAWN_ROLES, OPEN_WATER_ROLES, WATER_ROLES
 from ..rulepack import Rule
 from ..vocabulary import read, unknown_words
 from .context import CheckContext
 from .shoreline import removals
 
 PER_CENT = 0.01
-WATER_ROLES = ("shoreline", "waterbodies", "streams", "wetlands")
-#: Area layers whose ``use`` may say lawn (a use value means the same on every area layer).
-LAWN_ROLES = ("clearing", "disturbance", "impervious")
 
 
 def _overlap(a: BaseGeometry, b: BaseGeometry) -> BaseGeometry:
@@ -284,7 +282,7 @@ def check_fertilizer_zone(ctx: CheckContext, rule: Rule) -> None:
     dist = float(rule.params["distance_ft"])
     use_values = {str(v).lower() for v in rule.params.get("lawn_uses", ["lawn"])}
     roles = [str(r) for r in rule.params.get("lawn_roles", LAWN_ROLES)]
-    geoms, refs, absent = ctx.features(list(rule.params.get("water_roles", WATER_ROLES[:3])))
+    geoms, refs, absent = ctx.features(list(rule.params.get("water_roles", OPEN_WATER_ROLES)))
     if geoms:
         ctx.zones.append(DisplayZone("fertilizer_zone", rule.id, f"{dist:g} ft no-fertilizer zone {rule.citation.text}", dist, display_buffer(union(geoms), ctx.to_units(dist), dist)))
     areas = [(role, layer) for role in roles for layer in [ctx.layer(role)] if layer is not None]
