@@ -21,7 +21,8 @@ from typing import Any
 import pytest
 from conftest import DEMO_DEM, DEMO_GPKG
 
-from stormwater_plugin.core.model import PROJECT_CLASSES, ROLES
+from stormwater_plugin.core.model import PROJECT_CLASSES
+from stormwater_plugin.core.roles import ROLES
 
 PACKS = ("lgpc", "lake-george", "mamakating")
 NC_SITE = "269.00-6-5"
