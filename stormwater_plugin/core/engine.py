@@ -15,7 +15,7 @@ import shapely
 
 from .accuracy import apply_accuracy
 from .checks.classification import classify
-from .checks.context import CheckContext, id_key, joined_ids, truthy
+from .checks.context import CheckContext, id_key, truthy
 from .checks.setback_targets import feature_name
 from .checks.shoreline import shoreline_as_lines
 from .extents import extents_used, read_symbols
@@ -200,7 +200,7 @@ def run_check(inputs: SiteInputs, pack: RulePack, progress: Callable[[float], bo
     notification: NotificationBlock = empty_notification()
     not_applicable: list[NotApplicableEntry] = []
     read_log.read.clear()
-    cls, ran_first = _upstream_class(ctx, cls, pack)
+    cls, ran_first = upstream_class(ctx, cls, pack)
     if ran_first:
         no_geometry_findings(ctx, pack.rule(ran_first[0]), read_log.read)
     for n_done, rule in enumerate(pack.rules):
@@ -260,7 +260,7 @@ def run_check(inputs: SiteInputs, pack: RulePack, progress: Callable[[float], bo
         warnings=warnings,
         rules_not_checked=ctx.not_checked,
         zones=ctx.zones,
-        site_parcel_id=joined_ids(ctx.site_ids) if ctx.site_ids else None,
+        site_parcel_ids=tuple(ctx.site_ids),
         rules_not_applicable=not_applicable,
         inventory=ctx.inventory,
         accuracy={"roles": dict(inputs.accuracy_ft), "unstated_roles": unstated,
@@ -289,8 +289,10 @@ def _feature_wkt(findings: list[Finding], layers: dict[str, FeatureLayer]) -> di
     return out
 
 
-def _upstream_class(ctx: CheckContext, cls: Any, pack: RulePack) -> tuple[Any, list[str]]:
+def upstream_class(ctx: CheckContext, cls: Any, pack: RulePack) -> tuple[Any, list[str]]:
     """The class once the flow trace has said whether an activity under the area threshold is upstream of a target.
+
+    The check's class: the siting envelope takes it too, so an envelope is drawn for the class the check states.
 
     Mamakating §160-1: "land less than one acre which is upstream of environmentally sensitive areas" is a land
     development activity, the pack's most regulated class. When the computed class is the exempt one, the
@@ -391,4 +393,4 @@ def _finding_order(f: Finding) -> tuple:
     return (f.status.rank, f.rule_id, f.subject.id if f.subject else "", f.measured_ft if f.measured_ft is not None else -1.0)
 
 
-__all__ = ["SiteInputs", "run_check", "prepare_context", "find_site_parcels", "Status", "CheckCancelled"]
+__all__ = ["SiteInputs", "run_check", "prepare_context", "upstream_class", "find_site_parcels", "Status", "CheckCancelled"]

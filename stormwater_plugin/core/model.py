@@ -54,6 +54,14 @@ class Status(str, enum.Enum):
         return list(Status).index(self)
 
 
+def split_ids(text: str | None) -> tuple[str, ...]:
+    """Ids a document joined with ``+`` (``"A+B"``: a site of two parcels), as a tuple; ``()`` for none.
+
+    The one reading of the joined form, where a document or a finding's reference comes back in.
+    """
+    return tuple(str(text).split("+")) if text else ()
+
+
 @dataclass(frozen=True)
 class FeatureRef:
     """A feature by layer role and identity (the ``id`` field or fallback)."""
@@ -63,6 +71,11 @@ class FeatureRef:
 
     def as_dict(self) -> dict[str, str]:
         return {"layer": self.layer, "id": self.id}
+
+    @property
+    def ids(self) -> tuple[str, ...]:
+        """The features this reference names: one, or each of several joined with ``+`` (the site's parcels); always one at least."""
+        return tuple(str(self.id).split("+"))
 
     @property
     def noun(self) -> str:
@@ -431,7 +444,8 @@ class CheckResult:
     warnings: list[Warning_]
     rules_not_checked: list[NotCheckedEntry]
     zones: list[DisplayZone]
-    site_parcel_id: str | None
+    #: The site parcel's ids (several parcels of one site: each, sorted by :func:`~.checks.context.id_key`); ``()``: none found.
+    site_parcel_ids: tuple[str, ...]
     rules_not_applicable: list[NotApplicableEntry] = field(default_factory=list)
     inventory: list[InventoryRow] = field(default_factory=list)
     #: Stated accuracies of the run and the roles without one (see core/accuracy.py); ``None``: not recorded.
@@ -442,6 +456,11 @@ class CheckResult:
     unit_to_ft: float | None = None
     #: The pack's ``source`` block: the text it encodes, its own date, public source, date read and notes.
     pack_source: JsonObject = field(default_factory=dict)
+
+    @property
+    def site_parcel_id(self) -> str | None:
+        """The site parcel's ids as the document writes them (``"A+B"``), or ``None``: the edge's form of :attr:`site_parcel_ids`."""
+        return "+".join(self.site_parcel_ids) or None
 
     @property
     def classification_reasons(self) -> list[ClassReason]:

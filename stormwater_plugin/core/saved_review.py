@@ -26,6 +26,7 @@ from .model import (
     Status,
     Warning_,
     empty_notification,
+    split_ids,
 )
 from .serialize import ACCURACY_KEYS
 
@@ -134,7 +135,7 @@ def load_review(doc: Mapping[str, Any]) -> CheckResult:
         warnings=warnings,
         rules_not_checked=list(doc.get("rules_not_checked") or []),
         zones=zones,
-        site_parcel_id=doc.get("site_parcel"),
+        site_parcel_ids=split_ids(doc.get("site_parcel")),  # the document's "+"-joined form, read back
         rules_not_applicable=list(doc.get("rules_not_applicable") or []),
         inventory=list(doc.get("inventory_100ft") or []),
         accuracy=doc.get("accuracy") or None,

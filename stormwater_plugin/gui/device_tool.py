@@ -81,7 +81,7 @@ class DeviceReport:
 
 
 def _ids(ref: Any) -> list[str]:
-    return str(ref.id).split("+") if ref is not None else []
+    return list(ref.ids) if ref is not None else []
 
 
 def _concerns(f: Finding, device_id: str) -> bool:

@@ -413,7 +413,7 @@ class DockController(_Base):
         text = self.tr("{0}: {1:,.0f} of {2:,.0f} sq ft of the site parcel allowed; {3} excluded zone(s).").format(
             device_label(env.device_type), env.area_sqft(), site, len(env.excluded))
         if env.not_checked:
-            named = {n["rule_id"]: n["rule_id"] for n in env.not_checked} | {r.id: f"{r.citation.text} {r.title}" for r in load_pack(task.jurisdiction).rules}
+            named = {n["rule_id"]: n["rule_id"] for n in env.not_checked} | {r.id: f"{r.citation.text} {r.title}" for r in (task.pack or load_pack(task.jurisdiction)).rules}
             text += " " + self.tr("Not checked (layer missing): {0}. The envelope is only as complete as its layers.").format("; ".join(named[n["rule_id"]] for n in env.not_checked))
         self.message(text, Qgis.MessageLevel.Success if env.area_sqft() > 0 and not env.not_checked else Qgis.MessageLevel.Warning, 12)
 

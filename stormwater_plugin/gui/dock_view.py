@@ -362,7 +362,7 @@ class DockView(QDockWidget):
         subject_geoms = []
         for ref in (finding.subject, finding.other):
             if ref is not None:
-                for part in ref.id.split("+"):
+                for part in ref.ids:
                     g = self._feature_geometry(ref.layer, part)
                     if g is not None:
                         geoms.append(g)

@@ -34,7 +34,7 @@ from ..qgis_bridge.snapshot import Snapshot, SnapshotPlan
 from ..services import presentation
 from ..services.layer_rows import Row
 from ..services.layer_rows import envelope_layers as envelope_rows_with_labels
-from ..services.packs import load_pack
+from ..services.packs import RulePack, load_pack
 from ..services.presentation import compass, device_label, move_arrow_label, move_text  # noqa: F401 - re-exported for the dock
 from ..services.review import Move, suggest
 from ..services.siting import find_envelope
@@ -116,6 +116,8 @@ class SitingTask(QgsTask):
         self.device_type = device_type
         self.high_traffic = bool(high_traffic)
         self.check_result = result
+        #: The rule pack the task applied (the plan's when it holds one), for the dock's message once it has run.
+        self.pack: RulePack | None = self.plan.pack if self.plan is not None else None
         self.envelope: Any = None
         self.moves: tuple[Move, ...] | None = None
         self.error: str | None = None
@@ -128,7 +130,8 @@ class SitingTask(QgsTask):
         try:
             import numpy as np
 
-            pack = load_pack(self.jurisdiction)
+            pack = self.pack if self.pack is not None else load_pack(self.jurisdiction)
+            self.pack = pack
             if not self._read():
                 return False
             assert self.snapshot is not None

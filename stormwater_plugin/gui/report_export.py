@@ -35,7 +35,7 @@ def site_extent(result: CheckResult, snap: Snapshot) -> QgsRectangle:
 
     geoms: list[Any] = []
     parcels = snap.inputs.layers.get("parcels")
-    wanted = set(str(result.site_parcel_id or "").split("+")) - {""}
+    wanted = set(result.site_parcel_ids)
     if parcels is not None and wanted:
         geoms = [g for i, g in zip(parcels.ids, parcels.geoms) if i in wanted and g is not None]
     if not geoms:

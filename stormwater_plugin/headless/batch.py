@@ -95,6 +95,7 @@ from ..services import safe_files
 from ..services.batch_plan import DEM_MARGIN_FT, BatchError, BatchPlan, DemSlice, Partition, pack_reach_ft
 from ..services.batch_run import SiteOutcome, site_inputs
 from ..services.output_manifest import OutputFolderError
+from ..services.site_source import ReviewOptions
 from .batch_exec import executor_map, worker_count
 from .batch_io import (  # noqa: F401 - _bulk_layer: its tests import it from here
     BATCH_FILES,
@@ -176,6 +177,7 @@ def run_batch(
     dem_z_units: str | None = None,
     sites_per_partition: int | None = None,
     progress: Callable[[str], None] | None = None,
+    options: ReviewOptions | None = None,
 ) -> BatchReport:
     """Check every site parcel of ``package`` and write the batch outputs into ``out``.
 
@@ -198,6 +200,9 @@ def run_batch(
         scheduler address (``tcp://host:8786``) or a connected client.
     sites_per_partition : int, optional
         Sites per tile (default: see :func:`plan_batch`).
+    options : ReviewOptions, optional
+        The review's options for every site (stated accuracy), as ``stormwater-check check`` states them; no callables
+        (they travel to the workers). By default none, and no moves.
 
     Raises
     ------
@@ -238,6 +243,7 @@ def run_batch(
         workers=worker_count(workers, scheduler),
         site_units=site_units(loaded),
         dem_source=inputs.dem_source,
+        options=options,
     )
     times["plan_s"] = time.perf_counter() - t1
     say(f"{len(plan.site_ids)} site(s) in {len(plan.partitions)} partition(s); halo {plan.halo_ft:g} ft")

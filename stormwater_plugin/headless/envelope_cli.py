@@ -13,7 +13,7 @@ import json
 import sys
 import warnings as _pywarnings
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Sequence, cast
 
 from shapely.geometry import MultiPolygon, Polygon
 
@@ -23,9 +23,11 @@ from ..core.rulepack import JURISDICTIONS, PackError, load_pack
 from ..core.siting import SitingError
 from ..core.units import USER_Z_UNITS
 from ..services.presentation import DESIGN_SCHEMA, ENVELOPE_SCHEMA, EXCLUDED_SCHEMA
-from ..services.siting import envelope_rows, find_envelope
+from ..services.site_source import ReviewOptions, site_envelope
+from ..services.siting import envelope_rows
 from .errors import fail, run_guarded
-from .reader import InputError, read_site
+from .reader import InputError, LoadedSite
+from .site_source import FileSiteSource
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -117,13 +119,15 @@ def run(argv: Sequence[str]) -> int:
         _fail("--cell-ft must be a positive number of feet")
     try:
         pack = load_pack(args.jurisdiction)
-        # The DEM window covers the site parcel grown by the envelope's reach (services.dem_window).
-        loaded = read_site(args.site, args.layer, args.dem, args.dem_z_units, args.site_parcel, args.project_class, pack=pack)
+        # The command line's site source, read as `check` reads it; the DEM window covers the site parcel grown by the
+        # envelope's reach (services.dem_window).
+        source = FileSiteSource(args.site, list(args.layer), args.dem, args.dem_z_units, args.site_parcel, args.project_class)
         try:
-            env = find_envelope(loaded.inputs, pack, device_type=args.device_type, high_traffic=bool(args.high_traffic), project_class=args.project_class,
-                                cell_ft=args.cell_ft)
+            site, env = site_envelope(source, pack, ReviewOptions(moves=False), device_type=args.device_type, high_traffic=bool(args.high_traffic),
+                                      project_class=args.project_class, cell_ft=args.cell_ft)
         except SitingError as exc:
             raise InputError(str(exc)) from exc
+        loaded = cast(LoadedSite, site.source)  # the file source's own record of the read
         out: Path = args.out
         try:
             out.mkdir(parents=True, exist_ok=True)

@@ -92,16 +92,17 @@ def read_site(alg: StormwaterAlgorithm, parameters: dict, context: Any, feedback
     site = alg.parameterAsString(parameters, P.SITE_PARCEL, context).strip() or None
     if not sources:
         raise QgsProcessingException(tr("Give at least one layer (devices, parcels…)."))
+    pack = load_pack(jurisdiction)
     feedback.pushInfo(tr("Reading {0} layer(s)").format(len(sources)))
     snap = snapshot(sources, dem, z_units, site, cls_name if cls_name in PROJECT_CLASSES else None,
                     context=context.transformContext(), feedback=feedback,
-                    dem_provider=dem.dataProvider().clone() if dem is not None else None, pack=load_pack(jurisdiction))
+                    dem_provider=dem.dataProvider().clone() if dem is not None else None, pack=pack)
     _apply_accuracy(alg, parameters, context, snap)
     feedback.pushInfo(tr("Working CRS: {0} ({1})").format(snap.inputs.crs_name, snap.crs_reason))
     for role, status in (snap.layers_read or {}).items():
         feedback.pushInfo(tr("{0}: {1}").format(role, status.describe()))
     feedback.setProgress(30)
-    return snap, load_pack(jurisdiction)
+    return snap, pack
 
 
 def review_parameters(alg: StormwaterAlgorithm, parameters: dict, context: Any, feedback: Any,

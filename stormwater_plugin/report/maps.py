@@ -406,7 +406,7 @@ def site_map(result: CheckResult, findings: Sequence[Mapping[str, Any]], layers:
     """
     fig = Figure(figsize=(7.2, 8.4))
     ax = fig.add_axes((0.01, 0.14, 0.98, 0.85))
-    site = site_geometry(layers, result.site_parcel_id)
+    site = site_geometry(layers, result.site_parcel_ids)
     eff = (
         [str(d.get("effective_status", d.get("status"))) for d in findings]
         if len(findings) == len(result.findings)
@@ -538,7 +538,7 @@ def notification_map(
     """The notification map as PNG bytes: site parcel, the radius ring, listed parcels highlighted with their ids."""
     fig = Figure(figsize=(7.2, 7.0))
     ax = fig.add_axes((0.01, 0.08, 0.98, 0.91))
-    site = site_geometry(layers, result.site_parcel_id)
+    site = site_geometry(layers, result.site_parcel_ids)
     ring = next((z.geometry for z in result.zones if z.kind == "notification_area"), None)
     if ring is None and site is not None:
         ring = site.buffer(radius_ft / unit_to_ft, quad_segs=32)
@@ -553,7 +553,7 @@ def notification_map(
             for g in _visible(lay.geoms, view):
                 draw(ax, g, face=face, edge=edge, lw=lw * 0.7, zorder=0.4)
     wanted = set(listed)
-    site_ids = set(str(result.site_parcel_id or "").split("+"))
+    site_ids = set(result.site_parcel_ids)
     if parcels is not None:
         shown = [(parcels.geoms[int(i)], parcels.ids[int(i)]) for i in in_view(parcels.geoms, view)]
         for g, pid in shown:

@@ -130,9 +130,10 @@ def _rule_groups(findings: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def _site_parcel(layers: Mapping[str, FeatureLayer], site_id: str | None) -> dict[str, str]:
+def _site_parcel(layers: Mapping[str, FeatureLayer], site_ids: tuple[str, ...]) -> dict[str, str]:
     parcels = layers.get("parcels")
-    idx = site_indices(parcels, site_id)
+    site_id = "+".join(site_ids)  # as the document writes it
+    idx = site_indices(parcels, site_ids)
     if parcels is None or not idx:
         return {"id": site_id or "not identified", "owner": "", "address": ""}
     owner, _mail, address = owner_of(parcels.attrs[idx[0]])
@@ -274,7 +275,7 @@ def build_report_model(
     inp = dict(doc.get("inputs") or {})
     return {
         "title": "Stormwater site-plan review",
-        "header": _header(result, doc, _site_parcel(layers, result.site_parcel_id), inp, reviewer, reference, date_text),
+        "header": _header(result, doc, _site_parcel(layers, result.site_parcel_ids), inp, reviewer, reference, date_text),
         "summary": _summary(result, doc),
         "classification": _classification(result, doc),
         "rule_groups": _rule_groups([f for f in findings if not _binds(f)]),

@@ -7,7 +7,7 @@ this module only reads that record back, it decides nothing.
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Mapping, Sequence
 
 import numpy as np
 import shapely
@@ -16,21 +16,22 @@ from shapely.geometry.base import BaseGeometry
 from ..core.model import FeatureLayer
 
 
-def site_indices(parcels: FeatureLayer | None, site_parcel_id: str | None) -> list[int]:
-    """Indices of the site parcel(s) named by ``CheckResult.site_parcel_id`` (ids joined with ``+``)."""
-    if parcels is None or not site_parcel_id:
+def site_indices(parcels: FeatureLayer | None, site_parcel_ids: Sequence[str]) -> list[int]:
+    """Indices of the site parcel(s) named by ``CheckResult.site_parcel_ids``."""
+    if parcels is None or not site_parcel_ids:
         return []
-    wanted = set(str(site_parcel_id).split("+"))
+    wanted = set(site_parcel_ids)
     hits = [i for i, pid in enumerate(parcels.ids) if pid in wanted]
-    if not hits and str(site_parcel_id) in parcels.ids:  # one parcel whose own id holds a "+"
-        hits = [parcels.ids.index(str(site_parcel_id))]
+    joined = "+".join(site_parcel_ids)
+    if not hits and joined in parcels.ids:  # one parcel whose own id holds a "+" (a saved review's ids read back split)
+        hits = [parcels.ids.index(joined)]
     return hits
 
 
-def site_geometry(layers: Mapping[str, FeatureLayer], site_parcel_id: str | None) -> BaseGeometry | None:
+def site_geometry(layers: Mapping[str, FeatureLayer], site_parcel_ids: Sequence[str]) -> BaseGeometry | None:
     """The site parcel geometry (a union when the site is several parcels), or ``None``."""
     parcels = layers.get("parcels")
-    idx = site_indices(parcels, site_parcel_id)
+    idx = site_indices(parcels, site_parcel_ids)
     if parcels is None or not idx:
         return None
     geoms = [_valid(parcels.geoms[i]) for i in idx]

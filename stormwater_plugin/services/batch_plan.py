@@ -1,7 +1,7 @@
 """Batch screening, the plan: find the sites of a town, give each its features, tile them into partitions.
 
 The use case's first half (:func:`plan_batch`); :mod:`.batch_run` checks a
-partition's sites with :func:`~stormwater_plugin.services.review.check`. The
+partition's sites with :func:`~stormwater_plugin.services.site_source.check_site`. The
 file side (reading the package, the executors, the writers) is
 :mod:`stormwater_plugin.headless.batch`, which describes the outputs.
 
@@ -39,6 +39,7 @@ from ..core.roles import PLAN_ROLES, SHARED_ROLES
 from ..core.rulepack import RulePack
 from ..core.vocabulary import name_matches
 from .reach import pack_dem_reach_ft, pack_reach_ft, rule_grows_dem_window
+from .site_source import ReviewOptions
 
 #: DEM margin around what a site needs, feet (as :func:`~stormwater_plugin.headless.reader.read_dem` reads).
 DEM_MARGIN_FT: float = 150.0
@@ -94,7 +95,8 @@ class Partition:
     """
 
     number: int
-    jurisdiction: str
+    #: The rule pack every site is checked with (the object the batch was planned with, not its name reloaded).
+    pack: RulePack
     layers: dict[str, FeatureLayer]
     sites: list[tuple[str, dict[str, np.ndarray]]]
     dem: DemSlice | None
@@ -113,6 +115,13 @@ class Partition:
     write_to: str | None = None
     #: Site id -> its folder name under ``write_to/sites``.
     folders: dict[str, str] = field(default_factory=dict)
+    #: The review's options for every site (picklable: no callables), as :func:`~.site_source.check_site` takes them.
+    options: ReviewOptions = field(default_factory=lambda: ReviewOptions(moves=False))
+
+    @property
+    def jurisdiction(self) -> str:
+        """The pack's jurisdiction name."""
+        return self.pack.jurisdiction
 
 
 # --------------------------------------------------------------------------- planning (the batch process)
@@ -190,6 +199,7 @@ def plan_batch(
     workers: int = 2,
     site_units: dict[str, tuple[float, str]] | None = None,
     dem_source: DemSource | None = None,
+    options: ReviewOptions | None = None,
 ) -> BatchPlan:
     """Find the sites, give each its features, and tile them into partitions.
 
@@ -220,6 +230,9 @@ def plan_batch(
         The whole DEM in windows, for rules that read further than their
         fixed window (the flow trace); by default, when the pack has one, an
         in-memory source over ``dem``.
+    options : ReviewOptions, optional
+        The review's options for every site (stated accuracy; no callables: they travel to the workers);
+        by default none, and no moves (a screening suggests none).
 
     Raises
     ------
@@ -265,7 +278,7 @@ def plan_batch(
         partitions.append(
             Partition(
                 number=number_,
-                jurisdiction=pack.jurisdiction,
+                pack=pack,
                 layers=part_layers,
                 sites=part_sites,
                 dem=_dem_slice(dem, box_, dem_transforms) if dem is not None and dem_transforms is not None else None,
@@ -276,6 +289,7 @@ def plan_batch(
                 inputs_doc=dict(inputs_doc or {}),
                 site_units={site_ids[m]: site_units[site_ids[m]] for m in members if site_ids[m] in site_units},
                 dem_source=dem_source,
+                options=options if options is not None else ReviewOptions(moves=False),
             )
         )
     return BatchPlan(site_ids, site_parcels, partitions, halo_ft, unassigned, sb)
@@ -377,6 +391,9 @@ def _context_pairs(
         # the layer's extent is its convex hull, so each hull vertex's feature goes to every site.
         present = np.flatnonzero(shapely.is_geometry(g))
         ext = _hull_features(g[present], present)
+        # a feature without a usable geometry goes to every site, as a single-site check reads it: each rule reading
+        # its role is undetermined for it there, never silent
+        ext = np.union1d(ext, np.flatnonzero(~shapely.is_geometry(g)))
         sites_l.append(np.repeat(np.arange(n_sites, dtype=np.int64), len(ext)))
         feats_l.append(np.tile(ext, n_sites))
         subsets = [np.flatnonzero(shapely.is_geometry(g))] + _name_subsets(pack, role, layer)
@@ -438,7 +455,7 @@ def _partition_layers(
         cut = splits[role]
         chunks = [feats[cut[m] : cut[m + 1]] for m in members]
         used = np.unique(np.concatenate(chunks)) if chunks else np.empty(0, dtype=np.int64)
-        part_layers[role] = FeatureLayer(role, layer.geoms[used], [layer.ids[k] for k in used], [layer.attrs[k] for k in used])
+        part_layers[role] = FeatureLayer(role, layer.geoms[used], [layer.ids[k] for k in used], [layer.attrs[k] for k in used], dict(layer.no_geometry))
         for (_, idx), chunk in zip(part_sites, chunks):
             idx[role] = np.searchsorted(used, chunk)
     return part_layers, part_sites

@@ -4,9 +4,10 @@ The use case's second half (the first is :mod:`.batch_plan`): a worker
 process (or a Dask worker, or the batch process itself) calls
 :func:`check_sites` on the :class:`~.batch_plan.Partition` it was sent. Each
 site gets its own :class:`~stormwater_plugin.core.model.SiteInputs` and is
-checked by :func:`~stormwater_plugin.services.review.check`, the use case of
-every front end: its findings.json is the single-site check's document
-(finding keys and override counts included; no move suggestions). One
+checked by :func:`~stormwater_plugin.services.site_source.check_site`, the use
+case of every front end, with the partition's options: its findings.json is the
+single-site check's document (finding keys and override counts included; no
+move suggestions unless the options ask for them). One
 site's failure is that site's error, never the town's.
 
 QGIS-free and file-free: the core, numpy and shapely. The adapter that runs
@@ -18,16 +19,15 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
 from ..core.model import FeatureLayer, Finding, SiteInputs
 from ..core.raster import ElevationGrid
-from ..core.rulepack import RulePack, load_pack
+from ..core.roles import PLAN_ROLES
 from .batch_plan import Partition
-from .review import check
+from .site_source import ReadSite, SiteRead, SiteReviewError, check_site
 
 #: A finding's map row for the batch's findings.gpkg: (site id, finding) -> (family, row, WKB), or ``None`` (no geometry).
 MapRow = Callable[[str, Finding], "tuple[str, dict[str, object], bytes] | None"]
@@ -53,11 +53,6 @@ class SiteOutcome:
     sha256: str = ""
 
 
-@lru_cache(maxsize=8)
-def _pack(jurisdiction: str) -> RulePack:
-    return load_pack(jurisdiction)
-
-
 def site_inputs(part: Partition, site: tuple[str, dict[str, np.ndarray]], dem: ElevationGrid | None) -> SiteInputs:
     """The :class:`SiteInputs` of one site of a partition (its features, in the town's order)."""
     site_id, index = site
@@ -65,7 +60,10 @@ def site_inputs(part: Partition, site: tuple[str, dict[str, np.ndarray]], dem: E
     layers: dict[str, FeatureLayer] = {}
     for role, layer in part.layers.items():
         idx = index.get(role, np.empty(0, dtype=np.int64))
-        layers[role] = FeatureLayer(role, layer.geoms[idx], [layer.ids[k] for k in idx], [layer.attrs[k] for k in idx])
+        # the features the read could not place (no_geometry) are every site's context, as a single-site check has them;
+        # a plan feature without a place belongs to no site (the plan lists it as unassigned)
+        placeless = dict(layer.no_geometry) if role not in PLAN_ROLES else {}
+        layers[role] = FeatureLayer(role, layer.geoms[idx], [layer.ids[k] for k in idx], [layer.attrs[k] for k in idx], placeless)
     return SiteInputs(
         layers=layers,
         dem=dem,
@@ -93,7 +91,6 @@ def check_sites(part: Partition, map_row: MapRow | None = None) -> Iterator[Site
     map_row : callable, optional
         A finding's row for the town's findings.gpkg (:data:`MapRow`); without it, no rows.
     """
-    pack = _pack(part.jurisdiction)
     dem = part.dem.grid() if part.dem is not None else None
     for site in part.sites:
         t0, c0 = time.perf_counter(), time.process_time()
@@ -101,8 +98,8 @@ def check_sites(part: Partition, map_row: MapRow | None = None) -> Iterator[Site
         try:
             inputs_ = site_inputs(part, site, dem)
             inputs = dict(part.inputs_doc, site_parcel=site[0])
-            # The one review use case of every front end (no moves: a screening suggests none).
-            review = check(inputs_, pack, crs_name=inputs_.crs_name, inputs_description=inputs, moves=False)
+            # The one review use case of every front end, on the site as the plan cut it out of the town.
+            review = check_site(ReadSite(SiteRead(inputs_, "", inputs)), part.pack, part.options).review
             result = review.result
             # Compact JSON: the C encoder (indent= falls back to pure Python, a third of the time per site).
             outcome.document = json.dumps(review.doc, ensure_ascii=False, separators=(",", ":"))
@@ -119,8 +116,10 @@ def check_sites(part: Partition, map_row: MapRow | None = None) -> Iterator[Site
                     if row is not None:
                         outcome.rows.append(row)
         except Exception as exc:  # noqa: BLE001 - one bad site must not sink the town
-            text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-            outcome.error = f"{type(exc).__name__}: {text}"[:300]
+            # the engine's own error names the site's problem, as the summary has always said it
+            err: BaseException = exc.__cause__ if isinstance(exc, SiteReviewError) and exc.__cause__ is not None else exc
+            text = str(err).strip().splitlines()[0] if str(err).strip() else ""
+            outcome.error = f"{type(err).__name__}: {text}"[:300]
         outcome.seconds = time.perf_counter() - t0
         outcome.cpu_seconds = time.process_time() - c0
         yield outcome

@@ -97,7 +97,7 @@ def _setback_findings(result: CheckResult, device_id: str) -> list[Finding]:
 
 
 def _concerns(f: Finding, device_id: str) -> bool:
-    return any(ref is not None and ref.layer == "devices" and device_id in str(ref.id).split("+") for ref in (f.subject, f.other))
+    return any(ref is not None and ref.layer == "devices" and device_id in ref.ids for ref in (f.subject, f.other))
 
 
 def _devices(result: CheckResult) -> Iterable[str]:
@@ -105,7 +105,7 @@ def _devices(result: CheckResult) -> Iterable[str]:
     for f in result.findings:
         for ref in (f.subject, f.other):
             if ref is not None and ref.layer == "devices":
-                for ident in str(ref.id).split("+"):
+                for ident in ref.ids:
                     seen.setdefault(ident, None)
     return seen
 

@@ -45,14 +45,15 @@ def suggest_moves(inputs: SiteInputs, pack: RulePack, result: CheckResult, *, ce
 
 
 def verifier(inputs: SiteInputs, pack: RulePack, project_class: str) -> Verify:
-    """A check of a moved device against the pack's setback rules, on the site of ``inputs`` with the class ``project_class``."""
+    """A check of a moved device against the pack's setback rules, on ``inputs`` (as the review read them) with the class ``project_class``."""
     setbacks = dataclasses.replace(pack, rules=tuple(r for r in pack.rules if r.kind == "device_setback"))
 
     def verify(geom: BaseGeometry, attrs: dict[str, object], dev_id: str) -> tuple[bool, list[str]]:
         """Whether the device at ``geom`` passes every setback rule (no violation, no undetermined about it), and the rules it fails."""
         layers = dict(inputs.layers)
         layers["devices"] = FeatureLayer.from_sequences("devices", [geom], [dev_id], [attrs])
-        moved = SiteInputs(layers=layers, dem=inputs.dem, unit_to_ft=inputs.unit_to_ft, site_parcel_id=inputs.site_parcel_id, class_override=project_class)
+        # the review's own inputs but the devices: its stated accuracy, warnings and DEM source decide the moved device as they decide the review
+        moved = dataclasses.replace(inputs, layers=layers, class_override=project_class, warnings=list(inputs.warnings))
         res = run_check(moved, setbacks)
         bad = [f.rule_id for f in res.findings if f.subject is not None and f.subject.layer == "devices" and f.status in (Status.VIOLATION, Status.UNDETERMINED)]
         return not bad, bad

@@ -24,9 +24,12 @@ from ..core.errors import StormwaterError
 from ..core.model import CheckResult, SiteInputs
 from ..core.overrides import Override
 from ..core.rulepack import RulePack
+from ..core.siting import SitingEnvelope
+from ..core.siting.envelope import DEFAULT_CELL_FT
 from .accuracy import apply_accuracy
 from .completeness import Completeness, check_completeness
 from .review import Review, check
+from .siting import find_envelope
 
 
 @dataclass
@@ -180,9 +183,7 @@ def check_site(source: SiteSource, pack: RulePack, options: ReviewOptions | None
         The source's own input error, raised by its ``read``.
     """
     opts = options or ReviewOptions()
-    site = source.read(pack)
-    if opts.accuracy or opts.dem_vertical_accuracy_ft is not None:  # nothing stated: the source's inputs keep their own (none from the readers)
-        apply_accuracy(site.inputs, opts.accuracy, opts.dem_vertical_accuracy_ft)
+    site = read_stated(source, pack, opts)
     try:
         review = check(site.inputs, pack, opts.overrides, crs_name=site.inputs.crs_name, inputs_description=site.description, moves=opts.moves,
                        previous=opts.previous, previous_label=opts.previous_label, progress=opts.progress)
@@ -195,6 +196,47 @@ def check_site(source: SiteSource, pack: RulePack, options: ReviewOptions | None
         completeness = site_completeness(site.inputs, pack, review.result.project_class, site.contour_count, review.result)
         review = review.with_section("completeness", completeness.as_dict())
     return SiteReview(site, review, completeness)
+
+
+def read_stated(source: SiteSource, pack: RulePack, options: ReviewOptions | None = None) -> SiteRead:
+    """Read ``source`` and state its accuracy: the first half of :func:`check_site`, shared with :func:`site_envelope`.
+
+    Raises
+    ------
+    AccuracyError
+        A stated accuracy is not a number of feet.
+    StormwaterError
+        The source's own input error.
+    """
+    opts = options or ReviewOptions()
+    site = source.read(pack)
+    if opts.accuracy or opts.dem_vertical_accuracy_ft is not None:  # nothing stated: the source's inputs keep their own (none from the readers)
+        apply_accuracy(site.inputs, opts.accuracy, opts.dem_vertical_accuracy_ft)
+    return site
+
+
+def site_envelope(source: SiteSource, pack: RulePack, options: ReviewOptions | None = None, *, device_type: str, high_traffic: bool | None,
+                  project_class: str | None = None, cell_ft: float = DEFAULT_CELL_FT) -> tuple[SiteRead, SitingEnvelope]:
+    """Where a device may go on the site's parcel: the site read as :func:`check_site` reads it, then the siting envelope.
+
+    Parameters
+    ----------
+    source : SiteSource
+    pack : RulePack
+        The pack the source reads for (its reach sets the DEM window) and the envelope applies.
+    options : ReviewOptions, optional
+        As for :func:`check_site` (the stated accuracy goes on the inputs the same way).
+    device_type, high_traffic, project_class, cell_ft
+        As :func:`~stormwater_plugin.services.siting.find_envelope`.
+
+    Raises
+    ------
+    SitingError
+        No site parcel, an unknown device type, or a rule the envelope cannot read.
+    """
+    site = read_stated(source, pack, options)
+    env = find_envelope(site.inputs, pack, device_type=device_type, high_traffic=high_traffic, project_class=project_class, cell_ft=cell_ft)
+    return site, env
 
 
 def site_completeness(inputs: SiteInputs, pack: RulePack, project_class: str | None, contour_count: int = 0,
@@ -249,4 +291,4 @@ def review_site(
     return done.site, done.review
 
 
-__all__ = ["ReadSite", "ReviewOptions", "SiteRead", "SiteReview", "SiteReviewError", "SiteSource", "check_site", "review_site", "site_completeness", "working_crs_text"]
+__all__ = ["ReadSite", "ReviewOptions", "SiteRead", "SiteReview", "SiteReviewError", "SiteSource", "check_site", "read_stated", "review_site", "site_envelope", "site_completeness", "working_crs_text"]

@@ -53,7 +53,7 @@ def test_notification_rows_mark_adjacent_and_listed_parcels():
     assert set(by_id) == {n["id"] for n in block["within_500ft"]}
     assert by_id["A"]["adjacent"] and by_id["A"]["listed"] and not by_id["D"]["listed"]
     assert rows.owners == len(block["owners"]) and rows.radius_ft == block.get("radius_ft")
-    result.site_parcel_id = None
+    result.site_parcel_ids = ()
     with pytest.raises(SiteParcelUnknown, match="site parcel"):
         notification_rows(result, _parcels())
 

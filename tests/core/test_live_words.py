@@ -15,7 +15,7 @@ def _setback(device: str, other: str, status: Status, measured: float) -> Findin
 
 def _result(*findings: Finding) -> CheckResult:
     return CheckResult("lake-george", "Lake George", "1", "minor", "computed", None, list(findings), [],
-                       {"within_500ft": [], "adjacent": [], "notify": []}, [], [], [], None)  # type: ignore[typeddict-item]
+                       {"within_500ft": [], "adjacent": [], "notify": []}, [], [], [], ())  # type: ignore[typeddict-item]
 
 
 def test_the_state_line_says_which_edit_the_findings_reflect_and_nothing_for_the_check_as_run():

@@ -97,3 +97,17 @@ def test_demo_envelope_and_moves(tmp_path):
     dev = gpd.read_file(DEMO / "site.gpkg", layer="devices").to_crs(layers["envelope"].crs)
     dw1 = dev[dev["id"] == "DW-1"].geometry.iloc[0]
     assert not env.contains(dw1)
+
+
+def test_the_envelope_is_drawn_for_the_class_the_check_states_on_the_demo_mamakating(tmp_path):
+    """Mamakating §160-1: under an acre but upstream of a sensitive area is a land development activity (major); the envelope
+    takes the check's class (the flow trace's), never the area's alone (exempt: no setback zone, the whole parcel allowed)."""
+    if not (DEMO / "site.gpkg").is_file():
+        pytest.skip("resources/demo is not built")
+    site, dem = DEMO / "site.gpkg", DEMO / "dem.tif"
+    main([str(site), "--dem", str(dem), "--jurisdiction", "mamakating", "--out", str(tmp_path / "check"), "--quiet"])
+    checked = json.loads((tmp_path / "check" / "findings.json").read_text(encoding="utf-8"))
+    main(["envelope", str(site), "--dem", str(dem), "--jurisdiction", "mamakating", "--out", str(tmp_path / "env")])
+    drawn = json.loads((tmp_path / "env" / "envelope.json").read_text(encoding="utf-8"))
+    assert checked["project_class"] == "major"
+    assert drawn["project_class"] == checked["project_class"] and drawn["site_parcel"] == checked["site_parcel"]

@@ -42,7 +42,7 @@ def _layers() -> dict[str, FeatureLayer]:
 
 def _result() -> CheckResult:
     return CheckResult(jurisdiction="t", pack_title="T", pack_version="1", project_class="minor", class_source="test", classification=None,
-                       findings=[], building_sites=[], notification={}, warnings=[], rules_not_checked=[], zones=[], site_parcel_id="SITE")
+                       findings=[], building_sites=[], notification={}, warnings=[], rules_not_checked=[], zones=[], site_parcel_ids=("SITE",))
 
 
 def _draw_counting(monkeypatch, filtered: bool, fn):

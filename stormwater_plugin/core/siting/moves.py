@@ -39,6 +39,7 @@ from shapely.geometry import Point
 from shapely.geometry.base import BaseGeometry
 from shapely.ops import nearest_points
 
+from ..accuracy import feature_accuracy
 from ..checks.context import device_traffic
 from ..extents import feature_extent
 from ..geometry import clean_layer
@@ -214,6 +215,23 @@ def _first_half(sel: dict[str, list[Any]], geom: BaseGeometry, u: float, reach_d
     return origin, ext, (reach_ft + SEARCH_MARGIN_FT) / u + ext
 
 
+def _accuracy_margin(inputs: SiteInputs, sel: dict[str, list[Any]], attrs: dict[str, Any]) -> float:
+    """Feet a position must clear its limits by for the check to call it a pass under the stated accuracies.
+
+    The largest combined accuracy (``sqrt(a**2 + b**2)``, :mod:`~stormwater_plugin.core.accuracy`) of the device and a
+    feature of a role its setback rules measure from; 0 when none is stated. The search keeps that far inside the
+    envelope, so the nearest candidate is one the verifier (the review's own inputs) can pass.
+    """
+    a_dev = feature_accuracy(attrs, inputs.accuracy_ft.get("devices"))[0] or 0.0
+    roles = {str(t["role"]) for r in sel["setback"] for t in r.params.get("targets", []) if isinstance(t, dict) and t.get("role")}
+    a_target = 0.0
+    for role in roles:
+        layer = inputs.layers.get(role)
+        if layer is not None:
+            a_target = max([a_target] + [feature_accuracy(a, inputs.accuracy_ft.get(role))[0] or 0.0 for a in layer.attrs])
+    return math.hypot(a_dev, a_target)
+
+
 def _shared_windows(devices: FeatureLayer, violating: dict[str, list[str]], pack: RulePack, project_class: str, u: float) -> dict[tuple[str, ...], BaseGeometry]:
     """The union of the first search squares of the violating devices shaped by the same rules, for rule sets of two devices or more.
 
@@ -311,7 +329,8 @@ def _suggest(inputs: SiteInputs, pack: RulePack, result: CheckResult, cell_ft: f
             why = "the device is drawn as a point and its kind has no plausible size: draw it as a polygon"
             moves.append({**entry, "possible": False, "reason": why, "message": f"Device {dev_id}: no move suggested ({why})."})
             continue
-        origin, ext, half = _first_half(sel, geom, u, reach_dev)
+        margin = _accuracy_margin(inputs, sel, attrs)
+        origin, ext, half = _first_half(sel, geom, u, reach_dev + margin)
         if point:
             method = "nearest point of the siting envelope for this device type and traffic class"
         else:
@@ -342,11 +361,12 @@ def _suggest(inputs: SiteInputs, pack: RulePack, result: CheckResult, cell_ft: f
             sure = half - ext  # a displacement up to this keeps the device in the window: the nearest of the whole envelope
             beyond = False
             if point:
-                room = shapely.buffer(env.envelope, -reach_dev / u) if reach_dev > 0 else env.envelope
+                room = shapely.buffer(env.envelope, -(reach_dev + margin) / u) if reach_dev + margin > 0 else env.envelope
                 cands: Iterator[tuple[Point, tuple[float, float]]] = ((p, (p.x - geom.x, p.y - geom.y)) for p in _nearest_inside(room, geom, u, MAX_TRIES))
             else:
                 step = env.cell_ft / u
-                cands = ((Point(origin.x + dx, origin.y + dy), (dx, dy)) for dx, dy in _translations(env.envelope, geom, step, MAX_TRIES))
+                room = shapely.buffer(env.envelope, -margin / u) if margin > 0 else env.envelope
+                cands = ((Point(origin.x + dx, origin.y + dy), (dx, dy)) for dx, dy in _translations(room, geom, step, MAX_TRIES))
             for pos, (dx, dy) in cands:
                 if not whole and math.hypot(dx, dy) > sure:
                     beyond = True

@@ -13,7 +13,7 @@ from typing import Any
 from shapely.geometry.base import BaseGeometry
 
 from ..checks.context import CheckContext
-from ..engine import prepare_context
+from ..engine import prepare_context, upstream_class
 from ..kinds import ENVELOPE_ROLES, envelope_role
 from ..model import DEVICE_TYPES, SiteInputs
 from ..rulepack import Rule, RulePack
@@ -92,6 +92,8 @@ class SharedBuilds:
 
 def _prepare(inputs: SiteInputs, pack: RulePack, project_class: str | None) -> _Prepared:
     ctx, cls, idx = prepare_context(inputs, pack, project_class)
+    # the class the check states (a computed exempt class upstream of a sensitive area is major), never the area's alone
+    cls, _ = upstream_class(ctx, cls, pack)
     parcels = ctx.layers.get("parcels")
     if parcels is None or not idx or ctx.site_geometry is None:
         raise SitingError("no site parcel: supply a parcels layer with is_site set (or --site-parcel ID); the envelope is drawn on the site parcel")
