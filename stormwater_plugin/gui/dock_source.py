@@ -38,7 +38,8 @@ def dock_source(dock: Any, quiet: bool = False) -> tuple[PlannedSiteSource, Revi
     """The site as the check task reads it (planned here, main thread, milliseconds) and the use case's options from the dock.
 
     The options are the command line's: the stated accuracy (its words, parsed by the use case), the
-    class (in the plan), no moves in the task (the dock suggests them after), the completeness list.
+    class (in the plan), no moves in the task (the dock suggests them after), the completeness list; the check
+    keeps what the live re-check's incremental run starts from (``review.basis``, ``services.incremental``).
     ``None`` with a message (none when ``quiet``) when the layers or the accuracy cannot be used.
     """
     notes = tuple(Warning_(
@@ -50,7 +51,7 @@ def dock_source(dock: Any, quiet: bool = False) -> tuple[PlannedSiteSource, Revi
                           dock.project_class.currentData(), contour_count=contour_count(), notes=notes)
     accuracy = dock.accuracy.text().strip()
     options = ReviewOptions(accuracy=(accuracy,) if accuracy else (), dem_vertical_accuracy_ft=dock.dem_accuracy.text().strip() or None,
-                            moves=False, completeness=True)
+                            moves=False, completeness=True, incremental=True)
     try:  # a bad entry is said before any reading, as the command line refuses its arguments
         parse_accuracy(list(options.accuracy))
         parse_dem_vertical(options.dem_vertical_accuracy_ft)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import time
 import traceback
+from dataclasses import replace
 from functools import partial
 from typing import Any, Callable
 
@@ -35,6 +36,8 @@ from .dock_source import dock_source
 from .dock_view import LOG_TAG
 from .envelope_task import MOVES_NAME, is_siting_layer
 from .live_layers import build_off_main_thread, show_live_layers
+from .live_table import show_live_findings
+from .live_task import LiveTask
 from .result_layers import build_result_layers, set_decisions
 
 #: Milliseconds after the last change before the re-check starts (a drag of the vertex tool is one re-check).
@@ -93,6 +96,8 @@ class LiveCheck(QObject):
         self._applying = False
         #: Whether the last live update put its features into the layers shown (rather than replacing the group).
         self.in_place = False
+        #: Whether the last live update rewrote the table's changed rows (rather than rebuilding it).
+        self.in_place_rows = False
         self._reason = ""
         self._watched: list[tuple[QgsVectorLayer, str, Any]] = []
         dock.session.subscribe(self._session_changed)
@@ -183,9 +188,12 @@ class LiveCheck(QObject):
             self._show()
             return
         source, options = planned
+        # the incremental run (services.incremental): the rules the edits since the findings shown cannot reach are theirs
+        options = replace(options, basis=getattr(self.dock.session.review, "basis", None))
         edit = self.last_edit
-        task = CheckTask(source, self.dock.jurisdiction.currentData(), partial(self._done, edit=edit), options)
+        task = LiveTask(source, self.dock.jurisdiction.currentData(), partial(self._done, edit=edit), options)
         task.build_layers = build_off_main_thread
+        task.shown = self.dock.snap.inputs if self.dock.snap is not None else None
         self.task = task
         QgsApplication.taskManager().addTask(task)
         self.stalls["start"] = time.perf_counter() - t0
@@ -211,6 +219,7 @@ class LiveCheck(QObject):
             self._show()
             return
         self.stalls["apply"] = time.perf_counter() - t0
+        self.stalls["task_cpu"] = getattr(task, "cpu_s", 0.0)
         self.updated.emit()
 
     def _apply(self, task: CheckTask, edit: Edit | None) -> None:
@@ -229,8 +238,7 @@ class LiveCheck(QObject):
         set_decisions(dock.doc, jurisdiction)
         # the marks first, so the table is built once
         cmp = changes_since(self.full_doc, dock.doc or {})
-        dock.findings.comparison, dock.findings.since = cmp, since_last_review(cmp) if cmp else {}
-        dock.findings.set_result(result, dock.doc)
+        self.in_place_rows = show_live_findings(dock.findings, result, dock.doc, cmp, since_last_review(cmp) if cmp else {})
         dock._update_decision_buttons()
         self.compliant = now_compliant(self.full_result, result)
         self.shown_edit = edit

@@ -154,7 +154,7 @@ class Recorder:
             self.full_reason = "the class, the site parcel or the disturbed area changed"
         elif basis.pack is not ctx.pack and basis.pack != ctx.pack:
             self.full_reason = "the rules changed"
-        elif not _same_dem(basis.dem, ctx.dem):
+        elif not same_dem(basis.dem, ctx.dem):
             self.full_reason = "the DEM window changed"
         if self.full_reason:
             return
@@ -220,7 +220,8 @@ def _wkb(geom: BaseGeometry | None) -> bytes | None:
     return None if geom is None else bytes(shapely.to_wkb(geom, hex=False, include_srid=False))
 
 
-def _same_dem(a: ElevationGrid | None, b: ElevationGrid | None) -> bool:
+def same_dem(a: ElevationGrid | None, b: ElevationGrid | None) -> bool:
+    """Whether two reads of a DEM window hold the same grid (values, placement, unit; the transform function is not compared)."""
     if a is b:
         return True
     if a is None or b is None or type(a) is not type(b):
@@ -308,4 +309,4 @@ def _replay(ctx: CheckContext, out: RuleOutput) -> None:
         ctx.inventory = out.inventory if out.inventory is not None else []
 
 
-__all__ = ["CheckBasis", "PER_DEVICE_KINDS", "Recorder", "RuleOutput"]
+__all__ = ["CheckBasis", "PER_DEVICE_KINDS", "Recorder", "RuleOutput", "same_dem"]

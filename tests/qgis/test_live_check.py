@@ -107,6 +107,38 @@ def test_moving_dw1_from_14_to_28_1_ft_of_the_septic_field_in_the_edit_buffer_tu
     panel.deleteLater()
 
 
+def _rows(tree):
+    """Every row of the findings table (its texts, all columns), depth first."""
+    out = []
+
+    def walk(item, depth):
+        out.append((depth, tuple(item.text(c) for c in range(tree.columnCount())), item.toolTip(0)))
+        for k in range(item.childCount()):
+            walk(item.child(k), depth + 1)
+
+    for k in range(tree.topLevelItemCount()):
+        walk(tree.topLevelItem(k), 0)
+    return out
+
+
+def test_a_small_move_rewrites_the_changed_rows_in_place_and_the_table_reads_as_rebuilt(demo_dock):
+    dock, layers, _ = demo_dock
+    devices = layers["devices"]
+    fid = _fid(devices, "DW-1")
+    assert devices.startEditing()
+    for dx in (-0.5, 0.5):
+        edits = dock.live.edits
+        p = devices.getFeature(fid).geometry().asPoint()
+        devices.changeGeometry(fid, QgsGeometry.fromPointXY(QgsPointXY(p.x() + dx, p.y())))
+        wait_for(lambda: _settled(dock, edits + 1), 120)
+        assert dock.live.in_place_rows  # the same layout: the DW-1 rows rewritten, the table not rebuilt
+        live = _rows(dock.findings.tree)
+        dock.findings.refresh()
+        assert live == _rows(dock.findings.tree)
+    basis = dock.session.review.basis
+    assert basis is not None and basis.full_reason == "" and SEPTIC_RULE in basis.narrowed
+
+
 def test_a_rolled_back_move_is_followed_and_the_envelope_layer_persists_across_live_re_checks(demo_dock):
     dock, layers, _ = demo_dock
     assert dock.find_envelope() is not None
