@@ -130,7 +130,7 @@ def test_a_small_move_rewrites_the_changed_rows_in_place_and_the_table_reads_as_
         edits = dock.live.edits
         p = devices.getFeature(fid).geometry().asPoint()
         devices.changeGeometry(fid, QgsGeometry.fromPointXY(QgsPointXY(p.x() + dx, p.y())))
-        wait_for(lambda: _settled(dock, edits + 1), 120)
+        wait_for(lambda n=edits: _settled(dock, n + 1), 120)
         assert dock.live.in_place_rows  # the same layout: the DW-1 rows rewritten, the table not rebuilt
         live = _rows(dock.findings.tree)
         dock.findings.refresh()
