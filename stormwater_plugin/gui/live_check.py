@@ -32,16 +32,17 @@ from ..services.compare import since_last_review
 from ..services.live import CURRENT, OFF, OUT_OF_DATE, UPDATING, Edit, changes_since, now_compliant, status_text
 from ..services.session import CLEARED, RESULT
 from .check_task import CheckTask
-from .dock_source import dock_source
 from .dock_view import LOG_TAG
 from .envelope_task import MOVES_NAME, is_siting_layer
 from .live_layers import build_off_main_thread, show_live_layers
+from .live_plan import LivePlanner
 from .live_table import show_live_findings
 from .live_task import LiveTask
 from .result_layers import build_result_layers, set_decisions
 
-#: Milliseconds after the last change before the re-check starts (a drag of the vertex tool is one re-check).
-DEBOUNCE_MS = 100
+#: Milliseconds after the last change before the re-check starts: the signals of one edit (a move, an undone
+#: macro, a drag of the vertex tool, which QGIS applies on release) arrive within it, so each is one re-check.
+DEBOUNCE_MS = 30
 
 #: The *Live* check box's tooltip while there is no state to say.
 LIVE_TIP = "Re-check the plan a moment after each edit of a role layer (the same check as Run, in the background)"
@@ -53,6 +54,8 @@ _SIGNALS: tuple[tuple[str, Callable[..., str]], ...] = (
     ("geometryChanged", lambda fid, *_: f"geometry of feature {fid}"),
     ("attributeValueChanged", lambda fid, *_: f"attribute of feature {fid}"),
     ("afterRollBack", lambda *_: "edits rolled back"),
+    ("attributeAdded", lambda idx, *_: f"field {idx} added"),
+    ("attributeDeleted", lambda idx, *_: f"field {idx} deleted"),
 )
 
 
@@ -100,6 +103,9 @@ class LiveCheck(QObject):
         self.in_place_rows = False
         self._reason = ""
         self._watched: list[tuple[QgsVectorLayer, str, Any]] = []
+        self.planner = LivePlanner()
+        #: What each result layer shown holds since the last live update (``live_layers.show_live_layers``); emptied by Run.
+        self._drawn: dict[str, int] = {}
         dock.session.subscribe(self._session_changed)
         for widget, signal, what in ((dock.site_parcel, "textChanged", "the site parcel id changed"),
                                      (dock.project_class, "currentIndexChanged", "the project class changed"),
@@ -114,6 +120,8 @@ class LiveCheck(QObject):
     def watch(self) -> None:
         """Follow the edits of the layers now mapped to the roles (called after each check the reviewer runs)."""
         self.unwatch()
+        self.planner.forget()
+        self._drawn.clear()
         for role, layer in self.dock.roles.role_layers().items():
             if not isinstance(layer, QgsVectorLayer):
                 continue
@@ -142,6 +150,7 @@ class LiveCheck(QObject):
         t0 = time.perf_counter()
         self.edits += 1
         self.last_edit = Edit(self.edits, role, what)
+        self.planner.edited(role)
         if self.dock.result is None:
             pass  # nothing reviewed yet: the first check is the reviewer's Run
         elif not self.enabled.isChecked():
@@ -182,7 +191,7 @@ class LiveCheck(QObject):
         if self.task is not None:
             self.task.cancel()
             self.task = None
-        planned = dock_source(self.dock, quiet=True)
+        planned = self.planner.plan(self.dock)  # a new feature source only for the layers edited since the last plan
         if planned is None:
             self.state, self._reason = OUT_OF_DATE, "the layers cannot be read as they are"
             self._show()
@@ -194,6 +203,7 @@ class LiveCheck(QObject):
         task = LiveTask(source, self.dock.jurisdiction.currentData(), partial(self._done, edit=edit), options)
         task.build_layers = build_off_main_thread
         task.shown = self.dock.snap.inputs if self.dock.snap is not None else None
+        task.full_doc, task.full_result, task.overrides = self.full_doc, self.full_result, tuple(self.dock.overrides.overrides)
         self.task = task
         QgsApplication.taskManager().addTask(task)
         self.stalls["start"] = time.perf_counter() - t0
@@ -234,19 +244,29 @@ class LiveCheck(QObject):
             self._applying = False
         jurisdiction = result.jurisdiction
         layers = task.layers or build_result_layers(result, snap.inputs, snap.crs)
-        self.in_place = show_live_layers(layers, jurisdiction, carry=lambda lyr: is_siting_layer(lyr) and (result.has_violation or lyr.name() != MOVES_NAME))
+        self.in_place = show_live_layers(layers, jurisdiction, carry=lambda lyr: is_siting_layer(lyr) and (result.has_violation or lyr.name() != MOVES_NAME),
+                                         drawn=self._drawn)
         set_decisions(dock.doc, jurisdiction)
-        # the marks first, so the table is built once
-        cmp = changes_since(self.full_doc, dock.doc or {})
-        self.in_place_rows = show_live_findings(dock.findings, result, dock.doc, cmp, since_last_review(cmp) if cmp else {})
+        # the marks first, so the table is built once: made by the task, unless the decisions changed meanwhile
+        marks = getattr(task, "marks", None)
+        if marks is None or tuple(getattr(task, "overrides", ())) != tuple(dock.overrides.overrides):
+            cmp = changes_since(self.full_doc, dock.doc or {})
+            marks = (cmp, since_last_review(cmp) if cmp else {}, now_compliant(self.full_result, result))
+        cmp, since, self.compliant = marks
+        self.in_place_rows = show_live_findings(dock.findings, result, dock.doc, cmp, since)
         dock._update_decision_buttons()
-        self.compliant = now_compliant(self.full_result, result)
         self.shown_edit = edit
         self.state = CURRENT if edit == self.last_edit else UPDATING
         self._show()
         self._refresh_panels(result, snap)
-        if result.has_violation and dock.moves_task is None:
-            dock.start_moves()  # the moves follow (outside the latency budget), drawn when found
+        if result.has_violation:
+            # the moves follow (outside the latency budget), drawn when found; started in a later turn of the event loop,
+            # so that starting their task is not part of this one's stall
+            QTimer.singleShot(0, partial(self._start_moves, result))
+
+    def _start_moves(self, result: Any) -> None:
+        if self.dock.result is result and self.dock.moves_task is None and not getattr(self.dock, "_torn_down", False):
+            self.dock.start_moves()
 
     def _refresh_panels(self, result: Any, snap: Any) -> None:
         """An open *Checks of a device* panel shows the live findings of its device (refilled, never raised)."""
@@ -258,7 +278,8 @@ class LiveCheck(QObject):
             main = self.dock.iface.mainWindow()
         except Exception:  # a script's dock without an interface
             main = None
-        panels = main.findChildren(InspectPanel) if main is not None else []
+        # the panels are the main window's own dock widgets: its direct children (its whole tree is thousands of widgets)
+        panels = [w for w in main.children() if isinstance(w, InspectPanel)] if main is not None else []
         for panel in panels:
             report = getattr(panel, "report", None)
             if report is not None:
@@ -270,6 +291,8 @@ class LiveCheck(QObject):
         if what == CLEARED:
             self.timer.stop()
             self.unwatch()
+            self.planner.forget()
+            self._drawn.clear()
             self.full_doc = self.full_result = None
             self.last_edit = self.shown_edit = None
             self.compliant = []

@@ -81,7 +81,7 @@ def _update(view: FindingsTree, result: CheckResult, doc: Mapping[str, Any] | No
     view.moves = []
     view._refreshing = True
     try:
-        replaced = False
+        wider = False
         for group, idx in layout.items():
             parent = items[group]
             for j, i in enumerate(idx):
@@ -93,11 +93,13 @@ def _update(view: FindingsTree, result: CheckResult, doc: Mapping[str, Any] | No
                     child.setData(0, FINDING_ROLE, result.findings[i])
                     child.setData(0, INDEX_ROLE, i)
                     continue
-                parent.takeChild(j)
-                parent.insertChild(j, view._item(i, result.findings[i]))
-                replaced = True
+                item = view._item(i, result.findings[i])
+                gone = parent.takeChild(j)
+                parent.insertChild(j, item)
+                # the columns are fitted again only when a text grew (fitting reads every row: a few ms)
+                wider = wider or any(len(item.text(c)) > len(gone.text(c)) for c in range(item.columnCount()))
         view._show_counts()
-        if replaced:
+        if wider:
             view.fit_columns()
         if keep:
             view.select_key(keep)
