@@ -113,6 +113,8 @@ class LiveCheck(QObject):
                                      (dock.accuracy, "textChanged", "the data accuracy changed"),
                                      (dock.dem_accuracy, "textChanged", "the DEM accuracy changed")):
             getattr(widget, signal).connect(lambda *_a, w=what: self._out_of_date(w))
+        for role, combo in getattr(dock.roles, "combos", {}).items():  # a role mapped to another layer is followed at once
+            combo.layerChanged.connect(lambda *_a, r=role: self._remapped(r))
         self._show()
 
     # -- what is watched ------------------------------------------------------------
@@ -162,6 +164,13 @@ class LiveCheck(QObject):
             self.timer.start()  # restarted by each change: one re-check after the last
         self.stalls["edit"] = time.perf_counter() - t0
 
+    def _remapped(self, role: str) -> None:
+        """Another layer was chosen for ``role``: its edits are followed from now on, and the findings re-checked with it."""
+        if self.dock.result is None or getattr(self.dock, "task", None) is not None or self._applying:
+            return  # nothing reviewed yet, or a check the reviewer runs (it guesses the roles) is under way
+        self.watch()
+        self._edited(role, "another layer chosen")
+
     def _out_of_date(self, reason: str) -> None:
         if self.dock.result is not None and not self._applying:
             self.state = OUT_OF_DATE
@@ -199,14 +208,27 @@ class LiveCheck(QObject):
         source, options = planned
         # the incremental run (services.incremental): the rules the edits since the findings shown cannot reach are theirs
         options = replace(options, basis=getattr(self.dock.session.review, "basis", None))
+        previous = self._previous()
+        if previous is not None:  # the comparison with the previous review follows too, made by the use case
+            options = replace(options, previous=previous[0], previous_label=previous[1], overrides=tuple(self.dock.overrides.overrides))
         edit = self.last_edit
         task = LiveTask(source, self.dock.jurisdiction.currentData(), partial(self._done, edit=edit), options)
         task.build_layers = build_off_main_thread
         task.shown = self.dock.snap.inputs if self.dock.snap is not None else None
         task.full_doc, task.full_result, task.overrides = self.full_doc, self.full_result, tuple(self.dock.overrides.overrides)
+        task.compares = previous is not None
         self.task = task
         QgsApplication.taskManager().addTask(task)
         self.stalls["start"] = time.perf_counter() - t0
+
+    def _previous(self) -> tuple[dict[str, Any], str] | None:
+        """The previous review saved with the project and its label, when the findings shown are compared with it."""
+        shown = getattr(self.dock.session, "comparison", None)
+        previous = getattr(self.dock, "previous_doc", None)
+        label = self.dock.tr("the previous review saved with the project")
+        if shown is None or previous is None or shown.get("previous") != label:
+            return None
+        return previous, label
 
     def _done(self, task: CheckTask, *, edit: Edit | None) -> None:
         if task is not self.task:
@@ -239,6 +261,8 @@ class LiveCheck(QObject):
         assert result is not None and snap is not None
         self._applying = True
         try:
+            if getattr(task, "compares", False) and task.review is not None and task.review.comparison is not None:
+                dock.session.comparison = dict(task.review.comparison)  # the comparison with the previous review, of these findings
             dock.session.set_result(result, snap, dock.overrides.overrides, review=task.review)
         finally:
             self._applying = False
@@ -259,6 +283,7 @@ class LiveCheck(QObject):
         self.state = CURRENT if edit == self.last_edit else UPDATING
         self._show()
         self._refresh_panels(result, snap)
+        self._clear_message()
         if result.has_violation:
             # the moves follow (outside the latency budget), drawn when found; started in a later turn of the event loop,
             # so that starting their task is not part of this one's stall
@@ -267,6 +292,17 @@ class LiveCheck(QObject):
     def _start_moves(self, result: Any) -> None:
         if self.dock.result is result and self.dock.moves_task is None and not getattr(self.dock, "_torn_down", False):
             self.dock.start_moves()
+
+    def _clear_message(self) -> None:
+        """The dock's message in QGIS's message bar spoke of the findings as they were: it goes (the live state says the rest)."""
+        item = getattr(self.dock, "_bar_item", None)
+        if item is None:
+            return
+        self.dock._bar_item = None
+        try:
+            self.dock.iface.messageBar().popWidget(item)
+        except (AttributeError, RuntimeError, TypeError):  # closed by the reviewer, timed out, or a script's dock
+            pass
 
     def _refresh_panels(self, result: Any, snap: Any) -> None:
         """An open *Checks of a device* panel shows the live findings of its device (refilled, never raised)."""
@@ -299,6 +335,10 @@ class LiveCheck(QObject):
             self.state = CURRENT
             self._set_text("")
         elif what == RESULT and not self._applying:  # a check the reviewer ran (or restored): the reference of the marks
+            self.timer.stop()
+            if self.task is not None:  # a live run started before it: stale
+                self.task.cancel()
+                self.task = None
             self.full_doc = self.dock.doc
             self.full_result = self.dock.result
             self.shown_edit = self.last_edit

@@ -31,6 +31,8 @@ class LiveTask(CheckTask):
     overrides: Sequence[Override] = ()
     #: The marks made: (the comparison or ``None``, finding key to its mark, "DW-1 now meets every setback"…).
     marks: tuple[Any, dict[str, str], list[str]] | None = None
+    #: Whether the use case was given the previous review to compare with (``review.comparison``).
+    compares: bool = False
 
     def run(self) -> bool:  # noqa: D401 - QgsTask API
         """The check task's run, timed."""

@@ -238,3 +238,43 @@ def _moved(geom, dx, dy):
     g = QgsGeometry(geom)
     g.translate(dx, dy)
     return g
+
+
+def test_another_layer_chosen_for_a_role_is_re_checked_at_once_and_equals_a_full_check(demo_dock):
+    from stormwater_plugin.qgis_bridge.snapshot import QgisSiteSource
+    from stormwater_plugin.services.packs import load_pack
+    from stormwater_plugin.services.site_source import ReviewOptions, check_site
+
+    dock, _layers, dem = demo_dock
+    assert any((f.get("other") or {}).get("layer") == "wells" for f in dock.doc["findings"])
+    edits = dock.live.edits
+    dock.roles.set_role_layer("wells", None, manual=True)  # the wells role left empty: the setbacks to wells cannot be checked
+    assert dock.live.state == "updating"
+    wait_for(lambda: _settled(dock, edits + 1), 120)
+    full = check_site(QgisSiteSource(dock.roles.role_layers(), dem), load_pack("lake-george"), ReviewOptions(moves=False, completeness=True)).review.doc
+    assert [(f["key"], f["status"]) for f in dock.doc["findings"]] == [(f["key"], f["status"]) for f in full["findings"]]
+    assert not any((f.get("other") or {}).get("layer") == "wells" for f in dock.doc["findings"])
+
+
+def test_the_comparison_with_the_previous_review_follows_the_live_findings_and_the_message_bar_is_cleared(demo_dock):
+    dock, layers, _ = demo_dock
+    dock.project_class.setCurrentIndex(dock.project_class.findData("minor"))
+    assert dock.run_check() is not None
+    wait_for(lambda: dock.task is None and dock.moves_task is None, 300)
+    dock.session.previous_doc = dock.doc  # the review saved with the project: this one
+    cmp = dock.compare_with_previous()
+    assert cmp is not None and cmp["counts"]["resolved"] == 0
+    devices = layers["devices"]
+    fid = _fid(devices, "DW-1")
+    p = devices.getFeature(fid).geometry().asPoint()
+    septic = next(f for f in layers["septic"].getFeatures() if f["id"] == "S-1").geometry()
+    near = septic.nearestPoint(QgsGeometry.fromPointXY(p)).asPoint()
+    dx, dy = p.x() - near.x(), p.y() - near.y()
+    scale = (40.0 / 3.28084) / (dx * dx + dy * dy) ** 0.5
+    assert devices.startEditing()
+    edits = dock.live.edits
+    devices.changeGeometry(fid, QgsGeometry.fromPointXY(QgsPointXY(near.x() + dx * scale, near.y() + dy * scale)))
+    wait_for(lambda: _settled(dock, edits + 1), 120)
+    assert dock.session.comparison["counts"]["resolved"] >= 1  # the septic setback violation, resolved since the previous review
+    assert dock.doc["comparison"]["counts"]["resolved"] >= 1
+    assert getattr(dock, "_bar_item", None) is None
