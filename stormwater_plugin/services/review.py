@@ -36,6 +36,7 @@ from .compare import ReviewDoc, compare_reviews
 from .incremental import CheckBasis, Recorder
 from .moves import suggest_moves
 from .placement import PlanOffParcel, refuse_plan_off_parcel
+from .review_doc import findings_doc_problem
 
 # --------------------------------------------------------------------------- typed results
 
@@ -374,8 +375,12 @@ def compare_with(doc: dict[str, object], previous: Mapping[str, object], label: 
     Raises
     ------
     ComparisonError
-        When the reviews cannot be compared (different jurisdictions…).
+        When the reviews cannot be compared (different jurisdictions…), or ``previous`` is not shaped as a findings.json
+        (a hand-edited or tampered file: the message names the entry and the field).
     """
+    problem = findings_doc_problem(previous)  # an earlier review read back (the dock's file, a saved project's): its shape judged first
+    if problem is not None:
+        raise ComparisonError(f"{label}: {problem}")
     try:
         cmp = compare_reviews(previous, doc)
     except ValueError as exc:
