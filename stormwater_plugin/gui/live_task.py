@@ -10,8 +10,8 @@ import time
 from typing import Any, Mapping, Sequence
 
 from ..core.model import CheckResult
-from ..core.overrides import Override
 from ..services.compare import since_last_review
+from ..services.decisions import Override
 from ..services.live import changes_since, now_compliant
 from .check_task import CheckTask
 from .slope_mask import carry_masks
