@@ -35,6 +35,7 @@ from .check_task import CheckTask
 from .dock_view import LOG_TAG
 from .envelope_task import MOVES_NAME, is_siting_layer
 from .live_layers import build_off_main_thread, show_live_layers
+from .live_marks import OUT_OF_DATE_MARK, UPDATING_MARK, is_envelope, is_moves, mark, unmark
 from .live_plan import LivePlanner
 from .live_table import show_live_findings
 from .live_task import LiveTask
@@ -106,6 +107,8 @@ class LiveCheck(QObject):
         self.planner = LivePlanner()
         #: What each result layer shown holds since the last live update (``live_layers.show_live_layers``); emptied by Run.
         self._drawn: dict[str, int] = {}
+        #: Whether a role the siting envelope reads was edited since the last live update (its entries are then marked).
+        self._envelope_touched = False
         dock.session.subscribe(self._session_changed)
         for widget, signal, what in ((dock.site_parcel, "textChanged", "the site parcel id changed"),
                                      (dock.project_class, "currentIndexChanged", "the project class changed"),
@@ -153,6 +156,7 @@ class LiveCheck(QObject):
         self.edits += 1
         self.last_edit = Edit(self.edits, role, what)
         self.planner.edited(role)
+        self._envelope_touched = self._envelope_touched or role != "devices"  # the envelope reads every role but the devices
         if self.dock.result is None:
             pass  # nothing reviewed yet: the first check is the reviewer's Run
         elif not self.enabled.isChecked():
@@ -271,6 +275,9 @@ class LiveCheck(QObject):
         self.in_place = show_live_layers(layers, jurisdiction, carry=lambda lyr: is_siting_layer(lyr) and (result.has_violation or lyr.name() != MOVES_NAME),
                                          drawn=self._drawn)
         set_decisions(dock.doc, jurisdiction)
+        if self._envelope_touched:
+            mark(jurisdiction, is_envelope, OUT_OF_DATE_MARK)
+            self._envelope_touched = False
         # the marks first, so the table is built once: made by the task, unless the decisions changed meanwhile
         marks = getattr(task, "marks", None)
         if marks is None or tuple(getattr(task, "overrides", ())) != tuple(dock.overrides.overrides):
@@ -286,12 +293,18 @@ class LiveCheck(QObject):
         self._clear_message()
         if result.has_violation:
             # the moves follow (outside the latency budget), drawn when found; started in a later turn of the event loop,
-            # so that starting their task is not part of this one's stall
+            # so that starting their task is not part of this one's stall; the moves shown meanwhile are marked updating
+            mark(jurisdiction, is_moves, UPDATING_MARK)
             QTimer.singleShot(0, partial(self._start_moves, result))
 
     def _start_moves(self, result: Any) -> None:
-        if self.dock.result is result and self.dock.moves_task is None and not getattr(self.dock, "_torn_down", False):
-            self.dock.start_moves()
+        if getattr(self.dock, "_torn_down", False):
+            return
+        started = None
+        if self.dock.result is result and self.dock.moves_task is None:
+            started = self.dock.start_moves()
+        if started is None and self.dock.moves_task is None:  # none looked for: the moves shown are not being updated
+            unmark(result.jurisdiction, is_moves)
 
     def _clear_message(self) -> None:
         """The dock's message in QGIS's message bar spoke of the findings as they were: it goes (the live state says the rest)."""

@@ -278,3 +278,36 @@ def test_the_comparison_with_the_previous_review_follows_the_live_findings_and_t
     assert dock.session.comparison["counts"]["resolved"] >= 1  # the septic setback violation, resolved since the previous review
     assert dock.doc["comparison"]["counts"]["resolved"] >= 1
     assert getattr(dock, "_bar_item", None) is None
+
+
+def test_the_moves_say_updating_until_drawn_again_and_an_edit_of_a_target_says_the_envelope_is_out_of_date(demo_dock):
+    from stormwater_plugin.gui.live_marks import OUT_OF_DATE_MARK, UPDATING_MARK
+    from stormwater_plugin.gui.result_layers import group_name
+
+    dock, layers, _ = demo_dock
+    assert dock.find_envelope() is not None
+    wait_for(lambda: dock.envelope_task is None, 300)
+
+    def entries():
+        group = QgsProject.instance().layerTreeRoot().findGroup(group_name("lake-george"))
+        return {n.name() for n in group.findLayers()}
+
+    assert "Suggested moves" in entries()
+    devices = layers["devices"]
+    fid = _fid(devices, "DW-1")
+    assert devices.startEditing()
+    edits = dock.live.edits
+    p = devices.getFeature(fid).geometry().asPoint()
+    devices.changeGeometry(fid, QgsGeometry.fromPointXY(QgsPointXY(p.x() - 1, p.y())))
+    wait_for(lambda: _settled(dock, edits + 1), 120)
+    assert "Suggested moves" + UPDATING_MARK in entries()  # still the last edit's moves, looked for again
+    assert not any(n.endswith(OUT_OF_DATE_MARK) for n in entries())  # a device's move leaves the envelope as it is
+    wait_for(lambda: dock.moves_task is None and "Suggested moves" in entries(), 300)
+    septic = layers["septic"]
+    sid = _fid(septic, "S-1")
+    assert septic.startEditing()
+    edits = dock.live.edits
+    septic.changeGeometry(sid, _moved(septic.getFeature(sid).geometry(), 3.0, 0.0))
+    wait_for(lambda: _settled(dock, edits + 1), 120)
+    assert any(n.startswith("Siting envelope") and n.endswith(OUT_OF_DATE_MARK) for n in entries())
+    assert all(lyr.name() == lyr.name().removesuffix(OUT_OF_DATE_MARK) for lyr in QgsProject.instance().mapLayers().values())
