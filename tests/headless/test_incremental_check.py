@@ -1,8 +1,8 @@
 """The live re-check's incremental run equals a full check after any sequence of edits (issue 39).
 
 The demo site (Lake George, and the LGPC pack) is read once; each example edits its layers as an engineer does in
-QGIS (a device, septic field or well moved; a device added, deleted; a device's type or traffic changed; a wetland
-moved) and checks the edited site twice: in full, and incrementally from the last check's basis (the chain the
+QGIS (a device, septic field, well, wetland, impervious area, disturbed area, clearing, parcel or stream moved; a
+device, well or septic field added, deleted; a device's type or traffic, an impervious area's status changed) and checks the edited site twice: in full, and incrementally from the last check's basis (the chain the
 dock keeps). The two results must be the same findings.json and the same zones, whichever rules were taken from
 the basis. A device move within the class must reuse rules (the point of the incremental run).
 """
@@ -80,12 +80,17 @@ def apply_edit(inputs, edit):
 
 
 _distance = st.floats(min_value=-60.0, max_value=60.0, allow_nan=False).map(lambda v: round(v, 1))
-_moves = st.tuples(st.just("move"), st.sampled_from(["devices", "devices", "devices", "septic", "wells", "wetlands", "building_sites"]),
+_moves = st.tuples(st.just("move"), st.sampled_from(["devices", "devices", "devices", "septic", "wells", "wetlands", "building_sites", "impervious",
+                                                     "disturbance", "clearing", "parcels", "streams"]),
                    st.integers(0, 9), _distance, _distance, st.none())
 _adds = st.tuples(st.sampled_from(["add", "delete"]), st.sampled_from(["devices", "wells", "septic"]), st.integers(0, 9), _distance, _distance, st.none())
-_attributes = st.tuples(st.just("attribute"), st.just("devices"), st.integers(0, 9), st.just(0.0), st.just(0.0),
-                        st.sampled_from([("device_type", "dry_well"), ("device_type", "rain_garden"), ("device_type", None),
-                                         ("high_traffic", 1), ("high_traffic", 0), ("high_traffic", None)]))
+_attributes = st.one_of(
+    st.tuples(st.just("attribute"), st.just("devices"), st.integers(0, 9), st.just(0.0), st.just(0.0),
+              st.sampled_from([("device_type", "dry_well"), ("device_type", "rain_garden"), ("device_type", None),
+                               ("high_traffic", 1), ("high_traffic", 0), ("high_traffic", None)])),
+    st.tuples(st.just("attribute"), st.just("impervious"), st.integers(0, 9), st.just(0.0), st.just(0.0),
+              st.sampled_from([("status", "existing"), ("status", "proposed"), ("status", None)])),
+)
 _edits = st.lists(st.one_of(_moves, _moves, _adds, _attributes), min_size=1, max_size=4)
 
 
