@@ -1,10 +1,11 @@
 """The live re-check's incremental run equals a full check after any sequence of edits (issue 39).
 
-The demo site (Lake George, and the LGPC pack) is read once; each example edits its layers as an engineer does in
-QGIS (a device, septic field, well, wetland, impervious area, disturbed area, clearing, parcel or stream moved; a
-device, well or septic field added, deleted; a device's type or traffic, an impervious area's status changed) and checks the edited site twice: in full, and incrementally from the last check's basis (the chain the
-dock keeps). The two results must be the same findings.json and the same zones, whichever rules were taken from
-the basis. A device move within the class must reuse rules (the point of the incremental run).
+The demo site (Lake George, and the LGPC pack) is read once; each example edits its layers as an engineer does
+in QGIS (a device, septic field, well, wetland, impervious area, disturbed area, clearing, parcel or stream
+moved; a device, well or septic field added, deleted; a device's type or traffic, an impervious area's status
+changed) and checks the edited site twice: in full, and incrementally from the last check's basis (the chain
+the dock keeps). The two results must be the same findings.json and the same zones, whichever rules were taken
+from the basis. A device move within the class must reuse rules (the point of the incremental run).
 """
 
 from __future__ import annotations
