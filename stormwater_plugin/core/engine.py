@@ -221,16 +221,13 @@ def effective_pack(inputs: SiteInputs, pack: RulePack) -> RulePack:
     return pack
 
 
-def run_check(inputs: SiteInputs, pack: RulePack, progress: Callable[[float], bool] | None = None, step: RuleStep | None = None,
-              prepared: tuple[CheckContext, Any, list[int]] | None = None) -> CheckResult:
+def run_check(inputs: SiteInputs, pack: RulePack, progress: Callable[[float], bool] | None = None, step: RuleStep | None = None) -> CheckResult:
     """Run every rule of ``pack`` on ``inputs``.
 
     ``progress``, when given, is called with the fraction done (0 to 1)
     between rules; returning ``False`` stops the run with
     :class:`CheckCancelled` (the plugin's Cancel button). ``step`` runs each
-    rule of the loop (:data:`RuleStep`); ``prepared`` is
-    :func:`prepare_context`'s answer for ``effective_pack(inputs, pack)``
-    when the caller has it already (the incremental re-check compares it first).
+    rule of the loop (:data:`RuleStep`; the incremental re-check's recorder).
 
     Returns
     -------
@@ -240,7 +237,7 @@ def run_check(inputs: SiteInputs, pack: RulePack, progress: Callable[[float], bo
     """
     # A stated vertical accuracy widens the level tolerance of every gradient rule, never narrows it.
     pack = effective_pack(inputs, pack)
-    ctx, cls, site_idx = prepared if prepared is not None else prepare_context(inputs, pack)
+    ctx, cls, site_idx = prepare_context(inputs, pack)
     warnings = ctx.warnings
     if inputs.dem is not None:
         lake = shoreline_elevation_warning(inputs.dem, ctx.layers, lake_surfaces(pack.raw), inputs.unit_to_ft)
