@@ -5,7 +5,7 @@ Planned on the main thread in milliseconds; the check task (and the live re-chec
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
 from qgis.core import Qgis, QgsProject
 from qgis.PyQt.QtCore import QCoreApplication
@@ -34,23 +34,26 @@ def contour_count() -> int:
     return n
 
 
-def dock_source(dock: Any, quiet: bool = False) -> tuple[PlannedSiteSource, ReviewOptions] | None:
+def dock_source(dock: Any, quiet: bool = False, layers: Mapping[str, Any] | None = None) -> tuple[PlannedSiteSource, ReviewOptions] | None:
     """The site as the check task reads it (planned here, main thread, milliseconds) and the use case's options from the dock.
 
     The options are the command line's: the stated accuracy (its words, parsed by the use case), the
-    class (in the plan), no moves in the task (the dock suggests them after), the completeness list.
-    ``None`` with a message (none when ``quiet``) when the layers or the accuracy cannot be used.
+    class (in the plan), no moves in the task (the dock suggests them after), the completeness list; the check
+    keeps what the live re-check's incremental run starts from (``review.basis``, ``services.incremental``).
+    ``None`` with a message (none when ``quiet``) when the layers or the accuracy cannot be used. ``layers``: the
+    role layers to read (default the dock's roles; the live re-check gives the feature sources it took earlier of
+    the layers not edited since).
     """
     notes = tuple(Warning_(
         "role_layer_removed",
         f"the layer chosen for this role ({name}) was removed from the project; the role was left empty and its rules are not checked",
         role,
     ) for role, name in dock.roles.removed.items())
-    site = QgisSiteSource(dock.roles.role_layers(), dock.roles.dem_layer(), dock.roles.z_unit(), dock.site_parcel.text().strip() or None,
+    site = QgisSiteSource(dock.roles.role_layers() if layers is None else layers, dock.roles.dem_layer(), dock.roles.z_unit(), dock.site_parcel.text().strip() or None,
                           dock.project_class.currentData(), contour_count=contour_count(), notes=notes)
     accuracy = dock.accuracy.text().strip()
     options = ReviewOptions(accuracy=(accuracy,) if accuracy else (), dem_vertical_accuracy_ft=dock.dem_accuracy.text().strip() or None,
-                            moves=False, completeness=True)
+                            moves=False, completeness=True, incremental=True)
     try:  # a bad entry is said before any reading, as the command line refuses its arguments
         parse_accuracy(list(options.accuracy))
         parse_dem_vertical(options.dem_vertical_accuracy_ft)
