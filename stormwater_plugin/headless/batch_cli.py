@@ -25,6 +25,7 @@ from typing import NoReturn, Sequence
 
 from ..core.rulepack import JURISDICTIONS, PackError
 from ..core.units import USER_Z_UNITS
+from ..services.optional import MissingLibrary
 from ..services.register import RegisterError
 from .batch import BatchError, run_batch
 from .errors import fail
@@ -102,7 +103,7 @@ def main(argv: Sequence[str]) -> int:
             sites_per_partition=args.sites_per_partition,
             progress=say,
         )
-    except (InputError, PackError, BatchError) as exc:
+    except (InputError, PackError, BatchError, MissingLibrary) as exc:
         _fail(str(exc))
     c = report.counts
     line = (

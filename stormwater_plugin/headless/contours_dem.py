@@ -33,6 +33,7 @@ from ..core.dem_policy import Z_UNIT_METRES, band_scale_offset, length_unit_key,
 from ..core.model import Warning_
 from ..core.units import feet_per_unit
 from ..services.completeness import CONTOURS_LAYER
+from ..services.optional import MissingLibrary, require
 from .dem_source import BandMeta
 from .errors import fail
 from .reader import InputError, crs_from_wkt
@@ -115,14 +116,7 @@ def read_contours(package: Path, layer: str = CONTOURS_LAYER, step: float | None
 
 def _interpolate(xyz: np.ndarray, gx: np.ndarray, gy: np.ndarray) -> np.ndarray:
     """Linear interpolation on the Delaunay triangulation of ``xyz`` at (gx, gy); NaN outside the hull."""
-    try:
-        from scipy.interpolate import griddata
-    except ImportError:  # pragma: no cover - scipy is installed with the project; matplotlib's TIN is the fallback
-        import matplotlib.tri as mtri
-
-        tri = mtri.Triangulation(xyz[:, 0], xyz[:, 1])
-        zi = mtri.LinearTriInterpolator(tri, xyz[:, 2])(gx, gy)
-        return np.ma.filled(zi.astype(float), np.nan)
+    griddata = require("scipy.interpolate", "contours-dem").griddata
     # Centred coordinates: Qhull's triangulation is exact enough only near the origin (state-plane values are 10^6 ft).
     x0, y0 = float(np.mean(xyz[:, 0])), float(np.mean(xyz[:, 1]))
     return np.asarray(griddata((xyz[:, 0] - x0, xyz[:, 1] - y0), xyz[:, 2], (gx - x0, gy - y0), method="linear"), dtype=float)
@@ -293,7 +287,7 @@ def main(argv: Sequence[str]) -> int:
         if args.compare_dem:
             w = compare_contours(args.site, args.compare_dem, args.compare_dem_z_units, args.z_units)
             lines.append(f"warning: {w.message}" if w else f"the contours agree with {args.compare_dem.name} (median |dz| within {CONTOUR_DEM_TOLERANCE_FT:g} ft)")
-    except InputError as exc:
+    except (InputError, MissingLibrary) as exc:
         fail("stormwater-check contours-dem", str(exc))
     print("\n".join(lines))
     return 0

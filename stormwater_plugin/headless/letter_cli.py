@@ -25,6 +25,7 @@ from ..core.printable import printable_changed
 from ..core.rulepack import JURISDICTIONS, load_pack
 from ..services.letter import LetterError, LetterHeader, compose_letter
 from ..services.letter_edits import CommentEdit, CommentEditError, dumps_edits, edits_from
+from ..services.optional import MissingLibrary, require
 from ..services.output_manifest import OutputFolderError
 from ..services.safe_files import write_text
 from .compare_cli import read_previous
@@ -91,11 +92,10 @@ def main(argv: Sequence[str]) -> int:
                 raise InputError(f"{args.comment_edits}: {exc}") from exc
         template = None
         if args.template:
-            try:
-                # lazy: python-docx is needed only for a template
-                from ..report.letter_template import LetterTemplateError, read_template
-            except ImportError as exc:
-                raise InputError(f"reading a letter template needs {exc.name or 'python-docx'} (Debian: apt-get install python3-docx)") from exc
+            require("docx", "reading a letter template")
+            # lazy: python-docx is needed only for a template
+            from ..report.letter_template import LetterTemplateError, read_template
+
             try:
                 template = read_template(args.template)
             except LetterTemplateError as exc:
@@ -127,11 +127,11 @@ def main(argv: Sequence[str]) -> int:
         out = Path(args.out)
         if out.suffix.lower() != ".docx":
             raise InputError(f"--out {out}: give a .docx path (the PDF is written beside it)")
-        try:
-            # lazy: python-docx and reportlab are needed only here
-            from ..report.letter_files import write_letter_files
-        except ImportError as exc:
-            raise InputError(f"writing the letter needs {exc.name or 'python-docx'} (Debian: apt-get install python3-docx python3-reportlab)") from exc
+        require("docx", "the letter")
+        require("reportlab", "the letter's PDF")
+        # lazy: python-docx and reportlab are needed only here
+        from ..report.letter_files import write_letter_files
+
         try:
             # issue 35: over the files the folders' manifests say the tool wrote only; an earlier release's letter said so
             write_letter_files(letter, out, [review_dir / LETTER_JSON], template, notes=notes)
@@ -139,7 +139,7 @@ def main(argv: Sequence[str]) -> int:
                 write_text(args.write_edits, dumps_edits(letter.edits, letter.header.round))
         except OSError as exc:
             raise InputError(f"{exc.filename or out}: cannot write the letter ({exc.strerror})") from exc
-    except (InputError, OutputFolderError) as exc:
+    except (InputError, OutputFolderError, MissingLibrary) as exc:
         fail("stormwater-check letter", str(exc))
     for note in notes:
         sys.stderr.write(f"stormwater-check letter: note: {note}\n")
