@@ -18,12 +18,13 @@ DEM describe different ground, or one of them is in the wrong datum or unit).
 
 from __future__ import annotations
 
-import argparse
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from types import SimpleNamespace
+from typing import Any
 
+import click
 import fiona
 import numpy as np
 import shapely
@@ -34,6 +35,7 @@ from ..core.model import Warning_
 from ..core.units import feet_per_unit
 from ..services.completeness import CONTOURS_LAYER
 from ..services.optional import MissingLibrary, require
+from .command_line import Choice, Command, namespace, out_option
 from .dem_source import BandMeta
 from .errors import fail
 from .reader import InputError, crs_from_wkt
@@ -263,20 +265,22 @@ def dem_notes(site: Path | None, dem_path: str | None, compare_dem: Path | None 
     return out
 
 
-def main(argv: Sequence[str]) -> int:
+@click.command(cls=Command, help="Build a DEM (GeoTIFF, linear TIN) from the site package's existing-grade contours (layer 'contours'), "
+               "for a check when no lidar is given; optionally compare the contours with a lidar DEM. SITE: the site package (GeoPackage) "
+               "with a 'contours' layer (e.g. from import-cad).")
+@click.argument("site", type=Path)
+@out_option("the GeoTIFF to write")
+@click.option("--cell-ft", type=float, default=2.0, metavar="FT", help="cell size in feet (default 2)")
+@click.option("--z-units", type=Choice(("ft", "us-ft", "m")), help="the contours' elevation unit (written as the band's unit; default: none declared)")
+@click.option("--compare-dem", type=Path, metavar="LIDAR.tif", help="also compare the contours with this DEM")
+@click.option("--compare-dem-z-units", type=Choice(("ft", "us-ft", "m")), help="elevation unit of --compare-dem (default: read from the file)")
+def command(**values: Any) -> int:
     """``stormwater-check contours-dem SITE.gpkg --out dem.tif [--cell-ft 2] [--z-units ft|us-ft|m] [--compare-dem LIDAR.tif]``."""
-    p = argparse.ArgumentParser(
-        prog="stormwater-check contours-dem",
-        description="Build a DEM (GeoTIFF, linear TIN) from the site package's existing-grade contours (layer 'contours'), "
-        "for a check when no lidar is given; optionally compare the contours with a lidar DEM.",
-    )
-    p.add_argument("site", type=Path, help="site package (GeoPackage) with a 'contours' layer (e.g. from import-cad)")
-    p.add_argument("--out", type=Path, required=True, help="the GeoTIFF to write")
-    p.add_argument("--cell-ft", type=float, default=2.0, metavar="FT", help="cell size in feet (default 2)")
-    p.add_argument("--z-units", choices=("ft", "us-ft", "m"), help="the contours' elevation unit (written as the band's unit; default: none declared)")
-    p.add_argument("--compare-dem", type=Path, metavar="LIDAR.tif", help="also compare the contours with this DEM")
-    p.add_argument("--compare-dem-z-units", choices=("ft", "us-ft", "m"), help="elevation unit of --compare-dem (default: read from the file)")
-    args = p.parse_args(list(argv))
+    return main(namespace(values))
+
+
+def main(args: SimpleNamespace) -> int:
+    """``stormwater-check contours-dem SITE.gpkg --out dem.tif [--cell-ft 2] [--z-units ft|us-ft|m] [--compare-dem LIDAR.tif]``."""
     try:
         s = contours_to_dem(args.site, args.out, args.cell_ft, args.z_units)
         lines = [
