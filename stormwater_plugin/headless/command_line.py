@@ -11,9 +11,10 @@ The QGIS plugin never imports this module (gui and processing never import ``hea
 
 from __future__ import annotations
 
+import contextlib
 import types
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence, TypeVar
+from typing import Any, Callable, Iterator, Mapping, Sequence, TypeVar
 
 import click
 from click.core import ParameterSource
@@ -52,7 +53,8 @@ class Command(click.Command):
         super().__init__(*args, **kwargs)
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        return super().parse_args(ctx, expand_prefixes(self, args))
+        with _named(ctx):
+            return super().parse_args(ctx, expand_prefixes(self, args))
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -68,6 +70,21 @@ class Group(click.Group):
         kwargs.setdefault("context_settings", CONTEXT)
         kwargs.setdefault("no_args_is_help", False)
         super().__init__(*args, **kwargs)
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        with _named(ctx):
+            return super().parse_args(ctx, args)
+
+
+@contextlib.contextmanager
+def _named(ctx: click.Context) -> Iterator[None]:
+    """A usage error raised while ``ctx``'s command reads its arguments names that command (click leaves some unnamed)."""
+    try:
+        yield
+    except click.UsageError as exc:
+        if exc.ctx is None:
+            exc.ctx = ctx
+        raise
 
 
 def expand_prefixes(command: click.Command, args: list[str]) -> list[str]:
