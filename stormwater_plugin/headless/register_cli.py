@@ -64,10 +64,10 @@ def _add_options(f: Any) -> Any:
     return f
 
 
-@command.command("add", cls=Command, help="add an application (creates the register when the folder has none)",
-                 epilog=f"Statuses: {_STATUS_HELP}. Paths are stored relative to REGISTER when inside it.")
+@command.command("add", cls=Command, help="add an application (creates the register when the folder has none); ID: the application's id "
+                 "(e.g. SW-2026-014)", epilog=f"Statuses: {_STATUS_HELP}. Paths are stored relative to REGISTER when inside it.")
 @_REGISTER
-@click.argument("id")  # the application's id (e.g. SW-2026-014)
+@_ID
 @_add_options
 @jurisdiction_option(required=False, default="")
 @click.option("--round", type=int, default=1)
