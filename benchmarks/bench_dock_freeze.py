@@ -152,7 +152,7 @@ GC_WATCH: GcWatch | None = None
 def bench(label: str, gpkg: Path, iface: Any, limit: float, export: bool = True) -> list[tuple[str, float]]:
     from qgis.core import QgsProject, QgsRasterLayer, QgsVectorLayer
 
-    from stormwater_plugin.core.model import ROLES
+    from stormwater_plugin.core.roles import ROLES
     from stormwater_plugin.gui.dock import ReviewDock
 
     QgsProject.instance().clear()
@@ -244,7 +244,7 @@ def bench_export(label: str, gpkg: Path, iface: Any, limit: float) -> list[tuple
 
     from qgis.core import QgsProject, QgsRasterLayer, QgsVectorLayer
 
-    from stormwater_plugin.core.model import ROLES
+    from stormwater_plugin.core.roles import ROLES
     from stormwater_plugin.gui.dock import ReviewDock
     from stormwater_plugin.qgis_bridge.deps import reportlab_problem
     from stormwater_plugin.report import maps

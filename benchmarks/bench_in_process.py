@@ -34,8 +34,7 @@ def synthetic_site() -> tuple[object, int]:
     """SiteInputs of the 20-feature site (metres), and its feature count."""
     from shapely.geometry import LineString, Point, box
 
-    from stormwater_plugin.core.engine import SiteInputs
-    from stormwater_plugin.core.model import FeatureLayer
+    from stormwater_plugin.core.model import FeatureLayer, SiteInputs
     from stormwater_plugin.core.raster import ElevationGrid
 
     size, cell = 400.0, 1.0

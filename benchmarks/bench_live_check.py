@@ -157,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     from qgis.gui import QgsMapCanvas
     from qgis.PyQt.QtWidgets import QMainWindow
 
-    from stormwater_plugin.core.model import ROLES
+    from stormwater_plugin.core.roles import ROLES
 
     app = QgsApplication([], True)
     app.initQgis()

@@ -8,8 +8,8 @@ import numpy as np
 from shapely.geometry import Point, box
 from shapely.geometry.base import BaseGeometry
 
-from stormwater_plugin.core.engine import SiteInputs, run_check
-from stormwater_plugin.core.model import CheckResult, FeatureLayer
+from stormwater_plugin.core.engine import run_check
+from stormwater_plugin.core.model import CheckResult, FeatureLayer, SiteInputs
 from stormwater_plugin.core.raster import ElevationGrid
 from stormwater_plugin.core.rulepack import load_pack
 

@@ -16,8 +16,14 @@ When the margin ``|measured - required|`` is smaller than that:
   short of the limit;
 - a *violation* stays a violation and is marked ``near_limit``.
 
-A margin exactly equal to the combined accuracy leaves a pass as it is: at
-worst the feature sits exactly at the limit, which complies.
+Whether a feature at the far edge of the accuracy still meets the rule is
+decided as the rule itself is: through :func:`~.extents.decide_distance`
+(:func:`~.limits.compare`, 0.01 ft) with the rule's words
+(:func:`~.kinds.distance_words`). A margin exactly equal to the combined
+accuracy puts the feature exactly at the limit at worst: a pass of "a minimum
+of 100 feet" stays a pass (100.00 ft complies), a pass of "within 20 feet"
+becomes undetermined (20.00 ft is within), and a violation of "within 20
+feet" is not near the limit (at best 20.00 ft, still within).
 
 The DEM's stated vertical accuracy widens the pack's gradient level tolerance
 to ``max(tolerance, accuracy)`` (never narrows it); a depth below the DEM's
@@ -38,7 +44,9 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from .errors import StormwaterError
-from .model import ROLES, FeatureLayer, FeatureRef, Finding, Status
+from .extents import Interval, decide_distance
+from .model import FeatureLayer, FeatureRef, Finding, Status
+from .roles import ROLES
 
 
 class RoleAccuracyError(ValueError, StormwaterError):
@@ -159,6 +167,7 @@ def apply_accuracy(
     role_accuracy: Mapping[str, float] | None = None,
     dem_vertical_accuracy_ft: float | None = None,
     slope_thresholds: Mapping[str, float] | None = None,
+    distance_words: Mapping[str, str] | None = None,
 ) -> tuple[list[Finding], list[str]]:
     """Adjust distance (and slope) findings for the stated accuracy of their data.
 
@@ -175,6 +184,9 @@ def apply_accuracy(
     slope_thresholds : mapping, optional
         Rule id to the slope threshold in percent of the pack's
         ``building_site_slope`` rules.
+    distance_words : mapping, optional
+        Rule id to the text's words for its distance (:func:`~.kinds.distance_words`: ``"within"``,
+        ``"a minimum of"``); a rule not named is read as ``"a minimum of"``, a device setback's default.
 
     Returns
     -------
@@ -216,13 +228,17 @@ def apply_accuracy(
         # :mod:`.extents`) widened by the stated accuracy. A pass's margin is from the interval's near end, a
         # violation's from its far end.
         lo, hi = _interval(f)
+        words = (distance_words or {}).get(f.rule_id, "a minimum of")
         if f.status is Status.PASS:
+            # Near when the nearest the features may be is not a pass under the rule's own words (at the limit: its words decide).
             margin = lo - f.required_ft
+            near = decide_distance(Interval(max(0.0, lo - combined), hi), f.required_ft, words) is not Status.PASS
         elif f.status is Status.VIOLATION:
             margin = f.required_ft - hi
+            near = decide_distance(Interval(lo, hi + combined), f.required_ft, words) is not Status.VIOLATION
         else:
             margin = abs(f.measured_ft - f.required_ft)
-        near = margin < combined
+            near = margin < combined
         extra = dict(f.extra)
         extra.update({"margin_ft": round(margin, 2), "accuracy_ft": round(combined, 2), "near_limit": near})
         stated = "; ".join(f"the {ref.layer} location ({ref.id}) is good to ±{_fmt(a)} ft" for ref, a in sides if a is not None)

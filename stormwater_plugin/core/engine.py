@@ -2,14 +2,13 @@
 
 ``run_check`` is the one entry point the CLI, the Processing algorithms and
 the plugin's background task share. It takes layers already in one projected
-working CRS (see :class:`SiteInputs`) and never touches files.
+working CRS (see :class:`~stormwater_plugin.core.model.SiteInputs`) and never touches files.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import importlib
-from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import shapely
@@ -17,14 +16,12 @@ import shapely
 from .accuracy import apply_accuracy
 from .checks.classification import classify
 from .checks.context import CheckContext, id_key, joined_ids, truthy
+from .checks.setback_targets import feature_name
 from .checks.shoreline import shoreline_as_lines
-from .dem_source import DemSource
-from .extents import read_symbols
+from .extents import extents_used, read_symbols
 from .geometry import clean_layer
-from .kinds import KINDS, handler_path
+from .kinds import KINDS, distance_words, handler_path
 from .model import (
-    ROLE_NOUN,
-    ROLES,
     CheckResult,
     ClassReason,
     FeatureLayer,
@@ -32,11 +29,12 @@ from .model import (
     Finding,
     NotApplicableEntry,
     NotificationBlock,
+    SiteInputs,
     Status,
     Warning_,
     empty_notification,
 )
-from .raster import ElevationGrid
+from .roles import ROLE_NOUN, ROLES
 from .rulepack import Rule, RulePack, pack_source
 from .site_parcel import find_site_parcels
 from .terrain.plausibility import lake_surfaces, shoreline_elevation_warning
@@ -45,39 +43,6 @@ from .vocabulary import normalise_layer
 ID_FIELDS = ("id",)
 REVIEWER_REASON = "for the reviewer: the text sets a requirement the plan's geometry cannot decide"
 PARCEL_ID_FIELDS = ("id", "print_key", "sbl", "parcel_id", "pin")
-
-
-@dataclass
-class SiteInputs:
-    """Everything the engine needs, already in the working CRS.
-
-    Parameters
-    ----------
-    layers : dict
-        Role name to :class:`FeatureLayer`; a role that is absent was not
-        supplied (distinct from an empty layer, which says "none").
-    dem : ElevationGrid or None
-        Ground elevations; ``None`` makes gradient-dependent rules undetermined.
-    unit_to_ft : float
-        Working-CRS linear unit in international feet.
-    crs_name : str
-        Human name of the working CRS, for reports.
-    """
-
-    layers: dict[str, FeatureLayer]
-    dem: ElevationGrid | None
-    unit_to_ft: float
-    crs_name: str = ""
-    site_parcel_id: str | None = None
-    class_override: str | None = None
-    warnings: list[Warning_] = field(default_factory=list)
-    #: Role to stated horizontal accuracy in feet at 95% (see :mod:`~stormwater_plugin.core.accuracy`).
-    accuracy_ft: dict[str, float] = field(default_factory=dict)
-    #: The DEM's stated vertical accuracy in feet at 95%; ``None`` when not stated.
-    dem_vertical_accuracy_ft: float | None = None
-    #: The whole DEM, read in windows on demand (:class:`~.dem_source.DemSource`): the flow trace grows its window
-    #: up to the raster's edge. ``None``: ``dem`` is all there is, and its edge is the DEM's edge.
-    dem_source: DemSource | None = None
 
 
 Handler = Callable[[CheckContext, Rule], None]
@@ -276,8 +241,12 @@ def run_check(inputs: SiteInputs, pack: RulePack, progress: Callable[[float], bo
         warnings.append(Warning_("no_dem", "No DEM was supplied: every gradient-dependent setback and the slope rules are undetermined."))
 
     thresholds = {r.id: float(r.params["threshold_pct"]) for r in pack.rules if r.kind == "building_site_slope" and "threshold_pct" in r.params}
-    adjusted, unstated = apply_accuracy(ctx.findings, ctx.layers, inputs.accuracy_ft, inputs.dem_vertical_accuracy_ft, thresholds)
+    words = {r.id: w for r in pack.rules if (w := distance_words(r.kind, r.params)) is not None}
+    adjusted, unstated = apply_accuracy(ctx.findings, ctx.layers, inputs.accuracy_ft, inputs.dem_vertical_accuracy_ft, thresholds, words)
     findings = sorted(adjusted, key=_finding_order)
+    # The plausible extents this site's findings and class read: the report lists those, not every kind of the pack.
+    named = [(r.layer, r.id) for f in findings for r in (f.subject, f.other) if r is not None]
+    used = extents_used(ctx.layers, [*named, *cls.extent_refs], feature_name)
     return CheckResult(
         jurisdiction=pack.jurisdiction,
         pack_title=pack.title,
@@ -295,7 +264,7 @@ def run_check(inputs: SiteInputs, pack: RulePack, progress: Callable[[float], bo
         rules_not_applicable=not_applicable,
         inventory=ctx.inventory,
         accuracy={"roles": dict(inputs.accuracy_ft), "unstated_roles": unstated,
-                  "dem_vertical_ft": inputs.dem_vertical_accuracy_ft, "gradient_tolerance_ft": pack.gradient_tolerance_ft},
+                  "dem_vertical_ft": inputs.dem_vertical_accuracy_ft, "gradient_tolerance_ft": pack.gradient_tolerance_ft, "extents_used": used},
         feature_wkt=_feature_wkt(findings, ctx.layers),
         unit_to_ft=inputs.unit_to_ft,
         pack_source=pack_source(pack),

@@ -38,14 +38,15 @@ import math
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import shapely
 from shapely.geometry.base import BaseGeometry
 
 from .errors import StormwaterError
 from .limits import Quantity, Relation, compare, relation
-from .model import ROLE_NOUN, FeatureLayer, Status, Warning_
+from .model import FeatureLayer, Status, Warning_
+from .roles import ROLE_NOUN
 from .vocabulary import read
 
 EXTENTS_FILE = Path(__file__).resolve().parent / "packs" / "device_plausibility.json"
@@ -469,6 +470,29 @@ def extents_summary() -> list[dict[str, Any]]:
     return rows
 
 
+def extents_used(layers: Mapping[str, FeatureLayer], refs: Iterable[tuple[str, str]],
+                 name_of: Callable[[Mapping[str, Any]], str] = lambda attrs: "") -> list[dict[str, Any]]:
+    """The rows of :func:`extents_summary` a run read: the kinds of the ``(role, id)`` features not drawn as areas.
+
+    ``refs`` are the features a run's findings and class name; ``name_of`` gives a feature's name from its attributes
+    (a stream's kind is read from it). A feature of unknown kind is read with the largest of every kind of its role,
+    so it uses them all. In the order of :func:`extents_summary`.
+    """
+    used: set[tuple[str, str]] = set()
+    for role, fid in set(refs):
+        layer = layers.get(role)
+        spec = extent_table().roles.get(role)
+        if layer is None or spec is None:
+            continue
+        for i in (i for i, x in enumerate(layer.ids) if x == fid):
+            name = name_of(layer.attrs[i])
+            if feature_extent(role, layer.geoms[i], layer.attrs[i], name).drawn:
+                continue
+            k = kind_of(role, layer.attrs[i], name)
+            used |= {(role, key) for key in spec.kinds} if k is None or k.key == "unknown" else {(role, k.key)}
+    return [row for row in extents_summary() if (row["role"], row["kind"]) in used]
+
+
 __all__ = ["Extent", "ExtentTable", "ExtentsDataError", "Interval", "KindExtent", "RoleExtents", "DRAWN", "SIZE_FIELDS",
-           "compare_to_limit", "decide_at_least", "decide_distance", "distance_interval", "extent_table", "extents_summary", "feature_extent",
+           "compare_to_limit", "decide_at_least", "decide_distance", "distance_interval", "extent_table", "extents_summary", "extents_used", "feature_extent",
            "footprint_bound", "kind_of", "layer_extents", "parse_extents", "read_symbols"]

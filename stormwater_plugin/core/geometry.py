@@ -9,14 +9,15 @@ for display and for areas, with enough segments that they lie within
 from __future__ import annotations
 
 import math
-from typing import Iterable
+from typing import Iterable, Sequence
 
 import numpy as np
 import shapely
 from shapely.geometry.base import BaseGeometry
 
 from .limits import number_text, precision
-from .model import FeatureLayer, Warning_
+from .model import FeatureLayer, FeatureRef, Warning_
+from .roles import AREA_ONLY_ROLES, ROLE_FAMILY
 
 #: Floating-point tolerance between two measured lengths, in feet (openings that touch along the shore). Limits of the
 #: texts are never compared with it: every limit goes through :func:`stormwater_plugin.core.limits.compare`.
@@ -32,24 +33,6 @@ ON_EDGE_FT: float = precision("distance_ft") / 2.0
 _POLYGONAL = {"Polygon", "MultiPolygon"}
 _LINEAR = {"LineString", "MultiLineString", "LinearRing"}
 _PUNTAL = {"Point", "MultiPoint"}
-
-#: The geometry family each role expects (None: any).
-ROLE_FAMILY: dict[str, str | None] = {
-    "parcels": "polygon",
-    "building_sites": None,
-    "devices": None,
-    "wells": None,
-    "septic": None,
-    "wetlands": "polygon",
-    "shoreline": None,
-    "waterbodies": "polygon",
-    "streams": None,
-    "clearing": "polygon",
-    "disturbance": "polygon",
-    "impervious": "polygon",
-    "soils": "polygon",
-}
-
 
 #: Within this many feet of a limit, distances are written at their decision precision (0.01 ft,
 #: :mod:`~stormwater_plugin.core.limits`), so the number printed is the number the limit was compared with:
@@ -91,12 +74,6 @@ def _family(geom: BaseGeometry) -> str:
         return "point"
     return "mixed"
 
-
-#: Polygon roles whose rules add up or intersect areas: a feature drawn there as a
-#: line or a point has no area to add, so it counts as having no geometry (its
-#: rules are undetermined for it). In the other polygon roles (wetlands, water
-#: bodies) a feature is measured where it lies, whatever its shape.
-AREA_ROLES: frozenset[str] = frozenset({"parcels", "clearing", "disturbance", "impervious", "soils"})
 
 #: Why a feature counts as having no geometry (the message names the feature).
 NO_GEOMETRY = "has no geometry"
@@ -228,13 +205,13 @@ def _clean_one(g: BaseGeometry | None, fid: str, role: str, report: _Report) -> 
     if not area.is_empty:
         # A repaired polygon with collapsed leftovers (spikes, slivers as lines): the
         # leftovers stay where a distance is measured and go where areas are added.
-        return (area if role in AREA_ROLES else g), None
+        return (area if role in AREA_ONLY_ROLES else g), None
     if not was_area:
         closed = _closed_lines_as_area(g)
         if not closed.is_empty:
             report.note("closed_lines", fid)
             return closed, None
-        if role in AREA_ROLES:
+        if role in AREA_ONLY_ROLES:
             return None, NOT_AN_AREA
         report.note("not_polygon_kept", fid)
         return g, None
@@ -320,6 +297,26 @@ def union(geoms: Iterable[BaseGeometry]) -> BaseGeometry:
     if not arr:
         return shapely.GeometryCollection()
     return shapely.union_all(np.array(arr, dtype=object))
+
+
+def nearest_feature(tree: shapely.STRtree, geoms: Sequence[BaseGeometry], refs: Sequence[FeatureRef], g: BaseGeometry, eps: float) -> int:
+    """Index of the feature of ``geoms`` (indexed by ``tree``) nearest to ``g``, the same whatever the file format or feature order.
+
+    Features equally near (within ``eps``, the distance tolerance in CRS units) are told apart by the rule's
+    role order (the order in which ``refs`` first names each role), then by id, then by the part's own shape
+    (its WKB: the parts of a feature split in several); never by the search tree's internal order, which feature
+    order, reprojection noise and the GEOS release decide (a lake's shoreline and the lake polygon are equally
+    near a lawn: the shoreline is cited on every system).
+    """
+    j = int(tree.query_nearest(g, all_matches=False)[0])
+    reach = float(shapely.distance(g, geoms[j])) + eps
+    ties = [int(k) for k in tree.query(g, predicate="dwithin", distance=reach) if float(shapely.distance(g, geoms[int(k)])) <= reach]
+    if len(ties) <= 1:
+        return j
+    rank: dict[str, int] = {}
+    for ref in refs:
+        rank.setdefault(ref.layer, len(rank))
+    return min(ties, key=lambda k: (rank[refs[k].layer], refs[k].id, shapely.to_wkb(geoms[k])))
 
 
 def area_sqft(geom: BaseGeometry, unit_to_ft: float) -> float:

@@ -102,6 +102,9 @@ class KindSpec:
         return self.envelope_role is not None
 
 
+#: The words of a zone measured from a feature ("Within 35 feet ... no vegetation may be removed"), the default of the zone kinds.
+_ZONE_WORDS = ParamRule(default="within")
+
 #: Every rule kind; law-parameter units: ``sqft`` matches square feet or acres, ``dict`` every value of a mapping,
 #: a dotted name reads a nested mapping; the subdivision's ``min_lots``..``max_lots`` also own the counts between them.
 KINDS: dict[str, KindSpec] = {
@@ -111,7 +114,8 @@ KINDS: dict[str, KindSpec] = {
                                        "targets": ParamRule(names_one="role"),
                                        # The text's words for the distance (core.limits.RELATION_WORDS): a least distance, or a zone.
                                        "distance_words": ParamRule(one_of=("a minimum of", "within"), default="a minimum of")}),
-    "shoreline_no_cut_buffer": KindSpec("checks.shoreline:check_no_cut_buffer", reach=("width_ft",), envelope_role="no_cut", law={"width_ft": "ft"}),
+    "shoreline_no_cut_buffer": KindSpec("checks.shoreline:check_no_cut_buffer", reach=("width_ft",), envelope_role="no_cut", law={"width_ft": "ft"},
+                                        params={"distance_words": _ZONE_WORDS}),
     "neighbour_notification": KindSpec("checks.notification:check_notification", run_by="notification", reach=("radius_ft", "adjacent_tolerance_ft"), law={"radius_ft": "ft"},
                                        how="automatic (list)"),
     "storage_volume": KindSpec("checks.quantities:check_storage_volume", reach=(), law={"gal_per_sqft": "gal/sqft"}),
@@ -120,8 +124,10 @@ KINDS: dict[str, KindSpec] = {
     "frost_depth": KindSpec("checks.device_design:check_frost_depth", reach=(), law={"min_depth_ft": "ft", "min_share_pct": "pct"}),
     "drain_time": KindSpec("checks.device_design:check_drain_time", reach=(), law={"days_by_type": "dict"}),
     "clear_cut_opening": KindSpec("checks.vegetation:check_clear_cut_opening", reach=("buffer_ft", "frontage_tolerance_ft"), law={"max_share_pct": "pct"}),
-    "fertilizer_zone": KindSpec("checks.vegetation:check_fertilizer_zone", reach=("distance_ft",), law={"distance_ft": "ft"}),
-    "clearing_near_water": KindSpec("checks.vegetation:check_clearing_near_water", reach=("distance_ft",), law={"distance_ft": "ft"}),
+    "fertilizer_zone": KindSpec("checks.vegetation:check_fertilizer_zone", reach=("distance_ft",), law={"distance_ft": "ft"},
+                                params={"distance_words": _ZONE_WORDS}),
+    "clearing_near_water": KindSpec("checks.vegetation:check_clearing_near_water", reach=("distance_ft",), law={"distance_ft": "ft"},
+                                    params={"distance_words": _ZONE_WORDS}),
     "plot_plan_inventory": KindSpec("checks.inventory:check_plot_plan_inventory", reach=("distance_ft",), law={"distance_ft": "ft"}, how="automatic (list)"),
     "area_threshold": KindSpec("checks.triggers:check_area_threshold", reach=(), law={"above_sqft": "sqft", "min_sqft": "sqft", "below_sqft": "sqft"}),
     "permit_trigger": KindSpec("checks.triggers:check_permit_trigger", reach=()),
@@ -174,6 +180,20 @@ def _words_problems(params: Mapping[str, object], path: str = "") -> list[tuple[
     return out
 
 
+def distance_words(kind: str, params: Mapping[str, object]) -> str | None:
+    """The text's words for the distance of a rule of ``kind`` (``core.limits.RELATION_WORDS``), ``None`` for a kind with none.
+
+    The rule's own ``distance_words``, else its kind's default (``a minimum of`` for a device setback, ``within`` for the
+    zones of the no-cut buffer, the fertilizer zone and the cover rule): the one reading of the words at the limit, for
+    the checks and for the accuracy margin alike.
+    """
+    spec = KINDS.get(kind)
+    rule = spec.params.get("distance_words") if spec is not None else None
+    if rule is None:
+        return None
+    return str(params.get("distance_words", rule.default))
+
+
 def param_problems(kind: object, params: Mapping[str, object]) -> list[tuple[str, str]]:
     """``(parameter, what is wrong)`` for each of :attr:`KindSpec.params` that ``params`` of a ``kind`` rule break (none for an unknown kind)."""
     spec = KINDS.get(kind) if isinstance(kind, str) else None
@@ -182,4 +202,4 @@ def param_problems(kind: object, params: Mapping[str, object]) -> list[tuple[str
     return [(key, problem) for key, rule in spec.params.items() for problem in rule.problems(params, key)] + _words_problems(params)
 
 
-__all__ = ["GRADIENT_MODES", "KindSpec", "ParamRule", "KINDS", "param_problems", "ENGINE_KINDS", "ENVELOPE_ROLES", "envelope_role", "handler_path"]
+__all__ = ["GRADIENT_MODES", "KindSpec", "ParamRule", "KINDS", "distance_words", "param_problems", "ENGINE_KINDS", "ENVELOPE_ROLES", "envelope_role", "handler_path"]

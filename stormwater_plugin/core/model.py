@@ -10,10 +10,16 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Mapping, NotRequired, Protocol, Sequence, TypeAlias, TypedDict
+from typing import TYPE_CHECKING, Mapping, NotRequired, Protocol, Sequence, TypeAlias, TypedDict
 
 import numpy as np
 from shapely.geometry.base import BaseGeometry
+
+from .roles import ROLE_NOUN
+
+if TYPE_CHECKING:  # annotations only: the model loads no raster code
+    from .dem_source import DemSource
+    from .raster import ElevationGrid
 
 #: One field's value in a row of a written layer or a JSON document's leaf.
 JsonScalar: TypeAlias = "str | int | float | bool | None"
@@ -21,23 +27,6 @@ JsonScalar: TypeAlias = "str | int | float | bool | None"
 JsonValue: TypeAlias = "str | int | float | bool | None | list[JsonValue] | dict[str, JsonValue]"
 #: A JSON object.
 JsonObject: TypeAlias = "dict[str, JsonValue]"
-
-#: Roles a site package may hold, in the order the README documents them.
-ROLES: tuple[str, ...] = (
-    "parcels",
-    "building_sites",
-    "devices",
-    "wells",
-    "septic",
-    "wetlands",
-    "shoreline",
-    "waterbodies",
-    "streams",
-    "clearing",
-    "disturbance",
-    "impervious",
-    "soils",
-)
 
 #: Device types the contract knows. Anything else is read as ``other``.
 DEVICE_TYPES: tuple[str, ...] = (
@@ -50,23 +39,6 @@ DEVICE_TYPES: tuple[str, ...] = (
 )
 
 PROJECT_CLASSES: tuple[str, ...] = ("exempt", "minor", "major")
-
-#: How one feature of each role is named in messages.
-ROLE_NOUN: dict[str, str] = {
-    "parcels": "parcel",
-    "building_sites": "building site",
-    "devices": "device",
-    "wells": "well",
-    "septic": "septic system",
-    "wetlands": "wetland",
-    "shoreline": "shoreline",
-    "waterbodies": "water body",
-    "streams": "stream",
-    "clearing": "clearing",
-    "disturbance": "disturbance",
-    "impervious": "impervious area",
-    "soils": "soil unit",
-}
 
 
 class Status(str, enum.Enum):
@@ -144,7 +116,7 @@ class FeatureLayer:
     Parameters
     ----------
     role : str
-        One of :data:`ROLES`.
+        One of :data:`~stormwater_plugin.core.roles.ROLES`.
     geoms : numpy.ndarray
         Object array of shapely geometries (valid, non-empty).
     ids : list of str
@@ -202,6 +174,39 @@ class Warning_:
 
     def as_dict(self) -> WarningDict:
         return {"code": self.code, "message": self.message, "layer": self.layer, "ids": list(self.ids)}
+
+
+@dataclass
+class SiteInputs:
+    """Everything the engine needs, already in the working CRS.
+
+    Parameters
+    ----------
+    layers : dict
+        Role name to :class:`FeatureLayer`; a role that is absent was not
+        supplied (distinct from an empty layer, which says "none").
+    dem : ElevationGrid or None
+        Ground elevations; ``None`` makes gradient-dependent rules undetermined.
+    unit_to_ft : float
+        Working-CRS linear unit in international feet.
+    crs_name : str
+        Human name of the working CRS, for reports.
+    """
+
+    layers: dict[str, FeatureLayer]
+    dem: ElevationGrid | None
+    unit_to_ft: float
+    crs_name: str = ""
+    site_parcel_id: str | None = None
+    class_override: str | None = None
+    warnings: list[Warning_] = field(default_factory=list)
+    #: Role to stated horizontal accuracy in feet at 95% (see :mod:`~stormwater_plugin.core.accuracy`).
+    accuracy_ft: dict[str, float] = field(default_factory=dict)
+    #: The DEM's stated vertical accuracy in feet at 95%; ``None`` when not stated.
+    dem_vertical_accuracy_ft: float | None = None
+    #: The whole DEM, read in windows on demand (:class:`~.dem_source.DemSource`): the flow trace grows its window
+    #: up to the raster's edge. ``None``: ``dem`` is all there is, and its edge is the DEM's edge.
+    dem_source: DemSource | None = None
 
 
 @dataclass
@@ -343,6 +348,9 @@ class AccuracySummary(TypedDict):
     unstated_roles: list[str]
     dem_vertical_ft: float | None
     gradient_tolerance_ft: float
+    #: The plausible extents (``packs/device_plausibility.json``) this site's findings and class read, as
+    #: :func:`~stormwater_plugin.core.extents.extents_used` gives them; absent from an earlier release's document.
+    extents_used: NotRequired[list[JsonObject]]
 
 
 def empty_notification() -> NotificationBlock:

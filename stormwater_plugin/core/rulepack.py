@@ -24,7 +24,8 @@ from typing import Any, Mapping
 
 from .errors import StormwaterError
 from .kinds import param_problems
-from .model import ROLES, Citation
+from .model import Citation
+from .roles import ROLES
 
 PACK_DIR = Path(__file__).resolve().parent / "packs"
 JURISDICTIONS: tuple[str, ...] = ("lgpc", "lake-george", "mamakating")

@@ -21,11 +21,7 @@ from .checks.affected import attr, impervious_status
 from .checks.context import id_key, joined_ids, truthy
 from .errors import StormwaterError
 from .model import FeatureLayer, Warning_
-
-#: Roles whose features vote for the site parcel when none is named or flagged (each feature counted once, at a point on it).
-PLAN_FEATURE_ROLES: tuple[str, ...] = ("building_sites", "devices")
-#: Roles holding proposed work: every lot whose interior holds some is part of the project (:func:`work_parcels`).
-WORK_ROLES: tuple[str, ...] = ("devices", "building_sites", "disturbance", "clearing", "impervious")
+from .roles import PLAN_OBJECT_ROLES, PLAN_ROLES
 
 
 class UnknownSiteParcel(LookupError, StormwaterError):
@@ -53,7 +49,7 @@ def pick_site_parcel(parcels: FeatureLayer | None, site_id: str | None, layers: 
     """The site parcel(s): ``site_id``, else those with ``is_site`` set, else the only parcel, else the one holding the plan.
 
     The last counts, for each parcel, the proposed building sites and devices
-    (:data:`PLAN_FEATURE_ROLES`) a point on each lies in; the most features
+    (:data:`~stormwater_plugin.core.roles.PLAN_OBJECT_ROLES`) a point on each lies in; the most features
     wins, ties to the lowest id, so the choice depends neither on the
     features' order nor on how a role is split into sources.
 
@@ -83,7 +79,7 @@ def pick_site_parcel(parcels: FeatureLayer | None, site_id: str | None, layers: 
         return SiteParcelPick(flagged, "flagged")
     if len(parcels) == 1:
         return SiteParcelPick((0,), "only")
-    plan = [g for role in PLAN_FEATURE_ROLES if role in layers for g in layers[role].geoms if _present(g)]
+    plan = [g for role in PLAN_OBJECT_ROLES if role in layers for g in layers[role].geoms if _present(g)]
     if plan:
         tree = shapely.STRtree(parcels.geoms)
         counts = np.zeros(len(parcels), dtype=int)
@@ -125,7 +121,7 @@ def work_parcels(parcels: FeatureLayer, layers: Mapping[str, FeatureLayer]) -> l
     not put it in the project.
     """
     work: list[Any] = []
-    for role in WORK_ROLES:
+    for role in PLAN_ROLES:
         layer = layers.get(role)
         if layer is None:
             continue
@@ -179,4 +175,4 @@ def find_site_parcels(
     return sorted(set(named) | set(extra), key=lambda i: (id_key(parcels.ids[i]), i))
 
 
-__all__ = ["PLAN_FEATURE_ROLES", "SiteParcelPick", "UnknownSiteParcel", "find_site_parcels", "named_site_parcels", "pick_site_parcel", "work_parcels"]
+__all__ = ["SiteParcelPick", "UnknownSiteParcel", "find_site_parcels", "named_site_parcels", "pick_site_parcel", "work_parcels"]

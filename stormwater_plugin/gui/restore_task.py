@@ -16,11 +16,11 @@ from typing import Any, Callable, Sequence
 
 from qgis.core import QgsCoordinateReferenceSystem, QgsTask
 
-from ..core.model import CheckResult
+from ..core.model import CheckResult, SiteInputs
 from ..qgis_bridge.snapshot import Snapshot, SnapshotPlan
 from ..services.decisions import Override
 from ..services.packs import load_pack
-from ..services.review import Move, Review, SiteInputs, moves_from_dicts, review_of
+from ..services.review import Move, Review, moves_from_dicts, review_of
 from ..services.saved_review import load_review
 from ..services.site_source import site_completeness
 from .check_task import _TaskFeedback

@@ -7,7 +7,7 @@ from typing import Any, Callable
 
 from qgis.core import Qgis, QgsCoordinateReferenceSystem, QgsFeature, QgsLayerTreeGroup, QgsMessageLog, QgsProject, QgsVectorLayer
 
-from ..core.model import CheckResult
+from ..core.model import CheckResult, SiteInputs
 from ..qgis_bridge.compat import FIELD_DOUBLE, FIELD_STRING
 from ..qgis_bridge.results import FINDING_FIELD_SPECS, field_specs, make_fields, to_qgs
 from ..services.layer_rows import (
@@ -20,7 +20,6 @@ from ..services.layer_rows import (
     notification_rows,
     zone_layers,
 )
-from ..services.review import SiteInputs
 from .application_map import limit_zones
 from .slope_mask import compute_slope_mask
 from .styles import apply_style

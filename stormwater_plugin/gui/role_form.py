@@ -9,10 +9,10 @@ from qgis.gui import QgsMapLayerComboBox
 from qgis.PyQt.QtCore import QTimer
 from qgis.PyQt.QtWidgets import QComboBox, QFormLayout, QLabel, QVBoxLayout, QWidget
 
-from ..core.model import ROLES
+from ..core.roles import ROLE_GEOMETRIES, ROLES
 from ..qgis_bridge.layer_parts import role_layer_status
-from ..role_guess import ROLE_GEOMETRIES, LayerInfo, guess_roles
 from ..services import presentation
+from ..services.role_guess import LayerInfo, guess_roles
 from .result_layers import is_result
 
 SCOPE = "stormwater_review"

@@ -8,14 +8,14 @@ outputs (:mod:`.batch_io`).
 
 The input is a site package like the one ``stormwater-check check`` reads,
 holding many site parcels (``is_site`` set on each). Plan features
-(:data:`PLAN_ROLES`: devices, building sites, clearing, disturbance,
+(:data:`~stormwater_plugin.core.roles.PLAN_ROLES`: devices, building sites, clearing, disturbance,
 impervious areas) belong to the site parcel that contains their
 ``point_on_surface``; every other role is context (wells, septic systems,
 shoreline, parcels…) and is shared by all the sites near it.
 
 How a site is checked
 ---------------------
-Each site gets its own :class:`~stormwater_plugin.core.engine.SiteInputs`:
+Each site gets its own :class:`~stormwater_plugin.core.model.SiteInputs`:
 its own plan features, and the context features within the *halo* of its
 footprint (the site parcel and its plan features). The halo is the largest
 horizontal distance any rule of the pack looks at (:func:`pack_reach_ft`,
@@ -92,7 +92,7 @@ from ..core.raster import ElevationGrid
 from ..core.rulepack import RulePack, load_pack
 from ..services import batch_plan as _plan
 from ..services import safe_files
-from ..services.batch_plan import CONTEXT_ROLES, DEM_MARGIN_FT, PLAN_ROLES, BatchError, BatchPlan, DemSlice, Partition, pack_reach_ft
+from ..services.batch_plan import DEM_MARGIN_FT, BatchError, BatchPlan, DemSlice, Partition, pack_reach_ft
 from ..services.batch_run import SiteOutcome, site_inputs
 from ..services.output_manifest import OutputFolderError
 from .batch_exec import executor_map, worker_count
@@ -362,11 +362,9 @@ __all__ = [
     "BatchError",
     "BatchPlan",
     "BatchReport",
-    "CONTEXT_ROLES",
     "DEM_MARGIN_FT",
     "DemSlice",
     "MAX_FOLDER_CHARS",
-    "PLAN_ROLES",
     "PROGRESS_FILE",
     "Partition",
     "SUMMARY_COLUMNS",

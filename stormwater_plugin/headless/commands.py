@@ -15,7 +15,7 @@ from typing import Any, Callable, Sequence
 
 import click
 
-from ..core.model import ROLES
+from ..core.roles import ROLES
 from .command_line import (
     Command,
     Group,

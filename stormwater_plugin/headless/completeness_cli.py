@@ -17,7 +17,8 @@ import click
 import fiona
 import numpy as np
 
-from ..core.model import ROLES, FeatureLayer
+from ..core.model import FeatureLayer
+from ..core.roles import ROLES
 from ..core.rulepack import PackError, load_pack
 from ..services.completeness import CONTOURS_LAYER, Completeness, check_completeness, completeness_lines
 from .command_line import Command, dem_option, jurisdiction_option, namespace, project_class_option

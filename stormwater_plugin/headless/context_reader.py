@@ -35,7 +35,8 @@ import shapely
 from pyproj import CRS, Transformer
 from shapely.geometry import box, mapping, shape
 
-from ..core.model import ROLES, FeatureLayer, Warning_
+from ..core.model import FeatureLayer, Warning_
+from ..core.roles import ROLES
 from ..core.site_parcel import UnknownSiteParcel, find_site_parcels, pick_site_parcel
 from ..core.units import feet_per_unit
 from ..services.cad_plan import SEARCH_FT, is_property_line

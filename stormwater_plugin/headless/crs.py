@@ -11,9 +11,10 @@ import numpy as np
 from pyproj import CRS, Transformer
 
 from ..core.model import FeatureLayer
+from ..core.roles import PLAN_ROLES
 from ..services.grid_scale import Ellipsoid, ToGeodetic, ToGrid, grid_point_scale, point_scale
 from ..services.placement_layers import box_edge_points, box_of_points
-from ..services.working_crs import PLAN_ROLES, CrsTraits, NoSiteLocation, site_centre, site_geometries, site_lonlat
+from ..services.working_crs import CrsTraits, NoSiteLocation, site_centre, site_geometries, site_lonlat
 from ..services.working_crs import choose_working_crs as policy
 from .errors import InputError
 from .frames import VectorFrame

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..core.engine import SiteInputs
+from ..core.model import SiteInputs
 from ..core.units import feet_per_unit
 from ..services.working_crs import site_parcel_indices
 from .crs import (

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import fiona
 
-from ..core.model import ROLE_NOUN, ROLES, Warning_
+from ..core.model import Warning_
+from ..core.roles import ROLE_NOUN, ROLES
 from ..services.cad_files import as_gis_data_problem, cad_kind
 from ..services.intake import (
     NOT_LAYERS,

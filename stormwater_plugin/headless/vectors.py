@@ -19,11 +19,11 @@ import numpy as np
 import shapely
 from shapely.geometry import shape
 
-from ..core.model import ROLES, FeatureLayer, Warning_
+from ..core.model import FeatureLayer, Warning_
 from ..core.printable import printable_text
+from ..core.roles import CONTEXT_ROLES, ROLES
 from ..core.units import feet_per_unit
 from ..services.intake import (
-    CONTEXT_ROLES,
     FAR_FT,
     FILTER_MIN_FEATURES,
     MAX_LISTED,

@@ -23,8 +23,8 @@ from qgis.core import (
     QgsProcessingParameterString,
 )
 
-from ..core.model import PROJECT_CLASSES, ROLES
-from ..role_guess import ROLE_GEOMETRIES
+from ..core.model import PROJECT_CLASSES
+from ..core.roles import ROLE_GEOMETRIES, ROLES
 from ..services import presentation
 from ..services.packs import JURISDICTIONS, load_pack
 from .base import tr

@@ -12,7 +12,8 @@ from typing import Any
 from qgis.core import QgsProcessingAlgorithm, QgsProcessingException
 
 from ..core.errors import StormwaterError
-from ..core.model import PROJECT_CLASSES, ROLES
+from ..core.model import PROJECT_CLASSES
+from ..core.roles import ROLES
 from ..qgis_bridge.layer_parts import geometry_part
 from ..qgis_bridge.snapshot import Snapshot, snapshot
 from ..services.accuracy import AccuracyError, apply_accuracy

@@ -15,11 +15,10 @@ import numpy as np
 import shapely
 from qgis.core import QgsCoordinateReferenceSystem, QgsCoordinateTransformContext, QgsProject
 
-from ..core.engine import SiteInputs
-from ..core.model import PROJECT_CLASSES, ROLES, FeatureLayer, Warning_
+from ..core.model import PROJECT_CLASSES, FeatureLayer, SiteInputs, Warning_
+from ..core.roles import CONTEXT_ROLES, ROLES, TERRAIN_EXTENT_ROLES
 from ..services.dem_window import dem_window
-from ..services.intake import (  # the roles read around the site and the window they are read over, as the command line
-    CONTEXT_ROLES,
+from ..services.intake import (  # the window the context roles are read over, as the command line
     FAR_FT,
     FILTER_MIN_FEATURES,
     MAX_LISTED,
@@ -59,9 +58,6 @@ from .layer_place import (
 )
 from .vectors import read_features, source_crs
 
-#: Roles whose extent decides the DEM window (the proposed work and what it is measured to nearby).
-PLAN_ROLES: tuple[str, ...] = ("devices", "building_sites", "septic", "wells", "clearing", "disturbance", "impervious")
-
 #: Margin around the plan read from the DEM, in feet: more than every setback and the 100 ft slope reach.
 DEM_MARGIN_FT = 1000.0
 
@@ -78,8 +74,8 @@ class Snapshot:
 
 
 def plan_window(layers: Mapping[str, FeatureLayer], margin_units: float) -> tuple[float, float, float, float] | None:
-    """Bounds (working CRS) of the plan roles, else of every layer, grown by ``margin_units``."""
-    for roles in (PLAN_ROLES, tuple(layers)):
+    """Bounds (working CRS) of the plan and the wells and septic systems (``TERRAIN_EXTENT_ROLES``), else of every layer, grown by ``margin_units``."""
+    for roles in (TERRAIN_EXTENT_ROLES, tuple(layers)):
         geoms = [g for r in roles if r in layers for g in layers[r].geoms if g is not None and not g.is_empty]
         if geoms:
             b = shapely.total_bounds(np.array(geoms, dtype=object))

@@ -13,9 +13,9 @@ from typing import Any, Mapping, Sequence
 
 from ..__about__ import __version__
 from ..core.checks.notification import owner_of
-from ..core.extents import extents_summary
-from ..core.model import ROLE_NOUN, CheckResult, FeatureLayer, InventoryRow, Status
+from ..core.model import CheckResult, FeatureLayer, InventoryRow, Status
 from ..core.printable import printable_text
+from ..core.roles import ROLE_NOUN
 from ..core.rulepack import PackError, Rule, load_pack, source_statement
 from ..services.presentation import STATUS_COLOUR_NAMES
 from ..services.review import not_checked
@@ -407,10 +407,13 @@ def _figures(notif: Mapping[str, Any], bsites: Sequence[Mapping[str, Any]]) -> l
     return figures
 
 
-def _extents_text() -> list[str]:
-    """One line per plausible extent the engine reads drawings with (packs/device_plausibility.json, ``extents``)."""
+def _extents_text(rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    """One line per plausible extent this site's findings read drawings with (findings.json ``accuracy.extents_used``).
+
+    A document without the list (an earlier release's) lists none: every kind of the pack is not what the site used.
+    """
     out: list[str] = []
-    for row in extents_summary():
+    for row in rows:
         reach = "no plausible bound (must be drawn)" if row["half_extent_ft"] is None else f"{row['half_extent_ft'][0]:g} to {row['half_extent_ft'][1]:g} ft beyond the drawing"
         foot = "" if row["footprint_sqft"] is None or row["role"] in ("streams", "shoreline") else f", {row['footprint_sqft'][0]:,.0f} to {row['footprint_sqft'][1]:,.0f} sq ft worked"
         out.append(f"{row['role']} / {row['kind']} ({row['noun']}): {reach}{foot}")
@@ -438,7 +441,7 @@ def _accuracy(doc: Mapping[str, Any], findings: Sequence[Mapping[str, Any]]) -> 
     ]
     return {
         "near_limit": near,
-        "extents": _extents_text(),
+        "extents": _extents_text(acc.get("extents_used") or []),
         "roles": dict(acc.get("roles") or {}),
         "unstated_roles": list(acc.get("unstated_roles") or []),
         "dem_vertical_ft": acc.get("dem_vertical_ft"),

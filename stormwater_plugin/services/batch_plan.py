@@ -5,7 +5,7 @@ partition's sites with :func:`~stormwater_plugin.services.review.check`. The
 file side (reading the package, the executors, the writers) is
 :mod:`stormwater_plugin.headless.batch`, which describes the outputs.
 
-Plan features (:data:`PLAN_ROLES`: devices, building sites, clearing,
+Plan features (:data:`~stormwater_plugin.core.roles.PLAN_ROLES`: devices, building sites, clearing,
 disturbance, impervious areas) belong to the site parcel that contains their
 ``point_on_surface``; every other role is context, shared by all the sites
 near it: the context features within the *halo* of a site's footprint (the
@@ -33,16 +33,13 @@ from ..core.checks.context import truthy
 from ..core.checks.setbacks import feature_name
 from ..core.dem_source import DemSource, InMemoryDemSource
 from ..core.errors import StormwaterError
-from ..core.model import ROLES, FeatureLayer, Warning_
+from ..core.model import FeatureLayer, Warning_
 from ..core.raster import CoordTransform, ElevationGrid
+from ..core.roles import PLAN_ROLES, SHARED_ROLES
 from ..core.rulepack import RulePack
 from ..core.vocabulary import name_matches
 from .reach import pack_dem_reach_ft, pack_reach_ft, rule_grows_dem_window
 
-#: Roles whose features belong to one site (the parcel holding their point on surface).
-PLAN_ROLES: tuple[str, ...] = ("building_sites", "devices", "clearing", "disturbance", "impervious")
-#: Roles shared by every site near them.
-CONTEXT_ROLES: tuple[str, ...] = tuple(r for r in ROLES if r not in PLAN_ROLES)
 #: DEM margin around what a site needs, feet (as :func:`~stormwater_plugin.headless.reader.read_dem` reads).
 DEM_MARGIN_FT: float = 150.0
 
@@ -363,7 +360,7 @@ def _context_pairs(
     plus the nearest of each role and each named target to each footprint part; grows ``need`` (the DEM box
     per site, working-CRS units) to the nearest points of far features."""
     ctx_pairs: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-    for role in CONTEXT_ROLES:
+    for role in SHARED_ROLES:
         layer = layers.get(role)
         if layer is None:
             continue
@@ -477,4 +474,4 @@ def _dem_slice(dem: ElevationGrid, box_: tuple[float, float, float, float], tran
     return DemSlice(values, gt, dem.z_to_ft, dem.z_unit_note, dem.cell_size_ft, dem.name, transforms[0], transforms[1], dem.z_unit_declared)
 
 
-__all__ = ["BatchError", "BatchPlan", "CONTEXT_ROLES", "DEM_MARGIN_FT", "DemSlice", "PLAN_ROLES", "Partition", "pack_reach_ft", "plan_batch"]
+__all__ = ["BatchError", "BatchPlan", "DEM_MARGIN_FT", "DemSlice", "Partition", "pack_reach_ft", "plan_batch"]

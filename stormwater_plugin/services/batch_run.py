@@ -3,7 +3,7 @@
 The use case's second half (the first is :mod:`.batch_plan`): a worker
 process (or a Dask worker, or the batch process itself) calls
 :func:`check_sites` on the :class:`~.batch_plan.Partition` it was sent. Each
-site gets its own :class:`~stormwater_plugin.core.engine.SiteInputs` and is
+site gets its own :class:`~stormwater_plugin.core.model.SiteInputs` and is
 checked by :func:`~stormwater_plugin.services.review.check`, the use case of
 every front end: its findings.json is the single-site check's document
 (finding keys and override counts included; no move suggestions). One
@@ -23,8 +23,7 @@ from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
-from ..core.engine import SiteInputs
-from ..core.model import FeatureLayer, Finding
+from ..core.model import FeatureLayer, Finding, SiteInputs
 from ..core.raster import ElevationGrid
 from ..core.rulepack import RulePack, load_pack
 from .batch_plan import Partition

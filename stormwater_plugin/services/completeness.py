@@ -17,7 +17,11 @@ Readings (docs/cad.md):
 - topography is shown by a DEM given to the check, or a non-empty ``contours`` layer (existing grade,
   from a CAD import);
 - with no class given or computed, every item of every class applies, each saying for which classes
-  (never a silent "complete").
+  (never a silent "complete");
+- after a check, a device drawn as a point (or a symbol) whose plausible size (``packs/device_plausibility.json``,
+  ``extents``) leaves a finding undetermined is missing its drawn footprint: one line per device, naming it and
+  what settles it (:attr:`~stormwater_plugin.core.extents.Extent.remedy`, the words its findings already end with),
+  with the citations of the findings it decides, however many they are.
 """
 
 from __future__ import annotations
@@ -26,8 +30,12 @@ import json
 from dataclasses import dataclass, field
 from typing import Collection, Mapping, Sequence
 
+import shapely
+
 from ..core.cad.sorting import CONTOURS
-from ..core.model import ROLE_NOUN, FeatureLayer, JsonObject
+from ..core.extents import feature_extent
+from ..core.model import CheckResult, FeatureLayer, JsonObject, Status
+from ..core.roles import ROLE_NOUN
 from ..core.rulepack import PACK_DIR, RulePack, SubmissionItem
 
 #: The layer of existing-grade contours in a package (a CAD import's), which shows the site's topography without a DEM.
@@ -65,16 +73,34 @@ class ItemResult:
 
 
 @dataclass(frozen=True)
+class FootprintRequest:
+    """A device drawn as a point whose plausible size leaves findings undetermined: its drawn footprint is asked for once."""
+
+    device: str
+    what: str
+    remedy: str
+    citations: tuple[str, ...]
+    findings: int
+
+    @property
+    def line(self) -> str:
+        n = f"{self.findings} finding{'s' if self.findings != 1 else ''}"
+        return f"the footprint of device {self.device} ({self.what}; its plausible size leaves {n} undetermined): {self.remedy}"
+
+
+@dataclass(frozen=True)
 class Completeness:
     """The completeness of a submission: each applicable item, and the list to send back."""
 
     jurisdiction: str
     project_class: str | None
     items: tuple[ItemResult, ...] = field(default_factory=tuple)
+    #: Devices whose drawn footprint a check's findings need (:func:`footprint_requests`).
+    footprints: tuple[FootprintRequest, ...] = ()
 
     @property
     def complete(self) -> bool:
-        return all(r.shown for r in self.items)
+        return all(r.shown for r in self.items) and not self.footprints
 
     @property
     def missing(self) -> list[str]:
@@ -85,7 +111,7 @@ class Completeness:
                 where = cited.setdefault(f"{m}{r.applies_because}", [])
                 if r.item.citation.text not in where:
                     where.append(r.item.citation.text)
-        return [f"{text} ({'; '.join(where)})" for text, where in cited.items()]
+        return [f"{text} ({'; '.join(where)})" for text, where in cited.items()] + [f"{r.line} ({'; '.join(r.citations)})" for r in self.footprints]
 
     def summary(self) -> str:
         """One line a reviewer can send back: ``complete: …`` or ``incomplete: a; b; c``."""
@@ -173,6 +199,38 @@ def _evaluate(item: SubmissionItem, layers: Mapping[str, FeatureLayer], has_dem:
     raise ValueError(f"{item.id}: unknown submission kind {item.kind!r}")
 
 
+def footprint_requests(result: CheckResult, layers: Mapping[str, FeatureLayer]) -> tuple[FootprintRequest, ...]:
+    """The devices drawn smaller than they are whose plausible size leaves a finding of ``result`` undetermined.
+
+    A finding counts when its distance interval straddles the limit (``extent_straddles``) and its subject is a device
+    not drawn as an area as the check read it (``result.feature_wkt``: a symbol is a point); the device's
+    :func:`~stormwater_plugin.core.extents.feature_extent` says what it is and what settles it. One request per
+    device, in id order, with the citations of every finding it decides.
+    """
+    dev = layers.get("devices")
+    attrs = dict(zip(dev.ids, dev.attrs)) if dev is not None else {}
+    found: dict[str, list[str]] = {}
+    counts: dict[str, int] = {}
+    for f in result.findings:
+        ref = f.subject
+        if f.status is not Status.UNDETERMINED or f.extra.get("extent_straddles") is not True or ref is None or ref.layer != "devices":
+            continue
+        cited = found.setdefault(ref.id, [])
+        counts[ref.id] = counts.get(ref.id, 0) + 1
+        if f.citation.text not in cited:
+            cited.append(f.citation.text)
+    out = []
+    for fid in sorted(found):
+        wkt = result.feature_wkt.get(f"devices:{fid}")
+        if wkt is None:
+            continue
+        ext = feature_extent("devices", shapely.from_wkt(wkt), attrs.get(fid, {}))
+        if ext.drawn:
+            continue
+        out.append(FootprintRequest(fid, ext.what, ext.remedy, tuple(found[fid]), counts[fid]))
+    return tuple(out)
+
+
 def check_completeness(
     pack: RulePack,
     layers: Mapping[str, FeatureLayer],
@@ -181,6 +239,7 @@ def check_completeness(
     has_dem: bool,
     contour_count: int = 0,
     undrawn: Collection[str] = (),
+    result: CheckResult | None = None,
 ) -> Completeness:
     """What the submission must show for ``project_class`` under ``pack``, and what ``layers`` miss.
 
@@ -199,6 +258,9 @@ def check_completeness(
     undrawn : collection of str
         Roles absent because the package is a template whose layer of that role is empty and not stated
         none (:func:`~stormwater_plugin.services.site_template.undrawn_roles`): said as "not drawn".
+    result : CheckResult, optional
+        The check's result: devices whose plausible size leaves a finding undetermined are asked for their
+        footprint (:func:`footprint_requests`).
     """
     zero_missing = _zero_is_missing()
     results = []
@@ -207,7 +269,8 @@ def check_completeness(
             continue
         because = "" if project_class is not None or set(item.classes) >= {"exempt", "minor", "major"} else f" (if the project is {' or '.join(item.classes)})"
         results.append(ItemResult(item, _evaluate(item, layers, has_dem, contour_count, zero_missing, undrawn), because))
-    return Completeness(pack.jurisdiction, project_class, tuple(results))
+    footprints = footprint_requests(result, layers) if result is not None else ()
+    return Completeness(pack.jurisdiction, project_class, tuple(results), footprints)
 
 
 def completeness_lines(c: Completeness) -> Sequence[str]:
@@ -217,4 +280,4 @@ def completeness_lines(c: Completeness) -> Sequence[str]:
     return ["Completeness: incomplete"] + [f"  - {m}" for m in c.missing]
 
 
-__all__ = ["CONTOURS_LAYER", "Completeness", "ItemResult", "check_completeness", "completeness_lines", "plural"]
+__all__ = ["CONTOURS_LAYER", "Completeness", "FootprintRequest", "ItemResult", "check_completeness", "footprint_requests", "completeness_lines", "plural"]

@@ -23,15 +23,11 @@ from pathlib import PurePath
 from typing import Mapping
 
 from ..core.errors import StormwaterError
-from ..core.model import ROLES
+from ..core.roles import CATALOG_ROLES, PARCEL_HINT_ROLES
 from ..core.units import USER_Z_UNITS
 
-#: Roles a catalog may feed: the vector roles, and ``dem`` for a raster (a file, a VRT, or tiles by a glob).
-CATALOG_ROLES: tuple[str, ...] = tuple(ROLES) + ("dem",)
 #: The statuses a source may have.
 STATUSES: tuple[str, ...] = ("regulatory", "informational")
-#: Hint kinds a parcels source may carry, and the role each one points at.
-HINT_ROLES: dict[str, str] = {"septic": "septic", "wells": "wells"}
 #: Keys of a source; any other key is refused (a typo would otherwise be ignored silently).
 SOURCE_KEYS: frozenset[str] = frozenset(
     {"name", "path", "layer", "role", "where", "fields", "authority", "date", "status", "note", "z_units", "hints", "old_after_years"}
@@ -157,8 +153,8 @@ def _hints(value: object, where: str, role: str) -> tuple[Hint, ...]:
         raise CatalogError(f"{where}: 'hints' must be an object, e.g. {{\"septic\": {{\"field\": \"SEWER_DESC\", \"values\": [\"Private\"]}}}}")
     out = []
     for kind, spec in value.items():
-        if kind not in HINT_ROLES:
-            raise CatalogError(f"{where}: unknown hint '{kind}'; hints are {', '.join(HINT_ROLES)}")
+        if kind not in PARCEL_HINT_ROLES:
+            raise CatalogError(f"{where}: unknown hint '{kind}'; hints are {', '.join(PARCEL_HINT_ROLES)}")
         if not isinstance(spec, dict) or set(spec) - {"field", "values"}:
             raise CatalogError(f"{where}: hint '{kind}' must be {{\"field\": ..., \"values\": [...]}}")
         fld = _text(spec.get("field"), where, f"hints.{kind}.field", required=True)

@@ -25,7 +25,9 @@ import difflib
 import math
 from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
-if TYPE_CHECKING:  # annotations only: this module loads no core module before it needs one
+from ..core.roles import ROLES
+
+if TYPE_CHECKING:  # annotations only: this module loads no core module but the plain-data role contract before it needs one
     from ..core.model import FeatureLayer
     from ..core.rulepack import RulePack
 
@@ -261,15 +263,8 @@ def stray_plan_feature_problem(source: str, reach_ft: float) -> str:
             f"drawing's origin, or a typing error in its coordinates; the other features of {source} are measured)")
 
 
-#: The roles read through a spatial filter around the site and the plan (the command line and the plugin alike).
-CONTEXT_ROLES: tuple[str, ...] = ("wells", "septic", "wetlands", "shoreline", "waterbodies", "streams", "soils")
-
-
 def rule_roles(value: object) -> set[str]:
     """Roles a rule's parameters name (``role``, ``roles``, ``targets[].role``)."""
-    # lazy: core.model loads numpy and shapely; the rest of this module needs neither
-    from ..core.model import ROLES
-
     out: set[str] = set()
     if isinstance(value, dict):
         for k, v in value.items():
@@ -290,8 +285,7 @@ def role_reaches_ft(pack: RulePack, cell_ft: float, roles: Sequence[str] | None 
     :data:`CONTEXT_FLOOR_FT`, for every role, except the roles a rule of unlimited reach names (a flow trace of no
     declared length; every role when the rule names none). ``roles``: the roles to report (default: all).
     """
-    # lazy: core.model loads numpy and shapely; the rest of this module needs neither
-    from ..core.model import ROLES
+    # lazy: services.reach loads the core (numpy and shapely); the rest of this module needs neither
     from .reach import rule_reach_ft
 
     finite = 0.0

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from typing import Mapping, Sequence
 
-from ..core.model import ROLE_NOUN
+from ..core.roles import ROLE_NOUN
 
 #: Words and marks that belong to the engine or the review report, never to a letter (tests read letters for them).
 INTERNAL_WORDS: tuple[str, ...] = (

@@ -13,8 +13,8 @@ import dataclasses
 
 from shapely.geometry.base import BaseGeometry
 
-from ..core.engine import SiteInputs, run_check
-from ..core.model import CheckResult, FeatureLayer, Status
+from ..core.engine import run_check
+from ..core.model import CheckResult, FeatureLayer, SiteInputs, Status
 from ..core.rulepack import RulePack
 from ..core.siting import Verify, search_moves
 from ..core.siting.envelope import DEFAULT_CELL_FT

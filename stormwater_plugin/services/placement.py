@@ -13,7 +13,7 @@ Policy only (shapely): the adapters read the layers into the working CRS and cal
 
 Readings
 --------
-- The plan is the proposed work: :data:`~stormwater_plugin.services.working_crs.PLAN_ROLES` (devices,
+- The plan is the proposed work: :data:`~stormwater_plugin.core.roles.PLAN_ROLES` (devices,
   building sites, clearing, disturbance, impervious). Without a feature of the plan, or without a
   parcel, there is nothing to compare and nothing is refused (the rules reading the site parcel are
   undetermined then, as before).
@@ -36,8 +36,9 @@ import shapely
 
 from ..core.errors import StormwaterError
 from ..core.model import FeatureLayer
+from ..core.roles import PLAN_ROLES
 from .intake import format_distance
-from .working_crs import PLAN_ROLES, site_parcel_indices
+from .working_crs import site_parcel_indices
 
 #: Farthest the nearest feature of the plan may lie from its parcel, feet. Not a regulatory figure: a
 #: tolerance for where the plan and the parcel map are drawn (a tax map is drawn to tens of feet, a

@@ -15,7 +15,7 @@ Readings
 - A source whose coordinates do not fit its CRS (:func:`~stormwater_plugin.services.intake.outside_area_of_use`)
   is misplaced whatever the pack.
 - With a pack (``reaches``), each source of a plan role (a role not in
-  :data:`~stormwater_plugin.services.intake.CONTEXT_ROLES`) is judged, role by role in the order given,
+  :data:`~stormwater_plugin.core.roles.CONTEXT_ROLES`) is judged, role by role in the order given,
   against the site located by the *other* plan roles' sources not misplaced so far
   (:func:`~stormwater_plugin.services.working_crs.site_geometries`); then each context source against
   the site located by every plan source not misplaced. A source lying wholly farther than its role's
@@ -35,7 +35,8 @@ import shapely
 from shapely.geometry.base import BaseGeometry
 
 from ..core.model import FeatureLayer, Warning_
-from .intake import CONTEXT_ROLES, FAR_FT, MAX_LISTED, outside_area_of_use, placement_problem
+from ..core.roles import CONTEXT_ROLES
+from .intake import FAR_FT, MAX_LISTED, outside_area_of_use, placement_problem
 from .working_crs import site_geometries
 
 #: A box (xmin, ymin, xmax, ymax).

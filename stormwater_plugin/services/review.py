@@ -25,10 +25,10 @@ import json
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Mapping, Sequence, cast
 
-from ..core.engine import REVIEWER_REASON, SiteInputs, run_check
+from ..core.engine import REVIEWER_REASON, run_check
 from ..core.engine import CheckCancelled as CheckCancelled  # re-exported: the front ends catch a cancelled check here
 from ..core.errors import StormwaterError
-from ..core.model import CheckResult, NeighbourRow, NotCheckedEntry, NotificationBlock, OwnerRow
+from ..core.model import CheckResult, NeighbourRow, NotCheckedEntry, NotificationBlock, OwnerRow, SiteInputs
 from ..core.overrides import Override, annotate_document
 from ..core.rulepack import RulePack, load_pack
 from ..core.serialize import result_to_dict

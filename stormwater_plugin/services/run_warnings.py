@@ -12,8 +12,9 @@ from typing import Sequence
 
 import numpy as np
 
-from ..core.model import ROLES, Warning_
+from ..core.model import Warning_
 from ..core.raster import ElevationGrid
+from ..core.roles import ROLES
 from ..core.terrain import plausibility_warning
 
 
@@ -24,7 +25,7 @@ def reprojected_warnings(moves: Sequence[tuple[str, str]], working: str) -> list
     ----------
     moves : sequence of (str, str)
         (role, source CRS's label such as ``EPSG:2260``) for each source transformed, in any order: the roles
-        are named in the contract's order (:data:`~stormwater_plugin.core.model.ROLES`), whichever order a
+        are named in the contract's order (:data:`~stormwater_plugin.core.roles.ROLES`), whichever order a
         front end read them in.
     working : str
         The working CRS's label.

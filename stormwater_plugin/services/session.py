@@ -17,8 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping, Protocol, Sequence
 
-from ..core.engine import SiteInputs
-from ..core.model import CheckResult
+from ..core.model import CheckResult, SiteInputs
 from ..core.overrides import Override
 from ..core.siting import SitingEnvelope
 from .review import Move, Review, moves_from_dicts, review_of

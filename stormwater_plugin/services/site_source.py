@@ -1,7 +1,7 @@
 """Where a site comes from: one protocol for the file reader and the QGIS snapshot, one use case over both.
 
 A :class:`SiteSource` reads a site into plain inputs (:class:`SiteRead`: the
-engine's :class:`~stormwater_plugin.core.engine.SiteInputs` in the working
+engine's :class:`~stormwater_plugin.core.model.SiteInputs` in the working
 CRS, that CRS as WKT, and the document's ``inputs`` description). The
 command line's adapter is ``headless.site_source.FileSiteSource`` (files,
 through the headless reader); the plugin's is
@@ -20,8 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Mapping, Protocol, Sequence, runtime_checkable
 
-from ..core.engine import SiteInputs
 from ..core.errors import StormwaterError
+from ..core.model import CheckResult, SiteInputs
 from ..core.overrides import Override
 from ..core.rulepack import RulePack
 from .accuracy import apply_accuracy
@@ -192,12 +192,13 @@ def check_site(source: SiteSource, pack: RulePack, options: ReviewOptions | None
         review = review.edited(opts.annotate)
     completeness = None
     if opts.completeness:
-        completeness = site_completeness(site.inputs, pack, review.result.project_class, site.contour_count)
+        completeness = site_completeness(site.inputs, pack, review.result.project_class, site.contour_count, review.result)
         review = review.with_section("completeness", completeness.as_dict())
     return SiteReview(site, review, completeness)
 
 
-def site_completeness(inputs: SiteInputs, pack: RulePack, project_class: str | None, contour_count: int = 0) -> Completeness:
+def site_completeness(inputs: SiteInputs, pack: RulePack, project_class: str | None, contour_count: int = 0,
+                      result: CheckResult | None = None) -> Completeness:
     """What the submission must show for ``project_class`` and what it lacks: the one reading of completeness.
 
     A template package's layer left undrawn (a ``template_layer_not_drawn`` warning of the read) counts as
@@ -212,9 +213,12 @@ def site_completeness(inputs: SiteInputs, pack: RulePack, project_class: str | N
         The class the review computed (or was given).
     contour_count : int
         Existing-grade contour features in the submission.
+    result : CheckResult, optional
+        The check's result (the footprints its undetermined findings need).
     """
     undrawn = {w.layer for w in inputs.warnings if w.code == "template_layer_not_drawn" and w.layer}
-    return check_completeness(pack, inputs.layers, project_class, has_dem=inputs.dem is not None, contour_count=contour_count, undrawn=undrawn)
+    return check_completeness(pack, inputs.layers, project_class, has_dem=inputs.dem is not None, contour_count=contour_count, undrawn=undrawn,
+                              result=result)
 
 
 def review_site(

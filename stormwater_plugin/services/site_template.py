@@ -27,7 +27,8 @@ from ..core.checks.affected import WORKED_STATUSES, impervious_status
 from ..core.checks.classification import ACCESSORY_USES, SINGLE_FAMILY_USES
 from ..core.checks.context import truthy
 from ..core.errors import StormwaterError
-from ..core.model import DEVICE_TYPES, ROLE_NOUN, ROLES
+from ..core.model import DEVICE_TYPES
+from ..core.roles import MUST_DRAW_ROLES, ROLE_NOUN, ROLES
 from ..core.rulepack import RulePack
 
 #: Impervious statuses: the unchanged one and the worked ones, each one :func:`impervious_status` reads.
@@ -214,10 +215,6 @@ class TemplateError(StormwaterError, ValueError):
     """A template the check cannot read as it is (nothing drawn, or its statements unreadable): one line saying why."""
 
 
-#: Roles the check needs drawn before it can say anything: the site and the proposed work.
-MUST_DRAW: tuple[str, ...] = ("parcels", "devices")
-
-
 #: The statements table's fields, for its QGIS form (``none_present`` a yes / no / not answered value map).
 STATEMENTS_LAYER = TemplateLayer(STATEMENTS_TABLE, "None", (
     TemplateField("role", "str", "role layer"),
@@ -288,9 +285,9 @@ def empty_template_problem(package: str, counts: Mapping[str, int]) -> str | Non
     if any(n > 0 for n in counts.values()):
         return None
     return (f"{package} is an empty site template: nothing is drawn, nothing to check. Draw at least the site parcel (parcels, is_site) "
-            f"and the proposed work ({', '.join(r for r in MUST_DRAW if r != 'parcels')}, building_sites, disturbance…); "
+            f"and the proposed work ({', '.join(r for r in MUST_DRAW_ROLES if r != 'parcels')}, building_sites, disturbance…); "
             "`stormwater-check completeness` lists what the submission must show")
 
 
-__all__ = ["TemplateField", "TemplateLayer", "template_layers", "layer_qml", "write_layer_styles", "STYLE_NAME", "STATEMENTS_TABLE", "STATEMENTS_LAYER", "MUST_DRAW", "TemplateError",
+__all__ = ["TemplateField", "TemplateLayer", "template_layers", "layer_qml", "write_layer_styles", "STYLE_NAME", "STATEMENTS_TABLE", "STATEMENTS_LAYER", "TemplateError",
            "write_site_statements", "read_statements", "none_stated", "undrawn_roles", "undrawn_note", "empty_template_problem"]

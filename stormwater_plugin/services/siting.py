@@ -20,8 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 from shapely.geometry.base import BaseGeometry
 
-from ..core.engine import SiteInputs
-from ..core.model import JsonScalar
+from ..core.model import JsonScalar, SiteInputs
 from ..core.rulepack import RulePack
 from ..core.siting import SitingEnvelope, SitingError, build_envelope
 from ..core.siting.envelope import DEFAULT_CELL_FT

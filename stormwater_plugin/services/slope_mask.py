@@ -18,8 +18,9 @@ from dataclasses import dataclass
 import numpy as np
 from shapely.geometry.base import BaseGeometry
 
-from ..core.engine import SiteInputs
+from ..core.model import SiteInputs
 from ..core.raster import ElevationGrid
+from ..core.roles import TERRAIN_EXTENT_ROLES
 from ..core.rulepack import PackError, load_pack
 from ..core.terrain import ground_to_pixel_projected, local_jacobian, ring_slope_map
 from .slope import slope_params, slope_rule, steep_cells
@@ -32,10 +33,6 @@ MAX_MASK_CELLS: int = 4_000_000
 
 #: Coarse azimuths of the map (docs/terrain.md: refined, exact on planes); None: automatic for the window's size.
 MASK_AZIMUTHS: int | None = None
-
-#: Roles whose extent the mask is cropped to when the DEM window is too large.
-_PLAN_ROLES: tuple[str, ...] = ("building_sites", "devices", "clearing", "disturbance", "impervious", "septic", "wells")
-
 
 @dataclass
 class MaskParams:
@@ -96,10 +93,10 @@ def at_or_over(values: np.ndarray, threshold_pct: float, compare: str) -> np.nda
 
 
 def _plan_bounds(inputs: SiteInputs) -> np.ndarray | None:
-    """Working-CRS bounds of the plan roles (else of every layer), or ``None``."""
+    """Working-CRS bounds of the plan and the wells and septic systems (``TERRAIN_EXTENT_ROLES``; else of every layer), or ``None``."""
     import shapely
 
-    for roles in (_PLAN_ROLES, tuple(inputs.layers)):
+    for roles in (TERRAIN_EXTENT_ROLES, tuple(inputs.layers)):
         geoms = [g for r in roles if r in inputs.layers for g in inputs.layers[r].geoms if g is not None and not g.is_empty]
         if geoms:
             b = shapely.total_bounds(np.array(geoms, dtype=object))

@@ -29,10 +29,8 @@ from shapely.geometry.base import BaseGeometry
 
 from ..core.errors import StormwaterError
 from ..core.model import FeatureLayer
+from ..core.roles import PLAN_ROLES
 from ..core.site_parcel import UnknownSiteParcel, pick_site_parcel
-
-#: Roles holding the proposed work, belonging to one site (as batch assigns them).
-PLAN_ROLES: tuple[str, ...] = ("building_sites", "devices", "clearing", "disturbance", "impervious")
 
 
 class NoSiteLocation(ValueError, StormwaterError):

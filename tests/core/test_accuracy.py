@@ -7,8 +7,8 @@ import math
 import pytest
 
 from stormwater_plugin.core.accuracy import accuracy_table, combined_accuracy, feature_accuracy
-from stormwater_plugin.core.engine import SiteInputs, run_check
-from stormwater_plugin.core.model import Status
+from stormwater_plugin.core.engine import run_check
+from stormwater_plugin.core.model import SiteInputs, Status
 from stormwater_plugin.core.rulepack import load_pack
 from stormwater_plugin.core.serialize import result_to_dict
 from tests.sitebuilder import device, layer, pairs_for, plane_dem, septic_square
@@ -20,14 +20,14 @@ pytestmark = pytest.mark.usefixtures("drawn_edges")
 RULE = "lgpc.minor.septic-upgradient-20"
 
 
-def _run(distance_ft, *, septic_attrs=None, device_attrs=None, accuracy=None, dem_accuracy=None, dem=None):
+def _run(distance_ft, *, septic_attrs=None, device_attrs=None, accuracy=None, dem_accuracy=None, dem=None, project_class="minor"):
     g, a = device(10.0 + distance_ft, 0.0, **(device_attrs or {}))
     layers = {
         "septic": layer("septic", [septic_square()], ["S1"], [septic_attrs or {}]),
         "devices": layer("devices", [g], ["D1"], [a]),
     }
     dem = dem or plane_dem(-200, -200, 400, 2.0, gx=0.05, gy=0.0)
-    inputs = SiteInputs(layers=layers, dem=dem, unit_to_ft=1.0, class_override="minor", accuracy_ft=accuracy or {},
+    inputs = SiteInputs(layers=layers, dem=dem, unit_to_ft=1.0, class_override=project_class, accuracy_ft=accuracy or {},
                         dem_vertical_accuracy_ft=dem_accuracy)
     return run_check(inputs, load_pack("lgpc"))
 
@@ -49,19 +49,62 @@ def test_violation_at_19_6_ft_inside_the_accuracy_stays_a_violation_marked_near_
     assert "Near the limit" in f.message
 
 
-@pytest.mark.parametrize("distance,expected", [(22.9, Status.UNDETERMINED), (23.0, Status.PASS), (23.1, Status.PASS)])
-def test_margin_exactly_equal_to_the_accuracy_leaves_the_pass(distance, expected):
-    """Accuracy 3 ft: 22.9 ft is inside it (undetermined); at 23.0 ft the worst case sits exactly at the limit, which complies."""
+@pytest.mark.parametrize("distance,expected", [(22.9, Status.UNDETERMINED), (23.0, Status.UNDETERMINED), (23.1, Status.PASS)])
+def test_within_20_ft_a_pass_whose_margin_equals_the_accuracy_is_undetermined_646_4_14_a_3(distance, expected):
+    """"Shall not be installed up gradient within twenty (20) feet", septic field good to 3 ft: at 23.0 ft it may be 20.00 ft
+    away, which is within (core.limits: "within" includes the limit), so the pass cannot be told; at 23.1 ft it cannot."""
     (f,) = pairs_for(_run(distance, accuracy={"septic": 3.0}), RULE)
     assert f.status is expected
     assert f.extra["near_limit"] is (expected is Status.UNDETERMINED)
+
+
+@pytest.mark.parametrize("distance,near", [(16.9, False), (17.0, False), (17.1, True)])
+def test_within_20_ft_a_violation_whose_margin_equals_the_accuracy_is_not_near_the_limit_646_4_14_a_3(distance, near):
+    """Accuracy 3 ft: a device 17.0 ft from the septic field is at best 20.00 ft from it, still within 20 feet; at 17.1 ft it may be
+    20.1 ft away, outside: near the limit."""
+    (f,) = pairs_for(_run(distance, accuracy={"septic": 3.0}), RULE)
+    assert f.status is Status.VIOLATION
+    assert f.extra["near_limit"] is near
+
+
+MINIMUM_RULE = "lgpc.major.septic-recharge-100"
+
+
+@pytest.mark.parametrize("distance,expected", [(102.9, Status.UNDETERMINED), (103.0, Status.PASS), (103.1, Status.PASS)])
+def test_a_minimum_of_100_ft_a_pass_whose_margin_equals_the_accuracy_stays_a_pass_646_4_14_b_3_iv(distance, expected):
+    """"A minimum of one hundred (100) feet", accuracy 3 ft: at 103.0 ft the septic field is at worst 100.00 ft away, which complies."""
+    (f,) = pairs_for(_run(distance, accuracy={"septic": 3.0}, project_class="major"), MINIMUM_RULE)
+    assert f.status is expected
+    assert f.extra["near_limit"] is (expected is Status.UNDETERMINED)
+
+
+@pytest.mark.parametrize("distance,near", [(96.9, False), (97.0, True), (97.1, True)])
+def test_a_minimum_of_100_ft_a_violation_whose_margin_equals_the_accuracy_is_near_the_limit_646_4_14_b_3_iv(distance, near):
+    """Accuracy 3 ft: a device 97.0 ft from the septic field may be 100.00 ft from it, which meets "a minimum of 100 feet"."""
+    (f,) = pairs_for(_run(distance, accuracy={"septic": 3.0}, project_class="major"), MINIMUM_RULE)
+    assert f.status is Status.VIOLATION
+    assert f.extra["near_limit"] is near
+
+
+def test_the_accuracy_reads_each_rules_distance_words_as_its_check_does():
+    """One reading of the words: the rule's own ``distance_words``, else its kind's default, for the checks and the margin."""
+    from stormwater_plugin.core.kinds import distance_words
+
+    assert distance_words("device_setback", {}) == "a minimum of"
+    assert distance_words("device_setback", {"distance_words": "within"}) == "within"
+    assert distance_words("shoreline_no_cut_buffer", {}) == "within"
+    assert distance_words("fertilizer_zone", {}) == distance_words("clearing_near_water", {}) == "within"
+    assert distance_words("storage_volume", {}) is None
 
 
 def test_combined_accuracy_of_both_features_is_root_sum_square():
     (f,) = pairs_for(_run(24.9, accuracy={"septic": 3.0, "devices": 4.0}), RULE)
     assert f.extra["accuracy_ft"] == 5.0
     assert f.status is Status.UNDETERMINED
+    # At 25.0 ft the features may be 20.00 ft apart, within 20 feet; at 25.1 ft they may not.
     (f,) = pairs_for(_run(25.0, accuracy={"septic": 3.0, "devices": 4.0}), RULE)
+    assert f.status is Status.UNDETERMINED
+    (f,) = pairs_for(_run(25.1, accuracy={"septic": 3.0, "devices": 4.0}), RULE)
     assert f.status is Status.PASS
 
 

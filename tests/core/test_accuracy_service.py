@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from stormwater_plugin.core.engine import SiteInputs
 from stormwater_plugin.core.errors import StormwaterError
+from stormwater_plugin.core.model import SiteInputs
 from stormwater_plugin.services.accuracy import AccuracyError, apply_accuracy, parse_dem_vertical
 
 

@@ -97,9 +97,9 @@ def test_no_package_imports_a_layer_above_it():
     assert bad == []
 
 
-#: What the front ends inside QGIS may import from the core: its vocabulary (model) and its error root; everything else
-#: (the engine, packs, siting, terrain, decisions, comparison) through ``services`` (issue 23).
-FRONT_END_CORE = frozenset({"stormwater_plugin.core.model", "stormwater_plugin.core.errors"})
+#: What the front ends inside QGIS may import from the core: its vocabulary (model, the role contract) and its error root;
+#: everything else (the engine, packs, siting, terrain, decisions, comparison) through ``services`` (issue 23).
+FRONT_END_CORE = frozenset({"stormwater_plugin.core.model", "stormwater_plugin.core.roles", "stormwater_plugin.core.errors"})
 #: The gui modules that still reach past the service layer (none left: each was routed through services).
 KNOWN_GUI_CORE: set[tuple[str, str]] = set()
 
@@ -458,11 +458,11 @@ PROCESSING = PACKAGE / "processing"
 #: Longest class body of a Processing algorithm, lines: identity from one declaration, parameters from shared blocks, the
 #: run a reading, one use case and writing (processing/base.py, params.py, site_reader.py, outputs.py).
 MAX_ALGORITHM_LINES = 60
-#: What Processing may import of the project: the service layer, the core's vocabulary and error root, the QGIS bridge,
-#: the report writers, itself and the plugin's QGIS-free helpers (its version, resource paths, role geometries).
-PROCESSING_IMPORTS = ("stormwater_plugin.services", "stormwater_plugin.core.model", "stormwater_plugin.core.errors", "stormwater_plugin.qgis_bridge",
-                      "stormwater_plugin.report", "stormwater_plugin.processing", "stormwater_plugin.__about__", "stormwater_plugin.resources_path",
-                      "stormwater_plugin.role_guess")
+#: What Processing may import of the project: the service layer, the core's vocabulary (model, the role contract) and error
+#: root, the QGIS bridge, the report writers, itself and the plugin's QGIS-free helpers (its version, resource paths).
+PROCESSING_IMPORTS = ("stormwater_plugin.services", "stormwater_plugin.core.model", "stormwater_plugin.core.roles", "stormwater_plugin.core.errors",
+                      "stormwater_plugin.qgis_bridge", "stormwater_plugin.report", "stormwater_plugin.processing", "stormwater_plugin.__about__",
+                      "stormwater_plugin.resources_path")
 
 
 def _algorithm_classes(folder: Path = PROCESSING) -> list[tuple[Path, ast.ClassDef]]:
@@ -519,7 +519,7 @@ def test_the_provider_registers_every_algorithm_module():
 
 
 def test_processing_imports_of_the_project_only_services_the_core_model_the_bridge_and_the_writers():
-    """Issue 23: Processing reaches the project through services, core.model, core.errors, qgis_bridge and the report writers."""
+    """Issue 23: Processing reaches the project through services, core.model, core.roles, core.errors, qgis_bridge and the report writers."""
     bad = sorted(f"{src} imports {dst}" for src, dst, _ in _edges()
                  if _layer(src) == "processing" and not any(dst == ok or dst.startswith(ok + ".") for ok in PROCESSING_IMPORTS))
     assert bad == []
@@ -531,7 +531,7 @@ GUI_IMPORTS = (*PROCESSING_IMPORTS, "stormwater_plugin.gui", "stormwater_plugin.
 
 
 def test_gui_imports_of_the_project_only_services_the_core_model_the_bridge_and_the_writers():
-    """Issue 23: the dock reaches the project through services, core.model, core.errors, qgis_bridge and the report writers."""
+    """Issue 23: the dock reaches the project through services, core.model, core.roles, core.errors, qgis_bridge and the report writers."""
     bad = sorted(f"{src} imports {dst}" for src, dst, _ in _edges()
                  if _layer(src) == "gui" and not any(dst == ok or dst.startswith(ok + ".") for ok in GUI_IMPORTS))
     assert bad == []
@@ -542,3 +542,88 @@ def test_every_processing_algorithm_defines_its_perform():
     missing = [f"{path.name}: {cls.name}" for path, cls in _algorithm_classes()
                if not any(isinstance(b, ast.FunctionDef) and b.name == "perform" for b in cls.body)]
     assert missing == []
+
+
+# --------------------------------------------------------------------------- one role contract (issue 38)
+
+ROLE_MODULE = "stormwater_plugin.core.roles"
+#: Names ending in ``_ROLES`` that hold no layer roles: what a rule kind is to the siting envelope (core/kinds.py).
+NOT_LAYER_ROLES = frozenset({"ENVELOPE_ROLES"})
+
+
+def _contract() -> tuple[frozenset[str], frozenset[str]]:
+    """The role module's public names and the role names of the contract."""
+    from stormwater_plugin.core import roles
+
+    return frozenset(roles.__all__), frozenset(roles.ROLES)
+
+
+def _literal_strings(node: ast.AST) -> list[str]:
+    """The string items of a literal tuple, list or set, also wrapped in a call (``frozenset({...})``)."""
+    if isinstance(node, ast.Call) and len(node.args) == 1:
+        node = node.args[0]
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return [e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+    return []
+
+
+def role_set_assignments(root: Path, contract: frozenset[str], role_names: frozenset[str], home: str = ROLE_MODULE) -> list[str]:
+    """Where a module other than ``home`` states a role set: it assigns a name ending in ``_ROLES`` or one of the role
+    module's names (anywhere), or, at module level, a literal collection of two or more role names."""
+    bad = []
+    for path in sorted(root.rglob("*.py")):
+        mod = _module(path) if root == PACKAGE else path.stem
+        if mod == home:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        top = {id(n) for n in tree.body}
+        for node in ast.walk(tree):
+            if not isinstance(node, (ast.Assign, ast.AnnAssign)):
+                continue
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names = [t.id for t in targets if isinstance(t, ast.Name)]
+            named = [n for n in names if (n.endswith("_ROLES") and n not in NOT_LAYER_ROLES) or n in contract]
+            listed = id(node) in top and node.value is not None and sum(s in role_names for s in _literal_strings(node.value)) >= 2
+            if named or listed:
+                bad.append(f"{mod}:{node.lineno} {', '.join(names) or ast.unparse(targets[0])}")
+    return bad
+
+
+def test_every_role_set_is_stated_once_in_the_role_contract():
+    """Issue 38: role names, families, role sets and the names layers go by are assigned in core/roles.py only."""
+    contract, role_names = _contract()
+    assert role_set_assignments(PACKAGE, contract, role_names) == []
+
+
+def test_the_role_set_rule_finds_named_and_literal_sets(tmp_path):
+    (tmp_path / "a.py").write_text(
+        'PLAN_ROLES = ("devices", "parcels")\n_X_ROLES: tuple = ()\nENVELOPE_ROLES = ("setback",)\nWATER = ["streams", "wetlands"]\n'
+        'LABELS = {"streams": "Streams", "wetlands": "Wetlands"}\nONE = ("devices",)\n'
+        'def f():\n    local = ("devices", "parcels")\n    ROLE_FAMILY = {}\n',
+        encoding="utf-8",
+    )
+    assert role_set_assignments(tmp_path, frozenset({"ROLE_FAMILY"}), frozenset({"devices", "parcels", "streams", "wetlands"})) == [
+        "a:1 PLAN_ROLES", "a:2 _X_ROLES", "a:4 WATER", "a:9 ROLE_FAMILY",
+    ]
+
+
+def test_the_role_contract_is_imported_from_the_role_module_itself():
+    """Issue 38: no module passes a role set on (``from core.model import ROLES`` would hide where the contract lives)."""
+    contract, _ = _contract()
+    bad = sorted(f"{src} imports {name} from {dst}" for src, dst, name in _edges() if name in contract and dst != ROLE_MODULE)
+    assert bad == []
+
+
+def test_the_role_contract_is_plain_data():
+    """Issue 38: core/roles.py imports nothing, so every layer (even the lightest service) may read it."""
+    tree = ast.parse(PACKAGE.joinpath("core", "roles.py").read_text(encoding="utf-8"))
+    imports = [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)) and not (isinstance(n, ast.ImportFrom) and n.module == "__future__")]
+    assert imports == []
+
+
+def test_site_inputs_live_with_the_model_not_in_the_engine():
+    """Issue 38: ``SiteInputs``, the type every adapter builds, is defined in core/model.py and imported from there."""
+    defined = sorted(_module(p) for p in PACKAGE.rglob("*.py")
+                     for n in ast.walk(ast.parse(p.read_text(encoding="utf-8"))) if isinstance(n, ast.ClassDef) and n.name == "SiteInputs")
+    assert defined == ["stormwater_plugin.core.model"]
+    assert sorted({f"{src} imports it from {dst}" for src, dst, name in _edges() if name == "SiteInputs" and dst != "stormwater_plugin.core.model"}) == []

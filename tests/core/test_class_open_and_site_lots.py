@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 from shapely import affinity
 from shapely.geometry import LineString, Point, box
 
-from stormwater_plugin.core.engine import SiteInputs, run_check
-from stormwater_plugin.core.model import Status
+from stormwater_plugin.core.engine import run_check
+from stormwater_plugin.core.model import SiteInputs, Status
 from stormwater_plugin.core.overrides import annotate_document, finding_keys, make_override
 from stormwater_plugin.core.rulepack import load_pack
 from stormwater_plugin.core.serialize import result_to_dict

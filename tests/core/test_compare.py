@@ -6,7 +6,8 @@ import pytest
 from shapely.geometry import Point
 
 from stormwater_plugin.core.compare import compare_reviews, since_last_review
-from stormwater_plugin.core.engine import SiteInputs, run_check
+from stormwater_plugin.core.engine import run_check
+from stormwater_plugin.core.model import SiteInputs
 from stormwater_plugin.core.overrides import make_override
 from stormwater_plugin.core.rulepack import load_pack
 from stormwater_plugin.services.review import review_of

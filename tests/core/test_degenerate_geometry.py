@@ -13,7 +13,8 @@ from shapely import wkt
 from shapely.geometry import LineString, MultiPoint, Point, Polygon, box
 
 from stormwater_plugin.core.geometry import clean_layer, strip_empty_parts
-from stormwater_plugin.core.model import ROLES, Status
+from stormwater_plugin.core.model import Status
+from stormwater_plugin.core.roles import ROLES
 from tests.sitebuilder import device, findings_for, layer, plane_dem, run
 
 # Devices, wells and streams are drawn as points and lines for brevity, read as their edges: what they plausibly stand for

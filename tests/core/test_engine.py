@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from shapely.geometry import Point
 
-from stormwater_plugin.core.engine import CheckCancelled, SiteInputs, run_check
+from stormwater_plugin.core.engine import CheckCancelled, run_check
+from stormwater_plugin.core.model import SiteInputs
 from stormwater_plugin.core.rulepack import load_pack
 from tests.sitebuilder import layer, run
 

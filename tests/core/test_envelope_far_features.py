@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from shapely.geometry import Point, box
 
-from stormwater_plugin.core.engine import SiteInputs
+from stormwater_plugin.core.model import SiteInputs
 from stormwater_plugin.core.rulepack import load_pack
 from stormwater_plugin.core.siting import build_envelope
 from stormwater_plugin.core.siting.envelope import _gradient_targets_in_reach, _Grid

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from shapely.geometry import Point, box
 
-from stormwater_plugin.core.engine import SiteInputs, run_check
-from stormwater_plugin.core.model import Status
+from stormwater_plugin.core.engine import run_check
+from stormwater_plugin.core.model import SiteInputs, Status
 from stormwater_plugin.core.rulepack import load_pack
 from stormwater_plugin.core.siting import build_envelope
 from stormwater_plugin.core.siting.moves import bearing_deg

@@ -12,9 +12,9 @@ from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 from shapely.geometry import LineString, Point, Polygon, box
 
-from stormwater_plugin.core.engine import SiteInputs, run_check
+from stormwater_plugin.core.engine import run_check
 from stormwater_plugin.core.geometry import drop_degenerate
-from stormwater_plugin.core.model import Status
+from stormwater_plugin.core.model import SiteInputs, Status
 from stormwater_plugin.core.rulepack import load_pack
 from stormwater_plugin.core.siting import SitingError, build_envelope, covering_buffer
 from stormwater_plugin.core.siting.envelope import READING_TILE

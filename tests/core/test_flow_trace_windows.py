@@ -14,8 +14,8 @@ from shapely.geometry import box
 
 from stormwater_plugin.core.checks import flowpath
 from stormwater_plugin.core.dem_source import InMemoryDemSource, PixelWindow
-from stormwater_plugin.core.engine import SiteInputs, run_check
-from stormwater_plugin.core.model import Status
+from stormwater_plugin.core.engine import run_check
+from stormwater_plugin.core.model import SiteInputs, Status
 from stormwater_plugin.core.raster import ElevationGrid
 from stormwater_plugin.core.rulepack import load_pack
 from stormwater_plugin.core.terrain.conditioning import condition_dem

@@ -11,8 +11,8 @@ import pytest
 from shapely.geometry import Point
 
 from stormwater_plugin.core.checks.device_design import override_prevailing_frost_depth, prevailing_frost_depth
-from stormwater_plugin.core.engine import SiteInputs, run_check
-from stormwater_plugin.core.model import Status
+from stormwater_plugin.core.engine import run_check
+from stormwater_plugin.core.model import SiteInputs, Status
 from stormwater_plugin.core.raster import ElevationGrid
 from stormwater_plugin.core.rulepack import load_pack
 from tests.sitebuilder import layer, plane_dem

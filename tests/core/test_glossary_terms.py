@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 from shapely.geometry import LineString, box
 
-from stormwater_plugin.core.model import ROLES, Status
+from stormwater_plugin.core.model import Status
 from stormwater_plugin.core.raster import ElevationGrid
+from stormwater_plugin.core.roles import ROLES
 from stormwater_plugin.core.rulepack import JURISDICTIONS, PACK_DIR, ROLE_PARAMS, load_pack, validate_pack_dict
 from tests.sitebuilder import layer, run
 

@@ -370,7 +370,8 @@ def test_device_on_a_slope_greater_than_15_pct_646_4_14_a_7_and_148_11I_2_g(grid
 @pytest.mark.parametrize("depth,case", around(5.0, "depth_ft") + [(4.996, "t-0.004 prints 5.00")])
 def test_bottom_below_a_declared_5_ft_frost_depth_646_4_14_b_3_v_and_148_11I_3_c(jurisdiction, depth, case):
     from stormwater_plugin.core.checks.device_design import override_prevailing_frost_depth
-    from stormwater_plugin.core.engine import SiteInputs, run_check
+    from stormwater_plugin.core.engine import run_check
+    from stormwater_plugin.core.model import SiteInputs
     from stormwater_plugin.core.rulepack import load_pack
 
     dem = plane_dem(-50, -50, 100, 1.0, gx=0.0, gy=0.0, z0=400.0)

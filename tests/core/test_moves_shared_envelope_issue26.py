@@ -6,7 +6,8 @@ import pytest
 import shapely
 from shapely.geometry import Point, box
 
-from stormwater_plugin.core.engine import SiteInputs, run_check
+from stormwater_plugin.core.engine import run_check
+from stormwater_plugin.core.model import SiteInputs
 from stormwater_plugin.core.rulepack import load_pack
 from stormwater_plugin.core.siting import moves as moves_mod
 from stormwater_plugin.services.moves import suggest_moves

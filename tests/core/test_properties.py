@@ -11,8 +11,8 @@ from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 from shapely.geometry import LineString, Point, box
 
-from stormwater_plugin.core.engine import SiteInputs, run_check
-from stormwater_plugin.core.model import FeatureLayer, Status
+from stormwater_plugin.core.engine import run_check
+from stormwater_plugin.core.model import FeatureLayer, SiteInputs, Status
 from stormwater_plugin.core.raster import ElevationGrid
 from stormwater_plugin.core.rulepack import load_pack
 from tests.sitebuilder import layer, plane_dem

@@ -1,6 +1,6 @@
 """Role guessing from layer names, fields and geometry types (no QGIS)."""
 
-from stormwater_plugin.role_guess import LayerInfo, guess_roles, score, tokens
+from stormwater_plugin.services.role_guess import LayerInfo, guess_roles, score, tokens
 
 
 def test_tokens_split_names():

@@ -9,8 +9,8 @@ import pytest
 import shapely
 from shapely.geometry import LineString, Point, box
 
-from stormwater_plugin.core.engine import SiteInputs, run_check
-from stormwater_plugin.core.model import Status
+from stormwater_plugin.core.engine import run_check
+from stormwater_plugin.core.model import SiteInputs, Status
 from stormwater_plugin.core.raster import ElevationGrid
 from stormwater_plugin.core.rulepack import load_pack
 from stormwater_plugin.core.siting import build_envelope

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from shapely.geometry import MultiPoint, Point, box
 
-from stormwater_plugin.core.engine import SiteInputs, run_check
-from stormwater_plugin.core.model import FeatureLayer, Status
+from stormwater_plugin.core.engine import run_check
+from stormwater_plugin.core.model import FeatureLayer, SiteInputs, Status
 from stormwater_plugin.core.rulepack import load_pack
 
 RULE = "lake-george.minor.storage-1-5-gal"

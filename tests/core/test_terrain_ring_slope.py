@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 from shapely.geometry import LineString, Point, box
 
-from stormwater_plugin.core.engine import SiteInputs, run_check
-from stormwater_plugin.core.model import FeatureLayer, Status
+from stormwater_plugin.core.engine import run_check
+from stormwater_plugin.core.model import FeatureLayer, SiteInputs, Status
 from stormwater_plugin.core.raster import ElevationGrid
 from stormwater_plugin.core.rulepack import load_pack
 from stormwater_plugin.core.terrain import ring_completeness, ring_slope_at

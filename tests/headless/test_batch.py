@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 from stormwater_plugin.cli import main
-from stormwater_plugin.core.engine import SiteInputs
-from stormwater_plugin.core.model import FeatureLayer
+from stormwater_plugin.core.model import FeatureLayer, SiteInputs
+from stormwater_plugin.core.roles import PLAN_ROLES
 from stormwater_plugin.core.rulepack import load_pack
-from stormwater_plugin.headless.batch import PLAN_ROLES, SUMMARY_COLUMNS, pack_reach_ft, plan_batch, run_batch
+from stormwater_plugin.headless.batch import SUMMARY_COLUMNS, pack_reach_ft, plan_batch, run_batch
 from stormwater_plugin.headless.reader import read_site, site_units
 from stormwater_plugin.services.review import check
 

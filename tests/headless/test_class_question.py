@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from shapely.geometry import Point, box
 
-from stormwater_plugin.core.engine import SiteInputs, run_check
+from stormwater_plugin.core.engine import run_check
+from stormwater_plugin.core.model import SiteInputs
 from stormwater_plugin.core.rulepack import load_pack
 from stormwater_plugin.headless.writer import finding_groups, summary_text
 from tests.sitebuilder import layer, plane_dem

@@ -416,7 +416,7 @@ def test_a_truncated_name_is_not_taken_when_the_layer_has_the_field_itself():
 
 
 def test_layer_names_beginning_with_a_role_are_that_role_but_not_exactly():
-    from stormwater_plugin.core.model import ROLES
+    from stormwater_plugin.core.roles import ROLES
     from stormwater_plugin.services.intake import role_for_layer_name
 
     assert role_for_layer_name("Devices", ROLES) == ("devices", True)

@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 import shapely
 
-from stormwater_plugin.core.engine import SiteInputs, run_check
+from stormwater_plugin.core.engine import run_check
+from stormwater_plugin.core.model import SiteInputs
 from stormwater_plugin.core.rulepack import load_pack
 
 pytest.importorskip("rasterio")

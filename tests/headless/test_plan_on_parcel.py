@@ -14,8 +14,7 @@ import pytest
 from shapely.geometry import Point, box
 
 from stormwater_plugin.cli import main
-from stormwater_plugin.core.engine import SiteInputs
-from stormwater_plugin.core.model import FeatureLayer
+from stormwater_plugin.core.model import FeatureLayer, SiteInputs
 from stormwater_plugin.core.rulepack import load_pack
 from stormwater_plugin.services.placement import PLAN_OFF_PARCEL_FT, PlanOffParcel, plan_placement_problem
 from stormwater_plugin.services.review import check

@@ -21,7 +21,8 @@ from shapely.ops import transform
 
 from stormwater_plugin.cli import main
 from stormwater_plugin.core.checks.affected import impervious_status
-from stormwater_plugin.core.model import DEVICE_TYPES, ROLES, FeatureLayer
+from stormwater_plugin.core.model import DEVICE_TYPES, FeatureLayer
+from stormwater_plugin.core.roles import ROLES
 from stormwater_plugin.core.rulepack import JURISDICTIONS, load_pack
 from stormwater_plugin.services.completeness import check_completeness
 from stormwater_plugin.services.site_template import layer_qml, template_layers

@@ -83,7 +83,7 @@ def demo_layers():
         pytest.skip("resources/demo/site.gpkg or dem.tif does not exist yet (built by scripts/make_demo_site.py)")
     from qgis.core import QgsRasterLayer, QgsVectorLayer
 
-    from stormwater_plugin.core.model import ROLES
+    from stormwater_plugin.core.roles import ROLES
 
     layers = {}
     gpkg = _demo_copy()

@@ -16,7 +16,7 @@ from shapely.geometry import MultiPolygon, mapping, shape
 from shapely.ops import transform
 
 from stormwater_plugin.cli import main
-from stormwater_plugin.core.model import ROLES
+from stormwater_plugin.core.roles import ROLES
 
 
 def _template_with_site_parcel(tmp_path):

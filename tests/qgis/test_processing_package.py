@@ -28,7 +28,7 @@ def test_site_package_gives_the_same_findings_as_its_thirteen_layers(provider, t
     import processing
     from qgis.core import QgsVectorLayer
 
-    from stormwater_plugin.core.model import ROLES
+    from stormwater_plugin.core.roles import ROLES
 
     gpkg, dem = _demo()
     common = {"DEM": str(dem), "Z_UNITS": 1, "FINDINGS": "memory:"}

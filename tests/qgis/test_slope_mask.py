@@ -89,8 +89,7 @@ def test_mask_of_a_plane_follows_the_threshold(qgis_app):
     """A synthetic 16% plane is steep everywhere the ring fits; a 14% plane nowhere."""
     from shapely.geometry import Point
 
-    from stormwater_plugin.core.engine import SiteInputs
-    from stormwater_plugin.core.model import FeatureLayer
+    from stormwater_plugin.core.model import FeatureLayer, SiteInputs
     from stormwater_plugin.core.raster import ElevationGrid
     from stormwater_plugin.gui.slope_mask import compute_slope_mask
 

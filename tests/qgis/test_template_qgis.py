@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from qgis.core import QgsVectorLayer
 
-from stormwater_plugin.core.model import ROLES
+from stormwater_plugin.core.roles import ROLES
 from stormwater_plugin.gui.cad_actions import add_template_layers, write_template_ogr
 from stormwater_plugin.headless.template import write_template
 

@@ -40,14 +40,10 @@ from shapely.geometry import LineString, MultiLineString, Polygon
 from shapely.geometry.base import BaseGeometry
 
 from ..errors import StormwaterError
-from ..model import ROLES
+from ..roles import FOOTPRINT_ROLES, POLYGON_ROLES, ROLES
 
 MAPPING_FORMAT = "stormwater-check-cad-mapping"
 DEFAULT_MAPPING = Path(__file__).with_name("ncs_mapping.json")
-#: Roles whose features are areas: a closed outline on them is a polygon.
-AREA_ROLES = ("parcels", "wetlands", "waterbodies", "clearing", "disturbance", "impervious", "soils")
-#: Roles whose closed outlines are footprints (polygons) but whose points and lines are kept as drawn.
-FOOTPRINT_ROLES = ("devices", "septic", "building_sites", "wells")
 #: Extra role the import knows besides the checker's: existing-grade contours (for a DEM).
 CONTOURS = "contours"
 #: Block attribute tags read as a feature's id.
@@ -277,11 +273,11 @@ def sort_entities(entities: Sequence[CadEntity], mapping: CadMapping, unit_to_ft
             dropped[e.layer] = (n + 1, why)
             continue
         g = e.geometry
-        if rule.role in AREA_ROLES or rule.role in FOOTPRINT_ROLES:
+        if rule.role in POLYGON_ROLES or rule.role in FOOTPRINT_ROLES:
             area = _as_area(g, tol)
             if area is not None:
                 g = area
-            elif rule.role in AREA_ROLES and not isinstance(g, (Polygon,)) and g.geom_type not in ("Point", "MultiPoint"):
+            elif rule.role in POLYGON_ROLES and not isinstance(g, (Polygon,)) and g.geom_type not in ("Point", "MultiPoint"):
                 open_outlines[e.layer] += 1
             if rule.role != CONTOURS:
                 g = shapely.force_2d(g)

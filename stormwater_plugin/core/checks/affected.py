@@ -44,12 +44,9 @@ from ..extents import Interval, footprint_bound
 from ..geometry import area_sqft, covers_on_edge, union
 from ..limits import DECIMALS, decided
 from ..model import FeatureLayer
+from ..roles import AFFECTED_AREA_ROLES, PLAN_OBJECT_ROLES
 from ..vocabulary import read
 
-#: Layers that map the affected land; without any of them the area is unknown.
-AREA_ROLES: tuple[str, ...] = ("disturbance", "clearing", "impervious")
-#: Proposed features that also disturb ground, counted by their drawn polygons.
-FEATURE_ROLES: tuple[str, ...] = ("devices", "building_sites")
 #: Impervious ``status`` values that are work on the ground.
 WORKED_STATUSES: tuple[str, ...] = ("proposed", "removed")
 _KNOWN_STATUSES = ("existing", "proposed", "removed")
@@ -97,7 +94,7 @@ class AffectedArea:
     by_layer : dict
         Role to square feet of that role's own contributing union.
     supplied : tuple of str
-        Which of :data:`AREA_ROLES` were supplied.
+        Which of :data:`AFFECTED_AREA_ROLES` were supplied.
     unmeasured : tuple of str
         Nouns (``device D1``) of points or lines outside the union.
     unbounded : tuple of str
@@ -118,6 +115,8 @@ class AffectedArea:
     unknown_status: tuple[str, ...] = ()
     left_out: tuple[str, ...] = ()
     unbounded: tuple[str, ...] = ()
+    #: ``(role, id)`` of the :attr:`unmeasured` features, whose plausible footprints the upper end reads.
+    unmeasured_refs: tuple[tuple[str, str], ...] = ()
 
     @property
     def exact(self) -> bool:
@@ -168,14 +167,14 @@ class AffectedArea:
 
 def affected_area(layers: dict[str, FeatureLayer], unit_to_ft: float) -> AffectedArea:
     """Measure the land the project affects (see the module docstring)."""
-    supplied = tuple(r for r in AREA_ROLES if layers.get(r) is not None)
+    supplied = tuple(r for r in AFFECTED_AREA_ROLES if layers.get(r) is not None)
     by_role: dict[str, list[Any]] = {}
     unknown_geoms: list[Any] = []
     unknown_ids: list[str] = []
-    loose: list[tuple[Any, str, str, dict[str, Any]]] = []
+    loose: list[tuple[Any, str, str, dict[str, Any], str]] = []
     every: list[Any] = []
     left_out: list[str] = []
-    for role in AREA_ROLES + FEATURE_ROLES:
+    for role in AFFECTED_AREA_ROLES + PLAN_OBJECT_ROLES:
         layer = layers.get(role)
         if layer is None:
             continue
@@ -195,21 +194,23 @@ def affected_area(layers: dict[str, FeatureLayer], unit_to_ft: float) -> Affecte
             every.append(g)
             if g.geom_type in ("Polygon", "MultiPolygon"):
                 by_role.setdefault(role, []).append(g)
-            elif role in FEATURE_ROLES:
-                loose.append((g, layer.ref(i).noun, role, layer.attrs[i]))
+            elif role in PLAN_OBJECT_ROLES:
+                loose.append((g, layer.ref(i).noun, role, layer.attrs[i], layer.ids[i]))
     geometry = union([g for gs in by_role.values() for g in gs])
     activity = union(every + unknown_geoms)
     if not supplied:
         return AffectedArea(None, None, geometry, activity, {}, supplied, left_out=tuple(left_out))
-    by_layer = {r: _sqft(union(by_role[r]), unit_to_ft) for r in AREA_ROLES + FEATURE_ROLES if r in by_role}
+    by_layer = {r: _sqft(union(by_role[r]), unit_to_ft) for r in AFFECTED_AREA_ROLES + PLAN_OBJECT_ROLES if r in by_role}
     sqft = _sqft(geometry, unit_to_ft)
     unmeasured: list[str] = []
     unbounded: list[str] = []
     plausible: list[Any] = []
-    for g, noun, role, attrs in loose:
+    refs: list[tuple[str, str]] = []
+    for g, noun, role, attrs, fid in loose:
         if not geometry.is_empty and covers_on_edge(geometry, g, unit_to_ft):
             continue  # drawn inside the mapped work (or on its edge, at the precision of a distance): counted there
         unmeasured.append(noun)
+        refs.append((role, fid))
         bound = footprint_bound(role, g, attrs, unit_to_ft)
         if bound is None:
             unbounded.append(noun)
@@ -223,7 +224,8 @@ def affected_area(layers: dict[str, FeatureLayer], unit_to_ft: float) -> Affecte
         upper = _sqft(union([geometry, *unknown_geoms, *plausible]), unit_to_ft)
     else:
         upper = sqft
-    return AffectedArea(sqft, upper, geometry, activity, by_layer, supplied, tuple(unmeasured), tuple(unknown_ids), tuple(left_out), tuple(unbounded))
+    return AffectedArea(sqft, upper, geometry, activity, by_layer, supplied, tuple(unmeasured), tuple(unknown_ids), tuple(left_out), tuple(unbounded),
+                        tuple(refs))
 
 
 def _sqft(geom: BaseGeometry, unit_to_ft: float) -> float:

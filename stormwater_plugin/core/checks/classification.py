@@ -28,10 +28,11 @@ import shapely
 
 from ..geometry import ON_EDGE_FT, area_sqft, union
 from ..limits import compare, decided, number_text
-from ..model import ROLE_NOUN, ClassReason, FeatureLayer, Status, Warning_
+from ..model import ClassReason, FeatureLayer, Status, Warning_
+from ..roles import AFFECTED_AREA_ROLES, PLAN_OBJECT_ROLES, ROLE_NOUN
 from ..rulepack import ClassRule, RulePack, SubdivisionRule
-from .affected import AREA_ROLES, FEATURE_ROLES, AffectedArea, affected_area, attr, impervious_status
-from .impervious import impervious_areas
+from .affected import AffectedArea, affected_area, attr, impervious_status
+from .impervious import ImperviousAreas, impervious_areas
 
 
 @dataclass
@@ -49,6 +50,9 @@ class Classification:
     possible_classes: tuple[str, ...] = ()
     #: When the class is open: the one question that settles it (what to draw or state); ``""`` when decided.
     question: str = ""
+    #: ``(role, id)`` of the features drawn smaller than they are whose plausible extents the class read (the affected
+    #: area's upper end, the new impervious area's): the report lists the extents used.
+    extent_refs: tuple[tuple[str, str], ...] = ()
 
     @property
     def classes(self) -> tuple[str, ...]:
@@ -56,10 +60,15 @@ class Classification:
         return self.possible_classes or (self.project_class,)
 
 
-def measure_areas(layers: dict[str, FeatureLayer], unit_to_ft: float, warnings: list[Warning_]) -> tuple[AffectedArea, float | None]:
-    """(affected area, new impervious sq ft or ``None`` where unknown); data problems go to ``warnings``."""
+def measure_areas(layers: dict[str, FeatureLayer], unit_to_ft: float,
+                  warnings: list[Warning_]) -> tuple[AffectedArea, float | None, ImperviousAreas | None]:
+    """(affected area, new impervious sq ft or ``None`` where unknown, the impervious areas or ``None`` without that layer).
+
+    Data problems go to ``warnings``.
+    """
     imp = layers.get("impervious")
     new_imp: float | None = None
+    areas: ImperviousAreas | None = None
     if imp is not None:
         areas = impervious_areas(imp, unit_to_ft, layers.get("building_sites"))
         # Features of unknown status might be new, a building drawn as a point has an unmeasured footprint:
@@ -72,7 +81,7 @@ def measure_areas(layers: dict[str, FeatureLayer], unit_to_ft: float, warnings: 
     aff = affected_area(layers, unit_to_ft)
     if aff.sqft is not None and "disturbance" not in aff.supplied:
         warnings.append(Warning_("disturbance_estimated", f"No disturbance layer: the affected area is {aff.layers_text()}; grading around them is not mapped.", "disturbance"))
-    return aff, new_imp
+    return aff, new_imp, areas
 
 
 #: Classes from least to most regulated.
@@ -122,7 +131,9 @@ def classify(
     than one remains, the class is *assumed* the most regulated of them, with
     an undetermined reason naming the remedy.
     """
-    aff, new_imp = measure_areas(layers, unit_to_ft, warnings)
+    aff, new_imp, imp_areas = measure_areas(layers, unit_to_ft, warnings)
+    sites = imp_areas.unmeasured_site_ids if imp_areas is not None and pack.exempt is not None and pack.exempt.max_new_impervious_sqft is not None else ()
+    extent_refs = aff.unmeasured_refs + tuple(("building_sites", fid) for fid in sites)
     disturbed = aff.sqft
     reasons: list[ClassReason] = []
     computed: str | None = None
@@ -138,7 +149,7 @@ def classify(
             )
         )
     else:
-        computed = _decide(pack, aff, new_imp, reasons, cid, warnings, possible, layers, unit_to_ft)
+        computed = _decide(pack, aff, new_imp, reasons, cid, warnings, possible, imp_areas)
         if computed == "major" and pack.subdivision is not None and lots:
             verdict = _minor_subdivision(pack.subdivision, layers, aff, lots, unit_to_ft, reasons, cid, lot_flags, lot_ids)
             if verdict == "minor":
@@ -159,7 +170,7 @@ def classify(
                 warnings.append(Warning_("class_area_incomplete", f"the affected area leaves out {names} (no area to measure): the project class may be larger",
                                          lost[0][0], tuple(f for _, f in lost)))
     if override:
-        return Classification(override, "override", computed, disturbed, new_imp, reasons, aff, (override,))
+        return Classification(override, "override", computed, disturbed, new_imp, reasons, aff, (override,), extent_refs=extent_refs)
     if computed is None:
         reasons.append(
             ClassReason(
@@ -171,7 +182,7 @@ def classify(
             )
         )
         warnings.append(Warning_("class_assumed", "Project class assumed major: no disturbance, clearing or impervious data and no --class given."))
-        return Classification("major", "assumed", None, None, new_imp, reasons, aff, pack_classes(pack))
+        return Classification("major", "assumed", None, None, new_imp, reasons, aff, pack_classes(pack), extent_refs=extent_refs)
     if len(possible) > 1:
         ordered = tuple(c for c in CLASS_ORDER if c in possible)
         top = ordered[-1]
@@ -186,13 +197,17 @@ def classify(
         )
         warnings.append(Warning_("class_open", f"Project class open ({', '.join(ordered)}): assumed {top}; the rules of every possible class are reported."))
         return Classification(top, "assumed", computed, disturbed, new_imp, reasons, aff, ordered,
-                              class_question(ordered, aff, new_imp, _without_geometry(layers), reasons))
-    return Classification(computed, "computed", computed, disturbed, new_imp, reasons, aff, (computed,))
+                              class_question(ordered, aff, new_imp, _without_geometry(layers), reasons, imp_areas), extent_refs)
+    return Classification(computed, "computed", computed, disturbed, new_imp, reasons, aff, (computed,), extent_refs=extent_refs)
 
 
 def class_question(ordered: tuple[str, ...], aff: AffectedArea, new_imp: float | None, lost: list[tuple[str, str]],
-                   reasons: list[ClassReason]) -> str:
-    """The one question an open class asks: what to draw or state to settle it (issue 33: asked once, not per finding)."""
+                   reasons: list[ClassReason], imp_areas: ImperviousAreas | None = None) -> str:
+    """The one question an open class asks: what to draw or state to settle it (issue 33: asked once, not per finding).
+
+    ``imp_areas``: the impervious areas, whose building sites drawn as points (bounded by their plausible footprint)
+    are what an open exemption asks for when nothing else leaves the new impervious area open.
+    """
     asks: list[str] = []
     if aff.unmeasured:
         drawn = [n for n in aff.unmeasured if n in aff.unbounded]
@@ -207,7 +222,12 @@ def class_question(ordered: tuple[str, ...], aff: AffectedArea, new_imp: float |
     if aff.unknown_status:
         asks.append(f"set the status (existing, proposed or removed) of impervious feature(s) {', '.join(aff.unknown_status)}")
     if new_imp is None and "exempt" in ordered:
-        asks.append("draw the impervious surfaces with their status (the new impervious area decides the exemption)")
+        if imp_areas is not None and imp_areas.new_interval is not None:
+            sites = imp_areas.unmeasured_site_ids
+            asks.append(f"draw building site(s) {', '.join(sites)} as {'a polygon' if len(sites) == 1 else 'polygons'} or state "
+                        f"{'its' if len(sites) == 1 else 'their'} footprint_sqft (the new impervious area decides the exemption)")
+        else:
+            asks.append("draw the impervious surfaces with their status (the new impervious area decides the exemption)")
     if lost:
         asks.append("draw " + ", ".join(f"{ROLE_NOUN.get(r, r)} {fid}" for r, fid in lost) + " with an area")
     if any(r.rule_id.endswith(".subdivision") and r.status is Status.UNDETERMINED for r in reasons):
@@ -218,7 +238,7 @@ def class_question(ordered: tuple[str, ...], aff: AffectedArea, new_imp: float |
 
 def _without_geometry(layers: dict[str, FeatureLayer]) -> list[tuple[str, str]]:
     """(role, id) of every feature of a layer the affected area is measured from that has no area to measure."""
-    return sorted((r, fid) for r in AREA_ROLES + FEATURE_ROLES if r in layers for fid in layers[r].no_geometry)
+    return sorted((r, fid) for r in AFFECTED_AREA_ROLES + PLAN_OBJECT_ROLES if r in layers for fid in layers[r].no_geometry)
 
 
 def _sites_by_lot(sites: FeatureLayer, lots: list[Any], unit_to_ft: float) -> list[list[tuple[str, str]]]:
@@ -360,7 +380,7 @@ def _open_text(aff: AffectedArea, threshold: float) -> str:
 
 
 def _decide(pack: RulePack, aff: AffectedArea, new_imp: float | None, reasons: list[ClassReason], cid: str, warnings: list[Warning_],
-            possible: set[str], layers: dict[str, FeatureLayer], unit_to_ft: float) -> str:
+            possible: set[str], imp_areas: ImperviousAreas | None) -> str:
     """The class on the measured area; every other class an open threshold allows is added to ``possible``."""
     disturbed = aff.sqft
     assert disturbed is not None
@@ -381,10 +401,28 @@ def _decide(pack: RulePack, aff: AffectedArea, new_imp: float | None, reasons: l
         if cap is None:
             reasons.append(ClassReason(f"{cid}.exempt", ex.citation, Status.PASS, f"{area}, under {ex.below_sqft:,.0f} sq ft.", disturbed, ex.below_sqft))
             return "exempt"
-        if new_imp is None:
+        # Building sites drawn as points bound the new impervious area by their plausible footprints: "[not] more than" decides
+        # it when both ends of that interval agree (core.limits), and leaves the exemption open only when they do not.
+        iv = imp_areas.new_interval if new_imp is None and imp_areas is not None else None
+        bounded = iv.holds(cap, "not more than", "area_sqft") if iv is not None else None
+        if new_imp is None and iv is not None and bounded is not None:
+            assert imp_areas is not None
+            span = (f"{number_text(iv.lo, 'area_sqft')} sq ft of new impervious surface measured, and building site(s) "
+                    f"{', '.join(imp_areas.unmeasured_site_ids)} drawn as points or lines may add up to {number_text(imp_areas.unmeasured_max_sqft, 'area_sqft')} sq ft "
+                    "(their largest plausible footprints, packs/device_plausibility.json)")
+            if bounded:
+                reasons.append(ClassReason(f"{cid}.exempt", ex.citation, Status.PASS,
+                                           f"{area} (under {ex.below_sqft:,.0f}) and {span}: at most {number_text(iv.hi, 'area_sqft')} sq ft, not more than {cap:,.0f}.",
+                                           disturbed, ex.below_sqft))
+                return "exempt"
+            reasons.append(ClassReason(f"{cid}.exempt", ex.citation, Status.ADVISORY,
+                                       f"Not exempt: {span}; the measured {number_text(iv.lo, 'area_sqft')} sq ft alone is more than {cap:,.0f} sq ft.", iv.lo, cap))
+        elif new_imp is None:
             possible.add("exempt")
-            imp = layers.get("impervious")
-            why = "with no impervious layer" if imp is None else impervious_areas(imp, unit_to_ft, layers.get("building_sites")).unknown_text()
+            why = "with no impervious layer" if imp_areas is None else imp_areas.unknown_text()
+            if iv is not None:
+                why += (f"; with their largest plausible footprints (packs/device_plausibility.json) the new impervious area is "
+                        f"{number_text(iv.lo, 'area_sqft')} to {number_text(iv.hi, 'area_sqft')} sq ft, either side of the limit")
             reasons.append(
                 ClassReason(
                     f"{cid}.exempt",

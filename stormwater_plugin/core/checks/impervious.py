@@ -19,15 +19,22 @@ is pre-development surface only if drawn in the impervious layer). A
 building site drawn as a point or line that no impervious polygon covers has
 a footprint the plan does not show: it is listed in
 ``unmeasured_site_ids`` and the new impervious area is then only a lower bound.
+Its footprint is bounded by the pack's plausible building (``packs/device_plausibility.json``,
+``extents``: a building site is 36 to 7,000 sq ft, or the ``footprint_sqft`` it states), so the new
+impervious area lies in :attr:`ImperviousAreas.new_interval`: the measured area, up to that plus the largest
+footprint of each such site. The lower end adds none of it: a footprint round the point may stand on
+existing surface, which is not new.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
 import shapely
 
+from ..extents import Interval, feature_extent
 from ..geometry import area_sqft, covers_on_edge, union
 from ..limits import decided
 from ..model import FeatureLayer
@@ -57,6 +64,19 @@ class ImperviousAreas:
     unknown_status_ids: tuple[str, ...]
     building_sqft: float = 0.0
     unmeasured_site_ids: tuple[str, ...] = ()
+    #: The largest plausible footprints of the :attr:`unmeasured_site_ids` summed, square feet (``inf`` when one has no
+    #: plausible bound): how much new impervious surface they may add.
+    unmeasured_max_sqft: float = 0.0
+
+    @property
+    def new_interval(self) -> Interval | None:
+        """New impervious square feet as ``[measured, measured + the unmeasured sites' largest footprints]``.
+
+        ``None`` when a feature's status is unknown or an unmeasured site has no plausible bound (the area is unknown).
+        """
+        if self.unknown_status_ids or math.isinf(self.unmeasured_max_sqft):
+            return None
+        return Interval(self.new_sqft, decided(self.new_sqft + self.unmeasured_max_sqft, "area_sqft"))
 
     @property
     def net_increase_sqft(self) -> float:
@@ -90,7 +110,7 @@ def impervious_areas(layer: FeatureLayer, unit_to_ft: float, building_sites: Fea
         else:
             unknown.append(fid)
     buildings: list[Any] = []
-    loose: list[tuple[Any, str]] = []
+    loose: list[tuple[Any, str, float]] = []
     if building_sites is not None:
         for g, a, fid in zip(building_sites.geoms, building_sites.attrs, building_sites.ids):
             if _status(a) in NOT_NEW_BUILDING:
@@ -98,7 +118,8 @@ def impervious_areas(layer: FeatureLayer, unit_to_ft: float, building_sites: Fea
             if g.geom_type in ("Polygon", "MultiPolygon"):
                 buildings.append(g)
             else:
-                loose.append((g, fid))
+                ext = feature_extent("building_sites", g, a)
+                loose.append((g, fid, math.inf if ext.drawn else ext.footprint_max_sqft))
     existing = union(by["existing"])
     proposed = union(by["proposed"] + buildings)
     removed = union(by["removed"])
@@ -106,6 +127,6 @@ def impervious_areas(layer: FeatureLayer, unit_to_ft: float, building_sites: Fea
     post = shapely.union(kept, proposed) if not proposed.is_empty else kept
     new = shapely.difference(proposed, existing) if not existing.is_empty else proposed
     drawn = union(by["existing"] + by["proposed"] + by["removed"])
-    unmeasured = sorted(fid for g, fid in loose if drawn.is_empty or not covers_on_edge(drawn, g, unit_to_ft))
+    outside = sorted((fid, most) for g, fid, most in loose if drawn.is_empty or not covers_on_edge(drawn, g, unit_to_ft))
     return ImperviousAreas(area_sqft(existing, unit_to_ft), area_sqft(post, unit_to_ft), area_sqft(new, unit_to_ft), tuple(unknown),
-                           area_sqft(union(buildings), unit_to_ft), tuple(unmeasured))
+                           area_sqft(union(buildings), unit_to_ft), tuple(fid for fid, _ in outside), sum(most for _, most in outside))

@@ -14,7 +14,8 @@ import numpy as np
 import shapely
 
 from ..limits import compare, precision
-from ..model import ROLE_NOUN, InventoryRow, Status
+from ..model import InventoryRow, Status
+from ..roles import ROLE_NOUN
 from ..rulepack import Rule
 from .context import CheckContext
 

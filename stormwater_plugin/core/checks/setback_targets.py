@@ -17,6 +17,7 @@ import shapely
 from shapely.geometry.base import BaseGeometry
 
 from ..extents import Extent, layer_extents
+from ..geometry import nearest_feature
 from ..model import FeatureRef
 from ..rulepack import Rule
 from ..vocabulary import name_matches
@@ -43,12 +44,16 @@ class SetbackTargets:
         by_role = {role: (np.array(idx), shapely.STRtree(geoms[np.array(idx)])) for role, idx in roles.items()}
         return cls(geoms, refs, shapely.STRtree(geoms), by_role)
 
-    def nearest_per_role(self, geom: BaseGeometry) -> set[int]:
-        """Index of the nearest feature of each target role (one finding per class of feature)."""
+    def nearest_per_role(self, geom: BaseGeometry, eps: float) -> set[int]:
+        """Index of the nearest feature of each target role (one finding per class of feature).
+
+        Equally near features (within ``eps``, CRS units) are told apart as every nearest feature is
+        (:func:`~stormwater_plugin.core.geometry.nearest_feature`: by id, then by the part's shape), never by feature order.
+        """
         out: set[int] = set()
         for idx, tree in self.by_role.values():
-            for j in np.atleast_1d(tree.query_nearest(geom, all_matches=False)):
-                out.add(int(idx[int(j)]))
+            j = nearest_feature(tree, self.geoms[idx], [self.refs[int(i)] for i in idx], geom, eps)
+            out.add(int(idx[j]))
         return out
 
 

@@ -6,11 +6,10 @@ required_ft : float
     The edge-to-edge distance in feet the text sets. Distances are decided at
     0.01 ft, the precision they print (:mod:`~stormwater_plugin.core.limits`).
 distance_words : optional str
-    The text's words for the distance (:data:`~stormwater_plugin.core.limits.RELATION_WORDS`),
-    default ``a minimum of``: words of a least distance ("a minimum of",
-    "at least") say where the device must be, and a feature at exactly
-    ``required_ft`` complies; words of a zone ("within": "shall not be
-    installed within 20 feet") say where it must not be, and a feature at
+    The text's words for the distance (:func:`~stormwater_plugin.core.kinds.distance_words`, default
+    ``a minimum of``; the accuracy margin reads the same words): words of a least distance ("a minimum of",
+    "at least") say where the device must be, and a feature at exactly ``required_ft`` complies; words of
+    a zone ("within": "shall not be installed within 20 feet") say where it must not be, and a feature at
     exactly ``required_ft`` is within it.
 targets : list of {role, name_matches?}
     Feature classes measured against; ``name_matches`` keeps features whose
@@ -74,9 +73,11 @@ import shapely
 from shapely.geometry.base import BaseGeometry
 
 from ..extents import DRAWN, Extent, Interval, decide_distance, distance_interval, layer_extents
-from ..geometry import area_sqft, display_buffer, feet_text
+from ..geometry import DISTANCE_EPS_FT, area_sqft, display_buffer, feet_text
+from ..kinds import distance_words
 from ..limits import compare, decided, margin, number_text, precision
-from ..model import ROLE_NOUN, DisplayZone, FeatureRef, Status
+from ..model import DisplayZone, FeatureRef, Status
+from ..roles import ROLE_NOUN
 from ..rulepack import Rule
 from ..vocabulary import Reading, read, unknown_words
 from .context import TRAFFIC_FIELDS, CheckContext, device_traffic
@@ -151,7 +152,7 @@ def short_of(rule: Rule, d_ft: float, required: float) -> bool:
 
 def _distance_words(rule: Rule) -> str:
     """The text's words for ``rule``'s distance (``distance_words``), ``a minimum of`` when the pack gives none."""
-    return str(rule.params.get("distance_words", "a minimum of"))
+    return str(distance_words(rule.kind, rule.params))
 
 
 def _extent_drawn(geom: BaseGeometry) -> bool:
@@ -278,7 +279,7 @@ def check_device_setback(ctx: CheckContext, rule: Rule) -> None:
         reach = reach if math.isfinite(reach) else 0.0  # an unbounded device: its nearest features say so
         # Half the precision beyond the limit: what may decide as the limit (core.limits).
         near = targets.tree.query(dev, predicate="dwithin", distance=ctx.to_units(required + reach + precision("distance_ft") / 2.0))
-        idx = sorted(targets.nearest_per_role(dev) | set(int(j) for j in np.atleast_1d(near)))
+        idx = sorted(targets.nearest_per_role(dev, ctx.to_units(DISTANCE_EPS_FT)) | set(int(j) for j in np.atleast_1d(near)))
         for j in idx:
             _judge(ctx, out, d, j, targets, required, gradient_mode, tol, allowance, allowance_total)
 
@@ -350,10 +351,9 @@ def _relation(dz: float, tol: float, tref: FeatureRef) -> tuple[str, str]:
     if abs(dz) <= tol + 1e-6:
         return "level", f"ground is level within {tol:g} ft (device {dz:+.2f} ft); taken as the reading under which the rule applies"
     up = dz > 0
-    noun = ROLE_NOUN.get(tref.layer, tref.layer)
     return (
         "device_upgradient" if up else "device_downgradient",
-        f"the device is {'upgradient' if up else 'downgradient'}, its ground {abs(dz):.1f} ft {'above' if up else 'below'} the {noun}'s",
+        f"the device is {'upgradient' if up else 'downgradient'}, its ground {abs(dz):.1f} ft {'above' if up else 'below'} the {ROLE_NOUN.get(tref.layer, tref.layer)}'s",
     )
 
 

@@ -32,16 +32,15 @@ from typing import Any
 import shapely
 from shapely.geometry.base import BaseGeometry
 
-from ..geometry import area_sqft, display_buffer, feet_text, union
+from ..geometry import DISTANCE_EPS_FT, area_sqft, display_buffer, feet_text, nearest_feature, union
+from ..kinds import distance_words
 from ..limits import compare
 from ..model import DisplayZone, FeatureLayer, FeatureRef, Status, Warning_
+from ..roles import PLAN_OBJECT_ROLES
 from ..rulepack import Rule
 from ..vocabulary import read
 from .affected import building_left_out, impervious_status
 from .context import CheckContext
-
-#: Roles whose features are always reported (each is a distinct proposed object).
-_OBJECT_ROLES = ("devices", "building_sites")
 
 
 def _unknown_removal(ctx: CheckContext, rule: Rule, roles: list[str], width: float, message: str) -> None:
@@ -83,22 +82,23 @@ def check_no_cut_buffer(ctx: CheckContext, rule: Rule) -> None:
             ctx.skip(rule, f"no vegetation removal proposed ({', '.join(supplied)} empty or existing only)")
         return
     tree = shapely.STRtree(shoreline.geoms)
+    shore_refs = [shoreline.ref(j) for j in range(len(shoreline))]
     # Disturbance and impervious areas are reported where they go beyond the mapped clearing;
     # where a clearing polygon already covers them, its finding speaks for both.
     first = roles[0]
     cleared = union([g for g, r, _ in items if r.layer == first])
     for g, ref, known in items:
         polygonal = g.geom_type in ("Polygon", "MultiPolygon")
-        if ref.layer != first and ref.layer not in _OBJECT_ROLES and not cleared.is_empty and shapely.intersects(g, strip):
+        if ref.layer != first and ref.layer not in PLAN_OBJECT_ROLES and not cleared.is_empty and shapely.intersects(g, strip):
             rest = shapely.difference(shapely.intersection(g, strip), cleared)
             if area_sqft(rest, ctx.unit_to_ft) < 1.0:
                 continue
-        j = int(tree.query_nearest(g, all_matches=False)[0])
+        j = nearest_feature(tree, shoreline.geoms, shore_refs, g, ctx.to_units(DISTANCE_EPS_FT))
         d_ft = ctx.to_feet(float(shapely.distance(g, shoreline.geoms[j])))
         line = shapely.shortest_line(g, shoreline.geoms[j])
         other = shoreline.ref(j)
         # "Within 35 feet ... no vegetation may be removed" (the rule's words, default "within"), decided at 0.01 ft (core.limits).
-        if not compare(d_ft, width, "distance_ft", str(rule.params.get("distance_words", "within"))):
+        if not compare(d_ft, width, "distance_ft", str(distance_words(rule.kind, rule.params))):
             ctx.add(
                 rule,
                 Status.PASS,
@@ -205,10 +205,11 @@ def _report_removed_surfaces(ctx: CheckContext, rule: Rule, shoreline: FeatureLa
     if not surfaces:
         return
     tree = shapely.STRtree(shoreline.geoms)
+    shore_refs = [shoreline.ref(j) for j in range(len(shoreline))]
     for g, ref in surfaces:
-        j = int(tree.query_nearest(g, all_matches=False)[0])
+        j = nearest_feature(tree, shoreline.geoms, shore_refs, g, ctx.to_units(DISTANCE_EPS_FT))
         d_ft = ctx.to_feet(float(shapely.distance(g, shoreline.geoms[j])))
-        if not compare(d_ft, width, "distance_ft", str(rule.params.get("distance_words", "within"))):  # as clearing is read
+        if not compare(d_ft, width, "distance_ft", str(distance_words(rule.kind, rule.params))):  # as clearing is read
             continue
         inside = shapely.intersection(g, strip) if g.geom_type in ("Polygon", "MultiPolygon") else shapely.GeometryCollection()
         area = area_sqft(inside, ctx.unit_to_ft) if not inside.is_empty else None

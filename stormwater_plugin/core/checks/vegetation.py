@@ -20,18 +20,17 @@ import shapely
 import shapely.ops
 from shapely.geometry.base import BaseGeometry
 
-from ..geometry import DISTANCE_EPS_FT, area_sqft, display_buffer, feet_text, union
+from ..geometry import DISTANCE_EPS_FT, area_sqft, display_buffer, feet_text, nearest_feature, union
+from ..kinds import distance_words
 from ..limits import compare, number_text
 from ..model import DisplayZone, FeatureRef, Status
+from ..roles import LAWN_ROLES, OPEN_WATER_ROLES, WATER_ROLES
 from ..rulepack import Rule
 from ..vocabulary import read, unknown_words
 from .context import CheckContext
 from .shoreline import removals
 
 PER_CENT = 0.01
-WATER_ROLES = ("shoreline", "waterbodies", "streams", "wetlands")
-#: Area layers whose ``use`` may say lawn (a use value means the same on every area layer).
-LAWN_ROLES = ("clearing", "disturbance", "impervious")
 
 
 def _overlap(a: BaseGeometry, b: BaseGeometry) -> BaseGeometry:
@@ -256,25 +255,6 @@ def _openings(ctx: CheckContext, lines: list[BaseGeometry], cleared: BaseGeometr
     return [o for o in out if o[2] - o[1] > 0]
 
 
-def nearest_feature(tree: shapely.STRtree, geoms: list[BaseGeometry], refs: list[FeatureRef], g: BaseGeometry, eps: float) -> int:
-    """Index of the feature of ``geoms`` nearest to ``g``, the same whatever the file format or feature order.
-
-    Features equally near (within ``eps``, the distance tolerance in CRS units) are told apart by the rule's
-    role order (the order of ``refs``), then by id; never by the search tree's internal order, which
-    reprojection noise and the GEOS release decide (a lake's shoreline and the lake polygon are equally near a
-    lawn: the shoreline is cited on every system).
-    """
-    j = int(tree.query_nearest(g, all_matches=False)[0])
-    reach = float(shapely.distance(g, geoms[j])) + eps
-    ties = [int(k) for k in tree.query(g, predicate="dwithin", distance=reach) if float(shapely.distance(g, geoms[int(k)])) <= reach]
-    if len(ties) <= 1:
-        return j
-    rank: dict[str, int] = {}
-    for ref in refs:
-        rank.setdefault(ref.layer, len(rank))
-    return min(ties, key=lambda k: (rank[refs[k].layer], refs[k].id, k))
-
-
 def check_fertilizer_zone(ctx: CheckContext, rule: Rule) -> None:
     """Lawn areas (``use`` = lawn on any area layer: ``lawn_roles``, default clearing, disturbance, impervious) within ``distance_ft`` of any water body.
 
@@ -284,7 +264,7 @@ def check_fertilizer_zone(ctx: CheckContext, rule: Rule) -> None:
     dist = float(rule.params["distance_ft"])
     use_values = {str(v).lower() for v in rule.params.get("lawn_uses", ["lawn"])}
     roles = [str(r) for r in rule.params.get("lawn_roles", LAWN_ROLES)]
-    geoms, refs, absent = ctx.features(list(rule.params.get("water_roles", WATER_ROLES[:3])))
+    geoms, refs, absent = ctx.features(list(rule.params.get("water_roles", OPEN_WATER_ROLES)))
     if geoms:
         ctx.zones.append(DisplayZone("fertilizer_zone", rule.id, f"{dist:g} ft no-fertilizer zone {rule.citation.text}", dist, display_buffer(union(geoms), ctx.to_units(dist), dist)))
     areas = [(role, layer) for role in roles for layer in [ctx.layer(role)] if layer is not None]
@@ -309,7 +289,7 @@ def check_fertilizer_zone(ctx: CheckContext, rule: Rule) -> None:
     for g, ref, use in lawns:
         j = nearest_feature(tree, geoms, refs, g, ctx.to_units(DISTANCE_EPS_FT))
         d = ctx.to_feet(float(shapely.distance(g, geoms[j])))
-        near = compare(d, dist, "distance_ft", str(rule.params.get("distance_words", "within")))
+        near = compare(d, dist, "distance_ft", str(distance_words(rule.kind, rule.params)))
         if near and not use.known:
             ctx.add(rule, Status.UNDETERMINED, f"{ref.noun} lies {feet_text(d, dist)} ft from {refs[j].noun}, and {unknown_words(use)}: if it is a lawn, no lawn fertilizer within {dist:g} ft.",
                     subject=ref, other=refs[j], measured_ft=d, required_ft=dist, geometry=shapely.shortest_line(g, geoms[j]), missing_fields=["use"])
@@ -351,7 +331,7 @@ def check_clearing_near_water(ctx: CheckContext, rule: Rule) -> None:
         j = nearest_feature(tree, geoms, refs, g, ctx.to_units(DISTANCE_EPS_FT))
         d = ctx.to_feet(float(shapely.distance(g, geoms[j])))
         line = shapely.shortest_line(g, geoms[j])
-        if compare(d, dist, "distance_ft", str(rule.params.get("distance_words", "within"))):
+        if compare(d, dist, "distance_ft", str(distance_words(rule.kind, rule.params))):
             ctx.add(rule, Status.ADVISORY, f"{note}{ref.noun} is {feet_text(d, dist)} ft from {refs[j].noun}, within {dist:g} ft: cleared ground must be covered or protected within 24 hours.",
                     subject=ref, other=refs[j], measured_ft=d, required_ft=dist, geometry=line)
         else:

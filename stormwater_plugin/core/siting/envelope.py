@@ -1,7 +1,7 @@
 """The siting envelope: where on the site parcel an infiltration device of one kind may go.
 
 ``build_envelope(inputs, pack, device_type=..., high_traffic=...)`` takes the
-same :class:`~stormwater_plugin.core.engine.SiteInputs` as ``run_check`` and
+same :class:`~stormwater_plugin.core.model.SiteInputs` as ``run_check`` and
 returns the site parcel minus every zone a point device of that kind may not
 occupy, each zone with the rule, citation, reason and required distance that
 exclude it. Every number comes from the pack's rules (the ones that apply to
@@ -53,8 +53,8 @@ import shapely
 from shapely.geometry.base import BaseGeometry
 
 from ..checks.setbacks import collect_targets
-from ..engine import SiteInputs
 from ..extents import extent_table
+from ..model import SiteInputs
 from ..rulepack import Rule, RulePack
 from .geometry import DesignZone, covering_buffer, polygonal
 from .gradient import (

@@ -40,10 +40,9 @@ from shapely.geometry.base import BaseGeometry
 from shapely.ops import nearest_points
 
 from ..checks.context import device_traffic
-from ..engine import SiteInputs
 from ..extents import feature_extent
 from ..geometry import clean_layer
-from ..model import CheckResult, FeatureLayer, Status
+from ..model import CheckResult, FeatureLayer, SiteInputs, Status
 from ..rulepack import RulePack
 from ..vocabulary import read
 from .envelope import DEFAULT_CELL_FT, MAX_CELLS, SharedBuilds, SitingError, applicable_rules, build_envelope, normalise_device_type

@@ -13,9 +13,9 @@ from typing import Any
 from shapely.geometry.base import BaseGeometry
 
 from ..checks.context import CheckContext
-from ..engine import SiteInputs, prepare_context
+from ..engine import prepare_context
 from ..kinds import ENVELOPE_ROLES, envelope_role
-from ..model import DEVICE_TYPES
+from ..model import DEVICE_TYPES, SiteInputs
 from ..rulepack import Rule, RulePack
 from ..vocabulary import is_blank, vocabulary
 from .model import ExcludedZone, SitingError

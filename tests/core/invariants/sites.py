@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 from shapely.geometry import LineString, MultiPoint, MultiPolygon, Point, Polygon, box
 from shapely.geometry.base import BaseGeometry
 
-from stormwater_plugin.core.engine import SiteInputs, run_check
-from stormwater_plugin.core.model import DEVICE_TYPES, CheckResult, FeatureLayer
+from stormwater_plugin.core.engine import run_check
+from stormwater_plugin.core.model import DEVICE_TYPES, CheckResult, FeatureLayer, SiteInputs
 from stormwater_plugin.core.raster import ElevationGrid
 from stormwater_plugin.core.rulepack import load_pack
 

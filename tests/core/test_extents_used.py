@@ -1,0 +1,71 @@
+"""The report lists the plausible extents this site's findings read, not every kind of the pack.
+
+findings.json ``accuracy.extents_used`` holds the rows of ``packs/device_plausibility.json`` (``extents``) for the
+kinds of the features a finding names or the class reads that are not drawn as areas; the report's "Extents used"
+sentence is made from it alone.
+"""
+
+from __future__ import annotations
+
+from shapely.geometry import LineString, Point, box
+
+from stormwater_plugin.core.extents import extents_summary, extents_used
+from stormwater_plugin.core.serialize import result_to_dict
+from stormwater_plugin.report.model import _accuracy
+from tests.sitebuilder import layer, plane_dem, run
+
+DRY_WELL = {"device_type": "dry_well", "high_traffic": 0, "vehicle_traffic": 0}
+
+
+def _kinds(result) -> list[tuple[str, str]]:
+    return [(r["role"], r["kind"]) for r in (result.accuracy or {}).get("extents_used", [])]
+
+
+def _site(**extra) -> dict:
+    site = {
+        "disturbance": layer("disturbance", [box(-50, -50, 50, 50)], ["D1"]),
+        "devices": layer("devices", [Point(0, 0)], ["DW-1"], [DRY_WELL]),
+        "septic": layer("septic", [box(40, -10, 60, 10)], ["S1"]),  # drawn as an area: no extent
+    }
+    site.update(extra)
+    return site
+
+
+def test_only_the_kinds_the_findings_read_are_listed():
+    result = run("lgpc", _site(wells=layer("wells", [Point(0, 80)], ["W1"])), plane_dem(-200, -200, 400, 4.0, gx=0.05, gy=0.0), "major")
+    kinds = _kinds(result)
+    assert ("devices", "dry_well") in kinds and ("wells", "default") in kinds
+    # Not the septic field (drawn as an area), not the other device kinds, building sites or streams of the pack.
+    assert not any(role in ("septic", "building_sites", "streams") for role, _ in kinds)
+    assert ("devices", "infiltration_trench") not in kinds
+    assert len(kinds) < len(extents_summary())
+    text = _accuracy(result_to_dict(result), [])["extents"]
+    assert len(text) == len(kinds) and text[0].startswith("devices / dry_well (a dry well): 2 to 8 ft beyond the drawing")
+
+
+def test_a_site_drawn_with_areas_lists_no_extent():
+    site = _site(devices=layer("devices", [box(-5, -5, 5, 5)], ["DW-1"], [DRY_WELL]))
+    result = run("lgpc", site, plane_dem(-200, -200, 400, 4.0, gx=0.05, gy=0.0), "minor")
+    assert _kinds(result) == []
+    assert _accuracy(result_to_dict(result), [])["extents"] == []
+
+
+def test_a_device_of_unknown_type_reads_every_kind_of_its_role():
+    devices = layer("devices", [Point(0, 0)], ["DW-1"], [{"high_traffic": 0, "vehicle_traffic": 0}])
+    used = extents_used({"devices": devices}, [("devices", "DW-1")])
+    every = [(r["role"], r["kind"]) for r in extents_summary() if r["role"] == "devices"]
+    assert [(r["role"], r["kind"]) for r in used] == every
+
+
+def test_a_stream_is_listed_by_the_kind_its_name_gives():
+    streams = layer("streams", [LineString([(0, 0), (100, 0)])], ["ST1"], [{"name": "Hudson River"}])
+    used = extents_used({"streams": streams}, [("streams", "ST1")], lambda attrs: str(attrs.get("name", "")))
+    assert [(r["role"], r["kind"]) for r in used] == [("streams", "river")]
+
+
+def test_a_point_building_site_the_class_reads_is_listed_without_a_finding_naming_it():
+    """A building site point outside the mapped work widens the affected area: its extent is used by the class."""
+    site = _site(building_sites=layer("building_sites", [Point(150, 150)], ["B1"], [{"use": "house"}]))
+    result = run("lgpc", site, None, None)
+    assert ("building_sites", "B1") in result.classification.extent_refs
+    assert ("building_sites", "default") in _kinds(result)
