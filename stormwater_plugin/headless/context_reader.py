@@ -41,6 +41,7 @@ from ..core.site_parcel import UnknownSiteParcel, find_site_parcels, pick_site_p
 from ..core.units import feet_per_unit
 from ..services.cad_plan import SEARCH_FT, is_property_line
 from ..services.context_catalog import CatalogError, ContextCatalog, ContextSource, parse_catalog
+from ..services.optional import require
 from ..services.reach import pack_reach_ft
 from .cad_import import land_property_line
 from .reader import ROLE_ID_FIELDS, InputError, ReadBudget, check_sql_view, crs_from_wkt, parse_layer_option
@@ -272,7 +273,7 @@ def _dem_path(src: ContextSource, base: Path, scratch: Path) -> Path:
         raise InputError(f"context catalog: {src.name}: no DEM tile matches {text}")
     if len(tiles) == 1:
         return Path(tiles[0])
-    from osgeo import gdal  # lazy: only for a catalog of tiles
+    gdal = require("osgeo.gdal", "a context catalog's DEM tiles")  # only for a catalog of tiles
 
     vrt = scratch / "context_dem.vrt"
     ds = gdal.BuildVRT(str(vrt), tiles)
