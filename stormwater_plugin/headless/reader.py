@@ -20,6 +20,7 @@ from typing import Any
 
 from ..core.engine import SiteInputs
 from ..core.units import feet_per_unit
+from ..services.intake import FILTER_MIN_FEATURES
 from ..services.working_crs import site_parcel_indices
 from .crs import (
     choose_working_crs,
@@ -37,7 +38,7 @@ from .errors import InputError
 from .frames import ROLE_ID_FIELDS, VectorFrame
 from .layer_budget import FEATURES_ENV, LAYER_READ_FEATURES, LAYER_READ_SECONDS, SECONDS_ENV, LayerBudgetError, ReadBudget, check_sql_view
 from .sources import EXTRA_READ_DRIVERS, ZIP_DATA_SUFFIXES, LayerSource, collect_sources, gdal_path, parse_layer_option
-from .vectors import ARC_STEP_DEG, FILTER_MIN_FEATURES, SKIPPED_FIELD_TYPES, VectorLayers, read_vectors
+from .vectors import ARC_STEP_DEG, SKIPPED_FIELD_TYPES, VectorLayers, read_vectors
 
 #: The reader's names as they were before it was split along its jobs (issue 23): other modules import them from here.
 __all__ = [

@@ -22,30 +22,17 @@ from shapely.geometry import shape
 from ..core.model import ROLES, FeatureLayer, Warning_
 from ..core.printable import printable_text
 from ..core.units import feet_per_unit
-from ..services.intake import (
-    CONTEXT_ROLES,
-    FAR_FT,
-    FILTER_MIN_FEATURES,
-    MAX_LISTED,
-    context_window,
-    finite_reach_ft,
-    match_fields,
-    outside_area_of_use,
-    role_reaches_ft,
-    stray_plan_feature_problem,
-    unplaceable_feature_problem,
-)
+from ..services.intake import CONTEXT_ROLES, MAX_LISTED, match_fields, outside_area_of_use, unplaceable_feature_problem
 from ..services.placement import plan_placement_problem
 from ..services.placement_layers import (
     SourcePlace,
     all_features_entry,
     crs_misfit_reason,
-    misplaced_sources,
     misplaced_warning,
-    stray_plan_features,
     unplaceable_features,
     unplaceable_warning,
 )
+from ..services.reading_policy import ReadingReach, context_filtered_warning, decide_placement, screened_feature_by_feature
 from ..services.run_warnings import reprojected_warnings
 from .crs import _transform_box, _transformer, _wgs84, area_of_use, choose_working_crs, crs_from_wkt
 from .errors import InputError
@@ -328,11 +315,6 @@ class VectorLayers:
     warnings: list[Warning_]
 
 
-def _role_reaches(pack: Any, cell_ft: float) -> dict[str, float] | None:
-    """:func:`~stormwater_plugin.services.intake.role_reaches_ft` for every role; ``None`` without a pack."""
-    return None if pack is None else role_reaches_ft(pack, cell_ft)
-
-
 def _pack_fields(pack: Any) -> set[str]:
     """Field names the pack's rules read (``params.field``)."""
     if pack is None:
@@ -376,16 +358,14 @@ def _read_vectors(
 ) -> VectorLayers:
     warnings: list[Warning_] = []
     probes = {role: [_probe(s, stack) for s in srcs] for role, srcs in sources.items()}
-    reaches = _role_reaches(pack, cell_ft)
+    reach = ReadingReach.of(pack, cell_ft)
     plan_present = any(r not in CONTEXT_ROLES for r in probes)
-    deferred = reaches is not None and plan_present
+    deferred = reach is not None and plan_present
     pieces: dict[str, list[_Piece]] = {}
     for role, ps in probes.items():
         for p in ps:
             piece = _Piece(p)
-            if _outside_crs(p) and (role not in CONTEXT_ROLES or p.count <= FILTER_MIN_FEATURES):
-                # One feature that cannot be placed never makes its layer misplaced (issue 35 item 1): each feature is
-                # judged, and the layer is misplaced only when none of them fits its CRS (a wrong .prj).
+            if _outside_crs(p) and screened_feature_by_feature(role, p.count):  # misplaced only when none of its features fits (a wrong .prj)
                 whole = _read_frame(p.src, skipped=p.skipped, opened=p.coll)
                 if _screen_crs(whole, p, piece):
                     piece.frame, piece.screened = whole, True
@@ -443,28 +423,22 @@ def _read_vectors(
     off = plan_placement_problem(usable({r: v for r, v in pieces.items() if r not in CONTEXT_ROLES}), ft_unit, site_parcel_id)
     if off is not None:
         raise InputError(off)
-    if reaches is not None:
-        # Which sources are misplaced: one decision for the command line and the plugin (services.placement_layers).
+    if reach is not None:
+        # Which sources are misplaced, and which plan features lie far from the site while their layer is there (issue 35 item 1)
         order = [(role, pc) for role, pcs in pieces.items() for pc in pcs]
-        places = [_place(role, pc, crs, deferred) for role, pc in order]
-        reasons = misplaced_sources(places, reaches, ft_unit, site_parcel_id)
-        for (_, pc), reason in zip(order, reasons):
-            pc.misplaced = reason
-        # and which features of the plan lie far from the site while the rest of their layer is there (issue 35 item 1)
-        for (role, pc), place, far in zip(order, places, stray_plan_features(places, reasons, reaches, ft_unit, site_parcel_id)):
-            if far and pc.frame is not None:
-                why = stray_plan_feature_problem(place.source, min(reaches[role], FAR_FT))
+        for (_, pc), d in zip(order, decide_placement([_place(role, pc, crs, deferred) for role, pc in order], reach, ft_unit, site_parcel_id)):
+            pc.misplaced = d.misplaced
+            if d.stray and d.stray_reason is not None and pc.frame is not None:
                 present = [i for i, g in enumerate(pc.frame.geoms) if g is not None]
-                for k in far:
+                for k in d.stray:
                     pc.frame.geoms[present[k]] = None
-                    pc.frame.unusable[present[k]] = why
-                pc.unplaceable.add(why)
+                    pc.frame.unusable[present[k]] = d.stray_reason
+                pc.unplaceable.add(d.stray_reason)
     if deferred:
-        assert reaches is not None
+        assert reach is not None
         plan_layers = usable({r: v for r, v in pieces.items() if r not in CONTEXT_ROLES})
         # A trace of unlimited length runs over the DEM only: no target beyond the raster's edge can be reached.
         dem_box = _transform_box(dem_extent, dem_crs, crs) if dem_extent is not None else None
-        finite = finite_reach_ft(reaches)
         for role, pcs in pieces.items():
             if role not in CONTEXT_ROLES:
                 continue
@@ -477,10 +451,8 @@ def _read_vectors(
                     continue
                 if pc.screened:  # read whole already
                     continue
-                window = None
-                if p.count > FILTER_MIN_FEATURES:  # the one window both readers use (services.intake)
-                    box = context_window(plan_layers, site_parcel_id, reaches[role], finite, ft_unit, dem_box)
-                    window = _transform_box(box, crs, p.crs) if box is not None else None
+                box = reach.context_box(role, p.count, plan_layers, site_parcel_id, ft_unit, dem_box)  # the one window both readers use
+                window = _transform_box(box, crs, p.crs) if box is not None else None
                 pc.frame = _read_frame(p.src, bbox=window, skipped=p.skipped, opened=p.coll)
                 pc.filtered = window is not None
                 if pc.stray_beyond and not _screen_crs(pc.frame, p, pc):
@@ -617,9 +589,9 @@ def _merge_role(role: str, pcs: list[_Piece], extra_fields: set[str], warnings: 
             warnings.append(Warning_("text_nul_restored", f"{where}: {len(fr.restored)} value(s) held a NUL character, where GDAL cuts a text; "
                                      f"read whole with the NUL removed: {shown}; check them against their source", role,
                                      tuple(piece_ids[i] for i, _ in fr.restored[:MAX_LISTED])))
-        if pc.filtered and len(fr) < p.count:
-            warnings.append(Warning_("context_filtered", f"{where}: {len(fr):,} of its {p.count:,} features lie within reach of the site and "
-                                     "were read; the others lie beyond every rule's reach", role))
+        filtered_note = context_filtered_warning(where, len(fr), p.count, role) if pc.filtered else None
+        if filtered_note is not None:
+            warnings.append(filtered_note)
         bad: dict[str, list[str]] = {}
         for i, fid in enumerate(piece_ids):
             if fid in seen and seen[fid] != k:
