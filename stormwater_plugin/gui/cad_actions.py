@@ -19,7 +19,7 @@ from typing import Any
 from osgeo import ogr, osr
 from qgis.core import Qgis, QgsCoordinateReferenceSystem, QgsMapLayerProxyModel, QgsProject, QgsVectorLayer
 from qgis.gui import QgsMapLayerComboBox, QgsProjectionSelectionWidget
-from qgis.PyQt.QtWidgets import QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QInputDialog, QMessageBox, QPushButton, QWidget
+from qgis.PyQt.QtWidgets import QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QMessageBox, QPushButton, QWidget
 
 from ..core.errors import StormwaterError
 from ..services.cad_files import cad_kind, dxf_entity_layers, dxf_text_encoding, for_import_problem
@@ -117,12 +117,11 @@ def new_site_plan(parent: QWidget | None, jurisdiction: str) -> list[QgsVectorLa
         return []
     if not path.lower().endswith(".gpkg"):
         path += ".gpkg"
-    suggestion = load_pack(jurisdiction).site_crs or ""
-    crs, ok = QInputDialog.getText(parent, "New site plan", "Coordinate system of the plan (a projected CRS):", text=suggestion)
-    if not ok:
+    dialog = SiteCrsDialog(parent, load_pack(jurisdiction).site_crs or "")
+    if dialog.exec() != QDialog.DialogCode.Accepted:
         return []
     try:
-        names = write_template_ogr(path, jurisdiction, crs.strip() or None)
+        names = write_template_ogr(path, jurisdiction, dialog.crs_text() or None)
     except (SitePackageError, OSError) as exc:
         QMessageBox.warning(parent, "New site plan", str(exc))
         return []
@@ -307,6 +306,35 @@ def import_summary(report: dict[str, Any]) -> tuple[str, list[str]]:
     return head, lines + list(report["warnings"])
 
 
+def _crs_text(widget: QgsProjectionSelectionWidget) -> str:
+    """The chosen CRS as ``EPSG:nnnn`` (else its WKT), which OSR reads; ``""`` when none is chosen."""
+    crs = widget.crs()
+    if not crs.isValid():
+        return ""
+    return crs.authid() or crs.toWkt()
+
+
+class SiteCrsDialog(QDialog):
+    """*New site plan…*: the plan's coordinate system in QGIS's CRS selector, the pack's suggestion first."""
+
+    def __init__(self, parent: QWidget | None, suggestion: str) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("New site plan")
+        self.crs = QgsProjectionSelectionWidget()
+        if suggestion:
+            self.crs.setCrs(QgsCoordinateReferenceSystem(suggestion))
+        form = QFormLayout(self)
+        form.addRow("Coordinate system of the plan (a projected CRS):", self.crs)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        form.addRow(buttons)
+
+    def crs_text(self) -> str:
+        """The chosen CRS as ``EPSG:nnnn`` (else its WKT)."""
+        return _crs_text(self.crs)
+
+
 class CadImportDialog(QDialog):
     """The drawing's coordinate system (QGIS's CRS selector, the pack's suggestion first) and the tax parcels it must land on."""
 
@@ -333,10 +361,7 @@ class CadImportDialog(QDialog):
 
     def crs_text(self) -> str:
         """The chosen CRS as ``EPSG:nnnn`` (else its WKT), which OSR reads."""
-        crs = self.crs.crs()
-        if not crs.isValid():
-            return ""
-        return crs.authid() or crs.toWkt()
+        return _crs_text(self.crs)
 
 
 def import_cad_plan(parent: QWidget | None, jurisdiction: str) -> list[QgsVectorLayer]:

@@ -9,7 +9,7 @@ coordinates, and asks this module what to make of them.
   too, with a warning, never ignored (more targets can only add findings); any other layer is listed in
   a warning, so a layer the checker did not read is never silent.
 - **Field names** (:func:`match_fields`): the documented fields of each role (:data:`ROLE_FIELDS`, the
-  README's table) are found case-insensitively and under the 10-character names a shapefile truncates
+  site-package table in docs/usage.md) are found case-insensitively and under the 10-character names a shapefile truncates
   them to (``device_typ``, ``vehicle_tr``); a field that only resembles one (``bottom_elev`` for
   ``bottom_elev_ft``, which may be in another unit) is not read, and the warning names it.
 - **Placement** (:func:`placement_problem`): a layer whose coordinates do not fit its CRS (outside the
@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # annotations only: this module loads no core module before i
     from ..core.model import FeatureLayer
     from ..core.rulepack import RulePack
 
-#: Fields each role's features may carry (the README's site-package table), as the checks read them.
+#: Fields each role's features may carry (the site-package table of docs/usage.md), as the checks read them.
 ROLE_FIELDS: dict[str, tuple[str, ...]] = {
     "parcels": ("id", "is_site", "proposed_lot", "PRINT_KEY", "SBL", "PARCELADDR", "PRMY_OWNER", "MAIL_ADDR", "MAIL_CITY", "MAIL_STATE", "MAIL_ZIP"),
     "building_sites": ("id", "use", "status", "name"),

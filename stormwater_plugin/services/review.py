@@ -35,6 +35,7 @@ from ..core.serialize import result_to_dict
 from .compare import ReviewDoc, compare_reviews
 from .moves import suggest_moves
 from .placement import PlanOffParcel, refuse_plan_off_parcel
+from .review_doc import findings_doc_problem
 
 # --------------------------------------------------------------------------- typed results
 
@@ -371,8 +372,12 @@ def compare_with(doc: dict[str, object], previous: Mapping[str, object], label: 
     Raises
     ------
     ComparisonError
-        When the reviews cannot be compared (different jurisdictions…).
+        When the reviews cannot be compared (different jurisdictions…), or ``previous`` is not shaped as a findings.json
+        (a hand-edited or tampered file: the message names the entry and the field).
     """
+    problem = findings_doc_problem(previous)  # an earlier review read back (the dock's file, a saved project's): its shape judged first
+    if problem is not None:
+        raise ComparisonError(f"{label}: {problem}")
     try:
         cmp = compare_reviews(previous, doc)
     except ValueError as exc:

@@ -86,7 +86,7 @@ def _uses(pack: RulePack | None, key: str) -> tuple[str, ...]:
 
 
 def template_layers(pack: RulePack | None = None) -> tuple[TemplateLayer, ...]:
-    """The role layers of a new site package, in :data:`ROLES` order (README's site-package table).
+    """The role layers of a new site package, in :data:`ROLES` order (the site-package table of docs/usage.md).
 
     Parameters
     ----------
@@ -129,7 +129,7 @@ def template_layers(pack: RulePack | None = None) -> tuple[TemplateLayer, ...]:
         "soils": ("MultiPolygon", (_id("soil unit"), TemplateField("high_transport", "yesno", "high pollutant-transport potential"),
                                    TemplateField("perc_min_per_in", "float", "percolation rate (min/in)"))),
     }
-    assert tuple(layers) == ROLES, "the template must hold every role, in the README's order"
+    assert tuple(layers) == ROLES, "the template must hold every role, in the documented order"
     return tuple(TemplateLayer(role, g, f) for role, (g, f) in layers.items())
 
 

@@ -105,3 +105,28 @@ def test_the_dock_reads_an_empty_template_layer_as_not_drawn_and_refuses_an_empt
     statements = QgsVectorLayer(f"{out}|layername={STATEMENTS_TABLE}", STATEMENTS_TABLE, "ogr")
     assert statements.isValid() and statements.featureCount() == len(names)
     assert _widget(statements, "none_present") == "ValueMap"
+
+
+def test_new_site_plan_asks_the_crs_in_qgis_selector_with_the_pack_suggestion_first(tmp_path, qgis_new_project, monkeypatch):
+    """*New site plan…* offers QGIS's CRS selector (not a text box), set to the pack's CRS; the chosen CRS is the package's."""
+    from qgis.core import QgsCoordinateReferenceSystem
+    from qgis.PyQt.QtWidgets import QDialog, QFileDialog
+
+    from stormwater_plugin.gui import cad_actions
+
+    out = tmp_path / "plan.gpkg"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(lambda *a, **k: (str(out), "")))
+    seen: list[str] = []
+
+    def accept(dialog):
+        seen.append(dialog.crs.crs().authid())  # what the reviewer sees first
+        dialog.crs.setCrs(QgsCoordinateReferenceSystem("EPSG:26918"))
+        return QDialog.DialogCode.Accepted
+
+    monkeypatch.setattr(cad_actions.SiteCrsDialog, "exec", accept)
+    layers = cad_actions.new_site_plan(None, "lake-george")
+    assert seen == ["EPSG:2260"]
+    devices = next(lyr for lyr in layers if lyr.name() == "devices")
+    assert devices.crs().authid() == "EPSG:26918"
+    monkeypatch.setattr(cad_actions.SiteCrsDialog, "exec", lambda dialog: QDialog.DialogCode.Rejected)
+    assert cad_actions.new_site_plan(None, "lake-george") == []

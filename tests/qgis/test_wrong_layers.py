@@ -212,3 +212,26 @@ def test_a_check_under_another_jurisdiction_sets_the_old_group_apart(dock):
     names = [g.name() for g in root.findGroups() if g.name().startswith("Stormwater review")]
     assert sorted(names) == sorted([group_name("lake-george"), group_name("lgpc") + EARLIER])
     assert not root.findGroup(group_name("lgpc") + EARLIER).itemVisibilityChecked()
+
+
+@pytest.mark.parametrize(
+    "text, named",
+    [
+        ('{"findings": [null]}', "findings[0]"),
+        ('{"findings": [{"rule_id": "r", "status": "pass", "measured_ft": 1e400}]}', "measured_ft"),
+        ("[1, 2]", "not an object"),
+    ],
+)
+def test_a_tampered_earlier_review_is_refused_in_the_message_bar_naming_the_entry(dock, tmp_path, text, named):
+    """The dock's *Compare with…* reads a findings.json file as the command line does: its shape judged, one line, no traceback."""
+    layers, dem = demo_layers()
+    QgsProject.instance().addMapLayers(list(layers.values()) + [dem])
+    d = dock()
+    shown: list[str] = []
+    d.message = lambda text, level=None: shown.append(text)
+    assert d.run_check() is not None
+    _wait(lambda: d.task is None)
+    earlier = tmp_path / "findings.json"
+    earlier.write_text(text, encoding="utf-8")
+    assert d.compare_with_previous(str(earlier)) is None
+    assert shown and shown[-1].startswith("Cannot compare") and named in shown[-1]
