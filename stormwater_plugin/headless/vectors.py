@@ -35,6 +35,7 @@ from ..services.placement_layers import (
 from ..services.reading_policy import ReadingReach, context_filtered_warning, decide_placement, screened_feature_by_feature
 from ..services.run_warnings import reprojected_warnings
 from .crs import _transform_box, _transformer, _wgs84, area_of_use, choose_working_crs, crs_from_wkt
+from .dem import DemFile
 from .errors import InputError
 from .frames import ROLE_ID_FIELDS, VectorFrame, _clean_attr, _identity, _mark_non_finite
 from .layer_budget import LayerBudgetError, ReadBudget, check_sql_view
@@ -331,17 +332,14 @@ def _outside_crs(probe: _Probe) -> bool:
     return outside_area_of_use(lonlat, area_of_use(probe.crs), raw)
 
 
-def read_vectors(
-    sources: dict[str, list[LayerSource]], dem_crs: Any, pack: Any = None, site_parcel_id: str | None = None, cell_ft: float = 0.0,
-    dem_extent: tuple[float, float, float, float] | None = None,
-) -> VectorLayers:
+def read_vectors(sources: dict[str, list[LayerSource]], dem: DemFile | None, pack: Any = None, site_parcel_id: str | None = None) -> VectorLayers:
     """Read every source into one layer per role, in the working CRS (issue 22).
 
     The plan (parcels, building sites, devices, clearing, disturbance, impervious) is read whole; with a
     pack, the context roles (:data:`CONTEXT_ROLES`) are then read through a spatial filter: the box of the
     site and the plan grown by the pack's reach (a role a rule of unlimited reach reads is read whole),
     so a county layer costs what its features near the site cost; a role a flow trace of unlimited length
-    reads is read over ``dem_extent`` (the DEM's bounds in ``dem_crs``: the trace cannot leave the raster)
+    reads is read over the extent of ``dem`` (the DEM the read opened: the trace cannot leave the raster)
     and the site, and whole without a DEM. Binary fields are never read.
 
     A source whose coordinates do not fit its CRS, or whose whole extent lies farther from the site than
@@ -349,16 +347,14 @@ def read_vectors(
     so every rule reading them is undetermined for them (see :mod:`~stormwater_plugin.services.intake`).
     """
     with fiona.Env(OGR_ARC_STEPSIZE=str(ARC_STEP_DEG)), contextlib.ExitStack() as stack:  # one GDAL environment; layers open once
-        return _read_vectors(stack, sources, dem_crs, pack, site_parcel_id, cell_ft, dem_extent)
+        return _read_vectors(stack, sources, dem, pack, site_parcel_id)
 
 
-def _read_vectors(
-    stack: contextlib.ExitStack, sources: dict[str, list[LayerSource]], dem_crs: Any, pack: Any, site_parcel_id: str | None, cell_ft: float,
-    dem_extent: tuple[float, float, float, float] | None,
-) -> VectorLayers:
+def _read_vectors(stack: contextlib.ExitStack, sources: dict[str, list[LayerSource]], dem: DemFile | None, pack: Any, site_parcel_id: str | None) -> VectorLayers:
     warnings: list[Warning_] = []
     probes = {role: [_probe(s, stack) for s in srcs] for role, srcs in sources.items()}
-    reach = ReadingReach.of(pack, cell_ft)
+    reach = ReadingReach.of(pack, dem)
+    dem_crs = dem.crs if dem is not None else None
     plan_present = any(r not in CONTEXT_ROLES for r in probes)
     deferred = reach is not None and plan_present
     pieces: dict[str, list[_Piece]] = {}
@@ -438,7 +434,7 @@ def _read_vectors(
         assert reach is not None
         plan_layers = usable({r: v for r, v in pieces.items() if r not in CONTEXT_ROLES})
         # A trace of unlimited length runs over the DEM only: no target beyond the raster's edge can be reached.
-        dem_box = _transform_box(dem_extent, dem_crs, crs) if dem_extent is not None else None
+        dem_box = _transform_box(dem.extent, dem_crs, crs) if dem is not None else None
         for role, pcs in pieces.items():
             if role not in CONTEXT_ROLES:
                 continue

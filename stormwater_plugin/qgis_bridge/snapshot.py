@@ -86,7 +86,7 @@ def _rule_window(
     ``dem`` is a :class:`DemInfo` (what the snapshot took of the DEM layer on the main thread).
     """
 
-    win = dem_window(layers, pack, unit_to_ft=u, cell_ft=_dem_cell_ft(dem), site_parcel_id=site)
+    win = dem_window(layers, pack, unit_to_ft=u, cell_ft=dem.cell_ft, site_parcel_id=site)
     if win.whole_raster:  # a rule with unlimited reach (a flow trace of no declared length): the DEM's whole extent
         return _dem_box(dem, working, context)
     bounds = win.bounds
@@ -143,13 +143,19 @@ class DetachedSource:
 
 @dataclass
 class DemInfo:
-    """What the snapshot needs of the DEM layer, captured on the main thread (a provider clone to read from)."""
+    """What the snapshot needs of the DEM layer, captured on the main thread (a provider clone to read from): the read's
+    :class:`~stormwater_plugin.services.backend.DemHandle`."""
 
     crs: QgsCoordinateReferenceSystem
     extent: Any
     px: float
     name: str
     provider: Any
+
+    @property
+    def cell_ft(self) -> float:
+        """The larger pixel side, feet (:func:`~stormwater_plugin.services.intake.dem_cell_ft`: degrees at an upper bound)."""
+        return dem_cell_ft(self.px, None if self.crs.isGeographic() else unit_to_ft(self.crs))
 
     @classmethod
     def of(cls, dem_layer: Any, provider: Any = None) -> DemInfo:
@@ -251,10 +257,6 @@ def context_reaches_ft(pack: Any, cell_ft: float) -> dict[str, float]:
     :func:`~stormwater_plugin.services.intake.role_reaches_ft`, the command line's reading, for the context roles.
     """
     return role_reaches_ft(pack, cell_ft, CONTEXT_ROLES)
-
-
-def _dem_cell_ft(dem: DemInfo) -> float:
-    return dem_cell_ft(dem.px, None if dem.crs.isGeographic() else unit_to_ft(dem.crs))
 
 
 def _dem_box(dem: DemInfo, working: Any, context: Any) -> tuple[float, float, float, float]:
@@ -359,7 +361,7 @@ def _read(plan: SnapshotPlan, feedback: Any, progress: Callable[[float], None] |
     scale = site_ground_scale(working, layers, site, context)
     u = unit_to_ft(working) / scale
     if filtered:
-        reach = ReadingReach(role_reaches_ft(plan.pack, _dem_cell_ft(plan.dem) if plan.dem is not None else 0.0))
+        reach = ReadingReach(role_reaches_ft(plan.pack, plan.dem.cell_ft if plan.dem is not None else 0.0))
         dem_box = _dem_box(plan.dem, working, context) if plan.dem is not None else None
         plan_layers = dict(layers)
         for r in ordered:
@@ -421,7 +423,7 @@ def _placement(
     The plan's layers are given as read (working CRS), the context's by their extent transformed; distances in the
     working CRS's unit (no scale factor, as the command line). A plan off its parcel is left to the check to refuse.
     """
-    reach = ReadingReach.of(pack, _dem_cell_ft(dem) if dem is not None else 0.0)
+    reach = ReadingReach.of(pack, dem)
     ft = unit_to_ft(working)
     places: list[SourcePlace] = []
     for r in ordered:

@@ -25,6 +25,7 @@ from typing import Collection, Mapping, Sequence
 
 from ..core.model import FeatureLayer, Warning_
 from ..core.rulepack import RulePack
+from .backend import DemHandle
 from .intake import (
     CONTEXT_ROLES,
     FAR_FT,
@@ -52,9 +53,9 @@ class ReadingReach:
     reaches: Mapping[str, float]
 
     @classmethod
-    def of(cls, pack: RulePack | None, cell_ft: float) -> ReadingReach | None:
-        """The reaches of ``pack``'s rules with a DEM of ``cell_ft`` feet cells; ``None`` without a pack (everything read whole)."""
-        return None if pack is None else cls(role_reaches_ft(pack, cell_ft))
+    def of(cls, pack: RulePack | None, dem: DemHandle | None) -> ReadingReach | None:
+        """The reaches of ``pack``'s rules with the read's DEM (its cell size); ``None`` without a pack (everything read whole)."""
+        return None if pack is None else cls(role_reaches_ft(pack, dem.cell_ft if dem is not None else 0.0))
 
     @property
     def finite_ft(self) -> float:
