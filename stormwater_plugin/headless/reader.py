@@ -62,6 +62,8 @@ class LoadedSite:
     crs_why: str = ""
     #: The DEM's CRS as WKT ("" without a DEM).
     dem_wkt: str = ""
+    #: The DEM's dataset tags (what built it, when the plan's contours did).
+    dem_tags: dict[str, str] = field(default_factory=dict)
 
 
 def site_units(loaded: LoadedSite) -> dict[str, tuple[float, str]]:
@@ -137,4 +139,4 @@ def _read_site(
         dem_source=dem_source,
     )
     return LoadedSite(inputs, crs, {r: " + ".join(x.describe() for x in srcs) for r, srcs in sources.items()}, str(dem_path) if dem_path else None, why,
-                      dem_crs.to_wkt() if dem_crs is not None else "")
+                      dem_crs.to_wkt() if dem_crs is not None else "", dict(dem_file.src.tags()) if dem_file is not None else {})

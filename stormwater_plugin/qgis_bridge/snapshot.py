@@ -19,6 +19,7 @@ from ..core.engine import SiteInputs
 from ..core.model import PROJECT_CLASSES, ROLES, FeatureLayer, Warning_
 from ..services.dem_window import dem_window
 from ..services.intake import CONTEXT_ROLES, MAX_LISTED, dem_cell_ft, role_reaches_ft, unplaceable_feature_problem
+from ..services.intake import FILTER_MIN_FEATURES as FILTER_MIN_FEATURES  # the size above which a context layer is read near the site only
 from ..services.placement import plan_placement_problem
 from ..services.placement_layers import SourcePlace, exclude_features, unplaceable_warning
 from ..services.reading_policy import (
@@ -527,25 +528,8 @@ def snapshot_inputs(
     return snapshot(role_layers, dem_layer, dem_z_units, site_parcel_id, class_override).inputs
 
 
-def describe_inputs(role_layers: Mapping[str, Any], dem_layer: Any, snap: Snapshot, project_file: str | None = None) -> dict[str, Any]:
-    """The findings.json ``inputs`` of a snapshot: each role's layer source (the part read), the DEM and its unit.
-
-    Parameters
-    ----------
-    role_layers : mapping
-        Role to the layer the user chose (``None`` values are left out).
-    dem_layer : QgsRasterLayer or None
-    snap : Snapshot
-        What was read from them.
-    project_file : str, optional
-        The QGIS project's file, recorded as the ``site``.
-    """
-    layers = {r: _layer_source(lyr) for r, lyr in role_layers.items() if lyr is not None}
-    return _description(layers, dem_layer.source() if dem_layer is not None else None, snap, project_file)
-
-
 def _description(layers: Mapping[str, str], dem: str | None, snap: Snapshot, project_file: str | None) -> dict[str, Any]:
-    """:func:`describe_inputs` from the sources' texts (taken on the main thread)."""
+    """The findings.json ``inputs`` of a snapshot from its sources' texts (taken on the main thread): each role's layer source (the part read), the DEM and its unit."""
     read = snap.layers_read or {}
     return {
         "site": project_file or None,
