@@ -28,11 +28,10 @@ from ..services.placement_layers import (
     SourcePlace,
     all_features_entry,
     crs_misfit_reason,
-    misplaced_warning,
     unplaceable_features,
-    unplaceable_warning,
 )
-from ..services.reading_policy import ReadingReach, context_filtered_warning, decide_placement, screened_feature_by_feature
+from ..services.reading_policy import ReadingReach, decide_placement, screened_feature_by_feature
+from ..services.role_merge import ReadSource, merge_role
 from ..services.run_warnings import reprojected_warnings
 from .crs import _transform_box, _transformer, _wgs84, area_of_use, choose_working_crs, crs_from_wkt
 from .dem import DemFile
@@ -459,7 +458,8 @@ def _read_vectors(stack: contextlib.ExitStack, sources: dict[str, list[LayerSour
 
     layers: dict[str, FeatureLayer] = {}
     for role in [r for r in ROLES if r in pieces]:
-        layers[role] = _merge_role(role, pieces[role], extra_fields, warnings)
+        layers[role], merged = merge_role(role, [_read_source(role, k, pc, extra_fields) for k, pc in enumerate(pieces[role])])
+        warnings.extend(merged)
     warnings.extend(reprojected_warnings(moved, crs.to_string()))
     return VectorLayers(layers, crs, why, warnings)
 
@@ -547,81 +547,23 @@ def _place(role: str, pc: _Piece, crs: Any, deferred: bool) -> SourcePlace:
     return place
 
 
-def _merge_role(role: str, pcs: list[_Piece], extra_fields: set[str], warnings: list[Warning_]) -> FeatureLayer:
-    """One role's sources as one layer: ids kept, unusable and misplaced features listed as without usable geometry."""
-    geoms: list[Any] = []
-    ids: list[str] = []
-    attrs: list[dict[str, Any]] = []
-    no_geometry: dict[str, str] = {}
-    seen: dict[str, int] = {}
-    across: dict[str, set[str]] = {}
-    for k, pc in enumerate(pcs):
-        p = pc.probe
-        where = p.src.describe()
-        if pc.frame is None:  # misplaced before reading: its ids only
-            assert pc.misplaced is not None
-            if p.count > MAX_LISTED:
-                fids = [all_features_entry(p.count, p.src.layer or p.src.path.name)]
-            else:
-                with fiona.Env():
-                    fids = _read_ids(p.src, p.columns, role, p.skipped)
-            for fid in fids:
-                no_geometry.setdefault(fid, pc.misplaced)
-            warnings.append(misplaced_warning(role, p.count, pc.misplaced, fids))
-            continue
-        fr = pc.frame
-        renames, near = match_fields(fr.columns, role, extra_fields)
-        if renames:
-            fr.records = [{renames.get(c, c): v for c, v in r.items()} for r in fr.records]
-            fr.columns = [renames.get(c, c) for c in fr.columns]
-            warnings.append(Warning_("fields_matched", f"{where}: read {', '.join(f'{a!r} as {b!r}' for a, b in renames.items())} "
-                                     "(case, or a shapefile's 10-character field names)", role))
-        for col, wanted in near:
-            warnings.append(Warning_("field_near_match", f"{where}: no field '{wanted}', but a field '{col}' resembles it and was not read as it; "
-                                     f"rename '{col}' to '{wanted}' if it is that field (findings that need {wanted} are undetermined)", role))
-        piece_ids = _piece_ids(role, k, p, fr)
-        if fr.restored:
-            shown = ", ".join(f"{piece_ids[i]} ({col})" for i, col in fr.restored[:MAX_LISTED])
-            warnings.append(Warning_("text_nul_restored", f"{where}: {len(fr.restored)} value(s) held a NUL character, where GDAL cuts a text; "
-                                     f"read whole with the NUL removed: {shown}; check them against their source", role,
-                                     tuple(piece_ids[i] for i, _ in fr.restored[:MAX_LISTED])))
-        filtered_note = context_filtered_warning(where, len(fr), p.count, role) if pc.filtered else None
-        if filtered_note is not None:
-            warnings.append(filtered_note)
-        bad: dict[str, list[str]] = {}
-        for i, fid in enumerate(piece_ids):
-            if fid in seen and seen[fid] != k:
-                across.setdefault(fid, set()).update({pcs[seen[fid]].probe.src.describe(), where})
-            seen.setdefault(fid, k)
-            # a feature with no geometry at all keeps that reason (the cleaner reports it), wherever its layer lies
-            why = pc.misplaced if pc.misplaced is not None and (fr.geoms[i] is not None or i in fr.unusable) else fr.unusable.get(i)
-            if why is not None:
-                no_geometry.setdefault(fid, why)
-                bad.setdefault(why, []).append(fid)
-                continue
-            geoms.append(fr.geoms[i])
-            ids.append(fid)
-            attrs.append({c: _clean_attr(v) for c, v in fr.records[i].items()})
-        if pc.stray_beyond and pc.misplaced is None:
-            # the features beyond the window that lie where the CRS cannot place them were not read: one entry
-            why = unplaceable_feature_problem(where, str(p.crs.name))
-            fid = f"(the features of {p.src.layer or p.src.path.name} beyond the area its CRS covers)"
-            no_geometry.setdefault(fid, why)
-            bad.setdefault(why, []).append(fid)
-            pc.unplaceable.add(why)
-        for why, fids_bad in bad.items():
-            if why == pc.misplaced:
-                warnings.append(misplaced_warning(role, len(fids_bad), why, fids_bad))
-            elif why in pc.unplaceable:
-                warnings.append(unplaceable_warning(role, why, fids_bad))
-            else:
-                warnings.append(Warning_("geometry_unusable", f"{len(fids_bad)} feature(s) of the '{role}' layer from {where} {why}: every rule "
-                                         "reading it is undetermined for them", role, tuple(fids_bad[:MAX_LISTED])))
-    if len(set(ids)) != len(ids):
-        warnings.append(Warning_("duplicate_ids", "some features share an id; findings name them by that id", role))
-    if across:
-        shown = ", ".join(sorted(across)[:10])
-        warnings.append(Warning_("duplicate_ids_across_sources", f"id(s) {shown} appear in more than one source of the '{role}' role "
-                                 f"({' and '.join(sorted(set().union(*across.values())))}): each is checked; make sure one feature is not given twice",
-                                 role, tuple(sorted(across))))
-    return FeatureLayer.from_sequences(role, geoms, ids, attrs, no_geometry=no_geometry)
+def _read_source(role: str, k: int, pc: _Piece, extra_fields: set[str]) -> ReadSource:
+    """The ``k``-th source of a role as read, for :func:`~stormwater_plugin.services.role_merge.merge_role`: ids, fields renamed, values cleaned."""
+    p = pc.probe
+    name = p.src.layer or p.src.path.name
+    if pc.frame is None:  # misplaced before reading: its ids only
+        assert pc.misplaced is not None
+        if p.count > MAX_LISTED:
+            fids = [all_features_entry(p.count, name)]
+        else:
+            with fiona.Env():
+                fids = _read_ids(p.src, p.columns, role, p.skipped)
+        return ReadSource(p.src.describe(), name, str(p.crs.name), p.count, fids, misplaced=pc.misplaced)
+    fr = pc.frame
+    renames, near = match_fields(fr.columns, role, extra_fields)
+    if renames:
+        fr.records = [{renames.get(c, c): v for c, v in r.items()} for r in fr.records]
+        fr.columns = [renames.get(c, c) for c in fr.columns]
+    return ReadSource(p.src.describe(), name, str(p.crs.name), p.count, _piece_ids(role, k, p, fr), list(fr.geoms),
+                      [{c: _clean_attr(v) for c, v in r.items()} for r in fr.records], fr.unusable, pc.misplaced, renames, near, fr.restored,
+                      pc.filtered, pc.stray_beyond, pc.unplaceable)
