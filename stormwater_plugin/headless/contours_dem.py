@@ -216,7 +216,9 @@ def compare_contours(package: Path, dem: Path, dem_z_units: str | None = None, c
     return None
 
 
-def dem_notes(site: Path | None, dem_path: str | None, compare_dem: Path | None = None, dem_z_units: str | None = None) -> list[Warning_]:
+def dem_notes(
+    site: Path | None, dem_path: str | None, compare_dem: Path | None = None, dem_z_units: str | None = None, dem_tags: dict[str, str] | None = None
+) -> list[Warning_]:
     """The check's notes on its DEM: built from the plan's contours (say so); a package with contours compared with the DEM.
 
     A package with existing-grade contours checked on another DEM says which
@@ -233,16 +235,15 @@ def dem_notes(site: Path | None, dem_path: str | None, compare_dem: Path | None 
         The DEM to compare the contours with instead (``--compare-dem``).
     dem_z_units : str, optional
         The elevation unit given for the check's DEM (``--dem-z-units``), used when the contours are compared with it.
+    dem_tags : dict, optional
+        The DEM's dataset tags as the read took them from the file it opened; else they are read here.
     """
     out: list[Warning_] = []
     site_path = Path(site) if site is not None else None
     has_contours = site_path is not None and site_path.exists() and CONTOURS_LAYER in fiona.listlayers(str(site_path))
     built_from_contours = False
     if dem_path:
-        import rasterio  # lazy: a DEM was given
-
-        with rasterio.open(dem_path) as src:
-            tags = src.tags()
+        tags = dem_tags if dem_tags is not None else _tags(dem_path)
         if tags.get(SOURCE_TAG) == SOURCE_VALUE:
             built_from_contours = True
             out.append(
@@ -263,6 +264,13 @@ def dem_notes(site: Path | None, dem_path: str | None, compare_dem: Path | None 
         if w is not None:
             out.append(w)
     return out
+
+
+def _tags(dem_path: str) -> dict[str, str]:
+    import rasterio  # lazy: a DEM was given
+
+    with rasterio.open(dem_path) as src:
+        return dict(src.tags())
 
 
 @click.command(cls=Command, help="Build a DEM (GeoTIFF, linear TIN) from the site package's existing-grade contours (layer 'contours'), "
