@@ -200,7 +200,7 @@ def _edge(target: float, quantity: str) -> float:
         return target - half
     slack = 10.0 ** -(_decimals(quantity) + 5)  # wider than the six-decimal pre-rounding's reach
     lo, hi = target - half - slack, target - half + slack
-    while True:  # bisection on floats: about 30 steps from 2e-7 down to one unit in the last place
+    while True:  # bisection on floats: about 30 steps from twice the slack down to one unit in the last place
         mid = lo + (hi - lo) / 2.0
         if not lo < mid < hi:
             return hi

@@ -11,8 +11,8 @@ the cell centre and the point ``distance`` feet away, divided by the
 distance (see ``docs/terrain.md``); nodata (-9999) where the ring is
 incomplete. ``--mask-out`` also writes polygons of the cells at or above
 ``--threshold``, decided at 0.1% as the building-site check decides (the map
-is certified at the rounding edge: 14.95% for 15%). Defaults for the distance and the threshold come from the
-building-site slope rule of the LGPC pack.
+is certified at the rounding edge: 14.95% for 15%). Defaults for the distance
+and the threshold come from the building-site slope rule of the LGPC pack.
 
 Exit status: 0 done, 2 bad input (one line on stderr, never a traceback).
 """

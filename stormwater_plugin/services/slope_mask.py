@@ -4,10 +4,11 @@ The map is :func:`~stormwater_plugin.core.terrain.ring_slope_map` (the same
 ring measure as the building-site check) over the DEM window the check already
 read, on the DEM's own grid, certified at the rule's rounding edge (a cell
 whose slope rounds to the threshold is steep, as a building site there is);
-cells at or over the threshold become polygons by the front end's polygonizer (the plugin's is GDAL's, QGIS's own ``osgeo``) and
-are mapped into the working CRS. Distance, threshold and comparison are the
-parameters of the pack's ``building_site_slope`` rule (the LGPC pack's when the
-jurisdiction has no such rule): the code holds no regulatory number.
+cells at or over the threshold become polygons by the front end's polygonizer
+(the plugin's is GDAL's, QGIS's own ``osgeo``) and are mapped into the working
+CRS. Distance, threshold and comparison are the parameters of the pack's
+``building_site_slope`` rule (the LGPC pack's when the jurisdiction has no such
+rule): the code holds no regulatory number.
 """
 
 from __future__ import annotations
