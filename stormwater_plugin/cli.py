@@ -108,9 +108,9 @@ def run_check_command(argv: Sequence[str]) -> int:
         # issue 27: the town's context catalog fills the roles the package and --layer lack (a scratch folder for the run)
         context = read_context_for_check(args, pack, stack)
         source = FileSiteSource(args.site, context.layer_options + args.layer, args.dem or context.dem, args.dem_z_units or context.dem_z_units,
-                                args.site_parcel or context.site_parcel_id, args.project_class, notes=context.warnings, dem_notes=True,
+                                args.site_parcel or context.site_parcel_id, notes=context.warnings, dem_notes=True,
                                 compare_dem=args.compare_dem, compare_z_units=args.dem_z_units, context_catalog=args.context)
-        options = ReviewOptions(overrides, args.accuracy, args.dem_vertical_accuracy_ft, previous=previous,
+        options = ReviewOptions(overrides, args.accuracy, args.dem_vertical_accuracy_ft, project_class=args.project_class, previous=previous,
                                 previous_label=str((previous or {}).get("_path", "")),
                                 # the findings naming a context feature name their source
                                 annotate=context.annotate if args.context else None, completeness=True)

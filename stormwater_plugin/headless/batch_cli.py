@@ -26,6 +26,7 @@ from typing import NoReturn, Sequence
 from ..core.rulepack import JURISDICTIONS, PackError
 from ..core.units import USER_Z_UNITS
 from ..services.register import RegisterError
+from ..services.site_source import ReviewOptions
 from .batch import BatchError, run_batch
 from .errors import fail
 from .reader import InputError
@@ -94,13 +95,13 @@ def main(argv: Sequence[str]) -> int:
             args.dem,
             args.jurisdiction,
             args.out,
-            class_override=args.project_class,
             workers=args.workers,
             scheduler=args.scheduler,
             layer_options=args.layer,
             dem_z_units=args.dem_z_units,
             sites_per_partition=args.sites_per_partition,
             progress=say,
+            options=ReviewOptions(project_class=args.project_class, moves=False),
         )
     except (InputError, PackError, BatchError) as exc:
         _fail(str(exc))

@@ -40,7 +40,7 @@ def test_the_use_case_gives_the_command_s_document(tmp_path):
     out = tmp_path / "out"
     main([str(DEMO_SITE), "--dem", str(DEMO_DEM), "--jurisdiction", "lake-george", "--class", "major", "--out", str(out), "--quiet"])
     pack = load_pack("lake-george")
-    done = check_site(FileSiteSource(DEMO_SITE, dem_path=DEMO_DEM, class_override="major", dem_notes=True), pack, ReviewOptions(completeness=True))
+    done = check_site(FileSiteSource(DEMO_SITE, dem_path=DEMO_DEM, dem_notes=True), pack, ReviewOptions(project_class="major", completeness=True))
     by_cli = json.loads((out / "findings.json").read_text(encoding="utf-8"))
     by_use_case = json.loads(json.dumps(done.review.doc))
     assert by_use_case == by_cli
