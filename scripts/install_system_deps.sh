@@ -6,13 +6,14 @@
 # GDAL/GEOS/PROJ as QGIS does (pip wheels that bundle their own crash QGIS).
 # python3-setuptools: the build backend of `pip install --no-build-isolation -e .` (a Python 3.12+ venv has
 # none of its own); python3-pytest: the test runner of the matrix venvs (scripts/engine_matrix.sh);
-# qgis and xvfb: the desktop the plugin is tested in (scripts/qgis_shapely_matrix.sh).
+# qgis and xvfb: the desktop the plugin is tested in (scripts/qgis_shapely_matrix.sh); python3-click: the command
+# line; python3-docx and python3-scipy: the letter and contours-dem (pyproject.toml's extras letter and contours).
 set -euo pipefail
 PKGS=(python3-qgis qgis-providers python3-venv python3-dev python3-pip build-essential
       libgeos-dev gdal-bin python3-gdal python3-pyproj python3-rasterio python3-fiona python3-pandas
       python3-matplotlib python3-jinja2 python3-reportlab fonts-dejavu-core poppler-utils
       python3-setuptools python3-pytest
-      python3-docx python3-ezdxf python3-filelock
+      python3-docx python3-ezdxf python3-filelock python3-click python3-scipy
       qgis xvfb)
 # shapely 2 and geopandas from Debian where Debian's are new enough (Debian 13: shapely 2.1, geopandas 1.0; sid:
 # 2.2 and 1.2): built on the system's GEOS like QGIS, and nothing is compiled. Debian 12's python3-shapely is 1.8,

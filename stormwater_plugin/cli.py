@@ -7,70 +7,27 @@ traceback).
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 from typing import NoReturn, Sequence, cast
 
-from .__about__ import __version__
 from .headless.errors import fail, run_guarded
 
-# Nothing heavier than the standard library is imported above (issue 35): the commands' modules load inside
+# Nothing heavier than the standard library is imported above (issue 35): click and the commands' modules load inside
 # run_guarded, so a Ctrl-C or a missing library in the first fraction of a second ends in one line, never a traceback.
 
+#: The commands; the first runs when none is named. Their options: headless.commands (the check) and each command's module.
 SUBCOMMANDS = ("check", "slope-map", "envelope", "batch", "compare", "letter", "import-cad", "contours-dem", "register", "new-site", "completeness")
-
-
-def _check_parser() -> argparse.ArgumentParser:
-    # lazy: the engine's vocabularies load numpy and shapely; run inside run_guarded (issue 35)
-    from .core.roles import ROLES
-    from .core.rulepack import JURISDICTIONS
-    from .core.units import USER_Z_UNITS
-
-    p = argparse.ArgumentParser(
-        prog="stormwater-check",
-        description="Check a stormwater site plan against the setback, buffer and slope rules of a jurisdiction.",
-        epilog=f"Roles for --layer: {', '.join(ROLES)}. Other commands: {', '.join(SUBCOMMANDS[1:])} (stormwater-check COMMAND --help).",
-    )
-    p.add_argument("site", nargs="?", type=Path, help="site package: a GeoPackage with standard layer names")
-    p.add_argument("--dem", type=Path, help="DEM raster (any GDAL format, any CRS)")
-    p.add_argument("--jurisdiction", required=True, choices=JURISDICTIONS)
-    p.add_argument("--class", dest="project_class", choices=("exempt", "minor", "major"), help="override the computed project class")
-    p.add_argument(
-        "--dem-z-units",
-        choices=USER_Z_UNITS,
-        help="elevation unit of the DEM (default: read from the file, else its horizontal unit)",
-    )
-    p.add_argument("--site-parcel", help="id of the site parcel (default: is_site, else the only parcel)")
-    p.add_argument("--frost-depth-ft", type=float, metavar="FT", help="prevailing frost depth at the site, in feet (the packs hold no sourced figure)")
-    p.add_argument("--layer", action="append", default=[], metavar="ROLE=PATH[:LAYER]", help="take a role from any OGR source: GeoPackage, shapefile, GeoJSON, KML/KMZ, a .zip or /vsizip/ path "
-                   "(repeatable: several for one role are merged; :LAYER is needed when the source holds several layers)")
-    p.add_argument("--context", type=Path, metavar="CATALOG.json",
-                   help="the town's context catalog (docs/context.md): roles the package and --layer lack are read from it around the site")
-    p.add_argument("--compare-dem", type=Path, metavar="DEM.tif", help="compare the package's existing-grade contours with this DEM (default: the --dem)")
-    p.add_argument("--accuracy", action="append", default=[], metavar="ROLE=FT",
-                   help="horizontal accuracy of a role's features in feet at 95%% (repeatable; a feature's accuracy_ft field wins)")
-    p.add_argument("--dem-vertical-accuracy-ft", type=float, metavar="FT", help="the DEM's vertical accuracy in feet at 95%%")
-    p.add_argument("--previous", type=Path, metavar="DIR", help="an earlier review's output folder (or its findings.json): compare with it")
-    p.add_argument("--out", type=Path, required=True, help="output folder for findings.json and findings.gpkg")
-    p.add_argument("--quiet", action="store_true", help="print only the counts line")
-    p.add_argument("--reviewer", default="", metavar="NAME", help="reviewer's name, for the report header (writes the report)")
-    p.add_argument("--reference", default="", metavar="REF", help="the file's reference number, for the report header")
-    p.add_argument("--overrides", type=Path, metavar="overrides.json", help="reviewer decisions, see docs/report.md")
-    p.add_argument("--report", action="store_true", help="also write report.html, report.pdf, notification.csv and labels.pdf (implied by --reviewer or --reference)")
-    p.add_argument("--no-report", action="store_true", help="never write the report files (the default unless --report, --reviewer or --reference)")
-    p.add_argument("--version", action="version", version=f"stormwater-check {__version__}")
-    return p
 
 
 #: The check's option naming each stated accuracy (``AccuracyError.part``).
 ACCURACY_OPTIONS = {"horizontal": "--accuracy", "dem_vertical": "--dem-vertical-accuracy-ft"}
 
 
-def run_check_command(argv: Sequence[str]) -> int:
-    """``stormwater-check check``: read the arguments and files, review the site (one use case), write its outputs."""
-    args = _check_parser().parse_args(list(argv))
+def run_check_command(args: SimpleNamespace) -> int:
+    """``stormwater-check check``: read the files ``args`` name, review the site (one use case), write its outputs."""
     # lazy: reader, writer and the review load fiona, pyproj and the engine (~0.55 s); `--help` stays at ~0.23 s
     from .core.checks.device_design import override_prevailing_frost_depth
     from .core.errors import StormwaterError
@@ -167,61 +124,14 @@ def _fail(message: str) -> NoReturn:
 
 
 def _dispatch(args: Sequence[str]) -> int:
-    args = list(args)
-    # lazy: each subcommand loads only its own libraries (geopandas, rasterio, dask) when it is the one run
-    if args and args[0] == "envelope":
-        # lazy: this subcommand's modules load only when it runs; `--help` stays fast
-        from .headless.envelope_cli import main as envelope_main
+    # lazy: the services' helper only, then click and the command group (inside run_guarded: a missing click is one line)
+    from .services.optional import require
 
-        return int(envelope_main(args[1:]))
-    if args and args[0] == "slope-map":
-        # lazy: this subcommand's modules load only when it runs; `--help` stays fast
-        from .headless.slope_map_cli import main as slope_main
+    require("click", "the command line")
+    # lazy: click, and each command's module when it is the one run
+    from .headless.commands import run_command_line
 
-        return int(slope_main(args[1:]))
-    if args and args[0] == "batch":
-        # lazy: this subcommand's modules load only when it runs; `--help` stays fast
-        from .headless.batch_cli import main as batch_main
-
-        return int(batch_main(args[1:]))
-    if args and args[0] == "compare":
-        # lazy: this subcommand's modules load only when it runs; `--help` stays fast
-        from .headless.compare_cli import main as compare_main
-
-        return int(compare_main(args[1:]))
-    if args and args[0] == "letter":
-        # lazy: this subcommand's modules load only when it runs; `--help` stays fast
-        from .headless.letter_cli import main as letter_main
-
-        return int(letter_main(args[1:]))
-    if args and args[0] == "register":
-        # lazy: this subcommand's modules load only when it runs; `--help` stays fast
-        from .headless.register_cli import main as register_main
-
-        return int(register_main(args[1:]))
-    if args and args[0] == "import-cad":
-        # lazy: this subcommand's modules load only when it runs; `--help` stays fast
-        from .headless.cad_import import main as cad_main
-
-        return int(cad_main(args[1:]))
-    if args and args[0] == "contours-dem":
-        # lazy: this subcommand's modules load only when it runs; `--help` stays fast
-        from .headless.contours_dem import main as contours_dem_main
-
-        return int(contours_dem_main(args[1:]))
-    if args and args[0] == "new-site":
-        # lazy: this subcommand's modules load only when it runs; `--help` stays fast
-        from .headless.template import main as template_main
-
-        return int(template_main(args[1:]))
-    if args and args[0] == "completeness":
-        # lazy: this subcommand's modules load only when it runs; `--help` stays fast
-        from .headless.completeness_cli import main as completeness_main
-
-        return int(completeness_main(args[1:]))
-    if args and args[0] == "check":
-        args = args[1:]
-    return run_check_command(args)
+    return run_command_line(args, run_check_command)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

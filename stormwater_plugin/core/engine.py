@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+from functools import partial
 from typing import Any, Callable
 
 import shapely
@@ -172,12 +173,26 @@ class CheckCancelled(Exception):
     """Raised when the ``progress`` callback of :func:`run_check` asks to stop."""
 
 
-def run_check(inputs: SiteInputs, pack: RulePack, progress: Callable[[float], bool] | None = None) -> CheckResult:
+#: How the loop runs one rule: ``step(ctx, rule, run)``, where ``run()`` runs it as the full check does and returns the
+#: neighbour list when the rule makes one. The incremental re-check (``services.incremental``) replays a rule the edit cannot
+#: reach, or runs it for the edited features only; ``None``: every rule is run.
+RuleStep = Callable[[CheckContext, Rule, Callable[[], "NotificationBlock | None"]], "NotificationBlock | None"]
+
+
+def effective_pack(inputs: SiteInputs, pack: RulePack) -> RulePack:
+    """``pack`` with the level tolerance a stated DEM vertical accuracy widens (never narrows): what every rule reads."""
+    if inputs.dem_vertical_accuracy_ft is not None and inputs.dem_vertical_accuracy_ft > pack.gradient_tolerance_ft:
+        return dataclasses.replace(pack, gradient_tolerance_ft=float(inputs.dem_vertical_accuracy_ft))
+    return pack
+
+
+def run_check(inputs: SiteInputs, pack: RulePack, progress: Callable[[float], bool] | None = None, step: RuleStep | None = None) -> CheckResult:
     """Run every rule of ``pack`` on ``inputs``.
 
     ``progress``, when given, is called with the fraction done (0 to 1)
     between rules; returning ``False`` stops the run with
-    :class:`CheckCancelled` (the plugin's Cancel button).
+    :class:`CheckCancelled` (the plugin's Cancel button). ``step`` runs each
+    rule of the loop (:data:`RuleStep`; the incremental re-check's recorder).
 
     Returns
     -------
@@ -185,9 +200,8 @@ def run_check(inputs: SiteInputs, pack: RulePack, progress: Callable[[float], bo
         Findings (passes included), classification reasons, notification
         lists, display zones, data warnings and the rules not checked.
     """
-    if inputs.dem_vertical_accuracy_ft is not None and inputs.dem_vertical_accuracy_ft > pack.gradient_tolerance_ft:
-        # A stated vertical accuracy widens the level tolerance of every gradient rule, never narrows it.
-        pack = dataclasses.replace(pack, gradient_tolerance_ft=float(inputs.dem_vertical_accuracy_ft))
+    # A stated vertical accuracy widens the level tolerance of every gradient rule, never narrows it.
+    pack = effective_pack(inputs, pack)
     ctx, cls, site_idx = prepare_context(inputs, pack)
     warnings = ctx.warnings
     if inputs.dem is not None:
@@ -214,25 +228,13 @@ def run_check(inputs: SiteInputs, pack: RulePack, progress: Callable[[float], bo
             this = f"this is a {cls.project_class} project" if len(cls.classes) == 1 else f"this project is {' or '.join(cls.classes)}"
             not_applicable.append({"rule_id": rule.id, "citation": rule.citation.text, "reason": f"applies to {classes} projects; {this}"})
             continue
-        first = len(ctx.findings)
         if rule.kind == "reviewer":
             ctx.skip(rule, REVIEWER_REASON)
             continue
-        read_log.read.clear()
-        if rule.kind == "neighbour_notification":
-            notification = _NOTIFY(ctx, rule, site_idx)
-            no_geometry_findings(ctx, rule, read_log.read)
-            _if_class(ctx, first, rule, binding, cls.classes)
-            continue
-        handler = KIND_HANDLERS.get(rule.kind)
-        if handler is None:  # pragma: no cover - the schema refuses unknown kinds
-            ctx.skip(rule, f"kind '{rule.kind}' is not implemented")
-            continue
-        handler(ctx, rule)
-        if rule.params.get("advisory_only"):
-            _as_advisories(ctx, first, rule)
-        no_geometry_findings(ctx, rule, read_log.read)
-        _if_class(ctx, first, rule, binding, cls.classes)
+        run = partial(_run_rule, ctx, rule, read_log, binding, cls.classes, site_idx)
+        made = run() if step is None else step(ctx, rule, run)
+        if made is not None:
+            notification = made
     ctx.layers = dict(read_log)
     if cls.source == "assumed":
         _slope_class_reasons(ctx, cls)
@@ -269,6 +271,28 @@ def run_check(inputs: SiteInputs, pack: RulePack, progress: Callable[[float], bo
         unit_to_ft=inputs.unit_to_ft,
         pack_source=pack_source(pack),
     )
+
+
+def _run_rule(ctx: CheckContext, rule: Rule, read_log: _ReadLog, binding: list[str], possible: tuple[str, ...],
+              site_idx: list[int]) -> NotificationBlock | None:
+    """Run one rule of the loop on ``ctx``: its findings, the undetermined ones of features without geometry, its class marks."""
+    first = len(ctx.findings)
+    read_log.read.clear()
+    if rule.kind == "neighbour_notification":
+        notification = _NOTIFY(ctx, rule, site_idx)
+        no_geometry_findings(ctx, rule, read_log.read)
+        _if_class(ctx, first, rule, binding, possible)
+        return notification
+    handler = KIND_HANDLERS.get(rule.kind)
+    if handler is None:  # pragma: no cover - the schema refuses unknown kinds
+        ctx.skip(rule, f"kind '{rule.kind}' is not implemented")
+        return None
+    handler(ctx, rule)
+    if rule.params.get("advisory_only"):
+        _as_advisories(ctx, first, rule)
+    no_geometry_findings(ctx, rule, read_log.read)
+    _if_class(ctx, first, rule, binding, possible)
+    return None
 
 
 def _feature_wkt(findings: list[Finding], layers: dict[str, FeatureLayer]) -> dict[str, str]:
@@ -393,4 +417,4 @@ def _finding_order(f: Finding) -> tuple:
     return (f.status.rank, f.rule_id, f.subject.id if f.subject else "", f.measured_ft if f.measured_ft is not None else -1.0)
 
 
-__all__ = ["SiteInputs", "run_check", "prepare_context", "upstream_class", "find_site_parcels", "Status", "CheckCancelled"]
+__all__ = ["SiteInputs", "RuleStep", "effective_pack", "run_check", "prepare_context", "upstream_class", "find_site_parcels", "Status", "CheckCancelled"]

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import time
 import traceback
+from dataclasses import replace
 from functools import partial
 from typing import Any, Callable
 
@@ -31,14 +32,18 @@ from ..services.compare import since_last_review
 from ..services.live import CURRENT, OFF, OUT_OF_DATE, UPDATING, Edit, changes_since, now_compliant, status_text
 from ..services.session import CLEARED, RESULT
 from .check_task import CheckTask
-from .dock_source import dock_source
 from .dock_view import LOG_TAG
 from .envelope_task import MOVES_NAME, is_siting_layer
 from .live_layers import build_off_main_thread, show_live_layers
+from .live_marks import OUT_OF_DATE_MARK, UPDATING_MARK, is_envelope, is_moves, mark, unmark
+from .live_plan import LivePlanner
+from .live_table import show_live_findings
+from .live_task import LiveTask
 from .result_layers import build_result_layers, set_decisions
 
-#: Milliseconds after the last change before the re-check starts (a drag of the vertex tool is one re-check).
-DEBOUNCE_MS = 100
+#: Milliseconds after the last change before the re-check starts: the signals of one edit (a move, an undone
+#: macro, a drag of the vertex tool, which QGIS applies on release) arrive within it, so each is one re-check.
+DEBOUNCE_MS = 30
 
 #: The *Live* check box's tooltip while there is no state to say.
 LIVE_TIP = "Re-check the plan a moment after each edit of a role layer (the same check as Run, in the background)"
@@ -50,6 +55,8 @@ _SIGNALS: tuple[tuple[str, Callable[..., str]], ...] = (
     ("geometryChanged", lambda fid, *_: f"geometry of feature {fid}"),
     ("attributeValueChanged", lambda fid, *_: f"attribute of feature {fid}"),
     ("afterRollBack", lambda *_: "edits rolled back"),
+    ("attributeAdded", lambda idx, *_: f"field {idx} added"),
+    ("attributeDeleted", lambda idx, *_: f"field {idx} deleted"),
 )
 
 
@@ -93,8 +100,15 @@ class LiveCheck(QObject):
         self._applying = False
         #: Whether the last live update put its features into the layers shown (rather than replacing the group).
         self.in_place = False
+        #: Whether the last live update rewrote the table's changed rows (rather than rebuilding it).
+        self.in_place_rows = False
         self._reason = ""
         self._watched: list[tuple[QgsVectorLayer, str, Any]] = []
+        self.planner = LivePlanner()
+        #: What each result layer shown holds since the last live update (``live_layers.show_live_layers``); emptied by Run.
+        self._drawn: dict[str, int] = {}
+        #: Whether a role the siting envelope reads was edited since the last live update (its entries are then marked).
+        self._envelope_touched = False
         dock.session.subscribe(self._session_changed)
         for widget, signal, what in ((dock.site_parcel, "textChanged", "the site parcel id changed"),
                                      (dock.project_class, "currentIndexChanged", "the project class changed"),
@@ -102,6 +116,8 @@ class LiveCheck(QObject):
                                      (dock.accuracy, "textChanged", "the data accuracy changed"),
                                      (dock.dem_accuracy, "textChanged", "the DEM accuracy changed")):
             getattr(widget, signal).connect(lambda *_a, w=what: self._out_of_date(w))
+        for role, combo in getattr(dock.roles, "combos", {}).items():  # a role mapped to another layer is followed at once
+            combo.layerChanged.connect(lambda *_a, r=role: self._remapped(r))
         self._show()
 
     # -- what is watched ------------------------------------------------------------
@@ -109,6 +125,8 @@ class LiveCheck(QObject):
     def watch(self) -> None:
         """Follow the edits of the layers now mapped to the roles (called after each check the reviewer runs)."""
         self.unwatch()
+        self.planner.forget()
+        self._drawn.clear()
         for role, layer in self.dock.roles.role_layers().items():
             if not isinstance(layer, QgsVectorLayer):
                 continue
@@ -137,6 +155,8 @@ class LiveCheck(QObject):
         t0 = time.perf_counter()
         self.edits += 1
         self.last_edit = Edit(self.edits, role, what)
+        self.planner.edited(role)
+        self._envelope_touched = self._envelope_touched or role != "devices"  # the envelope reads every role but the devices
         if self.dock.result is None:
             pass  # nothing reviewed yet: the first check is the reviewer's Run
         elif not self.enabled.isChecked():
@@ -147,6 +167,13 @@ class LiveCheck(QObject):
             self._show()
             self.timer.start()  # restarted by each change: one re-check after the last
         self.stalls["edit"] = time.perf_counter() - t0
+
+    def _remapped(self, role: str) -> None:
+        """Another layer was chosen for ``role``: its edits are followed from now on, and the findings re-checked with it."""
+        if self.dock.result is None or getattr(self.dock, "task", None) is not None or self._applying:
+            return  # nothing reviewed yet, or a check the reviewer runs (it guesses the roles) is under way
+        self.watch()
+        self._edited(role, "another layer chosen")
 
     def _out_of_date(self, reason: str) -> None:
         if self.dock.result is not None and not self._applying:
@@ -177,18 +204,35 @@ class LiveCheck(QObject):
         if self.task is not None:
             self.task.cancel()
             self.task = None
-        planned = dock_source(self.dock, quiet=True)
+        planned = self.planner.plan(self.dock)  # a new feature source only for the layers edited since the last plan
         if planned is None:
             self.state, self._reason = OUT_OF_DATE, "the layers cannot be read as they are"
             self._show()
             return
         source, options = planned
+        # the incremental run (services.incremental): the rules the edits since the findings shown cannot reach are theirs
+        options = replace(options, basis=getattr(self.dock.session.review, "basis", None))
+        previous = self._previous()
+        if previous is not None:  # the comparison with the previous review follows too, made by the use case
+            options = replace(options, previous=previous[0], previous_label=previous[1], overrides=tuple(self.dock.overrides.overrides))
         edit = self.last_edit
-        task = CheckTask(source, self.dock.jurisdiction.currentData(), partial(self._done, edit=edit), options)
+        task = LiveTask(source, self.dock.jurisdiction.currentData(), partial(self._done, edit=edit), options)
         task.build_layers = build_off_main_thread
+        task.shown = self.dock.snap.inputs if self.dock.snap is not None else None
+        task.full_doc, task.full_result, task.overrides = self.full_doc, self.full_result, tuple(self.dock.overrides.overrides)
+        task.compares = previous is not None
         self.task = task
         QgsApplication.taskManager().addTask(task)
         self.stalls["start"] = time.perf_counter() - t0
+
+    def _previous(self) -> tuple[dict[str, Any], str] | None:
+        """The previous review saved with the project and its label, when the findings shown are compared with it."""
+        shown = getattr(self.dock.session, "comparison", None)
+        previous = getattr(self.dock, "previous_doc", None)
+        label = self.dock.tr("the previous review saved with the project")
+        if shown is None or previous is None or shown.get("previous") != label:
+            return None
+        return previous, label
 
     def _done(self, task: CheckTask, *, edit: Edit | None) -> None:
         if task is not self.task:
@@ -211,6 +255,7 @@ class LiveCheck(QObject):
             self._show()
             return
         self.stalls["apply"] = time.perf_counter() - t0
+        self.stalls["task_cpu"] = getattr(task, "cpu_s", 0.0)
         self.updated.emit()
 
     def _apply(self, task: CheckTask, edit: Edit | None) -> None:
@@ -220,25 +265,57 @@ class LiveCheck(QObject):
         assert result is not None and snap is not None
         self._applying = True
         try:
+            if getattr(task, "compares", False) and task.review is not None and task.review.comparison is not None:
+                dock.session.comparison = dict(task.review.comparison)  # the comparison with the previous review, of these findings
             dock.session.set_result(result, snap, dock.overrides.overrides, review=task.review)
         finally:
             self._applying = False
         jurisdiction = result.jurisdiction
         layers = task.layers or build_result_layers(result, snap.inputs, snap.crs)
-        self.in_place = show_live_layers(layers, jurisdiction, carry=lambda lyr: is_siting_layer(lyr) and (result.has_violation or lyr.name() != MOVES_NAME))
+        self.in_place = show_live_layers(layers, jurisdiction, carry=lambda lyr: is_siting_layer(lyr) and (result.has_violation or lyr.name() != MOVES_NAME),
+                                         drawn=self._drawn)
         set_decisions(dock.doc, jurisdiction)
-        # the marks first, so the table is built once
-        cmp = changes_since(self.full_doc, dock.doc or {})
-        dock.findings.comparison, dock.findings.since = cmp, since_last_review(cmp) if cmp else {}
-        dock.findings.set_result(result, dock.doc)
+        if self._envelope_touched:
+            mark(jurisdiction, is_envelope, OUT_OF_DATE_MARK)
+            self._envelope_touched = False
+        # the marks first, so the table is built once: made by the task, unless the decisions changed meanwhile
+        marks = getattr(task, "marks", None)
+        if marks is None or tuple(getattr(task, "overrides", ())) != tuple(dock.overrides.overrides):
+            cmp = changes_since(self.full_doc, dock.doc or {})
+            marks = (cmp, since_last_review(cmp) if cmp else {}, now_compliant(self.full_result, result))
+        cmp, since, self.compliant = marks
+        self.in_place_rows = show_live_findings(dock.findings, result, dock.doc, cmp, since)
         dock._update_decision_buttons()
-        self.compliant = now_compliant(self.full_result, result)
         self.shown_edit = edit
         self.state = CURRENT if edit == self.last_edit else UPDATING
         self._show()
         self._refresh_panels(result, snap)
-        if result.has_violation and dock.moves_task is None:
-            dock.start_moves()  # the moves follow (outside the latency budget), drawn when found
+        self._clear_message()
+        if result.has_violation:
+            # the moves follow (outside the latency budget), drawn when found; started in a later turn of the event loop,
+            # so that starting their task is not part of this one's stall; the moves shown meanwhile are marked updating
+            mark(jurisdiction, is_moves, UPDATING_MARK)
+            QTimer.singleShot(0, partial(self._start_moves, result))
+
+    def _start_moves(self, result: Any) -> None:
+        if getattr(self.dock, "_torn_down", False):
+            return
+        started = None
+        if self.dock.result is result and self.dock.moves_task is None:
+            started = self.dock.start_moves()
+        if started is None and self.dock.moves_task is None:  # none looked for: the moves shown are not being updated
+            unmark(result.jurisdiction, is_moves)
+
+    def _clear_message(self) -> None:
+        """The dock's message in QGIS's message bar spoke of the findings as they were: it goes (the live state says the rest)."""
+        item = getattr(self.dock, "_bar_item", None)
+        if item is None:
+            return
+        self.dock._bar_item = None
+        try:
+            self.dock.iface.messageBar().popWidget(item)
+        except (AttributeError, RuntimeError, TypeError):  # closed by the reviewer, timed out, or a script's dock
+            pass
 
     def _refresh_panels(self, result: Any, snap: Any) -> None:
         """An open *Checks of a device* panel shows the live findings of its device (refilled, never raised)."""
@@ -250,7 +327,8 @@ class LiveCheck(QObject):
             main = self.dock.iface.mainWindow()
         except Exception:  # a script's dock without an interface
             main = None
-        panels = main.findChildren(InspectPanel) if main is not None else []
+        # the panels are the main window's own dock widgets: its direct children (its whole tree is thousands of widgets)
+        panels = [w for w in main.children() if isinstance(w, InspectPanel)] if main is not None else []
         for panel in panels:
             report = getattr(panel, "report", None)
             if report is not None:
@@ -262,12 +340,18 @@ class LiveCheck(QObject):
         if what == CLEARED:
             self.timer.stop()
             self.unwatch()
+            self.planner.forget()
+            self._drawn.clear()
             self.full_doc = self.full_result = None
             self.last_edit = self.shown_edit = None
             self.compliant = []
             self.state = CURRENT
             self._set_text("")
         elif what == RESULT and not self._applying:  # a check the reviewer ran (or restored): the reference of the marks
+            self.timer.stop()
+            if self.task is not None:  # a live run started before it: stale
+                self.task.cancel()
+                self.task = None
             self.full_doc = self.dock.doc
             self.full_result = self.dock.result
             self.shown_edit = self.last_edit

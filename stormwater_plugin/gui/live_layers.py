@@ -10,17 +10,30 @@ the group is replaced as after Run.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+import weakref
+from typing import Any, Callable, MutableMapping
 
 from qgis.core import QgsProject
 from qgis.PyQt.QtCore import QCoreApplication
 
 from .result_layers import ResultLayer, add_to_project, build_result_layers, group_name, is_result
 
+#: What each layer built for a live update holds (a hash of its features' attributes and geometries), taken in the task.
+_CONTENT: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
+
+
+def _content(layer: Any) -> int:
+    return hash(tuple((tuple(f.attributes()), bytes(f.geometry().asWkb())) for f in layer.getFeatures()))
+
 
 def build_off_main_thread(result: Any, inputs: Any, crs: Any) -> list[ResultLayer]:
     """:func:`~.result_layers.build_result_layers` in a task's thread, each layer then handed to the main thread."""
     layers = build_result_layers(result, inputs, crs)
+    for rl in layers:
+        try:
+            _CONTENT[rl.layer] = _content(rl.layer)
+        except (TypeError, RuntimeError):  # unhashable attribute values: the layer is always put in
+            pass
     main = QCoreApplication.instance().thread() if QCoreApplication.instance() is not None else None
     if main is not None:
         for rl in layers:
@@ -35,12 +48,24 @@ def _shown(jurisdiction: str, carry: Callable[[Any], bool]) -> list[Any] | None:
     return [n.layer() for n in group.findLayers() if n.layer() is not None and is_result(n.layer()) and not carry(n.layer())]
 
 
-def show_live_layers(layers: list[ResultLayer], jurisdiction: str, carry: Callable[[Any], bool]) -> bool:
-    """Put ``layers``' features into the result layers shown, in place; the group replaced when they differ. Returns whether in place."""
+def show_live_layers(layers: list[ResultLayer], jurisdiction: str, carry: Callable[[Any], bool],
+                     drawn: MutableMapping[str, int] | None = None) -> bool:
+    """Put ``layers``' features into the result layers shown, in place; the group replaced when they differ. Returns whether in place.
+
+    ``drawn`` (layer name to content, kept by the caller between live updates, emptied when the group is made
+    anew) lets a layer whose content is what the layer shown holds already be left as it is.
+    """
     shown = _shown(jurisdiction, carry)
+    drawn = drawn if drawn is not None else {}
     if shown is not None and [lyr.name() for lyr in shown] == [rl.layer.name() for rl in layers] and all(
             old.fields().names() == rl.layer.fields().names() for old, rl in zip(shown, layers)):
         for old, rl in zip(shown, layers):
+            content = _CONTENT.get(rl.layer)
+            if content is not None and drawn.get(old.name()) == content:
+                continue  # the same features: the layer shown stays as it is
+            drawn.pop(old.name(), None)
+            if content is not None:
+                drawn[old.name()] = content
             provider = old.dataProvider()
             provider.truncate()
             provider.addFeatures(list(rl.layer.getFeatures()))
@@ -48,4 +73,6 @@ def show_live_layers(layers: list[ResultLayer], jurisdiction: str, carry: Callab
             old.triggerRepaint()
         return True
     add_to_project(layers, jurisdiction, carry=carry)
+    drawn.clear()
+    drawn.update({rl.layer.name(): _CONTENT[rl.layer] for rl in layers if rl.layer in _CONTENT})
     return False

@@ -11,12 +11,26 @@ from __future__ import annotations
 from typing import Any
 
 from ..qgis_bridge.polygonize import polygonize_mask
-from ..services.slope_mask import MASK_AZIMUTHS, MAX_MASK_CELLS, MaskParams, SlopeMask, at_or_over, mask_params, slope_mask
+from ..services.slope_mask import MASK_AZIMUTHS, MAX_MASK_CELLS, MaskParams, SlopeMask, at_or_over, mask_params, same_mask, slope_mask
 
-__all__ = ["MASK_AZIMUTHS", "MAX_MASK_CELLS", "MaskParams", "SlopeMask", "at_or_over", "compute_slope_mask", "mask_params", "precompute_slope_mask"]
+__all__ = ["MASK_AZIMUTHS", "MAX_MASK_CELLS", "MaskParams", "SlopeMask", "at_or_over", "carry_masks", "compute_slope_mask", "mask_params",
+           "precompute_slope_mask"]
 
 #: Attribute of the engine's inputs holding the masks computed for them (key: jurisdiction, azimuths, cells).
 _CACHE = "_slope_masks"
+
+
+def carry_masks(shown: Any, inputs: Any) -> bool:
+    """Give ``inputs`` the masks computed for ``shown`` when both give the same mask (``services.slope_mask.same_mask``).
+
+    The live re-check: an edit that leaves the DEM window and the plan's bounds as they were keeps the mask drawn.
+    Returns whether the masks were carried.
+    """
+    kept = getattr(shown, "__dict__", {}).get(_CACHE)
+    if not kept or not hasattr(inputs, "__dict__") or not same_mask(shown, inputs):
+        return False
+    inputs.__dict__.setdefault(_CACHE, {}).update(kept)
+    return True
 
 
 def precompute_slope_mask(inputs: Any, jurisdiction: str | None = None) -> None:

@@ -207,7 +207,7 @@ def run_batch(
         Unusable input, before any site is checked.
     """
     # lazy: the reader loads geopandas, rasterio and fiona; importing this module for its names (tests, the register) need not
-    from .reader import dem_crs, site_units
+    from .reader import site_units
 
     say = progress or (lambda _m: None)
     options = options if options is not None else ReviewOptions(moves=False)
@@ -224,7 +224,7 @@ def run_batch(
     inputs = loaded.inputs
     dem_wkt = ""
     if inputs.dem is not None:
-        dem_wkt = dem_crs(Path(loaded.dem_path or "")).to_wkt()
+        dem_wkt = loaded.dem_wkt  # the CRS the read took from the DEM it opened
     inputs_doc = {**site.description, "batch": True}
     t1 = time.perf_counter()
     plan = plan_batch(

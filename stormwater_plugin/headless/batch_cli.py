@@ -17,17 +17,30 @@ traceback).
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from pathlib import Path
-from typing import NoReturn, Sequence
+from types import SimpleNamespace
+from typing import Any, NoReturn
 
-from ..core.rulepack import JURISDICTIONS, PackError
-from ..core.units import USER_Z_UNITS
+import click
+
+from ..core.rulepack import PackError
+from ..services.optional import MissingLibrary
 from ..services.register import RegisterError
 from ..services.site_source import ReviewOptions
 from .batch import BatchError, run_batch
+from .command_line import (
+    Command,
+    dem_option,
+    dem_z_units_option,
+    jurisdiction_option,
+    layer_option,
+    namespace,
+    out_option,
+    project_class_option,
+    quiet_option,
+)
 from .errors import fail
 from .reader import InputError
 from .register_cli import fill_from_batch
@@ -35,45 +48,33 @@ from .register_cli import fill_from_batch
 PROG = "stormwater-check batch"
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        sys.stderr.write(f"{PROG}: error: {message}\n")
-        raise SystemExit(2)
-
-
-def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(
-        prog=PROG,
-        description="Check every site parcel (is_site set) of a package: devices and building sites belong to the parcel that contains them.",
-    )
-    p.add_argument("sites", type=Path, help="site package with many site parcels (a GeoPackage with standard layer names)")
-    p.add_argument("--dem", type=Path, help="DEM raster covering the town (any GDAL format, any CRS)")
-    p.add_argument("--jurisdiction", required=True, choices=JURISDICTIONS)
-    p.add_argument("--class", dest="project_class", choices=("exempt", "minor", "major"), help="project class for every site (default: computed per site)")
-    p.add_argument("--dem-z-units", choices=USER_Z_UNITS, help="elevation unit of the DEM (default: read from the file)")
-    p.add_argument("--layer", action="append", default=[], metavar="ROLE=PATH[:LAYER]", help="take a role from any OGR source (repeatable)")
-    p.add_argument("--workers", type=int, default=2, help="worker processes (default 2; 1 runs in this process)")
-    p.add_argument(
-        "--scheduler",
-        metavar="ADDRESS|local",
-        help="run the partitions on Dask's distributed scheduler: a scheduler address (tcp://host:8786) or 'local' for a LocalCluster of --workers processes",
-    )
-    p.add_argument("--sites-per-partition", type=int, help="sites per spatial partition (default: about a quarter of the sites per worker, 4 to 200)")
-    p.add_argument("--out", type=Path, required=True, help="output folder")
-    p.add_argument("--quiet", action="store_true", help="print only the final counts line")
-    p.add_argument("--register", type=Path, metavar="REGISTER",
-                   help="a register of applications (stormwater-check register): fill the counts of each application whose package is SITES")
-    return p
+@click.command(cls=Command, help="Check every site parcel (is_site set) of a package: devices and building sites belong to the parcel that contains them. "
+               "SITES: the site package with many site parcels (a GeoPackage with standard layer names).")
+@click.argument("sites", type=Path)
+@dem_option("DEM raster covering the town (any GDAL format, any CRS)")
+@jurisdiction_option()
+@project_class_option("project class for every site (default: computed per site)")
+@dem_z_units_option("elevation unit of the DEM (default: read from the file)")
+@layer_option()
+@click.option("--workers", type=int, default=2, help="worker processes (default 2; 1 runs in this process)")
+@click.option("--scheduler", metavar="ADDRESS|local",
+              help="run the partitions on Dask's distributed scheduler: a scheduler address (tcp://host:8786) or 'local' for a LocalCluster of --workers processes")
+@click.option("--sites-per-partition", type=int, help="sites per spatial partition (default: about a quarter of the sites per worker, 4 to 200)")
+@out_option("output folder")
+@quiet_option("print only the final counts line")
+@click.option("--register", type=Path, metavar="REGISTER",
+              help="a register of applications (stormwater-check register): fill the counts of each application whose package is SITES")
+def command(**values: Any) -> int:
+    """Run ``stormwater-check batch``; returns the exit status."""
+    return main(namespace(values))
 
 
 def _fail(message: str) -> NoReturn:
     fail(PROG, message)
 
 
-def main(argv: Sequence[str]) -> int:
+def main(args: SimpleNamespace) -> int:
     """Run ``stormwater-check batch``; returns the exit status."""
-    args = build_parser().parse_args(list(argv))
-
     if args.workers < 1:
         _fail(f"--workers {args.workers}: give at least 1")
     if args.sites_per_partition is not None and args.sites_per_partition < 1:
@@ -103,7 +104,7 @@ def main(argv: Sequence[str]) -> int:
             progress=say,
             options=ReviewOptions(project_class=args.project_class, moves=False),
         )
-    except (InputError, PackError, BatchError) as exc:
+    except (InputError, PackError, BatchError, MissingLibrary) as exc:
         _fail(str(exc))
     c = report.counts
     line = (

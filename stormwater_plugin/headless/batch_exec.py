@@ -17,8 +17,9 @@ import multiprocessing
 import os
 from typing import Any, Callable, Iterator, Sequence
 
-from ..services.batch_plan import BatchError, Partition
+from ..services.batch_plan import Partition
 from ..services.batch_run import SiteOutcome
+from ..services.optional import require
 from .batch_worker import run_partition, watch_parent
 
 
@@ -28,10 +29,10 @@ def executor_map(partitions: Sequence[Partition], workers: int, scheduler: Any) 
     Returns the iterator, a close function and a description of the engine.
     """
     if scheduler is not None:
-        try:  # lazy, optional: Dask's distributed scheduler (the 'batch' extra)
-            from .batch_dask import dask_map
-        except ImportError as exc:  # pragma: no cover - depends on the installation
-            raise BatchError("--scheduler needs Dask's distributed scheduler: pip install 'dask[distributed]' (the 'batch' extra)") from exc
+        require("distributed", "--scheduler")
+        # lazy, optional: Dask's distributed scheduler (the 'batch' extra)
+        from .batch_dask import dask_map
+
         return dask_map(partitions, workers, scheduler)
     if workers <= 1 or len(partitions) <= 1:
         return (run_partition(p) for p in partitions), (lambda: None), "this process"

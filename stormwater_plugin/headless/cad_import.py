@@ -18,15 +18,16 @@ Where the plan lands
 
 from __future__ import annotations
 
-import argparse
 import json
 import logging
 import math
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, Mapping, Sequence
 
+import click
 import fiona
 import numpy as np
 import shapely
@@ -58,6 +59,7 @@ from ..services.cad_plan import (
     with_site_parcel,
 )
 from ..services.cad_plan import read_insunits as _read_insunits
+from .command_line import Command, namespace, out_option
 from .errors import fail
 from .reader import InputError, parse_layer_option
 
@@ -340,23 +342,21 @@ def import_cad(path: Path, crs_text: str, out: Path, *, parcels: str | None = No
     return imported
 
 
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="stormwater-check import-cad",
-        description="Import a CAD site plan (DXF; save DWG as DXF first) into a site package: entities sorted into roles by their CAD layer "
-        "and block names (National CAD Standard names by default; --mapping for a firm's own table), labels read as ids.",
-    )
-    p.add_argument("drawing", type=Path, help="the plan as DXF")
-    p.add_argument("--crs", required=True, help="the drawing's coordinate system (a DXF holds none), e.g. EPSG:2260 (NAD83 / New York East, US survey feet)")
-    p.add_argument("--parcels", metavar="PATH[:LAYER]", help="tax parcels: the plan must land on one (its record names the site parcel) and the parcels around it are added")
-    p.add_argument("--mapping", type=Path, metavar="MAPPING.json", help="CAD layer and block mapping table (default: National CAD Standard names)")
-    p.add_argument("--out", type=Path, required=True, metavar="site.gpkg")
-    return p
-
-
-def main(argv: Sequence[str]) -> int:
+@click.command(cls=Command, help="Import a CAD site plan (DXF; save DWG as DXF first) into a site package: entities sorted into roles by their "
+               "CAD layer and block names (National CAD Standard names by default; --mapping for a firm's own table), labels read as ids. "
+               "DRAWING: the plan as DXF.")
+@click.argument("drawing", type=Path)
+@click.option("--crs", required=True, help="the drawing's coordinate system (a DXF holds none), e.g. EPSG:2260 (NAD83 / New York East, US survey feet)")
+@click.option("--parcels", metavar="PATH[:LAYER]", help="tax parcels: the plan must land on one (its record names the site parcel) and the parcels around it are added")
+@click.option("--mapping", type=Path, metavar="MAPPING.json", help="CAD layer and block mapping table (default: National CAD Standard names)")
+@out_option("the site package to write", metavar="site.gpkg")
+def command(**values: Any) -> int:
     """Import, print what was found, exit 0 (2 on an unusable drawing or a plan in the wrong place)."""
-    args = _parser().parse_args(list(argv))
+    return main(namespace(values))
+
+
+def main(args: SimpleNamespace) -> int:
+    """Import, print what was found, exit 0 (2 on an unusable drawing or a plan in the wrong place)."""
     try:
         imported = import_cad(args.drawing, args.crs, args.out, parcels=args.parcels, mapping_path=args.mapping)
     except InputError as exc:

@@ -8,17 +8,20 @@ the same function the dock and the Processing algorithm call.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any, Sequence
+from types import SimpleNamespace
+from typing import Any
+
+import click
 
 from ..report.package import comparison_line
 from ..services import safe_files
 from ..services.compare import CompareError, compare_reviews, open_violations
 from ..services.output_manifest import OutputFolderError, Part, publish
 from ..services.review_doc import findings_doc_problem
+from .command_line import Command, namespace, out_option
 from .errors import fail
 from .reader import InputError
 
@@ -42,20 +45,18 @@ def read_previous(path: Path) -> dict[str, Any]:
     return doc
 
 
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="stormwater-check compare",
-        description="Compare two reviews of the same site: findings resolved, new, still open and changed, and the reviewer's decisions.",
-    )
-    p.add_argument("old", type=Path, help="the earlier review: its findings.json or output folder")
-    p.add_argument("new", type=Path, help="the current review: its findings.json or output folder")
-    p.add_argument("--out", type=Path, required=True, help="folder for compare.json")
-    return p
-
-
-def main(argv: Sequence[str]) -> int:
+@click.command(cls=Command, help="Compare two reviews of the same site: findings resolved, new, still open and changed, and the reviewer's decisions. "
+               "OLD (the earlier review) and NEW (the current one): each a findings.json or its output folder.")
+@click.argument("old", type=Path)
+@click.argument("new", type=Path)
+@out_option("folder for compare.json")
+def command(**values: Any) -> int:
     """Write ``DIR/compare.json`` and print the counts; exit 1 while new or still-open violations remain."""
-    args = _parser().parse_args(list(argv))
+    return main(namespace(values))
+
+
+def main(args: SimpleNamespace) -> int:
+    """Write ``DIR/compare.json`` and print the counts; exit 1 while new or still-open violations remain."""
     try:
         old, new = read_previous(args.old), read_previous(args.new)
         try:

@@ -8,18 +8,20 @@ findings.json, for the class it computed.
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
-from typing import Any, Sequence
+from types import SimpleNamespace
+from typing import Any
 
+import click
 import fiona
 import numpy as np
 
 from ..core.model import FeatureLayer
 from ..core.roles import ROLES
-from ..core.rulepack import JURISDICTIONS, PackError, load_pack
+from ..core.rulepack import PackError, load_pack
 from ..services.completeness import CONTOURS_LAYER, Completeness, check_completeness, completeness_lines
+from .command_line import Command, dem_option, jurisdiction_option, namespace, project_class_option
 from .errors import fail
 from .reader import InputError
 from .template_reading import template_reading
@@ -82,24 +84,20 @@ def completeness_for(package: Path, jurisdiction: str, project_class: str | None
     return check_completeness(pack, layers, project_class, has_dem=has_dem, contour_count=contour_count(package), undrawn=undrawn)
 
 
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="stormwater-check completeness",
-        description="List what the submission must show for its class and jurisdiction (plot plan contents, topography, soils, "
-        "test pit data at each device...) and what the site package is missing, as a list to send back.",
-    )
-    p.add_argument("site", type=Path, help="site package (GeoPackage)")
-    p.add_argument("--jurisdiction", required=True, choices=JURISDICTIONS)
-    p.add_argument("--class", dest="project_class", choices=("exempt", "minor", "major"),
-                   help="the project class (default: every class's items, each saying for which class)")
-    p.add_argument("--dem", type=Path, help="the DEM the check will use (it shows the topography)")
-    p.add_argument("--json", type=Path, metavar="OUT.json", help="also write the list as JSON")
-    return p
-
-
-def main(argv: Sequence[str]) -> int:
+@click.command(cls=Command, help="List what the submission must show for its class and jurisdiction (plot plan contents, topography, soils, "
+               "test pit data at each device...) and what the site package is missing, as a list to send back. SITE: the site package (GeoPackage).")
+@click.argument("site", type=Path)
+@jurisdiction_option()
+@project_class_option("the project class (default: every class's items, each saying for which class)")
+@dem_option("the DEM the check will use (it shows the topography)")
+@click.option("--json", type=Path, metavar="OUT.json", help="also write the list as JSON")
+def command(**values: Any) -> int:
     """Print the list; exit 0 complete, 1 incomplete, 2 unreadable input."""
-    args = _parser().parse_args(list(argv))
+    return main(namespace(values))
+
+
+def main(args: SimpleNamespace) -> int:
+    """Print the list; exit 0 complete, 1 incomplete, 2 unreadable input."""
     try:
         if args.dem is not None and not args.dem.is_file():
             raise InputError(f"--dem {args.dem}: no such file")

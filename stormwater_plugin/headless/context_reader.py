@@ -41,17 +41,14 @@ from ..core.site_parcel import UnknownSiteParcel, find_site_parcels, pick_site_p
 from ..core.units import feet_per_unit
 from ..services.cad_plan import SEARCH_FT, is_property_line
 from ..services.context_catalog import CatalogError, ContextCatalog, ContextSource, parse_catalog
+from ..services.context_notes import SITE_NOTES, hint_notes, source_notes
+from ..services.optional import require
 from ..services.reach import pack_reach_ft
 from .cad_import import land_property_line
 from .reader import ROLE_ID_FIELDS, InputError, ReadBudget, check_sql_view, crs_from_wkt, parse_layer_option
 
 #: Field written on every context feature: the catalog source it came from.
 SOURCE_FIELD = "context_source"
-#: How the catalog's site parcel was found (:class:`~stormwater_plugin.core.site_parcel.SiteParcelPick`), in the note findings carry.
-SITE_NOTES: dict[str, str] = {
-    "most_plan": "the catalog parcel holding the most of the plan's building sites and devices",
-    "only": "the only catalog parcel around the plan",
-}
 #: OGR drivers whose feature ids start at 1 (the reader numbers features from 1 in file order).
 ONE_BASED_FID_DRIVERS: frozenset[str] = frozenset({"GPKG", "OpenFileGDB", "FileGDB", "SQLite"})
 
@@ -272,7 +269,7 @@ def _dem_path(src: ContextSource, base: Path, scratch: Path) -> Path:
         raise InputError(f"context catalog: {src.name}: no DEM tile matches {text}")
     if len(tiles) == 1:
         return Path(tiles[0])
-    from osgeo import gdal  # lazy: only for a catalog of tiles
+    gdal = require("osgeo.gdal", "a context catalog's DEM tiles")  # only for a catalog of tiles
 
     vrt = scratch / "context_dem.vrt"
     ds = gdal.BuildVRT(str(vrt), tiles)
@@ -456,7 +453,7 @@ def read_context(
         res.used[role] = list(zip(sources, counts))
         for s, n in zip(sources, counts):
             res.warnings.append(Warning_("context_source", f"{role}: {n} feature(s) within {reach:,.0f} ft of the site from {s.describe()}", role))
-            res.warnings.extend(_source_notes(s, role))
+            res.warnings.extend(source_notes(s, role))
         covered = any(r.covers for r in rows)
         if sum(counts) or covered:
             # A source whose extent holds the search area and has no feature in it: none within reach (an empty layer).
@@ -472,7 +469,7 @@ def read_context(
                 )
             )
         if role == "parcels":
-            res.warnings.extend(_hint_notes(sources, rows, plan))
+            res.warnings.extend(hint_notes(sources, [r.props for r in rows], plan))
     dems = catalog.for_role("dem")
     if dems and not dem_given:
         res.dem = _dem_path(dems[0], catalog_dir, scratch)
@@ -480,58 +477,8 @@ def read_context(
         res.used["dem"] = [(dems[0], 1)]
         res.warnings.append(Warning_("context_source", f"DEM from {dems[0].describe()} ({res.dem.name}), read over the window the rules need"
                     + (f"; elevations in {dems[0].z_units} as the catalog declares" if dems[0].z_units else "")))
-        res.warnings.extend(_source_notes(dems[0], "dem"))
+        res.warnings.extend(source_notes(dems[0], "dem"))
     return res
-
-
-def _source_notes(src: ContextSource, role: str) -> list[Warning_]:
-    """Notes a finding using ``src`` must carry: an informational wetland map, an old layer, the catalog's own note."""
-    layer = None if role == "dem" else role
-    out: list[Warning_] = []
-    if role == "wetlands" and src.status == "informational":
-        out.append(
-            Warning_(
-                "context_wetlands_informational",
-                f"wetlands from {src.describe()}: an informational map; its mapped extent is not the regulated extent "
-                "(under the amended Freshwater Wetlands Act a wetland above the Act's size threshold is regulated whether mapped or not): "
-                "a delineation in the field decides",
-                layer,
-            )
-        )
-    age = src.age_note()
-    if age:
-        out.append(Warning_("context_source_old", f"{role}: {age}", layer))
-    if src.note:
-        out.append(Warning_("context_source_note", f"{role} ({src.name}): {src.note}", layer))
-    return out
-
-
-def _hint_notes(sources: list[ContextSource], rows: list[_Rows], plan: Mapping[str, Any]) -> list[Warning_]:
-    """Parcels whose tax roll says private sewer or water: an on-site septic system or well the plan must show."""
-    out: list[Warning_] = []
-    for src, part in zip(sources, rows):
-        for hint in src.hints:
-            keys = sorted(
-                {str(p.get("PRINT_KEY") or p.get("SBL") or p.get("id") or "?") for p in part.props if hint.matches(p.get(hint.field))}
-            )
-            if not keys:
-                continue
-            shown = ", ".join(keys[:12]) + (f" and {len(keys) - 12} more" if len(keys) > 12 else "")
-            what = "an on-site septic system" if hint.kind == "septic" else "a private well"
-            drawn = (
-                "the plan's layer must show each one near the site"
-                if hint.kind in plan
-                else f"the plan has no {hint.kind} layer, so no setback to them is checked: locate them"
-            )
-            out.append(
-                Warning_(
-                    f"context_{hint.kind}_hint",
-                    f"tax roll ({src.name}, {hint.field} {'/'.join(hint.values)}): {len(keys)} parcel(s) within reach have {what} ({shown}); {drawn}",
-                    hint.kind,
-                    tuple(keys),
-                )
-            )
-    return out
 
 
 def read_context_for_check(args: Any, pack: Any, stack: contextlib.ExitStack) -> ContextRead:

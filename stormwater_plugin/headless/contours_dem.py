@@ -18,12 +18,13 @@ DEM describe different ground, or one of them is in the wrong datum or unit).
 
 from __future__ import annotations
 
-import argparse
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from types import SimpleNamespace
+from typing import Any
 
+import click
 import fiona
 import numpy as np
 import shapely
@@ -33,6 +34,8 @@ from ..core.dem_policy import Z_UNIT_METRES, band_scale_offset, length_unit_key,
 from ..core.model import Warning_
 from ..core.units import feet_per_unit
 from ..services.completeness import CONTOURS_LAYER
+from ..services.optional import MissingLibrary, require
+from .command_line import Choice, Command, namespace, out_option
 from .dem_source import BandMeta
 from .errors import fail
 from .reader import InputError, crs_from_wkt
@@ -115,14 +118,7 @@ def read_contours(package: Path, layer: str = CONTOURS_LAYER, step: float | None
 
 def _interpolate(xyz: np.ndarray, gx: np.ndarray, gy: np.ndarray) -> np.ndarray:
     """Linear interpolation on the Delaunay triangulation of ``xyz`` at (gx, gy); NaN outside the hull."""
-    try:
-        from scipy.interpolate import griddata
-    except ImportError:  # pragma: no cover - scipy is installed with the project; matplotlib's TIN is the fallback
-        import matplotlib.tri as mtri
-
-        tri = mtri.Triangulation(xyz[:, 0], xyz[:, 1])
-        zi = mtri.LinearTriInterpolator(tri, xyz[:, 2])(gx, gy)
-        return np.ma.filled(zi.astype(float), np.nan)
+    griddata = require("scipy.interpolate", "contours-dem").griddata
     # Centred coordinates: Qhull's triangulation is exact enough only near the origin (state-plane values are 10^6 ft).
     x0, y0 = float(np.mean(xyz[:, 0])), float(np.mean(xyz[:, 1]))
     return np.asarray(griddata((xyz[:, 0] - x0, xyz[:, 1] - y0), xyz[:, 2], (gx - x0, gy - y0), method="linear"), dtype=float)
@@ -220,7 +216,9 @@ def compare_contours(package: Path, dem: Path, dem_z_units: str | None = None, c
     return None
 
 
-def dem_notes(site: Path | None, dem_path: str | None, compare_dem: Path | None = None, dem_z_units: str | None = None) -> list[Warning_]:
+def dem_notes(
+    site: Path | None, dem_path: str | None, compare_dem: Path | None = None, dem_z_units: str | None = None, dem_tags: dict[str, str] | None = None
+) -> list[Warning_]:
     """The check's notes on its DEM: built from the plan's contours (say so); a package with contours compared with the DEM.
 
     A package with existing-grade contours checked on another DEM says which
@@ -237,16 +235,15 @@ def dem_notes(site: Path | None, dem_path: str | None, compare_dem: Path | None 
         The DEM to compare the contours with instead (``--compare-dem``).
     dem_z_units : str, optional
         The elevation unit given for the check's DEM (``--dem-z-units``), used when the contours are compared with it.
+    dem_tags : dict, optional
+        The DEM's dataset tags as the read took them from the file it opened; else they are read here.
     """
     out: list[Warning_] = []
     site_path = Path(site) if site is not None else None
     has_contours = site_path is not None and site_path.exists() and CONTOURS_LAYER in fiona.listlayers(str(site_path))
     built_from_contours = False
     if dem_path:
-        import rasterio  # lazy: a DEM was given
-
-        with rasterio.open(dem_path) as src:
-            tags = src.tags()
+        tags = dem_tags if dem_tags is not None else _tags(dem_path)
         if tags.get(SOURCE_TAG) == SOURCE_VALUE:
             built_from_contours = True
             out.append(
@@ -269,20 +266,29 @@ def dem_notes(site: Path | None, dem_path: str | None, compare_dem: Path | None 
     return out
 
 
-def main(argv: Sequence[str]) -> int:
+def _tags(dem_path: str) -> dict[str, str]:
+    import rasterio  # lazy: a DEM was given
+
+    with rasterio.open(dem_path) as src:
+        return dict(src.tags())
+
+
+@click.command(cls=Command, help="Build a DEM (GeoTIFF, linear TIN) from the site package's existing-grade contours (layer 'contours'), "
+               "for a check when no lidar is given; optionally compare the contours with a lidar DEM. SITE: the site package (GeoPackage) "
+               "with a 'contours' layer (e.g. from import-cad).")
+@click.argument("site", type=Path)
+@out_option("the GeoTIFF to write")
+@click.option("--cell-ft", type=float, default=2.0, metavar="FT", help="cell size in feet (default 2)")
+@click.option("--z-units", type=Choice(("ft", "us-ft", "m")), help="the contours' elevation unit (written as the band's unit; default: none declared)")
+@click.option("--compare-dem", type=Path, metavar="LIDAR.tif", help="also compare the contours with this DEM")
+@click.option("--compare-dem-z-units", type=Choice(("ft", "us-ft", "m")), help="elevation unit of --compare-dem (default: read from the file)")
+def command(**values: Any) -> int:
     """``stormwater-check contours-dem SITE.gpkg --out dem.tif [--cell-ft 2] [--z-units ft|us-ft|m] [--compare-dem LIDAR.tif]``."""
-    p = argparse.ArgumentParser(
-        prog="stormwater-check contours-dem",
-        description="Build a DEM (GeoTIFF, linear TIN) from the site package's existing-grade contours (layer 'contours'), "
-        "for a check when no lidar is given; optionally compare the contours with a lidar DEM.",
-    )
-    p.add_argument("site", type=Path, help="site package (GeoPackage) with a 'contours' layer (e.g. from import-cad)")
-    p.add_argument("--out", type=Path, required=True, help="the GeoTIFF to write")
-    p.add_argument("--cell-ft", type=float, default=2.0, metavar="FT", help="cell size in feet (default 2)")
-    p.add_argument("--z-units", choices=("ft", "us-ft", "m"), help="the contours' elevation unit (written as the band's unit; default: none declared)")
-    p.add_argument("--compare-dem", type=Path, metavar="LIDAR.tif", help="also compare the contours with this DEM")
-    p.add_argument("--compare-dem-z-units", choices=("ft", "us-ft", "m"), help="elevation unit of --compare-dem (default: read from the file)")
-    args = p.parse_args(list(argv))
+    return main(namespace(values))
+
+
+def main(args: SimpleNamespace) -> int:
+    """``stormwater-check contours-dem SITE.gpkg --out dem.tif [--cell-ft 2] [--z-units ft|us-ft|m] [--compare-dem LIDAR.tif]``."""
     try:
         s = contours_to_dem(args.site, args.out, args.cell_ft, args.z_units)
         lines = [
@@ -293,7 +299,7 @@ def main(argv: Sequence[str]) -> int:
         if args.compare_dem:
             w = compare_contours(args.site, args.compare_dem, args.compare_dem_z_units, args.z_units)
             lines.append(f"warning: {w.message}" if w else f"the contours agree with {args.compare_dem.name} (median |dz| within {CONTOUR_DEM_TOLERANCE_FT:g} ft)")
-    except InputError as exc:
+    except (InputError, MissingLibrary) as exc:
         fail("stormwater-check contours-dem", str(exc))
     print("\n".join(lines))
     return 0

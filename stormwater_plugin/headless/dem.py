@@ -24,13 +24,63 @@ from .errors import InputError
 from .sources import _short
 
 
-def _dem_extent(path: Path) -> tuple[float, float, float, float]:
-    """The DEM's bounds in its own CRS (left, bottom, right, top)."""
-    import rasterio  # lazy: 0.34 s, only when a DEM is given
+class DemFile:
+    """A DEM file opened once for a read: its CRS, pixel size and extent, and the dataset its window is read from.
 
-    with rasterio.open(path) as src:
-        b = src.bounds
-    return float(b.left), float(b.bottom), float(b.right), float(b.top)
+    The reader opens it once and passes it to every step (the working CRS, the context's reach, the window, the
+    windowed source); close it (or use it as a context manager) when the read is done.
+
+    Raises
+    ------
+    InputError
+        The file is missing, cannot be read as a raster or has no CRS.
+    """
+
+    def __init__(self, path: Path) -> None:
+        import rasterio  # lazy: 0.34 s, only when a DEM is given
+
+        if not path.exists():
+            raise InputError(f"{path}: DEM not found")
+        self.path = path
+        try:
+            self.src: Any = rasterio.open(path)
+        except Exception as exc:
+            raise InputError(f"{path}: cannot be read as a raster ({_short(exc)})") from exc
+        try:
+            if self.src.crs is None:
+                raise InputError(f"{path}: the DEM has no CRS; assign one (gdal_edit.py -a_srs EPSG:xxxx) and run again")
+            self.crs: Any = crs_from_wkt(self.src.crs.to_wkt())
+        except InputError:
+            self.src.close()
+            raise
+        except Exception as exc:
+            self.src.close()
+            raise InputError(f"{path}: cannot be read as a raster ({_short(exc)})") from exc
+
+    def __enter__(self) -> DemFile:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.src.close()
+
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+    @property
+    def extent(self) -> tuple[float, float, float, float]:
+        """The DEM's bounds in its own CRS (left, bottom, right, top)."""
+        b = self.src.bounds
+        return float(b.left), float(b.bottom), float(b.right), float(b.top)
+
+    @property
+    def cell_ft(self) -> float:
+        """The DEM's larger pixel side, feet (:func:`~stormwater_plugin.services.intake.dem_cell_ft`: degrees at an upper bound)."""
+        res = max(abs(float(self.src.res[0])), abs(float(self.src.res[1])))
+        return dem_cell_ft(res, feet_per_unit(float(self.crs.axis_info[0].unit_conversion_factor)) if self.crs.is_projected else None)
 
 
 class _Identity:
@@ -46,51 +96,30 @@ _IDENTITY = _Identity()
 
 def dem_crs(path: Path) -> Any:
     """The DEM's CRS (pyproj); :class:`InputError` when the file is missing, unreadable or has none."""
-    return _dem_crs(path)
+    with DemFile(path) as dem:
+        return dem.crs
 
 
-def _dem_crs(path: Path) -> Any:
-    import rasterio  # lazy: 0.34 s, only when a DEM is given
-
-    if not path.exists():
-        raise InputError(f"{path}: DEM not found")
-    try:
-        with rasterio.open(path) as src:
-            if src.crs is None:
-                raise InputError(f"{path}: the DEM has no CRS; assign one (gdal_edit.py -a_srs EPSG:xxxx) and run again")
-            return crs_from_wkt(src.crs.to_wkt())
-    except InputError:
-        raise
-    except Exception as exc:
-        raise InputError(f"{path}: cannot be read as a raster ({_short(exc)})") from exc
-
-
-def _window(path: Path, dem_crs: Any, layers: dict[str, FeatureLayer], pack: Any, unit_to_ft: float, site_parcel_id: str | None) -> tuple[float, float, float, float] | None:
+def _window(dem: DemFile, layers: dict[str, FeatureLayer], pack: Any, unit_to_ft: float, site_parcel_id: str | None) -> tuple[float, float, float, float] | None:
     """Working-CRS bounds of the DEM the pack's rules need (``None``: the legacy window around the features)."""
     if pack is None:
         return None
 
-    return dem_window(layers, pack, unit_to_ft=unit_to_ft, cell_ft=_dem_cell_ft(path, dem_crs), site_parcel_id=site_parcel_id).bounds
-
-
-def _dem_cell_ft(path: Path, dem_crs: Any) -> float:
-    """The DEM's larger pixel side, feet (:func:`~stormwater_plugin.services.intake.dem_cell_ft`: degrees at an upper bound)."""
-    import rasterio  # lazy: 0.34 s, only when a DEM is given
-
-    with rasterio.open(path) as src:
-        res = max(abs(float(src.res[0])), abs(float(src.res[1])))
-    return dem_cell_ft(res, feet_per_unit(float(dem_crs.axis_info[0].unit_conversion_factor)) if dem_crs.is_projected else None)
+    return dem_window(layers, pack, unit_to_ft=unit_to_ft, cell_ft=dem.cell_ft, site_parcel_id=site_parcel_id).bounds
 
 
 def read_dem(
-    path: Path, working_crs: Any, layers: dict[str, FeatureLayer], z_units: str | None, area: tuple[float, float, float, float] | None = None
+    dem: Path | DemFile, working_crs: Any, layers: dict[str, FeatureLayer], z_units: str | None, area: tuple[float, float, float, float] | None = None
 ) -> tuple[ElevationGrid, list[Warning_]]:
-    """Read the DEM in its own CRS over ``area`` (working-CRS bounds), else over the features plus a 150 ft margin."""
-    import rasterio  # lazy: 0.34 s, only when a DEM is given
-    from rasterio.windows import Window, from_bounds  # lazy: as above
+    """Read the DEM (a path, or the :class:`DemFile` the read opened) in its own CRS over ``area`` (working-CRS bounds),
+    else over the features plus a 150 ft margin."""
+    if not isinstance(dem, DemFile):
+        with DemFile(dem) as opened:
+            return read_dem(opened, working_crs, layers, z_units, area)
+    from rasterio.windows import Window, from_bounds  # lazy: 0.34 s, only when a DEM is given
 
     warnings: list[Warning_] = []
-    dem_crs = _dem_crs(path)
+    path, dem_crs, src = dem.path, dem.crs, dem.src
     same_crs = dem_crs is working_crs or CRS.from_user_input(dem_crs).equals(working_crs)
     # no transformation when the DEM is in the working CRS (each transformer costs ~7 ms to build)
     to_raster_tf = _IDENTITY if same_crs else Transformer.from_crs(working_crs, dem_crs, always_xy=True)
@@ -101,38 +130,37 @@ def read_dem(
         if not all(math.isfinite(v) for v in area):  # a rule with unlimited reach: the whole raster
             bounds = None
     stats = CleanStats()
-    with rasterio.open(path) as src:
-        try:
-            meta = BandMeta(src, str(path))
-            zu = meta.z_unit(z_units, dem_crs)
-        except ValueError as exc:  # NotAnElevationBand, or an unknown declared unit
-            raise InputError(str(exc)) from exc
-        if bounds is None:
-            window = Window(0, 0, src.width, src.height)
-        else:
-            x0, y0, x1, y1 = bounds
-            xs = np.array([x0 - margin, x1 + margin, x0 - margin, x1 + margin, (x0 + x1) / 2, (x0 + x1) / 2, x0 - margin, x1 + margin])
-            ys = np.array([y0 - margin, y0 - margin, y1 + margin, y1 + margin, y0 - margin, y1 + margin, (y0 + y1) / 2, (y0 + y1) / 2])
-            rx, ry = to_raster_tf.transform(xs, ys)
-            window = from_bounds(float(np.min(rx)), float(np.min(ry)), float(np.max(rx)), float(np.max(ry)), transform=src.transform)
-            window = window.round_offsets(op="floor").round_lengths(op="ceil")
-            col0 = max(0, int(window.col_off) - 2)
-            row0 = max(0, int(window.row_off) - 2)
-            col1 = min(src.width, int(window.col_off + window.width) + 2)
-            row1 = min(src.height, int(window.row_off + window.height) + 2)
-            if col1 <= col0 or row1 <= row0:
-                warnings.append(
-                    Warning_(
-                        "dem_no_cover", f"the DEM {path.name} does not cover the site: every elevation-dependent check is undetermined"
-                    )
+    try:
+        meta = BandMeta(src, str(path))
+        zu = meta.z_unit(z_units, dem_crs)
+    except ValueError as exc:  # NotAnElevationBand, or an unknown declared unit
+        raise InputError(str(exc)) from exc
+    if bounds is None:
+        window = Window(0, 0, src.width, src.height)
+    else:
+        x0, y0, x1, y1 = bounds
+        xs = np.array([x0 - margin, x1 + margin, x0 - margin, x1 + margin, (x0 + x1) / 2, (x0 + x1) / 2, x0 - margin, x1 + margin])
+        ys = np.array([y0 - margin, y0 - margin, y1 + margin, y1 + margin, y0 - margin, y1 + margin, (y0 + y1) / 2, (y0 + y1) / 2])
+        rx, ry = to_raster_tf.transform(xs, ys)
+        window = from_bounds(float(np.min(rx)), float(np.min(ry)), float(np.max(rx)), float(np.max(ry)), transform=src.transform)
+        window = window.round_offsets(op="floor").round_lengths(op="ceil")
+        col0 = max(0, int(window.col_off) - 2)
+        row0 = max(0, int(window.row_off) - 2)
+        col1 = min(src.width, int(window.col_off + window.width) + 2)
+        row1 = min(src.height, int(window.row_off + window.height) + 2)
+        if col1 <= col0 or row1 <= row0:
+            warnings.append(
+                Warning_(
+                    "dem_no_cover", f"the DEM {path.name} does not cover the site: every elevation-dependent check is undetermined"
                 )
-                col0, row0, col1, row1 = 0, 0, min(2, src.width), min(2, src.height)
-            window = Window(col0, row0, col1 - col0, row1 - row0)
-        try:
-            values = meta.read(src, zu.z_to_ft, stats, window=window)
-        except Exception as exc:
-            raise InputError(f"{path}: the DEM cannot be read ({_short(exc)})") from exc
-        transform = src.window_transform(window)
+            )
+            col0, row0, col1, row1 = 0, 0, min(2, src.width), min(2, src.height)
+        window = Window(col0, row0, col1 - col0, row1 - row0)
+    try:
+        values = meta.read(src, zu.z_to_ft, stats, window=window)
+    except Exception as exc:
+        raise InputError(f"{path}: the DEM cannot be read ({_short(exc)})") from exc
+    transform = src.window_transform(window)
     gt = (transform.c, transform.a, transform.b, transform.f, transform.d, transform.e)
 
     # one policy for every DEM read (core/dem_policy.py): declared, else the band's unit, else assumed

@@ -8,6 +8,7 @@ decided for the whole file (:func:`~.reader.read_dem`). The source pickles
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Any
 
@@ -89,12 +90,14 @@ class RasterioDemSource(DemSource):
         The working CRS and the DEM's (equal CRSs: no transform).
     same_crs : bool
         Whether the DEM is in the working CRS.
+    dataset : rasterio dataset, optional
+        The file as the read opened it (its size, transform and band metadata are taken from it); else it is opened here.
     """
 
-    def __init__(self, path: Path, template: ElevationGrid, working_wkt: str, dem_wkt: str, same_crs: bool) -> None:
+    def __init__(self, path: Path, template: ElevationGrid, working_wkt: str, dem_wkt: str, same_crs: bool, dataset: Any = None) -> None:
         import rasterio  # lazy: 0.34 s; batch workers unpickle this source and read only when a trace grows
 
-        with rasterio.open(path) as src:
+        with contextlib.nullcontext(dataset) if dataset is not None else rasterio.open(path) as src:
             shape = (int(src.height), int(src.width))
             t = src.transform
             self.meta = BandMeta(src, Path(path).name)
@@ -120,9 +123,9 @@ class RasterioDemSource(DemSource):
             return None
 
 
-def open_dem_source(path: Path, template: ElevationGrid, working_crs: Any, dem_crs: Any) -> RasterioDemSource:
-    """The rasterio source of ``path`` with ``template``'s unit decision, in ``working_crs``."""
+def open_dem_source(path: Path, template: ElevationGrid, working_crs: Any, dem_crs: Any, dataset: Any = None) -> RasterioDemSource:
+    """The rasterio source of ``path`` with ``template``'s unit decision, in ``working_crs`` (``dataset``: the file as the read opened it)."""
     from pyproj import CRS  # lazy: see WktTransform
 
     same = dem_crs is working_crs or CRS.from_user_input(dem_crs).equals(working_crs)
-    return RasterioDemSource(path, template, working_crs.to_wkt(), CRS.from_user_input(dem_crs).to_wkt(), same)
+    return RasterioDemSource(path, template, working_crs.to_wkt(), CRS.from_user_input(dem_crs).to_wkt(), same, dataset)

@@ -8,53 +8,65 @@ allowed; 2: unusable input (one or two lines on stderr, never a traceback).
 
 from __future__ import annotations
 
-import argparse
 import json
-import sys
 import warnings as _pywarnings
 from pathlib import Path
-from typing import Any, Sequence, cast
+from types import SimpleNamespace
+from typing import Any, cast
 
+import click
 from shapely.geometry import MultiPolygon, Polygon
 
 from ..__about__ import __version__
 from ..core.model import DEVICE_TYPES
-from ..core.rulepack import JURISDICTIONS, PackError, load_pack
+from ..core.rulepack import PackError, load_pack
 from ..core.siting import SitingError
-from ..core.units import USER_Z_UNITS
 from ..services.presentation import DESIGN_SCHEMA, ENVELOPE_SCHEMA, EXCLUDED_SCHEMA
 from ..services.site_source import ReviewOptions, site_envelope
 from ..services.siting import envelope_rows
+from .command_line import (
+    Choice,
+    Command,
+    dem_option,
+    dem_z_units_option,
+    jurisdiction_option,
+    layer_option,
+    namespace,
+    out_option,
+    project_class_option,
+    site_parcel_option,
+    version_option,
+)
 from .errors import fail, run_guarded
 from .reader import InputError, LoadedSite
 from .site_source import FileSiteSource
 
+PROG = "stormwater-check envelope"
 
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="stormwater-check envelope",
-        description=(
-            "Siting envelope: the part of the site parcel where an infiltration device of one kind may be placed under the "
-            "jurisdiction's setback and buffer rules, with every excluded zone and its citation."
-        ),
-    )
-    p.add_argument("site", nargs="?", type=Path, help="site package: a GeoPackage with standard layer names")
-    p.add_argument("--dem", type=Path, help="DEM raster (any GDAL format, any CRS); without it, gradient-dependent zones cover the parcel")
-    p.add_argument("--jurisdiction", required=True, choices=JURISDICTIONS)
-    p.add_argument("--class", dest="project_class", choices=("exempt", "minor", "major"), help="project class (default: computed from the site)")
-    p.add_argument("--high-traffic", action="store_true", help="the device serves roadways, parking or other vehicle areas")
-    p.add_argument("--device-type", default="dry_well", choices=DEVICE_TYPES, help="device type (default dry_well)")
-    p.add_argument("--cell-ft", type=float, default=1.0, help="grid cell for gradient-dependent boundaries, feet (default 1)")
-    p.add_argument("--dem-z-units", choices=USER_Z_UNITS, help="elevation unit of the DEM")
-    p.add_argument("--site-parcel", help="id of the site parcel (default: is_site, else the only parcel)")
-    p.add_argument("--layer", action="append", default=[], metavar="ROLE=PATH[:LAYER]", help="take a role from any OGR source (repeatable)")
-    p.add_argument("--out", type=Path, required=True, help="output folder for envelope.gpkg and envelope.json")
-    p.add_argument("--version", action="version", version=f"stormwater-check {__version__}")
-    return p
+
+@click.command(cls=Command, help="Siting envelope: the part of the site parcel where an infiltration device of one kind may be placed under the "
+               "jurisdiction's setback and buffer rules, with every excluded zone and its citation. SITE: the site package, a GeoPackage "
+               "with standard layer names.")
+@click.argument("site", required=False, type=Path)
+@dem_option("DEM raster (any GDAL format, any CRS); without it, gradient-dependent zones cover the parcel")
+@jurisdiction_option()
+@project_class_option("project class (default: computed from the site)")
+@click.option("--high-traffic", is_flag=True, help="the device serves roadways, parking or other vehicle areas")
+@click.option("--device-type", default="dry_well", type=Choice(DEVICE_TYPES), help="device type (default dry_well)")
+@click.option("--cell-ft", type=float, default=1.0, help="grid cell for gradient-dependent boundaries, feet (default 1)")
+@dem_z_units_option("elevation unit of the DEM")
+@site_parcel_option()
+@layer_option()
+@out_option("output folder for envelope.gpkg and envelope.json")
+@version_option()
+def command(**values: Any) -> int:
+    """``stormwater-check envelope``; never a traceback (its own guard, as before: messages name the command)."""
+    args = namespace(values)
+    return run_guarded(PROG, lambda _argv: run(args), [])
 
 
 def _fail(message: str) -> None:
-    fail("stormwater-check envelope", message)
+    fail(PROG, message)
 
 
 def _multi(geom: Any) -> Any:
@@ -71,7 +83,6 @@ def _multi(geom: Any) -> Any:
 def write_envelope(env: Any, out: Path, crs: Any, meta: dict[str, Any]) -> tuple[Path, Path]:
     """``envelope.gpkg`` (three polygon layers) and ``envelope.json``."""
     import geopandas as gpd  # lazy: 0.6 s, only to write
-
 
     gpkg = out / "envelope.gpkg"
     if gpkg.exists():
@@ -110,9 +121,7 @@ def summary_text(env: Any, out: Path) -> str:
     return "\n".join(lines)
 
 
-def run(argv: Sequence[str]) -> int:
-    args = _parser().parse_args(list(argv))
-
+def run(args: SimpleNamespace) -> int:
     if args.site is None and not args.layer:
         _fail("give a site package (SITE.gpkg) or at least one --layer ROLE=PATH")
     if not (args.cell_ft > 0):
@@ -147,11 +156,3 @@ def run(argv: Sequence[str]) -> int:
     print(summary_text(env, out))
     return 0 if not env.envelope.is_empty else 1
 
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``stormwater-check envelope``; never a traceback."""
-    return run_guarded("stormwater-check envelope", run, list(sys.argv[1:] if argv is None else argv))
-
-
-if __name__ == "__main__":  # pragma: no cover
-    raise SystemExit(main())

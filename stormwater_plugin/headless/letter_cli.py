@@ -14,19 +14,23 @@ same document the dock stores with the round; the edits applied are written back
 
 from __future__ import annotations
 
-import argparse
 import datetime as _dt
 import json
 import sys
 from pathlib import Path
-from typing import Any, Sequence
+from types import SimpleNamespace
+from typing import Any
+
+import click
 
 from ..core.printable import printable_changed
 from ..core.rulepack import JURISDICTIONS, load_pack
 from ..services.letter import LetterError, LetterHeader, compose_letter
 from ..services.letter_edits import CommentEdit, CommentEditError, dumps_edits, edits_from
+from ..services.optional import MissingLibrary, require
 from ..services.output_manifest import OutputFolderError
 from ..services.safe_files import write_text
+from .command_line import Command, namespace, out_option
 from .compare_cli import read_previous
 from .errors import fail
 from .reader import InputError
@@ -34,29 +38,28 @@ from .reader import InputError
 LETTER_JSON = "letter.json"
 
 
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="stormwater-check letter",
-        description="Write the reviewer's comment letter (DOCX and PDF) from a check's output folder: numbered comments grouped by code "
-        "section; on a resubmission (--previous) each earlier comment marked addressed, not addressed or partly addressed.",
-    )
-    p.add_argument("review", type=Path, help="the check's output folder (or its findings.json)")
-    p.add_argument("--previous", type=Path, metavar="EARLIER_DIR", help="the earlier round's output folder (its findings.json and letter.json)")
-    p.add_argument("--out", type=Path, required=True, metavar="LETTER.docx", help="the letter; a PDF is written beside it")
-    p.add_argument("--town", default="", help="the town or agency writing")
-    p.add_argument("--application", default="", metavar="REF", help="the application's reference number")
-    p.add_argument("--applicant", default="")
-    p.add_argument("--address", default="", help="the property's address")
-    p.add_argument("--mailing-address", default="", metavar="LINES", help="the applicant's mailing address (lines separated by ';')")
-    p.add_argument("--reviewer", default="", metavar="NAME")
-    p.add_argument("--reviewer-title", default="", metavar="TITLE", help="the signer's title (Town Engineer)")
-    p.add_argument("--date", default="", help="the letter's date, ISO 8601 (default: today); printed December 5, 2026")
-    p.add_argument("--template", type=Path, metavar="TOWN.docx", help="the town's letter template (letterhead, signature block, placeholders)")
-    p.add_argument("--comment-edits", type=Path, metavar="EDITS.json", help="the reviewer's edits of the comments (reword, drop, add, mark)")
-    p.add_argument("--write-edits", type=Path, metavar="EDITS.json", help="write the edits applied (with the round) to this file")
-    p.add_argument("--comments", type=Path, metavar="COMMENTS.json",
-                   help='the reviewer\'s own comments and conditions: {"comments": [{"text": ..., "section": ...}], "conditions": [...]}')
-    return p
+@click.command(cls=Command, help="Write the reviewer's comment letter (DOCX and PDF) from a check's output folder: numbered comments grouped by "
+               "code section; on a resubmission (--previous) each earlier comment marked addressed, not addressed or partly addressed. "
+               "REVIEW: the check's output folder (or its findings.json).")
+@click.argument("review", type=Path)
+@click.option("--previous", type=Path, metavar="EARLIER_DIR", help="the earlier round's output folder (its findings.json and letter.json)")
+@out_option("the letter; a PDF is written beside it", metavar="LETTER.docx")
+@click.option("--town", default="", help="the town or agency writing")
+@click.option("--application", default="", metavar="REF", help="the application's reference number")
+@click.option("--applicant", default="")
+@click.option("--address", default="", help="the property's address")
+@click.option("--mailing-address", default="", metavar="LINES", help="the applicant's mailing address (lines separated by ';')")
+@click.option("--reviewer", default="", metavar="NAME")
+@click.option("--reviewer-title", default="", metavar="TITLE", help="the signer's title (Town Engineer)")
+@click.option("--date", default="", help="the letter's date, ISO 8601 (default: today); printed December 5, 2026")
+@click.option("--template", type=Path, metavar="TOWN.docx", help="the town's letter template (letterhead, signature block, placeholders)")
+@click.option("--comment-edits", type=Path, metavar="EDITS.json", help="the reviewer's edits of the comments (reword, drop, add, mark)")
+@click.option("--write-edits", type=Path, metavar="EDITS.json", help="write the edits applied (with the round) to this file")
+@click.option("--comments", type=Path, metavar="COMMENTS.json",
+              help='the reviewer\'s own comments and conditions: {"comments": [{"text": ..., "section": ...}], "conditions": [...]}')
+def command(**values: Any) -> int:
+    """Write the letter; exit 0 when no comment requiring a change stays open, 1 otherwise."""
+    return main(namespace(values))
 
 
 def _read_json(path: Path, what: str) -> Any:
@@ -68,9 +71,8 @@ def _read_json(path: Path, what: str) -> Any:
         raise InputError(f"{path}: {what} is not JSON ({exc})") from exc
 
 
-def main(argv: Sequence[str]) -> int:
+def main(args: SimpleNamespace) -> int:
     """Write the letter; exit 0 when no comment requiring a change stays open, 1 otherwise."""
-    args = _parser().parse_args(list(argv))
     notes: list[str] = []
     try:
         doc = read_previous(args.review)
@@ -91,11 +93,10 @@ def main(argv: Sequence[str]) -> int:
                 raise InputError(f"{args.comment_edits}: {exc}") from exc
         template = None
         if args.template:
-            try:
-                # lazy: python-docx is needed only for a template
-                from ..report.letter_template import LetterTemplateError, read_template
-            except ImportError as exc:
-                raise InputError(f"reading a letter template needs {exc.name or 'python-docx'} (Debian: apt-get install python3-docx)") from exc
+            require("docx", "reading a letter template")
+            # lazy: python-docx is needed only for a template
+            from ..report.letter_template import LetterTemplateError, read_template
+
             try:
                 template = read_template(args.template)
             except LetterTemplateError as exc:
@@ -127,11 +128,11 @@ def main(argv: Sequence[str]) -> int:
         out = Path(args.out)
         if out.suffix.lower() != ".docx":
             raise InputError(f"--out {out}: give a .docx path (the PDF is written beside it)")
-        try:
-            # lazy: python-docx and reportlab are needed only here
-            from ..report.letter_files import write_letter_files
-        except ImportError as exc:
-            raise InputError(f"writing the letter needs {exc.name or 'python-docx'} (Debian: apt-get install python3-docx python3-reportlab)") from exc
+        require("docx", "the letter")
+        require("reportlab", "the letter's PDF")
+        # lazy: python-docx and reportlab are needed only here
+        from ..report.letter_files import write_letter_files
+
         try:
             # issue 35: over the files the folders' manifests say the tool wrote only; an earlier release's letter said so
             write_letter_files(letter, out, [review_dir / LETTER_JSON], template, notes=notes)
@@ -139,7 +140,7 @@ def main(argv: Sequence[str]) -> int:
                 write_text(args.write_edits, dumps_edits(letter.edits, letter.header.round))
         except OSError as exc:
             raise InputError(f"{exc.filename or out}: cannot write the letter ({exc.strerror})") from exc
-    except (InputError, OutputFolderError) as exc:
+    except (InputError, OutputFolderError, MissingLibrary) as exc:
         fail("stormwater-check letter", str(exc))
     for note in notes:
         sys.stderr.write(f"stormwater-check letter: note: {note}\n")

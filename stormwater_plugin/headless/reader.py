@@ -14,12 +14,14 @@ raise :class:`InputError` with a message naming the file, layer or field.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..core.model import SiteInputs
+from ..core.model import SiteInputs, Warning_
 from ..core.units import feet_per_unit
+from ..services.intake import FILTER_MIN_FEATURES
 from ..services.working_crs import site_parcel_indices
 from .crs import (
     choose_working_crs,
@@ -31,13 +33,13 @@ from .crs import (
     site_centre_lonlat,
     site_scale,
 )
-from .dem import _dem_cell_ft, _dem_crs, _dem_extent, _window, dem_crs, read_dem
+from .dem import DemFile, _window, dem_crs, read_dem
 from .dem_source import open_dem_source
 from .errors import InputError
 from .frames import ROLE_ID_FIELDS, VectorFrame
 from .layer_budget import FEATURES_ENV, LAYER_READ_FEATURES, LAYER_READ_SECONDS, SECONDS_ENV, LayerBudgetError, ReadBudget, check_sql_view
 from .sources import EXTRA_READ_DRIVERS, ZIP_DATA_SUFFIXES, LayerSource, collect_sources, gdal_path, parse_layer_option
-from .vectors import ARC_STEP_DEG, FILTER_MIN_FEATURES, SKIPPED_FIELD_TYPES, VectorLayers, read_vectors
+from .vectors import ARC_STEP_DEG, SKIPPED_FIELD_TYPES, VectorLayers, read_vectors
 
 #: The reader's names as they were before it was split along its jobs (issue 23): other modules import them from here.
 __all__ = [
@@ -57,6 +59,10 @@ class LoadedSite:
     dem_path: str | None = None
     #: Why the working CRS was chosen (the words of :func:`choose_working_crs`).
     crs_why: str = ""
+    #: The DEM's CRS as WKT ("" without a DEM).
+    dem_wkt: str = ""
+    #: The DEM's dataset tags (what built it, when the plan's contours did).
+    dem_tags: dict[str, str] = field(default_factory=dict)
 
 
 def site_units(loaded: LoadedSite) -> dict[str, tuple[float, str]]:
@@ -96,11 +102,17 @@ def read_site(
     150 ft.
     """
     sources, warnings = collect_sources(package, layer_options)
-    dem_crs = None
-    if dem_path is not None:
-        dem_crs = _dem_crs(dem_path)
-    vectors = read_vectors(sources, dem_crs, pack, site_parcel_id, _dem_cell_ft(dem_path, dem_crs) if dem_path is not None and pack is not None else 0.0,
-                           _dem_extent(dem_path) if dem_path is not None and pack is not None else None)
+    # The DEM is opened once for the whole read: its CRS, pixel size, extent, window and windowed source come from one handle.
+    with DemFile(dem_path) if dem_path is not None else contextlib.nullcontext() as dem_file:
+        return _read_site(sources, warnings, dem_file, dem_z_units, site_parcel_id, class_override, pack, dem_path)
+
+
+def _read_site(
+    sources: dict[str, list[LayerSource]], warnings: list[Warning_], dem_file: DemFile | None, dem_z_units: str | None, site_parcel_id: str | None,
+    class_override: str | None, pack: Any, dem_path: Path | None,
+) -> LoadedSite:
+    dem_crs = dem_file.crs if dem_file is not None else None
+    vectors = read_vectors(sources, dem_file, pack, site_parcel_id)
     crs, why, layers = vectors.crs, vectors.why, vectors.layers
     warnings.extend(vectors.warnings)
     metres_per_unit = float(crs.axis_info[0].unit_conversion_factor)
@@ -110,12 +122,11 @@ def read_site(
     unit_to_ft = feet_per_unit(metres_per_unit) / scale
     dem = None
     dem_source = None
-    if dem_path is not None:
-        dem, dem_warnings = read_dem(dem_path, crs, layers, dem_z_units, area=_window(dem_path, dem_crs, layers, pack, unit_to_ft, site_parcel_id))
+    if dem_file is not None:
+        dem, dem_warnings = read_dem(dem_file, crs, layers, dem_z_units, area=_window(dem_file, layers, pack, unit_to_ft, site_parcel_id))
         warnings.extend(dem_warnings)
         # The same file in windows, with the same unit decision and transforms: the flow trace reads further as it proceeds.
-
-        dem_source = open_dem_source(dem_path, dem, crs, dem_crs)
+        dem_source = open_dem_source(dem_file.path, dem, crs, dem_crs, dem_file.src)
     inputs = SiteInputs(
         layers=layers,
         dem=dem,
@@ -126,4 +137,5 @@ def read_site(
         warnings=warnings,
         dem_source=dem_source,
     )
-    return LoadedSite(inputs, crs, {r: " + ".join(x.describe() for x in srcs) for r, srcs in sources.items()}, str(dem_path) if dem_path else None, why)
+    return LoadedSite(inputs, crs, {r: " + ".join(x.describe() for x in srcs) for r, srcs in sources.items()}, str(dem_path) if dem_path else None, why,
+                      dem_crs.to_wkt() if dem_crs is not None else "", dict(dem_file.src.tags()) if dem_file is not None else {})

@@ -17,95 +17,121 @@ the counts of every application whose package the batch screened.
 
 from __future__ import annotations
 
-import argparse
 import csv
 import json
 import sys
 from pathlib import Path
-from typing import Any, NoReturn, Sequence
+from types import SimpleNamespace
+from typing import Any
+
+import click
 
 from ..core.model import DEVICE_TYPES
 from ..core.printable import printable_changed, printable_text
-from ..core.rulepack import JURISDICTIONS
-from ..core.units import USER_Z_UNITS
 from ..services.register import STATUSES, Application, Register, RegisterError, check_fields, set_field
 from ..services.review_doc import findings_doc_problem
+from .command_line import Choice, Command, Group, dem_option, dem_z_units_option, jurisdiction_option, namespace, project_class_option
 from .errors import fail
 
 PROG = "stormwater-check register"
 _STATUS_HELP = "; ".join(f'"{s}"' for s in STATUSES)
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        sys.stderr.write(f"{self.prog}: error: {message}\n")
-        raise SystemExit(2)
+def _run(**values: Any) -> int:
+    """The callback of every ``register`` command: its values, with the command's name, to :func:`main`."""
+    return main(namespace({"command": click.get_current_context().info_name, **values}))
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(
-        prog=PROG,
-        description="The register of applications: who applied, where the site package and DEM are, the per-application settings, "
-        "the status and the last review's counts. REGISTER is a folder holding register.json.",
-        epilog=f"Statuses: {_STATUS_HELP} (case and hyphens ignored).",
-    )
-    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+command = Group(
+    name="register",
+    help="The register of applications: who applied, where the site package and DEM are, the per-application settings, "
+    "the status and the last review's counts. REGISTER is a folder holding register.json.",
+    epilog=f"Statuses: {_STATUS_HELP} (case and hyphens ignored).",
+)
 
-    a = sub.add_parser("add", help="add an application (creates the register when the folder has none)",
-                       epilog=f"Statuses: {_STATUS_HELP}. Paths are stored relative to REGISTER when inside it.")
-    a.add_argument("register", type=Path)
-    a.add_argument("id", help="the application's id (e.g. SW-2026-014)")
-    for name, hlp in (("applicant", None), ("address", "the property's address"), ("parcel", "tax parcel (section-block-lot)"),
-                      ("reviewer", None), ("reference", "the file's reference number (report header)"),
-                      ("received", "date received, YYYY-MM-DD (default today)"), ("due", "date the review is due, YYYY-MM-DD"),
-                      ("site-parcel", "id of the site parcel in the package (default: is_site, else the only parcel)"),
-                      ("accuracy", "horizontal accuracy per role, e.g. 'septic=10, wells=15' (ft, 95%%)"),
-                      ("dem-accuracy-ft", "the DEM's vertical accuracy in feet (95%%)"), ("notes", None)):
-        a.add_argument(f"--{name}", default="", help=hlp)
-    a.add_argument("--jurisdiction", choices=JURISDICTIONS, default="")
-    a.add_argument("--round", type=int, default=1)
-    a.add_argument("--status", default="received", help=f"one of: {_STATUS_HELP}")
-    a.add_argument("--package", type=Path, help="the site package (GeoPackage with standard layer names)")
-    a.add_argument("--dem", type=Path, help="the DEM raster")
-    a.add_argument("--context", type=Path, help="the town's context layers for this application (default: the register's)")
-    a.add_argument("--dem-z-units", choices=USER_Z_UNITS, default="")
-    a.add_argument("--class", dest="project_class", choices=("exempt", "minor", "major"), default="")
-    a.add_argument("--device-type", choices=DEVICE_TYPES, default="", help="device type for the siting aid")
-    a.add_argument("--town", default="", help="the town's name (only when the register is created)")
+_REGISTER = click.argument("register", type=Path)
+_ID = click.argument("id")
 
-    ls = sub.add_parser("list", help="list the applications with status and counts", epilog=f"Statuses: {_STATUS_HELP}.")
-    ls.add_argument("register", type=Path)
-    ls.add_argument("--status", action="append", default=[], help="only these statuses (repeatable)")
-    ls.add_argument("--worst-first", action="store_true", help="most violations first, then most undetermined; unscreened last")
-    ls.add_argument("--json", action="store_true")
 
-    sh = sub.add_parser("show", help="every field of one application")
-    sh.add_argument("register", type=Path)
-    sh.add_argument("id")
-    sh.add_argument("--json", action="store_true")
+def _add_options(f: Any) -> Any:
+    for name, hlp in reversed((("applicant", None), ("address", "the property's address"), ("parcel", "tax parcel (section-block-lot)"),
+                               ("reviewer", None), ("reference", "the file's reference number (report header)"),
+                               ("received", "date received, YYYY-MM-DD (default today)"), ("due", "date the review is due, YYYY-MM-DD"),
+                               ("site-parcel", "id of the site parcel in the package (default: is_site, else the only parcel)"),
+                               ("accuracy", "horizontal accuracy per role, e.g. 'septic=10, wells=15' (ft, 95%)"),
+                               ("dem-accuracy-ft", "the DEM's vertical accuracy in feet (95%)"), ("notes", None))):
+        f = click.option(f"--{name}", default="", help=hlp)(f)
+    return f
 
-    ss = sub.add_parser("set-status", help="move an application to a status", epilog=f"Statuses: {_STATUS_HELP}.")
-    ss.add_argument("register", type=Path)
-    ss.add_argument("id")
-    ss.add_argument("status", help=f"one of: {_STATUS_HELP}")
-    ss.add_argument("--date", default="", help="date of the change for 'comments sent' and the decisions (default today)")
 
-    st = sub.add_parser("set", help="change fields of an application (FIELD=VALUE; an empty VALUE clears it)")
-    st.add_argument("register", type=Path)
-    st.add_argument("id")
-    st.add_argument("assignments", nargs="+", metavar="FIELD=VALUE")
+@command.command("add", cls=Command, help="add an application (creates the register when the folder has none); ID: the application's id "
+                 "(e.g. SW-2026-014)", epilog=f"Statuses: {_STATUS_HELP}. Paths are stored relative to REGISTER when inside it.")
+@_REGISTER
+@_ID
+@_add_options
+@jurisdiction_option(required=False, default="")
+@click.option("--round", type=int, default=1)
+@click.option("--status", default="received", help=f"one of: {_STATUS_HELP}")
+@click.option("--package", type=Path, help="the site package (GeoPackage with standard layer names)")
+@dem_option("the DEM raster")
+@click.option("--context", type=Path, help="the town's context layers for this application (default: the register's)")
+@dem_z_units_option("", default="")
+@project_class_option("", default="")
+@click.option("--device-type", type=Choice(DEVICE_TYPES), default="", help="device type for the siting aid")
+@click.option("--town", default="", help="the town's name (only when the register is created)")
+def _add(**values: Any) -> int:
+    return _run(**values)
 
-    rc = sub.add_parser("record", help="store a check's counts (its --out folder) as the application's last review")
-    rc.add_argument("register", type=Path)
-    rc.add_argument("id")
-    rc.add_argument("review", type=Path, help="the check's output folder (or its findings.json)")
 
-    rs = sub.add_parser("resubmit", help="a resubmission: next round, the last review becomes the previous round's")
-    rs.add_argument("register", type=Path)
-    rs.add_argument("id")
-    rs.add_argument("--package", type=Path, help="the revised site package")
-    rs.add_argument("--received", default="")
-    return p
+@command.command("list", cls=Command, help="list the applications with status and counts", epilog=f"Statuses: {_STATUS_HELP}.")
+@_REGISTER
+@click.option("--status", multiple=True, help="only these statuses (repeatable)")
+@click.option("--worst-first", is_flag=True, help="most violations first, then most undetermined; unscreened last")
+@click.option("--json", is_flag=True)
+def _list(**values: Any) -> int:
+    return _run(**values)
+
+
+@command.command("show", cls=Command, help="every field of one application")
+@_REGISTER
+@_ID
+@click.option("--json", is_flag=True)
+def _show(**values: Any) -> int:
+    return _run(**values)
+
+
+@command.command("set-status", cls=Command, help="move an application to a status", epilog=f"Statuses: {_STATUS_HELP}.")
+@_REGISTER
+@_ID
+@click.argument("status")
+@click.option("--date", default="", help="date of the change for 'comments sent' and the decisions (default today)")
+def _set_status(**values: Any) -> int:
+    return _run(**values)
+
+
+@command.command("set", cls=Command, help="change fields of an application (FIELD=VALUE; an empty VALUE clears it)")
+@_REGISTER
+@_ID
+@click.argument("assignments", nargs=-1, required=True, metavar="FIELD=VALUE...")
+def _set(**values: Any) -> int:
+    return _run(**values)
+
+
+@command.command("record", cls=Command, help="store a check's counts (its --out folder, or its findings.json) as the application's last review")
+@_REGISTER
+@_ID
+@click.argument("review", type=Path)
+def _record(**values: Any) -> int:
+    return _run(**values)
+
+
+@command.command("resubmit", cls=Command, help="a resubmission: next round, the last review becomes the previous round's")
+@_REGISTER
+@_ID
+@click.option("--package", type=Path, help="the revised site package")
+@click.option("--received", default="")
+def _resubmit(**values: Any) -> int:
+    return _run(**values)
 
 
 def _path_arg(reg: Register, p: Path | None) -> str:
@@ -146,9 +172,8 @@ def _say(text: str) -> None:
         sys.stderr.write(f"{PROG}: note: control characters (terminal escapes, line breaks) in the register's text were left out of what is shown\n")
 
 
-def main(argv: Sequence[str]) -> int:
-    """Run ``stormwater-check register``; 0 on success, 2 on unusable input (one line on stderr)."""
-    args = build_parser().parse_args(list(argv))
+def main(args: SimpleNamespace) -> int:
+    """Run one ``stormwater-check register`` command (``args.command``); 0 on success, 2 on unusable input (one line on stderr)."""
     try:
         if args.command == "add":
             if (args.register / "register.json").is_file():
@@ -226,7 +251,7 @@ def main(argv: Sequence[str]) -> int:
             return 0
     except RegisterError as exc:
         fail(PROG, str(exc))
-    raise AssertionError(args.command)  # pragma: no cover - argparse requires a known command
+    raise AssertionError(args.command)  # pragma: no cover - the group runs only the commands above
 
 
 def fill_from_batch(register: Path, package: Path, out: Path) -> list[str]:

@@ -64,7 +64,8 @@ class FileSiteSource:
         """Read the files (:func:`~stormwater_plugin.headless.reader.read_site`); raises its ``InputError``."""
         # through the module: a test that watches the read (the --out lock held meanwhile) replaces reader.read_site
         loaded = reader.read_site(self.package, list(self.layer_options), self.dem_path, self.dem_z_units, self.site_parcel_id, pack=pack)
-        loaded.inputs.warnings.extend(list(self.notes) + (dem_notes(self.package, loaded.dem_path, self.compare_dem, self.compare_z_units)
+        loaded.inputs.warnings.extend(list(self.notes) + (dem_notes(self.package, loaded.dem_path, self.compare_dem, self.compare_z_units,
+                                                                    loaded.dem_tags)
                                                           if self.dem_notes else []))
         description: dict[str, object] = {
             "site": str(self.package) if self.package else None,

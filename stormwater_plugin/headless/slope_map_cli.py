@@ -18,12 +18,13 @@ Exit status: 0 done, 2 bad input (one line on stderr, never a traceback).
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from pathlib import Path
-from typing import Any, NoReturn
+from types import SimpleNamespace
+from typing import Any, Sequence
 
+import click
 import numpy as np
 
 from ..core.dem_policy import CleanStats, cleaning_warning, scale_offset_note
@@ -35,6 +36,8 @@ from ..core.terrain.slope_map import MAX_AZIMUTHS
 from ..core.units import USER_Z_UNITS
 from ..services.slope import slope_params, slope_rule
 from ..services.slope_map import run_slope_map
+from .command_line import Command, dem_z_units_option, namespace, out_option, quiet_option
+from .command_line import run as invoke
 from .dem_source import BandMeta
 from .errors import InputError
 from .slope_raster import ground_to_pixel
@@ -61,12 +64,6 @@ class SlopeMapError(StormwaterError):
     """Bad input: reported on one line, exit status 2."""
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        sys.stderr.write(f"{PROG}: error: {message}\n")
-        raise SystemExit(2)
-
-
 def _pack_defaults() -> tuple[float | None, float | None]:
     """Distance (ft) and threshold (%) of the LGPC building-site slope rule, if the pack has one."""
     dist, thr, _ = _lgpc_slope()
@@ -84,21 +81,39 @@ def _lgpc_slope() -> tuple[float | None, float | None, str]:
     return slope_params(rule)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    dist, thr = _pack_defaults()
-    p = _Parser(prog=PROG, description="Slope over a distance in any direction from every DEM cell, in percent, on the DEM's own grid.")
-    p.add_argument("dem", help="DEM raster (GeoTIFF or anything GDAL reads), projected or in degrees")
-    p.add_argument("--out", required=True, help="output GeoTIFF (float32 percent, nodata -9999)")
-    p.add_argument("--distance-ft", type=float, default=dist, help=f"ring radius in feet (default {dist:g}, from the LGPC pack)" if dist else "ring radius in feet")
-    p.add_argument("--threshold", type=float, default=thr, help=f"percent for --mask-out (default {thr:g}, at or above)" if thr else "percent for --mask-out")
-    p.add_argument("--mask-out", help="also write polygons of cells at or above --threshold (GeoPackage)")
-    p.add_argument("--dem-z-units", choices=sorted(USER_Z_UNITS), help="elevation unit of the DEM (default: the band's declared unit, else the horizontal unit, metres for degrees)")
-    p.add_argument(
-        "--azimuths", type=int, default=None, help="accepted for compatibility (4 to 256) and ignored: every ring breakpoint is sampled"
-    )
-    p.add_argument("--tile-cells", type=int, default=TILE_CELLS, help=f"cells per strip read and written (memory bound; default {TILE_CELLS:,})")
-    p.add_argument("--quiet", action="store_true", help="print nothing but errors")
-    return p
+_DIST, _THR = _pack_defaults()
+
+
+@click.command(cls=Command, help="Slope over a distance in any direction from every DEM cell, in percent, on the DEM's own grid. "
+               "DEM: a raster (GeoTIFF or anything GDAL reads), projected or in degrees.")
+@click.argument("dem")
+@out_option("output GeoTIFF (float32 percent, nodata -9999)", path=False)
+@click.option("--distance-ft", type=float, default=_DIST,
+              help=f"ring radius in feet (default {_DIST:g}, from the LGPC pack)" if _DIST else "ring radius in feet")
+@click.option("--threshold", type=float, default=_THR, help=f"percent for --mask-out (default {_THR:g}, at or above)" if _THR else "percent for --mask-out")
+@click.option("--mask-out", help="also write polygons of cells at or above --threshold (GeoPackage)")
+@dem_z_units_option("elevation unit of the DEM (default: the band's declared unit, else the horizontal unit, metres for degrees)",
+                    choices=sorted(USER_Z_UNITS))
+@click.option("--azimuths", type=int, default=None, help="accepted for compatibility (4 to 256) and ignored: every ring breakpoint is sampled")
+@click.option("--tile-cells", type=int, default=TILE_CELLS, help=f"cells per strip read and written (memory bound; default {TILE_CELLS:,})")
+@quiet_option("print nothing but errors")
+def command(**values: Any) -> int:
+    """``stormwater-check slope-map``: the map, or one line on stderr and exit 2."""
+    args = namespace(values)
+    try:
+        import rasterio
+
+        with rasterio.Env(GDAL_CACHEMAX=GDAL_CACHE_MB):  # GDAL's block cache defaults to 5 % of RAM: bound it
+            return run(args)
+    except SlopeMapError as exc:
+        sys.stderr.write(f"{PROG}: error: {exc}\n")
+        return 2
+    except MemoryError:
+        sys.stderr.write(f"{PROG}: error: the DEM is too large for memory\n")
+        return 2
+    except Exception as exc:  # one line, never a traceback
+        sys.stderr.write(f"{PROG}: error: {type(exc).__name__}: {_short(exc)}\n")
+        return 2
 
 
 def _short(exc: BaseException) -> str:
@@ -106,7 +121,7 @@ def _short(exc: BaseException) -> str:
     return text[0] if text else type(exc).__name__
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: SimpleNamespace) -> int:
     import rasterio
     from pyproj import CRS
     from rasterio.transform import Affine
@@ -279,27 +294,12 @@ class _MaskWriter:
         self.dst.close()
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Entry point: ``stormwater-check slope-map ...`` (``argv`` without the sub-command)."""
-    parser = build_parser()
+def main(argv: Sequence[str] | None = None) -> int:
+    """``stormwater-check slope-map ...`` (``argv`` without the command's name); the exit status."""
     try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:  # --help (0) or a usage error (2, already reported on one line)
-        return int(exc.code or 0)
-    try:
-        import rasterio
-
-        with rasterio.Env(GDAL_CACHEMAX=GDAL_CACHE_MB):  # GDAL's block cache defaults to 5 % of RAM: bound it
-            return run(args)
-    except SlopeMapError as exc:
-        sys.stderr.write(f"{PROG}: error: {exc}\n")
-        return 2
-    except MemoryError:
-        sys.stderr.write(f"{PROG}: error: the DEM is too large for memory\n")
-        return 2
-    except Exception as exc:  # one line, never a traceback
-        sys.stderr.write(f"{PROG}: error: {type(exc).__name__}: {_short(exc)}\n")
-        return 2
+        return invoke(command, PROG, sys.argv[1:] if argv is None else argv)
+    except SystemExit as exc:  # a usage error (2, already reported on one line)
+        return exc.code if isinstance(exc.code, int) else 2
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -7,15 +7,17 @@ so digitising from a PDF sheet in QGIS yields a package the check reads on the f
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
-from typing import Sequence
+from types import SimpleNamespace
+from typing import Any
 
+import click
 import fiona
 from pyproj import CRS
 
-from ..core.rulepack import JURISDICTIONS, PackError, load_pack
+from ..core.rulepack import PackError, load_pack
 from ..services.site_template import template_layers, write_layer_styles, write_site_statements
+from .command_line import Command, jurisdiction_option, namespace, out_option
 from .errors import fail
 from .reader import InputError
 
@@ -65,21 +67,18 @@ def write_template(out: Path, jurisdiction: str, crs_text: str | None = None) ->
     return [layer.role for layer in layers]
 
 
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="stormwater-check new-site",
-        description="Create an empty site package to draw in: every role layer with its fields and QGIS attribute forms "
-        "(value maps for device type, status and use; check boxes for yes/no fields; aliases with units).",
-    )
-    p.add_argument("--jurisdiction", required=True, choices=JURISDICTIONS)
-    p.add_argument("--crs", help="coordinate system of the plan (default: the pack's suggestion, e.g. EPSG:2260 NY East ftUS)")
-    p.add_argument("--out", type=Path, required=True, metavar="site.gpkg")
-    return p
-
-
-def main(argv: Sequence[str]) -> int:
+@click.command(cls=Command, help="Create an empty site package to draw in: every role layer with its fields and QGIS attribute forms "
+               "(value maps for device type, status and use; check boxes for yes/no fields; aliases with units).")
+@jurisdiction_option()
+@click.option("--crs", help="coordinate system of the plan (default: the pack's suggestion, e.g. EPSG:2260 NY East ftUS)")
+@out_option("the site package to write", metavar="site.gpkg")
+def command(**values: Any) -> int:
     """Write the template; exit 0 (2 on a bad path or CRS)."""
-    args = _parser().parse_args(list(argv))
+    return main(namespace(values))
+
+
+def main(args: SimpleNamespace) -> int:
+    """Write the template; exit 0 (2 on a bad path or CRS)."""
     try:
         names = write_template(args.out, args.jurisdiction, args.crs)
     except InputError as exc:

@@ -14,7 +14,8 @@ from typing import Any, Sequence
 import fiona
 
 from ..core.model import Warning_
-from ..services.site_template import TemplateError, empty_template_problem, read_statements, undrawn_note, undrawn_roles
+from ..services.reading_policy import template_undrawn
+from ..services.site_template import read_statements
 
 
 def layer_counts(package: Path, layers: Sequence[str]) -> dict[str, int]:
@@ -38,9 +39,5 @@ def template_reading(package: Path, package_layers: dict[str, Any], refuse_empty
         return set(), []
     names = {role: list(v) if isinstance(v, (list, tuple)) else [v] for role, v in package_layers.items()}
     counts = layer_counts(package, [n for ns in names.values() for n in ns])
-    by_role = {role: sum(counts[n] for n in ns) for role, ns in names.items()}
-    problem = empty_template_problem(str(package), by_role)
-    if problem is not None and refuse_empty:
-        raise TemplateError(problem)
-    undrawn = set(undrawn_roles(by_role, stated))
-    return undrawn, [Warning_("template_layer_not_drawn", undrawn_note(role), role) for role in sorted(undrawn, key=list(by_role).index)]
+    undrawn, notes = template_undrawn(str(package), stated, {role: sum(counts[n] for n in ns) for role, ns in names.items()}, refuse_empty)
+    return set(undrawn), notes

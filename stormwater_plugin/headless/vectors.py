@@ -23,31 +23,19 @@ from ..core.model import FeatureLayer, Warning_
 from ..core.printable import printable_text
 from ..core.roles import CONTEXT_ROLES, ROLES
 from ..core.units import feet_per_unit
-from ..services.intake import (
-    FAR_FT,
-    FILTER_MIN_FEATURES,
-    MAX_LISTED,
-    context_window,
-    finite_reach_ft,
-    match_fields,
-    outside_area_of_use,
-    role_reaches_ft,
-    stray_plan_feature_problem,
-    unplaceable_feature_problem,
-)
+from ..services.intake import MAX_LISTED, match_fields, outside_area_of_use, unplaceable_feature_problem
 from ..services.placement import plan_placement_problem
 from ..services.placement_layers import (
     SourcePlace,
     all_features_entry,
     crs_misfit_reason,
-    misplaced_sources,
-    misplaced_warning,
-    stray_plan_features,
     unplaceable_features,
-    unplaceable_warning,
 )
+from ..services.reading_policy import ReadingReach, decide_placement, screened_feature_by_feature
+from ..services.role_merge import ReadSource, merge_role
 from ..services.run_warnings import reprojected_warnings
 from .crs import _transform_box, _transformer, _wgs84, area_of_use, choose_working_crs, crs_from_wkt
+from .dem import DemFile
 from .errors import InputError
 from .frames import ROLE_ID_FIELDS, VectorFrame, _clean_attr, _identity, _mark_non_finite
 from .layer_budget import LayerBudgetError, ReadBudget, check_sql_view
@@ -328,11 +316,6 @@ class VectorLayers:
     warnings: list[Warning_]
 
 
-def _role_reaches(pack: Any, cell_ft: float) -> dict[str, float] | None:
-    """:func:`~stormwater_plugin.services.intake.role_reaches_ft` for every role; ``None`` without a pack."""
-    return None if pack is None else role_reaches_ft(pack, cell_ft)
-
-
 def _pack_fields(pack: Any) -> set[str]:
     """Field names the pack's rules read (``params.field``)."""
     if pack is None:
@@ -349,17 +332,14 @@ def _outside_crs(probe: _Probe) -> bool:
     return outside_area_of_use(lonlat, area_of_use(probe.crs), raw)
 
 
-def read_vectors(
-    sources: dict[str, list[LayerSource]], dem_crs: Any, pack: Any = None, site_parcel_id: str | None = None, cell_ft: float = 0.0,
-    dem_extent: tuple[float, float, float, float] | None = None,
-) -> VectorLayers:
+def read_vectors(sources: dict[str, list[LayerSource]], dem: DemFile | None, pack: Any = None, site_parcel_id: str | None = None) -> VectorLayers:
     """Read every source into one layer per role, in the working CRS (issue 22).
 
     The plan (parcels, building sites, devices, clearing, disturbance, impervious) is read whole; with a
     pack, the context roles (:data:`CONTEXT_ROLES`) are then read through a spatial filter: the box of the
     site and the plan grown by the pack's reach (a role a rule of unlimited reach reads is read whole),
     so a county layer costs what its features near the site cost; a role a flow trace of unlimited length
-    reads is read over ``dem_extent`` (the DEM's bounds in ``dem_crs``: the trace cannot leave the raster)
+    reads is read over the extent of ``dem`` (the DEM the read opened: the trace cannot leave the raster)
     and the site, and whole without a DEM. Binary fields are never read.
 
     A source whose coordinates do not fit its CRS, or whose whole extent lies farther from the site than
@@ -367,25 +347,21 @@ def read_vectors(
     so every rule reading them is undetermined for them (see :mod:`~stormwater_plugin.services.intake`).
     """
     with fiona.Env(OGR_ARC_STEPSIZE=str(ARC_STEP_DEG)), contextlib.ExitStack() as stack:  # one GDAL environment; layers open once
-        return _read_vectors(stack, sources, dem_crs, pack, site_parcel_id, cell_ft, dem_extent)
+        return _read_vectors(stack, sources, dem, pack, site_parcel_id)
 
 
-def _read_vectors(
-    stack: contextlib.ExitStack, sources: dict[str, list[LayerSource]], dem_crs: Any, pack: Any, site_parcel_id: str | None, cell_ft: float,
-    dem_extent: tuple[float, float, float, float] | None,
-) -> VectorLayers:
+def _read_vectors(stack: contextlib.ExitStack, sources: dict[str, list[LayerSource]], dem: DemFile | None, pack: Any, site_parcel_id: str | None) -> VectorLayers:
     warnings: list[Warning_] = []
     probes = {role: [_probe(s, stack) for s in srcs] for role, srcs in sources.items()}
-    reaches = _role_reaches(pack, cell_ft)
+    reach = ReadingReach.of(pack, dem)
+    dem_crs = dem.crs if dem is not None else None
     plan_present = any(r not in CONTEXT_ROLES for r in probes)
-    deferred = reaches is not None and plan_present
+    deferred = reach is not None and plan_present
     pieces: dict[str, list[_Piece]] = {}
     for role, ps in probes.items():
         for p in ps:
             piece = _Piece(p)
-            if _outside_crs(p) and (role not in CONTEXT_ROLES or p.count <= FILTER_MIN_FEATURES):
-                # One feature that cannot be placed never makes its layer misplaced (issue 35 item 1): each feature is
-                # judged, and the layer is misplaced only when none of them fits its CRS (a wrong .prj).
+            if _outside_crs(p) and screened_feature_by_feature(role, p.count):  # misplaced only when none of its features fits (a wrong .prj)
                 whole = _read_frame(p.src, skipped=p.skipped, opened=p.coll)
                 if _screen_crs(whole, p, piece):
                     piece.frame, piece.screened = whole, True
@@ -443,28 +419,22 @@ def _read_vectors(
     off = plan_placement_problem(usable({r: v for r, v in pieces.items() if r not in CONTEXT_ROLES}), ft_unit, site_parcel_id)
     if off is not None:
         raise InputError(off)
-    if reaches is not None:
-        # Which sources are misplaced: one decision for the command line and the plugin (services.placement_layers).
+    if reach is not None:
+        # Which sources are misplaced, and which plan features lie far from the site while their layer is there (issue 35 item 1)
         order = [(role, pc) for role, pcs in pieces.items() for pc in pcs]
-        places = [_place(role, pc, crs, deferred) for role, pc in order]
-        reasons = misplaced_sources(places, reaches, ft_unit, site_parcel_id)
-        for (_, pc), reason in zip(order, reasons):
-            pc.misplaced = reason
-        # and which features of the plan lie far from the site while the rest of their layer is there (issue 35 item 1)
-        for (role, pc), place, far in zip(order, places, stray_plan_features(places, reasons, reaches, ft_unit, site_parcel_id)):
-            if far and pc.frame is not None:
-                why = stray_plan_feature_problem(place.source, min(reaches[role], FAR_FT))
+        for (_, pc), d in zip(order, decide_placement([_place(role, pc, crs, deferred) for role, pc in order], reach, ft_unit, site_parcel_id)):
+            pc.misplaced = d.misplaced
+            if d.stray and d.stray_reason is not None and pc.frame is not None:
                 present = [i for i, g in enumerate(pc.frame.geoms) if g is not None]
-                for k in far:
+                for k in d.stray:
                     pc.frame.geoms[present[k]] = None
-                    pc.frame.unusable[present[k]] = why
-                pc.unplaceable.add(why)
+                    pc.frame.unusable[present[k]] = d.stray_reason
+                pc.unplaceable.add(d.stray_reason)
     if deferred:
-        assert reaches is not None
+        assert reach is not None
         plan_layers = usable({r: v for r, v in pieces.items() if r not in CONTEXT_ROLES})
         # A trace of unlimited length runs over the DEM only: no target beyond the raster's edge can be reached.
-        dem_box = _transform_box(dem_extent, dem_crs, crs) if dem_extent is not None else None
-        finite = finite_reach_ft(reaches)
+        dem_box = _transform_box(dem.extent, dem_crs, crs) if dem is not None else None
         for role, pcs in pieces.items():
             if role not in CONTEXT_ROLES:
                 continue
@@ -477,10 +447,8 @@ def _read_vectors(
                     continue
                 if pc.screened:  # read whole already
                     continue
-                window = None
-                if p.count > FILTER_MIN_FEATURES:  # the one window both readers use (services.intake)
-                    box = context_window(plan_layers, site_parcel_id, reaches[role], finite, ft_unit, dem_box)
-                    window = _transform_box(box, crs, p.crs) if box is not None else None
+                box = reach.context_box(role, p.count, plan_layers, site_parcel_id, ft_unit, dem_box)  # the one window both readers use
+                window = _transform_box(box, crs, p.crs) if box is not None else None
                 pc.frame = _read_frame(p.src, bbox=window, skipped=p.skipped, opened=p.coll)
                 pc.filtered = window is not None
                 if pc.stray_beyond and not _screen_crs(pc.frame, p, pc):
@@ -491,7 +459,8 @@ def _read_vectors(
 
     layers: dict[str, FeatureLayer] = {}
     for role in [r for r in ROLES if r in pieces]:
-        layers[role] = _merge_role(role, pieces[role], extra_fields, warnings)
+        layers[role], merged = merge_role(role, [_read_source(role, k, pc, extra_fields) for k, pc in enumerate(pieces[role])])
+        warnings.extend(merged)
     warnings.extend(reprojected_warnings(moved, crs.to_string()))
     return VectorLayers(layers, crs, why, warnings)
 
@@ -579,81 +548,23 @@ def _place(role: str, pc: _Piece, crs: Any, deferred: bool) -> SourcePlace:
     return place
 
 
-def _merge_role(role: str, pcs: list[_Piece], extra_fields: set[str], warnings: list[Warning_]) -> FeatureLayer:
-    """One role's sources as one layer: ids kept, unusable and misplaced features listed as without usable geometry."""
-    geoms: list[Any] = []
-    ids: list[str] = []
-    attrs: list[dict[str, Any]] = []
-    no_geometry: dict[str, str] = {}
-    seen: dict[str, int] = {}
-    across: dict[str, set[str]] = {}
-    for k, pc in enumerate(pcs):
-        p = pc.probe
-        where = p.src.describe()
-        if pc.frame is None:  # misplaced before reading: its ids only
-            assert pc.misplaced is not None
-            if p.count > MAX_LISTED:
-                fids = [all_features_entry(p.count, p.src.layer or p.src.path.name)]
-            else:
-                with fiona.Env():
-                    fids = _read_ids(p.src, p.columns, role, p.skipped)
-            for fid in fids:
-                no_geometry.setdefault(fid, pc.misplaced)
-            warnings.append(misplaced_warning(role, p.count, pc.misplaced, fids))
-            continue
-        fr = pc.frame
-        renames, near = match_fields(fr.columns, role, extra_fields)
-        if renames:
-            fr.records = [{renames.get(c, c): v for c, v in r.items()} for r in fr.records]
-            fr.columns = [renames.get(c, c) for c in fr.columns]
-            warnings.append(Warning_("fields_matched", f"{where}: read {', '.join(f'{a!r} as {b!r}' for a, b in renames.items())} "
-                                     "(case, or a shapefile's 10-character field names)", role))
-        for col, wanted in near:
-            warnings.append(Warning_("field_near_match", f"{where}: no field '{wanted}', but a field '{col}' resembles it and was not read as it; "
-                                     f"rename '{col}' to '{wanted}' if it is that field (findings that need {wanted} are undetermined)", role))
-        piece_ids = _piece_ids(role, k, p, fr)
-        if fr.restored:
-            shown = ", ".join(f"{piece_ids[i]} ({col})" for i, col in fr.restored[:MAX_LISTED])
-            warnings.append(Warning_("text_nul_restored", f"{where}: {len(fr.restored)} value(s) held a NUL character, where GDAL cuts a text; "
-                                     f"read whole with the NUL removed: {shown}; check them against their source", role,
-                                     tuple(piece_ids[i] for i, _ in fr.restored[:MAX_LISTED])))
-        if pc.filtered and len(fr) < p.count:
-            warnings.append(Warning_("context_filtered", f"{where}: {len(fr):,} of its {p.count:,} features lie within reach of the site and "
-                                     "were read; the others lie beyond every rule's reach", role))
-        bad: dict[str, list[str]] = {}
-        for i, fid in enumerate(piece_ids):
-            if fid in seen and seen[fid] != k:
-                across.setdefault(fid, set()).update({pcs[seen[fid]].probe.src.describe(), where})
-            seen.setdefault(fid, k)
-            # a feature with no geometry at all keeps that reason (the cleaner reports it), wherever its layer lies
-            why = pc.misplaced if pc.misplaced is not None and (fr.geoms[i] is not None or i in fr.unusable) else fr.unusable.get(i)
-            if why is not None:
-                no_geometry.setdefault(fid, why)
-                bad.setdefault(why, []).append(fid)
-                continue
-            geoms.append(fr.geoms[i])
-            ids.append(fid)
-            attrs.append({c: _clean_attr(v) for c, v in fr.records[i].items()})
-        if pc.stray_beyond and pc.misplaced is None:
-            # the features beyond the window that lie where the CRS cannot place them were not read: one entry
-            why = unplaceable_feature_problem(where, str(p.crs.name))
-            fid = f"(the features of {p.src.layer or p.src.path.name} beyond the area its CRS covers)"
-            no_geometry.setdefault(fid, why)
-            bad.setdefault(why, []).append(fid)
-            pc.unplaceable.add(why)
-        for why, fids_bad in bad.items():
-            if why == pc.misplaced:
-                warnings.append(misplaced_warning(role, len(fids_bad), why, fids_bad))
-            elif why in pc.unplaceable:
-                warnings.append(unplaceable_warning(role, why, fids_bad))
-            else:
-                warnings.append(Warning_("geometry_unusable", f"{len(fids_bad)} feature(s) of the '{role}' layer from {where} {why}: every rule "
-                                         "reading it is undetermined for them", role, tuple(fids_bad[:MAX_LISTED])))
-    if len(set(ids)) != len(ids):
-        warnings.append(Warning_("duplicate_ids", "some features share an id; findings name them by that id", role))
-    if across:
-        shown = ", ".join(sorted(across)[:10])
-        warnings.append(Warning_("duplicate_ids_across_sources", f"id(s) {shown} appear in more than one source of the '{role}' role "
-                                 f"({' and '.join(sorted(set().union(*across.values())))}): each is checked; make sure one feature is not given twice",
-                                 role, tuple(sorted(across))))
-    return FeatureLayer.from_sequences(role, geoms, ids, attrs, no_geometry=no_geometry)
+def _read_source(role: str, k: int, pc: _Piece, extra_fields: set[str]) -> ReadSource:
+    """The ``k``-th source of a role as read, for :func:`~stormwater_plugin.services.role_merge.merge_role`: ids, fields renamed, values cleaned."""
+    p = pc.probe
+    name = p.src.layer or p.src.path.name
+    if pc.frame is None:  # misplaced before reading: its ids only
+        assert pc.misplaced is not None
+        if p.count > MAX_LISTED:
+            fids = [all_features_entry(p.count, name)]
+        else:
+            with fiona.Env():
+                fids = _read_ids(p.src, p.columns, role, p.skipped)
+        return ReadSource(p.src.describe(), name, str(p.crs.name), p.count, fids, misplaced=pc.misplaced)
+    fr = pc.frame
+    renames, near = match_fields(fr.columns, role, extra_fields)
+    if renames:
+        fr.records = [{renames.get(c, c): v for c, v in r.items()} for r in fr.records]
+        fr.columns = [renames.get(c, c) for c in fr.columns]
+    return ReadSource(p.src.describe(), name, str(p.crs.name), p.count, _piece_ids(role, k, p, fr), list(fr.geoms),
+                      [{c: _clean_attr(v) for c, v in r.items()} for r in fr.records], fr.unusable, pc.misplaced, renames, near, fr.restored,
+                      pc.filtered, pc.stray_beyond, pc.unplaceable)

@@ -25,12 +25,12 @@ from qgis.core import (
 from ..core.model import FeatureLayer
 from ..core.units import METRE_PER_FT, METRE_PER_US_FT, feet_per_unit
 from ..services.grid_scale import Ellipsoid, ToGeodetic, ToGrid, grid_point_scale
-from ..services.working_crs import CrsTraits, NoSiteLocation, site_centre, site_geometries, site_lonlat, utm_epsg
+from ..services.working_crs import CrsTraits, NoSiteLocation, site_centre, site_geometries, site_lonlat
 from ..services.working_crs import choose_working_crs as _policy
 from .compat import null_rectangle
 
 __all__ = [
-    "NoSiteLocation", "choose_working_crs", "crs_label", "is_conformal", "is_projected", "site_ground_scale", "site_working_crs", "unit_to_ft", "utm_for",
+    "NoSiteLocation", "choose_working_crs", "crs_label", "is_conformal", "is_projected", "site_ground_scale", "site_working_crs", "unit_to_ft",
 ]
 
 _WGS84 = QgsCoordinateReferenceSystem("EPSG:4326")
@@ -49,12 +49,6 @@ def unit_to_ft(crs: QgsCoordinateReferenceSystem) -> float:
     rule, so both paths give the same feet to the bit.
     """
     return feet_per_unit(unit_to_m(crs))
-
-
-def utm_for(lon: float, lat: float) -> QgsCoordinateReferenceSystem:
-    """The WGS 84 UTM zone holding a longitude/latitude."""
-    code, _ = utm_epsg(lon, lat)
-    return QgsCoordinateReferenceSystem(f"EPSG:{code}")
 
 
 def centre_lonlat(extents: Iterable[tuple[QgsRectangle, QgsCoordinateReferenceSystem]], context: QgsCoordinateTransformContext) -> tuple[float, float] | None:

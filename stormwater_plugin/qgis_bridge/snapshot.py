@@ -18,28 +18,20 @@ from qgis.core import QgsCoordinateReferenceSystem, QgsCoordinateTransformContex
 from ..core.model import PROJECT_CLASSES, FeatureLayer, SiteInputs, Warning_
 from ..core.roles import CONTEXT_ROLES, ROLES, TERRAIN_EXTENT_ROLES
 from ..services.dem_window import dem_window
-from ..services.intake import (  # the window the context roles are read over, as the command line
-    FAR_FT,
-    FILTER_MIN_FEATURES,
-    MAX_LISTED,
-    context_window,
-    dem_cell_ft,
-    finite_reach_ft,
-    role_reaches_ft,
-    stray_plan_feature_problem,
-    unplaceable_feature_problem,
-)
+from ..services.intake import FILTER_MIN_FEATURES as FILTER_MIN_FEATURES  # the size above which a context layer is read near the site only
+from ..services.intake import MAX_LISTED, dem_cell_ft, role_reaches_ft, unplaceable_feature_problem
 from ..services.placement import plan_placement_problem
-from ..services.placement_layers import (
-    SourcePlace,
-    exclude_features,
-    misplaced_sources,
-    stray_plan_features,
-    unplaceable_warning,
+from ..services.placement_layers import SourcePlace, exclude_features, unplaceable_warning
+from ..services.reading_policy import (
+    ReadingReach,
+    context_filtered_warning,
+    decide_placement,
+    screened_feature_by_feature,
+    template_undrawn,
 )
 from ..services.run_warnings import reprojected_warnings
 from ..services.site_source import SiteRead, working_crs_text
-from ..services.site_template import TemplateError, empty_template_problem, read_statements, undrawn_note, undrawn_roles
+from ..services.site_template import read_statements
 from .crs import choose_working_crs, crs_label, site_ground_scale, site_working_crs, unit_to_ft
 from .dem import QgisDemSource, read_dem
 from .layer_parts import RoleLayerStatus, resolve_parts
@@ -92,7 +84,7 @@ def _rule_window(
     ``dem`` is a :class:`DemInfo` (what the snapshot took of the DEM layer on the main thread).
     """
 
-    win = dem_window(layers, pack, unit_to_ft=u, cell_ft=_dem_cell_ft(dem), site_parcel_id=site)
+    win = dem_window(layers, pack, unit_to_ft=u, cell_ft=dem.cell_ft, site_parcel_id=site)
     if win.whole_raster:  # a rule with unlimited reach (a flow trace of no declared length): the DEM's whole extent
         return _dem_box(dem, working, context)
     bounds = win.bounds
@@ -149,13 +141,19 @@ class DetachedSource:
 
 @dataclass
 class DemInfo:
-    """What the snapshot needs of the DEM layer, captured on the main thread (a provider clone to read from)."""
+    """What the snapshot needs of the DEM layer, captured on the main thread (a provider clone to read from): the read's
+    :class:`~stormwater_plugin.services.backend.DemHandle`."""
 
     crs: QgsCoordinateReferenceSystem
     extent: Any
     px: float
     name: str
     provider: Any
+
+    @property
+    def cell_ft(self) -> float:
+        """The larger pixel side, feet (:func:`~stormwater_plugin.services.intake.dem_cell_ft`: degrees at an upper bound)."""
+        return dem_cell_ft(self.px, None if self.crs.isGeographic() else unit_to_ft(self.crs))
 
     @classmethod
     def of(cls, dem_layer: Any, provider: Any = None) -> DemInfo:
@@ -200,17 +198,14 @@ def _drop_undrawn_template_layers(sources: dict[str, Any], warnings: list[Warnin
         if not path.lower().endswith(".gpkg") or not hasattr(src, "featureCount"):
             continue
         by_package.setdefault(path, {})[role] = int(src.featureCount())
-    templates = {path: counts for path, counts in by_package.items() if Path(path).is_file() and read_statements(Path(path)) is not None}
-    if templates and sum(len(c) for c in templates.values()) == len(sources):
-        for path, counts in templates.items():
-            problem = empty_template_problem(Path(path).name, counts)
-            if problem is not None and len(templates) == 1:
-                raise TemplateError(problem)
-    for path, counts in templates.items():
-        stated = read_statements(Path(path)) or frozenset()
-        for role in undrawn_roles(counts, stated):
+    templates = {path: (stated, counts) for path, counts in by_package.items()
+                 if Path(path).is_file() and (stated := read_statements(Path(path))) is not None}
+    refuse = len(templates) == 1 and sum(len(c) for _, c in templates.values()) == len(sources)
+    for path, (stated, counts) in templates.items():
+        undrawn, notes = template_undrawn(Path(path).name, stated, counts, refuse)
+        for role in undrawn:
             del sources[role]
-            warnings.append(Warning_("template_layer_not_drawn", undrawn_note(role), role))
+        warnings.extend(notes)
 
 
 def plan_snapshot(
@@ -262,10 +257,6 @@ def context_reaches_ft(pack: Any, cell_ft: float) -> dict[str, float]:
     return role_reaches_ft(pack, cell_ft, CONTEXT_ROLES)
 
 
-def _dem_cell_ft(dem: DemInfo) -> float:
-    return dem_cell_ft(dem.px, None if dem.crs.isGeographic() else unit_to_ft(dem.crs))
-
-
 def _dem_box(dem: DemInfo, working: Any, context: Any) -> tuple[float, float, float, float]:
     from qgis.core import QgsCoordinateTransform
 
@@ -284,7 +275,7 @@ def _read(plan: SnapshotPlan, feedback: Any, progress: Callable[[float], None] |
     # command line reads whole is judged feature by feature, and misplaced only when none of its features fits.
     stray: dict[str, list[int]] = {}
     for r in sorted(misfit, key=ordered.index):
-        if r not in CONTEXT_ROLES or feature_count(sources[r]) <= FILTER_MIN_FEATURES:
+        if screened_feature_by_feature(r, feature_count(sources[r])):
             found = unplaceable_positions(sources[r], context)
             if found is not None:
                 misfit.discard(r)
@@ -368,9 +359,7 @@ def _read(plan: SnapshotPlan, feedback: Any, progress: Callable[[float], None] |
     scale = site_ground_scale(working, layers, site, context)
     u = unit_to_ft(working) / scale
     if filtered:
-        cell_ft = _dem_cell_ft(plan.dem) if plan.dem is not None else 0.0
-        reaches = context_reaches_ft(plan.pack, cell_ft)
-        finite = finite_reach_ft(role_reaches_ft(plan.pack, cell_ft))
+        reach = ReadingReach(role_reaches_ft(plan.pack, plan.dem.cell_ft if plan.dem is not None else 0.0))
         dem_box = _dem_box(plan.dem, working, context) if plan.dem is not None else None
         plan_layers = dict(layers)
         for r in ordered:
@@ -380,17 +369,14 @@ def _read(plan: SnapshotPlan, feedback: Any, progress: Callable[[float], None] |
                 read_misplaced(r, warnings)
                 step(r)
                 continue
-            rect = None
-            if counts[r] > FILTER_MIN_FEATURES:
-                rect = context_window(plan_layers, site, reaches[r], finite, unit_to_ft(working), dem_box)  # the command line's window
+            rect = reach.context_box(r, counts[r], plan_layers, site, unit_to_ft(working), dem_box)  # the command line's window
             layers[r] = read_features(sources[r], r, working, context, warnings, feedback, rect=rect)
             if stray.get(r) and rect is None:
                 _exclude(layers, r, stray[r], unplaceable_feature_problem(source_text(sources[r]), crs_names[r]), role_warnings)
             moved(r)
-            if rect is not None and len(layers[r]) < counts[r]:  # the command line's warning, in its words
-                role_warnings.setdefault(r, []).append(Warning_(
-                    "context_filtered", f"{source_name(sources[r])}: {len(layers[r]):,} of its {counts[r]:,} features lie "
-                    "within reach of the site and were read; the others lie beyond every rule's reach", r))
+            filtered_note = context_filtered_warning(source_name(sources[r]), len(layers[r]), counts[r], r) if rect is not None else None
+            if filtered_note is not None:
+                role_warnings.setdefault(r, []).append(filtered_note)
             step(r)
     for r in ordered:
         why = reasons.get(r)
@@ -435,7 +421,7 @@ def _placement(
     The plan's layers are given as read (working CRS), the context's by their extent transformed; distances in the
     working CRS's unit (no scale factor, as the command line). A plan off its parcel is left to the check to refuse.
     """
-    reaches = None if pack is None else role_reaches_ft(pack, _dem_cell_ft(dem) if dem is not None else 0.0)
+    reach = ReadingReach.of(pack, dem)
     ft = unit_to_ft(working)
     places: list[SourcePlace] = []
     for r in ordered:
@@ -453,21 +439,19 @@ def _placement(
             keep = [i for i, g in enumerate(lay.geoms) if g is not None]
             place.layer = FeatureLayer.from_sequences(r, [lay.geoms[i] for i in keep], [lay.ids[i] for i in keep], [lay.attrs[i] for i in keep])
         places.append(place)
-    if reaches is not None:
+    if reach is not None:
         plan_layers = {r: lay for r, lay in layers.items() if r not in CONTEXT_ROLES and r not in misfit}
         if plan_placement_problem(plan_layers, ft, site) is not None:  # refused by the check, as on the command line: no plan role is judged
             for place in places:
                 if place.role not in CONTEXT_ROLES:
                     place.layer = None
-    reasons = misplaced_sources(places, reaches, ft, site)
+    decided = decide_placement(places, reach, ft, site)
     far: dict[str, tuple[list[int], str]] = {}
-    if reaches is not None:  # a plan feature far from the site while its layer is there (issue 35 item 1, as the command line)
-        for place, positions in zip(places, stray_plan_features(places, reasons, reaches, ft, site)):
-            if positions and place.layer is not None:
-                lay = layers[place.role]
-                keep = [i for i, g in enumerate(lay.geoms) if g is not None]
-                far[place.role] = ([keep[k] for k in positions], stray_plan_feature_problem(place.source, min(reaches[place.role], FAR_FT)))
-    return dict(zip(ordered, reasons)), far
+    for place, d in zip(places, decided):  # a plan feature far from the site while its layer is there (issue 35 item 1, as the command line)
+        if d.stray and d.stray_reason is not None and place.layer is not None:
+            keep = [i for i, g in enumerate(layers[place.role].geoms) if g is not None]
+            far[place.role] = ([keep[k] for k in d.stray], d.stray_reason)
+    return {r: d.misplaced for r, d in zip(ordered, decided)}, far
 
 
 def snapshot(
@@ -541,25 +525,8 @@ def snapshot_inputs(
     return snapshot(role_layers, dem_layer, dem_z_units, site_parcel_id, class_override).inputs
 
 
-def describe_inputs(role_layers: Mapping[str, Any], dem_layer: Any, snap: Snapshot, project_file: str | None = None) -> dict[str, Any]:
-    """The findings.json ``inputs`` of a snapshot: each role's layer source (the part read), the DEM and its unit.
-
-    Parameters
-    ----------
-    role_layers : mapping
-        Role to the layer the user chose (``None`` values are left out).
-    dem_layer : QgsRasterLayer or None
-    snap : Snapshot
-        What was read from them.
-    project_file : str, optional
-        The QGIS project's file, recorded as the ``site``.
-    """
-    layers = {r: _layer_source(lyr) for r, lyr in role_layers.items() if lyr is not None}
-    return _description(layers, dem_layer.source() if dem_layer is not None else None, snap, project_file)
-
-
 def _description(layers: Mapping[str, str], dem: str | None, snap: Snapshot, project_file: str | None) -> dict[str, Any]:
-    """:func:`describe_inputs` from the sources' texts (taken on the main thread)."""
+    """The findings.json ``inputs`` of a snapshot from its sources' texts (taken on the main thread): each role's layer source (the part read), the DEM and its unit."""
     read = snap.layers_read or {}
     return {
         "site": project_file or None,

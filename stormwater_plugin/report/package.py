@@ -14,6 +14,7 @@ from typing import Any, Mapping
 from ..core.errors import StormwaterError
 from ..core.model import CheckResult, FeatureLayer
 from ..core.overrides import Override, OverrideError, loads_overrides
+from ..services.optional import missing_message
 from ..services.review import Review
 from . import fonts
 from .model import build_report_model
@@ -107,13 +108,7 @@ def write_report_package(
         labels = write_labels(model["notification"]["rows"], out_dir / "labels.pdf")
         files.append(out_dir / "labels.pdf")
     except ModuleNotFoundError as exc:
-        pkg = {"jinja2": "python3-jinja2", "matplotlib": "python3-matplotlib", "reportlab": "python3-reportlab"}.get(
-            str(exc.name).split(".")[0], str(exc.name)
-        )
-        raise ReportError(
-            f"the report needs the Python package '{exc.name}' (Debian: apt-get install {pkg}); or pass --no-report\n"
-            "findings.json and findings.gpkg were written"
-        ) from None
+        raise ReportError(f"{missing_message(str(exc.name), 'the report')}; or pass --no-report\nfindings.json and findings.gpkg were written") from None
     except fonts.FontMissing as exc:
         raise ReportError(f"{exc}; or pass --no-report\nfindings.json and findings.gpkg were written") from None
     return {"files": files, "model": model, "labels": labels}

@@ -47,6 +47,10 @@ def _trace_length(rule: Rule) -> str | None:
     return spec.trace if spec is not None else None
 
 
+#: :func:`rule_reach_ft` of each rule object read (packs are loaded once; a snapshot asks for every role's reach).
+_REACHES: dict[tuple[int, float], tuple[Rule, float]] = {}
+
+
 def rule_reach_ft(rule: Rule, cell_ft: float = 0.0) -> float:
     """The horizontal distance ``rule`` looks out to from the features it relates, feet.
 
@@ -57,6 +61,18 @@ def rule_reach_ft(rule: Rule, cell_ft: float = 0.0) -> float:
     cell_ft : float, default 0
         The DEM's pixel size, feet (only a trace depends on it).
     """
+    key = (id(rule), float(cell_ft))
+    got = _REACHES.get(key)
+    if got is not None and got[0] is rule:  # the same object (a rule is frozen): the same reach
+        return got[1]
+    if len(_REACHES) > 4096:
+        _REACHES.clear()
+    reach = _reach_ft(rule, cell_ft)
+    _REACHES[key] = (rule, reach)
+    return reach
+
+
+def _reach_ft(rule: Rule, cell_ft: float) -> float:
     p = dict(rule.params)
     trace = _trace_length(rule)
     if trace is not None:

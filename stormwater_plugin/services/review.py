@@ -33,6 +33,7 @@ from ..core.overrides import Override, annotate_document
 from ..core.rulepack import RulePack, load_pack
 from ..core.serialize import result_to_dict
 from .compare import ReviewDoc, compare_reviews
+from .incremental import CheckBasis, Recorder
 from .moves import suggest_moves
 from .placement import PlanOffParcel, refuse_plan_off_parcel
 from .review_doc import findings_doc_problem
@@ -275,6 +276,8 @@ class Review:
     overrides: tuple[Override, ...] = ()
     comparison: ReviewDoc | None = None
     base: dict[str, object] | None = field(default=None, repr=False, compare=False)
+    #: What the next incremental check of the same site starts from (:class:`~.incremental.CheckBasis`), when this one kept it.
+    basis: CheckBasis | None = field(default=None, repr=False, compare=False)
 
     @property
     def not_checked(self) -> tuple[NotChecked, ...]:
@@ -476,6 +479,7 @@ def check(
     previous: Mapping[str, object] | None = None,
     previous_label: str = "",
     progress: Callable[[float], bool] | None = None,
+    recorder: Recorder | None = None,
 ) -> Review:
     """Run the check and build its review: the one entry point of every front end.
 
@@ -496,6 +500,9 @@ def check(
         An earlier review's document to compare with, and how to name it.
     progress : callable, optional
         Passed to :func:`~stormwater_plugin.core.engine.run_check` (Cancel).
+    recorder : Recorder, optional
+        Runs the rules (:class:`~.incremental.Recorder`): takes from its basis what the edit since cannot change, and
+        keeps what the next incremental check needs (``review.basis``). The result is the full check's.
 
     Raises
     ------
@@ -508,10 +515,11 @@ def check(
     """
     # issue 27: a plan that does not land on its parcel is refused before any rule runs (PlanOffParcel)
     refuse_plan_off_parcel(inputs.layers, inputs.unit_to_ft, inputs.site_parcel_id)
-    result = run_check(inputs, pack, progress=progress)
+    result = run_check(inputs, pack, progress=progress, step=recorder)
     found = safe_moves(inputs, pack, result) if moves else None
-    return review_of(result, crs_name=crs_name, inputs=inputs_description, overrides=overrides, moves=found,
-                     previous=previous, previous_label=previous_label)
+    review = review_of(result, crs_name=crs_name, inputs=inputs_description, overrides=overrides, moves=found,
+                       previous=previous, previous_label=previous_label)
+    return replace(review, basis=recorder.basis_after()) if recorder is not None else review
 
 
 __all__ = [

@@ -28,6 +28,7 @@ from ..core.siting import SitingEnvelope
 from ..core.siting.envelope import DEFAULT_CELL_FT
 from .accuracy import apply_accuracy
 from .completeness import Completeness, check_completeness
+from .incremental import CheckBasis, Recorder
 from .review import Review, check
 from .siting import find_envelope
 
@@ -131,6 +132,11 @@ class ReviewOptions:
         :meth:`~stormwater_plugin.services.review.Review.edited`.
     completeness : bool
         Add the document's ``completeness`` section (issue 27): what the submission must show for the computed class.
+    incremental : bool
+        Keep what the next incremental check of this site needs (``review.basis``, :mod:`~stormwater_plugin.services.incremental`).
+    basis : CheckBasis, optional
+        The last check of the same site (its ``review.basis``): the rules an edit since cannot reach are taken from it
+        (implies ``incremental``). The findings are the full check's.
     """
 
     overrides: Sequence[Override] = ()
@@ -143,6 +149,8 @@ class ReviewOptions:
     progress: Callable[[float], bool] | None = None
     annotate: Callable[[dict[str, object]], None] | None = None
     completeness: bool = False
+    incremental: bool = False
+    basis: CheckBasis | None = None
 
     def __post_init__(self) -> None:
         if self.project_class is not None and self.project_class not in PROJECT_CLASSES:
@@ -200,7 +208,8 @@ def check_site(source: SiteSource, pack: RulePack, options: ReviewOptions | None
     site = read_stated(source, pack, opts)
     try:
         review = check(site.inputs, pack, opts.overrides, crs_name=site.inputs.crs_name, inputs_description=site.description, moves=opts.moves,
-                       previous=opts.previous, previous_label=opts.previous_label, progress=opts.progress)
+                       previous=opts.previous, previous_label=opts.previous_label, progress=opts.progress,
+                       recorder=Recorder(opts.basis) if opts.incremental or opts.basis is not None else None)
     except LookupError as exc:
         raise SiteReviewError(str(exc).strip("'\"")) from exc
     if opts.annotate is not None:  # the review's API: the document is not edited in place

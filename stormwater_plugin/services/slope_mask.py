@@ -125,6 +125,19 @@ def _crop(grid: ElevationGrid, bounds: np.ndarray | None, pad_units: float) -> t
     return r0, r1, c0, c1
 
 
+def same_mask(a: SiteInputs, b: SiteInputs) -> bool:
+    """Whether :func:`slope_mask` of ``a`` and ``b`` is the same: the same DEM window, unit and plan bounds (the crop and the Jacobian).
+
+    The live re-check keeps the mask of the findings shown when an edit leaves these as they were.
+    """
+    from .incremental import same_dem  # lazy: the incremental run's comparison, only for the live re-check
+
+    if a.unit_to_ft != b.unit_to_ft or not same_dem(a.dem, b.dem):
+        return False
+    ba, bb = _plan_bounds(a), _plan_bounds(b)
+    return (ba is None and bb is None) or (ba is not None and bb is not None and bool(np.array_equal(ba, bb)))
+
+
 def slope_mask(inputs: SiteInputs, jurisdiction: str | None, polygonize: Polygonizer, *, n_azimuths: int | None = MASK_AZIMUTHS,
                max_cells: int = MAX_MASK_CELLS) -> SlopeMask | None:
     """The ring-slope mask over the snapshot's DEM window, or ``None`` (no DEM, no parameters, nothing mapped).

@@ -104,9 +104,9 @@ def _batch(site: _Site, jurisdiction: str, out: Path) -> dict:
 
 
 def _envelope(site: _Site, jurisdiction: str, out: Path) -> dict:
-    from stormwater_plugin.headless.envelope_cli import main
+    from stormwater_plugin.cli import main
 
-    code = main([str(site.package), "--dem", str(site.dem), "--jurisdiction", jurisdiction, *site.cli_class(), "--out", str(out)])
+    code = main(["envelope", str(site.package), "--dem", str(site.dem), "--jurisdiction", jurisdiction, *site.cli_class(), "--out", str(out)])
     assert code in (0, 1)
     return json.loads((out / "envelope.json").read_text(encoding="utf-8"))
 

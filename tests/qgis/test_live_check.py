@@ -107,6 +107,38 @@ def test_moving_dw1_from_14_to_28_1_ft_of_the_septic_field_in_the_edit_buffer_tu
     panel.deleteLater()
 
 
+def _rows(tree):
+    """Every row of the findings table (its texts, all columns), depth first."""
+    out = []
+
+    def walk(item, depth):
+        out.append((depth, tuple(item.text(c) for c in range(tree.columnCount())), item.toolTip(0)))
+        for k in range(item.childCount()):
+            walk(item.child(k), depth + 1)
+
+    for k in range(tree.topLevelItemCount()):
+        walk(tree.topLevelItem(k), 0)
+    return out
+
+
+def test_a_small_move_rewrites_the_changed_rows_in_place_and_the_table_reads_as_rebuilt(demo_dock):
+    dock, layers, _ = demo_dock
+    devices = layers["devices"]
+    fid = _fid(devices, "DW-1")
+    assert devices.startEditing()
+    for dx in (-0.5, 0.5):
+        edits = dock.live.edits
+        p = devices.getFeature(fid).geometry().asPoint()
+        devices.changeGeometry(fid, QgsGeometry.fromPointXY(QgsPointXY(p.x() + dx, p.y())))
+        wait_for(lambda n=edits: _settled(dock, n + 1), 120)
+        assert dock.live.in_place_rows  # the same layout: the DW-1 rows rewritten, the table not rebuilt
+        live = _rows(dock.findings.tree)
+        dock.findings.refresh()
+        assert live == _rows(dock.findings.tree)
+    basis = dock.session.review.basis
+    assert basis is not None and basis.full_reason == "" and SEPTIC_RULE in basis.narrowed
+
+
 def test_a_rolled_back_move_is_followed_and_the_envelope_layer_persists_across_live_re_checks(demo_dock):
     dock, layers, _ = demo_dock
     assert dock.find_envelope() is not None
@@ -206,3 +238,76 @@ def _moved(geom, dx, dy):
     g = QgsGeometry(geom)
     g.translate(dx, dy)
     return g
+
+
+def test_another_layer_chosen_for_a_role_is_re_checked_at_once_and_equals_a_full_check(demo_dock):
+    from stormwater_plugin.qgis_bridge.snapshot import QgisSiteSource
+    from stormwater_plugin.services.packs import load_pack
+    from stormwater_plugin.services.site_source import ReviewOptions, check_site
+
+    dock, _layers, dem = demo_dock
+    assert any((f.get("other") or {}).get("layer") == "wells" for f in dock.doc["findings"])
+    edits = dock.live.edits
+    dock.roles.set_role_layer("wells", None, manual=True)  # the wells role left empty: the setbacks to wells cannot be checked
+    assert dock.live.state == "updating"
+    wait_for(lambda: _settled(dock, edits + 1), 120)
+    full = check_site(QgisSiteSource(dock.roles.role_layers(), dem), load_pack("lake-george"), ReviewOptions(moves=False, completeness=True)).review.doc
+    assert [(f["key"], f["status"]) for f in dock.doc["findings"]] == [(f["key"], f["status"]) for f in full["findings"]]
+    assert not any((f.get("other") or {}).get("layer") == "wells" for f in dock.doc["findings"])
+
+
+def test_the_comparison_with_the_previous_review_follows_the_live_findings_and_the_message_bar_is_cleared(demo_dock):
+    dock, layers, _ = demo_dock
+    dock.project_class.setCurrentIndex(dock.project_class.findData("minor"))
+    assert dock.run_check() is not None
+    wait_for(lambda: dock.task is None and dock.moves_task is None, 300)
+    dock.session.previous_doc = dock.doc  # the review saved with the project: this one
+    cmp = dock.compare_with_previous()
+    assert cmp is not None and cmp["counts"]["resolved"] == 0
+    devices = layers["devices"]
+    fid = _fid(devices, "DW-1")
+    p = devices.getFeature(fid).geometry().asPoint()
+    septic = next(f for f in layers["septic"].getFeatures() if f["id"] == "S-1").geometry()
+    near = septic.nearestPoint(QgsGeometry.fromPointXY(p)).asPoint()
+    dx, dy = p.x() - near.x(), p.y() - near.y()
+    scale = (40.0 / 3.28084) / (dx * dx + dy * dy) ** 0.5
+    assert devices.startEditing()
+    edits = dock.live.edits
+    devices.changeGeometry(fid, QgsGeometry.fromPointXY(QgsPointXY(near.x() + dx * scale, near.y() + dy * scale)))
+    wait_for(lambda: _settled(dock, edits + 1), 120)
+    assert dock.session.comparison["counts"]["resolved"] >= 1  # the septic setback violation, resolved since the previous review
+    assert dock.doc["comparison"]["counts"]["resolved"] >= 1
+    assert getattr(dock, "_bar_item", None) is None
+
+
+def test_the_moves_say_updating_until_drawn_again_and_an_edit_of_a_target_says_the_envelope_is_out_of_date(demo_dock):
+    from stormwater_plugin.gui.live_marks import OUT_OF_DATE_MARK, UPDATING_MARK
+    from stormwater_plugin.gui.result_layers import group_name
+
+    dock, layers, _ = demo_dock
+    assert dock.find_envelope() is not None
+    wait_for(lambda: dock.envelope_task is None, 300)
+
+    def entries():
+        group = QgsProject.instance().layerTreeRoot().findGroup(group_name("lake-george"))
+        return {n.name() for n in group.findLayers()}
+
+    assert "Suggested moves" in entries()
+    devices = layers["devices"]
+    fid = _fid(devices, "DW-1")
+    assert devices.startEditing()
+    edits = dock.live.edits
+    p = devices.getFeature(fid).geometry().asPoint()
+    devices.changeGeometry(fid, QgsGeometry.fromPointXY(QgsPointXY(p.x() - 1, p.y())))
+    wait_for(lambda: _settled(dock, edits + 1), 120)
+    assert "Suggested moves" + UPDATING_MARK in entries()  # still the last edit's moves, looked for again
+    assert not any(n.endswith(OUT_OF_DATE_MARK) for n in entries())  # a device's move leaves the envelope as it is
+    wait_for(lambda: dock.moves_task is None and "Suggested moves" in entries(), 300)
+    septic = layers["septic"]
+    sid = _fid(septic, "S-1")
+    assert septic.startEditing()
+    edits = dock.live.edits
+    septic.changeGeometry(sid, _moved(septic.getFeature(sid).geometry(), 3.0, 0.0))
+    wait_for(lambda: _settled(dock, edits + 1), 120)
+    assert any(n.startswith("Siting envelope") and n.endswith(OUT_OF_DATE_MARK) for n in entries())
+    assert all(lyr.name() == lyr.name().removesuffix(OUT_OF_DATE_MARK) for lyr in QgsProject.instance().mapLayers().values())

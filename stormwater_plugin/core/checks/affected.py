@@ -165,8 +165,24 @@ class AffectedArea:
         return Interval(self.sqft, self.upper_sqft).holds(threshold, ">" if strict else ">=", "area_sqft")
 
 
+#: The last measure and the layers it was made of (the same layer objects give the same measure): the class and the
+#: area rules of one check measure the same layers several times.
+_LAST: list[tuple[tuple[Any, ...], float, AffectedArea]] = []
+
+
 def affected_area(layers: dict[str, FeatureLayer], unit_to_ft: float) -> AffectedArea:
     """Measure the land the project affects (see the module docstring)."""
+    # every role is looked up (a check's read log notes what each rule reads), then compared by identity
+    key = tuple(layers.get(r) for r in AFFECTED_AREA_ROLES + PLAN_OBJECT_ROLES)
+    last = _LAST[0] if _LAST else None  # one read of the entry: another thread's check may replace it meanwhile
+    if last is not None and last[1] == unit_to_ft and len(last[0]) == len(key) and all(a is b for a, b in zip(last[0], key)):
+        return last[2]
+    found = _measure(layers, unit_to_ft)
+    _LAST[:] = [(key, unit_to_ft, found)]
+    return found
+
+
+def _measure(layers: dict[str, FeatureLayer], unit_to_ft: float) -> AffectedArea:
     supplied = tuple(r for r in AFFECTED_AREA_ROLES if layers.get(r) is not None)
     by_role: dict[str, list[Any]] = {}
     unknown_geoms: list[Any] = []

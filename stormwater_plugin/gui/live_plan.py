@@ -1,0 +1,64 @@
+"""The live re-check's plan (issue 39): a new feature source only for the layers edited since the last plan.
+
+Planning a read takes, on the main thread, a feature source of every role layer (``QgsVectorLayerFeatureSource``: a
+copy of the layer's features and edit buffer that another thread may read), about half a millisecond a layer on
+the demo. A layer not edited since the last live plan holds the same features, so its source of then is read again;
+only the edited layers get a new one. The plan is otherwise the dock's (``dock_source``), and its record of what
+was read (``layers_read``) is completed with the sources kept, in the roles' order, so the read is the same.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from qgis.core import QgsVectorLayer
+
+from ..qgis_bridge.snapshot import DetachedSource, PlannedSiteSource
+from ..services.site_source import ReviewOptions
+from .dock_source import dock_source
+
+
+class LivePlanner:
+    """Plans each live read, keeping the feature sources of the layers not edited since (:meth:`edited` names those that were)."""
+
+    def __init__(self) -> None:
+        #: Role to (the layer, its feature source, what was read of it) as last planned.
+        self._kept: dict[str, tuple[Any, DetachedSource, Any]] = {}
+        self._edited: set[str] = set()
+
+    def edited(self, role: str) -> None:
+        """A layer of ``role`` changed: its next plan takes a new source."""
+        self._edited.add(role)
+
+    def forget(self) -> None:
+        """Take every source anew at the next plan (after a check the reviewer ran, or roles changed)."""
+        self._kept.clear()
+        self._edited.clear()
+
+    def plan(self, dock: Any) -> tuple[PlannedSiteSource, ReviewOptions] | None:
+        """:func:`~.dock_source.dock_source` (quiet), reading again the sources of the layers not edited since the last plan."""
+        chosen = dock.roles.role_layers()
+        layers: dict[str, Any] = {}
+        reused: dict[str, Any] = {}
+        for role, layer in chosen.items():
+            kept = self._kept.get(role)
+            if kept is not None and kept[0] is layer and role not in self._edited and kept[2] is not None and kept[2].part is None:
+                layers[role] = kept[1]
+                reused[role] = kept[2]
+            else:
+                layers[role] = layer
+        planned = dock_source(dock, quiet=True, layers=layers)
+        self._edited.clear()
+        if planned is None:
+            self._kept.clear()
+            return None
+        plan = planned[0].snapshot_plan
+        read = dict(plan.layers_read)
+        read.update({r: st for r, st in reused.items() if r in plan.sources})
+        plan.layers_read = {r: read[r] for r in chosen if r in read}
+        self._kept = {r: (chosen[r], src, plan.layers_read.get(r)) for r, src in plan.sources.items()
+                      if isinstance(src, DetachedSource) and isinstance(chosen.get(r), QgsVectorLayer)}
+        return planned
+
+
+__all__ = ["LivePlanner"]

@@ -1,0 +1,60 @@
+"""The live re-check's task (issue 39): the dock's :class:`~.check_task.CheckTask`, timed in its own thread, keeping the mask drawn.
+
+The benchmark (``benchmarks/bench_live_check.py``) reads :attr:`LiveTask.cpu_s`, the CPU seconds of the task's
+thread, against a full check's, and the rules the incremental run took from its basis (``review.basis``).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Mapping, Sequence
+
+from ..core.model import CheckResult
+from ..services.compare import since_last_review
+from ..services.decisions import Override
+from ..services.live import changes_since, now_compliant
+from .check_task import CheckTask
+from .slope_mask import carry_masks
+
+
+class LiveTask(CheckTask):
+    """A :class:`~.check_task.CheckTask` whose thread's CPU time is kept (:attr:`cpu_s`, seconds)."""
+
+    cpu_s: float = 0.0
+    #: The inputs of the findings shown (``dock.snap.inputs``): their slope mask is kept when the edit leaves the DEM
+    #: window and the plan's bounds as they were (the mask is drawn again only when it may differ).
+    shown: Any = None
+    #: The last check the reviewer ran (its document and result) and the decisions when the task started: the marks
+    #: (what changed since that check, the devices that now comply) are made here, off the main thread.
+    full_doc: Mapping[str, Any] | None = None
+    full_result: CheckResult | None = None
+    overrides: Sequence[Override] = ()
+    #: The marks made: (the comparison or ``None``, finding key to its mark, "DW-1 now meets every setback"…).
+    marks: tuple[Any, dict[str, str], list[str]] | None = None
+    #: Whether the use case was given the previous review to compare with (``review.comparison``).
+    compares: bool = False
+
+    def run(self) -> bool:  # noqa: D401 - QgsTask API
+        """The check task's run, timed."""
+        t0 = time.thread_time()
+        try:
+            ok = super().run()
+            if ok and self.review is not None and self.result is not None and not self.isCanceled():
+                self.marks = self._marks(self.review, self.result)
+            return ok
+        except Exception:  # noqa: BLE001 - the marks are an aid: the dock makes them again when they are missing
+            self.marks = None
+            return self.result is not None
+        finally:
+            self.cpu_s = time.thread_time() - t0
+
+    def _marks(self, review: Any, result: CheckResult) -> tuple[Any, dict[str, str], list[str]]:
+        # the document the dock will show (its decisions; moves and the comparison, which the marks do not read, aside)
+        doc = review.decided(list(self.overrides), comparison=None).doc
+        cmp = changes_since(self.full_doc, doc)
+        return cmp, since_last_review(cmp) if cmp else {}, now_compliant(self.full_result, result)
+
+    def _prepare_layers(self, result: CheckResult) -> None:
+        if self.shown is not None and self.snapshot is not None:
+            carry_masks(self.shown, self.snapshot.inputs)
+        super()._prepare_layers(result)

@@ -1,0 +1,158 @@
+"""The reading policy both site readers apply: how far each role is read, which sources are misplaced, which
+template layers are not drawn.
+
+The file reader (``headless.vectors``, ``headless.template_reading``) and the plugin's snapshot
+(``qgis_bridge.snapshot``) fetch features each with their own library; what they read and how they judge it
+is decided here, once:
+
+* **Reach and the context filter.** :class:`ReadingReach`: each role's reach from the pack
+  (:func:`~stormwater_plugin.services.intake.role_reaches_ft`), and the box a big context layer (more than
+  :data:`~stormwater_plugin.services.intake.FILTER_MIN_FEATURES` features) is read over
+  (:func:`~stormwater_plugin.services.intake.context_window`), with the ``context_filtered`` warning.
+* **Unplaceable features.** A layer whose extent does not fit its CRS is judged feature by feature
+  (:func:`screened_feature_by_feature`) unless it is a big context layer read through the window.
+* **Misplaced sources and stray plan features.** :func:`decide_placement` runs
+  :func:`~stormwater_plugin.services.placement_layers.misplaced_sources` and
+  :func:`~stormwater_plugin.services.placement_layers.stray_plan_features` and words each stray's reason.
+* **Template layers.** :func:`template_undrawn`: a site template's empty layer is read as not drawn, and a
+  template with nothing drawn is refused (:mod:`~stormwater_plugin.services.site_template`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Collection, Mapping, Sequence
+
+from ..core.model import FeatureLayer, Warning_
+from ..core.roles import CONTEXT_ROLES
+from ..core.rulepack import RulePack
+from .backend import DemHandle
+from .intake import (
+    FAR_FT,
+    FILTER_MIN_FEATURES,
+    Box,
+    context_window,
+    finite_reach_ft,
+    role_reaches_ft,
+    stray_plan_feature_problem,
+)
+from .placement_layers import SourcePlace, misplaced_sources, stray_plan_features
+from .site_template import TemplateError, empty_template_problem, undrawn_note, undrawn_roles
+
+
+@dataclass(frozen=True)
+class ReadingReach:
+    """How far from the site and the plan each role is read, feet (``inf``: the DEM's extent or the whole layer).
+
+    Parameters
+    ----------
+    reaches : mapping of str to float
+        Every role's reach (:func:`~stormwater_plugin.services.intake.role_reaches_ft`).
+    """
+
+    reaches: Mapping[str, float]
+
+    @classmethod
+    def of(cls, pack: RulePack | None, dem: DemHandle | None) -> ReadingReach | None:
+        """The reaches of ``pack``'s rules with the read's DEM (its cell size); ``None`` without a pack (everything read whole)."""
+        return None if pack is None else cls(role_reaches_ft(pack, dem.cell_ft if dem is not None else 0.0))
+
+    @property
+    def finite_ft(self) -> float:
+        """The largest finite reach (:func:`~stormwater_plugin.services.intake.finite_reach_ft`), feet."""
+        return finite_reach_ft(self.reaches)
+
+    def context_box(
+        self, role: str, count: int, plan_layers: Mapping[str, FeatureLayer], site_parcel_id: str | None, ft_per_unit: float, dem_box: Box | None
+    ) -> Box | None:
+        """The box (working CRS) a context layer of ``count`` features is read over; ``None``: read whole.
+
+        A layer of at most :data:`~stormwater_plugin.services.intake.FILTER_MIN_FEATURES` features is read
+        whole; a bigger one over :func:`~stormwater_plugin.services.intake.context_window` of the plan as read.
+        """
+        if count <= FILTER_MIN_FEATURES:
+            return None
+        return context_window(plan_layers, site_parcel_id, self.reaches[role], self.finite_ft, ft_per_unit, dem_box)
+
+
+def context_filtered_warning(where: str, read: int, count: int, role: str) -> Warning_ | None:
+    """The ``context_filtered`` warning for a context layer of which ``read`` of ``count`` features lay within reach; ``None`` when all did."""
+    if read >= count:
+        return None
+    return Warning_("context_filtered", f"{where}: {read:,} of its {count:,} features lie within reach of the site and were read; "
+                    "the others lie beyond every rule's reach", role)
+
+
+def screened_feature_by_feature(role: str, count: int) -> bool:
+    """Whether a layer whose extent does not fit its CRS is judged feature by feature (issue 35 item 1).
+
+    One feature that cannot be placed never makes its layer misplaced: the layer is read whole and misplaced
+    only when none of its features fits. A big context layer is instead read through the context window and
+    judged there.
+    """
+    return role not in CONTEXT_ROLES or count <= FILTER_MIN_FEATURES
+
+
+@dataclass(frozen=True)
+class Placement:
+    """What :func:`decide_placement` says of one source: why it is misplaced, and which of its features lie far off."""
+
+    misplaced: str | None
+    #: Positions in the source's ``layer`` of the plan features lying beyond their role's reach of the site.
+    stray: tuple[int, ...] = ()
+    #: The reason given to each of them.
+    stray_reason: str | None = None
+
+
+def decide_placement(
+    places: Sequence[SourcePlace], reach: ReadingReach | None, ft_per_unit: float, site_parcel_id: str | None
+) -> list[Placement]:
+    """Which sources are misplaced and which plan features are strays, one per source of ``places``.
+
+    Without a pack (``reach`` ``None``) only the fit of each source's CRS is judged
+    (:func:`~stormwater_plugin.services.placement_layers.misplaced_sources`). Distances in the working CRS's unit
+    (``ft_per_unit``, no scale factor).
+    """
+    reaches = None if reach is None else reach.reaches
+    reasons = misplaced_sources(places, reaches, ft_per_unit, site_parcel_id)
+    if reaches is None:
+        return [Placement(r) for r in reasons]
+    out: list[Placement] = []
+    for place, reason, far in zip(places, reasons, stray_plan_features(places, reasons, reaches, ft_per_unit, site_parcel_id)):
+        why = stray_plan_feature_problem(place.source, min(reaches[place.role], FAR_FT)) if far else None
+        out.append(Placement(reason, tuple(far), why))
+    return out
+
+
+def template_undrawn(
+    package: str, stated_none: Collection[str] | None, counts: Mapping[str, int], refuse_empty: bool
+) -> tuple[list[str], list[Warning_]]:
+    """A site template's role layers read as not drawn, with their warnings (issue 27).
+
+    Parameters
+    ----------
+    package : str
+        Names the package in the refusal.
+    stated_none : collection of str or None
+        The roles the applicant states none of (:func:`~stormwater_plugin.services.site_template.read_statements`);
+        ``None``: not a template (nothing is undrawn).
+    counts : mapping of str to int
+        Each role's feature count in the package, in reading order.
+    refuse_empty : bool
+        Refuse a template with nothing drawn.
+
+    Raises
+    ------
+    TemplateError
+        ``refuse_empty`` and every role layer is empty.
+    """
+    if stated_none is None:
+        return [], []
+    problem = empty_template_problem(package, counts)
+    if problem is not None and refuse_empty:
+        raise TemplateError(problem)
+    undrawn = undrawn_roles(counts, stated_none)
+    return undrawn, [Warning_("template_layer_not_drawn", undrawn_note(role), role) for role in undrawn]
+
+
+__all__ = ["Placement", "ReadingReach", "context_filtered_warning", "decide_placement", "screened_feature_by_feature", "template_undrawn"]
