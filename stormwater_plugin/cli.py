@@ -22,10 +22,6 @@ from .headless.errors import fail, run_guarded
 SUBCOMMANDS = ("check", "slope-map", "envelope", "batch", "compare", "letter", "import-cad", "contours-dem", "register", "new-site", "completeness")
 
 
-#: The check's option naming each stated accuracy (``AccuracyError.part``).
-ACCURACY_OPTIONS = {"horizontal": "--accuracy", "dem_vertical": "--dem-vertical-accuracy-ft"}
-
-
 def run_check_command(args: SimpleNamespace) -> int:
     """``stormwater-check check``: read the files ``args`` name, review the site (one use case), write its outputs."""
     # lazy: reader, writer and the review load fiona, pyproj and the engine (~0.55 s); `--help` stays at ~0.23 s
@@ -33,6 +29,7 @@ def run_check_command(args: SimpleNamespace) -> int:
     from .core.errors import StormwaterError
     from .core.printable import printable_text
     from .core.rulepack import load_pack
+    from .headless.command_line import ACCURACY_OPTIONS
     from .headless.compare_cli import read_previous
     from .headless.context_reader import read_context_for_check
     from .headless.reader import InputError, LoadedSite

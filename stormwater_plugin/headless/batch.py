@@ -249,7 +249,8 @@ def run_batch(
         say(f"warning: {len(ids)} {role} feature(s) lie in no site parcel and were not checked ({', '.join(ids[:5])}{'…' if len(ids) > 5 else ''})")
 
     folder = make_output_folders(out, plan.site_ids)
-    done = start_screening(out, batch_input_hash(package, dem_path, jurisdiction, class_override, layer_options, dem_z_units), say,
+    done = start_screening(out, batch_input_hash(package, dem_path, jurisdiction, class_override, layer_options, dem_z_units,
+                                                   options.accuracy, options.dem_vertical_accuracy_ft), say,
                            site_files=[site_file(folder[s]) for s in plan.site_ids])
     t2 = time.perf_counter()
     outcomes, engine = _run_partitions(plan, workers, scheduler, out, folder, say, done)
