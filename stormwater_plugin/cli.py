@@ -22,10 +22,6 @@ from .headless.errors import fail, run_guarded
 SUBCOMMANDS = ("check", "slope-map", "envelope", "batch", "compare", "letter", "import-cad", "contours-dem", "register", "new-site", "completeness")
 
 
-#: The check's option naming each stated accuracy (``AccuracyError.part``).
-ACCURACY_OPTIONS = {"horizontal": "--accuracy", "dem_vertical": "--dem-vertical-accuracy-ft"}
-
-
 def run_check_command(args: SimpleNamespace) -> int:
     """``stormwater-check check``: read the files ``args`` name, review the site (one use case), write its outputs."""
     # lazy: reader, writer and the review load fiona, pyproj and the engine (~0.55 s); `--help` stays at ~0.23 s
@@ -33,6 +29,7 @@ def run_check_command(args: SimpleNamespace) -> int:
     from .core.errors import StormwaterError
     from .core.printable import printable_text
     from .core.rulepack import load_pack
+    from .headless.command_line import ACCURACY_OPTIONS
     from .headless.compare_cli import read_previous
     from .headless.context_reader import read_context_for_check
     from .headless.reader import InputError, LoadedSite
@@ -65,9 +62,9 @@ def run_check_command(args: SimpleNamespace) -> int:
         # issue 27: the town's context catalog fills the roles the package and --layer lack (a scratch folder for the run)
         context = read_context_for_check(args, pack, stack)
         source = FileSiteSource(args.site, context.layer_options + args.layer, args.dem or context.dem, args.dem_z_units or context.dem_z_units,
-                                args.site_parcel or context.site_parcel_id, args.project_class, notes=context.warnings, dem_notes=True,
+                                args.site_parcel or context.site_parcel_id, notes=context.warnings, dem_notes=True,
                                 compare_dem=args.compare_dem, compare_z_units=args.dem_z_units, context_catalog=args.context)
-        options = ReviewOptions(overrides, args.accuracy, args.dem_vertical_accuracy_ft, previous=previous,
+        options = ReviewOptions(overrides, args.accuracy, args.dem_vertical_accuracy_ft, project_class=args.project_class, previous=previous,
                                 previous_label=str((previous or {}).get("_path", "")),
                                 # the findings naming a context feature name their source
                                 annotate=context.annotate if args.context else None, completeness=True)

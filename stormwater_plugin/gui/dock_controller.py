@@ -22,7 +22,7 @@ from ..services.packs import load_pack
 from ..services.review import Move, Review, compare_with
 from ..services.session import CLEARED, COMPARISON, MOVES, RESULT, REVIEW, Ticket
 from .check_task import CheckTask
-from .dock_source import contour_count, dock_source
+from .dock_source import contour_count, dock_site, dock_source, envelope_options
 from .dock_view import LOG_TAG
 from .envelope_task import MOVES_NAME, SitingTask, add_siting_layers, device_label, envelope_layers, is_siting_layer, moves_layer
 from .overrides_ui import ask_decision
@@ -188,10 +188,10 @@ class DockController(_Base):
         return task
 
     def _plan_snapshot(self) -> SnapshotPlan | None:
-        """What the check task will read (layers detached for its thread); ``None`` with a message when impossible."""
+        """The layers as the dock's tasks read them (detached for their thread; the class is the use case's option); ``None`` with a message when impossible."""
         try:
             plan = plan_snapshot(self.roles.role_layers(), self.roles.dem_layer(), self.roles.z_unit(), self.site_parcel.text().strip() or None,
-                                 self.project_class.currentData(), pack=load_pack(self.jurisdiction.currentData()))
+                                 pack=load_pack(self.jurisdiction.currentData()))
         except Exception as exc:
             self.message(self.tr("Could not read the layers: {0}").format(exc), Qgis.MessageLevel.Critical, 0)
             return None
@@ -261,7 +261,7 @@ class DockController(_Base):
         plan = None
         try:
             plan = plan_snapshot(self.roles.role_layers(), self.roles.dem_layer(), self.roles.z_unit(), self.site_parcel.text().strip() or None,
-                                 self.project_class.currentData(), pack=load_pack(self.jurisdiction.currentData()))
+                                 pack=load_pack(self.jurisdiction.currentData()))
         except Exception:  # the layers may be gone; the table and the saved geometry still show
             plan = None
         ticket = self.session.ticket()
@@ -382,16 +382,16 @@ class DockController(_Base):
             self.message(self.tr("The siting envelope is being built: wait for it."), Qgis.MessageLevel.Warning)
             return None
         self.save_settings()
-        plan = self._plan_snapshot()  # the layers and the parcel's DEM are read in the task (issue 24 item 5: never freeze)
-        if plan is None:
+        planned = dock_site(self)  # the layers and the parcel's DEM are read in the task (issue 24 item 5: never freeze)
+        if planned is None:
             return None
-        if "parcels" not in plan.sources:
+        if "parcels" not in planned.snapshot_plan.sources:
             self.message(self.tr("The siting envelope is drawn on the site parcel: choose the parcels layer first."), Qgis.MessageLevel.Warning)
             return None
         jurisdiction = self.jurisdiction.currentData()
         ticket = self.session.ticket()
-        task = SitingTask(plan, jurisdiction, lambda t: self._envelope_done(t, ticket), device_type=self.device_type.currentData(),
-                          high_traffic=self.high_traffic.isChecked())
+        task = SitingTask(planned, jurisdiction, lambda t: self._envelope_done(t, ticket), device_type=self.device_type.currentData(),
+                          high_traffic=self.high_traffic.isChecked(), options=envelope_options(self))
         self.envelope_task = task
         self.envelope_button.setEnabled(False)
         QgsApplication.taskManager().addTask(task)

@@ -556,8 +556,9 @@ class QgisSiteSource:
     role_layers : mapping
         Role to ``QgsVectorLayer`` or Processing feature source.
     dem_layer : QgsRasterLayer, optional
-    dem_z_units, site_parcel_id, class_override, context
-        As :func:`snapshot`.
+    dem_z_units, site_parcel_id, context
+        As :func:`snapshot` (the project class is the use case's option,
+        :class:`~stormwater_plugin.services.site_source.ReviewOptions`).
     project_file : str, optional
         Recorded as the document's ``inputs.site``.
     """
@@ -566,7 +567,6 @@ class QgisSiteSource:
     dem_layer: Any = None
     dem_z_units: str | None = None
     site_parcel_id: str | None = None
-    class_override: str | None = None
     context: QgsCoordinateTransformContext | None = None
     project_file: str | None = None
 
@@ -598,8 +598,8 @@ class QgisSiteSource:
         TemplateError
             Every layer is an empty layer of a site template.
         """
-        plan = plan_snapshot(self.role_layers, self.dem_layer, self.dem_z_units, self.site_parcel_id, self.class_override, self.context,
-                             pack=pack, detach=detach)
+        plan = plan_snapshot(self.role_layers, self.dem_layer, self.dem_z_units, self.site_parcel_id, context=self.context, pack=pack,
+                             detach=detach)
         plan.warnings.extend(self.notes)
         layers = {r: _layer_source(lyr) for r, lyr in self.role_layers.items() if lyr is not None}
         dem = str(self.dem_layer.source()) if self.dem_layer is not None else None
