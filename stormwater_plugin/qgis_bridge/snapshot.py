@@ -17,7 +17,6 @@ from qgis.core import QgsCoordinateReferenceSystem, QgsCoordinateTransformContex
 
 from ..core.model import PROJECT_CLASSES, FeatureLayer, SiteInputs, Warning_
 from ..core.roles import CONTEXT_ROLES, ROLES, TERRAIN_EXTENT_ROLES
-from ..services.dem_window import dem_window
 from ..services.intake import FILTER_MIN_FEATURES as FILTER_MIN_FEATURES  # the size above which a context layer is read near the site only
 from ..services.intake import MAX_LISTED, dem_cell_ft, role_reaches_ft, unplaceable_feature_problem
 from ..services.placement import plan_placement_problem
@@ -26,8 +25,10 @@ from ..services.reading_policy import (
     ReadingReach,
     context_filtered_warning,
     decide_placement,
+    dem_read_box,
     screened_feature_by_feature,
     template_undrawn,
+    whole_dem,
 )
 from ..services.run_warnings import reprojected_warnings
 from ..services.site_source import SiteRead, working_crs_text
@@ -63,32 +64,6 @@ class Snapshot:
     crs_reason: str
     #: Role to what was read (name, feature count, whole source or part), for the run summary.
     layers_read: dict[str, RoleLayerStatus] | None = None
-
-
-def plan_window(layers: Mapping[str, FeatureLayer], margin_units: float) -> tuple[float, float, float, float] | None:
-    """Bounds (working CRS) of the plan and the wells and septic systems (``TERRAIN_EXTENT_ROLES``), else of every layer, grown by ``margin_units``."""
-    for roles in (TERRAIN_EXTENT_ROLES, tuple(layers)):
-        geoms = [g for r in roles if r in layers for g in layers[r].geoms if g is not None and not g.is_empty]
-        if geoms:
-            b = shapely.total_bounds(np.array(geoms, dtype=object))
-            if np.all(np.isfinite(b)):
-                return (b[0] - margin_units, b[1] - margin_units, b[2] + margin_units, b[3] + margin_units)
-    return None
-
-
-def _rule_window(
-    layers: Mapping[str, FeatureLayer], pack: Any, u: float, site: str | None, dem: Any, working: Any, context: Any
-) -> tuple[float, float, float, float] | None:
-    """The DEM window the pack's rules need (the command line's policy), else the plan's when no rule needs one.
-
-    ``dem`` is a :class:`DemInfo` (what the snapshot took of the DEM layer on the main thread).
-    """
-
-    win = dem_window(layers, pack, unit_to_ft=u, cell_ft=dem.cell_ft, site_parcel_id=site)
-    if win.whole_raster:  # a rule with unlimited reach (a flow trace of no declared length): the DEM's whole extent
-        return _dem_box(dem, working, context)
-    bounds = win.bounds
-    return bounds if bounds is not None else plan_window(layers, DEM_MARGIN_FT / u)
 
 
 class DetachedSource:
@@ -391,7 +366,9 @@ def _read(plan: SnapshotPlan, feedback: Any, progress: Callable[[float], None] |
     dem_source = None
     if plan.dem is not None and not (feedback is not None and feedback.isCanceled()):
         info = plan.dem
-        window = plan_window(layers, DEM_MARGIN_FT / u) if plan.pack is None else _rule_window(layers, plan.pack, u, site, info, working, context)
+        window = dem_read_box(layers, plan.pack, u, info, site, TERRAIN_EXTENT_ROLES, DEM_MARGIN_FT / u)
+        if window is not None and whole_dem(window):  # a rule with unlimited reach (a flow trace of no declared length): the DEM's whole extent
+            window = _dem_box(info, working, context)
         if window is None:
             warnings.append(Warning_("dem_unused", "no layer has features, so the DEM window could not be placed", "dem"))
         else:

@@ -16,17 +16,25 @@ is decided here, once:
   :func:`~stormwater_plugin.services.placement_layers.stray_plan_features` and words each stray's reason.
 * **Template layers.** :func:`template_undrawn`: a site template's empty layer is read as not drawn, and a
   template with nothing drawn is refused (:mod:`~stormwater_plugin.services.site_template`).
+* **The DEM window.** :func:`dem_read_box`: the window the pack's rules need
+  (:func:`~stormwater_plugin.services.dem_window.dem_window`), else the plan's box grown by a margin each reader
+  states (:func:`plan_box`).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Collection, Mapping, Sequence
+
+import numpy as np
+import shapely
 
 from ..core.model import FeatureLayer, Warning_
 from ..core.roles import CONTEXT_ROLES
 from ..core.rulepack import RulePack
 from .backend import DemHandle
+from .dem_window import dem_window
 from .intake import (
     FAR_FT,
     FILTER_MIN_FEATURES,
@@ -155,4 +163,49 @@ def template_undrawn(
     return undrawn, [Warning_("template_layer_not_drawn", undrawn_note(role), role) for role in undrawn]
 
 
-__all__ = ["Placement", "ReadingReach", "context_filtered_warning", "decide_placement", "screened_feature_by_feature", "template_undrawn"]
+def plan_box(layers: Mapping[str, FeatureLayer], first: Collection[str], margin: float) -> Box | None:
+    """Bounds (working CRS) of the features of the roles ``first``, else of every layer, grown by ``margin`` (working-CRS units).
+
+    ``None`` when no layer has a located feature with finite bounds.
+    """
+    for roles in (first, tuple(layers)):
+        geoms = [g for r in layers if r in roles for g in layers[r].geoms if g is not None and not g.is_empty]
+        if geoms:
+            b = shapely.total_bounds(np.array(geoms, dtype=object))
+            if np.all(np.isfinite(b)):
+                return (float(b[0]) - margin, float(b[1]) - margin, float(b[2]) + margin, float(b[3]) + margin)
+    return None
+
+
+def dem_read_box(
+    layers: Mapping[str, FeatureLayer], pack: RulePack | None, unit_to_ft: float, dem: DemHandle, site_parcel_id: str | None,
+    first: Collection[str], margin: float,
+) -> Box | None:
+    """The box (working CRS) of the DEM a read takes.
+
+    With ``pack``, the window its rules need (:func:`~stormwater_plugin.services.dem_window.dem_window`; not finite:
+    the whole DEM, for a rule of unlimited reach). Without a pack, or when no rule needs the DEM, :func:`plan_box`
+    of ``first`` grown by ``margin`` (working-CRS units): each reader states its own (the command line 150 ft around
+    every layer but the parcels, the plugin 1,000 ft around the plan and the wells and septic systems).
+
+    Returns
+    -------
+    tuple of float or None
+        ``None`` when nothing places the window (no located feature): each reader says what it does then.
+    """
+    if pack is not None:
+        bounds = dem_window(layers, pack, unit_to_ft=unit_to_ft, cell_ft=dem.cell_ft, site_parcel_id=site_parcel_id).bounds
+        if bounds is not None:
+            return bounds
+    return plan_box(layers, first, margin)
+
+
+def whole_dem(box: Box) -> bool:
+    """Whether a :func:`dem_read_box` means the whole DEM (a bound not finite)."""
+    return not all(math.isfinite(v) for v in box)
+
+
+__all__ = [
+    "Placement", "ReadingReach", "context_filtered_warning", "decide_placement", "dem_read_box", "plan_box", "screened_feature_by_feature",
+    "template_undrawn", "whole_dem",
+]
