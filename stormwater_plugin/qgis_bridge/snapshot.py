@@ -11,8 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
-import numpy as np
-import shapely
 from qgis.core import QgsCoordinateReferenceSystem, QgsCoordinateTransformContext, QgsProject
 
 from ..core.model import PROJECT_CLASSES, FeatureLayer, SiteInputs, Warning_
@@ -20,7 +18,7 @@ from ..core.roles import CONTEXT_ROLES, ROLES, TERRAIN_EXTENT_ROLES
 from ..services.intake import FILTER_MIN_FEATURES as FILTER_MIN_FEATURES  # the size above which a context layer is read near the site only
 from ..services.intake import MAX_LISTED, dem_cell_ft, role_reaches_ft, unplaceable_feature_problem
 from ..services.placement import plan_placement_problem
-from ..services.placement_layers import SourcePlace, exclude_features, unplaceable_warning
+from ..services.placement_layers import SourcePlace, as_misplaced, exclude_features, plan_layer_place, unplaceable_warning
 from ..services.reading_policy import (
     ReadingReach,
     context_filtered_warning,
@@ -37,7 +35,6 @@ from .crs import choose_working_crs, crs_label, site_ground_scale, site_working_
 from .dem import QgisDemSource, read_dem
 from .layer_parts import RoleLayerStatus, resolve_parts
 from .layer_place import (
-    as_misplaced,
     box_in,
     box_of_rect,
     feature_count,
@@ -408,13 +405,7 @@ def _placement(
         elif r in CONTEXT_ROLES:
             place.bounds = box_in(box_of_rect(layer_extent(sources[r])), source_crs(sources[r]), working, context) if feature_count(sources[r]) else None
         elif r in layers:
-            lay = layers[r]
-            present = [g for g in lay.geoms if g is not None and not g.is_empty]
-            if present:
-                b = shapely.total_bounds(np.array(present, dtype=object))
-                place.bounds = (float(b[0]), float(b[1]), float(b[2]), float(b[3])) if np.all(np.isfinite(b)) else None
-            keep = [i for i, g in enumerate(lay.geoms) if g is not None]
-            place.layer = FeatureLayer.from_sequences(r, [lay.geoms[i] for i in keep], [lay.ids[i] for i in keep], [lay.attrs[i] for i in keep])
+            plan_layer_place(place, layers[r])
         places.append(place)
     if reach is not None:
         plan_layers = {r: lay for r, lay in layers.items() if r not in CONTEXT_ROLES and r not in misfit}
