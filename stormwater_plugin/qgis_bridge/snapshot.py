@@ -17,12 +17,11 @@ from ..core.model import PROJECT_CLASSES, FeatureLayer, SiteInputs, Warning_
 from ..core.roles import CONTEXT_ROLES, ROLES, TERRAIN_EXTENT_ROLES
 from ..services.intake import FILTER_MIN_FEATURES as FILTER_MIN_FEATURES  # the size above which a context layer is read near the site only
 from ..services.intake import MAX_LISTED, dem_cell_ft, role_reaches_ft, unplaceable_feature_problem
-from ..services.placement import plan_placement_problem
 from ..services.placement_layers import SourcePlace, as_misplaced, exclude_features, plan_layer_place, unplaceable_warning
 from ..services.reading_policy import (
     ReadingReach,
     context_filtered_warning,
-    decide_placement,
+    decide_layer_placement,
     dem_read_box,
     screened_feature_by_feature,
     template_undrawn,
@@ -390,10 +389,9 @@ def _placement(
     sources: Mapping[str, Any], ordered: list[str], misfit: set[str], layers: Mapping[str, FeatureLayer], pack: Any, dem: DemInfo | None,
     working: Any, context: Any, site: str | None, crs_names: Mapping[str, str],
 ) -> tuple[dict[str, str | None], dict[str, tuple[list[int], str]]]:
-    """Why each role's layer is misplaced (:func:`~stormwater_plugin.services.placement_layers.misplaced_sources`, the command line's decision).
+    """Why each role's layer is misplaced, and its stray plan features (:func:`~stormwater_plugin.services.reading_policy.decide_layer_placement`).
 
-    The plan's layers are given as read (working CRS), the context's by their extent transformed; distances in the
-    working CRS's unit (no scale factor, as the command line). A plan off its parcel is left to the check to refuse.
+    The plan's layers are given as read (working CRS), the context's by their extent transformed.
     """
     reach = ReadingReach.of(pack, dem)
     ft = unit_to_ft(working)
@@ -407,19 +405,7 @@ def _placement(
         elif r in layers:
             plan_layer_place(place, layers[r])
         places.append(place)
-    if reach is not None:
-        plan_layers = {r: lay for r, lay in layers.items() if r not in CONTEXT_ROLES and r not in misfit}
-        if plan_placement_problem(plan_layers, ft, site) is not None:  # refused by the check, as on the command line: no plan role is judged
-            for place in places:
-                if place.role not in CONTEXT_ROLES:
-                    place.layer = None
-    decided = decide_placement(places, reach, ft, site)
-    far: dict[str, tuple[list[int], str]] = {}
-    for place, d in zip(places, decided):  # a plan feature far from the site while its layer is there (issue 35 item 1, as the command line)
-        if d.stray and d.stray_reason is not None and place.layer is not None:
-            keep = [i for i, g in enumerate(layers[place.role].geoms) if g is not None]
-            far[place.role] = ([keep[k] for k in d.stray], d.stray_reason)
-    return {r: d.misplaced for r, d in zip(ordered, decided)}, far
+    return decide_layer_placement(places, layers, reach, ft, site)
 
 
 def snapshot(
