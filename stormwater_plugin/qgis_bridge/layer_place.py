@@ -12,9 +12,8 @@ from typing import Any, Mapping
 
 from qgis.core import QgsCoordinateReferenceSystem, QgsPointXY
 
-from ..core.model import FeatureLayer, Warning_
 from ..services.intake import outside_area_of_use
-from ..services.placement_layers import Box, all_features_entry, box_edge_points, box_of_points, misplaced_warning, unplaceable_features
+from ..services.placement_layers import Box, box_edge_points, box_of_points, unplaceable_features
 from .vectors import source_crs
 
 
@@ -129,29 +128,6 @@ def layer_file_name(source: Any) -> str:
 
 def source_crs_names(sources: Mapping[str, Any]) -> dict[str, str]:
     return {r: source_crs(s).description() for r, s in sources.items()}
-
-
-def as_misplaced(role: str, layer: FeatureLayer | None, reason: str, count: int, name: str) -> tuple[FeatureLayer, Warning_]:
-    """A misplaced layer's features listed as without usable geometry (``reason``), and its ``layer_misplaced`` warning.
-
-    A feature with no geometry at all keeps that reason (the engine reports it), as on the command line.
-    """
-    if layer is None:
-        fid = all_features_entry(count, name)
-        return FeatureLayer.from_sequences(role, [], [], [], no_geometry={fid: reason}), misplaced_warning(role, count, reason, [fid])
-    no_geometry: dict[str, str] = {}
-    keep: list[int] = []
-    bad: list[str] = []
-    for i, g in enumerate(layer.geoms):
-        if g is None:
-            keep.append(i)
-            continue
-        fid = layer.ids[i]
-        no_geometry.setdefault(fid, reason)
-        bad.append(fid)
-    out = FeatureLayer.from_sequences(role, [layer.geoms[i] for i in keep], [layer.ids[i] for i in keep], [layer.attrs[i] for i in keep],
-                                      no_geometry=no_geometry)
-    return out, misplaced_warning(role, len(bad), reason, bad)
 
 
 def source_name(source: Any) -> str:

@@ -497,7 +497,7 @@ ADAPTER_READING_FILES: tuple[str, ...] = (
     "qgis_bridge/layer_place.py", "qgis_bridge/layer_parts.py", "qgis_bridge/compat.py",
 )
 #: Their lines together: what they hold today, lowered as reading moves into the policy (the aim is under 2,000).
-ADAPTER_READING_LINES = 4253
+ADAPTER_READING_LINES = 4158
 
 
 def test_the_adapters_reading_code_stays_within_its_line_budget():
