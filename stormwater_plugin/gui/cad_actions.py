@@ -1,4 +1,4 @@
-"""The dock's *New site plan…* and *Import CAD plan…* (issue 27), through QGIS's own GDAL, their layers added to the project.
+"""The dock's *New site plan…* and *Import CAD plan…*, through QGIS's own GDAL, their layers added to the project.
 
 The layer table and the forms are :mod:`stormwater_plugin.services.site_template` (the same the command
 line ``stormwater-check new-site`` writes); only the writing differs (OGR here, fiona there). Each layer
@@ -285,7 +285,7 @@ def import_cad_ogr(path: Path | str, crs_text: str, out: Path | str, parcels: An
         mark_property_line(out)  # the plan's own property line: a check with a context catalog meets it with the tax parcels
         notes.append("no tax parcels given: the plan's property line is the site parcel and no neighbour is known "
                      "(the neighbour notification list needs the tax parcels)")
-    # the command line's site.import.json, key for key (issue 36 item 5: the dock says what the command line says)
+    # the command line's site.import.json, key for key (the dock says what the command line says)
     report = {"format": "stormwater-check-cad-import", "out": str(out), "units": units, "crs": crs_text, "site_parcel": site,
               "counts": plan.counts(), "unmapped_layers": plan.unmapped,
               "dropped_layers": {k: {"count": n, "why": why} for k, (n, why) in plan.dropped.items()},

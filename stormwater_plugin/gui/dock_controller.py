@@ -95,7 +95,7 @@ class DockController(_Base):
 
     def _session_changed(self, what: str) -> None:
         """Redraw what shows the session: the table, the decisions on the layers, the buttons."""
-        if what in (CLEARED, RESULT, REVIEW, MOVES):  # issue 27: the completeness list of the review shown
+        if what in (CLEARED, RESULT, REVIEW, MOVES):  # the completeness list of the review shown
             self.completeness_box.set_section((self.doc or {}).get("completeness") if what != CLEARED else None)
         if what == CLEARED:
             self.findings.set_comparison(None)
@@ -135,7 +135,7 @@ class DockController(_Base):
 
         Inside ``readProject`` the project's snapping configuration still holds the
         layers just read; replacing the result layers then leaves it pointers to
-        deleted layers, and the next save crashes QGIS (issue 24 item 2). So the
+        deleted layers, and the next save crashes QGIS. So the
         settings (which replace no layer) are restored now and the review, which
         rebuilds the result layers, once the read has finished.
         """
@@ -235,14 +235,14 @@ class DockController(_Base):
             QgsMessageLog.logMessage(traceback.format_exc(), LOG_TAG, Qgis.MessageLevel.Critical)
             self.message(self.tr("The results could not be drawn: {0}").format(exc), Qgis.MessageLevel.Critical, 0)
 
-    # -- the review kept with the project (issue 16) -----------------------------
+    # -- the review kept with the project -----------------------------
 
     def restore_review(self, wait: bool = False) -> bool:
         """Show the review saved with the project (table, result layers, Inspect tool) without running the check.
 
         The main thread takes the stored text and the plan of the read
         (milliseconds); a :class:`~.restore_task.RestoreTask` parses the review,
-        reads the layers and computes the slope mask (issue 24 item 5: never
+        reads the layers and computes the slope mask (never
         freeze); :meth:`_restore_done` then draws it. Returns whether a saved
         review is being restored (``wait=True``: restored here, for scripts).
         """
@@ -348,7 +348,7 @@ class DockController(_Base):
         self.outdated_note = self.findings.outdated = getattr(self, "outdated_note", "") if self._restoring else ""
         self.session.set_result(result, snap, self.overrides.overrides, review=review, moves=moves)
         layers = build_result_layers(result, snap.inputs, snap.crs)
-        # the envelope and the moves persist across re-runs (issue 39); the moves until a result without a violation
+        # the envelope and the moves persist across re-runs; the moves until a result without a violation
         add_to_project(layers, jurisdiction, carry=lambda lyr: is_siting_layer(lyr) and (result.has_violation or lyr.name() != MOVES_NAME))
         set_decisions(self.doc, jurisdiction)
         self.findings.set_result(result, self.doc, moves=self.moves)
@@ -374,7 +374,7 @@ class DockController(_Base):
         if result.has_violation and start_moves:
             self.start_moves()
 
-    # -- siting aid (issue 7) -------------------------------------------------
+    # -- siting aid -------------------------------------------------
 
     def find_envelope(self) -> SitingTask | None:
         """Build the siting envelope of the chosen device type for the current layers, as a background task."""
@@ -382,7 +382,7 @@ class DockController(_Base):
             self.message(self.tr("The siting envelope is being built: wait for it."), Qgis.MessageLevel.Warning)
             return None
         self.save_settings()
-        planned = dock_site(self)  # the layers and the parcel's DEM are read in the task (issue 24 item 5: never freeze)
+        planned = dock_site(self)  # the layers and the parcel's DEM are read in the task (never freeze)
         if planned is None:
             return None
         if "parcels" not in planned.snapshot_plan.sources:
@@ -440,7 +440,7 @@ class DockController(_Base):
             add_siting_layers([(layer, "siting_moves")], task.jurisdiction, moves=True)
         self.session.set_moves(task.moves, self.overrides.overrides)
 
-    # -- reviewer decisions (issue 6) -------------------------------------------
+    # -- reviewer decisions -------------------------------------------
 
     def refresh_review(self) -> None:
         """Re-apply the decisions to the last result and redraw the table."""
@@ -465,7 +465,7 @@ class DockController(_Base):
             if got is None:
                 return False
             reason, reviewer = got
-            remember_reviewer(reviewer)  # the name typed in the dialog is the user's (issue 36 item 4)
+            remember_reviewer(reviewer)  # the name typed in the dialog is the user's
         try:
             for f, k, o in targets:
                 self.overrides.decide(k, decision, reason, reviewer, f.status.value, also_remove=(o or {}).get("key"))
@@ -538,8 +538,8 @@ class DockController(_Base):
         findings.json and the report files are written by a background task
         into a staging folder beside ``folder``; then the print layout is made
         on the main thread in short steps while QGIS's map renderer task draws
-        its map (:class:`~.report_export.LayoutExport`: no step holds the desktop,
-        issue 24 item 5), and everything is moved into ``folder``. A failure
+        its map (:class:`~.report_export.LayoutExport`: no step holds the desktop),
+        and everything is moved into ``folder``. A failure
         leaves no partial package. Returns the task (``wait=True``: runs it all
         here, the layout exported directly, and returns the outcome dict, for scripts and tests).
         """

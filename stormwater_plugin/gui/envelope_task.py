@@ -1,4 +1,4 @@
-"""Siting aid in the dock (issue 7): the envelope and the suggested moves, computed in a ``QgsTask``, drawn as layers.
+"""Siting aid in the dock: the envelope and the suggested moves, computed in a ``QgsTask``, drawn as layers.
 
 ``SitingTask`` runs the envelope use case
 (:func:`~stormwater_plugin.services.site_source.site_envelope`, as the command
@@ -160,7 +160,7 @@ class SitingTask(QgsTask):
         self.details = ""
         self._on_done = on_done
 
-    @in_frozen_heap  # the collections in this thread do not walk the project's long-lived objects (issue 24 item 5)
+    @in_frozen_heap  # the collections in this thread do not walk the project's long-lived objects
     def run(self) -> bool:  # noqa: D401 - QgsTask API
         """Read the site and compute through the use case; never raises."""
         try:

@@ -1,4 +1,4 @@
-"""The live re-check (issue 39): the findings follow the engineer's edits of the role layers, without pressing Run.
+"""The live re-check: the findings follow the engineer's edits of the role layers, without pressing Run.
 
 When a layer mapped to a role is edited (a feature added, moved, its attributes changed, deleted: the edit
 buffer, committed or not; undo, redo and a rolled-back session too), a single-shot timer waits

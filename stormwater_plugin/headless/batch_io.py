@@ -163,7 +163,7 @@ def start_screening(out: Path, input_hash: str, say: Callable[[str], None], site
     files are removed. Either way summary.csv and findings.gpkg go until
     this run writes them, and batch.json says ``incomplete``.
 
-    Only files the folder's manifest says a screening wrote are removed or replaced (issue 35: the town's own
+    Only files the folder's manifest says a screening wrote are removed or replaced (the town's own
     files in ``sites/<id>/`` stay); ``site_files`` (each site's findings.json, relative) are claimed in it before
     the workers write them, and the screening is refused (:class:`BatchError`, naming them) when one exists that
     the tool did not write.

@@ -46,7 +46,7 @@ class Choice(click.Choice):
 
 
 class Command(click.Command):
-    """A command whose long options may be shortened to any unambiguous prefix (``--juris lgpc``), as before."""
+    """A command whose long options may be shortened to any unambiguous prefix (``--juris lgpc``)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("context_settings", CONTEXT)

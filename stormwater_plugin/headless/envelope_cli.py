@@ -60,7 +60,7 @@ PROG = "stormwater-check envelope"
 @out_option("output folder for envelope.gpkg and envelope.json")
 @version_option()
 def command(**values: Any) -> int:
-    """``stormwater-check envelope``; never a traceback (its own guard, as before: messages name the command)."""
+    """``stormwater-check envelope``; never a traceback (its own guard: messages name the command)."""
     args = namespace(values)
     return run_guarded(PROG, lambda _argv: run(args), [])
 

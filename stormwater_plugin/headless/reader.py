@@ -42,7 +42,7 @@ from .layer_budget import FEATURES_ENV, LAYER_READ_FEATURES, LAYER_READ_SECONDS,
 from .sources import EXTRA_READ_DRIVERS, ZIP_DATA_SUFFIXES, LayerSource, collect_sources, gdal_path, parse_layer_option
 from .vectors import ARC_STEP_DEG, SKIPPED_FIELD_TYPES, VectorLayers, read_vectors
 
-#: The reader's names as they were before it was split along its jobs (issue 23): other modules import them from here.
+#: The reader's names as they were before it was split along its jobs: other modules import them from here.
 __all__ = [
     "ARC_STEP_DEG", "EXTRA_READ_DRIVERS", "FEATURES_ENV", "FILTER_MIN_FEATURES", "LAYER_READ_FEATURES", "LAYER_READ_SECONDS", "ROLE_ID_FIELDS",
     "SECONDS_ENV", "SKIPPED_FIELD_TYPES", "ZIP_DATA_SUFFIXES", "InputError", "LayerBudgetError", "LayerSource", "LoadedSite", "ReadBudget",

@@ -1,6 +1,6 @@
 """Where a QGIS layer sits: its extent as a box, in another CRS and against its CRS's area of use; what it is called.
 
-Split out of :mod:`~stormwater_plugin.qgis_bridge.snapshot` (issue 23): the snapshot's misplaced-layer
+Split out of :mod:`~stormwater_plugin.qgis_bridge.snapshot`: the snapshot's misplaced-layer
 reading (:func:`~stormwater_plugin.services.placement_layers.misplaced_sources`, the command line's decision)
 uses these to describe each layer as the command line describes a file's layer.
 """
@@ -64,7 +64,7 @@ def fits_crs(source: Any, context: Any) -> bool:
 
 
 def unplaceable_positions(source: Any, context: Any) -> list[int] | None:
-    """The positions (in reading order) of a layer's features that lie where its CRS cannot place them, one by one (issue 35 item 1).
+    """The positions (in reading order) of a layer's features that lie where its CRS cannot place them, one by one.
 
     For a layer whose extent does not fit its CRS (:func:`fits_crs`): ``None`` when none of its features fits
     (the layer is misplaced as a whole, a wrong ``.prj``), else the features to exclude, as the command line

@@ -154,7 +154,7 @@ class SnapshotPlan:
 
 
 def _drop_undrawn_template_layers(sources: dict[str, Any], warnings: list[Warning_]) -> None:
-    """A site template's empty layers are not drawn, never "none" (issue 27, :func:`~stormwater_plugin.services.site_template.undrawn_roles`).
+    """A site template's empty layers are not drawn, never "none" (:func:`~stormwater_plugin.services.site_template.undrawn_roles`).
 
     The roles whose layer is an empty layer of a template package (its ``site_statements`` table) not
     stated none are taken out of ``sources`` with a warning, as the command line reads them. A check
@@ -242,7 +242,7 @@ def _read(plan: SnapshotPlan, feedback: Any, progress: Callable[[float], None] |
     dem_crs = plan.dem.crs if plan.dem is not None else None
     # A layer whose coordinates do not fit its CRS takes no part in choosing the working CRS (as the command line).
     misfit = {r for r in ordered if not fits_crs(sources[r], context)}
-    # One feature that cannot be placed never makes its layer misplaced (issue 35 item 1, as the command line): a layer the
+    # One feature that cannot be placed never makes its layer misplaced (as the command line): a layer the
     # command line reads whole is judged feature by feature, and misplaced only when none of its features fits.
     stray: dict[str, list[int]] = {}
     for r in sorted(misfit, key=ordered.index):

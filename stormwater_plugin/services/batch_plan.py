@@ -335,7 +335,7 @@ def _plan_footprints(
         f, s = f[first].astype(np.int64), site_of_flagged[t[first]]
         plan_pairs[role] = _pairs_unique(s, f, len(layer))
         lost = np.setdiff1d(np.arange(len(layer)), f)
-        # a feature without a usable location (a stray far off its drawing: issue 35) lies in no site parcel either: listed, never dropped
+        # a feature without a usable location (a stray far off its drawing) lies in no site parcel either: listed, never dropped
         placeless = [fid for fid in layer.no_geometry if fid not in set(layer.ids)]
         if lost.size or placeless:
             unassigned[role] = [layer.ids[k] for k in lost] + placeless

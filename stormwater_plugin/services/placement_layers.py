@@ -1,4 +1,4 @@
-"""Which vector sources lie where the site is (issue 22 item 2): one decision for the command line and the plugin.
+"""Which vector sources lie where the site is: one decision for the command line and the plugin.
 
 A shapefile of UTM metres whose ``.prj`` says NY East ftUS lands hundreds of miles from the site, where
 every setback against it "passes". Each adapter (the file reader, ``headless/vectors.py``; the QGIS
@@ -191,7 +191,7 @@ def misplaced_sources(
 
 
 def unplaceable_features(lonlat: np.ndarray, area: Sequence[float] | None, raw: np.ndarray | None = None) -> np.ndarray:
-    """Which features, one by one, lie where their CRS cannot place them (issue 35 item 1).
+    """Which features, one by one, lie where their CRS cannot place them.
 
     The per-feature form of :func:`~stormwater_plugin.services.intake.outside_area_of_use`: an adapter asks
     it when a layer's extent does not fit its CRS, so one stray feature is excluded and named
@@ -223,7 +223,7 @@ def stray_plan_features(
     sources: Sequence[SourcePlace], reasons: Sequence[str | None], reaches: Mapping[str, float], unit_to_ft: float,
     site_parcel_id: str | None = None,
 ) -> list[list[int]]:
-    """The features of each plan source lying farther from the site than its role's rules reach (issue 35 item 1).
+    """The features of each plan source lying farther from the site than its role's rules reach.
 
     A source as a whole is judged by :func:`misplaced_sources`; a source that is not misplaced may still
     hold one feature far from everything else (a dry well left at the drawing's origin, 330 miles off):

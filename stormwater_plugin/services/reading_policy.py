@@ -94,7 +94,7 @@ def context_filtered_warning(where: str, read: int, count: int, role: str) -> Wa
 
 
 def screened_feature_by_feature(role: str, count: int) -> bool:
-    """Whether a layer whose extent does not fit its CRS is judged feature by feature (issue 35 item 1).
+    """Whether a layer whose extent does not fit its CRS is judged feature by feature.
 
     One feature that cannot be placed never makes its layer misplaced: the layer is read whole and misplaced
     only when none of its features fits. A big context layer is instead read through the context window and
@@ -179,7 +179,7 @@ def decide_layer_placement(
 def template_undrawn(
     package: str, stated_none: Collection[str] | None, counts: Mapping[str, int], refuse_empty: bool
 ) -> tuple[list[str], list[Warning_]]:
-    """A site template's role layers read as not drawn, with their warnings (issue 27).
+    """A site template's role layers read as not drawn, with their warnings.
 
     Parameters
     ----------

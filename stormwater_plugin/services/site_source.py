@@ -131,7 +131,7 @@ class ReviewOptions:
         Edits the findings document in place after the check (the context catalog names its sources), through
         :meth:`~stormwater_plugin.services.review.Review.edited`.
     completeness : bool
-        Add the document's ``completeness`` section (issue 27): what the submission must show for the computed class.
+        Add the document's ``completeness`` section: what the submission must show for the computed class.
     incremental : bool
         Keep what the next incremental check of this site needs (``review.basis``, :mod:`~stormwater_plugin.services.incremental`).
     basis : CheckBasis, optional

@@ -390,7 +390,7 @@ def check_device_slope(ctx: CheckContext, rule: Rule) -> None:
         geom = devices.geoms[i]
         polygonal = geom.geom_type in ("Polygon", "MultiPolygon")
         # A device drawn as a point: the ground within its plausible reach (core/extents.py) or the pack's radius, whichever is
-        # wider; a kind with no plausible bound leaves a flat reading undetermined (issue 33).
+        # wider; a kind with no plausible bound leaves a flat reading undetermined.
         ext = feature_extent("devices", geom, devices.attrs[i])
         r_i = radius if polygonal or ext.unbounded else max(radius, ext.half_max_ft)
         fp = geom if polygonal else display_buffer(geom, ctx.to_units(r_i), r_i)
