@@ -89,7 +89,9 @@ def test_the_mapped_steep_ground_holds_every_cell_a_building_site_would_find_15_
     mask = slope_mask(SiteInputs(layers=site, dem=dem, unit_to_ft=u), "lgpc", _boxes)
     assert mask is not None and mask.params.threshold_pct == 15.0
     assert mask.n_cells == int(valid.sum() if steep else 0), case
-    assert (mask.geometry is not None and mask.geometry.contains(Point(0, 0))) is steep, case
+    # the row boxes of _boxes touch along their edges (an invalid multipolygon whose `contains` differs between GEOS
+    # releases for a point on a shared edge): dissolved first, as a real polygonizer's output is
+    assert (mask.geometry is not None and shapely.union_all(mask.geometry.geoms).contains(Point(0, 0))) is steep, case
     # never above the true value (a conservative cell at the edge reads the float32 at or just over it)
     assert np.nanmax(ring_slope_map(dem.values, jac, 100.0, threshold_pct=EDGE)) <= max(pct + 1e-4, float(np.float32(EDGE)) + 1e-6)
 
