@@ -30,6 +30,7 @@ from .project_store import remember_reviewer
 from .restore_task import RestoreTask
 from .result_layers import add_to_project, build_result_layers, set_decisions
 from .role_form import SCOPE
+from .task_stop import stop_tasks
 
 if TYPE_CHECKING:  # the mixins are parts of one QDockWidget (ReviewDock); typed as such
     from qgis.PyQt.QtWidgets import QDockWidget as _Base
@@ -663,6 +664,7 @@ class DockController(_Base):
             except (TypeError, RuntimeError):
                 pass
         self.roles.teardown()
+        stopping = []
         for name in ("task", "envelope_task", "moves_task", "export_task", "restore_task"):
             task = getattr(self, name)
             if task is not None:
@@ -671,5 +673,6 @@ class DockController(_Base):
                     task.progressChanged.disconnect()
                 except (TypeError, RuntimeError):
                     pass
-                task.cancel()
+                stopping.append(task)
                 setattr(self, name, None)
+        stop_tasks(stopping)

@@ -40,6 +40,7 @@ from .live_plan import LivePlanner
 from .live_table import show_live_findings
 from .live_task import LiveTask
 from .result_layers import build_result_layers, set_decisions
+from .task_stop import stop_tasks
 
 #: Milliseconds after the last change before the re-check starts: the signals of one edit (a move, an undone
 #: macro, a drag of the vertex tool, which QGIS applies on release) arrive within it, so each is one re-check.
@@ -389,6 +390,6 @@ class LiveCheck(QObject):
     def teardown(self) -> None:
         self.timer.stop()
         if self.task is not None:
-            self.task.cancel()
+            stop_tasks([self.task])
             self.task = None
         self.unwatch()
