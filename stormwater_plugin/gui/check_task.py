@@ -48,6 +48,15 @@ class _TaskFeedback:
         return bool(self._task.isCanceled())
 
 
+def task_source(source: SiteSource | SnapshotPlan | Snapshot) -> tuple[SiteSource, Snapshot | None]:
+    """What a task reads from: a plan made on the main thread is read in the task; a snapshot already read is used as it is."""
+    if isinstance(source, SnapshotPlan):
+        return PlannedSiteSource(source, {}), None
+    if isinstance(source, Snapshot):
+        return ReadSite(SiteRead(source.inputs, source.crs.toWkt(), {}, source)), source
+    return source, None
+
+
 class CheckTask(QgsTask):
     """Run the review use case (:func:`~stormwater_plugin.services.site_source.check_site`, as the command line does) in the background.
 
@@ -76,13 +85,7 @@ class CheckTask(QgsTask):
     def __init__(self, source: SiteSource | SnapshotPlan | Snapshot, jurisdiction: str, on_done: Callable[[CheckTask], None],
                  options: ReviewOptions | None = None) -> None:
         super().__init__(f"Stormwater review ({jurisdiction})", QgsTask.Flag.CanCancel)
-        if isinstance(source, SnapshotPlan):
-            source = PlannedSiteSource(source, {})
-        self.snapshot: Snapshot | None = None
-        if isinstance(source, Snapshot):
-            self.snapshot = source
-            source = ReadSite(SiteRead(source.inputs, source.crs.toWkt(), {}, source))
-        self.source: SiteSource = source
+        self.source, self.snapshot = task_source(source)
         self.options = options if options is not None else ReviewOptions(moves=False, completeness=True)
         self.jurisdiction = jurisdiction
         self.result: CheckResult | None = None

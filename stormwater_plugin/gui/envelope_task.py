@@ -40,8 +40,8 @@ from ..services.layer_rows import envelope_layers as envelope_rows_with_labels
 from ..services.packs import RulePack, load_pack
 from ..services.presentation import compass, device_label, move_arrow_label, move_text  # noqa: F401 - re-exported for the dock
 from ..services.review import CheckCancelled, Move, suggest
-from ..services.site_source import ReadSite, ReviewOptions, SiteRead, SiteSource, read_stated, site_envelope
-from .check_task import _TaskFeedback
+from ..services.site_source import ReviewOptions, SiteRead, SiteSource, read_stated, site_envelope
+from .check_task import _TaskFeedback, task_source
 from .gc_pause import in_frozen_heap
 from .result_layers import add_rows, group_name, memory_layer
 from .styles import apply_style, text_format
@@ -139,13 +139,7 @@ class SitingTask(QgsTask):
     ) -> None:
         what = "siting envelope" if device_type else "suggested moves"
         super().__init__(f"Stormwater review: {what} ({jurisdiction})", QgsTask.Flag.CanCancel)
-        if isinstance(source, SnapshotPlan):
-            source = PlannedSiteSource(source, {})
-        self.snapshot: Snapshot | None = None
-        if isinstance(source, Snapshot):
-            self.snapshot = source
-            source = ReadSite(SiteRead(source.inputs, source.crs.toWkt(), {}, source))
-        self.source: SiteSource = source
+        self.source, self.snapshot = task_source(source)
         self.options = options if options is not None else ReviewOptions(moves=False)
         self.jurisdiction = jurisdiction
         self.device_type = device_type
