@@ -43,6 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     from make_synthetic_town import write_town
 
     from stormwater_plugin.headless.batch import run_batch
+    from stormwater_plugin.services.site_source import ReviewOptions
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--sizes", type=int, nargs="+", default=[200, 1000, 5000])
@@ -64,7 +65,8 @@ def main(argv: list[str] | None = None) -> int:
         out = a.work / f"batch{n}"
         shutil.rmtree(out, ignore_errors=True)
         c0, t0 = _cpu(), time.perf_counter()
-        report = run_batch(town / "town.gpkg", town / "dem.tif", a.jurisdiction, out, class_override=cls, workers=a.workers, scheduler=a.scheduler)
+        report = run_batch(town / "town.gpkg", town / "dem.tif", a.jurisdiction, out, options=ReviewOptions(project_class=cls, moves=False),
+                           workers=a.workers, scheduler=a.scheduler)
         wall, cpu = time.perf_counter() - t0, _cpu() - c0
         assert report.n_sites == n and not report.errors, (report.n_sites, report.errors[:3])
         rows.append((n, wall, cpu, report))

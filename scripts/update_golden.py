@@ -11,7 +11,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.golden.outputs import CASES, EXPECTED, produce  # noqa: E402
+import json  # noqa: E402
+
+from tests.golden.outputs import CASES, EXPECTED, platform, produce  # noqa: E402
 
 
 def main(names: list[str]) -> int:
@@ -29,6 +31,8 @@ def main(names: list[str]) -> int:
         for name, text in texts.items():
             (folder / name).write_text(text, encoding="utf-8")
         print(f"{case.name}: {len(texts)} files in {folder}")
+    # where geometry is compared to the digit (elsewhere by type only): record on the reference platform, Debian 12
+    (EXPECTED / "platform.json").write_text(json.dumps(platform(), indent=1) + "\n", encoding="utf-8")
     return 0
 
 

@@ -1,6 +1,6 @@
 """``python -m stormwater_plugin check ...``"""
 
-try:  # an interrupt while the command line loads is one line, never a traceback (issue 35); cli itself imports no library
+try:  # an interrupt while the command line loads is one line, never a traceback; cli itself imports no library
     from .cli import main
 except KeyboardInterrupt:
     import sys

@@ -15,15 +15,11 @@ from typing import NoReturn, Sequence, cast
 
 from .headless.errors import fail, run_guarded
 
-# Nothing heavier than the standard library is imported above (issue 35): click and the commands' modules load inside
+# Nothing heavier than the standard library is imported above: click and the commands' modules load inside
 # run_guarded, so a Ctrl-C or a missing library in the first fraction of a second ends in one line, never a traceback.
 
 #: The commands; the first runs when none is named. Their options: headless.commands (the check) and each command's module.
 SUBCOMMANDS = ("check", "slope-map", "envelope", "batch", "compare", "letter", "import-cad", "contours-dem", "register", "new-site", "completeness")
-
-
-#: The check's option naming each stated accuracy (``AccuracyError.part``).
-ACCURACY_OPTIONS = {"horizontal": "--accuracy", "dem_vertical": "--dem-vertical-accuracy-ft"}
 
 
 def run_check_command(args: SimpleNamespace) -> int:
@@ -33,6 +29,7 @@ def run_check_command(args: SimpleNamespace) -> int:
     from .core.errors import StormwaterError
     from .core.printable import printable_text
     from .core.rulepack import load_pack
+    from .headless.command_line import ACCURACY_OPTIONS
     from .headless.compare_cli import read_previous
     from .headless.context_reader import read_context_for_check
     from .headless.reader import InputError, LoadedSite
@@ -48,7 +45,7 @@ def run_check_command(args: SimpleNamespace) -> int:
         _fail("give a site package (SITE.gpkg) or at least one --layer ROLE=PATH")
     stack = contextlib.ExitStack()
     try:
-        # issue 22: --out is locked from the start of the run, before any input is read, until its files are in place
+        # --out is locked from the start of the run, before any input is read, until its files are in place
         run_folder = RunFolder(args.out, commit_on=(ReportError,)).lock()
         stack.callback(run_folder.release)
         pack = load_pack(args.jurisdiction)
@@ -57,22 +54,22 @@ def run_check_command(args: SimpleNamespace) -> int:
                 raise InputError(f"--frost-depth-ft {args.frost_depth_ft:g}: give the prevailing frost depth as a positive number of feet")
             pack = override_prevailing_frost_depth(pack, args.frost_depth_ft)
         make_report = (args.report or bool(args.reviewer) or bool(args.reference)) and not args.no_report
-        # issue 35: a file of these names the tool did not write (the applicant's report.pdf) is refused before the work
+        # a file of these names the tool did not write (the applicant's report.pdf) is refused before the work
         run_folder.refuse_foreign(["findings.json", "findings.gpkg"] + (["compare.json"] if args.previous else [])
                                   + (list(REPORT_FILES) if make_report else []))
         overrides = load_overrides_file(args.overrides) if args.overrides else []
         previous = read_previous(args.previous) if args.previous else None
-        # issue 27: the town's context catalog fills the roles the package and --layer lack (a scratch folder for the run)
+        # the town's context catalog fills the roles the package and --layer lack (a scratch folder for the run)
         context = read_context_for_check(args, pack, stack)
         source = FileSiteSource(args.site, context.layer_options + args.layer, args.dem or context.dem, args.dem_z_units or context.dem_z_units,
-                                args.site_parcel or context.site_parcel_id, args.project_class, notes=context.warnings, dem_notes=True,
+                                args.site_parcel or context.site_parcel_id, notes=context.warnings, dem_notes=True,
                                 compare_dem=args.compare_dem, compare_z_units=args.dem_z_units, context_catalog=args.context)
-        options = ReviewOptions(overrides, args.accuracy, args.dem_vertical_accuracy_ft, previous=previous,
+        options = ReviewOptions(overrides, args.accuracy, args.dem_vertical_accuracy_ft, project_class=args.project_class, previous=previous,
                                 previous_label=str((previous or {}).get("_path", "")),
                                 # the findings naming a context feature name their source
                                 annotate=context.annotate if args.context else None, completeness=True)
         try:
-            # issue 7: moves for each device with a setback violation (they never fail the check); issue 27: the completeness list
+            # moves for each device with a setback violation (they never fail the check); the completeness list
             done = check_site(source, pack, options)
         except AccuracyError as exc:
             raise InputError(f"{ACCURACY_OPTIONS[exc.part]} {exc.detail}") from exc
@@ -83,7 +80,7 @@ def run_check_command(args: SimpleNamespace) -> int:
         loaded = cast(LoadedSite, done.site.source)  # the file source's own record of the read
         result, moves = review.result, review.moves or ()
         out: Path = args.out
-        # issue 22: written in a private folder inside --out and moved into place when complete (a missing report
+        # written in a private folder inside --out and moved into place when complete (a missing report
         # package still commits findings.json and findings.gpkg, as its message says); --out locked since the start
         with run_folder as staging:
             write_document(review.doc, staging)
@@ -113,7 +110,7 @@ def run_check_command(args: SimpleNamespace) -> int:
     else:
         move_lines = ["", "Suggested moves (each re-checked):"] + [f"  {m.message or m.reason or ''}" for m in moves] if moves else []
         text = "\n".join([summary_text(result, out)] + move_lines + review_lines + [""] + list(completeness_lines(completeness)))
-        # a feature's id or a warning quoting a file's text never reaches the terminal with its escapes (issue 35)
+        # a feature's id or a warning quoting a file's text never reaches the terminal with its escapes
         print("\n".join(printable_text(line) for line in text.split("\n")))
     # Exit 1 while a violation has no reviewer decision; violations all accepted or waived exit 0 (docs/report.md).
     return 1 if review.violations_unresolved else 0

@@ -342,7 +342,7 @@ def upstream_class(ctx: CheckContext, cls: Any, pack: RulePack) -> tuple[Any, li
         reason = ClassReason(rule.id, rule.citation, Status.UNDETERMINED,
                              "Under one acre, but whether the activity is upstream of a sensitive area (and so a land development activity, §160-1) "
                              f"is undetermined: {open_[0].message} The class is taken as the more regulated of exempt and land development activity.")
-        # The one question of an open class (issue 33), asked once: here what settles it is the trace, not the area.
+        # The one question of an open class, asked once: here what settles it is the trace, not the area.
         question = ("Is the project exempt or major? To settle it, supply what the flow trace to the sensitive areas lacks "
                     f"({rule.citation.text}: its finding names it), so that whether the activity is upstream of one is decided; "
                     "or state the class with --class.")
@@ -366,7 +366,7 @@ def _if_class(ctx: CheckContext, first: int, rule: Rule, binding: list[str], pos
     violation of the rule), and says under which classes it binds
     (``extra['binds_if_class']``). The summary, the report and the dock group
     them by class under one heading ("If the project is major"); the message
-    carries no prefix (issue 33: one heading, not one prefix per line).
+    carries no prefix (one heading, not one prefix per line).
     """
     if len(binding) == len(possible):
         return

@@ -26,6 +26,7 @@ divided by the scale factor, :class:`~stormwater_plugin.core.checks.context.Chec
 
 from __future__ import annotations
 
+import functools
 import math
 import operator
 from decimal import ROUND_HALF_UP, Decimal
@@ -170,11 +171,12 @@ def compare(value: float, limit: float, quantity: Quantity, rel: Relation | str)
 
 
 def at_least_threshold(limit: float, quantity: Quantity, rel: Relation | str) -> float:
-    """The raw value ``t`` with ``compare(v, limit, quantity, rel) == (v >= t)``, for an ``>=`` or ``>`` relation.
+    """The raw value ``t`` with ``compare(v, limit, quantity, rel) == (v >= t)`` for every float ``v``, for ``>=`` or ``>``.
 
     For arrays (a slope map's cells): a value rounds to ``limit`` or more when it is at least
     ``limit - precision/2`` (half rounds up), and to more than ``limit`` when it is at least
-    ``limit + precision/2``.
+    ``limit + precision/2``. ``t`` is that edge to the last bit of a float, as :func:`decided` rounds
+    (its six-decimal pre-rounding puts the edge of 15 % at 14.94999995 %, a hair under 14.95 %).
 
     Raises
     ------
@@ -184,9 +186,28 @@ def at_least_threshold(limit: float, quantity: Quantity, rel: Relation | str) ->
     r = relation(rel)
     if r not in (">=", ">"):
         raise LimitError(f"at_least_threshold takes >= or >, not {r}")
-    half = precision(quantity) / 2.0
     lim = decided(limit, quantity)
-    return lim - half if r == ">=" else lim + half
+    # "more than 15.0" at 0.1 is "15.1 or more": every decided value lies on the precision's grid
+    target = lim if r == ">=" else decided(lim + precision(quantity), quantity)
+    return _edge(target, quantity)
+
+
+@functools.lru_cache(maxsize=256)
+def _edge(target: float, quantity: str) -> float:
+    """The smallest float that :func:`decided` puts at ``target`` or more (``decided`` never falls as its value grows)."""
+    half = precision(quantity) / 2.0  # type: ignore[arg-type]
+    if not math.isfinite(target):
+        return target - half
+    slack = 10.0 ** -(_decimals(quantity) + 5)  # wider than the six-decimal pre-rounding's reach
+    lo, hi = target - half - slack, target - half + slack
+    while True:  # bisection on floats: about 30 steps from twice the slack down to one unit in the last place
+        mid = lo + (hi - lo) / 2.0
+        if not lo < mid < hi:
+            return hi
+        if decided(mid, quantity) >= target:  # type: ignore[arg-type]
+            hi = mid
+        else:
+            lo = mid
 
 
 def margin(value: float, limit: float, quantity: Quantity) -> float:

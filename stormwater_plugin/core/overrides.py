@@ -106,7 +106,7 @@ def _order_free(fid: Any) -> str:
 def _ref_part(ref: FeatureRef | Mapping[str, Any] | None) -> str:
     if ref is None:
         return "-"
-    # by value, never by class: after a plugin reload a FeatureRef may come from the previous load of core.model (issue 36)
+    # by value, never by class: after a plugin reload a FeatureRef may come from the previous load of core.model
     if isinstance(ref, Mapping):
         return f"{ref.get('layer')}:{_order_free(ref.get('id'))}"
     return f"{getattr(ref, 'layer', None)}:{_order_free(getattr(ref, 'id', None))}"

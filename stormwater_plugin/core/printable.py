@@ -1,4 +1,4 @@
-"""One text-sanitising function for every output: control characters out of what a town prints, files and reads (issue 35 item 5).
+"""One text-sanitising function for every output: control characters out of what a town prints, files and reads.
 
 An owner's name, an applicant's, a reviewer's or a feature's id arrives from a file or a form and goes out
 into the DOCX and PDF letters, the report, ``notification.csv`` and the terminal. Word's line break (a

@@ -145,7 +145,7 @@ class RulePack:
     raw: Mapping[str, Any] = field(default_factory=dict)
     subdivision: SubdivisionRule | None = None
     glossary: tuple[Term, ...] = ()
-    #: What the submission must show (issue 27), in the pack's order.
+    #: What the submission must show, in the pack's order.
     submission: tuple[SubmissionItem, ...] = ()
     #: The coordinate system the pack suggests for plans (``EPSG:2260``), or None.
     site_crs: str | None = None
@@ -452,8 +452,8 @@ def load_pack(jurisdiction: str) -> RulePack:
     """Load the bundled pack of a jurisdiction (``lgpc``, ``lake-george``, ``mamakating``).
 
     Read and validated once per file version (its path, modification time
-    and size): the dock asks for the pack several times per review (issue 24
-    item 5: each read cost ~6 ms on the main thread). Thread-safe.
+    and size): the dock asks for the pack several times per review (each read
+    cost ~6 ms on the main thread). Thread-safe.
     """
     if jurisdiction not in JURISDICTIONS:
         raise PackError(f"unknown jurisdiction '{jurisdiction}': choose one of {', '.join(JURISDICTIONS)}")

@@ -1,4 +1,4 @@
-"""The map of an application (issue 36 item 3): the plan on top, context and terrain below, the site in view.
+"""The map of an application: the plan on top, context and terrain below, the site in view.
 
 Opening an application loads its package, the register's context and its DEM. The
 reviewer must see the proposed devices and septic systems first, so the layer tree

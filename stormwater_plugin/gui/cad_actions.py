@@ -1,4 +1,4 @@
-"""The dock's *New site plan…* and *Import CAD plan…* (issue 27), through QGIS's own GDAL, their layers added to the project.
+"""The dock's *New site plan…* and *Import CAD plan…*, through QGIS's own GDAL, their layers added to the project.
 
 The layer table and the forms are :mod:`stormwater_plugin.services.site_template` (the same the command
 line ``stormwater-check new-site`` writes); only the writing differs (OGR here, fiona there). Each layer
@@ -285,7 +285,7 @@ def import_cad_ogr(path: Path | str, crs_text: str, out: Path | str, parcels: An
         mark_property_line(out)  # the plan's own property line: a check with a context catalog meets it with the tax parcels
         notes.append("no tax parcels given: the plan's property line is the site parcel and no neighbour is known "
                      "(the neighbour notification list needs the tax parcels)")
-    # the command line's site.import.json, key for key (issue 36 item 5: the dock says what the command line says)
+    # the command line's site.import.json, key for key (the dock says what the command line says)
     report = {"format": "stormwater-check-cad-import", "out": str(out), "units": units, "crs": crs_text, "site_parcel": site,
               "counts": plan.counts(), "unmapped_layers": plan.unmapped,
               "dropped_layers": {k: {"count": n, "why": why} for k, (n, why) in plan.dropped.items()},
@@ -306,44 +306,40 @@ def import_summary(report: dict[str, Any]) -> tuple[str, list[str]]:
     return head, lines + list(report["warnings"])
 
 
-def _crs_text(widget: QgsProjectionSelectionWidget) -> str:
-    """The chosen CRS as ``EPSG:nnnn`` (else its WKT), which OSR reads; ``""`` when none is chosen."""
-    crs = widget.crs()
-    if not crs.isValid():
-        return ""
-    return crs.authid() or crs.toWkt()
-
-
 class SiteCrsDialog(QDialog):
-    """*New site plan…*: the plan's coordinate system in QGIS's CRS selector, the pack's suggestion first."""
+    """*New site plan…*: the plan's coordinate system in QGIS's CRS selector, the pack's suggestion first.
 
-    def __init__(self, parent: QWidget | None, suggestion: str) -> None:
+    ``extra`` rows (label, widget) go below the CRS, before OK / Cancel.
+    """
+
+    def __init__(self, parent: QWidget | None, suggestion: str, *, title: str = "New site plan",
+                 crs_label: str = "Coordinate system of the plan (a projected CRS):", extra: tuple[tuple[str, QWidget], ...] = ()) -> None:
         super().__init__(parent)
-        self.setWindowTitle("New site plan")
+        self.setWindowTitle(title)
         self.crs = QgsProjectionSelectionWidget()
         if suggestion:
             self.crs.setCrs(QgsCoordinateReferenceSystem(suggestion))
         form = QFormLayout(self)
-        form.addRow("Coordinate system of the plan (a projected CRS):", self.crs)
+        form.addRow(crs_label, self.crs)
+        for label, widget in extra:
+            form.addRow(label, widget)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         form.addRow(buttons)
 
     def crs_text(self) -> str:
-        """The chosen CRS as ``EPSG:nnnn`` (else its WKT)."""
-        return _crs_text(self.crs)
+        """The chosen CRS as ``EPSG:nnnn`` (else its WKT), which OSR reads; ``""`` when none is chosen."""
+        crs = self.crs.crs()
+        if not crs.isValid():
+            return ""
+        return crs.authid() or crs.toWkt()
 
 
-class CadImportDialog(QDialog):
+class CadImportDialog(SiteCrsDialog):
     """The drawing's coordinate system (QGIS's CRS selector, the pack's suggestion first) and the tax parcels it must land on."""
 
     def __init__(self, parent: QWidget | None, suggestion: str) -> None:
-        super().__init__(parent)
-        self.setWindowTitle("Import CAD plan")
-        self.crs = QgsProjectionSelectionWidget()
-        if suggestion:
-            self.crs.setCrs(QgsCoordinateReferenceSystem(suggestion))
         self.parcels = QgsMapLayerComboBox()
         # Qgis.LayerFilter from QGIS 3.34 on, QgsMapLayerProxyModel.Filter before
         layer_filter = getattr(Qgis, "LayerFilter", None) or QgsMapLayerProxyModel.Filter
@@ -351,17 +347,8 @@ class CadImportDialog(QDialog):
         self.parcels.setAllowEmptyLayer(True)
         self.parcels.setLayer(None)
         self.parcels.setToolTip("Tax parcels: the plan must land on one. Empty: the plan's property line is the site parcel and no neighbour is known.")
-        form = QFormLayout(self)
-        form.addRow("Coordinate system of the drawing (a DXF holds none):", self.crs)
-        form.addRow("Tax parcels (the plan must land on one):", self.parcels)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
-        form.addRow(buttons)
-
-    def crs_text(self) -> str:
-        """The chosen CRS as ``EPSG:nnnn`` (else its WKT), which OSR reads."""
-        return _crs_text(self.crs)
+        super().__init__(parent, suggestion, title="Import CAD plan", crs_label="Coordinate system of the drawing (a DXF holds none):",
+                         extra=(("Tax parcels (the plan must land on one):", self.parcels),))
 
 
 def import_cad_plan(parent: QWidget | None, jurisdiction: str) -> list[QgsVectorLayer]:

@@ -94,7 +94,7 @@ class CheckTask(QgsTask):
         self.layers: list[Any] = []
         self._on_done = on_done
 
-    @in_frozen_heap  # the collections in this thread do not walk the project's long-lived objects (issue 24 item 5)
+    @in_frozen_heap  # the collections in this thread do not walk the project's long-lived objects
     def run(self) -> bool:  # noqa: D401 - QgsTask API
         """Read and review the site through the use case; never raises."""
         try:

@@ -1,4 +1,4 @@
-"""The submission's completeness in the dock (issue 27): what the package must show and what it misses, as a list to send back.
+"""The submission's completeness in the dock: what the package must show and what it misses, as a list to send back.
 
 The list is the document's ``completeness`` section
 (:func:`~stormwater_plugin.services.completeness.check_completeness`, computed in
@@ -51,7 +51,7 @@ class CompletenessBox(QgsCollapsibleGroupBox):
             self.setTitle(self.tr("Submission completeness: complete"))
         else:
             self.setTitle(self.tr("Submission completeness: incomplete ({0} missing)").format(len(missing)))
-        if missing:  # one line per thing missing (issue 36 item 6), not one long sentence
+        if missing:  # one line per thing missing, not one long sentence
             self.summary.setText(self.tr("Missing:") + "\n" + "\n".join(f"• {m}" for m in missing))
         else:
             self.summary.setText(str(section.get("summary", "")))

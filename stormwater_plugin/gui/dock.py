@@ -1,8 +1,8 @@
 """The review dock: choose the rule pack and layers, run the check, read and locate findings, decide, export.
 
-Also the siting aid (issue 7: where may a device go, suggested moves), the
-reviewer's decisions kept in the project (issue 6) and the report package
-with a print layout (issue 6).
+Also the siting aid (where may a device go, suggested moves), the
+reviewer's decisions kept in the project and the report package
+with a print layout.
 """
 
 from __future__ import annotations
@@ -61,11 +61,11 @@ class ReviewDock(DockController, ProjectStore, DockView):
         self._build_siting()
         self._build_findings()
         self._build_decisions()
-        from .register_panel import RegisterPanel  # issue 28: the applications, next / previous, the comment letter
+        from .register_panel import RegisterPanel  # the applications, next / previous, the comment letter
 
         self.register_panel = RegisterPanel(self)
         self._lay_out()
-        from .live_check import LiveCheck  # issue 39: the findings follow the edits
+        from .live_check import LiveCheck  # the findings follow the edits
 
         self.live = LiveCheck(self)
         self.live.attach()

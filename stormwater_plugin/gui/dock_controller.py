@@ -22,7 +22,7 @@ from ..services.packs import load_pack
 from ..services.review import Move, Review, compare_with
 from ..services.session import CLEARED, COMPARISON, MOVES, RESULT, REVIEW, Ticket
 from .check_task import CheckTask
-from .dock_source import contour_count, dock_source
+from .dock_source import contour_count, dock_site, dock_source, envelope_options
 from .dock_view import LOG_TAG
 from .envelope_task import MOVES_NAME, SitingTask, add_siting_layers, device_label, envelope_layers, is_siting_layer, moves_layer
 from .overrides_ui import ask_decision
@@ -30,6 +30,7 @@ from .project_store import remember_reviewer
 from .restore_task import RestoreTask
 from .result_layers import add_to_project, build_result_layers, set_decisions
 from .role_form import SCOPE
+from .task_stop import stop_tasks
 
 if TYPE_CHECKING:  # the mixins are parts of one QDockWidget (ReviewDock); typed as such
     from qgis.PyQt.QtWidgets import QDockWidget as _Base
@@ -95,7 +96,7 @@ class DockController(_Base):
 
     def _session_changed(self, what: str) -> None:
         """Redraw what shows the session: the table, the decisions on the layers, the buttons."""
-        if what in (CLEARED, RESULT, REVIEW, MOVES):  # issue 27: the completeness list of the review shown
+        if what in (CLEARED, RESULT, REVIEW, MOVES):  # the completeness list of the review shown
             self.completeness_box.set_section((self.doc or {}).get("completeness") if what != CLEARED else None)
         if what == CLEARED:
             self.findings.set_comparison(None)
@@ -135,7 +136,7 @@ class DockController(_Base):
 
         Inside ``readProject`` the project's snapping configuration still holds the
         layers just read; replacing the result layers then leaves it pointers to
-        deleted layers, and the next save crashes QGIS (issue 24 item 2). So the
+        deleted layers, and the next save crashes QGIS. So the
         settings (which replace no layer) are restored now and the review, which
         rebuilds the result layers, once the read has finished.
         """
@@ -188,10 +189,10 @@ class DockController(_Base):
         return task
 
     def _plan_snapshot(self) -> SnapshotPlan | None:
-        """What the check task will read (layers detached for its thread); ``None`` with a message when impossible."""
+        """The layers as the dock's tasks read them (detached for their thread; the class is the use case's option); ``None`` with a message when impossible."""
         try:
             plan = plan_snapshot(self.roles.role_layers(), self.roles.dem_layer(), self.roles.z_unit(), self.site_parcel.text().strip() or None,
-                                 self.project_class.currentData(), pack=load_pack(self.jurisdiction.currentData()))
+                                 pack=load_pack(self.jurisdiction.currentData()))
         except Exception as exc:
             self.message(self.tr("Could not read the layers: {0}").format(exc), Qgis.MessageLevel.Critical, 0)
             return None
@@ -235,14 +236,14 @@ class DockController(_Base):
             QgsMessageLog.logMessage(traceback.format_exc(), LOG_TAG, Qgis.MessageLevel.Critical)
             self.message(self.tr("The results could not be drawn: {0}").format(exc), Qgis.MessageLevel.Critical, 0)
 
-    # -- the review kept with the project (issue 16) -----------------------------
+    # -- the review kept with the project -----------------------------
 
     def restore_review(self, wait: bool = False) -> bool:
         """Show the review saved with the project (table, result layers, Inspect tool) without running the check.
 
         The main thread takes the stored text and the plan of the read
         (milliseconds); a :class:`~.restore_task.RestoreTask` parses the review,
-        reads the layers and computes the slope mask (issue 24 item 5: never
+        reads the layers and computes the slope mask (never
         freeze); :meth:`_restore_done` then draws it. Returns whether a saved
         review is being restored (``wait=True``: restored here, for scripts).
         """
@@ -261,7 +262,7 @@ class DockController(_Base):
         plan = None
         try:
             plan = plan_snapshot(self.roles.role_layers(), self.roles.dem_layer(), self.roles.z_unit(), self.site_parcel.text().strip() or None,
-                                 self.project_class.currentData(), pack=load_pack(self.jurisdiction.currentData()))
+                                 pack=load_pack(self.jurisdiction.currentData()))
         except Exception:  # the layers may be gone; the table and the saved geometry still show
             plan = None
         ticket = self.session.ticket()
@@ -348,7 +349,7 @@ class DockController(_Base):
         self.outdated_note = self.findings.outdated = getattr(self, "outdated_note", "") if self._restoring else ""
         self.session.set_result(result, snap, self.overrides.overrides, review=review, moves=moves)
         layers = build_result_layers(result, snap.inputs, snap.crs)
-        # the envelope and the moves persist across re-runs (issue 39); the moves until a result without a violation
+        # the envelope and the moves persist across re-runs; the moves until a result without a violation
         add_to_project(layers, jurisdiction, carry=lambda lyr: is_siting_layer(lyr) and (result.has_violation or lyr.name() != MOVES_NAME))
         set_decisions(self.doc, jurisdiction)
         self.findings.set_result(result, self.doc, moves=self.moves)
@@ -374,7 +375,7 @@ class DockController(_Base):
         if result.has_violation and start_moves:
             self.start_moves()
 
-    # -- siting aid (issue 7) -------------------------------------------------
+    # -- siting aid -------------------------------------------------
 
     def find_envelope(self) -> SitingTask | None:
         """Build the siting envelope of the chosen device type for the current layers, as a background task."""
@@ -382,16 +383,16 @@ class DockController(_Base):
             self.message(self.tr("The siting envelope is being built: wait for it."), Qgis.MessageLevel.Warning)
             return None
         self.save_settings()
-        plan = self._plan_snapshot()  # the layers and the parcel's DEM are read in the task (issue 24 item 5: never freeze)
-        if plan is None:
+        planned = dock_site(self)  # the layers and the parcel's DEM are read in the task (never freeze)
+        if planned is None:
             return None
-        if "parcels" not in plan.sources:
+        if "parcels" not in planned.snapshot_plan.sources:
             self.message(self.tr("The siting envelope is drawn on the site parcel: choose the parcels layer first."), Qgis.MessageLevel.Warning)
             return None
         jurisdiction = self.jurisdiction.currentData()
         ticket = self.session.ticket()
-        task = SitingTask(plan, jurisdiction, lambda t: self._envelope_done(t, ticket), device_type=self.device_type.currentData(),
-                          high_traffic=self.high_traffic.isChecked())
+        task = SitingTask(planned, jurisdiction, lambda t: self._envelope_done(t, ticket), device_type=self.device_type.currentData(),
+                          high_traffic=self.high_traffic.isChecked(), options=envelope_options(self))
         self.envelope_task = task
         self.envelope_button.setEnabled(False)
         QgsApplication.taskManager().addTask(task)
@@ -440,7 +441,7 @@ class DockController(_Base):
             add_siting_layers([(layer, "siting_moves")], task.jurisdiction, moves=True)
         self.session.set_moves(task.moves, self.overrides.overrides)
 
-    # -- reviewer decisions (issue 6) -------------------------------------------
+    # -- reviewer decisions -------------------------------------------
 
     def refresh_review(self) -> None:
         """Re-apply the decisions to the last result and redraw the table."""
@@ -465,7 +466,7 @@ class DockController(_Base):
             if got is None:
                 return False
             reason, reviewer = got
-            remember_reviewer(reviewer)  # the name typed in the dialog is the user's (issue 36 item 4)
+            remember_reviewer(reviewer)  # the name typed in the dialog is the user's
         try:
             for f, k, o in targets:
                 self.overrides.decide(k, decision, reason, reviewer, f.status.value, also_remove=(o or {}).get("key"))
@@ -538,8 +539,8 @@ class DockController(_Base):
         findings.json and the report files are written by a background task
         into a staging folder beside ``folder``; then the print layout is made
         on the main thread in short steps while QGIS's map renderer task draws
-        its map (:class:`~.report_export.LayoutExport`: no step holds the desktop,
-        issue 24 item 5), and everything is moved into ``folder``. A failure
+        its map (:class:`~.report_export.LayoutExport`: no step holds the desktop),
+        and everything is moved into ``folder``. A failure
         leaves no partial package. Returns the task (``wait=True``: runs it all
         here, the layout exported directly, and returns the outcome dict, for scripts and tests).
         """
@@ -663,6 +664,7 @@ class DockController(_Base):
             except (TypeError, RuntimeError):
                 pass
         self.roles.teardown()
+        stopping = []
         for name in ("task", "envelope_task", "moves_task", "export_task", "restore_task"):
             task = getattr(self, name)
             if task is not None:
@@ -671,5 +673,6 @@ class DockController(_Base):
                     task.progressChanged.disconnect()
                 except (TypeError, RuntimeError):
                     pass
-                task.cancel()
+                stopping.append(task)
                 setattr(self, name, None)
+        stop_tasks(stopping)

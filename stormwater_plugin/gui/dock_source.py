@@ -38,22 +38,15 @@ def dock_source(dock: Any, quiet: bool = False, layers: Mapping[str, Any] | None
     """The site as the check task reads it (planned here, main thread, milliseconds) and the use case's options from the dock.
 
     The options are the command line's: the stated accuracy (its words, parsed by the use case), the
-    class (in the plan), no moves in the task (the dock suggests them after), the completeness list; the check
+    class, no moves in the task (the dock suggests them after), the completeness list; the check
     keeps what the live re-check's incremental run starts from (``review.basis``, ``services.incremental``).
     ``None`` with a message (none when ``quiet``) when the layers or the accuracy cannot be used. ``layers``: the
     role layers to read (default the dock's roles; the live re-check gives the feature sources it took earlier of
     the layers not edited since).
     """
-    notes = tuple(Warning_(
-        "role_layer_removed",
-        f"the layer chosen for this role ({name}) was removed from the project; the role was left empty and its rules are not checked",
-        role,
-    ) for role, name in dock.roles.removed.items())
-    site = QgisSiteSource(dock.roles.role_layers() if layers is None else layers, dock.roles.dem_layer(), dock.roles.z_unit(), dock.site_parcel.text().strip() or None,
-                          dock.project_class.currentData(), contour_count=contour_count(), notes=notes)
     accuracy = dock.accuracy.text().strip()
     options = ReviewOptions(accuracy=(accuracy,) if accuracy else (), dem_vertical_accuracy_ft=dock.dem_accuracy.text().strip() or None,
-                            moves=False, completeness=True, incremental=True)
+                            project_class=dock.project_class.currentData(), moves=False, completeness=True, incremental=True)
     try:  # a bad entry is said before any reading, as the command line refuses its arguments
         parse_accuracy(list(options.accuracy))
         parse_dem_vertical(options.dem_vertical_accuracy_ft)
@@ -61,6 +54,28 @@ def dock_source(dock: Any, quiet: bool = False, layers: Mapping[str, Any] | None
         if not quiet:
             dock.message(tr("Data accuracy: {0}").format(exc), Qgis.MessageLevel.Warning)
         return None
+    planned = dock_site(dock, quiet, layers)
+    return None if planned is None else (planned, options)
+
+
+def envelope_options(dock: Any) -> ReviewOptions:
+    """The use case's options for the dock's siting envelope: the class, as for the check (the envelope reads no accuracy)."""
+    return ReviewOptions(project_class=dock.project_class.currentData(), moves=False)
+
+
+def dock_site(dock: Any, quiet: bool = False, layers: Mapping[str, Any] | None = None) -> PlannedSiteSource | None:
+    """The dock's layers as a :class:`QgisSiteSource` planned for the chosen pack (main thread, milliseconds).
+
+    ``None`` with a message (none when ``quiet``) when the layers cannot be read or none is chosen. ``layers``: the
+    role layers to read (default the dock's roles).
+    """
+    notes = tuple(Warning_(
+        "role_layer_removed",
+        f"the layer chosen for this role ({name}) was removed from the project; the role was left empty and its rules are not checked",
+        role,
+    ) for role, name in dock.roles.removed.items())
+    site = QgisSiteSource(dock.roles.role_layers() if layers is None else layers, dock.roles.dem_layer(), dock.roles.z_unit(),
+                          dock.site_parcel.text().strip() or None, contour_count=contour_count(), notes=notes)
     try:
         planned = site.plan(load_pack(dock.jurisdiction.currentData()))
     except Exception as exc:
@@ -71,4 +86,4 @@ def dock_source(dock: Any, quiet: bool = False, layers: Mapping[str, Any] | None
         if not quiet:
             dock.message(tr("Choose at least one layer (devices, parcels…) before running the check."), Qgis.MessageLevel.Warning)
         return None
-    return planned, options
+    return planned

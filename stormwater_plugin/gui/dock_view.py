@@ -1,4 +1,4 @@
-"""The review dock's view: its widgets, their layout, the message bar and the map navigation of a row (issue 23: view / controller / store).
+"""The review dock's view: its widgets, their layout, the message bar and the map navigation of a row (view / controller / store).
 
 ``DockView`` is the widget part of :class:`~.dock.ReviewDock`: it builds the
 settings, the layer roles, the buttons, the findings table and the decision
@@ -43,7 +43,7 @@ from .findings_tree import FindingsTree
 from .role_form import RoleForm
 
 LOG_TAG = "Stormwater review"
-#: Below this splitter height, in pixels, the settings fold away once a result is shown (the table keeps the room; issue 28).
+#: Below this splitter height, in pixels, the settings fold away once a result is shown (the table keeps the room).
 SHORT_DOCK_PX = 450
 #: The narrowest view a finding or move row zooms to, in feet (a 6 ft move is shown in its surroundings, not at 1:24).
 MIN_VIEW_FT = 150.0
@@ -107,7 +107,7 @@ class DockView(QDockWidget):
         box_lay = QVBoxLayout(self.layers_box)
         box_lay.addWidget(self.roles)
         box_lay.addWidget(guess)
-        from .cad_actions import import_cad_button, new_site_button  # issue 27: the template and CAD plans, added to the project
+        from .cad_actions import import_cad_button, new_site_button  # the template and CAD plans, added to the project
 
         self.new_site_button = new_site_button(self)
         self.import_cad_button = import_cad_button(self)
@@ -132,7 +132,7 @@ class DockView(QDockWidget):
         self.progress.setTextVisible(True)
 
     def _build_siting(self) -> None:
-        """The siting aid (issue 7): device type, traffic class and the envelope button."""
+        """The siting aid: device type, traffic class and the envelope button."""
         self.device_type = QComboBox()
         for t in DEVICE_TYPES:
             self.device_type.addItem(self.tr(device_label(t)), t)
@@ -154,7 +154,7 @@ class DockView(QDockWidget):
         self.findings.selection_changed.connect(self._update_decision_buttons)
 
     def _build_decisions(self) -> None:
-        """Accept, waive, clear, the decisions file menu (issue 6) and the comparison (issue 16)."""
+        """Accept, waive, clear, the decisions file menu and the comparison."""
         self.accept_button = QPushButton(self.tr("Accept…"))
         self.accept_button.setToolTip(self.tr("Accept the selected finding as it is (e.g. a tax-map sliver, verified in the field), with a reason."))
         self.accept_button.clicked.connect(lambda: self.decide("accepted"))
@@ -164,7 +164,7 @@ class DockView(QDockWidget):
         self.clear_button = QPushButton(self.tr("Clear"))
         self.clear_button.setToolTip(self.tr("Clear the decision on the selected finding (the finding itself is never touched)."))
         self.clear_button.clicked.connect(lambda: self.clear_decision())
-        # One row with Accept, Waive and Clear (issue 28: the table keeps the room): the decisions file and the comparison in a menu.
+        # One row with Accept, Waive and Clear (the table keeps the room): the decisions file and the comparison in a menu.
         self.decisions_menu_button = QPushButton(self.tr("More"))
         self.decisions_menu_button.setToolTip(self.tr("Import or export the decisions as an overrides.json file (the format of stormwater-check --overrides), "
                                                       "or compare with the previous review."))
@@ -179,7 +179,7 @@ class DockView(QDockWidget):
         self._update_decision_buttons()
 
     def _lay_out(self) -> None:
-        """The findings table first (it takes the stretch), the settings below in collapsible groups that scroll (issue 28).
+        """The findings table first (it takes the stretch), the settings below in collapsible groups that scroll.
 
         Run, Cancel, Export and the progress bar sit in one row above the table. The
         dock then fits beside another panel in the right dock area (the Processing
@@ -231,7 +231,7 @@ class DockView(QDockWidget):
         up.addWidget(self.settings_box)
         up.addWidget(self.layers_box)
         up.addWidget(self.siting_box)
-        from .completeness_box import CompletenessBox  # issue 27: what the submission must show, from the review's document
+        from .completeness_box import CompletenessBox  # what the submission must show, from the review's document
 
         self.completeness_box = CompletenessBox()
         up.insertWidget(0, self.completeness_box)
@@ -376,7 +376,7 @@ class DockView(QDockWidget):
         canvas = self.iface.mapCanvas()
         qgeoms = [to_qgs(g, multi=False) for g in geoms]
         # the view frames the measurement (its line and the device), not the whole other feature: a row about a
-        # 1.9 km shoreline shows where the distance was measured, at least MIN_VIEW_FT across (issue 28)
+        # 1.9 km shoreline shows where the distance was measured, at least MIN_VIEW_FT across
         focus = [to_qgs(g, multi=False) for g in ([measured] + subject_geoms if measured is not None else geoms)]
         rect = null_rectangle()
         for g in focus:

@@ -1,16 +1,18 @@
-"""Siting aid in the dock (issue 7): the envelope and the suggested moves, computed in a ``QgsTask``, drawn as layers.
+"""Siting aid in the dock: the envelope and the suggested moves, computed in a ``QgsTask``, drawn as layers.
 
-``SitingTask`` runs :func:`~stormwater_plugin.core.siting.build_envelope` and/or
-:func:`~stormwater_plugin.services.moves.suggest_moves` on a snapshot in the
-background (pure numpy/shapely, no QGIS layer touched). The functions below
-turn the outcome into styled memory layers in the review group, on the main
-thread.
+``SitingTask`` runs the envelope use case
+(:func:`~stormwater_plugin.services.site_source.site_envelope`, as the command
+line and Processing do: the site read, the options stated, the envelope) and/or
+:func:`~stormwater_plugin.services.review.suggest` in the background (no QGIS
+layer touched). The functions below turn the outcome into styled memory layers
+in the review group, on the main thread.
 """
 
 from __future__ import annotations
 
 import math
 import traceback
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Sequence
 
 from qgis.core import (
@@ -28,16 +30,17 @@ from qgis.core import (
 )
 from qgis.PyQt.QtGui import QColor
 
+from ..core.errors import StormwaterError
 from ..qgis_bridge.compat import FIELD_DOUBLE, FIELD_STRING
 from ..qgis_bridge.results import field_specs
-from ..qgis_bridge.snapshot import Snapshot, SnapshotPlan
+from ..qgis_bridge.snapshot import PlannedSiteSource, Snapshot, SnapshotPlan
 from ..services import presentation
 from ..services.layer_rows import Row
 from ..services.layer_rows import envelope_layers as envelope_rows_with_labels
 from ..services.packs import RulePack, load_pack
 from ..services.presentation import compass, device_label, move_arrow_label, move_text  # noqa: F401 - re-exported for the dock
-from ..services.review import Move, suggest
-from ..services.siting import find_envelope
+from ..services.review import CheckCancelled, Move, suggest
+from ..services.site_source import ReadSite, ReviewOptions, SiteRead, SiteSource, read_stated, site_envelope
 from .check_task import _TaskFeedback
 from .gc_pause import in_frozen_heap
 from .result_layers import add_rows, group_name, memory_layer
@@ -78,16 +81,39 @@ def professional_name(threshold_pct: float | None) -> str:
 # --------------------------------------------------------------------------- the task
 
 
+class NoParcelRead(StormwaterError):
+    """The siting envelope is drawn on the site parcel, and no parcel was read."""
+
+
+@dataclass
+class _ReadInTask:
+    """``source`` read in the task: stopped when Cancel was pressed meanwhile, refused without parcels when an envelope is asked."""
+
+    source: SiteSource
+    task: QgsTask
+    parcels: bool
+
+    def read(self, pack: Any) -> SiteRead:
+        site = self.source.read(pack)
+        if self.task.isCanceled():
+            raise CheckCancelled()
+        if self.parcels and "parcels" not in site.inputs.layers:
+            raise NoParcelRead("the siting envelope is drawn on the site parcel: no parcel was read")
+        return site
+
+
 class SitingTask(QgsTask):
     """Build the siting envelope and/or the moves of a check result in the background.
 
     Parameters
     ----------
-    snapshot : Snapshot or SnapshotPlan
-        Plain-data inputs, or the plan of reading them (taken on the main
-        thread in milliseconds, with the pack): the layers and the DEM window
-        the pack's rules and the envelope need are then read here, off the
-        main thread; ``snapshot`` is the :class:`Snapshot` once run.
+    source : SiteSource, SnapshotPlan or Snapshot
+        The site: a :class:`~stormwater_plugin.qgis_bridge.snapshot.PlannedSiteSource`
+        (:meth:`~stormwater_plugin.qgis_bridge.snapshot.QgisSiteSource.plan`, taken on the
+        main thread in milliseconds with the pack; the layers and the DEM window the
+        pack's rules and the envelope need are then read here, off the main thread), a
+        bare plan, or plain inputs already read. ``snapshot`` is the :class:`Snapshot`
+        once run.
     jurisdiction : str
         The rule pack.
     on_done : callable
@@ -96,78 +122,82 @@ class SitingTask(QgsTask):
         The envelope's device; ``device_type=None`` builds no envelope.
     result : CheckResult, optional
         When given (and it has setback violations), the moves are suggested too.
+    options : ReviewOptions, optional
+        The use case's options (the project class); by default none stated.
     """
 
     def __init__(
         self,
-        snapshot: Snapshot | SnapshotPlan,
+        source: SiteSource | SnapshotPlan | Snapshot,
         jurisdiction: str,
         on_done: Callable[[SitingTask], None],
         *,
         device_type: str | None = None,
         high_traffic: bool = False,
         result: Any = None,
+        options: ReviewOptions | None = None,
     ) -> None:
         what = "siting envelope" if device_type else "suggested moves"
         super().__init__(f"Stormwater review: {what} ({jurisdiction})", QgsTask.Flag.CanCancel)
-        self.plan = snapshot if isinstance(snapshot, SnapshotPlan) else None
-        self.snapshot: Snapshot | None = snapshot if isinstance(snapshot, Snapshot) else None
+        if isinstance(source, SnapshotPlan):
+            source = PlannedSiteSource(source, {})
+        self.snapshot: Snapshot | None = None
+        if isinstance(source, Snapshot):
+            self.snapshot = source
+            source = ReadSite(SiteRead(source.inputs, source.crs.toWkt(), {}, source))
+        self.source: SiteSource = source
+        self.options = options if options is not None else ReviewOptions(moves=False)
         self.jurisdiction = jurisdiction
         self.device_type = device_type
         self.high_traffic = bool(high_traffic)
         self.check_result = result
+        planned = getattr(source, "snapshot_plan", None)
         #: The rule pack the task applied (the plan's when it holds one), for the dock's message once it has run.
-        self.pack: RulePack | None = self.plan.pack if self.plan is not None else None
+        self.pack: RulePack | None = planned.pack if planned is not None else None
         self.envelope: Any = None
         self.moves: tuple[Move, ...] | None = None
         self.error: str | None = None
         self.details = ""
         self._on_done = on_done
 
-    @in_frozen_heap  # the collections in this thread do not walk the project's long-lived objects (issue 24 item 5)
+    @in_frozen_heap  # the collections in this thread do not walk the project's long-lived objects
     def run(self) -> bool:  # noqa: D401 - QgsTask API
-        """Compute; never raises."""
+        """Read the site and compute through the use case; never raises."""
         try:
             import numpy as np
 
             pack = self.pack if self.pack is not None else load_pack(self.jurisdiction)
             self.pack = pack
-            if not self._read():
+            source = self.source
+            if isinstance(source, PlannedSiteSource):  # the task's Cancel and progress for the read, held by this call only
+                source = replace(source, feedback=_TaskFeedback(self), progress=lambda f: self.setProgress(1 + 8 * f))
+            reading = _ReadInTask(source, self, bool(self.device_type))
+            try:
+                with np.errstate(invalid="ignore"):
+                    if self.device_type:
+                        site, self.envelope = site_envelope(reading, pack, self.options, device_type=self.device_type, high_traffic=self.high_traffic)
+                    else:
+                        site = read_stated(reading, pack, self.options)
+            except CheckCancelled:
                 return False
-            assert self.snapshot is not None
-            self.setProgress(10)
-            with np.errstate(invalid="ignore"):
-                if self.device_type:
-                    self.envelope = find_envelope(self.snapshot.inputs, pack, device_type=self.device_type, high_traffic=self.high_traffic)
-                if self.isCanceled():
-                    return False
-                self.setProgress(60)
-                r = self.check_result
-                if r is not None:
-                    self.moves = suggest(self.snapshot.inputs, pack, r)
+            except NoParcelRead as exc:
+                self.error = str(exc)
+                return False
+            snap = site.source
+            if self.isCanceled() or not isinstance(snap, Snapshot):
+                return False
+            self.snapshot = snap
+            self.setProgress(60)
+            r = self.check_result
+            if r is not None:
+                with np.errstate(invalid="ignore"):
+                    self.moves = suggest(snap.inputs, pack, r)
             self.setProgress(100)
             return not self.isCanceled()
         except Exception as exc:  # shown in the message bar by the dock
             self.error = f"{type(exc).__name__}: {exc}"
             self.details = traceback.format_exc()
             return False
-
-    def _read(self) -> bool:
-        """Read the plan's layers and DEM (this thread); ``False`` when cancelled or the parcels are missing.
-
-        The plan carries the pack, so its DEM window already covers the site parcel grown by the
-        envelope rules' reach (:func:`~stormwater_plugin.services.dem_window.dem_window`), as in Processing.
-        """
-        if self.plan is None:
-            return True
-        snap = self.plan.read(_TaskFeedback(self), lambda f: self.setProgress(1 + 8 * f))
-        if self.isCanceled():
-            return False
-        if self.device_type and "parcels" not in snap.inputs.layers:
-            self.error = "the siting envelope is drawn on the site parcel: no parcel was read"
-            return False
-        self.snapshot = snap
-        return not self.isCanceled()
 
     def finished(self, ok: bool) -> None:  # noqa: D401 - QgsTask API
         try:

@@ -99,14 +99,14 @@ class FindingsTree(QWidget):
         #: The comparison with the previous review (core.compare), or ``None``.
         self.comparison: Mapping[str, Any] | None = None
         self.since: dict[str, str] = {}
-        #: The live re-check's state, after the class in the header (issue 39); empty when there is nothing to say.
+        #: The live re-check's state, after the class in the header; empty when there is nothing to say.
         self.live_note = ""
         self.keys: list[str] = []
         self.decisions: list[dict[str, Any] | None] = []
         self.stale: list[dict[str, Any]] = []
         self.moves: list[Move] = []
         self.titles: dict[str, str] = {}
-        #: Said first above the table when the findings shown are of an earlier round's package (issue 36 item 3).
+        #: Said first above the table when the findings shown are of an earlier round's package.
         self.outdated = ""
         self.counts = QLabel(self.tr("No check run yet."))
         self.counts.setWordWrap(True)
@@ -228,7 +228,7 @@ class FindingsTree(QWidget):
             i = item.data(0, INDEX_ROLE)
             if i is not None and int(i) < len(self.keys) and self.keys[int(i)] == key:
                 up = item.parent()
-                while up is not None:  # its rule, and the class group holding the rule (issue 33)
+                while up is not None:  # its rule, and the class group holding the rule
                     up.setExpanded(True)
                     up = up.parent()
                 self._refreshing = True
@@ -274,7 +274,7 @@ class FindingsTree(QWidget):
         return f"{short_citation(f.citation.text)} {title}"
 
     def set_live_note(self, text: str) -> None:
-        """The live re-check's state (issue 39), shown after the class in the header: no row of its own, the table keeps the room."""
+        """The live re-check's state, shown after the class in the header: no row of its own, the table keeps the room."""
         self.live_note = text
         if self.result is not None:
             self._show_counts()
@@ -284,7 +284,7 @@ class FindingsTree(QWidget):
         assert self.result is not None
         c = self.result.counts()
         parts = [f"<b style='color:{STATUS_COLOURS[s]}'>{c[s]} {s}</b>" for s in ("violation", "undetermined", "advisory", "pass")]
-        # the pack's title (long, and shown by the Rules field) in the tooltip: the table keeps the room (issue 28)
+        # the pack's title (long, and shown by the Rules field) in the tooltip: the table keeps the room
         head = f"{self.result.project_class} project ({self.result.class_source})"
         self.counts.setToolTip(f"{self.result.pack_title} — {head}")
         rc = getattr(self, "review_counts", {}) or {}
@@ -349,7 +349,7 @@ class FindingsTree(QWidget):
             ranked.append((worst.rank, binds, parent))
         searching = bool(self.search.text().strip())
         # rules with violations first, then undetermined, advisory, pass (engine order within each); the rules binding only under
-        # some possible class go in one folded group per class, after the rest (issue 33)
+        # some possible class go in one folded group per class, after the rest
         tops: dict[tuple[str, ...], QTreeWidgetItem] = {}
         order = ("exempt", "minor", "major")
         for binds in sorted({b for _r, b, _p in ranked if b}, key=lambda b: [order.index(c) if c in order else 9 for c in b]):
@@ -375,7 +375,7 @@ class FindingsTree(QWidget):
             self.select_key(keep_key)
 
     def fit_columns(self) -> None:
-        """Each column as wide as its content (issue 36 item 6: nothing cut at the dock's default width), within bounds that keep
+        """Each column as wide as its content (nothing cut at the dock's default width), within bounds that keep
         the message column in reach; the table scrolls sideways beyond them."""
         for col, (low, high) in enumerate(COLUMN_BOUNDS):
             self.tree.resizeColumnToContents(col)
@@ -463,7 +463,7 @@ class FindingsTree(QWidget):
         if r.rules_not_checked:
             top = QTreeWidgetItem([self.tr("Rules not checked") + f" ({len(r.rules_not_checked)})"])
             for n in not_checked(r.rules_not_checked, r.jurisdiction):
-                # the rule's title and section, as the law names it; the internal id only in the tooltip (issue 36 item 6)
+                # the rule's title and section, as the law names it; the internal id only in the tooltip
                 title = self.titles.get(n.rule_id) or n.rule_id
                 label = f"{n.citation} {title}".strip() if n.citation else title
                 child = QTreeWidgetItem([label, "", "", "", "", n.reason])

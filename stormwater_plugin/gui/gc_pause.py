@@ -1,4 +1,4 @@
-"""Keep Python's garbage collector off the long-lived objects while a task runs (issue 24 item 5).
+"""Keep Python's garbage collector off the long-lived objects while a task runs.
 
 A full collection walks every object the collector tracks: with a 50,000-parcel
 layer in the snapshot that is about 150,000 objects and 0.07-0.15 s, and when

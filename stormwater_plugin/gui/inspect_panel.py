@@ -1,4 +1,4 @@
-"""The "Checks of a device" panel: a dock widget that stays open and is refilled on every click (issue 28).
+"""The "Checks of a device" panel: a dock widget that stays open and is refilled on every click.
 
 Like QGIS's *Identify Results*, the panel is added once to the main window's right dock area (tabbed or
 stacked beside the review dock as the reviewer arranges it), shown again when a click comes after the

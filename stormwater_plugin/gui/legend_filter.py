@@ -1,4 +1,4 @@
-"""The print layout's legend filtered by its map's content, tested off the main thread (issue 24 item 5).
+"""The print layout's legend filtered by its map's content, tested off the main thread.
 
 QGIS filters a layout legend by its map ("Only show items inside linked map",
 ``setLegendFilterByMapEnabled``) with a hit test, ``QgsMapHitTest``, that reads
@@ -105,7 +105,7 @@ class LegendHitTask(QgsTask):
             context.setExpressionContext(expressions)
             self.tests.append(_LayerTest(layer.id(), QgsVectorLayerFeatureSource(layer), layer.renderer().clone(), layer.fields(), context))
 
-    @in_frozen_heap  # the collections in this thread do not walk the project's long-lived objects (issue 24 item 5)
+    @in_frozen_heap  # the collections in this thread do not walk the project's long-lived objects
     def run(self) -> bool:  # noqa: D401 - QgsTask API
         from qgis.PyQt.QtGui import QImage, QPainter
 

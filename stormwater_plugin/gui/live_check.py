@@ -1,4 +1,4 @@
-"""The live re-check (issue 39): the findings follow the engineer's edits of the role layers, without pressing Run.
+"""The live re-check: the findings follow the engineer's edits of the role layers, without pressing Run.
 
 When a layer mapped to a role is edited (a feature added, moved, its attributes changed, deleted: the edit
 buffer, committed or not; undo, redo and a rolled-back session too), a single-shot timer waits
@@ -40,6 +40,7 @@ from .live_plan import LivePlanner
 from .live_table import show_live_findings
 from .live_task import LiveTask
 from .result_layers import build_result_layers, set_decisions
+from .task_stop import stop_tasks
 
 #: Milliseconds after the last change before the re-check starts: the signals of one edit (a move, an undone
 #: macro, a drag of the vertex tool, which QGIS applies on release) arrive within it, so each is one re-check.
@@ -391,6 +392,6 @@ class LiveCheck(QObject):
     def teardown(self) -> None:
         self.timer.stop()
         if self.task is not None:
-            self.task.cancel()
+            stop_tasks([self.task])
             self.task = None
         self.unwatch()

@@ -1,4 +1,4 @@
-"""The result layers of a live re-check (issue 39): built in the task, their features put into the layers shown.
+"""The result layers of a live re-check: built in the task, their features put into the layers shown.
 
 Replacing the result group at every edit costs the main thread the styles (a QML read per layer) and
 the layer tree's churn, about 0.2 s on the demo. A live update instead builds the new layers in the

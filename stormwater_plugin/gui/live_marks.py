@@ -1,4 +1,4 @@
-"""The siting layers' marks while the live findings move on (issue 39): *updating* on the moves, *out of date* on the envelope.
+"""The siting layers' marks while the live findings move on: *updating* on the moves, *out of date* on the envelope.
 
 After a live update with a violation the suggested moves are looked for again in the background: until they are
 drawn the moves layer shown is the last edit's, so its entry in the layer tree says "(updating…)". The siting

@@ -1,4 +1,4 @@
-"""The live re-check's plan (issue 39): a new feature source only for the layers edited since the last plan.
+"""The live re-check's plan: a new feature source only for the layers edited since the last plan.
 
 Planning a read takes, on the main thread, a feature source of every role layer (``QgsVectorLayerFeatureSource``: a
 copy of the layer's features and edit buffer that another thread may read), about half a millisecond a layer on

@@ -1,4 +1,4 @@
-"""The findings table after a live re-check (issue 39): the rows that changed are rewritten, the table is not rebuilt.
+"""The findings table after a live re-check: the rows that changed are rewritten, the table is not rebuilt.
 
 Rebuilding the table (``FindingsTree.set_result``) costs the main thread about 20 ms on the demo (every row made
 again, spanned, expanded, the columns fitted), most of the live loop's budget per edit. After an edit usually only

@@ -1,4 +1,4 @@
-"""The live re-check's task (issue 39): the dock's :class:`~.check_task.CheckTask`, timed in its own thread, keeping the mask drawn.
+"""The live re-check's task: the dock's :class:`~.check_task.CheckTask`, timed in its own thread, keeping the mask drawn.
 
 The benchmark (``benchmarks/bench_live_check.py``) reads :attr:`LiveTask.cpu_s`, the CPU seconds of the task's
 thread, against a full check's, and the rules the incremental run took from its basis (``review.basis``).

@@ -1,4 +1,4 @@
-"""Reviewer decisions in the dock (issue 6): kept in the QGIS project, applied with :mod:`stormwater_plugin.core.overrides`.
+"""Reviewer decisions in the dock: kept in the QGIS project, applied with :mod:`stormwater_plugin.core.overrides`.
 
 The decisions live in the project entry ``stormwater_review/overrides`` as the
 same JSON as the CLI's ``--overrides`` sidecar file, so they travel with the

@@ -30,7 +30,7 @@ def unload_every_module_with_the_plugin() -> int:
     engine imports its check modules with :func:`importlib.import_module`, which it does not see.
     Those stayed loaded across a reload (Plugin Reloader, an in-session upgrade), still bound to the
     previous load's classes, while the rest was loaded anew: findings then carried the old
-    ``FeatureRef`` class (issue 36). Naming every loaded module of the package makes the next load
+    ``FeatureRef`` class. Naming every loaded module of the package makes the next load
     whole. Nothing is done outside QGIS's loader (a script or a test that imported the package itself).
     """
     try:

@@ -3,7 +3,7 @@
 Added to the project's layout manager (so the reviewer can adjust it in the
 layout designer) and exported to PDF with ``QgsLayoutExporter``.
 
-The dock never renders the layout's map on the main thread (issue 24 item 5):
+The dock never renders the layout's map on the main thread:
 QGIS's layouts are not thread-safe (its own "Export print layout as PDF"
 algorithm is ``FlagNoThreading``, and ``QgsMapRendererCustomPainterJob.renderSynchronously``,
 which the map item uses when exported, must run on the main thread). So the map

@@ -1,4 +1,4 @@
-"""Per-project settings of the review dock: every per-application field and the review kept with the project (issue 23, issue 24 item 3).
+"""Per-project settings of the review dock: every per-application field and the review kept with the project.
 
 Each value lives in the project (``QgsProject`` entries under the plugin's
 scope), is cleared for a new project and restored with its own.
@@ -20,7 +20,7 @@ else:
     _Base = object
 
 
-#: The reviewer's name: a user setting (who sits at this QGIS), kept across applications and projects (issue 36 item 4).
+#: The reviewer's name: a user setting (who sits at this QGIS), kept across applications and projects.
 REVIEWER_KEY = "stormwater_review/reviewer_name"
 
 
@@ -91,7 +91,7 @@ class ProjectStore(_Base):
 
         QgsProject writes its entries after emitting ``writeProject``, so a value changed after
         the last run (the DEM unit, an accuracy, the device type…) is saved with the project,
-        not only when the check runs (issue 24 item 3). The roles are left as they were saved: a
+        not only when the check runs. The roles are left as they were saved: a
         role whose layer was removed keeps its saved layer id, so it stays flagged.
         """
         try:

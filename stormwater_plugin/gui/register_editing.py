@@ -1,4 +1,4 @@
-"""Changing the register from the dock (issue 36 item 4): a new register, a new application, a resubmission; and a register's context catalog as layers (item 5).
+"""Changing the register from the dock: a new register, a new application, a resubmission; and a register's context catalog as layers (item 5).
 
 The register's own rules (ids, dates, statuses, rounds) are :mod:`stormwater_plugin.services.register`'s; this
 module asks for the values and says the register's refusal in the message bar.

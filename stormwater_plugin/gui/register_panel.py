@@ -1,4 +1,4 @@
-"""The register panel of the review dock (issue 28): the applications, next / previous, and the comment letter.
+"""The register panel of the review dock: the applications, next / previous, and the comment letter.
 
 Opening an application clears the project (the dock then forgets every field of
 the last one), loads the application's package split per layer, the context
@@ -7,7 +7,7 @@ register, and restores the review and decisions saved for it under
 ``REGISTER/reviews/<id>/state.json``. Leaving it (next, previous, another row)
 saves its review, decisions and counts back. No file dialog is opened on the way.
 
-The panel follows the project's lifecycle (issue 36): the project opened for an
+The panel follows the project's lifecycle: the project opened for an
 application carries that application's id (``register_application``); after
 *Project ▸ New*, *Close*, or opening any other project, no application is open,
 so nothing is saved over an application's state from a project that does not
@@ -103,7 +103,7 @@ class RegisterPanel(RegisterEditing, RegisterLetter, QgsCollapsibleGroupBox):
         self.path.returnPressed.connect(lambda: self.open_register(self.path.text().strip()))
         choose = QPushButton(dock.tr("Choose…"))
         choose.clicked.connect(lambda: self.choose_register())
-        # the register's own changes, as on the command line (issue 36 item 4): no terminal needed
+        # the register's own changes, as on the command line: no terminal needed
         self.manage = QToolButton()
         self.manage.setText(dock.tr("Register"))
         self.manage.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
@@ -347,7 +347,7 @@ class RegisterPanel(RegisterEditing, RegisterLetter, QgsCollapsibleGroupBox):
         except RuntimeError:  # the widgets are already deleted (QGIS closing)
             pass
 
-    # -- the project's lifecycle (issue 36) --------------------------------------------------
+    # -- the project's lifecycle --------------------------------------------------
 
     def _project_cleared(self, *_args: Any) -> None:
         """Project ▸ New, Close, or the start of opening a project: the application's layers are gone with it."""
@@ -455,7 +455,7 @@ class RegisterPanel(RegisterEditing, RegisterLetter, QgsCollapsibleGroupBox):
     def _load_layers(self, app: Application) -> list[str]:
         """The package split per layer, the context layers and the DEM; returns what could not be loaded.
 
-        The plan's layers go on top, the context below, the DEM at the bottom as a hillshade (issue 36 item 3).
+        The plan's layers go on top, the context below, the DEM at the bottom as a hillshade.
         """
         assert self.register is not None
         project = QgsProject.instance()

@@ -1,4 +1,4 @@
-"""Export the review package from the dock (issue 6).
+"""Export the review package from the dock.
 
 Writes, into one folder, what ``stormwater-check --out`` writes beside its
 GeoPackage: ``findings.json`` (with the reviewer's decisions and the moves),
@@ -108,7 +108,7 @@ def move_into(staging: Path, out_dir: Path) -> list[Path]:
     The package is written whole into a staging folder first, so a failure
     leaves nothing half-written in ``out_dir``. The files are renamed into place
     together, over files the folder's manifest says the tool wrote only
-    (issue 35): a same-named file the tool did not write (the applicant's
+   : a same-named file the tool did not write (the applicant's
     report.pdf) raises :class:`~stormwater_plugin.services.output_manifest.ForeignFilesError`
     naming it, and nothing is moved.
     """
@@ -158,7 +158,7 @@ class ExportTask(QgsTask):
     def run(self) -> bool:  # noqa: D401 - QgsTask API
         from ..report import package  # lazy: loads reportlab, jinja2 and matplotlib, only when a report is written
 
-        with frozen_heap():  # the snapshot's geometries are not walked by every collection in this thread (issue 24 item 5)
+        with frozen_heap():  # the snapshot's geometries are not walked by every collection in this thread
             return self._write(package)
 
     def _write(self, package: Any) -> bool:
@@ -210,7 +210,7 @@ _STEP_GAP_MS = 20
 
 
 class LayoutExport(QObject):
-    """The print layout of the export and its ``layout.pdf``, without holding the desktop (issue 24 item 5).
+    """The print layout of the export and its ``layout.pdf``, without holding the desktop.
 
     QGIS's layouts are not thread-safe, so the layout is built, copied and
     exported on the main thread, each step in its own turn of the event loop;

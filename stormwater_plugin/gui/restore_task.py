@@ -1,4 +1,4 @@
-"""The review saved with a project, restored in a ``QgsTask`` (issue 24 item 5: never freeze).
+"""The review saved with a project, restored in a ``QgsTask`` (never freeze).
 
 Opening a reviewed project used to read the saved review, re-read every
 layer and compute the slope mask on the main thread. Here the main thread
@@ -61,7 +61,7 @@ class RestoreTask(QgsTask):
         self.details = ""
         self._on_done = on_done
 
-    @in_frozen_heap  # the collections in this thread do not walk the project's long-lived objects (issue 24 item 5)
+    @in_frozen_heap  # the collections in this thread do not walk the project's long-lived objects
     def run(self) -> bool:  # noqa: D401 - QgsTask API
         """Parse, read, precompute; never raises."""
         try:
@@ -81,7 +81,7 @@ class RestoreTask(QgsTask):
                 precompute_slope_mask(snap.inputs, self.result.jurisdiction)
             if snap is not None:  # the document, serialised here once; the dock only applies the decisions (services.session)
                 review = review_of(self.result, crs_name=snap.inputs.crs_name)
-                if snap.inputs.layers:  # the completeness list (issue 27) from the layers read, as after a check
+                if snap.inputs.layers:  # the completeness list from the layers read, as after a check
 
                     try:
                         section = site_completeness(snap.inputs, load_pack(self.result.jurisdiction), self.result.project_class, self.contour_count)

@@ -268,7 +268,7 @@ def add_to_project(layers: list[ResultLayer], jurisdiction: str, project: QgsPro
     for rl in layers:
         apply_style(rl.layer, rl.style)
         if rl.style in ZONE_STYLES:
-            limit_zones(rl.layer)  # issue 36: rings and rays from 1:2,500 in, for the selected finding only
+            limit_zones(rl.layer)  # rings and rays from 1:2,500 in, for the selected finding only
         mark_result(rl.layer)
         project.addMapLayer(rl.layer, False)
         node = group.addLayer(rl.layer)

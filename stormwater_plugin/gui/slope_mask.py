@@ -34,7 +34,7 @@ def carry_masks(shown: Any, inputs: Any) -> bool:
 
 
 def precompute_slope_mask(inputs: Any, jurisdiction: str | None = None) -> None:
-    """Compute the mask of ``inputs`` now (in the check's ``QgsTask``), so drawing the result layers only reads it (issue 24 item 5).
+    """Compute the mask of ``inputs`` now (in the check's ``QgsTask``), so drawing the result layers only reads it.
 
     Plain numpy and shapely work on plain data: safe off the main thread. A
     failure is left for :func:`compute_slope_mask` to meet on the main thread,

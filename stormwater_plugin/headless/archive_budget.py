@@ -1,4 +1,4 @@
-"""Archives (``.zip``, ``.kmz``) are decompressed within a size and ratio budget before GDAL parses them (issue 35 item 6).
+"""Archives (``.zip``, ``.kmz``) are decompressed within a size and ratio budget before GDAL parses them.
 
 A 1.6 MB KMZ expanding to 1.5 GB took 3.2 GB of memory before it was refused. Every archive given as a site
 package, a ``--layer`` or a context source is first streamed through the decompressor, 1 MiB at a time and

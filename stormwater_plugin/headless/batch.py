@@ -170,7 +170,6 @@ def run_batch(
     jurisdiction: str,
     out: Path,
     *,
-    class_override: str | None = None,
     workers: int = 2,
     scheduler: Any = None,
     layer_options: Sequence[str] = (),
@@ -191,8 +190,6 @@ def run_batch(
         Rule pack name.
     out : Path
         Output folder (created).
-    class_override : str, optional
-        Project class for every site (``--class``).
     workers : int, default 2
         Processes (process pool), or LocalCluster workers; 1 runs in this process.
     scheduler : None, "local", str or distributed.Client
@@ -201,8 +198,8 @@ def run_batch(
     sites_per_partition : int, optional
         Sites per tile (default: see :func:`plan_batch`).
     options : ReviewOptions, optional
-        The review's options for every site (stated accuracy), as ``stormwater-check check`` states them; no callables
-        (they travel to the workers). By default none, and no moves.
+        The review's options for every site (stated accuracy, the project class of ``--class``), as ``stormwater-check check``
+        states them; no callables (they travel to the workers). By default none, and no moves.
 
     Raises
     ------
@@ -213,13 +210,15 @@ def run_batch(
     from .reader import site_units
 
     say = progress or (lambda _m: None)
+    options = options if options is not None else ReviewOptions(moves=False)
+    class_override = options.project_class
     times: dict[str, float] = {}
     t0 = time.perf_counter()
     pack = load_pack(jurisdiction)
     if not package.exists():
         raise BatchError(f"{package}: site package not found")
     # The command line's site source, as `stormwater-check check` reads a site (the whole town, no site parcel).
-    site = FileSiteSource(package, list(layer_options), dem_path, dem_z_units, None, class_override).read(pack)
+    site = FileSiteSource(package, list(layer_options), dem_path, dem_z_units, None).read(pack)
     loaded = cast("LoadedSite", site.source)  # the file source's own record of the read
     times["read_s"] = time.perf_counter() - t0
     inputs = loaded.inputs
@@ -236,7 +235,6 @@ def run_batch(
         working_wkt=loaded.crs.to_wkt(),
         dem_wkt=dem_wkt,
         crs_name=inputs.crs_name,
-        class_override=class_override,
         warnings=inputs.warnings,
         inputs_doc=inputs_doc,
         sites_per_partition=sites_per_partition,
@@ -251,7 +249,8 @@ def run_batch(
         say(f"warning: {len(ids)} {role} feature(s) lie in no site parcel and were not checked ({', '.join(ids[:5])}{'…' if len(ids) > 5 else ''})")
 
     folder = make_output_folders(out, plan.site_ids)
-    done = start_screening(out, batch_input_hash(package, dem_path, jurisdiction, class_override, layer_options, dem_z_units), say,
+    done = start_screening(out, batch_input_hash(package, dem_path, jurisdiction, class_override, layer_options, dem_z_units,
+                                                   options.accuracy, options.dem_vertical_accuracy_ft), say,
                            site_files=[site_file(folder[s]) for s in plan.site_ids])
     t2 = time.perf_counter()
     outcomes, engine = _run_partitions(plan, workers, scheduler, out, folder, say, done)

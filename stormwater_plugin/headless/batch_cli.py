@@ -4,7 +4,8 @@ Usage::
 
     stormwater-check batch SITES.gpkg --dem DEM.tif --jurisdiction {lgpc,lake-george,mamakating}
         [--class {exempt,minor,major}] [--workers N] [--scheduler ADDRESS|local]
-        [--dem-z-units {m,ft,us-ft}] [--layer ROLE=PATH[:LAYER]]... --out DIR
+        [--dem-z-units {m,ft,us-ft}] [--layer ROLE=PATH[:LAYER]]... [--accuracy ROLE=FT]...
+        [--dem-vertical-accuracy-ft FT] --out DIR
 
 Writes ``DIR/findings.gpkg`` (all findings, with a ``site_parcel`` column),
 ``DIR/summary.csv`` (one row per site), ``DIR/sites/<id>/findings.json`` and
@@ -26,11 +27,15 @@ from typing import Any, NoReturn
 import click
 
 from ..core.rulepack import PackError
+from ..services.accuracy import AccuracyError, parse_accuracy, parse_dem_vertical
 from ..services.optional import MissingLibrary
 from ..services.register import RegisterError
+from ..services.site_source import ReviewOptions
 from .batch import BatchError, run_batch
 from .command_line import (
+    ACCURACY_OPTIONS,
     Command,
+    accuracy_options,
     dem_option,
     dem_z_units_option,
     jurisdiction_option,
@@ -55,6 +60,7 @@ PROG = "stormwater-check batch"
 @project_class_option("project class for every site (default: computed per site)")
 @dem_z_units_option("elevation unit of the DEM (default: read from the file)")
 @layer_option()
+@accuracy_options()
 @click.option("--workers", type=int, default=2, help="worker processes (default 2; 1 runs in this process)")
 @click.option("--scheduler", metavar="ADDRESS|local",
               help="run the partitions on Dask's distributed scheduler: a scheduler address (tcp://host:8786) or 'local' for a LocalCluster of --workers processes")
@@ -82,6 +88,11 @@ def main(args: SimpleNamespace) -> int:
         _fail(f"{args.sites}: site package not found")
     if args.dem is not None and not args.dem.exists():
         _fail(f"{args.dem}: DEM not found")
+    try:  # a bad statement is refused before the town is read, in the check's words
+        parse_accuracy(list(args.accuracy))
+        parse_dem_vertical(args.dem_vertical_accuracy_ft)
+    except AccuracyError as exc:
+        _fail(f"{ACCURACY_OPTIONS[exc.part]} {exc.detail}")
     quiet = args.quiet
 
     def say(msg: str) -> None:
@@ -95,13 +106,15 @@ def main(args: SimpleNamespace) -> int:
             args.dem,
             args.jurisdiction,
             args.out,
-            class_override=args.project_class,
             workers=args.workers,
             scheduler=args.scheduler,
             layer_options=args.layer,
             dem_z_units=args.dem_z_units,
             sites_per_partition=args.sites_per_partition,
             progress=say,
+            # every site's review states what `stormwater-check check` states (accuracy, class), and suggests no moves
+            options=ReviewOptions(accuracy=tuple(args.accuracy), dem_vertical_accuracy_ft=args.dem_vertical_accuracy_ft,
+                                  project_class=args.project_class, moves=False),
         )
     except (InputError, PackError, BatchError, MissingLibrary) as exc:
         _fail(str(exc))

@@ -96,7 +96,7 @@ def _file_digest(h: Any, path: Path, whole: bool = True) -> None:
 
 
 def batch_input_hash(package: Path, dem_path: Path | None, jurisdiction: str, class_override: str | None, layer_options: Sequence[str],
-                     dem_z_units: str | None) -> str:
+                     dem_z_units: str | None, accuracy: Sequence[str] = (), dem_vertical_accuracy_ft: float | str | None = None) -> str:
     """A hash of everything a screening's results depend on.
 
     The site package and every ``--layer`` file (with its sidecars) in full,
@@ -105,8 +105,11 @@ def batch_input_hash(package: Path, dem_path: Path | None, jurisdiction: str, cl
     first and last MiB.
     """
     h = hashlib.sha256()
-    h.update(json.dumps({"version": __version__, "jurisdiction": jurisdiction, "class": class_override, "layers": list(layer_options),
-                         "z": dem_z_units}).encode())
+    options: dict[str, object] = {"version": __version__, "jurisdiction": jurisdiction, "class": class_override, "layers": list(layer_options),
+                                  "z": dem_z_units}
+    if accuracy or dem_vertical_accuracy_ft is not None:  # only when stated: a screening stating none keeps its hash (and its resume)
+        options["accuracy"] = [list(accuracy), dem_vertical_accuracy_ft]
+    h.update(json.dumps(options).encode())
     for pack_file in sorted(PACK_DIR.glob("*.json")):
         _file_digest(h, pack_file)
     files = [Path(package)] if package else []
@@ -160,7 +163,7 @@ def start_screening(out: Path, input_hash: str, say: Callable[[str], None], site
     files are removed. Either way summary.csv and findings.gpkg go until
     this run writes them, and batch.json says ``incomplete``.
 
-    Only files the folder's manifest says a screening wrote are removed or replaced (issue 35: the town's own
+    Only files the folder's manifest says a screening wrote are removed or replaced (the town's own
     files in ``sites/<id>/`` stay); ``site_files`` (each site's findings.json, relative) are claimed in it before
     the workers write them, and the screening is refused (:class:`BatchError`, naming them) when one exists that
     the tool did not write.

@@ -113,7 +113,7 @@ def read_dxf(path: Path, encoding: str | None = None, where: str | None = None) 
     try:
         env = {"DXF_ENCODING": encoding} if encoding else {}
         # fiona logs "Skipping field BlockScale: invalid type 3" for every block reference: three library warnings per
-        # feature, no word of which concerns the user, cost a fifth of a large import (issue 35)
+        # feature, no word of which concerns the user, cost a fifth of a large import
         quiet = logging.getLogger("fiona.ogrext")
         level = quiet.level
         quiet.setLevel(logging.ERROR)
@@ -135,7 +135,7 @@ def read_dxf(path: Path, encoding: str | None = None, where: str | None = None) 
 
 def _plain_properties(props: Any) -> dict[str, Any]:
     """A fiona feature's properties as a dict, read once: fiona 1.9 rebuilds its whole mapping on every key asked, which is most of
-    a million-entity import (issue 35); its ``_data`` holds them as read."""
+    a million-entity import; its ``_data`` holds them as read."""
     data = getattr(props, "_data", None)
     return dict(data) if isinstance(data, dict) else dict(props)
 
@@ -179,7 +179,7 @@ def _check_area_of_use(bounds: tuple[float, float, float, float], crs: CRS, crs_
     if not inside:
         where = f"lon {lon:.3f}, lat {lat:.3f}" if math.isfinite(lon) and math.isfinite(lat) else "nowhere on Earth"
         unit = crs.axis_info[0].unit_name
-        # a declared unit that scaled the plan is the likelier mistake: named first (issue 35)
+        # a declared unit that scaled the plan is the likelier mistake: named first
         raise InputError(
             f"{unit_hint}the plan's coordinates (x {cx:,.0f}, y {cy:,.0f} {unit}) put it at {where}, outside the area of {crs_text} "
             f"({aou.name}): local coordinates, or the wrong state-plane zone? Georeference the drawing or give its --crs"
@@ -294,7 +294,7 @@ def import_cad(path: Path, crs_text: str, out: Path, *, parcels: str | None = No
     encoding, guessed = dxf_text_encoding(path) if is_dxf else (None, None)
     if guessed:
         notes.append(guessed)
-    # a large drawing: the layers the mapping never sorts are left unread by GDAL and only counted (issue 35)
+    # a large drawing: the layers the mapping never sorts are left unread by GDAL and only counted
     layer_counts = dxf_entity_layers(path, encoding) if is_dxf else Counter()
     where, left_out = read_filter(table, layer_counts)
     entities = [scaled(e, scale) for e in read_dxf(path, encoding, where)]

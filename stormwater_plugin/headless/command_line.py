@@ -1,7 +1,7 @@
 """The pieces every ``stormwater-check`` command is declared with (click), as rasterio's ``rio`` shares its options.
 
 Each option several commands take (``--jurisdiction``, ``--dem``, ``--dem-z-units``, ``--class``, ``--site-parcel``,
-``--layer``, ``--out``, ``--quiet``, ``--version``) is declared once here; a command passes only its own help text.
+``--layer``, ``--accuracy`` with ``--dem-vertical-accuracy-ft``, ``--out``, ``--quiet``, ``--version``) is declared once here; a command passes only its own help text.
 :func:`run` invokes a command and keeps the command line's promises: a usage error is one line
 ``stormwater-check COMMAND: error: …`` and exit 2, ``--help`` and ``--version`` exit 0, and a
 :class:`~stormwater_plugin.core.errors.StormwaterError` a command lets through is one line naming the command.
@@ -46,7 +46,7 @@ class Choice(click.Choice):
 
 
 class Command(click.Command):
-    """A command whose long options may be shortened to any unambiguous prefix (``--juris lgpc``), as before."""
+    """A command whose long options may be shortened to any unambiguous prefix (``--juris lgpc``)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("context_settings", CONTEXT)
@@ -148,6 +148,24 @@ def dem_z_units_option(help: str, default: str | None = None, choices: Sequence[
 def project_class_option(help: str, default: str | None = None) -> Callable[[F], F]:
     """``--class``: the project class (``args.project_class``)."""
     return click.option("--class", "project_class", type=Choice(PROJECT_CLASSES), default=default, help=help)
+
+
+#: The option naming each stated accuracy (``AccuracyError.part``), for the one-line refusal.
+ACCURACY_OPTIONS = {"horizontal": "--accuracy", "dem_vertical": "--dem-vertical-accuracy-ft"}
+
+
+def accuracy_options() -> Callable[[F], F]:
+    """``--accuracy ROLE=FT`` (repeatable, ``args.accuracy``) and ``--dem-vertical-accuracy-ft FT``: the stated accuracy.
+
+    As :class:`~stormwater_plugin.services.site_source.ReviewOptions` takes it (``accuracy``, ``dem_vertical_accuracy_ft``).
+    """
+
+    def declare(f: F) -> F:
+        f = click.option("--dem-vertical-accuracy-ft", type=float, metavar="FT", help="the DEM's vertical accuracy in feet at 95%")(f)
+        return click.option("--accuracy", multiple=True, metavar="ROLE=FT",
+                            help="horizontal accuracy of a role's features in feet at 95% (repeatable; a feature's accuracy_ft field wins)")(f)
+
+    return declare
 
 
 def site_parcel_option(help: str = "id of the site parcel (default: is_site, else the only parcel)") -> Callable[[F], F]:

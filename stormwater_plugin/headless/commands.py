@@ -19,6 +19,7 @@ from ..core.roles import ROLES
 from .command_line import (
     Command,
     Group,
+    accuracy_options,
     dem_option,
     dem_z_units_option,
     jurisdiction_option,
@@ -83,9 +84,7 @@ class CommandGroup(Group):
 @click.option("--context", type=Path, metavar="CATALOG.json",
               help="the town's context catalog (docs/context.md): roles the package and --layer lack are read from it around the site")
 @click.option("--compare-dem", type=Path, metavar="DEM.tif", help="compare the package's existing-grade contours with this DEM (default: the --dem)")
-@click.option("--accuracy", multiple=True, metavar="ROLE=FT",
-              help="horizontal accuracy of a role's features in feet at 95% (repeatable; a feature's accuracy_ft field wins)")
-@click.option("--dem-vertical-accuracy-ft", type=float, metavar="FT", help="the DEM's vertical accuracy in feet at 95%")
+@accuracy_options()
 @click.option("--previous", type=Path, metavar="DIR", help="an earlier review's output folder (or its findings.json): compare with it")
 @out_option("output folder for findings.json and findings.gpkg")
 @quiet_option("print only the counts line")

@@ -37,7 +37,7 @@ def read_previous(path: Path) -> dict[str, Any]:
         raise InputError(f"{p}: cannot read the earlier review ({exc.strerror}); give its output folder or findings.json") from exc
     except ValueError as exc:
         raise InputError(f"{p}: not a findings.json document ({exc})") from exc
-    problem = findings_doc_problem(doc)  # a hand-edited or tampered file: one line naming the entry and field (issue 35)
+    problem = findings_doc_problem(doc)  # a hand-edited or tampered file: one line naming the entry and field
     if problem is not None:
         raise InputError(f"{p}: {problem}")
     assert isinstance(doc, dict)
@@ -65,7 +65,7 @@ def main(args: SimpleNamespace) -> int:
             raise InputError(str(exc)) from exc
         cmp["previous"] = old["_path"]
         try:
-            # issue 35: replaces only a compare.json the tool wrote (the folder's manifest), atomically
+            # replaces only a compare.json the tool wrote (the folder's manifest), atomically
             staged = safe_files.stage(args.out / "compare.json", (json.dumps(cmp, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
             notes = publish([Part(args.out, "compare", files=[("compare.json", staged)], known=("compare.json",))])
         except OSError as exc:

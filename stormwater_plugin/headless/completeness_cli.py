@@ -48,7 +48,7 @@ def read_attributes(package: Path) -> dict[str, FeatureLayer]:
         names = fiona.listlayers(str(package))
     except fiona.errors.DriverError as exc:
         raise InputError(f"{package}: not a GeoPackage GDAL can read ({exc})") from exc
-    from .template_reading import template_reading  # issue 27: a template's empty layers are not drawn
+    from .template_reading import template_reading  # a template's empty layers are not drawn
 
     undrawn, _ = template_reading(package, {r: [r] for r in ROLES if r in names}, refuse_empty=False)
     out: dict[str, FeatureLayer] = {}

@@ -134,7 +134,7 @@ def _plan_layers(package: Path | None, layer_options: Iterable[str]) -> dict[str
         for role in ROLES:
             if role in lower:
                 out[role] = (package, lower[role])
-        # issue 27: a template's empty layers are not drawn: the catalog gives those roles
+        # a template's empty layers are not drawn: the catalog gives those roles
         from .template_reading import template_reading
 
         undrawn, _ = template_reading(package, {r: [layer] for r, (_, layer) in out.items()}, refuse_empty=not layer_options)
@@ -409,7 +409,7 @@ def read_context(
             given = "--dem" if role == "dem" else ("the site package" if package is not None and plan[role][0] == package else "--layer")
             res.warnings.append(Warning_("context_role_given", f"{role} taken from {given}, not from the context catalog", None if role == "dem" else role))
 
-    # issue 27: a CAD plan's own property line must land on a tax parcel of the catalog, as import-cad --parcels tests it
+    # a CAD plan's own property line must land on a tax parcel of the catalog, as import-cad --parcels tests it
     if "parcels" in plan and package is not None and plan["parcels"][0] == package and catalog.for_role("parcels"):
         if is_property_line(package, plan["parcels"][1]):
             sources = list(catalog.for_role("parcels"))

@@ -3,19 +3,16 @@
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import shapely
 from pyproj import CRS, Geod, Transformer
 
 from ..core.dem_policy import CleanStats, cleaning_warning, scale_offset_note
-from ..core.model import FeatureLayer, Warning_
+from ..core.model import Warning_
 from ..core.raster import ElevationGrid
 from ..core.units import FT_PER_METRE, feet_per_unit
-from ..services.dem_window import dem_window
 from ..services.intake import dem_cell_ft
 from ..services.run_warnings import dem_sampled_in_own_crs_warning, dem_values_warnings, dem_z_assumed_warning
 from .crs import crs_from_wkt
@@ -100,22 +97,14 @@ def dem_crs(path: Path) -> Any:
         return dem.crs
 
 
-def _window(dem: DemFile, layers: dict[str, FeatureLayer], pack: Any, unit_to_ft: float, site_parcel_id: str | None) -> tuple[float, float, float, float] | None:
-    """Working-CRS bounds of the DEM the pack's rules need (``None``: the legacy window around the features)."""
-    if pack is None:
-        return None
-
-    return dem_window(layers, pack, unit_to_ft=unit_to_ft, cell_ft=dem.cell_ft, site_parcel_id=site_parcel_id).bounds
-
-
 def read_dem(
-    dem: Path | DemFile, working_crs: Any, layers: dict[str, FeatureLayer], z_units: str | None, area: tuple[float, float, float, float] | None = None
+    dem: Path | DemFile, working_crs: Any, z_units: str | None, area: tuple[float, float, float, float] | None = None
 ) -> tuple[ElevationGrid, list[Warning_]]:
-    """Read the DEM (a path, or the :class:`DemFile` the read opened) in its own CRS over ``area`` (working-CRS bounds),
-    else over the features plus a 150 ft margin."""
+    """Read the DEM (a path, or the :class:`DemFile` the read opened) in its own CRS over ``area`` (working-CRS bounds,
+    :func:`~stormwater_plugin.services.reading_policy.dem_read_box`), else whole."""
     if not isinstance(dem, DemFile):
         with DemFile(dem) as opened:
-            return read_dem(opened, working_crs, layers, z_units, area)
+            return read_dem(opened, working_crs, z_units, area)
     from rasterio.windows import Window, from_bounds  # lazy: 0.34 s, only when a DEM is given
 
     warnings: list[Warning_] = []
@@ -123,12 +112,7 @@ def read_dem(
     same_crs = dem_crs is working_crs or CRS.from_user_input(dem_crs).equals(working_crs)
     # no transformation when the DEM is in the working CRS (each transformer costs ~7 ms to build)
     to_raster_tf = _IDENTITY if same_crs else Transformer.from_crs(working_crs, dem_crs, always_xy=True)
-    margin = 150.0 / feet_per_unit(float(working_crs.axis_info[0].unit_conversion_factor))
-    bounds = _layers_bounds(layers)
-    if area is not None:
-        bounds, margin = area, 0.0
-        if not all(math.isfinite(v) for v in area):  # a rule with unlimited reach: the whole raster
-            bounds = None
+    bounds = area
     stats = CleanStats()
     try:
         meta = BandMeta(src, str(path))
@@ -139,8 +123,8 @@ def read_dem(
         window = Window(0, 0, src.width, src.height)
     else:
         x0, y0, x1, y1 = bounds
-        xs = np.array([x0 - margin, x1 + margin, x0 - margin, x1 + margin, (x0 + x1) / 2, (x0 + x1) / 2, x0 - margin, x1 + margin])
-        ys = np.array([y0 - margin, y0 - margin, y1 + margin, y1 + margin, y0 - margin, y1 + margin, (y0 + y1) / 2, (y0 + y1) / 2])
+        xs = np.array([x0, x1, x0, x1, (x0 + x1) / 2, (x0 + x1) / 2, x0, x1])
+        ys = np.array([y0, y0, y1, y1, y0, y1, (y0 + y1) / 2, (y0 + y1) / 2])
         rx, ry = to_raster_tf.transform(xs, ys)
         window = from_bounds(float(np.min(rx)), float(np.min(ry)), float(np.max(rx)), float(np.max(ry)), transform=src.transform)
         window = window.round_offsets(op="floor").round_lengths(op="ceil")
@@ -191,18 +175,6 @@ def read_dem(
     if not same_crs:
         warnings.append(dem_sampled_in_own_crs_warning(dem_crs.to_string()))
     return grid, warnings
-
-
-def _layers_bounds(layers: dict[str, FeatureLayer]) -> tuple[float, float, float, float] | None:
-    geoms = [g for layer in layers.values() if layer.role != "parcels" for g in layer.geoms if g is not None and not g.is_empty]
-    if not geoms:
-        geoms = [g for layer in layers.values() for g in layer.geoms if g is not None and not g.is_empty]
-    if not geoms:
-        return None
-    b = shapely.total_bounds(np.array(geoms, dtype=object))
-    if not np.all(np.isfinite(b)):
-        return None
-    return float(b[0]), float(b[1]), float(b[2]), float(b[3])
 
 
 def _cell_size_ft(gt: tuple[float, ...], dem_crs: Any, working_crs: Any, bounds: Any) -> tuple[float, float] | None:

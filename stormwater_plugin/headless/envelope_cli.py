@@ -60,7 +60,7 @@ PROG = "stormwater-check envelope"
 @out_option("output folder for envelope.gpkg and envelope.json")
 @version_option()
 def command(**values: Any) -> int:
-    """``stormwater-check envelope``; never a traceback (its own guard, as before: messages name the command)."""
+    """``stormwater-check envelope``; never a traceback (its own guard: messages name the command)."""
     args = namespace(values)
     return run_guarded(PROG, lambda _argv: run(args), [])
 
@@ -130,10 +130,10 @@ def run(args: SimpleNamespace) -> int:
         pack = load_pack(args.jurisdiction)
         # The command line's site source, read as `check` reads it; the DEM window covers the site parcel grown by the
         # envelope's reach (services.dem_window).
-        source = FileSiteSource(args.site, list(args.layer), args.dem, args.dem_z_units, args.site_parcel, args.project_class)
+        source = FileSiteSource(args.site, list(args.layer), args.dem, args.dem_z_units, args.site_parcel)
         try:
-            site, env = site_envelope(source, pack, ReviewOptions(moves=False), device_type=args.device_type, high_traffic=bool(args.high_traffic),
-                                      project_class=args.project_class, cell_ft=args.cell_ft)
+            site, env = site_envelope(source, pack, ReviewOptions(project_class=args.project_class, moves=False), device_type=args.device_type,
+                                      high_traffic=bool(args.high_traffic), cell_ft=args.cell_ft)
         except SitingError as exc:
             raise InputError(str(exc)) from exc
         loaded = cast(LoadedSite, site.source)  # the file source's own record of the read

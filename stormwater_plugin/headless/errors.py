@@ -20,7 +20,7 @@ class InputError(StormwaterError):
 
 def fail(prog: str, message: str) -> NoReturn:
     """Print the first one or two lines of ``message`` as ``PROG: error: …`` and exit 2."""
-    # a file's or an application's text may hold terminal escapes or control characters: never printed as such (issue 35)
+    # a file's or an application's text may hold terminal escapes or control characters: never printed as such
     lines = [printable_text(line) for line in message.strip().splitlines()] or ["unusable input"]
     sys.stderr.write(f"{prog}: error: {lines[0]}\n")
     if len(lines) > 1:
@@ -39,7 +39,7 @@ def _run_guarded(prog: str, command: Callable[[Sequence[str]], int], argv: Seque
     flag is ignored while the command runs.
     """
     try:
-        import numpy as np  # lazy: inside the guard, so an interrupt while the libraries load is one line (issue 35)
+        import numpy as np  # lazy: inside the guard, so an interrupt while the libraries load is one line
 
         with np.errstate(invalid="ignore"), warnings.catch_warnings():
             warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"shapely(\.|$)")

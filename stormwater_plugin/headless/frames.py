@@ -29,7 +29,7 @@ class VectorFrame:
     columns: list[str]
     crs: Any  # pyproj.CRS or None
     unusable: dict[int, str] = field(default_factory=dict)
-    #: Values read again from the file because GDAL cut them at a NUL (issue 35): (row, field), for a warning.
+    #: Values read again from the file because GDAL cut them at a NUL: (row, field), for a warning.
     restored: list[tuple[int, str]] = field(default_factory=list)
 
     def __len__(self) -> int:

@@ -1,4 +1,4 @@
-"""The budget for reading one layer: a layer that never ends stops the check with one line naming it (issue 22).
+"""The budget for reading one layer: a layer that never ends stops the check with one line naming it.
 
 The bounds live here, in one place (:data:`LAYER_READ_FEATURES`,
 :data:`LAYER_READ_SECONDS`, overridden by the environment); the vector
@@ -20,7 +20,7 @@ from typing import Any, Iterable, Iterator
 from .errors import InputError
 from .sources import _is_virtual
 
-#: The budget for reading one layer (issue 22): a layer that never ends (an SQL view over an endless recursive query, a
+#: The budget for reading one layer: a layer that never ends (an SQL view over an endless recursive query, a
 #: service that keeps paging) stops the run with one line naming it rather than never returning. Both bounds are far beyond
 #: what any site needs: a plan has hundreds of features, and a county-scale context layer is read through a spatial filter
 #: of the site plus the pack's reach (a few thousand features). ``STORMWATER_LAYER_READ_FEATURES`` and

@@ -122,7 +122,7 @@ def main(args: SimpleNamespace) -> int:
         except (LetterError, ValueError) as exc:
             raise InputError(str(exc)) from exc
         changed = [name for name in ("town", "application", "applicant", "address", "reviewer") if printable_changed(getattr(args, name))]
-        if changed:  # the letter's blocks pass through printable_text; the reviewer is told which values it changed (issue 35)
+        if changed:  # the letter's blocks pass through printable_text; the reviewer is told which values it changed
             sys.stderr.write(f"stormwater-check letter: note: control characters (a line break, a NUL, a terminal escape) removed from "
                              f"{', '.join('--' + n for n in changed)}\n")
         out = Path(args.out)
@@ -134,7 +134,7 @@ def main(args: SimpleNamespace) -> int:
         from ..report.letter_files import write_letter_files
 
         try:
-            # issue 35: over the files the folders' manifests say the tool wrote only; an earlier release's letter said so
+            # over the files the folders' manifests say the tool wrote only; an earlier release's letter said so
             write_letter_files(letter, out, [review_dir / LETTER_JSON], template, notes=notes)
             if args.write_edits:
                 write_text(args.write_edits, dumps_edits(letter.edits, letter.header.round))

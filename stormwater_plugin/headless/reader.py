@@ -22,6 +22,7 @@ from typing import Any
 from ..core.model import SiteInputs, Warning_
 from ..core.units import feet_per_unit
 from ..services.intake import FILTER_MIN_FEATURES
+from ..services.reading_policy import dem_read_box, whole_dem
 from ..services.working_crs import site_parcel_indices
 from .crs import (
     choose_working_crs,
@@ -33,7 +34,7 @@ from .crs import (
     site_centre_lonlat,
     site_scale,
 )
-from .dem import DemFile, _window, dem_crs, read_dem
+from .dem import DemFile, dem_crs, read_dem
 from .dem_source import open_dem_source
 from .errors import InputError
 from .frames import ROLE_ID_FIELDS, VectorFrame
@@ -41,7 +42,7 @@ from .layer_budget import FEATURES_ENV, LAYER_READ_FEATURES, LAYER_READ_SECONDS,
 from .sources import EXTRA_READ_DRIVERS, ZIP_DATA_SUFFIXES, LayerSource, collect_sources, gdal_path, parse_layer_option
 from .vectors import ARC_STEP_DEG, SKIPPED_FIELD_TYPES, VectorLayers, read_vectors
 
-#: The reader's names as they were before it was split along its jobs (issue 23): other modules import them from here.
+#: The reader's names as they were before it was split along its jobs: other modules import them from here.
 __all__ = [
     "ARC_STEP_DEG", "EXTRA_READ_DRIVERS", "FEATURES_ENV", "FILTER_MIN_FEATURES", "LAYER_READ_FEATURES", "LAYER_READ_SECONDS", "ROLE_ID_FIELDS",
     "SECONDS_ENV", "SKIPPED_FIELD_TYPES", "ZIP_DATA_SUFFIXES", "InputError", "LayerBudgetError", "LayerSource", "LoadedSite", "ReadBudget",
@@ -123,7 +124,9 @@ def _read_site(
     dem = None
     dem_source = None
     if dem_file is not None:
-        dem, dem_warnings = read_dem(dem_file, crs, layers, dem_z_units, area=_window(dem_file, layers, pack, unit_to_ft, site_parcel_id))
+        # without a window from the rules: 150 ft around every layer but the parcels (no feature: the whole DEM)
+        box = dem_read_box(layers, pack, unit_to_ft, dem_file, site_parcel_id, [r for r in layers if r != "parcels"], 150.0 / feet_per_unit(metres_per_unit))
+        dem, dem_warnings = read_dem(dem_file, crs, dem_z_units, area=None if box is None or whole_dem(box) else box)
         warnings.extend(dem_warnings)
         # The same file in windows, with the same unit decision and transforms: the flow trace reads further as it proceeds.
         dem_source = open_dem_source(dem_file.path, dem, crs, dem_crs, dem_file.src)

@@ -1,4 +1,4 @@
-"""``stormwater-check register``: the register of applications (issue 28), the same one the dock's register panel reads.
+"""``stormwater-check register``: the register of applications, the same one the dock's register panel reads.
 
 Usage::
 
@@ -146,7 +146,7 @@ def _read_doc(path: Path) -> tuple[dict[str, Any], Path]:
         raise RegisterError(f"{f}: cannot read the review ({exc.strerror})") from exc
     except ValueError as exc:
         raise RegisterError(f"{f}: not JSON ({exc})") from exc
-    problem = findings_doc_problem(doc)  # a hand-edited or tampered file: one line naming the entry and field (issue 35)
+    problem = findings_doc_problem(doc)  # a hand-edited or tampered file: one line naming the entry and field
     if problem is not None:
         raise RegisterError(f"{f}: {problem}")
     return doc, f.parent
@@ -164,7 +164,7 @@ def _show_lines(reg: Register, app: Application) -> list[str]:
 
 def _say(text: str) -> None:
     """Print ``text`` with every line passed through :func:`~stormwater_plugin.core.printable.printable_text`: an applicant's name
-    holding a terminal escape sequence or a line break never reaches the clerk's terminal as such (issue 35); a note on stderr says so."""
+    holding a terminal escape sequence or a line break never reaches the clerk's terminal as such; a note on stderr says so."""
     lines = text.split("\n")
     shown = [printable_text(line) for line in lines]
     print("\n".join(shown))

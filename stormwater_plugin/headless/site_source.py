@@ -34,8 +34,8 @@ class FileSiteSource:
         The DEM file.
     dem_z_units : {"m", "ft", "us-ft"}, optional
         The DEM's elevation unit; ``None``: the unit the file declares.
-    site_parcel_id, class_override : str, optional
-        As ``--site-parcel`` and ``--class``.
+    site_parcel_id : str, optional
+        As ``--site-parcel`` (the project class is the use case's option, :class:`~stormwater_plugin.services.site_source.ReviewOptions`).
     notes : list of Warning_, optional
         Warnings from elsewhere (the context catalog's), added after the reader's.
     dem_notes : bool, optional
@@ -54,7 +54,6 @@ class FileSiteSource:
     dem_path: Path | None = None
     dem_z_units: str | None = None
     site_parcel_id: str | None = None
-    class_override: str | None = None
     notes: list[Warning_] = field(default_factory=list)
     dem_notes: bool = False
     compare_dem: Path | None = None
@@ -64,8 +63,7 @@ class FileSiteSource:
     def read(self, pack: RulePack) -> SiteRead:
         """Read the files (:func:`~stormwater_plugin.headless.reader.read_site`); raises its ``InputError``."""
         # through the module: a test that watches the read (the --out lock held meanwhile) replaces reader.read_site
-        loaded = reader.read_site(self.package, list(self.layer_options), self.dem_path, self.dem_z_units, self.site_parcel_id, self.class_override,
-                           pack=pack)
+        loaded = reader.read_site(self.package, list(self.layer_options), self.dem_path, self.dem_z_units, self.site_parcel_id, pack=pack)
         loaded.inputs.warnings.extend(list(self.notes) + (dem_notes(self.package, loaded.dem_path, self.compare_dem, self.compare_z_units,
                                                                     loaded.dem_tags)
                                                           if self.dem_notes else []))

@@ -10,8 +10,9 @@ percent, the maximum over all directions of the elevation difference between
 the cell centre and the point ``distance`` feet away, divided by the
 distance (see ``docs/terrain.md``); nodata (-9999) where the ring is
 incomplete. ``--mask-out`` also writes polygons of the cells at or above
-``--threshold``. Defaults for the distance and the threshold come from the
-building-site slope rule of the LGPC pack.
+``--threshold``, decided at 0.1% as the building-site check decides (the map
+is certified at the rounding edge: 14.95% for 15%). Defaults for the distance
+and the threshold come from the building-site slope rule of the LGPC pack.
 
 Exit status: 0 done, 2 bad input (one line on stderr, never a traceback).
 """
@@ -34,7 +35,7 @@ from ..core.terrain import ring_kernel_numba
 from ..core.terrain.plausibility import elevation_plausibility
 from ..core.terrain.slope_map import MAX_AZIMUTHS
 from ..core.units import USER_Z_UNITS
-from ..services.slope import slope_params, slope_rule
+from ..services.slope import certified_at, compare_words, slope_params, slope_rule
 from ..services.slope_map import run_slope_map
 from .command_line import Command, dem_z_units_option, namespace, out_option, quiet_option
 from .command_line import run as invoke
@@ -179,8 +180,8 @@ def run(args: SimpleNamespace) -> int:
         warn = elevation_plausibility(preview, z_to_ft, name=dem.name)
         if warn:
             messages.append(f"warning: {warn}")
-        messages.append("every ring breakpoint sampled exactly (and points inside the longer or twisted arcs)"
-                        + (f"; certified at {args.threshold:g}%" if args.threshold is not None else ""))
+        compare = _lgpc_slope()[2]
+        messages.append("every ring breakpoint sampled exactly (and points inside the longer or twisted arcs)" + _certified(args.threshold, compare))
         # the optional compiled sweep (same values as numpy's), only where it repays importing numba
         compiled = rows * cols >= COMPILED_MIN_CELLS and ring_kernel_numba.kernel() is not None
         messages.append(f"sweep: {ring_kernel_numba.describe()}" if rows * cols >= COMPILED_MIN_CELLS else
@@ -198,7 +199,6 @@ def run(args: SimpleNamespace) -> int:
                 profile.pop(key, None)
         stats: dict[str, int] = {}
         n_valid = 0
-        compare = _lgpc_slope()[2]
         mask_writer = _MaskWriter(Path(args.mask_out), args.threshold, compare, args.distance_ft, crs) if args.mask_out else None
 
         def read_rows(ra: int, rb: int, r0: int, r1: int) -> np.ndarray:
@@ -248,12 +248,21 @@ def run(args: SimpleNamespace) -> int:
         print(f"warning: {filled}", file=sys.stderr)
     if not args.quiet:
         share = f"{n_valid:,} of {rows * cols:,} cells have a value"
-        cert = f"; {stats.get('certified', 0):,} cells decided on every arc at {args.threshold:g}%" if args.threshold is not None else ""
+        edge = certified_at(args.threshold, compare) if args.threshold is not None else None
+        cert = f"; {stats.get('certified', 0):,} cells decided on every arc at {edge:g}%" if edge is not None else ""
         if stats.get("conservative"):
-            cert += f" ({stats['conservative']:,} left within rounding of it, given {args.threshold:g}%)"
+            cert += f" ({stats['conservative']:,} left within rounding of it, given {edge:g}%)"
         steep = f"; {mask_writer.count if mask_writer else 0} polygon(s) at or above {args.threshold:g}% written to {args.mask_out}" if args.mask_out else ""
         print(f"{out}: {share}{cert}{steep} ({time.perf_counter() - t0:.1f} s)")
     return 0
+
+
+def _certified(threshold: float | None, compare: str) -> str:
+    """``"; certified at 14.95% (15% or more, decided at 0.1%)"``: the rounding edge the map is certified at."""
+    edge = None if threshold is None else certified_at(threshold, compare)
+    if threshold is None or edge is None:
+        return ""
+    return f"; certified at {edge:g}% ({compare_words(compare, threshold)}, decided at 0.1%)"
 
 
 class _MaskWriter:

@@ -157,7 +157,7 @@ def collect_sources(package: Path | None, layer_options: list[str]) -> tuple[dic
         if not _exists(package):
             raise InputError(f"{package}: site package not found")
         refuse_cad_file(package)
-        check_archive(package)  # within a size and ratio budget before GDAL parses it (issue 35)
+        check_archive(package)  # within a size and ratio budget before GDAL parses it
         names = _list_layers(package)
         unmatched: list[str] = []
         for name in names:
@@ -180,7 +180,7 @@ def collect_sources(package: Path | None, layer_options: list[str]) -> tuple[dic
         check_archive(src.path, src.text)
         given.setdefault(src.role, []).append(src)
     if package is not None:
-        # issue 27: a template's empty layer is not drawn (absent), not "none", until the applicant states none
+        # a template's empty layer is not drawn (absent), not "none", until the applicant states none
         from .template_reading import template_reading  # lazy: reads the package's statements only when there is a package
 
         undrawn, drawn_notes = template_reading(package, {r: [s.layer for s in ss] for r, ss in sources.items() if r not in given},

@@ -1,4 +1,4 @@
-"""How the check reads a site template's layers (issue 27): an empty layer of a template is not drawn, not "none".
+"""How the check reads a site template's layers: an empty layer of a template is not drawn, not "none".
 
 The policy is :mod:`stormwater_plugin.services.site_template` (:func:`~stormwater_plugin.services.site_template.undrawn_roles`);
 this module reads the package (its ``site_statements`` table, its layer counts with fiona) for

@@ -1,4 +1,4 @@
-"""Read every vector source of a site into one layer per role, in the working CRS (issue 22).
+"""Read every vector source of a site into one layer per role, in the working CRS.
 
 fiona reads each layer once; the plan is read whole and the context roles
 through a spatial filter of the site plus the pack's reach; a source that
@@ -172,7 +172,7 @@ def _read_frame(
 
 
 def _restore_cut_at_nul(src: LayerSource, records: list[dict[str, Any]], fids: list[Any]) -> list[tuple[int, str]]:
-    """Text values of a GeoPackage that GDAL cut at a NUL, read whole from SQLite with the NUL taken out (issue 35).
+    """Text values of a GeoPackage that GDAL cut at a NUL, read whole from SQLite with the NUL taken out.
 
     "Hartwell\\0 Family Trust" reaches fiona as "Hartwell"; SQLite keeps the whole value, so it is read again
     (its NUL removed, :func:`~stormwater_plugin.core.printable.printable_text`) and the change is warned.
@@ -333,7 +333,7 @@ def _outside_crs(probe: _Probe) -> bool:
 
 
 def read_vectors(sources: dict[str, list[LayerSource]], dem: DemFile | None, pack: Any = None, site_parcel_id: str | None = None) -> VectorLayers:
-    """Read every source into one layer per role, in the working CRS (issue 22).
+    """Read every source into one layer per role, in the working CRS.
 
     The plan (parcels, building sites, devices, clearing, disturbance, impervious) is read whole; with a
     pack, the context roles (:data:`CONTEXT_ROLES`) are then read through a spatial filter: the box of the
@@ -415,12 +415,12 @@ def _read_vectors(stack: contextlib.ExitStack, sources: dict[str, list[LayerSour
                 out[role] = FeatureLayer.from_sequences(role, gs, ids, recs)
         return out
 
-    # issue 27: a plan none of whose features lands on its parcel is refused, never checked (services.placement)
+    # a plan none of whose features lands on its parcel is refused, never checked (services.placement)
     off = plan_placement_problem(usable({r: v for r, v in pieces.items() if r not in CONTEXT_ROLES}), ft_unit, site_parcel_id)
     if off is not None:
         raise InputError(off)
     if reach is not None:
-        # Which sources are misplaced, and which plan features lie far from the site while their layer is there (issue 35 item 1)
+        # Which sources are misplaced, and which plan features lie far from the site while their layer is there
         order = [(role, pc) for role, pcs in pieces.items() for pc in pcs]
         for (_, pc), d in zip(order, decide_placement([_place(role, pc, crs, deferred) for role, pc in order], reach, ft_unit, site_parcel_id)):
             pc.misplaced = d.misplaced

@@ -168,7 +168,7 @@ class RunFolder:
     def _commit(self) -> None:
         assert self.staging is not None
         new = sorted((p.name for p in self.staging.iterdir() if p.is_file()), key=lambda n: n == LAST_FILE)
-        # issue 35: only the files the folder's manifest says the tool wrote are replaced or removed (the earlier run's
+        # only the files the folder's manifest says the tool wrote are replaced or removed (the earlier run's
         # outputs this run does not write go, the applicant's and the clerk's files stay), all together, signals held
         part = Part(self.out, "check", files=[(n, str(self.staging / n)) for n in new], remove_stale=True, known=OUTPUT_FILES)
         try:
@@ -373,7 +373,7 @@ def summary_text(result: CheckResult, out_dir: Path | None = None, limit: int = 
     ]
     question = getattr(result.classification, "question", "") if result.classification is not None else ""
     if question:
-        # issue 33: an open class asks one question first; the findings that depend on the answer follow under their class
+        # an open class asks one question first; the findings that depend on the answer follow under their class
         lines.insert(1, f"QUESTION: {question}")
     for r in result.classification_reasons:
         lines.append(f"  [{r.citation.text}] {r.message}")

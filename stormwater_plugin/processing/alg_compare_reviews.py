@@ -43,7 +43,7 @@ class CompareReviews(StormwaterAlgorithm):
             doc = json.loads(Path(path).read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
             raise QgsProcessingException(self.tr("Cannot read {0}: {1}").format(path, exc)) from exc
-        problem = findings_doc_problem(doc)  # a hand-edited or tampered file: which entry, which field (issue 35)
+        problem = findings_doc_problem(doc)  # a hand-edited or tampered file: which entry, which field
         if problem is not None:
             raise QgsProcessingException(self.tr("{0}: {1}").format(path, problem))
         return doc

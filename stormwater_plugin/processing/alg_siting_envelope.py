@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from qgis.core import QgsProcessingParameterBoolean, QgsProcessingParameterEnum, QgsProcessingParameterNumber, QgsWkbTypes
 
 from ..core.model import DEVICE_TYPES
+from ..qgis_bridge.snapshot import Snapshot
 from ..services import presentation
 from ..services.layer_rows import envelope_layers
-from ..services.siting import find_envelope
+from ..services.site_source import site_envelope
 from . import params
 from .base import AlgSpec, StormwaterAlgorithm
 from .outputs import finish, write_sinks
-from .site_reader import read_site
+from .site_reader import site_parameters
 
 HELP = (
     "Where on the site parcel an infiltration device of the chosen type and traffic class may be placed: the parcel minus "
@@ -44,10 +45,12 @@ class SitingEnvelope(StormwaterAlgorithm):
         params.add_counts(self, ((self.AREA, "Envelope area (sq ft)"),))
 
     def perform(self, parameters: dict, context: Any, feedback: Any) -> dict:
-        snap, pack = read_site(self, parameters, context, feedback, required_roles=("parcels",))  # its DEM window covers the envelope's reach
+        source, pack, options = site_parameters(self, parameters, context, feedback, required_roles=("parcels",))
         high_traffic = self.parameterAsBool(parameters, self.HIGH_TRAFFIC, context)
-        env = find_envelope(snap.inputs, pack, device_type=DEVICE_TYPES[self.parameterAsEnum(parameters, self.DEVICE_TYPE, context)],
-                            high_traffic=high_traffic, cell_ft=self.parameterAsDouble(parameters, self.CELL_FT, context))
+        # the envelope use case: read as the check reads (the DEM window covers the envelope's reach), the options stated, the envelope
+        site, env = site_envelope(source, pack, options, device_type=DEVICE_TYPES[self.parameterAsEnum(parameters, self.DEVICE_TYPE, context)],
+                                  high_traffic=high_traffic, cell_ft=self.parameterAsDouble(parameters, self.CELL_FT, context))
+        snap = cast(Snapshot, site.source)
         feedback.setProgress(80)
         layers = envelope_layers(env, high_traffic)
         for n in layers.not_checked:

@@ -65,7 +65,7 @@ def write_sink(alg: QgsProcessingAlgorithm, parameters: dict, context: Any, key:
     """Write ``rows`` to the sink ``key`` (fields from a :mod:`~stormwater_plugin.services.layer_rows` schema or ``QgsFields``).
 
     Returns the sink's destination, or ``None`` when the user asked for no such output. ``style``: the shipped
-    QML style the layer gets when QGIS loads it (the dock's colours and labels, issue 24 item 9).
+    QML style the layer gets when QGIS loads it (the dock's colours and labels).
     """
     fields = make_fields(field_specs(schema)) if isinstance(schema, tuple) else schema
     sink, dest = alg.parameterAsSink(parameters, key, context, fields, wkb, crs)

@@ -94,7 +94,7 @@ def z_units_parameter(default: int = 0) -> QgsProcessingParameterEnum:
 def add_site_parameters(alg: QgsProcessingAlgorithm) -> None:
     """Add the site package, jurisdiction, class, role, DEM, z-unit, site-parcel and accuracy parameters, prefilled from the dock."""
     dock = dock_choices()
-    # One cell per batch row (issue 24 item 9): the roles by layer name, as the command line reads a package.
+    # One cell per batch row: the roles by layer name, as the command line reads a package.
     alg.addParameter(QgsProcessingParameterFile(
         SITE_PACKAGE, tr("Site package (GeoPackage, one layer per role named after it; a role's own parameter wins)"),
         QgsProcessingParameterFile.Behavior.File, extension="gpkg", optional=True))
@@ -109,7 +109,7 @@ def add_site_parameters(alg: QgsProcessingAlgorithm) -> None:
     alg.addParameter(QgsProcessingParameterRasterLayer(DEM, tr("DEM (ground elevations)"), optional=True, defaultValue=dock.get("dem")))
     alg.addParameter(z_units_parameter(dock.get("z_units", 0)))
     alg.addParameter(QgsProcessingParameterString(SITE_PARCEL, tr("Site parcel id (empty: is_site field or the parcel holding the plan)"), optional=True))
-    # The dock's two accuracy fields (issue 24 item 9): a pass inside the combined accuracy becomes undetermined.
+    # The dock's two accuracy fields: a pass inside the combined accuracy becomes undetermined.
     accuracy = QgsProcessingParameterString(ACCURACY, tr("Horizontal accuracy per role, ft at 95% (e.g. septic=10, wells=15)"), optional=True)
     dem_accuracy = QgsProcessingParameterNumber(DEM_VERTICAL_ACCURACY, tr("DEM vertical accuracy, ft at 95% (empty: not stated)"),
                                                 QgsProcessingParameterNumber.Type.Double, optional=True, minValue=0.0)

@@ -1,13 +1,15 @@
-"""The shared reader of the site parameters: role layers (or a site package), DEM, pack and accuracy into a snapshot.
+"""The shared reader of the site parameters: role layers (or a site package), DEM, pack, accuracy and class, as the use case takes them.
 
-:func:`read_site` is what every site algorithm calls first; :func:`review_parameters`
-adds the review use case (:func:`stormwater_plugin.services.site_source.check_site`)
-for the algorithms that report on a check.
+:func:`site_parameters` is what every site algorithm calls first: a :class:`ProcessingSiteSource`, the pack and the
+:class:`~stormwater_plugin.services.site_source.ReviewOptions`; :func:`review_parameters` adds the review use case
+(:func:`~stormwater_plugin.services.site_source.check_site`) for the algorithms that report on a check, and the siting
+envelope hands them to :func:`~stormwater_plugin.services.site_source.site_envelope`.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, cast
 
 from qgis.core import QgsProcessingAlgorithm, QgsProcessingException
 
@@ -16,10 +18,9 @@ from ..core.model import PROJECT_CLASSES
 from ..core.roles import ROLES
 from ..qgis_bridge.layer_parts import geometry_part
 from ..qgis_bridge.snapshot import Snapshot, snapshot
-from ..services.accuracy import AccuracyError, apply_accuracy
 from ..services.packs import JURISDICTIONS, RulePack, load_pack
 from ..services.review import Review
-from ..services.site_source import ReadSite, ReviewOptions, SiteRead, check_site
+from ..services.site_source import ReviewOptions, SiteRead, check_site
 from . import params as P
 from .base import StormwaterAlgorithm, tr
 from .outputs import push_warnings
@@ -48,19 +49,50 @@ def _role_sources(alg: QgsProcessingAlgorithm, parameters: dict, context: Any, f
     return sources
 
 
-def _apply_accuracy(alg: QgsProcessingAlgorithm, parameters: dict, context: Any, snap: Snapshot) -> None:
-    """The accuracy parameters onto the engine's inputs, as the dock applies its fields."""
-    value = parameters.get(P.DEM_VERTICAL_ACCURACY)
-    vertical = None if value in (None, "") else alg.parameterAsDouble(parameters, P.DEM_VERTICAL_ACCURACY, context)
-    try:
-        apply_accuracy(snap.inputs, [alg.parameterAsString(parameters, P.ACCURACY, context)], vertical)
-    except AccuracyError as exc:
-        raise QgsProcessingException(str(exc)) from exc
+@dataclass
+class ProcessingSiteSource:
+    """The algorithm's layers and DEM as a :class:`~stormwater_plugin.services.site_source.SiteSource`: read in the algorithm's thread.
+
+    Parameters
+    ----------
+    sources : dict
+        Role to ``QgsVectorLayer`` or Processing feature source.
+    dem : QgsRasterLayer or None
+    z_units : str or None
+        The DEM's elevation unit chosen (``None``: the file's).
+    site_parcel_id : str or None
+    context : QgsProcessingContext
+        Its datum transformations.
+    feedback : QgsProcessingFeedback
+        Cancels the read; the read's steps are said in its log.
+    """
+
+    sources: dict[str, Any]
+    dem: Any
+    z_units: str | None
+    site_parcel_id: str | None
+    context: Any
+    feedback: Any
+
+    def read(self, pack: RulePack) -> SiteRead:
+        """Snapshot the layers for ``pack`` (:func:`~stormwater_plugin.qgis_bridge.snapshot.snapshot`, through a DEM provider clone)."""
+        feedback = self.feedback
+        feedback.pushInfo(tr("Reading {0} layer(s)").format(len(self.sources)))
+        snap = snapshot(self.sources, self.dem, self.z_units, self.site_parcel_id, context=self.context.transformContext(), feedback=feedback,
+                        dem_provider=self.dem.dataProvider().clone() if self.dem is not None else None, pack=pack)
+        feedback.pushInfo(tr("Working CRS: {0} ({1})").format(snap.inputs.crs_name, snap.crs_reason))
+        for role, status in (snap.layers_read or {}).items():
+            feedback.pushInfo(tr("{0}: {1}").format(role, status.describe()))
+        feedback.setProgress(30)
+        return SiteRead(snap.inputs, snap.crs.toWkt(), {}, snap)
 
 
-def read_site(alg: StormwaterAlgorithm, parameters: dict, context: Any, feedback: Any,
-              required_roles: tuple[str, ...] = ()) -> tuple[Snapshot, RulePack]:
-    """Read the site parameters (:func:`~.params.add_site_parameters`) into a :class:`Snapshot`; returns it and the pack.
+def site_parameters(alg: StormwaterAlgorithm, parameters: dict, context: Any, feedback: Any,
+                    required_roles: tuple[str, ...] = ()) -> tuple[ProcessingSiteSource, RulePack, ReviewOptions]:
+    """The site parameters (:func:`~.params.add_site_parameters`) as the use case takes them: the site, the pack and the options.
+
+    The options state the accuracy and the project class as the command line's ``--accuracy``,
+    ``--dem-vertical-accuracy-ft`` and ``--class`` do (no moves).
 
     Parameters
     ----------
@@ -70,7 +102,7 @@ def read_site(alg: StormwaterAlgorithm, parameters: dict, context: Any, feedback
     Raises
     ------
     QgsProcessingException
-        A required role or every layer missing, an unreadable package, bad accuracy text.
+        A required role or every layer missing, an unreadable package.
     """
     sources = _role_sources(alg, parameters, context, feedback)
     package = alg.parameterAsFile(parameters, P.SITE_PACKAGE, context)
@@ -92,31 +124,24 @@ def read_site(alg: StormwaterAlgorithm, parameters: dict, context: Any, feedback
     site = alg.parameterAsString(parameters, P.SITE_PARCEL, context).strip() or None
     if not sources:
         raise QgsProcessingException(tr("Give at least one layer (devices, parcels…)."))
-    pack = load_pack(jurisdiction)
-    feedback.pushInfo(tr("Reading {0} layer(s)").format(len(sources)))
-    snap = snapshot(sources, dem, z_units, site, cls_name if cls_name in PROJECT_CLASSES else None,
-                    context=context.transformContext(), feedback=feedback,
-                    dem_provider=dem.dataProvider().clone() if dem is not None else None, pack=pack)
-    _apply_accuracy(alg, parameters, context, snap)
-    feedback.pushInfo(tr("Working CRS: {0} ({1})").format(snap.inputs.crs_name, snap.crs_reason))
-    for role, status in (snap.layers_read or {}).items():
-        feedback.pushInfo(tr("{0}: {1}").format(role, status.describe()))
-    feedback.setProgress(30)
-    return snap, pack
+    value = parameters.get(P.DEM_VERTICAL_ACCURACY)
+    vertical = None if value in (None, "") else alg.parameterAsDouble(parameters, P.DEM_VERTICAL_ACCURACY, context)
+    options = ReviewOptions(accuracy=(alg.parameterAsString(parameters, P.ACCURACY, context),), dem_vertical_accuracy_ft=vertical,
+                            project_class=cls_name if cls_name in PROJECT_CLASSES else None, moves=False)
+    return ProcessingSiteSource(sources, dem, z_units, site, context, feedback), load_pack(jurisdiction), options
 
 
 def review_parameters(alg: StormwaterAlgorithm, parameters: dict, context: Any, feedback: Any,
                 required_roles: tuple[str, ...] = ()) -> tuple[Snapshot, Review]:
-    """:func:`read_site`, then the review use case (no moves), its warnings reported to the feedback."""
-    snap, pack = read_site(alg, parameters, context, feedback, required_roles)
+    """:func:`site_parameters`, then the review use case (no moves), its warnings reported to the feedback."""
+    source, pack, options = site_parameters(alg, parameters, context, feedback, required_roles)
     try:
-        # the accuracy is on the inputs already (read_site), so the options state none and the use case keeps it
-        review = check_site(ReadSite(SiteRead(snap.inputs, snap.crs.toWkt(), {}, snap)), pack, ReviewOptions(moves=False)).review
+        done = check_site(source, pack, options)
     except (LookupError, StormwaterError) as exc:
         raise QgsProcessingException(str(exc)) from exc
     feedback.setProgress(80)
-    push_warnings(feedback, review.result.warnings)
-    return snap, review
+    push_warnings(feedback, done.review.result.warnings)
+    return cast(Snapshot, done.site.source), done.review
 
 
 def package_layers(path: str, feedback: Any) -> dict[str, Any]:

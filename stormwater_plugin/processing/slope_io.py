@@ -95,7 +95,7 @@ def building_sites(alg: QgsProcessingAlgorithm, req: SlopeRequest, parameters: d
     layers = site_slope_layers(snap.inputs.layers.get("building_sites"), snap.inputs.dem, req.distance_ft, snap.inputs.unit_to_ft, req.threshold_pct,
                                req.defaults, cancelled=feedback.isCanceled, warnings=cleaning)
     push_warnings(feedback, cleaning)
-    # status colours on the sites and the dock's ray colours with the steepest ray's label when loaded (issue 24 item 9)
+    # status colours on the sites and the dock's ray colours with the steepest ray's label when loaded
     out = write_sinks(alg, parameters, context, snap.crs, ((OUTPUT, SITE_SCHEMA, QgsWkbTypes.Type.Point, layers.sites, "site_slopes"),
                                                            (RAYS, RAY_SCHEMA, QgsWkbTypes.Type.LineString, layers.rays, "slope_rays")), multi=False)
     feedback.pushInfo(tr("{0} building site(s), {1} at or over {2:g}%").format(len(layers.sites), layers.n_steep, req.threshold_pct))

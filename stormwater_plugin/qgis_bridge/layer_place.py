@@ -1,6 +1,6 @@
 """Where a QGIS layer sits: its extent as a box, in another CRS and against its CRS's area of use; what it is called.
 
-Split out of :mod:`~stormwater_plugin.qgis_bridge.snapshot` (issue 23): the snapshot's misplaced-layer
+Split out of :mod:`~stormwater_plugin.qgis_bridge.snapshot`: the snapshot's misplaced-layer
 reading (:func:`~stormwater_plugin.services.placement_layers.misplaced_sources`, the command line's decision)
 uses these to describe each layer as the command line describes a file's layer.
 """
@@ -12,9 +12,8 @@ from typing import Any, Mapping
 
 from qgis.core import QgsCoordinateReferenceSystem, QgsPointXY
 
-from ..core.model import FeatureLayer, Warning_
 from ..services.intake import outside_area_of_use
-from ..services.placement_layers import Box, all_features_entry, box_edge_points, box_of_points, misplaced_warning, unplaceable_features
+from ..services.placement_layers import Box, box_edge_points, box_of_points, unplaceable_features
 from .vectors import source_crs
 
 
@@ -65,7 +64,7 @@ def fits_crs(source: Any, context: Any) -> bool:
 
 
 def unplaceable_positions(source: Any, context: Any) -> list[int] | None:
-    """The positions (in reading order) of a layer's features that lie where its CRS cannot place them, one by one (issue 35 item 1).
+    """The positions (in reading order) of a layer's features that lie where its CRS cannot place them, one by one.
 
     For a layer whose extent does not fit its CRS (:func:`fits_crs`): ``None`` when none of its features fits
     (the layer is misplaced as a whole, a wrong ``.prj``), else the features to exclude, as the command line
@@ -129,29 +128,6 @@ def layer_file_name(source: Any) -> str:
 
 def source_crs_names(sources: Mapping[str, Any]) -> dict[str, str]:
     return {r: source_crs(s).description() for r, s in sources.items()}
-
-
-def as_misplaced(role: str, layer: FeatureLayer | None, reason: str, count: int, name: str) -> tuple[FeatureLayer, Warning_]:
-    """A misplaced layer's features listed as without usable geometry (``reason``), and its ``layer_misplaced`` warning.
-
-    A feature with no geometry at all keeps that reason (the engine reports it), as on the command line.
-    """
-    if layer is None:
-        fid = all_features_entry(count, name)
-        return FeatureLayer.from_sequences(role, [], [], [], no_geometry={fid: reason}), misplaced_warning(role, count, reason, [fid])
-    no_geometry: dict[str, str] = {}
-    keep: list[int] = []
-    bad: list[str] = []
-    for i, g in enumerate(layer.geoms):
-        if g is None:
-            keep.append(i)
-            continue
-        fid = layer.ids[i]
-        no_geometry.setdefault(fid, reason)
-        bad.append(fid)
-    out = FeatureLayer.from_sequences(role, [layer.geoms[i] for i in keep], [layer.ids[i] for i in keep], [layer.attrs[i] for i in keep],
-                                      no_geometry=no_geometry)
-    return out, misplaced_warning(role, len(bad), reason, bad)
 
 
 def source_name(source: Any) -> str:

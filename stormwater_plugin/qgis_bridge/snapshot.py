@@ -11,23 +11,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
-import numpy as np
-import shapely
 from qgis.core import QgsCoordinateReferenceSystem, QgsCoordinateTransformContext, QgsProject
 
 from ..core.model import PROJECT_CLASSES, FeatureLayer, SiteInputs, Warning_
 from ..core.roles import CONTEXT_ROLES, ROLES, TERRAIN_EXTENT_ROLES
-from ..services.dem_window import dem_window
 from ..services.intake import FILTER_MIN_FEATURES as FILTER_MIN_FEATURES  # the size above which a context layer is read near the site only
 from ..services.intake import MAX_LISTED, dem_cell_ft, role_reaches_ft, unplaceable_feature_problem
-from ..services.placement import plan_placement_problem
-from ..services.placement_layers import SourcePlace, exclude_features, unplaceable_warning
+from ..services.placement_layers import SourcePlace, as_misplaced, exclude_features, plan_layer_place, unplaceable_warning
 from ..services.reading_policy import (
     ReadingReach,
     context_filtered_warning,
-    decide_placement,
+    decide_layer_placement,
+    dem_read_box,
     screened_feature_by_feature,
     template_undrawn,
+    whole_dem,
 )
 from ..services.run_warnings import reprojected_warnings
 from ..services.site_source import SiteRead, working_crs_text
@@ -36,7 +34,6 @@ from .crs import choose_working_crs, crs_label, site_ground_scale, site_working_
 from .dem import QgisDemSource, read_dem
 from .layer_parts import RoleLayerStatus, resolve_parts
 from .layer_place import (
-    as_misplaced,
     box_in,
     box_of_rect,
     feature_count,
@@ -63,32 +60,6 @@ class Snapshot:
     crs_reason: str
     #: Role to what was read (name, feature count, whole source or part), for the run summary.
     layers_read: dict[str, RoleLayerStatus] | None = None
-
-
-def plan_window(layers: Mapping[str, FeatureLayer], margin_units: float) -> tuple[float, float, float, float] | None:
-    """Bounds (working CRS) of the plan and the wells and septic systems (``TERRAIN_EXTENT_ROLES``), else of every layer, grown by ``margin_units``."""
-    for roles in (TERRAIN_EXTENT_ROLES, tuple(layers)):
-        geoms = [g for r in roles if r in layers for g in layers[r].geoms if g is not None and not g.is_empty]
-        if geoms:
-            b = shapely.total_bounds(np.array(geoms, dtype=object))
-            if np.all(np.isfinite(b)):
-                return (b[0] - margin_units, b[1] - margin_units, b[2] + margin_units, b[3] + margin_units)
-    return None
-
-
-def _rule_window(
-    layers: Mapping[str, FeatureLayer], pack: Any, u: float, site: str | None, dem: Any, working: Any, context: Any
-) -> tuple[float, float, float, float] | None:
-    """The DEM window the pack's rules need (the command line's policy), else the plan's when no rule needs one.
-
-    ``dem`` is a :class:`DemInfo` (what the snapshot took of the DEM layer on the main thread).
-    """
-
-    win = dem_window(layers, pack, unit_to_ft=u, cell_ft=dem.cell_ft, site_parcel_id=site)
-    if win.whole_raster:  # a rule with unlimited reach (a flow trace of no declared length): the DEM's whole extent
-        return _dem_box(dem, working, context)
-    bounds = win.bounds
-    return bounds if bounds is not None else plan_window(layers, DEM_MARGIN_FT / u)
 
 
 class DetachedSource:
@@ -185,7 +156,7 @@ class SnapshotPlan:
 
 
 def _drop_undrawn_template_layers(sources: dict[str, Any], warnings: list[Warning_]) -> None:
-    """A site template's empty layers are not drawn, never "none" (issue 27, :func:`~stormwater_plugin.services.site_template.undrawn_roles`).
+    """A site template's empty layers are not drawn, never "none" (:func:`~stormwater_plugin.services.site_template.undrawn_roles`).
 
     The roles whose layer is an empty layer of a template package (its ``site_statements`` table) not
     stated none are taken out of ``sources`` with a warning, as the command line reads them. A check
@@ -273,7 +244,7 @@ def _read(plan: SnapshotPlan, feedback: Any, progress: Callable[[float], None] |
     dem_crs = plan.dem.crs if plan.dem is not None else None
     # A layer whose coordinates do not fit its CRS takes no part in choosing the working CRS (as the command line).
     misfit = {r for r in ordered if not fits_crs(sources[r], context)}
-    # One feature that cannot be placed never makes its layer misplaced (issue 35 item 1, as the command line): a layer the
+    # One feature that cannot be placed never makes its layer misplaced (as the command line): a layer the
     # command line reads whole is judged feature by feature, and misplaced only when none of its features fits.
     stray: dict[str, list[int]] = {}
     for r in sorted(misfit, key=ordered.index):
@@ -393,7 +364,9 @@ def _read(plan: SnapshotPlan, feedback: Any, progress: Callable[[float], None] |
     dem_source = None
     if plan.dem is not None and not (feedback is not None and feedback.isCanceled()):
         info = plan.dem
-        window = plan_window(layers, DEM_MARGIN_FT / u) if plan.pack is None else _rule_window(layers, plan.pack, u, site, info, working, context)
+        window = dem_read_box(layers, plan.pack, u, info, site, TERRAIN_EXTENT_ROLES, DEM_MARGIN_FT / u)
+        if window is not None and whole_dem(window):  # a rule with unlimited reach (a flow trace of no declared length): the DEM's whole extent
+            window = _dem_box(info, working, context)
         if window is None:
             warnings.append(Warning_("dem_unused", "no layer has features, so the DEM window could not be placed", "dem"))
         else:
@@ -418,10 +391,9 @@ def _placement(
     sources: Mapping[str, Any], ordered: list[str], misfit: set[str], layers: Mapping[str, FeatureLayer], pack: Any, dem: DemInfo | None,
     working: Any, context: Any, site: str | None, crs_names: Mapping[str, str],
 ) -> tuple[dict[str, str | None], dict[str, tuple[list[int], str]]]:
-    """Why each role's layer is misplaced (:func:`~stormwater_plugin.services.placement_layers.misplaced_sources`, the command line's decision).
+    """Why each role's layer is misplaced, and its stray plan features (:func:`~stormwater_plugin.services.reading_policy.decide_layer_placement`).
 
-    The plan's layers are given as read (working CRS), the context's by their extent transformed; distances in the
-    working CRS's unit (no scale factor, as the command line). A plan off its parcel is left to the check to refuse.
+    The plan's layers are given as read (working CRS), the context's by their extent transformed.
     """
     reach = ReadingReach.of(pack, dem)
     ft = unit_to_ft(working)
@@ -433,27 +405,9 @@ def _placement(
         elif r in CONTEXT_ROLES:
             place.bounds = box_in(box_of_rect(layer_extent(sources[r])), source_crs(sources[r]), working, context) if feature_count(sources[r]) else None
         elif r in layers:
-            lay = layers[r]
-            present = [g for g in lay.geoms if g is not None and not g.is_empty]
-            if present:
-                b = shapely.total_bounds(np.array(present, dtype=object))
-                place.bounds = (float(b[0]), float(b[1]), float(b[2]), float(b[3])) if np.all(np.isfinite(b)) else None
-            keep = [i for i, g in enumerate(lay.geoms) if g is not None]
-            place.layer = FeatureLayer.from_sequences(r, [lay.geoms[i] for i in keep], [lay.ids[i] for i in keep], [lay.attrs[i] for i in keep])
+            plan_layer_place(place, layers[r])
         places.append(place)
-    if reach is not None:
-        plan_layers = {r: lay for r, lay in layers.items() if r not in CONTEXT_ROLES and r not in misfit}
-        if plan_placement_problem(plan_layers, ft, site) is not None:  # refused by the check, as on the command line: no plan role is judged
-            for place in places:
-                if place.role not in CONTEXT_ROLES:
-                    place.layer = None
-    decided = decide_placement(places, reach, ft, site)
-    far: dict[str, tuple[list[int], str]] = {}
-    for place, d in zip(places, decided):  # a plan feature far from the site while its layer is there (issue 35 item 1, as the command line)
-        if d.stray and d.stray_reason is not None and place.layer is not None:
-            keep = [i for i, g in enumerate(layers[place.role].geoms) if g is not None]
-            far[place.role] = ([keep[k] for k in d.stray], d.stray_reason)
-    return {r: d.misplaced for r, d in zip(ordered, decided)}, far
+    return decide_layer_placement(places, layers, reach, ft, site)
 
 
 def snapshot(
@@ -558,8 +512,9 @@ class QgisSiteSource:
     role_layers : mapping
         Role to ``QgsVectorLayer`` or Processing feature source.
     dem_layer : QgsRasterLayer, optional
-    dem_z_units, site_parcel_id, class_override, context
-        As :func:`snapshot`.
+    dem_z_units, site_parcel_id, context
+        As :func:`snapshot` (the project class is the use case's option,
+        :class:`~stormwater_plugin.services.site_source.ReviewOptions`).
     project_file : str, optional
         Recorded as the document's ``inputs.site``.
     """
@@ -568,7 +523,6 @@ class QgisSiteSource:
     dem_layer: Any = None
     dem_z_units: str | None = None
     site_parcel_id: str | None = None
-    class_override: str | None = None
     context: QgsCoordinateTransformContext | None = None
     project_file: str | None = None
 
@@ -600,8 +554,8 @@ class QgisSiteSource:
         TemplateError
             Every layer is an empty layer of a site template.
         """
-        plan = plan_snapshot(self.role_layers, self.dem_layer, self.dem_z_units, self.site_parcel_id, self.class_override, self.context,
-                             pack=pack, detach=detach)
+        plan = plan_snapshot(self.role_layers, self.dem_layer, self.dem_z_units, self.site_parcel_id, context=self.context, pack=pack,
+                             detach=detach)
         plan.warnings.extend(self.notes)
         layers = {r: _layer_source(lyr) for r, lyr in self.role_layers.items() if lyr is not None}
         dem = str(self.dem_layer.source()) if self.dem_layer is not None else None

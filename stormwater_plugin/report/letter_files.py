@@ -24,8 +24,8 @@ def write_letter_files(letter: Letter, docx_path: Path, json_paths: Sequence[Pat
                        notes: list[str] | None = None) -> list[Path]:
     """Write the letter's DOCX at ``docx_path``, its PDF beside it and its letter.json at each of ``json_paths``.
 
-    Only over files the folders' manifests say the tool wrote (issue 35,
-    :mod:`stormwater_plugin.services.output_manifest`, command ``letter``). A folder without a manifest whose
+    Only over files the folders' manifests say the tool wrote
+    (:mod:`stormwater_plugin.services.output_manifest`, command ``letter``). A folder without a manifest whose
     letter.json folder holds an earlier release's letter.json is read as that release's: its DOCX and PDF of
     these names are replaced. What the run did to such a folder is appended to ``notes``.
 

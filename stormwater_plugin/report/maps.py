@@ -305,7 +305,7 @@ def _object_array(geoms: Sequence[BaseGeometry | None]) -> np.ndarray:
 
     ``np.fromiter`` (numpy >= 1.23) takes 0.6 ms for 50,000 geometries; the slice assignment
     ``arr[:] = list(geoms)`` took 56 ms in one call holding the GIL (numpy asks every element whether it
-    is a sequence), the desktop's main thread waiting meanwhile (issue 24 item 5). Older numpy: one
+    is a sequence), the desktop's main thread waiting meanwhile. Older numpy: one
     element at a time (a Python loop, which lets other threads in).
     """
     try:
@@ -321,7 +321,7 @@ def in_view(geoms: Sequence[BaseGeometry | None], box: Sequence[float]) -> np.nd
     """Indices of the geometries whose bounding box meets ``box`` (x0, y0, x1, y1), in their order.
 
     A map draws only these: matplotlib clips whatever lies outside the axes, so the picture is the same,
-    but drawing a county's 50,000 parcels to show the dozen around a site costs seconds (issue 24).
+    but drawing a county's 50,000 parcels to show the dozen around a site costs seconds.
     ``None`` and empty geometries are never in view.
     """
     if len(geoms) == 0:

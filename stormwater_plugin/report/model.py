@@ -218,7 +218,7 @@ def _binds(f: Mapping[str, Any]) -> tuple[str, ...]:
 
 
 def _class_groups(findings: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """One section per set of classes the class-dependent findings bind under: ``If the project is major`` (issue 33)."""
+    """One section per set of classes the class-dependent findings bind under: ``If the project is major``."""
     order = ("exempt", "minor", "major")
     by: dict[tuple[str, ...], list[Mapping[str, Any]]] = {}
     for f in findings:

@@ -122,7 +122,7 @@ def comparison_line(cmp: Mapping[str, Any]) -> str:
             f"{c.get('decisions_to_review_again', 0)} to review again, {c.get('decisions_stale', 0)} stale")
     if cmp.get("project_class"):
         line += f"; class {cmp['project_class']['old']} → {cmp['project_class']['new']}"
-    notes = [str(n) for n in cmp.get("notes") or []]  # issue 35: an earlier release's review matched without keys
+    notes = [str(n) for n in cmp.get("notes") or []]  # an earlier release's review matched without keys
     return line + "." + "".join(f" Note: {n}." for n in notes)
 
 

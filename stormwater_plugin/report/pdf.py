@@ -267,7 +267,7 @@ def _findings_section(model: Mapping[str, Any], st: Mapping[str, Any], W: float)
     widths.append(W - sum(widths))
     sections: list[tuple[list[Any], list[Mapping[str, Any]]]] = [(findings_heading, list(model["rule_groups"]))]
     for cg in model.get("class_groups") or []:
-        # issue 33: the findings of rules that bind only under some possible class, in one section per class
+        # the findings of rules that bind only under some possible class, in one section per class
         sections.append(([_p(cg["title"], st["h2"]), _p("The class is not decided (see the question under Project classification): "
                                                         "these rules bind only if the project is of this class.", st["note"])],
                          list(cg["rule_groups"])))

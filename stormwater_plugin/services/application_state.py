@@ -1,4 +1,4 @@
-"""An application's saved state in a register (``reviews/<id>/state.json``), written so a reviewer's work is never lost (issue 36).
+"""An application's saved state in a register (``reviews/<id>/state.json``), written so a reviewer's work is never lost.
 
 The dock keeps, per application, the last review, the previous review, the
 reviewer's decisions and the comment letters in one JSON file. Three promises:

@@ -102,7 +102,6 @@ class Partition:
     dem: DemSlice | None
     unit_to_ft: float
     crs_name: str
-    class_override: str | None
     warnings: list[Warning_]
     inputs_doc: dict[str, object]
     #: Site id -> (unit_to_ft, crs_name) with the scale factor taken at that site (as a single-site check takes it).
@@ -192,7 +191,6 @@ def plan_batch(
     *,
     dem_transforms: tuple[CoordTransform, CoordTransform | None] | None = None,
     crs_name: str = "",
-    class_override: str | None = None,
     warnings: Sequence[Warning_] = (),
     inputs_doc: dict[str, object] | None = None,
     sites_per_partition: int | None = None,
@@ -231,7 +229,7 @@ def plan_batch(
         fixed window (the flow trace); by default, when the pack has one, an
         in-memory source over ``dem``.
     options : ReviewOptions, optional
-        The review's options for every site (stated accuracy; no callables: they travel to the workers);
+        The review's options for every site (stated accuracy, project class; no callables: they travel to the workers);
         by default none, and no moves (a screening suggests none).
 
     Raises
@@ -284,7 +282,6 @@ def plan_batch(
                 dem=_dem_slice(dem, box_, dem_transforms) if dem is not None and dem_transforms is not None else None,
                 unit_to_ft=unit_to_ft,
                 crs_name=crs_name,
-                class_override=class_override,
                 warnings=list(warnings),
                 inputs_doc=dict(inputs_doc or {}),
                 site_units={site_ids[m]: site_units[site_ids[m]] for m in members if site_ids[m] in site_units},
@@ -338,7 +335,7 @@ def _plan_footprints(
         f, s = f[first].astype(np.int64), site_of_flagged[t[first]]
         plan_pairs[role] = _pairs_unique(s, f, len(layer))
         lost = np.setdiff1d(np.arange(len(layer)), f)
-        # a feature without a usable location (a stray far off its drawing: issue 35) lies in no site parcel either: listed, never dropped
+        # a feature without a usable location (a stray far off its drawing) lies in no site parcel either: listed, never dropped
         placeless = [fid for fid in layer.no_geometry if fid not in set(layer.ids)]
         if lost.size or placeless:
             unassigned[role] = [layer.ids[k] for k in lost] + placeless

@@ -70,7 +70,6 @@ def site_inputs(part: Partition, site: tuple[str, dict[str, np.ndarray]], dem: E
         unit_to_ft=unit_to_ft,
         crs_name=crs_name,
         site_parcel_id=site_id,
-        class_override=part.class_override,
         warnings=list(part.warnings),
         dem_source=part.dem_source,
     )

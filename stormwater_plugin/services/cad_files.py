@@ -1,4 +1,4 @@
-"""Which CAD file a path holds, told from its first bytes, and the one line that says what to do with it (issue 35 item 7).
+"""Which CAD file a path holds, told from its first bytes, and the one line that says what to do with it.
 
 A DWG, a binary DXF or an ASCII DXF given where GIS data belongs (the site package, a ``--layer``) or a
 DWG or binary DXF given to ``import-cad`` is refused in one line naming the file, what it is and what to

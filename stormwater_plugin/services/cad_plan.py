@@ -1,4 +1,4 @@
-"""The steps of a CAD import both front ends share (issue 27): entities from GDAL's DXF fields, units, the plan's outline, the rows to write.
+"""The steps of a CAD import both front ends share: entities from GDAL's DXF fields, units, the plan's outline, the rows to write.
 
 The command line (``headless/cad_import.py``, fiona and pyproj) and the dock (``gui/cad_actions.py``,
 QGIS's own OGR) differ only in how they read the drawing and the parcels and how they write the
@@ -133,7 +133,7 @@ _ALWAYS_READ = ("SubClasses LIKE '%AcDbText%' OR SubClasses LIKE '%AcDbMText%' O
 def read_filter(mapping: CadMapping, layer_counts: Mapping[str, int]) -> tuple[str | None, dict[str, str]]:
     """An OGR attribute filter leaving unread the entities the mapping would not sort, and what each left-out layer is.
 
-    For a drawing of more than :data:`FILTER_FROM_ENTITIES` entities (issue 35: a million entities, most of them
+    For a drawing of more than :data:`FILTER_FROM_ENTITIES` entities (a million entities, most of them
     survey points and utility lines no rule reads): a layer the mapping ignores is not read at all; a layer no rule
     maps, or a rule drops, is read only for its texts and block references, which may still be labels or mapped
     blocks. The filter names the layers left out, so a layer the byte scan missed is read as before.
@@ -253,7 +253,7 @@ def _finite(g: BaseGeometry) -> bool:
 
 
 def quarantine_far_entities(plan: SortedPlan, unit_to_ft: float) -> list[str]:
-    """List every entity lying far from the plan and quarantine those beyond the drawing's plausible extent (issue 35 item 1).
+    """List every entity lying far from the plan and quarantine those beyond the drawing's plausible extent.
 
     An entity farther than :data:`FAR_FROM_PLAN_FT` from the plan (:func:`_plan_anchor`) is named in a note;
     one farther than :data:`DRAWING_EXTENT_FT`, or with a coordinate that is not a number, is quarantined:

@@ -26,7 +26,7 @@ def review_document(doc: object, where: str) -> ReviewDoc:
     if not isinstance(doc, Mapping) or "findings" not in doc:
         raise CompareError(f"{where}: not a findings.json document (no 'findings')")
     problem = format_problem(doc)
-    if problem is not None:  # issue 35: a format no release wrote is refused in one line, never half-matched
+    if problem is not None:  # a format no release wrote is refused in one line, never half-matched
         raise CompareError(f"{where}: findings.json in a format this release cannot read ({problem}); check the site again with this release")
     return dict(doc)
 

@@ -1,4 +1,4 @@
-"""The completeness check (issue 27): what the submission must show for its class and jurisdiction, and what is missing.
+"""The completeness check: what the submission must show for its class and jurisdiction, and what is missing.
 
 Run before the technical check, it answers a reviewer's first question, "can this application be
 reviewed?", as a list to send back ("incomplete: no test pit data (shgw_elev_ft) for DW-1, DW-2; no
@@ -104,7 +104,7 @@ class Completeness:
 
     @property
     def missing(self) -> list[str]:
-        """One line per thing missing: the same gap required by several items is said once, with every citation (issue 36)."""
+        """One line per thing missing: the same gap required by several items is said once, with every citation."""
         cited: dict[str, list[str]] = {}
         for r in self.items:
             for m in r.missing:

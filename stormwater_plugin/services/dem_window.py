@@ -1,6 +1,6 @@
 """The DEM window a check needs: each rule's features grown by that rule's reach, and the site for the envelope.
 
-Policy (issue 14): a rule that reads the DEM declares the features it relates
+Policy: a rule that reads the DEM declares the features it relates
 and how far from them it looks (:mod:`.reach`); the window is the union of
 
 * for each DEM rule, its features grown by its reach: gradient setbacks the

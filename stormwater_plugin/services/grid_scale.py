@@ -1,4 +1,4 @@
-"""The grid scale factor of a projected CRS at a point: one computation for the file reader and the plugin (issue 23).
+"""The grid scale factor of a projected CRS at a point: one computation for the file reader and the plugin.
 
 Grid distances divided by the point scale factor (grid length / ellipsoidal
 length) are distances on the ellipsoid, so UTM, State Plane and any other

@@ -1,4 +1,4 @@
-"""The live re-check's incremental run (issue 39): only what an edit can change is recomputed, the rest is the last check's.
+"""The live re-check's incremental run: only what an edit can change is recomputed, the rest is the last check's.
 
 A check run with a :class:`Recorder` keeps, for each rule of the loop, what the rule added to the run (its findings
 before the stated accuracy, zones, rules not checked, warnings, building sites, inventory, neighbour list) and

@@ -1,4 +1,4 @@
-"""How vector layers as they really arrive are taken in (issue 22): which layer plays which role, which
+"""How vector layers as they really arrive are taken in: which layer plays which role, which
 field is which, and whether a layer lies where its CRS says.
 
 Policy only (numpy and shapely): the reader (``headless/reader.py``) opens the files and transforms
@@ -247,7 +247,7 @@ def unplaceable_feature_problem(source: str, crs_name: str) -> str:
     """Why one feature of a layer cannot be placed while the layer's others can (words that follow its name in a finding).
 
     One stray coordinate (a CAD entity at 1e15 ft, a typing error) never makes the whole layer misplaced:
-    the feature is excluded and named, the rest measured (issue 35 item 1).
+    the feature is excluded and named, the rest measured.
     """
     return (f"lies where its CRS ({crs_name}) cannot place it (a coordinate far outside the CRS's area of use, as a stray CAD entity "
             f"or a typing error leaves; the other features of {source} are measured)")

@@ -272,7 +272,7 @@ def notification_rows(result: CheckResult, parcels: FeatureLayer) -> Notificatio
     listed = {p for o in block.get("owners", []) for p in o.get("parcels", [])}
     adjacent = {n["id"] for n in block.get("adjacent", [])}
     near = block.get("within_500ft", [])
-    wanted = {n["id"] for n in near}  # the parcels within the radius only: the layer may hold 50,000 (issue 24 item 5)
+    wanted = {n["id"] for n in near}  # the parcels within the radius only: the layer may hold 50,000
     geom_of = {pid: g for pid, g in zip(parcels.ids, parcels.geoms) if pid in wanted}
     rows: list[Row] = [(geom_of.get(n["id"]), [n["id"], n.get("owner"), n.get("mailing_address"), n.get("parcel_address"), n.get("distance_ft"),
                                               n["id"] in adjacent, n["id"] in listed]) for n in near]

@@ -505,7 +505,7 @@ def compose_letter(
     round_no = 1
     first = 1
     if previous_doc is not None:
-        # issue 35: an earlier release's review has no finding keys: its findings take the current ones' by rule and features
+        # an earlier release's review has no finding keys: its findings take the current ones' by rule and features
         previous_doc = with_keys(review_document(previous_doc, "the earlier review"), doc)
         if previous_letter is None:
             previous_letter = compose_letter(previous_doc, LetterHeader(title=header.title)).as_dict()

@@ -1,4 +1,4 @@
-"""The live re-check's words: what an edit changed in the findings, and which devices now comply (issue 39).
+"""The live re-check's words: what an edit changed in the findings, and which devices now comply.
 
 The live re-check is the one review use case (:func:`~stormwater_plugin.services.site_source.check_site`) run
 again after an edit, so its findings are a full check's by construction; this module only says what changed

@@ -4,7 +4,7 @@ The search (the envelope, the nearest position, the translations) is the
 core's pure geometry, :func:`~stormwater_plugin.core.siting.search_moves`;
 this module verifies its candidates by re-running the device's setback rules
 on the moved device alone, so the engine is called from the service layer
-only (issue 23).
+only.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""What stormwater-check wrote in an output folder, so a run replaces only that (issue 35 item 2).
+"""What stormwater-check wrote in an output folder, so a run replaces only that.
 
 Output folders are often an application's own folder, holding the applicant's and the clerk's files beside
 the tool's. Each folder the tool writes into keeps a manifest, :data:`MANIFEST_FILE`

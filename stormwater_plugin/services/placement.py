@@ -1,4 +1,4 @@
-"""Whether the plan lands on its parcel (issue 27): a plan in the wrong place is refused, never checked.
+"""Whether the plan lands on its parcel: a plan in the wrong place is refused, never checked.
 
 A DXF holds no coordinate system: the reviewer states one, and a drawing in local coordinates or in
 the wrong state-plane zone lands thousands of feet from its parcel, where every setback it has
@@ -16,7 +16,7 @@ Readings
 - The plan is the proposed work: :data:`~stormwater_plugin.core.roles.PLAN_ROLES` (devices,
   building sites, clearing, disturbance, impervious). Without a feature of the plan, or without a
   parcel, there is nothing to compare and nothing is refused (the rules reading the site parcel are
-  undetermined then, as before).
+  undetermined then).
 - The site parcel is found as everywhere (``--site-parcel``, else ``is_site``, else the only parcel,
   else the one holding the most proposed features: :func:`~stormwater_plugin.services.working_crs.site_parcel_indices`);
   with none found, any parcel of the layer will do.

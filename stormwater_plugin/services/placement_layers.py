@@ -1,4 +1,4 @@
-"""Which vector sources lie where the site is (issue 22 item 2): one decision for the command line and the plugin.
+"""Which vector sources lie where the site is: one decision for the command line and the plugin.
 
 A shapefile of UTM metres whose ``.prj`` says NY East ftUS lands hundreds of miles from the site, where
 every setback against it "passes". Each adapter (the file reader, ``headless/vectors.py``; the QGIS
@@ -191,7 +191,7 @@ def misplaced_sources(
 
 
 def unplaceable_features(lonlat: np.ndarray, area: Sequence[float] | None, raw: np.ndarray | None = None) -> np.ndarray:
-    """Which features, one by one, lie where their CRS cannot place them (issue 35 item 1).
+    """Which features, one by one, lie where their CRS cannot place them.
 
     The per-feature form of :func:`~stormwater_plugin.services.intake.outside_area_of_use`: an adapter asks
     it when a layer's extent does not fit its CRS, so one stray feature is excluded and named
@@ -223,7 +223,7 @@ def stray_plan_features(
     sources: Sequence[SourcePlace], reasons: Sequence[str | None], reaches: Mapping[str, float], unit_to_ft: float,
     site_parcel_id: str | None = None,
 ) -> list[list[int]]:
-    """The features of each plan source lying farther from the site than its role's rules reach (issue 35 item 1).
+    """The features of each plan source lying farther from the site than its role's rules reach.
 
     A source as a whole is judged by :func:`misplaced_sources`; a source that is not misplaced may still
     hold one feature far from everything else (a dry well left at the drawing's origin, 330 miles off):
@@ -304,5 +304,41 @@ def all_features_entry(count: int, name: str) -> str:
     return f"(all {count:,} features of {name})"
 
 
-__all__ = ["EDGE_SAMPLES", "SourcePlace", "all_features_entry", "box_edge_points", "box_of_points", "crs_misfit_reason", "distance_to_box_ft",
-           "exclude_features", "misplaced_sources", "misplaced_warning", "stray_plan_features", "unplaceable_features", "unplaceable_warning"]
+def as_misplaced(role: str, layer: FeatureLayer | None, reason: str, count: int, name: str) -> tuple[FeatureLayer, Warning_]:
+    """A misplaced layer's features listed as without usable geometry (``reason``), and its ``layer_misplaced`` warning.
+
+    For an adapter that reads a role as one layer (the plugin; the file reader's sources are merged by
+    :func:`~stormwater_plugin.services.role_merge.merge_role`). ``layer`` ``None``: not read (more than
+    :data:`~stormwater_plugin.services.intake.MAX_LISTED` features), one entry of ``count`` named ``name``.
+    A feature with no geometry at all keeps that reason (the engine reports it), as on the command line.
+    """
+    if layer is None:
+        fid = all_features_entry(count, name)
+        return FeatureLayer.from_sequences(role, [], [], [], no_geometry={fid: reason}), misplaced_warning(role, count, reason, [fid])
+    no_geometry: dict[str, str] = {}
+    keep: list[int] = []
+    bad: list[str] = []
+    for i, g in enumerate(layer.geoms):
+        if g is None:
+            keep.append(i)
+            continue
+        fid = layer.ids[i]
+        no_geometry.setdefault(fid, reason)
+        bad.append(fid)
+    out = FeatureLayer.from_sequences(role, [layer.geoms[i] for i in keep], [layer.ids[i] for i in keep], [layer.attrs[i] for i in keep],
+                                      no_geometry=no_geometry)
+    return out, misplaced_warning(role, len(bad), reason, bad)
+
+
+def plan_layer_place(place: SourcePlace, layer: FeatureLayer) -> None:
+    """Fill ``place`` from a plan layer read whole in the working CRS: the box of its located features and those with a geometry."""
+    present = [g for g in layer.geoms if g is not None and not g.is_empty]
+    if present:
+        b = shapely.total_bounds(np.array(present, dtype=object))
+        place.bounds = (float(b[0]), float(b[1]), float(b[2]), float(b[3])) if np.all(np.isfinite(b)) else None
+    keep = [i for i, g in enumerate(layer.geoms) if g is not None]
+    place.layer = FeatureLayer.from_sequences(place.role, [layer.geoms[i] for i in keep], [layer.ids[i] for i in keep], [layer.attrs[i] for i in keep])
+
+
+__all__ = ["EDGE_SAMPLES", "SourcePlace", "all_features_entry", "as_misplaced", "box_edge_points", "box_of_points", "crs_misfit_reason", "distance_to_box_ft",
+           "exclude_features", "misplaced_sources", "misplaced_warning", "plan_layer_place", "stray_plan_features", "unplaceable_features", "unplaceable_warning"]

@@ -11,22 +11,31 @@ is decided here, once:
   (:func:`~stormwater_plugin.services.intake.context_window`), with the ``context_filtered`` warning.
 * **Unplaceable features.** A layer whose extent does not fit its CRS is judged feature by feature
   (:func:`screened_feature_by_feature`) unless it is a big context layer read through the window.
-* **Misplaced sources and stray plan features.** :func:`decide_placement` runs
+* **Misplaced sources and stray plan features.** :func:`decide_placement` (per source; per role for the plugin's
+  one layer a role, :func:`decide_layer_placement`) runs
   :func:`~stormwater_plugin.services.placement_layers.misplaced_sources` and
   :func:`~stormwater_plugin.services.placement_layers.stray_plan_features` and words each stray's reason.
 * **Template layers.** :func:`template_undrawn`: a site template's empty layer is read as not drawn, and a
   template with nothing drawn is refused (:mod:`~stormwater_plugin.services.site_template`).
+* **The DEM window.** :func:`dem_read_box`: the window the pack's rules need
+  (:func:`~stormwater_plugin.services.dem_window.dem_window`), else the plan's box grown by a margin each reader
+  states (:func:`plan_box`).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Collection, Mapping, Sequence
+
+import numpy as np
+import shapely
 
 from ..core.model import FeatureLayer, Warning_
 from ..core.roles import CONTEXT_ROLES
 from ..core.rulepack import RulePack
 from .backend import DemHandle
+from .dem_window import dem_window
 from .intake import (
     FAR_FT,
     FILTER_MIN_FEATURES,
@@ -36,6 +45,7 @@ from .intake import (
     role_reaches_ft,
     stray_plan_feature_problem,
 )
+from .placement import plan_placement_problem
 from .placement_layers import SourcePlace, misplaced_sources, stray_plan_features
 from .site_template import TemplateError, empty_template_problem, undrawn_note, undrawn_roles
 
@@ -84,7 +94,7 @@ def context_filtered_warning(where: str, read: int, count: int, role: str) -> Wa
 
 
 def screened_feature_by_feature(role: str, count: int) -> bool:
-    """Whether a layer whose extent does not fit its CRS is judged feature by feature (issue 35 item 1).
+    """Whether a layer whose extent does not fit its CRS is judged feature by feature.
 
     One feature that cannot be placed never makes its layer misplaced: the layer is read whole and misplaced
     only when none of its features fits. A big context layer is instead read through the context window and
@@ -124,10 +134,52 @@ def decide_placement(
     return out
 
 
+def decide_layer_placement(
+    places: Sequence[SourcePlace], layers: Mapping[str, FeatureLayer], reach: ReadingReach | None, ft_per_unit: float, site_parcel_id: str | None
+) -> tuple[dict[str, str | None], dict[str, tuple[list[int], str]]]:
+    """:func:`decide_placement` for a reader that reads each role as one layer (the plugin): one place per role.
+
+    Parameters
+    ----------
+    places : sequence of SourcePlace
+        One per role, in reading order.
+    layers : mapping of str to FeatureLayer
+        The roles read so far, as read (working CRS).
+    reach, ft_per_unit, site_parcel_id
+        As :func:`decide_placement` (distances in the working CRS's unit, no scale factor, as the command line).
+
+    Returns
+    -------
+    misplaced : dict
+        Why each role's layer is misplaced (``None``: it is not).
+    stray : dict
+        For a role with plan features far from the site while its layer is there: their positions
+        in ``layers[role]`` and their reason.
+
+    Notes
+    -----
+    A plan off its parcel is left to the check to refuse, as on the command line: then no plan role is judged.
+    """
+    if reach is not None:
+        misfit = {p.role for p in places if not p.fits_crs}
+        plan_layers = {r: lay for r, lay in layers.items() if r not in CONTEXT_ROLES and r not in misfit}
+        if plan_placement_problem(plan_layers, ft_per_unit, site_parcel_id) is not None:
+            for place in places:
+                if place.role not in CONTEXT_ROLES:
+                    place.layer = None
+    decided = decide_placement(places, reach, ft_per_unit, site_parcel_id)
+    far: dict[str, tuple[list[int], str]] = {}
+    for place, d in zip(places, decided):
+        if d.stray and d.stray_reason is not None and place.layer is not None:
+            keep = [i for i, g in enumerate(layers[place.role].geoms) if g is not None]
+            far[place.role] = ([keep[k] for k in d.stray], d.stray_reason)
+    return {place.role: d.misplaced for place, d in zip(places, decided)}, far
+
+
 def template_undrawn(
     package: str, stated_none: Collection[str] | None, counts: Mapping[str, int], refuse_empty: bool
 ) -> tuple[list[str], list[Warning_]]:
-    """A site template's role layers read as not drawn, with their warnings (issue 27).
+    """A site template's role layers read as not drawn, with their warnings.
 
     Parameters
     ----------
@@ -155,4 +207,49 @@ def template_undrawn(
     return undrawn, [Warning_("template_layer_not_drawn", undrawn_note(role), role) for role in undrawn]
 
 
-__all__ = ["Placement", "ReadingReach", "context_filtered_warning", "decide_placement", "screened_feature_by_feature", "template_undrawn"]
+def plan_box(layers: Mapping[str, FeatureLayer], first: Collection[str], margin: float) -> Box | None:
+    """Bounds (working CRS) of the features of the roles ``first``, else of every layer, grown by ``margin`` (working-CRS units).
+
+    ``None`` when no layer has a located feature with finite bounds.
+    """
+    for roles in (first, tuple(layers)):
+        geoms = [g for r in layers if r in roles for g in layers[r].geoms if g is not None and not g.is_empty]
+        if geoms:
+            b = shapely.total_bounds(np.array(geoms, dtype=object))
+            if np.all(np.isfinite(b)):
+                return (float(b[0]) - margin, float(b[1]) - margin, float(b[2]) + margin, float(b[3]) + margin)
+    return None
+
+
+def dem_read_box(
+    layers: Mapping[str, FeatureLayer], pack: RulePack | None, unit_to_ft: float, dem: DemHandle, site_parcel_id: str | None,
+    first: Collection[str], margin: float,
+) -> Box | None:
+    """The box (working CRS) of the DEM a read takes.
+
+    With ``pack``, the window its rules need (:func:`~stormwater_plugin.services.dem_window.dem_window`; not finite:
+    the whole DEM, for a rule of unlimited reach). Without a pack, or when no rule needs the DEM, :func:`plan_box`
+    of ``first`` grown by ``margin`` (working-CRS units): each reader states its own (the command line 150 ft around
+    every layer but the parcels, the plugin 1,000 ft around the plan and the wells and septic systems).
+
+    Returns
+    -------
+    tuple of float or None
+        ``None`` when nothing places the window (no located feature): each reader says what it does then.
+    """
+    if pack is not None:
+        bounds = dem_window(layers, pack, unit_to_ft=unit_to_ft, cell_ft=dem.cell_ft, site_parcel_id=site_parcel_id).bounds
+        if bounds is not None:
+            return bounds
+    return plan_box(layers, first, margin)
+
+
+def whole_dem(box: Box) -> bool:
+    """Whether a :func:`dem_read_box` means the whole DEM (a bound not finite)."""
+    return not all(math.isfinite(v) for v in box)
+
+
+__all__ = [
+    "Placement", "ReadingReach", "context_filtered_warning", "decide_layer_placement", "decide_placement", "dem_read_box", "plan_box", "screened_feature_by_feature",
+    "template_undrawn", "whole_dem",
+]

@@ -1,4 +1,4 @@
-"""The register of applications (issue 28): which site plans a reviewer has, where each one's files are, where it stands.
+"""The register of applications: which site plans a reviewer has, where each one's files are, where it stands.
 
 A register is a folder holding ``register.json`` (one small, hand-editable file
 both the dock and ``stormwater-check register`` read with the standard library)
@@ -8,7 +8,7 @@ them. Paths inside the register (package, DEM, context, output folders) are
 stored as given and resolved against the register's folder when relative, so a
 register folder can be moved with its packages.
 
-The register is a shared file (issue 35): several clerks, the dock and the
+The register is a shared file: several clerks, the dock and the
 command line write it at once. Every save holds its lock
 (:func:`stormwater_plugin.services.safe_files.locked`), re-reads the file and
 merges: the applications this writer changed or added since it read the file

@@ -69,7 +69,7 @@ def _xy(v: object) -> tuple[float, float] | None:
 
 @dataclass(frozen=True)
 class Move:
-    """A suggested move of a device with a setback violation (issue 7), re-checked by the engine.
+    """A suggested move of a device with a setback violation, re-checked by the engine.
 
     Parameters
     ----------
@@ -513,7 +513,7 @@ def check(
     PlanOffParcel
         When no feature of the plan lies on (or near) its parcel (:mod:`.placement`): local coordinates or the wrong CRS.
     """
-    # issue 27: a plan that does not land on its parcel is refused before any rule runs (PlanOffParcel)
+    # a plan that does not land on its parcel is refused before any rule runs (PlanOffParcel)
     refuse_plan_off_parcel(inputs.layers, inputs.unit_to_ft, inputs.site_parcel_id)
     result = run_check(inputs, pack, progress=progress, step=recorder)
     found = safe_moves(inputs, pack, result) if moves else None

@@ -1,8 +1,7 @@
 """Whether a findings.json read back (an earlier review, a review to record or write a letter from) has the shape this project writes.
 
 A hand-edited or tampered document (a null finding, a string where a list belongs, a number of 1e400,
-which JSON readers take as infinity) is refused in one line naming the entry and the field (issue 35
-item 7), never deep in the comparison or the letter as "this is a bug". Only the parts the readers use are
+which JSON readers take as infinity) is refused in one line naming the entry and the field, never deep in the comparison or the letter as "this is a bug". Only the parts the readers use are
 judged; fields this release does not know are left alone, so a document of an earlier release still reads.
 """
 

@@ -1,4 +1,4 @@
-"""The run's warnings that state one fact on every path, in one wording (issue 23, "Source adapters").
+"""The run's warnings that state one fact on every path, in one wording.
 
 The command line's reader and the QGIS snapshot both say when layers were reprojected, when the DEM's
 elevation unit was assumed or its elevations look like another unit (or it has no data over the site),

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Mapping, Protocol, Sequence, runtime_checkable
 
 from ..core.errors import StormwaterError
-from ..core.model import CheckResult, SiteInputs
+from ..core.model import PROJECT_CLASSES, CheckResult, SiteInputs
 from ..core.overrides import Override
 from ..core.rulepack import RulePack
 from ..core.siting import SitingEnvelope
@@ -105,6 +105,10 @@ class SiteReviewError(LookupError, StormwaterError):
     """The check named something the site does not hold (a site parcel, a feature the pack's rules need); ``str(exc)`` says what."""
 
 
+class ProjectClassError(ValueError, StormwaterError):
+    """The stated project class is not one of :data:`~stormwater_plugin.core.model.PROJECT_CLASSES`."""
+
+
 @dataclass(frozen=True)
 class ReviewOptions:
     """What a front end adds to a site for its review, as plain values (every field optional).
@@ -118,13 +122,16 @@ class ReviewOptions:
         (:func:`~stormwater_plugin.services.accuracy.apply_accuracy`).
     dem_vertical_accuracy_ft : float or str, optional
         The DEM's stated vertical accuracy, feet at 95 %.
+    project_class : {"exempt", "minor", "major"}, optional
+        The project class the reviewer states (``--class``, the dock's and Processing's class choice); it wins over the
+        computed class, which the document keeps (``class_source`` ``override``). ``None``: computed from the site.
     moves, previous, previous_label, progress
         As :func:`~stormwater_plugin.services.review.check`.
     annotate : callable, optional
         Edits the findings document in place after the check (the context catalog names its sources), through
         :meth:`~stormwater_plugin.services.review.Review.edited`.
     completeness : bool
-        Add the document's ``completeness`` section (issue 27): what the submission must show for the computed class.
+        Add the document's ``completeness`` section: what the submission must show for the computed class.
     incremental : bool
         Keep what the next incremental check of this site needs (``review.basis``, :mod:`~stormwater_plugin.services.incremental`).
     basis : CheckBasis, optional
@@ -135,6 +142,7 @@ class ReviewOptions:
     overrides: Sequence[Override] = ()
     accuracy: Sequence[str] = ()
     dem_vertical_accuracy_ft: float | str | None = None
+    project_class: str | None = None
     moves: bool = True
     previous: Mapping[str, object] | None = None
     previous_label: str = ""
@@ -143,6 +151,10 @@ class ReviewOptions:
     completeness: bool = False
     incremental: bool = False
     basis: CheckBasis | None = None
+
+    def __post_init__(self) -> None:
+        if self.project_class is not None and self.project_class not in PROJECT_CLASSES:
+            raise ProjectClassError(f"project class '{self.project_class}': give one of {', '.join(PROJECT_CLASSES)}")
 
 
 @dataclass(frozen=True)
@@ -183,6 +195,8 @@ def check_site(source: SiteSource, pack: RulePack, options: ReviewOptions | None
     ------
     AccuracyError
         A stated accuracy is not a number of feet (``exc.part`` says which statement).
+    ProjectClassError
+        The stated class is not a project class.
     SiteReviewError
         The check named something the site does not hold.
     ComparisonError
@@ -208,7 +222,10 @@ def check_site(source: SiteSource, pack: RulePack, options: ReviewOptions | None
 
 
 def read_stated(source: SiteSource, pack: RulePack, options: ReviewOptions | None = None) -> SiteRead:
-    """Read ``source`` and state its accuracy: the first half of :func:`check_site`, shared with :func:`site_envelope`.
+    """Read ``source`` and state what the options state of it (accuracy, project class): the first half of :func:`check_site`,
+    shared with :func:`site_envelope`.
+
+    The sources read layers only; the class stated in ``options`` goes on the inputs here, for every front end alike.
 
     Raises
     ------
@@ -221,11 +238,13 @@ def read_stated(source: SiteSource, pack: RulePack, options: ReviewOptions | Non
     site = source.read(pack)
     if opts.accuracy or opts.dem_vertical_accuracy_ft is not None:  # nothing stated: the source's inputs keep their own (none from the readers)
         apply_accuracy(site.inputs, opts.accuracy, opts.dem_vertical_accuracy_ft)
+    if opts.project_class is not None:  # none stated: the inputs keep their own (none from the sources)
+        site.inputs.class_override = opts.project_class
     return site
 
 
 def site_envelope(source: SiteSource, pack: RulePack, options: ReviewOptions | None = None, *, device_type: str, high_traffic: bool | None,
-                  project_class: str | None = None, cell_ft: float = DEFAULT_CELL_FT) -> tuple[SiteRead, SitingEnvelope]:
+                  cell_ft: float = DEFAULT_CELL_FT) -> tuple[SiteRead, SitingEnvelope]:
     """Where a device may go on the site's parcel: the site read as :func:`check_site` reads it, then the siting envelope.
 
     Parameters
@@ -234,8 +253,8 @@ def site_envelope(source: SiteSource, pack: RulePack, options: ReviewOptions | N
     pack : RulePack
         The pack the source reads for (its reach sets the DEM window) and the envelope applies.
     options : ReviewOptions, optional
-        As for :func:`check_site` (the stated accuracy goes on the inputs the same way).
-    device_type, high_traffic, project_class, cell_ft
+        As for :func:`check_site` (the stated accuracy and project class go on the inputs the same way).
+    device_type, high_traffic, cell_ft
         As :func:`~stormwater_plugin.services.siting.find_envelope`.
 
     Raises
@@ -244,7 +263,7 @@ def site_envelope(source: SiteSource, pack: RulePack, options: ReviewOptions | N
         No site parcel, an unknown device type, or a rule the envelope cannot read.
     """
     site = read_stated(source, pack, options)
-    env = find_envelope(site.inputs, pack, device_type=device_type, high_traffic=high_traffic, project_class=project_class, cell_ft=cell_ft)
+    env = find_envelope(site.inputs, pack, device_type=device_type, high_traffic=high_traffic, cell_ft=cell_ft)
     return site, env
 
 
@@ -300,4 +319,7 @@ def review_site(
     return done.site, done.review
 
 
-__all__ = ["ReadSite", "ReviewOptions", "SiteRead", "SiteReview", "SiteReviewError", "SiteSource", "check_site", "read_stated", "review_site", "site_envelope", "site_completeness", "working_crs_text"]
+__all__ = [
+    "ProjectClassError", "ReadSite", "ReviewOptions", "SiteRead", "SiteReview", "SiteReviewError", "SiteSource", "check_site", "read_stated",
+    "review_site", "site_envelope", "site_completeness", "working_crs_text",
+]

@@ -1,4 +1,4 @@
-"""What must be drawn: the site package's layers, their typed fields and QGIS attribute forms (issue 27).
+"""What must be drawn: the site package's layers, their typed fields and QGIS attribute forms.
 
 QGIS-free: the layer table is plain data and the forms are QML text written into the package's
 ``layer_styles`` table with :mod:`sqlite3`, so the command line (``stormwater-check new-site``) and the

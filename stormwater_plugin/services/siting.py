@@ -1,7 +1,8 @@
 """The siting envelope use case and its rows: what envelope.gpkg, the Processing algorithm and the dock write, built once.
 
-:func:`find_envelope` is the one entry the front ends call to build the envelope
-(``stormwater-check envelope``, the Processing algorithm, the dock's task): the
+:func:`find_envelope` builds the envelope for the front ends' use case
+(:func:`~stormwater_plugin.services.site_source.site_envelope`, which ``stormwater-check
+envelope``, the Processing algorithm and the dock's task call): the
 core's :func:`~stormwater_plugin.core.siting.build_envelope` with float warnings
 of empty intersections silenced and a lookup failure (an unknown device type
 or rule) reported as :class:`~stormwater_plugin.core.siting.SitingError`.

@@ -1,8 +1,10 @@
 """The building-site slope rule and the one steepness test every view uses.
 
-:func:`steep` is the core's comparison (:func:`~stormwater_plugin.core.terrain.checks.exceeds`,
-with its float tolerance) applied to arrays, so the check, the dock's slope
-mask and ``stormwater-check slope-map --mask-out`` call the same cell steep.
+:func:`steep` is the core's comparison (:func:`~stormwater_plugin.core.terrain.checks.exceeds`:
+the slope rounded to 0.1%, then compared) applied to arrays, and the maps
+certify their cells at the same edge (:func:`certified_at`), so the check,
+the dock's slope mask and ``stormwater-check slope-map --mask-out`` call the
+same cell steep.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.rulepack import Rule, RulePack
-from ..core.terrain.checks import exceeds
+from ..core.terrain.checks import exceeds, steep_edge
 
 #: The rule kind whose distance, threshold and comparison define "steep ground" for maps.
 SLOPE_KIND = "building_site_slope"
@@ -39,6 +41,17 @@ def steep_cells(slope_pct: np.ndarray | float, threshold_pct: float, compare: st
     out = np.zeros(v.shape, dtype=bool)
     out[finite] = exceeds(v[finite], float(threshold_pct), compare)  # type: ignore[arg-type]
     return out
+
+
+def certified_at(threshold_pct: float, compare: str) -> float | None:
+    """The raw slope (percent) a map of the rule certifies its cells at: the rule's rounding edge.
+
+    :func:`~stormwater_plugin.core.terrain.checks.steep_edge` (14.95% to the last bit for "15% or more"):
+    every cell whose exact slope rounds to the threshold or more reads at or over it, so :func:`steep_cells`
+    never misses one. ``None`` when the edge is not above 0 (every slope is steep: nothing to certify).
+    """
+    edge = steep_edge(float(threshold_pct), compare)
+    return edge if edge > 0 else None
 
 
 def steep(slope_pct: np.ndarray | float, rule: Rule) -> np.ndarray:

@@ -12,8 +12,11 @@ compute is decided here once:
   pixels, from the largest ground-to-pixel scale, plus 4 rows), so strips give
   the values of one pass over the whole raster;
 * the **map** of each strip: :func:`~stormwater_plugin.core.terrain.ring_slope_map`
-  on the halo-padded rows, computed for the strip's own rows only, and the steep
-  cells by the pack rule's comparison (:func:`~stormwater_plugin.services.slope.steep_cells`).
+  on the halo-padded rows, computed for the strip's own rows only, certified at
+  the rule's rounding edge (:func:`~stormwater_plugin.services.slope.certified_at`:
+  14.95% for "15% or more"), and the steep cells by the pack rule's comparison
+  (:func:`~stormwater_plugin.services.slope.steep_cells`): no cell whose slope
+  rounds to the threshold is missed, as a building site there is steep.
 
 The front ends give a reader (rows ``ra`` to ``rb`` as elevations in the band's
 unit, NaN for nodata) and writers to :func:`run_slope_map`, the one entry they call:
@@ -37,7 +40,7 @@ from ..core.terrain import ring_slope_at
 from ..core.terrain.checks import exceeds
 from ..core.terrain.ring import ring_extent_px
 from ..core.terrain.slope_map import auto_azimuths, ground_to_pixel_geographic, ground_to_pixel_projected, ring_slope_map
-from .slope import compare_words, steep_cells
+from .slope import certified_at, compare_words, steep_cells
 
 #: Rows of the halo beyond the ring's reach (interpolation and rounding of the reach).
 HALO_EXTRA_ROWS: int = 4
@@ -145,7 +148,8 @@ def map_strips(plan: StripPlan, ground_to_pixel: np.ndarray, read: RowReader, di
     z_to_ft : float
         Feet per elevation unit.
     threshold_pct : float, optional
-        The certified threshold (percent): the map decides every cell on every arc against it, and ``steep`` is given.
+        The rule's threshold (percent): the map decides every cell near it on every arc against its rounding edge
+        (:func:`~stormwater_plugin.services.slope.certified_at`), and ``steep`` is given.
     compare : str
         The pack rule's comparison (``gte`` or ``gt``).
     stats : dict, optional
@@ -206,7 +210,8 @@ def run_slope_map(ground_to_pixel: np.ndarray, rows: int, cols: int, read: RowRe
     distance_ft : float
         Ring radius (ft).
     threshold_pct : float or None
-        The certified threshold (%), compared by ``compare``; ``None``: no steep cells (none counted, no mask).
+        The rule's threshold (%), compared by ``compare`` and certified at its rounding edge (:func:`map_strips`);
+        ``None``: no steep cells (none counted, no mask).
     z_to_ft : float
         Feet per elevation unit.
     n_azimuths : int or None
@@ -254,8 +259,9 @@ def _map_one(values: np.ndarray, jac: np.ndarray, rows: tuple[int, int, int], pl
              threshold_pct: float | None, compare: str, stats: dict[str, int] | None, compiled: bool) -> SlopeStrip:
     """One strip of :func:`map_strips` (``rows``: its first and end row, and the first row read with its halo)."""
     r0, r1, ra = rows
+    certify = certified_at(threshold_pct, compare) if threshold_pct is not None else None
     with np.errstate(invalid="ignore"):
-        slope = ring_slope_map(values, jac, distance_ft, z_to_ft=z_to_ft, n_azimuths=plan.n_azimuths, threshold_pct=threshold_pct,
+        slope = ring_slope_map(values, jac, distance_ft, z_to_ft=z_to_ft, n_azimuths=plan.n_azimuths, threshold_pct=certify,
                                stats=stats, row_range=(r0 - ra, r1 - ra), compiled=compiled)
     steep = steep_cells(slope, threshold_pct, compare) if threshold_pct is not None else None
     return SlopeStrip(r0=r0, r1=r1, slope_pct=slope, steep=steep)

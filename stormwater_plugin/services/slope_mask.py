@@ -2,11 +2,13 @@
 
 The map is :func:`~stormwater_plugin.core.terrain.ring_slope_map` (the same
 ring measure as the building-site check) over the DEM window the check already
-read, on the DEM's own grid; cells at or over the threshold become polygons by
-the front end's polygonizer (the plugin's is GDAL's, QGIS's own ``osgeo``) and
-are mapped into the working CRS. Distance, threshold and comparison are the
-parameters of the pack's ``building_site_slope`` rule (the LGPC pack's when the
-jurisdiction has no such rule): the code holds no regulatory number.
+read, on the DEM's own grid, certified at the rule's rounding edge (a cell
+whose slope rounds to the threshold is steep, as a building site there is);
+cells at or over the threshold become polygons by the front end's polygonizer
+(the plugin's is GDAL's, QGIS's own ``osgeo``) and are mapped into the working
+CRS. Distance, threshold and comparison are the parameters of the pack's
+``building_site_slope`` rule (the LGPC pack's when the jurisdiction has no such
+rule): the code holds no regulatory number.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from ..core.raster import ElevationGrid
 from ..core.roles import TERRAIN_EXTENT_ROLES
 from ..core.rulepack import PackError, load_pack
 from ..core.terrain import ground_to_pixel_projected, local_jacobian, ring_slope_map
-from .slope import slope_params, slope_rule, steep_cells
+from .slope import certified_at, slope_params, slope_rule, steep_cells
 
 #: Turns a boolean mask on a geotransform into polygons (WKB), e.g. ``qgis_bridge.polygonize.polygonize_mask``.
 Polygonizer = Callable[[np.ndarray, tuple[float, float, float, float, float, float]], Iterable[bytes]]
@@ -88,7 +90,7 @@ def mask_params(jurisdiction: str | None) -> MaskParams | None:
 
 
 def at_or_over(values: np.ndarray, threshold_pct: float, compare: str) -> np.ndarray:
-    """Cells meeting the rule's test (``gte``: at or over; ``gt``: over), with the check's float tolerance (services.slope)."""
+    """Cells meeting the rule's test (``gte``: at or over; ``gt``: over), decided at 0.1% as the check decides (services.slope)."""
     return steep_cells(values, threshold_pct, compare)
 
 
@@ -192,7 +194,8 @@ def slope_mask(inputs: SiteInputs, jurisdiction: str | None, polygonize: Polygon
             return None
         jac = ground_to_pixel_projected(gt, grid.cell_size_ft[0] / abs(b))
     with np.errstate(invalid="ignore"):
-        slope = ring_slope_map(values, jac, params.distance_ft, z_to_ft=grid.z_to_ft, n_azimuths=n_azimuths, threshold_pct=params.threshold_pct)
+        slope = ring_slope_map(values, jac, params.distance_ft, z_to_ft=grid.z_to_ft, n_azimuths=n_azimuths,
+                               threshold_pct=certified_at(params.threshold_pct, params.compare))
     steep = at_or_over(slope, params.threshold_pct, params.compare)
     max_pct = float(np.nanmax(slope)) if np.isfinite(slope).any() else None
     n = int(steep.sum())

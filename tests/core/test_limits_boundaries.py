@@ -75,10 +75,10 @@ def test_a_value_prints_as_it_is_decided(value, quantity, shown):
 @given(v=st.floats(0, 100, allow_nan=False), t=st.sampled_from([15.0, 20.0, 35.0]), rel=st.sampled_from([">=", ">"]),
        q=st.sampled_from(["slope_pct", "distance_ft"]))
 def test_the_array_threshold_decides_as_compare(v, t, rel, q):
-    # (away from the rounding edge's last bits, where the six-decimal pre-rounding may differ)
     edge = at_least_threshold(t, q, rel)
-    if abs(v - edge) > 1e-6:
-        assert (v >= edge) == compare(v, t, q, rel)
+    assert (v >= edge) == compare(v, t, q, rel)
+    # to the last bit: the edge decides as the limit (or over it), the float just under it does not
+    assert compare(edge, t, q, rel) and not compare(math.nextafter(edge, -math.inf), t, q, rel)
 
 
 # --- distances ----------------------------------------------------------------------------------

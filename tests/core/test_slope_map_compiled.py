@@ -29,6 +29,7 @@ from stormwater_plugin.core.terrain import (
     ring_slope_map,
     ring_stencil,
 )
+from stormwater_plugin.core.terrain.checks import steep_edge
 from stormwater_plugin.core.terrain.ring_stencil import build_stencil, sweep_plan
 from stormwater_plugin.core.terrain.slope_map import _sweep, _Work
 
@@ -55,7 +56,7 @@ def _dem(seed: int, n_r: int, n_c: int, noise_m: float, holes: int) -> np.ndarra
 CASES = [
     # (seed, shape, noise m, nodata pixels, geotransform, unit ft, threshold %)
     (1, (150, 170), 0.1, 0, (0.0, 1.0, 0.0, 0.0, 0.0, -1.0), 1 / 0.3048, 15.0),
-    (2, (140, 160), 0.3, 2, (0.0, 1.0, 0.0, 0.0, 0.0, -1.0), 1 / 0.3048, 15.0),
+    (2, (140, 160), 0.3, 2, (0.0, 1.0, 0.0, 0.0, 0.0, -1.0), 1 / 0.3048, steep_edge(15.0, "gte")),  # where the maps certify 15 %
     (3, (120, 130), 0.05, 0, (0.0, 1.3, 0.4, 0.0, 0.3, -0.9), 1 / 0.3048, 10.0),  # rotated, non-square pixels
     (4, (120, 130), 0.2, 1, (0.0, 3.0, 0.0, 0.0, 0.0, -3.0), 1.0, None),  # feet, no certification
 ]
@@ -166,11 +167,12 @@ def test_compiled_map_certified_mask_equals_numpys_on_a_large_noisy_dem():
     z *= np.float32(15.0 / np.nanmedian(ring_slope_map(z, jac, 100.0, z_to_ft=1 / 0.3048)))  # half the cells steeper than 15 %
     s_np: dict = {}
     s_nb: dict = {}
-    a = ring_slope_map(z, jac, 100.0, z_to_ft=1 / 0.3048, threshold_pct=15.0, stats=s_np)
-    b = ring_slope_map(z, jac, 100.0, z_to_ft=1 / 0.3048, threshold_pct=15.0, stats=s_nb, compiled=True, workers=2)
+    edge = steep_edge(15.0, "gte")  # the maps certify "15% or more" at its rounding edge, 14.95%
+    a = ring_slope_map(z, jac, 100.0, z_to_ft=1 / 0.3048, threshold_pct=edge, stats=s_np)
+    b = ring_slope_map(z, jac, 100.0, z_to_ft=1 / 0.3048, threshold_pct=edge, stats=s_nb, compiled=True, workers=2)
     assert s_np == s_nb and s_np["certified"] > 1000
     assert np.array_equal(a, b, equal_nan=True)
-    assert np.array_equal(a >= 15.0, b >= 15.0)
+    assert np.array_equal(a >= edge, b >= edge)
 
 
 def test_no_numba_env_gives_the_numpy_sweep(monkeypatch):

@@ -16,8 +16,12 @@ from stormwater_plugin.core.rulepack import load_pack
 from stormwater_plugin.headless.batch import SUMMARY_COLUMNS, pack_reach_ft, plan_batch, run_batch
 from stormwater_plugin.headless.reader import read_site, site_units
 from stormwater_plugin.services.review import check
+from stormwater_plugin.services.site_source import ReviewOptions
 
 from .synthetic_town import write_town
+
+#: Every site a major project (``--class major``), no moves: the screening's options.
+MAJOR = ReviewOptions(project_class="major", moves=False)
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +35,7 @@ def town(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def pool_run(town: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, object]:
     out = tmp_path_factory.mktemp("batch_pool")
-    report = run_batch(town / "town.gpkg", town / "dem.tif", "lgpc", out, class_override="major", workers=2, sites_per_partition=3)
+    report = run_batch(town / "town.gpkg", town / "dem.tif", "lgpc", out, options=MAJOR, workers=2, sites_per_partition=3)
     return out, report
 
 
@@ -141,9 +145,9 @@ def test_local_cluster_equals_the_process_pool(town: Path, pool_run: tuple[Path,
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None) as cluster:
         with distributed.Client(cluster) as client:
-            by_client = run_batch(town / "town.gpkg", town / "dem.tif", "lgpc", tmp_path / "client", class_override="major", scheduler=client, sites_per_partition=5)
+            by_client = run_batch(town / "town.gpkg", town / "dem.tif", "lgpc", tmp_path / "client", options=MAJOR, scheduler=client, sites_per_partition=5)
         by_address = run_batch(
-            town / "town.gpkg", town / "dem.tif", "lgpc", tmp_path / "address", class_override="major", scheduler=cluster.scheduler_address, sites_per_partition=5
+            town / "town.gpkg", town / "dem.tif", "lgpc", tmp_path / "address", options=MAJOR, scheduler=cluster.scheduler_address, sites_per_partition=5
         )
     assert by_client.engine.startswith("Dask") and by_address.engine.startswith("Dask")
     pool_out = pool_run[0]

@@ -100,6 +100,7 @@ def test_ten_sites_give_the_same_findings_in_a_batch_and_alone(ri, tmp_path: Pat
     from stormwater_plugin.headless.batch import run_batch
     from stormwater_plugin.headless.reader import read_site
     from stormwater_plugin.services.review import check
+    from stormwater_plugin.services.site_source import ReviewOptions
 
     frame, _, _ = ri
     sites = sorted(int(k) for k in np.random.default_rng(7).choice(len(frame), 10, replace=False))
@@ -107,7 +108,7 @@ def test_ten_sites_give_the_same_findings_in_a_batch_and_alone(ri, tmp_path: Pat
     gpd.GeoDataFrame(
         {"id": [str(k) for k in range(len(frame))], "is_site": [int(k in sites) for k in range(len(frame))]}, geometry=frame.geometry.values, crs=4326
     ).to_file(package, layer="parcels", driver="GPKG")
-    report = run_batch(package, None, "lgpc", tmp_path / "batch", class_override="major", workers=1)
+    report = run_batch(package, None, "lgpc", tmp_path / "batch", options=ReviewOptions(project_class="major", moves=False), workers=1)
     assert report.n_sites == 10 and not report.errors
     pack = load_pack("lgpc")
     for sid in map(str, sites):

@@ -16,6 +16,7 @@ from stormwater_plugin.core.model import FeatureLayer
 from stormwater_plugin.core.rulepack import load_pack
 from stormwater_plugin.services.batch_plan import plan_batch
 from stormwater_plugin.services.batch_run import check_sites, site_inputs
+from stormwater_plugin.services.site_source import ReviewOptions
 from tests.sitebuilder import layer
 
 
@@ -32,7 +33,7 @@ def _town() -> dict[str, FeatureLayer]:
 
 def test_every_site_of_a_batch_holds_the_wells_without_a_place():
     pack = load_pack("lgpc")
-    plan = plan_batch(_town(), None, pack, 1.0, class_override="minor")
+    plan = plan_batch(_town(), None, pack, 1.0, options=ReviewOptions(project_class="minor", moves=False))
     for part in plan.partitions:
         for site in part.sites:
             wells = site_inputs(part, site, None).layers["wells"]
@@ -45,11 +46,11 @@ def test_every_site_of_a_batch_holds_the_wells_without_a_place():
 
 
 def test_the_batch_states_the_options_accuracy_on_every_site_as_the_single_site_check_does():
-    from stormwater_plugin.services.site_source import ReadSite, ReviewOptions, SiteRead, check_site
+    from stormwater_plugin.services.site_source import ReadSite, SiteRead, check_site
 
     pack = load_pack("lgpc")
-    options = ReviewOptions(accuracy=("wells=5",), moves=False)
-    plan = plan_batch(_town(), None, pack, 1.0, class_override="minor", options=options)
+    options = ReviewOptions(accuracy=("wells=5",), project_class="minor", moves=False)
+    plan = plan_batch(_town(), None, pack, 1.0, options=options)
     for part in plan.partitions:
         assert part.pack is pack and part.options == options
         for site, outcome in zip(part.sites, check_sites(part)):

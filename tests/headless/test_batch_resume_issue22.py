@@ -14,8 +14,12 @@ import pytest
 
 from stormwater_plugin.headless.batch import MAX_FOLDER_CHARS, PROGRESS_FILE, run_batch
 from stormwater_plugin.services.output_manifest import MANIFEST_FILE
+from stormwater_plugin.services.site_source import ReviewOptions
 
 from .synthetic_town import write_town
+
+#: Every site a major project (``--class major``), no moves: the screening's options.
+MAJOR = ReviewOptions(project_class="major", moves=False)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -32,7 +36,7 @@ def _docs(out: Path) -> dict[str, str]:
 
 
 def _batch(town: Path, out: Path, **kw):
-    return run_batch(town / "town.gpkg", town / "dem.tif", kw.pop("jurisdiction", "lgpc"), out, class_override="major", workers=1,
+    return run_batch(town / "town.gpkg", town / "dem.tif", kw.pop("jurisdiction", "lgpc"), out, options=MAJOR, workers=1,
                      sites_per_partition=2, **kw)
 
 
@@ -103,7 +107,7 @@ def test_a_site_id_over_255_characters_gets_a_safe_folder_and_the_batch_goes_on(
             frame.loc[frame["parcel"] == old, "parcel"] = long_id
         frame.to_file(pkg, layer=name, driver="GPKG")
     out = tmp_path / "o"
-    report = run_batch(pkg, town / "dem.tif", "lgpc", out, class_override="major", workers=1, sites_per_partition=2)
+    report = run_batch(pkg, town / "dem.tif", "lgpc", out, options=MAJOR, workers=1, sites_per_partition=2)
     assert report.n_sites == 8 and not report.errors
     names = [p.name for p in (out / "sites").iterdir()]
     assert all(len(n) <= MAX_FOLDER_CHARS for n in names) and len(names) == 8

@@ -12,8 +12,12 @@ from shapely.geometry import Point, Polygon, box
 
 from stormwater_plugin.headless.batch import _bulk_layer, run_batch
 from stormwater_plugin.headless.writer import write_layer
+from stormwater_plugin.services.site_source import ReviewOptions
 
 from .synthetic_town import write_town
+
+#: Every site a major project (``--class major``), no moves: the screening's options.
+MAJOR = ReviewOptions(project_class="major", moves=False)
 
 
 @pytest.fixture(scope="module")
@@ -36,14 +40,14 @@ def _outputs(out: Path) -> dict[str, object]:
 
 
 def test_two_workers_writing_their_sites_give_the_files_of_one_worker_and_of_a_local_dask_cluster(town: Path, tmp_path: Path) -> None:
-    one = run_batch(town / "town.gpkg", town / "dem.tif", "lgpc", tmp_path / "one", class_override="major", workers=1, sites_per_partition=4)
-    two = run_batch(town / "town.gpkg", town / "dem.tif", "lgpc", tmp_path / "two", class_override="major", workers=2, sites_per_partition=4)
+    one = run_batch(town / "town.gpkg", town / "dem.tif", "lgpc", tmp_path / "one", options=MAJOR, workers=1, sites_per_partition=4)
+    two = run_batch(town / "town.gpkg", town / "dem.tif", "lgpc", tmp_path / "two", options=MAJOR, workers=2, sites_per_partition=4)
     assert one.engine == "this process" and two.engine.startswith("ProcessPoolExecutor") and not one.errors and not two.errors
     ref = _outputs(tmp_path / "one")
     assert len([k for k in ref if k.endswith("findings.json")]) == 12
     assert _outputs(tmp_path / "two") == ref
     pytest.importorskip("distributed")
-    dask = run_batch(town / "town.gpkg", town / "dem.tif", "lgpc", tmp_path / "dask", class_override="major", workers=2, scheduler="local",
+    dask = run_batch(town / "town.gpkg", town / "dem.tif", "lgpc", tmp_path / "dask", options=MAJOR, workers=2, scheduler="local",
                      sites_per_partition=4)
     assert dask.engine.startswith("Dask LocalCluster")
     assert _outputs(tmp_path / "dask") == ref

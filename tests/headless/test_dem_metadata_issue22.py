@@ -181,7 +181,7 @@ def test_windowed_dem_source_applies_the_policy_to_every_window(tmp_path):
     with rasterio.open(DEMO_DEM) as src:
         crs = CRS.from_wkt(src.crs.to_wkt())
         z_demo = src.read(1)
-    grid, _ = read_dem(dem, crs, {}, None)
+    grid, _ = read_dem(dem, crs, None)
     source = open_dem_source(dem, grid, crs, crs)
     win = source.read(source.whole())
     assert np.isnan(win.sample_point(*xy))

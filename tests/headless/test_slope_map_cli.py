@@ -78,6 +78,29 @@ def test_mask_is_empty_when_nothing_reaches_the_threshold(tmp_path):
         assert len(list(src)) == 0
 
 
+@pytest.mark.parametrize("pct,steep", [(14.949, False), (14.951, True), (15.0, True)])
+def test_mask_holds_every_cell_whose_slope_prints_15_pct_646_4_12_b_2(tmp_path, capsys, pct, steep):
+    """"15% or more" decided at 0.1%: a plane of 14.951% (prints 15.0%) is steep ground, 14.949% (14.9%) is not.
+    The map is certified at the rounding edge (14.95%), as a building site there is found."""
+    from stormwater_plugin.headless.crs import scale_at
+
+    # a plane in UTM metres whose ground slope (grid slope times the scale factor at the DEM's centre) is pct
+    k = scale_at(pyproj.CRS("EPSG:32618"), pyproj.Transformer.from_crs("EPSG:32618", "EPSG:4326", always_xy=True).transform(600070, 4799940))
+    dem = write_dem(tmp_path / "dem.tif", plane_values(120, 140, 1.0, 1.0, pct / 100.0 / k, 30.0), from_origin(600000, 4800000, 1, 1), "EPSG:32618")
+    mask = tmp_path / "steep.gpkg"
+    assert main([str(dem), "--out", str(tmp_path / "s.tif"), "--threshold", "15", "--mask-out", str(mask)]) == 0
+    assert "certified at 14.95% (15% or more, decided at 0.1%)" in capsys.readouterr().err
+    import fiona
+
+    with fiona.open(mask) as src:
+        feats = list(src)
+    assert len(feats) == (1 if steep else 0)
+    if steep:
+        from shapely.geometry import shape
+
+        assert shape(feats[0]["geometry"]).area == pytest.approx((120 - 60) * (140 - 60))  # every cell with a value
+
+
 def test_feet_dem_in_epsg_2260_us_survey_feet(tmp_path):
     # 3 US-ft pixels, z in US ft (declared): 14 % in any unit
     vals = plane_values(150, 150, 3.0, 3.0, 0.14, 200.0) + 300.0

@@ -4,10 +4,13 @@ The dock's task (``CheckTask`` over the QGIS source's plan), the Processing
 algorithm "Check site plan", ``stormwater-check check``, ``stormwater-check
 batch`` and ``stormwater-check envelope`` read one site package and its DEM and
 go through ``services.site_source`` (``check_site``; the envelope through
-``site_envelope``, the same read). Each finding (key, status, measured and
-required feet, message, details) is the same in all four documents; the
-envelope is drawn for the class and the site parcel the check found. On the
-demo and on North Collins (real NYS tax parcels, OSM streams and ponds, a DEM in
+``site_envelope``, the same read), the class stated as the use case's option
+(``ReviewOptions.project_class``) by each. Each finding (key, status, measured
+and required feet, message, details) is the same in all four documents. The
+envelope of the command line, of the dock's ``SitingTask`` and of Processing's
+"Siting envelope" is drawn for the class and the site parcel the check found,
+with the same excluded zones (rule, feature, area within 0.1 sq ft) and the
+same allowed area. On the demo and on North Collins (real NYS tax parcels, OSM streams and ponds, a DEM in
 EPSG:6350; skipped when ``../shared/realdata`` is absent), for the three packs.
 """
 
@@ -23,6 +26,7 @@ from conftest import DEMO_DEM, DEMO_GPKG
 
 from stormwater_plugin.core.model import PROJECT_CLASSES
 from stormwater_plugin.core.roles import ROLES
+from stormwater_plugin.services.site_source import ReviewOptions
 
 PACKS = ("lgpc", "lake-george", "mamakating")
 NC_SITE = "269.00-6-5"
@@ -93,7 +97,7 @@ def _cli(site: _Site, jurisdiction: str, out: Path) -> dict:
 def _batch(site: _Site, jurisdiction: str, out: Path) -> dict:
     from stormwater_plugin.headless.batch import run_batch
 
-    report = run_batch(site.package, site.dem, jurisdiction, out, class_override=site.project_class, workers=1)
+    report = run_batch(site.package, site.dem, jurisdiction, out, workers=1, options=ReviewOptions(project_class=site.project_class, moves=False))
     assert not report.errors and report.n_sites == 1
     (path,) = (out / "sites").glob("*/findings.json")
     return json.loads(path.read_text(encoding="utf-8"))
@@ -116,24 +120,83 @@ def _dock(site: _Site, jurisdiction: str) -> dict:
 
     dem = QgsRasterLayer(str(site.dem), "dem")
     assert dem.isValid()
-    planned = QgisSiteSource(site.qgis_layers(), dem, class_override=site.project_class).plan(load_pack(jurisdiction))
-    task = CheckTask(planned, jurisdiction, lambda t: None)
+    planned = QgisSiteSource(site.qgis_layers(), dem).plan(load_pack(jurisdiction))
+    task = CheckTask(planned, jurisdiction, lambda t: None, ReviewOptions(project_class=site.project_class, moves=False, completeness=True))
     assert task.run(), task.error
     assert task.review is not None
     return json.loads(json.dumps(task.review.doc))
 
 
+def _processing_site(site: _Site, jurisdiction: str) -> dict[str, Any]:
+    """Processing's site parameters: the package, the DEM (its own unit), the pack and the class (0: Automatic)."""
+    from stormwater_plugin.core.rulepack import JURISDICTIONS
+
+    cls = 1 + PROJECT_CLASSES.index(site.project_class) if site.project_class else 0
+    return {"SITE_PACKAGE": str(site.qgis_package), "DEM": str(site.dem), "Z_UNITS": 0, "JURISDICTION": JURISDICTIONS.index(jurisdiction),
+            "PROJECT_CLASS": cls}
+
+
 def _processing(site: _Site, jurisdiction: str, out: Path) -> dict:
     import processing
 
-    from stormwater_plugin.core.rulepack import JURISDICTIONS
-
     out.mkdir(parents=True, exist_ok=True)
-    cls = 1 + PROJECT_CLASSES.index(site.project_class) if site.project_class else 0  # 0: Automatic
-    processing.run("stormwater_review:checksiteplan", {"SITE_PACKAGE": str(site.qgis_package), "DEM": str(site.dem), "Z_UNITS": 0,
-                                                        "JURISDICTION": JURISDICTIONS.index(jurisdiction), "PROJECT_CLASS": cls,
-                                                        "FINDINGS": "memory:", "OUTPUT_JSON": str(out / "findings.json")})
+    processing.run("stormwater_review:checksiteplan", {**_processing_site(site, jurisdiction), "FINDINGS": "memory:",
+                                                        "OUTPUT_JSON": str(out / "findings.json")})
     return json.loads((out / "findings.json").read_text(encoding="utf-8"))
+
+
+# --------------------------------------------------------------------------- the envelope's front ends, as comparable summaries
+#
+# (class, site parcel, allowed area, sorted excluded zones as (rule, target layer, target id, area)); areas in sq ft, rounded to 0.1.
+
+
+def _zones(rows: list[tuple[Any, Any, Any, float]]) -> list[tuple[Any, Any, Any, float]]:
+    return sorted(rows, key=lambda z: (str(z[0]), str(z[1]), str(z[2]), z[3]))
+
+
+def _envelope_summary(doc: dict) -> tuple[Any, ...]:
+    zones = [(z["rule_id"], (z["target"] or {}).get("layer"), (z["target"] or {}).get("id"), z["area_sqft"]) for z in doc["excluded"]]
+    return doc["project_class"], doc["site_parcel"], doc["envelope_area_sqft"], _zones(zones)
+
+
+def _dock_envelope(site: _Site, jurisdiction: str) -> tuple[Any, ...]:
+    """The dock's siting task over the QGIS source's plan (planned here, read in the task), the class as the dock states it."""
+    from qgis.core import QgsRasterLayer
+
+    from stormwater_plugin.core.rulepack import load_pack
+    from stormwater_plugin.gui.envelope_task import SitingTask
+    from stormwater_plugin.qgis_bridge.snapshot import QgisSiteSource
+
+    dem = QgsRasterLayer(str(site.dem), "dem")
+    assert dem.isValid()
+    planned = QgisSiteSource(site.qgis_layers(), dem).plan(load_pack(jurisdiction))
+    task = SitingTask(planned, jurisdiction, lambda t: None, device_type="dry_well", high_traffic=False,
+                      options=ReviewOptions(project_class=site.project_class, moves=False))
+    assert task.run(), task.error
+    return _envelope_summary(json.loads(json.dumps(task.envelope.summary())))
+
+
+def _processing_envelope(site: _Site, jurisdiction: str) -> tuple[Any, ...]:
+    import processing
+
+    from stormwater_plugin.core.model import DEVICE_TYPES
+
+    out = processing.run("stormwater_review:sitingenvelope", {**_processing_site(site, jurisdiction), "DEVICE_TYPE": DEVICE_TYPES.index("dry_well"),
+                                                               "HIGH_TRAFFIC": False, "CELL_FT": 1.0, "ENVELOPE": "memory:", "EXCLUDED": "memory:",
+                                                               "NEEDS_PROFESSIONAL_DESIGN": "memory:"})
+    (env,) = list(out["ENVELOPE"].getFeatures())
+    zones = [(f["rule_id"], f["target_layer"], f["target_id"], f["area_sqft"]) for f in out["EXCLUDED"].getFeatures()]
+    nulls = {"NULL", ""}  # an unset attribute of a memory layer reads as NULL
+    zones = [tuple(None if str(v) in nulls else v for v in z[:3]) + (z[3],) for z in zones]
+    return env["project_class"], env["site_parcel"], env["area_sqft"], _zones(zones)
+
+
+def _same_envelope(a: tuple[Any, ...], b: tuple[Any, ...], name: str) -> None:
+    """The same class, site parcel and zones; each area within 0.1 sq ft (the rounding of the outputs)."""
+    assert a[:2] == b[:2], name
+    assert abs(float(a[2]) - float(b[2])) <= 0.1 + 1e-9, (name, a[2], b[2])
+    assert [z[:3] for z in a[3]] == [z[:3] for z in b[3]], name
+    assert all(abs(float(x[3]) - float(y[3])) <= 0.1 + 1e-9 for x, y in zip(a[3], b[3])), name
 
 
 # --------------------------------------------------------------------------- the comparison
@@ -166,6 +229,9 @@ def _agree(site: _Site, jurisdiction: str, tmp_path: Path) -> dict[str, dict]:
         assert doc["counts"] == by_cli["counts"], name
     envelope = _envelope(site, jurisdiction, tmp_path / "envelope")
     assert (envelope["project_class"], envelope["site_parcel"]) == (by_cli["project_class"], by_cli["site_parcel"])
+    by_cli_envelope = _envelope_summary(envelope)
+    _same_envelope(_dock_envelope(site, jurisdiction), by_cli_envelope, "dock envelope")
+    _same_envelope(_processing_envelope(site, jurisdiction), by_cli_envelope, "processing envelope")
     return expected
 
 

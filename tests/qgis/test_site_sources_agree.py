@@ -2,7 +2,7 @@
 
 The same layers read by the command line's ``FileSiteSource`` (files, the
 headless reader) and by the plugin's ``QgisSiteSource`` (QGIS layers, the
-snapshot) and handed to the one use case (``services.site_source.review_site``)
+snapshot) and handed to the one use case (``services.site_source.check_site``)
 give the same document, ``inputs`` (paths and layer sources) aside: on the
 demo, and on North Collins (real NYS parcels, OSM streams and ponds, a DEM in
 EPSG:6350) with its vector layers reprojected into three CRSs (NY West ftUS,
@@ -21,13 +21,13 @@ from conftest import DEMO_DEM, DEMO_GPKG, demo_layers
 from stormwater_plugin.core.rulepack import load_pack
 from stormwater_plugin.headless.site_source import FileSiteSource
 from stormwater_plugin.qgis_bridge.snapshot import QgisSiteSource
-from stormwater_plugin.services.site_source import SiteSource, review_site
+from stormwater_plugin.services.site_source import ReviewOptions, SiteSource, check_site
 
 NC_SITE = "269.00-6-5"
 
 
-def _doc(source: SiteSource, jurisdiction: str) -> dict:
-    _, review = review_site(source, load_pack(jurisdiction), moves=False)
+def _doc(source: SiteSource, jurisdiction: str, project_class: str | None = None) -> dict:
+    review = check_site(source, load_pack(jurisdiction), ReviewOptions(project_class=project_class, moves=False)).review
     doc = dict(review.doc)
     doc.pop("inputs")
     return doc
@@ -125,9 +125,8 @@ def _nc_docs(north_collins, epsg: str) -> tuple[dict, dict]:
     assert all(lyr.isValid() for lyr in layers.values())
     dem = QgsRasterLayer(str(dem_path), "dem")
     assert dem.isValid()
-    by_qgis = _doc(QgisSiteSource(layers, dem, site_parcel_id=NC_SITE, class_override="major"), "lgpc")
-    by_file = _doc(FileSiteSource(None, [f"{r}={folder / (r + '.gpkg')}:{r}" for r in roles], dem_path, site_parcel_id=NC_SITE,
-                                  class_override="major"), "lgpc")
+    by_qgis = _doc(QgisSiteSource(layers, dem, site_parcel_id=NC_SITE), "lgpc", "major")
+    by_file = _doc(FileSiteSource(None, [f"{r}={folder / (r + '.gpkg')}:{r}" for r in roles], dem_path, site_parcel_id=NC_SITE), "lgpc", "major")
     # a misplaced layer's findings name its file: the QGIS layers are copies in another folder
     by_qgis = json.loads(json.dumps(by_qgis).replace(str(qfolder), str(folder)))
     assert by_file["site_parcel"] == NC_SITE and by_file["notification"]["within_500ft"]
@@ -188,8 +187,8 @@ def test_a_site_by_a_utm_zone_boundary_gets_its_own_zone_on_both_paths(qgis_new_
         frame.to_file(qdir / f"{role}.gpkg", layer=role, driver="GPKG")
     layers = {r: QgsVectorLayer(f"{qdir / (r + '.gpkg')}|layername={r}", r, "ogr") for r in frames}
     assert all(lyr.isValid() for lyr in layers.values())
-    by_qgis = _doc(QgisSiteSource(layers, class_override="major"), "lgpc")
-    by_file = _doc(FileSiteSource(None, [f"{r}={tmp_path / (r + '.gpkg')}:{r}" for r in frames], class_override="major"), "lgpc")
+    by_qgis = _doc(QgisSiteSource(layers), "lgpc", "major")
+    by_file = _doc(FileSiteSource(None, [f"{r}={tmp_path / (r + '.gpkg')}:{r}" for r in frames]), "lgpc", "major")
     assert "UTM zone 17N" in by_file["working_crs"] and by_file["site_parcel"] == "A"
     assert by_qgis["working_crs"] == by_file["working_crs"]
     by_qgis = json.loads(json.dumps(by_qgis).replace(str(qdir), str(tmp_path)))

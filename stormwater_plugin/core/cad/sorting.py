@@ -116,7 +116,7 @@ class CadMapping:
 
     def _lookups(self) -> tuple[Callable[[str], Rule | None], Callable[[str], Rule | None], Callable[[str], bool], Callable[[str], bool]]:
         """The four lookups, each compiled once and remembered per name: a drawing holds few layer and block names and many
-        entities (issue 35: a name-pattern match per entity per rule took most of a 1,000,000-entity import)."""
+        entities (a name-pattern match per entity per rule took most of a 1,000,000-entity import)."""
         cached = self.__dict__.get("_cached_lookups")
         if cached is None:
             labels, ignore = _compiled(self.labels), _compiled(self.ignore)

@@ -203,7 +203,7 @@ def classify(
 
 def class_question(ordered: tuple[str, ...], aff: AffectedArea, new_imp: float | None, lost: list[tuple[str, str]],
                    reasons: list[ClassReason], imp_areas: ImperviousAreas | None = None) -> str:
-    """The one question an open class asks: what to draw or state to settle it (issue 33: asked once, not per finding).
+    """The one question an open class asks: what to draw or state to settle it (asked once, not per finding).
 
     ``imp_areas``: the impervious areas, whose building sites drawn as points (bounded by their plausible footprint)
     are what an open exemption asks for when nothing else leaves the new impervious area open.

@@ -179,7 +179,7 @@ def check_notification(ctx: CheckContext, rule: Rule, site_idx: list[int] | None
         return block
     if len(set(site_idx)) >= len(parcels):
         # only the site itself (a CAD plan's own property line imported without the tax parcels): no neighbour is known,
-        # which is not "no neighbour" (issue 36: the dock and the command line say so alike)
+        # which is not "no neighbour" (the dock and the command line say so alike)
         ctx.add(
             rule,
             Status.UNDETERMINED,

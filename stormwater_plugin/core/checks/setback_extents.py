@@ -1,4 +1,4 @@
-"""Helpers of ``device_setback`` for features drawn smaller than they are (issue 33; see :mod:`~stormwater_plugin.core.extents`).
+"""Helpers of ``device_setback`` for features drawn smaller than they are (see :mod:`~stormwater_plugin.core.extents`).
 
 What a finding says when a pair's distance interval straddles the limit, and the quick gradient test on the
 features' largest plausible shapes. Split from :mod:`.setbacks` to keep each module small.

@@ -4,7 +4,7 @@
 (``role``, optional ``name_matches`` on the usual name fields,
 :data:`NAME_FIELDS`) into one :class:`SetbackTargets`, with a spatial index per
 role; the check (:mod:`.setbacks`) and the siting envelope measure the same
-targets. Split out of :mod:`.setbacks` (issue 23), which re-exports these names.
+targets. Split out of :mod:`.setbacks`, which re-exports these names.
 """
 
 from __future__ import annotations

@@ -169,7 +169,7 @@ def _build(
         if targets is None:
             continue
         # Features drawn smaller than they are (a septic point, a brook's centreline): the zone reaches their largest plausible
-        # extent beyond the drawing as well (core/extents.py), whatever the gradient: there the check could not pass (issue 33).
+        # extent beyond the drawing as well (core/extents.py), whatever the gradient: there the check could not pass.
         for k, ext in enumerate(targets.extents):
             if mode == "any" or ext.drawn or not math.isfinite(ext.half_max_ft):
                 continue  # an any-gradient rule widens its own zone below
@@ -186,7 +186,7 @@ def _build(
             extra = ""
             if allowance and dtype in allowance["device_types"] and high_traffic is not True:
                 extra = f" (porous pavement may lie inside up to {allowance['max_total_area_sqft']:g} sq ft in total, {allowance['citation']}: not counted here)"
-            # a feature drawn smaller than it is (a brook's centreline): the zone reaches its largest plausible extent too (issue 33)
+            # a feature drawn smaller than it is (a brook's centreline): the zone reaches its largest plausible extent too
             widen = np.array([e.half_max_ft if not e.drawn and math.isfinite(e.half_max_ft) else 0.0 for e in targets.extents] or [0.0] * len(targets.refs))
             keep = shapely.distance(site, targets.geoms) <= (required + widen) / u * (1.0 + 1e-9) + REACH_SLACK_FT / u
             for k in np.flatnonzero(keep):

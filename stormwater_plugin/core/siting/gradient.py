@@ -51,7 +51,7 @@ def _gradient_targets_in_reach(rule: Rule, targets: Any, grid: _Grid, unit_to_ft
     sample is within ``d(B, g) + D`` of a feature ``g``, so the nearest feature of any
     sample is within ``U = min_g d(B, g) + D``; a feature with ``d(B, g) > max(reach, U)``
     is farther than both from every sample and changes nothing. Exact: the zones are
-    those of the rule without such features, whatever their number (issue 26).
+    those of the rule without such features, whatever their number.
     """
     if len(targets.geoms) == 0:
         return _in_reach(targets, np.zeros(0, dtype=bool))

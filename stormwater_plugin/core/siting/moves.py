@@ -22,7 +22,7 @@ in the square; when the nearest one found is farther, the square grows
 Every suggestion is verified by the ``verify`` callable
 (:func:`stormwater_plugin.services.moves.suggest_moves` re-runs the device's
 setback rules, ``run_check`` on the moved device alone: the engine is called
-from the service layer only, issue 23); only a position with no violation and
+from the service layer only); only a position with no violation and
 no undetermined finding is proposed. When none exists on the parcel the entry
 says so.
 """
@@ -236,7 +236,7 @@ def _shared_windows(devices: FeatureLayer, violating: dict[str, list[str]], pack
     """The union of the first search squares of the violating devices shaped by the same rules, for rule sets of two devices or more.
 
     The zones of a rule do not depend on the device: one envelope drawn over
-    the union serves every device whose square it holds (issue 26).
+    the union serves every device whose square it holds.
     """
     squares: dict[tuple[str, ...], list[BaseGeometry]] = {}
     for i in range(len(devices)):
@@ -323,7 +323,7 @@ def _suggest(inputs: SiteInputs, pack: RulePack, result: CheckResult, cell_ft: f
             continue
         point = geom.geom_type == "Point"
         # A device drawn as a point reaches its plausible extent beyond it (core/extents.py): its centre goes that far inside the
-        # envelope, so the check on the moved point decides (issue 33). A kind with no bound cannot be placed until it is drawn.
+        # envelope, so the check on the moved point decides. A kind with no bound cannot be placed until it is drawn.
         reach_dev = _device_reach(geom, attrs)
         if not math.isfinite(reach_dev):
             why = "the device is drawn as a point and its kind has no plausible size: draw it as a polygon"

@@ -77,7 +77,7 @@ class SharedBuilds:
     (origin, cell, size), the part of the site drawn, the DEM, the level
     tolerance and the build's largest distance: two builds that agree on all
     of them (two device types shaped by the same gradient rule, over the same
-    window) draw them once (issue 26). Only for builds on the same inputs and pack.
+    window) draw them once. Only for builds on the same inputs and pack.
     """
 
     prepared: dict[str | None, _Prepared] = field(default_factory=dict)

@@ -201,7 +201,7 @@ def slope_zones(ctx: CheckContext, rules: list[Rule], site: BaseGeometry, reach_
     """``DesignZone`` entries for the ``device_slope`` rules that apply (cached on the DEM, rules and site).
 
     ``reach_ft``: the device type's largest plausible reach beyond a drawn point (core/extents.py); the checker
-    reads a point device's ground within the wider of it and the rule's ``point_radius_ft`` (issue 33).
+    reads a point device's ground within the wider of it and the rule's ``point_radius_ft``.
     """
     if not rules:
         return []

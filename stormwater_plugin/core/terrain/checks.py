@@ -71,13 +71,22 @@ def slope_relation(compare: str) -> str:
         raise ValueError(f"compare must be 'gte' or 'gt', not {compare!r}") from None
 
 
+def steep_edge(threshold_pct: float, compare: str) -> float:
+    """The least raw slope (percent) that is steep under the rule: 14.95% (to the last bit) for "15% or more".
+
+    The slope rounded half up to 0.1% is compared (:func:`~stormwater_plugin.core.limits.at_least_threshold`);
+    the slope maps certify their steep cells at this value, so a map and a building site's finding read alike.
+    """
+    return at_least_threshold(threshold_pct, "slope_pct", slope_relation(compare))
+
+
 def exceeds(slope_pct: Any, threshold_pct: float, compare: str) -> Any:
     """Whether a slope (a number or an array) meets the rule's test: ``gte`` (at or over) or ``gt`` (strictly over).
 
     Decided at 0.1%, as :func:`~stormwater_plugin.core.limits.compare` decides (the slope rounded half up, then
-    compared): the same as comparing the raw slope with the rounding's edge, which arrays need.
+    compared): the same as comparing the raw slope with the rounding's edge (:func:`steep_edge`), which arrays need.
     """
-    return slope_pct >= at_least_threshold(threshold_pct, "slope_pct", slope_relation(compare))
+    return slope_pct >= steep_edge(threshold_pct, compare)
 
 
 def _words(compare: str, threshold: float) -> str:
@@ -381,7 +390,7 @@ def check_device_slope(ctx: CheckContext, rule: Rule) -> None:
         geom = devices.geoms[i]
         polygonal = geom.geom_type in ("Polygon", "MultiPolygon")
         # A device drawn as a point: the ground within its plausible reach (core/extents.py) or the pack's radius, whichever is
-        # wider; a kind with no plausible bound leaves a flat reading undetermined (issue 33).
+        # wider; a kind with no plausible bound leaves a flat reading undetermined.
         ext = feature_extent("devices", geom, devices.attrs[i])
         r_i = radius if polygonal or ext.unbounded else max(radius, ext.half_max_ft)
         fp = geom if polygonal else display_buffer(geom, ctx.to_units(r_i), r_i)

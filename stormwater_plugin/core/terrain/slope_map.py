@@ -32,9 +32,10 @@ that are the same for every cell (the *stencil*,
    one plus ``|twist|max·excess + G·sagitta`` (:class:`SweepPlan`; ``G`` a
    gradient bound). The map's error is within that bound; it is tested
    against dense sampling on square, sheared and rotated non-square pixels.
-3. Certification (``threshold_pct``): cells under the threshold whose bound
-   (with the largest twist and gradient within the ring's reach, per tile)
-   reaches it are decided on every arc
+3. Certification (``threshold_pct``, a raw slope: the rule's rounding edge,
+   :func:`~stormwater_plugin.core.terrain.checks.steep_edge`, for the maps):
+   cells under it whose bound (with the largest twist and gradient within the
+   ring's reach, per tile) reaches it are decided on every arc
    (:func:`~stormwater_plugin.core.terrain.ring_stencil.certify`).
 
 Cell sizes: ``ground_to_pixel`` gives ``d(col, row) / d(east_ft, north_ft)``,
@@ -233,13 +234,18 @@ def ring_slope_map(
         Threads working on blocks in parallel (numpy releases the GIL);
         default: the number of CPUs, at most 8. Results do not depend on it.
     threshold_pct : float, optional
-        Certify the map at this slope (percent): every cell whose exact ring
-        slope is at or over it reads at or over it. Cells under it whose
-        proven bound (sampled maximum + twist and sagitta terms) reaches it
-        are decided on every arc of their ring
+        Certify the map at this raw slope (percent): every cell whose exact
+        ring slope is at or over it reads at or over it (the float32 value,
+        compared as a float64). A rule's maps pass its rounding edge
+        (:func:`~stormwater_plugin.core.terrain.checks.steep_edge`: 14.95% to
+        the last bit for "15% or more"), so no cell whose slope prints as the
+        threshold is missed. Cells under it whose proven bound (sampled
+        maximum + twist and sagitta terms) reaches it are decided on every arc
+        of their ring
         (:func:`~stormwater_plugin.core.terrain.ring_stencil.certify`); a cell
-        left undecided after the bisections reads exactly the threshold
-        (conservative). ``None``: no certification.
+        found at or over it, or left undecided after the bisections
+        (conservative), reads at least the float32 at or just above it.
+        ``None``: no certification.
     mid_cut : float
         Arcs whose chord has ``|Δu·Δv|`` (pixels²) at least this are also
         sampled at their middle (0: every arc; ``inf``: none).
@@ -488,6 +494,11 @@ def _certify_block(st: _Setup, b0: int, res2: np.ndarray, stc: RingStencil, plan
     assert st.thr_ft is not None and st.lip_tiles is not None and st.twist_tiles is not None
     n_r, cols = res2.shape
     thr_pct = st.thr_ft * 100.0 / st.radius
+    # the least float32 at or over the threshold: a float32 cell is at or over it (compared as a float64, as the
+    # maps' steep test compares) exactly when it is at or over this (float32(14.95) is 14.9499998, under 14.95)
+    thr32 = np.float32(thr_pct)
+    if float(thr32) < thr_pct:
+        thr32 = np.nextafter(thr32, np.float32(np.inf))
     width = st.pad.shape[1]
     t_r0, t_r1 = (st.h_r + b0) // st.tile, (st.h_r + b0 + n_r - 1) // st.tile + 1
     t_c0, t_c1 = st.h_c // st.tile, (st.h_c + cols - 1) // st.tile + 1
@@ -497,7 +508,7 @@ def _certify_block(st: _Setup, b0: int, res2: np.ndarray, stc: RingStencil, plan
     # then the exact per-tile test on those only: the same cells as the test over the whole block
     lower = np.float32(thr_pct - float(grow_t.max()) * (100.0 / st.radius) - 1e-3)
     with np.errstate(invalid="ignore"):
-        r_i, c_i = np.nonzero((res2 < np.float32(thr_pct)) & (res2 >= lower))
+        r_i, c_i = np.nonzero((res2 < thr32) & (res2 >= lower))
     if len(r_i) == 0:
         return
     rr = (st.h_r + b0 + r_i) // st.tile
@@ -506,7 +517,7 @@ def _certify_block(st: _Setup, b0: int, res2: np.ndarray, stc: RingStencil, plan
     twist_c = st.twist_tiles[rr, cc]
     grow = twist_c * plan.excess + lip_c * plan.sagitta + 2.0 * st.eps_ft
     ub = res2[r_i, c_i].astype(np.float64) + grow * (100.0 / st.radius)
-    keep = (res2[r_i, c_i] < thr_pct) & (ub >= thr_pct)
+    keep = (res2[r_i, c_i] < thr32) & (ub >= thr_pct)
     r_i, c_i, lip_c, twist_c = r_i[keep], c_i[keep], lip_c[keep], twist_c[keep]
     if len(r_i) == 0:
         return
@@ -526,10 +537,10 @@ def _certify_block(st: _Setup, b0: int, res2: np.ndarray, stc: RingStencil, plan
     pct = val * (100.0 / st.radius)
     conservative = steep & (pct < thr_pct)
     res2[r_i, c_i] = np.maximum(pct, res2[r_i, c_i]).astype(np.float32)
-    # a steep cell (sampled or undecided) reads at least the float32 just over the threshold ("gte" and "gt" masks)
-    low = steep & ~(res2[r_i, c_i] > np.float32(thr_pct))
+    # a steep cell (sampled or undecided) reads at least the float32 at or just over the threshold
+    low = steep & (res2[r_i, c_i] < thr32)
     if low.any():
-        res2[r_i[low], c_i[low]] = np.nextafter(np.float32(thr_pct), np.float32(np.inf))
+        res2[r_i[low], c_i[low]] = thr32
     if st.stats is not None:
         with st.lock:  # type: ignore[attr-defined]
             st.stats["certified"] += int(len(r_i))
