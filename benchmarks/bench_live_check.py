@@ -106,6 +106,7 @@ def bench(label: str, layers: dict[str, Any], dem: Any, iface: Any, jurisdiction
     meter = StallMeter()
     latencies, gaps, cpus, edit_ms, start_ms, apply_ms, task_cpus = [], [], [], [], [], [], []
     reused: list[int] = []
+    conversions: list[tuple[int, int]] = []  # the read's conversions reused and made anew (gui.live_read)
     updated: list[float] = []
     dock.live.updated.connect(lambda: updated.append(time.perf_counter()))
     for k in range(n_edits):
@@ -136,6 +137,8 @@ def bench(label: str, layers: dict[str, Any], dem: Any, iface: Any, jurisdiction
         task_cpus.append(dock.live.stalls.get("task_cpu", 0.0))
         basis = getattr(dock.session.review, "basis", None)
         reused.append(len(basis.replayed) + len(basis.narrowed) if basis is not None else 0)
+        memo = dock.live.planner.memo
+        conversions.append((len(memo.reused), len(memo.converted)) if memo is not None else (0, 0))
         spin_until(lambda: dock.moves_task is None, 300)  # the moves follow outside the budget: never under the next edit
     devices.rollBack()
     spin_until(lambda: dock.live.task is None, 60)
@@ -153,7 +156,8 @@ def bench(label: str, layers: dict[str, Any], dem: Any, iface: Any, jurisdiction
     print(f"{label}: process CPU per edit, median {med(cpus):.3f} s = {med(cpus) / full_cpu:.0%} of the full check's (Run, drawing included)", flush=True)
     print(f"{label}: the live task's CPU per edit, median {med(task_cpus) * 1000:.1f} ms = {med(task_cpus) / full_task:.0%} of the same task "
           f"checking in full ({full_task * 1000:.1f} ms: read, check, slope mask, result layers); rules reused per edit, median "
-          f"{med(reused):.0f}", flush=True)
+          f"{med(reused):.0f}; the read's conversions reused per edit, median {med(c[0] for c in conversions):.0f} "
+          f"(made anew {med(c[1] for c in conversions):.0f}: the edited layer and its CRS fit)", flush=True)
 
 
 def _full_task_cpu(dock: Any) -> float:

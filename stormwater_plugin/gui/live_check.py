@@ -222,6 +222,7 @@ class LiveCheck(QObject):
         task.shown = self.dock.snap.inputs if self.dock.snap is not None else None
         task.full_doc, task.full_result, task.overrides = self.full_doc, self.full_result, tuple(self.dock.overrides.overrides)
         task.compares = previous is not None
+        task.memo = self.planner.memo
         self.task = task
         QgsApplication.taskManager().addTask(task)
         self.stalls["start"] = time.perf_counter() - t0
@@ -255,6 +256,7 @@ class LiveCheck(QObject):
             self.state, self._reason = OUT_OF_DATE, "the live findings could not be drawn"
             self._show()
             return
+        self.planner.keep(getattr(task, "memo", None))  # the next read reuses what this one converted
         self.stalls["apply"] = time.perf_counter() - t0
         self.stalls["task_cpu"] = getattr(task, "cpu_s", 0.0)
         self.updated.emit()

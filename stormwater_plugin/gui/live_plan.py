@@ -5,6 +5,9 @@ copy of the layer's features and edit buffer that another thread may read), abou
 the demo. A layer not edited since the last live plan holds the same features, so its source of then is read again;
 only the edited layers get a new one. The plan is otherwise the dock's (``dock_source``), and its record of what
 was read (``layers_read``) is completed with the sources kept, in the roles' order, so the read is the same.
+
+The read itself converts through a memo of the last complete live read (``gui.live_read``): a source kept is not
+converted again when the working CRS and its window are the same, nor the DEM window when it has not moved.
 """
 
 from __future__ import annotations
@@ -14,8 +17,10 @@ from typing import Any
 from qgis.core import QgsVectorLayer
 
 from ..qgis_bridge.snapshot import DetachedSource, PlannedSiteSource
+from ..services.live_read import Conversion, ReadMemo
 from ..services.site_source import ReviewOptions
 from .dock_source import dock_source
+from .live_read import live_readers
 
 
 class LivePlanner:
@@ -25,6 +30,11 @@ class LivePlanner:
         #: Role to (the layer, its feature source, what was read of it) as last planned.
         self._kept: dict[str, tuple[Any, DetachedSource, Any]] = {}
         self._edited: set[str] = set()
+        #: The conversions of the last complete live read (:meth:`keep`) and the transformation context they were made in.
+        self._conversions: dict[Any, Conversion] = {}
+        self._context: Any = None
+        #: The memo of the last plan's read (the task hands it to :meth:`keep` once its findings are shown).
+        self.memo: ReadMemo | None = None
 
     def edited(self, role: str) -> None:
         """A layer of ``role`` changed: its next plan takes a new source."""
@@ -34,6 +44,13 @@ class LivePlanner:
         """Take every source anew at the next plan (after a check the reviewer ran, or roles changed)."""
         self._kept.clear()
         self._edited.clear()
+        self._conversions = {}
+        self.memo = None
+
+    def keep(self, memo: ReadMemo | None) -> None:
+        """The read of ``memo`` completed and its findings are shown: the next read may reuse its conversions."""
+        if memo is not None:
+            self._conversions = memo.made
 
     def plan(self, dock: Any) -> tuple[PlannedSiteSource, ReviewOptions] | None:
         """:func:`~.dock_source.dock_source` (quiet), reading again the sources of the layers not edited since the last plan."""
@@ -56,6 +73,10 @@ class LivePlanner:
         read = dict(plan.layers_read)
         read.update({r: st for r, st in reused.items() if r in plan.sources})
         plan.layers_read = {r: read[r] for r in chosen if r in read}
+        if plan.context != self._context:  # the project's datum transformations changed: nothing converted is reused
+            self._conversions, self._context = {}, plan.context
+        self.memo = ReadMemo(self._conversions)
+        plan.readers = live_readers(self.memo)
         self._kept = {r: (chosen[r], src, plan.layers_read.get(r)) for r, src in plan.sources.items()
                       if isinstance(src, DetachedSource) and isinstance(chosen.get(r), QgsVectorLayer)}
         return planned

@@ -33,6 +33,8 @@ class LiveTask(CheckTask):
     marks: tuple[Any, dict[str, str], list[str]] | None = None
     #: Whether the use case was given the previous review to compare with (``review.comparison``).
     compares: bool = False
+    #: The memo the read converted through (``gui.live_plan``): what it reused and converted, handed on once shown.
+    memo: Any = None
 
     def run(self) -> bool:  # noqa: D401 - QgsTask API
         """The check task's run, timed."""

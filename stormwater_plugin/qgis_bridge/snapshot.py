@@ -147,6 +147,8 @@ class SnapshotPlan:
     pack: Any
     #: Layers opened for the plan (whole sources of parts): kept alive while it is read.
     keep: list[Any]
+    #: The conversions (features, CRS fit, DEM window); the live re-check's reuse the last read's of the same inputs (gui.live_read).
+    readers: tuple[Callable[..., Any], Callable[..., bool], Callable[..., Any]] = (read_features, fits_crs, read_dem)
 
     def read(self, feedback: Any = None, progress: Callable[[float], None] | None = None) -> Snapshot:
         """Read the layers and the DEM window (any thread); ``progress`` gets the fraction read (0 to 1)."""
@@ -236,7 +238,7 @@ def _dem_box(dem: DemInfo, working: Any, context: Any) -> tuple[float, float, fl
 
 
 def _read(plan: SnapshotPlan, feedback: Any, progress: Callable[[float], None] | None) -> Snapshot:
-
+    read_features, fits_crs, read_dem = plan.readers  # the plan's conversions (the live re-check reuses the last read's)
     sources, context, warnings = plan.sources, plan.context, list(plan.warnings)
     ordered = sorted(sources, key=ROLES.index)
     dem_crs = plan.dem.crs if plan.dem is not None else None

@@ -234,6 +234,76 @@ def test_live_findings_equal_a_full_check_of_the_same_layers_after_any_edit_sequ
     run()
 
 
+#: Edits of any plan or context layer: a device, a well (a target), an impervious area (the class may change), a septic
+#: field; small moves, a move of a device 100 km away (a stray feature: the read's decisions change), attribute changes.
+_READ_OPS = st.lists(st.one_of(
+    st.tuples(st.sampled_from(["devices", "devices", "wells", "impervious", "septic"]), st.just("move"), st.integers(0, 4),
+              st.floats(-15, 15), st.floats(-15, 15)),
+    st.tuples(st.just("devices"), st.just("move"), st.integers(0, 4), st.just(100_000.0), st.just(0.0)),
+    st.tuples(st.just("devices"), st.just("type"), st.integers(0, 4), st.sampled_from(["dry_well", "vegetated_swale"]), st.just(0.0)),
+    st.tuples(st.just("wells"), st.just("delete"), st.integers(0, 4), st.just(0.0), st.just(0.0)),
+), min_size=1, max_size=3)
+
+
+def _read_of(inputs):
+    """What a read gave, as plain values: each layer's ids, attributes and geometries (WKB), the DEM, the unit, the CRS, the warnings."""
+    layers = {r: (list(lay.ids), [dict(a) for a in lay.attrs], [None if g is None else g.wkb for g in lay.geoms], dict(lay.no_geometry))
+              for r, lay in inputs.layers.items()}
+    dem = None if inputs.dem is None else (inputs.dem.values.tobytes(), tuple(inputs.dem.geotransform), inputs.dem.z_to_ft)
+    return layers, dem, inputs.unit_to_ft, inputs.crs_name, [w.as_dict() for w in inputs.warnings]
+
+
+def test_the_partial_read_of_the_live_re_check_equals_a_fresh_full_read_and_check_after_any_edit_sequence(demo_dock):
+    """The live read converts only the layers edited (and a DEM window that moved): its inputs and findings equal a fresh full read's."""
+    from stormwater_plugin.gui.dock_source import dock_source
+    from stormwater_plugin.services.packs import load_pack
+    from stormwater_plugin.services.site_source import check_site
+
+    dock, layers, _dem = demo_dock
+    pack = load_pack("lake-george")
+    reused: list[list[str]] = []
+    keep = dock.live.planner.keep
+    dock.live.planner.keep = lambda memo: (reused.append(list(memo.reused)) if memo is not None else None, keep(memo))[-1]
+
+    @settings(max_examples=5, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+    @given(_READ_OPS)
+    def run(ops):
+        edited = {role for role, *_ in ops}
+        for role in edited:
+            assert layers[role].startEditing()
+        try:
+            for role, op, k, a, b in ops:
+                layer = layers[role]
+                feats = list(layer.getFeatures())
+                if not feats:
+                    continue
+                f = feats[k % len(feats)]
+                if op == "move":
+                    layer.changeGeometry(f.id(), _moved(f.geometry(), a, b))
+                elif op == "delete":
+                    layer.deleteFeature(f.id())
+                else:
+                    layer.changeAttributeValue(f.id(), layer.fields().indexOf("device_type"), a)
+            edits = dock.live.edits
+            wait_for(lambda: _settled(dock, edits), 180)
+            planned, options = dock_source(dock, quiet=True)  # a fresh plan: every source converted anew
+            full = check_site(planned, pack, options)
+            assert _read_of(dock.snap.inputs) == _read_of(full.site.inputs)
+            live, doc = dock.doc, full.review.doc
+            assert [(f["key"], f["status"], f.get("measured_ft")) for f in live["findings"]] == \
+                [(f["key"], f["status"], f.get("measured_ft")) for f in doc["findings"]]
+            assert live["counts"] == doc["counts"] and live["warnings"] == doc["warnings"]
+        finally:
+            edits = dock.live.edits
+            for role in edited:
+                layers[role].rollBack()
+            wait_for(lambda: _settled(dock, edits + 1), 180)
+
+    run()
+    # the partial read was taken: the unedited layers' conversions and the DEM window reused
+    assert any("dem" in r and "parcels" in r for r in reused), reused
+
+
 def _moved(geom, dx, dy):
     g = QgsGeometry(geom)
     g.translate(dx, dy)

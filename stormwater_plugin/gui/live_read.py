@@ -1,0 +1,67 @@
+"""The live re-check's partial read (issue 39): the snapshot's conversions through a :class:`~..services.live_read.ReadMemo`.
+
+The snapshot (``qgis_bridge.snapshot``) converts through its plan's ``readers``: the features of a source, the
+fit of its CRS, the DEM window. :func:`live_readers` gives it these three through a memo of the last complete
+live read, keyed on the whole of each conversion's inputs, so only the layers edited since (a new feature
+source, ``gui.live_plan``) and a DEM window that moved are read again; every decision of the read is made
+again from the layers as they are (:mod:`~..services.live_read`). The DEM's source for the flow trace's further
+windows is the plan's own provider clone, and each read takes its own copy of a kept layer's arrays and of the DEM
+window's values: nothing a read works on is shared with a stale read still running.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Callable
+
+import numpy as np
+
+from ..core.model import FeatureLayer
+from ..qgis_bridge.snapshot import SnapshotPlan
+from ..services.live_read import ReadMemo
+
+
+def _crs_key(crs: Any) -> str:
+    return str(crs.toWkt()) if crs is not None else ""
+
+
+def _own_layer(layer: FeatureLayer) -> FeatureLayer:
+    """A read's own copy of a kept layer: its arrays and lists never shared with another read.
+
+    A stale re-check may still run beside the new one, and shapely marks an array of geometries read-only
+    while it works on it (another thread then meets a read-only array); the geometries themselves are
+    immutable and are shared.
+    """
+    return FeatureLayer(layer.role, np.array(layer.geoms, dtype=object), list(layer.ids), [dict(a) for a in layer.attrs], dict(layer.no_geometry))
+
+
+def _own_grid(grid: Any) -> Any:
+    """A read's own copy of a kept DEM window's values (as :func:`_own_layer`)."""
+    return None if grid is None else dataclasses.replace(grid, values=np.array(grid.values, copy=True))
+
+
+def live_readers(memo: ReadMemo) -> tuple[Callable[..., Any], Callable[..., bool], Callable[..., Any]]:
+    """The snapshot's ``SnapshotPlan.readers`` through ``memo``.
+
+    The memo's conversions were made in the same transformation context (the planner starts an empty memo when
+    the project's changed). A conversion cut short by the read's Cancel is never kept.
+    """
+    read_features, fits_crs, read_dem = SnapshotPlan.readers  # the snapshot's own
+
+    def features(source: Any, role: str, working: Any, ctx: Any, warnings: list[Any], fb: Any = None, rect: Any = None) -> Any:
+        key = ("features", source, role, _crs_key(working), None if rect is None else tuple(rect))
+        return _own_layer(memo.convert(key, role, lambda: read_features(source, role, working, ctx, warnings, fb, rect=rect), warnings,
+                                       lambda: not (fb is not None and fb.isCanceled())))
+
+    def fits(source: Any, ctx: Any) -> bool:
+        return bool(memo.convert(("fits", source), "fits", lambda: bool(fits_crs(source, ctx)), [], lambda: True))
+
+    def dem(provider: Any, dem_crs: Any, working: Any, window: Any, z_units: Any, ctx: Any, warnings: list[Any], name: str = "DEM") -> Any:
+        key = ("dem", str(provider.dataSourceUri()), _crs_key(dem_crs), _crs_key(working), tuple(window), z_units, name)
+        return _own_grid(memo.convert(key, "dem", lambda: read_dem(provider, dem_crs, working, window, z_units, ctx, warnings, name=name),
+                                      warnings, lambda: True))
+
+    return features, fits, dem
+
+
+__all__ = ["live_readers"]
