@@ -50,9 +50,9 @@ def cli_radius_px(path: Path, distance_ft: float = 100.0) -> float:
     import rasterio
     from pyproj import CRS
 
-    from stormwater_plugin.headless.slope_map_cli import _ground_to_pixel
+    from stormwater_plugin.headless.slope_raster import ground_to_pixel
 
     with rasterio.open(path) as src:
         t = src.transform
-        jac, _ = _ground_to_pixel(CRS.from_user_input(src.crs.to_wkt()), (t.c, t.a, t.b, t.f, t.d, t.e), src.height, src.width)
+        jac, _ = ground_to_pixel(CRS.from_user_input(src.crs.to_wkt()), (t.c, t.a, t.b, t.f, t.d, t.e), src.height, src.width)
     return float(distance_ft * abs(jac[0, 0]))
