@@ -17,7 +17,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..core.model import FeatureLayer
-from ..qgis_bridge.snapshot import SnapshotPlan
+from ..qgis_bridge.snapshot import default_readers
 from ..services.live_read import ReadMemo
 
 
@@ -46,7 +46,7 @@ def live_readers(memo: ReadMemo) -> tuple[Callable[..., Any], Callable[..., bool
     The memo's conversions were made in the same transformation context (the planner starts an empty memo when
     the project's changed). A conversion cut short by the read's Cancel is never kept.
     """
-    read_features, fits_crs, read_dem = SnapshotPlan.readers  # the snapshot's own
+    read_features, fits_crs, read_dem = default_readers()  # the snapshot's own
 
     def features(source: Any, role: str, working: Any, ctx: Any, warnings: list[Any], fb: Any = None, rect: Any = None) -> Any:
         key = ("features", source, role, _crs_key(working), None if rect is None else tuple(rect))

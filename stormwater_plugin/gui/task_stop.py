@@ -24,8 +24,8 @@ def stop_tasks(tasks: Iterable[Any]) -> None:
             continue
         try:
             task.cancel()
-            if task.status() == QgsTask.TaskStatus.Running:
-                running.append(task)
+            if isinstance(task, QgsTask) and task.status() == QgsTask.TaskStatus.Running:
+                running.append(task)  # not a QgsTask (the layout export's steps on the main thread): cancelled is stopped
         except RuntimeError:  # its C++ object is gone: it finished and the manager deleted it
             continue
     for task in running:

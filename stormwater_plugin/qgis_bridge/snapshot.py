@@ -132,6 +132,11 @@ class DemInfo:
         return cls(dem_layer.crs(), dem_layer.extent(), px, dem_layer.name(), provider if provider is not None else dem_layer.dataProvider())
 
 
+def default_readers() -> tuple[Callable[..., Any], Callable[..., bool], Callable[..., Any]]:
+    """The snapshot's own conversions (features, CRS fit, DEM window), looked up when called."""
+    return read_features, fits_crs, read_dem
+
+
 @dataclass
 class SnapshotPlan:
     """Everything a snapshot reads, taken on the main thread in milliseconds; :meth:`read` may run in a ``QgsTask``."""
@@ -148,7 +153,8 @@ class SnapshotPlan:
     #: Layers opened for the plan (whole sources of parts): kept alive while it is read.
     keep: list[Any]
     #: The conversions (features, CRS fit, DEM window); the live re-check's reuse the last read's of the same inputs (gui.live_read).
-    readers: tuple[Callable[..., Any], Callable[..., bool], Callable[..., Any]] = (read_features, fits_crs, read_dem)
+    #: ``None``: the module's own, looked up when the plan is read (:func:`default_readers`).
+    readers: tuple[Callable[..., Any], Callable[..., bool], Callable[..., Any]] | None = None
 
     def read(self, feedback: Any = None, progress: Callable[[float], None] | None = None) -> Snapshot:
         """Read the layers and the DEM window (any thread); ``progress`` gets the fraction read (0 to 1)."""
@@ -238,7 +244,7 @@ def _dem_box(dem: DemInfo, working: Any, context: Any) -> tuple[float, float, fl
 
 
 def _read(plan: SnapshotPlan, feedback: Any, progress: Callable[[float], None] | None) -> Snapshot:
-    read_features, fits_crs, read_dem = plan.readers  # the plan's conversions (the live re-check reuses the last read's)
+    read_features, fits_crs, read_dem = plan.readers or default_readers()  # the live re-check's reuse the last read's
     sources, context, warnings = plan.sources, plan.context, list(plan.warnings)
     ordered = sorted(sources, key=ROLES.index)
     dem_crs = plan.dem.crs if plan.dem is not None else None
