@@ -12,78 +12,24 @@ Written to ``$WALK_OUT/sitting.json``.
 import json
 import os
 import shutil
-import traceback
+import sys
 from pathlib import Path
 
 import qgis.utils
 from qgis.core import QgsApplication, QgsProject, QgsVectorLayer
 from qgis.PyQt.QtCore import QTimer
-from qgis.PyQt.QtWidgets import QAction, QApplication, QMessageBox
+from qgis.PyQt.QtWidgets import QAction, QApplication
 from qgis.utils import iface
 
-OUT = Path(os.environ.get("WALK_OUT", "sitting"))
 REPO = Path(os.environ["WALK_REPO"])
-OUT.mkdir(parents=True, exist_ok=True)
-LOG = {"steps": [], "dialogs": [], "failures": [], "done": False}
+sys.path.insert(0, str(REPO / "scripts"))
+from desktop_harness import Walk  # noqa: E402  (beside this script, found through WALK_REPO)
+
+walk = Walk("sitting.json", answers=("Discard", "Yes", "No", "Ok", "Cancel"), delay_ms=600)
+OUT, LOG, steps = walk.out, walk.log, walk.steps
+say, expect, step = walk.say, walk.expect, walk.step
 IDS = [f"SW-2026-00{i}" for i in range(1, 6)]
 state = {"saved": {}}
-
-
-def say(text):
-    LOG["steps"].append(text)
-    (OUT / "sitting.json").write_text(json.dumps(LOG, indent=1))
-
-
-def expect(ok, what):
-    if not ok:
-        LOG["failures"].append(what)
-    say(("ok: " if ok else "FAILED: ") + what)
-
-
-def answer_dialogs():
-    w = QApplication.activeModalWidget()
-    if w is None:
-        return
-    text = w.text() if isinstance(w, QMessageBox) else w.windowTitle()
-    LOG["dialogs"].append(text)
-    say(f"dialog: {text[:300]}")
-    if isinstance(w, QMessageBox):
-        for role in (QMessageBox.StandardButton.Discard, QMessageBox.StandardButton.Yes, QMessageBox.StandardButton.No, QMessageBox.StandardButton.Ok, QMessageBox.StandardButton.Cancel):
-            if w.button(role) is not None:
-                w.button(role).click()
-                return
-    w.reject()
-
-
-_show_exception = qgis.utils.showException
-
-
-def _logged_exception(etype, value, tb, msg, *args, **kwargs):
-    """QGIS's own report of a plugin's exception (a dialog), recorded as a failure with its traceback."""
-    LOG["failures"].append(f"{msg}: " + "".join(traceback.format_exception(etype, value, tb)))
-    say(f"exception reported by QGIS: {msg}: {value}")
-    return _show_exception(etype, value, tb, msg, *args, **kwargs)
-
-
-qgis.utils.showException = _logged_exception
-watcher = QTimer()
-watcher.timeout.connect(answer_dialogs)
-watcher.start(200)
-steps = []
-
-
-def run_next():
-    if not steps:
-        return
-    f = steps.pop(0)
-    try:
-        delay = f()
-    except Exception:
-        LOG["failures"].append(traceback.format_exc())
-        say("ERROR " + traceback.format_exc())
-        steps[:] = [finish]
-        delay = 100
-    QTimer.singleShot(delay or 600, run_next)
 
 
 def plugin():
@@ -331,4 +277,4 @@ for _ in range(4):
     steps += walk_back()
 steps += [lambda: all_intact("the end"), finish]
 
-QTimer.singleShot(3000, run_next)
+walk.start(finish)

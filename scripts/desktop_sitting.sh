@@ -10,26 +10,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD"
 out="$(realpath -m "${1:-$root/.matrix/sitting}")"
-mkdir -p "$out" .matrix/tmp
-# Not under /tmp: QGIS calls a layer whose file is in the temporary folder "temporary" and asks about it on close.
-work="$(mktemp -d "$root/.matrix/tmp/sitting.XXXXXX")"
-trap 'rm -rf "$work"' EXIT
-export HOME="$work/home"
-profile="$HOME/.local/share/QGIS/QGIS3/profiles/default"
-plugin="$profile/python/plugins/stormwater_plugin"
-mkdir -p "$plugin" "$profile/QGIS"
-for f in "$root"/stormwater_plugin/*; do ln -s "$f" "$plugin/"; done
-ln -s "$root/metadata.txt" "$plugin/metadata.txt"
-printf '[PythonPlugins]\nstormwater_plugin=true\n' > "$profile/QGIS/QGIS3.ini"
-site="${SHAPELY_SITE:-}"
-if [[ -z "$site" ]]; then
-  venv_site="$(/work/main/.venv/bin/python -c 'import shapely, os; print(os.path.dirname(os.path.dirname(shapely.__file__)))')"
-  site="$work/site"
-  mkdir -p "$site"
-  for f in "$venv_site"/shapely "$venv_site"/shapely-*.dist-info "$venv_site"/shapely.libs "$venv_site"/filelock "$venv_site"/filelock-*.dist-info; do
-    [[ -e "$f" ]] && ln -s "$f" "$site/"
-  done
-fi
+mkdir -p "$out"
+. scripts/desktop_profile.sh
+throwaway_profile sitting
+site="${SHAPELY_SITE:-$(shapely_site)}"
 set +e
 WALK_OUT="$out" WALK_REPO="$root" PYTHONPATH="$site" QT_QPA_PLATFORM=xcb \
   timeout 900 xvfb-run -a -s "-screen 0 1600x1000x24" /usr/bin/qgis --nologo --code "$root/scripts/desktop_sitting.py" > "$out/qgis.txt" 2>&1

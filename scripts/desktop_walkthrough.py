@@ -10,72 +10,26 @@ refusal and stops. Written to ``$WALK_OUT/walk.json``; see scripts/qgis_shapely_
 import json
 import os
 import shutil
+import sys
 import traceback
 from pathlib import Path
 
 from qgis.core import QgsApplication, QgsProject, QgsRasterLayer, QgsVectorLayer
 from qgis.PyQt.QtCore import QTimer
-from qgis.PyQt.QtWidgets import QApplication, QMessageBox
+from qgis.PyQt.QtWidgets import QApplication
 from qgis.utils import iface, plugins
 
-OUT = Path(os.environ.get("WALK_OUT", "walkthrough"))
 REPO = Path(os.environ["WALK_REPO"])
-OUT.mkdir(parents=True, exist_ok=True)
-LOG = {"steps": [], "dialogs": [], "failures": [], "done": False}
+sys.path.insert(0, str(REPO / "scripts"))
+from desktop_harness import Walk  # noqa: E402  (beside this script, found through WALK_REPO)
+
+walk = Walk("walk.json", answers=("Yes", "Discard", "No", "Ok", "Cancel"), delay_ms=800)
+OUT, LOG, steps = walk.out, walk.log, walk.steps
+say, expect, step = walk.say, walk.expect, walk.step
 ROLES = ("parcels", "shoreline", "waterbodies", "streams", "wetlands", "wells", "septic", "building_sites", "devices",
          "clearing", "disturbance", "impervious", "soils")
 state = {}
 
-
-def say(text):
-    LOG["steps"].append(text)
-    (OUT / "walk.json").write_text(json.dumps(LOG, indent=1))
-
-
-def expect(ok, what):
-    if not ok:
-        LOG["failures"].append(what)
-    say(("ok: " if ok else "FAILED: ") + what)
-
-
-def answer_dialogs():
-    w = QApplication.activeModalWidget()
-    if w is None:
-        return
-    text = w.text() if isinstance(w, QMessageBox) else w.windowTitle()
-    LOG["dialogs"].append(text)
-    say(f"dialog: {text[:300]}")
-    if isinstance(w, QMessageBox):
-        for role in (QMessageBox.Yes, QMessageBox.Discard, QMessageBox.No, QMessageBox.Ok, QMessageBox.Cancel):
-            if w.button(role) is not None:
-                w.button(role).click()
-                return
-    w.reject()
-
-
-watcher = QTimer()
-watcher.timeout.connect(answer_dialogs)
-watcher.start(200)
-steps = []
-
-
-def step(f):
-    steps.append(f)
-    return f
-
-
-def run_next():
-    if not steps:
-        return
-    f = steps.pop(0)
-    try:
-        delay = f()
-    except Exception:
-        LOG["failures"].append(traceback.format_exc())
-        say("ERROR " + traceback.format_exc())
-        steps[:] = [finish]
-        delay = 100
-    QTimer.singleShot(delay or 800, run_next)
 
 
 def counts():
@@ -212,4 +166,4 @@ def finish():
     QTimer.singleShot(300, QgsApplication.exit)
 
 
-QTimer.singleShot(3000, run_next)
+walk.start(finish)

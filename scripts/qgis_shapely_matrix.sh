@@ -16,17 +16,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD"
 export QT_QPA_PLATFORM=offscreen
-mkdir -p .matrix/tmp
-# Not under /tmp: QGIS calls a layer whose file is in the temporary folder "temporary" and asks about it on close.
-work="$(mktemp -d "$root/.matrix/tmp/run.XXXXXX")"
-trap 'rm -rf "$work"' EXIT
-export HOME="$work/home"
-profile="$HOME/.local/share/QGIS/QGIS3/profiles/default"
-plugin="$profile/python/plugins/stormwater_plugin"
-mkdir -p "$plugin" "$profile/QGIS"
-for f in "$root"/stormwater_plugin/*; do ln -s "$f" "$plugin/"; done
-ln -s "$root/metadata.txt" "$plugin/metadata.txt"
-printf '[PythonPlugins]\nstormwater_plugin=true\n' > "$profile/QGIS/QGIS3.ini"
+. scripts/desktop_profile.sh
+throwaway_profile run
 qp=/usr/bin/qgis_process.bin  # /usr/bin/qgis_process adds --noversioncheck, which 3.22 rejects
 [[ -x "$qp" ]] || qp="$(command -v qgis_process)"
 demo="$root/resources/demo"
