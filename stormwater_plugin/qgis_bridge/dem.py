@@ -235,7 +235,8 @@ class QgisDemSource(BandDemSource):
     """The whole band of a QGIS raster provider, read in pixel-aligned blocks (:class:`~stormwater_plugin.services.dem_read.BandDemSource`).
 
     Each window is one ``provider.block`` over whole pixels of the raster at its own resolution (never coarsened),
-    with the elevation unit decided as :func:`read_dem` decides it. Use a provider clone off the main thread.
+    with the elevation unit decided as :func:`read_dem` decides it (``template``: a grid :func:`read_dem` read, whose
+    unit and pixel size are taken rather than decided again). Use a provider clone off the main thread.
     """
 
     def __init__(
@@ -247,14 +248,16 @@ class QgisDemSource(BandDemSource):
         context: QgsCoordinateTransformContext,
         name: str = "DEM",
         band: int = 1,
+        template: ElevationGrid | None = None,
     ) -> None:
         dem = QgisDemBand(provider, dem_crs, name, band)
         if not dem.shape[0]:
             raise DemError("the DEM has no pixel grid QGIS can read")
         refuse_non_dem(dem, name)
-        zu = dem_unit(dem, z_units, PLUGIN_READ.how_to_declare)
-        template = ElevationGrid(np.zeros((1, 1)), dem.geotransform, z_to_ft=zu.z_to_ft, z_unit_note=zu.note, z_unit_declared=zu.declared,
-                                 cell_size_ft=cell_size_ft(dem.unit_m, dem.geotransform), name=name)
+        if template is None:
+            zu = dem_unit(dem, z_units, PLUGIN_READ.how_to_declare)
+            template = ElevationGrid(np.zeros((1, 1)), dem.geotransform, z_to_ft=zu.z_to_ft, z_unit_note=zu.note, z_unit_declared=zu.declared,
+                                     cell_size_ft=cell_size_ft(dem.unit_m, dem.geotransform), name=name)
         to_raster = make_to_raster(working, dem_crs, context)
         super().__init__(dem, template, to_raster, make_to_raster(dem_crs, working, context) if to_raster is not None else None)
         self.provider = provider
