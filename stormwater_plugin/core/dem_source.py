@@ -7,8 +7,8 @@ asks a :class:`DemSource` for windows (working-CRS bounds in, an
 source knows the whole raster's pixel grid, so "the DEM's edge" is the
 raster's edge, not the window's.
 
-Edges implement :meth:`DemSource._read` only (rasterio in
-``headless/dem_source.py``, the QGIS raster provider in ``qgis_bridge/dem.py``);
+Edges implement :meth:`DemSource._read` only (over a backend's band,
+``services.dem_read.BandDemSource``: rasterio, the QGIS raster provider);
 :class:`InMemoryDemSource` wraps a grid already in memory (tests, batch).
 Every window shares the raster's pixel grid: pixel (row, col) of a window is
 pixel (row + row0, col + col0) of the raster, and coordinates of pixel

@@ -1,5 +1,5 @@
-"""Read the DEM over the window the rules need, in its own CRS, with the one elevation-unit policy
-(:mod:`~stormwater_plugin.core.dem_policy`; the band's metadata in :mod:`.dem_source`). Mirrors ``qgis_bridge.dem``."""
+"""The DEM file as a backend gives it (:class:`~stormwater_plugin.services.backend.DemBand`, rasterio): its CRS, pixel
+grid, band metadata and raw pixels; every decision is :mod:`~stormwater_plugin.services.dem_read`'s."""
 
 from __future__ import annotations
 
@@ -7,25 +7,58 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from pyproj import CRS, Geod, Transformer
+from pyproj import CRS, Transformer
 
-from ..core.dem_policy import CleanStats, cleaning_warning, scale_offset_note
+from ..core.dem_policy import ZUnit, decide_z_unit, file_z_unit
+from ..core.dem_source import PixelWindow
 from ..core.model import Warning_
 from ..core.raster import ElevationGrid
-from ..core.units import FT_PER_METRE, feet_per_unit
+from ..core.units import feet_per_unit
+from ..services.dem_read import FILE_READ, clean_pixels, dem_unit, read_grid, refuse_non_dem
 from ..services.intake import dem_cell_ft
-from ..services.run_warnings import dem_sampled_in_own_crs_warning, dem_values_warnings, dem_z_assumed_warning
 from .crs import crs_from_wkt
-from .dem_source import BandMeta
 from .errors import InputError
 from .sources import _short
 
 
-class DemFile:
-    """A DEM file opened once for a read: its CRS, pixel size and extent, and the dataset its window is read from.
+class BandMeta:
+    """What GDAL declares about band 1 of an open rasterio dataset that decides its elevations.
+
+    Refuses (:class:`~stormwater_plugin.core.dem_policy.NotAnElevationBand`, ``name`` in the message) a raster that
+    is not an elevation band (several bands, 8-bit colour) unless ``refuse`` is false.
+    """
+
+    def __init__(self, src: Any, name: str, refuse: bool = True) -> None:
+        try:
+            self.has_palette = src.colormap(1) is not None
+        except Exception:  # rasterio raises ValueError when the band has no colour table
+            self.has_palette = False
+        self.colour = [getattr(c, "name", str(c)) for c in (src.colorinterp or ())]
+        self.band_count, self.dtype = int(src.count), str(src.dtypes[0]) if src.count else ""
+        if refuse:
+            refuse_non_dem(self, name)
+        self.nodata: float | None = None if src.nodata is None else float(src.nodata)
+        self.scale = float(src.scales[0]) if src.scales else 1.0
+        self.offset = float(src.offsets[0]) if src.offsets else 0.0
+        self.declared_unit: str | None = file_z_unit(src.units[0] if src.units else None, src.tags(), src.tags(1))
+
+    def z_unit(self, declared: str | None, crs: Any, how_to_declare: str = "--dem-z-units") -> ZUnit:
+        """The elevation unit (see :func:`~stormwater_plugin.core.dem_policy.decide_z_unit`) of a DEM in pyproj ``crs``."""
+        h_m = float(crs.axis_info[0].unit_conversion_factor) if crs.is_projected else None
+        return decide_z_unit(declared, self.declared_unit, h_m, how_to_declare=how_to_declare)
+
+    def elevations(self, src: Any, z_to_ft: float, stats: Any = None, count_rows: tuple[int, int] | None = None, **kwargs: Any) -> np.ndarray:
+        """Band 1 (``src.read`` keyword arguments: window, out_shape…) as elevations in the band's unit, ``NaN`` for nodata
+        (:func:`~stormwater_plugin.services.dem_read.clean_pixels`)."""
+        return clean_pixels(self, src.read(1, masked=True, **kwargs), z_to_ft, stats, count_rows)
+
+
+class DemFile(BandMeta):
+    """A DEM file opened once for a read: its CRS, pixel grid and band, and the dataset its windows are read from.
 
     The reader opens it once and passes it to every step (the working CRS, the context's reach, the window, the
-    windowed source); close it (or use it as a context manager) when the read is done.
+    windowed source); close it (or use it as a context manager) when the read is done. Closed or pickled (a batch
+    worker's), it reopens the file for each window.
 
     Raises
     ------
@@ -47,12 +80,17 @@ class DemFile:
             if self.src.crs is None:
                 raise InputError(f"{path}: the DEM has no CRS; assign one (gdal_edit.py -a_srs EPSG:xxxx) and run again")
             self.crs: Any = crs_from_wkt(self.src.crs.to_wkt())
+            super().__init__(self.src, path.name, refuse=False)  # refused when read (read_dem), as the read's other errors
         except InputError:
             self.src.close()
             raise
         except Exception as exc:
             self.src.close()
             raise InputError(f"{path}: cannot be read as a raster ({_short(exc)})") from exc
+        t = self.src.transform
+        self.geotransform = (t.c, t.a, t.b, t.f, t.d, t.e)
+        self.shape = (int(self.src.height), int(self.src.width))
+        self.res = max(abs(float(self.src.res[0])), abs(float(self.src.res[1])))
 
     def __enter__(self) -> DemFile:
         return self
@@ -60,12 +98,23 @@ class DemFile:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "src": None}
+
     def close(self) -> None:
         self.src.close()
 
     @property
     def name(self) -> str:
         return self.path.name
+
+    @property
+    def crs_name(self) -> str:
+        return str(self.crs.to_string())
+
+    @property
+    def unit_m(self) -> float | None:
+        return float(self.crs.axis_info[0].unit_conversion_factor) if self.crs.is_projected else None
 
     @property
     def extent(self) -> tuple[float, float, float, float]:
@@ -76,8 +125,22 @@ class DemFile:
     @property
     def cell_ft(self) -> float:
         """The DEM's larger pixel side, feet (:func:`~stormwater_plugin.services.intake.dem_cell_ft`: degrees at an upper bound)."""
-        res = max(abs(float(self.src.res[0])), abs(float(self.src.res[1])))
-        return dem_cell_ft(res, feet_per_unit(float(self.crs.axis_info[0].unit_conversion_factor)) if self.crs.is_projected else None)
+        unit_m = self.unit_m
+        return dem_cell_ft(self.res, None if unit_m is None else feet_per_unit(unit_m))
+
+    def read(self, window: PixelWindow) -> np.ndarray:
+        """Raw band 1 over ``window``, masked where GDAL flags nodata; :class:`InputError` when it cannot be read."""
+        import rasterio  # lazy: as above
+        from rasterio.windows import Window
+
+        win = Window(window.col0, window.row0, window.cols, window.rows)
+        try:
+            if self.src is not None and not self.src.closed:
+                return self.src.read(1, masked=True, window=win)
+            with rasterio.open(self.path) as src:
+                return src.read(1, masked=True, window=win)
+        except Exception as exc:
+            raise InputError(f"{self.path}: the DEM cannot be read ({_short(exc)})") from exc
 
 
 class _Identity:
@@ -101,90 +164,35 @@ def read_dem(
     dem: Path | DemFile, working_crs: Any, z_units: str | None, area: tuple[float, float, float, float] | None = None
 ) -> tuple[ElevationGrid, list[Warning_]]:
     """Read the DEM (a path, or the :class:`DemFile` the read opened) in its own CRS over ``area`` (working-CRS bounds,
-    :func:`~stormwater_plugin.services.reading_policy.dem_read_box`), else whole."""
+    :func:`~stormwater_plugin.services.reading_policy.dem_read_box`), else whole (:func:`~stormwater_plugin.services.dem_read.read_grid`)."""
     if not isinstance(dem, DemFile):
         with DemFile(dem) as opened:
             return read_dem(opened, working_crs, z_units, area)
-    from rasterio.windows import Window, from_bounds  # lazy: 0.34 s, only when a DEM is given
-
-    warnings: list[Warning_] = []
-    path, dem_crs, src = dem.path, dem.crs, dem.src
-    same_crs = dem_crs is working_crs or CRS.from_user_input(dem_crs).equals(working_crs)
+    same_crs = dem.crs is working_crs or CRS.from_user_input(dem.crs).equals(working_crs)
     # no transformation when the DEM is in the working CRS (each transformer costs ~7 ms to build)
-    to_raster_tf = _IDENTITY if same_crs else Transformer.from_crs(working_crs, dem_crs, always_xy=True)
-    bounds = area
-    stats = CleanStats()
+    to_raster_tf = _IDENTITY if same_crs else Transformer.from_crs(working_crs, dem.crs, always_xy=True)
+    from_raster_tf = _IDENTITY if same_crs else Transformer.from_crs(dem.crs, working_crs, always_xy=True)
     try:
-        meta = BandMeta(src, str(path))
-        zu = meta.z_unit(z_units, dem_crs)
+        refuse_non_dem(dem, str(dem.path))
+        unit = dem_unit(dem, z_units)
     except ValueError as exc:  # NotAnElevationBand, or an unknown declared unit
         raise InputError(str(exc)) from exc
-    if bounds is None:
-        window = Window(0, 0, src.width, src.height)
-    else:
-        x0, y0, x1, y1 = bounds
-        xs = np.array([x0, x1, x0, x1, (x0 + x1) / 2, (x0 + x1) / 2, x0, x1])
-        ys = np.array([y0, y0, y1, y1, y0, y1, (y0 + y1) / 2, (y0 + y1) / 2])
-        rx, ry = to_raster_tf.transform(xs, ys)
-        window = from_bounds(float(np.min(rx)), float(np.min(ry)), float(np.max(rx)), float(np.max(ry)), transform=src.transform)
-        window = window.round_offsets(op="floor").round_lengths(op="ceil")
-        col0 = max(0, int(window.col_off) - 2)
-        row0 = max(0, int(window.row_off) - 2)
-        col1 = min(src.width, int(window.col_off + window.width) + 2)
-        row1 = min(src.height, int(window.row_off + window.height) + 2)
-        if col1 <= col0 or row1 <= row0:
-            warnings.append(
-                Warning_(
-                    "dem_no_cover", f"the DEM {path.name} does not cover the site: every elevation-dependent check is undetermined"
-                )
-            )
-            col0, row0, col1, row1 = 0, 0, min(2, src.width), min(2, src.height)
-        window = Window(col0, row0, col1 - col0, row1 - row0)
-    try:
-        values = meta.read(src, zu.z_to_ft, stats, window=window)
-    except Exception as exc:
-        raise InputError(f"{path}: the DEM cannot be read ({_short(exc)})") from exc
-    transform = src.window_transform(window)
-    gt = (transform.c, transform.a, transform.b, transform.f, transform.d, transform.e)
-
-    # one policy for every DEM read (core/dem_policy.py): declared, else the band's unit, else assumed
-    z_declared, note, z_to_ft = zu.declared, zu.note, zu.z_to_ft
-    note += scale_offset_note(meta.scale, meta.offset)
-    if not z_declared:
-        warnings.append(dem_z_assumed_warning(note))
-    cleaned = cleaning_warning(path.name, stats)
-    if cleaned:
-        warnings.append(Warning_("dem_fill_values", cleaned))
+    box = None
+    if area is not None:  # the box's corners and edge midpoints in the DEM's CRS
+        x0, y0, x1, y1 = area
+        rx, ry = to_raster_tf.transform(np.array([x0, x1, x0, x1, (x0 + x1) / 2, (x0 + x1) / 2, x0, x1]),
+                                        np.array([y0, y0, y1, y1, y0, y1, (y0 + y1) / 2, (y0 + y1) / 2]))
+        box = float(np.min(rx)), float(np.min(ry)), float(np.max(rx)), float(np.max(ry))
 
     def to_raster(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         rx, ry = to_raster_tf.transform(x, y)
         return np.asarray(rx, dtype=np.float64), np.asarray(ry, dtype=np.float64)
 
-    from_raster_tf = _IDENTITY if same_crs else Transformer.from_crs(dem_crs, working_crs, always_xy=True)
-
     def from_raster(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         wx, wy = from_raster_tf.transform(x, y)
         return np.asarray(wx, dtype=np.float64), np.asarray(wy, dtype=np.float64)
 
-    cell = _cell_size_ft(gt, dem_crs, working_crs, bounds)
-    grid = ElevationGrid(
-        values=values, geotransform=gt, z_to_ft=z_to_ft, to_raster=to_raster, z_unit_note=note, cell_size_ft=cell, name=path.name, from_raster=from_raster,
-        z_unit_declared=z_declared,
-    )
-    warnings.extend(dem_values_warnings(grid))  # no data over the site, or elevations unlikely in the unit decided (as the plugin)
-    if not same_crs:
-        warnings.append(dem_sampled_in_own_crs_warning(dem_crs.to_string()))
+    warnings: list[Warning_] = []
+    grid = read_grid(dem, box, unit, warnings, FILE_READ, to_raster=to_raster, from_raster=from_raster, same_crs=same_crs)
+    assert grid is not None  # the file's read always gives a grid (its corner when the DEM misses the box) or raises
     return grid, warnings
-
-
-def _cell_size_ft(gt: tuple[float, ...], dem_crs: Any, working_crs: Any, bounds: Any) -> tuple[float, float] | None:
-    """Approximate pixel width and height in feet near the site."""
-    if dem_crs.is_projected:
-        f = feet_per_unit(float(dem_crs.axis_info[0].unit_conversion_factor))
-        return abs(gt[1]) * f, abs(gt[5]) * f
-    x = gt[0]
-    y = gt[3]
-    geod = Geod(ellps="GRS80")
-    _, _, w = geod.inv(x, y, x + gt[1], y)
-    _, _, h = geod.inv(x, y, x, y + gt[5])
-    return abs(w) * FT_PER_METRE, abs(h) * FT_PER_METRE

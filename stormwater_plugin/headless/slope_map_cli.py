@@ -174,7 +174,7 @@ def run(args: SimpleNamespace) -> int:
             raise SlopeMapError(str(exc)) from exc
         messages = [note, how]
         try:
-            preview = meta.read(src, z_to_ft, out_shape=(min(rows, 512), min(cols, 512)))
+            preview = meta.elevations(src, z_to_ft, out_shape=(min(rows, 512), min(cols, 512)))
         except Exception as exc:
             raise SlopeMapError(f"{dem}: the DEM cannot be read ({_short(exc)})") from exc
         warn = elevation_plausibility(preview, z_to_ft, name=dem.name)
@@ -203,7 +203,7 @@ def run(args: SimpleNamespace) -> int:
 
         def read_rows(ra: int, rb: int, r0: int, r1: int) -> np.ndarray:
             try:
-                return meta.read(src, z_to_ft, cleaned, (r0 - ra, r1 - ra), window=Window(0, ra, cols, rb - ra))
+                return meta.elevations(src, z_to_ft, cleaned, (r0 - ra, r1 - ra), window=Window(0, ra, cols, rb - ra))
             except Exception as exc:
                 raise SlopeMapError(f"{dem}: rows {ra} to {rb} cannot be read ({_short(exc)})") from exc
 

@@ -9,7 +9,11 @@ through a typed protocol today is the DEM handle: one per read, opened once
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Protocol, Sequence
+
+import numpy as np
+
+from ..core.dem_source import PixelWindow
 
 
 class DemHandle(Protocol):
@@ -26,4 +30,84 @@ class DemHandle(Protocol):
         ...
 
 
-__all__ = ["DemHandle"]
+# --------------------------------------------------------------------------- the DEM's band (services.dem_read decides from these)
+
+
+class DemBand(DemHandle, Protocol):
+    """Band 1 of a DEM as a backend gives it: what the file or layer states and its raw pixels, nothing decided.
+
+    :mod:`~stormwater_plugin.services.dem_read` decides from these whether it is an elevation band, its elevation
+    unit, what is nodata, the pixel window a box needs, the pixel size in feet and the grid the core receives.
+    """
+
+    @property
+    def crs(self) -> object:
+        """The DEM's CRS, as the backend's own CRS object."""
+        ...
+
+    @property
+    def crs_name(self) -> str:
+        """The DEM's CRS in words for warnings (its authority code, else its definition)."""
+        ...
+
+    @property
+    def unit_m(self) -> float | None:
+        """Metres per horizontal unit of a projected DEM; ``None`` for one in degrees."""
+        ...
+
+    @property
+    def geotransform(self) -> tuple[float, float, float, float, float, float]:
+        """The whole raster's geotransform, GDAL order, in its own CRS."""
+        ...
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """The whole raster's (rows, cols)."""
+        ...
+
+    @property
+    def band_count(self) -> int:
+        """Number of bands."""
+        ...
+
+    @property
+    def dtype(self) -> str:
+        """Band 1's data type, numpy name (``""`` when unknown)."""
+        ...
+
+    @property
+    def colour(self) -> Sequence[str]:
+        """Each band's colour interpretation (GDAL names)."""
+        ...
+
+    @property
+    def has_palette(self) -> bool:
+        """Whether band 1 carries a colour table."""
+        ...
+
+    @property
+    def declared_unit(self) -> str | None:
+        """The elevation unit the file declares, as written (:func:`~stormwater_plugin.core.dem_policy.file_z_unit`); ``None``: none."""
+        ...
+
+    @property
+    def nodata(self) -> float | None:
+        """The band's nodata value in raw units; ``None`` when none, or when :meth:`read`'s mask carries it."""
+        ...
+
+    @property
+    def scale(self) -> float:
+        """The band's declared scale (elevation = raw × scale + offset)."""
+        ...
+
+    @property
+    def offset(self) -> float:
+        """The band's declared offset."""
+        ...
+
+    def read(self, window: PixelWindow) -> np.ndarray | None:
+        """Raw band values over ``window`` (inside the raster), a masked array where the backend knows nodata; ``None``: unreadable."""
+        ...
+
+
+__all__ = ["DemBand", "DemHandle"]

@@ -151,8 +151,9 @@ def test_one_unit_policy_for_reader_slope_map_and_plugin():
     from stormwater_plugin.headless import reader, slope_map_cli
 
     assert not hasattr(slope_map_cli, "_z_unit")
-    assert "decide_z_unit" in Path(reader.__file__).with_name("dem_source.py").read_text()
-    assert "decide_z_unit" in (ROOT / "stormwater_plugin" / "qgis_bridge" / "dem.py").read_text()
+    assert "decide_z_unit" in (ROOT / "stormwater_plugin" / "services" / "dem_read.py").read_text()  # decided once, for both readers
+    assert "dem_unit" in Path(reader.__file__).with_name("dem.py").read_text()
+    assert "dem_unit" in (ROOT / "stormwater_plugin" / "qgis_bridge" / "dem.py").read_text()
 
 
 def test_batch_reads_the_fill_value_as_nodata_too(tmp_path, demo_docs):

@@ -74,3 +74,12 @@ def test_plugin_never_resamples_a_dem_window_over_its_read_limit(qgis_app, monke
     assert read_dem(layer.dataProvider(), layer.crs(), layer.crs(), window, None, QgsCoordinateTransformContext(), over_warnings) is None
     assert [w.code for w in over_warnings if w.code.startswith("dem_too")] == ["dem_too_large"]
     assert "never resampled" in over_warnings[-1].message
+
+
+def test_plugin_source_takes_the_read_grid_unit_rather_than_deciding_it_again(qgis_app):
+    grid, _, layer = _read(DEMO_DEM)
+    decided = QgisDemSource(layer.dataProvider(), layer.crs(), layer.crs(), None, QgsCoordinateTransformContext(), name=DEMO_DEM.name)
+    taken = QgisDemSource(layer.dataProvider(), layer.crs(), layer.crs(), None, QgsCoordinateTransformContext(), name=DEMO_DEM.name, template=grid)
+    assert (taken.z_to_ft, taken.z_unit_note, taken.z_unit_declared) == (decided.z_to_ft, decided.z_unit_note, decided.z_unit_declared)
+    a, b = taken.read(taken.whole()), decided.read(decided.whole())
+    assert a is not None and b is not None and np.array_equal(a.values, b.values, equal_nan=True)

@@ -1,0 +1,291 @@
+"""Read a DEM band into the core's grid: what every backend's DEM read decides, decided once.
+
+A backend gives band 1 of the DEM as primitives and raw pixels (:class:`~.backend.DemBand`: rasterio in
+``headless.dem``, a QGIS raster provider in ``qgis_bridge.dem``) and the box the rules need in the DEM's own CRS
+(reprojecting is the backend's); this module decides, the same for both:
+
+* whether the raster is an elevation band (:func:`refuse_non_dem`);
+* its elevation unit: the reviewer's, else the file's, else assumed and said so (:func:`dem_unit`);
+* what is nodata: the declared value, fill values, elevations off the Earth (:func:`clean_pixels`, counted in a
+  :class:`~stormwater_plugin.core.dem_policy.CleanStats`);
+* the pixels a box needs (:func:`pixel_window`) and their size in feet (:func:`cell_size_ft`);
+* the grid the core receives, with the warnings of the read (:func:`read_grid`), and the windowed source the flow
+  trace reads further windows from (:class:`BandDemSource`).
+
+Where the command line's read and the plugin's still differ (margin, a DEM missing the site, the read limit),
+:class:`ReadHabits` says so in one place: :data:`FILE_READ` and :data:`PLUGIN_READ`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from typing import Protocol, Sequence
+
+import numpy as np
+
+from ..core.dem_policy import CleanStats, ZUnit, clean_elevations, cleaning_warning, decide_z_unit, refuse_non_elevation, scale_offset_note
+from ..core.dem_source import DemSource, PixelWindow
+from ..core.model import Warning_
+from ..core.raster import CoordTransform, ElevationGrid
+from ..core.units import FT_PER_METRE, feet_per_unit
+from .backend import DemBand
+from .run_warnings import dem_sampled_in_own_crs_warning, dem_values_warnings, dem_z_assumed_warning
+
+Box = tuple[float, float, float, float]
+
+#: The GRS80 ellipsoid (semi-major axis, metres; flattening): a DEM in degrees is measured on it.
+_GRS80 = (6378137.0, 1.0 / 298.257222101)
+
+
+@dataclass(frozen=True)
+class ReadHabits:
+    """How a front end's DEM read handles what the policy does not yet decide the same for both.
+
+    Attributes
+    ----------
+    how_to_declare : str
+        How the reviewer declares the elevation unit (named in a declared unit's note).
+    pad : int
+        Pixels added around the box on each side.
+    outside_corner : bool
+        A DEM that misses the box: read its corner pixels (``dem_no_cover``), else no grid (``dem_outside``).
+    max_pixels : int or None
+        Most pixels read at once (a larger window is not read, never resampled: ``dem_too_large``); ``None``: no limit.
+    unit_warning_first : bool
+        An assumed unit is warned of before the window's warnings (else after the read).
+    layer : str or None
+        The layer the fill-value warning names.
+    """
+
+    how_to_declare: str
+    pad: int
+    outside_corner: bool
+    max_pixels: int | None
+    unit_warning_first: bool
+    layer: str | None
+
+
+FILE_READ = ReadHabits("--dem-z-units", pad=2, outside_corner=True, max_pixels=None, unit_warning_first=False, layer=None)
+PLUGIN_READ = ReadHabits("the plugin's DEM elevation-unit setting", pad=0, outside_corner=False, max_pixels=16_000_000, unit_warning_first=True,
+                         layer="dem")
+
+
+class BandValues(Protocol):
+    """What turns a band's raw pixels into elevations (a :class:`~.backend.DemBand`'s)."""
+
+    @property
+    def nodata(self) -> float | None: ...
+
+    @property
+    def scale(self) -> float: ...
+
+    @property
+    def offset(self) -> float: ...
+
+
+class BandKind(Protocol):
+    """What tells an elevation band from a picture (a :class:`~.backend.DemBand`'s)."""
+
+    @property
+    def band_count(self) -> int: ...
+
+    @property
+    def dtype(self) -> str: ...
+
+    @property
+    def colour(self) -> Sequence[str]: ...
+
+    @property
+    def has_palette(self) -> bool: ...
+
+
+def refuse_non_dem(band: BandKind, name: str) -> None:
+    """Raise :class:`~stormwater_plugin.core.dem_policy.NotAnElevationBand` for a multi-band or 8-bit colour raster (``name`` in the message)."""
+    refuse_non_elevation(name, band.band_count, band.dtype, band.colour, band.has_palette)
+
+
+def dem_unit(band: DemBand, declared: str | None, how_to_declare: str = FILE_READ.how_to_declare) -> ZUnit:
+    """The elevation unit of ``band`` (:func:`~stormwater_plugin.core.dem_policy.decide_z_unit`), its note naming any scale and offset applied.
+
+    The file's unit is asked for only when the reviewer declared none.
+
+    Raises
+    ------
+    UnknownZUnit
+        ``declared`` names no known unit.
+    """
+    zu = decide_z_unit(declared, None if declared else band.declared_unit, band.unit_m, how_to_declare=how_to_declare)
+    return dataclasses.replace(zu, note=zu.note + scale_offset_note(band.scale, band.offset))
+
+
+def clean_pixels(band: BandValues, raw: np.ndarray, z_to_ft: float, stats: CleanStats | None = None, count_rows: tuple[int, int] | None = None) -> np.ndarray:
+    """Raw pixels of ``band`` (a masked array where the backend knows nodata) as elevations in the band's unit, ``NaN`` for nodata.
+
+    :func:`~stormwater_plugin.core.dem_policy.clean_elevations`; ``stats`` counts what was set to nodata (only rows
+    ``count_rows``, when given).
+    """
+    return clean_elevations(np.ma.getdata(raw), mask=np.ma.getmaskarray(raw), nodata=band.nodata, scale=band.scale, offset=band.offset,
+                            z_to_ft=z_to_ft, stats=stats, count_rows=count_rows)
+
+
+def pixel_window(band: DemBand, box: Box | None, pad: int = 0) -> PixelWindow | None:
+    """The pixels of ``band`` covering ``box`` (the DEM's own CRS) plus ``pad`` on each side, clipped to the raster.
+
+    ``None`` when the box misses the raster; the whole raster without a box.
+    """
+    rows, cols = band.shape
+    if box is None:
+        return PixelWindow(0, 0, rows, cols)
+    a, b, c, d, e, f = band.geotransform
+    det = b * f - c * e
+    xs = np.array([box[0], box[2], box[0], box[2]], dtype=np.float64) - a
+    ys = np.array([box[1], box[1], box[3], box[3]], dtype=np.float64) - d
+    col, row = (f * xs - c * ys) / det, (-e * xs + b * ys) / det
+    c0 = max(0, math.floor(float(col.min())) - pad)
+    r0 = max(0, math.floor(float(row.min())) - pad)
+    c1 = min(cols, math.ceil(float(col.max())) + pad)
+    r1 = min(rows, math.ceil(float(row.max())) + pad)
+    if c1 <= c0 or r1 <= r0:
+        return None
+    return PixelWindow(r0, c0, r1 - r0, c1 - c0)
+
+
+def window_geotransform(gt: tuple[float, ...], win: PixelWindow) -> tuple[float, float, float, float, float, float]:
+    """The geotransform of pixel window ``win`` of a raster of geotransform ``gt``."""
+    a, b, c, d, e, f = gt
+    return a + win.col0 * b + win.row0 * c, b, c, d + win.col0 * e + win.row0 * f, e, f
+
+
+def cell_size_ft(unit_m: float | None, gt: tuple[float, ...]) -> tuple[float, float]:
+    """Pixel width and height in feet: in the CRS unit when projected (``unit_m`` metres per unit), else the lengths on the
+    GRS80 ellipsoid of one pixel's sides at ``gt``'s first pixel (degrees)."""
+    if unit_m is not None:
+        u = feet_per_unit(unit_m)
+        return abs(gt[1]) * u, abs(gt[5]) * u
+    a, flat = _GRS80
+    e2 = flat * (2.0 - flat)
+    lat = math.radians(gt[3])
+    mid = math.radians(gt[3] + gt[5] / 2.0)
+    across = a / math.sqrt(1.0 - e2 * math.sin(lat) ** 2) * math.cos(lat)  # radius of the parallel
+    along = a * (1.0 - e2) / (1.0 - e2 * math.sin(mid) ** 2) ** 1.5  # radius of curvature of the meridian
+    return abs(across * math.radians(gt[1])) * FT_PER_METRE, abs(along * math.radians(gt[5])) * FT_PER_METRE
+
+
+def read_grid(
+    band: DemBand, box: Box | None, unit: ZUnit, warnings: list[Warning_], habits: ReadHabits = FILE_READ, *,
+    to_raster: CoordTransform | None = None, from_raster: CoordTransform | None = None, same_crs: bool | None = None,
+) -> ElevationGrid | None:
+    """Read ``band`` over ``box`` (the DEM's own CRS; ``None``: whole) into the core's grid, with the read's warnings.
+
+    Parameters
+    ----------
+    band : DemBand
+        The DEM (already found an elevation band: :func:`refuse_non_dem`).
+    box : tuple of float or None
+        What the rules need (:func:`~stormwater_plugin.services.reading_policy.dem_read_box`) in the DEM's CRS.
+    unit : ZUnit
+        The elevation unit (:func:`dem_unit`).
+    warnings : list of Warning_
+        Extended with what the read says (the unit assumed, fill values, elevations unlikely, the DEM's own CRS).
+    habits : ReadHabits
+        The front end's (:data:`FILE_READ`, :data:`PLUGIN_READ`).
+    to_raster, from_raster : callable, optional
+        Working CRS to the DEM's and back (``None``: the grid's identity).
+    same_crs : bool, optional
+        Whether the DEM is in the working CRS (else its CRS is warned of); by default, whether ``to_raster`` is ``None``.
+
+    Returns
+    -------
+    ElevationGrid or None
+        ``None`` (warned) when there is no grid to read: no pixels, the box missed, too large, unreadable.
+    """
+    if habits.unit_warning_first and not unit.declared:
+        warnings.append(dem_z_assumed_warning(unit.note))
+    grid = _window_grid(band, box, unit, warnings, habits, to_raster, from_raster)
+    if grid is None:
+        return None
+    warnings.extend(dem_values_warnings(grid))  # no data over the site, or elevations unlikely in the unit decided
+    if not (to_raster is None if same_crs is None else same_crs):
+        warnings.append(dem_sampled_in_own_crs_warning(band.crs_name))  # sampled where the points fall, never resampled
+    return grid
+
+
+def _window_grid(band: DemBand, box: Box | None, unit: ZUnit, warnings: list[Warning_], habits: ReadHabits, to_raster: CoordTransform | None,
+                 from_raster: CoordTransform | None) -> ElevationGrid | None:
+    rows, cols = band.shape
+    if rows <= 0 or cols <= 0:
+        warnings.append(Warning_("dem_unreadable", "the DEM has no pixel grid QGIS can read; gradient rules are undetermined", "dem"))
+        return None
+    win = pixel_window(band, box, habits.pad)
+    if win is None and not habits.outside_corner:
+        warnings.append(Warning_("dem_outside", "the DEM does not cover the site; gradient rules are undetermined", "dem"))
+        return None
+    if win is None:
+        warnings.append(Warning_("dem_no_cover", f"the DEM {band.name} does not cover the site: every elevation-dependent check is undetermined"))
+        win = PixelWindow(0, 0, min(2, rows), min(2, cols))
+    if habits.max_pixels is not None and win.cells > habits.max_pixels:
+        warnings.append(Warning_("dem_too_large", f"the DEM window the rules need is {win.cols:,} x {win.rows:,} pixels, more than the "
+                                 f"{habits.max_pixels:,} the plugin reads at once (the DEM is never resampled), so the rules reading the DEM "
+                                 "are undetermined; check the site with stormwater-check, or give a DEM clipped to the site at its own resolution",
+                                 "dem"))
+        return None
+    raw = band.read(win)
+    if raw is None:
+        warnings.append(Warning_("dem_unreadable", "the DEM window could not be read; gradient rules are undetermined", "dem"))
+        return None
+    if not habits.unit_warning_first and not unit.declared:
+        warnings.append(dem_z_assumed_warning(unit.note))
+    stats = CleanStats()
+    values = clean_pixels(band, raw, unit.z_to_ft, stats)
+    cleaned = cleaning_warning(band.name, stats)
+    if cleaned:
+        warnings.append(Warning_("dem_fill_values", cleaned, habits.layer))
+    gt = window_geotransform(band.geotransform, win)
+    # An assumed unit (none declared, by the reviewer or the file): unit-dependent findings are undetermined.
+    grid = ElevationGrid(values=values, geotransform=gt, z_to_ft=unit.z_to_ft, z_unit_note=unit.note, cell_size_ft=cell_size_ft(band.unit_m, gt),
+                         name=band.name, z_unit_declared=unit.declared)
+    if to_raster is not None:
+        grid.to_raster, grid.from_raster = to_raster, from_raster
+    return grid
+
+
+class BandDemSource(DemSource):
+    """The whole band of a DEM read in windows on its own pixel grid (a :class:`~stormwater_plugin.core.dem_source.DemSource`).
+
+    Every window has the elevation unit, pixel size in feet and name of ``template`` (a grid :func:`read_grid`
+    read from the same band) and is cleaned as it was. It pickles when ``band`` and the transforms do.
+
+    Parameters
+    ----------
+    band : DemBand
+        The DEM.
+    template : ElevationGrid
+        A grid read from it.
+    to_raster, from_raster : callable, optional
+        Working CRS to the DEM's and back; ``None`` for both when the DEM is in the working CRS.
+    """
+
+    def __init__(self, band: DemBand, template: ElevationGrid, to_raster: CoordTransform | None = None, from_raster: CoordTransform | None = None) -> None:
+        super().__init__(
+            band.shape, band.geotransform, to_raster=to_raster, from_raster=from_raster if to_raster is not None else None,
+            z_to_ft=template.z_to_ft, z_unit_note=template.z_unit_note, z_unit_declared=template.z_unit_declared,
+            cell_size_ft=template.cell_size_ft, name=template.name,
+        )
+        self.band = band
+        #: What the windows read so far set to nodata (fill values, impossible elevations).
+        self.cleaned = CleanStats()
+
+    def _read(self, win: PixelWindow) -> np.ndarray | None:
+        try:
+            raw = self.band.read(win)
+        except Exception:  # noqa: BLE001 - the backend's library raises its own errors (rasterio's drivers): the check says the window could not be read
+            return None
+        return None if raw is None else clean_pixels(self.band, raw, self.z_to_ft, self.cleaned)
+
+
+__all__ = [
+    "FILE_READ", "PLUGIN_READ", "BandDemSource", "BandKind", "BandValues", "ReadHabits", "cell_size_ft", "clean_pixels", "dem_unit", "pixel_window", "read_grid", "refuse_non_dem",
+    "window_geotransform",
+]

@@ -1,0 +1,170 @@
+"""The DEM read decided once (services.dem_read, issue 38): what a backend's band primitives become, without a file library."""
+
+from __future__ import annotations
+
+import dataclasses
+import pickle
+from dataclasses import dataclass, field
+
+import numpy as np
+import pytest
+
+from stormwater_plugin.core.dem_policy import NotAnElevationBand
+from stormwater_plugin.core.dem_source import PixelWindow
+from stormwater_plugin.core.units import FT_PER_METRE
+from stormwater_plugin.services.dem_read import (
+    FILE_READ,
+    PLUGIN_READ,
+    BandDemSource,
+    cell_size_ft,
+    dem_unit,
+    pixel_window,
+    read_grid,
+    refuse_non_dem,
+)
+
+
+@dataclass
+class FakeBand:
+    """A band in memory with the primitives a backend gives (raw values; 1 m pixels from (1000, 2000) down)."""
+
+    values: np.ndarray
+    geotransform: tuple[float, float, float, float, float, float] = (1000.0, 1.0, 0.0, 2000.0, 0.0, -1.0)
+    unit_m: float | None = 1.0
+    declared_unit: str | None = "metre"
+    nodata: float | None = None
+    scale: float = 1.0
+    offset: float = 0.0
+    band_count: int = 1
+    dtype: str = "float32"
+    colour: list[str] = field(default_factory=lambda: ["gray"])
+    has_palette: bool = False
+    name: str = "fake.tif"
+    crs: object = "EPSG:32618"
+    crs_name: str = "EPSG:32618"
+    cell_ft: float = 1.0 * FT_PER_METRE
+    unreadable: bool = False
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.values.shape[0], self.values.shape[1]
+
+    def read(self, window: PixelWindow) -> np.ndarray | None:
+        if self.unreadable:
+            return None
+        return self.values[window.row0 : window.row1, window.col0 : window.col1]
+
+
+def _band(**kw: object) -> FakeBand:
+    return FakeBand(np.full((100, 100), 250.0), **kw)  # type: ignore[arg-type]
+
+
+def test_a_box_inside_the_raster_reads_its_pixels_plus_the_pad():
+    band = _band()
+    assert pixel_window(band, (1010.5, 1950.0, 1020.0, 1960.2)) == PixelWindow(39, 10, 11, 10)
+    assert pixel_window(band, (1010.5, 1950.0, 1020.0, 1960.2), pad=2) == PixelWindow(37, 8, 15, 14)
+
+
+def test_a_box_on_a_pixel_edge_reads_no_extra_pixel_and_one_past_it_one_more():
+    band = _band()
+    assert pixel_window(band, (1010.0, 1950.0, 1020.0, 1960.0)).cols == 10
+    assert pixel_window(band, (1010.0, 1950.0, 1020.1, 1960.0)).cols == 11
+
+
+def test_a_box_beyond_the_raster_is_clipped_and_one_missing_it_reads_nothing():
+    band = _band()
+    assert pixel_window(band, (990.0, 1890.0, 1010.0, 2010.0), pad=2) == PixelWindow(0, 0, 100, 12)
+    assert pixel_window(band, (1100.0, 1950.0, 1200.0, 1960.0)) is None
+    assert pixel_window(band, None) == PixelWindow(0, 0, 100, 100)
+
+
+def test_the_file_read_of_a_dem_missing_the_site_reads_its_corner_and_the_plugin_none():
+    band = _band()
+    warnings: list = []
+    grid = read_grid(band, (5000.0, 5000.0, 5010.0, 5010.0), dem_unit(band, None), warnings, FILE_READ)
+    assert grid is not None and grid.shape == (2, 2) and [w.code for w in warnings] == ["dem_no_cover"]
+    warnings = []
+    assert read_grid(band, (5000.0, 5000.0, 5010.0, 5010.0), dem_unit(band, None), warnings, PLUGIN_READ) is None
+    assert [w.code for w in warnings] == ["dem_outside"]
+
+
+def test_the_plugin_reads_a_window_at_its_pixel_limit_and_not_one_pixel_over():
+    band = _band()
+    box = (1010.0, 1950.0, 1020.0, 1960.0)  # 10 x 10 pixels
+    at = read_grid(band, box, dem_unit(band, None), [], dataclasses.replace(PLUGIN_READ, max_pixels=100))
+    assert at is not None and at.shape == (10, 10)
+    warnings: list = []
+    assert read_grid(band, box, dem_unit(band, None), warnings, dataclasses.replace(PLUGIN_READ, max_pixels=99)) is None
+    assert [w.code for w in warnings] == ["dem_too_large"]
+
+
+def test_the_grid_sits_on_the_raster_pixels_with_the_unit_decided():
+    band = _band(declared_unit="foot")
+    grid = read_grid(band, (1010.5, 1950.0, 1020.0, 1960.2), dem_unit(band, None), [])
+    assert grid is not None and grid.geotransform == (1008.0, 1.0, 0.0, 1963.0, 0.0, -1.0)  # the file read's 2-pixel pad
+    assert grid.z_unit_declared and grid.z_to_ft == 1.0 and grid.cell_size_ft == pytest.approx((FT_PER_METRE, FT_PER_METRE))
+
+
+def test_an_undeclared_unit_is_assumed_and_warned_before_the_window_in_the_plugin_after_it_in_the_file_read():
+    band = _band(declared_unit=None)
+    box = (5000.0, 5000.0, 5010.0, 5010.0)
+    file_warnings: list = []
+    read_grid(band, box, dem_unit(band, None), file_warnings, FILE_READ)
+    plugin_warnings: list = []
+    read_grid(band, box, dem_unit(band, None, PLUGIN_READ.how_to_declare), plugin_warnings, PLUGIN_READ)
+    assert [w.code for w in file_warnings][:2] == ["dem_no_cover", "dem_z_unit_assumed"]
+    assert [w.code for w in plugin_warnings] == ["dem_z_unit_assumed", "dem_outside"]
+
+
+def test_a_declared_unit_wins_over_the_file_and_the_scale_is_said():
+    band = _band(declared_unit="foot", scale=0.5, offset=10.0)
+    zu = dem_unit(band, "m")
+    assert zu.unit == "m" and zu.declared and "band scale 0.5 and offset 10 applied" in zu.note
+
+
+def test_fill_values_and_the_declared_nodata_are_nodata_and_counted():
+    values = np.full((10, 10), 250.0)
+    values[0, 0] = -9999.0  # a fill value the file does not declare
+    values[1, 1] = -1.0  # the declared nodata
+    band = FakeBand(values, nodata=-1.0)
+    warnings: list = []
+    grid = read_grid(band, None, dem_unit(band, None), warnings, FILE_READ)
+    assert grid is not None and np.isnan(grid.values[0, 0]) and np.isnan(grid.values[1, 1]) and np.isfinite(grid.values).sum() == 98
+    fill = [w for w in warnings if w.code == "dem_fill_values"]
+    assert len(fill) == 1 and "1 pixel(s) hold a fill value (-9999)" in fill[0].message and fill[0].layer is None
+
+
+def test_an_unreadable_window_gives_no_grid_and_a_warning():
+    band = _band(unreadable=True)
+    warnings: list = []
+    assert read_grid(band, None, dem_unit(band, None), warnings, PLUGIN_READ) is None
+    assert [w.code for w in warnings] == ["dem_unreadable"]
+
+
+def test_a_three_band_raster_is_refused_by_name():
+    with pytest.raises(NotAnElevationBand, match="ortho.tif: 3 bands"):
+        refuse_non_dem(_band(band_count=3, colour=["red", "green", "blue"]), "ortho.tif")
+
+
+@pytest.mark.parametrize("lat", [0.0, 35.9, 42.6, 60.0])
+def test_a_degree_pixel_is_measured_on_the_ellipsoid(lat):
+    """The closed form agrees with the geodesic (pyproj's Geod on GRS80) to 1e-9 for pixels of an arc-second."""
+    pyproj = pytest.importorskip("pyproj")
+    d = 1.0 / 3600.0
+    w, h = cell_size_ft(None, (-78.0, d, 0.0, lat, 0.0, -d))
+    geod = pyproj.Geod(ellps="GRS80")
+    w_m = geod.inv(-78.0, lat, -78.0 + d, lat)[2]
+    h_m = geod.inv(-78.0, lat, -78.0, lat - d)[2]
+    assert w == pytest.approx(w_m * FT_PER_METRE, rel=1e-9) and h == pytest.approx(h_m * FT_PER_METRE, rel=1e-9)
+
+
+def test_the_windowed_source_reads_the_band_cleaned_and_pickles():
+    values = np.full((50, 50), 250.0)
+    values[10, 10] = -9999.0
+    band = FakeBand(values)
+    grid = read_grid(band, (1005.0, 1955.0, 1015.0, 1965.0), dem_unit(band, None), [])
+    assert grid is not None
+    source = pickle.loads(pickle.dumps(BandDemSource(band, grid)))
+    win = source.read(source.whole())
+    assert win is not None and win.shape == (50, 50) and np.isnan(win.values[10, 10]) and source.cleaned.fill == 1
+    assert win.z_to_ft == grid.z_to_ft and win.cell_size_ft == grid.cell_size_ft
