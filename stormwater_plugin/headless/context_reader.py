@@ -35,16 +35,18 @@ import shapely
 from pyproj import CRS, Transformer
 from shapely.geometry import box, mapping, shape
 
-from ..core.model import FeatureLayer, Warning_
+from ..core.model import Warning_
 from ..core.roles import ROLES
-from ..core.site_parcel import UnknownSiteParcel, find_site_parcels, pick_site_parcel
 from ..core.units import feet_per_unit
 from ..services.cad_plan import SEARCH_FT, is_property_line
+from ..services.context_area import box_of, catalog_site_parcels, grow_box, union_boxes
 from ..services.context_catalog import CatalogError, ContextCatalog, ContextSource, parse_catalog
 from ..services.context_notes import SITE_NOTES, hint_notes, source_notes
 from ..services.optional import require
 from ..services.reach import pack_reach_ft
+from ..services.site_crs import area_crs as choose_area_crs
 from .cad_import import land_property_line
+from .crs import PYPROJ
 from .reader import ROLE_ID_FIELDS, InputError, ReadBudget, check_sql_view, crs_from_wkt, parse_layer_option
 
 #: Field written on every context feature: the catalog source it came from.
@@ -146,36 +148,11 @@ def _plan_layers(package: Path | None, layer_options: Iterable[str]) -> dict[str
     return out
 
 
-def _area_crs(bounds: list[tuple[tuple[float, float, float, float], CRS]]) -> CRS:
-    """A projected CRS to grow the search area in: the plan's own when projected, else UTM at its centre."""
-    for _, crs in bounds:
-        if crs.is_projected:
-            return crs
-    (x0, y0, x1, y1), crs = bounds[0]
-    lon, lat = Transformer.from_crs(crs, "EPSG:4326", always_xy=True).transform((x0 + x1) / 2, (y0 + y1) / 2)
-    zone = int((lon + 180) // 6) + 1
-    return CRS.from_epsg((32600 if lat >= 0 else 32700) + zone)
-
-
 def _bounds_in(b: tuple[float, float, float, float], src: CRS, dst: CRS) -> tuple[float, float, float, float]:
     if src.equals(dst):
         return b
     x0, y0, x1, y1 = Transformer.from_crs(src, dst, always_xy=True).transform_bounds(*b, densify_pts=21)
     return float(x0), float(y0), float(x1), float(y1)
-
-
-def _union(bs: Iterable[tuple[float, float, float, float]]) -> tuple[float, float, float, float]:
-    a = np.array(list(bs), dtype=float)
-    return float(a[:, 0].min()), float(a[:, 1].min()), float(a[:, 2].max()), float(a[:, 3].max())
-
-
-def _box_of(g: Any) -> tuple[float, float, float, float]:
-    b = g.bounds
-    return float(b[0]), float(b[1]), float(b[2]), float(b[3])
-
-
-def _grow(b: tuple[float, float, float, float], d: float) -> tuple[float, float, float, float]:
-    return b[0] - d, b[1] - d, b[2] + d, b[3] + d
 
 
 @dataclass
@@ -292,46 +269,6 @@ def _reproject(g: Any, src: CRS, dst: CRS) -> Any:
     return shapely.transform(g, lambda xy: np.column_stack(tf.transform(xy[:, 0], xy[:, 1])))
 
 
-def _site_parcels(
-    rows: list[_Rows], plan: Mapping[str, list[Any]], id_fields: tuple[str, ...], site_parcel_id: str | None, area_crs: CRS
-) -> tuple[str | None, str, list[tuple[Any, CRS]]]:
-    """The catalog's site parcel by the engine's rule (:func:`~stormwater_plugin.core.site_parcel.pick_site_parcel`).
-
-    Returns its id (``None`` when the rule finds none), how it was found
-    (:class:`~stormwater_plugin.core.site_parcel.SiteParcelPick`), and the
-    geometries (each with its CRS) of every parcel the engine takes as the
-    site (:func:`~stormwater_plugin.core.site_parcel.find_site_parcels`: that
-    parcel and each lot holding proposed work), whose bounds grow the area
-    read. ``plan`` holds the plan's features by role, in ``area_crs``.
-    """
-    geoms: list[Any] = []
-    ids: list[str] = []
-    attrs: list[dict[str, Any]] = []
-    own: list[tuple[Any, CRS]] = []
-    for part in rows:
-        if part.crs is None:
-            continue
-        for g, props in zip(part.geoms, part.props):
-            pid = next((str(props[f]).strip() for f in id_fields if props.get(f) not in (None, "")), None)
-            if pid is None or g is None:
-                continue
-            geoms.append(shapely.make_valid(_reproject(g, part.crs, area_crs)))
-            ids.append(pid)
-            attrs.append(props)
-            own.append((g, part.crs))
-    if not geoms:
-        return None, "none", []
-    parcels = FeatureLayer.from_sequences("parcels", geoms, ids, attrs)
-    layers = {"parcels": parcels, **{r: FeatureLayer.from_sequences(r, gs) for r, gs in plan.items()}}
-    try:
-        pick = pick_site_parcel(parcels, site_parcel_id, layers)
-        site = find_site_parcels(parcels, site_parcel_id, layers, [])
-    except UnknownSiteParcel:  # not among the parcels read around the plan: the check itself says so
-        return None, "none", []
-    pid = parcels.ids[pick.indices[0]] if len(pick.indices) == 1 else None
-    return pid, pick.how, [own[i] for i in site]
-
-
 def _plan_geometries(plan: Mapping[str, tuple[Path, str | None]], area_crs: CRS) -> dict[str, list[Any]]:
     """The plan's own features (not parcels) by role, in ``area_crs``, for locating the site parcel."""
     out: dict[str, list[Any]] = {}
@@ -400,8 +337,8 @@ def read_context(
     plan_bounds = [b for b in (_layer_bounds(p, layer, r) for r, (p, layer) in plan.items()) if b is not None]
     if not plan_bounds:
         raise InputError("context catalog: the site package has no features to read context around; give the plan's own layers")
-    area_crs = _area_crs(plan_bounds)
-    area = _union(_bounds_in(b, c, area_crs) for b, c in plan_bounds)
+    area_crs = choose_area_crs(PYPROJ, plan_bounds)
+    area = union_boxes(_bounds_in(b, c, area_crs) for b, c in plan_bounds)
     reach_units = reach / feet_per_unit(float(area_crs.axis_info[0].unit_conversion_factor))
 
     for role in catalog.roles():
@@ -414,7 +351,7 @@ def read_context(
         if is_property_line(package, plan["parcels"][1]):
             sources = list(catalog.for_role("parcels"))
             search_units = SEARCH_FT / feet_per_unit(float(area_crs.axis_info[0].unit_conversion_factor))
-            rows = [_read_source(s, _resolve(s.path, catalog_dir), _grow(area, search_units), area_crs) for s in sources]
+            rows = [_read_source(s, _resolve(s.path, catalog_dir), grow_box(area, search_units), area_crs) for s in sources]
             scratch.mkdir(parents=True, exist_ok=True)
             opt, site_id, note = land_property_line(package, plan["parcels"][1], [(g, p, r.crs) for r in rows for g, p in zip(r.geoms, r.props)],
                                                 " + ".join(s.describe() for s in sources), scratch / "property_line.gpkg")
@@ -427,19 +364,21 @@ def read_context(
 
     # The parcels first, around the plan: the site parcel's bounds grow the area the other rules reach from.
     parcels = [] if "parcels" in plan else list(catalog.for_role("parcels"))
-    parcel_rows = [_read_source(s, _resolve(s.path, catalog_dir), _grow(area, reach_units), area_crs) for s in parcels]
+    parcel_rows = [_read_source(s, _resolve(s.path, catalog_dir), grow_box(area, reach_units), area_crs) for s in parcels]
     if parcels:
         id_fields = ("id",) + ROLE_ID_FIELDS.get("parcels", ())
-        pid, how, site = _site_parcels(parcel_rows, _plan_geometries(plan, area_crs), id_fields, site_parcel_id, area_crs)
+        rows_in = [(g, p, r.crs) for r in parcel_rows if r.crs is not None for g, p in zip(r.geoms, r.props)]
+        pid, how, site = catalog_site_parcels(rows_in, _plan_geometries(plan, area_crs), id_fields, site_parcel_id,
+                                              lambda g, c: _reproject(g, c, area_crs))
         if site_parcel_id is None and pid is not None and how in SITE_NOTES:
             res.site_parcel_id = pid
             res.warnings.append(Warning_("context_site_parcel", f"site parcel {pid}: {SITE_NOTES[how]}", "parcels", (pid,)))
         if site:
-            grown = _union([area] + [_bounds_in(_box_of(g), gcrs, area_crs) for g, gcrs in site])
+            grown = union_boxes([area] + [_bounds_in(box_of(g), gcrs, area_crs) for g, gcrs in site])
             if grown != area:
                 area = grown
-                parcel_rows = [_read_source(s, _resolve(s.path, catalog_dir), _grow(area, reach_units), area_crs) for s in parcels]
-    search = _grow(area, reach_units)
+                parcel_rows = [_read_source(s, _resolve(s.path, catalog_dir), grow_box(area, reach_units), area_crs) for s in parcels]
+    search = grow_box(area, reach_units)
     res.area_wkt = box(*search).wkt
 
     scratch.mkdir(parents=True, exist_ok=True)
