@@ -22,10 +22,9 @@ import contextlib
 import functools
 import glob
 import json
-import math
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
@@ -39,11 +38,10 @@ from ..core.model import Warning_
 from ..core.roles import ROLES
 from ..core.units import feet_per_unit
 from ..services.cad_plan import SEARCH_FT, is_property_line
-from ..services.context_area import box_of, catalog_site_parcels, grow_box, union_boxes
+from ..services.context_area import box_of, catalog_site_parcels, context_reach, grow_box, union_boxes
 from ..services.context_catalog import CatalogError, ContextCatalog, ContextSource, parse_catalog
-from ..services.context_notes import SITE_NOTES, hint_notes, source_notes
+from ..services.context_notes import SITE_NOTES, ContextRead, dem_notes, given_notes, hint_notes, partial_cover_note, read_notes
 from ..services.optional import require
-from ..services.reach import pack_reach_ft
 from ..services.site_crs import area_crs as choose_area_crs
 from .cad_import import land_property_line
 from .crs import PYPROJ
@@ -53,47 +51,6 @@ from .reader import ROLE_ID_FIELDS, InputError, ReadBudget, check_sql_view, crs_
 SOURCE_FIELD = "context_source"
 #: OGR drivers whose feature ids start at 1 (the reader numbers features from 1 in file order).
 ONE_BASED_FID_DRIVERS: frozenset[str] = frozenset({"GPKG", "OpenFileGDB", "FileGDB", "SQLite"})
-
-
-@dataclass
-class ContextRead:
-    """What the catalog gave one check.
-
-    ``layer_options`` are ``ROLE=PATH:LAYER`` texts for
-    :func:`~stormwater_plugin.headless.reader.read_site`; ``dem`` the DEM path
-    when the catalog gave it; ``warnings`` the notes the findings carry;
-    ``used`` the sources read by role, with their feature counts.
-    """
-
-    layer_options: list[str] = field(default_factory=list)
-    dem: Path | None = None
-    dem_z_units: str | None = None
-    warnings: list[Warning_] = field(default_factory=list)
-    used: dict[str, list[tuple[ContextSource, int]]] = field(default_factory=dict)
-    site_parcel_id: str | None = None
-    area_wkt: str = ""
-    reach_ft: float = 0.0
-
-    def describe(self) -> dict[str, Any]:
-        """The catalog's part of findings.json's ``inputs``."""
-        return {
-            "reach_ft": self.reach_ft,
-            "sources": {role: [{"source": s.describe(), "path": s.path, "features": n} for s, n in items] for role, items in self.used.items()},
-        }
-
-    def annotate(self, doc: dict[str, Any]) -> None:
-        """Name the context sources on each finding of ``doc`` that relates a context feature (in place)."""
-        words = {role: [s.describe() for s, _ in items] for role, items in self.used.items()}
-        for f in doc.get("findings", []):
-            names: list[str] = []
-            for key in ("subject", "other"):
-                ref = f.get(key) or {}
-                for w in words.get(str(ref.get("layer") or ""), []):
-                    if w not in names:
-                        names.append(w)
-            if names:
-                f["context_sources"] = names
-        doc.setdefault("inputs", {})["context"] = self.describe()
 
 
 def load_catalog(path: Path) -> ContextCatalog:
@@ -319,20 +276,11 @@ def read_context(
     """
     res = ContextRead(site_parcel_id=site_parcel_id)
     plan = _plan_layers(package, layer_options)
-    reach = pack_reach_ft(pack)
-    if not math.isfinite(reach):
-        if catalog.flow_reach_ft is None:
-            raise InputError(
-                f"context catalog ({catalog.town}): the {pack.jurisdiction} pack has a rule of unlimited reach (a flow trace with no declared length); "
-                "set 'flow_reach_ft' in the catalog to how far around the site its targets are read"
-            )
-        reach = float(catalog.flow_reach_ft)
-        res.warnings.append(
-            Warning_(
-                "context_reach_limited",
-                f"context read within {reach:,.0f} ft of the site (the catalog's flow_reach_ft): a flow path reaching a wetland or stream further away is not seen",
-            )
-        )
+    try:
+        reach, notes = context_reach(catalog, pack)
+    except CatalogError as exc:
+        raise InputError(str(exc)) from exc
+    res.warnings.extend(notes)
     res.reach_ft = reach
     plan_bounds = [b for b in (_layer_bounds(p, layer, r) for r, (p, layer) in plan.items()) if b is not None]
     if not plan_bounds:
@@ -341,10 +289,8 @@ def read_context(
     area = union_boxes(_bounds_in(b, c, area_crs) for b, c in plan_bounds)
     reach_units = reach / feet_per_unit(float(area_crs.axis_info[0].unit_conversion_factor))
 
-    for role in catalog.roles():
-        if role in plan or (role == "dem" and dem_given):
-            given = "--dem" if role == "dem" else ("the site package" if package is not None and plan[role][0] == package else "--layer")
-            res.warnings.append(Warning_("context_role_given", f"{role} taken from {given}, not from the context catalog", None if role == "dem" else role))
+    given = {r: "the site package" if package is not None and p == package else "--layer" for r, (p, _) in plan.items()}
+    res.warnings.extend(given_notes(catalog.roles(), {**given, **({"dem": "--dem"} if dem_given else {})}))
 
     # a CAD plan's own property line must land on a tax parcel of the catalog, as import-cad --parcels tests it
     if "parcels" in plan and package is not None and plan["parcels"][0] == package and catalog.for_role("parcels"):
@@ -390,23 +336,14 @@ def read_context(
         rows = parcel_rows if role == "parcels" else [_read_source(s, _resolve(s.path, catalog_dir), search, area_crs) for s in sources]
         counts = [len(r.geoms) for r in rows]
         res.used[role] = list(zip(sources, counts))
-        for s, n in zip(sources, counts):
-            res.warnings.append(Warning_("context_source", f"{role}: {n} feature(s) within {reach:,.0f} ft of the site from {s.describe()}", role))
-            res.warnings.extend(source_notes(s, role))
+        res.warnings.extend(read_notes(role, sources, counts, reach))
         covered = any(r.covers for r in rows)
         if sum(counts) or covered:
             # A source whose extent holds the search area and has no feature in it: none within reach (an empty layer).
             _write_role(role, rows, out)
             res.layer_options.append(f"{role}={out}:{role}")
         if not covered:
-            res.warnings.append(
-                Warning_(
-                    "context_partial_cover",
-                    f"{role}: no catalog source's extent holds the whole area within {reach:,.0f} ft of the site"
-                    + ("" if sum(counts) else ", and none has a feature in it: the role is taken as not supplied"),
-                    role,
-                )
-            )
+            res.warnings.append(partial_cover_note(role, reach, bool(sum(counts))))
         if role == "parcels":
             res.warnings.extend(hint_notes(sources, [r.props for r in rows], plan))
     dems = catalog.for_role("dem")
@@ -414,9 +351,7 @@ def read_context(
         res.dem = _dem_path(dems[0], catalog_dir, scratch)
         res.dem_z_units = dems[0].z_units
         res.used["dem"] = [(dems[0], 1)]
-        res.warnings.append(Warning_("context_source", f"DEM from {dems[0].describe()} ({res.dem.name}), read over the window the rules need"
-                    + (f"; elevations in {dems[0].z_units} as the catalog declares" if dems[0].z_units else "")))
-        res.warnings.extend(source_notes(dems[0], "dem"))
+        res.warnings.extend(dem_notes(dems[0], res.dem.name))
     return res
 
 

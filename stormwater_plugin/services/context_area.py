@@ -7,19 +7,42 @@ The area's CRS is :func:`~stormwater_plugin.services.site_crs.area_crs`.
 
 from __future__ import annotations
 
+import math
 from typing import Callable, Iterable, Mapping, Sequence, TypeVar
 
 import numpy as np
 import shapely
 from shapely.geometry.base import BaseGeometry
 
-from ..core.model import FeatureLayer
+from ..core.model import FeatureLayer, Warning_
+from ..core.rulepack import RulePack
 from ..core.site_parcel import UnknownSiteParcel, find_site_parcels, pick_site_parcel
+from .context_catalog import CatalogError, ContextCatalog
+from .reach import pack_reach_ft
 
 #: A backend's CRS object: only handed back.
 C = TypeVar("C")
 #: x min, y min, x max, y max in the area's CRS.
 Box = tuple[float, float, float, float]
+
+
+def context_reach(catalog: ContextCatalog, pack: RulePack) -> tuple[float, list[Warning_]]:
+    """How far around the site the catalog is read, feet: the pack's largest reach (:func:`~stormwater_plugin.services.reach.pack_reach_ft`).
+
+    A rule of unlimited reach (a flow trace of no declared length) is read within the catalog's ``flow_reach_ft``,
+    with a note saying so; without it, :class:`~stormwater_plugin.services.context_catalog.CatalogError`.
+    """
+    reach = pack_reach_ft(pack)
+    if math.isfinite(reach):
+        return reach, []
+    if catalog.flow_reach_ft is None:
+        raise CatalogError(
+            f"context catalog ({catalog.town}): the {pack.jurisdiction} pack has a rule of unlimited reach (a flow trace with no declared length); "
+            "set 'flow_reach_ft' in the catalog to how far around the site its targets are read"
+        )
+    reach = float(catalog.flow_reach_ft)
+    return reach, [Warning_("context_reach_limited", f"context read within {reach:,.0f} ft of the site (the catalog's flow_reach_ft): "
+                            "a flow path reaching a wetland or stream further away is not seen")]
 
 
 def union_boxes(boxes: Iterable[Sequence[float]]) -> Box:
@@ -94,4 +117,4 @@ def catalog_site_parcels(
     return pid, pick.how, [own[i] for i in site]
 
 
-__all__ = ["Box", "box_of", "catalog_site_parcels", "grow_box", "union_boxes"]
+__all__ = ["Box", "box_of", "catalog_site_parcels", "context_reach", "grow_box", "union_boxes"]
