@@ -14,9 +14,8 @@ import numpy as np
 from pyproj import CRS, Transformer
 
 from ..core.model import FeatureLayer
-from ..core.roles import PLAN_ROLES
 from ..services import site_crs
-from ..services.backend import CrsInfo, GridProjection
+from ..services.backend import CrsBackend, CrsInfo, GridProjection
 from ..services.grid_scale import Ellipsoid
 from ..services.placement_layers import box_edge_points, box_of_points
 from ..services.working_crs import NoSiteLocation
@@ -114,7 +113,7 @@ def _area_by_code(wkt: str) -> tuple[float, float, float, float] | None:
     return (float(aou.west), float(aou.south), float(aou.east), float(aou.north)) if aou is not None else None
 
 
-PYPROJ = PyprojCrs()
+PYPROJ: CrsBackend[Any] = PyprojCrs()
 
 
 def area_of_use(crs: Any) -> tuple[float, float, float, float] | None:
@@ -123,15 +122,8 @@ def area_of_use(crs: Any) -> tuple[float, float, float, float] | None:
 
 
 def site_centre_lonlat(frames: list[Any]) -> tuple[float, float] | None:
-    """Longitude and latitude (WGS 84) of the mean of the layers' bounding-box centres."""
-    found = []
-    for fr in frames:
-        b = fr.total_bounds if len(fr) and fr.crs is not None else None
-        if b is not None and np.all(np.isfinite(b)):
-            lon, lat = _to_lonlat(fr.crs).transform((b[0] + b[2]) / 2, (b[1] + b[3]) / 2)
-            if math.isfinite(lon) and math.isfinite(lat):
-                found.append((lon, lat))
-    return (float(np.mean([p[0] for p in found])), float(np.mean([p[1] for p in found]))) if found else None
+    """Longitude and latitude (WGS 84) of the mean of the layers' bounding-box centres (:func:`~stormwater_plugin.services.site_crs.boxes_lonlat`)."""
+    return site_crs.boxes_lonlat(PYPROJ, [(fr.total_bounds, fr.crs) for fr in frames if len(fr) and fr.crs is not None])
 
 
 #: One role's sources as read, each in its own CRS, with the ids the reader gives its features (``headless.vectors``).
@@ -139,12 +131,8 @@ RoleParts = Mapping[str, Sequence[Tuple[VectorFrame, Sequence[str]]]]
 
 
 def _site_lonlat(parts: RoleParts, site_parcel_id: str | None) -> tuple[float, float] | None:
-    """Longitude and latitude of the site's centre (:func:`~stormwater_plugin.services.site_crs.layers_lonlat`).
-
-    Every role's sources are put in the CRS of the parcels' first source (else of the first source with a CRS),
-    so the one rule finds the site parcel among them; the other roles are taken only when neither a parcel nor
-    the plan locates the site.
-    """
+    """Longitude and latitude of the site's centre (:func:`~stormwater_plugin.services.site_crs.roles_lonlat`), every role's
+    sources put in the CRS of the parcels' first source (else of the first source with a CRS), so the one rule finds the site parcel."""
     located = [fr for prs in parts.values() for fr, _ in prs if fr.crs is not None]
     if not located:
         return None
@@ -156,11 +144,7 @@ def _site_lonlat(parts: RoleParts, site_parcel_id: str | None) -> tuple[float, f
                 for i, (g, fid, rec) in enumerate(zip(moved.geoms, fids, moved.records))]
         return FeatureLayer.from_sequences(role, [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows])
 
-    near = {r: layer(r) for r in parts if r == "parcels" or r in PLAN_ROLES}
-    centre = site_crs.layers_lonlat(PYPROJ, near, base, site_parcel_id)
-    if centre is None and len(near) < len(parts):
-        centre = site_crs.layers_lonlat(PYPROJ, {**near, **{r: layer(r) for r in parts if r not in near}}, base, site_parcel_id)
-    return centre
+    return site_crs.roles_lonlat(PYPROJ, list(parts), layer, base, site_parcel_id)
 
 
 def choose_working_crs(dem_crs: Any, frames: list[Any] | RoleParts, site_parcel_id: str | None = None) -> tuple[Any, str]:

@@ -20,6 +20,7 @@ from typing import Callable, Mapping, Sequence, TypeVar
 import numpy as np
 
 from ..core.model import FeatureLayer
+from ..core.roles import PLAN_ROLES
 from ..core.units import feet_per_unit
 from .backend import CrsBackend, CrsInfo
 from .grid_scale import grid_point_scale, point_scale
@@ -72,6 +73,33 @@ def working_crs(backend: CrsBackend[C], dem_crs: C | None, locate: Callable[[], 
 def layers_lonlat(backend: CrsBackend[C], layers: Mapping[str, FeatureLayer], layers_crs: C, site_parcel_id: str | None) -> tuple[float, float] | None:
     """Longitude and latitude of the site's centre (:func:`~stormwater_plugin.services.working_crs.site_lonlat`) of layers in ``layers_crs``."""
     return site_lonlat(layers, site_parcel_id, lambda xs, ys: backend.to_lonlat(layers_crs, xs, ys))
+
+
+def roles_lonlat(
+    backend: CrsBackend[C], roles: Sequence[str], layer: Callable[[str], FeatureLayer], crs: C, site_parcel_id: str | None
+) -> tuple[float, float] | None:
+    """:func:`layers_lonlat` of the layers of ``roles`` (``layer(role)`` builds one in ``crs``), the other roles' built only when needed.
+
+    The parcels and the plan are taken first; the other roles only when neither locates the site (what
+    :func:`~stormwater_plugin.services.working_crs.site_geometries` would pick of them all), so a large context
+    layer is not transformed for nothing.
+    """
+    near = {r: layer(r) for r in roles if r == "parcels" or r in PLAN_ROLES}
+    centre = layers_lonlat(backend, near, crs, site_parcel_id)
+    if centre is None and len(near) < len(roles):
+        centre = layers_lonlat(backend, {**near, **{r: layer(r) for r in roles if r not in near}}, crs, site_parcel_id)
+    return centre
+
+
+def boxes_lonlat(backend: CrsBackend[C], boxes: Sequence[tuple[Box, C]]) -> tuple[float, float] | None:
+    """Longitude and latitude (WGS 84) of the mean of the boxes' centres (each box in its CRS), or ``None`` when none has one."""
+    found = []
+    for b, crs in boxes:
+        if np.all(np.isfinite(np.asarray(b, dtype=float))):
+            lon, lat = backend.to_lonlat(crs, np.array([(b[0] + b[2]) / 2]), np.array([(b[1] + b[3]) / 2]))
+            if np.isfinite(lon[0]) and np.isfinite(lat[0]):
+                found.append((float(lon[0]), float(lat[0])))
+    return (float(np.mean([p[0] for p in found])), float(np.mean([p[1] for p in found]))) if found else None
 
 
 def site_working_crs(
@@ -184,6 +212,6 @@ def area_crs(backend: CrsBackend[C], boxes: Sequence[tuple[Box, C]]) -> C:
 
 
 __all__ = [
-    "SiteMeasure", "area_crs", "dem_traits", "layers_lonlat", "scale_at_grid", "scale_at_lonlat", "site_measure", "site_scale",
+    "SiteMeasure", "area_crs", "boxes_lonlat", "dem_traits", "layers_lonlat", "roles_lonlat", "scale_at_grid", "scale_at_lonlat", "site_measure", "site_scale",
     "site_working_crs", "working_crs", "working_crs_text",
 ]
