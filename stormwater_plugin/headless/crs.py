@@ -18,7 +18,7 @@ from ..services import site_crs
 from ..services.backend import CrsBackend, CrsInfo, GridProjection
 from ..services.grid_scale import Ellipsoid
 from ..services.placement_layers import box_edge_points, box_of_points
-from ..services.working_crs import NoSiteLocation
+from ..services.working_crs import NoSiteLocation, conformal_method
 from .errors import InputError
 from .frames import VectorFrame
 
@@ -29,14 +29,13 @@ def crs_from_wkt(wkt: str) -> Any:
     return CRS.from_wkt(wkt)
 
 
-_CONFORMAL = ("transverse mercator", "conformal", "stereographic", "oblique mercator", "mercator (variant")
-
-
 def is_conformal(crs: Any) -> bool:
-    """True for projections whose scale does not depend on direction (TM, LCC, stereographic…); never an equal-area one (CONUS Albers)."""
+    """Whether the projection is conformal (:func:`~stormwater_plugin.services.working_crs.conformal_method`): a CRS bound to
+    WGS 84 (a ``.prj`` with TOWGS84) by its own projection, not by the datum shift it carries; a compound one by its horizontal part."""
+    for _ in range(2):  # a compound CRS (a DEM's with its heights) by its horizontal part, itself perhaps bound
+        crs = crs.source_crs if crs.is_bound else crs.sub_crs_list[0] if crs.is_compound and crs.sub_crs_list else crs
     op = getattr(crs, "coordinate_operation", None)
-    name = str(getattr(op, "method_name", "") or "").lower()
-    return any(k in name for k in _CONFORMAL) and "pseudo" not in name
+    return conformal_method(str(getattr(op, "method_name", "") or ""))
 
 
 @functools.lru_cache(maxsize=64)

@@ -8,6 +8,7 @@ at all is refused (:class:`NoSiteLocation`), never answered with an assumed zone
 from __future__ import annotations
 
 import math
+import re
 from typing import Any, Iterable, Mapping
 
 import numpy as np
@@ -26,7 +27,7 @@ from ..core.units import METRE_PER_FT, METRE_PER_US_FT, feet_per_unit
 from ..services import site_crs
 from ..services.backend import CrsInfo, GridProjection
 from ..services.grid_scale import Ellipsoid
-from ..services.working_crs import NoSiteLocation
+from ..services.working_crs import NoSiteLocation, conformal_method
 from .compat import null_rectangle
 
 __all__ = [
@@ -60,13 +61,11 @@ def unit_to_ft(crs: QgsCoordinateReferenceSystem) -> float:
     return feet_per_unit(unit_to_m(crs))
 
 
-_CONFORMAL_PROJ = ("+proj=tmerc", "+proj=utm", "+proj=lcc", "+proj=stere", "+proj=sterea", "+proj=omerc", "+proj=merc ")
-
-
 def is_conformal(crs: QgsCoordinateReferenceSystem) -> bool:
-    """True for projections whose scale does not depend on direction (TM, UTM, LCC, stereographic…); never an equal-area one (CONUS Albers)."""
-    proj = (crs.toProj() or "") + " "
-    return any(k in proj for k in _CONFORMAL_PROJ) and "+proj=webmerc" not in proj
+    """Whether the projection is conformal (:func:`~stormwater_plugin.services.working_crs.conformal_method`, the file reader's
+    rule): its method's name as QGIS's WKT2 states it (the first ``METHOD``, the projection's, before any datum shift's)."""
+    found = re.search(r'METHOD\["([^"]*)"', crs.toWkt(QgsCoordinateReferenceSystem.WktVariant.WKT2_2019) or "") if crs.isValid() else None
+    return conformal_method(found.group(1) if found else "")
 
 
 _DATUM_KEYS = ("+datum", "+ellps", "+a", "+b", "+rf", "+f", "+R", "+towgs84", "+nadgrids", "+pm")
