@@ -1,19 +1,16 @@
 """Read a town's context catalog around one site: only what the pack's rules can reach, never a whole county.
 
-The site's own package (and ``--layer`` options) give the plan; the
-catalog (:mod:`stormwater_plugin.services.context_catalog`) names the
-statewide layers. :func:`read_context` works out the search area — the plan's
-bounds, grown to the site parcel's when the parcels come from the catalog,
-plus the pack's largest reach (:func:`~stormwater_plugin.services.reach.pack_reach_ft`)
-— and reads each source through OGR's spatial filter (fiona ``bbox=``) and
-the source's ``where``, renames its fields to the role's, and writes the few
-features found to a scratch GeoPackage that the ordinary reader
-(:func:`~stormwater_plugin.headless.reader.read_site`) then takes as
-``--layer`` options. A role the package or a ``--layer`` gives is never
-taken from the catalog (a note says so), except a CAD plan's own property line (a package
-``import-cad`` wrote without ``--parcels``): it must land on a catalog tax parcel, as ``--parcels`` tests
-it (:func:`~stormwater_plugin.headless.cad_import.land_property_line`; refused with one line otherwise),
-and takes that parcel's record and the parcels around it.
+The site's own package (and ``--layer`` options) give the plan; the catalog
+(:mod:`stormwater_plugin.services.context_catalog`) names the statewide layers. What is read and in what
+order (the search area: the plan's bounds, grown to the site parcel's when the parcels come from the catalog,
+plus the pack's largest reach; which roles; the notes) is :mod:`~stormwater_plugin.services.context_read`.
+This module fetches for it (:class:`_FileFetch`): each source through OGR's spatial filter (fiona ``bbox=``)
+and its ``where``, its fields renamed to the role's, and the few features found written to a scratch GeoPackage
+that the ordinary reader (:func:`~stormwater_plugin.headless.reader.read_site`) then takes as ``--layer`` options.
+A role the package or a ``--layer`` gives is never taken from the catalog (a note says so), except a CAD plan's
+own property line (a package ``import-cad`` wrote without ``--parcels``): it must land on a catalog tax parcel,
+as ``--parcels`` tests it (:func:`~stormwater_plugin.headless.cad_import.land_property_line`; refused with one
+line otherwise), and takes that parcel's record and the parcels around it.
 """
 
 from __future__ import annotations
@@ -22,76 +19,34 @@ import contextlib
 import functools
 import glob
 import json
-import math
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, Sequence
 
 import fiona
 import numpy as np
 import shapely
 from pyproj import CRS, Transformer
-from shapely.geometry import box, mapping, shape
+from shapely.geometry import mapping, shape
 
-from ..core.model import FeatureLayer, Warning_
+from ..core.model import Warning_
 from ..core.roles import ROLES
-from ..core.site_parcel import UnknownSiteParcel, find_site_parcels, pick_site_parcel
-from ..core.units import feet_per_unit
 from ..services.cad_plan import SEARCH_FT, is_property_line
+from ..services.context_area import grow_box
 from ..services.context_catalog import CatalogError, ContextCatalog, ContextSource, parse_catalog
-from ..services.context_notes import SITE_NOTES, hint_notes, source_notes
+from ..services.context_notes import ContextRead
+from ..services.context_read import read_catalog, start_search
 from ..services.optional import require
-from ..services.reach import pack_reach_ft
 from .cad_import import land_property_line
+from .crs import PYPROJ
 from .reader import ROLE_ID_FIELDS, InputError, ReadBudget, check_sql_view, crs_from_wkt, parse_layer_option
 
 #: Field written on every context feature: the catalog source it came from.
 SOURCE_FIELD = "context_source"
 #: OGR drivers whose feature ids start at 1 (the reader numbers features from 1 in file order).
 ONE_BASED_FID_DRIVERS: frozenset[str] = frozenset({"GPKG", "OpenFileGDB", "FileGDB", "SQLite"})
-
-
-@dataclass
-class ContextRead:
-    """What the catalog gave one check.
-
-    ``layer_options`` are ``ROLE=PATH:LAYER`` texts for
-    :func:`~stormwater_plugin.headless.reader.read_site`; ``dem`` the DEM path
-    when the catalog gave it; ``warnings`` the notes the findings carry;
-    ``used`` the sources read by role, with their feature counts.
-    """
-
-    layer_options: list[str] = field(default_factory=list)
-    dem: Path | None = None
-    dem_z_units: str | None = None
-    warnings: list[Warning_] = field(default_factory=list)
-    used: dict[str, list[tuple[ContextSource, int]]] = field(default_factory=dict)
-    site_parcel_id: str | None = None
-    area_wkt: str = ""
-    reach_ft: float = 0.0
-
-    def describe(self) -> dict[str, Any]:
-        """The catalog's part of findings.json's ``inputs``."""
-        return {
-            "reach_ft": self.reach_ft,
-            "sources": {role: [{"source": s.describe(), "path": s.path, "features": n} for s, n in items] for role, items in self.used.items()},
-        }
-
-    def annotate(self, doc: dict[str, Any]) -> None:
-        """Name the context sources on each finding of ``doc`` that relates a context feature (in place)."""
-        words = {role: [s.describe() for s, _ in items] for role, items in self.used.items()}
-        for f in doc.get("findings", []):
-            names: list[str] = []
-            for key in ("subject", "other"):
-                ref = f.get(key) or {}
-                for w in words.get(str(ref.get("layer") or ""), []):
-                    if w not in names:
-                        names.append(w)
-            if names:
-                f["context_sources"] = names
-        doc.setdefault("inputs", {})["context"] = self.describe()
 
 
 def load_catalog(path: Path) -> ContextCatalog:
@@ -146,36 +101,11 @@ def _plan_layers(package: Path | None, layer_options: Iterable[str]) -> dict[str
     return out
 
 
-def _area_crs(bounds: list[tuple[tuple[float, float, float, float], CRS]]) -> CRS:
-    """A projected CRS to grow the search area in: the plan's own when projected, else UTM at its centre."""
-    for _, crs in bounds:
-        if crs.is_projected:
-            return crs
-    (x0, y0, x1, y1), crs = bounds[0]
-    lon, lat = Transformer.from_crs(crs, "EPSG:4326", always_xy=True).transform((x0 + x1) / 2, (y0 + y1) / 2)
-    zone = int((lon + 180) // 6) + 1
-    return CRS.from_epsg((32600 if lat >= 0 else 32700) + zone)
-
-
 def _bounds_in(b: tuple[float, float, float, float], src: CRS, dst: CRS) -> tuple[float, float, float, float]:
     if src.equals(dst):
         return b
     x0, y0, x1, y1 = Transformer.from_crs(src, dst, always_xy=True).transform_bounds(*b, densify_pts=21)
     return float(x0), float(y0), float(x1), float(y1)
-
-
-def _union(bs: Iterable[tuple[float, float, float, float]]) -> tuple[float, float, float, float]:
-    a = np.array(list(bs), dtype=float)
-    return float(a[:, 0].min()), float(a[:, 1].min()), float(a[:, 2].max()), float(a[:, 3].max())
-
-
-def _box_of(g: Any) -> tuple[float, float, float, float]:
-    b = g.bounds
-    return float(b[0]), float(b[1]), float(b[2]), float(b[3])
-
-
-def _grow(b: tuple[float, float, float, float], d: float) -> tuple[float, float, float, float]:
-    return b[0] - d, b[1] - d, b[2] + d, b[3] + d
 
 
 @dataclass
@@ -186,77 +116,6 @@ class _Rows:
     types: dict[str, str]
     #: The source's extent holds the whole search area (no feature found then means none within reach).
     covers: bool = False
-
-
-def _read_source(src: ContextSource, path: Path, area: tuple[float, float, float, float], area_crs: CRS) -> _Rows:
-    """The source's features within ``area`` (``area_crs`` bounds), filtered by ``where``, fields renamed."""
-    if not path.exists():
-        raise InputError(f"context catalog: {src.name}: {path} not found")
-    where_read = _where(path, src.layer)
-    check_sql_view(path, src.layer, src.role, where_read)
-    budget, start = ReadBudget.current(), time.monotonic()
-    try:
-        opener = fiona.open(str(path), layer=src.layer) if src.layer else fiona.open(str(path))
-        with opener as coll:
-            if not coll.crs_wkt:
-                raise InputError(f"context catalog: {src.name} ({path}) has no CRS; assign one and run again")
-            crs = crs_from_wkt(coll.crs_wkt)
-            bbox = _bounds_in(area, area_crs, crs)
-            schema = dict(coll.schema.get("properties", {}))
-            missing = sorted({v for v in src.fields.values() if v not in schema} | {h.field for h in src.hints if h.field not in schema})
-            if missing:
-                raise InputError(f"context catalog: {src.name}: field(s) {', '.join(missing)} not in {path.name} (fields: {', '.join(schema)})")
-            # Features with no id keep the number the whole file would give them (a clip never renumbers them).
-            numbered = "id" not in schema and "id" not in src.fields and not any(f in schema for f in ROLE_ID_FIELDS.get(src.role, ()))
-            one_based = str(coll.driver) in ONE_BASED_FID_DRIVERS
-            kwargs: dict[str, Any] = {"bbox": bbox}
-            if src.where:
-                kwargs["where"] = src.where
-            b = coll.bounds
-            covers = bool(len(coll)) and b[0] <= bbox[0] and b[1] <= bbox[1] and b[2] >= bbox[2] and b[3] >= bbox[3]
-            geoms, props = [], []
-            for feat in budget.guard(coll.filter(**kwargs), src.role, where_read, start):
-                if feat["geometry"] is None:
-                    continue
-                p = dict(feat["properties"])
-                for role_field, source_field in src.fields.items():
-                    p[role_field] = p.get(source_field)
-                p[SOURCE_FIELD] = src.name
-                if numbered:
-                    p["id"] = str(int(feat.id) + (0 if one_based else 1))
-                geoms.append(shape(feat["geometry"]))
-                props.append(p)
-    except InputError:
-        raise
-    except Exception as exc:  # fiona raises driver-specific errors (a bad where among them)
-        text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise InputError(f"context catalog: {src.name} ({path}): cannot be read ({text[:160]})") from exc
-    types = {k: str(v).split(":")[0] for k, v in schema.items()}
-    for role_field, source_field in src.fields.items():
-        types[role_field] = types.get(source_field, "str")
-    types[SOURCE_FIELD] = "str"
-    if numbered:
-        types["id"] = "str"
-    return _Rows(geoms, props, crs, types, covers)
-
-
-def _write_role(role: str, parts: list[_Rows], out: Path) -> int:
-    """Merge a role's sources (in the first one's CRS) into layer ``role`` of ``out``; the feature count."""
-    crs = next(p.crs for p in parts if p.crs is not None)
-    types: dict[str, str] = {}
-    for p in parts:
-        for k, t in p.types.items():
-            types[k] = t if types.get(k, t) == t else "str"
-    n = 0
-    with fiona.open(str(out), "w", driver="GPKG", layer=role, crs_wkt=crs.to_wkt(), schema={"geometry": "Unknown", "properties": types}) as dst:
-        for p in parts:
-            for g, props in zip(p.geoms, p.props):
-                if p.crs is not None:
-                    g = _reproject(g, p.crs, crs)
-                row = {k: (None if props.get(k) is None else (str(props[k]) if types[k] == "str" else props[k])) for k in types}
-                dst.write({"geometry": mapping(g), "properties": row})
-                n += 1
-    return n
 
 
 def _dem_path(src: ContextSource, base: Path, scratch: Path) -> Path:
@@ -292,61 +151,102 @@ def _reproject(g: Any, src: CRS, dst: CRS) -> Any:
     return shapely.transform(g, lambda xy: np.column_stack(tf.transform(xy[:, 0], xy[:, 1])))
 
 
-def _site_parcels(
-    rows: list[_Rows], plan: Mapping[str, list[Any]], id_fields: tuple[str, ...], site_parcel_id: str | None, area_crs: CRS
-) -> tuple[str | None, str, list[tuple[Any, CRS]]]:
-    """The catalog's site parcel by the engine's rule (:func:`~stormwater_plugin.core.site_parcel.pick_site_parcel`).
+class _FileFetch:
+    """The files' side of a context read (:class:`~stormwater_plugin.services.context_read.ContextFetch`), its layers written to ``scratch``."""
 
-    Returns its id (``None`` when the rule finds none), how it was found
-    (:class:`~stormwater_plugin.core.site_parcel.SiteParcelPick`), and the
-    geometries (each with its CRS) of every parcel the engine takes as the
-    site (:func:`~stormwater_plugin.core.site_parcel.find_site_parcels`: that
-    parcel and each lot holding proposed work), whose bounds grow the area
-    read. ``plan`` holds the plan's features by role, in ``area_crs``.
-    """
-    geoms: list[Any] = []
-    ids: list[str] = []
-    attrs: list[dict[str, Any]] = []
-    own: list[tuple[Any, CRS]] = []
-    for part in rows:
-        if part.crs is None:
-            continue
-        for g, props in zip(part.geoms, part.props):
-            pid = next((str(props[f]).strip() for f in id_fields if props.get(f) not in (None, "")), None)
-            if pid is None or g is None:
+    def __init__(self, catalog_dir: Path, scratch: Path, plan: Mapping[str, tuple[Path, str | None]]) -> None:
+        self.catalog_dir, self.scratch, self.plan = catalog_dir, scratch, plan
+
+    bounds_in = staticmethod(_bounds_in)
+    to_area = staticmethod(_reproject)
+
+    def dem(self, src: ContextSource) -> Path:
+        return _dem_path(src, self.catalog_dir, self.scratch)
+
+    def read(self, src: ContextSource, area: tuple[float, float, float, float], area_crs: CRS) -> _Rows:
+        """The source's features within ``area`` (``area_crs`` bounds), filtered by ``where``, fields renamed."""
+        path = _resolve(src.path, self.catalog_dir)
+        if not path.exists():
+            raise InputError(f"context catalog: {src.name}: {path} not found")
+        where_read = _where(path, src.layer)
+        check_sql_view(path, src.layer, src.role, where_read)
+        budget, start = ReadBudget.current(), time.monotonic()
+        try:
+            opener = fiona.open(str(path), layer=src.layer) if src.layer else fiona.open(str(path))
+            with opener as coll:
+                if not coll.crs_wkt:
+                    raise InputError(f"context catalog: {src.name} ({path}) has no CRS; assign one and run again")
+                crs = crs_from_wkt(coll.crs_wkt)
+                bbox = _bounds_in(area, area_crs, crs)
+                schema = dict(coll.schema.get("properties", {}))
+                missing = sorted({v for v in src.fields.values() if v not in schema} | {h.field for h in src.hints if h.field not in schema})
+                if missing:
+                    raise InputError(f"context catalog: {src.name}: field(s) {', '.join(missing)} not in {path.name} (fields: {', '.join(schema)})")
+                # Features with no id keep the number the whole file would give them (a clip never renumbers them).
+                numbered = "id" not in schema and "id" not in src.fields and not any(f in schema for f in ROLE_ID_FIELDS.get(src.role, ()))
+                one_based = str(coll.driver) in ONE_BASED_FID_DRIVERS
+                kwargs: dict[str, Any] = {"bbox": bbox}
+                if src.where:
+                    kwargs["where"] = src.where
+                b = coll.bounds
+                covers = bool(len(coll)) and b[0] <= bbox[0] and b[1] <= bbox[1] and b[2] >= bbox[2] and b[3] >= bbox[3]
+                geoms, props = [], []
+                for feat in budget.guard(coll.filter(**kwargs), src.role, where_read, start):
+                    if feat["geometry"] is None:
+                        continue
+                    p = dict(feat["properties"])
+                    for role_field, source_field in src.fields.items():
+                        p[role_field] = p.get(source_field)
+                    p[SOURCE_FIELD] = src.name
+                    if numbered:
+                        p["id"] = str(int(feat.id) + (0 if one_based else 1))
+                    geoms.append(shape(feat["geometry"]))
+                    props.append(p)
+        except InputError:
+            raise
+        except Exception as exc:  # fiona raises driver-specific errors (a bad where among them)
+            text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise InputError(f"context catalog: {src.name} ({path}): cannot be read ({text[:160]})") from exc
+        types = {k: str(v).split(":")[0] for k, v in schema.items()}
+        for role_field, source_field in src.fields.items():
+            types[role_field] = types.get(source_field, "str")
+        types[SOURCE_FIELD] = "str"
+        if numbered:
+            types["id"] = "str"
+        return _Rows(geoms, props, crs, types, covers)
+
+    def write(self, role: str, parts: Sequence[Any]) -> str:
+        """Merge a role's sources (the rows :meth:`read` gave, in the first one's CRS) into layer ``role`` of the scratch GeoPackage; its ``ROLE=PATH:LAYER``."""
+        out = self.scratch / "context.gpkg"
+        crs = next(p.crs for p in parts if p.crs is not None)
+        types: dict[str, str] = {}
+        for p in parts:
+            for k, t in p.types.items():
+                types[k] = t if types.get(k, t) == t else "str"
+        with fiona.open(str(out), "w", driver="GPKG", layer=role, crs_wkt=crs.to_wkt(), schema={"geometry": "Unknown", "properties": types}) as dst:
+            for p in parts:
+                for g, props in zip(p.geoms, p.props):
+                    if p.crs is not None:
+                        g = _reproject(g, p.crs, crs)
+                    row = {k: (None if props.get(k) is None else (str(props[k]) if types[k] == "str" else props[k])) for k in types}
+                    dst.write({"geometry": mapping(g), "properties": row})
+        return f"{role}={out}:{role}"
+
+    def plan_geometries(self, area_crs: CRS) -> dict[str, list[Any]]:
+        """The plan's own features (not parcels) by role, in ``area_crs``, for locating the site parcel."""
+        out: dict[str, list[Any]] = {}
+        for role, (path, layer) in self.plan.items():
+            if role == "parcels":
                 continue
-            geoms.append(shapely.make_valid(_reproject(g, part.crs, area_crs)))
-            ids.append(pid)
-            attrs.append(props)
-            own.append((g, part.crs))
-    if not geoms:
-        return None, "none", []
-    parcels = FeatureLayer.from_sequences("parcels", geoms, ids, attrs)
-    layers = {"parcels": parcels, **{r: FeatureLayer.from_sequences(r, gs) for r, gs in plan.items()}}
-    try:
-        pick = pick_site_parcel(parcels, site_parcel_id, layers)
-        site = find_site_parcels(parcels, site_parcel_id, layers, [])
-    except UnknownSiteParcel:  # not among the parcels read around the plan: the check itself says so
-        return None, "none", []
-    pid = parcels.ids[pick.indices[0]] if len(pick.indices) == 1 else None
-    return pid, pick.how, [own[i] for i in site]
-
-
-def _plan_geometries(plan: Mapping[str, tuple[Path, str | None]], area_crs: CRS) -> dict[str, list[Any]]:
-    """The plan's own features (not parcels) by role, in ``area_crs``, for locating the site parcel."""
-    out: dict[str, list[Any]] = {}
-    for role, (path, layer) in plan.items():
-        if role == "parcels":
-            continue
-        check_sql_view(path, layer, role, _where(path, layer))
-        with fiona.open(str(path), layer=layer) if layer else fiona.open(str(path)) as coll:
-            if not coll.crs_wkt:
-                continue
-            crs = crs_from_wkt(coll.crs_wkt)
-            for feat in ReadBudget.current().guard(coll, role, _where(path, layer)):
-                if feat["geometry"] is not None:
-                    out.setdefault(role, []).append(_reproject(shape(feat["geometry"]), crs, area_crs))
-    return out
+            check_sql_view(path, layer, role, _where(path, layer))
+            with fiona.open(str(path), layer=layer) if layer else fiona.open(str(path)) as coll:
+                if not coll.crs_wkt:
+                    continue
+                crs = crs_from_wkt(coll.crs_wkt)
+                for feat in ReadBudget.current().guard(coll, role, _where(path, layer)):
+                    if feat["geometry"] is not None:
+                        out.setdefault(role, []).append(_reproject(shape(feat["geometry"]), crs, area_crs))
+        return out
 
 
 def read_context(
@@ -382,39 +282,25 @@ def read_context(
     """
     res = ContextRead(site_parcel_id=site_parcel_id)
     plan = _plan_layers(package, layer_options)
-    reach = pack_reach_ft(pack)
-    if not math.isfinite(reach):
-        if catalog.flow_reach_ft is None:
-            raise InputError(
-                f"context catalog ({catalog.town}): the {pack.jurisdiction} pack has a rule of unlimited reach (a flow trace with no declared length); "
-                "set 'flow_reach_ft' in the catalog to how far around the site its targets are read"
-            )
-        reach = float(catalog.flow_reach_ft)
-        res.warnings.append(
-            Warning_(
-                "context_reach_limited",
-                f"context read within {reach:,.0f} ft of the site (the catalog's flow_reach_ft): a flow path reaching a wetland or stream further away is not seen",
-            )
-        )
-    res.reach_ft = reach
-    plan_bounds = [b for b in (_layer_bounds(p, layer, r) for r, (p, layer) in plan.items()) if b is not None]
-    if not plan_bounds:
-        raise InputError("context catalog: the site package has no features to read context around; give the plan's own layers")
-    area_crs = _area_crs(plan_bounds)
-    area = _union(_bounds_in(b, c, area_crs) for b, c in plan_bounds)
-    reach_units = reach / feet_per_unit(float(area_crs.axis_info[0].unit_conversion_factor))
+    fetch = _FileFetch(catalog_dir, scratch, plan)
 
-    for role in catalog.roles():
-        if role in plan or (role == "dem" and dem_given):
-            given = "--dem" if role == "dem" else ("the site package" if package is not None and plan[role][0] == package else "--layer")
-            res.warnings.append(Warning_("context_role_given", f"{role} taken from {given}, not from the context catalog", None if role == "dem" else role))
+    def plan_bounds() -> list[tuple[tuple[float, float, float, float], CRS]]:
+        found = [b for b in (_layer_bounds(p, layer, r) for r, (p, layer) in plan.items()) if b is not None]
+        if not found:
+            raise InputError("context catalog: the site package has no features to read context around; give the plan's own layers")
+        return found
+
+    given = {r: "the site package" if package is not None and p == package else "--layer" for r, (p, _) in plan.items()}
+    try:
+        search = start_search(catalog, pack, PYPROJ, fetch, plan_bounds, {**given, **({"dem": "--dem"} if dem_given else {})}, res)
+    except CatalogError as exc:
+        raise InputError(str(exc)) from exc
 
     # a CAD plan's own property line must land on a tax parcel of the catalog, as import-cad --parcels tests it
     if "parcels" in plan and package is not None and plan["parcels"][0] == package and catalog.for_role("parcels"):
         if is_property_line(package, plan["parcels"][1]):
             sources = list(catalog.for_role("parcels"))
-            search_units = SEARCH_FT / feet_per_unit(float(area_crs.axis_info[0].unit_conversion_factor))
-            rows = [_read_source(s, _resolve(s.path, catalog_dir), _grow(area, search_units), area_crs) for s in sources]
+            rows = [fetch.read(s, grow_box(search.area, search.units(SEARCH_FT)), search.crs) for s in sources]
             scratch.mkdir(parents=True, exist_ok=True)
             opt, site_id, note = land_property_line(package, plan["parcels"][1], [(g, p, r.crs) for r in rows for g, p in zip(r.geoms, r.props)],
                                                 " + ".join(s.describe() for s in sources), scratch / "property_line.gpkg")
@@ -424,61 +310,8 @@ def read_context(
             res.warnings.append(Warning_("context_site_parcel", note, "parcels", (site_id,)))
             if site_parcel_id is None:
                 res.site_parcel_id = site_id
-
-    # The parcels first, around the plan: the site parcel's bounds grow the area the other rules reach from.
-    parcels = [] if "parcels" in plan else list(catalog.for_role("parcels"))
-    parcel_rows = [_read_source(s, _resolve(s.path, catalog_dir), _grow(area, reach_units), area_crs) for s in parcels]
-    if parcels:
-        id_fields = ("id",) + ROLE_ID_FIELDS.get("parcels", ())
-        pid, how, site = _site_parcels(parcel_rows, _plan_geometries(plan, area_crs), id_fields, site_parcel_id, area_crs)
-        if site_parcel_id is None and pid is not None and how in SITE_NOTES:
-            res.site_parcel_id = pid
-            res.warnings.append(Warning_("context_site_parcel", f"site parcel {pid}: {SITE_NOTES[how]}", "parcels", (pid,)))
-        if site:
-            grown = _union([area] + [_bounds_in(_box_of(g), gcrs, area_crs) for g, gcrs in site])
-            if grown != area:
-                area = grown
-                parcel_rows = [_read_source(s, _resolve(s.path, catalog_dir), _grow(area, reach_units), area_crs) for s in parcels]
-    search = _grow(area, reach_units)
-    res.area_wkt = box(*search).wkt
-
     scratch.mkdir(parents=True, exist_ok=True)
-    out = scratch / "context.gpkg"
-    for role in catalog.roles():
-        if role in plan or role == "dem":
-            continue
-        sources = parcels if role == "parcels" else list(catalog.for_role(role))
-        rows = parcel_rows if role == "parcels" else [_read_source(s, _resolve(s.path, catalog_dir), search, area_crs) for s in sources]
-        counts = [len(r.geoms) for r in rows]
-        res.used[role] = list(zip(sources, counts))
-        for s, n in zip(sources, counts):
-            res.warnings.append(Warning_("context_source", f"{role}: {n} feature(s) within {reach:,.0f} ft of the site from {s.describe()}", role))
-            res.warnings.extend(source_notes(s, role))
-        covered = any(r.covers for r in rows)
-        if sum(counts) or covered:
-            # A source whose extent holds the search area and has no feature in it: none within reach (an empty layer).
-            _write_role(role, rows, out)
-            res.layer_options.append(f"{role}={out}:{role}")
-        if not covered:
-            res.warnings.append(
-                Warning_(
-                    "context_partial_cover",
-                    f"{role}: no catalog source's extent holds the whole area within {reach:,.0f} ft of the site"
-                    + ("" if sum(counts) else ", and none has a feature in it: the role is taken as not supplied"),
-                    role,
-                )
-            )
-        if role == "parcels":
-            res.warnings.extend(hint_notes(sources, [r.props for r in rows], plan))
-    dems = catalog.for_role("dem")
-    if dems and not dem_given:
-        res.dem = _dem_path(dems[0], catalog_dir, scratch)
-        res.dem_z_units = dems[0].z_units
-        res.used["dem"] = [(dems[0], 1)]
-        res.warnings.append(Warning_("context_source", f"DEM from {dems[0].describe()} ({res.dem.name}), read over the window the rules need"
-                    + (f"; elevations in {dems[0].z_units} as the catalog declares" if dems[0].z_units else "")))
-        res.warnings.extend(source_notes(dems[0], "dem"))
-    return res
+    return read_catalog(catalog, search, fetch, list(plan), ("id",) + ROLE_ID_FIELDS.get("parcels", ()), res, site_parcel_id, dem_given)
 
 
 def read_context_for_check(args: Any, pack: Any, stack: contextlib.ExitStack) -> ContextRead:

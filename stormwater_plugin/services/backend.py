@@ -5,15 +5,86 @@ A backend (the file reader in ``headless`` with GDAL, fiona and rasterio; the pl
 through a typed protocol today is the DEM handle: one per read, opened once
 (``headless.dem.DemFile``, ``qgis_bridge.snapshot.DemInfo``), from which the reach of the rules
 (:class:`~stormwater_plugin.services.reading_policy.ReadingReach`), the working CRS and the DEM window are taken.
+
+The CRS primitives (:class:`CrsBackend`: ``headless.crs`` with pyproj, ``qgis_bridge.crs`` with QGIS) describe a CRS,
+transform points to longitude/latitude and project to and from a CRS's own geodetic CRS; the decisions made with them
+(the working CRS, the site's centre, the scale factor and the words for findings.json) are
+:mod:`~stormwater_plugin.services.site_crs`.
 """
 
 from __future__ import annotations
 
-from typing import Protocol, Sequence
+from dataclasses import dataclass
+from typing import Protocol, Sequence, Tuple, TypeVar
 
 import numpy as np
 
 from ..core.dem_source import PixelWindow
+from .grid_scale import Ellipsoid, ToGeodetic, ToGrid
+
+#: A backend's own CRS object (``pyproj.CRS``, ``QgsCoordinateReferenceSystem``): the policy only hands it back.
+CrsT = TypeVar("CrsT")
+#: West, south, east, north, degrees.
+LonLatBox = Tuple[float, float, float, float]
+
+
+@dataclass(frozen=True)
+class CrsInfo:
+    """What the policy reads of a CRS.
+
+    Attributes
+    ----------
+    name : str
+        ``NAD83 / UTM zone 18N``.
+    authority : str
+        ``EPSG:26918`` (the backend's identifier; ``""`` when it has none).
+    projected : bool
+        Linear (not angular) map units.
+    conformal : bool
+        Scale independent of direction (transverse Mercator, Lambert conformal conic, stereographic…).
+    metres_per_unit : float
+        One map unit in metres (meaningful when ``projected``).
+    """
+
+    name: str
+    authority: str
+    projected: bool
+    conformal: bool
+    metres_per_unit: float
+
+
+@dataclass(frozen=True)
+class GridProjection:
+    """A projected CRS's projection from and to its own geodetic CRS (no datum shift), its unit and its ellipsoid."""
+
+    to_geodetic: ToGeodetic
+    to_grid: ToGrid
+    unit_m: float
+    ellipsoid: Ellipsoid
+
+
+class CrsBackend(Protocol[CrsT]):
+    """A backend's CRS operations: all the working-CRS policy needs of pyproj or QGIS."""
+
+    def describe(self, crs: CrsT) -> CrsInfo:
+        """Name, identifier and kind of ``crs``."""
+        ...
+
+    def from_epsg(self, code: int) -> CrsT:
+        """The CRS of an EPSG code (a WGS 84 UTM zone)."""
+        ...
+
+    def to_lonlat(self, crs: CrsT, xs: np.ndarray, ys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Points of ``crs`` as WGS 84 longitudes and latitudes, degrees (not finite where a point cannot be transformed)."""
+        ...
+
+    def projection(self, crs: CrsT) -> GridProjection | None:
+        """The projection of a projected CRS (:class:`GridProjection`); ``None`` when it is not projected or cannot be built."""
+        ...
+
+    def area_of_use(self, crs: CrsT) -> LonLatBox | None:
+        """Where ``crs`` is meant to be used, degrees; ``None`` when it declares no area."""
+        ...
 
 
 class DemHandle(Protocol):
@@ -110,4 +181,4 @@ class DemBand(DemHandle, Protocol):
         ...
 
 
-__all__ = ["DemBand", "DemHandle"]
+__all__ = ["CrsBackend", "CrsInfo", "DemBand", "DemHandle", "GridProjection", "LonLatBox"]

@@ -30,6 +30,7 @@ from .accuracy import apply_accuracy
 from .completeness import Completeness, check_completeness
 from .incremental import CheckBasis, Recorder
 from .review import Review, check
+from .site_crs import working_crs_text
 from .siting import find_envelope
 
 
@@ -76,29 +77,6 @@ class ReadSite:
     def read(self, pack: RulePack) -> SiteRead:
         """The site as it was read (``pack`` placed its windows then)."""
         return self.site
-
-
-def working_crs_text(name: str, authority: str, why: str, scale: float) -> str:
-    """The working CRS in words for findings.json, whichever adapter chose it.
-
-    Parameters
-    ----------
-    name : str
-        The CRS's name (``NAD83 / UTM zone 18N``).
-    authority : str
-        Its authority code (``EPSG:26918``).
-    why : str
-        Why it was chosen (the adapter's words).
-    scale : float
-        The grid scale factor at the site (grid distance / ellipsoidal distance).
-
-    Returns
-    -------
-    str
-        ``"NAD83 / UTM zone 18N (EPSG:26918), the DEM's CRS; distances on the ellipsoid (grid scale factor 0.999744)"``,
-        the words of the command line's reader.
-    """
-    return f"{name} ({authority}), {why}; distances on the ellipsoid (grid scale factor {scale:.6f})"
 
 
 class SiteReviewError(LookupError, StormwaterError):

@@ -48,6 +48,19 @@ class CrsTraits:
     conformal: bool
 
 
+#: Words of a projection method's name (EPSG's, as PROJ and QGIS's WKT2 give it) whose scale does not depend on direction:
+#: transverse Mercator, Lambert conic conformal, stereographic, oblique Mercator, Mercator. Web Mercator ("Popular
+#: Visualisation Pseudo Mercator") is not conformal on the ellipsoid, nor is an equal-area projection such as CONUS
+#: Albers (EPSG:6350), which stretches distances by up to a few tenths of a percent depending on direction.
+CONFORMAL_METHODS = ("transverse mercator", "conformal", "stereographic", "oblique mercator", "mercator (variant")
+
+
+def conformal_method(method_name: str) -> bool:
+    """Whether a projection method (its name) is conformal (:data:`CONFORMAL_METHODS`): the one rule for both backends."""
+    name = method_name.lower()
+    return any(k in name for k in CONFORMAL_METHODS) and "pseudo" not in name
+
+
 @dataclass(frozen=True)
 class WorkingCrsChoice:
     """The decision: the DEM's CRS (``utm_epsg is None``) or a UTM zone, and why in words."""

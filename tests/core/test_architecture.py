@@ -275,7 +275,8 @@ def test_the_service_layer_loads_no_qgis_qt_or_file_io_library():
     code = (
         "import sys; import stormwater_plugin.services.reach, stormwater_plugin.services.slope, stormwater_plugin.services.working_crs,"
         " stormwater_plugin.services.dem_window, stormwater_plugin.services.presentation, stormwater_plugin.services.siting,"
-        " stormwater_plugin.services.grid_scale, stormwater_plugin.services.moves, stormwater_plugin.services.dem_read;"
+        " stormwater_plugin.services.grid_scale, stormwater_plugin.services.moves, stormwater_plugin.services.dem_read,"
+        " stormwater_plugin.services.site_crs, stormwater_plugin.services.context_read;"
         f"bad=[m for m in sys.modules if m.split('.')[0] in {FORBIDDEN!r}]; print(','.join(bad))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=CORE.parents[1])
@@ -498,7 +499,7 @@ ADAPTER_READING_FILES: tuple[str, ...] = (
 )
 #: Their lines together: what they hold today, lowered as reading moves into the policy (the aim is under 2,000); the
 #: snapshot's two lines of ``SnapshotPlan.readers`` (the live re-check's partial read, issue 39) included.
-ADAPTER_READING_LINES = 4050
+ADAPTER_READING_LINES = 3776
 
 
 def test_the_adapters_reading_code_stays_within_its_line_budget():

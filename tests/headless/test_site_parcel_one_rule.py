@@ -98,15 +98,20 @@ def test_the_context_catalog_takes_the_engines_site_parcel_and_reads_around_ever
     (the catalog's former rule wanted one lot holding every feature); both lots holding work grow the area read."""
     from pyproj import CRS, Transformer
 
-    from stormwater_plugin.headless.context_reader import _Rows, _site_parcels
+    from stormwater_plugin.services.context_area import catalog_site_parcels
 
     utm, lonlat = CRS.from_epsg(26918), CRS.from_epsg(4326)
     tf = Transformer.from_crs(utm, lonlat, always_xy=True)  # the catalog's parcels in degrees, the plan in UTM
     in_degrees = [shapely.transform(g, lambda c: np.column_stack(tf.transform(c[:, 0], c[:, 1]))) for g in LOTS]
-    rows = [_Rows(in_degrees[:3], [{"PRINT_KEY": i} for i in IDS[:3]], lonlat, {}), _Rows(in_degrees[3:], [{"PRINT_KEY": i} for i in IDS[3:]], lonlat, {})]
+    rows = [(g, {"PRINT_KEY": i}, lonlat) for g, i in zip(in_degrees, IDS)]
+    back = Transformer.from_crs(lonlat, utm, always_xy=True)
+
+    def to_utm(g: Any, crs: Any) -> Any:
+        return shapely.transform(g, lambda c: np.column_stack(back.transform(c[:, 0], c[:, 1])))
+
     plan = {"devices": [_geom(4, "devices", 0.5, 0.5), _geom(4, "devices", 0.3, 0.3)], "building_sites": [_geom(1, "building_sites", 0.5, 0.5)]}
-    pid, how, site = _site_parcels(rows, plan, ("PRINT_KEY",), None, utm)
+    pid, how, site = catalog_site_parcels(rows, plan, ("PRINT_KEY",), None, to_utm)
     assert (pid, how) == ("P5", "most_plan")
     assert sorted(round(g.bounds[0], 6) for g, _ in site) == sorted(round(in_degrees[k].bounds[0], 6) for k in (1, 4))
-    named, how, _ = _site_parcels(rows, plan, ("PRINT_KEY",), "P2", utm)
+    named, how, _ = catalog_site_parcels(rows, plan, ("PRINT_KEY",), "P2", to_utm)
     assert (named, how) == ("P2", "named")

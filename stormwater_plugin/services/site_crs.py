@@ -1,0 +1,217 @@
+"""The working CRS of a site, its grid scale factor and its words: decided once, through a backend's CRS primitives.
+
+The file reader (``headless.crs``, pyproj) and the plugin (``qgis_bridge.crs``, QGIS) each implement
+:class:`~stormwater_plugin.services.backend.CrsBackend`; what they do with it is decided here, so the command
+line, the batch and the dock take the same CRS, the same scale factor and write the same words:
+
+* the working CRS: the DEM's when it is projected and conformal, else the WGS 84 UTM zone of the site's
+  centre (:func:`~stormwater_plugin.services.working_crs.choose_working_crs`; nothing located: refused);
+* the scale factor at the site's centre (:func:`~stormwater_plugin.services.grid_scale.grid_point_scale`),
+  by which grid units become feet on the ellipsoid;
+* the working CRS in words for findings.json (:func:`working_crs_text`);
+* the CRS a context catalog's search area is grown in (:func:`area_crs`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Mapping, Sequence, TypeVar
+
+import numpy as np
+
+from ..core.model import FeatureLayer
+from ..core.roles import PLAN_ROLES
+from ..core.units import feet_per_unit
+from .backend import CrsBackend, CrsInfo
+from .grid_scale import grid_point_scale, point_scale
+from .working_crs import CrsTraits, WorkingCrsChoice, choose_working_crs, site_centre, site_geometries, site_lonlat, utm_epsg
+
+C = TypeVar("C")
+#: A box in some CRS: x min, y min, x max, y max.
+Box = Sequence[float]
+
+
+def dem_traits(backend: CrsBackend[C], dem_crs: C | None) -> CrsTraits | None:
+    """What the policy needs of the DEM's CRS (``None`` without a DEM)."""
+    if dem_crs is None:
+        return None
+    info = backend.describe(dem_crs)
+    return CrsTraits(info.projected, info.conformal)
+
+
+def _uses_dem_crs(traits: CrsTraits | None) -> bool:
+    return traits is not None and traits.projected and traits.conformal
+
+
+def _chosen(backend: CrsBackend[C], dem_crs: C | None, choice: WorkingCrsChoice) -> tuple[C, str]:
+    if choice.utm_epsg is None:
+        assert dem_crs is not None  # the policy keeps the DEM's CRS only when there is one
+        return dem_crs, choice.why
+    return backend.from_epsg(choice.utm_epsg), choice.why
+
+
+def working_crs(backend: CrsBackend[C], dem_crs: C | None, locate: Callable[[], tuple[float, float] | None]) -> tuple[C, str]:
+    """The working CRS and why, in words.
+
+    Parameters
+    ----------
+    backend : CrsBackend
+    dem_crs : CRS or None
+        The DEM's CRS (the backend's object), ``None`` without a DEM.
+    locate : callable
+        ``() -> (lon, lat)`` of the site's centre (WGS 84 degrees), or ``None``; called only when the UTM zone is needed.
+
+    Raises
+    ------
+    NoSiteLocation
+        The UTM zone is needed and nothing locates the site.
+    """
+    traits = dem_traits(backend, dem_crs)
+    return _chosen(backend, dem_crs, choose_working_crs(traits, None if _uses_dem_crs(traits) else locate()))
+
+
+def layers_lonlat(backend: CrsBackend[C], layers: Mapping[str, FeatureLayer], layers_crs: C, site_parcel_id: str | None) -> tuple[float, float] | None:
+    """Longitude and latitude of the site's centre (:func:`~stormwater_plugin.services.working_crs.site_lonlat`) of layers in ``layers_crs``."""
+    return site_lonlat(layers, site_parcel_id, lambda xs, ys: backend.to_lonlat(layers_crs, xs, ys))
+
+
+def roles_lonlat(
+    backend: CrsBackend[C], roles: Sequence[str], layer: Callable[[str], FeatureLayer], crs: C, site_parcel_id: str | None
+) -> tuple[float, float] | None:
+    """:func:`layers_lonlat` of the layers of ``roles`` (``layer(role)`` builds one in ``crs``), the other roles' built only when needed.
+
+    The parcels and the plan are taken first; the other roles only when neither locates the site (what
+    :func:`~stormwater_plugin.services.working_crs.site_geometries` would pick of them all), so a large context
+    layer is not transformed for nothing.
+    """
+    near = {r: layer(r) for r in roles if r == "parcels" or r in PLAN_ROLES}
+    centre = layers_lonlat(backend, near, crs, site_parcel_id)
+    if centre is None and len(near) < len(roles):
+        centre = layers_lonlat(backend, {**near, **{r: layer(r) for r in roles if r not in near}}, crs, site_parcel_id)
+    return centre
+
+
+def boxes_lonlat(backend: CrsBackend[C], boxes: Sequence[tuple[Box, C]]) -> tuple[float, float] | None:
+    """Longitude and latitude (WGS 84) of the mean of the boxes' centres (each box in its CRS), or ``None`` when none has one."""
+    found = []
+    for b, crs in boxes:
+        if np.all(np.isfinite(np.asarray(b, dtype=float))):
+            lon, lat = backend.to_lonlat(crs, np.array([(b[0] + b[2]) / 2]), np.array([(b[1] + b[3]) / 2]))
+            if np.isfinite(lon[0]) and np.isfinite(lat[0]):
+                found.append((float(lon[0]), float(lat[0])))
+    return (float(np.mean([p[0] for p in found])), float(np.mean([p[1] for p in found]))) if found else None
+
+
+def site_working_crs(
+    backend: CrsBackend[C], dem_crs: C | None, layers: Mapping[str, FeatureLayer], layers_crs: C, site_parcel_id: str | None
+) -> tuple[C, str] | None:
+    """The UTM zone of the site's centre found in ``layers`` (read in ``layers_crs``), and why.
+
+    ``None`` when the DEM's CRS is the working CRS or nothing in ``layers`` locates the site (the
+    zone chosen before the plan was read then stands).
+    """
+    traits = dem_traits(backend, dem_crs)
+    if _uses_dem_crs(traits):
+        return None
+    centre = layers_lonlat(backend, layers, layers_crs, site_parcel_id)
+    return None if centre is None else _chosen(backend, dem_crs, choose_working_crs(traits, centre))
+
+
+def scale_at_lonlat(backend: CrsBackend[C], crs: C, lonlat: tuple[float, float] | None) -> float:
+    """Point scale factor of ``crs`` at a longitude/latitude (:func:`~stormwater_plugin.services.grid_scale.point_scale`).
+
+    A WGS 84 longitude/latitude is taken as the CRS's own (a datum shift moves the point a metre or so,
+    which changes the factor by under 1e-8). 1 when it cannot be computed.
+    """
+    proj = backend.projection(crs) if lonlat is not None else None
+    if proj is None or lonlat is None:
+        return 1.0
+    return point_scale(proj.to_grid, float(lonlat[0]), float(lonlat[1]), proj.unit_m, proj.ellipsoid)
+
+
+def scale_at_grid(backend: CrsBackend[C], crs: C, x: float, y: float) -> float:
+    """Point scale factor at the grid point ``(x, y)`` of ``crs`` (:func:`~stormwater_plugin.services.grid_scale.grid_point_scale`); 1 when it cannot be computed."""
+    proj = backend.projection(crs)
+    if proj is None:
+        return 1.0
+    return grid_point_scale(proj.to_geodetic, proj.to_grid, x, y, proj.unit_m, proj.ellipsoid)
+
+
+def site_scale(backend: CrsBackend[C], crs: C, layers: Mapping[str, FeatureLayer], site_parcel_id: str | None = None) -> float:
+    """Point scale factor at the site's centre, its layers in ``crs``.
+
+    The site is its parcel by the engine's rule, else the plan, else everything
+    (:func:`~stormwater_plugin.services.working_crs.site_geometries`); the centre is their box's. The single-site
+    readers and the batch (per site parcel) all take it so, so a site gets the same feet whichever command checks
+    it: over a site the factor varies by well under a part in a million.
+    """
+    centre = site_centre(site_geometries(layers, site_parcel_id))
+    return 1.0 if centre is None else scale_at_grid(backend, crs, *centre)
+
+
+def working_crs_text(name: str, authority: str, why: str, scale: float) -> str:
+    """The working CRS in words for findings.json, whichever adapter chose it.
+
+    Parameters
+    ----------
+    name : str
+        The CRS's name (``NAD83 / UTM zone 18N``).
+    authority : str
+        Its identifier (``EPSG:26918``); ``""`` when it has none.
+    why : str
+        Why it was chosen (:func:`working_crs`).
+    scale : float
+        The grid scale factor at the site (grid distance / ellipsoidal distance).
+
+    Returns
+    -------
+    str
+        ``"NAD83 / UTM zone 18N (EPSG:26918), the DEM's CRS; distances on the ellipsoid (grid scale factor 0.999744)"``.
+    """
+    named = f"{name} ({authority})" if authority else name
+    return f"{named}, {why}; distances on the ellipsoid (grid scale factor {scale:.6f})"
+
+
+@dataclass(frozen=True)
+class SiteMeasure:
+    """How a site is measured in the working CRS.
+
+    Attributes
+    ----------
+    scale : float
+        The grid scale factor at the site (:func:`site_scale`).
+    unit_to_ft : float
+        Feet on the ellipsoid per grid unit: the unit in feet divided by ``scale``.
+    crs_name : str
+        The working CRS in words (:func:`working_crs_text`).
+    """
+
+    scale: float
+    unit_to_ft: float
+    crs_name: str
+
+
+def site_measure(backend: CrsBackend[C], crs: C, why: str, layers: Mapping[str, FeatureLayer], site_parcel_id: str | None) -> SiteMeasure:
+    """The scale factor at the site, the feet per grid unit it gives and the words for findings.json."""
+    info: CrsInfo = backend.describe(crs)
+    scale = site_scale(backend, crs, layers, site_parcel_id)
+    return SiteMeasure(scale, feet_per_unit(info.metres_per_unit) / scale, working_crs_text(info.name, info.authority, why, scale))
+
+
+def area_crs(backend: CrsBackend[C], boxes: Sequence[tuple[Box, C]]) -> C:
+    """A projected CRS to grow a context search area in: the first box's CRS that is projected, else the UTM zone of the first box's centre.
+
+    ``boxes`` are the plan's layers' extents, each with its CRS (at least one).
+    """
+    for _, crs in boxes:
+        if backend.describe(crs).projected:
+            return crs
+    (x0, y0, x1, y1), crs = boxes[0]
+    lon, lat = backend.to_lonlat(crs, np.array([(x0 + x1) / 2]), np.array([(y0 + y1) / 2]))
+    return backend.from_epsg(utm_epsg(float(lon[0]), float(lat[0]))[0])
+
+
+__all__ = [
+    "SiteMeasure", "area_crs", "boxes_lonlat", "dem_traits", "layers_lonlat", "roles_lonlat", "scale_at_grid", "scale_at_lonlat", "site_measure", "site_scale",
+    "site_working_crs", "working_crs", "working_crs_text",
+]
