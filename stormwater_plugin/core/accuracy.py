@@ -16,7 +16,8 @@ When the margin ``|measured - required|`` is smaller than that:
   short of the limit;
 - a *violation* stays a violation and is marked ``near_limit``.
 
-A pass that rests on something other than the distance is left as it is (``extra["pass_by"]``): a gradient rule
+A pass of a standard that does not bind the project (an ``advisory_only`` rule) inside the accuracy is an advisory
+that would be undetermined, never an undetermined finding. A pass that rests on something other than the distance is left as it is (``extra["pass_by"]``): a gradient rule
 that does not apply to the pair, and an area allowance (porous pavers inside the distance) whose total stays within
 its limit with every device that the accuracy may bring inside.
 
@@ -173,6 +174,7 @@ def apply_accuracy(
     dem_vertical_accuracy_ft: float | None = None,
     slope_thresholds: Mapping[str, float] | None = None,
     distance_words: Mapping[str, str] | None = None,
+    advisory_notes: Mapping[str, str] | None = None,
 ) -> tuple[list[Finding], list[str]]:
     """Adjust distance (and slope) findings for the stated accuracy of their data.
 
@@ -192,6 +194,10 @@ def apply_accuracy(
     distance_words : mapping, optional
         Rule id to the text's words for its distance (:func:`~.kinds.distance_words`: ``"within"``,
         ``"a minimum of"``); a rule not named is read as ``"a minimum of"``, a device setback's default.
+    advisory_notes : mapping, optional
+        Rule id to the ``advisory_note`` of an ``advisory_only`` rule (a standard that does not bind this project): a
+        pass of one inside the accuracy becomes an *advisory* that would be undetermined (``would_be``), as the
+        engine turns that rule's own undetermined findings, never an undetermined finding.
 
     Returns
     -------
@@ -259,7 +265,13 @@ def apply_accuracy(
             message = (f"{_fmt(f.measured_ft)} ft against {_fmt(f.required_ft)} ft, a margin of {_fmt(margin)} ft; {stated} "
                        f"(combined ±{_fmt(combined)} ft at 95%): inside the data's accuracy, so compliance cannot be told from the plan: field-verify. "
                        f"Computed: {f.message}")
-            out.append(replace(f, status=Status.UNDETERMINED, message=message, extra=extra))
+            note = (advisory_notes or {}).get(f.rule_id)
+            if note is not None:
+                # A standard that does not bind the project asks nothing: what would be field-verify is a note.
+                extra["would_be"] = Status.UNDETERMINED.value
+                out.append(replace(f, status=Status.ADVISORY, message=f"{note} {message}".strip(), extra=extra))
+            else:
+                out.append(replace(f, status=Status.UNDETERMINED, message=message, extra=extra))
         elif near:
             out.append(replace(f, message=f"{f.message} Near the limit: the margin of {_fmt(margin)} ft is within the data's accuracy "
                                           f"(±{_fmt(combined)} ft; {stated}).", extra=extra))

@@ -97,3 +97,30 @@ def test_the_allowance_under_a_stated_accuracy_does_not_depend_on_the_drawings_r
     """Rotating the whole plan about any angle keeps the allowance's status under the accuracy."""
     assert not math.isnan(angle)
     assert _lake_finding({"devices": 3.0}, second_ft, angle).status is _lake_finding({"devices": 3.0}, second_ft).status
+
+
+ADVISORY_RULE = "lake-george.minor.vehicle-area-advisory-100"
+
+
+def _paved_near_well(distance_ft: float, accuracy: dict[str, float]):
+    """A paved (vehicle-traffic) trench on a minor Lake George project, a well drawn ``distance_ft`` west of it."""
+    layers = {
+        "wells": layer("wells", [box(-distance_ft - 1.0, -0.5, -distance_ft, 0.5)], ["W1"]),
+        "devices": layer("devices", [box(0.0, -5.0, 40.0, 5.0)], ["TR1"],
+                         [{"device_type": "infiltration_trench", "high_traffic": 0, "vehicle_traffic": 1}]),
+    }
+    inputs = SiteInputs(layers=layers, dem=None, unit_to_ft=1.0, class_override="minor", accuracy_ft=accuracy)
+    (f,) = pairs_for(run_check(inputs, load_pack("lake-george")), ADVISORY_RULE)
+    return f
+
+
+@pytest.mark.parametrize("distance,expected", [(102.9, Status.ADVISORY), (103.0, Status.ADVISORY), (103.1, Status.PASS)])
+def test_a_standard_not_binding_a_minor_project_inside_the_accuracy_is_a_note_not_field_verify_646_4_14_a_3(distance, expected):
+    """§148-11I(2) sets no distance for vehicle-area devices on minor projects; the Park-wide "shall not be installed within
+    100 feet of any water well" is shown as an advisory. Good to ±3 ft, a well 103.0 ft away may be 100.00 ft away (within):
+    the standard that does not bind becomes a note that would be undetermined, never a finding the applicant must answer."""
+    f = _paved_near_well(distance, {"wells": 3.0})
+    assert f.status is expected, f.message
+    if expected is Status.ADVISORY:
+        assert f.extra["would_be"] == "undetermined"
+        assert f.message.startswith("Advisory:") and "field-verify" in f.message
