@@ -16,6 +16,11 @@ When the margin ``|measured - required|`` is smaller than that:
   short of the limit;
 - a *violation* stays a violation and is marked ``near_limit``.
 
+A pass of a standard that does not bind the project (an ``advisory_only`` rule) inside the accuracy is an advisory
+that would be undetermined, never an undetermined finding. A pass that rests on something other than the distance is left as it is (``extra["pass_by"]``): a gradient rule
+that does not apply to the pair, and an area allowance (porous pavers inside the distance) whose total stays within
+its limit with every device that the accuracy may bring inside.
+
 Whether a feature at the far edge of the accuracy still meets the rule is
 decided as the rule itself is: through :func:`~.extents.decide_distance`
 (:func:`~.limits.compare`, 0.01 ft) with the rule's words
@@ -45,7 +50,8 @@ from typing import Any, Mapping, Sequence
 
 from .errors import StormwaterError
 from .extents import Interval, decide_distance
-from .model import FeatureLayer, FeatureRef, Finding, Status
+from .limits import compare
+from .model import FeatureLayer, FeatureRef, Finding, JsonValue, Status
 from .roles import ROLES
 
 
@@ -168,6 +174,7 @@ def apply_accuracy(
     dem_vertical_accuracy_ft: float | None = None,
     slope_thresholds: Mapping[str, float] | None = None,
     distance_words: Mapping[str, str] | None = None,
+    advisory_notes: Mapping[str, str] | None = None,
 ) -> tuple[list[Finding], list[str]]:
     """Adjust distance (and slope) findings for the stated accuracy of their data.
 
@@ -187,6 +194,10 @@ def apply_accuracy(
     distance_words : mapping, optional
         Rule id to the text's words for its distance (:func:`~.kinds.distance_words`: ``"within"``,
         ``"a minimum of"``); a rule not named is read as ``"a minimum of"``, a device setback's default.
+    advisory_notes : mapping, optional
+        Rule id to the ``advisory_note`` of an ``advisory_only`` rule (a standard that does not bind this project): a
+        pass of one inside the accuracy becomes an *advisory* that would be undetermined (``would_be``), as the
+        engine turns that rule's own undetermined findings, never an undetermined finding.
 
     Returns
     -------
@@ -224,6 +235,14 @@ def apply_accuracy(
         if combined is None:
             out.append(f)
             continue
+        if f.status is Status.PASS and f.extra.get("pass_by") == "gradient":
+            # The rule does not apply to the pair (the device is on the other side of the ground's slope): its distance
+            # decides nothing, so the band around it does not either.
+            out.append(f)
+            continue
+        if f.status is Status.PASS and f.extra.get("pass_by") == "allowance":
+            out.append(_allowance(f, layers, role_accuracy, (distance_words or {}).get(f.rule_id, "a minimum of"), unstated))
+            continue
         # One interval: the plausible extents of features drawn smaller than they are (``distance_interval_ft``, from
         # :mod:`.extents`) widened by the stated accuracy. A pass's margin is from the interval's near end, a
         # violation's from its far end.
@@ -246,13 +265,65 @@ def apply_accuracy(
             message = (f"{_fmt(f.measured_ft)} ft against {_fmt(f.required_ft)} ft, a margin of {_fmt(margin)} ft; {stated} "
                        f"(combined ±{_fmt(combined)} ft at 95%): inside the data's accuracy, so compliance cannot be told from the plan: field-verify. "
                        f"Computed: {f.message}")
-            out.append(replace(f, status=Status.UNDETERMINED, message=message, extra=extra))
+            note = (advisory_notes or {}).get(f.rule_id)
+            if note is not None:
+                # A standard that does not bind the project asks nothing: what would be field-verify is a note.
+                extra["would_be"] = Status.UNDETERMINED.value
+                out.append(replace(f, status=Status.ADVISORY, message=f"{note} {message}".strip(), extra=extra))
+            else:
+                out.append(replace(f, status=Status.UNDETERMINED, message=message, extra=extra))
         elif near:
             out.append(replace(f, message=f"{f.message} Near the limit: the margin of {_fmt(margin)} ft is within the data's accuracy "
                                           f"(±{_fmt(combined)} ft; {stated}).", extra=extra))
         else:
             out.append(replace(f, extra=extra))
     return out, sorted(unstated)
+
+
+def _allowance(f: Finding, layers: Mapping[str, FeatureLayer], role_accuracy: Mapping[str, float], words: str,
+               unstated: set[str]) -> Finding:
+    """A pass under an area allowance (porous pavers inside the distance) against the stated accuracy.
+
+    The device is allowed wherever it truly lies within the distance, so its own position decides nothing. What the
+    accuracy may change is the total: a device that may be of the allowance's type, drawn beyond the distance by less than
+    its combined accuracy, may lie inside it, and its area then counts. The pass stays a pass when the total with every
+    such device is still within the allowance; it is undetermined (field-verify) otherwise, naming those devices.
+    """
+    assert f.required_ft is not None
+    worst = _number(f.extra.get("allowance_worst_sqft"))
+    limit = _number(f.extra.get("allowance_limit_sqft"))
+    if worst is None or limit is None:
+        return f
+    may_enter: list[str] = []
+    total: float | None = worst
+    rows = f.extra.get("allowance_beyond")
+    for row in rows if isinstance(rows, list) else []:
+        if not isinstance(row, list) or len(row) != 5:
+            continue
+        dev_id, t_layer, t_id, dist, area = row
+        dev_acc, _ = feature_accuracy(_lookup(layers, FeatureRef("devices", str(dev_id))) or {}, role_accuracy.get("devices"))
+        tgt_acc, _ = feature_accuracy(_lookup(layers, FeatureRef(str(t_layer), str(t_id))) or {}, role_accuracy.get(str(t_layer)))
+        for role, acc in (("devices", dev_acc), (str(t_layer), tgt_acc)):
+            if acc is None:
+                unstated.add(role)
+        band = combined_accuracy(dev_acc, tgt_acc)
+        d = _number(dist)
+        if band is None or d is None:
+            continue
+        if decide_distance(Interval(max(0.0, d - band), d), f.required_ft, words) is Status.PASS:
+            continue  # beyond the distance wherever it truly lies
+        may_enter.append(f"{dev_id} ({_fmt(d)} ft from {t_id}, ±{_fmt(band)} ft)")
+        a = _number(area)
+        total = None if total is None or a is None else total + a
+    allowed_words = str(f.extra.get("allowance_words", "up to"))
+    if not may_enter or (total is not None and compare(total, limit, "area_sqft", allowed_words)):
+        return f
+    sized = "one of them is not drawn as an area" if total is None else f"{_fmt(total)} sq ft in all"
+    message = (f"{f.message} But device(s) {', '.join(may_enter)} may lie within {f.required_ft:g} ft inside the data's accuracy, and "
+               f"as porous pavement their area would count toward the {limit:g} sq ft allowance ({sized}): field-verify.")
+    extra: dict[str, JsonValue] = dict(f.extra)
+    extra.update({"allowance_may_enter": list[JsonValue](may_enter), "near_limit": True})
+    return replace(f, status=Status.UNDETERMINED, message=message, extra=extra)
 
 
 def _interval(f: Finding) -> tuple[float, float]:

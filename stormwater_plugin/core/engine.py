@@ -244,7 +244,8 @@ def run_check(inputs: SiteInputs, pack: RulePack, progress: Callable[[float], bo
 
     thresholds = {r.id: float(r.params["threshold_pct"]) for r in pack.rules if r.kind == "building_site_slope" and "threshold_pct" in r.params}
     words = {r.id: w for r in pack.rules if (w := distance_words(r.kind, r.params)) is not None}
-    adjusted, unstated = apply_accuracy(ctx.findings, ctx.layers, inputs.accuracy_ft, inputs.dem_vertical_accuracy_ft, thresholds, words)
+    notes = {r.id: str(r.params.get("advisory_note", ADVISORY_NOTE)).strip() for r in pack.rules if r.params.get("advisory_only")}
+    adjusted, unstated = apply_accuracy(ctx.findings, ctx.layers, inputs.accuracy_ft, inputs.dem_vertical_accuracy_ft, thresholds, words, notes)
     findings = sorted(adjusted, key=_finding_order)
     # The plausible extents this site's findings and class read: the report lists those, not every kind of the pack.
     named = [(r.layer, r.id) for f in findings for r in (f.subject, f.other) if r is not None]
@@ -377,13 +378,17 @@ def _if_class(ctx: CheckContext, first: int, rule: Rule, binding: list[str], pos
         ctx.findings[i] = dataclasses.replace(f, extra=extra)
 
 
+#: What an ``advisory_only`` rule's findings say first when its pack states no ``advisory_note``.
+ADVISORY_NOTE = "Advisory (this standard does not bind this project):"
+
+
 def _as_advisories(ctx: CheckContext, first: int, rule: Rule) -> None:
     """An ``advisory_only`` rule (a standard the text sets for another class, shown to the reviewer) never violates.
 
     Its violations and undetermined findings become advisories that say what they would have been
     (``would_be``) after the pack's ``advisory_note``; its passes stay passes and its zones are dropped.
     """
-    note = str(rule.params.get("advisory_note", "Advisory (this standard does not bind this project):")).strip()
+    note = str(rule.params.get("advisory_note", ADVISORY_NOTE)).strip()
     for i in range(first, len(ctx.findings)):
         f = ctx.findings[i]
         if f.status in (Status.VIOLATION, Status.UNDETERMINED):

@@ -18,10 +18,12 @@ Readings (docs/cad.md):
   from a CAD import);
 - with no class given or computed, every item of every class applies, each saying for which classes
   (never a silent "complete");
-- after a check, a device drawn as a point (or a symbol) whose plausible size (``packs/device_plausibility.json``,
-  ``extents``) leaves a finding undetermined is missing its drawn footprint: one line per device, naming it and
-  what settles it (:attr:`~stormwater_plugin.core.extents.Extent.remedy`, the words its findings already end with),
-  with the citations of the findings it decides, however many they are.
+- after a check, a feature drawn as a point (or a symbol) whose plausible size (``packs/device_plausibility.json``,
+  ``extents``) leaves a finding undetermined is missing its drawn footprint: a device, a septic system, a well or
+  any other feature the finding measures. One line per feature, naming it and what settles it
+  (:attr:`~stormwater_plugin.core.extents.Extent.remedy`, the words its findings already end with), with the
+  citations of the findings it decides, however many they are. A line (a stream's centreline) is the map's
+  drawing of it, not a symbol, and is not asked for.
 """
 
 from __future__ import annotations
@@ -74,18 +76,23 @@ class ItemResult:
 
 @dataclass(frozen=True)
 class FootprintRequest:
-    """A device drawn as a point whose plausible size leaves findings undetermined: its drawn footprint is asked for once."""
+    """A feature drawn as a point whose plausible size leaves findings undetermined: its drawn footprint is asked for once.
+
+    ``device`` is the feature's id (a device's, the first kind asked for), ``role`` its layer role.
+    """
 
     device: str
     what: str
     remedy: str
     citations: tuple[str, ...]
     findings: int
+    role: str = "devices"
 
     @property
     def line(self) -> str:
         n = f"{self.findings} finding{'s' if self.findings != 1 else ''}"
-        return f"the footprint of device {self.device} ({self.what}; its plausible size leaves {n} undetermined): {self.remedy}"
+        noun = ROLE_NOUN.get(self.role, self.role)
+        return f"the footprint of {noun} {self.device} ({self.what}; its plausible size leaves {n} undetermined): {self.remedy}"
 
 
 @dataclass(frozen=True)
@@ -200,34 +207,40 @@ def _evaluate(item: SubmissionItem, layers: Mapping[str, FeatureLayer], has_dem:
 
 
 def footprint_requests(result: CheckResult, layers: Mapping[str, FeatureLayer]) -> tuple[FootprintRequest, ...]:
-    """The devices drawn smaller than they are whose plausible size leaves a finding of ``result`` undetermined.
+    """The features drawn as points whose plausible size leaves a finding of ``result`` undetermined.
 
-    A finding counts when its distance interval straddles the limit (``extent_straddles``) and its subject is a device
-    not drawn as an area as the check read it (``result.feature_wkt``: a symbol is a point); the device's
-    :func:`~stormwater_plugin.core.extents.feature_extent` says what it is and what settles it. One request per
-    device, in id order, with the citations of every finding it decides.
+    A finding counts when its distance interval straddles the limit (``extent_straddles``); each feature it measures
+    (subject or other, of any role) that is drawn as a point or a symbol as the check read it (``result.feature_wkt``)
+    is asked for, its :func:`~stormwater_plugin.core.extents.feature_extent` saying what it is and what settles it. A
+    line is not asked for (a stream's centreline is the map's drawing of it). One request per feature, devices first,
+    then by role and id, with the citations of every finding it decides.
     """
-    dev = layers.get("devices")
-    attrs = dict(zip(dev.ids, dev.attrs)) if dev is not None else {}
-    found: dict[str, list[str]] = {}
-    counts: dict[str, int] = {}
+    found: dict[tuple[str, str], list[str]] = {}
+    counts: dict[tuple[str, str], int] = {}
     for f in result.findings:
-        ref = f.subject
-        if f.status is not Status.UNDETERMINED or f.extra.get("extent_straddles") is not True or ref is None or ref.layer != "devices":
+        if f.status is not Status.UNDETERMINED or f.extra.get("extent_straddles") is not True:
             continue
-        cited = found.setdefault(ref.id, [])
-        counts[ref.id] = counts.get(ref.id, 0) + 1
-        if f.citation.text not in cited:
-            cited.append(f.citation.text)
+        for ref in (f.subject, f.other):
+            if ref is None:
+                continue
+            key = (ref.layer, ref.id)
+            cited = found.setdefault(key, [])
+            counts[key] = counts.get(key, 0) + 1
+            if f.citation.text not in cited:
+                cited.append(f.citation.text)
+    attrs = {role: dict(zip(lyr.ids, lyr.attrs)) for role, lyr in layers.items() if lyr is not None}
     out = []
-    for fid in sorted(found):
-        wkt = result.feature_wkt.get(f"devices:{fid}")
+    for role, fid in sorted(found, key=lambda k: (k[0] != "devices", k[0], k[1])):
+        wkt = result.feature_wkt.get(f"{role}:{fid}")
         if wkt is None:
             continue
-        ext = feature_extent("devices", shapely.from_wkt(wkt), attrs.get(fid, {}))
+        geom = shapely.from_wkt(wkt)
+        if geom.geom_type in ("LineString", "MultiLineString"):
+            continue
+        ext = feature_extent(role, geom, attrs.get(role, {}).get(fid, {}))
         if ext.drawn:
             continue
-        out.append(FootprintRequest(fid, ext.what, ext.remedy, tuple(found[fid]), counts[fid]))
+        out.append(FootprintRequest(fid, ext.what, ext.remedy, tuple(found[(role, fid)]), counts[(role, fid)], role))
     return tuple(out)
 
 

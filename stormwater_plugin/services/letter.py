@@ -8,8 +8,10 @@ What becomes a comment
 The letter speaks to the applicant (:mod:`.letter_words`): what is wrong, where, what the text requires
 (quoted), what to change; how a value was measured stays in the review report, named by the section.
 
-- each **violation**: one comment per finding (each asks its own change), with the device's move when
-  one was found;
+- each **violation**: one comment per feature and rule (each asks its own change), with the device's move when
+  one was found; a feature that breaks one rule against several others (a device too close to the shoreline
+  and to the water body behind it: one change settles both) is one comment, led by the governing finding (the
+  largest shortfall, then the nearest) and naming every other feature with its distance;
 - each **undetermined** finding: a request for information, asked once for every finding it affects
   (one comment per rule, or per feature and missing attribute);
 - each rule's **advisories**: one comment listing its features (never the same sentence per feature);
@@ -43,6 +45,7 @@ addressed is not repeated.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import asdict, replace
 from typing import Mapping, Sequence, cast
@@ -180,6 +183,56 @@ def _grouped(fs: Sequence[Mapping[str, object]], *, status: str, ref: str, part:
     )
 
 
+def _shortfall(f: Mapping[str, object]) -> float:
+    """A violation's shortfall in feet (the finding's own, else required less measured; 0 when neither is known)."""
+    short = mapping(f.get("details")).get("shortfall_ft", f.get("shortfall_ft"))
+    if isinstance(short, (int, float)):
+        return float(short)
+    m, r = f.get("measured_ft"), f.get("required_ft")
+    return float(r) - float(m) if isinstance(m, (int, float)) and isinstance(r, (int, float)) else 0.0
+
+
+def _violation(fs: Sequence[Mapping[str, object]], *, part: str, moves: Mapping[str, Mapping[str, object]], round_no: int) -> Comment:
+    """One comment for a feature's violations of one rule: the governing finding's words, then every other feature.
+
+    The governing finding is the largest shortfall, then the nearest, then the key (never the findings' order); its
+    distance is the comment's. The findings stay as they are (one per pair): the comment stands for all of them.
+    """
+    def nearest(f: Mapping[str, object]) -> float:
+        m = f.get("measured_ft")
+        return float(m) if isinstance(m, (int, float)) else float("inf")
+
+    ordered = sorted(fs, key=lambda f: (-_shortfall(f), nearest(f), str(f.get("key") or "")))
+    g = ordered[0]
+    subject = mapping(g.get("subject"))
+    move = moves.get(str(subject.get("id"))) if subject.get("layer") == "devices" and g.get("kind") == "device_setback" else None
+    if part != REPLY and part != FYI:
+        move = None  # a move for a class the project may not be is shown only where the review report lists that class
+    text = _finding_text(g)
+    others = ordered[1:]
+    if others:
+        said = [(f"{nearest(f):.1f} ft from " if math.isfinite(nearest(f)) else "too close to ") + feature_label(mapping(f.get("other")))
+                for f in others]
+        listed = said[0] if len(said) == 1 else ", ".join(said[:-1]) + " and " + said[-1]
+        required = g.get("required_ft")
+        inside = f", inside the same {float(required):g} ft" if isinstance(required, (int, float)) else ""
+        text += f" It is also {listed}{inside}."
+    return Comment(
+        number=0, round=round_no,
+        section=section_of(str(g.get("citation") or "")),
+        citation=str(g.get("citation") or ""),
+        status="violation",
+        text=text,
+        excerpt=_excerpt(g),
+        measured_ft=cast("float | None", g.get("measured_ft")),
+        required_ft=cast("float | None", g.get("required_ft")),
+        fix=_move_fix(move),
+        keys=tuple(sorted(str(f.get("key") or "") for f in fs)),
+        part=part,
+        ref=str(g.get("key") or ""),
+    )
+
+
 def new_comments(
     doc: Mapping[str, object],
     *,
@@ -225,6 +278,7 @@ def _drafts(
     drafts: list[Comment] = []
     advisories: dict[tuple[str, str], list[Mapping[str, object]]] = {}
     requests: dict[tuple[str, str], list[Mapping[str, object]]] = {}
+    violations: dict[tuple[str, ...], list[Mapping[str, object]]] = {}
     for f in maps(doc.get("findings", [])):
         if _is_decided(f):
             continue
@@ -233,23 +287,10 @@ def _drafts(
         part = _part(f)
         if st == "violation" and key not in covered:
             subject = mapping(f.get("subject"))
-            move = moves.get(str(subject.get("id"))) if subject.get("layer") == "devices" and f.get("kind") == "device_setback" else None
-            if part != REPLY and part != FYI:
-                move = None  # a move for a class the project may not be is shown only where the review report lists that class
-            drafts.append(Comment(
-                number=0, round=round_no,
-                section=section_of(str(f.get("citation") or "")),
-                citation=str(f.get("citation") or ""),
-                status=st,
-                text=_finding_text(f),
-                excerpt=_excerpt(f),
-                measured_ft=cast("float | None", f.get("measured_ft")),
-                required_ft=cast("float | None", f.get("required_ft")),
-                fix=_move_fix(move),
-                keys=(key,),
-                part=part,
-                ref=key,
-            ))
+            # One comment per feature and rule: the same change answers every feature the rule measures it against.
+            same_change: tuple[str, ...] = ((part, str(f.get("rule_id")), str(subject.get("layer")), str(subject.get("id")))
+                                            if subject and f.get("other") else (part, key))
+            violations.setdefault(same_change, []).append(f)
         elif st == "undetermined" and key not in covered:
             missing = values(mapping(f.get("details")).get("missing_fields"))
             subject = mapping(f.get("subject"))
@@ -258,6 +299,8 @@ def _drafts(
             requests.setdefault((part, group), []).append(f)
         elif st == "advisory" and str(f.get("rule_id")) not in covered_rules:
             advisories.setdefault((part, f"rule:{f.get('rule_id')}"), []).append(f)
+    for (part, *_), fs in violations.items():
+        drafts.append(_violation(fs, part=part, moves=moves, round_no=round_no))
     for (part, ref), fs in requests.items():
         c = _grouped(fs, status="undetermined", ref=ref, part=part, round_no=round_no)
         drafts.append(replace(c, measured_ft=cast("float | None", fs[0].get("measured_ft")) if len(fs) == 1 else None,

@@ -41,8 +41,11 @@ def check_storage_volume(ctx: CheckContext, rule: Rule) -> None:
     """Devices' total ``storage_gal`` against ``gal_per_sqft`` × net increase in impervious area.
 
     Proposed building footprints (``building_sites`` polygons) are new impervious surface
-    (:func:`.impervious.impervious_areas`); a building site drawn as a point or line outside the
-    impervious polygons leaves the net increase a lower bound, so enough storage for it is undetermined.
+    (:func:`.impervious.impervious_areas`). A building site drawn as a point or line outside the
+    impervious polygons adds between none and its largest plausible footprint (``footprint_sqft``, else the
+    pack's plausible building, ``packs/device_plausibility.json``) to the net increase: storage enough for the
+    largest passes, storage short of the measured share is a violation, and only storage between the two is
+    undetermined (as is any storage when a site has no plausible bound).
 
     Parameters (pack)
     -----------------
@@ -75,10 +78,17 @@ def check_storage_volume(ctx: CheckContext, rule: Rule) -> None:
         "post_sqft": areas.post_sqft,
         "required_gal": required,
     }
+    # The net increase as large as the sites drawn as points plausibly make it (their largest footprints, all new);
+    # ``None`` when one has no plausible bound. Equal to the measured one when every footprint is drawn.
+    net_hi = None if math.isinf(areas.unmeasured_max_sqft) else decided(areas.net_increase_sqft + areas.unmeasured_max_sqft, "area_sqft")
+    required_hi = None if net_hi is None else decided(rate * net_hi, "volume_gal")
+    if areas.unmeasured_site_ids:
+        base["net_increase_max_sqft"] = net_hi
+        base["required_max_gal"] = required_hi
     if devices is None or len(devices) == 0:
         status = Status.PASS if not compare(required, 0.0, "volume_gal", ">") else (Status.UNDETERMINED if devices is None else Status.VIOLATION)
         what = "no devices layer was supplied" if devices is None else "no infiltration device is proposed"
-        if status is Status.PASS and areas.unmeasured_site_ids:
+        if status is Status.PASS and areas.unmeasured_site_ids and (required_hi is None or compare(required_hi, 0.0, "volume_gal", ">")):
             status, what = Status.UNDETERMINED, what + f", and {areas.unknown_text()}"
         ctx.add(rule, status, f"{gal(required)} gal of storage required for {sqft(areas.net_increase_sqft)} sq ft of net new impervious area; {what}.", **base)
         return
@@ -103,10 +113,21 @@ def check_storage_volume(ctx: CheckContext, rule: Rule) -> None:
         msg += (f", plus {gal(retrofit)} gal for the first {float(flush['depth_in']):g} in from {sqft(pre_sqft)} sq ft of "
                 f"pre-development impervious area ({flush['citation']}): {gal(required + retrofit)} gal in all")
     if areas.unmeasured_site_ids and enough:
-        # The footprints not drawn add to the net increase: enough for the measured area is not enough for the plan.
-        ctx.add(rule, Status.UNDETERMINED, msg + f" at least: {areas.unknown_text()}; draw them as polygons to size the storage.",
-                unmeasured_sites=list(areas.unmeasured_site_ids), **base)
-    elif compare(provided, required + retrofit, "volume_gal", "at least"):
+        # The footprints not drawn add to the net increase: enough for the measured area is enough for the plan only when
+        # it is enough for their largest plausible footprints too.
+        if required_hi is None or not compare(provided, required_hi, "volume_gal", "at least"):
+            bound = "" if required_hi is None else (f"; with their largest plausible footprints the net increase is up to {sqft(net_hi or 0.0)} sq ft, "
+                                                    f"needing up to {gal(required_hi)} gal")
+            ctx.add(rule, Status.UNDETERMINED, msg + f" at least: {areas.unknown_text()}{bound}; draw them as polygons or state their "
+                    "footprint_sqft to size the storage.", unmeasured_sites=list(areas.unmeasured_site_ids), **base)
+            return
+        required = required_hi
+        msg += (f"; building site(s) {', '.join(areas.unmeasured_site_ids[:8])} drawn as points or lines may add up to "
+                f"{sqft(areas.unmeasured_max_sqft)} sq ft (their largest plausible footprints): {gal(required_hi)} gal for "
+                f"{sqft(net_hi or 0.0)} sq ft at most")
+        if retrofit:
+            msg += f", {gal(required_hi + retrofit)} gal with the first-flush share"
+    if compare(provided, required + retrofit, "volume_gal", "at least"):
         ctx.add(rule, Status.PASS, msg + ".", **base)
     elif enough:
         # The net-increase share is met; the half-inch retrofit is asked "to the maximum extent practicable".

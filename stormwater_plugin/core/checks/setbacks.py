@@ -73,7 +73,7 @@ import shapely
 from shapely.geometry.base import BaseGeometry
 
 from ..extents import DRAWN, Extent, Interval, decide_distance, distance_interval, layer_extents
-from ..geometry import DISTANCE_EPS_FT, area_sqft, display_buffer, feet_text
+from ..geometry import DISTANCE_EPS_FT, display_buffer, feet_text
 from ..kinds import distance_words
 from ..limits import compare, decided, margin, number_text, precision
 from ..model import DisplayZone, FeatureRef, Status
@@ -81,6 +81,7 @@ from ..roles import ROLE_NOUN
 from ..rulepack import Rule
 from ..vocabulary import Reading, read, unknown_words
 from .context import TRAFFIC_FIELDS, CheckContext, device_traffic
+from .setback_allowance import AllowanceInside, allowance_inside
 from .setback_extents import extent_words, gradient_clear_at_largest
 from .setback_gradient import read_sides
 from .setback_targets import NAME_FIELDS, SetbackTargets, collect_targets, feature_name
@@ -153,11 +154,6 @@ def short_of(rule: Rule, d_ft: float, required: float) -> bool:
 def _distance_words(rule: Rule) -> str:
     """The text's words for ``rule``'s distance (``distance_words``), ``a minimum of`` when the pack gives none."""
     return str(distance_words(rule.kind, rule.params))
-
-
-def _extent_drawn(geom: BaseGeometry) -> bool:
-    """Whether a feature is drawn as an area (a point or a line leaves its extent undrawn)."""
-    return geom.geom_type in ("Polygon", "MultiPolygon")
 
 
 class _ExtentStraddles(_Out):
@@ -243,7 +239,8 @@ def check_device_setback(ctx: CheckContext, rule: Rule) -> None:
         ctx.skip(rule, f"no {names} layer")
 
     allowance = p.get("allowance")
-    allowance_total = _allowance_total(ctx, rule, devices, chosen, targets, required, allowance) if allowance else None
+    allowance_total = (allowance_inside(ctx, devices, [d.i for d in chosen], targets, allowance, lambda d_ft: short_of(rule, d_ft, required))
+                       if allowance else None)
 
     for d in chosen:
         dev = devices.geoms[d.i]
@@ -282,51 +279,6 @@ def check_device_setback(ctx: CheckContext, rule: Rule) -> None:
         idx = sorted(targets.nearest_per_role(dev, ctx.to_units(DISTANCE_EPS_FT)) | set(int(j) for j in np.atleast_1d(near)))
         for j in idx:
             _judge(ctx, out, d, j, targets, required, gradient_mode, tol, allowance, allowance_total)
-
-
-@dataclass
-class _Allowance:
-    """Areas (sq ft) of the devices inside the distance that may be allowance-type.
-
-    ``known`` totals the devices whose type is an allowance type, ``possible``
-    adds those whose type is missing or unrecognised; ``own`` is each such
-    device's area. A total is ``None`` when a device it counts is not drawn as
-    an area.
-    """
-
-    known: float | None
-    possible: float | None
-    own: dict[int, float | None]
-
-
-def _allowance_total(
-    ctx: CheckContext,
-    rule: Rule,
-    devices: Any,
-    chosen: list[_Device],
-    targets: SetbackTargets | None,
-    required: float,
-    allowance: dict[str, Any],
-) -> _Allowance:
-    """The allowance-type devices inside the distance and their total areas (see :class:`_Allowance`)."""
-    out = _Allowance(0.0, 0.0, {})
-    if targets is None:
-        return out
-    for d in chosen:
-        tr = _type_reading(devices.attrs[d.i])
-        if tr.known and tr.value not in allowance["device_types"]:
-            continue
-        dev = devices.geoms[d.i]
-        hits = targets.tree.query(dev, predicate="dwithin", distance=ctx.to_units(required + precision("distance_ft") / 2.0))
-        close = [j for j in np.atleast_1d(hits) if short_of(rule, ctx.to_feet(shapely.distance(dev, targets.geoms[int(j)])), required)]
-        if not close:
-            continue
-        a = area_sqft(dev, ctx.unit_to_ft) if _extent_drawn(dev) else None
-        out.own[d.i] = a
-        if tr.known:
-            out.known = None if a is None or out.known is None else out.known + a
-        out.possible = None if a is None or out.possible is None else out.possible + a
-    return out
 
 
 # --- gradient ---------------------------------------------------------------------
@@ -464,6 +416,7 @@ def _judge_gradient(
             device_elev_ft=z_dev0,
             target_elev_ft=z_tgt0,
             dz_ft=dz0,
+            pass_by="gradient",
             **{k: v for k, v in base_extra.items() if k != "nearest_ft"},
             **common,
         )
@@ -524,6 +477,8 @@ def _judge_beyond(
     extra["gradient"] = label
     applies = label == "level" or (label == "device_upgradient") == (mode == "device_upgradient")
     tail = "" if applies else ", so this rule does not apply to the pair"
+    if not applies:
+        extra["pass_by"] = "gradient"  # the pass rests on the gradient, not the distance (core.accuracy leaves it as it is)
     out.add(Status.PASS, f"{where}; {txt}{tail}.", **extra, **common)
 
 
@@ -540,7 +495,7 @@ def _judge(
     gradient_mode: str,
     tol: float,
     allowance: dict[str, Any] | None,
-    allowance_total: _Allowance | None,
+    allowance_total: AllowanceInside | None,
 ) -> None:
     rule = out.rule
     devices = ctx.layers["devices"]
@@ -641,6 +596,12 @@ def _judge(
                 Status.PASS,
                 f"{where}{caveat}; allowed as porous pavement: {number_text(best, 'area_sqft')} sq ft in total within {required:g} ft, limit {limit:g} sq ft ({allowance['citation']}).",
                 allowance_total_sqft=decided(best, "area_sqft"),
+                # The pass rests on the allowance: a stated accuracy matters only where it may bring another device inside.
+                pass_by="allowance",
+                allowance_worst_sqft=decided(worst, "area_sqft") if worst is not None else None,
+                allowance_limit_sqft=limit,
+                allowance_words=words,
+                allowance_beyond=[list(b) for b in allowance_total.beyond],
                 **common,
                 **extra,
             )

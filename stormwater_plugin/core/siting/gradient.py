@@ -436,6 +436,9 @@ def _feature_samples(geom: BaseGeometry, required_ft: float, unit_to_ft: float) 
         gy = np.arange(miny + inner / 2, maxy, inner)
         if len(gx) and len(gy):
             xx, yy = np.meshgrid(gx, gy)
+            # Prepared: each point is answered through the polygon's edge index, not a scan of every vertex (a real
+            # pond's thousands of vertices against up to 2,000,000 points); the answer is the same, exact predicate.
+            shapely.prepare(poly)
             ok = shapely.contains_xy(poly, xx.ravel(), yy.ravel())
             pts.append(np.column_stack([xx.ravel()[ok], yy.ravel()[ok]]))
     return np.vstack(pts) if pts else np.zeros((0, 2))
