@@ -287,8 +287,10 @@ class LiveCheck(QObject):
         update = getattr(task, "live_layers", None)
         if not isinstance(update, LiveLayers):  # not made in the task: the layers are built here
             update = plan_layers(result, snap.inputs, snap.crs, None)
-        self.in_place = show_live_layers(update, jurisdiction, carry=lambda lyr: is_siting_layer(lyr) and (result.has_violation or lyr.name() != MOVES_NAME))
-        set_decisions(dock.doc, jurisdiction)
+        added = show_live_layers(update, jurisdiction, carry=lambda lyr: is_siting_layer(lyr) and (result.has_violation or lyr.name() != MOVES_NAME))
+        self.in_place = added is not None
+        # the features kept hold their decisions (a decision taken meanwhile was written to every feature): the new ones take theirs
+        set_decisions(dock.doc, jurisdiction, only=added)
         if self._envelope_touched:
             mark(jurisdiction, is_envelope, OUT_OF_DATE_MARK)
             self._envelope_touched = False

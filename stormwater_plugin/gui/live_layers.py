@@ -19,7 +19,7 @@ replaced. So after any edit sequence each result layer holds the features a full
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from qgis.core import QgsFeature, QgsProject
 from qgis.PyQt.QtCore import QCoreApplication
@@ -44,13 +44,16 @@ from .result_layers import (
 
 @dataclass(frozen=True)
 class ShownLayer:
-    """A result layer shown when a live run started: its name, fields, id, the version of its contents and its row keys (how many each)."""
+    """A result layer shown when a live run started: its name, fields, id, the version of its contents and its row keys' feature ids.
+
+    ``keys`` is the :class:`~.result_layers.Drawn` mapping of then, which is never changed in place: the task reads it as it was.
+    """
 
     name: str
     fields: tuple[str, ...]
     layer_id: str
     version: int
-    counts: dict[RowKey, int]
+    keys: Mapping[RowKey, tuple[int, ...]]
 
 
 @dataclass
@@ -86,8 +89,7 @@ def shown_now(jurisdiction: str) -> tuple[ShownLayer, ...] | None:
         drawn = DRAWN.get(layer.id())
         if drawn is None:
             return None
-        out.append(ShownLayer(layer.name(), tuple(layer.fields().names()), layer.id(), drawn.version,
-                              {k: len(v) for k, v in drawn.keys.items()}))
+        out.append(ShownLayer(layer.name(), tuple(layer.fields().names()), layer.id(), drawn.version, drawn.keys))
     return tuple(out)
 
 
@@ -99,15 +101,17 @@ def plan_layers(result: Any, inputs: Any, crs: Any, shown: tuple[ShownLayer, ...
         changes = []
         for spec, old in zip(specs, shown):
             rows = spec.drawn_rows()
-            left = dict(old.counts)
+            left: dict[RowKey, int] = {}
             new_rows, new_keys = [], []
             for row, key in zip(rows, row_keys(rows)):
-                if left.get(key, 0) > 0:
-                    left[key] -= 1  # a feature shown holds this row already
+                n = left[key] if key in left else len(old.keys.get(key, ()))
+                if n > 0:
+                    left[key] = n - 1  # a feature shown holds this row already
                 else:
                     new_rows.append(row)
                     new_keys.append(key)
             gone = {k: n for k, n in left.items() if n > 0}
+            gone.update({k: len(ids) for k, ids in old.keys.items() if k not in left})
             changes.append(LayerChange(gone, new_keys, features_of(make_fields(spec.specs), new_rows) if new_rows else []))
         out.changes = changes
         return out
@@ -132,29 +136,34 @@ def _unchanged_since(layers: list[Any], shown: tuple[ShownLayer, ...]) -> bool:
         return False
     for lyr, s in zip(layers, shown):
         drawn = DRAWN.get(s.layer_id)
-        if drawn is None or drawn.version != s.version or drawn.count() != lyr.featureCount():
+        if drawn is None or drawn.version != s.version or drawn.count != lyr.featureCount():
             return False
     return True
 
 
-def show_live_layers(update: LiveLayers, jurisdiction: str, carry: Callable[[Any], bool]) -> bool:
+def show_live_layers(update: LiveLayers, jurisdiction: str, carry: Callable[[Any], bool]) -> dict[str, list[int]] | None:
     """Put a live run's result layers on the map (main thread): only the features changed, in place; else the group replaced.
 
-    Returns whether the layers shown were changed in place.
+    Returns the features added to each layer (layer id to feature ids) when the layers shown were changed in place, else ``None``.
     """
     layers = _shown(jurisdiction, carry)
     if update.changes is not None and update.shown is not None and layers is not None and _unchanged_since(layers, update.shown):
+        added_ids: dict[str, list[int]] = {}
         for lyr, change in zip(layers, update.changes):
             if not change.gone and not change.added:
                 continue  # the same features: the layer shown stays as it is
             drawn = DRAWN[lyr.id()]
-            doomed = [drawn.keys[k].pop() for k, n in change.gone.items() for _ in range(n)]
-            for k in change.gone:
-                if not drawn.keys[k]:
-                    del drawn.keys[k]
+            keys = dict(drawn.keys)  # a new mapping: a task started earlier reads the one it was given
+            doomed: list[int] = []
+            for k, n in change.gone.items():
+                doomed.extend(keys[k][-n:])
+                keys[k] = keys[k][:-n]
+                if not keys[k]:
+                    del keys[k]
             provider = lyr.dataProvider()
             if doomed:
                 provider.deleteFeatures(doomed)
+            ids: list[int] = []
             if change.added:
                 ok, added = provider.addFeatures(change.added)
                 ids = [int(f.id()) for f in added] if ok else []
@@ -162,14 +171,15 @@ def show_live_layers(update: LiveLayers, jurisdiction: str, carry: Callable[[Any
                     del DRAWN[lyr.id()]
                     continue
                 for k, ids_k in keyed(change.added_keys, ids).items():
-                    drawn.keys.setdefault(k, []).extend(ids_k)
-            drawn.version += 1
+                    keys[k] = keys.get(k, ()) + ids_k
+            drawn.keys, drawn.count, drawn.version = keys, drawn.count - len(doomed) + len(ids), drawn.version + 1
+            added_ids[lyr.id()] = ids
             lyr.updateExtents()
             lyr.triggerRepaint()
-        return True
+        return added_ids
     built = update.layers or [layer_of(spec, update.crs) for spec in update.specs]
     add_to_project(built, jurisdiction, carry=carry)
-    return False
+    return None
 
 
 __all__ = ["LayerChange", "LiveLayers", "ShownLayer", "plan_layers", "show_live_layers", "shown_now"]

@@ -7,7 +7,16 @@ from typing import Any, Callable, Hashable, Sequence
 
 import numpy as np
 import shapely
-from qgis.core import Qgis, QgsCoordinateReferenceSystem, QgsFeature, QgsLayerTreeGroup, QgsMessageLog, QgsProject, QgsVectorLayer
+from qgis.core import (
+    Qgis,
+    QgsCoordinateReferenceSystem,
+    QgsFeature,
+    QgsFeatureRequest,
+    QgsLayerTreeGroup,
+    QgsMessageLog,
+    QgsProject,
+    QgsVectorLayer,
+)
 
 from ..core.model import CheckResult, SiteInputs
 from ..qgis_bridge.compat import FIELD_DOUBLE, FIELD_STRING
@@ -59,18 +68,17 @@ class ResultLayer:
     layer: QgsVectorLayer
     style: str
     visible: bool = True
-    keys: dict[RowKey, list[int]] | None = None
+    keys: dict[RowKey, tuple[int, ...]] | None = None
 
 
 @dataclass(eq=False)
 class Drawn:
-    """What a result layer in the project holds: each row key's feature ids, and how many times the live re-check changed it."""
+    """What a result layer in the project holds: each row key's feature ids, how many features, and how many times the live
+    re-check changed it. ``keys`` is never changed in place (a change makes a new mapping), so a task may read the one it was given."""
 
-    keys: dict[RowKey, list[int]]
+    keys: dict[RowKey, tuple[int, ...]]
+    count: int
     version: int = 0
-
-    def count(self) -> int:
-        return sum(len(v) for v in self.keys.values())
 
 
 #: The result layers in the project made from rows (layer id to :class:`Drawn`), kept on the main thread by
@@ -92,21 +100,21 @@ def row_keys(rows: Sequence[tuple[Any, Sequence[Any]]]) -> list[RowKey]:
     return out
 
 
-def keyed(keys: Sequence[RowKey], ids: Sequence[int]) -> dict[RowKey, list[int]]:
+def keyed(keys: Sequence[RowKey], ids: Sequence[int]) -> dict[RowKey, tuple[int, ...]]:
     """Row key to the ids of the features made from rows of that key, in order."""
-    out: dict[RowKey, list[int]] = {}
+    out: dict[RowKey, tuple[int, ...]] = {}
     for k, fid in zip(keys, ids):
-        out.setdefault(k, []).append(int(fid))
+        out[k] = out.get(k, ()) + (int(fid),)
     return out
 
 
-def register_drawn(layer: QgsVectorLayer, keys: dict[RowKey, list[int]] | None, project: QgsProject | None = None) -> None:
+def register_drawn(layer: QgsVectorLayer, keys: dict[RowKey, tuple[int, ...]] | None, project: QgsProject | None = None) -> None:
     """Keep ``keys`` as what ``layer`` (in the project) holds; the entries of layers gone from the project go (main thread)."""
     project = project or QgsProject.instance()
     for lid in [lid for lid in DRAWN if project.mapLayer(lid) is None]:
         del DRAWN[lid]
     if keys is not None:
-        DRAWN[layer.id()] = Drawn(keys)
+        DRAWN[layer.id()] = Drawn(keys, sum(len(v) for v in keys.values()))
     else:
         DRAWN.pop(layer.id(), None)
 
@@ -287,11 +295,13 @@ def slope_mask_layer(result: CheckResult, inputs: SiteInputs, crs: QgsCoordinate
     return None if spec is None else layer_of(spec, crs)
 
 
-def set_decisions(doc: dict[str, Any] | None, jurisdiction: str, project: QgsProject | None = None) -> int:
+def set_decisions(doc: dict[str, Any] | None, jurisdiction: str, project: QgsProject | None = None,
+                  only: dict[str, list[int]] | None = None) -> int:
     """Write each finding's reviewer decision into the ``decision`` field of the result layers; returns the features changed.
 
     The findings styles draw decided findings apart (grey, dashed), so the map
-    shows what the table and the report show.
+    shows what the table and the report show. ``only`` (layer id to feature ids): look at those features alone (the
+    features a live update added; the others hold the decisions already).
     """
     project = project or QgsProject.instance()
     group = project.layerTreeRoot().findGroup(group_name(jurisdiction))
@@ -305,7 +315,10 @@ def set_decisions(doc: dict[str, Any] | None, jurisdiction: str, project: QgsPro
             continue
         idx = layer.fields().indexOf("decision")
         updates = {}
-        for feat in layer.getFeatures():
+        if only is not None and not only.get(layer.id()):
+            continue
+        request = QgsFeatureRequest().setFilterFids(only[layer.id()]) if only is not None else QgsFeatureRequest()
+        for feat in layer.getFeatures(request):
             want = decided.get(str(feat["key"]))
             have = feat["decision"]
             have = None if have in (None, "") or (hasattr(have, "isNull") and have.isNull()) else have
