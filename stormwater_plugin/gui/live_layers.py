@@ -95,7 +95,11 @@ def shown_now(jurisdiction: str) -> tuple[ShownLayer, ...] | None:
 
 def plan_layers(result: Any, inputs: Any, crs: Any, shown: tuple[ShownLayer, ...] | None) -> LiveLayers:
     """The task's part: every result layer's rows, compared with what the layers shown hold (any thread)."""
-    specs = result_layer_specs(result, inputs)
+    return layers_update(result_layer_specs(result, inputs), crs, shown)
+
+
+def layers_update(specs: list[LayerSpec], crs: Any, shown: tuple[ShownLayer, ...] | None) -> LiveLayers:
+    """What turns the layers ``shown`` into ``specs``: the features to delete and add, or (another set of layers) the layers built."""
     out = LiveLayers(specs, crs, shown)
     if shown is not None and [(s.name, s.fields) for s in shown] == [(sp.name, tuple(n for n, _ in sp.specs)) for sp in specs]:
         changes = []
@@ -182,4 +186,4 @@ def show_live_layers(update: LiveLayers, jurisdiction: str, carry: Callable[[Any
     return None
 
 
-__all__ = ["LayerChange", "LiveLayers", "ShownLayer", "plan_layers", "show_live_layers", "shown_now"]
+__all__ = ["LayerChange", "LiveLayers", "ShownLayer", "layers_update", "plan_layers", "show_live_layers", "shown_now"]
