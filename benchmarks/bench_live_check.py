@@ -235,6 +235,8 @@ def bench(label: str, layers: dict[str, Any], dem: Any, iface: Any, jurisdiction
           f"checking in full ({full_task * 1000:.1f} ms: read, check, slope mask, result layers); rules reused per edit, median "
           f"{med(reused):.0f}; the read's conversions reused per edit, median {med(c[0] for c in conversions):.0f} "
           f"(made anew {med(c[1] for c in conversions):.0f}: the edited layer and its CRS fit)", flush=True)
+    print(f"{label}: the first edit after Run: {latencies[0] * 1000:.0f} ms to the table, task CPU {task_cpus[0] * 1000:.1f} ms, the read's "
+          f"conversions reused {conversions[0][0]}, made anew {conversions[0][1]} (Run's read reused)", flush=True)
     if parts is not None:
         parts.report(label)
 
