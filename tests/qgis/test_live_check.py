@@ -162,6 +162,37 @@ def test_the_first_edit_after_run_reads_only_the_edited_layer_and_equals_a_full_
     assert dock.live.in_place and _shown_layers("lake-george") == _full_layers(done)
 
 
+def test_a_decision_is_on_the_features_a_live_update_keeps_and_on_those_it_adds(demo_dock):
+    """A finding waived, then its device moved: the feature drawn anew carries the decision, every other feature its own."""
+    from stormwater_plugin.gui.result_layers import group_name
+
+    dock, layers, _ = demo_dock
+    key = _finding(dock.doc, SEPTIC_RULE, "DW-1", "S-1")["key"]
+    dock.findings.select_key(key)
+    assert dock.decide("waived", "Variance granted", "J. Smith")
+    devices = layers["devices"]
+    fid = _fid(devices, "DW-1")
+    assert devices.startEditing()
+    for dx in (-0.5, 0.5):
+        edits = dock.live.edits
+        p = devices.getFeature(fid).geometry().asPoint()
+        devices.changeGeometry(fid, QgsGeometry.fromPointXY(QgsPointXY(p.x() + dx, p.y())))
+        wait_for(lambda n=edits: _settled(dock, n + 1), 120)
+        assert dock.live.in_place
+        decided = {f["key"]: (f.get("override") or {}).get("decision") for f in dock.doc["findings"]}
+        assert decided[key] == "waived"
+        group = QgsProject.instance().layerTreeRoot().findGroup(group_name("lake-george"))
+        seen = 0
+        for node in group.findLayers():
+            lyr = node.layer()
+            if lyr is None or lyr.fields().indexOf("decision") < 0:
+                continue
+            for f in lyr.getFeatures():
+                assert _value(f["decision"]) == decided.get(str(f["key"])), (lyr.name(), f["key"])
+                seen += f["key"] == key
+        assert seen >= 1  # the moved device's finding is drawn, with its decision
+
+
 def test_an_edit_made_while_run_reads_is_read_again_by_the_next_live_edit(demo_dock):
     """A layer edited after Run took its plan is never reused from Run's read: the next live edit converts it anew."""
     from stormwater_plugin.qgis_bridge.snapshot import QgisSiteSource
