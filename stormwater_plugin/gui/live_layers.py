@@ -153,6 +153,7 @@ def show_live_layers(update: LiveLayers, jurisdiction: str, carry: Callable[[Any
     layers = _shown(jurisdiction, carry)
     if update.changes is not None and update.shown is not None and layers is not None and _unchanged_since(layers, update.shown):
         added_ids: dict[str, list[int]] = {}
+        failed = False
         for lyr, change in zip(layers, update.changes):
             if not change.gone and not change.added:
                 continue  # the same features: the layer shown stays as it is
@@ -171,16 +172,18 @@ def show_live_layers(update: LiveLayers, jurisdiction: str, carry: Callable[[Any
             if change.added:
                 ok, added = provider.addFeatures(change.added)
                 ids = [int(f.id()) for f in added] if ok else []
-                if len(ids) != len(change.added_keys):  # not added as asked: this layer is no longer known, drawn anew at the next run
+                if len(ids) != len(change.added_keys):  # not added as asked: the group is drawn anew from the rows
                     del DRAWN[lyr.id()]
-                    continue
+                    failed = True
+                    break
                 for k, ids_k in keyed(change.added_keys, ids).items():
                     keys[k] = keys.get(k, ()) + ids_k
             drawn.keys, drawn.count, drawn.version = keys, drawn.count - len(doomed) + len(ids), drawn.version + 1
             added_ids[lyr.id()] = ids
             lyr.updateExtents()
             lyr.triggerRepaint()
-        return added_ids
+        if not failed:
+            return added_ids
     built = update.layers or [layer_of(spec, update.crs) for spec in update.specs]
     add_to_project(built, jurisdiction, carry=carry)
     return None
