@@ -62,6 +62,79 @@ def north_collins(folder: Path) -> tuple[dict[str, Path], Path] | None:
     return out, NORTH_COLLINS / "dem_from_iso-1m_contours_2m_DERIVED.tif"
 
 
+#: The live task's parts timed with ``--parts`` (label, module, attribute): thread CPU inside the live task only.
+PARTS: tuple[tuple[str, str, str], ...] = (
+    ("read", "stormwater_plugin.gui.check_task", "_SomeLayers.read"),
+    ("check", "stormwater_plugin.services.review", "run_check"),
+    ("  class, cleaning, site parcel", "stormwater_plugin.core.engine", "prepare_context"),
+    ("  rules", "stormwater_plugin.services.incremental", "Recorder.__call__"),
+    ("review document", "stormwater_plugin.services.review", "review_of"),
+    ("completeness", "stormwater_plugin.services.site_source", "site_completeness"),
+    ("slope mask", "stormwater_plugin.gui.check_task", "precompute_slope_mask"),
+    ("result layers", "stormwater_plugin.gui.live_task", "plan_layers"),
+    ("  their rows", "stormwater_plugin.gui.live_layers", "result_layer_specs"),
+    ("marks", "stormwater_plugin.gui.live_task", "LiveTask._marks"),
+)
+
+
+class PartTimer:
+    """Thread CPU of :data:`PARTS` within each live task run (``--parts``): the functions are wrapped, nothing else changes."""
+
+    def __init__(self) -> None:
+        import importlib
+        import threading
+
+        from stormwater_plugin.gui.live_task import LiveTask
+
+        self.runs: list[dict[str, float]] = []
+        self.on = False
+        local = threading.local()
+        current: dict[str, float] = {}
+
+        def timed(label: str, fn: Any) -> Any:
+            def wrapped(*a: Any, **k: Any) -> Any:
+                if not getattr(local, "live", False):
+                    return fn(*a, **k)
+                t = time.thread_time()
+                try:
+                    return fn(*a, **k)
+                finally:
+                    current[label] = current.get(label, 0.0) + time.thread_time() - t
+            return wrapped
+
+        for label, module, attr in PARTS:
+            owner: Any = importlib.import_module(module)
+            *path, name = attr.split(".")
+            for part in path:
+                owner = getattr(owner, part)
+            if hasattr(owner, name):
+                setattr(owner, name, timed(label, getattr(owner, name)))
+        run = LiveTask.run
+
+        def live_run(task: Any) -> bool:
+            local.live = True
+            current.clear()
+            t = time.thread_time()
+            try:
+                return bool(run(task))
+            finally:
+                local.live = False
+                if self.on:
+                    self.runs.append(dict(current, task=time.thread_time() - t))
+
+        LiveTask.run = live_run  # type: ignore[method-assign]
+
+    def report(self, label: str) -> None:
+        if not self.runs:
+            return
+        med = statistics.median
+        total = med(r["task"] for r in self.runs)
+        print(f"{label}: the live task's thread CPU per edit by part, median of {len(self.runs)} (ms; total {total * 1000:.1f}):", flush=True)
+        for part, _m, _a in PARTS:
+            print(f"    {part:<32} {med(r.get(part, 0.0) for r in self.runs) * 1000:6.1f}", flush=True)
+        self.runs.clear()
+
+
 def spin_until(pred: Any, timeout: float = 300.0) -> bool:
     from qgis.PyQt.QtCore import QCoreApplication
 
@@ -73,7 +146,7 @@ def spin_until(pred: Any, timeout: float = 300.0) -> bool:
 
 
 def bench(label: str, layers: dict[str, Any], dem: Any, iface: Any, jurisdiction: str, device: str, n_edits: int, site: str = "",
-          cls: str | None = None, step_units: float = 0.3048) -> None:
+          cls: str | None = None, step_units: float = 0.3048, parts: PartTimer | None = None) -> None:
     from bench_dock_freeze import StallMeter
     from qgis.core import QgsGeometry, QgsProject
 
@@ -109,6 +182,8 @@ def bench(label: str, layers: dict[str, Any], dem: Any, iface: Any, jurisdiction
     conversions: list[tuple[int, int]] = []  # the read's conversions reused and made anew (gui.live_read)
     updated: list[float] = []
     dock.live.updated.connect(lambda: updated.append(time.perf_counter()))
+    if parts is not None:
+        parts.on = True
     for k in range(n_edits):
         p = devices.getFeature(fid).geometry().asPoint()
         g = QgsGeometry.fromWkt(f"POINT ({p.x() + (-step_units if k % 2 == 0 else step_units)} {p.y()})")
@@ -140,6 +215,8 @@ def bench(label: str, layers: dict[str, Any], dem: Any, iface: Any, jurisdiction
         memo = dock.live.planner.memo
         conversions.append((len(memo.reused), len(memo.converted)) if memo is not None else (0, 0))
         spin_until(lambda: dock.moves_task is None, 300)  # the moves follow outside the budget: never under the next edit
+    if parts is not None:
+        parts.on = False
     devices.rollBack()
     spin_until(lambda: dock.live.task is None, 60)
     dock.teardown()
@@ -158,6 +235,10 @@ def bench(label: str, layers: dict[str, Any], dem: Any, iface: Any, jurisdiction
           f"checking in full ({full_task * 1000:.1f} ms: read, check, slope mask, result layers); rules reused per edit, median "
           f"{med(reused):.0f}; the read's conversions reused per edit, median {med(c[0] for c in conversions):.0f} "
           f"(made anew {med(c[1] for c in conversions):.0f}: the edited layer and its CRS fit)", flush=True)
+    print(f"{label}: the first edit after Run: {latencies[0] * 1000:.0f} ms to the table, task CPU {task_cpus[0] * 1000:.1f} ms, the read's "
+          f"conversions reused {conversions[0][0]}, made anew {conversions[0][1]} (Run's read reused)", flush=True)
+    if parts is not None:
+        parts.report(label)
 
 
 def _full_task_cpu(dock: Any) -> float:
@@ -165,14 +246,13 @@ def _full_task_cpu(dock: Any) -> float:
     from dataclasses import replace
 
     from stormwater_plugin.gui.dock_source import dock_source
-    from stormwater_plugin.gui.live_layers import build_off_main_thread
     from stormwater_plugin.gui.live_task import LiveTask
 
     planned = dock_source(dock, quiet=True)
     assert planned is not None
     source, options = planned
     task = LiveTask(source, dock.jurisdiction.currentData(), lambda _t: None, replace(options, basis=None))
-    task.build_layers = build_off_main_thread
+    task.shown_layers = None  # nothing shown to compare with: every result layer is built, as after Run
     task.run()
     return task.cpu_s
 
@@ -181,6 +261,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--edits", type=int, default=20)
     ap.add_argument("--no-realdata", action="store_true")
+    ap.add_argument("--parts", action="store_true", help="time the live task's parts (thread CPU): read, check, document, result layers…")
     args = ap.parse_args(argv)
     from pytest_qgis.mock_qgis_classes import MockMessageBar
     from pytest_qgis.qgis_interface import QgisInterface
@@ -195,12 +276,13 @@ def main(argv: list[str] | None = None) -> int:
     window = QMainWindow()
     iface = QgisInterface(QgsMapCanvas(window), MockMessageBar(), window)
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} ({os.cpu_count()} CPUs)", flush=True)
+    parts = PartTimer() if args.parts else None
     tmp = Path(tempfile.mkdtemp(prefix="s39live-"))
     try:
         shutil.copy(DEMO / "site.gpkg", tmp / "demo.gpkg")
         layers = {r: QgsVectorLayer(f"{tmp / 'demo.gpkg'}|layername={r}", r, "ogr") for r in ROLES}
         layers = {r: lyr for r, lyr in layers.items() if lyr.isValid()}
-        bench("demo (lake-george)", layers, QgsRasterLayer(str(DEMO / "dem.tif"), "dem"), iface, "lake-george", "DW-1", args.edits)
+        bench("demo (lake-george)", layers, QgsRasterLayer(str(DEMO / "dem.tif"), "dem"), iface, "lake-george", "DW-1", args.edits, parts=parts)
         del layers
         if not args.no_realdata:
             (tmp / "nc").mkdir()
@@ -211,7 +293,7 @@ def main(argv: list[str] | None = None) -> int:
                 paths, dem = nc
                 layers = {r: QgsVectorLayer(f"{p}|layername={r}", r, "ogr") for r, p in paths.items()}
                 bench("North Collins (lgpc major)", layers, QgsRasterLayer(str(dem), "dem"), iface, "lgpc", "D1", args.edits, site=NC_SITE,
-                      cls="major", step_units=1.0)
+                      cls="major", step_units=1.0, parts=parts)
                 del layers
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -178,6 +178,9 @@ class DockController(_Base):
         if planned is None:
             return None
         source, options = planned
+        live = getattr(self, "live", None)
+        if live is not None:  # the first live edit after this check reuses its read (gui.live_plan)
+            live.run_started(source)
         ticket = self.session.ticket()
         task = CheckTask(source, self.jurisdiction.currentData(), lambda t: self._task_done(t, ticket), options)
         task.progressChanged.connect(lambda p: self.progress.setValue(int(p)))
@@ -230,6 +233,8 @@ class DockController(_Base):
         try:
             assert task.snapshot is not None  # read by the task before it checked
             self.show_result(task.result, task.snapshot, task.jurisdiction, review=task.review)
+            if getattr(self, "live", None) is not None:
+                self.live.run_done(task)
         except Exception as exc:
             import traceback
 

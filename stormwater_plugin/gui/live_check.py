@@ -34,12 +34,12 @@ from ..services.session import CLEARED, RESULT
 from .check_task import CheckTask
 from .dock_view import LOG_TAG
 from .envelope_task import MOVES_NAME, is_siting_layer
-from .live_layers import build_off_main_thread, show_live_layers
+from .live_layers import LiveLayers, plan_layers, show_live_layers, shown_now
 from .live_marks import OUT_OF_DATE_MARK, UPDATING_MARK, is_envelope, is_moves, mark, unmark
 from .live_plan import LivePlanner
 from .live_table import show_live_findings
 from .live_task import LiveTask
-from .result_layers import build_result_layers, set_decisions
+from .result_layers import set_decisions
 from .task_stop import stop_tasks
 
 #: Milliseconds after the last change before the re-check starts: the signals of one edit (a move, an undone
@@ -106,8 +106,6 @@ class LiveCheck(QObject):
         self._reason = ""
         self._watched: list[tuple[QgsVectorLayer, str, Any]] = []
         self.planner = LivePlanner()
-        #: What each result layer shown holds since the last live update (``live_layers.show_live_layers``); emptied by Run.
-        self._drawn: dict[str, int] = {}
         #: Whether a role the siting envelope reads was edited since the last live update (its entries are then marked).
         self._envelope_touched = False
         dock.session.subscribe(self._session_changed)
@@ -127,7 +125,6 @@ class LiveCheck(QObject):
         """Follow the edits of the layers now mapped to the roles (called after each check the reviewer runs)."""
         self.unwatch()
         self.planner.forget()
-        self._drawn.clear()
         for role, layer in self.dock.roles.role_layers().items():
             if not isinstance(layer, QgsVectorLayer):
                 continue
@@ -135,6 +132,19 @@ class LiveCheck(QObject):
                 slot = partial(self._signalled, role, words)
                 getattr(layer, name).connect(slot)
                 self._watched.append((layer, name, slot))
+
+    def run_started(self, source: Any) -> None:
+        """The reviewer's Run planned ``source`` (main thread): the role layers' edits are followed from now on, and its read
+        goes through a memo the first live edit reuses (:meth:`run_done`), so that edit reads only what it changed."""
+        plan = getattr(source, "snapshot_plan", None)
+        if plan is None:
+            return
+        self.watch()
+        self.planner.for_run(plan, dict(self.dock.roles.role_layers()))
+
+    def run_done(self, task: Any) -> None:
+        """The reviewer's Run of :meth:`run_started` is shown: its sources and conversions are the next live read's."""
+        self.planner.adopt_run(getattr(getattr(task, "source", None), "snapshot_plan", None))
 
     def unwatch(self) -> None:
         for layer, name, slot in self._watched:
@@ -218,7 +228,7 @@ class LiveCheck(QObject):
             options = replace(options, previous=previous[0], previous_label=previous[1], overrides=tuple(self.dock.overrides.overrides))
         edit = self.last_edit
         task = LiveTask(source, self.dock.jurisdiction.currentData(), partial(self._done, edit=edit), options)
-        task.build_layers = build_off_main_thread
+        task.shown_layers = shown_now(self.dock.jurisdiction.currentData())  # the task changes only the features that differ
         task.shown = self.dock.snap.inputs if self.dock.snap is not None else None
         task.full_doc, task.full_result, task.overrides = self.full_doc, self.full_result, tuple(self.dock.overrides.overrides)
         task.compares = previous is not None
@@ -274,10 +284,13 @@ class LiveCheck(QObject):
         finally:
             self._applying = False
         jurisdiction = result.jurisdiction
-        layers = task.layers or build_result_layers(result, snap.inputs, snap.crs)
-        self.in_place = show_live_layers(layers, jurisdiction, carry=lambda lyr: is_siting_layer(lyr) and (result.has_violation or lyr.name() != MOVES_NAME),
-                                         drawn=self._drawn)
-        set_decisions(dock.doc, jurisdiction)
+        update = getattr(task, "live_layers", None)
+        if not isinstance(update, LiveLayers):  # not made in the task: the layers are built here
+            update = plan_layers(result, snap.inputs, snap.crs, None)
+        added = show_live_layers(update, jurisdiction, carry=lambda lyr: is_siting_layer(lyr) and (result.has_violation or lyr.name() != MOVES_NAME))
+        self.in_place = added is not None
+        # the features kept hold their decisions (a decision taken meanwhile was written to every feature): the new ones take theirs
+        set_decisions(dock.doc, jurisdiction, only=added)
         if self._envelope_touched:
             mark(jurisdiction, is_envelope, OUT_OF_DATE_MARK)
             self._envelope_touched = False
@@ -343,8 +356,7 @@ class LiveCheck(QObject):
         if what == CLEARED:
             self.timer.stop()
             self.unwatch()
-            self.planner.forget()
-            self._drawn.clear()
+            self.planner.forget(run=True)
             self.full_doc = self.full_result = None
             self.last_edit = self.shown_edit = None
             self.compliant = []

@@ -8,6 +8,10 @@ was read (``layers_read``) is completed with the sources kept, in the roles' ord
 
 The read itself converts through a memo of the last complete live read (``gui.live_read``): a source kept is not
 converted again when the working CRS and its window are the same, nor the DEM window when it has not moved.
+
+The check the reviewer runs (Run) reads through a memo too (:meth:`LivePlanner.for_run`): once its findings are shown
+(:meth:`LivePlanner.adopt_run`) its sources and conversions are the first live edit's to reuse, but those of a layer
+edited since its plan was taken (the dock follows the role layers' edits from Run on).
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from typing import Any
 
 from qgis.core import QgsVectorLayer
 
-from ..qgis_bridge.snapshot import DetachedSource, PlannedSiteSource
+from ..qgis_bridge.snapshot import DetachedSource, PlannedSiteSource, SnapshotPlan
 from ..services.live_read import Conversion, ReadMemo
 from ..services.site_source import ReviewOptions
 from .dock_source import dock_source
@@ -35,17 +39,45 @@ class LivePlanner:
         self._context: Any = None
         #: The memo of the last plan's read (the task hands it to :meth:`keep` once its findings are shown).
         self.memo: ReadMemo | None = None
+        #: The plan of the check the reviewer runs, its memo, the layers it read and the roles edited since (:meth:`for_run`).
+        self._run: tuple[SnapshotPlan, ReadMemo, dict[str, Any], set[str]] | None = None
 
     def edited(self, role: str) -> None:
         """A layer of ``role`` changed: its next plan takes a new source."""
         self._edited.add(role)
+        if self._run is not None:
+            self._run[3].add(role)
 
-    def forget(self) -> None:
-        """Take every source anew at the next plan (after a check the reviewer ran, or roles changed)."""
+    def forget(self, run: bool = False) -> None:
+        """Take every source anew at the next plan (after a check the reviewer ran, or roles changed); ``run``: forget Run's plan too."""
         self._kept.clear()
         self._edited.clear()
         self._conversions = {}
         self.memo = None
+        if run:
+            self._run = None
+
+    def for_run(self, plan: SnapshotPlan, chosen: dict[str, Any]) -> None:
+        """The check the reviewer runs reads ``plan`` (the role layers ``chosen``) through a memo of its own (main thread)."""
+        memo = ReadMemo()
+        plan.readers = live_readers(memo)
+        self._run = (plan, memo, dict(chosen), set())
+
+    def adopt_run(self, plan: Any) -> bool:
+        """The check the reviewer ran of ``plan`` is shown: its sources and conversions are the next live read's. Returns whether taken."""
+        run, self._run = self._run, None
+        if run is None or run[0] is not plan:
+            return False
+        plan, memo, chosen, edited = run
+        self._conversions, self._context = dict(memo.made), plan.context
+        self._kept = {r: kept for r, kept in self._kept_of(plan, chosen).items() if r not in edited}
+        self._edited = set(edited)
+        return True
+
+    @staticmethod
+    def _kept_of(plan: SnapshotPlan, chosen: dict[str, Any]) -> dict[str, tuple[Any, DetachedSource, Any]]:
+        return {r: (chosen[r], src, plan.layers_read.get(r)) for r, src in plan.sources.items()
+                if isinstance(src, DetachedSource) and isinstance(chosen.get(r), QgsVectorLayer)}
 
     def keep(self, memo: ReadMemo | None) -> None:
         """The read of ``memo`` completed and its findings are shown: the next read may reuse its conversions."""
@@ -77,8 +109,7 @@ class LivePlanner:
             self._conversions, self._context = {}, plan.context
         self.memo = ReadMemo(self._conversions)
         plan.readers = live_readers(self.memo)
-        self._kept = {r: (chosen[r], src, plan.layers_read.get(r)) for r, src in plan.sources.items()
-                      if isinstance(src, DetachedSource) and isinstance(chosen.get(r), QgsVectorLayer)}
+        self._kept = self._kept_of(plan, chosen)
         return planned
 
 

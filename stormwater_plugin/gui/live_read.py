@@ -44,21 +44,20 @@ def live_readers(memo: ReadMemo) -> tuple[Callable[..., Any], Callable[..., bool
     """The snapshot's ``SnapshotPlan.readers`` through ``memo``.
 
     The memo's conversions were made in the same transformation context (the planner starts an empty memo when
-    the project's changed). A conversion cut short by the read's Cancel is never kept.
+    the project's changed). A conversion cut short by the read's Cancel is never kept. The snapshot's own conversions
+    are looked up when one is made (:func:`~..qgis_bridge.snapshot.default_readers`), as a plan without readers does.
     """
-    read_features, fits_crs, read_dem = default_readers()  # the snapshot's own
-
     def features(source: Any, role: str, working: Any, ctx: Any, warnings: list[Any], fb: Any = None, rect: Any = None) -> Any:
         key = ("features", source, role, _crs_key(working), None if rect is None else tuple(rect))
-        return _own_layer(memo.convert(key, role, lambda: read_features(source, role, working, ctx, warnings, fb, rect=rect), warnings,
+        return _own_layer(memo.convert(key, role, lambda: default_readers()[0](source, role, working, ctx, warnings, fb, rect=rect), warnings,
                                        lambda: not (fb is not None and fb.isCanceled())))
 
     def fits(source: Any, ctx: Any) -> bool:
-        return bool(memo.convert(("fits", source), "fits", lambda: bool(fits_crs(source, ctx)), [], lambda: True))
+        return bool(memo.convert(("fits", source), "fits", lambda: bool(default_readers()[1](source, ctx)), [], lambda: True))
 
     def dem(provider: Any, dem_crs: Any, working: Any, window: Any, z_units: Any, ctx: Any, warnings: list[Any], name: str = "DEM") -> Any:
         key = ("dem", str(provider.dataSourceUri()), _crs_key(dem_crs), _crs_key(working), tuple(window), z_units, name)
-        return _own_grid(memo.convert(key, "dem", lambda: read_dem(provider, dem_crs, working, window, z_units, ctx, warnings, name=name),
+        return _own_grid(memo.convert(key, "dem", lambda: default_readers()[2](provider, dem_crs, working, window, z_units, ctx, warnings, name=name),
                                       warnings, lambda: True))
 
     return features, fits, dem

@@ -7,6 +7,7 @@ thread, against a full check's, and the rules the incremental run took from its 
 from __future__ import annotations
 
 import time
+import traceback
 from typing import Any, Mapping, Sequence
 
 from ..core.model import CheckResult
@@ -14,6 +15,7 @@ from ..services.compare import since_last_review
 from ..services.decisions import Override
 from ..services.live import changes_since, now_compliant
 from .check_task import CheckTask
+from .live_layers import LiveLayers, ShownLayer, plan_layers
 from .slope_mask import carry_masks
 
 
@@ -35,14 +37,24 @@ class LiveTask(CheckTask):
     compares: bool = False
     #: The memo the read converted through (``gui.live_plan``): what it reused and converted, handed on once shown.
     memo: Any = None
+    #: What the result layers shown held when the run started (``live_layers.shown_now``; ``None``: the group is replaced).
+    shown_layers: tuple[ShownLayer, ...] | None = None
+    #: The result layers' changes made in the task (``live_layers.plan_layers``); ``None``: the dock makes them.
+    live_layers: LiveLayers | None = None
 
     def run(self) -> bool:  # noqa: D401 - QgsTask API
-        """The check task's run, timed."""
+        """The check task's run, timed; then the result layers' changes and the marks."""
         t0 = time.thread_time()
         try:
             ok = super().run()
-            if ok and self.review is not None and self.result is not None and not self.isCanceled():
-                self.marks = self._marks(self.review, self.result)
+            if ok and self.review is not None and self.result is not None and self.snapshot is not None and not self.isCanceled():
+                try:
+                    self.live_layers = plan_layers(self.result, self.snapshot.inputs, self.snapshot.crs, self.shown_layers)
+                except Exception:  # noqa: BLE001 - the dock draws the layers from the result when they are missing
+                    self.live_layers = None
+                    traceback.print_exc()
+                if not self.isCanceled():
+                    self.marks = self._marks(self.review, self.result)
             return ok
         except Exception:  # noqa: BLE001 - the marks are an aid: the dock makes them again when they are missing
             self.marks = None

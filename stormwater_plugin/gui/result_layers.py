@@ -3,9 +3,20 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Hashable, Sequence
 
-from qgis.core import Qgis, QgsCoordinateReferenceSystem, QgsFeature, QgsLayerTreeGroup, QgsMessageLog, QgsProject, QgsVectorLayer
+import numpy as np
+import shapely
+from qgis.core import (
+    Qgis,
+    QgsCoordinateReferenceSystem,
+    QgsFeature,
+    QgsFeatureRequest,
+    QgsLayerTreeGroup,
+    QgsMessageLog,
+    QgsProject,
+    QgsVectorLayer,
+)
 
 from ..core.model import CheckResult, SiteInputs
 from ..qgis_bridge.compat import FIELD_DOUBLE, FIELD_STRING
@@ -41,13 +52,71 @@ _PASS_NAMES = {"point": "Passes (points)", "line": "Passes (distance lines)", "p
 _PLURAL = {"point": "points", "line": "lines", "polygon": "areas"}
 
 
+#: What one row of a result layer is, to compare with a feature drawn: its geometry's WKB (shapely's, before QGIS converts
+#: it) and its attributes. Two rows of the same key make the same feature.
+RowKey = tuple[bytes, Hashable]
+
+
 @dataclass
 class ResultLayer:
-    """One layer to add: its style name and whether it starts visible."""
+    """One layer to add: its style name and whether it starts visible.
+
+    ``keys``: each feature's row (:data:`RowKey`) to its feature ids, when the layer was made from rows here
+    (:func:`layer_of`); the live re-check then changes only the features whose rows changed (``gui.live_layers``).
+    """
 
     layer: QgsVectorLayer
     style: str
     visible: bool = True
+    keys: dict[RowKey, tuple[int, ...]] | None = None
+
+
+@dataclass(eq=False)
+class Drawn:
+    """What a result layer in the project holds: each row key's feature ids, how many features, and how many times the live
+    re-check changed it. ``keys`` is never changed in place (a change makes a new mapping), so a task may read the one it was given."""
+
+    keys: dict[RowKey, tuple[int, ...]]
+    count: int
+    version: int = 0
+
+
+#: The result layers in the project made from rows (layer id to :class:`Drawn`), kept on the main thread by
+#: :func:`add_to_project` and the live re-check's updates; an entry of a layer no longer in the project is dropped.
+DRAWN: dict[str, Drawn] = {}
+
+
+def row_keys(rows: Sequence[tuple[Any, Sequence[Any]]]) -> list[RowKey]:
+    """The :data:`RowKey` of each row; a row whose attributes cannot be compared gets a key of its own (never matched)."""
+    wkbs = shapely.to_wkb(np.array([g for g, _ in rows] + [None], dtype=object))[:-1] if rows else []
+    out: list[RowKey] = []
+    for w, (_g, attrs) in zip(wkbs, rows):
+        key: RowKey = (b"" if w is None else bytes(w), tuple(attrs))
+        try:
+            hash(key)
+        except TypeError:  # an attribute that is no plain value: this row is always drawn anew
+            key = (b"" if w is None else bytes(w), object())
+        out.append(key)
+    return out
+
+
+def keyed(keys: Sequence[RowKey], ids: Sequence[int]) -> dict[RowKey, tuple[int, ...]]:
+    """Row key to the ids of the features made from rows of that key, in order."""
+    out: dict[RowKey, tuple[int, ...]] = {}
+    for k, fid in zip(keys, ids):
+        out[k] = out.get(k, ()) + (int(fid),)
+    return out
+
+
+def register_drawn(layer: QgsVectorLayer, keys: dict[RowKey, tuple[int, ...]] | None, project: QgsProject | None = None) -> None:
+    """Keep ``keys`` as what ``layer`` (in the project) holds; the entries of layers gone from the project go (main thread)."""
+    project = project or QgsProject.instance()
+    for lid in [lid for lid in DRAWN if project.mapLayer(lid) is None]:
+        del DRAWN[lid]
+    if keys is not None:
+        DRAWN[layer.id()] = Drawn(keys, sum(len(v) for v in keys.values()))
+    else:
+        DRAWN.pop(layer.id(), None)
 
 
 #: Custom layer property that marks the plugin's own output (never offered as an input role).
@@ -82,18 +151,24 @@ def memory_layer(family: str, name: str, crs: QgsCoordinateReferenceSystem, spec
     return layer
 
 
-def add_rows(layer: QgsVectorLayer, rows: list[tuple[Any, list[Any]]], *, skip_empty: bool = False) -> None:
-    """Add (shapely geometry, attribute list) rows as features; ``skip_empty`` drops rows without geometry."""
+def features_of(fields: Any, rows: Sequence[tuple[Any, Sequence[Any]]]) -> list[QgsFeature]:
+    """(shapely geometry, attribute list) rows as features of ``fields`` (any thread: plain values)."""
     feats = []
     for geom, attrs in rows:
-        if skip_empty and (geom is None or geom.is_empty):
-            continue
-        f = QgsFeature(layer.fields())
+        f = QgsFeature(fields)
         f.setGeometry(to_qgs(geom))
-        f.setAttributes(attrs)
+        f.setAttributes(list(attrs))
         feats.append(f)
-    layer.dataProvider().addFeatures(feats)
+    return feats
+
+
+def add_rows(layer: QgsVectorLayer, rows: list[tuple[Any, list[Any]]], *, skip_empty: bool = False) -> list[int]:
+    """Add (shapely geometry, attribute list) rows as features; ``skip_empty`` drops rows without geometry. Returns their feature ids."""
+    if skip_empty:
+        rows = [(g, a) for g, a in rows if g is not None and not g.is_empty]
+    ok, added = layer.dataProvider().addFeatures(features_of(layer.fields(), rows))
     layer.updateExtents()
+    return [int(f.id()) for f in added] if ok else []
 
 
 def _distance(row: Row) -> str:
@@ -102,48 +177,61 @@ def _distance(row: Row) -> str:
     return f"{float(d):g} ft" if isinstance(d, (int, float)) else "? ft"
 
 
-def build_result_layers(result: CheckResult, inputs: SiteInputs, crs: QgsCoordinateReferenceSystem) -> list[ResultLayer]:
-    """Every result layer, top to bottom as they should appear in the layer tree.
+@dataclass
+class LayerSpec:
+    """One result layer as plain rows, before any QGIS layer is made (:func:`result_layer_specs`).
+
+    ``rows`` are the features to add, (shapely geometry, attribute list), in order; ``skip_empty`` drops those
+    without geometry. The live re-check (``gui.live_layers``) compares these rows with what a layer shown holds
+    and changes only the features that differ.
+    """
+
+    family: str
+    name: str
+    specs: tuple[tuple[str, Any], ...]
+    style: str
+    rows: list[Row]
+    visible: bool = True
+    skip_empty: bool = False
+
+    def drawn_rows(self) -> list[Row]:
+        """The rows that become features (those without geometry left out when ``skip_empty``)."""
+        if not self.skip_empty:
+            return self.rows
+        return [(g, a) for g, a in self.rows if g is not None and not g.is_empty]
+
+
+def result_layer_specs(result: CheckResult, inputs: SiteInputs) -> list[LayerSpec]:
+    """Every result layer's rows, top to bottom as they should appear in the layer tree (:func:`build_result_layers`).
 
     Non-pass findings are split by geometry family; passes go to layers that
     start hidden. Every row comes from :mod:`stormwater_plugin.services.layer_rows`
     (setback rings merged per device and distance, the steepest ray of each
-    building site labelled), the rows Processing writes; this function only
-    makes the layers.
+    building site labelled), the rows Processing writes.
     """
 
-    out: list[ResultLayer] = []
+    out: list[LayerSpec] = []
     found = map_finding_rows(result.findings)
     for fam in ("point", "line", "polygon"):
         rows = found.open.get(fam)
         if rows:
-            layer = memory_layer(fam, _FINDING_NAMES[fam], crs, FINDING_FIELD_SPECS)
-            add_rows(layer, rows)
-            out.append(ResultLayer(layer, f"findings_{_PLURAL[fam]}"))
+            out.append(LayerSpec(fam, _FINDING_NAMES[fam], FINDING_FIELD_SPECS, f"findings_{_PLURAL[fam]}", rows))
 
     zones = zone_layers(result)
     if zones.rays:
         d = zones.ray_distance_ft
-        layer = memory_layer("line", f"Slope rays ({d:g} ft)" if d is not None else "Slope rays", crs, RAY_FIELD_SPECS)
-        add_rows(layer, zones.rays)
-        out.append(ResultLayer(layer, "slope_rays"))
+        out.append(LayerSpec("line", f"Slope rays ({d:g} ft)" if d is not None else "Slope rays", RAY_FIELD_SPECS, "slope_rays", zones.rays))
 
     for fam in ("point", "line", "polygon"):
         rows = found.passes.get(fam)
         if rows:
-            layer = memory_layer(fam, _PASS_NAMES[fam], crs, FINDING_FIELD_SPECS)
-            add_rows(layer, rows)
-            out.append(ResultLayer(layer, f"passes_{_PLURAL[fam]}", visible=False))
+            out.append(LayerSpec(fam, _PASS_NAMES[fam], FINDING_FIELD_SPECS, f"passes_{_PLURAL[fam]}", rows, visible=False))
 
     if zones.setbacks:
-        layer = memory_layer("polygon", SETBACK_LAYER_NAME, crs, ZONE_FIELD_SPECS)
-        add_rows(layer, zones.setbacks)
-        out.append(ResultLayer(layer, "setback_zones"))
+        out.append(LayerSpec("polygon", SETBACK_LAYER_NAME, ZONE_FIELD_SPECS, "setback_zones", zones.setbacks))
 
     for row in zones.buffers:
-        layer = memory_layer("polygon", f"{_distance(row)} no-cut buffer", crs, ZONE_FIELD_SPECS)
-        add_rows(layer, [row])
-        out.append(ResultLayer(layer, "no_cut_buffer"))
+        out.append(LayerSpec("polygon", f"{_distance(row)} no-cut buffer", ZONE_FIELD_SPECS, "no_cut_buffer", [row]))
 
     parcels = inputs.layers.get("parcels")
     if parcels is not None and result.notification.get("within_500ft"):
@@ -153,29 +241,39 @@ def build_result_layers(result: CheckResult, inputs: SiteInputs, crs: QgsCoordin
             notice = None
         if notice is not None:
             within = f"within {notice.radius_ft:g} ft" if notice.radius_ft is not None else "near the site"
-            layer = memory_layer("polygon", f"Parcels {within} (to notify highlighted)", crs, PARCEL_FIELD_SPECS)
-            add_rows(layer, notice.rows, skip_empty=True)
-            out.append(ResultLayer(layer, "notify_parcels"))
+            out.append(LayerSpec("polygon", f"Parcels {within} (to notify highlighted)", PARCEL_FIELD_SPECS, "notify_parcels", notice.rows,
+                                 skip_empty=True))
 
     for row in zones.notification_areas:
-        layer = memory_layer("polygon", f"{_distance(row)} notification area", crs, ZONE_FIELD_SPECS)
-        add_rows(layer, [row])
-        out.append(ResultLayer(layer, "notification_area"))
+        out.append(LayerSpec("polygon", f"{_distance(row)} notification area", ZONE_FIELD_SPECS, "notification_area", [row]))
 
     for fam, rows in zones.others.items():
-        layer = memory_layer(fam, f"Other zones ({_PLURAL[fam]})", crs, ZONE_FIELD_SPECS)
-        add_rows(layer, rows)
-        out.append(ResultLayer(layer, "other_zones" if fam == "polygon" else "slope_rays" if fam == "line" else "findings_points"))
+        out.append(LayerSpec(fam, f"Other zones ({_PLURAL[fam]})", ZONE_FIELD_SPECS,
+                             "other_zones" if fam == "polygon" else "slope_rays" if fam == "line" else "findings_points", rows))
 
     if inputs.dem is not None:
-        mask = slope_mask_layer(result, inputs, crs)
+        mask = slope_mask_spec(result, inputs)
         if mask is not None:
             out.append(mask)
     return out
 
 
-def slope_mask_layer(result: CheckResult, inputs: SiteInputs, crs: QgsCoordinateReferenceSystem) -> ResultLayer | None:
-    """The ring-slope mask of the DEM window (see :mod:`.slope_mask`), or ``None``; never raises."""
+def layer_of(spec: LayerSpec, crs: QgsCoordinateReferenceSystem) -> ResultLayer:
+    """The memory layer of ``spec`` in ``crs``, its rows added."""
+    layer = memory_layer(spec.family, spec.name, crs, spec.specs)
+    rows = spec.drawn_rows()
+    ids = add_rows(layer, rows)
+    return ResultLayer(layer, spec.style, spec.visible, keyed(row_keys(rows), ids) if len(ids) == len(rows) else None)
+
+
+def build_result_layers(result: CheckResult, inputs: SiteInputs, crs: QgsCoordinateReferenceSystem) -> list[ResultLayer]:
+    """Every result layer (:func:`result_layer_specs`), top to bottom as they should appear in the layer tree; this function only
+    makes the layers."""
+    return [layer_of(spec, crs) for spec in result_layer_specs(result, inputs)]
+
+
+def slope_mask_spec(result: CheckResult, inputs: SiteInputs) -> LayerSpec | None:
+    """The ring-slope mask of the DEM window (see :mod:`.slope_mask`) as a layer's rows, or ``None``; never raises."""
 
     try:
         mask = compute_slope_mask(inputs, result.jurisdiction)
@@ -185,17 +283,25 @@ def slope_mask_layer(result: CheckResult, inputs: SiteInputs, crs: QgsCoordinate
     if mask is None:
         return None
     p = mask.params
-    layer = memory_layer("polygon", mask.layer_name, crs, MASK_FIELD_SPECS)
+    rows: list[Row] = []
     if mask.geometry is not None and not mask.geometry.is_empty:
-        add_rows(layer, [(mask.geometry, ["slope_mask", p.rule_id, mask.label, p.distance_ft, p.threshold_pct, round(mask.area_sqft, 1)])])
-    return ResultLayer(layer, "slope_mask")
+        rows.append((mask.geometry, ["slope_mask", p.rule_id, mask.label, p.distance_ft, p.threshold_pct, round(mask.area_sqft, 1)]))
+    return LayerSpec("polygon", mask.layer_name, MASK_FIELD_SPECS, "slope_mask", rows)
 
 
-def set_decisions(doc: dict[str, Any] | None, jurisdiction: str, project: QgsProject | None = None) -> int:
+def slope_mask_layer(result: CheckResult, inputs: SiteInputs, crs: QgsCoordinateReferenceSystem) -> ResultLayer | None:
+    """The ring-slope mask of the DEM window (see :mod:`.slope_mask`), or ``None``; never raises."""
+    spec = slope_mask_spec(result, inputs)
+    return None if spec is None else layer_of(spec, crs)
+
+
+def set_decisions(doc: dict[str, Any] | None, jurisdiction: str, project: QgsProject | None = None,
+                  only: dict[str, list[int]] | None = None) -> int:
     """Write each finding's reviewer decision into the ``decision`` field of the result layers; returns the features changed.
 
     The findings styles draw decided findings apart (grey, dashed), so the map
-    shows what the table and the report show.
+    shows what the table and the report show. ``only`` (layer id to feature ids): look at those features alone (the
+    features a live update added; the others hold the decisions already).
     """
     project = project or QgsProject.instance()
     group = project.layerTreeRoot().findGroup(group_name(jurisdiction))
@@ -209,7 +315,10 @@ def set_decisions(doc: dict[str, Any] | None, jurisdiction: str, project: QgsPro
             continue
         idx = layer.fields().indexOf("decision")
         updates = {}
-        for feat in layer.getFeatures():
+        if only is not None and not only.get(layer.id()):
+            continue
+        request = QgsFeatureRequest().setFilterFids(only[layer.id()]) if only is not None else QgsFeatureRequest()
+        for feat in layer.getFeatures(request):
             want = decided.get(str(feat["key"]))
             have = feat["decision"]
             have = None if have in (None, "") or (hasattr(have, "isNull") and have.isNull()) else have
@@ -271,6 +380,7 @@ def add_to_project(layers: list[ResultLayer], jurisdiction: str, project: QgsPro
             limit_zones(rl.layer)  # rings and rays from 1:2,500 in, for the selected finding only
         mark_result(rl.layer)
         project.addMapLayer(rl.layer, False)
+        register_drawn(rl.layer, rl.keys, project)
         node = group.addLayer(rl.layer)
         node.setItemVisibilityChecked(rl.visible)
         if not rl.visible:

@@ -139,6 +139,89 @@ def test_a_small_move_rewrites_the_changed_rows_in_place_and_the_table_reads_as_
     assert basis is not None and basis.full_reason == "" and SEPTIC_RULE in basis.narrowed
 
 
+def test_the_first_edit_after_run_reads_only_the_edited_layer_and_equals_a_full_check(demo_dock):
+    """Run reads through the live read's memo: the first live edit after it converts the devices alone (the DEM window reused)."""
+    from stormwater_plugin.qgis_bridge.snapshot import QgisSiteSource
+    from stormwater_plugin.services.packs import load_pack
+    from stormwater_plugin.services.site_source import ReviewOptions, check_site
+
+    dock, layers, dem = demo_dock
+    devices = layers["devices"]
+    fid = _fid(devices, "DW-1")
+    assert devices.startEditing()
+    edits = dock.live.edits
+    p = devices.getFeature(fid).geometry().asPoint()
+    devices.changeGeometry(fid, QgsGeometry.fromPointXY(QgsPointXY(p.x() - 0.5, p.y())))
+    wait_for(lambda: _settled(dock, edits + 1), 120)
+    memo = dock.live.planner.memo
+    assert memo is not None and "devices" in memo.converted and "devices" not in memo.reused
+    assert {"dem", "parcels", "septic"} <= set(memo.reused), (memo.reused, memo.converted)
+    done = check_site(QgisSiteSource(dock.roles.role_layers(), dem), load_pack("lake-george"), ReviewOptions(moves=False, completeness=True))
+    assert [(f["key"], f["status"], f.get("measured_ft")) for f in dock.doc["findings"]] == \
+        [(f["key"], f["status"], f.get("measured_ft")) for f in done.review.doc["findings"]]
+    assert dock.live.in_place and _shown_layers("lake-george") == _full_layers(done)
+
+
+def test_a_decision_is_on_the_features_a_live_update_keeps_and_on_those_it_adds(demo_dock):
+    """A finding waived, then its device moved: the feature drawn anew carries the decision, every other feature its own."""
+    from stormwater_plugin.gui.result_layers import group_name
+
+    dock, layers, _ = demo_dock
+    key = _finding(dock.doc, SEPTIC_RULE, "DW-1", "S-1")["key"]
+    dock.findings.select_key(key)
+    assert dock.decide("waived", "Variance granted", "J. Smith")
+    devices = layers["devices"]
+    fid = _fid(devices, "DW-1")
+    assert devices.startEditing()
+    for dx in (-0.5, 0.5):
+        edits = dock.live.edits
+        p = devices.getFeature(fid).geometry().asPoint()
+        devices.changeGeometry(fid, QgsGeometry.fromPointXY(QgsPointXY(p.x() + dx, p.y())))
+        wait_for(lambda n=edits: _settled(dock, n + 1), 120)
+        assert dock.live.in_place
+        decided = {f["key"]: (f.get("override") or {}).get("decision") for f in dock.doc["findings"]}
+        assert decided[key] == "waived"
+        group = QgsProject.instance().layerTreeRoot().findGroup(group_name("lake-george"))
+        seen = 0
+        for node in group.findLayers():
+            lyr = node.layer()
+            if lyr is None or lyr.fields().indexOf("decision") < 0:
+                continue
+            for f in lyr.getFeatures():
+                assert _value(f["decision"]) == decided.get(str(f["key"])), (lyr.name(), f["key"])
+                seen += f["key"] == key
+        assert seen >= 1  # the moved device's finding is drawn, with its decision
+
+
+def test_an_edit_made_while_run_reads_is_read_again_by_the_next_live_edit(demo_dock):
+    """A layer edited after Run took its plan is never reused from Run's read: the next live edit converts it anew."""
+    from stormwater_plugin.qgis_bridge.snapshot import QgisSiteSource
+    from stormwater_plugin.services.packs import load_pack
+    from stormwater_plugin.services.site_source import ReviewOptions, check_site
+
+    dock, layers, dem = demo_dock
+    wells = layers["wells"]
+    assert wells.startEditing()
+    dock.live.enabled.setChecked(False)  # the well's edit makes no live run of its own
+    assert dock.run_check() is not None
+    w = next(wells.getFeatures())
+    wells.changeGeometry(w.id(), _moved(w.geometry(), 30.0, 0.0))  # after Run's plan: Run reads the well where it was
+    wait_for(lambda: dock.task is None, 300)
+    dock.live.enabled.setChecked(True)
+    devices = layers["devices"]
+    assert devices.startEditing()
+    edits = dock.live.edits
+    fid = _fid(devices, "DW-1")
+    p = devices.getFeature(fid).geometry().asPoint()
+    devices.changeGeometry(fid, QgsGeometry.fromPointXY(QgsPointXY(p.x() - 0.5, p.y())))
+    wait_for(lambda: _settled(dock, edits + 1), 120)
+    memo = dock.live.planner.memo
+    assert "wells" in memo.converted and "devices" in memo.converted and "parcels" in memo.reused, (memo.reused, memo.converted)
+    done = check_site(QgisSiteSource(dock.roles.role_layers(), dem), load_pack("lake-george"), ReviewOptions(moves=False, completeness=True))
+    assert [(f["key"], f["status"], f.get("measured_ft")) for f in dock.doc["findings"]] == \
+        [(f["key"], f["status"], f.get("measured_ft")) for f in done.review.doc["findings"]]
+
+
 def test_a_rolled_back_move_is_followed_and_the_envelope_layer_persists_across_live_re_checks(demo_dock):
     dock, layers, _ = demo_dock
     assert dock.find_envelope() is not None
@@ -185,8 +268,35 @@ _OPS = st.lists(st.one_of(
 ), min_size=1, max_size=4)
 
 
+def _value(v):
+    return None if v is None or (hasattr(v, "isNull") and v.isNull()) else v
+
+
+def _features(layer):
+    """A layer's features as plain values, in an order of their own (the live updates add and delete, a full check adds in order)."""
+    return sorted((repr([_value(v) for v in f.attributes()]), bytes(f.geometry().asWkb())) for f in layer.getFeatures())
+
+
+def _shown_layers(jurisdiction):
+    """The result layers shown (the siting layers aside): name to features."""
+    from stormwater_plugin.gui.envelope_task import is_siting_layer
+    from stormwater_plugin.gui.result_layers import group_name
+
+    group = QgsProject.instance().layerTreeRoot().findGroup(group_name(jurisdiction))
+    return [(n.layer().name(), _features(n.layer())) for n in group.findLayers() if n.layer() is not None and not is_siting_layer(n.layer())]
+
+
+def _full_layers(done):
+    """The result layers a full check draws (``check_site``'s review and read), as :func:`_shown_layers` gives them."""
+    from stormwater_plugin.gui.result_layers import build_result_layers
+
+    snap = done.site.source
+    return [(rl.layer.name(), _features(rl.layer)) for rl in build_result_layers(done.review.result, snap.inputs, snap.crs)]
+
+
 def test_live_findings_equal_a_full_check_of_the_same_layers_after_any_edit_sequence(demo_dock):
-    """Moves, adds, deletes and attribute changes in the edit buffer, issued without waiting: the live findings settle on a full check's."""
+    """Moves, adds, deletes and attribute changes in the edit buffer, issued without waiting: the live findings settle on a full check's,
+    and so do the result layers, whose changed features alone the live updates replace."""
     from stormwater_plugin.qgis_bridge.snapshot import QgisSiteSource
     from stormwater_plugin.services.packs import load_pack
     from stormwater_plugin.services.site_source import ReviewOptions, check_site
@@ -195,6 +305,7 @@ def test_live_findings_equal_a_full_check_of_the_same_layers_after_any_edit_sequ
     devices = layers["devices"]
     pack = load_pack("lake-george")
     added = [0]
+    in_place: list[bool] = []
 
     @settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
     @given(_OPS)
@@ -220,18 +331,24 @@ def test_live_findings_equal_a_full_check_of_the_same_layers_after_any_edit_sequ
                     devices.changeAttributeValue(f.id(), devices.fields().indexOf("device_type"), a)
             edits = dock.live.edits
             wait_for(lambda: _settled(dock, edits), 180)
-            full = check_site(QgisSiteSource(dock.roles.role_layers(), dem), pack, ReviewOptions(moves=False, completeness=True)).review.doc
+            done = check_site(QgisSiteSource(dock.roles.role_layers(), dem), pack, ReviewOptions(moves=False, completeness=True))
+            full = done.review.doc
             live = dock.doc
             assert {f["key"]: (f["status"], f.get("measured_ft")) for f in live["findings"]} == \
                 {f["key"]: (f["status"], f.get("measured_ft")) for f in full["findings"]}
             assert [f["key"] for f in live["findings"]] == [f["key"] for f in full["findings"]]
             assert live["counts"] == full["counts"]
+            in_place.append(dock.live.in_place)
+            assert _shown_layers("lake-george") == _full_layers(done)
         finally:
             edits = dock.live.edits
             devices.rollBack()
             wait_for(lambda: _settled(dock, edits + 1), 180)
+        assert _shown_layers("lake-george") == _full_layers(check_site(QgisSiteSource(dock.roles.role_layers(), dem), pack,
+                                                                       ReviewOptions(moves=False, completeness=True)))
 
     run()
+    assert any(in_place), in_place  # the layers shown were changed in place, not replaced
 
 
 #: Edits of any plan or context layer: a device, a well (a target), an impervious area (the class may change), a septic
@@ -289,6 +406,7 @@ def test_the_partial_read_of_the_live_re_check_equals_a_fresh_full_read_and_chec
             planned, options = dock_source(dock, quiet=True)  # a fresh plan: every source converted anew
             full = check_site(planned, pack, options)
             assert _read_of(dock.snap.inputs) == _read_of(full.site.inputs)
+            assert _shown_layers("lake-george") == _full_layers(full)
             live, doc = dock.doc, full.review.doc
             assert [(f["key"], f["status"], f.get("measured_ft")) for f in live["findings"]] == \
                 [(f["key"], f["status"], f.get("measured_ft")) for f in doc["findings"]]

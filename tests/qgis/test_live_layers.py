@@ -1,0 +1,105 @@
+"""The live re-check's result layers (issue 39): the layers shown take only the features whose rows changed.
+
+Each case draws a group of result layers from rows as Run does (``add_to_project``), then gives the live update
+other rows (a feature moved, one added, duplicated rows, a row gone, a layer's rows unchanged) and holds each layer
+shown to the features a layer built from the new rows holds. A layer changed behind the update's back (a feature
+deleted since the run started) or another set of layers replaces the group.
+"""
+
+from __future__ import annotations
+
+import pytest
+import shapely
+from qgis.core import QgsCoordinateReferenceSystem, QgsProject
+
+JURISDICTION = "test-live-layers"
+
+
+def _value(v):
+    return None if v is None or (hasattr(v, "isNull") and v.isNull()) else v
+
+
+def _features(layer):
+    return sorted((repr([_value(v) for v in f.attributes()]), bytes(f.geometry().asWkb())) for f in layer.getFeatures())
+
+
+def _spec(name, rows):
+    from stormwater_plugin.gui.result_layers import ZONE_FIELD_SPECS, LayerSpec
+
+    return LayerSpec("polygon", name, ZONE_FIELD_SPECS, "other_zones", rows)
+
+
+def _row(x, label="zone", distance=20.0, subject="DW-1"):
+    return (shapely.box(x, 0, x + 1, 1), ["zone", "r-1", label, distance, subject])
+
+
+def _group_layers():
+    from stormwater_plugin.gui.result_layers import group_name
+
+    group = QgsProject.instance().layerTreeRoot().findGroup(group_name(JURISDICTION))
+    return [n.layer() for n in group.findLayers()]
+
+
+@pytest.fixture()
+def crs():
+    yield QgsCoordinateReferenceSystem("EPSG:26918")
+    QgsProject.instance().removeAllMapLayers()
+    root = QgsProject.instance().layerTreeRoot()
+    for g in list(root.findGroups()):
+        root.removeChildNode(g)
+
+
+def _draw(specs, crs):
+    from stormwater_plugin.gui.result_layers import add_to_project, layer_of
+
+    add_to_project([layer_of(s, crs) for s in specs], JURISDICTION)
+
+
+def _expected(specs, crs):
+    from stormwater_plugin.gui.result_layers import layer_of
+
+    return [(s.name, _features(layer_of(s, crs).layer)) for s in specs]
+
+
+def _update(specs, crs):
+    from stormwater_plugin.gui.live_layers import layers_update, show_live_layers, shown_now
+
+    update = layers_update(specs, crs, shown_now(JURISDICTION))
+    return update, show_live_layers(update, JURISDICTION, carry=lambda _lyr: False)
+
+
+def test_a_moved_row_replaces_its_feature_alone_and_an_unchanged_layer_is_left_as_it_is(crs):
+    before = [_spec("A", [_row(0), _row(2), _row(4)]), _spec("B", [_row(10)])]
+    _draw(before, crs)
+    ids = {lyr.name(): lyr.id() for lyr in _group_layers()}
+    kept = {f.id() for f in _group_layers()[0].getFeatures()}
+    after = [_spec("A", [_row(0), _row(2.5), _row(4)]), _spec("B", [_row(10)])]
+    update, added = _update(after, crs)
+    assert added is not None  # in place
+    assert [(lyr.name(), _features(lyr)) for lyr in _group_layers()] == _expected(after, crs)
+    assert {lyr.name(): lyr.id() for lyr in _group_layers()} == ids  # the same layers (style, place kept)
+    assert len(kept & {f.id() for f in _group_layers()[0].getFeatures()}) == 2  # two features kept, one replaced
+    assert update.changes is not None and not update.changes[1].gone and not update.changes[1].added
+
+
+def test_duplicate_rows_are_counted_and_a_row_gone_or_added_follows(crs):
+    _draw([_spec("A", [_row(0), _row(0), _row(1)])], crs)
+    for rows in ([_row(0), _row(1)], [_row(0), _row(0), _row(0), _row(1), _row(7, label="new")], [], [_row(1, distance=35.0)]):
+        after = [_spec("A", rows)]
+        _update(after, crs)
+        assert [(lyr.name(), _features(lyr)) for lyr in _group_layers()] == _expected(after, crs)
+
+
+def test_a_layer_changed_since_the_run_started_or_another_set_of_layers_replaces_the_group(crs):
+    from stormwater_plugin.gui.live_layers import layers_update, show_live_layers, shown_now
+
+    _draw([_spec("A", [_row(0), _row(2)])], crs)
+    after = [_spec("A", [_row(0), _row(3)])]
+    update = layers_update(after, crs, shown_now(JURISDICTION))
+    layer = _group_layers()[0]
+    layer.dataProvider().deleteFeatures([next(layer.getFeatures()).id()])  # behind the update's back
+    assert show_live_layers(update, JURISDICTION, carry=lambda _lyr: False) is None
+    assert [(lyr.name(), _features(lyr)) for lyr in _group_layers()] == _expected(after, crs)
+    other = [_spec("A", [_row(0)]), _spec("C", [_row(5)])]
+    _update_result = _update(other, crs)
+    assert _update_result[1] is None and [(lyr.name(), _features(lyr)) for lyr in _group_layers()] == _expected(other, crs)
