@@ -38,6 +38,12 @@ Box = tuple[float, float, float, float]
 #: The GRS80 ellipsoid (semi-major axis, metres; flattening): a DEM in degrees is measured on it.
 _GRS80 = (6378137.0, 1.0 / 298.257222101)
 
+#: Pixels read beyond the box on each side, by every front end (the command line read 2, the plugin none). A point
+#: near the box's edge is sampled bilinearly from the pixel centres around it, and a slope there from its pixel's
+#: neighbours: both reach past the box's edge pixel, so without the pad such a point could read as nodata
+#: (undetermined) where the DEM has data. The pixels are the DEM's own; reading them never changes a value.
+PAD_PIXELS = 2
+
 
 @dataclass(frozen=True)
 class ReadHabits:
@@ -47,8 +53,6 @@ class ReadHabits:
     ----------
     how_to_declare : str
         How the reviewer declares the elevation unit (named in a declared unit's note).
-    pad : int
-        Pixels added around the box on each side.
     outside_corner : bool
         A DEM that misses the box: read its corner pixels (``dem_no_cover``), else no grid (``dem_outside``).
     max_pixels : int or None
@@ -60,15 +64,14 @@ class ReadHabits:
     """
 
     how_to_declare: str
-    pad: int
     outside_corner: bool
     max_pixels: int | None
     unit_warning_first: bool
     layer: str | None
 
 
-FILE_READ = ReadHabits("--dem-z-units", pad=2, outside_corner=True, max_pixels=None, unit_warning_first=False, layer=None)
-PLUGIN_READ = ReadHabits("the plugin's DEM elevation-unit setting", pad=0, outside_corner=False, max_pixels=16_000_000, unit_warning_first=True,
+FILE_READ = ReadHabits("--dem-z-units", outside_corner=True, max_pixels=None, unit_warning_first=False, layer=None)
+PLUGIN_READ = ReadHabits("the plugin's DEM elevation-unit setting", outside_corner=False, max_pixels=16_000_000, unit_warning_first=True,
                          layer="dem")
 
 
@@ -218,7 +221,7 @@ def _window_grid(band: DemBand, box: Box | None, unit: ZUnit, warnings: list[War
     if rows <= 0 or cols <= 0:
         warnings.append(Warning_("dem_unreadable", "the DEM has no pixel grid QGIS can read; gradient rules are undetermined", "dem"))
         return None
-    win = pixel_window(band, box, habits.pad)
+    win = pixel_window(band, box, PAD_PIXELS)
     if win is None and not habits.outside_corner:
         warnings.append(Warning_("dem_outside", "the DEM does not cover the site; gradient rules are undetermined", "dem"))
         return None
@@ -286,6 +289,6 @@ class BandDemSource(DemSource):
 
 
 __all__ = [
-    "FILE_READ", "PLUGIN_READ", "BandDemSource", "BandKind", "BandValues", "ReadHabits", "cell_size_ft", "clean_pixels", "dem_unit", "pixel_window", "read_grid", "refuse_non_dem",
+    "FILE_READ", "PAD_PIXELS", "PLUGIN_READ", "BandDemSource", "BandKind", "BandValues", "ReadHabits", "cell_size_ft", "clean_pixels", "dem_unit", "pixel_window", "read_grid", "refuse_non_dem",
     "window_geotransform",
 ]

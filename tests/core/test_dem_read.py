@@ -14,6 +14,7 @@ from stormwater_plugin.core.dem_source import PixelWindow
 from stormwater_plugin.core.units import FT_PER_METRE
 from stormwater_plugin.services.dem_read import (
     FILE_READ,
+    PAD_PIXELS,
     PLUGIN_READ,
     BandDemSource,
     cell_size_ft,
@@ -90,11 +91,11 @@ def test_the_file_read_of_a_dem_missing_the_site_reads_its_corner_and_the_plugin
 
 def test_the_plugin_reads_a_window_at_its_pixel_limit_and_not_one_pixel_over():
     band = _band()
-    box = (1010.0, 1950.0, 1020.0, 1960.0)  # 10 x 10 pixels
-    at = read_grid(band, box, dem_unit(band, None), [], dataclasses.replace(PLUGIN_READ, max_pixels=100))
-    assert at is not None and at.shape == (10, 10)
+    box = (1010.0, 1950.0, 1020.0, 1960.0)  # 10 x 10 pixels, 14 x 14 with the pad
+    at = read_grid(band, box, dem_unit(band, None), [], dataclasses.replace(PLUGIN_READ, max_pixels=196))
+    assert at is not None and at.shape == (14, 14)
     warnings: list = []
-    assert read_grid(band, box, dem_unit(band, None), warnings, dataclasses.replace(PLUGIN_READ, max_pixels=99)) is None
+    assert read_grid(band, box, dem_unit(band, None), warnings, dataclasses.replace(PLUGIN_READ, max_pixels=195)) is None
     assert [w.code for w in warnings] == ["dem_too_large"]
 
 
@@ -168,3 +169,28 @@ def test_the_windowed_source_reads_the_band_cleaned_and_pickles():
     win = source.read(source.whole())
     assert win is not None and win.shape == (50, 50) and np.isnan(win.values[10, 10]) and source.cleaned.fill == 1
     assert win.z_to_ft == grid.z_to_ft and win.cell_size_ft == grid.cell_size_ft
+
+
+def _read_window(band: FakeBand, box: tuple[float, float, float, float], habits: object) -> tuple[float, ...]:
+    grid = read_grid(band, box, dem_unit(band, None), [], habits)  # type: ignore[arg-type]
+    assert grid is not None
+    return grid.geotransform[0], grid.geotransform[3], float(grid.shape[0]), float(grid.shape[1])
+
+
+@pytest.mark.parametrize("habits", [FILE_READ, PLUGIN_READ], ids=["file", "plugin"])
+def test_every_front_end_reads_the_pad_of_two_pixels_around_the_box(habits):
+    """One pad for every front end: the box's pixels plus PAD_PIXELS (2) on each side."""
+    band = _band()
+    assert PAD_PIXELS == 2
+    # a box on pixel edges (10 x 10 pixels): 2 more on each side
+    assert _read_window(band, (1010.0, 1950.0, 1020.0, 1960.0), habits) == (1008.0, 1962.0, 14.0, 14.0)
+    # 0.1 pixel past an edge: that pixel, then the pad
+    assert _read_window(band, (1010.0, 1950.0, 1020.1, 1960.0), habits) == (1008.0, 1962.0, 14.0, 15.0)
+
+
+@pytest.mark.parametrize("habits", [FILE_READ, PLUGIN_READ], ids=["file", "plugin"])
+def test_the_pad_stops_at_the_raster_edge(habits):
+    """A box 1 pixel inside the raster's corner gets 1 pixel of pad there (the raster's), 2 on the other sides."""
+    band = _band()
+    assert _read_window(band, (1001.0, 1990.0, 1010.0, 1999.0), habits) == (1000.0, 2000.0, 12.0, 12.0)
+    assert _read_window(band, (1000.0, 1990.0, 1010.0, 2000.0), habits) == (1000.0, 2000.0, 12.0, 12.0)
