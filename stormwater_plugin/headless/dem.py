@@ -194,5 +194,5 @@ def read_dem(
 
     warnings: list[Warning_] = []
     grid = read_grid(dem, box, unit, warnings, FILE_READ, to_raster=to_raster, from_raster=from_raster, same_crs=same_crs)
-    assert grid is not None  # the file's read always gives a grid (its corner when the DEM misses the box) or raises
+    assert grid is not None  # the file's read always gives a grid (of nodata when the DEM misses the box) or raises
     return grid, warnings

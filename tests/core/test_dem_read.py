@@ -79,14 +79,30 @@ def test_a_box_beyond_the_raster_is_clipped_and_one_missing_it_reads_nothing():
     assert pixel_window(band, None) == PixelWindow(0, 0, 100, 100)
 
 
-def test_the_file_read_of_a_dem_missing_the_site_reads_its_corner_and_the_plugin_none():
+@pytest.mark.parametrize("habits", [FILE_READ, PLUGIN_READ], ids=["file", "plugin"])
+def test_a_dem_missing_the_site_gives_every_front_end_a_grid_of_nodata_and_one_warning(habits):
+    """Not its corner (the command line's before), not no grid (the plugin's, read as "no DEM was supplied"): a grid of
+    nodata over the box on the DEM's pixel grid, so every finding reading it is undetermined (the DEM has no data there)."""
     band = _band()
     warnings: list = []
-    grid = read_grid(band, (5000.0, 5000.0, 5010.0, 5010.0), dem_unit(band, None), warnings, FILE_READ)
-    assert grid is not None and grid.shape == (2, 2) and [w.code for w in warnings] == ["dem_no_cover"]
-    warnings = []
-    assert read_grid(band, (5000.0, 5000.0, 5010.0, 5010.0), dem_unit(band, None), warnings, PLUGIN_READ) is None
+    grid = read_grid(band, (5000.0, 5000.0, 5010.0, 5010.0), dem_unit(band, None), warnings, habits)
+    assert grid is not None and grid.shape == (14, 14) and not np.isfinite(grid.values).any()
+    assert grid.geotransform[0] == 4998.0 and grid.geotransform[3] == 5012.0  # the box plus the pad, on the DEM's pixel grid
+    assert np.isnan(grid.sample_point(5005.0, 5005.0))
     assert [w.code for w in warnings] == ["dem_outside"]
+    assert warnings[0].layer == "dem" and "fake.tif does not cover the site" in warnings[0].message
+
+
+@pytest.mark.parametrize("habits", [FILE_READ, PLUGIN_READ], ids=["file", "plugin"])
+@pytest.mark.parametrize(("x0", "covered"), [(1099.9, True), (1100.0, True), (1100.1, False)], ids=["edge-0.1px", "edge", "edge+0.1px"])
+def test_a_box_touching_the_raster_edge_is_covered_and_one_a_tenth_of_a_pixel_beyond_it_is_not(habits, x0, covered):
+    """The raster's right edge is x = 1100: a box from there on meets it (sampled from the edge pixels); 0.1 pixel past, it misses."""
+    band = _band()
+    warnings: list = []
+    grid = read_grid(band, (x0, 1950.0, x0 + 10.0, 1960.0), dem_unit(band, None), warnings, habits)
+    assert grid is not None
+    assert ("dem_outside" in [w.code for w in warnings]) is not covered
+    assert bool(np.isfinite(grid.values).any()) is covered
 
 
 def test_the_plugin_reads_a_window_at_its_pixel_limit_and_not_one_pixel_over():
@@ -113,7 +129,7 @@ def test_an_undeclared_unit_is_assumed_and_warned_before_the_window_in_the_plugi
     read_grid(band, box, dem_unit(band, None), file_warnings, FILE_READ)
     plugin_warnings: list = []
     read_grid(band, box, dem_unit(band, None, PLUGIN_READ.how_to_declare), plugin_warnings, PLUGIN_READ)
-    assert [w.code for w in file_warnings][:2] == ["dem_no_cover", "dem_z_unit_assumed"]
+    assert [w.code for w in file_warnings][:2] == ["dem_outside", "dem_z_unit_assumed"]
     assert [w.code for w in plugin_warnings] == ["dem_z_unit_assumed", "dem_outside"]
 
 

@@ -116,7 +116,7 @@ def test_dem_not_covering_the_site_makes_gradient_checks_undetermined(tmp_path):
     doc = json.loads((tmp_path / "o" / "findings.json").read_text(encoding="utf-8"))
     grad = [f for f in doc["findings"] if f["rule_id"] == "lgpc.minor.septic-upgradient-20" and f["other"]]
     assert grad and all(f["status"] == "undetermined" for f in grad)
-    assert any(w["code"] == "dem_no_cover" for w in doc["warnings"])
+    assert any(w["code"] == "dem_outside" and "far.tif does not cover the site" in w["message"] for w in doc["warnings"])
 
 
 def test_dem_all_nodata_makes_gradient_checks_undetermined(tmp_path):

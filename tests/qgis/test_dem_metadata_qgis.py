@@ -83,3 +83,15 @@ def test_plugin_source_takes_the_read_grid_unit_rather_than_deciding_it_again(qg
     assert (taken.z_to_ft, taken.z_unit_note, taken.z_unit_declared) == (decided.z_to_ft, decided.z_unit_note, decided.z_unit_declared)
     a, b = taken.read(taken.whole()), decided.read(decided.whole())
     assert a is not None and b is not None and np.array_equal(a.values, b.values, equal_nan=True)
+
+
+def test_plugin_read_of_a_dem_missing_the_site_is_nodata_said_as_the_command_line_says_it(qgis_app):
+    """A window 1 km beyond the DEM: a grid of nodata (the findings say the DEM has no data there, never "no DEM was
+    supplied"), one ``dem_outside`` warning naming the file, as the command line's read gives."""
+    layer = QgsRasterLayer(str(DEMO_DEM), "dem")
+    e = layer.extent()
+    window = (e.xMaximum() + 1000, e.yMinimum(), e.xMaximum() + 1060, e.yMinimum() + 60)
+    warnings: list = []
+    grid = read_dem(layer.dataProvider(), layer.crs(), layer.crs(), window, "m", QgsCoordinateTransformContext(), warnings, name=DEMO_DEM.name)
+    assert grid is not None and not np.isfinite(grid.values).any()
+    assert [w.code for w in warnings] == ["dem_outside"] and f"{DEMO_DEM.name} does not cover the site" in warnings[0].message
