@@ -162,9 +162,11 @@ def dem_crs(path: Path) -> Any:
 
 def read_dem(
     dem: Path | DemFile, working_crs: Any, z_units: str | None, area: tuple[float, float, float, float] | None = None
-) -> tuple[ElevationGrid, list[Warning_]]:
+) -> tuple[ElevationGrid | None, list[Warning_]]:
     """Read the DEM (a path, or the :class:`DemFile` the read opened) in its own CRS over ``area`` (working-CRS bounds,
-    :func:`~stormwater_plugin.services.reading_policy.dem_read_box`), else whole (:func:`~stormwater_plugin.services.dem_read.read_grid`)."""
+    :func:`~stormwater_plugin.services.reading_policy.dem_read_box`), else whole (:func:`~stormwater_plugin.services.dem_read.read_grid`).
+
+    The grid is ``None`` (warned) when the window is over :data:`~stormwater_plugin.services.dem_read.MAX_PIXELS`."""
     if not isinstance(dem, DemFile):
         with DemFile(dem) as opened:
             return read_dem(opened, working_crs, z_units, area)
@@ -193,6 +195,4 @@ def read_dem(
         return np.asarray(wx, dtype=np.float64), np.asarray(wy, dtype=np.float64)
 
     warnings: list[Warning_] = []
-    grid = read_grid(dem, box, unit, warnings, FILE_READ, to_raster=to_raster, from_raster=from_raster, same_crs=same_crs)
-    assert grid is not None  # the file's read always gives a grid (of nodata when the DEM misses the box) or raises
-    return grid, warnings
+    return read_grid(dem, box, unit, warnings, FILE_READ, to_raster=to_raster, from_raster=from_raster, same_crs=same_crs), warnings

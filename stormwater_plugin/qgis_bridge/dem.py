@@ -8,7 +8,6 @@ so the engine samples the DEM exactly as stored. Points are mapped from the work
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from typing import Any, Callable, NamedTuple
 
@@ -31,11 +30,6 @@ from ..services.dem_read import PLUGIN_READ, BandDemSource, cell_size_ft, clean_
 from ..services.intake import dem_cell_ft
 from ..services.run_warnings import dem_z_assumed_warning
 from .crs import is_projected, unit_to_ft, unit_to_m
-
-#: Most pixels read from a DEM at once (a 4000 x 4000 window, ~128 MB as float64). A larger window is not read (the
-#: DEM is never resampled: a coarser read would change slopes and gradients): the rules reading the DEM are then
-#: undetermined, saying so.
-MAX_PIXELS = PLUGIN_READ.max_pixels
 
 #: QGIS colour interpretation codes (``Qgis.RasterColorInterpretation`` / ``QgsRaster.ColorInterpretation``) by GDAL name.
 _COLOUR_NAMES: dict[int, str] = {0: "undefined", 1: "gray", 2: "palette", 3: "red", 4: "green", 5: "blue", 6: "alpha", 7: "hue", 8: "saturation",
@@ -227,7 +221,7 @@ def read_dem(
     if to_raster is not None:
         rect = QgsCoordinateTransform(working, dem_crs, context).transformBoundingBox(rect)
     box = rect.xMinimum(), rect.yMinimum(), rect.xMaximum(), rect.yMaximum()
-    return read_grid(dem, box, unit, warnings, dataclasses.replace(PLUGIN_READ, max_pixels=MAX_PIXELS), to_raster=to_raster,
+    return read_grid(dem, box, unit, warnings, PLUGIN_READ, to_raster=to_raster,
                      from_raster=make_to_raster(dem_crs, working, context) if to_raster is not None else None)
 
 

@@ -12,7 +12,7 @@ A backend gives band 1 of the DEM as primitives and raw pixels (:class:`~.backen
 * the grid the core receives, with the warnings of the read (:func:`read_grid`), and the windowed source the flow
   trace reads further windows from (:class:`BandDemSource`).
 
-Where the command line's read and the plugin's still differ (margin, a DEM missing the site, the read limit),
+Where the command line's read and the plugin's still differ (the unit warning's place, the fill-value warning's layer),
 :class:`ReadHabits` says so in one place: :data:`FILE_READ` and :data:`PLUGIN_READ`.
 """
 
@@ -44,6 +44,12 @@ _GRS80 = (6378137.0, 1.0 / 298.257222101)
 #: (undetermined) where the DEM has data. The pixels are the DEM's own; reading them never changes a value.
 PAD_PIXELS = 2
 
+#: Most pixels of a DEM read at once, by every front end (a 4000 x 4000 window, ~128 MB as float64; the command line
+#: had no limit, so a county-wide DEM and a rule of unlimited reach read gigabytes). A larger window is not read at all,
+#: never coarser (a coarser read would change slopes and gradients): the rules reading the DEM are undetermined, the
+#: warning naming the limit and the box to clip the DEM to.
+MAX_PIXELS = 16_000_000
+
 
 @dataclass(frozen=True)
 class ReadHabits:
@@ -53,8 +59,6 @@ class ReadHabits:
     ----------
     how_to_declare : str
         How the reviewer declares the elevation unit (named in a declared unit's note).
-    max_pixels : int or None
-        Most pixels read at once (a larger window is not read, never resampled: ``dem_too_large``); ``None``: no limit.
     unit_warning_first : bool
         An assumed unit is warned of before the window's warnings (else after the read).
     layer : str or None
@@ -62,13 +66,12 @@ class ReadHabits:
     """
 
     how_to_declare: str
-    max_pixels: int | None
     unit_warning_first: bool
     layer: str | None
 
 
-FILE_READ = ReadHabits("--dem-z-units", max_pixels=None, unit_warning_first=False, layer=None)
-PLUGIN_READ = ReadHabits("the plugin's DEM elevation-unit setting", max_pixels=16_000_000, unit_warning_first=True,
+FILE_READ = ReadHabits("--dem-z-units", unit_warning_first=False, layer=None)
+PLUGIN_READ = ReadHabits("the plugin's DEM elevation-unit setting", unit_warning_first=True,
                          layer="dem")
 
 
@@ -220,7 +223,7 @@ def read_grid(
     Returns
     -------
     ElevationGrid or None
-        ``None`` (warned) when there is no grid to read: no pixels, the box missed, too large, unreadable.
+        ``None`` (warned) when there is no grid to read: no pixels, more than :data:`MAX_PIXELS`, unreadable.
     """
     if habits.unit_warning_first and not unit.declared:
         warnings.append(dem_z_assumed_warning(unit.note))
@@ -253,11 +256,8 @@ def _window_grid(band: DemBand, box: Box | None, unit: ZUnit, warnings: list[War
         padded = pixel_window(band, box, PAD_PIXELS)
         assert padded is not None  # a box meeting the raster (or the whole raster): the padded window has pixels
         win = padded
-    if habits.max_pixels is not None and win.cells > habits.max_pixels:
-        warnings.append(Warning_("dem_too_large", f"the DEM window the rules need is {win.cols:,} x {win.rows:,} pixels, more than the "
-                                 f"{habits.max_pixels:,} the plugin reads at once (the DEM is never resampled), so the rules reading the DEM "
-                                 "are undetermined; check the site with stormwater-check, or give a DEM clipped to the site at its own resolution",
-                                 "dem"))
+    if win.cells > MAX_PIXELS:
+        warnings.append(too_large_warning(band, box, win))
         return None, False
     raw = None if outside else band.read(win)
     if raw is None and not outside:
@@ -280,6 +280,19 @@ def _window_grid(band: DemBand, box: Box | None, unit: ZUnit, warnings: list[War
     if to_raster is not None:
         grid.to_raster, grid.from_raster = to_raster, from_raster
     return grid, not outside
+
+
+def too_large_warning(band: DemBand, box: Box | None, win: PixelWindow) -> Warning_:
+    """``dem_too_large``: the window ``win`` the rules need over ``box`` (``None``: the whole DEM) is over :data:`MAX_PIXELS`;
+    how to narrow the read (the box to clip the DEM to, in its own CRS, at its own resolution)."""
+    if box is None:
+        narrow = ("a rule of unlimited reach needs the whole DEM: give a DEM clipped to the ground the site drains over, at its own "
+                  "resolution")
+    else:
+        narrow = (f"give a DEM clipped to the site at its own resolution, e.g. gdal_translate -projwin {box[0]:.2f} {box[3]:.2f} {box[2]:.2f} "
+                  f"{box[1]:.2f} {band.name} clipped.tif (the box the rules need, in the DEM's CRS {band.crs_name})")
+    return Warning_("dem_too_large", f"the DEM window the rules need is {win.cols:,} x {win.rows:,} pixels, more than the {MAX_PIXELS:,} read at "
+                    f"once (the DEM is never resampled), so every elevation-dependent check is undetermined; {narrow}", "dem")
 
 
 class BandDemSource(DemSource):
@@ -317,6 +330,6 @@ class BandDemSource(DemSource):
 
 
 __all__ = [
-    "FILE_READ", "PAD_PIXELS", "PLUGIN_READ", "BandDemSource", "BandKind", "BandValues", "ReadHabits", "box_pixels", "cell_size_ft", "clean_pixels", "covers",
-    "dem_unit", "pixel_window", "read_grid", "refuse_non_dem", "window_geotransform",
+    "FILE_READ", "MAX_PIXELS", "PAD_PIXELS", "PLUGIN_READ", "BandDemSource", "BandKind", "BandValues", "ReadHabits", "box_pixels", "cell_size_ft", "clean_pixels", "covers",
+    "dem_unit", "pixel_window", "read_grid", "refuse_non_dem", "too_large_warning", "window_geotransform",
 ]

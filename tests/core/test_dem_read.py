@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import pickle
 from dataclasses import dataclass, field
 
@@ -12,6 +11,7 @@ import pytest
 from stormwater_plugin.core.dem_policy import NotAnElevationBand
 from stormwater_plugin.core.dem_source import PixelWindow
 from stormwater_plugin.core.units import FT_PER_METRE
+from stormwater_plugin.services import dem_read
 from stormwater_plugin.services.dem_read import (
     FILE_READ,
     PAD_PIXELS,
@@ -105,14 +105,34 @@ def test_a_box_touching_the_raster_edge_is_covered_and_one_a_tenth_of_a_pixel_be
     assert bool(np.isfinite(grid.values).any()) is covered
 
 
-def test_the_plugin_reads_a_window_at_its_pixel_limit_and_not_one_pixel_over():
+@pytest.mark.parametrize("habits", [FILE_READ, PLUGIN_READ], ids=["file", "plugin"])
+@pytest.mark.parametrize(("limit", "read"), [(197, True), (196, True), (195, False)], ids=["limit-1px", "limit", "limit+1px"])
+def test_every_front_end_reads_a_window_up_to_the_pixel_limit_and_none_over_it(monkeypatch, habits, limit, read):
+    """One limit (MAX_PIXELS) for every front end: a 14 x 14 window (10 x 10 and the pad) is read whole at a limit of
+    197 and 196 pixels, and not at all (never coarser) at 195, warned with the limit and the box to clip the DEM to."""
+    monkeypatch.setattr(dem_read, "MAX_PIXELS", limit)
     band = _band()
-    box = (1010.0, 1950.0, 1020.0, 1960.0)  # 10 x 10 pixels, 14 x 14 with the pad
-    at = read_grid(band, box, dem_unit(band, None), [], dataclasses.replace(PLUGIN_READ, max_pixels=196))
-    assert at is not None and at.shape == (14, 14)
     warnings: list = []
-    assert read_grid(band, box, dem_unit(band, None), warnings, dataclasses.replace(PLUGIN_READ, max_pixels=195)) is None
-    assert [w.code for w in warnings] == ["dem_too_large"]
+    grid = read_grid(band, (1010.0, 1950.0, 1020.0, 1960.0), dem_unit(band, None), warnings, habits)
+    if read:
+        assert grid is not None and grid.shape == (14, 14) and np.isfinite(grid.values).all() and not warnings
+        return
+    assert grid is None and [w.code for w in warnings] == ["dem_too_large"] and warnings[0].layer == "dem"
+    msg = warnings[0].message
+    assert "14 x 14 pixels, more than the 195 read at once" in msg and "never resampled" in msg
+    assert "gdal_translate -projwin 1010.00 1960.00 1020.00 1950.00 fake.tif clipped.tif" in msg and "EPSG:32618" in msg
+
+
+def test_the_whole_dem_over_the_limit_says_a_rule_of_unlimited_reach_needs_it(monkeypatch):
+    monkeypatch.setattr(dem_read, "MAX_PIXELS", 100 * 100 - 1)
+    band = _band()
+    warnings: list = []
+    assert read_grid(band, None, dem_unit(band, None), warnings, FILE_READ) is None
+    assert [w.code for w in warnings] == ["dem_too_large"] and "unlimited reach needs the whole DEM" in warnings[0].message
+
+
+def test_the_pixel_limit_is_sixteen_million():
+    assert dem_read.MAX_PIXELS == 16_000_000
 
 
 def test_the_grid_sits_on_the_raster_pixels_with_the_unit_decided():

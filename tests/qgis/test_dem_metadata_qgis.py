@@ -56,7 +56,7 @@ def test_plugin_refuses_an_rgb_orthophoto_as_dem(qgis_app, tmp_path):
 def test_plugin_never_resamples_a_dem_window_over_its_read_limit(qgis_app, monkeypatch):
     """A window over ``MAX_PIXELS`` is not read coarser (which would change slopes): no grid, a ``dem_too_large`` warning,
     so the rules reading the DEM are undetermined; at the limit it is read whole at its own resolution."""
-    from stormwater_plugin.qgis_bridge import dem as qdem
+    from stormwater_plugin.services import dem_read
 
     layer = QgsRasterLayer(str(DEMO_DEM), "dem")
     assert layer.isValid()
@@ -66,10 +66,10 @@ def test_plugin_never_resamples_a_dem_window_over_its_read_limit(qgis_app, monke
     full = read_dem(layer.dataProvider(), layer.crs(), layer.crs(), window, None, QgsCoordinateTransformContext(), warnings)
     assert full is not None
     rows, cols = full.values.shape
-    monkeypatch.setattr(qdem, "MAX_PIXELS", rows * cols)  # exactly at the limit: read, same grid
+    monkeypatch.setattr(dem_read, "MAX_PIXELS", rows * cols)  # exactly at the limit: read, same grid
     at = read_dem(layer.dataProvider(), layer.crs(), layer.crs(), window, None, QgsCoordinateTransformContext(), [])
     assert at is not None and at.values.shape == (rows, cols) and at.geotransform == full.geotransform
-    monkeypatch.setattr(qdem, "MAX_PIXELS", rows * cols - 1)  # one pixel over: not read at all
+    monkeypatch.setattr(dem_read, "MAX_PIXELS", rows * cols - 1)  # one pixel over: not read at all
     over_warnings: list = []
     assert read_dem(layer.dataProvider(), layer.crs(), layer.crs(), window, None, QgsCoordinateTransformContext(), over_warnings) is None
     assert [w.code for w in over_warnings if w.code.startswith("dem_too")] == ["dem_too_large"]
