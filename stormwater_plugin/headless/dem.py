@@ -14,11 +14,14 @@ from ..core.dem_source import PixelWindow
 from ..core.model import Warning_
 from ..core.raster import ElevationGrid
 from ..core.units import feet_per_unit
-from ..services.dem_read import FILE_READ, clean_pixels, dem_unit, read_grid, refuse_non_dem
+from ..services.dem_read import clean_pixels, dem_unit, read_grid, refuse_non_dem
 from ..services.intake import dem_cell_ft
 from .crs import crs_from_wkt
 from .errors import InputError
 from .sources import _short
+
+#: How a command-line reviewer declares the DEM's elevation unit (named in a declared unit's note).
+HOW_TO_DECLARE = "--dem-z-units"
 
 
 class BandMeta:
@@ -42,7 +45,7 @@ class BandMeta:
         self.offset = float(src.offsets[0]) if src.offsets else 0.0
         self.declared_unit: str | None = file_z_unit(src.units[0] if src.units else None, src.tags(), src.tags(1))
 
-    def z_unit(self, declared: str | None, crs: Any, how_to_declare: str = "--dem-z-units") -> ZUnit:
+    def z_unit(self, declared: str | None, crs: Any, how_to_declare: str = HOW_TO_DECLARE) -> ZUnit:
         """The elevation unit (see :func:`~stormwater_plugin.core.dem_policy.decide_z_unit`) of a DEM in pyproj ``crs``."""
         h_m = float(crs.axis_info[0].unit_conversion_factor) if crs.is_projected else None
         return decide_z_unit(declared, self.declared_unit, h_m, how_to_declare=how_to_declare)
@@ -176,7 +179,7 @@ def read_dem(
     from_raster_tf = _IDENTITY if same_crs else Transformer.from_crs(dem.crs, working_crs, always_xy=True)
     try:
         refuse_non_dem(dem, str(dem.path))
-        unit = dem_unit(dem, z_units)
+        unit = dem_unit(dem, z_units, HOW_TO_DECLARE)
     except ValueError as exc:  # NotAnElevationBand, or an unknown declared unit
         raise InputError(str(exc)) from exc
     box = None
@@ -195,4 +198,4 @@ def read_dem(
         return np.asarray(wx, dtype=np.float64), np.asarray(wy, dtype=np.float64)
 
     warnings: list[Warning_] = []
-    return read_grid(dem, box, unit, warnings, FILE_READ, to_raster=to_raster, from_raster=from_raster, same_crs=same_crs), warnings
+    return read_grid(dem, box, unit, warnings, to_raster=to_raster, from_raster=from_raster, same_crs=same_crs), warnings

@@ -12,15 +12,15 @@ A backend gives band 1 of the DEM as primitives and raw pixels (:class:`~.backen
 * the grid the core receives, with the warnings of the read (:func:`read_grid`), and the windowed source the flow
   trace reads further windows from (:class:`BandDemSource`).
 
-Where the command line's read and the plugin's still differ (the unit warning's place, the fill-value warning's layer),
-:class:`ReadHabits` says so in one place: :data:`FILE_READ` and :data:`PLUGIN_READ`.
+Every front end reads alike: the same pad (:data:`PAD_PIXELS`), pixel limit (:data:`MAX_PIXELS`), grid of nodata for
+a DEM missing the site and warnings in the same order naming the same layer; only the words telling the reviewer how
+to declare the elevation unit are the front end's (:func:`dem_unit`'s ``how_to_declare``).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
-from dataclasses import dataclass
 from typing import Protocol, Sequence
 
 import numpy as np
@@ -49,30 +49,6 @@ PAD_PIXELS = 2
 #: never coarser (a coarser read would change slopes and gradients): the rules reading the DEM are undetermined, the
 #: warning naming the limit and the box to clip the DEM to.
 MAX_PIXELS = 16_000_000
-
-
-@dataclass(frozen=True)
-class ReadHabits:
-    """How a front end's DEM read handles what the policy does not yet decide the same for both.
-
-    Attributes
-    ----------
-    how_to_declare : str
-        How the reviewer declares the elevation unit (named in a declared unit's note).
-    unit_warning_first : bool
-        An assumed unit is warned of before the window's warnings (else after the read).
-    layer : str or None
-        The layer the fill-value warning names.
-    """
-
-    how_to_declare: str
-    unit_warning_first: bool
-    layer: str | None
-
-
-FILE_READ = ReadHabits("--dem-z-units", unit_warning_first=False, layer=None)
-PLUGIN_READ = ReadHabits("the plugin's DEM elevation-unit setting", unit_warning_first=True,
-                         layer="dem")
 
 
 class BandValues(Protocol):
@@ -109,10 +85,11 @@ def refuse_non_dem(band: BandKind, name: str) -> None:
     refuse_non_elevation(name, band.band_count, band.dtype, band.colour, band.has_palette)
 
 
-def dem_unit(band: DemBand, declared: str | None, how_to_declare: str = FILE_READ.how_to_declare) -> ZUnit:
+def dem_unit(band: DemBand, declared: str | None, how_to_declare: str) -> ZUnit:
     """The elevation unit of ``band`` (:func:`~stormwater_plugin.core.dem_policy.decide_z_unit`), its note naming any scale and offset applied.
 
-    The file's unit is asked for only when the reviewer declared none.
+    The file's unit is asked for only when the reviewer declared none; ``how_to_declare`` is the front end's words for
+    declaring it (``--dem-z-units``, the plugin's setting), named in a declared unit's note.
 
     Raises
     ------
@@ -198,7 +175,7 @@ def cell_size_ft(unit_m: float | None, gt: tuple[float, ...]) -> tuple[float, fl
 
 
 def read_grid(
-    band: DemBand, box: Box | None, unit: ZUnit, warnings: list[Warning_], habits: ReadHabits = FILE_READ, *,
+    band: DemBand, box: Box | None, unit: ZUnit, warnings: list[Warning_], *,
     to_raster: CoordTransform | None = None, from_raster: CoordTransform | None = None, same_crs: bool | None = None,
 ) -> ElevationGrid | None:
     """Read ``band`` over ``box`` (the DEM's own CRS; ``None``: whole) into the core's grid, with the read's warnings.
@@ -212,9 +189,8 @@ def read_grid(
     unit : ZUnit
         The elevation unit (:func:`dem_unit`).
     warnings : list of Warning_
-        Extended with what the read says (the unit assumed, fill values, elevations unlikely, the DEM's own CRS).
-    habits : ReadHabits
-        The front end's (:data:`FILE_READ`, :data:`PLUGIN_READ`).
+        Extended with what the read says, in this order: the unit assumed; the window (missing the site, too large,
+        unreadable); fill values; elevations unlikely (or no data); the DEM's own CRS.
     to_raster, from_raster : callable, optional
         Working CRS to the DEM's and back (``None``: the grid's identity).
     same_crs : bool, optional
@@ -225,9 +201,9 @@ def read_grid(
     ElevationGrid or None
         ``None`` (warned) when there is no grid to read: no pixels, more than :data:`MAX_PIXELS`, unreadable.
     """
-    if habits.unit_warning_first and not unit.declared:
+    if not unit.declared:  # the file's, said whatever the window gives (the reviewer declares it once for every read)
         warnings.append(dem_z_assumed_warning(unit.note))
-    grid, read = _window_grid(band, box, unit, warnings, habits, to_raster, from_raster)
+    grid, read = _window_grid(band, box, unit, warnings, to_raster, from_raster)
     if grid is None:
         return None
     if read:  # (a DEM missing the site was said to: its grid holds no data by construction)
@@ -237,7 +213,7 @@ def read_grid(
     return grid
 
 
-def _window_grid(band: DemBand, box: Box | None, unit: ZUnit, warnings: list[Warning_], habits: ReadHabits, to_raster: CoordTransform | None,
+def _window_grid(band: DemBand, box: Box | None, unit: ZUnit, warnings: list[Warning_], to_raster: CoordTransform | None,
                  from_raster: CoordTransform | None) -> tuple[ElevationGrid | None, bool]:
     """The grid over ``box`` and whether it was read from the band (else: the DEM misses the box, a grid of nodata)."""
     rows, cols = band.shape
@@ -263,8 +239,6 @@ def _window_grid(band: DemBand, box: Box | None, unit: ZUnit, warnings: list[War
     if raw is None and not outside:
         warnings.append(Warning_("dem_unreadable", "the DEM window could not be read; gradient rules are undetermined", "dem"))
         return None, False
-    if not habits.unit_warning_first and not unit.declared:
-        warnings.append(dem_z_assumed_warning(unit.note))
     if raw is None:
         values = np.full((win.rows, win.cols), np.nan)
     else:
@@ -272,7 +246,7 @@ def _window_grid(band: DemBand, box: Box | None, unit: ZUnit, warnings: list[War
         values = clean_pixels(band, raw, unit.z_to_ft, stats)
         cleaned = cleaning_warning(band.name, stats)
         if cleaned:
-            warnings.append(Warning_("dem_fill_values", cleaned, habits.layer))
+            warnings.append(Warning_("dem_fill_values", cleaned, "dem"))
     gt = window_geotransform(band.geotransform, win)
     # An assumed unit (none declared, by the reviewer or the file): unit-dependent findings are undetermined.
     grid = ElevationGrid(values=values, geotransform=gt, z_to_ft=unit.z_to_ft, z_unit_note=unit.note, cell_size_ft=cell_size_ft(band.unit_m, gt),
@@ -330,6 +304,6 @@ class BandDemSource(DemSource):
 
 
 __all__ = [
-    "FILE_READ", "MAX_PIXELS", "PAD_PIXELS", "PLUGIN_READ", "BandDemSource", "BandKind", "BandValues", "ReadHabits", "box_pixels", "cell_size_ft", "clean_pixels", "covers",
+    "MAX_PIXELS", "PAD_PIXELS", "BandDemSource", "BandKind", "BandValues", "box_pixels", "cell_size_ft", "clean_pixels", "covers",
     "dem_unit", "pixel_window", "read_grid", "refuse_non_dem", "too_large_warning", "window_geotransform",
 ]
