@@ -30,13 +30,14 @@ import numpy as np
 import shapely
 from shapely.geometry import shape
 
-from ..core.dem_policy import Z_UNIT_METRES, band_scale_offset, length_unit_key, z_unit_to_ft
+from ..core.dem_policy import Z_UNIT_METRES, length_unit_key, z_unit_to_ft
 from ..core.model import Warning_
 from ..core.units import feet_per_unit
 from ..services.completeness import CONTOURS_LAYER
+from ..services.dem_read import dem_unit, read_grid, refuse_non_dem
 from ..services.optional import MissingLibrary, require
 from .command_line import Choice, Command, namespace, out_option
-from .dem_source import BandMeta
+from .dem import HOW_TO_DECLARE, DemFile
 from .errors import fail
 from .reader import InputError, crs_from_wkt
 
@@ -182,25 +183,33 @@ def compare_contours(package: Path, dem: Path, dem_z_units: str | None = None, c
     """A warning when the package's contours and ``dem`` disagree (median |dz| above :data:`CONTOUR_DEM_TOLERANCE_FT`).
 
     The contours' elevations are taken in ``contour_z_units``, else in their
-    CRS's horizontal unit; the DEM's unit is decided as a check decides it.
-    ``None`` when they agree; a ``contours_dem_uncompared`` warning when the DEM
-    does not cover the contours.
+    CRS's horizontal unit. The DEM is read as a check reads it
+    (:func:`~stormwater_plugin.services.dem_read.read_grid` over the contours'
+    box: its unit, its nodata and fill values, its pixel limit) and sampled
+    bilinearly at the contours' vertices. ``None`` when they agree; a
+    ``contours_dem_uncompared`` warning when the DEM has no data at any vertex
+    or its window is over the read limit.
     """
-    import rasterio  # lazy: only when a DEM is given
-    from pyproj import Transformer
+    from pyproj import Transformer  # lazy: only when a DEM is given
 
     c = read_contours(package)
     cz_unit = contour_z_units or length_unit_key(float(c.crs.axis_info[0].unit_conversion_factor)) or "m"
     xyz = c.xyz[:: max(1, len(c.xyz) // MAX_COMPARE_POINTS)]
-    with rasterio.open(dem) as src:
-        dcrs = crs_from_wkt(src.crs.to_wkt())
-        meta = BandMeta(src, dem.name)
-        zu = meta.z_unit(dem_z_units, dcrs)
-        x, y = Transformer.from_crs(c.crs, dcrs, always_xy=True).transform(xyz[:, 0], xyz[:, 1])
-        vals = np.array([v[0] for v in src.sample(zip(np.asarray(x), np.asarray(y)), masked=True)], dtype=object)
-    dem_z = np.array([np.nan if v is np.ma.masked or (meta.nodata is not None and float(v) == meta.nodata) else float(v) for v in vals], dtype=float)
-    scale, offset = band_scale_offset(meta.scale, meta.offset)  # as every DEM read applies them (core.dem_policy)
-    dem_ft = (dem_z * scale + offset) * zu.z_to_ft
+    with DemFile(dem) as band:
+        try:
+            refuse_non_dem(band, dem.name)
+            zu = dem_unit(band, dem_z_units, HOW_TO_DECLARE)
+        except ValueError as exc:  # NotAnElevationBand, or an unknown declared unit
+            raise InputError(str(exc)) from exc
+        tx, ty = Transformer.from_crs(c.crs, band.crs, always_xy=True).transform(xyz[:, 0], xyz[:, 1])
+        x, y = np.asarray(tx, dtype=np.float64), np.asarray(ty, dtype=np.float64)
+        ok = np.isfinite(x) & np.isfinite(y)
+        read: list[Warning_] = []
+        grid = read_grid(band, (float(x[ok].min()), float(y[ok].min()), float(x[ok].max()), float(y[ok].max())), zu, read) if ok.any() else None
+    if grid is None and any(w.code == "dem_too_large" for w in read):
+        too = next(w for w in read if w.code == "dem_too_large")
+        return Warning_("contours_dem_uncompared", f"the plan's contours were not compared with {dem.name}: {too.message}", CONTOURS_LAYER)
+    dem_ft = grid.sample(x, y) * zu.z_to_ft if grid is not None else np.full(len(xyz), np.nan)
     dz = np.abs(xyz[:, 2] * z_unit_to_ft(cz_unit) - dem_ft)
     dz = dz[np.isfinite(dz)]
     if dz.size == 0:

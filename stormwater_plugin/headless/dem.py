@@ -14,11 +14,14 @@ from ..core.dem_source import PixelWindow
 from ..core.model import Warning_
 from ..core.raster import ElevationGrid
 from ..core.units import feet_per_unit
-from ..services.dem_read import FILE_READ, clean_pixels, dem_unit, read_grid, refuse_non_dem
+from ..services.dem_read import clean_pixels, dem_unit, read_grid, refuse_non_dem
 from ..services.intake import dem_cell_ft
 from .crs import crs_from_wkt
 from .errors import InputError
 from .sources import _short
+
+#: How a command-line reviewer declares the DEM's elevation unit (named in a declared unit's note).
+HOW_TO_DECLARE = "--dem-z-units"
 
 
 class BandMeta:
@@ -42,7 +45,7 @@ class BandMeta:
         self.offset = float(src.offsets[0]) if src.offsets else 0.0
         self.declared_unit: str | None = file_z_unit(src.units[0] if src.units else None, src.tags(), src.tags(1))
 
-    def z_unit(self, declared: str | None, crs: Any, how_to_declare: str = "--dem-z-units") -> ZUnit:
+    def z_unit(self, declared: str | None, crs: Any, how_to_declare: str = HOW_TO_DECLARE) -> ZUnit:
         """The elevation unit (see :func:`~stormwater_plugin.core.dem_policy.decide_z_unit`) of a DEM in pyproj ``crs``."""
         h_m = float(crs.axis_info[0].unit_conversion_factor) if crs.is_projected else None
         return decide_z_unit(declared, self.declared_unit, h_m, how_to_declare=how_to_declare)
@@ -162,9 +165,11 @@ def dem_crs(path: Path) -> Any:
 
 def read_dem(
     dem: Path | DemFile, working_crs: Any, z_units: str | None, area: tuple[float, float, float, float] | None = None
-) -> tuple[ElevationGrid, list[Warning_]]:
+) -> tuple[ElevationGrid | None, list[Warning_]]:
     """Read the DEM (a path, or the :class:`DemFile` the read opened) in its own CRS over ``area`` (working-CRS bounds,
-    :func:`~stormwater_plugin.services.reading_policy.dem_read_box`), else whole (:func:`~stormwater_plugin.services.dem_read.read_grid`)."""
+    :func:`~stormwater_plugin.services.reading_policy.dem_read_box`), else whole (:func:`~stormwater_plugin.services.dem_read.read_grid`).
+
+    The grid is ``None`` (warned) when the window is over :data:`~stormwater_plugin.services.dem_read.MAX_PIXELS`."""
     if not isinstance(dem, DemFile):
         with DemFile(dem) as opened:
             return read_dem(opened, working_crs, z_units, area)
@@ -174,7 +179,7 @@ def read_dem(
     from_raster_tf = _IDENTITY if same_crs else Transformer.from_crs(dem.crs, working_crs, always_xy=True)
     try:
         refuse_non_dem(dem, str(dem.path))
-        unit = dem_unit(dem, z_units)
+        unit = dem_unit(dem, z_units, HOW_TO_DECLARE)
     except ValueError as exc:  # NotAnElevationBand, or an unknown declared unit
         raise InputError(str(exc)) from exc
     box = None
@@ -193,6 +198,4 @@ def read_dem(
         return np.asarray(wx, dtype=np.float64), np.asarray(wy, dtype=np.float64)
 
     warnings: list[Warning_] = []
-    grid = read_grid(dem, box, unit, warnings, FILE_READ, to_raster=to_raster, from_raster=from_raster, same_crs=same_crs)
-    assert grid is not None  # the file's read always gives a grid (its corner when the DEM misses the box) or raises
-    return grid, warnings
+    return read_grid(dem, box, unit, warnings, to_raster=to_raster, from_raster=from_raster, same_crs=same_crs), warnings

@@ -129,7 +129,7 @@ def _read_site(
         dem, dem_warnings = read_dem(dem_file, crs, dem_z_units, area=None if box is None or whole_dem(box) else box)
         warnings.extend(dem_warnings)
         # The same file in windows, with the same unit decision and transforms: the flow trace reads further as it proceeds.
-        dem_source = open_dem_source(dem_file, dem, crs, dem_crs)
+        dem_source = open_dem_source(dem_file, dem, crs, dem_crs) if dem is not None else None
     inputs = SiteInputs(
         layers=layers,
         dem=dem,

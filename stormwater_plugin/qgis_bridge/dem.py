@@ -8,7 +8,6 @@ so the engine samples the DEM exactly as stored. Points are mapped from the work
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from typing import Any, Callable, NamedTuple
 
@@ -27,15 +26,13 @@ from ..core.dem_policy import CleanStats, NotAnElevationBand, band_scale_offset,
 from ..core.dem_source import PixelWindow
 from ..core.model import Warning_
 from ..core.raster import DemError, ElevationGrid
-from ..services.dem_read import PLUGIN_READ, BandDemSource, cell_size_ft, clean_pixels, dem_unit, read_grid, refuse_non_dem
+from ..services.dem_read import BandDemSource, cell_size_ft, clean_pixels, dem_unit, read_grid, refuse_non_dem
 from ..services.intake import dem_cell_ft
 from ..services.run_warnings import dem_z_assumed_warning
 from .crs import is_projected, unit_to_ft, unit_to_m
 
-#: Most pixels read from a DEM at once (a 4000 x 4000 window, ~128 MB as float64). A larger window is not read (the
-#: DEM is never resampled: a coarser read would change slopes and gradients): the rules reading the DEM are then
-#: undetermined, saying so.
-MAX_PIXELS = PLUGIN_READ.max_pixels
+#: How a plugin reviewer declares the DEM's elevation unit (named in a declared unit's note).
+HOW_TO_DECLARE = "the plugin's DEM elevation-unit setting"
 
 #: QGIS colour interpretation codes (``Qgis.RasterColorInterpretation`` / ``QgsRaster.ColorInterpretation``) by GDAL name.
 _COLOUR_NAMES: dict[int, str] = {0: "undefined", 1: "gray", 2: "palette", 3: "red", 4: "green", 5: "blue", 6: "alpha", 7: "hue", 8: "saturation",
@@ -194,7 +191,7 @@ def dem_z_unit(provider: QgsRasterDataProvider, z_units: str | None, dem_crs: Qg
                warnings: list[Warning_]) -> tuple[float, str, bool]:
     """Feet per elevation unit, the note saying where the unit came from, and whether it was declared (by the user or the file):
     :func:`~stormwater_plugin.services.dem_read.dem_unit`, a ``dem_z_unit_assumed`` warning when assumed."""
-    zu = dem_unit(QgisDemBand(provider, dem_crs), z_units, PLUGIN_READ.how_to_declare)
+    zu = dem_unit(QgisDemBand(provider, dem_crs), z_units, HOW_TO_DECLARE)
     if not zu.declared:
         warnings.append(dem_z_assumed_warning(zu.note))
     return zu.z_to_ft, zu.note, zu.declared
@@ -221,13 +218,13 @@ def read_dem(
     except NotAnElevationBand as exc:
         warnings.append(Warning_("dem_not_elevation", f"{exc}; every elevation-dependent check is undetermined", "dem"))
         return None
-    unit = dem_unit(dem, z_units, PLUGIN_READ.how_to_declare)
+    unit = dem_unit(dem, z_units, HOW_TO_DECLARE)
     rect = QgsRectangle(*window)
     to_raster = make_to_raster(working, dem_crs, context)
     if to_raster is not None:
         rect = QgsCoordinateTransform(working, dem_crs, context).transformBoundingBox(rect)
     box = rect.xMinimum(), rect.yMinimum(), rect.xMaximum(), rect.yMaximum()
-    return read_grid(dem, box, unit, warnings, dataclasses.replace(PLUGIN_READ, max_pixels=MAX_PIXELS), to_raster=to_raster,
+    return read_grid(dem, box, unit, warnings, to_raster=to_raster,
                      from_raster=make_to_raster(dem_crs, working, context) if to_raster is not None else None)
 
 
@@ -255,7 +252,7 @@ class QgisDemSource(BandDemSource):
             raise DemError("the DEM has no pixel grid QGIS can read")
         refuse_non_dem(dem, name)
         if template is None:
-            zu = dem_unit(dem, z_units, PLUGIN_READ.how_to_declare)
+            zu = dem_unit(dem, z_units, HOW_TO_DECLARE)
             template = ElevationGrid(np.zeros((1, 1)), dem.geotransform, z_to_ft=zu.z_to_ft, z_unit_note=zu.note, z_unit_declared=zu.declared,
                                      cell_size_ft=cell_size_ft(dem.unit_m, dem.geotransform), name=name)
         to_raster = make_to_raster(working, dem_crs, context)

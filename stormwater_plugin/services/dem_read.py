@@ -12,15 +12,15 @@ A backend gives band 1 of the DEM as primitives and raw pixels (:class:`~.backen
 * the grid the core receives, with the warnings of the read (:func:`read_grid`), and the windowed source the flow
   trace reads further windows from (:class:`BandDemSource`).
 
-Where the command line's read and the plugin's still differ (margin, a DEM missing the site, the read limit),
-:class:`ReadHabits` says so in one place: :data:`FILE_READ` and :data:`PLUGIN_READ`.
+Every front end reads alike: the same pad (:data:`PAD_PIXELS`), pixel limit (:data:`MAX_PIXELS`), grid of nodata for
+a DEM missing the site and warnings in the same order naming the same layer; only the words telling the reviewer how
+to declare the elevation unit are the front end's (:func:`dem_unit`'s ``how_to_declare``).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
-from dataclasses import dataclass
 from typing import Protocol, Sequence
 
 import numpy as np
@@ -38,38 +38,17 @@ Box = tuple[float, float, float, float]
 #: The GRS80 ellipsoid (semi-major axis, metres; flattening): a DEM in degrees is measured on it.
 _GRS80 = (6378137.0, 1.0 / 298.257222101)
 
+#: Pixels read beyond the box on each side, by every front end (the command line read 2, the plugin none). A point
+#: near the box's edge is sampled bilinearly from the pixel centres around it, and a slope there from its pixel's
+#: neighbours: both reach past the box's edge pixel, so without the pad such a point could read as nodata
+#: (undetermined) where the DEM has data. The pixels are the DEM's own; reading them never changes a value.
+PAD_PIXELS = 2
 
-@dataclass(frozen=True)
-class ReadHabits:
-    """How a front end's DEM read handles what the policy does not yet decide the same for both.
-
-    Attributes
-    ----------
-    how_to_declare : str
-        How the reviewer declares the elevation unit (named in a declared unit's note).
-    pad : int
-        Pixels added around the box on each side.
-    outside_corner : bool
-        A DEM that misses the box: read its corner pixels (``dem_no_cover``), else no grid (``dem_outside``).
-    max_pixels : int or None
-        Most pixels read at once (a larger window is not read, never resampled: ``dem_too_large``); ``None``: no limit.
-    unit_warning_first : bool
-        An assumed unit is warned of before the window's warnings (else after the read).
-    layer : str or None
-        The layer the fill-value warning names.
-    """
-
-    how_to_declare: str
-    pad: int
-    outside_corner: bool
-    max_pixels: int | None
-    unit_warning_first: bool
-    layer: str | None
-
-
-FILE_READ = ReadHabits("--dem-z-units", pad=2, outside_corner=True, max_pixels=None, unit_warning_first=False, layer=None)
-PLUGIN_READ = ReadHabits("the plugin's DEM elevation-unit setting", pad=0, outside_corner=False, max_pixels=16_000_000, unit_warning_first=True,
-                         layer="dem")
+#: Most pixels of a DEM read at once, by every front end (a 4000 x 4000 window, ~128 MB as float64; the command line
+#: had no limit, so a county-wide DEM and a rule of unlimited reach read gigabytes). A larger window is not read at all,
+#: never coarser (a coarser read would change slopes and gradients): the rules reading the DEM are undetermined, the
+#: warning naming the limit and the box to clip the DEM to.
+MAX_PIXELS = 16_000_000
 
 
 class BandValues(Protocol):
@@ -106,10 +85,11 @@ def refuse_non_dem(band: BandKind, name: str) -> None:
     refuse_non_elevation(name, band.band_count, band.dtype, band.colour, band.has_palette)
 
 
-def dem_unit(band: DemBand, declared: str | None, how_to_declare: str = FILE_READ.how_to_declare) -> ZUnit:
+def dem_unit(band: DemBand, declared: str | None, how_to_declare: str) -> ZUnit:
     """The elevation unit of ``band`` (:func:`~stormwater_plugin.core.dem_policy.decide_z_unit`), its note naming any scale and offset applied.
 
-    The file's unit is asked for only when the reviewer declared none.
+    The file's unit is asked for only when the reviewer declared none; ``how_to_declare`` is the front end's words for
+    declaring it (``--dem-z-units``, the plugin's setting), named in a declared unit's note.
 
     Raises
     ------
@@ -138,18 +118,39 @@ def pixel_window(band: DemBand, box: Box | None, pad: int = 0) -> PixelWindow | 
     rows, cols = band.shape
     if box is None:
         return PixelWindow(0, 0, rows, cols)
+    whole = box_pixels(band, box, pad)
+    c0, r0 = max(0, whole.col0), max(0, whole.row0)
+    c1, r1 = min(cols, whole.col1), min(rows, whole.row1)
+    if c1 <= c0 or r1 <= r0:
+        return None
+    return PixelWindow(r0, c0, r1 - r0, c1 - c0)
+
+
+def _box_in_pixels(band: DemBand, box: Box) -> tuple[float, float, float, float]:
+    """``box`` (the DEM's own CRS) in ``band``'s fractional pixel coordinates: first column, first row, last column, last row."""
     a, b, c, d, e, f = band.geotransform
     det = b * f - c * e
     xs = np.array([box[0], box[2], box[0], box[2]], dtype=np.float64) - a
     ys = np.array([box[1], box[1], box[3], box[3]], dtype=np.float64) - d
     col, row = (f * xs - c * ys) / det, (-e * xs + b * ys) / det
-    c0 = max(0, math.floor(float(col.min())) - pad)
-    r0 = max(0, math.floor(float(row.min())) - pad)
-    c1 = min(cols, math.ceil(float(col.max())) + pad)
-    r1 = min(rows, math.ceil(float(row.max())) + pad)
-    if c1 <= c0 or r1 <= r0:
-        return None
-    return PixelWindow(r0, c0, r1 - r0, c1 - c0)
+    return float(col.min()), float(row.min()), float(col.max()), float(row.max())
+
+
+def box_pixels(band: DemBand, box: Box, pad: int = 0) -> PixelWindow:
+    """The pixels of ``band``'s grid covering ``box`` (the DEM's own CRS) plus ``pad`` on each side, not clipped to the raster
+    (rows and columns may be negative or past its last)."""
+    col0, row0, col1, row1 = _box_in_pixels(band, box)
+    c0, r0 = math.floor(col0) - pad, math.floor(row0) - pad
+    c1, r1 = math.ceil(col1) + pad, math.ceil(row1) + pad
+    return PixelWindow(r0, c0, max(0, r1 - r0), max(0, c1 - c0))
+
+
+def covers(band: DemBand, box: Box) -> bool:
+    """Whether the raster of ``band`` meets ``box`` (the DEM's own CRS), its edges included: a point on the raster's edge is
+    sampled from its edge pixels (:meth:`~stormwater_plugin.core.raster.ElevationGrid.sample`)."""
+    rows, cols = band.shape
+    col0, row0, col1, row1 = _box_in_pixels(band, box)
+    return col1 >= 0.0 and col0 <= cols and row1 >= 0.0 and row0 <= rows
 
 
 def window_geotransform(gt: tuple[float, ...], win: PixelWindow) -> tuple[float, float, float, float, float, float]:
@@ -174,7 +175,7 @@ def cell_size_ft(unit_m: float | None, gt: tuple[float, ...]) -> tuple[float, fl
 
 
 def read_grid(
-    band: DemBand, box: Box | None, unit: ZUnit, warnings: list[Warning_], habits: ReadHabits = FILE_READ, *,
+    band: DemBand, box: Box | None, unit: ZUnit, warnings: list[Warning_], *,
     to_raster: CoordTransform | None = None, from_raster: CoordTransform | None = None, same_crs: bool | None = None,
 ) -> ElevationGrid | None:
     """Read ``band`` over ``box`` (the DEM's own CRS; ``None``: whole) into the core's grid, with the read's warnings.
@@ -188,9 +189,8 @@ def read_grid(
     unit : ZUnit
         The elevation unit (:func:`dem_unit`).
     warnings : list of Warning_
-        Extended with what the read says (the unit assumed, fill values, elevations unlikely, the DEM's own CRS).
-    habits : ReadHabits
-        The front end's (:data:`FILE_READ`, :data:`PLUGIN_READ`).
+        Extended with what the read says, in this order: the unit assumed; the window (missing the site, too large,
+        unreadable); fill values; elevations unlikely (or no data); the DEM's own CRS.
     to_raster, from_raster : callable, optional
         Working CRS to the DEM's and back (``None``: the grid's identity).
     same_crs : bool, optional
@@ -199,56 +199,74 @@ def read_grid(
     Returns
     -------
     ElevationGrid or None
-        ``None`` (warned) when there is no grid to read: no pixels, the box missed, too large, unreadable.
+        ``None`` (warned) when there is no grid to read: no pixels, more than :data:`MAX_PIXELS`, unreadable.
     """
-    if habits.unit_warning_first and not unit.declared:
+    if not unit.declared:  # the file's, said whatever the window gives (the reviewer declares it once for every read)
         warnings.append(dem_z_assumed_warning(unit.note))
-    grid = _window_grid(band, box, unit, warnings, habits, to_raster, from_raster)
+    grid, read = _window_grid(band, box, unit, warnings, to_raster, from_raster)
     if grid is None:
         return None
-    warnings.extend(dem_values_warnings(grid))  # no data over the site, or elevations unlikely in the unit decided
+    if read:  # (a DEM missing the site was said to: its grid holds no data by construction)
+        warnings.extend(dem_values_warnings(grid))  # no data over the site, or elevations unlikely in the unit decided
     if not (to_raster is None if same_crs is None else same_crs):
         warnings.append(dem_sampled_in_own_crs_warning(band.crs_name))  # sampled where the points fall, never resampled
     return grid
 
 
-def _window_grid(band: DemBand, box: Box | None, unit: ZUnit, warnings: list[Warning_], habits: ReadHabits, to_raster: CoordTransform | None,
-                 from_raster: CoordTransform | None) -> ElevationGrid | None:
+def _window_grid(band: DemBand, box: Box | None, unit: ZUnit, warnings: list[Warning_], to_raster: CoordTransform | None,
+                 from_raster: CoordTransform | None) -> tuple[ElevationGrid | None, bool]:
+    """The grid over ``box`` and whether it was read from the band (else: the DEM misses the box, a grid of nodata)."""
     rows, cols = band.shape
     if rows <= 0 or cols <= 0:
         warnings.append(Warning_("dem_unreadable", "the DEM has no pixel grid QGIS can read; gradient rules are undetermined", "dem"))
-        return None
-    win = pixel_window(band, box, habits.pad)
-    if win is None and not habits.outside_corner:
-        warnings.append(Warning_("dem_outside", "the DEM does not cover the site; gradient rules are undetermined", "dem"))
-        return None
-    if win is None:
-        warnings.append(Warning_("dem_no_cover", f"the DEM {band.name} does not cover the site: every elevation-dependent check is undetermined"))
-        win = PixelWindow(0, 0, min(2, rows), min(2, cols))
-    if habits.max_pixels is not None and win.cells > habits.max_pixels:
-        warnings.append(Warning_("dem_too_large", f"the DEM window the rules need is {win.cols:,} x {win.rows:,} pixels, more than the "
-                                 f"{habits.max_pixels:,} the plugin reads at once (the DEM is never resampled), so the rules reading the DEM "
-                                 "are undetermined; check the site with stormwater-check, or give a DEM clipped to the site at its own resolution",
-                                 "dem"))
-        return None
-    raw = band.read(win)
-    if raw is None:
+        return None, False
+    # Asked of the box itself: the pad could reach the raster's edge pixels from a box wholly beyond it.
+    outside = box is not None and not covers(band, box)
+    if outside:
+        # A grid of nodata over the box on the DEM's own pixel grid, not no grid: every finding sampling it says the
+        # DEM has no data there (undetermined), which is true, where no grid would read as "no DEM was supplied".
+        assert box is not None
+        warnings.append(Warning_("dem_outside", f"the DEM {band.name} does not cover the site: every elevation-dependent check is undetermined", "dem"))
+        win = box_pixels(band, box, PAD_PIXELS)
+    else:
+        padded = pixel_window(band, box, PAD_PIXELS)
+        assert padded is not None  # a box meeting the raster (or the whole raster): the padded window has pixels
+        win = padded
+    if win.cells > MAX_PIXELS:
+        warnings.append(too_large_warning(band, box, win))
+        return None, False
+    raw = None if outside else band.read(win)
+    if raw is None and not outside:
         warnings.append(Warning_("dem_unreadable", "the DEM window could not be read; gradient rules are undetermined", "dem"))
-        return None
-    if not habits.unit_warning_first and not unit.declared:
-        warnings.append(dem_z_assumed_warning(unit.note))
-    stats = CleanStats()
-    values = clean_pixels(band, raw, unit.z_to_ft, stats)
-    cleaned = cleaning_warning(band.name, stats)
-    if cleaned:
-        warnings.append(Warning_("dem_fill_values", cleaned, habits.layer))
+        return None, False
+    if raw is None:
+        values = np.full((win.rows, win.cols), np.nan)
+    else:
+        stats = CleanStats()
+        values = clean_pixels(band, raw, unit.z_to_ft, stats)
+        cleaned = cleaning_warning(band.name, stats)
+        if cleaned:
+            warnings.append(Warning_("dem_fill_values", cleaned, "dem"))
     gt = window_geotransform(band.geotransform, win)
     # An assumed unit (none declared, by the reviewer or the file): unit-dependent findings are undetermined.
     grid = ElevationGrid(values=values, geotransform=gt, z_to_ft=unit.z_to_ft, z_unit_note=unit.note, cell_size_ft=cell_size_ft(band.unit_m, gt),
                          name=band.name, z_unit_declared=unit.declared)
     if to_raster is not None:
         grid.to_raster, grid.from_raster = to_raster, from_raster
-    return grid
+    return grid, not outside
+
+
+def too_large_warning(band: DemBand, box: Box | None, win: PixelWindow) -> Warning_:
+    """``dem_too_large``: the window ``win`` the rules need over ``box`` (``None``: the whole DEM) is over :data:`MAX_PIXELS`;
+    how to narrow the read (the box to clip the DEM to, in its own CRS, at its own resolution)."""
+    if box is None:
+        narrow = ("a rule of unlimited reach needs the whole DEM: give a DEM clipped to the ground the site drains over, at its own "
+                  "resolution")
+    else:
+        narrow = (f"give a DEM clipped to the site at its own resolution, e.g. gdal_translate -projwin {box[0]:.2f} {box[3]:.2f} {box[2]:.2f} "
+                  f"{box[1]:.2f} {band.name} clipped.tif (the box the rules need, in the DEM's CRS {band.crs_name})")
+    return Warning_("dem_too_large", f"the DEM window the rules need is {win.cols:,} x {win.rows:,} pixels, more than the {MAX_PIXELS:,} read at "
+                    f"once (the DEM is never resampled), so every elevation-dependent check is undetermined; {narrow}", "dem")
 
 
 class BandDemSource(DemSource):
@@ -286,6 +304,6 @@ class BandDemSource(DemSource):
 
 
 __all__ = [
-    "FILE_READ", "PLUGIN_READ", "BandDemSource", "BandKind", "BandValues", "ReadHabits", "cell_size_ft", "clean_pixels", "dem_unit", "pixel_window", "read_grid", "refuse_non_dem",
-    "window_geotransform",
+    "MAX_PIXELS", "PAD_PIXELS", "BandDemSource", "BandKind", "BandValues", "box_pixels", "cell_size_ft", "clean_pixels", "covers",
+    "dem_unit", "pixel_window", "read_grid", "refuse_non_dem", "too_large_warning", "window_geotransform",
 ]

@@ -116,7 +116,7 @@ def test_dem_not_covering_the_site_makes_gradient_checks_undetermined(tmp_path):
     doc = json.loads((tmp_path / "o" / "findings.json").read_text(encoding="utf-8"))
     grad = [f for f in doc["findings"] if f["rule_id"] == "lgpc.minor.septic-upgradient-20" and f["other"]]
     assert grad and all(f["status"] == "undetermined" for f in grad)
-    assert any(w["code"] == "dem_no_cover" for w in doc["warnings"])
+    assert any(w["code"] == "dem_outside" and "far.tif does not cover the site" in w["message"] for w in doc["warnings"])
 
 
 def test_dem_all_nodata_makes_gradient_checks_undetermined(tmp_path):
@@ -182,3 +182,19 @@ def test_non_ascii_and_markup_in_attributes_survive_into_json(tmp_path):
     owners = [o["owner"] for o in doc["notification"]["owners"]]
     assert "Ménard, Zoë" in owners
     assert any("<b>Saint</b>" in o["mailing_address"] for o in doc["notification"]["owners"])
+
+
+def test_dem_window_one_pixel_over_the_read_limit_is_not_read_and_gradient_checks_are_undetermined(tmp_path, monkeypatch):
+    """The command line keeps the plugin's limit (services.dem_read.MAX_PIXELS): a window over it is not read, never
+    coarser; the check still runs, the rules reading the DEM undetermined, the warning naming the limit and the clip."""
+    from stormwater_plugin.services import dem_read
+
+    site = write_site(tmp_path, "EPSG:32618")
+    dem = write_dem(tmp_path / "dem.tif", "EPSG:32618", 2.0)
+    monkeypatch.setattr(dem_read, "MAX_PIXELS", 100)
+    main([str(site), "--dem", str(dem), "--jurisdiction", "lgpc", "--class", "minor", "--out", str(tmp_path / "o"), "--quiet"])
+    doc = json.loads((tmp_path / "o" / "findings.json").read_text(encoding="utf-8"))
+    grad = [f for f in doc["findings"] if f["rule_id"] == "lgpc.minor.septic-upgradient-20" and f["other"]]
+    assert grad and all(f["status"] == "undetermined" for f in grad)
+    too = [w for w in doc["warnings"] if w["code"] == "dem_too_large"]
+    assert len(too) == 1 and "more than the 100 read at once" in too[0]["message"] and "gdal_translate -projwin" in too[0]["message"]

@@ -117,3 +117,48 @@ def test_contour_without_elevation_is_refused(tmp_path):
         d.write({"geometry": mapping(LineString([(X0, Y0), (X0 + 10, Y0)])), "properties": {"name": "x"}})
     with pytest.raises(InputError, match="no elevation"):
         contours_to_dem(path, tmp_path / "dem.tif")
+
+
+def _with_undeclared_fill(src_path: Path, out: Path, fill: float, share: float) -> Path:
+    """``src_path`` with its first ``share`` of columns set to ``fill`` and no nodata declared (as a clip or mosaic leaves it)."""
+    with rasterio.open(src_path) as src:
+        profile, band = src.profile, src.read(1).astype("float32")
+    band[:, : int(band.shape[1] * share)] = fill
+    profile.update(dtype="float32", nodata=None)
+    with rasterio.open(out, "w", **profile) as dst:
+        dst.write(band, 1)
+        dst.set_band_unit(1, "us-ft")
+    return out
+
+
+@pytest.mark.parametrize("fill", [-9999.0, -3.4028234663852886e38], ids=["-9999", "float32-min"])
+def test_contours_are_not_compared_with_an_undeclared_fill_value_of_the_dem(tmp_path, fill):
+    """The DEM is read as a check reads it (services.dem_read): fill values the file does not declare are nodata, so
+    contours over them are not compared with them (which read a median |dz| of thousands of feet, a false disagreement)."""
+    pkg = _package(tmp_path / "site.gpkg")
+    dem = tmp_path / "dem.tif"
+    contours_to_dem(pkg, dem, cell_ft=2.0, z_units="us-ft")
+    filled = _with_undeclared_fill(dem, tmp_path / "filled.tif", fill, 0.7)  # most vertices over the fill value
+    assert compare_contours(pkg, filled) is None
+    shifted = _with_undeclared_fill(_shifted_dem(dem, tmp_path / "lidar.tif", CONTOUR_DEM_TOLERANCE_FT + 1.0), tmp_path / "lf.tif", fill, 0.7)
+    w = compare_contours(pkg, shifted)  # the ground beside the fill still disagrees, by what it holds
+    assert w is not None and w.code == "contours_dem_disagree" and "median |dz| 3.0 ft" in w.message
+
+
+def test_contours_wholly_over_a_fill_value_are_uncompared(tmp_path):
+    pkg = _package(tmp_path / "site.gpkg")
+    dem = tmp_path / "dem.tif"
+    contours_to_dem(pkg, dem, cell_ft=2.0, z_units="us-ft")
+    w = compare_contours(pkg, _with_undeclared_fill(dem, tmp_path / "filled.tif", -9999.0, 1.0))
+    assert w is not None and w.code == "contours_dem_uncompared"
+
+
+def test_contours_over_the_pixel_limit_are_uncompared_naming_it(tmp_path, monkeypatch):
+    from stormwater_plugin.services import dem_read
+
+    pkg = _package(tmp_path / "site.gpkg")
+    dem = tmp_path / "dem.tif"
+    contours_to_dem(pkg, dem, cell_ft=2.0, z_units="us-ft")
+    monkeypatch.setattr(dem_read, "MAX_PIXELS", 100)
+    w = compare_contours(pkg, dem)
+    assert w is not None and w.code == "contours_dem_uncompared" and "more than the 100 read at once" in w.message

@@ -56,7 +56,7 @@ def test_plugin_refuses_an_rgb_orthophoto_as_dem(qgis_app, tmp_path):
 def test_plugin_never_resamples_a_dem_window_over_its_read_limit(qgis_app, monkeypatch):
     """A window over ``MAX_PIXELS`` is not read coarser (which would change slopes): no grid, a ``dem_too_large`` warning,
     so the rules reading the DEM are undetermined; at the limit it is read whole at its own resolution."""
-    from stormwater_plugin.qgis_bridge import dem as qdem
+    from stormwater_plugin.services import dem_read
 
     layer = QgsRasterLayer(str(DEMO_DEM), "dem")
     assert layer.isValid()
@@ -66,10 +66,10 @@ def test_plugin_never_resamples_a_dem_window_over_its_read_limit(qgis_app, monke
     full = read_dem(layer.dataProvider(), layer.crs(), layer.crs(), window, None, QgsCoordinateTransformContext(), warnings)
     assert full is not None
     rows, cols = full.values.shape
-    monkeypatch.setattr(qdem, "MAX_PIXELS", rows * cols)  # exactly at the limit: read, same grid
+    monkeypatch.setattr(dem_read, "MAX_PIXELS", rows * cols)  # exactly at the limit: read, same grid
     at = read_dem(layer.dataProvider(), layer.crs(), layer.crs(), window, None, QgsCoordinateTransformContext(), [])
     assert at is not None and at.values.shape == (rows, cols) and at.geotransform == full.geotransform
-    monkeypatch.setattr(qdem, "MAX_PIXELS", rows * cols - 1)  # one pixel over: not read at all
+    monkeypatch.setattr(dem_read, "MAX_PIXELS", rows * cols - 1)  # one pixel over: not read at all
     over_warnings: list = []
     assert read_dem(layer.dataProvider(), layer.crs(), layer.crs(), window, None, QgsCoordinateTransformContext(), over_warnings) is None
     assert [w.code for w in over_warnings if w.code.startswith("dem_too")] == ["dem_too_large"]
@@ -83,3 +83,15 @@ def test_plugin_source_takes_the_read_grid_unit_rather_than_deciding_it_again(qg
     assert (taken.z_to_ft, taken.z_unit_note, taken.z_unit_declared) == (decided.z_to_ft, decided.z_unit_note, decided.z_unit_declared)
     a, b = taken.read(taken.whole()), decided.read(decided.whole())
     assert a is not None and b is not None and np.array_equal(a.values, b.values, equal_nan=True)
+
+
+def test_plugin_read_of_a_dem_missing_the_site_is_nodata_said_as_the_command_line_says_it(qgis_app):
+    """A window 1 km beyond the DEM: a grid of nodata (the findings say the DEM has no data there, never "no DEM was
+    supplied"), one ``dem_outside`` warning naming the file, as the command line's read gives."""
+    layer = QgsRasterLayer(str(DEMO_DEM), "dem")
+    e = layer.extent()
+    window = (e.xMaximum() + 1000, e.yMinimum(), e.xMaximum() + 1060, e.yMinimum() + 60)
+    warnings: list = []
+    grid = read_dem(layer.dataProvider(), layer.crs(), layer.crs(), window, "m", QgsCoordinateTransformContext(), warnings, name=DEMO_DEM.name)
+    assert grid is not None and not np.isfinite(grid.values).any()
+    assert [w.code for w in warnings] == ["dem_outside"] and f"{DEMO_DEM.name} does not cover the site" in warnings[0].message
