@@ -11,8 +11,9 @@ from __future__ import annotations
 import math
 from typing import Mapping, Sequence
 
-#: Fields used as identity when a layer has no ``id`` field, by role.
-ROLE_ID_FIELDS: dict[str, tuple[str, ...]] = {"parcels": ("PRINT_KEY", "SBL")}
+#: Fields used as identity when a layer has no ``id`` field, by role: a tax parcel's print key or section-block-lot, else the
+#: parcel id or PIN other counties' parcel layers carry (the plugin named parcels by these; a neighbour's letter names its parcel).
+ROLE_ID_FIELDS: dict[str, tuple[str, ...]] = {"parcels": ("PRINT_KEY", "SBL", "PARCEL_ID", "PIN")}
 
 
 def _blank(v: object) -> bool:
