@@ -8,7 +8,7 @@ uses these to describe each layer as the command line describes a file's layer.
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping
+from typing import Any
 
 from qgis.core import QgsCoordinateReferenceSystem, QgsPointXY
 
@@ -111,10 +111,6 @@ def layer_file_name(source: Any) -> str:
     text = source_text(source)
     path, _, layer = text.rpartition(":") if ":" in Path(text).name else (text, "", "")
     return layer or Path(path or text).name
-
-
-def source_crs_names(sources: Mapping[str, Any]) -> dict[str, str]:
-    return {r: source_crs(s).description() for r, s in sources.items()}
 
 
 def source_name(source: Any) -> str:

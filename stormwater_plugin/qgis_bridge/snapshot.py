@@ -291,7 +291,8 @@ class QgisLayers:
             return fr, None
         if crs == working:
             return fr, None
-        moved = self._read(source.handle, source.role, working, self.context, self.warnings, self._feedback, rect=None,
+        # the same features again (their warnings were given by the first read), transformed by the request
+        moved = self._read(source.handle, source.role, working, self.context, [], self._feedback, rect=None,
                            fids=None if fr.rect is None else tuple(fr.fids))
         by_fid = dict(zip(moved.fids, moved.geoms))
         out = QgisFrame([], fr.records, fr.columns, working, fr.fids, fr.rect, dict(fr.unusable), fr.restored)
@@ -328,7 +329,7 @@ class QgisLayers:
         layers: dict[str, FeatureLayer] = {}
         for role, fr, ids in frames:
             info = self.sources()[role][0]
-            moved, _ = self.to_working(info, fr, base) if fr.crs != base else (fr, None)
+            moved, _ = self.to_working(info, fr, base) if fr.crs.isValid() and fr.crs != base else (fr, None)  # no CRS: taken as in it
             keep = [i for i, g in enumerate(moved.geoms) if g is not None]
             layers[role] = FeatureLayer.from_sequences(role, [moved.geoms[i] for i in keep], [ids[i] for i in keep], [fr.records[i] for i in keep])
         by_site = site_working_crs(dem_crs, layers, base, site_parcel_id, self.context)
