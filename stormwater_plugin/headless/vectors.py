@@ -278,7 +278,7 @@ def _info(p: _Probe) -> SourceInfo:
     src = p.src
     # KML: the placemark's <name> is its label; GDAL's LIBKML driver (GDAL 3.10 reads .kml with it too) exposes the
     # placemark's XML id as an "id" field, which writers fill with "layer.1", "layer.2"
-    return SourceInfo(src.role, src.describe(), src.layer or src.path.name, p.crs, str(p.crs.name), p.count, p.columns, not _outside_crs(p),
+    return SourceInfo(src.role, src.describe(), src.layer or src.path.name, p.crs, str(p.crs.name), p.count, p.columns, p.bounds, not _outside_crs(p),
                       src.layer or src.path.stem, ("name",) if p.driver in EXTRA_READ_DRIVERS else (), p)
 
 
@@ -338,10 +338,6 @@ class FileLayers:
                 lonlat = np.full((len(present), 4), np.nan)
         bad = unplaceable_features(lonlat, area_of_use(crs), b if crs.is_geographic else None)
         return None if bool(bad.all()) else [present[int(k)] for k in np.flatnonzero(bad)]
-
-    def extent_in(self, source: SourceInfo, working: Any) -> Box | None:
-        p = _probe_of(source)
-        return _transform_box(p.bounds, p.crs, working)
 
     def box_in(self, box: Box | None, src: Any, dst: Any) -> Box | None:
         return _transform_box(box, src, dst)

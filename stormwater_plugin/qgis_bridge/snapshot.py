@@ -266,7 +266,7 @@ class QgisLayers:
             src = self._plan.sources[r]
             crs = source_crs(src)
             out[r] = [SourceInfo(r, source_text(src), layer_file_name(src), crs, crs.description(), feature_count(src), [f.name() for f in src.fields()],
-                                 self._fits(src, self.context), source_name(src), handle=src)]
+                                 box_of_rect(layer_extent(src)), self._fits(src, self.context), source_name(src), handle=src)]
         self._infos = out
         return out
 
@@ -308,9 +308,6 @@ class QgisLayers:
 
     def unplaceable(self, source: SourceInfo, features: Any) -> list[int] | None:
         return unplaceable_positions(source_crs(source.handle), features.geoms, self.context)
-
-    def extent_in(self, source: SourceInfo, working: Any) -> Box | None:
-        return box_in(box_of_rect(layer_extent(source.handle)), source.crs, working, self.context)
 
     def box_in(self, box: Box | None, src: Any, dst: Any) -> Box | None:
         return box_in(box, src, dst, self.context)

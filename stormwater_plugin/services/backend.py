@@ -58,6 +58,8 @@ class SourceInfo:
         The features it declares.
     columns : list of str
         Its field names, as stored.
+    extent : tuple of 4 float or None
+        Its declared extent, in its CRS (``None``: none declared, or not finite).
     fits_crs : bool
         Whether its declared extent can lie where its CRS says
         (:func:`~stormwater_plugin.services.intake.outside_area_of_use`).
@@ -76,6 +78,7 @@ class SourceInfo:
     crs_name: str
     count: int
     columns: list[str]
+    extent: Box | None = None
     fits_crs: bool = True
     id_prefix: str = ""
     id_first: tuple[str, ...] = ()
@@ -134,10 +137,6 @@ class LayerBackend(Protocol):
 
     def unplaceable(self, source: SourceInfo, features: FetchedFeatures) -> list[int] | None:
         """Positions of the features (in its CRS) that lie where that CRS cannot place them; ``None`` when none fits."""
-        ...
-
-    def extent_in(self, source: SourceInfo, working: object) -> Box | None:
-        """The declared extent of ``source`` as a box in ``working`` (``None``: none, or it cannot be transformed)."""
         ...
 
     def working_crs(self, parts: Mapping[str, Sequence[tuple[FetchedFeatures, Sequence[str]]]], site_parcel_id: str | None) -> tuple[object, str]:

@@ -192,7 +192,7 @@ def _place(backend: LayerBackend, role: str, pc: _Piece, crs: object, deferred: 
         return place
     if role in CONTEXT_ROLES:
         if deferred and s.count and not pc.stray_beyond:
-            place.bounds = backend.extent_in(s, crs)
+            place.bounds = backend.box_in(s.extent, s.crs, crs)
         return place
     if pc.frame is not None:
         place.bounds = _bounds(pc.frame.geoms)

@@ -41,7 +41,7 @@ class _Layers:
         self._layers = layers
 
     def sources(self) -> dict[str, list[SourceInfo]]:
-        return {role: [SourceInfo(role, f"{name}.shp", name, "local", "local feet", len(recs), list(recs[0]) if recs else [], True, name,
+        return {role: [SourceInfo(role, f"{name}.shp", name, "local", "local feet", len(recs), list(recs[0]) if recs else [], None, True, name,
                                   handle=(geoms, recs)) for name, geoms, recs in srcs] for role, srcs in self._layers.items()}
 
     def fetch(self, source: SourceInfo, box: Any = None) -> _Frame:
@@ -56,9 +56,6 @@ class _Layers:
 
     def unplaceable(self, source: SourceInfo, features: Any) -> list[int] | None:
         return []
-
-    def extent_in(self, source: SourceInfo, working: Any) -> Any:
-        return None
 
     def box_in(self, b: Any, src: Any, dst: Any) -> Any:
         return b
