@@ -1,5 +1,7 @@
 """Snapshot QGIS layers into plain :class:`SiteInputs` the engine (and a QgsTask) can use.
 
+:func:`plan_snapshot` on the main thread; :meth:`SnapshotPlan.read` (any thread) is the one read (``services.site_read``) via :class:`QgisLayers`.
+
 :class:`QgisSiteSource` is the plugin's
 :class:`~stormwater_plugin.services.site_source.SiteSource`: the same plain
 inputs the command line's file reader gives, for the same use case
