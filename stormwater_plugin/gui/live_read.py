@@ -47,10 +47,11 @@ def live_readers(memo: ReadMemo) -> tuple[Callable[..., Any], Callable[..., bool
     """
     read_features, fits_crs, read_dem = default_readers()  # the snapshot's own
 
-    def features(source: Any, role: str, crs: Any, ctx: Any, warnings: list[Any], fb: Any = None, rect: Any = None, fids: Any = None) -> Any:
-        key = ("features", source, role, _crs_key(crs), None if rect is None else tuple(rect), fids)
-        return _own_layer(memo.convert(key, role, lambda: read_features(source, role, crs, ctx, warnings, fb, rect=rect, fids=fids), warnings,
-                                       lambda: not (fb is not None and fb.isCanceled())))
+    def features(source: Any, role: str, crs: Any, ctx: Any, warnings: list[Any], fb: Any = None, rect: Any = None, fids: Any = None,
+                 attributes: bool = True) -> Any:
+        key = ("features", source, role, _crs_key(crs), None if rect is None else tuple(rect), fids, attributes)
+        return _own_layer(memo.convert(key, role, lambda: read_features(source, role, crs, ctx, warnings, fb, rect=rect, fids=fids, attributes=attributes),
+                                       warnings, lambda: not (fb is not None and fb.isCanceled())))
 
     def fits(source: Any, ctx: Any) -> bool:
         return bool(memo.convert(("fits", source), "fits", lambda: bool(fits_crs(source, ctx)), [], lambda: True))

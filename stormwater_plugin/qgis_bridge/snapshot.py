@@ -295,7 +295,7 @@ class QgisLayers:
             return fr, None
         # the same features again (their warnings were given by the first read), transformed by the request
         moved = self._read(source.handle, source.role, working, self.context, [], self._feedback, rect=None,
-                           fids=None if fr.rect is None else tuple(fr.fids))
+                           fids=None if fr.rect is None else tuple(fr.fids), attributes=False)
         by_fid = dict(zip(moved.fids, moved.geoms))
         out = QgisFrame([], fr.records, fr.columns, working, fr.fids, fr.rect, dict(fr.unusable), fr.restored)
         for i, (fid, g) in enumerate(zip(fr.fids, fr.geoms)):

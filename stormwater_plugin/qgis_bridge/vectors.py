@@ -109,6 +109,7 @@ def read_features(
     feedback: Any = None,
     rect: tuple[float, float, float, float] | None = None,
     fids: tuple[int, ...] | None = None,
+    attributes: bool = True,
 ) -> QgisFrame:
     """Read every feature of ``source`` (or those meeting ``rect``, or those of ``fids``) in ``crs``.
 
@@ -132,6 +133,8 @@ def read_features(
         as each makes its rules undetermined.
     fids : tuple of int, optional
         Only these features (by QGIS feature id).
+    attributes : bool
+        Read the attributes (``False``: each record empty, for the same features read again in another CRS).
 
     Returns
     -------
@@ -144,6 +147,8 @@ def read_features(
         request.setDestinationCrs(crs, context)
     if fids is not None:
         request.setFilterFids(list(fids))
+    if not attributes:
+        request.setNoAttributes()
     names = [f.name() for f in source.fields()]
     out = QgisFrame([], [], names, crs, [], rect)
     bad = 0
@@ -156,7 +161,7 @@ def read_features(
             g = None
             bad += 1
         out.geoms.append(g)
-        out.records.append(dict(zip(names, (plain_value(v) for v in feat.attributes()))))
+        out.records.append(dict(zip(names, (plain_value(v) for v in feat.attributes()))) if attributes else {})
         out.fids.append(int(feat.id()))
     if bad:
         warnings.append(Warning_("geometry_unreadable", f"{bad} geometr{'y' if bad == 1 else 'ies'} could not be converted: read as features without geometry", role))

@@ -25,6 +25,7 @@ this order:
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from typing import Collection, Mapping, Protocol
@@ -139,9 +140,21 @@ def clean_value(v: object) -> object:
     return v
 
 
+@functools.lru_cache(maxsize=256)
+def _field_match(columns: tuple[str, ...], role: str, extra: frozenset[str]) -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]:
+    """:func:`~stormwater_plugin.services.intake.match_fields`, once per layer's fields (its near matches cost milliseconds; a
+    read asks several times, and the live re-check at every edit)."""
+    renames, near = match_fields(columns, role, extra)
+    return tuple(renames.items()), tuple(near)
+
+
+def _matched(fr: FetchedFeatures, role: str, extra_fields: set[str]) -> tuple[dict[str, str], list[tuple[str, str]]]:
+    renames, near = _field_match(tuple(fr.columns), role, frozenset(extra_fields))
+    return dict(renames), list(near)
+
+
 def _renames(fr: FetchedFeatures, role: str, extra_fields: set[str]) -> dict[str, str]:
-    renames, _ = match_fields(fr.columns, role, extra_fields)
-    return renames
+    return _matched(fr, role, extra_fields)[0]
 
 
 def _renamed_records(fr: FetchedFeatures, renames: Mapping[str, str]) -> tuple[list[dict[str, object]], list[str]]:
@@ -213,7 +226,7 @@ def _read_source(backend: LayerBackend, role: str, k: int, pc: _Piece, extra_fie
             fids = feature_ids(records, wanted, role, position_ids(len(records)))
         return ReadSource(s.where, s.name, s.crs_name, s.count, fids, misplaced=pc.misplaced)
     fr = pc.frame
-    renames, near = match_fields(fr.columns, role, extra_fields)
+    renames, near = _matched(fr, role, extra_fields)
     if renames:
         fr.records, fr.columns = _renamed_records(fr, renames)
     return ReadSource(s.where, s.name, s.crs_name, s.count, _piece_ids(role, k, s, fr.records, fr.columns), list(fr.geoms),
