@@ -28,6 +28,7 @@ from ..services.backend import Box
 from ..services.feature_ids import ROLE_ID_FIELDS
 from ..services.intake import FILTER_MIN_FEATURES
 from ..services.placement import PlanOffParcel
+from ..services.reading_policy import whole_dem
 from ..services.working_crs import site_parcel_indices
 from .crs import (
     choose_working_crs,
@@ -130,7 +131,7 @@ class FileSite(FileLayers):
         assert self.dem is not None
         # the layers are read: closed, with their GDAL environment, before the raster is (a vector error GDAL keeps must not reach rasterio)
         self._stack.close()
-        dem, dem_warnings = read_dem(self.dem, working, z_units, area=box)
+        dem, dem_warnings = read_dem(self.dem, working, z_units, area=None if box is None or whole_dem(box) else box)  # None: the whole DEM
         warnings.extend(dem_warnings)
         # The same file in windows, with the same unit decision and transforms: the flow trace reads further as it proceeds.
         return dem, open_dem_source(self.dem.path, dem, working, self.dem.crs, self.dem.src)

@@ -43,7 +43,7 @@ from .feature_ids import feature_ids, id_columns, position_ids
 from .intake import MAX_LISTED, match_fields, unplaceable_feature_problem
 from .placement import PlanOffParcel, plan_placement_problem
 from .placement_layers import SourcePlace, all_features_entry, crs_misfit_reason
-from .reading_policy import ReadingReach, decide_placement, dem_read_box, screened_feature_by_feature, whole_dem
+from .reading_policy import ReadingReach, decide_placement, dem_read_box, screened_feature_by_feature
 from .role_merge import ReadSource, merge_role
 from .run_warnings import reprojected_warnings
 
@@ -106,7 +106,8 @@ class SiteBackend(LayerBackend, Protocol):
         ...
 
     def read_dem(self, working: object, box: Box | None, z_units: str | None, warnings: list[Warning_]) -> tuple[ElevationGrid | None, DemSource | None]:
-        """The DEM window over ``box`` (working CRS; ``None``: the whole DEM) and the DEM's source for further windows.
+        """The DEM window over ``box`` (working CRS; a bound not finite, :func:`~stormwater_plugin.services.reading_policy.whole_dem`:
+        the whole DEM; ``None``: no located feature places it, each backend says what it reads) and the DEM's source for further windows.
 
         Called once every layer is read: the backend may close them first.
         """
@@ -382,7 +383,8 @@ def read_site(
 
     ``warnings``: what the read noted before (which sources give each role), followed by the read's own.
     The DEM window is the one the pack's rules need (:func:`~stormwater_plugin.services.reading_policy.dem_read_box`),
-    else the backend's roles grown by its margin; without a located feature, the whole DEM.
+    else the backend's roles grown by its margin; without a located feature, the backend says (the command line reads
+    the whole DEM, the plugin none, with a ``dem_unused`` warning).
     """
     read = read_layers(backend, pack, site_parcel_id)
     crs, layers = read.crs, read.layers
@@ -396,7 +398,7 @@ def read_site(
     if backend.dem is not None:
         first = backend.dem_first if backend.dem_first is not None else [r for r in layers if r != "parcels"]
         box = dem_read_box(layers, pack, unit_to_ft, backend.dem, site_parcel_id, first, backend.dem_margin_ft / ft_unit)
-        dem, dem_source = backend.read_dem(crs, None if box is None or whole_dem(box) else box, dem_z_units, warnings)
+        dem, dem_source = backend.read_dem(crs, box, dem_z_units, warnings)
     inputs = SiteInputs(layers=layers, dem=dem, unit_to_ft=unit_to_ft, crs_name=backend.crs_description(crs, read.why, scale),
                         site_parcel_id=site_parcel_id, class_override=class_override, warnings=warnings, dem_source=dem_source)
     return SiteRead(inputs, crs, read.why)
