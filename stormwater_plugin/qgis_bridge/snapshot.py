@@ -321,14 +321,13 @@ class QgisLayers:
         infos = [s for ss in self.sources().values() for s in ss]
         fitting = [s.handle for s in infos if s.fits_crs] or [s.handle for s in infos]
         first = choose_working_crs(dem_crs, [source_crs(s) for s in fitting], [(layer_extent(s), source_crs(s)) for s in fitting], self.context)
-        frames = [(role, fr, ids) for role, v in parts.items() for fr, ids in v]
+        frames = [(role, fr, ids) for role, v in parts.items() for fr, ids in v if fr.crs.isValid()]  # a layer without CRS locates nothing
         if not frames:
             return first
         base = frames[0][1].crs
         layers: dict[str, FeatureLayer] = {}
         for role, fr, ids in frames:
-            info = self.sources()[role][0]
-            moved, _ = self.to_working(info, fr, base) if fr.crs.isValid() and fr.crs != base else (fr, None)  # no CRS: taken as in it
+            moved, _ = self.to_working(self.sources()[role][0], fr, base) if fr.crs != base else (fr, None)
             keep = [i for i, g in enumerate(moved.geoms) if g is not None]
             layers[role] = FeatureLayer.from_sequences(role, [moved.geoms[i] for i in keep], [ids[i] for i in keep], [fr.records[i] for i in keep])
         by_site = site_working_crs(dem_crs, layers, base, site_parcel_id, self.context)
