@@ -16,8 +16,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..core.model import FeatureLayer
 from ..qgis_bridge.snapshot import default_readers
+from ..qgis_bridge.vectors import QgisFrame
 from ..services.live_read import ReadMemo
 
 
@@ -25,14 +25,13 @@ def _crs_key(crs: Any) -> str:
     return str(crs.toWkt()) if crs is not None else ""
 
 
-def _own_layer(layer: FeatureLayer) -> FeatureLayer:
-    """A read's own copy of a kept layer: its arrays and lists never shared with another read.
+def _own_layer(frame: QgisFrame) -> QgisFrame:
+    """A read's own copy of a kept layer's features: its lists never shared with another read (the read marks features in them).
 
-    A stale re-check may still run beside the new one, and shapely marks an array of geometries read-only
-    while it works on it (another thread then meets a read-only array); the geometries themselves are
-    immutable and are shared.
+    A stale re-check may still run beside the new one; the geometries themselves are immutable and are shared.
     """
-    return FeatureLayer(layer.role, np.array(layer.geoms, dtype=object), list(layer.ids), [dict(a) for a in layer.attrs], dict(layer.no_geometry))
+    return dataclasses.replace(frame, geoms=list(frame.geoms), records=[dict(a) for a in frame.records], columns=list(frame.columns),
+                               fids=list(frame.fids), unusable=dict(frame.unusable), restored=list(frame.restored))
 
 
 def _own_grid(grid: Any) -> Any:
@@ -47,10 +46,12 @@ def live_readers(memo: ReadMemo) -> tuple[Callable[..., Any], Callable[..., bool
     the project's changed). A conversion cut short by the read's Cancel is never kept. The snapshot's own conversions
     are looked up when one is made (:func:`~..qgis_bridge.snapshot.default_readers`), as a plan without readers does.
     """
-    def features(source: Any, role: str, working: Any, ctx: Any, warnings: list[Any], fb: Any = None, rect: Any = None) -> Any:
-        key = ("features", source, role, _crs_key(working), None if rect is None else tuple(rect))
-        return _own_layer(memo.convert(key, role, lambda: default_readers()[0](source, role, working, ctx, warnings, fb, rect=rect), warnings,
-                                       lambda: not (fb is not None and fb.isCanceled())))
+    def features(source: Any, role: str, crs: Any, ctx: Any, warnings: list[Any], fb: Any = None, rect: Any = None, fids: Any = None,
+                 attributes: bool = True) -> Any:
+        key = ("features", source, role, _crs_key(crs), None if rect is None else tuple(rect), fids, attributes)
+        return _own_layer(memo.convert(key, role, lambda: default_readers()[0](source, role, crs, ctx, warnings, fb, rect=rect, fids=fids,
+                                                                               attributes=attributes),
+                                       warnings, lambda: not (fb is not None and fb.isCanceled())))
 
     def fits(source: Any, ctx: Any) -> bool:
         return bool(memo.convert(("fits", source), "fits", lambda: bool(default_readers()[1](source, ctx)), [], lambda: True))

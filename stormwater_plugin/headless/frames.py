@@ -1,17 +1,13 @@
-"""One layer as read (:class:`VectorFrame`, without pandas) and the identity of its features."""
+"""One layer as read (:class:`VectorFrame`, without pandas)."""
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import shapely
 from pyproj import Transformer
-
-#: Field used as identity when a layer has no ``id`` field, by role.
-ROLE_ID_FIELDS: dict[str, tuple[str, ...]] = {"parcels": ("PRINT_KEY", "SBL")}
 
 
 @dataclass
@@ -72,36 +68,3 @@ def _mark_non_finite(frame: VectorFrame, why: str) -> None:
         i = present[int(k)]
         frame.geoms[i] = None
         frame.unusable.setdefault(i, why)
-
-
-def _identity(frame: VectorFrame, role: str, fids: list[str], extra: tuple[str, ...] = (), first: tuple[str, ...] = ()) -> list[str]:
-    cols = {str(c).lower(): c for c in frame.columns}
-    def blank(v: Any) -> bool:
-        return v is None or (isinstance(v, float) and math.isnan(v)) or str(v).strip() == ""
-
-    for name in first + ("id",) + ROLE_ID_FIELDS.get(role, ()) + extra:
-        col = cols.get(name.lower())
-        if col is not None and name in first and all(blank(rec.get(col)) for rec in frame.records):
-            continue  # a preferred field left empty by the writer (a KMZ's <name>): the next one names the features
-        if col is not None:
-            out = []
-            for rec, fid in zip(frame.records, fids):
-                v = rec.get(col)
-                if v is None or (isinstance(v, float) and math.isnan(v)) or str(v).strip() == "":
-                    out.append(fid)
-                elif isinstance(v, float) and v.is_integer():
-                    out.append(str(int(v)))
-                else:
-                    out.append(str(v))
-            return out
-    return fids
-
-
-def _clean_attr(v: Any) -> Any:
-    if isinstance(v, (np.generic,)):
-        v = v.item()
-    if isinstance(v, float) and math.isnan(v):
-        return None
-    if hasattr(v, "isoformat"):
-        return v.isoformat()
-    return v

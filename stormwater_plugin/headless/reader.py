@@ -17,12 +17,18 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Collection
 
-from ..core.model import SiteInputs, Warning_
+import fiona
+
+from ..core.model import FeatureLayer, SiteInputs, Warning_
 from ..core.units import feet_per_unit
+from ..services import site_read
+from ..services.backend import Box
+from ..services.feature_ids import ROLE_ID_FIELDS
 from ..services.intake import FILTER_MIN_FEATURES
-from ..services.reading_policy import dem_read_box, whole_dem
+from ..services.placement import PlanOffParcel
+from ..services.reading_policy import whole_dem
 from ..services.working_crs import site_parcel_indices
 from .crs import (
     choose_working_crs,
@@ -37,17 +43,17 @@ from .crs import (
 from .dem import DemFile, dem_crs, read_dem
 from .dem_source import open_dem_source
 from .errors import InputError
-from .frames import ROLE_ID_FIELDS, VectorFrame
+from .frames import VectorFrame
 from .layer_budget import FEATURES_ENV, LAYER_READ_FEATURES, LAYER_READ_SECONDS, SECONDS_ENV, LayerBudgetError, ReadBudget, check_sql_view
 from .sources import EXTRA_READ_DRIVERS, ZIP_DATA_SUFFIXES, LayerSource, collect_sources, gdal_path, parse_layer_option
-from .vectors import ARC_STEP_DEG, SKIPPED_FIELD_TYPES, VectorLayers, read_vectors
+from .vectors import ARC_STEP_DEG, SKIPPED_FIELD_TYPES, FileLayers
 
 #: The reader's names as they were before it was split along its jobs: other modules import them from here.
 __all__ = [
     "ARC_STEP_DEG", "EXTRA_READ_DRIVERS", "FEATURES_ENV", "FILTER_MIN_FEATURES", "LAYER_READ_FEATURES", "LAYER_READ_SECONDS", "ROLE_ID_FIELDS",
     "SECONDS_ENV", "SKIPPED_FIELD_TYPES", "ZIP_DATA_SUFFIXES", "InputError", "LayerBudgetError", "LayerSource", "LoadedSite", "ReadBudget",
-    "VectorFrame", "VectorLayers", "check_sql_view", "choose_working_crs", "collect_sources", "crs_description", "crs_from_wkt", "dem_crs",
-    "gdal_path", "ground_scale", "is_conformal", "parse_layer_option", "read_dem", "read_site", "read_vectors", "scale_at",
+    "VectorFrame", "check_sql_view", "choose_working_crs", "collect_sources", "crs_description", "crs_from_wkt", "dem_crs",
+    "gdal_path", "ground_scale", "is_conformal", "parse_layer_option", "read_dem", "read_site", "scale_at",
     "site_centre_lonlat", "site_scale", "site_units",
 ]
 
@@ -108,37 +114,42 @@ def read_site(
         return _read_site(sources, warnings, dem_file, dem_z_units, site_parcel_id, class_override, pack, dem_path)
 
 
+class FileSite(FileLayers):
+    """The files and the DEM as the one read's :class:`~stormwater_plugin.services.site_read.SiteBackend`."""
+
+    #: Without a window from the rules, the DEM is read 150 ft around every layer but the parcels (no feature: the whole DEM).
+    dem_first: Collection[str] | None = None
+    dem_margin_ft: float = 150.0
+
+    def site_scale(self, working: Any, layers: dict[str, FeatureLayer], site_parcel_id: str | None) -> float:
+        return site_scale(working, layers, site_parcel_id)
+
+    def crs_description(self, working: Any, why: str, scale: float) -> str:
+        return crs_description(working, why, scale)
+
+    def read_dem(self, working: Any, box: Box | None, z_units: str | None, warnings: list[Warning_]) -> tuple[Any, Any]:
+        assert self.dem is not None
+        # the layers are read: closed, with their GDAL environment, before the raster is (a vector error GDAL keeps must not reach rasterio)
+        self._stack.close()
+        dem, dem_warnings = read_dem(self.dem, working, z_units, area=None if box is None or whole_dem(box) else box)  # None: the whole DEM
+        warnings.extend(dem_warnings)
+        # The same file in windows, with the same unit decision and transforms: the flow trace reads further as it proceeds.
+        return dem, open_dem_source(self.dem, dem, working, self.dem.crs) if dem is not None else None
+
+
 def _read_site(
     sources: dict[str, list[LayerSource]], warnings: list[Warning_], dem_file: DemFile | None, dem_z_units: str | None, site_parcel_id: str | None,
     class_override: str | None, pack: Any, dem_path: Path | None,
 ) -> LoadedSite:
+    with contextlib.ExitStack() as stack:  # one GDAL environment; layers open once
+        stack.enter_context(fiona.Env(OGR_ARC_STEPSIZE=str(ARC_STEP_DEG)))
+        backend = FileSite(stack, sources)
+        backend.dem = dem_file
+        try:
+            read = site_read.read_site(backend, pack, site_parcel_id, class_override, dem_z_units, warnings)
+        except PlanOffParcel as exc:
+            raise InputError(str(exc)) from exc
     dem_crs = dem_file.crs if dem_file is not None else None
-    vectors = read_vectors(sources, dem_file, pack, site_parcel_id)
-    crs, why, layers = vectors.crs, vectors.why, vectors.layers
-    warnings.extend(vectors.warnings)
-    metres_per_unit = float(crs.axis_info[0].unit_conversion_factor)
-
-    # Grid distance / scale factor at the site = distance on the ellipsoid: the same feet in any projection.
-    scale = site_scale(crs, layers, site_parcel_id)
-    unit_to_ft = feet_per_unit(metres_per_unit) / scale
-    dem = None
-    dem_source = None
-    if dem_file is not None:
-        # without a window from the rules: 150 ft around every layer but the parcels (no feature: the whole DEM)
-        box = dem_read_box(layers, pack, unit_to_ft, dem_file, site_parcel_id, [r for r in layers if r != "parcels"], 150.0 / feet_per_unit(metres_per_unit))
-        dem, dem_warnings = read_dem(dem_file, crs, dem_z_units, area=None if box is None or whole_dem(box) else box)
-        warnings.extend(dem_warnings)
-        # The same file in windows, with the same unit decision and transforms: the flow trace reads further as it proceeds.
-        dem_source = open_dem_source(dem_file, dem, crs, dem_crs) if dem is not None else None
-    inputs = SiteInputs(
-        layers=layers,
-        dem=dem,
-        unit_to_ft=unit_to_ft,
-        crs_name=crs_description(crs, why, scale),
-        site_parcel_id=site_parcel_id,
-        class_override=class_override,
-        warnings=warnings,
-        dem_source=dem_source,
-    )
-    return LoadedSite(inputs, crs, {r: " + ".join(x.describe() for x in srcs) for r, srcs in sources.items()}, str(dem_path) if dem_path else None, why,
-                      dem_crs.to_wkt() if dem_crs is not None else "", dict(dem_file.src.tags()) if dem_file is not None else {})
+    return LoadedSite(read.inputs, read.crs, {r: " + ".join(x.describe() for x in srcs) for r, srcs in sources.items()},
+                      str(dem_path) if dem_path else None, read.why, dem_crs.to_wkt() if dem_crs is not None else "",
+                      dict(dem_file.src.tags()) if dem_file is not None else {})

@@ -8,7 +8,7 @@ uses these to describe each layer as the command line describes a file's layer.
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping
+from typing import Any
 
 from qgis.core import QgsCoordinateReferenceSystem, QgsPointXY
 
@@ -63,44 +63,31 @@ def fits_crs(source: Any, context: Any) -> bool:
     return not outside_area_of_use(lonlat, aou, box if crs.isGeographic() else None)
 
 
-def unplaceable_positions(source: Any, context: Any) -> list[int] | None:
-    """The positions (in reading order) of a layer's features that lie where its CRS cannot place them, one by one.
+def unplaceable_positions(crs: QgsCoordinateReferenceSystem, geoms: Any, context: Any) -> list[int] | None:
+    """The positions of the features ``geoms`` (in ``crs``) that lie where ``crs`` cannot place them, one by one.
 
-    For a layer whose extent does not fit its CRS (:func:`fits_crs`): ``None`` when none of its features fits
-    (the layer is misplaced as a whole, a wrong ``.prj``), else the features to exclude, as the command line
-    (:func:`~stormwater_plugin.services.placement_layers.unplaceable_features`).
+    ``None`` when none of them fits (the layer is misplaced as a whole, a wrong ``.prj``), else the features to
+    exclude, as the command line (:func:`~stormwater_plugin.services.placement_layers.unplaceable_features`).
     """
     import numpy as np
-    from qgis.core import QgsCoordinateTransform, QgsFeatureRequest
+    import shapely
+    from qgis.core import QgsCoordinateTransform
 
-    crs = source_crs(source)
-    wgs = QgsCoordinateReferenceSystem("EPSG:4326")
-    xform = QgsCoordinateTransform(crs, wgs, context)
-    present: list[int] = []
-    lonlat: list[tuple[float, float, float, float]] = []
-    raw: list[tuple[float, float, float, float]] = []
-    request = QgsFeatureRequest().setNoAttributes()
-    for i, feat in enumerate(source.getFeatures(request)):
-        g = feat.geometry()
-        if g is None or g.isNull() or g.isEmpty():
-            continue
-        box = box_of_rect(g.boundingBox())
-        present.append(i)
-        raw.append(box if box is not None else (math.nan,) * 4)  # type: ignore[arg-type]
-        ll = None
-        if box is not None:
-            try:
-                x0, y0, x1, y1 = box
-                pts = [xform.transform(QgsPointXY(x, y)) for x, y in ((x0, y0), (x1, y0), (x0, y1), (x1, y1))]
-                ll = (min(p.x() for p in pts), min(p.y() for p in pts), max(p.x() for p in pts), max(p.y() for p in pts))
-            except Exception:  # QgsCsException: coordinates the CRS cannot hold
-                ll = None
-        lonlat.append(ll if ll is not None else (math.nan,) * 4)  # type: ignore[arg-type]
+    present = [i for i, g in enumerate(geoms) if g is not None and not g.is_empty]
     if not present:
         return None
+    raw = shapely.bounds(np.array([geoms[i] for i in present], dtype=object))
+    xform = QgsCoordinateTransform(crs, QgsCoordinateReferenceSystem("EPSG:4326"), context)
+    lonlat = np.full((len(present), 4), np.nan)
+    for k, (x0, y0, x1, y1) in enumerate(raw):
+        try:
+            pts = [xform.transform(QgsPointXY(float(x), float(y))) for x, y in ((x0, y0), (x1, y0), (x0, y1), (x1, y1))]
+        except Exception:  # noqa: BLE001 - QgsCsException: coordinates the CRS cannot hold
+            continue
+        lonlat[k] = (min(p.x() for p in pts), min(p.y() for p in pts), max(p.x() for p in pts), max(p.y() for p in pts))
     area = crs.bounds()
     aou = None if area.isNull() or area.isEmpty() else (area.xMinimum(), area.yMinimum(), area.xMaximum(), area.yMaximum())
-    bad = unplaceable_features(np.array(lonlat, dtype=float), aou, np.array(raw, dtype=float) if crs.isGeographic() else None)
+    bad = unplaceable_features(lonlat, aou, raw if crs.isGeographic() else None)
     if bool(bad.all()):
         return None
     return [present[int(k)] for k in np.flatnonzero(bad)]
@@ -124,10 +111,6 @@ def layer_file_name(source: Any) -> str:
     text = source_text(source)
     path, _, layer = text.rpartition(":") if ":" in Path(text).name else (text, "", "")
     return layer or Path(path or text).name
-
-
-def source_crs_names(sources: Mapping[str, Any]) -> dict[str, str]:
-    return {r: source_crs(s).description() for r, s in sources.items()}
 
 
 def source_name(source: Any) -> str:

@@ -1,5 +1,7 @@
 """Snapshot QGIS layers into plain :class:`SiteInputs` the engine (and a QgsTask) can use.
 
+:func:`plan_snapshot` on the main thread; :meth:`SnapshotPlan.read` (any thread) is the one read (``services.site_read``) via :class:`QgisLayers`.
+
 :class:`QgisSiteSource` is the plugin's
 :class:`~stormwater_plugin.services.site_source.SiteSource`: the same plain
 inputs the command line's file reader gives, for the same use case
@@ -15,19 +17,11 @@ from qgis.core import QgsCoordinateReferenceSystem, QgsCoordinateTransformContex
 
 from ..core.model import PROJECT_CLASSES, FeatureLayer, SiteInputs, Warning_
 from ..core.roles import CONTEXT_ROLES, ROLES, TERRAIN_EXTENT_ROLES
+from ..services.backend import Box, SourceInfo
 from ..services.intake import FILTER_MIN_FEATURES as FILTER_MIN_FEATURES  # the size above which a context layer is read near the site only
-from ..services.intake import MAX_LISTED, dem_cell_ft, role_reaches_ft, unplaceable_feature_problem
-from ..services.placement_layers import SourcePlace, as_misplaced, exclude_features, plan_layer_place, unplaceable_warning
-from ..services.reading_policy import (
-    ReadingReach,
-    context_filtered_warning,
-    decide_layer_placement,
-    dem_read_box,
-    screened_feature_by_feature,
-    template_undrawn,
-    whole_dem,
-)
-from ..services.run_warnings import reprojected_warnings
+from ..services.intake import dem_cell_ft, role_reaches_ft
+from ..services.reading_policy import template_undrawn, whole_dem
+from ..services.site_read import read_site
 from ..services.site_source import SiteRead, working_crs_text
 from ..services.site_template import read_statements
 from .crs import choose_working_crs, crs_label, site_ground_scale, site_working_crs, unit_to_ft
@@ -40,12 +34,11 @@ from .layer_place import (
     fits_crs,
     layer_extent,
     layer_file_name,
-    source_crs_names,
     source_name,
     source_text,
     unplaceable_positions,
 )
-from .vectors import read_features, source_crs
+from .vectors import QgisFrame, read_features, source_crs
 
 #: Margin around the plan read from the DEM, in feet: more than every setback and the 100 ft slope reach.
 DEM_MARGIN_FT = 1000.0
@@ -243,177 +236,143 @@ def _dem_box(dem: DemInfo, working: Any, context: Any) -> tuple[float, float, fl
     return r.xMinimum(), r.yMinimum(), r.xMaximum(), r.yMaximum()
 
 
-def _read(plan: SnapshotPlan, feedback: Any, progress: Callable[[float], None] | None) -> Snapshot:
-    read_features, fits_crs, read_dem = plan.readers or default_readers()  # the live re-check's reuse the last read's
-    sources, context, warnings = plan.sources, plan.context, list(plan.warnings)
-    ordered = sorted(sources, key=ROLES.index)
-    dem_crs = plan.dem.crs if plan.dem is not None else None
-    # A layer whose coordinates do not fit its CRS takes no part in choosing the working CRS (as the command line).
-    misfit = {r for r in ordered if not fits_crs(sources[r], context)}
-    # One feature that cannot be placed never makes its layer misplaced (as the command line): a layer the
-    # command line reads whole is judged feature by feature, and misplaced only when none of its features fits.
-    stray: dict[str, list[int]] = {}
-    for r in sorted(misfit, key=ordered.index):
-        if screened_feature_by_feature(r, feature_count(sources[r])):
-            found = unplaceable_positions(sources[r], context)
-            if found is not None:
-                misfit.discard(r)
-                stray[r] = found
-    choosing = [r for r in ordered if r not in misfit] or ordered
-    working, reason = choose_working_crs(
-        dem_crs,
-        [source_crs(sources[r]) for r in choosing],
-        [(layer_extent(sources[r]), source_crs(sources[r])) for r in choosing],
-        context,
-    )
-    counts = {r: feature_count(sources[r]) for r in ordered}
-    total = float(sum(max(c, 1) for c in counts.values())) or 1.0
-    done = 0.0
+class QgisLayers:
+    """A plan's layers and DEM as the one read's :class:`~stormwater_plugin.services.site_read.SiteBackend` (any thread).
 
-    def step(role: str) -> None:
-        nonlocal done
-        done += max(counts[role], 1)
-        if progress is not None:
-            progress(min(done / total, 1.0))
-
-    filtered = plan.pack is not None
-    layers: dict[str, FeatureLayer] = {}
-    raw: dict[str, FeatureLayer | None] = {}  # misplaced roles as read (their ids), before they are listed as without geometry
-    moves: list[tuple[str, str]] = []  # (role, source CRS) of each layer transformed (services.run_warnings words them)
-    role_warnings: dict[str, list[Warning_]] = {}
-
-    def read_misplaced(r: str, into: list[Warning_]) -> None:
-        # read only to name its features (the command line's MAX_LISTED); in its own CRS when its coordinates do not fit it
-        own = source_crs(sources[r])
-        if counts[r] > MAX_LISTED:
-            raw[r] = None
-            return
-        raw[r] = read_features(sources[r], r, own if r in misfit else working, context, into, feedback)
-        moved(r)
-
-    def moved(r: str) -> None:
-        crs = source_crs(sources[r])
-        if crs.isValid() and crs != working:
-            moves.append((r, crs.authid() or crs.toProj()))
-
-    def read_plan(into: list[Warning_], first: bool) -> None:
-        for r in ordered:  # the plan first: it locates the site and places the context's window
-            if r in misfit:
-                read_misplaced(r, into)
-            elif not (filtered and r in CONTEXT_ROLES):
-                layers[r] = read_features(sources[r], r, working, context, into, feedback)
-                moved(r)
-            else:
-                continue
-            if first:
-                step(r)
-
-    plan_warnings: list[Warning_] = []
-    read_plan(plan_warnings, True)
-    # The UTM zone of the site's centre, as the command line takes it (services.working_crs.site_lonlat): the plan was read in
-    # the zone of the layers' extents, and is read again in the site's when the two differ (a site by a zone boundary).
-    by_site = site_working_crs(dem_crs, layers, working, plan.site, context)
-    if by_site is not None:
-        if by_site[0] != working:
-            working = by_site[0]
-            layers.clear()
-            raw.clear()
-            moves.clear()
-            plan_warnings = []
-            read_plan(plan_warnings, False)
-        reason = by_site[1]
-    warnings.extend(plan_warnings)
-    site = plan.site
-    crs_names = source_crs_names(sources)
-    for r, found in stray.items():  # the plan's layers are read; the context's are excluded from as they are read
-        if found and r in layers:
-            _exclude(layers, r, found, unplaceable_feature_problem(source_text(sources[r]), crs_names[r]), role_warnings)
-    reasons, far = _placement(sources, ordered, misfit, layers, plan.pack, plan.dem, working, context, site, crs_names)
-    for r, (positions, far_why) in far.items():
-        _exclude(layers, r, positions, far_why, role_warnings)
-    for r in ordered:  # a plan layer far from the rest of the plan: misplaced, each of its features named (read whole, as the command line)
-        if r not in CONTEXT_ROLES and r not in misfit and reasons.get(r) is not None:
-            raw[r] = layers.pop(r)
-    # The scale factor at the site, as the command line and the batch take it (services.working_crs), without a misplaced layer.
-    scale = site_ground_scale(working, layers, site, context)
-    u = unit_to_ft(working) / scale
-    if filtered:
-        reach = ReadingReach(role_reaches_ft(plan.pack, plan.dem.cell_ft if plan.dem is not None else 0.0))
-        dem_box = _dem_box(plan.dem, working, context) if plan.dem is not None else None
-        plan_layers = dict(layers)
-        for r in ordered:
-            if r not in CONTEXT_ROLES or r in misfit:
-                continue
-            if reasons.get(r) is not None:
-                read_misplaced(r, warnings)
-                step(r)
-                continue
-            rect = reach.context_box(r, counts[r], plan_layers, site, unit_to_ft(working), dem_box)  # the command line's window
-            layers[r] = read_features(sources[r], r, working, context, warnings, feedback, rect=rect)
-            if stray.get(r) and rect is None:
-                _exclude(layers, r, stray[r], unplaceable_feature_problem(source_text(sources[r]), crs_names[r]), role_warnings)
-            moved(r)
-            filtered_note = context_filtered_warning(source_name(sources[r]), len(layers[r]), counts[r], r) if rect is not None else None
-            if filtered_note is not None:
-                role_warnings.setdefault(r, []).append(filtered_note)
-            step(r)
-    for r in ordered:
-        why = reasons.get(r)
-        if why is not None:
-            layers[r], w = as_misplaced(r, raw.get(r), why, counts[r], layer_file_name(sources[r]))
-            role_warnings.setdefault(r, []).append(w)
-    layers = {r: layers[r] for r in ordered if r in layers}
-    for r in ordered:
-        warnings.extend(role_warnings.get(r, []))
-    warnings.extend(reprojected_warnings(moves, working.authid() or working.toProj()))
-    dem = None
-    dem_source = None
-    if plan.dem is not None and not (feedback is not None and feedback.isCanceled()):
-        info = plan.dem
-        window = dem_read_box(layers, plan.pack, u, info, site, TERRAIN_EXTENT_ROLES, DEM_MARGIN_FT / u)
-        if window is not None and whole_dem(window):  # a rule with unlimited reach (a flow trace of no declared length): the DEM's whole extent
-            window = _dem_box(info, working, context)
-        if window is None:
-            warnings.append(Warning_("dem_unused", "no layer has features, so the DEM window could not be placed", "dem"))
-        else:
-            dem = read_dem(info.provider, dem_crs, working, window, plan.dem_z_units, context, warnings, name=info.name)
-            if dem is not None:  # the whole band in blocks: the flow trace reads further windows as it proceeds
-                dem_source = QgisDemSource(info.provider, dem_crs, working, plan.dem_z_units, context, name=info.name)
-    # In the command line's words (one wording for both adapters, so the dock's findings.json is the CLI's).
-    crs_name = working_crs_text(working.description(), working.authid(), reason, scale) if working.authid() else \
-        f"{crs_label(working)}, {reason}; distances on the ellipsoid (grid scale factor {scale:.6f})"
-    inputs = SiteInputs(layers=layers, dem=dem, unit_to_ft=u, crs_name=crs_name, site_parcel_id=site, class_override=plan.class_override,
-                        warnings=warnings, dem_source=dem_source)
-    return Snapshot(inputs=inputs, crs=working, crs_reason=reason, layers_read=plan.layers_read)
-
-
-def _exclude(layers: dict[str, FeatureLayer], role: str, positions: list[int], reason: str, role_warnings: dict[str, list[Warning_]]) -> None:
-    """Exclude the features of a role's layer at ``positions`` (:func:`~stormwater_plugin.services.placement_layers.exclude_features`), warned."""
-    layers[role], ids = exclude_features(layers[role], positions, reason)
-    role_warnings.setdefault(role, []).append(unplaceable_warning(role, reason, ids))
-
-
-def _placement(
-    sources: Mapping[str, Any], ordered: list[str], misfit: set[str], layers: Mapping[str, FeatureLayer], pack: Any, dem: DemInfo | None,
-    working: Any, context: Any, site: str | None, crs_names: Mapping[str, str],
-) -> tuple[dict[str, str | None], dict[str, tuple[list[int], str]]]:
-    """Why each role's layer is misplaced, and its stray plan features (:func:`~stormwater_plugin.services.reading_policy.decide_layer_placement`).
-
-    The plan's layers are given as read (working CRS), the context's by their extent transformed.
+    Each role has its one layer (a source list of one); features are read in the layer's own CRS, then read again
+    by feature id in the working CRS (the request transforms them), through the plan's ``readers``.
     """
-    reach = ReadingReach.of(pack, dem)
-    ft = unit_to_ft(working)
-    places: list[SourcePlace] = []
-    for r in ordered:
-        place = SourcePlace(r, source_text(sources[r]), crs_names[r], fits_crs=r not in misfit)
-        if r in misfit:
-            pass
-        elif r in CONTEXT_ROLES:
-            place.bounds = box_in(box_of_rect(layer_extent(sources[r])), source_crs(sources[r]), working, context) if feature_count(sources[r]) else None
-        elif r in layers:
-            plan_layer_place(place, layers[r])
-        places.append(place)
-    return decide_layer_placement(places, layers, reach, ft, site)
+
+    #: Without a window from the rules, the DEM is read around the plan and the wells and septic systems ...
+    dem_first = TERRAIN_EXTENT_ROLES
+    #: ... grown by :data:`DEM_MARGIN_FT`.
+    dem_margin_ft = DEM_MARGIN_FT
+
+    def __init__(self, plan: SnapshotPlan, feedback: Any, progress: Callable[[float], None] | None) -> None:
+        self._plan, self._feedback, self._progress = plan, feedback, progress
+        self._read, self._fits, self._read_dem = plan.readers or default_readers()  # the live re-check's reuse the last read's
+        self.context = plan.context
+        self.dem = plan.dem
+        #: What reading the features says (a geometry that cannot be converted, a layer without CRS), in reading order.
+        self.warnings: list[Warning_] = []
+        counts = {r: feature_count(s) for r, s in plan.sources.items()}
+        self._total, self._done = float(sum(max(c, 1) for c in counts.values())) or 1.0, 0.0
+        self._stepped: set[str] = set()
+        self._infos: dict[str, list[SourceInfo]] | None = None
+
+    def sources(self) -> dict[str, list[SourceInfo]]:
+        if self._infos is not None:
+            return self._infos
+        out: dict[str, list[SourceInfo]] = {}
+        for r in sorted(self._plan.sources, key=ROLES.index):
+            src = self._plan.sources[r]
+            crs = source_crs(src)
+            out[r] = [SourceInfo(r, source_text(src), layer_file_name(src), crs, crs.description(), feature_count(src), [f.name() for f in src.fields()],
+                                 box_of_rect(layer_extent(src)), self._fits(src, self.context), source_name(src), handle=src)]
+        self._infos = out
+        return out
+
+    def _step(self, source: SourceInfo) -> None:
+        if source.role not in self._stepped:
+            self._stepped.add(source.role)
+            self._done += max(source.count, 1)
+            if self._progress is not None:
+                self._progress(min(self._done / self._total, 1.0))
+
+    def fetch(self, source: SourceInfo, box: Box | None = None) -> QgisFrame:
+        frame = self._read(source.handle, source.role, source.crs, self.context, self.warnings, self._feedback, rect=box)
+        self._step(source)
+        return frame
+
+    def to_working(self, source: SourceInfo, features: Any, working: Any) -> tuple[QgisFrame, str | None]:
+        fr: QgisFrame = features
+        crs = source_crs(source.handle)
+        if not crs.isValid():
+            self.warnings.append(Warning_("crs_unknown", f"the layer has no CRS; its coordinates were taken to be in the working CRS ({working.authid()})",
+                                          source.role))
+            return fr, None
+        if crs == working:
+            return fr, None
+        # the same features again (their warnings were given by the first read), transformed by the request
+        moved = self._read(source.handle, source.role, working, self.context, [], self._feedback, rect=None,
+                           fids=None if fr.rect is None else tuple(fr.fids), attributes=False)
+        by_fid = dict(zip(moved.fids, moved.geoms))
+        out = QgisFrame([], fr.records, fr.columns, working, fr.fids, fr.rect, dict(fr.unusable), fr.restored)
+        for i, (fid, g) in enumerate(zip(fr.fids, fr.geoms)):
+            g2 = by_fid.get(fid) if g is not None else None
+            if g is not None and g2 is None:
+                out.unusable.setdefault(i, "cannot be placed in the working CRS (a coordinate the transformation cannot map)")
+            out.geoms.append(g2)
+        return out, crs.authid() or crs.toProj()
+
+    def fetch_records(self, source: SourceInfo, columns: Any) -> list[dict[str, Any]]:
+        return [{c: rec.get(c) for c in columns} for rec in self.fetch(source).records]
+
+    def unplaceable(self, source: SourceInfo, features: Any) -> list[int] | None:
+        return unplaceable_positions(source_crs(source.handle), features.geoms, self.context)
+
+    def box_in(self, box: Box | None, src: Any, dst: Any) -> Box | None:
+        return box_in(box, src, dst, self.context)
+
+    def working_crs(self, parts: Mapping[str, Any], site_parcel_id: str | None) -> tuple[Any, str]:
+        """The zone of the site's centre (:func:`~stormwater_plugin.qgis_bridge.crs.site_working_crs`, the layers read located in the
+        first one's CRS), else the DEM's CRS or the zone of the layers' extents (:func:`~stormwater_plugin.qgis_bridge.crs.choose_working_crs`)."""
+        dem_crs = self.dem.crs if self.dem is not None else None
+        infos = [s for ss in self.sources().values() for s in ss]
+        fitting = [s.handle for s in infos if s.fits_crs] or [s.handle for s in infos]
+        first = choose_working_crs(dem_crs, [source_crs(s) for s in fitting], [(layer_extent(s), source_crs(s)) for s in fitting], self.context)
+        frames = [(role, fr, ids) for role, v in parts.items() for fr, ids in v if fr.crs.isValid()]  # a layer without CRS locates nothing
+        if not frames:
+            return first
+        base = frames[0][1].crs
+        layers: dict[str, FeatureLayer] = {}
+        for role, fr, ids in frames:
+            moved, _ = self.to_working(self.sources()[role][0], fr, base) if fr.crs != base else (fr, None)
+            keep = [i for i, g in enumerate(moved.geoms) if g is not None]
+            layers[role] = FeatureLayer.from_sequences(role, [moved.geoms[i] for i in keep], [ids[i] for i in keep], [fr.records[i] for i in keep])
+        by_site = site_working_crs(dem_crs, layers, base, site_parcel_id, self.context)
+        return by_site if by_site is not None else first
+
+    def ft_per_unit(self, crs: Any) -> float:
+        return unit_to_ft(crs)
+
+    def crs_text(self, crs: Any) -> str:
+        return str(crs.authid() or crs.toProj())
+
+    def dem_extent(self, working: Any) -> Box | None:
+        return _dem_box(self.dem, working, self.context) if self.dem is not None else None
+
+    def site_scale(self, working: Any, layers: dict[str, FeatureLayer], site_parcel_id: str | None) -> float:
+        return site_ground_scale(working, layers, site_parcel_id, self.context)
+
+    def crs_description(self, working: Any, why: str, scale: float) -> str:
+        # In the command line's words (one wording for both adapters, so the dock's findings.json is the CLI's).
+        if working.authid():
+            return working_crs_text(working.description(), working.authid(), why, scale)
+        return f"{crs_label(working)}, {why}; distances on the ellipsoid (grid scale factor {scale:.6f})"
+
+    def read_dem(self, working: Any, box: Box | None, z_units: str | None, warnings: list[Warning_]) -> tuple[Any, Any]:
+        info = self.dem
+        if info is None or (self._feedback is not None and self._feedback.isCanceled()):
+            return None, None
+        if box is None:
+            warnings.append(Warning_("dem_unused", "no layer has features, so the DEM window could not be placed", "dem"))
+            return None, None
+        window = _dem_box(info, working, self.context) if whole_dem(box) else box  # a rule of unlimited reach: the DEM's whole extent
+        dem = self._read_dem(info.provider, info.crs, working, window, z_units, self.context, warnings, name=info.name)
+        if dem is None:
+            return None, None
+        # the whole band in blocks: the flow trace reads further windows as it proceeds
+        return dem, QgisDemSource(info.provider, info.crs, working, z_units, self.context, name=info.name)
+
+
+def _read(plan: SnapshotPlan, feedback: Any, progress: Callable[[float], None] | None) -> Snapshot:
+    backend = QgisLayers(plan, feedback, progress)
+    read = read_site(backend, plan.pack, plan.site, plan.class_override, plan.dem_z_units, [])
+    inputs = read.inputs
+    # the plan's own notes first, then what reading the features said, then the read's
+    inputs.warnings = list(plan.warnings) + backend.warnings + inputs.warnings
+    return Snapshot(inputs=inputs, crs=read.crs, crs_reason=read.why, layers_read=plan.layers_read)
 
 
 def snapshot(

@@ -1,9 +1,10 @@
-"""QGIS features to a :class:`~stormwater_plugin.core.model.FeatureLayer` in the working CRS."""
+"""QGIS features as read (:class:`QgisFrame`): shapely geometries in a CRS, plain attributes."""
 
 from __future__ import annotations
 
 import datetime
 import math
+from dataclasses import dataclass, field
 from typing import Any
 
 import shapely
@@ -17,11 +18,7 @@ from qgis.core import (
 )
 from qgis.PyQt.QtCore import QDate, QDateTime, QTime, QVariant
 
-from ..core.model import FeatureLayer, Warning_
-
-#: Fields read as a feature's identity, in order (lower case). ``id`` always wins.
-ID_FIELDS: tuple[str, ...] = ("id",)
-PARCEL_ID_FIELDS: tuple[str, ...] = ("id", "print_key", "sbl", "parcel_id", "pin")
+from ..core.model import Warning_
 
 
 def plain_value(value: Any) -> Any:
@@ -59,14 +56,6 @@ def to_shapely(geom: QgsGeometry) -> Any:
     return shapely.from_wkb(bytes(QgsGeometry(abstract).asWkb()))
 
 
-def _id_field_index(field_names: list[str], role: str) -> int | None:
-    lowered = [f.lower() for f in field_names]
-    for name in PARCEL_ID_FIELDS if role == "parcels" else ID_FIELDS:
-        if name in lowered:
-            return lowered.index(name)
-    return None
-
-
 def _features(source: Any, request: QgsFeatureRequest, rect: tuple[float, float, float, float] | None) -> Any:
     """The features of ``request``, or of it within ``rect`` plus those without geometry (each once)."""
     if rect is None:
@@ -92,69 +81,88 @@ def source_crs(source: Any) -> QgsCoordinateReferenceSystem:
     return source.sourceCrs() if hasattr(source, "sourceCrs") else source.crs()
 
 
+@dataclass
+class QgisFrame:
+    """A layer's features as read (:class:`~stormwater_plugin.services.backend.FetchedFeatures`): shapely geometries in ``crs``,
+    plain attributes, and each feature's QGIS id (to read the same features again in another CRS)."""
+
+    geoms: list[Any]
+    records: list[dict[str, Any]]
+    columns: list[str]
+    crs: QgsCoordinateReferenceSystem
+    fids: list[int]
+    #: The box the features were read within (in ``crs``), ``None``: read whole.
+    rect: tuple[float, float, float, float] | None = None
+    unusable: dict[int, str] = field(default_factory=dict)
+    restored: list[tuple[int, str]] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.records)
+
+
 def read_features(
     source: Any,
     role: str,
-    working_crs: QgsCoordinateReferenceSystem,
+    crs: QgsCoordinateReferenceSystem,
     context: QgsCoordinateTransformContext,
     warnings: list[Warning_],
     feedback: Any = None,
     rect: tuple[float, float, float, float] | None = None,
-) -> FeatureLayer:
-    """Read every feature of ``source`` (or those meeting ``rect``) into the working CRS.
+    fids: tuple[int, ...] | None = None,
+    attributes: bool = True,
+) -> QgisFrame:
+    """Read every feature of ``source`` (or those meeting ``rect``, or those of ``fids``) in ``crs``.
 
     Parameters
     ----------
     source : QgsVectorLayer or QgsFeatureSource
-        The layer (main thread) or a Processing feature source.
+        The layer (main thread), a :class:`~stormwater_plugin.qgis_bridge.snapshot.DetachedSource` or a Processing feature source.
     role : str
         The role the layer plays.
-    working_crs : QgsCoordinateReferenceSystem
-        Target CRS; features are transformed by the request.
+    crs : QgsCoordinateReferenceSystem
+        The CRS to read in (the layer's own, or the working CRS: features transformed by the request).
     context : QgsCoordinateTransformContext
         The project's datum transformations.
     warnings : list
-        Data warnings are appended here (unknown CRS, failed transforms).
+        Data warnings are appended here (a geometry that cannot be converted).
     feedback : QgsFeedback, optional
         Stops reading when cancelled.
     rect : tuple of 4 float, optional
-        A box in the working CRS: only the features whose bounding box meets it
-        are read (``QgsFeatureRequest.setFilterRect``, in the destination CRS),
-        and every feature without geometry (a second request), as each makes
-        its rules undetermined.
+        A box in ``crs``: only the features whose bounding box meets it are read
+        (``QgsFeatureRequest.setFilterRect``), and every feature without geometry (a second request),
+        as each makes its rules undetermined.
+    fids : tuple of int, optional
+        Only these features (by QGIS feature id).
+    attributes : bool
+        Read the attributes (``False``: each record empty, for the same features read again in another CRS).
 
     Returns
     -------
-    FeatureLayer
-        Geometries are ``None`` for null geometries; the core keeps their ids and makes their rules undetermined.
+    QgisFrame
+        Geometries are ``None`` for null geometries; the read keeps their ids and makes their rules undetermined.
     """
-    crs = source_crs(source)
+    own = source_crs(source)
     request = QgsFeatureRequest()
-    if crs.isValid() and crs != working_crs:
-        request.setDestinationCrs(working_crs, context)
-    elif not crs.isValid():
-        warnings.append(Warning_("crs_unknown", f"the layer has no CRS; its coordinates were taken to be in the working CRS ({working_crs.authid()})", role))
+    if own.isValid() and crs.isValid() and own != crs:
+        request.setDestinationCrs(crs, context)
+    if fids is not None:
+        request.setFilterFids(list(fids))
+    if not attributes:
+        request.setNoAttributes()
     names = [f.name() for f in source.fields()]
-    id_idx = _id_field_index(names, role)
-    geoms: list[Any] = []
-    ids: list[str] = []
-    attrs: list[dict[str, Any]] = []
-    bad: list[str] = []
+    out = QgisFrame([], [], names, crs, [], rect)
+    bad = 0
     for feat in _features(source, request, rect):
         if feedback is not None and feedback.isCanceled():
             break
-        values = [plain_value(v) for v in feat.attributes()]
-        ident = values[id_idx] if id_idx is not None and values[id_idx] not in (None, "") else feat.id()
-        if isinstance(ident, float) and ident.is_integer():
-            ident = int(ident)
         try:
             g = to_shapely(feat.geometry())
         except Exception:  # a geometry GEOS cannot read (WKB errors vary by shapely version): listed as bad, never dropped
             g = None
-            bad.append(str(ident))
-        geoms.append(g)
-        ids.append(str(ident))
-        attrs.append(dict(zip(names, values)))
+            bad += 1
+        out.geoms.append(g)
+        out.records.append(dict(zip(names, (plain_value(v) for v in feat.attributes()))) if attributes else {})
+        out.fids.append(int(feat.id()))
     if bad:
-        warnings.append(Warning_("geometry_unreadable", f"{len(bad)} geometr{'y' if len(bad) == 1 else 'ies'} could not be converted: read as features without geometry", role, tuple(bad)))
-    return FeatureLayer.from_sequences(role, geoms, ids, attrs)
+        warnings.append(Warning_("geometry_unreadable", f"{bad} geometr{'y' if bad == 1 else 'ies'} could not be converted: read as features without geometry", role))
+    return out

@@ -275,23 +275,6 @@ def misplaced_warning(role: str, count: int, reason: str, ids: Sequence[str]) ->
                     role, tuple(ids[:MAX_LISTED]))
 
 
-def exclude_features(layer: FeatureLayer, positions: Sequence[int], reason: str) -> tuple[FeatureLayer, list[str]]:
-    """``layer`` without the features at ``positions``, listed as without usable geometry (``reason``), and their ids.
-
-    For an adapter that reads a role as one layer (the plugin): the excluded features keep their ids, so every
-    rule reading the role is undetermined for them (:func:`unplaceable_warning`).
-    """
-    drop = set(positions)
-    keep = [i for i in range(len(layer)) if i not in drop]
-    no_geometry = dict(layer.no_geometry)
-    ids = [str(layer.ids[i]) for i in sorted(drop)]
-    for fid in ids:
-        no_geometry.setdefault(fid, reason)
-    out = FeatureLayer.from_sequences(layer.role, [layer.geoms[i] for i in keep], [layer.ids[i] for i in keep], [layer.attrs[i] for i in keep],
-                                      no_geometry=no_geometry)
-    return out, ids
-
-
 def unplaceable_warning(role: str, reason: str, ids: Sequence[str]) -> Warning_:
     """The ``features_unplaceable`` warning for the features of one source excluded one by one (:func:`unplaceable_features`,
     :func:`stray_plan_features`): named, at most :data:`~stormwater_plugin.services.intake.MAX_LISTED`."""
@@ -304,41 +287,5 @@ def all_features_entry(count: int, name: str) -> str:
     return f"(all {count:,} features of {name})"
 
 
-def as_misplaced(role: str, layer: FeatureLayer | None, reason: str, count: int, name: str) -> tuple[FeatureLayer, Warning_]:
-    """A misplaced layer's features listed as without usable geometry (``reason``), and its ``layer_misplaced`` warning.
-
-    For an adapter that reads a role as one layer (the plugin; the file reader's sources are merged by
-    :func:`~stormwater_plugin.services.role_merge.merge_role`). ``layer`` ``None``: not read (more than
-    :data:`~stormwater_plugin.services.intake.MAX_LISTED` features), one entry of ``count`` named ``name``.
-    A feature with no geometry at all keeps that reason (the engine reports it), as on the command line.
-    """
-    if layer is None:
-        fid = all_features_entry(count, name)
-        return FeatureLayer.from_sequences(role, [], [], [], no_geometry={fid: reason}), misplaced_warning(role, count, reason, [fid])
-    no_geometry: dict[str, str] = {}
-    keep: list[int] = []
-    bad: list[str] = []
-    for i, g in enumerate(layer.geoms):
-        if g is None:
-            keep.append(i)
-            continue
-        fid = layer.ids[i]
-        no_geometry.setdefault(fid, reason)
-        bad.append(fid)
-    out = FeatureLayer.from_sequences(role, [layer.geoms[i] for i in keep], [layer.ids[i] for i in keep], [layer.attrs[i] for i in keep],
-                                      no_geometry=no_geometry)
-    return out, misplaced_warning(role, len(bad), reason, bad)
-
-
-def plan_layer_place(place: SourcePlace, layer: FeatureLayer) -> None:
-    """Fill ``place`` from a plan layer read whole in the working CRS: the box of its located features and those with a geometry."""
-    present = [g for g in layer.geoms if g is not None and not g.is_empty]
-    if present:
-        b = shapely.total_bounds(np.array(present, dtype=object))
-        place.bounds = (float(b[0]), float(b[1]), float(b[2]), float(b[3])) if np.all(np.isfinite(b)) else None
-    keep = [i for i, g in enumerate(layer.geoms) if g is not None]
-    place.layer = FeatureLayer.from_sequences(place.role, [layer.geoms[i] for i in keep], [layer.ids[i] for i in keep], [layer.attrs[i] for i in keep])
-
-
-__all__ = ["EDGE_SAMPLES", "SourcePlace", "all_features_entry", "as_misplaced", "box_edge_points", "box_of_points", "crs_misfit_reason", "distance_to_box_ft",
-           "exclude_features", "misplaced_sources", "misplaced_warning", "plan_layer_place", "stray_plan_features", "unplaceable_features", "unplaceable_warning"]
+__all__ = ["EDGE_SAMPLES", "SourcePlace", "all_features_entry", "box_edge_points", "box_of_points", "crs_misfit_reason", "distance_to_box_ft",
+           "misplaced_sources", "misplaced_warning", "stray_plan_features", "unplaceable_features", "unplaceable_warning"]

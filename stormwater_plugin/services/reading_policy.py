@@ -11,8 +11,7 @@ is decided here, once:
   (:func:`~stormwater_plugin.services.intake.context_window`), with the ``context_filtered`` warning.
 * **Unplaceable features.** A layer whose extent does not fit its CRS is judged feature by feature
   (:func:`screened_feature_by_feature`) unless it is a big context layer read through the window.
-* **Misplaced sources and stray plan features.** :func:`decide_placement` (per source; per role for the plugin's
-  one layer a role, :func:`decide_layer_placement`) runs
+* **Misplaced sources and stray plan features.** :func:`decide_placement` (per source) runs
   :func:`~stormwater_plugin.services.placement_layers.misplaced_sources` and
   :func:`~stormwater_plugin.services.placement_layers.stray_plan_features` and words each stray's reason.
 * **Template layers.** :func:`template_undrawn`: a site template's empty layer is read as not drawn, and a
@@ -45,7 +44,6 @@ from .intake import (
     role_reaches_ft,
     stray_plan_feature_problem,
 )
-from .placement import plan_placement_problem
 from .placement_layers import SourcePlace, misplaced_sources, stray_plan_features
 from .site_template import TemplateError, empty_template_problem, undrawn_note, undrawn_roles
 
@@ -134,48 +132,6 @@ def decide_placement(
     return out
 
 
-def decide_layer_placement(
-    places: Sequence[SourcePlace], layers: Mapping[str, FeatureLayer], reach: ReadingReach | None, ft_per_unit: float, site_parcel_id: str | None
-) -> tuple[dict[str, str | None], dict[str, tuple[list[int], str]]]:
-    """:func:`decide_placement` for a reader that reads each role as one layer (the plugin): one place per role.
-
-    Parameters
-    ----------
-    places : sequence of SourcePlace
-        One per role, in reading order.
-    layers : mapping of str to FeatureLayer
-        The roles read so far, as read (working CRS).
-    reach, ft_per_unit, site_parcel_id
-        As :func:`decide_placement` (distances in the working CRS's unit, no scale factor, as the command line).
-
-    Returns
-    -------
-    misplaced : dict
-        Why each role's layer is misplaced (``None``: it is not).
-    stray : dict
-        For a role with plan features far from the site while its layer is there: their positions
-        in ``layers[role]`` and their reason.
-
-    Notes
-    -----
-    A plan off its parcel is left to the check to refuse, as on the command line: then no plan role is judged.
-    """
-    if reach is not None:
-        misfit = {p.role for p in places if not p.fits_crs}
-        plan_layers = {r: lay for r, lay in layers.items() if r not in CONTEXT_ROLES and r not in misfit}
-        if plan_placement_problem(plan_layers, ft_per_unit, site_parcel_id) is not None:
-            for place in places:
-                if place.role not in CONTEXT_ROLES:
-                    place.layer = None
-    decided = decide_placement(places, reach, ft_per_unit, site_parcel_id)
-    far: dict[str, tuple[list[int], str]] = {}
-    for place, d in zip(places, decided):
-        if d.stray and d.stray_reason is not None and place.layer is not None:
-            keep = [i for i, g in enumerate(layers[place.role].geoms) if g is not None]
-            far[place.role] = ([keep[k] for k in d.stray], d.stray_reason)
-    return {place.role: d.misplaced for place, d in zip(places, decided)}, far
-
-
 def template_undrawn(
     package: str, stated_none: Collection[str] | None, counts: Mapping[str, int], refuse_empty: bool
 ) -> tuple[list[str], list[Warning_]]:
@@ -250,6 +206,6 @@ def whole_dem(box: Box) -> bool:
 
 
 __all__ = [
-    "Placement", "ReadingReach", "context_filtered_warning", "decide_layer_placement", "decide_placement", "dem_read_box", "plan_box", "screened_feature_by_feature",
+    "Placement", "ReadingReach", "context_filtered_warning", "decide_placement", "dem_read_box", "plan_box", "screened_feature_by_feature",
     "template_undrawn", "whole_dem",
 ]

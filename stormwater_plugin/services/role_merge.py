@@ -1,8 +1,8 @@
 """One role's sources as one layer: the ids the check names, what is without usable geometry and why, and the warnings of reading.
 
-A role may come from several sources (a role exported as points and polygons, a ``--layer`` given twice): the file
-reader fetches each (:mod:`stormwater_plugin.headless.vectors`) and hands them here as :class:`ReadSource`; this module
-decides the merged layer. Ids are kept; a feature without usable geometry is listed with its reason (every rule
+A role may come from several sources (a role exported as points and polygons, a ``--layer`` given twice; the plugin's
+one layer a role is a list of one): the one read (:mod:`~stormwater_plugin.services.site_read`) hands each as read here
+as a :class:`ReadSource`; this module decides the merged layer. Ids are kept; a feature without usable geometry is listed with its reason (every rule
 reading it is then undetermined); fields read under another name, text restored after a NUL, a context layer read
 near the site only, and ids given twice are warned.
 """

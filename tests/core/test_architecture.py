@@ -497,9 +497,9 @@ ADAPTER_READING_FILES: tuple[str, ...] = (
     "headless/frames.py", "qgis_bridge/snapshot.py", "qgis_bridge/vectors.py", "qgis_bridge/dem.py", "qgis_bridge/crs.py",
     "qgis_bridge/layer_place.py", "qgis_bridge/layer_parts.py", "qgis_bridge/compat.py",
 )
-#: Their lines together: what they hold today, lowered as reading moves into the policy (the aim is under 2,000); the
+#: Their lines together: what they hold today, lowered as reading moves into services (the one read, services.site_read; the aim is under 2,000); the
 #: snapshot's two lines of ``SnapshotPlan.readers`` (the live re-check's partial read, issue 39) included.
-ADAPTER_READING_LINES = 3776
+ADAPTER_READING_LINES = 3489
 
 
 def test_the_adapters_reading_code_stays_within_its_line_budget():

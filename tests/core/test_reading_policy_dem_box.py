@@ -1,4 +1,4 @@
-"""The DEM box a read takes and the plugin's misplaced-layer listing (services.reading_policy, services.placement_layers)."""
+"""The DEM box a read takes and a misplaced source's listing (services.reading_policy, services.role_merge)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ from dataclasses import dataclass
 from shapely.geometry import Point, box
 
 from stormwater_plugin.core.model import FeatureLayer
-from stormwater_plugin.services.placement_layers import SourcePlace, as_misplaced, plan_layer_place
+from stormwater_plugin.services.placement_layers import all_features_entry
 from stormwater_plugin.services.reading_policy import dem_read_box, plan_box, whole_dem
+from stormwater_plugin.services.role_merge import ReadSource, merge_role
 
 
 @dataclass
@@ -49,20 +50,16 @@ def test_whole_dem_is_a_box_with_a_bound_not_finite():
 
 
 def test_a_misplaced_layer_lists_its_located_features_and_keeps_those_without_geometry():
-    layer, warning = as_misplaced("devices", _layers()["devices"], "lies 9 miles from the site", 2, "devices")
+    src = ReadSource("devices.shp", "devices", "UTM", 2, ["DW-1", "DW-2"], [Point(10, 20), None], [{}, {}], misplaced="lies 9 miles from the site")
+    layer, warnings = merge_role("devices", [src])
     assert list(layer.ids) == ["DW-2"] and list(layer.geoms) == [None]
     assert layer.no_geometry == {"DW-1": "lies 9 miles from the site"}
-    assert warning.code == "layer_misplaced" and warning.ids == ("DW-1",)
+    assert [(w.code, w.ids) for w in warnings] == [("layer_misplaced", ("DW-1",))]
 
 
 def test_a_misplaced_layer_not_read_is_one_entry_for_all_its_features():
-    layer, warning = as_misplaced("streams", None, "does not fit its CRS", 5000, "streams.shp")
-    assert len(layer) == 0 and len(layer.no_geometry) == 1
-    assert warning.code == "layer_misplaced"
+    entry = all_features_entry(5000, "streams.shp")
+    layer, warnings = merge_role("streams", [ReadSource("streams.shp", "streams.shp", "UTM", 5000, [entry], misplaced="does not fit its CRS")])
+    assert len(layer) == 0 and layer.no_geometry == {entry: "does not fit its CRS"}
+    assert [w.code for w in warnings] == ["layer_misplaced"]
 
-
-def test_a_plan_layers_place_is_the_box_of_its_located_features_and_those_features():
-    place = SourcePlace("devices", "dev.shp", "UTM")
-    plan_layer_place(place, _layers()["devices"])
-    assert place.bounds == (10.0, 20.0, 10.0, 20.0)
-    assert place.layer is not None and list(place.layer.ids) == ["DW-1"]

@@ -71,12 +71,13 @@ def test_a_drawing_4300_ft_off_its_parcel_is_refused_by_the_dock_import_with_one
 
 @pytest.mark.parametrize("offset", [(4300.0, 0.0), (0.0, 0.0)], ids=["4300-ft-off", "on-its-parcel"])
 def test_the_dock_check_refuses_a_cad_plan_off_its_parcel_in_the_message_bar_and_checks_it_in_place(tmp_path, offset, iface, qgis_new_project):
-    """A plan imported without parcels, checked in the dock against the tax parcels: refused (the task's error), never a crash."""
+    """A plan imported without parcels, checked in the dock against the tax parcels: refused by the read in the task (the task's
+    error, as the command line's reader refuses it), never a crash."""
     from qgis.core import QgsProject
 
     from stormwater_plugin.gui.check_task import CheckTask
     from stormwater_plugin.gui.dock import ReviewDock
-    from stormwater_plugin.qgis_bridge.snapshot import snapshot
+    from stormwater_plugin.qgis_bridge.snapshot import plan_snapshot
 
     report = import_cad_ogr(_drawing(tmp_path, offset=offset), "EPSG:2260", tmp_path / "dock.gpkg")
     layers = {r: QgsVectorLayer(f"{tmp_path / 'dock.gpkg'}|layername={r}", r, "ogr") for r in report["counts"] if r != "contours"}
@@ -85,7 +86,7 @@ def test_the_dock_check_refuses_a_cad_plan_off_its_parcel_in_the_message_bar_and
     QgsProject.instance().addMapLayers(list(layers.values()))
     dock = ReviewDock(iface)
     try:
-        task = CheckTask(snapshot(layers), "lake-george", lambda t: None)
+        task = CheckTask(plan_snapshot(layers), "lake-george", lambda t: None)  # read in the task, as the dock reads
         ok = task.run()
         task.finished(ok)
         dock._task_done(task)  # the message bar, no exception

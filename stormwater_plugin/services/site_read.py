@@ -1,0 +1,407 @@
+"""One read of a site's layers, written once against a backend's layers (:class:`~stormwater_plugin.services.backend.LayerBackend`).
+
+The backend fetches (files with fiona in ``headless``; QGIS layers in ``qgis_bridge``); this module decides, in
+this order:
+
+1. **Sources and their CRS fit.** Each role's sources as they declare themselves. A source whose extent cannot
+   lie where its CRS says is judged feature by feature when the policy says so
+   (:func:`~stormwater_plugin.services.reading_policy.screened_feature_by_feature`): read whole, misplaced only
+   when none of its features fits. Otherwise it is misplaced, or (a big context layer with a pack) read
+   through the window and judged there.
+2. **The plan first.** The plan's roles are read whole, in their own CRS; with a pack, the context roles
+   wait for the plan (it places their window). Fields are read under the names the check reads
+   (:func:`~stormwater_plugin.services.intake.match_fields`: case, a shapefile's 10-character names) and
+   every feature gets its id (:func:`~stormwater_plugin.services.feature_ids.feature_ids`).
+3. **The working CRS** (the backend's :meth:`~stormwater_plugin.services.backend.LayerBackend.working_crs`:
+   the DEM's when projected and conformal, else the UTM zone of the site), and every source moved into it.
+4. **A plan off its parcel** is refused (:class:`~stormwater_plugin.services.placement.PlanOffParcel`).
+5. **Placement** (:func:`~stormwater_plugin.services.reading_policy.decide_placement`): misplaced sources,
+   stray plan features.
+6. **The context** read over the box each role's reach needs
+   (:meth:`~stormwater_plugin.services.reading_policy.ReadingReach.context_box`).
+7. **Each role's sources merged** (:func:`~stormwater_plugin.services.role_merge.merge_role`), and the layers
+   moved between CRSs warned.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass, field
+from typing import Collection, Mapping, Protocol
+
+import numpy as np
+import shapely
+
+from ..core.dem_source import DemSource
+from ..core.model import FeatureLayer, SiteInputs, Warning_
+from ..core.raster import ElevationGrid
+from ..core.roles import CONTEXT_ROLES, ROLES
+from ..core.rulepack import RulePack
+from .backend import Box, DemHandle, FetchedFeatures, GeomSlots, LayerBackend, SourceInfo
+from .feature_ids import feature_ids, id_columns, position_ids
+from .intake import MAX_LISTED, match_fields, unplaceable_feature_problem
+from .placement import PlanOffParcel, plan_placement_problem
+from .placement_layers import SourcePlace, all_features_entry, crs_misfit_reason
+from .reading_policy import ReadingReach, decide_placement, dem_read_box, screened_feature_by_feature
+from .role_merge import ReadSource, merge_role
+from .run_warnings import reprojected_warnings
+
+
+@dataclass
+class _Piece:
+    """One source of a role as read: its features (own CRS, then working CRS), or why they cannot be measured."""
+
+    source: SourceInfo
+    frame: FetchedFeatures | None = None
+    misplaced: str | None = None
+    filtered: bool = False
+    #: Read whole at the start, its features screened one by one (its extent does not fit its CRS): not read again.
+    screened: bool = False
+    #: A large context layer whose extent does not fit its CRS, read through the window: the features beyond it that
+    #: cannot be placed are one entry.
+    stray_beyond: bool = False
+    #: Reasons of features excluded one by one (:func:`_screen`, the stray plan features): worded as such.
+    unplaceable: set[str] = field(default_factory=set)
+
+
+@dataclass
+class ReadLayers:
+    """Every role's features in the working CRS, with the CRS (the backend's object), why it was chosen and the warnings of reading."""
+
+    layers: dict[str, FeatureLayer]
+    crs: object
+    why: str
+    warnings: list[Warning_]
+
+
+class SiteBackend(LayerBackend, Protocol):
+    """A backend's layers with the CRS and DEM calls a whole read of the site makes."""
+
+    @property
+    def dem(self) -> DemHandle | None:
+        """The DEM as opened for the read (``None``: none given)."""
+        ...
+
+    @property
+    def dem_first(self) -> Collection[str] | None:
+        """Without a window from the rules, the DEM is read around these roles' features (``None``: every role but the parcels) ..."""
+        ...
+
+    @property
+    def dem_margin_ft(self) -> float:
+        """... grown by this margin, feet."""
+        ...
+
+    def dem_extent(self, working: object) -> Box | None:
+        """The DEM's extent as a box in ``working``."""
+        ...
+
+    def site_scale(self, working: object, layers: dict[str, FeatureLayer], site_parcel_id: str | None) -> float:
+        """The grid scale factor at the site's centre (:func:`~stormwater_plugin.services.working_crs.site_geometries`)."""
+        ...
+
+    def crs_description(self, working: object, why: str, scale: float) -> str:
+        """The working CRS in the words of findings.json."""
+        ...
+
+    def read_dem(self, working: object, box: Box | None, z_units: str | None, warnings: list[Warning_]) -> tuple[ElevationGrid | None, DemSource | None]:
+        """The DEM window over ``box`` (working CRS; a bound not finite, :func:`~stormwater_plugin.services.reading_policy.whole_dem`:
+        the whole DEM; ``None``: no located feature places it, each backend says what it reads) and the DEM's source for further windows.
+
+        Called once every layer is read: the backend may close them first.
+        """
+        ...
+
+
+def _pack_fields(pack: RulePack | None) -> set[str]:
+    """Field names the pack's rules read (``params.field``)."""
+    if pack is None:
+        return set()
+    return {str(r.params["field"]) for r in pack.rules if isinstance(r.params.get("field"), str)}
+
+
+def _bounds(geoms: GeomSlots) -> Box | None:
+    """The box of the located features of ``geoms``; ``None`` when none has finite bounds."""
+    present = [g for g in geoms if g is not None and not g.is_empty]
+    if not present:
+        return None
+    b = shapely.total_bounds(np.array(present, dtype=object))
+    return (float(b[0]), float(b[1]), float(b[2]), float(b[3])) if np.all(np.isfinite(b)) else None
+
+
+def clean_value(v: object) -> object:
+    """An attribute as a plain value: numpy scalars unwrapped, NaN as ``None``, dates and times as ISO text."""
+    if isinstance(v, np.generic):
+        v = v.item()
+    if isinstance(v, float) and math.isnan(v):
+        return None
+    if hasattr(v, "isoformat"):
+        return v.isoformat()
+    return v
+
+
+@functools.lru_cache(maxsize=256)
+def _field_match(columns: tuple[str, ...], role: str, extra: frozenset[str]) -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]:
+    """:func:`~stormwater_plugin.services.intake.match_fields`, once per layer's fields (its near matches cost milliseconds; a
+    read asks several times, and the live re-check at every edit)."""
+    renames, near = match_fields(columns, role, extra)
+    return tuple(renames.items()), tuple(near)
+
+
+def _matched(fr: FetchedFeatures, role: str, extra_fields: set[str]) -> tuple[dict[str, str], list[tuple[str, str]]]:
+    renames, near = _field_match(tuple(fr.columns), role, frozenset(extra_fields))
+    return dict(renames), list(near)
+
+
+def _renames(fr: FetchedFeatures, role: str, extra_fields: set[str]) -> dict[str, str]:
+    return _matched(fr, role, extra_fields)[0]
+
+
+def _renamed_records(fr: FetchedFeatures, renames: Mapping[str, str]) -> tuple[list[dict[str, object]], list[str]]:
+    """``fr``'s records and columns under the names the check reads."""
+    if not renames:
+        return fr.records, fr.columns
+    return [{renames.get(c, c): v for c, v in r.items()} for r in fr.records], [renames.get(c, c) for c in fr.columns]
+
+
+def _piece_ids(role: str, k: int, s: SourceInfo, records: list[dict[str, object]], columns: list[str]) -> list[str]:
+    """The ids the check gives the features of a role's ``k``-th source (``records`` under the names the check reads)."""
+    return feature_ids(records, columns, role, position_ids(len(records), s.id_prefix if k else ""), first=s.id_first)
+
+
+def _screen(backend: LayerBackend, fr: FetchedFeatures, pc: _Piece) -> bool:
+    """Exclude, one by one, the features of ``fr`` (in its own CRS) that lie where that CRS cannot place them; whether any fits."""
+    bad = backend.unplaceable(pc.source, fr)
+    if bad is None:
+        return False
+    why = unplaceable_feature_problem(pc.source.where, pc.source.crs_name)
+    for i in bad:
+        fr.geoms[i] = None
+        fr.unusable[i] = why
+    if bad:
+        pc.unplaceable.add(why)
+    return True
+
+
+def _usable_layer(role: str, fr: FetchedFeatures) -> FeatureLayer:
+    """The features of one source with a geometry, as a layer (they locate the site for the other roles' sources)."""
+    recs = [fr.records[i] for i, g in enumerate(fr.geoms) if g is not None]
+    gs = [g for g in fr.geoms if g is not None]
+    return FeatureLayer.from_sequences(role, gs, feature_ids(recs, sorted({k for r in recs for k in r}), role, position_ids(len(recs))), recs)
+
+
+def _place(backend: LayerBackend, role: str, pc: _Piece, crs: object, deferred: bool) -> SourcePlace:
+    """What :func:`~stormwater_plugin.services.placement_layers.misplaced_sources` needs of a source, in the working CRS ``crs``.
+
+    A plan source: the box of its features and the features themselves; a context source read later
+    (``deferred``): its declared extent transformed.
+    """
+    s = pc.source
+    place = SourcePlace(role, s.where, s.crs_name, fits_crs=pc.misplaced is None)
+    if pc.misplaced is not None:
+        return place
+    if role in CONTEXT_ROLES and pc.screened and pc.frame is not None:  # its features that fit the CRS, not its declared extent
+        place.bounds = _bounds(pc.frame.geoms)
+        return place
+    if role in CONTEXT_ROLES:
+        if deferred and s.count and not pc.stray_beyond:
+            place.bounds = backend.box_in(s.extent, s.crs, crs)
+        return place
+    if pc.frame is not None:
+        place.bounds = _bounds(pc.frame.geoms)
+        place.layer = _usable_layer(role, pc.frame)
+    return place
+
+
+def _read_source(backend: LayerBackend, role: str, k: int, pc: _Piece, extra_fields: set[str]) -> ReadSource:
+    """The ``k``-th source of a role as read, for :func:`~stormwater_plugin.services.role_merge.merge_role`: ids, fields renamed, values cleaned."""
+    s = pc.source
+    if pc.frame is None:  # misplaced before reading: its ids only
+        assert pc.misplaced is not None
+        if s.count > MAX_LISTED:
+            fids = [all_features_entry(s.count, s.name)]
+        else:
+            wanted = id_columns(s.columns, role)
+            records = backend.fetch_records(s, wanted)
+            fids = feature_ids(records, wanted, role, position_ids(len(records)))
+        return ReadSource(s.where, s.name, s.crs_name, s.count, fids, misplaced=pc.misplaced)
+    fr = pc.frame
+    renames, near = _matched(fr, role, extra_fields)
+    if renames:
+        fr.records, fr.columns = _renamed_records(fr, renames)
+    return ReadSource(s.where, s.name, s.crs_name, s.count, _piece_ids(role, k, s, fr.records, fr.columns), list(fr.geoms),
+                      [{c: clean_value(v) for c, v in r.items()} for r in fr.records], fr.unusable, pc.misplaced, renames, near, fr.restored,
+                      pc.filtered, pc.stray_beyond, pc.unplaceable)
+
+
+def read_layers(backend: SiteBackend, pack: RulePack | None, site_parcel_id: str | None) -> ReadLayers:
+    """Read every source of ``backend`` into one layer per role, in the working CRS (the steps of the module's text).
+
+    Parameters
+    ----------
+    backend : SiteBackend
+        Fetches the sources.
+    pack : RulePack, optional
+        The rules: they set each context role's reach; without a pack every source is read whole.
+    site_parcel_id : str, optional
+        The site parcel's id, else the engine's rule finds it.
+
+    Raises
+    ------
+    PlanOffParcel
+        No feature of the plan lies on its parcel.
+    """
+    warnings: list[Warning_] = []
+    sources = backend.sources()
+    dem = backend.dem  # its cell size sets the reaches of slope rules; its extent bounds an unlimited flow trace
+    reach = ReadingReach.of(pack, dem)
+    deferred = reach is not None and any(r not in CONTEXT_ROLES for r in sources)
+    pieces: dict[str, list[_Piece]] = {}
+    for role, ss in sources.items():
+        for s in ss:
+            pc = _Piece(s)
+            if not s.fits_crs and screened_feature_by_feature(role, s.count):  # misplaced only when none of its features fits (a wrong .prj)
+                whole = backend.fetch(s)
+                if _screen(backend, whole, pc):
+                    pc.frame, pc.screened = whole, True
+                else:
+                    pc.misplaced = crs_misfit_reason(s.where, s.crs_name)
+                    pc.frame = whole if s.count <= MAX_LISTED else None  # read, so its features are named one by one
+            elif not s.fits_crs and not deferred:
+                pc.misplaced = crs_misfit_reason(s.where, s.crs_name)
+            elif not s.fits_crs:
+                pc.stray_beyond = True  # read through the window below; misplaced when nothing there fits
+            elif not (deferred and role in CONTEXT_ROLES):
+                pc.frame = backend.fetch(s)
+            pieces.setdefault(role, []).append(pc)
+
+    extra_fields = _pack_fields(pack)
+    # Every usable source of each role, with the ids the check gives its features: the site is found by the engine's rule.
+    for_crs = {role: [(pc.frame, _piece_ids(role, k, pc.source, *_renamed_records(pc.frame, _renames(pc.frame, role, extra_fields))))
+                      for k, pc in enumerate(pcs) if pc.misplaced is None and pc.frame is not None]
+               for role, pcs in pieces.items()}
+    crs, why = backend.working_crs({r: v for r, v in for_crs.items() if v}, site_parcel_id)
+    ft_unit = backend.ft_per_unit(crs)
+    moved: list[tuple[str, str]] = []
+
+    def to_working(role: str, pc: _Piece) -> None:
+        if pc.frame is not None:
+            pc.frame, was = backend.to_working(pc.source, pc.frame, crs)
+            if was is not None:
+                moved.append((role, was))
+
+    for role, pcs in pieces.items():
+        for pc in pcs:
+            to_working(role, pc)
+
+    def usable(role_pieces: Mapping[str, list[_Piece]]) -> dict[str, FeatureLayer]:
+        # the features with a geometry, under the ids the check gives them (:func:`_piece_ids`)
+        out: dict[str, FeatureLayer] = {}
+        for role, pcs in role_pieces.items():
+            gs: list[object] = []
+            ids: list[str] = []
+            recs: list[dict[str, object]] = []
+            for k, pc in enumerate(pcs):
+                fr = pc.frame if pc.misplaced is None else None
+                if fr is None:
+                    continue
+                records, columns = _renamed_records(fr, _renames(fr, role, extra_fields))
+                for g, fid, rec in zip(fr.geoms, _piece_ids(role, k, pc.source, records, columns), records):
+                    if g is not None:
+                        gs.append(g)
+                        ids.append(fid)
+                        recs.append(rec)
+            if gs:
+                out[role] = FeatureLayer.from_sequences(role, gs, ids, recs)
+        return out
+
+    # a plan none of whose features lands on its parcel is refused, never checked (services.placement)
+    off = plan_placement_problem(usable({r: v for r, v in pieces.items() if r not in CONTEXT_ROLES}), ft_unit, site_parcel_id)
+    if off is not None:
+        raise PlanOffParcel(off)
+    if reach is not None:
+        # Which sources are misplaced, and which plan features lie far from the site while their layer is there
+        order = [(role, pc) for role, pcs in pieces.items() for pc in pcs]
+        for (_, pc), d in zip(order, decide_placement([_place(backend, role, pc, crs, deferred) for role, pc in order], reach, ft_unit, site_parcel_id)):
+            pc.misplaced = d.misplaced
+            if d.stray and d.stray_reason is not None and pc.frame is not None:
+                present = [i for i, g in enumerate(pc.frame.geoms) if g is not None]
+                for k in d.stray:
+                    pc.frame.geoms[present[k]] = None
+                    pc.frame.unusable[present[k]] = d.stray_reason
+                pc.unplaceable.add(d.stray_reason)
+    if deferred:
+        assert reach is not None
+        plan_layers = usable({r: v for r, v in pieces.items() if r not in CONTEXT_ROLES})
+        # A trace of unlimited length runs over the DEM only: no target beyond the raster's edge can be reached.
+        dem_box = backend.dem_extent(crs) if dem is not None else None
+        for role, pcs in pieces.items():
+            if role not in CONTEXT_ROLES:
+                continue
+            for pc in pcs:
+                s = pc.source
+                if pc.misplaced is not None:
+                    if pc.frame is None and s.count <= MAX_LISTED:  # read, so its features are named one by one
+                        pc.frame = backend.fetch(s)
+                        to_working(role, pc)
+                    continue
+                if pc.screened:  # read whole already
+                    continue
+                box = reach.context_box(role, s.count, plan_layers, site_parcel_id, ft_unit, dem_box)  # the one window both readers use
+                window = backend.box_in(box, crs, s.crs) if box is not None else None
+                pc.frame = backend.fetch(s, window)
+                pc.filtered = window is not None
+                if pc.stray_beyond and not _screen(backend, pc.frame, pc):
+                    # nothing read fits the CRS: the layer is misplaced as a whole (a wrong .prj), never "none within reach"
+                    pc.misplaced, pc.frame = crs_misfit_reason(s.where, s.crs_name), None
+                    continue
+                to_working(role, pc)
+
+    layers: dict[str, FeatureLayer] = {}
+    for role in [r for r in ROLES if r in pieces]:
+        layers[role], merged = merge_role(role, [_read_source(backend, role, k, pc, extra_fields) for k, pc in enumerate(pieces[role])])
+        warnings.extend(merged)
+    warnings.extend(reprojected_warnings(moved, backend.crs_text(crs)))
+    return ReadLayers(layers, crs, why, warnings)
+
+
+@dataclass
+class SiteRead:
+    """A site as read: the engine's inputs, with the working CRS (the backend's object) and why it was chosen."""
+
+    inputs: SiteInputs
+    crs: object
+    why: str
+
+
+def read_site(
+    backend: SiteBackend, pack: RulePack | None, site_parcel_id: str | None, class_override: str | None, dem_z_units: str | None,
+    warnings: list[Warning_],
+) -> SiteRead:
+    """Read the site's layers (:func:`read_layers`), the scale factor at the site and the DEM window, into :class:`SiteInputs`.
+
+    ``warnings``: what the read noted before (which sources give each role), followed by the read's own.
+    The DEM window is the one the pack's rules need (:func:`~stormwater_plugin.services.reading_policy.dem_read_box`),
+    else the backend's roles grown by its margin; without a located feature, the backend says (the command line reads
+    the whole DEM, the plugin none, with a ``dem_unused`` warning).
+    """
+    read = read_layers(backend, pack, site_parcel_id)
+    crs, layers = read.crs, read.layers
+    warnings = list(warnings) + read.warnings
+    # Grid distance / scale factor at the site = distance on the ellipsoid: the same feet in any projection.
+    scale = backend.site_scale(crs, layers, site_parcel_id)
+    ft_unit = backend.ft_per_unit(crs)
+    unit_to_ft = ft_unit / scale
+    dem: ElevationGrid | None = None
+    dem_source: DemSource | None = None
+    if backend.dem is not None:
+        first = backend.dem_first if backend.dem_first is not None else [r for r in layers if r != "parcels"]
+        box = dem_read_box(layers, pack, unit_to_ft, backend.dem, site_parcel_id, first, backend.dem_margin_ft / ft_unit)
+        dem, dem_source = backend.read_dem(crs, box, dem_z_units, warnings)
+    inputs = SiteInputs(layers=layers, dem=dem, unit_to_ft=unit_to_ft, crs_name=backend.crs_description(crs, read.why, scale),
+                        site_parcel_id=site_parcel_id, class_override=class_override, warnings=warnings, dem_source=dem_source)
+    return SiteRead(inputs, crs, read.why)
+
+
+__all__ = ["ReadLayers", "SiteBackend", "SiteRead", "clean_value", "read_layers", "read_site"]
