@@ -217,7 +217,7 @@ def check_site(source: SiteSource, pack: RulePack, options: ReviewOptions | None
     completeness = None
     if opts.completeness:
         completeness = site_completeness(site.inputs, pack, review.result.project_class, site.contour_count, review.result)
-        review = review.with_section("completeness", completeness.as_dict())
+        review = review.with_completeness(completeness.as_dict())
     return SiteReview(site, review, completeness)
 
 
