@@ -16,7 +16,7 @@ from ..core.checks.notification import owner_of
 from ..core.model import CheckResult, FeatureLayer, InventoryRow, Status
 from ..core.printable import printable_text
 from ..core.roles import ROLE_NOUN
-from ..core.rulepack import PackError, Rule, load_pack, source_statement
+from ..core.rulepack import PackError, Rule, RulePack, load_pack, source_statement
 from ..services.presentation import STATUS_COLOUR_NAMES
 from ..services.review import not_checked
 from .notification_csv import cleaned_warning, notification_rows
@@ -237,6 +237,7 @@ def build_report_model(
     reviewer: str = "",
     reference: str = "",
     report_date: _dt.date | str | None = None,
+    pack: RulePack | None = None,
 ) -> dict[str, Any]:
     """Build the report model of one check from its review: nothing is recomputed or decided here.
 
@@ -268,7 +269,7 @@ def build_report_model(
         report_date = _dt.date.today()
     date_text = report_date.isoformat() if isinstance(report_date, _dt.date) else str(report_date)
     findings = list(doc.get("findings", []))
-    inv = _inventory(doc, result.inventory, layers)
+    inv = _inventory(doc, result.inventory, layers, pack)
     notif = _notification(doc, layers)
     skipped = not_checked(doc.get("rules_not_checked", []) or [], str(doc.get("jurisdiction") or result.jurisdiction))
     bsites = _building_sites(doc, layers)
@@ -500,10 +501,10 @@ def inventory_radius_ft(jurisdiction: str) -> float | None:
     return max(found) if found else None
 
 
-def _inventory_rules(jurisdiction: str) -> list[Rule]:
-    """The pack's ``plot_plan_inventory`` rules (none when the pack cannot be loaded)."""
+def _inventory_rules(jurisdiction: str | RulePack) -> list[Rule]:
+    """The pack's ``plot_plan_inventory`` rules (of the pack given, or loaded by name: none when it cannot be loaded)."""
     try:
-        pack = load_pack(jurisdiction)
+        pack = jurisdiction if isinstance(jurisdiction, RulePack) else load_pack(jurisdiction)
     except PackError:
         return []
     return [r for r in pack.rules if r.kind == "plot_plan_inventory"]
@@ -551,14 +552,15 @@ def _feature_name(layer: FeatureLayer | None, fid: str, role: str) -> str:
     return ""
 
 
-def _inventory(doc: Mapping[str, Any], rows: Sequence[InventoryRow], layers: Mapping[str, FeatureLayer]) -> dict[str, Any]:
+def _inventory(doc: Mapping[str, Any], rows: Sequence[InventoryRow], layers: Mapping[str, FeatureLayer],
+               pack: RulePack | None = None) -> dict[str, Any]:
     """The plot-plan inventory as the check found it (``result.inventory``, rule kind ``plot_plan_inventory``), by role.
 
-    The radius and the roles are the pack's rule's; a role the run was not given
-    is ``absent`` (unknown), a role given with nothing within the radius ``empty``.
+    The radius and the roles are the pack's rule's (``pack``, the one the check applied; else the document's
+    jurisdiction's); a role the run was not given is ``absent`` (unknown), a role given with nothing within the
+    radius ``empty``.
     """
-    jurisdiction = str(doc.get("jurisdiction") or "")
-    rules = _inventory_rules(jurisdiction)
+    rules = _inventory_rules(pack if pack is not None else str(doc.get("jurisdiction") or ""))
     out: dict[str, Any] = {"radius_ft": None, "computed": False, "reason": "", "rows": [], "counts": {}, "absent": [], "empty": []}
     if not rules:
         out["reason"] = "the rule pack asks for no plot-plan inventory of the site's surroundings"

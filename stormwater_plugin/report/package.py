@@ -14,6 +14,8 @@ from typing import Any, Mapping
 from ..core.errors import StormwaterError
 from ..core.model import CheckResult, FeatureLayer
 from ..core.overrides import Override, OverrideError, loads_overrides
+from ..core.rulepack import RulePack
+from ..services.findings_doc import FindingsDocument
 from ..services.optional import missing_message
 from ..services.review import Review
 from . import fonts
@@ -55,6 +57,7 @@ def write_report_package(
     reviewer: str = "",
     reference: str = "",
     report_date: _dt.date | str | None = None,
+    pack: RulePack | None = None,
 ) -> dict[str, Any]:
     """Write the four report files into ``out_dir``.
 
@@ -74,6 +77,8 @@ def write_report_package(
         For the header.
     report_date : date or str, optional
         Defaults to today.
+    pack : RulePack, optional
+        The pack the check applied (the inventory's rules); without it, the document's jurisdiction's pack.
 
     Returns
     -------
@@ -86,7 +91,7 @@ def write_report_package(
     ReportError
         When jinja2, matplotlib, reportlab or the DejaVu font is missing.
     """
-    model = build_report_model(result, layers, unit_to_ft, doc=doc, reviewer=reviewer, reference=reference, report_date=report_date)
+    model = build_report_model(result, layers, unit_to_ft, doc=doc, reviewer=reviewer, reference=reference, report_date=report_date, pack=pack)
     files: list[Path] = [write_csv(model["notification"]["rows"], out_dir / "notification.csv")]
     try:
         # lazy, each just before its use: matplotlib, jinja2 and reportlab are optional for a plain check, and a
@@ -126,20 +131,20 @@ def comparison_line(cmp: Mapping[str, Any]) -> str:
     return line + "." + "".join(f" Note: {n}." for n in notes)
 
 
-def summary_lines(info: Mapping[str, Any] | None, doc: Mapping[str, Any], out_dir: Path | None) -> list[str]:
-    """Console lines about overrides and the report files, for the CLI's summary."""
+def summary_lines(info: Mapping[str, Any] | None, doc: FindingsDocument, out_dir: Path | None) -> list[str]:
+    """Console lines about overrides and the report files, for the CLI's summary (``doc``: the review's document)."""
     lines: list[str] = []
-    oc = doc.get("override_counts") or {}
+    oc = doc.decisions.counts.as_dict()
     if oc.get("overridden") or oc.get("stale"):
         lines.append(
             f"Reviewer decisions: {oc.get('overridden', 0)} finding(s) accepted or waived "
             f"({oc.get('violations_overridden', 0)} violation(s)); {oc.get('violations_unresolved', 0)} violation(s) remain without a decision."
         )
-    for s in doc.get("stale_overrides", []) or []:
+    for s in doc.decisions.stale:
         lines.append(f"Stale override (matches no finding; not applied): {s.get('key')} [{s.get('decision')}: {s.get('reason')}]")
     if oc.get("status_changed"):
         lines.append(f"{oc['status_changed']} override(s) were made when their finding had another status; see the report.")
-    cmp = doc.get("comparison")
+    cmp = doc.comparison
     if cmp:
         lines.append(comparison_line(cmp))
     if info is not None and out_dir is not None:
@@ -183,5 +188,5 @@ def finish_check(
         (out_dir / "compare.json").write_text(json.dumps(review.comparison, indent=2, ensure_ascii=False), encoding="utf-8")
     info = None
     if make_report:
-        info = write_report_package(review.result, layers, unit_to_ft, out_dir, doc=doc, reviewer=reviewer, reference=reference)
-    return summary_lines(info, doc, (shown_dir or out_dir) if make_report else None)
+        info = write_report_package(review.result, layers, unit_to_ft, out_dir, doc=doc, reviewer=reviewer, reference=reference, pack=review.pack)
+    return summary_lines(info, review.document, (shown_dir or out_dir) if make_report else None)

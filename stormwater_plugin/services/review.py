@@ -3,10 +3,11 @@
 The command line, the Processing algorithms and the dock all call
 :func:`check` (or :func:`review_of` when they already hold a result, as the
 dock does after its background task) and only write or draw what the
-:class:`Review` holds. The document is built once, in memory: the decisions
-are applied to it (:func:`~stormwater_plugin.core.overrides.annotate_document`),
-the moves and the comparison with an earlier review are added, and the front
-end writes it once.
+:class:`Review` holds. The document is built once, typed
+(:class:`~.findings_doc.FindingsDocument`): the decisions are applied to it
+(:func:`~stormwater_plugin.core.overrides.annotate_document`'s reading), the
+moves and the comparison with an earlier review are added, and the front end
+writes it once, as findings.json (:func:`~.findings_doc.findings_json`).
 
 Above the core, results are typed: a suggested move is a frozen :class:`Move`
 (built here from the siting code's dictionaries), a rule not checked is a
@@ -69,8 +70,10 @@ class NotChecked:
         return {"rule_id": self.rule_id, "citation": self.citation, "title": self.title, "reason": self.reason}
 
 
-def rule_kinds(jurisdiction: str | None) -> dict[str, str]:
-    """Rule id -> kind of the pack of ``jurisdiction`` (empty when the pack cannot be loaded)."""
+def rule_kinds(jurisdiction: str | RulePack | None) -> dict[str, str]:
+    """Rule id -> kind of the pack (or of the pack of ``jurisdiction``, loaded by name: empty when it cannot be loaded)."""
+    if isinstance(jurisdiction, RulePack):
+        return {r.id: r.kind for r in jurisdiction.rules}
     try:
         pack = load_pack(str(jurisdiction))
     except Exception:  # noqa: BLE001 - a document of an unknown pack: every rule falls back on the engine's reason
@@ -145,6 +148,8 @@ class Review:
     overrides: tuple[Override, ...] = ()
     #: What the next incremental check of the same site starts from (:class:`~.incremental.CheckBasis`), when this one kept it.
     basis: CheckBasis | None = field(default=None, repr=False, compare=False)
+    #: The rule pack the check applied, when the review was made with it (``None``: a review rebuilt from a saved project).
+    pack: RulePack | None = field(default=None, repr=False, compare=False)
 
     @cached_property
     def doc(self) -> dict[str, object]:
@@ -158,7 +163,8 @@ class Review:
 
     @property
     def not_checked(self) -> tuple[NotChecked, ...]:
-        return not_checked(self.result.rules_not_checked, self.result.jurisdiction)
+        kinds = rule_kinds(self.pack) if self.pack is not None else None  # the pack the check applied; else its name's
+        return not_checked(self.result.rules_not_checked, self.result.jurisdiction, kinds)
 
     @property
     def notification(self) -> Notification:
@@ -273,6 +279,7 @@ def review_of(
     previous: Mapping[str, object] | None = None,
     previous_label: str = "",
     comparison: Mapping[str, object] | None = None,
+    pack: RulePack | None = None,
 ) -> Review:
     """The :class:`Review` of a result already computed.
 
@@ -291,6 +298,8 @@ def review_of(
         An earlier review's findings.json document: compared with this one (``previous_label`` names it).
     comparison : mapping, optional
         A comparison made earlier (the dock's), added as it is when ``previous`` is not given.
+    pack : RulePack, optional
+        The pack the check applied (kept with the review: :attr:`Review.pack`).
 
     Raises
     ------
@@ -299,7 +308,7 @@ def review_of(
     """
     typed = None if moves is None else moves_from_dicts(moves)
     document = document_of(result, crs_name=crs_name, inputs=inputs, moves=typed, overrides=overrides)
-    review = Review(result, document, typed, tuple(overrides))
+    review = Review(result, document, typed, tuple(overrides), pack=pack)
     if previous is not None:
         comparison = compare_with(document, previous, previous_label)
     if comparison is None:
@@ -372,7 +381,7 @@ def check(
     result = run_check(inputs, pack, progress=progress, step=recorder)
     found = safe_moves(inputs, pack, result) if moves else None
     review = review_of(result, crs_name=crs_name, inputs=inputs_description, overrides=overrides, moves=found,
-                       previous=previous, previous_label=previous_label)
+                       previous=previous, previous_label=previous_label, pack=pack)
     return replace(review, basis=recorder.basis_after()) if recorder is not None else review
 
 
