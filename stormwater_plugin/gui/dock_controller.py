@@ -612,7 +612,7 @@ class DockController(_Base):
 
         title = f"Stormwater review — site parcel {task.result.site_parcel_id or '?'}"
         args = (QgsProject.instance(), title, site_extent(task.result, task.snap), task.snap.crs,
-                summary_text(task.doc, task.reviewer, task.reference), layout_name(task.result.site_parcel_id))
+                summary_text(task.review.document, task.reviewer, task.reference), layout_name(task.result.site_parcel_id))
         if getattr(task, "wait", False):  # a script or a test waiting: the layout exported here, directly
             try:
                 out["layout"] = build_layout(*args)

@@ -85,11 +85,12 @@ class RegisterLetter(_Base):
 
     def edit_comments(self, show: bool = True) -> CommentEditsDialog | None:
         """The dialog of the letter's comments (reword, drop, add); shown modal unless ``show`` is False (tests)."""
-        if self.dock.doc is None:
+        document = self.dock.document  # the review shown, typed
+        if document is None:
             self.dock.message(self.dock.tr("Run the check first: the comments come from the current review."), Qgis.MessageLevel.Info)
             return None
         _h, _pd, previous_letter, _s = self._letter_inputs()
-        features = [dict(layer=str(r.get("layer")), id=str(r.get("id"))) for r in (self.dock.doc.get("inventory_100ft") or []) if r.get("on_site")]
+        features = [dict(layer=str(r.get("layer")), id=str(r.get("id"))) for r in document.inventory if r.get("on_site")]
         try:
             dialog = CommentEditsDialog(lambda e: self.compose_current(e), self.comment_edits, self._letter_round(previous_letter), features, self)
         except (LetterError, ValueError) as exc:

@@ -89,7 +89,8 @@ def export_report(
         result = review.result
         try:
             title = f"Stormwater review — site parcel {result.site_parcel_id or '?'}"
-            lay = print_layout.build_layout(project, title, site_extent(result, snap), snap.crs, print_layout.summary_text(doc, reviewer, reference), print_layout.layout_name(result.site_parcel_id))
+            lay = print_layout.build_layout(project, title, site_extent(result, snap), snap.crs, print_layout.summary_text(review.document, reviewer, reference),
+                                            print_layout.layout_name(result.site_parcel_id))
             out["layout"] = lay
             files.append(print_layout.export_pdf(lay, out_dir / "layout.pdf"))
         except Exception as exc:  # the report package is written; the layout is a convenience
