@@ -79,8 +79,8 @@ def export_report(
     out_dir.mkdir(parents=True, exist_ok=True)
     doc = findings_json(review.document)  # findings.json made at the edge; the report reads the same object
     files: list[Path] = [write_findings(doc, out_dir)]
-    info = package.write_report_package(review.result, snap.inputs.layers, snap.inputs.unit_to_ft, out_dir, doc=doc, reviewer=reviewer, reference=reference,
-                                        pack=review.pack)
+    info = package.write_report_package(review.result, snap.inputs.layers, snap.inputs.unit_to_ft, out_dir, doc=review.document, reviewer=reviewer,
+                                        reference=reference, pack=review.pack)
     files.extend(Path(p) for p in info["files"])
     out: dict[str, Any] = {"files": files, "doc": doc, "labels": info.get("labels"), "layout": None, "layout_error": None}
     if layout:
@@ -178,8 +178,8 @@ class ExportTask(QgsTask):
             self.setProgress(20)
             if self.isCanceled():
                 return False
-            self.info = package.write_report_package(self.result, self.snap.inputs.layers, self.snap.inputs.unit_to_ft, self.staging, doc=doc,
-                                                     reviewer=self.reviewer, reference=self.reference, pack=self.review.pack)
+            self.info = package.write_report_package(self.result, self.snap.inputs.layers, self.snap.inputs.unit_to_ft, self.staging,
+                                                     doc=self.review.document, reviewer=self.reviewer, reference=self.reference, pack=self.review.pack)
             self.doc = doc
             self.setProgress(90)
             return not self.isCanceled()
