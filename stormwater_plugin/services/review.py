@@ -137,8 +137,8 @@ class Review:
     """One check as every front end shows it.
 
     ``document`` is the review's document, typed (:class:`~.findings_doc.FindingsDocument`): the findings with
-    the decisions applied, the moves when they were looked for, the comparison when an earlier review was
-    given. :meth:`decided` applies a new set of decisions to it (the dock, on each decision); :attr:`doc` is
+    the decisions applied (always ``overrides``), the moves when they were looked for, the comparison when an
+    earlier review was given. :meth:`decided` applies a new set of decisions to it (the dock, on each decision); :attr:`doc` is
     its findings.json object, made when a writer (or a reader not yet typed) asks for it.
     """
 
@@ -187,7 +187,10 @@ class Review:
         cmp = self.comparison if comparison is True else (None if comparison is None or comparison is False else dict(comparison))
         # the comparison follows every other section (findings.json's order: it is shown with the review, not part of it)
         order = tuple(n for n in self.document.order if n != "comparison") + (("comparison",) if cmp is not None else ())
-        return replace(self, document=replace(self.document.decided(overrides), comparison=cmp, order=order), overrides=tuple(overrides))
+        given = tuple(overrides)
+        # the document is always decided with self.overrides (every Review is made so): the same decisions again change nothing
+        document = self.document if given == self.overrides else self.document.decided(given)
+        return replace(self, document=replace(document, comparison=cmp, order=order), overrides=given)
 
     def with_moves(self, moves: Iterable[Mapping[str, object] | Move]) -> Review:
         """The review with these suggested moves (decisions and comparison kept)."""
@@ -219,7 +222,9 @@ class Review:
         """
         out = copy.deepcopy(findings_json(self.document))  # its blocks are this review's: the edit gets its own
         edit(out)
-        return replace(self, document=document_from_json(out)).decided(self.overrides)
+        document = document_from_json(out)
+        order = tuple(n for n in document.order if n != "comparison") + (("comparison",) if document.comparison is not None else ())
+        return replace(self, document=replace(document.decided(self.overrides), order=order))
 
     def with_inputs(self, inputs: Mapping[str, object] | None) -> Review:
         """The review whose document describes what was read as ``inputs`` (the report's header)."""
