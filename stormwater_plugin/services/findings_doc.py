@@ -328,7 +328,7 @@ def _finding(d: JsonMap) -> DocFinding:
         measured_ft=_opt_float(d.get("measured_ft")), required_ft=_opt_float(d.get("required_ft")), message=_opt_str(d.get("message")),
         details=_map(d.get("details")), margin_ft=_opt_float(d.get("margin_ft")), accuracy_ft=_opt_float(d.get("accuracy_ft")),
         near_limit=bool(d.get("near_limit", False)), key=str(d.get("key") or ""), override=_opt_map(d.get("override")),
-        effective_status=status if eff is None else str(eff),
+        effective_status=None if eff is None else str(eff),  # a document read back keeps what it held
         extra={k: v for k, v in d.items() if k not in _FINDING_FIELDS},
     )
 
