@@ -77,7 +77,7 @@ def export_report(
 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    doc = findings_json(review.document)  # findings.json made at the edge; the report reads the same object
+    doc = findings_json(review.document)  # findings.json, made here at the edge (the report reads the typed document)
     files: list[Path] = [write_findings(doc, out_dir)]
     info = package.write_report_package(review.result, snap.inputs.layers, snap.inputs.unit_to_ft, out_dir, doc=review.document, reviewer=reviewer,
                                         reference=reference, pack=review.pack)
@@ -173,7 +173,7 @@ class ExportTask(QgsTask):
             self.out_dir.parent.mkdir(parents=True, exist_ok=True)
             self.staging = Path(tempfile.mkdtemp(prefix=".stormwater-report-", dir=str(self.out_dir.parent)))
             self.setProgress(5)
-            doc = findings_json(self.review.document)  # findings.json made at the edge; the report reads the same object
+            doc = findings_json(self.review.document)  # findings.json, made here at the edge (the report reads the typed document)
             write_findings(doc, self.staging)
             self.setProgress(20)
             if self.isCanceled():

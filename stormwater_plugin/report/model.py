@@ -250,9 +250,11 @@ def build_report_model(
         The input layers in the working CRS (the site parcel's owner, the inventory's names).
     unit_to_ft : float
         Working-CRS unit in feet (unused by the model; the maps draw with it).
-    doc : mapping
-        The review's findings.json document (:attr:`stormwater_plugin.services.review.Review.doc`):
-        keys, decisions, stale decisions, comparison.
+    doc : FindingsDocument or mapping
+        The review's document (:attr:`stormwater_plugin.services.review.Review.document`): keys, decisions, stale
+        decisions, comparison. A findings.json object made in this process is read into it (:func:`review_document`).
+    pack : RulePack, optional
+        The pack the check applied (the inventory's rules, the rules' kinds); without it, the document's jurisdiction's.
     reviewer, reference : str
         Reviewer's name and the file's reference number, for the header.
     report_date : date or str, optional
