@@ -38,6 +38,7 @@ def run_check_command(args: SimpleNamespace) -> int:
     from .report.package import REPORT_FILES, ReportError, finish_check, load_overrides_file
     from .services.accuracy import AccuracyError
     from .services.completeness import completeness_lines
+    from .services.findings_doc import findings_json
     from .services.review import ComparisonError
     from .services.site_source import ReviewOptions, check_site
 
@@ -83,7 +84,7 @@ def run_check_command(args: SimpleNamespace) -> int:
         # written in a private folder inside --out and moved into place when complete (a missing report
         # package still commits findings.json and findings.gpkg, as its message says); --out locked since the start
         with run_folder as staging:
-            write_document(review.doc, staging)
+            write_document(findings_json(review.document), staging)  # the typed review made findings.json here, at the edge
             write_gpkg(review, staging, loaded.crs)  # from the same document as findings.json, the result's geometry by finding key
             review_lines = finish_check(
                 review,

@@ -53,9 +53,14 @@ def result_to_dict(result: CheckResult, *, crs_name: str = "", inputs: dict[str,
     Each finding carries its stable ``key``, ``override`` None and
     ``effective_status`` equal to its ``status``; ``stale_overrides`` is empty.
     Decisions are applied in one place only, the review
-    (:meth:`stormwater_plugin.services.review.Review.decided`, on a copy of
-    this document); see :mod:`stormwater_plugin.core.overrides`.
+    (:meth:`stormwater_plugin.services.findings_doc.FindingsDocument.decided`);
+    see :mod:`stormwater_plugin.core.overrides`.
     """
+    return annotate_document(result_sections(result, crs_name=crs_name, inputs=inputs), None)  # keys and undecided statuses
+
+
+def result_sections(result: CheckResult, *, crs_name: str = "", inputs: dict[str, Any] | None = None) -> dict[str, Any]:
+    """:func:`result_to_dict` without the findings' keys and statuses (the review decides them: services.findings_doc)."""
     cls = result.classification
     doc: dict[str, Any] = {
         "tool": {"name": "stormwater-check", "version": __version__},
@@ -94,7 +99,7 @@ def result_to_dict(result: CheckResult, *, crs_name: str = "", inputs: dict[str,
         "inputs": inputs or {},
         "note": "Every applicable check is listed, passes included. A rule or feature absent from this list was not checked; its absence never means compliance.",
     }
-    return annotate_document(doc, None)  # keys and undecided statuses: the decisions are the review's
+    return doc
 
 
 def warnings_text(warnings: list[Warning_]) -> list[str]:

@@ -47,7 +47,7 @@ from ..services.cad_plan import (
     unit_scale,
     with_site_parcel,
 )
-from ..services.packs import load_pack
+from ..services.packs import RulePack, load_pack
 from ..services.safe_files import write_json
 from ..services.site_template import STATEMENTS_TABLE, template_layers, write_layer_styles, write_site_statements
 
@@ -58,23 +58,22 @@ class SitePackageError(StormwaterError, RuntimeError):
     """The template or the CAD import could not be written or read (one line naming the path and why)."""
 
 
-def write_template_ogr(out: Path | str, jurisdiction: str, crs_text: str | None = None) -> list[str]:
+def write_template_ogr(out: Path | str, pack: RulePack, crs_text: str | None = None) -> list[str]:
     """Write the empty site package ``out`` (replaced if it exists) with OGR; returns its layer names.
 
     Parameters
     ----------
     out : path
         The ``.gpkg`` to write.
-    jurisdiction : str
+    pack : RulePack
         The pack whose vocabularies (``use`` values) and suggested CRS apply.
     crs_text : str, optional
         ``EPSG:nnnn``; default the pack's ``site_crs``.
     """
     out = Path(out)
-    pack = load_pack(jurisdiction)
     text = crs_text or pack.site_crs
     if not text:
-        raise SitePackageError(f"the {jurisdiction} pack suggests no coordinate system: choose one")
+        raise SitePackageError(f"the {pack.jurisdiction} pack suggests no coordinate system: choose one")
     srs = osr.SpatialReference()
     if srs.SetFromUserInput(text) != 0 or not srs.IsProjected():
         raise SitePackageError(f"{text}: not a projected coordinate system")
@@ -117,11 +116,12 @@ def new_site_plan(parent: QWidget | None, jurisdiction: str) -> list[QgsVectorLa
         return []
     if not path.lower().endswith(".gpkg"):
         path += ".gpkg"
-    dialog = SiteCrsDialog(parent, load_pack(jurisdiction).site_crs or "")
+    pack = load_pack(jurisdiction)  # the dock's choice, by name: loaded once for the dialog and the template
+    dialog = SiteCrsDialog(parent, pack.site_crs or "")
     if dialog.exec() != QDialog.DialogCode.Accepted:
         return []
     try:
-        names = write_template_ogr(path, jurisdiction, dialog.crs_text() or None)
+        names = write_template_ogr(path, pack, dialog.crs_text() or None)
     except (SitePackageError, OSError) as exc:
         QMessageBox.warning(parent, "New site plan", str(exc))
         return []

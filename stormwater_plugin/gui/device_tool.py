@@ -28,6 +28,7 @@ from qgis.PyQt.QtCore import Qt
 
 from ..core.model import Finding, Status
 from ..qgis_bridge.results import short_citation, to_qgs
+from ..services.findings_doc import FindingsDocument
 from .inspect_panel import COLUMNS, InspectPanel, _num, _req, add_panel, remove_panel, show_panel
 
 DEVICES = "devices"
@@ -94,8 +95,8 @@ def _concerns(f: Finding, device_id: str) -> bool:
 def device_report(result: Any, snap: Any, device_id: str, doc: Any = None) -> DeviceReport:
     """The checks of ``device_id``: findings whose subject (or other feature) is that device, worst first.
 
-    With ``doc`` (the dock's annotated findings.json document, same order as
-    the findings) a reviewer decision shows in the status: ``violation → waived``.
+    With ``doc`` (the dock's review document, typed or as a findings.json object, its findings in the result's
+    order) a reviewer decision shows in the status: ``violation → waived``.
     """
 
     device_type = None
@@ -105,8 +106,11 @@ def device_report(result: Any, snap: Any, device_id: str, doc: Any = None) -> De
             if ident == device_id:
                 device_type = attrs.get("device_type") or None
                 break
-    rows = list((doc or {}).get("findings", []))
-    decisions = [r.get("override") for r in rows] if len(rows) == len(result.findings) else [None] * len(result.findings)
+    if isinstance(doc, FindingsDocument):
+        decisions = [f.override for f in doc.findings] if len(doc.findings) == len(result.findings) else [None] * len(result.findings)
+    else:
+        rows = list((doc or {}).get("findings", []))
+        decisions = [r.get("override") for r in rows] if len(rows) == len(result.findings) else [None] * len(result.findings)
     lines = []
     for f, decision in zip(result.findings, decisions):
         if not _concerns(f, device_id):
@@ -255,7 +259,7 @@ class DeviceInspectTool(QgsMapToolEmitPoint):
         if device_id is None:
             self._message(self.tr("No device of the last check here: click on a device or on a distance line drawn for one."))
             return None
-        report = device_report(result, snap, device_id, getattr(dock, "doc", None))
+        report = device_report(result, snap, device_id, getattr(dock, "document", None))
         self.last_report = report
         if show:
             self.show_report(report)

@@ -18,6 +18,7 @@ from qgis.PyQt.QtWidgets import QFileDialog
 from ..core.model import CheckResult
 from ..qgis_bridge.snapshot import Snapshot, SnapshotPlan, plan_snapshot
 from ..services.decisions import OverrideError
+from ..services.findings_doc import FindingsDocument
 from ..services.packs import load_pack
 from ..services.review import Move, Review, compare_with
 from ..services.session import CLEARED, COMPARISON, MOVES, RESULT, REVIEW, Ticket
@@ -82,6 +83,11 @@ class DockController(_Base):
         return self.session.doc
 
     @property
+    def document(self) -> FindingsDocument | None:
+        """The result's review document, typed (what :attr:`doc` writes out), ``None`` before a result."""
+        return self.session.review.document if self.session.review is not None else None
+
+    @property
     def comparison(self) -> dict[str, Any] | None:
         return self.session.comparison
 
@@ -97,14 +103,15 @@ class DockController(_Base):
     def _session_changed(self, what: str) -> None:
         """Redraw what shows the session: the table, the decisions on the layers, the buttons."""
         if what in (CLEARED, RESULT, REVIEW, MOVES):  # the completeness list of the review shown
-            self.completeness_box.set_section((self.doc or {}).get("completeness") if what != CLEARED else None)
+            review = self.session.review
+            self.completeness_box.set_section(review.document.completeness if review is not None and what != CLEARED else None)
         if what == CLEARED:
             self.findings.set_comparison(None)
             self.findings.set_result(None)
             self.save_button.setEnabled(False)
             self._update_decision_buttons()
         elif what in (REVIEW, MOVES) and self.session.result is not None:
-            self.findings.set_review(self.doc)
+            self.findings.set_review(self.session.review.document if self.session.review is not None else None)
             set_decisions(self.doc, self.session.result.jurisdiction)
             self._update_decision_buttons()
             self._keep_review()
@@ -322,7 +329,7 @@ class DockController(_Base):
 
     def compare_with_previous(self, path: str | None = None) -> dict[str, Any] | None:
         """Compare the current review with the previous one (saved with the project) or a findings.json file."""
-        if self.doc is None:
+        if self.session.review is None:
             self.message(self.tr("Run the check first: the comparison is between the current review and an earlier one."), Qgis.MessageLevel.Info)
             return None
         old = None
@@ -332,7 +339,7 @@ class DockController(_Base):
                 return None
         try:
             old = json.loads(Path(path).read_text(encoding="utf-8")) if path else self.previous_doc
-            cmp = compare_with(self.doc, old or {}, path or self.tr("the previous review saved with the project"))
+            cmp = compare_with(self.session.review.document, old or {}, path or self.tr("the previous review saved with the project"))
         except (OSError, ValueError) as exc:
             self.message(self.tr("Cannot compare: {0}").format(exc), Qgis.MessageLevel.Warning)
             return None
@@ -357,7 +364,8 @@ class DockController(_Base):
         # the envelope and the moves persist across re-runs; the moves until a result without a violation
         add_to_project(layers, jurisdiction, carry=lambda lyr: is_siting_layer(lyr) and (result.has_violation or lyr.name() != MOVES_NAME))
         set_decisions(self.doc, jurisdiction)
-        self.findings.set_result(result, self.doc, moves=self.moves)
+        shown = self.session.review
+        self.findings.set_result(result, shown.document if shown is not None else None, moves=self.moves, pack=shown.pack if shown is not None else None)
         self._update_decision_buttons()
         self._keep_review()
         self.layers_box.setCollapsed(True)  # room for the findings; one click brings the layers back
@@ -374,7 +382,7 @@ class DockController(_Base):
             # first: the bar shows about two lines, and the counts are in the dock's header anyway
             text = self.tr("{0} data warning(s) that can change findings: {1}{2}").format(len(loud), loud[0].message, more) + " " + text
         self.message(text, level, 0 if loud else 8)
-        stale = len(self.doc.get("stale_overrides", [])) if self.doc else 0
+        stale = len(self.session.review.document.decisions.stale) if self.session.review is not None else 0
         if stale:
             self.message(self.tr("{0} reviewer decision(s) match no finding of this run (stale; listed under 'Stale decisions', not applied).").format(stale), Qgis.MessageLevel.Warning)
         if result.has_violation and start_moves:
@@ -428,7 +436,9 @@ class DockController(_Base):
         if self.result is None or self.snap is None or self.moves_task is not None:
             return None
         ticket = self.session.ticket(for_result=True)
-        task = SitingTask(self.snap, self.result.jurisdiction, lambda t: self._moves_done(t, ticket), result=self.result)
+        checked = self.session.review  # the pack the check applied, when the review holds it (a restored review does not)
+        task = SitingTask(self.snap, self.result.jurisdiction, lambda t: self._moves_done(t, ticket), result=self.result,
+                          pack=checked.pack if checked is not None and checked.result is self.result else None)
         self.moves_task = task
         QgsApplication.taskManager().addTask(task)
         return task
@@ -607,7 +617,7 @@ class DockController(_Base):
 
         title = f"Stormwater review — site parcel {task.result.site_parcel_id or '?'}"
         args = (QgsProject.instance(), title, site_extent(task.result, task.snap), task.snap.crs,
-                summary_text(task.doc, task.reviewer, task.reference), layout_name(task.result.site_parcel_id))
+                summary_text(task.review.document, task.reviewer, task.reference), layout_name(task.result.site_parcel_id))
         if getattr(task, "wait", False):  # a script or a test waiting: the layout exported here, directly
             try:
                 out["layout"] = build_layout(*args)

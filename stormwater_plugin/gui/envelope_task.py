@@ -124,6 +124,8 @@ class SitingTask(QgsTask):
         When given (and it has setback violations), the moves are suggested too.
     options : ReviewOptions, optional
         The use case's options (the project class); by default none stated.
+    pack : RulePack, optional
+        The pack to apply when the caller holds it (the check's, for its moves); else the plan's, else ``jurisdiction``'s.
     """
 
     def __init__(
@@ -136,6 +138,7 @@ class SitingTask(QgsTask):
         high_traffic: bool = False,
         result: Any = None,
         options: ReviewOptions | None = None,
+        pack: RulePack | None = None,
     ) -> None:
         what = "siting envelope" if device_type else "suggested moves"
         super().__init__(f"Stormwater review: {what} ({jurisdiction})", QgsTask.Flag.CanCancel)
@@ -147,7 +150,7 @@ class SitingTask(QgsTask):
         self.check_result = result
         planned = getattr(source, "snapshot_plan", None)
         #: The rule pack the task applied (the plan's when it holds one), for the dock's message once it has run.
-        self.pack: RulePack | None = planned.pack if planned is not None else None
+        self.pack: RulePack | None = pack if pack is not None else planned.pack if planned is not None else None
         self.envelope: Any = None
         self.moves: tuple[Move, ...] | None = None
         self.error: str | None = None

@@ -27,9 +27,10 @@ from qgis.PyQt.QtWidgets import (
 from ..core.model import CheckResult, Finding, Status
 from ..qgis_bridge.results import short_citation
 from ..services.compare import since_last_review
+from ..services.findings_doc import FindingsDocument
 from ..services.live import LAST_FULL_CHECK
-from ..services.packs import load_pack
-from ..services.review import Move, not_checked
+from ..services.packs import RulePack, load_pack
+from ..services.review import Move, not_checked, rule_kinds
 from .envelope_task import move_text
 from .styles import STATUS_COLOURS
 
@@ -60,9 +61,10 @@ def _num(x: float | None) -> str:
     return "" if x is None else f"{x:.1f}"
 
 
-def _rule_titles(jurisdiction: str) -> dict[str, str]:
+def _rule_titles(pack: RulePack | str) -> dict[str, str]:
+    """Rule id -> title of ``pack`` (a name: its pack loaded, none when it cannot be)."""
     try:
-        return {r.id: r.title for r in load_pack(jurisdiction).rules}
+        return {r.id: r.title for r in (pack if isinstance(pack, RulePack) else load_pack(pack)).rules}
     except Exception:
         return {}
 
@@ -106,6 +108,8 @@ class FindingsTree(QWidget):
         self.stale: list[dict[str, Any]] = []
         self.moves: list[Move] = []
         self.titles: dict[str, str] = {}
+        #: The pack the shown result's check applied, when the dock was given it (its rules' titles and kinds).
+        self.pack: RulePack | None = None
         #: Said first above the table when the findings shown are of an earlier round's package.
         self.outdated = ""
         self.counts = QLabel(self.tr("No check run yet."))
@@ -143,10 +147,18 @@ class FindingsTree(QWidget):
 
     # -- data -------------------------------------------------------------------
 
-    def set_result(self, result: CheckResult | None, doc: Mapping[str, Any] | None = None, moves: Sequence[Move] = ()) -> None:
-        """Show a new result (``None`` clears); ``doc`` is its annotated findings.json (keys, decisions, stale), ``moves`` its known moves."""
-        if result is not None and (self.result is None or self.result.jurisdiction != result.jurisdiction or not self.titles):
+    def set_result(self, result: CheckResult | None, doc: FindingsDocument | Mapping[str, Any] | None = None, moves: Sequence[Move] = (),
+                   pack: RulePack | None = None) -> None:
+        """Show a new result (``None`` clears).
+
+        ``doc`` is its review's document (keys, decisions, stale; typed, or a findings.json object), ``moves`` its known
+        moves, ``pack`` the pack the check applied (the rules' titles; without it, the result's jurisdiction's pack).
+        """
+        if result is not None and pack is not None:
+            self.titles = _rule_titles(pack)
+        elif result is not None and (self.result is None or self.result.jurisdiction != result.jurisdiction or not self.titles):
             self.titles = _rule_titles(result.jurisdiction)
+        self.pack = pack
         self.result = result
         self.subject_filter = None
         self.moves = list(moves)
@@ -160,13 +172,23 @@ class FindingsTree(QWidget):
         self.since = since_last_review(comparison) if comparison else {}
         self.refresh()
 
-    def set_review(self, doc: Mapping[str, Any] | None) -> None:
-        """New decisions for the same result (from an annotated findings.json document)."""
+    def set_review(self, doc: FindingsDocument | Mapping[str, Any] | None) -> None:
+        """New decisions for the same result (from its review's document, typed or a findings.json object)."""
         self._take_review(doc)
         self.refresh()
 
-    def _take_review(self, doc: Mapping[str, Any] | None) -> None:
+    def _take_review(self, doc: FindingsDocument | Mapping[str, Any] | None) -> None:
         n = len(self.result.findings) if self.result is not None else 0
+        if isinstance(doc, FindingsDocument):
+            if len(doc.findings) == n:
+                self.keys = [f.key for f in doc.findings]
+                self.decisions = [dict(f.override) if f.override else None for f in doc.findings]
+            else:
+                self.keys = [""] * n
+                self.decisions = [None] * n
+            self.stale = [dict(s) for s in doc.decisions.stale]
+            self.review_counts = dict(doc.decisions.counts.as_dict())
+            return
         fs = list((doc or {}).get("findings", []))
         if len(fs) == n:
             self.keys = [str(f.get("key", "")) for f in fs]
@@ -462,7 +484,7 @@ class FindingsTree(QWidget):
             self.tree.addTopLevelItem(top)
         if r.rules_not_checked:
             top = QTreeWidgetItem([self.tr("Rules not checked") + f" ({len(r.rules_not_checked)})"])
-            for n in not_checked(r.rules_not_checked, r.jurisdiction):
+            for n in not_checked(r.rules_not_checked, r.jurisdiction, rule_kinds(self.pack) if self.pack is not None else None):
                 # the rule's title and section, as the law names it; the internal id only in the tooltip
                 title = self.titles.get(n.rule_id) or n.rule_id
                 label = f"{n.citation} {title}".strip() if n.citation else title

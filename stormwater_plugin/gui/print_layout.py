@@ -19,7 +19,7 @@ The legend's filter by the map's content is tested in a task too
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from qgis.core import (
     QgsLayoutExporter,
@@ -44,6 +44,7 @@ from qgis.PyQt.QtCore import QSizeF, Qt
 from qgis.PyQt.QtGui import QFont
 
 from ..qgis_bridge.compat import set_legend_text_size
+from ..services.findings_doc import FindingsDocument
 
 #: Millimetres: page margin, title height, width of the right-hand column.
 _MARGIN = 10.0
@@ -59,35 +60,35 @@ def layout_name(site: str | None) -> str:
     return f"Stormwater review — {site or 'site'}"
 
 
-def summary_text(doc: Mapping[str, Any], reviewer: str = "", reference: str = "", max_items: int = 14) -> str:
-    """Plain-text summary of a findings.json document (counts, decisions, the problems, stale decisions)."""
-    c = doc.get("counts", {})
-    oc = doc.get("override_counts", {}) or {}
+def summary_text(doc: FindingsDocument, reviewer: str = "", reference: str = "", max_items: int = 14) -> str:
+    """Plain-text summary of a review's document (counts, decisions, the problems, stale decisions)."""
+    c = doc.counts
+    oc = doc.decisions.counts.as_dict()
     lines = [
-        f"{(doc.get('rule_pack') or {}).get('title', doc.get('jurisdiction', ''))}",
-        f"Site parcel {doc.get('site_parcel') or '?'} — {doc.get('project_class')} project ({doc.get('class_source')})",
+        f"{doc.rule_pack.title}",
+        f"Site parcel {doc.site_parcel or '?'} — {doc.classification.project_class} project ({doc.classification.class_source})",
     ]
     if reviewer or reference:
         lines.append(" · ".join(x for x in (f"Reviewer: {reviewer}" if reviewer else "", f"Reference: {reference}" if reference else "") if x))
     lines.append(f"{c.get('violation', 0)} violation · {c.get('undetermined', 0)} undetermined · {c.get('advisory', 0)} advisory · {c.get('pass', 0)} pass")
     if oc.get("overridden"):
         lines.append(f"Reviewer decisions: {oc['overridden']} (violations accepted or waived: {oc.get('violations_overridden', 0)}; without a decision: {oc.get('violations_unresolved', 0)})")
-    problems = [f for f in doc.get("findings", []) if f.get("status") in ("violation", "undetermined")]
+    problems = [f for f in doc.findings if f.status in ("violation", "undetermined")]
     if problems:
         lines.append("")
         for f in problems[:max_items]:
-            eff = f.get("effective_status") or f.get("status")
-            status = f["status"] if eff == f["status"] else f"{f['status']} → {eff}"
-            cite = str(f.get("citation", ""))
+            eff = f.effective_status or f.status
+            status = f.status if eff == f.status else f"{f.status} → {eff}"
+            cite = str(f.citation)
             cite = cite[cite.index("§"):] if "§" in cite else cite
-            lines.append(f"• {status} — {cite}: {f.get('message', '')}")
+            lines.append(f"• {status} — {cite}: {f.message}")
         if len(problems) > max_items:
             lines.append(f"… {len(problems) - max_items} more in report.pdf")
-    for s in doc.get("stale_overrides", []) or []:
+    for s in doc.decisions.stale:
         lines.append(f"Stale decision (matches no finding): {s.get('key')}")
-    moves = [m for m in doc.get("moves", []) or [] if m.get("possible")]
-    for m in moves:
-        lines.append(f"Suggested: {m.get('message', '')}")
+    for m in doc.moves or ():
+        if m.possible:
+            lines.append(f"Suggested: {m.as_dict().get('message', '')}")
     return "\n".join(lines)
 
 

@@ -41,7 +41,7 @@ class RegisterLetter(_Base):
 
     def _letter_inputs(self) -> tuple[LetterHeader, dict[str, Any] | None, Any, dict[str, Any]]:
         """The header, previous review, previous letter and saved state of the current review's letter."""
-        doc = self.dock.doc
+        doc = self.dock.document  # the review shown, typed
         app = self.current()
         # the saved state as the panel reads it (letters by round, each a letter.json document)
         state: dict[str, Any] = self.register.load_state(app.id) if app is not None and self.register is not None else {}
@@ -55,7 +55,7 @@ class RegisterLetter(_Base):
                     previous_letter = json.loads(lj.read_text(encoding="utf-8"))
         elif app is not None:
             previous_doc = None  # round 1: no earlier letter, whatever earlier check the project kept
-        jur = str(doc.get("jurisdiction") or "")
+        jur = doc.jurisdiction if doc is not None else ""
         extra = self.register.extra if self.register is not None else {}
         header = LetterHeader(
             title=load_pack(jur).title if jur in JURISDICTIONS else jur,
@@ -63,7 +63,7 @@ class RegisterLetter(_Base):
             application=(app.reference or app.id) if app is not None else self.dock.reference.text().strip(),
             applicant=app.applicant if app else "", address=app.address if app else "",
             mailing_address=str(app.extra.get("mailing_address") or "") if app else "",
-            parcel=(app.parcel if app and app.parcel else str(doc.get("site_parcel") or "")),
+            parcel=(app.parcel if app and app.parcel else str((doc.site_parcel if doc is not None else None) or "")),
             reviewer=self.dock.reviewer.text().strip() or (app.reviewer if app else ""),
             reviewer_title=str(extra.get("reviewer_title") or ""),
             date=_dt.date.today().isoformat(),
@@ -81,15 +81,19 @@ class RegisterLetter(_Base):
         header, previous_doc, previous_letter, _state = self._letter_inputs()
         if edits is None:
             edits = self.comment_edits.for_round(self._letter_round(previous_letter))
-        return compose_letter(self.dock.doc, header, previous_doc=previous_doc, previous_letter=previous_letter, edits=edits)
+        document = self.dock.document
+        if document is None:
+            raise LetterError("no review to write a letter from: run the check first")
+        return compose_letter(document, header, previous_doc=previous_doc, previous_letter=previous_letter, edits=edits)
 
     def edit_comments(self, show: bool = True) -> CommentEditsDialog | None:
         """The dialog of the letter's comments (reword, drop, add); shown modal unless ``show`` is False (tests)."""
-        if self.dock.doc is None:
+        document = self.dock.document  # the review shown, typed
+        if document is None:
             self.dock.message(self.dock.tr("Run the check first: the comments come from the current review."), Qgis.MessageLevel.Info)
             return None
         _h, _pd, previous_letter, _s = self._letter_inputs()
-        features = [dict(layer=str(r.get("layer")), id=str(r.get("id"))) for r in (self.dock.doc.get("inventory_100ft") or []) if r.get("on_site")]
+        features = [dict(layer=str(r.get("layer")), id=str(r.get("id"))) for r in document.inventory if r.get("on_site")]
         try:
             dialog = CommentEditsDialog(lambda e: self.compose_current(e), self.comment_edits, self._letter_round(previous_letter), features, self)
         except (LetterError, ValueError) as exc:
@@ -116,8 +120,7 @@ class RegisterLetter(_Base):
         round (:meth:`edit_comments`) are applied. The DOCX, the PDF and letter.json are written together.
         """
 
-        doc = self.dock.doc
-        if doc is None:
+        if self.dock.document is None:
             self.dock.message(self.dock.tr("Run the check first: the letter is written from the current review."), Qgis.MessageLevel.Info)
             return None
         app = self.current()

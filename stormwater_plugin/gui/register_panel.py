@@ -391,7 +391,7 @@ class RegisterPanel(RegisterEditing, RegisterLetter, QgsCollapsibleGroupBox):
 
     def _record_counts(self, save: bool) -> None:
         app = self.current()
-        doc = getattr(self.dock, "doc", None)
+        doc = getattr(self.dock, "document", None)  # the review shown, typed
         if app is None or self.register is None or doc is None:
             return
         self._reload()

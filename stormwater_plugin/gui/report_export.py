@@ -20,6 +20,7 @@ from qgis.PyQt.QtCore import QObject, pyqtSignal
 
 from ..core.model import CheckResult
 from ..qgis_bridge.snapshot import Snapshot
+from ..services.findings_doc import findings_json
 from ..services.review import Review
 from . import print_layout
 from .gc_pause import frozen_heap
@@ -76,9 +77,10 @@ def export_report(
 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    doc = review.doc
+    doc = findings_json(review.document)  # findings.json, made here at the edge (the report reads the typed document)
     files: list[Path] = [write_findings(doc, out_dir)]
-    info = package.write_report_package(review.result, snap.inputs.layers, snap.inputs.unit_to_ft, out_dir, doc=doc, reviewer=reviewer, reference=reference)
+    info = package.write_report_package(review.result, snap.inputs.layers, snap.inputs.unit_to_ft, out_dir, doc=review.document, reviewer=reviewer,
+                                        reference=reference, pack=review.pack)
     files.extend(Path(p) for p in info["files"])
     out: dict[str, Any] = {"files": files, "doc": doc, "labels": info.get("labels"), "layout": None, "layout_error": None}
     if layout:
@@ -87,7 +89,8 @@ def export_report(
         result = review.result
         try:
             title = f"Stormwater review — site parcel {result.site_parcel_id or '?'}"
-            lay = print_layout.build_layout(project, title, site_extent(result, snap), snap.crs, print_layout.summary_text(doc, reviewer, reference), print_layout.layout_name(result.site_parcel_id))
+            lay = print_layout.build_layout(project, title, site_extent(result, snap), snap.crs, print_layout.summary_text(review.document, reviewer, reference),
+                                            print_layout.layout_name(result.site_parcel_id))
             out["layout"] = lay
             files.append(print_layout.export_pdf(lay, out_dir / "layout.pdf"))
         except Exception as exc:  # the report package is written; the layout is a convenience
@@ -170,13 +173,13 @@ class ExportTask(QgsTask):
             self.out_dir.parent.mkdir(parents=True, exist_ok=True)
             self.staging = Path(tempfile.mkdtemp(prefix=".stormwater-report-", dir=str(self.out_dir.parent)))
             self.setProgress(5)
-            doc = self.review.doc
+            doc = findings_json(self.review.document)  # findings.json, made here at the edge (the report reads the typed document)
             write_findings(doc, self.staging)
             self.setProgress(20)
             if self.isCanceled():
                 return False
-            self.info = package.write_report_package(self.result, self.snap.inputs.layers, self.snap.inputs.unit_to_ft, self.staging, doc=doc,
-                                                     reviewer=self.reviewer, reference=self.reference)
+            self.info = package.write_report_package(self.result, self.snap.inputs.layers, self.snap.inputs.unit_to_ft, self.staging,
+                                                     doc=self.review.document, reviewer=self.reviewer, reference=self.reference, pack=self.review.pack)
             self.doc = doc
             self.setProgress(90)
             return not self.isCanceled()

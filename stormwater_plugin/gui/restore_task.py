@@ -85,7 +85,7 @@ class RestoreTask(QgsTask):
 
                     try:
                         section = site_completeness(snap.inputs, load_pack(self.result.jurisdiction), self.result.project_class, self.contour_count)
-                        review = review.with_section("completeness", section.as_dict())
+                        review = review.with_completeness(section.as_dict())
                     except Exception:  # noqa: BLE001 - the list is an aid beside the restored findings
                         traceback.print_exc()
                 self.review = review

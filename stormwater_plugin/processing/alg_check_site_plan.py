@@ -7,6 +7,7 @@ from typing import Any
 from qgis.core import QgsProcessingParameterFileDestination, QgsWkbTypes
 
 from ..core.model import Status
+from ..services.findings_doc import findings_json
 from ..services.layer_rows import FINDING_SCHEMA, finding_rows
 from . import params
 from .base import AlgSpec, StormwaterAlgorithm
@@ -46,7 +47,7 @@ class CheckSitePlan(StormwaterAlgorithm):
             (self.AREAS, FINDING_SCHEMA, QgsWkbTypes.Type.MultiPolygon, rows.areas, "findings_areas")))
         json_path = self.parameterAsFileOutput(parameters, self.OUTPUT_JSON, context)
         if json_path:
-            write_json(json_path, review.doc, default=str)
+            write_json(json_path, findings_json(review.document), default=str)
             out[self.OUTPUT_JSON] = json_path
         c = review.result.counts()
         out.update({name: c[status.value] for name, _, status in self.COUNTS})

@@ -389,16 +389,16 @@ def _legend_handles(present: set[str], statuses: set[str], linear: set[str]) -> 
     return h
 
 
-def site_map(result: CheckResult, findings: Sequence[Mapping[str, Any]], layers: Mapping[str, FeatureLayer], unit_to_ft: float) -> bytes:
+def site_map(result: CheckResult, effective: Sequence[str], layers: Mapping[str, FeatureLayer], unit_to_ft: float) -> bytes:
     """The site map as PNG bytes.
 
     Parameters
     ----------
     result : CheckResult
         For finding geometries and display zones.
-    findings : sequence of dict
-        The finding dicts of findings.json, in the same order as
-        ``result.findings`` (for the effective status).
+    effective : sequence of str
+        Each finding's effective status in the review (a reviewer's decision, else its status), in the order of
+        ``result.findings``; empty: the computed statuses.
     layers : mapping
         Input layers in the working CRS.
     unit_to_ft : float
@@ -407,11 +407,7 @@ def site_map(result: CheckResult, findings: Sequence[Mapping[str, Any]], layers:
     fig = Figure(figsize=(7.2, 8.4))
     ax = fig.add_axes((0.01, 0.14, 0.98, 0.85))
     site = site_geometry(layers, result.site_parcel_ids)
-    eff = (
-        [str(d.get("effective_status", d.get("status"))) for d in findings]
-        if len(findings) == len(result.findings)
-        else [f.status.value for f in result.findings]
-    )
+    eff = [str(s) for s in effective] if len(effective) == len(result.findings) else [f.status.value for f in result.findings]
 
     focus: list[BaseGeometry | None] = [site]
     for role in ("devices", "building_sites", "septic", "wells", "clearing", "disturbance", "impervious"):
@@ -651,15 +647,15 @@ def render_figures(
     model: Mapping[str, Any],
     layers: Mapping[str, FeatureLayer],
     unit_to_ft: float,
-    findings: Sequence[Mapping[str, Any]],
+    effective: Sequence[str],
 ) -> dict[str, bytes]:
-    """Every figure the model names, as PNG bytes by figure id."""
+    """Every figure the model names, as PNG bytes by figure id (``effective``: each finding's effective status, :func:`site_map`)."""
     out: dict[str, bytes] = {}
     notif = model["notification"]
     for fig in model["figures"]:
         fid = fig["id"]
         if fid == "site_map":
-            out[fid] = site_map(result, findings, layers, unit_to_ft)
+            out[fid] = site_map(result, effective, layers, unit_to_ft)
         elif fid == "notification_map":
             out[fid] = notification_map(result, layers, unit_to_ft, notif["listed_parcels"], notif["radius_ft"])
         elif fid.startswith("slope_"):

@@ -9,16 +9,17 @@ same model from a run inside QGIS and hand it to a print layout.
 from __future__ import annotations
 
 import datetime as _dt
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, Sequence, cast
 
 from ..__about__ import __version__
 from ..core.checks.notification import owner_of
-from ..core.model import CheckResult, FeatureLayer, InventoryRow, Status
+from ..core.model import CheckResult, FeatureLayer, InventoryRow, NotCheckedEntry, Status
 from ..core.printable import printable_text
 from ..core.roles import ROLE_NOUN
-from ..core.rulepack import PackError, Rule, load_pack, source_statement
+from ..core.rulepack import PackError, Rule, RulePack, load_pack, source_statement
+from ..services.findings_doc import DocFinding, DocWarning, FindingsDocument, document_from_json
 from ..services.presentation import STATUS_COLOUR_NAMES
-from ..services.review import not_checked
+from ..services.review import not_checked, rule_kinds
 from .notification_csv import cleaned_warning, notification_rows
 from .site_parcel import site_indices
 
@@ -51,20 +52,20 @@ def _ref(d: Mapping[str, Any] | None) -> str:
     return f"{d['layer']} {d['id']}" if d else "—"
 
 
-def _group_warnings(warnings: Sequence[Mapping[str, Any]]) -> list[str]:
+def _group_warnings(warnings: Sequence[DocWarning]) -> list[str]:
     """One line per distinct message; the layers it concerns listed once (13 "reprojected" lines become one)."""
     order: list[str] = []
     layers: dict[str, list[str]] = {}
     ids: dict[str, list[str]] = {}
     for w in warnings:
-        msg = str(w.get("message", ""))
+        msg = str(w.message)
         if msg not in layers:
             order.append(msg)
             layers[msg] = []
             ids[msg] = []
-        if w.get("layer") and w["layer"] not in layers[msg]:
-            layers[msg].append(str(w["layer"]))
-        ids[msg].extend(str(i) for i in w.get("ids", []) or [])
+        if w.layer and w.layer not in layers[msg]:
+            layers[msg].append(str(w.layer))
+        ids[msg].extend(str(i) for i in w.ids)
     out = []
     for msg in order:
         text = msg[0].upper() + msg[1:] if msg else msg
@@ -89,33 +90,33 @@ def _override(o: Mapping[str, Any] | None) -> dict[str, Any] | None:
     return out
 
 
-def _finding_row(f: Mapping[str, Any]) -> dict[str, Any]:
-    o = _override(f.get("override"))
+def _finding_row(f: DocFinding) -> dict[str, Any]:
+    o = _override(f.override)
     return {
-        "key": f["key"],
-        "subject": _ref(f.get("subject")),
-        "other": _ref(f.get("other")),
-        "measured": _ft(f.get("measured_ft")),
-        "required": _ft(f.get("required_ft"), 0) if f.get("required_ft") is not None else "—",
-        "status": f["status"],
-        "status_label": STATUS_LABELS.get(f["status"], f["status"]),
-        "effective_status": f.get("effective_status", f["status"]),
-        "effective_label": STATUS_LABELS.get(f.get("effective_status", f["status"]), f["status"]),
-        "message": f.get("message", ""),
+        "key": f.key,
+        "subject": _ref(f.subject),
+        "other": _ref(f.other),
+        "measured": _ft(f.measured_ft),
+        "required": _ft(f.required_ft, 0) if f.required_ft is not None else "—",
+        "status": f.status,
+        "status_label": STATUS_LABELS.get(f.status, f.status),
+        "effective_status": f.effective_status,
+        "effective_label": STATUS_LABELS.get(str(f.effective_status), f.status),
+        "message": f.message,
         "override": o,
     }
 
 
-def _rule_groups(findings: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def _rule_groups(findings: Sequence[DocFinding]) -> list[dict[str, Any]]:
     groups: dict[str, dict[str, Any]] = {}
     for f in findings:
         g = groups.setdefault(
-            f["rule_id"],
+            f.rule_id,
             {
-                "rule_id": f["rule_id"],
-                "kind": f.get("kind", ""),
-                "citation": f.get("citation", ""),
-                "excerpt": f.get("excerpt", ""),
+                "rule_id": f.rule_id,
+                "kind": f.kind,
+                "citation": f.citation,
+                "excerpt": f.excerpt,
                 "findings": [],
             },
         )
@@ -140,19 +141,19 @@ def _site_parcel(layers: Mapping[str, FeatureLayer], site_ids: tuple[str, ...]) 
     return {"id": site_id or parcels.ids[idx[0]], "owner": owner, "address": address}
 
 
-def _building_sites(doc: Mapping[str, Any], layers: Mapping[str, FeatureLayer]) -> list[dict[str, Any]]:
-    computed = {str(b["id"]): b for b in doc.get("building_sites", []) or []}
+def _building_sites(doc: FindingsDocument, layers: Mapping[str, FeatureLayer]) -> list[dict[str, Any]]:
+    computed: dict[str, Mapping[str, Any]] = {str(b["id"]): b for b in doc.building_sites}
     thresholds: dict[str, float] = {}
     distances: dict[str, float] = {}  # the rule's distance from the centre, feet (the pack's, via its finding)
-    for f in doc.get("findings", []) or []:
-        if f.get("kind") != "building_site_slope" or not f.get("subject"):
+    for f in doc.findings:
+        if f.kind != "building_site_slope" or not f.subject:
             continue
-        t = (f.get("details") or {}).get("threshold_pct")
-        d = (f.get("details") or {}).get("distance_ft")
+        t = f.details.get("threshold_pct")
+        d = f.details.get("distance_ft")
         if isinstance(t, (int, float)):
-            thresholds.setdefault(str(f["subject"]["id"]), float(t))
+            thresholds.setdefault(str(f.subject["id"]), float(t))
         if isinstance(d, (int, float)) and d > 0:
-            distances.setdefault(str(f["subject"]["id"]), float(d))
+            distances.setdefault(str(f.subject["id"]), float(d))
     ids = list(computed)
     layer = layers.get("building_sites")
     if layer is not None:
@@ -179,14 +180,14 @@ def _building_sites(doc: Mapping[str, Any], layers: Mapping[str, FeatureLayer]) 
     return out
 
 
-def _notification(doc: Mapping[str, Any], layers: Mapping[str, FeatureLayer]) -> dict[str, Any]:
-    n = doc.get("notification", {}) or {}
+def _notification(doc: FindingsDocument, layers: Mapping[str, FeatureLayer]) -> dict[str, Any]:
+    n: Mapping[str, Any] = doc.notification
     rows = notification_rows(n, layers.get("parcels"))
     # The radius is the pack's (the notification block carries it); without a notification rule there is none.
     radius = float(n["radius_ft"]) if n.get("radius_ft") is not None else None
     required = bool(n.get("radius_required"))
     listed_ids = sorted({p for r in rows for p in r["parcels"]})
-    skipped = [r for r in doc.get("rules_not_checked", []) or [] if n.get("rule_id") and r.get("rule_id") == n.get("rule_id")]
+    skipped = [r for r in doc.rules_not_checked if n.get("rule_id") and r.get("rule_id") == n.get("rule_id")]
     computed = bool(n.get("rule_id")) and not skipped
     reason = skipped[0].get("reason", "") if skipped else ("" if computed else "the rule pack has no notification rule")
     return {
@@ -211,16 +212,16 @@ def _notification(doc: Mapping[str, Any], layers: Mapping[str, FeatureLayer]) ->
     }
 
 
-def _binds(f: Mapping[str, Any]) -> tuple[str, ...]:
+def _binds(f: DocFinding) -> tuple[str, ...]:
     """The classes a finding binds under when the class is open (``details.binds_if_class``); ``()`` under every class."""
-    b = (f.get("details") or {}).get("binds_if_class") or ()
+    b: Any = f.details.get("binds_if_class") or ()
     return tuple(str(c) for c in b)
 
 
-def _class_groups(findings: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def _class_groups(findings: Sequence[DocFinding]) -> list[dict[str, Any]]:
     """One section per set of classes the class-dependent findings bind under: ``If the project is major``."""
     order = ("exempt", "minor", "major")
-    by: dict[tuple[str, ...], list[Mapping[str, Any]]] = {}
+    by: dict[tuple[str, ...], list[DocFinding]] = {}
     for f in findings:
         if _binds(f):
             by.setdefault(_binds(f), []).append(f)
@@ -233,10 +234,11 @@ def build_report_model(
     layers: Mapping[str, FeatureLayer],
     unit_to_ft: float,
     *,
-    doc: Mapping[str, Any],
+    doc: FindingsDocument | Mapping[str, Any],
     reviewer: str = "",
     reference: str = "",
     report_date: _dt.date | str | None = None,
+    pack: RulePack | None = None,
 ) -> dict[str, Any]:
     """Build the report model of one check from its review: nothing is recomputed or decided here.
 
@@ -248,9 +250,11 @@ def build_report_model(
         The input layers in the working CRS (the site parcel's owner, the inventory's names).
     unit_to_ft : float
         Working-CRS unit in feet (unused by the model; the maps draw with it).
-    doc : mapping
-        The review's findings.json document (:attr:`stormwater_plugin.services.review.Review.doc`):
-        keys, decisions, stale decisions, comparison.
+    doc : FindingsDocument or mapping
+        The review's document (:attr:`stormwater_plugin.services.review.Review.document`): keys, decisions, stale
+        decisions, comparison. A findings.json object made in this process is read into it (:func:`review_document`).
+    pack : RulePack, optional
+        The pack the check applied (the inventory's rules, the rules' kinds); without it, the document's jurisdiction's.
     reviewer, reference : str
         Reviewer's name and the file's reference number, for the header.
     report_date : date or str, optional
@@ -267,12 +271,14 @@ def build_report_model(
     if report_date is None:
         report_date = _dt.date.today()
     date_text = report_date.isoformat() if isinstance(report_date, _dt.date) else str(report_date)
-    findings = list(doc.get("findings", []))
-    inv = _inventory(doc, result.inventory, layers)
+    doc = review_document(doc)
+    findings = list(doc.findings)
+    inv = _inventory(doc, result.inventory, layers, pack)
     notif = _notification(doc, layers)
-    skipped = not_checked(doc.get("rules_not_checked", []) or [], str(doc.get("jurisdiction") or result.jurisdiction))
+    skipped = not_checked(cast("list[NotCheckedEntry]", list(doc.rules_not_checked)), str(doc.jurisdiction or result.jurisdiction),
+                          rule_kinds(pack) if pack is not None else None)
     bsites = _building_sites(doc, layers)
-    inp = dict(doc.get("inputs") or {})
+    inp = dict(doc.inputs)
     return {
         "title": "Stormwater site-plan review",
         "header": _header(result, doc, _site_parcel(layers, result.site_parcel_ids), inp, reviewer, reference, date_text),
@@ -285,19 +291,24 @@ def build_report_model(
         "notification": notif,
         "rules_not_checked": [n.as_dict() for n in skipped if not n.for_reviewer],
         "rules_for_reviewer": [n.as_dict() for n in skipped if n.for_reviewer],
-        "rules_not_applicable": [_not_checked(r) for r in doc.get("rules_not_applicable", []) or []],
-        "warnings": _group_warnings(doc.get("warnings", []) or []) + [w for w in [cleaned_warning(notif["rows"])] if w],
-        "overrides": {"applied": _applied_overrides(findings), "stale": [_override(x) for x in doc.get("stale_overrides", []) or []]},
+        "rules_not_applicable": [_not_checked(r) for r in doc.rules_not_applicable],
+        "warnings": _group_warnings(doc.warnings) + [w for w in [cleaned_warning(notif["rows"])] if w],
+        "overrides": {"applied": _applied_overrides(findings), "stale": [_override(x) for x in doc.decisions.stale]},
         "figures": _figures(notif, bsites),
         "status_labels": STATUS_LABELS,
         "accuracy": _accuracy(doc, findings),
-        "comparison": _comparison(doc.get("comparison")),
+        "comparison": _comparison(doc.comparison),
     }
+
+
+def review_document(doc: FindingsDocument | Mapping[str, Any]) -> FindingsDocument:
+    """The review's typed document (a findings.json object made in this process, as a script may hand over, is read into it)."""
+    return doc if isinstance(doc, FindingsDocument) else document_from_json(doc)
 
 
 def _header(
     result: CheckResult,
-    doc: Mapping[str, Any],
+    doc: FindingsDocument,
     site_info: Mapping[str, str],
     inp: Mapping[str, Any],
     reviewer: str,
@@ -306,29 +317,29 @@ def _header(
 ) -> dict[str, Any]:
     """The header: jurisdiction, pack, site parcel (id, owner, address), reviewer, date, tool, CRS and input files."""
     return {
-        "jurisdiction": doc.get("jurisdiction", result.jurisdiction),
-        "jurisdiction_name": JURISDICTION_NAMES.get(str(doc.get("jurisdiction", result.jurisdiction)), str(result.jurisdiction)),
-        "pack_title": (doc.get("rule_pack") or {}).get("title", result.pack_title),
-        "pack_version": (doc.get("rule_pack") or {}).get("version", result.pack_version),
-        "text_encoded": source_statement((doc.get("rule_pack") or {}).get("source") or result.pack_source, label=False),
+        "jurisdiction": doc.jurisdiction,
+        "jurisdiction_name": JURISDICTION_NAMES.get(doc.jurisdiction, str(result.jurisdiction)),
+        "pack_title": doc.rule_pack.title,
+        "pack_version": doc.rule_pack.version,
+        "text_encoded": source_statement(doc.rule_pack.source or result.pack_source, label=False),
         "site_parcel": site_info["id"],
         "site_owner": site_info["owner"],
         "site_address": site_info["address"],
         "reviewer": printable_text(reviewer) or "not given",
         "reference": printable_text(reference) or "not given",
         "date": date_text,
-        "tool": f"stormwater-check {(doc.get('tool') or {}).get('version', __version__)}",
-        "working_crs": doc.get("working_crs") or "",
+        "tool": f"stormwater-check {doc.tool.get('version', __version__)}",
+        "working_crs": doc.working_crs or "",
         "site_package": inp.get("site") or "",
         "dem": inp.get("dem") or "none supplied",
         "dem_z": inp.get("dem_z") or "",
     }
 
 
-def _summary(result: CheckResult, doc: Mapping[str, Any]) -> dict[str, Any]:
+def _summary(result: CheckResult, doc: FindingsDocument) -> dict[str, Any]:
     """Counts by status, reviewer decisions (overridden, stale) and the one-line verdict."""
-    counts = dict(doc.get("counts") or result.counts())
-    oc = dict(doc.get("override_counts") or {})
+    counts = dict(doc.counts or result.counts())
+    oc: dict[str, int] = doc.decisions.counts.as_dict()
     unresolved = int(oc.get("violations_unresolved", counts.get("violation", 0)) or 0)
     verdict = (
         f"{counts.get('violation', 0)} violation(s) found"
@@ -342,11 +353,11 @@ def _summary(result: CheckResult, doc: Mapping[str, Any]) -> dict[str, Any]:
         "violations_unresolved": unresolved,
         "stale_overrides": int(oc.get("stale", 0)),
         "verdict": verdict,
-        "note": doc.get("note", ""),
+        "note": doc.note,
     }
 
 
-def _classification(result: CheckResult, doc: Mapping[str, Any]) -> dict[str, Any]:
+def _classification(result: CheckResult, doc: FindingsDocument) -> dict[str, Any]:
     """Project class (given or computed), disturbed and new impervious areas (sq ft) and the reasons with their citations."""
     reasons = [
         {
@@ -356,33 +367,34 @@ def _classification(result: CheckResult, doc: Mapping[str, Any]) -> dict[str, An
             "status_label": STATUS_LABELS.get(str(r.get("status", "")), str(r.get("status", ""))),
             "message": r.get("message", ""),
         }
-        for r in doc.get("classification_reasons", []) or []
+        for r in doc.classification.reasons
     ]
+    c = doc.classification
     return {
-        "project_class": doc.get("project_class", result.project_class),
-        "class_source": doc.get("class_source", result.class_source),
-        "computed_class": doc.get("computed_class"),
-        "question": doc.get("class_question") or "",
-        "disturbed_sqft": doc.get("disturbed_sqft"),
-        "new_impervious_sqft": doc.get("new_impervious_sqft"),
+        "project_class": c.project_class,
+        "class_source": c.class_source,
+        "computed_class": c.computed_class,
+        "question": c.question or "",
+        "disturbed_sqft": c.disturbed_sqft,
+        "new_impervious_sqft": c.new_impervious_sqft,
         "reasons": reasons,
     }
 
 
-def _applied_overrides(findings: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def _applied_overrides(findings: Sequence[DocFinding]) -> list[dict[str, Any]]:
     """The findings a reviewer accepted or waived, each with its decision."""
     return [
         {
-            "key": f["key"],
-            "rule_id": f["rule_id"],
-            "citation": f.get("citation", ""),
-            "status": f["status"],
-            "status_label": STATUS_LABELS.get(f["status"], f["status"]),
-            "message": f.get("message", ""),
-            **{k: v for k, v in (_override(f["override"]) or {}).items() if k != "key"},
+            "key": f.key,
+            "rule_id": f.rule_id,
+            "citation": f.citation,
+            "status": f.status,
+            "status_label": STATUS_LABELS.get(f.status, f.status),
+            "message": f.message,
+            **{k: v for k, v in (_override(f.override) or {}).items() if k != "key"},
         }
         for f in findings
-        if f.get("override")
+        if f.override
     ]
 
 
@@ -421,24 +433,24 @@ def _extents_text(rows: Sequence[Mapping[str, Any]]) -> list[str]:
     return out
 
 
-def _accuracy(doc: Mapping[str, Any], findings: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def _accuracy(doc: FindingsDocument, findings: Sequence[DocFinding]) -> dict[str, Any]:
     """Near-limit findings (inside the data's stated accuracy) listed together, and the roles with no stated accuracy."""
-    acc = dict(doc.get("accuracy") or {})
+    acc: dict[str, Any] = dict(doc.accuracy)
     near = [
         {
-            "key": f.get("key", ""),
-            "citation": f.get("citation", ""),
-            "subject": _ref(f.get("subject")),
-            "other": _ref(f.get("other")),
-            "measured": _ft(f.get("measured_ft")),
-            "required": _ft(f.get("required_ft"), 0) if f.get("required_ft") is not None else "—",
-            "margin": _ft(f.get("margin_ft")),
-            "accuracy": _ft(f.get("accuracy_ft")),
-            "status": f.get("status", ""),
-            "status_label": STATUS_LABELS.get(str(f.get("status", "")), str(f.get("status", ""))),
+            "key": f.key,
+            "citation": f.citation,
+            "subject": _ref(f.subject),
+            "other": _ref(f.other),
+            "measured": _ft(f.measured_ft),
+            "required": _ft(f.required_ft, 0) if f.required_ft is not None else "—",
+            "margin": _ft(f.margin_ft),
+            "accuracy": _ft(f.accuracy_ft),
+            "status": f.status,
+            "status_label": STATUS_LABELS.get(str(f.status), str(f.status)),
         }
         for f in findings
-        if f.get("near_limit")
+        if f.near_limit
     ]
     return {
         "near_limit": near,
@@ -500,10 +512,10 @@ def inventory_radius_ft(jurisdiction: str) -> float | None:
     return max(found) if found else None
 
 
-def _inventory_rules(jurisdiction: str) -> list[Rule]:
-    """The pack's ``plot_plan_inventory`` rules (none when the pack cannot be loaded)."""
+def _inventory_rules(jurisdiction: str | RulePack) -> list[Rule]:
+    """The pack's ``plot_plan_inventory`` rules (of the pack given, or loaded by name: none when it cannot be loaded)."""
     try:
-        pack = load_pack(jurisdiction)
+        pack = jurisdiction if isinstance(jurisdiction, RulePack) else load_pack(jurisdiction)
     except PackError:
         return []
     return [r for r in pack.rules if r.kind == "plot_plan_inventory"]
@@ -551,27 +563,28 @@ def _feature_name(layer: FeatureLayer | None, fid: str, role: str) -> str:
     return ""
 
 
-def _inventory(doc: Mapping[str, Any], rows: Sequence[InventoryRow], layers: Mapping[str, FeatureLayer]) -> dict[str, Any]:
+def _inventory(doc: FindingsDocument, rows: Sequence[InventoryRow], layers: Mapping[str, FeatureLayer],
+               pack: RulePack | None = None) -> dict[str, Any]:
     """The plot-plan inventory as the check found it (``result.inventory``, rule kind ``plot_plan_inventory``), by role.
 
-    The radius and the roles are the pack's rule's; a role the run was not given
-    is ``absent`` (unknown), a role given with nothing within the radius ``empty``.
+    The radius and the roles are the pack's rule's (``pack``, the one the check applied; else the document's
+    jurisdiction's); a role the run was not given is ``absent`` (unknown), a role given with nothing within the
+    radius ``empty``.
     """
-    jurisdiction = str(doc.get("jurisdiction") or "")
-    rules = _inventory_rules(jurisdiction)
+    rules = _inventory_rules(pack if pack is not None else doc.jurisdiction)
     out: dict[str, Any] = {"radius_ft": None, "computed": False, "reason": "", "rows": [], "counts": {}, "absent": [], "empty": []}
     if not rules:
         out["reason"] = "the rule pack asks for no plot-plan inventory of the site's surroundings"
         return out
-    found = [f for f in doc.get("findings", []) or [] if f.get("kind") == "plot_plan_inventory"]
+    found = [f for f in doc.findings if f.kind == "plot_plan_inventory"]
     # the engine keeps the inventory of the last such rule run (engine order)
-    rule = next((r for r in rules if found and r.id == found[-1].get("rule_id")), rules[-1])
+    rule = next((r for r in rules if found and r.id == found[-1].rule_id), rules[-1])
     out["radius_ft"] = float(rule.params["distance_ft"])
     if not found:
-        why = next((str(r.get("reason", "")) for r in doc.get("rules_not_applicable", []) or [] if r.get("rule_id") == rule.id), "")
+        why = next((str(r.get("reason", "")) for r in doc.rules_not_applicable if r.get("rule_id") == rule.id), "")
         out["reason"] = f"the plot-plan rule does not apply ({why})" if why else "the plot-plan rule was not run"
         return out
-    if any(r.get("rule_id") == rule.id for r in doc.get("rules_not_checked", []) or []):
+    if any(r.get("rule_id") == rule.id for r in doc.rules_not_checked):
         out["reason"] = "the site parcel was not identified, so distances from it cannot be measured"
         return out
     out["computed"] = True

@@ -14,10 +14,12 @@ from typing import Any, Mapping
 from ..core.errors import StormwaterError
 from ..core.model import CheckResult, FeatureLayer
 from ..core.overrides import Override, OverrideError, loads_overrides
+from ..core.rulepack import RulePack
+from ..services.findings_doc import FindingsDocument
 from ..services.optional import missing_message
 from ..services.review import Review
 from . import fonts
-from .model import build_report_model
+from .model import build_report_model, review_document
 from .notification_csv import write_csv
 
 REPORT_FILES: tuple[str, ...] = ("report.html", "report.pdf", "notification.csv", "labels.pdf")
@@ -51,10 +53,11 @@ def write_report_package(
     unit_to_ft: float,
     out_dir: Path,
     *,
-    doc: Mapping[str, Any],
+    doc: FindingsDocument | Mapping[str, Any],
     reviewer: str = "",
     reference: str = "",
     report_date: _dt.date | str | None = None,
+    pack: RulePack | None = None,
 ) -> dict[str, Any]:
     """Write the four report files into ``out_dir``.
 
@@ -68,12 +71,15 @@ def write_report_package(
         Working-CRS unit in feet.
     out_dir : Path
         Output folder (exists).
-    doc : mapping
-        The findings.json document (with keys, overrides, stale overrides).
+    doc : FindingsDocument or mapping
+        The review's document (with keys, decisions, stale decisions); a findings.json object made in this process is
+        read into it.
     reviewer, reference : str
         For the header.
     report_date : date or str, optional
         Defaults to today.
+    pack : RulePack, optional
+        The pack the check applied (the inventory's rules); without it, the document's jurisdiction's pack.
 
     Returns
     -------
@@ -86,14 +92,15 @@ def write_report_package(
     ReportError
         When jinja2, matplotlib, reportlab or the DejaVu font is missing.
     """
-    model = build_report_model(result, layers, unit_to_ft, doc=doc, reviewer=reviewer, reference=reference, report_date=report_date)
+    document = review_document(doc)
+    model = build_report_model(result, layers, unit_to_ft, doc=document, reviewer=reviewer, reference=reference, report_date=report_date, pack=pack)
     files: list[Path] = [write_csv(model["notification"]["rows"], out_dir / "notification.csv")]
     try:
         # lazy, each just before its use: matplotlib, jinja2 and reportlab are optional for a plain check, and a
         # missing one becomes a ReportError after the files before it are written (as it always was)
         from .maps import render_figures
 
-        figures = render_figures(result, model, layers, unit_to_ft, doc.get("findings", []))
+        figures = render_figures(result, model, layers, unit_to_ft, [str(f.effective_status) for f in document.findings])
         # lazy: jinja2
         from .html import write_html
 
@@ -126,20 +133,20 @@ def comparison_line(cmp: Mapping[str, Any]) -> str:
     return line + "." + "".join(f" Note: {n}." for n in notes)
 
 
-def summary_lines(info: Mapping[str, Any] | None, doc: Mapping[str, Any], out_dir: Path | None) -> list[str]:
-    """Console lines about overrides and the report files, for the CLI's summary."""
+def summary_lines(info: Mapping[str, Any] | None, doc: FindingsDocument, out_dir: Path | None) -> list[str]:
+    """Console lines about overrides and the report files, for the CLI's summary (``doc``: the review's document)."""
     lines: list[str] = []
-    oc = doc.get("override_counts") or {}
+    oc = doc.decisions.counts.as_dict()
     if oc.get("overridden") or oc.get("stale"):
         lines.append(
             f"Reviewer decisions: {oc.get('overridden', 0)} finding(s) accepted or waived "
             f"({oc.get('violations_overridden', 0)} violation(s)); {oc.get('violations_unresolved', 0)} violation(s) remain without a decision."
         )
-    for s in doc.get("stale_overrides", []) or []:
+    for s in doc.decisions.stale:
         lines.append(f"Stale override (matches no finding; not applied): {s.get('key')} [{s.get('decision')}: {s.get('reason')}]")
     if oc.get("status_changed"):
         lines.append(f"{oc['status_changed']} override(s) were made when their finding had another status; see the report.")
-    cmp = doc.get("comparison")
+    cmp = doc.comparison
     if cmp:
         lines.append(comparison_line(cmp))
     if info is not None and out_dir is not None:
@@ -166,7 +173,7 @@ def finish_check(
     Parameters
     ----------
     review : Review
-        The review: its ``doc`` is the findings.json document (decisions applied,
+        The review: its ``document`` is what the report reads (decisions applied,
         moves and comparison added), its ``result`` gives the maps their geometry.
 
     shown_dir : Path, optional
@@ -178,10 +185,10 @@ def finish_check(
     list of str
         The console lines to add to the summary.
     """
-    doc = review.doc
     if review.comparison is not None:
         (out_dir / "compare.json").write_text(json.dumps(review.comparison, indent=2, ensure_ascii=False), encoding="utf-8")
     info = None
     if make_report:
-        info = write_report_package(review.result, layers, unit_to_ft, out_dir, doc=doc, reviewer=reviewer, reference=reference)
-    return summary_lines(info, doc, (shown_dir or out_dir) if make_report else None)
+        info = write_report_package(review.result, layers, unit_to_ft, out_dir, doc=review.document, reviewer=reviewer, reference=reference,
+                                    pack=review.pack)
+    return summary_lines(info, review.document, (shown_dir or out_dir) if make_report else None)

@@ -27,6 +27,7 @@ from ..core.model import FeatureLayer, Finding, SiteInputs
 from ..core.raster import ElevationGrid
 from ..core.roles import PLAN_ROLES
 from .batch_plan import Partition
+from .findings_doc import findings_json
 from .site_source import ReadSite, SiteRead, SiteReviewError, check_site
 
 #: A finding's map row for the batch's findings.gpkg: (site id, finding) -> (family, row, WKB), or ``None`` (no geometry).
@@ -101,7 +102,7 @@ def check_sites(part: Partition, map_row: MapRow | None = None) -> Iterator[Site
             review = check_site(ReadSite(SiteRead(inputs_, "", inputs)), part.pack, part.options).review
             result = review.result
             # Compact JSON: the C encoder (indent= falls back to pure Python, a third of the time per site).
-            outcome.document = json.dumps(review.doc, ensure_ascii=False, separators=(",", ":"))
+            outcome.document = json.dumps(findings_json(review.document), ensure_ascii=False, separators=(",", ":"))
             outcome.project_class = result.project_class
             outcome.class_source = result.class_source
             outcome.counts = result.counts()

@@ -48,10 +48,11 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import asdict, replace
-from typing import Mapping, Sequence, cast
+from typing import Mapping, Sequence
 
 from ..core.compare import with_keys
 from .compare import compare_reviews, review_document
+from .findings_doc import DocFinding, FindingsDocument, document_from_json, findings_json
 from .jsondoc import integer, mapping, maps, number, values
 from .letter_edits import CommentEdit
 from .letter_model import (
@@ -95,8 +96,8 @@ def _lower_first(text: str) -> str:
     return text[:1].lower() + text[1:] if text and not text[:2].isupper() else text
 
 
-def _excerpt(f: Mapping[str, object]) -> str | None:
-    ex = str(f.get("excerpt") or "").strip()
+def _excerpt(f: DocFinding) -> str | None:
+    ex = str(f.excerpt or "").strip()
     return ex if ex and len(ex) <= SHORT_EXCERPT_CHARS else None
 
 
@@ -116,26 +117,28 @@ def _move_fix(move: Mapping[str, object] | None) -> str | None:
 _COMPASS_WORDS = {"N": "north", "NE": "north-east", "E": "east", "SE": "south-east", "S": "south", "SW": "south-west", "W": "west", "NW": "north-west"}
 
 
-def _finding_text(f: Mapping[str, object]) -> str:
-    msg = plain(str(f.get("message") or ""))
-    if f.get("status") == "undetermined":
-        return f"Provide the information needed to decide compliance with {f.get('citation')}: {_lower_first(msg)}"
+def _finding_text(f: DocFinding) -> str:
+    msg = plain(str(f.message or ""))
+    if f.status == "undetermined":
+        return f"Provide the information needed to decide compliance with {f.citation}: {_lower_first(msg)}"
     return msg
 
 
-def _is_decided(f: Mapping[str, object]) -> bool:
-    ov = f.get("override")
-    return bool(ov) and str(f.get("effective_status") or "") != str(f.get("status") or "")
+def _is_decided(f: DocFinding | Mapping[str, object]) -> bool:
+    """A reviewer decision changed the finding's status (a typed finding, or one of a findings.json :func:`mark_prior` compares)."""
+    if isinstance(f, DocFinding):
+        return bool(f.override) and str(f.effective_status or "") != str(f.status or "")
+    return bool(f.get("override")) and str(f.get("effective_status") or "") != str(f.get("status") or "")
 
 
-def _status(f: Mapping[str, object]) -> str:
-    return str(f.get("status") or "")
+def _status(f: DocFinding | Mapping[str, object]) -> str:
+    return str((f.status if isinstance(f, DocFinding) else f.get("status")) or "")
 
 
-def _part(f: Mapping[str, object]) -> str:
+def _part(f: DocFinding) -> str:
     """Which part of the letter a finding's comment goes to (see :attr:`Comment.part`)."""
-    details = mapping(f.get("details"))
-    if _status(f) == "advisory" and (str(f.get("kind") or "") in FYI_KINDS or details.get("would_be")):
+    details = f.details
+    if _status(f) == "advisory" and (str(f.kind or "") in FYI_KINDS or details.get("would_be")):
         return FYI
     binding = details.get("binds_if_class")
     if isinstance(binding, list) and binding:
@@ -158,83 +161,83 @@ def _part_order(part: str) -> tuple[int, str]:
     return (0 if part == REPLY else 2 if part == FYI else 1, part)
 
 
-def _grouped(fs: Sequence[Mapping[str, object]], *, status: str, ref: str, part: str, round_no: int) -> Comment:
+def _grouped(fs: Sequence[DocFinding], *, status: str, ref: str, part: str, round_no: int) -> Comment:
     """One comment for several findings of one rule (or one request): the shared words once, the features listed."""
     first = fs[0]
-    messages = [plain(str(f.get("message") or "")) for f in fs]
-    text, items = merge(messages, [where(f) for f in fs] if len(fs) > 1 else [""])
+    messages = [plain(str(f.message or "")) for f in fs]
+    text, items = merge(messages, [where(f.subject, f.other, f.measured_ft) for f in fs] if len(fs) > 1 else [""])
     if status == "undetermined":
-        text = f"Provide the information needed to decide compliance with {first.get('citation')}: {_lower_first(text)}"
-    cites = list(dict.fromkeys(str(f.get("citation") or "") for f in fs))
+        text = f"Provide the information needed to decide compliance with {first.citation}: {_lower_first(text)}"
+    cites = list(dict.fromkeys(str(f.citation or "") for f in fs))
     if len(cites) > 1:
         text += f" This affects {'; '.join(cites)}."
     return Comment(
         number=0, round=round_no,
-        section=section_of(str(first.get("citation") or "")),
-        citation=str(first.get("citation") or ""),
+        section=section_of(str(first.citation or "")),
+        citation=str(first.citation or ""),
         status=status,
         text=text,
         excerpt=_excerpt(first),
-        keys=tuple(sorted(str(f.get("key") or "") for f in fs)),
-        rule_id=str(first.get("rule_id") or "") or None,
+        keys=tuple(sorted(str(f.key or "") for f in fs)),
+        rule_id=str(first.rule_id or "") or None,
         part=part,
         features=tuple(items),
         ref=ref,
     )
 
 
-def _shortfall(f: Mapping[str, object]) -> float:
+def _shortfall(f: DocFinding) -> float:
     """A violation's shortfall in feet (the finding's own, else required less measured; 0 when neither is known)."""
-    short = mapping(f.get("details")).get("shortfall_ft", f.get("shortfall_ft"))
+    short = f.details.get("shortfall_ft", f.extra.get("shortfall_ft"))
     if isinstance(short, (int, float)):
         return float(short)
-    m, r = f.get("measured_ft"), f.get("required_ft")
+    m, r = f.measured_ft, f.required_ft
     return float(r) - float(m) if isinstance(m, (int, float)) and isinstance(r, (int, float)) else 0.0
 
 
-def _violation(fs: Sequence[Mapping[str, object]], *, part: str, moves: Mapping[str, Mapping[str, object]], round_no: int) -> Comment:
+def _violation(fs: Sequence[DocFinding], *, part: str, moves: Mapping[str, Mapping[str, object]], round_no: int) -> Comment:
     """One comment for a feature's violations of one rule: the governing finding's words, then every other feature.
 
     The governing finding is the largest shortfall, then the nearest, then the key (never the findings' order); its
     distance is the comment's. The findings stay as they are (one per pair): the comment stands for all of them.
     """
-    def nearest(f: Mapping[str, object]) -> float:
-        m = f.get("measured_ft")
+    def nearest(f: DocFinding) -> float:
+        m = f.measured_ft
         return float(m) if isinstance(m, (int, float)) else float("inf")
 
-    ordered = sorted(fs, key=lambda f: (-_shortfall(f), nearest(f), str(f.get("key") or "")))
+    ordered = sorted(fs, key=lambda f: (-_shortfall(f), nearest(f), f.key))
     g = ordered[0]
-    subject = mapping(g.get("subject"))
-    move = moves.get(str(subject.get("id"))) if subject.get("layer") == "devices" and g.get("kind") == "device_setback" else None
+    subject = mapping(g.subject)
+    move = moves.get(str(subject.get("id"))) if subject.get("layer") == "devices" and g.kind == "device_setback" else None
     if part != REPLY and part != FYI:
         move = None  # a move for a class the project may not be is shown only where the review report lists that class
     text = _finding_text(g)
     others = ordered[1:]
     if others:
-        said = [(f"{nearest(f):.1f} ft from " if math.isfinite(nearest(f)) else "too close to ") + feature_label(mapping(f.get("other")))
+        said = [(f"{nearest(f):.1f} ft from " if math.isfinite(nearest(f)) else "too close to ") + feature_label(mapping(f.other))
                 for f in others]
         listed = said[0] if len(said) == 1 else ", ".join(said[:-1]) + " and " + said[-1]
-        required = g.get("required_ft")
+        required = g.required_ft
         inside = f", inside the same {float(required):g} ft" if isinstance(required, (int, float)) else ""
         text += f" It is also {listed}{inside}."
     return Comment(
         number=0, round=round_no,
-        section=section_of(str(g.get("citation") or "")),
-        citation=str(g.get("citation") or ""),
+        section=section_of(str(g.citation or "")),
+        citation=str(g.citation or ""),
         status="violation",
         text=text,
         excerpt=_excerpt(g),
-        measured_ft=cast("float | None", g.get("measured_ft")),
-        required_ft=cast("float | None", g.get("required_ft")),
+        measured_ft=g.measured_ft,
+        required_ft=g.required_ft,
         fix=_move_fix(move),
-        keys=tuple(sorted(str(f.get("key") or "") for f in fs)),
+        keys=tuple(sorted(f.key for f in fs)),
         part=part,
-        ref=str(g.get("key") or ""),
+        ref=g.key,
     )
 
 
 def new_comments(
-    doc: Mapping[str, object],
+    doc: FindingsDocument | Mapping[str, object],
     *,
     first_number: int,
     round_no: int,
@@ -248,8 +251,8 @@ def new_comments(
 
     Parameters
     ----------
-    doc : mapping
-        The current findings.json document.
+    doc : FindingsDocument or mapping
+        The current review's document (a findings.json object is read into it).
     first_number : int
         The number of the first new comment.
     round_no : int
@@ -262,49 +265,55 @@ def new_comments(
         The reviewer's own comments: ``{"text": ..., "section": ... (optional), "citation": ... (optional),
         "feature": {"layer", "id"} (optional), "ref": ... (optional)}``.
     """
-    return _number(_drafts(doc, round_no=round_no, covered=covered or set(), covered_rules=covered_rules or set(),
+    return _number(_drafts(_typed(doc), round_no=round_no, covered=covered or set(), covered_rules=covered_rules or set(),
                            reviewer_comments=reviewer_comments), first_number)
 
 
+def _typed(doc: FindingsDocument | Mapping[str, object]) -> FindingsDocument:
+    """The review's typed document (a findings.json object, the earlier review's or a script's, read into it once)."""
+    return doc if isinstance(doc, FindingsDocument) else document_from_json(doc)
+
+
 def _drafts(
-    doc: Mapping[str, object],
+    doc: FindingsDocument,
     *,
     round_no: int,
     covered: set[str],
     covered_rules: set[str],
     reviewer_comments: Sequence[Mapping[str, object]],
 ) -> list[Comment]:
-    moves = {str(mapping(m.get("device")).get("id")): m for m in values(doc.get("moves")) if isinstance(m, Mapping)}
+    # a move as findings.json writes it (its device as the siting code named it)
+    moves = {str(mapping(m.get("device")).get("id")): m.as_dict() for m in doc.moves or ()}
     drafts: list[Comment] = []
-    advisories: dict[tuple[str, str], list[Mapping[str, object]]] = {}
-    requests: dict[tuple[str, str], list[Mapping[str, object]]] = {}
-    violations: dict[tuple[str, ...], list[Mapping[str, object]]] = {}
-    for f in maps(doc.get("findings", [])):
+    advisories: dict[tuple[str, str], list[DocFinding]] = {}
+    requests: dict[tuple[str, str], list[DocFinding]] = {}
+    violations: dict[tuple[str, ...], list[DocFinding]] = {}
+    for f in doc.findings:
         if _is_decided(f):
             continue
         st = _status(f)
-        key = str(f.get("key") or "")
+        key = str(f.key or "")
         part = _part(f)
         if st == "violation" and key not in covered:
-            subject = mapping(f.get("subject"))
+            subject = mapping(f.subject)
             # One comment per feature and rule: the same change answers every feature the rule measures it against.
-            same_change: tuple[str, ...] = ((part, str(f.get("rule_id")), str(subject.get("layer")), str(subject.get("id")))
-                                            if subject and f.get("other") else (part, key))
+            same_change: tuple[str, ...] = ((part, str(f.rule_id), str(subject.get("layer")), str(subject.get("id")))
+                                            if subject and f.other else (part, key))
             violations.setdefault(same_change, []).append(f)
         elif st == "undetermined" and key not in covered:
-            missing = values(mapping(f.get("details")).get("missing_fields"))
-            subject = mapping(f.get("subject"))
+            missing = values(f.details.get("missing_fields"))
+            subject = mapping(f.subject)
             group = (f"info:{subject.get('layer')}:{subject.get('id')}:{'+'.join(str(m) for m in missing)}" if missing
-                     else f"rule:{f.get('rule_id')}")
+                     else f"rule:{f.rule_id}")
             requests.setdefault((part, group), []).append(f)
-        elif st == "advisory" and str(f.get("rule_id")) not in covered_rules:
-            advisories.setdefault((part, f"rule:{f.get('rule_id')}"), []).append(f)
+        elif st == "advisory" and str(f.rule_id) not in covered_rules:
+            advisories.setdefault((part, f"rule:{f.rule_id}"), []).append(f)
     for (part, *_), fs in violations.items():
         drafts.append(_violation(fs, part=part, moves=moves, round_no=round_no))
     for (part, ref), fs in requests.items():
         c = _grouped(fs, status="undetermined", ref=ref, part=part, round_no=round_no)
-        drafts.append(replace(c, measured_ft=cast("float | None", fs[0].get("measured_ft")) if len(fs) == 1 else None,
-                              required_ft=cast("float | None", fs[0].get("required_ft")) if len(fs) == 1 else None))
+        drafts.append(replace(c, measured_ft=fs[0].measured_ft if len(fs) == 1 else None,
+                              required_ft=fs[0].required_ft if len(fs) == 1 else None))
     for (part, ref), fs in advisories.items():
         drafts.append(_grouped(fs, status="advisory", ref=ref, part=part, round_no=round_no))
     for i, rc in enumerate(reviewer_comments, 1):
@@ -510,7 +519,7 @@ def _apply_edits(
 
 
 def compose_letter(
-    doc: Mapping[str, object],
+    doc: FindingsDocument | Mapping[str, object],
     header: LetterHeader,
     *,
     previous_doc: Mapping[str, object] | None = None,
@@ -523,8 +532,8 @@ def compose_letter(
 
     Parameters
     ----------
-    doc : mapping
-        This round's findings.json document (decisions applied).
+    doc : FindingsDocument or mapping
+        This round's review document (decisions applied); a findings.json object (read from disk) is read into it.
     header : LetterHeader
         The header; its ``round`` is set from the previous letter when one is given.
     previous_doc : mapping, optional
@@ -542,6 +551,9 @@ def compose_letter(
         raise LetterError("the earlier letter.json is not a stormwater-check letter")
     if previous_letter is not None and previous_doc is None:
         raise LetterError("an earlier letter needs the earlier review's findings.json to mark its comments")
+    document = _typed(doc)
+    # the comparison with the earlier round reads findings.json objects (core.compare)
+    current: Mapping[str, object] = findings_json(document) if isinstance(doc, FindingsDocument) else doc
     prior: list[PriorComment] = []
     covered: set[str] = set()
     covered_rules: set[str] = set()
@@ -549,12 +561,12 @@ def compose_letter(
     first = 1
     if previous_doc is not None:
         # an earlier release's review has no finding keys: its findings take the current ones' by rule and features
-        previous_doc = with_keys(review_document(previous_doc, "the earlier review"), doc)
+        previous_doc = with_keys(review_document(previous_doc, "the earlier review"), current)
         if previous_letter is None:
             previous_letter = compose_letter(previous_doc, LetterHeader(title=header.title)).as_dict()
         earlier = [Comment.from_dict(c) for c in maps(previous_letter.get("carried", previous_letter.get("comments", [])))]
         round_no = integer(mapping(previous_letter.get("header")).get("round", 1)) + 1
-        prior, key_map = mark_prior(earlier, previous_doc, doc)
+        prior, key_map = mark_prior(earlier, previous_doc, current)
         for p in prior:
             covered |= {key_map.get(k, k) for k in p.comment.keys}
             if p.comment.rule_id and p.mark != NO_LONGER:
@@ -575,30 +587,30 @@ def compose_letter(
             header = _replace_header(header, previous_date=str(prev_header.get("date", "")))
         if not header.previous_class:
             header = _replace_header(header, previous_class=str(prev_header.get("project_class") or previous_doc.get("project_class") or ""))
-    klass = header.project_class or str(doc.get("project_class") or "")
-    if str(doc.get("class_source") or "") == "assumed":
+    klass = header.project_class or str(document.classification.project_class or "")
+    if str(document.classification.class_source or "") == "assumed":
         klass = UNDECIDED  # the plan does not settle it: the letter says so rather than name the class assumed
     header = _replace_header(header, round=round_no, project_class=klass)
-    drafts = _drafts(doc, round_no=round_no, covered=covered, covered_rules=covered_rules, reviewer_comments=reviewer_comments)
+    drafts = _drafts(document, round_no=round_no, covered=covered, covered_rules=covered_rules, reviewer_comments=reviewer_comments)
     drafts, prior, dropped, stale = _apply_edits(drafts, prior, edits, round_no)
     numbered = _number(drafts, first)
     comments = [c for c in numbered if c.part != FYI]
     fyi = [c for c in numbered if c.part == FYI]
     decided = tuple(
         Decided(
-            citation=str(f.get("citation") or ""),
-            message=plain(str(f.get("message") or "")),
-            decision=str(mapping(f.get("override")).get("decision") or ""),
-            reason=str(mapping(f.get("override")).get("reason") or ""),
-            reviewer=str(mapping(f.get("override")).get("reviewer") or ""),
+            citation=str(f.citation or ""),
+            message=plain(str(f.message or "")),
+            decision=str(mapping(f.override).get("decision") or ""),
+            reason=str(mapping(f.override).get("reason") or ""),
+            reviewer=str(mapping(f.override).get("reviewer") or ""),
         )
-        for f in maps(doc.get("findings", []))
+        for f in document.findings
         if _is_decided(f)
     )
     # what must be answered before approval: the deficiencies, the requests, and the reviewer's own comments
     asks = (*OPEN, "reviewer")
     open_count = sum(1 for p in prior if p.mark in (NOT_ADDRESSED, PARTLY) and p.comment.status in asks) + sum(1 for c in comments if c.status in asks)
-    notes = ((str(doc.get("note") or ""),) if doc.get("note") else ()) + tuple(n for n in [source_statement(mapping(mapping(doc.get("rule_pack")).get("source")))] if n)
+    notes = ((str(document.note or ""),) if document.note else ()) + tuple(n for n in [source_statement(document.rule_pack.source)] if n)
     return Letter(header, tuple(prior), tuple(comments), decided, tuple(str(c) for c in conditions if str(c).strip()), open_count, notes,
                   fyi=tuple(fyi), dropped=tuple(dropped), stale_edits=tuple(stale), edits=tuple(edits))
 

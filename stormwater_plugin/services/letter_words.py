@@ -145,11 +145,13 @@ def feature_label(ref: Mapping[str, object] | None) -> str:
     return f"{ROLE_NOUN.get(str(ref.get('layer')), str(ref.get('layer')))} {ref.get('id')}"
 
 
-def where(f: Mapping[str, object]) -> str:
-    """The feature a finding is about and, for a distance, how far it is from what: ``clearing C-1, 20.0 ft from shoreline SH-1``."""
-    subject = feature_label(_mapping(f.get("subject")))
-    other = feature_label(_mapping(f.get("other")))
-    measured = f.get("measured_ft")
+def where(subject_ref: Mapping[str, object] | None, other_ref: Mapping[str, object] | None, measured: float | None) -> str:
+    """The feature a finding is about and, for a distance, how far it is from what: ``clearing C-1, 20.0 ft from shoreline SH-1``.
+
+    ``subject_ref`` and ``other_ref`` are the finding's ``{"layer", "id"}`` (or ``None``); ``measured`` its distance, feet.
+    """
+    subject = feature_label(_mapping(subject_ref))
+    other = feature_label(_mapping(other_ref))
     if subject and other and isinstance(measured, (int, float)):
         return f"{subject}, {float(measured):.1f} ft from {other}"
     if subject and other:

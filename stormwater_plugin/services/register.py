@@ -41,12 +41,15 @@ import os
 import re
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import TYPE_CHECKING, Iterable, Mapping
 
 from ..core.errors import StormwaterError
 from ..core.units import USER_Z_UNITS
 from . import safe_files
 from .jsondoc import integer, mapping, maps
+
+if TYPE_CHECKING:
+    from .findings_doc import FindingsDocument
 
 REGISTER_FORMAT = "stormwater-register"
 REGISTER_FILE = "register.json"
@@ -159,22 +162,27 @@ def _text(value: object, what: str) -> str:
     return str(value)
 
 
-def counts_of(doc: Mapping[str, object]) -> tuple[int, int, int]:
-    """Violations, undetermined and open decisions of a findings.json document.
+def counts_of(doc: FindingsDocument | Mapping[str, object]) -> tuple[int, int, int]:
+    """Violations, undetermined and open decisions of a review's document (typed, or a findings.json read back).
 
     A finding needs a decision while it is a violation or undetermined and has no
     reviewer decision (accepted or waived) recorded on it.
     """
+    if not isinstance(doc, Mapping):  # the typed document (its module is not imported here: the register reads no result)
+        return _counts((f.status, f.override) for f in doc.findings)
+    return _counts((str(f.get("status") or ""), f.get("override")) for f in maps(doc.get("findings", [])))
+
+
+def _counts(findings: Iterable[tuple[str, object]]) -> tuple[int, int, int]:
     v = u = open_ = 0
-    for f in maps(doc.get("findings", [])):
-        status = str(f.get("status") or "")
+    for status, override in findings:
         if status == "violation":
             v += 1
         elif status == "undetermined":
             u += 1
         else:
             continue
-        if not f.get("override"):
+        if not override:
             open_ += 1
     return v, u, open_
 
@@ -436,8 +444,9 @@ class Register:
         app.last_review = None
         return app
 
-    def record_review(self, app_id: str, doc: Mapping[str, object], output: str = "", by: str = "check", date: str = "") -> Application:
-        """Store the counts of a review (a findings.json document) as the application's last review."""
+    def record_review(self, app_id: str, doc: FindingsDocument | Mapping[str, object], output: str = "", by: str = "check",
+                      date: str = "") -> Application:
+        """Store the counts of a review (its document, or a findings.json read back) as the application's last review."""
         app = self.get(app_id)
         v, u, o = counts_of(doc)
         app.last_review = ReviewCounts(output=output, violations=v, undetermined=u, open_decisions=o,

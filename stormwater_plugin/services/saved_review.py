@@ -13,6 +13,7 @@ from typing import Mapping
 
 from ..core.saved_review import load_review
 from ..core.saved_review import save_review as _saved_document
+from .findings_doc import findings_json
 from .review import Review
 
 
@@ -22,11 +23,11 @@ def save_review(review: Review, *, extra: Mapping[str, object] | None = None) ->
     Parameters
     ----------
     review : Review
-        The review shown (its ``doc`` is written as it is: nothing is decided or serialised again).
+        The review shown (its document is written as it is, :func:`~.findings_doc.findings_json`: nothing is decided again).
     extra : mapping, optional
         Keys added to the stored form (the dock's working CRS as WKT).
     """
-    out: dict[str, object] = _saved_document(review.result, review.doc, extra=extra)
+    out: dict[str, object] = _saved_document(review.result, findings_json(review.document), extra=extra)
     return out
 
 

@@ -132,7 +132,7 @@ class ReviewSession:
         self.snap = snap
         self.moves = moves_from_dicts(moves)
         self.envelope = None
-        if review is None or review.result is not result or review.base is None:
+        if review is None or review.result is not result:
             crs_name = self.snap.inputs.crs_name if self.snap is not None else ""
             review = review_of(result, crs_name=crs_name, inputs=inputs, moves=self.moves)
         else:

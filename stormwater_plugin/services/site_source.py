@@ -144,7 +144,8 @@ class SiteReview:
     site : SiteRead
         What the source read (its ``inputs`` carry the stated accuracy).
     review : Review
-        The review (``review.doc`` is the findings.json document, with its ``completeness`` section when asked for).
+        The review (``review.document`` is its typed document, with its ``completeness`` section when asked for;
+        :func:`~stormwater_plugin.services.findings_doc.findings_json` writes it).
     completeness : Completeness or None
         The completeness list, when :attr:`ReviewOptions.completeness` asked for it.
     """
@@ -195,7 +196,7 @@ def check_site(source: SiteSource, pack: RulePack, options: ReviewOptions | None
     completeness = None
     if opts.completeness:
         completeness = site_completeness(site.inputs, pack, review.result.project_class, site.contour_count, review.result)
-        review = review.with_section("completeness", completeness.as_dict())
+        review = review.with_completeness(completeness.as_dict())
     return SiteReview(site, review, completeness)
 
 
@@ -291,7 +292,7 @@ def review_site(
     Returns
     -------
     (SiteRead, Review)
-        What was read, and its review (``review.doc`` is the findings.json document).
+        What was read, and its review (``review.document`` is its typed document).
     """
     done = check_site(source, pack, ReviewOptions(overrides, moves=moves, previous=previous, previous_label=previous_label, progress=progress))
     return done.site, done.review

@@ -11,7 +11,7 @@ from shapely.geometry import LineString, Point, box
 
 from stormwater_plugin.core.extents import extents_summary, extents_used
 from stormwater_plugin.core.serialize import result_to_dict
-from stormwater_plugin.report.model import _accuracy
+from stormwater_plugin.report.model import _accuracy, review_document
 from tests.sitebuilder import layer, plane_dem, run
 
 DRY_WELL = {"device_type": "dry_well", "high_traffic": 0, "vehicle_traffic": 0}
@@ -39,7 +39,7 @@ def test_only_the_kinds_the_findings_read_are_listed():
     assert not any(role in ("septic", "building_sites", "streams") for role, _ in kinds)
     assert ("devices", "infiltration_trench") not in kinds
     assert len(kinds) < len(extents_summary())
-    text = _accuracy(result_to_dict(result), [])["extents"]
+    text = _accuracy(review_document(result_to_dict(result)), [])["extents"]
     assert len(text) == len(kinds) and text[0].startswith("devices / dry_well (a dry well): 2 to 8 ft beyond the drawing")
 
 
@@ -47,7 +47,7 @@ def test_a_site_drawn_with_areas_lists_no_extent():
     site = _site(devices=layer("devices", [box(-5, -5, 5, 5)], ["DW-1"], [DRY_WELL]))
     result = run("lgpc", site, plane_dem(-200, -200, 400, 4.0, gx=0.05, gy=0.0), "minor")
     assert _kinds(result) == []
-    assert _accuracy(result_to_dict(result), [])["extents"] == []
+    assert _accuracy(review_document(result_to_dict(result)), [])["extents"] == []
 
 
 def test_a_device_of_unknown_type_reads_every_kind_of_its_role():

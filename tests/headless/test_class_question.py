@@ -49,12 +49,13 @@ def test_class_dependent_findings_are_grouped_by_class_without_a_prefix_646_4_12
 
 def test_the_report_has_one_section_per_class_and_the_question_in_its_classification():
     from stormwater_plugin.core.serialize import result_to_dict
-    from stormwater_plugin.report.model import _class_groups, _rule_groups
+    from stormwater_plugin.report.model import _class_groups, _rule_groups, review_document
 
     result = _open_class_result()
     doc = result_to_dict(result)
     assert doc["class_question"] == result.classification.question and doc["possible_classes"] == ["minor", "major"]
-    groups = _class_groups(doc["findings"])
+    findings = review_document(doc).findings
+    groups = _class_groups(findings)
     assert [g["title"] for g in groups] == ["If the project is minor", "If the project is major"]  # least regulated first
-    plain = _rule_groups([f for f in doc["findings"] if not f["details"].get("binds_if_class")])
+    plain = _rule_groups([f for f in findings if not f.details.get("binds_if_class")])
     assert sum(len(g["findings"]) for g in plain) + sum(len(r["findings"]) for g in groups for r in g["rule_groups"]) == len(doc["findings"])

@@ -164,9 +164,9 @@ def test_template_escapes_attribute_text(report):
 
     out, _ = report
     doc = json.loads((out / "findings.json").read_text(encoding="utf-8"))
-    from stormwater_plugin.report.model import _rule_groups
+    from stormwater_plugin.report.model import _rule_groups, review_document
 
-    groups = _rule_groups(doc["findings"])
+    groups = _rule_groups(review_document(doc).findings)
     groups[0]["findings"][0]["key"] = '"><script>x()</script>'
     model = _minimal_model(groups)
     html = render_html(model, {})
@@ -401,7 +401,7 @@ def test_report_model_is_json_ready_and_free_of_plotting_libraries():
 
 
 def test_building_site_without_a_profile_says_slope_not_computed():
-    from stormwater_plugin.report.model import _building_sites
+    from stormwater_plugin.report.model import _building_sites, review_document
 
     doc = {
         "building_sites": [
@@ -409,7 +409,7 @@ def test_building_site_without_a_profile_says_slope_not_computed():
         ],
         "findings": [],
     }
-    (b,) = _building_sites(doc, {})
+    (b,) = _building_sites(review_document(doc), {})
     assert b["figure"] is None and b["computed"] is False
     model = _minimal_model([])
     model["building_sites"] = [b]

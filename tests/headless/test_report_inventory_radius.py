@@ -26,16 +26,16 @@ def test_an_unknown_pack_gets_no_inventory_radius():
 
 # --- the notification radius and the slope distance: the pack's, read through the findings document ---------------
 
-from stormwater_plugin.report.model import _building_sites, _figures, _notification  # noqa: E402
+from stormwater_plugin.report.model import _building_sites, _figures, _notification, review_document  # noqa: E402
 
 
 def test_notification_radius_is_the_packs_and_absent_without_a_notification_rule_mamakating():
     """No notification rule (Mamakating): no radius, no ring figure; never a radius the code supplies."""
-    none = _notification({"notification": {}}, {})
+    none = _notification(review_document({"notification": {}}), {})
     assert none["radius_ft"] is None and not none["computed"]
     assert [f["id"] for f in _figures(none, [])] == ["site_map"]
     block = {"rule_id": "x.notification", "citation": "§1", "radius_ft": 640.0, "radius_required": True}
-    some = _notification({"notification": block}, {})
+    some = _notification(review_document({"notification": block}), {})
     assert some["radius_ft"] == 640.0 and "640 ft" in some["scope"]
     ring = next(f for f in _figures(some, []) if f["id"] == "notification_map")
     assert "640 ft" in ring["title"]
@@ -45,7 +45,7 @@ def test_building_site_slope_caption_states_the_distance_of_its_rule_never_a_fix
     doc = {"building_sites": [{"id": "B1", "slope_100ft_pct": 9.0, "profile": [[0.0, 9.0], [90.0, 4.0]]}],
            "findings": [{"kind": "building_site_slope", "subject": {"layer": "building_sites", "id": "B1"},
                          "details": {"threshold_pct": 15.0, "distance_ft": 75.0}}]}
-    rows = _building_sites(doc, {})
+    rows = _building_sites(review_document(doc), {})
     cap = next(f for f in _figures({"radius_ft": None}, rows) if f["id"] == rows[0]["figure"])["caption"]
     assert cap.startswith("Slope over 75 ft ")
     rows[0]["distance_ft"] = None

@@ -128,7 +128,7 @@ def test_the_session_drops_a_late_result_and_moves_of_an_earlier_result():
 
 def test_the_session_applies_a_decision_to_the_review_without_serialising_the_result_again(monkeypatch):
     """Issue 23: one path applies decisions (Review.decided); the dock's session never rebuilds the document from the result."""
-    from stormwater_plugin.services import review as review_module
+    from stormwater_plugin.services import findings_doc as review_module
 
     _loaded, result = _result()
 
@@ -140,15 +140,15 @@ def test_the_session_applies_a_decision_to_the_review_without_serialising_the_re
     key = next(f["key"] for f in first.doc["findings"] if f["status"] == "violation")
     decision = make_override(key, "waived", "variance", "J. Smith")
     calls: list[int] = []
-    real = review_module.result_to_dict
-    monkeypatch.setattr(review_module, "result_to_dict", lambda *a, **k: calls.append(1) or real(*a, **k))
+    real = review_module.result_sections
+    monkeypatch.setattr(review_module, "result_sections", lambda *a, **k: calls.append(1) or real(*a, **k))
     s = ReviewSession()
     s.set_result(result, Snap(), [], review=first)
     s.set_moves([MOVE], [])
     s.rebuild([decision])
     export = s.for_report([decision], {"site": "demo.gpkg"})
     assert calls == []  # the task's review was reused: decisions, moves and inputs only
-    monkeypatch.setattr(review_module, "result_to_dict", real)
+    monkeypatch.setattr(review_module, "result_sections", real)
     expected = review_of(result, crs_name="X", moves=[MOVE], overrides=[decision])
     assert s.doc is not None and s.doc["findings"] == expected.doc["findings"] and s.doc["override_counts"] == expected.doc["override_counts"]
     assert s.doc["completeness"] == {"complete": False, "missing": ["a"]}  # kept through decisions

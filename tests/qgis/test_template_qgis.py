@@ -5,6 +5,7 @@ from __future__ import annotations
 from qgis.core import QgsVectorLayer
 
 from stormwater_plugin.core.roles import ROLES
+from stormwater_plugin.core.rulepack import load_pack
 from stormwater_plugin.gui.cad_actions import add_template_layers, write_template_ogr
 from stormwater_plugin.headless.template import write_template
 
@@ -32,7 +33,7 @@ def test_dock_new_site_plan_writes_the_template_through_ogr_and_adds_every_role_
     from qgis.core import QgsProject
 
     out = tmp_path / "plan.gpkg"
-    names = write_template_ogr(out, "lake-george")
+    names = write_template_ogr(out, load_pack("lake-george"))
     layers = add_template_layers(out, names)
     assert [lyr.name() for lyr in layers] == list(ROLES)
     assert len(QgsProject.instance().mapLayers()) == len(ROLES)
@@ -80,7 +81,7 @@ def test_the_dock_reads_an_empty_template_layer_as_not_drawn_and_refuses_an_empt
     from stormwater_plugin.services.site_template import STATEMENTS_TABLE, TemplateError
 
     out = tmp_path / "plan.gpkg"
-    names = write_template_ogr(out, "lgpc")
+    names = write_template_ogr(out, load_pack("lgpc"))
     layers = {lyr.name(): lyr for lyr in add_template_layers(out, names)}
     with pytest.raises(TemplateError, match="is an empty site template"):
         plan_snapshot(layers)
