@@ -16,7 +16,7 @@ import shapely
 
 from .accuracy import apply_accuracy
 from .checks.classification import classify
-from .checks.context import CheckContext, id_key, truthy
+from .checks.context import CheckContext, id_key, missing_dem_words, truthy
 from .checks.setback_targets import feature_name
 from .checks.shoreline import shoreline_as_lines
 from .extents import extents_used, read_symbols
@@ -240,7 +240,8 @@ def run_check(inputs: SiteInputs, pack: RulePack, progress: Callable[[float], bo
         _slope_class_reasons(ctx, cls)
 
     if inputs.dem is None:
-        warnings.append(Warning_("no_dem", "No DEM was supplied: every gradient-dependent setback and the slope rules are undetermined."))
+        no_dem = missing_dem_words(warnings)
+        warnings.append(Warning_("no_dem", f"{no_dem[:1].upper()}{no_dem[1:]}: every gradient-dependent setback and the slope rules are undetermined."))
 
     thresholds = {r.id: float(r.params["threshold_pct"]) for r in pack.rules if r.kind == "building_site_slope" and "threshold_pct" in r.params}
     words = {r.id: w for r in pack.rules if (w := distance_words(r.kind, r.params)) is not None}

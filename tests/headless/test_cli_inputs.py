@@ -198,3 +198,7 @@ def test_dem_window_one_pixel_over_the_read_limit_is_not_read_and_gradient_check
     assert grad and all(f["status"] == "undetermined" for f in grad)
     too = [w for w in doc["warnings"] if w["code"] == "dem_too_large"]
     assert len(too) == 1 and "more than the 100 read at once" in too[0]["message"] and "gdal_translate -projwin" in too[0]["message"]
+    # a DEM given but not read is never called missing: the findings and the no_dem warning say it was not read
+    assert not any("no dem was supplied" in (f["message"] or "").lower() for f in doc["findings"])
+    assert all("the DEM was not read" in f["message"] for f in grad)
+    assert [w["message"] for w in doc["warnings"] if w["code"] == "no_dem"][0].startswith("The DEM was not read")

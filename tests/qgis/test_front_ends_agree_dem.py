@@ -56,5 +56,6 @@ def test_every_front_end_reads_no_dem_window_over_the_pixel_limit(qgis_new_proje
     findings = _agree(site, "lgpc", tmp_path / "agree")
     gradient = [f for f in findings.values() if f["rule_id"] == GRADIENT_RULE and f["other"]]
     assert gradient and all(f["status"] == "undetermined" for f in gradient)
+    assert all("the DEM was not read" in f["message"] for f in gradient)  # given but not read: never "no DEM was supplied"
     too = [w for w in _cli(site, "lgpc", tmp_path / "cli")["warnings"] if w["code"] == "dem_too_large"]
     assert too and "more than the 1,000 read at once" in too[0]["message"]

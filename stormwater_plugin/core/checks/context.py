@@ -52,6 +52,20 @@ def device_traffic(attrs: dict[str, Any]) -> dict[str, bool | None]:
     return {"high_traffic": ht, "vehicle_traffic": vt}
 
 
+def missing_dem_words(warnings: list[Warning_]) -> str:
+    """Why a check has no elevation grid, in a finding's words: a DEM given but not read is not "no DEM was supplied".
+
+    The read says why it read no grid with its own warning (``dem_too_large``: the window is over the read limit;
+    ``dem_unreadable``: the raster could not be read); without one, no DEM was given.
+    """
+    codes = {w.code for w in warnings}
+    if "dem_too_large" in codes:
+        return "the DEM was not read (the window the rules need is over the read limit; see the warnings)"
+    if "dem_unreadable" in codes:
+        return "the DEM could not be read (see the warnings)"
+    return "no DEM was supplied"
+
+
 @dataclass
 class CheckContext:
     """Inputs shared by the checks of one run.
@@ -79,6 +93,11 @@ class CheckContext:
     #: Every class the project may be (one when decided or set); rules of any of them are checked.
     possible_classes: tuple[str, ...] = ()
     dem_source: Any = None  # a core.dem_source.DemSource: the DEM read in windows (the flow trace grows them); None: ctx.dem is all there is
+
+    @property
+    def no_dem(self) -> str:
+        """Why :attr:`dem` is ``None``, in a finding's words (:func:`missing_dem_words`)."""
+        return missing_dem_words(self.warnings)
 
     def to_units(self, feet: float) -> float:
         return feet / self.unit_to_ft

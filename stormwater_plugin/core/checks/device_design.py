@@ -231,7 +231,7 @@ def check_frost_depth(ctx: CheckContext, rule: Rule) -> None:
         bottom = _num(devices.attrs[i], "bottom_elev_ft")
         ground = ctx.dem.sample_point(point.x, point.y) if ctx.dem is not None else math.nan
         if bottom is None or not np.isfinite(ground):
-            why = "bottom_elev_ft not given" if bottom is None else ("no DEM" if ctx.dem is None else "no DEM data at the device")
+            why = "bottom_elev_ft not given" if bottom is None else (ctx.no_dem if ctx.dem is None else "no DEM data at the device")
             ctx.add(rule, Status.UNDETERMINED, f"{ref.noun}: depth below grade unknown ({why}).", subject=ref, required_ft=need_lo, geometry=point, **base)
             continue
         assert ctx.dem is not None

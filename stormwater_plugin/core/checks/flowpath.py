@@ -412,7 +412,7 @@ def check_flow_to_sensitive_area(ctx: CheckContext, rule: Rule) -> None:
     targets, absent = _targets(ctx, specs)
     source: DemSource | None = ctx.dem_source
     if ctx.dem is None and source is None:
-        ctx.add(rule, Status.UNDETERMINED, f"No DEM: whether the activity is upstream of a {names} is unknown.", geometry=area)
+        ctx.add(rule, Status.UNDETERMINED, f"{ctx.no_dem[:1].upper()}{ctx.no_dem[1:]}: whether the activity is upstream of a {names} is unknown.", geometry=area)
         ctx.skip(rule, "no DEM")
         return
     missing = f" (no {' or '.join(absent)} layer was supplied)" if absent else ""

@@ -351,7 +351,7 @@ def _judge_gradient(
     if ctx.dem is None:
         out.add(
             Status.UNDETERMINED,
-            f"{where}; the rule applies only where the device is {side} of it, and the gradient is unknown (no DEM was supplied).",
+            f"{where}; the rule applies only where the device is {side} of it, and the gradient is unknown ({ctx.no_dem}).",
             measured_ft=d_min,
             geometry=nearest,
             gradient="unknown",
@@ -464,7 +464,7 @@ def _judge_beyond(
     extra: dict[str, Any] = dict(target_role=tref.layer, device_elev_ft=z_dev, target_elev_ft=z_tgt, dz_ft=dz)
     common = dict(subject=dref, other=tref, measured_ft=d_ft, required_ft=required, geometry=line)
     if dz is None:
-        why = "no DEM was supplied" if ctx.dem is None else "the DEM has no data at one of the nearest points"
+        why = ctx.no_dem if ctx.dem is None else "the DEM has no data at one of the nearest points"
         out.add(
             Status.UNDETERMINED,
             f"{where}; the rule applies only where the device is {_side_words(mode)} of it, and the gradient is unknown ({why}).",

@@ -211,10 +211,10 @@ def _build(
         site_key = bytes(shapely.to_wkb(site))
         for rule, targets in gradient_jobs:
             key = (rule.id, grid.x0, grid.y0, grid.h, grid.nx, grid.ny, site_key, tuple(_SharedReads.key(g) for g in targets.geoms),
-                   id(ctx.dem), tol, shared.required_max_ft)
+                   id(ctx.dem), tol, shared.required_max_ft, ctx.no_dem if ctx.dem is None else "")
             zones = builds.zones.get(key) if builds is not None else None
             if zones is None:
-                zones = _gradient_rule_zones(rule, targets, grid, site, ctx.dem, u, tol, shared)
+                zones = _gradient_rule_zones(rule, targets, grid, site, ctx.dem, u, tol, shared, ctx.no_dem)
                 if builds is not None:
                     builds.zones[key] = zones
             excluded.extend(zones)

@@ -217,6 +217,7 @@ def _gradient_rule_zones(
     unit_to_ft: float,
     tol: float,
     shared: _SharedReads | None = None,
+    no_dem: str = "no DEM was supplied",
 ) -> list[ExcludedZone]:
     """Zones of one gradient-dependent ``device_setback`` rule, from the grid samples.
 
@@ -232,7 +233,7 @@ def _gradient_rule_zones(
             ExcludedZone(
                 rule.id,
                 rule.citation.text,
-                f"no DEM was supplied: the {required:g} ft rule applies where the device is {relation} of a feature, so every position is undetermined",
+                f"{no_dem}: the {required:g} ft rule applies where the device is {relation} of a feature, so every position is undetermined",
                 required,
                 site,
                 "gradient_unknown",

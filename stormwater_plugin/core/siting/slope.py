@@ -205,7 +205,7 @@ def slope_zones(ctx: CheckContext, rules: list[Rule], site: BaseGeometry, reach_
     """
     if not rules:
         return []
-    key = _cache_key(ctx.dem, rules, site, ctx.unit_to_ft, reach_ft)
+    key = (_cache_key(ctx.dem, rules, site, ctx.unit_to_ft, reach_ft), ctx.no_dem if ctx.dem is None else "")
     hit = _CACHE.get(key)
     if hit is not None and (ctx.dem is None or hit[0]() is ctx.dem):
         return list(hit[1])
@@ -227,7 +227,7 @@ def _slope_zones(ctx: CheckContext, rules: list[Rule], site: BaseGeometry, reach
                       str(p.get("designer", "a qualified professional"))))
     if dem is None:
         for rule, threshold, _compare, _radius, designer in specs:
-            out.append(DesignZone(rule.id, rule.citation.text, f"no DEM was supplied: the slope, and so whether the device needs {designer}, is unknown", threshold, "undetermined", site))
+            out.append(DesignZone(rule.id, rule.citation.text, f"{ctx.no_dem}: the slope, and so whether the device needs {designer}, is unknown", threshold, "undetermined", site))
         return out
     inv, jac = _inverse(dem, site, u)
     radius_max = max(s[3] for s in specs)

@@ -171,7 +171,7 @@ def check_building_site_slope(ctx: CheckContext, rule: Rule) -> None:
         centre = (float(c.x), float(c.y))
         extra: dict[str, Any] = {"threshold_pct": threshold, "distance_ft": distance}
         if ctx.dem is None:
-            msg = f"{_name(ref)}: no DEM was supplied, so the slope over {distance:g} ft from its centre is unknown."
+            msg = f"{_name(ref)}: {ctx.no_dem}, so the slope over {distance:g} ft from its centre is unknown."
             ctx.add(rule, Status.UNDETERMINED, msg, subject=ref, geometry=c, **extra)
             ctx.building_sites.append(BuildingSiteSlope(ref.id, None, None, Status.UNDETERMINED, [], centre, msg))
             continue
@@ -397,7 +397,7 @@ def check_device_slope(ctx: CheckContext, rule: Rule) -> None:
         how = "under its footprint" if polygonal else f"within {r_i:g} ft of it"
         extra: dict[str, Any] = {"threshold_pct": threshold, "measure": "steepest Horn cell slope before grading"}
         if ctx.dem is None:
-            ctx.add(rule, Status.UNDETERMINED, f"{_name(ref)}: no DEM was supplied, so the slope at its location is unknown.", subject=ref, geometry=fp, **extra)
+            ctx.add(rule, Status.UNDETERMINED, f"{_name(ref)}: {ctx.no_dem}, so the slope at its location is unknown.", subject=ref, geometry=fp, **extra)
             continue
         fs = footprint_slope(ctx.dem, fp, ctx.unit_to_ft, threshold, compare)
         extra.update(slope_pct=fs.max_pct, cells=fs.n_cells, cells_without_slope=fs.n_unknown, cell_size_ft=[round(fs.cell_size_ft[0], 3), round(fs.cell_size_ft[1], 3)])
@@ -448,7 +448,7 @@ def check_clearing_slope(ctx: CheckContext, rule: Rule) -> None:
     for ref, geom in items:
         extra: dict[str, Any] = {"threshold_pct": threshold, "measure": "Horn slope of the DEM cells under the cleared area"}
         if ctx.dem is None:
-            ctx.add(rule, Status.UNDETERMINED, f"{_name(ref)}: no DEM was supplied, so the slope of the cleared land is unknown.", subject=ref, geometry=geom, **extra)
+            ctx.add(rule, Status.UNDETERMINED, f"{_name(ref)}: {ctx.no_dem}, so the slope of the cleared land is unknown.", subject=ref, geometry=geom, **extra)
             continue
         fs = footprint_slope(ctx.dem, geom, ctx.unit_to_ft, threshold, compare)
         extra.update(slope_pct=fs.max_pct, steep_area_sqft=fs.steep_area_sqft, area_sqft=fs.area_sqft, cells=fs.n_cells, cells_without_slope=fs.n_unknown)
