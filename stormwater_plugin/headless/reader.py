@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Collection
+from typing import Any
 
 import fiona
 
@@ -105,8 +105,8 @@ def read_site(
     With ``pack`` the DEM is read over the window its rules need
     (:func:`~stormwater_plugin.services.dem_window.dem_window`: each DEM
     rule's features grown by its reach, and the site parcel grown by the
-    envelope's reach); without it, over every feature but the parcels plus
-    150 ft.
+    envelope's reach); without it, around the plan and the wells and septic
+    systems plus 1,000 ft (``services.reading_policy.DEM_FALLBACK_MARGIN_FT``).
     """
     sources, warnings = collect_sources(package, layer_options)
     # The DEM is opened once for the whole read: its CRS, pixel size, extent, window and windowed source come from one handle.
@@ -116,10 +116,6 @@ def read_site(
 
 class FileSite(FileLayers):
     """The files and the DEM as the one read's :class:`~stormwater_plugin.services.site_read.SiteBackend`."""
-
-    #: Without a window from the rules, the DEM is read 150 ft around every layer but the parcels (no feature: the whole DEM).
-    dem_first: Collection[str] | None = None
-    dem_margin_ft: float = 150.0
 
     def site_scale(self, working: Any, layers: dict[str, FeatureLayer], site_parcel_id: str | None) -> float:
         return site_scale(working, layers, site_parcel_id)

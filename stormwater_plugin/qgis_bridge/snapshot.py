@@ -16,7 +16,7 @@ from typing import Any, Callable, Mapping
 from qgis.core import QgsCoordinateReferenceSystem, QgsCoordinateTransformContext, QgsProject
 
 from ..core.model import PROJECT_CLASSES, FeatureLayer, SiteInputs, Warning_
-from ..core.roles import CONTEXT_ROLES, ROLES, TERRAIN_EXTENT_ROLES
+from ..core.roles import CONTEXT_ROLES, ROLES
 from ..services.backend import Box, SourceInfo
 from ..services.intake import FILTER_MIN_FEATURES as FILTER_MIN_FEATURES  # the size above which a context layer is read near the site only
 from ..services.intake import dem_cell_ft, role_reaches_ft
@@ -39,9 +39,6 @@ from .layer_place import (
     unplaceable_positions,
 )
 from .vectors import QgisFrame, read_features, source_crs
-
-#: Margin around the plan read from the DEM, in feet: more than every setback and the 100 ft slope reach.
-DEM_MARGIN_FT = 1000.0
 
 
 @dataclass
@@ -243,11 +240,6 @@ class QgisLayers:
     by feature id in the working CRS (the request transforms them), through the plan's ``readers``.
     """
 
-    #: Without a window from the rules, the DEM is read around the plan and the wells and septic systems ...
-    dem_first = TERRAIN_EXTENT_ROLES
-    #: ... grown by :data:`DEM_MARGIN_FT`.
-    dem_margin_ft = DEM_MARGIN_FT
-
     def __init__(self, plan: SnapshotPlan, feedback: Any, progress: Callable[[float], None] | None) -> None:
         self._plan, self._feedback, self._progress = plan, feedback, progress
         self._read, self._fits, self._read_dem = plan.readers or default_readers()  # the live re-check's reuse the last read's
@@ -417,7 +409,7 @@ def snapshot(
         line's policy), and a context role (:data:`CONTEXT_ROLES`) of more than
         :data:`~stormwater_plugin.services.intake.FILTER_MIN_FEATURES` features only around the site and the plan
         (:func:`~stormwater_plugin.services.intake.context_window`); without it, every feature, and the DEM
-        around the plan roles plus :data:`DEM_MARGIN_FT`.
+        around the plan and the wells and septic systems plus ``services.reading_policy.DEM_FALLBACK_MARGIN_FT``.
 
     Notes
     -----

@@ -28,7 +28,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass, field
-from typing import Collection, Mapping, Protocol
+from typing import Mapping, Protocol
 
 import numpy as np
 import shapely
@@ -43,7 +43,14 @@ from .feature_ids import feature_ids, id_columns, position_ids
 from .intake import MAX_LISTED, match_fields, unplaceable_feature_problem
 from .placement import PlanOffParcel, plan_placement_problem
 from .placement_layers import SourcePlace, all_features_entry, crs_misfit_reason
-from .reading_policy import ReadingReach, decide_placement, dem_read_box, screened_feature_by_feature
+from .reading_policy import (
+    DEM_FALLBACK_MARGIN_FT,
+    DEM_FALLBACK_ROLES,
+    ReadingReach,
+    decide_placement,
+    dem_read_box,
+    screened_feature_by_feature,
+)
 from .role_merge import ReadSource, merge_role
 from .run_warnings import reprojected_warnings
 
@@ -81,16 +88,6 @@ class SiteBackend(LayerBackend, Protocol):
     @property
     def dem(self) -> DemHandle | None:
         """The DEM as opened for the read (``None``: none given)."""
-        ...
-
-    @property
-    def dem_first(self) -> Collection[str] | None:
-        """Without a window from the rules, the DEM is read around these roles' features (``None``: every role but the parcels) ..."""
-        ...
-
-    @property
-    def dem_margin_ft(self) -> float:
-        """... grown by this margin, feet."""
         ...
 
     def dem_extent(self, working: object) -> Box | None:
@@ -383,7 +380,8 @@ def read_site(
 
     ``warnings``: what the read noted before (which sources give each role), followed by the read's own.
     The DEM window is the one the pack's rules need (:func:`~stormwater_plugin.services.reading_policy.dem_read_box`),
-    else the backend's roles grown by its margin; without a located feature, the backend says (the command line reads
+    else the plan and the wells and septic systems grown by 1,000 ft (``DEM_FALLBACK_ROLES``, ``DEM_FALLBACK_MARGIN_FT``, the same
+    for every reader); without a located feature, the backend says (the command line reads
     the whole DEM, the plugin none, with a ``dem_unused`` warning).
     """
     read = read_layers(backend, pack, site_parcel_id)
@@ -396,8 +394,7 @@ def read_site(
     dem: ElevationGrid | None = None
     dem_source: DemSource | None = None
     if backend.dem is not None:
-        first = backend.dem_first if backend.dem_first is not None else [r for r in layers if r != "parcels"]
-        box = dem_read_box(layers, pack, unit_to_ft, backend.dem, site_parcel_id, first, backend.dem_margin_ft / ft_unit)
+        box = dem_read_box(layers, pack, unit_to_ft, backend.dem, site_parcel_id, DEM_FALLBACK_ROLES, DEM_FALLBACK_MARGIN_FT / ft_unit)
         dem, dem_source = backend.read_dem(crs, box, dem_z_units, warnings)
     inputs = SiteInputs(layers=layers, dem=dem, unit_to_ft=unit_to_ft, crs_name=backend.crs_description(crs, read.why, scale),
                         site_parcel_id=site_parcel_id, class_override=class_override, warnings=warnings, dem_source=dem_source)

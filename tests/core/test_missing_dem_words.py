@@ -16,3 +16,7 @@ def test_a_dem_over_the_read_limit_is_not_read_not_missing():
 
 def test_an_unreadable_dem_could_not_be_read():
     assert missing_dem_words([Warning_("dem_unreadable", "the DEM window could not be read", "dem")]).startswith("the DEM could not be read")
+
+
+def test_a_dem_no_feature_placed_was_not_read():
+    assert missing_dem_words([Warning_("dem_unused", "no layer has features", "dem")]).startswith("the DEM was not read")

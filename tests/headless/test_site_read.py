@@ -34,8 +34,6 @@ class _Layers:
     """Each role's sources as (name, geometries, records), in one local CRS of feet."""
 
     dem = None
-    dem_first = None
-    dem_margin_ft = 150.0
 
     def __init__(self, layers: dict[str, list[tuple[str, list[Any], list[dict[str, Any]]]]]) -> None:
         self._layers = layers
