@@ -31,7 +31,7 @@ import numpy as np
 import shapely
 
 from ..core.model import FeatureLayer, Warning_
-from ..core.roles import CONTEXT_ROLES, TERRAIN_EXTENT_ROLES
+from ..core.roles import CONTEXT_ROLES
 from ..core.rulepack import RulePack
 from .backend import DemHandle
 from .dem_window import dem_window
@@ -178,9 +178,8 @@ def plan_box(layers: Mapping[str, FeatureLayer], first: Collection[str], margin:
 
 
 #: Without a window from the rules (no pack, or no rule needs the DEM), the DEM is read around the site's own features,
-#: the plan and the wells and septic systems (never a county-wide context layer's extent) ...
-DEM_FALLBACK_ROLES = TERRAIN_EXTENT_ROLES
-#: ... grown by this margin, feet: more than every setback and the 100 ft slope reach.
+#: the plan and the wells and septic systems (``core.roles.TERRAIN_EXTENT_ROLES``: never a county-wide context layer's
+#: extent), grown by this margin, feet: more than every setback and the 100 ft slope reach.
 DEM_FALLBACK_MARGIN_FT = 1000.0
 
 
@@ -192,7 +191,7 @@ def dem_read_box(
 
     With ``pack``, the window its rules need (:func:`~stormwater_plugin.services.dem_window.dem_window`; not finite:
     the whole DEM, for a rule of unlimited reach). Without a pack, or when no rule needs the DEM, :func:`plan_box`
-    of ``first`` grown by ``margin`` (working-CRS units): for every reader :data:`DEM_FALLBACK_ROLES` and
+    of ``first`` grown by ``margin`` (working-CRS units): for every reader ``TERRAIN_EXTENT_ROLES`` and
     :data:`DEM_FALLBACK_MARGIN_FT`.
 
     Returns

@@ -36,7 +36,7 @@ import shapely
 from ..core.dem_source import DemSource
 from ..core.model import FeatureLayer, SiteInputs, Warning_
 from ..core.raster import ElevationGrid
-from ..core.roles import CONTEXT_ROLES, ROLES
+from ..core.roles import CONTEXT_ROLES, ROLES, TERRAIN_EXTENT_ROLES
 from ..core.rulepack import RulePack
 from .backend import Box, DemHandle, FetchedFeatures, GeomSlots, LayerBackend, SourceInfo
 from .feature_ids import feature_ids, id_columns, position_ids
@@ -45,7 +45,6 @@ from .placement import PlanOffParcel, plan_placement_problem
 from .placement_layers import SourcePlace, all_features_entry, crs_misfit_reason
 from .reading_policy import (
     DEM_FALLBACK_MARGIN_FT,
-    DEM_FALLBACK_ROLES,
     ReadingReach,
     decide_placement,
     dem_read_box,
@@ -380,7 +379,7 @@ def read_site(
 
     ``warnings``: what the read noted before (which sources give each role), followed by the read's own.
     The DEM window is the one the pack's rules need (:func:`~stormwater_plugin.services.reading_policy.dem_read_box`),
-    else the plan and the wells and septic systems grown by 1,000 ft (``DEM_FALLBACK_ROLES``, ``DEM_FALLBACK_MARGIN_FT``, the same
+    else the plan and the wells and septic systems grown by 1,000 ft (``core.roles.TERRAIN_EXTENT_ROLES``, ``DEM_FALLBACK_MARGIN_FT``, the same
     for every reader); without a located feature, the backend says (the command line reads
     the whole DEM, the plugin none, with a ``dem_unused`` warning).
     """
@@ -394,7 +393,7 @@ def read_site(
     dem: ElevationGrid | None = None
     dem_source: DemSource | None = None
     if backend.dem is not None:
-        box = dem_read_box(layers, pack, unit_to_ft, backend.dem, site_parcel_id, DEM_FALLBACK_ROLES, DEM_FALLBACK_MARGIN_FT / ft_unit)
+        box = dem_read_box(layers, pack, unit_to_ft, backend.dem, site_parcel_id, TERRAIN_EXTENT_ROLES, DEM_FALLBACK_MARGIN_FT / ft_unit)
         dem, dem_source = backend.read_dem(crs, box, dem_z_units, warnings)
     inputs = SiteInputs(layers=layers, dem=dem, unit_to_ft=unit_to_ft, crs_name=backend.crs_description(crs, read.why, scale),
                         site_parcel_id=site_parcel_id, class_override=class_override, warnings=warnings, dem_source=dem_source)

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from conftest import DEMO_DEM, DEMO_GPKG, demo_layers
 
+from stormwater_plugin.core.roles import TERRAIN_EXTENT_ROLES
 from stormwater_plugin.headless.reader import read_site
 from stormwater_plugin.qgis_bridge.snapshot import snapshot
-from stormwater_plugin.services.reading_policy import DEM_FALLBACK_MARGIN_FT, DEM_FALLBACK_ROLES
+from stormwater_plugin.services.reading_policy import DEM_FALLBACK_MARGIN_FT
 
 
 def test_without_a_pack_the_file_reader_and_the_plugin_read_the_same_dem_window(qgis_new_project) -> None:
@@ -21,5 +22,5 @@ def test_without_a_pack_the_file_reader_and_the_plugin_read_the_same_dem_window(
 
 
 def test_the_fallback_window_is_the_site_features_grown_by_the_margin() -> None:
-    assert set(DEM_FALLBACK_ROLES) >= {"devices", "building_sites", "wells", "septic"} and "parcels" not in DEM_FALLBACK_ROLES
+    assert set(TERRAIN_EXTENT_ROLES) >= {"devices", "building_sites", "wells", "septic"} and "parcels" not in TERRAIN_EXTENT_ROLES
     assert DEM_FALLBACK_MARGIN_FT == 1000.0
