@@ -22,14 +22,18 @@ from shapely.geometry import shape
 from ..core.printable import printable_text
 from ..core.units import feet_per_unit
 from ..services.backend import Box, SourceInfo
+from ..services.input_errors import short_reason as _short
 from ..services.intake import outside_area_of_use
+from ..services.layer_sources import LayerSource
+from ..services.layer_sources import is_virtual as _is_virtual
 from ..services.placement_layers import unplaceable_features
+from ..services.read_budget import LayerBudgetError, ReadBudget
 from .crs import _transform_box, _transformer, _wgs84, area_of_use, choose_working_crs, crs_from_wkt
 from .dem import DemFile
 from .errors import InputError
 from .frames import VectorFrame, _mark_non_finite
-from .layer_budget import LayerBudgetError, ReadBudget, check_sql_view
-from .sources import EXTRA_READ_DRIVERS, LayerSource, _enable_read_drivers, _exists, _is_virtual, _short
+from .layer_budget import check_sql_view
+from .sources import EXTRA_READ_DRIVERS, _enable_read_drivers, _exists, gdal_path
 
 #: Angle between the vertices GDAL puts on a circular arc when it strokes a curve, degrees.
 ARC_STEP_DEG: float = 0.25
@@ -56,7 +60,7 @@ class _Probe:
 
 def _open(src: LayerSource, **kwargs: Any) -> Any:
     _enable_read_drivers()
-    path = src.gdal
+    path = src.text or gdal_path(src.path)
     return fiona.open(path, layer=src.layer, **kwargs) if src.layer else fiona.open(path, **kwargs)
 
 
