@@ -31,13 +31,12 @@ import shapely
 from pyproj import CRS, Transformer
 from shapely.geometry import mapping, shape
 
-from ..core.model import Warning_
 from ..core.roles import ROLES
 from ..services.cad_plan import SEARCH_FT, is_property_line
 from ..services.context_area import grow_box
 from ..services.context_catalog import CatalogError, ContextCatalog, ContextSource, parse_catalog
 from ..services.context_notes import ContextRead
-from ..services.context_read import read_catalog, start_search
+from ..services.context_read import read_catalog, start_search, take_property_line
 from ..services.context_rows import check_fields, merged_types, numbers_features, role_record, role_types, scratch_row
 from ..services.feature_ids import ROLE_ID_FIELDS
 from ..services.layer_sources import parse_layer_option
@@ -284,12 +283,7 @@ def read_context(
             scratch.mkdir(parents=True, exist_ok=True)
             opt, site_id, note = land_property_line(package, plan["parcels"][1], [(g, p, r.crs) for r in rows for g, p in zip(r.geoms, r.props)],
                                                 " + ".join(s.describe() for s in sources), scratch / "property_line.gpkg")
-            res.layer_options.append(opt)
-            res.used["parcels"] = [(s, len(r.geoms)) for s, r in zip(sources, rows)]
-            res.warnings = [w for w in res.warnings if not (w.code == "context_role_given" and w.layer == "parcels")]
-            res.warnings.append(Warning_("context_site_parcel", note, "parcels", (site_id,)))
-            if site_parcel_id is None:
-                res.site_parcel_id = site_id
+            take_property_line(res, opt, [(s, len(r.geoms)) for s, r in zip(sources, rows)], site_id, note, site_parcel_id)
     scratch.mkdir(parents=True, exist_ok=True)
     return read_catalog(catalog, search, fetch, list(plan), ("id",) + ROLE_ID_FIELDS.get("parcels", ()), res, site_parcel_id, dem_given)
 

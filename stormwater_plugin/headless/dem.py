@@ -157,12 +157,6 @@ class _Identity:
 _IDENTITY = _Identity()
 
 
-def dem_crs(path: Path) -> Any:
-    """The DEM's CRS (pyproj); :class:`InputError` when the file is missing, unreadable or has none."""
-    with DemFile(path) as dem:
-        return dem.crs
-
-
 def read_dem(
     dem: Path | DemFile, working_crs: Any, z_units: str | None, area: tuple[float, float, float, float] | None = None
 ) -> tuple[ElevationGrid | None, list[Warning_]]:

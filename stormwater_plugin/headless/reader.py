@@ -24,6 +24,7 @@ import fiona
 from ..core.model import FeatureLayer, SiteInputs, Warning_
 from ..services import batch_plan, site_read
 from ..services.backend import Box
+from ..services.layer_sources import describe_sources
 from ..services.placement import PlanOffParcel
 from ..services.reading_policy import whole_dem
 from .crs import PYPROJ, crs_description, site_scale
@@ -108,6 +109,6 @@ def _read_site(
         except PlanOffParcel as exc:
             raise InputError(str(exc)) from exc
     dem_crs = dem_file.crs if dem_file is not None else None
-    return LoadedSite(read.inputs, read.crs, {r: " + ".join(x.describe() for x in srcs) for r, srcs in sources.items()},
+    return LoadedSite(read.inputs, read.crs, describe_sources(sources),
                       str(dem_path) if dem_path else None, read.why, dem_crs.to_wkt() if dem_crs is not None else "",
                       dict(dem_file.src.tags()) if dem_file is not None else {})

@@ -11,7 +11,7 @@ from __future__ import annotations
 import posixpath
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from ..core.model import Warning_
 from ..core.roles import ROLE_NOUN, ROLES
@@ -120,3 +120,18 @@ def one_layer(src: LayerSource, names: Sequence[str]) -> LayerSource:
             f"name it: --layer {src.role}={src.path}:LAYER"
         )
     return LayerSource(src.role, src.path, names[0] if names else None, src.origin, src.text)
+
+
+def describe_sources(sources: Mapping[str, Sequence[LayerSource]]) -> dict[str, str]:
+    """Each role's sources in words (``site.gpkg:wells + wells_2024.shp``), as findings.json records them."""
+    return {role: " + ".join(src.describe() for src in srcs) for role, srcs in sources.items()}
+
+
+def read_description(package: Path | None, layers: dict[str, str], dem: str | None, dem_z: str | None,
+                     context_catalog: Path | None) -> dict[str, object]:
+    """What the file reader read, as findings.json's ``inputs`` records it: the package, each role's sources
+    (:func:`describe_sources`), the DEM and its elevation unit's note, and the context catalog when one filled roles."""
+    description: dict[str, object] = {"site": str(package) if package else None, "layers": layers, "dem": dem, "dem_z": dem_z}
+    if context_catalog:
+        description["context_catalog"] = str(context_catalog)
+    return description
