@@ -31,7 +31,6 @@ import shapely
 from pyproj import CRS, Transformer
 from shapely.geometry import mapping, shape
 
-from ..core.roles import ROLES
 from ..services.cad_plan import SEARCH_FT, is_property_line
 from ..services.context_area import grow_box
 from ..services.context_catalog import CatalogError, ContextCatalog, ContextSource, parse_catalog
@@ -39,7 +38,7 @@ from ..services.context_notes import ContextRead
 from ..services.context_read import read_catalog, start_search, take_property_line
 from ..services.context_rows import check_fields, merged_types, numbers_features, role_record, role_types, scratch_row
 from ..services.feature_ids import ROLE_ID_FIELDS
-from ..services.layer_sources import parse_layer_option
+from ..services.layer_sources import named_role_layers, parse_layer_option
 from ..services.optional import require
 from ..services.read_budget import ReadBudget
 from .cad_import import land_property_line
@@ -84,10 +83,7 @@ def _layer_bounds(path: Path, layer: str | None, role: str) -> tuple[tuple[float
 def _plan_layers(package: Path | None, layer_options: Iterable[str]) -> dict[str, tuple[Path, str | None]]:
     out: dict[str, tuple[Path, str | None]] = {}
     if package is not None and package.exists():
-        lower = {n.lower(): n for n in fiona.listlayers(str(package))}
-        for role in ROLES:
-            if role in lower:
-                out[role] = (package, lower[role])
+        out.update({role: (package, name) for role, name in named_role_layers(fiona.listlayers(str(package))).items()})
         # a template's empty layers are not drawn: the catalog gives those roles
         from .template_reading import template_reading
 
