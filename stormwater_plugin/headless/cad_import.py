@@ -59,9 +59,9 @@ from ..services.cad_plan import (
     with_site_parcel,
 )
 from ..services.cad_plan import read_insunits as _read_insunits
+from ..services.layer_sources import parse_layer_option
 from .command_line import Command, namespace, out_option
-from .errors import fail
-from .reader import InputError, parse_layer_option
+from .errors import InputError, fail
 
 
 @dataclass

@@ -31,22 +31,20 @@ import shapely
 from pyproj import CRS, Transformer
 from shapely.geometry import mapping, shape
 
-from ..core.model import Warning_
-from ..core.roles import ROLES
 from ..services.cad_plan import SEARCH_FT, is_property_line
 from ..services.context_area import grow_box
 from ..services.context_catalog import CatalogError, ContextCatalog, ContextSource, parse_catalog
 from ..services.context_notes import ContextRead
-from ..services.context_read import read_catalog, start_search
+from ..services.context_read import read_catalog, start_search, take_property_line
+from ..services.context_rows import check_fields, merged_types, numbers_features, role_record, role_types, scratch_row
+from ..services.feature_ids import ROLE_ID_FIELDS
+from ..services.layer_sources import named_role_layers, parse_layer_option
 from ..services.optional import require
+from ..services.read_budget import ReadBudget
 from .cad_import import land_property_line
-from .crs import PYPROJ
-from .reader import ROLE_ID_FIELDS, InputError, ReadBudget, check_sql_view, crs_from_wkt, parse_layer_option
-
-#: Field written on every context feature: the catalog source it came from.
-SOURCE_FIELD = "context_source"
-#: OGR drivers whose feature ids start at 1 (the reader numbers features from 1 in file order).
-ONE_BASED_FID_DRIVERS: frozenset[str] = frozenset({"GPKG", "OpenFileGDB", "FileGDB", "SQLite"})
+from .crs import PYPROJ, crs_from_wkt
+from .errors import InputError
+from .layer_budget import check_sql_view
 
 
 def load_catalog(path: Path) -> ContextCatalog:
@@ -85,10 +83,7 @@ def _layer_bounds(path: Path, layer: str | None, role: str) -> tuple[tuple[float
 def _plan_layers(package: Path | None, layer_options: Iterable[str]) -> dict[str, tuple[Path, str | None]]:
     out: dict[str, tuple[Path, str | None]] = {}
     if package is not None and package.exists():
-        lower = {n.lower(): n for n in fiona.listlayers(str(package))}
-        for role in ROLES:
-            if role in lower:
-                out[role] = (package, lower[role])
+        out.update({role: (package, name) for role, name in named_role_layers(fiona.listlayers(str(package))).items()})
         # a template's empty layers are not drawn: the catalog gives those roles
         from .template_reading import template_reading
 
@@ -179,12 +174,8 @@ class _FileFetch:
                 crs = crs_from_wkt(coll.crs_wkt)
                 bbox = _bounds_in(area, area_crs, crs)
                 schema = dict(coll.schema.get("properties", {}))
-                missing = sorted({v for v in src.fields.values() if v not in schema} | {h.field for h in src.hints if h.field not in schema})
-                if missing:
-                    raise InputError(f"context catalog: {src.name}: field(s) {', '.join(missing)} not in {path.name} (fields: {', '.join(schema)})")
-                # Features with no id keep the number the whole file would give them (a clip never renumbers them).
-                numbered = "id" not in schema and "id" not in src.fields and not any(f in schema for f in ROLE_ID_FIELDS.get(src.role, ()))
-                one_based = str(coll.driver) in ONE_BASED_FID_DRIVERS
+                check_fields(src, schema, path.name)
+                numbered, driver = numbers_features(src, schema), str(coll.driver)
                 kwargs: dict[str, Any] = {"bbox": bbox}
                 if src.where:
                     kwargs["where"] = src.where
@@ -194,42 +185,26 @@ class _FileFetch:
                 for feat in budget.guard(coll.filter(**kwargs), src.role, where_read, start):
                     if feat["geometry"] is None:
                         continue
-                    p = dict(feat["properties"])
-                    for role_field, source_field in src.fields.items():
-                        p[role_field] = p.get(source_field)
-                    p[SOURCE_FIELD] = src.name
-                    if numbered:
-                        p["id"] = str(int(feat.id) + (0 if one_based else 1))
                     geoms.append(shape(feat["geometry"]))
-                    props.append(p)
+                    props.append(role_record(src, feat["properties"], feat.id, numbered, driver))
         except InputError:
             raise
         except Exception as exc:  # fiona raises driver-specific errors (a bad where among them)
             text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise InputError(f"context catalog: {src.name} ({path}): cannot be read ({text[:160]})") from exc
-        types = {k: str(v).split(":")[0] for k, v in schema.items()}
-        for role_field, source_field in src.fields.items():
-            types[role_field] = types.get(source_field, "str")
-        types[SOURCE_FIELD] = "str"
-        if numbered:
-            types["id"] = "str"
-        return _Rows(geoms, props, crs, types, covers)
+        return _Rows(geoms, props, crs, role_types(src, schema, numbered), covers)
 
     def write(self, role: str, parts: Sequence[Any]) -> str:
         """Merge a role's sources (the rows :meth:`read` gave, in the first one's CRS) into layer ``role`` of the scratch GeoPackage; its ``ROLE=PATH:LAYER``."""
         out = self.scratch / "context.gpkg"
         crs = next(p.crs for p in parts if p.crs is not None)
-        types: dict[str, str] = {}
-        for p in parts:
-            for k, t in p.types.items():
-                types[k] = t if types.get(k, t) == t else "str"
+        types = merged_types([p.types for p in parts])
         with fiona.open(str(out), "w", driver="GPKG", layer=role, crs_wkt=crs.to_wkt(), schema={"geometry": "Unknown", "properties": types}) as dst:
             for p in parts:
                 for g, props in zip(p.geoms, p.props):
                     if p.crs is not None:
                         g = _reproject(g, p.crs, crs)
-                    row = {k: (None if props.get(k) is None else (str(props[k]) if types[k] == "str" else props[k])) for k in types}
-                    dst.write({"geometry": mapping(g), "properties": row})
+                    dst.write({"geometry": mapping(g), "properties": scratch_row(props, types)})
         return f"{role}={out}:{role}"
 
     def plan_geometries(self, area_crs: CRS) -> dict[str, list[Any]]:
@@ -304,12 +279,7 @@ def read_context(
             scratch.mkdir(parents=True, exist_ok=True)
             opt, site_id, note = land_property_line(package, plan["parcels"][1], [(g, p, r.crs) for r in rows for g, p in zip(r.geoms, r.props)],
                                                 " + ".join(s.describe() for s in sources), scratch / "property_line.gpkg")
-            res.layer_options.append(opt)
-            res.used["parcels"] = [(s, len(r.geoms)) for s, r in zip(sources, rows)]
-            res.warnings = [w for w in res.warnings if not (w.code == "context_role_given" and w.layer == "parcels")]
-            res.warnings.append(Warning_("context_site_parcel", note, "parcels", (site_id,)))
-            if site_parcel_id is None:
-                res.site_parcel_id = site_id
+            take_property_line(res, opt, [(s, len(r.geoms)) for s, r in zip(sources, rows)], site_id, note, site_parcel_id)
     scratch.mkdir(parents=True, exist_ok=True)
     return read_catalog(catalog, search, fetch, list(plan), ("id",) + ROLE_ID_FIELDS.get("parcels", ()), res, site_parcel_id, dem_given)
 

@@ -37,9 +37,9 @@ from ..services.completeness import CONTOURS_LAYER
 from ..services.dem_read import dem_unit, read_grid, refuse_non_dem
 from ..services.optional import MissingLibrary, require
 from .command_line import Choice, Command, namespace, out_option
+from .crs import crs_from_wkt
 from .dem import HOW_TO_DECLARE, DemFile
-from .errors import fail
-from .reader import InputError, crs_from_wkt
+from .errors import InputError, fail
 
 #: The package layer holding existing-grade contours (as the CAD import names it).
 #: Attribute names read as a contour's elevation when its vertices carry no Z (case ignored).

@@ -15,10 +15,10 @@ from ..core.model import Warning_
 from ..core.raster import ElevationGrid
 from ..core.units import feet_per_unit
 from ..services.dem_read import clean_pixels, dem_unit, read_grid, refuse_non_dem
+from ..services.input_errors import short_reason as _short
 from ..services.intake import dem_cell_ft
 from .crs import crs_from_wkt
 from .errors import InputError
-from .sources import _short
 
 #: How a command-line reviewer declares the DEM's elevation unit (named in a declared unit's note).
 HOW_TO_DECLARE = "--dem-z-units"
@@ -155,12 +155,6 @@ class _Identity:
 
 
 _IDENTITY = _Identity()
-
-
-def dem_crs(path: Path) -> Any:
-    """The DEM's CRS (pyproj); :class:`InputError` when the file is missing, unreadable or has none."""
-    with DemFile(path) as dem:
-        return dem.crs
 
 
 def read_dem(

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..core.raster import ElevationGrid
 from ..services.dem_read import BandDemSource
-from .dem import BandMeta, DemFile
+from .dem import DemFile
 
 
 class WktTransform:
@@ -51,6 +51,3 @@ def open_dem_source(dem: Path | DemFile, template: ElevationGrid, working_crs: A
     working_wkt, dem_wkt = working_crs.to_wkt(), CRS.from_user_input(dem_crs).to_wkt()
     same = dem_crs is working_crs or CRS.from_user_input(dem_crs).equals(working_crs)
     return BandDemSource(dem, template, None if same else WktTransform(working_wkt, dem_wkt), None if same else WktTransform(dem_wkt, working_wkt))
-
-
-__all__ = ["BandMeta", "WktTransform", "open_dem_source"]

@@ -12,10 +12,7 @@ from typing import Callable, NoReturn, Sequence
 
 from ..core.errors import StormwaterError
 from ..core.printable import printable_text
-
-
-class InputError(StormwaterError):
-    """Unusable input; the message says what and where, and what to do."""
+from ..services.input_errors import InputError as InputError  # the reader's error, raised by the services it calls too
 
 
 def fail(prog: str, message: str) -> NoReturn:

@@ -9,6 +9,8 @@ import numpy as np
 import shapely
 from pyproj import Transformer
 
+from ..services.feature_geometry import NOT_PLACEABLE, non_finite_rows
+
 
 @dataclass
 class VectorFrame:
@@ -50,21 +52,13 @@ class VectorFrame:
         for i, g in enumerate(self.geoms):
             out[i] = None if g is None else shapely.transform(g, move)
         moved = VectorFrame(out, self.records, self.columns, crs, dict(self.unusable), list(self.restored))
-        _mark_non_finite(moved, "cannot be placed in the working CRS (a coordinate the transformation cannot map)")
+        _mark_non_finite(moved, NOT_PLACEABLE)
         return moved
 
 
 def _mark_non_finite(frame: VectorFrame, why: str) -> None:
-    """Move geometries holding a non-finite coordinate out of ``frame.geoms`` into ``frame.unusable`` with ``why``."""
-    present = [i for i, g in enumerate(frame.geoms) if g is not None]
-    if not present:
-        return
-    arr = np.array([frame.geoms[i] for i in present], dtype=object)
-    coords, index = shapely.get_coordinates(arr, return_index=True)
-    if coords.size == 0 or bool(np.isfinite(coords).all()):
-        return
-    bad = np.unique(index[~np.isfinite(coords).all(axis=1)])
-    for k in bad:
-        i = present[int(k)]
+    """Move geometries holding a non-finite coordinate (:func:`~stormwater_plugin.services.feature_geometry.non_finite_rows`)
+    out of ``frame.geoms`` into ``frame.unusable`` with ``why``."""
+    for i in non_finite_rows(frame.geoms):
         frame.geoms[i] = None
         frame.unusable.setdefault(i, why)

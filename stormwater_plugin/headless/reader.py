@@ -9,7 +9,7 @@ raise :class:`InputError` with a message naming the file, layer or field.
 ``qgis_bridge`` is: :mod:`.sources` (which files and layers give each role),
 :mod:`.vectors` (reading them, within :mod:`.layer_budget`, into
 :mod:`.frames`), :mod:`.crs` (the working CRS and scale factor) and
-:mod:`.dem` (the DEM window). Their public names are importable from here too.
+:mod:`.dem` (the DEM window); what they decide is in ``services``.
 """
 
 from __future__ import annotations
@@ -22,40 +22,17 @@ from typing import Any
 import fiona
 
 from ..core.model import FeatureLayer, SiteInputs, Warning_
-from ..core.units import feet_per_unit
-from ..services import site_read
+from ..services import batch_plan, site_read
 from ..services.backend import Box
-from ..services.feature_ids import ROLE_ID_FIELDS
-from ..services.intake import FILTER_MIN_FEATURES
+from ..services.layer_sources import describe_sources
 from ..services.placement import PlanOffParcel
 from ..services.reading_policy import whole_dem
-from ..services.working_crs import site_parcel_indices
-from .crs import (
-    choose_working_crs,
-    crs_description,
-    crs_from_wkt,
-    ground_scale,
-    is_conformal,
-    scale_at,
-    site_centre_lonlat,
-    site_scale,
-)
-from .dem import DemFile, dem_crs, read_dem
+from .crs import PYPROJ, crs_description, site_scale
+from .dem import DemFile, read_dem
 from .dem_source import open_dem_source
 from .errors import InputError
-from .frames import VectorFrame
-from .layer_budget import FEATURES_ENV, LAYER_READ_FEATURES, LAYER_READ_SECONDS, SECONDS_ENV, LayerBudgetError, ReadBudget, check_sql_view
-from .sources import EXTRA_READ_DRIVERS, ZIP_DATA_SUFFIXES, LayerSource, collect_sources, gdal_path, parse_layer_option
-from .vectors import ARC_STEP_DEG, SKIPPED_FIELD_TYPES, FileLayers
-
-#: The reader's names as they were before it was split along its jobs: other modules import them from here.
-__all__ = [
-    "ARC_STEP_DEG", "EXTRA_READ_DRIVERS", "FEATURES_ENV", "FILTER_MIN_FEATURES", "LAYER_READ_FEATURES", "LAYER_READ_SECONDS", "ROLE_ID_FIELDS",
-    "SECONDS_ENV", "SKIPPED_FIELD_TYPES", "ZIP_DATA_SUFFIXES", "InputError", "LayerBudgetError", "LayerSource", "LoadedSite", "ReadBudget",
-    "VectorFrame", "check_sql_view", "choose_working_crs", "collect_sources", "crs_description", "crs_from_wkt", "dem_crs",
-    "gdal_path", "ground_scale", "is_conformal", "parse_layer_option", "read_dem", "read_site", "scale_at",
-    "site_centre_lonlat", "site_scale", "site_units",
-]
+from .sources import LayerSource, collect_sources
+from .vectors import ARC_STEP_DEG, FileLayers
 
 
 @dataclass
@@ -73,22 +50,8 @@ class LoadedSite:
 
 
 def site_units(loaded: LoadedSite) -> dict[str, tuple[float, str]]:
-    """Each site parcel's (unit_to_ft, crs_name), the scale factor at that site: what a single-site check of it uses.
-
-    For the batch: the sites are the parcels with ``is_site`` set, by id.
-    """
-    parcels = loaded.inputs.layers.get("parcels")
-    if parcels is None:
-        return {}
-    ft_per_unit = feet_per_unit(float(loaded.crs.axis_info[0].unit_conversion_factor))
-    why = loaded.crs_why
-    out: dict[str, tuple[float, str]] = {}
-    for i in site_parcel_indices({"parcels": parcels}, None):  # the rule without the plan: is_site, else the only parcel
-        sid = parcels.ids[i]
-        if sid not in out:
-            k = site_scale(loaded.crs, loaded.inputs.layers, sid)
-            out[sid] = (ft_per_unit / k, crs_description(loaded.crs, why, k))
-    return out
+    """Each site parcel's (unit_to_ft, crs_name) for the batch (:func:`~stormwater_plugin.services.batch_plan.site_units`)."""
+    return batch_plan.site_units(PYPROJ, loaded.crs, loaded.crs_why, loaded.inputs.layers)
 
 
 def read_site(
@@ -146,6 +109,6 @@ def _read_site(
         except PlanOffParcel as exc:
             raise InputError(str(exc)) from exc
     dem_crs = dem_file.crs if dem_file is not None else None
-    return LoadedSite(read.inputs, read.crs, {r: " + ".join(x.describe() for x in srcs) for r, srcs in sources.items()},
+    return LoadedSite(read.inputs, read.crs, describe_sources(sources),
                       str(dem_path) if dem_path else None, read.why, dem_crs.to_wkt() if dem_crs is not None else "",
                       dict(dem_file.src.tags()) if dem_file is not None else {})

@@ -3,8 +3,8 @@
 A thin wrapper over :func:`~stormwater_plugin.headless.reader.read_site`
 (the reader does the reading and every decision about CRS, units and the DEM
 window); it adds what only the files can say (the notes on a DEM built from
-the plan's contours, the package's contour count) and describes what was read
-as ``stormwater-check check`` records it in findings.json.
+the plan's contours, the package's contour count); what was read is described as
+``stormwater-check check`` records it in findings.json by :func:`~stormwater_plugin.services.layer_sources.read_description`.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from pathlib import Path
 
 from ..core.model import Warning_
 from ..core.rulepack import RulePack
+from ..services.layer_sources import read_description
 from ..services.site_source import SiteRead
 from . import reader
 from .completeness_cli import contour_count
@@ -67,14 +68,8 @@ class FileSiteSource:
         loaded.inputs.warnings.extend(list(self.notes) + (dem_notes(self.package, loaded.dem_path, self.compare_dem, self.compare_z_units,
                                                                     loaded.dem_tags)
                                                           if self.dem_notes else []))
-        description: dict[str, object] = {
-            "site": str(self.package) if self.package else None,
-            "layers": loaded.sources,
-            "dem": loaded.dem_path,
-            "dem_z": loaded.inputs.dem.z_unit_note if loaded.inputs.dem else None,
-        }
-        if self.context_catalog:
-            description["context_catalog"] = str(self.context_catalog)
+        description = read_description(self.package, loaded.sources, loaded.dem_path, loaded.inputs.dem.z_unit_note if loaded.inputs.dem else None,
+                                       self.context_catalog)
         return SiteRead(loaded.inputs, loaded.crs.to_wkt(), description, loaded, contour_count(self.package))
 
 

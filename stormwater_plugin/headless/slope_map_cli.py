@@ -39,7 +39,7 @@ from ..services.slope import certified_at, compare_words, slope_params, slope_ru
 from ..services.slope_map import run_slope_map
 from .command_line import Command, dem_z_units_option, namespace, out_option, quiet_option
 from .command_line import run as invoke
-from .dem_source import BandMeta
+from .dem import BandMeta
 from .errors import InputError
 from .slope_raster import ground_to_pixel
 

@@ -15,41 +15,23 @@ import click
 import fiona
 from pyproj import CRS
 
-from ..core.rulepack import PackError, load_pack
-from ..services.site_template import template_layers, write_layer_styles, write_site_statements
+from ..services.site_template import template_request, write_layer_styles, write_site_statements
 from .command_line import Command, jurisdiction_option, namespace, out_option
-from .errors import fail
-from .reader import InputError
+from .errors import InputError, fail
 
 _FIONA_TYPES = {"str": "str", "float": "float", "bool": "bool", "yesno": "int"}
-
-
-def suggested_crs(jurisdiction: str) -> str:
-    """The CRS the jurisdiction's pack suggests for plans (``site_crs``), e.g. ``EPSG:2260``."""
-    pack = load_pack(jurisdiction)
-    crs = pack.site_crs
-    if not crs:
-        raise InputError(f"the {jurisdiction} pack suggests no coordinate system: give --crs")
-    return str(crs)
 
 
 def write_template(out: Path, jurisdiction: str, crs_text: str | None = None) -> list[str]:
     """Write the empty site package ``out`` (replaced if it exists); returns the layer names written."""
     out = Path(out)
-    if out.suffix.lower() != ".gpkg":
-        raise InputError(f"--out {out}: give a .gpkg path")
-    try:
-        pack = load_pack(jurisdiction)
-    except PackError as exc:
-        raise InputError(str(exc)) from exc
-    text = crs_text or suggested_crs(jurisdiction)
+    layers, text = template_request(out, jurisdiction, crs_text)  # the path, the pack and the CRS it suggests
     try:
         crs = CRS.from_user_input(text)
     except Exception as exc:  # pyproj's CRSError carries a long text
         raise InputError(f"--crs {text}: not a coordinate system pyproj knows") from exc
     if not crs.is_projected:
         raise InputError(f"--crs {text}: {crs.name} is not projected; draw the plan in feet or metres (a state plane zone)")
-    layers = template_layers(pack)
     tmp = out.with_name(out.stem + ".partial.gpkg")
     tmp.unlink(missing_ok=True)
     try:

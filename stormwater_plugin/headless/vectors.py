@@ -17,19 +17,23 @@ from typing import Any, Mapping, Sequence
 import fiona
 import numpy as np
 import shapely
-from shapely.geometry import shape
 
 from ..core.printable import printable_text
 from ..core.units import feet_per_unit
 from ..services.backend import Box, SourceInfo
+from ..services.feature_geometry import NOT_A_NUMBER, feature_geometry
+from ..services.input_errors import short_reason as _short
 from ..services.intake import outside_area_of_use
+from ..services.layer_sources import LayerSource
+from ..services.layer_sources import is_virtual as _is_virtual
 from ..services.placement_layers import unplaceable_features
+from ..services.read_budget import LayerBudgetError, ReadBudget
 from .crs import _transform_box, _transformer, _wgs84, area_of_use, choose_working_crs, crs_from_wkt
 from .dem import DemFile
 from .errors import InputError
 from .frames import VectorFrame, _mark_non_finite
-from .layer_budget import LayerBudgetError, ReadBudget, check_sql_view
-from .sources import EXTRA_READ_DRIVERS, LayerSource, _enable_read_drivers, _exists, _is_virtual, _short
+from .layer_budget import check_sql_view
+from .sources import EXTRA_READ_DRIVERS, _enable_read_drivers, _exists, gdal_path
 
 #: Angle between the vertices GDAL puts on a circular arc when it strokes a curve, degrees.
 ARC_STEP_DEG: float = 0.25
@@ -56,7 +60,7 @@ class _Probe:
 
 def _open(src: LayerSource, **kwargs: Any) -> Any:
     _enable_read_drivers()
-    path = src.gdal
+    path = src.text or gdal_path(src.path)
     return fiona.open(path, layer=src.layer, **kwargs) if src.layer else fiona.open(path, **kwargs)
 
 
@@ -142,7 +146,7 @@ def _read_frame(
                 except Exception:  # noqa: BLE001 - a driver refusing the filter: the layer is read whole, afresh
                     feats = stack.enter_context(_open(src, **kwargs))
             for feat in budget.guard(feats, src.role, where_read, start):
-                geoms.append(_feature_geometry(feat["geometry"], shape))
+                geoms.append(feature_geometry(feat["geometry"]))
                 records.append({k: v for k, v in dict(feat["properties"]).items() if k not in skipped})
                 fids.append(feat.id)
             if columns is None:
@@ -157,7 +161,7 @@ def _read_frame(
     frame = VectorFrame(arr, records, columns, crs)
     if driver == "GPKG" and src.layer and not _is_virtual(src.path):
         frame.restored = _restore_cut_at_nul(src, records, fids)
-    _mark_non_finite(frame, "has a coordinate that is not a number (NaN or infinite)")
+    _mark_non_finite(frame, NOT_A_NUMBER)
     return frame
 
 
@@ -232,36 +236,6 @@ def _unique_features(*groups: Any) -> Any:
                 continue
             seen.add(key)
             yield feat
-
-
-def _without_empty_parts(g: Any) -> Any:
-    """A GeoJSON-like geometry with its empty parts dropped (``MULTIPOLYGON (EMPTY, ((…)))`` from a CAD export)."""
-    kind = g["type"] if isinstance(g, dict) or hasattr(g, "__getitem__") else None
-    if kind == "GeometryCollection":
-        return {"type": kind, "geometries": [_without_empty_parts(x) for x in g["geometries"] if x is not None]}
-    coords = g["coordinates"]
-    if kind == "MultiPolygon":
-        coords = [[ring for ring in part if len(ring)] for part in coords]
-        coords = [part for part in coords if part]
-    elif kind in ("MultiLineString", "Polygon"):
-        coords = [part for part in coords if len(part)]
-    elif kind == "MultiPoint":
-        coords = [p for p in coords if p is not None and len(p)]
-    return {"type": kind, "coordinates": coords}
-
-
-def _feature_geometry(g: Any, shape: Any) -> Any:
-    """One feature's geometry as shapely: empty parts dropped; unreadable → ``None`` (reported as no geometry, never a lost layer)."""
-    if g is None:
-        return None
-    try:
-        return shape(g)
-    except Exception:  # noqa: BLE001 - fiona hands over what GDAL read; a broken part must not lose the layer
-        try:
-            return shape(_without_empty_parts(g))
-        except Exception:  # noqa: BLE001
-            return None
-
 
 
 def _outside_crs(probe: _Probe) -> bool:

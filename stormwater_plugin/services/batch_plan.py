@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Sequence, TypeVar
 
 import numpy as np
 import shapely
@@ -37,12 +37,39 @@ from ..core.model import FeatureLayer, Warning_
 from ..core.raster import CoordTransform, ElevationGrid
 from ..core.roles import PLAN_ROLES, SHARED_ROLES
 from ..core.rulepack import RulePack
+from ..core.units import feet_per_unit
 from ..core.vocabulary import name_matches
+from . import site_crs
+from .backend import CrsBackend
 from .reach import pack_dem_reach_ft, pack_reach_ft, rule_grows_dem_window
 from .site_source import ReviewOptions
+from .working_crs import site_parcel_indices
+
+#: The reader's CRS object (``pyproj.CRS``).
+C = TypeVar("C")
 
 #: DEM margin around what a site needs, feet (as :func:`~stormwater_plugin.headless.reader.read_dem` reads).
 DEM_MARGIN_FT: float = 150.0
+
+def site_units(crs_ops: CrsBackend[C], crs: C, why: str, layers: dict[str, FeatureLayer]) -> dict[str, tuple[float, str]]:
+    """Each site parcel's (unit_to_ft, crs_name), the scale factor at that site: what a single-site check of it uses.
+
+    The sites are the parcels with ``is_site`` set, by id; ``layers`` are in ``crs`` (the read's working CRS, chosen
+    for ``why``), whose scale factor at each site is :func:`~stormwater_plugin.services.site_crs.site_scale`.
+    """
+    parcels = layers.get("parcels")
+    if parcels is None:
+        return {}
+    info = crs_ops.describe(crs)
+    ft_per_unit = feet_per_unit(info.metres_per_unit)
+    out: dict[str, tuple[float, str]] = {}
+    for i in site_parcel_indices({"parcels": parcels}, None):  # the rule without the plan: is_site, else the only parcel
+        sid = parcels.ids[i]
+        if sid not in out:
+            k = site_crs.site_scale(crs_ops, crs, layers, sid)
+            out[sid] = (ft_per_unit / k, site_crs.working_crs_text(info.name, info.authority, why, k))
+    return out
+
 
 class BatchError(StormwaterError):
     """Unusable batch input; the message says what and where."""

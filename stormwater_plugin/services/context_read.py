@@ -106,6 +106,23 @@ def start_search(
     return search
 
 
+def take_property_line(
+    res: ContextRead, option: str, used: Sequence[tuple[ContextSource, int]], site_id: str, note: str, site_parcel_id: str | None,
+) -> None:
+    """Record in ``res`` a CAD plan's own property line landed on a catalog tax parcel (``site_id``, said in ``note``).
+
+    The landed parcels layer (``option``, ``ROLE=PATH:LAYER``) is the parcels role, read from the catalog's
+    sources ``used`` (with their feature counts): the note that the package gives the parcels no longer holds, and
+    the landed parcel is the site parcel unless the user named one.
+    """
+    res.layer_options.append(option)
+    res.used["parcels"] = list(used)
+    res.warnings = [w for w in res.warnings if not (w.code == "context_role_given" and w.layer == "parcels")]
+    res.warnings.append(Warning_("context_site_parcel", note, "parcels", (site_id,)))
+    if site_parcel_id is None:
+        res.site_parcel_id = site_id
+
+
 def read_catalog(
     catalog: ContextCatalog, search: ContextSearch[C], fetch: ContextFetch[C], plan_roles: Sequence[str], id_fields: Sequence[str],
     res: ContextRead, site_parcel_id: str | None, dem_given: bool,

@@ -29,7 +29,8 @@ from ..core.checks.context import truthy
 from ..core.errors import StormwaterError
 from ..core.model import DEVICE_TYPES
 from ..core.roles import MUST_DRAW_ROLES, ROLE_NOUN, ROLES
-from ..core.rulepack import RulePack
+from ..core.rulepack import PackError, RulePack, load_pack
+from .input_errors import InputError
 
 #: Impervious statuses: the unchanged one and the worked ones, each one :func:`impervious_status` reads.
 BUILDING_STATUSES: tuple[str, ...] = ("proposed", "existing", "enlarged", "removed")
@@ -150,6 +151,25 @@ _YES_NO_UNKNOWN = (("yes", "1"), ("no", "0"), ("not answered (unknown)", _QGIS_N
 
 _CHECKBOX = ('<Option type="Map"><Option type="QString" name="CheckedState" value=""/><Option type="QString" name="UncheckedState" value=""/>'
              '<Option type="int" name="TextDisplayMethod" value="1"/><Option type="bool" name="AllowNullState" value="true"/></Option>')
+
+
+def template_request(out: Path, jurisdiction: str, crs_text: str | None = None) -> tuple[tuple[TemplateLayer, ...], str]:
+    """The layers of the empty site package ``out`` for ``jurisdiction`` and the CRS it is drawn in, as ``new-site`` writes them.
+
+    The CRS is ``crs_text``, else the one the pack suggests for plans (``site_crs``, e.g. ``EPSG:2260``).
+    :class:`~stormwater_plugin.services.input_errors.InputError` for a path that is not a GeoPackage's, an unknown
+    jurisdiction, or no CRS given where the pack suggests none.
+    """
+    if out.suffix.lower() != ".gpkg":
+        raise InputError(f"--out {out}: give a .gpkg path")
+    try:
+        pack = load_pack(jurisdiction)
+    except PackError as exc:
+        raise InputError(str(exc)) from exc
+    text = crs_text or pack.site_crs
+    if not text:
+        raise InputError(f"the {jurisdiction} pack suggests no coordinate system: give --crs")
+    return template_layers(pack), str(text)
 
 
 def layer_qml(layer: TemplateLayer) -> str:

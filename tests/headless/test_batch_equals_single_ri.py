@@ -32,7 +32,7 @@ def ri() -> tuple[object, object, FeatureLayer]:
         pytest.skip(f"real data {PARCELS} is absent (it ships beside the repo as ../shared/realdata)")
     import geopandas as gpd
 
-    from stormwater_plugin.headless.reader import choose_working_crs
+    from stormwater_plugin.headless.crs import choose_working_crs
 
     frame = gpd.read_file(PARCELS).set_crs(4326, allow_override=True)  # "undefined geographic SRS" on WGS 84, lon/lat values
     crs, _ = choose_working_crs(None, [frame])
@@ -52,7 +52,7 @@ def _geodesic_ft(crs: object, line: object) -> float:
 def test_parcel_539_at_499_99987_ft_geodesic_is_on_the_500_ft_list_of_parcel_449(ri) -> None:
     import shapely
 
-    from stormwater_plugin.headless.reader import ground_scale, site_scale
+    from stormwater_plugin.headless.crs import ground_scale, site_scale
 
     frame, crs, layer = ri
     ft = feet_per_unit(float(crs.axis_info[0].unit_conversion_factor))

@@ -24,7 +24,7 @@ def ri() -> tuple[np.ndarray, float]:
     import geopandas as gpd
 
     from stormwater_plugin.core.units import feet_per_unit
-    from stormwater_plugin.headless.reader import choose_working_crs, ground_scale
+    from stormwater_plugin.headless.crs import choose_working_crs, ground_scale
 
     frame = gpd.read_file(PARCELS).set_crs(4326, allow_override=True)  # "undefined geographic SRS" on WGS 84, lon/lat values
     crs, _ = choose_working_crs(None, [frame])

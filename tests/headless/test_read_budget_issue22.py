@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from stormwater_plugin.cli import main
-from stormwater_plugin.headless.reader import FEATURES_ENV, SECONDS_ENV, ReadBudget
+from stormwater_plugin.services.read_budget import FEATURES_ENV, SECONDS_ENV, ReadBudget
 from tests.headless.demo_dem import DEMO_DEM, DEMO_SITE, ROOT
 from tests.headless.sql_views import endless_wells_sql, geom_column, register_view, wells_with_endless_view
 
@@ -158,8 +158,8 @@ def test_context_catalog_source_that_is_an_endless_view_is_refused_naming_the_ro
 
     from stormwater_plugin.core.rulepack import load_pack
     from stormwater_plugin.headless.context_reader import read_context
-    from stormwater_plugin.headless.reader import LayerBudgetError
     from stormwater_plugin.services.context_catalog import parse_catalog
+    from stormwater_plugin.services.read_budget import LayerBudgetError
 
     site_xy = Point(600_630.0, 4_800_630.0)
     schema = {"geometry": "Point", "properties": {"id": "str", "device_type": "str"}}
