@@ -30,7 +30,7 @@ from ..services.proj_text import longlat_proj, proj_unit_m
 from ..services.working_crs import NoSiteLocation, conformal_method
 from .compat import null_rectangle
 
-__all__ = ["NoSiteLocation", "QgisCrs", "centre_lonlat", "crs_label", "is_conformal", "is_projected", "scale_at_point", "unit_to_ft"]
+__all__ = ["NoSiteLocation", "QgisCrs", "centre_lonlat", "crs_label", "is_conformal", "is_projected", "scale_at_point", "transform_points", "unit_to_ft"]
 
 _WGS84 = QgsCoordinateReferenceSystem("EPSG:4326")
 
@@ -70,6 +70,19 @@ def _geographic_of(crs: QgsCoordinateReferenceSystem) -> QgsCoordinateReferenceS
     return QgsCoordinateReferenceSystem.fromProj(longlat_proj(crs.toProj() or ""))
 
 
+def transform_points(xform: QgsCoordinateTransform, xs: Any, ys: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Points through ``xform`` (the arrays' shapes kept), not a number where the transformation cannot map one."""
+    xa, ya = np.atleast_1d(np.asarray(xs, dtype=np.float64)), np.atleast_1d(np.asarray(ys, dtype=np.float64))
+    ox, oy = np.full(xa.shape, np.nan), np.full(ya.shape, np.nan)
+    for k in range(xa.size):
+        try:
+            p = xform.transform(QgsPointXY(float(xa.flat[k]), float(ya.flat[k])))
+        except Exception:  # noqa: BLE001 - QgsCsException: left unknown (sampled as nodata, a box that cannot be transformed)
+            continue
+        ox.flat[k], oy.flat[k] = p.x(), p.y()
+    return ox, oy
+
+
 class QgisCrs:
     """QGIS's CRS operations in one transform context (:class:`~stormwater_plugin.services.backend.CrsBackend`)."""
 
@@ -83,15 +96,7 @@ class QgisCrs:
         return QgsCoordinateReferenceSystem(f"EPSG:{code}")
 
     def to_lonlat(self, crs: QgsCoordinateReferenceSystem, xs: np.ndarray, ys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        to_wgs84 = QgsCoordinateTransform(crs, _WGS84, self.context)
-        out = np.full((len(xs), 2), np.nan)
-        for k, (x, y) in enumerate(zip(xs, ys)):
-            try:
-                p = to_wgs84.transform(QgsPointXY(float(x), float(y)))
-            except Exception:  # noqa: BLE001 - QgsCsException: a point the transformation cannot map is left out
-                continue
-            out[k] = (p.x(), p.y())
-        return out[:, 0], out[:, 1]
+        return transform_points(QgsCoordinateTransform(crs, _WGS84, self.context), xs, ys)
 
     def projection(self, crs: QgsCoordinateReferenceSystem) -> GridProjection | None:
         if not is_projected(crs):

@@ -17,7 +17,6 @@ from qgis.core import (
     QgsCoordinateReferenceSystem,
     QgsCoordinateTransform,
     QgsCoordinateTransformContext,
-    QgsPointXY,
     QgsRasterDataProvider,
     QgsRectangle,
 )
@@ -29,7 +28,7 @@ from ..core.raster import DemError, ElevationGrid
 from ..services.dem_read import BandDemSource, cell_size_ft, dem_unit, read_grid, refuse_non_dem
 from ..services.intake import dem_cell_ft
 from ..services.run_warnings import dem_z_assumed_warning
-from .crs import is_projected, unit_to_ft, unit_to_m
+from .crs import is_projected, transform_points, unit_to_ft, unit_to_m
 
 #: How a plugin reviewer declares the DEM's elevation unit (named in a declared unit's note).
 HOW_TO_DECLARE = "the plugin's DEM elevation-unit setting"
@@ -159,18 +158,7 @@ def make_to_raster(working: QgsCoordinateReferenceSystem, dem_crs: QgsCoordinate
     xform = QgsCoordinateTransform(working, dem_crs, context)
 
     def to_raster(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        xs = np.atleast_1d(np.asarray(x, dtype=np.float64))
-        ys = np.atleast_1d(np.asarray(y, dtype=np.float64))
-        ox = np.full(xs.shape, np.nan)
-        oy = np.full(ys.shape, np.nan)
-        for k in range(xs.size):
-            try:
-                p = xform.transform(QgsPointXY(float(xs.flat[k]), float(ys.flat[k])))
-            except Exception:  # QgsCsException: leave NaN, sampled as unknown
-                continue
-            ox.flat[k] = p.x()
-            oy.flat[k] = p.y()
-        return ox, oy
+        return transform_points(xform, x, y)  # a point it cannot map: not a number, sampled as unknown
 
     return to_raster
 

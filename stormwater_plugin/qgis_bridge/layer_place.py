@@ -10,14 +10,14 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from qgis.core import QgsCoordinateReferenceSystem, QgsPointXY
+from qgis.core import QgsCoordinateReferenceSystem
 
 from ..services.intake import outside_area_of_use
 from ..services.layer_source_text import layer_file_name as file_layer_name
 from ..services.layer_source_text import where_of_uri
 from ..services.placement_layers import Box, box_edge_points, box_of_points
 from ..services.unplaceable import unplaceable_positions as unplaced
-from .crs import QgisCrs
+from .crs import QgisCrs, transform_points
 from .vectors import source_crs
 
 
@@ -41,18 +41,7 @@ def box_in(box: Box | None, src: QgsCoordinateReferenceSystem, dst: QgsCoordinat
         return box
     from qgis.core import QgsCoordinateTransform
 
-    xform = QgsCoordinateTransform(src, dst, context)
-    xs, ys = box_edge_points(box)
-    ox: list[float] = []
-    oy: list[float] = []
-    for x, y in zip(xs, ys):
-        try:
-            pt = xform.transform(QgsPointXY(float(x), float(y)))
-        except Exception:  # QgsCsException: coordinates the CRS cannot hold
-            return None
-        ox.append(pt.x())
-        oy.append(pt.y())
-    return box_of_points(ox, oy)
+    return box_of_points(*transform_points(QgsCoordinateTransform(src, dst, context), *box_edge_points(box)))  # a point not mapped: None
 
 
 def fits_crs(source: Any, context: Any) -> bool:

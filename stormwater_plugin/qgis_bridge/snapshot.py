@@ -15,11 +15,14 @@ from typing import Any, Callable, Mapping
 
 from qgis.core import QgsCoordinateReferenceSystem, QgsCoordinateTransformContext, QgsProject
 
-from ..core.model import PROJECT_CLASSES, FeatureLayer, SiteInputs, Warning_
+from ..core.model import FeatureLayer, SiteInputs, Warning_
 from ..core.roles import ROLES
 from ..services import planned_source, site_crs
 from ..services.backend import Box, SourceInfo
+from ..services.plan_choices import contract_roles_only, stated_class, stated_site
+from ..services.read_progress import ReadProgress
 from ..services.reading_policy import whole_dem
+from ..services.refetch import matched_by_id
 from ..services.site_read import read_site
 from ..services.site_source import SiteRead, working_crs_text
 from ..services.template_layers import drop_undrawn_template_layers
@@ -156,10 +159,7 @@ def plan_snapshot(
     warnings: list[Warning_] = []
     # A geometry-type part of a mixed layer is read as its whole source (never part of a role silently).
     sources, layers_read = resolve_parts({r: s for r, s in role_layers.items() if s is not None}, warnings)
-    for r in list(sources):
-        if r not in ROLES:
-            warnings.append(Warning_("unknown_role", f"layer role '{r}' is not part of the contract and was ignored", r))
-            del sources[r]
+    contract_roles_only(sources, warnings)
     drop_undrawn_template_layers(sources, warnings)
     keep = list(sources.values())
     if detach:
@@ -169,9 +169,7 @@ def plan_snapshot(
         if dem_layer is not None and dem_provider is None:
             dem_provider = dem_layer.dataProvider().clone()
     dem = QgisDemBand(dem_provider if dem_provider is not None else dem_layer.dataProvider(), dem_layer.crs(), dem_layer.name()) if dem_layer is not None else None
-    site = str(site_parcel_id).strip() if site_parcel_id not in (None, "") else None
-    cls = class_override if class_override in PROJECT_CLASSES else None
-    return SnapshotPlan(sources, layers_read, warnings, dem, dem_z_units, site, cls, context, pack, keep)
+    return SnapshotPlan(sources, layers_read, warnings, dem, dem_z_units, stated_site(site_parcel_id), stated_class(class_override), context, pack, keep)
 
 
 def _dem_box(dem: QgisDemBand, working: Any, context: Any) -> tuple[float, float, float, float]:
@@ -196,16 +194,14 @@ class QgisLayers:
     """
 
     def __init__(self, plan: SnapshotPlan, feedback: Any, progress: Callable[[float], None] | None) -> None:
-        self._plan, self._feedback, self._progress = plan, feedback, progress
+        self._plan, self._feedback = plan, feedback
         self._read, self._fits, self._read_dem = plan.readers or default_readers()  # the live re-check's reuse the last read's
         self.context = plan.context
         self.crs_ops = QgisCrs(plan.context)
         self.dem = plan.dem
         #: What reading the features says (a geometry that cannot be converted, a layer without CRS), in reading order.
         self.warnings: list[Warning_] = []
-        counts = {r: feature_count(s) for r, s in plan.sources.items()}
-        self._total, self._done = float(sum(max(c, 1) for c in counts.values())) or 1.0, 0.0
-        self._stepped: set[str] = set()
+        self._progress = ReadProgress([feature_count(s) for s in plan.sources.values()], progress)
         self._infos: dict[str, list[SourceInfo]] | None = None
 
     def sources(self) -> dict[str, list[SourceInfo]]:
@@ -220,16 +216,9 @@ class QgisLayers:
         self._infos = out
         return out
 
-    def _step(self, source: SourceInfo) -> None:
-        if source.role not in self._stepped:
-            self._stepped.add(source.role)
-            self._done += max(source.count, 1)
-            if self._progress is not None:
-                self._progress(min(self._done / self._total, 1.0))
-
     def fetch(self, source: SourceInfo, box: Box | None = None) -> QgisFrame:
         frame = self._read(source.handle, source.role, source.crs, self.context, self.warnings, self._feedback, rect=box)
-        self._step(source)
+        self._progress.fetched(source.role, source.count)
         return frame
 
     def to_working(self, source: SourceInfo, features: Any, working: Any) -> tuple[QgisFrame, str | None]:
@@ -244,14 +233,9 @@ class QgisLayers:
         # the same features again (their warnings were given by the first read), transformed by the request
         moved = self._read(source.handle, source.role, working, self.context, [], self._feedback, rect=None,
                            fids=None if fr.rect is None else tuple(fr.fids), attributes=False)
-        by_fid = dict(zip(moved.fids, moved.geoms))
-        out = QgisFrame([], fr.records, fr.columns, working, fr.fids, fr.rect, dict(fr.unusable), fr.restored)
-        for i, (fid, g) in enumerate(zip(fr.fids, fr.geoms)):
-            g2 = by_fid.get(fid) if g is not None else None
-            if g is not None and g2 is None:
-                out.unusable.setdefault(i, "cannot be placed in the working CRS (a coordinate the transformation cannot map)")
-            out.geoms.append(g2)
-        return out, crs.authid() or crs.toProj()
+        unusable = dict(fr.unusable)
+        geoms = matched_by_id(fr.fids, fr.geoms, moved.fids, moved.geoms, unusable)
+        return QgisFrame(geoms, fr.records, fr.columns, working, fr.fids, fr.rect, unusable, fr.restored), crs.authid() or crs.toProj()
 
     def fetch_records(self, source: SourceInfo, columns: Any) -> list[dict[str, Any]]:
         return [{c: rec.get(c) for c in columns} for rec in self.fetch(source).records]
