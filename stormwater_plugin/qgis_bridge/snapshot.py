@@ -281,9 +281,7 @@ class QgisLayers:
 
     def crs_description(self, working: Any, why: str, scale: float) -> str:
         # In the command line's words (one wording for both adapters, so the dock's findings.json is the CLI's).
-        if working.authid():
-            return working_crs_text(working.description(), working.authid(), why, scale)
-        return f"{crs_label(working)}, {why}; distances on the ellipsoid (grid scale factor {scale:.6f})"
+        return working_crs_text(working.description() if working.authid() else crs_label(working), working.authid(), why, scale)
 
     def read_dem(self, working: Any, box: Box | None, z_units: str | None, warnings: list[Warning_]) -> tuple[Any, Any]:
         info = self.dem
