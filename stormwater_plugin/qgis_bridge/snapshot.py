@@ -294,8 +294,8 @@ class QgisLayers:
         dem = self._read_dem(info.provider, info.crs, working, window, z_units, self.context, warnings, name=info.name)
         if dem is None:
             return None, None
-        # the whole band in blocks: the flow trace reads further windows as it proceeds
-        return dem, QgisDemSource(info.provider, info.crs, working, z_units, self.context, name=info.name)
+        # the whole band in blocks: the flow trace reads further windows as it proceeds, in the unit the window was read in (not decided again)
+        return dem, QgisDemSource(info.provider, info.crs, working, z_units, self.context, name=info.name, template=dem)
 
 
 def _read(plan: SnapshotPlan, feedback: Any, progress: Callable[[float], None] | None) -> Snapshot:
