@@ -10,13 +10,4 @@ This ``__init__`` imports nothing that needs shapely, so the plugin can load
 
 from .deps import shapely_problem
 
-
-def snapshot_inputs(*args, **kwargs):
-    """See :func:`stormwater_plugin.qgis_bridge.snapshot.snapshot_inputs` (imported lazily)."""
-    # lazy: snapshot needs shapely; this package imports without it (see the module docstring)
-    from .snapshot import snapshot_inputs as _snapshot_inputs
-
-    return _snapshot_inputs(*args, **kwargs)
-
-
-__all__ = ["snapshot_inputs", "shapely_problem"]
+__all__ = ["shapely_problem"]

@@ -1,7 +1,7 @@
 """The plugin's CRS primitives with QGIS (:class:`QgisCrs`, a :class:`~stormwater_plugin.services.backend.CrsBackend`).
 
 The decisions (working CRS, site centre, scale factor, words) are :mod:`~stormwater_plugin.services.site_crs`,
-the command line's; the functions below apply them to QGIS CRSs under the names the snapshot calls. No location
+the command line's, made with :class:`QgisCrs` (the snapshot's ``QgisLayers``). No location
 at all is refused (:class:`NoSiteLocation`), never answered with an assumed zone.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable
 
 import numpy as np
 from qgis.core import (
@@ -22,18 +22,15 @@ from qgis.core import (
     QgsUnitTypes,
 )
 
-from ..core.model import FeatureLayer
-from ..core.units import METRE_PER_FT, METRE_PER_US_FT, feet_per_unit
+from ..core.units import feet_per_unit
 from ..services import site_crs
 from ..services.backend import CrsInfo, GridProjection
 from ..services.grid_scale import Ellipsoid
+from ..services.proj_text import longlat_proj, proj_unit_m
 from ..services.working_crs import NoSiteLocation, conformal_method
 from .compat import null_rectangle
 
-__all__ = [
-    "NoSiteLocation", "QgisCrs", "choose_working_crs", "crs_label", "is_conformal", "is_projected", "scale_at_point", "site_ground_scale",
-    "site_working_crs", "unit_to_ft",
-]
+__all__ = ["NoSiteLocation", "QgisCrs", "centre_lonlat", "crs_label", "is_conformal", "is_projected", "scale_at_point", "transform_points", "unit_to_ft"]
 
 _WGS84 = QgsCoordinateReferenceSystem("EPSG:4326")
 
@@ -44,16 +41,10 @@ def is_projected(crs: QgsCoordinateReferenceSystem) -> bool:
 
 
 def unit_to_m(crs: QgsCoordinateReferenceSystem) -> float:
-    """Size of one map unit of a projected CRS in metres (QGIS 3.22 reports US survey feet as feet: the PROJ string is read too)."""
-    proj = crs.toProj() or ""
-    if "+units=us-ft" in proj:
-        return METRE_PER_US_FT
-    if "+units=ft" in proj:
-        return METRE_PER_FT
-    for part in proj.split():
-        if part.startswith("+to_meter="):
-            return float(part.split("=", 1)[1])
-    return float(QgsUnitTypes.fromUnitToUnitFactor(crs.mapUnits(), QgsUnitTypes.DistanceUnit.DistanceMeters))
+    """Size of one map unit of a projected CRS in metres (QGIS 3.22 reports US survey feet as feet: the PROJ string is read too,
+    :func:`~stormwater_plugin.services.proj_text.proj_unit_m`)."""
+    stated = proj_unit_m(crs.toProj() or "")
+    return stated if stated is not None else float(QgsUnitTypes.fromUnitToUnitFactor(crs.mapUnits(), QgsUnitTypes.DistanceUnit.DistanceMeters))
 
 
 def unit_to_ft(crs: QgsCoordinateReferenceSystem) -> float:
@@ -68,9 +59,6 @@ def is_conformal(crs: QgsCoordinateReferenceSystem) -> bool:
     return conformal_method(found.group(1) if found else "")
 
 
-_DATUM_KEYS = ("+datum", "+ellps", "+a", "+b", "+rf", "+f", "+R", "+towgs84", "+nadgrids", "+pm")
-
-
 def _geographic_of(crs: QgsCoordinateReferenceSystem) -> QgsCoordinateReferenceSystem:
     """The CRS's own geographic CRS (its datum, so projecting to and from it shifts no datum)."""
     auth = crs.geographicCrsAuthId()
@@ -79,8 +67,20 @@ def _geographic_of(crs: QgsCoordinateReferenceSystem) -> QgsCoordinateReferenceS
         if geo.isValid():
             return geo
     # no authority: longitude/latitude on the PROJ string's datum and ellipsoid
-    keep = [p for p in (crs.toProj() or "").split() if p.split("=", 1)[0] in _DATUM_KEYS]
-    return QgsCoordinateReferenceSystem.fromProj(" ".join(["+proj=longlat", *keep, "+no_defs"]))
+    return QgsCoordinateReferenceSystem.fromProj(longlat_proj(crs.toProj() or ""))
+
+
+def transform_points(xform: QgsCoordinateTransform, xs: Any, ys: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Points through ``xform`` (the arrays' shapes kept), not a number where the transformation cannot map one."""
+    xa, ya = np.atleast_1d(np.asarray(xs, dtype=np.float64)), np.atleast_1d(np.asarray(ys, dtype=np.float64))
+    ox, oy = np.full(xa.shape, np.nan), np.full(ya.shape, np.nan)
+    for k in range(xa.size):
+        try:
+            p = xform.transform(QgsPointXY(float(xa.flat[k]), float(ya.flat[k])))
+        except Exception:  # noqa: BLE001 - QgsCsException: left unknown (sampled as nodata, a box that cannot be transformed)
+            continue
+        ox.flat[k], oy.flat[k] = p.x(), p.y()
+    return ox, oy
 
 
 class QgisCrs:
@@ -96,15 +96,7 @@ class QgisCrs:
         return QgsCoordinateReferenceSystem(f"EPSG:{code}")
 
     def to_lonlat(self, crs: QgsCoordinateReferenceSystem, xs: np.ndarray, ys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        to_wgs84 = QgsCoordinateTransform(crs, _WGS84, self.context)
-        out = np.full((len(xs), 2), np.nan)
-        for k, (x, y) in enumerate(zip(xs, ys)):
-            try:
-                p = to_wgs84.transform(QgsPointXY(float(x), float(y)))
-            except Exception:  # noqa: BLE001 - QgsCsException: a point the transformation cannot map is left out
-                continue
-            out[k] = (p.x(), p.y())
-        return out[:, 0], out[:, 1]
+        return transform_points(QgsCoordinateTransform(crs, _WGS84, self.context), xs, ys)
 
     def projection(self, crs: QgsCoordinateReferenceSystem) -> GridProjection | None:
         if not is_projected(crs):
@@ -145,34 +137,6 @@ def centre_lonlat(extents: Iterable[tuple[QgsRectangle, QgsCoordinateReferenceSy
         return None
     c = total.center()
     return c.x(), c.y()
-
-
-def choose_working_crs(
-    dem_crs: QgsCoordinateReferenceSystem | None,
-    vector_crss: list[QgsCoordinateReferenceSystem],
-    extents: list[tuple[QgsRectangle, QgsCoordinateReferenceSystem]],
-    context: QgsCoordinateTransformContext,
-) -> tuple[QgsCoordinateReferenceSystem, str]:
-    """The CRS the plan is read in, before its features are known (:func:`~stormwater_plugin.services.site_crs.working_crs`) and why.
-
-    The DEM's CRS when it is projected and conformal; else the UTM zone of the layers' extents' centre (all QGIS
-    knows before reading): :func:`site_working_crs` then gives the zone of the site's centre. ``vector_crss`` is
-    kept for callers. No usable extent: :class:`NoSiteLocation`.
-    """
-    return site_crs.working_crs(QgisCrs(context), dem_crs, lambda: centre_lonlat(extents, context))
-
-
-def site_working_crs(
-    dem_crs: QgsCoordinateReferenceSystem | None, layers: Mapping[str, FeatureLayer], layers_crs: QgsCoordinateReferenceSystem, site_parcel_id: str | None,
-    context: QgsCoordinateTransformContext,
-) -> tuple[QgsCoordinateReferenceSystem, str] | None:
-    """The UTM zone of the site's centre, the command line's choice (:func:`~stormwater_plugin.services.site_crs.site_working_crs`)."""
-    return site_crs.site_working_crs(QgisCrs(context), dem_crs, layers, layers_crs, site_parcel_id)
-
-
-def site_ground_scale(crs: QgsCoordinateReferenceSystem, layers: Any, site_parcel_id: str | None, context: QgsCoordinateTransformContext) -> float:
-    """The scale factor at the site, as the command line takes it (:func:`~stormwater_plugin.services.site_crs.site_scale`)."""
-    return site_crs.site_scale(QgisCrs(context), crs, layers, site_parcel_id)
 
 
 def scale_at_point(crs: QgsCoordinateReferenceSystem, x: float, y: float, context: QgsCoordinateTransformContext) -> float:

@@ -9,7 +9,7 @@ so the engine samples the DEM exactly as stored. Points are mapped from the work
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable
 
 import numpy as np
 from qgis.core import (
@@ -17,19 +17,18 @@ from qgis.core import (
     QgsCoordinateReferenceSystem,
     QgsCoordinateTransform,
     QgsCoordinateTransformContext,
-    QgsPointXY,
     QgsRasterDataProvider,
     QgsRectangle,
 )
 
-from ..core.dem_policy import CleanStats, NotAnElevationBand, band_scale_offset, file_z_unit
+from ..core.dem_policy import NotAnElevationBand, band_scale_offset, file_z_unit
 from ..core.dem_source import PixelWindow
 from ..core.model import Warning_
 from ..core.raster import DemError, ElevationGrid
-from ..services.dem_read import BandDemSource, cell_size_ft, clean_pixels, dem_unit, read_grid, refuse_non_dem
+from ..services.dem_read import BandDemSource, cell_size_ft, dem_unit, read_grid, refuse_non_dem
 from ..services.intake import dem_cell_ft
 from ..services.run_warnings import dem_z_assumed_warning
-from .crs import is_projected, unit_to_ft, unit_to_m
+from .crs import is_projected, transform_points, unit_to_ft, unit_to_m
 
 #: How a plugin reviewer declares the DEM's elevation unit (named in a declared unit's note).
 HOW_TO_DECLARE = "the plugin's DEM elevation-unit setting"
@@ -82,7 +81,8 @@ class QgisDemBand:
 
     def __init__(self, provider: QgsRasterDataProvider, crs: QgsCoordinateReferenceSystem, name: str = "DEM", band: int = 1) -> None:
         self.provider, self.crs, self.name, self.band = provider, crs, name, band
-        full = provider.extent()
+        #: The raster's extent, in its CRS.
+        self.extent = full = provider.extent()
         nx, ny = int(provider.xSize()), int(provider.ySize())
         self.shape = (0, 0) if nx <= 0 or ny <= 0 or full.isEmpty() else (ny, nx)
         px, py = (full.width() / nx, full.height() / ny) if self.shape[0] else (1.0, 1.0)
@@ -101,7 +101,8 @@ class QgisDemBand:
 
     @property
     def cell_ft(self) -> float:
-        return dem_cell_ft(max(abs(self.geotransform[1]), abs(self.geotransform[5])), None if self.unit_m is None else unit_to_ft(self.crs))
+        """The larger pixel side, feet (:func:`~stormwater_plugin.services.intake.dem_cell_ft`: degrees at an upper bound)."""
+        return dem_cell_ft(max(abs(self.geotransform[1]), abs(self.geotransform[5])), None if self.crs.isGeographic() else unit_to_ft(self.crs))
 
     def read(self, window: PixelWindow) -> np.ndarray | None:
         x0, px, _, y1, _, npy = self.geotransform
@@ -150,20 +151,6 @@ def block_raw(block: Any, provider: QgsRasterDataProvider, band: int = 1) -> np.
     return np.ma.masked_array((values - offset) / scale, mask=nodata)
 
 
-class _Values(NamedTuple):
-    nodata: float | None
-    scale: float
-    offset: float
-
-
-def block_to_array(block: Any, provider: QgsRasterDataProvider, band: int, z_to_ft: float, stats: CleanStats | None = None,
-                   count_rows: tuple[int, int] | None = None) -> np.ndarray:
-    """A raster block as elevations in the band's unit (:func:`~stormwater_plugin.services.dem_read.clean_pixels`), ``NaN`` for nodata;
-    ``count_rows`` counts into ``stats`` only those rows of the block (a strip read with a halo)."""
-    values = _Values(None, float(provider.bandScale(band)), float(provider.bandOffset(band)))
-    return clean_pixels(values, block_raw(block, provider, band), z_to_ft, stats, count_rows)
-
-
 def make_to_raster(working: QgsCoordinateReferenceSystem, dem_crs: QgsCoordinateReferenceSystem, context: QgsCoordinateTransformContext) -> Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]] | None:
     """A vectorised working-CRS → DEM-CRS function; ``None`` when the CRSs are the same."""
     if not dem_crs.isValid() or dem_crs == working:
@@ -171,20 +158,15 @@ def make_to_raster(working: QgsCoordinateReferenceSystem, dem_crs: QgsCoordinate
     xform = QgsCoordinateTransform(working, dem_crs, context)
 
     def to_raster(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        xs = np.atleast_1d(np.asarray(x, dtype=np.float64))
-        ys = np.atleast_1d(np.asarray(y, dtype=np.float64))
-        ox = np.full(xs.shape, np.nan)
-        oy = np.full(ys.shape, np.nan)
-        for k in range(xs.size):
-            try:
-                p = xform.transform(QgsPointXY(float(xs.flat[k]), float(ys.flat[k])))
-            except Exception:  # QgsCsException: leave NaN, sampled as unknown
-                continue
-            ox.flat[k] = p.x()
-            oy.flat[k] = p.y()
-        return ox, oy
+        return transform_points(xform, x, y)  # a point it cannot map: not a number, sampled as unknown
 
     return to_raster
+
+
+def _both_ways(working: QgsCoordinateReferenceSystem, dem_crs: QgsCoordinateReferenceSystem, context: QgsCoordinateTransformContext) -> tuple[Any, Any]:
+    """:func:`make_to_raster` into the DEM's CRS and back; ``(None, None)`` when the CRSs are the same."""
+    to_raster = make_to_raster(working, dem_crs, context)
+    return to_raster, make_to_raster(dem_crs, working, context) if to_raster is not None else None
 
 
 def dem_z_unit(provider: QgsRasterDataProvider, z_units: str | None, dem_crs: QgsCoordinateReferenceSystem,
@@ -220,12 +202,11 @@ def read_dem(
         return None
     unit = dem_unit(dem, z_units, HOW_TO_DECLARE)
     rect = QgsRectangle(*window)
-    to_raster = make_to_raster(working, dem_crs, context)
+    to_raster, from_raster = _both_ways(working, dem_crs, context)
     if to_raster is not None:
         rect = QgsCoordinateTransform(working, dem_crs, context).transformBoundingBox(rect)
-    box = rect.xMinimum(), rect.yMinimum(), rect.xMaximum(), rect.yMaximum()
-    return read_grid(dem, box, unit, warnings, to_raster=to_raster,
-                     from_raster=make_to_raster(dem_crs, working, context) if to_raster is not None else None)
+    return read_grid(dem, (rect.xMinimum(), rect.yMinimum(), rect.xMaximum(), rect.yMaximum()), unit, warnings, to_raster=to_raster,
+                     from_raster=from_raster)
 
 
 class QgisDemSource(BandDemSource):
@@ -255,6 +236,5 @@ class QgisDemSource(BandDemSource):
             zu = dem_unit(dem, z_units, HOW_TO_DECLARE)
             template = ElevationGrid(np.zeros((1, 1)), dem.geotransform, z_to_ft=zu.z_to_ft, z_unit_note=zu.note, z_unit_declared=zu.declared,
                                      cell_size_ft=cell_size_ft(dem.unit_m, dem.geotransform), name=name)
-        to_raster = make_to_raster(working, dem_crs, context)
-        super().__init__(dem, template, to_raster, make_to_raster(dem_crs, working, context) if to_raster is not None else None)
+        super().__init__(dem, template, *_both_ways(working, dem_crs, context))
         self.provider = provider

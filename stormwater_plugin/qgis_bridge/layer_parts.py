@@ -13,52 +13,15 @@ reported.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
 from typing import Any
 
 from qgis.core import QgsProviderRegistry, QgsVectorLayer
 
 from ..core.model import Warning_
+from ..services.role_layer_status import RoleLayerStatus, part_warning
 
 #: The URI key QGIS uses for a geometry-type part of an OGR layer.
 PART_KEY = "geometryType"
-
-
-@dataclass(frozen=True)
-class RoleLayerStatus:
-    """What a role will read, for the dock's per-role line and the run summary.
-
-    Attributes
-    ----------
-    name : str
-        The map layer's name.
-    features : int
-        Features the check reads (the whole source's count for a part).
-    part : str or None
-        Geometry type of the part the user chose (``"Point"``…), ``None`` when
-        the layer is a whole source.
-    part_features : int
-        Features of the chosen part alone (equal to ``features`` for a whole layer).
-    source : str
-        The source that is read.
-    """
-
-    name: str
-    features: int
-    part: str | None
-    part_features: int
-    source: str
-
-    @property
-    def whole(self) -> bool:
-        return self.part is None
-
-    def describe(self) -> str:
-        """One line: name, count, and whether the whole source is read."""
-        if self.part is None:
-            return f"{self.name}: {self.features} feature(s), whole layer"
-        return (f"{self.name}: the {self.part} part ({self.part_features} feature(s)) of a mixed layer; "
-                f"the whole source is read ({self.features} feature(s))")
 
 
 def geometry_part(layer: Any) -> str | None:
@@ -89,16 +52,20 @@ def whole_source(layer: QgsVectorLayer) -> QgsVectorLayer | None:
     return whole
 
 
-def role_layer_status(layer: QgsVectorLayer) -> RoleLayerStatus:
-    """The per-role line of the dock for ``layer``."""
+def _opened(layer: QgsVectorLayer) -> tuple[RoleLayerStatus, QgsVectorLayer | None]:
+    """What ``layer`` reads (:class:`~stormwater_plugin.services.role_layer_status.RoleLayerStatus`) and, for a part, its whole source
+    opened (``None``: a whole layer, or a part whose source cannot be opened)."""
     part = geometry_part(layer)
     count = int(layer.featureCount())
-    if part is None:
-        return RoleLayerStatus(layer.name(), count, None, count, layer.source())
-    whole = whole_source(layer)
+    whole = whole_source(layer) if part is not None else None
     if whole is None:
-        return RoleLayerStatus(layer.name(), count, part, count, layer.source())
-    return RoleLayerStatus(layer.name(), int(whole.featureCount()), part, count, whole.source())
+        return RoleLayerStatus(layer.name(), count, part, count, layer.source()), None
+    return RoleLayerStatus(layer.name(), int(whole.featureCount()), part, count, whole.source()), whole
+
+
+def role_layer_status(layer: QgsVectorLayer) -> RoleLayerStatus:
+    """The per-role line of the dock for ``layer``."""
+    return _opened(layer)[0]
 
 
 def resolve_parts(role_layers: dict[str, Any], warnings: list[Warning_]) -> tuple[dict[str, Any], dict[str, RoleLayerStatus]]:
@@ -110,7 +77,8 @@ def resolve_parts(role_layers: dict[str, Any], warnings: list[Warning_]) -> tupl
         Role to ``QgsVectorLayer`` (or any other feature source, passed through).
     warnings : list
         A ``layer_part_expanded`` warning is added for each substitution; a
-        part whose source cannot be reopened gets ``layer_part_only``.
+        part whose source cannot be reopened gets ``layer_part_only``
+        (:func:`~stormwater_plugin.services.role_layer_status.part_warning`).
 
     Returns
     -------
@@ -126,33 +94,10 @@ def resolve_parts(role_layers: dict[str, Any], warnings: list[Warning_]) -> tupl
         if not isinstance(layer, QgsVectorLayer):
             out[role] = layer
             continue
-        part = geometry_part(layer)
-        if part is None:
-            out[role] = layer
-            status[role] = RoleLayerStatus(layer.name(), int(layer.featureCount()), None, int(layer.featureCount()), layer.source())
-            continue
-        whole = whole_source(layer)
-        n_part = int(layer.featureCount())
-        if whole is None:
-            out[role] = layer
-            status[role] = RoleLayerStatus(layer.name(), n_part, part, n_part, layer.source())
-            warnings.append(Warning_(
-                "layer_part_only",
-                f"only the {part} part of {layer.source()} could be read ({n_part} feature(s)); features of other geometry types in that "
-                "source were NOT checked: choose the whole layer",
-                role,
-            ))
-            continue
-        out[role] = whole
-        n_whole = int(whole.featureCount())
-        status[role] = RoleLayerStatus(layer.name(), n_whole, part, n_part, whole.source())
-        if n_whole != n_part:
-            warnings.append(Warning_(
-                "layer_part_expanded",
-                f"'{layer.name()}' shows only the {part} part of a mixed layer ({n_part} of {n_whole} features); "
-                f"the whole source {whole.source()} was read, so the other {n_whole - n_part} feature(s) are checked too",
-                role,
-            ))
+        status[role], whole = _opened(layer)
+        out[role] = whole if whole is not None else layer
+        if status[role].part is not None and (said := part_warning(role, status[role], layer.source(), whole is not None)) is not None:
+            warnings.append(said)
     return out, status
 
 

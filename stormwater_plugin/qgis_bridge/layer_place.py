@@ -10,10 +10,14 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from qgis.core import QgsCoordinateReferenceSystem, QgsPointXY
+from qgis.core import QgsCoordinateReferenceSystem
 
 from ..services.intake import outside_area_of_use
-from ..services.placement_layers import Box, box_edge_points, box_of_points, unplaceable_features
+from ..services.layer_source_text import layer_file_name as file_layer_name
+from ..services.layer_source_text import where_of_uri
+from ..services.placement_layers import Box, box_edge_points, box_of_points
+from ..services.unplaceable import unplaceable_positions as unplaced
+from .crs import QgisCrs, transform_points
 from .vectors import source_crs
 
 
@@ -37,18 +41,7 @@ def box_in(box: Box | None, src: QgsCoordinateReferenceSystem, dst: QgsCoordinat
         return box
     from qgis.core import QgsCoordinateTransform
 
-    xform = QgsCoordinateTransform(src, dst, context)
-    xs, ys = box_edge_points(box)
-    ox: list[float] = []
-    oy: list[float] = []
-    for x, y in zip(xs, ys):
-        try:
-            pt = xform.transform(QgsPointXY(float(x), float(y)))
-        except Exception:  # QgsCsException: coordinates the CRS cannot hold
-            return None
-        ox.append(pt.x())
-        oy.append(pt.y())
-    return box_of_points(ox, oy)
+    return box_of_points(*transform_points(QgsCoordinateTransform(src, dst, context), *box_edge_points(box)))  # a point not mapped: None
 
 
 def fits_crs(source: Any, context: Any) -> bool:
@@ -58,59 +51,27 @@ def fits_crs(source: Any, context: Any) -> bool:
     if box is None or feature_count(source) == 0 or not crs.isValid():
         return True
     lonlat = box_in(box, crs, QgsCoordinateReferenceSystem("EPSG:4326"), context)
-    area = crs.bounds()
-    aou = None if area.isNull() or area.isEmpty() else (area.xMinimum(), area.yMinimum(), area.xMaximum(), area.yMaximum())
-    return not outside_area_of_use(lonlat, aou, box if crs.isGeographic() else None)
+    return not outside_area_of_use(lonlat, QgisCrs(context).area_of_use(crs), box if crs.isGeographic() else None)
 
 
 def unplaceable_positions(crs: QgsCoordinateReferenceSystem, geoms: Any, context: Any) -> list[int] | None:
-    """The positions of the features ``geoms`` (in ``crs``) that lie where ``crs`` cannot place them, one by one.
-
-    ``None`` when none of them fits (the layer is misplaced as a whole, a wrong ``.prj``), else the features to
-    exclude, as the command line (:func:`~stormwater_plugin.services.placement_layers.unplaceable_features`).
-    """
-    import numpy as np
-    import shapely
-    from qgis.core import QgsCoordinateTransform
-
-    present = [i for i, g in enumerate(geoms) if g is not None and not g.is_empty]
-    if not present:
-        return None
-    raw = shapely.bounds(np.array([geoms[i] for i in present], dtype=object))
-    xform = QgsCoordinateTransform(crs, QgsCoordinateReferenceSystem("EPSG:4326"), context)
-    lonlat = np.full((len(present), 4), np.nan)
-    for k, (x0, y0, x1, y1) in enumerate(raw):
-        try:
-            pts = [xform.transform(QgsPointXY(float(x), float(y))) for x, y in ((x0, y0), (x1, y0), (x0, y1), (x1, y1))]
-        except Exception:  # noqa: BLE001 - QgsCsException: coordinates the CRS cannot hold
-            continue
-        lonlat[k] = (min(p.x() for p in pts), min(p.y() for p in pts), max(p.x() for p in pts), max(p.y() for p in pts))
-    area = crs.bounds()
-    aou = None if area.isNull() or area.isEmpty() else (area.xMinimum(), area.yMinimum(), area.xMaximum(), area.yMaximum())
-    bad = unplaceable_features(lonlat, aou, raw if crs.isGeographic() else None)
-    if bool(bad.all()):
-        return None
-    return [present[int(k)] for k in np.flatnonzero(bad)]
+    """The positions of the features ``geoms`` (in ``crs``) that lie where ``crs`` cannot place them, one by one
+    (:func:`~stormwater_plugin.services.unplaceable.unplaceable_positions`, as the command line); ``None`` when none of them fits."""
+    ops = QgisCrs(context)
+    return unplaced(geoms, lambda xs, ys: ops.to_lonlat(crs, xs, ys), ops.area_of_use(crs), crs.isGeographic())
 
 
 def source_text(source: Any) -> str:
-    """The layer's source as the command line names a file's layer (``path:layer``)."""
+    """The layer's source as the command line names a file's layer (``path:layer``, :func:`~stormwater_plugin.services.layer_source_text.where_of_uri`)."""
     try:
-        uri = str(source.source())
+        return where_of_uri(str(source.source()))
     except (AttributeError, RuntimeError):  # a Processing feature source has no source(); a deleted layer raises RuntimeError
         return source_name(source)
-    parts = uri.split("|")
-    layer = next((p.split("=", 1)[1] for p in parts[1:] if p.startswith("layername=")), None)
-    return f"{parts[0]}:{layer}" if layer else parts[0]
 
 
 def layer_file_name(source: Any) -> str:
     """The layer's name in its file (``layername``), else the file's name."""
-    from pathlib import Path
-
-    text = source_text(source)
-    path, _, layer = text.rpartition(":") if ":" in Path(text).name else (text, "", "")
-    return layer or Path(path or text).name
+    return file_layer_name(source_text(source))
 
 
 def source_name(source: Any) -> str:

@@ -12,16 +12,32 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from qgis.core import QgsCoordinateReferenceSystem, QgsCoordinateTransformContext, QgsRectangle
 
 from ..core.dem_policy import CleanStats, cleaning_warning
 from ..core.errors import StormwaterError
+from ..services.dem_read import clean_pixels
 from ..services.slope_map import geographic_ground_to_pixel, projected_ground_to_pixel
 from .crs import is_projected, scale_at_point, unit_to_ft
-from .dem import block_to_array
+from .dem import block_raw
+
+
+class _Values(NamedTuple):
+    nodata: float | None
+    scale: float
+    offset: float
+
+
+def block_to_array(block: Any, provider: Any, band: int, z_to_ft: float, stats: CleanStats | None = None,
+                   count_rows: tuple[int, int] | None = None) -> np.ndarray:
+    """A raster block as elevations in the band's unit (:func:`~stormwater_plugin.services.dem_read.clean_pixels`), ``NaN`` for nodata;
+    ``count_rows`` counts into ``stats`` only those rows of the block (a strip read with a halo)."""
+    values = _Values(None, float(provider.bandScale(band)), float(provider.bandOffset(band)))
+    return clean_pixels(values, block_raw(block, provider, band), z_to_ft, stats, count_rows)
+
 
 #: Nodata of the written slope map (as the command line's).
 NODATA_OUT: float = -9999.0

@@ -15,17 +15,19 @@ from typing import Any, Callable, Mapping
 
 from qgis.core import QgsCoordinateReferenceSystem, QgsCoordinateTransformContext, QgsProject
 
-from ..core.model import PROJECT_CLASSES, FeatureLayer, SiteInputs, Warning_
-from ..core.roles import CONTEXT_ROLES, ROLES
+from ..core.model import FeatureLayer, SiteInputs, Warning_
+from ..core.roles import ROLES
+from ..services import planned_source, site_crs
 from ..services.backend import Box, SourceInfo
-from ..services.intake import FILTER_MIN_FEATURES as FILTER_MIN_FEATURES  # the size above which a context layer is read near the site only
-from ..services.intake import dem_cell_ft, role_reaches_ft
-from ..services.reading_policy import template_undrawn, whole_dem
+from ..services.plan_choices import contract_roles_only, stated_class, stated_site
+from ..services.read_progress import ReadProgress
+from ..services.reading_policy import whole_dem
+from ..services.refetch import matched_by_id
 from ..services.site_read import read_site
 from ..services.site_source import SiteRead, working_crs_text
-from ..services.site_template import read_statements
-from .crs import choose_working_crs, crs_label, site_ground_scale, site_working_crs, unit_to_ft
-from .dem import QgisDemSource, read_dem
+from ..services.template_layers import drop_undrawn_template_layers
+from .crs import QgisCrs, centre_lonlat, crs_label, unit_to_ft
+from .dem import QgisDemBand, QgisDemSource, read_dem
 from .layer_parts import RoleLayerStatus, resolve_parts
 from .layer_place import (
     box_in,
@@ -50,6 +52,10 @@ class Snapshot:
     crs_reason: str
     #: Role to what was read (name, feature count, whole source or part), for the run summary.
     layers_read: dict[str, RoleLayerStatus] | None = None
+
+    def crs_wkt(self) -> str:
+        """The working CRS as WKT (for the outputs' layers)."""
+        return str(self.crs.toWkt())
 
 
 class DetachedSource:
@@ -100,28 +106,6 @@ class DetachedSource:
         return self._source.getFeatures(request if request is not None else QgsFeatureRequest())
 
 
-@dataclass
-class DemInfo:
-    """What the snapshot needs of the DEM layer, captured on the main thread (a provider clone to read from): the read's
-    :class:`~stormwater_plugin.services.backend.DemHandle`."""
-
-    crs: QgsCoordinateReferenceSystem
-    extent: Any
-    px: float
-    name: str
-    provider: Any
-
-    @property
-    def cell_ft(self) -> float:
-        """The larger pixel side, feet (:func:`~stormwater_plugin.services.intake.dem_cell_ft`: degrees at an upper bound)."""
-        return dem_cell_ft(self.px, None if self.crs.isGeographic() else unit_to_ft(self.crs))
-
-    @classmethod
-    def of(cls, dem_layer: Any, provider: Any = None) -> DemInfo:
-        px = max(abs(dem_layer.rasterUnitsPerPixelX()), abs(dem_layer.rasterUnitsPerPixelY()))
-        return cls(dem_layer.crs(), dem_layer.extent(), px, dem_layer.name(), provider if provider is not None else dem_layer.dataProvider())
-
-
 def default_readers() -> tuple[Callable[..., Any], Callable[..., bool], Callable[..., Any]]:
     """The snapshot's own conversions (features, CRS fit, DEM window), looked up when called."""
     return read_features, fits_crs, read_dem
@@ -134,7 +118,8 @@ class SnapshotPlan:
     sources: dict[str, Any]
     layers_read: dict[str, RoleLayerStatus]
     warnings: list[Warning_]
-    dem: DemInfo | None
+    #: The DEM band (a provider clone when detached): the read's one DEM handle.
+    dem: QgisDemBand | None
     dem_z_units: str | None
     site: str | None
     class_override: str | None
@@ -149,32 +134,6 @@ class SnapshotPlan:
     def read(self, feedback: Any = None, progress: Callable[[float], None] | None = None) -> Snapshot:
         """Read the layers and the DEM window (any thread); ``progress`` gets the fraction read (0 to 1)."""
         return _read(self, feedback, progress)
-
-
-def _drop_undrawn_template_layers(sources: dict[str, Any], warnings: list[Warning_]) -> None:
-    """A site template's empty layers are not drawn, never "none" (:func:`~stormwater_plugin.services.site_template.undrawn_roles`).
-
-    The roles whose layer is an empty layer of a template package (its ``site_statements`` table) not
-    stated none are taken out of ``sources`` with a warning, as the command line reads them. A check
-    whose every layer is an empty template layer is refused (:class:`~stormwater_plugin.services.site_template.TemplateError`).
-    """
-    from pathlib import Path
-
-    by_package: dict[str, dict[str, int]] = {}
-    for role, src in sources.items():
-        uri = src.source() if hasattr(src, "source") else ""
-        path = str(uri).split("|")[0]
-        if not path.lower().endswith(".gpkg") or not hasattr(src, "featureCount"):
-            continue
-        by_package.setdefault(path, {})[role] = int(src.featureCount())
-    templates = {path: (stated, counts) for path, counts in by_package.items()
-                 if Path(path).is_file() and (stated := read_statements(Path(path))) is not None}
-    refuse = len(templates) == 1 and sum(len(c) for _, c in templates.values()) == len(sources)
-    for path, (stated, counts) in templates.items():
-        undrawn, notes = template_undrawn(Path(path).name, stated, counts, refuse)
-        for role in undrawn:
-            del sources[role]
-        warnings.extend(notes)
 
 
 def plan_snapshot(
@@ -200,11 +159,8 @@ def plan_snapshot(
     warnings: list[Warning_] = []
     # A geometry-type part of a mixed layer is read as its whole source (never part of a role silently).
     sources, layers_read = resolve_parts({r: s for r, s in role_layers.items() if s is not None}, warnings)
-    for r in list(sources):
-        if r not in ROLES:
-            warnings.append(Warning_("unknown_role", f"layer role '{r}' is not part of the contract and was ignored", r))
-            del sources[r]
-    _drop_undrawn_template_layers(sources, warnings)
+    contract_roles_only(sources, warnings)
+    drop_undrawn_template_layers(sources, warnings)
     keep = list(sources.values())
     if detach:
         from qgis.core import QgsVectorLayer
@@ -212,25 +168,22 @@ def plan_snapshot(
         sources = {r: DetachedSource(s) if isinstance(s, QgsVectorLayer) else s for r, s in sources.items()}
         if dem_layer is not None and dem_provider is None:
             dem_provider = dem_layer.dataProvider().clone()
-    dem = DemInfo.of(dem_layer, dem_provider) if dem_layer is not None else None
-    site = str(site_parcel_id).strip() if site_parcel_id not in (None, "") else None
-    cls = class_override if class_override in PROJECT_CLASSES else None
-    return SnapshotPlan(sources, layers_read, warnings, dem, dem_z_units, site, cls, context, pack, keep)
+    dem = QgisDemBand(dem_provider if dem_provider is not None else dem_layer.dataProvider(), dem_layer.crs(), dem_layer.name()) if dem_layer is not None else None
+    return SnapshotPlan(sources, layers_read, warnings, dem, dem_z_units, stated_site(site_parcel_id), stated_class(class_override), context, pack, keep)
 
 
-def context_reaches_ft(pack: Any, cell_ft: float) -> dict[str, float]:
-    """How far from the site and the plan each context role is read, feet (``inf``: the DEM's extent or the whole layer).
-
-    :func:`~stormwater_plugin.services.intake.role_reaches_ft`, the command line's reading, for the context roles.
-    """
-    return role_reaches_ft(pack, cell_ft, CONTEXT_ROLES)
-
-
-def _dem_box(dem: DemInfo, working: Any, context: Any) -> tuple[float, float, float, float]:
+def _dem_box(dem: QgisDemBand, working: Any, context: Any) -> tuple[float, float, float, float]:
     from qgis.core import QgsCoordinateTransform
 
     r = QgsCoordinateTransform(dem.crs, working, context).transformBoundingBox(dem.extent) if dem.crs != working else dem.extent
     return r.xMinimum(), r.yMinimum(), r.xMaximum(), r.yMaximum()
+
+
+@dataclass
+class PlannedSiteSource(planned_source.PlannedSiteSource):
+    """A :class:`~stormwater_plugin.services.planned_source.PlannedSiteSource` of a :class:`SnapshotPlan` (the dock reuses its plan's layers)."""
+
+    snapshot_plan: SnapshotPlan
 
 
 class QgisLayers:
@@ -241,15 +194,14 @@ class QgisLayers:
     """
 
     def __init__(self, plan: SnapshotPlan, feedback: Any, progress: Callable[[float], None] | None) -> None:
-        self._plan, self._feedback, self._progress = plan, feedback, progress
+        self._plan, self._feedback = plan, feedback
         self._read, self._fits, self._read_dem = plan.readers or default_readers()  # the live re-check's reuse the last read's
         self.context = plan.context
+        self.crs_ops = QgisCrs(plan.context)
         self.dem = plan.dem
         #: What reading the features says (a geometry that cannot be converted, a layer without CRS), in reading order.
         self.warnings: list[Warning_] = []
-        counts = {r: feature_count(s) for r, s in plan.sources.items()}
-        self._total, self._done = float(sum(max(c, 1) for c in counts.values())) or 1.0, 0.0
-        self._stepped: set[str] = set()
+        self._progress = ReadProgress([feature_count(s) for s in plan.sources.values()], progress)
         self._infos: dict[str, list[SourceInfo]] | None = None
 
     def sources(self) -> dict[str, list[SourceInfo]]:
@@ -264,16 +216,9 @@ class QgisLayers:
         self._infos = out
         return out
 
-    def _step(self, source: SourceInfo) -> None:
-        if source.role not in self._stepped:
-            self._stepped.add(source.role)
-            self._done += max(source.count, 1)
-            if self._progress is not None:
-                self._progress(min(self._done / self._total, 1.0))
-
     def fetch(self, source: SourceInfo, box: Box | None = None) -> QgisFrame:
         frame = self._read(source.handle, source.role, source.crs, self.context, self.warnings, self._feedback, rect=box)
-        self._step(source)
+        self._progress.fetched(source.role, source.count)
         return frame
 
     def to_working(self, source: SourceInfo, features: Any, working: Any) -> tuple[QgisFrame, str | None]:
@@ -288,14 +233,9 @@ class QgisLayers:
         # the same features again (their warnings were given by the first read), transformed by the request
         moved = self._read(source.handle, source.role, working, self.context, [], self._feedback, rect=None,
                            fids=None if fr.rect is None else tuple(fr.fids), attributes=False)
-        by_fid = dict(zip(moved.fids, moved.geoms))
-        out = QgisFrame([], fr.records, fr.columns, working, fr.fids, fr.rect, dict(fr.unusable), fr.restored)
-        for i, (fid, g) in enumerate(zip(fr.fids, fr.geoms)):
-            g2 = by_fid.get(fid) if g is not None else None
-            if g is not None and g2 is None:
-                out.unusable.setdefault(i, "cannot be placed in the working CRS (a coordinate the transformation cannot map)")
-            out.geoms.append(g2)
-        return out, crs.authid() or crs.toProj()
+        unusable = dict(fr.unusable)
+        geoms = matched_by_id(fr.fids, fr.geoms, moved.fids, moved.geoms, unusable)
+        return QgisFrame(geoms, fr.records, fr.columns, working, fr.fids, fr.rect, unusable, fr.restored), crs.authid() or crs.toProj()
 
     def fetch_records(self, source: SourceInfo, columns: Any) -> list[dict[str, Any]]:
         return [{c: rec.get(c) for c in columns} for rec in self.fetch(source).records]
@@ -307,12 +247,14 @@ class QgisLayers:
         return box_in(box, src, dst, self.context)
 
     def working_crs(self, parts: Mapping[str, Any], site_parcel_id: str | None) -> tuple[Any, str]:
-        """The zone of the site's centre (:func:`~stormwater_plugin.qgis_bridge.crs.site_working_crs`, the layers read located in the
-        first one's CRS), else the DEM's CRS or the zone of the layers' extents (:func:`~stormwater_plugin.qgis_bridge.crs.choose_working_crs`)."""
+        """The zone of the site's centre (:func:`~stormwater_plugin.services.site_crs.site_working_crs`, the layers read located in the
+        first one's CRS), else the CRS chosen before the features are known (:func:`~stormwater_plugin.services.site_crs.working_crs`):
+        the DEM's CRS when it is projected and conformal, else the UTM zone of the layers' extents' centre (all QGIS knows before
+        reading). No usable extent: :class:`~stormwater_plugin.services.working_crs.NoSiteLocation`."""
         dem_crs = self.dem.crs if self.dem is not None else None
         infos = [s for ss in self.sources().values() for s in ss]
         fitting = [s.handle for s in infos if s.fits_crs] or [s.handle for s in infos]
-        first = choose_working_crs(dem_crs, [source_crs(s) for s in fitting], [(layer_extent(s), source_crs(s)) for s in fitting], self.context)
+        first = site_crs.working_crs(self.crs_ops, dem_crs, lambda: centre_lonlat([(layer_extent(s), source_crs(s)) for s in fitting], self.context))
         frames = [(role, fr, ids) for role, v in parts.items() for fr, ids in v if fr.crs.isValid()]  # a layer without CRS locates nothing
         if not frames:
             return first
@@ -322,7 +264,7 @@ class QgisLayers:
             moved, _ = self.to_working(self.sources()[role][0], fr, base) if fr.crs != base else (fr, None)
             keep = [i for i, g in enumerate(moved.geoms) if g is not None]
             layers[role] = FeatureLayer.from_sequences(role, [moved.geoms[i] for i in keep], [ids[i] for i in keep], [fr.records[i] for i in keep])
-        by_site = site_working_crs(dem_crs, layers, base, site_parcel_id, self.context)
+        by_site = site_crs.site_working_crs(self.crs_ops, dem_crs, layers, base, site_parcel_id)
         return by_site if by_site is not None else first
 
     def ft_per_unit(self, crs: Any) -> float:
@@ -335,13 +277,11 @@ class QgisLayers:
         return _dem_box(self.dem, working, self.context) if self.dem is not None else None
 
     def site_scale(self, working: Any, layers: dict[str, FeatureLayer], site_parcel_id: str | None) -> float:
-        return site_ground_scale(working, layers, site_parcel_id, self.context)
+        return site_crs.site_scale(self.crs_ops, working, layers, site_parcel_id)
 
     def crs_description(self, working: Any, why: str, scale: float) -> str:
         # In the command line's words (one wording for both adapters, so the dock's findings.json is the CLI's).
-        if working.authid():
-            return working_crs_text(working.description(), working.authid(), why, scale)
-        return f"{crs_label(working)}, {why}; distances on the ellipsoid (grid scale factor {scale:.6f})"
+        return working_crs_text(working.description() if working.authid() else crs_label(working), working.authid(), why, scale)
 
     def read_dem(self, working: Any, box: Box | None, z_units: str | None, warnings: list[Warning_]) -> tuple[Any, Any]:
         info = self.dem
@@ -354,8 +294,8 @@ class QgisLayers:
         dem = self._read_dem(info.provider, info.crs, working, window, z_units, self.context, warnings, name=info.name)
         if dem is None:
             return None, None
-        # the whole band in blocks: the flow trace reads further windows as it proceeds
-        return dem, QgisDemSource(info.provider, info.crs, working, z_units, self.context, name=info.name)
+        # the whole band in blocks: the flow trace reads further windows as it proceeds, in the unit the window was read in (not decided again)
+        return dem, QgisDemSource(info.provider, info.crs, working, z_units, self.context, name=info.name, template=dem)
 
 
 def _read(plan: SnapshotPlan, feedback: Any, progress: Callable[[float], None] | None) -> Snapshot:
@@ -406,7 +346,7 @@ def snapshot(
     pack : RulePack, optional
         The rules: the DEM is read over the window they need
         (:func:`~stormwater_plugin.services.dem_window.dem_window`, the command
-        line's policy), and a context role (:data:`CONTEXT_ROLES`) of more than
+        line's policy), and a context role (:data:`~stormwater_plugin.core.roles.CONTEXT_ROLES`) of more than
         :data:`~stormwater_plugin.services.intake.FILTER_MIN_FEATURES` features only around the site and the plan
         (:func:`~stormwater_plugin.services.intake.context_window`); without it, every feature, and the DEM
         around the plan and the wells and septic systems plus ``services.reading_policy.DEM_FALLBACK_MARGIN_FT``.
@@ -425,29 +365,6 @@ def snapshot(
     """
     plan = plan_snapshot(role_layers, dem_layer, dem_z_units, site_parcel_id, class_override, context, dem_provider, pack, detach=False)
     return plan.read(feedback)
-
-
-def snapshot_inputs(
-    role_layers: Mapping[str, Any],
-    dem_layer: Any = None,
-    dem_z_units: str | None = None,
-    site_parcel_id: str | None = None,
-    class_override: str | None = None,
-) -> SiteInputs:
-    """The engine's inputs from QGIS layers (see :func:`snapshot`); plain data, safe to hand to a QgsTask."""
-    return snapshot(role_layers, dem_layer, dem_z_units, site_parcel_id, class_override).inputs
-
-
-def _description(layers: Mapping[str, str], dem: str | None, snap: Snapshot, project_file: str | None) -> dict[str, Any]:
-    """The findings.json ``inputs`` of a snapshot from its sources' texts (taken on the main thread): each role's layer source (the part read), the DEM and its unit."""
-    read = snap.layers_read or {}
-    return {
-        "site": project_file or None,
-        "layers": {r: read[r].source if r in read else src for r, src in layers.items()},
-        "layers_read": {r: st.describe() for r, st in read.items()},
-        "dem": dem,
-        "dem_z": snap.inputs.dem.z_unit_note if snap.inputs.dem is not None else None,
-    }
 
 
 def _layer_source(layer: Any) -> str:
@@ -518,31 +435,3 @@ class QgisSiteSource:
         dem = str(self.dem_layer.source()) if self.dem_layer is not None else None
         return PlannedSiteSource(plan, layers, dem, self.project_file, self.contour_count, feedback, progress)
 
-
-@dataclass
-class PlannedSiteSource:
-    """A :class:`QgisSiteSource` planned on the main thread (:meth:`QgisSiteSource.plan`): a ``SiteSource`` whose :meth:`read` runs in any thread.
-
-    Parameters
-    ----------
-    snapshot_plan : SnapshotPlan
-        What is read (layers detached for another thread).
-    layer_sources, dem_source
-        The role layers' and the DEM's source texts, for the document's ``inputs``.
-    project_file, contour_count, feedback, progress
-        As :meth:`QgisSiteSource.plan`.
-    """
-
-    snapshot_plan: SnapshotPlan
-    layer_sources: Mapping[str, str]
-    dem_source: str | None = None
-    project_file: str | None = None
-    contour_count: int = 0
-    feedback: Any = None
-    progress: Callable[[float], None] | None = None
-
-    def read(self, pack: Any) -> SiteRead:
-        """Read the planned layers and the DEM window (the plan's pack decides the windows; ``pack`` is the same pack)."""
-        snap = self.snapshot_plan.read(self.feedback, self.progress)
-        return SiteRead(snap.inputs, snap.crs.toWkt(), _description(self.layer_sources, self.dem_source, snap, self.project_file), snap,
-                        contour_count=self.contour_count)

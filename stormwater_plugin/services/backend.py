@@ -4,7 +4,7 @@ A backend (the file reader in ``headless`` with GDAL, fiona and rasterio; the pl
 ``qgis_bridge`` with the QGIS API) fetches; the policy and the one read (:mod:`~stormwater_plugin.services.site_read`)
 decide. The contract is typed here:
 
-* the DEM handle, one per read, opened once (``headless.dem.DemFile``, ``qgis_bridge.snapshot.DemInfo``), from
+* the DEM handle, one per read, opened once (``headless.dem.DemFile``, ``qgis_bridge.dem.QgisDemBand``), from
   which the reach of the rules (:class:`~stormwater_plugin.services.reading_policy.ReadingReach`), the working
   CRS and the DEM window are taken, and the band's primitives (:class:`DemBand`) that
   :mod:`~stormwater_plugin.services.dem_read` reads into the core's grid;

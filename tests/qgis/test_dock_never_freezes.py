@@ -11,10 +11,12 @@ import threading
 from conftest import demo_layers, wait_for
 from qgis.core import QgsFeature, QgsGeometry, QgsProject, QgsRectangle, QgsVectorLayer
 
+from stormwater_plugin.core.roles import CONTEXT_ROLES
 from stormwater_plugin.core.rulepack import load_pack
 from stormwater_plugin.qgis_bridge import snapshot as snapshot_module
-from stormwater_plugin.qgis_bridge.snapshot import FILTER_MIN_FEATURES, plan_snapshot
+from stormwater_plugin.qgis_bridge.snapshot import plan_snapshot
 from stormwater_plugin.services import intake
+from stormwater_plugin.services.intake import FILTER_MIN_FEATURES
 
 
 def _wetlands_with_far_ones(near: QgsVectorLayer, n_far: int) -> QgsVectorLayer:
@@ -138,7 +140,7 @@ def test_small_context_layers_are_read_whole():
 def test_mamakating_unlimited_trace_reads_wetlands_over_the_dems_extent_and_no_further():
     layers, dem = demo_layers()
     pack = load_pack("mamakating")
-    reach = snapshot_module.context_reaches_ft(pack, 3.28)
+    reach = intake.role_reaches_ft(pack, 3.28, CONTEXT_ROLES)
     unlimited = [r for r, v in reach.items() if v == float("inf")]
     if not unlimited:  # the pack's trace declares a length: every context role has a finite reach
         assert all(v >= intake.CONTEXT_FLOOR_FT for v in reach.values())
