@@ -15,6 +15,7 @@ import numpy as np
 import shapely
 from shapely.geometry.base import BaseGeometry
 
+from .derived import derive
 from .limits import number_text, precision
 from .model import FeatureLayer, FeatureRef, Warning_
 from .roles import AREA_ONLY_ROLES, ROLE_FAMILY
@@ -293,10 +294,13 @@ def clean_layer(layer: FeatureLayer, warnings: list[Warning_]) -> FeatureLayer:
 
 
 def union(geoms: Iterable[BaseGeometry]) -> BaseGeometry:
+    """The union of ``geoms`` (empty ones and ``None`` left out); the live re-check's last union of the same parts is reused."""
     arr = [g for g in geoms if g is not None and not g.is_empty]
     if not arr:
         return shapely.GeometryCollection()
-    return shapely.union_all(np.array(arr, dtype=object))
+    if len(arr) == 1:
+        return shapely.union_all(np.array(arr, dtype=object))
+    return derive("union", lambda: shapely.union_all(np.array(arr, dtype=object)), arr)
 
 
 def nearest_feature(tree: shapely.STRtree, geoms: Sequence[BaseGeometry], refs: Sequence[FeatureRef], g: BaseGeometry, eps: float) -> int:
