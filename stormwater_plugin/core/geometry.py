@@ -61,8 +61,8 @@ def quad_segs_for(radius_ft: float, max_error_ft: float = 0.01) -> int:
 
 
 def display_buffer(geom: BaseGeometry, distance_units: float, radius_ft: float) -> BaseGeometry:
-    """A buffer for display or area measurement, round to within 0.01 ft."""
-    return shapely.buffer(geom, distance_units, quad_segs=quad_segs_for(radius_ft))
+    """A buffer for display or area measurement, round to within 0.01 ft (the live re-check's last of the same geometry reused)."""
+    return derive("buffer", lambda: shapely.buffer(geom, distance_units, quad_segs=quad_segs_for(radius_ft)), geom, float(distance_units), float(radius_ft))
 
 
 def _family(geom: BaseGeometry) -> str:
@@ -298,8 +298,6 @@ def union(geoms: Iterable[BaseGeometry]) -> BaseGeometry:
     arr = [g for g in geoms if g is not None and not g.is_empty]
     if not arr:
         return shapely.GeometryCollection()
-    if len(arr) == 1:
-        return shapely.union_all(np.array(arr, dtype=object))
     return derive("union", lambda: shapely.union_all(np.array(arr, dtype=object)), arr)
 
 

@@ -34,7 +34,7 @@ import numpy as np
 import shapely
 from shapely.geometry.base import BaseGeometry
 
-from ..core.checks.context import CheckContext
+from ..core.checks.context import NO_DEVICE_COVERED, CheckContext
 from ..core.derived import Derived
 from ..core.model import DisplayZone, FeatureLayer, FeatureRef, Finding, InventoryRow, NotCheckedEntry, NotificationBlock, Warning_
 from ..core.raster import ElevationGrid
@@ -201,7 +201,9 @@ class Recorder:
             dict.__setitem__(ctx.layers, "devices", layer)
         new = mark.output(ctx, made, frozenset(_read(ctx)))
         mark.undo(ctx)
-        extra_skips = [e for e in new.not_checked if e not in old.not_checked]
+        # A rule covering none of the moved devices says so; a move leaves the attributes it chose by as they were, so it
+        # covered none of them before either: their outputs are none, now as then.
+        extra_skips = [e for e in new.not_checked if e not in old.not_checked and not (e.get("reason") == NO_DEVICE_COVERED and not new.findings)]
         if (made is not None or new.warnings or new.building_sites or new.sets_inventory or extra_skips
                 or any(_device_of(f.other) is not None for f in (*old.findings, *new.findings))
                 or any(i in str(e.get("reason", "")) for e in old.not_checked for i in moved)):

@@ -135,6 +135,7 @@ def test_a_dry_well_moved_within_its_class_reruns_only_the_rules_that_read_the_d
     assert how.full_reason == ""
     assert how.replayed and how.narrowed
     assert "lake-george.minor.septic-upgradient-20" in how.narrowed
+    assert "lake-george.minor.vehicle-area-advisory-100" in how.narrowed  # covers vehicle-traffic devices only: none moved
     assert not any(r.endswith("may-be-major-slope-15") for r in how.ran)  # a building site's slope: no device read
     assert how.derived is not None and how.derived.reused  # the other layers' cleaning, unions, nearest shorelines: the last check's
 

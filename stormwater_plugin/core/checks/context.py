@@ -52,6 +52,10 @@ def device_traffic(attrs: dict[str, Any]) -> dict[str, bool | None]:
     return {"high_traffic": ht, "vehicle_traffic": vt}
 
 
+#: The reason a device rule gives when it covers none of the devices (by type or traffic: their attributes, never where they are).
+NO_DEVICE_COVERED = "no device of the kind this rule covers"
+
+
 @dataclass
 class CheckContext:
     """Inputs shared by the checks of one run.
