@@ -85,7 +85,12 @@ class Derived:
             seen = self._keys.get(id(x))
             if seen is not None and seen[0] is x:
                 return seen[1]
-            key = layer_key(x) if isinstance(x, FeatureLayer) else ("geometry", _wkb(x))
+            if isinstance(x, FeatureLayer):
+                key, wkb = _layer_key(x)
+                for g, w in zip(x.geoms, wkb):  # its features' own keys, made at once (a value of one feature asks for them)
+                    self._keys.setdefault(id(g), (g, ("geometry", w)))
+            else:
+                key = ("geometry", _wkb(x))
             self._keys[id(x)] = (x, key)
             return key
         if isinstance(x, (list, tuple)):
@@ -99,9 +104,13 @@ class Derived:
 
 def layer_key(layer: FeatureLayer) -> Hashable:
     """A layer's content as a hashable value: role, ids, each geometry's WKB, attributes (with their types), features without geometry."""
+    return _layer_key(layer)[0]
+
+
+def _layer_key(layer: FeatureLayer) -> tuple[Hashable, tuple[bytes, ...]]:
     wkb = tuple(shapely.to_wkb(np.asarray(layer.geoms, dtype=object), hex=False, include_srid=False).tolist()) if len(layer) else ()
     attrs = tuple(tuple((str(k), type(v).__name__, v) for k, v in a.items()) for a in layer.attrs)
-    return ("layer", layer.role, tuple(layer.ids), wkb, attrs, tuple(layer.no_geometry.items()))
+    return ("layer", layer.role, tuple(layer.ids), wkb, attrs, tuple(layer.no_geometry.items())), wkb
 
 
 def _wkb(g: BaseGeometry) -> bytes:

@@ -336,7 +336,7 @@ def _feature_wkt(findings: list[Finding], layers: dict[str, FeatureLayer]) -> di
                 continue
             g = layers[ref.layer].geoms[i]
             if g is not None and not g.is_empty:
-                out[key] = shapely.to_wkt(g, rounding_precision=2, trim=True)
+                out[key] = derive("wkt", partial(shapely.to_wkt, g, rounding_precision=2, trim=True), g)
     return out
 
 
