@@ -72,6 +72,11 @@ class Derived:
         self._values[key] = made
         return made
 
+    def settle(self) -> None:
+        """The check is over: let go of the earlier check's values and of this check's objects (only its values are carried on)."""
+        self._earlier = {}
+        self._keys = {}
+
     def _key(self, name: str, inputs: tuple[object, ...]) -> Hashable:
         try:
             key = (name, *(self._input_key(x) for x in inputs))
@@ -125,13 +130,15 @@ def current() -> Derived | None:
 
 @contextmanager
 def using(derived: Derived | None) -> Iterator[Derived | None]:
-    """Make ``derived`` this thread's current one while the block runs (``None``: none, values computed directly)."""
+    """Make ``derived`` this thread's current one while the block runs (``None``: none, values computed directly); then settle it."""
     before = current()
     _local.derived = derived
     try:
         yield derived
     finally:
         _local.derived = before
+        if derived is not None:
+            derived.settle()
 
 
 def derive(name: str, compute: Callable[[], _T], *inputs: object) -> _T:

@@ -79,3 +79,4 @@ def test_without_a_derived_in_use_derive_computes_directly():
         derive("n", lambda: calls.append(1) or 7, _layer(1.0))
         derive("n", lambda: calls.append(1) or 7, _layer(1.0))
     assert calls == [1, 1] and d is not None and d.made == 1
+    assert _count(Derived(d), _layer(1.0)) == []  # settled at the block's end: its values are carried on, its objects let go
