@@ -18,6 +18,7 @@ QGIS-free.
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from contextlib import contextmanager
 from typing import Any, Callable, Hashable, Iterator, TypeVar
@@ -118,6 +119,12 @@ def _layer_key(layer: FeatureLayer) -> tuple[Hashable, tuple[bytes, ...]]:
     return ("layer", layer.role, tuple(layer.ids), wkb, attrs, tuple(layer.no_geometry.items())), wkb
 
 
+def array_key(values: np.ndarray) -> Hashable:
+    """An array's content as a hashable value: its dtype, shape and a 256-bit BLAKE2b digest of its bytes (a DEM window is too large to keep twice)."""
+    a = np.ascontiguousarray(values)
+    return ("array", a.dtype.str, tuple(int(n) for n in a.shape), hashlib.blake2b(memoryview(a).cast("B"), digest_size=32).digest())
+
+
 def _wkb(g: BaseGeometry) -> bytes:
     return bytes(shapely.to_wkb(g, hex=False, include_srid=False))
 
@@ -147,4 +154,4 @@ def derive(name: str, compute: Callable[[], _T], *inputs: object) -> _T:
     return compute() if derived is None else derived.value(name, compute, *inputs)
 
 
-__all__ = ["Derived", "current", "derive", "layer_key", "using"]
+__all__ = ["Derived", "array_key", "current", "derive", "layer_key", "using"]

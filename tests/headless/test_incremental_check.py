@@ -159,3 +159,100 @@ def test_a_changed_class_runs_every_rule(demo_inputs):
     live = check(other, pack, moves=False, recorder=_recorder(first.basis))
     _same(live.result, check(other, pack, moves=False).result)
     assert live.basis.full_reason and not live.basis.replayed
+
+
+# Mamakating, a small activity (the demo's class is computed exempt): the flow trace decides the class outside the
+# rule loop at every edit. Its conditioned DEM window, paths and records are kept by content (core.checks.flowpath);
+# these edits move the activity's features (which DEM cells start a trace) and the targets (what the paths meet).
+_activity_moves = st.tuples(st.sampled_from(["move", "move", "reshape", "add", "delete"]),
+                            st.sampled_from(["devices", "devices", "devices", "impervious", "building_sites", "disturbance", "clearing", "wetlands", "streams"]),
+                            st.integers(0, 9), _distance, _distance, st.none())
+_stream_class = st.tuples(st.just("attribute"), st.just("streams"), st.integers(0, 9), st.just(0.0), st.just(0.0),
+                          st.sampled_from([("class", "B"), ("class", "C"), ("class", "C(T)"), ("class", None)]))
+_flow_edits = st.lists(st.one_of(_activity_moves, _activity_moves, _stream_class), min_size=1, max_size=4)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(edits=_flow_edits)
+def test_after_edits_of_the_activity_or_the_targets_the_incremental_flow_trace_equals_a_full_check(demo_inputs, edits):
+    pack = load_pack("mamakating")
+    first = check(demo_inputs, pack, moves=False, recorder=_recorder(None))
+    assert first.result.classification.reasons[-1].rule_id == "mamakating.upstream-of-wetland"  # the trace decided the class
+    basis, inputs = first.basis, demo_inputs
+    for edit in edits:
+        inputs = apply_edit(inputs, edit)
+        live = check(inputs, pack, moves=False, recorder=_recorder(basis))
+        _same(live.result, check(inputs, pack, moves=False).result)
+        basis = live.basis
+
+
+def _counting(monkeypatch):
+    """Count the DEM windows conditioned and the path sets traced (the flow trace's costly steps)."""
+    from stormwater_plugin.core.checks import flowpath
+
+    calls = {"condition": 0, "paths": 0}
+    condition, paths = flowpath.condition_dem, flowpath._paths
+
+    def counted_condition(*a, **k):
+        calls["condition"] += 1
+        return condition(*a, **k)
+
+    def counted_paths(*a, **k):
+        calls["paths"] += 1
+        return paths(*a, **k)
+
+    monkeypatch.setattr(flowpath, "condition_dem", counted_condition)
+    monkeypatch.setattr(flowpath, "_paths", counted_paths)
+    return calls
+
+
+def _flow_finding(result):
+    return next(f for f in result.findings if f.rule_id == "mamakating.upstream-of-wetland")
+
+
+def test_a_device_moved_by_a_foot_reuses_the_conditioned_dem_window(demo_inputs, monkeypatch):
+    pack = load_pack("mamakating")
+    first = check(demo_inputs, pack, moves=False, recorder=_recorder(None))
+    calls = _counting(monkeypatch)
+    moved = apply_edit(demo_inputs, ("move", "devices", demo_inputs.layers["devices"].ids.index("DW-1"), -1.0, 0.0, None))
+    live = check(moved, pack, moves=False, recorder=_recorder(first.basis))
+    assert calls["condition"] == 0
+    _same(live.result, check(moved, pack, moves=False).result)
+    assert calls["condition"] == 1  # the full check (no earlier values) conditions its window
+
+
+def test_a_wetland_moved_onto_the_activity_is_met_with_the_kept_paths(demo_inputs, monkeypatch):
+    """Changed targets: the records are made anew on the kept window and paths, and the class follows (major, computed)."""
+    pack = load_pack("mamakating")
+    first = check(demo_inputs, pack, moves=False, recorder=_recorder(None))
+    assert _flow_finding(first.result).status.value == "undetermined"
+    devices, wetlands = demo_inputs.layers["devices"], demo_inputs.layers["wetlands"]
+    x, y = devices.geoms[devices.ids.index("DW-1")].coords[0]
+    near = _with(demo_inputs, "wetlands", _layer(wetlands, [shapely.box(x - 5, y - 5, x + 5, y + 5)], wetlands.ids[:1], wetlands.attrs[:1]))
+    calls = _counting(monkeypatch)
+    live = check(near, pack, moves=False, recorder=_recorder(first.basis))
+    assert calls == {"condition": 0, "paths": 0}
+    assert _flow_finding(live.result).status.value == "advisory"
+    assert live.result.project_class == "major" and live.result.class_source == "computed"
+    _same(live.result, check(near, pack, moves=False).result)
+
+
+def test_a_changed_dem_window_is_conditioned_and_traced_anew(demo_inputs, monkeypatch):
+    """The same window of a DEM whose values changed (the raster tilted to the north): never the last check's drainage."""
+    pack = load_pack("mamakating")
+    first = check(demo_inputs, pack, moves=False, recorder=_recorder(None))
+    source = copy.copy(demo_inputs.dem_source)
+    read = source._read
+
+    def tilted(win):
+        values = read(win)
+        return None if values is None else values + 2.0 * np.arange(win.row0, win.row0 + win.rows, dtype=float)[:, None]
+
+    source._read = tilted
+    edited = copy.copy(demo_inputs)
+    edited.dem_source = source
+    calls = _counting(monkeypatch)
+    live = check(edited, pack, moves=False, recorder=_recorder(first.basis))
+    assert calls["condition"] >= 1 and calls["paths"] >= 1
+    assert _flow_finding(live.result).message != _flow_finding(first.result).message
+    _same(live.result, check(edited, pack, moves=False).result)
