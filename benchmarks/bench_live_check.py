@@ -15,7 +15,7 @@ major, as ``tests/qgis/test_site_sources_agree.py`` reads it; skipped when absen
 
 Usage::
 
-    QT_QPA_PLATFORM=offscreen PYTHONPATH=$PWD python benchmarks/bench_live_check.py [--edits 20] [--no-realdata]
+    QT_QPA_PLATFORM=offscreen PYTHONPATH=$PWD python benchmarks/bench_live_check.py [--edits 20] [--no-realdata] [--pack mamakating]
 """
 
 from __future__ import annotations
@@ -261,6 +261,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--edits", type=int, default=20)
     ap.add_argument("--no-realdata", action="store_true")
+    ap.add_argument("--pack", default="lake-george", help="the demo's pack (mamakating: the flow trace decides the class at every edit)")
     ap.add_argument("--parts", action="store_true", help="time the live task's parts (thread CPU): read, check, document, result layers…")
     args = ap.parse_args(argv)
     from pytest_qgis.mock_qgis_classes import MockMessageBar
@@ -282,7 +283,7 @@ def main(argv: list[str] | None = None) -> int:
         shutil.copy(DEMO / "site.gpkg", tmp / "demo.gpkg")
         layers = {r: QgsVectorLayer(f"{tmp / 'demo.gpkg'}|layername={r}", r, "ogr") for r in ROLES}
         layers = {r: lyr for r, lyr in layers.items() if lyr.isValid()}
-        bench("demo (lake-george)", layers, QgsRasterLayer(str(DEMO / "dem.tif"), "dem"), iface, "lake-george", "DW-1", args.edits, parts=parts)
+        bench(f"demo ({args.pack})", layers, QgsRasterLayer(str(DEMO / "dem.tif"), "dem"), iface, args.pack, "DW-1", args.edits, parts=parts)
         del layers
         if not args.no_realdata:
             (tmp / "nc").mkdir()

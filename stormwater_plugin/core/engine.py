@@ -19,6 +19,7 @@ from .checks.classification import classify
 from .checks.context import CheckContext, id_key, missing_dem_words, truthy
 from .checks.setback_targets import feature_name
 from .checks.shoreline import shoreline_as_lines
+from .derived import Derived, derive, using
 from .extents import extents_used, read_symbols
 from .geometry import clean_layer
 from .kinds import KINDS, distance_words, handler_path
@@ -83,9 +84,9 @@ def prepare_context(inputs: SiteInputs, pack: RulePack, class_override: str | No
         if role not in ROLES:
             warnings.append(Warning_("unknown_role", f"layer role '{role}' is not part of the contract and was ignored", role))
             continue
-        layers[role] = normalise_layer(clean_layer(layer, warnings), warnings)
+        layers[role] = _replayed(derive("cleaned layer", partial(_cleaned, layer), layer), warnings)
     if "shoreline" in layers:
-        layers["shoreline"] = shoreline_as_lines(layers["shoreline"], warnings)
+        layers["shoreline"] = _replayed(derive("shoreline as lines", partial(_as_lines, layers["shoreline"]), layers["shoreline"]), warnings)
     # A device (septic system, well, building site) drawn as a polygon smaller than its kind can be is a symbol: read as a point.
     layers = read_symbols(layers, inputs.unit_to_ft, warnings)
 
@@ -119,6 +120,23 @@ def prepare_context(inputs: SiteInputs, pack: RulePack, class_override: str | No
     )
 
     return ctx, cls, site_idx
+
+
+def _cleaned(layer: FeatureLayer) -> tuple[FeatureLayer, tuple[Warning_, ...]]:
+    """``layer`` cleaned and normalised, and the warnings doing so made (one role's part of :func:`prepare_context`)."""
+    made: list[Warning_] = []
+    return normalise_layer(clean_layer(layer, made), made), tuple(made)
+
+
+def _as_lines(layer: FeatureLayer) -> tuple[FeatureLayer, tuple[Warning_, ...]]:
+    made: list[Warning_] = []
+    return shoreline_as_lines(layer, made), tuple(made)
+
+
+def _replayed(done: tuple[FeatureLayer, tuple[Warning_, ...]], warnings: list[Warning_]) -> FeatureLayer:
+    """The layer of ``done``; its warnings added to ``warnings`` as copies (a check's warnings are its own)."""
+    warnings.extend(dataclasses.replace(w) for w in done[1])
+    return done[0]
 
 
 class _ReadLog(dict):  # type: ignore[type-arg]
@@ -186,13 +204,16 @@ def effective_pack(inputs: SiteInputs, pack: RulePack) -> RulePack:
     return pack
 
 
-def run_check(inputs: SiteInputs, pack: RulePack, progress: Callable[[float], bool] | None = None, step: RuleStep | None = None) -> CheckResult:
+def run_check(inputs: SiteInputs, pack: RulePack, progress: Callable[[float], bool] | None = None, step: RuleStep | None = None,
+              derived: Derived | None = None) -> CheckResult:
     """Run every rule of ``pack`` on ``inputs``.
 
     ``progress``, when given, is called with the fraction done (0 to 1)
     between rules; returning ``False`` stops the run with
     :class:`CheckCancelled` (the plugin's Cancel button). ``step`` runs each
     rule of the loop (:data:`RuleStep`; the incremental re-check's recorder).
+    ``derived`` keeps the values derived from the layers (:mod:`.derived`) and
+    reuses those of the last check whose inputs are the same.
 
     Returns
     -------
@@ -200,6 +221,11 @@ def run_check(inputs: SiteInputs, pack: RulePack, progress: Callable[[float], bo
         Findings (passes included), classification reasons, notification
         lists, display zones, data warnings and the rules not checked.
     """
+    with using(derived):
+        return _check(inputs, pack, progress, step)
+
+
+def _check(inputs: SiteInputs, pack: RulePack, progress: Callable[[float], bool] | None, step: RuleStep | None) -> CheckResult:
     # A stated vertical accuracy widens the level tolerance of every gradient rule, never narrows it.
     pack = effective_pack(inputs, pack)
     ctx, cls, site_idx = prepare_context(inputs, pack)
@@ -311,7 +337,7 @@ def _feature_wkt(findings: list[Finding], layers: dict[str, FeatureLayer]) -> di
                 continue
             g = layers[ref.layer].geoms[i]
             if g is not None and not g.is_empty:
-                out[key] = shapely.to_wkt(g, rounding_precision=2, trim=True)
+                out[key] = derive("wkt", partial(shapely.to_wkt, g, rounding_precision=2, trim=True), g)
     return out
 
 

@@ -15,6 +15,7 @@ import numpy as np
 import shapely
 from shapely.geometry.base import BaseGeometry
 
+from .derived import derive
 from .limits import number_text, precision
 from .model import FeatureLayer, FeatureRef, Warning_
 from .roles import AREA_ONLY_ROLES, ROLE_FAMILY
@@ -60,8 +61,8 @@ def quad_segs_for(radius_ft: float, max_error_ft: float = 0.01) -> int:
 
 
 def display_buffer(geom: BaseGeometry, distance_units: float, radius_ft: float) -> BaseGeometry:
-    """A buffer for display or area measurement, round to within 0.01 ft."""
-    return shapely.buffer(geom, distance_units, quad_segs=quad_segs_for(radius_ft))
+    """A buffer for display or area measurement, round to within 0.01 ft (the live re-check's last of the same geometry reused)."""
+    return derive("buffer", lambda: shapely.buffer(geom, distance_units, quad_segs=quad_segs_for(radius_ft)), geom, float(distance_units), float(radius_ft))
 
 
 def _family(geom: BaseGeometry) -> str:
@@ -293,10 +294,11 @@ def clean_layer(layer: FeatureLayer, warnings: list[Warning_]) -> FeatureLayer:
 
 
 def union(geoms: Iterable[BaseGeometry]) -> BaseGeometry:
+    """The union of ``geoms`` (empty ones and ``None`` left out); the live re-check's last union of the same parts is reused."""
     arr = [g for g in geoms if g is not None and not g.is_empty]
     if not arr:
         return shapely.GeometryCollection()
-    return shapely.union_all(np.array(arr, dtype=object))
+    return derive("union", lambda: shapely.union_all(np.array(arr, dtype=object)), arr)
 
 
 def nearest_feature(tree: shapely.STRtree, geoms: Sequence[BaseGeometry], refs: Sequence[FeatureRef], g: BaseGeometry, eps: float) -> int:

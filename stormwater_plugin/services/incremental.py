@@ -34,7 +34,8 @@ import numpy as np
 import shapely
 from shapely.geometry.base import BaseGeometry
 
-from ..core.checks.context import CheckContext
+from ..core.checks.context import NO_DEVICE_COVERED, CheckContext
+from ..core.derived import Derived
 from ..core.model import DisplayZone, FeatureLayer, FeatureRef, Finding, InventoryRow, NotCheckedEntry, NotificationBlock, Warning_
 from ..core.raster import ElevationGrid
 from ..core.rulepack import Rule, RulePack
@@ -77,6 +78,8 @@ class CheckBasis:
     replayed: tuple[str, ...] = ()
     narrowed: tuple[str, ...] = ()
     full_reason: str = ""
+    #: The values derived from the layers in that check (:mod:`~stormwater_plugin.core.derived`), reused by content.
+    derived: Derived | None = None
 
 
 @dataclass
@@ -94,6 +97,8 @@ class Recorder:
         The ids of the rules run in full, taken from the basis, and run for the moved devices only.
     full_reason : str
         Why every rule was run (empty when the basis was used).
+    derived : Derived
+        The check's derived values (``run_check(derived=...)``), reusing the basis's whose inputs are the same.
     """
 
     basis: CheckBasis | None = None
@@ -110,6 +115,10 @@ class Recorder:
     _setting: tuple[object, ...] = ()
     _dem: ElevationGrid | None = None
     _pack: RulePack | None = None
+    derived: Derived = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.derived = Derived(self.basis.derived if self.basis is not None else None)
 
     def __call__(self, ctx: CheckContext, rule: Rule, run: Callable[[], NotificationBlock | None]) -> NotificationBlock | None:
         if not self._started:
@@ -137,7 +146,7 @@ class Recorder:
             return None
         assert self._pack is not None
         return CheckBasis(self._layers, self._setting, self._dem, self._pack, dict(self._outputs), tuple(self.ran), tuple(self.replayed),
-                          tuple(self.narrowed), self.full_reason)
+                          tuple(self.narrowed), self.full_reason, self.derived)
 
     # -- the edit -------------------------------------------------------------
 
@@ -192,7 +201,9 @@ class Recorder:
             dict.__setitem__(ctx.layers, "devices", layer)
         new = mark.output(ctx, made, frozenset(_read(ctx)))
         mark.undo(ctx)
-        extra_skips = [e for e in new.not_checked if e not in old.not_checked]
+        # A rule covering none of the moved devices says so; a move leaves the attributes it chose by as they were, so it
+        # covered none of them before either: their outputs are none, now as then.
+        extra_skips = [e for e in new.not_checked if e not in old.not_checked and not (e.get("reason") == NO_DEVICE_COVERED and not new.findings)]
         if (made is not None or new.warnings or new.building_sites or new.sets_inventory or extra_skips
                 or any(_device_of(f.other) is not None for f in (*old.findings, *new.findings))
                 or any(i in str(e.get("reason", "")) for e in old.not_checked for i in moved)):

@@ -383,7 +383,7 @@ def check(
     """
     # a plan that does not land on its parcel is refused before any rule runs (PlanOffParcel)
     refuse_plan_off_parcel(inputs.layers, inputs.unit_to_ft, inputs.site_parcel_id)
-    result = run_check(inputs, pack, progress=progress, step=recorder)
+    result = run_check(inputs, pack, progress=progress, step=recorder, derived=recorder.derived if recorder is not None else None)
     found = safe_moves(inputs, pack, result) if moves else None
     review = review_of(result, crs_name=crs_name, inputs=inputs_description, overrides=overrides, moves=found,
                        previous=previous, previous_label=previous_label, pack=pack)

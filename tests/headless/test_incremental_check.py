@@ -1,11 +1,14 @@
 """The live re-check's incremental run equals a full check after any sequence of edits (issue 39).
 
 The demo site (Lake George, and the LGPC pack) is read once; each example edits its layers as an engineer does
-in QGIS (a device, septic field, well, wetland, impervious area, disturbed area, clearing, parcel or stream
-moved; a device, well or septic field added, deleted; a device's type or traffic, an impervious area's status
+in QGIS (a device, septic field, well, wetland, impervious area, disturbed area, clearing, parcel, stream,
+shoreline, water body or soil moved or reshaped; a device, well, septic field, clearing, impervious or disturbed
+area added, deleted; a device's type or traffic, an impervious area's status, a clearing's or disturbed area's use
 changed) and checks the edited site twice: in full, and incrementally from the last check's basis (the chain
-the dock keeps). The two results must be the same findings.json and the same zones, whichever rules were taken
-from the basis. A device move within the class must reuse rules (the point of the incremental run).
+the dock keeps), for each of the three packs. The two results must be the same findings.json and the same zones,
+whichever rules were taken from the basis and whichever derived values (cleaned layers, unions, the no-cut strip,
+each feature's nearest shoreline: ``core.derived``) were the last check's: a value kept after one of its inputs
+changed is the bug these examples look for. A device move within the class must reuse rules and derived values.
 """
 
 from __future__ import annotations
@@ -68,6 +71,8 @@ def apply_edit(inputs, edit):
     u = inputs.unit_to_ft
     if what == "move":
         geoms[i] = shapely.affinity.translate(geoms[i], dx / u, dy / u)
+    elif what == "reshape":  # a vertex tool's edit: the feature grows or shrinks about its centre, the others stay
+        geoms[i] = shapely.affinity.scale(geoms[i], 1 + dx / 100, 1 + dy / 100, origin="centroid")
     elif what == "add":
         geoms.append(shapely.affinity.translate(geoms[i], dx / u, dy / u))
         ids.append(f"{ids[i]}-copy{len(ids)}")
@@ -81,21 +86,25 @@ def apply_edit(inputs, edit):
 
 
 _distance = st.floats(min_value=-60.0, max_value=60.0, allow_nan=False).map(lambda v: round(v, 1))
-_moves = st.tuples(st.just("move"), st.sampled_from(["devices", "devices", "devices", "septic", "wells", "wetlands", "building_sites", "impervious",
-                                                     "disturbance", "clearing", "parcels", "streams"]),
+_moves = st.tuples(st.sampled_from(["move", "move", "reshape"]),
+                   st.sampled_from(["devices", "devices", "devices", "septic", "wells", "wetlands", "building_sites", "impervious",
+                                    "disturbance", "clearing", "parcels", "streams", "shoreline", "waterbodies", "soils"]),
                    st.integers(0, 9), _distance, _distance, st.none())
-_adds = st.tuples(st.sampled_from(["add", "delete"]), st.sampled_from(["devices", "wells", "septic"]), st.integers(0, 9), _distance, _distance, st.none())
+_adds = st.tuples(st.sampled_from(["add", "delete"]), st.sampled_from(["devices", "wells", "septic", "clearing", "impervious", "disturbance"]),
+                  st.integers(0, 9), _distance, _distance, st.none())
 _attributes = st.one_of(
     st.tuples(st.just("attribute"), st.just("devices"), st.integers(0, 9), st.just(0.0), st.just(0.0),
               st.sampled_from([("device_type", "dry_well"), ("device_type", "rain_garden"), ("device_type", None),
                                ("high_traffic", 1), ("high_traffic", 0), ("high_traffic", None)])),
     st.tuples(st.just("attribute"), st.just("impervious"), st.integers(0, 9), st.just(0.0), st.just(0.0),
-              st.sampled_from([("status", "existing"), ("status", "proposed"), ("status", None)])),
+              st.sampled_from([("status", "existing"), ("status", "proposed"), ("status", "removed"), ("status", None)])),
+    st.tuples(st.just("attribute"), st.sampled_from(["clearing", "disturbance"]), st.integers(0, 9), st.just(0.0), st.just(0.0),
+              st.sampled_from([("use", "lake_access"), ("use", "beach"), ("use", "lawn"), ("use", None)])),
 )
 _edits = st.lists(st.one_of(_moves, _moves, _adds, _attributes), min_size=1, max_size=4)
 
 
-@pytest.mark.parametrize("jurisdiction", ["lake-george", "lgpc"])
+@pytest.mark.parametrize("jurisdiction", ["lake-george", "lgpc", "mamakating"])
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(edits=_edits)
 def test_after_any_edit_sequence_the_incremental_check_equals_a_full_check(demo_inputs, jurisdiction, edits):
@@ -126,7 +135,20 @@ def test_a_dry_well_moved_within_its_class_reruns_only_the_rules_that_read_the_d
     assert how.full_reason == ""
     assert how.replayed and how.narrowed
     assert "lake-george.minor.septic-upgradient-20" in how.narrowed
+    assert "lake-george.minor.vehicle-area-advisory-100" in how.narrowed  # covers vehicle-traffic devices only: none moved
     assert not any(r.endswith("may-be-major-slope-15") for r in how.ran)  # a building site's slope: no device read
+    assert how.derived is not None and how.derived.reused  # the other layers' cleaning, unions, nearest shorelines: the last check's
+
+
+@pytest.mark.parametrize(("role", "dx"), [("shoreline", 30.0), ("waterbodies", 30.0), ("clearing", -25.0), ("impervious", -25.0)])
+def test_an_edit_of_an_input_of_a_derived_value_makes_it_anew(demo_inputs, role, dx):
+    """The no-cut strip, the nearest shoreline, the area unions: moved inputs are never answered with the last check's values."""
+    pack = load_pack("lake-george")
+    first = check(demo_inputs, pack, moves=False, recorder=_recorder(None))
+    edited = apply_edit(demo_inputs, ("move", role, 0, dx, 0.0, None))
+    live = check(edited, pack, moves=False, recorder=_recorder(first.basis))
+    _same(live.result, check(edited, pack, moves=False).result)
+    assert live.basis.derived.made
 
 
 def test_a_changed_class_runs_every_rule(demo_inputs):
@@ -137,3 +159,100 @@ def test_a_changed_class_runs_every_rule(demo_inputs):
     live = check(other, pack, moves=False, recorder=_recorder(first.basis))
     _same(live.result, check(other, pack, moves=False).result)
     assert live.basis.full_reason and not live.basis.replayed
+
+
+# Mamakating, a small activity (the demo's class is computed exempt): the flow trace decides the class outside the
+# rule loop at every edit. Its conditioned DEM window, paths and records are kept by content (core.checks.flowpath);
+# these edits move the activity's features (which DEM cells start a trace) and the targets (what the paths meet).
+_activity_moves = st.tuples(st.sampled_from(["move", "move", "reshape", "add", "delete"]),
+                            st.sampled_from(["devices", "devices", "devices", "impervious", "building_sites", "disturbance", "clearing", "wetlands", "streams"]),
+                            st.integers(0, 9), _distance, _distance, st.none())
+_stream_class = st.tuples(st.just("attribute"), st.just("streams"), st.integers(0, 9), st.just(0.0), st.just(0.0),
+                          st.sampled_from([("class", "B"), ("class", "C"), ("class", "C(T)"), ("class", None)]))
+_flow_edits = st.lists(st.one_of(_activity_moves, _activity_moves, _stream_class), min_size=1, max_size=4)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(edits=_flow_edits)
+def test_after_edits_of_the_activity_or_the_targets_the_incremental_flow_trace_equals_a_full_check(demo_inputs, edits):
+    pack = load_pack("mamakating")
+    first = check(demo_inputs, pack, moves=False, recorder=_recorder(None))
+    assert first.result.classification.reasons[-1].rule_id == "mamakating.upstream-of-wetland"  # the trace decided the class
+    basis, inputs = first.basis, demo_inputs
+    for edit in edits:
+        inputs = apply_edit(inputs, edit)
+        live = check(inputs, pack, moves=False, recorder=_recorder(basis))
+        _same(live.result, check(inputs, pack, moves=False).result)
+        basis = live.basis
+
+
+def _counting(monkeypatch):
+    """Count the DEM windows conditioned and the path sets traced (the flow trace's costly steps)."""
+    from stormwater_plugin.core.checks import flowpath
+
+    calls = {"condition": 0, "paths": 0}
+    condition, paths = flowpath.condition_dem, flowpath._paths
+
+    def counted_condition(*a, **k):
+        calls["condition"] += 1
+        return condition(*a, **k)
+
+    def counted_paths(*a, **k):
+        calls["paths"] += 1
+        return paths(*a, **k)
+
+    monkeypatch.setattr(flowpath, "condition_dem", counted_condition)
+    monkeypatch.setattr(flowpath, "_paths", counted_paths)
+    return calls
+
+
+def _flow_finding(result):
+    return next(f for f in result.findings if f.rule_id == "mamakating.upstream-of-wetland")
+
+
+def test_a_device_moved_by_a_foot_reuses_the_conditioned_dem_window(demo_inputs, monkeypatch):
+    pack = load_pack("mamakating")
+    first = check(demo_inputs, pack, moves=False, recorder=_recorder(None))
+    calls = _counting(monkeypatch)
+    moved = apply_edit(demo_inputs, ("move", "devices", demo_inputs.layers["devices"].ids.index("DW-1"), -1.0, 0.0, None))
+    live = check(moved, pack, moves=False, recorder=_recorder(first.basis))
+    assert calls["condition"] == 0
+    _same(live.result, check(moved, pack, moves=False).result)
+    assert calls["condition"] == 1  # the full check (no earlier values) conditions its window
+
+
+def test_a_wetland_moved_onto_the_activity_is_met_with_the_kept_paths(demo_inputs, monkeypatch):
+    """Changed targets: the records are made anew on the kept window and paths, and the class follows (major, computed)."""
+    pack = load_pack("mamakating")
+    first = check(demo_inputs, pack, moves=False, recorder=_recorder(None))
+    assert _flow_finding(first.result).status.value == "undetermined"
+    devices, wetlands = demo_inputs.layers["devices"], demo_inputs.layers["wetlands"]
+    x, y = devices.geoms[devices.ids.index("DW-1")].coords[0]
+    near = _with(demo_inputs, "wetlands", _layer(wetlands, [shapely.box(x - 5, y - 5, x + 5, y + 5)], wetlands.ids[:1], wetlands.attrs[:1]))
+    calls = _counting(monkeypatch)
+    live = check(near, pack, moves=False, recorder=_recorder(first.basis))
+    assert calls == {"condition": 0, "paths": 0}
+    assert _flow_finding(live.result).status.value == "advisory"
+    assert live.result.project_class == "major" and live.result.class_source == "computed"
+    _same(live.result, check(near, pack, moves=False).result)
+
+
+def test_a_changed_dem_window_is_conditioned_and_traced_anew(demo_inputs, monkeypatch):
+    """The same window of a DEM whose values changed (the raster tilted to the north): never the last check's drainage."""
+    pack = load_pack("mamakating")
+    first = check(demo_inputs, pack, moves=False, recorder=_recorder(None))
+    source = copy.copy(demo_inputs.dem_source)
+    read = source._read
+
+    def tilted(win):
+        values = read(win)
+        return None if values is None else values + 2.0 * np.arange(win.row0, win.row0 + win.rows, dtype=float)[:, None]
+
+    source._read = tilted
+    edited = copy.copy(demo_inputs)
+    edited.dem_source = source
+    calls = _counting(monkeypatch)
+    live = check(edited, pack, moves=False, recorder=_recorder(first.basis))
+    assert calls["condition"] >= 1 and calls["paths"] >= 1
+    assert _flow_finding(live.result).message != _flow_finding(first.result).message
+    _same(live.result, check(edited, pack, moves=False).result)

@@ -69,6 +69,10 @@ def missing_dem_words(warnings: list[Warning_]) -> str:
     return "no DEM was supplied"
 
 
+#: The reason a device rule gives when it covers none of the devices (by type or traffic: their attributes, never where they are).
+NO_DEVICE_COVERED = "no device of the kind this rule covers"
+
+
 @dataclass
 class CheckContext:
     """Inputs shared by the checks of one run.

@@ -39,6 +39,7 @@ from shapely.geometry import LineString
 from shapely.geometry.base import BaseGeometry
 
 from ..dem_source import DemSource, PixelWindow
+from ..derived import array_key, derive
 from ..geometry import union
 from ..limits import compare, number_text
 from ..model import FeatureRef, Status
@@ -128,6 +129,8 @@ def _activity(ctx: CheckContext, roles: list[str]) -> BaseGeometry:
 FIRST_REACH_FT: float = 1000.0
 #: Most cells of one window the trace reads (about 390 bytes of memory each while conditioning: some 6 GB).
 MAX_WINDOW_CELLS: int = 16_000_000
+#: Largest window whose conditioning the live re-check keeps for the next check (some 30 bytes a cell are held: 120 MB).
+KEEP_WINDOW_CELLS: int = 4_000_000
 #: Most doublings of the window (a guard: the raster's extent or the cap ends the growth long before).
 MAX_GROWTHS: int = 40
 
@@ -201,6 +204,7 @@ class _Window:
     centres: CellMap
     fringe: np.ndarray | None = None
     bad_node: np.ndarray | None = None
+    key: tuple[Any, ...] = ()  # the conditioned window's content key: what the traces on it are kept by
 
     def xy(self, cells: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
         """Working-CRS centres of window cells (flat indices)."""
@@ -217,10 +221,28 @@ class _Window:
 
 
 def _window(grid: ElevationGrid, cell: tuple[float, float], centres: CellMap, pw: PixelWindow | None = None, raster: tuple[int, int] | None = None) -> _Window:
-    """Condition ``grid``; with ``pw`` inside a raster of shape ``raster``, mark what the window cannot decide."""
-    cd = condition_dem(grid.values, cell)
+    """Condition ``grid``; with ``pw`` inside a raster of shape ``raster``, mark what the window cannot decide.
+
+    The conditioning is the live re-check's largest cost and depends on the window's values alone: it is kept by
+    their content (:func:`~..derived.array_key`), with the pixel size and the window's place in the raster, and
+    the next check on the same window reuses it (:mod:`..derived`).
+    """
+    where = (pw.row0, pw.col0, pw.rows, pw.cols) if pw is not None and raster is not None else None
+    key = (array_key(grid.values), tuple(float(c) for c in cell), where, raster)
+    if grid.values.size > KEEP_WINDOW_CELLS:  # too large to hold until the next check: conditioned every time
+        cd, fringe, bad = _conditioned(grid.values, cell, pw, raster)
+    else:
+        cd, fringe, bad = derive("conditioned DEM window", lambda: _conditioned(grid.values, cell, pw, raster), *key)
+    row0, col0 = (pw.row0, pw.col0) if pw is not None and raster is not None else (0, 0)
+    return _Window(grid, cd, row0, col0, centres, fringe, bad, key)
+
+
+def _conditioned(values: np.ndarray, cell: tuple[float, float], pw: PixelWindow | None,
+                 raster: tuple[int, int] | None) -> tuple[ConditionedDem, np.ndarray | None, np.ndarray | None]:
+    """The conditioned window, its fringe (flat) and the depressions whose spill the unread raster could change."""
+    cd = condition_dem(values, cell)
     if pw is None or raster is None:
-        return _Window(grid, cd, 0, 0, centres)
+        return cd, None, None
     rows, cols = cd.shape
     fringe = np.zeros((rows, cols), dtype=bool)
     if pw.row0 > 0:
@@ -232,10 +254,10 @@ def _window(grid: ElevationGrid, cell: tuple[float, float], centres: CellMap, pw
     if pw.col1 < raster[1]:
         fringe[:, -1] = True
     if not fringe.any():
-        return _Window(grid, cd, pw.row0, pw.col0, centres)
+        return cd, None, None
     bad = fringe_levels(cd, fringe) <= cd.spill_level
     bad[0] = False
-    return _Window(grid, cd, pw.row0, pw.col0, centres, fringe.ravel(), bad)
+    return cd, fringe.ravel(), bad
 
 
 @dataclass
@@ -256,26 +278,43 @@ class _Down:
 def _trace_all(win: _Window, starts: list[tuple[int, int]], targets: list[_Target]) -> tuple[dict[int, _Down], dict[str, int]]:
     """Trace every start cell (window row, col) once, joining paths already traced; what lies downstream of each start.
 
-    All paths are traced first; their segments are then met with the targets
-    in one query; last, each path is walked backward, continuing the record
-    of the path it joined.
+    The live re-check asks again at every edit, mostly for the same start cells on the same conditioned window:
+    the paths are kept by the window's content and the start cells, the records by those and the paths' working-CRS
+    vertices and the targets (geometry and whether each counts), so a check that changed none of them reuses them
+    (:mod:`..derived`). The paths join those traced before them in the start cells' order, so a changed start list
+    traces again from the start (a cell's record can depend on the path that reached it first).
     """
-    cd = win.cd
+    start_key = array_key(np.asarray(starts, dtype=np.int64))
+    paths = derive("flow paths", lambda: _paths(win.cd, starts), *win.key, start_key)
+    cells = np.asarray([x for path, _ in paths for x in path], dtype=np.int64)
+    xy = win.xy(cells)
+    if xy is None:
+        raise LookupError("no inverse transform")
+    coords = np.column_stack(xy)
+    untrusted = win.untrusted(cells)
+    meet = [(t.geom, t.counted) for t in targets]
+    return derive("flow records", lambda: _records(win, starts, paths, cells, coords, untrusted.tolist(), targets),
+                  *win.key, start_key, array_key(coords), array_key(untrusted), meet)
+
+
+def _paths(cd: ConditionedDem, starts: list[tuple[int, int]]) -> tuple[tuple[tuple[int, ...], str], ...]:
+    """Each start's path (flat cells) in order, ending where it joins one traced before it, and why it ends."""
     cols = cd.shape[1]
     seen: set[int] = set()
-    paths: list[tuple[list[int], str]] = []
+    paths: list[tuple[tuple[int, ...], str]] = []
     for r, c in starts:
         if r * cols + c in seen:
             continue
         path, why = cd.trace(r, c, stop=seen)
         seen.update(path)
-        paths.append((path, why))
-    cells = np.asarray([x for path, _ in paths for x in path], dtype=np.int64)
-    xy = win.xy(cells)
-    if xy is None:
-        raise LookupError("no inverse transform")
-    untrusted = win.untrusted(cells).tolist()
-    coords = np.column_stack(xy)
+        paths.append((tuple(path), why))
+    return tuple(paths)
+
+
+def _records(win: _Window, starts: list[tuple[int, int]], paths: tuple[tuple[tuple[int, ...], str], ...], cells: np.ndarray,
+             coords: np.ndarray, untrusted: list[bool], targets: list[_Target]) -> tuple[dict[int, _Down], dict[str, int]]:
+    """The paths' segments met with the targets in one query; then each path walked backward, continuing the record of the path it joined."""
+    cols = win.cd.shape[1]
     offsets = np.cumsum([0] + [len(path) for path, _ in paths])
     # Segment k runs from vertex k to k + 1 (the last vertex of a path has a zero-length segment).
     nxt = np.arange(1, len(cells) + 1)

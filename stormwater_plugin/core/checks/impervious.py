@@ -30,10 +30,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import shapely
 
+from ..derived import derive
 from ..extents import Interval, feature_extent
 from ..geometry import area_sqft, covers_on_edge, union
 from ..limits import decided
@@ -101,6 +103,10 @@ class ImperviousAreas:
 
 def impervious_areas(layer: FeatureLayer, unit_to_ft: float, building_sites: FeatureLayer | None = None) -> ImperviousAreas:
     """Measure the impervious layer (and proposed building footprints); features with no known ``status`` are listed, not guessed."""
+    return derive("impervious areas", partial(_measure, layer, unit_to_ft, building_sites), layer, unit_to_ft, building_sites)
+
+
+def _measure(layer: FeatureLayer, unit_to_ft: float, building_sites: FeatureLayer | None) -> ImperviousAreas:
     by: dict[str, list[Any]] = {"existing": [], "proposed": [], "removed": []}
     unknown: list[str] = []
     for g, a, fid in zip(layer.geoms, layer.attrs, layer.ids):

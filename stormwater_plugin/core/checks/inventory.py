@@ -10,11 +10,15 @@ layer carries.
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import shapely
+from shapely.geometry.base import BaseGeometry
 
+from ..derived import derive
 from ..limits import compare, precision
-from ..model import InventoryRow, Status
+from ..model import FeatureLayer, InventoryRow, Status
 from ..roles import ROLE_NOUN
 from ..rulepack import Rule
 from .context import CheckContext
@@ -35,15 +39,9 @@ def check_plot_plan_inventory(ctx: CheckContext, rule: Rule) -> None:
         layer = ctx.layer(role)
         if layer is None or len(layer) == 0:
             continue
-        tree = shapely.STRtree(layer.geoms)
-        # "within" the plot-plan distance, decided at 0.01 ft (core.limits): what prints as the distance is within.
-        hits = tree.query(ctx.site_geometry, predicate="dwithin", distance=ctx.to_units(dist + precision("distance_ft")))
-        for j in np.atleast_1d(hits):
-            j = int(j)
-            d = ctx.to_feet(float(shapely.distance(ctx.site_geometry, layer.geoms[j])))
-            if not compare(d, dist, "distance_ft", "within"):
-                continue
-            rows.append({"layer": role, "id": layer.ids[j], "distance_ft": round(d, 1), "on_site": d == 0.0})
+        site = ctx.site_geometry
+        found = derive("plot-plan rows", partial(_rows, role, layer, site, dist, ctx.unit_to_ft), role, layer, site, dist, ctx.unit_to_ft)
+        rows.extend(r.copy() for r in found)  # copies: the live re-check's next check may hand the same rows back
     rows.sort(key=lambda r: (r["distance_ft"], r["layer"], r["id"]))
     ctx.inventory = rows
     counts = {r: sum(1 for x in rows if x["layer"] == r) for r in roles}
@@ -52,6 +50,21 @@ def check_plot_plan_inventory(ctx: CheckContext, rule: Rule) -> None:
     tail = f"; not supplied: {', '.join(absent)}" if absent else ""
     also = f" It must also show {rule.params['also_required']}." if rule.params.get("also_required") else ""
     ctx.add(rule, status, f"The plot plan must show {len(rows)} feature(s) on or within {dist:g} ft of the site: {summary or 'none found'}{tail}.{also}", required_ft=dist, items=rows)
+
+
+def _rows(role: str, layer: FeatureLayer, site: BaseGeometry, dist: float, unit_to_ft: float) -> tuple[InventoryRow, ...]:
+    """The features of one role within ``dist`` ft of the site, as inventory rows (in the layer's order)."""
+    tree = shapely.STRtree(layer.geoms)
+    out: list[InventoryRow] = []
+    # "within" the plot-plan distance, decided at 0.01 ft (core.limits): what prints as the distance is within.
+    hits = tree.query(site, predicate="dwithin", distance=(dist + precision("distance_ft")) / unit_to_ft)
+    for j in np.atleast_1d(hits):
+        j = int(j)
+        d = float(shapely.distance(site, layer.geoms[j])) * unit_to_ft
+        if not compare(d, dist, "distance_ft", "within"):
+            continue
+        out.append({"layer": role, "id": layer.ids[j], "distance_ft": round(d, 1), "on_site": d == 0.0})
+    return tuple(out)
 
 
 def _plural(noun: str, n: int) -> str:

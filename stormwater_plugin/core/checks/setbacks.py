@@ -80,7 +80,7 @@ from ..model import DisplayZone, FeatureRef, Status
 from ..roles import ROLE_NOUN
 from ..rulepack import Rule
 from ..vocabulary import Reading, read, unknown_words
-from .context import TRAFFIC_FIELDS, CheckContext, device_traffic
+from .context import NO_DEVICE_COVERED, TRAFFIC_FIELDS, CheckContext, device_traffic
 from .setback_allowance import AllowanceInside, allowance_inside
 from .setback_extents import extent_words, gradient_clear_at_largest
 from .setback_gradient import read_sides
@@ -224,7 +224,7 @@ def check_device_setback(ctx: CheckContext, rule: Rule) -> None:
         if covered:
             chosen.append(_Device(i, traffic, unknown, type_unknown, layer_extents(devices)[i]))
     if not chosen:
-        ctx.skip(rule, "no device of the kind this rule covers")
+        ctx.skip(rule, NO_DEVICE_COVERED)
         return
 
     targets, absent, empty = collect_targets(ctx, rule)

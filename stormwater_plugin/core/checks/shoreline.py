@@ -27,11 +27,13 @@ An impervious feature of unknown status inside the strip is undetermined.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import shapely
 from shapely.geometry.base import BaseGeometry
 
+from ..derived import derive
 from ..geometry import DISTANCE_EPS_FT, area_sqft, display_buffer, feet_text, nearest_feature, union
 from ..kinds import distance_words
 from ..limits import compare
@@ -81,7 +83,7 @@ def check_no_cut_buffer(ctx: CheckContext, rule: Rule) -> None:
         if not surfaces:
             ctx.skip(rule, f"no vegetation removal proposed ({', '.join(supplied)} empty or existing only)")
         return
-    tree = shapely.STRtree(shoreline.geoms)
+    tree = _Lazy(lambda: shapely.STRtree(shoreline.geoms))
     shore_refs = [shoreline.ref(j) for j in range(len(shoreline))]
     # Disturbance and impervious areas are reported where they go beyond the mapped clearing;
     # where a clearing polygon already covers them, its finding speaks for both.
@@ -93,9 +95,9 @@ def check_no_cut_buffer(ctx: CheckContext, rule: Rule) -> None:
             rest = shapely.difference(shapely.intersection(g, strip), cleared)
             if area_sqft(rest, ctx.unit_to_ft) < 1.0:
                 continue
-        j = nearest_feature(tree, shoreline.geoms, shore_refs, g, ctx.to_units(DISTANCE_EPS_FT))
-        d_ft = ctx.to_feet(float(shapely.distance(g, shoreline.geoms[j])))
-        line = shapely.shortest_line(g, shoreline.geoms[j])
+        j, d, line = derive("nearest shoreline", partial(_nearest, tree, shoreline, shore_refs, g, ctx.to_units(DISTANCE_EPS_FT)),
+                            shoreline, g, ctx.unit_to_ft)
+        d_ft = ctx.to_feet(d)
         other = shoreline.ref(j)
         # "Within 35 feet ... no vegetation may be removed" (the rule's words, default "within"), decided at 0.01 ft (core.limits).
         if not compare(d_ft, width, "distance_ft", str(distance_words(rule.kind, rule.params))):
@@ -164,10 +166,32 @@ def check_no_cut_buffer(ctx: CheckContext, rule: Rule) -> None:
         )
 
 
+class _Lazy:
+    """A search tree built when first asked for (every item's nearest shoreline may be the last check's)."""
+
+    def __init__(self, make: Any) -> None:
+        self._make, self._tree = make, None
+
+    def __call__(self) -> shapely.STRtree:
+        if self._tree is None:
+            self._tree = self._make()
+        return self._tree
+
+
+def _nearest(tree: _Lazy, shoreline: FeatureLayer, refs: list[FeatureRef], g: BaseGeometry, eps: float) -> tuple[int, float, BaseGeometry]:
+    """(index of the shoreline feature nearest ``g``, the distance in working units, the shortest line to it)."""
+    j = nearest_feature(tree(), shoreline.geoms, refs, g, eps)
+    return j, float(shapely.distance(g, shoreline.geoms[j])), shapely.shortest_line(g, shoreline.geoms[j])
+
+
 def no_cut_strip(ctx: CheckContext, shore: Any, width: float) -> Any:
     """The strip within ``width`` ft of the shoreline, water bodies taken out (display and areas only)."""
-    strip = display_buffer(shore, ctx.to_units(width), width)
     water = ctx.layer("waterbodies")
+    return derive("no-cut strip", lambda: _strip(shore, water, ctx.to_units(width), width), shore, water, width, ctx.unit_to_ft)
+
+
+def _strip(shore: Any, water: FeatureLayer | None, units: float, width: float) -> Any:
+    strip = display_buffer(shore, units, width)
     if water is not None and len(water):
         strip = shapely.difference(strip, union(water.geoms))
     return strip

@@ -13,13 +13,14 @@ Lengths in feet along the mean high-water line; areas in square feet.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 import shapely
 import shapely.ops
 from shapely.geometry.base import BaseGeometry
 
+from ..derived import derive
 from ..geometry import DISTANCE_EPS_FT, area_sqft, display_buffer, feet_text, nearest_feature, union
 from ..kinds import distance_words
 from ..limits import compare, number_text
@@ -37,7 +38,7 @@ def _overlap(a: BaseGeometry, b: BaseGeometry) -> BaseGeometry:
     """Intersection, skipped for empty or disjoint inputs (GEOS 3.11 flags an empty result as an invalid value)."""
     if a.is_empty or b.is_empty:
         return shapely.GeometryCollection()
-    return shapely.intersection(a, b) if shapely.intersects(a, b) else shapely.GeometryCollection()
+    return derive("overlap", lambda: shapely.intersection(a, b) if shapely.intersects(a, b) else shapely.GeometryCollection(), a, b)
 
 
 def check_clear_cut_opening(ctx: CheckContext, rule: Rule) -> None:
@@ -165,7 +166,7 @@ def _check_lot_opening(
     share = float(rule.params["max_share_pct"])
     tol = float(rule.params.get("frontage_tolerance_ft", 0))
     name = (f"Lot {ref.id}" if many else f"The site parcel {ref.id}") if ref is not None else "The site parcel"
-    lines = lot_frontage(ctx, shore, lot, tol)
+    lines = derive("lot frontage", lambda: tuple(lot_frontage(ctx, shore, lot, tol)), shore, lot, tol, ctx.unit_to_ft)
     frontage = ctx.to_feet(sum(float(ln.length) for ln in lines))
     if frontage <= 0:
         gap = ctx.to_feet(float(shapely.distance(lot, shore)))
@@ -227,7 +228,7 @@ def _check_lot_opening(
                 subject=ref, measured_ft=0.0, required_ft=allowed, **extra)
 
 
-def _openings(ctx: CheckContext, lines: list[BaseGeometry], cleared: BaseGeometry) -> list[tuple[int, float, float]]:
+def _openings(ctx: CheckContext, lines: Sequence[BaseGeometry], cleared: BaseGeometry) -> list[tuple[int, float, float]]:
     """Openings as (frontage line index, start ft, end ft) along the line, overlapping stretches merged, in order.
 
     Each part of the cleared strip spans the stretch of shoreline between the

@@ -49,7 +49,7 @@ import shapely
 from shapely.geometry import LineString, Point
 from shapely.geometry.base import BaseGeometry
 
-from ..checks.context import CheckContext
+from ..checks.context import NO_DEVICE_COVERED, CheckContext
 from ..extents import feature_extent
 from ..geometry import display_buffer
 from ..limits import at_least_threshold, number_text
@@ -383,7 +383,7 @@ def check_device_slope(ctx: CheckContext, rule: Rule) -> None:
     want_types = rule.applies.get("device_types")
     chosen = [i for i in range(len(devices)) if not want_types or str(devices.attrs[i].get("device_type") or "other").strip().lower() in want_types]
     if not chosen:
-        ctx.skip(rule, "no device of the kind this rule covers")
+        ctx.skip(rule, NO_DEVICE_COVERED)
         return
     for i in chosen:
         ref = devices.ref(i)

@@ -1,0 +1,82 @@
+"""The live re-check's derived values (``core.derived``): reused only when every input is the same by content."""
+
+from __future__ import annotations
+
+import numpy as np
+import shapely
+
+from stormwater_plugin.core.derived import Derived, derive, using
+from stormwater_plugin.core.model import FeatureLayer
+
+
+def _layer(x: float, attrs: dict[str, object] | None = None) -> FeatureLayer:
+    geoms = np.asarray([shapely.Point(x, 0.0), shapely.box(0, 0, 1, 1)], dtype=object)
+    return FeatureLayer("clearing", geoms, ["C-1", "C-2"], [dict(attrs or {"use": "lawn"}), {}], {})
+
+
+def _count(derived: Derived, layer: FeatureLayer, *more: object) -> list[int]:
+    calls: list[int] = []
+    derived.value("n", lambda: calls.append(1) or len(calls), layer, *more)
+    return calls
+
+
+def test_the_same_content_in_new_objects_is_reused():
+    first = Derived()
+    assert _count(first, _layer(5.0)) == [1]
+    second = Derived(first)
+    assert _count(second, _layer(5.0)) == []  # new layer, new geometries, same WKB and attributes
+    assert second.reused == 1 and second.made == 0
+
+
+def test_a_geometry_moved_by_a_thousandth_is_computed_again():
+    first = Derived()
+    _count(first, _layer(5.0))
+    assert _count(Derived(first), _layer(5.001)) == [1]
+
+
+def test_an_attribute_changed_in_value_or_type_is_computed_again():
+    first = Derived()
+    _count(first, _layer(5.0, {"use": 1}))
+    assert _count(Derived(first), _layer(5.0, {"use": 2})) == [1]
+    assert _count(Derived(first), _layer(5.0, {"use": 1.0})) == [1]
+    assert _count(Derived(first), _layer(5.0, {"use": True})) == [1]
+
+
+def test_a_layer_changed_in_place_is_computed_again():
+    first = Derived()
+    layer = _layer(5.0)
+    _count(first, layer)
+    layer.attrs[0]["use"] = "beach"
+    assert _count(Derived(first), layer) == [1]
+
+
+def test_a_parameter_is_part_of_the_key():
+    first = Derived()
+    _count(first, _layer(5.0), 35.0)
+    assert _count(Derived(first), _layer(5.0), 35.0) == []
+    assert _count(Derived(first), _layer(5.0), 36.0) == [1]
+
+
+def test_only_the_values_a_check_used_are_carried_on():
+    first = Derived()
+    _count(first, _layer(1.0))
+    _count(first, _layer(2.0))
+    second = Derived(first)
+    _count(second, _layer(1.0))
+    assert _count(Derived(second), _layer(2.0)) == [1]
+
+
+def test_an_unhashable_input_is_computed_every_time():
+    first = Derived()
+    _count(first, _layer(5.0, {"use": ["a"]}))
+    assert _count(Derived(first), _layer(5.0, {"use": ["a"]})) == [1]
+
+
+def test_without_a_derived_in_use_derive_computes_directly():
+    calls: list[int] = []
+    assert derive("n", lambda: calls.append(1) or 7, _layer(1.0)) == 7
+    with using(Derived()) as d:
+        derive("n", lambda: calls.append(1) or 7, _layer(1.0))
+        derive("n", lambda: calls.append(1) or 7, _layer(1.0))
+    assert calls == [1, 1] and d is not None and d.made == 1
+    assert _count(Derived(d), _layer(1.0)) == []  # settled at the block's end: its values are carried on, its objects let go
