@@ -121,16 +121,21 @@ def _rows(tree):
     return out
 
 
+def _nudge(dock, devices, fid: int, dx: float) -> None:
+    """Move feature ``fid`` ``dx`` map units east in the edit buffer and wait for the live re-check of that edit."""
+    edits = dock.live.edits
+    p = devices.getFeature(fid).geometry().asPoint()
+    devices.changeGeometry(fid, QgsGeometry.fromPointXY(QgsPointXY(p.x() + dx, p.y())))
+    wait_for(lambda: _settled(dock, edits + 1), 120)
+
+
 def test_a_small_move_rewrites_the_changed_rows_in_place_and_the_table_reads_as_rebuilt(demo_dock):
     dock, layers, _ = demo_dock
     devices = layers["devices"]
     fid = _fid(devices, "DW-1")
     assert devices.startEditing()
     for dx in (-0.5, 0.5):
-        edits = dock.live.edits
-        p = devices.getFeature(fid).geometry().asPoint()
-        devices.changeGeometry(fid, QgsGeometry.fromPointXY(QgsPointXY(p.x() + dx, p.y())))
-        wait_for(lambda n=edits: _settled(dock, n + 1), 120)
+        _nudge(dock, devices, fid, dx)
         assert dock.live.in_place_rows  # the same layout: the DW-1 rows rewritten, the table not rebuilt
         live = _rows(dock.findings.tree)
         dock.findings.refresh()
@@ -149,10 +154,7 @@ def test_the_first_edit_after_run_reads_only_the_edited_layer_and_equals_a_full_
     devices = layers["devices"]
     fid = _fid(devices, "DW-1")
     assert devices.startEditing()
-    edits = dock.live.edits
-    p = devices.getFeature(fid).geometry().asPoint()
-    devices.changeGeometry(fid, QgsGeometry.fromPointXY(QgsPointXY(p.x() - 0.5, p.y())))
-    wait_for(lambda: _settled(dock, edits + 1), 120)
+    _nudge(dock, devices, fid, -0.5)
     memo = dock.live.planner.memo
     assert memo is not None and "devices" in memo.converted and "devices" not in memo.reused
     assert {"dem", "parcels", "septic"} <= set(memo.reused), (memo.reused, memo.converted)
@@ -174,10 +176,7 @@ def test_a_decision_is_on_the_features_a_live_update_keeps_and_on_those_it_adds(
     fid = _fid(devices, "DW-1")
     assert devices.startEditing()
     for dx in (-0.5, 0.5):
-        edits = dock.live.edits
-        p = devices.getFeature(fid).geometry().asPoint()
-        devices.changeGeometry(fid, QgsGeometry.fromPointXY(QgsPointXY(p.x() + dx, p.y())))
-        wait_for(lambda n=edits: _settled(dock, n + 1), 120)
+        _nudge(dock, devices, fid, dx)
         assert dock.live.in_place
         decided = {f["key"]: (f.get("override") or {}).get("decision") for f in dock.doc["findings"]}
         assert decided[key] == "waived"
@@ -210,11 +209,7 @@ def test_an_edit_made_while_run_reads_is_read_again_by_the_next_live_edit(demo_d
     dock.live.enabled.setChecked(True)
     devices = layers["devices"]
     assert devices.startEditing()
-    edits = dock.live.edits
-    fid = _fid(devices, "DW-1")
-    p = devices.getFeature(fid).geometry().asPoint()
-    devices.changeGeometry(fid, QgsGeometry.fromPointXY(QgsPointXY(p.x() - 0.5, p.y())))
-    wait_for(lambda: _settled(dock, edits + 1), 120)
+    _nudge(dock, devices, _fid(devices, "DW-1"), -0.5)
     memo = dock.live.planner.memo
     assert "wells" in memo.converted and "devices" in memo.converted and "parcels" in memo.reused, (memo.reused, memo.converted)
     done = check_site(QgisSiteSource(dock.roles.role_layers(), dem), load_pack("lake-george"), ReviewOptions(moves=False, completeness=True))
@@ -232,10 +227,7 @@ def test_a_rolled_back_move_is_followed_and_the_envelope_layer_persists_across_l
     devices = layers["devices"]
     fid = _fid(devices, "DW-1")
     assert devices.startEditing()
-    edits = dock.live.edits
-    p = devices.getFeature(fid).geometry().asPoint()
-    devices.changeGeometry(fid, QgsGeometry.fromPointXY(QgsPointXY(p.x() - 5, p.y())))
-    wait_for(lambda: _settled(dock, edits + 1), 120)
+    _nudge(dock, devices, fid, -5)
     assert envelope <= names()  # the envelope stays through a re-run
     edits = dock.live.edits
     assert devices.rollBack()
