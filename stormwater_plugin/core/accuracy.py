@@ -17,7 +17,7 @@ When the margin ``|measured - required|`` is smaller than that:
 - a *violation* stays a violation and is marked ``near_limit``.
 
 A pass of a standard that does not bind the project (an ``advisory_only`` rule) inside the accuracy is an advisory
-that would be undetermined, never an undetermined finding. A pass that rests on something other than the distance is left as it is (``extra["pass_by"]``): a gradient rule
+that would be undetermined, never an undetermined finding. A pass that rests on something other than the distance is left as it is (``extra["decided_by"]``): a gradient rule
 that does not apply to the pair, and an area allowance (porous pavers inside the distance) whose total stays within
 its limit with every device that the accuracy may bring inside.
 
@@ -235,12 +235,12 @@ def apply_accuracy(
         if combined is None:
             out.append(f)
             continue
-        if f.status is Status.PASS and f.extra.get("pass_by") == "gradient":
+        if f.status is Status.PASS and f.extra.get("decided_by") == "gradient":
             # The rule does not apply to the pair (the device is on the other side of the ground's slope): its distance
             # decides nothing, so the band around it does not either.
             out.append(f)
             continue
-        if f.status is Status.PASS and f.extra.get("pass_by") == "allowance":
+        if f.status is Status.PASS and f.extra.get("decided_by") == "allowance":
             out.append(_allowance(f, layers, role_accuracy, (distance_words or {}).get(f.rule_id, "a minimum of"), unstated))
             continue
         # One interval: the plausible extents of features drawn smaller than they are (``distance_interval_ft``, from

@@ -78,7 +78,7 @@ def test_up_to_400_sq_ft_of_porous_pavers_within_35_ft_allowed_whatever_the_accu
     35 feet of Lake George": a 300 sq ft pad drawn 30 ft from the lake is allowed wherever within the accuracy it lies."""
     f = _lake_finding({"devices": accuracy, "shoreline": accuracy})
     assert f.status is Status.PASS, f.message
-    assert f.extra["pass_by"] == "allowance"
+    assert f.extra["decided_by"] == "allowance"
 
 
 @pytest.mark.parametrize("second_ft,expected", [(37.9, Status.UNDETERMINED), (38.0, Status.PASS), (38.1, Status.PASS)])

@@ -416,7 +416,7 @@ def _judge_gradient(
             device_elev_ft=z_dev0,
             target_elev_ft=z_tgt0,
             dz_ft=dz0,
-            pass_by="gradient",
+            decided_by="gradient",
             **{k: v for k, v in base_extra.items() if k != "nearest_ft"},
             **common,
         )
@@ -478,7 +478,7 @@ def _judge_beyond(
     applies = label == "level" or (label == "device_upgradient") == (mode == "device_upgradient")
     tail = "" if applies else ", so this rule does not apply to the pair"
     if not applies:
-        extra["pass_by"] = "gradient"  # the pass rests on the gradient, not the distance (core.accuracy leaves it as it is)
+        extra["decided_by"] = "gradient"  # the pass rests on the gradient, not the distance (core.accuracy leaves it as it is)
     out.add(Status.PASS, f"{where}; {txt}{tail}.", **extra, **common)
 
 
@@ -597,7 +597,7 @@ def _judge(
                 f"{where}{caveat}; allowed as porous pavement: {number_text(best, 'area_sqft')} sq ft in total within {required:g} ft, limit {limit:g} sq ft ({allowance['citation']}).",
                 allowance_total_sqft=decided(best, "area_sqft"),
                 # The pass rests on the allowance: a stated accuracy matters only where it may bring another device inside.
-                pass_by="allowance",
+                decided_by="allowance",
                 allowance_worst_sqft=decided(worst, "area_sqft") if worst is not None else None,
                 allowance_limit_sqft=limit,
                 allowance_words=words,
