@@ -74,8 +74,9 @@ demo: demo-data
 
 ## --- tests ------------------------------------------------------------------
 
+# The QGIS-free tests in one process, each tests/qgis file in a QGIS process of its own (scripts/run_tests.py says why).
 test: $(STAMP)
-	$(PY) -m pytest -q -p pytest_qgis
+	$(PY) scripts/run_tests.py
 
 # The in-QGIS engine with shapely 2.0, 2.1 and 2.2 (QGIS's numpy kept), and the core under numpy 2.
 test-matrix: $(STAMP)

@@ -27,10 +27,10 @@ from ..services import site_crs
 from ..services.backend import CrsInfo, GridProjection
 from ..services.grid_scale import Ellipsoid
 from ..services.proj_text import longlat_proj, proj_unit_m
-from ..services.working_crs import NoSiteLocation, conformal_method
+from ..services.working_crs import NoSiteLocation, TransformUnavailable, conformal_method
 from .compat import null_rectangle
 
-__all__ = ["NoSiteLocation", "QgisCrs", "centre_lonlat", "crs_label", "is_conformal", "is_projected", "scale_at_point", "transform_points", "unit_to_ft"]
+__all__ = ["NoSiteLocation", "QgisCrs", "TransformUnavailable", "centre_lonlat", "checked_transform", "crs_label", "is_conformal", "is_projected", "scale_at_point", "transform_points", "unit_to_ft"]
 
 _WGS84 = QgsCoordinateReferenceSystem("EPSG:4326")
 
@@ -70,6 +70,16 @@ def _geographic_of(crs: QgsCoordinateReferenceSystem) -> QgsCoordinateReferenceS
     return QgsCoordinateReferenceSystem.fromProj(longlat_proj(crs.toProj() or ""))
 
 
+def checked_transform(source: QgsCoordinateReferenceSystem, target: QgsCoordinateReferenceSystem, context: QgsCoordinateTransformContext) -> QgsCoordinateTransform:
+    """QGIS's transformation from ``source`` to ``target``, refused (:class:`TransformUnavailable`) when QGIS could not
+    create it: an invalid or short-circuited transform between two different CRSs returns its input unchanged, which
+    would measure grid coordinates as if they were the other CRS's."""
+    xform = QgsCoordinateTransform(source, target, context)
+    if not xform.isValid() or (xform.isShortCircuited() and source != target):
+        raise TransformUnavailable(source.authid() or source.description(), target.authid() or target.description())
+    return xform
+
+
 def transform_points(xform: QgsCoordinateTransform, xs: Any, ys: Any) -> tuple[np.ndarray, np.ndarray]:
     """Points through ``xform`` (the arrays' shapes kept), not a number where the transformation cannot map one."""
     xa, ya = np.atleast_1d(np.asarray(xs, dtype=np.float64)), np.atleast_1d(np.asarray(ys, dtype=np.float64))
@@ -96,7 +106,7 @@ class QgisCrs:
         return QgsCoordinateReferenceSystem(f"EPSG:{code}")
 
     def to_lonlat(self, crs: QgsCoordinateReferenceSystem, xs: np.ndarray, ys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        return transform_points(QgsCoordinateTransform(crs, _WGS84, self.context), xs, ys)
+        return transform_points(checked_transform(crs, _WGS84, self.context), xs, ys)
 
     def projection(self, crs: QgsCoordinateReferenceSystem) -> GridProjection | None:
         if not is_projected(crs):
@@ -105,8 +115,7 @@ class QgisCrs:
         geo = _geographic_of(crs)
         if not params.valid or not geo.isValid():
             return None
-        forward = QgsCoordinateTransform(geo, crs, self.context)
-        inverse = QgsCoordinateTransform(crs, geo, self.context)
+        forward, inverse = checked_transform(geo, crs, self.context), checked_transform(crs, geo, self.context)
 
         def to_grid(lons: Any, lats: Any) -> tuple[list[float], list[float]]:
             pts = [forward.transform(QgsPointXY(float(lon), float(lat))) for lon, lat in zip(lons, lats)]
@@ -129,8 +138,9 @@ def centre_lonlat(extents: Iterable[tuple[QgsRectangle, QgsCoordinateReferenceSy
     for rect, crs in extents:
         if rect is None or rect.isEmpty() or not crs.isValid():
             continue
+        xform = checked_transform(crs, _WGS84, context)
         try:
-            total.combineExtentWith(QgsCoordinateTransform(crs, _WGS84, context).transformBoundingBox(rect))
+            total.combineExtentWith(xform.transformBoundingBox(rect))
         except Exception:  # noqa: BLE001 - QgsCsException: an extent the transformation cannot map is left out
             continue
     if total.isEmpty() or not math.isfinite(total.xMinimum()):

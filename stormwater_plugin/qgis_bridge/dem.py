@@ -15,7 +15,6 @@ import numpy as np
 from qgis.core import (
     Qgis,
     QgsCoordinateReferenceSystem,
-    QgsCoordinateTransform,
     QgsCoordinateTransformContext,
     QgsRasterDataProvider,
     QgsRectangle,
@@ -28,7 +27,7 @@ from ..core.raster import DemError, ElevationGrid
 from ..services.dem_read import BandDemSource, cell_size_ft, dem_unit, read_grid, refuse_non_dem
 from ..services.intake import dem_cell_ft
 from ..services.run_warnings import dem_z_assumed_warning
-from .crs import is_projected, transform_points, unit_to_ft, unit_to_m
+from .crs import checked_transform, is_projected, transform_points, unit_to_ft, unit_to_m
 
 #: How a plugin reviewer declares the DEM's elevation unit (named in a declared unit's note).
 HOW_TO_DECLARE = "the plugin's DEM elevation-unit setting"
@@ -155,7 +154,7 @@ def make_to_raster(working: QgsCoordinateReferenceSystem, dem_crs: QgsCoordinate
     """A vectorised working-CRS → DEM-CRS function; ``None`` when the CRSs are the same."""
     if not dem_crs.isValid() or dem_crs == working:
         return None
-    xform = QgsCoordinateTransform(working, dem_crs, context)
+    xform = checked_transform(working, dem_crs, context)
 
     def to_raster(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return transform_points(xform, x, y)  # a point it cannot map: not a number, sampled as unknown
@@ -204,7 +203,7 @@ def read_dem(
     rect = QgsRectangle(*window)
     to_raster, from_raster = _both_ways(working, dem_crs, context)
     if to_raster is not None:
-        rect = QgsCoordinateTransform(working, dem_crs, context).transformBoundingBox(rect)
+        rect = checked_transform(working, dem_crs, context).transformBoundingBox(rect)
     return read_grid(dem, (rect.xMinimum(), rect.yMinimum(), rect.xMaximum(), rect.yMaximum()), unit, warnings, to_raster=to_raster,
                      from_raster=from_raster)
 

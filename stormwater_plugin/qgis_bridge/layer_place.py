@@ -17,7 +17,7 @@ from ..services.layer_source_text import layer_file_name as file_layer_name
 from ..services.layer_source_text import where_of_uri
 from ..services.placement_layers import Box, box_edge_points, box_of_points
 from ..services.unplaceable import unplaceable_positions as unplaced
-from .crs import QgisCrs, transform_points
+from .crs import QgisCrs, checked_transform, transform_points
 from .vectors import source_crs
 
 
@@ -39,9 +39,7 @@ def box_in(box: Box | None, src: QgsCoordinateReferenceSystem, dst: QgsCoordinat
         return None
     if not src.isValid() or src == dst:
         return box
-    from qgis.core import QgsCoordinateTransform
-
-    return box_of_points(*transform_points(QgsCoordinateTransform(src, dst, context), *box_edge_points(box)))  # a point not mapped: None
+    return box_of_points(*transform_points(checked_transform(src, dst, context), *box_edge_points(box)))  # a point not mapped: None
 
 
 def fits_crs(source: Any, context: Any) -> bool:

@@ -26,7 +26,7 @@ from ..services.refetch import matched_by_id
 from ..services.site_read import read_site
 from ..services.site_source import SiteRead, working_crs_text
 from ..services.template_layers import drop_undrawn_template_layers
-from .crs import QgisCrs, centre_lonlat, crs_label, unit_to_ft
+from .crs import QgisCrs, centre_lonlat, checked_transform, crs_label, unit_to_ft
 from .dem import QgisDemBand, QgisDemSource, read_dem
 from .layer_parts import RoleLayerStatus, resolve_parts
 from .layer_place import (
@@ -173,9 +173,7 @@ def plan_snapshot(
 
 
 def _dem_box(dem: QgisDemBand, working: Any, context: Any) -> tuple[float, float, float, float]:
-    from qgis.core import QgsCoordinateTransform
-
-    r = QgsCoordinateTransform(dem.crs, working, context).transformBoundingBox(dem.extent) if dem.crs != working else dem.extent
+    r = checked_transform(dem.crs, working, context).transformBoundingBox(dem.extent) if dem.crs != working else dem.extent
     return r.xMinimum(), r.yMinimum(), r.xMaximum(), r.yMaximum()
 
 

@@ -19,6 +19,7 @@ from qgis.core import (
 from qgis.PyQt.QtCore import QDate, QDateTime, QTime, QVariant
 
 from ..core.model import Warning_
+from .crs import checked_transform
 
 
 def plain_value(value: Any) -> Any:
@@ -144,6 +145,7 @@ def read_features(
     own = source_crs(source)
     request = QgsFeatureRequest()
     if own.isValid() and crs.isValid() and own != crs:
+        checked_transform(own, crs, context)  # QGIS's iterator would pass the features through untransformed
         request.setDestinationCrs(crs, context)
     if fids is not None:
         request.setFilterFids(list(fids))

@@ -40,6 +40,15 @@ class NoSiteLocation(ValueError, StormwaterError):
         super().__init__("no layer has any feature with a location: nothing to check (the working CRS cannot be chosen)")
 
 
+class TransformUnavailable(RuntimeError, StormwaterError):
+    """The GIS library cannot build the transformation between two CRSs: measuring through it would pass coordinates
+    through unchanged (QGIS's invalid ``QgsCoordinateTransform`` does), so the read stops instead."""
+
+    def __init__(self, source: str, target: str) -> None:
+        super().__init__(f"the coordinate transformation from {source or 'an unnamed CRS'} to {target or 'an unnamed CRS'} could not be "
+                         "created (the PROJ database may be unreadable in this QGIS session: restart QGIS); nothing was measured")
+
+
 @dataclass(frozen=True)
 class CrsTraits:
     """What the policy needs to know about a CRS."""
