@@ -115,11 +115,6 @@ def _area_by_code(wkt: str) -> tuple[float, float, float, float] | None:
 PYPROJ: CrsBackend[Any] = PyprojCrs()
 
 
-def area_of_use(crs: Any) -> tuple[float, float, float, float] | None:
-    """The CRS's area of use in degrees (west, south, east, north), or ``None`` when it declares none."""
-    return PYPROJ.area_of_use(crs)
-
-
 def site_centre_lonlat(frames: list[Any]) -> tuple[float, float] | None:
     """Longitude and latitude (WGS 84) of the mean of the layers' bounding-box centres (:func:`~stormwater_plugin.services.site_crs.boxes_lonlat`)."""
     return site_crs.boxes_lonlat(PYPROJ, [(fr.total_bounds, fr.crs) for fr in frames if len(fr) and fr.crs is not None])
@@ -177,12 +172,6 @@ def ground_scale(crs: Any, frames: list[Any]) -> float:
 def site_scale(crs: Any, layers: dict[str, FeatureLayer], site_parcel_id: str | None = None) -> float:
     """Point scale factor at the site's centre, its layers in ``crs`` (:func:`~stormwater_plugin.services.site_crs.site_scale`)."""
     return site_crs.site_scale(PYPROJ, crs, layers, site_parcel_id)
-
-
-def crs_description(crs: Any, why: str, scale: float) -> str:
-    """The working CRS in words for findings.json (:func:`~stormwater_plugin.services.site_crs.working_crs_text`)."""
-    info = PYPROJ.describe(crs)
-    return site_crs.working_crs_text(info.name, info.authority, why, scale)
 
 
 def _transform_box(b: Any, src_crs: Any, dst_crs: Any) -> tuple[float, float, float, float] | None:

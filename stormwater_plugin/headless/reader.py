@@ -21,13 +21,13 @@ from typing import Any
 
 import fiona
 
-from ..core.model import FeatureLayer, SiteInputs, Warning_
+from ..core.model import SiteInputs, Warning_
 from ..services import batch_plan, site_read
 from ..services.backend import Box
 from ..services.layer_sources import describe_sources
 from ..services.placement import PlanOffParcel
 from ..services.reading_policy import whole_dem
-from .crs import PYPROJ, crs_description, site_scale
+from .crs import PYPROJ
 from .dem import DemFile, read_dem
 from .dem_source import open_dem_source
 from .errors import InputError
@@ -79,12 +79,6 @@ def read_site(
 
 class FileSite(FileLayers):
     """The files and the DEM as the one read's :class:`~stormwater_plugin.services.site_read.SiteBackend`."""
-
-    def site_scale(self, working: Any, layers: dict[str, FeatureLayer], site_parcel_id: str | None) -> float:
-        return site_scale(working, layers, site_parcel_id)
-
-    def crs_description(self, working: Any, why: str, scale: float) -> str:
-        return crs_description(working, why, scale)
 
     def read_dem(self, working: Any, box: Box | None, z_units: str | None, warnings: list[Warning_]) -> tuple[Any, Any]:
         assert self.dem is not None

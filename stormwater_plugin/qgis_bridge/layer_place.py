@@ -12,10 +12,10 @@ from typing import Any
 
 from qgis.core import QgsCoordinateReferenceSystem
 
-from ..services.intake import outside_area_of_use
 from ..services.layer_source_text import layer_file_name as file_layer_name
 from ..services.layer_source_text import where_of_uri
 from ..services.placement_layers import Box, box_edge_points, box_of_points
+from ..services.unplaceable import extent_fits_crs
 from ..services.unplaceable import unplaceable_positions as unplaced
 from .crs import QgisCrs, transform_points
 from .vectors import source_crs
@@ -47,11 +47,11 @@ def box_in(box: Box | None, src: QgsCoordinateReferenceSystem, dst: QgsCoordinat
 def fits_crs(source: Any, context: Any) -> bool:
     """Whether a layer's extent can lie where its CRS says (:func:`~stormwater_plugin.services.intake.outside_area_of_use`, the CRS's ``bounds()``)."""
     crs = source_crs(source)
-    box = box_of_rect(layer_extent(source))
-    if box is None or feature_count(source) == 0 or not crs.isValid():
+    if not crs.isValid():
         return True
-    lonlat = box_in(box, crs, QgsCoordinateReferenceSystem("EPSG:4326"), context)
-    return not outside_area_of_use(lonlat, QgisCrs(context).area_of_use(crs), box if crs.isGeographic() else None)
+    wgs84 = QgsCoordinateReferenceSystem("EPSG:4326")
+    return extent_fits_crs(box_of_rect(layer_extent(source)), feature_count(source), lambda b: box_in(b, crs, wgs84, context),
+                           QgisCrs(context).area_of_use(crs), crs.isGeographic())
 
 
 def unplaceable_positions(crs: QgsCoordinateReferenceSystem, geoms: Any, context: Any) -> list[int] | None:

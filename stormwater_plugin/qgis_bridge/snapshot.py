@@ -24,9 +24,9 @@ from ..services.read_progress import ReadProgress
 from ..services.reading_policy import whole_dem
 from ..services.refetch import matched_by_id
 from ..services.site_read import read_site
-from ..services.site_source import SiteRead, working_crs_text
+from ..services.site_source import SiteRead
 from ..services.template_layers import drop_undrawn_template_layers
-from .crs import QgisCrs, centre_lonlat, crs_label, unit_to_ft
+from .crs import QgisCrs, centre_lonlat, unit_to_ft
 from .dem import QgisDemBand, QgisDemSource, read_dem
 from .layer_parts import RoleLayerStatus, resolve_parts
 from .layer_place import (
@@ -275,13 +275,6 @@ class QgisLayers:
 
     def dem_extent(self, working: Any) -> Box | None:
         return _dem_box(self.dem, working, self.context) if self.dem is not None else None
-
-    def site_scale(self, working: Any, layers: dict[str, FeatureLayer], site_parcel_id: str | None) -> float:
-        return site_crs.site_scale(self.crs_ops, working, layers, site_parcel_id)
-
-    def crs_description(self, working: Any, why: str, scale: float) -> str:
-        # In the command line's words (one wording for both adapters, so the dock's findings.json is the CLI's).
-        return working_crs_text(working.description() if working.authid() else crs_label(working), working.authid(), why, scale)
 
     def read_dem(self, working: Any, box: Box | None, z_units: str | None, warnings: list[Warning_]) -> tuple[Any, Any]:
         info = self.dem

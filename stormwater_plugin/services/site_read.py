@@ -38,7 +38,7 @@ from ..core.model import FeatureLayer, SiteInputs, Warning_
 from ..core.raster import ElevationGrid
 from ..core.roles import CONTEXT_ROLES, ROLES, TERRAIN_EXTENT_ROLES
 from ..core.rulepack import RulePack
-from .backend import Box, DemHandle, FetchedFeatures, GeomSlots, LayerBackend, SourceInfo
+from .backend import Box, CrsBackend, DemHandle, FetchedFeatures, GeomSlots, LayerBackend, SourceInfo
 from .feature_ids import feature_ids, id_columns, position_ids
 from .intake import MAX_LISTED, match_fields, unplaceable_feature_problem
 from .placement import PlanOffParcel, plan_placement_problem
@@ -52,6 +52,7 @@ from .reading_policy import (
 )
 from .role_merge import ReadSource, merge_role
 from .run_warnings import reprojected_warnings
+from .site_crs import site_measure
 
 
 @dataclass
@@ -93,12 +94,10 @@ class SiteBackend(LayerBackend, Protocol):
         """The DEM's extent as a box in ``working``."""
         ...
 
-    def site_scale(self, working: object, layers: dict[str, FeatureLayer], site_parcel_id: str | None) -> float:
-        """The grid scale factor at the site's centre (:func:`~stormwater_plugin.services.working_crs.site_geometries`)."""
-        ...
-
-    def crs_description(self, working: object, why: str, scale: float) -> str:
-        """The working CRS in the words of findings.json."""
+    @property
+    def crs_ops(self) -> CrsBackend[object]:
+        """The backend's CRS primitives: the scale factor at the site (:func:`~stormwater_plugin.services.working_crs.site_geometries`)
+        and the working CRS in the words of findings.json are taken through them (:func:`~stormwater_plugin.services.site_crs.site_measure`)."""
         ...
 
     def read_dem(self, working: object, box: Box | None, z_units: str | None, warnings: list[Warning_]) -> tuple[ElevationGrid | None, DemSource | None]:
@@ -387,15 +386,14 @@ def read_site(
     crs, layers = read.crs, read.layers
     warnings = list(warnings) + read.warnings
     # Grid distance / scale factor at the site = distance on the ellipsoid: the same feet in any projection.
-    scale = backend.site_scale(crs, layers, site_parcel_id)
+    measure = site_measure(backend.crs_ops, crs, read.why, layers, site_parcel_id)
     ft_unit = backend.ft_per_unit(crs)
-    unit_to_ft = ft_unit / scale
     dem: ElevationGrid | None = None
     dem_source: DemSource | None = None
     if backend.dem is not None:
-        box = dem_read_box(layers, pack, unit_to_ft, backend.dem, site_parcel_id, TERRAIN_EXTENT_ROLES, DEM_FALLBACK_MARGIN_FT / ft_unit)
+        box = dem_read_box(layers, pack, measure.unit_to_ft, backend.dem, site_parcel_id, TERRAIN_EXTENT_ROLES, DEM_FALLBACK_MARGIN_FT / ft_unit)
         dem, dem_source = backend.read_dem(crs, box, dem_z_units, warnings)
-    inputs = SiteInputs(layers=layers, dem=dem, unit_to_ft=unit_to_ft, crs_name=backend.crs_description(crs, read.why, scale),
+    inputs = SiteInputs(layers=layers, dem=dem, unit_to_ft=measure.unit_to_ft, crs_name=measure.crs_name,
                         site_parcel_id=site_parcel_id, class_override=class_override, warnings=warnings, dem_source=dem_source)
     return SiteRead(inputs, crs, read.why)
 
