@@ -115,11 +115,6 @@ def _area_by_code(wkt: str) -> tuple[float, float, float, float] | None:
 PYPROJ: CrsBackend[Any] = PyprojCrs()
 
 
-def site_centre_lonlat(frames: list[Any]) -> tuple[float, float] | None:
-    """Longitude and latitude (WGS 84) of the mean of the layers' bounding-box centres (:func:`~stormwater_plugin.services.site_crs.boxes_lonlat`)."""
-    return site_crs.boxes_lonlat(PYPROJ, [(fr.total_bounds, fr.crs) for fr in frames if len(fr) and fr.crs is not None])
-
-
 #: One role's sources as read, each in its own CRS, with the ids the reader gives its features (``headless.vectors``).
 RoleParts = Mapping[str, Sequence[Tuple[VectorFrame, Sequence[str]]]]
 
@@ -141,15 +136,14 @@ def _site_lonlat(parts: RoleParts, site_parcel_id: str | None) -> tuple[float, f
     return site_crs.roles_lonlat(PYPROJ, list(parts), layer, base, site_parcel_id)
 
 
-def choose_working_crs(dem_crs: Any, frames: list[Any] | RoleParts, site_parcel_id: str | None = None) -> tuple[Any, str]:
+def choose_working_crs(dem_crs: Any, frames: RoleParts, site_parcel_id: str | None = None) -> tuple[Any, str]:
     """The working CRS by the one policy (:func:`~stormwater_plugin.services.site_crs.working_crs`) and why.
 
-    ``frames`` by role (each role's sources with their features' ids) locate the site (:func:`_site_lonlat`);
-    a plain list is located by the centre of all its data. Nothing located: :class:`InputError`.
+    ``frames`` by role (each role's sources with their features' ids) locate the site (:func:`_site_lonlat`).
+    Nothing located: :class:`InputError`.
     """
     try:
-        return site_crs.working_crs(
-            PYPROJ, dem_crs, lambda: site_centre_lonlat(frames) if isinstance(frames, list) else _site_lonlat(frames, site_parcel_id))
+        return site_crs.working_crs(PYPROJ, dem_crs, lambda: _site_lonlat(frames, site_parcel_id))
     except NoSiteLocation as exc:
         raise InputError(str(exc)) from exc
 
@@ -157,21 +151,6 @@ def choose_working_crs(dem_crs: Any, frames: list[Any] | RoleParts, site_parcel_
 def scale_at(crs: Any, lonlat: tuple[float, float] | None) -> float:
     """Point scale factor of a projected CRS at a longitude/latitude (:func:`~stormwater_plugin.services.site_crs.scale_at_lonlat`)."""
     return site_crs.scale_at_lonlat(PYPROJ, crs, lonlat)
-
-
-def scale_at_grid(crs: Any, x: float, y: float) -> float:
-    """Point scale factor at the grid point ``(x, y)`` of ``crs`` (:func:`~stormwater_plugin.services.site_crs.scale_at_grid`)."""
-    return site_crs.scale_at_grid(PYPROJ, crs, x, y)
-
-
-def ground_scale(crs: Any, frames: list[Any]) -> float:
-    """Point scale factor at the centre of all the data of ``frames`` (see :func:`site_scale` for a site)."""
-    return scale_at(crs, site_centre_lonlat(frames))
-
-
-def site_scale(crs: Any, layers: dict[str, FeatureLayer], site_parcel_id: str | None = None) -> float:
-    """Point scale factor at the site's centre, its layers in ``crs`` (:func:`~stormwater_plugin.services.site_crs.site_scale`)."""
-    return site_crs.site_scale(PYPROJ, crs, layers, site_parcel_id)
 
 
 def _transform_box(b: Any, src_crs: Any, dst_crs: Any) -> tuple[float, float, float, float] | None:

@@ -13,7 +13,7 @@ import functools
 import math
 import time
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 import fiona
 import numpy as np
@@ -63,6 +63,17 @@ def _open(src: LayerSource, **kwargs: Any) -> Any:
     return fiona.open(path, layer=src.layer, **kwargs) if src.layer else fiona.open(path, **kwargs)
 
 
+@contextlib.contextmanager
+def _reading(src: LayerSource) -> Iterator[None]:
+    """Reading ``src``: an error of the driver (fiona raises its own, by driver) as one :class:`InputError` naming the layer."""
+    try:
+        yield
+    except InputError:
+        raise
+    except Exception as exc:
+        raise InputError(f"{src.describe()}: cannot read the '{src.role}' layer ({_short(exc)})") from exc
+
+
 def _probe(src: LayerSource, stack: contextlib.ExitStack | None = None) -> _Probe:
     """Open ``src`` and read its declarations (no feature); :class:`InputError` for a missing file or layer, or no CRS.
 
@@ -74,31 +85,26 @@ def _probe(src: LayerSource, stack: contextlib.ExitStack | None = None) -> _Prob
     if not src.text:
         check_sql_view(src.path, src.layer, src.role, src.describe())  # before GDAL's own unbounded queries on a view
     kept = None
-    try:
-        with contextlib.ExitStack() as own:
-            coll = (stack or own).enter_context(_open(src))
-            kept = coll if stack is not None else None
-            wkt = coll.crs_wkt
-            try:
-                props = dict(coll.schema.get("properties", {}))
-                columns = list(props.keys())
-                skipped = [k for k, t in props.items() if str(t).split(":")[0] in SKIPPED_FIELD_TYPES]
-            except Exception:  # fiona 1.9 has no name for a curved layer type (CurvePolygon is 10); its features still read
-                columns, skipped = [], []
-            try:
-                b = tuple(float(v) for v in coll.bounds)
-                bounds: tuple[float, float, float, float] | None = (b[0], b[1], b[2], b[3]) if all(math.isfinite(v) for v in b) else None
-            except Exception:  # noqa: BLE001 - a driver that cannot give an extent: the features are read whole
-                bounds = None
-            try:
-                count = len(coll)
-            except TypeError:  # GML, and other drivers that cannot count without reading: counted by reading, within the budget
-                count = sum(1 for _ in ReadBudget.current().guard(iter(coll), src.role, src.describe()))
-            driver = str(coll.driver)
-    except InputError:
-        raise
-    except Exception as exc:
-        raise InputError(f"{src.describe()}: cannot read the '{src.role}' layer ({_short(exc)})") from exc
+    with _reading(src), contextlib.ExitStack() as own:
+        coll = (stack or own).enter_context(_open(src))
+        kept = coll if stack is not None else None
+        wkt = coll.crs_wkt
+        try:
+            props = dict(coll.schema.get("properties", {}))
+            columns = list(props.keys())
+            skipped = [k for k, t in props.items() if str(t).split(":")[0] in SKIPPED_FIELD_TYPES]
+        except Exception:  # fiona 1.9 has no name for a curved layer type (CurvePolygon is 10); its features still read
+            columns, skipped = [], []
+        try:
+            b = tuple(float(v) for v in coll.bounds)
+            bounds: tuple[float, float, float, float] | None = (b[0], b[1], b[2], b[3]) if all(math.isfinite(v) for v in b) else None
+        except Exception:  # noqa: BLE001 - a driver that cannot give an extent: the features are read whole
+            bounds = None
+        try:
+            count = len(coll)
+        except TypeError:  # GML, and other drivers that cannot count without reading: counted by reading, within the budget
+            count = sum(1 for _ in ReadBudget.current().guard(iter(coll), src.role, src.describe()))
+        driver = str(coll.driver)
     crs = crs_from_wkt(wkt) if wkt else None
     if crs is None or str(crs.name).lower().startswith("undefined"):
         raise InputError(
@@ -117,7 +123,7 @@ def _read_frame(
     if not _exists(src.path):
         raise InputError(f"{src.path}: file not found (for the '{src.role}' layer)")
     budget, start, where_read = ReadBudget.current(), time.monotonic(), src.describe()
-    try:
+    with _reading(src):
         # Curves (CurvePolygon, CompoundCurve from a GeoPackage or a CAD export) are stroked by GDAL every
         # ARC_STEP_DEG degrees: a chord then lies at most r * 2.4e-6 inside its arc (0.0024 ft at r = 1,000 ft).
         kwargs: dict[str, Any] = {"ignore_fields": list(skipped)} if skipped else {}
@@ -150,10 +156,6 @@ def _read_frame(
                 fids.append(feat.id)
             if columns is None:
                 columns = list(records[0].keys()) if records else []
-    except InputError:
-        raise
-    except Exception as exc:
-        raise InputError(f"{src.describe()}: cannot read the '{src.role}' layer ({_short(exc)})") from exc
     arr = np.empty(len(geoms), dtype=object)
     arr[:] = geoms
     crs = crs_from_wkt(wkt) if wkt else None
@@ -287,13 +289,8 @@ class FileLayers:
     def fetch_records(self, source: SourceInfo, columns: Sequence[str]) -> list[dict[str, Any]]:
         src = _probe_of(source).src
         ignore = [c for c in source.columns if c not in columns]
-        try:
-            with fiona.Env(), _open(src, ignore_fields=ignore, ignore_geometry=True) as coll:
-                return [dict(f["properties"]) for f in ReadBudget.current().guard(coll, src.role, src.describe())]
-        except InputError:
-            raise
-        except Exception as exc:
-            raise InputError(f"{src.describe()}: cannot read the '{src.role}' layer ({_short(exc)})") from exc
+        with _reading(src), fiona.Env(), _open(src, ignore_fields=ignore, ignore_geometry=True) as coll:
+            return [dict(f["properties"]) for f in ReadBudget.current().guard(coll, src.role, src.describe())]
 
     def unplaceable(self, source: SourceInfo, features: Any) -> list[int] | None:
         crs = _probe_of(source).crs
