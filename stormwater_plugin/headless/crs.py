@@ -17,7 +17,7 @@ from ..core.model import FeatureLayer
 from ..services import site_crs
 from ..services.backend import CrsBackend, CrsInfo, GridProjection
 from ..services.grid_scale import Ellipsoid
-from ..services.placement_layers import box_edge_points, box_of_points
+from ..services.placement_layers import carried_box
 from ..services.working_crs import NoSiteLocation, conformal_method
 from .errors import InputError
 from .frames import VectorFrame
@@ -154,17 +154,9 @@ def scale_at(crs: Any, lonlat: tuple[float, float] | None) -> float:
 
 
 def _transform_box(b: Any, src_crs: Any, dst_crs: Any) -> tuple[float, float, float, float] | None:
-    """A box in ``src_crs`` as a box in ``dst_crs`` (its edges sampled); ``None`` when it cannot be transformed."""
-    if b is None or not all(math.isfinite(float(v)) for v in b):
-        return None
-    if src_crs is dst_crs or src_crs.equals(dst_crs):
-        return float(b[0]), float(b[1]), float(b[2]), float(b[3])
-    xs, ys = box_edge_points(b)
-    try:
-        x, y = _transformer(src_crs.to_wkt(), dst_crs.to_wkt()).transform(xs, ys)
-    except Exception:  # noqa: BLE001 - pyproj refuses some coordinates outright
-        return None
-    return box_of_points(x, y)
+    """A box in ``src_crs`` as a box in ``dst_crs`` (:func:`~stormwater_plugin.services.placement_layers.carried_box`)."""
+    same = b is None or src_crs is dst_crs or src_crs.equals(dst_crs)
+    return carried_box(b, same, lambda xs, ys: _transformer(src_crs.to_wkt(), dst_crs.to_wkt()).transform(xs, ys))
 
 
 @functools.lru_cache(maxsize=1)

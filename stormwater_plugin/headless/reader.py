@@ -26,7 +26,6 @@ from ..services import batch_plan, site_read
 from ..services.backend import Box
 from ..services.layer_sources import describe_sources
 from ..services.placement import PlanOffParcel
-from ..services.reading_policy import whole_dem
 from .crs import PYPROJ
 from .dem import DemFile, read_dem
 from .dem_source import open_dem_source
@@ -80,11 +79,13 @@ def read_site(
 class FileSite(FileLayers):
     """The files and the DEM as the one read's :class:`~stormwater_plugin.services.site_read.SiteBackend`."""
 
+    whole_dem_unplaced = True
+
     def read_dem(self, working: Any, box: Box | None, z_units: str | None, warnings: list[Warning_]) -> tuple[Any, Any]:
         assert self.dem is not None
         # the layers are read: closed, with their GDAL environment, before the raster is (a vector error GDAL keeps must not reach rasterio)
         self._stack.close()
-        dem, dem_warnings = read_dem(self.dem, working, z_units, area=None if box is None or whole_dem(box) else box)  # None: the whole DEM
+        dem, dem_warnings = read_dem(self.dem, working, z_units, area=box)  # None: the whole DEM
         warnings.extend(dem_warnings)
         # The same file in windows, with the same unit decision and transforms: the flow trace reads further as it proceeds.
         return dem, open_dem_source(self.dem, dem, working, self.dem.crs) if dem is not None else None

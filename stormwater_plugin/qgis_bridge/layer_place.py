@@ -14,7 +14,7 @@ from qgis.core import QgsCoordinateReferenceSystem
 
 from ..services.layer_source_text import layer_file_name as file_layer_name
 from ..services.layer_source_text import where_of_uri
-from ..services.placement_layers import Box, box_edge_points, box_of_points
+from ..services.placement_layers import Box, carried_box
 from ..services.unplaceable import extent_fits_crs
 from ..services.unplaceable import unplaceable_positions as unplaced
 from .crs import QgisCrs, transform_points
@@ -34,14 +34,11 @@ def box_of_rect(rect: Any) -> Box | None:
 
 
 def box_in(box: Box | None, src: QgsCoordinateReferenceSystem, dst: QgsCoordinateReferenceSystem, context: Any) -> Box | None:
-    """``box`` (in ``src``) as a box in ``dst``, its edges sampled as the command line samples them; ``None`` when it cannot be transformed."""
-    if box is None:
-        return None
-    if not src.isValid() or src == dst:
-        return box
+    """``box`` (in ``src``) as a box in ``dst`` (:func:`~stormwater_plugin.services.placement_layers.carried_box`, as the command line)."""
     from qgis.core import QgsCoordinateTransform
 
-    return box_of_points(*transform_points(QgsCoordinateTransform(src, dst, context), *box_edge_points(box)))  # a point not mapped: None
+    same = box is None or not src.isValid() or src == dst
+    return carried_box(box, same, lambda xs, ys: transform_points(QgsCoordinateTransform(src, dst, context), xs, ys))
 
 
 def fits_crs(source: Any, context: Any) -> bool:

@@ -21,7 +21,6 @@ from ..services import planned_source, site_crs
 from ..services.backend import Box, SourceInfo
 from ..services.plan_choices import contract_roles_only, stated_class, stated_site
 from ..services.read_progress import ReadProgress
-from ..services.reading_policy import whole_dem
 from ..services.refetch import matched_by_id
 from ..services.site_read import read_site
 from ..services.site_source import SiteRead
@@ -193,6 +192,8 @@ class QgisLayers:
     by feature id in the working CRS (the request transforms them), through the plan's ``readers``.
     """
 
+    whole_dem_unplaced = False
+
     def __init__(self, plan: SnapshotPlan, feedback: Any, progress: Callable[[float], None] | None) -> None:
         self._plan, self._feedback = plan, feedback
         self._read, self._fits, self._read_dem = plan.readers or default_readers()  # the live re-check's reuse the last read's
@@ -280,10 +281,7 @@ class QgisLayers:
         info = self.dem
         if info is None or (self._feedback is not None and self._feedback.isCanceled()):
             return None, None
-        if box is None:
-            warnings.append(Warning_("dem_unused", "no layer has features, so the DEM window could not be placed", "dem"))
-            return None, None
-        window = _dem_box(info, working, self.context) if whole_dem(box) else box  # a rule of unlimited reach: the DEM's whole extent
+        window = _dem_box(info, working, self.context) if box is None else box
         dem = self._read_dem(info.provider, info.crs, working, window, z_units, self.context, warnings, name=info.name)
         if dem is None:
             return None, None

@@ -49,6 +49,7 @@ from .reading_policy import (
     decide_placement,
     dem_read_box,
     screened_feature_by_feature,
+    whole_dem,
 )
 from .role_merge import ReadSource, merge_role
 from .run_warnings import reprojected_warnings
@@ -100,9 +101,12 @@ class SiteBackend(LayerBackend, Protocol):
         and the working CRS in the words of findings.json are taken through them (:func:`~stormwater_plugin.services.site_crs.site_measure`)."""
         ...
 
+    #: Whether the whole DEM is read when no located feature places its window (the command line's files), else none is
+    #: (the plugin's layers: a project's raster may cover a county), with a ``dem_unused`` warning.
+    whole_dem_unplaced: bool
+
     def read_dem(self, working: object, box: Box | None, z_units: str | None, warnings: list[Warning_]) -> tuple[ElevationGrid | None, DemSource | None]:
-        """The DEM window over ``box`` (working CRS; a bound not finite, :func:`~stormwater_plugin.services.reading_policy.whole_dem`:
-        the whole DEM; ``None``: no located feature places it, each backend says what it reads) and the DEM's source for further windows.
+        """The DEM window over ``box`` (working CRS; ``None``: the whole DEM) and the DEM's source for further windows.
 
         Called once every layer is read: the backend may close them first.
         """
@@ -379,7 +383,7 @@ def read_site(
     ``warnings``: what the read noted before (which sources give each role), followed by the read's own.
     The DEM window is the one the pack's rules need (:func:`~stormwater_plugin.services.reading_policy.dem_read_box`),
     else the plan and the wells and septic systems grown by 1,000 ft (``core.roles.TERRAIN_EXTENT_ROLES``, ``DEM_FALLBACK_MARGIN_FT``, the same
-    for every reader); without a located feature, the backend says (the command line reads
+    for every reader); without a located feature, the backend's ``whole_dem_unplaced`` says (the command line reads
     the whole DEM, the plugin none, with a ``dem_unused`` warning).
     """
     read = read_layers(backend, pack, site_parcel_id)
@@ -392,7 +396,10 @@ def read_site(
     dem_source: DemSource | None = None
     if backend.dem is not None:
         box = dem_read_box(layers, pack, measure.unit_to_ft, backend.dem, site_parcel_id, TERRAIN_EXTENT_ROLES, DEM_FALLBACK_MARGIN_FT / ft_unit)
-        dem, dem_source = backend.read_dem(crs, box, dem_z_units, warnings)
+        if box is None and not backend.whole_dem_unplaced:
+            warnings.append(Warning_("dem_unused", "no layer has features, so the DEM window could not be placed", "dem"))
+        else:  # a rule of unlimited reach (whole_dem), or nothing located: the whole DEM
+            dem, dem_source = backend.read_dem(crs, None if box is None or whole_dem(box) else box, dem_z_units, warnings)
     inputs = SiteInputs(layers=layers, dem=dem, unit_to_ft=measure.unit_to_ft, crs_name=measure.crs_name,
                         site_parcel_id=site_parcel_id, class_override=class_override, warnings=warnings, dem_source=dem_source)
     return SiteRead(inputs, crs, read.why)
