@@ -30,7 +30,7 @@ from .crs import PYPROJ
 from .dem import DemFile, read_dem
 from .dem_source import open_dem_source
 from .errors import InputError
-from .sources import LayerSource, collect_sources
+from .sources import collect_sources
 from .vectors import ARC_STEP_DEG, FileLayers
 
 
@@ -71,9 +71,20 @@ def read_site(
     systems plus 1,000 ft (``services.reading_policy.DEM_FALLBACK_MARGIN_FT``).
     """
     sources, warnings = collect_sources(package, layer_options)
-    # The DEM is opened once for the whole read: its CRS, pixel size, extent, window and windowed source come from one handle.
-    with DemFile(dem_path) if dem_path is not None else contextlib.nullcontext() as dem_file:
-        return _read_site(sources, warnings, dem_file, dem_z_units, site_parcel_id, class_override, pack, dem_path)
+    # The DEM is opened once for the whole read: its CRS, pixel size, extent, window and windowed source come from one handle;
+    # the layers in one GDAL environment, each opened once.
+    with DemFile(dem_path) if dem_path is not None else contextlib.nullcontext() as dem_file, contextlib.ExitStack() as stack:
+        stack.enter_context(fiona.Env(OGR_ARC_STEPSIZE=str(ARC_STEP_DEG)))
+        backend = FileSite(stack, sources)
+        backend.dem = dem_file
+        try:
+            read = site_read.read_site(backend, pack, site_parcel_id, class_override, dem_z_units, warnings)
+        except PlanOffParcel as exc:
+            raise InputError(str(exc)) from exc
+        stack.close()
+        dem_crs = dem_file.crs if dem_file is not None else None
+        return LoadedSite(read.inputs, read.crs, describe_sources(sources), str(dem_path) if dem_path else None, read.why,
+                          dem_crs.to_wkt() if dem_crs is not None else "", dict(dem_file.src.tags()) if dem_file is not None else {})
 
 
 class FileSite(FileLayers):
@@ -90,20 +101,3 @@ class FileSite(FileLayers):
         # The same file in windows, with the same unit decision and transforms: the flow trace reads further as it proceeds.
         return dem, open_dem_source(self.dem, dem, working, self.dem.crs) if dem is not None else None
 
-
-def _read_site(
-    sources: dict[str, list[LayerSource]], warnings: list[Warning_], dem_file: DemFile | None, dem_z_units: str | None, site_parcel_id: str | None,
-    class_override: str | None, pack: Any, dem_path: Path | None,
-) -> LoadedSite:
-    with contextlib.ExitStack() as stack:  # one GDAL environment; layers open once
-        stack.enter_context(fiona.Env(OGR_ARC_STEPSIZE=str(ARC_STEP_DEG)))
-        backend = FileSite(stack, sources)
-        backend.dem = dem_file
-        try:
-            read = site_read.read_site(backend, pack, site_parcel_id, class_override, dem_z_units, warnings)
-        except PlanOffParcel as exc:
-            raise InputError(str(exc)) from exc
-    dem_crs = dem_file.crs if dem_file is not None else None
-    return LoadedSite(read.inputs, read.crs, describe_sources(sources),
-                      str(dem_path) if dem_path else None, read.why, dem_crs.to_wkt() if dem_crs is not None else "",
-                      dict(dem_file.src.tags()) if dem_file is not None else {})
