@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import functools
 import math
+from operator import attrgetter
 from typing import Any, Mapping, Sequence, Tuple
 
 import numpy as np
 from pyproj import CRS, Transformer
 
-from ..core.model import FeatureLayer
 from ..services import site_crs
 from ..services.backend import CrsBackend, CrsInfo, GridProjection
 from ..services.grid_scale import Ellipsoid
@@ -119,31 +119,17 @@ PYPROJ: CrsBackend[Any] = PyprojCrs()
 RoleParts = Mapping[str, Sequence[Tuple[VectorFrame, Sequence[str]]]]
 
 
-def _site_lonlat(parts: RoleParts, site_parcel_id: str | None) -> tuple[float, float] | None:
-    """Longitude and latitude of the site's centre (:func:`~stormwater_plugin.services.site_crs.roles_lonlat`), every role's
-    sources put in the CRS of the parcels' first source (else of the first source with a CRS), so the one rule finds the site parcel."""
-    located = [fr for prs in parts.values() for fr, _ in prs if fr.crs is not None]
-    if not located:
-        return None
-    base = next((fr.crs for fr, _ in parts.get("parcels", ()) if fr.crs is not None), located[0].crs)
-
-    def layer(role: str) -> FeatureLayer:
-        rows = [(None if i in moved.unusable else g, str(fid), rec) for fr, fids in parts[role] if fr.crs is not None
-                for moved in [fr if fr.crs is base or fr.crs.equals(base) else fr.to_crs(base)]
-                for i, (g, fid, rec) in enumerate(zip(moved.geoms, fids, moved.records))]
-        return FeatureLayer.from_sequences(role, [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows])
-
-    return site_crs.roles_lonlat(PYPROJ, list(parts), layer, base, site_parcel_id)
-
-
 def choose_working_crs(dem_crs: Any, frames: RoleParts, site_parcel_id: str | None = None) -> tuple[Any, str]:
     """The working CRS by the one policy (:func:`~stormwater_plugin.services.site_crs.working_crs`) and why.
 
-    ``frames`` by role (each role's sources with their features' ids) locate the site (:func:`_site_lonlat`).
-    Nothing located: :class:`InputError`.
+    ``frames`` by role (each role's sources with their features' ids) locate the site
+    (:func:`~stormwater_plugin.services.site_crs.parts_lonlat`). Nothing located: :class:`InputError`.
     """
+    def in_crs(fr: Any, base: Any) -> Any:
+        return fr if fr.crs is base or fr.crs.equals(base) else fr.to_crs(base)
+
     try:
-        return site_crs.working_crs(PYPROJ, dem_crs, lambda: _site_lonlat(frames, site_parcel_id))
+        return site_crs.working_crs(PYPROJ, dem_crs, lambda: site_crs.parts_lonlat(PYPROJ, frames, attrgetter("crs"), in_crs, site_parcel_id))
     except NoSiteLocation as exc:
         raise InputError(str(exc)) from exc
 

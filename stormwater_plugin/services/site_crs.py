@@ -22,7 +22,7 @@ import numpy as np
 from ..core.model import FeatureLayer
 from ..core.roles import PLAN_ROLES
 from ..core.units import feet_per_unit
-from .backend import CrsBackend, CrsInfo
+from .backend import CrsBackend, CrsInfo, FetchedFeatures
 from .grid_scale import grid_point_scale, point_scale
 from .working_crs import CrsTraits, WorkingCrsChoice, choose_working_crs, site_centre, site_geometries, site_lonlat, utm_epsg
 
@@ -89,6 +89,30 @@ def roles_lonlat(
     if centre is None and len(near) < len(roles):
         centre = layers_lonlat(backend, {**near, **{r: layer(r) for r in roles if r not in near}}, crs, site_parcel_id)
     return centre
+
+
+def parts_lonlat(
+    backend: CrsBackend[C], parts: Mapping[str, Sequence[tuple[FetchedFeatures, Sequence[str]]]], crs_of: Callable[[FetchedFeatures], C | None],
+    in_crs: Callable[[FetchedFeatures, C], FetchedFeatures], site_parcel_id: str | None,
+) -> tuple[float, float] | None:
+    """Longitude and latitude of the site's centre (:func:`roles_lonlat`) from each role's sources as read, each in its own CRS.
+
+    Every role's sources are put (``in_crs``) in the CRS of the parcels' first source, else of the first source with a
+    CRS (``crs_of``; ``None``: it locates nothing), their features that cannot be placed there kept without geometry (as
+    the engine keeps them), so the one rule finds the site parcel; the ids are the read's.
+    """
+    located = [fr for prs in parts.values() for fr, _ in prs if crs_of(fr) is not None]
+    if not located:
+        return None
+    base = next((c for fr, _ in parts.get("parcels", ()) if (c := crs_of(fr)) is not None), crs_of(located[0]))
+    assert base is not None
+
+    def layer(role: str) -> FeatureLayer:
+        rows = [(None if i in moved.unusable else g, str(fid), rec) for fr, fids in parts[role] if crs_of(fr) is not None
+                for moved in [in_crs(fr, base)] for i, (g, fid, rec) in enumerate(zip(moved.geoms, fids, moved.records))]
+        return FeatureLayer.from_sequences(role, [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows])
+
+    return roles_lonlat(backend, list(parts), layer, base, site_parcel_id)
 
 
 def boxes_lonlat(backend: CrsBackend[C], boxes: Sequence[tuple[Box, C]]) -> tuple[float, float] | None:
@@ -212,6 +236,6 @@ def area_crs(backend: CrsBackend[C], boxes: Sequence[tuple[Box, C]]) -> C:
 
 
 __all__ = [
-    "SiteMeasure", "area_crs", "boxes_lonlat", "dem_traits", "layers_lonlat", "roles_lonlat", "scale_at_grid", "scale_at_lonlat", "site_measure", "site_scale",
+    "SiteMeasure", "area_crs", "boxes_lonlat", "dem_traits", "layers_lonlat", "parts_lonlat", "roles_lonlat", "scale_at_grid", "scale_at_lonlat", "site_measure", "site_scale",
     "site_working_crs", "working_crs", "working_crs_text",
 ]
