@@ -15,7 +15,7 @@ from typing import Any, Callable, Mapping
 
 from qgis.core import QgsCoordinateReferenceSystem, QgsCoordinateTransformContext, QgsProject
 
-from ..core.model import FeatureLayer, SiteInputs, Warning_
+from ..core.model import SiteInputs, Warning_
 from ..core.roles import ROLES
 from ..services import planned_source, site_crs
 from ..services.backend import Box, SourceInfo
@@ -248,25 +248,14 @@ class QgisLayers:
         return box_in(box, src, dst, self.context)
 
     def working_crs(self, parts: Mapping[str, Any], site_parcel_id: str | None) -> tuple[Any, str]:
-        """The zone of the site's centre (:func:`~stormwater_plugin.services.site_crs.site_working_crs`, the layers read located in the
-        first one's CRS), else the CRS chosen before the features are known (:func:`~stormwater_plugin.services.site_crs.working_crs`):
-        the DEM's CRS when it is projected and conformal, else the UTM zone of the layers' extents' centre (all QGIS knows before
-        reading). No usable extent: :class:`~stormwater_plugin.services.working_crs.NoSiteLocation`."""
-        dem_crs = self.dem.crs if self.dem is not None else None
-        infos = [s for ss in self.sources().values() for s in ss]
-        fitting = [s.handle for s in infos if s.fits_crs] or [s.handle for s in infos]
-        first = site_crs.working_crs(self.crs_ops, dem_crs, lambda: centre_lonlat([(layer_extent(s), source_crs(s)) for s in fitting], self.context))
-        frames = [(role, fr, ids) for role, v in parts.items() for fr, ids in v if fr.crs.isValid()]  # a layer without CRS locates nothing
-        if not frames:
-            return first
-        base = frames[0][1].crs
-        layers: dict[str, FeatureLayer] = {}
-        for role, fr, ids in frames:
-            moved, _ = self.to_working(self.sources()[role][0], fr, base) if fr.crs != base else (fr, None)
-            keep = [i for i, g in enumerate(moved.geoms) if g is not None]
-            layers[role] = FeatureLayer.from_sequences(role, [moved.geoms[i] for i in keep], [ids[i] for i in keep], [fr.records[i] for i in keep])
-        by_site = site_crs.site_working_crs(self.crs_ops, dem_crs, layers, base, site_parcel_id)
-        return by_site if by_site is not None else first
+        """:func:`~stormwater_plugin.services.site_crs.extents_then_site_crs`, the layers' extents carried to degrees by QGIS."""
+        def crs_of(fr: Any) -> Any:
+            return fr.crs if fr.crs.isValid() else None  # a layer without CRS locates nothing
+
+        return site_crs.extents_then_site_crs(
+            self.crs_ops, self.dem.crs if self.dem is not None else None, [s for ss in self.sources().values() for s in ss],
+            lambda infos: centre_lonlat([(layer_extent(s.handle), source_crs(s.handle)) for s in infos], self.context), parts, crs_of,
+            lambda role, fr, base: self.to_working(self.sources()[role][0], fr, base)[0], site_parcel_id)
 
     def ft_per_unit(self, crs: Any) -> float:
         return unit_to_ft(crs)

@@ -22,7 +22,7 @@ import numpy as np
 from ..core.model import FeatureLayer
 from ..core.roles import PLAN_ROLES
 from ..core.units import feet_per_unit
-from .backend import CrsBackend, CrsInfo, FetchedFeatures
+from .backend import CrsBackend, CrsInfo, FetchedFeatures, SourceInfo
 from .grid_scale import grid_point_scale, point_scale
 from .working_crs import CrsTraits, WorkingCrsChoice, choose_working_crs, site_centre, site_geometries, site_lonlat, utm_epsg
 
@@ -141,6 +141,40 @@ def site_working_crs(
     return None if centre is None else _chosen(backend, dem_crs, choose_working_crs(traits, centre))
 
 
+def extents_then_site_crs(
+    backend: CrsBackend[C], dem_crs: C | None, sources: Sequence[SourceInfo], extents_lonlat: Callable[[Sequence[SourceInfo]], tuple[float, float] | None],
+    parts: Mapping[str, Sequence[tuple[FetchedFeatures, Sequence[str]]]], crs_of: Callable[[FetchedFeatures], C | None],
+    in_crs: Callable[[str, FetchedFeatures, C], FetchedFeatures], site_parcel_id: str | None,
+) -> tuple[C, str]:
+    """The working CRS of a read that knows its layers' extents before their features (the plugin's), and why.
+
+    The zone of the site's centre (:func:`site_working_crs`) found in the layers as read, each role's put (``in_crs``)
+    in the first located one's CRS (``crs_of``; ``None``: a layer without CRS, which locates nothing), their features
+    without geometry left out; else the CRS chosen before the features are known (:func:`working_crs`): the DEM's CRS
+    when it is projected and conformal, else the UTM zone of the centre of the extents (``extents_lonlat``) of the
+    ``sources`` that fit their CRS (all of them when none does).
+
+    Raises
+    ------
+    NoSiteLocation
+        No usable extent.
+    """
+    fitting = [s for s in sources if s.fits_crs] or list(sources)
+    first = working_crs(backend, dem_crs, lambda: extents_lonlat(fitting))
+    frames = [(role, fr, ids) for role, v in parts.items() for fr, ids in v if crs_of(fr) is not None]
+    if not frames:
+        return first
+    base = crs_of(frames[0][1])
+    assert base is not None
+    layers: dict[str, FeatureLayer] = {}
+    for role, fr, ids in frames:
+        moved = in_crs(role, fr, base) if crs_of(fr) != base else fr
+        keep = [i for i, g in enumerate(moved.geoms) if g is not None]
+        layers[role] = FeatureLayer.from_sequences(role, [moved.geoms[i] for i in keep], [ids[i] for i in keep], [fr.records[i] for i in keep])
+    by_site = site_working_crs(backend, dem_crs, layers, base, site_parcel_id)
+    return by_site if by_site is not None else first
+
+
 def scale_at_lonlat(backend: CrsBackend[C], crs: C, lonlat: tuple[float, float] | None) -> float:
     """Point scale factor of ``crs`` at a longitude/latitude (:func:`~stormwater_plugin.services.grid_scale.point_scale`).
 
@@ -236,6 +270,6 @@ def area_crs(backend: CrsBackend[C], boxes: Sequence[tuple[Box, C]]) -> C:
 
 
 __all__ = [
-    "SiteMeasure", "area_crs", "boxes_lonlat", "dem_traits", "layers_lonlat", "parts_lonlat", "roles_lonlat", "scale_at_grid", "scale_at_lonlat", "site_measure", "site_scale",
+    "SiteMeasure", "area_crs", "boxes_lonlat", "dem_traits", "extents_then_site_crs", "layers_lonlat", "parts_lonlat", "roles_lonlat", "scale_at_grid", "scale_at_lonlat", "site_measure", "site_scale",
     "site_working_crs", "working_crs", "working_crs_text",
 ]
