@@ -24,6 +24,7 @@ import fiona
 from ..core.model import SiteInputs, Warning_
 from ..services import batch_plan, site_read
 from ..services.backend import Box
+from ..services.feature_geometry import ARC_STEP_DEG
 from ..services.layer_sources import describe_sources
 from ..services.placement import PlanOffParcel
 from .crs import PYPROJ
@@ -31,7 +32,7 @@ from .dem import DemFile, read_dem
 from .dem_source import open_dem_source
 from .errors import InputError
 from .sources import collect_sources
-from .vectors import ARC_STEP_DEG, FileLayers
+from .vectors import FileLayers
 
 
 @dataclass

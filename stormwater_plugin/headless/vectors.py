@@ -21,7 +21,7 @@ import numpy as np
 from ..core.printable import printable_text
 from ..core.units import feet_per_unit
 from ..services.backend import Box, SourceInfo
-from ..services.feature_geometry import NOT_A_NUMBER, feature_geometry
+from ..services.feature_geometry import ARC_STEP_DEG, NOT_A_NUMBER, feature_geometry
 from ..services.input_errors import short_reason as _short
 from ..services.layer_sources import LayerSource
 from ..services.layer_sources import is_virtual as _is_virtual
@@ -33,10 +33,6 @@ from .errors import InputError
 from .frames import VectorFrame, _mark_non_finite
 from .layer_budget import check_sql_view
 from .sources import EXTRA_READ_DRIVERS, _enable_read_drivers, _exists, gdal_path
-
-#: Angle between the vertices GDAL puts on a circular arc when it strokes a curve, degrees.
-ARC_STEP_DEG: float = 0.25
-
 
 #: Field types never read (photographs and other attachments: a field-collection package's wells may carry hundreds of MB).
 SKIPPED_FIELD_TYPES: tuple[str, ...] = ("bytes",)
@@ -124,8 +120,7 @@ def _read_frame(
         raise InputError(f"{src.path}: file not found (for the '{src.role}' layer)")
     budget, start, where_read = ReadBudget.current(), time.monotonic(), src.describe()
     with _reading(src):
-        # Curves (CurvePolygon, CompoundCurve from a GeoPackage or a CAD export) are stroked by GDAL every
-        # ARC_STEP_DEG degrees: a chord then lies at most r * 2.4e-6 inside its arc (0.0024 ft at r = 1,000 ft).
+        # Curves are stroked by GDAL every ARC_STEP_DEG degrees (services.feature_geometry).
         kwargs: dict[str, Any] = {"ignore_fields": list(skipped)} if skipped else {}
         with (fiona.Env(OGR_ARC_STEPSIZE=str(ARC_STEP_DEG)) if opened is None else contextlib.nullcontext()), contextlib.ExitStack() as stack:
             coll = opened if opened is not None else stack.enter_context(_open(src, **kwargs))
