@@ -5,7 +5,7 @@ parcel polygons; the file declares an undefined geographic CRS on the WGS 84
 ellipsoid with longitude/latitude values, read here as EPSG:4326). The
 parcels are projected to the local UTM zone, as the headless reader chooses
 it, and 500 ft is turned into grid units with the projection's scale factor
-(:func:`~stormwater_plugin.headless.crs.ground_scale`), so the radius is
+(:func:`~stormwater_plugin.services.site_crs.scale_at_lonlat` at the centre of all the data), so the radius is
 500 ft on the ellipsoid.
 
 - **ours**: :func:`stormwater_plugin.core.neighbours.neighbours_within`:
@@ -65,13 +65,15 @@ def main(argv: list[str] | None = None) -> int:
 
     from stormwater_plugin.core.neighbours import neighbours_within
     from stormwater_plugin.core.units import feet_per_unit
-    from stormwater_plugin.headless.crs import choose_working_crs, ground_scale
+    from stormwater_plugin.headless.crs import PYPROJ
+    from stormwater_plugin.services import site_crs
 
     frame = gpd.read_file(a.parcels)
     frame = frame.set_crs(4326, allow_override=True)  # declared "undefined geographic SRS" on WGS 84; values are lon/lat
-    crs, why = choose_working_crs(None, [frame])
+    centre = site_crs.boxes_lonlat(PYPROJ, [(frame.total_bounds, frame.crs)])  # the centre of all the data
+    crs, why = site_crs.working_crs(PYPROJ, None, lambda: centre)
     local = frame.to_crs(crs)
-    scale = ground_scale(crs, [frame])
+    scale = site_crs.scale_at_lonlat(PYPROJ, crs, centre)
     unit_to_ft = feet_per_unit(float(crs.axis_info[0].unit_conversion_factor)) / scale
     radius = RADIUS_FT / unit_to_ft
     geoms = np.asarray(local.geometry.values, dtype=object)

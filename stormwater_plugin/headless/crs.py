@@ -8,16 +8,16 @@ from __future__ import annotations
 
 import functools
 import math
+from operator import attrgetter
 from typing import Any, Mapping, Sequence, Tuple
 
 import numpy as np
 from pyproj import CRS, Transformer
 
-from ..core.model import FeatureLayer
 from ..services import site_crs
 from ..services.backend import CrsBackend, CrsInfo, GridProjection
 from ..services.grid_scale import Ellipsoid
-from ..services.placement_layers import box_edge_points, box_of_points
+from ..services.placement_layers import carried_box
 from ..services.working_crs import NoSiteLocation, conformal_method
 from .errors import InputError
 from .frames import VectorFrame
@@ -115,46 +115,21 @@ def _area_by_code(wkt: str) -> tuple[float, float, float, float] | None:
 PYPROJ: CrsBackend[Any] = PyprojCrs()
 
 
-def area_of_use(crs: Any) -> tuple[float, float, float, float] | None:
-    """The CRS's area of use in degrees (west, south, east, north), or ``None`` when it declares none."""
-    return PYPROJ.area_of_use(crs)
-
-
-def site_centre_lonlat(frames: list[Any]) -> tuple[float, float] | None:
-    """Longitude and latitude (WGS 84) of the mean of the layers' bounding-box centres (:func:`~stormwater_plugin.services.site_crs.boxes_lonlat`)."""
-    return site_crs.boxes_lonlat(PYPROJ, [(fr.total_bounds, fr.crs) for fr in frames if len(fr) and fr.crs is not None])
-
-
 #: One role's sources as read, each in its own CRS, with the ids the reader gives its features (``headless.vectors``).
 RoleParts = Mapping[str, Sequence[Tuple[VectorFrame, Sequence[str]]]]
 
 
-def _site_lonlat(parts: RoleParts, site_parcel_id: str | None) -> tuple[float, float] | None:
-    """Longitude and latitude of the site's centre (:func:`~stormwater_plugin.services.site_crs.roles_lonlat`), every role's
-    sources put in the CRS of the parcels' first source (else of the first source with a CRS), so the one rule finds the site parcel."""
-    located = [fr for prs in parts.values() for fr, _ in prs if fr.crs is not None]
-    if not located:
-        return None
-    base = next((fr.crs for fr, _ in parts.get("parcels", ()) if fr.crs is not None), located[0].crs)
-
-    def layer(role: str) -> FeatureLayer:
-        rows = [(None if i in moved.unusable else g, str(fid), rec) for fr, fids in parts[role] if fr.crs is not None
-                for moved in [fr if fr.crs is base or fr.crs.equals(base) else fr.to_crs(base)]
-                for i, (g, fid, rec) in enumerate(zip(moved.geoms, fids, moved.records))]
-        return FeatureLayer.from_sequences(role, [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows])
-
-    return site_crs.roles_lonlat(PYPROJ, list(parts), layer, base, site_parcel_id)
-
-
-def choose_working_crs(dem_crs: Any, frames: list[Any] | RoleParts, site_parcel_id: str | None = None) -> tuple[Any, str]:
+def choose_working_crs(dem_crs: Any, frames: RoleParts, site_parcel_id: str | None = None) -> tuple[Any, str]:
     """The working CRS by the one policy (:func:`~stormwater_plugin.services.site_crs.working_crs`) and why.
 
-    ``frames`` by role (each role's sources with their features' ids) locate the site (:func:`_site_lonlat`);
-    a plain list is located by the centre of all its data. Nothing located: :class:`InputError`.
+    ``frames`` by role (each role's sources with their features' ids) locate the site
+    (:func:`~stormwater_plugin.services.site_crs.parts_lonlat`). Nothing located: :class:`InputError`.
     """
+    def in_crs(fr: Any, base: Any) -> Any:
+        return fr if fr.crs is base or fr.crs.equals(base) else fr.to_crs(base)
+
     try:
-        return site_crs.working_crs(
-            PYPROJ, dem_crs, lambda: site_centre_lonlat(frames) if isinstance(frames, list) else _site_lonlat(frames, site_parcel_id))
+        return site_crs.working_crs(PYPROJ, dem_crs, lambda: site_crs.parts_lonlat(PYPROJ, frames, attrgetter("crs"), in_crs, site_parcel_id))
     except NoSiteLocation as exc:
         raise InputError(str(exc)) from exc
 
@@ -164,39 +139,10 @@ def scale_at(crs: Any, lonlat: tuple[float, float] | None) -> float:
     return site_crs.scale_at_lonlat(PYPROJ, crs, lonlat)
 
 
-def scale_at_grid(crs: Any, x: float, y: float) -> float:
-    """Point scale factor at the grid point ``(x, y)`` of ``crs`` (:func:`~stormwater_plugin.services.site_crs.scale_at_grid`)."""
-    return site_crs.scale_at_grid(PYPROJ, crs, x, y)
-
-
-def ground_scale(crs: Any, frames: list[Any]) -> float:
-    """Point scale factor at the centre of all the data of ``frames`` (see :func:`site_scale` for a site)."""
-    return scale_at(crs, site_centre_lonlat(frames))
-
-
-def site_scale(crs: Any, layers: dict[str, FeatureLayer], site_parcel_id: str | None = None) -> float:
-    """Point scale factor at the site's centre, its layers in ``crs`` (:func:`~stormwater_plugin.services.site_crs.site_scale`)."""
-    return site_crs.site_scale(PYPROJ, crs, layers, site_parcel_id)
-
-
-def crs_description(crs: Any, why: str, scale: float) -> str:
-    """The working CRS in words for findings.json (:func:`~stormwater_plugin.services.site_crs.working_crs_text`)."""
-    info = PYPROJ.describe(crs)
-    return site_crs.working_crs_text(info.name, info.authority, why, scale)
-
-
 def _transform_box(b: Any, src_crs: Any, dst_crs: Any) -> tuple[float, float, float, float] | None:
-    """A box in ``src_crs`` as a box in ``dst_crs`` (its edges sampled); ``None`` when it cannot be transformed."""
-    if b is None or not all(math.isfinite(float(v)) for v in b):
-        return None
-    if src_crs is dst_crs or src_crs.equals(dst_crs):
-        return float(b[0]), float(b[1]), float(b[2]), float(b[3])
-    xs, ys = box_edge_points(b)
-    try:
-        x, y = _transformer(src_crs.to_wkt(), dst_crs.to_wkt()).transform(xs, ys)
-    except Exception:  # noqa: BLE001 - pyproj refuses some coordinates outright
-        return None
-    return box_of_points(x, y)
+    """A box in ``src_crs`` as a box in ``dst_crs`` (:func:`~stormwater_plugin.services.placement_layers.carried_box`)."""
+    same = b is None or src_crs is dst_crs or src_crs.equals(dst_crs)
+    return carried_box(b, same, lambda xs, ys: _transformer(src_crs.to_wkt(), dst_crs.to_wkt()).transform(xs, ys))
 
 
 @functools.lru_cache(maxsize=1)

@@ -33,13 +33,6 @@ class VectorFrame:
     def __len__(self) -> int:
         return len(self.records)
 
-    @property
-    def total_bounds(self) -> np.ndarray:
-        present = [g for g in self.geoms if g is not None and not g.is_empty]
-        if not present:
-            return np.full(4, np.nan)
-        return shapely.total_bounds(np.array(present, dtype=object))
-
     def to_crs(self, crs: Any) -> VectorFrame:
         """The same features in ``crs`` (always x, y order; Z kept out, as the engine measures in plan)."""
         tf = Transformer.from_crs(self.crs, crs, always_xy=True)

@@ -21,18 +21,18 @@ from typing import Any
 
 import fiona
 
-from ..core.model import FeatureLayer, SiteInputs, Warning_
+from ..core.model import SiteInputs, Warning_
 from ..services import batch_plan, site_read
 from ..services.backend import Box
+from ..services.feature_geometry import ARC_STEP_DEG
 from ..services.layer_sources import describe_sources
 from ..services.placement import PlanOffParcel
-from ..services.reading_policy import whole_dem
-from .crs import PYPROJ, crs_description, site_scale
+from .crs import PYPROJ
 from .dem import DemFile, read_dem
 from .dem_source import open_dem_source
 from .errors import InputError
-from .sources import LayerSource, collect_sources
-from .vectors import ARC_STEP_DEG, FileLayers
+from .sources import collect_sources
+from .vectors import FileLayers
 
 
 @dataclass
@@ -72,35 +72,9 @@ def read_site(
     systems plus 1,000 ft (``services.reading_policy.DEM_FALLBACK_MARGIN_FT``).
     """
     sources, warnings = collect_sources(package, layer_options)
-    # The DEM is opened once for the whole read: its CRS, pixel size, extent, window and windowed source come from one handle.
-    with DemFile(dem_path) if dem_path is not None else contextlib.nullcontext() as dem_file:
-        return _read_site(sources, warnings, dem_file, dem_z_units, site_parcel_id, class_override, pack, dem_path)
-
-
-class FileSite(FileLayers):
-    """The files and the DEM as the one read's :class:`~stormwater_plugin.services.site_read.SiteBackend`."""
-
-    def site_scale(self, working: Any, layers: dict[str, FeatureLayer], site_parcel_id: str | None) -> float:
-        return site_scale(working, layers, site_parcel_id)
-
-    def crs_description(self, working: Any, why: str, scale: float) -> str:
-        return crs_description(working, why, scale)
-
-    def read_dem(self, working: Any, box: Box | None, z_units: str | None, warnings: list[Warning_]) -> tuple[Any, Any]:
-        assert self.dem is not None
-        # the layers are read: closed, with their GDAL environment, before the raster is (a vector error GDAL keeps must not reach rasterio)
-        self._stack.close()
-        dem, dem_warnings = read_dem(self.dem, working, z_units, area=None if box is None or whole_dem(box) else box)  # None: the whole DEM
-        warnings.extend(dem_warnings)
-        # The same file in windows, with the same unit decision and transforms: the flow trace reads further as it proceeds.
-        return dem, open_dem_source(self.dem, dem, working, self.dem.crs) if dem is not None else None
-
-
-def _read_site(
-    sources: dict[str, list[LayerSource]], warnings: list[Warning_], dem_file: DemFile | None, dem_z_units: str | None, site_parcel_id: str | None,
-    class_override: str | None, pack: Any, dem_path: Path | None,
-) -> LoadedSite:
-    with contextlib.ExitStack() as stack:  # one GDAL environment; layers open once
+    # The DEM is opened once for the whole read: its CRS, pixel size, extent, window and windowed source come from one handle;
+    # the layers in one GDAL environment, each opened once.
+    with DemFile(dem_path) if dem_path is not None else contextlib.nullcontext() as dem_file, contextlib.ExitStack() as stack:
         stack.enter_context(fiona.Env(OGR_ARC_STEPSIZE=str(ARC_STEP_DEG)))
         backend = FileSite(stack, sources)
         backend.dem = dem_file
@@ -108,7 +82,23 @@ def _read_site(
             read = site_read.read_site(backend, pack, site_parcel_id, class_override, dem_z_units, warnings)
         except PlanOffParcel as exc:
             raise InputError(str(exc)) from exc
-    dem_crs = dem_file.crs if dem_file is not None else None
-    return LoadedSite(read.inputs, read.crs, describe_sources(sources),
-                      str(dem_path) if dem_path else None, read.why, dem_crs.to_wkt() if dem_crs is not None else "",
-                      dict(dem_file.src.tags()) if dem_file is not None else {})
+        stack.close()
+        dem_crs = dem_file.crs if dem_file is not None else None
+        return LoadedSite(read.inputs, read.crs, describe_sources(sources), str(dem_path) if dem_path else None, read.why,
+                          dem_crs.to_wkt() if dem_crs is not None else "", dict(dem_file.src.tags()) if dem_file is not None else {})
+
+
+class FileSite(FileLayers):
+    """The files and the DEM as the one read's :class:`~stormwater_plugin.services.site_read.SiteBackend`."""
+
+    whole_dem_unplaced = True
+
+    def read_dem(self, working: Any, box: Box | None, z_units: str | None, warnings: list[Warning_]) -> tuple[Any, Any]:
+        assert self.dem is not None
+        # the layers are read: closed, with their GDAL environment, before the raster is (a vector error GDAL keeps must not reach rasterio)
+        self._stack.close()
+        dem, dem_warnings = read_dem(self.dem, working, z_units, area=box)  # None: the whole DEM
+        warnings.extend(dem_warnings)
+        # The same file in windows, with the same unit decision and transforms: the flow trace reads further as it proceeds.
+        return dem, open_dem_source(self.dem, dem, working, self.dem.crs) if dem is not None else None
+

@@ -9,35 +9,30 @@ the rest.
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 import time
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 import fiona
 import numpy as np
-import shapely
 
 from ..core.printable import printable_text
 from ..core.units import feet_per_unit
 from ..services.backend import Box, SourceInfo
-from ..services.feature_geometry import NOT_A_NUMBER, feature_geometry
+from ..services.feature_geometry import ARC_STEP_DEG, NOT_A_NUMBER, feature_geometry
 from ..services.input_errors import short_reason as _short
-from ..services.intake import outside_area_of_use
 from ..services.layer_sources import LayerSource
 from ..services.layer_sources import is_virtual as _is_virtual
-from ..services.placement_layers import unplaceable_features
 from ..services.read_budget import LayerBudgetError, ReadBudget
-from .crs import _transform_box, _transformer, _wgs84, area_of_use, choose_working_crs, crs_from_wkt
+from ..services.unplaceable import extent_fits_crs, unplaceable_positions
+from .crs import PYPROJ, _transform_box, _transformer, _wgs84, choose_working_crs, crs_from_wkt
 from .dem import DemFile
 from .errors import InputError
 from .frames import VectorFrame, _mark_non_finite
 from .layer_budget import check_sql_view
 from .sources import EXTRA_READ_DRIVERS, _enable_read_drivers, _exists, gdal_path
-
-#: Angle between the vertices GDAL puts on a circular arc when it strokes a curve, degrees.
-ARC_STEP_DEG: float = 0.25
-
 
 #: Field types never read (photographs and other attachments: a field-collection package's wells may carry hundreds of MB).
 SKIPPED_FIELD_TYPES: tuple[str, ...] = ("bytes",)
@@ -64,6 +59,17 @@ def _open(src: LayerSource, **kwargs: Any) -> Any:
     return fiona.open(path, layer=src.layer, **kwargs) if src.layer else fiona.open(path, **kwargs)
 
 
+@contextlib.contextmanager
+def _reading(src: LayerSource) -> Iterator[None]:
+    """Reading ``src``: an error of the driver (fiona raises its own, by driver) as one :class:`InputError` naming the layer."""
+    try:
+        yield
+    except InputError:
+        raise
+    except Exception as exc:
+        raise InputError(f"{src.describe()}: cannot read the '{src.role}' layer ({_short(exc)})") from exc
+
+
 def _probe(src: LayerSource, stack: contextlib.ExitStack | None = None) -> _Probe:
     """Open ``src`` and read its declarations (no feature); :class:`InputError` for a missing file or layer, or no CRS.
 
@@ -75,31 +81,26 @@ def _probe(src: LayerSource, stack: contextlib.ExitStack | None = None) -> _Prob
     if not src.text:
         check_sql_view(src.path, src.layer, src.role, src.describe())  # before GDAL's own unbounded queries on a view
     kept = None
-    try:
-        with contextlib.ExitStack() as own:
-            coll = (stack or own).enter_context(_open(src))
-            kept = coll if stack is not None else None
-            wkt = coll.crs_wkt
-            try:
-                props = dict(coll.schema.get("properties", {}))
-                columns = list(props.keys())
-                skipped = [k for k, t in props.items() if str(t).split(":")[0] in SKIPPED_FIELD_TYPES]
-            except Exception:  # fiona 1.9 has no name for a curved layer type (CurvePolygon is 10); its features still read
-                columns, skipped = [], []
-            try:
-                b = tuple(float(v) for v in coll.bounds)
-                bounds: tuple[float, float, float, float] | None = (b[0], b[1], b[2], b[3]) if all(math.isfinite(v) for v in b) else None
-            except Exception:  # noqa: BLE001 - a driver that cannot give an extent: the features are read whole
-                bounds = None
-            try:
-                count = len(coll)
-            except TypeError:  # GML, and other drivers that cannot count without reading: counted by reading, within the budget
-                count = sum(1 for _ in ReadBudget.current().guard(iter(coll), src.role, src.describe()))
-            driver = str(coll.driver)
-    except InputError:
-        raise
-    except Exception as exc:
-        raise InputError(f"{src.describe()}: cannot read the '{src.role}' layer ({_short(exc)})") from exc
+    with _reading(src), contextlib.ExitStack() as own:
+        coll = (stack or own).enter_context(_open(src))
+        kept = coll if stack is not None else None
+        wkt = coll.crs_wkt
+        try:
+            props = dict(coll.schema.get("properties", {}))
+            columns = list(props.keys())
+            skipped = [k for k, t in props.items() if str(t).split(":")[0] in SKIPPED_FIELD_TYPES]
+        except Exception:  # fiona 1.9 has no name for a curved layer type (CurvePolygon is 10); its features still read
+            columns, skipped = [], []
+        try:
+            b = tuple(float(v) for v in coll.bounds)
+            bounds: tuple[float, float, float, float] | None = (b[0], b[1], b[2], b[3]) if all(math.isfinite(v) for v in b) else None
+        except Exception:  # noqa: BLE001 - a driver that cannot give an extent: the features are read whole
+            bounds = None
+        try:
+            count = len(coll)
+        except TypeError:  # GML, and other drivers that cannot count without reading: counted by reading, within the budget
+            count = sum(1 for _ in ReadBudget.current().guard(iter(coll), src.role, src.describe()))
+        driver = str(coll.driver)
     crs = crs_from_wkt(wkt) if wkt else None
     if crs is None or str(crs.name).lower().startswith("undefined"):
         raise InputError(
@@ -118,9 +119,8 @@ def _read_frame(
     if not _exists(src.path):
         raise InputError(f"{src.path}: file not found (for the '{src.role}' layer)")
     budget, start, where_read = ReadBudget.current(), time.monotonic(), src.describe()
-    try:
-        # Curves (CurvePolygon, CompoundCurve from a GeoPackage or a CAD export) are stroked by GDAL every
-        # ARC_STEP_DEG degrees: a chord then lies at most r * 2.4e-6 inside its arc (0.0024 ft at r = 1,000 ft).
+    with _reading(src):
+        # Curves are stroked by GDAL every ARC_STEP_DEG degrees (services.feature_geometry).
         kwargs: dict[str, Any] = {"ignore_fields": list(skipped)} if skipped else {}
         with (fiona.Env(OGR_ARC_STEPSIZE=str(ARC_STEP_DEG)) if opened is None else contextlib.nullcontext()), contextlib.ExitStack() as stack:
             coll = opened if opened is not None else stack.enter_context(_open(src, **kwargs))
@@ -151,10 +151,6 @@ def _read_frame(
                 fids.append(feat.id)
             if columns is None:
                 columns = list(records[0].keys()) if records else []
-    except InputError:
-        raise
-    except Exception as exc:
-        raise InputError(f"{src.describe()}: cannot read the '{src.role}' layer ({_short(exc)})") from exc
     arr = np.empty(len(geoms), dtype=object)
     arr[:] = geoms
     crs = crs_from_wkt(wkt) if wkt else None
@@ -238,13 +234,13 @@ def _unique_features(*groups: Any) -> Any:
             yield feat
 
 
-def _outside_crs(probe: _Probe) -> bool:
-    """Whether the layer's declared extent cannot lie where its CRS says (see :func:`~stormwater_plugin.services.intake.outside_area_of_use`)."""
-    if probe.bounds is None or probe.count == 0:
-        return False
-    raw = probe.bounds if probe.crs.is_geographic else None
-    lonlat = _transform_box(probe.bounds, probe.crs, _wgs84())
-    return outside_area_of_use(lonlat, area_of_use(probe.crs), raw)
+def _to_lonlat(crs: Any, xs: np.ndarray, ys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Points of ``crs`` in WGS 84 degrees; not finite where they cannot be transformed."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        try:
+            return _transformer(crs.to_wkt(), _wgs84().to_wkt()).transform(xs, ys)  # type: ignore[no-any-return]
+        except Exception:  # noqa: BLE001 - pyproj refuses some coordinates outright: none of them can be placed
+            return np.full(np.shape(xs), np.nan), np.full(np.shape(ys), np.nan)
 
 
 def _info(p: _Probe) -> SourceInfo:
@@ -252,7 +248,8 @@ def _info(p: _Probe) -> SourceInfo:
     src = p.src
     # KML: the placemark's <name> is its label; GDAL's LIBKML driver (GDAL 3.10 reads .kml with it too) exposes the
     # placemark's XML id as an "id" field, which writers fill with "layer.1", "layer.2"
-    return SourceInfo(src.role, src.describe(), src.layer or src.path.name, p.crs, str(p.crs.name), p.count, p.columns, p.bounds, not _outside_crs(p),
+    fits = extent_fits_crs(p.bounds, p.count, lambda b: _transform_box(b, p.crs, _wgs84()), PYPROJ.area_of_use(p.crs), p.crs.is_geographic)
+    return SourceInfo(src.role, src.describe(), src.layer or src.path.name, p.crs, str(p.crs.name), p.count, p.columns, p.bounds, fits,
                       src.layer or src.path.stem, ("name",) if p.driver in EXTRA_READ_DRIVERS else (), p)
 
 
@@ -287,37 +284,20 @@ class FileLayers:
     def fetch_records(self, source: SourceInfo, columns: Sequence[str]) -> list[dict[str, Any]]:
         src = _probe_of(source).src
         ignore = [c for c in source.columns if c not in columns]
-        try:
-            with fiona.Env(), _open(src, ignore_fields=ignore, ignore_geometry=True) as coll:
-                return [dict(f["properties"]) for f in ReadBudget.current().guard(coll, src.role, src.describe())]
-        except InputError:
-            raise
-        except Exception as exc:
-            raise InputError(f"{src.describe()}: cannot read the '{src.role}' layer ({_short(exc)})") from exc
+        with _reading(src), fiona.Env(), _open(src, ignore_fields=ignore, ignore_geometry=True) as coll:
+            return [dict(f["properties"]) for f in ReadBudget.current().guard(coll, src.role, src.describe())]
 
     def unplaceable(self, source: SourceInfo, features: Any) -> list[int] | None:
-        """:func:`~stormwater_plugin.services.placement_layers.unplaceable_features` on each feature's box in degrees."""
-        fr, crs = features, _probe_of(source).crs
-        present = [i for i, g in enumerate(fr.geoms) if g is not None and not g.is_empty]
-        if not present:
-            return None
-        b = shapely.bounds(np.array([fr.geoms[i] for i in present], dtype=object))
-        xs, ys = b[:, [0, 2, 0, 2]], b[:, [1, 1, 3, 3]]
-        with np.errstate(invalid="ignore", over="ignore"):
-            try:
-                lon, lat = _transformer(crs.to_wkt(), _wgs84().to_wkt()).transform(xs.ravel(), ys.ravel())
-                lon, lat = np.asarray(lon, dtype=float).reshape(-1, 4), np.asarray(lat, dtype=float).reshape(-1, 4)
-                lonlat = np.column_stack([lon.min(axis=1), lat.min(axis=1), lon.max(axis=1), lat.max(axis=1)])
-            except Exception:  # noqa: BLE001 - pyproj refuses some coordinates outright: none of them can be placed
-                lonlat = np.full((len(present), 4), np.nan)
-        bad = unplaceable_features(lonlat, area_of_use(crs), b if crs.is_geographic else None)
-        return None if bool(bad.all()) else [present[int(k)] for k in np.flatnonzero(bad)]
+        crs = _probe_of(source).crs
+        return unplaceable_positions(features.geoms, functools.partial(_to_lonlat, crs), PYPROJ.area_of_use(crs), crs.is_geographic)
 
     def box_in(self, box: Box | None, src: Any, dst: Any) -> Box | None:
         return _transform_box(box, src, dst)
 
     def working_crs(self, parts: Mapping[str, Sequence[tuple[Any, Sequence[str]]]], site_parcel_id: str | None) -> tuple[Any, str]:
         return choose_working_crs(self.dem.crs if self.dem is not None else None, parts, site_parcel_id)
+
+    crs_ops = PYPROJ
 
     def ft_per_unit(self, crs: Any) -> float:
         return feet_per_unit(float(crs.axis_info[0].unit_conversion_factor))

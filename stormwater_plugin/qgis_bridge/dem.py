@@ -150,22 +150,16 @@ def block_raw(block: Any, provider: QgsRasterDataProvider, band: int = 1) -> np.
     return np.ma.masked_array((values - offset) / scale, mask=nodata)
 
 
-def make_to_raster(working: QgsCoordinateReferenceSystem, dem_crs: QgsCoordinateReferenceSystem, context: QgsCoordinateTransformContext) -> Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]] | None:
-    """A vectorised working-CRS → DEM-CRS function; ``None`` when the CRSs are the same."""
-    if not dem_crs.isValid() or dem_crs == working:
-        return None
-    xform = checked_transform(working, dem_crs, context)
-
-    def to_raster(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        return transform_points(xform, x, y)  # a point it cannot map: not a number, sampled as unknown
-
-    return to_raster
-
-
 def _both_ways(working: QgsCoordinateReferenceSystem, dem_crs: QgsCoordinateReferenceSystem, context: QgsCoordinateTransformContext) -> tuple[Any, Any]:
-    """:func:`make_to_raster` into the DEM's CRS and back; ``(None, None)`` when the CRSs are the same."""
-    to_raster = make_to_raster(working, dem_crs, context)
-    return to_raster, make_to_raster(dem_crs, working, context) if to_raster is not None else None
+    """Vectorised working-CRS → DEM-CRS and DEM-CRS → working-CRS functions; ``(None, None)`` when the CRSs are the same."""
+    if not dem_crs.isValid() or dem_crs == working:
+        return None, None
+
+    def carry(src: QgsCoordinateReferenceSystem, dst: QgsCoordinateReferenceSystem) -> Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
+        xform = checked_transform(src, dst, context)
+        return lambda x, y: transform_points(xform, x, y)  # a point it cannot map: not a number, sampled as unknown
+
+    return carry(working, dem_crs), carry(dem_crs, working) if working.isValid() else None
 
 
 def dem_z_unit(provider: QgsRasterDataProvider, z_units: str | None, dem_crs: QgsCoordinateReferenceSystem,

@@ -12,10 +12,10 @@ from typing import Any
 
 from qgis.core import QgsCoordinateReferenceSystem
 
-from ..services.intake import outside_area_of_use
 from ..services.layer_source_text import layer_file_name as file_layer_name
 from ..services.layer_source_text import where_of_uri
-from ..services.placement_layers import Box, box_edge_points, box_of_points
+from ..services.placement_layers import Box, carried_box
+from ..services.unplaceable import extent_fits_crs
 from ..services.unplaceable import unplaceable_positions as unplaced
 from .crs import QgisCrs, checked_transform, transform_points
 from .vectors import source_crs
@@ -34,22 +34,19 @@ def box_of_rect(rect: Any) -> Box | None:
 
 
 def box_in(box: Box | None, src: QgsCoordinateReferenceSystem, dst: QgsCoordinateReferenceSystem, context: Any) -> Box | None:
-    """``box`` (in ``src``) as a box in ``dst``, its edges sampled as the command line samples them; ``None`` when it cannot be transformed."""
-    if box is None:
-        return None
-    if not src.isValid() or src == dst:
-        return box
-    return box_of_points(*transform_points(checked_transform(src, dst, context), *box_edge_points(box)))  # a point not mapped: None
+    """``box`` (in ``src``) as a box in ``dst`` (:func:`~stormwater_plugin.services.placement_layers.carried_box`, as the command line)."""
+    same = box is None or not src.isValid() or src == dst
+    return carried_box(box, same, lambda xs, ys: transform_points(checked_transform(src, dst, context), xs, ys))
 
 
 def fits_crs(source: Any, context: Any) -> bool:
     """Whether a layer's extent can lie where its CRS says (:func:`~stormwater_plugin.services.intake.outside_area_of_use`, the CRS's ``bounds()``)."""
     crs = source_crs(source)
-    box = box_of_rect(layer_extent(source))
-    if box is None or feature_count(source) == 0 or not crs.isValid():
+    if not crs.isValid():
         return True
-    lonlat = box_in(box, crs, QgsCoordinateReferenceSystem("EPSG:4326"), context)
-    return not outside_area_of_use(lonlat, QgisCrs(context).area_of_use(crs), box if crs.isGeographic() else None)
+    wgs84 = QgsCoordinateReferenceSystem("EPSG:4326")
+    return extent_fits_crs(box_of_rect(layer_extent(source)), feature_count(source), lambda b: box_in(b, crs, wgs84, context),
+                           QgisCrs(context).area_of_use(crs), crs.isGeographic())
 
 
 def unplaceable_positions(crs: QgsCoordinateReferenceSystem, geoms: Any, context: Any) -> list[int] | None:

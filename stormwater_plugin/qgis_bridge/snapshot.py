@@ -15,18 +15,17 @@ from typing import Any, Callable, Mapping
 
 from qgis.core import QgsCoordinateReferenceSystem, QgsCoordinateTransformContext, QgsProject
 
-from ..core.model import FeatureLayer, SiteInputs, Warning_
+from ..core.model import SiteInputs, Warning_
 from ..core.roles import ROLES
 from ..services import planned_source, site_crs
 from ..services.backend import Box, SourceInfo
 from ..services.plan_choices import contract_roles_only, stated_class, stated_site
 from ..services.read_progress import ReadProgress
-from ..services.reading_policy import whole_dem
 from ..services.refetch import matched_by_id
 from ..services.site_read import read_site
-from ..services.site_source import SiteRead, working_crs_text
+from ..services.site_source import SiteRead
 from ..services.template_layers import drop_undrawn_template_layers
-from .crs import QgisCrs, centre_lonlat, checked_transform, crs_label, unit_to_ft
+from .crs import QgisCrs, centre_lonlat, checked_transform, unit_to_ft
 from .dem import QgisDemBand, QgisDemSource, read_dem
 from .layer_parts import RoleLayerStatus, resolve_parts
 from .layer_place import (
@@ -191,6 +190,8 @@ class QgisLayers:
     by feature id in the working CRS (the request transforms them), through the plan's ``readers``.
     """
 
+    whole_dem_unplaced = False
+
     def __init__(self, plan: SnapshotPlan, feedback: Any, progress: Callable[[float], None] | None) -> None:
         self._plan, self._feedback = plan, feedback
         self._read, self._fits, self._read_dem = plan.readers or default_readers()  # the live re-check's reuse the last read's
@@ -245,25 +246,14 @@ class QgisLayers:
         return box_in(box, src, dst, self.context)
 
     def working_crs(self, parts: Mapping[str, Any], site_parcel_id: str | None) -> tuple[Any, str]:
-        """The zone of the site's centre (:func:`~stormwater_plugin.services.site_crs.site_working_crs`, the layers read located in the
-        first one's CRS), else the CRS chosen before the features are known (:func:`~stormwater_plugin.services.site_crs.working_crs`):
-        the DEM's CRS when it is projected and conformal, else the UTM zone of the layers' extents' centre (all QGIS knows before
-        reading). No usable extent: :class:`~stormwater_plugin.services.working_crs.NoSiteLocation`."""
-        dem_crs = self.dem.crs if self.dem is not None else None
-        infos = [s for ss in self.sources().values() for s in ss]
-        fitting = [s.handle for s in infos if s.fits_crs] or [s.handle for s in infos]
-        first = site_crs.working_crs(self.crs_ops, dem_crs, lambda: centre_lonlat([(layer_extent(s), source_crs(s)) for s in fitting], self.context))
-        frames = [(role, fr, ids) for role, v in parts.items() for fr, ids in v if fr.crs.isValid()]  # a layer without CRS locates nothing
-        if not frames:
-            return first
-        base = frames[0][1].crs
-        layers: dict[str, FeatureLayer] = {}
-        for role, fr, ids in frames:
-            moved, _ = self.to_working(self.sources()[role][0], fr, base) if fr.crs != base else (fr, None)
-            keep = [i for i, g in enumerate(moved.geoms) if g is not None]
-            layers[role] = FeatureLayer.from_sequences(role, [moved.geoms[i] for i in keep], [ids[i] for i in keep], [fr.records[i] for i in keep])
-        by_site = site_crs.site_working_crs(self.crs_ops, dem_crs, layers, base, site_parcel_id)
-        return by_site if by_site is not None else first
+        """:func:`~stormwater_plugin.services.site_crs.extents_then_site_crs`, the layers' extents carried to degrees by QGIS."""
+        def crs_of(fr: Any) -> Any:
+            return fr.crs if fr.crs.isValid() else None  # a layer without CRS locates nothing
+
+        return site_crs.extents_then_site_crs(
+            self.crs_ops, self.dem.crs if self.dem is not None else None, [s for ss in self.sources().values() for s in ss],
+            lambda infos: centre_lonlat([(layer_extent(s.handle), source_crs(s.handle)) for s in infos], self.context), parts, crs_of,
+            lambda role, fr, base: self.to_working(self.sources()[role][0], fr, base)[0], site_parcel_id)
 
     def ft_per_unit(self, crs: Any) -> float:
         return unit_to_ft(crs)
@@ -274,21 +264,11 @@ class QgisLayers:
     def dem_extent(self, working: Any) -> Box | None:
         return _dem_box(self.dem, working, self.context) if self.dem is not None else None
 
-    def site_scale(self, working: Any, layers: dict[str, FeatureLayer], site_parcel_id: str | None) -> float:
-        return site_crs.site_scale(self.crs_ops, working, layers, site_parcel_id)
-
-    def crs_description(self, working: Any, why: str, scale: float) -> str:
-        # In the command line's words (one wording for both adapters, so the dock's findings.json is the CLI's).
-        return working_crs_text(working.description() if working.authid() else crs_label(working), working.authid(), why, scale)
-
     def read_dem(self, working: Any, box: Box | None, z_units: str | None, warnings: list[Warning_]) -> tuple[Any, Any]:
         info = self.dem
         if info is None or (self._feedback is not None and self._feedback.isCanceled()):
             return None, None
-        if box is None:
-            warnings.append(Warning_("dem_unused", "no layer has features, so the DEM window could not be placed", "dem"))
-            return None, None
-        window = _dem_box(info, working, self.context) if whole_dem(box) else box  # a rule of unlimited reach: the DEM's whole extent
+        window = _dem_box(info, working, self.context) if box is None else box
         dem = self._read_dem(info.provider, info.crs, working, window, z_units, self.context, warnings, name=info.name)
         if dem is None:
             return None, None

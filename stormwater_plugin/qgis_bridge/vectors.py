@@ -19,6 +19,7 @@ from qgis.core import (
 from qgis.PyQt.QtCore import QDate, QDateTime, QTime, QVariant
 
 from ..core.model import Warning_
+from ..services.feature_geometry import ARC_STEP_DEG
 from .crs import checked_transform
 
 
@@ -37,12 +38,8 @@ def plain_value(value: Any) -> Any:
     return str(value)
 
 
-#: Angle between the vertices put on a circular arc when a curve is stroked, degrees (as the headless reader).
-ARC_STEP_DEG: float = 0.25
-
-
 def to_shapely(geom: QgsGeometry) -> Any:
-    """A QGIS geometry as shapely: curves stroked every :data:`ARC_STEP_DEG`, M dropped; ``None`` when null or empty.
+    """A QGIS geometry as shapely: curves stroked every :data:`~stormwater_plugin.services.feature_geometry.ARC_STEP_DEG`, M dropped; ``None`` when null or empty.
 
     A ``None`` is kept by the core as a feature without geometry, which makes
     every rule reading its layer undetermined for it.
@@ -51,7 +48,6 @@ def to_shapely(geom: QgsGeometry) -> Any:
         return None
     abstract = geom.constGet().clone()
     if QgsWkbTypes.isCurvedType(abstract.wkbType()):
-        # a chord lies at most r * 2.4e-6 inside its arc (0.0024 ft at r = 1,000 ft)
         abstract = abstract.segmentize(math.radians(ARC_STEP_DEG), QgsAbstractGeometry.SegmentationToleranceType.MaximumAngle)
     abstract.dropMValue()
     return shapely.from_wkb(bytes(QgsGeometry(abstract).asWkb()))

@@ -15,6 +15,11 @@ import shapely
 from shapely.geometry import shape
 from shapely.geometry.base import BaseGeometry
 
+#: Angle between the vertices put on a circular arc when a curve (CurvePolygon, CompoundCurve from a GeoPackage or a CAD
+#: export) is stroked, degrees, by both readers (GDAL's OGR_ARC_STEPSIZE, QGIS's segmentize): a chord then lies at most
+#: r * 2.4e-6 inside its arc (0.0024 ft at r = 1,000 ft).
+ARC_STEP_DEG: float = 0.25
+
 
 def without_empty_parts(g: Mapping[str, object]) -> dict[str, object]:
     """A GeoJSON-like geometry with its empty parts dropped (``MULTIPOLYGON (EMPTY, ((…)))`` from a CAD export)."""

@@ -27,8 +27,9 @@ Readings
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 import numpy as np
 import shapely
@@ -73,6 +74,23 @@ def box_of_points(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarr
     if xa.size == 0 or not (np.all(np.isfinite(xa)) and np.all(np.isfinite(ya))):
         return None
     return float(xa.min()), float(ya.min()), float(xa.max()), float(ya.max())
+
+
+def carried_box(box: Sequence[float] | None, same: bool, transform: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]) -> Box | None:
+    """``box`` carried into another CRS by ``transform`` (its edges sampled, :func:`box_edge_points`), as both adapters carry one.
+
+    ``same``: the two CRSs are one (the box is kept). ``None`` when it cannot be carried: no box, a bound not finite,
+    a point not mapped, or a transformation refusing the points outright.
+    """
+    if box is None or not all(math.isfinite(float(v)) for v in box):
+        return None
+    if same:
+        return float(box[0]), float(box[1]), float(box[2]), float(box[3])
+    try:
+        x, y = transform(*box_edge_points(box))
+    except Exception:  # noqa: BLE001 - a library refusing some coordinates outright (pyproj)
+        return None
+    return box_of_points(x, y)
 
 
 def distance_to_box_ft(anchor: Sequence[BaseGeometry], box: Box | None, unit_to_ft: float) -> float | None:

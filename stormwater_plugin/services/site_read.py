@@ -38,7 +38,7 @@ from ..core.model import FeatureLayer, SiteInputs, Warning_
 from ..core.raster import ElevationGrid
 from ..core.roles import CONTEXT_ROLES, ROLES, TERRAIN_EXTENT_ROLES
 from ..core.rulepack import RulePack
-from .backend import Box, DemHandle, FetchedFeatures, GeomSlots, LayerBackend, SourceInfo
+from .backend import Box, CrsBackend, DemHandle, FetchedFeatures, GeomSlots, LayerBackend, SourceInfo
 from .feature_ids import feature_ids, id_columns, position_ids
 from .intake import MAX_LISTED, match_fields, unplaceable_feature_problem
 from .placement import PlanOffParcel, plan_placement_problem
@@ -49,9 +49,11 @@ from .reading_policy import (
     decide_placement,
     dem_read_box,
     screened_feature_by_feature,
+    whole_dem,
 )
 from .role_merge import ReadSource, merge_role
 from .run_warnings import reprojected_warnings
+from .site_crs import site_measure
 
 
 @dataclass
@@ -93,17 +95,18 @@ class SiteBackend(LayerBackend, Protocol):
         """The DEM's extent as a box in ``working``."""
         ...
 
-    def site_scale(self, working: object, layers: dict[str, FeatureLayer], site_parcel_id: str | None) -> float:
-        """The grid scale factor at the site's centre (:func:`~stormwater_plugin.services.working_crs.site_geometries`)."""
+    @property
+    def crs_ops(self) -> CrsBackend[object]:
+        """The backend's CRS primitives: the scale factor at the site (:func:`~stormwater_plugin.services.working_crs.site_geometries`)
+        and the working CRS in the words of findings.json are taken through them (:func:`~stormwater_plugin.services.site_crs.site_measure`)."""
         ...
 
-    def crs_description(self, working: object, why: str, scale: float) -> str:
-        """The working CRS in the words of findings.json."""
-        ...
+    #: Whether the whole DEM is read when no located feature places its window (the command line's files), else none is
+    #: (the plugin's layers: a project's raster may cover a county), with a ``dem_unused`` warning.
+    whole_dem_unplaced: bool
 
     def read_dem(self, working: object, box: Box | None, z_units: str | None, warnings: list[Warning_]) -> tuple[ElevationGrid | None, DemSource | None]:
-        """The DEM window over ``box`` (working CRS; a bound not finite, :func:`~stormwater_plugin.services.reading_policy.whole_dem`:
-        the whole DEM; ``None``: no located feature places it, each backend says what it reads) and the DEM's source for further windows.
+        """The DEM window over ``box`` (working CRS; ``None``: the whole DEM) and the DEM's source for further windows.
 
         Called once every layer is read: the backend may close them first.
         """
@@ -380,22 +383,24 @@ def read_site(
     ``warnings``: what the read noted before (which sources give each role), followed by the read's own.
     The DEM window is the one the pack's rules need (:func:`~stormwater_plugin.services.reading_policy.dem_read_box`),
     else the plan and the wells and septic systems grown by 1,000 ft (``core.roles.TERRAIN_EXTENT_ROLES``, ``DEM_FALLBACK_MARGIN_FT``, the same
-    for every reader); without a located feature, the backend says (the command line reads
+    for every reader); without a located feature, the backend's ``whole_dem_unplaced`` says (the command line reads
     the whole DEM, the plugin none, with a ``dem_unused`` warning).
     """
     read = read_layers(backend, pack, site_parcel_id)
     crs, layers = read.crs, read.layers
     warnings = list(warnings) + read.warnings
     # Grid distance / scale factor at the site = distance on the ellipsoid: the same feet in any projection.
-    scale = backend.site_scale(crs, layers, site_parcel_id)
+    measure = site_measure(backend.crs_ops, crs, read.why, layers, site_parcel_id)
     ft_unit = backend.ft_per_unit(crs)
-    unit_to_ft = ft_unit / scale
     dem: ElevationGrid | None = None
     dem_source: DemSource | None = None
     if backend.dem is not None:
-        box = dem_read_box(layers, pack, unit_to_ft, backend.dem, site_parcel_id, TERRAIN_EXTENT_ROLES, DEM_FALLBACK_MARGIN_FT / ft_unit)
-        dem, dem_source = backend.read_dem(crs, box, dem_z_units, warnings)
-    inputs = SiteInputs(layers=layers, dem=dem, unit_to_ft=unit_to_ft, crs_name=backend.crs_description(crs, read.why, scale),
+        box = dem_read_box(layers, pack, measure.unit_to_ft, backend.dem, site_parcel_id, TERRAIN_EXTENT_ROLES, DEM_FALLBACK_MARGIN_FT / ft_unit)
+        if box is None and not backend.whole_dem_unplaced:
+            warnings.append(Warning_("dem_unused", "no layer has features, so the DEM window could not be placed", "dem"))
+        else:  # a rule of unlimited reach (whole_dem), or nothing located: the whole DEM
+            dem, dem_source = backend.read_dem(crs, None if box is None or whole_dem(box) else box, dem_z_units, warnings)
+    inputs = SiteInputs(layers=layers, dem=dem, unit_to_ft=measure.unit_to_ft, crs_name=measure.crs_name,
                         site_parcel_id=site_parcel_id, class_override=class_override, warnings=warnings, dem_source=dem_source)
     return SiteRead(inputs, crs, read.why)
 

@@ -13,7 +13,8 @@ import numpy as np
 import shapely
 from shapely.geometry.base import BaseGeometry
 
-from .backend import LonLatBox
+from .backend import Box, LonLatBox
+from .intake import outside_area_of_use
 from .placement_layers import unplaceable_features
 
 #: Points of a CRS to WGS 84 longitudes and latitudes, not finite where a point cannot be transformed (``CrsBackend.to_lonlat`` of one CRS).
@@ -53,4 +54,25 @@ def unplaceable_positions(geoms: Sequence[BaseGeometry | None], to_lonlat: ToLon
     return [present[int(k)] for k in np.flatnonzero(bad)]
 
 
-__all__ = ["ToLonLat", "unplaceable_positions"]
+def extent_fits_crs(extent: Box | None, count: int, to_lonlat: Callable[[Box], LonLatBox | None], area: LonLatBox | None, geographic: bool) -> bool:
+    """Whether a layer's declared extent can lie where its CRS says (:func:`~stormwater_plugin.services.intake.outside_area_of_use`).
+
+    Parameters
+    ----------
+    extent : tuple of 4 float or None
+        The layer's declared extent in its CRS; ``None``: none declared (then it fits: its features are judged as read).
+    count : int
+        The features it declares (an empty layer fits).
+    to_lonlat : callable
+        The extent carried to WGS 84 degrees (west, south, east, north), ``None`` when it cannot be transformed.
+    area : tuple of 4 float or None
+        The CRS's area of use, degrees.
+    geographic : bool
+        Whether the CRS is in degrees (the extent as stored is then checked against the globe too).
+    """
+    if extent is None or count == 0:
+        return True
+    return not outside_area_of_use(to_lonlat(extent), area, extent if geographic else None)
+
+
+__all__ = ["ToLonLat", "extent_fits_crs", "unplaceable_positions"]

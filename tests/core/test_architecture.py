@@ -490,16 +490,18 @@ def test_no_module_is_over_700_lines():
 
 
 #: The adapters' site-reading modules (issue 38): they fetch (files with GDAL, fiona and rasterio; QGIS layers), and
-#: services.reading_policy decides what is read and how it is judged.
+#: services.reading_policy decides what is read and how it is judged. Not among them, as they read no site:
+#: headless/template.py (``new-site`` writes an empty package) and qgis_bridge/compat.py (QGIS API version guards for
+#: field types, rectangles and legends, used by the dock's layers and layouts).
 ADAPTER_READING_FILES: tuple[str, ...] = (
     "headless/reader.py", "headless/vectors.py", "headless/dem.py", "headless/crs.py", "headless/sources.py", "headless/context_reader.py",
-    "headless/dem_source.py", "headless/site_source.py", "headless/template.py", "headless/template_reading.py", "headless/layer_budget.py",
+    "headless/dem_source.py", "headless/site_source.py", "headless/template_reading.py", "headless/layer_budget.py",
     "headless/frames.py", "qgis_bridge/snapshot.py", "qgis_bridge/vectors.py", "qgis_bridge/dem.py", "qgis_bridge/crs.py",
-    "qgis_bridge/layer_place.py", "qgis_bridge/layer_parts.py", "qgis_bridge/compat.py",
+    "qgis_bridge/layer_place.py", "qgis_bridge/layer_parts.py",
 )
 #: Their lines together: what they hold today, lowered as reading moves into services (the one read, services.site_read; the aim is under 2,000); the
 #: snapshot's two lines of ``SnapshotPlan.readers`` (the live re-check's partial read, issue 39) included.
-ADAPTER_READING_LINES = 2919
+ADAPTER_READING_LINES = 2628
 
 
 def test_the_adapters_reading_code_stays_within_its_line_budget():

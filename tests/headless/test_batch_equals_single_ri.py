@@ -32,10 +32,11 @@ def ri() -> tuple[object, object, FeatureLayer]:
         pytest.skip(f"real data {PARCELS} is absent (it ships beside the repo as ../shared/realdata)")
     import geopandas as gpd
 
-    from stormwater_plugin.headless.crs import choose_working_crs
+    from stormwater_plugin.headless.crs import PYPROJ
+    from stormwater_plugin.services import site_crs
 
     frame = gpd.read_file(PARCELS).set_crs(4326, allow_override=True)  # "undefined geographic SRS" on WGS 84, lon/lat values
-    crs, _ = choose_working_crs(None, [frame])
+    crs, _ = site_crs.working_crs(PYPROJ, None, lambda: site_crs.boxes_lonlat(PYPROJ, [(frame.total_bounds, frame.crs)]))  # the data's centre
     geoms = np.asarray(frame.to_crs(crs).geometry.values, dtype=object)
     layer = FeatureLayer.from_sequences("parcels", list(geoms), [str(k) for k in range(len(geoms))])
     return frame, crs, layer
@@ -52,14 +53,15 @@ def _geodesic_ft(crs: object, line: object) -> float:
 def test_parcel_539_at_499_99987_ft_geodesic_is_on_the_500_ft_list_of_parcel_449(ri) -> None:
     import shapely
 
-    from stormwater_plugin.headless.crs import ground_scale, site_scale
+    from stormwater_plugin.headless.crs import PYPROJ
+    from stormwater_plugin.services import site_crs
 
     frame, crs, layer = ri
     ft = feet_per_unit(float(crs.axis_info[0].unit_conversion_factor))
     geodesic = _geodesic_ft(crs, shapely.shortest_line(layer.geoms[449], layer.geoms[539]))
     assert 499.9998 < geodesic < 500.0
-    at_site = ft / site_scale(crs, {"parcels": layer}, "449")
-    at_data_centre = ft / ground_scale(crs, [frame])
+    at_site = ft / site_crs.site_scale(PYPROJ, crs, {"parcels": layer}, "449")
+    at_data_centre = ft / site_crs.scale_at_lonlat(PYPROJ, crs, site_crs.boxes_lonlat(PYPROJ, [(frame.total_bounds, frame.crs)]))
     assert "539" in {n.id for n in neighbour_parcels(layer, [449], 500.0, 1.0, at_site)}
     # the old choice (scale factor at the centre of all the data) put it at 500.0005 ft, which left it out before
     # distances were decided at 0.01 ft (core.limits): 500.0005 ft is 500.00 ft, within 500 ft, either way now
@@ -75,7 +77,8 @@ def test_near_500_ft_pairs_measure_within_a_thousandth_of_a_foot_of_the_ellipsoi
     import shapely
 
     from stormwater_plugin.core.neighbours import neighbours_within
-    from stormwater_plugin.headless.reader import site_scale
+    from stormwater_plugin.headless.crs import PYPROJ
+    from stormwater_plugin.services.site_crs import site_scale
 
     _, crs, layer = ri
     ft = feet_per_unit(float(crs.axis_info[0].unit_conversion_factor))
@@ -85,7 +88,7 @@ def test_near_500_ft_pairs_measure_within_a_thousandth_of_a_foot_of_the_ellipsoi
     for a, b in near:
         line = shapely.shortest_line(layer.geoms[a], layer.geoms[b])
         geodesic = _geodesic_ft(crs, line)
-        unit = ft / site_scale(crs, {"parcels": layer}, str(a))
+        unit = ft / site_scale(PYPROJ, crs, {"parcels": layer}, str(a))
         assert abs(line.length * unit - geodesic) < 0.001, (a, b)
         # within 500 ft at 0.01 ft (core.limits): the list's edge is where the distance rounds past 500.00, 500.005 ft
         if abs(geodesic - 500.005) >= 0.001:

@@ -24,11 +24,13 @@ def ri() -> tuple[np.ndarray, float]:
     import geopandas as gpd
 
     from stormwater_plugin.core.units import feet_per_unit
-    from stormwater_plugin.headless.crs import choose_working_crs, ground_scale
+    from stormwater_plugin.headless.crs import PYPROJ
+    from stormwater_plugin.services import site_crs
 
     frame = gpd.read_file(PARCELS).set_crs(4326, allow_override=True)  # "undefined geographic SRS" on WGS 84, lon/lat values
-    crs, _ = choose_working_crs(None, [frame])
-    unit_to_ft = feet_per_unit(float(crs.axis_info[0].unit_conversion_factor)) / ground_scale(crs, [frame])
+    centre = site_crs.boxes_lonlat(PYPROJ, [(frame.total_bounds, frame.crs)])  # the centre of all the data
+    crs, _ = site_crs.working_crs(PYPROJ, None, lambda: centre)
+    unit_to_ft = feet_per_unit(float(crs.axis_info[0].unit_conversion_factor)) / site_crs.scale_at_lonlat(PYPROJ, crs, centre)
     return np.asarray(frame.to_crs(crs).geometry.values, dtype=object), unit_to_ft
 
 

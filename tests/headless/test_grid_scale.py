@@ -16,8 +16,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pyproj import CRS, Proj, Transformer
 
-from stormwater_plugin.headless.crs import scale_at, scale_at_grid, site_scale
+from stormwater_plugin.headless.crs import PYPROJ, scale_at
 from stormwater_plugin.services.grid_scale import Ellipsoid, grid_point_scale, point_scale
+from stormwater_plugin.services.site_crs import scale_at_grid, site_scale
 
 #: UTM 18N (NAD83 and WGS 84), NY State Plane East and West in US survey feet, CONUS Albers, NY Long Island (LCC, metres).
 CRSS = (26918, 32618, 2260, 2262, 5070, 2263)
@@ -74,13 +75,13 @@ def test_the_unit_does_not_change_the_factor() -> None:
 def test_at_a_grid_point_as_at_its_longitude_latitude() -> None:
     crs = CRS.from_epsg(26918)
     x, y = Transformer.from_crs(crs.geodetic_crs, crs, always_xy=True).transform(-73.8, 43.4)
-    assert scale_at_grid(crs, x, y) == pytest.approx(scale_at(crs, (-73.8, 43.4)), rel=1e-13, abs=0)
+    assert scale_at_grid(PYPROJ, crs, x, y) == pytest.approx(scale_at(crs, (-73.8, 43.4)), rel=1e-13, abs=0)
 
 
 def test_no_point_an_implausible_factor_or_a_refusing_projection_give_grid_distances() -> None:
     crs = CRS.from_epsg(26918)
     assert scale_at(crs, None) == 1.0
-    assert site_scale(crs, {}) == 1.0
+    assert site_scale(PYPROJ, crs, {}) == 1.0
     assert scale_at(CRS.from_epsg(3395), (0.0, 60.0)) == 1.0  # Mercator at 60 degrees: k = 2, not plausible
     assert scale_at(CRS.from_epsg(4326), (-73.8, 43.4)) == 1.0  # not projected
 

@@ -21,8 +21,9 @@ from shapely.geometry import box, mapping
 from stormwater_plugin.core.engine import prepare_context
 from stormwater_plugin.core.rulepack import load_pack
 from stormwater_plugin.core.units import feet_per_unit
-from stormwater_plugin.headless.crs import scale_at_grid
+from stormwater_plugin.headless.crs import PYPROJ
 from stormwater_plugin.headless.reader import read_site
+from stormwater_plugin.services.site_crs import scale_at_grid
 from stormwater_plugin.services.working_crs import site_parcel_indices
 
 #: A 3 x 2 block of 120 m lots in NAD83 / UTM 18N (the working CRS is WGS 84 / UTM 18N: no DEM).
@@ -84,7 +85,7 @@ def test_the_working_crs_is_located_at_the_engines_site_parcel(tmp_path_factory:
     assert [layers["parcels"].ids[i] for i in site_parcel_indices(layers)] == [expected]
     assert loaded.crs.to_epsg() == 32618
     b = layers["parcels"].geoms[layers["parcels"].ids.index(expected)].bounds  # the lot as read, working CRS
-    k = scale_at_grid(loaded.crs, (b[0] + b[2]) / 2.0, (b[1] + b[3]) / 2.0)
+    k = scale_at_grid(PYPROJ, loaded.crs, (b[0] + b[2]) / 2.0, (b[1] + b[3]) / 2.0)
     assert loaded.inputs.unit_to_ft == feet_per_unit(float(loaded.crs.axis_info[0].unit_conversion_factor)) / k
     # the same parcel and the same feet with the features in another order and the roles split elsewhere
     shuffled = data.draw(st.permutations(features))

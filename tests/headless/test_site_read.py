@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from shapely.geometry import Point, box
 
-from stormwater_plugin.services.backend import SourceInfo
+from stormwater_plugin.services.backend import CrsInfo, SourceInfo
 from stormwater_plugin.services.placement import PLAN_OFF_PARCEL_FT, PlanOffParcel
 from stormwater_plugin.services.site_read import read_site
 
@@ -28,6 +28,16 @@ class _Frame:
 
     def __len__(self) -> int:
         return len(self.records)
+
+
+class _LocalCrs:
+    """A local grid of feet: no projection, so the scale factor is 1."""
+
+    def describe(self, crs: Any) -> CrsInfo:
+        return CrsInfo("local feet", "", True, True, 0.3048)
+
+    def projection(self, crs: Any) -> None:
+        return None
 
 
 class _Layers:
@@ -70,11 +80,7 @@ class _Layers:
     def dem_extent(self, working: Any) -> Any:
         return None
 
-    def site_scale(self, working: Any, layers: Any, site_parcel_id: str | None) -> float:
-        return 1.0
-
-    def crs_description(self, working: Any, why: str, scale: float) -> str:
-        return f"local feet, {why}"
+    crs_ops = _LocalCrs()
 
     def read_dem(self, working: Any, b: Any, z_units: Any, warnings: Any) -> tuple[None, None]:
         return None, None

@@ -73,17 +73,17 @@ def test_the_dock_read_refuses_a_plan_4000_ft_off_its_parcel_as_the_command_line
 
 
 def test_a_dem_window_of_unlimited_reach_reads_the_whole_dem_and_none_without_a_located_feature(monkeypatch):
-    """The one read hands the backend the rules' box as it is: a bound not finite is the whole DEM (a flow trace of no
-    declared length), ``None`` (nothing located) is the plugin's ``dem_unused``."""
+    """The one read decides from the rules' box: a bound not finite is the whole DEM (a flow trace of no declared
+    length), ``None`` (nothing located) is the plugin's ``dem_unused`` (its backend's ``whole_dem_unplaced`` is false)."""
     import math
 
-    from stormwater_plugin.qgis_bridge.snapshot import QgisLayers
     from stormwater_plugin.services import site_read
 
     layers, dem = demo_layers()
     monkeypatch.setattr(site_read, "dem_read_box", lambda *a, **k: (-math.inf, -math.inf, math.inf, math.inf))
     grid = plan_snapshot(layers, dem, "m", pack=load_pack("lgpc")).read().inputs.dem
     assert grid is not None and grid.values.shape == (dem.height(), dem.width())
-    warnings: list = []
-    assert QgisLayers(plan_snapshot(layers, dem, "m", pack=load_pack("lgpc")), None, None).read_dem(dem.crs(), None, "m", warnings) == (None, None)
-    assert [w.code for w in warnings] == ["dem_unused"]
+    monkeypatch.setattr(site_read, "dem_read_box", lambda *a, **k: None)
+    inputs = plan_snapshot(layers, dem, "m", pack=load_pack("lgpc")).read().inputs
+    assert inputs.dem is None and inputs.dem_source is None
+    assert [w.code for w in inputs.warnings if w.code.startswith("dem")] == ["dem_unused"]

@@ -54,15 +54,16 @@ def test_the_plugin_and_the_file_reader_compute_the_same_scale_factor_to_the_bit
     from pyproj import CRS, Transformer
     from qgis.core import QgsCoordinateReferenceSystem, QgsCoordinateTransformContext
 
-    from stormwater_plugin.headless.crs import scale_at_grid
+    from stormwater_plugin.headless.crs import PYPROJ
     from stormwater_plugin.qgis_bridge.crs import scale_at_point
+    from stormwater_plugin.services.site_crs import scale_at_grid
 
     rng = random.Random(epsg)
     crs, qcrs, context = CRS.from_epsg(epsg), QgsCoordinateReferenceSystem(f"EPSG:{epsg}"), QgsCoordinateTransformContext()
     to_grid = Transformer.from_crs(4326, crs, always_xy=True)
     for _ in range(20):
         x, y = to_grid.transform(rng.uniform(-79.5, -72.0), rng.uniform(40.5, 45.0))
-        assert scale_at_point(qcrs, x, y, context) == scale_at_grid(crs, x, y)
+        assert scale_at_point(qcrs, x, y, context) == scale_at_grid(PYPROJ, crs, x, y)
 
 
 def test_both_adapters_are_site_sources() -> None:
