@@ -82,28 +82,39 @@ class Derived:
 
         ``compute`` is given the items not found (in their order) and returns their values in the same order; a value
         depends on its own item and ``inputs`` only (one device's part of a rule: the moved device's alone is computed).
+        The values of one ``name`` and ``inputs`` are kept together, each under its item's key (a geometry's WKB).
         """
         try:
-            shared = tuple(self._input_key(x) for x in inputs)
-            keys: list[Hashable] = [(name, *shared, self._input_key(item)) for item in items]
-            for k in keys:
-                hash(k)
+            group = _Key(("each", name, *(self._input_key(x) for x in inputs)))
+            hash(group)
+            if all(isinstance(x, BaseGeometry) for x in items):
+                keys: list[Hashable] = list(self.wkb(items))
+            else:
+                keys = [self._input_key(x) for x in items]
+                for k in keys:
+                    hash(k)
         except TypeError:
             return list(compute(list(items)))
+        mine: dict[Hashable, Any] | None = self._values.get(group)
+        if mine is None:
+            mine = self._values[group] = {}
+        before: dict[Hashable, Any] = self._earlier.get(group) or {}
         out: list[Any] = [_NO_KEY] * len(items)
         for n, key in enumerate(keys):
-            if key in self._values:
-                out[n] = self._values[key]
-            elif key in self._earlier:
-                out[n] = self._values[key] = self._earlier[key]
-                self.reused += 1
+            found = mine.get(key, _NO_KEY)
+            if found is _NO_KEY:
+                found = before.get(key, _NO_KEY)
+                if found is not _NO_KEY:
+                    mine[key] = found
+                    self.reused += 1
+            out[n] = found
         missing = [n for n, v in enumerate(out) if v is _NO_KEY]
         if missing:
             made = compute([items[n] for n in missing])
             if len(made) != len(missing):
                 raise ValueError(f"{name}: {len(made)} values for {len(missing)} items")
             for n, v in zip(missing, made):
-                out[n] = self._values[keys[n]] = v
+                out[n] = mine[keys[n]] = v
             self.made += len(missing)
         return out
 
@@ -138,7 +149,7 @@ class Derived:
 
     def _key(self, name: str, inputs: tuple[object, ...]) -> Hashable:
         try:
-            key = (name, *(self._input_key(x) for x in inputs))
+            key = _Key((name, *(self._input_key(x) for x in inputs)))
             hash(key)
         except TypeError:
             return _NO_KEY

@@ -83,9 +83,14 @@ class DemWindow:
 
 
 def _geoms(layer: FeatureLayer | None) -> np.ndarray:
-    """Located geometries of a layer, invalid ones repaired (never a None or an empty one)."""
+    """Located geometries of a layer, invalid ones repaired (never a None or an empty one); read-only, kept by content (core.derived)."""
     if layer is None or len(layer) == 0:
         return np.empty(0, dtype=object)
+    return derive("located geometries, repaired", partial(_located, layer), layer)
+
+
+def _located(layer: FeatureLayer) -> np.ndarray:
+    """:func:`_geoms` computed."""
     g = np.asarray(layer.geoms, dtype=object)
     ok = np.array([x is not None and not x.is_empty for x in g], dtype=bool)
     g = g[ok]
@@ -94,6 +99,7 @@ def _geoms(layer: FeatureLayer | None) -> np.ndarray:
         if bad.any():
             g = g.copy()
             g[bad] = shapely.make_valid(g[bad])
+    g.flags.writeable = False  # its own array (a boolean selection copies), shared with the next check: never changed in place
     return g
 
 

@@ -122,3 +122,4 @@ def test_a_geometrys_wkb_is_written_once_per_object_and_a_new_one_is_read_again(
     second.settle()
     Derived(first).value("n", lambda: calls.append(1), moved)  # a geometry moved: its value computed again
     assert calls == [1, 1]
+
