@@ -57,6 +57,10 @@ class Derived:
         #: later check that holds the same object (the read shares the unedited layers' geometries between checks).
         self._wkb_earlier: dict[int, tuple[BaseGeometry, bytes]] = earlier._wkb if earlier is not None else {}
         self._wkb: dict[int, tuple[BaseGeometry, bytes]] = {}
+        #: The keys of the layers among the earlier check's values (a cleaned layer reused is keyed again by later values): a
+        #: value is never changed (see the module's text), so its content key stays its own.
+        self._value_keys: dict[int, tuple[object, Hashable]] = earlier._kept_keys if earlier is not None else {}
+        self._kept_keys: dict[int, tuple[object, Hashable]] = {}
         self.reused = 0
         self.made = 0
 
@@ -122,8 +126,11 @@ class Derived:
         """The check is over: let go of the earlier check's values and of this check's objects (its values and its geometries' WKB
         are carried on)."""
         self._earlier = {}
+        layers = [x for v in self._values.values() for x in (v if isinstance(v, tuple) else (v,)) if isinstance(x, FeatureLayer)]
+        self._kept_keys = {id(x): self._keys[id(x)] for x in layers if id(x) in self._keys and self._keys[id(x)][0] is x}
         self._keys = {}
         self._wkb_earlier = {}
+        self._value_keys = {}
 
     def wkb(self, geoms: Any) -> list[bytes]:
         """The WKB of each of ``geoms`` (no SRID), written once per geometry object (see ``_wkb``)."""
@@ -157,8 +164,9 @@ class Derived:
 
     def _input_key(self, x: object) -> Hashable:
         if isinstance(x, (FeatureLayer, BaseGeometry)):
-            seen = self._keys.get(id(x))
+            seen = self._keys.get(id(x)) or self._value_keys.get(id(x))
             if seen is not None and seen[0] is x:
+                self._keys[id(x)] = seen
                 return seen[1]
             if isinstance(x, FeatureLayer):
                 key, wkb = _layer_key(x, self.wkb(x.geoms) if len(x) else [])
@@ -196,7 +204,8 @@ def _layer_key(layer: FeatureLayer, wkb_list: list[bytes] | None = None) -> tupl
     if wkb_list is None:
         wkb_list = shapely.to_wkb(np.asarray(layer.geoms, dtype=object), hex=False, include_srid=False).tolist() if len(layer) else []
     wkb = tuple(wkb_list)
-    attrs = tuple(tuple((str(k), type(v).__name__, v) for k, v in a.items()) for a in layer.attrs)
+    # each feature's field names, the types of its values and the values (1, 1.0 and True differ)
+    attrs = tuple((tuple(map(str, a)), tuple(map(type, v := tuple(a.values()))), v) for a in layer.attrs)
     return _Key(("layer", layer.role, tuple(layer.ids), wkb, attrs, tuple(layer.no_geometry.items()))), wkb
 
 

@@ -7,7 +7,7 @@ from typing import Any, Callable
 
 import shapely
 
-from stormwater_plugin.core.derived import Derived, derive_each, using
+from stormwater_plugin.core.derived import Derived, derive, derive_each, using
 from stormwater_plugin.core.model import FeatureLayer
 from stormwater_plugin.core.site_parcel import find_site_parcels, pick_site_parcel, work_parcels
 from stormwater_plugin.services.dem_window import dem_window
@@ -59,13 +59,15 @@ def test_each_computes_only_the_items_not_kept():
     assert derive_each("square", squares, [4], "shared") == [16]  # none in use: computed directly
 
 
-def test_site_parcel_by_the_parcels_follows_a_changed_flag():
-    first = _first(lambda: pick_site_parcel(_parcels(1), None, {}))
-    got, second = _again(first, lambda: pick_site_parcel(_parcels(0), None, {}))
-    assert got.indices == (1,) and got == pick_site_parcel(_parcels(0), None, {})
-    assert second.made >= 1
-    same, third = _again(first, lambda: pick_site_parcel(_parcels(1), None, {}))
-    assert same.indices == (0,) and third.reused >= 1
+def test_the_site_flag_is_read_in_any_case_the_last_such_field_deciding():
+    def pick(*attrs: dict[str, object]) -> tuple[int, ...]:
+        layer = FeatureLayer.from_sequences("parcels", [shapely.box(k, 0, k + 1, 1) for k in range(len(attrs))], [f"P-{k}" for k in range(len(attrs))],
+                                            list(attrs))
+        return pick_site_parcel(layer, None, {}).indices
+
+    assert pick({"IS_SITE": "yes"}, {"is_site": 0}) == (0,)
+    assert pick({"Is_Site": 1, "is_site": 0}, {"is_site": 1}) == (1,)  # as a case-folded mapping: the last field wins
+    assert pick({"is_site": 0, "IS_SITE": 1}, {"other": 1}) == (0,)
 
 
 def test_the_parcels_holding_a_moved_device_are_found_again():
@@ -123,3 +125,19 @@ def test_a_geometrys_wkb_is_written_once_per_object_and_a_new_one_is_read_again(
     Derived(first).value("n", lambda: calls.append(1), moved)  # a geometry moved: its value computed again
     assert calls == [1, 1]
 
+
+
+def test_a_layer_kept_as_a_value_keeps_its_key_and_a_changed_layer_is_computed_again():
+    def cleaned(x: float) -> FeatureLayer:
+        return derive("cleaned", lambda: _devices(x), _devices(x))
+
+    first = Derived()
+    with using(first):
+        kept = cleaned(50.0)
+        derive("count", lambda: len(kept), kept)  # keyed in the first check
+    second = Derived(first)
+    with using(second):
+        again = cleaned(50.0)
+        assert again is kept and derive("count", lambda: -1, again) == 2  # the kept layer's key carried on: its value reused
+        moved = cleaned(60.0)
+        assert moved is not kept and derive("count", lambda: -1, moved) == -1  # another content: computed again
