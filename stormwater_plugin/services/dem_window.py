@@ -143,14 +143,19 @@ def _nearest_lines_box(devices: np.ndarray, layers: Mapping[str, FeatureLayer], 
         return np.array([np.nanmin(b[:, 0]), np.nanmin(b[:, 1]), np.nanmax(b[:, 2]), np.nanmax(b[:, 3])])
 
 
-def _device_line_boxes(layer: FeatureLayer, match: str, devices: list[BaseGeometry]) -> list[tuple[float, float, float, float]]:
-    """For each device, the box of its shortest lines to the nearest targets of ``layer`` (name filter ``match``; NaN: none)."""
+def _targets(layer: FeatureLayer, match: str) -> np.ndarray:
+    """The located features of ``layer`` the name filter ``match`` keeps, repaired (read-only, kept by content: core.derived)."""
     keep = [
         k for k in range(len(layer))
         if layer.geoms[k] is not None and not layer.geoms[k].is_empty
         and (not match or not feature_name(layer.attrs[k]) or name_matches(feature_name(layer.attrs[k]), match))
     ]
-    targets = _geoms(FeatureLayer(layer.role, np.asarray(layer.geoms, dtype=object)[keep], [layer.ids[k] for k in keep], [layer.attrs[k] for k in keep]))
+    return _located(FeatureLayer(layer.role, np.asarray(layer.geoms, dtype=object)[keep], [layer.ids[k] for k in keep], [layer.attrs[k] for k in keep]))
+
+
+def _device_line_boxes(layer: FeatureLayer, match: str, devices: list[BaseGeometry]) -> list[tuple[float, float, float, float]]:
+    """For each device, the box of its shortest lines to the nearest targets of ``layer`` (name filter ``match``; NaN: none)."""
+    targets = derive("setback targets, located", partial(_targets, layer, match), layer, match)
     nan = (math.nan, math.nan, math.nan, math.nan)
     if targets.size == 0 or not devices:
         return [nan] * len(devices)
