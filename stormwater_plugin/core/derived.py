@@ -57,6 +57,8 @@ class Derived:
         #: later check that holds the same object (the read shares the unedited layers' geometries between checks).
         self._wkb_earlier: dict[int, tuple[BaseGeometry, bytes]] = earlier._wkb if earlier is not None else {}
         self._wkb: dict[int, tuple[BaseGeometry, bytes]] = {}
+        if earlier is not None:
+            earlier._wkb_earlier = {}  # the check before the earlier one: its geometries are let go (a later one reads earlier's own)
         #: The keys of the layers among the earlier check's values (a cleaned layer reused is keyed again by later values): a
         #: value is never changed (see the module's text), so its content key stays its own.
         self._value_keys: dict[int, tuple[object, Hashable]] = earlier._kept_keys if earlier is not None else {}
@@ -124,16 +126,17 @@ class Derived:
 
     def settle(self) -> None:
         """The check is over: let go of the earlier check's values and of this check's objects (its values and its geometries' WKB
-        are carried on)."""
+        are carried on; the earlier check's WKB go when the next check starts from this one)."""
         self._earlier = {}
         layers = [x for v in self._values.values() for x in (v if isinstance(v, tuple) else (v,)) if isinstance(x, FeatureLayer)]
         self._kept_keys = {id(x): self._keys[id(x)] for x in layers if id(x) in self._keys and self._keys[id(x)][0] is x}
         self._keys = {}
-        self._wkb_earlier = {}
         self._value_keys = {}
+        # the earlier check's WKB stay until the next check starts from this one: what follows the check (the result layers'
+        # rows, ``wkb``) finds there the geometries the check kept from it (a finding's line, a zone)
 
-    def wkb(self, geoms: Any) -> list[bytes]:
-        """The WKB of each of ``geoms`` (no SRID), written once per geometry object (see ``_wkb``)."""
+    def wkb(self, geoms: Any) -> list[bytes | None]:
+        """The WKB of each of ``geoms`` (no SRID; ``None`` for a missing one), written once per geometry object (see ``_wkb``)."""
         out: list[bytes | None] = []
         missing: list[int] = []
         for n, g in enumerate(geoms):
@@ -152,7 +155,7 @@ class Derived:
                 if isinstance(g, BaseGeometry):
                     self._wkb[id(g)] = (g, w)
                 out[n] = w
-        return out  # type: ignore[return-value]
+        return out
 
     def _key(self, name: str, inputs: tuple[object, ...]) -> Hashable:
         try:
@@ -200,7 +203,7 @@ def layer_key(layer: FeatureLayer) -> Hashable:
     return _layer_key(layer)[0]
 
 
-def _layer_key(layer: FeatureLayer, wkb_list: list[bytes] | None = None) -> tuple[Hashable, tuple[bytes, ...]]:
+def _layer_key(layer: FeatureLayer, wkb_list: list[bytes | None] | None = None) -> tuple[Hashable, tuple[bytes | None, ...]]:
     if wkb_list is None:
         wkb_list = shapely.to_wkb(np.asarray(layer.geoms, dtype=object), hex=False, include_srid=False).tolist() if len(layer) else []
     wkb = tuple(wkb_list)
