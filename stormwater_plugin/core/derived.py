@@ -53,6 +53,16 @@ class Derived:
         self._values: dict[Hashable, Any] = {}
         #: id of a layer or geometry seen in this check -> (the object, held so its id stays its own; its key)
         self._keys: dict[int, tuple[object, Hashable]] = {}
+        #: id of a geometry -> (the geometry, held; its WKB): a geometry is immutable, so its WKB, written once, serves every
+        #: later check that holds the same object (the read shares the unedited layers' geometries between checks).
+        self._wkb_earlier: dict[int, tuple[BaseGeometry, bytes]] = earlier._wkb if earlier is not None else {}
+        self._wkb: dict[int, tuple[BaseGeometry, bytes]] = {}
+        if earlier is not None:
+            earlier._wkb_earlier = {}  # the check before the earlier one: its geometries are let go (a later one reads earlier's own)
+        #: The keys of the layers among the earlier check's values (a cleaned layer reused is keyed again by later values): a
+        #: value is never changed (see the module's text), so its content key stays its own.
+        self._value_keys: dict[int, tuple[object, Hashable]] = earlier._kept_keys if earlier is not None else {}
+        self._kept_keys: dict[int, tuple[object, Hashable]] = {}
         self.reused = 0
         self.made = 0
 
@@ -73,14 +83,83 @@ class Derived:
         self._values[key] = made
         return made
 
+    def each(self, name: str, compute: Callable[[list[Any]], list[_T]], items: list[Any], *inputs: object) -> list[_T]:
+        """One value per item of ``items``, each keyed by the item and ``inputs``: those not kept are computed together.
+
+        ``compute`` is given the items not found (in their order) and returns their values in the same order; a value
+        depends on its own item and ``inputs`` only (one device's part of a rule: the moved device's alone is computed).
+        The values of one ``name`` and ``inputs`` are kept together, each under its item's key (a geometry's WKB).
+        """
+        try:
+            group = _Key(("each", name, *(self._input_key(x) for x in inputs)))
+            hash(group)
+            if all(isinstance(x, BaseGeometry) for x in items):
+                keys: list[Hashable] = list(self.wkb(items))
+            else:
+                keys = [self._input_key(x) for x in items]
+                for k in keys:
+                    hash(k)
+        except TypeError:
+            return list(compute(list(items)))
+        mine: dict[Hashable, Any] | None = self._values.get(group)
+        if mine is None:
+            mine = self._values[group] = {}
+        before: dict[Hashable, Any] = self._earlier.get(group) or {}
+        out: list[Any] = [_NO_KEY] * len(items)
+        for n, key in enumerate(keys):
+            found = mine.get(key, _NO_KEY)
+            if found is _NO_KEY:
+                found = before.get(key, _NO_KEY)
+                if found is not _NO_KEY:
+                    mine[key] = found
+                    self.reused += 1
+            out[n] = found
+        missing = [n for n, v in enumerate(out) if v is _NO_KEY]
+        if missing:
+            made = compute([items[n] for n in missing])
+            if len(made) != len(missing):
+                raise ValueError(f"{name}: {len(made)} values for {len(missing)} items")
+            for n, v in zip(missing, made):
+                out[n] = mine[keys[n]] = v
+            self.made += len(missing)
+        return out
+
     def settle(self) -> None:
-        """The check is over: let go of the earlier check's values and of this check's objects (only its values are carried on)."""
+        """The check is over: let go of the earlier check's values and of this check's objects (its values and its geometries' WKB
+        are carried on; the earlier check's WKB go when the next check starts from this one)."""
         self._earlier = {}
+        layers = [x for v in self._values.values() for x in (v if isinstance(v, tuple) else (v,)) if isinstance(x, FeatureLayer)]
+        self._kept_keys = {id(x): self._keys[id(x)] for x in layers if id(x) in self._keys and self._keys[id(x)][0] is x}
         self._keys = {}
+        self._value_keys = {}
+        # the earlier check's WKB stay until the next check starts from this one: what follows the check (the result layers'
+        # rows, ``wkb``) finds there the geometries the check kept from it (a finding's line, a zone)
+
+    def wkb(self, geoms: Any) -> list[bytes | None]:
+        """The WKB of each of ``geoms`` (no SRID; ``None`` for a missing one), written once per geometry object (see ``_wkb``)."""
+        out: list[bytes | None] = []
+        missing: list[int] = []
+        for n, g in enumerate(geoms):
+            seen = self._wkb.get(id(g)) or self._wkb_earlier.get(id(g))
+            if seen is not None and seen[0] is g:
+                self._wkb[id(g)] = seen
+                out.append(seen[1])
+            else:
+                out.append(None)
+                missing.append(n)
+        if missing:
+            arr = np.empty(len(missing), dtype=object)
+            arr[:] = [geoms[n] for n in missing]
+            for n, w in zip(missing, shapely.to_wkb(arr, hex=False, include_srid=False).tolist()):
+                g = geoms[n]
+                if isinstance(g, BaseGeometry):
+                    self._wkb[id(g)] = (g, w)
+                out[n] = w
+        return out
 
     def _key(self, name: str, inputs: tuple[object, ...]) -> Hashable:
         try:
-            key = (name, *(self._input_key(x) for x in inputs))
+            key = _Key((name, *(self._input_key(x) for x in inputs)))
             hash(key)
         except TypeError:
             return _NO_KEY
@@ -88,24 +167,35 @@ class Derived:
 
     def _input_key(self, x: object) -> Hashable:
         if isinstance(x, (FeatureLayer, BaseGeometry)):
-            seen = self._keys.get(id(x))
+            seen = self._keys.get(id(x)) or self._value_keys.get(id(x))
             if seen is not None and seen[0] is x:
+                self._keys[id(x)] = seen
                 return seen[1]
             if isinstance(x, FeatureLayer):
-                key, wkb = _layer_key(x)
+                key, wkb = _layer_key(x, self.wkb(x.geoms) if len(x) else [])
                 for g, w in zip(x.geoms, wkb):  # its features' own keys, made at once (a value of one feature asks for them)
-                    self._keys.setdefault(id(g), (g, ("geometry", w)))
+                    self._keys.setdefault(id(g), (g, _Key(("geometry", w))))
             else:
-                key = ("geometry", _wkb(x))
+                key = _Key(("geometry", self.wkb([x])[0]))
             self._keys[id(x)] = (x, key)
             return key
         if isinstance(x, (list, tuple)):
             if x and all(isinstance(v, BaseGeometry) for v in x):  # the parts of a union: their WKB at once
-                return ("geometries", *shapely.to_wkb(np.asarray(x, dtype=object), hex=False, include_srid=False).tolist())
+                return _Key(("geometries", *self.wkb(x)))
             return (type(x).__name__, *(self._input_key(v) for v in x))
         if x is None or isinstance(x, (str, int, float, bool, bytes, frozenset)):
             return (type(x).__name__, x)
         raise TypeError(f"no content key for {type(x).__name__}")
+
+
+class _Key(tuple):  # type: ignore[type-arg]
+    """A content key whose hash is computed once (a layer's key is looked up several times, nested in other keys)."""
+
+    def __hash__(self) -> int:
+        h: int | None = self.__dict__.get("h")
+        if h is None:
+            h = self.__dict__["h"] = tuple.__hash__(self)
+        return h
 
 
 def layer_key(layer: FeatureLayer) -> Hashable:
@@ -113,20 +203,19 @@ def layer_key(layer: FeatureLayer) -> Hashable:
     return _layer_key(layer)[0]
 
 
-def _layer_key(layer: FeatureLayer) -> tuple[Hashable, tuple[bytes, ...]]:
-    wkb = tuple(shapely.to_wkb(np.asarray(layer.geoms, dtype=object), hex=False, include_srid=False).tolist()) if len(layer) else ()
-    attrs = tuple(tuple((str(k), type(v).__name__, v) for k, v in a.items()) for a in layer.attrs)
-    return ("layer", layer.role, tuple(layer.ids), wkb, attrs, tuple(layer.no_geometry.items())), wkb
+def _layer_key(layer: FeatureLayer, wkb_list: list[bytes | None] | None = None) -> tuple[Hashable, tuple[bytes | None, ...]]:
+    if wkb_list is None:
+        wkb_list = shapely.to_wkb(np.asarray(layer.geoms, dtype=object), hex=False, include_srid=False).tolist() if len(layer) else []
+    wkb = tuple(wkb_list)
+    # each feature's field names, the types of its values and the values (1, 1.0 and True differ)
+    attrs = tuple((tuple(map(str, a)), tuple(map(type, v := tuple(a.values()))), v) for a in layer.attrs)
+    return _Key(("layer", layer.role, tuple(layer.ids), wkb, attrs, tuple(layer.no_geometry.items()))), wkb
 
 
 def array_key(values: np.ndarray) -> Hashable:
     """An array's content as a hashable value: its dtype, shape and a 256-bit BLAKE2b digest of its bytes (a DEM window is too large to keep twice)."""
     a = np.ascontiguousarray(values)
     return ("array", a.dtype.str, tuple(int(n) for n in a.shape), hashlib.blake2b(memoryview(a).cast("B"), digest_size=32).digest())
-
-
-def _wkb(g: BaseGeometry) -> bytes:
-    return bytes(shapely.to_wkb(g, hex=False, include_srid=False))
 
 
 def current() -> Derived | None:
@@ -136,15 +225,18 @@ def current() -> Derived | None:
 
 
 @contextmanager
-def using(derived: Derived | None) -> Iterator[Derived | None]:
-    """Make ``derived`` this thread's current one while the block runs (``None``: none, values computed directly); then settle it."""
+def using(derived: Derived | None, settle: bool = True) -> Iterator[Derived | None]:
+    """Make ``derived`` this thread's current one while the block runs (``None``: none, values computed directly); then settle it.
+
+    ``settle=False``: a first part of the check (its read), the check itself following with the same ``derived``.
+    """
     before = current()
     _local.derived = derived
     try:
         yield derived
     finally:
         _local.derived = before
-        if derived is not None:
+        if derived is not None and settle:
             derived.settle()
 
 
@@ -154,4 +246,10 @@ def derive(name: str, compute: Callable[[], _T], *inputs: object) -> _T:
     return compute() if derived is None else derived.value(name, compute, *inputs)
 
 
-__all__ = ["Derived", "array_key", "current", "derive", "layer_key", "using"]
+def derive_each(name: str, compute: Callable[[list[Any]], list[_T]], items: list[Any], *inputs: object) -> list[_T]:
+    """:meth:`Derived.each` through the thread's current :class:`Derived` (``compute(items)`` when none is in use)."""
+    derived = current()
+    return list(compute(list(items))) if derived is None else derived.each(name, compute, items, *inputs)
+
+
+__all__ = ["Derived", "array_key", "current", "derive", "derive_each", "layer_key", "using"]

@@ -12,6 +12,7 @@ path measures from the parcel the findings name.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Mapping
 
 import numpy as np
@@ -19,6 +20,7 @@ import shapely
 
 from .checks.affected import attr, impervious_status
 from .checks.context import id_key, joined_ids, truthy
+from .derived import derive_each
 from .errors import StormwaterError
 from .model import FeatureLayer, Warning_
 from .roles import PLAN_OBJECT_ROLES, PLAN_ROLES
@@ -69,16 +71,9 @@ def pick_site_parcel(parcels: FeatureLayer | None, site_id: str | None, layers: 
     """
     if parcels is None or len(parcels) == 0:
         return SiteParcelPick((), "none")
-    if site_id is not None:
-        hits = tuple(i for i, pid in enumerate(parcels.ids) if pid == str(site_id))
-        if not hits:
-            raise UnknownSiteParcel(f"--site-parcel {site_id}: no parcel has that id (ids look like {', '.join(parcels.ids[:3])})")
-        return SiteParcelPick(hits, "named")
-    flagged = tuple(i for i, a in enumerate(parcels.attrs) if truthy({str(k).lower(): v for k, v in a.items()}.get("is_site")))
-    if flagged:
-        return SiteParcelPick(flagged, "flagged")
-    if len(parcels) == 1:
-        return SiteParcelPick((0,), "only")
+    found = _picked_by_parcels(parcels, site_id)
+    if found is not None:
+        return found
     plan = [g for role in PLAN_OBJECT_ROLES if role in layers for g in layers[role].geoms if _present(g)]
     if plan:
         tree = shapely.STRtree(parcels.geoms)
@@ -91,6 +86,30 @@ def pick_site_parcel(parcels: FeatureLayer | None, site_id: str | None, layers: 
             best = min((i for i in range(len(parcels)) if counts[i] == counts.max()), key=lambda i: (id_key(parcels.ids[i]), i))
             return SiteParcelPick((best,), "most_plan")
     return SiteParcelPick((), "none")
+
+
+def _picked_by_parcels(parcels: FeatureLayer, site_id: str | None) -> SiteParcelPick | None:
+    """:func:`pick_site_parcel` when the parcels alone decide (named, flagged, the only one); ``None`` when the plan must."""
+    if site_id is not None:
+        hits = tuple(i for i, pid in enumerate(parcels.ids) if pid == str(site_id))
+        if not hits:
+            raise UnknownSiteParcel(f"--site-parcel {site_id}: no parcel has that id (ids look like {', '.join(parcels.ids[:3])})")
+        return SiteParcelPick(hits, "named")
+    flagged = tuple(i for i, a in enumerate(parcels.attrs) if truthy(_is_site(a)))
+    if flagged:
+        return SiteParcelPick(flagged, "flagged")
+    if len(parcels) == 1:
+        return SiteParcelPick((0,), "only")
+    return None
+
+
+def _is_site(attrs: Mapping[str, Any]) -> Any:
+    """The ``is_site`` value of a feature's attributes, its name in any case (the last such field, as a case-folded mapping keeps)."""
+    value = None
+    for k, v in attrs.items():
+        if str(k).lower() == "is_site":
+            value = v
+    return value
 
 
 def named_site_parcels(
@@ -134,14 +153,17 @@ def work_parcels(parcels: FeatureLayer, layers: Mapping[str, FeatureLayer]) -> l
                 work.append(g)
     if not work:
         return []
+    # each feature's parcels on its own, kept by content (core.derived): a moved device's alone are found again
+    return sorted({j for hits in derive_each("parcels holding a feature", partial(_interior_hits, parcels), work, parcels) for j in hits})
+
+
+def _interior_hits(parcels: FeatureLayer, geoms: list[Any]) -> list[tuple[int, ...]]:
+    """For each of ``geoms``, the parcels whose interior it meets (a feature only touching a parcel's edge does not)."""
     tree = shapely.STRtree(parcels.geoms)
-    hits: set[int] = set()
-    for g in work:
-        for j in tree.query(g, predicate="intersects"):
-            j = int(j)
-            if j not in hits and shapely.relate_pattern(parcels.geoms[j], g, "T********"):
-                hits.add(j)
-    return sorted(hits)
+    out = []
+    for g in geoms:
+        out.append(tuple(sorted(int(j) for j in tree.query(g, predicate="intersects") if shapely.relate_pattern(parcels.geoms[int(j)], g, "T********"))))
+    return out
 
 
 def find_site_parcels(

@@ -13,6 +13,7 @@ from typing import Any, Mapping, Sequence
 from ..core.model import CheckResult
 from ..services.compare import since_last_review
 from ..services.decisions import Override
+from ..services.incremental import after_the_check
 from ..services.live import changes_since, now_compliant
 from .check_task import CheckTask
 from .live_layers import LiveLayers, ShownLayer, plan_layers
@@ -49,7 +50,9 @@ class LiveTask(CheckTask):
             ok = super().run()
             if ok and self.review is not None and self.result is not None and self.snapshot is not None and not self.isCanceled():
                 try:
-                    self.live_layers = plan_layers(self.result, self.snapshot.inputs, self.snapshot.crs, self.shown_layers)
+                    # through the check's derived values (their geometries' WKB: the rows' keys), not settled again
+                    with after_the_check(self.review.basis):
+                        self.live_layers = plan_layers(self.result, self.snapshot.inputs, self.snapshot.crs, self.shown_layers)
                 except Exception:  # noqa: BLE001 - the dock draws the layers from the result when they are missing
                     self.live_layers = None
                     traceback.print_exc()

@@ -21,6 +21,7 @@ from qgis.core import (
 from ..core.model import CheckResult, SiteInputs
 from ..qgis_bridge.compat import FIELD_DOUBLE, FIELD_STRING
 from ..qgis_bridge.results import FINDING_FIELD_SPECS, field_specs, make_fields, to_qgs
+from ..services.incremental import derived_wkb
 from ..services.layer_rows import (
     NOTIFY_SCHEMA,
     ZONE_RAY_SCHEMA,
@@ -87,8 +88,14 @@ DRAWN: dict[str, Drawn] = {}
 
 
 def row_keys(rows: Sequence[tuple[Any, Sequence[Any]]]) -> list[RowKey]:
-    """The :data:`RowKey` of each row; a row whose attributes cannot be compared gets a key of its own (never matched)."""
-    wkbs = shapely.to_wkb(np.array([g for g, _ in rows] + [None], dtype=object))[:-1] if rows else []
+    """The :data:`RowKey` of each row; a row whose attributes cannot be compared gets a key of its own (never matched).
+
+    In a live task the geometries' WKB come through the check's derived values (:func:`~..services.incremental.derived_wkb`):
+    the same bytes, written once per geometry object (a finding kept from the last check keeps its line).
+    """
+    wkbs: Any = derived_wkb([g for g, _ in rows]) if rows else None
+    if wkbs is None:
+        wkbs = shapely.to_wkb(np.array([g for g, _ in rows] + [None], dtype=object))[:-1] if rows else []
     out: list[RowKey] = []
     for w, (_g, attrs) in zip(wkbs, rows):
         key: RowKey = (b"" if w is None else bytes(w), tuple(attrs))

@@ -21,7 +21,10 @@ relates never widen it, so a finding never depends on them (an unrelated well
 
 from __future__ import annotations
 
+import math
+import warnings
 from dataclasses import dataclass
+from functools import partial
 from typing import Mapping, Sequence
 
 import numpy as np
@@ -29,6 +32,7 @@ import shapely
 from shapely.geometry.base import BaseGeometry
 
 from ..core.checks.setback_targets import feature_name
+from ..core.derived import derive, derive_each
 from ..core.geometry import clean_layer
 from ..core.kinds import KINDS
 from ..core.model import FeatureLayer, Warning_
@@ -79,9 +83,14 @@ class DemWindow:
 
 
 def _geoms(layer: FeatureLayer | None) -> np.ndarray:
-    """Located geometries of a layer, invalid ones repaired (never a None or an empty one)."""
+    """Located geometries of a layer, invalid ones repaired (never a None or an empty one); read-only, kept by content (core.derived)."""
     if layer is None or len(layer) == 0:
         return np.empty(0, dtype=object)
+    return derive("located geometries, repaired", partial(_located, layer), layer)
+
+
+def _located(layer: FeatureLayer) -> np.ndarray:
+    """:func:`_geoms` computed."""
     g = np.asarray(layer.geoms, dtype=object)
     ok = np.array([x is not None and not x.is_empty for x in g], dtype=bool)
     g = g[ok]
@@ -90,6 +99,7 @@ def _geoms(layer: FeatureLayer | None) -> np.ndarray:
         if bad.any():
             g = g.copy()
             g[bad] = shapely.make_valid(g[bad])
+    g.flags.writeable = False  # its own array (a boolean selection copies), shared with the next check: never changed in place
     return g
 
 
@@ -102,9 +112,21 @@ def _grown(geoms: Sequence[BaseGeometry] | np.ndarray, pad: float) -> Bounds | N
     return float(b[0] - pad), float(b[1] - pad), float(b[2] + pad), float(b[3] + pad)
 
 
-def _nearest_lines(devices: np.ndarray, layers: Mapping[str, FeatureLayer], rule: Rule) -> list[BaseGeometry]:
-    """Shortest lines from each device to the nearest target of each of the rule's target specs."""
-    out: list[BaseGeometry] = []
+def _grown_box(b: np.ndarray | None, pad: float) -> Bounds | None:
+    """:func:`_grown` of geometries whose box is ``b`` (``None``: none)."""
+    if b is None or not np.all(np.isfinite(b)):
+        return None
+    return float(b[0] - pad), float(b[1] - pad), float(b[2] + pad), float(b[3] + pad)
+
+
+def _nearest_lines_box(devices: np.ndarray, layers: Mapping[str, FeatureLayer], rule: Rule) -> np.ndarray | None:
+    """The box of the shortest lines from each device to the nearest target of each of the rule's target specs (``None``: no line).
+
+    Each device's lines to a spec's targets are boxed on their own and kept by content (:mod:`~..core.derived`: the device,
+    the target layer, the spec's name filter): after a move only the moved device's are measured again. The box of all the
+    lines is the smallest and largest of theirs, the same numbers.
+    """
+    boxes: list[tuple[float, float, float, float]] = []
     for spec in rule.params.get("targets", []):
         if not isinstance(spec, dict):
             continue
@@ -112,16 +134,38 @@ def _nearest_lines(devices: np.ndarray, layers: Mapping[str, FeatureLayer], rule
         if layer is None or len(layer) == 0:
             continue
         match = str(spec.get("name_matches", "")).lower()
-        keep = [
-            k for k in range(len(layer))
-            if layer.geoms[k] is not None and not layer.geoms[k].is_empty
-            and (not match or not feature_name(layer.attrs[k]) or name_matches(feature_name(layer.attrs[k]), match))
-        ]
-        targets = _geoms(FeatureLayer(layer.role, np.asarray(layer.geoms, dtype=object)[keep], [layer.ids[k] for k in keep], [layer.attrs[k] for k in keep]))
-        if targets.size == 0:
-            continue
-        qi, ti = shapely.STRtree(targets).query_nearest(devices, all_matches=True)
-        out.extend(shapely.shortest_line(devices[qi], targets[ti]))
+        boxes.extend(derive_each("nearest target lines' box", partial(_device_line_boxes, layer, match), list(devices), layer, match))
+    if not boxes:
+        return None
+    with warnings.catch_warnings():  # a device without a line (none in practice) has a box of NaN, as total_bounds skips
+        warnings.simplefilter("ignore", RuntimeWarning)
+        b = np.array(boxes, dtype=float)
+        return np.array([np.nanmin(b[:, 0]), np.nanmin(b[:, 1]), np.nanmax(b[:, 2]), np.nanmax(b[:, 3])])
+
+
+def _targets(layer: FeatureLayer, match: str) -> np.ndarray:
+    """The located features of ``layer`` the name filter ``match`` keeps, repaired (read-only, kept by content: core.derived)."""
+    keep = [
+        k for k in range(len(layer))
+        if layer.geoms[k] is not None and not layer.geoms[k].is_empty
+        and (not match or not feature_name(layer.attrs[k]) or name_matches(feature_name(layer.attrs[k]), match))
+    ]
+    return _located(FeatureLayer(layer.role, np.asarray(layer.geoms, dtype=object)[keep], [layer.ids[k] for k in keep], [layer.attrs[k] for k in keep]))
+
+
+def _device_line_boxes(layer: FeatureLayer, match: str, devices: list[BaseGeometry]) -> list[tuple[float, float, float, float]]:
+    """For each device, the box of its shortest lines to the nearest targets of ``layer`` (name filter ``match``; NaN: none)."""
+    targets = derive("setback targets, located", partial(_targets, layer, match), layer, match)
+    nan = (math.nan, math.nan, math.nan, math.nan)
+    if targets.size == 0 or not devices:
+        return [nan] * len(devices)
+    arr = np.asarray(devices, dtype=object)
+    qi, ti = shapely.STRtree(targets).query_nearest(arr, all_matches=True)
+    out: list[tuple[float, float, float, float]] = []
+    for k in range(len(arr)):
+        mine = shapely.shortest_line(arr[qi[qi == k]], targets[ti[qi == k]])
+        b = shapely.total_bounds(mine)
+        out.append((float(b[0]), float(b[1]), float(b[2]), float(b[3])) if len(mine) else nan)
     return out
 
 
@@ -136,7 +180,7 @@ def _rule_part(rule: Rule, layers: Mapping[str, FeatureLayer], u: float, cell_ft
         if str(rule.params.get("gradient", "any")) == "any":
             return None
         devices = _geoms(layers.get("devices"))
-        parts = [b for b in (_grown(devices, reach + margin), _grown(_nearest_lines(devices, layers, rule), margin)) if b is not None]
+        parts = [b for b in (_grown(devices, reach + margin), _grown_box(_nearest_lines_box(devices, layers, rule), margin)) if b is not None]
         if not parts:
             return None
         a = np.array(parts)
@@ -160,7 +204,9 @@ def _site_parcel_geoms(layers: Mapping[str, FeatureLayer], site_parcel_id: str |
     if parcels is None or len(parcels) == 0:
         return []
     scratch: list[Warning_] = []
-    cleaned = {r: clean_layer(layers[r], scratch) for r in ("parcels", "building_sites", "devices") if r in layers}
+    # cleaned as the engine cleans them (the warnings are the check's to give), each kept by content (core.derived)
+    cleaned = {r: derive("cleaned layer, no warnings", partial(clean_layer, layers[r], []), layers[r]) for r in ("parcels", "building_sites", "devices")
+               if r in layers}
     try:
         idx = find_site_parcels(cleaned.get("parcels"), site_parcel_id, cleaned, scratch)
     except LookupError:  # an unknown --site-parcel: the check itself says so

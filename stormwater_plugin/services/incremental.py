@@ -27,15 +27,16 @@ QGIS-free.
 from __future__ import annotations
 
 import dataclasses
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Mapping, Sequence, TypeVar
+from typing import Callable, Iterable, Iterator, Mapping, Sequence, TypeVar
 
 import numpy as np
 import shapely
 from shapely.geometry.base import BaseGeometry
 
 from ..core.checks.context import NO_DEVICE_COVERED, CheckContext
-from ..core.derived import Derived
+from ..core.derived import Derived, current, using
 from ..core.model import DisplayZone, FeatureLayer, FeatureRef, Finding, InventoryRow, NotCheckedEntry, NotificationBlock, Warning_
 from ..core.raster import ElevationGrid
 from ..core.rulepack import Rule, RulePack
@@ -217,6 +218,20 @@ class Recorder:
         return True
 
 
+@contextmanager
+def after_the_check(basis: CheckBasis | None) -> Iterator[None]:
+    """What a live task makes after its check (the result layers' rows) goes through the check's derived values, not settled again."""
+    with using(basis.derived if basis is not None else None, settle=False):
+        yield
+
+
+def derived_wkb(geoms: Sequence[BaseGeometry | None]) -> list[bytes | None] | None:
+    """Each geometry's WKB through the derived values in use (:meth:`~..core.derived.Derived.wkb`: written once per geometry
+    object); ``None`` when none is in use."""
+    derived = current()
+    return None if derived is None else derived.wkb(list(geoms))
+
+
 def _read(ctx: CheckContext) -> Iterable[str]:
     return getattr(ctx.layers, "read", ())
 
@@ -320,4 +335,4 @@ def _replay(ctx: CheckContext, out: RuleOutput) -> None:
         ctx.inventory = out.inventory if out.inventory is not None else []
 
 
-__all__ = ["CheckBasis", "PER_DEVICE_KINDS", "Recorder", "RuleOutput", "same_dem"]
+__all__ = ["CheckBasis", "PER_DEVICE_KINDS", "Recorder", "RuleOutput", "after_the_check", "derived_wkb", "same_dem"]

@@ -29,12 +29,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import partial
 from typing import Callable, Mapping, Sequence
 
 import numpy as np
 import shapely
 from shapely.geometry.base import BaseGeometry
 
+from ..core.derived import derive_each
 from ..core.model import FeatureLayer, Warning_
 from ..core.roles import CONTEXT_ROLES
 from .intake import FAR_FT, MAX_LISTED, outside_area_of_use, placement_problem
@@ -276,14 +278,24 @@ def stray_plan_features(
         if s.role == "parcels" or reasons[i] is not None or s.layer is None or not len(s.layer):
             continue
         others = _merged(sources, reasons, {j for j in plan if sources[j].role != s.role})
-        anchor = [g for lay in others.values() for g in lay.geoms if g is not None and not g.is_empty]
-        if not anchor:
+        # the distance to the nearest of every other role's features is the least of the distances to each role's nearest; each
+        # feature's distance to one role is kept by content (core.derived), so a moved device's alone are measured again
+        nearest = [derive_each("distance to a layer's nearest feature", partial(_nearest_distances, lay), list(s.layer.geoms), lay)
+                   for lay in others.values() if any(g is not None and not g.is_empty for g in lay.geoms)]
+        if not nearest:
             continue
         limit = min(reaches.get(s.role, FAR_FT), FAR_FT)
-        tree = shapely.STRtree(np.array(anchor, dtype=object))
-        geoms = np.array(list(s.layer.geoms), dtype=object)
-        (which, _), dist = tree.query_nearest(geoms, return_distance=True, all_matches=False)
-        out[i] = sorted(int(k) for k, d in zip(which, dist) if float(d) * unit_to_ft > limit)
+        out[i] = [k for k, ds in enumerate(zip(*nearest)) if math.isfinite(min(ds)) and min(ds) * unit_to_ft > limit]
+    return out
+
+
+def _nearest_distances(layer: FeatureLayer, geoms: list[BaseGeometry]) -> list[float]:
+    """For each of ``geoms``, its distance to the nearest located feature of ``layer`` (``inf`` for an empty geometry)."""
+    anchor = np.array([g for g in layer.geoms if g is not None and not g.is_empty], dtype=object)
+    out = [math.inf] * len(geoms)
+    (which, _), dist = shapely.STRtree(anchor).query_nearest(np.array(geoms, dtype=object), return_distance=True, all_matches=False)
+    for k, d in zip(which, dist):
+        out[int(k)] = float(d)
     return out
 
 

@@ -122,10 +122,11 @@ def _pack_fields(pack: RulePack | None) -> set[str]:
 
 def _bounds(geoms: GeomSlots) -> Box | None:
     """The box of the located features of ``geoms``; ``None`` when none has finite bounds."""
-    present = [g for g in geoms if g is not None and not g.is_empty]
-    if not present:
+    arr = np.array(list(geoms), dtype=object)
+    present = arr[~shapely.is_missing(arr) & ~shapely.is_empty(arr)] if len(arr) else arr
+    if not len(present):
         return None
-    b = shapely.total_bounds(np.array(present, dtype=object))
+    b = shapely.total_bounds(present)
     return (float(b[0]), float(b[1]), float(b[2]), float(b[3])) if np.all(np.isfinite(b)) else None
 
 

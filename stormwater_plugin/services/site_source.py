@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Mapping, Protocol, Sequence, runtime_checkable
 
+from ..core.derived import using
 from ..core.errors import StormwaterError
 from ..core.model import PROJECT_CLASSES, CheckResult, SiteInputs
 from ..core.overrides import Override
@@ -184,11 +185,13 @@ def check_site(source: SiteSource, pack: RulePack, options: ReviewOptions | None
         The source's own input error, raised by its ``read``.
     """
     opts = options or ReviewOptions()
-    site = read_stated(source, pack, opts)
+    recorder = Recorder(opts.basis) if opts.incremental or opts.basis is not None else None
+    # the read's decisions (placement, the DEM window) reuse, by content, the last check's as the rules do (core.derived)
+    with using(recorder.derived if recorder is not None else None, settle=False):
+        site = read_stated(source, pack, opts)
     try:
         review = check(site.inputs, pack, opts.overrides, crs_name=site.inputs.crs_name, inputs_description=site.description, moves=opts.moves,
-                       previous=opts.previous, previous_label=opts.previous_label, progress=opts.progress,
-                       recorder=Recorder(opts.basis) if opts.incremental or opts.basis is not None else None)
+                       previous=opts.previous, previous_label=opts.previous_label, progress=opts.progress, recorder=recorder)
     except LookupError as exc:
         raise SiteReviewError(str(exc).strip("'\"")) from exc
     if opts.annotate is not None:  # the review's API: the document is not edited in place

@@ -103,3 +103,18 @@ def test_a_layer_changed_since_the_run_started_or_another_set_of_layers_replaces
     other = [_spec("A", [_row(0)]), _spec("C", [_row(5)])]
     _update_result = _update(other, crs)
     assert _update_result[1] is None and [(lyr.name(), _features(lyr)) for lyr in _group_layers()] == _expected(other, crs)
+
+
+def test_the_row_keys_through_the_checks_derived_values_are_the_rows_wkb_and_follow_a_moved_row():
+    from stormwater_plugin.core.derived import Derived, using
+    from stormwater_plugin.gui.result_layers import row_keys
+
+    rows = [_row(0.0), _row(5.0, label="other"), (None, ["zone", "r-1", "none", None, "DW-2"])]
+    plain = row_keys(rows)
+    first = Derived()
+    with using(first):
+        assert row_keys(rows) == plain
+    with using(Derived(first)):
+        assert row_keys(rows) == plain  # the same geometry objects: their WKB carried on, the same bytes
+        moved = [_row(0.5), *rows[1:]]
+        assert row_keys(moved) == [(bytes(shapely.to_wkb(moved[0][0])), tuple(moved[0][1])), *plain[1:]]

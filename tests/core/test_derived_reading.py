@@ -1,0 +1,143 @@
+"""The read's and the site parcel's values kept by content for the next check (``core.derived``; issue 39): each is
+computed again when one of its inputs changed, and gives what a check computing it afresh gives."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import shapely
+
+from stormwater_plugin.core.derived import Derived, derive, derive_each, using
+from stormwater_plugin.core.model import FeatureLayer
+from stormwater_plugin.core.site_parcel import find_site_parcels, pick_site_parcel, work_parcels
+from stormwater_plugin.services.dem_window import dem_window
+from stormwater_plugin.services.packs import load_pack
+from stormwater_plugin.services.placement_layers import SourcePlace, stray_plan_features
+
+
+def _parcels(flag: int = 1) -> FeatureLayer:
+    return FeatureLayer.from_sequences("parcels", [shapely.box(0, 0, 100, 100), shapely.box(100, 0, 200, 100)], ["P-1", "P-2"],
+                                       [{"is_site": flag}, {"is_site": 1 - flag}])
+
+
+def _devices(x: float = 50.0) -> FeatureLayer:
+    return FeatureLayer.from_sequences("devices", [shapely.Point(x, 50), shapely.Point(20, 20)], ["DW-1", "DW-2"],
+                                       [{"device_type": "dry_well"}, {"device_type": "dry_well"}])
+
+
+def _first(fn: Callable[[], Any]) -> Derived:
+    """``fn`` run in a first check, to be run again in a second (``Derived(first)``)."""
+    first = Derived()
+    with using(first):
+        fn()
+    return first
+
+
+def _again(first: Derived, fn: Callable[[], Any]) -> tuple[Any, Derived]:
+    second = Derived(first)
+    with using(second):
+        got = fn()
+    return got, second
+
+
+def test_each_computes_only_the_items_not_kept():
+    asked: list[list[int]] = []
+
+    def squares(items: list[int]) -> list[int]:
+        asked.append(list(items))
+        return [i * i for i in items]
+
+    first = Derived()
+    with using(first):
+        assert derive_each("square", squares, [1, 2, 3], "shared") == [1, 4, 9]
+    second = Derived(first)
+    with using(second):
+        assert derive_each("square", squares, [1, 5, 3], "shared") == [1, 25, 9]
+        assert derive_each("square", squares, [1], "other shared input") == [1]
+    assert asked == [[1, 2, 3], [5], [1]]
+    assert second.reused == 2 and second.made == 2
+    assert derive_each("square", squares, [4], "shared") == [16]  # none in use: computed directly
+
+
+def test_the_site_flag_is_read_in_any_case_the_last_such_field_deciding():
+    def pick(*attrs: dict[str, object]) -> tuple[int, ...]:
+        layer = FeatureLayer.from_sequences("parcels", [shapely.box(k, 0, k + 1, 1) for k in range(len(attrs))], [f"P-{k}" for k in range(len(attrs))],
+                                            list(attrs))
+        return pick_site_parcel(layer, None, {}).indices
+
+    assert pick({"IS_SITE": "yes"}, {"is_site": 0}) == (0,)
+    assert pick({"Is_Site": 1, "is_site": 0}, {"is_site": 1}) == (1,)  # as a case-folded mapping: the last field wins
+    assert pick({"is_site": 0, "IS_SITE": 1}, {"other": 1}) == (0,)
+
+
+def test_the_parcels_holding_a_moved_device_are_found_again():
+    first = _first(lambda: work_parcels(_parcels(), {"devices": _devices(50.0)}))
+    got, second = _again(first, lambda: work_parcels(_parcels(), {"devices": _devices(150.0)}))
+    assert got == work_parcels(_parcels(), {"devices": _devices(150.0)}) == [0, 1]
+    assert second.reused == 1 and second.made == 1  # DW-2 kept, DW-1 found again
+    warnings: list[Any] = []
+    assert _again(first, lambda: find_site_parcels(_parcels(), None, {"devices": _devices(150.0)}, warnings))[0] == [0, 1]
+
+
+def test_the_dem_window_follows_a_moved_device_and_a_moved_target():
+    pack = load_pack("lake-george")
+
+    def layers(x: float, septic_x: float) -> dict[str, FeatureLayer]:
+        return {"parcels": _parcels(), "devices": _devices(x),
+                "septic": FeatureLayer.from_sequences("septic", [shapely.box(septic_x, 60, septic_x + 10, 70)], ["S-1"], [{}])}
+
+    def window(x: float, septic_x: float) -> Any:
+        return dem_window(layers(x, septic_x), pack, unit_to_ft=1.0, cell_ft=3.0).bounds
+
+    first = _first(lambda: window(50.0, 300.0))
+    for x, septic_x in ((50.0, 300.0), (45.0, 300.0), (50.0, 500.0), (-400.0, 300.0)):
+        got, _second = _again(first, lambda x=x, septic_x=septic_x: window(x, septic_x))
+        assert got == window(x, septic_x)
+    assert window(50.0, 500.0) != window(50.0, 300.0)  # the far septic field's line widens the window
+
+
+def test_a_stray_follows_its_anchor_moving_away():
+    def places(x: float) -> list[SourcePlace]:
+        sites = FeatureLayer.from_sequences("building_sites", [shapely.Point(x, 10)], ["B-1"], [{}])
+        return [SourcePlace("devices", "d", "", layer=_devices(50.0)), SourcePlace("building_sites", "b", "", layer=sites)]
+
+    def strays(x: float) -> list[list[int]]:
+        return stray_plan_features(places(x), [None, None], {"devices": 1000.0, "building_sites": 1000.0}, 1.0)
+
+    first = _first(lambda: strays(60.0))
+    assert strays(60.0) == [[], []]
+    got, second = _again(first, lambda: strays(5000.0))
+    assert got == strays(5000.0) == [[0, 1], [0]]
+    assert second.made >= 1
+
+
+def test_a_geometrys_wkb_is_written_once_per_object_and_a_new_one_is_read_again():
+    kept = shapely.Point(1.0, 2.0)
+    first = Derived()
+    assert first.wkb([kept]) == [shapely.to_wkb(kept)]
+    second = Derived(first)
+    assert second.wkb([kept])[0] is first.wkb([kept])[0]  # the same immutable object: its WKB carried on
+    moved = shapely.Point(1.0, 2.001)
+    assert second.wkb([moved, kept]) == [shapely.to_wkb(moved), shapely.to_wkb(kept)]
+    calls: list[int] = []
+    first.value("n", lambda: calls.append(1), kept)
+    second.settle()
+    Derived(first).value("n", lambda: calls.append(1), moved)  # a geometry moved: its value computed again
+    assert calls == [1, 1]
+
+
+
+def test_a_layer_kept_as_a_value_keeps_its_key_and_a_changed_layer_is_computed_again():
+    def cleaned(x: float) -> FeatureLayer:
+        return derive("cleaned", lambda: _devices(x), _devices(x))
+
+    first = Derived()
+    with using(first):
+        kept = cleaned(50.0)
+        derive("count", lambda: len(kept), kept)  # keyed in the first check
+    second = Derived(first)
+    with using(second):
+        again = cleaned(50.0)
+        assert again is kept and derive("count", lambda: -1, again) == 2  # the kept layer's key carried on: its value reused
+        moved = cleaned(60.0)
+        assert moved is not kept and derive("count", lambda: -1, moved) == -1  # another content: computed again
