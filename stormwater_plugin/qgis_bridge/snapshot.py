@@ -19,6 +19,7 @@ from ..core.model import SiteInputs, Warning_
 from ..core.roles import ROLES
 from ..services import planned_source, site_crs
 from ..services.backend import Box, SourceInfo
+from ..services.placement_layers import crs_declared
 from ..services.plan_choices import contract_roles_only, stated_class, stated_site
 from ..services.read_progress import ReadProgress
 from ..services.refetch import matched_by_id
@@ -211,7 +212,7 @@ class QgisLayers:
             src = self._plan.sources[r]
             crs = source_crs(src)
             out[r] = [SourceInfo(r, source_text(src), layer_file_name(src), crs, crs.description(), feature_count(src), [f.name() for f in src.fields()],
-                                 box_of_rect(layer_extent(src)), self._fits(src, self.context), source_name(src), handle=src)]
+                                 box_of_rect(layer_extent(src)), self._fits(src, self.context), source_name(src), handle=src, crs_known=crs_declared(crs.isValid(), crs.description()))]
         self._infos = out
         return out
 
@@ -222,11 +223,7 @@ class QgisLayers:
 
     def to_working(self, source: SourceInfo, features: Any, working: Any) -> tuple[QgisFrame, str | None]:
         fr: QgisFrame = features
-        crs = source_crs(source.handle)
-        if not crs.isValid():
-            self.warnings.append(Warning_("crs_unknown", f"the layer has no CRS; its coordinates were taken to be in the working CRS ({working.authid()})",
-                                          source.role))
-            return fr, None
+        crs = source_crs(source.handle)  # a layer without CRS is never moved: the read lists it as misplaced
         if crs == working:
             return fr, None
         # the same features again (their warnings were given by the first read), transformed by the request
@@ -247,12 +244,9 @@ class QgisLayers:
 
     def working_crs(self, parts: Mapping[str, Any], site_parcel_id: str | None) -> tuple[Any, str]:
         """:func:`~stormwater_plugin.services.site_crs.extents_then_site_crs`, the layers' extents carried to degrees by QGIS."""
-        def crs_of(fr: Any) -> Any:
-            return fr.crs if fr.crs.isValid() else None  # a layer without CRS locates nothing
-
         return site_crs.extents_then_site_crs(
             self.crs_ops, self.dem.crs if self.dem is not None else None, [s for ss in self.sources().values() for s in ss],
-            lambda infos: centre_lonlat([(layer_extent(s.handle), source_crs(s.handle)) for s in infos], self.context), parts, crs_of,
+            lambda infos: centre_lonlat([(layer_extent(s.handle), source_crs(s.handle)) for s in infos], self.context), parts, lambda fr: fr.crs,  # type: ignore[attr-defined]
             lambda role, fr, base: self.to_working(self.sources()[role][0], fr, base)[0], site_parcel_id)
 
     def ft_per_unit(self, crs: Any) -> float:

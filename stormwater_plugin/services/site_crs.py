@@ -149,17 +149,18 @@ def extents_then_site_crs(
     """The working CRS of a read that knows its layers' extents before their features (the plugin's), and why.
 
     The zone of the site's centre (:func:`site_working_crs`) found in the layers as read, each role's put (``in_crs``)
-    in the first located one's CRS (``crs_of``; ``None``: a layer without CRS, which locates nothing), their features
+    in the first located one's CRS (``crs_of``), their features
     without geometry left out; else the CRS chosen before the features are known (:func:`working_crs`): the DEM's CRS
     when it is projected and conformal, else the UTM zone of the centre of the extents (``extents_lonlat``) of the
-    ``sources`` that fit their CRS (all of them when none does).
+    ``sources`` that declare a CRS and fit it (all those declaring one when none fits).
 
     Raises
     ------
     NoSiteLocation
         No usable extent.
     """
-    fitting = [s for s in sources if s.fits_crs] or list(sources)
+    placed = [s for s in sources if s.crs_known]  # a layer without CRS locates nothing
+    fitting = [s for s in placed if s.fits_crs] or placed
     first = working_crs(backend, dem_crs, lambda: extents_lonlat(fitting))
     frames = [(role, fr, ids) for role, v in parts.items() for fr, ids in v if crs_of(fr) is not None]
     if not frames:

@@ -1,0 +1,77 @@
+"""The two readers decide alike where they once did not (issue 38: one read, ``services.site_read``): for each case the
+dock, Processing, the command line, the batch and the envelope give the same findings (``_agree``), or the dock's read
+and the command line's read give the same inputs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import DEMO_DEM, DEMO_GPKG
+
+from tests.headless.test_layer_without_crs import demo_wells_without_crs
+from tests.qgis.test_front_ends_agree import _agree, _cli, _Site
+
+
+def _demo_or_skip() -> None:
+    if not DEMO_GPKG.is_file() or not DEMO_DEM.is_file():
+        pytest.skip("resources/demo is not built (scripts/make_demo_site.py)")
+
+
+# --------------------------------------------------------------------------- 1. a layer without CRS
+
+
+def _package_with_wells_without_crs(tmp_path: Path) -> Path:
+    """The demo's package, its wells layer replaced by the same wells in a layer of no CRS (a GeoPackage's "Undefined" SRS)."""
+    import geopandas as gpd
+
+    package = tmp_path / "nocrs" / "site.gpkg"
+    package.parent.mkdir()
+    for layer in gpd.list_layers(DEMO_GPKG)["name"] if hasattr(gpd, "list_layers") else __import__("fiona").listlayers(DEMO_GPKG):
+        if layer != "wells":
+            gpd.read_file(DEMO_GPKG, layer=layer).to_file(package, layer=layer, driver="GPKG")
+    demo_wells_without_crs().to_file(package, layer="wells", driver="GPKG")
+    return package
+
+
+def test_every_front_end_leaves_a_layer_without_crs_unmeasured_and_checks_the_rest(qgis_new_project, provider, tmp_path) -> None:
+    _demo_or_skip()
+    site = _Site(_package_with_wells_without_crs(tmp_path), DEMO_DEM, None, tmp_path / "site")
+    findings = _agree(site, "lgpc", tmp_path / "agree")
+    about_wells = [f for f in findings.values() if "declares no CRS" in f["message"]]
+    assert about_wells and all(f["status"] == "undetermined" for f in about_wells)
+    assert any(f["status"] == "pass" for f in findings.values())
+    warned = [w for w in _cli(site, "lgpc", tmp_path / "cli")["warnings"] if w["code"] == "layer_misplaced"]
+    assert len(warned) == 1 and "declares no CRS" in warned[0]["message"] and not any(w["code"] == "crs_unknown" for w in warned)
+
+
+def test_the_dock_and_the_command_line_read_a_shapefile_without_prj_alike(tmp_path) -> None:
+    """A shapefile with no .prj (QGIS: an invalid CRS; fiona: none): misplaced by both readers, in the same words."""
+    from qgis.core import QgsVectorLayer
+
+    from stormwater_plugin.core.rulepack import load_pack
+    from stormwater_plugin.headless.reader import read_site
+    from stormwater_plugin.qgis_bridge.snapshot import plan_snapshot
+    from tests.qgis.conftest import demo_layers
+
+    _demo_or_skip()
+    shp = tmp_path / "wells.shp"
+    demo_wells_without_crs().to_file(shp)
+    assert not shp.with_suffix(".prj").exists()
+    layers, dem = demo_layers()
+    roles = dict(layers)
+    roles["wells"] = QgsVectorLayer(str(shp), "wells", "ogr")
+    assert roles["wells"].isValid() and not roles["wells"].crs().isValid()
+    pack = load_pack("lgpc")
+    dock = plan_snapshot(roles, dem, "m", pack=pack).read().inputs
+    cli = read_site(DEMO_GPKG, [f"wells={shp}"], DEMO_DEM, "m", pack=pack).inputs
+    for inputs in (dock, cli):
+        assert len(inputs.layers["wells"]) == 0 and len(inputs.layers["wells"].no_geometry) == 4
+        assert not any(w.code == "crs_unknown" for w in inputs.warnings)
+    # the command line names a shapefile's one layer "path:layer", the plugin "path" (a naming difference of its own, left here)
+    same = str(shp) + ":wells", str(shp)
+    assert dock.layers["wells"].no_geometry == {k: v.replace(*same) for k, v in cli.layers["wells"].no_geometry.items()}
+    def misplaced(ws):
+        return [w.message for w in ws if w.code == "layer_misplaced"]
+
+    assert misplaced(dock.warnings) == [m.replace(*same) for m in misplaced(cli.warnings)]
