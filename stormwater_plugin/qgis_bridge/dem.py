@@ -24,7 +24,7 @@ from ..core.dem_policy import NotAnElevationBand, band_scale_offset, file_z_unit
 from ..core.dem_source import PixelWindow
 from ..core.model import Warning_
 from ..core.raster import DemError, ElevationGrid
-from ..services.dem_read import BandDemSource, cell_size_ft, dem_unit, read_grid, refuse_non_dem
+from ..services.dem_read import BandDemSource, cell_size_ft, dem_unit, elevation_band, read_grid, refuse_non_dem
 from ..services.intake import dem_cell_ft
 from ..services.run_warnings import dem_z_assumed_warning
 from .crs import checked_transform, is_projected, transform_points, unit_to_ft, unit_to_m
@@ -188,10 +188,7 @@ def read_dem(
     Returns ``None`` (with a warning) when there is no grid to read (not an elevation band, the DEM misses the window…).
     """
     dem = QgisDemBand(provider, dem_crs, name, band)
-    try:
-        refuse_non_dem(dem, name)
-    except NotAnElevationBand as exc:
-        warnings.append(Warning_("dem_not_elevation", f"{exc}; every elevation-dependent check is undetermined", "dem"))
+    if not elevation_band(dem, name, warnings):
         return None
     unit = dem_unit(dem, z_units, HOW_TO_DECLARE)
     rect = QgsRectangle(*window)

@@ -4,7 +4,7 @@ A backend gives band 1 of the DEM as primitives and raw pixels (:class:`~.backen
 ``headless.dem``, a QGIS raster provider in ``qgis_bridge.dem``) and the box the rules need in the DEM's own CRS
 (reprojecting is the backend's); this module decides, the same for both:
 
-* whether the raster is an elevation band (:func:`refuse_non_dem`);
+* whether the raster is an elevation band (:func:`elevation_band`: when not, no grid and a warning, never a refusal);
 * its elevation unit: the reviewer's, else the file's, else assumed and said so (:func:`dem_unit`);
 * what is nodata: the declared value, fill values, elevations off the Earth (:func:`clean_pixels`, counted in a
   :class:`~stormwater_plugin.core.dem_policy.CleanStats`);
@@ -25,7 +25,16 @@ from typing import Protocol, Sequence
 
 import numpy as np
 
-from ..core.dem_policy import CleanStats, ZUnit, clean_elevations, cleaning_warning, decide_z_unit, refuse_non_elevation, scale_offset_note
+from ..core.dem_policy import (
+    CleanStats,
+    NotAnElevationBand,
+    ZUnit,
+    clean_elevations,
+    cleaning_warning,
+    decide_z_unit,
+    refuse_non_elevation,
+    scale_offset_note,
+)
 from ..core.dem_source import DemSource, PixelWindow
 from ..core.model import Warning_
 from ..core.raster import CoordTransform, ElevationGrid
@@ -83,6 +92,22 @@ class BandKind(Protocol):
 def refuse_non_dem(band: BandKind, name: str) -> None:
     """Raise :class:`~stormwater_plugin.core.dem_policy.NotAnElevationBand` for a multi-band or 8-bit colour raster (``name`` in the message)."""
     refuse_non_elevation(name, band.band_count, band.dtype, band.colour, band.has_palette)
+
+
+def elevation_band(band: BandKind, name: str, warnings: list[Warning_]) -> bool:
+    """Whether ``band`` is an elevation band; when it is not (:func:`refuse_non_dem`), the ``dem_not_elevation`` warning.
+
+    A raster given as the DEM that is not one (an orthophoto, a hillshade) is read as a DEM given but not usable, by
+    every front end: no grid, every elevation-dependent finding undetermined in its words
+    (:func:`~stormwater_plugin.core.checks.context.missing_dem_words`), the other findings given. Refusing the whole
+    site (the command line did) would withhold findings the raster has no bearing on.
+    """
+    try:
+        refuse_non_dem(band, name)
+    except NotAnElevationBand as exc:
+        warnings.append(Warning_("dem_not_elevation", f"{exc}; every elevation-dependent check is undetermined", "dem"))
+        return False
+    return True
 
 
 def dem_unit(band: DemBand, declared: str | None, how_to_declare: str) -> ZUnit:
@@ -305,5 +330,5 @@ class BandDemSource(DemSource):
 
 __all__ = [
     "MAX_PIXELS", "PAD_PIXELS", "BandDemSource", "BandKind", "BandValues", "box_pixels", "cell_size_ft", "clean_pixels", "covers",
-    "dem_unit", "pixel_window", "read_grid", "refuse_non_dem", "too_large_warning", "window_geotransform",
+    "dem_unit", "elevation_band", "pixel_window", "read_grid", "refuse_non_dem", "too_large_warning", "window_geotransform",
 ]

@@ -75,3 +75,22 @@ def test_the_dock_and_the_command_line_read_a_shapefile_without_prj_alike(tmp_pa
         return [w.message for w in ws if w.code == "layer_misplaced"]
 
     assert misplaced(dock.warnings) == [m.replace(*same) for m in misplaced(cli.warnings)]
+
+
+# --------------------------------------------------------------------------- 2. a raster that is not an elevation band
+
+
+def test_every_front_end_reads_an_orthophoto_given_as_the_dem_as_a_dem_not_usable(qgis_new_project, provider, tmp_path) -> None:
+    """services.dem_read.elevation_band for both: no grid, every elevation rule undetermined saying why, the rest checked."""
+    import numpy as np
+
+    from tests.headless.demo_dem import rewrite_demo_dem
+
+    _demo_or_skip()
+    ortho = rewrite_demo_dem(tmp_path / "ortho.tif", lambda z: np.clip(z - 50, 0, 255), dtype="uint8", nodata=None, count=3, photometric="RGB", unit="")
+    site = _Site(DEMO_GPKG, ortho, "minor", tmp_path / "site")
+    findings = _agree(site, "lgpc", tmp_path / "agree")
+    gradient = [f for f in findings.values() if f["rule_id"] == "lgpc.minor.septic-upgradient-20" and f["other"]]
+    assert gradient and all(f["status"] == "undetermined" and "the DEM given is not an elevation model" in f["message"] for f in gradient)
+    assert any(f["status"] == "pass" for f in findings.values())
+    assert [w["code"] for w in _cli(site, "lgpc", tmp_path / "cli")["warnings"]].count("dem_not_elevation") == 1
