@@ -11,6 +11,7 @@ inputs the command line's file reader gives, for the same use case
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any, Callable, Mapping
 
 from qgis.core import QgsCoordinateReferenceSystem, QgsCoordinateTransformContext, QgsProject
@@ -26,7 +27,7 @@ from ..services.refetch import matched_by_id
 from ..services.site_read import read_site
 from ..services.site_source import SiteRead
 from ..services.template_layers import drop_undrawn_template_layers
-from .crs import QgisCrs, centre_lonlat, checked_transform, unit_to_ft
+from .crs import QgisCrs, checked_transform, unit_to_ft
 from .dem import QgisDemBand, QgisDemSource, read_dem
 from .layer_parts import RoleLayerStatus, resolve_parts
 from .layer_place import (
@@ -243,11 +244,9 @@ class QgisLayers:
         return box_in(box, src, dst, self.context)
 
     def working_crs(self, parts: Mapping[str, Any], site_parcel_id: str | None) -> tuple[Any, str]:
-        """:func:`~stormwater_plugin.services.site_crs.extents_then_site_crs`, the layers' extents carried to degrees by QGIS."""
-        return site_crs.extents_then_site_crs(
-            self.crs_ops, self.dem.crs if self.dem is not None else None, [s for ss in self.sources().values() for s in ss],
-            lambda infos: centre_lonlat([(layer_extent(s.handle), source_crs(s.handle)) for s in infos], self.context), parts, lambda fr: fr.crs,  # type: ignore[attr-defined]
-            lambda role, fr, base: self.to_working(self.sources()[role][0], fr, base)[0], site_parcel_id)
+        """:func:`~stormwater_plugin.services.site_crs.parts_working_crs`: the layers as read locate the site, as the command line's do."""
+        return site_crs.parts_working_crs(self.crs_ops, self.dem.crs if self.dem is not None else None, parts, attrgetter("crs"),
+                                          lambda role, fr, base: self.to_working(self.sources()[role][0], fr, base)[0], site_parcel_id)
 
     def ft_per_unit(self, crs: Any) -> float:
         return unit_to_ft(crs)

@@ -94,3 +94,29 @@ def test_every_front_end_reads_an_orthophoto_given_as_the_dem_as_a_dem_not_usabl
     assert gradient and all(f["status"] == "undetermined" and "the DEM given is not an elevation model" in f["message"] for f in gradient)
     assert any(f["status"] == "pass" for f in findings.values())
     assert [w["code"] for w in _cli(site, "lgpc", tmp_path / "cli")["warnings"]].count("dem_not_elevation") == 1
+
+
+# --------------------------------------------------------------------------- 3. locating the site for the working CRS
+
+
+@pytest.mark.parametrize("with_pack", [False, True])
+def test_the_dock_and_the_command_line_locate_the_site_by_the_engines_rule_and_work_in_the_same_zone(tmp_path, with_pack) -> None:
+    """services.site_crs.parts_working_crs for both: the flagged parcel has no geometry, so the plan locates the site (zone 18),
+    never the only other parcel across the zone edge (zone 19, where the dock once worked)."""
+    from qgis.core import QgsVectorLayer
+
+    from stormwater_plugin.core.rulepack import load_pack
+    from stormwater_plugin.headless.reader import read_site
+    from stormwater_plugin.qgis_bridge.snapshot import plan_snapshot
+    from tests.headless.test_site_located_as_read import site_across_a_zone_edge
+
+    package = site_across_a_zone_edge(tmp_path)
+    roles = {r: QgsVectorLayer(f"{package}|layername={r}", r, "ogr") for r in ("parcels", "devices")}
+    assert all(lyr.isValid() for lyr in roles.values())
+    pack = load_pack("lgpc") if with_pack else None
+    dock = plan_snapshot(roles, pack=pack).read()
+    cli = read_site(package, [], None, pack=pack)
+    assert dock.crs.authid() == "EPSG:32618" and cli.crs.to_epsg() == 32618
+    assert dock.crs_reason == cli.crs_why
+    assert dock.inputs.layers["parcels"].ids == cli.inputs.layers["parcels"].ids == ["P1", "P2"]
+    assert dock.inputs.unit_to_ft == pytest.approx(cli.inputs.unit_to_ft, rel=1e-12)
