@@ -117,6 +117,22 @@ def test_check_with_catalog_finds_the_stream_and_names_its_source_on_the_finding
     assert doc["inputs"]["context"]["sources"]["parcels"][0]["features"] < 400
 
 
+def test_a_package_layer_named_by_a_roles_prefix_is_the_plan_a_catalog_is_read_around_as_the_check_reads_it(county, tmp_path):
+    """One matcher (services.layer_sources.role_layers, role_for_layer_name): ``devices_proposed`` is the devices, for the check
+    and for the catalog's read alike; matched by exact names only, the catalog found no plan to read around and refused."""
+    site = tmp_path / "prefixed.gpkg"
+    with fiona.open(str(county / "site.gpkg"), layer="devices") as src:
+        _write(site, "devices_proposed", "Point", dict(src.schema["properties"]), [(Point(f["geometry"]["coordinates"]), dict(f["properties"]))
+                                                                                  for f in src])
+    code = main([str(site), "--context", str(county / "catalog.json"), "--jurisdiction", "lgpc", "--class", "major",
+                 "--out", str(tmp_path / "o"), "--quiet"])
+    assert code in (0, 1)
+    doc = json.loads((tmp_path / "o" / "findings.json").read_text(encoding="utf-8"))
+    assert doc["site_parcel"] == "010.00-10-1"
+    assert any(w["code"] == "layer_name_prefix" and "devices_proposed" in w["message"] for w in doc["warnings"])
+    assert any((f.get("other") or {}).get("layer") == "streams" for f in doc["findings"])
+
+
 def test_unlimited_flow_trace_without_flow_reach_ft_is_refused(county, tmp_path):
     catalog = parse_catalog(json.loads((county / "catalog.json").read_text()))
     with pytest.raises(InputError, match="flow_reach_ft"):
