@@ -27,7 +27,7 @@ from ..services.refetch import matched_by_id
 from ..services.site_read import read_site
 from ..services.site_source import SiteRead
 from ..services.template_layers import drop_undrawn_template_layers
-from .crs import QgisCrs, checked_transform, unit_to_ft
+from .crs import QgisCrs, unit_to_ft
 from .dem import QgisDemBand, QgisDemSource, read_dem
 from .layer_parts import RoleLayerStatus, resolve_parts
 from .layer_place import (
@@ -173,11 +173,6 @@ def plan_snapshot(
     return SnapshotPlan(sources, layers_read, warnings, dem, dem_z_units, stated_site(site_parcel_id), stated_class(class_override), context, pack, keep)
 
 
-def _dem_box(dem: QgisDemBand, working: Any, context: Any) -> tuple[float, float, float, float]:
-    r = checked_transform(dem.crs, working, context).transformBoundingBox(dem.extent) if dem.crs != working else dem.extent
-    return r.xMinimum(), r.yMinimum(), r.xMaximum(), r.yMaximum()
-
-
 @dataclass
 class PlannedSiteSource(planned_source.PlannedSiteSource):
     """A :class:`~stormwater_plugin.services.planned_source.PlannedSiteSource` of a :class:`SnapshotPlan` (the dock reuses its plan's layers)."""
@@ -255,14 +250,13 @@ class QgisLayers:
         return str(crs.authid() or crs.toProj())
 
     def dem_extent(self, working: Any) -> Box | None:
-        return _dem_box(self.dem, working, self.context) if self.dem is not None else None
+        return box_in(box_of_rect(self.dem.extent), self.dem.crs, working, self.context) if self.dem is not None else None  # as files are carried
 
     def read_dem(self, working: Any, box: Box | None, z_units: str | None, warnings: list[Warning_]) -> tuple[Any, Any]:
         info = self.dem
         if info is None or (self._feedback is not None and self._feedback.isCanceled()):
             return None, None
-        window = _dem_box(info, working, self.context) if box is None else box
-        dem = self._read_dem(info.provider, info.crs, working, window, z_units, self.context, warnings, name=info.name)
+        dem = self._read_dem(info.provider, info.crs, working, box, z_units, self.context, warnings, name=info.name)  # None: the whole DEM
         if dem is None:
             return None, None
         # the whole band in blocks: the flow trace reads further windows as it proceeds, in the unit the window was read in (not decided again)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 from conftest import DEMO_DEM, DEMO_GPKG
 
@@ -82,8 +83,6 @@ def test_the_dock_and_the_command_line_read_a_shapefile_without_prj_alike(tmp_pa
 
 def test_every_front_end_reads_an_orthophoto_given_as_the_dem_as_a_dem_not_usable(qgis_new_project, provider, tmp_path) -> None:
     """services.dem_read.elevation_band for both: no grid, every elevation rule undetermined saying why, the rest checked."""
-    import numpy as np
-
     from tests.headless.demo_dem import rewrite_demo_dem
 
     _demo_or_skip()
@@ -120,3 +119,33 @@ def test_the_dock_and_the_command_line_locate_the_site_by_the_engines_rule_and_w
     assert dock.crs_reason == cli.crs_why
     assert dock.inputs.layers["parcels"].ids == cli.inputs.layers["parcels"].ids == ["P1", "P2"]
     assert dock.inputs.unit_to_ft == pytest.approx(cli.inputs.unit_to_ft, rel=1e-12)
+
+
+# --------------------------------------------------------------------------- 5. the DEM window carried into the DEM's CRS
+
+
+def test_the_dock_and_the_command_line_read_the_same_dem_window_of_a_box_in_another_crs(qgis_app) -> None:
+    """services.dem_read.read_area for both (placement_layers.carried_box, each edge sampled): a box in NY East (ftUS) read from
+    the demo DEM (UTM 18N) gives the same pixels, grid and warnings."""
+    from pyproj import CRS, Transformer
+    from qgis.core import QgsCoordinateReferenceSystem, QgsCoordinateTransformContext, QgsRasterLayer
+
+    from stormwater_plugin.headless.dem import DemFile
+    from stormwater_plugin.headless.dem import read_dem as file_read_dem
+    from stormwater_plugin.qgis_bridge.dem import read_dem as plugin_read_dem
+    from tests.headless.demo_dem import device_xy
+
+    _demo_or_skip()
+    x, y = Transformer.from_crs("EPSG:26918", "EPSG:2260", always_xy=True).transform(*device_xy("DW-1"))
+    box = (x - 300.0, y - 200.0, x + 300.0, y + 200.0)  # feet
+    layer = QgsRasterLayer(str(DEMO_DEM), "dem.tif")
+    assert layer.isValid()
+    plugin_warnings: list = []
+    plugin = plugin_read_dem(layer.dataProvider(), layer.crs(), QgsCoordinateReferenceSystem("EPSG:2260"), box, "m", QgsCoordinateTransformContext(),
+                             plugin_warnings, name="dem.tif")
+    with DemFile(DEMO_DEM) as dem:
+        file, file_warnings = file_read_dem(dem, CRS.from_epsg(2260), "m", area=box)
+    assert file is not None and plugin is not None
+    assert file.shape == plugin.shape and file.geotransform == pytest.approx(plugin.geotransform, abs=1e-6)
+    np.testing.assert_allclose(file.values, plugin.values, atol=1e-4, equal_nan=True)
+    assert [(w.code, w.message) for w in file_warnings] == [(w.code, w.message) for w in plugin_warnings]
