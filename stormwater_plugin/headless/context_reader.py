@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import glob
-import json
 import tempfile
 import time
 from dataclasses import dataclass
@@ -33,7 +32,8 @@ from shapely.geometry import mapping, shape
 
 from ..services.cad_plan import SEARCH_FT, is_property_line
 from ..services.context_area import grow_box
-from ..services.context_catalog import CatalogError, ContextCatalog, ContextSource, parse_catalog
+from ..services.context_catalog import CatalogError, ContextCatalog, ContextSource
+from ..services.context_catalog import load_catalog as read_catalog_file
 from ..services.context_notes import ContextRead
 from ..services.context_read import read_catalog, start_search, take_property_line
 from ..services.context_rows import check_fields, merged_types, numbers_features, role_record, role_types, scratch_row
@@ -48,17 +48,11 @@ from .sources import collect_sources
 
 
 def load_catalog(path: Path) -> ContextCatalog:
-    """The catalog in ``path`` (JSON); :class:`InputError` naming the file when it is missing or invalid."""
-    if not path.is_file():
-        raise InputError(f"{path}: context catalog not found")
+    """The catalog in ``path`` (:func:`~stormwater_plugin.services.context_catalog.load_catalog`, its words); :class:`InputError`."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError(f"{path}: the context catalog is not valid JSON ({exc})") from exc
-    try:
-        return parse_catalog(data)
+        return read_catalog_file(path)
     except CatalogError as exc:
-        raise InputError(f"{path}: {exc}") from exc
+        raise InputError(str(exc)) from exc
 
 
 def _resolve(path_text: str, base: Path) -> Path:

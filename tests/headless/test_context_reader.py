@@ -237,3 +237,34 @@ def test_catalog_dem_given_as_tiles_is_read_through_a_vrt_and_named_in_the_findi
     assert any(w["code"] == "context_source" and "lidar tiles, NYS GIS, 2022" in w["message"] for w in doc["warnings"])
     slope = next(f for f in doc["findings"] if f["kind"] == "building_site_slope")
     assert slope["status"] == "pass" and "5.4%" in slope["message"]
+
+
+BAD_CATALOGS = {
+    "missing": None,
+    "not_json": "{town: Test",
+    "invalid": json.dumps({"town": "Test Town", "sources": [{"name": "x", "path": "a.gpkg", "role": "wetland", "status": "regulatory"}]}),
+}
+
+
+def bad_catalog(folder: Path, kind: str) -> Path:
+    """A context catalog file that cannot be loaded: missing, not JSON, or naming an unknown role."""
+    path = folder / f"{kind}.json"
+    text = BAD_CATALOGS[kind]
+    if text is not None:
+        path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("kind,words", [("missing", "context catalog not found"), ("not_json", "the context catalog is not valid JSON ("),
+                                        ("invalid", "unknown role 'wetland'")])
+def test_a_catalog_that_cannot_be_loaded_is_one_line_naming_the_file_in_the_words_of_services_context_catalog(county, tmp_path, capsys, kind, words):
+    from stormwater_plugin.services.context_catalog import CatalogError
+    from stormwater_plugin.services.context_catalog import load_catalog as load
+
+    path = bad_catalog(tmp_path, kind)
+    with pytest.raises(CatalogError) as caught:
+        load(path)
+    assert str(caught.value).startswith(f"{path}: ") and words in str(caught.value)
+    code = main([str(county / "site.gpkg"), "--context", str(path), "--jurisdiction", "lgpc", "--out", str(tmp_path / "o"), "--quiet"])
+    err = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
+    assert code == 2 and len(err) == 1 and err[0].endswith(str(caught.value).splitlines()[0])

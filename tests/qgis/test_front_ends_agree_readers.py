@@ -149,3 +149,22 @@ def test_the_dock_and_the_command_line_read_the_same_dem_window_of_a_box_in_anot
     assert file.shape == plugin.shape and file.geotransform == pytest.approx(plugin.geotransform, abs=1e-6)
     np.testing.assert_allclose(file.values, plugin.values, atol=1e-4, equal_nan=True)
     assert [(w.code, w.message) for w in file_warnings] == [(w.code, w.message) for w in plugin_warnings]
+
+
+# --------------------------------------------------------------------------- 6. a context catalog that cannot be loaded
+
+
+@pytest.mark.parametrize("kind", ["missing", "not_json", "invalid"])
+def test_the_dock_register_and_the_command_line_word_a_catalog_that_cannot_be_loaded_alike(qgis_app, tmp_path, kind) -> None:
+    """services.context_catalog.load_catalog for both: the dock's register says the command line's error, then what it did."""
+    from stormwater_plugin.gui.register_editing import catalog_layers
+    from stormwater_plugin.headless.context_reader import load_catalog
+    from stormwater_plugin.headless.errors import InputError
+    from tests.headless.test_context_reader import bad_catalog
+
+    path = bad_catalog(tmp_path, kind)
+    with pytest.raises(InputError) as cli:
+        load_catalog(path)
+    layers, dem, problems = catalog_layers(path)
+    assert not layers and dem is None
+    assert problems == [f"{cli.value}; no context layer was loaded"]
