@@ -6,7 +6,6 @@ module asks for the values and says the register's refusal in the message bar.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -64,15 +63,12 @@ def catalog_layers(path: Path) -> tuple[list[QgsVectorLayer], QgsRasterLayer | N
     Each source's ``where`` filter applies (as the command line's reader applies it); renamed fields are read
     by the check through the roles as the layer has them.
     """
-    from ..services.context_catalog import CatalogError, parse_catalog  # lazy: only a register naming a catalog needs it
+    from ..services.context_catalog import CatalogError, load_catalog  # lazy: only a register naming a catalog needs it
 
     try:
-        catalog = parse_catalog(json.loads(path.read_text(encoding="utf-8")))
-    except FileNotFoundError:
-        return [], None, [f"{path}: context catalog not found"]
-    except (OSError, UnicodeDecodeError, ValueError) as exc:  # CatalogError is a ValueError
-        kind = "is not a valid context catalog" if isinstance(exc, CatalogError) else "cannot be read as JSON"
-        return [], None, [f"{path}: {kind} ({exc}); no context layer was loaded"]
+        catalog = load_catalog(path)
+    except CatalogError as exc:  # the command line's words (services.context_catalog.load_catalog)
+        return [], None, [f"{exc}; no context layer was loaded"]
     layers: list[QgsVectorLayer] = []
     dem: QgsRasterLayer | None = None
     problems: list[str] = []

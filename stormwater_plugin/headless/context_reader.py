@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import glob
-import json
 import tempfile
 import time
 from dataclasses import dataclass
@@ -33,32 +32,27 @@ from shapely.geometry import mapping, shape
 
 from ..services.cad_plan import SEARCH_FT, is_property_line
 from ..services.context_area import grow_box
-from ..services.context_catalog import CatalogError, ContextCatalog, ContextSource, parse_catalog
+from ..services.context_catalog import CatalogError, ContextCatalog, ContextSource
+from ..services.context_catalog import load_catalog as read_catalog_file
 from ..services.context_notes import ContextRead
 from ..services.context_read import read_catalog, start_search, take_property_line
 from ..services.context_rows import check_fields, merged_types, numbers_features, role_record, role_types, scratch_row
 from ..services.feature_ids import ROLE_ID_FIELDS
-from ..services.layer_sources import named_role_layers, parse_layer_option
 from ..services.optional import require
 from ..services.read_budget import ReadBudget
 from .cad_import import land_property_line
 from .crs import PYPROJ, crs_from_wkt
 from .errors import InputError
 from .layer_budget import check_sql_view
+from .sources import collect_sources
 
 
 def load_catalog(path: Path) -> ContextCatalog:
-    """The catalog in ``path`` (JSON); :class:`InputError` naming the file when it is missing or invalid."""
-    if not path.is_file():
-        raise InputError(f"{path}: context catalog not found")
+    """The catalog in ``path`` (:func:`~stormwater_plugin.services.context_catalog.load_catalog`, its words); :class:`InputError`."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError(f"{path}: the context catalog is not valid JSON ({exc})") from exc
-    try:
-        return parse_catalog(data)
+        return read_catalog_file(path)
     except CatalogError as exc:
-        raise InputError(f"{path}: {exc}") from exc
+        raise InputError(str(exc)) from exc
 
 
 def _resolve(path_text: str, base: Path) -> Path:
@@ -80,20 +74,9 @@ def _layer_bounds(path: Path, layer: str | None, role: str) -> tuple[tuple[float
         return (float(b[0]), float(b[1]), float(b[2]), float(b[3])), crs_from_wkt(coll.crs_wkt)
 
 
-def _plan_layers(package: Path | None, layer_options: Iterable[str]) -> dict[str, tuple[Path, str | None]]:
-    out: dict[str, tuple[Path, str | None]] = {}
-    if package is not None and package.exists():
-        out.update({role: (package, name) for role, name in named_role_layers(fiona.listlayers(str(package))).items()})
-        # a template's empty layers are not drawn: the catalog gives those roles
-        from .template_reading import template_reading
-
-        undrawn, _ = template_reading(package, {r: [layer] for r, (_, layer) in out.items()}, refuse_empty=not layer_options)
-        for role in undrawn:
-            out.pop(role, None)
-    for opt in layer_options:
-        src = parse_layer_option(opt)
-        out[src.role] = (src.path, src.layer)
-    return out
+def _plan_layers(package: Path | None, layer_options: Iterable[str]) -> dict[str, list[tuple[Path, str | None]]]:
+    """Each role's layers as the check reads them (:func:`~stormwater_plugin.headless.sources.collect_sources`, one matcher)."""
+    return {role: [(s.path, s.layer) for s in srcs] for role, srcs in collect_sources(package, list(layer_options))[0].items()}
 
 
 def _bounds_in(b: tuple[float, float, float, float], src: CRS, dst: CRS) -> tuple[float, float, float, float]:
@@ -149,7 +132,7 @@ def _reproject(g: Any, src: CRS, dst: CRS) -> Any:
 class _FileFetch:
     """The files' side of a context read (:class:`~stormwater_plugin.services.context_read.ContextFetch`), its layers written to ``scratch``."""
 
-    def __init__(self, catalog_dir: Path, scratch: Path, plan: Mapping[str, tuple[Path, str | None]]) -> None:
+    def __init__(self, catalog_dir: Path, scratch: Path, plan: Mapping[str, Sequence[tuple[Path, str | None]]]) -> None:
         self.catalog_dir, self.scratch, self.plan = catalog_dir, scratch, plan
 
     bounds_in = staticmethod(_bounds_in)
@@ -210,7 +193,7 @@ class _FileFetch:
     def plan_geometries(self, area_crs: CRS) -> dict[str, list[Any]]:
         """The plan's own features (not parcels) by role, in ``area_crs``, for locating the site parcel."""
         out: dict[str, list[Any]] = {}
-        for role, (path, layer) in self.plan.items():
+        for role, path, layer in ((r, p, lyr) for r, ls in self.plan.items() for p, lyr in ls):
             if role == "parcels":
                 continue
             check_sql_view(path, layer, role, _where(path, layer))
@@ -260,24 +243,25 @@ def read_context(
     fetch = _FileFetch(catalog_dir, scratch, plan)
 
     def plan_bounds() -> list[tuple[tuple[float, float, float, float], CRS]]:
-        found = [b for b in (_layer_bounds(p, layer, r) for r, (p, layer) in plan.items()) if b is not None]
+        found = [b for b in (_layer_bounds(p, layer, r) for r, ls in plan.items() for p, layer in ls) if b is not None]
         if not found:
             raise InputError("context catalog: the site package has no features to read context around; give the plan's own layers")
         return found
 
-    given = {r: "the site package" if package is not None and p == package else "--layer" for r, (p, _) in plan.items()}
+    given = {r: "the site package" if package is not None and ls[0][0] == package else "--layer" for r, ls in plan.items()}
     try:
         search = start_search(catalog, pack, PYPROJ, fetch, plan_bounds, {**given, **({"dem": "--dem"} if dem_given else {})}, res)
     except CatalogError as exc:
         raise InputError(str(exc)) from exc
 
     # a CAD plan's own property line must land on a tax parcel of the catalog, as import-cad --parcels tests it
-    if "parcels" in plan and package is not None and plan["parcels"][0] == package and catalog.for_role("parcels"):
-        if is_property_line(package, plan["parcels"][1]):
+    parcels = plan.get("parcels", [])
+    if len(parcels) == 1 and package is not None and parcels[0][0] == package and catalog.for_role("parcels"):
+        if is_property_line(package, parcels[0][1]):
             sources = list(catalog.for_role("parcels"))
             rows = [fetch.read(s, grow_box(search.area, search.units(SEARCH_FT)), search.crs) for s in sources]
             scratch.mkdir(parents=True, exist_ok=True)
-            opt, site_id, note = land_property_line(package, plan["parcels"][1], [(g, p, r.crs) for r in rows for g, p in zip(r.geoms, r.props)],
+            opt, site_id, note = land_property_line(package, parcels[0][1], [(g, p, r.crs) for r in rows for g, p in zip(r.geoms, r.props)],
                                                 " + ".join(s.describe() for s in sources), scratch / "property_line.gpkg")
             take_property_line(res, opt, [(s, len(r.geoms)) for s, r in zip(sources, rows)], site_id, note, site_parcel_id)
     scratch.mkdir(parents=True, exist_ok=True)

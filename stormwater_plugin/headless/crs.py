@@ -123,13 +123,13 @@ def choose_working_crs(dem_crs: Any, frames: RoleParts, site_parcel_id: str | No
     """The working CRS by the one policy (:func:`~stormwater_plugin.services.site_crs.working_crs`) and why.
 
     ``frames`` by role (each role's sources with their features' ids) locate the site
-    (:func:`~stormwater_plugin.services.site_crs.parts_lonlat`). Nothing located: :class:`InputError`.
+    (:func:`~stormwater_plugin.services.site_crs.parts_working_crs`). Nothing located: :class:`InputError`.
     """
-    def in_crs(fr: Any, base: Any) -> Any:
+    def in_crs(role: str, fr: Any, base: Any) -> Any:
         return fr if fr.crs is base or fr.crs.equals(base) else fr.to_crs(base)
 
     try:
-        return site_crs.working_crs(PYPROJ, dem_crs, lambda: site_crs.parts_lonlat(PYPROJ, frames, attrgetter("crs"), in_crs, site_parcel_id))
+        return site_crs.parts_working_crs(PYPROJ, dem_crs, frames, attrgetter("crs"), in_crs, site_parcel_id)
     except NoSiteLocation as exc:
         raise InputError(str(exc)) from exc
 

@@ -14,7 +14,7 @@ from ..core.dem_source import PixelWindow
 from ..core.model import Warning_
 from ..core.raster import ElevationGrid
 from ..core.units import feet_per_unit
-from ..services.dem_read import clean_pixels, dem_unit, read_grid, refuse_non_dem
+from ..services.dem_read import clean_pixels, dem_unit, elevation_band, read_area, refuse_non_dem
 from ..services.input_errors import short_reason as _short
 from ..services.intake import dem_cell_ft
 from .crs import crs_from_wkt
@@ -160,9 +160,10 @@ def read_dem(
     dem: Path | DemFile, working_crs: Any, z_units: str | None, area: tuple[float, float, float, float] | None = None
 ) -> tuple[ElevationGrid | None, list[Warning_]]:
     """Read the DEM (a path, or the :class:`DemFile` the read opened) in its own CRS over ``area`` (working-CRS bounds,
-    :func:`~stormwater_plugin.services.reading_policy.dem_read_box`), else whole (:func:`~stormwater_plugin.services.dem_read.read_grid`).
+    :func:`~stormwater_plugin.services.reading_policy.dem_read_box`), else whole (:func:`~stormwater_plugin.services.dem_read.read_area`).
 
-    The grid is ``None`` (warned) when the window is over :data:`~stormwater_plugin.services.dem_read.MAX_PIXELS`."""
+    The grid is ``None`` (warned) when the window is over :data:`~stormwater_plugin.services.dem_read.MAX_PIXELS` or the raster is not
+    an elevation band (:func:`~stormwater_plugin.services.dem_read.elevation_band`)."""
     if not isinstance(dem, DemFile):
         with DemFile(dem) as opened:
             return read_dem(opened, working_crs, z_units, area)
@@ -170,17 +171,11 @@ def read_dem(
     # no transformation when the DEM is in the working CRS (each transformer costs ~7 ms to build): the grid's own identity
     to_raster = None if same_crs else _as_arrays(Transformer.from_crs(working_crs, dem.crs, always_xy=True))
     from_raster = None if same_crs else _as_arrays(Transformer.from_crs(dem.crs, working_crs, always_xy=True))
-    try:
-        refuse_non_dem(dem, str(dem.path))
-        unit = dem_unit(dem, z_units, HOW_TO_DECLARE)
-    except ValueError as exc:  # NotAnElevationBand, or an unknown declared unit
-        raise InputError(str(exc)) from exc
-    box = None
-    if area is not None:  # the box's corners and edge midpoints in the DEM's CRS
-        x0, y0, x1, y1 = area
-        xs = np.array([x0, x1, x0, x1, (x0 + x1) / 2, (x0 + x1) / 2, x0, x1])
-        ys = np.array([y0, y0, y1, y1, y0, y1, (y0 + y1) / 2, (y0 + y1) / 2])
-        rx, ry = (xs, ys) if to_raster is None else to_raster(xs, ys)
-        box = float(np.min(rx)), float(np.min(ry)), float(np.max(rx)), float(np.max(ry))
     warnings: list[Warning_] = []
-    return read_grid(dem, box, unit, warnings, to_raster=to_raster, from_raster=from_raster, same_crs=same_crs), warnings
+    if not elevation_band(dem, dem.name, warnings):
+        return None, warnings
+    try:
+        unit = dem_unit(dem, z_units, HOW_TO_DECLARE)
+    except ValueError as exc:  # an unknown declared unit
+        raise InputError(str(exc)) from exc
+    return read_area(dem, area, unit, warnings, to_raster=to_raster, from_raster=from_raster, same_crs=same_crs), warnings

@@ -25,6 +25,7 @@ from ..services.feature_geometry import ARC_STEP_DEG, NOT_A_NUMBER, feature_geom
 from ..services.input_errors import short_reason as _short
 from ..services.layer_sources import LayerSource
 from ..services.layer_sources import is_virtual as _is_virtual
+from ..services.placement_layers import crs_declared
 from ..services.read_budget import LayerBudgetError, ReadBudget
 from ..services.unplaceable import extent_fits_crs, unplaceable_positions
 from .crs import PYPROJ, _transform_box, _transformer, _wgs84, choose_working_crs, crs_from_wkt
@@ -71,7 +72,7 @@ def _reading(src: LayerSource) -> Iterator[None]:
 
 
 def _probe(src: LayerSource, stack: contextlib.ExitStack | None = None) -> _Probe:
-    """Open ``src`` and read its declarations (no feature); :class:`InputError` for a missing file or layer, or no CRS.
+    """Open ``src`` and read its declarations (no feature); :class:`InputError` for a missing file or layer (no CRS: ``crs`` ``None``).
 
     With ``stack`` the layer stays open on it (``_Probe.coll``) for :func:`_read_frame`: opening a
     GeoPackage layer costs several milliseconds.
@@ -102,10 +103,7 @@ def _probe(src: LayerSource, stack: contextlib.ExitStack | None = None) -> _Prob
             count = sum(1 for _ in ReadBudget.current().guard(iter(coll), src.role, src.describe()))
         driver = str(coll.driver)
     crs = crs_from_wkt(wkt) if wkt else None
-    if crs is None or str(crs.name).lower().startswith("undefined"):
-        raise InputError(
-            f"{src.describe()}: the '{src.role}' layer has no CRS; assign one (e.g. in QGIS: Layer > Set CRS, or ogr2ogr -a_srs EPSG:xxxx) and run again"
-        )
+    crs = crs if crs_declared(crs is not None, str(getattr(crs, "name", ""))) else None  # none: the read lists the layer as misplaced
     return _Probe(src, crs, bounds, columns, skipped, count, driver, kept if not skipped else None)
 
 
@@ -248,9 +246,9 @@ def _info(p: _Probe) -> SourceInfo:
     src = p.src
     # KML: the placemark's <name> is its label; GDAL's LIBKML driver (GDAL 3.10 reads .kml with it too) exposes the
     # placemark's XML id as an "id" field, which writers fill with "layer.1", "layer.2"
-    fits = extent_fits_crs(p.bounds, p.count, lambda b: _transform_box(b, p.crs, _wgs84()), PYPROJ.area_of_use(p.crs), p.crs.is_geographic)
-    return SourceInfo(src.role, src.describe(), src.layer or src.path.name, p.crs, str(p.crs.name), p.count, p.columns, p.bounds, fits,
-                      src.layer or src.path.stem, ("name",) if p.driver in EXTRA_READ_DRIVERS else (), p)
+    fits = p.crs is None or extent_fits_crs(p.bounds, p.count, lambda b: _transform_box(b, p.crs, _wgs84()), PYPROJ.area_of_use(p.crs), p.crs.is_geographic)
+    return SourceInfo(src.role, src.describe(), src.layer or src.path.name, p.crs, str(p.crs.name) if p.crs is not None else "none", p.count, p.columns,
+                      p.bounds, fits, src.layer or src.path.stem, ("name",) if p.driver in EXTRA_READ_DRIVERS else (), p, crs_known=p.crs is not None)
 
 
 def _probe_of(source: SourceInfo) -> _Probe:

@@ -24,7 +24,7 @@ from ..core.dem_policy import NotAnElevationBand, band_scale_offset, file_z_unit
 from ..core.dem_source import PixelWindow
 from ..core.model import Warning_
 from ..core.raster import DemError, ElevationGrid
-from ..services.dem_read import BandDemSource, cell_size_ft, dem_unit, read_grid, refuse_non_dem
+from ..services.dem_read import BandDemSource, cell_size_ft, dem_unit, elevation_band, read_area, refuse_non_dem
 from ..services.intake import dem_cell_ft
 from ..services.run_warnings import dem_z_assumed_warning
 from .crs import checked_transform, is_projected, transform_points, unit_to_ft, unit_to_m
@@ -176,30 +176,23 @@ def read_dem(
     provider: QgsRasterDataProvider,
     dem_crs: QgsCoordinateReferenceSystem,
     working: QgsCoordinateReferenceSystem,
-    window: tuple[float, float, float, float],
+    window: tuple[float, float, float, float] | None,
     z_units: str | None,
     context: QgsCoordinateTransformContext,
     warnings: list[Warning_],
     name: str = "DEM",
     band: int = 1,
 ) -> ElevationGrid | None:
-    """Read band ``band`` over ``window`` (working-CRS bounds) into an :class:`ElevationGrid` (:func:`~stormwater_plugin.services.dem_read.read_grid`).
+    """Read band ``band`` over ``window`` (working-CRS bounds; ``None``: the whole band) into an :class:`ElevationGrid` (:func:`~stormwater_plugin.services.dem_read.read_area`).
 
     Returns ``None`` (with a warning) when there is no grid to read (not an elevation band, the DEM misses the window…).
     """
     dem = QgisDemBand(provider, dem_crs, name, band)
-    try:
-        refuse_non_dem(dem, name)
-    except NotAnElevationBand as exc:
-        warnings.append(Warning_("dem_not_elevation", f"{exc}; every elevation-dependent check is undetermined", "dem"))
+    if not elevation_band(dem, name, warnings):
         return None
     unit = dem_unit(dem, z_units, HOW_TO_DECLARE)
-    rect = QgsRectangle(*window)
     to_raster, from_raster = _both_ways(working, dem_crs, context)
-    if to_raster is not None:
-        rect = checked_transform(working, dem_crs, context).transformBoundingBox(rect)
-    return read_grid(dem, (rect.xMinimum(), rect.yMinimum(), rect.xMaximum(), rect.yMaximum()), unit, warnings, to_raster=to_raster,
-                     from_raster=from_raster)
+    return read_area(dem, window, unit, warnings, to_raster=to_raster, from_raster=from_raster)
 
 
 class QgisDemSource(BandDemSource):

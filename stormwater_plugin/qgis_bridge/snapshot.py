@@ -11,6 +11,7 @@ inputs the command line's file reader gives, for the same use case
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any, Callable, Mapping
 
 from qgis.core import QgsCoordinateReferenceSystem, QgsCoordinateTransformContext, QgsProject
@@ -19,13 +20,14 @@ from ..core.model import SiteInputs, Warning_
 from ..core.roles import ROLES
 from ..services import planned_source, site_crs
 from ..services.backend import Box, SourceInfo
+from ..services.placement_layers import crs_declared
 from ..services.plan_choices import contract_roles_only, stated_class, stated_site
 from ..services.read_progress import ReadProgress
 from ..services.refetch import matched_by_id
 from ..services.site_read import read_site
 from ..services.site_source import SiteRead
 from ..services.template_layers import drop_undrawn_template_layers
-from .crs import QgisCrs, centre_lonlat, checked_transform, unit_to_ft
+from .crs import QgisCrs, unit_to_ft
 from .dem import QgisDemBand, QgisDemSource, read_dem
 from .layer_parts import RoleLayerStatus, resolve_parts
 from .layer_place import (
@@ -171,11 +173,6 @@ def plan_snapshot(
     return SnapshotPlan(sources, layers_read, warnings, dem, dem_z_units, stated_site(site_parcel_id), stated_class(class_override), context, pack, keep)
 
 
-def _dem_box(dem: QgisDemBand, working: Any, context: Any) -> tuple[float, float, float, float]:
-    r = checked_transform(dem.crs, working, context).transformBoundingBox(dem.extent) if dem.crs != working else dem.extent
-    return r.xMinimum(), r.yMinimum(), r.xMaximum(), r.yMaximum()
-
-
 @dataclass
 class PlannedSiteSource(planned_source.PlannedSiteSource):
     """A :class:`~stormwater_plugin.services.planned_source.PlannedSiteSource` of a :class:`SnapshotPlan` (the dock reuses its plan's layers)."""
@@ -211,7 +208,7 @@ class QgisLayers:
             src = self._plan.sources[r]
             crs = source_crs(src)
             out[r] = [SourceInfo(r, source_text(src), layer_file_name(src), crs, crs.description(), feature_count(src), [f.name() for f in src.fields()],
-                                 box_of_rect(layer_extent(src)), self._fits(src, self.context), source_name(src), handle=src)]
+                                 box_of_rect(layer_extent(src)), self._fits(src, self.context), source_name(src), handle=src, crs_known=crs_declared(crs.isValid(), crs.description()))]
         self._infos = out
         return out
 
@@ -222,11 +219,7 @@ class QgisLayers:
 
     def to_working(self, source: SourceInfo, features: Any, working: Any) -> tuple[QgisFrame, str | None]:
         fr: QgisFrame = features
-        crs = source_crs(source.handle)
-        if not crs.isValid():
-            self.warnings.append(Warning_("crs_unknown", f"the layer has no CRS; its coordinates were taken to be in the working CRS ({working.authid()})",
-                                          source.role))
-            return fr, None
+        crs = source_crs(source.handle)  # a layer without CRS is never moved: the read lists it as misplaced
         if crs == working:
             return fr, None
         # the same features again (their warnings were given by the first read), transformed by the request
@@ -246,14 +239,9 @@ class QgisLayers:
         return box_in(box, src, dst, self.context)
 
     def working_crs(self, parts: Mapping[str, Any], site_parcel_id: str | None) -> tuple[Any, str]:
-        """:func:`~stormwater_plugin.services.site_crs.extents_then_site_crs`, the layers' extents carried to degrees by QGIS."""
-        def crs_of(fr: Any) -> Any:
-            return fr.crs if fr.crs.isValid() else None  # a layer without CRS locates nothing
-
-        return site_crs.extents_then_site_crs(
-            self.crs_ops, self.dem.crs if self.dem is not None else None, [s for ss in self.sources().values() for s in ss],
-            lambda infos: centre_lonlat([(layer_extent(s.handle), source_crs(s.handle)) for s in infos], self.context), parts, crs_of,
-            lambda role, fr, base: self.to_working(self.sources()[role][0], fr, base)[0], site_parcel_id)
+        """:func:`~stormwater_plugin.services.site_crs.parts_working_crs`: the layers as read locate the site, as the command line's do."""
+        return site_crs.parts_working_crs(self.crs_ops, self.dem.crs if self.dem is not None else None, parts, attrgetter("crs"),
+                                          lambda role, fr, base: self.to_working(self.sources()[role][0], fr, base)[0], site_parcel_id)
 
     def ft_per_unit(self, crs: Any) -> float:
         return unit_to_ft(crs)
@@ -262,14 +250,13 @@ class QgisLayers:
         return str(crs.authid() or crs.toProj())
 
     def dem_extent(self, working: Any) -> Box | None:
-        return _dem_box(self.dem, working, self.context) if self.dem is not None else None
+        return box_in(box_of_rect(self.dem.extent), self.dem.crs, working, self.context) if self.dem is not None else None  # as files are carried
 
     def read_dem(self, working: Any, box: Box | None, z_units: str | None, warnings: list[Warning_]) -> tuple[Any, Any]:
         info = self.dem
         if info is None or (self._feedback is not None and self._feedback.isCanceled()):
             return None, None
-        window = _dem_box(info, working, self.context) if box is None else box
-        dem = self._read_dem(info.provider, info.crs, working, window, z_units, self.context, warnings, name=info.name)
+        dem = self._read_dem(info.provider, info.crs, working, box, z_units, self.context, warnings, name=info.name)  # None: the whole DEM
         if dem is None:
             return None, None
         # the whole band in blocks: the flow trace reads further windows as it proceeds, in the unit the window was read in (not decided again)

@@ -222,6 +222,9 @@ class SourceInfo:
         Fields naming its features before ``id`` (a KML placemark's ``name``).
     handle : object
         The backend's own handle of the source (an open layer, a feature source).
+    crs_known : bool
+        Whether it declares a CRS at all; one that does not is misplaced, never read
+        (:func:`~stormwater_plugin.services.placement_layers.crs_unknown_reason`).
     """
 
     role: str
@@ -236,6 +239,7 @@ class SourceInfo:
     id_prefix: str = ""
     id_first: tuple[str, ...] = ()
     handle: object = field(default=None, repr=False)
+    crs_known: bool = True
 
 
 class GeomSlots(Protocol):

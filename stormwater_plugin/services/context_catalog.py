@@ -1,9 +1,11 @@
 """A town's context catalog: the statewide and county layers a reviewer already has, mapped to roles once.
 
 The catalog is a small JSON document (``docs/context.md`` documents it);
-this module parses and validates it from a dict, with no file and no GIS
-library, so the dock and the command line share one model. Reading the
-sources is :mod:`stormwater_plugin.headless.context_reader`'s.
+this module parses and validates it (from a dict, or its file with
+:func:`load_catalog`: one wording of every error for the command line and
+the dock's register), with no GIS library, so the dock and the command line
+share one model. Reading the sources is
+:mod:`stormwater_plugin.headless.context_reader`'s.
 
 A source names its file (``path``, ``layer``), the role it feeds, an optional
 OGR ``where`` filter and field renames (role field <- source field), its
@@ -17,9 +19,10 @@ the parcel is unknown), only notes naming the parcels.
 from __future__ import annotations
 
 import datetime as _dt
+import json
 import re
 from dataclasses import dataclass, field
-from pathlib import PurePath
+from pathlib import Path, PurePath
 from typing import Mapping
 
 from ..core.errors import StormwaterError
@@ -241,3 +244,21 @@ def parse_catalog(data: object) -> ContextCatalog:
     if dup:
         raise CatalogError(f"catalog: source names must be unique ({', '.join(dup)}); give each a 'name'")
     return ContextCatalog(town, sources, _number(data.get("flow_reach_ft"), "catalog", "flow_reach_ft"))
+
+
+def load_catalog(path: Path) -> ContextCatalog:
+    """The catalog in the JSON file ``path``; :class:`CatalogError` naming the file when it is missing, not JSON or invalid.
+
+    The one wording of these errors: the command line says it as its one line, the dock's register among the
+    register's problems.
+    """
+    if not path.is_file():
+        raise CatalogError(f"{path}: context catalog not found")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise CatalogError(f"{path}: the context catalog is not valid JSON ({exc})") from exc
+    try:
+        return parse_catalog(data)
+    except CatalogError as exc:
+        raise CatalogError(f"{path}: {exc}") from exc

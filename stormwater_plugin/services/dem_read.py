@@ -4,11 +4,12 @@ A backend gives band 1 of the DEM as primitives and raw pixels (:class:`~.backen
 ``headless.dem``, a QGIS raster provider in ``qgis_bridge.dem``) and the box the rules need in the DEM's own CRS
 (reprojecting is the backend's); this module decides, the same for both:
 
-* whether the raster is an elevation band (:func:`refuse_non_dem`);
+* whether the raster is an elevation band (:func:`elevation_band`: when not, no grid and a warning, never a refusal);
 * its elevation unit: the reviewer's, else the file's, else assumed and said so (:func:`dem_unit`);
 * what is nodata: the declared value, fill values, elevations off the Earth (:func:`clean_pixels`, counted in a
   :class:`~stormwater_plugin.core.dem_policy.CleanStats`);
 * the pixels a box needs (:func:`pixel_window`) and their size in feet (:func:`cell_size_ft`);
+* the box the rules need carried into the DEM's CRS (:func:`read_area`);
 * the grid the core receives, with the warnings of the read (:func:`read_grid`), and the windowed source the flow
   trace reads further windows from (:class:`BandDemSource`).
 
@@ -25,12 +26,22 @@ from typing import Protocol, Sequence
 
 import numpy as np
 
-from ..core.dem_policy import CleanStats, ZUnit, clean_elevations, cleaning_warning, decide_z_unit, refuse_non_elevation, scale_offset_note
+from ..core.dem_policy import (
+    CleanStats,
+    NotAnElevationBand,
+    ZUnit,
+    clean_elevations,
+    cleaning_warning,
+    decide_z_unit,
+    refuse_non_elevation,
+    scale_offset_note,
+)
 from ..core.dem_source import DemSource, PixelWindow
 from ..core.model import Warning_
 from ..core.raster import CoordTransform, ElevationGrid
 from ..core.units import FT_PER_METRE, feet_per_unit
 from .backend import DemBand
+from .placement_layers import carried_box
 from .run_warnings import dem_sampled_in_own_crs_warning, dem_values_warnings, dem_z_assumed_warning
 
 Box = tuple[float, float, float, float]
@@ -83,6 +94,22 @@ class BandKind(Protocol):
 def refuse_non_dem(band: BandKind, name: str) -> None:
     """Raise :class:`~stormwater_plugin.core.dem_policy.NotAnElevationBand` for a multi-band or 8-bit colour raster (``name`` in the message)."""
     refuse_non_elevation(name, band.band_count, band.dtype, band.colour, band.has_palette)
+
+
+def elevation_band(band: BandKind, name: str, warnings: list[Warning_]) -> bool:
+    """Whether ``band`` is an elevation band; when it is not (:func:`refuse_non_dem`), the ``dem_not_elevation`` warning.
+
+    A raster given as the DEM that is not one (an orthophoto, a hillshade) is read as a DEM given but not usable, by
+    every front end: no grid, every elevation-dependent finding undetermined in its words
+    (:func:`~stormwater_plugin.core.checks.context.missing_dem_words`), the other findings given. Refusing the whole
+    site (the command line did) would withhold findings the raster has no bearing on.
+    """
+    try:
+        refuse_non_dem(band, name)
+    except NotAnElevationBand as exc:
+        warnings.append(Warning_("dem_not_elevation", f"{exc}; every elevation-dependent check is undetermined", "dem"))
+        return False
+    return True
 
 
 def dem_unit(band: DemBand, declared: str | None, how_to_declare: str) -> ZUnit:
@@ -213,6 +240,26 @@ def read_grid(
     return grid
 
 
+def read_area(
+    band: DemBand, area: Box | None, unit: ZUnit, warnings: list[Warning_], *,
+    to_raster: CoordTransform | None = None, from_raster: CoordTransform | None = None, same_crs: bool | None = None,
+) -> ElevationGrid | None:
+    """:func:`read_grid` over ``area`` (working-CRS bounds; ``None``: the whole DEM), carried into the DEM's CRS by ``to_raster``.
+
+    Carried as every box is (:func:`~stormwater_plugin.services.placement_layers.carried_box`: each edge sampled at
+    ``EDGE_SAMPLES`` points, so a bent edge is covered), the same for every front end: the command line sampled eight
+    points, the plugin took QGIS's ``transformBoundingBox``. A box that cannot be carried (a point not mapped) reads
+    no grid, with ``dem_unreadable``, never the whole DEM.
+    """
+    box = None if area is None else carried_box(area, to_raster is None, to_raster or (lambda x, y: (x, y)))
+    if area is not None and box is None:
+        if not unit.declared:
+            warnings.append(dem_z_assumed_warning(unit.note))
+        warnings.append(Warning_("dem_unreadable", "the DEM window could not be carried into the DEM's CRS; gradient rules are undetermined", "dem"))
+        return None
+    return read_grid(band, box, unit, warnings, to_raster=to_raster, from_raster=from_raster, same_crs=same_crs)
+
+
 def _window_grid(band: DemBand, box: Box | None, unit: ZUnit, warnings: list[Warning_], to_raster: CoordTransform | None,
                  from_raster: CoordTransform | None) -> tuple[ElevationGrid | None, bool]:
     """The grid over ``box`` and whether it was read from the band (else: the DEM misses the box, a grid of nodata)."""
@@ -305,5 +352,5 @@ class BandDemSource(DemSource):
 
 __all__ = [
     "MAX_PIXELS", "PAD_PIXELS", "BandDemSource", "BandKind", "BandValues", "box_pixels", "cell_size_ft", "clean_pixels", "covers",
-    "dem_unit", "pixel_window", "read_grid", "refuse_non_dem", "too_large_warning", "window_geotransform",
+    "dem_unit", "elevation_band", "pixel_window", "read_area", "read_grid", "refuse_non_dem", "too_large_warning", "window_geotransform",
 ]

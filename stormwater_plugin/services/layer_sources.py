@@ -104,12 +104,6 @@ def package_sources(package: Path, names: Sequence[str]) -> tuple[dict[str, list
     return sources, notes
 
 
-def named_role_layers(names: Sequence[str]) -> dict[str, str]:
-    """The package's layers (of ``names``) named as a role, case aside: the plan a context catalog is read around, by role."""
-    lower = {n.lower(): n for n in names}
-    return {role: lower[role] for role in ROLES if role in lower}
-
-
 def replaced_by_option(role: str, replaced: Sequence[LayerSource]) -> Warning_:
     """The warning that ``--layer`` for ``role`` replaces the package's layer(s) ``replaced`` of that role."""
     return Warning_("layer_replaced", f"--layer {role} replaces the package's layer(s) {', '.join(repr(s.layer) for s in replaced)} "

@@ -127,6 +127,22 @@ def crs_misfit_reason(source: str, crs_name: str) -> str:
     return reason
 
 
+def crs_declared(valid: bool, name: str) -> bool:
+    """Whether a source declares a CRS: a valid one not named "Undefined…" (GDAL's name for a GeoPackage's SRS 0 and -1,
+    which QGIS calls valid and pyproj parses)."""
+    return valid and not name.strip().lower().startswith("undefined")
+
+
+def crs_unknown_reason(source: str) -> str:
+    """The reason given for a source that declares no CRS: where its features lie is unknown, so none is measured.
+
+    Both readers treat it as misplaced (its features listed as without usable geometry, every rule reading them
+    undetermined), never as if it were in the working CRS (a silent pass when it is not) and never by refusing the
+    whole site for one layer.
+    """
+    return f"lies at an unknown place ({source} declares no CRS): assign it one (in QGIS: Layer > Set CRS; or ogr2ogr -a_srs EPSG:xxxx) and run again"
+
+
 @dataclass
 class SourcePlace:
     """What the decision needs of one source of a role, as an adapter read it.
@@ -317,5 +333,5 @@ def all_features_entry(count: int, name: str) -> str:
     return f"(all {count:,} features of {name})"
 
 
-__all__ = ["EDGE_SAMPLES", "SourcePlace", "all_features_entry", "box_edge_points", "box_of_points", "crs_misfit_reason", "distance_to_box_ft",
+__all__ = ["EDGE_SAMPLES", "SourcePlace", "all_features_entry", "box_edge_points", "box_of_points", "crs_declared", "crs_misfit_reason", "crs_unknown_reason", "distance_to_box_ft",
            "misplaced_sources", "misplaced_warning", "stray_plan_features", "unplaceable_features", "unplaceable_warning"]

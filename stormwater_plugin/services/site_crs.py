@@ -22,7 +22,7 @@ import numpy as np
 from ..core.model import FeatureLayer
 from ..core.roles import PLAN_ROLES
 from ..core.units import feet_per_unit
-from .backend import CrsBackend, CrsInfo, FetchedFeatures, SourceInfo
+from .backend import CrsBackend, CrsInfo, FetchedFeatures
 from .grid_scale import grid_point_scale, point_scale
 from .working_crs import CrsTraits, WorkingCrsChoice, choose_working_crs, site_centre, site_geometries, site_lonlat, utm_epsg
 
@@ -93,11 +93,11 @@ def roles_lonlat(
 
 def parts_lonlat(
     backend: CrsBackend[C], parts: Mapping[str, Sequence[tuple[FetchedFeatures, Sequence[str]]]], crs_of: Callable[[FetchedFeatures], C | None],
-    in_crs: Callable[[FetchedFeatures, C], FetchedFeatures], site_parcel_id: str | None,
+    in_crs: Callable[[str, FetchedFeatures, C], FetchedFeatures], site_parcel_id: str | None,
 ) -> tuple[float, float] | None:
     """Longitude and latitude of the site's centre (:func:`roles_lonlat`) from each role's sources as read, each in its own CRS.
 
-    Every role's sources are put (``in_crs``) in the CRS of the parcels' first source, else of the first source with a
+    Every role's sources are put (``in_crs(role, features, crs)``) in the CRS of the parcels' first source, else of the first source with a
     CRS (``crs_of``; ``None``: it locates nothing), their features that cannot be placed there kept without geometry (as
     the engine keeps them), so the one rule finds the site parcel; the ids are the read's.
     """
@@ -109,7 +109,7 @@ def parts_lonlat(
 
     def layer(role: str) -> FeatureLayer:
         rows = [(None if i in moved.unusable else g, str(fid), rec) for fr, fids in parts[role] if crs_of(fr) is not None
-                for moved in [in_crs(fr, base)] for i, (g, fid, rec) in enumerate(zip(moved.geoms, fids, moved.records))]
+                for moved in [in_crs(role, fr, base)] for i, (g, fid, rec) in enumerate(zip(moved.geoms, fids, moved.records))]
         return FeatureLayer.from_sequences(role, [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows])
 
     return roles_lonlat(backend, list(parts), layer, base, site_parcel_id)
@@ -141,38 +141,22 @@ def site_working_crs(
     return None if centre is None else _chosen(backend, dem_crs, choose_working_crs(traits, centre))
 
 
-def extents_then_site_crs(
-    backend: CrsBackend[C], dem_crs: C | None, sources: Sequence[SourceInfo], extents_lonlat: Callable[[Sequence[SourceInfo]], tuple[float, float] | None],
-    parts: Mapping[str, Sequence[tuple[FetchedFeatures, Sequence[str]]]], crs_of: Callable[[FetchedFeatures], C | None],
-    in_crs: Callable[[str, FetchedFeatures, C], FetchedFeatures], site_parcel_id: str | None,
+def parts_working_crs(
+    backend: CrsBackend[C], dem_crs: C | None, parts: Mapping[str, Sequence[tuple[FetchedFeatures, Sequence[str]]]],
+    crs_of: Callable[[FetchedFeatures], C | None], in_crs: Callable[[str, FetchedFeatures, C], FetchedFeatures], site_parcel_id: str | None,
 ) -> tuple[C, str]:
-    """The working CRS of a read that knows its layers' extents before their features (the plugin's), and why.
+    """The working CRS of a read (:func:`working_crs`) and why, the site located in its layers as read (:func:`parts_lonlat`).
 
-    The zone of the site's centre (:func:`site_working_crs`) found in the layers as read, each role's put (``in_crs``)
-    in the first located one's CRS (``crs_of``; ``None``: a layer without CRS, which locates nothing), their features
-    without geometry left out; else the CRS chosen before the features are known (:func:`working_crs`): the DEM's CRS
-    when it is projected and conformal, else the UTM zone of the centre of the extents (``extents_lonlat``) of the
-    ``sources`` that fit their CRS (all of them when none does).
+    One rule for every reader, the engine's: features without geometry are kept (so the site parcel is the one the
+    engine finds), and only the layers as read locate the site, never their declared extents (the plugin took the
+    zone of its layers' extents, then of the site found with those features left out).
 
     Raises
     ------
     NoSiteLocation
-        No usable extent.
+        The UTM zone is needed and nothing read locates the site.
     """
-    fitting = [s for s in sources if s.fits_crs] or list(sources)
-    first = working_crs(backend, dem_crs, lambda: extents_lonlat(fitting))
-    frames = [(role, fr, ids) for role, v in parts.items() for fr, ids in v if crs_of(fr) is not None]
-    if not frames:
-        return first
-    base = crs_of(frames[0][1])
-    assert base is not None
-    layers: dict[str, FeatureLayer] = {}
-    for role, fr, ids in frames:
-        moved = in_crs(role, fr, base) if crs_of(fr) != base else fr
-        keep = [i for i, g in enumerate(moved.geoms) if g is not None]
-        layers[role] = FeatureLayer.from_sequences(role, [moved.geoms[i] for i in keep], [ids[i] for i in keep], [fr.records[i] for i in keep])
-    by_site = site_working_crs(backend, dem_crs, layers, base, site_parcel_id)
-    return by_site if by_site is not None else first
+    return working_crs(backend, dem_crs, lambda: parts_lonlat(backend, parts, crs_of, in_crs, site_parcel_id))
 
 
 def scale_at_lonlat(backend: CrsBackend[C], crs: C, lonlat: tuple[float, float] | None) -> float:
@@ -270,6 +254,6 @@ def area_crs(backend: CrsBackend[C], boxes: Sequence[tuple[Box, C]]) -> C:
 
 
 __all__ = [
-    "SiteMeasure", "area_crs", "boxes_lonlat", "dem_traits", "extents_then_site_crs", "layers_lonlat", "parts_lonlat", "roles_lonlat", "scale_at_grid", "scale_at_lonlat", "site_measure", "site_scale",
+    "SiteMeasure", "area_crs", "boxes_lonlat", "dem_traits", "layers_lonlat", "parts_lonlat", "parts_working_crs", "roles_lonlat", "scale_at_grid", "scale_at_lonlat", "site_measure", "site_scale",
     "site_working_crs", "working_crs", "working_crs_text",
 ]

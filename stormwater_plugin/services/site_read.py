@@ -3,7 +3,8 @@
 The backend fetches (files with fiona in ``headless``; QGIS layers in ``qgis_bridge``); this module decides, in
 this order:
 
-1. **Sources and their CRS fit.** Each role's sources as they declare themselves. A source whose extent cannot
+1. **Sources and their CRS fit.** Each role's sources as they declare themselves. A source declaring no CRS is
+   misplaced, its features never read. A source whose extent cannot
    lie where its CRS says is judged feature by feature when the policy says so
    (:func:`~stormwater_plugin.services.reading_policy.screened_feature_by_feature`): read whole, misplaced only
    when none of its features fits. Otherwise it is misplaced, or (a big context layer with a pack) read
@@ -42,7 +43,7 @@ from .backend import Box, CrsBackend, DemHandle, FetchedFeatures, GeomSlots, Lay
 from .feature_ids import feature_ids, id_columns, position_ids
 from .intake import MAX_LISTED, match_fields, unplaceable_feature_problem
 from .placement import PlanOffParcel, plan_placement_problem
-from .placement_layers import SourcePlace, all_features_entry, crs_misfit_reason
+from .placement_layers import SourcePlace, all_features_entry, crs_misfit_reason, crs_unknown_reason
 from .reading_policy import (
     DEM_FALLBACK_MARGIN_FT,
     ReadingReach,
@@ -261,7 +262,9 @@ def read_layers(backend: SiteBackend, pack: RulePack | None, site_parcel_id: str
     for role, ss in sources.items():
         for s in ss:
             pc = _Piece(s)
-            if not s.fits_crs and screened_feature_by_feature(role, s.count):  # misplaced only when none of its features fits (a wrong .prj)
+            if not s.crs_known:  # never measured as if in the working CRS, never a refusal of the whole site
+                pc.misplaced = crs_unknown_reason(s.where)
+            elif not s.fits_crs and screened_feature_by_feature(role, s.count):  # misplaced only when none of its features fits (a wrong .prj)
                 whole = backend.fetch(s)
                 if _screen(backend, whole, pc):
                     pc.frame, pc.screened = whole, True
@@ -324,7 +327,7 @@ def read_layers(backend: SiteBackend, pack: RulePack | None, site_parcel_id: str
         # Which sources are misplaced, and which plan features lie far from the site while their layer is there
         order = [(role, pc) for role, pcs in pieces.items() for pc in pcs]
         for (_, pc), d in zip(order, decide_placement([_place(backend, role, pc, crs, deferred) for role, pc in order], reach, ft_unit, site_parcel_id)):
-            pc.misplaced = d.misplaced
+            pc.misplaced = pc.misplaced or d.misplaced  # a source without CRS keeps its own reason
             if d.stray and d.stray_reason is not None and pc.frame is not None:
                 present = [i for i, g in enumerate(pc.frame.geoms) if g is not None]
                 for k in d.stray:
@@ -342,7 +345,7 @@ def read_layers(backend: SiteBackend, pack: RulePack | None, site_parcel_id: str
             for pc in pcs:
                 s = pc.source
                 if pc.misplaced is not None:
-                    if pc.frame is None and s.count <= MAX_LISTED:  # read, so its features are named one by one
+                    if pc.frame is None and s.count <= MAX_LISTED and s.crs_known:  # read, so its features are named one by one
                         pc.frame = backend.fetch(s)
                         to_working(role, pc)
                     continue

@@ -248,3 +248,35 @@ def test_the_pad_stops_at_the_raster_edge():
     band = _band()
     assert _read_window(band, (1001.0, 1990.0, 1010.0, 1999.0)) == (1000.0, 2000.0, 12.0, 12.0)
     assert _read_window(band, (1000.0, 1990.0, 1010.0, 2000.0)) == (1000.0, 2000.0, 12.0, 12.0)
+
+
+def _bulge(peak: float):
+    """Working CRS to the DEM's: identity, but x pushed 10 m east at y = ``peak`` (a bent edge, 0 a few metres off it)."""
+    def carry(x, y):
+        x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+        return x + 10.0 * np.exp(-(((y - peak) / 2.0) ** 2)), y
+
+    return carry
+
+
+def test_the_dem_window_is_carried_with_its_edges_sampled_so_a_bent_edge_is_read():
+    """services.dem_read.read_area, for every front end (placement_layers.carried_box): the box's right edge bulges 10 m east
+    at a tenth of its height, where eight points (corners and edge midpoints, the command line's) saw no bulge."""
+    band = _band()
+    area = (1010.0, 1910.0, 1020.0, 1990.0)  # y from 1910 to 1990: a tenth of the way is 1918
+    unit = dem_unit(band, None, HOW)
+    grid = dem_read.read_area(band, area, unit, [], to_raster=_bulge(1918.0), from_raster=lambda x, y: (x, y), same_crs=False)
+    assert grid is not None
+    right = grid.geotransform[0] + grid.values.shape[1] * grid.geotransform[1]
+    assert right >= 1030.0 - 1e-9  # 1020 + the 10 m bulge
+
+
+def test_a_dem_window_that_cannot_be_carried_reads_no_grid_never_the_whole_dem():
+    band = _band()
+    warnings: list = []
+
+    def unmapped(x, y):
+        return np.full(np.shape(x), np.nan), np.asarray(y, dtype=float)
+
+    assert dem_read.read_area(band, (1010.0, 1950.0, 1020.0, 1960.0), dem_unit(band, None, HOW), warnings, to_raster=unmapped) is None
+    assert [w.code for w in warnings] == ["dem_unreadable"]

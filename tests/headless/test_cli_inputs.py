@@ -49,12 +49,13 @@ def test_unknown_jurisdiction_exits_2(tmp_path):
     assert proc.returncode == 2 and "Traceback" not in proc.stderr and "lgpc" in proc.stderr
 
 
-def test_layer_without_crs_exits_2_naming_the_layer(tmp_path):
+def test_a_package_whose_only_layer_declares_no_crs_exits_2_as_locating_nothing(tmp_path):
+    """A layer without CRS is misplaced (tests/headless/test_layer_without_crs.py); with nothing else, nothing is located."""
     import geopandas as gpd
 
     path = tmp_path / "site.gpkg"
     gpd.GeoDataFrame({"id": ["W1"]}, geometry=[Point(1, 2)]).to_file(path, layer="wells", driver="GPKG")
-    _assert_clean_error(_cli(str(path), "--jurisdiction", "lgpc", "--out", str(tmp_path / "o")), "'wells' layer has no CRS")
+    _assert_clean_error(_cli(str(path), "--jurisdiction", "lgpc", "--out", str(tmp_path / "o")), "no layer has any feature with a location")
 
 
 def test_unknown_site_parcel_exits_2(tmp_path):

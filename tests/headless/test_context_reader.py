@@ -117,6 +117,22 @@ def test_check_with_catalog_finds_the_stream_and_names_its_source_on_the_finding
     assert doc["inputs"]["context"]["sources"]["parcels"][0]["features"] < 400
 
 
+def test_a_package_layer_named_by_a_roles_prefix_is_the_plan_a_catalog_is_read_around_as_the_check_reads_it(county, tmp_path):
+    """One matcher (services.layer_sources.role_layers, role_for_layer_name): ``devices_proposed`` is the devices, for the check
+    and for the catalog's read alike; matched by exact names only, the catalog found no plan to read around and refused."""
+    site = tmp_path / "prefixed.gpkg"
+    with fiona.open(str(county / "site.gpkg"), layer="devices") as src:
+        _write(site, "devices_proposed", "Point", dict(src.schema["properties"]), [(Point(f["geometry"]["coordinates"]), dict(f["properties"]))
+                                                                                  for f in src])
+    code = main([str(site), "--context", str(county / "catalog.json"), "--jurisdiction", "lgpc", "--class", "major",
+                 "--out", str(tmp_path / "o"), "--quiet"])
+    assert code in (0, 1)
+    doc = json.loads((tmp_path / "o" / "findings.json").read_text(encoding="utf-8"))
+    assert doc["site_parcel"] == "010.00-10-1"
+    assert any(w["code"] == "layer_name_prefix" and "devices_proposed" in w["message"] for w in doc["warnings"])
+    assert any((f.get("other") or {}).get("layer") == "streams" for f in doc["findings"])
+
+
 def test_unlimited_flow_trace_without_flow_reach_ft_is_refused(county, tmp_path):
     catalog = parse_catalog(json.loads((county / "catalog.json").read_text()))
     with pytest.raises(InputError, match="flow_reach_ft"):
@@ -221,3 +237,34 @@ def test_catalog_dem_given_as_tiles_is_read_through_a_vrt_and_named_in_the_findi
     assert any(w["code"] == "context_source" and "lidar tiles, NYS GIS, 2022" in w["message"] for w in doc["warnings"])
     slope = next(f for f in doc["findings"] if f["kind"] == "building_site_slope")
     assert slope["status"] == "pass" and "5.4%" in slope["message"]
+
+
+BAD_CATALOGS = {
+    "missing": None,
+    "not_json": "{town: Test",
+    "invalid": json.dumps({"town": "Test Town", "sources": [{"name": "x", "path": "a.gpkg", "role": "wetland", "status": "regulatory"}]}),
+}
+
+
+def bad_catalog(folder: Path, kind: str) -> Path:
+    """A context catalog file that cannot be loaded: missing, not JSON, or naming an unknown role."""
+    path = folder / f"{kind}.json"
+    text = BAD_CATALOGS[kind]
+    if text is not None:
+        path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("kind,words", [("missing", "context catalog not found"), ("not_json", "the context catalog is not valid JSON ("),
+                                        ("invalid", "unknown role 'wetland'")])
+def test_a_catalog_that_cannot_be_loaded_is_one_line_naming_the_file_in_the_words_of_services_context_catalog(county, tmp_path, capsys, kind, words):
+    from stormwater_plugin.services.context_catalog import CatalogError
+    from stormwater_plugin.services.context_catalog import load_catalog as load
+
+    path = bad_catalog(tmp_path, kind)
+    with pytest.raises(CatalogError) as caught:
+        load(path)
+    assert str(caught.value).startswith(f"{path}: ") and words in str(caught.value)
+    code = main([str(county / "site.gpkg"), "--context", str(path), "--jurisdiction", "lgpc", "--out", str(tmp_path / "o"), "--quiet"])
+    err = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
+    assert code == 2 and len(err) == 1 and err[0].endswith(str(caught.value).splitlines()[0])

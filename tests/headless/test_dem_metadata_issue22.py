@@ -109,16 +109,22 @@ def test_unknown_band_unit_is_undeclared_and_named(tmp_path):
 
 
 @pytest.mark.parametrize("kind", ["rgb", "palette", "two_band"])
-def test_colour_or_multiband_raster_is_refused_as_a_dem_exit_2_one_line(tmp_path, capsys, kind):
+def test_colour_or_multiband_raster_given_as_the_dem_leaves_every_elevation_rule_undetermined_and_the_rest_checked(tmp_path, kind):
+    """A DEM given but not usable (services.dem_read.elevation_band, as the plugin reads it): never a refusal of the site."""
     if kind == "rgb":
         dem = rewrite_demo_dem(tmp_path / "ortho.tif", lambda z: np.clip(z - 50, 0, 255), dtype="uint8", nodata=None, count=3, photometric="RGB", unit="")
     elif kind == "palette":
         dem = rewrite_demo_dem(tmp_path / "pal.tif", lambda z: np.clip(z - 50, 0, 255), dtype="uint8", nodata=None, colormap=True, unit="")
     else:
         dem = rewrite_demo_dem(tmp_path / "two.tif", count=2)
-    code, _ = _check(tmp_path, dem)
-    err = capsys.readouterr().err.strip().splitlines()
-    assert code == 2 and len(err) == 1 and dem.name in err[0] and "elevation model" in err[0]
+    code, doc = _check(tmp_path, dem)
+    assert code in (0, 1)
+    [w] = [w for w in doc["warnings"] if w["code"] == "dem_not_elevation"]
+    assert w["message"].startswith(f"{dem.name}: ") and "is not an elevation model" in w["message"] and "undetermined" in w["message"]
+    upgradient = [f for f in doc["findings"] if f["rule_id"] == UPGRADIENT and f.get("other")]
+    assert upgradient and all(f["status"] == "undetermined" and "the DEM given is not an elevation model" in f["message"] for f in upgradient)
+    assert not any("no DEM was supplied" in f["message"].lower() for f in doc["findings"])
+    assert any(f["status"] == "pass" for f in doc["findings"])
 
 
 def test_slope_map_applies_scale_and_offset(tmp_path):

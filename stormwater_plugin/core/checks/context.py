@@ -56,12 +56,14 @@ def missing_dem_words(warnings: list[Warning_]) -> str:
     """Why a check has no elevation grid, in a finding's words: a DEM given but not read is not "no DEM was supplied".
 
     The read says why it read no grid with its own warning (``dem_too_large``: the window is over the read limit;
-    ``dem_unreadable``: the raster could not be read; ``dem_unused``: no feature placed its window); without one, no
+    ``dem_unreadable``: the raster could not be read; ``dem_not_elevation``: it is a picture, not elevations; ``dem_unused``: no feature placed its window); without one, no
     DEM was given.
     """
     codes = {w.code for w in warnings}
     if "dem_too_large" in codes:
         return "the DEM was not read (the window the rules need is over the read limit; see the warnings)"
+    if "dem_not_elevation" in codes:
+        return "the DEM given is not an elevation model (see the warnings)"
     if "dem_unreadable" in codes:
         return "the DEM could not be read (see the warnings)"
     if "dem_unused" in codes:
