@@ -3,10 +3,11 @@
 Why one process per QGIS file: QGIS runs its own Python tests so (one ctest per file), and a QGIS test process that
 lives through every file's tasks, layers and projects carries one file's leftovers into the next. On Debian 13
 (QGIS 3.40, PROJ 9.6) a process that had run a dozen files of dock and front-end tests lost its PROJ database: every
-transformation created afterwards came back invalid (QGIS passes coordinates through unchanged; cause not found), while
-each file passed in a process of its own. The plugin now refuses such a transformation
-(``qgis_bridge.crs.checked_transform``: the read stops and says so, whatever the session), and the files keep their own
-processes so one file's leftovers never decide another's result.
+transformation created afterwards came back invalid (QGIS passes coordinates through unchanged); on Debian 12 a task
+thread of the dock did the same after the file reader (pyproj, rasterio; never loaded by the plugin) had run in the
+process. Each time every file passed in a process of its own. The plugin now refuses such a transformation
+(``qgis_bridge.crs.checked_transform``, ``thread_can_transform``: the read stops and says so, whatever the session), and
+the files keep their own processes so one file's leftovers never decide another's result.
 
 Usage: ``python scripts/run_tests.py [pytest options...]`` (the options are given to every pytest run, e.g. ``-x`` or
 ``-k live``). Exit status 0 when every run passed (a file whose tests were all deselected counts as passed).

@@ -30,7 +30,8 @@ from ..services.proj_text import longlat_proj, proj_unit_m
 from ..services.working_crs import NoSiteLocation, TransformUnavailable, conformal_method
 from .compat import null_rectangle
 
-__all__ = ["NoSiteLocation", "QgisCrs", "TransformUnavailable", "centre_lonlat", "checked_transform", "crs_label", "is_conformal", "is_projected", "scale_at_point", "transform_points", "unit_to_ft"]
+__all__ = ["NoSiteLocation", "QgisCrs", "TransformUnavailable", "centre_lonlat", "checked_transform", "crs_label", "is_conformal", "is_projected",
+           "scale_at_point", "thread_can_transform", "transform_points", "unit_to_ft"]
 
 _WGS84 = QgsCoordinateReferenceSystem("EPSG:4326")
 
@@ -80,15 +81,45 @@ def checked_transform(source: QgsCoordinateReferenceSystem, target: QgsCoordinat
     return xform
 
 
+def _must_move(xform: QgsCoordinateTransform, x: float, y: float, px: float, py: float) -> None:
+    """Refuse a point QGIS gave back unchanged where it cannot be: between a geographic and a projected CRS (the origin
+    aside). QGIS shares a transformation between threads but instantiates its PROJ operation in each thread that uses
+    it; where a thread cannot (its PROJ database lost), the point comes back unchanged and no error is raised."""
+    src, dst = xform.sourceCrs(), xform.destinationCrs()
+    if src.isGeographic() != dst.isGeographic() and px == x and py == y and (x != 0.0 or y != 0.0):
+        raise TransformUnavailable(src.authid() or src.description(), dst.authid() or dst.description())
+
+
+def thread_can_transform(source: QgsCoordinateReferenceSystem, target: QgsCoordinateReferenceSystem, context: QgsCoordinateTransformContext,
+                         x: float, y: float) -> None:
+    """Refuse (:class:`TransformUnavailable`) when this thread's PROJ returns the point ``(x, y)`` of ``source`` unchanged
+    on its way to ``target``, or, between two projected CRSs, to ``source``'s own geographic CRS (:func:`_must_move`)."""
+    if source == target or not (source.isValid() and target.isValid()) or not (math.isfinite(x) and math.isfinite(y)):
+        return
+    if source.isGeographic() == target.isGeographic():
+        if source.isGeographic():
+            return  # two geographic CRSs may map a point to itself (a null datum shift)
+        target = _geographic_of(source)
+    xform = checked_transform(source, target, context)
+    try:
+        p = xform.transform(QgsPointXY(x, y))
+    except Exception:  # noqa: BLE001 - QgsCsException: this point is outside the transformation, which says nothing of the thread
+        return
+    _must_move(xform, x, y, p.x(), p.y())
+
+
 def transform_points(xform: QgsCoordinateTransform, xs: Any, ys: Any) -> tuple[np.ndarray, np.ndarray]:
-    """Points through ``xform`` (the arrays' shapes kept), not a number where the transformation cannot map one."""
+    """Points through ``xform`` (the arrays' shapes kept), not a number where the transformation cannot map one; a
+    transformation this thread cannot instantiate is refused (:func:`_must_move`)."""
     xa, ya = np.atleast_1d(np.asarray(xs, dtype=np.float64)), np.atleast_1d(np.asarray(ys, dtype=np.float64))
     ox, oy = np.full(xa.shape, np.nan), np.full(ya.shape, np.nan)
     for k in range(xa.size):
+        x, y = float(xa.flat[k]), float(ya.flat[k])
         try:
-            p = xform.transform(QgsPointXY(float(xa.flat[k]), float(ya.flat[k])))
+            p = xform.transform(QgsPointXY(x, y))
         except Exception:  # noqa: BLE001 - QgsCsException: left unknown (sampled as nodata, a box that cannot be transformed)
             continue
+        _must_move(xform, x, y, p.x(), p.y())
         ox.flat[k], oy.flat[k] = p.x(), p.y()
     return ox, oy
 
@@ -118,11 +149,12 @@ class QgisCrs:
         forward, inverse = checked_transform(geo, crs, self.context), checked_transform(crs, geo, self.context)
 
         def to_grid(lons: Any, lats: Any) -> tuple[list[float], list[float]]:
-            pts = [forward.transform(QgsPointXY(float(lon), float(lat))) for lon, lat in zip(lons, lats)]
-            return [p.x() for p in pts], [p.y() for p in pts]
+            xs, ys = transform_points(forward, lons, lats)
+            return [float(v) for v in xs], [float(v) for v in ys]
 
         def to_geodetic(x: float, y: float) -> tuple[float, float]:
             p = inverse.transform(QgsPointXY(x, y))
+            _must_move(inverse, x, y, p.x(), p.y())
             return p.x(), p.y()
 
         return GridProjection(to_geodetic, to_grid, unit_to_m(crs), Ellipsoid(float(params.semiMajor), float(params.inverseFlattening)))

@@ -20,7 +20,7 @@ from qgis.PyQt.QtCore import QDate, QDateTime, QTime, QVariant
 
 from ..core.model import Warning_
 from ..services.feature_geometry import ARC_STEP_DEG
-from .crs import checked_transform
+from .crs import checked_transform, thread_can_transform
 
 
 def plain_value(value: Any) -> Any:
@@ -141,7 +141,12 @@ def read_features(
     own = source_crs(source)
     request = QgsFeatureRequest()
     if own.isValid() and crs.isValid() and own != crs:
-        checked_transform(own, crs, context)  # QGIS's iterator would pass the features through untransformed
+        # QGIS's iterator passes features through untransformed where this thread cannot instantiate the transformation
+        centre = source.sourceExtent().center() if hasattr(source, "sourceExtent") and not source.sourceExtent().isEmpty() else None
+        if centre is None:
+            checked_transform(own, crs, context)
+        else:
+            thread_can_transform(own, crs, context, centre.x(), centre.y())
         request.setDestinationCrs(crs, context)
     if fids is not None:
         request.setFilterFids(list(fids))

@@ -23,6 +23,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from ..core.errors import StormwaterError
 from ..core.units import known_metres
 from .working_crs import plausible_scale
 
@@ -106,6 +107,8 @@ def point_scale(to_grid: ToGrid, lon: float, lat: float, unit_m: float, ellipsoi
         unit = known_metres(unit_m)
         x = [float(v) * unit for v in xs]
         y = [float(v) * unit for v in ys]
+    except StormwaterError:
+        raise  # the transformation itself is unusable (TransformUnavailable): never measured as grid distances without a word
     except Exception:  # noqa: BLE001 - the adapter's library refuses the point (pyproj's ProjError, QGIS's QgsCsException): grid distances
         return 1.0
     n = len(steps)
@@ -126,6 +129,8 @@ def grid_point_scale(to_geodetic: ToGeodetic, to_grid: ToGrid, x: float, y: floa
         return 1.0
     try:
         lon, lat = to_geodetic(x, y)
+    except StormwaterError:
+        raise
     except Exception:  # noqa: BLE001 - the adapter's library refuses the point: grid distances
         return 1.0
     return point_scale(to_grid, float(lon), float(lat), unit_m, ellipsoid)
