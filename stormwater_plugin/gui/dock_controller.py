@@ -40,8 +40,8 @@ else:
 
 #: Data warnings that can change findings (elevations, the DEM's coverage, a layer gone): said in the message bar with the counts.
 FINDING_CHANGING_WARNINGS = frozenset({
-    "dem_z_contradicts_lake", "dem_z_unit_assumed", "dem_outside", "dem_unreadable", "dem_too_large", "no_dem", "crs_unknown",
-    "geometry_unreadable", "role_layer_removed", "class_area_incomplete", "device_type_unknown",
+    "dem_z_contradicts_lake", "dem_z_unit_assumed", "dem_outside", "dem_unreadable", "dem_too_large", "dem_not_elevation", "no_dem",
+    "layer_misplaced", "geometry_unreadable", "role_layer_removed", "class_area_incomplete", "device_type_unknown",
 })
 
 

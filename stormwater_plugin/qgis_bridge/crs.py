@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any, Iterable
+from typing import Any
 
 import numpy as np
 from qgis.core import (
@@ -18,7 +18,6 @@ from qgis.core import (
     QgsCoordinateTransformContext,
     QgsEllipsoidUtils,
     QgsPointXY,
-    QgsRectangle,
     QgsUnitTypes,
 )
 
@@ -28,9 +27,8 @@ from ..services.backend import CrsInfo, GridProjection
 from ..services.grid_scale import Ellipsoid
 from ..services.proj_text import longlat_proj, proj_unit_m
 from ..services.working_crs import NoSiteLocation, TransformUnavailable, conformal_method
-from .compat import null_rectangle
 
-__all__ = ["NoSiteLocation", "QgisCrs", "TransformUnavailable", "centre_lonlat", "checked_transform", "crs_label", "is_conformal", "is_projected",
+__all__ = ["NoSiteLocation", "QgisCrs", "TransformUnavailable", "checked_transform", "crs_label", "is_conformal", "is_projected",
            "scale_at_point", "thread_can_transform", "transform_points", "unit_to_ft"]
 
 _WGS84 = QgsCoordinateReferenceSystem("EPSG:4326")
@@ -162,23 +160,6 @@ class QgisCrs:
     def area_of_use(self, crs: QgsCoordinateReferenceSystem) -> tuple[float, float, float, float] | None:
         area = crs.bounds()
         return None if area.isNull() or area.isEmpty() else (area.xMinimum(), area.yMinimum(), area.xMaximum(), area.yMaximum())
-
-
-def centre_lonlat(extents: Iterable[tuple[QgsRectangle, QgsCoordinateReferenceSystem]], context: QgsCoordinateTransformContext) -> tuple[float, float] | None:
-    """Longitude and latitude of the centre of the combined extents, or ``None``."""
-    total = null_rectangle()
-    for rect, crs in extents:
-        if rect is None or rect.isEmpty() or not crs.isValid():
-            continue
-        xform = checked_transform(crs, _WGS84, context)
-        try:
-            total.combineExtentWith(xform.transformBoundingBox(rect))
-        except Exception:  # noqa: BLE001 - QgsCsException: an extent the transformation cannot map is left out
-            continue
-    if total.isEmpty() or not math.isfinite(total.xMinimum()):
-        return None
-    c = total.center()
-    return c.x(), c.y()
 
 
 def scale_at_point(crs: QgsCoordinateReferenceSystem, x: float, y: float, context: QgsCoordinateTransformContext) -> float:
