@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
+import shapely
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from shapely.geometry import Point, box
 
 from stormwater_plugin.core.model import FeatureLayer
@@ -14,6 +18,7 @@ from stormwater_plugin.services.placement_layers import (
     distance_to_box_ft,
     misplaced_sources,
     misplaced_warning,
+    stray_plan_features,
 )
 
 REACH = {r: 500.0 for r in ("parcels", "devices", "building_sites", "wells", "shoreline", "streams", "waterbodies")}
@@ -93,3 +98,24 @@ def test_a_device_501_ft_from_the_site_is_a_stray_at_a_500_ft_reach_and_one_499_
     reasons = misplaced_sources(sources, REACH, 1.0)
     assert reasons == [None, None]
     assert stray_plan_features(sources, reasons, REACH, 1.0) == [[], [2]]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["parcels", "devices", "building_sites", "impervious"]), st.floats(-3000, 3000), st.floats(-3000, 3000),
+                          st.sampled_from(["point", "box", "empty"])), min_size=1, max_size=12),
+       st.sampled_from([10.0, 500.0, 1000.0]), st.sampled_from([1.0, 3.280833333]))
+def test_a_stray_is_a_plan_feature_farther_than_its_reach_from_every_other_roles_feature(drawn, reach, unit_to_ft):
+    # each role's features against every feature of the other roles (parcels among them, never judged): the nearest of them all
+    by_role: dict[str, list[Any]] = {}
+    for role, x, y, kind in drawn:
+        by_role.setdefault(role, []).append(Point(x, y) if kind == "point" else box(x, y, x + 40, y + 25) if kind == "box" else Point())
+    sources = [SourcePlace(role, f"{role}.gpkg", "UTM", layer=FeatureLayer.from_sequences(role, gs, [f"{role}-{k}" for k in range(len(gs))],
+                                                                                          [{} for _ in gs]))
+               for role, gs in by_role.items()]
+    reaches = dict.fromkeys(by_role, reach)
+    got = stray_plan_features(sources, [None] * len(sources), reaches, unit_to_ft)
+    for s, strays in zip(sources, got):
+        others = [g for o in sources if o.role != s.role for g in o.layer.geoms if not g.is_empty]
+        want = [] if s.role == "parcels" or not others else [
+            k for k, g in enumerate(s.layer.geoms) if not g.is_empty and min(float(shapely.distance(g, o)) for o in others) * unit_to_ft > reach]
+        assert strays == want
