@@ -35,6 +35,7 @@ import numpy as np
 import shapely
 
 from ..core.dem_source import DemSource
+from ..core.geometry_arrays import object_array, total_box
 from ..core.model import FeatureLayer, SiteInputs, Warning_
 from ..core.raster import ElevationGrid
 from ..core.roles import CONTEXT_ROLES, ROLES, TERRAIN_EXTENT_ROLES
@@ -123,11 +124,11 @@ def _pack_fields(pack: RulePack | None) -> set[str]:
 
 def _bounds(geoms: GeomSlots) -> Box | None:
     """The box of the located features of ``geoms``; ``None`` when none has finite bounds."""
-    arr = np.array(list(geoms), dtype=object)
+    arr = object_array(geoms)
     present = arr[~shapely.is_missing(arr) & ~shapely.is_empty(arr)] if len(arr) else arr
     if not len(present):
         return None
-    b = shapely.total_bounds(present)
+    b = total_box(present)
     return (float(b[0]), float(b[1]), float(b[2]), float(b[3])) if np.all(np.isfinite(b)) else None
 
 
