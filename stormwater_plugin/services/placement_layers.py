@@ -35,10 +35,11 @@ import numpy as np
 import shapely
 from shapely.geometry.base import BaseGeometry
 
+from ..core.geometry_arrays import object_array
 from ..core.model import FeatureLayer, Warning_
 from ..core.roles import CONTEXT_ROLES
 from .intake import FAR_FT, MAX_LISTED, outside_area_of_use, placement_problem
-from .working_crs import site_geometries
+from .working_crs import ParcelPicks, site_geometries
 
 #: A box (xmin, ymin, xmax, ymax).
 Box = tuple[float, float, float, float]
@@ -107,15 +108,7 @@ def distance_to_box_ft(anchor: Sequence[BaseGeometry], box: Box | None, unit_to_
     """
     if not anchor or box is None:
         return None
-    x0, y0, x1, y1 = box
-    # A point or a line when the layer is one point or lies on one axis-parallel line (a zero-area box measures NaN).
-    if x1 > x0 and y1 > y0:
-        target: BaseGeometry = shapely.box(x0, y0, x1, y1)
-    elif x1 > x0 or y1 > y0:
-        target = shapely.LineString([(x0, y0), (x1, y1)])
-    else:
-        target = shapely.Point(x0, y0)
-    return float(np.min(shapely.distance(np.array(list(anchor), dtype=object), target))) * unit_to_ft
+    return float(np.min(shapely.distance(object_array(anchor), _box_target(box)))) * unit_to_ft
 
 
 def crs_misfit_reason(source: str, crs_name: str) -> str:
@@ -209,19 +202,45 @@ def misplaced_sources(
     if reaches is None:
         return reasons
     plan = [i for i, s in enumerate(sources) if s.role not in CONTEXT_ROLES]
+    picks: ParcelPicks = {}  # the site parcel the parcels name, found once for every role's anchor
     for role in dict.fromkeys(sources[i].role for i in plan):
-        anchor = site_geometries(_merged(sources, reasons, {i for i in plan if sources[i].role != role}), site_parcel_id)
-        for i in plan:
+        anchor = site_geometries(_merged(sources, reasons, {i for i in plan if sources[i].role != role}), site_parcel_id, picks)
+        judged = [i for i in plan if sources[i].role == role and reasons[i] is None and sources[i].layer is not None]
+        for i, d in zip(judged, _distances_to_boxes_ft(anchor, [sources[i].bounds for i in judged], unit_to_ft)):
             s = sources[i]
-            if s.role != role or reasons[i] is not None or s.layer is None:
-                continue
-            reasons[i] = placement_problem(s.source, s.crs_name, False, distance_to_box_ft(anchor, s.bounds, unit_to_ft), min(reaches[role], FAR_FT))
-    anchor = site_geometries(_merged(sources, reasons, set(plan)), site_parcel_id)
-    for i, s in enumerate(sources):
-        if s.role in CONTEXT_ROLES and reasons[i] is None and s.bounds is not None:
-            reasons[i] = placement_problem(s.source, s.crs_name, False, distance_to_box_ft(anchor, s.bounds, unit_to_ft),
-                                           min(reaches[s.role], FAR_FT))
+            reasons[i] = placement_problem(s.source, s.crs_name, False, d, min(reaches[role], FAR_FT))
+    anchor = site_geometries(_merged(sources, reasons, set(plan)), site_parcel_id, picks)
+    context = [i for i, s in enumerate(sources) if s.role in CONTEXT_ROLES and reasons[i] is None and s.bounds is not None]
+    for i, d in zip(context, _distances_to_boxes_ft(anchor, [sources[i].bounds for i in context], unit_to_ft)):
+        s = sources[i]
+        reasons[i] = placement_problem(s.source, s.crs_name, False, d, min(reaches[s.role], FAR_FT))
     return reasons
+
+
+def _distances_to_boxes_ft(anchor: Sequence[BaseGeometry], boxes: Sequence[Box | None], unit_to_ft: float) -> list[float | None]:
+    """:func:`distance_to_box_ft` of each of ``boxes``, the site's features made an array once (the same distances)."""
+    known = [k for k, b in enumerate(boxes) if b is not None]
+    out: list[float | None] = [None] * len(boxes)
+    if not anchor or not known:
+        return out
+    corners = np.array([boxes[k] for k in known], dtype=float)
+    targets = shapely.box(corners[:, 0], corners[:, 1], corners[:, 2], corners[:, 3])  # every box at once, then each degenerate one
+    for n in np.flatnonzero(~((corners[:, 2] > corners[:, 0]) & (corners[:, 3] > corners[:, 1]))).tolist():
+        targets[n] = _box_target(boxes[known[n]])  # type: ignore[arg-type]
+    nearest = shapely.distance(object_array(anchor)[:, None], targets[None, :]).min(axis=0)
+    for k, d in zip(known, nearest.tolist()):
+        out[k] = float(d) * unit_to_ft
+    return out
+
+
+def _box_target(box: Box) -> BaseGeometry:
+    """A box as a geometry: a point or a line when the layer is one point or lies on one axis-parallel line (a zero-area box measures NaN)."""
+    x0, y0, x1, y1 = box
+    if x1 > x0 and y1 > y0:
+        return shapely.box(x0, y0, x1, y1)
+    if x1 > x0 or y1 > y0:
+        return shapely.LineString([(x0, y0), (x1, y1)])
+    return shapely.Point(x0, y0)
 
 
 def unplaceable_features(lonlat: np.ndarray, area: Sequence[float] | None, raw: np.ndarray | None = None) -> np.ndarray:

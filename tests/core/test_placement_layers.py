@@ -119,3 +119,27 @@ def test_a_stray_is_a_plan_feature_farther_than_its_reach_from_every_other_roles
         want = [] if s.role == "parcels" or not others else [
             k for k, g in enumerate(s.layer.geoms) if not g.is_empty and min(float(shapely.distance(g, o)) for o in others) * unit_to_ft > reach]
         assert strays == want
+
+
+def test_the_site_parcel_the_parcels_name_is_found_once_per_parcel_layer_and_the_plan_decides_at_each_call():
+    from stormwater_plugin.services.working_crs import ParcelPicks, site_parcel_indices
+
+    def parcels(flag: int | None) -> FeatureLayer:
+        return FeatureLayer.from_sequences("parcels", [box(0, 0, 100, 100), box(100, 0, 200, 100)], ["P-1", "P-2"],
+                                           [{"is_site": int(flag == 0)}, {"is_site": int(flag == 1)}] if flag is not None else [{}, {}])
+
+    def devices(x: float) -> FeatureLayer:
+        return FeatureLayer.from_sequences("devices", [Point(x, 50)], ["DW-1"], [{}])
+
+    picks: ParcelPicks = {}
+    flagged = parcels(0)
+    assert site_parcel_indices({"parcels": flagged, "devices": devices(150)}, None, picks) == [0]  # the flag names it, not the plan
+    assert site_parcel_indices({"parcels": flagged}, None, picks) == [0] and len(picks) == 1  # found once for the layer
+    assert site_parcel_indices({"parcels": parcels(1)}, None, picks) == [1]  # another parcel layer: its own flag
+    assert site_parcel_indices({"parcels": flagged}, "P-2", picks) == [1]  # another named parcel: its own pick
+    assert site_parcel_indices({"parcels": flagged}, "P-9", picks) == []  # naming no parcel
+    unflagged = parcels(None)
+    assert site_parcel_indices({"parcels": unflagged, "devices": devices(50)}, None, picks) == [0]  # the plan decides at each call
+    assert site_parcel_indices({"parcels": unflagged, "devices": devices(150)}, None, picks) == [1]
+    for layers in ({"parcels": unflagged, "devices": devices(150)}, {"parcels": flagged, "devices": devices(150)}):
+        assert site_parcel_indices(layers, None, picks) == site_parcel_indices(layers, None)
