@@ -16,8 +16,9 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..qgis_bridge.layer_place import box_of_rect, feature_count, fits_crs, layer_extent
 from ..qgis_bridge.snapshot import default_readers
-from ..qgis_bridge.vectors import QgisFrame
+from ..qgis_bridge.vectors import QgisFrame, source_crs
 from ..services.live_read import ReadMemo
 
 
@@ -58,8 +59,12 @@ def live_readers(memo: ReadMemo) -> tuple[Callable[..., Any], Callable[..., Any]
                                                                                attributes=attributes),
                                        warnings, lambda: not (fb is not None and fb.isCanceled())))
 
+    def fits(source: Any, ctx: Any) -> bool:  # of the CRS, the extent and the count it is judged from (an edit moving no extent keeps it)
+        key = ("fits", _crs_key(memo, source_crs(source)), box_of_rect(layer_extent(source)), feature_count(source))
+        return bool(memo.remember(key, lambda: fits_crs(source, ctx)))
+
     def describe(source: Any, role: str, ctx: Any) -> Any:  # the source's description, its CRS fit judged (a layer's source never changes)
-        return memo.convert(("source", source, role), "source", lambda: default_readers()[1](source, role, ctx), [], lambda: True)
+        return memo.convert(("source", source, role), "source", lambda: default_readers()[1](source, role, ctx, fits), [], lambda: True)
 
     def dem(provider: Any, dem_crs: Any, working: Any, window: Any, z_units: Any, ctx: Any, warnings: list[Any], name: str = "DEM") -> Any:
         key = ("dem", str(provider.dataSourceUri()), _crs_key(memo, dem_crs), _crs_key(memo, working), tuple(window), z_units, name)

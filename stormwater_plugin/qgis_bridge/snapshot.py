@@ -107,11 +107,11 @@ class DetachedSource:
         return self._source.getFeatures(request if request is not None else QgsFeatureRequest())
 
 
-def describe_source(src: Any, role: str, context: QgsCoordinateTransformContext) -> SourceInfo:
-    """A role's layer as it declares itself: its name, CRS, feature count, fields, extent and whether that extent fits its CRS."""
+def describe_source(src: Any, role: str, context: QgsCoordinateTransformContext, fits: Callable[[Any, Any], bool] = fits_crs) -> SourceInfo:
+    """A role's layer as it declares itself: its name, CRS, feature count, fields, extent and whether that extent ``fits`` its CRS."""
     crs = source_crs(src)
     return SourceInfo(role, source_text(src), layer_file_name(src), crs, crs.description(), feature_count(src), [f.name() for f in src.fields()],
-                      box_of_rect(layer_extent(src)), fits_crs(src, context), source_name(src), handle=src, crs_known=crs_declared(crs.isValid(), crs.description()))
+                      box_of_rect(layer_extent(src)), fits(src, context), source_name(src), handle=src, crs_known=crs_declared(crs.isValid(), crs.description()))
 
 
 def default_readers() -> tuple[Callable[..., Any], Callable[..., SourceInfo], Callable[..., Any]]:

@@ -92,9 +92,8 @@ def _geoms(layer: FeatureLayer | None) -> np.ndarray:
 
 def _located(layer: FeatureLayer) -> np.ndarray:
     """:func:`_geoms` computed."""
-    g = np.asarray(layer.geoms, dtype=object)
-    ok = np.array([x is not None and not x.is_empty for x in g], dtype=bool)
-    g = g[ok]
+    g = object_array(layer.geoms)
+    g = g[~shapely.is_missing(g) & ~shapely.is_empty(g)]
     if g.size:
         bad = ~shapely.is_valid(g)
         if bad.any():
@@ -121,11 +120,19 @@ class _LayerReads:
     """What the rules' parts read of the layers, each found once for every rule asking (a window's rules share their devices,
     their boxes and their targets): the same values each rule would find on its own."""
 
-    def __init__(self, layers: Mapping[str, FeatureLayer]) -> None:
+    def __init__(self, layers: Mapping[str, FeatureLayer], rules: Sequence[Rule]) -> None:
         self.layers = layers
         self._geoms: dict[str, np.ndarray] = {}
         self._boxes: dict[tuple[str, ...], np.ndarray | None] = {}
-        self._lines: dict[tuple[str, str], list[tuple[float, float, float, float]]] = {}
+        self._lines: dict[tuple[str, str], list[tuple[float, float, float, float]]] | None = None
+        #: The target specs (role, name filter) of every gradient rule reading the DEM (:func:`_rule_part`) with features to measure
+        #: to, each once.
+        self._specs = list(dict.fromkeys(
+            (str(spec.get("role")), str(spec.get("name_matches", "")).lower())
+            for rule in rules if (kind := KINDS.get(rule.kind)) is not None and kind.dem == "gradient_setback"
+            and str(rule.params.get("gradient", "any")) != "any"
+            for spec in rule.params.get("targets", []) if isinstance(spec, dict)
+            and (layer := layers.get(str(spec.get("role")))) is not None and len(layer)))
 
     def geoms(self, role: str | None) -> np.ndarray:
         """:func:`_geoms` of the role's layer (none without a role)."""
@@ -145,23 +152,19 @@ class _LayerReads:
     def lines_box(self, rule: Rule) -> np.ndarray | None:
         """The box of the shortest lines from each device to the nearest target of each of the rule's target specs (``None``: no line).
 
-        Each device's lines to a spec's targets are boxed on their own and kept by content (:mod:`~..core.derived`: the device,
-        the target layer, the spec's name filter): after a move only the moved device's are measured again. The box of all the
-        lines is the smallest and largest of theirs, the same numbers.
+        Each device's lines to a spec's targets are boxed on their own, every spec's found at once and kept by content
+        (:mod:`~..core.derived`: the device, each spec's target layer and name filter): after a move only the moved device's are
+        measured again. The box of all the lines is the smallest and largest of theirs, the same numbers.
         """
+        if self._lines is None:  # every spec's at once, each device's kept by content
+            groups = [(self.layers[role], match) for role, match in self._specs]
+            each = derive_each("nearest target lines' boxes", partial(_device_lines_boxes, groups), list(self.geoms("devices")),
+                               *(x for group in groups for x in group))
+            self._lines = {spec: [mine[j] for mine in each] for j, spec in enumerate(self._specs)}
         boxes: list[tuple[float, float, float, float]] = []
         for spec in rule.params.get("targets", []):
-            if not isinstance(spec, dict):
-                continue
-            role = str(spec.get("role"))
-            layer = self.layers.get(role)
-            if layer is None or len(layer) == 0:
-                continue
-            match = str(spec.get("name_matches", "")).lower()
-            if (role, match) not in self._lines:
-                self._lines[role, match] = derive_each("nearest target lines' box", partial(_device_line_boxes, layer, match),
-                                                       list(self.geoms("devices")), layer, match)
-            boxes.extend(self._lines[role, match])
+            if isinstance(spec, dict):
+                boxes.extend(self._lines.get((str(spec.get("role")), str(spec.get("name_matches", "")).lower()), []))
         if not boxes:
             return None
         b = np.array(boxes, dtype=float)
@@ -180,6 +183,11 @@ def _targets(layer: FeatureLayer, match: str) -> np.ndarray:
         and (not match or not feature_name(layer.attrs[k]) or name_matches(feature_name(layer.attrs[k]), match))
     ]
     return _located(FeatureLayer(layer.role, np.asarray(layer.geoms, dtype=object)[keep], [layer.ids[k] for k in keep], [layer.attrs[k] for k in keep]))
+
+
+def _device_lines_boxes(groups: list[tuple[FeatureLayer, str]], devices: list[BaseGeometry]) -> list[tuple[tuple[float, float, float, float], ...]]:
+    """For each device, :func:`_device_line_boxes` to each of ``groups`` (a target layer and its name filter), in their order."""
+    return list(zip(*(_device_line_boxes(layer, match, devices) for layer, match in groups))) if groups else [() for _ in devices]
 
 
 def _device_line_boxes(layer: FeatureLayer, match: str, devices: list[BaseGeometry]) -> list[tuple[float, float, float, float]]:
@@ -281,7 +289,7 @@ def dem_window(
     """
     margin = margin_ft / unit_to_ft
     parts: list[WindowPart] = []
-    reads = _LayerReads(layers)
+    reads = _LayerReads(layers, pack.rules)
     for rule in pack.rules:
         b = _rule_part(rule, reads, unit_to_ft, cell_ft, margin)
         if b is not None:

@@ -32,7 +32,6 @@ from dataclasses import dataclass, field
 from typing import Mapping, Protocol
 
 import numpy as np
-import shapely
 
 from ..core.dem_source import DemSource
 from ..core.geometry_arrays import object_array, total_box
@@ -125,15 +124,20 @@ def _pack_fields(pack: RulePack | None) -> set[str]:
 def _bounds(geoms: GeomSlots) -> Box | None:
     """The box of the located features of ``geoms``; ``None`` when none has finite bounds."""
     arr = object_array(geoms)
-    present = arr[~shapely.is_missing(arr) & ~shapely.is_empty(arr)] if len(arr) else arr
-    if not len(present):
+    if not len(arr):
         return None
-    b = total_box(present)
+    b = total_box(arr)  # a missing or empty geometry has no bounds: skipped, as total_bounds skips them (none: not finite)
     return (float(b[0]), float(b[1]), float(b[2]), float(b[3])) if np.all(np.isfinite(b)) else None
+
+
+#: The types of attribute values that are plain already (exactly these: a subclass is looked at).
+_PLAIN_TYPES = frozenset({str, int, bool, type(None)})
 
 
 def clean_value(v: object) -> object:
     """An attribute as a plain value: numpy scalars unwrapped, NaN as ``None``, dates and times as ISO text."""
+    if type(v) in _PLAIN_TYPES:  # most values: nothing to do, and asked at every read
+        return v
     if isinstance(v, np.generic):
         v = v.item()
     if isinstance(v, float) and math.isnan(v):
@@ -321,15 +325,20 @@ def read_layers(backend: SiteBackend, pack: RulePack | None, site_parcel_id: str
         return out
 
     # a plan none of whose features lands on its parcel is refused, never checked (services.placement)
-    off = plan_placement_problem(usable({r: v for r, v in pieces.items() if r not in CONTEXT_ROLES}), ft_unit, site_parcel_id)
+    plan_pieces = {r: v for r, v in pieces.items() if r not in CONTEXT_ROLES}
+    plan_layers = usable(plan_pieces)
+    off = plan_placement_problem(plan_layers, ft_unit, site_parcel_id)
     if off is not None:
         raise PlanOffParcel(off)
+    taken_out = False  # whether a plan source or feature is taken out below (the plan's layers are then made again)
     if reach is not None:
         # Which sources are misplaced, and which plan features lie far from the site while their layer is there
         order = [(role, pc) for role, pcs in pieces.items() for pc in pcs]
-        for (_, pc), d in zip(order, decide_placement([_place(backend, role, pc, crs, deferred) for role, pc in order], reach, ft_unit, site_parcel_id)):
+        for (role, pc), d in zip(order, decide_placement([_place(backend, role, pc, crs, deferred) for role, pc in order], reach, ft_unit, site_parcel_id)):
+            taken_out |= role not in CONTEXT_ROLES and pc.misplaced is None and d.misplaced is not None
             pc.misplaced = pc.misplaced or d.misplaced  # a source without CRS keeps its own reason
             if d.stray and d.stray_reason is not None and pc.frame is not None:
+                taken_out = True
                 present = [i for i, g in enumerate(pc.frame.geoms) if g is not None]
                 for k in d.stray:
                     pc.frame.geoms[present[k]] = None
@@ -337,7 +346,8 @@ def read_layers(backend: SiteBackend, pack: RulePack | None, site_parcel_id: str
                 pc.unplaceable.add(d.stray_reason)
     if deferred:
         assert reach is not None
-        plan_layers = usable({r: v for r, v in pieces.items() if r not in CONTEXT_ROLES})
+        if taken_out:
+            plan_layers = usable(plan_pieces)
         # A trace of unlimited length runs over the DEM only: no target beyond the raster's edge can be reached.
         dem_box = backend.dem_extent(crs) if dem is not None else None
         for role, pcs in pieces.items():
@@ -366,7 +376,8 @@ def read_layers(backend: SiteBackend, pack: RulePack | None, site_parcel_id: str
     for role in [r for r in ROLES if r in pieces]:
         layers[role], merged = merge_role(role, [_read_source(backend, role, k, pc, extra_fields) for k, pc in enumerate(pieces[role])])
         warnings.extend(merged)
-    warnings.extend(reprojected_warnings(moved, backend.crs_text(crs)))
+    if moved:  # the working CRS named only when a layer was moved into it
+        warnings.extend(reprojected_warnings(moved, backend.crs_text(crs)))
     return ReadLayers(layers, crs, why, warnings)
 
 

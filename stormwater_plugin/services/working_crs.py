@@ -28,7 +28,7 @@ import shapely
 from shapely.geometry.base import BaseGeometry
 
 from ..core.errors import StormwaterError
-from ..core.geometry_arrays import total_box
+from ..core.geometry_arrays import object_array, total_box
 from ..core.model import FeatureLayer
 from ..core.roles import PLAN_ROLES
 from ..core.site_parcel import SiteParcelPick, UnknownSiteParcel, pick_site_parcel
@@ -115,7 +115,10 @@ def choose_working_crs(dem: CrsTraits | None, site_lonlat: tuple[float, float] |
 
 
 def _present(geoms: Sequence[BaseGeometry | None]) -> list[BaseGeometry]:
-    return [g for g in geoms if g is not None and not g.is_empty]
+    if len(geoms) < 3:  # asked one by one below a few geometries, at once above
+        return [g for g in geoms if g is not None and not g.is_empty]
+    arr = object_array(geoms)
+    return list(arr[~shapely.is_missing(arr) & ~shapely.is_empty(arr)])
 
 
 #: The site parcel as the parcels alone name it, by parcel layer (its ``id``: each held, so no other layer takes its ``id``) and

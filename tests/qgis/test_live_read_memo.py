@@ -8,7 +8,7 @@ CRS's WKT, the key of each conversion made in it, is written once per CRS object
 from __future__ import annotations
 
 from conftest import demo_layers
-from qgis.core import QgsCoordinateReferenceSystem, QgsField, QgsGeometry, QgsPointXY, QgsProject
+from qgis.core import QgsCoordinateReferenceSystem, QgsFeature, QgsField, QgsGeometry, QgsPointXY, QgsProject
 
 
 def _describe(memo, source, role):
@@ -69,3 +69,49 @@ def test_a_crs_text_is_written_once_per_crs_object_and_another_crs_has_its_own(q
     other = _Counted("EPSG:2262")
     assert _crs_key(ReadMemo(first.made), other) == QgsCoordinateReferenceSystem("EPSG:2262").toWkt() != text
     assert _Counted.written == 2
+
+
+def test_the_fit_of_a_layers_crs_is_judged_again_when_its_crs_extent_or_count_changes_and_kept_otherwise(qgis_app, monkeypatch):
+    from stormwater_plugin.gui import live_read
+    from stormwater_plugin.qgis_bridge.layer_place import box_of_rect, fits_crs, layer_extent
+    from stormwater_plugin.qgis_bridge.snapshot import DetachedSource
+    from stormwater_plugin.services.live_read import ReadMemo
+
+    judged: list[str] = []
+    monkeypatch.setattr(live_read, "fits_crs", lambda source, ctx: (judged.append(source.name()), fits_crs(source, ctx))[1])
+    layers, _dem = demo_layers()
+    devices = layers["devices"]
+    memo = ReadMemo()
+    last: list[object] = [None]
+
+    def read_again(layer) -> bool:
+        """Whether the fit was judged anew, checked against what it is judged from."""
+        nonlocal memo
+        memo = ReadMemo(memo.made)
+        source = DetachedSource(layer)
+        before = len(judged)
+        assert _describe(memo, source, "devices").fits_crs == fits_crs(source, QgsProject.instance().transformContext())
+        inputs = (source.sourceCrs().toWkt(), box_of_rect(layer_extent(source)), source.featureCount())
+        anew = len(judged) > before
+        assert anew == (inputs != last[0])  # judged again exactly when the CRS, the extent or the count changed
+        last[0] = inputs
+        return anew
+
+    assert read_again(devices)
+    assert devices.startEditing()
+    try:
+        feats = {f["id"]: f for f in devices.getFeatures()}
+        dw1 = feats["DW-1"].geometry().asPoint()  # inside the layer's extent: a small move keeps it
+        kept = [not read_again(devices) for dx in (-0.3, 0.3, -0.3, 0.3)
+                if devices.changeGeometry(feats["DW-1"].id(), QgsGeometry.fromPointXY(QgsPointXY(dw1.x() + dx, dw1.y())))]
+        assert len(kept) == 4 and kept[-1]  # (once edited, a layer's extent is its features': the file's may differ in the last digit)
+        assert devices.changeGeometry(feats["DW-1"].id(), QgsGeometry.fromPointXY(QgsPointXY(dw1.x() + 900.0, dw1.y())))
+        assert read_again(devices)  # the extent grew
+        extra = QgsFeature(devices.fields())
+        extra.setGeometry(QgsGeometry.fromPointXY(QgsPointXY(dw1.x(), dw1.y() + 1.0)))
+        assert devices.addFeature(extra)
+        assert read_again(devices)  # one feature more (inside the extent)
+        devices.setCrs(QgsCoordinateReferenceSystem("EPSG:32618"))
+        assert read_again(devices)  # another CRS
+    finally:
+        devices.rollBack()
