@@ -72,6 +72,8 @@ class _Piece:
     stray_beyond: bool = False
     #: Reasons of features excluded one by one (:func:`_screen`, the stray plan features): worded as such.
     unplaceable: set[str] = field(default_factory=set)
+    #: :func:`_named` of the frame's records (those records, held, first): the read asks several times.
+    named: tuple[list[dict[str, object]], list[dict[str, object]], list[str], list[str]] | None = None
 
 
 @dataclass
@@ -176,6 +178,17 @@ def _piece_ids(role: str, k: int, s: SourceInfo, records: list[dict[str, object]
     return feature_ids(records, columns, role, position_ids(len(records), s.id_prefix if k else ""), first=s.id_first)
 
 
+def _named(role: str, k: int, pc: _Piece, extra_fields: set[str]) -> tuple[list[dict[str, object]], list[str], list[str]]:
+    """The ``k``-th source's records and columns under the names the check reads, and its features' ids (:func:`_piece_ids`),
+    found once for the records it fetched (a frame moved into the working CRS keeps them)."""
+    fr = pc.frame
+    assert fr is not None
+    if pc.named is None or pc.named[0] is not fr.records:
+        records, columns = _renamed_records(fr, _renames(fr, role, extra_fields))
+        pc.named = (fr.records, records, columns, _piece_ids(role, k, pc.source, records, columns))
+    return pc.named[1], pc.named[2], pc.named[3]
+
+
 def _screen(backend: LayerBackend, fr: FetchedFeatures, pc: _Piece) -> bool:
     """Exclude, one by one, the features of ``fr`` (in its own CRS) that lie where that CRS cannot place them; whether any fits."""
     bad = backend.unplaceable(pc.source, fr)
@@ -234,9 +247,9 @@ def _read_source(backend: LayerBackend, role: str, k: int, pc: _Piece, extra_fie
         return ReadSource(s.where, s.name, s.crs_name, s.count, fids, misplaced=pc.misplaced)
     fr = pc.frame
     renames, near = _matched(fr, role, extra_fields)
-    if renames:
-        fr.records, fr.columns = _renamed_records(fr, renames)
-    return ReadSource(s.where, s.name, s.crs_name, s.count, _piece_ids(role, k, s, fr.records, fr.columns), list(fr.geoms),
+    records, columns, ids = _named(role, k, pc, extra_fields)
+    fr.records, fr.columns = records, columns
+    return ReadSource(s.where, s.name, s.crs_name, s.count, ids, list(fr.geoms),
                       [{c: clean_value(v) for c, v in r.items()} for r in fr.records], fr.unusable, pc.misplaced, renames, near, fr.restored,
                       pc.filtered, pc.stray_beyond, pc.unplaceable)
 
@@ -286,8 +299,7 @@ def read_layers(backend: SiteBackend, pack: RulePack | None, site_parcel_id: str
 
     extra_fields = _pack_fields(pack)
     # Every usable source of each role, with the ids the check gives its features: the site is found by the engine's rule.
-    for_crs = {role: [(pc.frame, _piece_ids(role, k, pc.source, *_renamed_records(pc.frame, _renames(pc.frame, role, extra_fields))))
-                      for k, pc in enumerate(pcs) if pc.misplaced is None and pc.frame is not None]
+    for_crs = {role: [(pc.frame, _named(role, k, pc, extra_fields)[2]) for k, pc in enumerate(pcs) if pc.misplaced is None and pc.frame is not None]
                for role, pcs in pieces.items()}
     crs, why = backend.working_crs({r: v for r, v in for_crs.items() if v}, site_parcel_id)
     ft_unit = backend.ft_per_unit(crs)
@@ -314,8 +326,8 @@ def read_layers(backend: SiteBackend, pack: RulePack | None, site_parcel_id: str
                 fr = pc.frame if pc.misplaced is None else None
                 if fr is None:
                     continue
-                records, columns = _renamed_records(fr, _renames(fr, role, extra_fields))
-                for g, fid, rec in zip(fr.geoms, _piece_ids(role, k, pc.source, records, columns), records):
+                records, _columns, fids = _named(role, k, pc, extra_fields)
+                for g, fid, rec in zip(fr.geoms, fids, records):
                     if g is not None:
                         gs.append(g)
                         ids.append(fid)
