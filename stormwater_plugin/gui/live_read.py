@@ -1,7 +1,7 @@
 """The live re-check's partial read (issue 39): the snapshot's conversions through a :class:`~..services.live_read.ReadMemo`.
 
-The snapshot (``qgis_bridge.snapshot``) converts through its plan's ``readers``: the features of a source, the
-fit of its CRS, the DEM window. :func:`live_readers` gives it these three through a memo of the last complete
+The snapshot (``qgis_bridge.snapshot``) converts through its plan's ``readers``: the features of a source, its
+description with the fit of its CRS, the DEM window. :func:`live_readers` gives it these three through a memo of the last complete
 live read, keyed on the whole of each conversion's inputs, so only the layers edited since (a new feature
 source, ``gui.live_plan``) and a DEM window that moved are read again; every decision of the read is made
 again from the layers as they are (:mod:`~..services.live_read`). The DEM's source for the flow trace's further
@@ -16,13 +16,19 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..qgis_bridge.layer_place import box_of_rect, feature_count, fits_crs, layer_extent
 from ..qgis_bridge.snapshot import default_readers
-from ..qgis_bridge.vectors import QgisFrame
+from ..qgis_bridge.vectors import QgisFrame, source_crs
 from ..services.live_read import ReadMemo
 
 
-def _crs_key(crs: Any) -> str:
-    return str(crs.toWkt()) if crs is not None else ""
+def _crs_key(memo: ReadMemo, crs: Any) -> str:
+    """A CRS's WKT (the key of a conversion in it), written once per CRS object: a source's CRS is the same object at every
+    read of the source (``DetachedSource``), and the memo holds the object while it keeps its text."""
+    if crs is None:
+        return ""
+    held, text = memo.remember(("crs text", id(crs)), lambda: (crs, str(crs.toWkt())))
+    return str(text) if held is crs else str(crs.toWkt())
 
 
 def _own_layer(frame: QgisFrame) -> QgisFrame:
@@ -39,7 +45,7 @@ def _own_grid(grid: Any) -> Any:
     return None if grid is None else dataclasses.replace(grid, values=np.array(grid.values, copy=True))
 
 
-def live_readers(memo: ReadMemo) -> tuple[Callable[..., Any], Callable[..., bool], Callable[..., Any]]:
+def live_readers(memo: ReadMemo) -> tuple[Callable[..., Any], Callable[..., Any], Callable[..., Any]]:
     """The snapshot's ``SnapshotPlan.readers`` through ``memo``.
 
     The memo's conversions were made in the same transformation context (the planner starts an empty memo when
@@ -48,20 +54,24 @@ def live_readers(memo: ReadMemo) -> tuple[Callable[..., Any], Callable[..., bool
     """
     def features(source: Any, role: str, crs: Any, ctx: Any, warnings: list[Any], fb: Any = None, rect: Any = None, fids: Any = None,
                  attributes: bool = True) -> Any:
-        key = ("features", source, role, _crs_key(crs), None if rect is None else tuple(rect), fids, attributes)
+        key = ("features", source, role, _crs_key(memo, crs), None if rect is None else tuple(rect), fids, attributes)
         return _own_layer(memo.convert(key, role, lambda: default_readers()[0](source, role, crs, ctx, warnings, fb, rect=rect, fids=fids,
                                                                                attributes=attributes),
                                        warnings, lambda: not (fb is not None and fb.isCanceled())))
 
-    def fits(source: Any, ctx: Any) -> bool:
-        return bool(memo.convert(("fits", source), "fits", lambda: bool(default_readers()[1](source, ctx)), [], lambda: True))
+    def fits(source: Any, ctx: Any) -> bool:  # of the CRS, the extent and the count it is judged from (an edit moving no extent keeps it)
+        key = ("fits", _crs_key(memo, source_crs(source)), box_of_rect(layer_extent(source)), feature_count(source))
+        return bool(memo.remember(key, lambda: fits_crs(source, ctx)))
+
+    def describe(source: Any, role: str, ctx: Any) -> Any:  # the source's description, its CRS fit judged (a layer's source never changes)
+        return memo.convert(("source", source, role), "source", lambda: default_readers()[1](source, role, ctx, fits), [], lambda: True)
 
     def dem(provider: Any, dem_crs: Any, working: Any, window: Any, z_units: Any, ctx: Any, warnings: list[Any], name: str = "DEM") -> Any:
-        key = ("dem", str(provider.dataSourceUri()), _crs_key(dem_crs), _crs_key(working), tuple(window), z_units, name)
+        key = ("dem", str(provider.dataSourceUri()), _crs_key(memo, dem_crs), _crs_key(memo, working), tuple(window), z_units, name)
         return _own_grid(memo.convert(key, "dem", lambda: default_readers()[2](provider, dem_crs, working, window, z_units, ctx, warnings, name=name),
                                       warnings, lambda: True))
 
-    return features, fits, dem
+    return features, describe, dem
 
 
 __all__ = ["live_readers"]

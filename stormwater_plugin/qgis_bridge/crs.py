@@ -110,16 +110,17 @@ def transform_points(xform: QgsCoordinateTransform, xs: Any, ys: Any) -> tuple[n
     """Points through ``xform`` (the arrays' shapes kept), not a number where the transformation cannot map one; a
     transformation this thread cannot instantiate is refused (:func:`_must_move`)."""
     xa, ya = np.atleast_1d(np.asarray(xs, dtype=np.float64)), np.atleast_1d(np.asarray(ys, dtype=np.float64))
-    ox, oy = np.full(xa.shape, np.nan), np.full(ya.shape, np.nan)
-    for k in range(xa.size):
-        x, y = float(xa.flat[k]), float(ya.flat[k])
+    ox, oy = [math.nan] * xa.size, [math.nan] * xa.size
+    across = xform.sourceCrs().isGeographic() != xform.destinationCrs().isGeographic()  # where a point must move (asked once)
+    for k, (x, y) in enumerate(zip(xa.ravel().tolist(), ya.ravel().tolist())):
         try:
             p = xform.transform(QgsPointXY(x, y))
         except Exception:  # noqa: BLE001 - QgsCsException: left unknown (sampled as nodata, a box that cannot be transformed)
             continue
-        _must_move(xform, x, y, p.x(), p.y())
-        ox.flat[k], oy.flat[k] = p.x(), p.y()
-    return ox, oy
+        ox[k], oy[k] = p.x(), p.y()
+        if across and ox[k] == x and oy[k] == y:
+            _must_move(xform, x, y, ox[k], oy[k])
+    return np.array(ox, dtype=np.float64).reshape(xa.shape), np.array(oy, dtype=np.float64).reshape(ya.shape)
 
 
 class QgisCrs:

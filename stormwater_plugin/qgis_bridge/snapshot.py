@@ -107,9 +107,16 @@ class DetachedSource:
         return self._source.getFeatures(request if request is not None else QgsFeatureRequest())
 
 
-def default_readers() -> tuple[Callable[..., Any], Callable[..., bool], Callable[..., Any]]:
-    """The snapshot's own conversions (features, CRS fit, DEM window), looked up when called."""
-    return read_features, fits_crs, read_dem
+def describe_source(src: Any, role: str, context: QgsCoordinateTransformContext, fits: Callable[[Any, Any], bool] = fits_crs) -> SourceInfo:
+    """A role's layer as it declares itself: its name, CRS, feature count, fields, extent and whether that extent ``fits`` its CRS."""
+    crs = source_crs(src)
+    return SourceInfo(role, source_text(src), layer_file_name(src), crs, crs.description(), feature_count(src), [f.name() for f in src.fields()],
+                      box_of_rect(layer_extent(src)), fits(src, context), source_name(src), handle=src, crs_known=crs_declared(crs.isValid(), crs.description()))
+
+
+def default_readers() -> tuple[Callable[..., Any], Callable[..., SourceInfo], Callable[..., Any]]:
+    """The snapshot's own conversions (features, a layer's description with its CRS fit, DEM window), looked up when called."""
+    return read_features, describe_source, read_dem
 
 
 @dataclass
@@ -128,9 +135,9 @@ class SnapshotPlan:
     pack: Any
     #: Layers opened for the plan (whole sources of parts): kept alive while it is read.
     keep: list[Any]
-    #: The conversions (features, CRS fit, DEM window); the live re-check's reuse the last read's of the same inputs (gui.live_read).
-    #: ``None``: the module's own, looked up when the plan is read (:func:`default_readers`).
-    readers: tuple[Callable[..., Any], Callable[..., bool], Callable[..., Any]] | None = None
+    #: The conversions (features, a layer's description with its CRS fit, DEM window); the live re-check's reuse the last read's of the
+    #: same inputs (gui.live_read). ``None``: the module's own, looked up when the plan is read (:func:`default_readers`).
+    readers: tuple[Callable[..., Any], Callable[..., SourceInfo], Callable[..., Any]] | None = None
 
     def read(self, feedback: Any = None, progress: Callable[[float], None] | None = None) -> Snapshot:
         """Read the layers and the DEM window (any thread); ``progress`` gets the fraction read (0 to 1)."""
@@ -191,7 +198,7 @@ class QgisLayers:
 
     def __init__(self, plan: SnapshotPlan, feedback: Any, progress: Callable[[float], None] | None) -> None:
         self._plan, self._feedback = plan, feedback
-        self._read, self._fits, self._read_dem = plan.readers or default_readers()  # the live re-check's reuse the last read's
+        self._read, self._describe, self._read_dem = plan.readers or default_readers()  # the live re-check's reuse the last read's
         self.context = plan.context
         self.crs_ops = QgisCrs(plan.context)
         self.dem = plan.dem
@@ -205,10 +212,7 @@ class QgisLayers:
             return self._infos
         out: dict[str, list[SourceInfo]] = {}
         for r in sorted(self._plan.sources, key=ROLES.index):
-            src = self._plan.sources[r]
-            crs = source_crs(src)
-            out[r] = [SourceInfo(r, source_text(src), layer_file_name(src), crs, crs.description(), feature_count(src), [f.name() for f in src.fields()],
-                                 box_of_rect(layer_extent(src)), self._fits(src, self.context), source_name(src), handle=src, crs_known=crs_declared(crs.isValid(), crs.description()))]
+            out[r] = [self._describe(self._plan.sources[r], r, self.context)]
         self._infos = out
         return out
 

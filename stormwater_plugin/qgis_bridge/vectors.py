@@ -25,8 +25,8 @@ from .crs import checked_transform, thread_can_transform
 
 def plain_value(value: Any) -> Any:
     """A QGIS attribute as a plain Python value (``NULL`` becomes ``None``)."""
-    if value is None:
-        return None
+    if value is None or type(value) in (str, int, float, bool):  # these types exactly: most values, read at each live read
+        return value
     if isinstance(value, QVariant):
         return None if value.isNull() else value.value()
     if isinstance(value, (QDateTime, QDate, QTime)):

@@ -34,6 +34,7 @@ from shapely.geometry.base import BaseGeometry
 from ..core.checks.setback_targets import feature_name
 from ..core.derived import derive, derive_each
 from ..core.geometry import clean_layer
+from ..core.geometry_arrays import object_array, total_box
 from ..core.kinds import KINDS
 from ..core.model import FeatureLayer, Warning_
 from ..core.rulepack import Rule, RulePack
@@ -91,9 +92,8 @@ def _geoms(layer: FeatureLayer | None) -> np.ndarray:
 
 def _located(layer: FeatureLayer) -> np.ndarray:
     """:func:`_geoms` computed."""
-    g = np.asarray(layer.geoms, dtype=object)
-    ok = np.array([x is not None and not x.is_empty for x in g], dtype=bool)
-    g = g[ok]
+    g = object_array(layer.geoms)
+    g = g[~shapely.is_missing(g) & ~shapely.is_empty(g)]
     if g.size:
         bad = ~shapely.is_valid(g)
         if bad.any():
@@ -106,10 +106,7 @@ def _located(layer: FeatureLayer) -> np.ndarray:
 def _grown(geoms: Sequence[BaseGeometry] | np.ndarray, pad: float) -> Bounds | None:
     if len(geoms) == 0:
         return None
-    b = shapely.total_bounds(np.asarray(geoms, dtype=object))
-    if not np.all(np.isfinite(b)):
-        return None
-    return float(b[0] - pad), float(b[1] - pad), float(b[2] + pad), float(b[3] + pad)
+    return _grown_box(total_box(geoms), pad)
 
 
 def _grown_box(b: np.ndarray | None, pad: float) -> Bounds | None:
@@ -119,28 +116,63 @@ def _grown_box(b: np.ndarray | None, pad: float) -> Bounds | None:
     return float(b[0] - pad), float(b[1] - pad), float(b[2] + pad), float(b[3] + pad)
 
 
-def _nearest_lines_box(devices: np.ndarray, layers: Mapping[str, FeatureLayer], rule: Rule) -> np.ndarray | None:
-    """The box of the shortest lines from each device to the nearest target of each of the rule's target specs (``None``: no line).
+class _LayerReads:
+    """What the rules' parts read of the layers, each found once for every rule asking (a window's rules share their devices,
+    their boxes and their targets): the same values each rule would find on its own."""
 
-    Each device's lines to a spec's targets are boxed on their own and kept by content (:mod:`~..core.derived`: the device,
-    the target layer, the spec's name filter): after a move only the moved device's are measured again. The box of all the
-    lines is the smallest and largest of theirs, the same numbers.
-    """
-    boxes: list[tuple[float, float, float, float]] = []
-    for spec in rule.params.get("targets", []):
-        if not isinstance(spec, dict):
-            continue
-        layer = layers.get(str(spec.get("role")))
-        if layer is None or len(layer) == 0:
-            continue
-        match = str(spec.get("name_matches", "")).lower()
-        boxes.extend(derive_each("nearest target lines' box", partial(_device_line_boxes, layer, match), list(devices), layer, match))
-    if not boxes:
-        return None
-    with warnings.catch_warnings():  # a device without a line (none in practice) has a box of NaN, as total_bounds skips
-        warnings.simplefilter("ignore", RuntimeWarning)
+    def __init__(self, layers: Mapping[str, FeatureLayer], rules: Sequence[Rule]) -> None:
+        self.layers = layers
+        self._geoms: dict[str, np.ndarray] = {}
+        self._boxes: dict[tuple[str, ...], np.ndarray | None] = {}
+        self._lines: dict[tuple[str, str], list[tuple[float, float, float, float]]] | None = None
+        #: The target specs (role, name filter) of every gradient rule reading the DEM (:func:`_rule_part`) with features to measure
+        #: to, each once.
+        self._specs = list(dict.fromkeys(
+            (str(spec.get("role")), str(spec.get("name_matches", "")).lower())
+            for rule in rules if (kind := KINDS.get(rule.kind)) is not None and kind.dem == "gradient_setback"
+            and str(rule.params.get("gradient", "any")) != "any"
+            for spec in rule.params.get("targets", []) if isinstance(spec, dict)
+            and (layer := layers.get(str(spec.get("role")))) is not None and len(layer)))
+
+    def geoms(self, role: str | None) -> np.ndarray:
+        """:func:`_geoms` of the role's layer (none without a role)."""
+        if role is None:
+            return np.empty(0, dtype=object)
+        if role not in self._geoms:
+            self._geoms[role] = _geoms(self.layers.get(role))
+        return self._geoms[role]
+
+    def box(self, roles: tuple[str, ...]) -> np.ndarray | None:
+        """The box of the located features of ``roles`` (``None``: none), as ``shapely.total_bounds`` gives it."""
+        if roles not in self._boxes:
+            geoms = [g for r in roles for g in self.geoms(r)] if len(roles) > 1 else self.geoms(roles[0])
+            self._boxes[roles] = total_box(geoms) if len(geoms) else None
+        return self._boxes[roles]
+
+    def lines_box(self, rule: Rule) -> np.ndarray | None:
+        """The box of the shortest lines from each device to the nearest target of each of the rule's target specs (``None``: no line).
+
+        Each device's lines to a spec's targets are boxed on their own, every spec's found at once and kept by content
+        (:mod:`~..core.derived`: the device, each spec's target layer and name filter): after a move only the moved device's are
+        measured again. The box of all the lines is the smallest and largest of theirs, the same numbers.
+        """
+        if self._lines is None:  # every spec's at once, each device's kept by content
+            groups = [(self.layers[role], match) for role, match in self._specs]
+            each = derive_each("nearest target lines' boxes", partial(_device_lines_boxes, groups), list(self.geoms("devices")),
+                               *(x for group in groups for x in group))
+            self._lines = {spec: [mine[j] for mine in each] for j, spec in enumerate(self._specs)}
+        boxes: list[tuple[float, float, float, float]] = []
+        for spec in rule.params.get("targets", []):
+            if isinstance(spec, dict):
+                boxes.extend(self._lines.get((str(spec.get("role")), str(spec.get("name_matches", "")).lower()), []))
+        if not boxes:
+            return None
         b = np.array(boxes, dtype=float)
-        return np.array([np.nanmin(b[:, 0]), np.nanmin(b[:, 1]), np.nanmax(b[:, 2]), np.nanmax(b[:, 3])])
+        if np.isnan(b).any():
+            with warnings.catch_warnings():  # a device without a line (none in practice) has a box of NaN, as total_bounds skips
+                warnings.simplefilter("ignore", RuntimeWarning)
+                return np.array([np.nanmin(b[:, 0]), np.nanmin(b[:, 1]), np.nanmax(b[:, 2]), np.nanmax(b[:, 3])])
+        return np.array([b[:, 0].min(), b[:, 1].min(), b[:, 2].max(), b[:, 3].max()])
 
 
 def _targets(layer: FeatureLayer, match: str) -> np.ndarray:
@@ -153,23 +185,29 @@ def _targets(layer: FeatureLayer, match: str) -> np.ndarray:
     return _located(FeatureLayer(layer.role, np.asarray(layer.geoms, dtype=object)[keep], [layer.ids[k] for k in keep], [layer.attrs[k] for k in keep]))
 
 
+def _device_lines_boxes(groups: list[tuple[FeatureLayer, str]], devices: list[BaseGeometry]) -> list[tuple[tuple[float, float, float, float], ...]]:
+    """For each device, :func:`_device_line_boxes` to each of ``groups`` (a target layer and its name filter), in their order."""
+    return list(zip(*(_device_line_boxes(layer, match, devices) for layer, match in groups))) if groups else [() for _ in devices]
+
+
 def _device_line_boxes(layer: FeatureLayer, match: str, devices: list[BaseGeometry]) -> list[tuple[float, float, float, float]]:
     """For each device, the box of its shortest lines to the nearest targets of ``layer`` (name filter ``match``; NaN: none)."""
     targets = derive("setback targets, located", partial(_targets, layer, match), layer, match)
     nan = (math.nan, math.nan, math.nan, math.nan)
     if targets.size == 0 or not devices:
         return [nan] * len(devices)
-    arr = np.asarray(devices, dtype=object)
+    arr = object_array(devices)
     qi, ti = shapely.STRtree(targets).query_nearest(arr, all_matches=True)
+    lines = shapely.shortest_line(arr[qi], targets[ti])  # each device's lines, boxed apart below
     out: list[tuple[float, float, float, float]] = []
     for k in range(len(arr)):
-        mine = shapely.shortest_line(arr[qi[qi == k]], targets[ti[qi == k]])
-        b = shapely.total_bounds(mine)
-        out.append((float(b[0]), float(b[1]), float(b[2]), float(b[3])) if len(mine) else nan)
+        mine = lines[qi == k]
+        b = total_box(mine) if len(mine) else None
+        out.append((float(b[0]), float(b[1]), float(b[2]), float(b[3])) if b is not None else nan)
     return out
 
 
-def _rule_part(rule: Rule, layers: Mapping[str, FeatureLayer], u: float, cell_ft: float, margin: float) -> Bounds | None:
+def _rule_part(rule: Rule, reads: _LayerReads, u: float, cell_ft: float, margin: float) -> Bounds | None:
     """The bounds one DEM rule needs, or ``None`` when it reads no DEM (or has nothing to read it for)."""
     spec = KINDS.get(rule.kind)
     part = spec.dem if spec is not None else None  # the kind registry says which part of the DEM the kind reads
@@ -179,22 +217,20 @@ def _rule_part(rule: Rule, layers: Mapping[str, FeatureLayer], u: float, cell_ft
     if part == "gradient_setback":
         if str(rule.params.get("gradient", "any")) == "any":
             return None
-        devices = _geoms(layers.get("devices"))
-        parts = [b for b in (_grown(devices, reach + margin), _grown_box(_nearest_lines_box(devices, layers, rule), margin)) if b is not None]
+        parts = [b for b in (_grown_box(reads.box(("devices",)), reach + margin), _grown_box(reads.lines_box(rule), margin)) if b is not None]
         if not parts:
             return None
         a = np.array(parts)
         return float(a[:, 0].min()), float(a[:, 1].min()), float(a[:, 2].max()), float(a[:, 3].max())
     if part in ("building_sites", "devices"):
-        return _grown(_geoms(layers.get(part)), reach + margin)
+        return _grown_box(reads.box((part,)), reach + margin)
     if part == "clearing":
         roles = [str(r) for r in rule.params.get("roles", ["clearing"])]
-        role = next((r for r in roles if r in layers), None)
-        return _grown(_geoms(layers.get(role)) if role else np.empty(0, dtype=object), margin)
+        role = next((r for r in roles if r in reads.layers), None)
+        return _grown_box(reads.box((role,)), margin) if role else None
     if part == "flow_trace":  # the trace's first window around the activity; it reads further windows itself
-        roles = [str(r) for r in rule.params.get("activity_roles", ["disturbance"])]
-        geoms = [g for r in roles for g in _geoms(layers.get(r))]
-        return _grown(geoms, reach + margin)
+        activity = tuple(str(r) for r in rule.params.get("activity_roles", ["disturbance"]))
+        return _grown_box(reads.box(activity), reach + margin) if activity else None
     return None
 
 
@@ -253,8 +289,9 @@ def dem_window(
     """
     margin = margin_ft / unit_to_ft
     parts: list[WindowPart] = []
+    reads = _LayerReads(layers, pack.rules)
     for rule in pack.rules:
-        b = _rule_part(rule, layers, unit_to_ft, cell_ft, margin)
+        b = _rule_part(rule, reads, unit_to_ft, cell_ft, margin)
         if b is not None:
             parts.append(WindowPart(rule.id, b))
     if siting:

@@ -17,6 +17,10 @@ ROLE_ID_FIELDS: dict[str, tuple[str, ...]] = {"parcels": ("PRINT_KEY", "SBL", "P
 
 
 def _blank(v: object) -> bool:
+    if type(v) is str:  # most ids: read at each read of the layer
+        return not v.strip()
+    if type(v) is int:
+        return False
     return v is None or (isinstance(v, float) and math.isnan(v)) or str(v).strip() == ""
 
 

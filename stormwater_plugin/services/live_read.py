@@ -88,5 +88,14 @@ class ReadMemo:
         self.converted.append(label)
         return value
 
+    def remember(self, key: Hashable, make: Callable[[], _T]) -> _T:
+        """``make()``, or what it gave this read or the last for the same ``key``: a value the conversions' keys are made of
+        (a CRS's text), never counted among the conversions."""
+        hit = self.made.get(key) or self._kept.get(key)
+        if hit is None:
+            hit = Conversion(make(), ())
+        self.made[key] = hit
+        return cast(_T, hit.value)
+
 
 __all__ = ["Conversion", "ReadMemo"]

@@ -35,6 +35,7 @@ import numpy as np
 import shapely
 
 from ..core.errors import StormwaterError
+from ..core.geometry_arrays import object_array
 from ..core.model import FeatureLayer
 from ..core.roles import PLAN_ROLES
 from .intake import format_distance
@@ -94,8 +95,12 @@ def plan_placement(layers: Mapping[str, FeatureLayer], unit_to_ft: float, site_p
     parcels = layers.get("parcels")
     if parcels is None or len(parcels) == 0:
         return None
-    plan = [(f"{role} {layer.ids[i]}", g) for role in PLAN_ROLES if (layer := layers.get(role)) is not None
-            for i, g in enumerate(layer.geoms) if g is not None and not g.is_empty]
+    plan: list[tuple[str, object]] = []
+    for role in PLAN_ROLES:
+        layer = layers.get(role)
+        if layer is not None and len(layer):
+            geoms = object_array(layer.geoms)
+            plan.extend((f"{role} {layer.ids[i]}", geoms[i]) for i in np.flatnonzero(~shapely.is_missing(geoms) & ~shapely.is_empty(geoms)).tolist())
     if not plan:
         return None
     try:
@@ -106,8 +111,8 @@ def plan_placement(layers: Mapping[str, FeatureLayer], unit_to_ft: float, site_p
     candidates = site or [i for i, g in enumerate(parcels.geoms) if g is not None and not g.is_empty]
     if not candidates:
         return None
-    plan_geoms = np.array([g for _, g in plan], dtype=object)
-    tree = shapely.STRtree(np.array([parcels.geoms[i] for i in candidates], dtype=object))
+    plan_geoms = object_array(g for _, g in plan)
+    tree = shapely.STRtree(object_array(parcels.geoms[i] for i in candidates))
     (which, hit), dist = tree.query_nearest(plan_geoms, return_distance=True, all_matches=False)
     if len(dist) == 0:
         return None

@@ -29,18 +29,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import partial
 from typing import Callable, Mapping, Sequence
 
 import numpy as np
 import shapely
 from shapely.geometry.base import BaseGeometry
 
-from ..core.derived import derive_each
+from ..core.geometry_arrays import object_array
 from ..core.model import FeatureLayer, Warning_
 from ..core.roles import CONTEXT_ROLES
 from .intake import FAR_FT, MAX_LISTED, outside_area_of_use, placement_problem
-from .working_crs import site_geometries
+from .working_crs import ParcelPicks, site_geometries
 
 #: A box (xmin, ymin, xmax, ymax).
 Box = tuple[float, float, float, float]
@@ -109,15 +108,7 @@ def distance_to_box_ft(anchor: Sequence[BaseGeometry], box: Box | None, unit_to_
     """
     if not anchor or box is None:
         return None
-    x0, y0, x1, y1 = box
-    # A point or a line when the layer is one point or lies on one axis-parallel line (a zero-area box measures NaN).
-    if x1 > x0 and y1 > y0:
-        target: BaseGeometry = shapely.box(x0, y0, x1, y1)
-    elif x1 > x0 or y1 > y0:
-        target = shapely.LineString([(x0, y0), (x1, y1)])
-    else:
-        target = shapely.Point(x0, y0)
-    return float(np.min(shapely.distance(np.array(list(anchor), dtype=object), target))) * unit_to_ft
+    return float(np.min(shapely.distance(object_array(anchor), _box_target(box)))) * unit_to_ft
 
 
 def crs_misfit_reason(source: str, crs_name: str) -> str:
@@ -211,19 +202,45 @@ def misplaced_sources(
     if reaches is None:
         return reasons
     plan = [i for i, s in enumerate(sources) if s.role not in CONTEXT_ROLES]
+    picks: ParcelPicks = {}  # the site parcel the parcels name, found once for every role's anchor
     for role in dict.fromkeys(sources[i].role for i in plan):
-        anchor = site_geometries(_merged(sources, reasons, {i for i in plan if sources[i].role != role}), site_parcel_id)
-        for i in plan:
+        anchor = site_geometries(_merged(sources, reasons, {i for i in plan if sources[i].role != role}), site_parcel_id, picks)
+        judged = [i for i in plan if sources[i].role == role and reasons[i] is None and sources[i].layer is not None]
+        for i, d in zip(judged, _distances_to_boxes_ft(anchor, [sources[i].bounds for i in judged], unit_to_ft)):
             s = sources[i]
-            if s.role != role or reasons[i] is not None or s.layer is None:
-                continue
-            reasons[i] = placement_problem(s.source, s.crs_name, False, distance_to_box_ft(anchor, s.bounds, unit_to_ft), min(reaches[role], FAR_FT))
-    anchor = site_geometries(_merged(sources, reasons, set(plan)), site_parcel_id)
-    for i, s in enumerate(sources):
-        if s.role in CONTEXT_ROLES and reasons[i] is None and s.bounds is not None:
-            reasons[i] = placement_problem(s.source, s.crs_name, False, distance_to_box_ft(anchor, s.bounds, unit_to_ft),
-                                           min(reaches[s.role], FAR_FT))
+            reasons[i] = placement_problem(s.source, s.crs_name, False, d, min(reaches[role], FAR_FT))
+    anchor = site_geometries(_merged(sources, reasons, set(plan)), site_parcel_id, picks)
+    context = [i for i, s in enumerate(sources) if s.role in CONTEXT_ROLES and reasons[i] is None and s.bounds is not None]
+    for i, d in zip(context, _distances_to_boxes_ft(anchor, [sources[i].bounds for i in context], unit_to_ft)):
+        s = sources[i]
+        reasons[i] = placement_problem(s.source, s.crs_name, False, d, min(reaches[s.role], FAR_FT))
     return reasons
+
+
+def _distances_to_boxes_ft(anchor: Sequence[BaseGeometry], boxes: Sequence[Box | None], unit_to_ft: float) -> list[float | None]:
+    """:func:`distance_to_box_ft` of each of ``boxes``, the site's features made an array once (the same distances)."""
+    known = [k for k, b in enumerate(boxes) if b is not None]
+    out: list[float | None] = [None] * len(boxes)
+    if not anchor or not known:
+        return out
+    corners = np.array([boxes[k] for k in known], dtype=float)
+    targets = shapely.box(corners[:, 0], corners[:, 1], corners[:, 2], corners[:, 3])  # every box at once, then each degenerate one
+    for n in np.flatnonzero(~((corners[:, 2] > corners[:, 0]) & (corners[:, 3] > corners[:, 1]))).tolist():
+        targets[n] = _box_target(boxes[known[n]])  # type: ignore[arg-type]
+    nearest = shapely.distance(object_array(anchor)[:, None], targets[None, :]).min(axis=0)
+    for k, d in zip(known, nearest.tolist()):
+        out[k] = float(d) * unit_to_ft
+    return out
+
+
+def _box_target(box: Box) -> BaseGeometry:
+    """A box as a geometry: a point or a line when the layer is one point or lies on one axis-parallel line (a zero-area box measures NaN)."""
+    x0, y0, x1, y1 = box
+    if x1 > x0 and y1 > y0:
+        return shapely.box(x0, y0, x1, y1)
+    if x1 > x0 or y1 > y0:
+        return shapely.LineString([(x0, y0), (x1, y1)])
+    return shapely.Point(x0, y0)
 
 
 def unplaceable_features(lonlat: np.ndarray, area: Sequence[float] | None, raw: np.ndarray | None = None) -> np.ndarray:
@@ -288,30 +305,37 @@ def stray_plan_features(
         Per source, the positions in its ``layer`` of the features lying beyond reach (empty for the others).
     """
     out: list[list[int]] = [[] for _ in sources]
-    plan = [i for i, s in enumerate(sources) if s.role not in CONTEXT_ROLES]
-    for i in plan:
-        s = sources[i]
-        if s.role == "parcels" or reasons[i] is not None or s.layer is None or not len(s.layer):
+    plan = [i for i, s in enumerate(sources) if s.role not in CONTEXT_ROLES and reasons[i] is None and s.layer is not None and len(s.layer)]
+    if not any(sources[i].role != "parcels" for i in plan):
+        return out
+    # every plan source's located features at once, with the source and the position in its layer of each
+    layers = [sources[i].layer for i in plan]
+    geoms = np.concatenate([np.asarray(lay.geoms, dtype=object) for lay in layers if lay is not None])
+    source = np.repeat(np.array(plan), [len(lay) for lay in layers if lay is not None])
+    position = np.concatenate([np.arange(len(lay)) for lay in layers if lay is not None])
+    keep = ~shapely.is_missing(geoms) & ~shapely.is_empty(geoms)
+    geoms, source, position = geoms[keep], source[keep], position[keep]
+    if not len(geoms):
+        return out
+    codes = {r: k for k, r in enumerate(dict.fromkeys(sources[i].role for i in plan))}  # each role as a number
+    role_of = np.array([codes[sources[i].role] for i in source.tolist()], dtype=int)
+    # A vertex of each: two features lie no farther apart than a vertex of each, so a feature with another role's vertex well
+    # within reach is no stray; only the others (none on an ordinary site) are measured, to the nearest of every other role's
+    # features (one tree of them all: the nearest of each role's nearest).
+    coords, index = shapely.get_coordinates(geoms, return_index=True)
+    x, y = coords[np.searchsorted(index, np.arange(len(geoms)))].T
+    apart = np.hypot(x[:, None] - x[None, :], y[:, None] - y[None, :])
+    apart[role_of[:, None] == role_of[None, :]] = math.inf
+    limit = np.array([min(reaches.get(r, FAR_FT), FAR_FT) for r in codes])[role_of]
+    # a margin of a millionth of the reach, far above the rounding of coordinates: a feature near its limit is measured
+    unsure = np.flatnonzero((role_of != codes.get("parcels", -1)) & ~(apart.min(axis=1) <= limit / unit_to_ft * (1.0 - 1e-6)))
+    for i in dict.fromkeys(source[unsure].tolist()):
+        others = role_of != codes[sources[i].role]
+        if not others.any():
             continue
-        others = _merged(sources, reasons, {j for j in plan if sources[j].role != s.role})
-        # the distance to the nearest of every other role's features is the least of the distances to each role's nearest; each
-        # feature's distance to one role is kept by content (core.derived), so a moved device's alone are measured again
-        nearest = [derive_each("distance to a layer's nearest feature", partial(_nearest_distances, lay), list(s.layer.geoms), lay)
-                   for lay in others.values() if any(g is not None and not g.is_empty for g in lay.geoms)]
-        if not nearest:
-            continue
-        limit = min(reaches.get(s.role, FAR_FT), FAR_FT)
-        out[i] = [k for k, ds in enumerate(zip(*nearest)) if math.isfinite(min(ds)) and min(ds) * unit_to_ft > limit]
-    return out
-
-
-def _nearest_distances(layer: FeatureLayer, geoms: list[BaseGeometry]) -> list[float]:
-    """For each of ``geoms``, its distance to the nearest located feature of ``layer`` (``inf`` for an empty geometry)."""
-    anchor = np.array([g for g in layer.geoms if g is not None and not g.is_empty], dtype=object)
-    out = [math.inf] * len(geoms)
-    (which, _), dist = shapely.STRtree(anchor).query_nearest(np.array(geoms, dtype=object), return_distance=True, all_matches=False)
-    for k, d in zip(which, dist):
-        out[int(k)] = float(d)
+        mine = unsure[source[unsure] == i]
+        (which, _), dist = shapely.STRtree(geoms[others]).query_nearest(geoms[mine], return_distance=True, all_matches=False)
+        out[i] = sorted(int(position[mine[int(k)]]) for k, d in zip(which, dist) if math.isfinite(d) and float(d) * unit_to_ft > limit[mine[int(k)]])
     return out
 
 

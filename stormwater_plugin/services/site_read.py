@@ -32,9 +32,9 @@ from dataclasses import dataclass, field
 from typing import Mapping, Protocol
 
 import numpy as np
-import shapely
 
 from ..core.dem_source import DemSource
+from ..core.geometry_arrays import object_array, total_box
 from ..core.model import FeatureLayer, SiteInputs, Warning_
 from ..core.raster import ElevationGrid
 from ..core.roles import CONTEXT_ROLES, ROLES, TERRAIN_EXTENT_ROLES
@@ -72,6 +72,8 @@ class _Piece:
     stray_beyond: bool = False
     #: Reasons of features excluded one by one (:func:`_screen`, the stray plan features): worded as such.
     unplaceable: set[str] = field(default_factory=set)
+    #: :func:`_named` of the frame's records (those records, held, first): the read asks several times.
+    named: tuple[list[dict[str, object]], list[dict[str, object]], list[str], list[str]] | None = None
 
 
 @dataclass
@@ -123,16 +125,21 @@ def _pack_fields(pack: RulePack | None) -> set[str]:
 
 def _bounds(geoms: GeomSlots) -> Box | None:
     """The box of the located features of ``geoms``; ``None`` when none has finite bounds."""
-    arr = np.array(list(geoms), dtype=object)
-    present = arr[~shapely.is_missing(arr) & ~shapely.is_empty(arr)] if len(arr) else arr
-    if not len(present):
+    arr = object_array(geoms)
+    if not len(arr):
         return None
-    b = shapely.total_bounds(present)
+    b = total_box(arr)  # a missing or empty geometry has no bounds: skipped, as total_bounds skips them (none: not finite)
     return (float(b[0]), float(b[1]), float(b[2]), float(b[3])) if np.all(np.isfinite(b)) else None
+
+
+#: The types of attribute values that are plain already (exactly these: a subclass is looked at).
+_PLAIN_TYPES = frozenset({str, int, bool, type(None)})
 
 
 def clean_value(v: object) -> object:
     """An attribute as a plain value: numpy scalars unwrapped, NaN as ``None``, dates and times as ISO text."""
+    if type(v) in _PLAIN_TYPES:  # most values: nothing to do, and asked at every read
+        return v
     if isinstance(v, np.generic):
         v = v.item()
     if isinstance(v, float) and math.isnan(v):
@@ -169,6 +176,17 @@ def _renamed_records(fr: FetchedFeatures, renames: Mapping[str, str]) -> tuple[l
 def _piece_ids(role: str, k: int, s: SourceInfo, records: list[dict[str, object]], columns: list[str]) -> list[str]:
     """The ids the check gives the features of a role's ``k``-th source (``records`` under the names the check reads)."""
     return feature_ids(records, columns, role, position_ids(len(records), s.id_prefix if k else ""), first=s.id_first)
+
+
+def _named(role: str, k: int, pc: _Piece, extra_fields: set[str]) -> tuple[list[dict[str, object]], list[str], list[str]]:
+    """The ``k``-th source's records and columns under the names the check reads, and its features' ids (:func:`_piece_ids`),
+    found once for the records it fetched (a frame moved into the working CRS keeps them)."""
+    fr = pc.frame
+    assert fr is not None
+    if pc.named is None or pc.named[0] is not fr.records:
+        records, columns = _renamed_records(fr, _renames(fr, role, extra_fields))
+        pc.named = (fr.records, records, columns, _piece_ids(role, k, pc.source, records, columns))
+    return pc.named[1], pc.named[2], pc.named[3]
 
 
 def _screen(backend: LayerBackend, fr: FetchedFeatures, pc: _Piece) -> bool:
@@ -229,9 +247,9 @@ def _read_source(backend: LayerBackend, role: str, k: int, pc: _Piece, extra_fie
         return ReadSource(s.where, s.name, s.crs_name, s.count, fids, misplaced=pc.misplaced)
     fr = pc.frame
     renames, near = _matched(fr, role, extra_fields)
-    if renames:
-        fr.records, fr.columns = _renamed_records(fr, renames)
-    return ReadSource(s.where, s.name, s.crs_name, s.count, _piece_ids(role, k, s, fr.records, fr.columns), list(fr.geoms),
+    records, columns, ids = _named(role, k, pc, extra_fields)
+    fr.records, fr.columns = records, columns
+    return ReadSource(s.where, s.name, s.crs_name, s.count, ids, list(fr.geoms),
                       [{c: clean_value(v) for c, v in r.items()} for r in fr.records], fr.unusable, pc.misplaced, renames, near, fr.restored,
                       pc.filtered, pc.stray_beyond, pc.unplaceable)
 
@@ -281,8 +299,7 @@ def read_layers(backend: SiteBackend, pack: RulePack | None, site_parcel_id: str
 
     extra_fields = _pack_fields(pack)
     # Every usable source of each role, with the ids the check gives its features: the site is found by the engine's rule.
-    for_crs = {role: [(pc.frame, _piece_ids(role, k, pc.source, *_renamed_records(pc.frame, _renames(pc.frame, role, extra_fields))))
-                      for k, pc in enumerate(pcs) if pc.misplaced is None and pc.frame is not None]
+    for_crs = {role: [(pc.frame, _named(role, k, pc, extra_fields)[2]) for k, pc in enumerate(pcs) if pc.misplaced is None and pc.frame is not None]
                for role, pcs in pieces.items()}
     crs, why = backend.working_crs({r: v for r, v in for_crs.items() if v}, site_parcel_id)
     ft_unit = backend.ft_per_unit(crs)
@@ -309,8 +326,8 @@ def read_layers(backend: SiteBackend, pack: RulePack | None, site_parcel_id: str
                 fr = pc.frame if pc.misplaced is None else None
                 if fr is None:
                     continue
-                records, columns = _renamed_records(fr, _renames(fr, role, extra_fields))
-                for g, fid, rec in zip(fr.geoms, _piece_ids(role, k, pc.source, records, columns), records):
+                records, _columns, fids = _named(role, k, pc, extra_fields)
+                for g, fid, rec in zip(fr.geoms, fids, records):
                     if g is not None:
                         gs.append(g)
                         ids.append(fid)
@@ -320,15 +337,20 @@ def read_layers(backend: SiteBackend, pack: RulePack | None, site_parcel_id: str
         return out
 
     # a plan none of whose features lands on its parcel is refused, never checked (services.placement)
-    off = plan_placement_problem(usable({r: v for r, v in pieces.items() if r not in CONTEXT_ROLES}), ft_unit, site_parcel_id)
+    plan_pieces = {r: v for r, v in pieces.items() if r not in CONTEXT_ROLES}
+    plan_layers = usable(plan_pieces)
+    off = plan_placement_problem(plan_layers, ft_unit, site_parcel_id)
     if off is not None:
         raise PlanOffParcel(off)
+    taken_out = False  # whether a plan source or feature is taken out below (the plan's layers are then made again)
     if reach is not None:
         # Which sources are misplaced, and which plan features lie far from the site while their layer is there
         order = [(role, pc) for role, pcs in pieces.items() for pc in pcs]
-        for (_, pc), d in zip(order, decide_placement([_place(backend, role, pc, crs, deferred) for role, pc in order], reach, ft_unit, site_parcel_id)):
+        for (role, pc), d in zip(order, decide_placement([_place(backend, role, pc, crs, deferred) for role, pc in order], reach, ft_unit, site_parcel_id)):
+            taken_out |= role not in CONTEXT_ROLES and pc.misplaced is None and d.misplaced is not None
             pc.misplaced = pc.misplaced or d.misplaced  # a source without CRS keeps its own reason
             if d.stray and d.stray_reason is not None and pc.frame is not None:
+                taken_out = True
                 present = [i for i, g in enumerate(pc.frame.geoms) if g is not None]
                 for k in d.stray:
                     pc.frame.geoms[present[k]] = None
@@ -336,7 +358,8 @@ def read_layers(backend: SiteBackend, pack: RulePack | None, site_parcel_id: str
                 pc.unplaceable.add(d.stray_reason)
     if deferred:
         assert reach is not None
-        plan_layers = usable({r: v for r, v in pieces.items() if r not in CONTEXT_ROLES})
+        if taken_out:
+            plan_layers = usable(plan_pieces)
         # A trace of unlimited length runs over the DEM only: no target beyond the raster's edge can be reached.
         dem_box = backend.dem_extent(crs) if dem is not None else None
         for role, pcs in pieces.items():
@@ -365,7 +388,8 @@ def read_layers(backend: SiteBackend, pack: RulePack | None, site_parcel_id: str
     for role in [r for r in ROLES if r in pieces]:
         layers[role], merged = merge_role(role, [_read_source(backend, role, k, pc, extra_fields) for k, pc in enumerate(pieces[role])])
         warnings.extend(merged)
-    warnings.extend(reprojected_warnings(moved, backend.crs_text(crs)))
+    if moved:  # the working CRS named only when a layer was moved into it
+        warnings.extend(reprojected_warnings(moved, backend.crs_text(crs)))
     return ReadLayers(layers, crs, why, warnings)
 
 

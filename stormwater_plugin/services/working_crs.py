@@ -28,9 +28,10 @@ import shapely
 from shapely.geometry.base import BaseGeometry
 
 from ..core.errors import StormwaterError
+from ..core.geometry_arrays import object_array, total_box
 from ..core.model import FeatureLayer
 from ..core.roles import PLAN_ROLES
-from ..core.site_parcel import UnknownSiteParcel, pick_site_parcel
+from ..core.site_parcel import SiteParcelPick, UnknownSiteParcel, pick_site_parcel
 
 
 class NoSiteLocation(ValueError, StormwaterError):
@@ -114,28 +115,45 @@ def choose_working_crs(dem: CrsTraits | None, site_lonlat: tuple[float, float] |
 
 
 def _present(geoms: Sequence[BaseGeometry | None]) -> list[BaseGeometry]:
-    return [g for g in geoms if g is not None and not g.is_empty]
+    if len(geoms) < 3:  # asked one by one below a few geometries, at once above
+        return [g for g in geoms if g is not None and not g.is_empty]
+    arr = object_array(geoms)
+    return list(arr[~shapely.is_missing(arr) & ~shapely.is_empty(arr)])
 
 
-def site_parcel_indices(layers: Mapping[str, FeatureLayer], site_parcel_id: str | None = None) -> list[int]:
+#: The site parcel as the parcels alone name it, by parcel layer (its ``id``: each held, so no other layer takes its ``id``) and
+#: ``site_parcel_id``: one search's, for the several plans it judges against the same parcels (:func:`site_parcel_indices`).
+ParcelPicks = dict[tuple[int, str | None], tuple[FeatureLayer, SiteParcelPick]]
+
+
+def site_parcel_indices(layers: Mapping[str, FeatureLayer], site_parcel_id: str | None = None, picks: ParcelPicks | None = None) -> list[int]:
     """Indices of the site parcel(s) of ``layers["parcels"]`` by the engine's rule (:func:`~stormwater_plugin.core.site_parcel.pick_site_parcel`).
 
     ``site_parcel_id``, else those with ``is_site`` set, else the only parcel,
     else the parcel holding the most proposed building sites and devices;
     ``[]`` when none is found or ``site_parcel_id`` names no parcel (the check
     itself refuses that id). ``layers`` are in one CRS.
+
+    ``picks``: what the parcels alone name, kept for the next call with the same parcel layer (the named, the flagged or the
+    only parcel: the plan decides only when they name none, and is then read at each call).
     """
     parcels = layers.get("parcels")
     try:
+        if picks is not None and parcels is not None:
+            held = picks.get((id(parcels), site_parcel_id))
+            if held is None or held[0] is not parcels:
+                held = picks[id(parcels), site_parcel_id] = (parcels, pick_site_parcel(parcels, site_parcel_id, {}))
+            if held[1].how != "none":
+                return list(held[1].indices)
         return list(pick_site_parcel(parcels, site_parcel_id, layers).indices)
     except UnknownSiteParcel:
         return []
 
 
-def site_geometries(layers: Mapping[str, FeatureLayer], site_parcel_id: str | None = None) -> list[BaseGeometry]:
+def site_geometries(layers: Mapping[str, FeatureLayer], site_parcel_id: str | None = None, picks: ParcelPicks | None = None) -> list[BaseGeometry]:
     """The features that locate the site: its parcel(s), else the plan, else everything.
 
-    The site parcel is the engine's (:func:`site_parcel_indices`): the one named
+    The site parcel is the engine's (:func:`site_parcel_indices`; ``picks`` as there): the one named
     ``site_parcel_id``, else those with ``is_site`` set, else the only parcel,
     else the one holding the most proposed features. Used for the UTM zone and
     the scale factor, so a site gets the same working CRS and feet whichever
@@ -143,7 +161,7 @@ def site_geometries(layers: Mapping[str, FeatureLayer], site_parcel_id: str | No
     """
     parcels = layers.get("parcels")
     if parcels is not None and len(parcels):
-        found = _present([parcels.geoms[i] for i in site_parcel_indices(layers, site_parcel_id)])
+        found = _present([parcels.geoms[i] for i in site_parcel_indices(layers, site_parcel_id, picks)])
         if found:
             return found
     for roles in (PLAN_ROLES, tuple(layers)):
@@ -198,7 +216,7 @@ def site_centre(geoms: Sequence[BaseGeometry | None]) -> tuple[float, float] | N
     present = _present(geoms)
     if not present:
         return None
-    b = shapely.total_bounds(np.array(present, dtype=object))
+    b = total_box(present)
     if not np.all(np.isfinite(b)):
         return None
     return float((b[0] + b[2]) / 2.0), float((b[1] + b[3]) / 2.0)

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
+import shapely
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from shapely.geometry import Point, box
 
 from stormwater_plugin.core.model import FeatureLayer
@@ -14,6 +18,7 @@ from stormwater_plugin.services.placement_layers import (
     distance_to_box_ft,
     misplaced_sources,
     misplaced_warning,
+    stray_plan_features,
 )
 
 REACH = {r: 500.0 for r in ("parcels", "devices", "building_sites", "wells", "shoreline", "streams", "waterbodies")}
@@ -93,3 +98,48 @@ def test_a_device_501_ft_from_the_site_is_a_stray_at_a_500_ft_reach_and_one_499_
     reasons = misplaced_sources(sources, REACH, 1.0)
     assert reasons == [None, None]
     assert stray_plan_features(sources, reasons, REACH, 1.0) == [[], [2]]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["parcels", "devices", "building_sites", "impervious"]), st.floats(-3000, 3000), st.floats(-3000, 3000),
+                          st.sampled_from(["point", "box", "empty"])), min_size=1, max_size=12),
+       st.sampled_from([10.0, 500.0, 1000.0]), st.sampled_from([1.0, 3.280833333]))
+def test_a_stray_is_a_plan_feature_farther_than_its_reach_from_every_other_roles_feature(drawn, reach, unit_to_ft):
+    # each role's features against every feature of the other roles (parcels among them, never judged): the nearest of them all
+    by_role: dict[str, list[Any]] = {}
+    for role, x, y, kind in drawn:
+        by_role.setdefault(role, []).append(Point(x, y) if kind == "point" else box(x, y, x + 40, y + 25) if kind == "box" else Point())
+    sources = [SourcePlace(role, f"{role}.gpkg", "UTM", layer=FeatureLayer.from_sequences(role, gs, [f"{role}-{k}" for k in range(len(gs))],
+                                                                                          [{} for _ in gs]))
+               for role, gs in by_role.items()]
+    reaches = dict.fromkeys(by_role, reach)
+    got = stray_plan_features(sources, [None] * len(sources), reaches, unit_to_ft)
+    for s, strays in zip(sources, got):
+        others = [g for o in sources if o.role != s.role for g in o.layer.geoms if not g.is_empty]
+        want = [] if s.role == "parcels" or not others else [
+            k for k, g in enumerate(s.layer.geoms) if not g.is_empty and min(float(shapely.distance(g, o)) for o in others) * unit_to_ft > reach]
+        assert strays == want
+
+
+def test_the_site_parcel_the_parcels_name_is_found_once_per_parcel_layer_and_the_plan_decides_at_each_call():
+    from stormwater_plugin.services.working_crs import ParcelPicks, site_parcel_indices
+
+    def parcels(flag: int | None) -> FeatureLayer:
+        return FeatureLayer.from_sequences("parcels", [box(0, 0, 100, 100), box(100, 0, 200, 100)], ["P-1", "P-2"],
+                                           [{"is_site": int(flag == 0)}, {"is_site": int(flag == 1)}] if flag is not None else [{}, {}])
+
+    def devices(x: float) -> FeatureLayer:
+        return FeatureLayer.from_sequences("devices", [Point(x, 50)], ["DW-1"], [{}])
+
+    picks: ParcelPicks = {}
+    flagged = parcels(0)
+    assert site_parcel_indices({"parcels": flagged, "devices": devices(150)}, None, picks) == [0]  # the flag names it, not the plan
+    assert site_parcel_indices({"parcels": flagged}, None, picks) == [0] and len(picks) == 1  # found once for the layer
+    assert site_parcel_indices({"parcels": parcels(1)}, None, picks) == [1]  # another parcel layer: its own flag
+    assert site_parcel_indices({"parcels": flagged}, "P-2", picks) == [1]  # another named parcel: its own pick
+    assert site_parcel_indices({"parcels": flagged}, "P-9", picks) == []  # naming no parcel
+    unflagged = parcels(None)
+    assert site_parcel_indices({"parcels": unflagged, "devices": devices(50)}, None, picks) == [0]  # the plan decides at each call
+    assert site_parcel_indices({"parcels": unflagged, "devices": devices(150)}, None, picks) == [1]
+    for layers in ({"parcels": unflagged, "devices": devices(150)}, {"parcels": flagged, "devices": devices(150)}):
+        assert site_parcel_indices(layers, None, picks) == site_parcel_indices(layers, None)

@@ -1,0 +1,36 @@
+"""Geometries as an object array and their box (core.geometry_arrays, issue 39): the same as numpy's and shapely's own."""
+
+from __future__ import annotations
+
+import numpy as np
+import shapely
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from stormwater_plugin.core.geometry_arrays import object_array, total_box
+
+_coord = st.floats(-1e7, 1e7, allow_nan=False)
+_geom = st.one_of(
+    st.none(),
+    st.just(shapely.Point()),
+    st.builds(shapely.Point, _coord, _coord),
+    st.builds(lambda x, y, w, h: shapely.box(x, y, x + w, y + h), _coord, _coord, st.floats(0, 1e4), st.floats(0, 1e4)),
+    st.builds(lambda x, y: shapely.LineString([(x, y), (y, x)]), _coord, _coord),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_geom, min_size=1, max_size=8))
+def test_the_box_of_geometries_is_shapelys_total_bounds_with_missing_and_empty_ones_among_them(geoms):
+    want = shapely.total_bounds(np.array(geoms, dtype=object))
+    got = total_box(geoms)
+    assert np.array_equal(got, want, equal_nan=True)
+    assert np.array_equal(total_box(object_array(geoms)), want, equal_nan=True)
+
+
+def test_an_object_array_holds_the_geometries_themselves_and_an_object_array_is_taken_as_it_is():
+    geoms = [shapely.Point(1, 2), None, shapely.box(0, 0, 1, 1)]
+    arr = object_array(geoms)
+    assert arr.dtype == object and arr.shape == (3,) and all(a is g for a, g in zip(arr, geoms))
+    assert object_array(arr) is arr
+    assert object_array(g for g in geoms).tolist() == geoms
