@@ -323,12 +323,11 @@ def stray_plan_features(
     # within reach is no stray; only the others (none on an ordinary site) are measured, to the nearest of every other role's
     # features (one tree of them all: the nearest of each role's nearest).
     coords, index = shapely.get_coordinates(geoms, return_index=True)
-    x, y = coords[np.searchsorted(index, np.arange(len(geoms)))].T
-    apart = np.hypot(x[:, None] - x[None, :], y[:, None] - y[None, :])
-    apart[role_of[:, None] == role_of[None, :]] = math.inf
+    vertex = coords[np.searchsorted(index, np.arange(len(geoms)))]
+    judged = np.flatnonzero(role_of != codes.get("parcels", -1))  # the parcels are not judged
     limit = np.array([min(reaches.get(r, FAR_FT), FAR_FT) for r in codes])[role_of]
     # a margin of a millionth of the reach, far above the rounding of coordinates: a feature near its limit is measured
-    unsure = np.flatnonzero((role_of != codes.get("parcels", -1)) & ~(apart.min(axis=1) <= limit / unit_to_ft * (1.0 - 1e-6)))
+    unsure = judged[~(_nearest_other_vertex(vertex, role_of, judged) <= limit[judged] / unit_to_ft * (1.0 - 1e-6))]
     for i in dict.fromkeys(source[unsure].tolist()):
         others = role_of != codes[sources[i].role]
         if not others.any():
@@ -336,6 +335,32 @@ def stray_plan_features(
         mine = unsure[source[unsure] == i]
         (which, _), dist = shapely.STRtree(geoms[others]).query_nearest(geoms[mine], return_distance=True, all_matches=False)
         out[i] = sorted(int(position[mine[int(k)]]) for k, d in zip(which, dist) if math.isfinite(d) and float(d) * unit_to_ft > limit[mine[int(k)]])
+    return out
+
+
+#: Up to this many entries (judged features times all features) the vertices' distances are one matrix; above it
+#: (a county's parcels beside a batch's devices) a tree per role, whose memory grows with the features, not their square.
+_DENSE_ENTRIES = 200_000
+
+
+def _nearest_other_vertex(vertex: np.ndarray, role_of: np.ndarray, judged: np.ndarray) -> np.ndarray:
+    """For each of ``judged``, the distance from its vertex to the nearest vertex of a feature of another role (units; ``inf`` for none).
+
+    ``vertex`` holds one vertex per feature (rows of x, y), ``role_of`` each feature's role as a number.
+    """
+    if len(judged) * len(vertex) <= _DENSE_ENTRIES:
+        mine = vertex[judged]
+        apart = np.hypot(mine[:, 0, None] - vertex[None, :, 0], mine[:, 1, None] - vertex[None, :, 1])
+        apart[role_of[judged][:, None] == role_of[None, :]] = math.inf
+        return apart.min(axis=1, initial=math.inf)
+    out = np.full(len(judged), math.inf)
+    points = shapely.points(vertex)
+    for role in np.unique(role_of[judged]).tolist():
+        rows = np.flatnonzero(role_of[judged] == role)
+        other = np.flatnonzero(role_of != role)
+        if len(other):
+            (which, _), dist = shapely.STRtree(points[other]).query_nearest(points[judged[rows]], return_distance=True, all_matches=False)
+            out[rows[which]] = dist
     return out
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
 import shapely
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -103,8 +104,10 @@ def test_a_device_501_ft_from_the_site_is_a_stray_at_a_500_ft_reach_and_one_499_
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(["parcels", "devices", "building_sites", "impervious"]), st.floats(-3000, 3000), st.floats(-3000, 3000),
                           st.sampled_from(["point", "box", "empty"])), min_size=1, max_size=12),
-       st.sampled_from([10.0, 500.0, 1000.0]), st.sampled_from([1.0, 3.280833333]))
-def test_a_stray_is_a_plan_feature_farther_than_its_reach_from_every_other_roles_feature(drawn, reach, unit_to_ft):
+       st.sampled_from([10.0, 500.0, 1000.0]), st.sampled_from([1.0, 3.280833333]), st.booleans())
+def test_a_stray_is_a_plan_feature_farther_than_its_reach_from_every_other_roles_feature(drawn, reach, unit_to_ft, by_tree):
+    import stormwater_plugin.services.placement_layers as placement_layers
+
     # each role's features against every feature of the other roles (parcels among them, never judged): the nearest of them all
     by_role: dict[str, list[Any]] = {}
     for role, x, y, kind in drawn:
@@ -113,7 +116,12 @@ def test_a_stray_is_a_plan_feature_farther_than_its_reach_from_every_other_roles
                                                                                           [{} for _ in gs]))
                for role, gs in by_role.items()]
     reaches = dict.fromkeys(by_role, reach)
-    got = stray_plan_features(sources, [None] * len(sources), reaches, unit_to_ft)
+    dense = placement_layers._DENSE_ENTRIES
+    placement_layers._DENSE_ENTRIES = 0 if by_tree else dense  # the tree a county's parcels take, on the same sites
+    try:
+        got = stray_plan_features(sources, [None] * len(sources), reaches, unit_to_ft)
+    finally:
+        placement_layers._DENSE_ENTRIES = dense
     for s, strays in zip(sources, got):
         others = [g for o in sources if o.role != s.role for g in o.layer.geoms if not g.is_empty]
         want = [] if s.role == "parcels" or not others else [
@@ -143,3 +151,24 @@ def test_the_site_parcel_the_parcels_name_is_found_once_per_parcel_layer_and_the
     assert site_parcel_indices({"parcels": unflagged, "devices": devices(150)}, None, picks) == [1]
     for layers in ({"parcels": unflagged, "devices": devices(150)}, {"parcels": flagged, "devices": devices(150)}):
         assert site_parcel_indices(layers, None, picks) == site_parcel_indices(layers, None)
+
+
+def test_a_county_of_parcels_beside_a_batch_of_devices_is_judged_without_a_matrix_of_every_pair():
+    # 20,000 parcels and 2,000 devices: a vertex matrix of every pair would hold 484 million distances (3.9 GB)
+    import tracemalloc
+
+    rng = np.random.default_rng(7)
+    xy = rng.uniform(0, 200_000, (20_000, 2))
+    parcels = FeatureLayer.from_sequences("parcels", list(shapely.box(xy[:, 0], xy[:, 1], xy[:, 0] + 50, xy[:, 1] + 50)),
+                                          [str(k) for k in range(len(xy))], [{} for _ in xy])
+    spots = [Point(-900_000, -900_000)] + list(shapely.points(xy[1:2000] + 25))  # one left at the drawing's origin
+    devices = FeatureLayer.from_sequences("devices", spots, [f"D{k}" for k in range(2000)], [{} for _ in range(2000)])
+    sources = [SourcePlace("parcels", "county.gpkg", "UTM", layer=parcels), SourcePlace("devices", "batch.gpkg", "UTM", layer=devices)]
+    tracemalloc.start()
+    try:
+        got = stray_plan_features(sources, [None, None], REACH, 1.0)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert got == [[], [0]]
+    assert peak < 100 * 2**20
