@@ -231,9 +231,12 @@ def _check(inputs: SiteInputs, pack: RulePack, progress: Callable[[float], bool]
     ctx, cls, site_idx = prepare_context(inputs, pack)
     warnings = ctx.warnings
     if inputs.dem is not None:
-        lake = shoreline_elevation_warning(inputs.dem, ctx.layers, lake_surfaces(pack.raw), inputs.unit_to_ft)
+        lakes = lake_surfaces(pack.raw)
+        shores: dict[str, FeatureLayer] = {r: ctx.layers[r] for r in ("shoreline", "waterbodies") if r in ctx.layers}  # the layers it reads
+        lake = derive("lake shoreline elevation", partial(shoreline_elevation_warning, inputs.dem, shores, lakes, inputs.unit_to_ft),
+                      inputs.dem, shores.get("shoreline"), shores.get("waterbodies"), [dataclasses.astuple(x) for x in lakes], inputs.unit_to_ft)
         if lake is not None:
-            warnings.insert(0, lake)  # first: it puts every elevation in doubt
+            warnings.insert(0, dataclasses.replace(lake))  # first: it puts every elevation in doubt (a copy: a check's warnings are its own)
     read_log = _ReadLog(ctx.layers)
     ctx.layers = read_log
 

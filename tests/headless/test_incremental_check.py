@@ -256,3 +256,37 @@ def test_a_changed_dem_window_is_conditioned_and_traced_anew(demo_inputs, monkey
     assert calls["condition"] >= 1 and calls["paths"] >= 1
     assert _flow_finding(live.result).message != _flow_finding(first.result).message
     _same(live.result, check(edited, pack, moves=False).result)
+
+
+def _lake_warning(result):
+    return next((w.message for w in result.warnings if w.code == "dem_z_contradicts_lake"), None)
+
+
+def test_the_lake_shoreline_elevation_warning_follows_each_of_its_inputs(demo_inputs, monkeypatch):
+    """Kept by content (the DEM grid, the shoreline, the water bodies, the pack's lakes, the unit): each edit is seen."""
+    import dataclasses
+
+    from stormwater_plugin.core import engine
+
+    pack = load_pack("lake-george")
+    basis = check(demo_inputs, pack, moves=False, recorder=_recorder(None)).basis
+    calls = []
+    warning = engine.shoreline_elevation_warning
+    monkeypatch.setattr(engine, "shoreline_elevation_warning", lambda *a: calls.append(1) or warning(*a))
+    feet = copy.copy(demo_inputs)
+    feet.dem = dataclasses.replace(demo_inputs.dem, z_to_ft=1.0)  # metres read as feet: the shore near 97 ft
+    raised = copy.copy(feet)
+    raised.dem = dataclasses.replace(feet.dem, values=feet.dem.values + 10.0)
+    again = copy.copy(raised)
+    again.dem = dataclasses.replace(raised.dem, values=np.array(raised.dem.values, copy=True))  # a new read of the same window
+    shore = apply_edit(again, ("move", "shoreline", 0, 60.0, 0.0, None))
+    water = apply_edit(shore, ("move", "waterbodies", 0, 60.0, 0.0, None))
+    seen = []
+    for inputs, anew in ((feet, True), (raised, True), (again, False), (shore, True), (water, True), (demo_inputs, True)):
+        calls.clear()
+        live = check(inputs, pack, moves=False, recorder=_recorder(basis))
+        assert len(calls) == (1 if anew else 0)
+        _same(live.result, check(inputs, pack, moves=False).result)
+        seen.append(_lake_warning(live.result))
+        basis = live.basis
+    assert None not in seen[:5] and seen[0] != seen[1] and seen[-1] is None
