@@ -12,14 +12,16 @@ import importlib
 from functools import partial
 from typing import Any, Callable
 
+import numpy as np
 import shapely
+from shapely.geometry.base import BaseGeometry
 
 from .accuracy import apply_accuracy
 from .checks.classification import classify
 from .checks.context import CheckContext, id_key, missing_dem_words, truthy
 from .checks.setback_targets import feature_name
 from .checks.shoreline import shoreline_as_lines
-from .derived import Derived, derive, using
+from .derived import Derived, derive, derive_each, using
 from .extents import extents_used, read_symbols
 from .geometry import clean_layer
 from .kinds import KINDS, distance_words, handler_path
@@ -328,20 +330,28 @@ def _run_rule(ctx: CheckContext, rule: Rule, read_log: _ReadLog, binding: list[s
 
 def _feature_wkt(findings: list[Finding], layers: dict[str, FeatureLayer]) -> dict[str, str]:
     """WKT (0.01 working units) of every feature a finding names, keyed ``layer:id``."""
-    out: dict[str, str] = {}
     index = {role: {fid: i for i, fid in enumerate(layer.ids)} for role, layer in layers.items()}
+    named: dict[str, BaseGeometry | None] = {}
     for f in findings:
         for ref in (f.subject, f.other):
             if ref is None:
                 continue
             key = f"{ref.layer}:{ref.id}"
             i = index.get(ref.layer, {}).get(ref.id)
-            if key in out or i is None:
-                continue
-            g = layers[ref.layer].geoms[i]
-            if g is not None and not g.is_empty:
-                out[key] = derive("wkt", partial(shapely.to_wkt, g, rounding_precision=2, trim=True), g)
-    return out
+            if key not in named and i is not None:
+                named[key] = layers[ref.layer].geoms[i]
+    keys = [k for k, g in named.items() if g is not None]
+    geoms = [named[k] for k in keys]
+    if not geoms:
+        return {}
+    empty = shapely.is_empty(np.array(geoms, dtype=object)).tolist()  # asked of all at once
+    keys = [k for k, e in zip(keys, empty) if not e]
+    wkt = derive_each("wkt", _wkt, [g for g, e in zip(geoms, empty) if not e])
+    return dict(zip(keys, wkt))
+
+
+def _wkt(geoms: list[BaseGeometry]) -> list[str]:
+    return list(shapely.to_wkt(np.array(geoms, dtype=object), rounding_precision=2, trim=True).tolist())
 
 
 def upstream_class(ctx: CheckContext, cls: Any, pack: RulePack) -> tuple[Any, list[str]]:

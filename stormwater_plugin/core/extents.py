@@ -460,14 +460,31 @@ def _as_array(geoms: Sequence[Any], layer: FeatureLayer) -> Any:
 
 def extents_summary() -> list[dict[str, Any]]:
     """Every plausible extent the run may use, for the report's method section (role, kind, figures, source)."""
+    return [_copy_row(row) for row in _summary_rows(extent_table())]
+
+
+def _summary_rows(table: ExtentTable) -> tuple[dict[str, Any], ...]:
+    """The rows of :func:`extents_summary`, made once per table (each caller is given copies)."""
+    made = _SUMMARY[0] if _SUMMARY else None  # one read of the entry: another thread may replace it meanwhile
+    if made is not None and made[0] is table:
+        return made[1]
     rows: list[dict[str, Any]] = []
-    for role, spec in extent_table().roles.items():
+    for role, spec in table.roles.items():
         for k in spec.kinds.values():
             rows.append({"role": role, "kind": k.key, "noun": k.noun,
                          "half_extent_ft": None if k.unbounded else list(k.half_extent_ft),
                          "footprint_sqft": None if math.isinf(k.footprint_sqft[1]) else list(k.footprint_sqft),
                          "source": k.source})
-    return rows
+    _SUMMARY[:] = [(table, tuple(rows))]
+    return tuple(rows)
+
+
+#: The table the summary rows were last made of, and the rows.
+_SUMMARY: list[tuple[ExtentTable, tuple[dict[str, Any], ...]]] = []
+
+
+def _copy_row(row: dict[str, Any]) -> dict[str, Any]:
+    return {k: list(v) if isinstance(v, list) else v for k, v in row.items()}
 
 
 def extents_used(layers: Mapping[str, FeatureLayer], refs: Iterable[tuple[str, str]],
@@ -490,7 +507,7 @@ def extents_used(layers: Mapping[str, FeatureLayer], refs: Iterable[tuple[str, s
                 continue
             k = kind_of(role, layer.attrs[i], name)
             used |= {(role, key) for key in spec.kinds} if k is None or k.key == "unknown" else {(role, k.key)}
-    return [row for row in extents_summary() if (row["role"], row["kind"]) in used]
+    return [_copy_row(row) for row in _summary_rows(extent_table()) if (row["role"], row["kind"]) in used]
 
 
 __all__ = ["Extent", "ExtentTable", "ExtentsDataError", "Interval", "KindExtent", "RoleExtents", "DRAWN", "SIZE_FIELDS",

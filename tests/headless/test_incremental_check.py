@@ -290,3 +290,38 @@ def test_the_lake_shoreline_elevation_warning_follows_each_of_its_inputs(demo_in
         seen.append(_lake_warning(live.result))
         basis = live.basis
     assert None not in seen[:5] and seen[0] != seen[1] and seen[-1] is None
+
+
+@pytest.mark.parametrize("edit", [
+    ("attribute", "impervious", 0, 0.0, 0.0, ("status", None)),
+    ("attribute", "clearing", 0, 0.0, 0.0, ("use", "lake_access")),
+    ("move", "devices", 0, 0.0, -40.0, None),
+    ("move", "clearing", 0, 0.0, -20.0, None),
+    ("move", "shoreline", 0, 0.0, 15.0, None),
+    ("move", "parcels", 0, 5.0, 0.0, None),
+])
+def test_the_buffer_findings_kept_by_content_follow_each_edit_and_each_figure_of_the_rule(demo_inputs, edit):
+    """The no-cut buffer's finding of each removal and the clear-cut finding of each lot (kept by content): the
+    feature, its status and use, the shore, the lot, and the rule's own figures (width, share) are all seen."""
+    pack = load_pack("lake-george")
+    first = check(demo_inputs, pack, moves=False, recorder=_recorder(None))
+    edited = apply_edit(demo_inputs, edit)
+    live = check(edited, pack, moves=False, recorder=_recorder(first.basis))
+    _same(live.result, check(edited, pack, moves=False).result)
+    basis = live.basis
+    for figure in ("note", "share", "width"):  # one figure at a time: none may hide behind another's effect on the strip
+        other = copy.deepcopy(pack)
+        for rule in other.rules:
+            if rule.kind == "shoreline_no_cut_buffer" and figure == "note":
+                rule.params["exception_note"] = "Another note."
+            if rule.kind == "shoreline_no_cut_buffer" and figure == "width":
+                rule.params["width_ft"] = float(rule.params["width_ft"]) + 40.0
+            if rule.kind == "clear_cut_opening" and figure == "share":
+                rule.params["max_share_pct"] = 5.0
+        again = check(edited, other, moves=False, recorder=_recorder(basis))
+        full = check(edited, other, moves=False)
+        _same(again.result, full.result)
+        kind = "clear_cut_opening" if figure == "share" else "shoreline_no_cut_buffer"
+        if figure != "note" or any(f.kind == kind and f.status.value == "violation" for f in full.result.findings):  # the note ends a violation
+            assert [f.message for f in full.result.findings if f.kind == kind] != [f.message for f in live.result.findings if f.kind == kind]
+        basis = again.basis
