@@ -104,7 +104,8 @@ def prepare_context(inputs: SiteInputs, pack: RulePack, class_override: str | No
         lot_flags=[truthy({str(k).lower(): v for k, v in parcels.attrs[i].items()}.get("proposed_lot")) is True for i in site_idx] if parcels is not None else None,
         lot_ids=[parcels.ids[i] for i in site_idx] if parcels is not None else None,
     )
-    site_geom = shapely.union_all(parcels.geoms[site_idx]) if parcels is not None and site_idx else None
+    site_geom = (derive("site parcels' union", partial(_union_all, parcels.geoms[site_idx]), parcels, tuple(site_idx))
+                 if parcels is not None and site_idx else None)
     ctx = CheckContext(
         layers=layers,
         dem=inputs.dem,
@@ -115,13 +116,18 @@ def prepare_context(inputs: SiteInputs, pack: RulePack, class_override: str | No
         site_ids=tuple(sorted({parcels.ids[i] for i in site_idx}, key=id_key)) if parcels is not None else (),
         warnings=warnings,
         disturbed_sqft=cls.disturbed_sqft,
-        disturbance_geometry=shapely.union_all(layers["disturbance"].geoms) if "disturbance" in layers and len(layers["disturbance"]) else None,
+        disturbance_geometry=(derive("disturbance union", partial(_union_all, layers["disturbance"].geoms), layers["disturbance"])
+                              if "disturbance" in layers and len(layers["disturbance"]) else None),
         class_source=cls.source,
         dem_source=inputs.dem_source,
         possible_classes=cls.classes,
     )
 
     return ctx, cls, site_idx
+
+
+def _union_all(geoms: Any) -> Any:
+    return shapely.union_all(geoms)
 
 
 def _cleaned(layer: FeatureLayer) -> tuple[FeatureLayer, tuple[Warning_, ...]]:

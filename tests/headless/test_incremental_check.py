@@ -325,3 +325,50 @@ def test_the_buffer_findings_kept_by_content_follow_each_edit_and_each_figure_of
         if figure != "note" or any(f.kind == kind and f.status.value == "violation" for f in full.result.findings):  # the note ends a violation
             assert [f.message for f in full.result.findings if f.kind == kind] != [f.message for f in live.result.findings if f.kind == kind]
         basis = again.basis
+
+
+def _neighbour(parcels):
+    """(the flagged site parcel's index, the nearest other parcel's)."""
+    site = next(i for i, a in enumerate(parcels.attrs) if a.get("is_site"))
+    return site, min((i for i in range(len(parcels)) if i != site), key=lambda i: parcels.geoms[i].distance(parcels.geoms[site]))
+
+
+def _site_flag_moved(inputs):
+    """The ``is_site`` flag taken from the site parcel and given to its nearest neighbour."""
+    parcels = inputs.layers["parcels"]
+    attrs = [dict(a) for a in parcels.attrs]
+    site, other = _neighbour(parcels)
+    attrs[site]["is_site"], attrs[other]["is_site"] = 0, 1
+    return _with(inputs, "parcels", _layer(parcels, list(parcels.geoms), parcels.ids, attrs))
+
+
+def _device_drawn_as(inputs, fid, half_side):
+    """Device ``fid`` drawn as a square of ``half_side`` working units about its point (a symbol when small)."""
+    devices = inputs.layers["devices"]
+    geoms = list(devices.geoms)
+    i = devices.ids.index(fid)
+    c = geoms[i].centroid
+    geoms[i] = shapely.box(c.x - half_side, c.y - half_side, c.x + half_side, c.y + half_side)
+    return _with(inputs, "devices", _layer(devices, geoms, devices.ids, devices.attrs))
+
+
+def test_the_setting_kept_by_content_follows_the_site_flag_the_named_site_the_disturbance_and_a_symbol(demo_inputs):
+    """The site parcel picked by the parcels alone, the site's and the disturbed area's unions, each role's symbols read as
+    points: kept by content, and an edit of each of their inputs is seen."""
+    pack = load_pack("lake-george")
+    basis = check(demo_inputs, pack, moves=False, recorder=_recorder(None)).basis
+    named = copy.copy(demo_inputs)
+    named.site_parcel_id = demo_inputs.layers["parcels"].ids[_neighbour(demo_inputs.layers["parcels"])[1]]
+    symbol = _device_drawn_as(demo_inputs, "DW-1", 0.2)  # a 0.4 unit square: a symbol, read as a point
+    drawn = _device_drawn_as(demo_inputs, "DW-1", 3.0)  # 6 units across: drawn as it is
+    steps = [_site_flag_moved(demo_inputs), named, apply_edit(demo_inputs, ("move", "disturbance", 0, 30.0, 0.0, None)), symbol, drawn,
+             apply_edit(symbol, ("move", "devices", 0, 3.0, 0.0, None)), demo_inputs]
+    sites, warned = [], []
+    for inputs in steps:
+        live = check(inputs, pack, moves=False, recorder=_recorder(basis))
+        _same(live.result, check(inputs, pack, moves=False).result)
+        sites.append(live.result.site_parcel_ids)
+        warned.append(any(w.code == "symbol_read_as_point" for w in live.result.warnings))
+        basis = live.basis
+    assert sites[0] != sites[-1] and sites[1] != sites[-1]  # the flag moved, a site named: another site
+    assert warned == [False, False, False, True, False, True, False]
