@@ -213,7 +213,7 @@ def _same_grid(a: ElevationGrid, b: ElevationGrid) -> bool:
     for f in dataclasses.fields(a):
         x, y = getattr(a, f.name), getattr(b, f.name)
         if isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
-            if not (isinstance(x, np.ndarray) and isinstance(y, np.ndarray) and x.shape == y.shape and x.dtype == y.dtype and _same_bits(x, y)):
+            if not (isinstance(x, np.ndarray) and isinstance(y, np.ndarray) and x.shape == y.shape and x.dtype == y.dtype and same_bits(x, y)):
                 return False
         elif callable(x) or callable(y):
             if x is not y:
@@ -223,7 +223,8 @@ def _same_grid(a: ElevationGrid, b: ElevationGrid) -> bool:
     return True
 
 
-def _same_bits(x: np.ndarray, y: np.ndarray) -> bool:
+def same_bits(x: np.ndarray, y: np.ndarray) -> bool:
+    """Whether two arrays of one dtype and shape hold the same bytes (``-0.0`` is not ``0.0``; NaN is NaN)."""
     if x.flags.c_contiguous and y.flags.c_contiguous and x.dtype.itemsize == 8:
         return bool(np.array_equal(x.view(np.uint64), y.view(np.uint64)))
     return x.tobytes() == y.tobytes()
@@ -293,4 +294,4 @@ def derive_each(name: str, compute: Callable[[list[Any]], list[_T]], items: list
     return list(compute(list(items))) if derived is None else derived.each(name, compute, items, *inputs)
 
 
-__all__ = ["Derived", "array_key", "current", "derive", "derive_each", "layer_key", "using"]
+__all__ = ["Derived", "array_key", "current", "derive", "derive_each", "layer_key", "same_bits", "using"]

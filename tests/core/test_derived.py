@@ -118,3 +118,16 @@ def test_a_dem_grid_new_to_a_check_is_keyed_by_its_content():
     _count_grid(second, _grid(z_unit_note="read"))  # differs from the earlier grid: keyed by a digest of its values
     second.settle()
     assert _count_grid(Derived(second), _grid(z_unit_note="read")) == []
+
+
+def test_the_recorder_reads_a_dem_window_as_the_same_whether_its_values_match_bit_for_bit_or_only_in_value():
+    from stormwater_plugin.services.incremental import same_dem
+
+    a = np.arange(12, dtype=np.float64).reshape(3, 4)
+    a[0, 1] = np.nan
+    b = np.array(a, copy=True)
+    assert same_dem(_grid(a), _grid(b))  # the same bits
+    b[0, 0] = -0.0  # equal in value (0.0), not in bits
+    assert same_dem(_grid(a), _grid(b))
+    b[2, 3] += 1e-9
+    assert not same_dem(_grid(a), _grid(b))
