@@ -245,9 +245,14 @@ def _elements(geom: BaseGeometry, other: BaseGeometry, reach_units: float, line_
 
 
 def _with_ground(a: np.ndarray, b: np.ndarray, dem: ElevationGrid) -> _Elements:
-    za = dem.sample(a[:, 0], a[:, 1]) if len(a) else np.empty(0)
-    zb = dem.sample(b[:, 0], b[:, 1]) if len(b) else np.empty(0)
-    return _Elements(a, b, np.asarray(za, dtype=np.float64), np.asarray(zb, dtype=np.float64))
+    if not len(a) or not len(b):
+        za = dem.sample(a[:, 0], a[:, 1]) if len(a) else np.empty(0)
+        zb = dem.sample(b[:, 0], b[:, 1]) if len(b) else np.empty(0)
+        return _Elements(a, b, np.asarray(za, dtype=np.float64), np.asarray(zb, dtype=np.float64))
+    # both ends sampled in one call: each point's elevation is its own, whatever else is sampled with it
+    ab = np.concatenate([a, b], axis=0)
+    z = np.asarray(dem.sample(ab[:, 0], ab[:, 1]), dtype=np.float64)
+    return _Elements(a, b, z[: len(a)], z[len(a):])
 
 
 def _closest(r: np.ndarray, d1: np.ndarray, d2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
