@@ -210,6 +210,7 @@ def apply_accuracy(
     role_accuracy = dict(role_accuracy or {})
     out: list[Finding] = []
     unstated: set[str] = set()
+    known: dict[tuple[str, str], tuple[float | None, str]] = {}
     for f in findings:
         if f.kind in DEM_DEPTH_KINDS:
             out.append(_depth(f, dem_vertical_accuracy_ft))
@@ -226,8 +227,10 @@ def apply_accuracy(
             continue
         sides = []
         for ref in (f.subject, f.other):
-            attrs = _lookup(layers, ref)
-            acc, _src = feature_accuracy(attrs or {}, role_accuracy.get(ref.layer))
+            found = known.get((ref.layer, ref.id))
+            if found is None:  # each feature's accuracy read once (most features are named by several findings)
+                found = known[(ref.layer, ref.id)] = feature_accuracy(_lookup(layers, ref) or {}, role_accuracy.get(ref.layer))
+            acc = found[0]
             if acc is None:
                 unstated.add(ref.layer)
             sides.append((ref, acc))

@@ -4,8 +4,9 @@ The live re-check (issue 39) runs the check again at every edit; most of what th
 cleaned layers, area unions, the no-cut strip, each feature's nearest shoreline) is made of layers the edit did not
 touch. A :class:`Derived` made from the last check's (``Derived(earlier)``) hands such a value back instead of
 computing it again, but only when every input it was computed from is the same *by content*: geometries by their WKB
-(exact coordinates), layers by role, ids, WKB, attributes (value and type) and features without geometry, plain
-parameters by equality (and type). Never by position, object identity across checks or time: a value whose input
+(exact coordinates), layers by role, ids, WKB, attributes (value and type) and features without geometry, a DEM grid
+by its values (bit for bit), placement and unit, and its transforms by identity (a new read's new transform is another
+grid), plain parameters by equality (and type). Never by position, object identity across checks or time: a value whose input
 changed is computed again. A value that cannot be keyed (an unhashable attribute) is always computed.
 
 A check uses one through :func:`using` (the thread's current one, so the helpers deep in the rules need no extra
@@ -18,6 +19,7 @@ QGIS-free.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import threading
 from contextlib import contextmanager
@@ -28,6 +30,7 @@ import shapely
 from shapely.geometry.base import BaseGeometry
 
 from .model import FeatureLayer
+from .raster import ElevationGrid
 
 _T = TypeVar("_T")
 _NO_KEY = object()
@@ -63,6 +66,10 @@ class Derived:
         #: value is never changed (see the module's text), so its content key stays its own.
         self._value_keys: dict[int, tuple[object, Hashable]] = earlier._kept_keys if earlier is not None else {}
         self._kept_keys: dict[int, tuple[object, Hashable]] = {}
+        #: The DEM grids of this check and of the earlier one, each with its key: a new read of the same window (the live
+        #: read copies its values) is compared with the earlier grid, bit for bit, rather than hashed again.
+        self._grids: list[tuple[ElevationGrid, Hashable]] = []
+        self._grids_earlier: list[tuple[ElevationGrid, Hashable]] = earlier._grids if earlier is not None else []
         self.reused = 0
         self.made = 0
 
@@ -128,6 +135,7 @@ class Derived:
         """The check is over: let go of the earlier check's values and of this check's objects (its values and its geometries' WKB
         are carried on; the earlier check's WKB go when the next check starts from this one)."""
         self._earlier = {}
+        self._grids_earlier = []
         layers = [x for v in self._values.values() for x in (v if isinstance(v, tuple) else (v,)) if isinstance(x, FeatureLayer)]
         self._kept_keys = {id(x): self._keys[id(x)] for x in layers if id(x) in self._keys and self._keys[id(x)][0] is x}
         self._keys = {}
@@ -179,6 +187,8 @@ class Derived:
                 key = _Key(("geometry", self.wkb([x])[0]))
             self._keys[id(x)] = (x, key)
             return key
+        if isinstance(x, ElevationGrid):
+            return self._grid_key(x)
         if isinstance(x, (list, tuple)):
             if x and all(isinstance(v, BaseGeometry) for v in x):  # the parts of a union: their WKB at once
                 return _Key(("geometries", *self.wkb(x)))
@@ -186,6 +196,38 @@ class Derived:
         if x is None or isinstance(x, (str, int, float, bool, bytes, frozenset)):
             return (type(x).__name__, x)
         raise TypeError(f"no content key for {type(x).__name__}")
+
+    def _grid_key(self, grid: ElevationGrid) -> Hashable:
+        for g, key in self._grids:
+            if g is grid:
+                return key
+        key = next((k for g, k in self._grids_earlier if g is grid or _same_grid(g, grid)), None)
+        if key is None:
+            key = _Key(("grid", *(array_key(v) if isinstance(v, np.ndarray) else v for v in (getattr(grid, f.name) for f in dataclasses.fields(grid)))))
+        self._grids.append((grid, key))
+        return key
+
+
+def _same_grid(a: ElevationGrid, b: ElevationGrid) -> bool:
+    """Whether two grids are the same content: values bit for bit, every other field equal, transforms the same objects."""
+    for f in dataclasses.fields(a):
+        x, y = getattr(a, f.name), getattr(b, f.name)
+        if isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
+            if not (isinstance(x, np.ndarray) and isinstance(y, np.ndarray) and x.shape == y.shape and x.dtype == y.dtype and same_bits(x, y)):
+                return False
+        elif callable(x) or callable(y):
+            if x is not y:
+                return False
+        elif type(x) is not type(y) or x != y:
+            return False
+    return True
+
+
+def same_bits(x: np.ndarray, y: np.ndarray) -> bool:
+    """Whether two arrays of one dtype and shape hold the same bytes (``-0.0`` is not ``0.0``; NaN is NaN)."""
+    if x.flags.c_contiguous and y.flags.c_contiguous and x.dtype.itemsize == 8:
+        return bool(np.array_equal(x.view(np.uint64), y.view(np.uint64)))
+    return x.tobytes() == y.tobytes()
 
 
 class _Key(tuple):  # type: ignore[type-arg]
@@ -252,4 +294,4 @@ def derive_each(name: str, compute: Callable[[list[Any]], list[_T]], items: list
     return list(compute(list(items))) if derived is None else derived.each(name, compute, items, *inputs)
 
 
-__all__ = ["Derived", "array_key", "current", "derive", "derive_each", "layer_key", "using"]
+__all__ = ["Derived", "array_key", "current", "derive", "derive_each", "layer_key", "same_bits", "using"]

@@ -12,14 +12,16 @@ import importlib
 from functools import partial
 from typing import Any, Callable
 
+import numpy as np
 import shapely
+from shapely.geometry.base import BaseGeometry
 
 from .accuracy import apply_accuracy
 from .checks.classification import classify
 from .checks.context import CheckContext, id_key, missing_dem_words, truthy
 from .checks.setback_targets import feature_name
 from .checks.shoreline import shoreline_as_lines
-from .derived import Derived, derive, using
+from .derived import Derived, derive, derive_each, using
 from .extents import extents_used, read_symbols
 from .geometry import clean_layer
 from .kinds import KINDS, distance_words, handler_path
@@ -102,7 +104,8 @@ def prepare_context(inputs: SiteInputs, pack: RulePack, class_override: str | No
         lot_flags=[truthy({str(k).lower(): v for k, v in parcels.attrs[i].items()}.get("proposed_lot")) is True for i in site_idx] if parcels is not None else None,
         lot_ids=[parcels.ids[i] for i in site_idx] if parcels is not None else None,
     )
-    site_geom = shapely.union_all(parcels.geoms[site_idx]) if parcels is not None and site_idx else None
+    site_geom = (derive("site parcels' union", partial(_union_all, parcels.geoms[site_idx]), parcels, tuple(site_idx))
+                 if parcels is not None and site_idx else None)
     ctx = CheckContext(
         layers=layers,
         dem=inputs.dem,
@@ -113,13 +116,18 @@ def prepare_context(inputs: SiteInputs, pack: RulePack, class_override: str | No
         site_ids=tuple(sorted({parcels.ids[i] for i in site_idx}, key=id_key)) if parcels is not None else (),
         warnings=warnings,
         disturbed_sqft=cls.disturbed_sqft,
-        disturbance_geometry=shapely.union_all(layers["disturbance"].geoms) if "disturbance" in layers and len(layers["disturbance"]) else None,
+        disturbance_geometry=(derive("disturbance union", partial(_union_all, layers["disturbance"].geoms), layers["disturbance"])
+                              if "disturbance" in layers and len(layers["disturbance"]) else None),
         class_source=cls.source,
         dem_source=inputs.dem_source,
         possible_classes=cls.classes,
     )
 
     return ctx, cls, site_idx
+
+
+def _union_all(geoms: Any) -> Any:
+    return shapely.union_all(geoms)
 
 
 def _cleaned(layer: FeatureLayer) -> tuple[FeatureLayer, tuple[Warning_, ...]]:
@@ -231,9 +239,12 @@ def _check(inputs: SiteInputs, pack: RulePack, progress: Callable[[float], bool]
     ctx, cls, site_idx = prepare_context(inputs, pack)
     warnings = ctx.warnings
     if inputs.dem is not None:
-        lake = shoreline_elevation_warning(inputs.dem, ctx.layers, lake_surfaces(pack.raw), inputs.unit_to_ft)
+        lakes = lake_surfaces(pack.raw)
+        shores: dict[str, FeatureLayer] = {r: ctx.layers[r] for r in ("shoreline", "waterbodies") if r in ctx.layers}  # the layers it reads
+        lake = derive("lake shoreline elevation", partial(shoreline_elevation_warning, inputs.dem, shores, lakes, inputs.unit_to_ft),
+                      inputs.dem, shores.get("shoreline"), shores.get("waterbodies"), [dataclasses.astuple(x) for x in lakes], inputs.unit_to_ft)
         if lake is not None:
-            warnings.insert(0, lake)  # first: it puts every elevation in doubt
+            warnings.insert(0, dataclasses.replace(lake))  # first: it puts every elevation in doubt (a copy: a check's warnings are its own)
     read_log = _ReadLog(ctx.layers)
     ctx.layers = read_log
 
@@ -325,20 +336,28 @@ def _run_rule(ctx: CheckContext, rule: Rule, read_log: _ReadLog, binding: list[s
 
 def _feature_wkt(findings: list[Finding], layers: dict[str, FeatureLayer]) -> dict[str, str]:
     """WKT (0.01 working units) of every feature a finding names, keyed ``layer:id``."""
-    out: dict[str, str] = {}
     index = {role: {fid: i for i, fid in enumerate(layer.ids)} for role, layer in layers.items()}
+    named: dict[str, BaseGeometry | None] = {}
     for f in findings:
         for ref in (f.subject, f.other):
             if ref is None:
                 continue
             key = f"{ref.layer}:{ref.id}"
             i = index.get(ref.layer, {}).get(ref.id)
-            if key in out or i is None:
-                continue
-            g = layers[ref.layer].geoms[i]
-            if g is not None and not g.is_empty:
-                out[key] = derive("wkt", partial(shapely.to_wkt, g, rounding_precision=2, trim=True), g)
-    return out
+            if key not in named and i is not None:
+                named[key] = layers[ref.layer].geoms[i]
+    keys = [k for k, g in named.items() if g is not None]
+    geoms = [named[k] for k in keys]
+    if not geoms:
+        return {}
+    empty = shapely.is_empty(np.array(geoms, dtype=object)).tolist()  # asked of all at once
+    keys = [k for k, e in zip(keys, empty) if not e]
+    wkt = derive_each("wkt", _wkt, [g for g, e in zip(geoms, empty) if not e])
+    return dict(zip(keys, wkt))
+
+
+def _wkt(geoms: list[BaseGeometry]) -> list[str]:
+    return list(shapely.to_wkt(np.array(geoms, dtype=object), rounding_precision=2, trim=True).tolist())
 
 
 def upstream_class(ctx: CheckContext, cls: Any, pack: RulePack) -> tuple[Any, list[str]]:

@@ -36,13 +36,14 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import shapely
 from shapely.geometry.base import BaseGeometry
 
+from .derived import derive
 from .errors import StormwaterError
 from .limits import Quantity, Relation, compare, relation
 from .model import FeatureLayer, Status, Warning_
@@ -418,34 +419,45 @@ def read_symbols(layers: dict[str, FeatureLayer], unit_to_ft: float, warnings: l
 
     A 1 ft square dry well is a symbol, not a 1 sq ft dry well: read as a point, it gets the point's plausible
     extent, so the answer does not depend on which of the two the plan used. Returns the layers (replaced ones new).
+    Each role's reading is kept by content (:mod:`.derived`): an edit of another role finds it made.
     """
     out = dict(layers)
     for role in extent_table().symbol_roles:
         layer = layers.get(role)
         if layer is None or len(layer) == 0:
             continue
-        geoms = list(layer.geoms)
-        hit: list[str] = []
-        # One feature is one id: the parts of a feature exported as several (a shapefile of single parts) are judged by
-        # their whole area and read as one symbol at the whole's centre, so splitting a feature never changes the reading.
-        parts: dict[str, list[int]] = {}
-        for i, g in enumerate(geoms):
-            if g is not None and not g.is_empty and g.geom_type in ("Polygon", "MultiPolygon"):
-                parts.setdefault(layer.ids[i], []).append(i)
-        for fid, idx in parts.items():
-            whole = shapely.union_all([geoms[i] for i in idx]) if len(idx) > 1 else geoms[idx[0]]
-            a = float(shapely.area(whole)) * unit_to_ft * unit_to_ft
-            if a < min(_min_footprint(role, layer.attrs[i]) for i in idx):
-                c = shapely.centroid(whole)
-                point = c if shapely.covered_by(c, whole) else shapely.point_on_surface(whole)
-                for i in idx:
-                    geoms[i] = point
-                hit.append(fid)
-        if hit:
-            out[role] = replace(layer, geoms=_as_array(geoms, layer))
-            warnings.append(Warning_("symbol_read_as_point", f"{ROLE_NOUN.get(role, role)} polygon(s) smaller than the smallest plausible footprint of their "
-                                     "kind are read as symbols, points at their centre, with the plausible extent of a point", role, tuple(hit)))
+        read, warning = derive("symbols read as points", partial(_symbols_read, role, layer, unit_to_ft), role, layer, unit_to_ft)
+        if read is not None:
+            out[role] = read
+        if warning is not None:
+            warnings.append(replace(warning))  # a check's warnings are its own
     return out
+
+
+def _symbols_read(role: str, layer: FeatureLayer, unit_to_ft: float) -> tuple[FeatureLayer | None, Warning_ | None]:
+    """:func:`read_symbols` of one role: the layer with its symbols read as points and the warning naming them (``None``: none)."""
+    geoms = list(layer.geoms)
+    hit: list[str] = []
+    # One feature is one id: the parts of a feature exported as several (a shapefile of single parts) are judged by
+    # their whole area and read as one symbol at the whole's centre, so splitting a feature never changes the reading.
+    parts: dict[str, list[int]] = {}
+    for i, g in enumerate(geoms):
+        if g is not None and not g.is_empty and g.geom_type in ("Polygon", "MultiPolygon"):
+            parts.setdefault(layer.ids[i], []).append(i)
+    for fid, idx in parts.items():
+        whole = shapely.union_all([geoms[i] for i in idx]) if len(idx) > 1 else geoms[idx[0]]
+        a = float(shapely.area(whole)) * unit_to_ft * unit_to_ft
+        if a < min(_min_footprint(role, layer.attrs[i]) for i in idx):
+            c = shapely.centroid(whole)
+            point = c if shapely.covered_by(c, whole) else shapely.point_on_surface(whole)
+            for i in idx:
+                geoms[i] = point
+            hit.append(fid)
+    if not hit:
+        return None, None
+    return replace(layer, geoms=_as_array(geoms, layer)), Warning_(
+        "symbol_read_as_point", f"{ROLE_NOUN.get(role, role)} polygon(s) smaller than the smallest plausible footprint of their "
+        "kind are read as symbols, points at their centre, with the plausible extent of a point", role, tuple(hit))
 
 
 def _as_array(geoms: Sequence[Any], layer: FeatureLayer) -> Any:
@@ -460,14 +472,31 @@ def _as_array(geoms: Sequence[Any], layer: FeatureLayer) -> Any:
 
 def extents_summary() -> list[dict[str, Any]]:
     """Every plausible extent the run may use, for the report's method section (role, kind, figures, source)."""
+    return [_copy_row(row) for row in _summary_rows(extent_table())]
+
+
+def _summary_rows(table: ExtentTable) -> tuple[dict[str, Any], ...]:
+    """The rows of :func:`extents_summary`, made once per table (each caller is given copies)."""
+    made = _SUMMARY[0] if _SUMMARY else None  # one read of the entry: another thread may replace it meanwhile
+    if made is not None and made[0] is table:
+        return made[1]
     rows: list[dict[str, Any]] = []
-    for role, spec in extent_table().roles.items():
+    for role, spec in table.roles.items():
         for k in spec.kinds.values():
             rows.append({"role": role, "kind": k.key, "noun": k.noun,
                          "half_extent_ft": None if k.unbounded else list(k.half_extent_ft),
                          "footprint_sqft": None if math.isinf(k.footprint_sqft[1]) else list(k.footprint_sqft),
                          "source": k.source})
-    return rows
+    _SUMMARY[:] = [(table, tuple(rows))]
+    return tuple(rows)
+
+
+#: The table the summary rows were last made of, and the rows.
+_SUMMARY: list[tuple[ExtentTable, tuple[dict[str, Any], ...]]] = []
+
+
+def _copy_row(row: dict[str, Any]) -> dict[str, Any]:
+    return {k: list(v) if isinstance(v, list) else v for k, v in row.items()}
 
 
 def extents_used(layers: Mapping[str, FeatureLayer], refs: Iterable[tuple[str, str]],
@@ -490,7 +519,7 @@ def extents_used(layers: Mapping[str, FeatureLayer], refs: Iterable[tuple[str, s
                 continue
             k = kind_of(role, layer.attrs[i], name)
             used |= {(role, key) for key in spec.kinds} if k is None or k.key == "unknown" else {(role, k.key)}
-    return [row for row in extents_summary() if (row["role"], row["kind"]) in used]
+    return [_copy_row(row) for row in _summary_rows(extent_table()) if (row["role"], row["kind"]) in used]
 
 
 __all__ = ["Extent", "ExtentTable", "ExtentsDataError", "Interval", "KindExtent", "RoleExtents", "DRAWN", "SIZE_FIELDS",

@@ -295,7 +295,9 @@ def clean_layer(layer: FeatureLayer, warnings: list[Warning_]) -> FeatureLayer:
 
 def union(geoms: Iterable[BaseGeometry]) -> BaseGeometry:
     """The union of ``geoms`` (empty ones and ``None`` left out); the live re-check's last union of the same parts is reused."""
-    arr = [g for g in geoms if g is not None and not g.is_empty]
+    arr = [g for g in geoms if g is not None]
+    if arr:  # which are empty, asked of all at once (a geometry's own ``is_empty`` is a call of its own)
+        arr = [g for g, empty in zip(arr, shapely.is_empty(np.array(arr, dtype=object)).tolist()) if not empty]
     if not arr:
         return shapely.GeometryCollection()
     return derive("union", lambda: shapely.union_all(np.array(arr, dtype=object)), arr)

@@ -9,6 +9,7 @@ sampled there, bilinearly.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -22,6 +23,22 @@ class DemError(ValueError, StormwaterError):
 
 #: Maps working-CRS x, y arrays to raster-CRS x, y arrays.
 CoordTransform = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
+
+
+#: Up to this many points, :meth:`ElevationGrid.sample_pixel` samples each in Python floats (the same values, sooner).
+FEW_POINTS = 8
+# ``clip``: numpy's clip ufunc itself, ``np.clip(a, lo, hi)`` without its wrapper, which costs more than clipping a few
+# values (numpy 1 checks for deprecated NaN bounds at every call) and ends in the same ufunc: the same values.
+try:
+    from numpy._core.umath import clip  # numpy 2
+except ImportError:  # numpy 1
+    from numpy.core.umath import clip
+
+
+def _clip_one(x: float, hi: float) -> float:
+    """``x`` clipped to ``[0, hi]`` as numpy's clip does (the bound at a tie; ``x`` is never NaN here)."""
+    m = x if x > 0.0 else 0.0
+    return m if m < hi else hi
 
 
 def _identity(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -126,35 +143,57 @@ class ElevationGrid:
         within the outer half pixel use the edge values; points outside the
         raster, or with nodata among the four, give ``NaN``.
         """
-        rows, cols = self.shape
         col = np.asarray(col, dtype=np.float64)
         row = np.asarray(row, dtype=np.float64)
-        inside = (col >= 0) & (col <= cols) & (row >= 0) & (row <= rows) & np.isfinite(col) & np.isfinite(row)
-        cc = np.clip(np.where(inside, col, 0.0) - 0.5, 0.0, cols - 1.0)
-        rr = np.clip(np.where(inside, row, 0.0) - 0.5, 0.0, rows - 1.0)
+        if col.size <= FEW_POINTS and col.shape == row.shape:
+            out = np.array([self._sample_one(c, r) for c, r in zip(col.ravel().tolist(), row.ravel().tolist())], dtype=np.float64)
+            return out.reshape(col.shape)
+        rows, cols = self.shape
+        # NaN fails each comparison and an infinity one of them: inside points are finite
+        inside = (col >= 0) & (col <= cols) & (row >= 0) & (row <= rows)
+        cc = clip(np.where(inside, col, 0.0) - 0.5, 0.0, cols - 1.0)
+        rr = clip(np.where(inside, row, 0.0) - 0.5, 0.0, rows - 1.0)
         c0 = np.minimum(np.floor(cc).astype(np.int64), max(cols - 2, 0))
         r0 = np.minimum(np.floor(rr).astype(np.int64), max(rows - 2, 0))
         c1 = np.minimum(c0 + 1, cols - 1)
         r1 = np.minimum(r0 + 1, rows - 1)
         tc = cc - c0
         tr = rr - r0
-        v = self.values
-        z00 = v[r0, c0]
-        z01 = v[r0, c1]
-        z10 = v[r1, c0]
-        z11 = v[r1, c1]
+        uc, ur = 1 - tc, 1 - tr
+        # the four corners (r0 c0, r0 c1, r1 c0, r1 c1) and their weights, stacked on a first axis
+        z = self.values[np.array([r0, r0, r1, r1]), np.array([c0, c1, c0, c1])]
+        w = np.array([uc * ur, tc * ur, uc * tr, tc * tr])
+        finite = np.isfinite(z)
         # A corner with zero weight may hold nodata without spoiling the value.
-        w00 = (1 - tc) * (1 - tr)
-        w01 = tc * (1 - tr)
-        w10 = (1 - tc) * tr
-        w11 = tc * tr
-        total = np.zeros_like(cc)
-        bad = np.zeros(cc.shape, dtype=bool)
-        for z, w in ((z00, w00), (z01, w01), (z10, w10), (z11, w11)):
-            nan = ~np.isfinite(z)
-            bad |= nan & (w > 0)
-            total += np.where(nan, 0.0, z) * w
+        bad = (~finite & (w > 0)).any(axis=0)
+        t = np.where(finite, z, 0.0) * w
+        # summed corner by corner from zero, as :meth:`_sample_one` does
+        total = 0.0 + t[0] + t[1] + t[2] + t[3]
         return np.where(inside & ~bad, total, np.nan)
+
+    def _sample_one(self, col: float, row: float) -> float:
+        """:meth:`sample_pixel` of one point, in Python floats: the same operations in the same order, so the same value.
+
+        A few points (a device, the two ends of a line) are sampled far more often than many; numpy's cost per call
+        outweighs their arithmetic.
+        """
+        rows, cols = self.shape
+        if not (col >= 0 and col <= cols and row >= 0 and row <= rows):  # outside, NaN or infinite
+            return math.nan
+        cc, rr = _clip_one(col - 0.5, cols - 1.0), _clip_one(row - 0.5, rows - 1.0)
+        c0, r0 = min(math.floor(cc), max(cols - 2, 0)), min(math.floor(rr), max(rows - 2, 0))
+        c1, r1 = min(c0 + 1, cols - 1), min(r0 + 1, rows - 1)
+        tc, tr = cc - c0, rr - r0
+        uc, ur = 1 - tc, 1 - tr
+        item = self.values.item
+        total = 0.0
+        for z, w in ((item(r0, c0), uc * ur), (item(r0, c1), tc * ur), (item(r1, c0), uc * tr), (item(r1, c1), tc * tr)):
+            if not math.isfinite(z):
+                if w > 0:
+                    return math.nan
+                z = 0.0
+            total += z * w
+        return total
 
     def sample(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
         """Ground elevation in **feet** at working-CRS points; ``NaN`` where unknown."""

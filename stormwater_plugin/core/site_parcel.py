@@ -20,7 +20,7 @@ import shapely
 
 from .checks.affected import attr, impervious_status
 from .checks.context import id_key, joined_ids, truthy
-from .derived import derive_each
+from .derived import derive, derive_each
 from .errors import StormwaterError
 from .model import FeatureLayer, Warning_
 from .roles import PLAN_OBJECT_ROLES, PLAN_ROLES
@@ -71,7 +71,7 @@ def pick_site_parcel(parcels: FeatureLayer | None, site_id: str | None, layers: 
     """
     if parcels is None or len(parcels) == 0:
         return SiteParcelPick((), "none")
-    found = _picked_by_parcels(parcels, site_id)
+    found = derive("site parcel by the parcels", partial(_picked_by_parcels, parcels, site_id), parcels, site_id)
     if found is not None:
         return found
     plan = [g for role in PLAN_OBJECT_ROLES if role in layers for g in layers[role].geoms if _present(g)]

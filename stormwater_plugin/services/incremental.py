@@ -36,7 +36,7 @@ import shapely
 from shapely.geometry.base import BaseGeometry
 
 from ..core.checks.context import NO_DEVICE_COVERED, CheckContext
-from ..core.derived import Derived, current, using
+from ..core.derived import Derived, current, same_bits, using
 from ..core.model import DisplayZone, FeatureLayer, FeatureRef, Finding, InventoryRow, NotCheckedEntry, NotificationBlock, Warning_
 from ..core.raster import ElevationGrid
 from ..core.rulepack import Rule, RulePack
@@ -243,7 +243,10 @@ def _setting(ctx: CheckContext) -> tuple[object, ...]:
 
 
 def _wkb(geom: BaseGeometry | None) -> bytes | None:
-    return None if geom is None else bytes(shapely.to_wkb(geom, hex=False, include_srid=False))
+    if geom is None:
+        return None
+    derived = current()  # the check's: a geometry kept from the last check (the site's union) has its WKB written already
+    return bytes(derived.wkb([geom])[0] or b"") if derived is not None else bytes(shapely.to_wkb(geom, hex=False, include_srid=False))
 
 
 def same_dem(a: ElevationGrid | None, b: ElevationGrid | None) -> bool:
@@ -255,7 +258,8 @@ def same_dem(a: ElevationGrid | None, b: ElevationGrid | None) -> bool:
     for f in dataclasses.fields(a):
         x, y = getattr(a, f.name), getattr(b, f.name)
         if isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
-            if not (isinstance(x, np.ndarray) and isinstance(y, np.ndarray) and x.shape == y.shape and np.array_equal(x, y, equal_nan=True)):
+            if not (isinstance(x, np.ndarray) and isinstance(y, np.ndarray) and x.shape == y.shape
+                    and ((x.dtype == y.dtype and same_bits(x, y)) or np.array_equal(x, y, equal_nan=True))):  # the same bits: equal, sooner
                 return False
         elif callable(x) or callable(y):
             continue  # the transform to the raster's CRS: made again by each read of the same DEM

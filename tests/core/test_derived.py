@@ -7,6 +7,7 @@ import shapely
 
 from stormwater_plugin.core.derived import Derived, derive, using
 from stormwater_plugin.core.model import FeatureLayer
+from stormwater_plugin.core.raster import ElevationGrid
 
 
 def _layer(x: float, attrs: dict[str, object] | None = None) -> FeatureLayer:
@@ -80,3 +81,53 @@ def test_without_a_derived_in_use_derive_computes_directly():
         derive("n", lambda: calls.append(1) or 7, _layer(1.0))
     assert calls == [1, 1] and d is not None and d.made == 1
     assert _count(Derived(d), _layer(1.0)) == []  # settled at the block's end: its values are carried on, its objects let go
+
+
+def _grid(values: np.ndarray | None = None, **kw: object) -> ElevationGrid:
+    v = np.arange(12, dtype=np.float64).reshape(3, 4) if values is None else values
+    return ElevationGrid(np.array(v, copy=True), (0.0, 1.0, 0.0, 3.0, 0.0, -1.0), **kw)  # type: ignore[arg-type]
+
+
+def _count_grid(derived: Derived, grid: ElevationGrid) -> list[int]:
+    calls: list[int] = []
+    derived.value("g", lambda: calls.append(1) or len(calls), grid)
+    return calls
+
+
+def test_a_new_read_of_the_same_dem_window_is_reused_and_each_change_of_it_is_seen():
+    first = Derived()
+    assert _count_grid(first, _grid()) == [1]
+    first.settle()
+    assert _count_grid(Derived(first), _grid()) == []  # new grid, its own copy of the values
+    changed = np.arange(12, dtype=np.float64).reshape(3, 4)
+    changed[1, 2] += 1e-9
+    assert _count_grid(Derived(first), _grid(changed)) == [1]  # one value by a billionth of a unit
+    signed = np.arange(12, dtype=np.float64).reshape(3, 4)
+    signed[0, 0] = -0.0
+    assert _count_grid(Derived(first), _grid(signed)) == [1]  # bit for bit: -0.0 is not 0.0
+    assert _count_grid(Derived(first), _grid(z_to_ft=1 / 0.3048)) == [1]  # the elevation unit
+    assert _count_grid(Derived(first), ElevationGrid(np.arange(12, dtype=np.float64).reshape(3, 4), (0.0, 1.0, 0.0, 3.5, 0.0, -1.0))) == [1]  # placement
+    assert _count_grid(Derived(first), _grid(to_raster=lambda x, y: (x + 1.0, y))) == [1]  # another transform
+
+
+def test_a_dem_grid_new_to_a_check_is_keyed_by_its_content():
+    first = Derived()
+    _count_grid(first, _grid())
+    first.settle()
+    second = Derived(first)
+    _count_grid(second, _grid(z_unit_note="read"))  # differs from the earlier grid: keyed by a digest of its values
+    second.settle()
+    assert _count_grid(Derived(second), _grid(z_unit_note="read")) == []
+
+
+def test_the_recorder_reads_a_dem_window_as_the_same_whether_its_values_match_bit_for_bit_or_only_in_value():
+    from stormwater_plugin.services.incremental import same_dem
+
+    a = np.arange(12, dtype=np.float64).reshape(3, 4)
+    a[0, 1] = np.nan
+    b = np.array(a, copy=True)
+    assert same_dem(_grid(a), _grid(b))  # the same bits
+    b[0, 0] = -0.0  # equal in value (0.0), not in bits
+    assert same_dem(_grid(a), _grid(b))
+    b[2, 3] += 1e-9
+    assert not same_dem(_grid(a), _grid(b))

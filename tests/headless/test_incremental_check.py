@@ -256,3 +256,119 @@ def test_a_changed_dem_window_is_conditioned_and_traced_anew(demo_inputs, monkey
     assert calls["condition"] >= 1 and calls["paths"] >= 1
     assert _flow_finding(live.result).message != _flow_finding(first.result).message
     _same(live.result, check(edited, pack, moves=False).result)
+
+
+def _lake_warning(result):
+    return next((w.message for w in result.warnings if w.code == "dem_z_contradicts_lake"), None)
+
+
+def test_the_lake_shoreline_elevation_warning_follows_each_of_its_inputs(demo_inputs, monkeypatch):
+    """Kept by content (the DEM grid, the shoreline, the water bodies, the pack's lakes, the unit): each edit is seen."""
+    import dataclasses
+
+    from stormwater_plugin.core import engine
+
+    pack = load_pack("lake-george")
+    basis = check(demo_inputs, pack, moves=False, recorder=_recorder(None)).basis
+    calls = []
+    warning = engine.shoreline_elevation_warning
+    monkeypatch.setattr(engine, "shoreline_elevation_warning", lambda *a: calls.append(1) or warning(*a))
+    feet = copy.copy(demo_inputs)
+    feet.dem = dataclasses.replace(demo_inputs.dem, z_to_ft=1.0)  # metres read as feet: the shore near 97 ft
+    raised = copy.copy(feet)
+    raised.dem = dataclasses.replace(feet.dem, values=feet.dem.values + 10.0)
+    again = copy.copy(raised)
+    again.dem = dataclasses.replace(raised.dem, values=np.array(raised.dem.values, copy=True))  # a new read of the same window
+    shore = apply_edit(again, ("move", "shoreline", 0, 60.0, 0.0, None))
+    water = apply_edit(shore, ("move", "waterbodies", 0, 60.0, 0.0, None))
+    seen = []
+    for inputs, anew in ((feet, True), (raised, True), (again, False), (shore, True), (water, True), (demo_inputs, True)):
+        calls.clear()
+        live = check(inputs, pack, moves=False, recorder=_recorder(basis))
+        assert len(calls) == (1 if anew else 0)
+        _same(live.result, check(inputs, pack, moves=False).result)
+        seen.append(_lake_warning(live.result))
+        basis = live.basis
+    assert None not in seen[:5] and seen[0] != seen[1] and seen[-1] is None
+
+
+@pytest.mark.parametrize("edit", [
+    ("attribute", "impervious", 0, 0.0, 0.0, ("status", None)),
+    ("attribute", "clearing", 0, 0.0, 0.0, ("use", "lake_access")),
+    ("move", "devices", 0, 0.0, -40.0, None),
+    ("move", "clearing", 0, 0.0, -20.0, None),
+    ("move", "shoreline", 0, 0.0, 15.0, None),
+    ("move", "parcels", 0, 5.0, 0.0, None),
+])
+def test_the_buffer_findings_kept_by_content_follow_each_edit_and_each_figure_of_the_rule(demo_inputs, edit):
+    """The no-cut buffer's finding of each removal and the clear-cut finding of each lot (kept by content): the
+    feature, its status and use, the shore, the lot, and the rule's own figures (width, share) are all seen."""
+    pack = load_pack("lake-george")
+    first = check(demo_inputs, pack, moves=False, recorder=_recorder(None))
+    edited = apply_edit(demo_inputs, edit)
+    live = check(edited, pack, moves=False, recorder=_recorder(first.basis))
+    _same(live.result, check(edited, pack, moves=False).result)
+    basis = live.basis
+    for figure in ("note", "share", "width"):  # one figure at a time: none may hide behind another's effect on the strip
+        other = copy.deepcopy(pack)
+        for rule in other.rules:
+            if rule.kind == "shoreline_no_cut_buffer" and figure == "note":
+                rule.params["exception_note"] = "Another note."
+            if rule.kind == "shoreline_no_cut_buffer" and figure == "width":
+                rule.params["width_ft"] = float(rule.params["width_ft"]) + 40.0
+            if rule.kind == "clear_cut_opening" and figure == "share":
+                rule.params["max_share_pct"] = 5.0
+        again = check(edited, other, moves=False, recorder=_recorder(basis))
+        full = check(edited, other, moves=False)
+        _same(again.result, full.result)
+        kind = "clear_cut_opening" if figure == "share" else "shoreline_no_cut_buffer"
+        if figure != "note" or any(f.kind == kind and f.status.value == "violation" for f in full.result.findings):  # the note ends a violation
+            assert [f.message for f in full.result.findings if f.kind == kind] != [f.message for f in live.result.findings if f.kind == kind]
+        basis = again.basis
+
+
+def _neighbour(parcels):
+    """(the flagged site parcel's index, the nearest other parcel's)."""
+    site = next(i for i, a in enumerate(parcels.attrs) if a.get("is_site"))
+    return site, min((i for i in range(len(parcels)) if i != site), key=lambda i: parcels.geoms[i].distance(parcels.geoms[site]))
+
+
+def _site_flag_moved(inputs):
+    """The ``is_site`` flag taken from the site parcel and given to its nearest neighbour."""
+    parcels = inputs.layers["parcels"]
+    attrs = [dict(a) for a in parcels.attrs]
+    site, other = _neighbour(parcels)
+    attrs[site]["is_site"], attrs[other]["is_site"] = 0, 1
+    return _with(inputs, "parcels", _layer(parcels, list(parcels.geoms), parcels.ids, attrs))
+
+
+def _device_drawn_as(inputs, fid, half_side):
+    """Device ``fid`` drawn as a square of ``half_side`` working units about its point (a symbol when small)."""
+    devices = inputs.layers["devices"]
+    geoms = list(devices.geoms)
+    i = devices.ids.index(fid)
+    c = geoms[i].centroid
+    geoms[i] = shapely.box(c.x - half_side, c.y - half_side, c.x + half_side, c.y + half_side)
+    return _with(inputs, "devices", _layer(devices, geoms, devices.ids, devices.attrs))
+
+
+def test_the_setting_kept_by_content_follows_the_site_flag_the_named_site_the_disturbance_and_a_symbol(demo_inputs):
+    """The site parcel picked by the parcels alone, the site's and the disturbed area's unions, each role's symbols read as
+    points: kept by content, and an edit of each of their inputs is seen."""
+    pack = load_pack("lake-george")
+    basis = check(demo_inputs, pack, moves=False, recorder=_recorder(None)).basis
+    named = copy.copy(demo_inputs)
+    named.site_parcel_id = demo_inputs.layers["parcels"].ids[_neighbour(demo_inputs.layers["parcels"])[1]]
+    symbol = _device_drawn_as(demo_inputs, "DW-1", 0.2)  # a 0.4 unit square: a symbol, read as a point
+    drawn = _device_drawn_as(demo_inputs, "DW-1", 3.0)  # 6 units across: drawn as it is
+    steps = [_site_flag_moved(demo_inputs), named, apply_edit(demo_inputs, ("move", "disturbance", 0, 30.0, 0.0, None)), symbol, drawn,
+             apply_edit(symbol, ("move", "devices", 0, 3.0, 0.0, None)), demo_inputs]
+    sites, warned = [], []
+    for inputs in steps:
+        live = check(inputs, pack, moves=False, recorder=_recorder(basis))
+        _same(live.result, check(inputs, pack, moves=False).result)
+        sites.append(live.result.site_parcel_ids)
+        warned.append(any(w.code == "symbol_read_as_point" for w in live.result.warnings))
+        basis = live.basis
+    assert sites[0] != sites[-1] and sites[1] != sites[-1]  # the flag moved, a site named: another site
+    assert warned == [False, False, False, True, False, True, False]

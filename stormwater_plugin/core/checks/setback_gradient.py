@@ -61,7 +61,7 @@ from shapely.geometry import LineString
 from shapely.geometry.base import BaseGeometry
 
 from ..kinds import GRADIENT_MODES
-from ..raster import ElevationGrid
+from ..raster import ElevationGrid, clip
 
 #: Longest straight piece the linework of a device or feature is cut into, in feet (vertices are always kept).
 LINE_STEP_FT = 1.0
@@ -186,7 +186,7 @@ def _positions(line: BaseGeometry, step_units: float) -> np.ndarray:
     coords = shapely.get_coordinates(line)
     seg = np.hypot(np.diff(coords[:, 0]), np.diff(coords[:, 1]))
     vertices = np.concatenate([[0.0], np.cumsum(seg)])
-    return np.unique(np.clip(np.concatenate([regular, vertices, [length]]), 0.0, length))
+    return np.unique(clip(np.concatenate([regular, vertices, [length]]), 0.0, length))
 
 
 def _interior_grid(poly: BaseGeometry, step: float, other: BaseGeometry, reach_units: float) -> np.ndarray:
@@ -245,9 +245,14 @@ def _elements(geom: BaseGeometry, other: BaseGeometry, reach_units: float, line_
 
 
 def _with_ground(a: np.ndarray, b: np.ndarray, dem: ElevationGrid) -> _Elements:
-    za = dem.sample(a[:, 0], a[:, 1]) if len(a) else np.empty(0)
-    zb = dem.sample(b[:, 0], b[:, 1]) if len(b) else np.empty(0)
-    return _Elements(a, b, np.asarray(za, dtype=np.float64), np.asarray(zb, dtype=np.float64))
+    if not len(a) or not len(b):
+        za = dem.sample(a[:, 0], a[:, 1]) if len(a) else np.empty(0)
+        zb = dem.sample(b[:, 0], b[:, 1]) if len(b) else np.empty(0)
+        return _Elements(a, b, np.asarray(za, dtype=np.float64), np.asarray(zb, dtype=np.float64))
+    # both ends sampled in one call: each point's elevation is its own, whatever else is sampled with it
+    ab = np.concatenate([a, b], axis=0)
+    z = np.asarray(dem.sample(ab[:, 0], ab[:, 1]), dtype=np.float64)
+    return _Elements(a, b, z[: len(a)], z[len(a):])
 
 
 def _closest(r: np.ndarray, d1: np.ndarray, d2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -268,20 +273,20 @@ def _closest(r: np.ndarray, d1: np.ndarray, d2: np.ndarray) -> tuple[np.ndarray,
     denom = aa * ee - bb * bb
     gen = ~p1 & ~p2
     s_gen = np.where(denom > tiny * np.maximum(aa * ee, tiny), (bb * ff - cc * ee) / np.where(denom > 0, denom, 1.0), 0.0)
-    s_gen = np.clip(s_gen, 0.0, 1.0)
+    s_gen = clip(s_gen, 0.0, 1.0)
     u_gen = (bb * s_gen + ff) / safe_ee
     lo = u_gen < 0.0
     hi = u_gen > 1.0
-    s_gen = np.where(lo, np.clip(-cc / safe_aa, 0.0, 1.0), np.where(hi, np.clip((bb - cc) / safe_aa, 0.0, 1.0), s_gen))
-    u_gen = np.clip(u_gen, 0.0, 1.0)
+    s_gen = np.where(lo, clip(-cc / safe_aa, 0.0, 1.0), np.where(hi, clip((bb - cc) / safe_aa, 0.0, 1.0), s_gen))
+    u_gen = clip(u_gen, 0.0, 1.0)
     s = np.where(gen, s_gen, s)
     u = np.where(gen, u_gen, u)
     # The device element is a point.
     only1 = p1 & ~p2
-    u = np.where(only1, np.clip(ff / safe_ee, 0.0, 1.0), u)
+    u = np.where(only1, clip(ff / safe_ee, 0.0, 1.0), u)
     # The feature element is a point.
     only2 = ~p1 & p2
-    s = np.where(only2, np.clip(-cc / safe_aa, 0.0, 1.0), s)
+    s = np.where(only2, clip(-cc / safe_aa, 0.0, 1.0), s)
     return s, u
 
 
@@ -316,8 +321,8 @@ def _on_limit(r: np.ndarray, d1: np.ndarray, d2: np.ndarray, al: np.ndarray, be:
             r1 = d1 - q1[:, None] * d2
         nn = np.einsum("ij,ij->i", r1, r1)
         t = np.where(nn > 1e-18, -np.einsum("ij,ij->i", r0, r1) / np.where(nn > 1e-18, nn, 1.0), t_lo)
-        t = np.clip(t, t_lo, np.maximum(t_lo, t_hi))
-        dep = np.clip(q0 + q1 * t, 0.0, 1.0)
+        t = clip(t, t_lo, np.maximum(t_lo, t_hi))
+        dep = clip(q0 + q1 * t, 0.0, 1.0)
         s_c, u_c = (dep, t) if solve_s else (t, dep)
         s_out = np.where(feas, s_c, s_out)
         u_out = np.where(feas, u_c, u_out)

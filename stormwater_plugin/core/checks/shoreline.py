@@ -33,7 +33,7 @@ from typing import Any
 import shapely
 from shapely.geometry.base import BaseGeometry
 
-from ..derived import derive
+from ..derived import derive, derive_each
 from ..geometry import DISTANCE_EPS_FT, area_sqft, display_buffer, feet_text, nearest_feature, union
 from ..kinds import distance_words
 from ..limits import compare
@@ -89,81 +89,70 @@ def check_no_cut_buffer(ctx: CheckContext, rule: Rule) -> None:
     # where a clearing polygon already covers them, its finding speaks for both.
     first = roles[0]
     cleared = union([g for g, r, _ in items if r.layer == first])
-    for g, ref, known in items:
-        polygonal = g.geom_type in ("Polygon", "MultiPolygon")
-        if ref.layer != first and ref.layer not in PLAN_OBJECT_ROLES and not cleared.is_empty and shapely.intersects(g, strip):
-            rest = shapely.difference(shapely.intersection(g, strip), cleared)
-            if area_sqft(rest, ctx.unit_to_ft) < 1.0:
-                continue
-        j, d, line = derive("nearest shoreline", partial(_nearest, tree, shoreline, shore_refs, g, ctx.to_units(DISTANCE_EPS_FT)),
-                            shoreline, g, ctx.unit_to_ft)
-        d_ft = ctx.to_feet(d)
-        other = shoreline.ref(j)
-        # "Within 35 feet ... no vegetation may be removed" (the rule's words, default "within"), decided at 0.01 ft (core.limits).
-        if not compare(d_ft, width, "distance_ft", str(distance_words(rule.kind, rule.params))):
-            ctx.add(
-                rule,
-                Status.PASS,
-                f"{ref.noun} is {feet_text(d_ft, width)} ft from the mean high-water mark (buffer {width:g} ft).",
-                subject=ref,
-                other=other,
-                measured_ft=d_ft,
-                required_ft=width,
-                geometry=line,
-            )
-            continue
-        if polygonal:
-            inside = shapely.intersection(g, strip)
-            area: float | None = area_sqft(inside, ctx.unit_to_ft)
-            geom = inside if area else line
-            amount = f"{area:,.1f} sq ft encroach"
-        else:
-            area, geom = None, line
-            amount = f"drawn as a {g.geom_type.lower()}, its footprint is not drawn, so the encroaching area is not measured"
-        if (ref.layer, ref.id) in marked:
-            # (h)[2] allows "a continuous clear-cut opening" for lake access and beaches: a feature the plan marks as that
-            # opening is decided by the 20% finding, not reported again as a (h)[1] removal.
-            ctx.add(
-                rule,
-                Status.ADVISORY,
-                f"{ref.noun} is marked as the lake-access or beach opening ({ref.layer}.use = {marked[(ref.layer, ref.id)]}), "
+    words = str(distance_words(rule.kind, rule.params))
+    note = str(rule.params["exception_note"]) if rule.params.get("exception_note") else ""
+    # Each item's finding depends on the item (its geometry, id, whether its status is known, its opening mark) and on
+    # what every item shares: kept by content, only an edited item's is made again.
+    keyed = [(g, ref.layer, ref.id, known, marked.get((ref.layer, ref.id))) for g, ref, known in items]
+    shared = (shoreline, strip, cleared, first, width, words, note, opening_rule, ctx.unit_to_ft)
+    for made in derive_each("no-cut buffer removal", partial(_removals_judged, tree, shore_refs, *shared), keyed, *shared):
+        if made is not None:
+            status, message, kw = made
+            ctx.add(rule, status, message, **kw)
+
+
+_Judged = tuple[Status, str, dict[str, Any]]
+
+
+def _removals_judged(tree: _Lazy, shore_refs: list[FeatureRef], shoreline: FeatureLayer, strip: Any, cleared: BaseGeometry, first: str,
+                     width: float, words: str, note: str, opening_rule: str, unit_to_ft: float,
+                     items: list[tuple[BaseGeometry, str, str, bool, str | None]]) -> list[_Judged | None]:
+    """The no-cut buffer's finding of each removal item (``None``: none), as ``(status, message, the finding's fields)``."""
+    return [_removal_judged(tree, shore_refs, shoreline, strip, cleared, first, width, words, note, opening_rule, unit_to_ft, *item) for item in items]
+
+
+def _removal_judged(tree: _Lazy, shore_refs: list[FeatureRef], shoreline: FeatureLayer, strip: Any, cleared: BaseGeometry, first: str,
+                    width: float, words: str, note: str, opening_rule: str, unit_to_ft: float,
+                    g: BaseGeometry, layer: str, fid: str, known: bool, marked: str | None) -> _Judged | None:
+    ref = FeatureRef(layer, fid)
+    polygonal = g.geom_type in ("Polygon", "MultiPolygon")
+    if ref.layer != first and ref.layer not in PLAN_OBJECT_ROLES and not cleared.is_empty and shapely.intersects(g, strip):
+        rest = shapely.difference(shapely.intersection(g, strip), cleared)
+        if area_sqft(rest, unit_to_ft) < 1.0:
+            return None
+    j, d, line = derive("nearest shoreline", partial(_nearest, tree, shoreline, shore_refs, g, DISTANCE_EPS_FT / unit_to_ft), shoreline, g, unit_to_ft)
+    d_ft = d * unit_to_ft
+    other = shoreline.ref(j)
+    # "Within 35 feet ... no vegetation may be removed" (the rule's words, default "within"), decided at 0.01 ft (core.limits).
+    if not compare(d_ft, width, "distance_ft", words):
+        return (Status.PASS, f"{ref.noun} is {feet_text(d_ft, width)} ft from the mean high-water mark (buffer {width:g} ft).",
+                dict(subject=ref, other=other, measured_ft=d_ft, required_ft=width, geometry=line))
+    if polygonal:
+        inside = shapely.intersection(g, strip)
+        area: float | None = area_sqft(inside, unit_to_ft)
+        geom = inside if area else line
+        amount = f"{area:,.1f} sq ft encroach"
+    else:
+        area, geom = None, line
+        amount = f"drawn as a {g.geom_type.lower()}, its footprint is not drawn, so the encroaching area is not measured"
+    common = dict(subject=ref, other=other, measured_ft=d_ft, required_ft=width, geometry=geom, encroaching_area_sqft=area)
+    if marked is not None:
+        # (h)[2] allows "a continuous clear-cut opening" for lake access and beaches: a feature the plan marks as that
+        # opening is decided by the 20% finding, not reported again as a (h)[1] removal.
+        return (Status.ADVISORY,
+                f"{ref.noun} is marked as the lake-access or beach opening ({ref.layer}.use = {marked}), "
                 f"{d_ft:.1f} ft from the mean high-water mark ({amount}): (h)[2] allows that opening within the {width:g} ft strip, "
                 f"so it is not a (h)[1] violation; the clear-cut opening finding ({opening_rule or 'of (h)[2]'}) decides it.",
-                subject=ref,
-                other=other,
-                measured_ft=d_ft,
-                required_ft=width,
-                geometry=geom,
-                encroaching_area_sqft=area,
-                decided_by=opening_rule or None,
-            )
-            continue
-        if not known:
-            ctx.add(
-                rule,
-                Status.UNDETERMINED,
+                dict(common, decided_by=opening_rule or None))
+    if not known:
+        return (Status.UNDETERMINED,
                 f"{ref.noun} lies {feet_text(d_ft, width)} ft from the mean high-water mark, inside the {width:g} ft no-cut buffer ({amount}), but its status is not "
                 "existing, proposed or removed: if it is new work it removes vegetation. Set impervious.status.",
-                subject=ref,
-                other=other,
-                measured_ft=d_ft,
-                required_ft=width,
-                geometry=geom,
-                encroaching_area_sqft=area,
-            )
-            continue
-        ctx.add(
-            rule,
-            Status.VIOLATION,
+                common)
+    return (Status.VIOLATION,
             f"{ref.noun} removes vegetation {feet_text(d_ft, width)} ft from the mean high-water mark, inside the {width:g} ft no-cut buffer: {amount}."
-            + (f" {rule.params['exception_note']}" if rule.params.get("exception_note") else ""),
-            subject=ref,
-            other=other,
-            measured_ft=d_ft,
-            required_ft=width,
-            geometry=geom,
-            encroaching_area_sqft=area,
-        )
+            + (f" {note}" if note else ""),
+            common)
 
 
 class _Lazy:

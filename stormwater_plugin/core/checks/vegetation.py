@@ -13,6 +13,7 @@ Lengths in feet along the mean high-water line; areas in square feet.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, Sequence
 
 import numpy as np
@@ -76,8 +77,10 @@ def check_clear_cut_opening(ctx: CheckContext, rule: Rule) -> None:
     sure: list[BaseGeometry] = []
     maybe: list[BaseGeometry] = []
     loose: list[tuple[BaseGeometry, str]] = []
-    for g, ref, known in removals(ctx, roles):
-        if not shapely.intersects(g, strip):
+    items = removals(ctx, roles)
+    inside = shapely.intersects(np.array([g for g, _, _ in items], dtype=object), strip).tolist() if items else []  # asked of all at once
+    for (g, ref, known), hit in zip(items, inside):
+        if not hit:
             continue
         if g.geom_type not in ("Polygon", "MultiPolygon"):
             loose.append((g, ref.noun))
@@ -161,22 +164,39 @@ def _check_lot_opening(
     ctx: CheckContext, rule: Rule, ref: FeatureRef | None, lot: BaseGeometry, reach: BaseGeometry, shore: BaseGeometry,
     cleared: BaseGeometry, cleared_maybe: BaseGeometry | None, loose: list[str], supplied: list[str], roles: list[str], *, many: bool,
 ) -> None:
-    """The 20% limit on one lot: its frontage, the openings on it, the finding (subject: the lot)."""
-    width = float(rule.params["buffer_ft"])
-    share = float(rule.params["max_share_pct"])
-    tol = float(rule.params.get("frontage_tolerance_ft", 0))
+    """The 20% limit on one lot: its frontage, the openings on it, the finding (subject: the lot).
+
+    The finding is kept by content (the lot, the shore, the removal on it, the rule's figures): an edit elsewhere
+    (a device moved outside the buffer) finds it made.
+    """
+    figures = (float(rule.params["buffer_ft"]), float(rule.params["max_share_pct"]), float(rule.params.get("frontage_tolerance_ft", 0)),
+               str(rule.params.get("words", "not exceed")))
+    unmapped = ctx.layer("clearing") is None and ctx.layer("disturbance") is None and bool({"clearing", "disturbance"} & set(roles))
+    where = (ref.layer, ref.id) if ref is not None else None
+    # ``ctx`` is read for its unit alone (a key)
+    status, message, kw = derive("clear-cut opening of a lot", partial(_lot_opening, ctx, figures, ref, lot, shore, cleared, cleared_maybe, loose, supplied, unmapped, many),
+                                 figures, where, lot, shore, cleared, cleared_maybe, loose, supplied, unmapped, many, ctx.unit_to_ft)
+    own: dict[str, Any] = {k: list(v) if isinstance(v, list) else v for k, v in kw.items()}  # the finding's own lists
+    ctx.add(rule, status, message, **own)
+
+
+def _lot_opening(
+    ctx: CheckContext, figures: tuple[float, float, float, str], ref: FeatureRef | None, lot: BaseGeometry, shore: BaseGeometry,
+    cleared: BaseGeometry, cleared_maybe: BaseGeometry | None, loose: list[str], supplied: list[str], unmapped: bool, many: bool,
+) -> tuple[Status, str, dict[str, Any]]:
+    """:func:`_check_lot_opening`'s finding as ``(status, message, its fields)``; ``unmapped``: no clearing or disturbance layer where the rule reads one."""
+    # words: "shall not exceed 20% of the shoreline frontage" (the rule's words, default "not exceed"), decided at 0.01 ft (core.limits)
+    width, share, tol, words = figures
     name = (f"Lot {ref.id}" if many else f"The site parcel {ref.id}") if ref is not None else "The site parcel"
     lines = derive("lot frontage", lambda: tuple(lot_frontage(ctx, shore, lot, tol)), shore, lot, tol, ctx.unit_to_ft)
     frontage = ctx.to_feet(sum(float(ln.length) for ln in lines))
     if frontage <= 0:
         gap = ctx.to_feet(float(shapely.distance(lot, shore)))
         if compare(gap, width, "distance_ft", "within"):
-            ctx.add(rule, Status.UNDETERMINED, f"{name} lies {feet_text(gap, width)} ft from the mean high-water line, within the {width:g} ft buffer, but no shoreline frontage "
+            return _judged(Status.UNDETERMINED, f"{name} lies {feet_text(gap, width)} ft from the mean high-water line, within the {width:g} ft buffer, but no shoreline frontage "
                     f"is measured on it (within {tol:g} ft of the lot): its frontage cannot be measured. Check the parcel line against the shoreline.",
-                    subject=ref, measured_ft=gap)
-        else:
-            ctx.add(rule, Status.PASS, f"{name} has no shoreline frontage (the mean high-water line is {gap:.1f} ft away).", subject=ref, measured_ft=0.0)
-        return
+                           subject=ref, measured_ft=gap)
+        return _judged(Status.PASS, f"{name} has no shoreline frontage (the mean high-water line is {gap:.1f} ft away).", subject=ref, measured_ft=0.0)
     allowed = frontage * share * PER_CENT
     read = ", ".join(supplied)
     openings = _openings(ctx, lines, cleared)
@@ -187,8 +207,6 @@ def _check_lot_opening(
     extra: dict[str, Any] = {"frontage_ft": frontage, "opening_ft": longest, "openings_ft": [round(b - a, 2) for _, a, b in openings], "total_ft": total}
     on = f" on lot {ref.id}" if many and ref is not None else ""
     limit = f"at most {share:g}% ({number_text(allowed, 'distance_ft')} ft) of {frontage:.1f} ft of shoreline frontage{on}"
-    # "shall not exceed 20% of the shoreline frontage" (the rule's words, default "not exceed"), decided at 0.01 ft (core.limits).
-    words = str(rule.params.get("words", "not exceed"))
 
     def within_limit(ft: float) -> bool:
         return compare(ft, allowed, "distance_ft", words)
@@ -198,9 +216,8 @@ def _check_lot_opening(
             f" The {len(openings)} openings ({listing}) total {feet_text(total, allowed)} ft"
             + (f"; the longest alone, {feet_text(longest, allowed)} ft, exceeds the limit." if not within_limit(longest) else "; each is within the limit, but the text allows one opening and its limit is read as holding for all of them together.")
         )
-        ctx.add(rule, Status.VIOLATION, f"Clear-cut opening of {feet_text(total, allowed)} ft{on} in the {width:g} ft buffer (removal read from {read}); {limit} is allowed.{each}",
-                subject=ref, measured_ft=total, required_ft=allowed, geometry=geom, **extra)
-        return
+        return _judged(Status.VIOLATION, f"Clear-cut opening of {feet_text(total, allowed)} ft{on} in the {width:g} ft buffer (removal read from {read}); {limit} is allowed.{each}",
+                       subject=ref, measured_ft=total, required_ft=allowed, geometry=geom, **extra)
     unknown: list[str] = []
     if cleared_maybe is not None:
         with_maybe = _openings(ctx, lines, cleared_maybe)
@@ -209,23 +226,27 @@ def _check_lot_opening(
             unknown.append(f"impervious features of unknown status in the buffer would make {len(with_maybe)} opening(s) totalling {grown:.1f} ft")
     if loose:
         unknown.append(f"{', '.join(loose)} in the buffer {'are' if len(loose) > 1 else 'is'} not drawn as polygons, so the opening they make is not measured")
-    if ctx.layer("clearing") is None and ctx.layer("disturbance") is None and {"clearing", "disturbance"} & set(roles):
+    if unmapped:
         unknown.append("no clearing or disturbance layer was supplied, so other vegetation removal is not mapped")
     found = "no vegetation removal in the buffer" if not openings else (
         f"a continuous clear-cut opening of {feet_text(total, allowed)} ft" if len(openings) == 1 else f"{len(openings)} openings ({listing}), {feet_text(total, allowed)} ft in total")
     if unknown:
-        ctx.add(rule, Status.UNDETERMINED, f"Measured {found}{on} (removal read from {read}); {limit} is allowed; but " + "; ".join(unknown) + ".",
+        return _judged(Status.UNDETERMINED, f"Measured {found}{on} (removal read from {read}); {limit} is allowed; but " + "; ".join(unknown) + ".",
                 subject=ref, measured_ft=total, required_ft=allowed, geometry=geom, **extra)
     elif len(openings) > 1:
-        ctx.add(rule, Status.ADVISORY, f"{found[0].upper() + found[1:]}{on} in the {width:g} ft buffer (removal read from {read}): within {limit} in total, "
+        return _judged(Status.ADVISORY, f"{found[0].upper() + found[1:]}{on} in the {width:g} ft buffer (removal read from {read}): within {limit} in total, "
                 "but the text allows 'a continuous clear-cut opening' for lake access and beaches; whether several are allowed is for the reviewer.",
                 subject=ref, measured_ft=total, required_ft=allowed, geometry=geom, **extra)
     elif openings:
-        ctx.add(rule, Status.PASS, f"Continuous clear-cut opening of {feet_text(total, allowed)} ft along {frontage:.1f} ft of shoreline frontage{on} (removal read from {read}); {limit} is allowed.",
+        return _judged(Status.PASS, f"Continuous clear-cut opening of {feet_text(total, allowed)} ft along {frontage:.1f} ft of shoreline frontage{on} (removal read from {read}); {limit} is allowed.",
                 subject=ref, measured_ft=total, required_ft=allowed, geometry=geom, **extra)
     else:
-        ctx.add(rule, Status.PASS, f"No vegetation removal inside the {width:g} ft buffer{on} (read from {read}); frontage {frontage:.1f} ft.",
+        return _judged(Status.PASS, f"No vegetation removal inside the {width:g} ft buffer{on} (read from {read}); frontage {frontage:.1f} ft.",
                 subject=ref, measured_ft=0.0, required_ft=allowed, **extra)
+
+
+def _judged(status: Status, message: str, **kw: Any) -> tuple[Status, str, dict[str, Any]]:
+    return status, message, kw
 
 
 def _openings(ctx: CheckContext, lines: Sequence[BaseGeometry], cleared: BaseGeometry) -> list[tuple[int, float, float]]:

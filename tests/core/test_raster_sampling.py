@@ -1,0 +1,36 @@
+"""The DEM's bilinear sample (``core.raster``): a few points are sampled in Python floats, many with numpy; the values agree bit for bit."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from stormwater_plugin.core.raster import FEW_POINTS, ElevationGrid
+
+_VALUES = np.random.default_rng(7).normal(320.0, 25.0, (6, 9))
+_VALUES[2, 3] = np.nan  # nodata
+_VALUES[4, 7] = np.inf  # read as nodata too
+_GRID = ElevationGrid(_VALUES, (0.0, 1.0, 0.0, 0.0, 0.0, -1.0))
+
+# positions anywhere from outside the raster to its far edge, pixel centres and edges among them, and non-finite ones
+_coord = st.one_of(st.floats(-1.5, 10.5, allow_nan=False), st.integers(-1, 20).map(lambda k: k / 2),
+                   st.sampled_from([np.nan, np.inf, -np.inf, 0.0, 9.0, 6.0, -0.0]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(_coord, _coord), min_size=1, max_size=FEW_POINTS))
+def test_a_few_points_are_sampled_as_among_many_bit_for_bit(points):
+    col = np.array([c for c, _ in points], dtype=np.float64)
+    row = np.array([r for _, r in points], dtype=np.float64)
+    few = _GRID.sample_pixel(col, row)
+    padding = FEW_POINTS + 1  # enough points for the numpy path
+    many = _GRID.sample_pixel(np.concatenate([col, np.full(padding, 1.0)]), np.concatenate([row, np.full(padding, 1.0)]))[: len(points)]
+    assert few.tobytes() == many.tobytes()
+
+
+def test_a_point_next_to_nodata_is_unknown_and_one_whose_nodata_corner_has_no_weight_is_read():
+    # (col 3.5, row 2.5) is the nodata pixel's centre; (col 4.5, row 2.5) weighs it zero
+    assert np.isnan(_GRID.sample_pixel(np.array([3.6]), np.array([2.5]))[0])
+    assert _GRID.sample_pixel(np.array([4.5]), np.array([2.5]))[0] == _VALUES[2, 4]
+    assert np.isnan(_GRID.sample_pixel(np.array([-0.1, 9.1]), np.array([1.0, 1.0]))).all()  # outside
