@@ -24,9 +24,10 @@ from dataclasses import dataclass, field, replace
 from typing import cast
 
 from ..core.errors import StormwaterError
-from ..core.model import CheckResult
+from ..core.model import CheckResult, Finding
 from ..core.overrides import Override, annotate_document
-from ..core.serialize import result_sections
+from ..core.serialize import finding_to_dict, result_sections
+from .content_memo import ContentMemo, finding_key
 from .review_doc import findings_doc_problem
 
 JsonMap = Mapping[str, object]
@@ -319,6 +320,26 @@ _FINDING_FIELDS = ("rule_id", "kind", "citation", "excerpt", "source_file", "sta
                    "message", "details", "margin_ft", "accuracy_ft", "near_limit", "key", "override", "effective_status")
 
 
+#: Each finding's entry (before any decision) by the finding's content (:func:`~.content_memo.finding_key`): the live
+#: re-check's review makes anew only the entries of the findings an edit changed.
+_ENTRIES: ContentMemo[DocFinding] = ContentMemo()
+
+
+def doc_finding(f: Finding) -> DocFinding:
+    """The document's entry of ``f`` before any decision (its key and decision come with :meth:`FindingsDocument.decided`).
+
+    The serializer's values (:func:`~stormwater_plugin.core.serialize.finding_to_dict`) as plain JSON values; the entry of a
+    finding of the same content is the one made before (its values are shared, never changed).
+    """
+    return _ENTRIES.get(finding_key(f), lambda: _finding(_plain_map(finding_to_dict(f))))
+
+
+def _plain_map(d: Mapping[str, object]) -> JsonMap:
+    out = plain(d)
+    assert isinstance(out, dict)
+    return out
+
+
 def _finding(d: JsonMap) -> DocFinding:
     status = str(d.get("status"))
     eff = d.get("effective_status")
@@ -484,8 +505,9 @@ def _int_counts(value: object) -> dict[str, int]:
     return {str(k): int(v) for k, v in _map(value).items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
 
 
-def _document(d: JsonMap) -> FindingsDocument:
-    """The typed document of a findings.json object of plain JSON values (trusted: its shape judged by the caller)."""
+def _document(d: JsonMap, findings: tuple[DocFinding, ...] | None = None) -> FindingsDocument:
+    """The typed document of a findings.json object of plain JSON values (trusted: its shape judged by the caller); ``findings``
+    made already (else read from ``d``)."""
     counts = _map(d.get("override_counts"))
     moves = d.get("moves")
     pack = _map(d.get("rule_pack"))
@@ -502,7 +524,7 @@ def _document(d: JsonMap) -> FindingsDocument:
         site_parcel=_opt_str(d.get("site_parcel")),
         working_crs=str(d.get("working_crs") or ""),
         counts=_int_counts(d.get("counts")),
-        findings=tuple(_finding(f) for f in _maps(d.get("findings"))),
+        findings=tuple(_finding(f) for f in _maps(d.get("findings"))) if findings is None else findings,
         building_sites=_maps(d.get("building_sites")),
         notification=_map(d.get("notification")),
         rules_not_checked=_maps(d.get("rules_not_checked")),
@@ -556,9 +578,9 @@ def document_of(result: CheckResult, *, crs_name: str = "", inputs: Mapping[str,
     The values are the serializer's (:func:`~stormwater_plugin.core.serialize.result_sections`) as plain JSON values;
     ``moves`` is ``None`` when none were looked for.
     """
-    raw = plain(result_sections(result, crs_name=crs_name, inputs=dict(inputs) if inputs is not None else None))
+    raw = plain(result_sections(result, crs_name=crs_name, inputs=dict(inputs) if inputs is not None else None, findings=False))
     assert isinstance(raw, dict)
-    doc = _document(raw)
+    doc = _document(raw, tuple(doc_finding(f) for f in result.findings))
     if moves is not None:
         doc = replace(doc, moves=moves_from_dicts(moves), order=doc.placed("moves"))
     return doc.decided(overrides)
