@@ -99,9 +99,12 @@ def _plan_bounds(inputs: SiteInputs) -> np.ndarray | None:
     import shapely
 
     for roles in (TERRAIN_EXTENT_ROLES, tuple(inputs.layers)):
-        geoms = [g for r in roles if r in inputs.layers for g in inputs.layers[r].geoms if g is not None and not g.is_empty]
-        if geoms:
-            b = shapely.total_bounds(np.array(geoms, dtype=object))
+        arrays = [np.asarray(inputs.layers[r].geoms, dtype=object) for r in roles if r in inputs.layers]
+        every = np.concatenate(arrays) if arrays else np.empty(0, dtype=object)
+        # the missing and empty ones left out, read by shapely's array functions (the live re-check asks at every edit)
+        geoms = every[~(shapely.is_missing(every) | shapely.is_empty(every))] if len(every) else every
+        if len(geoms):
+            b = shapely.total_bounds(geoms)
             if np.all(np.isfinite(b)):
                 return b
     return None
