@@ -203,9 +203,13 @@ class LayerSpec:
 
     def drawn_rows(self) -> list[Row]:
         """The rows that become features (those without geometry left out when ``skip_empty``)."""
-        if not self.skip_empty:
+        if not self.skip_empty or not self.rows:
             return self.rows
-        return [(g, a) for g, a in self.rows if g is not None and not g.is_empty]
+        geoms = np.empty(len(self.rows), dtype=object)
+        geoms[:] = [g for g, _ in self.rows]
+        # missing and empty geometries read by shapely's array functions at once (a live re-check asks at each edit)
+        drawn = (~(shapely.is_missing(geoms) | shapely.is_empty(geoms))).tolist()
+        return [row for row, keep in zip(self.rows, drawn) if keep]
 
 
 def result_layer_specs(result: CheckResult, inputs: SiteInputs) -> list[LayerSpec]:

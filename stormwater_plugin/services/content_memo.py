@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import marshal
 import threading
-from typing import Callable, Generic, Hashable, TypeVar
+from typing import Callable, Generic, Hashable, Sequence, TypeVar
 
 from ..core.model import Citation, FeatureRef, Finding
 
@@ -71,7 +71,7 @@ def _ref(ref: FeatureRef | None) -> tuple[str, str] | None | bool:
     return (ref.layer, ref.id)
 
 
-def finding_key(f: Finding) -> bytes | None:
+def finding_content(f: Finding) -> bytes | None:
     """The content of everything a finding says but its geometry: what its document entry and its rows' attributes are made of.
 
     ``None`` for a finding of another class, or holding a value without a content key (see :func:`content_key`).
@@ -94,6 +94,25 @@ def finding_key(f: Finding) -> bytes | None:
     if not _plain_types(extra):
         return None
     return marshal.dumps((fields, subject, other, f.measured_ft, f.required_ft, extra), _FORMAT)
+
+
+#: The content keys of the last findings lists keyed (the list, its findings held, their keys): the review's document and its
+#: map rows key the same check's findings, one after the other.
+_LAST: list[tuple[Sequence[Finding], tuple[Finding, ...], list[bytes | None]]] = []
+_LAST_LOCK = threading.Lock()
+
+
+def finding_contents(findings: Sequence[Finding]) -> list[bytes | None]:
+    """:func:`finding_content` of each of ``findings``; those of the same list of the same findings (one check's) written once."""
+    with _LAST_LOCK:
+        for held_list, held, keys in _LAST:
+            if held_list is findings and len(held) == len(findings) and all(a is b for a, b in zip(held, findings)):
+                return keys
+    keys = [finding_content(f) for f in findings]
+    with _LAST_LOCK:
+        _LAST.insert(0, (findings, tuple(findings), keys))
+        del _LAST[2:]
+    return keys
 
 
 class ContentMemo(Generic[_T]):
@@ -144,4 +163,4 @@ class ContentMemo(Generic[_T]):
             self.found = self.made = 0
 
 
-__all__ = ["ContentMemo", "content_key", "finding_key"]
+__all__ = ["ContentMemo", "content_key", "finding_content", "finding_contents"]

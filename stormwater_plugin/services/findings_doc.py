@@ -27,7 +27,7 @@ from ..core.errors import StormwaterError
 from ..core.model import CheckResult, Finding
 from ..core.overrides import Override, annotate_document
 from ..core.serialize import finding_to_dict, result_sections
-from .content_memo import ContentMemo, finding_key
+from .content_memo import ContentMemo, finding_content, finding_contents
 from .review_doc import findings_doc_problem
 
 JsonMap = Mapping[str, object]
@@ -57,6 +57,10 @@ def _key(k: object) -> str:
     raise TypeError(f"keys must be str, int, float, bool or None, not {type(k).__name__}")
 
 
+#: The exact types :func:`plain` returns as they are (a subclass of one is made its plain type).
+_JSON_LEAVES = frozenset({str, float, int, bool, type(None)})
+
+
 def plain(value: object) -> object:
     """``value`` as JSON values only, as ``json.loads(json.dumps(value, default=str))`` gives it, without the text.
 
@@ -64,12 +68,13 @@ def plain(value: object) -> object:
     text, and anything JSON does not hold its ``str``; every container is new.
     """
     t = type(value)
-    if t is str or t is float or t is int or t is bool or value is None:
+    if t in _JSON_LEAVES:
         return value
+    # a leaf of a JSON type is taken as it is without a call (most of a document's values)
     if t is dict:
-        return {(k if type(k) is str else _key(k)): plain(v) for k, v in value.items()}  # type: ignore[attr-defined]
+        return {(k if type(k) is str else _key(k)): (v if type(v) in _JSON_LEAVES else plain(v)) for k, v in value.items()}  # type: ignore[attr-defined]
     if t is list or t is tuple:
-        return [plain(v) for v in value]  # type: ignore[attr-defined]
+        return [v if type(v) in _JSON_LEAVES else plain(v) for v in value]  # type: ignore[attr-defined]
     return _plain_subclass(value)
 
 
@@ -320,18 +325,20 @@ _FINDING_FIELDS = ("rule_id", "kind", "citation", "excerpt", "source_file", "sta
                    "message", "details", "margin_ft", "accuracy_ft", "near_limit", "key", "override", "effective_status")
 
 
-#: Each finding's entry (before any decision) by the finding's content (:func:`~.content_memo.finding_key`): the live
+#: Each finding's entry (before any decision) by the finding's content (:func:`~.content_memo.finding_content`): the live
 #: re-check's review makes anew only the entries of the findings an edit changed.
 _ENTRIES: ContentMemo[DocFinding] = ContentMemo()
 
 
-def doc_finding(f: Finding) -> DocFinding:
+def doc_finding(f: Finding, content: bytes | None | bool = True) -> DocFinding:
     """The document's entry of ``f`` before any decision (its key and decision come with :meth:`FindingsDocument.decided`).
 
     The serializer's values (:func:`~stormwater_plugin.core.serialize.finding_to_dict`) as plain JSON values; the entry of a
-    finding of the same content is the one made before (its values are shared, never changed).
+    finding of the same content is the one made before (its values are shared, never changed). ``content``: ``f``'s content
+    key when known (:func:`~.content_memo.finding_content`).
     """
-    return _ENTRIES.get(finding_key(f), lambda: _finding(_plain_map(finding_to_dict(f))))
+    key = finding_content(f) if content is True else content
+    return _ENTRIES.get(key if isinstance(key, bytes) else None, lambda: _finding(_plain_map(finding_to_dict(f))))
 
 
 def _plain_map(d: Mapping[str, object]) -> JsonMap:
@@ -580,7 +587,7 @@ def document_of(result: CheckResult, *, crs_name: str = "", inputs: Mapping[str,
     """
     raw = plain(result_sections(result, crs_name=crs_name, inputs=dict(inputs) if inputs is not None else None, findings=False))
     assert isinstance(raw, dict)
-    doc = _document(raw, tuple(doc_finding(f) for f in result.findings))
+    doc = _document(raw, tuple(doc_finding(f, k) for f, k in zip(result.findings, finding_contents(result.findings))))
     if moves is not None:
         doc = replace(doc, moves=moves_from_dicts(moves), order=doc.placed("moves"))
     return doc.decided(overrides)

@@ -25,7 +25,7 @@ from ..core.errors import StormwaterError
 from ..core.model import CheckResult, DisplayZone, FeatureLayer, Finding, JsonScalar, Status
 from ..core.siting import DesignZone, ExcludedZone, SitingEnvelope
 from . import presentation
-from .content_memo import ContentMemo, finding_key
+from .content_memo import ContentMemo, finding_contents
 from .decisions import finding_keys
 from .siting import envelope_rows
 
@@ -262,20 +262,19 @@ class MapFindingRows:
 _ATTRIBUTES: ContentMemo[tuple[JsonScalar, ...]] = ContentMemo()
 
 
-def _map_attributes(f: Finding, key: str) -> list[JsonScalar]:
+def _map_attributes(f: Finding, key: str, content: bytes | None) -> list[JsonScalar]:
     """:func:`finding_attributes` of ``f`` under ``key`` (a new list; the values of a finding of the same content and key kept)."""
-    content = finding_key(f)
     return list(_ATTRIBUTES.get(None if content is None else (content, key), lambda: tuple(finding_attributes(f, key))))
 
 
 def map_finding_rows(findings: Sequence[Finding]) -> MapFindingRows:
     """Each located finding's parts by family (``point``, ``line``, ``polygon``), with its key; unlocated ones left out."""
     out = MapFindingRows({}, {})
-    located = [(f, key) for f, key in zip(findings, finding_keys(list(findings))) if f.geometry is not None]
-    for (f, key), parts in zip(located, parts_of_each([f.geometry for f, _ in located])):
+    located = [(f, key, content) for f, key, content in zip(findings, finding_keys(list(findings)), finding_contents(findings)) if f.geometry is not None]
+    for (f, key, content), parts in zip(located, parts_of_each([f.geometry for f, _k, _c in located])):
         into = out.passes if f.status is Status.PASS else out.open
         for fam, part in parts.items():
-            into.setdefault(fam, []).append((part, _map_attributes(f, key)))
+            into.setdefault(fam, []).append((part, _map_attributes(f, key, content)))
     return out
 
 

@@ -17,7 +17,7 @@ from shapely.geometry import GeometryCollection, LineString, MultiPolygon, Point
 from stormwater_plugin.core.model import Citation, FeatureRef, Finding, Status
 from stormwater_plugin.core.serialize import finding_to_dict
 from stormwater_plugin.services import findings_doc, layer_rows
-from stormwater_plugin.services.content_memo import ContentMemo, content_key, finding_key
+from stormwater_plugin.services.content_memo import ContentMemo, content_key, finding_content, finding_contents
 from stormwater_plugin.services.findings_doc import doc_finding, plain
 from stormwater_plugin.services.layer_rows import finding_attributes, map_finding_rows, parts_by_family
 
@@ -87,7 +87,7 @@ def test_a_value_of_another_type_has_no_key_and_is_always_made_anew():
 
 def test_a_finding_holding_a_numpy_value_has_no_key_and_its_entry_is_made_from_it():
     f = _finding(measured_ft=np.float64(19.9), extra={"margin_ft": np.float64(-0.1)})
-    assert finding_key(f) is None
+    assert finding_content(f) is None
     assert doc_finding(f) == _entry_without_memo(f)
 
 
@@ -95,7 +95,7 @@ def test_a_finding_holding_a_numpy_value_has_no_key_and_its_entry_is_made_from_i
 def test_a_change_of_any_value_of_a_finding_gives_another_key_and_its_own_entry(change):
     findings_doc._ENTRIES.clear()
     before, after = _finding(), _finding(**CHANGES[change])
-    assert finding_key(before) != finding_key(after)
+    assert finding_content(before) != finding_content(after)
     assert doc_finding(before) == _entry_without_memo(before)
     entry = doc_finding(after)
     assert entry == _entry_without_memo(after)
@@ -105,7 +105,7 @@ def test_a_change_of_any_value_of_a_finding_gives_another_key_and_its_own_entry(
 def test_a_measure_of_0_0_and_one_of_minus_0_0_have_their_own_entries():
     findings_doc._ENTRIES.clear()
     plus, minus = _finding(measured_ft=0.0), _finding(measured_ft=-0.0)
-    assert finding_key(plus) != finding_key(minus)
+    assert finding_content(plus) != finding_content(minus)
     assert doc_finding(plus) == _entry_without_memo(plus) and doc_finding(minus) == _entry_without_memo(minus)
     assert findings_doc._ENTRIES.made == 2
 
@@ -200,3 +200,15 @@ def test_parts_of_each_reads_every_geometry_as_parts_by_family():
         want = parts_by_family(g)
         assert list(got) == list(want) and all(shapely.equals_exact(got[k], want[k], 0) for k in want)
     assert layer_rows.parts_of_each([]) == []
+
+
+def test_the_content_keys_of_a_list_are_written_again_when_one_of_its_findings_is_another():
+    findings = [_finding(), _finding(subject=FeatureRef("devices", "DW-2"))]
+    first = finding_contents(findings)
+    assert first == [finding_content(f) for f in findings] and finding_contents(findings) is first
+    findings[1] = _finding(subject=FeatureRef("devices", "DW-3"))  # the same list, another finding in it
+    assert finding_contents(findings) == [finding_content(f) for f in findings]
+    findings.append(_finding(message="a third"))
+    assert finding_contents(findings) == [finding_content(f) for f in findings]
+    copy = list(findings)  # another list of the same findings: its own keys, the same values
+    assert finding_contents(copy) == finding_contents(findings)
