@@ -109,7 +109,7 @@ def _ref_part(ref: FeatureRef | Mapping[str, Any] | None) -> str:
         return "-"
     # by value, never by class: after a plugin reload a FeatureRef may come from the previous load of core.model
     # (collections.abc's Mapping: the typing alias's isinstance is several times slower, and every finding is keyed at each live edit)
-    if isinstance(ref, abc.Mapping):
+    if type(ref) is dict or isinstance(ref, abc.Mapping):
         return f"{ref.get('layer')}:{_order_free(ref.get('id'))}"
     return f"{getattr(ref, 'layer', None)}:{_order_free(getattr(ref, 'id', None))}"
 
@@ -198,7 +198,9 @@ def finding_keys(findings: Sequence[Finding]) -> list[str]:
 
 def finding_dict_keys(findings: Sequence[Mapping[str, Any]]) -> list[str]:
     """Like :func:`finding_keys`, for finding dictionaries of findings.json."""
-    return _unique([(finding_key(str(f.get("rule_id")), f.get("subject"), f.get("other")), dict(f.get("details") or {})) for f in findings])
+    # a dict of details is only read (a qualifier's name and value): not copied
+    return _unique([(finding_key(str(f.get("rule_id")), f.get("subject"), f.get("other")), d if type(d := f.get("details") or {}) is dict else dict(d))
+                    for f in findings])
 
 
 # --------------------------------------------------------------------------- reading and writing

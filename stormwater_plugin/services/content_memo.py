@@ -63,56 +63,45 @@ def content_key(value: object) -> bytes | None:
     return marshal.dumps(value, _FORMAT)  # type: ignore[arg-type]  # its types checked above
 
 
-def _ref(ref: FeatureRef | None) -> tuple[str, str] | None | bool:
-    if ref is None:
-        return None
-    if type(ref) is not FeatureRef or type(ref.layer) is not str or type(ref.id) is not str:  # another class's (a plugin reloaded)
-        return False
-    return (ref.layer, ref.id)
-
-
 def finding_content(f: Finding) -> bytes | None:
     """The content of everything a finding says but its geometry: what its document entry and its rows' attributes are made of.
 
-    ``None`` for a finding of another class, or holding a value without a content key (see :func:`content_key`).
+    ``None`` for a finding, citation or reference of another class (a plugin reloaded), or holding a value without a content key
+    (see :func:`content_key`).
     """
-    if type(f) is not Finding or type(f.citation) is not Citation:
+    c, s, o = f.citation, f.subject, f.other
+    if type(f) is not Finding or type(c) is not Citation or (s is not None and type(s) is not FeatureRef) or (o is not None and type(o) is not FeatureRef):
         return None
-    subject, other = _ref(f.subject), _ref(f.other)
-    if subject is False or other is False:
-        return None
-    c = f.citation
-    status = getattr(f.status, "value", None)
     extra = f.extra if type(f.extra) is dict else dict(f.extra)
-    fields = (f.rule_id, f.kind, c.text, c.excerpt, c.source_file, c.source_version, status, f.message)
-    for v in fields:
-        if type(v) is not str and v is not None:
-            return None
-    for x in (f.measured_ft, f.required_ft):
-        if x is not None and type(x) is not float and type(x) is not int:
-            return None
-    if not _plain_types(extra):
-        return None
-    return marshal.dumps((fields, subject, other, f.measured_ft, f.required_ft, extra), _FORMAT)
+    # one flat tuple, its types checked in one pass; a reference's flag tells a missing one from one of missing words
+    return content_key((f.rule_id, f.kind, c.text, c.excerpt, c.source_file, c.source_version, getattr(f.status, "value", None), f.message,
+                        s is None, None if s is None else s.layer, None if s is None else s.id,
+                        o is None, None if o is None else o.layer, None if o is None else o.id, f.measured_ft, f.required_ft, extra))
 
 
-#: The content keys of the last findings lists keyed (the list, its findings held, their keys): the review's document and its
-#: map rows key the same check's findings, one after the other.
-_LAST: list[tuple[Sequence[Finding], tuple[Finding, ...], list[bytes | None]]] = []
-_LAST_LOCK = threading.Lock()
+#: Each finding's content key by the finding object (held, so its id stays its own), for the findings of the last two lists
+#: keyed: a finding is never changed once made (the incremental check hands the same objects on from check to check), so its
+#: key, written once, serves the review's document and its map rows, and the next edit's when the rule was taken from the
+#: last check. What the keys find is still found by content.
+_SEEN: list[dict[int, tuple[Finding, bytes | None]]] = [{}, {}]
+_SEEN_LOCK = threading.Lock()
 
 
 def finding_contents(findings: Sequence[Finding]) -> list[bytes | None]:
-    """:func:`finding_content` of each of ``findings``; those of the same list of the same findings (one check's) written once."""
-    with _LAST_LOCK:
-        for held_list, held, keys in _LAST:
-            if held_list is findings and len(held) == len(findings) and all(a is b for a, b in zip(held, findings)):
-                return keys
-    keys = [finding_content(f) for f in findings]
-    with _LAST_LOCK:
-        _LAST.insert(0, (findings, tuple(findings), keys))
-        del _LAST[2:]
-    return keys
+    """:func:`finding_content` of each of ``findings``, each finding object's written once (see :data:`_SEEN`)."""
+    with _SEEN_LOCK:
+        now, before = _SEEN
+    mine: dict[int, tuple[Finding, bytes | None]] = {}
+    out: list[bytes | None] = []
+    for f in findings:
+        seen = now.get(id(f)) or before.get(id(f))
+        if seen is None or seen[0] is not f:
+            seen = (f, finding_content(f))
+        mine[id(f)] = seen
+        out.append(seen[1])
+    with _SEEN_LOCK:
+        _SEEN[:] = [mine, now]
+    return out
 
 
 class ContentMemo(Generic[_T]):

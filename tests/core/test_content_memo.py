@@ -205,10 +205,17 @@ def test_parts_of_each_reads_every_geometry_as_parts_by_family():
 def test_the_content_keys_of_a_list_are_written_again_when_one_of_its_findings_is_another():
     findings = [_finding(), _finding(subject=FeatureRef("devices", "DW-2"))]
     first = finding_contents(findings)
-    assert first == [finding_content(f) for f in findings] and finding_contents(findings) is first
+    assert first == [finding_content(f) for f in findings] and finding_contents(findings) == first
     findings[1] = _finding(subject=FeatureRef("devices", "DW-3"))  # the same list, another finding in it
     assert finding_contents(findings) == [finding_content(f) for f in findings]
     findings.append(_finding(message="a third"))
     assert finding_contents(findings) == [finding_content(f) for f in findings]
     copy = list(findings)  # another list of the same findings: its own keys, the same values
     assert finding_contents(copy) == finding_contents(findings)
+
+
+def test_a_missing_reference_and_a_reference_of_missing_words_have_their_own_entries():
+    findings_doc._ENTRIES.clear()
+    none, empty = _finding(other=None), _finding(other=FeatureRef(None, None))  # type: ignore[arg-type]
+    assert finding_content(none) != finding_content(empty)
+    assert doc_finding(none) == _entry_without_memo(none) and doc_finding(empty) == _entry_without_memo(empty)
