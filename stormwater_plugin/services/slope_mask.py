@@ -94,8 +94,29 @@ def at_or_over(values: np.ndarray, threshold_pct: float, compare: str) -> np.nda
     return steep_cells(values, threshold_pct, compare)
 
 
+#: Attribute of the inputs holding their plan bounds with the layers they were read from (the mapping and each layer, held):
+#: the inputs of a check are never changed once read (the masks computed for them are kept with them too, ``gui.slope_mask``),
+#: and the live re-check asks for the bounds of the inputs shown again at the next edit. Inputs copied and given other layers
+#: have their own.
+_BOUNDS = "_plan_bounds"
+
+
 def _plan_bounds(inputs: SiteInputs) -> np.ndarray | None:
-    """Working-CRS bounds of the plan and the wells and septic systems (``TERRAIN_EXTENT_ROLES``; else of every layer), or ``None``."""
+    """Working-CRS bounds of the plan and the wells and septic systems (``TERRAIN_EXTENT_ROLES``; else of every layer), or ``None``.
+
+    Computed once per inputs and layers (kept with them, :data:`_BOUNDS`); each call has its own array.
+    """
+    layers = inputs.layers
+    held = tuple(layers.values())
+    kept = getattr(inputs, "__dict__", {}).get(_BOUNDS)
+    if kept is None or kept[0] is not layers or len(kept[1]) != len(held) or any(a is not b for a, b in zip(kept[1], held)):
+        kept = (layers, held, _bounds_of(inputs))
+        if hasattr(inputs, "__dict__"):
+            inputs.__dict__[_BOUNDS] = kept
+    return None if kept[2] is None else kept[2].copy()
+
+
+def _bounds_of(inputs: SiteInputs) -> np.ndarray | None:
     import shapely
 
     for roles in (TERRAIN_EXTENT_ROLES, tuple(inputs.layers)):

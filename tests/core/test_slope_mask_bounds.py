@@ -46,3 +46,28 @@ def test_without_a_plan_feature_the_bounds_are_every_layers_and_without_any_none
     _same({plan: _layer(plan, [None]), "parcels": _layer("parcels", [Polygon()])})
     _same({})
     assert _plan_bounds(SimpleNamespace(layers={})) is None  # type: ignore[arg-type]
+
+
+def test_the_bounds_are_kept_with_the_inputs_and_each_call_has_its_own_array():
+    plan = TERRAIN_EXTENT_ROLES[0]
+    inputs = SimpleNamespace(layers={plan: _layer(plan, [Point(1, 2), box(5, 5, 9, 7)])})
+    first = _plan_bounds(inputs)  # type: ignore[arg-type]
+    assert first is not None
+    first[0] = 1e9  # a caller's change of its array is its own
+    again = _plan_bounds(inputs)  # type: ignore[arg-type]
+    assert again is not None and np.array_equal(again, [1, 2, 9, 7])
+    other = SimpleNamespace(layers={plan: _layer(plan, [Point(0, 0), box(5, 5, 19, 7)])})  # other inputs: their own bounds
+    assert np.array_equal(_plan_bounds(other), [0, 0, 19, 7])  # type: ignore[arg-type]
+
+
+def test_inputs_copied_and_given_other_layers_have_their_own_bounds():
+    import copy
+
+    plan = TERRAIN_EXTENT_ROLES[0]
+    inputs = SimpleNamespace(layers={plan: _layer(plan, [Point(1, 2)])})
+    assert np.array_equal(_plan_bounds(inputs), [1, 2, 1, 2])  # type: ignore[arg-type]
+    moved = copy.copy(inputs)  # the kept bounds come along in the copy's attributes
+    moved.layers = {plan: _layer(plan, [Point(3, 4)])}
+    assert np.array_equal(_plan_bounds(moved), [3, 4, 3, 4])  # type: ignore[arg-type]
+    inputs.layers[plan] = _layer(plan, [Point(5, 6)])  # a layer of the same mapping replaced
+    assert np.array_equal(_plan_bounds(inputs), [5, 6, 5, 6])  # type: ignore[arg-type]
