@@ -128,7 +128,7 @@ def layers_update(specs: list[LayerSpec], crs: Any, shown: tuple[ShownLayer, ...
                     new_keys.append(key)
             gone = {k: n for k, n in left.items() if n > 0}
             gone.update({k: len(ids) for k, ids in old.keys.items() if k not in left})
-            changes.append(LayerChange(gone, new_keys, features_of(_fields(spec.specs), new_rows) if new_rows else []))
+            changes.append(LayerChange(gone, new_keys, features_of(_fields(spec.specs), new_rows, new_keys) if new_rows else []))
         out.changes = changes
         return out
     out.layers = [layer_of(spec, crs) for spec in specs]  # another set of layers: the group is replaced

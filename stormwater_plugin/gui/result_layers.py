@@ -12,6 +12,7 @@ from qgis.core import (
     QgsCoordinateReferenceSystem,
     QgsFeature,
     QgsFeatureRequest,
+    QgsGeometry,
     QgsLayerTreeGroup,
     QgsMessageLog,
     QgsProject,
@@ -158,12 +159,22 @@ def memory_layer(family: str, name: str, crs: QgsCoordinateReferenceSystem, spec
     return layer
 
 
-def features_of(fields: Any, rows: Sequence[tuple[Any, Sequence[Any]]]) -> list[QgsFeature]:
-    """(shapely geometry, attribute list) rows as features of ``fields`` (any thread: plain values)."""
+def features_of(fields: Any, rows: Sequence[tuple[Any, Sequence[Any]]], keys: Sequence[RowKey] | None = None) -> list[QgsFeature]:
+    """(shapely geometry, attribute list) rows as features of ``fields`` (any thread: plain values).
+
+    ``keys``: the rows' keys (:func:`row_keys`), whose WKB is the geometry's as :func:`~..qgis_bridge.results.to_qgs` writes it.
+    """
     feats = []
-    for geom, attrs in rows:
+    for n, (geom, attrs) in enumerate(rows):
         f = QgsFeature(fields)
-        f.setGeometry(to_qgs(geom))
+        wkb = keys[n][0] if keys is not None else b""
+        if wkb:  # the WKB the row's key holds already (shapely's, as to_qgs writes it): not written again
+            g = QgsGeometry()
+            g.fromWkb(wkb)
+            g.convertToMultiType()
+            f.setGeometry(g)
+        else:
+            f.setGeometry(to_qgs(geom))
         f.setAttributes(list(attrs))
         feats.append(f)
     return feats

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 import shapely
@@ -23,6 +24,7 @@ from shapely.geometry.base import BaseGeometry
 
 from ..core.errors import StormwaterError
 from ..core.model import CheckResult, DisplayZone, FeatureLayer, Finding, JsonScalar, Status
+from ..core.overrides import finding_key
 from ..core.siting import DesignZone, ExcludedZone, SitingEnvelope
 from . import presentation
 from .content_memo import ContentMemo, finding_contents
@@ -267,10 +269,16 @@ def _map_attributes(f: Finding, key: str, content: bytes | None) -> list[JsonSca
     return list(_ATTRIBUTES.get(None if content is None else (content, key), lambda: tuple(finding_attributes(f, key))))
 
 
+#: A finding's base key (``core.overrides.finding_key``: rule and features) by its content.
+_BASE_KEYS: ContentMemo[str] = ContentMemo()
+
+
 def map_finding_rows(findings: Sequence[Finding]) -> MapFindingRows:
     """Each located finding's parts by family (``point``, ``line``, ``polygon``), with its key; unlocated ones left out."""
     out = MapFindingRows({}, {})
-    located = [(f, key, content) for f, key, content in zip(findings, finding_keys(list(findings)), finding_contents(findings)) if f.geometry is not None]
+    contents = finding_contents(findings)
+    bases = [_BASE_KEYS.get(c, partial(finding_key, f.rule_id, f.subject, f.other)) for f, c in zip(findings, contents)]
+    located = [(f, key, content) for f, key, content in zip(findings, finding_keys(list(findings), bases), contents) if f.geometry is not None]
     for (f, key, content), parts in zip(located, parts_of_each([f.geometry for f, _k, _c in located])):
         into = out.passes if f.status is Status.PASS else out.open
         for fam, part in parts.items():
