@@ -85,6 +85,14 @@ def _split_key(key: str) -> tuple[str, str, str, str]:
     return rule, subject, other, qual
 
 
+def _well_formed(key: str) -> bool:
+    """Whether :func:`_join_key` of :func:`_split_key` of ``key`` is ``key``: no ``#``, a rule, subject and other, and no empty qualifier."""
+    if "#" in key:
+        return False
+    bars = key.count("|")
+    return bars == 2 or (bars > 2 and not (bars == 3 and key.endswith("|")))
+
+
 def _join_key(rule: str, subject: str, other: str, qual: str) -> str:
     key = f"{rule}|{subject}|{other}"
     if qual.startswith("#"):
@@ -273,16 +281,24 @@ def compare_reviews(
     translated: dict[str, str] = {}
     successors: dict[str, str] = {}  # a pack's successor looks through every rule: once per rule id
 
+    def successor_of(rule: str) -> str:
+        found = successors.get(rule)
+        if found is None:
+            found = successors[rule] = succ(rule)
+        return found
+
     def translate(key: str) -> str:
         found = translated.get(key)
         if found is None:
-            rule, subject, other, qual = _split_key(key)
-            new_rule = successors.get(rule)
-            if new_rule is None:
-                new_rule = successors[rule] = succ(rule)
-            if new_rule != rule:
-                renamed_rules[rule] = new_rule
-            found = translated[key] = _join_key(new_rule, id_map.get(subject, subject), id_map.get(other, other), qual)
+            if not id_map and _well_formed(key) and successor_of(rule := key.partition("|")[0]) == rule:
+                found = key  # no feature renamed, the rule not replaced: a key split and joined again is itself
+            else:
+                rule, subject, other, qual = _split_key(key)
+                new_rule = successor_of(rule)
+                if new_rule != rule:
+                    renamed_rules[rule] = new_rule
+                found = _join_key(new_rule, id_map.get(subject, subject), id_map.get(other, other), qual)
+            translated[key] = found
         return found
 
     key_map: dict[str, str] = {}
