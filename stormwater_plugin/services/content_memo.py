@@ -2,8 +2,8 @@
 
 The live re-check (issue 39) reviews the site again at every edit, and most findings come out as they were: a
 device moved leaves the findings of the other devices and of every other rule as the last check made them. What
-the review makes of a finding (its document entry, its map rows, its comparison with the last full check) is made
-only of the finding's own values, so it is kept under the finding's *content*: the exact values read, their types
+the review makes of a finding (its document entry, its map rows' attributes and key) is made only of the finding's
+own values, so it is kept under the finding's *content*: the exact values read, their types
 included (``1``, ``1.0`` and ``True`` differ, so do ``0.0`` and ``-0.0``), never its position in a list, an edit
 counter or a time. A finding whose content changed has another key and is made anew.
 
@@ -69,8 +69,10 @@ def finding_content(f: Finding) -> bytes | None:
     ``None`` for a finding, citation or reference of another class (a plugin reloaded), or holding a value without a content key
     (see :func:`content_key`).
     """
+    if type(f) is not Finding:
+        return None
     c, s, o = f.citation, f.subject, f.other
-    if type(f) is not Finding or type(c) is not Citation or (s is not None and type(s) is not FeatureRef) or (o is not None and type(o) is not FeatureRef):
+    if type(c) is not Citation or (s is not None and type(s) is not FeatureRef) or (o is not None and type(o) is not FeatureRef):
         return None
     extra = f.extra if type(f.extra) is dict else dict(f.extra)
     # one flat tuple, its types checked in one pass; a reference's flag tells a missing one from one of missing words

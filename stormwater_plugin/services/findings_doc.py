@@ -583,7 +583,8 @@ def document_of(result: CheckResult, *, crs_name: str = "", inputs: Mapping[str,
     """The document of ``result`` with ``overrides`` as its decisions (none: every finding keyed, its effective status its status).
 
     The values are the serializer's (:func:`~stormwater_plugin.core.serialize.result_sections`) as plain JSON values;
-    ``moves`` is ``None`` when none were looked for.
+    ``moves`` is ``None`` when none were looked for. The entry of a finding of the same content as one of a document made
+    lately shares that entry's values (:func:`doc_finding`): a document's values are never changed in place.
     """
     raw = plain(result_sections(result, crs_name=crs_name, inputs=dict(inputs) if inputs is not None else None, findings=False))
     assert isinstance(raw, dict)
