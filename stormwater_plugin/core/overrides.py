@@ -109,7 +109,7 @@ def _ref_part(ref: FeatureRef | Mapping[str, Any] | None) -> str:
         return "-"
     # by value, never by class: after a plugin reload a FeatureRef may come from the previous load of core.model
     # (collections.abc's Mapping: the typing alias's isinstance is several times slower, and every finding is keyed at each live edit)
-    if isinstance(ref, abc.Mapping):
+    if type(ref) is dict or isinstance(ref, abc.Mapping):
         return f"{ref.get('layer')}:{_order_free(ref.get('id'))}"
     return f"{getattr(ref, 'layer', None)}:{_order_free(getattr(ref, 'id', None))}"
 
@@ -176,7 +176,7 @@ def _unique(items: Sequence[tuple[str, Mapping[str, Any]]]) -> list[str]:
     return out
 
 
-def finding_keys(findings: Sequence[Finding]) -> list[str]:
+def finding_keys(findings: Sequence[Finding], bases: Sequence[str] | None = None) -> list[str]:
     """Stable, unique keys of a run's findings, in the same order.
 
     When one rule yields several findings about the same features (a device's
@@ -188,17 +188,24 @@ def finding_keys(findings: Sequence[Finding]) -> list[str]:
     ----------
     findings : sequence of Finding
         The findings of one run, in engine order.
+    bases : sequence of str, optional
+        Each finding's :func:`finding_key`, when the caller kept them (the live re-check's map rows, by the finding's content).
 
     Returns
     -------
     list of str
     """
-    return _unique([(finding_key(f.rule_id, f.subject, f.other), dict(f.extra)) for f in findings])
+    if bases is None:
+        bases = [finding_key(f.rule_id, f.subject, f.other) for f in findings]
+    # a dict of details is only read (a qualifier's name and value): not copied
+    return _unique([(b, f.extra if type(f.extra) is dict else dict(f.extra)) for b, f in zip(bases, findings)])
 
 
 def finding_dict_keys(findings: Sequence[Mapping[str, Any]]) -> list[str]:
     """Like :func:`finding_keys`, for finding dictionaries of findings.json."""
-    return _unique([(finding_key(str(f.get("rule_id")), f.get("subject"), f.get("other")), dict(f.get("details") or {})) for f in findings])
+    # a dict of details is only read (a qualifier's name and value): not copied
+    return _unique([(finding_key(str(f.get("rule_id")), f.get("subject"), f.get("other")), d if type(d := f.get("details") or {}) is dict else dict(d))
+                    for f in findings])
 
 
 # --------------------------------------------------------------------------- reading and writing

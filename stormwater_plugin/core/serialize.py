@@ -59,8 +59,12 @@ def result_to_dict(result: CheckResult, *, crs_name: str = "", inputs: dict[str,
     return annotate_document(result_sections(result, crs_name=crs_name, inputs=inputs), None)  # keys and undecided statuses
 
 
-def result_sections(result: CheckResult, *, crs_name: str = "", inputs: dict[str, Any] | None = None) -> dict[str, Any]:
-    """:func:`result_to_dict` without the findings' keys and statuses (the review decides them: services.findings_doc)."""
+def result_sections(result: CheckResult, *, crs_name: str = "", inputs: dict[str, Any] | None = None, findings: bool = True) -> dict[str, Any]:
+    """:func:`result_to_dict` without the findings' keys and statuses (the review decides them: services.findings_doc).
+
+    ``findings=False``: the ``findings`` list is left empty (the review makes each entry itself, keeping those of findings
+    unchanged since the last review: services.findings_doc).
+    """
     cls = result.classification
     doc: dict[str, Any] = {
         "tool": {"name": "stormwater-check", "version": __version__},
@@ -77,7 +81,7 @@ def result_sections(result: CheckResult, *, crs_name: str = "", inputs: dict[str
         "site_parcel": result.site_parcel_id,
         "working_crs": crs_name,
         "counts": result.counts(),
-        "findings": [finding_to_dict(f) for f in result.findings],
+        "findings": [finding_to_dict(f) for f in result.findings] if findings else [],
         "building_sites": [
             {
                 "id": b.id,

@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
-from qgis.core import QgsFeature, QgsProject
+from qgis.core import QgsFeature, QgsFields, QgsProject
 from qgis.PyQt.QtCore import QCoreApplication
 
 from ..qgis_bridge.results import make_fields
@@ -98,6 +98,18 @@ def plan_layers(result: Any, inputs: Any, crs: Any, shown: tuple[ShownLayer, ...
     return layers_update(result_layer_specs(result, inputs), crs, shown)
 
 
+#: The fields of each result layer schema, made once (a feature copies them; they are never changed).
+_FIELDS: dict[tuple[tuple[str, Any], ...], QgsFields] = {}
+
+
+def _fields(specs: tuple[tuple[str, Any], ...]) -> QgsFields:
+    """``make_fields(specs)``, made once per schema (the live re-check adds a few features to a few layers at each edit)."""
+    found = _FIELDS.get(specs)
+    if found is None:
+        found = _FIELDS[specs] = make_fields(specs)
+    return found
+
+
 def layers_update(specs: list[LayerSpec], crs: Any, shown: tuple[ShownLayer, ...] | None) -> LiveLayers:
     """What turns the layers ``shown`` into ``specs``: the features to delete and add, or (another set of layers) the layers built."""
     out = LiveLayers(specs, crs, shown)
@@ -116,7 +128,7 @@ def layers_update(specs: list[LayerSpec], crs: Any, shown: tuple[ShownLayer, ...
                     new_keys.append(key)
             gone = {k: n for k, n in left.items() if n > 0}
             gone.update({k: len(ids) for k, ids in old.keys.items() if k not in left})
-            changes.append(LayerChange(gone, new_keys, features_of(make_fields(spec.specs), new_rows) if new_rows else []))
+            changes.append(LayerChange(gone, new_keys, features_of(_fields(spec.specs), new_rows, new_keys) if new_rows else []))
         out.changes = changes
         return out
     out.layers = [layer_of(spec, crs) for spec in specs]  # another set of layers: the group is replaced

@@ -15,7 +15,7 @@ from ..services.compare import since_last_review
 from ..services.decisions import Override
 from ..services.incremental import after_the_check
 from ..services.live import changes_since, now_compliant
-from .check_task import CheckTask
+from .check_task import READ_SHARE, CheckTask
 from .live_layers import LiveLayers, ShownLayer, plan_layers
 from .slope_mask import carry_masks
 
@@ -70,6 +70,20 @@ class LiveTask(CheckTask):
         doc = review.decided(list(self.overrides), comparison=None).doc
         cmp = changes_since(self.full_doc, doc)
         return cmp, since_last_review(cmp) if cmp else {}, now_compliant(self.full_result, result)
+
+    #: The progress shown in steps of this many percent: a live run lasts tens of milliseconds, and each report is a signal
+    #: to the main thread (the engine reports before each rule).
+    PROGRESS_STEP: float = 5.0
+    _shown_step: int = -1
+
+    def _progress(self, fraction: float) -> bool:
+        """Report progress in steps of :attr:`PROGRESS_STEP`; ``False`` stops the engine when the run was cancelled (a newer edit)."""
+        value = READ_SHARE + (95 - READ_SHARE) * fraction
+        step = int(value // self.PROGRESS_STEP)
+        if step != self._shown_step:
+            self._shown_step = step
+            self.setProgress(value)
+        return not self.isCanceled()
 
     def _prepare_layers(self, result: CheckResult) -> None:
         if self.shown is not None and self.snapshot is not None:

@@ -12,6 +12,7 @@ from qgis.core import (
     QgsCoordinateReferenceSystem,
     QgsFeature,
     QgsFeatureRequest,
+    QgsGeometry,
     QgsLayerTreeGroup,
     QgsMessageLog,
     QgsProject,
@@ -158,12 +159,22 @@ def memory_layer(family: str, name: str, crs: QgsCoordinateReferenceSystem, spec
     return layer
 
 
-def features_of(fields: Any, rows: Sequence[tuple[Any, Sequence[Any]]]) -> list[QgsFeature]:
-    """(shapely geometry, attribute list) rows as features of ``fields`` (any thread: plain values)."""
+def features_of(fields: Any, rows: Sequence[tuple[Any, Sequence[Any]]], keys: Sequence[RowKey] | None = None) -> list[QgsFeature]:
+    """(shapely geometry, attribute list) rows as features of ``fields`` (any thread: plain values).
+
+    ``keys``: the rows' keys (:func:`row_keys`), whose WKB is the geometry's as :func:`~..qgis_bridge.results.to_qgs` writes it.
+    """
     feats = []
-    for geom, attrs in rows:
+    for n, (geom, attrs) in enumerate(rows):
         f = QgsFeature(fields)
-        f.setGeometry(to_qgs(geom))
+        wkb = keys[n][0] if keys is not None else b""
+        if wkb:  # the WKB the row's key holds already (shapely's, as to_qgs writes it): not written again
+            g = QgsGeometry()
+            g.fromWkb(wkb)
+            g.convertToMultiType()
+            f.setGeometry(g)
+        else:
+            f.setGeometry(to_qgs(geom))
         f.setAttributes(list(attrs))
         feats.append(f)
     return feats
@@ -203,9 +214,13 @@ class LayerSpec:
 
     def drawn_rows(self) -> list[Row]:
         """The rows that become features (those without geometry left out when ``skip_empty``)."""
-        if not self.skip_empty:
+        if not self.skip_empty or not self.rows:
             return self.rows
-        return [(g, a) for g, a in self.rows if g is not None and not g.is_empty]
+        geoms = np.empty(len(self.rows), dtype=object)
+        geoms[:] = [g for g, _ in self.rows]
+        # missing and empty geometries read by shapely's array functions at once (a live re-check asks at each edit)
+        drawn = (~(shapely.is_missing(geoms) | shapely.is_empty(geoms))).tolist()
+        return [row for row, keep in zip(self.rows, drawn) if keep]
 
 
 def result_layer_specs(result: CheckResult, inputs: SiteInputs) -> list[LayerSpec]:

@@ -44,9 +44,20 @@ from ..core.rulepack import PACK_DIR, RulePack, SubmissionItem
 CONTOURS_LAYER: str = CONTOURS  # the CAD import's layer of existing-grade contours (core.cad.sorting)
 
 
+#: The fields read, by the file they were read from and its version (its path, modification time and size).
+_ZERO_MISSING: dict[tuple[str, int, int], frozenset[str]] = {}
+
+
 def _zero_is_missing() -> frozenset[str]:
-    data = json.loads((PACK_DIR / "device_plausibility.json").read_text(encoding="utf-8"))
-    return frozenset(str(f) for f in data.get("zero_is_missing_fields", []))
+    """The fields whose 0 means "not stated" (pack data), read again only when the file changed (asked at every live edit)."""
+    path = PACK_DIR / "device_plausibility.json"
+    st = path.stat()
+    version = (str(path), st.st_mtime_ns, st.st_size)
+    found = _ZERO_MISSING.get(version)
+    if found is None:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        found = _ZERO_MISSING[version] = frozenset(str(f) for f in data.get("zero_is_missing_fields", []))
+    return found
 
 
 @dataclass(frozen=True)

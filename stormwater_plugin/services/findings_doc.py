@@ -24,9 +24,10 @@ from dataclasses import dataclass, field, replace
 from typing import cast
 
 from ..core.errors import StormwaterError
-from ..core.model import CheckResult
+from ..core.model import CheckResult, Finding
 from ..core.overrides import Override, annotate_document
-from ..core.serialize import result_sections
+from ..core.serialize import finding_to_dict, result_sections
+from .content_memo import ContentMemo, finding_content, finding_contents
 from .review_doc import findings_doc_problem
 
 JsonMap = Mapping[str, object]
@@ -56,6 +57,10 @@ def _key(k: object) -> str:
     raise TypeError(f"keys must be str, int, float, bool or None, not {type(k).__name__}")
 
 
+#: The exact types :func:`plain` returns as they are (a subclass of one is made its plain type).
+_JSON_LEAVES = frozenset({str, float, int, bool, type(None)})
+
+
 def plain(value: object) -> object:
     """``value`` as JSON values only, as ``json.loads(json.dumps(value, default=str))`` gives it, without the text.
 
@@ -63,12 +68,13 @@ def plain(value: object) -> object:
     text, and anything JSON does not hold its ``str``; every container is new.
     """
     t = type(value)
-    if t is str or t is float or t is int or t is bool or value is None:
+    if t in _JSON_LEAVES:
         return value
+    # a leaf of a JSON type is taken as it is without a call (most of a document's values)
     if t is dict:
-        return {(k if type(k) is str else _key(k)): plain(v) for k, v in value.items()}  # type: ignore[attr-defined]
+        return {(k if type(k) is str else _key(k)): (v if type(v) in _JSON_LEAVES else plain(v)) for k, v in value.items()}  # type: ignore[attr-defined]
     if t is list or t is tuple:
-        return [plain(v) for v in value]  # type: ignore[attr-defined]
+        return [v if type(v) in _JSON_LEAVES else plain(v) for v in value]  # type: ignore[attr-defined]
     return _plain_subclass(value)
 
 
@@ -319,6 +325,28 @@ _FINDING_FIELDS = ("rule_id", "kind", "citation", "excerpt", "source_file", "sta
                    "message", "details", "margin_ft", "accuracy_ft", "near_limit", "key", "override", "effective_status")
 
 
+#: Each finding's entry (before any decision) by the finding's content (:func:`~.content_memo.finding_content`): the live
+#: re-check's review makes anew only the entries of the findings an edit changed.
+_ENTRIES: ContentMemo[DocFinding] = ContentMemo()
+
+
+def doc_finding(f: Finding, content: bytes | None | bool = True) -> DocFinding:
+    """The document's entry of ``f`` before any decision (its key and decision come with :meth:`FindingsDocument.decided`).
+
+    The serializer's values (:func:`~stormwater_plugin.core.serialize.finding_to_dict`) as plain JSON values; the entry of a
+    finding of the same content is the one made before (its values are shared, never changed). ``content``: ``f``'s content
+    key when known (:func:`~.content_memo.finding_content`).
+    """
+    key = finding_content(f) if content is True else content
+    return _ENTRIES.get(key if isinstance(key, bytes) else None, lambda: _finding(_plain_map(finding_to_dict(f))))
+
+
+def _plain_map(d: Mapping[str, object]) -> JsonMap:
+    out = plain(d)
+    assert isinstance(out, dict)
+    return out
+
+
 def _finding(d: JsonMap) -> DocFinding:
     status = str(d.get("status"))
     eff = d.get("effective_status")
@@ -484,8 +512,9 @@ def _int_counts(value: object) -> dict[str, int]:
     return {str(k): int(v) for k, v in _map(value).items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
 
 
-def _document(d: JsonMap) -> FindingsDocument:
-    """The typed document of a findings.json object of plain JSON values (trusted: its shape judged by the caller)."""
+def _document(d: JsonMap, findings: tuple[DocFinding, ...] | None = None) -> FindingsDocument:
+    """The typed document of a findings.json object of plain JSON values (trusted: its shape judged by the caller); ``findings``
+    made already (else read from ``d``)."""
     counts = _map(d.get("override_counts"))
     moves = d.get("moves")
     pack = _map(d.get("rule_pack"))
@@ -502,7 +531,7 @@ def _document(d: JsonMap) -> FindingsDocument:
         site_parcel=_opt_str(d.get("site_parcel")),
         working_crs=str(d.get("working_crs") or ""),
         counts=_int_counts(d.get("counts")),
-        findings=tuple(_finding(f) for f in _maps(d.get("findings"))),
+        findings=tuple(_finding(f) for f in _maps(d.get("findings"))) if findings is None else findings,
         building_sites=_maps(d.get("building_sites")),
         notification=_map(d.get("notification")),
         rules_not_checked=_maps(d.get("rules_not_checked")),
@@ -554,11 +583,12 @@ def document_of(result: CheckResult, *, crs_name: str = "", inputs: Mapping[str,
     """The document of ``result`` with ``overrides`` as its decisions (none: every finding keyed, its effective status its status).
 
     The values are the serializer's (:func:`~stormwater_plugin.core.serialize.result_sections`) as plain JSON values;
-    ``moves`` is ``None`` when none were looked for.
+    ``moves`` is ``None`` when none were looked for. The entry of a finding of the same content as one of a document made
+    lately shares that entry's values (:func:`doc_finding`): a document's values are never changed in place.
     """
-    raw = plain(result_sections(result, crs_name=crs_name, inputs=dict(inputs) if inputs is not None else None))
+    raw = plain(result_sections(result, crs_name=crs_name, inputs=dict(inputs) if inputs is not None else None, findings=False))
     assert isinstance(raw, dict)
-    doc = _document(raw)
+    doc = _document(raw, tuple(doc_finding(f, k) for f, k in zip(result.findings, finding_contents(result.findings))))
     if moves is not None:
         doc = replace(doc, moves=moves_from_dicts(moves), order=doc.placed("moves"))
     return doc.decided(overrides)

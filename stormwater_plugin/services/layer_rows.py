@@ -16,14 +16,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 
+import numpy as np
 import shapely
 from shapely.geometry.base import BaseGeometry
 
 from ..core.errors import StormwaterError
 from ..core.model import CheckResult, DisplayZone, FeatureLayer, Finding, JsonScalar, Status
+from ..core.overrides import finding_key
 from ..core.siting import DesignZone, ExcludedZone, SitingEnvelope
 from . import presentation
+from .content_memo import ContentMemo, finding_contents
 from .decisions import finding_keys
 from .siting import envelope_rows
 
@@ -84,6 +88,24 @@ def parts_by_family(geom: BaseGeometry | None) -> dict[str, BaseGeometry]:
         if pf is not None:
             out.setdefault(pf, []).append(part)
     return {k: shapely.union_all(v) for k, v in out.items()}
+
+
+#: shapely's geometry type ids (``shapely.GeometryType``) to :func:`family`'s names; a collection (7) is read part by part.
+_TYPE_FAMILY = {0: "point", 4: "point", 1: "line", 2: "line", 5: "line", 3: "polygon", 6: "polygon"}
+
+
+def parts_of_each(geoms: Sequence[BaseGeometry]) -> list[dict[str, BaseGeometry]]:
+    """:func:`parts_by_family` of each geometry, the types and emptiness of all read at once (shapely's array functions)."""
+    if not geoms:
+        return []
+    arr = np.empty(len(geoms), dtype=object)
+    arr[:] = list(geoms)
+    types, empty = shapely.get_type_id(arr).tolist(), shapely.is_empty(arr).tolist()
+    out: list[dict[str, BaseGeometry]] = []
+    for g, t, e in zip(geoms, types, empty):
+        fam = None if e else _TYPE_FAMILY.get(t)
+        out.append({fam: g} if fam is not None else parts_by_family(g))
+    return out
 
 
 def finding_attributes(f: Finding, key: str | None = None, decision: str | None = None) -> list[JsonScalar]:
@@ -237,15 +259,30 @@ class MapFindingRows:
     passes: dict[str, list[Row]]
 
 
+#: A finding's attribute values (:func:`finding_attributes`, no decision) by its content and key: the live re-check's map rows
+#: make anew only those of the findings an edit changed.
+_ATTRIBUTES: ContentMemo[tuple[JsonScalar, ...]] = ContentMemo()
+
+
+def _map_attributes(f: Finding, key: str, content: bytes | None) -> list[JsonScalar]:
+    """:func:`finding_attributes` of ``f`` under ``key`` (a new list; the values of a finding of the same content and key kept)."""
+    return list(_ATTRIBUTES.get(None if content is None else (content, key), lambda: tuple(finding_attributes(f, key))))
+
+
+#: A finding's base key (``core.overrides.finding_key``: rule and features) by its content.
+_BASE_KEYS: ContentMemo[str] = ContentMemo()
+
+
 def map_finding_rows(findings: Sequence[Finding]) -> MapFindingRows:
     """Each located finding's parts by family (``point``, ``line``, ``polygon``), with its key; unlocated ones left out."""
     out = MapFindingRows({}, {})
-    for f, key in zip(findings, finding_keys(list(findings))):
-        if f.geometry is None:
-            continue
+    contents = finding_contents(findings)
+    bases = [_BASE_KEYS.get(c, partial(finding_key, f.rule_id, f.subject, f.other)) for f, c in zip(findings, contents)]
+    located = [(f, key, content) for f, key, content in zip(findings, finding_keys(list(findings), bases), contents) if f.geometry is not None]
+    for (f, key, content), parts in zip(located, parts_of_each([f.geometry for f, _k, _c in located])):
         into = out.passes if f.status is Status.PASS else out.open
-        for fam, part in parts_by_family(f.geometry).items():
-            into.setdefault(fam, []).append((part, finding_attributes(f, key)))
+        for fam, part in parts.items():
+            into.setdefault(fam, []).append((part, _map_attributes(f, key, content)))
     return out
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Iterable, Mapping
 
 from ..core.kinds import envelope_role
-from ..core.model import CheckResult, Finding, Status
+from ..core.model import CheckResult, Status
 from .compare import CompareError, ReviewDoc, compare_reviews
 
 #: What the live findings' marks compare with (the comparison's ``previous``).
@@ -92,12 +92,16 @@ def changes_since(full: Mapping[str, object] | None, live: Mapping[str, object])
     return cmp
 
 
-def _setback_findings(result: CheckResult, device_id: str) -> list[Finding]:
-    return [f for f in result.findings if envelope_role(f.kind) == "setback" and _concerns(f, device_id)]
-
-
-def _concerns(f: Finding, device_id: str) -> bool:
-    return any(ref is not None and ref.layer == "devices" and device_id in ref.ids for ref in (f.subject, f.other))
+def _setback_statuses(result: CheckResult) -> dict[str, list[Status]]:
+    """Each device's setback findings' statuses (a finding naming the device as its subject or its other feature, or among them)."""
+    out: dict[str, list[Status]] = {}
+    for f in result.findings:
+        if envelope_role(f.kind) != "setback":
+            continue
+        devices = {ident for ref in (f.subject, f.other) if ref is not None and ref.layer == "devices" for ident in ref.ids}
+        for device in devices:
+            out.setdefault(device, []).append(f.status)
+    return out
 
 
 def _devices(result: CheckResult) -> Iterable[str]:
@@ -119,10 +123,10 @@ def now_compliant(before: CheckResult | None, after: CheckResult) -> list[str]:
     if before is None:
         return []
     out = []
+    now_by, was_by = _setback_statuses(after), _setback_statuses(before)  # one pass over each result, not one per device
     for device in _devices(after):
-        now = _setback_findings(after, device)
-        was = _setback_findings(before, device)
-        if now and was and all(f.status == Status.PASS for f in now) and any(f.status != Status.PASS for f in was):
+        now, was = now_by.get(device), was_by.get(device)
+        if now and was and all(s == Status.PASS for s in now) and any(s != Status.PASS for s in was):
             out.append(f"{device} now meets every setback")
     return out
 

@@ -94,14 +94,38 @@ def at_or_over(values: np.ndarray, threshold_pct: float, compare: str) -> np.nda
     return steep_cells(values, threshold_pct, compare)
 
 
+#: Attribute of the inputs holding their plan bounds with the layers they were read from (the mapping and each layer, held):
+#: the inputs of a check are never changed once read (the masks computed for them are kept with them too, ``gui.slope_mask``),
+#: and the live re-check asks for the bounds of the inputs shown again at the next edit. Inputs copied and given other layers
+#: have their own.
+_BOUNDS = "_plan_bounds"
+
+
 def _plan_bounds(inputs: SiteInputs) -> np.ndarray | None:
-    """Working-CRS bounds of the plan and the wells and septic systems (``TERRAIN_EXTENT_ROLES``; else of every layer), or ``None``."""
+    """Working-CRS bounds of the plan and the wells and septic systems (``TERRAIN_EXTENT_ROLES``; else of every layer), or ``None``.
+
+    Computed once per inputs and layers (kept with them, :data:`_BOUNDS`); each call has its own array.
+    """
+    layers = inputs.layers
+    held = tuple(layers.values())
+    kept = getattr(inputs, "__dict__", {}).get(_BOUNDS)
+    if kept is None or kept[0] is not layers or len(kept[1]) != len(held) or any(a is not b for a, b in zip(kept[1], held)):
+        kept = (layers, held, _bounds_of(inputs))
+        if hasattr(inputs, "__dict__"):
+            inputs.__dict__[_BOUNDS] = kept
+    return None if kept[2] is None else kept[2].copy()
+
+
+def _bounds_of(inputs: SiteInputs) -> np.ndarray | None:
     import shapely
 
     for roles in (TERRAIN_EXTENT_ROLES, tuple(inputs.layers)):
-        geoms = [g for r in roles if r in inputs.layers for g in inputs.layers[r].geoms if g is not None and not g.is_empty]
-        if geoms:
-            b = shapely.total_bounds(np.array(geoms, dtype=object))
+        arrays = [np.asarray(inputs.layers[r].geoms, dtype=object) for r in roles if r in inputs.layers]
+        every = np.concatenate(arrays) if arrays else np.empty(0, dtype=object)
+        # the missing and empty ones left out, read by shapely's array functions (the live re-check asks at every edit)
+        geoms = every[~(shapely.is_missing(every) | shapely.is_empty(every))] if len(every) else every
+        if len(geoms):
+            b = shapely.total_bounds(geoms)
             if np.all(np.isfinite(b)):
                 return b
     return None

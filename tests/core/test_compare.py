@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from shapely.geometry import Point
 
 from stormwater_plugin.core.compare import compare_reviews, since_last_review
@@ -109,3 +111,15 @@ def test_a_rule_the_pack_records_as_replaced_maps_to_its_successor():
     cmp = compare_reviews(old, _doc({"D1": 14.0}), successor=lambda r: RULE if r == "lgpc.minor.old-septic-rule" else r)
     assert _key("D1") in _cat(cmp, "still_open")
     assert cmp["renamed_rules"] == [{"old": "lgpc.minor.old-septic-rule", "new": RULE}]
+
+
+@given(st.text(alphabet="ab|#-:+=", max_size=14))
+def test_a_key_read_as_well_formed_is_itself_once_split_and_joined(key):
+    from stormwater_plugin.core.compare import _join_key, _split_key, _well_formed
+
+    if _well_formed(key):
+        assert _join_key(*_split_key(key)) == key
+    for well in ("r|devices:DW-1|septic:S-1", "r|devices:DW-1|-|limit=bedrock", "r|a|b|c|d", "r||", "r|a|b||x"):
+        assert _well_formed(well) and _join_key(*_split_key(well)) == well
+    for odd in ("r", "r|a", "r|a|b|", "r|a|b#2"):
+        assert not _well_formed(odd)

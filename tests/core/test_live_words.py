@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace as dataclass_replace
+
 from stormwater_plugin.core.model import CheckResult, Citation, FeatureRef, Finding, Status
 from stormwater_plugin.services.live import CURRENT, OFF, OUT_OF_DATE, UPDATING, Edit, now_compliant, status_text
 
@@ -38,3 +40,16 @@ def test_a_device_with_one_setback_still_undetermined_is_not_said_to_comply():
     after = _result(_setback("DW-1", "S-1", Status.PASS, 20.1), _setback("DW-1", "S-2", Status.UNDETERMINED, 20.0))
     assert now_compliant(before, after) == []
     assert now_compliant(None, after) == []
+
+
+def test_a_setback_naming_two_devices_or_a_device_as_its_other_feature_counts_for_each():
+    joined = Finding("lake-george.minor.septic-upgradient-20", "device_setback", CITE, Status.VIOLATION, FeatureRef("devices", "DW-1+DW-2"),
+                     FeatureRef("septic", "S-1"), 10.0, 20.0, "")
+    other = Finding("lake-george.minor.device-device", "device_setback", CITE, Status.VIOLATION, FeatureRef("septic", "S-1"),
+                    FeatureRef("devices", "DW-3"), 10.0, 20.0, "")
+    before = _result(joined, other, _setback("DW-1", "S-2", Status.PASS, 30.0), _setback("DW-2", "S-2", Status.PASS, 30.0),
+                     _setback("DW-3", "S-2", Status.PASS, 30.0))
+    after = _result(_setback("DW-1", "S-2", Status.PASS, 30.0), dataclass_replace(joined, status=Status.PASS), _setback("DW-2", "S-2", Status.PASS, 30.0),
+                    _setback("DW-3", "S-2", Status.PASS, 30.0), dataclass_replace(other, status=Status.UNDETERMINED))
+    # DW-1 and DW-2 met none before (the joined finding) and all now; DW-3's setback with S-1 is undetermined now
+    assert now_compliant(before, after) == ["DW-1 now meets every setback", "DW-2 now meets every setback"]

@@ -118,3 +118,17 @@ def test_the_row_keys_through_the_checks_derived_values_are_the_rows_wkb_and_fol
         assert row_keys(rows) == plain  # the same geometry objects: their WKB carried on, the same bytes
         moved = [_row(0.5), *rows[1:]]
         assert row_keys(moved) == [(bytes(shapely.to_wkb(moved[0][0])), tuple(moved[0][1])), *plain[1:]]
+
+
+def test_features_made_from_the_row_keys_wkb_are_those_made_from_the_geometries():
+    from stormwater_plugin.gui.live_layers import _fields
+    from stormwater_plugin.gui.result_layers import ZONE_FIELD_SPECS, features_of, row_keys
+
+    geoms = [shapely.box(0, 0, 1, 1), shapely.Point(2, 3), shapely.LineString([(0, 0), (4, 1)]),
+             shapely.MultiPolygon([shapely.box(0, 0, 1, 1), shapely.box(3, 3, 4, 4)]), shapely.Point(1, 2, 3)]
+    rows = [(g, ["zone", "r-1", f"z{n}", 20.0, "DW-1"]) for n, g in enumerate(geoms)]
+    fields = _fields(ZONE_FIELD_SPECS)
+    with_keys, without = features_of(fields, rows, row_keys(rows)), features_of(fields, rows)
+    assert [bytes(f.geometry().asWkb()) for f in with_keys] == [bytes(f.geometry().asWkb()) for f in without]
+    assert [f.attributes() for f in with_keys] == [f.attributes() for f in without]
+    assert fields.names() == [n for n, _ in ZONE_FIELD_SPECS] and _fields(ZONE_FIELD_SPECS) is fields

@@ -1,0 +1,221 @@
+"""What the review makes of a finding, kept by the finding's content for the live re-check (issue 39, ``services.content_memo``).
+
+Each cache is keyed by content: a change of any value it is made of (each field of the finding, the type of a value,
+the finding's key, its geometry for the map rows) gives another key, and the entry made is then the one the code
+without the cache makes. A finding of the same content (another object) finds the entry kept.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+import shapely
+from shapely.geometry import GeometryCollection, LineString, MultiPolygon, Point, Polygon, box
+
+from stormwater_plugin.core.model import Citation, FeatureRef, Finding, Status
+from stormwater_plugin.core.serialize import finding_to_dict
+from stormwater_plugin.services import findings_doc, layer_rows
+from stormwater_plugin.services.content_memo import ContentMemo, content_key, finding_content, finding_contents
+from stormwater_plugin.services.findings_doc import doc_finding, plain
+from stormwater_plugin.services.layer_rows import finding_attributes, map_finding_rows, parts_by_family
+
+CITE = Citation("§148-11I(2)(c)", "20 feet", "chapter-148.md", "2024")
+
+
+def _finding(**kw: object) -> Finding:
+    base: dict[str, object] = dict(rule_id="lake-george.minor.septic-20", kind="device_setback", citation=CITE, status=Status.VIOLATION,
+                                   subject=FeatureRef("devices", "DW-1"), other=FeatureRef("septic", "S-1"), measured_ft=19.9, required_ft=20.0,
+                                   message="DW-1 is 19.9 ft from S-1", geometry=LineString([(0, 0), (6, 0)]),
+                                   extra={"margin_ft": -0.1, "near_limit": True, "limit": "septic", "items": [{"id": "S-1", "ft": 19.94}]})
+    base.update(kw)
+    return Finding(**base)  # type: ignore[arg-type]
+
+
+#: One change of each value a finding's entry and its rows' attributes are made of.
+CHANGES: dict[str, dict[str, object]] = {
+    "rule_id": {"rule_id": "lake-george.minor.septic-25"},
+    "kind": {"kind": "septic_setback"},
+    "citation text": {"citation": dataclasses.replace(CITE, text="§148-11I(2)(d)")},
+    "citation excerpt": {"citation": dataclasses.replace(CITE, excerpt="25 feet")},
+    "citation file": {"citation": dataclasses.replace(CITE, source_file="chapter-149.md")},
+    "status": {"status": Status.PASS},
+    "subject layer": {"subject": FeatureRef("wells", "DW-1")},
+    "subject id": {"subject": FeatureRef("devices", "DW-2")},
+    "no subject": {"subject": None},
+    "other id": {"other": FeatureRef("septic", "S-2")},
+    "no other": {"other": None},
+    "measured t-0.01 ft": {"measured_ft": 19.89},
+    "measured as an int": {"measured_ft": 20},
+    "measured -0.0 for 0.0": {"measured_ft": -0.0},
+    "no measure": {"measured_ft": None},
+    "required": {"required_ft": 25.0},
+    "message": {"message": "DW-1 is 19.8 ft from S-1"},
+    "a detail's value": {"extra": {"margin_ft": -0.1, "near_limit": True, "limit": "bedrock", "items": [{"id": "S-1", "ft": 19.94}]}},
+    "a nested value": {"extra": {"margin_ft": -0.1, "near_limit": True, "limit": "septic", "items": [{"id": "S-1", "ft": 19.95}]}},
+    "a value's type (1 for True)": {"extra": {"margin_ft": -0.1, "near_limit": 1, "limit": "septic", "items": [{"id": "S-1", "ft": 19.94}]}},
+    "near limit off": {"extra": {"margin_ft": -0.1, "near_limit": False, "limit": "septic", "items": [{"id": "S-1", "ft": 19.94}]}},
+    "a detail more": {"extra": {"margin_ft": -0.1, "near_limit": True, "limit": "septic", "items": [{"id": "S-1", "ft": 19.94}], "x": None}},
+    "the details' order": {"extra": {"near_limit": True, "margin_ft": -0.1, "limit": "septic", "items": [{"id": "S-1", "ft": 19.94}]}},
+    "a list for a tuple": {"extra": {"margin_ft": -0.1, "near_limit": True, "limit": "septic", "items": ({"id": "S-1", "ft": 19.94},)}},
+}
+
+
+def _entry_without_memo(f: Finding) -> findings_doc.DocFinding:
+    return findings_doc._finding(plain(finding_to_dict(f)))  # type: ignore[arg-type]
+
+
+def test_a_content_key_tells_apart_values_json_tells_apart():
+    pairs = [(1, 1.0), (1, True), (0.0, -0.0), ([1], (1,)), ({"a": 1, "b": 2}, {"b": 2, "a": 1}), ("1", 1), (None, "null"), ({"a": [1]}, {"a": [1, 1]})]
+    for a, b in pairs:
+        assert content_key(a) != content_key(b), (a, b)
+    assert content_key({"a": [1.5, "x", None, True]}) == content_key({"a": [1.5, "x", None, True]})
+
+
+def test_a_value_of_another_type_has_no_key_and_is_always_made_anew():
+    class Text(str):
+        pass
+
+    # a numpy number would be written as its bare bytes (a float64 and an int64 of the same bits alike): refused
+    for v in (np.float64(1.0), np.int64(1), Status.PASS, Text("a"), {1: "a"}, b"x", {"a": {"b": np.float32(2)}}, object()):
+        assert content_key(v) is None, v
+    memo: ContentMemo[int] = ContentMemo()
+    made = [memo.get(None, lambda: 1), memo.get(None, lambda: 2)]
+    assert made == [1, 2] and memo.made == 0 and memo.found == 0
+
+
+def test_a_finding_holding_a_numpy_value_has_no_key_and_its_entry_is_made_from_it():
+    f = _finding(measured_ft=np.float64(19.9), extra={"margin_ft": np.float64(-0.1)})
+    assert finding_content(f) is None
+    assert doc_finding(f) == _entry_without_memo(f)
+
+
+@pytest.mark.parametrize("change", sorted(CHANGES))
+def test_a_change_of_any_value_of_a_finding_gives_another_key_and_its_own_entry(change):
+    findings_doc._ENTRIES.clear()
+    before, after = _finding(), _finding(**CHANGES[change])
+    assert finding_content(before) != finding_content(after)
+    assert doc_finding(before) == _entry_without_memo(before)
+    entry = doc_finding(after)
+    assert entry == _entry_without_memo(after)
+    assert findings_doc._ENTRIES.made == 2 and findings_doc._ENTRIES.found == 0
+
+
+def test_a_measure_of_0_0_and_one_of_minus_0_0_have_their_own_entries():
+    findings_doc._ENTRIES.clear()
+    plus, minus = _finding(measured_ft=0.0), _finding(measured_ft=-0.0)
+    assert finding_content(plus) != finding_content(minus)
+    assert doc_finding(plus) == _entry_without_memo(plus) and doc_finding(minus) == _entry_without_memo(minus)
+    assert findings_doc._ENTRIES.made == 2
+
+
+def test_a_finding_of_the_same_content_finds_the_entry_made_before_whatever_its_geometry():
+    findings_doc._ENTRIES.clear()
+    first = doc_finding(_finding())
+    again = _finding(geometry=LineString([(1, 1), (9, 9)]), extra=dict(_finding().extra))  # another object, the same words
+    assert doc_finding(again) is first
+    assert findings_doc._ENTRIES.found == 1 and findings_doc._ENTRIES.made == 1
+
+
+def test_a_memo_keeps_the_values_used_lately_and_lets_the_older_go():
+    memo: ContentMemo[str] = ContentMemo(size=2)
+    for k in ("a", "b", "c"):  # "c" starts a generation: "a" and "b" are the one before
+        memo.get(k, lambda k=k: k.upper())
+    assert memo.get("a", lambda: "new") == "A"  # found in the generation before, kept in the current one
+    memo.get("d", lambda: "D")  # the current generation full: the one holding "b" goes
+    assert memo.get("b", lambda: "anew") == "anew"
+
+
+# --------------------------------------------------------------------------- the map rows
+
+
+def _rows_without_memo(findings: list[Finding]) -> layer_rows.MapFindingRows:
+    """:func:`map_finding_rows` as it was before the live re-check kept anything: each finding's parts and attributes made anew."""
+    out = layer_rows.MapFindingRows({}, {})
+    for f, key in zip(findings, layer_rows.finding_keys(findings)):
+        if f.geometry is None:
+            continue
+        into = out.passes if f.status is Status.PASS else out.open
+        for fam, part in parts_by_family(f.geometry).items():
+            into.setdefault(fam, []).append((part, finding_attributes(f, key)))
+    return out
+
+
+def _same_rows(a: layer_rows.MapFindingRows, b: layer_rows.MapFindingRows) -> None:
+    for got, want in ((a.open, b.open), (a.passes, b.passes)):
+        assert list(got) == list(want)
+        for fam in want:
+            assert [(shapely.to_wkb(g), attrs) for g, attrs in got[fam]] == [(shapely.to_wkb(g), attrs) for g, attrs in want[fam]]
+
+
+GEOMETRIES = [Point(1, 2), LineString([(0, 0), (3, 4)]), box(0, 0, 2, 2), MultiPolygon([box(0, 0, 1, 1), box(3, 3, 4, 4)]),
+              GeometryCollection([LineString([(0, 0), (1, 0)]), box(0, 0, 1, 1), Point(5, 5)]), Polygon(), LineString(), None,
+              shapely.LinearRing([(0, 0), (1, 0), (1, 1)]), shapely.MultiPoint([(0, 0), (1, 1)]), shapely.MultiLineString([[(0, 0), (1, 1)]])]
+
+
+def test_the_map_rows_are_those_made_finding_by_finding_for_every_kind_of_geometry():
+    findings = [_finding(geometry=g, status=Status.PASS if n % 2 else Status.VIOLATION, subject=FeatureRef("devices", f"DW-{n}"))
+                for n, g in enumerate(GEOMETRIES)]
+    findings += [_finding(), _finding()]  # twice the same finding: keyed #2, its own attributes
+    layer_rows._ATTRIBUTES.clear()
+    _same_rows(map_finding_rows(findings), _rows_without_memo(findings))
+    _same_rows(map_finding_rows(findings), _rows_without_memo(findings))  # the second time from the memo
+    assert layer_rows._ATTRIBUTES.found > 0
+
+
+@pytest.mark.parametrize("change", sorted(CHANGES))
+def test_a_change_of_a_finding_gives_its_rows_their_own_attributes(change):
+    layer_rows._ATTRIBUTES.clear()
+    before = [_finding(), _finding(subject=FeatureRef("devices", "DW-9"))]
+    _same_rows(map_finding_rows(before), _rows_without_memo(before))
+    after = [_finding(**CHANGES[change]), before[1]]
+    _same_rows(map_finding_rows(after), _rows_without_memo(after))
+
+
+def test_a_change_of_a_findings_key_or_geometry_is_seen_by_its_rows():
+    layer_rows._ATTRIBUTES.clear()
+    one = [_finding()]
+    two = [_finding(), _finding()]  # the same finding twice: the second keyed #2, the first keeps its key
+    moved = [_finding(geometry=LineString([(0, 0), (6, 1)]))]
+    for findings in (one, two, moved, one):
+        _same_rows(map_finding_rows(findings), _rows_without_memo(findings))
+    assert map_finding_rows(two).open["line"][1][1][FINDING_KEY] != map_finding_rows(one).open["line"][0][1][FINDING_KEY]
+
+
+FINDING_KEY = [n for n, _ in layer_rows.FINDING_SCHEMA].index("key")
+
+
+def test_the_attributes_of_a_row_are_its_own_list():
+    layer_rows._ATTRIBUTES.clear()
+    rows = map_finding_rows([_finding()])
+    rows.open["line"][0][1][0] = "changed by a reader"
+    again = map_finding_rows([_finding()])
+    assert again.open["line"][0][1][0] == "violation"
+
+
+def test_parts_of_each_reads_every_geometry_as_parts_by_family():
+    geoms = [g for g in GEOMETRIES if g is not None]
+    for got, g in zip(layer_rows.parts_of_each(geoms), geoms):
+        want = parts_by_family(g)
+        assert list(got) == list(want) and all(shapely.equals_exact(got[k], want[k], 0) for k in want)
+    assert layer_rows.parts_of_each([]) == []
+
+
+def test_the_content_keys_of_a_list_are_written_again_when_one_of_its_findings_is_another():
+    findings = [_finding(), _finding(subject=FeatureRef("devices", "DW-2"))]
+    first = finding_contents(findings)
+    assert first == [finding_content(f) for f in findings] and finding_contents(findings) == first
+    findings[1] = _finding(subject=FeatureRef("devices", "DW-3"))  # the same list, another finding in it
+    assert finding_contents(findings) == [finding_content(f) for f in findings]
+    findings.append(_finding(message="a third"))
+    assert finding_contents(findings) == [finding_content(f) for f in findings]
+    copy = list(findings)  # another list of the same findings: its own keys, the same values
+    assert finding_contents(copy) == finding_contents(findings)
+
+
+def test_a_missing_reference_and_a_reference_of_missing_words_have_their_own_entries():
+    findings_doc._ENTRIES.clear()
+    none, empty = _finding(other=None), _finding(other=FeatureRef(None, None))  # type: ignore[arg-type]
+    assert finding_content(none) != finding_content(empty)
+    assert doc_finding(none) == _entry_without_memo(none) and doc_finding(empty) == _entry_without_memo(empty)

@@ -1,0 +1,35 @@
+"""The live task's progress (issue 39): reported in steps, the cancel of a stale run still seen before every rule."""
+
+from __future__ import annotations
+
+
+def _task():
+    from stormwater_plugin.gui.live_task import LiveTask
+    from stormwater_plugin.qgis_bridge.snapshot import Snapshot
+
+    class Source:  # no read happens here: only the progress is asked
+        pass
+
+    task = LiveTask.__new__(LiveTask)
+    LiveTask.__init__(task, Source(), "lake-george", lambda _task: None)  # type: ignore[arg-type]
+    assert not isinstance(task.source, Snapshot)
+    return task
+
+
+def test_the_live_progress_moves_in_steps_of_5_percent_and_reaches_the_last_rule():
+    task = _task()
+    shown = []
+    for k in range(70):  # the engine's report before each of 69 rules and at the end
+        assert task._progress(k / 69) is True
+        shown.append(round(task.progress(), 6))
+    changes = [p for n, p in enumerate(shown) if n == 0 or p != shown[n - 1]]
+    assert len(changes) == 12  # 40 % to 95 %: one report per step of 5 %
+    assert changes[0] == 40.0 and shown[-1] == 95.0
+    assert [int(p // 5) for p in changes] == list(range(8, 20))  # each step of 5 % once, in order
+
+
+def test_a_cancelled_live_run_stops_at_the_next_rule_whatever_the_step():
+    task = _task()
+    assert task._progress(0.0) is True
+    task.cancel()
+    assert task._progress(1 / 69) is False  # within the same step of progress: the cancel is seen all the same
