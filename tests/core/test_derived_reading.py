@@ -77,6 +77,9 @@ def test_the_site_flag_is_read_in_any_case_the_last_such_field_deciding():
     assert pick({"IS_SITE": "yes"}, {"is_site": 0}) == (0,)
     assert pick({"Is_Site": 1, "is_site": 0}, {"is_site": 1}) == (1,)  # as a case-folded mapping: the last field wins
     assert pick({"is_site": 0, "IS_SITE": 1}, {"other": 1}) == (0,)
+    # the field found once per sequence of field names: features of other fields, or the same in another order, read their own
+    assert pick({"is_site": 0, "IS_SITE": 1}, {"IS_SITE": 1, "is_site": 0}, {"is_site": 0, "IS_SITE": 1}) == (0, 2)
+    assert pick({"is_site": 0}, {"x": 1, "is_site": 1}, {"is_site": 0, "x": 1}) == (1,)
 
 
 def test_the_parcels_holding_a_moved_device_are_found_again():
