@@ -95,7 +95,18 @@ def _picked_by_parcels(parcels: FeatureLayer, site_id: str | None) -> SiteParcel
         if not hits:
             raise UnknownSiteParcel(f"--site-parcel {site_id}: no parcel has that id (ids look like {', '.join(parcels.ids[:3])})")
         return SiteParcelPick(hits, "named")
-    flagged = tuple(i for i, v in enumerate(_site_flags(parcels.attrs)) if v is not None and truthy(v))
+    read: dict[tuple[type, Any], bool | None] = {}  # each value read once (a county's flags are a few values, 200,000 times)
+
+    def flag(v: Any) -> bool | None:
+        try:
+            key = (type(v), v)  # 1, 1.0 and True apart
+            if key not in read:
+                read[key] = truthy(v)
+            return read[key]
+        except TypeError:  # an unhashable value: read alone
+            return truthy(v)
+
+    flagged = tuple(i for i, v in enumerate(_site_flags(parcels.attrs)) if v is not None and flag(v))
     if flagged:
         return SiteParcelPick(flagged, "flagged")
     if len(parcels) == 1:
