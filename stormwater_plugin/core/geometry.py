@@ -118,7 +118,13 @@ def strip_empty_parts(geom: BaseGeometry) -> BaseGeometry:
 
 
 def _has_empty_parts(arr: np.ndarray) -> bool:
-    parts = shapely.get_parts(arr)
+    """Whether a part of one of ``arr`` is empty or a geometry collection (a single-part geometry is its own part)."""
+    multi = shapely.get_type_id(arr) >= 4  # multi-part geometries and collections: only theirs are split (get_parts costs ~20 us)
+    if bool(shapely.is_empty(arr[~multi]).any()):
+        return True
+    if not multi.any():
+        return False
+    parts = shapely.get_parts(arr[multi])
     return bool(shapely.is_empty(parts).any()) or bool((shapely.get_type_id(parts) == 7).any())
 
 

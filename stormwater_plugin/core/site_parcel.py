@@ -13,14 +13,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import shapely
 
 from .checks.affected import attr, impervious_status
 from .checks.context import id_key, joined_ids, truthy
-from .derived import derive, derive_each
+from .derived import derive_each
 from .errors import StormwaterError
 from .model import FeatureLayer, Warning_
 from .roles import PLAN_OBJECT_ROLES, PLAN_ROLES
@@ -71,7 +71,7 @@ def pick_site_parcel(parcels: FeatureLayer | None, site_id: str | None, layers: 
     """
     if parcels is None or len(parcels) == 0:
         return SiteParcelPick((), "none")
-    found = derive("site parcel by the parcels", partial(_picked_by_parcels, parcels, site_id), parcels, site_id)
+    found = _picked_by_parcels(parcels, site_id)  # a scan of the flags: cheaper than a key of the parcels' content (a read asks four times)
     if found is not None:
         return found
     plan = [g for role in PLAN_OBJECT_ROLES if role in layers for g in layers[role].geoms if _present(g)]
@@ -95,7 +95,18 @@ def _picked_by_parcels(parcels: FeatureLayer, site_id: str | None) -> SiteParcel
         if not hits:
             raise UnknownSiteParcel(f"--site-parcel {site_id}: no parcel has that id (ids look like {', '.join(parcels.ids[:3])})")
         return SiteParcelPick(hits, "named")
-    flagged = tuple(i for i, a in enumerate(parcels.attrs) if truthy(_is_site(a)))
+    read: dict[tuple[type, Any], bool | None] = {}  # each value read once (a county's flags are a few values, 200,000 times)
+
+    def flag(v: Any) -> bool | None:
+        try:
+            key = (type(v), v)  # 1, 1.0 and True apart
+            if key not in read:
+                read[key] = truthy(v)
+            return read[key]
+        except TypeError:  # an unhashable value: read alone
+            return truthy(v)
+
+    flagged = tuple(i for i, v in enumerate(_site_flags(parcels.attrs)) if v is not None and flag(v))
     if flagged:
         return SiteParcelPick(flagged, "flagged")
     if len(parcels) == 1:
@@ -103,13 +114,22 @@ def _picked_by_parcels(parcels: FeatureLayer, site_id: str | None) -> SiteParcel
     return None
 
 
-def _is_site(attrs: Mapping[str, Any]) -> Any:
-    """The ``is_site`` value of a feature's attributes, its name in any case (the last such field, as a case-folded mapping keeps)."""
-    value = None
-    for k, v in attrs.items():
-        if str(k).lower() == "is_site":
-            value = v
-    return value
+def _site_flags(attrs: Sequence[Mapping[str, Any]]) -> list[Any]:
+    """The ``is_site`` value of each feature's attributes, its name in any case (the last such field, as a case-folded mapping
+    keeps); the field is found once per sequence of field names (a layer's features share theirs)."""
+    names: dict[tuple[Any, ...], Any] = {}
+    out: list[Any] = []
+    for a in attrs:
+        fields = tuple(a)
+        if fields not in names:
+            names[fields] = next((k for k in reversed(fields) if str(k).lower() == "is_site"), _NO_FIELD)
+        name = names[fields]
+        out.append(None if name is _NO_FIELD else a[name])
+    return out
+
+
+#: No ``is_site`` field among a feature's.
+_NO_FIELD = object()
 
 
 def named_site_parcels(

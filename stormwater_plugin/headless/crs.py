@@ -58,6 +58,10 @@ def _to_lonlat(crs: Any) -> Any:
 class PyprojCrs:
     """pyproj's CRS operations (:class:`~stormwater_plugin.services.backend.CrsBackend`)."""
 
+    def identity(self, crs: Any) -> str:
+        """What a CRS is measured by (``services.site_crs.site_measure``): its WKT."""
+        return str(crs.to_wkt())
+
     def describe(self, crs: Any) -> CrsInfo:
         axes = crs.axis_info
         return CrsInfo(str(crs.name), crs.to_string(), bool(crs.is_projected), is_conformal(crs), float(axes[0].unit_conversion_factor) if axes else math.nan)

@@ -129,6 +129,11 @@ class QgisCrs:
     def __init__(self, context: QgsCoordinateTransformContext) -> None:
         self.context = context
 
+    def identity(self, crs: QgsCoordinateReferenceSystem) -> str:
+        """What a CRS is measured by (``services.site_crs.site_measure``): its identifier, name and WKT2, and the context's operations."""
+        ops = sorted((str(k), str(v)) for k, v in self.context.coordinateOperations().items())
+        return f"{crs.authid()}\n{crs.description()}\n{crs.toWkt(QgsCoordinateReferenceSystem.WktVariant.WKT2_2019)}\n{ops}"
+
     def describe(self, crs: QgsCoordinateReferenceSystem) -> CrsInfo:
         return CrsInfo(crs.description(), crs.authid(), is_projected(crs), is_conformal(crs), unit_to_m(crs))
 

@@ -7,6 +7,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import shapely
 from qgis.core import (
     QgsAbstractGeometry,
@@ -44,13 +45,37 @@ def to_shapely(geom: QgsGeometry) -> Any:
     A ``None`` is kept by the core as a feature without geometry, which makes
     every rule reading its layer undetermined for it.
     """
+    wkb = _wkb(geom)
+    return None if wkb is None else shapely.from_wkb(wkb)
+
+
+def _wkb(geom: QgsGeometry) -> bytes | None:
+    """:func:`to_shapely`'s WKB; a geometry without curves or M is its own (nothing to stroke or drop)."""
     if geom is None or geom.isNull() or geom.isEmpty():
         return None
+    if not QgsWkbTypes.isCurvedType(kind := geom.wkbType()) and not QgsWkbTypes.hasM(kind):
+        return bytes(geom.asWkb())
     abstract = geom.constGet().clone()
     if QgsWkbTypes.isCurvedType(abstract.wkbType()):
         abstract = abstract.segmentize(math.radians(ARC_STEP_DEG), QgsAbstractGeometry.SegmentationToleranceType.MaximumAngle)
     abstract.dropMValue()
-    return shapely.from_wkb(bytes(QgsGeometry(abstract).asWkb()))
+    return bytes(QgsGeometry(abstract).asWkb())
+
+
+def _geometries(wkbs: list[bytes | None]) -> tuple[list[Any], int]:
+    """``wkbs`` read by shapely at once, and how many it cannot read (each then ``None``: one by one when any fails)."""
+    arr = np.empty(len(wkbs), dtype=object)
+    arr[:] = wkbs
+    try:
+        return list(shapely.from_wkb(arr).tolist()), 0
+    except Exception:  # noqa: BLE001 - a WKB GEOS cannot read (the errors vary by shapely version): each read alone below
+        out: list[Any] = []
+        for w in wkbs:
+            try:
+                out.append(None if w is None else shapely.from_wkb(w))
+            except Exception:  # noqa: BLE001 - as above: listed as bad, never dropped
+                out.append(None)
+        return out, sum(1 for w, g in zip(wkbs, out) if w is not None and g is None)
 
 
 def _features(source: Any, request: QgsFeatureRequest, rect: tuple[float, float, float, float] | None) -> Any:
@@ -155,17 +180,19 @@ def read_features(
     names = [f.name() for f in source.fields()]
     out = QgisFrame([], [], names, crs, [], rect)
     bad = 0
+    wkbs: list[bytes | None] = []  # read by shapely at once below (a call per feature cost several microseconds each)
     for feat in _features(source, request, rect):
         if feedback is not None and feedback.isCanceled():
             break
         try:
-            g = to_shapely(feat.geometry())
-        except Exception:  # a geometry GEOS cannot read (WKB errors vary by shapely version): listed as bad, never dropped
-            g = None
+            wkbs.append(_wkb(feat.geometry()))
+        except Exception:  # a geometry QGIS cannot write: listed as bad, never dropped
+            wkbs.append(None)
             bad += 1
-        out.geoms.append(g)
         out.records.append(dict(zip(names, (plain_value(v) for v in feat.attributes()))) if attributes else {})
         out.fids.append(int(feat.id()))
+    out.geoms, unread = _geometries(wkbs)
+    bad += unread
     if bad:
         warnings.append(Warning_("geometry_unreadable", f"{bad} geometr{'y' if bad == 1 else 'ies'} could not be converted: read as features without geometry", role))
     return out

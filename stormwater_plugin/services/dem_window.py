@@ -22,7 +22,6 @@ relates never widen it, so a finding never depends on them (an unrelated well
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass
 from functools import partial
 from typing import Mapping, Sequence
@@ -109,11 +108,23 @@ def _grown(geoms: Sequence[BaseGeometry] | np.ndarray, pad: float) -> Bounds | N
     return _grown_box(total_box(geoms), pad)
 
 
-def _grown_box(b: np.ndarray | None, pad: float) -> Bounds | None:
+def _grown_box(b: Sequence[float] | np.ndarray | None, pad: float) -> Bounds | None:
     """:func:`_grown` of geometries whose box is ``b`` (``None``: none)."""
-    if b is None or not np.all(np.isfinite(b)):
+    if b is None:
         return None
-    return float(b[0] - pad), float(b[1] - pad), float(b[2] + pad), float(b[3] + pad)
+    x0, y0, x1, y1 = (float(v) for v in b)
+    if not (math.isfinite(x0) and math.isfinite(y0) and math.isfinite(x1) and math.isfinite(y1)):
+        return None
+    return x0 - pad, y0 - pad, x1 + pad, y1 + pad
+
+
+def _union(boxes: Sequence[Sequence[float]]) -> Bounds | None:
+    """The box of ``boxes`` (each xmin, ymin, xmax, ymax) in Python floats, a NaN bound skipped (NaN where every one is);
+    ``None`` for none: ``numpy.nanmin`` and ``nanmax`` of each column, the same numbers."""
+    if not boxes:
+        return None
+    cols = [[float(v) for v in col if v == v] for col in zip(*boxes)]
+    return (min(cols[0], default=math.nan), min(cols[1], default=math.nan), max(cols[2], default=math.nan), max(cols[3], default=math.nan))
 
 
 class _LayerReads:
@@ -123,8 +134,9 @@ class _LayerReads:
     def __init__(self, layers: Mapping[str, FeatureLayer], rules: Sequence[Rule]) -> None:
         self.layers = layers
         self._geoms: dict[str, np.ndarray] = {}
-        self._boxes: dict[tuple[str, ...], np.ndarray | None] = {}
-        self._lines: dict[tuple[str, str], list[tuple[float, float, float, float]]] | None = None
+        self._boxes: dict[tuple[str, ...], Bounds | None] = {}
+        #: Each spec's box of every device's lines (``None``: no device).
+        self._lines: dict[tuple[str, str], Bounds | None] | None = None
         #: The target specs (role, name filter) of every gradient rule reading the DEM (:func:`_rule_part`) with features to measure
         #: to, each once.
         self._specs = list(dict.fromkeys(
@@ -142,37 +154,30 @@ class _LayerReads:
             self._geoms[role] = _geoms(self.layers.get(role))
         return self._geoms[role]
 
-    def box(self, roles: tuple[str, ...]) -> np.ndarray | None:
+    def box(self, roles: tuple[str, ...]) -> Bounds | None:
         """The box of the located features of ``roles`` (``None``: none), as ``shapely.total_bounds`` gives it."""
         if roles not in self._boxes:
             geoms = [g for r in roles for g in self.geoms(r)] if len(roles) > 1 else self.geoms(roles[0])
-            self._boxes[roles] = total_box(geoms) if len(geoms) else None
+            b = total_box(geoms) if len(geoms) else None
+            self._boxes[roles] = None if b is None else (float(b[0]), float(b[1]), float(b[2]), float(b[3]))
         return self._boxes[roles]
 
-    def lines_box(self, rule: Rule) -> np.ndarray | None:
+    def lines_box(self, rule: Rule) -> Bounds | None:
         """The box of the shortest lines from each device to the nearest target of each of the rule's target specs (``None``: no line).
 
         Each device's lines to a spec's targets are boxed on their own, every spec's found at once and kept by content
         (:mod:`~..core.derived`: the device, each spec's target layer and name filter): after a move only the moved device's are
-        measured again. The box of all the lines is the smallest and largest of theirs, the same numbers.
+        measured again. The box of all the lines is the smallest and largest of theirs, the same numbers (:func:`_union`: a device
+        without a line, none in practice, has a box of NaN, skipped as total_bounds skips it), each spec's found once.
         """
         if self._lines is None:  # every spec's at once, each device's kept by content
             groups = [(self.layers[role], match) for role, match in self._specs]
             each = derive_each("nearest target lines' boxes", partial(_device_lines_boxes, groups), list(self.geoms("devices")),
                                *(x for group in groups for x in group))
-            self._lines = {spec: [mine[j] for mine in each] for j, spec in enumerate(self._specs)}
-        boxes: list[tuple[float, float, float, float]] = []
-        for spec in rule.params.get("targets", []):
-            if isinstance(spec, dict):
-                boxes.extend(self._lines.get((str(spec.get("role")), str(spec.get("name_matches", "")).lower()), []))
-        if not boxes:
-            return None
-        b = np.array(boxes, dtype=float)
-        if np.isnan(b).any():
-            with warnings.catch_warnings():  # a device without a line (none in practice) has a box of NaN, as total_bounds skips
-                warnings.simplefilter("ignore", RuntimeWarning)
-                return np.array([np.nanmin(b[:, 0]), np.nanmin(b[:, 1]), np.nanmax(b[:, 2]), np.nanmax(b[:, 3])])
-        return np.array([b[:, 0].min(), b[:, 1].min(), b[:, 2].max(), b[:, 3].max()])
+            self._lines = {spec: _union([mine[j] for mine in each]) for j, spec in enumerate(self._specs)}
+        found = [b for spec in rule.params.get("targets", []) if isinstance(spec, dict)
+                 and (b := self._lines.get((str(spec.get("role")), str(spec.get("name_matches", "")).lower()))) is not None]
+        return _union(found)
 
 
 def _targets(layer: FeatureLayer, match: str) -> np.ndarray:
@@ -185,14 +190,56 @@ def _targets(layer: FeatureLayer, match: str) -> np.ndarray:
     return _located(FeatureLayer(layer.role, np.asarray(layer.geoms, dtype=object)[keep], [layer.ids[k] for k in keep], [layer.attrs[k] for k in keep]))
 
 
+#: Up to this many device-target pairs (devices times every spec's targets), the nearest targets are found from every pair's
+#: distance at once; above it (a county's wells) through a tree per spec, whose memory grows with the targets, not the pairs.
+_DENSE_PAIRS = 20_000
+
+
 def _device_lines_boxes(groups: list[tuple[FeatureLayer, str]], devices: list[BaseGeometry]) -> list[tuple[tuple[float, float, float, float], ...]]:
     """For each device, :func:`_device_line_boxes` to each of ``groups`` (a target layer and its name filter), in their order."""
-    return list(zip(*(_device_line_boxes(layer, match, devices) for layer, match in groups))) if groups else [() for _ in devices]
+    if not groups:
+        return [() for _ in devices]
+    targets = [derive("setback targets, located", partial(_targets, layer, match), layer, match) for layer, match in groups]
+    if devices and sum(len(t) for t in targets) * len(devices) <= _DENSE_PAIRS:
+        found = _dense_line_boxes(targets, devices)
+        if found is not None:
+            return found
+    return list(zip(*(_device_line_boxes(t, devices) for t in targets)))
 
 
-def _device_line_boxes(layer: FeatureLayer, match: str, devices: list[BaseGeometry]) -> list[tuple[float, float, float, float]]:
-    """For each device, the box of its shortest lines to the nearest targets of ``layer`` (name filter ``match``; NaN: none)."""
-    targets = derive("setback targets, located", partial(_targets, layer, match), layer, match)
+def _dense_line_boxes(targets: list[np.ndarray], devices: list[BaseGeometry]) -> list[tuple[tuple[float, float, float, float], ...]] | None:
+    """:func:`_device_lines_boxes` from the distance of every device to every target (one call), the same boxes as the tree's:
+    a device's nearest targets are those at its least distance, each tie among them (``query_nearest(all_matches=True)``).
+    ``None`` when a distance is not finite (the tree decides then)."""
+    arr = object_array(devices)
+    everything = np.concatenate(targets)
+    apart = shapely.distance(arr[:, None], everything[None, :]) if len(everything) else np.empty((len(arr), 0))
+    if not np.isfinite(apart).all():
+        return None
+    q_parts, t_parts, g_parts = [], [], []
+    start = 0
+    for g, t in enumerate(targets):
+        if len(t):
+            block = apart[:, start:start + len(t)]
+            qi, ti = np.nonzero(block == block.min(axis=1, keepdims=True))
+            q_parts.append(qi)
+            t_parts.append(ti + start)
+            g_parts.append(np.full(len(qi), g))
+        start += len(t)
+    low = np.full((len(arr), len(targets), 2), math.inf)
+    high = np.full((len(arr), len(targets), 2), -math.inf)
+    if q_parts:
+        q, t, g = np.concatenate(q_parts), np.concatenate(t_parts), np.concatenate(g_parts)
+        b = shapely.bounds(shapely.shortest_line(arr[q], everything[t]))  # each device's lines to each spec, boxed apart below
+        np.minimum.at(low, (q, g), b[:, :2])
+        np.maximum.at(high, (q, g), b[:, 2:])
+    nan = (math.nan, math.nan, math.nan, math.nan)
+    return [tuple((float(lo[0]), float(lo[1]), float(hi[0]), float(hi[1])) if lo[0] <= hi[0] else nan for lo, hi in zip(low[k].tolist(), high[k].tolist()))
+            for k in range(len(arr))]
+
+
+def _device_line_boxes(targets: np.ndarray, devices: list[BaseGeometry]) -> list[tuple[float, float, float, float]]:
+    """For each device, the box of its shortest lines to the nearest of ``targets`` (:func:`_targets`; NaN: none), through a tree."""
     nan = (math.nan, math.nan, math.nan, math.nan)
     if targets.size == 0 or not devices:
         return [nan] * len(devices)
@@ -218,10 +265,7 @@ def _rule_part(rule: Rule, reads: _LayerReads, u: float, cell_ft: float, margin:
         if str(rule.params.get("gradient", "any")) == "any":
             return None
         parts = [b for b in (_grown_box(reads.box(("devices",)), reach + margin), _grown_box(reads.lines_box(rule), margin)) if b is not None]
-        if not parts:
-            return None
-        a = np.array(parts)
-        return float(a[:, 0].min()), float(a[:, 1].min()), float(a[:, 2].max()), float(a[:, 3].max())
+        return _union(parts)  # finite boxes: their smallest and largest bounds
     if part in ("building_sites", "devices"):
         return _grown_box(reads.box((part,)), reach + margin)
     if part == "clearing":

@@ -95,12 +95,13 @@ def plan_placement(layers: Mapping[str, FeatureLayer], unit_to_ft: float, site_p
     parcels = layers.get("parcels")
     if parcels is None or len(parcels) == 0:
         return None
-    plan: list[tuple[str, object]] = []
-    for role in PLAN_ROLES:
-        layer = layers.get(role)
-        if layer is not None and len(layer):
-            geoms = object_array(layer.geoms)
-            plan.extend((f"{role} {layer.ids[i]}", geoms[i]) for i in np.flatnonzero(~shapely.is_missing(geoms) & ~shapely.is_empty(geoms)).tolist())
+    present = [(role, layer) for role in PLAN_ROLES if (layer := layers.get(role)) is not None and len(layer)]
+    if not present:
+        return None
+    every = object_array([g for _, layer in present for g in layer.geoms])  # every role's at once, then each located one named
+    names = [(role, i) for role, layer in present for i in layer.ids]
+    located = np.flatnonzero(~shapely.is_missing(every) & ~shapely.is_empty(every)).tolist()
+    plan: list[tuple[str, object]] = [(f"{names[n][0]} {names[n][1]}", every[n]) for n in located]
     if not plan:
         return None
     try:
@@ -112,8 +113,12 @@ def plan_placement(layers: Mapping[str, FeatureLayer], unit_to_ft: float, site_p
     if not candidates:
         return None
     plan_geoms = object_array(g for _, g in plan)
-    tree = shapely.STRtree(object_array(parcels.geoms[i] for i in candidates))
-    (which, hit), dist = tree.query_nearest(plan_geoms, return_distance=True, all_matches=False)
+    if len(candidates) == 1:  # the site parcel: each feature's distance to it, as the tree gives it (no tie between parcels to break)
+        dist = shapely.distance(plan_geoms, parcels.geoms[candidates[0]])
+        which, hit = np.arange(len(plan_geoms)), np.zeros(len(plan_geoms), dtype=int)
+    else:
+        tree = shapely.STRtree(object_array(parcels.geoms[i] for i in candidates))
+        (which, hit), dist = tree.query_nearest(plan_geoms, return_distance=True, all_matches=False)
     if len(dist) == 0:
         return None
     n = int(np.argmin(dist))

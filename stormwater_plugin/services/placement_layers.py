@@ -203,34 +203,49 @@ def misplaced_sources(
         return reasons
     plan = [i for i, s in enumerate(sources) if s.role not in CONTEXT_ROLES]
     picks: ParcelPicks = {}  # the site parcel the parcels name, found once for every role's anchor
+    measure = _BoxDistances([s.bounds for s in sources], unit_to_ft)
     for role in dict.fromkeys(sources[i].role for i in plan):
         anchor = site_geometries(_merged(sources, reasons, {i for i in plan if sources[i].role != role}), site_parcel_id, picks)
         judged = [i for i in plan if sources[i].role == role and reasons[i] is None and sources[i].layer is not None]
-        for i, d in zip(judged, _distances_to_boxes_ft(anchor, [sources[i].bounds for i in judged], unit_to_ft)):
+        for i, d in zip(judged, measure(anchor, judged)):
             s = sources[i]
             reasons[i] = placement_problem(s.source, s.crs_name, False, d, min(reaches[role], FAR_FT))
     anchor = site_geometries(_merged(sources, reasons, set(plan)), site_parcel_id, picks)
     context = [i for i, s in enumerate(sources) if s.role in CONTEXT_ROLES and reasons[i] is None and s.bounds is not None]
-    for i, d in zip(context, _distances_to_boxes_ft(anchor, [sources[i].bounds for i in context], unit_to_ft)):
+    for i, d in zip(context, measure(anchor, context)):
         s = sources[i]
         reasons[i] = placement_problem(s.source, s.crs_name, False, d, min(reaches[s.role], FAR_FT))
     return reasons
 
 
-def _distances_to_boxes_ft(anchor: Sequence[BaseGeometry], boxes: Sequence[Box | None], unit_to_ft: float) -> list[float | None]:
-    """:func:`distance_to_box_ft` of each of ``boxes``, the site's features made an array once (the same distances)."""
-    known = [k for k, b in enumerate(boxes) if b is not None]
-    out: list[float | None] = [None] * len(boxes)
-    if not anchor or not known:
-        return out
-    corners = np.array([boxes[k] for k in known], dtype=float)
-    targets = shapely.box(corners[:, 0], corners[:, 1], corners[:, 2], corners[:, 3])  # every box at once, then each degenerate one
-    for n in np.flatnonzero(~((corners[:, 2] > corners[:, 0]) & (corners[:, 3] > corners[:, 1]))).tolist():
-        targets[n] = _box_target(boxes[known[n]])  # type: ignore[arg-type]
-    nearest = shapely.distance(object_array(anchor)[:, None], targets[None, :]).min(axis=0)
-    for k, d in zip(known, nearest.tolist()):
-        out[k] = float(d) * unit_to_ft
-    return out
+class _BoxDistances:
+    """:func:`distance_to_box_ft` from an anchor to some of ``boxes``: every box made a geometry at once, each anchor an array
+    once (the roles judged against one site parcel share it), the same distances."""
+
+    def __init__(self, boxes: Sequence[Box | None], unit_to_ft: float) -> None:
+        self.boxes, self.unit_to_ft = boxes, unit_to_ft
+        self.targets = np.empty(len(boxes), dtype=object)
+        known = [k for k, b in enumerate(boxes) if b is not None]
+        if known:
+            corners = np.array([boxes[k] for k in known], dtype=float)
+            made = shapely.box(corners[:, 0], corners[:, 1], corners[:, 2], corners[:, 3])  # every box at once, then each degenerate one
+            for n in np.flatnonzero(~((corners[:, 2] > corners[:, 0]) & (corners[:, 3] > corners[:, 1]))).tolist():
+                made[n] = _box_target(boxes[known[n]])  # type: ignore[arg-type]
+            self.targets[known] = made
+        #: each anchor's geometries (held, so their ids stay their own while this lives) and their array
+        self._anchors: dict[tuple[int, ...], tuple[Sequence[BaseGeometry], np.ndarray]] = {}
+
+    def __call__(self, anchor: Sequence[BaseGeometry], which: Sequence[int]) -> list[float | None]:
+        """The distance, feet, from ``anchor`` to each box of ``which`` (positions in ``boxes``; ``None``: no box or no anchor)."""
+        known = [k for k in which if self.boxes[k] is not None]
+        out: dict[int, float] = {}
+        if anchor and known:
+            key = tuple(map(id, anchor))
+            if key not in self._anchors:
+                self._anchors[key] = (anchor, object_array(anchor))
+            nearest = shapely.distance(self._anchors[key][1][:, None], self.targets[known][None, :]).min(axis=0)
+            out = {k: float(d) * self.unit_to_ft for k, d in zip(known, nearest.tolist())}
+        return [out.get(k) for k in which]
 
 
 def _box_target(box: Box) -> BaseGeometry:

@@ -15,10 +15,12 @@ line, the batch and the dock take the same CRS, the same scale factor and write 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import Callable, Mapping, Sequence, TypeVar
 
 import numpy as np
 
+from ..core.derived import current, derive
 from ..core.model import FeatureLayer
 from ..core.roles import PLAN_ROLES
 from ..core.units import feet_per_unit
@@ -234,9 +236,24 @@ class SiteMeasure:
 
 
 def site_measure(backend: CrsBackend[C], crs: C, why: str, layers: Mapping[str, FeatureLayer], site_parcel_id: str | None) -> SiteMeasure:
-    """The scale factor at the site, the feet per grid unit it gives and the words for findings.json."""
+    """The scale factor at the site, the feet per grid unit it gives and the words for findings.json.
+
+    A check keeping its derived values (:mod:`~stormwater_plugin.core.derived`: the live re-check) keeps the measure by what it
+    is computed from, when the backend states a CRS's identity (``identity(crs)``: its definition and the transformations it
+    is measured through, as text): that identity, ``why`` and the site's centre (its exact coordinates). The factor is the CRS's
+    at that point, so a device moved on a site its parcel locates measures the site again only when the centre moves.
+    """
+    centre = site_centre(site_geometries(layers, site_parcel_id))
+    identity: Callable[[C], str] | None = getattr(backend, "identity", None)
+    if identity is None or current() is None:
+        return _measure(backend, crs, why, centre)
+    return derive("site measure", partial(_measure, backend, crs, why, centre), identity(crs), why, centre)
+
+
+def _measure(backend: CrsBackend[C], crs: C, why: str, centre: tuple[float, float] | None) -> SiteMeasure:
+    """:func:`site_measure` at the site's centre ``centre`` (``None``: nothing located, grid distances)."""
     info: CrsInfo = backend.describe(crs)
-    scale = site_scale(backend, crs, layers, site_parcel_id)
+    scale = 1.0 if centre is None else scale_at_grid(backend, crs, *centre)
     return SiteMeasure(scale, feet_per_unit(info.metres_per_unit) / scale, working_crs_text(info.name, info.authority, why, scale))
 
 

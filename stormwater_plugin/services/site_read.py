@@ -250,7 +250,7 @@ def _read_source(backend: LayerBackend, role: str, k: int, pc: _Piece, extra_fie
     records, columns, ids = _named(role, k, pc, extra_fields)
     fr.records, fr.columns = records, columns
     return ReadSource(s.where, s.name, s.crs_name, s.count, ids, list(fr.geoms),
-                      [{c: clean_value(v) for c, v in r.items()} for r in fr.records], fr.unusable, pc.misplaced, renames, near, fr.restored,
+                      [{c: v if type(v) in _PLAIN_TYPES else clean_value(v) for c, v in r.items()} for r in fr.records], fr.unusable, pc.misplaced, renames, near, fr.restored,
                       pc.filtered, pc.stray_beyond, pc.unplaceable)
 
 

@@ -3,16 +3,25 @@ computed again when one of its inputs changed, and gives what a check computing 
 
 from __future__ import annotations
 
+import math
+import warnings
 from typing import Any, Callable
 
+import numpy as np
 import shapely
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from stormwater_plugin.core.derived import Derived, derive, derive_each, using
 from stormwater_plugin.core.model import FeatureLayer
 from stormwater_plugin.core.site_parcel import find_site_parcels, pick_site_parcel, work_parcels
+from stormwater_plugin.services import dem_window as dem_window_module
+from stormwater_plugin.services.backend import CrsInfo, GridProjection
 from stormwater_plugin.services.dem_window import dem_window
+from stormwater_plugin.services.grid_scale import Ellipsoid
 from stormwater_plugin.services.packs import load_pack
 from stormwater_plugin.services.placement_layers import SourcePlace, stray_plan_features
+from stormwater_plugin.services.site_crs import site_measure
 
 
 def _parcels(flag: int = 1) -> FeatureLayer:
@@ -68,6 +77,9 @@ def test_the_site_flag_is_read_in_any_case_the_last_such_field_deciding():
     assert pick({"IS_SITE": "yes"}, {"is_site": 0}) == (0,)
     assert pick({"Is_Site": 1, "is_site": 0}, {"is_site": 1}) == (1,)  # as a case-folded mapping: the last field wins
     assert pick({"is_site": 0, "IS_SITE": 1}, {"other": 1}) == (0,)
+    # the field found once per sequence of field names: features of other fields, or the same in another order, read their own
+    assert pick({"is_site": 0, "IS_SITE": 1}, {"IS_SITE": 1, "is_site": 0}, {"is_site": 0, "IS_SITE": 1}) == (0, 2)
+    assert pick({"is_site": 0}, {"x": 1, "is_site": 1}, {"is_site": 0, "x": 1}) == (1,)
 
 
 def test_the_parcels_holding_a_moved_device_are_found_again():
@@ -140,3 +152,89 @@ def test_a_layer_kept_as_a_value_keeps_its_key_and_a_changed_layer_is_computed_a
         assert again is kept and derive("count", lambda: -1, again) == 2  # the kept layer's key carried on: its value reused
         moved = cleaned(60.0)
         assert moved is not kept and derive("count", lambda: -1, moved) == -1  # another content: computed again
+
+
+_coord = st.integers(-4, 8).map(float)  # a coarse grid: many devices lie equally far from two targets (ties)
+_shape = st.one_of(
+    st.builds(shapely.Point, _coord, _coord),
+    st.builds(lambda x, y, dx, dy: shapely.LineString([(x, y), (x + dx, y + dy + 0.5)]), _coord, _coord, _coord, _coord),
+    st.builds(lambda x, y, w, h: shapely.box(x, y, x + w + 1, y + h + 1), _coord, _coord, st.integers(0, 3), st.integers(0, 3)),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(_shape, max_size=6), min_size=1, max_size=4), st.lists(_shape, min_size=1, max_size=4))
+def test_the_nearest_lines_from_every_distance_box_as_the_trees_do(groups: list[list[Any]], devices: list[Any]):
+    """Each device's lines to its nearest targets of each spec, every tie among them: the dense path's boxes are the tree's."""
+    targets = [np.array(g, dtype=object) for g in groups]
+    tree = list(zip(*(dem_window_module._device_line_boxes(t, devices) for t in targets)))
+    dense = dem_window_module._dense_line_boxes(targets, devices)
+    assert dense is not None
+    assert [[tuple(map(repr, b)) for b in mine] for mine in dense] == [[tuple(map(repr, b)) for b in mine] for mine in tree]
+
+
+_bound = st.one_of(st.just(math.nan), st.floats(-1e6, 1e6))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(_bound, _bound, _bound, _bound), max_size=6))
+def test_a_union_of_boxes_is_numpys_nan_skipping_one(boxes: list[tuple[float, float, float, float]]):
+    got = dem_window_module._union(boxes)
+    if not boxes:
+        assert got is None
+        return
+    b = np.array(boxes, dtype=float)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        want = (np.nanmin(b[:, 0]), np.nanmin(b[:, 1]), np.nanmax(b[:, 2]), np.nanmax(b[:, 3]))
+    assert got is not None
+    assert [repr(float(v)) for v in got] == [repr(float(v)) for v in want]
+
+
+class _CountedCrs:
+    """A CRS backend whose every CRS measures a scale factor of 1 + x/1e6 at (x, y); it counts what it is asked."""
+
+    def __init__(self) -> None:
+        self.asked = 0
+        self.ops = "none"
+
+    def identity(self, crs: str) -> str:
+        return f"{crs} {self.ops}"
+
+    def describe(self, crs: str) -> CrsInfo:
+        self.asked += 1
+        return CrsInfo(f"name of {crs}", f"X:{crs}", True, True, 1.0)
+
+    def projection(self, crs: str) -> GridProjection | None:
+        def to_grid(lons: Any, lats: Any) -> tuple[list[float], list[float]]:
+            return [float(v) * 1.0 for v in lons], [float(v) for v in lats]
+
+        return GridProjection(lambda x, y: (x, y), to_grid, 1.0, Ellipsoid(6378137.0, 298.257222101))
+
+
+def test_the_site_measure_is_kept_by_the_crs_its_reason_and_the_sites_centre():
+    """Measured again when the CRS's identity (its definition, the transformations), the reason or the site's centre changes;
+    kept when a device moves on a site its flagged parcel locates."""
+    crs_ops = _CountedCrs()
+
+    def layers(x: float = 50.0, flag: int = 1) -> dict[str, FeatureLayer]:
+        return {"parcels": _parcels(flag), "devices": _devices(x)}
+
+    def measure(lay: dict[str, FeatureLayer], crs: str = "A", why: str = "the DEM's CRS") -> Any:
+        return site_measure(crs_ops, crs, why, lay, None)
+
+    first = _first(lambda: measure(layers()))
+    asked = crs_ops.asked
+    got, first = _again(first, lambda: measure(layers(x=45.0)))  # the device moved on the flagged parcel: the centre stays
+    assert crs_ops.asked == asked
+    assert got == measure(layers(x=45.0))
+    for change in (lambda: measure(layers(), crs="B"), lambda: measure(layers(), why="local UTM zone 18N"),
+                   lambda: measure(layers(flag=0))):  # another CRS, another reason, another site parcel (another centre)
+        asked = crs_ops.asked
+        got, _second = _again(first, change)
+        assert crs_ops.asked == asked + 1
+        assert got == change()
+    crs_ops.ops = "a datum transformation"
+    asked = crs_ops.asked
+    _again(first, lambda: measure(layers()))
+    assert crs_ops.asked == asked + 1

@@ -34,3 +34,30 @@ def test_an_object_array_holds_the_geometries_themselves_and_an_object_array_is_
     assert arr.dtype == object and arr.shape == (3,) and all(a is g for a, g in zip(arr, geoms))
     assert object_array(arr) is arr
     assert object_array(g for g in geoms).tolist() == geoms
+
+
+_part = st.one_of(
+    st.just(shapely.Point()),
+    st.just(shapely.Polygon()),
+    st.builds(shapely.Point, _coord, _coord),
+    st.builds(lambda x, y: shapely.LineString([(x, y), (y, x)]), _coord, _coord),
+    st.builds(lambda x, y, w: shapely.box(x, y, x + w, y + w), _coord, _coord, st.floats(1, 1e4)),
+)
+_with_parts = st.one_of(
+    st.none(),
+    _part,
+    st.lists(st.builds(shapely.Point, _coord, _coord), min_size=1, max_size=3).map(shapely.MultiPoint),
+    st.lists(_part, max_size=3).map(shapely.GeometryCollection),
+    st.lists(_part, max_size=2).map(lambda ps: shapely.GeometryCollection([shapely.GeometryCollection(ps)])),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_with_parts, min_size=1, max_size=6))
+def test_an_empty_part_or_a_collection_part_is_found_as_by_splitting_every_geometry(geoms):
+    """core.geometry._has_empty_parts splits only the multi-part geometries: the same answer as splitting every one."""
+    from stormwater_plugin.core.geometry import _has_empty_parts
+
+    arr = np.array(geoms + [None], dtype=object)[:-1]
+    parts = shapely.get_parts(arr)
+    assert _has_empty_parts(arr) == (bool(shapely.is_empty(parts).any()) or bool((shapely.get_type_id(parts) == 7).any()))

@@ -10,13 +10,17 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
+import shapely
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from shapely.geometry import Point, box
 
 from stormwater_plugin.cli import main
 from stormwater_plugin.core.model import FeatureLayer, SiteInputs
 from stormwater_plugin.core.rulepack import load_pack
-from stormwater_plugin.services.placement import PLAN_OFF_PARCEL_FT, PlanOffParcel, plan_placement_problem
+from stormwater_plugin.services.placement import PLAN_OFF_PARCEL_FT, Placement, PlanOffParcel, plan_placement, plan_placement_problem
 from stormwater_plugin.services.review import check
 
 DEMO = Path(__file__).resolve().parents[2] / "resources" / "demo"
@@ -144,3 +148,26 @@ def test_check_with_a_context_catalog_lands_the_cad_property_line_on_its_tax_par
         return {(f["rule_id"], (f.get("subject") or {}).get("id"), (f.get("other") or {}).get("id"), f["status"]) for f in d["findings"]}
 
     assert signature(doc) == signature(other) and doc["counts"] == other["counts"]
+
+
+_xy = st.integers(-50, 50).map(float)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["devices", "clearing"]), _xy, _xy, st.integers(0, 4)), min_size=1, max_size=6))
+def test_the_distance_to_the_one_site_parcel_is_the_trees(features):
+    """The site parcel alone is a candidate: each feature's distance to it, the first nearest named, as the tree finds them."""
+    geoms = {"devices": [], "clearing": []}
+    for role, x, y, w in features:
+        geoms[role].append(Point(x, y) if role == "devices" else box(x, y, x + w + 1, y + w + 1))
+    layers = {role: FeatureLayer.from_sequences(role, gs, [f"{role[0]}{k}" for k in range(len(gs))], [{} for _ in gs])
+              for role, gs in geoms.items() if gs}
+    layers["parcels"] = FeatureLayer.from_sequences("parcels", [box(0, 0, 10, 10), box(20, 0, 30, 10)], ["P-1", "P-2"],
+                                                    [{"is_site": 1}, {"is_site": 0}])
+    got = plan_placement(layers, 1.0)
+    plan = [(f"{role} {layer.ids[i]}", g) for role in ("devices", "clearing") if (layer := layers.get(role)) is not None
+            for i, g in enumerate(layer.geoms)]
+    tree = shapely.STRtree([box(0, 0, 10, 10)])
+    (which, _hit), dist = tree.query_nearest([g for _, g in plan], return_distance=True, all_matches=False)
+    n = int(np.argmin(dist))
+    assert got == Placement(float(dist[n]), "P-1", True, plan[int(which[n])][0])
