@@ -57,7 +57,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import shapely
-from shapely.geometry import LineString
+from shapely.geometry import LineString, Point, Polygon
 from shapely.geometry.base import BaseGeometry
 
 from ..kinds import GRADIENT_MODES
@@ -176,9 +176,10 @@ def _polygons(geom: BaseGeometry) -> list[BaseGeometry]:
     return out
 
 
-def _positions(line: BaseGeometry, step_units: float) -> np.ndarray:
-    """Arc-length positions that cut a line into pieces: every vertex plus a regular step."""
-    length = line.length
+def _positions(line: BaseGeometry, step_units: float, length: float | None = None) -> np.ndarray:
+    """Arc-length positions that cut a line into pieces: every vertex plus a regular step (``length``: the line's, when known)."""
+    if length is None:
+        length = line.length
     step = step_units
     if length / step > MAX_LINE_SAMPLES:
         step = length / MAX_LINE_SAMPLES
@@ -189,21 +190,43 @@ def _positions(line: BaseGeometry, step_units: float) -> np.ndarray:
     return np.unique(clip(np.concatenate([regular, vertices, [length]]), 0.0, length))
 
 
-def _interior_grid(poly: BaseGeometry, step: float, other: BaseGeometry, reach_units: float) -> np.ndarray:
-    """Grid samples (n x 2) inside ``poly`` within ``reach_units`` of ``other``."""
+def _interior_grid(poly: BaseGeometry, step: float) -> np.ndarray:
+    """Grid samples (n x 2) inside ``poly``; the caller keeps those within reach of the other geometry."""
     minx, miny, maxx, maxy = poly.bounds
     step = max(step, math.sqrt(max(maxx - minx, 0.0) * max(maxy - miny, 0.0) / MAX_INTERIOR_SAMPLES))
     xs = np.arange(math.floor(minx / step) * step, maxx + step, step)
     ys = np.arange(math.floor(miny / step) * step, maxy + step, step)
-    xx, yy = np.meshgrid(xs, ys)
-    xx, yy = xx.ravel(), yy.ravel()
+    # np.meshgrid(xs, ys) raveled, row by row, without its broadcasting
+    xx, yy = np.tile(xs, len(ys)), np.repeat(ys, len(xs))
     keep = shapely.contains_xy(poly, xx, yy)
-    pts = np.column_stack([xx[keep], yy[keep]])
-    if len(pts) == 0:
-        return np.empty((0, 2))
-    d = shapely.distance(other, shapely.points(pts))
-    # A distance GEOS cannot give (NaN) keeps the sample: the pair distance is computed exactly later.
-    return np.asarray(pts[~(d > reach_units * (1 + 1e-9))])
+    return np.column_stack([xx[keep], yy[keep]])
+
+
+def _parts(geom: BaseGeometry) -> tuple[np.ndarray, list[BaseGeometry], list[BaseGeometry]]:
+    """:func:`_points`, :func:`_polygons` and :func:`_linework` of ``geom`` at once.
+
+    A single point, line or polygon (what a device or a feature clipped to the other's reach mostly is) is its
+    own only part: read without splitting it into parts and asking each for its type, and a polygon's rings
+    made lines in one call. Anything else is read part by part.
+    """
+    kind = type(geom)
+    if kind is Point:
+        return shapely.get_coordinates(geom), [], []  # no row when empty
+    if kind is Polygon and not geom.is_empty:
+        if shapely.get_num_interior_rings(geom) == 0:  # a polygon's coordinates are its exterior's, then its interiors'
+            lines = np.array([shapely.linestrings(shapely.get_coordinates(geom))], dtype=object)
+        else:
+            lines = np.array([shapely.linestrings(shapely.get_coordinates(r)) for r in [geom.exterior, *geom.interiors]], dtype=object)
+        return np.empty((0, 2)), [geom], _drawn(lines)
+    if kind is LineString:
+        return np.empty((0, 2)), [], _drawn(np.array([geom], dtype=object))
+    return _points(geom), _polygons(geom), _linework(geom)
+
+
+def _drawn(lines: np.ndarray) -> list[BaseGeometry]:
+    """The lines of ``lines`` that are not empty and have a length (as :func:`_linework` keeps them)."""
+    keep = ~shapely.is_empty(lines) & (shapely.length(lines) > 0)
+    return [g for g, k in zip(lines.tolist(), keep.tolist()) if k]
 
 
 def _clip_to_reach(geom: BaseGeometry, other: BaseGeometry, reach_units: float) -> BaseGeometry:
@@ -215,44 +238,46 @@ def _clip_to_reach(geom: BaseGeometry, other: BaseGeometry, reach_units: float) 
 def _elements(geom: BaseGeometry, other: BaseGeometry, reach_units: float, line_step: float, grid_step: float, nearest: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Start and end points of the elements of ``geom`` within reach of ``other`` (``nearest``: an extra point)."""
     near = _clip_to_reach(geom, other, reach_units)
-    starts: list[np.ndarray] = [nearest.reshape(-1, 2)]
-    ends: list[np.ndarray] = [nearest.reshape(-1, 2)]
-    pts = _points(near)
-    starts.append(pts)
-    ends.append(pts)
-    for poly in _polygons(near):
-        grid = _interior_grid(poly, grid_step, other, reach_units)
+    pts, polys, lines = _parts(near)
+    starts: list[np.ndarray] = [nearest.reshape(-1, 2), pts]
+    ends: list[np.ndarray] = [nearest.reshape(-1, 2), pts]
+    for poly in polys:
+        grid = _interior_grid(poly, grid_step)
         starts.append(grid)
         ends.append(grid)
-    for line in _linework(near):
-        s = _positions(line, line_step)
-        xy = shapely.get_coordinates(shapely.line_interpolate_point(line, s))[:, :2]
-        starts.append(xy[:-1])
-        ends.append(xy[1:])
+    if lines:
+        lengths = shapely.length(np.array(lines, dtype=object)).tolist()
+        for line, length in zip(lines, lengths):
+            s = _positions(line, line_step, length)
+            xy = shapely.get_coordinates(shapely.line_interpolate_point(line, s))[:, :2]
+            starts.append(xy[:-1])
+            ends.append(xy[1:])
     a = np.concatenate(starts, axis=0)
     b = np.concatenate(ends, axis=0)
     if len(a) == 0:
         return a, b
-    # Only pieces that come within the reach of the other geometry can pair.
-    d = np.empty(len(a))
+    # Only pieces that come within the reach of the other geometry can pair (a grid sample's distance is its point's).
     dot = np.all(a == b, axis=1)
+    pieces = np.empty(len(a), dtype=object)
     if np.any(dot):
-        d[dot] = shapely.distance(other, shapely.points(a[dot]))
-    if np.any(~dot):
-        d[~dot] = shapely.distance(other, shapely.linestrings(np.stack([a[~dot], b[~dot]], axis=1)))
+        pieces[dot] = shapely.points(a[dot])
+    if not np.all(dot):
+        pieces[~dot] = shapely.linestrings(np.stack([a[~dot], b[~dot]], axis=1))
+    d = shapely.distance(other, pieces)
+    # A distance GEOS cannot give (NaN) keeps the piece: the pair distance is computed exactly later.
     keep = ~(d > reach_units * (1 + 1e-9))
     return a[keep], b[keep]
 
 
-def _with_ground(a: np.ndarray, b: np.ndarray, dem: ElevationGrid) -> _Elements:
-    if not len(a) or not len(b):
-        za = dem.sample(a[:, 0], a[:, 1]) if len(a) else np.empty(0)
-        zb = dem.sample(b[:, 0], b[:, 1]) if len(b) else np.empty(0)
-        return _Elements(a, b, np.asarray(za, dtype=np.float64), np.asarray(zb, dtype=np.float64))
-    # both ends sampled in one call: each point's elevation is its own, whatever else is sampled with it
-    ab = np.concatenate([a, b], axis=0)
-    z = np.asarray(dem.sample(ab[:, 0], ab[:, 1]), dtype=np.float64)
-    return _Elements(a, b, z[: len(a)], z[len(a):])
+def _with_ground(*ends: np.ndarray, dem: ElevationGrid) -> list[np.ndarray]:
+    """The ground (ft, assumed unit) at each array of points (n x 2) in ``ends``, all sampled in one call.
+
+    Each point's elevation is its own, whatever else is sampled with it (:meth:`ElevationGrid.sample_pixel`).
+    """
+    xy = np.concatenate(ends, axis=0)
+    z = np.asarray(dem.sample(xy[:, 0], xy[:, 1]), dtype=np.float64) if len(xy) else np.empty(0)
+    cuts = np.cumsum([len(e) for e in ends])[:-1]
+    return np.split(z, cuts)
 
 
 def _closest(r: np.ndarray, d1: np.ndarray, d2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -406,8 +431,8 @@ def read_sides(
         if len(da) * len(ta) <= MAX_PAIR_CHECKS or scale >= 1024:
             break
         scale *= 2.0
-    de = _with_ground(da, db, dem)
-    te = _with_ground(ta, tb, dem)
+    dza, dzb, tza, tzb = _with_ground(da, db, ta, tb, dem=dem)
+    de, te = _Elements(da, db, dza, dzb), _Elements(ta, tb, tza, tzb)
     ii, jj = _pairs(de, te, reach_units)
     sign = 1.0 if mode == "device_upgradient" else -1.0
     for k0 in range(0, len(ii), _CHUNK):
@@ -439,15 +464,18 @@ def read_sides(
             be = m_k * dze
             ga = -m_k * dzf
             ok0 = al + be * s0 + ga * u0 >= -1e-12
-            s1, u1, ok1 = _on_limit(r, d1, d2, al, be, ga)
-            s = np.where(ok0, s0, s1)
-            u = np.where(ok0, u0, u1)
-            feas = ok0 | ok1
-            if not np.any(feas):
-                continue
-            gap = r + s[:, None] * d1 - u[:, None] * d2
-            dist = np.where(ok0, dist0, np.hypot(gap[:, 0], gap[:, 1]) * unit_to_ft)
-            dist = np.where(feas, dist, np.inf)
+            if ok0.all():  # every nearest pair stands in the relation: the nearest of them is the answer
+                s, u, dist = s0, u0, dist0
+            else:
+                s1, u1, ok1 = _on_limit(r, d1, d2, al, be, ga)
+                s = np.where(ok0, s0, s1)
+                u = np.where(ok0, u0, u1)
+                feas = ok0 | ok1
+                if not np.any(feas):
+                    continue
+                gap = r + s[:, None] * d1 - u[:, None] * d2
+                dist = np.where(ok0, dist0, np.hypot(gap[:, 0], gap[:, 1]) * unit_to_ft)
+                dist = np.where(feas, dist, np.inf)
             m = int(np.argmin(dist))
             reading.qualifying[k].offer(float(dist[m]), _pair_line(A[m] + s[m] * d1[m], C[m] + u[m] * d2[m]))
     return reading
