@@ -61,6 +61,7 @@ from shapely.geometry import LineString, Point, Polygon
 from shapely.geometry.base import BaseGeometry
 
 from ..kinds import GRADIENT_MODES
+from ..points_in_polygon import contains_points
 from ..raster import ElevationGrid, clip
 
 #: Longest straight piece the linework of a device or feature is cut into, in feet (vertices are always kept).
@@ -198,7 +199,7 @@ def _interior_grid(poly: BaseGeometry, step: float) -> np.ndarray:
     ys = np.arange(math.floor(miny / step) * step, maxy + step, step)
     # np.meshgrid(xs, ys) raveled, row by row, without its broadcasting
     xx, yy = np.tile(xs, len(ys)), np.repeat(ys, len(xs))
-    keep = shapely.contains_xy(poly, xx, yy)
+    keep = contains_points(poly, xx, yy)
     return np.column_stack([xx[keep], yy[keep]])
 
 
