@@ -1,15 +1,21 @@
-"""The Horn slope of selected DEM cells (``core.terrain.horn.horn_slope_cells``), its 3x3 windows gathered at once (#39),
-is the earlier cell-by-offset formulation's bit for bit: any grid (nodata and infinities among it, any elevation
-unit), any cells (edges, outside the raster, repeated), any local Jacobian."""
+"""The lattice of points a footprint's slope is read at (``core.terrain.horn.footprint_points``) and the Horn slope of
+selected DEM cells (``horn_slope_cells``, its 3x3 windows gathered at once), both cheaper since #39, are the earlier
+formulations' bit for bit: any footprint (polygons with and without holes, multi-parts, lines, points, empty), any
+spacing; any grid (nodata and infinities among it, any elevation unit), any cells (edges, outside the raster,
+repeated), any local Jacobian."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
+import shapely
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from shapely.geometry import LineString, MultiPolygon, Point, Polygon, box
 
 from stormwater_plugin.core.raster import ElevationGrid
-from stormwater_plugin.core.terrain.horn import horn_slope_cells
+from stormwater_plugin.core.terrain.horn import footprint_points, horn_slope_cells
 
 
 def _old_horn_slope_cells(grid: ElevationGrid, rows: np.ndarray, cols: np.ndarray, ground_to_pixel: np.ndarray) -> np.ndarray:
@@ -54,3 +60,68 @@ def test_horn_slopes_of_cells_are_the_earlier_formulations_bit_for_bit(seed, sha
     got = horn_slope_cells(grid, rows, cols, j)
     want = _old_horn_slope_cells(grid, rows, cols, j)
     assert got.shape == want.shape and got.tobytes() == want.tobytes()
+
+
+def _old_footprint_points(geom, spacing: float, max_points: int = 200_000):
+    minx, miny, maxx, maxy = geom.bounds
+    area = max(float(geom.area), 0.0)
+    if area > 0 and area / (spacing * spacing) > max_points:
+        spacing = math.sqrt(area / max_points)
+    xs, ys = [], []
+    n_interior = 0
+    if area > 0:
+        gx = np.arange(minx + spacing / 2, maxx, spacing)
+        gy = np.arange(miny + spacing / 2, maxy, spacing)
+        if len(gx) and len(gy):
+            xx, yy = np.meshgrid(gx, gy)
+            inside = shapely.contains_xy(geom, xx.ravel(), yy.ravel())
+            xs.append(xx.ravel()[inside])
+            ys.append(yy.ravel()[inside])
+            n_interior = int(inside.sum())
+    boundary = geom.boundary if area > 0 else geom
+    if not boundary.is_empty and boundary.length > 0:
+        coords = shapely.get_coordinates(shapely.segmentize(boundary, spacing))
+        xs.append(coords[:, 0])
+        ys.append(coords[:, 1])
+    elif not geom.is_empty:
+        coords = shapely.get_coordinates(geom)
+        xs.append(coords[:, 0])
+        ys.append(coords[:, 1])
+    rp = geom.representative_point() if not geom.is_empty else None
+    if rp is not None and not rp.is_empty:
+        xs.append(np.array([rp.x]))
+        ys.append(np.array([rp.y]))
+    if not xs:
+        return np.zeros(0), np.zeros(0), spacing, 0
+    return np.concatenate(xs), np.concatenate(ys), spacing, n_interior
+
+
+_c = st.floats(-20.0, 20.0, allow_nan=False)
+
+
+@st.composite
+def _footprint(draw):
+    kind = draw(st.sampled_from(["circle", "ring", "holed", "multi", "line", "point", "empty"]))
+    x, y = draw(_c), draw(_c)
+    if kind == "circle":
+        return Point(x, y).buffer(draw(st.floats(0.2, 12.0)), draw(st.sampled_from([4, 16])))
+    if kind == "ring":
+        return Polygon(draw(st.lists(st.tuples(_c, _c), min_size=3, max_size=8)))
+    if kind == "holed":
+        return box(x - 6, y - 6, x + 6, y + 6).difference(box(x - 2, y - 2, x + 2, y + 2))
+    if kind == "multi":
+        return MultiPolygon([box(x, y, x + 3, y + 2), box(x + 5, y, x + 6, y + 4)])
+    if kind == "line":
+        return LineString([(x, y), (draw(_c), draw(_c))])
+    if kind == "point":
+        return Point(x, y)
+    return Polygon()
+
+
+@settings(max_examples=300, deadline=None)
+@given(geom=_footprint(), spacing=st.floats(0.05, 3.0), max_points=st.sampled_from([200_000, 50]))
+def test_the_points_of_a_footprint_are_the_earlier_formulations_bit_for_bit(geom, spacing, max_points):
+    got = footprint_points(geom, spacing, max_points)
+    want = _old_footprint_points(geom, spacing, max_points)
+    assert got[0].tobytes() == want[0].tobytes() and got[1].tobytes() == want[1].tobytes()
+    assert got[2:] == want[2:]

@@ -148,25 +148,28 @@ def footprint_points(geom: BaseGeometry, spacing: float, max_points: int = 200_0
         gx = np.arange(minx + spacing / 2, maxx, spacing)
         gy = np.arange(miny + spacing / 2, maxy, spacing)
         if len(gx) and len(gy):
-            xx, yy = np.meshgrid(gx, gy)
-            inside = contains_points(geom, xx.ravel(), yy.ravel())
-            xs.append(xx.ravel()[inside])
-            ys.append(yy.ravel()[inside])
+            # np.meshgrid(gx, gy) raveled, row by row, without its broadcasting
+            xx, yy = np.tile(gx, len(gy)), np.repeat(gy, len(gx))
+            inside = contains_points(geom, xx, yy)
+            xs.append(xx[inside])
+            ys.append(yy[inside])
             n_interior = int(inside.sum())
+    empty = geom.is_empty
     boundary = geom.boundary if area > 0 else geom
-    if not boundary.is_empty and boundary.length > 0:
+    if boundary.length > 0:  # an empty boundary has none
         dense = shapely.segmentize(boundary, spacing)
         coords = shapely.get_coordinates(dense)
         xs.append(coords[:, 0])
         ys.append(coords[:, 1])
-    elif not geom.is_empty:
+    elif not empty:
         coords = shapely.get_coordinates(geom)
         xs.append(coords[:, 0])
         ys.append(coords[:, 1])
-    rp = geom.representative_point() if not geom.is_empty else None
-    if rp is not None and not rp.is_empty:
-        xs.append(np.array([rp.x]))
-        ys.append(np.array([rp.y]))
+    if not empty:
+        rp = shapely.get_coordinates(geom.representative_point())
+        if len(rp):  # not empty
+            xs.append(rp[:, 0])
+            ys.append(rp[:, 1])
     if not xs:
         return np.zeros(0), np.zeros(0), spacing, 0
     return np.concatenate(xs), np.concatenate(ys), spacing, n_interior
