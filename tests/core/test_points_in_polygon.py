@@ -58,3 +58,20 @@ def test_a_point_on_the_outline_is_not_inside_and_one_just_within_is():
     x = np.array([0.0, 5.0, 10.0, 5.0, 1e-9, 5.0, -1e-9] + [5.0] * PREPARE_FROM)
     y = np.array([5.0, 0.0, 5.0, 10.0, 5.0, 5.0, 5.0] + [5.0] * PREPARE_FROM)
     assert contains_points(square, x, y).tolist()[:7] == [False, False, False, False, True, True, False]
+
+
+def test_rectangles_as_geos_takes_them_and_rings_it_does_not_give_contains_xy_bit_for_bit():
+    rings = [
+        [(0, 0), (4, 0), (4, 3), (0, 3)],  # a box, counter-clockwise
+        [(0, 0), (0, 3), (4, 3), (4, 0)],  # clockwise
+        [(4, 3), (0, 3), (0, 0), (4, 0)],  # from another corner
+        [(0, 0), (4, 0), (0, 0), (0, 3)],  # back and forth along two sides: every vertex a corner, each step one axis
+        [(0, 0), (4, 0), (4, 0), (0, 3)],  # a repeated vertex: not a rectangle
+        [(2, 0), (4, 2), (2, 4), (0, 2)],  # a square on its corner
+        [(0, 0), (4, 0), (4, 3), (0, 3), (0, 1.5)],  # a box with a vertex mid-side
+    ]
+    g = np.arange(-1.0, 5.5, 0.5)
+    x, y = np.tile(g, len(g)), np.repeat(g, len(g))
+    for ring in rings:
+        poly = Polygon(ring)
+        assert contains_points(poly, x, y).tobytes() == shapely.contains_xy(poly, x, y).tobytes(), ring

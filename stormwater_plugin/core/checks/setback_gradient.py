@@ -422,7 +422,7 @@ def read_sides(
     nearest = shapely.shortest_line(dev, target)
     if nearest is None or nearest.is_empty:
         return reading
-    ends = np.asarray(nearest.coords)[:, :2]
+    ends = shapely.get_coordinates(nearest)  # x, y
     scale = 1.0
     while True:
         line_step = LINE_STEP_FT * scale / unit_to_ft
