@@ -60,6 +60,7 @@ import shapely
 from shapely.geometry import LineString, Point, Polygon
 from shapely.geometry.base import BaseGeometry
 
+from ..geometry_arrays import object_array
 from ..kinds import GRADIENT_MODES
 from ..points_in_polygon import contains_points
 from ..raster import ElevationGrid, clip
@@ -225,8 +226,11 @@ def _parts(geom: BaseGeometry) -> tuple[np.ndarray, list[BaseGeometry], list[Bas
 
 
 def _drawn(lines: np.ndarray) -> list[BaseGeometry]:
-    """The lines of ``lines`` that are not empty and have a length (as :func:`_linework` keeps them)."""
-    keep = ~shapely.is_empty(lines) & (shapely.length(lines) > 0)
+    """The lines of ``lines`` that are not empty and have a length (as :func:`_linework` keeps them).
+
+    An empty line's length is 0 (and a line with a NaN coordinate's NaN): the length alone decides.
+    """
+    keep = shapely.length(lines) > 0
     return [g for g, k in zip(lines.tolist(), keep.tolist()) if k]
 
 
@@ -277,17 +281,18 @@ def _with_ground(*ends: np.ndarray, dem: ElevationGrid) -> list[np.ndarray]:
     """
     xy = np.concatenate(ends, axis=0)
     z = np.asarray(dem.sample(xy[:, 0], xy[:, 1]), dtype=np.float64) if len(xy) else np.empty(0)
-    cuts = np.cumsum([len(e) for e in ends])[:-1]
-    return np.split(z, cuts)
+    out: list[np.ndarray] = []
+    k = 0
+    for e in ends:
+        out.append(z[k : k + len(e)])
+        k += len(e)
+    return out
 
 
 def _closest(r: np.ndarray, d1: np.ndarray, d2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Parameters (s, u) in [0, 1] of the closest points of pieces ``A + s d1`` and ``C + u d2`` (``r = A - C``)."""
     aa = np.einsum("ij,ij->i", d1, d1)
     ee = np.einsum("ij,ij->i", d2, d2)
-    ff = np.einsum("ij,ij->i", d2, r)
-    cc = np.einsum("ij,ij->i", d1, r)
-    bb = np.einsum("ij,ij->i", d1, d2)
     tiny = 1e-18
     p1 = aa <= tiny
     p2 = ee <= tiny
@@ -295,24 +300,34 @@ def _closest(r: np.ndarray, d1: np.ndarray, d2: np.ndarray) -> tuple[np.ndarray,
     u = np.zeros(len(r))
     safe_aa = np.where(p1, 1.0, aa)
     safe_ee = np.where(p2, 1.0, ee)
-    # Both proper pieces.
-    denom = aa * ee - bb * bb
     gen = ~p1 & ~p2
-    s_gen = np.where(denom > tiny * np.maximum(aa * ee, tiny), (bb * ff - cc * ee) / np.where(denom > 0, denom, 1.0), 0.0)
-    s_gen = clip(s_gen, 0.0, 1.0)
-    u_gen = (bb * s_gen + ff) / safe_ee
-    lo = u_gen < 0.0
-    hi = u_gen > 1.0
-    s_gen = np.where(lo, clip(-cc / safe_aa, 0.0, 1.0), np.where(hi, clip((bb - cc) / safe_aa, 0.0, 1.0), s_gen))
-    u_gen = clip(u_gen, 0.0, 1.0)
-    s = np.where(gen, s_gen, s)
-    u = np.where(gen, u_gen, u)
-    # The device element is a point.
     only1 = p1 & ~p2
-    u = np.where(only1, clip(ff / safe_ee, 0.0, 1.0), u)
-    # The feature element is a point.
     only2 = ~p1 & p2
-    s = np.where(only2, clip(-cc / safe_aa, 0.0, 1.0), s)
+    # Each case is computed only when some pair is in it (a point device's pieces are all points): np.where takes
+    # nothing from a case no pair is in.
+    any_gen = bool(gen.any())
+    ff = np.einsum("ij,ij->i", d2, r) if any_gen or only1.any() else None
+    cc = np.einsum("ij,ij->i", d1, r) if any_gen or only2.any() else None
+    if any_gen:
+        assert ff is not None and cc is not None
+        bb = np.einsum("ij,ij->i", d1, d2)
+        # Both proper pieces.
+        denom = aa * ee - bb * bb
+        s_gen = np.where(denom > tiny * np.maximum(aa * ee, tiny), (bb * ff - cc * ee) / np.where(denom > 0, denom, 1.0), 0.0)
+        s_gen = clip(s_gen, 0.0, 1.0)
+        u_gen = (bb * s_gen + ff) / safe_ee
+        lo = u_gen < 0.0
+        hi = u_gen > 1.0
+        s_gen = np.where(lo, clip(-cc / safe_aa, 0.0, 1.0), np.where(hi, clip((bb - cc) / safe_aa, 0.0, 1.0), s_gen))
+        u_gen = clip(u_gen, 0.0, 1.0)
+        s = np.where(gen, s_gen, s)
+        u = np.where(gen, u_gen, u)
+    if ff is not None:
+        # The device element is a point.
+        u = np.where(only1, clip(ff / safe_ee, 0.0, 1.0), u)
+    if cc is not None:
+        # The feature element is a point.
+        s = np.where(only2, clip(-cc / safe_aa, 0.0, 1.0), s)
     return s, u
 
 
@@ -418,7 +433,7 @@ def read_sides(
     reading = SideReading([Part() for _ in factors], Part(), factors)
     # The canonical form (ring start, orientation and part order fixed): the pieces, and so the pair found, do not
     # depend on how the feature was digitised or which file format reordered its vertices.
-    dev, target = shapely.normalize(dev), shapely.normalize(target)
+    dev, target = shapely.normalize(object_array([dev, target])).tolist()
     nearest = shapely.shortest_line(dev, target)
     if nearest is None or nearest.is_empty:
         return reading
@@ -436,16 +451,21 @@ def read_sides(
     de, te = _Elements(da, db, dza, dzb), _Elements(ta, tb, tza, tzb)
     ii, jj = _pairs(de, te, reach_units)
     sign = 1.0 if mode == "device_upgradient" else -1.0
+    # per element once, then taken for each pair: the same values as taken per pair and then subtracted or tested
+    dev_d, tgt_d = de.b - de.a, te.b - te.a
+    dev_known = np.isfinite(de.za) & np.isfinite(de.zb)
+    tgt_known = np.isfinite(te.za) & np.isfinite(te.zb)
+    dev_dz, tgt_dz = de.zb - de.za, te.zb - te.za
     for k0 in range(0, len(ii), _CHUNK):
         i, j = ii[k0 : k0 + _CHUNK], jj[k0 : k0 + _CHUNK]
-        A, d1 = de.a[i], de.b[i] - de.a[i]
-        C, d2 = te.a[j], te.b[j] - te.a[j]
+        A, d1 = de.a[i], dev_d[i]
+        C, d2 = te.a[j], tgt_d[j]
         r = A - C
         s0, u0 = _closest(r, d1, d2)
         gap0 = r + s0[:, None] * d1 - u0[:, None] * d2
         dist0 = np.hypot(gap0[:, 0], gap0[:, 1]) * unit_to_ft
         close = dist0 <= reach_units * unit_to_ft * (1 + 1e-9)
-        unknown = ~(np.isfinite(de.za[i]) & np.isfinite(de.zb[i]) & np.isfinite(te.za[j]) & np.isfinite(te.zb[j]))
+        unknown = ~(dev_known[i] & tgt_known[j])
         bad = close & unknown
         if np.any(bad):
             m = int(np.argmin(np.where(bad, dist0, np.inf)))
@@ -453,11 +473,12 @@ def read_sides(
         live = close & ~unknown
         if not np.any(live):
             continue
-        i, j, A, d1, C, d2, r = i[live], j[live], A[live], d1[live], C[live], d2[live], r[live]
-        s0, u0, dist0 = s0[live], u0[live], dist0[live]
+        if not live.all():
+            i, j, A, d1, C, d2, r = i[live], j[live], A[live], d1[live], C[live], d2[live], r[live]
+            s0, u0, dist0 = s0[live], u0[live], dist0[live]
         dz0 = de.za[i] - te.za[j]
-        dze = de.zb[i] - de.za[i]
-        dzf = te.zb[j] - te.za[j]
+        dze = dev_dz[i]
+        dzf = tgt_dz[j]
         for k, f in enumerate(factors):
             m_k = sign * f / assumed
             # L(s, u) = tol + sign * (device ground - feature ground) in feet under unit k; the rule applies where L >= 0.
