@@ -125,3 +125,21 @@ def test_the_points_of_a_footprint_are_the_earlier_formulations_bit_for_bit(geom
     want = _old_footprint_points(geom, spacing, max_points)
     assert got[0].tobytes() == want[0].tobytes() and got[1].tobytes() == want[1].tobytes()
     assert got[2:] == want[2:]
+
+
+@settings(max_examples=200, deadline=None)
+@given(jac=st.lists(st.floats(-3.0, 3.0, allow_nan=False), min_size=4, max_size=4), transposed=st.booleans())
+def test_a_cell_size_kept_by_the_jacobians_bytes_is_the_one_computed_bit_for_bit(jac, transposed):
+    from stormwater_plugin.core.terrain.checks import _cell_size_of, steep_edge
+    from stormwater_plugin.core.terrain.ring import cell_size_ft
+
+    j = np.array(jac).reshape(2, 2)
+    if transposed:  # not C-contiguous: its bytes are still its values in C order
+        j = np.asfortranarray(j)
+    if abs(np.linalg.det(j)) < 1e-9:
+        return  # singular: no cell size
+    got = _cell_size_of(j.tobytes())
+    want = cell_size_ft(j)
+    assert got == want and [v.hex() for v in got] == [v.hex() for v in want]
+    assert _cell_size_of(j.tobytes()) is got  # kept
+    assert steep_edge(15.0, "gt") == steep_edge.__wrapped__(15.0, "gt")
