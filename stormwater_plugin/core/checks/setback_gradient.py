@@ -57,10 +57,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import shapely
-from shapely.geometry import LineString
+from shapely.geometry import LineString, Point, Polygon
 from shapely.geometry.base import BaseGeometry
 
+from ..geometry_arrays import object_array
 from ..kinds import GRADIENT_MODES
+from ..points_in_polygon import contains_points
 from ..raster import ElevationGrid, clip
 
 #: Longest straight piece the linework of a device or feature is cut into, in feet (vertices are always kept).
@@ -176,9 +178,10 @@ def _polygons(geom: BaseGeometry) -> list[BaseGeometry]:
     return out
 
 
-def _positions(line: BaseGeometry, step_units: float) -> np.ndarray:
-    """Arc-length positions that cut a line into pieces: every vertex plus a regular step."""
-    length = line.length
+def _positions(line: BaseGeometry, step_units: float, length: float | None = None) -> np.ndarray:
+    """Arc-length positions that cut a line into pieces: every vertex plus a regular step (``length``: the line's, when known)."""
+    if length is None:
+        length = line.length
     step = step_units
     if length / step > MAX_LINE_SAMPLES:
         step = length / MAX_LINE_SAMPLES
@@ -189,21 +192,46 @@ def _positions(line: BaseGeometry, step_units: float) -> np.ndarray:
     return np.unique(clip(np.concatenate([regular, vertices, [length]]), 0.0, length))
 
 
-def _interior_grid(poly: BaseGeometry, step: float, other: BaseGeometry, reach_units: float) -> np.ndarray:
-    """Grid samples (n x 2) inside ``poly`` within ``reach_units`` of ``other``."""
+def _interior_grid(poly: BaseGeometry, step: float) -> np.ndarray:
+    """Grid samples (n x 2) inside ``poly``; the caller keeps those within reach of the other geometry."""
     minx, miny, maxx, maxy = poly.bounds
     step = max(step, math.sqrt(max(maxx - minx, 0.0) * max(maxy - miny, 0.0) / MAX_INTERIOR_SAMPLES))
     xs = np.arange(math.floor(minx / step) * step, maxx + step, step)
     ys = np.arange(math.floor(miny / step) * step, maxy + step, step)
-    xx, yy = np.meshgrid(xs, ys)
-    xx, yy = xx.ravel(), yy.ravel()
-    keep = shapely.contains_xy(poly, xx, yy)
-    pts = np.column_stack([xx[keep], yy[keep]])
-    if len(pts) == 0:
-        return np.empty((0, 2))
-    d = shapely.distance(other, shapely.points(pts))
-    # A distance GEOS cannot give (NaN) keeps the sample: the pair distance is computed exactly later.
-    return np.asarray(pts[~(d > reach_units * (1 + 1e-9))])
+    # np.meshgrid(xs, ys) raveled, row by row, without its broadcasting
+    xx, yy = np.tile(xs, len(ys)), np.repeat(ys, len(xs))
+    keep = contains_points(poly, xx, yy)
+    return np.column_stack([xx[keep], yy[keep]])
+
+
+def _parts(geom: BaseGeometry) -> tuple[np.ndarray, list[BaseGeometry], list[BaseGeometry]]:
+    """:func:`_points`, :func:`_polygons` and :func:`_linework` of ``geom`` at once.
+
+    A single point, line or polygon (what a device or a feature clipped to the other's reach mostly is) is its
+    own only part: read without splitting it into parts and asking each for its type, and a polygon's rings
+    made lines in one call. Anything else is read part by part.
+    """
+    kind = type(geom)
+    if kind is Point:
+        return shapely.get_coordinates(geom), [], []  # no row when empty
+    if kind is Polygon and not geom.is_empty:
+        if shapely.get_num_interior_rings(geom) == 0:  # a polygon's coordinates are its exterior's, then its interiors'
+            lines = np.array([shapely.linestrings(shapely.get_coordinates(geom))], dtype=object)
+        else:
+            lines = np.array([shapely.linestrings(shapely.get_coordinates(r)) for r in [geom.exterior, *geom.interiors]], dtype=object)
+        return np.empty((0, 2)), [geom], _drawn(lines)
+    if kind is LineString:
+        return np.empty((0, 2)), [], _drawn(np.array([geom], dtype=object))
+    return _points(geom), _polygons(geom), _linework(geom)
+
+
+def _drawn(lines: np.ndarray) -> list[BaseGeometry]:
+    """The lines of ``lines`` that are not empty and have a length (as :func:`_linework` keeps them).
+
+    An empty line's length is 0 (and a line with a NaN coordinate's NaN): the length alone decides.
+    """
+    keep = shapely.length(lines) > 0
+    return [g for g, k in zip(lines.tolist(), keep.tolist()) if k]
 
 
 def _clip_to_reach(geom: BaseGeometry, other: BaseGeometry, reach_units: float) -> BaseGeometry:
@@ -215,53 +243,56 @@ def _clip_to_reach(geom: BaseGeometry, other: BaseGeometry, reach_units: float) 
 def _elements(geom: BaseGeometry, other: BaseGeometry, reach_units: float, line_step: float, grid_step: float, nearest: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Start and end points of the elements of ``geom`` within reach of ``other`` (``nearest``: an extra point)."""
     near = _clip_to_reach(geom, other, reach_units)
-    starts: list[np.ndarray] = [nearest.reshape(-1, 2)]
-    ends: list[np.ndarray] = [nearest.reshape(-1, 2)]
-    pts = _points(near)
-    starts.append(pts)
-    ends.append(pts)
-    for poly in _polygons(near):
-        grid = _interior_grid(poly, grid_step, other, reach_units)
+    pts, polys, lines = _parts(near)
+    starts: list[np.ndarray] = [nearest.reshape(-1, 2), pts]
+    ends: list[np.ndarray] = [nearest.reshape(-1, 2), pts]
+    for poly in polys:
+        grid = _interior_grid(poly, grid_step)
         starts.append(grid)
         ends.append(grid)
-    for line in _linework(near):
-        s = _positions(line, line_step)
-        xy = shapely.get_coordinates(shapely.line_interpolate_point(line, s))[:, :2]
-        starts.append(xy[:-1])
-        ends.append(xy[1:])
+    if lines:
+        lengths = shapely.length(np.array(lines, dtype=object)).tolist()
+        for line, length in zip(lines, lengths):
+            s = _positions(line, line_step, length)
+            xy = shapely.get_coordinates(shapely.line_interpolate_point(line, s))[:, :2]
+            starts.append(xy[:-1])
+            ends.append(xy[1:])
     a = np.concatenate(starts, axis=0)
     b = np.concatenate(ends, axis=0)
     if len(a) == 0:
         return a, b
-    # Only pieces that come within the reach of the other geometry can pair.
-    d = np.empty(len(a))
+    # Only pieces that come within the reach of the other geometry can pair (a grid sample's distance is its point's).
     dot = np.all(a == b, axis=1)
+    pieces = np.empty(len(a), dtype=object)
     if np.any(dot):
-        d[dot] = shapely.distance(other, shapely.points(a[dot]))
-    if np.any(~dot):
-        d[~dot] = shapely.distance(other, shapely.linestrings(np.stack([a[~dot], b[~dot]], axis=1)))
+        pieces[dot] = shapely.points(a[dot])
+    if not np.all(dot):
+        pieces[~dot] = shapely.linestrings(np.stack([a[~dot], b[~dot]], axis=1))
+    d = shapely.distance(other, pieces)
+    # A distance GEOS cannot give (NaN) keeps the piece: the pair distance is computed exactly later.
     keep = ~(d > reach_units * (1 + 1e-9))
     return a[keep], b[keep]
 
 
-def _with_ground(a: np.ndarray, b: np.ndarray, dem: ElevationGrid) -> _Elements:
-    if not len(a) or not len(b):
-        za = dem.sample(a[:, 0], a[:, 1]) if len(a) else np.empty(0)
-        zb = dem.sample(b[:, 0], b[:, 1]) if len(b) else np.empty(0)
-        return _Elements(a, b, np.asarray(za, dtype=np.float64), np.asarray(zb, dtype=np.float64))
-    # both ends sampled in one call: each point's elevation is its own, whatever else is sampled with it
-    ab = np.concatenate([a, b], axis=0)
-    z = np.asarray(dem.sample(ab[:, 0], ab[:, 1]), dtype=np.float64)
-    return _Elements(a, b, z[: len(a)], z[len(a):])
+def _with_ground(*ends: np.ndarray, dem: ElevationGrid) -> list[np.ndarray]:
+    """The ground (ft, assumed unit) at each array of points (n x 2) in ``ends``, all sampled in one call.
+
+    Each point's elevation is its own, whatever else is sampled with it (:meth:`ElevationGrid.sample_pixel`).
+    """
+    xy = np.concatenate(ends, axis=0)
+    z = np.asarray(dem.sample(xy[:, 0], xy[:, 1]), dtype=np.float64) if len(xy) else np.empty(0)
+    out: list[np.ndarray] = []
+    k = 0
+    for e in ends:
+        out.append(z[k : k + len(e)])
+        k += len(e)
+    return out
 
 
 def _closest(r: np.ndarray, d1: np.ndarray, d2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Parameters (s, u) in [0, 1] of the closest points of pieces ``A + s d1`` and ``C + u d2`` (``r = A - C``)."""
     aa = np.einsum("ij,ij->i", d1, d1)
     ee = np.einsum("ij,ij->i", d2, d2)
-    ff = np.einsum("ij,ij->i", d2, r)
-    cc = np.einsum("ij,ij->i", d1, r)
-    bb = np.einsum("ij,ij->i", d1, d2)
     tiny = 1e-18
     p1 = aa <= tiny
     p2 = ee <= tiny
@@ -269,24 +300,34 @@ def _closest(r: np.ndarray, d1: np.ndarray, d2: np.ndarray) -> tuple[np.ndarray,
     u = np.zeros(len(r))
     safe_aa = np.where(p1, 1.0, aa)
     safe_ee = np.where(p2, 1.0, ee)
-    # Both proper pieces.
-    denom = aa * ee - bb * bb
     gen = ~p1 & ~p2
-    s_gen = np.where(denom > tiny * np.maximum(aa * ee, tiny), (bb * ff - cc * ee) / np.where(denom > 0, denom, 1.0), 0.0)
-    s_gen = clip(s_gen, 0.0, 1.0)
-    u_gen = (bb * s_gen + ff) / safe_ee
-    lo = u_gen < 0.0
-    hi = u_gen > 1.0
-    s_gen = np.where(lo, clip(-cc / safe_aa, 0.0, 1.0), np.where(hi, clip((bb - cc) / safe_aa, 0.0, 1.0), s_gen))
-    u_gen = clip(u_gen, 0.0, 1.0)
-    s = np.where(gen, s_gen, s)
-    u = np.where(gen, u_gen, u)
-    # The device element is a point.
     only1 = p1 & ~p2
-    u = np.where(only1, clip(ff / safe_ee, 0.0, 1.0), u)
-    # The feature element is a point.
     only2 = ~p1 & p2
-    s = np.where(only2, clip(-cc / safe_aa, 0.0, 1.0), s)
+    # Each case is computed only when some pair is in it (a point device's pieces are all points): np.where takes
+    # nothing from a case no pair is in.
+    any_gen = bool(gen.any())
+    ff = np.einsum("ij,ij->i", d2, r) if any_gen or only1.any() else None
+    cc = np.einsum("ij,ij->i", d1, r) if any_gen or only2.any() else None
+    if any_gen:
+        assert ff is not None and cc is not None
+        bb = np.einsum("ij,ij->i", d1, d2)
+        # Both proper pieces.
+        denom = aa * ee - bb * bb
+        s_gen = np.where(denom > tiny * np.maximum(aa * ee, tiny), (bb * ff - cc * ee) / np.where(denom > 0, denom, 1.0), 0.0)
+        s_gen = clip(s_gen, 0.0, 1.0)
+        u_gen = (bb * s_gen + ff) / safe_ee
+        lo = u_gen < 0.0
+        hi = u_gen > 1.0
+        s_gen = np.where(lo, clip(-cc / safe_aa, 0.0, 1.0), np.where(hi, clip((bb - cc) / safe_aa, 0.0, 1.0), s_gen))
+        u_gen = clip(u_gen, 0.0, 1.0)
+        s = np.where(gen, s_gen, s)
+        u = np.where(gen, u_gen, u)
+    if ff is not None:
+        # The device element is a point.
+        u = np.where(only1, clip(ff / safe_ee, 0.0, 1.0), u)
+    if cc is not None:
+        # The feature element is a point.
+        s = np.where(only2, clip(-cc / safe_aa, 0.0, 1.0), s)
     return s, u
 
 
@@ -392,11 +433,11 @@ def read_sides(
     reading = SideReading([Part() for _ in factors], Part(), factors)
     # The canonical form (ring start, orientation and part order fixed): the pieces, and so the pair found, do not
     # depend on how the feature was digitised or which file format reordered its vertices.
-    dev, target = shapely.normalize(dev), shapely.normalize(target)
+    dev, target = shapely.normalize(object_array([dev, target])).tolist()
     nearest = shapely.shortest_line(dev, target)
     if nearest is None or nearest.is_empty:
         return reading
-    ends = np.asarray(nearest.coords)[:, :2]
+    ends = shapely.get_coordinates(nearest)  # x, y
     scale = 1.0
     while True:
         line_step = LINE_STEP_FT * scale / unit_to_ft
@@ -406,20 +447,25 @@ def read_sides(
         if len(da) * len(ta) <= MAX_PAIR_CHECKS or scale >= 1024:
             break
         scale *= 2.0
-    de = _with_ground(da, db, dem)
-    te = _with_ground(ta, tb, dem)
+    dza, dzb, tza, tzb = _with_ground(da, db, ta, tb, dem=dem)
+    de, te = _Elements(da, db, dza, dzb), _Elements(ta, tb, tza, tzb)
     ii, jj = _pairs(de, te, reach_units)
     sign = 1.0 if mode == "device_upgradient" else -1.0
+    # per element once, then taken for each pair: the same values as taken per pair and then subtracted or tested
+    dev_d, tgt_d = de.b - de.a, te.b - te.a
+    dev_known = np.isfinite(de.za) & np.isfinite(de.zb)
+    tgt_known = np.isfinite(te.za) & np.isfinite(te.zb)
+    dev_dz, tgt_dz = de.zb - de.za, te.zb - te.za
     for k0 in range(0, len(ii), _CHUNK):
         i, j = ii[k0 : k0 + _CHUNK], jj[k0 : k0 + _CHUNK]
-        A, d1 = de.a[i], de.b[i] - de.a[i]
-        C, d2 = te.a[j], te.b[j] - te.a[j]
+        A, d1 = de.a[i], dev_d[i]
+        C, d2 = te.a[j], tgt_d[j]
         r = A - C
         s0, u0 = _closest(r, d1, d2)
         gap0 = r + s0[:, None] * d1 - u0[:, None] * d2
         dist0 = np.hypot(gap0[:, 0], gap0[:, 1]) * unit_to_ft
         close = dist0 <= reach_units * unit_to_ft * (1 + 1e-9)
-        unknown = ~(np.isfinite(de.za[i]) & np.isfinite(de.zb[i]) & np.isfinite(te.za[j]) & np.isfinite(te.zb[j]))
+        unknown = ~(dev_known[i] & tgt_known[j])
         bad = close & unknown
         if np.any(bad):
             m = int(np.argmin(np.where(bad, dist0, np.inf)))
@@ -427,11 +473,12 @@ def read_sides(
         live = close & ~unknown
         if not np.any(live):
             continue
-        i, j, A, d1, C, d2, r = i[live], j[live], A[live], d1[live], C[live], d2[live], r[live]
-        s0, u0, dist0 = s0[live], u0[live], dist0[live]
+        if not live.all():
+            i, j, A, d1, C, d2, r = i[live], j[live], A[live], d1[live], C[live], d2[live], r[live]
+            s0, u0, dist0 = s0[live], u0[live], dist0[live]
         dz0 = de.za[i] - te.za[j]
-        dze = de.zb[i] - de.za[i]
-        dzf = te.zb[j] - te.za[j]
+        dze = dev_dz[i]
+        dzf = tgt_dz[j]
         for k, f in enumerate(factors):
             m_k = sign * f / assumed
             # L(s, u) = tol + sign * (device ground - feature ground) in feet under unit k; the rule applies where L >= 0.
@@ -439,15 +486,18 @@ def read_sides(
             be = m_k * dze
             ga = -m_k * dzf
             ok0 = al + be * s0 + ga * u0 >= -1e-12
-            s1, u1, ok1 = _on_limit(r, d1, d2, al, be, ga)
-            s = np.where(ok0, s0, s1)
-            u = np.where(ok0, u0, u1)
-            feas = ok0 | ok1
-            if not np.any(feas):
-                continue
-            gap = r + s[:, None] * d1 - u[:, None] * d2
-            dist = np.where(ok0, dist0, np.hypot(gap[:, 0], gap[:, 1]) * unit_to_ft)
-            dist = np.where(feas, dist, np.inf)
+            if ok0.all():  # every nearest pair stands in the relation: the nearest of them is the answer
+                s, u, dist = s0, u0, dist0
+            else:
+                s1, u1, ok1 = _on_limit(r, d1, d2, al, be, ga)
+                s = np.where(ok0, s0, s1)
+                u = np.where(ok0, u0, u1)
+                feas = ok0 | ok1
+                if not np.any(feas):
+                    continue
+                gap = r + s[:, None] * d1 - u[:, None] * d2
+                dist = np.where(ok0, dist0, np.hypot(gap[:, 0], gap[:, 1]) * unit_to_ft)
+                dist = np.where(feas, dist, np.inf)
             m = int(np.argmin(dist))
             reading.qualifying[k].offer(float(dist[m]), _pair_line(A[m] + s[m] * d1[m], C[m] + u[m] * d2[m]))
     return reading

@@ -288,7 +288,7 @@ def _elevations(ctx: CheckContext, line: BaseGeometry) -> tuple[float | None, fl
     """Ground elevations (ft) at the device end and the feature end of a shortest line, and their difference."""
     if ctx.dem is None:
         return None, None, None
-    coords = np.asarray(line.coords)
+    coords = shapely.get_coordinates(line)  # x, y: the line's coords without the array interface's cost
     z = ctx.dem.sample(coords[[0, -1], 0], coords[[0, -1], 1])
     z_dev = float(z[0]) if math.isfinite(z[0]) else None
     z_tgt = float(z[1]) if math.isfinite(z[1]) else None

@@ -40,6 +40,7 @@ a verdict that differs between them is *undetermined* with the remedy
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -71,11 +72,13 @@ def slope_relation(compare: str) -> str:
         raise ValueError(f"compare must be 'gte' or 'gt', not {compare!r}") from None
 
 
+@functools.lru_cache(maxsize=64, typed=True)
 def steep_edge(threshold_pct: float, compare: str) -> float:
     """The least raw slope (percent) that is steep under the rule: 14.95% (to the last bit) for "15% or more".
 
     The slope rounded half up to 0.1% is compared (:func:`~stormwater_plugin.core.limits.at_least_threshold`);
     the slope maps certify their steep cells at this value, so a map and a building site's finding read alike.
+    Kept per threshold and test (a pure function of them; a rule asks it for every device).
     """
     return at_least_threshold(threshold_pct, "slope_pct", slope_relation(compare))
 
@@ -309,6 +312,16 @@ class FootprintSlope:
     cell_size_ft: tuple[float, float]
 
 
+@functools.lru_cache(maxsize=256)
+def _cell_size_of(jac_bytes: bytes) -> tuple[float, float]:
+    """:func:`.ring.cell_size_ft` of a local Jacobian given as its bytes (2 x 2 float64, C order), kept by that content.
+
+    The Jacobian of a DEM's grid changes with the device's position only in its last bits (the central difference of
+    the transform), so a moved device's is mostly one already seen, and its inverse need not be taken again.
+    """
+    return cell_size_ft(np.frombuffer(jac_bytes, dtype=np.float64).reshape(2, 2))
+
+
 def footprint_slope(
     grid: ElevationGrid,
     geom: BaseGeometry,
@@ -327,7 +340,7 @@ def footprint_slope(
     """
     c = _centre(geom)
     _, jac = local_jacobian(grid, float(c.x), float(c.y), unit_to_ft)
-    w_ft, h_ft = cell_size_ft(jac)
+    w_ft, h_ft = _cell_size_of(jac.tobytes())
     spacing = min(w_ft, h_ft) / 2.0 / unit_to_ft
     x, y, spacing, n_int = footprint_points(geom, spacing)
     rows, cols, on = cells_of_points(grid, x, y)

@@ -23,6 +23,7 @@ import numpy as np
 import shapely
 from shapely.geometry.base import BaseGeometry
 
+from ..points_in_polygon import contains_points
 from ..raster import ElevationGrid
 
 
@@ -68,6 +69,11 @@ def horn_slope_pct(values: np.ndarray, ground_to_pixel: np.ndarray, z_to_ft: flo
     return out
 
 
+#: Row and column offsets of a cell's 3x3 window.
+_DR = np.arange(-1, 2).reshape(1, 3, 1)
+_DC = np.arange(-1, 2).reshape(1, 1, 3)
+
+
 def horn_slope_cells(grid: ElevationGrid, rows: np.ndarray, cols: np.ndarray, ground_to_pixel: np.ndarray) -> np.ndarray:
     """Horn slope (percent) of selected cells of an :class:`ElevationGrid`.
 
@@ -95,10 +101,11 @@ def horn_slope_cells(grid: ElevationGrid, rows: np.ndarray, cols: np.ndarray, gr
         return out
     r = rows[ok]
     c = cols[ok]
-    v = grid.values
+    # the 3x3 window of every cell in one gather, (cell, dr + 1, dc + 1), each value as v[r + dr, c + dc] * z_to_ft
+    win = grid.values[r[:, None, None] + _DR, c[:, None, None] + _DC] * grid.z_to_ft
 
     def at(dr: int, dc: int) -> np.ndarray:
-        return v[r + dr, c + dc] * grid.z_to_ft
+        return win[:, dr + 1, dc + 1]
 
     dzdc = ((at(-1, 1) + 2 * at(0, 1) + at(1, 1)) - (at(-1, -1) + 2 * at(0, -1) + at(1, -1))) / 8.0
     dzdr = ((at(1, -1) + 2 * at(1, 0) + at(1, 1)) - (at(-1, -1) + 2 * at(-1, 0) + at(-1, 1))) / 8.0
@@ -141,25 +148,28 @@ def footprint_points(geom: BaseGeometry, spacing: float, max_points: int = 200_0
         gx = np.arange(minx + spacing / 2, maxx, spacing)
         gy = np.arange(miny + spacing / 2, maxy, spacing)
         if len(gx) and len(gy):
-            xx, yy = np.meshgrid(gx, gy)
-            inside = shapely.contains_xy(geom, xx.ravel(), yy.ravel())
-            xs.append(xx.ravel()[inside])
-            ys.append(yy.ravel()[inside])
+            # np.meshgrid(gx, gy) raveled, row by row, without its broadcasting
+            xx, yy = np.tile(gx, len(gy)), np.repeat(gy, len(gx))
+            inside = contains_points(geom, xx, yy)
+            xs.append(xx[inside])
+            ys.append(yy[inside])
             n_interior = int(inside.sum())
+    empty = geom.is_empty
     boundary = geom.boundary if area > 0 else geom
-    if not boundary.is_empty and boundary.length > 0:
+    if boundary.length > 0:  # an empty boundary has none
         dense = shapely.segmentize(boundary, spacing)
         coords = shapely.get_coordinates(dense)
         xs.append(coords[:, 0])
         ys.append(coords[:, 1])
-    elif not geom.is_empty:
+    elif not empty:
         coords = shapely.get_coordinates(geom)
         xs.append(coords[:, 0])
         ys.append(coords[:, 1])
-    rp = geom.representative_point() if not geom.is_empty else None
-    if rp is not None and not rp.is_empty:
-        xs.append(np.array([rp.x]))
-        ys.append(np.array([rp.y]))
+    if not empty:
+        rp = shapely.get_coordinates(geom.representative_point())
+        if len(rp):  # not empty
+            xs.append(rp[:, 0])
+            ys.append(rp[:, 1])
     if not xs:
         return np.zeros(0), np.zeros(0), spacing, 0
     return np.concatenate(xs), np.concatenate(ys), spacing, n_interior
