@@ -38,6 +38,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+import shapely
 from shapely.geometry.base import BaseGeometry
 
 from ..extents import Interval, footprint_bound
@@ -213,7 +215,7 @@ def _measure(layers: dict[str, FeatureLayer], unit_to_ft: float) -> AffectedArea
             elif role in PLAN_OBJECT_ROLES:
                 loose.append((g, layer.ref(i).noun, role, layer.attrs[i], layer.ids[i]))
     geometry = union([g for gs in by_role.values() for g in gs])
-    activity = union(every + unknown_geoms)
+    activity = _activity(geometry, every, unknown_geoms)
     if not supplied:
         return AffectedArea(None, None, geometry, activity, {}, supplied, left_out=tuple(left_out))
     by_layer = {r: _sqft(union(by_role[r]), unit_to_ft) for r in AFFECTED_AREA_ROLES + PLAN_OBJECT_ROLES if r in by_role}
@@ -242,6 +244,33 @@ def _measure(layers: dict[str, FeatureLayer], unit_to_ft: float) -> AffectedArea
         upper = sqft
     return AffectedArea(sqft, upper, geometry, activity, by_layer, supplied, tuple(unmeasured), tuple(unknown_ids), tuple(left_out), tuple(unbounded),
                         tuple(refs))
+
+
+def _activity(geometry: BaseGeometry, every: list[Any], unknown: list[Any]) -> BaseGeometry:
+    """The union of ``every`` and ``unknown`` (in that order); ``geometry`` is the union of the polygons of ``every``, in order.
+
+    The union of polygons and points is that of the polygons when no point lies outside them, bit for bit: GEOS's
+    unary union unions the polygons of a collection apart (its polygons in their order, whatever else it holds),
+    then adds each point its point locator finds exterior to them, and returns a copy of the polygons' union when
+    none is. So when every part not a polygon is a point in the interior of the polygons' union (a moved dry well
+    inside the disturbed area), the union of the polygons alone (kept by content, and when nothing of unknown status
+    adds a polygon the very union ``geometry`` is) is the answer, and the edit of a device drawn inside needs no new
+    union. Anything else (a line, a point on the edge or outside) makes the whole union as before.
+    """
+    parts = [g for g in every + unknown if g is not None]
+    if not parts:
+        return union(parts)
+    types = shapely.get_type_id(np.array(parts, dtype=object))
+    polygonal = (types == 3) | (types == 6)
+    points = types == 0
+    if not bool(np.all(polygonal | points)) or not bool(np.any(points)):
+        return union(parts)
+    polys = [g for g, keep in zip(parts, polygonal.tolist()) if keep]
+    whole = geometry if not unknown else union(polys)
+    pts = np.array([g for g, p in zip(parts, points.tolist()) if p], dtype=object)
+    if whole.is_empty or not bool(np.all(shapely.contains_properly(whole, pts))):
+        return union(parts)
+    return whole
 
 
 def _sqft(geom: BaseGeometry, unit_to_ft: float) -> float:
