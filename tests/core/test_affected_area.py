@@ -273,3 +273,31 @@ def test_a_moved_point_inside_the_disturbance_keeps_the_polygons_union_and_one_o
     assert _activity(geometry, [polys[0], Point(10, 10), polys[1]], []) is geometry
     out = _activity(geometry, [polys[0], Point(200, 10), polys[1]], [])
     assert out is not geometry and out.contains(Point(200, 10))
+
+
+def _measured(area) -> tuple:
+    return (area.sqft, area.upper_sqft, area.geometry.wkb, area.activity.wkb, area.by_layer, area.unmeasured, area.unbounded, area.unmeasured_refs)
+
+
+def test_the_covers_and_interiors_kept_by_content_follow_a_change_of_each_input():
+    """The live re-check keeps each loose device's cover and interior by content (#39): a change of the device, the
+    mapped work or the working unit gives the answer of a measure made afresh."""
+    from stormwater_plugin.core.checks.affected import affected_area
+    from stormwater_plugin.core.derived import Derived, using
+
+    def site(dev, dist=box(0, 0, 100, 100)):
+        return {"disturbance": layer("disturbance", [dist], ["D1"]),
+                "devices": layer("devices", [dev, Point(50, 50)], ["DW-1", "DW-2"], [{"device_type": "dry_well"}] * 2)}
+
+    first = Derived()
+    with using(first):
+        affected_area(site(Point(10, 10)), 1.0)
+    cases = [("same", (Point(10, 10),), 1.0), ("work shrunk", (Point(10, 10), box(20, 20, 100, 100)), 1.0),
+             ("moved out", (Point(100.0005, 10),), 1.0), ("unit", (Point(100.0005, 10),), 1000.0),
+             ("moved far out", (Point(150, 10),), 1.0), ("onto the edge", (Point(100, 10),), 1.0)]
+    last = first
+    for name, args, unit in cases:  # each check from the one before, as the live re-check runs
+        last = Derived(last)
+        with using(last):
+            live = affected_area(site(*args), unit)
+        assert _measured(live) == _measured(affected_area(site(*args), unit)), name  # new layers: measured afresh

@@ -36,12 +36,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
 import shapely
 from shapely.geometry.base import BaseGeometry
 
+from ..derived import derive_each
 from ..extents import Interval, footprint_bound
 from ..geometry import area_sqft, covers_on_edge, union
 from ..limits import DECIMALS, decided
@@ -224,8 +226,11 @@ def _measure(layers: dict[str, FeatureLayer], unit_to_ft: float) -> AffectedArea
     unbounded: list[str] = []
     plausible: list[Any] = []
     refs: list[tuple[str, str]] = []
-    for g, noun, role, attrs, fid in loose:
-        if not geometry.is_empty and covers_on_edge(geometry, g, unit_to_ft):
+    # each loose feature's cover kept by its content and the union's (a device moved elsewhere is judged again alone)
+    covered = (derive_each("covered by the work", partial(_covered, geometry, unit_to_ft), [x[0] for x in loose], geometry, unit_to_ft)
+               if loose and not geometry.is_empty else [False] * len(loose))
+    for (g, noun, role, attrs, fid), inside in zip(loose, covered):
+        if inside:
             continue  # drawn inside the mapped work (or on its edge, at the precision of a distance): counted there
         unmeasured.append(noun)
         refs.append((role, fid))
@@ -267,10 +272,20 @@ def _activity(geometry: BaseGeometry, every: list[Any], unknown: list[Any]) -> B
         return union(parts)
     polys = [g for g, keep in zip(parts, polygonal.tolist()) if keep]
     whole = geometry if not unknown else union(polys)
-    pts = np.array([g for g, p in zip(parts, points.tolist()) if p], dtype=object)
-    if whole.is_empty or not bool(np.all(shapely.contains_properly(whole, pts))):
+    pts = [g for g, p in zip(parts, points.tolist()) if p]
+    if whole.is_empty or not all(derive_each("in the interior of", partial(_interior, whole), pts, whole)):
         return union(parts)
     return whole
+
+
+def _interior(area: BaseGeometry, points: list[Any]) -> list[bool]:
+    """Whether each of ``points`` lies in the interior of ``area``."""
+    return [bool(x) for x in shapely.contains_properly(area, np.array(points, dtype=object)).tolist()]
+
+
+def _covered(area: BaseGeometry, unit_to_ft: float, geoms: list[Any]) -> list[bool]:
+    """Whether ``area`` covers each of ``geoms``, on its edge counting as on it (:func:`covers_on_edge`)."""
+    return [covers_on_edge(area, g, unit_to_ft) for g in geoms]
 
 
 def _sqft(geom: BaseGeometry, unit_to_ft: float) -> float:
