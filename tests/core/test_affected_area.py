@@ -285,8 +285,8 @@ def test_the_covers_and_interiors_kept_by_content_follow_a_change_of_each_input(
     from stormwater_plugin.core.checks.affected import affected_area
     from stormwater_plugin.core.derived import Derived, using
 
-    def site(dev, dist=box(0, 0, 100, 100)):
-        return {"disturbance": layer("disturbance", [dist], ["D1"]),
+    def site(dev, dist=None):
+        return {"disturbance": layer("disturbance", [dist or box(0, 0, 100, 100)], ["D1"]),
                 "devices": layer("devices", [dev, Point(50, 50)], ["DW-1", "DW-2"], [{"device_type": "dry_well"}] * 2)}
 
     first = Derived()

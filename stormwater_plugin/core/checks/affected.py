@@ -273,9 +273,10 @@ def _activity(geometry: BaseGeometry, every: list[Any], unknown: list[Any]) -> B
     polys = [g for g, keep in zip(parts, polygonal.tolist()) if keep]
     whole = geometry if not unknown else union(polys)
     pts = [g for g, p in zip(parts, points.tolist()) if p]
-    if whole.is_empty or not all(derive_each("in the interior of", partial(_interior, whole), pts, whole)):
+    if whole.is_empty:
         return union(parts)
-    return whole
+    interior: list[bool] = derive_each("in the interior of", partial(_interior, whole), pts, whole)
+    return whole if all(interior) else union(parts)
 
 
 def _interior(area: BaseGeometry, points: list[Any]) -> list[bool]:
