@@ -301,3 +301,24 @@ def test_the_covers_and_interiors_kept_by_content_follow_a_change_of_each_input(
         with using(last):
             live = affected_area(site(*args), unit)
         assert _measured(live) == _measured(affected_area(site(*args), unit)), name  # new layers: measured afresh
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.floats(0, 200), st.floats(0, 200), st.floats(1, 120), st.floats(1, 120)), min_size=1, max_size=4),
+       st.lists(st.tuples(st.floats(-50, 300), st.floats(-50, 300), st.sampled_from(["free", "vertex", "edge", "line"])), min_size=1, max_size=5),
+       st.sampled_from([1.0, 0.3048, 1000.0]))
+def test_a_point_in_the_interior_is_covered_as_covers_on_edge_says(rects, points, unit):
+    """The cover of a loose device taken from the interior test (no covers test of its own) is covers_on_edge's answer."""
+    from stormwater_plugin.core.checks.affected import _covered_by
+    from stormwater_plugin.core.geometry import covers_on_edge
+
+    area = shapely.union_all(np.array([box(x, y, x + w, y + h) for x, y, w, h in rects], dtype=object))
+    x0, y0, w0, _ = rects[0]
+    geoms: list = []
+    for x, y, how in points:
+        if how == "vertex":
+            x, y = x0, y0
+        elif how == "edge":
+            x, y = x0 + w0 / 2, y0
+        geoms.append(LineString([(x, y), (x + 3, y + 1)]) if how == "line" else Point(x, y))
+    assert _covered_by(area, geoms, unit) == [covers_on_edge(area, g, unit) for g in geoms]

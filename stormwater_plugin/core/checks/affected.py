@@ -198,6 +198,9 @@ def _measure(layers: dict[str, FeatureLayer], unit_to_ft: float) -> AffectedArea
         layer = layers.get(role)
         if layer is None:
             continue
+        # which are polygons, asked of the layer at once (a geometry's own ``geom_type`` is a call of its own)
+        types = shapely.get_type_id(np.asarray(layer.geoms, dtype=object)) if len(layer) else np.empty(0, dtype=int)
+        polygonal = ((types == 3) | (types == 6)).tolist()
         for i in range(len(layer)):
             g = layer.geoms[i]
             if role == "impervious":
@@ -212,7 +215,7 @@ def _measure(layers: dict[str, FeatureLayer], unit_to_ft: float) -> AffectedArea
                 left_out.append(layer.ref(i).noun)
                 continue
             every.append(g)
-            if g.geom_type in ("Polygon", "MultiPolygon"):
+            if polygonal[i]:
                 by_role.setdefault(role, []).append(g)
             elif role in PLAN_OBJECT_ROLES:
                 loose.append((g, layer.ref(i).noun, role, layer.attrs[i], layer.ids[i]))
@@ -226,9 +229,7 @@ def _measure(layers: dict[str, FeatureLayer], unit_to_ft: float) -> AffectedArea
     unbounded: list[str] = []
     plausible: list[Any] = []
     refs: list[tuple[str, str]] = []
-    # each loose feature's cover kept by its content and the union's (a device moved elsewhere is judged again alone)
-    covered = (derive_each("covered by the work", partial(_covered, geometry, unit_to_ft), [x[0] for x in loose], geometry, unit_to_ft)
-               if loose and not geometry.is_empty else [False] * len(loose))
+    covered = _covered_by(geometry, [x[0] for x in loose], unit_to_ft) if loose and not geometry.is_empty else [False] * len(loose)
     for (g, noun, role, attrs, fid), inside in zip(loose, covered):
         if inside:
             continue  # drawn inside the mapped work (or on its edge, at the precision of a distance): counted there
@@ -282,6 +283,27 @@ def _activity(geometry: BaseGeometry, every: list[Any], unknown: list[Any]) -> B
 def _interior(area: BaseGeometry, points: list[Any]) -> list[bool]:
     """Whether each of ``points`` lies in the interior of ``area``."""
     return [bool(x) for x in shapely.contains_properly(area, np.array(points, dtype=object)).tolist()]
+
+
+def _covered_by(area: BaseGeometry, geoms: list[Any], unit_to_ft: float) -> list[bool]:
+    """Whether ``area`` covers each of ``geoms``, on its edge counting as on it (:func:`covers_on_edge`), each kept by its content.
+
+    A point in the interior of ``area`` is covered (the interior is part of what covers asks): the interior, kept for
+    the activity union by the same key, answers for a device moved within the work without a covers test of its own.
+    """
+    points = [n for n, g in enumerate(geoms) if g.geom_type == "Point" and not g.is_empty]
+    out: list[bool | None] = [None] * len(geoms)
+    if points:
+        interior: list[bool] = derive_each("in the interior of", partial(_interior, area), [geoms[n] for n in points], area)
+        for n, inside in zip(points, interior):
+            if inside:
+                out[n] = True
+    rest = [n for n, v in enumerate(out) if v is None]
+    if rest:
+        judged: list[bool] = derive_each("covered by the work", partial(_covered, area, unit_to_ft), [geoms[n] for n in rest], area, unit_to_ft)
+        for n, v in zip(rest, judged):
+            out[n] = v
+    return [bool(v) for v in out]
 
 
 def _covered(area: BaseGeometry, unit_to_ft: float, geoms: list[Any]) -> list[bool]:
