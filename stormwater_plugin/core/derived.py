@@ -34,6 +34,8 @@ from .raster import ElevationGrid
 
 _T = TypeVar("_T")
 _NO_KEY = object()
+#: The plain types a value is keyed by as it is (with its type's name: 1, 1.0 and True differ).
+_PLAIN: frozenset[type] = frozenset({str, int, float, bool, bytes, type(None), frozenset})
 _local = threading.local()
 
 
@@ -174,6 +176,11 @@ class Derived:
         return key
 
     def _input_key(self, x: object) -> Hashable:
+        t = type(x)
+        if t in _PLAIN:  # the commonest inputs first (a feature's attribute values), by their exact type: the same key as below
+            return (t.__name__, x)
+        if (t is tuple or t is list) and isinstance(x, (tuple, list)) and not (x and isinstance(x[0], BaseGeometry)):  # not the parts of a union (below)
+            return (t.__name__, *[(type(v).__name__, v) if type(v) in _PLAIN else self._input_key(v) for v in x])
         if isinstance(x, (FeatureLayer, BaseGeometry)):
             seen = self._keys.get(id(x)) or self._value_keys.get(id(x))
             if seen is not None and seen[0] is x:

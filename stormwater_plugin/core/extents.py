@@ -43,7 +43,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import shapely
 from shapely.geometry.base import BaseGeometry
 
-from .derived import derive
+from .derived import derive, derive_each
 from .errors import StormwaterError
 from .limits import Quantity, Relation, compare, relation
 from .model import FeatureLayer, Status, Warning_
@@ -499,6 +499,21 @@ def _copy_row(row: dict[str, Any]) -> dict[str, Any]:
     return {k: list(v) if isinstance(v, list) else v for k, v in row.items()}
 
 
+def _kinds_used(role: str, name_of: Callable[[Mapping[str, Any]], str], items: list[tuple[Any, tuple[tuple[str, Any], ...]]]) -> list[tuple[str, ...]]:
+    """The kinds of ``role`` each of ``items`` (geometry, attribute items) reads the plausible extent of: none when drawn as an area."""
+    spec = extent_table().roles[role]
+    out: list[tuple[str, ...]] = []
+    for geom, pairs in items:
+        attrs = dict(pairs)
+        name = name_of(attrs)
+        if feature_extent(role, geom, attrs, name).drawn:
+            out.append(())
+            continue
+        k = kind_of(role, attrs, name)
+        out.append(tuple(spec.kinds) if k is None or k.key == "unknown" else (k.key,))
+    return out
+
+
 def extents_used(layers: Mapping[str, FeatureLayer], refs: Iterable[tuple[str, str]],
                  name_of: Callable[[Mapping[str, Any]], str] = lambda attrs: "") -> list[dict[str, Any]]:
     """The rows of :func:`extents_summary` a run read: the kinds of the ``(role, id)`` features not drawn as areas.
@@ -507,18 +522,25 @@ def extents_used(layers: Mapping[str, FeatureLayer], refs: Iterable[tuple[str, s
     (a stream's kind is read from it). A feature of unknown kind is read with the largest of every kind of its role,
     so it uses them all. In the order of :func:`extents_summary`.
     """
+    wanted: dict[str, set[str]] = {}
+    for role, fid in refs:
+        wanted.setdefault(role, set()).add(fid)
+    # name_of is code: a function of a module is one by its name; another (a lambda) cannot be keyed, so it is asked directly
+    named = name_of.__qualname__ if "<" not in name_of.__qualname__ else None
     used: set[tuple[str, str]] = set()
-    for role, fid in set(refs):
+    for role, fids in wanted.items():
         layer = layers.get(role)
         spec = extent_table().roles.get(role)
         if layer is None or spec is None:
             continue
-        for i in (i for i, x in enumerate(layer.ids) if x == fid):
-            name = name_of(layer.attrs[i])
-            if feature_extent(role, layer.geoms[i], layer.attrs[i], name).drawn:
-                continue
-            k = kind_of(role, layer.attrs[i], name)
-            used |= {(role, key) for key in spec.kinds} if k is None or k.key == "unknown" else {(role, k.key)}
+        idx = [i for i, x in enumerate(layer.ids) if x in fids]  # one pass over the layer, whatever the number of features named
+        items = [(layer.geoms[i], tuple(layer.attrs[i].items())) for i in idx]
+        kinds = partial(_kinds_used, role, name_of)
+        # each feature's kinds by its content (geometry, attributes): the live re-check computes the edited feature's alone
+        found = (derive_each("extent kinds used", kinds, items, role, f"{name_of.__module__}.{named}") if named is not None
+                 else kinds(items))
+        for keys in found:
+            used |= {(role, key) for key in keys}
     return [_copy_row(row) for row in _summary_rows(extent_table()) if (row["role"], row["kind"]) in used]
 
 

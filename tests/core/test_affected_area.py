@@ -8,9 +8,14 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
-from shapely.geometry import Point, box
+import shapely
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from shapely.geometry import LineString, MultiPolygon, Point, box
 
+from stormwater_plugin.core.checks.affected import _activity
 from stormwater_plugin.core.model import Status
 from tests.sitebuilder import device, findings_for, layer, pairs_for, plane_dem, run, septic_square
 
@@ -230,3 +235,90 @@ def test_town_permit_over_5000_sq_ft_counts_clearing_148_11C_3():
     site = _two_layer_site(3_000, 2_000.1)
     (f,) = findings_for(run("lake-george", site, project_class=None), "lake-george.permit-over-5000-sqft")
     assert f.status is Status.ADVISORY and f.extra["measured_sqft"] == pytest.approx(5_000.1)
+
+
+# --- The activity union made without its points when none lies outside the polygons (the live re-check, #39)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.floats(0, 200), st.floats(0, 200), st.floats(1, 120), st.floats(1, 120), st.booleans()), min_size=1, max_size=6),
+       st.lists(st.tuples(st.floats(-50, 300), st.floats(-50, 300), st.sampled_from(["free", "vertex", "inside", "line"])), max_size=4),
+       st.lists(st.tuples(st.floats(0, 200), st.floats(0, 200)), max_size=2))
+def test_activity_union_is_the_whole_union_bit_for_bit_whatever_the_points(rects, points, unknown):
+    """The activity union equals GEOS's union of every part (the full formulation) byte for byte: points inside, on a vertex, outside, lines."""
+    polys: list = []
+    for x, y, w, h, multi in rects:
+        r = box(x, y, x + w, y + h)
+        polys.append(MultiPolygon([r, box(x + w + 5, y, x + w + 9, y + 3)]) if multi else r)
+    others: list = []
+    for x, y, how in points:
+        if how == "vertex":
+            x, y = polys[0].exterior.coords[0] if polys[0].geom_type == "Polygon" else polys[0].geoms[0].exterior.coords[0]
+        elif how == "inside":
+            c = polys[-1].representative_point()
+            x, y = c.x, c.y
+        others.append(LineString([(x, y), (x + 3, y + 1)]) if how == "line" else Point(x, y))
+    every = [g for pair in zip(polys, others) for g in pair] + polys[len(others):] + others[len(polys):]
+    unknown_geoms = [box(x, y, x + 7, y + 7) for x, y in unknown]
+    geometry = shapely.union_all(np.array([g for g in every if g.geom_type != "Point" and g.geom_type != "LineString"], dtype=object))
+    got = _activity(geometry, every, unknown_geoms)
+    want = shapely.union_all(np.array(every + unknown_geoms, dtype=object))
+    assert shapely.to_wkb(got) == shapely.to_wkb(want)
+
+
+def test_a_moved_point_inside_the_disturbance_keeps_the_polygons_union_and_one_outside_is_added():
+    """A point in the interior: the activity is the polygons' union itself; moved out, the point is part of it."""
+    polys = [box(0, 0, 100, 100), box(50, 50, 150, 150)]
+    geometry = shapely.union_all(np.array(polys, dtype=object))
+    assert _activity(geometry, [polys[0], Point(10, 10), polys[1]], []) is geometry
+    out = _activity(geometry, [polys[0], Point(200, 10), polys[1]], [])
+    assert out is not geometry and out.contains(Point(200, 10))
+
+
+def _measured(area) -> tuple:
+    return (area.sqft, area.upper_sqft, area.geometry.wkb, area.activity.wkb, area.by_layer, area.unmeasured, area.unbounded, area.unmeasured_refs)
+
+
+def test_the_covers_and_interiors_kept_by_content_follow_a_change_of_each_input():
+    """The live re-check keeps each loose device's cover and interior by content (#39): a change of the device, the
+    mapped work or the working unit gives the answer of a measure made afresh."""
+    from stormwater_plugin.core.checks.affected import affected_area
+    from stormwater_plugin.core.derived import Derived, using
+
+    def site(dev, dist=None):
+        return {"disturbance": layer("disturbance", [dist or box(0, 0, 100, 100)], ["D1"]),
+                "devices": layer("devices", [dev, Point(50, 50)], ["DW-1", "DW-2"], [{"device_type": "dry_well"}] * 2)}
+
+    first = Derived()
+    with using(first):
+        affected_area(site(Point(10, 10)), 1.0)
+    cases = [("same", (Point(10, 10),), 1.0), ("work shrunk", (Point(10, 10), box(20, 20, 100, 100)), 1.0),
+             ("moved out", (Point(100.0005, 10),), 1.0), ("unit", (Point(100.0005, 10),), 1000.0),
+             ("moved far out", (Point(150, 10),), 1.0), ("onto the edge", (Point(100, 10),), 1.0)]
+    last = first
+    for name, args, unit in cases:  # each check from the one before, as the live re-check runs
+        last = Derived(last)
+        with using(last):
+            live = affected_area(site(*args), unit)
+        assert _measured(live) == _measured(affected_area(site(*args), unit)), name  # new layers: measured afresh
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.floats(0, 200), st.floats(0, 200), st.floats(1, 120), st.floats(1, 120)), min_size=1, max_size=4),
+       st.lists(st.tuples(st.floats(-50, 300), st.floats(-50, 300), st.sampled_from(["free", "vertex", "edge", "line"])), min_size=1, max_size=5),
+       st.sampled_from([1.0, 0.3048, 1000.0]))
+def test_a_point_in_the_interior_is_covered_as_covers_on_edge_says(rects, points, unit):
+    """The cover of a loose device taken from the interior test (no covers test of its own) is covers_on_edge's answer."""
+    from stormwater_plugin.core.checks.affected import _covered_by
+    from stormwater_plugin.core.geometry import covers_on_edge
+
+    area = shapely.union_all(np.array([box(x, y, x + w, y + h) for x, y, w, h in rects], dtype=object))
+    x0, y0, w0, _ = rects[0]
+    geoms: list = []
+    for x, y, how in points:
+        if how == "vertex":
+            x, y = x0, y0
+        elif how == "edge":
+            x, y = x0 + w0 / 2, y0
+        geoms.append(LineString([(x, y), (x + 3, y + 1)]) if how == "line" else Point(x, y))
+    assert _covered_by(area, geoms, unit) == [covers_on_edge(area, g, unit) for g in geoms]

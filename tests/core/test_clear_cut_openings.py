@@ -76,3 +76,30 @@ def test_a_point_device_in_the_strip_beside_an_opening_leaves_the_total_undeterm
 
 def test_without_any_removal_layer_the_opening_is_undetermined():
     assert _finding(_lakefront()).status is Status.UNDETERMINED
+
+
+def _opening(result):
+    return [(f.status, f.message, f.measured_ft, None if f.geometry is None else f.geometry.wkb) for f in result.findings if f.rule_id == RULE]
+
+
+def test_which_removals_meet_the_strip_kept_by_content_follow_a_moved_feature_and_a_moved_shore():
+    """The live re-check keeps whether each removal meets the buffer strip by content (#39): a device moved into or out of the
+    strip, and a shore moved (another strip), give a full check's opening."""
+    from stormwater_plugin.core.derived import Derived
+    from stormwater_plugin.core.engine import SiteInputs, run_check
+    from stormwater_plugin.core.rulepack import load_pack
+
+    pack = load_pack("lake-george")
+
+    def site(device_x: float, shore_x: float = 0.0):
+        s = _lakefront(200.0, clearing=[box(-30, 50, 0, 80)], devices=[box(device_x, 120, device_x + 20, 160), Point(device_x, 170)])
+        s["shoreline"] = layer("shoreline", [LineString([(shore_x, -500), (shore_x, 700)])], ["MHW"], [{"waterbody": "Lake George"}])
+        return s
+
+    last = Derived()
+    run_check(SiteInputs(layers=site(-20.0), dem=None, unit_to_ft=1.0, class_override="minor"), pack, derived=last)
+    for name, args in [("same", (-20.0,)), ("moved out of the strip", (-120.0,)), ("moved back in", (-20.0,)), ("shore moved", (-20.0, -60.0))]:
+        last = Derived(last)
+        live = run_check(SiteInputs(layers=site(*args), dem=None, unit_to_ft=1.0, class_override="minor"), pack, derived=last)
+        full = run_check(SiteInputs(layers=site(*args), dem=None, unit_to_ft=1.0, class_override="minor"), pack)
+        assert _opening(live) == _opening(full), name

@@ -131,3 +131,15 @@ def test_the_recorder_reads_a_dem_window_as_the_same_whether_its_values_match_bi
     assert same_dem(_grid(a), _grid(b))
     b[2, 3] += 1e-9
     assert not same_dem(_grid(a), _grid(b))
+
+
+def test_plain_values_in_tuples_and_lists_are_told_apart_by_type_and_container():
+    """The keys of plain values nested in a tuple or list (a feature's attribute items) keep 1, 1.0, True and a list apart from a tuple."""
+    first = Derived()
+    for v in [("a", 1), ("a", 1.0), ("a", True), ["a", 1], ("a", (1,)), ("a", [1]), ("a", None), (), []]:
+        assert _count(first, _layer(5.0), v) == [1], v
+    first.settle()
+    again = Derived(first)
+    for v in [("a", 1), ("a", 1.0), ("a", True), ["a", 1], ("a", (1,)), ("a", [1]), ("a", None), (), []]:
+        assert _count(again, _layer(5.0), v) == [], v
+    assert again.reused == 9

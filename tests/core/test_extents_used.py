@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from shapely.geometry import LineString, Point, box
 
+from stormwater_plugin.core.checks.setback_targets import feature_name
+from stormwater_plugin.core.derived import Derived, using
 from stormwater_plugin.core.extents import extents_summary, extents_used
 from stormwater_plugin.core.serialize import result_to_dict
 from stormwater_plugin.report.model import _accuracy, review_document
@@ -69,3 +71,49 @@ def test_a_point_building_site_the_class_reads_is_listed_without_a_finding_namin
     result = run("lgpc", site, None, None)
     assert ("building_sites", "B1") in result.classification.extent_refs
     assert ("building_sites", "default") in _kinds(result)
+
+
+def _used_with(derived, layers, refs, name_of=feature_name):
+    with using(derived, settle=False):
+        return [(r["role"], r["kind"]) for r in extents_used(layers, refs, name_of)]
+
+
+def test_the_kinds_kept_by_content_follow_a_change_of_each_input_the_live_recheck_keeps_them_by():
+    """Each feature's kinds are kept by its geometry and attributes (the live re-check, #39): a change of either is seen."""
+    first = Derived()
+    devices = layer("devices", [Point(0, 0), Point(50, 0)], ["DW-1", "DW-2"], [DRY_WELL, DRY_WELL])
+    assert _used_with(first, {"devices": devices}, [("devices", "DW-1")]) == [("devices", "dry_well")]
+    first.settle()
+    # the same content: reused, the same answer
+    second = Derived(first)
+    same = layer("devices", [Point(0, 0), Point(50, 0)], ["DW-1", "DW-2"], [dict(DRY_WELL), dict(DRY_WELL)])
+    assert _used_with(second, {"devices": same}, [("devices", "DW-1")]) == [("devices", "dry_well")]
+    assert second.reused >= 1 and second.made == 0
+    # the attributes: another kind
+    trench = {**DRY_WELL, "device_type": "infiltration_trench"}
+    changed = layer("devices", [Point(0, 0), Point(50, 0)], ["DW-1", "DW-2"], [trench, DRY_WELL])
+    assert _used_with(Derived(first), {"devices": changed}, [("devices", "DW-1")]) == [("devices", "infiltration_trench")]
+    # the geometry: drawn as an area, no extent
+    drawn = layer("devices", [box(-5, -5, 5, 5), Point(50, 0)], ["DW-1", "DW-2"], [DRY_WELL, DRY_WELL])
+    assert _used_with(Derived(first), {"devices": drawn}, [("devices", "DW-1")]) == []
+    # the role: the same geometry and attributes as a well
+    wells = layer("wells", [Point(0, 0)], ["DW-1"], [DRY_WELL])
+    assert _used_with(Derived(first), {"wells": wells}, [("wells", "DW-1")]) == [("wells", "default")]
+    # the features named: the other device too
+    assert sorted(_used_with(Derived(first), {"devices": changed}, [("devices", "DW-1"), ("devices", "DW-2")])) == [
+        ("devices", "dry_well"), ("devices", "infiltration_trench")]
+
+
+def test_the_name_function_is_part_of_the_kept_kinds_key():
+    """A stream's kind read by another name function is computed again, never taken from the first's."""
+    first = Derived()
+    streams = layer("streams", [LineString([(0, 0), (100, 0)])], ["ST1"], [{"name": "Hudson River"}])
+    assert _used_with(first, {"streams": streams}, [("streams", "ST1")]) == [("streams", "river")]
+    first.settle()
+    again = Derived(first)
+    assert _used_with(again, {"streams": streams}, [("streams", "ST1")], _no_name) == [("streams", "default")]  # no name: the default kind
+    assert again.made == 1 and again.reused == 0
+
+
+def _no_name(attrs) -> str:
+    return ""

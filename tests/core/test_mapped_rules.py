@@ -5,7 +5,10 @@ from __future__ import annotations
 import pytest
 from shapely.geometry import LineString, Point, box
 
+from stormwater_plugin.core.derived import Derived
+from stormwater_plugin.core.engine import SiteInputs, run_check
 from stormwater_plugin.core.model import Status
+from stormwater_plugin.core.rulepack import load_pack
 from tests.sitebuilder import layer, plane_dem, run
 
 
@@ -170,3 +173,38 @@ def test_a_parcel_stopping_short_of_the_shoreline_inside_the_buffer_has_undeterm
     site["parcels"] = layer("parcels", [box(-300, 0, -3, 200)], ["SITE"], [{"is_site": 1}])
     (f,) = _findings(run("lake-george", site), "lake-george.minor.clear-cut-opening-20pct")
     assert f.status is Status.UNDETERMINED
+
+
+def _soil_findings(result):
+    return [(f.rule_id, f.status, f.message, f.extra.get("soils"), None if f.geometry is None else f.geometry.wkb)
+            for f in result.findings if f.kind == "soil_trigger"]
+
+
+def test_the_soils_under_the_activity_kept_by_content_follow_a_change_of_each_input_646_4_12_b_2_a():
+    """The live re-check keeps what lies under the activity by content (#39): each input's change gives a full check's answer.
+
+    The two soil rules of one check read the same soils and activity with another field and test: kept apart.
+    """
+    pack = load_pack("lgpc")
+    soils = layer("soils", [box(0, 0, 100, 100), box(100, 0, 200, 100)], ["S-A", "S-B"],
+                  [{"high_transport": 1, "perc_min_per_in": 30}, {"high_transport": 0, "perc_min_per_in": 61}])
+    base = {"soils": soils, "disturbance": layer("disturbance", [box(50, 10, 150, 60)])}
+    first = Derived()
+    kept = run_check(SiteInputs(layers=base, dem=None, unit_to_ft=1.0, class_override=None), pack, derived=first)
+    assert len({f[3] and tuple(f[3]) for f in _soil_findings(kept)}) == 2  # S-A by one test, S-B by the other
+    variants = {
+        "same": base,
+        "attributes": {**base, "soils": layer("soils", list(soils.geoms), ["S-A", "S-B"], [{"high_transport": 0, "perc_min_per_in": 30},
+                                                                                          {"high_transport": 1, "perc_min_per_in": 61}])},
+        "soil geometry": {**base, "soils": layer("soils", [box(0, 0, 40, 100), box(100, 0, 200, 100)], ["S-A", "S-B"], list(soils.attrs))},
+        "activity": {**base, "disturbance": layer("disturbance", [box(110, 10, 150, 60)])},
+        "activity by a device": {**base, "devices": layer("devices", [Point(20, 80)], ["DW-1"], [{"device_type": "dry_well"}]),
+                                 "disturbance": layer("disturbance", [box(110, 10, 150, 60)])},
+    }
+    for name, site in variants.items():
+        live = run_check(SiteInputs(layers=site, dem=None, unit_to_ft=1.0, class_override=None), pack, derived=Derived(first))
+        full = run_check(SiteInputs(layers=site, dem=None, unit_to_ft=1.0, class_override=None), pack)
+        assert _soil_findings(live) == _soil_findings(full), name
+    # the working unit (the edge tolerance in CRS units)
+    live = run_check(SiteInputs(layers=base, dem=None, class_override=None, unit_to_ft=0.3048), pack, derived=Derived(first))
+    assert _soil_findings(live) == _soil_findings(run_check(SiteInputs(layers=base, dem=None, class_override=None, unit_to_ft=0.3048), pack))

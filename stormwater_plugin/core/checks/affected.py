@@ -36,10 +36,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
+import numpy as np
+import shapely
 from shapely.geometry.base import BaseGeometry
 
+from ..derived import derive_each
 from ..extents import Interval, footprint_bound
 from ..geometry import area_sqft, covers_on_edge, union
 from ..limits import DECIMALS, decided
@@ -194,6 +198,9 @@ def _measure(layers: dict[str, FeatureLayer], unit_to_ft: float) -> AffectedArea
         layer = layers.get(role)
         if layer is None:
             continue
+        # which are polygons, asked of the layer at once (a geometry's own ``geom_type`` is a call of its own)
+        types = shapely.get_type_id(np.asarray(layer.geoms, dtype=object)) if len(layer) else np.empty(0, dtype=int)
+        polygonal = ((types == 3) | (types == 6)).tolist()
         for i in range(len(layer)):
             g = layer.geoms[i]
             if role == "impervious":
@@ -208,12 +215,12 @@ def _measure(layers: dict[str, FeatureLayer], unit_to_ft: float) -> AffectedArea
                 left_out.append(layer.ref(i).noun)
                 continue
             every.append(g)
-            if g.geom_type in ("Polygon", "MultiPolygon"):
+            if polygonal[i]:
                 by_role.setdefault(role, []).append(g)
             elif role in PLAN_OBJECT_ROLES:
                 loose.append((g, layer.ref(i).noun, role, layer.attrs[i], layer.ids[i]))
     geometry = union([g for gs in by_role.values() for g in gs])
-    activity = union(every + unknown_geoms)
+    activity = _activity(geometry, every, unknown_geoms)
     if not supplied:
         return AffectedArea(None, None, geometry, activity, {}, supplied, left_out=tuple(left_out))
     by_layer = {r: _sqft(union(by_role[r]), unit_to_ft) for r in AFFECTED_AREA_ROLES + PLAN_OBJECT_ROLES if r in by_role}
@@ -222,8 +229,9 @@ def _measure(layers: dict[str, FeatureLayer], unit_to_ft: float) -> AffectedArea
     unbounded: list[str] = []
     plausible: list[Any] = []
     refs: list[tuple[str, str]] = []
-    for g, noun, role, attrs, fid in loose:
-        if not geometry.is_empty and covers_on_edge(geometry, g, unit_to_ft):
+    covered = _covered_by(geometry, [x[0] for x in loose], unit_to_ft) if loose and not geometry.is_empty else [False] * len(loose)
+    for (g, noun, role, attrs, fid), inside in zip(loose, covered):
+        if inside:
             continue  # drawn inside the mapped work (or on its edge, at the precision of a distance): counted there
         unmeasured.append(noun)
         refs.append((role, fid))
@@ -242,6 +250,65 @@ def _measure(layers: dict[str, FeatureLayer], unit_to_ft: float) -> AffectedArea
         upper = sqft
     return AffectedArea(sqft, upper, geometry, activity, by_layer, supplied, tuple(unmeasured), tuple(unknown_ids), tuple(left_out), tuple(unbounded),
                         tuple(refs))
+
+
+def _activity(geometry: BaseGeometry, every: list[Any], unknown: list[Any]) -> BaseGeometry:
+    """The union of ``every`` and ``unknown`` (in that order); ``geometry`` is the union of the polygons of ``every``, in order.
+
+    The union of polygons and points is that of the polygons when no point lies outside them, bit for bit: GEOS's
+    unary union unions the polygons of a collection apart (its polygons in their order, whatever else it holds),
+    then adds each point its point locator finds exterior to them, and returns a copy of the polygons' union when
+    none is. So when every part not a polygon is a point in the interior of the polygons' union (a moved dry well
+    inside the disturbed area), the union of the polygons alone (kept by content, and when nothing of unknown status
+    adds a polygon the very union ``geometry`` is) is the answer, and the edit of a device drawn inside needs no new
+    union. Anything else (a line, a point on the edge or outside) makes the whole union as before.
+    """
+    parts = [g for g in every + unknown if g is not None]
+    if not parts:
+        return union(parts)
+    types = shapely.get_type_id(np.array(parts, dtype=object))
+    polygonal = (types == 3) | (types == 6)
+    points = types == 0
+    if not bool(np.all(polygonal | points)) or not bool(np.any(points)):
+        return union(parts)
+    polys = [g for g, keep in zip(parts, polygonal.tolist()) if keep]
+    whole = geometry if not unknown else union(polys)
+    pts = [g for g, p in zip(parts, points.tolist()) if p]
+    if whole.is_empty:
+        return union(parts)
+    interior: list[bool] = derive_each("in the interior of", partial(_interior, whole), pts, whole)
+    return whole if all(interior) else union(parts)
+
+
+def _interior(area: BaseGeometry, points: list[Any]) -> list[bool]:
+    """Whether each of ``points`` lies in the interior of ``area``."""
+    return [bool(x) for x in shapely.contains_properly(area, np.array(points, dtype=object)).tolist()]
+
+
+def _covered_by(area: BaseGeometry, geoms: list[Any], unit_to_ft: float) -> list[bool]:
+    """Whether ``area`` covers each of ``geoms``, on its edge counting as on it (:func:`covers_on_edge`), each kept by its content.
+
+    A point in the interior of ``area`` is covered (the interior is part of what covers asks): the interior, kept for
+    the activity union by the same key, answers for a device moved within the work without a covers test of its own.
+    """
+    points = [n for n, g in enumerate(geoms) if g.geom_type == "Point" and not g.is_empty]
+    out: list[bool | None] = [None] * len(geoms)
+    if points:
+        interior: list[bool] = derive_each("in the interior of", partial(_interior, area), [geoms[n] for n in points], area)
+        for n, inside in zip(points, interior):
+            if inside:
+                out[n] = True
+    rest = [n for n, v in enumerate(out) if v is None]
+    if rest:
+        judged: list[bool] = derive_each("covered by the work", partial(_covered, area, unit_to_ft), [geoms[n] for n in rest], area, unit_to_ft)
+        for n, v in zip(rest, judged):
+            out[n] = v
+    return [bool(v) for v in out]
+
+
+def _covered(area: BaseGeometry, unit_to_ft: float, geoms: list[Any]) -> list[bool]:
+    """Whether ``area`` covers each of ``geoms``, on its edge counting as on it (:func:`covers_on_edge`)."""
+    return [covers_on_edge(area, g, unit_to_ft) for g in geoms]
 
 
 def _sqft(geom: BaseGeometry, unit_to_ft: float) -> float:

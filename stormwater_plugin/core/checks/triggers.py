@@ -19,13 +19,15 @@
 from __future__ import annotations
 
 import math
+from functools import partial
 from typing import Any, Mapping
 
 import shapely
 
+from ..derived import derive
 from ..geometry import ON_EDGE_FT, feet_text, union
 from ..limits import compare, decided
-from ..model import Status
+from ..model import FeatureLayer, Status
 from ..rulepack import Rule
 from ..vocabulary import read, unknown_words
 from .affected import affected_area
@@ -117,11 +119,27 @@ def check_soil_trigger(ctx: CheckContext, rule: Rule) -> None:
     if activity.is_empty:
         ctx.skip(rule, "no mapped activity (disturbance, clearing, proposed impervious, devices, building sites)")
         return
+    tol = ON_EDGE_FT / ctx.unit_to_ft
+    # what lies under the activity, kept by content (the soils, the activity, the test): a device moved within the
+    # disturbed area leaves the activity the same union, so the live re-check finds it made
+    hit, unknown, geom = derive("soils under the activity", partial(_soils_under, soils, activity, field, op, value, tol),
+                                soils, activity, field, op, value, tol)
+    if hit:
+        ctx.add(rule, Status.ADVISORY, f"The activity lies on soil unit(s) {', '.join(hit)} with {p['describe']}: the project may be considered a major project.", geometry=geom, soils=list(hit))
+    elif unknown:
+        ctx.add(rule, Status.UNDETERMINED, f"Soil unit(s) {', '.join(unknown)} under the activity have no {field} value.", soils=list(unknown))
+    else:
+        ctx.add(rule, Status.PASS, f"No soil under the activity has {p['describe']}.")
+
+
+def _soils_under(soils: FeatureLayer, activity: Any, field: str, op: str, value: Any, tol: float) -> tuple[tuple[str, ...], tuple[str, ...], Any]:
+    """The ids of the soils under ``activity`` (within ``tol`` of it, CRS units) the test flags, those it cannot test, and
+    the flagged soils' intersection with the activity (``None`` when none is flagged). Never mutated: kept between checks."""
     hit: list[str] = []
     unknown: list[str] = []
     for i in range(len(soils)):
         # A device within ON_EDGE_FT of a soil polygon's edge is on it, whichever side a reprojection put it.
-        if float(shapely.distance(soils.geoms[i], activity)) > ON_EDGE_FT / ctx.unit_to_ft:
+        if float(shapely.distance(soils.geoms[i], activity)) > tol:
             continue
         raw = {str(k).lower(): v for k, v in soils.attrs[i].items()}.get(field.lower())
         flag = _test(raw, op, value)
@@ -129,13 +147,8 @@ def check_soil_trigger(ctx: CheckContext, rule: Rule) -> None:
             unknown.append(soils.ids[i])
         elif flag:
             hit.append(soils.ids[i])
-    if hit:
-        geom = shapely.intersection(union([soils.geoms[soils.ids.index(h)] for h in hit]), activity)
-        ctx.add(rule, Status.ADVISORY, f"The activity lies on soil unit(s) {', '.join(hit)} with {p['describe']}: the project may be considered a major project.", geometry=geom, soils=hit)
-    elif unknown:
-        ctx.add(rule, Status.UNDETERMINED, f"Soil unit(s) {', '.join(unknown)} under the activity have no {field} value.", soils=unknown)
-    else:
-        ctx.add(rule, Status.PASS, f"No soil under the activity has {p['describe']}.")
+    geom = shapely.intersection(union([soils.geoms[soils.ids.index(h)] for h in hit]), activity) if hit else None
+    return tuple(hit), tuple(unknown), geom
 
 
 def _test(raw: Any, op: str, value: Any) -> bool | None:

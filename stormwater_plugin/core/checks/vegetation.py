@@ -21,7 +21,7 @@ import shapely
 import shapely.ops
 from shapely.geometry.base import BaseGeometry
 
-from ..derived import derive
+from ..derived import derive, derive_each
 from ..geometry import DISTANCE_EPS_FT, area_sqft, display_buffer, feet_text, nearest_feature, union
 from ..kinds import distance_words
 from ..limits import compare, number_text
@@ -78,7 +78,8 @@ def check_clear_cut_opening(ctx: CheckContext, rule: Rule) -> None:
     maybe: list[BaseGeometry] = []
     loose: list[tuple[BaseGeometry, str]] = []
     items = removals(ctx, roles)
-    inside = shapely.intersects(np.array([g for g, _, _ in items], dtype=object), strip).tolist() if items else []  # asked of all at once
+    # which meet the strip, asked of all at once; each kept by its geometry and the strip's (only a moved one is asked again)
+    inside = derive_each("meets the strip", partial(_meet, strip), [g for g, _, _ in items], strip) if items else []
     for (g, ref, known), hit in zip(items, inside):
         if not hit:
             continue
@@ -100,6 +101,11 @@ def check_clear_cut_opening(ctx: CheckContext, rule: Rule) -> None:
         ctx.add(rule, Status.UNDETERMINED,
                 f"{area_sqft(outside, ctx.unit_to_ft):,.1f} sq ft of vegetation removal in the {width:g} ft buffer lies on a parcel that is not a site parcel: "
                 "the opening it makes is not measured against any lot's frontage. Add the lot it is on to the site.", geometry=outside)
+
+
+def _meet(area: BaseGeometry, geoms: list[BaseGeometry]) -> list[bool]:
+    """Whether each of ``geoms`` intersects ``area``."""
+    return [bool(x) for x in shapely.intersects(np.array(geoms, dtype=object), area).tolist()]
 
 
 def site_lots(ctx: CheckContext) -> list[tuple[FeatureRef | None, BaseGeometry]]:
