@@ -208,9 +208,17 @@ def _reading(r: sg.SideReading) -> list:
 @given(dev=_geometry(), target=_geometry(), reach=st.floats(0.5, 9.0), dem=_dem(), unit_to_ft=st.sampled_from([1.0, 1.0 / 0.3048]),
        mode=st.sampled_from(sorted(sg.MODES)), tol=st.sampled_from([0.0, 0.1, 0.5]))
 def test_the_side_by_side_reading_is_the_earlier_formulations_bit_for_bit(dev, target, reach, dem, unit_to_ft, mode, tol):
-    new = sg.read_sides(dev, target, reach, dem, unit_to_ft, mode, tol)
-    old = _old_read_sides(dev, target, reach, dem, unit_to_ft, mode, tol)
-    assert _reading(new) == _reading(old)
+    # both formulations ask GEOS for the same shortest line first: a line of a 1e-207 ft piece makes GEOS 3.13 refuse it
+    # (Debian 13), and then both must refuse alike
+    assert _outcome(sg.read_sides, dev, target, reach, dem, unit_to_ft, mode, tol) == _outcome(
+        _old_read_sides, dev, target, reach, dem, unit_to_ft, mode, tol)
+
+
+def _outcome(read, *args) -> list:
+    try:
+        return _reading(read(*args))
+    except shapely.errors.GEOSException as exc:
+        return ["GEOSException", str(exc)]
 
 
 @settings(max_examples=250, deadline=None)
