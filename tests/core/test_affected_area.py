@@ -303,9 +303,15 @@ def test_the_covers_and_interiors_kept_by_content_follow_a_change_of_each_input(
         assert _measured(live) == _measured(affected_area(site(*args), unit)), name  # new layers: measured afresh
 
 
+def _ft(lo: float, hi: float) -> st.SearchStrategy[float]:
+    """Coordinates on a 1/1024 ft grid: a box 1e-197 ft off another (drawn by free floats) leaves GEOS a sliver its covers test
+    refuses with a TopologyException, in the reference as in the shortcut: no drawing holds such a coordinate."""
+    return st.integers(int(lo * 1024), int(hi * 1024)).map(lambda v: v / 1024)
+
+
 @settings(max_examples=150, deadline=None)
-@given(st.lists(st.tuples(st.floats(0, 200), st.floats(0, 200), st.floats(1, 120), st.floats(1, 120)), min_size=1, max_size=4),
-       st.lists(st.tuples(st.floats(-50, 300), st.floats(-50, 300), st.sampled_from(["free", "vertex", "edge", "line"])), min_size=1, max_size=5),
+@given(st.lists(st.tuples(_ft(0, 200), _ft(0, 200), _ft(1, 120), _ft(1, 120)), min_size=1, max_size=4),
+       st.lists(st.tuples(_ft(-50, 300), _ft(-50, 300), st.sampled_from(["free", "vertex", "edge", "line"])), min_size=1, max_size=5),
        st.sampled_from([1.0, 0.3048, 1000.0]))
 def test_a_point_in_the_interior_is_covered_as_covers_on_edge_says(rects, points, unit):
     """The cover of a loose device taken from the interior test (no covers test of its own) is covers_on_edge's answer."""
