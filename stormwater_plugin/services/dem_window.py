@@ -120,7 +120,7 @@ def _grown_box(b: Sequence[float] | np.ndarray | None, pad: float) -> Bounds | N
 
 def _union(boxes: Sequence[Sequence[float]]) -> Bounds | None:
     """The box of ``boxes`` (each xmin, ymin, xmax, ymax) in Python floats, a NaN bound skipped (NaN where every one is);
-    ``None`` for none: ``numpy.nanmin`` and ``nanmax`` of each column, the same numbers."""
+    ``None`` for none: ``numpy.nanmin`` and ``nanmax`` of each column, the same numbers (of a tie of 0.0 and -0.0 either may be kept)."""
     if not boxes:
         return None
     cols = [[float(v) for v in col if v == v] for col in zip(*boxes)]
