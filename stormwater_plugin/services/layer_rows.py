@@ -18,11 +18,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
 
-import numpy as np
 import shapely
 from shapely.geometry.base import BaseGeometry
 
 from ..core.errors import StormwaterError
+from ..core.geometry_arrays import object_array
 from ..core.model import CheckResult, DisplayZone, FeatureLayer, Finding, JsonScalar, Status
 from ..core.overrides import finding_key
 from ..core.siting import DesignZone, ExcludedZone, SitingEnvelope
@@ -98,8 +98,7 @@ def parts_of_each(geoms: Sequence[BaseGeometry]) -> list[dict[str, BaseGeometry]
     """:func:`parts_by_family` of each geometry, the types and emptiness of all read at once (shapely's array functions)."""
     if not geoms:
         return []
-    arr = np.empty(len(geoms), dtype=object)
-    arr[:] = list(geoms)
+    arr = object_array(geoms)
     types, empty = shapely.get_type_id(arr).tolist(), shapely.is_empty(arr).tolist()
     out: list[dict[str, BaseGeometry]] = []
     for g, t, e in zip(geoms, types, empty):
