@@ -193,7 +193,7 @@ class Derived:
                 leaves = tuple(map(type, chain.from_iterable(values)))
                 if _PLAIN.issuperset(leaves):
                     return (f"{t.__name__} of tuples", values, leaves)
-            if not (values and isinstance(values[0], BaseGeometry)):  # not the parts of a union (below)
+            if not (values and isinstance(values[0], BaseGeometry) and all(isinstance(v, BaseGeometry) for v in values)):  # not the parts of a union (below)
                 return (t.__name__, *[(type(v).__name__, v) if type(v) in _PLAIN else self._input_key(v) for v in values])
         if isinstance(x, (FeatureLayer, BaseGeometry)):
             seen = self._keys.get(id(x)) or self._value_keys.get(id(x))
