@@ -276,32 +276,33 @@ def within_reach(other: BaseGeometry, a: np.ndarray, b: np.ndarray, limit: float
     than the rounding of either) leaves to GEOS every piece whose answer it could decide. Exact: a hypothesis property
     holds it to GEOS's distance of every piece.
     """
-    keep = np.zeros(len(a), dtype=bool)
-    ask = np.ones(len(a), dtype=bool)
-    if type(other) is Point and len(a):
-        xy = shapely.get_coordinates(other)
-        if len(xy) == 1:
-            p = xy[0]
-            to_a, to_b = a - p, b - p
-            with np.errstate(invalid="ignore", over="ignore"):
-                nearer_end = np.sqrt(np.minimum(np.einsum("ij,ij->i", to_a, to_a), np.einsum("ij,ij->i", to_b, to_b)))
-                gap = np.maximum(0.0, np.maximum(np.minimum(to_a, to_b), -np.maximum(to_a, to_b)))
-                to_box = np.sqrt(np.einsum("ij,ij->i", gap, gap))
-                d_ab = b - a
-                margin = 1e-9 * (limit + nearer_end + np.sqrt(np.einsum("ij,ij->i", d_ab, d_ab)) + float(np.max(np.abs(p))))
-                inside = nearer_end + margin <= limit
-                beyond = to_box - margin > limit
-            keep = inside
-            ask = ~(inside | beyond)  # NaN: neither, asked of GEOS
-    if np.any(ask):
-        a_ask, b_ask = a[ask], b[ask]
-        dot = np.all(a_ask == b_ask, axis=1)
-        pieces = np.empty(len(a_ask), dtype=object)
-        if np.any(dot):
-            pieces[dot] = shapely.points(a_ask[dot])
-        if not np.all(dot):
-            pieces[~dot] = shapely.linestrings(np.stack([a_ask[~dot], b_ask[~dot]], axis=1))
-        keep[ask] = ~(shapely.distance(other, pieces) > limit)
+    xy = shapely.get_coordinates(other) if type(other) is Point and len(a) else None
+    if xy is None or len(xy) != 1:
+        return _geos_within_reach(other, a, b, limit)
+    p = xy[0]
+    to_a, to_b = a - p, b - p
+    with np.errstate(invalid="ignore", over="ignore"):
+        nearer_end = np.sqrt(np.minimum(np.einsum("ij,ij->i", to_a, to_a), np.einsum("ij,ij->i", to_b, to_b)))
+        gap = np.maximum(0.0, np.maximum(np.minimum(to_a, to_b), -np.maximum(to_a, to_b)))
+        to_box = np.sqrt(np.einsum("ij,ij->i", gap, gap))
+        d_ab = b - a
+        margin = 1e-9 * (limit + nearer_end + np.sqrt(np.einsum("ij,ij->i", d_ab, d_ab)) + float(np.max(np.abs(p))))
+        keep = nearer_end + margin <= limit
+        ask = ~(keep | (to_box - margin > limit))  # NaN: neither, asked of GEOS
+    if ask.any():
+        keep[ask] = _geos_within_reach(other, a[ask], b[ask], limit)
+    return keep
+
+
+def _geos_within_reach(other: BaseGeometry, a: np.ndarray, b: np.ndarray, limit: float) -> np.ndarray:
+    """:func:`within_reach` asked of GEOS for every piece."""
+    dot = np.all(a == b, axis=1)
+    pieces = np.empty(len(a), dtype=object)
+    if np.any(dot):
+        pieces[dot] = shapely.points(a[dot])
+    if not np.all(dot):
+        pieces[~dot] = shapely.linestrings(np.stack([a[~dot], b[~dot]], axis=1))
+    keep: np.ndarray = ~(shapely.distance(other, pieces) > limit)
     return keep
 
 
