@@ -23,6 +23,7 @@ import dataclasses
 import hashlib
 import threading
 from contextlib import contextmanager
+from itertools import chain
 from typing import Any, Callable, Hashable, Iterator, TypeVar
 
 import numpy as np
@@ -36,6 +37,7 @@ _T = TypeVar("_T")
 _NO_KEY = object()
 #: The plain types a value is keyed by as it is (with its type's name: 1, 1.0 and True differ).
 _PLAIN: frozenset[type] = frozenset({str, int, float, bool, bytes, type(None), frozenset})
+_PLAIN_TUPLE: frozenset[type] = frozenset({tuple})
 _local = threading.local()
 
 
@@ -77,16 +79,18 @@ class Derived:
 
     def value(self, name: str, compute: Callable[[], _T], *inputs: object) -> _T:
         """``compute()``, or the value computed from the same ``inputs`` (layers, geometries, plain values) before."""
-        key = self._key(name, inputs)
-        if key is _NO_KEY:
+        try:  # the key, and the look-up that hashes it: a key that cannot be built or hashed (TypeError) computes the value
+            key = _Key((name, *[self._input_key(x) for x in inputs]))
+            found = self._values.get(key, _NO_KEY)
+        except TypeError:
             return compute()
-        for store in (self._values, self._earlier):
-            if key in store:
-                found: _T = store[key]
-                if store is self._earlier:
-                    self.reused += 1
-                    self._values[key] = found
-                return found
+        if found is not _NO_KEY:
+            return found  # type: ignore[no-any-return]
+        found = self._earlier.get(key, _NO_KEY)
+        if found is not _NO_KEY:
+            self.reused += 1
+            self._values[key] = found
+            return found  # type: ignore[no-any-return]
         made = compute()
         self.made += 1
         self._values[key] = made
@@ -149,14 +153,18 @@ class Derived:
         """The WKB of each of ``geoms`` (no SRID; ``None`` for a missing one), written once per geometry object (see ``_wkb``)."""
         out: list[bytes | None] = []
         missing: list[int] = []
-        for n, g in enumerate(geoms):
-            seen = self._wkb.get(id(g)) or self._wkb_earlier.get(id(g))
+        mine, earlier = self._wkb, self._wkb_earlier
+        for g in geoms:
+            seen = mine.get(id(g))
+            if seen is None:
+                seen = earlier.get(id(g))
+                if seen is not None and seen[0] is g:
+                    mine[id(g)] = seen
             if seen is not None and seen[0] is g:
-                self._wkb[id(g)] = seen
                 out.append(seen[1])
             else:
+                missing.append(len(out))
                 out.append(None)
-                missing.append(n)
         if missing:
             arr = np.empty(len(missing), dtype=object)
             arr[:] = [geoms[n] for n in missing]
@@ -167,29 +175,33 @@ class Derived:
                 out[n] = w
         return out
 
-    def _key(self, name: str, inputs: tuple[object, ...]) -> Hashable:
-        try:
-            key = _Key((name, *(self._input_key(x) for x in inputs)))
-            hash(key)
-        except TypeError:
-            return _NO_KEY
-        return key
-
     def _input_key(self, x: object) -> Hashable:
         t = type(x)
         if t in _PLAIN:  # the commonest inputs first (a feature's attribute values), by their exact type: the same key as below
             return (t.__name__, x)
-        if (t is tuple or t is list) and isinstance(x, (tuple, list)) and not (x and isinstance(x[0], BaseGeometry)):  # not the parts of a union (below)
-            return (t.__name__, *[(type(v).__name__, v) if type(v) in _PLAIN else self._input_key(v) for v in x])
+        seen = self._keys.get(id(x))  # a layer or geometry keyed already in this check (only those are kept, each held)
+        if seen is not None and seen[0] is x:
+            return seen[1]
+        if (t is tuple or t is list) and isinstance(x, (tuple, list)):
+            # plain values (a feature's attribute values), or tuples of them (its attribute items), kept as they are with
+            # the exact type of each: 1, 1.0 and True differ, and so do a tuple and a list (its name, and the types)
+            values = tuple(x) if t is list else x
+            types = tuple(map(type, values))
+            if _PLAIN.issuperset(types):
+                return (t.__name__, values, types)
+            if types and _PLAIN_TUPLE == frozenset(types):
+                leaves = tuple(map(type, chain.from_iterable(values)))
+                if _PLAIN.issuperset(leaves):
+                    return (f"{t.__name__} of tuples", values, leaves)
+            if not (values and isinstance(values[0], BaseGeometry) and all(isinstance(v, BaseGeometry) for v in values)):  # not the parts of a union (below)
+                return (t.__name__, *[(type(v).__name__, v) if type(v) in _PLAIN else self._input_key(v) for v in values])
         if isinstance(x, (FeatureLayer, BaseGeometry)):
             seen = self._keys.get(id(x)) or self._value_keys.get(id(x))
             if seen is not None and seen[0] is x:
                 self._keys[id(x)] = seen
                 return seen[1]
-            if isinstance(x, FeatureLayer):
-                key, wkb = _layer_key(x, self.wkb(x.geoms) if len(x) else [])
-                for g, w in zip(x.geoms, wkb):  # its features' own keys, made at once (a value of one feature asks for them)
-                    self._keys.setdefault(id(g), (g, _Key(("geometry", w))))
+            if isinstance(x, FeatureLayer):  # its features' WKB written at once (a value of one feature finds its own there)
+                key, _ = _layer_key(x, self.wkb(x.geoms) if len(x) else [])
             else:
                 key = _Key(("geometry", self.wkb([x])[0]))
             self._keys[id(x)] = (x, key)
@@ -240,10 +252,13 @@ def same_bits(x: np.ndarray, y: np.ndarray) -> bool:
 class _Key(tuple):  # type: ignore[type-arg]
     """A content key whose hash is computed once (a layer's key is looked up several times, nested in other keys)."""
 
+    _h: int
+
     def __hash__(self) -> int:
-        h: int | None = self.__dict__.get("h")
-        if h is None:
-            h = self.__dict__["h"] = tuple.__hash__(self)
+        try:
+            h: int = self._h
+        except AttributeError:
+            h = self._h = tuple.__hash__(self)
         return h
 
 
@@ -256,8 +271,8 @@ def _layer_key(layer: FeatureLayer, wkb_list: list[bytes | None] | None = None) 
     if wkb_list is None:
         wkb_list = shapely.to_wkb(np.asarray(layer.geoms, dtype=object), hex=False, include_srid=False).tolist() if len(layer) else []
     wkb = tuple(wkb_list)
-    # each feature's field names, the types of its values and the values (1, 1.0 and True differ)
-    attrs = tuple((tuple(map(str, a)), tuple(map(type, v := tuple(a.values()))), v) for a in layer.attrs)
+    # each feature's field names and values, and the types of both (1, 1.0 and True differ)
+    attrs = tuple([(tuple(a.items()), tuple(map(type, a)), tuple(map(type, a.values()))) for a in layer.attrs])
     return _Key(("layer", layer.role, tuple(layer.ids), wkb, attrs, tuple(layer.no_geometry.items()))), wkb
 
 

@@ -336,15 +336,21 @@ def _run_rule(ctx: CheckContext, rule: Rule, read_log: _ReadLog, binding: list[s
 
 def _feature_wkt(findings: list[Finding], layers: dict[str, FeatureLayer]) -> dict[str, str]:
     """WKT (0.01 working units) of every feature a finding names, keyed ``layer:id``."""
-    index = {role: {fid: i for i, fid in enumerate(layer.ids)} for role, layer in layers.items()}
+    index: dict[str, dict[str, int]] = {}
     named: dict[str, BaseGeometry | None] = {}
     for f in findings:
         for ref in (f.subject, f.other):
             if ref is None:
                 continue
             key = f"{ref.layer}:{ref.id}"
-            i = index.get(ref.layer, {}).get(ref.id)
-            if key not in named and i is not None:
+            if key in named:
+                continue
+            ids = index.get(ref.layer)
+            if ids is None:  # each layer named, indexed once, kept by its content (an edit of another layer finds it made)
+                layer = layers.get(ref.layer)
+                ids = index[ref.layer] = derive("index of the ids", partial(_id_index, layer), layer) if layer is not None else {}
+            i = ids.get(ref.id)
+            if i is not None:
                 named[key] = layers[ref.layer].geoms[i]
     keys = [k for k, g in named.items() if g is not None]
     geoms = [named[k] for k in keys]
@@ -354,6 +360,11 @@ def _feature_wkt(findings: list[Finding], layers: dict[str, FeatureLayer]) -> di
     keys = [k for k, e in zip(keys, empty) if not e]
     wkt = derive_each("wkt", _wkt, [g for g, e in zip(geoms, empty) if not e])
     return dict(zip(keys, wkt))
+
+
+def _id_index(layer: FeatureLayer) -> dict[str, int]:
+    """Each id of ``layer`` to its position (the last for an id several features share)."""
+    return {fid: i for i, fid in enumerate(layer.ids)}
 
 
 def _wkt(geoms: list[BaseGeometry]) -> list[str]:

@@ -530,18 +530,26 @@ def extents_used(layers: Mapping[str, FeatureLayer], refs: Iterable[tuple[str, s
     used: set[tuple[str, str]] = set()
     for role, fids in wanted.items():
         layer = layers.get(role)
-        spec = extent_table().roles.get(role)
-        if layer is None or spec is None:
+        if layer is None or extent_table().roles.get(role) is None:
             continue
-        idx = [i for i, x in enumerate(layer.ids) if x in fids]  # one pass over the layer, whatever the number of features named
-        items = [(layer.geoms[i], tuple(layer.attrs[i].items())) for i in idx]
-        kinds = partial(_kinds_used, role, name_of)
-        # each feature's kinds by its content (geometry, attributes): the live re-check computes the edited feature's alone
-        found = (derive_each("extent kinds used", kinds, items, role, f"{name_of.__module__}.{named}") if named is not None
-                 else kinds(items))
-        for keys in found:
-            used |= {(role, key) for key in keys}
+        # a role's kinds by its layer's content and the features named (an edit of another role finds them made), and
+        # within it each feature's by its own content (geometry, attributes): the live re-check computes the edited feature's alone
+        named_ids = tuple(sorted(fids, key=lambda x: (type(x).__name__, str(x))))
+        keys = (derive("extent kinds used by a role", partial(_role_kinds_used, role, name_of, named, layer, named_ids), layer, named_ids, role,
+                       f"{name_of.__module__}.{named}") if named is not None else _role_kinds_used(role, name_of, named, layer, named_ids))
+        used |= {(role, key) for key in keys}
     return [_copy_row(row) for row in _summary_rows(extent_table()) if (row["role"], row["kind"]) in used]
+
+
+def _role_kinds_used(role: str, name_of: Callable[[Mapping[str, Any]], str], named: str | None, layer: FeatureLayer,
+                     fids: tuple[str, ...]) -> frozenset[str]:
+    """The kinds of ``role`` the features ``fids`` of ``layer`` read the plausible extent of (:func:`extents_used` of one role)."""
+    wanted = set(fids)
+    idx = [i for i, x in enumerate(layer.ids) if x in wanted]  # one pass over the layer, whatever the number of features named
+    items = [(layer.geoms[i], tuple(layer.attrs[i].items())) for i in idx]
+    kinds = partial(_kinds_used, role, name_of)
+    found = derive_each("extent kinds used", kinds, items, role, f"{name_of.__module__}.{named}") if named is not None else kinds(items)
+    return frozenset(key for keys in found for key in keys)
 
 
 __all__ = ["Extent", "ExtentTable", "ExtentsDataError", "Interval", "KindExtent", "RoleExtents", "DRAWN", "SIZE_FIELDS",

@@ -20,7 +20,7 @@ import shapely
 
 from .checks.affected import attr, impervious_status
 from .checks.context import id_key, joined_ids, truthy
-from .derived import derive_each
+from .derived import derive, derive_each
 from .errors import StormwaterError
 from .model import FeatureLayer, Warning_
 from .roles import PLAN_OBJECT_ROLES, PLAN_ROLES
@@ -162,19 +162,25 @@ def work_parcels(parcels: FeatureLayer, layers: Mapping[str, FeatureLayer]) -> l
     work: list[Any] = []
     for role in PLAN_ROLES:
         layer = layers.get(role)
-        if layer is None:
-            continue
-        for g, a in zip(layer.geoms, layer.attrs):
-            if role == "impervious" and impervious_status(a) == "existing":
-                continue
-            if role == "building_sites" and str(attr(a, "status") or "").strip().lower() == "existing":
-                continue
-            if g is not None and not g.is_empty:
-                work.append(g)
+        if layer is not None:  # each role's work kept by its layer's content (core.derived): an edit of another role finds it made
+            work.extend(derive("a role's proposed work", partial(_proposed_work, role, layer), role, layer))
     if not work:
         return []
     # each feature's parcels on its own, kept by content (core.derived): a moved device's alone are found again
     return sorted({j for hits in derive_each("parcels holding a feature", partial(_interior_hits, parcels), work, parcels) for j in hits})
+
+
+def _proposed_work(role: str, layer: FeatureLayer) -> tuple[Any, ...]:
+    """The geometries of ``layer`` that are proposed work (:func:`work_parcels`), in the layer's order."""
+    work: list[Any] = []
+    for g, a in zip(layer.geoms, layer.attrs):
+        if role == "impervious" and impervious_status(a) == "existing":
+            continue
+        if role == "building_sites" and str(attr(a, "status") or "").strip().lower() == "existing":
+            continue
+        if g is not None and not g.is_empty:
+            work.append(g)
+    return tuple(work)
 
 
 def _interior_hits(parcels: FeatureLayer, geoms: list[Any]) -> list[tuple[int, ...]]:

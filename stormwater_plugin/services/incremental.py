@@ -277,8 +277,12 @@ def _moved(a: FeatureLayer, b: FeatureLayer) -> list[int]:
     """Positions whose geometry differs (exactly: its WKB)."""
     if a.geoms is b.geoms:
         return []
-    wa = shapely.to_wkb(np.asarray(a.geoms, dtype=object))
-    wb = shapely.to_wkb(np.asarray(b.geoms, dtype=object))
+    derived = current()  # the check's: the WKB of the layers the check has keyed (both, mostly) are written already
+    if derived is not None:
+        wa, wb = derived.wkb(list(a.geoms)), derived.wkb(list(b.geoms))
+    else:
+        wa = shapely.to_wkb(np.asarray(a.geoms, dtype=object), hex=False, include_srid=False).tolist()
+        wb = shapely.to_wkb(np.asarray(b.geoms, dtype=object), hex=False, include_srid=False).tolist()
     return [i for i in range(len(wa)) if wa[i] != wb[i]]
 
 

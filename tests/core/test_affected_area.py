@@ -328,3 +328,30 @@ def test_a_point_in_the_interior_is_covered_as_covers_on_edge_says(rects, points
             x, y = x0 + w0 / 2, y0
         geoms.append(LineString([(x, y), (x + 3, y + 1)]) if how == "line" else Point(x, y))
     assert _covered_by(area, geoms, unit) == [covers_on_edge(area, g, unit) for g in geoms]
+
+
+def test_each_roles_part_kept_by_content_follows_a_change_of_each_input():
+    """The live re-check keeps each role's part of the affected area by the role, its layer and the unit (#39): a change of
+    a geometry, of an impervious status or a building's use, of the role a layer is given or of the working unit gives the
+    answer of a measure made afresh."""
+    from stormwater_plugin.core.checks.affected import affected_area
+    from stormwater_plugin.core.derived import Derived, using
+
+    def site(status="proposed", imp=None, use="house", unit_role="impervious", dist=None):
+        return {"disturbance": layer("disturbance", [dist or box(0, 0, 100, 100)], ["D1"]),
+                unit_role: layer(unit_role, [imp or box(150, 0, 170, 20)], ["I1"], [{"status": status}]),
+                "building_sites": layer("building_sites", [Point(300, 300)], ["B1"], [{"use": use}]),
+                "devices": layer("devices", [Point(10, 10)], ["DW-1"], [{"device_type": "dry_well"}])}
+
+    cases = [("same", {}, 1.0), ("impervious existing", {"status": "existing"}, 1.0), ("impervious unknown", {"status": ""}, 1.0),
+             ("impervious grown", {"imp": box(150, 0, 180, 20)}, 1.0), ("as clearing", {"unit_role": "clearing"}, 1.0),
+             ("disturbance shrunk", {"dist": box(0, 0, 90, 100)}, 1.0), ("a garage", {"use": "garage"}, 1.0), ("unit", {}, 0.3048), ("back", {}, 1.0)]
+    last = Derived()
+    with using(last):
+        affected_area(site(), 1.0)
+    for name, kw, unit in cases:  # each check from the one before, as the live re-check runs
+        last = Derived(last)
+        with using(last):
+            live = affected_area(site(**kw), unit)
+        fresh = affected_area(site(**kw), unit)  # new layers: measured afresh, no derived values in use
+        assert _measured(live) == _measured(fresh) and live.unknown_status == fresh.unknown_status and live.supplied == fresh.supplied and live.left_out == fresh.left_out, name

@@ -86,9 +86,28 @@ def test_the_parcels_holding_a_moved_device_are_found_again():
     first = _first(lambda: work_parcels(_parcels(), {"devices": _devices(50.0)}))
     got, second = _again(first, lambda: work_parcels(_parcels(), {"devices": _devices(150.0)}))
     assert got == work_parcels(_parcels(), {"devices": _devices(150.0)}) == [0, 1]
-    assert second.reused == 1 and second.made == 1  # DW-2 kept, DW-1 found again
+    assert second.reused == 1 and second.made == 2  # DW-2's parcels kept; the devices' work (a new layer) and DW-1's parcels made again
     warnings: list[Any] = []
     assert _again(first, lambda: find_site_parcels(_parcels(), None, {"devices": _devices(150.0)}, warnings))[0] == [0, 1]
+
+
+def test_each_roles_proposed_work_kept_by_content_follows_a_change_of_each_input():
+    """The work of each plan role is kept by the role and its layer (#39): a moved feature, an impervious area or a building
+    site marked existing (or no more), and a layer given another role each give the parcels a search made afresh finds."""
+    def site(imp_status: str = "proposed", site_status: str = "new", x: float = 150.0, role: str = "impervious") -> dict[str, FeatureLayer]:
+        return {"devices": _devices(20.0),
+                role: FeatureLayer.from_sequences(role, [shapely.box(x, 10, x + 10, 20)], ["I-1"], [{"status": imp_status}]),
+                "building_sites": FeatureLayer.from_sequences("building_sites", [shapely.Point(x, 60)], ["B-1"], [{"status": site_status}])}
+
+    cases = [("same", {}), ("impervious existing", {"imp_status": "existing"}), ("proposed again", {}), ("building existing", {"site_status": "existing"}),
+             ("both existing", {"imp_status": "existing", "site_status": "existing"}), ("moved onto P-1", {"x": 50.0}),
+             ("as clearing", {"role": "clearing", "imp_status": "existing", "site_status": "existing"}), ("back", {})]
+    last = _first(lambda: work_parcels(_parcels(), site()))
+    for name, kw in cases:  # each check from the one before, as the live re-check runs
+        got, last = _again(last, lambda kw=kw: work_parcels(_parcels(), site(**kw)))
+        assert got == work_parcels(_parcels(), site(**kw)), name  # no derived values in use: found afresh
+    assert work_parcels(_parcels(), site(imp_status="existing", site_status="existing")) == [0]
+    assert work_parcels(_parcels(), site(role="clearing", imp_status="existing", site_status="existing")) == [0, 1]
 
 
 def test_the_dem_window_follows_a_moved_device_and_a_moved_target():

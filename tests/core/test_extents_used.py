@@ -112,8 +112,27 @@ def test_the_name_function_is_part_of_the_kept_kinds_key():
     first.settle()
     again = Derived(first)
     assert _used_with(again, {"streams": streams}, [("streams", "ST1")], _no_name) == [("streams", "default")]  # no name: the default kind
-    assert again.made == 1 and again.reused == 0
+    assert again.made == 2 and again.reused == 0  # the role's kinds and the stream's own, both computed again
 
 
 def _no_name(attrs) -> str:
     return ""
+
+
+def test_a_roles_kinds_are_kept_by_its_layer_and_the_features_named_an_edit_of_another_role_finds_them_made():
+    """The kinds of a role not edited are taken whole (one value); the edited role's feature not moved keeps its own."""
+    streams = layer("streams", [LineString([(0, 0), (100, 0)])], ["ST1"], [{"name": "Hudson River"}])
+    devices = layer("devices", [Point(0, 0), Point(50, 0)], ["DW-1", "DW-2"], [DRY_WELL, {**DRY_WELL, "device_type": "infiltration_trench"}])
+    refs = [("streams", "ST1"), ("devices", "DW-1"), ("devices", "DW-2")]
+    first = Derived()
+    assert sorted(_used_with(first, {"streams": streams, "devices": devices}, refs)) == [
+        ("devices", "dry_well"), ("devices", "infiltration_trench"), ("streams", "river")]
+    first.settle()
+    moved = layer("devices", [Point(1, 0), Point(50, 0)], ["DW-1", "DW-2"], [DRY_WELL, {**DRY_WELL, "device_type": "infiltration_trench"}])
+    again = Derived(first)
+    assert sorted(_used_with(again, {"streams": streams, "devices": moved}, refs)) == [
+        ("devices", "dry_well"), ("devices", "infiltration_trench"), ("streams", "river")]
+    assert again.reused == 2 and again.made == 2  # the streams' kinds and DW-2's reused; the devices' kinds and DW-1's made
+    # a stream named no more: the role's kinds are computed again, without it
+    none = Derived(again)
+    assert sorted(_used_with(none, {"streams": streams, "devices": moved}, refs[1:])) == [("devices", "dry_well"), ("devices", "infiltration_trench")]

@@ -238,3 +238,44 @@ def test_a_polygon_clipped_into_parts_and_an_empty_clip_are_read_part_by_part():
         new = sg._elements(geom, Point(0.0, 0.0), 8.0, 1.0, 1.0, nearest)
         old = _old_elements(geom, Point(0.0, 0.0), 8.0, 1.0, 1.0, nearest)
         assert [x.tobytes() for x in new] == [x.tobytes() for x in old]
+
+
+# --- the pieces within reach of a point, told without GEOS where they clearly are ------------------------------------
+
+
+def _geos_within_reach(other: BaseGeometry, a: np.ndarray, b: np.ndarray, limit: float) -> np.ndarray:
+    """The filter as GEOS alone made it: every piece a point or a segment, ``not distance > limit``."""
+    if len(a) == 0:
+        return np.zeros(0, dtype=bool)
+    dot = np.all(a == b, axis=1)
+    pieces = np.empty(len(a), dtype=object)
+    if np.any(dot):
+        pieces[dot] = shapely.points(a[dot])
+    if not np.all(dot):
+        pieces[~dot] = shapely.linestrings(np.stack([a[~dot], b[~dot]], axis=1))
+    return np.asarray(~(shapely.distance(other, pieces) > limit))
+
+
+_coord = st.one_of(st.integers(-12, 12).map(float), st.floats(-12, 12, allow_nan=False, allow_infinity=False),
+                   st.sampled_from([math.nan, 0.5, -0.5, 3.0000000001, 4.999999999]))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(p=st.tuples(_coord, _coord), ends=st.lists(st.tuples(_coord, _coord, _coord, _coord, st.booleans()), max_size=30),
+       limit=st.sampled_from([0.0, 1.0, 5.0, 5.0 * (1 + 1e-9), 7.5, math.sqrt(50.0), 13.0]),
+       offset=st.sampled_from([0.0, 1e3, 6.5e5, 1.2e7]))
+def test_the_pieces_within_reach_of_a_point_are_those_geos_keeps(p, ends, limit, offset):
+    """The pieces within reach of a point device, told by their ends and boxes where clearly in or out, are GEOS's own:
+    pieces on the limit (a 3-4-5 triangle), across it, points, NaN coordinates, near and far from the origin (state-plane feet)."""
+    a = np.array([(x0 + offset, y0 - offset) for x0, y0, _, _, _ in ends], dtype=np.float64).reshape(-1, 2)
+    b = np.array([(x0 + offset, y0 - offset) if dot else (x1 + offset, y1 - offset) for x0, y0, x1, y1, dot in ends], dtype=np.float64).reshape(-1, 2)
+    other = Point(p[0] + offset, p[1] - offset)
+    assert sg.within_reach(other, a, b, limit).tolist() == _geos_within_reach(other, a, b, limit).tolist()
+
+
+def test_a_piece_on_the_limit_is_kept_and_one_past_it_is_not():
+    """3-4-5: a point and a segment end exactly 5 from the device are kept at a limit of 5, and not at 5 less an ulp."""
+    a = np.array([[3.0, 4.0], [3.0, 4.0], [6.0, 8.0]])
+    b = np.array([[3.0, 4.0], [9.0, 12.0], [6.0, 8.0]])
+    assert sg.within_reach(Point(0, 0), a, b, 5.0).tolist() == [True, True, False]
+    assert sg.within_reach(Point(0, 0), a, b, math.nextafter(5.0, 0.0)).tolist() == [False, False, False]

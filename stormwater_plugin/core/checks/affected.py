@@ -43,7 +43,7 @@ import numpy as np
 import shapely
 from shapely.geometry.base import BaseGeometry
 
-from ..derived import derive_each
+from ..derived import derive, derive_each
 from ..extents import Interval, footprint_bound
 from ..geometry import area_sqft, covers_on_edge, union
 from ..limits import DECIMALS, decided
@@ -194,36 +194,25 @@ def _measure(layers: dict[str, FeatureLayer], unit_to_ft: float) -> AffectedArea
     loose: list[tuple[Any, str, str, dict[str, Any], str]] = []
     every: list[Any] = []
     left_out: list[str] = []
+    by_layer: dict[str, float] = {}
     for role in AFFECTED_AREA_ROLES + PLAN_OBJECT_ROLES:
         layer = layers.get(role)
         if layer is None:
             continue
-        # which are polygons, asked of the layer at once (a geometry's own ``geom_type`` is a call of its own)
-        types = shapely.get_type_id(np.asarray(layer.geoms, dtype=object)) if len(layer) else np.empty(0, dtype=int)
-        polygonal = ((types == 3) | (types == 6)).tolist()
-        for i in range(len(layer)):
-            g = layer.geoms[i]
-            if role == "impervious":
-                s = impervious_status(layer.attrs[i])
-                if s == "existing":
-                    continue
-                if s == "":
-                    unknown_geoms.append(g)
-                    unknown_ids.append(layer.ids[i])
-                    continue
-            elif role == "building_sites" and building_left_out(layer.attrs[i]):
-                left_out.append(layer.ref(i).noun)
-                continue
-            every.append(g)
-            if polygonal[i]:
-                by_role.setdefault(role, []).append(g)
-            elif role in PLAN_OBJECT_ROLES:
-                loose.append((g, layer.ref(i).noun, role, layer.attrs[i], layer.ids[i]))
+        # a role's part, kept by its layer's content (core.derived): an edit of another role finds it made
+        part = derive("a role's part of the affected area", partial(_role_part, role, layer, unit_to_ft), role, layer, unit_to_ft)
+        every.extend(part.every)
+        unknown_geoms.extend(part.unknown_geoms)
+        unknown_ids.extend(part.unknown_ids)
+        left_out.extend(part.left_out)
+        loose.extend(part.loose)
+        if part.polygons:
+            by_role[role] = list(part.polygons)
+            by_layer[role] = part.sqft
     geometry = union([g for gs in by_role.values() for g in gs])
     activity = _activity(geometry, every, unknown_geoms)
     if not supplied:
         return AffectedArea(None, None, geometry, activity, {}, supplied, left_out=tuple(left_out))
-    by_layer = {r: _sqft(union(by_role[r]), unit_to_ft) for r in AFFECTED_AREA_ROLES + PLAN_OBJECT_ROLES if r in by_role}
     sqft = _sqft(geometry, unit_to_ft)
     unmeasured: list[str] = []
     unbounded: list[str] = []
@@ -250,6 +239,53 @@ def _measure(layers: dict[str, FeatureLayer], unit_to_ft: float) -> AffectedArea
         upper = sqft
     return AffectedArea(sqft, upper, geometry, activity, by_layer, supplied, tuple(unmeasured), tuple(unknown_ids), tuple(left_out), tuple(unbounded),
                         tuple(refs))
+
+
+@dataclass(frozen=True)
+class _RolePart:
+    """One role's features in the affected area (:func:`_role_part`), in the layer's order."""
+
+    every: tuple[Any, ...]
+    polygons: tuple[Any, ...]
+    #: The area of the union of ``polygons`` (sq ft; 0.0 when none).
+    sqft: float
+    loose: tuple[tuple[Any, str, str, dict[str, Any], str], ...]
+    unknown_geoms: tuple[Any, ...]
+    unknown_ids: tuple[str, ...]
+    left_out: tuple[str, ...]
+
+
+def _role_part(role: str, layer: FeatureLayer, unit_to_ft: float) -> _RolePart:
+    """The features of ``layer`` the affected area counts, those of unknown status, those left out, and the area of its polygons."""
+    every: list[Any] = []
+    polygons: list[Any] = []
+    loose: list[tuple[Any, str, str, dict[str, Any], str]] = []
+    unknown_geoms: list[Any] = []
+    unknown_ids: list[str] = []
+    left_out: list[str] = []
+    # which are polygons, asked of the layer at once (a geometry's own ``geom_type`` is a call of its own)
+    types = shapely.get_type_id(np.asarray(layer.geoms, dtype=object)) if len(layer) else np.empty(0, dtype=int)
+    polygonal = ((types == 3) | (types == 6)).tolist()
+    for i in range(len(layer)):
+        g = layer.geoms[i]
+        if role == "impervious":
+            s = impervious_status(layer.attrs[i])
+            if s == "existing":
+                continue
+            if s == "":
+                unknown_geoms.append(g)
+                unknown_ids.append(layer.ids[i])
+                continue
+        elif role == "building_sites" and building_left_out(layer.attrs[i]):
+            left_out.append(layer.ref(i).noun)
+            continue
+        every.append(g)
+        if polygonal[i]:
+            polygons.append(g)
+        elif role in PLAN_OBJECT_ROLES:
+            loose.append((g, layer.ref(i).noun, role, layer.attrs[i], layer.ids[i]))
+    return _RolePart(tuple(every), tuple(polygons), _sqft(union(polygons), unit_to_ft) if polygons else 0.0, tuple(loose),
+                     tuple(unknown_geoms), tuple(unknown_ids), tuple(left_out))
 
 
 def _activity(geometry: BaseGeometry, every: list[Any], unknown: list[Any]) -> BaseGeometry:

@@ -262,16 +262,48 @@ def _elements(geom: BaseGeometry, other: BaseGeometry, reach_units: float, line_
     if len(a) == 0:
         return a, b
     # Only pieces that come within the reach of the other geometry can pair (a grid sample's distance is its point's).
+    keep = within_reach(other, a, b, reach_units * (1 + 1e-9))
+    return a[keep], b[keep]
+
+
+def within_reach(other: BaseGeometry, a: np.ndarray, b: np.ndarray, limit: float) -> np.ndarray:
+    """Whether GEOS's distance from ``other`` to each piece ``a[i]``-``b[i]`` (a point where both ends are one) is not over ``limit``.
+
+    A distance GEOS cannot give (NaN) keeps the piece: the pair distance is computed exactly later. When ``other`` is a
+    point (a device drawn as one), the pieces clearly inside or clearly beyond ``limit`` are told without GEOS: the
+    distance to a piece is at most that to its nearer end and at least that to its bounding box, both computed here
+    from coordinate differences, as GEOS computes it; a margin of 1e-9 of the distances and lengths compared (far more
+    than the rounding of either) leaves to GEOS every piece whose answer it could decide. Exact: a hypothesis property
+    holds it to GEOS's distance of every piece.
+    """
+    xy = shapely.get_coordinates(other) if type(other) is Point and len(a) else None
+    if xy is None or len(xy) != 1:
+        return _geos_within_reach(other, a, b, limit)
+    p = xy[0]
+    to_a, to_b = a - p, b - p
+    with np.errstate(invalid="ignore", over="ignore"):
+        nearer_end = np.sqrt(np.minimum(np.einsum("ij,ij->i", to_a, to_a), np.einsum("ij,ij->i", to_b, to_b)))
+        gap = np.maximum(0.0, np.maximum(np.minimum(to_a, to_b), -np.maximum(to_a, to_b)))
+        to_box = np.sqrt(np.einsum("ij,ij->i", gap, gap))
+        d_ab = b - a
+        margin = 1e-9 * (limit + nearer_end + np.sqrt(np.einsum("ij,ij->i", d_ab, d_ab)) + float(np.max(np.abs(p))))
+        keep = nearer_end + margin <= limit
+        ask = ~(keep | (to_box - margin > limit))  # NaN: neither, asked of GEOS
+    if ask.any():
+        keep[ask] = _geos_within_reach(other, a[ask], b[ask], limit)
+    return keep
+
+
+def _geos_within_reach(other: BaseGeometry, a: np.ndarray, b: np.ndarray, limit: float) -> np.ndarray:
+    """:func:`within_reach` asked of GEOS for every piece."""
     dot = np.all(a == b, axis=1)
     pieces = np.empty(len(a), dtype=object)
     if np.any(dot):
         pieces[dot] = shapely.points(a[dot])
     if not np.all(dot):
         pieces[~dot] = shapely.linestrings(np.stack([a[~dot], b[~dot]], axis=1))
-    d = shapely.distance(other, pieces)
-    # A distance GEOS cannot give (NaN) keeps the piece: the pair distance is computed exactly later.
-    keep = ~(d > reach_units * (1 + 1e-9))
-    return a[keep], b[keep]
+    keep: np.ndarray = ~(shapely.distance(other, pieces) > limit)
+    return keep
 
 
 def _with_ground(*ends: np.ndarray, dem: ElevationGrid) -> list[np.ndarray]:
