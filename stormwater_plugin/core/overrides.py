@@ -201,11 +201,12 @@ def finding_keys(findings: Sequence[Finding], bases: Sequence[str] | None = None
     return _unique([(b, f.extra if type(f.extra) is dict else dict(f.extra)) for b, f in zip(bases, findings)])
 
 
-def finding_dict_keys(findings: Sequence[Mapping[str, Any]]) -> list[str]:
-    """Like :func:`finding_keys`, for finding dictionaries of findings.json."""
+def finding_dict_keys(findings: Sequence[Mapping[str, Any]], bases: Sequence[str] | None = None) -> list[str]:
+    """Like :func:`finding_keys`, for finding dictionaries of findings.json (``bases``: each one's :func:`finding_key`, when kept)."""
+    if bases is None:
+        bases = [finding_key(str(f.get("rule_id")), f.get("subject"), f.get("other")) for f in findings]
     # a dict of details is only read (a qualifier's name and value): not copied
-    return _unique([(finding_key(str(f.get("rule_id")), f.get("subject"), f.get("other")), d if type(d := f.get("details") or {}) is dict else dict(d))
-                    for f in findings])
+    return _unique([(b, d if type(d := f.get("details") or {}) is dict else dict(d)) for b, f in zip(bases, findings)])
 
 
 # --------------------------------------------------------------------------- reading and writing
@@ -338,7 +339,7 @@ def effective_status(status: str, override: Override | Mapping[str, Any] | None)
     return str(override.decision if isinstance(override, Override) else override.get("decision", status))
 
 
-def annotate_document(doc: dict[str, Any], overrides: Sequence[Override] | None) -> dict[str, Any]:
+def annotate_document(doc: dict[str, Any], overrides: Sequence[Override] | None, bases: Sequence[str] | None = None) -> dict[str, Any]:
     """Add keys, overrides, effective statuses and stale overrides to a findings.json document, in place.
 
     Each finding gets ``key``, ``override`` (the decision, or ``None``) and
@@ -353,6 +354,8 @@ def annotate_document(doc: dict[str, Any], overrides: Sequence[Override] | None)
         The document from :func:`stormwater_plugin.core.serialize.result_to_dict`
         (or a findings.json read back).
     overrides : sequence of Override or None
+    bases : sequence of str, optional
+        Each finding's :func:`finding_key` (rule and features), when the caller kept them (the review's document entries).
 
     Returns
     -------
@@ -360,7 +363,7 @@ def annotate_document(doc: dict[str, Any], overrides: Sequence[Override] | None)
         ``doc`` itself.
     """
     findings: list[dict[str, Any]] = doc.get("findings", [])
-    keys = finding_dict_keys(findings)
+    keys = finding_dict_keys(findings, bases)
     by_key = {normal_key(o.key): o for o in (overrides or [])}
     _match_qualified(findings, keys, by_key)
     used: set[str] = set()
