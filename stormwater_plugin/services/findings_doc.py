@@ -26,7 +26,7 @@ from typing import cast
 
 from ..core.errors import StormwaterError
 from ..core.model import BuildingSiteSlope, CheckResult, Finding
-from ..core.overrides import Override, annotate_document, finding_key
+from ..core.overrides import Override, decide, finding_key
 from ..core.serialize import building_site_to_dict, finding_to_dict, result_sections
 from .content_memo import ContentMemo, content_key, finding_content, finding_contents
 from .review_doc import findings_doc_problem
@@ -509,16 +509,13 @@ class FindingsDocument:
         """The document with ``overrides`` as its decisions (every earlier decision replaced).
 
         The keys, decisions, effective statuses, stale decisions and counts are
-        :func:`~stormwater_plugin.core.overrides.annotate_document`'s, the one reading of a decision.
+        :func:`~stormwater_plugin.core.overrides.decide`'s, the one reading of a decision (which
+        :func:`~stormwater_plugin.core.overrides.annotate_document` writes into a findings.json document).
         """
-        shells: list[dict[str, object]] = [{"rule_id": f.rule_id, "status": f.status, "subject": f.subject, "other": f.other,
-                                            "details": f.details} for f in self.findings]
-        marks: dict[str, object] = {"findings": shells}
-        annotate_document(marks, list(overrides) if overrides is not None else None, [f.base_key for f in self.findings])
-        findings = tuple(_decide(f, str(s["key"]), _opt_map(s["override"]), _opt_str(s["effective_status"])) for f, s in zip(self.findings, shells))
-        counts = _map(marks["override_counts"])
-        stale = _maps(marks["stale_overrides"])
-        return replace(self, findings=findings, decisions=Decisions(stale, OverrideCounts(**{k: int(str(v)) for k, v in counts.items()})))
+        own = self.findings
+        out = decide([f.base_key for f in own], [f.details for f in own], [f.status for f in own], list(overrides) if overrides is not None else None)
+        findings = tuple(_decide(f, k, None if o is None else _opt_map(o), _opt_str(e)) for f, k, o, e in zip(own, out.keys, out.overrides, out.effective))
+        return replace(self, findings=findings, decisions=Decisions(_maps(out.stale), OverrideCounts(**out.counts)))
 
 
 def _decide(f: DocFinding, key: str, override: JsonMap | None, effective_status: str | None) -> DocFinding:
