@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-from collections import Counter, abc
+from collections import abc
 from dataclasses import asdict, dataclass
 from typing import Any, Mapping, Sequence
 
@@ -160,15 +160,13 @@ def _qualifier(details: Sequence[Mapping[str, Any]]) -> str | None:
 
 def _unique(items: Sequence[tuple[str, Mapping[str, Any]]]) -> list[str]:
     """Keys for (base key, details) pairs: a repeated base is told apart by a detail, else by ``#n``."""
-    out = [b for b, _d in items]
-    # only the repeated bases grouped (counted at once: most findings have a base of their own), in their first order
-    repeated = {b for b, n in Counter(out).items() if n > 1}
     groups: dict[str, list[int]] = {}
-    if repeated:
-        for i, b in enumerate(out):
-            if b in repeated:
-                groups.setdefault(b, []).append(i)
+    for i, (b, _d) in enumerate(items):
+        groups.setdefault(b, []).append(i)
+    out = [b for b, _d in items]
     for b, idx in groups.items():
+        if len(idx) < 2:
+            continue
         q = _qualifier([items[i][1] or {} for i in idx])
         for n, i in enumerate(idx, start=1):
             if q is not None:
