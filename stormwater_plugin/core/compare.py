@@ -316,10 +316,13 @@ def compare_reviews(
     new_subjects = {_ref_key(f.get("subject")) for f in new.get("findings", [])} | set((new.get("features") or {}).get("wkt", {}))
 
     out: dict[str, list[dict[str, Any]]] = {"resolved": [], "new": [], "still_open": [], "changed": []}
-    for key in sorted(set(old_by) | set(new_by)):
+    for key in sorted(old_by.keys() | new_by.keys()):
         o, n = old_by.get(key), new_by.get(key)
         s_old = o.get("status") if o else None
         s_new = n.get("status") if n else None
+        if (o is not None and n is not None and s_old == s_new and s_old not in OPEN and o.get("measured_ft") == n.get("measured_ft")
+                and o.get("required_ft") == n.get("required_ft")):
+            continue  # neither open nor changed (most findings at a live edit): listed nowhere, as below
         # the category first, the entry only for a finding listed (most findings of a live edit are passes unchanged)
         if o is not None and n is None:
             if s_old in OPEN:
