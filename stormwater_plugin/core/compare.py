@@ -120,10 +120,11 @@ def format_problem(doc: Mapping[str, Any]) -> str | None:
         # a dict first, then collections.abc's Mapping (the typing alias's isinstance is several times slower): asked at each live edit
         if type(f) is not dict and not isinstance(f, abc.Mapping):
             return f"finding {i} is not an object"
-        if not isinstance(f.get("rule_id"), str) or not f.get("rule_id"):
+        rule, status = f.get("rule_id"), f.get("status")  # each value read once
+        if not isinstance(rule, str) or not rule:
             return f"finding {i} has no rule_id"
-        if f.get("status") not in KNOWN_STATUSES:
-            return f"finding {i} has the status {str(f.get('status'))[:40]!r}"
+        if status not in KNOWN_STATUSES:
+            return f"finding {i} has the status {str(status)[:40]!r}"
         for part in ("subject", "other"):
             ref = f.get(part)
             if ref is not None and not ((type(ref) is dict or isinstance(ref, abc.Mapping)) and "layer" in ref and "id" in ref):
@@ -242,6 +243,8 @@ def _entry(key: str, o: Mapping[str, Any] | None, n: Mapping[str, Any] | None, w
 
 
 def _differs(a: Any, b: Any) -> bool:
+    if a == b:  # the same value (most findings of a live edit): no difference, as below
+        return False
     if a is None or b is None:
         return a is not b
     return abs(float(a) - float(b)) > DISTANCE_EPS_FT
@@ -302,20 +305,24 @@ def compare_reviews(
         return found
 
     key_map: dict[str, str] = {}
-    for f in old.get("findings", []):
+    old_by: dict[str, Any] = {}
+    for f in old.get("findings", []):  # each earlier key translated once
         k = str(f.get("key") or "")
         t = translate(k)
         if t != k:
             key_map[k] = t
-    old_by = {translate(str(f.get("key") or "")): f for f in old.get("findings", [])}
+        old_by[t] = f
     new_by = {str(f.get("key") or ""): f for f in new.get("findings", [])}
     new_subjects = {_ref_key(f.get("subject")) for f in new.get("findings", [])} | set((new.get("features") or {}).get("wkt", {}))
 
     out: dict[str, list[dict[str, Any]]] = {"resolved": [], "new": [], "still_open": [], "changed": []}
-    for key in sorted(set(old_by) | set(new_by)):
+    for key in sorted(old_by.keys() | new_by.keys()):
         o, n = old_by.get(key), new_by.get(key)
         s_old = o.get("status") if o else None
         s_new = n.get("status") if n else None
+        if (o is not None and n is not None and s_old == s_new and s_old not in OPEN and o.get("measured_ft") == n.get("measured_ft")
+                and o.get("required_ft") == n.get("required_ft")):
+            continue  # neither open nor changed (most findings at a live edit): listed nowhere, as below
         # the category first, the entry only for a finding listed (most findings of a live edit are passes unchanged)
         if o is not None and n is None:
             if s_old in OPEN:

@@ -201,11 +201,12 @@ def finding_keys(findings: Sequence[Finding], bases: Sequence[str] | None = None
     return _unique([(b, f.extra if type(f.extra) is dict else dict(f.extra)) for b, f in zip(bases, findings)])
 
 
-def finding_dict_keys(findings: Sequence[Mapping[str, Any]]) -> list[str]:
-    """Like :func:`finding_keys`, for finding dictionaries of findings.json."""
+def finding_dict_keys(findings: Sequence[Mapping[str, Any]], bases: Sequence[str] | None = None) -> list[str]:
+    """Like :func:`finding_keys`, for finding dictionaries of findings.json (``bases``: each one's :func:`finding_key`, when kept)."""
+    if bases is None:
+        bases = [finding_key(str(f.get("rule_id")), f.get("subject"), f.get("other")) for f in findings]
     # a dict of details is only read (a qualifier's name and value): not copied
-    return _unique([(finding_key(str(f.get("rule_id")), f.get("subject"), f.get("other")), d if type(d := f.get("details") or {}) is dict else dict(d))
-                    for f in findings])
+    return _unique([(b, d if type(d := f.get("details") or {}) is dict else dict(d)) for b, f in zip(bases, findings)])
 
 
 # --------------------------------------------------------------------------- reading and writing
@@ -338,8 +339,65 @@ def effective_status(status: str, override: Override | Mapping[str, Any] | None)
     return str(override.decision if isinstance(override, Override) else override.get("decision", status))
 
 
-def annotate_document(doc: dict[str, Any], overrides: Sequence[Override] | None) -> dict[str, Any]:
-    """Add keys, overrides, effective statuses and stale overrides to a findings.json document, in place.
+@dataclass(frozen=True)
+class Decided:
+    """The decisions on a list of findings (:func:`decide`): each finding's key, decision and effective status, and the whole.
+
+    ``overrides`` holds each finding's decision as findings.json writes it (``None``: none); ``stale`` the decisions whose
+    key matches no finding; ``counts`` findings.json's ``override_counts``.
+    """
+
+    keys: list[str]
+    overrides: list[dict[str, Any] | None]
+    effective: list[Any]
+    stale: list[dict[str, Any]]
+    counts: dict[str, int]
+
+
+def decide(bases: Sequence[str], details: Sequence[Mapping[str, Any]], statuses: Sequence[Any],
+           overrides: Sequence[Override] | None) -> Decided:
+    """Apply ``overrides`` to findings given as their base keys (:func:`finding_key`), details and computed statuses (in order).
+
+    The one reading of a decision (:func:`annotate_document` writes it into a findings.json document; the review's typed
+    document takes it as it is): keys told apart as :func:`finding_keys` does, a decision following its qualified finding,
+    ``status_changed`` when the status is not the one the decision was made on.
+    """
+    keys = _unique(list(zip(bases, details)))
+    by_key = {normal_key(o.key): o for o in (overrides or [])}
+    _match_qualified(details, keys, by_key)
+    used: set[str] = set()
+    changed = 0
+    decisions: list[dict[str, Any] | None] = []
+    effective: list[Any] = []
+    for k, status in zip(keys, statuses):
+        o = by_key.get(k) if by_key else None
+        if o is None:
+            decisions.append(None)
+            effective.append(status)
+            continue
+        used.add(o.key)
+        od = o.as_dict()
+        if od.get("key") == k:
+            od.pop("key")  # the finding's own key; kept when the override followed a re-keyed finding
+        if o.status_when_made is not None and o.status_when_made != status:
+            od["status_changed"] = True
+            changed += 1
+        decisions.append(od)
+        effective.append(o.decision)
+    stale = [o.as_dict() for o in (overrides or []) if o.key not in used]
+    violations = [d for d, status in zip(decisions, statuses) if status == "violation"]
+    counts = {
+        "overridden": sum(1 for d in decisions if d),
+        "violations_overridden": sum(1 for d in violations if d),
+        "violations_unresolved": sum(1 for d in violations if not d),
+        "stale": len(stale),
+        "status_changed": changed,
+    }
+    return Decided(keys, decisions, effective, stale, counts)
+
+
+def annotate_document(doc: dict[str, Any], overrides: Sequence[Override] | None, bases: Sequence[str] | None = None) -> dict[str, Any]:
+    """Add keys, overrides, effective statuses and stale overrides to a findings.json document, in place (:func:`decide`).
 
     Each finding gets ``key``, ``override`` (the decision, or ``None``) and
     ``effective_status``; its ``status`` is left as computed. The document
@@ -353,6 +411,8 @@ def annotate_document(doc: dict[str, Any], overrides: Sequence[Override] | None)
         The document from :func:`stormwater_plugin.core.serialize.result_to_dict`
         (or a findings.json read back).
     overrides : sequence of Override or None
+    bases : sequence of str, optional
+        Each finding's :func:`finding_key` (rule and features), when the caller kept them.
 
     Returns
     -------
@@ -360,46 +420,28 @@ def annotate_document(doc: dict[str, Any], overrides: Sequence[Override] | None)
         ``doc`` itself.
     """
     findings: list[dict[str, Any]] = doc.get("findings", [])
-    keys = finding_dict_keys(findings)
-    by_key = {normal_key(o.key): o for o in (overrides or [])}
-    _match_qualified(findings, keys, by_key)
-    used: set[str] = set()
-    changed = 0
-    for f, k in zip(findings, keys):
+    if bases is None:
+        bases = [finding_key(str(f.get("rule_id")), f.get("subject"), f.get("other")) for f in findings]
+    # a dict of details is only read (a qualifier's name and value): not copied
+    details = [d if type(d := f.get("details") or {}) is dict else dict(d) for f in findings]
+    out = decide(bases, details, [f.get("status") for f in findings], overrides)
+    for f, k, o, e in zip(findings, out.keys, out.overrides, out.effective):
         f["key"] = k
-        o = by_key.get(k)
-        if o is None:
-            f["override"] = None
-            f["effective_status"] = f.get("status")
-            continue
-        used.add(o.key)
-        od = o.as_dict()
-        if od.get("key") == k:
-            od.pop("key")  # the finding's own key; kept when the override followed a re-keyed finding
-        if o.status_when_made is not None and o.status_when_made != f.get("status"):
-            od["status_changed"] = True
-            changed += 1
-        f["override"] = od
-        f["effective_status"] = o.decision
-    stale = [o.as_dict() for o in (overrides or []) if o.key not in used]
-    doc["stale_overrides"] = stale
-    violations = [f for f in findings if f.get("status") == "violation"]
-    doc["override_counts"] = {
-        "overridden": sum(1 for f in findings if f.get("override")),
-        "violations_overridden": sum(1 for f in violations if f.get("override")),
-        "violations_unresolved": sum(1 for f in violations if not f.get("override")),
-        "stale": len(stale),
-        "status_changed": changed,
-    }
+        f["override"] = o
+        f["effective_status"] = e
+    doc["stale_overrides"] = out.stale
+    doc["override_counts"] = out.counts
     return doc
 
 
-def _match_qualified(findings: Sequence[Mapping[str, Any]], keys: Sequence[str], by_key: dict[str, Override]) -> None:
+def _match_qualified(details: Sequence[Mapping[str, Any]], keys: Sequence[str], by_key: dict[str, Override]) -> None:
     """Let an override keyed ``base|name=value`` follow its finding when that finding is now alone and keyed ``base``.
 
     (A finding's key gains or loses its qualifier as its sibling appears or
     disappears; the decision stays with the finding the qualifier names.)
     """
+    if not by_key:
+        return
     present = set(keys)
     for okey, o in list(by_key.items()):
         if okey in present or "|" not in okey:
@@ -408,7 +450,7 @@ def _match_qualified(findings: Sequence[Mapping[str, Any]], keys: Sequence[str],
         name, eq, value = qual.partition("=")
         if not eq or base.count("|") != 2:
             continue
-        hits = [k for f, k in zip(findings, keys) if k == base and str((f.get("details") or {}).get(name)) == value]
+        hits = [k for d, k in zip(details, keys) if k == base and str((d or {}).get(name)) == value]
         if len(hits) == 1 and hits[0] not in by_key:
             by_key[hits[0]] = o
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from ..__about__ import __version__
 from .limits import decided
-from .model import CheckResult, Finding, Warning_
+from .model import BuildingSiteSlope, CheckResult, Finding, Warning_
 from .overrides import annotate_document
 
 
@@ -59,11 +59,25 @@ def result_to_dict(result: CheckResult, *, crs_name: str = "", inputs: dict[str,
     return annotate_document(result_sections(result, crs_name=crs_name, inputs=inputs), None)  # keys and undecided statuses
 
 
-def result_sections(result: CheckResult, *, crs_name: str = "", inputs: dict[str, Any] | None = None, findings: bool = True) -> dict[str, Any]:
+def building_site_to_dict(b: BuildingSiteSlope) -> dict[str, Any]:
+    """One building site's slope as findings.json's ``building_sites`` holds it (its profile: azimuth, slope pairs)."""
+    return {
+        "id": b.id,
+        "slope_100ft_pct": _r(b.slope_100ft_pct),
+        "azimuth_deg": _r(b.azimuth_deg, 1),
+        "status": b.status.value,
+        "message": b.message,
+        "profile": [[_r(a, 1), _r(s)] for a, s in b.profile],
+    }
+
+
+def result_sections(result: CheckResult, *, crs_name: str = "", inputs: dict[str, Any] | None = None, findings: bool = True,
+                    building_sites: bool = True) -> dict[str, Any]:
     """:func:`result_to_dict` without the findings' keys and statuses (the review decides them: services.findings_doc).
 
     ``findings=False``: the ``findings`` list is left empty (the review makes each entry itself, keeping those of findings
-    unchanged since the last review: services.findings_doc).
+    unchanged since the last review: services.findings_doc); ``building_sites=False`` likewise (each made by
+    :func:`building_site_to_dict`).
     """
     cls = result.classification
     doc: dict[str, Any] = {
@@ -82,17 +96,7 @@ def result_sections(result: CheckResult, *, crs_name: str = "", inputs: dict[str
         "working_crs": crs_name,
         "counts": result.counts(),
         "findings": [finding_to_dict(f) for f in result.findings] if findings else [],
-        "building_sites": [
-            {
-                "id": b.id,
-                "slope_100ft_pct": _r(b.slope_100ft_pct),
-                "azimuth_deg": _r(b.azimuth_deg, 1),
-                "status": b.status.value,
-                "message": b.message,
-                "profile": [[_r(a, 1), _r(s)] for a, s in b.profile],
-            }
-            for b in result.building_sites
-        ],
+        "building_sites": [building_site_to_dict(b) for b in result.building_sites] if building_sites else [],
         "notification": result.notification,
         "rules_not_checked": result.rules_not_checked,
         "rules_not_applicable": result.rules_not_applicable,

@@ -11,7 +11,7 @@ import traceback
 from typing import Any, Mapping, Sequence
 
 from ..core.model import CheckResult
-from ..services.compare import since_last_review
+from ..services.compare import comparable, since_last_review
 from ..services.decisions import Override
 from ..services.incremental import after_the_check
 from ..services.live import changes_since, now_compliant
@@ -66,9 +66,10 @@ class LiveTask(CheckTask):
             self.cpu_s = time.thread_time() - t0
 
     def _marks(self, review: Any, result: CheckResult) -> tuple[Any, dict[str, str], list[str]]:
-        # the document the dock will show (its decisions; moves and the comparison, which the marks do not read, aside)
-        doc = review.decided(list(self.overrides), comparison=None).doc
-        cmp = changes_since(self.full_doc, doc)
+        # the document the dock will show with its decisions (Review.decided: decided again only when they changed meanwhile)
+        given = tuple(self.overrides)
+        doc = review.document if given == review.overrides else review.document.decided(given)
+        cmp = changes_since(self.full_doc, comparable(doc))  # what the comparison reads of its findings.json
         return cmp, since_last_review(cmp) if cmp else {}, now_compliant(self.full_result, result)
 
     #: The progress shown in steps of this many percent: a live run lasts tens of milliseconds, and each report is a signal

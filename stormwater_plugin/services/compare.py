@@ -13,8 +13,9 @@ from collections.abc import Mapping
 
 from ..core.compare import ReviewDoc, compare_documents, format_problem, since_last_review
 from ..core.errors import StormwaterError
+from .findings_doc import FindingsDocument
 
-__all__ = ["CompareError", "ReviewDoc", "compare_reviews", "open_violations", "review_document", "since_last_review"]
+__all__ = ["CompareError", "ReviewDoc", "comparable", "compare_reviews", "open_violations", "review_document", "since_last_review"]
 
 
 class CompareError(ValueError, StormwaterError):
@@ -29,6 +30,23 @@ def review_document(doc: object, where: str) -> ReviewDoc:
     if problem is not None:  # a format no release wrote is refused in one line, never half-matched
         raise CompareError(f"{where}: findings.json in a format this release cannot read ({problem}); check the site again with this release")
     return dict(doc)
+
+
+def comparable(document: FindingsDocument) -> ReviewDoc:
+    """What :func:`compare_reviews` reads of a review as the current one, taken from its typed document as findings.json holds it.
+
+    The jurisdiction, the tool, the project class, the counts, the working CRS, the features and each finding's key, rule,
+    citation, features, status, distances, message and decision (:func:`~stormwater_plugin.core.compare.compare_reviews`,
+    :func:`~stormwater_plugin.core.compare.format_problem`): the comparison of an earlier review with it is the comparison
+    with the whole findings.json (``tests/core/test_compare_service.py`` holds them equal), without writing each finding's
+    every field (the live re-check compares at each edit).
+    """
+    c = document.classification
+    return {"jurisdiction": document.jurisdiction, "tool": document.tool, "project_class": c.project_class, "counts": document.counts,
+            "working_crs": document.working_crs, "features": document.features,
+            "findings": [{"key": f.key, "rule_id": f.rule_id, "citation": f.citation, "subject": f.subject, "other": f.other, "status": f.status,
+                          "measured_ft": f.measured_ft, "required_ft": f.required_ft, "message": f.message, "override": f.override}
+                         for f in document.findings]}
 
 
 def compare_reviews(old: Mapping[str, object], new: Mapping[str, object]) -> ReviewDoc:

@@ -21,13 +21,14 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import cast
 
 from ..core.errors import StormwaterError
-from ..core.model import CheckResult, Finding
-from ..core.overrides import Override, annotate_document
-from ..core.serialize import finding_to_dict, result_sections
-from .content_memo import ContentMemo, finding_content, finding_contents
+from ..core.model import BuildingSiteSlope, CheckResult, Finding
+from ..core.overrides import Override, decide, finding_key
+from ..core.serialize import building_site_to_dict, finding_to_dict, result_sections
+from .content_memo import ContentMemo, content_key, finding_content, finding_contents
 from .review_doc import findings_doc_problem
 
 JsonMap = Mapping[str, object]
@@ -308,6 +309,14 @@ class DocFinding:
         """A reviewer decision (accepted or waived) applies to this finding."""
         return bool(self.override)
 
+    @cached_property
+    def base_key(self) -> str:
+        """The finding's key before repeats are told apart (:func:`~stormwater_plugin.core.overrides.finding_key`: rule and features).
+
+        Written once per entry: an entry is never changed (a decided copy keeps it, its rule and features being the same).
+        """
+        return finding_key(self.rule_id, self.subject, self.other)
+
     def as_dict(self) -> dict[str, object]:
         """The findings.json entry (fresh containers for the fields this object holds; nested values shared)."""
         out: dict[str, object] = {
@@ -339,6 +348,17 @@ def doc_finding(f: Finding, content: bytes | None | bool = True) -> DocFinding:
     """
     key = finding_content(f) if content is True else content
     return _ENTRIES.get(key if isinstance(key, bytes) else None, lambda: _finding(_plain_map(finding_to_dict(f))))
+
+
+#: Each building site's entry (its slope profile: a few hundred numbers) by its content: the same at most edits.
+_SITES: ContentMemo[JsonMap] = ContentMemo(256)
+
+
+def building_site(b: BuildingSiteSlope) -> JsonMap:
+    """The document's entry of one building site (:func:`~stormwater_plugin.core.serialize.building_site_to_dict` as plain values);
+    the entry of a site of the same content is the one made before (never changed)."""
+    key = content_key((b.id, b.slope_100ft_pct, b.azimuth_deg, b.status.value, b.message, b.profile))
+    return _SITES.get(key, lambda: _plain_map(building_site_to_dict(b)))
 
 
 def _plain_map(d: Mapping[str, object]) -> JsonMap:
@@ -489,16 +509,13 @@ class FindingsDocument:
         """The document with ``overrides`` as its decisions (every earlier decision replaced).
 
         The keys, decisions, effective statuses, stale decisions and counts are
-        :func:`~stormwater_plugin.core.overrides.annotate_document`'s, the one reading of a decision.
+        :func:`~stormwater_plugin.core.overrides.decide`'s, the one reading of a decision (which
+        :func:`~stormwater_plugin.core.overrides.annotate_document` writes into a findings.json document).
         """
-        shells: list[dict[str, object]] = [{"rule_id": f.rule_id, "status": f.status, "subject": f.subject, "other": f.other,
-                                            "details": f.details} for f in self.findings]
-        marks: dict[str, object] = {"findings": shells}
-        annotate_document(marks, list(overrides) if overrides is not None else None)
-        findings = tuple(_decide(f, str(s["key"]), _opt_map(s["override"]), _opt_str(s["effective_status"])) for f, s in zip(self.findings, shells))
-        counts = _map(marks["override_counts"])
-        stale = _maps(marks["stale_overrides"])
-        return replace(self, findings=findings, decisions=Decisions(stale, OverrideCounts(**{k: int(str(v)) for k, v in counts.items()})))
+        own = self.findings
+        out = decide([f.base_key for f in own], [f.details for f in own], [f.status for f in own], list(overrides) if overrides is not None else None)
+        findings = tuple(_decide(f, k, None if o is None else _opt_map(o), _opt_str(e)) for f, k, o, e in zip(own, out.keys, out.overrides, out.effective))
+        return replace(self, findings=findings, decisions=Decisions(_maps(out.stale), OverrideCounts(**out.counts)))
 
 
 def _decide(f: DocFinding, key: str, override: JsonMap | None, effective_status: str | None) -> DocFinding:
@@ -586,8 +603,10 @@ def document_of(result: CheckResult, *, crs_name: str = "", inputs: Mapping[str,
     ``moves`` is ``None`` when none were looked for. The entry of a finding of the same content as one of a document made
     lately shares that entry's values (:func:`doc_finding`): a document's values are never changed in place.
     """
-    raw = plain(result_sections(result, crs_name=crs_name, inputs=dict(inputs) if inputs is not None else None, findings=False))
+    raw = plain(result_sections(result, crs_name=crs_name, inputs=dict(inputs) if inputs is not None else None, findings=False,
+                                building_sites=False))
     assert isinstance(raw, dict)
+    raw["building_sites"] = [building_site(b) for b in result.building_sites]
     doc = _document(raw, tuple(doc_finding(f, k) for f, k in zip(result.findings, finding_contents(result.findings))))
     if moves is not None:
         doc = replace(doc, moves=moves_from_dicts(moves), order=doc.placed("moves"))

@@ -95,8 +95,13 @@ def changes_since(full: Mapping[str, object] | None, live: Mapping[str, object])
 def _setback_statuses(result: CheckResult) -> dict[str, list[Status]]:
     """Each device's setback findings' statuses (a finding naming the device as its subject or its other feature, or among them)."""
     out: dict[str, list[Status]] = {}
+    setback: dict[str, bool] = {}  # each kind's role read once per result
     for f in result.findings:
-        if envelope_role(f.kind) != "setback":
+        kind = f.kind
+        is_setback = setback.get(kind)
+        if is_setback is None:
+            is_setback = setback[kind] = envelope_role(kind) == "setback"
+        if not is_setback:
             continue
         devices = {ident for ref in (f.subject, f.other) if ref is not None and ref.layer == "devices" for ident in ref.ids}
         for device in devices:

@@ -25,3 +25,34 @@ def test_open_violations_are_new_or_still_open_violations_only():
     }
     assert len(open_violations(cmp)) == 2
     assert open_violations({}) == []
+
+
+def _reviews():
+    """Reviews of one device moved across its septic setback (t-0.1 ft, t, t+0.1 ft and far), renamed, and gone."""
+    from stormwater_plugin.core.overrides import make_override
+    from stormwater_plugin.services.review import review_of
+    from tests.sitebuilder import device, layer, plane_dem, run, septic_square
+
+    dem = plane_dem(-200, -200, 400, 2.0, gx=0.05, gy=0.0)
+    out = []
+    for x, ident in ((29.9, "D1"), (30.0, "D1"), (30.1, "D1"), (60.0, "D1"), (29.9, "D2"), (None, None)):
+        layers = {"septic": layer("septic", [septic_square()], ["S1"])}
+        if x is not None:
+            g, a = device(x, 0.0)
+            layers["devices"] = layer("devices", [g], [ident], [a])
+        review = review_of(run("lgpc", layers, dem), crs_name="grid")
+        out.append(review)
+        key = next((f.key for f in review.document.findings if f.status in ("violation", "undetermined")), None)
+        if key is not None:  # the same review with a decision on its first open finding
+            out.append(review.decided([make_override(key, "waived", "variance", "J. Smith", status_when_made="pass")]))
+    return out
+
+
+def test_the_comparison_with_what_it_reads_of_a_typed_document_is_the_comparison_with_its_findings_json():
+    """``comparable`` (the live marks' current review) gives the comparison the whole findings.json gives, both ways round."""
+    from stormwater_plugin.services.compare import comparable
+
+    reviews = _reviews()
+    for earlier in reviews:
+        for current in reviews:
+            assert compare_reviews(earlier.doc, comparable(current.document)) == compare_reviews(earlier.doc, current.doc)

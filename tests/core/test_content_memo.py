@@ -14,8 +14,8 @@ import pytest
 import shapely
 from shapely.geometry import GeometryCollection, LineString, MultiPolygon, Point, Polygon, box
 
-from stormwater_plugin.core.model import Citation, FeatureRef, Finding, Status
-from stormwater_plugin.core.serialize import finding_to_dict
+from stormwater_plugin.core.model import BuildingSiteSlope, Citation, FeatureRef, Finding, Status
+from stormwater_plugin.core.serialize import building_site_to_dict, finding_to_dict
 from stormwater_plugin.services import findings_doc, layer_rows
 from stormwater_plugin.services.content_memo import ContentMemo, content_key, finding_content, finding_contents
 from stormwater_plugin.services.findings_doc import doc_finding, plain
@@ -219,3 +219,45 @@ def test_a_missing_reference_and_a_reference_of_missing_words_have_their_own_ent
     none, empty = _finding(other=None), _finding(other=FeatureRef(None, None))  # type: ignore[arg-type]
     assert finding_content(none) != finding_content(empty)
     assert doc_finding(none) == _entry_without_memo(none) and doc_finding(empty) == _entry_without_memo(empty)
+
+
+def _site(**kw: object) -> BuildingSiteSlope:
+    base: dict[str, object] = dict(id="B-1", slope_100ft_pct=12.345, azimuth_deg=181.25, status=Status.PASS, message="12.3 % over 100 ft",
+                                   profile=[(0.0, 1.234), (5.0, 12.345), (10.0, -3.5)], centre=(1.0, 2.0))
+    base.update(kw)
+    return BuildingSiteSlope(**base)  # type: ignore[arg-type]
+
+
+#: One change of each value a building site's entry is made of.
+SITE_CHANGES: dict[str, dict[str, object]] = {
+    "id": {"id": "B-2"},
+    "slope": {"slope_100ft_pct": 12.355},
+    "no slope": {"slope_100ft_pct": None},
+    "azimuth": {"azimuth_deg": 181.35},
+    "status": {"status": Status.VIOLATION},
+    "message": {"message": "12.4 % over 100 ft"},
+    "a profile's slope": {"profile": [(0.0, 1.234), (5.0, 12.355), (10.0, -3.5)]},
+    "a profile's azimuth": {"profile": [(0.0, 1.234), (6.0, 12.345), (10.0, -3.5)]},
+    "a profile's point more": {"profile": [(0.0, 1.234), (5.0, 12.345), (10.0, -3.5), (15.0, 0.0)]},
+    "a profile's int": {"profile": [(0, 1.234), (5.0, 12.345), (10.0, -3.5)]},
+    "-0.0 for 0.0": {"profile": [(-0.0, 1.234), (5.0, 12.345), (10.0, -3.5)]},
+}
+
+
+@pytest.mark.parametrize("change", sorted(SITE_CHANGES))
+def test_a_change_of_any_value_of_a_building_site_gives_it_its_own_entry(change):
+    findings_doc._SITES.clear()
+    before, after = _site(), _site(**SITE_CHANGES[change])
+    assert findings_doc.building_site(before) == plain(building_site_to_dict(before))
+    assert findings_doc.building_site(after) == plain(building_site_to_dict(after))
+    assert findings_doc._SITES.made == 2 and findings_doc._SITES.found == 0
+
+
+def test_a_building_site_of_the_same_content_finds_its_entry_whatever_its_centre_and_a_numpy_one_has_none():
+    findings_doc._SITES.clear()
+    first = findings_doc.building_site(_site())
+    assert findings_doc.building_site(_site(centre=(9.0, 9.0), profile=list(_site().profile))) is first
+    assert findings_doc._SITES.found == 1
+    numpy_site = _site(profile=[(np.float64(0.0), np.float64(1.234))])
+    assert findings_doc.building_site(numpy_site) == plain(building_site_to_dict(numpy_site))
+    assert findings_doc.building_site(numpy_site) is not findings_doc.building_site(numpy_site)  # no key: made each time

@@ -91,3 +91,17 @@ def test_a_tampered_findings_json_is_refused_naming_the_entry(result):
     doc["findings"][1]["measured_ft"] = "far"
     with pytest.raises(FindingsReadError, match=r"earlier\.json: findings\[1\].*measured_ft"):
         read_findings(doc, "earlier.json")
+
+
+def test_an_entrys_base_key_is_its_rule_and_features_and_a_copy_of_other_features_has_its_own(result):
+    """The base key an entry keeps (``DocFinding.base_key``, written once) is ``finding_key`` of its rule and features; an
+    entry replaced with another rule, subject or other feature has the key of those."""
+    from dataclasses import replace
+
+    from stormwater_plugin.core.overrides import finding_key
+
+    entry = review_of(result).document.findings[0]
+    assert entry.base_key == finding_key(entry.rule_id, entry.subject, entry.other)
+    for change in ({"rule_id": "x.y"}, {"subject": {"layer": "devices", "id": "D9"}}, {"other": None}):
+        moved = replace(entry, **change)
+        assert moved.base_key == finding_key(moved.rule_id, moved.subject, moved.other) != entry.base_key
