@@ -6,7 +6,8 @@ edit is timed from ``changeGeometry`` to the live re-check's findings in the tab
 (the dock's ``live.updated``, the debounce included). A 10 ms main-thread timer records the longest
 gap during each edit's loop (time the desktop could not repaint or take a click); the live check's own
 main-thread work is timed apart (the edit slot; the plan and start; drawing the result). The full check
-(Run) is timed on the same site for scale, with the process's CPU seconds per edit against it. The load
+(Run) is timed on the same site for scale (three Runs: the first pays the process's one-time costs, the later two are the
+full check compared with), with the process's CPU seconds per edit against it. The load
 average is printed before and after: the machine is shared.
 
 Sites: the demo (Lake George, class computed) and North Collins, NY (``../shared/realdata/north-collins-ny``:
@@ -163,11 +164,17 @@ def bench(label: str, layers: dict[str, Any], dem: Any, iface: Any, jurisdiction
         dock.site_parcel.setText(site)
     if cls:
         dock.project_class.setCurrentIndex(dock.project_class.findData(cls))
-    cpu0, t0 = time.process_time(), time.perf_counter()
-    dock.run_check()
-    spin_until(lambda: dock.task is None, 900)
-    full_s, full_cpu = time.perf_counter() - t0, time.process_time() - cpu0
-    spin_until(lambda: dock.moves_task is None, 900)
+    # Run three times: the first in the process also pays one-time costs (imports, the pack's first read, the result
+    # layers' styles), so the edits are compared with the later runs' median (a reviewer's Run in a session)
+    runs: list[tuple[float, float]] = []
+    for _ in range(3):
+        cpu0, t0 = time.process_time(), time.perf_counter()
+        dock.run_check()
+        spin_until(lambda: dock.task is None, 900)
+        runs.append((time.perf_counter() - t0, time.process_time() - cpu0))
+        spin_until(lambda: dock.moves_task is None, 900)
+    first_s, first_cpu = runs[0]
+    full_s, full_cpu = statistics.median(r[0] for r in runs[1:]), statistics.median(r[1] for r in runs[1:])
     if dock.result is None:
         print(f"{label}: the check failed", flush=True)
         dock.teardown()
@@ -224,13 +231,14 @@ def bench(label: str, layers: dict[str, Any], dem: Any, iface: Any, jurisdiction
     if not latencies:
         return
     med = statistics.median
-    print(f"{label}: full check (Run) {full_s:.3f} s wall, {full_cpu:.3f} s CPU", flush=True)
+    print(f"{label}: full check (Run) {full_s:.3f} s wall, {full_cpu:.3f} s CPU (median of the 2nd and 3rd Run; the process's first: "
+          f"{first_s:.3f} s wall, {first_cpu:.3f} s CPU)", flush=True)
     print(f"{label}: edit to updated table, median of {len(latencies)}: {med(latencies) * 1000:.0f} ms "
           f"(min {min(latencies) * 1000:.0f}, max {max(latencies) * 1000:.0f}; the {DEBOUNCE_MS} ms debounce included)", flush=True)
     print(f"{label}: main thread per edit, median: edit slot {med(edit_ms):.2f} ms, plan and start {med(start_ms):.1f} ms, "
           f"drawing the findings {med(apply_ms):.1f} ms; longest main-thread gap per edit: median {med(gaps) * 1000:.0f} ms, "
           f"max {max(gaps) * 1000:.0f} ms", flush=True)
-    print(f"{label}: process CPU per edit, median {med(cpus):.3f} s = {med(cpus) / full_cpu:.0%} of the full check's (Run, drawing included)", flush=True)
+    print(f"{label}: process CPU per edit, median {med(cpus):.3f} s = {med(cpus) / full_cpu:.0%} of the full check's (a later Run, drawing included)", flush=True)
     print(f"{label}: the live task's CPU per edit, median {med(task_cpus) * 1000:.1f} ms = {med(task_cpus) / full_task:.0%} of the same task "
           f"checking in full ({full_task * 1000:.1f} ms: read, check, slope mask, result layers); rules reused per edit, median "
           f"{med(reused):.0f}; the read's conversions reused per edit, median {med(c[0] for c in conversions):.0f} "
