@@ -55,6 +55,7 @@ from .reading_policy import (
 from .role_merge import ReadSource, merge_role
 from .run_warnings import reprojected_warnings
 from .site_crs import site_measure
+from .working_crs import ParcelPicks
 
 _T = TypeVar("_T")
 
@@ -106,6 +107,8 @@ class ReadLayers:
     crs: object
     why: str
     warnings: list[Warning_]
+    #: The site parcel the parcels name (``working_crs.site_parcel_indices``), found once for the read's several questions.
+    picks: ParcelPicks = field(default_factory=dict)
 
 
 class SiteBackend(LayerBackend, Protocol):
@@ -346,6 +349,9 @@ def read_layers(backend: SiteBackend, pack: RulePack | None, site_parcel_id: str
             pieces.setdefault(role, []).append(pc)
 
     extra_fields = _pack_fields(pack)
+    # The site parcel the parcels name, kept with the parcels' features (each pick holds its layer: the same object is asked)
+    parcel_pieces = pieces.get("parcels", [])
+    picks: ParcelPicks = _kept(parcel_pieces[0].frame, ("parcel picks",), dict) if len(parcel_pieces) == 1 else {}
     # Every usable source of each role, with the ids the check gives its features: the site is found by the engine's rule.
     for_crs = {role: [(pc.frame, _named(role, k, pc, extra_fields)[2]) for k, pc in enumerate(pcs) if pc.misplaced is None and pc.frame is not None]
                for role, pcs in pieces.items()}
@@ -396,14 +402,15 @@ def read_layers(backend: SiteBackend, pack: RulePack | None, site_parcel_id: str
     # a plan none of whose features lands on its parcel is refused, never checked (services.placement)
     plan_pieces = {r: v for r, v in pieces.items() if r not in CONTEXT_ROLES}
     plan_layers = usable(plan_pieces)
-    off = plan_placement_problem(plan_layers, ft_unit, site_parcel_id)
+    off = plan_placement_problem(plan_layers, ft_unit, site_parcel_id, picks=picks)
     if off is not None:
         raise PlanOffParcel(off)
     taken_out = False  # whether a plan source or feature is taken out below (the plan's layers are then made again)
     if reach is not None:
         # Which sources are misplaced, and which plan features lie far from the site while their layer is there
         order = [(role, pc) for role, pcs in pieces.items() for pc in pcs]
-        for (role, pc), d in zip(order, decide_placement([_place(backend, role, pc, crs, deferred) for role, pc in order], reach, ft_unit, site_parcel_id)):
+        for (role, pc), d in zip(order, decide_placement([_place(backend, role, pc, crs, deferred) for role, pc in order], reach, ft_unit, site_parcel_id,
+                                                                 picks)):
             taken_out |= role not in CONTEXT_ROLES and pc.misplaced is None and d.misplaced is not None
             pc.misplaced = pc.misplaced or d.misplaced  # a source without CRS keeps its own reason
             if d.stray and d.stray_reason is not None and pc.frame is not None:
@@ -448,7 +455,7 @@ def read_layers(backend: SiteBackend, pack: RulePack | None, site_parcel_id: str
         warnings.extend(merged)
     if moved:  # the working CRS named only when a layer was moved into it
         warnings.extend(reprojected_warnings(moved, backend.crs_text(crs)))
-    return ReadLayers(layers, crs, why, warnings)
+    return ReadLayers(layers, crs, why, warnings, picks)
 
 
 @dataclass
@@ -476,7 +483,7 @@ def read_site(
     crs, layers = read.crs, read.layers
     warnings = list(warnings) + read.warnings
     # Grid distance / scale factor at the site = distance on the ellipsoid: the same feet in any projection.
-    measure = site_measure(backend.crs_ops, crs, read.why, layers, site_parcel_id)
+    measure = site_measure(backend.crs_ops, crs, read.why, layers, site_parcel_id, read.picks)
     ft_unit = backend.ft_per_unit(crs)
     dem: ElevationGrid | None = None
     dem_source: DemSource | None = None

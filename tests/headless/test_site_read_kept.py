@@ -216,29 +216,65 @@ def test_a_frame_the_read_changes_lets_its_memo_go_and_its_copies_keep_theirs():
     assert _content(layer) == _made(_Piece(pc.source, dataclasses.replace(copy, memo=None)))[0]
 
 
-def _outcome(backend: _Layers, pack: Any) -> Any:
+def _outcome(backend: _Layers, pack: Any, site: str | None = None) -> Any:
     try:
-        return _inputs_content(read_site(backend, pack, None, None, None, []).inputs)
+        return _inputs_content(read_site(backend, pack, site, None, None, []).inputs)
     except PlanOffParcel as e:  # a plan moved off its parcel: refused by both reads alike
         return str(e)
 
 
-@settings(max_examples=40, deadline=None)
-@given(st.booleans(), st.lists(st.tuples(st.sampled_from(["devices", "wells", "parcels"]), st.integers(-3, 3), st.sampled_from([1.0, 3000.0]),
-                                         st.booleans()), min_size=1, max_size=6))
+_EDIT = st.tuples(st.sampled_from(["devices", "wells", "parcels", "flag"]), st.integers(-3, 3), st.sampled_from([1.0, 3000.0]), st.booleans(),
+                  st.sampled_from([None, "P-1", "P-2"]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.booleans(), st.lists(_EDIT, min_size=1, max_size=6))
 def test_reads_through_kept_values_equal_reads_computing_each_anew(with_pack, edits):
     """A sequence of reads, each editing one layer (a device, well or parcel moved a few feet, or far: a stray plan feature, a
-    plan off its parcel) or none, the unedited layers' frames handed again with their memo: every read equals a read of the
-    same layers with no memo at all, with the pack's placement decisions or without a pack."""
+    plan off its parcel; the parcel flagged as the site changed) or none, the unedited layers' frames handed again with their
+    memo, the site parcel named or not: every read equals a read of the same layers with no memo at all, with the pack's
+    placement decisions or without a pack."""
     pack = load_pack("lake-george") if with_pack else None
     layers = _site()
     layers["devices"] = (layers["devices"][0] + [Point(50, 50)], layers["devices"][1] + [{"id": "DW-3", "DEVICE_TYP": "dry_well"}])
     backend = _Layers(layers)
     _outcome(backend, pack)
-    for role, dx, scale, edit in edits:
+    for what, dx, scale, edit, site in edits:
+        role = "parcels" if what == "flag" else what
         geoms, recs = layers[role]
-        if edit:  # the last feature moved (a device far off: a stray)
+        if edit and what == "flag":  # the other parcel flagged as the site (or none: the plan decides)
+            flagged = [r.get("is_site") for r in recs]
+            recs = [{**r, "is_site": "yes" if not f and (dx > 0) == (k == 1) else None} for k, (r, f) in enumerate(zip(recs, flagged))]
+            layers = {**layers, role: (geoms, recs)}
+        elif edit:  # the last feature moved (a device far off: a stray)
             layers = {**layers, role: (geoms[:-1] + [shapely.affinity.translate(geoms[-1], dx * scale, 0)], recs)}
         kept = {r: fr for r, fr in backend.fetched.items() if not (edit and r == role)}
         backend = _Layers(layers, kept=kept)
-        assert _outcome(backend, pack) == _outcome(_Layers(layers, memo=False), pack)
+        assert _outcome(backend, pack, site) == _outcome(_Layers(layers, memo=False), pack, site)
+
+
+def test_the_site_parcel_the_parcels_name_is_found_once_for_unedited_parcels_and_again_for_edited_ones(monkeypatch):
+    """The parcels' pick (``working_crs.site_parcel_indices``) is kept with the parcels' features: a read of the same parcels asks
+    none; parcels whose flag moved are asked again, and the read finds the newly flagged parcel."""
+    from stormwater_plugin.services import working_crs
+
+    asked: list[int] = []
+    real = working_crs.pick_site_parcel
+    monkeypatch.setattr(working_crs, "pick_site_parcel", lambda *a, **k: asked.append(1) or real(*a, **k))
+    pack = load_pack("lake-george")
+    layers = _site()
+    layers["parcels"] = (layers["parcels"][0], [{"id": "P-1", "is_site": "yes"}, {"id": "P-2"}])
+    first = _Layers(layers)
+    read_site(first, pack, None, None, None, [])
+    assert asked
+    asked.clear()
+    second = _Layers(layers, kept=dict(first.fetched))
+    read_site(second, pack, None, None, None, [])
+    assert asked == []  # the same parcels: their pick kept
+    layers["parcels"] = (layers["parcels"][0], [{"id": "P-1"}, {"id": "P-2", "is_site": "yes"}])
+    third = _Layers(layers, kept={r: fr for r, fr in second.fetched.items() if r != "parcels"})
+    got = read_site(third, pack, None, None, None, [])
+    assert asked and _inputs_content(got.inputs) == _inputs_content(read_site(_Layers(layers, memo=False), pack, None, None, None, []).inputs)
+    picks = third.fetched["parcels"].memo[("parcel picks",)]
+    assert picks is not first.fetched["parcels"].memo[("parcel picks",)]
+    assert picks and all(list(pick.indices) == [1] for _layer, pick in picks.values())  # P-2, flagged now
