@@ -58,6 +58,8 @@ from .site_crs import site_measure
 from .working_crs import ParcelPicks
 
 _T = TypeVar("_T")
+#: The parcels' picks held with their features (``read_layers``): each read asks for its few layers made of them.
+_MAX_PICKS = 8
 
 
 def _kept(fr: FetchedFeatures | None, key: Hashable, make: Callable[[], _T]) -> _T:
@@ -349,9 +351,6 @@ def read_layers(backend: SiteBackend, pack: RulePack | None, site_parcel_id: str
             pieces.setdefault(role, []).append(pc)
 
     extra_fields = _pack_fields(pack)
-    # The site parcel the parcels name, kept with the parcels' features (each pick holds its layer: the same object is asked)
-    parcel_pieces = pieces.get("parcels", [])
-    picks: ParcelPicks = _kept(parcel_pieces[0].frame, ("parcel picks",), dict) if len(parcel_pieces) == 1 else {}
     # Every usable source of each role, with the ids the check gives its features: the site is found by the engine's rule.
     for_crs = {role: [(pc.frame, _named(role, k, pc, extra_fields)[2]) for k, pc in enumerate(pcs) if pc.misplaced is None and pc.frame is not None]
                for role, pcs in pieces.items()}
@@ -368,6 +367,12 @@ def read_layers(backend: SiteBackend, pack: RulePack | None, site_parcel_id: str
     for role, pcs in pieces.items():
         for pc in pcs:
             to_working(role, pc)
+    # The site parcel the parcels name, kept with the parcels' features in the working CRS (each pick holds the layer it was
+    # found for, made of those features: the same object is asked at the next read); a few picks at most are held
+    parcel_pieces = pieces.get("parcels", [])
+    picks: ParcelPicks = _kept(parcel_pieces[0].frame, ("parcel picks",), dict) if len(parcel_pieces) == 1 else {}
+    if len(picks) > _MAX_PICKS:
+        picks.clear()
 
     def gathered(role: str, pcs: list[_Piece]) -> FeatureLayer | None:
         # the features with a geometry, under the ids the check gives them (:func:`_piece_ids`); None: none

@@ -278,3 +278,37 @@ def test_the_site_parcel_the_parcels_name_is_found_once_for_unedited_parcels_and
     picks = third.fetched["parcels"].memo[("parcel picks",)]
     assert picks is not first.fetched["parcels"].memo[("parcel picks",)]
     assert picks and all(list(pick.indices) == [1] for _layer, pick in picks.values())  # P-2, flagged now
+
+
+class _Moved(_Layers):
+    """Every source moved into the working CRS: a new frame of its own at each read (the QGIS reader's, a CRS apart)."""
+
+    def to_working(self, source: SourceInfo, features: Any, working: Any) -> tuple[Any, str | None]:
+        return dataclasses.replace(features, geoms=list(features.geoms), memo={}), None
+
+
+def test_picks_are_held_with_the_parcels_in_the_working_crs_and_never_pile_up_with_the_features_as_fetched():
+    """A parcel layer moved into the working CRS is a new frame at each read: its picks are found with it and let go with it,
+    never added at each read to the memo of the features as fetched (kept from read to read)."""
+    pack = load_pack("lake-george")
+    layers = _site()
+    backend = _Moved(layers)
+    read_site(backend, pack, None, None, None, [])
+    fetched = backend.fetched["parcels"]
+    for _ in range(12):
+        backend = _Moved(layers, kept=dict(backend.fetched))
+        got = read_site(backend, pack, None, None, None, []).inputs
+        assert backend.fetched["parcels"] is fetched
+        assert _inputs_content(got) == _inputs_content(read_site(_Layers(layers, memo=False), pack, None, None, None, []).inputs)
+    assert ("parcel picks",) not in fetched.memo and len(fetched.memo) <= 2
+
+
+def test_the_picks_held_with_the_parcels_stay_few():
+    """More picks than a read asks for held with the parcels (none in practice): let go at the next read."""
+    layers = _site()
+    backend = _Layers(layers)
+    read_site(backend, load_pack("lake-george"), None, None, None, [])
+    held = backend.fetched["parcels"].memo[("parcel picks",)]
+    held.update({("x", k): None for k in range(site_read._MAX_PICKS + 1)})
+    read_site(_Layers(layers, kept=dict(backend.fetched)), load_pack("lake-george"), None, None, None, [])
+    assert len(held) <= site_read._MAX_PICKS
