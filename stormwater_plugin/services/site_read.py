@@ -60,6 +60,8 @@ from .working_crs import ParcelPicks
 _T = TypeVar("_T")
 #: The parcels' picks held with their features (``read_layers``): each read asks for its few layers made of them.
 _MAX_PICKS = 8
+#: Values held with one frame's features at most (a few per role and decision in practice: ``moved_memo`` adds no more beyond).
+_MAX_KEPT = 32
 
 
 def _kept(fr: FetchedFeatures | None, key: Hashable, make: Callable[[], _T]) -> _T:
@@ -74,6 +76,20 @@ def _kept(fr: FetchedFeatures | None, key: Hashable, make: Callable[[], _T]) -> 
         return memo[key]  # type: ignore[return-value]
     value = memo[key] = make()
     return value
+
+
+def moved_memo(own: FetchedFeatures, moved: FetchedFeatures) -> dict[Hashable, object]:
+    """The memo (:func:`_kept`) of ``own``'s features moved into another CRS by the features ``moved`` read there (a backend's
+    ``to_working``): what the read derives of the moved features is theirs and ``own``'s, so it is kept with ``moved`` for
+    ``own``'s memo (held) and found again when both are read again unchanged (an unedited layer's, at the live re-check's next
+    read). A new one when either keeps none."""
+    mine, theirs = getattr(own, "memo", None), getattr(moved, "memo", None)
+    if mine is None or theirs is None or len(theirs) > _MAX_KEPT:
+        return {}
+    held = theirs.get(("moved", id(mine)))
+    if held is None or held[0] is not mine:
+        held = theirs[("moved", id(mine))] = (mine, {})
+    return held[1]  # type: ignore[no-any-return]
 
 
 def _changing(fr: FetchedFeatures) -> None:
@@ -503,4 +519,4 @@ def read_site(
     return SiteRead(inputs, crs, read.why)
 
 
-__all__ = ["ReadLayers", "SiteBackend", "SiteRead", "clean_value", "read_layers", "read_site"]
+__all__ = ["ReadLayers", "SiteBackend", "SiteRead", "clean_value", "moved_memo", "read_layers", "read_site"]

@@ -312,3 +312,66 @@ def test_the_picks_held_with_the_parcels_stay_few():
     held.update({("x", k): None for k in range(site_read._MAX_PICKS + 1)})
     read_site(_Layers(layers, kept=dict(backend.fetched)), load_pack("lake-george"), None, None, None, [])
     assert len(held) <= site_read._MAX_PICKS
+
+
+def test_the_memo_of_features_moved_into_the_working_crs_is_kept_for_the_same_two_reads_and_made_anew_otherwise():
+    """``moved_memo``: each input, the features as fetched and the features read in the working CRS, changed alone."""
+    own, moved = _piece().frame, _piece().frame
+    memo = site_read.moved_memo(own, moved)
+    assert site_read.moved_memo(dataclasses.replace(own), dataclasses.replace(moved)) is memo  # copies of the same two
+    assert site_read.moved_memo(_piece().frame, moved) is not memo  # other features as fetched (an edited layer)
+    assert site_read.moved_memo(own, _piece().frame) is not memo  # other features read in the working CRS
+    changed = dataclasses.replace(own)
+    site_read._changing(changed)  # the read took a feature out: nothing kept
+    assert site_read.moved_memo(changed, moved) == {} and site_read.moved_memo(changed, moved) is not site_read.moved_memo(changed, moved)
+    full = _piece().frame
+    full.memo.update({k: None for k in range(site_read._MAX_KEPT + 1)})
+    assert site_read.moved_memo(own, full) == {} and len(full.memo) == site_read._MAX_KEPT + 1  # never more held
+
+
+class _MovedKept(_Layers):
+    """Every source moved into the working CRS as the QGIS reader moves it: its features read again there (kept, as the live read
+    keeps that conversion, while the layer is not edited) and matched, the moved frame's memo from ``moved_memo``."""
+
+    def __init__(self, *a: Any, moved: dict[str, _Frame] | None = None, **k: Any) -> None:
+        super().__init__(*a, **k)
+        self.moved = dict(moved or {})
+
+    def to_working(self, source: SourceInfo, features: Any, working: Any) -> tuple[Any, str | None]:
+        there = self.moved.get(source.role)
+        if there is None:
+            there = self.moved[source.role] = _Frame(list(source.handle[0]), [{} for _ in source.handle[1]], [], memo={} if self.memo else None)
+        return _Frame(list(there.geoms), features.records, features.columns, dict(features.unusable), features.restored,
+                      site_read.moved_memo(features, there)), None
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.booleans(), st.lists(_EDIT, min_size=1, max_size=6))
+def test_reads_of_layers_moved_into_the_working_crs_through_kept_values_equal_reads_computing_each_anew(with_pack, edits):
+    """As above, every layer moved into the working CRS (a new frame at each read, its memo kept for the same two reads)."""
+    pack = load_pack("lake-george") if with_pack else None
+    layers = _site()
+    layers["devices"] = (layers["devices"][0] + [Point(50, 50)], layers["devices"][1] + [{"id": "DW-3", "DEVICE_TYP": "dry_well"}])
+    backend = _MovedKept(layers)
+    _outcome(backend, pack)
+    for what, dx, scale, edit, site in edits:
+        role = "parcels" if what == "flag" else what
+        geoms, recs = layers[role]
+        if edit and what == "flag":
+            recs = [{**r, "is_site": "yes" if (dx > 0) == (k == 1) else None} for k, r in enumerate(recs)]
+            layers = {**layers, role: (geoms, recs)}
+        elif edit:
+            layers = {**layers, role: (geoms[:-1] + [shapely.affinity.translate(geoms[-1], dx * scale, 0)], recs)}
+        unedited = [r for r in backend.fetched if not (edit and r == role)]
+        backend = _MovedKept(layers, kept={r: backend.fetched[r] for r in unedited}, moved={r: backend.moved[r] for r in unedited if r in backend.moved})
+        assert _outcome(backend, pack, site) == _outcome(_Layers(layers, memo=False), pack, site)
+
+
+def test_an_unedited_layer_moved_into_the_working_crs_read_again_is_the_same_layer():
+    first = _MovedKept(_site())
+    before = read_site(first, None, None, None, None, []).inputs
+    again = _MovedKept(_site(dx=5.0), kept={r: first.fetched[r] for r in ("parcels", "wells")},
+                       moved={r: first.moved[r] for r in ("parcels", "wells")})
+    after = read_site(again, None, None, None, None, []).inputs
+    assert after.layers["parcels"] is before.layers["parcels"] and after.layers["wells"] is before.layers["wells"]
+    assert after.layers["devices"] is not before.layers["devices"]
