@@ -32,12 +32,13 @@ def _crs_key(memo: ReadMemo, crs: Any) -> str:
 
 
 def _own_layer(frame: QgisFrame) -> QgisFrame:
-    """A read's own copy of a kept layer's features: its lists never shared with another read (the read marks features in them).
+    """A read's own copy of a kept layer's features: the lists the read changes (it marks features in them) never shared with another
+    read; the records, fields, ids and restored values, which no read changes, are.
 
-    A stale re-check may still run beside the new one; the geometries themselves are immutable and are shared.
+    A stale re-check may still run beside the new one; the geometries themselves are immutable and are shared, and so is the
+    frame's ``memo`` (what the read derives of the same features: ``services.site_read._kept``).
     """
-    return dataclasses.replace(frame, geoms=list(frame.geoms), records=[dict(a) for a in frame.records], columns=list(frame.columns),
-                               fids=list(frame.fids), unusable=dict(frame.unusable), restored=list(frame.restored))
+    return dataclasses.replace(frame, geoms=list(frame.geoms), unusable=dict(frame.unusable))
 
 
 def _own_grid(grid: Any) -> Any:

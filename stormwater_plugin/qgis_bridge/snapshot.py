@@ -24,7 +24,7 @@ from ..services.placement_layers import crs_declared
 from ..services.plan_choices import contract_roles_only, stated_class, stated_site
 from ..services.read_progress import ReadProgress
 from ..services.refetch import matched_by_id
-from ..services.site_read import read_site
+from ..services.site_read import moved_memo, read_site
 from ..services.site_source import SiteRead
 from ..services.template_layers import drop_undrawn_template_layers
 from .crs import QgisCrs, unit_to_ft
@@ -231,7 +231,7 @@ class QgisLayers:
                            fids=None if fr.rect is None else tuple(fr.fids), attributes=False)
         unusable = dict(fr.unusable)
         geoms = matched_by_id(fr.fids, fr.geoms, moved.fids, moved.geoms, unusable)
-        return QgisFrame(geoms, fr.records, fr.columns, working, fr.fids, fr.rect, unusable, fr.restored), crs.authid() or crs.toProj()
+        return QgisFrame(geoms, fr.records, fr.columns, working, fr.fids, fr.rect, unusable, fr.restored, moved_memo(fr, moved)), crs.authid() or crs.toProj()
 
     def fetch_records(self, source: SourceInfo, columns: Any) -> list[dict[str, Any]]:
         return [{c: rec.get(c) for c in columns} for rec in self.fetch(source).records]

@@ -15,6 +15,7 @@ from qgis.core import (
     QgsCoordinateTransformContext,
     QgsFeatureRequest,
     QgsGeometry,
+    QgsRectangle,
     QgsWkbTypes,
 )
 from qgis.PyQt.QtCore import QDate, QDateTime, QTime, QVariant
@@ -83,8 +84,6 @@ def _features(source: Any, request: QgsFeatureRequest, rect: tuple[float, float,
     if rect is None:
         yield from source.getFeatures(request)
         return
-    from qgis.core import QgsRectangle
-
     seen: set[int] = set()
     within = QgsFeatureRequest(request)
     within.setFilterRect(QgsRectangle(*rect))
@@ -117,6 +116,7 @@ class QgisFrame:
     rect: tuple[float, float, float, float] | None = None
     unusable: dict[int, str] = field(default_factory=dict)
     restored: list[tuple[int, str]] = field(default_factory=list)
+    memo: dict[Any, Any] | None = field(default_factory=dict, compare=False, repr=False)  # kept of these features: services.site_read._kept
 
     def __len__(self) -> int:
         return len(self.records)

@@ -278,6 +278,23 @@ def _rule_part(rule: Rule, reads: _LayerReads, u: float, cell_ft: float, margin:
     return None
 
 
+#: Each pack's rules whose kind reads the DEM (the kind registry's ``dem``), in the pack's order, by pack object (held: a pack is
+#: frozen and loaded once; the live re-check asks at every edit): the others add no part (:func:`_rule_part`).
+_DEM_RULES: dict[int, tuple[RulePack, tuple[Rule, ...]]] = {}
+
+
+def _dem_rules(pack: RulePack) -> tuple[Rule, ...]:
+    """The rules of ``pack`` whose kind reads the DEM, in its order (each found once per pack object)."""
+    held = _DEM_RULES.get(id(pack))
+    if held is not None and held[0] is pack:
+        return held[1]
+    if len(_DEM_RULES) > 64:
+        _DEM_RULES.clear()
+    found = tuple(rule for rule in pack.rules if (kind := KINDS.get(rule.kind)) is not None and kind.dem is not None)
+    _DEM_RULES[id(pack)] = (pack, found)
+    return found
+
+
 def _site_parcel_geoms(layers: Mapping[str, FeatureLayer], site_parcel_id: str | None) -> list[BaseGeometry]:
     """The site parcel(s) as the engine finds them (``[]`` when none can be told)."""
     parcels = layers.get("parcels")
@@ -333,8 +350,9 @@ def dem_window(
     """
     margin = margin_ft / unit_to_ft
     parts: list[WindowPart] = []
-    reads = _LayerReads(layers, pack.rules)
-    for rule in pack.rules:
+    rules = _dem_rules(pack)  # a rule whose kind reads no DEM adds no part
+    reads = _LayerReads(layers, rules)
+    for rule in rules:
         b = _rule_part(rule, reads, unit_to_ft, cell_ft, margin)
         if b is not None:
             parts.append(WindowPart(rule.id, b))

@@ -39,7 +39,7 @@ from ..core.geometry_arrays import object_array
 from ..core.model import FeatureLayer
 from ..core.roles import PLAN_ROLES
 from .intake import format_distance
-from .working_crs import site_parcel_indices
+from .working_crs import ParcelPicks, site_parcel_indices
 
 #: Farthest the nearest feature of the plan may lie from its parcel, feet. Not a regulatory figure: a
 #: tolerance for where the plan and the parcel map are drawn (a tax map is drawn to tens of feet, a
@@ -80,7 +80,8 @@ class Placement:
                 "local coordinates, or the wrong state-plane zone? Check the plan's CRS (a CAD drawing's --crs) or the parcel layer")
 
 
-def plan_placement(layers: Mapping[str, FeatureLayer], unit_to_ft: float, site_parcel_id: str | None = None) -> Placement | None:
+def plan_placement(layers: Mapping[str, FeatureLayer], unit_to_ft: float, site_parcel_id: str | None = None,
+                   picks: ParcelPicks | None = None) -> Placement | None:
     """Where the plan's nearest feature lies from its parcel, or ``None`` when there is no plan or no parcel to compare.
 
     Parameters
@@ -91,6 +92,8 @@ def plan_placement(layers: Mapping[str, FeatureLayer], unit_to_ft: float, site_p
         Feet per unit of that CRS.
     site_parcel_id : str, optional
         The site parcel's id, when the user named it.
+    picks : ParcelPicks, optional
+        :func:`~stormwater_plugin.services.working_crs.site_parcel_indices`'s: the site parcel the parcels name, found before.
     """
     parcels = layers.get("parcels")
     if parcels is None or len(parcels) == 0:
@@ -105,7 +108,7 @@ def plan_placement(layers: Mapping[str, FeatureLayer], unit_to_ft: float, site_p
     if not plan:
         return None
     try:
-        site = site_parcel_indices(layers, site_parcel_id)
+        site = site_parcel_indices(layers, site_parcel_id, picks)
     except Exception:  # noqa: BLE001 - an unknown --site-parcel is the engine's error to report; compare with every parcel
         site = []
     site = [i for i in site if parcels.geoms[i] is not None and not parcels.geoms[i].is_empty]
@@ -127,9 +130,9 @@ def plan_placement(layers: Mapping[str, FeatureLayer], unit_to_ft: float, site_p
 
 
 def plan_placement_problem(layers: Mapping[str, FeatureLayer], unit_to_ft: float, site_parcel_id: str | None = None,
-                           tolerance_ft: float = PLAN_OFF_PARCEL_FT) -> str | None:
+                           tolerance_ft: float = PLAN_OFF_PARCEL_FT, picks: ParcelPicks | None = None) -> str | None:
     """The refusal's one line when the plan lies farther than ``tolerance_ft`` from its parcel, else ``None`` (see the module docstring)."""
-    p = plan_placement(layers, unit_to_ft, site_parcel_id)
+    p = plan_placement(layers, unit_to_ft, site_parcel_id, picks)
     if p is None or not p.distance_ft > tolerance_ft:
         return None
     return p.message()

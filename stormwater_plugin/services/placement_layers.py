@@ -177,7 +177,8 @@ def _merged(sources: Sequence[SourcePlace], reasons: Sequence[str | None], keep:
 
 
 def misplaced_sources(
-    sources: Sequence[SourcePlace], reaches: Mapping[str, float] | None, unit_to_ft: float, site_parcel_id: str | None = None
+    sources: Sequence[SourcePlace], reaches: Mapping[str, float] | None, unit_to_ft: float, site_parcel_id: str | None = None,
+    picks: ParcelPicks | None = None,
 ) -> list[str | None]:
     """Why each source is misplaced, or ``None`` where it is not (see the module's readings).
 
@@ -192,6 +193,9 @@ def misplaced_sources(
         Feet per unit of the working CRS.
     site_parcel_id : str, optional
         The site parcel's id, when the user named it.
+    picks : ParcelPicks, optional
+        :func:`~stormwater_plugin.services.working_crs.site_parcel_indices`'s: the site parcel the parcels name (a new one:
+        none found before).
 
     Returns
     -------
@@ -202,7 +206,7 @@ def misplaced_sources(
     if reaches is None:
         return reasons
     plan = [i for i, s in enumerate(sources) if s.role not in CONTEXT_ROLES]
-    picks: ParcelPicks = {}  # the site parcel the parcels name, found once for every role's anchor
+    picks = {} if picks is None else picks  # the site parcel the parcels name, found once for every role's anchor
     measure = _BoxDistances([s.bounds for s in sources], unit_to_ft)
     for role in dict.fromkeys(sources[i].role for i in plan):
         anchor = site_geometries(_merged(sources, reasons, {i for i in plan if sources[i].role != role}), site_parcel_id, picks)

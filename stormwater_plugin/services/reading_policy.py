@@ -46,6 +46,7 @@ from .intake import (
 )
 from .placement_layers import SourcePlace, misplaced_sources, stray_plan_features
 from .site_template import TemplateError, empty_template_problem, undrawn_note, undrawn_roles
+from .working_crs import ParcelPicks
 
 
 @dataclass(frozen=True)
@@ -63,7 +64,7 @@ class ReadingReach:
     @classmethod
     def of(cls, pack: RulePack | None, dem: DemHandle | None) -> ReadingReach | None:
         """The reaches of ``pack``'s rules with the read's DEM (its cell size); ``None`` without a pack (everything read whole)."""
-        return None if pack is None else cls(role_reaches_ft(pack, dem.cell_ft if dem is not None else 0.0))
+        return None if pack is None else cls(_role_reaches(pack, dem.cell_ft if dem is not None else 0.0))
 
     @property
     def finite_ft(self) -> float:
@@ -81,6 +82,23 @@ class ReadingReach:
         if count <= FILTER_MIN_FEATURES:
             return None
         return context_window(plan_layers, site_parcel_id, self.reaches[role], self.finite_ft, ft_per_unit, dem_box)
+
+
+#: :func:`~stormwater_plugin.services.intake.role_reaches_ft` by pack object (held: a pack is frozen and loaded once) and DEM cell
+#: size: the live re-check reads at every edit.
+_REACHES: dict[tuple[int, float], tuple[RulePack, dict[str, float]]] = {}
+
+
+def _role_reaches(pack: RulePack, cell_ft: float) -> dict[str, float]:
+    """:func:`~stormwater_plugin.services.intake.role_reaches_ft` of ``pack`` at ``cell_ft``, found once per pack object and cell
+    size (a copy: the caller's own)."""
+    key = (id(pack), float(cell_ft))
+    held = _REACHES.get(key)
+    if held is None or held[0] is not pack:
+        if len(_REACHES) > 64:
+            _REACHES.clear()
+        held = _REACHES[key] = (pack, role_reaches_ft(pack, cell_ft))
+    return dict(held[1])
 
 
 def context_filtered_warning(where: str, read: int, count: int, role: str) -> Warning_ | None:
@@ -113,16 +131,16 @@ class Placement:
 
 
 def decide_placement(
-    places: Sequence[SourcePlace], reach: ReadingReach | None, ft_per_unit: float, site_parcel_id: str | None
+    places: Sequence[SourcePlace], reach: ReadingReach | None, ft_per_unit: float, site_parcel_id: str | None, picks: ParcelPicks | None = None,
 ) -> list[Placement]:
     """Which sources are misplaced and which plan features are strays, one per source of ``places``.
 
     Without a pack (``reach`` ``None``) only the fit of each source's CRS is judged
     (:func:`~stormwater_plugin.services.placement_layers.misplaced_sources`). Distances in the working CRS's unit
-    (``ft_per_unit``, no scale factor).
+    (``ft_per_unit``, no scale factor). ``picks``: the site parcel the parcels name, found before (``working_crs.site_parcel_indices``).
     """
     reaches = None if reach is None else reach.reaches
-    reasons = misplaced_sources(places, reaches, ft_per_unit, site_parcel_id)
+    reasons = misplaced_sources(places, reaches, ft_per_unit, site_parcel_id, picks)
     if reaches is None:
         return [Placement(r) for r in reasons]
     out: list[Placement] = []

@@ -26,7 +26,7 @@ from ..core.roles import PLAN_ROLES
 from ..core.units import feet_per_unit
 from .backend import CrsBackend, CrsInfo, FetchedFeatures
 from .grid_scale import grid_point_scale, point_scale
-from .working_crs import CrsTraits, WorkingCrsChoice, choose_working_crs, site_centre, site_geometries, site_lonlat, utm_epsg
+from .working_crs import CrsTraits, ParcelPicks, WorkingCrsChoice, choose_working_crs, site_centre, site_geometries, site_lonlat, utm_epsg
 
 C = TypeVar("C")
 #: A box in some CRS: x min, y min, x max, y max.
@@ -235,15 +235,17 @@ class SiteMeasure:
     crs_name: str
 
 
-def site_measure(backend: CrsBackend[C], crs: C, why: str, layers: Mapping[str, FeatureLayer], site_parcel_id: str | None) -> SiteMeasure:
+def site_measure(backend: CrsBackend[C], crs: C, why: str, layers: Mapping[str, FeatureLayer], site_parcel_id: str | None,
+                 picks: ParcelPicks | None = None) -> SiteMeasure:
     """The scale factor at the site, the feet per grid unit it gives and the words for findings.json.
 
     A check keeping its derived values (:mod:`~stormwater_plugin.core.derived`: the live re-check) keeps the measure by what it
     is computed from, when the backend states a CRS's identity (``identity(crs)``: its definition and the transformations it
     is measured through, as text): that identity, ``why`` and the site's centre (its exact coordinates). The factor is the CRS's
     at that point, so a device moved on a site its parcel locates measures the site again only when the centre moves.
+    ``picks``: :func:`~stormwater_plugin.services.working_crs.site_parcel_indices`'s, the site parcel the parcels name.
     """
-    centre = site_centre(site_geometries(layers, site_parcel_id))
+    centre = site_centre(site_geometries(layers, site_parcel_id, picks))
     identity: Callable[[C], str] | None = getattr(backend, "identity", None)
     if identity is None or current() is None:
         return _measure(backend, crs, why, centre)

@@ -29,7 +29,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass, field
-from typing import Mapping, Protocol
+from typing import Callable, Hashable, Mapping, Protocol, TypeVar
 
 import numpy as np
 
@@ -55,6 +55,47 @@ from .reading_policy import (
 from .role_merge import ReadSource, merge_role
 from .run_warnings import reprojected_warnings
 from .site_crs import site_measure
+from .working_crs import ParcelPicks
+
+_T = TypeVar("_T")
+#: The parcels' picks held with their features (``read_layers``): each read asks for its few layers made of them.
+_MAX_PICKS = 8
+#: Values held with one frame's features at most (a few per role and decision in practice: ``moved_memo`` adds no more beyond).
+_MAX_KEPT = 32
+
+
+def _kept(fr: FetchedFeatures | None, key: Hashable, make: Callable[[], _T]) -> _T:
+    """``make()``, a value derived from ``fr``'s features as fetched and ``key`` (the rest of its inputs), kept with those
+    features: a backend's frame may carry a ``memo`` (``qgis_bridge.vectors.QgisFrame``), shared by its copies holding the
+    same features (the live re-check hands the next read an unedited layer's), let go once the read changes them
+    (:func:`_changing`). The value is shared by the reads that find it: never changed."""
+    memo: dict[Hashable, object] | None = getattr(fr, "memo", None)
+    if memo is None:
+        return make()
+    if key in memo:
+        return memo[key]  # type: ignore[return-value]
+    value = memo[key] = make()
+    return value
+
+
+def moved_memo(own: FetchedFeatures, moved: FetchedFeatures) -> dict[Hashable, object]:
+    """The memo (:func:`_kept`) of ``own``'s features moved into another CRS by the features ``moved`` read there (a backend's
+    ``to_working``): what the read derives of the moved features is theirs and ``own``'s, so it is kept with ``moved`` for
+    ``own``'s memo (held) and found again when both are read again unchanged (an unedited layer's, at the live re-check's next
+    read). A new one when either keeps none."""
+    mine, theirs = getattr(own, "memo", None), getattr(moved, "memo", None)
+    if mine is None or theirs is None or len(theirs) > _MAX_KEPT:
+        return {}
+    held = theirs.get(("moved", id(mine)))
+    if held is None or held[0] is not mine:
+        held = theirs[("moved", id(mine))] = (mine, {})
+    return held[1]  # type: ignore[no-any-return]
+
+
+def _changing(fr: FetchedFeatures) -> None:
+    """The read is about to change ``fr``'s features in place (a feature taken out): what was kept of them no longer holds."""
+    if getattr(fr, "memo", None) is not None:
+        fr.memo = None  # type: ignore[attr-defined]
 
 
 @dataclass
@@ -84,6 +125,8 @@ class ReadLayers:
     crs: object
     why: str
     warnings: list[Warning_]
+    #: The site parcel the parcels name (``working_crs.site_parcel_indices``), found once for the read's several questions.
+    picks: ParcelPicks = field(default_factory=dict)
 
 
 class SiteBackend(LayerBackend, Protocol):
@@ -184,9 +227,17 @@ def _named(role: str, k: int, pc: _Piece, extra_fields: set[str]) -> tuple[list[
     fr = pc.frame
     assert fr is not None
     if pc.named is None or pc.named[0] is not fr.records:
-        records, columns = _renamed_records(fr, _renames(fr, role, extra_fields))
-        pc.named = (fr.records, records, columns, _piece_ids(role, k, pc.source, records, columns))
+        s = pc.source
+        records, columns, ids = _kept(fr, ("named", role, k, s.id_prefix, tuple(s.id_first), frozenset(extra_fields)),
+                                      lambda: _named_records(role, k, s, fr, extra_fields))
+        pc.named = (fr.records, records, columns, ids)
     return pc.named[1], pc.named[2], pc.named[3]
+
+
+def _named_records(role: str, k: int, s: SourceInfo, fr: FetchedFeatures, extra_fields: set[str]) -> tuple[list[dict[str, object]], list[str], list[str]]:
+    """:func:`_named` computed."""
+    records, columns = _renamed_records(fr, _renames(fr, role, extra_fields))
+    return records, columns, _piece_ids(role, k, s, records, columns)
 
 
 def _screen(backend: LayerBackend, fr: FetchedFeatures, pc: _Piece) -> bool:
@@ -195,6 +246,8 @@ def _screen(backend: LayerBackend, fr: FetchedFeatures, pc: _Piece) -> bool:
     if bad is None:
         return False
     why = unplaceable_feature_problem(pc.source.where, pc.source.crs_name)
+    if bad:
+        _changing(fr)
     for i in bad:
         fr.geoms[i] = None
         fr.unusable[i] = why
@@ -220,16 +273,16 @@ def _place(backend: LayerBackend, role: str, pc: _Piece, crs: object, deferred: 
     place = SourcePlace(role, s.where, s.crs_name, fits_crs=pc.misplaced is None)
     if pc.misplaced is not None:
         return place
-    if role in CONTEXT_ROLES and pc.screened and pc.frame is not None:  # its features that fit the CRS, not its declared extent
-        place.bounds = _bounds(pc.frame.geoms)
+    fr = pc.frame
+    if role in CONTEXT_ROLES and pc.screened and fr is not None:  # its features that fit the CRS, not its declared extent
+        place.bounds = _kept(fr, ("bounds",), lambda: _bounds(fr.geoms))
         return place
     if role in CONTEXT_ROLES:
         if deferred and s.count and not pc.stray_beyond:
             place.bounds = backend.box_in(s.extent, s.crs, crs)
         return place
-    if pc.frame is not None:
-        place.bounds = _bounds(pc.frame.geoms)
-        place.layer = _usable_layer(role, pc.frame)
+    if fr is not None:
+        place.bounds, place.layer = _kept(fr, ("placed", role), lambda: (_bounds(fr.geoms), _usable_layer(role, fr)))
     return place
 
 
@@ -247,11 +300,27 @@ def _read_source(backend: LayerBackend, role: str, k: int, pc: _Piece, extra_fie
         return ReadSource(s.where, s.name, s.crs_name, s.count, fids, misplaced=pc.misplaced)
     fr = pc.frame
     renames, near = _matched(fr, role, extra_fields)
-    records, columns, ids = _named(role, k, pc, extra_fields)
-    fr.records, fr.columns = records, columns
+    records, _columns, ids = _named(role, k, pc, extra_fields)
     return ReadSource(s.where, s.name, s.crs_name, s.count, ids, list(fr.geoms),
-                      [{c: v if type(v) in _PLAIN_TYPES else clean_value(v) for c, v in r.items()} for r in fr.records], fr.unusable, pc.misplaced, renames, near, fr.restored,
+                      [{c: v if type(v) in _PLAIN_TYPES else clean_value(v) for c, v in r.items()} for r in records], fr.unusable, pc.misplaced, renames, near, fr.restored,
                       pc.filtered, pc.stray_beyond, pc.unplaceable)
+
+
+def _role_layer(backend: LayerBackend, role: str, pcs: list[_Piece], extra_fields: set[str]) -> tuple[FeatureLayer, list[Warning_]]:
+    """:func:`~stormwater_plugin.services.role_merge.merge_role` of a role's sources as read (:func:`_read_source`).
+
+    A role of one source read is kept with its features (:func:`_kept`) under the rest of what it is made of: the source as
+    it declares itself, the fields the pack reads and what the read decided of the source (misplaced, filtered, strays beyond
+    its window, features excluded). The layer is the same object at the next read of the same features so decided: never
+    changed (the check cleans a copy)."""
+    pc = pcs[0] if len(pcs) == 1 else None
+    if pc is None or pc.frame is None:
+        return merge_role(role, [_read_source(backend, role, k, p, extra_fields) for k, p in enumerate(pcs)])
+    s = pc.source
+    key = ("role layer", role, s.where, s.name, s.crs_name, s.count, s.id_prefix, tuple(s.id_first), frozenset(extra_fields), pc.misplaced,
+           pc.filtered, pc.stray_beyond, frozenset(pc.unplaceable))
+    layer, warnings = _kept(pc.frame, key, lambda: merge_role(role, [_read_source(backend, role, 0, pc, extra_fields)]))
+    return layer, list(warnings)
 
 
 def read_layers(backend: SiteBackend, pack: RulePack | None, site_parcel_id: str | None) -> ReadLayers:
@@ -314,44 +383,61 @@ def read_layers(backend: SiteBackend, pack: RulePack | None, site_parcel_id: str
     for role, pcs in pieces.items():
         for pc in pcs:
             to_working(role, pc)
+    # The site parcel the parcels name, kept with the parcels' features in the working CRS (each pick holds the layer it was
+    # found for, made of those features: the same object is asked at the next read); a few picks at most are held
+    parcel_pieces = pieces.get("parcels", [])
+    picks: ParcelPicks = _kept(parcel_pieces[0].frame, ("parcel picks",), dict) if len(parcel_pieces) == 1 else {}
+    if len(picks) > _MAX_PICKS:
+        picks.clear()
+
+    def gathered(role: str, pcs: list[_Piece]) -> FeatureLayer | None:
+        # the features with a geometry, under the ids the check gives them (:func:`_piece_ids`); None: none
+        gs: list[object] = []
+        ids: list[str] = []
+        recs: list[dict[str, object]] = []
+        for k, pc in enumerate(pcs):
+            fr = pc.frame if pc.misplaced is None else None
+            if fr is None:
+                continue
+            records, _columns, fids = _named(role, k, pc, extra_fields)
+            for g, fid, rec in zip(fr.geoms, fids, records):
+                if g is not None:
+                    gs.append(g)
+                    ids.append(fid)
+                    recs.append(rec)
+        return FeatureLayer.from_sequences(role, gs, ids, recs) if gs else None
 
     def usable(role_pieces: Mapping[str, list[_Piece]]) -> dict[str, FeatureLayer]:
-        # the features with a geometry, under the ids the check gives them (:func:`_piece_ids`)
         out: dict[str, FeatureLayer] = {}
         for role, pcs in role_pieces.items():
-            gs: list[object] = []
-            ids: list[str] = []
-            recs: list[dict[str, object]] = []
-            for k, pc in enumerate(pcs):
-                fr = pc.frame if pc.misplaced is None else None
-                if fr is None:
-                    continue
-                records, _columns, fids = _named(role, k, pc, extra_fields)
-                for g, fid, rec in zip(fr.geoms, fids, records):
-                    if g is not None:
-                        gs.append(g)
-                        ids.append(fid)
-                        recs.append(rec)
-            if gs:
-                out[role] = FeatureLayer.from_sequences(role, gs, ids, recs)
+            one = pcs[0] if len(pcs) == 1 and pcs[0].misplaced is None else None
+            if one is not None and one.frame is not None:  # kept with its features (:func:`_kept`)
+                s = one.source
+                layer = _kept(one.frame, ("usable", role, s.id_prefix, tuple(s.id_first), frozenset(extra_fields)), functools.partial(gathered, role, pcs))
+            else:
+                layer = gathered(role, pcs)
+            if layer is not None:
+                out[role] = layer
         return out
 
     # a plan none of whose features lands on its parcel is refused, never checked (services.placement)
     plan_pieces = {r: v for r, v in pieces.items() if r not in CONTEXT_ROLES}
     plan_layers = usable(plan_pieces)
-    off = plan_placement_problem(plan_layers, ft_unit, site_parcel_id)
+    off = plan_placement_problem(plan_layers, ft_unit, site_parcel_id, picks=picks)
     if off is not None:
         raise PlanOffParcel(off)
     taken_out = False  # whether a plan source or feature is taken out below (the plan's layers are then made again)
     if reach is not None:
         # Which sources are misplaced, and which plan features lie far from the site while their layer is there
         order = [(role, pc) for role, pcs in pieces.items() for pc in pcs]
-        for (role, pc), d in zip(order, decide_placement([_place(backend, role, pc, crs, deferred) for role, pc in order], reach, ft_unit, site_parcel_id)):
+        for (role, pc), d in zip(order, decide_placement([_place(backend, role, pc, crs, deferred) for role, pc in order], reach, ft_unit, site_parcel_id,
+                                                                 picks)):
             taken_out |= role not in CONTEXT_ROLES and pc.misplaced is None and d.misplaced is not None
             pc.misplaced = pc.misplaced or d.misplaced  # a source without CRS keeps its own reason
             if d.stray and d.stray_reason is not None and pc.frame is not None:
                 taken_out = True
                 present = [i for i, g in enumerate(pc.frame.geoms) if g is not None]
+                _changing(pc.frame)
                 for k in d.stray:
                     pc.frame.geoms[present[k]] = None
                     pc.frame.unusable[present[k]] = d.stray_reason
@@ -386,11 +472,11 @@ def read_layers(backend: SiteBackend, pack: RulePack | None, site_parcel_id: str
 
     layers: dict[str, FeatureLayer] = {}
     for role in [r for r in ROLES if r in pieces]:
-        layers[role], merged = merge_role(role, [_read_source(backend, role, k, pc, extra_fields) for k, pc in enumerate(pieces[role])])
+        layers[role], merged = _role_layer(backend, role, pieces[role], extra_fields)
         warnings.extend(merged)
     if moved:  # the working CRS named only when a layer was moved into it
         warnings.extend(reprojected_warnings(moved, backend.crs_text(crs)))
-    return ReadLayers(layers, crs, why, warnings)
+    return ReadLayers(layers, crs, why, warnings, picks)
 
 
 @dataclass
@@ -418,7 +504,7 @@ def read_site(
     crs, layers = read.crs, read.layers
     warnings = list(warnings) + read.warnings
     # Grid distance / scale factor at the site = distance on the ellipsoid: the same feet in any projection.
-    measure = site_measure(backend.crs_ops, crs, read.why, layers, site_parcel_id)
+    measure = site_measure(backend.crs_ops, crs, read.why, layers, site_parcel_id, read.picks)
     ft_unit = backend.ft_per_unit(crs)
     dem: ElevationGrid | None = None
     dem_source: DemSource | None = None
@@ -433,4 +519,4 @@ def read_site(
     return SiteRead(inputs, crs, read.why)
 
 
-__all__ = ["ReadLayers", "SiteBackend", "SiteRead", "clean_value", "read_layers", "read_site"]
+__all__ = ["ReadLayers", "SiteBackend", "SiteRead", "clean_value", "moved_memo", "read_layers", "read_site"]
