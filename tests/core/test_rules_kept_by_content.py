@@ -74,21 +74,22 @@ def _with_param(rule_id: str, **params: Any):
     return pack
 
 
-def _check(site: dict[str, Any], pack, derived: Derived | None = None, site_id: str | None = None):
-    return run_check(SiteInputs(layers=site, dem=None, unit_to_ft=1.0, class_override="minor", site_parcel_id=site_id), pack, derived=derived)
+def _check(site: dict[str, Any], pack, derived: Derived | None = None, site_id: str | None = None, unit: float = 1.0):
+    return run_check(SiteInputs(layers=site, dem=None, unit_to_ft=unit, class_override="minor", site_parcel_id=site_id), pack, derived=derived)
 
 
 def _text(result) -> str:
     return json.dumps(result_to_dict(result), sort_keys=True, default=str)
 
 
-def _live_equals_full(first: dict[str, Any], then: dict[str, Any], pack=None, pack_then=None, site_ids: tuple[str | None, str | None] = (None, None)) -> Derived:
+def _live_equals_full(first: dict[str, Any], then: dict[str, Any], pack=None, pack_then=None, site_ids: tuple[str | None, str | None] = (None, None),
+                      units: tuple[float, float] = (1.0, 1.0)) -> Derived:
     pack = pack or load_pack("lake-george")
     pack_then = pack_then or pack
     earlier = Derived()
-    _check(first, pack, earlier, site_ids[0])
+    _check(first, pack, earlier, site_ids[0], units[0])
     live = Derived(earlier)
-    assert _text(_check(then, pack_then, live, site_ids[1])) == _text(_check(then, pack_then, None, site_ids[1]))
+    assert _text(_check(then, pack_then, live, site_ids[1], units[1])) == _text(_check(then, pack_then, None, site_ids[1], units[1]))
     return live
 
 
@@ -152,6 +153,12 @@ def test_a_changed_parameter_of_the_pack_is_computed_again(rule_id, params):
     _live_equals_full(_site(), _site(), pack_then=_with_param(rule_id, **params))
 
 
+@pytest.mark.parametrize("units", [(1.0, 0.5), (0.5, 1.0), (1.0, 1.2)])
+def test_the_same_layers_in_another_unit_are_computed_again(units):
+    """The working unit is an input of every kept value: the same coordinates read in another unit are other distances."""
+    _live_equals_full(_site(), _site(), units=units)
+
+
 def test_another_site_parcel_of_the_same_parcels_is_computed_again():
     """The site lots and the parcels off the site are kept by the parcels layer and the site's ids: the site chosen by id."""
     parcels = layer("parcels", [box(-300, 0, 0, 200), box(-300, 200, 0, 400)], ["SITE", "NEXT"])
@@ -193,6 +200,7 @@ _ONE_LOT = ("SITE",)
     ((None, {}, None), (("NEXT",), {}, None)),
     ((_ONE_LOT, {}, None), (_ONE_LOT, {"frontage_tolerance_ft": 55}, None)),  # the lot's reach covers the removal next door
     ((_ONE_LOT, {}, None), (_ONE_LOT, {}, _moved("clearing", 2, 0.0, 20.0))),  # the removal next door moved
+    ((_ONE_LOT, {}, None), (_ONE_LOT, {}, None, 1.2)),  # another unit: another area
 ])
 def test_the_parcels_off_the_site_are_computed_again_for_other_site_ids_reach_or_removal(first, then):
     """The clear-cut opening's lots and the removal on parcels off the site follow the site's ids with the parcels layer
@@ -201,10 +209,11 @@ def test_the_parcels_off_the_site_are_computed_again_for_other_site_ids_reach_or
     from stormwater_plugin.core.derived import using
     from stormwater_plugin.core.engine import prepare_context
 
-    def findings(derived: Derived | None, ids: tuple[str, ...] | None, params: dict[str, Any], change: dict[str, Any] | None) -> list[tuple[Any, ...]]:
+    def findings(derived: Derived | None, ids: tuple[str, ...] | None, params: dict[str, Any], change: dict[str, Any] | None,
+                 unit: float = 1.0) -> list[tuple[Any, ...]]:
         pack = _with_param(OPENING, **params)
         (rule,) = [r for r in pack.rules if r.id == OPENING]
-        inputs = SiteInputs(layers=_site(**(change or {})), dem=None, unit_to_ft=1.0, class_override="minor")
+        inputs = SiteInputs(layers=_site(**(change or {})), dem=None, unit_to_ft=unit, class_override="minor")
         with using(derived):
             ctx = prepare_context(inputs, pack, "minor")[0]
             assert set(ctx.site_ids) == {"SITE", "NEXT"}  # both hold work
@@ -220,3 +229,17 @@ def test_the_parcels_off_the_site_are_computed_again_for_other_site_ids_reach_or
     live = findings(Derived(earlier), *then)
     assert live == findings(None, *then)
     assert live != before
+
+
+def test_the_plot_plan_distances_of_many_features_equal_those_measured_a_few_at_a_time_at_the_boundary():
+    """Many features are first tested for reach at once (a county's layer), a few are measured directly: the same rows,
+    at 100 ft - 0.01, 100 ft, 100.004 ft (decided at 0.01 ft: within) and 100.006, 100 ft + 0.01 (beyond)."""
+    from stormwater_plugin.core.checks.inventory import _FEW, _distances
+
+    site = box(0, 0, 100, 100)
+    gaps = [99.99, 100.0, 100.004, 100.006, 100.01, 0.0, 50.0, 250.0]
+    geoms = [Point(100 + gaps[i % len(gaps)], 50 + i) for i in range(3 * _FEW)]
+    many = _distances(site, 100.0, 1.0, geoms)
+    few = [d for k in range(0, len(geoms), _FEW) for d in _distances(site, 100.0, 1.0, geoms[k:k + _FEW])]
+    assert many == few
+    assert [d is not None for d in many[:len(gaps)]] == [True, True, True, False, False, True, True, False]

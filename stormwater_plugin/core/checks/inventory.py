@@ -82,14 +82,20 @@ def _distances(site: BaseGeometry, dist: float, unit_to_ft: float, geoms: list[B
     out: list[float | None] = [None] * len(geoms)
     arr = np.empty(len(geoms), dtype=object)
     arr[:] = geoms
-    # "within" the plot-plan distance, decided at 0.01 ft (core.limits): what prints as the distance is within. Those
-    # beyond the distance and its precision are left out at once (one vectorised test over a county's features).
-    near = np.flatnonzero(shapely.dwithin(site, arr, (dist + precision("distance_ft")) / unit_to_ft))
-    for j in near.tolist():
-        d = float(shapely.distance(site, geoms[j])) * unit_to_ft
-        if compare(d, dist, "distance_ft", "within"):
-            out[j] = d
+    # "within" the plot-plan distance, decided at 0.01 ft (core.limits): what prints as the distance is within. Of many
+    # features, those beyond the distance and its precision are left out at once (one vectorised test over a county's
+    # features), which leaves out only features the comparison refuses; a few (a moved one) are measured at once.
+    near = np.arange(len(geoms)) if len(geoms) <= _FEW else np.flatnonzero(shapely.dwithin(site, arr, (dist + precision("distance_ft")) / unit_to_ft))
+    if len(near):
+        for j, units in zip(near.tolist(), shapely.distance(site, arr[near]).tolist()):
+            d = float(units) * unit_to_ft
+            if compare(d, dist, "distance_ft", "within"):
+                out[j] = d
     return out
+
+
+#: Up to this many features, each is measured without the vectorised reach test first (the test costs as much as a distance).
+_FEW = 16
 
 
 def _plural(noun: str, n: int) -> str:

@@ -59,8 +59,7 @@ def check_no_cut_buffer(ctx: CheckContext, rule: Rule) -> None:
         ctx.add(rule, Status.UNDETERMINED, f"{why}, so the {width:g} ft no-cut buffer could not be drawn or checked.", required_ft=width)
         ctx.skip(rule, "no shoreline features")
         return
-    shore = shore_union(shoreline)
-    strip = no_cut_strip(ctx, shore, width)
+    strip = no_cut_strip(ctx, shoreline, width)
     ctx.zones.append(DisplayZone("no_cut_buffer", rule.id, f"{width:g} ft no-cut buffer {rule.citation.text}", width, strip))
     roles = list(rule.params.get("removal_roles", ["clearing"]))
     supplied = [r for r in roles if ctx.layer(r) is not None]
@@ -197,10 +196,10 @@ def shore_union(shoreline: FeatureLayer) -> BaseGeometry:
     return derive("shore union", lambda: union(shoreline.geoms), shoreline)
 
 
-def no_cut_strip(ctx: CheckContext, shore: Any, width: float) -> Any:
-    """The strip within ``width`` ft of the shoreline, water bodies taken out (display and areas only)."""
+def no_cut_strip(ctx: CheckContext, shoreline: FeatureLayer, width: float) -> Any:
+    """The strip within ``width`` ft of the shoreline, water bodies taken out (display and areas only); kept by the layers' content."""
     water = ctx.layer("waterbodies")
-    return derive("no-cut strip", lambda: _strip(shore, water, ctx.to_units(width), width), shore, water, width, ctx.unit_to_ft)
+    return derive("no-cut strip", lambda: _strip(shore_union(shoreline), water, ctx.to_units(width), width), shoreline, water, width, ctx.unit_to_ft)
 
 
 def _strip(shore: Any, water: FeatureLayer | None, units: float, width: float) -> Any:

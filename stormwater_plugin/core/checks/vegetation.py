@@ -36,10 +36,19 @@ PER_CENT = 0.01
 
 
 def _overlap(a: BaseGeometry, b: BaseGeometry) -> BaseGeometry:
-    """Intersection, skipped for empty or disjoint inputs (GEOS 3.11 flags an empty result as an invalid value)."""
-    if a.is_empty or b.is_empty:
+    """Intersection, skipped for empty or disjoint inputs (GEOS 3.11 flags an empty result as an invalid value); kept by content."""
+    return derive("overlap", partial(_intersection, a, b), a, b)
+
+
+def _union(parts: list[BaseGeometry]) -> BaseGeometry:
+    """:func:`.geometry.union` of ``parts``, kept by the parts' content (the same parts ask no emptiness again)."""
+    return derive("union of the removal in the strip", lambda: union(parts), parts)
+
+
+def _intersection(a: BaseGeometry, b: BaseGeometry) -> BaseGeometry:
+    if a.is_empty or b.is_empty or not shapely.intersects(a, b):
         return shapely.GeometryCollection()
-    return derive("overlap", lambda: shapely.intersection(a, b) if shapely.intersects(a, b) else shapely.GeometryCollection(), a, b)
+    return shapely.intersection(a, b)
 
 
 def check_clear_cut_opening(ctx: CheckContext, rule: Rule) -> None:
@@ -83,24 +92,34 @@ def check_clear_cut_opening(ctx: CheckContext, rule: Rule) -> None:
         sure += s
         maybe += m
         loose += n
-    cleared = _overlap(union(sure), strip)
-    cleared_maybe = _overlap(union(sure + maybe), strip) if maybe else cleared
+    cleared = _overlap(_union(sure), strip)
+    cleared_maybe = _overlap(_union(sure + maybe), strip) if maybe else cleared
     lots = site_lots(ctx)
     near = [display_buffer(lot, ctx.to_units(tol), tol) if tol > 0 else lot for _, lot in lots]
     for (lot_ref, lot), reach in zip(lots, near):
+        # the loose removal on the lot: each kept by its geometry and the lot's reach
+        on_lot = derive_each("meets a lot's reach", partial(_meet, reach), [g for g, _ in loose], reach) if loose else []
         _check_lot_opening(ctx, rule, lot_ref, lot, reach, shore, _overlap(cleared, reach), _overlap(cleared_maybe, reach) if maybe else None,
-                           [noun for g, noun in loose if shapely.intersects(g, reach)], supplied, roles, many=len(lots) > 1)
+                           [noun for (_, noun), hit in zip(loose, on_lot) if hit], supplied, roles, many=len(lots) > 1)
     # Removal on another parcel of the parcels layer is work on a lot the site does not include.
     parcels = ctx.layer("parcels")
     site_ids = tuple(ctx.site_ids)
-    others = derive("parcels off the site", lambda: union([parcels.geoms[i] for i in range(len(parcels)) if parcels.ids[i] not in site_ids]),
-                    parcels, site_ids) if parcels is not None else shapely.GeometryCollection()
-    outside = derive("removal off the site", lambda: _overlap(shapely.difference(cleared, union(near)), others), cleared, near, others) \
-        if not cleared.is_empty and not others.is_empty else shapely.GeometryCollection()
-    if not outside.is_empty and area_sqft(outside, ctx.unit_to_ft) >= 1.0:
+    if parcels is None:
+        return
+    others = derive("parcels off the site", lambda: union([parcels.geoms[i] for i in range(len(parcels)) if parcels.ids[i] not in site_ids]), parcels, site_ids)
+    outside, area = derive("removal off the site", partial(_off_site, cleared, near, others, ctx.unit_to_ft), cleared, near, others, ctx.unit_to_ft)
+    if area is not None and area >= 1.0:
         ctx.add(rule, Status.UNDETERMINED,
-                f"{area_sqft(outside, ctx.unit_to_ft):,.1f} sq ft of vegetation removal in the {width:g} ft buffer lies on a parcel that is not a site parcel: "
+                f"{area:,.1f} sq ft of vegetation removal in the {width:g} ft buffer lies on a parcel that is not a site parcel: "
                 "the opening it makes is not measured against any lot's frontage. Add the lot it is on to the site.", geometry=outside)
+
+
+def _off_site(cleared: BaseGeometry, near: list[BaseGeometry], others: BaseGeometry, unit_to_ft: float) -> tuple[BaseGeometry, float | None]:
+    """The removal beyond every lot's reach on parcels off the site, and its area in sq ft (``None``: none)."""
+    if cleared.is_empty or others.is_empty:
+        return shapely.GeometryCollection(), None
+    outside = _overlap(shapely.difference(cleared, union(near)), others)
+    return outside, (None if outside.is_empty else area_sqft(outside, unit_to_ft))
 
 
 _InStrip = tuple[tuple[BaseGeometry, ...], tuple[BaseGeometry, ...], tuple[tuple[BaseGeometry, str], ...]]
