@@ -16,7 +16,7 @@ import numpy as np
 import shapely
 from shapely.geometry.base import BaseGeometry
 
-from ..derived import derive
+from ..derived import derive_each
 from ..limits import compare, precision
 from ..model import FeatureLayer, InventoryRow, Status
 from ..roles import ROLE_NOUN
@@ -33,38 +33,69 @@ def check_plot_plan_inventory(ctx: CheckContext, rule: Rule) -> None:
         ctx.skip(rule, "site parcel unknown")
         ctx.inventory = []
         return
-    rows: list[InventoryRow] = []
-    absent = [r for r in roles if ctx.layer(r) is None]
-    for role in roles:
-        layer = ctx.layer(role)
-        if layer is None or len(layer) == 0:
-            continue
-        site = ctx.site_geometry
-        found = derive("plot-plan rows", partial(_rows, role, layer, site, dist, ctx.unit_to_ft), role, layer, site, dist, ctx.unit_to_ft)
-        rows.extend(r.copy() for r in found)  # copies: the live re-check's next check may hand the same rows back
-    rows.sort(key=lambda r: (r["distance_ft"], r["layer"], r["id"]))
+    absent = tuple(r for r in roles if ctx.layer(r) is None)
+    site = ctx.site_geometry
+    layers = [(role, layer) for role in roles for layer in [ctx.layer(role)] if layer is not None and len(layer)]
+    # each layer's rows kept by its content (and the site's, the distance, the unit): an unedited layer's are one look-up
+    parts = derive_each("plot-plan rows", partial(_rows, site, dist, ctx.unit_to_ft), layers, site, dist, ctx.unit_to_ft)
+    also = str(rule.params["also_required"]) if rule.params.get("also_required") else ""
+    listed, message = _listing(parts, tuple(roles), absent, dist, also)
+    # the rows as dicts of their own: the live re-check's next check may hand the same list back
+    rows: list[InventoryRow] = [{"layer": role, "id": fid, "distance_ft": d, "on_site": on} for role, fid, d, on in listed]
     ctx.inventory = rows
-    counts = {r: sum(1 for x in rows if x["layer"] == r) for r in roles}
+    ctx.add(rule, Status.UNDETERMINED if absent else Status.ADVISORY, message, required_ft=dist, items=rows)
+
+
+_Row = tuple[str, str, float, bool]
+
+
+def _listing(parts: list[tuple[_Row, ...]], roles: tuple[str, ...], absent: tuple[str, ...], dist: float, also: str) -> tuple[tuple[_Row, ...], str]:
+    """The rows of every role, nearest first (then by layer and id), and the finding's message."""
+    rows = [r for part in parts for r in part]
+    rows.sort(key=lambda r: (r[2], r[0], r[1]))
+    counts = dict.fromkeys(roles, 0)
+    for r in rows:
+        if r[0] in counts:
+            counts[r[0]] += 1
     summary = ", ".join(f"{n} {_plural(ROLE_NOUN.get(r, r), n)}" for r, n in counts.items() if n)
-    status = Status.UNDETERMINED if absent else Status.ADVISORY
     tail = f"; not supplied: {', '.join(absent)}" if absent else ""
-    also = f" It must also show {rule.params['also_required']}." if rule.params.get("also_required") else ""
-    ctx.add(rule, status, f"The plot plan must show {len(rows)} feature(s) on or within {dist:g} ft of the site: {summary or 'none found'}{tail}.{also}", required_ft=dist, items=rows)
+    more = f" It must also show {also}." if also else ""
+    return tuple(rows), f"The plot plan must show {len(rows)} feature(s) on or within {dist:g} ft of the site: {summary or 'none found'}{tail}.{more}"
 
 
-def _rows(role: str, layer: FeatureLayer, site: BaseGeometry, dist: float, unit_to_ft: float) -> tuple[InventoryRow, ...]:
-    """The features of one role within ``dist`` ft of the site, as inventory rows (in the layer's order)."""
-    tree = shapely.STRtree(layer.geoms)
-    out: list[InventoryRow] = []
-    # "within" the plot-plan distance, decided at 0.01 ft (core.limits): what prints as the distance is within.
-    hits = tree.query(site, predicate="dwithin", distance=(dist + precision("distance_ft")) / unit_to_ft)
-    for j in np.atleast_1d(hits):
-        j = int(j)
-        d = float(shapely.distance(site, layer.geoms[j])) * unit_to_ft
-        if not compare(d, dist, "distance_ft", "within"):
-            continue
-        out.append({"layer": role, "id": layer.ids[j], "distance_ft": round(d, 1), "on_site": d == 0.0})
-    return tuple(out)
+def _rows(site: BaseGeometry, dist: float, unit_to_ft: float, layers: list[tuple[str, FeatureLayer]]) -> list[tuple[_Row, ...]]:
+    """:func:`_layer_rows` of each ``(role, layer)``."""
+    return [_layer_rows(role, layer, site, dist, unit_to_ft) for role, layer in layers]
+
+
+def _layer_rows(role: str, layer: FeatureLayer, site: BaseGeometry, dist: float, unit_to_ft: float) -> tuple[_Row, ...]:
+    """The features of one role within ``dist`` ft of the site, as ``(role, id, distance ft at 0.1 ft, on the site)`` in the layer's order.
+
+    Each feature's distance is kept by its geometry (and the site's, the distance, the unit): only an edited feature is measured again.
+    """
+    found = derive_each("plot-plan distance", partial(_distances, site, dist, unit_to_ft), list(layer.geoms), site, dist, unit_to_ft)
+    return tuple((role, layer.ids[j], round(d, 1), d == 0.0) for j, d in enumerate(found) if d is not None)
+
+
+def _distances(site: BaseGeometry, dist: float, unit_to_ft: float, geoms: list[BaseGeometry]) -> list[float | None]:
+    """Each feature's distance from the site in feet, ``None`` beyond ``dist`` ft."""
+    out: list[float | None] = [None] * len(geoms)
+    arr = np.empty(len(geoms), dtype=object)
+    arr[:] = geoms
+    # "within" the plot-plan distance, decided at 0.01 ft (core.limits): what prints as the distance is within. Of many
+    # features, those beyond the distance and its precision are left out at once (one vectorised test over a county's
+    # features), which leaves out only features the comparison refuses; a few (a moved one) are measured at once.
+    near = np.arange(len(geoms)) if len(geoms) <= _FEW else np.flatnonzero(shapely.dwithin(site, arr, (dist + precision("distance_ft")) / unit_to_ft))
+    if len(near):
+        for j, units in zip(near.tolist(), shapely.distance(site, arr[near]).tolist()):
+            d = float(units) * unit_to_ft
+            if compare(d, dist, "distance_ft", "within"):
+                out[j] = d
+    return out
+
+
+#: Up to this many features, each is measured without the vectorised reach test first (the test costs as much as a distance).
+_FEW = 16
 
 
 def _plural(noun: str, n: int) -> str:

@@ -6,8 +6,10 @@ Volumes are in US gallons and cubic feet (1 cu ft = 7.48052 US gal).
 from __future__ import annotations
 
 import math
+from functools import partial
 from typing import Any
 
+from ..derived import derive
 from ..geometry import area_sqft, union
 from ..limits import compare, decided, margin, number_text
 from ..model import FeatureLayer, FeatureRef, Status
@@ -66,10 +68,40 @@ def check_storage_volume(ctx: CheckContext, rule: Rule) -> None:
         ctx.add(rule, Status.UNDETERMINED, "No impervious layer: the net increase in impervious area, and so the storage required, is unknown.")
         ctx.skip(rule, "no impervious layer")
         return
-    areas = impervious_areas(imp, ctx.unit_to_ft, ctx.layer("building_sites"))
+    sites = ctx.layer("building_sites")
+    # One device is one id: the parts of a feature exported as several features (a shapefile of single points) carry
+    # the device's storage each, and count once; parts that disagree count their smallest figure (the conservative reading).
+    values: tuple[tuple[str, float | None], ...] | None = None
+    if devices is not None:
+        by_id: dict[str, list[float | None]] = {}
+        for fid, a in zip(devices.ids, devices.attrs):
+            by_id.setdefault(fid, []).append(_storage(a))
+        values = tuple((fid, None if any(v is None for v in vs) else min(v for v in vs if v is not None)) for fid, vs in by_id.items())
+    flush = rule.params.get("first_flush")
+    # The finding is kept by content: the impervious and building-site layers, each device's storage (not where it is
+    # drawn: a device moved needs no new sum), the rule's figures and the unit.
+    flush_key = tuple(sorted(flush.items())) if isinstance(flush, dict) else flush
+    for status, message, kw in derive("storage volume", partial(_storage_judged, rate, flush, imp, sites, values, ctx.unit_to_ft),
+                                      rate, flush_key, imp, sites, values, ctx.unit_to_ft):
+        own: dict[str, Any] = {k: list(v) if isinstance(v, list) else v for k, v in kw.items()}  # the finding's own lists
+        ctx.add(rule, status, message, **own)
+
+
+_Judged = tuple[Status, str, dict[str, Any]]
+
+
+def _storage_judged(rate: float, flush: Any, imp: FeatureLayer, sites: FeatureLayer | None, values: tuple[tuple[str, float | None], ...] | None,
+                    unit_to_ft: float) -> tuple[_Judged, ...]:
+    """:func:`check_storage_volume`'s findings as ``(status, message, the finding's fields)``; ``values``: each device id's storage (``None``: no devices layer)."""
+    out: list[_Judged] = []
+
+    def add(status: Status, message: str, **kw: Any) -> None:
+        out.append((status, message, kw))
+
+    areas = impervious_areas(imp, unit_to_ft, sites)
     if areas.unknown_status_ids:
-        ctx.add(rule, Status.UNDETERMINED, f"Impervious feature(s) {', '.join(areas.unknown_status_ids[:8])} have no status (existing, proposed or removed): the net increase, and so the storage required, is unknown.")
-        return
+        add(Status.UNDETERMINED, f"Impervious feature(s) {', '.join(areas.unknown_status_ids[:8])} have no status (existing, proposed or removed): the net increase, and so the storage required, is unknown.")
+        return tuple(out)
     # The storage is decided in whole gallons (core.limits), the precision it prints: 1.5 gal x 2,000.0 sq ft needs 3,000 gal.
     required = decided(rate * areas.net_increase_sqft, "volume_gal")
     base: dict[str, Any] = {
@@ -85,28 +117,22 @@ def check_storage_volume(ctx: CheckContext, rule: Rule) -> None:
     if areas.unmeasured_site_ids:
         base["net_increase_max_sqft"] = net_hi
         base["required_max_gal"] = required_hi
-    if devices is None or len(devices) == 0:
-        status = Status.PASS if not compare(required, 0.0, "volume_gal", ">") else (Status.UNDETERMINED if devices is None else Status.VIOLATION)
-        what = "no devices layer was supplied" if devices is None else "no infiltration device is proposed"
+    if not values:
+        status = Status.PASS if not compare(required, 0.0, "volume_gal", ">") else (Status.UNDETERMINED if values is None else Status.VIOLATION)
+        what = "no devices layer was supplied" if values is None else "no infiltration device is proposed"
         if status is Status.PASS and areas.unmeasured_site_ids and (required_hi is None or compare(required_hi, 0.0, "volume_gal", ">")):
             status, what = Status.UNDETERMINED, what + f", and {areas.unknown_text()}"
-        ctx.add(rule, status, f"{gal(required)} gal of storage required for {sqft(areas.net_increase_sqft)} sq ft of net new impervious area; {what}.", **base)
-        return
-    # One device is one id: the parts of a feature exported as several features (a shapefile of single points) carry
-    # the device's storage each, and count once; parts that disagree count their smallest figure (the conservative reading).
-    by_id: dict[str, list[float | None]] = {}
-    for fid, a in zip(devices.ids, devices.attrs):
-        by_id.setdefault(fid, []).append(_storage(a))
-    values = {fid: (None if any(v is None for v in vs) else min(v for v in vs if v is not None)) for fid, vs in by_id.items()}
-    missing = [fid for fid, v in values.items() if v is None]
-    provided = decided(sum(v for v in values.values() if v is not None), "volume_gal")
+        add(status, f"{gal(required)} gal of storage required for {sqft(areas.net_increase_sqft)} sq ft of net new impervious area; {what}.", **base)
+        return tuple(out)
+    by_device = dict(values)
+    missing = [fid for fid, v in by_device.items() if v is None]
+    provided = decided(sum(v for v in by_device.values() if v is not None), "volume_gal")
     base["provided_gal"] = provided
     # "at a flat rate of 1.5 gallons ... for every square foot": at least that much storage.
     enough = compare(provided, required, "volume_gal", "at least")
-    msg = f"{gal(provided)} gal provided by {len(values) - len(missing)} device(s) for {gal(required)} gal required ({rate:g} gal × {sqft(areas.net_increase_sqft)} sq ft net new impervious)"
-    flush = rule.params.get("first_flush")
+    msg = f"{gal(provided)} gal provided by {len(by_device) - len(missing)} device(s) for {gal(required)} gal required ({rate:g} gal × {sqft(areas.net_increase_sqft)} sq ft net new impervious)"
     retrofit = 0.0
-    pre_sqft = area_sqft(_pre_development_impervious(imp)[0], ctx.unit_to_ft) if isinstance(flush, dict) else 0.0
+    pre_sqft = area_sqft(_pre_development_impervious(imp)[0], unit_to_ft) if isinstance(flush, dict) else 0.0
     if isinstance(flush, dict) and pre_sqft > 0:
         retrofit = decided(pre_sqft * float(flush["depth_in"]) / 12.0 * GAL_PER_CUFT, "volume_gal")
         base["retrofit_gal"] = retrofit
@@ -118,9 +144,9 @@ def check_storage_volume(ctx: CheckContext, rule: Rule) -> None:
         if required_hi is None or not compare(provided, required_hi, "volume_gal", "at least"):
             bound = "" if required_hi is None else (f"; with their largest plausible footprints the net increase is up to {sqft(net_hi or 0.0)} sq ft, "
                                                     f"needing up to {gal(required_hi)} gal")
-            ctx.add(rule, Status.UNDETERMINED, msg + f" at least: {areas.unknown_text()}{bound}; draw them as polygons or state their "
+            add(Status.UNDETERMINED, msg + f" at least: {areas.unknown_text()}{bound}; draw them as polygons or state their "
                     "footprint_sqft to size the storage.", unmeasured_sites=list(areas.unmeasured_site_ids), **base)
-            return
+            return tuple(out)
         required = required_hi
         msg += (f"; building site(s) {', '.join(areas.unmeasured_site_ids[:8])} drawn as points or lines may add up to "
                 f"{sqft(areas.unmeasured_max_sqft)} sq ft (their largest plausible footprints): {gal(required_hi)} gal for "
@@ -128,19 +154,20 @@ def check_storage_volume(ctx: CheckContext, rule: Rule) -> None:
         if retrofit:
             msg += f", {gal(required_hi + retrofit)} gal with the first-flush share"
     if compare(provided, required + retrofit, "volume_gal", "at least"):
-        ctx.add(rule, Status.PASS, msg + ".", **base)
+        add(Status.PASS, msg + ".", **base)
     elif enough:
         # The net-increase share is met; the half-inch retrofit is asked "to the maximum extent practicable".
         short = margin(required + retrofit, provided, "volume_gal")
-        ctx.add(rule, Status.ADVISORY, msg + f": the net-increase share is met, but the half-inch share is {gal(short)} gal short. "
+        add(Status.ADVISORY, msg + f": the net-increase share is met, but the half-inch share is {gal(short)} gal short. "
                 f"{flush['citation'] if isinstance(flush, dict) else ''} asks for the retrofit '{flush['quote'] if isinstance(flush, dict) else ''}': "
                 "the reviewer decides whether more is practicable.", shortfall_gal=short, **base)
     elif missing:
-        ctx.add(rule, Status.UNDETERMINED, msg + f"; device(s) {', '.join(missing)} have no storage_gal.", **base)
+        add(Status.UNDETERMINED, msg + f"; device(s) {', '.join(missing)} have no storage_gal.", **base)
     else:
         short = margin(required, provided, "volume_gal")
         extra = f" ({gal(margin(required + retrofit, provided, 'volume_gal'))} gal short of the sum)" if retrofit else ""
-        ctx.add(rule, Status.VIOLATION, msg + f": {gal(short)} gal short of the net-increase share{extra}.", shortfall_gal=short, **base)
+        add(Status.VIOLATION, msg + f": {gal(short)} gal short of the net-increase share{extra}.", shortfall_gal=short, **base)
+    return tuple(out)
 
 
 def _status(attrs: dict[str, Any]) -> str:

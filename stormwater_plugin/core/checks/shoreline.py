@@ -59,8 +59,7 @@ def check_no_cut_buffer(ctx: CheckContext, rule: Rule) -> None:
         ctx.add(rule, Status.UNDETERMINED, f"{why}, so the {width:g} ft no-cut buffer could not be drawn or checked.", required_ft=width)
         ctx.skip(rule, "no shoreline features")
         return
-    shore = union(shoreline.geoms)
-    strip = no_cut_strip(ctx, shore, width)
+    strip = no_cut_strip(ctx, shoreline, width)
     ctx.zones.append(DisplayZone("no_cut_buffer", rule.id, f"{width:g} ft no-cut buffer {rule.citation.text}", width, strip))
     roles = list(rule.params.get("removal_roles", ["clearing"]))
     supplied = [r for r in roles if ctx.layer(r) is not None]
@@ -73,45 +72,64 @@ def check_no_cut_buffer(ctx: CheckContext, rule: Rule) -> None:
         _unknown_removal(ctx, rule, area_roles, width,
                          f"No {' or '.join(area_roles)} layer: vegetation removal other than the mapped {', '.join(supplied)} within {width:g} ft "
                          "of the mean high-water mark is unknown.")
-    opening_uses = {str(u) for u in rule.params.get("opening_uses", ())}
-    marked = marked_openings(ctx, opening_uses)
+    opening_uses = frozenset(str(u) for u in rule.params.get("opening_uses", ()))
+    for role in ("clearing", "disturbance"):
+        ctx.layer(role)  # the opening marks: the rule reads both layers, whatever its removal roles
     opening_rule = str(rule.params.get("opening_rule", ""))
     surfaces = removed_surfaces(ctx) if "impervious" in roles else []
     _report_removed_surfaces(ctx, rule, shoreline, strip, surfaces, width)
-    items = removals(ctx, roles)
-    if not items:
-        if not surfaces:
-            ctx.skip(rule, f"no vegetation removal proposed ({', '.join(supplied)} empty or existing only)")
-        return
+    layers = [(role, layer) for role in roles for layer in [ctx.layer(role)] if layer is not None]
     tree = _Lazy(lambda: shapely.STRtree(shoreline.geoms))
-    shore_refs = [shoreline.ref(j) for j in range(len(shoreline))]
+    shore_refs = _Lazy(lambda: [shoreline.ref(j) for j in range(len(shoreline))])
     # Disturbance and impervious areas are reported where they go beyond the mapped clearing;
     # where a clearing polygon already covers them, its finding speaks for both.
     first = roles[0]
-    cleared = union([g for g, r, _ in items if r.layer == first])
+    firsts = [(role, layer) for role, layer in layers if layer.role == first]
+    cleared = derive("removal union", lambda: union([g for role, layer in firsts for g, _, _ in removal_items(role, layer)]), firsts)
     words = str(distance_words(rule.kind, rule.params))
     note = str(rule.params["exception_note"]) if rule.params.get("exception_note") else ""
     # Each item's finding depends on the item (its geometry, id, whether its status is known, its opening mark) and on
-    # what every item shares: kept by content, only an edited item's is made again.
-    keyed = [(g, ref.layer, ref.id, known, marked.get((ref.layer, ref.id))) for g, ref, known in items]
+    # what every item shares: kept by content, each layer's together (an unedited layer's findings are one look-up) and
+    # each item's within it (only an edited item's is made again).
     shared = (shoreline, strip, cleared, first, width, words, note, opening_rule, ctx.unit_to_ft)
-    for made in derive_each("no-cut buffer removal", partial(_removals_judged, tree, shore_refs, *shared), keyed, *shared):
-        if made is not None:
-            status, message, kw = made
+    judged = derive_each("no-cut buffer removals of a layer", partial(_layers_judged, tree, shore_refs, shared, opening_uses), layers, opening_uses, *shared)
+    if not any(n for n, _ in judged):
+        if not surfaces:
+            ctx.skip(rule, f"no vegetation removal proposed ({', '.join(supplied)} empty or existing only)")
+        return
+    for _, findings in judged:
+        for status, message, kw in findings:
             ctx.add(rule, status, message, **kw)
+
+
+def _layers_judged(tree: _Lazy, shore_refs: _Lazy, shared: tuple[Any, ...], uses: frozenset[str],
+                   layers: list[tuple[str, FeatureLayer]]) -> list[tuple[int, tuple[_Judged, ...]]]:
+    """Of each ``(role, layer)``: how many removal items it holds and their findings, each item's kept by its own content
+    (:func:`_removals_judged`); a clearing's or disturbance's ``use`` among ``uses`` marks the (h)[2] opening."""
+    out: list[tuple[int, tuple[_Judged, ...]]] = []
+    for role, layer in layers:
+        items = removal_items(role, layer)
+        if not items:
+            out.append((0, ()))
+            continue
+        marked = dict(_marks(role, layer, uses)) if role in ("clearing", "disturbance") and uses else {}
+        keyed = [(g, ref.layer, ref.id, known, marked.get((ref.layer, ref.id))) for g, ref, known in items]
+        made = derive_each("no-cut buffer removal", partial(_removals_judged, tree, shore_refs, *shared), keyed, *shared)
+        out.append((len(items), tuple(x for x in made if x is not None)))
+    return out
 
 
 _Judged = tuple[Status, str, dict[str, Any]]
 
 
-def _removals_judged(tree: _Lazy, shore_refs: list[FeatureRef], shoreline: FeatureLayer, strip: Any, cleared: BaseGeometry, first: str,
+def _removals_judged(tree: _Lazy, shore_refs: _Lazy, shoreline: FeatureLayer, strip: Any, cleared: BaseGeometry, first: str,
                      width: float, words: str, note: str, opening_rule: str, unit_to_ft: float,
                      items: list[tuple[BaseGeometry, str, str, bool, str | None]]) -> list[_Judged | None]:
     """The no-cut buffer's finding of each removal item (``None``: none), as ``(status, message, the finding's fields)``."""
     return [_removal_judged(tree, shore_refs, shoreline, strip, cleared, first, width, words, note, opening_rule, unit_to_ft, *item) for item in items]
 
 
-def _removal_judged(tree: _Lazy, shore_refs: list[FeatureRef], shoreline: FeatureLayer, strip: Any, cleared: BaseGeometry, first: str,
+def _removal_judged(tree: _Lazy, shore_refs: _Lazy, shoreline: FeatureLayer, strip: Any, cleared: BaseGeometry, first: str,
                     width: float, words: str, note: str, opening_rule: str, unit_to_ft: float,
                     g: BaseGeometry, layer: str, fid: str, known: bool, marked: str | None) -> _Judged | None:
     ref = FeatureRef(layer, fid)
@@ -156,27 +174,32 @@ def _removal_judged(tree: _Lazy, shore_refs: list[FeatureRef], shoreline: Featur
 
 
 class _Lazy:
-    """A search tree built when first asked for (every item's nearest shoreline may be the last check's)."""
+    """A value (a search tree, the shoreline's references) made when first asked for (every item's nearest shoreline may be the last check's)."""
 
     def __init__(self, make: Any) -> None:
-        self._make, self._tree = make, None
+        self._make, self._made = make, None
 
-    def __call__(self) -> shapely.STRtree:
-        if self._tree is None:
-            self._tree = self._make()
-        return self._tree
+    def __call__(self) -> Any:
+        if self._made is None:
+            self._made = self._make()
+        return self._made
 
 
-def _nearest(tree: _Lazy, shoreline: FeatureLayer, refs: list[FeatureRef], g: BaseGeometry, eps: float) -> tuple[int, float, BaseGeometry]:
+def _nearest(tree: _Lazy, shoreline: FeatureLayer, refs: _Lazy, g: BaseGeometry, eps: float) -> tuple[int, float, BaseGeometry]:
     """(index of the shoreline feature nearest ``g``, the distance in working units, the shortest line to it)."""
-    j = nearest_feature(tree(), shoreline.geoms, refs, g, eps)
+    j = 0 if len(shoreline) == 1 else nearest_feature(tree(), shoreline.geoms, refs(), g, eps)  # one feature: the nearest, no search
     return j, float(shapely.distance(g, shoreline.geoms[j])), shapely.shortest_line(g, shoreline.geoms[j])
 
 
-def no_cut_strip(ctx: CheckContext, shore: Any, width: float) -> Any:
-    """The strip within ``width`` ft of the shoreline, water bodies taken out (display and areas only)."""
+def shore_union(shoreline: FeatureLayer) -> BaseGeometry:
+    """The union of the shoreline layer's features, kept by the layer's content."""
+    return derive("shore union", lambda: union(shoreline.geoms), shoreline)
+
+
+def no_cut_strip(ctx: CheckContext, shoreline: FeatureLayer, width: float) -> Any:
+    """The strip within ``width`` ft of the shoreline, water bodies taken out (display and areas only); kept by the layers' content."""
     water = ctx.layer("waterbodies")
-    return derive("no-cut strip", lambda: _strip(shore, water, ctx.to_units(width), width), shore, water, width, ctx.unit_to_ft)
+    return derive("no-cut strip", lambda: _strip(shore_union(shoreline), water, ctx.to_units(width), width), shoreline, water, width, ctx.unit_to_ft)
 
 
 def _strip(shore: Any, water: FeatureLayer | None, units: float, width: float) -> Any:
@@ -186,18 +209,14 @@ def _strip(shore: Any, water: FeatureLayer | None, units: float, width: float) -
     return strip
 
 
-def marked_openings(ctx: CheckContext, uses: set[str]) -> dict[tuple[str, str], str]:
-    """(layer, id) of each clearing or disturbance feature whose ``use`` marks it as the (h)[2] opening, to that use."""
-    out: dict[tuple[str, str], str] = {}
-    for role in ("clearing", "disturbance"):
-        layer = ctx.layer(role)
-        if layer is None or not uses:
-            continue
-        for i in range(len(layer)):
-            r = read(layer.attrs[i], role, "use")
-            if r.known and str(r.value) in uses:
-                out[(role, layer.ids[i])] = str(r.value)
-    return out
+def _marks(role: str, layer: FeatureLayer, uses: frozenset[str]) -> tuple[tuple[tuple[str, str], str], ...]:
+    """``((role, id), use)`` of each feature of a clearing or disturbance layer whose ``use`` marks it as the (h)[2] opening."""
+    out: list[tuple[tuple[str, str], str]] = []
+    for i in range(len(layer)):
+        r = read(layer.attrs[i], role, "use")
+        if r.known and str(r.value) in uses:
+            out.append(((role, layer.ids[i]), str(r.value)))
+    return tuple(out)
 
 
 def removed_surfaces(ctx: CheckContext) -> list[tuple[Any, FeatureRef]]:
@@ -205,7 +224,11 @@ def removed_surfaces(ctx: CheckContext) -> list[tuple[Any, FeatureRef]]:
     layer = ctx.layer("impervious")
     if layer is None:
         return []
-    return [(layer.geoms[i], layer.ref(i)) for i in range(len(layer)) if impervious_status(layer.attrs[i]) == "removed"]
+    return list(derive("removed surfaces", partial(_removed_surfaces, layer), layer))
+
+
+def _removed_surfaces(layer: FeatureLayer) -> tuple[tuple[Any, FeatureRef], ...]:
+    return tuple((layer.geoms[i], layer.ref(i)) for i in range(len(layer)) if impervious_status(layer.attrs[i]) == "removed")
 
 
 def _report_removed_surfaces(ctx: CheckContext, rule: Rule, shoreline: FeatureLayer, strip: Any, surfaces: list[tuple[Any, FeatureRef]], width: float) -> None:
@@ -214,38 +237,56 @@ def _report_removed_surfaces(ctx: CheckContext, rule: Rule, shoreline: FeatureLa
     A slab or paving taken out removes no vegetation (there is none under it), so "no vegetation may be removed" does
     not forbid it; the strip "shall be maintained as an undisturbed natural buffer strip", so the work of taking it out
     is shown to the reviewer. Its area counts as pre-development impervious area for the half-inch retrofit.
+    Kept by content (the surfaces, the shoreline, the strip, the width and words, the unit).
     """
     if not surfaces:
         return
+    words = str(distance_words(rule.kind, rule.params))
+    geoms = [g for g, _ in surfaces]
+    where = tuple((ref.layer, ref.id) for _, ref in surfaces)
+    judged = derive("removed surfaces in the strip", partial(_removed_surfaces_judged, shoreline, strip, surfaces, width, words, ctx.unit_to_ft),
+                    geoms, where, shoreline, strip, width, words, ctx.unit_to_ft)
+    for status, message, kw in judged:
+        ctx.add(rule, status, message, **kw)
+
+
+def _removed_surfaces_judged(shoreline: FeatureLayer, strip: Any, surfaces: list[tuple[Any, FeatureRef]], width: float, words: str,
+                             unit_to_ft: float) -> tuple[_Judged, ...]:
     tree = shapely.STRtree(shoreline.geoms)
     shore_refs = [shoreline.ref(j) for j in range(len(shoreline))]
+    out: list[_Judged] = []
     for g, ref in surfaces:
-        j = nearest_feature(tree, shoreline.geoms, shore_refs, g, ctx.to_units(DISTANCE_EPS_FT))
-        d_ft = ctx.to_feet(float(shapely.distance(g, shoreline.geoms[j])))
-        if not compare(d_ft, width, "distance_ft", str(distance_words(rule.kind, rule.params))):  # as clearing is read
+        j = nearest_feature(tree, shoreline.geoms, shore_refs, g, DISTANCE_EPS_FT / unit_to_ft)
+        d_ft = float(shapely.distance(g, shoreline.geoms[j])) * unit_to_ft
+        if not compare(d_ft, width, "distance_ft", words):  # as clearing is read
             continue
         inside = shapely.intersection(g, strip) if g.geom_type in ("Polygon", "MultiPolygon") else shapely.GeometryCollection()
-        area = area_sqft(inside, ctx.unit_to_ft) if not inside.is_empty else None
+        area = area_sqft(inside, unit_to_ft) if not inside.is_empty else None
         amount = f"{area:,.1f} sq ft inside the strip" if area else "its area inside the strip is not measured"
-        ctx.add(
-            rule,
+        out.append((
             Status.ADVISORY,
             f"{ref.noun} is marked removed, {d_ft:.1f} ft from the mean high-water mark ({amount}): taking out an impervious surface "
             f"removes no vegetation, so it is not a (h)[1] violation, but it is work in the {width:g} ft strip, which 'shall be maintained "
             "as an undisturbed natural buffer strip': the reviewer decides how the work and the restored ground are treated. "
             "Its area counts as pre-development impervious area for the first half inch (previously developed).",
-            subject=ref,
-            other=shoreline.ref(j),
-            measured_ft=d_ft,
-            required_ft=width,
-            geometry=inside if area else shapely.shortest_line(g, shoreline.geoms[j]),
-            encroaching_area_sqft=area,
-            buffer_work="removed_surface",
-        )
+            dict(subject=ref, other=shoreline.ref(j), measured_ft=d_ft, required_ft=width,
+                 geometry=inside if area else shapely.shortest_line(g, shoreline.geoms[j]), encroaching_area_sqft=area, buffer_work="removed_surface"),
+        ))
+    return tuple(out)
 
 
 def removals(ctx: CheckContext, roles: list[str]) -> list[tuple[Any, FeatureRef, bool]]:
-    """Proposed features that remove vegetation, with whether that is known.
+    """Proposed features that remove vegetation, with whether that is known (:func:`removal_items` of each role's layer)."""
+    out: list[tuple[Any, FeatureRef, bool]] = []
+    for role in roles:
+        layer = ctx.layer(role)
+        if layer is not None:
+            out.extend(removal_items(role, layer))
+    return out
+
+
+def removal_items(role: str, layer: FeatureLayer) -> tuple[tuple[Any, FeatureRef, bool], ...]:
+    """The features of ``layer`` (read as ``role``) that remove vegetation, with whether that is known; kept by content.
 
     Impervious features: ``existing`` ones are left out (not new work), and so
     are ``removed`` ones (taking out a surface removes no vegetation; see
@@ -253,22 +294,22 @@ def removals(ctx: CheckContext, roles: list[str]) -> list[tuple[Any, FeatureRef,
     status is returned with ``False`` (it may be new work). A building site
     marked ``existing`` (not enlarged) is no work and is left out.
     """
+    return derive("removal items", partial(_removal_items, role, layer), role, layer)  # type: ignore[no-any-return]
+
+
+def _removal_items(role: str, layer: FeatureLayer) -> tuple[tuple[Any, FeatureRef, bool], ...]:
     out: list[tuple[Any, FeatureRef, bool]] = []
-    for role in roles:
-        layer = ctx.layer(role)
-        if layer is None:
-            continue
-        for i in range(len(layer)):
-            known = True
-            if role == "impervious":
-                s = impervious_status(layer.attrs[i])
-                if s in ("existing", "removed"):
-                    continue
-                known = s != ""
-            elif role == "building_sites" and building_left_out(layer.attrs[i]):
+    for i in range(len(layer)):
+        known = True
+        if role == "impervious":
+            s = impervious_status(layer.attrs[i])
+            if s in ("existing", "removed"):
                 continue
-            out.append((layer.geoms[i], layer.ref(i), known))
-    return out
+            known = s != ""
+        elif role == "building_sites" and building_left_out(layer.attrs[i]):
+            continue
+        out.append((layer.geoms[i], layer.ref(i), known))
+    return tuple(out)
 
 
 def shoreline_as_lines(layer: FeatureLayer, warnings: list[Warning_]) -> FeatureLayer:

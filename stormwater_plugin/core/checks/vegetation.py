@@ -25,21 +25,30 @@ from ..derived import derive, derive_each
 from ..geometry import DISTANCE_EPS_FT, area_sqft, display_buffer, feet_text, nearest_feature, union
 from ..kinds import distance_words
 from ..limits import compare, number_text
-from ..model import DisplayZone, FeatureRef, Status
+from ..model import DisplayZone, FeatureLayer, FeatureRef, Status
 from ..roles import LAWN_ROLES, OPEN_WATER_ROLES, WATER_ROLES
 from ..rulepack import Rule
 from ..vocabulary import read, unknown_words
 from .context import CheckContext
-from .shoreline import removals
+from .shoreline import removal_items, shore_union
 
 PER_CENT = 0.01
 
 
 def _overlap(a: BaseGeometry, b: BaseGeometry) -> BaseGeometry:
-    """Intersection, skipped for empty or disjoint inputs (GEOS 3.11 flags an empty result as an invalid value)."""
-    if a.is_empty or b.is_empty:
+    """Intersection, skipped for empty or disjoint inputs (GEOS 3.11 flags an empty result as an invalid value); kept by content."""
+    return derive("overlap", partial(_intersection, a, b), a, b)
+
+
+def _union(parts: list[BaseGeometry]) -> BaseGeometry:
+    """:func:`.geometry.union` of ``parts``, kept by the parts' content (the same parts ask no emptiness again)."""
+    return derive("union of the removal in the strip", lambda: union(parts), parts)
+
+
+def _intersection(a: BaseGeometry, b: BaseGeometry) -> BaseGeometry:
+    if a.is_empty or b.is_empty or not shapely.intersects(a, b):
         return shapely.GeometryCollection()
-    return derive("overlap", lambda: shapely.intersection(a, b) if shapely.intersects(a, b) else shapely.GeometryCollection(), a, b)
+    return shapely.intersection(a, b)
 
 
 def check_clear_cut_opening(ctx: CheckContext, rule: Rule) -> None:
@@ -72,35 +81,69 @@ def check_clear_cut_opening(ctx: CheckContext, rule: Rule) -> None:
         ctx.add(rule, Status.UNDETERMINED, f"Frontage and opening cannot be measured: no {', '.join(missing)}.")
         ctx.skip(rule, f"no {', '.join(missing)}")
         return
-    shore = union(shoreline.geoms)
+    shore = shore_union(shoreline)
     strip = display_buffer(shore, ctx.to_units(width), width)
     sure: list[BaseGeometry] = []
     maybe: list[BaseGeometry] = []
     loose: list[tuple[BaseGeometry, str]] = []
-    items = removals(ctx, roles)
+    layers = [(role, layer) for role in roles for layer in [ctx.layer(role)] if layer is not None]
+    # each layer's removal in the strip kept by its content and the strip's (an unedited layer's is one look-up)
+    for s, m, n in derive_each("removal in the strip", partial(_in_strip, strip), layers, strip):
+        sure += s
+        maybe += m
+        loose += n
+    cleared = _overlap(_union(sure), strip)
+    cleared_maybe = _overlap(_union(sure + maybe), strip) if maybe else cleared
+    lots = site_lots(ctx)
+    near = [display_buffer(lot, ctx.to_units(tol), tol) if tol > 0 else lot for _, lot in lots]
+    for (lot_ref, lot), reach in zip(lots, near):
+        # the loose removal on the lot: each kept by its geometry and the lot's reach
+        on_lot = derive_each("meets a lot's reach", partial(_meet, reach), [g for g, _ in loose], reach) if loose else []
+        _check_lot_opening(ctx, rule, lot_ref, lot, reach, shore, _overlap(cleared, reach), _overlap(cleared_maybe, reach) if maybe else None,
+                           [noun for (_, noun), hit in zip(loose, on_lot) if hit], supplied, roles, many=len(lots) > 1)
+    # Removal on another parcel of the parcels layer is work on a lot the site does not include.
+    parcels = ctx.layer("parcels")
+    site_ids = tuple(ctx.site_ids)
+    if parcels is None:
+        return
+    others = derive("parcels off the site", lambda: union([parcels.geoms[i] for i in range(len(parcels)) if parcels.ids[i] not in site_ids]), parcels, site_ids)
+    outside, area = derive("removal off the site", partial(_off_site, cleared, near, others, ctx.unit_to_ft), cleared, near, others, ctx.unit_to_ft)
+    if area is not None and area >= 1.0:
+        ctx.add(rule, Status.UNDETERMINED,
+                f"{area:,.1f} sq ft of vegetation removal in the {width:g} ft buffer lies on a parcel that is not a site parcel: "
+                "the opening it makes is not measured against any lot's frontage. Add the lot it is on to the site.", geometry=outside)
+
+
+def _off_site(cleared: BaseGeometry, near: list[BaseGeometry], others: BaseGeometry, unit_to_ft: float) -> tuple[BaseGeometry, float | None]:
+    """The removal beyond every lot's reach on parcels off the site, and its area in sq ft (``None``: none)."""
+    if cleared.is_empty or others.is_empty:
+        return shapely.GeometryCollection(), None
+    outside = _overlap(shapely.difference(cleared, union(near)), others)
+    return outside, (None if outside.is_empty else area_sqft(outside, unit_to_ft))
+
+
+_InStrip = tuple[tuple[BaseGeometry, ...], tuple[BaseGeometry, ...], tuple[tuple[BaseGeometry, str], ...]]
+
+
+def _in_strip(strip: BaseGeometry, layers: list[tuple[str, FeatureLayer]]) -> list[_InStrip]:
+    """Of each ``(role, layer)``, the removal items (:func:`.shoreline.removal_items`) that meet the strip: (known, of unknown status, not polygons with their nouns)."""
+    return [_layer_in_strip(role, layer, strip) for role, layer in layers]
+
+
+def _layer_in_strip(role: str, layer: FeatureLayer, strip: BaseGeometry) -> _InStrip:
+    items = removal_items(role, layer)
     # which meet the strip, asked of all at once; each kept by its geometry and the strip's (only a moved one is asked again)
     inside = derive_each("meets the strip", partial(_meet, strip), [g for g, _, _ in items], strip) if items else []
+    sure: list[BaseGeometry] = []
+    maybe: list[BaseGeometry] = []
+    loose: list[tuple[BaseGeometry, str]] = []
     for (g, ref, known), hit in zip(items, inside):
         if not hit:
             continue
         if g.geom_type not in ("Polygon", "MultiPolygon"):
             loose.append((g, ref.noun))
         (sure if known else maybe).append(g)
-    cleared = _overlap(union(sure), strip)
-    cleared_maybe = _overlap(union(sure + maybe), strip) if maybe else cleared
-    lots = site_lots(ctx)
-    near = [display_buffer(lot, ctx.to_units(tol), tol) if tol > 0 else lot for _, lot in lots]
-    for (lot_ref, lot), reach in zip(lots, near):
-        _check_lot_opening(ctx, rule, lot_ref, lot, reach, shore, _overlap(cleared, reach), _overlap(cleared_maybe, reach) if maybe else None,
-                           [noun for g, noun in loose if shapely.intersects(g, reach)], supplied, roles, many=len(lots) > 1)
-    # Removal on another parcel of the parcels layer is work on a lot the site does not include.
-    parcels = ctx.layer("parcels")
-    others = union([parcels.geoms[i] for i in range(len(parcels)) if parcels.ids[i] not in ctx.site_ids]) if parcels is not None else shapely.GeometryCollection()
-    outside = _overlap(shapely.difference(cleared, union(near)), others) if not cleared.is_empty and not others.is_empty else shapely.GeometryCollection()
-    if not outside.is_empty and area_sqft(outside, ctx.unit_to_ft) >= 1.0:
-        ctx.add(rule, Status.UNDETERMINED,
-                f"{area_sqft(outside, ctx.unit_to_ft):,.1f} sq ft of vegetation removal in the {width:g} ft buffer lies on a parcel that is not a site parcel: "
-                "the opening it makes is not measured against any lot's frontage. Add the lot it is on to the site.", geometry=outside)
+    return tuple(sure), tuple(maybe), tuple(loose)
 
 
 def _meet(area: BaseGeometry, geoms: list[BaseGeometry]) -> list[bool]:
@@ -114,12 +157,22 @@ def site_lots(ctx: CheckContext) -> list[tuple[FeatureRef | None, BaseGeometry]]
     assert ctx.site_geometry is not None
     if parcels is None or not ctx.site_ids:
         return [(None, ctx.site_geometry)]
+    site_ids = tuple(ctx.site_ids)
+    found = derive("site lots", partial(_lots, parcels, site_ids), parcels, site_ids)
+    return list(found) or [(None, ctx.site_geometry)]
+
+
+def _lots(parcels: FeatureLayer, site_ids: tuple[str, ...]) -> tuple[tuple[FeatureRef | None, BaseGeometry], ...]:
+    """:func:`site_lots` of a parcels layer and the site's ids (none: no site parcel among the parcels)."""
+    by_id: dict[str, list[int]] = {}
+    for i, fid in enumerate(parcels.ids):  # one pass over the parcels (a county's), not one per site id
+        by_id.setdefault(fid, []).append(i)
     out: list[tuple[FeatureRef | None, BaseGeometry]] = []
-    for fid in dict.fromkeys(ctx.site_ids):
-        idx = [i for i in range(len(parcels)) if parcels.ids[i] == fid]
+    for fid in dict.fromkeys(site_ids):
+        idx = by_id.get(fid)
         if idx:
             out.append((parcels.ref(idx[0]), union([parcels.geoms[i] for i in idx])))
-    return out or [(None, ctx.site_geometry)]
+    return tuple(out)
 
 
 def lot_frontage(ctx: CheckContext, shore: BaseGeometry, lot: BaseGeometry, tol_ft: float) -> list[BaseGeometry]:
