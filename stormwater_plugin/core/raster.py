@@ -153,8 +153,9 @@ class ElevationGrid:
         inside = (col >= 0) & (col <= cols) & (row >= 0) & (row <= rows)
         cc = clip(np.where(inside, col, 0.0) - 0.5, 0.0, cols - 1.0)
         rr = clip(np.where(inside, row, 0.0) - 0.5, 0.0, rows - 1.0)
-        c0 = np.minimum(np.floor(cc).astype(np.int64), max(cols - 2, 0))
-        r0 = np.minimum(np.floor(rr).astype(np.int64), max(rows - 2, 0))
+        # cc, rr: finite, and not under 0 but for a whole number (a grid of no width): truncation is their floor
+        c0 = np.minimum(cc.astype(np.int64), max(cols - 2, 0))
+        r0 = np.minimum(rr.astype(np.int64), max(rows - 2, 0))
         c1 = np.minimum(c0 + 1, cols - 1)
         r1 = np.minimum(r0 + 1, rows - 1)
         tc = cc - c0
@@ -164,12 +165,15 @@ class ElevationGrid:
         z = self.values[np.array([r0, r0, r1, r1]), np.array([c0, c1, c0, c1])]
         w = np.array([uc * ur, tc * ur, uc * tr, tc * tr])
         finite = np.isfinite(z)
-        # A corner with zero weight may hold nodata without spoiling the value.
-        bad = (~finite & (w > 0)).any(axis=0)
-        t = np.where(finite, z, 0.0) * w
+        if finite.all():  # no nodata among the corners (the common case): each corner's value times its weight
+            t = z * w
+        else:
+            # A corner with zero weight may hold nodata without spoiling the value.
+            inside = inside & ~(~finite & (w > 0)).any(axis=0)
+            t = np.where(finite, z, 0.0) * w
         # summed corner by corner from zero, as :meth:`_sample_one` does
         total = 0.0 + t[0] + t[1] + t[2] + t[3]
-        return np.where(inside & ~bad, total, np.nan)
+        return np.where(inside, total, np.nan)
 
     def _sample_one(self, col: float, row: float) -> float:
         """:meth:`sample_pixel` of one point, in Python floats: the same operations in the same order, so the same value.

@@ -34,3 +34,46 @@ def test_a_point_next_to_nodata_is_unknown_and_one_whose_nodata_corner_has_no_we
     assert np.isnan(_GRID.sample_pixel(np.array([3.6]), np.array([2.5]))[0])
     assert _GRID.sample_pixel(np.array([4.5]), np.array([2.5]))[0] == _VALUES[2, 4]
     assert np.isnan(_GRID.sample_pixel(np.array([-0.1, 9.1]), np.array([1.0, 1.0]))).all()  # outside
+
+
+# --- the numpy path against its former formulation -------------------------------------------------------------------
+
+
+def _former_sample_pixel(grid: ElevationGrid, col: np.ndarray, row: np.ndarray) -> np.ndarray:
+    """The numpy path as it was before #39's shortcut (no nodata among the corners) and truncation for the floor."""
+    rows, cols = grid.shape
+    inside = (col >= 0) & (col <= cols) & (row >= 0) & (row <= rows)
+    cc = np.clip(np.where(inside, col, 0.0) - 0.5, 0.0, cols - 1.0)
+    rr = np.clip(np.where(inside, row, 0.0) - 0.5, 0.0, rows - 1.0)
+    c0 = np.minimum(np.floor(cc).astype(np.int64), max(cols - 2, 0))
+    r0 = np.minimum(np.floor(rr).astype(np.int64), max(rows - 2, 0))
+    c1 = np.minimum(c0 + 1, cols - 1)
+    r1 = np.minimum(r0 + 1, rows - 1)
+    tc = cc - c0
+    tr = rr - r0
+    uc, ur = 1 - tc, 1 - tr
+    z = grid.values[np.array([r0, r0, r1, r1]), np.array([c0, c1, c0, c1])]
+    w = np.array([uc * ur, tc * ur, uc * tr, tc * tr])
+    finite = np.isfinite(z)
+    bad = (~finite & (w > 0)).any(axis=0)
+    t = np.where(finite, z, 0.0) * w
+    total = 0.0 + t[0] + t[1] + t[2] + t[3]
+    return np.where(inside & ~bad, total, np.nan)
+
+
+@st.composite
+def _grid(draw) -> ElevationGrid:
+    shape = draw(st.sampled_from([(6, 9), (1, 1), (1, 5), (5, 1), (2, 2), (3, 4)]))
+    values = np.random.default_rng(draw(st.integers(0, 2**16))).normal(320.0, 25.0, shape)
+    if draw(st.booleans()):
+        values[draw(st.integers(0, shape[0] - 1)), draw(st.integers(0, shape[1] - 1))] = draw(st.sampled_from([np.nan, np.inf]))
+    return ElevationGrid(values, (0.0, 1.0, 0.0, 0.0, 0.0, -1.0))
+
+
+@settings(max_examples=300, deadline=None)
+@given(grid=_grid(), points=st.lists(st.tuples(_coord, _coord), min_size=FEW_POINTS + 1, max_size=40))
+def test_many_points_are_sampled_as_the_former_formulation_bit_for_bit(grid, points):
+    """Nodata (NaN, infinity) among the corners or not, points outside, on the edges, non-finite, grids one pixel wide."""
+    col = np.array([c for c, _ in points], dtype=np.float64)
+    row = np.array([r for _, r in points], dtype=np.float64)
+    assert grid.sample_pixel(col, row).tobytes() == _former_sample_pixel(grid, col, row).tobytes()

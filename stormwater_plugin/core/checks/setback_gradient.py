@@ -178,51 +178,60 @@ def _polygons(geom: BaseGeometry) -> list[BaseGeometry]:
     return out
 
 
-def _positions(line: BaseGeometry, step_units: float, length: float | None = None) -> np.ndarray:
-    """Arc-length positions that cut a line into pieces: every vertex plus a regular step (``length``: the line's, when known)."""
+def _positions(line: BaseGeometry, step_units: float, length: float | None = None, coords: np.ndarray | None = None) -> np.ndarray:
+    """Arc-length positions that cut a line into pieces: every vertex plus a regular step.
+
+    ``length`` and ``coords`` (x, y): the line's, when the caller has them.
+    """
     if length is None:
         length = line.length
     step = step_units
     if length / step > MAX_LINE_SAMPLES:
         step = length / MAX_LINE_SAMPLES
     regular = np.arange(0.0, length, step)
-    coords = shapely.get_coordinates(line)
+    if coords is None:
+        coords = shapely.get_coordinates(line)
     seg = np.hypot(np.diff(coords[:, 0]), np.diff(coords[:, 1]))
     vertices = np.concatenate([[0.0], np.cumsum(seg)])
     return np.unique(clip(np.concatenate([regular, vertices, [length]]), 0.0, length))
 
 
-def _interior_grid(poly: BaseGeometry, step: float) -> np.ndarray:
-    """Grid samples (n x 2) inside ``poly``; the caller keeps those within reach of the other geometry."""
+def _interior_grid(poly: BaseGeometry, step: float, ring: np.ndarray | None = None) -> np.ndarray:
+    """Grid samples (n x 2) inside ``poly``; the caller keeps those within reach of the other geometry.
+
+    ``ring``: the coordinates of ``poly``, a polygon without holes, when the caller has them.
+    """
     minx, miny, maxx, maxy = poly.bounds
     step = max(step, math.sqrt(max(maxx - minx, 0.0) * max(maxy - miny, 0.0) / MAX_INTERIOR_SAMPLES))
     xs = np.arange(math.floor(minx / step) * step, maxx + step, step)
     ys = np.arange(math.floor(miny / step) * step, maxy + step, step)
     # np.meshgrid(xs, ys) raveled, row by row, without its broadcasting
     xx, yy = np.tile(xs, len(ys)), np.repeat(ys, len(xs))
-    keep = contains_points(poly, xx, yy)
+    keep = contains_points(poly, xx, yy, ring=ring)
     return np.column_stack([xx[keep], yy[keep]])
 
 
-def _parts(geom: BaseGeometry) -> tuple[np.ndarray, list[BaseGeometry], list[BaseGeometry]]:
-    """:func:`_points`, :func:`_polygons` and :func:`_linework` of ``geom`` at once.
+def _parts(geom: BaseGeometry) -> tuple[np.ndarray, list[BaseGeometry], list[BaseGeometry], np.ndarray | None]:
+    """:func:`_points`, :func:`_polygons` and :func:`_linework` of ``geom`` at once, and a one-ring polygon's coordinates.
 
     A single point, line or polygon (what a device or a feature clipped to the other's reach mostly is) is its
     own only part: read without splitting it into parts and asking each for its type, and a polygon's rings
-    made lines in one call. Anything else is read part by part.
+    made lines in one call. Anything else is read part by part. The last item is the coordinates of a polygon
+    without holes (its one ring's, which its line is made of), else ``None``.
     """
     kind = type(geom)
     if kind is Point:
-        return shapely.get_coordinates(geom), [], []  # no row when empty
-    if kind is Polygon and not geom.is_empty:
-        if shapely.get_num_interior_rings(geom) == 0:  # a polygon's coordinates are its exterior's, then its interiors'
-            lines = np.array([shapely.linestrings(shapely.get_coordinates(geom))], dtype=object)
-        else:
+        return shapely.get_coordinates(geom), [], [], None  # no row when empty
+    if kind is Polygon:
+        xy = shapely.get_coordinates(geom)  # its exterior's, then its interiors': none when empty
+        if len(xy):
+            if shapely.get_num_interior_rings(geom) == 0:
+                return np.empty((0, 2)), [geom], _drawn(np.array([shapely.linestrings(xy)], dtype=object)), xy
             lines = np.array([shapely.linestrings(shapely.get_coordinates(r)) for r in [geom.exterior, *geom.interiors]], dtype=object)
-        return np.empty((0, 2)), [geom], _drawn(lines)
+            return np.empty((0, 2)), [geom], _drawn(lines), None
     if kind is LineString:
-        return np.empty((0, 2)), [], _drawn(np.array([geom], dtype=object))
-    return _points(geom), _polygons(geom), _linework(geom)
+        return np.empty((0, 2)), [], _drawn(np.array([geom], dtype=object)), None
+    return _points(geom), _polygons(geom), _linework(geom), None
 
 
 def _drawn(lines: np.ndarray) -> list[BaseGeometry]:
@@ -253,17 +262,17 @@ def _elements(
     ``point``: ``other``'s coordinates (x, y) when it is one finite point, known to the caller: not asked of it again.
     """
     near = _clip_to_reach(geom, other, reach_units, point)
-    pts, polys, lines = _parts(near)
+    pts, polys, lines, ring = _parts(near)
     starts: list[np.ndarray] = [nearest.reshape(-1, 2), pts]
     ends: list[np.ndarray] = [nearest.reshape(-1, 2), pts]
     for poly in polys:
-        grid = _interior_grid(poly, grid_step)
+        grid = _interior_grid(poly, grid_step, ring)
         starts.append(grid)
         ends.append(grid)
     if lines:
         lengths = shapely.length(np.array(lines, dtype=object)).tolist()
         for line, length in zip(lines, lengths):
-            s = _positions(line, line_step, length)
+            s = _positions(line, line_step, length, ring)
             xy = shapely.get_coordinates(shapely.line_interpolate_point(line, s))[:, :2]
             starts.append(xy[:-1])
             ends.append(xy[1:])
