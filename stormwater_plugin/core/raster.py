@@ -203,9 +203,32 @@ class ElevationGrid:
         """Ground elevation in **feet** at working-CRS points; ``NaN`` where unknown."""
         x = np.atleast_1d(np.asarray(x, dtype=np.float64))
         y = np.atleast_1d(np.asarray(y, dtype=np.float64))
+        if self.to_raster is _identity and x.size <= FEW_POINTS and x.shape == y.shape:
+            return self._sample_few(x, y)
         rx, ry = self.to_raster(x, y)
         col, row = self.raster_to_pixel(np.asarray(rx), np.asarray(ry))
         return self.sample_pixel(col, row) * self.z_to_ft
+
+    def pixel_of(self, x: float, y: float) -> tuple[float, float] | None:
+        """:meth:`raster_to_pixel` of one working-CRS point in Python floats, when the DEM is in the working CRS (else ``None``).
+
+        The same operations in the same order (each value's own, no fused multiply-add): the same (col, row).
+        """
+        if self.to_raster is not _identity:
+            return None
+        a, b, c, d, e, f, det = self._inv
+        dx, dy = x - a, y - d
+        return (f * dx - c * dy) / det, (-e * dx + b * dy) / det
+
+    def _sample_few(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """:meth:`sample` of a few points on a DEM in the working CRS, in Python floats: the same operations in the same
+        order as :meth:`raster_to_pixel` and :meth:`sample_pixel` (each value's own, no fused multiply-add), so the same values."""
+        a, b, c, d, e, f, det = self._inv
+        out = []
+        for px, py in zip(x.ravel().tolist(), y.ravel().tolist()):
+            dx, dy = px - a, py - d
+            out.append(self._sample_one((f * dx - c * dy) / det, (-e * dx + b * dy) / det) * self.z_to_ft)
+        return np.array(out, dtype=np.float64).reshape(x.shape)
 
     def sample_point(self, x: float, y: float) -> float:
         """Elevation in feet at one working-CRS point (``NaN`` where unknown)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -77,3 +78,27 @@ def test_many_points_are_sampled_as_the_former_formulation_bit_for_bit(grid, poi
     col = np.array([c for c, _ in points], dtype=np.float64)
     row = np.array([r for _, r in points], dtype=np.float64)
     assert grid.sample_pixel(col, row).tobytes() == _former_sample_pixel(grid, col, row).tobytes()
+
+
+_gt = st.sampled_from([(0.0, 1.0, 0.0, 0.0, 0.0, -1.0), (608_000.0, 0.75, 0.0, 4_817_200.0, 0.0, -0.75),
+                       (1_150_000.3, 3.0, 0.4, 12_000_000.7, 0.25, -2.5), (-3.0, 1.0, 0.0, 10.0, 0.0, 1.0)])
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # infinite positions: 0 * inf in either path alike
+@settings(max_examples=300, deadline=None)
+@given(gt=_gt, z_to_ft=st.sampled_from([1.0, 1.0 / 0.3048]), points=st.lists(st.tuples(_coord, _coord), min_size=1, max_size=FEW_POINTS),
+       nodata=st.booleans())
+def test_a_few_working_crs_points_are_sampled_in_feet_as_among_many_bit_for_bit(gt, z_to_ft, points, nodata):
+    """``sample`` of a few points on a DEM in the working CRS (Python floats) is the numpy path's, at state-plane
+    magnitudes, rotated pixels, an elevation unit in metres, nodata among the pixels and points off the raster."""
+    values = _VALUES.copy() if nodata else np.nan_to_num(_VALUES, nan=300.0, posinf=310.0)
+    grid = ElevationGrid(values, gt, z_to_ft=z_to_ft)
+    a, b, c, d, e, f = gt
+    cols = np.array([p[0] for p in points], dtype=np.float64)
+    rows = np.array([p[1] for p in points], dtype=np.float64)
+    x, y = a + cols * b + rows * c, d + cols * e + rows * f  # around the raster, in its own (the working) CRS
+    few = grid.sample(x, y)
+    padding = FEW_POINTS + 1
+    many = grid.sample(np.concatenate([x, np.full(padding, a)]), np.concatenate([y, np.full(padding, d)]))[: len(points)]
+    assert few.tobytes() == many.tobytes()
+    assert few.shape == (len(points),)

@@ -376,3 +376,32 @@ def test_a_piece_shorter_than_its_squared_length_can_hold_is_asked_of_geos():
     b = a + np.array([[1e-170, 0.0], [0.0, 1e-170]])
     for limit in (1.0, 5.0, 100.0):
         assert sg.within_reach(Point(0, 0), a, b, limit).tolist() == _geos_within_reach(Point(0, 0), a, b, limit).tolist()
+
+
+# --- the cut positions of a line --------------------------------------------------------------------------------------
+
+
+def _old_positions(line: BaseGeometry, step_units: float) -> np.ndarray:
+    length = line.length
+    step = step_units
+    if length / step > sg.MAX_LINE_SAMPLES:
+        step = length / sg.MAX_LINE_SAMPLES
+    regular = np.arange(0.0, length, step)
+    coords = shapely.get_coordinates(line)
+    seg = np.hypot(np.diff(coords[:, 0]), np.diff(coords[:, 1]))
+    vertices = np.concatenate([[0.0], np.cumsum(seg)])
+    return np.unique(np.clip(np.concatenate([regular, vertices, [length]]), 0.0, length))
+
+
+@settings(max_examples=300, deadline=None)
+@given(pts=st.lists(_fine_xy, min_size=2, max_size=8), step=st.sampled_from([0.25, 1.0, 1.0 / 3.281, 3.0, 1e-3]),
+       offset=st.sampled_from([0.0, 608_281.0, 1.2e7]), repeat=st.booleans())
+def test_the_cut_positions_of_a_line_are_the_earlier_formulations_bit_for_bit(pts, step, offset, repeat):
+    """Vertices on a fine grid, repeated vertices (a position twice), at state-plane magnitudes, with its coordinates given or not."""
+    pts = [(x + offset, y + offset) for x, y in pts] + ([(pts[-1][0] + offset, pts[-1][1] + offset)] if repeat else [])
+    line = LineString(pts)
+    if not line.length > 0:
+        return
+    old = _old_positions(line, step)
+    assert sg._positions(line, step).tobytes() == old.tobytes()
+    assert sg._positions(line, step, float(shapely.length(line)), shapely.get_coordinates(line)).tobytes() == old.tobytes()

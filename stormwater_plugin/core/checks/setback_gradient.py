@@ -191,9 +191,17 @@ def _positions(line: BaseGeometry, step_units: float, length: float | None = Non
     regular = np.arange(0.0, length, step)
     if coords is None:
         coords = shapely.get_coordinates(line)
-    seg = np.hypot(np.diff(coords[:, 0]), np.diff(coords[:, 1]))
+    x, y = coords[:, 0], coords[:, 1]
+    seg = np.hypot(x[1:] - x[:-1], y[1:] - y[:-1])  # np.diff's own subtraction
     vertices = np.concatenate([[0.0], np.cumsum(seg)])
-    return np.unique(clip(np.concatenate([regular, vertices, [length]]), 0.0, length))
+    cuts = np.sort(clip(np.concatenate([regular, vertices, [length]]), 0.0, length))
+    if len(cuts) and cuts[-1] != cuts[-1]:  # NaN (sorted last): np.unique keeps one
+        return np.unique(cuts)
+    # np.unique's own steps on the sorted positions: each one that differs from the one before it
+    first = np.empty(len(cuts), dtype=bool)
+    first[:1] = True
+    np.not_equal(cuts[1:], cuts[:-1], out=first[1:])
+    return cuts[first]
 
 
 def _interior_grid(poly: BaseGeometry, step: float, ring: np.ndarray | None = None) -> np.ndarray:
