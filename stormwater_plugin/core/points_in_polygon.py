@@ -23,7 +23,7 @@ from shapely.geometry.base import BaseGeometry
 PREPARE_FROM = 8
 
 
-def contains_points(geom: BaseGeometry, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+def contains_points(geom: BaseGeometry, x: np.ndarray, y: np.ndarray, *, ring: np.ndarray | None = None) -> np.ndarray:
     """``shapely.contains_xy(geom, x, y)``: whether each point lies in the interior of ``geom``, the same booleans.
 
     Parameters
@@ -32,13 +32,17 @@ def contains_points(geom: BaseGeometry, x: np.ndarray, y: np.ndarray) -> np.ndar
         Working CRS.
     x, y : numpy.ndarray
         Point coordinates, the same shape.
+    ring : numpy.ndarray, optional
+        ``shapely.get_coordinates(geom)`` when ``geom`` is a polygon without holes and the caller has them (not
+        asked of it again).
 
     Returns
     -------
     numpy.ndarray of bool
     """
-    if type(geom) is Polygon and np.size(x) >= PREPARE_FROM and shapely.get_num_interior_rings(geom) == 0:
-        ring = shapely.get_coordinates(geom)
+    if type(geom) is Polygon and np.size(x) >= PREPARE_FROM and (ring is not None or shapely.get_num_interior_rings(geom) == 0):
+        if ring is None:
+            ring = shapely.get_coordinates(geom)
         box = _rectangle(ring)
         if box is not None:
             x0, y0, x1, y1 = box

@@ -153,8 +153,9 @@ class ElevationGrid:
         inside = (col >= 0) & (col <= cols) & (row >= 0) & (row <= rows)
         cc = clip(np.where(inside, col, 0.0) - 0.5, 0.0, cols - 1.0)
         rr = clip(np.where(inside, row, 0.0) - 0.5, 0.0, rows - 1.0)
-        c0 = np.minimum(np.floor(cc).astype(np.int64), max(cols - 2, 0))
-        r0 = np.minimum(np.floor(rr).astype(np.int64), max(rows - 2, 0))
+        # cc, rr: finite, and not under 0 but for a whole number (a grid of no width): truncation is their floor
+        c0 = np.minimum(cc.astype(np.int64), max(cols - 2, 0))
+        r0 = np.minimum(rr.astype(np.int64), max(rows - 2, 0))
         c1 = np.minimum(c0 + 1, cols - 1)
         r1 = np.minimum(r0 + 1, rows - 1)
         tc = cc - c0
@@ -164,12 +165,15 @@ class ElevationGrid:
         z = self.values[np.array([r0, r0, r1, r1]), np.array([c0, c1, c0, c1])]
         w = np.array([uc * ur, tc * ur, uc * tr, tc * tr])
         finite = np.isfinite(z)
-        # A corner with zero weight may hold nodata without spoiling the value.
-        bad = (~finite & (w > 0)).any(axis=0)
-        t = np.where(finite, z, 0.0) * w
+        if finite.all():  # no nodata among the corners (the common case): each corner's value times its weight
+            t = z * w
+        else:
+            # A corner with zero weight may hold nodata without spoiling the value.
+            inside = inside & ~(~finite & (w > 0)).any(axis=0)
+            t = np.where(finite, z, 0.0) * w
         # summed corner by corner from zero, as :meth:`_sample_one` does
         total = 0.0 + t[0] + t[1] + t[2] + t[3]
-        return np.where(inside & ~bad, total, np.nan)
+        return np.where(inside, total, np.nan)
 
     def _sample_one(self, col: float, row: float) -> float:
         """:meth:`sample_pixel` of one point, in Python floats: the same operations in the same order, so the same value.
@@ -199,9 +203,32 @@ class ElevationGrid:
         """Ground elevation in **feet** at working-CRS points; ``NaN`` where unknown."""
         x = np.atleast_1d(np.asarray(x, dtype=np.float64))
         y = np.atleast_1d(np.asarray(y, dtype=np.float64))
+        if self.to_raster is _identity and x.size <= FEW_POINTS and x.shape == y.shape:
+            return self._sample_few(x, y)
         rx, ry = self.to_raster(x, y)
         col, row = self.raster_to_pixel(np.asarray(rx), np.asarray(ry))
         return self.sample_pixel(col, row) * self.z_to_ft
+
+    def pixel_of(self, x: float, y: float) -> tuple[float, float] | None:
+        """:meth:`raster_to_pixel` of one working-CRS point in Python floats, when the DEM is in the working CRS (else ``None``).
+
+        The same operations in the same order (each value's own, no fused multiply-add): the same (col, row).
+        """
+        if self.to_raster is not _identity:
+            return None
+        a, b, c, d, e, f, det = self._inv
+        dx, dy = x - a, y - d
+        return (f * dx - c * dy) / det, (-e * dx + b * dy) / det
+
+    def _sample_few(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """:meth:`sample` of a few points on a DEM in the working CRS, in Python floats: the same operations in the same
+        order as :meth:`raster_to_pixel` and :meth:`sample_pixel` (each value's own, no fused multiply-add), so the same values."""
+        a, b, c, d, e, f, det = self._inv
+        out = []
+        for px, py in zip(x.ravel().tolist(), y.ravel().tolist()):
+            dx, dy = px - a, py - d
+            out.append(self._sample_one((f * dx - c * dy) / det, (-e * dx + b * dy) / det) * self.z_to_ft)
+        return np.array(out, dtype=np.float64).reshape(x.shape)
 
     def sample_point(self, x: float, y: float) -> float:
         """Elevation in feet at one working-CRS point (``NaN`` where unknown)."""

@@ -144,3 +144,116 @@ def test_a_cell_size_kept_by_the_jacobians_bytes_is_the_one_computed_bit_for_bit
     assert [v.hex() for v in got] == [v.hex() for v in want]  # bit for bit, NaN included
     assert _cell_size_of(j.tobytes()) is got  # kept
     assert steep_edge(15.0, "gt") == steep_edge.__wrapped__(15.0, "gt")
+
+
+def _old_local_jacobian(grid: ElevationGrid, x: float, y: float, unit_to_ft: float, step_ft: float = 10.0):
+    h = step_ft / unit_to_ft
+    xs = np.array([x, x + h, x - h, x, x], dtype=np.float64)
+    ys = np.array([y, y, y, y + h, y - h], dtype=np.float64)
+    rx, ry = grid.to_raster(xs, ys)
+    col, row = grid.raster_to_pixel(np.asarray(rx, dtype=np.float64), np.asarray(ry, dtype=np.float64))
+    p0 = np.array([col[0], row[0]])
+    jac = np.empty((2, 2))
+    jac[0, 0] = (col[1] - col[2]) / (2 * step_ft)
+    jac[1, 0] = (row[1] - row[2]) / (2 * step_ft)
+    jac[0, 1] = (col[3] - col[4]) / (2 * step_ft)
+    jac[1, 1] = (row[3] - row[4]) / (2 * step_ft)
+    return p0, jac
+
+
+@settings(max_examples=300, deadline=None)
+@given(gt=st.sampled_from([(0.0, 1.0, 0.0, 0.0, 0.0, -1.0), (608_000.0, 0.75, 0.0, 4_817_200.0, 0.0, -0.75),
+                           (1_150_000.3, 3.0, 0.4, 12_000_000.7, 0.25, -2.5), (-3.0, 1.0 / 3.0, 0.0, 10.0, 0.0, 1.0 / 7.0)]),
+       fx=st.floats(-50.0, 250.0, allow_nan=False), fy=st.floats(-50.0, 250.0, allow_nan=False),
+       unit_to_ft=st.sampled_from([1.0, 1.0 / 0.3048, 3.281679372798524]), reprojected=st.booleans())
+def test_the_local_jacobian_is_the_earlier_formulations_bit_for_bit(gt, fx, fy, unit_to_ft, reprojected):
+    """A DEM in the working CRS (read in Python floats) or reprojected (numpy), at state-plane magnitudes, rotated pixels."""
+    from stormwater_plugin.core.terrain.ring import local_jacobian
+
+    values = np.zeros((4, 4))
+    to_raster = (lambda x, y: (x + 0.5, y - 0.25)) if reprojected else None
+    grid = ElevationGrid(values, gt, **({"to_raster": to_raster} if to_raster else {}))
+    x, y = gt[0] + fx * gt[1] + fy * gt[2], gt[3] + fx * gt[4] + fy * gt[5]
+    got, want = local_jacobian(grid, x, y, unit_to_ft), _old_local_jacobian(grid, x, y, unit_to_ft)
+    assert got[0].tobytes() == want[0].tobytes() and got[1].tobytes() == want[1].tobytes()
+    if not reprojected:
+        c, r = grid.raster_to_pixel(np.array([x]), np.array([y]))
+        assert grid.pixel_of(x, y) == (float(c[0]), float(r[0]))
+    else:
+        assert grid.pixel_of(x, y) is None
+
+
+# --- the cells under a footprint, and their slopes: every point on the raster read without the masks for those off it --
+
+
+def _old_cells_of_points(grid: ElevationGrid, x: np.ndarray, y: np.ndarray):
+    rx, ry = grid.to_raster(np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64))
+    col, row = grid.raster_to_pixel(np.asarray(rx), np.asarray(ry))
+    nr, nc = grid.shape
+    on = np.isfinite(col) & np.isfinite(row) & (col >= 0) & (col < nc) & (row >= 0) & (row < nr)
+    r = np.where(on, np.floor(np.where(on, row, 0)), -1).astype(np.int64)
+    c = np.where(on, np.floor(np.where(on, col, 0)), -1).astype(np.int64)
+    return r, c, on
+
+
+def _old_footprint_slope(grid: ElevationGrid, geom, unit_to_ft: float, threshold_pct: float, compare: str = "gt"):
+    """``terrain.checks.footprint_slope`` before #39 read the points all on the raster without its masks."""
+    from stormwater_plugin.core.terrain import checks as tc
+    from stormwater_plugin.core.terrain.ring import local_jacobian
+
+    c = tc._centre(geom)
+    _, jac = local_jacobian(grid, float(c.x), float(c.y), unit_to_ft)
+    w_ft, h_ft = tc._cell_size_of(jac.tobytes())
+    spacing = min(w_ft, h_ft) / 2.0 / unit_to_ft
+    x, y, spacing, n_int = footprint_points(geom, spacing)
+    rows, cols, on = _old_cells_of_points(grid, x, y)
+    key = rows * max(grid.shape[1], 1) + cols
+    uniq, inverse = np.unique(np.where(on, key, -1), return_inverse=True)
+    u_rows = np.where(uniq >= 0, uniq // max(grid.shape[1], 1), -1)
+    u_cols = np.where(uniq >= 0, uniq % max(grid.shape[1], 1), -1)
+    s_cells = horn_slope_cells(grid, u_rows, u_cols, jac)
+    s_pts = s_cells[inverse]
+    finite = np.isfinite(s_cells)
+    max_pct = float(np.max(s_cells[finite])) if finite.any() else None
+    steep_pts = np.zeros(len(x), dtype=bool)
+    if finite.any():
+        fin_pts = np.isfinite(s_pts)
+        steep_pts[fin_pts] = np.asarray(tc.exceeds(s_pts[fin_pts], threshold_pct, compare), dtype=bool)
+    steep_area = float(steep_pts[:n_int].sum()) * (spacing * unit_to_ft) ** 2
+    return max_pct, int(len(uniq)), int((~finite).sum()), steep_area
+
+
+_raster_gt = st.sampled_from([(-20.0, 1.0, 0.0, 20.0, 0.0, -1.0), (-20.0, 0.75, 0.0, 20.0, 0.0, -0.75), (-25.0, 3.0, 0.4, 22.0, 0.25, -2.5)])
+
+
+@settings(max_examples=300, deadline=None)
+@given(gt=_raster_gt, pts=st.lists(st.tuples(st.one_of(_c, st.sampled_from([math.nan, math.inf, -20.0, 20.0])), _c), max_size=30),
+       offset=st.sampled_from([(0.0, 0.0), (608_281.0, 4_817_195.0)]))
+def test_the_cells_of_points_are_the_earlier_formulations_bit_for_bit(gt, pts, offset):
+    """Points on the raster and off it (outside, NaN, infinite), at state-plane magnitudes."""
+    from stormwater_plugin.core.terrain.horn import cells_of_points
+
+    dx, dy = offset
+    grid = ElevationGrid(np.zeros((30, 30)), (gt[0] + dx, gt[1], gt[2], gt[3] + dy, gt[4], gt[5]))
+    x = np.array([p[0] + dx for p in pts], dtype=np.float64)
+    y = np.array([p[1] + dy for p in pts], dtype=np.float64)
+    got, want = cells_of_points(grid, x, y), _old_cells_of_points(grid, x, y)
+    assert all(g.tobytes() == w.tobytes() and g.dtype == w.dtype for g, w in zip(got, want))
+
+
+@settings(max_examples=200, deadline=None)
+@given(geom=_footprint(), gt=_raster_gt, seed=st.integers(0, 2**16), nodata=st.booleans(), unit_to_ft=st.sampled_from([1.0, 3.281679372798524]),
+       compare=st.sampled_from(["gt", "gte"]))
+def test_a_footprints_slope_is_the_earlier_formulations_bit_for_bit(geom, gt, seed, nodata, unit_to_ft, compare):
+    """Footprints on the raster and over its edge, nodata among the cells or not."""
+    from stormwater_plugin.core.terrain.checks import footprint_slope
+
+    if geom.is_empty or geom.area <= 0 or not geom.is_valid:  # the checks read cleaned (valid) footprints
+        return
+    values = np.random.default_rng(seed).normal(100.0, 2.0, (30, 30))
+    if nodata:
+        values[10:13, 10:13] = np.nan
+    grid = ElevationGrid(values, gt)
+    got = footprint_slope(grid, geom, unit_to_ft, 15.0, compare)
+    want = _old_footprint_slope(grid, geom, unit_to_ft, 15.0, compare)
+    assert (got.max_pct, got.n_cells, got.n_unknown, got.steep_area_sqft) == want

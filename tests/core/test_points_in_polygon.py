@@ -51,6 +51,9 @@ def test_points_inside_a_polygon_are_contains_xy_bit_for_bit(poly, pts, seed):
     got = contains_points(poly, xy[:, 0], xy[:, 1])
     want = shapely.contains_xy(poly, xy[:, 0], xy[:, 1])
     assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
+    if poly.geom_type == "Polygon" and shapely.get_num_interior_rings(poly) == 0:  # the ring given by a caller that has it
+        given_ring = contains_points(poly, xy[:, 0], xy[:, 1], ring=coords)
+        assert given_ring.dtype == want.dtype and given_ring.tobytes() == want.tobytes()
 
 
 def test_a_point_on_the_outline_is_not_inside_and_one_just_within_is():

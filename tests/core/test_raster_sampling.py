@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -34,3 +35,70 @@ def test_a_point_next_to_nodata_is_unknown_and_one_whose_nodata_corner_has_no_we
     assert np.isnan(_GRID.sample_pixel(np.array([3.6]), np.array([2.5]))[0])
     assert _GRID.sample_pixel(np.array([4.5]), np.array([2.5]))[0] == _VALUES[2, 4]
     assert np.isnan(_GRID.sample_pixel(np.array([-0.1, 9.1]), np.array([1.0, 1.0]))).all()  # outside
+
+
+# --- the numpy path against its former formulation -------------------------------------------------------------------
+
+
+def _former_sample_pixel(grid: ElevationGrid, col: np.ndarray, row: np.ndarray) -> np.ndarray:
+    """The numpy path as it was before #39's shortcut (no nodata among the corners) and truncation for the floor."""
+    rows, cols = grid.shape
+    inside = (col >= 0) & (col <= cols) & (row >= 0) & (row <= rows)
+    cc = np.clip(np.where(inside, col, 0.0) - 0.5, 0.0, cols - 1.0)
+    rr = np.clip(np.where(inside, row, 0.0) - 0.5, 0.0, rows - 1.0)
+    c0 = np.minimum(np.floor(cc).astype(np.int64), max(cols - 2, 0))
+    r0 = np.minimum(np.floor(rr).astype(np.int64), max(rows - 2, 0))
+    c1 = np.minimum(c0 + 1, cols - 1)
+    r1 = np.minimum(r0 + 1, rows - 1)
+    tc = cc - c0
+    tr = rr - r0
+    uc, ur = 1 - tc, 1 - tr
+    z = grid.values[np.array([r0, r0, r1, r1]), np.array([c0, c1, c0, c1])]
+    w = np.array([uc * ur, tc * ur, uc * tr, tc * tr])
+    finite = np.isfinite(z)
+    bad = (~finite & (w > 0)).any(axis=0)
+    t = np.where(finite, z, 0.0) * w
+    total = 0.0 + t[0] + t[1] + t[2] + t[3]
+    return np.where(inside & ~bad, total, np.nan)
+
+
+@st.composite
+def _grid(draw) -> ElevationGrid:
+    shape = draw(st.sampled_from([(6, 9), (1, 1), (1, 5), (5, 1), (2, 2), (3, 4)]))
+    values = np.random.default_rng(draw(st.integers(0, 2**16))).normal(320.0, 25.0, shape)
+    if draw(st.booleans()):
+        values[draw(st.integers(0, shape[0] - 1)), draw(st.integers(0, shape[1] - 1))] = draw(st.sampled_from([np.nan, np.inf]))
+    return ElevationGrid(values, (0.0, 1.0, 0.0, 0.0, 0.0, -1.0))
+
+
+@settings(max_examples=300, deadline=None)
+@given(grid=_grid(), points=st.lists(st.tuples(_coord, _coord), min_size=FEW_POINTS + 1, max_size=40))
+def test_many_points_are_sampled_as_the_former_formulation_bit_for_bit(grid, points):
+    """Nodata (NaN, infinity) among the corners or not, points outside, on the edges, non-finite, grids one pixel wide."""
+    col = np.array([c for c, _ in points], dtype=np.float64)
+    row = np.array([r for _, r in points], dtype=np.float64)
+    assert grid.sample_pixel(col, row).tobytes() == _former_sample_pixel(grid, col, row).tobytes()
+
+
+_gt = st.sampled_from([(0.0, 1.0, 0.0, 0.0, 0.0, -1.0), (608_000.0, 0.75, 0.0, 4_817_200.0, 0.0, -0.75),
+                       (1_150_000.3, 3.0, 0.4, 12_000_000.7, 0.25, -2.5), (-3.0, 1.0, 0.0, 10.0, 0.0, 1.0)])
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # infinite positions: 0 * inf in either path alike
+@settings(max_examples=300, deadline=None)
+@given(gt=_gt, z_to_ft=st.sampled_from([1.0, 1.0 / 0.3048]), points=st.lists(st.tuples(_coord, _coord), min_size=1, max_size=FEW_POINTS),
+       nodata=st.booleans())
+def test_a_few_working_crs_points_are_sampled_in_feet_as_among_many_bit_for_bit(gt, z_to_ft, points, nodata):
+    """``sample`` of a few points on a DEM in the working CRS (Python floats) is the numpy path's, at state-plane
+    magnitudes, rotated pixels, an elevation unit in metres, nodata among the pixels and points off the raster."""
+    values = _VALUES.copy() if nodata else np.nan_to_num(_VALUES, nan=300.0, posinf=310.0)
+    grid = ElevationGrid(values, gt, z_to_ft=z_to_ft)
+    a, b, c, d, e, f = gt
+    cols = np.array([p[0] for p in points], dtype=np.float64)
+    rows = np.array([p[1] for p in points], dtype=np.float64)
+    x, y = a + cols * b + rows * c, d + cols * e + rows * f  # around the raster, in its own (the working) CRS
+    few = grid.sample(x, y)
+    padding = FEW_POINTS + 1
+    many = grid.sample(np.concatenate([x, np.full(padding, a)]), np.concatenate([y, np.full(padding, d)]))[: len(points)]
+    assert few.tobytes() == many.tobytes()
+    assert few.shape == (len(points),)

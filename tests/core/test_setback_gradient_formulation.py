@@ -279,3 +279,129 @@ def test_a_piece_on_the_limit_is_kept_and_one_past_it_is_not():
     b = np.array([[3.0, 4.0], [9.0, 12.0], [6.0, 8.0]])
     assert sg.within_reach(Point(0, 0), a, b, 5.0).tolist() == [True, True, False]
     assert sg.within_reach(Point(0, 0), a, b, math.nextafter(5.0, 0.0)).tolist() == [False, False, False]
+
+
+# --- a device drawn as one point, read once (``setback_gradient._read_point``) ---------------------------------------
+#
+# The point device's own reading must be the general one's bit for bit: the former formulation above is the reference.
+# Coordinates are drawn on a fine grid (1/1024 unit) and placed at state-plane magnitudes (feet and metres), where a
+# feature clipped to the device's reach has cut edges 1e-9 units beyond it; the DEM sits under them, nodata among it.
+
+_fine = st.integers(-12 * 1024, 12 * 1024).map(lambda k: k / 1024.0)
+_fine_xy = st.tuples(_fine, _fine)
+
+
+@st.composite
+def _fine_feature(draw) -> BaseGeometry:
+    kind = draw(st.sampled_from(["point", "line", "polygon", "holed", "triangle", "multipolygon"]))
+    c = draw(_fine_xy)
+    if kind == "point":
+        return Point(c)
+    if kind == "line":
+        return LineString([c, *draw(st.lists(_fine_xy, min_size=1, max_size=4))])
+    h = draw(st.integers(300, 8 * 1024).map(lambda k: k / 1024.0))
+    if kind == "polygon":
+        return Polygon(_square(c, h))
+    if kind == "holed":
+        return Polygon(_square(c, h), [_square(c, h / 2.0)])
+    if kind == "multipolygon":
+        return shapely.union(Polygon(_square(c, h)), Polygon(_square(draw(_fine_xy), 1.0)))
+    poly = Polygon([c, draw(_fine_xy), draw(_fine_xy)])
+    return poly if poly.area > 1e-3 else Point(c)
+
+
+def _shifted_dem(dem: ElevationGrid, dx: float, dy: float) -> ElevationGrid:
+    x0, pw, rr, y0, cr, ph = dem.geotransform
+    return ElevationGrid(dem.values, (x0 + dx, pw, rr, y0 + dy, cr, ph), z_to_ft=dem.z_to_ft, z_unit_declared=dem.z_unit_declared)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(p=_fine_xy, target=_fine_feature(), reach=st.sampled_from([0.5, 3.0, 6.095964208392576, 9.0, 20.0 / 3.281]),
+       dem=_dem(), unit_to_ft=st.sampled_from([1.0, 1.0 / 0.3048]), mode=st.sampled_from(sorted(sg.MODES)),
+       tol=st.sampled_from([0.0, 0.1, 0.5]), offset=st.sampled_from([(0.0, 0.0), (608_000.0, 4_817_000.0), (1_150_000.0, 12_000_000.0)]))
+def test_a_point_devices_reading_is_the_earlier_formulations_bit_for_bit_at_state_plane_magnitudes(p, target, reach, dem, unit_to_ft, mode, tol, offset):
+    dx, dy = offset
+    dev = Point(p[0] + dx, p[1] + dy)
+    target = shapely.transform(target, lambda xy: xy + np.array([dx, dy]))
+    grid = _shifted_dem(dem, dx, dy)
+    assert _outcome(sg.read_sides, dev, target, reach, grid, unit_to_ft, mode, tol) == _outcome(
+        _old_read_sides, dev, target, reach, grid, unit_to_ft, mode, tol)
+
+
+def test_a_point_device_on_nodata_reads_every_pair_unknown_never_qualifying():
+    """NaN under the device: its pairs are unknown, at the exact distance, and none qualifies (never a silent pass)."""
+    values = np.full((30, 30), 100.0)
+    values[14:16, 14:16] = np.nan  # the cells around the device's point (0.5, 0.5)
+    dem = ElevationGrid(values, (-15.0, 1.0, 0.0, 15.0, 0.0, -1.0))
+    reading = sg.read_sides(Point(0.5, -0.5), Polygon(_square((4.5, -0.5), 1.0)), 5.0, dem, 1.0, "device_upgradient", 0.5)
+    assert reading.unknown.distance_ft == 3.0
+    assert all(q.distance_ft == math.inf for q in reading.qualifying)
+    assert _reading(reading) == _reading(_old_read_sides(Point(0.5, -0.5), Polygon(_square((4.5, -0.5), 1.0)), 5.0, dem, 1.0, "device_upgradient", 0.5))
+
+
+# --- pieces crossing the limit, at state-plane magnitudes --------------------------------------------------------------
+
+_fine_coord = st.one_of(_fine, st.sampled_from([math.nan, 3.0000000001, 4.999999999, 5.000000001, 5.0 + 1e-9, 5.0 * (1 + 1e-9) + 1e-9]))
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(p=st.tuples(_fine, _fine), ends=st.lists(st.tuples(_fine_coord, _fine_coord, _fine_coord, _fine_coord, st.booleans()), max_size=30),
+       limit=st.sampled_from([1.0, 5.0, 5.0 * (1 + 1e-9), 6.095964208392576, 7.5, 13.0]),
+       offset=st.sampled_from([(0.0, 0.0), (608_281.42807797, 4_817_195.0), (1_150_000.0, 12_000_000.0)]),
+       cut=st.booleans())
+def test_the_pieces_within_reach_of_a_point_at_state_plane_magnitudes_are_those_geos_keeps(p, ends, limit, offset, cut):
+    """Fine-grid pieces, and (``cut``) pieces on the lines x = p + pad and y = p - pad where a clipped feature's cut
+    edges lie (1e-9 units beyond the reach), told as GEOS tells them, with the point given or read from the geometry."""
+    dx, dy = offset
+    px, py = p[0] + dx, p[1] + dy
+    rows = []
+    for x0, y0, x1, y1, dot in ends:
+        if cut:
+            pad = limit + 1e-9
+            a, b = (px + pad, py + y0), (px + pad, py + (y0 if dot else y1))
+        else:
+            a, b = (x0 + dx, y0 + dy), ((x0 if dot else x1) + dx, (y0 if dot else y1) + dy)
+        rows.append((a, b))
+    a = np.array([r[0] for r in rows], dtype=np.float64).reshape(-1, 2)
+    b = np.array([r[1] for r in rows], dtype=np.float64).reshape(-1, 2)
+    other = Point(px, py)
+    expected = _geos_within_reach(other, a, b, limit).tolist()
+    assert sg.within_reach(other, a, b, limit).tolist() == expected
+    assert sg.within_reach(other, a, b, limit, np.array([px, py])).tolist() == expected
+
+
+def test_a_piece_shorter_than_its_squared_length_can_hold_is_asked_of_geos():
+    """A segment 1e-170 long: its squared length underflows to 0 and GEOS divides by it; its answer is GEOS's."""
+    a = np.array([[3.0, 4.0], [30.0, 40.0]])
+    b = a + np.array([[1e-170, 0.0], [0.0, 1e-170]])
+    for limit in (1.0, 5.0, 100.0):
+        assert sg.within_reach(Point(0, 0), a, b, limit).tolist() == _geos_within_reach(Point(0, 0), a, b, limit).tolist()
+
+
+# --- the cut positions of a line --------------------------------------------------------------------------------------
+
+
+def _old_positions(line: BaseGeometry, step_units: float) -> np.ndarray:
+    length = line.length
+    step = step_units
+    if length / step > sg.MAX_LINE_SAMPLES:
+        step = length / sg.MAX_LINE_SAMPLES
+    regular = np.arange(0.0, length, step)
+    coords = shapely.get_coordinates(line)
+    seg = np.hypot(np.diff(coords[:, 0]), np.diff(coords[:, 1]))
+    vertices = np.concatenate([[0.0], np.cumsum(seg)])
+    return np.unique(np.clip(np.concatenate([regular, vertices, [length]]), 0.0, length))
+
+
+@settings(max_examples=300, deadline=None)
+@given(pts=st.lists(_fine_xy, min_size=2, max_size=8), step=st.sampled_from([0.25, 1.0, 1.0 / 3.281, 3.0, 1e-3]),
+       offset=st.sampled_from([0.0, 608_281.0, 1.2e7]), repeat=st.booleans())
+def test_the_cut_positions_of_a_line_are_the_earlier_formulations_bit_for_bit(pts, step, offset, repeat):
+    """Vertices on a fine grid, repeated vertices (a position twice), at state-plane magnitudes, with its coordinates given or not."""
+    pts = [(x + offset, y + offset) for x, y in pts] + ([(pts[-1][0] + offset, pts[-1][1] + offset)] if repeat else [])
+    line = LineString(pts)
+    if not line.length > 0:
+        return
+    old = _old_positions(line, step)
+    assert sg._positions(line, step).tobytes() == old.tobytes()
+    assert sg._positions(line, step, float(shapely.length(line)), shapely.get_coordinates(line)).tobytes() == old.tobytes()

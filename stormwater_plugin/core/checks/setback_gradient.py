@@ -178,51 +178,68 @@ def _polygons(geom: BaseGeometry) -> list[BaseGeometry]:
     return out
 
 
-def _positions(line: BaseGeometry, step_units: float, length: float | None = None) -> np.ndarray:
-    """Arc-length positions that cut a line into pieces: every vertex plus a regular step (``length``: the line's, when known)."""
+def _positions(line: BaseGeometry, step_units: float, length: float | None = None, coords: np.ndarray | None = None) -> np.ndarray:
+    """Arc-length positions that cut a line into pieces: every vertex plus a regular step.
+
+    ``length`` and ``coords`` (x, y): the line's, when the caller has them.
+    """
     if length is None:
         length = line.length
     step = step_units
     if length / step > MAX_LINE_SAMPLES:
         step = length / MAX_LINE_SAMPLES
     regular = np.arange(0.0, length, step)
-    coords = shapely.get_coordinates(line)
-    seg = np.hypot(np.diff(coords[:, 0]), np.diff(coords[:, 1]))
+    if coords is None:
+        coords = shapely.get_coordinates(line)
+    x, y = coords[:, 0], coords[:, 1]
+    seg = np.hypot(x[1:] - x[:-1], y[1:] - y[:-1])  # np.diff's own subtraction
     vertices = np.concatenate([[0.0], np.cumsum(seg)])
-    return np.unique(clip(np.concatenate([regular, vertices, [length]]), 0.0, length))
+    cuts = np.sort(clip(np.concatenate([regular, vertices, [length]]), 0.0, length))
+    if len(cuts) and cuts[-1] != cuts[-1]:  # NaN (sorted last): np.unique keeps one
+        return np.unique(cuts)
+    # np.unique's own steps on the sorted positions: each one that differs from the one before it
+    first = np.empty(len(cuts), dtype=bool)
+    first[:1] = True
+    np.not_equal(cuts[1:], cuts[:-1], out=first[1:])
+    return cuts[first]
 
 
-def _interior_grid(poly: BaseGeometry, step: float) -> np.ndarray:
-    """Grid samples (n x 2) inside ``poly``; the caller keeps those within reach of the other geometry."""
+def _interior_grid(poly: BaseGeometry, step: float, ring: np.ndarray | None = None) -> np.ndarray:
+    """Grid samples (n x 2) inside ``poly``; the caller keeps those within reach of the other geometry.
+
+    ``ring``: the coordinates of ``poly``, a polygon without holes, when the caller has them.
+    """
     minx, miny, maxx, maxy = poly.bounds
     step = max(step, math.sqrt(max(maxx - minx, 0.0) * max(maxy - miny, 0.0) / MAX_INTERIOR_SAMPLES))
     xs = np.arange(math.floor(minx / step) * step, maxx + step, step)
     ys = np.arange(math.floor(miny / step) * step, maxy + step, step)
     # np.meshgrid(xs, ys) raveled, row by row, without its broadcasting
     xx, yy = np.tile(xs, len(ys)), np.repeat(ys, len(xs))
-    keep = contains_points(poly, xx, yy)
+    keep = contains_points(poly, xx, yy, ring=ring)
     return np.column_stack([xx[keep], yy[keep]])
 
 
-def _parts(geom: BaseGeometry) -> tuple[np.ndarray, list[BaseGeometry], list[BaseGeometry]]:
-    """:func:`_points`, :func:`_polygons` and :func:`_linework` of ``geom`` at once.
+def _parts(geom: BaseGeometry) -> tuple[np.ndarray, list[BaseGeometry], list[BaseGeometry], np.ndarray | None]:
+    """:func:`_points`, :func:`_polygons` and :func:`_linework` of ``geom`` at once, and a one-ring polygon's coordinates.
 
     A single point, line or polygon (what a device or a feature clipped to the other's reach mostly is) is its
     own only part: read without splitting it into parts and asking each for its type, and a polygon's rings
-    made lines in one call. Anything else is read part by part.
+    made lines in one call. Anything else is read part by part. The last item is the coordinates of a polygon
+    without holes (its one ring's, which its line is made of), else ``None``.
     """
     kind = type(geom)
     if kind is Point:
-        return shapely.get_coordinates(geom), [], []  # no row when empty
-    if kind is Polygon and not geom.is_empty:
-        if shapely.get_num_interior_rings(geom) == 0:  # a polygon's coordinates are its exterior's, then its interiors'
-            lines = np.array([shapely.linestrings(shapely.get_coordinates(geom))], dtype=object)
-        else:
+        return shapely.get_coordinates(geom), [], [], None  # no row when empty
+    if kind is Polygon:
+        xy = shapely.get_coordinates(geom)  # its exterior's, then its interiors': none when empty
+        if len(xy):
+            if shapely.get_num_interior_rings(geom) == 0:
+                return np.empty((0, 2)), [geom], _drawn(np.array([shapely.linestrings(xy)], dtype=object)), xy
             lines = np.array([shapely.linestrings(shapely.get_coordinates(r)) for r in [geom.exterior, *geom.interiors]], dtype=object)
-        return np.empty((0, 2)), [geom], _drawn(lines)
+            return np.empty((0, 2)), [geom], _drawn(lines), None
     if kind is LineString:
-        return np.empty((0, 2)), [], _drawn(np.array([geom], dtype=object))
-    return _points(geom), _polygons(geom), _linework(geom)
+        return np.empty((0, 2)), [], _drawn(np.array([geom], dtype=object)), None
+    return _points(geom), _polygons(geom), _linework(geom), None
 
 
 def _drawn(lines: np.ndarray) -> list[BaseGeometry]:
@@ -234,26 +251,36 @@ def _drawn(lines: np.ndarray) -> list[BaseGeometry]:
     return [g for g, k in zip(lines.tolist(), keep.tolist()) if k]
 
 
-def _clip_to_reach(geom: BaseGeometry, other: BaseGeometry, reach_units: float) -> BaseGeometry:
-    minx, miny, maxx, maxy = other.bounds
+def _clip_to_reach(geom: BaseGeometry, other: BaseGeometry, reach_units: float, point: np.ndarray | None = None) -> BaseGeometry:
+    """``geom`` clipped to the box of ``other`` widened by the reach (``point``: ``other``'s coordinates when it is one point)."""
+    if point is None:
+        minx, miny, maxx, maxy = other.bounds
+    else:  # a point's bounds are its coordinates
+        x, y = point.tolist()
+        minx, miny, maxx, maxy = x, y, x, y
     pad = reach_units * (1 + 1e-9) + 1e-9
     return shapely.clip_by_rect(geom, minx - pad, miny - pad, maxx + pad, maxy + pad)
 
 
-def _elements(geom: BaseGeometry, other: BaseGeometry, reach_units: float, line_step: float, grid_step: float, nearest: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Start and end points of the elements of ``geom`` within reach of ``other`` (``nearest``: an extra point)."""
-    near = _clip_to_reach(geom, other, reach_units)
-    pts, polys, lines = _parts(near)
+def _elements(
+    geom: BaseGeometry, other: BaseGeometry, reach_units: float, line_step: float, grid_step: float, nearest: np.ndarray, point: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Start and end points of the elements of ``geom`` within reach of ``other`` (``nearest``: an extra point).
+
+    ``point``: ``other``'s coordinates (x, y) when it is one finite point, known to the caller: not asked of it again.
+    """
+    near = _clip_to_reach(geom, other, reach_units, point)
+    pts, polys, lines, ring = _parts(near)
     starts: list[np.ndarray] = [nearest.reshape(-1, 2), pts]
     ends: list[np.ndarray] = [nearest.reshape(-1, 2), pts]
     for poly in polys:
-        grid = _interior_grid(poly, grid_step)
+        grid = _interior_grid(poly, grid_step, ring)
         starts.append(grid)
         ends.append(grid)
     if lines:
         lengths = shapely.length(np.array(lines, dtype=object)).tolist()
         for line, length in zip(lines, lengths):
-            s = _positions(line, line_step, length)
+            s = _positions(line, line_step, length, ring)
             xy = shapely.get_coordinates(shapely.line_interpolate_point(line, s))[:, :2]
             starts.append(xy[:-1])
             ends.append(xy[1:])
@@ -262,45 +289,58 @@ def _elements(geom: BaseGeometry, other: BaseGeometry, reach_units: float, line_
     if len(a) == 0:
         return a, b
     # Only pieces that come within the reach of the other geometry can pair (a grid sample's distance is its point's).
-    keep = within_reach(other, a, b, reach_units * (1 + 1e-9))
+    keep = within_reach(other, a, b, reach_units * (1 + 1e-9), point)
     return a[keep], b[keep]
 
 
-def within_reach(other: BaseGeometry, a: np.ndarray, b: np.ndarray, limit: float) -> np.ndarray:
+def within_reach(other: BaseGeometry, a: np.ndarray, b: np.ndarray, limit: float, point: np.ndarray | None = None) -> np.ndarray:
     """Whether GEOS's distance from ``other`` to each piece ``a[i]``-``b[i]`` (a point where both ends are one) is not over ``limit``.
 
     A distance GEOS cannot give (NaN) keeps the piece: the pair distance is computed exactly later. When ``other`` is a
-    point (a device drawn as one), the pieces clearly inside or clearly beyond ``limit`` are told without GEOS: the
-    distance to a piece is at most that to its nearer end and at least that to its bounding box, both computed here
-    from coordinate differences, as GEOS computes it; a margin of 1e-9 of the distances and lengths compared (far more
-    than the rounding of either) leaves to GEOS every piece whose answer it could decide. Exact: a hypothesis property
-    holds it to GEOS's distance of every piece.
+    point (a device drawn as one; ``point``: its coordinates when the caller has them), the pieces clearly within or
+    clearly beyond ``limit`` are told without GEOS. GEOS's distance from a point to a segment
+    (``Distance::pointToSegment``) and the one computed here (the point's distance to the foot of its perpendicular,
+    clamped to the piece) both read the coordinates only through their differences, each rounded once, and then round
+    a few times more: each is within a few units of the last place of the distances and lengths compared (about 1e-15
+    of them) of the exact distance. A margin of 1e-12 of those, and 1e-150 units (more than a square below the smallest
+    normal number loses), leaves to GEOS every piece whose answer that rounding could decide, and a piece of so little
+    length that its squared length underflows (GEOS's formula divides by it). The margin is far less than the 1e-9
+    units by which the clipped feature's cut edges stand beyond the reach (:func:`_clip_to_reach`), so those are told
+    here too. Exact: a hypothesis property holds it to GEOS's distance of every piece.
     """
-    xy = shapely.get_coordinates(other) if type(other) is Point and len(a) else None
-    if xy is None or len(xy) != 1:
-        return _geos_within_reach(other, a, b, limit)
-    p = xy[0]
-    to_a, to_b = a - p, b - p
-    with np.errstate(invalid="ignore", over="ignore"):
-        nearer_end = np.sqrt(np.minimum(np.einsum("ij,ij->i", to_a, to_a), np.einsum("ij,ij->i", to_b, to_b)))
-        gap = np.maximum(0.0, np.maximum(np.minimum(to_a, to_b), -np.maximum(to_a, to_b)))
-        to_box = np.sqrt(np.einsum("ij,ij->i", gap, gap))
-        d_ab = b - a
-        margin = 1e-9 * (limit + nearer_end + np.sqrt(np.einsum("ij,ij->i", d_ab, d_ab)) + float(np.max(np.abs(p))))
-        keep = nearer_end + margin <= limit
-        ask = ~(keep | (to_box - margin > limit))  # NaN: neither, asked of GEOS
+    if point is None:
+        xy = shapely.get_coordinates(other) if type(other) is Point and len(a) else None
+        if xy is None or len(xy) != 1:
+            return _geos_within_reach(other, a, b, limit)
+        point = xy[0]
+    to_a, d_ab = a - point, b - a
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        len2 = np.einsum("ij,ij->i", d_ab, d_ab)
+        # the nearest point of the piece: its start, moved along it by the projection clamped to [0, 1] (a point: none)
+        t = clip(-np.einsum("ij,ij->i", to_a, d_ab) / np.where(len2 > 0.0, len2, 1.0), 0.0, 1.0)
+        gap = to_a + t[:, None] * d_ab
+        dist = np.sqrt(np.einsum("ij,ij->i", gap, gap))
+        margin = 1e-12 * (limit + np.sqrt(np.einsum("ij,ij->i", to_a, to_a)) + np.sqrt(len2)) + 1e-150
+        keep = dist + margin <= limit
+        ask = ~(keep | (dist - margin > limit))  # NaN: neither, asked of GEOS
+        short = len2 < 1e-290
+        if short.any():  # a piece too short for its squared length (not a point: a point's is 0 and GEOS reads it as one)
+            ask |= short & ((d_ab[:, 0] != 0.0) | (d_ab[:, 1] != 0.0))
     if ask.any():
         keep[ask] = _geos_within_reach(other, a[ask], b[ask], limit)
     return keep
 
 
 def _geos_within_reach(other: BaseGeometry, a: np.ndarray, b: np.ndarray, limit: float) -> np.ndarray:
-    """:func:`within_reach` asked of GEOS for every piece."""
-    dot = np.all(a == b, axis=1)
-    pieces = np.empty(len(a), dtype=object)
-    if np.any(dot):
+    """:func:`within_reach` asked of GEOS for every piece (each a point where its ends are one, else a segment)."""
+    dot = (a[:, 0] == b[:, 0]) & (a[:, 1] == b[:, 1])
+    if dot.all():
+        pieces = shapely.points(a)
+    elif not dot.any():
+        pieces = shapely.linestrings(np.stack([a, b], axis=1))
+    else:
+        pieces = np.empty(len(a), dtype=object)
         pieces[dot] = shapely.points(a[dot])
-    if not np.all(dot):
         pieces[~dot] = shapely.linestrings(np.stack([a[~dot], b[~dot]], axis=1))
     keep: np.ndarray = ~(shapely.distance(other, pieces) > limit)
     return keep
@@ -467,9 +507,18 @@ def read_sides(
     # depend on how the feature was digitised or which file format reordered its vertices.
     dev, target = shapely.normalize(object_array([dev, target])).tolist()
     nearest = shapely.shortest_line(dev, target)
-    if nearest is None or nearest.is_empty:
+    if nearest is None:
         return reading
-    ends = shapely.get_coordinates(nearest)  # x, y
+    if type(dev) is Point:
+        xy = shapely.get_coordinates(object_array([nearest, dev]))  # the nearest line's ends, then the device's point
+        if len(xy) == 3 and xy[0].tobytes() == xy[2].tobytes() and math.isfinite(xy[0, 0]) and math.isfinite(xy[0, 1]):
+            _read_point(reading, xy[0], xy[1], dev, target, reach_units, dem, unit_to_ft, mode, tol_ft)
+            return reading
+        ends = xy[:-1] if len(xy) == 3 else shapely.get_coordinates(nearest)
+    else:
+        ends = shapely.get_coordinates(nearest)  # x, y
+    if len(ends) == 0:  # an empty line
+        return reading
     scale = 1.0
     while True:
         line_step = LINE_STEP_FT * scale / unit_to_ft
@@ -533,6 +582,95 @@ def read_sides(
             m = int(np.argmin(dist))
             reading.qualifying[k].offer(float(dist[m]), _pair_line(A[m] + s[m] * d1[m], C[m] + u[m] * d2[m]))
     return reading
+
+
+def _read_point(
+    reading: SideReading, p: np.ndarray, end: np.ndarray, dev: BaseGeometry, target: BaseGeometry, reach_units: float, dem: ElevationGrid,
+    unit_to_ft: float, mode: str, tol_ft: float,
+) -> None:
+    """:func:`read_sides` of a device that is one finite point ``p`` (the nearest line's start): the same pairs, bit for bit.
+
+    The device's elements are ``p`` twice over (the nearest line's start and the point itself) or not at all: read once,
+    as a piece of no length (``d1 = 0``, so ``s = 0``), the pairs of the general reading with their duplicates left out
+    (a duplicate pair has the same values, and the nearest of a class is its first). Each step below is the general
+    one's with those zeros put in: the same operations on the same values. ``end``: the nearest line's end on the feature.
+    """
+    limit = reach_units * (1 + 1e-9)
+    dev_in = not (float(shapely.distance(target, dev)) > limit)  # the device's elements within reach of the feature
+    n_dev: int | None = None if dev_in else 0
+    scale = 1.0
+    while True:
+        line_step = LINE_STEP_FT * scale / unit_to_ft
+        grid_step = max(INTERIOR_STEP_FT * scale / unit_to_ft, reach_units * INTERIOR_STEP_FRACTION * scale)
+        ta, tb = _elements(target, dev, reach_units, line_step, grid_step, end, p)
+        if n_dev == 0 or 2 * len(ta) <= MAX_PAIR_CHECKS or scale >= 1024:
+            break
+        if n_dev is None:  # a very large feature: the device's elements counted as the general reading counts them
+            n_dev = len(_elements(dev, target, reach_units, line_step, grid_step, p)[0])
+        if n_dev * len(ta) <= MAX_PAIR_CHECKS:
+            break
+        scale *= 2.0
+    zp_, tza, tzb = _with_ground(p[None, :], ta, tb, dem=dem)
+    if not dev_in:
+        return
+    zp = zp_[0]
+    # _pairs: the boxes of the feature's pieces within the reach of the device's point (a box of its own)
+    tlo, thi = np.minimum(ta, tb), np.maximum(ta, tb)
+    gap_box = np.maximum(0.0, np.maximum(tlo - p, p - thi))
+    (jj,) = np.nonzero(np.einsum("ij,ij->i", gap_box, gap_box) <= limit**2)
+    sign = 1.0 if mode == "device_upgradient" else -1.0
+    tgt_d = tb - ta
+    tgt_known = np.isfinite(tza) & np.isfinite(tzb)
+    tgt_dz = tzb - tza
+    dev_known = math.isfinite(zp)
+    for k0 in range(0, len(jj), _CHUNK):
+        j = jj[k0 : k0 + _CHUNK]
+        C, d2 = ta[j], tgt_d[j]
+        r = p - C
+        # _closest with the device a point (aa = 0): the feature's piece is clamped to the nearest of it, or its start
+        ee = np.einsum("ij,ij->i", d2, d2)
+        p2 = ee <= 1e-18
+        u0 = np.where(p2, 0.0, clip(np.einsum("ij,ij->i", d2, r) / np.where(p2, 1.0, ee), 0.0, 1.0))
+        gap0 = (r + 0.0) - u0[:, None] * d2  # r + s0 d1 - u0 d2, s0 d1 = +0
+        dist0 = np.hypot(gap0[:, 0], gap0[:, 1]) * unit_to_ft
+        close = dist0 <= reach_units * unit_to_ft * (1 + 1e-9)
+        unknown = ~tgt_known[j] if dev_known else np.ones(len(j), dtype=bool)
+        bad = close & unknown
+        if bad.any():
+            m = int(np.argmin(np.where(bad, dist0, np.inf)))
+            reading.unknown.offer(float(dist0[m]), _pair_line(p + 0.0, C[m] + u0[m] * d2[m]))
+        live = close & ~unknown
+        if not live.any():
+            continue
+        if not live.all():
+            j, C, d2, r, u0, dist0 = j[live], C[live], d2[live], r[live], u0[live], dist0[live]
+        dz0 = zp - tza[j]
+        dzf = tgt_dz[j]
+        for k, f in enumerate(reading.factors):
+            m_k = sign * f / dem.z_to_ft
+            al = tol_ft + m_k * dz0
+            ga = -m_k * dzf
+            # al + be s0 + ga u0 with be s0 = (m_k 0)(+0), a zero: it changes neither the sum nor its test
+            ok0 = al + ga * u0 >= -1e-12
+            if ok0.all():
+                m = int(np.argmin(dist0))
+                reading.qualifying[k].offer(float(dist0[m]), _pair_line(p + 0.0, C[m] + u0[m] * d2[m]))
+                continue
+            # the general step as it is, with the device's zeros: d1 = p - p, be = m_k (zp - zp)
+            d1 = np.zeros_like(r)
+            s0 = np.zeros(len(j))
+            be = m_k * (zp - zp) * np.ones(len(j))
+            s1, u1, ok1 = _on_limit(r, d1, d2, al, be, ga)
+            s = np.where(ok0, s0, s1)
+            u = np.where(ok0, u0, u1)
+            feas = ok0 | ok1
+            if not np.any(feas):
+                continue
+            gap = r + s[:, None] * d1 - u[:, None] * d2
+            dist = np.where(ok0, dist0, np.hypot(gap[:, 0], gap[:, 1]) * unit_to_ft)
+            dist = np.where(feas, dist, np.inf)
+            m = int(np.argmin(dist))
+            reading.qualifying[k].offer(float(dist[m]), _pair_line(p + s[m] * d1[m], C[m] + u[m] * d2[m]))
 
 
 def _pair_line(p: np.ndarray, q: np.ndarray) -> BaseGeometry:

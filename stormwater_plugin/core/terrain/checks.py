@@ -345,9 +345,13 @@ def footprint_slope(
     x, y, spacing, n_int = footprint_points(geom, spacing)
     rows, cols, on = cells_of_points(grid, x, y)
     key = rows * max(grid.shape[1], 1) + cols
-    uniq, inverse = np.unique(np.where(on, key, -1), return_inverse=True)
-    u_rows = np.where(uniq >= 0, uniq // max(grid.shape[1], 1), -1)
-    u_cols = np.where(uniq >= 0, uniq % max(grid.shape[1], 1), -1)
+    if on.all():  # no point off the raster: no key stands for one (-1)
+        uniq, inverse = np.unique(key, return_inverse=True)
+        u_rows, u_cols = uniq // max(grid.shape[1], 1), uniq % max(grid.shape[1], 1)
+    else:
+        uniq, inverse = np.unique(np.where(on, key, -1), return_inverse=True)
+        u_rows = np.where(uniq >= 0, uniq // max(grid.shape[1], 1), -1)
+        u_cols = np.where(uniq >= 0, uniq % max(grid.shape[1], 1), -1)
     s_cells = horn_slope_cells(grid, u_rows, u_cols, jac)
     s_pts = s_cells[inverse]
     finite = np.isfinite(s_cells)

@@ -181,6 +181,8 @@ def cells_of_points(grid: ElevationGrid, x: np.ndarray, y: np.ndarray) -> tuple[
     col, row = grid.raster_to_pixel(np.asarray(rx), np.asarray(ry))
     nr, nc = grid.shape
     on = np.isfinite(col) & np.isfinite(row) & (col >= 0) & (col < nc) & (row >= 0) & (row < nr)
+    if on.all():  # every point on the raster (a footprint mostly is): not under 0, so truncation is the floor
+        return row.astype(np.int64), col.astype(np.int64), on
     r = np.where(on, np.floor(np.where(on, row, 0)), -1).astype(np.int64)
     c = np.where(on, np.floor(np.where(on, col, 0)), -1).astype(np.int64)
     return r, c, on

@@ -82,6 +82,16 @@ def local_jacobian(grid: ElevationGrid, x: float, y: float, unit_to_ft: float, s
         offset. Works for DEMs in degrees (the transform does the geodesy).
     """
     h = step_ft / unit_to_ft
+    centre = grid.pixel_of(float(x), float(y))
+    if centre is not None:
+        # a DEM in the working CRS: the five points in Python floats (ElevationGrid.pixel_of), the same values
+        east, west, north, south = (grid.pixel_of(float(px), float(py)) or (math.nan, math.nan) for px, py in ((x + h, y), (x - h, y), (x, y + h), (x, y - h)))
+        jac = np.empty((2, 2))
+        jac[0, 0] = (east[0] - west[0]) / (2 * step_ft)
+        jac[1, 0] = (east[1] - west[1]) / (2 * step_ft)
+        jac[0, 1] = (north[0] - south[0]) / (2 * step_ft)
+        jac[1, 1] = (north[1] - south[1]) / (2 * step_ft)
+        return np.array(centre), jac
     xs = np.array([x, x + h, x - h, x, x], dtype=np.float64)
     ys = np.array([y, y, y, y + h, y - h], dtype=np.float64)
     rx, ry = grid.to_raster(xs, ys)
