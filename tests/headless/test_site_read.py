@@ -7,43 +7,20 @@ and a plan lying off its parcel.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
 from shapely.geometry import Point, box
 
-from stormwater_plugin.services.backend import CrsInfo, SourceInfo
+from stormwater_plugin.services.backend import SourceInfo
 from stormwater_plugin.services.placement import PLAN_OFF_PARCEL_FT, PlanOffParcel
 from stormwater_plugin.services.site_read import read_site
 
-
-@dataclass
-class _Frame:
-    geoms: list[Any]
-    records: list[dict[str, Any]]
-    columns: list[str]
-    unusable: dict[int, str] = field(default_factory=dict)
-    restored: list[tuple[int, str]] = field(default_factory=list)
-
-    def __len__(self) -> int:
-        return len(self.records)
+from .local_backend import LocalFrame, LocalLayers
 
 
-class _LocalCrs:
-    """A local grid of feet: no projection, so the scale factor is 1."""
-
-    def describe(self, crs: Any) -> CrsInfo:
-        return CrsInfo("local feet", "", True, True, 0.3048)
-
-    def projection(self, crs: Any) -> None:
-        return None
-
-
-class _Layers:
+class _Layers(LocalLayers):
     """Each role's sources as (name, geometries, records), in one local CRS of feet."""
-
-    dem = None
 
     def __init__(self, layers: dict[str, list[tuple[str, list[Any], list[dict[str, Any]]]]]) -> None:
         self._layers = layers
@@ -52,38 +29,9 @@ class _Layers:
         return {role: [SourceInfo(role, f"{name}.shp", name, "local", "local feet", len(recs), list(recs[0]) if recs else [], None, True, name,
                                   handle=(geoms, recs)) for name, geoms, recs in srcs] for role, srcs in self._layers.items()}
 
-    def fetch(self, source: SourceInfo, box: Any = None) -> _Frame:
+    def fetch(self, source: SourceInfo, box: Any = None) -> LocalFrame:
         geoms, recs = source.handle
-        return _Frame(list(geoms), [dict(r) for r in recs], list(source.columns))
-
-    def to_working(self, source: SourceInfo, features: Any, working: Any) -> tuple[Any, str | None]:
-        return features, None
-
-    def fetch_records(self, source: SourceInfo, columns: Any) -> list[dict[str, Any]]:
-        return [{c: r.get(c) for c in columns} for r in source.handle[1]]
-
-    def unplaceable(self, source: SourceInfo, features: Any) -> list[int] | None:
-        return []
-
-    def box_in(self, b: Any, src: Any, dst: Any) -> Any:
-        return b
-
-    def working_crs(self, parts: Any, site_parcel_id: str | None) -> tuple[str, str]:
-        return "local", "a local grid"
-
-    def ft_per_unit(self, crs: Any) -> float:
-        return 1.0
-
-    def crs_text(self, crs: Any) -> str:
-        return str(crs)
-
-    def dem_extent(self, working: Any) -> Any:
-        return None
-
-    crs_ops = _LocalCrs()
-
-    def read_dem(self, working: Any, b: Any, z_units: Any, warnings: Any) -> tuple[None, None]:
-        return None, None
+        return LocalFrame(list(geoms), [dict(r) for r in recs], list(source.columns))
 
 
 PARCEL = box(0, 0, 100, 100)

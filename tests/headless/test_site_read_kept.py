@@ -21,84 +21,36 @@ from shapely.geometry import Point, box
 from stormwater_plugin.core.model import FeatureLayer
 from stormwater_plugin.core.rulepack import load_pack
 from stormwater_plugin.services import site_read
-from stormwater_plugin.services.backend import CrsInfo, SourceInfo
+from stormwater_plugin.services.backend import SourceInfo
 from stormwater_plugin.services.placement import PlanOffParcel
 from stormwater_plugin.services.site_read import _Piece, _role_layer, read_site
 
-
-@dataclasses.dataclass
-class _Frame:
-    geoms: list[Any]
-    records: list[dict[str, Any]]
-    columns: list[str]
-    unusable: dict[int, str] = dataclasses.field(default_factory=dict)
-    restored: list[tuple[int, str]] = dataclasses.field(default_factory=list)
-    memo: dict[Any, Any] | None = dataclasses.field(default_factory=dict)
-
-    def __len__(self) -> int:
-        return len(self.records)
+from .local_backend import LocalFrame, LocalLayers
 
 
-class _LocalCrs:
-    def describe(self, crs: Any) -> CrsInfo:
-        return CrsInfo("local feet", "", True, True, 0.3048)
-
-    def projection(self, crs: Any) -> None:
-        return None
-
-
-class _Layers:
+class _Layers(LocalLayers):
     """Each role's one source in local feet; ``kept``: the frames of the read before, handed again (their own copies of the
     lists, the memo shared) for the roles named in ``same``, as the live read hands an unedited layer's."""
 
-    dem = None
-    crs_ops = _LocalCrs()
     whole_dem_unplaced = False
 
-    def __init__(self, layers: dict[str, tuple[list[Any], list[dict[str, Any]]]], kept: dict[str, _Frame] | None = None,
+    def __init__(self, layers: dict[str, tuple[list[Any], list[dict[str, Any]]]], kept: dict[str, LocalFrame] | None = None,
                  memo: bool = True) -> None:
         self._layers, self.kept, self.memo = layers, dict(kept or {}), memo
-        self.fetched: dict[str, _Frame] = {}
+        self.fetched: dict[str, LocalFrame] = {}
 
     def sources(self) -> dict[str, list[SourceInfo]]:
         return {role: [SourceInfo(role, f"{role}.shp", role, "local", "local feet", len(recs), list(recs[0]) if recs else [], None, True,
                                   handle=(geoms, recs))] for role, (geoms, recs) in self._layers.items()}
 
-    def fetch(self, source: SourceInfo, b: Any = None) -> _Frame:
+    def fetch(self, source: SourceInfo, b: Any = None) -> LocalFrame:
         held = self.kept.get(source.role)
         if held is None:
             geoms, recs = source.handle
-            held = _Frame(list(geoms), [dict(r) for r in recs], list(source.columns), memo={} if self.memo else None)
+            held = LocalFrame(list(geoms), [dict(r) for r in recs], list(source.columns), memo={} if self.memo else None)
         self.fetched[source.role] = held  # as fetched: the read works on its own copy (it may take a stray feature out)
         return dataclasses.replace(held, geoms=list(held.geoms), records=[dict(r) for r in held.records], columns=list(held.columns),
                                    unusable=dict(held.unusable))
-
-    def to_working(self, source: SourceInfo, features: Any, working: Any) -> tuple[Any, str | None]:
-        return features, None
-
-    def fetch_records(self, source: SourceInfo, columns: Any) -> list[dict[str, Any]]:
-        return [{c: r.get(c) for c in columns} for r in source.handle[1]]
-
-    def unplaceable(self, source: SourceInfo, features: Any) -> list[int] | None:
-        return []
-
-    def box_in(self, b: Any, src: Any, dst: Any) -> Any:
-        return b
-
-    def working_crs(self, parts: Any, site_parcel_id: str | None) -> tuple[str, str]:
-        return "local", "a local grid"
-
-    def ft_per_unit(self, crs: Any) -> float:
-        return 1.0
-
-    def crs_text(self, crs: Any) -> str:
-        return str(crs)
-
-    def dem_extent(self, working: Any) -> Any:
-        return None
-
-    def read_dem(self, working: Any, b: Any, z_units: Any, warnings: Any) -> tuple[None, None]:
-        return None, None
 
 
 def _content(layer: FeatureLayer) -> tuple[Any, ...]:
@@ -137,7 +89,7 @@ def _piece(**source: Any) -> _Piece:
     recs = [{"id": "A", "DEVICE_TYP": "dry_well", "n": 1}, {"id": "B", "DEVICE_TYP": "x", "n": 2}, {"id": "", "DEVICE_TYP": "y", "n": 3.5}]
     s = SourceInfo(**{"role": "devices", "where": "d.shp", "name": "d", "crs": "local", "crs_name": "local feet", "count": 3,
                       "columns": list(recs[0]), **source})
-    return _Piece(s, _Frame(geoms, recs, list(recs[0])))
+    return _Piece(s, LocalFrame(geoms, recs, list(recs[0]), memo={}))
 
 
 def _made(pc: _Piece, role: str = "devices", extra: frozenset[str] = frozenset()) -> tuple[tuple[Any, ...], list[Any]]:
@@ -333,16 +285,16 @@ class _MovedKept(_Layers):
     """Every source moved into the working CRS as the QGIS reader moves it: its features read again there (kept, as the live read
     keeps that conversion, while the layer is not edited) and matched, the moved frame's memo from ``moved_memo``."""
 
-    def __init__(self, *a: Any, moved: dict[str, _Frame] | None = None, **k: Any) -> None:
+    def __init__(self, *a: Any, moved: dict[str, LocalFrame] | None = None, **k: Any) -> None:
         super().__init__(*a, **k)
         self.moved = dict(moved or {})
 
     def to_working(self, source: SourceInfo, features: Any, working: Any) -> tuple[Any, str | None]:
         there = self.moved.get(source.role)
         if there is None:
-            there = self.moved[source.role] = _Frame(list(source.handle[0]), [{} for _ in source.handle[1]], [], memo={} if self.memo else None)
-        return _Frame(list(there.geoms), features.records, features.columns, dict(features.unusable), features.restored,
-                      site_read.moved_memo(features, there)), None
+            there = self.moved[source.role] = LocalFrame(list(source.handle[0]), [{} for _ in source.handle[1]], [], memo={} if self.memo else None)
+        return LocalFrame(list(there.geoms), features.records, features.columns, dict(features.unusable), features.restored,
+                           site_read.moved_memo(features, there)), None
 
 
 @settings(max_examples=40, deadline=None)

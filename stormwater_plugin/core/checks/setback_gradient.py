@@ -568,20 +568,33 @@ def read_sides(
             ga = -m_k * dzf
             ok0 = al + be * s0 + ga * u0 >= -1e-12
             if ok0.all():  # every nearest pair stands in the relation: the nearest of them is the answer
-                s, u, dist = s0, u0, dist0
+                m = int(np.argmin(dist0))
+                reading.qualifying[k].offer(float(dist0[m]), _pair_line(A[m] + s0[m] * d1[m], C[m] + u0[m] * d2[m]))
             else:
-                s1, u1, ok1 = _on_limit(r, d1, d2, al, be, ga)
-                s = np.where(ok0, s0, s1)
-                u = np.where(ok0, u0, u1)
-                feas = ok0 | ok1
-                if not np.any(feas):
-                    continue
-                gap = r + s[:, None] * d1 - u[:, None] * d2
-                dist = np.where(ok0, dist0, np.hypot(gap[:, 0], gap[:, 1]) * unit_to_ft)
-                dist = np.where(feas, dist, np.inf)
-            m = int(np.argmin(dist))
-            reading.qualifying[k].offer(float(dist[m]), _pair_line(A[m] + s[m] * d1[m], C[m] + u[m] * d2[m]))
+                _offer_on_limit(reading.qualifying[k], A, C, r, d1, d2, al, be, ga, ok0, s0, u0, dist0, unit_to_ft)
     return reading
+
+
+def _offer_on_limit(
+    nearest: Part, A: np.ndarray, C: np.ndarray, r: np.ndarray, d1: np.ndarray, d2: np.ndarray, al: np.ndarray, be: np.ndarray,
+    ga: np.ndarray, ok0: np.ndarray, s0: np.ndarray, u0: np.ndarray, dist0: np.ndarray, unit_to_ft: float,
+) -> None:
+    """Offer ``nearest`` the nearest pair in the relation when some nearest pairs (``ok0``) are not: those are moved onto the limit.
+
+    ``A`` the device pieces' starts (``A[m]``: a point device's one point for every pair), ``C`` the feature's; ``r = A - C``,
+    ``d1``/``d2`` the pieces' directions, ``al + be s + ga u >= 0`` the relation, ``s0``/``u0``/``dist0`` the nearest pairs (feet).
+    """
+    s1, u1, ok1 = _on_limit(r, d1, d2, al, be, ga)
+    s = np.where(ok0, s0, s1)
+    u = np.where(ok0, u0, u1)
+    feas = ok0 | ok1
+    if not np.any(feas):
+        return
+    gap = r + s[:, None] * d1 - u[:, None] * d2
+    dist = np.where(ok0, dist0, np.hypot(gap[:, 0], gap[:, 1]) * unit_to_ft)
+    dist = np.where(feas, dist, np.inf)
+    m = int(np.argmin(dist))
+    nearest.offer(float(dist[m]), _pair_line(A[m] + s[m] * d1[m], C[m] + u[m] * d2[m]))
 
 
 def _read_point(
@@ -660,17 +673,7 @@ def _read_point(
             d1 = np.zeros_like(r)
             s0 = np.zeros(len(j))
             be = m_k * (zp - zp) * np.ones(len(j))
-            s1, u1, ok1 = _on_limit(r, d1, d2, al, be, ga)
-            s = np.where(ok0, s0, s1)
-            u = np.where(ok0, u0, u1)
-            feas = ok0 | ok1
-            if not np.any(feas):
-                continue
-            gap = r + s[:, None] * d1 - u[:, None] * d2
-            dist = np.where(ok0, dist0, np.hypot(gap[:, 0], gap[:, 1]) * unit_to_ft)
-            dist = np.where(feas, dist, np.inf)
-            m = int(np.argmin(dist))
-            reading.qualifying[k].offer(float(dist[m]), _pair_line(p + s[m] * d1[m], C[m] + u[m] * d2[m]))
+            _offer_on_limit(reading.qualifying[k], np.broadcast_to(p, r.shape), C, r, d1, d2, al, be, ga, ok0, s0, u0, dist0, unit_to_ft)
 
 
 def _pair_line(p: np.ndarray, q: np.ndarray) -> BaseGeometry:
