@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import shapely
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from stormwater_plugin.core.derived import Derived, derive, using
@@ -201,6 +201,12 @@ _features = st.lists(st.dictionaries(_field, _plain, max_size=3), max_size=3)
 
 @settings(max_examples=400, deadline=None)
 @given(a=_features, b=_features)
+@example(a=[{1: "a"}], b=[{True: "a"}])  # a field name's type
+@example(a=[{1.0: "a"}], b=[{1: "a"}])
+@example(a=[{"use": 1}], b=[{"use": 1.0}])  # a value's type
+@example(a=[{"use": True}], b=[{"use": 1}])
+@example(a=[{"a": 1}, {"b": 2}], b=[{"a": 1, "b": 2}, {}])  # the same fields split otherwise between the features
+@example(a=[{"a": 1}, {"b": 2}], b=[{"a": 1}, {"b": 2}])
 def test_the_flat_attribute_key_of_a_layer_tells_apart_what_the_key_per_feature_did(a: list[dict[object, object]], b: list[dict[object, object]]):
     """A layer's attributes keyed as one flat tuple with each feature's number of fields keep two layers apart exactly when the
     former key (items and their types per feature) did: 1, 1.0 and True as values and as field names, and the same names and
