@@ -272,7 +272,7 @@ def _layer_key(layer: FeatureLayer, wkb_list: list[bytes | None] | None = None) 
         wkb_list = shapely.to_wkb(np.asarray(layer.geoms, dtype=object), hex=False, include_srid=False).tolist() if len(layer) else []
     wkb = tuple(wkb_list)
     # each feature's field names and values, and the types of both (1, 1.0 and True differ): written as flat tuples of the
-    # layer's names and of its values, in order, with the number of fields of each feature (where one feature's end), rather
+    # layer's names and of its values, in order, with the number of fields of each feature (where each feature ends), rather
     # than tuples per feature (the same content told apart, built in fewer steps: most of a layer's key is its attributes)
     attrs = layer.attrs
     names = tuple(chain.from_iterable(attrs))
