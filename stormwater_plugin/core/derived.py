@@ -155,16 +155,16 @@ class Derived:
         missing: list[int] = []
         mine, earlier = self._wkb, self._wkb_earlier
         for g in geoms:
-            seen = mine.get(id(g))
-            if seen is None:
-                seen = earlier.get(id(g))
-                if seen is not None and seen[0] is g:
-                    mine[id(g)] = seen
-            if seen is not None and seen[0] is g:
-                out.append(seen[1])
-            else:
-                missing.append(len(out))
-                out.append(None)
+            k = id(g)
+            seen = mine.get(k)
+            if seen is None or seen[0] is not g:
+                seen = earlier.get(k)
+                if seen is None or seen[0] is not g:
+                    missing.append(len(out))
+                    out.append(None)
+                    continue
+                mine[k] = seen
+            out.append(seen[1])
         if missing:
             arr = np.empty(len(missing), dtype=object)
             arr[:] = [geoms[n] for n in missing]
@@ -271,9 +271,14 @@ def _layer_key(layer: FeatureLayer, wkb_list: list[bytes | None] | None = None) 
     if wkb_list is None:
         wkb_list = shapely.to_wkb(np.asarray(layer.geoms, dtype=object), hex=False, include_srid=False).tolist() if len(layer) else []
     wkb = tuple(wkb_list)
-    # each feature's field names and values, and the types of both (1, 1.0 and True differ)
-    attrs = tuple([(tuple(a.items()), tuple(map(type, a)), tuple(map(type, a.values()))) for a in layer.attrs])
-    return _Key(("layer", layer.role, tuple(layer.ids), wkb, attrs, tuple(layer.no_geometry.items()))), wkb
+    # each feature's field names and values, and the types of both (1, 1.0 and True differ): written as flat tuples of the
+    # layer's names and of its values, in order, with the number of fields of each feature (where each feature ends), rather
+    # than tuples per feature (the same content told apart, built in fewer steps: most of a layer's key is its attributes)
+    attrs = layer.attrs
+    names = tuple(chain.from_iterable(attrs))
+    values = tuple(chain.from_iterable([a.values() for a in attrs]))
+    fields = (tuple(map(len, attrs)), names, values, tuple(map(type, names)), tuple(map(type, values)))
+    return _Key(("layer", layer.role, tuple(layer.ids), wkb, fields, tuple(layer.no_geometry.items()))), wkb
 
 
 def array_key(values: np.ndarray) -> Hashable:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import shapely
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from stormwater_plugin.core.derived import Derived, derive, using
@@ -186,3 +186,48 @@ def test_the_positions_a_move_changed_are_the_same_through_the_checks_wkb_as_wri
         live = _moved(before, after)
     assert live == _moved(before, after) == [1]
     assert _moved(before, devices(1.0, 2.0, None, 4.0)) == []
+
+
+def _reference_layer_key(layer: FeatureLayer) -> object:
+    """A layer's key as it was written before its attributes were flattened: a tuple of items and of their types per feature."""
+    wkb = tuple(shapely.to_wkb(np.asarray(layer.geoms, dtype=object), hex=False, include_srid=False).tolist()) if len(layer) else ()
+    attrs = tuple([(tuple(a.items()), tuple(map(type, a)), tuple(map(type, a.values()))) for a in layer.attrs])
+    return ("layer", layer.role, tuple(layer.ids), wkb, attrs, tuple(layer.no_geometry.items()))
+
+
+_field = st.sampled_from(["use", "type", "id", "1"]) | st.sampled_from([1, 1.0, True])  # a field name of another type, too
+_features = st.lists(st.dictionaries(_field, _plain, max_size=3), max_size=3)
+
+
+@settings(max_examples=400, deadline=None)
+@given(a=_features, b=_features)
+@example(a=[{1: "a"}], b=[{True: "a"}])  # a field name's type
+@example(a=[{1.0: "a"}], b=[{1: "a"}])
+@example(a=[{"use": 1}], b=[{"use": 1.0}])  # a value's type
+@example(a=[{"use": True}], b=[{"use": 1}])
+@example(a=[{"a": 1}, {"b": 2}], b=[{"a": 1, "b": 2}, {}])  # the same fields split otherwise between the features
+@example(a=[{"a": 1}, {"b": 2}], b=[{"a": 1}, {"b": 2}])
+def test_the_flat_attribute_key_of_a_layer_tells_apart_what_the_key_per_feature_did(a: list[dict[object, object]], b: list[dict[object, object]]):
+    """A layer's attributes keyed as one flat tuple with each feature's number of fields keep two layers apart exactly when the
+    former key (items and their types per feature) did: 1, 1.0 and True as values and as field names, and the same names and
+    values split otherwise between the features ({a: 1}, {b: 2} and {a: 1, b: 2}, {})."""
+
+    def layer(attrs: list[dict[object, object]]) -> FeatureLayer:
+        return FeatureLayer("clearing", np.asarray([shapely.Point(0.0, 0.0)] * len(attrs), dtype=object), ["C"] * len(attrs),
+                            [dict(x) for x in attrs], {})  # type: ignore[misc]
+
+    def key(derived: Derived, attrs: list[dict[object, object]]) -> object:
+        return derived._input_key(layer(attrs))
+
+    derived = Derived()
+    assert (key(derived, a) == key(derived, b)) == (_reference_layer_key(layer(a)) == _reference_layer_key(layer(b)))
+
+
+def test_a_layer_s_fields_split_otherwise_between_its_features_are_another_key():
+    first = Derived()
+    assert _count(first, FeatureLayer("clearing", np.asarray([shapely.Point(0, 0)] * 2, dtype=object), ["C", "C"], [{"a": 1}, {"b": 2}], {})) == [1]
+    first.settle()
+    split = FeatureLayer("clearing", np.asarray([shapely.Point(0, 0)] * 2, dtype=object), ["C", "C"], [{"a": 1, "b": 2}, {}], {})
+    assert _count(Derived(first), split) == [1]
+    same = FeatureLayer("clearing", np.asarray([shapely.Point(0, 0)] * 2, dtype=object), ["C", "C"], [{"a": 1}, {"b": 2}], {})
+    assert _count(Derived(first), same) == []
