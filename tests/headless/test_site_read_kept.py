@@ -179,6 +179,18 @@ _EDIT = st.tuples(st.sampled_from(["devices", "wells", "parcels", "flag"]), st.i
                   st.sampled_from([None, "P-1", "P-2"]))
 
 
+def _site_with_a_third_device() -> dict[str, tuple[list[Any], list[dict[str, Any]]]]:
+    """:func:`_site` with a third dry well, DW-3, the one the property tests move (far: a stray plan feature)."""
+    layers = _site()
+    layers["devices"] = (layers["devices"][0] + [Point(50, 50)], layers["devices"][1] + [{"id": "DW-3", "DEVICE_TYP": "dry_well"}])
+    return layers
+
+
+def _last_moved(geoms: list[Any], recs: list[dict[str, Any]], dx: float) -> tuple[list[Any], list[dict[str, Any]]]:
+    """A layer's features with the last one moved ``dx`` feet east."""
+    return geoms[:-1] + [shapely.affinity.translate(geoms[-1], dx, 0)], recs
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.booleans(), st.lists(_EDIT, min_size=1, max_size=6))
 def test_reads_through_kept_values_equal_reads_computing_each_anew(with_pack, edits):
@@ -187,8 +199,7 @@ def test_reads_through_kept_values_equal_reads_computing_each_anew(with_pack, ed
     memo, the site parcel named or not: every read equals a read of the same layers with no memo at all, with the pack's
     placement decisions or without a pack."""
     pack = load_pack("lake-george") if with_pack else None
-    layers = _site()
-    layers["devices"] = (layers["devices"][0] + [Point(50, 50)], layers["devices"][1] + [{"id": "DW-3", "DEVICE_TYP": "dry_well"}])
+    layers = _site_with_a_third_device()
     backend = _Layers(layers)
     _outcome(backend, pack)
     for what, dx, scale, edit, site in edits:
@@ -199,7 +210,7 @@ def test_reads_through_kept_values_equal_reads_computing_each_anew(with_pack, ed
             recs = [{**r, "is_site": "yes" if not f and (dx > 0) == (k == 1) else None} for k, (r, f) in enumerate(zip(recs, flagged))]
             layers = {**layers, role: (geoms, recs)}
         elif edit:  # the last feature moved (a device far off: a stray)
-            layers = {**layers, role: (geoms[:-1] + [shapely.affinity.translate(geoms[-1], dx * scale, 0)], recs)}
+            layers = {**layers, role: _last_moved(geoms, recs, dx * scale)}
         kept = {r: fr for r, fr in backend.fetched.items() if not (edit and r == role)}
         backend = _Layers(layers, kept=kept)
         assert _outcome(backend, pack, site) == _outcome(_Layers(layers, memo=False), pack, site)
@@ -302,8 +313,7 @@ class _MovedKept(_Layers):
 def test_reads_of_layers_moved_into_the_working_crs_through_kept_values_equal_reads_computing_each_anew(with_pack, edits):
     """As above, every layer moved into the working CRS (a new frame at each read, its memo kept for the same two reads)."""
     pack = load_pack("lake-george") if with_pack else None
-    layers = _site()
-    layers["devices"] = (layers["devices"][0] + [Point(50, 50)], layers["devices"][1] + [{"id": "DW-3", "DEVICE_TYP": "dry_well"}])
+    layers = _site_with_a_third_device()
     backend = _MovedKept(layers)
     _outcome(backend, pack)
     for what, dx, scale, edit, site in edits:
@@ -313,7 +323,7 @@ def test_reads_of_layers_moved_into_the_working_crs_through_kept_values_equal_re
             recs = [{**r, "is_site": "yes" if (dx > 0) == (k == 1) else None} for k, r in enumerate(recs)]
             layers = {**layers, role: (geoms, recs)}
         elif edit:
-            layers = {**layers, role: (geoms[:-1] + [shapely.affinity.translate(geoms[-1], dx * scale, 0)], recs)}
+            layers = {**layers, role: _last_moved(geoms, recs, dx * scale)}
         unedited = [r for r in backend.fetched if not (edit and r == role)]
         backend = _MovedKept(layers, kept={r: backend.fetched[r] for r in unedited}, moved={r: backend.moved[r] for r in unedited if r in backend.moved})
         assert _outcome(backend, pack, site) == _outcome(_Layers(layers, memo=False), pack, site)
