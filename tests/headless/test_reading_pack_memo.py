@@ -48,6 +48,9 @@ def test_the_dem_windows_needs_are_found_once_per_pack_object_and_cell_size_and_
     assert [n.need for n in needs.needs] == [r.id for r in pack.rules if _former_rule_part(r, _reads(_layers(0.0), pack), 1.0, 3.28, 20.0) is not None]
     other = dw._pack_needs(pack, 6.56)  # another cell size: the flow trace's first window grows with the cells
     assert other is not needs and other is dw._pack_needs(pack, 6.56)
+    assert [n.reach_ft for n in other.needs] == [dw.rule_dem_reach_ft(r, 6.56) for r in pack.rules if r.id in {n.need for n in other.needs}]
+    if any(n.part == "flow_trace" for n in needs.needs):
+        assert [n.reach_ft for n in other.needs] != [n.reach_ft for n in needs.needs]
     fewer = dataclasses.replace(pack, rules=tuple(r for r in pack.rules if r.id != needs.needs[0].need))  # another pack object
     assert [n.need for n in dw._pack_needs(fewer, 3.28).needs] == [n.need for n in needs.needs[1:]]
 
