@@ -136,6 +136,12 @@ def _cleaned(layer: FeatureLayer) -> tuple[FeatureLayer, tuple[Warning_, ...]]:
     return normalise_layer(clean_layer(layer, made), made), tuple(made)
 
 
+def cleaned_layer(layer: FeatureLayer) -> tuple[FeatureLayer, tuple[Warning_, ...]]:
+    """``layer`` as :func:`prepare_context` cleans it, with the warnings doing so made: the same value under the same name and
+    input (:mod:`.derived`), so a reader asking before the check (the DEM window's site parcel) leaves it nothing to clean again."""
+    return derive("cleaned layer", partial(_cleaned, layer), layer)
+
+
 def _as_lines(layer: FeatureLayer) -> tuple[FeatureLayer, tuple[Warning_, ...]]:
     made: list[Warning_] = []
     return shoreline_as_lines(layer, made), tuple(made)

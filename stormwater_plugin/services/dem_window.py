@@ -32,7 +32,7 @@ from shapely.geometry.base import BaseGeometry
 
 from ..core.checks.setback_targets import feature_name
 from ..core.derived import derive, derive_each
-from ..core.geometry import clean_layer
+from ..core.engine import cleaned_layer
 from ..core.geometry_arrays import object_array, total_box
 from ..core.kinds import KINDS
 from ..core.model import FeatureLayer, Warning_
@@ -131,20 +131,17 @@ class _LayerReads:
     """What the rules' parts read of the layers, each found once for every rule asking (a window's rules share their devices,
     their boxes and their targets): the same values each rule would find on its own."""
 
-    def __init__(self, layers: Mapping[str, FeatureLayer], rules: Sequence[Rule]) -> None:
+    def __init__(self, layers: Mapping[str, FeatureLayer], specs: Sequence[tuple[str, str]]) -> None:
         self.layers = layers
         self._geoms: dict[str, np.ndarray] = {}
         self._boxes: dict[tuple[str, ...], Bounds | None] = {}
         #: Each spec's box of every device's lines (``None``: no device).
         self._lines: dict[tuple[str, str], Bounds | None] | None = None
-        #: The target specs (role, name filter) of every gradient rule reading the DEM (:func:`_rule_part`) with features to measure
-        #: to, each once.
-        self._specs = list(dict.fromkeys(
-            (str(spec.get("role")), str(spec.get("name_matches", "")).lower())
-            for rule in rules if (kind := KINDS.get(rule.kind)) is not None and kind.dem == "gradient_setback"
-            and str(rule.params.get("gradient", "any")) != "any"
-            for spec in rule.params.get("targets", []) if isinstance(spec, dict)
-            and (layer := layers.get(str(spec.get("role")))) is not None and len(layer)))
+        #: The box of the lines of each rule's specs (:meth:`lines_box`), each set of specs found once.
+        self._rule_lines: dict[tuple[tuple[str, str], ...], Bounds | None] = {}
+        #: The target specs (role, name filter) of every gradient rule reading the DEM (:func:`_pack_needs`) with features to
+        #: measure to, each once, in order.
+        self._specs = [spec for spec in specs if (layer := layers.get(spec[0])) is not None and len(layer)]
 
     def geoms(self, role: str | None) -> np.ndarray:
         """:func:`_geoms` of the role's layer (none without a role)."""
@@ -162,8 +159,8 @@ class _LayerReads:
             self._boxes[roles] = None if b is None else (float(b[0]), float(b[1]), float(b[2]), float(b[3]))
         return self._boxes[roles]
 
-    def lines_box(self, rule: Rule) -> Bounds | None:
-        """The box of the shortest lines from each device to the nearest target of each of the rule's target specs (``None``: no line).
+    def spec_lines(self) -> dict[tuple[str, str], Bounds | None]:
+        """Each spec's box of the shortest lines from each device to the spec's nearest targets (``None``: no line).
 
         Each device's lines to a spec's targets are boxed on their own, every spec's found at once and kept by content
         (:mod:`~..core.derived`: the device, each spec's target layer and name filter): after a move only the moved device's are
@@ -175,9 +172,15 @@ class _LayerReads:
             each = derive_each("nearest target lines' boxes", partial(_device_lines_boxes, groups), list(self.geoms("devices")),
                                *(x for group in groups for x in group))
             self._lines = {spec: _union([mine[j] for mine in each]) for j, spec in enumerate(self._specs)}
-        found = [b for spec in rule.params.get("targets", []) if isinstance(spec, dict)
-                 and (b := self._lines.get((str(spec.get("role")), str(spec.get("name_matches", "")).lower()))) is not None]
-        return _union(found)
+        return self._lines
+
+    def lines_box(self, specs: tuple[tuple[str, str], ...]) -> Bounds | None:
+        """The box of the shortest lines from each device to the nearest target of each of ``specs`` (a rule's, :func:`_need_of`;
+        ``None``: no line): :func:`_union` of their boxes (:meth:`spec_lines`), each set of specs found once."""
+        if specs not in self._rule_lines:
+            lines = self.spec_lines()
+            self._rule_lines[specs] = _union([b for spec in specs if (b := lines.get(spec)) is not None])
+        return self._rule_lines[specs]
 
 
 def _targets(layer: FeatureLayer, match: str) -> np.ndarray:
@@ -200,6 +203,10 @@ def _device_lines_boxes(groups: list[tuple[FeatureLayer, str]], devices: list[Ba
     if not groups:
         return [() for _ in devices]
     targets = [derive("setback targets, located", partial(_targets, layer, match), layer, match) for layer, match in groups]
+    if len(devices) == 1:  # the live re-check's moved device: its distances as a list, the same boxes in a few calls
+        one = _one_device_line_boxes(targets, devices[0])
+        if one is not None:
+            return [one]
     if devices and sum(len(t) for t in targets) * len(devices) <= _DENSE_PAIRS:
         found = _dense_line_boxes(targets, devices)
         if found is not None:
@@ -238,6 +245,49 @@ def _dense_line_boxes(targets: list[np.ndarray], devices: list[BaseGeometry]) ->
             for k in range(len(arr))]
 
 
+def _one_device_line_boxes(targets: list[np.ndarray], device: BaseGeometry) -> tuple[tuple[float, float, float, float], ...] | None:
+    """:func:`_dense_line_boxes` of one device: its distance to every target in one call, each spec's least distance and every
+    target at it (each tie), their shortest lines boxed in one call and each spec's box the smallest and largest of its lines'
+    bounds in the order :func:`_dense_line_boxes` takes them (the same numbers). ``None`` when a distance is not finite or a
+    line has no bounds (the other paths decide then)."""
+    nan = (math.nan, math.nan, math.nan, math.nan)
+    everything = np.concatenate(targets) if targets else np.empty(0, dtype=object)
+    if not len(everything):
+        return tuple(nan for _ in targets)
+    apart = shapely.distance(device, everything).tolist()
+    if not all(math.isfinite(d) for d in apart):
+        return None
+    nearest: list[int] = []  # positions in everything, spec by spec
+    ends: list[int] = []  # where each spec's ends in nearest
+    start = 0
+    for t in targets:
+        block = apart[start:start + len(t)]
+        if block:
+            least = min(block)
+            nearest.extend(start + k for k, d in enumerate(block) if d == least)
+        ends.append(len(nearest))
+        start += len(t)
+    bounds = shapely.bounds(shapely.shortest_line(device, everything[nearest])).tolist() if nearest else []
+    if not all(v == v for row in bounds for v in row):  # a line without bounds: as the dense path has it
+        return None
+    out: list[tuple[float, float, float, float]] = []
+    first = 0
+    for end in ends:
+        mine = bounds[first:end]
+        first = end
+        if not mine:
+            out.append(nan)
+            continue
+        x0, y0, x1, y1 = math.inf, math.inf, -math.inf, -math.inf
+        for bx0, by0, bx1, by1 in mine:  # as numpy's minimum and maximum at each line in turn: a tie keeps the earlier
+            x0 = bx0 if bx0 < x0 else x0
+            y0 = by0 if by0 < y0 else y0
+            x1 = bx1 if bx1 > x1 else x1
+            y1 = by1 if by1 > y1 else y1
+        out.append((float(x0), float(y0), float(x1), float(y1)))
+    return tuple(out)
+
+
 def _device_line_boxes(targets: np.ndarray, devices: list[BaseGeometry]) -> list[tuple[float, float, float, float]]:
     """For each device, the box of its shortest lines to the nearest of ``targets`` (:func:`_targets`; NaN: none), through a tree."""
     nan = (math.nan, math.nan, math.nan, math.nan)
@@ -254,45 +304,94 @@ def _device_line_boxes(targets: np.ndarray, devices: list[BaseGeometry]) -> list
     return out
 
 
-def _rule_part(rule: Rule, reads: _LayerReads, u: float, cell_ft: float, margin: float) -> Bounds | None:
-    """The bounds one DEM rule needs, or ``None`` when it reads no DEM (or has nothing to read it for)."""
+@dataclass(frozen=True)
+class _Need:
+    """What one DEM rule's part is made of (:func:`_need_of`): read once per pack and DEM cell size from the rule's kind and
+    parameters (:func:`_pack_needs`), not at every window."""
+
+    need: str  # the rule id
+    part: str  # the kind registry's ``dem``
+    reach_ft: float  # :func:`~.reach.rule_dem_reach_ft`
+    #: The roles whose features it grows: the building sites or devices; the clearing roles, the first present taken; the activity.
+    roles: tuple[str, ...] = ()
+    #: A gradient setback's target specs (role, name filter), each once in the rule's order.
+    specs: tuple[tuple[str, str], ...] = ()
+
+
+def _need_of(rule: Rule, cell_ft: float) -> _Need | None:
+    """What ``rule``'s part of the window is made of, or ``None`` when it adds none (its kind reads no DEM, or a gradient setback
+    of any gradient)."""
     spec = KINDS.get(rule.kind)
     part = spec.dem if spec is not None else None  # the kind registry says which part of the DEM the kind reads
     if part is None:
         return None
-    reach = rule_dem_reach_ft(rule, cell_ft) / u
+    reach_ft = rule_dem_reach_ft(rule, cell_ft)
     if part == "gradient_setback":
         if str(rule.params.get("gradient", "any")) == "any":
             return None
-        parts = [b for b in (_grown_box(reads.box(("devices",)), reach + margin), _grown_box(reads.lines_box(rule), margin)) if b is not None]
-        return _union(parts)  # finite boxes: their smallest and largest bounds
+        specs = tuple(dict.fromkeys((str(t.get("role")), str(t.get("name_matches", "")).lower())
+                                    for t in rule.params.get("targets", []) if isinstance(t, dict)))
+        return _Need(rule.id, part, reach_ft, ("devices",), specs)
     if part in ("building_sites", "devices"):
-        return _grown_box(reads.box((part,)), reach + margin)
+        return _Need(rule.id, part, reach_ft, (part,))
     if part == "clearing":
-        roles = [str(r) for r in rule.params.get("roles", ["clearing"])]
-        role = next((r for r in roles if r in reads.layers), None)
-        return _grown_box(reads.box((role,)), margin) if role else None
-    if part == "flow_trace":  # the trace's first window around the activity; it reads further windows itself
-        activity = tuple(str(r) for r in rule.params.get("activity_roles", ["disturbance"]))
-        return _grown_box(reads.box(activity), reach + margin) if activity else None
+        return _Need(rule.id, part, reach_ft, tuple(str(r) for r in rule.params.get("roles", ["clearing"])))
+    if part == "flow_trace":
+        return _Need(rule.id, part, reach_ft, tuple(str(r) for r in rule.params.get("activity_roles", ["disturbance"])))
     return None
 
 
-#: Each pack's rules whose kind reads the DEM (the kind registry's ``dem``), in the pack's order, by pack object (held: a pack is
-#: frozen and loaded once; the live re-check asks at every edit): the others add no part (:func:`_rule_part`).
-_DEM_RULES: dict[int, tuple[RulePack, tuple[Rule, ...]]] = {}
+def _need_part(need: _Need, reads: _LayerReads, u: float, margin: float) -> Bounds | None:
+    """The bounds one DEM rule needs (:class:`_Need`), or ``None`` when it has nothing to read the DEM for."""
+    reach = need.reach_ft / u
+    if need.part == "gradient_setback":
+        parts = [b for b in (_grown_box(reads.box(("devices",)), reach + margin), _grown_box(reads.lines_box(need.specs), margin)) if b is not None]
+        return _union(parts)  # finite boxes: their smallest and largest bounds
+    if need.part in ("building_sites", "devices"):
+        return _grown_box(reads.box(need.roles), reach + margin)
+    if need.part == "clearing":
+        role = next((r for r in need.roles if r in reads.layers), None)
+        return _grown_box(reads.box((role,)), margin) if role else None
+    if need.part == "flow_trace":  # the trace's first window around the activity; it reads further windows itself
+        return _grown_box(reads.box(need.roles), reach + margin) if need.roles else None
+    return None
+
+
+@dataclass(frozen=True)
+class _PackNeeds:
+    """A pack's parts of the window as its rules declare them (:func:`_pack_needs`)."""
+
+    needs: tuple[_Need, ...]
+    #: Every gradient rule's target specs, each once, in the pack's order (:class:`_LayerReads` keeps those with features).
+    specs: tuple[tuple[str, str], ...]
+    #: Whether the pack has an envelope rule (:func:`siting_part`), and the envelope rules' reach, feet.
+    siting: bool
+    envelope_ft: float
+
+
+#: Each pack's needs by pack object and DEM cell size (held: a pack is frozen and loaded once; the live re-check asks at every
+#: edit): the rules whose kind reads no DEM add no part.
+_NEEDS: dict[tuple[int, float], tuple[RulePack, _PackNeeds]] = {}
+
+
+def _pack_needs(pack: RulePack, cell_ft: float) -> _PackNeeds:
+    """:class:`_PackNeeds` of ``pack`` at ``cell_ft``, found once per pack object and cell size."""
+    key = (id(pack), float(cell_ft))
+    held = _NEEDS.get(key)
+    if held is not None and held[0] is pack:
+        return held[1]
+    if len(_NEEDS) > 64:
+        _NEEDS.clear()
+    needs = tuple(n for rule in _dem_rules(pack) if (n := _need_of(rule, cell_ft)) is not None)
+    siting = any(r.kind in ENVELOPE_KINDS for r in pack.rules)
+    found = _PackNeeds(needs, tuple(dict.fromkeys(s for n in needs for s in n.specs)), siting, envelope_reach_ft(pack) if siting else 0.0)
+    _NEEDS[key] = (pack, found)
+    return found
 
 
 def _dem_rules(pack: RulePack) -> tuple[Rule, ...]:
-    """The rules of ``pack`` whose kind reads the DEM, in its order (each found once per pack object)."""
-    held = _DEM_RULES.get(id(pack))
-    if held is not None and held[0] is pack:
-        return held[1]
-    if len(_DEM_RULES) > 64:
-        _DEM_RULES.clear()
-    found = tuple(rule for rule in pack.rules if (kind := KINDS.get(rule.kind)) is not None and kind.dem is not None)
-    _DEM_RULES[id(pack)] = (pack, found)
-    return found
+    """The rules of ``pack`` whose kind reads the DEM (the kind registry's ``dem``), in its order: the others add no part."""
+    return tuple(rule for rule in pack.rules if (kind := KINDS.get(rule.kind)) is not None and kind.dem is not None)
 
 
 def _site_parcel_geoms(layers: Mapping[str, FeatureLayer], site_parcel_id: str | None) -> list[BaseGeometry]:
@@ -301,9 +400,10 @@ def _site_parcel_geoms(layers: Mapping[str, FeatureLayer], site_parcel_id: str |
     if parcels is None or len(parcels) == 0:
         return []
     scratch: list[Warning_] = []
-    # cleaned as the engine cleans them (the warnings are the check's to give), each kept by content (core.derived)
-    cleaned = {r: derive("cleaned layer, no warnings", partial(clean_layer, layers[r], []), layers[r]) for r in ("parcels", "building_sites", "devices")
-               if r in layers}
+    # cleaned as the engine cleans them (the warnings are the check's to give), each the very value the engine's own cleaning
+    # finds (core.derived), so the check that follows cleans none of them again and finds the parcels holding each feature of
+    # the plan found here (a moved device's, keyed by the same cleaned parcels)
+    cleaned = {r: cleaned_layer(layers[r])[0] for r in ("parcels", "building_sites", "devices") if r in layers}
     try:
         idx = find_site_parcels(cleaned.get("parcels"), site_parcel_id, cleaned, scratch)
     except LookupError:  # an unknown --site-parcel: the check itself says so
@@ -313,9 +413,10 @@ def _site_parcel_geoms(layers: Mapping[str, FeatureLayer], site_parcel_id: str |
 
 def siting_part(layers: Mapping[str, FeatureLayer], pack: RulePack, unit_to_ft: float, site_parcel_id: str | None = None) -> Bounds | None:
     """The site parcel grown by the envelope rules' reach (plus :data:`SITING_PAD_FT`), working CRS; ``None`` without one."""
-    if not any(r.kind in ENVELOPE_KINDS for r in pack.rules):
+    needs = _pack_needs(pack, 0.0)  # the envelope's reach does not depend on the DEM's cells
+    if not needs.siting:
         return None
-    return _grown(_site_parcel_geoms(layers, site_parcel_id), (envelope_reach_ft(pack) + SITING_PAD_FT) / unit_to_ft)
+    return _grown(_site_parcel_geoms(layers, site_parcel_id), (needs.envelope_ft + SITING_PAD_FT) / unit_to_ft)
 
 
 def dem_window(
@@ -350,12 +451,12 @@ def dem_window(
     """
     margin = margin_ft / unit_to_ft
     parts: list[WindowPart] = []
-    rules = _dem_rules(pack)  # a rule whose kind reads no DEM adds no part
-    reads = _LayerReads(layers, rules)
-    for rule in rules:
-        b = _rule_part(rule, reads, unit_to_ft, cell_ft, margin)
+    needs = _pack_needs(pack, cell_ft)  # a rule whose kind reads no DEM adds no part
+    reads = _LayerReads(layers, needs.specs)
+    for need in needs.needs:
+        b = _need_part(need, reads, unit_to_ft, margin)
         if b is not None:
-            parts.append(WindowPart(rule.id, b))
+            parts.append(WindowPart(need.need, b))
     if siting:
         b = siting_part(layers, pack, unit_to_ft, site_parcel_id)
         if b is not None:

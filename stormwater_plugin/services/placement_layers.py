@@ -39,7 +39,7 @@ from ..core.geometry_arrays import object_array
 from ..core.model import FeatureLayer, Warning_
 from ..core.roles import CONTEXT_ROLES
 from .intake import FAR_FT, MAX_LISTED, outside_area_of_use, placement_problem
-from .working_crs import ParcelPicks, site_geometries
+from .working_crs import ParcelPicks, named_site_geometries, site_geometries
 
 #: A box (xmin, ymin, xmax, ymax).
 Box = tuple[float, float, float, float]
@@ -208,13 +208,28 @@ def misplaced_sources(
     plan = [i for i, s in enumerate(sources) if s.role not in CONTEXT_ROLES]
     picks = {} if picks is None else picks  # the site parcel the parcels name, found once for every role's anchor
     measure = _BoxDistances([s.bounds for s in sources], unit_to_ft)
+    named: dict[tuple[int, ...], list[BaseGeometry] | None] = {}
+
+    def anchor_of(keep: set[int]) -> list[BaseGeometry]:
+        # site_geometries of the merged layers of ``keep``: the site parcel(s) the parcels alone name, when they do, are found
+        # once for every role judged against the same parcel sources (the other roles' layers are then not merged)
+        parcel_sources = tuple(i for i in sorted(keep) if sources[i].role == "parcels" and reasons[i] is None
+                               and (layer := sources[i].layer) is not None and len(layer))
+        if parcel_sources:
+            if parcel_sources not in named:
+                named[parcel_sources] = named_site_geometries(_merged(sources, reasons, set(parcel_sources))["parcels"], site_parcel_id, picks)
+            found = named[parcel_sources]
+            if found is not None:
+                return found
+        return site_geometries(_merged(sources, reasons, keep), site_parcel_id, picks)
+
     for role in dict.fromkeys(sources[i].role for i in plan):
-        anchor = site_geometries(_merged(sources, reasons, {i for i in plan if sources[i].role != role}), site_parcel_id, picks)
+        anchor = anchor_of({i for i in plan if sources[i].role != role})
         judged = [i for i in plan if sources[i].role == role and reasons[i] is None and sources[i].layer is not None]
         for i, d in zip(judged, measure(anchor, judged)):
             s = sources[i]
             reasons[i] = placement_problem(s.source, s.crs_name, False, d, min(reaches[role], FAR_FT))
-    anchor = site_geometries(_merged(sources, reasons, set(plan)), site_parcel_id, picks)
+    anchor = anchor_of(set(plan))
     context = [i for i, s in enumerate(sources) if s.role in CONTEXT_ROLES and reasons[i] is None and s.bounds is not None]
     for i, d in zip(context, measure(anchor, context)):
         s = sources[i]

@@ -164,6 +164,27 @@ def site_geometries(layers: Mapping[str, FeatureLayer], site_parcel_id: str | No
         found = _present([parcels.geoms[i] for i in site_parcel_indices(layers, site_parcel_id, picks)])
         if found:
             return found
+    return _plan_geometries(layers)
+
+
+def named_site_geometries(parcels: FeatureLayer, site_parcel_id: str | None, picks: ParcelPicks) -> list[BaseGeometry] | None:
+    """:func:`site_geometries` of any layers whose parcels are ``parcels`` (not empty), when the parcels alone decide it: the site
+    parcel(s) they name (:func:`site_parcel_indices`' pick by the parcels alone, kept in ``picks``) with a geometry; ``None`` when
+    the other layers may decide (no parcel named, or none of those named has a geometry).
+    """
+    held = picks.get((id(parcels), site_parcel_id))
+    if held is None or held[0] is not parcels:
+        try:
+            held = picks[id(parcels), site_parcel_id] = (parcels, pick_site_parcel(parcels, site_parcel_id, {}))
+        except UnknownSiteParcel:
+            return None
+    if held[1].how == "none":
+        return None
+    return _present([parcels.geoms[i] for i in held[1].indices]) or None
+
+
+def _plan_geometries(layers: Mapping[str, FeatureLayer]) -> list[BaseGeometry]:
+    """:func:`site_geometries` without a site parcel: the plan's located features, else every layer's."""
     for roles in (PLAN_ROLES, tuple(layers)):
         found = _present([g for r in roles if r in layers for g in layers[r].geoms])
         if found:

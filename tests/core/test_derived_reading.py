@@ -192,6 +192,19 @@ def test_the_nearest_lines_from_every_distance_box_as_the_trees_do(groups: list[
     assert [[tuple(map(repr, b)) for b in mine] for mine in dense] == [[tuple(map(repr, b)) for b in mine] for mine in tree]
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(_shape, max_size=6), min_size=1, max_size=4), _shape)
+def test_one_devices_nearest_lines_box_as_the_tree_and_every_distance_do(groups: list[list[Any]], device: Any):
+    """The moved device's lines to its nearest targets of each spec (its own path): the same boxes as the tree's and the dense path's."""
+    targets = [np.array(g, dtype=object) for g in groups]
+    one = dem_window_module._one_device_line_boxes(targets, device)
+    tree = tuple(dem_window_module._device_line_boxes(t, [device])[0] for t in targets)
+    dense = dem_window_module._dense_line_boxes(targets, [device])
+    assert one is not None and dense is not None
+    assert [tuple(map(repr, b)) for b in one] == [tuple(map(repr, b)) for b in tree] == [tuple(map(repr, b)) for b in dense[0]]
+    assert dem_window_module._device_lines_boxes([], [device]) == [()]
+
+
 _bound = st.one_of(st.just(math.nan), st.floats(-1e6, 1e6))
 
 

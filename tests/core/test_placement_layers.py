@@ -172,3 +172,49 @@ def test_a_county_of_parcels_beside_a_batch_of_devices_is_judged_without_a_matri
         tracemalloc.stop()
     assert got == [[], [0]]
     assert peak < 100 * 2**20
+
+
+def _former_misplaced_sources(sources: list[SourcePlace], reaches: dict[str, float], unit_to_ft: float, site_parcel_id: str | None) -> list[str | None]:
+    """:func:`misplaced_sources` as it was: every role's anchor found from the merged layers of the other roles."""
+    import stormwater_plugin.services.placement_layers as placement_layers
+
+    former = placement_layers.named_site_geometries
+    placement_layers.named_site_geometries = lambda *a: None  # the parcels never decide alone: site_geometries of every merge
+    try:
+        return misplaced_sources(sources, reaches, unit_to_ft, site_parcel_id)
+    finally:
+        placement_layers.named_site_geometries = former
+
+
+_flag = st.sampled_from([None, 0, 1, "yes"])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(_flag, st.integers(-2, 6), st.booleans()), max_size=4), st.integers(0, 2),
+       st.lists(st.tuples(st.sampled_from(["devices", "building_sites", "impervious", "clearing", "wells", "streams"]), st.integers(-4, 8),
+                          st.booleans(), st.booleans()), max_size=6),
+       st.sampled_from([None, "P-0", "P-1", "P-9"]), st.sampled_from([50.0, 500.0, math.inf]))
+def test_misplaced_sources_find_the_parcels_named_site_once_as_every_roles_merge_does(parcels, parcel_sources, drawn, site_id, reach):
+    """The anchor of each role from the site parcel the parcels alone name (found once) is the anchor of the other roles' merge,
+    whatever names the site (an id, the flag, the only parcel, the plan), with parcels in several sources, none, one misplaced or
+    empty."""
+    sources: list[SourcePlace] = []
+    chunks = [parcels[k::parcel_sources] for k in range(parcel_sources)] if parcel_sources else []
+    for k, chunk in enumerate(chunks):
+        gs = [Point() if empty else box(x * 100, 0, x * 100 + 100, 100) for _flag_value, x, empty in chunk]
+        lay = FeatureLayer.from_sequences("parcels", gs, [f"P-{k}{n}" if k else f"P-{n}" for n in range(len(gs))],
+                                          [{} if f is None else {"is_site": f} for f, _x, _e in chunk])
+        located = [g for g in gs if not g.is_empty]
+        bounds = tuple(float(v) for v in shapely.total_bounds(np.array(located, dtype=object))) if located else None
+        sources.append(SourcePlace("parcels", f"parcels-{k}.gpkg", "UTM", fits_crs=k != 2, bounds=bounds, layer=lay))  # type: ignore[arg-type]
+    for n, (role, x, far, fits) in enumerate(drawn):
+        at = x * 100 + (550 if far else 30)  # within or beyond a reach of 50 or 500 ft of one parcel or another
+        if role in ("wells", "streams"):
+            sources.append(SourcePlace(role, f"{role}-{n}.gpkg", "UTM", fits_crs=fits, bounds=(float(at), 10.0, float(at) + 5, 15.0)))
+        else:
+            lay = FeatureLayer.from_sequences(role, [Point(at, 50)], [f"{role}-{n}"], [{}])
+            sources.append(SourcePlace(role, f"{role}-{n}.gpkg", "UTM", fits_crs=fits, bounds=(float(at), 50.0, float(at), 50.0), layer=lay))
+    plan = [s for s in sources if s.role in ("parcels", "devices", "building_sites", "impervious", "clearing")]
+    sources = plan + [s for s in sources if s not in plan]  # the plan roles first, as the read gives them
+    reaches = dict.fromkeys(("parcels", "devices", "building_sites", "impervious", "clearing", "wells", "streams"), reach)
+    assert misplaced_sources(sources, reaches, 1.0, site_id) == _former_misplaced_sources(sources, reaches, 1.0, site_id)

@@ -95,6 +95,22 @@ def test_window_holds_the_whole_site_parcel_plus_the_100_ft_envelope_reach() -> 
     assert siting_part(layers, load_pack("lgpc"), 1.0) == (-120.0, -120.0, 420.0, 320.0)
 
 
+def test_the_envelope_window_holds_the_site_parcel_the_engine_finds_from_its_cleaned_layers() -> None:
+    """Two spellings of the site flag: the engine's cleaning keeps the first with a value ("no"), so the plan places the site on
+    the parcel holding the device; the window reads the flags as the engine does, never the last spelling ("yes") alone."""
+    from shapely.geometry import Point, box
+
+    from stormwater_plugin.core.engine import prepare_context
+    from stormwater_plugin.core.model import SiteInputs
+
+    pack = load_pack("lgpc")
+    layers = _layers(parcels=([box(0, 0, 100, 100), box(100, 0, 200, 100)], [{"IS_SITE": "no", "is_site": "yes"}, {"is_site": "no"}]),
+                     devices=([Point(150, 50)], [{"device_type": "dry_well"}]))
+    _ctx, _cls, site_idx = prepare_context(SiteInputs(layers=layers, dem=None, unit_to_ft=1.0), pack)
+    assert [layers["parcels"].ids[i] for i in site_idx] == ["PA-2"]
+    assert siting_part(layers, pack, 1.0) == (100.0 - 120.0, -120.0, 200.0 + 120.0, 220.0)
+
+
 def test_a_well_far_outside_every_rules_reach_never_moves_the_mamakating_window() -> None:
     from shapely.geometry import Point, box
 
