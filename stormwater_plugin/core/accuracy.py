@@ -44,11 +44,10 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import replace
-from functools import lru_cache, partial
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from .derived import derive
 from .errors import StormwaterError
 from .extents import Interval, decide_distance
 from .limits import compare
@@ -212,7 +211,6 @@ def apply_accuracy(
     out: list[Finding] = []
     unstated: set[str] = set()
     known: dict[tuple[str, str], tuple[float | None, str]] = {}
-    read: dict[str, _LayerAccuracy] = {}
     for f in findings:
         if f.kind in DEM_DEPTH_KINDS:
             out.append(_depth(f, dem_vertical_accuracy_ft))
@@ -231,10 +229,7 @@ def apply_accuracy(
         for ref in (f.subject, f.other):
             found = known.get((ref.layer, ref.id))
             if found is None:  # each feature's accuracy read once (most features are named by several findings)
-                by_role = read.get(ref.layer)
-                if by_role is None:  # each layer's, once
-                    by_role = read[ref.layer] = _accuracies(layers, ref.layer, role_accuracy.get(ref.layer))
-                found = known[(ref.layer, ref.id)] = by_role.of(ref.id)
+                found = known[(ref.layer, ref.id)] = feature_accuracy(_lookup(layers, ref) or {}, role_accuracy.get(ref.layer))
             acc = found[0]
             if acc is None:
                 unstated.add(ref.layer)
@@ -287,45 +282,6 @@ def apply_accuracy(
             out.append(replace(f, message=f"{f.message} Near the limit: the margin of {_fmt(margin)} ft is within the data's accuracy "
                                           f"(±{_fmt(combined)} ft; {stated}).", extra=extra))
     return out, sorted(unstated)
-
-
-class _LayerAccuracy:
-    """The :func:`feature_accuracy` of features of one layer by id (the first feature of an id, as :func:`_lookup`), read when asked.
-
-    Kept by the layer's content and the role's stated accuracy (:mod:`.derived`): a later check of the same layer reads
-    the features its findings name from here. What it holds is a function of that content alone.
-    """
-
-    def __init__(self, layer: FeatureLayer | None, role_accuracy: float | None) -> None:
-        self._layer = layer
-        self._role_accuracy = role_accuracy
-        self._first: dict[str, int] | None = None
-        self._read: dict[str, tuple[float | None, str]] = {}
-
-    def of(self, fid: str) -> tuple[float | None, str]:
-        """The accuracy of feature ``fid`` and where it came from (an absent feature: the role's, else unstated)."""
-        found = self._read.get(fid)
-        if found is None:
-            attrs: Mapping[str, Any] = {}
-            if self._layer is not None:
-                first = self._first
-                if first is None:  # each id's first position, found once per layer
-                    first = {}
-                    for n, x in enumerate(self._layer.ids):
-                        first.setdefault(x, n)
-                    self._first = first
-                at = first.get(fid)
-                if at is not None:
-                    attrs = self._layer.attrs[at]
-            found = self._read[fid] = feature_accuracy(attrs, self._role_accuracy)
-        return found
-
-
-def _accuracies(layers: Mapping[str, FeatureLayer], role: str, role_accuracy: float | None) -> _LayerAccuracy:
-    layer = layers.get(role)
-    if layer is None:
-        return _LayerAccuracy(None, role_accuracy)
-    return derive("accuracy of the features", partial(_LayerAccuracy, layer, role_accuracy), layer, role_accuracy)
 
 
 def _allowance(f: Finding, layers: Mapping[str, FeatureLayer], role_accuracy: Mapping[str, float], words: str,

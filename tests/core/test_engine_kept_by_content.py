@@ -3,13 +3,10 @@ gives what a check made afresh gives, and each shortcut gives what its former fo
 
 The kept values: a layer's normalised attributes (by role, ids and attributes: a move cleans the geometries alone), the
 smallest plausible footprints of a layer's polygons (by role and their attributes: a move reads its symbols without the
-vocabulary), each named layer's WKT (by the layer and the ids named) and each layer's accuracies (by the layer and the
-role's stated accuracy).
+vocabulary) and each named layer's WKT (by the layer and the ids named).
 """
 
 from __future__ import annotations
-
-import math
 
 import numpy as np
 import shapely
@@ -17,7 +14,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from shapely.geometry import MultiPolygon, Point, Polygon, box
 
-from stormwater_plugin.core.accuracy import _LayerAccuracy, _lookup, apply_accuracy, feature_accuracy
 from stormwater_plugin.core.derived import Derived, using
 from stormwater_plugin.core.engine import _cleaned, _feature_wkt
 from stormwater_plugin.core.extents import _min_footprint, _symbols_read, attributes_key
@@ -255,49 +251,3 @@ def test_the_wkt_of_the_features_named_is_the_former_one(devices, named):
         with using(derived, settle=False):
             got = _feature_wkt(_refs(findings), layers)
         assert got == former and list(got) == list(former)  # the same WKT, in the order the findings first name them
-
-
-# -- each layer's accuracies -------------------------------------------------------------------------------------------------
-
-def _distance(subject: tuple[str, str], other: tuple[str, str], status: Status = Status.PASS, measured: float = 21.0) -> Finding:
-    return Finding("r", "device_setback", Citation("x", "", "", ""), status, FeatureRef(*subject), FeatureRef(*other), measured, 20.0, "m")
-
-
-def _adjusted(layers: dict[str, FeatureLayer], role_accuracy: dict[str, float], findings: list[Finding]) -> tuple:
-    out, unstated = apply_accuracy(findings, layers, role_accuracy)
-    return [(f.status, f.message, sorted(f.extra.items())) for f in out], unstated
-
-
-def test_the_accuracies_follow_a_change_of_each_input_they_are_kept_by():
-    wells = _layer("wells", [Point(100, 0), Point(200, 0)], ["W1", "W2"], [{"accuracy_ft": 3}, {"data_source": "survey"}])
-    devices = _layer("devices", [Point(0, 0)], ["DW-1"], [{"Accuracy_FT": "2"}])
-    findings = [_distance(("devices", "DW-1"), ("wells", "W1")), _distance(("devices", "DW-1"), ("wells", "W2"), Status.VIOLATION, 19.0)]
-    cases = [
-        ("same", {"devices": devices, "wells": wells}, {}, findings),
-        ("a well's stated accuracy", {"devices": devices, "wells": _layer("wells", [Point(100, 0), Point(200, 0)], ["W1", "W2"],
-                                                                          [{"accuracy_ft": 0.5}, {"data_source": "survey"}])}, {}, findings),
-        ("a well's source", {"devices": devices, "wells": _layer("wells", [Point(100, 0), Point(200, 0)], ["W1", "W2"],
-                                                                 [{"accuracy_ft": 3}, {"data_source": "tax_map"}])}, {}, findings),
-        ("the wells' ids swapped", {"devices": devices, "wells": _layer("wells", [Point(100, 0), Point(200, 0)], ["W2", "W1"],
-                                                                        [{"accuracy_ft": 3}, {"data_source": "survey"}])}, {}, findings),
-        ("an id shared: the first", {"devices": devices, "wells": _layer("wells", [Point(100, 0), Point(200, 0)], ["W1", "W1"],
-                                                                         [{"accuracy_ft": 3}, {"accuracy_ft": 9}])}, {}, findings),
-        ("the role's accuracy", {"devices": devices, "wells": wells}, {"wells": 4.0}, findings),
-        ("the role's accuracy, as an integer", {"devices": devices, "wells": wells}, {"wells": 4}, findings),
-        ("the device's accuracy unstated", {"devices": _layer("devices", [Point(0, 0)], ["DW-1"], [{}]), "wells": wells}, {}, findings),
-        ("a well absent", {"devices": devices, "wells": _layer("wells", [Point(100, 0)], ["W1"], [{"accuracy_ft": 3}])}, {}, findings),
-        ("no wells", {"devices": devices}, {}, findings),
-    ]
-    _chain(cases, _adjusted)
-
-
-@settings(max_examples=60, deadline=None)
-@given(features=st.lists(st.tuples(st.sampled_from(["A", "B", "C"]),
-                                   st.sampled_from([{}, {"accuracy_ft": 2}, {"ACCURACY_FT": "1.5"}, {"accuracy_ft": -1}, {"accuracy_ft": math.nan},
-                                                    {"data_source": "Survey "}, {"source_kind": "tax_map"}, {"data_source": "?"}])), max_size=4),
-       asked=st.lists(st.sampled_from(["A", "B", "C", "D"]), max_size=4), role_accuracy=st.sampled_from([None, 0.0, 5.0]))
-def test_a_layers_accuracies_are_the_former_look_up_of_each_feature(features, asked, role_accuracy):
-    layer = _layer("wells", [Point(n, 0) for n in range(len(features))], [i for i, _ in features], [a for _, a in features])
-    memo = _LayerAccuracy(layer, role_accuracy)
-    for fid in asked + asked:  # each asked twice: the second from the memo
-        assert memo.of(fid) == feature_accuracy(_lookup({"wells": layer}, FeatureRef("wells", fid)) or {}, role_accuracy)
