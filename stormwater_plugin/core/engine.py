@@ -233,7 +233,8 @@ def run_check(inputs: SiteInputs, pack: RulePack, progress: Callable[[float], bo
     """Run every rule of ``pack`` on ``inputs``.
 
     ``progress``, when given, is called with the fraction done (0 to 1)
-    between rules; returning ``False`` stops the run with
+    at the start and before each rule that is run (one not applicable, or
+    left to the reviewer, takes no time); returning ``False`` stops the run with
     :class:`CheckCancelled` (the plugin's Cancel button). ``step`` runs each
     rule of the loop (:data:`RuleStep`; the incremental re-check's recorder).
     ``derived`` keeps the values derived from the layers (:mod:`.derived`) and
@@ -271,9 +272,9 @@ def _check(inputs: SiteInputs, pack: RulePack, progress: Callable[[float], bool]
     if ran_first:
         no_geometry_findings(ctx, pack.rule(ran_first[0]), read_log.read)
     possible, n_rules = cls.classes, max(1, len(pack.rules))
+    if progress is not None and progress(0.0) is False:
+        raise CheckCancelled("cancelled before the first rule")
     for n_done, rule in enumerate(pack.rules):
-        if progress is not None and progress(n_done / n_rules) is False:
-            raise CheckCancelled(f"cancelled before rule {rule.id}")
         if rule.id in ran_first:
             continue
         binding = [c for c in possible if rule.applies_to_class(c)]
@@ -285,6 +286,9 @@ def _check(inputs: SiteInputs, pack: RulePack, progress: Callable[[float], bool]
         if rule.kind == "reviewer":
             ctx.skip(rule, REVIEWER_REASON)
             continue
+        # reported (and Cancel asked) before each rule that is run: one not applicable or left to the reviewer takes no time
+        if n_done and progress is not None and progress(n_done / n_rules) is False:
+            raise CheckCancelled(f"cancelled before rule {rule.id}")
         run = partial(_run_rule, ctx, rule, read_log, binding, possible, site_idx)
         made = run() if step is None else step(ctx, rule, run)
         if made is not None:
