@@ -12,7 +12,6 @@ import importlib
 from functools import partial
 from typing import Any, Callable
 
-import numpy as np
 import shapely
 from shapely.geometry.base import BaseGeometry
 
@@ -24,6 +23,7 @@ from .checks.shoreline import shoreline_as_lines
 from .derived import Derived, derive, derive_each, using
 from .extents import attributes_key, extents_used, read_symbols
 from .geometry import clean_layer
+from .geometry_arrays import object_array
 from .kinds import KINDS, distance_words, handler_path
 from .model import (
     CheckResult,
@@ -391,7 +391,7 @@ def _layer_wkt(layer: FeatureLayer, ids: tuple[str, ...]) -> tuple[str | None, .
     out: list[str | None] = [None] * len(ids)
     if not present:
         return tuple(out)
-    empty = shapely.is_empty(np.array([geoms[n] for n in present], dtype=object)).tolist()  # asked of all at once
+    empty = shapely.is_empty(object_array([geoms[n] for n in present])).tolist()  # asked of all at once
     kept = [n for n, e in zip(present, empty) if not e]
     for n, wkt in zip(kept, derive_each("wkt", _wkt, [geoms[n] for n in kept])):
         out[n] = wkt
@@ -404,7 +404,7 @@ def _id_index(layer: FeatureLayer) -> dict[str, int]:
 
 
 def _wkt(geoms: list[BaseGeometry]) -> list[str]:
-    return list(shapely.to_wkt(np.array(geoms, dtype=object), rounding_precision=2, trim=True).tolist())
+    return list(shapely.to_wkt(object_array(geoms), rounding_precision=2, trim=True).tolist())
 
 
 def upstream_class(ctx: CheckContext, cls: Any, pack: RulePack) -> tuple[Any, list[str]]:

@@ -41,12 +41,12 @@ from itertools import chain
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-import numpy as np
 import shapely
 from shapely.geometry.base import BaseGeometry
 
 from .derived import derive, derive_each
 from .errors import StormwaterError
+from .geometry_arrays import object_array
 from .limits import Quantity, Relation, compare, relation
 from .model import FeatureLayer, Status, Warning_
 from .roles import ROLE_NOUN
@@ -455,7 +455,7 @@ def _symbols_read(role: str, layer: FeatureLayer, unit_to_ft: float) -> tuple[Fe
     geoms = list(layer.geoms)
     hit: list[str] = []
     # which are polygons (Polygon, MultiPolygon: ``None`` is of type -1), and of those which are empty, asked at once
-    arr = np.asarray(layer.geoms, dtype=object)
+    arr = object_array(layer.geoms)
     polys = [i for i, t in enumerate(shapely.get_type_id(arr).tolist()) if t == 3 or t == 6]
     if polys:
         sub = arr[polys]

@@ -22,6 +22,7 @@ from .checks.affected import attr, impervious_status
 from .checks.context import id_key, joined_ids, truthy
 from .derived import derive, derive_each
 from .errors import StormwaterError
+from .geometry_arrays import object_array
 from .model import FeatureLayer, Warning_
 from .roles import PLAN_OBJECT_ROLES, PLAN_ROLES
 
@@ -186,7 +187,7 @@ def _proposed_work(role: str, layer: FeatureLayer) -> tuple[Any, ...]:
     """The geometries of ``layer`` that are proposed work (:func:`work_parcels`), in the layer's order."""
     work: list[Any] = []
     # which are empty, asked of the layer at once (``None`` is not empty: it is left out by itself)
-    empty = shapely.is_empty(np.asarray(layer.geoms, dtype=object)).tolist() if len(layer) else []
+    empty = shapely.is_empty(object_array(layer.geoms)).tolist() if len(layer) else []
     for g, a, e in zip(layer.geoms, layer.attrs, empty):
         if role == "impervious" and impervious_status(a) == "existing":
             continue
