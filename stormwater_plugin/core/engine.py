@@ -361,7 +361,7 @@ def _feature_wkt(refs: list[FeatureRef], layers: dict[str, FeatureLayer]) -> dic
     In the order the features are first named. Each layer's part is kept by its content and the ids it names (an edit
     of another layer finds it made), and within it each geometry's WKT by the geometry (the moved feature's alone is written).
     """
-    order: list[tuple[str, str]] = []  # (key, layer) of each feature named, once
+    order: list[str] = []  # the key of each feature named, once
     named: dict[str, dict[str, None]] = {}  # layer to the ids named, in order
     seen: set[str] = set()
     for ref in refs:
@@ -369,7 +369,7 @@ def _feature_wkt(refs: list[FeatureRef], layers: dict[str, FeatureLayer]) -> dic
         if key in seen:
             continue
         seen.add(key)
-        order.append((key, ref.layer))
+        order.append(key)
         named.setdefault(ref.layer, {})[ref.id] = None
     found: dict[str, str] = {}
     for role, ids in named.items():
@@ -380,7 +380,7 @@ def _feature_wkt(refs: list[FeatureRef], layers: dict[str, FeatureLayer]) -> dic
         for fid, wkt in zip(wanted, derive("wkt of the features named", partial(_layer_wkt, layer, wanted), layer, wanted)):
             if wkt is not None:
                 found[f"{role}:{fid}"] = wkt
-    return {key: found[key] for key, _ in order if key in found}
+    return {key: found[key] for key in order if key in found}
 
 
 def _layer_wkt(layer: FeatureLayer, ids: tuple[str, ...]) -> tuple[str | None, ...]:

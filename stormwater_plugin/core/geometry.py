@@ -254,7 +254,8 @@ def clean_layer(layer: FeatureLayer, warnings: list[Warning_]) -> FeatureLayer:
         arr = object_array(layer.geoms)
         fine = ~shapely.is_empty(arr) & ~shapely.has_z(arr) & shapely.is_valid(arr)
         if expected == "polygon":
-            fine &= np.isin(shapely.get_type_id(arr), (3, 6))  # Polygon, MultiPolygon
+            types = shapely.get_type_id(arr)
+            fine &= (types == 3) | (types == 6)  # Polygon, MultiPolygon (np.isin costs tens of microseconds however few)
         if bool(fine.all()) and not _has_empty_parts(arr):
             return FeatureLayer.from_sequences(layer.role, list(arr), layer.ids, layer.attrs, no_geometry=inherited)
     keep_geoms: list[BaseGeometry] = []

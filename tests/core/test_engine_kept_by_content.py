@@ -251,3 +251,11 @@ def test_the_wkt_of_the_features_named_is_the_former_one(devices, named):
         with using(derived, settle=False):
             got = _feature_wkt(_refs(findings), layers)
         assert got == former and list(got) == list(former)  # the same WKT, in the order the findings first name them
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.one_of(_shapes, st.builds(lambda x: shapely.LineString([(x, 0), (x + 1, 1)]), st.integers(0, 9)),
+                          st.builds(lambda x: shapely.MultiPoint([(x, 0), (x, 1)]), st.integers(0, 9))), max_size=6))
+def test_the_polygon_family_of_a_layers_geometries_is_the_former_membership_test(geoms):
+    types = shapely.get_type_id(np.asarray(geoms, dtype=object))
+    assert (((types == 3) | (types == 6)) == np.isin(types, (3, 6))).all()  # clean_layer's fast path, as it was asked
