@@ -301,9 +301,7 @@ def _check(inputs: SiteInputs, pack: RulePack, progress: Callable[[float], bool]
         no_dem = missing_dem_words(warnings)
         warnings.append(Warning_("no_dem", f"{no_dem[:1].upper()}{no_dem[1:]}: every gradient-dependent setback and the slope rules are undetermined."))
 
-    thresholds = {r.id: float(r.params["threshold_pct"]) for r in pack.rules if r.kind == "building_site_slope" and "threshold_pct" in r.params}
-    words = {r.id: w for r in pack.rules if (w := distance_words(r.kind, r.params)) is not None}
-    notes = {r.id: str(r.params.get("advisory_note", ADVISORY_NOTE)).strip() for r in pack.rules if r.params.get("advisory_only")}
+    thresholds, words, notes = _accuracy_tables(pack)
     adjusted, unstated = apply_accuracy(ctx.findings, ctx.layers, inputs.accuracy_ft, inputs.dem_vertical_accuracy_ft, thresholds, words, notes)
     findings = sorted(adjusted, key=_finding_order)
     refs = [r for f in findings for r in (f.subject, f.other) if r is not None]  # the features the findings name, in their order
@@ -331,6 +329,25 @@ def _check(inputs: SiteInputs, pack: RulePack, progress: Callable[[float], bool]
         unit_to_ft=inputs.unit_to_ft,
         pack_source=pack_source(pack),
     )
+
+
+#: Each pack's tables the accuracy reads (slope thresholds, the words of each distance, advisory notes), by pack object (held: a
+#: pack is frozen and loaded once, and the tables are only read; the live re-check asks at every edit).
+_ACCURACY_TABLES: dict[int, tuple[RulePack, tuple[dict[str, float], dict[str, str], dict[str, str]]]] = {}
+
+
+def _accuracy_tables(pack: RulePack) -> tuple[dict[str, float], dict[str, str], dict[str, str]]:
+    """Rule id to its slope threshold (percent), to its distance's words and to its advisory note, of ``pack`` (made once per pack object)."""
+    held = _ACCURACY_TABLES.get(id(pack))
+    if held is not None and held[0] is pack:
+        return held[1]
+    thresholds = {r.id: float(r.params["threshold_pct"]) for r in pack.rules if r.kind == "building_site_slope" and "threshold_pct" in r.params}
+    words = {r.id: w for r in pack.rules if (w := distance_words(r.kind, r.params)) is not None}
+    notes = {r.id: str(r.params.get("advisory_note", ADVISORY_NOTE)).strip() for r in pack.rules if r.params.get("advisory_only")}
+    if len(_ACCURACY_TABLES) > 64:
+        _ACCURACY_TABLES.clear()
+    _ACCURACY_TABLES[id(pack)] = (pack, (thresholds, words, notes))
+    return thresholds, words, notes
 
 
 def _run_rule(ctx: CheckContext, rule: Rule, read_log: _ReadLog, binding: list[str], possible: tuple[str, ...],

@@ -48,3 +48,18 @@ def test_rules_for_another_class_are_listed_as_not_applicable():
     result = run("lgpc", {}, project_class="minor")
     ids = {r["rule_id"] for r in result.rules_not_applicable}
     assert "lgpc.major.septic-recharge-100" in ids and "lgpc.minor.septic-upgradient-20" not in ids
+
+
+def test_the_accuracy_tables_are_each_pack_objects_own():
+    """Kept by pack object (a pack is frozen): another pack, or the same pack with other rules, reads its own tables (#39)."""
+    import dataclasses
+
+    from stormwater_plugin.core.engine import _accuracy_tables
+
+    lgpc, lake_george = load_pack("lgpc"), load_pack("lake-george")
+    for pack in (lgpc, lake_george, lgpc):
+        thresholds, words, notes = _accuracy_tables(pack)
+        assert set(words) <= {r.id for r in pack.rules} and set(thresholds) <= set(words) | {r.id for r in pack.rules}
+        assert _accuracy_tables(pack) == (thresholds, words, notes)
+    fewer = dataclasses.replace(lake_george, rules=[r for r in lake_george.rules if r.id not in _accuracy_tables(lake_george)[1]][:1])
+    assert _accuracy_tables(fewer)[1] == {}
