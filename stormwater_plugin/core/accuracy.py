@@ -234,7 +234,7 @@ def apply_accuracy(
             if acc is None:
                 unstated.add(ref.layer)
             sides.append((ref, acc))
-        combined = combined_accuracy(*(a for _, a in sides))
+        combined = combined_accuracy(sides[0][1], sides[1][1])
         if combined is None:
             out.append(f)
             continue
@@ -263,8 +263,11 @@ def apply_accuracy(
             near = margin < combined
         extra = dict(f.extra)
         extra.update({"margin_ft": round(margin, 2), "accuracy_ft": round(combined, 2), "near_limit": near})
+        if not near:
+            out.append(replace(f, extra=extra))
+            continue
         stated = "; ".join(f"the {ref.layer} location ({ref.id}) is good to ±{_fmt(a)} ft" for ref, a in sides if a is not None)
-        if near and f.status is Status.PASS:
+        if f.status is Status.PASS:
             message = (f"{_fmt(f.measured_ft)} ft against {_fmt(f.required_ft)} ft, a margin of {_fmt(margin)} ft; {stated} "
                        f"(combined ±{_fmt(combined)} ft at 95%): inside the data's accuracy, so compliance cannot be told from the plan: field-verify. "
                        f"Computed: {f.message}")
@@ -275,11 +278,9 @@ def apply_accuracy(
                 out.append(replace(f, status=Status.ADVISORY, message=f"{note} {message}".strip(), extra=extra))
             else:
                 out.append(replace(f, status=Status.UNDETERMINED, message=message, extra=extra))
-        elif near:
+        else:
             out.append(replace(f, message=f"{f.message} Near the limit: the margin of {_fmt(margin)} ft is within the data's accuracy "
                                           f"(±{_fmt(combined)} ft; {stated}).", extra=extra))
-        else:
-            out.append(replace(f, extra=extra))
     return out, sorted(unstated)
 
 

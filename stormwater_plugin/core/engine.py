@@ -12,7 +12,6 @@ import importlib
 from functools import partial
 from typing import Any, Callable
 
-import numpy as np
 import shapely
 from shapely.geometry.base import BaseGeometry
 
@@ -22,8 +21,9 @@ from .checks.context import CheckContext, id_key, missing_dem_words, truthy
 from .checks.setback_targets import feature_name
 from .checks.shoreline import shoreline_as_lines
 from .derived import Derived, derive, derive_each, using
-from .extents import extents_used, read_symbols
+from .extents import attributes_key, extents_used, read_symbols
 from .geometry import clean_layer
+from .geometry_arrays import object_array
 from .kinds import KINDS, distance_words, handler_path
 from .model import (
     CheckResult,
@@ -131,9 +131,25 @@ def _union_all(geoms: Any) -> Any:
 
 
 def _cleaned(layer: FeatureLayer) -> tuple[FeatureLayer, tuple[Warning_, ...]]:
-    """``layer`` cleaned and normalised, and the warnings doing so made (one role's part of :func:`prepare_context`)."""
+    """``layer`` cleaned and normalised, and the warnings doing so made (one role's part of :func:`prepare_context`).
+
+    The normalised attributes are kept by the attributes' content (role, ids, each feature's fields and values): an edit
+    that moves a feature finds them made, and only the geometries are cleaned again.
+    """
     made: list[Warning_] = []
-    return normalise_layer(clean_layer(layer, made), made), tuple(made)
+    cleaned = clean_layer(layer, made)
+    attrs, said = derive("normalised attributes", partial(_normalised, cleaned), cleaned.role, tuple(cleaned.ids), *attributes_key(cleaned.attrs))
+    made.extend(said)
+    if attrs is None:
+        return cleaned, tuple(made)
+    return FeatureLayer.from_sequences(cleaned.role, list(cleaned.geoms), cleaned.ids, attrs, no_geometry=cleaned.no_geometry), tuple(made)
+
+
+def _normalised(layer: FeatureLayer) -> tuple[tuple[dict[str, Any], ...] | None, tuple[Warning_, ...]]:
+    """The attributes :func:`~.vocabulary.normalise_layer` gives ``layer`` (``None``: the layer as it is) and its warnings."""
+    made: list[Warning_] = []
+    done = normalise_layer(layer, made)
+    return (None if done is layer else tuple(done.attrs)), tuple(made)
 
 
 def cleaned_layer(layer: FeatureLayer) -> tuple[FeatureLayer, tuple[Warning_, ...]]:
@@ -223,7 +239,8 @@ def run_check(inputs: SiteInputs, pack: RulePack, progress: Callable[[float], bo
     """Run every rule of ``pack`` on ``inputs``.
 
     ``progress``, when given, is called with the fraction done (0 to 1)
-    between rules; returning ``False`` stops the run with
+    at the start and before each rule that is run (one not applicable, or
+    left to the reviewer, takes no time); returning ``False`` stops the run with
     :class:`CheckCancelled` (the plugin's Cancel button). ``step`` runs each
     rule of the loop (:data:`RuleStep`; the incremental re-check's recorder).
     ``derived`` keeps the values derived from the layers (:mod:`.derived`) and
@@ -260,12 +277,13 @@ def _check(inputs: SiteInputs, pack: RulePack, progress: Callable[[float], bool]
     cls, ran_first = upstream_class(ctx, cls, pack)
     if ran_first:
         no_geometry_findings(ctx, pack.rule(ran_first[0]), read_log.read)
+    possible, n_rules = cls.classes, max(1, len(pack.rules))
+    if progress is not None and progress(0.0) is False:
+        raise CheckCancelled("cancelled before the first rule")
     for n_done, rule in enumerate(pack.rules):
-        if progress is not None and progress(n_done / max(1, len(pack.rules))) is False:
-            raise CheckCancelled(f"cancelled before rule {rule.id}")
         if rule.id in ran_first:
             continue
-        binding = [c for c in cls.classes if rule.applies_to_class(c)]
+        binding = [c for c in possible if rule.applies_to_class(c)]
         if not binding:
             classes = ", ".join(rule.applies.get("classes", []))
             this = f"this is a {cls.project_class} project" if len(cls.classes) == 1 else f"this project is {' or '.join(cls.classes)}"
@@ -274,7 +292,10 @@ def _check(inputs: SiteInputs, pack: RulePack, progress: Callable[[float], bool]
         if rule.kind == "reviewer":
             ctx.skip(rule, REVIEWER_REASON)
             continue
-        run = partial(_run_rule, ctx, rule, read_log, binding, cls.classes, site_idx)
+        # reported (and Cancel asked) before each rule that is run: one not applicable or left to the reviewer takes no time
+        if n_done and progress is not None and progress(n_done / n_rules) is False:
+            raise CheckCancelled(f"cancelled before rule {rule.id}")
+        run = partial(_run_rule, ctx, rule, read_log, binding, possible, site_idx)
         made = run() if step is None else step(ctx, rule, run)
         if made is not None:
             notification = made
@@ -286,14 +307,12 @@ def _check(inputs: SiteInputs, pack: RulePack, progress: Callable[[float], bool]
         no_dem = missing_dem_words(warnings)
         warnings.append(Warning_("no_dem", f"{no_dem[:1].upper()}{no_dem[1:]}: every gradient-dependent setback and the slope rules are undetermined."))
 
-    thresholds = {r.id: float(r.params["threshold_pct"]) for r in pack.rules if r.kind == "building_site_slope" and "threshold_pct" in r.params}
-    words = {r.id: w for r in pack.rules if (w := distance_words(r.kind, r.params)) is not None}
-    notes = {r.id: str(r.params.get("advisory_note", ADVISORY_NOTE)).strip() for r in pack.rules if r.params.get("advisory_only")}
+    thresholds, words, notes = _accuracy_tables(pack)
     adjusted, unstated = apply_accuracy(ctx.findings, ctx.layers, inputs.accuracy_ft, inputs.dem_vertical_accuracy_ft, thresholds, words, notes)
     findings = sorted(adjusted, key=_finding_order)
+    refs = [r for f in findings for r in (f.subject, f.other) if r is not None]  # the features the findings name, in their order
     # The plausible extents this site's findings and class read: the report lists those, not every kind of the pack.
-    named = [(r.layer, r.id) for f in findings for r in (f.subject, f.other) if r is not None]
-    used = extents_used(ctx.layers, [*named, *cls.extent_refs], feature_name)
+    used = extents_used(ctx.layers, [*((r.layer, r.id) for r in refs), *cls.extent_refs], feature_name)
     return CheckResult(
         jurisdiction=pack.jurisdiction,
         pack_title=pack.title,
@@ -312,10 +331,29 @@ def _check(inputs: SiteInputs, pack: RulePack, progress: Callable[[float], bool]
         inventory=ctx.inventory,
         accuracy={"roles": dict(inputs.accuracy_ft), "unstated_roles": unstated,
                   "dem_vertical_ft": inputs.dem_vertical_accuracy_ft, "gradient_tolerance_ft": pack.gradient_tolerance_ft, "extents_used": used},
-        feature_wkt=_feature_wkt(findings, ctx.layers),
+        feature_wkt=_feature_wkt(refs, ctx.layers),
         unit_to_ft=inputs.unit_to_ft,
         pack_source=pack_source(pack),
     )
+
+
+#: Each pack's tables the accuracy reads (slope thresholds, the words of each distance, advisory notes), by pack object (held: a
+#: pack is frozen and loaded once, and the tables are only read; the live re-check asks at every edit).
+_ACCURACY_TABLES: dict[int, tuple[RulePack, tuple[dict[str, float], dict[str, str], dict[str, str]]]] = {}
+
+
+def _accuracy_tables(pack: RulePack) -> tuple[dict[str, float], dict[str, str], dict[str, str]]:
+    """Rule id to its slope threshold (percent), to its distance's words and to its advisory note, of ``pack`` (made once per pack object)."""
+    held = _ACCURACY_TABLES.get(id(pack))
+    if held is not None and held[0] is pack:
+        return held[1]
+    thresholds = {r.id: float(r.params["threshold_pct"]) for r in pack.rules if r.kind == "building_site_slope" and "threshold_pct" in r.params}
+    words = {r.id: w for r in pack.rules if (w := distance_words(r.kind, r.params)) is not None}
+    notes = {r.id: str(r.params.get("advisory_note", ADVISORY_NOTE)).strip() for r in pack.rules if r.params.get("advisory_only")}
+    if len(_ACCURACY_TABLES) > 64:
+        _ACCURACY_TABLES.clear()
+    _ACCURACY_TABLES[id(pack)] = (pack, (thresholds, words, notes))
+    return thresholds, words, notes
 
 
 def _run_rule(ctx: CheckContext, rule: Rule, read_log: _ReadLog, binding: list[str], possible: tuple[str, ...],
@@ -340,32 +378,47 @@ def _run_rule(ctx: CheckContext, rule: Rule, read_log: _ReadLog, binding: list[s
     return None
 
 
-def _feature_wkt(findings: list[Finding], layers: dict[str, FeatureLayer]) -> dict[str, str]:
-    """WKT (0.01 working units) of every feature a finding names, keyed ``layer:id``."""
-    index: dict[str, dict[str, int]] = {}
-    named: dict[str, BaseGeometry | None] = {}
-    for f in findings:
-        for ref in (f.subject, f.other):
-            if ref is None:
-                continue
-            key = f"{ref.layer}:{ref.id}"
-            if key in named:
-                continue
-            ids = index.get(ref.layer)
-            if ids is None:  # each layer named, indexed once, kept by its content (an edit of another layer finds it made)
-                layer = layers.get(ref.layer)
-                ids = index[ref.layer] = derive("index of the ids", partial(_id_index, layer), layer) if layer is not None else {}
-            i = ids.get(ref.id)
-            if i is not None:
-                named[key] = layers[ref.layer].geoms[i]
-    keys = [k for k, g in named.items() if g is not None]
-    geoms = [named[k] for k in keys]
-    if not geoms:
-        return {}
-    empty = shapely.is_empty(np.array(geoms, dtype=object)).tolist()  # asked of all at once
-    keys = [k for k, e in zip(keys, empty) if not e]
-    wkt = derive_each("wkt", _wkt, [g for g, e in zip(geoms, empty) if not e])
-    return dict(zip(keys, wkt))
+def _feature_wkt(refs: list[FeatureRef], layers: dict[str, FeatureLayer]) -> dict[str, str]:
+    """WKT (0.01 working units) of every feature ``refs`` name (a run's findings' subjects and others), keyed ``layer:id``.
+
+    In the order the features are first named. Each layer's part is kept by its content and the ids it names (an edit
+    of another layer finds it made), and within it each geometry's WKT by the geometry (the moved feature's alone is written).
+    """
+    order: list[str] = []  # the key of each feature named, once
+    named: dict[str, dict[str, None]] = {}  # layer to the ids named, in order
+    seen: set[str] = set()
+    for ref in refs:
+        key = f"{ref.layer}:{ref.id}"
+        if key in seen:
+            continue
+        seen.add(key)
+        order.append(key)
+        named.setdefault(ref.layer, {})[ref.id] = None
+    found: dict[str, str] = {}
+    for role, ids in named.items():
+        layer = layers.get(role)
+        if layer is None:
+            continue
+        wanted = tuple(ids)
+        for fid, wkt in zip(wanted, derive("wkt of the features named", partial(_layer_wkt, layer, wanted), layer, wanted)):
+            if wkt is not None:
+                found[f"{role}:{fid}"] = wkt
+    return {key: found[key] for key in order if key in found}
+
+
+def _layer_wkt(layer: FeatureLayer, ids: tuple[str, ...]) -> tuple[str | None, ...]:
+    """The WKT of each of ``ids`` in ``layer`` (the last feature of an id several share); ``None`` for one absent or empty."""
+    index = derive("index of the ids", partial(_id_index, layer), layer)
+    geoms = [layer.geoms[i] if (i := index.get(fid)) is not None else None for fid in ids]
+    present = [n for n, g in enumerate(geoms) if g is not None]
+    out: list[str | None] = [None] * len(ids)
+    if not present:
+        return tuple(out)
+    empty = shapely.is_empty(object_array([geoms[n] for n in present])).tolist()  # asked of all at once
+    kept = [n for n, e in zip(present, empty) if not e]
+    for n, wkt in zip(kept, derive_each("wkt", _wkt, [geoms[n] for n in kept])):
+        out[n] = wkt
+    return tuple(out)
 
 
 def _id_index(layer: FeatureLayer) -> dict[str, int]:
@@ -374,7 +427,7 @@ def _id_index(layer: FeatureLayer) -> dict[str, int]:
 
 
 def _wkt(geoms: list[BaseGeometry]) -> list[str]:
-    return list(shapely.to_wkt(np.array(geoms, dtype=object), rounding_precision=2, trim=True).tolist())
+    return list(shapely.to_wkt(object_array(geoms), rounding_precision=2, trim=True).tolist())
 
 
 def upstream_class(ctx: CheckContext, cls: Any, pack: RulePack) -> tuple[Any, list[str]]:
@@ -481,8 +534,12 @@ def _slope_class_reasons(ctx: CheckContext, cls: Any) -> None:
 
 
 
+#: Each status's :attr:`~.model.Status.rank`, read once (the property finds it in the list of statuses at every call).
+_RANK: dict[Status, int] = {s: s.rank for s in Status}
+
+
 def _finding_order(f: Finding) -> tuple:
-    return (f.status.rank, f.rule_id, f.subject.id if f.subject else "", f.measured_ft if f.measured_ft is not None else -1.0)
+    return (_RANK[f.status], f.rule_id, f.subject.id if f.subject else "", f.measured_ft if f.measured_ft is not None else -1.0)
 
 
 __all__ = ["SiteInputs", "RuleStep", "effective_pack", "run_check", "prepare_context", "upstream_class", "find_site_parcels", "Status", "CheckCancelled"]

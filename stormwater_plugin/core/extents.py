@@ -37,6 +37,7 @@ import json
 import math
 from dataclasses import dataclass, replace
 from functools import lru_cache, partial
+from itertools import chain
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
@@ -45,6 +46,7 @@ from shapely.geometry.base import BaseGeometry
 
 from .derived import derive, derive_each
 from .errors import StormwaterError
+from .geometry_arrays import object_array
 from .limits import Quantity, Relation, compare, relation
 from .model import FeatureLayer, Status, Warning_
 from .roles import ROLE_NOUN
@@ -409,6 +411,20 @@ def footprint_bound(role: str, geom: BaseGeometry, attrs: Mapping[str, Any], uni
     return shapely.buffer(geom, r_ft / unit_to_ft / math.cos(math.pi / n), quad_segs=_QUAD_SEGS)
 
 
+def attributes_key(attrs: Sequence[Mapping[str, Any]]) -> tuple[tuple[int, ...], tuple[Any, ...], tuple[Any, ...]]:
+    """Features' attributes as plain inputs of a derived value (:mod:`.derived`, which keys them with their types).
+
+    The number of fields of each feature, then every field name and every value in order, as flat tuples: the same
+    content told apart as a tuple per feature would, built in fewer steps.
+    """
+    return tuple(map(len, attrs)), tuple(chain.from_iterable(attrs)), tuple(chain.from_iterable([a.values() for a in attrs]))
+
+
+def _min_footprints(role: str, attrs: Sequence[Mapping[str, Any]]) -> tuple[float, ...]:
+    """:func:`_min_footprint` of each of ``attrs``."""
+    return tuple(_min_footprint(role, a) for a in attrs)
+
+
 def _min_footprint(role: str, attrs: Mapping[str, Any]) -> float:
     k = kind_of(role, attrs)
     return 0.0 if k is None else k.footprint_sqft[0]
@@ -438,16 +454,27 @@ def _symbols_read(role: str, layer: FeatureLayer, unit_to_ft: float) -> tuple[Fe
     """:func:`read_symbols` of one role: the layer with its symbols read as points and the warning naming them (``None``: none)."""
     geoms = list(layer.geoms)
     hit: list[str] = []
+    # which are polygons (Polygon, MultiPolygon: ``None`` is of type -1), and of those which are empty, asked at once
+    arr = object_array(layer.geoms)
+    polys = [i for i, t in enumerate(shapely.get_type_id(arr).tolist()) if t == 3 or t == 6]
+    if polys:
+        sub = arr[polys]
+        polys = [i for i, e in zip(polys, shapely.is_empty(sub).tolist()) if not e]
+    if not polys:
+        return None, None
+    # each polygon's smallest plausible footprint, kept by the attributes' content: a move finds them made
+    least = dict(zip(polys, derive("smallest plausible footprints", partial(_min_footprints, role, [layer.attrs[i] for i in polys]), role,
+                                   *attributes_key([layer.attrs[i] for i in polys]))))
     # One feature is one id: the parts of a feature exported as several (a shapefile of single parts) are judged by
     # their whole area and read as one symbol at the whole's centre, so splitting a feature never changes the reading.
     parts: dict[str, list[int]] = {}
-    for i, g in enumerate(geoms):
-        if g is not None and not g.is_empty and g.geom_type in ("Polygon", "MultiPolygon"):
-            parts.setdefault(layer.ids[i], []).append(i)
+    for i in polys:
+        parts.setdefault(layer.ids[i], []).append(i)
+    areas = dict(zip(polys, shapely.area(arr[polys]).tolist()))  # asked of all at once (one part's is its feature's)
     for fid, idx in parts.items():
         whole = shapely.union_all([geoms[i] for i in idx]) if len(idx) > 1 else geoms[idx[0]]
-        a = float(shapely.area(whole)) * unit_to_ft * unit_to_ft
-        if a < min(_min_footprint(role, layer.attrs[i]) for i in idx):
+        a = (float(shapely.area(whole)) if len(idx) > 1 else areas[idx[0]]) * unit_to_ft * unit_to_ft
+        if a < min(least[i] for i in idx):
             c = shapely.centroid(whole)
             point = c if shapely.covered_by(c, whole) else shapely.point_on_surface(whole)
             for i in idx:

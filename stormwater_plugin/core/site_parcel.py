@@ -22,6 +22,7 @@ from .checks.affected import attr, impervious_status
 from .checks.context import id_key, joined_ids, truthy
 from .derived import derive, derive_each
 from .errors import StormwaterError
+from .geometry_arrays import object_array
 from .model import FeatureLayer, Warning_
 from .roles import PLAN_OBJECT_ROLES, PLAN_ROLES
 
@@ -47,7 +48,8 @@ def _present(g: Any) -> bool:
     return g is not None and not g.is_empty
 
 
-def pick_site_parcel(parcels: FeatureLayer | None, site_id: str | None, layers: Mapping[str, FeatureLayer]) -> SiteParcelPick:
+def pick_site_parcel(parcels: FeatureLayer | None, site_id: str | None, layers: Mapping[str, FeatureLayer], *,
+                     kept: bool = False) -> SiteParcelPick:
     """The site parcel(s): ``site_id``, else those with ``is_site`` set, else the only parcel, else the one holding the plan.
 
     The last counts, for each parcel, the proposed building sites and devices
@@ -63,6 +65,9 @@ def pick_site_parcel(parcels: FeatureLayer | None, site_id: str | None, layers: 
         The id the user gave.
     layers : mapping
         Role to layer (the plan roles are read), in one CRS.
+    kept : bool
+        Whether what the parcels alone decide is kept by their content and ``site_id`` (:mod:`.derived`): for layers
+        whose content key is made anyway (the check's cleaned layers); a scan of the flags otherwise.
 
     Raises
     ------
@@ -71,7 +76,9 @@ def pick_site_parcel(parcels: FeatureLayer | None, site_id: str | None, layers: 
     """
     if parcels is None or len(parcels) == 0:
         return SiteParcelPick((), "none")
-    found = _picked_by_parcels(parcels, site_id)  # a scan of the flags: cheaper than a key of the parcels' content (a read asks four times)
+    # a scan of the flags: cheaper than a key of the parcels' content (a read asks four times), unless the key is made anyway
+    found = (derive("site parcel picked by the parcels", partial(_picked_by_parcels, parcels, site_id), parcels, site_id) if kept
+             else _picked_by_parcels(parcels, site_id))
     if found is not None:
         return found
     plan = [g for role in PLAN_OBJECT_ROLES if role in layers for g in layers[role].geoms if _present(g)]
@@ -133,10 +140,10 @@ _NO_FIELD = object()
 
 
 def named_site_parcels(
-    parcels: FeatureLayer | None, site_id: str | None, layers: Mapping[str, FeatureLayer], warnings: list[Warning_]
+    parcels: FeatureLayer | None, site_id: str | None, layers: Mapping[str, FeatureLayer], warnings: list[Warning_], *, kept: bool = False
 ) -> list[int]:
-    """:func:`pick_site_parcel`'s indices, with the ``site_parcel_inferred`` warning when the plan decided."""
-    pick = pick_site_parcel(parcels, site_id, layers)
+    """:func:`pick_site_parcel`'s indices (``kept``: as it says), with the ``site_parcel_inferred`` warning when the plan decided."""
+    pick = pick_site_parcel(parcels, site_id, layers, kept=kept)
     if pick.how == "most_plan":
         assert parcels is not None
         best = pick.indices[0]
@@ -159,33 +166,42 @@ def work_parcels(parcels: FeatureLayer, layers: Mapping[str, FeatureLayer]) -> l
     (whatever the geometry type). Work only touching a parcel's edge does
     not put it in the project.
     """
-    work: list[Any] = []
+    held: set[int] = set()
     for role in PLAN_ROLES:
         layer = layers.get(role)
-        if layer is not None:  # each role's work kept by its layer's content (core.derived): an edit of another role finds it made
-            work.extend(derive("a role's proposed work", partial(_proposed_work, role, layer), role, layer))
+        if layer is not None:  # each role's parcels kept by its layer's content and the parcels' (core.derived): an edit of another role finds them made
+            held.update(derive("parcels holding a role's proposed work", partial(_role_work_parcels, role, layer, parcels), role, layer, parcels))
+    return sorted(held)
+
+
+def _role_work_parcels(role: str, layer: FeatureLayer, parcels: FeatureLayer) -> tuple[int, ...]:
+    """Indices of the parcels whose interior holds proposed work of ``layer`` (:func:`work_parcels` of one role), in order."""
+    work = list(_proposed_work(role, layer))
     if not work:
-        return []
+        return ()
     # each feature's parcels on its own, kept by content (core.derived): a moved device's alone are found again
-    return sorted({j for hits in derive_each("parcels holding a feature", partial(_interior_hits, parcels), work, parcels) for j in hits})
+    return tuple(sorted({j for hits in derive_each("parcels holding a feature", partial(_interior_hits, parcels), work, parcels) for j in hits}))
 
 
 def _proposed_work(role: str, layer: FeatureLayer) -> tuple[Any, ...]:
     """The geometries of ``layer`` that are proposed work (:func:`work_parcels`), in the layer's order."""
     work: list[Any] = []
-    for g, a in zip(layer.geoms, layer.attrs):
+    # which are empty, asked of the layer at once (``None`` is not empty: it is left out by itself)
+    empty = shapely.is_empty(object_array(layer.geoms)).tolist() if len(layer) else []
+    for g, a, e in zip(layer.geoms, layer.attrs, empty):
         if role == "impervious" and impervious_status(a) == "existing":
             continue
         if role == "building_sites" and str(attr(a, "status") or "").strip().lower() == "existing":
             continue
-        if g is not None and not g.is_empty:
+        if g is not None and not e:
             work.append(g)
     return tuple(work)
 
 
 def _interior_hits(parcels: FeatureLayer, geoms: list[Any]) -> list[tuple[int, ...]]:
     """For each of ``geoms``, the parcels whose interior it meets (a feature only touching a parcel's edge does not)."""
-    tree = shapely.STRtree(parcels.geoms)
+    # the parcels' search tree kept by their content (core.derived): a county's is not built again at each edit of the plan
+    tree = derive("parcels' search tree", partial(shapely.STRtree, parcels.geoms), parcels)
     out = []
     for g in geoms:
         out.append(tuple(sorted(int(j) for j in tree.query(g, predicate="intersects") if shapely.relate_pattern(parcels.geoms[int(j)], g, "T********"))))
@@ -202,7 +218,7 @@ def find_site_parcels(
     other parcel holding proposed work (:func:`work_parcels`): each lot
     included in the proposed project is part of the site (646-4.13(a)(5)).
     """
-    named = named_site_parcels(parcels, site_id, layers, warnings)
+    named = named_site_parcels(parcels, site_id, layers, warnings, kept=True)  # the parcels' content key is the work's (below)
     if parcels is None or len(parcels) == 0:
         return named
     extra = [i for i in work_parcels(parcels, layers) if i not in set(named)]

@@ -86,7 +86,8 @@ def test_the_parcels_holding_a_moved_device_are_found_again():
     first = _first(lambda: work_parcels(_parcels(), {"devices": _devices(50.0)}))
     got, second = _again(first, lambda: work_parcels(_parcels(), {"devices": _devices(150.0)}))
     assert got == work_parcels(_parcels(), {"devices": _devices(150.0)}) == [0, 1]
-    assert second.reused == 1 and second.made == 2  # DW-2's parcels kept; the devices' work (a new layer) and DW-1's parcels made again
+    # DW-2's parcels and the parcels' search tree kept; the parcels holding the devices' work (a new layer) and DW-1's made again
+    assert second.reused == 2 and second.made == 2
     warnings: list[Any] = []
     assert _again(first, lambda: find_site_parcels(_parcels(), None, {"devices": _devices(150.0)}, warnings))[0] == [0, 1]
 

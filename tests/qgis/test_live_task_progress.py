@@ -1,4 +1,5 @@
-"""The live task's progress (issue 39): reported in steps, the cancel of a stale run still seen before every rule."""
+"""The live task's progress (issue 39): reported in steps; the cancel of a stale run asked at each step and, between steps, once the
+poll interval has passed (a call into QGIS at each of 69 rules is the cost the interval saves)."""
 
 from __future__ import annotations
 
@@ -28,8 +29,18 @@ def test_the_live_progress_moves_in_steps_of_5_percent_and_reaches_the_last_rule
     assert [int(p // 5) for p in changes] == list(range(8, 20))  # each step of 5 % once, in order
 
 
-def test_a_cancelled_live_run_stops_at_the_next_rule_whatever_the_step():
+def test_a_cancelled_live_run_stops_at_the_next_rule_once_the_poll_interval_has_passed_whatever_the_step():
     task = _task()
+    task.CANCEL_POLL_S = 0.0  # the interval passed at every rule
     assert task._progress(0.0) is True
     task.cancel()
     assert task._progress(1 / 69) is False  # within the same step of progress: the cancel is seen all the same
+
+
+def test_a_cancelled_live_run_stops_at_the_next_step_within_the_poll_interval():
+    task = _task()
+    task.CANCEL_POLL_S = 3600.0  # the interval never passes in this test: only a new step asks
+    assert task._progress(0.0) is True
+    task.cancel()
+    assert task._progress(1 / 69) is True  # the same step of 5 %, asked within the interval: not asked again yet
+    assert task._progress(7 / 69) is False  # the next step (45 %) asks
