@@ -5,16 +5,14 @@ description with the fit of its CRS, the DEM window. :func:`live_readers` gives 
 live read, keyed on the whole of each conversion's inputs, so only the layers edited since (a new feature
 source, ``gui.live_plan``) and a DEM window that moved are read again; every decision of the read is made
 again from the layers as they are (:mod:`~..services.live_read`). The DEM's source for the flow trace's further
-windows is the plan's own provider clone, and each read takes its own copy of a kept layer's arrays and of the DEM
-window's values: nothing a read works on is shared with a stale read still running.
+windows is the plan's own provider clone, and each read takes its own copy of a kept layer's lists: nothing a read
+changes is shared with a stale read still running. A kept DEM window is shared, its values read-only (no read changes them).
 """
 
 from __future__ import annotations
 
 import dataclasses
 from typing import Any, Callable
-
-import numpy as np
 
 from ..qgis_bridge.layer_place import box_of_rect, feature_count, fits_crs, layer_extent
 from ..qgis_bridge.snapshot import default_readers
@@ -41,9 +39,14 @@ def _own_layer(frame: QgisFrame) -> QgisFrame:
     return dataclasses.replace(frame, geoms=list(frame.geoms), unusable=dict(frame.unusable))
 
 
-def _own_grid(grid: Any) -> Any:
-    """A read's own copy of a kept DEM window's values (as :func:`_own_layer`)."""
-    return None if grid is None else dataclasses.replace(grid, values=np.array(grid.values, copy=True))
+def _shared_grid(grid: Any) -> Any:
+    """A kept DEM window, shared by every read that reuses it, its values made read-only: no read changes them (each reader
+    and rule computes into arrays of its own; one that tried would raise rather than change another read's), so a stale read
+    still running and the new one read the same numbers, and the next check finds the same grid by identity (``core.derived``)
+    rather than copying its values and comparing them bit for bit."""
+    if grid is not None:
+        grid.values.flags.writeable = False
+    return grid
 
 
 def live_readers(memo: ReadMemo) -> tuple[Callable[..., Any], Callable[..., Any], Callable[..., Any]]:
@@ -69,7 +72,7 @@ def live_readers(memo: ReadMemo) -> tuple[Callable[..., Any], Callable[..., Any]
 
     def dem(provider: Any, dem_crs: Any, working: Any, window: Any, z_units: Any, ctx: Any, warnings: list[Any], name: str = "DEM") -> Any:
         key = ("dem", str(provider.dataSourceUri()), _crs_key(memo, dem_crs), _crs_key(memo, working), tuple(window), z_units, name)
-        return _own_grid(memo.convert(key, "dem", lambda: default_readers()[2](provider, dem_crs, working, window, z_units, ctx, warnings, name=name),
+        return _shared_grid(memo.convert(key, "dem", lambda: default_readers()[2](provider, dem_crs, working, window, z_units, ctx, warnings, name=name),
                                       warnings, lambda: True))
 
     return features, describe, dem
