@@ -7,7 +7,9 @@ only the edited layers get a new one. The plan is otherwise the dock's (``dock_s
 was read (``layers_read``) is completed with the sources kept, in the roles' order, so the read is the same.
 
 The read itself converts through a memo of the last complete live read (``gui.live_read``): a source kept is not
-converted again when the working CRS and its window are the same, nor the DEM window when it has not moved.
+converted again when the working CRS and its window are the same, nor the DEM window when it has not moved. An edited
+layer's new source is read from the source taken of it before: when the edit buffer, taken with each source, says only
+geometries changed between the two (``qgis_bridge.edit_state``), the read takes the earlier features with those replaced.
 
 The check the reviewer runs (Run) reads through a memo too (:meth:`LivePlanner.for_run`): once its findings are shown
 (:meth:`LivePlanner.adopt_run`) its sources and conversions are the first live edit's to reuse, but those of a layer
@@ -20,6 +22,7 @@ from typing import Any
 
 from qgis.core import QgsVectorLayer
 
+from ..qgis_bridge.edit_state import EditState, edit_state
 from ..qgis_bridge.snapshot import DetachedSource, PlannedSiteSource, SnapshotPlan
 from ..services.live_read import Conversion, ReadMemo
 from ..services.site_source import ReviewOptions
@@ -39,6 +42,8 @@ class LivePlanner:
         self._context: Any = None
         #: The memo of the last plan's read (the task hands it to :meth:`keep` once its findings are shown).
         self.memo: ReadMemo | None = None
+        #: Role to the feature source last planned and the layer's edit buffer as that source holds it (``qgis_bridge.edit_state``).
+        self._states: dict[str, tuple[DetachedSource, EditState | None]] = {}
         #: The plan of the check the reviewer runs, its memo, the layers it read and the roles edited since (:meth:`for_run`).
         self._run: tuple[SnapshotPlan, ReadMemo, dict[str, Any], set[str]] | None = None
 
@@ -52,6 +57,7 @@ class LivePlanner:
         """Take every source anew at the next plan (after a check the reviewer ran, or roles changed); ``run``: forget Run's plan too."""
         self._kept.clear()
         self._edited.clear()
+        self._states = {}
         self._conversions = {}
         self.memo = None
         if run:
@@ -107,8 +113,22 @@ class LivePlanner:
         plan.layers_read = {r: read[r] for r in chosen if r in read}
         if plan.context != self._context:  # the project's datum transformations changed: nothing converted is reused
             self._conversions, self._context = {}, plan.context
+        edited_from: dict[Any, tuple[Any, EditState | None, EditState | None]] = {}
+        states: dict[str, tuple[DetachedSource, EditState | None]] = {}
+        for role, now in plan.sources.items():  # the edit buffer as each source holds it, taken with it (the main thread's turn)
+            if not isinstance(now, DetachedSource) or not isinstance(layer := chosen.get(role), QgsVectorLayer):
+                continue
+            held = self._states.get(role)
+            if held is not None and held[0] is now:
+                states[role] = held  # a source kept: its state of then
+                continue
+            states[role] = (now, edit_state(layer))
+            kept = self._kept.get(role)
+            if kept is not None and kept[0] is layer and held is not None and held[0] is kept[1]:
+                edited_from[now] = (kept[1], held[1], states[role][1])  # read from the source before where only geometries changed
+        self._states = states
         self.memo = ReadMemo(self._conversions)
-        plan.readers = live_readers(self.memo)
+        plan.readers = live_readers(self.memo, edited_from)
         self._kept = self._kept_of(plan, chosen)
         return planned
 

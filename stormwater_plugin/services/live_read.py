@@ -88,6 +88,11 @@ class ReadMemo:
         self.converted.append(label)
         return value
 
+    def earlier(self, key: Hashable) -> Conversion | None:
+        """What the last complete read converted for ``key`` (``None``: nothing), without reusing it: a conversion made from it
+        (an edited layer's features from those before the edit) is made anew under its own key."""
+        return self._kept.get(key)
+
     def remember(self, key: Hashable, make: Callable[[], _T]) -> _T:
         """``make()``, or what it gave this read or the last for the same ``key``: a value the conversions' keys are made of
         (a CRS's text), never counted among the conversions."""

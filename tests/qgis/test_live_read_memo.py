@@ -7,6 +7,7 @@ CRS's WKT, the key of each conversion made in it, is written once per CRS object
 
 from __future__ import annotations
 
+import pytest
 from conftest import demo_layers
 from qgis.core import QgsCoordinateReferenceSystem, QgsFeature, QgsField, QgsGeometry, QgsPointXY, QgsProject
 
@@ -115,3 +116,30 @@ def test_the_fit_of_a_layers_crs_is_judged_again_when_its_crs_extent_or_count_ch
         assert read_again(devices)  # another CRS
     finally:
         devices.rollBack()
+
+
+def test_a_kept_dem_window_is_shared_read_only_and_a_moved_window_is_read_anew(qgis_app):
+    from stormwater_plugin.gui.live_read import live_readers
+    from stormwater_plugin.services.live_read import ReadMemo
+
+    _layers, dem = demo_layers()
+    provider, crs = dem.dataProvider(), dem.crs()
+    ctx = QgsProject.instance().transformContext()
+    e = dem.extent()
+    window = (e.xMinimum() + 30.0, e.yMinimum() + 30.0, e.xMinimum() + 130.0, e.yMinimum() + 130.0)
+
+    def read(memo, box):
+        return live_readers(memo)[2](provider, crs, crs, box, None, ctx, [])
+
+    first = ReadMemo()
+    grid = read(first, window)
+    assert grid is not None and not grid.values.flags.writeable  # no read changes it: a write would raise
+    with pytest.raises(ValueError):
+        grid.values[0, 0] = 0.0
+    second = ReadMemo(first.made)
+    assert read(second, window) is grid and second.reused == ["dem"]  # the same window: the same grid, not a copy
+    moved = (window[0] + 50.0, window[1], window[2] + 50.0, window[3])
+    third = ReadMemo(second.made)
+    other = read(third, moved)
+    assert other is not grid and third.converted == ["dem"] and not other.values.flags.writeable
+    assert other.geotransform != grid.geotransform
