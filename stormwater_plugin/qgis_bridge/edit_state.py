@@ -20,6 +20,11 @@ from qgis.core import QgsFields, QgsGeometry
 
 from .vectors import _geometries, _wkb
 
+#: The most features a layer may hold for its edit buffer to be taken with each source. The buffer is copied into Python on the
+#: main thread at every edit (its changed geometries and attribute values), so a layer this big is read whole in the task
+#: instead: the main thread's share of an edit stays small however many features an edit session has changed.
+MAX_FEATURES = 1000
+
 
 @dataclass(frozen=True)
 class EditState:
@@ -41,10 +46,11 @@ def _origins() -> frozenset[int]:
 
 
 def edit_state(layer: Any) -> EditState | None:
-    """The edit buffer of ``layer`` now (main thread), or ``None`` when it is not being edited, adds features or attributes,
-    or has fields an expression or a join computes (the source is then read whole)."""
+    """The edit buffer of ``layer`` now (main thread), or ``None`` when it is not being edited, holds more than
+    :data:`MAX_FEATURES` features, adds features or attributes, or has fields an expression or a join computes (the source is
+    then read whole)."""
     try:
-        if not layer.isEditable():
+        if not layer.isEditable() or layer.featureCount() > MAX_FEATURES:
             return None
         buffer = layer.editBuffer()
         if buffer is None or buffer.addedFeatures() or buffer.addedAttributes() or buffer.deletedAttributeIds():
@@ -95,4 +101,4 @@ def converted_geometries(geoms: list[QgsGeometry]) -> list[Any] | None:
     return None if unread else out
 
 
-__all__ = ["EditState", "converted_geometries", "edit_state", "geometry_changes"]
+__all__ = ["MAX_FEATURES", "EditState", "converted_geometries", "edit_state", "geometry_changes"]

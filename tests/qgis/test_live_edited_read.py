@@ -198,3 +198,16 @@ def test_each_part_of_the_edit_buffer_but_a_geometry_it_changes_makes_the_source
     assert geometry_changes(base, replace(base, deleted=frozenset({3}))) is None
     assert geometry_changes(base, replace(base, attributes=((1, 1, "str", "'X'"),))) is None
     assert geometry_changes(None, base) is None and geometry_changes(base, None) is None
+
+
+def test_a_layer_above_the_feature_cap_is_read_whole_its_buffer_not_taken_on_the_main_thread(qgis_app, monkeypatch):
+    from stormwater_plugin.qgis_bridge import edit_state as module
+
+    layer = _devices()
+    assert layer.startEditing()
+    n = layer.featureCount()
+    monkeypatch.setattr(module, "MAX_FEATURES", n)
+    assert module.edit_state(layer) is not None  # at the cap: taken
+    monkeypatch.setattr(module, "MAX_FEATURES", n - 1)
+    assert module.edit_state(layer) is None  # one feature over: the source is read whole
+    layer.rollBack()
