@@ -38,7 +38,6 @@ from .result_layers import (
     keyed,
     layer_of,
     result_layer_specs,
-    row_keys,
 )
 
 
@@ -116,11 +115,14 @@ def layers_update(specs: list[LayerSpec], crs: Any, shown: tuple[ShownLayer, ...
     if shown is not None and [(s.name, s.fields) for s in shown] == [(sp.name, tuple(n for n, _ in sp.specs)) for sp in specs]:
         changes = []
         for spec, old in zip(specs, shown):
-            rows = spec.drawn_rows()
+            rows, keys = spec.drawn()
+            shown_keys = old.keys
             left: dict[RowKey, int] = {}
             new_rows, new_keys = [], []
-            for row, key in zip(rows, row_keys(rows)):
-                n = left[key] if key in left else len(old.keys.get(key, ()))
+            for row, key in zip(rows, keys):
+                n = left.get(key)
+                if n is None:
+                    n = len(shown_keys.get(key, ()))
                 if n > 0:
                     left[key] = n - 1  # a feature shown holds this row already
                 else:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Hashable, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 import shapely
@@ -28,6 +28,7 @@ from ..services.layer_rows import (
     ZONE_RAY_SCHEMA,
     ZONE_SCHEMA,
     Row,
+    RowKey,
     SiteParcelUnknown,
     map_finding_rows,
     notification_rows,
@@ -54,9 +55,6 @@ _PASS_NAMES = {"point": "Passes (points)", "line": "Passes (distance lines)", "p
 _PLURAL = {"point": "points", "line": "lines", "polygon": "areas"}
 
 
-#: What one row of a result layer is, to compare with a feature drawn: its geometry's WKB (shapely's, before QGIS converts
-#: it) and its attributes. Two rows of the same key make the same feature.
-RowKey = tuple[bytes, Hashable]
 
 
 @dataclass
@@ -211,6 +209,13 @@ class LayerSpec:
     rows: list[Row]
     visible: bool = True
     skip_empty: bool = False
+    #: Each row's key (:func:`row_keys`), when made with the rows (the findings' rows: ``layer_rows.map_finding_rows``).
+    keys: list[RowKey] | None = None
+
+    def drawn(self) -> tuple[list[Row], list[RowKey]]:
+        """:meth:`drawn_rows` and their keys (:func:`row_keys`; those made with the rows when every row is drawn)."""
+        rows = self.drawn_rows()
+        return rows, (self.keys if self.keys is not None and rows is self.rows and len(self.keys) == len(rows) else row_keys(rows))
 
     def drawn_rows(self) -> list[Row]:
         """The rows that become features (those without geometry left out when ``skip_empty``)."""
@@ -237,7 +242,7 @@ def result_layer_specs(result: CheckResult, inputs: SiteInputs) -> list[LayerSpe
     for fam in ("point", "line", "polygon"):
         rows = found.open.get(fam)
         if rows:
-            out.append(LayerSpec(fam, _FINDING_NAMES[fam], FINDING_FIELD_SPECS, f"findings_{_PLURAL[fam]}", rows))
+            out.append(LayerSpec(fam, _FINDING_NAMES[fam], FINDING_FIELD_SPECS, f"findings_{_PLURAL[fam]}", rows, keys=found.open_keys.get(fam)))
 
     zones = zone_layers(result)
     if zones.rays:
@@ -247,7 +252,8 @@ def result_layer_specs(result: CheckResult, inputs: SiteInputs) -> list[LayerSpe
     for fam in ("point", "line", "polygon"):
         rows = found.passes.get(fam)
         if rows:
-            out.append(LayerSpec(fam, _PASS_NAMES[fam], FINDING_FIELD_SPECS, f"passes_{_PLURAL[fam]}", rows, visible=False))
+            out.append(LayerSpec(fam, _PASS_NAMES[fam], FINDING_FIELD_SPECS, f"passes_{_PLURAL[fam]}", rows, visible=False,
+                                 keys=found.pass_keys.get(fam)))
 
     if zones.setbacks:
         out.append(LayerSpec("polygon", SETBACK_LAYER_NAME, ZONE_FIELD_SPECS, "setback_zones", zones.setbacks))
@@ -283,9 +289,9 @@ def result_layer_specs(result: CheckResult, inputs: SiteInputs) -> list[LayerSpe
 def layer_of(spec: LayerSpec, crs: QgsCoordinateReferenceSystem) -> ResultLayer:
     """The memory layer of ``spec`` in ``crs``, its rows added."""
     layer = memory_layer(spec.family, spec.name, crs, spec.specs)
-    rows = spec.drawn_rows()
+    rows, keys = spec.drawn()
     ids = add_rows(layer, rows)
-    return ResultLayer(layer, spec.style, spec.visible, keyed(row_keys(rows), ids) if len(ids) == len(rows) else None)
+    return ResultLayer(layer, spec.style, spec.visible, keyed(keys, ids) if len(ids) == len(rows) else None)
 
 
 def build_result_layers(result: CheckResult, inputs: SiteInputs, crs: QgsCoordinateReferenceSystem) -> list[ResultLayer]:

@@ -141,6 +141,29 @@ class ContentMemo(Generic[_T]):
         self._keep(key, value)
         return value
 
+    def find(self, key: Hashable | None) -> _T | None:
+        """The value kept for ``key`` (moved to the current generation when found in the one before), else ``None``.
+
+        For values made several at once (:meth:`keep` each): a memo of values that may be ``None`` is read with :meth:`get`.
+        """
+        if key is None:
+            return None
+        if key in self._now:
+            self.found += 1
+            return self._now[key]
+        if key in self._before:
+            value = self._before[key]
+            self.found += 1
+            self._keep(key, value)
+            return value
+        return None
+
+    def keep(self, key: Hashable | None, value: _T) -> None:
+        """Keep ``value`` under ``key`` (made: :attr:`made` counts it); nothing is kept under ``None``."""
+        self.made += 1
+        if key is not None:
+            self._keep(key, value)
+
     def _keep(self, key: Hashable, value: _T) -> None:
         with self._lock:
             if len(self._now) >= self.size:
