@@ -332,3 +332,32 @@ def test_the_entries_decided_through_the_memo_are_those_decided_anew(draws, deci
                                status_when_made="pass" if other else None) for n, d, other in decisions]
     for given_ in (None, overrides, overrides):
         assert doc._decided(given_, contents) == doc.decided(given_)
+
+
+def _plain_types_as_it_was(value: object) -> bool:
+    """The former reading of a value's types, item by item."""
+    t = type(value)
+    if t in (str, float, int, bool, type(None)):
+        return True
+    if t is dict:
+        return all(type(k) is str and _plain_types_as_it_was(v) for k, v in value.items())  # type: ignore[attr-defined]
+    if t is list or t is tuple:
+        return all(_plain_types_as_it_was(v) for v in value)  # type: ignore[attr-defined]
+    return False
+
+
+_LEAVES = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=3), st.just(np.float64(1.5)), st.just(np.int64(2)),
+                    st.just(b"x"), st.just(Status.PASS))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.recursive(_LEAVES, lambda inner: st.one_of(st.lists(inner, max_size=40), st.lists(inner, min_size=33, max_size=40).map(tuple),
+                                                     st.lists(st.tuples(inner, inner), min_size=30, max_size=45),
+                                                     st.dictionaries(st.one_of(st.text(max_size=2), st.integers(0, 3)), inner, max_size=4)),
+                    max_leaves=120))
+def test_a_values_types_read_at_once_are_those_read_item_by_item(value):
+    """Property: the types read at once for a long sequence (a list of pairs flattened) give the item-by-item answer."""
+    from stormwater_plugin.services.content_memo import _plain_types
+
+    assert _plain_types(value) is _plain_types_as_it_was(value)
+    assert (content_key(value) is None) is not _plain_types_as_it_was(value)
