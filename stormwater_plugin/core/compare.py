@@ -225,6 +225,8 @@ class EarlierReview(abc.Mapping):  # type: ignore[type-arg]
     def __init__(self, doc: Mapping[str, Any]) -> None:
         self.doc: dict[str, Any] = dict(doc)
         self.problem = format_problem(self.doc)
+        #: Every finding has a key: :func:`with_keys` then gives the document as it is, whatever the current review.
+        self.keyed = self.problem is None and all(isinstance(f.get("key"), str) and f.get("key") for f in self.doc["findings"])
         self._by: tuple[dict[str, str], dict[str, Any], dict[str, str], dict[str, str]] | None = None
 
     def __getitem__(self, key: str) -> Any:
@@ -352,7 +354,7 @@ def compare_reviews(
     """
     succ = successor or (lambda r: r)
     earlier = old if isinstance(old, EarlierReview) else None
-    old = with_keys(earlier.doc if earlier is not None else old, new)
+    old = earlier.doc if earlier is not None and earlier.keyed else with_keys(earlier.doc if earlier is not None else old, new)
     renamed = match_renamed_features(old, new, rename_tolerance_ft)
     id_map = {f"{m['layer']}:{m['old_id']}": f"{m['layer']}:{m['new_id']}" for m in renamed}
     successors: dict[str, str] = {}  # a pack's successor looks through every rule: once per rule id

@@ -194,3 +194,11 @@ def test_the_last_full_check_read_once_gives_the_marks_its_document_gives_and_re
             compare_service(bad, live)
         assert str(read_once.value) == str(read_each_time.value)
         assert changes_since(last_full_check(bad), live) is None
+
+
+def test_an_earlier_review_knows_whether_every_finding_has_a_key_as_with_keys_reads_it():
+    from stormwater_plugin.core.compare import EarlierReview, with_keys
+
+    for doc in (_synthetic([(0, "D1", "pass", 20.0, False)]), _synthetic([(0, "D1", "pass", 20.0, False)], keyless=True), _synthetic([])):
+        assert EarlierReview(doc).keyed is (with_keys(doc, {}) is doc)
+    assert not EarlierReview({"findings": "not a list"}).keyed and not EarlierReview({}).keyed
