@@ -5,8 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
-import numpy as np
-import shapely
 from qgis.core import (
     Qgis,
     QgsCoordinateReferenceSystem,
@@ -22,7 +20,6 @@ from qgis.core import (
 from ..core.model import CheckResult, SiteInputs
 from ..qgis_bridge.compat import FIELD_DOUBLE, FIELD_STRING
 from ..qgis_bridge.results import FINDING_FIELD_SPECS, field_specs, make_fields, to_qgs
-from ..services.incremental import derived_wkb
 from ..services.layer_rows import (
     NOTIFY_SCHEMA,
     ZONE_RAY_SCHEMA,
@@ -30,6 +27,8 @@ from ..services.layer_rows import (
     Row,
     RowKey,
     SiteParcelUnknown,
+    drawn_rows,
+    geometry_wkbs,
     map_finding_rows,
     notification_rows,
     zone_layers,
@@ -89,12 +88,10 @@ DRAWN: dict[str, Drawn] = {}
 def row_keys(rows: Sequence[tuple[Any, Sequence[Any]]]) -> list[RowKey]:
     """The :data:`RowKey` of each row; a row whose attributes cannot be compared gets a key of its own (never matched).
 
-    In a live task the geometries' WKB come through the check's derived values (:func:`~..services.incremental.derived_wkb`):
+    In a live task the geometries' WKB come through the check's derived values (:func:`~..services.layer_rows.geometry_wkbs`):
     the same bytes, written once per geometry object (a finding kept from the last check keeps its line).
     """
-    wkbs: Any = derived_wkb([g for g, _ in rows]) if rows else None
-    if wkbs is None:
-        wkbs = shapely.to_wkb(np.array([g for g, _ in rows] + [None], dtype=object))[:-1] if rows else []
+    wkbs = geometry_wkbs([g for g, _ in rows]) if rows else []
     out: list[RowKey] = []
     for w, (_g, attrs) in zip(wkbs, rows):
         key: RowKey = (b"" if w is None else bytes(w), tuple(attrs))
@@ -221,11 +218,7 @@ class LayerSpec:
         """The rows that become features (those without geometry left out when ``skip_empty``)."""
         if not self.skip_empty or not self.rows:
             return self.rows
-        geoms = np.empty(len(self.rows), dtype=object)
-        geoms[:] = [g for g, _ in self.rows]
-        # missing and empty geometries read by shapely's array functions at once (a live re-check asks at each edit)
-        drawn = (~(shapely.is_missing(geoms) | shapely.is_empty(geoms))).tolist()
-        return [row for row, keep in zip(self.rows, drawn) if keep]
+        return drawn_rows(self.rows)  # a live re-check asks at each edit
 
 
 def result_layer_specs(result: CheckResult, inputs: SiteInputs) -> list[LayerSpec]:

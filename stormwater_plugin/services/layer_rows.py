@@ -296,6 +296,13 @@ def geometry_wkbs(geoms: Sequence[BaseGeometry]) -> list[bytes | None]:
     return shapely.to_wkb(object_array(geoms), hex=False, include_srid=False).tolist() if geoms else []
 
 
+def drawn_rows(rows: list[Row]) -> list[Row]:
+    """``rows`` without those of a missing or empty geometry, in order (their emptiness read by shapely's array functions at once)."""
+    geoms = object_array([g for g, _ in rows])  # not a slice assignment: numpy would ask each geometry for an array interface
+    drawn = (~(shapely.is_missing(geoms) | shapely.is_empty(geoms))).tolist()
+    return [row for row, keep in zip(rows, drawn) if keep]
+
+
 def _row_key(wkb: bytes, attrs: tuple[JsonScalar, ...]) -> RowKey:
     try:
         hash(attrs)

@@ -199,3 +199,17 @@ def test_the_layers_found_unchanged_through_the_memo_are_those_compared_row_by_r
             assert got == want
 
     run()
+
+
+def test_the_rows_drawn_leave_out_missing_and_empty_geometries_in_order_and_are_keyed_by_their_wkb():
+    from shapely.geometry import GeometryCollection, Polygon
+
+    from stormwater_plugin.gui.result_layers import LayerSpec, row_keys
+
+    rows = [_row(0), (None, ["zone", "r-1", "none", 1.0, "DW-1"]), _row(2), (Polygon(), ["zone", "r-1", "empty", 1.0, "DW-1"]),
+            (GeometryCollection(), ["zone", "r-1", "empty", 2.0, "DW-1"]), _row(4)]
+    spec = LayerSpec("polygon", "A", _spec("A", []).specs, "other_zones", rows, skip_empty=True)
+    assert spec.drawn_rows() == [rows[0], rows[2], rows[5]]
+    drawn, keys = spec.drawn()
+    assert keys == [(shapely.to_wkb(g, hex=False, include_srid=False), tuple(a)) for g, a in drawn] == row_keys(drawn)
+    assert row_keys([(None, ["x"])]) == [(b"", ("x",))]
