@@ -213,6 +213,82 @@ def match_renamed_features(old: Mapping[str, Any], new: Mapping[str, Any], toler
     return out
 
 
+class EarlierReview(abc.Mapping):  # type: ignore[type-arg]
+    """An earlier review's findings.json document (this mapping, its top level as it was when taken) read once for several
+    comparisons with current reviews: the live re-check compares each edit's review with the last full check.
+
+    What each comparison would read of it again is kept: its shape judged (:attr:`problem`, :func:`format_problem`) and, for
+    the rule renames last asked, its findings by their current key (:meth:`by_key`). What depends on the current review (a
+    finding without a key, a feature renamed) is read as :func:`compare_reviews` reads it.
+    """
+
+    def __init__(self, doc: Mapping[str, Any]) -> None:
+        self.doc: dict[str, Any] = dict(doc)
+        self.problem = format_problem(self.doc)
+        #: Every finding has a key: :func:`with_keys` then gives the document as it is, whatever the current review.
+        self.keyed = self.problem is None and all(isinstance(f.get("key"), str) and f.get("key") for f in self.doc["findings"])
+        self._by: tuple[dict[str, str], dict[str, Any], dict[str, str], dict[str, str]] | None = None
+
+    def __getitem__(self, key: str) -> Any:
+        return self.doc[key]
+
+    def __iter__(self) -> Any:
+        return iter(self.doc)
+
+    def __len__(self) -> int:
+        return len(self.doc)
+
+    def by_key(self, successor_of: Callable[[str], str]) -> tuple[dict[str, Any], dict[str, str], dict[str, str]]:
+        """Its findings by their key read with ``successor_of``'s rule renames and no feature renamed (as :func:`compare_reviews`
+        reads them), the keys so changed and the rules renamed; made again only when a rule it names has another successor."""
+        kept = self._by
+        if kept is not None and all(successor_of(rule) == new for rule, new in kept[0].items()):
+            return kept[1], kept[2], kept[3]
+        asked: dict[str, str] = {}
+
+        def recorded(rule: str) -> str:
+            found = asked.get(rule)
+            if found is None:
+                found = asked[rule] = successor_of(rule)
+            return found
+
+        old_by, key_map, renamed_rules = _old_by_key(self.doc, {}, recorded)
+        self._by = (asked, old_by, key_map, renamed_rules)
+        return old_by, key_map, renamed_rules
+
+
+def _old_by_key(old: Mapping[str, Any], id_map: Mapping[str, str], successor_of: Callable[[str], str]
+                ) -> tuple[dict[str, Any], dict[str, str], dict[str, str]]:
+    """The earlier review's findings by their current key (rule renames by ``successor_of``, feature renames by ``id_map``), each
+    earlier key so changed to its current key, and each rule renamed to its successor."""
+    renamed_rules: dict[str, str] = {}
+    translated: dict[str, str] = {}
+
+    def translate(key: str) -> str:
+        found = translated.get(key)
+        if found is None:
+            if not id_map and _well_formed(key) and successor_of(rule := key.partition("|")[0]) == rule:
+                found = key  # no feature renamed, the rule not replaced: a key split and joined again is itself
+            else:
+                rule, subject, other, qual = _split_key(key)
+                new_rule = successor_of(rule)
+                if new_rule != rule:
+                    renamed_rules[rule] = new_rule
+                found = _join_key(new_rule, id_map.get(subject, subject), id_map.get(other, other), qual)
+            translated[key] = found
+        return found
+
+    key_map: dict[str, str] = {}
+    old_by: dict[str, Any] = {}
+    for f in old.get("findings", []):  # each earlier key translated once
+        k = str(f.get("key") or "")
+        t = translate(k)
+        if t != k:
+            key_map[k] = t
+        old_by[t] = f
+    return old_by, key_map, renamed_rules
+
+
 def _row(f: Mapping[str, Any] | None) -> dict[str, Any]:
     if f is None:
         return {}
@@ -277,11 +353,10 @@ def compare_reviews(
         current review), ``project_class``.
     """
     succ = successor or (lambda r: r)
-    old = with_keys(old, new)
+    earlier = old if isinstance(old, EarlierReview) else None
+    old = earlier.doc if earlier is not None and earlier.keyed else with_keys(earlier.doc if earlier is not None else old, new)
     renamed = match_renamed_features(old, new, rename_tolerance_ft)
     id_map = {f"{m['layer']}:{m['old_id']}": f"{m['layer']}:{m['new_id']}" for m in renamed}
-    renamed_rules: dict[str, str] = {}
-    translated: dict[str, str] = {}
     successors: dict[str, str] = {}  # a pack's successor looks through every rule: once per rule id
 
     def successor_of(rule: str) -> str:
@@ -290,28 +365,10 @@ def compare_reviews(
             found = successors[rule] = succ(rule)
         return found
 
-    def translate(key: str) -> str:
-        found = translated.get(key)
-        if found is None:
-            if not id_map and _well_formed(key) and successor_of(rule := key.partition("|")[0]) == rule:
-                found = key  # no feature renamed, the rule not replaced: a key split and joined again is itself
-            else:
-                rule, subject, other, qual = _split_key(key)
-                new_rule = successor_of(rule)
-                if new_rule != rule:
-                    renamed_rules[rule] = new_rule
-                found = _join_key(new_rule, id_map.get(subject, subject), id_map.get(other, other), qual)
-            translated[key] = found
-        return found
-
-    key_map: dict[str, str] = {}
-    old_by: dict[str, Any] = {}
-    for f in old.get("findings", []):  # each earlier key translated once
-        k = str(f.get("key") or "")
-        t = translate(k)
-        if t != k:
-            key_map[k] = t
-        old_by[t] = f
+    if earlier is not None and old is earlier.doc and not id_map:  # every earlier finding keyed, no feature renamed: read once
+        old_by, key_map, renamed_rules = earlier.by_key(successor_of)
+    else:
+        old_by, key_map, renamed_rules = _old_by_key(old, id_map, successor_of)
     new_by = {str(f.get("key") or ""): f for f in new.get("findings", [])}
     new_subjects = {_ref_key(f.get("subject")) for f in new.get("findings", [])} | set((new.get("features") or {}).get("wkt", {}))
 
@@ -407,5 +464,5 @@ def since_last_review(comparison: Mapping[str, Any]) -> dict[str, str]:
     return out
 
 
-__all__ = ["DifferentJurisdictions", "KEYLESS_NOTE", "KNOWN_STATUSES", "compare_documents", "compare_reviews", "format_problem",
+__all__ = ["DifferentJurisdictions", "EarlierReview", "KEYLESS_NOTE", "KNOWN_STATUSES", "compare_documents", "compare_reviews", "format_problem",
            "match_renamed_features", "since_last_review", "with_keys"]

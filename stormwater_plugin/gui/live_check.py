@@ -21,7 +21,7 @@ import time
 import traceback
 from dataclasses import replace
 from functools import partial
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from qgis.core import Qgis, QgsApplication, QgsMessageLog, QgsVectorLayer
 from qgis.PyQt import sip
@@ -29,7 +29,7 @@ from qgis.PyQt.QtCore import QObject, QTimer, pyqtSignal
 from qgis.PyQt.QtWidgets import QCheckBox
 
 from ..services.compare import since_last_review
-from ..services.live import CURRENT, OFF, OUT_OF_DATE, UPDATING, Edit, changes_since, now_compliant, status_text
+from ..services.live import CURRENT, OFF, OUT_OF_DATE, UPDATING, Edit, changes_since, last_full_check, now_compliant, status_text
 from ..services.session import CLEARED, RESULT
 from .check_task import CheckTask
 from .dock_view import LOG_TAG
@@ -93,7 +93,7 @@ class LiveCheck(QObject):
         self.last_edit: Edit | None = None
         self.shown_edit: Edit | None = None
         #: The last check the reviewer ran (Run, or the review restored): the marks and "now meets" compare with it.
-        self.full_doc: dict[str, Any] | None = None
+        self.full_doc: Mapping[str, Any] | None = None  # read once for the comparisons (services.live.last_full_check)
         self.full_result: Any = None
         self.compliant: list[str] = []
         #: Main-thread seconds of the last edit's slot and of the last start and apply (the benchmark reads them).
@@ -367,7 +367,7 @@ class LiveCheck(QObject):
             if self.task is not None:  # a live run started before it: stale
                 self.task.cancel()
                 self.task = None
-            self.full_doc = self.dock.doc
+            self.full_doc = last_full_check(self.dock.doc)
             self.full_result = self.dock.result
             self.shown_edit = self.last_edit
             self.compliant = []

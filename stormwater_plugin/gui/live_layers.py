@@ -38,7 +38,6 @@ from .result_layers import (
     keyed,
     layer_of,
     result_layer_specs,
-    row_keys,
 )
 
 
@@ -110,17 +109,33 @@ def _fields(specs: tuple[tuple[str, Any], ...]) -> QgsFields:
     return found
 
 
+#: Each layer shown whose rows a live run found it holds already: its row keys shown then (a mapping never changed in place,
+#: held here) and the rows' keys found in it. A later run comparing rows of equal keys with the same mapping finds it
+#: unchanged without looking each key up; only the layers of the last run are kept.
+_HELD: dict[str, tuple[Mapping[RowKey, tuple[int, ...]], list[RowKey]]] = {}
+
+
 def layers_update(specs: list[LayerSpec], crs: Any, shown: tuple[ShownLayer, ...] | None) -> LiveLayers:
     """What turns the layers ``shown`` into ``specs``: the features to delete and add, or (another set of layers) the layers built."""
+    global _HELD
     out = LiveLayers(specs, crs, shown)
     if shown is not None and [(s.name, s.fields) for s in shown] == [(sp.name, tuple(n for n, _ in sp.specs)) for sp in specs]:
         changes = []
+        held_before, held = _HELD, {}
         for spec, old in zip(specs, shown):
-            rows = spec.drawn_rows()
+            rows, keys = spec.drawn()
+            shown_keys = old.keys
+            was = held_before.get(old.layer_id)
+            if was is not None and was[0] is shown_keys and was[1] == keys:  # the same rows as those the layer was found to hold
+                held[old.layer_id] = was
+                changes.append(LayerChange({}, [], []))
+                continue
             left: dict[RowKey, int] = {}
             new_rows, new_keys = [], []
-            for row, key in zip(rows, row_keys(rows)):
-                n = left[key] if key in left else len(old.keys.get(key, ()))
+            for row, key in zip(rows, keys):
+                n = left.get(key)
+                if n is None:
+                    n = len(shown_keys.get(key, ()))
                 if n > 0:
                     left[key] = n - 1  # a feature shown holds this row already
                 else:
@@ -128,9 +143,13 @@ def layers_update(specs: list[LayerSpec], crs: Any, shown: tuple[ShownLayer, ...
                     new_keys.append(key)
             gone = {k: n for k, n in left.items() if n > 0}
             gone.update({k: len(ids) for k, ids in old.keys.items() if k not in left})
+            if not gone and not new_rows:
+                held[old.layer_id] = (shown_keys, keys)
             changes.append(LayerChange(gone, new_keys, features_of(_fields(spec.specs), new_rows, new_keys) if new_rows else []))
+        _HELD = held
         out.changes = changes
         return out
+    _HELD = {}
     out.layers = [layer_of(spec, crs) for spec in specs]  # another set of layers: the group is replaced
     main = QCoreApplication.instance().thread() if QCoreApplication.instance() is not None else None
     if main is not None:

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Hashable, Sequence
+from typing import Any, Callable, Sequence
 
-import numpy as np
-import shapely
 from qgis.core import (
     Qgis,
     QgsCoordinateReferenceSystem,
@@ -22,13 +20,15 @@ from qgis.core import (
 from ..core.model import CheckResult, SiteInputs
 from ..qgis_bridge.compat import FIELD_DOUBLE, FIELD_STRING
 from ..qgis_bridge.results import FINDING_FIELD_SPECS, field_specs, make_fields, to_qgs
-from ..services.incremental import derived_wkb
 from ..services.layer_rows import (
     NOTIFY_SCHEMA,
     ZONE_RAY_SCHEMA,
     ZONE_SCHEMA,
     Row,
+    RowKey,
     SiteParcelUnknown,
+    drawn_rows,
+    geometry_wkbs,
     map_finding_rows,
     notification_rows,
     zone_layers,
@@ -54,9 +54,6 @@ _PASS_NAMES = {"point": "Passes (points)", "line": "Passes (distance lines)", "p
 _PLURAL = {"point": "points", "line": "lines", "polygon": "areas"}
 
 
-#: What one row of a result layer is, to compare with a feature drawn: its geometry's WKB (shapely's, before QGIS converts
-#: it) and its attributes. Two rows of the same key make the same feature.
-RowKey = tuple[bytes, Hashable]
 
 
 @dataclass
@@ -91,12 +88,10 @@ DRAWN: dict[str, Drawn] = {}
 def row_keys(rows: Sequence[tuple[Any, Sequence[Any]]]) -> list[RowKey]:
     """The :data:`RowKey` of each row; a row whose attributes cannot be compared gets a key of its own (never matched).
 
-    In a live task the geometries' WKB come through the check's derived values (:func:`~..services.incremental.derived_wkb`):
+    In a live task the geometries' WKB come through the check's derived values (:func:`~..services.layer_rows.geometry_wkbs`):
     the same bytes, written once per geometry object (a finding kept from the last check keeps its line).
     """
-    wkbs: Any = derived_wkb([g for g, _ in rows]) if rows else None
-    if wkbs is None:
-        wkbs = shapely.to_wkb(np.array([g for g, _ in rows] + [None], dtype=object))[:-1] if rows else []
+    wkbs = geometry_wkbs([g for g, _ in rows]) if rows else []
     out: list[RowKey] = []
     for w, (_g, attrs) in zip(wkbs, rows):
         key: RowKey = (b"" if w is None else bytes(w), tuple(attrs))
@@ -211,16 +206,19 @@ class LayerSpec:
     rows: list[Row]
     visible: bool = True
     skip_empty: bool = False
+    #: Each row's key (:func:`row_keys`), when made with the rows (the findings' rows: ``layer_rows.map_finding_rows``).
+    keys: list[RowKey] | None = None
+
+    def drawn(self) -> tuple[list[Row], list[RowKey]]:
+        """:meth:`drawn_rows` and their keys (:func:`row_keys`; those made with the rows when every row is drawn)."""
+        rows = self.drawn_rows()
+        return rows, (self.keys if self.keys is not None and rows is self.rows and len(self.keys) == len(rows) else row_keys(rows))
 
     def drawn_rows(self) -> list[Row]:
         """The rows that become features (those without geometry left out when ``skip_empty``)."""
         if not self.skip_empty or not self.rows:
             return self.rows
-        geoms = np.empty(len(self.rows), dtype=object)
-        geoms[:] = [g for g, _ in self.rows]
-        # missing and empty geometries read by shapely's array functions at once (a live re-check asks at each edit)
-        drawn = (~(shapely.is_missing(geoms) | shapely.is_empty(geoms))).tolist()
-        return [row for row, keep in zip(self.rows, drawn) if keep]
+        return drawn_rows(self.rows)  # a live re-check asks at each edit
 
 
 def result_layer_specs(result: CheckResult, inputs: SiteInputs) -> list[LayerSpec]:
@@ -237,7 +235,7 @@ def result_layer_specs(result: CheckResult, inputs: SiteInputs) -> list[LayerSpe
     for fam in ("point", "line", "polygon"):
         rows = found.open.get(fam)
         if rows:
-            out.append(LayerSpec(fam, _FINDING_NAMES[fam], FINDING_FIELD_SPECS, f"findings_{_PLURAL[fam]}", rows))
+            out.append(LayerSpec(fam, _FINDING_NAMES[fam], FINDING_FIELD_SPECS, f"findings_{_PLURAL[fam]}", rows, keys=found.open_keys.get(fam)))
 
     zones = zone_layers(result)
     if zones.rays:
@@ -247,7 +245,8 @@ def result_layer_specs(result: CheckResult, inputs: SiteInputs) -> list[LayerSpe
     for fam in ("point", "line", "polygon"):
         rows = found.passes.get(fam)
         if rows:
-            out.append(LayerSpec(fam, _PASS_NAMES[fam], FINDING_FIELD_SPECS, f"passes_{_PLURAL[fam]}", rows, visible=False))
+            out.append(LayerSpec(fam, _PASS_NAMES[fam], FINDING_FIELD_SPECS, f"passes_{_PLURAL[fam]}", rows, visible=False,
+                                 keys=found.pass_keys.get(fam)))
 
     if zones.setbacks:
         out.append(LayerSpec("polygon", SETBACK_LAYER_NAME, ZONE_FIELD_SPECS, "setback_zones", zones.setbacks))
@@ -283,9 +282,9 @@ def result_layer_specs(result: CheckResult, inputs: SiteInputs) -> list[LayerSpe
 def layer_of(spec: LayerSpec, crs: QgsCoordinateReferenceSystem) -> ResultLayer:
     """The memory layer of ``spec`` in ``crs``, its rows added."""
     layer = memory_layer(spec.family, spec.name, crs, spec.specs)
-    rows = spec.drawn_rows()
+    rows, keys = spec.drawn()
     ids = add_rows(layer, rows)
-    return ResultLayer(layer, spec.style, spec.visible, keyed(row_keys(rows), ids) if len(ids) == len(rows) else None)
+    return ResultLayer(layer, spec.style, spec.visible, keyed(keys, ids) if len(ids) == len(rows) else None)
 
 
 def build_result_layers(result: CheckResult, inputs: SiteInputs, crs: QgsCoordinateReferenceSystem) -> list[ResultLayer]:

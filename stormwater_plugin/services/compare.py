@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..core.compare import ReviewDoc, compare_documents, format_problem, since_last_review
+from ..core.compare import EarlierReview, ReviewDoc, compare_documents, format_problem, since_last_review
 from ..core.errors import StormwaterError
 from .findings_doc import FindingsDocument
 
-__all__ = ["CompareError", "ReviewDoc", "comparable", "compare_reviews", "open_violations", "review_document", "since_last_review"]
+__all__ = ["CompareError", "EarlierReview", "ReviewDoc", "comparable", "compare_reviews", "open_violations", "review_document", "since_last_review"]
 
 
 class CompareError(ValueError, StormwaterError):
@@ -30,6 +30,16 @@ def review_document(doc: object, where: str) -> ReviewDoc:
     if problem is not None:  # a format no release wrote is refused in one line, never half-matched
         raise CompareError(f"{where}: findings.json in a format this release cannot read ({problem}); check the site again with this release")
     return dict(doc)
+
+
+def _earlier(old: EarlierReview) -> EarlierReview:
+    """:func:`review_document` of an earlier review read once (its shape judged when taken)."""
+    if "findings" not in old:
+        raise CompareError("the earlier review: not a findings.json document (no 'findings')")
+    if old.problem is not None:
+        raise CompareError(f"the earlier review: findings.json in a format this release cannot read ({old.problem}); "
+                           "check the site again with this release")
+    return old
 
 
 def comparable(document: FindingsDocument) -> ReviewDoc:
@@ -57,7 +67,8 @@ def compare_reviews(old: Mapping[str, object], new: Mapping[str, object]) -> Rev
     CompareError
         Either is not a review, or they are under different jurisdictions.
     """
-    old_doc, new_doc = review_document(old, "the earlier review"), review_document(new, "the current review")
+    old_doc = _earlier(old) if isinstance(old, EarlierReview) else review_document(old, "the earlier review")
+    new_doc = review_document(new, "the current review")
     try:
         return compare_documents(old_doc, new_doc)
     except ValueError as exc:

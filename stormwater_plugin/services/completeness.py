@@ -29,7 +29,9 @@ Readings (docs/cad.md):
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Collection, Mapping, Sequence
 
 import shapely
@@ -50,12 +52,12 @@ _ZERO_MISSING: dict[tuple[str, int, int], frozenset[str]] = {}
 
 def _zero_is_missing() -> frozenset[str]:
     """The fields whose 0 means "not stated" (pack data), read again only when the file changed (asked at every live edit)."""
-    path = PACK_DIR / "device_plausibility.json"
-    st = path.stat()
-    version = (str(path), st.st_mtime_ns, st.st_size)
+    path = os.path.join(PACK_DIR, "device_plausibility.json")  # text, not a Path: made at every live edit
+    st = os.stat(path)
+    version = (path, st.st_mtime_ns, st.st_size)
     found = _ZERO_MISSING.get(version)
     if found is None:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
         found = _ZERO_MISSING[version] = frozenset(str(f) for f in data.get("zero_is_missing_fields", []))
     return found
 
@@ -160,9 +162,9 @@ def _blank(v: object, name: str, zero_missing: frozenset[str]) -> bool:
     return False
 
 
-def _field(attrs: Mapping[str, object], name: str) -> object:
-    low = {str(k).strip().lower(): v for k, v in attrs.items()}
-    return low.get(name.lower())
+def _low(attrs: Mapping[str, object]) -> dict[str, object]:
+    """A feature's attributes by field name stripped and in lower case (a later field of the same name wins, as it always has)."""
+    return {str(k).strip().lower(): v for k, v in attrs.items()}
 
 
 def _layer_phrase(role: str, undrawn: Collection[str] = ()) -> str:
@@ -205,10 +207,11 @@ def _evaluate(item: SubmissionItem, layers: Mapping[str, FeatureLayer], has_dem:
         types = {str(t).lower() for t in p.get("device_types", [])}
         by_field: dict[str, list[str]] = {}
         for fid, attrs in zip(dev.ids, dev.attrs):
-            if types and str(_field(attrs, "device_type") or "").strip().lower() not in types:
+            low = _low(attrs)  # each device's field names written once for every field asked
+            if types and str(low.get("device_type") or "").strip().lower() not in types:
                 continue
             for name in p.get("fields", []):
-                if _blank(_field(attrs, name), name, zero_missing):
+                if _blank(low.get(name.lower()), name, zero_missing):
                     by_field.setdefault(name, []).append(fid)
         for fid in dev.no_geometry:
             by_field.setdefault("geometry", []).append(fid)
@@ -239,7 +242,11 @@ def footprint_requests(result: CheckResult, layers: Mapping[str, FeatureLayer]) 
             counts[key] = counts.get(key, 0) + 1
             if f.citation.text not in cited:
                 cited.append(f.citation.text)
-    attrs = {role: dict(zip(lyr.ids, lyr.attrs)) for role, lyr in layers.items() if lyr is not None}
+    if not found:
+        return ()
+    # the attributes of the roles asked for only (a county's parcels are not indexed at every live edit)
+    asked = {role for role, _fid in found}
+    attrs = {role: dict(zip(lyr.ids, lyr.attrs)) for role, lyr in layers.items() if lyr is not None and role in asked}
     out = []
     for role, fid in sorted(found, key=lambda k: (k[0] != "devices", k[0], k[1])):
         wkt = result.feature_wkt.get(f"{role}:{fid}")

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import marshal
 import threading
+from itertools import chain
 from typing import Callable, Generic, Hashable, Sequence, TypeVar
 
 from ..core.model import Citation, FeatureRef, Finding
@@ -33,8 +34,16 @@ _FORMAT = 2
 _SCALARS = frozenset({str, float, int, bool, type(None)})
 
 
+#: The sequences of sequences a long sequence's items may be read as at once (:func:`_plain_types`).
+_SEQUENCES = frozenset({list, tuple})
+
+
 def _plain_types(value: object) -> bool:
-    """Whether ``value`` is made of :data:`_SCALARS`, tuples, lists and dicts with text keys only (the exact types)."""
+    """Whether ``value`` is made of :data:`_SCALARS`, tuples, lists and dicts with text keys only (the exact types).
+
+    A long list or tuple (a building site's profile: hundreds of pairs) has its items' types read at once, those of a list of
+    pairs as its pairs' items; a short one (a finding's values) item by item, which costs less for a few.
+    """
     t = type(value)
     if t in _SCALARS:
         return True
@@ -44,6 +53,10 @@ def _plain_types(value: object) -> bool:
                 return False
         return True
     if t is list or t is tuple:
+        if len(value) > 32:  # type: ignore[arg-type]
+            types = set(map(type, value))  # type: ignore[call-overload]
+            if types <= _SCALARS or (types <= _SEQUENCES and set(map(type, chain.from_iterable(value))) <= _SCALARS):  # type: ignore[call-overload, arg-type]
+                return True
         for v in value:  # type: ignore[attr-defined]
             if type(v) not in _SCALARS and not _plain_types(v):
                 return False
@@ -140,6 +153,29 @@ class ContentMemo(Generic[_T]):
             self.made += 1
         self._keep(key, value)
         return value
+
+    def find(self, key: Hashable | None) -> _T | None:
+        """The value kept for ``key`` (moved to the current generation when found in the one before), else ``None``.
+
+        For values made several at once (:meth:`keep` each): a memo of values that may be ``None`` is read with :meth:`get`.
+        """
+        if key is None:
+            return None
+        if key in self._now:
+            self.found += 1
+            return self._now[key]
+        if key in self._before:
+            value = self._before[key]
+            self.found += 1
+            self._keep(key, value)
+            return value
+        return None
+
+    def keep(self, key: Hashable | None, value: _T) -> None:
+        """Keep ``value`` under ``key`` (made: :attr:`made` counts it); nothing is kept under ``None``."""
+        self.made += 1
+        if key is not None:
+            self._keep(key, value)
 
     def _keep(self, key: Hashable, value: _T) -> None:
         with self._lock:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import cached_property
+from functools import cached_property, partial
 from typing import cast
 
 from ..core.errors import StormwaterError
@@ -512,10 +512,25 @@ class FindingsDocument:
         :func:`~stormwater_plugin.core.overrides.decide`'s, the one reading of a decision (which
         :func:`~stormwater_plugin.core.overrides.annotate_document` writes into a findings.json document).
         """
+        return self._decided(overrides, None)
+
+    def _decided(self, overrides: Sequence[Override] | None, contents: Sequence[bytes | None] | None) -> FindingsDocument:
+        """:meth:`decided`; ``contents``: each finding's content key (:func:`~.content_memo.finding_content`) when its entry is
+        :func:`doc_finding`'s of that content, so that an entry without a decision is keyed once per content and key (:data:`_UNDECIDED`)."""
         own = self.findings
         out = decide([f.base_key for f in own], [f.details for f in own], [f.status for f in own], list(overrides) if overrides is not None else None)
-        findings = tuple(_decide(f, k, None if o is None else _opt_map(o), _opt_str(e)) for f, k, o, e in zip(own, out.keys, out.overrides, out.effective))
+        if contents is None:
+            findings = tuple(_decide(f, k, None if o is None else _opt_map(o), _opt_str(e)) for f, k, o, e in zip(own, out.keys, out.overrides, out.effective))
+        else:
+            findings = tuple(_UNDECIDED.get((c, k) if o is None and type(c) is bytes else None, partial(_decide, f, k, None, _opt_str(e)))
+                             if o is None else _decide(f, k, _opt_map(o), _opt_str(e))
+                             for f, k, o, e, c in zip(own, out.keys, out.overrides, out.effective, contents))
         return replace(self, findings=findings, decisions=Decisions(_maps(out.stale), OverrideCounts(**out.counts)))
+
+
+#: Each entry keyed and without a decision (its effective status its status) by its finding's content and its key: the live
+#: re-check's review keys anew only the entries of the findings an edit changed (or whose key changed).
+_UNDECIDED: ContentMemo[DocFinding] = ContentMemo()
 
 
 def _decide(f: DocFinding, key: str, override: JsonMap | None, effective_status: str | None) -> DocFinding:
@@ -607,10 +622,11 @@ def document_of(result: CheckResult, *, crs_name: str = "", inputs: Mapping[str,
                                 building_sites=False))
     assert isinstance(raw, dict)
     raw["building_sites"] = [building_site(b) for b in result.building_sites]
-    doc = _document(raw, tuple(doc_finding(f, k) for f, k in zip(result.findings, finding_contents(result.findings))))
+    contents = finding_contents(result.findings)
+    doc = _document(raw, tuple(doc_finding(f, k) for f, k in zip(result.findings, contents)))
     if moves is not None:
         doc = replace(doc, moves=moves_from_dicts(moves), order=doc.placed("moves"))
-    return doc.decided(overrides)
+    return doc._decided(overrides, contents)
 
 
 def findings_json(doc: FindingsDocument) -> dict[str, object]:

@@ -15,12 +15,14 @@ QGIS-free, file-free.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
+from typing import Hashable
 
 import shapely
 from shapely.geometry.base import BaseGeometry
 
+from ..core.derived import current
 from ..core.errors import StormwaterError
 from ..core.geometry_arrays import object_array
 from ..core.model import CheckResult, DisplayZone, FeatureLayer, Finding, JsonScalar, Status
@@ -250,12 +252,22 @@ def zone_rows(result: CheckResult) -> list[Row]:
     return rows
 
 
+#: What a row of a result layer is, to compare with a feature drawn: its geometry's WKB (shapely's, no SRID; ``b""`` for none)
+#: and its attributes (an object of its own when they cannot be compared). Two rows of the same key make the same feature.
+RowKey = tuple[bytes, Hashable]
+
+
 @dataclass(frozen=True)
 class MapFindingRows:
-    """The findings as the map draws them: rows (:data:`FINDING_SCHEMA`) by geometry family, passes apart."""
+    """The findings as the map draws them: rows (:data:`FINDING_SCHEMA`) by geometry family, passes apart.
+
+    ``open_keys`` and ``pass_keys`` hold each row's :data:`RowKey`, in the same order (``gui.result_layers.row_keys`` of the rows).
+    """
 
     open: dict[str, list[Row]]
     passes: dict[str, list[Row]]
+    open_keys: dict[str, list[RowKey]] = field(default_factory=dict)
+    pass_keys: dict[str, list[RowKey]] = field(default_factory=dict)
 
 
 #: A finding's attribute values (:func:`finding_attributes`, no decision) by its content and key: the live re-check's map rows
@@ -263,13 +275,40 @@ class MapFindingRows:
 _ATTRIBUTES: ContentMemo[tuple[JsonScalar, ...]] = ContentMemo()
 
 
-def _map_attributes(f: Finding, key: str, content: bytes | None) -> list[JsonScalar]:
-    """:func:`finding_attributes` of ``f`` under ``key`` (a new list; the values of a finding of the same content and key kept)."""
-    return list(_ATTRIBUTES.get(None if content is None else (content, key), lambda: tuple(finding_attributes(f, key))))
+def _attribute_values(f: Finding, key: str) -> tuple[JsonScalar, ...]:
+    return tuple(finding_attributes(f, key))
 
 
 #: A finding's base key (``core.overrides.finding_key``: rule and features) by its content.
 _BASE_KEYS: ContentMemo[str] = ContentMemo()
+
+
+#: A located finding's map rows by its content, its key and its geometry's WKB: each part's family, geometry, attribute values
+#: and :data:`RowKey`. The live re-check's map rows make and key anew only those of the findings an edit changed.
+_ROWS: ContentMemo[tuple[tuple[str, BaseGeometry, tuple[JsonScalar, ...], RowKey], ...]] = ContentMemo()
+
+
+def geometry_wkbs(geoms: Sequence[BaseGeometry]) -> list[bytes | None]:
+    """Each geometry's WKB (shapely's, no SRID), through the check's derived values when in use (written once per geometry object)."""
+    derived = current()
+    if derived is not None:
+        return derived.wkb(list(geoms))
+    return shapely.to_wkb(object_array(geoms), hex=False, include_srid=False).tolist() if geoms else []
+
+
+def drawn_rows(rows: list[Row]) -> list[Row]:
+    """``rows`` without those of a missing or empty geometry, in order (their emptiness read by shapely's array functions at once)."""
+    geoms = object_array([g for g, _ in rows])  # not a slice assignment: numpy would ask each geometry for an array interface
+    drawn = (~(shapely.is_missing(geoms) | shapely.is_empty(geoms))).tolist()
+    return [row for row, keep in zip(rows, drawn) if keep]
+
+
+def _row_key(wkb: bytes, attrs: tuple[JsonScalar, ...]) -> RowKey:
+    try:
+        hash(attrs)
+    except TypeError:  # an attribute that is no plain value: this row is always drawn anew
+        return (wkb, object())
+    return (wkb, attrs)
 
 
 def map_finding_rows(findings: Sequence[Finding]) -> MapFindingRows:
@@ -278,10 +317,28 @@ def map_finding_rows(findings: Sequence[Finding]) -> MapFindingRows:
     contents = finding_contents(findings)
     bases = [_BASE_KEYS.get(c, partial(finding_key, f.rule_id, f.subject, f.other)) for f, c in zip(findings, contents)]
     located = [(f, key, content) for f, key, content in zip(findings, finding_keys(list(findings), bases), contents) if f.geometry is not None]
-    for (f, key, content), parts in zip(located, parts_of_each([f.geometry for f, _k, _c in located])):
-        into = out.passes if f.status is Status.PASS else out.open
-        for fam, part in parts.items():
-            into.setdefault(fam, []).append((part, _map_attributes(f, key, content)))
+    wkbs = geometry_wkbs([f.geometry for f, _k, _c in located])
+    rows: list[tuple[tuple[str, BaseGeometry, tuple[JsonScalar, ...], RowKey], ...] | None] = []
+    missing: list[int] = []
+    for (_f, key, content), wkb in zip(located, wkbs):
+        found = _ROWS.find(None if content is None or wkb is None else (content, key, wkb))
+        if found is None:
+            missing.append(len(rows))
+        rows.append(found)
+    # the parts of the findings not found, read at once; a part other than the geometry itself (a collection's) written anew
+    for n, parts in zip(missing, parts_of_each([located[n][0].geometry for n in missing])):
+        (f, key, content), wkb = located[n], wkbs[n]
+        attrs = _ATTRIBUTES.get(None if content is None else (content, key), partial(_attribute_values, f, key))
+        made = tuple((fam, part, attrs, _row_key(wkb if part is f.geometry and wkb is not None else bytes(shapely.to_wkb(part, hex=False, include_srid=False)),
+                                                 attrs))
+                     for fam, part in parts.items())
+        _ROWS.keep(None if content is None or wkb is None else (content, key, wkb), made)
+        rows[n] = made
+    for (f, _key, _content), kept in zip(located, rows):
+        into, keys = (out.passes, out.pass_keys) if f.status is Status.PASS else (out.open, out.open_keys)
+        for fam, part, attrs, row_key in kept or ():
+            into.setdefault(fam, []).append((part, list(attrs)))
+            keys.setdefault(fam, []).append(row_key)
     return out
 
 

@@ -13,7 +13,7 @@ from typing import Iterable, Mapping
 
 from ..core.kinds import envelope_role
 from ..core.model import CheckResult, Status
-from .compare import CompareError, ReviewDoc, compare_reviews
+from .compare import CompareError, EarlierReview, ReviewDoc, compare_reviews
 
 #: What the live findings' marks compare with (the comparison's ``previous``).
 LAST_FULL_CHECK = "the last full check"
@@ -68,6 +68,11 @@ def status_text(state: str, edit: Edit | None, reason: str = "") -> str:
     if state == OFF:
         return "live off: out of date" + (f" since {edit.describe()}" if edit is not None else "") + ", press Run"
     return "out of date" + (f": {reason}" if reason else "") + ", press Run"
+
+
+def last_full_check(doc: Mapping[str, object] | None) -> EarlierReview | None:
+    """The last full check's document as the marks compare with it at each edit: read once (:class:`~..core.compare.EarlierReview`)."""
+    return None if doc is None else EarlierReview(doc)
 
 
 def changes_since(full: Mapping[str, object] | None, live: Mapping[str, object]) -> ReviewDoc | None:
@@ -136,4 +141,4 @@ def now_compliant(before: CheckResult | None, after: CheckResult) -> list[str]:
     return out
 
 
-__all__ = ["CURRENT", "Edit", "LAST_FULL_CHECK", "OFF", "OUT_OF_DATE", "UPDATING", "changes_since", "now_compliant", "status_text"]
+__all__ = ["CURRENT", "Edit", "LAST_FULL_CHECK", "OFF", "OUT_OF_DATE", "UPDATING", "changes_since", "last_full_check", "now_compliant", "status_text"]

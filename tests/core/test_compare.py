@@ -123,3 +123,82 @@ def test_a_key_read_as_well_formed_is_itself_once_split_and_joined(key):
         assert _well_formed(well) and _join_key(*_split_key(well)) == well
     for odd in ("r", "r|a", "r|a|b|", "r|a|b#2"):
         assert not _well_formed(odd)
+
+
+# --------------------------------------------------------------------------- an earlier review read once (the live marks)
+
+_RULES = ["r1", "r2", "old-r"]
+_RENAMES = {"identity": lambda r: r, "old-r is r1": lambda r: "r1" if r == "old-r" else r, "r2 is r9": lambda r: "r9" if r == "r2" else r}
+
+
+def _synthetic(draws, keyless=False, renamed=False):
+    """A findings.json of (rule, device, status, measured, decided) draws; ``renamed``: its device D3 drawn as D4, half a foot off."""
+    from stormwater_plugin.core.overrides import finding_key
+
+    findings = []
+    for n, (rule, dev, status, measured, decided) in enumerate(draws):
+        dev = "D4" if renamed and dev == "D3" else dev
+        f = {"rule_id": _RULES[rule], "subject": {"layer": "devices", "id": dev}, "other": {"layer": "septic", "id": "S1"},
+             "status": status, "measured_ft": measured, "required_ft": 20.0, "message": f"finding {n}"}
+        if not keyless:
+            f["key"] = finding_key(f["rule_id"], f["subject"], f["other"]) + (f"#{n}" if n % 3 == 2 else "")
+        if decided:
+            f["override"] = {"decision": "accepted", "reason": "a reason", "reviewer": "A. Reviewer"}
+        findings.append(f)
+    wkt = {f"devices:{d}": f"POINT ({x} 0)" for d, x in (("D1", 0), ("D2", 50), ("D4" if renamed else "D3", 100.5 if renamed else 100))}
+    return {"tool": {"version": "x"}, "project_class": "minor", "counts": {}, "working_crs": "test grid", "findings": findings,
+            "features": {"unit_to_ft": 1.0, "wkt": wkt}}
+
+
+_DRAW = st.tuples(st.integers(0, 2), st.sampled_from(["D1", "D2", "D3"]), st.sampled_from(["violation", "undetermined", "advisory", "pass"]),
+                  st.sampled_from([10.0, 10.04, 20.0, None]), st.booleans())
+
+
+@given(st.lists(_DRAW, max_size=6), st.booleans(),
+       st.lists(st.tuples(st.lists(_DRAW, max_size=6), st.booleans(), st.sampled_from(sorted(_RENAMES))), min_size=1, max_size=4))
+def test_an_earlier_review_read_once_compares_as_the_document_it_was_read_from(old_draws, keyless, news):
+    """Property: whatever current reviews it was compared with before (features renamed or not, rules renamed or not), an
+    earlier review read once gives the comparison its document gives."""
+    from stormwater_plugin.core.compare import EarlierReview
+
+    old = _synthetic(old_draws, keyless=keyless)
+    earlier = EarlierReview(old)
+    for draws, renamed, rename in news:
+        new = _synthetic(draws, renamed=renamed)
+        assert compare_reviews(earlier, new, _RENAMES[rename]) == compare_reviews(old, new, _RENAMES[rename])
+
+
+def test_an_earlier_review_reads_its_findings_again_when_a_rule_it_names_has_another_successor():
+    from stormwater_plugin.core.compare import EarlierReview
+
+    old = _synthetic([(2, "D1", "violation", 10.0, False), (0, "D2", "pass", 20.0, False)])
+    new = _synthetic([(0, "D1", "violation", 10.0, False), (0, "D2", "pass", 20.0, False)])
+    earlier = EarlierReview(old)
+    for rename in ("identity", "old-r is r1", "identity", "r2 is r9"):  # old-r read as itself, then as r1, then as itself again
+        assert compare_reviews(earlier, new, _RENAMES[rename]) == compare_reviews(old, new, _RENAMES[rename])
+    assert compare_reviews(earlier, new, _RENAMES["old-r is r1"])["renamed_rules"] == [{"old": "old-r", "new": "r1"}]
+
+
+def test_the_last_full_check_read_once_gives_the_marks_its_document_gives_and_refuses_what_it_refuses():
+    from stormwater_plugin.services.compare import CompareError
+    from stormwater_plugin.services.compare import compare_reviews as compare_service
+    from stormwater_plugin.services.live import changes_since, last_full_check
+
+    full, live = _doc({"D1": 14.0, "D2": 40.0}), _doc({"D1": 25.0, "D2": 40.0})
+    assert changes_since(last_full_check(full), live) == changes_since(full, live) is not None
+    assert changes_since(last_full_check(full), full) is None and last_full_check(None) is None
+    for bad in ({"jurisdiction": "lgpc"}, {**full, "findings": [{"rule_id": RULE, "status": "maybe"}]}):
+        with pytest.raises(CompareError) as read_once:
+            compare_service(last_full_check(bad), live)
+        with pytest.raises(CompareError) as read_each_time:
+            compare_service(bad, live)
+        assert str(read_once.value) == str(read_each_time.value)
+        assert changes_since(last_full_check(bad), live) is None
+
+
+def test_an_earlier_review_knows_whether_every_finding_has_a_key_as_with_keys_reads_it():
+    from stormwater_plugin.core.compare import EarlierReview, with_keys
+
+    for doc in (_synthetic([(0, "D1", "pass", 20.0, False)]), _synthetic([(0, "D1", "pass", 20.0, False)], keyless=True), _synthetic([])):
+        assert EarlierReview(doc).keyed is (with_keys(doc, {}) is doc)
+    assert not EarlierReview({"findings": "not a list"}).keyed and not EarlierReview({}).keyed

@@ -12,6 +12,8 @@ import dataclasses
 import numpy as np
 import pytest
 import shapely
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from shapely.geometry import GeometryCollection, LineString, MultiPolygon, Point, Polygon, box
 
 from stormwater_plugin.core.model import BuildingSiteSlope, Citation, FeatureRef, Finding, Status
@@ -143,10 +145,18 @@ def _rows_without_memo(findings: list[Finding]) -> layer_rows.MapFindingRows:
 
 
 def _same_rows(a: layer_rows.MapFindingRows, b: layer_rows.MapFindingRows) -> None:
-    for got, want in ((a.open, b.open), (a.passes, b.passes)):
-        assert list(got) == list(want)
+    for got, want, keys in ((a.open, b.open, a.open_keys), (a.passes, b.passes, a.pass_keys)):
+        assert list(got) == list(want) == list(keys)
         for fam in want:
             assert [(shapely.to_wkb(g), attrs) for g, attrs in got[fam]] == [(shapely.to_wkb(g), attrs) for g, attrs in want[fam]]
+            # each row's key: the WKB the map draws (no SRID) and its attributes, as gui.result_layers.row_keys writes it
+            assert keys[fam] == [(shapely.to_wkb(g, hex=False, include_srid=False), tuple(attrs)) for g, attrs in want[fam]]
+            assert all(type(k[0]) is bytes for k in keys[fam])
+
+
+def _clear_rows() -> None:
+    layer_rows._ATTRIBUTES.clear()
+    layer_rows._ROWS.clear()
 
 
 GEOMETRIES = [Point(1, 2), LineString([(0, 0), (3, 4)]), box(0, 0, 2, 2), MultiPolygon([box(0, 0, 1, 1), box(3, 3, 4, 4)]),
@@ -158,15 +168,15 @@ def test_the_map_rows_are_those_made_finding_by_finding_for_every_kind_of_geomet
     findings = [_finding(geometry=g, status=Status.PASS if n % 2 else Status.VIOLATION, subject=FeatureRef("devices", f"DW-{n}"))
                 for n, g in enumerate(GEOMETRIES)]
     findings += [_finding(), _finding()]  # twice the same finding: keyed #2, its own attributes
-    layer_rows._ATTRIBUTES.clear()
+    _clear_rows()
     _same_rows(map_finding_rows(findings), _rows_without_memo(findings))
     _same_rows(map_finding_rows(findings), _rows_without_memo(findings))  # the second time from the memo
-    assert layer_rows._ATTRIBUTES.found > 0
+    assert layer_rows._ROWS.found > 0
 
 
 @pytest.mark.parametrize("change", sorted(CHANGES))
 def test_a_change_of_a_finding_gives_its_rows_their_own_attributes(change):
-    layer_rows._ATTRIBUTES.clear()
+    _clear_rows()
     before = [_finding(), _finding(subject=FeatureRef("devices", "DW-9"))]
     _same_rows(map_finding_rows(before), _rows_without_memo(before))
     after = [_finding(**CHANGES[change]), before[1]]
@@ -174,11 +184,13 @@ def test_a_change_of_a_finding_gives_its_rows_their_own_attributes(change):
 
 
 def test_a_change_of_a_findings_key_or_geometry_is_seen_by_its_rows():
-    layer_rows._ATTRIBUTES.clear()
+    _clear_rows()
     one = [_finding()]
     two = [_finding(), _finding()]  # the same finding twice: the second keyed #2, the first keeps its key
     moved = [_finding(geometry=LineString([(0, 0), (6, 1)]))]
-    for findings in (one, two, moved, one):
+    collection = [_finding(geometry=GeometryCollection([LineString([(0, 0), (6, 0)]), box(0, 0, 1, 1)]))]  # a part of its own
+    other_part = [_finding(geometry=GeometryCollection([LineString([(0, 0), (6, 0)]), box(0, 0, 1, 2)]))]
+    for findings in (one, two, moved, one, collection, other_part, collection):
         _same_rows(map_finding_rows(findings), _rows_without_memo(findings))
     assert map_finding_rows(two).open["line"][1][1][FINDING_KEY] != map_finding_rows(one).open["line"][0][1][FINDING_KEY]
 
@@ -187,7 +199,7 @@ FINDING_KEY = [n for n, _ in layer_rows.FINDING_SCHEMA].index("key")
 
 
 def test_the_attributes_of_a_row_are_its_own_list():
-    layer_rows._ATTRIBUTES.clear()
+    _clear_rows()
     rows = map_finding_rows([_finding()])
     rows.open["line"][0][1][0] = "changed by a reader"
     again = map_finding_rows([_finding()])
@@ -261,3 +273,91 @@ def test_a_building_site_of_the_same_content_finds_its_entry_whatever_its_centre
     numpy_site = _site(profile=[(np.float64(0.0), np.float64(1.234))])
     assert findings_doc.building_site(numpy_site) == plain(building_site_to_dict(numpy_site))
     assert findings_doc.building_site(numpy_site) is not findings_doc.building_site(numpy_site)  # no key: made each time
+
+
+def test_a_finding_without_a_content_key_has_its_rows_made_each_time():
+    _clear_rows()
+    numpy_finding = [_finding(measured_ft=np.float64(19.9))]
+    for _ in range(2):
+        _same_rows(map_finding_rows(numpy_finding), _rows_without_memo(numpy_finding))
+    assert layer_rows._ROWS.found == 0
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, len(GEOMETRIES) - 1), st.sampled_from([Status.PASS, Status.VIOLATION, Status.UNDETERMINED]),
+                          st.sampled_from(["DW-1", "DW-2"]), st.sampled_from([19.9, 20.0, -0.0, 0.0, None])), max_size=8), st.randoms())
+def test_the_map_rows_kept_are_those_made_anew_whatever_the_findings_seen_before(draws, rnd):
+    """Property: whatever findings were drawn before (kept or not), the rows and keys are those made finding by finding."""
+    lists = [[_finding(geometry=GEOMETRIES[g], status=s, subject=FeatureRef("devices", d), measured_ft=m) for g, s, d, m in draws[:n]]
+             for n in range(len(draws) + 1)]
+    rnd.shuffle(lists)
+    for findings in lists + lists[:2]:
+        _same_rows(map_finding_rows(findings), _rows_without_memo(findings))
+
+
+# --------------------------------------------------------------------------- the entries keyed, without a decision
+
+
+def _document_of(findings: list[Finding]) -> tuple[findings_doc.FindingsDocument, list[bytes | None]]:
+    contents = finding_contents(findings)
+    return findings_doc._document({}, tuple(doc_finding(f, c) for f, c in zip(findings, contents))), contents
+
+
+def test_an_entry_without_a_decision_is_kept_by_its_content_and_its_key():
+    findings_doc._UNDECIDED.clear()
+    twice = [_finding(), _finding()]  # the same content twice: keyed apart (#2), each its own entry
+    doc, contents = _document_of(twice)
+    got = doc._decided(None, contents)
+    assert got == doc.decided(None) and got.findings[0].key != got.findings[1].key
+    assert findings_doc._UNDECIDED.made == 2
+    again = _document_of([_finding(), _finding()])
+    assert again[0]._decided(None, again[1]).findings == got.findings and findings_doc._UNDECIDED.found == 2
+    changed = _document_of([_finding(), _finding(message="another")])  # another content: another entry, and the key of the first changed
+    assert changed[0]._decided(None, changed[1]) == changed[0].decided(None)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["DW-1", "DW-2"]), st.sampled_from([Status.PASS, Status.VIOLATION]), st.sampled_from([19.9, 20.0])),
+                max_size=6),
+       st.lists(st.tuples(st.integers(0, 5), st.sampled_from(["accepted", "waived"]), st.booleans()), max_size=3))
+def test_the_entries_decided_through_the_memo_are_those_decided_anew(draws, decisions):
+    """Property: with or without decisions (some stale, some made on another status), the document decided through the memo of
+    undecided entries is the one decided entry by entry."""
+    from stormwater_plugin.core.overrides import make_override
+
+    findings = [_finding(subject=FeatureRef("devices", d), status=s, measured_ft=m) for d, s, m in draws]
+    doc, contents = _document_of(findings)
+    keys = [f.key for f in doc.decided(None).findings]
+    overrides = [make_override(keys[n] if n < len(keys) else f"gone|devices:DW-{n}|-", d, "a reason", "A. Reviewer",
+                               status_when_made="pass" if other else None) for n, d, other in decisions]
+    for given_ in (None, overrides, overrides):
+        assert doc._decided(given_, contents) == doc.decided(given_)
+
+
+def _plain_types_as_it_was(value: object) -> bool:
+    """The former reading of a value's types, item by item."""
+    t = type(value)
+    if t in (str, float, int, bool, type(None)):
+        return True
+    if t is dict:
+        return all(type(k) is str and _plain_types_as_it_was(v) for k, v in value.items())  # type: ignore[attr-defined]
+    if t is list or t is tuple:
+        return all(_plain_types_as_it_was(v) for v in value)  # type: ignore[attr-defined]
+    return False
+
+
+_LEAVES = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=3), st.just(np.float64(1.5)), st.just(np.int64(2)),
+                    st.just(b"x"), st.just(Status.PASS))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.recursive(_LEAVES, lambda inner: st.one_of(st.lists(inner, max_size=40), st.lists(inner, min_size=33, max_size=40).map(tuple),
+                                                     st.lists(st.tuples(inner, inner), min_size=30, max_size=45),
+                                                     st.dictionaries(st.one_of(st.text(max_size=2), st.integers(0, 3)), inner, max_size=4)),
+                    max_leaves=120))
+def test_a_values_types_read_at_once_are_those_read_item_by_item(value):
+    """Property: the types read at once for a long sequence (a list of pairs flattened) give the item-by-item answer."""
+    from stormwater_plugin.services.content_memo import _plain_types
+
+    assert _plain_types(value) is _plain_types_as_it_was(value)
+    assert (content_key(value) is None) is not _plain_types_as_it_was(value)

@@ -132,3 +132,84 @@ def test_features_made_from_the_row_keys_wkb_are_those_made_from_the_geometries(
     assert [bytes(f.geometry().asWkb()) for f in with_keys] == [bytes(f.geometry().asWkb()) for f in without]
     assert [f.attributes() for f in with_keys] == [f.attributes() for f in without]
     assert fields.names() == [n for n, _ in ZONE_FIELD_SPECS] and _fields(ZONE_FIELD_SPECS) is fields
+
+
+def _changes(update):
+    return [(ch.gone, ch.added_keys, len(ch.added)) for ch in update.changes]
+
+
+def test_a_layer_found_unchanged_is_found_so_again_only_for_equal_rows_and_the_same_mapping_shown(crs):
+    from stormwater_plugin.gui import live_layers
+    from stormwater_plugin.gui.live_layers import layers_update, shown_now
+
+    _draw([_spec("A", [_row(0), _row(2)])], crs)
+    same = [_spec("A", [_row(0), _row(2)])]
+    first = layers_update(same, crs, shown_now(JURISDICTION))
+    assert _changes(first) == [({}, [], 0)] and list(live_layers._HELD) == [_group_layers()[0].id()]
+    assert _changes(layers_update([_spec("A", [_row(0), _row(2)])], crs, shown_now(JURISDICTION))) == [({}, [], 0)]  # equal rows: held
+    moved = [_spec("A", [_row(0), _row(3)])]
+    assert _changes(layers_update(moved, crs, shown_now(JURISDICTION)))[0][2] == 1  # another row: looked up
+    _update(moved, crs)  # the layer shown now holds the moved row: another mapping of its rows
+    back = layers_update([_spec("A", [_row(0), _row(2)])], crs, shown_now(JURISDICTION))
+    assert _changes(back)[0][2] == 1 and sum(back.changes[0].gone.values()) == 1  # the rows held before, against another mapping shown
+
+
+def test_a_layer_shown_of_rows_of_equal_content_in_another_mapping_is_compared_anew(crs):
+    from stormwater_plugin.gui.live_layers import ShownLayer, layers_update, shown_now
+
+    _draw([_spec("A", [_row(0), _row(2)])], crs)
+    shown = shown_now(JURISDICTION)
+    layers_update([_spec("A", [_row(0), _row(2)])], crs, shown)
+    s = shown[0]
+    fewer = (ShownLayer(s.name, s.fields, s.layer_id, s.version, dict(list(s.keys.items())[:1])),)  # the same layer id, another mapping
+    got = layers_update([_spec("A", [_row(0), _row(2)])], crs, fewer)
+    assert got.changes[0].added_keys and len(got.changes[0].added) == 1
+
+
+@pytest.mark.usefixtures("crs")
+def test_the_layers_found_unchanged_through_the_memo_are_those_compared_row_by_row():
+    """Property: whatever runs came before (layers held or not), the changes found are those of a comparison without the memo."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from stormwater_plugin.gui import live_layers
+    from stormwater_plugin.gui.live_layers import ShownLayer, layers_update
+    from stormwater_plugin.gui.result_layers import row_keys
+
+    pool = [_row(0), _row(0), _row(2), _row(2, label="other"), _row(2, distance=20.1), _row(5, subject="DW-2")]
+    crs = QgsCoordinateReferenceSystem("EPSG:26918")
+
+    @settings(max_examples=60, deadline=None)
+    @given(st.lists(st.tuples(st.lists(st.integers(0, len(pool) - 1), max_size=5), st.integers(0, 2)), min_size=1, max_size=6),
+           st.lists(st.lists(st.integers(0, len(pool) - 1), max_size=5), min_size=3, max_size=3))
+    def run(runs, mappings):
+        shown_maps = []
+        for rows in mappings:  # what a layer shown holds: its rows' keys to as many feature ids
+            held: dict = {}
+            for n, k in enumerate(row_keys([pool[i] for i in rows])):
+                held[k] = held.get(k, ()) + (n,)
+            shown_maps.append(held)
+        for rows, m in runs:
+            shown = (ShownLayer("A", tuple(n for n, _ in _spec("A", []).specs), "layer-a", 0, shown_maps[m]),)
+            got = _changes(layers_update([_spec("A", [pool[i] for i in rows])], crs, shown))
+            kept = live_layers._HELD
+            live_layers._HELD = {}
+            want = _changes(layers_update([_spec("A", [pool[i] for i in rows])], crs, shown))
+            live_layers._HELD = kept
+            assert got == want
+
+    run()
+
+
+def test_the_rows_drawn_leave_out_missing_and_empty_geometries_in_order_and_are_keyed_by_their_wkb():
+    from shapely.geometry import GeometryCollection, Polygon
+
+    from stormwater_plugin.gui.result_layers import LayerSpec, row_keys
+
+    rows = [_row(0), (None, ["zone", "r-1", "none", 1.0, "DW-1"]), _row(2), (Polygon(), ["zone", "r-1", "empty", 1.0, "DW-1"]),
+            (GeometryCollection(), ["zone", "r-1", "empty", 2.0, "DW-1"]), _row(4)]
+    spec = LayerSpec("polygon", "A", _spec("A", []).specs, "other_zones", rows, skip_empty=True)
+    assert spec.drawn_rows() == [rows[0], rows[2], rows[5]]
+    drawn, keys = spec.drawn()
+    assert keys == [(shapely.to_wkb(g, hex=False, include_srid=False), tuple(a)) for g, a in drawn] == row_keys(drawn)
+    assert row_keys([(None, ["x"])]) == [(b"", ("x",))]
