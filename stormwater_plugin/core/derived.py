@@ -232,6 +232,16 @@ class Derived:
             return (type(x).__name__, x)
         raise TypeError(f"no content key for {type(x).__name__}")
 
+    def same_grid_keyed(self, earlier: ElevationGrid | None, grid: ElevationGrid | None) -> bool:
+        """Whether ``earlier`` (a grid the earlier check keyed) and ``grid`` (one this check keyed) hold the same content by
+        their keys: values bit for bit, every other field equal, the transforms the same objects. Nothing is keyed here:
+        ``False`` when either was not keyed (the caller compares them itself)."""
+        if earlier is None or grid is None:
+            return False
+        before = next((k for g, k in self._grids_earlier if g is earlier), None)
+        now = next((k for g, k in self._grids if g is grid), None)
+        return before is not None and now is not None and (before is now or before == now)
+
     def _token(self, content: Hashable) -> int:
         """The token of ``content`` (a layer's content key): this check's, else the earlier check's, else a new one.
 

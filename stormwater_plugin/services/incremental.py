@@ -164,7 +164,7 @@ class Recorder:
             self.full_reason = "the class, the site parcel or the disturbed area changed"
         elif basis.pack is not ctx.pack and basis.pack != ctx.pack:
             self.full_reason = "the rules changed"
-        elif not same_dem(basis.dem, ctx.dem):
+        elif not self.derived.same_grid_keyed(basis.dem, ctx.dem) and not same_dem(basis.dem, ctx.dem):  # keyed the same: the same bits
             self.full_reason = "the DEM window changed"
         if self.full_reason:
             return
@@ -212,7 +212,7 @@ class Recorder:
         order = {str(i): n for n, i in enumerate(layer.ids)}
         findings = _merge(old.findings, [f for f in new.findings if _device_of(f.subject) in moved], lambda f: _device_of(f.subject), moved, order)
         zones = _merge(old.zones, [z for z in new.zones if _device_of(z.subject) in moved], lambda z: _device_of(z.subject), moved, order)
-        out = dataclasses.replace(old, findings=tuple(findings), zones=tuple(zones), read=old.read | new.read)
+        out = _narrowed(old, tuple(findings), tuple(zones), old.read | new.read)
         _replay(ctx, out)
         self._outputs[rule.id] = out
         return True
@@ -284,6 +284,12 @@ def _moved(a: FeatureLayer, b: FeatureLayer) -> list[int]:
         wa = shapely.to_wkb(np.asarray(a.geoms, dtype=object), hex=False, include_srid=False).tolist()
         wb = shapely.to_wkb(np.asarray(b.geoms, dtype=object), hex=False, include_srid=False).tolist()
     return [i for i in range(len(wa)) if wa[i] != wb[i]]
+
+
+def _narrowed(old: RuleOutput, findings: tuple[Finding, ...], zones: tuple[DisplayZone, ...], read: frozenset[str]) -> RuleOutput:
+    """``dataclasses.replace(old, findings=..., zones=..., read=...)`` written out (replace inspects the fields at every call):
+    every other output is the basis's."""
+    return RuleOutput(findings, zones, old.not_checked, old.warnings, old.building_sites, old.inventory, old.notification, read, old.sets_inventory)
 
 
 def _device_of(ref: FeatureRef | None) -> str | None:

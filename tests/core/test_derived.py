@@ -301,3 +301,28 @@ def test_values_keyed_by_tokens_are_reused_exactly_when_their_contents_were_used
             kept_now[content] = derived.value("kept " + name, lambda content=content: _layer(content[0], {"use": content[1]}), layer)
         derived.settle()
         earlier, used_before, objects, kept = derived, used, now, kept_now
+
+
+def test_a_grid_keyed_the_same_in_two_checks_is_known_the_same_and_any_change_or_a_grid_not_keyed_is_not():
+    """What the recorder asks before comparing two DEM windows itself: the same only when both checks keyed them alike
+    (a new read of the same values); a value changed by a billionth, -0.0 for 0.0, another unit, or a grid either check did
+    not key is not known the same (the recorder then compares them)."""
+    first = Derived()
+    earlier = _grid()
+    _count_grid(first, earlier)
+    first.settle()
+    for grid, same in [(_grid(), True), (_grid(z_to_ft=1 / 0.3048), False)]:
+        second = Derived(first)
+        _count_grid(second, grid)
+        assert second.same_grid_keyed(earlier, grid) is same
+    changed = np.arange(12, dtype=np.float64).reshape(3, 4)
+    changed[1, 2] += 1e-9
+    signed = np.arange(12, dtype=np.float64).reshape(3, 4)
+    signed[0, 0] = -0.0
+    for values in (changed, signed):
+        second = Derived(first)
+        _count_grid(second, _grid(values))
+        assert not second.same_grid_keyed(earlier, second._grids[0][0])
+    second = Derived(first)
+    assert not second.same_grid_keyed(earlier, _grid())  # not keyed in this check
+    assert not second.same_grid_keyed(_grid(), _grid()) and not second.same_grid_keyed(None, earlier)

@@ -372,3 +372,23 @@ def test_the_setting_kept_by_content_follows_the_site_flag_the_named_site_the_di
         basis = live.basis
     assert sites[0] != sites[-1] and sites[1] != sites[-1]  # the flag moved, a site named: another site
     assert warned == [False, False, False, True, False, True, False]
+
+
+def test_a_narrowed_rules_output_is_the_basis_s_with_the_moved_devices_findings_zones_and_reads():
+    """The output of a rule run for the moved devices is ``dataclasses.replace`` of the basis's, written out: every other
+    field (each given a value of its own here) is the basis's."""
+    import dataclasses
+
+    from stormwater_plugin.core.model import Citation, DisplayZone, FeatureRef, Finding, Status
+    from stormwater_plugin.services.incremental import RuleOutput, _narrowed
+
+    cite = Citation("§1", "words", "code.txt", "1")
+    finding = Finding("r", "device_setback", cite, Status.PASS, FeatureRef("devices", "D1"), None, 1.0, 2.0, "m")
+    zone = DisplayZone("setback", "r", "20 ft", 20.0, shapely.Point(0, 0), FeatureRef("devices", "D1"))
+    old = RuleOutput((finding,), (zone,), ({"rule_id": "r", "reason": "x"},), (object(),), (object(),), [{"layer": "wells"}], None,  # type: ignore[arg-type]
+                     frozenset({"devices"}), True)
+    new_findings, new_zones, read = (finding, finding), (), frozenset({"devices", "wells"})
+    assert [f.name for f in dataclasses.fields(RuleOutput)] == ["findings", "zones", "not_checked", "warnings", "building_sites", "inventory",
+                                                                 "notification", "read", "sets_inventory"]
+    got = _narrowed(old, new_findings, new_zones, read)
+    assert got == dataclasses.replace(old, findings=new_findings, zones=new_zones, read=read)
