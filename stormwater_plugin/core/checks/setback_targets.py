@@ -10,15 +10,17 @@ targets. Split out of :mod:`.setbacks`, which re-exports these names.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Mapping
 
 import numpy as np
 import shapely
 from shapely.geometry.base import BaseGeometry
 
+from ..derived import derive
 from ..extents import Extent, layer_extents
 from ..geometry import nearest_feature
-from ..model import FeatureRef
+from ..model import FeatureLayer, FeatureRef
 from ..rulepack import Rule
 from ..vocabulary import name_matches
 from .context import CheckContext
@@ -70,17 +72,30 @@ def feature_name(attrs: Mapping[str, object]) -> str:
 def collect_targets(ctx: CheckContext, rule: Rule) -> tuple[SetbackTargets | None, list[str], list[str]]:
     """Gather the rule's target features; returns (targets, absent roles, empty descriptions).
 
-    Public: the siting envelope builds its zones from the same targets the check measures.
+    Public: the siting envelope builds its zones from the same targets the check measures. Kept by content (the target
+    specs, each role's layer): a device's move leaves the targets as they were, and the live re-check finds them made
+    (their search trees too). What is kept is never changed: the targets are read only, the lists handed out are copies.
     """
+    specs = rule.params["targets"]
+    layers = [ctx.layer(spec["role"]) for spec in specs]  # every role read as before (the check's read log)
+    try:
+        spec_key = tuple(tuple(sorted((str(k), v) for k, v in spec.items())) for spec in specs)
+    except (AttributeError, TypeError):  # not mappings (the schema refuses them): gathered as they are
+        return _collect_targets(specs, layers)
+    targets, absent, empty = derive("setback targets", partial(_collect_targets, specs, layers), spec_key, *layers)
+    return targets, list(absent), list(empty)
+
+
+def _collect_targets(specs: list[dict[str, object]], layers: list[FeatureLayer | None]) -> tuple[SetbackTargets | None, list[str], list[str]]:
+    """:func:`collect_targets` of the rule's ``specs`` and each one's role layer (``None``: not supplied)."""
     geoms: list[BaseGeometry] = []
     refs: list[FeatureRef] = []
     absent: list[str] = []
     empty: list[str] = []
     unnamed: set[int] = set()
     extents: list[Extent] = []
-    for spec in rule.params["targets"]:
-        role = spec["role"]
-        layer = ctx.layer(role)
+    for spec, layer in zip(specs, layers):
+        role = str(spec["role"])
         if layer is None:
             absent.append(role)
             continue
@@ -101,7 +116,7 @@ def collect_targets(ctx: CheckContext, rule: Rule) -> tuple[SetbackTargets | Non
             empty.append(f"{role} named '{spec['name_matches']}'" if match else role)
     # Named targets (Lake George as a shoreline or as a water-body polygon) are
     # alternative ways of drawing one feature: one present role is enough.
-    named = [s["role"] for s in rule.params["targets"] if s.get("name_matches")]
+    named = [str(s["role"]) for s in specs if s.get("name_matches")]
     if named and any(r not in absent for r in named):
         absent = [r for r in absent if r not in named]
     if not geoms:
