@@ -116,6 +116,7 @@ class Recorder:
     _setting: tuple[object, ...] = ()
     _dem: ElevationGrid | None = None
     _pack: RulePack | None = None
+    _part: FeatureLayer | None = None
     derived: Derived = field(init=False)
 
     def __post_init__(self) -> None:
@@ -193,7 +194,11 @@ class Recorder:
         if len(set(layer.ids)) != len(layer.ids) or any("+" in i for i in layer.ids):
             return False  # an id shared by several features, or joined: its outputs are not one device's
         moved = set(ids)
-        part = FeatureLayer(layer.role, layer.geoms[positions], list(ids), [layer.attrs[i] for i in positions], {})
+        if self._part is None:
+            # one layer of the moved devices for every rule run for them (never changed by a rule): what is kept per layer
+            # object (each device's plausible extent) is made once per check
+            self._part = FeatureLayer(layer.role, layer.geoms[positions], list(ids), [layer.attrs[i] for i in positions], {})
+        part = self._part
         mark = _Mark.of(ctx)
         dict.__setitem__(ctx.layers, "devices", part)
         try:

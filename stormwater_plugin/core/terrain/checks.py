@@ -51,7 +51,7 @@ from shapely.geometry import LineString, Point
 from shapely.geometry.base import BaseGeometry
 
 from ..checks.context import NO_DEVICE_COVERED, CheckContext
-from ..extents import feature_extent
+from ..extents import layer_extents
 from ..geometry import display_buffer
 from ..limits import at_least_threshold, number_text
 from ..model import BuildingSiteSlope, DisplayZone, FeatureRef, Status
@@ -417,7 +417,7 @@ def check_device_slope(ctx: CheckContext, rule: Rule) -> None:
         polygonal = geom.geom_type in ("Polygon", "MultiPolygon")
         # A device drawn as a point: the ground within its plausible reach (core/extents.py) or the pack's radius, whichever is
         # wider; a kind with no plausible bound leaves a flat reading undetermined.
-        ext = feature_extent("devices", geom, devices.attrs[i])
+        ext = layer_extents(devices)[i]  # feature_extent of each device, once per layer (the setback rules read the same)
         r_i = radius if polygonal or ext.unbounded else max(radius, ext.half_max_ft)
         fp = geom if polygonal else display_buffer(geom, ctx.to_units(r_i), r_i)
         how = "under its footprint" if polygonal else f"within {r_i:g} ft of it"
