@@ -7,9 +7,11 @@ from typing import Any
 
 import numpy as np
 import shapely
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from stormwater_plugin.core.checks.context import CheckContext
-from stormwater_plugin.core.checks.setback_targets import collect_targets
+from stormwater_plugin.core.checks.setback_targets import SetbackTargets, collect_targets
 from stormwater_plugin.core.derived import Derived, using
 from stormwater_plugin.core.model import Citation, FeatureLayer
 from stormwater_plugin.core.rulepack import Rule
@@ -84,3 +86,25 @@ def test_the_kept_targets_are_made_once_and_their_lists_are_the_callers_own():
     assert derived.made == 1 and second[0] is first[0]
     assert second[1] == ["septic"] and second[2] == []
     assert isinstance(second[0].geoms, np.ndarray)
+
+
+_xy = st.tuples(st.integers(-5, 5).map(float), st.integers(-5, 5).map(float))  # a coarse grid: equally near features are common
+
+
+@settings(max_examples=200, deadline=None)
+@given(features=st.lists(st.tuples(st.sampled_from(["wells", "septic"]), _xy, st.booleans()), min_size=1, max_size=8), device=_xy)
+def test_the_nearest_of_each_role_from_the_features_taken_once_is_the_former_reading(features, device):
+    """Each role's features and references taken once, when the targets are gathered, name the same nearest feature of
+    each role as taken from the targets at every call (ties told apart by id, then shape)."""
+    from stormwater_plugin.core.geometry import nearest_feature
+    from stormwater_plugin.core.model import FeatureRef
+
+    geoms = np.empty(len(features), dtype=object)
+    geoms[:] = [shapely.box(x, y, x + 1, y + 1) if square else shapely.Point(x, y) for _, (x, y), square in features]
+    refs = [FeatureRef(role, f"{role[0]}{n % 3}") for n, (role, _, _) in enumerate(features)]
+    targets = SetbackTargets.build(geoms, refs)
+    point = shapely.Point(*device)
+    former = set()
+    for idx, tree in targets.by_role.values():
+        former.add(int(idx[nearest_feature(tree, targets.geoms[idx], [targets.refs[int(i)] for i in idx], point, 1e-6)]))
+    assert targets.nearest_per_role(point, 1e-6) == former

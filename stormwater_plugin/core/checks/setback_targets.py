@@ -37,6 +37,8 @@ class SetbackTargets:
     unnamed: set[int] = field(default_factory=set)
     #: Each feature's plausible extent beyond its drawing (:func:`~stormwater_plugin.core.extents.feature_extent`).
     extents: list[Extent] = field(default_factory=list)
+    #: Each role's features and references, in ``by_role``'s order (taken once: the targets are kept from edit to edit).
+    role_features: dict[str, tuple[np.ndarray, list[FeatureRef]]] = field(default_factory=dict)
 
     @classmethod
     def build(cls, geoms: np.ndarray, refs: list[FeatureRef]) -> SetbackTargets:
@@ -44,7 +46,8 @@ class SetbackTargets:
         for i, r in enumerate(refs):
             roles.setdefault(r.layer, []).append(i)
         by_role = {role: (np.array(idx), shapely.STRtree(geoms[np.array(idx)])) for role, idx in roles.items()}
-        return cls(geoms, refs, shapely.STRtree(geoms), by_role)
+        features = {role: (geoms[idx], [refs[int(i)] for i in idx]) for role, (idx, _) in by_role.items()}
+        return cls(geoms, refs, shapely.STRtree(geoms), by_role, role_features=features)
 
     def nearest_per_role(self, geom: BaseGeometry, eps: float) -> set[int]:
         """Index of the nearest feature of each target role (one finding per class of feature).
@@ -53,8 +56,10 @@ class SetbackTargets:
         (:func:`~stormwater_plugin.core.geometry.nearest_feature`: by id, then by the part's shape), never by feature order.
         """
         out: set[int] = set()
-        for idx, tree in self.by_role.values():
-            j = nearest_feature(tree, self.geoms[idx], [self.refs[int(i)] for i in idx], geom, eps)
+        for role, (idx, tree) in self.by_role.items():
+            found = self.role_features.get(role)
+            role_geoms, role_refs = found if found is not None else (self.geoms[idx], [self.refs[int(i)] for i in idx])
+            j = nearest_feature(tree, role_geoms, role_refs, geom, eps)
             out.add(int(idx[j]))
         return out
 
