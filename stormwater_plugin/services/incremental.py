@@ -117,6 +117,8 @@ class Recorder:
     _dem: ElevationGrid | None = None
     _pack: RulePack | None = None
     _part: FeatureLayer | None = None
+    _order: dict[str, int] | None = None
+    _one_each: bool = True
     derived: Derived = field(init=False)
 
     def __post_init__(self) -> None:
@@ -191,7 +193,10 @@ class Recorder:
         layer = self._layers["devices"]
         positions = self._moved["devices"]
         ids = [str(layer.ids[i]) for i in positions]
-        if len(set(layer.ids)) != len(layer.ids) or any("+" in i for i in layer.ids):
+        if self._order is None:  # the devices' order, and whether each id is one device's: once per check, for every rule
+            self._order = {str(i): n for n, i in enumerate(layer.ids)}
+            self._one_each = len(set(layer.ids)) == len(layer.ids) and not any("+" in i for i in layer.ids)
+        if not self._one_each:
             return False  # an id shared by several features, or joined: its outputs are not one device's
         moved = set(ids)
         if self._part is None:
@@ -214,7 +219,7 @@ class Recorder:
                 or any(_device_of(f.other) is not None for f in (*old.findings, *new.findings))
                 or any(i in str(e.get("reason", "")) for e in old.not_checked for i in moved)):
             return False  # not one device's outputs alone: the whole rule is run
-        order = {str(i): n for n, i in enumerate(layer.ids)}
+        order = self._order
         findings = _merge(old.findings, [f for f in new.findings if _device_of(f.subject) in moved], lambda f: _device_of(f.subject), moved, order)
         zones = _merge(old.zones, [z for z in new.zones if _device_of(z.subject) in moved], lambda z: _device_of(z.subject), moved, order)
         out = _narrowed(old, tuple(findings), tuple(zones), old.read | new.read)
