@@ -9,6 +9,11 @@ by its values (bit for bit), placement and unit, and its transforms by identity 
 grid), plain parameters by equality (and type). Never by position, object identity across checks or time: a value whose input
 changed is computed again. A value that cannot be keyed (an unhashable attribute) is always computed.
 
+A layer's content (and a union's parts', many geometries) is keyed once per check: its full key is looked up in a table of
+content tokens (carried from check to check as the values are), and the values it is an input of are keyed by its token, a
+number given to that one content only. So a look-up hashes and compares a few numbers and words, not a layer's content
+again: the same content has the same token from check to check, another content never has it.
+
 A check uses one through :func:`using` (the thread's current one, so the helpers deep in the rules need no extra
 argument); :func:`derive` computes directly when none is in use (every full check, the envelope, the moves).
 Each :class:`Derived` keeps only the values its check used, so what is carried from one check to the next stays
@@ -21,6 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import itertools
 import threading
 from contextlib import contextmanager
 from itertools import chain
@@ -39,6 +45,8 @@ _NO_KEY = object()
 _PLAIN: frozenset[type] = frozenset({str, int, float, bool, bytes, type(None), frozenset})
 _PLAIN_TUPLE: frozenset[type] = frozenset({tuple})
 _local = threading.local()
+#: The next content token (:meth:`Derived._token`): never given twice in a process (``next`` on it is one step under the GIL).
+_TOKENS = itertools.count(1)
 
 
 class Derived:
@@ -58,8 +66,12 @@ class Derived:
     def __init__(self, earlier: Derived | None = None) -> None:
         self._earlier: dict[Hashable, Any] = earlier._values if earlier is not None else {}
         self._values: dict[Hashable, Any] = {}
-        #: id of a layer or geometry seen in this check -> (the object, held so its id stays its own; its key)
-        self._keys: dict[int, tuple[object, Hashable]] = {}
+        #: id of a layer or geometry seen in this check -> (the object, held so its id stays its own; its key; its content key
+        #: when the key is a token)
+        self._keys: dict[int, tuple[object, Hashable, Hashable]] = {}
+        #: A layer's (or a union's parts') content key -> its token, this check's and the earlier one's (:meth:`_token`).
+        self._tokens: dict[Hashable, int] = {}
+        self._tokens_earlier: dict[Hashable, int] = earlier._tokens if earlier is not None else {}
         #: id of a geometry -> (the geometry, held; its WKB): a geometry is immutable, so its WKB, written once, serves every
         #: later check that holds the same object (the read shares the unedited layers' geometries between checks).
         self._wkb_earlier: dict[int, tuple[BaseGeometry, bytes]] = earlier._wkb if earlier is not None else {}
@@ -68,8 +80,8 @@ class Derived:
             earlier._wkb_earlier = {}  # the check before the earlier one: its geometries are let go (a later one reads earlier's own)
         #: The keys of the layers among the earlier check's values (a cleaned layer reused is keyed again by later values): a
         #: value is never changed (see the module's text), so its content key stays its own.
-        self._value_keys: dict[int, tuple[object, Hashable]] = earlier._kept_keys if earlier is not None else {}
-        self._kept_keys: dict[int, tuple[object, Hashable]] = {}
+        self._value_keys: dict[int, tuple[object, Hashable, Hashable]] = earlier._kept_keys if earlier is not None else {}
+        self._kept_keys: dict[int, tuple[object, Hashable, Hashable]] = {}
         #: The DEM grids of this check and of the earlier one, each with its key: a new read of the same window (the live
         #: read copies its values) is compared with the earlier grid, bit for bit, rather than hashed again.
         self._grids: list[tuple[ElevationGrid, Hashable]] = []
@@ -80,7 +92,7 @@ class Derived:
     def value(self, name: str, compute: Callable[[], _T], *inputs: object) -> _T:
         """``compute()``, or the value computed from the same ``inputs`` (layers, geometries, plain values) before."""
         try:  # the key, and the look-up that hashes it: a key that cannot be built or hashed (TypeError) computes the value
-            key = _Key((name, *[self._input_key(x) for x in inputs]))
+            key = (name, *[self._input_key(x) for x in inputs])  # small: a layer's content is its token
             found = self._values.get(key, _NO_KEY)
         except TypeError:
             return compute()
@@ -104,7 +116,7 @@ class Derived:
         The values of one ``name`` and ``inputs`` are kept together, each under its item's key (a geometry's WKB).
         """
         try:
-            group = _Key(("each", name, *(self._input_key(x) for x in inputs)))
+            group = ("each", name, *[self._input_key(x) for x in inputs])
             hash(group)
             if all(isinstance(x, BaseGeometry) for x in items):
                 keys: list[Hashable] = list(self.wkb(items))
@@ -141,6 +153,7 @@ class Derived:
         """The check is over: let go of the earlier check's values and of this check's objects (its values and its geometries' WKB
         are carried on; the earlier check's WKB go when the next check starts from this one)."""
         self._earlier = {}
+        self._tokens_earlier = {}
         self._grids_earlier = []
         layers = [x for v in self._values.values() for x in (v if isinstance(v, tuple) else (v,)) if isinstance(x, FeatureLayer)]
         self._kept_keys = {id(x): self._keys[id(x)] for x in layers if id(x) in self._keys and self._keys[id(x)][0] is x}
@@ -199,22 +212,51 @@ class Derived:
             seen = self._keys.get(id(x)) or self._value_keys.get(id(x))
             if seen is not None and seen[0] is x:
                 self._keys[id(x)] = seen
+                if seen[2] is not None:  # a layer kept as a value: its token stays its content's in this check's table too
+                    self._tokens.setdefault(seen[2], seen[1])  # type: ignore[arg-type]
                 return seen[1]
             if isinstance(x, FeatureLayer):  # its features' WKB written at once (a value of one feature finds its own there)
-                key, _ = _layer_key(x, self.wkb(x.geoms) if len(x) else [])
+                content, _ = _layer_key(x, self.wkb(x.geoms) if len(x) else [])
+                entry: tuple[object, Hashable, Hashable] = (x, self._token(content), content)
             else:
-                key = _Key(("geometry", self.wkb([x])[0]))
-            self._keys[id(x)] = (x, key)
-            return key
+                entry = (x, ("geometry", self.wkb([x])[0]), None)  # one WKB: a small key as it is
+            self._keys[id(x)] = entry
+            return entry[1]
         if isinstance(x, ElevationGrid):
             return self._grid_key(x)
         if isinstance(x, (list, tuple)):
             if x and all(isinstance(v, BaseGeometry) for v in x):  # the parts of a union: their WKB at once
-                return _Key(("geometries", *self.wkb(x)))
+                return self._token(_Key(("geometries", *self.wkb(x))))
             return (type(x).__name__, *(self._input_key(v) for v in x))
         if x is None or isinstance(x, (str, int, float, bool, bytes, frozenset)):
             return (type(x).__name__, x)
         raise TypeError(f"no content key for {type(x).__name__}")
+
+    def same_grid_keyed(self, earlier: ElevationGrid | None, grid: ElevationGrid | None) -> bool:
+        """Whether ``earlier`` (a grid the earlier check keyed) and ``grid`` (one this check keyed) hold the same content by
+        their keys: values bit for bit, every other field equal, the transforms the same objects. Nothing is keyed here:
+        ``False`` when either was not keyed (the caller compares them itself)."""
+        if earlier is None or grid is None:
+            return False
+        before = next((k for g, k in self._grids_earlier if g is earlier), None)
+        now = next((k for g, k in self._grids if g is grid), None)
+        return before is not None and now is not None and (before is now or before == now)
+
+    def _token(self, content: Hashable) -> int:
+        """The token of ``content`` (a layer's content key): this check's, else the earlier check's, else a new one.
+
+        A token is given to one content only (a new one is never given before), and a content keeps its token while the
+        checks carry it (each check carries the tokens of the contents it keyed): values keyed by tokens are the same
+        values as keyed by the contents. Each look-up hashes the content once (its hash is kept) and, found in the earlier
+        table, compares it once, per check rather than per value.
+        """
+        token = self._tokens.get(content)
+        if token is None:
+            token = self._tokens_earlier.get(content)
+            if token is None:
+                token = next(_TOKENS)
+            self._tokens[content] = token
+        return token
 
     def _grid_key(self, grid: ElevationGrid) -> Hashable:
         for g, key in self._grids:

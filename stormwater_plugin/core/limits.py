@@ -130,6 +130,20 @@ def decided(value: float, quantity: Quantity) -> float:
 
     Infinite and NaN values are returned as they are (a comparison with NaN is false).
     """
+    try:  # the same value of the same quantity, decided again (a rule's limit, a distance kept from the last check)
+        return _decided_kept(value, quantity)
+    except TypeError:  # an unhashable value (a 0-d array): decided as it is
+        return _decided(value, quantity)
+
+
+@functools.lru_cache(maxsize=4096)
+def _decided_kept(value: float, quantity: Quantity) -> float:
+    """:func:`_decided`, kept by ``(value, quantity)``: values equal as keys (``1``, ``1.0``, ``True``; ``-0.0``, ``0.0``) have one
+    ``float(value)`` and so one result; a NaN is found only as the same object, and gives NaN."""
+    return _decided(value, quantity)
+
+
+def _decided(value: float, quantity: Quantity) -> float:
     if not math.isfinite(value):
         return float(value)
     # Round in two steps: first to six decimals beyond the precision (floating-point noise from the coordinates, 19.994999999999997

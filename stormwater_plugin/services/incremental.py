@@ -116,6 +116,9 @@ class Recorder:
     _setting: tuple[object, ...] = ()
     _dem: ElevationGrid | None = None
     _pack: RulePack | None = None
+    _part: FeatureLayer | None = None
+    _order: dict[str, int] | None = None
+    _one_each: bool = True
     derived: Derived = field(init=False)
 
     def __post_init__(self) -> None:
@@ -164,7 +167,7 @@ class Recorder:
             self.full_reason = "the class, the site parcel or the disturbed area changed"
         elif basis.pack is not ctx.pack and basis.pack != ctx.pack:
             self.full_reason = "the rules changed"
-        elif not same_dem(basis.dem, ctx.dem):
+        elif not self.derived.same_grid_keyed(basis.dem, ctx.dem) and not same_dem(basis.dem, ctx.dem):  # keyed the same: the same bits
             self.full_reason = "the DEM window changed"
         if self.full_reason:
             return
@@ -190,10 +193,17 @@ class Recorder:
         layer = self._layers["devices"]
         positions = self._moved["devices"]
         ids = [str(layer.ids[i]) for i in positions]
-        if len(set(layer.ids)) != len(layer.ids) or any("+" in i for i in layer.ids):
+        if self._order is None:  # the devices' order, and whether each id is one device's: once per check, for every rule
+            self._order = {str(i): n for n, i in enumerate(layer.ids)}
+            self._one_each = len(set(layer.ids)) == len(layer.ids) and not any("+" in i for i in layer.ids)
+        if not self._one_each:
             return False  # an id shared by several features, or joined: its outputs are not one device's
         moved = set(ids)
-        part = FeatureLayer(layer.role, layer.geoms[positions], list(ids), [layer.attrs[i] for i in positions], {})
+        if self._part is None:
+            # one layer of the moved devices for every rule run for them (never changed by a rule): what is kept per layer
+            # object (each device's plausible extent) is made once per check
+            self._part = FeatureLayer(layer.role, layer.geoms[positions], list(ids), [layer.attrs[i] for i in positions], {})
+        part = self._part
         mark = _Mark.of(ctx)
         dict.__setitem__(ctx.layers, "devices", part)
         try:
@@ -209,10 +219,10 @@ class Recorder:
                 or any(_device_of(f.other) is not None for f in (*old.findings, *new.findings))
                 or any(i in str(e.get("reason", "")) for e in old.not_checked for i in moved)):
             return False  # not one device's outputs alone: the whole rule is run
-        order = {str(i): n for n, i in enumerate(layer.ids)}
+        order = self._order
         findings = _merge(old.findings, [f for f in new.findings if _device_of(f.subject) in moved], lambda f: _device_of(f.subject), moved, order)
         zones = _merge(old.zones, [z for z in new.zones if _device_of(z.subject) in moved], lambda z: _device_of(z.subject), moved, order)
-        out = dataclasses.replace(old, findings=tuple(findings), zones=tuple(zones), read=old.read | new.read)
+        out = _narrowed(old, tuple(findings), tuple(zones), old.read | new.read)
         _replay(ctx, out)
         self._outputs[rule.id] = out
         return True
@@ -284,6 +294,12 @@ def _moved(a: FeatureLayer, b: FeatureLayer) -> list[int]:
         wa = shapely.to_wkb(np.asarray(a.geoms, dtype=object), hex=False, include_srid=False).tolist()
         wb = shapely.to_wkb(np.asarray(b.geoms, dtype=object), hex=False, include_srid=False).tolist()
     return [i for i in range(len(wa)) if wa[i] != wb[i]]
+
+
+def _narrowed(old: RuleOutput, findings: tuple[Finding, ...], zones: tuple[DisplayZone, ...], read: frozenset[str]) -> RuleOutput:
+    """``dataclasses.replace(old, findings=..., zones=..., read=...)`` written out (replace inspects the fields at every call):
+    every other output is the basis's."""
+    return RuleOutput(findings, zones, old.not_checked, old.warnings, old.building_sites, old.inventory, old.notification, read, old.sets_inventory)
 
 
 def _device_of(ref: FeatureRef | None) -> str | None:

@@ -231,3 +231,98 @@ def test_a_layer_s_fields_split_otherwise_between_its_features_are_another_key()
     assert _count(Derived(first), split) == [1]
     same = FeatureLayer("clearing", np.asarray([shapely.Point(0, 0)] * 2, dtype=object), ["C", "C"], [{"a": 1}, {"b": 2}], {})
     assert _count(Derived(first), same) == []
+
+
+# --- a layer's content keyed once per check, by its token (issue 39) -----------------------------------------------------
+
+
+def test_a_layers_token_follows_its_content_from_check_to_check():
+    """The same content (new objects) has the same token in the next check; another content (a geometry moved by a
+    thousandth, an attribute changed) another token, in the same check and the next; a content the check between did not
+    key is given a new token (its values were not carried either)."""
+    first = Derived()
+    token = first._input_key(_layer(5.0))
+    assert first._input_key(_layer(5.0)) == token
+    assert first._input_key(_layer(5.001)) != token
+    assert first._input_key(_layer(5.0, {"use": "beach"})) != token
+    first.settle()
+    second = Derived(first)
+    assert second._input_key(_layer(5.0)) == token
+    assert second._input_key(_layer(5.001)) != token
+    second.settle()
+    third = Derived(second)
+    assert third._input_key(_layer(5.001)) not in (token, second._input_key(_layer(5.0)))  # type: ignore[comparison-overlap]
+    third.settle()
+    fourth = Derived(third)
+    assert fourth._input_key(_layer(5.0)) != token  # third did not key it: a new token, and no value of the old one is found
+
+
+def test_a_unions_parts_are_keyed_by_their_token_and_follow_each_part():
+    first = Derived()
+    parts = [shapely.box(0, 0, 1, 1), shapely.box(2, 0, 3, 1)]
+    calls: list[int] = []
+    first.value("u", lambda: calls.append(1), parts)
+    first.settle()
+    second = Derived(first)
+    second.value("u", lambda: calls.append(1), [shapely.box(0, 0, 1, 1), shapely.box(2, 0, 3, 1)])
+    assert calls == [1]
+    second.value("u", lambda: calls.append(1), [shapely.box(0, 0, 1, 1), shapely.box(2, 0, 3, 1.001)])
+    second.value("u", lambda: calls.append(1), [shapely.box(2, 0, 3, 1), shapely.box(0, 0, 1, 1)])  # the order of the parts
+    assert calls == [1, 1, 1]
+
+
+_contents = st.sampled_from([(5.0, "lawn"), (5.0, "beach"), (5.001, "lawn"), (6.0, "lawn")])
+
+
+@settings(max_examples=300, deadline=None)
+@given(checks=st.lists(st.lists(st.tuples(st.sampled_from(["a", "b"]), _contents, st.sampled_from(["new", "same", "kept"])), max_size=6),
+                       min_size=1, max_size=5))
+def test_values_keyed_by_tokens_are_reused_exactly_when_their_contents_were_used_in_the_check_before(checks):
+    """Over a sequence of checks, each looking up values of layers (new objects of a content, the same object as the check
+    before, or a layer kept as a value of the check before), a value is computed again exactly when its name and its layer's
+    content were not looked up in the check before, as keying by the content itself does."""
+    earlier: Derived | None = None
+    used_before: set[tuple[str, tuple[float, str]]] = set()
+    objects: dict[tuple[float, str], FeatureLayer] = {}
+    kept: dict[tuple[float, str], FeatureLayer] = {}
+    for lookups in checks:
+        derived = Derived(earlier)
+        used: set[tuple[str, tuple[float, str]]] = set()
+        now: dict[tuple[float, str], FeatureLayer] = {}
+        kept_now: dict[tuple[float, str], FeatureLayer] = {}
+        for name, content, how in lookups:
+            layer = (objects.get(content) if how == "same" else kept.get(content) if how == "kept" else None) or _layer(content[0], {"use": content[1]})
+            now[content] = layer
+            calls: list[int] = []
+            derived.value(name, lambda calls=calls: calls.append(1) or 0, layer)
+            assert bool(calls) == ((name, content) not in used_before and (name, content) not in used), (name, content, how)
+            used.add((name, content))
+            # a value holding a layer (a cleaned layer): its key is carried by the object
+            kept_now[content] = derived.value("kept " + name, lambda content=content: _layer(content[0], {"use": content[1]}), layer)
+        derived.settle()
+        earlier, used_before, objects, kept = derived, used, now, kept_now
+
+
+def test_a_grid_keyed_the_same_in_two_checks_is_known_the_same_and_any_change_or_a_grid_not_keyed_is_not():
+    """What the recorder asks before comparing two DEM windows itself: the same only when both checks keyed them alike
+    (a new read of the same values); a value changed by a billionth, -0.0 for 0.0, another unit, or a grid either check did
+    not key is not known the same (the recorder then compares them)."""
+    first = Derived()
+    earlier = _grid()
+    _count_grid(first, earlier)
+    first.settle()
+    for grid, same in [(_grid(), True), (_grid(z_to_ft=1 / 0.3048), False)]:
+        second = Derived(first)
+        _count_grid(second, grid)
+        assert second.same_grid_keyed(earlier, grid) is same
+    changed = np.arange(12, dtype=np.float64).reshape(3, 4)
+    changed[1, 2] += 1e-9
+    signed = np.arange(12, dtype=np.float64).reshape(3, 4)
+    signed[0, 0] = -0.0
+    for values in (changed, signed):
+        second = Derived(first)
+        _count_grid(second, _grid(values))
+        assert not second.same_grid_keyed(earlier, second._grids[0][0])
+    second = Derived(first)
+    assert not second.same_grid_keyed(earlier, _grid())  # not keyed in this check
+    assert not second.same_grid_keyed(_grid(), _grid()) and not second.same_grid_keyed(None, earlier)

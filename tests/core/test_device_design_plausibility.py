@@ -81,3 +81,33 @@ def test_bounds_are_data_with_a_source_each():
     for key in ("bottom_max_depth_below_grade_ft", "bottom_max_above_grade_ft", "limit_max_above_grade_ft", "limit_max_depth_below_grade_ft"):
         assert isinstance(doc[key], (int, float))
     assert implausible("bottom_elev_ft", 326.0, [333.0]) is None
+
+
+def test_the_separation_reads_the_ground_once_per_device_for_both_limits_and_fields_by_any_case_148_11_I_3_c(monkeypatch):
+    """Both limits (groundwater, bedrock) are judged against the DEM's ground read once at the device (the same findings);
+    a field's value is read by its lower-cased name as before (the later of two names alike but for case)."""
+    import math
+
+    from stormwater_plugin.core.checks import device_design
+    from stormwater_plugin.core.raster import ElevationGrid
+
+    reads: list[tuple[float, float]] = []
+    sample_point = ElevationGrid.sample_point
+    monkeypatch.setattr(ElevationGrid, "sample_point", lambda self, x, y: (reads.append((x, y)), sample_point(self, x, y))[1])
+    fs = _by_kind(_findings({"bottom_elev_ft": 3.0, "shgw_elev_ft": 1.0, "bedrock_elev_ft": 0.5}, klass="minor"), "vertical_separation")
+    assert len(fs) == 2 and all(f.status is Status.UNDETERMINED and "bottom_elev_ft 3 ft" in f.message for f in fs)
+    assert len(reads) == 1
+
+    def former_num(attrs, name):  # _num as written before: the attributes lower-cased at each call
+        v = {str(k).lower(): x for k, x in attrs.items()}.get(name)
+        try:
+            f = float(v) if v is not None and str(v).strip() != "" else math.nan
+        except (TypeError, ValueError):
+            return None
+        return f if math.isfinite(f) else None
+
+    attrs = {"Bottom_Elev_Ft": "326", "bottom_elev_ft": " ", "SHGW_ELEV_FT": 322, "x": None, "y": "inf", "z": "a"}
+    for name in ("bottom_elev_ft", "shgw_elev_ft", "x", "y", "z", "w"):
+        assert device_design._num(attrs, name) == former_num(attrs, name)
+        assert device_design._number(device_design._lower(attrs).get(name)) == former_num(attrs, name)
+    assert device_design._doubtful(attrs, ("shgw_elev_ft",), [333.0]) == device_design._doubtful(attrs, ("shgw_elev_ft",), [333.0], device_design._lower(attrs))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 import shapely
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
@@ -223,6 +224,34 @@ def _old_footprint_slope(grid: ElevationGrid, geom, unit_to_ft: float, threshold
     return max_pct, int(len(uniq)), int((~finite).sum()), steep_area
 
 
+def _old_footprint_slope_geometry(grid: ElevationGrid, geom, unit_to_ft: float, threshold_pct: float, compare: str = "gt"):
+    """The footprint's area (sq ft) and the WKB of its steep part as ``footprint_slope`` made them before #39 (session 13)."""
+    from stormwater_plugin.core.terrain import checks as tc
+    from stormwater_plugin.core.terrain.ring import local_jacobian
+
+    c = tc._centre(geom)
+    _, jac = local_jacobian(grid, float(c.x), float(c.y), unit_to_ft)
+    w_ft, h_ft = tc._cell_size_of(jac.tobytes())
+    x, y, spacing, n_int = _old_footprint_points(geom, min(w_ft, h_ft) / 2.0 / unit_to_ft)
+    rows, cols, on = _old_cells_of_points(grid, x, y)
+    uniq, inverse = np.unique(np.where(on, rows * grid.shape[1] + cols, -1), return_inverse=True)
+    s_cells = horn_slope_cells(grid, np.where(uniq >= 0, uniq // grid.shape[1], -1), np.where(uniq >= 0, uniq % grid.shape[1], -1), jac)
+    s_pts = s_cells[inverse]
+    steep_pts = np.zeros(len(x), dtype=bool)
+    fin_pts = np.isfinite(s_pts)
+    steep_pts[fin_pts] = np.asarray(tc.exceeds(s_pts[fin_pts], threshold_pct, compare), dtype=bool)
+    steep_int = steep_pts[:n_int]
+    steep_geom = None
+    if steep_pts.any():
+        h = spacing / 2.0
+        if steep_int.any():
+            boxes = shapely.box(x[:n_int][steep_int] - h, y[:n_int][steep_int] - h, x[:n_int][steep_int] + h, y[:n_int][steep_int] + h)
+            steep_geom = shapely.intersection(shapely.union_all(boxes), geom) if geom.area > 0 else shapely.union_all(boxes)
+        else:
+            steep_geom = geom
+    return float(geom.area) * unit_to_ft**2, None if steep_geom is None else shapely.to_wkb(steep_geom)
+
+
 _raster_gt = st.sampled_from([(-20.0, 1.0, 0.0, 20.0, 0.0, -1.0), (-20.0, 0.75, 0.0, 20.0, 0.0, -0.75), (-25.0, 3.0, 0.4, 22.0, 0.25, -2.5)])
 
 
@@ -257,3 +286,20 @@ def test_a_footprints_slope_is_the_earlier_formulations_bit_for_bit(geom, gt, se
     got = footprint_slope(grid, geom, unit_to_ft, 15.0, compare)
     want = _old_footprint_slope(grid, geom, unit_to_ft, 15.0, compare)
     assert (got.max_pct, got.n_cells, got.n_unknown, got.steep_area_sqft) == want
+    area, steep = _old_footprint_slope_geometry(grid, geom, unit_to_ft, 15.0, compare)
+    assert got.area_sqft == area and (None if got.steep_geometry is None else shapely.to_wkb(got.steep_geometry)) == steep
+
+
+@pytest.mark.parametrize("geom", [Polygon([(0, 0), (4, 0), (math.nan, 3), (0, 4)]), Polygon([(0, 0), (4, 0), (math.inf, 3), (0, 4)]),
+                                  Polygon([(0, 0), (4, 0), (4, 0), (0, 0)]), Polygon()])
+def test_a_footprint_with_a_coordinate_not_finite_or_no_area_is_read_as_before(geom):
+    """The bounds of a polygon without holes are read from its ring only when every coordinate is finite (GEOS's envelope
+    passes over a NaN, numpy's least does not); one of no area is read through its boundary as before."""
+    def outcome(read):
+        try:
+            x, y, spacing, n = read(geom, 0.5)
+        except ValueError as e:  # an infinite extent: no lattice, refused the same way
+            return str(e)
+        return x.tobytes(), y.tobytes(), spacing, n
+
+    assert outcome(footprint_points) == outcome(_old_footprint_points)

@@ -8,6 +8,7 @@ k = 0.999738; NY East State Plane US survey feet, k = 0.999953). The law's measu
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -414,3 +415,42 @@ def test_a_building_site_point_on_a_lot_line_belongs_to_both_lots_646_4_12_a_2(o
     lots = [box(0, 0, 50, 50), box(50, 0, 100, 50)]
     sites = layer("building_sites", [Point(50 + off_m, 25)], ["B1"], [{"use": "single_family"}])
     assert _sites_by_lot(sites, lots, FT_PER_METRE) == [[("B1", "single_family")], [("B1", "single_family")]]
+
+
+# --- decided, kept by value and quantity (issue 39) ----------------------------------------------------------------------
+
+
+def test_a_kept_decision_follows_its_value_and_its_quantity():
+    """Each input of the kept decision changes its result: the value (t - 0.001, t, t + 0.005 at 0.01 ft) and the quantity
+    (the same value at 0.01 ft, 0.1 sq ft and 1 gal)."""
+    assert decided(19.994, "distance_ft") == 19.99
+    assert decided(19.995, "distance_ft") == 20.0
+    assert decided(19.994, "distance_ft") == 19.99  # found kept, as it was decided
+    assert decided(19.994, "area_sqft") == 20.0
+    assert decided(19.994, "volume_gal") == 20.0
+    assert decided(19.994, "distance_ft") == 19.99
+
+
+_decidable = st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.floats(-1e6, 1e6), st.integers(-10**6, 10**6), st.booleans(),
+                       st.sampled_from([0.0, -0.0, 19.995, 19.994999999999997, 14.94999995, 0.005, -0.005]))
+
+
+@settings(max_examples=500, deadline=None)
+@given(values=st.lists(_decidable, min_size=1, max_size=6), quantity=st.sampled_from(list(limits.DECIMALS)), as_numpy=st.booleans())
+def test_a_kept_decision_is_the_decision_made_afresh(values: list[float], quantity: str, as_numpy: bool):
+    """Decided through the kept decisions, a value (again, after equal keys of other types: 1, 1.0, True; -0.0, 0.0; a numpy
+    float; a 0-d array, which cannot be a key) is decided as it is decided afresh, bit for bit."""
+    import numpy as np
+
+    def outcome(decide: Any, y: Any) -> str:
+        try:
+            got = decide(y, quantity)
+        except Exception as e:  # a value too large for the decimal context: refused the same way either way
+            return type(e).__name__
+        assert type(got) is float
+        return repr(got)
+
+    for v in values + values[::-1] + [0.0, -0.0, 1, 1.0, True]:
+        x = np.float64(v) if as_numpy and not isinstance(v, bool) else v
+        for y in (x, np.asarray(float(v))):
+            assert outcome(decided, y) == outcome(limits._decided, y), y

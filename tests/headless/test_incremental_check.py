@@ -372,3 +372,63 @@ def test_the_setting_kept_by_content_follows_the_site_flag_the_named_site_the_di
         basis = live.basis
     assert sites[0] != sites[-1] and sites[1] != sites[-1]  # the flag moved, a site named: another site
     assert warned == [False, False, False, True, False, True, False]
+
+
+def test_a_narrowed_rules_output_is_the_basis_s_with_the_moved_devices_findings_zones_and_reads():
+    """The output of a rule run for the moved devices is ``dataclasses.replace`` of the basis's, written out: every other
+    field (each given a value of its own here) is the basis's."""
+    import dataclasses
+
+    from stormwater_plugin.core.model import Citation, DisplayZone, FeatureRef, Finding, Status
+    from stormwater_plugin.services.incremental import RuleOutput, _narrowed
+
+    cite = Citation("§1", "words", "code.txt", "1")
+    finding = Finding("r", "device_setback", cite, Status.PASS, FeatureRef("devices", "D1"), None, 1.0, 2.0, "m")
+    zone = DisplayZone("setback", "r", "20 ft", 20.0, shapely.Point(0, 0), FeatureRef("devices", "D1"))
+    old = RuleOutput((finding,), (zone,), ({"rule_id": "r", "reason": "x"},), (object(),), (object(),), [{"layer": "wells"}], None,  # type: ignore[arg-type]
+                     frozenset({"devices"}), True)
+    new_findings, new_zones, read = (finding, finding), (), frozenset({"devices", "wells"})
+    assert [f.name for f in dataclasses.fields(RuleOutput)] == ["findings", "zones", "not_checked", "warnings", "building_sites", "inventory",
+                                                                 "notification", "read", "sets_inventory"]
+    got = _narrowed(old, new_findings, new_zones, read)
+    assert got == dataclasses.replace(old, findings=new_findings, zones=new_zones, read=read)
+
+
+def test_the_rules_run_for_a_moved_device_read_one_layer_of_it_and_its_extent_once(demo_inputs, monkeypatch):
+    """The device rules run for the moved dry well alone read one layer of it (made once per check), so its plausible
+    extent (kept per layer object) is read once for the setbacks and the slope; the check equals a full check."""
+    from stormwater_plugin.core import engine, extents
+
+    seen: dict[str, list[int]] = {}
+    inside: list[str] = []
+    for kind in ("device_setback", "device_slope", "vertical_separation"):
+        handler = engine.KIND_HANDLERS[kind]
+
+        def wrapped(ctx, rule, handler=handler):
+            seen.setdefault(rule.id, []).append(id(dict.__getitem__(ctx.layers, "devices")))
+            inside.append(rule.id)
+            try:
+                return handler(ctx, rule)
+            finally:
+                inside.pop()
+
+        monkeypatch.setitem(engine.KIND_HANDLERS, kind, wrapped)
+    pack = load_pack("lake-george")
+    first = check(demo_inputs, pack, moves=False, recorder=_recorder(None))
+    moved = apply_edit(demo_inputs, ("move", "devices", demo_inputs.layers["devices"].ids.index("DW-1"), -1.0, 0.0, None))
+    seen.clear()
+    calls: list[str] = []
+    feature_extent = extents.feature_extent
+
+    def counted(role, *a, **k):
+        if inside:
+            calls.append(role)
+        return feature_extent(role, *a, **k)
+
+    monkeypatch.setattr(extents, "feature_extent", counted)
+    live = check(moved, pack, moves=False, recorder=_recorder(first.basis))
+    narrowed = [r for r in live.basis.narrowed if r in seen]
+    assert len(narrowed) >= 3 and len({seen[r][0] for r in narrowed}) == 1
+    assert calls.count("devices") == 1  # the septic setback's and the slope's: one
+    monkeypatch.setattr(extents, "feature_extent", feature_extent)
+    _same(live.result, check(moved, pack, moves=False).result)

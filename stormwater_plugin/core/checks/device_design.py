@@ -100,11 +100,15 @@ def implausible(field: str, value: float, grounds: list[float]) -> str | None:
     return None
 
 
-def _doubtful(attrs: dict[str, Any], fields: tuple[str, ...], grounds: list[float]) -> str | None:
-    """``"field value: why"`` for each named attribute that is not plausible, joined; ``None`` when all are."""
+def _doubtful(attrs: dict[str, Any], fields: tuple[str, ...], grounds: list[float], lowered: dict[str, Any] | None = None) -> str | None:
+    """``"field value: why"`` for each named attribute that is not plausible, joined; ``None`` when all are.
+
+    ``lowered``: ``attrs`` under lower-case names (:func:`_lower`), when the caller has it.
+    """
+    low = lowered if lowered is not None else _lower(attrs)
     out = []
     for field in fields:
-        v = _num(attrs, field)
+        v = _number(low.get(field))
         if v is None:
             continue
         why = implausible(field, v, grounds)
@@ -114,7 +118,16 @@ def _doubtful(attrs: dict[str, Any], fields: tuple[str, ...], grounds: list[floa
 
 
 def _num(attrs: dict[str, Any], name: str) -> float | None:
-    v = {str(k).lower(): x for k, x in attrs.items()}.get(name)
+    return _number(_lower(attrs).get(name))
+
+
+def _lower(attrs: dict[str, Any]) -> dict[str, Any]:
+    """``attrs`` under lower-case names (of two names alike but for case, the later one's value)."""
+    return {str(k).lower(): x for k, x in attrs.items()}
+
+
+def _number(v: Any) -> float | None:
+    """An attribute's value as a finite number; ``None`` when missing, blank, not a number or not finite."""
     try:
         f = float(v) if v is not None and str(v).strip() != "" else math.nan
     except (TypeError, ValueError):
@@ -144,16 +157,20 @@ def check_vertical_separation(ctx: CheckContext, rule: Rule) -> None:
     names = {"shgw_elev_ft": "seasonal high groundwater", "bedrock_elev_ft": "bedrock"}
     for i in range(len(devices)):
         ref = devices.ref(i)
-        bottom = _num(devices.attrs[i], "bottom_elev_ft")
+        lowered = _lower(devices.attrs[i])  # its fields by lower-case name, made once for every limit
+        bottom = _number(lowered.get("bottom_elev_ft"))
         point = shapely.point_on_surface(devices.geoms[i])
+        grounds: list[float] | None = None  # the DEM's ground at the device, read once for every limit that needs it
         for field in limits:
             what = names.get(field, field)
-            level = _num(devices.attrs[i], field)
+            level = _number(lowered.get(field))
             if bottom is None or level is None:
                 missing = " and ".join(n for n, v in (("bottom_elev_ft", bottom), (field, level)) if v is None)
                 ctx.add(rule, Status.UNDETERMINED, f"{ref.noun}: {missing} not given, so the separation above {what} is unknown.", subject=ref, required_ft=min_ft, geometry=point, limit=field)
                 continue
-            doubt = _doubtful(devices.attrs[i], ("bottom_elev_ft", field), _ground_candidates(ctx, point))
+            if grounds is None:
+                grounds = _ground_candidates(ctx, point)
+            doubt = _doubtful(devices.attrs[i], ("bottom_elev_ft", field), grounds, lowered)
             if doubt:
                 ctx.add(rule, Status.UNDETERMINED, f"{ref.noun}: {doubt}; the separation above {what} is unknown until the value is corrected.",
                         subject=ref, required_ft=min_ft, geometry=point, limit=field)

@@ -207,9 +207,15 @@ def _positions(line: BaseGeometry, step_units: float, length: float | None = Non
 def _interior_grid(poly: BaseGeometry, step: float, ring: np.ndarray | None = None) -> np.ndarray:
     """Grid samples (n x 2) inside ``poly``; the caller keeps those within reach of the other geometry.
 
-    ``ring``: the coordinates of ``poly``, a polygon without holes, when the caller has them.
+    ``ring``: the coordinates of ``poly``, a polygon without holes, when the caller has them (its bounds are then their least
+    and greatest, GEOS's envelope, when all are finite: GEOS's envelope passes over a NaN, numpy's does not).
     """
-    minx, miny, maxx, maxy = poly.bounds
+    lo = ring.min(axis=0).tolist() if ring is not None and len(ring) else None
+    hi = ring.max(axis=0).tolist() if lo is not None and ring is not None else None
+    if lo is not None and hi is not None and math.isfinite(lo[0] + lo[1] + hi[0] + hi[1]):
+        minx, miny, maxx, maxy = lo[0], lo[1], hi[0], hi[1]
+    else:
+        minx, miny, maxx, maxy = poly.bounds
     step = max(step, math.sqrt(max(maxx - minx, 0.0) * max(maxy - miny, 0.0) / MAX_INTERIOR_SAMPLES))
     xs = np.arange(math.floor(minx / step) * step, maxx + step, step)
     ys = np.arange(math.floor(miny / step) * step, maxy + step, step)
@@ -219,36 +225,42 @@ def _interior_grid(poly: BaseGeometry, step: float, ring: np.ndarray | None = No
     return np.column_stack([xx[keep], yy[keep]])
 
 
-def _parts(geom: BaseGeometry) -> tuple[np.ndarray, list[BaseGeometry], list[BaseGeometry], np.ndarray | None]:
+def _parts(geom: BaseGeometry) -> tuple[np.ndarray, list[BaseGeometry], list[BaseGeometry], np.ndarray | None, list[float] | None]:
     """:func:`_points`, :func:`_polygons` and :func:`_linework` of ``geom`` at once, and a one-ring polygon's coordinates.
 
     A single point, line or polygon (what a device or a feature clipped to the other's reach mostly is) is its
     own only part: read without splitting it into parts and asking each for its type, and a polygon's rings
-    made lines in one call. Anything else is read part by part. The last item is the coordinates of a polygon
-    without holes (its one ring's, which its line is made of), else ``None``.
+    made lines in one call. Anything else is read part by part. The fourth item is the coordinates of a polygon
+    without holes (its one ring's, which its line is made of), else ``None``; the fifth the lines' lengths when measured
+    here (else ``None``).
     """
     kind = type(geom)
     if kind is Point:
-        return shapely.get_coordinates(geom), [], [], None  # no row when empty
+        return shapely.get_coordinates(geom), [], [], None, []  # no row when empty
     if kind is Polygon:
         xy = shapely.get_coordinates(geom)  # its exterior's, then its interiors': none when empty
         if len(xy):
             if shapely.get_num_interior_rings(geom) == 0:
-                return np.empty((0, 2)), [geom], _drawn(np.array([shapely.linestrings(xy)], dtype=object)), xy
+                drawn, lengths = _drawn_and_lengths(np.array([shapely.linestrings(xy)], dtype=object))
+                return np.empty((0, 2)), [geom], drawn, xy, lengths
             lines = np.array([shapely.linestrings(shapely.get_coordinates(r)) for r in [geom.exterior, *geom.interiors]], dtype=object)
-            return np.empty((0, 2)), [geom], _drawn(lines), None
+            drawn, lengths = _drawn_and_lengths(lines)
+            return np.empty((0, 2)), [geom], drawn, None, lengths
     if kind is LineString:
-        return np.empty((0, 2)), [], _drawn(np.array([geom], dtype=object)), None
-    return _points(geom), _polygons(geom), _linework(geom), None
+        drawn, lengths = _drawn_and_lengths(np.array([geom], dtype=object))
+        return np.empty((0, 2)), [], drawn, None, lengths
+    return _points(geom), _polygons(geom), _linework(geom), None, None
 
 
-def _drawn(lines: np.ndarray) -> list[BaseGeometry]:
-    """The lines of ``lines`` that are not empty and have a length (as :func:`_linework` keeps them).
+def _drawn_and_lengths(lines: np.ndarray) -> tuple[list[BaseGeometry], list[float]]:
+    """The lines of ``lines`` that are not empty and have a length (as :func:`_linework` keeps them), and their lengths.
 
-    An empty line's length is 0 (and a line with a NaN coordinate's NaN): the length alone decides.
+    An empty line's length is 0 (and a line with a NaN coordinate's NaN): the length alone decides. A line's length is
+    GEOS's, measured once (the same value as measured again).
     """
-    keep = shapely.length(lines) > 0
-    return [g for g, k in zip(lines.tolist(), keep.tolist()) if k]
+    lengths = shapely.length(lines)
+    keep = (lengths > 0).tolist()
+    return [g for g, k in zip(lines.tolist(), keep) if k], [x for x, k in zip(lengths.tolist(), keep) if k]
 
 
 def _clip_to_reach(geom: BaseGeometry, other: BaseGeometry, reach_units: float, point: np.ndarray | None = None) -> BaseGeometry:
@@ -270,7 +282,7 @@ def _elements(
     ``point``: ``other``'s coordinates (x, y) when it is one finite point, known to the caller: not asked of it again.
     """
     near = _clip_to_reach(geom, other, reach_units, point)
-    pts, polys, lines, ring = _parts(near)
+    pts, polys, lines, ring, measured = _parts(near)
     starts: list[np.ndarray] = [nearest.reshape(-1, 2), pts]
     ends: list[np.ndarray] = [nearest.reshape(-1, 2), pts]
     for poly in polys:
@@ -278,7 +290,7 @@ def _elements(
         starts.append(grid)
         ends.append(grid)
     if lines:
-        lengths = shapely.length(np.array(lines, dtype=object)).tolist()
+        lengths = measured if measured is not None else shapely.length(np.array(lines, dtype=object)).tolist()
         for line, length in zip(lines, lengths):
             s = _positions(line, line_step, length, ring)
             xy = shapely.get_coordinates(shapely.line_interpolate_point(line, s))[:, :2]

@@ -10,15 +10,17 @@ targets. Split out of :mod:`.setbacks`, which re-exports these names.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Mapping
 
 import numpy as np
 import shapely
 from shapely.geometry.base import BaseGeometry
 
+from ..derived import derive
 from ..extents import Extent, layer_extents
 from ..geometry import nearest_feature
-from ..model import FeatureRef
+from ..model import FeatureLayer, FeatureRef
 from ..rulepack import Rule
 from ..vocabulary import name_matches
 from .context import CheckContext
@@ -35,6 +37,8 @@ class SetbackTargets:
     unnamed: set[int] = field(default_factory=set)
     #: Each feature's plausible extent beyond its drawing (:func:`~stormwater_plugin.core.extents.feature_extent`).
     extents: list[Extent] = field(default_factory=list)
+    #: Each role's features and references, in ``by_role``'s order (taken once: the targets are kept from edit to edit).
+    role_features: dict[str, tuple[np.ndarray, list[FeatureRef]]] = field(default_factory=dict)
 
     @classmethod
     def build(cls, geoms: np.ndarray, refs: list[FeatureRef]) -> SetbackTargets:
@@ -42,7 +46,8 @@ class SetbackTargets:
         for i, r in enumerate(refs):
             roles.setdefault(r.layer, []).append(i)
         by_role = {role: (np.array(idx), shapely.STRtree(geoms[np.array(idx)])) for role, idx in roles.items()}
-        return cls(geoms, refs, shapely.STRtree(geoms), by_role)
+        features = {role: (geoms[idx], [refs[int(i)] for i in idx]) for role, (idx, _) in by_role.items()}
+        return cls(geoms, refs, shapely.STRtree(geoms), by_role, role_features=features)
 
     def nearest_per_role(self, geom: BaseGeometry, eps: float) -> set[int]:
         """Index of the nearest feature of each target role (one finding per class of feature).
@@ -51,8 +56,10 @@ class SetbackTargets:
         (:func:`~stormwater_plugin.core.geometry.nearest_feature`: by id, then by the part's shape), never by feature order.
         """
         out: set[int] = set()
-        for idx, tree in self.by_role.values():
-            j = nearest_feature(tree, self.geoms[idx], [self.refs[int(i)] for i in idx], geom, eps)
+        for role, (idx, tree) in self.by_role.items():
+            found = self.role_features.get(role)
+            role_geoms, role_refs = found if found is not None else (self.geoms[idx], [self.refs[int(i)] for i in idx])
+            j = nearest_feature(tree, role_geoms, role_refs, geom, eps)
             out.add(int(idx[j]))
         return out
 
@@ -70,17 +77,30 @@ def feature_name(attrs: Mapping[str, object]) -> str:
 def collect_targets(ctx: CheckContext, rule: Rule) -> tuple[SetbackTargets | None, list[str], list[str]]:
     """Gather the rule's target features; returns (targets, absent roles, empty descriptions).
 
-    Public: the siting envelope builds its zones from the same targets the check measures.
+    Public: the siting envelope builds its zones from the same targets the check measures. Kept by content (the target
+    specs, each role's layer): a device's move leaves the targets as they were, and the live re-check finds them made
+    (their search trees too). What is kept is never changed: the targets are read only, the lists handed out are copies.
     """
+    specs = rule.params["targets"]
+    layers = [ctx.layer(spec["role"]) for spec in specs]  # every role read as before (the check's read log)
+    try:
+        spec_key = tuple(tuple(sorted((str(k), v) for k, v in spec.items())) for spec in specs)
+    except (AttributeError, TypeError):  # not mappings (the schema refuses them): gathered as they are
+        return _collect_targets(specs, layers)
+    targets, absent, empty = derive("setback targets", partial(_collect_targets, specs, layers), spec_key, *layers)
+    return targets, list(absent), list(empty)
+
+
+def _collect_targets(specs: list[dict[str, object]], layers: list[FeatureLayer | None]) -> tuple[SetbackTargets | None, list[str], list[str]]:
+    """:func:`collect_targets` of the rule's ``specs`` and each one's role layer (``None``: not supplied)."""
     geoms: list[BaseGeometry] = []
     refs: list[FeatureRef] = []
     absent: list[str] = []
     empty: list[str] = []
     unnamed: set[int] = set()
     extents: list[Extent] = []
-    for spec in rule.params["targets"]:
-        role = spec["role"]
-        layer = ctx.layer(role)
+    for spec, layer in zip(specs, layers):
+        role = str(spec["role"])
         if layer is None:
             absent.append(role)
             continue
@@ -101,7 +121,7 @@ def collect_targets(ctx: CheckContext, rule: Rule) -> tuple[SetbackTargets | Non
             empty.append(f"{role} named '{spec['name_matches']}'" if match else role)
     # Named targets (Lake George as a shoreline or as a water-body polygon) are
     # alternative ways of drawing one feature: one present role is enough.
-    named = [s["role"] for s in rule.params["targets"] if s.get("name_matches")]
+    named = [str(s["role"]) for s in specs if s.get("name_matches")]
     if named and any(r not in absent for r in named):
         absent = [r for r in absent if r not in named]
     if not geoms:

@@ -334,6 +334,7 @@ def _judge_gradient(
     mode: str,
     tol: float,
     shift_ft: float = 0.0,
+    drawn: tuple[float, BaseGeometry] | None = None,
 ) -> _Shortfall | None:
     """Decide a gradient rule for a pair with some part of the feature inside the distance.
 
@@ -341,10 +342,11 @@ def _judge_gradient(
     candidate elevation unit; otherwise adds the finding (pass: does not
     apply; undetermined) and returns ``None``. ``shift_ft`` is the smallest
     plausible reach of both features beyond their drawings (:mod:`~stormwater_plugin.core.extents`):
-    parts of the drawings within ``required + shift_ft`` are within ``required`` as built.
+    parts of the drawings within ``required + shift_ft`` are within ``required`` as built. ``drawn``: the pair's
+    distance (feet) and shortest line as the caller measured them (GEOS's of the same two geometries), not measured again.
     """
-    d_min = ctx.to_feet(float(shapely.distance(dev, tgt))) - shift_ft
-    nearest = shapely.shortest_line(dev, tgt)
+    d_drawn, nearest = drawn if drawn is not None else (ctx.to_feet(float(shapely.distance(dev, tgt))), shapely.shortest_line(dev, tgt))
+    d_min = d_drawn - shift_ft
     side = _side_words(mode)
     where = f"{dref.noun} is {feet_text(d_min, required)} ft from {tref.noun} (required {required:g} ft)"
     common = dict(subject=dref, other=tref, required_ft=required)
@@ -505,6 +507,7 @@ def _judge(
     tref = targets.refs[j]
     d_ft = ctx.to_feet(float(shapely.distance(dev, tgt)))
     line = shapely.shortest_line(dev, tgt)
+    drawn = (d_ft, line)
     short = short_of(rule, d_ft, required)
     extra: dict[str, Any] = {"target_role": tref.layer}
     caveat = ""
@@ -542,7 +545,7 @@ def _judge(
         if not short and shift <= 0.0:
             _judge_beyond(ctx, out, dref, tref, d_ft, line, required, gradient_mode, tol)
             return
-        found = _judge_gradient(ctx, out, dref, tref, dev, tgt, required, gradient_mode, tol, shift)
+        found = _judge_gradient(ctx, out, dref, tref, dev, tgt, required, gradient_mode, tol, shift, drawn)
         if found is None:
             return
         d_ft, line, caveat, extra = found.d_ft, found.line, found.caveat, found.extra

@@ -51,13 +51,13 @@ from shapely.geometry import LineString, Point
 from shapely.geometry.base import BaseGeometry
 
 from ..checks.context import NO_DEVICE_COVERED, CheckContext
-from ..extents import feature_extent
+from ..extents import layer_extents
 from ..geometry import display_buffer
 from ..limits import at_least_threshold, number_text
 from ..model import BuildingSiteSlope, DisplayZone, FeatureRef, Status
 from ..raster import ElevationGrid
 from ..rulepack import Rule
-from .horn import cells_of_points, footprint_points, horn_slope_cells
+from .horn import cells_of_points, footprint_points_and_area, horn_slope_cells
 from .ring import cell_size_ft, local_jacobian, ring_slope_at
 
 #: The rule's ``compare`` word and the relation it names ("15% or greater": ``gte``; "greater than 15%": ``gt``).
@@ -107,6 +107,17 @@ def _centre(geom: BaseGeometry) -> Point:
     if c.is_empty:  # pragma: no cover - cleaned layers hold no empty geometry
         c = geom.representative_point()
     return c
+
+
+def _centre_xy(geom: BaseGeometry) -> tuple[float, float]:
+    """:func:`_centre`'s coordinates (``NaN`` for an empty geometry's), read in one call rather than through the point's properties."""
+    xy = shapely.get_coordinates(shapely.centroid(geom))
+    if len(xy) == 0:  # pragma: no cover - cleaned layers hold no empty geometry
+        xy = shapely.get_coordinates(shapely.point_on_surface(geom))
+        if len(xy) == 0:
+            return math.nan, math.nan
+    x, y = xy[0].tolist()
+    return x, y
 
 
 # --- building sites -----------------------------------------------------------
@@ -338,11 +349,11 @@ def footprint_slope(
     local Jacobian of the working-to-raster transform, so DEMs in degrees are
     measured in feet too.
     """
-    c = _centre(geom)
-    _, jac = local_jacobian(grid, float(c.x), float(c.y), unit_to_ft)
+    cx, cy = _centre_xy(geom)
+    _, jac = local_jacobian(grid, cx, cy, unit_to_ft)
     w_ft, h_ft = _cell_size_of(jac.tobytes())
     spacing = min(w_ft, h_ft) / 2.0 / unit_to_ft
-    x, y, spacing, n_int = footprint_points(geom, spacing)
+    x, y, spacing, n_int, area = footprint_points_and_area(geom, spacing)
     rows, cols, on = cells_of_points(grid, x, y)
     key = rows * max(grid.shape[1], 1) + cols
     if on.all():  # no point off the raster: no key stands for one (-1)
@@ -353,13 +364,11 @@ def footprint_slope(
         u_rows = np.where(uniq >= 0, uniq // max(grid.shape[1], 1), -1)
         u_cols = np.where(uniq >= 0, uniq % max(grid.shape[1], 1), -1)
     s_cells = horn_slope_cells(grid, u_rows, u_cols, jac)
-    s_pts = s_cells[inverse]
     finite = np.isfinite(s_cells)
-    max_pct = float(np.max(s_cells[finite])) if finite.any() else None
-    steep_pts = np.zeros(len(x), dtype=bool)
-    if finite.any():
-        fin_pts = np.isfinite(s_pts)
-        steep_pts[fin_pts] = np.asarray(exceeds(s_pts[fin_pts], threshold_pct, compare), dtype=bool)
+    any_finite = bool(finite.any())
+    max_pct = float(np.max(s_cells[finite])) if any_finite else None
+    # each point's cell's test, the cells tested once: a cell without slope (NaN) is not steep (NaN >= edge is false)
+    steep_pts = np.asarray(exceeds(s_cells, threshold_pct, compare), dtype=bool)[inverse] if any_finite else np.zeros(len(x), dtype=bool)
     steep_int = steep_pts[:n_int]
     cell_area_sqft = (spacing * unit_to_ft) ** 2
     steep_area = float(steep_int.sum()) * cell_area_sqft
@@ -368,7 +377,7 @@ def footprint_slope(
         h = spacing / 2.0
         if steep_int.any():
             boxes = shapely.box(x[:n_int][steep_int] - h, y[:n_int][steep_int] - h, x[:n_int][steep_int] + h, y[:n_int][steep_int] + h)
-            steep_geom = shapely.intersection(shapely.union_all(boxes), geom) if geom.area > 0 else shapely.union_all(boxes)
+            steep_geom = shapely.intersection(shapely.union_all(boxes), geom) if area > 0 else shapely.union_all(boxes)
         else:
             steep_geom = geom
     return FootprintSlope(
@@ -376,7 +385,7 @@ def footprint_slope(
         n_cells=int(len(uniq)),
         n_unknown=int((~finite).sum()),
         steep_area_sqft=steep_area,
-        area_sqft=float(geom.area) * unit_to_ft**2,
+        area_sqft=area * unit_to_ft**2,  # GEOS's area as measured for the lattice (never under 0; NaN stays NaN)
         steep_geometry=steep_geom,
         cell_size_ft=(w_ft, h_ft),
     )
@@ -408,7 +417,7 @@ def check_device_slope(ctx: CheckContext, rule: Rule) -> None:
         polygonal = geom.geom_type in ("Polygon", "MultiPolygon")
         # A device drawn as a point: the ground within its plausible reach (core/extents.py) or the pack's radius, whichever is
         # wider; a kind with no plausible bound leaves a flat reading undetermined.
-        ext = feature_extent("devices", geom, devices.attrs[i])
+        ext = layer_extents(devices)[i]  # feature_extent of each device, once per layer (the setback rules read the same)
         r_i = radius if polygonal or ext.unbounded else max(radius, ext.half_max_ft)
         fp = geom if polygonal else display_buffer(geom, ctx.to_units(r_i), r_i)
         how = "under its footprint" if polygonal else f"within {r_i:g} ft of it"

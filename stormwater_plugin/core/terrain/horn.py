@@ -21,6 +21,7 @@ import math
 
 import numpy as np
 import shapely
+from shapely.geometry import Polygon
 from shapely.geometry.base import BaseGeometry
 
 from ..points_in_polygon import contains_points
@@ -137,7 +138,20 @@ def footprint_points(geom: BaseGeometry, spacing: float, max_points: int = 200_0
     n_interior : int
         The first ``n_interior`` points are the interior lattice points.
     """
-    minx, miny, maxx, maxy = geom.bounds
+    x, y, spacing, n_interior, _ = footprint_points_and_area(geom, spacing, max_points)
+    return x, y, spacing, n_interior
+
+
+def footprint_points_and_area(geom: BaseGeometry, spacing: float, max_points: int = 200_000) -> tuple[np.ndarray, np.ndarray, float, int, float]:
+    """:func:`footprint_points`, and ``geom``'s area (GEOS's, working units², not under 0) that it measured."""
+    ring = _one_ring(geom)
+    if ring is None:
+        minx, miny, maxx, maxy = geom.bounds
+    else:
+        # a polygon without holes (a device's footprint, a point's disc): its bounds are its ring's (GEOS's envelope: each
+        # coordinate's least and greatest, the same floats), read from the coordinates the lattice's test takes anyway
+        lo, hi = ring.min(axis=0).tolist(), ring.max(axis=0).tolist()
+        minx, miny, maxx, maxy = lo[0], lo[1], hi[0], hi[1]
     area = max(float(geom.area), 0.0)
     if area > 0 and area / (spacing * spacing) > max_points:
         spacing = math.sqrt(area / max_points)
@@ -150,29 +164,51 @@ def footprint_points(geom: BaseGeometry, spacing: float, max_points: int = 200_0
         if len(gx) and len(gy):
             # np.meshgrid(gx, gy) raveled, row by row, without its broadcasting
             xx, yy = np.tile(gx, len(gy)), np.repeat(gy, len(gx))
-            inside = contains_points(geom, xx, yy)
+            inside = contains_points(geom, xx, yy, ring=ring)
             xs.append(xx[inside])
             ys.append(yy[inside])
             n_interior = int(inside.sum())
-    empty = geom.is_empty
-    boundary = geom.boundary if area > 0 else geom
-    if boundary.length > 0:  # an empty boundary has none
-        dense = shapely.segmentize(boundary, spacing)
-        coords = shapely.get_coordinates(dense)
+    if ring is not None and area > 0:
+        # its boundary is the line of its ring (GEOS's: the shell's coordinates), of some length: an area over 0 is made of
+        # coordinates that differ (and are not NaN, which makes the area NaN)
+        coords = shapely.get_coordinates(shapely.segmentize(shapely.linestrings(ring), spacing))
         xs.append(coords[:, 0])
         ys.append(coords[:, 1])
-    elif not empty:
-        coords = shapely.get_coordinates(geom)
-        xs.append(coords[:, 0])
-        ys.append(coords[:, 1])
+        empty = False
+    else:
+        empty = geom.is_empty
+        boundary = geom.boundary if area > 0 else geom
+        if boundary.length > 0:  # an empty boundary has none
+            dense = shapely.segmentize(boundary, spacing)
+            coords = shapely.get_coordinates(dense)
+            xs.append(coords[:, 0])
+            ys.append(coords[:, 1])
+        elif not empty:
+            coords = shapely.get_coordinates(geom)
+            xs.append(coords[:, 0])
+            ys.append(coords[:, 1])
     if not empty:
         rp = shapely.get_coordinates(geom.representative_point())
         if len(rp):  # not empty
             xs.append(rp[:, 0])
             ys.append(rp[:, 1])
     if not xs:
-        return np.zeros(0), np.zeros(0), spacing, 0
-    return np.concatenate(xs), np.concatenate(ys), spacing, n_interior
+        return np.zeros(0), np.zeros(0), spacing, 0, area
+    return np.concatenate(xs), np.concatenate(ys), spacing, n_interior, area
+
+
+def _one_ring(geom: BaseGeometry) -> np.ndarray | None:
+    """The coordinates (x, y) of a polygon without holes whose every coordinate is finite, else ``None``.
+
+    GEOS's envelope passes over a NaN coordinate, numpy's least and greatest do not: such a polygon (and an empty one) is
+    read through GEOS as any other geometry.
+    """
+    if type(geom) is not Polygon or shapely.get_num_interior_rings(geom) != 0:
+        return None
+    ring = shapely.get_coordinates(geom)
+    if len(ring) == 0 or not np.isfinite(ring).all():
+        return None
+    return ring
 
 
 def cells_of_points(grid: ElevationGrid, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
