@@ -286,10 +286,11 @@ def _check(inputs: SiteInputs, pack: RulePack, progress: Callable[[float], bool]
     possible, n_rules = cls.classes, max(1, len(pack.rules))
     if progress is not None and progress(0.0) is False:
         raise CheckCancelled("cancelled before the first rule")
+    bindings = rule_bindings(pack.rules, possible)
     for n_done, rule in enumerate(pack.rules):
         if rule.id in ran_first:
             continue
-        binding = [c for c in possible if rule.applies_to_class(c)]
+        binding = bindings[n_done]
         if not binding:
             classes = ", ".join(rule.applies.get("classes", []))
             this = f"this is a {cls.project_class} project" if len(cls.classes) == 1 else f"this project is {' or '.join(cls.classes)}"
@@ -362,7 +363,25 @@ def _accuracy_tables(pack: RulePack) -> tuple[dict[str, float], dict[str, str], 
     return thresholds, words, notes
 
 
-def _run_rule(ctx: CheckContext, rule: Rule, read_log: _ReadLog, binding: list[str], possible: tuple[str, ...],
+#: Each pack's rules' binding classes under the classes the project may be, by the rules (held: a pack's rules are frozen, and
+#: shared by the packs :func:`effective_pack` makes of it; the loop asks every rule at each live edit).
+_BINDINGS: dict[tuple[int, tuple[str, ...]], tuple[tuple[Rule, ...], tuple[tuple[str, ...], ...]]] = {}
+
+
+def rule_bindings(rules: tuple[Rule, ...], possible: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
+    """For each of ``rules``, the classes of ``possible`` it applies to, in their order (made once per rules and classes)."""
+    key = (id(rules), possible)
+    held = _BINDINGS.get(key)
+    if held is not None and held[0] is rules:
+        return held[1]
+    made = tuple(tuple(c for c in possible if rule.applies_to_class(c)) for rule in rules)
+    if len(_BINDINGS) > 64:
+        _BINDINGS.clear()
+    _BINDINGS[key] = (rules, made)
+    return made
+
+
+def _run_rule(ctx: CheckContext, rule: Rule, read_log: _ReadLog, binding: tuple[str, ...], possible: tuple[str, ...],
               site_idx: list[int]) -> NotificationBlock | None:
     """Run one rule of the loop on ``ctx``: its findings, the undetermined ones of features without geometry, its class marks."""
     first = len(ctx.findings)
@@ -479,7 +498,7 @@ def upstream_class(ctx: CheckContext, cls: Any, pack: RulePack) -> tuple[Any, li
     return cls, [r.id for r in flows]
 
 
-def _if_class(ctx: CheckContext, first: int, rule: Rule, binding: list[str], possible: tuple[str, ...]) -> None:
+def _if_class(ctx: CheckContext, first: int, rule: Rule, binding: tuple[str, ...], possible: tuple[str, ...]) -> None:
     """Mark the findings of a rule that binds only some of the classes the project may be.
 
     The class is open (or assumed): a rule that applies under some possible
