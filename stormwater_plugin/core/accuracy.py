@@ -44,10 +44,11 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import replace
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from .derived import derive
 from .errors import StormwaterError
 from .extents import Interval, decide_distance
 from .limits import compare
@@ -156,11 +157,28 @@ def _lookup(layers: Mapping[str, FeatureLayer], ref: FeatureRef | None) -> Mappi
     layer = layers.get(ref.layer)
     if layer is None:
         return None
+    # the first feature of the id. In a large layer, from an index kept by the layer's content: a scan per feature named
+    # would cost, at every live edit, a pass over a county parcel layer for each parcel a finding names; a small layer
+    # is scanned (cheaper than the look-up of a kept value)
+    if len(layer.ids) > SCAN_MOST:
+        i = derive("first index of the ids", partial(_first_index, layer), layer).get(ref.id)
+        return None if i is None else layer.attrs[i]
     try:
-        i = layer.ids.index(ref.id)
+        return layer.attrs[layer.ids.index(ref.id)]
     except ValueError:
         return None
-    return layer.attrs[i]
+
+
+#: The most features of a layer :func:`_lookup` scans for an id; a larger layer's ids are indexed once per content.
+SCAN_MOST = 2000
+
+
+def _first_index(layer: FeatureLayer) -> dict[str, int]:
+    """Each id of ``layer`` to the position of its first feature."""
+    out: dict[str, int] = {}
+    for i, fid in enumerate(layer.ids):
+        out.setdefault(fid, i)
+    return out
 
 
 def _fmt(x: float) -> str:

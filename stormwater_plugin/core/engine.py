@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import operator
 from functools import partial
 from typing import Any, Callable
 
@@ -41,7 +42,7 @@ from .model import (
 from .roles import ROLE_NOUN, ROLES
 from .rulepack import Rule, RulePack, pack_source
 from .site_parcel import find_site_parcels
-from .terrain.plausibility import lake_surfaces, shoreline_elevation_warning
+from .terrain.plausibility import LakeSurface, lake_surfaces, shoreline_elevation_warning
 from .vocabulary import normalise_layer
 
 ID_FIELDS = ("id",)
@@ -256,6 +257,11 @@ def run_check(inputs: SiteInputs, pack: RulePack, progress: Callable[[float], bo
         return _check(inputs, pack, progress, step)
 
 
+#: Every field of a lake surface, read as one tuple: the lakes' part of the shoreline warning's key (``dataclasses.astuple``, a
+#: deep copy, took ~20 us a lake at every live edit).
+_LAKE_FIELDS = operator.attrgetter(*(f.name for f in dataclasses.fields(LakeSurface)))
+
+
 def _check(inputs: SiteInputs, pack: RulePack, progress: Callable[[float], bool] | None, step: RuleStep | None) -> CheckResult:
     # A stated vertical accuracy widens the level tolerance of every gradient rule, never narrows it.
     pack = effective_pack(inputs, pack)
@@ -265,7 +271,7 @@ def _check(inputs: SiteInputs, pack: RulePack, progress: Callable[[float], bool]
         lakes = lake_surfaces(pack.raw)
         shores: dict[str, FeatureLayer] = {r: ctx.layers[r] for r in ("shoreline", "waterbodies") if r in ctx.layers}  # the layers it reads
         lake = derive("lake shoreline elevation", partial(shoreline_elevation_warning, inputs.dem, shores, lakes, inputs.unit_to_ft),
-                      inputs.dem, shores.get("shoreline"), shores.get("waterbodies"), [dataclasses.astuple(x) for x in lakes], inputs.unit_to_ft)
+                      inputs.dem, shores.get("shoreline"), shores.get("waterbodies"), [_LAKE_FIELDS(x) for x in lakes], inputs.unit_to_ft)
         if lake is not None:
             warnings.insert(0, dataclasses.replace(lake))  # first: it puts every elevation in doubt (a copy: a check's warnings are its own)
     read_log = _ReadLog(ctx.layers)
@@ -280,10 +286,11 @@ def _check(inputs: SiteInputs, pack: RulePack, progress: Callable[[float], bool]
     possible, n_rules = cls.classes, max(1, len(pack.rules))
     if progress is not None and progress(0.0) is False:
         raise CheckCancelled("cancelled before the first rule")
+    bindings = rule_bindings(pack.rules, possible)
     for n_done, rule in enumerate(pack.rules):
         if rule.id in ran_first:
             continue
-        binding = [c for c in possible if rule.applies_to_class(c)]
+        binding = bindings[n_done]
         if not binding:
             classes = ", ".join(rule.applies.get("classes", []))
             this = f"this is a {cls.project_class} project" if len(cls.classes) == 1 else f"this project is {' or '.join(cls.classes)}"
@@ -356,7 +363,25 @@ def _accuracy_tables(pack: RulePack) -> tuple[dict[str, float], dict[str, str], 
     return thresholds, words, notes
 
 
-def _run_rule(ctx: CheckContext, rule: Rule, read_log: _ReadLog, binding: list[str], possible: tuple[str, ...],
+#: Each pack's rules' binding classes under the classes the project may be, by the rules (held: a pack's rules are frozen, and
+#: shared by the packs :func:`effective_pack` makes of it; the loop asks every rule at each live edit).
+_BINDINGS: dict[tuple[int, tuple[str, ...]], tuple[tuple[Rule, ...], tuple[tuple[str, ...], ...]]] = {}
+
+
+def rule_bindings(rules: tuple[Rule, ...], possible: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
+    """For each of ``rules``, the classes of ``possible`` it applies to, in their order (made once per rules and classes)."""
+    key = (id(rules), possible)
+    held = _BINDINGS.get(key)
+    if held is not None and held[0] is rules:
+        return held[1]
+    made = tuple(tuple(c for c in possible if rule.applies_to_class(c)) for rule in rules)
+    if len(_BINDINGS) > 64:
+        _BINDINGS.clear()
+    _BINDINGS[key] = (rules, made)
+    return made
+
+
+def _run_rule(ctx: CheckContext, rule: Rule, read_log: _ReadLog, binding: tuple[str, ...], possible: tuple[str, ...],
               site_idx: list[int]) -> NotificationBlock | None:
     """Run one rule of the loop on ``ctx``: its findings, the undetermined ones of features without geometry, its class marks."""
     first = len(ctx.findings)
@@ -473,7 +498,7 @@ def upstream_class(ctx: CheckContext, cls: Any, pack: RulePack) -> tuple[Any, li
     return cls, [r.id for r in flows]
 
 
-def _if_class(ctx: CheckContext, first: int, rule: Rule, binding: list[str], possible: tuple[str, ...]) -> None:
+def _if_class(ctx: CheckContext, first: int, rule: Rule, binding: tuple[str, ...], possible: tuple[str, ...]) -> None:
     """Mark the findings of a rule that binds only some of the classes the project may be.
 
     The class is open (or assumed): a rule that applies under some possible

@@ -526,19 +526,36 @@ def _copy_row(row: dict[str, Any]) -> dict[str, Any]:
     return {k: list(v) if isinstance(v, list) else v for k, v in row.items()}
 
 
-def _kinds_used(role: str, name_of: Callable[[Mapping[str, Any]], str], items: list[tuple[Any, tuple[tuple[str, Any], ...]]]) -> list[tuple[str, ...]]:
-    """The kinds of ``role`` each of ``items`` (geometry, attribute items) reads the plausible extent of: none when drawn as an area."""
+def _kinds_used(role: str, name_of: Callable[[Mapping[str, Any]], str], items: list[tuple[bool, tuple[tuple[str, Any], ...]]]) -> list[tuple[str, ...]]:
+    """The kinds of ``role`` each of ``items`` (drawn as an area, attribute items) reads the plausible extent of: none when drawn as an area.
+
+    Whether a feature is drawn as it is (:func:`feature_extent`'s ``drawn``) reads of its geometry only whether it is missing,
+    empty or a polygon (one "drawn as an area"); the rest is its kind and stated size, from the attributes. So a stand-in point
+    answers for every geometry that is not an area, and a moved point device finds its kinds made.
+    """
     spec = extent_table().roles[role]
     out: list[tuple[str, ...]] = []
-    for geom, pairs in items:
+    for as_area, pairs in items:
         attrs = dict(pairs)
         name = name_of(attrs)
-        if feature_extent(role, geom, attrs, name).drawn:
+        if feature_extent(role, None if as_area else _NOT_AN_AREA, attrs, name).drawn:
             out.append(())
             continue
         k = kind_of(role, attrs, name)
         out.append(tuple(spec.kinds) if k is None or k.key == "unknown" else (k.key,))
     return out
+
+
+#: The geometry :func:`_kinds_used` hands :func:`feature_extent` for a feature not drawn as an area (see there).
+_NOT_AN_AREA = shapely.Point(0.0, 0.0)
+
+
+def _drawn_as_areas(geoms: Sequence[Any]) -> list[bool]:
+    """Whether each of ``geoms`` is missing, empty or a polygon (Polygon, MultiPolygon), asked of all at once."""
+    if not len(geoms):
+        return []
+    arr = object_array(geoms)
+    return [t in (-1, 3, 6) or e for t, e in zip(shapely.get_type_id(arr).tolist(), shapely.is_empty(arr).tolist())]
 
 
 def extents_used(layers: Mapping[str, FeatureLayer], refs: Iterable[tuple[str, str]],
@@ -573,9 +590,11 @@ def _role_kinds_used(role: str, name_of: Callable[[Mapping[str, Any]], str], nam
     """The kinds of ``role`` the features ``fids`` of ``layer`` read the plausible extent of (:func:`extents_used` of one role)."""
     wanted = set(fids)
     idx = [i for i, x in enumerate(layer.ids) if x in wanted]  # one pass over the layer, whatever the number of features named
-    items = [(layer.geoms[i], tuple(layer.attrs[i].items())) for i in idx]
+    # each feature by whether it is drawn as an area and its attributes, all its kinds read (see _kinds_used)
+    items = [(a, tuple(layer.attrs[i].items())) for i, a in zip(idx, _drawn_as_areas([layer.geoms[i] for i in idx]))]
     kinds = partial(_kinds_used, role, name_of)
-    found = derive_each("extent kinds used", kinds, items, role, f"{name_of.__module__}.{named}") if named is not None else kinds(items)
+    found = (derive_each("extent kinds used, by drawn as an area and attributes", kinds, items, role, f"{name_of.__module__}.{named}")
+             if named is not None else kinds(items))
     return frozenset(key for keys in found for key in keys)
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from stormwater_plugin.core.accuracy import accuracy_table, combined_accuracy, feature_accuracy
 from stormwater_plugin.core.engine import run_check
@@ -170,3 +172,54 @@ def test_a_slope_finding_without_its_distance_assumes_none():
     bare = slope({"slope_pct": 14.9})
     (without,), _ = apply_accuracy([bare], {}, dem_vertical_accuracy_ft=1.0, slope_thresholds={"lgpc.slope": 15.0})
     assert without is bare
+
+
+@settings(max_examples=100, deadline=None)
+@given(ids=st.lists(st.sampled_from(["P1", "P2", "P3", "p1", " P1", "10"]), max_size=8),
+       wanted=st.sampled_from(["P1", "P2", "P3", "p1", " P1", "10", "P9"]), scan_most=st.sampled_from([0, 3, 2000]))
+def test_a_features_attributes_found_by_the_kept_index_are_those_of_the_first_feature_of_its_id(ids, wanted, scan_most):
+    """The accuracy reads the first feature of an id (as ``list.index`` did), however many share it, scanned or indexed (#39)."""
+    from stormwater_plugin.core import accuracy
+
+    accuracy.SCAN_MOST, kept = scan_most, accuracy.SCAN_MOST  # a large layer, indexed, made of a few features
+    try:
+        _same_lookup(ids, wanted)
+    finally:
+        accuracy.SCAN_MOST = kept
+
+
+def _same_lookup(ids, wanted):
+    from shapely.geometry import Point
+
+    from stormwater_plugin.core.accuracy import _lookup
+    from stormwater_plugin.core.derived import Derived, using
+    from stormwater_plugin.core.model import FeatureRef
+
+    parcels = layer("parcels", [Point(n, 0) for n in range(len(ids))], list(ids), [{"n": n} for n in range(len(ids))])
+    former = parcels.attrs[ids.index(wanted)] if wanted in ids else None
+    assert _lookup({"parcels": parcels}, FeatureRef("parcels", wanted)) == former
+    with using(Derived(), settle=False):
+        assert _lookup({"parcels": parcels}, FeatureRef("parcels", wanted)) == former
+
+
+def test_the_kept_index_of_the_ids_follows_the_layers_ids_and_order(monkeypatch):
+    """The index is kept by the layer's content (the live re-check): other ids, or the same in another order, are indexed again."""
+    from shapely.geometry import Point
+
+    from stormwater_plugin.core import accuracy
+    from stormwater_plugin.core.accuracy import _lookup
+    from stormwater_plugin.core.derived import Derived, using
+    from stormwater_plugin.core.model import FeatureRef
+
+    monkeypatch.setattr(accuracy, "SCAN_MOST", 0)  # every layer indexed
+
+    def attrs_of(ids, derived):
+        lay = layer("parcels", [Point(0, 0), Point(1, 0)], ids, [{"accuracy_ft": 1}, {"accuracy_ft": 2}])
+        with using(derived, settle=False):
+            return _lookup({"parcels": lay}, FeatureRef("parcels", "P1"))
+
+    first = Derived()
+    assert attrs_of(["P1", "P2"], first) == {"accuracy_ft": 1}
+    first.settle()
+    assert attrs_of(["P2", "P1"], Derived(first)) == {"accuracy_ft": 2}  # the order
+    assert attrs_of(["P3", "P2"], Derived(first)) is None  # the ids

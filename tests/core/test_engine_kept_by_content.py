@@ -18,8 +18,9 @@ from stormwater_plugin.core.derived import Derived, using
 from stormwater_plugin.core.engine import _cleaned, _feature_wkt
 from stormwater_plugin.core.extents import _min_footprint, _symbols_read, attributes_key
 from stormwater_plugin.core.geometry import clean_layer
-from stormwater_plugin.core.model import Citation, FeatureLayer, FeatureRef, Finding, Status, Warning_
+from stormwater_plugin.core.model import Citation, FeatureLayer, FeatureRef, Finding, SiteInputs, Status, Warning_
 from stormwater_plugin.core.roles import ROLE_NOUN
+from stormwater_plugin.core.rulepack import load_pack
 from stormwater_plugin.core.vocabulary import normalise_layer
 
 
@@ -259,3 +260,19 @@ def test_the_wkt_of_the_features_named_is_the_former_one(devices, named):
 def test_the_polygon_family_of_a_layers_geometries_is_the_former_membership_test(geoms):
     types = shapely.get_type_id(np.asarray(geoms, dtype=object))
     assert (((types == 3) | (types == 6)) == np.isin(types, (3, 6))).all()  # clean_layer's fast path, as it was asked
+
+
+@settings(max_examples=60, deadline=None)
+@given(pack_name=st.sampled_from(["lgpc", "lake-george", "mamakating"]),
+       possible=st.lists(st.sampled_from(["exempt", "minor", "major", "other"]), min_size=1, max_size=3, unique=True))
+def test_each_rules_binding_classes_made_once_are_those_each_rule_says_it_applies_to(pack_name, possible):
+    """The loop's binding classes, kept per pack rules and classes (#39), are those each rule's ``applies`` gives, in order."""
+    from stormwater_plugin.core.engine import effective_pack, rule_bindings
+
+    pack = load_pack(pack_name)
+    classes = tuple(possible)
+    former = [[c for c in classes if rule.applies_to_class(c)] for rule in pack.rules]
+    assert [list(b) for b in rule_bindings(pack.rules, classes)] == former
+    assert [list(b) for b in rule_bindings(pack.rules, classes)] == former  # asked again: kept, the same
+    widened = effective_pack(SiteInputs(layers={}, dem=None, unit_to_ft=1.0, dem_vertical_accuracy_ft=pack.gradient_tolerance_ft + 1.0), pack)
+    assert [list(b) for b in rule_bindings(widened.rules, classes)] == former

@@ -7,11 +7,22 @@ sentence is made from it alone.
 
 from __future__ import annotations
 
+import shapely
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from shapely.geometry import LineString, Point, box
 
 from stormwater_plugin.core.checks.setback_targets import feature_name
 from stormwater_plugin.core.derived import Derived, using
-from stormwater_plugin.core.extents import extents_summary, extents_used
+from stormwater_plugin.core.extents import (
+    _drawn_as_areas,
+    _kinds_used,
+    extent_table,
+    extents_summary,
+    extents_used,
+    feature_extent,
+    kind_of,
+)
 from stormwater_plugin.core.serialize import result_to_dict
 from stormwater_plugin.report.model import _accuracy, review_document
 from tests.sitebuilder import layer, plane_dem, run
@@ -132,7 +143,40 @@ def test_a_roles_kinds_are_kept_by_its_layer_and_the_features_named_an_edit_of_a
     again = Derived(first)
     assert sorted(_used_with(again, {"streams": streams, "devices": moved}, refs)) == [
         ("devices", "dry_well"), ("devices", "infiltration_trench"), ("streams", "river")]
-    assert again.reused == 2 and again.made == 2  # the streams' kinds and DW-2's reused; the devices' kinds and DW-1's made
+    # the streams' kinds, DW-2's and the moved DW-1's reused (a point moved is still not drawn as an area); the devices' kinds made
+    assert again.reused == 3 and again.made == 1
     # a stream named no more: the role's kinds are computed again, without it
     none = Derived(again)
     assert sorted(_used_with(none, {"streams": streams, "devices": moved}, refs[1:])) == [("devices", "dry_well"), ("devices", "infiltration_trench")]
+
+
+_GEOMS = [None, Point(0, 0), Point(3, 4), LineString([(0, 0), (10, 0)]), box(0, 0, 1, 1), box(0, 0, 30, 30), Point(), LineString(),
+          box(0, 0, 1, 1).union(box(5, 5, 6, 6)), Point(0, 0).union(LineString([(1, 1), (2, 2)])), box(0, 0, 1, 1).union(Point(5, 5)),
+          shapely.Polygon()]
+
+
+def _former_kinds(role, geom, attrs, name_of) -> tuple[str, ...]:
+    """The kinds a feature read before (#39): asked of its own geometry."""
+    spec = extent_table().roles[role]
+    name = name_of(attrs)
+    if feature_extent(role, geom, attrs, name).drawn:
+        return ()
+    k = kind_of(role, attrs, name)
+    return tuple(spec.kinds) if k is None or k.key == "unknown" else (k.key,)
+
+
+@settings(max_examples=150, deadline=None)
+@given(role=st.sampled_from(["devices", "wells", "septic", "streams", "building_sites"]),
+       geom=st.sampled_from(_GEOMS),
+       kind=st.sampled_from([None, "dry_well", "infiltration_trench", "infiltration_basin", "rain_garden", "nonsense"]),
+       size=st.sampled_from([None, ("diameter_ft", 0.0), ("diameter_ft", 6.0), ("width_ft", 2.0), ("footprint_sqft", 0.0), ("footprint_sqft", 40.0)]),
+       name=st.sampled_from(["", "Hudson River", "Mill Brook", "ditch"]))
+def test_a_features_kinds_read_from_whether_it_is_drawn_as_an_area_are_those_read_from_its_geometry(role, geom, kind, size, name):
+    """The kinds kept by "drawn as an area" and the attributes (a moved point finds its own made) are those its geometry gives."""
+    attrs: dict = {"name": name}
+    if kind is not None:
+        attrs["device_type"] = kind
+    if size is not None:
+        attrs[size[0]] = size[1]
+    (as_area,) = _drawn_as_areas([geom])
+    assert _kinds_used(role, feature_name, [(as_area, tuple(attrs.items()))]) == [_former_kinds(role, geom, attrs, feature_name)]

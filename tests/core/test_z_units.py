@@ -160,3 +160,25 @@ def test_no_lake_warning_where_the_pack_knows_no_lake_or_no_shoreline_names_one(
     lakes = lake_surfaces(load_pack("lgpc").raw)
     other = {"shoreline": layer("shoreline", [LineString([(100, -300), (100, 300)])], ["MHW"], [{"waterbody": "Trout Lake"}])}
     assert shoreline_elevation_warning(_shore_dem(98.5, 1.0, True), other, lakes, 1.0) is None
+
+
+@pytest.mark.parametrize("field, value", [("name", "Trout Lake"), ("elevation_ft", 97.0), ("tolerance_ft", 400.0), ("source", "another survey")])
+def test_the_lake_warning_kept_for_the_next_check_is_made_again_when_a_lake_surface_field_changes(field, value):
+    """The live re-check keeps the shoreline warning by its inputs, each lake's every field among them (the source too: it is cited)."""
+    import dataclasses
+
+    from stormwater_plugin.core.derived import Derived
+    from stormwater_plugin.core.engine import SiteInputs, run_check
+
+    pack = load_pack("lgpc")
+    lakes = [dict(d) for d in pack.raw["lake_surfaces"]]
+    lakes[0][field] = value
+    changed = dataclasses.replace(pack, raw={**pack.raw, "lake_surfaces": lakes})
+    inputs = SiteInputs(layers=_shore(), dem=_shore_dem(98.5, 1.0, True), unit_to_ft=1.0, class_override="minor")
+    first = Derived()
+    run_check(inputs, pack, derived=first)
+    kept = run_check(inputs, changed, derived=Derived(first))
+    fresh = run_check(inputs, changed)
+    assert [(w.code, w.message) for w in kept.warnings] == [(w.code, w.message) for w in fresh.warnings]
+    before = run_check(inputs, pack)
+    assert [w.message for w in kept.warnings if w.code == "dem_z_contradicts_lake"] != [w.message for w in before.warnings if w.code == "dem_z_contradicts_lake"]
