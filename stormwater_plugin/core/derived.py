@@ -36,6 +36,7 @@ import numpy as np
 import shapely
 from shapely.geometry.base import BaseGeometry
 
+from .geometry_arrays import object_array
 from .model import FeatureLayer
 from .raster import ElevationGrid
 
@@ -179,8 +180,7 @@ class Derived:
                 mine[k] = seen
             out.append(seen[1])
         if missing:
-            arr = np.empty(len(missing), dtype=object)
-            arr[:] = [geoms[n] for n in missing]
+            arr = object_array([geoms[n] for n in missing])
             for n, w in zip(missing, shapely.to_wkb(arr, hex=False, include_srid=False).tolist()):
                 g = geoms[n]
                 if isinstance(g, BaseGeometry):
