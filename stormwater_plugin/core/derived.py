@@ -93,7 +93,7 @@ class Derived:
     def value(self, name: str, compute: Callable[[], _T], *inputs: object) -> _T:
         """``compute()``, or the value computed from the same ``inputs`` (layers, geometries, plain values) before."""
         try:  # the key, and the look-up that hashes it: a key that cannot be built or hashed (TypeError) computes the value
-            key = (name, *[self._input_key(x) for x in inputs])  # small: a layer's content is its token
+            key = tuple(self._inputs_key([name], inputs))  # small: a layer's content is its token
             found = self._values.get(key, _NO_KEY)
         except TypeError:
             return compute()
@@ -117,7 +117,7 @@ class Derived:
         The values of one ``name`` and ``inputs`` are kept together, each under its item's key (a geometry's WKB).
         """
         try:
-            group = ("each", name, *[self._input_key(x) for x in inputs])
+            group = tuple(self._inputs_key(["each", name], inputs))
             hash(group)
             if all(isinstance(x, BaseGeometry) for x in items):
                 keys: list[Hashable] = list(self.wkb(items))
@@ -187,6 +187,19 @@ class Derived:
                     self._wkb[id(g)] = (g, w)
                 out[n] = w
         return out
+
+    def _inputs_key(self, parts: list[Hashable], inputs: tuple[object, ...]) -> list[Hashable]:
+        """``parts`` followed by each input's :meth:`_input_key`: its first two steps (a plain value, an object keyed already in
+        this check: most inputs) taken here, the same keys, without a call for each input."""
+        keys = self._keys
+        for x in inputs:
+            t = type(x)
+            if t in _PLAIN:
+                parts.append((t.__name__, x))
+                continue
+            seen = keys.get(id(x))
+            parts.append(seen[1] if seen is not None and seen[0] is x else self._input_key(x))
+        return parts
 
     def _input_key(self, x: object) -> Hashable:
         t = type(x)
