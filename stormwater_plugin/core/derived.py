@@ -30,7 +30,7 @@ import itertools
 import threading
 from contextlib import contextmanager
 from itertools import chain
-from typing import Any, Callable, Hashable, Iterator, TypeVar
+from typing import Any, Callable, Hashable, Iterable, Iterator, TypeVar
 
 import numpy as np
 import shapely
@@ -122,7 +122,7 @@ class Derived:
             if all(isinstance(x, BaseGeometry) for x in items):
                 keys: list[Hashable] = list(self.wkb(items))
             else:
-                keys = [self._input_key(x) for x in items]
+                keys = self._inputs_key([], items)
                 for k in keys:
                     hash(k)
         except TypeError:
@@ -188,7 +188,7 @@ class Derived:
                 out[n] = w
         return out
 
-    def _inputs_key(self, parts: list[Hashable], inputs: tuple[object, ...]) -> list[Hashable]:
+    def _inputs_key(self, parts: list[Hashable], inputs: Iterable[object]) -> list[Hashable]:
         """``parts`` followed by each input's :meth:`_input_key`: its first two steps (a plain value, an object keyed already in
         this check: most inputs) taken here, the same keys, without a call for each input."""
         keys = self._keys

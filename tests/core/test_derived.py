@@ -334,7 +334,7 @@ _inputs = st.lists(st.one_of(_nested, st.sampled_from(["layer", "same layer", "p
 @settings(max_examples=200, deadline=None)
 @given(inputs=_inputs)
 def test_a_values_key_is_each_inputs_own_key_as_input_key_gives_it(inputs: list[object]):
-    """:meth:`Derived.value` and :meth:`Derived.each` take a plain value's and an object keyed already's key themselves: the same key as
+    """:meth:`Derived.value` and :meth:`Derived.each` take a plain value's and an object keyed already's key themselves (and each item's key): the same key as
     ``(name, *[_input_key(x) for x in inputs])``, for plain values, nested tuples and lists, layers and geometries (new to the
     check or keyed already: ``same``) and a union's parts."""
     layer, point = _layer(5.0), shapely.Point(1.0, 2.0)
@@ -348,3 +348,6 @@ def test_a_values_key_is_each_inputs_own_key_as_input_key_gives_it(inputs: list[
     assert list(derived._values) == [("n", *[reference._input_key(x) for x in made])]
     derived.each("e", lambda items: [1] * len(items), [1], *made)  # the group of values of one name and inputs: the same keys
     assert list(derived._values)[1] == ("each", "e", *[reference._input_key(x) for x in made])
+    if made and not all(isinstance(x, shapely.Geometry) for x in made):  # the inputs as items (all geometries: keyed by their WKB)
+        derived.each("items", lambda items: [1] * len(items), made)
+        assert list(derived._values[("each", "items")]) == list(dict.fromkeys(reference._input_key(x) for x in made))
