@@ -30,12 +30,13 @@ import itertools
 import threading
 from contextlib import contextmanager
 from itertools import chain
-from typing import Any, Callable, Hashable, Iterator, TypeVar
+from typing import Any, Callable, Hashable, Iterable, Iterator, TypeVar
 
 import numpy as np
 import shapely
 from shapely.geometry.base import BaseGeometry
 
+from .geometry_arrays import object_array
 from .model import FeatureLayer
 from .raster import ElevationGrid
 
@@ -92,7 +93,7 @@ class Derived:
     def value(self, name: str, compute: Callable[[], _T], *inputs: object) -> _T:
         """``compute()``, or the value computed from the same ``inputs`` (layers, geometries, plain values) before."""
         try:  # the key, and the look-up that hashes it: a key that cannot be built or hashed (TypeError) computes the value
-            key = (name, *[self._input_key(x) for x in inputs])  # small: a layer's content is its token
+            key = tuple(self._inputs_key([name], inputs))  # small: a layer's content is its token
             found = self._values.get(key, _NO_KEY)
         except TypeError:
             return compute()
@@ -116,12 +117,12 @@ class Derived:
         The values of one ``name`` and ``inputs`` are kept together, each under its item's key (a geometry's WKB).
         """
         try:
-            group = ("each", name, *[self._input_key(x) for x in inputs])
+            group = tuple(self._inputs_key(["each", name], inputs))
             hash(group)
             if all(isinstance(x, BaseGeometry) for x in items):
                 keys: list[Hashable] = list(self.wkb(items))
             else:
-                keys = [self._input_key(x) for x in items]
+                keys = self._inputs_key([], items)
                 for k in keys:
                     hash(k)
         except TypeError:
@@ -179,14 +180,26 @@ class Derived:
                 mine[k] = seen
             out.append(seen[1])
         if missing:
-            arr = np.empty(len(missing), dtype=object)
-            arr[:] = [geoms[n] for n in missing]
+            arr = object_array([geoms[n] for n in missing])
             for n, w in zip(missing, shapely.to_wkb(arr, hex=False, include_srid=False).tolist()):
                 g = geoms[n]
                 if isinstance(g, BaseGeometry):
                     self._wkb[id(g)] = (g, w)
                 out[n] = w
         return out
+
+    def _inputs_key(self, parts: list[Hashable], inputs: Iterable[object]) -> list[Hashable]:
+        """``parts`` followed by each input's :meth:`_input_key`: its first two steps (a plain value, an object keyed already in
+        this check: most inputs) taken here, the same keys, without a call for each input."""
+        keys = self._keys
+        for x in inputs:
+            t = type(x)
+            if t in _PLAIN:
+                parts.append((t.__name__, x))
+                continue
+            seen = keys.get(id(x))
+            parts.append(seen[1] if seen is not None and seen[0] is x else self._input_key(x))
+        return parts
 
     def _input_key(self, x: object) -> Hashable:
         t = type(x)

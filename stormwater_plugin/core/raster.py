@@ -156,14 +156,22 @@ class ElevationGrid:
         # cc, rr: finite, and not under 0 but for a whole number (a grid of no width): truncation is their floor
         c0 = np.minimum(cc.astype(np.int64), max(cols - 2, 0))
         r0 = np.minimum(rr.astype(np.int64), max(rows - 2, 0))
-        c1 = np.minimum(c0 + 1, cols - 1)
-        r1 = np.minimum(r0 + 1, rows - 1)
         tc = cc - c0
         tr = rr - r0
         uc, ur = 1 - tc, 1 - tr
         # the four corners (r0 c0, r0 c1, r1 c0, r1 c1) and their weights, stacked on a first axis
-        z = self.values[np.array([r0, r0, r1, r1]), np.array([c0, c1, c0, c1])]
-        w = np.array([uc * ur, tc * ur, uc * tr, tc * tr])
+        values = self.values
+        if values.flags.c_contiguous:
+            # c1 - c0 and r1 - r0 are the same for every point (1, or 0 on a grid one pixel wide or high): the corners are
+            # r0 c0's place in the values, row by row, and three steps from it
+            step_c, step_r = (1 if cols >= 2 else 0), (cols if rows >= 2 else 0)
+            z = values.ravel().take((r0 * cols + c0) + np.array([0, step_c, step_r, step_r + step_c])[:, None])
+        else:
+            c1 = np.minimum(c0 + 1, cols - 1)
+            r1 = np.minimum(r0 + 1, rows - 1)
+            z = values[np.array([r0, r0, r1, r1]), np.array([c0, c1, c0, c1])]
+        # each weight the same product of the same two factors as taken one by one
+        w = np.array([uc, tc, uc, tc]) * np.array([ur, ur, tr, tr])
         finite = np.isfinite(z)
         if finite.all():  # no nodata among the corners (the common case): each corner's value times its weight
             t = z * w

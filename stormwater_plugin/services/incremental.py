@@ -235,13 +235,6 @@ def after_the_check(basis: CheckBasis | None) -> Iterator[None]:
         yield
 
 
-def derived_wkb(geoms: Sequence[BaseGeometry | None]) -> list[bytes | None] | None:
-    """Each geometry's WKB through the derived values in use (:meth:`~..core.derived.Derived.wkb`: written once per geometry
-    object); ``None`` when none is in use."""
-    derived = current()
-    return None if derived is None else derived.wkb(list(geoms))
-
-
 def _read(ctx: CheckContext) -> Iterable[str]:
     return getattr(ctx.layers, "read", ())
 
@@ -359,4 +352,4 @@ def _replay(ctx: CheckContext, out: RuleOutput) -> None:
         ctx.inventory = out.inventory if out.inventory is not None else []
 
 
-__all__ = ["CheckBasis", "PER_DEVICE_KINDS", "Recorder", "RuleOutput", "after_the_check", "derived_wkb", "same_dem"]
+__all__ = ["CheckBasis", "PER_DEVICE_KINDS", "Recorder", "RuleOutput", "after_the_check", "same_dem"]

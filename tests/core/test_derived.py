@@ -326,3 +326,28 @@ def test_a_grid_keyed_the_same_in_two_checks_is_known_the_same_and_any_change_or
     second = Derived(first)
     assert not second.same_grid_keyed(earlier, _grid())  # not keyed in this check
     assert not second.same_grid_keyed(_grid(), _grid()) and not second.same_grid_keyed(None, earlier)
+
+
+_inputs = st.lists(st.one_of(_nested, st.sampled_from(["layer", "same layer", "point", "same point", "union"])), max_size=5)
+
+
+@settings(max_examples=200, deadline=None)
+@given(inputs=_inputs)
+def test_a_values_key_is_each_inputs_own_key_as_input_key_gives_it(inputs: list[object]):
+    """:meth:`Derived.value` and :meth:`Derived.each` take a plain value's and an object keyed already's key themselves (and each item's key): the same key as
+    ``(name, *[_input_key(x) for x in inputs])``, for plain values, nested tuples and lists, layers and geometries (new to the
+    check or keyed already: ``same``) and a union's parts."""
+    layer, point = _layer(5.0), shapely.Point(1.0, 2.0)
+    objects = {"layer": _layer(5.0), "same layer": layer, "point": shapely.Point(1.0, 2.0), "same point": point,
+               "union": [shapely.Point(0.0, 0.0), shapely.box(0, 0, 1, 1)]}
+    made = [objects.get(x, x) if isinstance(x, str) else x for x in inputs]
+    derived = Derived()
+    derived._input_key(layer), derived._input_key(point)  # keyed already in this check
+    derived.value("n", lambda: 1, *made)
+    reference = Derived(derived)  # a check after it: the same contents have the same tokens
+    assert list(derived._values) == [("n", *[reference._input_key(x) for x in made])]
+    derived.each("e", lambda items: [1] * len(items), [1], *made)  # the group of values of one name and inputs: the same keys
+    assert list(derived._values)[1] == ("each", "e", *[reference._input_key(x) for x in made])
+    if made and not all(isinstance(x, shapely.Geometry) for x in made):  # the inputs as items (all geometries: keyed by their WKB)
+        derived.each("items", lambda items: [1] * len(items), made)
+        assert list(derived._values[("each", "items")]) == list(dict.fromkeys(reference._input_key(x) for x in made))

@@ -68,6 +68,8 @@ def _grid(draw) -> ElevationGrid:
     values = np.random.default_rng(draw(st.integers(0, 2**16))).normal(320.0, 25.0, shape)
     if draw(st.booleans()):
         values[draw(st.integers(0, shape[0] - 1)), draw(st.integers(0, shape[1] - 1))] = draw(st.sampled_from([np.nan, np.inf]))
+    if draw(st.booleans()):  # values not laid out row by row in one block (a window cut from a larger array; column-major)
+        values = draw(st.sampled_from([lambda v: np.pad(v, 2, constant_values=-1.0)[2:-2, 2:-2], np.asfortranarray]))(values)
     return ElevationGrid(values, (0.0, 1.0, 0.0, 0.0, 0.0, -1.0))
 
 
