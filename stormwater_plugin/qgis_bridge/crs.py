@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any
+import struct
+from typing import Any, Sequence
 
 import numpy as np
 from qgis.core import (
@@ -17,6 +18,7 @@ from qgis.core import (
     QgsCoordinateTransform,
     QgsCoordinateTransformContext,
     QgsEllipsoidUtils,
+    QgsLineString,
     QgsPointXY,
     QgsUnitTypes,
 )
@@ -28,10 +30,10 @@ from ..services.grid_scale import Ellipsoid
 from ..services.proj_text import longlat_proj, proj_unit_m
 from ..services.working_crs import NoSiteLocation, TransformUnavailable, conformal_method
 
-__all__ = ["NoSiteLocation", "QgisCrs", "TransformUnavailable", "checked_transform", "crs_label", "is_conformal", "is_projected",
+__all__ = ["NoSiteLocation", "QgisCrs", "TransformUnavailable", "WGS84", "checked_transform", "crs_label", "is_conformal", "is_projected",
            "scale_at_point", "thread_can_transform", "transform_points", "unit_to_ft"]
 
-_WGS84 = QgsCoordinateReferenceSystem("EPSG:4326")
+WGS84 = QgsCoordinateReferenceSystem("EPSG:4326")
 
 
 def is_projected(crs: QgsCoordinateReferenceSystem) -> bool:
@@ -106,13 +108,32 @@ def thread_can_transform(source: QgsCoordinateReferenceSystem, target: QgsCoordi
     _must_move(xform, x, y, p.x(), p.y())
 
 
+def _transform_at_once(xform: QgsCoordinateTransform, xs: list[float], ys: list[float]) -> tuple[Sequence[float], Sequence[float]] | None:
+    """Points in one QGIS call, a line's vertices (one PROJ call, the same operation and a height of 0, as for a point alone); ``None`` where
+    that may not be each point's own answer: an error or a point failing (among many it is infinite, or all go through the fallback
+    operation; alone it is not a number), or a point unchanged across geographic and projected (:func:`_must_move`)."""
+    line = QgsLineString(xs, ys)
+    try:
+        line.transform(xform)
+    except Exception:  # noqa: BLE001 - QgsCsException: answered one by one
+        return None
+    wkb = bytes(line.asWkb())  # byte order (1: little-endian), type, count, then each vertex's x and y
+    if xform.fallbackOperationOccurred() or len(wkb) != 9 + 16 * len(xs) or wkb[0] not in (0, 1):
+        return None
+    xy = struct.unpack_from(f"{'<' if wkb[0] else '>'}{2 * len(xs)}d", wkb, 9)
+    across = xform.sourceCrs().isGeographic() != xform.destinationCrs().isGeographic()
+    return None if not all(map(math.isfinite, xy)) or (across and any(a == x and b == y for a, b, x, y in zip(xy[0::2], xy[1::2], xs, ys))) else (xy[0::2], xy[1::2])
+
+
 def transform_points(xform: QgsCoordinateTransform, xs: Any, ys: Any) -> tuple[np.ndarray, np.ndarray]:
     """Points through ``xform`` (the arrays' shapes kept), not a number where the transformation cannot map one; a
-    transformation this thread cannot instantiate is refused (:func:`_must_move`)."""
+    transformation this thread cannot instantiate is refused (:func:`_must_move`). Each as if alone, in one call where that is the same."""
     xa, ya = np.atleast_1d(np.asarray(xs, dtype=np.float64)), np.atleast_1d(np.asarray(ys, dtype=np.float64))
-    ox, oy = [math.nan] * xa.size, [math.nan] * xa.size
+    xl, yl = xa.ravel().tolist(), ya.ravel().tolist()
+    at_once = _transform_at_once(xform, xl, yl) if isinstance(xform, QgsCoordinateTransform) and 1 < len(xl) == len(yl) else None
+    ox, oy = (list(at_once[0]), list(at_once[1])) if at_once else ([math.nan] * xa.size, [math.nan] * xa.size)
     across = xform.sourceCrs().isGeographic() != xform.destinationCrs().isGeographic()  # where a point must move (asked once)
-    for k, (x, y) in enumerate(zip(xa.ravel().tolist(), ya.ravel().tolist())):
+    for k, (x, y) in enumerate(zip(xl, yl) if at_once is None else ()):
         try:
             p = xform.transform(QgsPointXY(x, y))
         except Exception:  # noqa: BLE001 - QgsCsException: left unknown (sampled as nodata, a box that cannot be transformed)
@@ -141,7 +162,7 @@ class QgisCrs:
         return QgsCoordinateReferenceSystem(f"EPSG:{code}")
 
     def to_lonlat(self, crs: QgsCoordinateReferenceSystem, xs: np.ndarray, ys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        return transform_points(checked_transform(crs, _WGS84, self.context), xs, ys)
+        return transform_points(checked_transform(crs, WGS84, self.context), xs, ys)
 
     def projection(self, crs: QgsCoordinateReferenceSystem) -> GridProjection | None:
         if not is_projected(crs):

@@ -17,7 +17,7 @@ from ..services.layer_source_text import where_of_uri
 from ..services.placement_layers import Box, carried_box
 from ..services.unplaceable import extent_fits_crs
 from ..services.unplaceable import unplaceable_positions as unplaced
-from .crs import QgisCrs, checked_transform, transform_points
+from .crs import WGS84, QgisCrs, checked_transform, transform_points
 from .vectors import source_crs
 
 
@@ -44,8 +44,7 @@ def fits_crs(source: Any, context: Any) -> bool:
     crs = source_crs(source)
     if not crs.isValid():
         return True
-    wgs84 = QgsCoordinateReferenceSystem("EPSG:4326")
-    return extent_fits_crs(box_of_rect(layer_extent(source)), feature_count(source), lambda b: box_in(b, crs, wgs84, context),
+    return extent_fits_crs(box_of_rect(layer_extent(source)), feature_count(source), lambda b: box_in(b, crs, WGS84, context),
                            QgisCrs(context).area_of_use(crs), crs.isGeographic())
 
 

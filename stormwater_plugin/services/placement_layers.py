@@ -46,6 +46,9 @@ Box = tuple[float, float, float, float]
 
 #: Points sampled along each edge of a box transformed to another CRS (its edges bend).
 EDGE_SAMPLES: int = 11
+#: Where along an edge they lie (fractions 0 to 1), made once (the live read's CRS fit samples an edited layer's extent at each edit).
+_EDGE_FRACTIONS = np.linspace(0.0, 1.0, EDGE_SAMPLES)
+_EDGE_FRACTIONS.setflags(write=False)
 
 
 def box_edge_points(b: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
@@ -61,11 +64,11 @@ def box_edge_points(b: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
     (ndarray, ndarray)
         x and y of the points, in the source CRS's units.
     """
-    n = EDGE_SAMPLES
-    t = np.linspace(0.0, 1.0, n)
+    n, t = EDGE_SAMPLES, _EDGE_FRACTIONS
     x0, y0, x1, y1 = (float(v) for v in b)
-    xs = np.concatenate([x0 + (x1 - x0) * t, np.full(n, x1), x0 + (x1 - x0) * t, np.full(n, x0)])
-    ys = np.concatenate([np.full(n, y0), y0 + (y1 - y0) * t, np.full(n, y1), y0 + (y1 - y0) * t])
+    along_x, along_y = x0 + (x1 - x0) * t, y0 + (y1 - y0) * t  # each computed once for both edges it samples
+    xs = np.concatenate([along_x, np.full(n, x1), along_x, np.full(n, x0)])
+    ys = np.concatenate([np.full(n, y0), along_y, np.full(n, y1), along_y])
     return xs, ys
 
 

@@ -500,8 +500,9 @@ ADAPTER_READING_FILES: tuple[str, ...] = (
     "qgis_bridge/layer_place.py", "qgis_bridge/layer_parts.py",
 )
 #: Their lines together: what they hold today, lowered as reading moves into services (the one read, services.site_read; the aim is under 2,000); the
-#: snapshot's two lines of ``SnapshotPlan.readers`` and its ``describe_source`` (the live re-check's partial read, issue 39) included.
-ADAPTER_READING_LINES = 2644
+#: snapshot's two lines of ``SnapshotPlan.readers`` and its ``describe_source`` (the live re-check's partial read, issue 39) included; and
+#: qgis_bridge.crs's points transformed in one QGIS call (issue 39: the live read's CRS fit of an edited layer, 20 lines).
+ADAPTER_READING_LINES = 2664
 
 
 def test_the_adapters_reading_code_stays_within_its_line_budget():

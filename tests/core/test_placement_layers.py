@@ -74,6 +74,19 @@ def test_box_edges_are_sampled_and_a_point_box_measures_as_a_point():
     assert distance_to_box_ft([Point(0, 0)], (3.0, 4.0, 3.0, 4.0), 2.0) == 10.0
 
 
+_coord = st.floats(-1e8, 1e8, allow_nan=False)
+
+
+@settings(max_examples=300, deadline=None)
+@given(x0=_coord, y0=_coord, x1=_coord, y1=_coord)
+def test_a_boxs_edge_points_are_its_edges_sampled_at_eleven_fractions_as_before(x0: float, y0: float, x1: float, y1: float):
+    """The fractions made once and each edge's points computed once give the former points bit for bit (issue 39)."""
+    n, t = 11, np.linspace(0.0, 1.0, 11)
+    xs, ys = box_edge_points((x0, y0, x1, y1))
+    assert np.array_equal(xs, np.concatenate([x0 + (x1 - x0) * t, np.full(n, x1), x0 + (x1 - x0) * t, np.full(n, x0)]))
+    assert np.array_equal(ys, np.concatenate([np.full(n, y0), y0 + (y1 - y0) * t, np.full(n, y1), y0 + (y1 - y0) * t]))
+
+
 def test_the_misplaced_warning_counts_and_names_at_most_50_features():
     w = misplaced_warning("wells", 60, "lies 9 mi from the site", [str(i) for i in range(60)])
     assert w.code == "layer_misplaced" and w.layer == "wells" and len(w.ids) == 50
