@@ -198,9 +198,9 @@ def read_dem(
 class QgisDemSource(BandDemSource):
     """The whole band of a QGIS raster provider, read in pixel-aligned blocks (:class:`~stormwater_plugin.services.dem_read.BandDemSource`).
 
-    Each window is one ``provider.block`` over whole pixels of the raster at its own resolution (never coarsened),
-    with the elevation unit decided as :func:`read_dem` decides it (``template``: a grid :func:`read_dem` read, whose
-    unit and pixel size are taken rather than decided again). Use a provider clone off the main thread.
+    Each window is one ``provider.block`` over whole pixels at the raster's own resolution (never coarsened), with the elevation unit decided
+    as :func:`read_dem` decides it (``template``: a grid it read, whose unit and pixel size are taken; ``described``: the plan's band of the
+    same provider, CRS, name and band number, whose metadata are taken, not read again). Use a provider clone off the main thread.
     """
 
     def __init__(
@@ -213,8 +213,10 @@ class QgisDemSource(BandDemSource):
         name: str = "DEM",
         band: int = 1,
         template: ElevationGrid | None = None,
+        described: QgisDemBand | None = None,
     ) -> None:
-        dem = QgisDemBand(provider, dem_crs, name, band)
+        same = described is not None and described.provider is provider and (described.band, described.name) == (band, name) and described.crs == dem_crs
+        dem = described if same and described is not None else QgisDemBand(provider, dem_crs, name, band)
         if not dem.shape[0]:
             raise DemError("the DEM has no pixel grid QGIS can read")
         refuse_non_dem(dem, name)

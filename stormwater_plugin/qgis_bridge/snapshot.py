@@ -264,7 +264,7 @@ class QgisLayers:
         if dem is None:
             return None, None
         # the whole band in blocks: the flow trace reads further windows as it proceeds, in the unit the window was read in (not decided again)
-        return dem, QgisDemSource(info.provider, info.crs, working, z_units, self.context, name=info.name, template=dem)
+        return dem, QgisDemSource(info.provider, info.crs, working, z_units, self.context, name=info.name, template=dem, described=info)
 
 
 def _read(plan: SnapshotPlan, feedback: Any, progress: Callable[[float], None] | None) -> Snapshot:
