@@ -81,6 +81,11 @@ def _old_with_ground(a, b, dem):
     return sg._Elements(a, b, np.asarray(za, dtype=np.float64), np.asarray(zb, dtype=np.float64))
 
 
+def _old_pair_line(p: np.ndarray, q: np.ndarray) -> BaseGeometry:
+    """The former ``setback_gradient._pair_line``: made from the points' tuples."""
+    return LineString([tuple(p), tuple(q)])
+
+
 def _old_read_sides(dev, target, reach_units, dem, unit_to_ft, mode, tol_ft):
     factors = dem.z_to_ft_candidates()
     assumed = dem.z_to_ft
@@ -116,7 +121,7 @@ def _old_read_sides(dev, target, reach_units, dem, unit_to_ft, mode, tol_ft):
         bad = close & unknown
         if np.any(bad):
             m = int(np.argmin(np.where(bad, dist0, np.inf)))
-            reading.unknown.offer(float(dist0[m]), sg._pair_line(A[m] + s0[m] * d1[m], C[m] + u0[m] * d2[m]))
+            reading.unknown.offer(float(dist0[m]), _old_pair_line(A[m] + s0[m] * d1[m], C[m] + u0[m] * d2[m]))
         live = close & ~unknown
         if not np.any(live):
             continue
@@ -141,7 +146,7 @@ def _old_read_sides(dev, target, reach_units, dem, unit_to_ft, mode, tol_ft):
             dist = np.where(ok0, dist0, np.hypot(gap[:, 0], gap[:, 1]) * unit_to_ft)
             dist = np.where(feas, dist, np.inf)
             m = int(np.argmin(dist))
-            reading.qualifying[k].offer(float(dist[m]), sg._pair_line(A[m] + s[m] * d1[m], C[m] + u[m] * d2[m]))
+            reading.qualifying[k].offer(float(dist[m]), _old_pair_line(A[m] + s[m] * d1[m], C[m] + u[m] * d2[m]))
     return reading
 
 
@@ -405,3 +410,18 @@ def test_the_cut_positions_of_a_line_are_the_earlier_formulations_bit_for_bit(pt
     old = _old_positions(line, step)
     assert sg._positions(line, step).tobytes() == old.tobytes()
     assert sg._positions(line, step, float(shapely.length(line)), shapely.get_coordinates(line)).tobytes() == old.tobytes()
+
+
+_any_coord = st.one_of(st.floats(-1e7, 1e7), st.sampled_from([0.0, -0.0, 608_000.125, 4_817_000.5]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(p=st.tuples(_any_coord, _any_coord), q=st.tuples(_any_coord, _any_coord), touch=st.booleans())
+def test_the_pair_line_is_the_earlier_formulations_bit_for_bit(p, q, touch):
+    """Coordinates as they are (signed zeros, state-plane magnitudes), and a zero-length line where the parts touch."""
+    a = np.array(p, dtype=np.float64)
+    b = a.copy() if touch else np.array(q, dtype=np.float64)
+    new, old = sg._pair_line(a, b), _old_pair_line(a, b)
+    assert type(new) is type(old)
+    assert shapely.to_wkb(new) == shapely.to_wkb(old)
+    assert np.array_equal(np.signbit(shapely.get_coordinates(new)), np.signbit(shapely.get_coordinates(old)))

@@ -648,29 +648,36 @@ def _read_point(
     tgt_known = np.isfinite(tza) & np.isfinite(tzb)
     tgt_dz = tzb - tza
     dev_known = math.isfinite(zp)
+    # every pair known (the common case): no pair is unknown, and each close pair is live, taken as they are
+    all_known = dev_known and bool(tgt_known.all())
     for k0 in range(0, len(jj), _CHUNK):
         j = jj[k0 : k0 + _CHUNK]
-        C, d2 = ta[j], tgt_d[j]
+        whole = len(j) == len(ta)  # every piece (each within reach, its box too): the arrays as they are, in j's order
+        C, d2 = (ta, tgt_d) if whole else (ta[j], tgt_d[j])
         r = p - C
         # _closest with the device a point (aa = 0): the feature's piece is clamped to the nearest of it, or its start
         ee = np.einsum("ij,ij->i", d2, d2)
         p2 = ee <= 1e-18
         u0 = np.where(p2, 0.0, clip(np.einsum("ij,ij->i", d2, r) / np.where(p2, 1.0, ee), 0.0, 1.0))
-        gap0 = (r + 0.0) - u0[:, None] * d2  # r + s0 d1 - u0 d2, s0 d1 = +0
+        # r + s0 d1 - u0 d2 with s0 d1 = +0: adding it only turns a -0.0 of r into +0.0, which hypot reads alike
+        gap0 = r - u0[:, None] * d2
         dist0 = np.hypot(gap0[:, 0], gap0[:, 1]) * unit_to_ft
         close = dist0 <= reach_units * unit_to_ft * (1 + 1e-9)
-        unknown = ~tgt_known[j] if dev_known else np.ones(len(j), dtype=bool)
-        bad = close & unknown
-        if bad.any():
-            m = int(np.argmin(np.where(bad, dist0, np.inf)))
-            reading.unknown.offer(float(dist0[m]), _pair_line(p + 0.0, C[m] + u0[m] * d2[m]))
-        live = close & ~unknown
-        if not live.any():
-            continue
+        live = close
+        if not all_known:
+            unknown = ~tgt_known[j] if dev_known else np.ones(len(j), dtype=bool)
+            bad = close & unknown
+            if bad.any():
+                m = int(np.argmin(np.where(bad, dist0, np.inf)))
+                reading.unknown.offer(float(dist0[m]), _pair_line(p + 0.0, C[m] + u0[m] * d2[m]))
+            live = close & ~unknown
         if not live.all():
+            if not live.any():
+                continue
             j, C, d2, r, u0, dist0 = j[live], C[live], d2[live], r[live], u0[live], dist0[live]
-        dz0 = zp - tza[j]
-        dzf = tgt_dz[j]
+            whole = False
+        dz0 = zp - (tza if whole else tza[j])
+        dzf = tgt_dz if whole else tgt_dz[j]
         for k, f in enumerate(reading.factors):
             m_k = sign * f / dem.z_to_ft
             al = tol_ft + m_k * dz0
@@ -689,5 +696,5 @@ def _read_point(
 
 
 def _pair_line(p: np.ndarray, q: np.ndarray) -> BaseGeometry:
-    """The line from a device point to a feature point (a zero-length line when they touch)."""
-    return LineString([tuple(p), tuple(q)])
+    """The line from a device point to a feature point (a zero-length line when they touch), its coordinates as they are."""
+    return shapely.linestrings(np.array([p, q], dtype=np.float64))
