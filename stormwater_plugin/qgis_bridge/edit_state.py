@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from qgis.core import QgsFields, QgsGeometry
+from qgis.core import Qgis, QgsFields, QgsGeometry
 
 from .vectors import _geometries, _wkb
 
@@ -40,9 +40,17 @@ class EditState:
     geometries: dict[int, tuple[bytes | None, QgsGeometry]]
 
 
+def _number(value: Any) -> int:
+    """An enum value as its number (a sip enum and an ``IntEnum`` are ints; a Python ``Enum`` has ``value``)."""
+    return int(getattr(value, "value", value))
+
+
 def _origins() -> frozenset[int]:
     """The field origins a feature source reads as stored: the provider's fields and those the edit buffer added."""
-    return frozenset(int(o) for o in (QgsFields.OriginProvider, QgsFields.OriginEdit))
+    moved = getattr(Qgis, "FieldOrigin", None)  # QGIS 3.38 moved QgsFields.FieldOrigin to Qgis.FieldOrigin (Provider, Edit)
+    if moved is not None:
+        return frozenset(_number(o) for o in (moved.Provider, moved.Edit))
+    return frozenset(_number(o) for o in (QgsFields.FieldOrigin.OriginProvider, QgsFields.FieldOrigin.OriginEdit))
 
 
 def edit_state(layer: Any) -> EditState | None:
@@ -57,7 +65,7 @@ def edit_state(layer: Any) -> EditState | None:
             return None
         fields = layer.fields()
         allowed = _origins()
-        named = tuple((fields.at(i).name(), int(fields.fieldOrigin(i))) for i in range(fields.count()))
+        named = tuple((fields.at(i).name(), _number(fields.fieldOrigin(i))) for i in range(fields.count()))
         if any(origin not in allowed for _, origin in named):
             return None
         attributes = tuple(sorted((int(fid), int(idx), type(v).__name__, repr(v))
