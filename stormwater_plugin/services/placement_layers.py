@@ -213,9 +213,10 @@ def misplaced_sources(
     measure = _BoxDistances([s.bounds for s in sources], unit_to_ft)
     named: dict[tuple[int, ...], list[BaseGeometry] | None] = {}
 
-    def anchor_of(keep: set[int]) -> list[BaseGeometry]:
+    def anchor_of(keep: set[int]) -> tuple[list[BaseGeometry], bool]:
         # site_geometries of the merged layers of ``keep``: the site parcel(s) the parcels alone name, when they do, are found
-        # once for every role judged against the same parcel sources (the other roles' layers are then not merged)
+        # once for every role judged against the same parcel sources (the other roles' layers are then not merged); with
+        # whether it is that shared site parcel
         parcel_sources = tuple(i for i in sorted(keep) if sources[i].role == "parcels" and reasons[i] is None
                                and (layer := sources[i].layer) is not None and len(layer))
         if parcel_sources:
@@ -223,17 +224,22 @@ def misplaced_sources(
                 named[parcel_sources] = named_site_geometries(_merged(sources, reasons, set(parcel_sources))["parcels"], site_parcel_id, picks)
             found = named[parcel_sources]
             if found is not None:
-                return found
-        return site_geometries(_merged(sources, reasons, keep), site_parcel_id, picks)
+                return found, True
+        return site_geometries(_merged(sources, reasons, keep), site_parcel_id, picks), False
 
-    for role in dict.fromkeys(sources[i].role for i in plan):
-        anchor = anchor_of({i for i in plan if sources[i].role != role})
-        judged = [i for i in plan if sources[i].role == role and reasons[i] is None and sources[i].layer is not None]
-        for i, d in zip(judged, measure(anchor, judged)):
+    roles = list(dict.fromkeys(sources[i].role for i in plan))
+    # what each role judges is fixed before any is judged (a source's reason is set only when its own role is judged)
+    todo = {role: [i for i in plan if sources[i].role == role and reasons[i] is None and sources[i].layer is not None] for role in roles}
+    context = [i for i, s in enumerate(sources) if s.role in CONTEXT_ROLES and reasons[i] is None and s.bounds is not None]
+    for n, role in enumerate(roles):
+        anchor, shared = anchor_of({i for i in plan if sources[i].role != role})
+        judged = todo[role]
+        # the shared site parcel is measured at once to the sources still to judge too, which it may anchor (none other is)
+        ahead = [i for later in roles[n + 1:] for i in todo[later]] + context if shared else []
+        for i, d in zip(judged, measure(anchor, judged, ahead)):
             s = sources[i]
             reasons[i] = placement_problem(s.source, s.crs_name, False, d, min(reaches[role], FAR_FT))
-    anchor = anchor_of(set(plan))
-    context = [i for i, s in enumerate(sources) if s.role in CONTEXT_ROLES and reasons[i] is None and s.bounds is not None]
+    anchor, _ = anchor_of(set(plan))
     for i, d in zip(context, measure(anchor, context)):
         s = sources[i]
         reasons[i] = placement_problem(s.source, s.crs_name, False, d, min(reaches[s.role], FAR_FT))
@@ -241,8 +247,8 @@ def misplaced_sources(
 
 
 class _BoxDistances:
-    """:func:`distance_to_box_ft` from an anchor to some of ``boxes``: every box made a geometry at once, each anchor an array
-    once (the roles judged against one site parcel share it), the same distances."""
+    """:func:`distance_to_box_ft` from an anchor to some of ``boxes``: every box made a geometry at once, each box measured once
+    per anchor (the roles judged against one site parcel share one call when asked ahead), the same distances."""
 
     def __init__(self, boxes: Sequence[Box | None], unit_to_ft: float) -> None:
         self.boxes, self.unit_to_ft = boxes, unit_to_ft
@@ -254,19 +260,27 @@ class _BoxDistances:
             for n in np.flatnonzero(~((corners[:, 2] > corners[:, 0]) & (corners[:, 3] > corners[:, 1]))).tolist():
                 made[n] = _box_target(boxes[known[n]])  # type: ignore[arg-type]
             self.targets[known] = made
-        #: each anchor's geometries (held, so their ids stay their own while this lives) and their array
-        self._anchors: dict[tuple[int, ...], tuple[Sequence[BaseGeometry], np.ndarray]] = {}
+        #: each anchor's geometries (held, so their ids stay their own while this lives) and its distance, feet, to each box measured
+        self._anchors: dict[tuple[int, ...], tuple[Sequence[BaseGeometry], dict[int, float]]] = {}
 
-    def __call__(self, anchor: Sequence[BaseGeometry], which: Sequence[int]) -> list[float | None]:
-        """The distance, feet, from ``anchor`` to each box of ``which`` (positions in ``boxes``; ``None``: no box or no anchor)."""
+    def __call__(self, anchor: Sequence[BaseGeometry], which: Sequence[int], ahead: Sequence[int] = ()) -> list[float | None]:
+        """The distance, feet, from ``anchor`` to each box of ``which`` (positions in ``boxes``; ``None``: no box or no anchor).
+
+        ``ahead``: boxes the same anchor may be asked for later, measured in the same call.
+        """
         known = [k for k in which if self.boxes[k] is not None]
-        out: dict[int, float] = {}
-        if anchor and known:
-            key = tuple(map(id, anchor))
-            if key not in self._anchors:
-                self._anchors[key] = (anchor, object_array(anchor))
-            nearest = shapely.distance(self._anchors[key][1][:, None], self.targets[known][None, :]).min(axis=0)
-            out = {k: float(d) * self.unit_to_ft for k, d in zip(known, nearest.tolist())}
+        if not anchor or not known:
+            return [None for _ in which]
+        key = tuple(map(id, anchor))
+        if key not in self._anchors:
+            self._anchors[key] = (anchor, {})
+        out = self._anchors[key][1]
+        new = [k for k in dict.fromkeys([*known, *ahead]) if k not in out and self.boxes[k] is not None]
+        if new:
+            # each distance is its own pair's (the minimum over the anchor's geometries of one box's column), so measuring more
+            # boxes at once changes none
+            nearest = shapely.distance(object_array(anchor)[:, None], self.targets[new][None, :]).min(axis=0)
+            out.update({k: float(d) * self.unit_to_ft for k, d in zip(new, nearest.tolist())})
         return [out.get(k) for k in which]
 
 

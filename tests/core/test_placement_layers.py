@@ -231,3 +231,43 @@ def test_misplaced_sources_find_the_parcels_named_site_once_as_every_roles_merge
     sources = plan + [s for s in sources if s not in plan]  # the plan roles first, as the read gives them
     reaches = dict.fromkeys(("parcels", "devices", "building_sites", "impervious", "clearing", "wells", "streams"), reach)
     assert misplaced_sources(sources, reaches, 1.0, site_id) == _former_misplaced_sources(sources, reaches, 1.0, site_id)
+
+
+_coord = st.floats(-500.0, 500.0, allow_nan=False)
+_maybe_box = st.one_of(st.none(), st.tuples(_coord, _coord, st.floats(0.0, 300.0), st.floats(0.0, 300.0)).map(
+    lambda t: (t[0], t[1], t[0] + t[2], t[1] + t[3])))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(_maybe_box, min_size=1, max_size=6),
+       st.lists(st.lists(st.tuples(_coord, _coord), min_size=0, max_size=3), min_size=1, max_size=3),
+       st.lists(st.tuples(st.lists(st.integers(0, 5), max_size=4), st.lists(st.integers(0, 5), max_size=4)), min_size=1, max_size=4),
+       st.sampled_from([1.0, 3.28083333]))
+def test_boxes_measured_ahead_for_an_anchor_give_each_asked_box_its_former_distance(boxes, anchors, asks, unit_to_ft):
+    # The former formulation: one call per question, to the boxes asked only. Anchors are asked again (the roles judged
+    # against the same site parcel) and in any order, with boxes asked ahead; each answer must be the one its own call gave.
+    from stormwater_plugin.core.geometry_arrays import object_array
+    from stormwater_plugin.services.placement_layers import _BoxDistances
+
+    made = [[Point(x, y) for x, y in pts] for pts in anchors]
+    measure = _BoxDistances(boxes, unit_to_ft)
+    for n, (which, ahead) in enumerate(asks):
+        anchor = made[n % len(made)]
+        which = [k % len(boxes) for k in which]
+        known = [k for k in which if boxes[k] is not None]
+        former: dict[int, float] = {}
+        if anchor and known:
+            nearest = shapely.distance(object_array(anchor)[:, None], measure.targets[known][None, :]).min(axis=0)
+            former = {k: float(d) * unit_to_ft for k, d in zip(known, nearest.tolist())}
+        assert measure(anchor, which, [k % len(boxes) for k in ahead]) == [former.get(k) for k in which]
+
+
+def test_a_second_anchor_is_measured_anew_not_given_the_first_anchors_distances():
+    from stormwater_plugin.services.placement_layers import _BoxDistances
+
+    measure = _BoxDistances([(100.0, 0.0, 110.0, 10.0), None], 2.0)
+    first = [Point(0, 0)]
+    assert measure(first, [1], [0, 1]) == [None]
+    assert measure([Point(90, 0)], [0, 1]) == [20.0, None]  # another anchor (the parcels judged misplaced): its own distance
+    assert measure(first, [0]) == [200.0]  # measured ahead for the first anchor
+    assert measure([], [0]) == [None]
