@@ -81,7 +81,7 @@ def _update(view: FindingsTree, result: CheckResult, doc: Mapping[str, Any] | No
     view.moves = []
     view._refreshing = True
     try:
-        wider = False
+        wider: set[int] = set()
         for group, idx in layout.items():
             parent = items[group]
             for j, i in enumerate(idx):
@@ -96,11 +96,11 @@ def _update(view: FindingsTree, result: CheckResult, doc: Mapping[str, Any] | No
                 item = view._item(i, result.findings[i])
                 gone = parent.takeChild(j)
                 parent.insertChild(j, item)
-                # the columns are fitted again only when a text grew (fitting reads every row: a few ms)
-                wider = wider or any(len(item.text(c)) > len(gone.text(c)) for c in range(item.columnCount()))
+                # a column is fitted again only when a text of it grew (fitting reads each row of it: the message column, ms)
+                wider.update(c for c in range(item.columnCount()) if len(item.text(c)) > len(gone.text(c)))
         view._show_counts()
         if wider:
-            view.fit_columns()
+            view.fit_columns(wider)
         if keep:
             view.select_key(keep)
     finally:
