@@ -259,6 +259,9 @@ def _full_task_cpu(dock: Any) -> float:
     planned = dock_source(dock, quiet=True)
     assert planned is not None
     source, options = planned
+    dem = source.snapshot_plan.dem
+    if dem is not None:  # the DEM clone opened before the task, as the plan opened it until the band's metadata came from the layer
+        dem.provider.colorInterpretation(1)  # (qgis_bridge.dem): the full figure is not made larger by the file's opening
     task = LiveTask(source, dock.jurisdiction.currentData(), lambda _t: None, replace(options, basis=None))
     task.shown_layers = None  # nothing shown to compare with: every result layer is built, as after Run
     task.run()

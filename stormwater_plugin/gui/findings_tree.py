@@ -8,7 +8,7 @@ Beside each finding's computed status it shows the reviewer's decision
 from __future__ import annotations
 
 import html
-from typing import Any, Mapping, Sequence
+from typing import Any, Collection, Mapping, Sequence
 
 from qgis.PyQt.QtCore import Qt, pyqtSignal
 from qgis.PyQt.QtGui import QBrush, QColor, QFont
@@ -396,10 +396,12 @@ class FindingsTree(QWidget):
         if keep_key:
             self.select_key(keep_key)
 
-    def fit_columns(self) -> None:
-        """Each column as wide as its content (nothing cut at the dock's default width), within bounds that keep
-        the message column in reach; the table scrolls sideways beyond them."""
+    def fit_columns(self, columns: Collection[int] | None = None) -> None:
+        """Each column (of ``columns``; ``None``: all) as wide as its content (nothing cut at the dock's default width),
+        within bounds that keep the message column in reach; the table scrolls sideways beyond them."""
         for col, (low, high) in enumerate(COLUMN_BOUNDS):
+            if columns is not None and col not in columns:
+                continue
             self.tree.resizeColumnToContents(col)
             self.tree.setColumnWidth(col, max(low, min(high, self.tree.columnWidth(col))))
 

@@ -40,13 +40,19 @@ def _state(view: FindingsTree) -> dict[str, Any] | None:
 
 def _layout(view: FindingsTree, result: CheckResult) -> dict[_Group, list[int]]:
     """The rows ``_rebuild`` shows, by rule group, in its order of discovery (the filters as they are)."""
-    wanted = view.statuses()
+    wanted, search = view.statuses(), view.search.text()
+    # the last update's layout of this very result under the same filters (the table shows it still: the next update's old state)
+    last = getattr(view, "_live_layout", None)
+    if last is not None and last[0] is result and last[1] == wanted and last[2] == search:
+        return last[3]  # type: ignore[no-any-return]
+    searching = bool(search.split())  # no word in the search box: every finding matches (``matches``)
     groups: dict[_Group, list[int]] = {}
     for i, f in enumerate(result.findings):
-        if f.status.value not in wanted or not view.matches(f):
+        if f.status.value not in wanted or (searching and not view.matches(f)):
             continue
         binds = tuple(str(c) for c in (f.extra.get("binds_if_class") or ()))  # type: ignore[union-attr]
         groups.setdefault((binds, f.rule_id), []).append(i)
+    view._live_layout = (result, wanted, search, groups)  # type: ignore[attr-defined]
     return groups
 
 
@@ -81,7 +87,7 @@ def _update(view: FindingsTree, result: CheckResult, doc: Mapping[str, Any] | No
     view.moves = []
     view._refreshing = True
     try:
-        wider = False
+        wider: set[int] = set()
         for group, idx in layout.items():
             parent = items[group]
             for j, i in enumerate(idx):
@@ -96,11 +102,11 @@ def _update(view: FindingsTree, result: CheckResult, doc: Mapping[str, Any] | No
                 item = view._item(i, result.findings[i])
                 gone = parent.takeChild(j)
                 parent.insertChild(j, item)
-                # the columns are fitted again only when a text grew (fitting reads every row: a few ms)
-                wider = wider or any(len(item.text(c)) > len(gone.text(c)) for c in range(item.columnCount()))
+                # a column is fitted again only when a text of it grew (fitting reads each row of it: the message column, ms)
+                wider.update(c for c in range(item.columnCount()) if len(item.text(c)) > len(gone.text(c)))
         view._show_counts()
         if wider:
-            view.fit_columns()
+            view.fit_columns(wider)
         if keep:
             view.select_key(keep)
     finally:

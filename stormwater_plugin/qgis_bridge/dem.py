@@ -78,19 +78,22 @@ class QgisDemBand:
     nodata = None
     has_palette = False
 
-    def __init__(self, provider: QgsRasterDataProvider, crs: QgsCoordinateReferenceSystem, name: str = "DEM", band: int = 1) -> None:
+    def __init__(self, provider: QgsRasterDataProvider, crs: QgsCoordinateReferenceSystem, name: str = "DEM", band: int = 1, described_by: Any = None) -> None:
         self.provider, self.crs, self.name, self.band = provider, crs, name, band
+        # ``described_by``: the layer's own provider (main thread), whose metadata its clone ``provider`` shares: a GDAL clone opens its
+        # file at its first call (milliseconds at each live edit), so it is opened only if blocks are read through it (a kept window reads none)
+        meta = described_by if described_by is not None else provider
         #: The raster's extent, in its CRS.
-        self.extent = full = provider.extent()
-        nx, ny = int(provider.xSize()), int(provider.ySize())
+        self.extent = full = meta.extent()
+        nx, ny = int(meta.xSize()), int(meta.ySize())
         self.shape = (0, 0) if nx <= 0 or ny <= 0 or full.isEmpty() else (ny, nx)
         px, py = (full.width() / nx, full.height() / ny) if self.shape[0] else (1.0, 1.0)
         self.geotransform = (full.xMinimum(), px, 0.0, full.yMaximum(), 0.0, -py)
-        self.band_count = int(provider.bandCount())
-        self.colour = [_COLOUR_NAMES.get(int(provider.colorInterpretation(b)), "undefined") for b in range(1, min(self.band_count, 4) + 1)]
-        dtype = _NP_TYPES.get(provider.sourceDataType(1)) if self.band_count else None
+        self.band_count = int(meta.bandCount())
+        self.colour = [_COLOUR_NAMES.get(int(meta.colorInterpretation(b)), "undefined") for b in range(1, min(self.band_count, 4) + 1)]
+        dtype = _NP_TYPES.get(meta.sourceDataType(1)) if self.band_count else None
         self.dtype = np.dtype(dtype).name if dtype is not None else ""
-        self.scale, self.offset = float(provider.bandScale(band)), float(provider.bandOffset(band))
+        self.scale, self.offset = float(meta.bandScale(band)), float(meta.bandOffset(band))
         self.crs_name = crs.authid() or crs.toProj()
         self.unit_m = unit_to_m(crs) if is_projected(crs) else None
 

@@ -170,13 +170,15 @@ def plan_snapshot(
     contract_roles_only(sources, warnings)
     drop_undrawn_template_layers(sources, warnings)
     keep = list(sources.values())
+    described_by = None  # the layer's provider, whose metadata a clone made here shares (read on the main thread: qgis_bridge.dem)
     if detach:
         from qgis.core import QgsVectorLayer
 
         sources = {r: DetachedSource(s) if isinstance(s, QgsVectorLayer) else s for r, s in sources.items()}
         if dem_layer is not None and dem_provider is None:
-            dem_provider = dem_layer.dataProvider().clone()
-    dem = QgisDemBand(dem_provider if dem_provider is not None else dem_layer.dataProvider(), dem_layer.crs(), dem_layer.name()) if dem_layer is not None else None
+            described_by = dem_layer.dataProvider()
+            dem_provider = described_by.clone()
+    dem = QgisDemBand(dem_provider if dem_provider is not None else dem_layer.dataProvider(), dem_layer.crs(), dem_layer.name(), described_by=described_by) if dem_layer is not None else None
     return SnapshotPlan(sources, layers_read, warnings, dem, dem_z_units, stated_site(site_parcel_id), stated_class(class_override), context, pack, keep)
 
 

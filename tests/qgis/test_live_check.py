@@ -144,6 +144,54 @@ def test_a_small_move_rewrites_the_changed_rows_in_place_and_the_table_reads_as_
     assert basis is not None and basis.full_reason == "" and SEPTIC_RULE in basis.narrowed
 
 
+def test_a_live_update_under_a_search_or_status_filter_shows_the_rows_a_rebuilt_table_shows(demo_dock):
+    """The table's layout follows its filters as they are at each update (the last layout is taken again only for the
+    same result, statuses and search words): with a search word, another status filter, then none, the rows rewritten
+    in place read as the table rebuilt."""
+    dock, layers, _ = demo_dock
+    devices = layers["devices"]
+    fid = _fid(devices, "DW-1")
+    assert devices.startEditing()
+    view = dock.findings
+    for search, status, dx in (("dw-1", 0, -0.5), ("DW-1 septic", 0, 0.5), ("", 1, -0.5), ("", 0, 0.5), ("", 0, -0.5)):
+        view.search.setText(search)
+        view.filter.setCurrentIndex(status)
+        _nudge(dock, devices, fid, dx)
+        live = _rows(view.tree)
+        view.refresh()
+        assert live == _rows(view.tree), (search, status)
+
+
+def test_a_column_whose_text_grew_in_a_live_update_is_fitted_as_a_rebuilt_table_fits_it(demo_dock):
+    """Only the columns a rewritten row's text grew in are fitted again (fitting reads every row of a column): each such
+    column is as wide as fitting the whole table makes it, and no column of the live table cuts its text."""
+    from stormwater_plugin.gui.findings_tree import COLUMN_BOUNDS
+
+    dock, layers, _ = demo_dock
+    devices = layers["devices"]
+    fid = _fid(devices, "DW-1")
+    assert devices.startEditing()
+    tree = dock.findings.tree
+    fitted: list = []
+    real = dock.findings.fit_columns
+    dock.findings.fit_columns = lambda columns=None: (fitted.append(None if columns is None else set(columns)), real(columns))[1]
+    fits = 0
+    for dx in (-4.0, 3.0, -0.5, 6.0, -9.0):
+        del fitted[:]
+        _nudge(dock, devices, fid, dx)  # rows rewritten in place (or, under load, the table rebuilt: every column fitted)
+        widths = [tree.columnWidth(c) for c in range(len(COLUMN_BOUNDS))]
+        for c, (low, high) in enumerate(COLUMN_BOUNDS):  # nothing cut: as wide as its content, within its bounds
+            assert widths[c] >= max(low, min(high, tree.sizeHintForColumn(c))) or widths[c] == high, (dx, c)
+        for columns in fitted:  # each column fitted is as wide as fitting the whole table makes it
+            assert columns is None or columns  # in place: only when a text grew
+            real()
+            fit = [c for c in columns or range(len(COLUMN_BOUNDS)) if c < len(COLUMN_BOUNDS)]
+            assert [tree.columnWidth(c) for c in fit] == [widths[c] for c in fit], dx
+        fits += len(fitted)
+    dock.findings.fit_columns = real
+    assert fits  # some move grew a text
+
+
 def test_the_first_edit_after_run_reads_only_the_edited_layer_and_equals_a_full_check(demo_dock):
     """Run reads through the live read's memo: the first live edit after it converts the devices alone (the DEM window reused)."""
     from stormwater_plugin.qgis_bridge.snapshot import QgisSiteSource
