@@ -51,7 +51,11 @@ class Status(str, enum.Enum):
 
     @property
     def rank(self) -> int:
-        return list(Status).index(self)
+        return _STATUS_RANKS[self]
+
+
+#: Each status's place in :class:`Status`, worst first (:attr:`Status.rank`: a look-up, not a search of the list at each call).
+_STATUS_RANKS: dict[Status, int] = {s: n for n, s in enumerate(Status)}
 
 
 def split_ids(text: str | None) -> tuple[str, ...]:
