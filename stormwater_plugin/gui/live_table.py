@@ -93,11 +93,15 @@ def _update(view: FindingsTree, result: CheckResult, doc: Mapping[str, Any] | No
             for j, i in enumerate(idx):
                 child = parent.child(j)
                 o = int(child.data(0, INDEX_ROLE))
-                was = _row(before.findings[o], old["keys"][o], old["decisions"][o], old["since"].get(old["keys"][o]))
-                now = _row(result.findings[i], view.keys[i], view.decisions[i], view.since.get(view.keys[i]))
-                if was == now:
-                    child.setData(0, FINDING_ROLE, result.findings[i])
-                    child.setData(0, INDEX_ROLE, i)
+                fo, fi, ko, ki = before.findings[o], result.findings[i], old["keys"][o], view.keys[i]
+                if fo is fi:  # a finding the re-check kept (the same object): its row's words are its own, so only the rest may differ
+                    same = ko == ki and old["decisions"][o] == view.decisions[i] and old["since"].get(ko) == view.since.get(ki)
+                else:
+                    same = _row(fo, ko, old["decisions"][o], old["since"].get(ko)) == _row(fi, ki, view.decisions[i], view.since.get(ki))
+                if same:
+                    if fo is not fi or o != i:  # the row holds the finding it shows, at its index
+                        child.setData(0, FINDING_ROLE, fi)
+                        child.setData(0, INDEX_ROLE, i)
                     continue
                 item = view._item(i, result.findings[i])
                 gone = parent.takeChild(j)
