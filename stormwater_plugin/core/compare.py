@@ -54,7 +54,7 @@ import shapely
 
 from .errors import StormwaterError
 from .overrides import finding_dict_keys, finding_key
-from .rulepack import JURISDICTIONS, load_pack
+from .rulepack import JURISDICTIONS, RulePack, load_pack
 
 
 class DifferentJurisdictions(ValueError, StormwaterError):
@@ -438,6 +438,32 @@ def compare_reviews(
     }
 
 
+#: Each pack's rule renames (:meth:`~.rulepack.RulePack.successor`, which looks through every rule) as asked, by the pack (held: a
+#: pack is frozen, so the same object gives the same successors). The live re-check compares at every edit under one pack.
+_SUCCESSORS: dict[int, tuple[RulePack, Callable[[str], str]]] = {}
+
+
+def _successor(pack: RulePack) -> Callable[[str], str]:
+    """``pack.successor``, each rule id's answer kept (see :data:`_SUCCESSORS`)."""
+    held = _SUCCESSORS.get(id(pack))
+    if held is not None and held[0] is pack:
+        return held[1]
+    asked: dict[str, str] = {}
+
+    def successor(rule: str) -> str:
+        found = asked.get(rule)
+        if found is None:
+            if len(asked) >= 4096:  # the ids of hand-edited documents: kept bounded
+                asked.clear()
+            found = asked[rule] = pack.successor(rule)
+        return found
+
+    if len(_SUCCESSORS) >= 8:  # a few packs at most: the oldest let go
+        _SUCCESSORS.clear()
+    _SUCCESSORS[id(pack)] = (pack, successor)
+    return successor
+
+
 def compare_documents(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
     """:func:`compare_reviews` with the rule renames of the new review's pack: what every front end calls.
 
@@ -449,7 +475,7 @@ def compare_documents(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[st
     j_old, j_new = old.get("jurisdiction"), new.get("jurisdiction")
     if j_old and j_new and j_old != j_new:
         raise DifferentJurisdictions(f"the reviews are of different jurisdictions ({j_old}, {j_new}): compare reviews under the same rules")
-    successor = load_pack(str(j_new)).successor if j_new in JURISDICTIONS else None
+    successor = _successor(load_pack(str(j_new))) if j_new in JURISDICTIONS else None
     out = compare_reviews(old, new, successor)
     out["jurisdiction"] = j_new
     return out

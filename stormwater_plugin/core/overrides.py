@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-from collections import abc
+from collections import Counter, abc
 from dataclasses import asdict, dataclass
 from typing import Any, Mapping, Sequence
 
@@ -160,13 +160,16 @@ def _qualifier(details: Sequence[Mapping[str, Any]]) -> str | None:
 
 def _unique(items: Sequence[tuple[str, Mapping[str, Any]]]) -> list[str]:
     """Keys for (base key, details) pairs: a repeated base is told apart by a detail, else by ``#n``."""
-    groups: dict[str, list[int]] = {}
-    for i, (b, _d) in enumerate(items):
-        groups.setdefault(b, []).append(i)
     out = [b for b, _d in items]
+    # the repeated bases counted at once (most bases are alone: only the repeated ones are grouped, in order)
+    repeated = {b for b, n in Counter(out).items() if n > 1}
+    if not repeated:
+        return out
+    groups: dict[str, list[int]] = {}
+    for i, b in enumerate(out):
+        if b in repeated:
+            groups.setdefault(b, []).append(i)
     for b, idx in groups.items():
-        if len(idx) < 2:
-            continue
         q = _qualifier([items[i][1] or {} for i in idx])
         for n, i in enumerate(idx, start=1):
             if q is not None:
@@ -363,7 +366,12 @@ def decide(bases: Sequence[str], details: Sequence[Mapping[str, Any]], statuses:
     ``status_changed`` when the status is not the one the decision was made on.
     """
     keys = _unique(list(zip(bases, details)))
-    by_key = {normal_key(o.key): o for o in (overrides or [])}
+    if not overrides:  # no decision: each finding undecided, its effective status its status (what the loop below gives then)
+        undecided = [status for _k, status in zip(keys, statuses)]
+        return Decided(keys, [None] * len(undecided), undecided, [],
+                       {"overridden": 0, "violations_overridden": 0, "violations_unresolved": sum(1 for s in undecided if s == "violation"),
+                        "stale": 0, "status_changed": 0})
+    by_key = {normal_key(o.key): o for o in overrides}
     _match_qualified(details, keys, by_key)
     used: set[str] = set()
     changed = 0

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 
 from ..core.compare import EarlierReview, ReviewDoc, compare_documents, format_problem, since_last_review
 from ..core.errors import StormwaterError
-from .findings_doc import FindingsDocument
+from .findings_doc import DocFinding, FindingsDocument
 
 __all__ = ["CompareError", "EarlierReview", "ReviewDoc", "comparable", "compare_reviews", "open_violations", "review_document", "since_last_review"]
 
@@ -26,7 +26,7 @@ def review_document(doc: object, where: str) -> ReviewDoc:
     """``doc`` when it is a findings.json review (a mapping with ``findings``), else :class:`CompareError` naming ``where``."""
     if not isinstance(doc, Mapping) or "findings" not in doc:
         raise CompareError(f"{where}: not a findings.json document (no 'findings')")
-    problem = format_problem(doc)
+    problem = doc.problem if type(doc) is _Comparable else format_problem(doc)  # a comparable document's judged when made
     if problem is not None:  # a format no release wrote is refused in one line, never half-matched
         raise CompareError(f"{where}: findings.json in a format this release cannot read ({problem}); check the site again with this release")
     return dict(doc)
@@ -42,6 +42,19 @@ def _earlier(old: EarlierReview) -> EarlierReview:
     return old
 
 
+class _Comparable(dict):  # type: ignore[type-arg]
+    """:func:`comparable`'s document, never changed once made: ``problem`` is :func:`format_problem`'s answer for it."""
+
+    problem: str | None = None
+
+
+#: What the comparison reads of each entry of a typed document, and whether that entry alone is in a format this project wrote
+#: (:func:`format_problem` finds nothing in it), by the entry (held, so its id stays its own: an entry is frozen and its values
+#: never changed, so the same entry reads the same). The entries of the last two documents: the live marks compare at each edit,
+#: and most entries are those of the edit before. The values are shared by the documents made: never changed.
+_READ: list[dict[int, tuple[DocFinding, ReviewDoc, bool]]] = [{}, {}]
+
+
 def comparable(document: FindingsDocument) -> ReviewDoc:
     """What :func:`compare_reviews` reads of a review as the current one, taken from its typed document as findings.json holds it.
 
@@ -51,12 +64,26 @@ def comparable(document: FindingsDocument) -> ReviewDoc:
     with the whole findings.json (``tests/core/test_compare_service.py`` holds them equal), without writing each finding's
     every field (the live re-check compares at each edit).
     """
+    now, before = _READ
+    mine: dict[int, tuple[DocFinding, ReviewDoc, bool]] = {}
+    findings: list[ReviewDoc] = []
+    shaped = True
+    for f in document.findings:
+        held = now.get(id(f)) or before.get(id(f))
+        if held is None or held[0] is not f:
+            entry = {"key": f.key, "rule_id": f.rule_id, "citation": f.citation, "subject": f.subject, "other": f.other, "status": f.status,
+                     "measured_ft": f.measured_ft, "required_ft": f.required_ft, "message": f.message, "override": f.override}
+            held = (f, entry, format_problem({"findings": [entry]}) is None)
+        mine[id(f)] = held
+        findings.append(held[1])
+        shaped = shaped and held[2]
+    _READ[:] = [mine, now]
     c = document.classification
-    return {"jurisdiction": document.jurisdiction, "tool": document.tool, "project_class": c.project_class, "counts": document.counts,
-            "working_crs": document.working_crs, "features": document.features,
-            "findings": [{"key": f.key, "rule_id": f.rule_id, "citation": f.citation, "subject": f.subject, "other": f.other, "status": f.status,
-                          "measured_ft": f.measured_ft, "required_ft": f.required_ft, "message": f.message, "override": f.override}
-                         for f in document.findings]}
+    out = _Comparable(jurisdiction=document.jurisdiction, tool=document.tool, project_class=c.project_class, counts=document.counts,
+                      working_crs=document.working_crs, features=document.features, findings=findings)
+    # each entry judged alone when read: the document's problem is found again (naming its entry) only when one has one
+    out.problem = None if shaped else format_problem(out)
+    return out
 
 
 def compare_reviews(old: Mapping[str, object], new: Mapping[str, object]) -> ReviewDoc:

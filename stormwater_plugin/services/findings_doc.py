@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import cached_property, partial
+from functools import cached_property
 from typing import cast
 
 from ..core.errors import StormwaterError
@@ -347,7 +347,12 @@ def doc_finding(f: Finding, content: bytes | None | bool = True) -> DocFinding:
     key when known (:func:`~.content_memo.finding_content`).
     """
     key = finding_content(f) if content is True else content
-    return _ENTRIES.get(key if isinstance(key, bytes) else None, lambda: _finding(_plain_map(finding_to_dict(f))))
+    found = _ENTRIES.find(key) if type(key) is bytes else None  # looked up, made only when missing (no closure made per finding)
+    if found is None:
+        found = _finding(_plain_map(finding_to_dict(f)))
+        if type(key) is bytes:
+            _ENTRIES.keep(key, found)
+    return found
 
 
 #: Each building site's entry (its slope profile: a few hundred numbers) by its content: the same at most edits.
@@ -522,9 +527,15 @@ class FindingsDocument:
         if contents is None:
             findings = tuple(_decide(f, k, None if o is None else _opt_map(o), _opt_str(e)) for f, k, o, e in zip(own, out.keys, out.overrides, out.effective))
         else:
-            findings = tuple(_UNDECIDED.get((c, k) if o is None and type(c) is bytes else None, partial(_decide, f, k, None, _opt_str(e)))
-                             if o is None else _decide(f, k, _opt_map(o), _opt_str(e))
-                             for f, k, o, e, c in zip(own, out.keys, out.overrides, out.effective, contents))
+            made: list[DocFinding] = []
+            for f, k, o, e, c in zip(own, out.keys, out.overrides, out.effective, contents):  # made only when missing (no closure each)
+                found = _UNDECIDED.find((c, k)) if o is None and type(c) is bytes else None
+                if found is None:
+                    found = _decide(f, k, None if o is None else _opt_map(o), _opt_str(e))
+                    if o is None and type(c) is bytes:
+                        _UNDECIDED.keep((c, k), found)
+                made.append(found)
+            findings = tuple(made)
         return replace(self, findings=findings, decisions=Decisions(_maps(out.stale), OverrideCounts(**out.counts)))
 
 

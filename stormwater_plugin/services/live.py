@@ -8,11 +8,12 @@ dock shows. QGIS-free.
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 from typing import Iterable, Mapping
 
 from ..core.kinds import envelope_role
-from ..core.model import CheckResult, Status
+from ..core.model import CheckResult, Finding, Status
 from .compare import CompareError, EarlierReview, ReviewDoc, compare_reviews
 
 #: What the live findings' marks compare with (the comparison's ``previous``).
@@ -114,6 +115,23 @@ def _setback_statuses(result: CheckResult) -> dict[str, list[Status]]:
     return out
 
 
+#: The last full check's setback statuses by device (:func:`_setback_statuses`), kept with the findings they were read from: the
+#: marks compare every edit with the same full check. A finding is frozen, so the same finding objects in the same order (held
+#: here) have the same statuses; another full check is read anew.
+_BEFORE: tuple[tuple[Finding, ...], dict[str, list[Status]]] | None = None
+
+
+def _statuses_before(result: CheckResult) -> dict[str, list[Status]]:
+    """:func:`_setback_statuses` of the last full check's ``result``, read once per list of findings (see :data:`_BEFORE`); never changed."""
+    global _BEFORE
+    findings, held = tuple(result.findings), _BEFORE
+    if held is not None and len(held[0]) == len(findings) and all(map(operator.is_, held[0], findings)):
+        return held[1]
+    out = _setback_statuses(result)
+    _BEFORE = (findings, out)
+    return out
+
+
 def _devices(result: CheckResult) -> Iterable[str]:
     seen: dict[str, None] = {}
     for f in result.findings:
@@ -133,7 +151,7 @@ def now_compliant(before: CheckResult | None, after: CheckResult) -> list[str]:
     if before is None:
         return []
     out = []
-    now_by, was_by = _setback_statuses(after), _setback_statuses(before)  # one pass over each result, not one per device
+    now_by, was_by = _setback_statuses(after), _statuses_before(before)  # one pass over each result, not one per device
     for device in _devices(after):
         now, was = now_by.get(device), was_by.get(device)
         if now and was and all(s == Status.PASS for s in now) and any(s != Status.PASS for s in was):

@@ -26,18 +26,22 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Callable, Iterable, Mapping, Sequence, cast
 
+import shapely
+
 from ..core.engine import REVIEWER_REASON, run_check
 from ..core.engine import CheckCancelled as CheckCancelled  # re-exported: the front ends catch a cancelled check here
 from ..core.errors import StormwaterError
 from ..core.model import CheckResult, NeighbourRow, NotCheckedEntry, NotificationBlock, OwnerRow, SiteInputs
 from ..core.overrides import Override
+from ..core.roles import PLAN_ROLES
 from ..core.rulepack import RulePack, load_pack
 from .compare import ReviewDoc, compare_reviews
 from .findings_doc import FindingsDocument, Move, document_from_json, document_of, findings_json, moves_from_dicts, plain
 from .incremental import CheckBasis, Recorder
 from .moves import suggest_moves
-from .placement import PlanOffParcel, refuse_plan_off_parcel
+from .placement import PLAN_OFF_PARCEL_FT, PlanOffParcel, plan_placement_problem
 from .review_doc import findings_doc_problem
+from .working_crs import ParcelPicks, site_parcel_indices
 
 # --------------------------------------------------------------------------- typed results
 
@@ -336,6 +340,49 @@ def safe_moves(inputs: SiteInputs, pack: RulePack, result: CheckResult) -> tuple
         return moves_from_dicts([{"possible": False, "reason": f"move suggestions failed: {type(exc).__name__}: {exc}"}])
 
 
+#: The site parcel the parcels name (``--site-parcel``, ``is_site``, the only parcel), kept with the parcel layer it was found
+#: for (:func:`~.working_crs.site_parcel_indices`' picks, as the read keeps its own): the live re-check asks :func:`check`
+#: about the same parcel layer at each edit, and its flags are read once. At most :data:`_MAX_PICKS` layers are held.
+_PICKS: ParcelPicks = {}
+_MAX_PICKS = 4
+
+
+def _one_feature_on_parcel(inputs: SiteInputs, picks: ParcelPicks) -> bool:
+    """Whether the plan's first located feature lies within :data:`~.placement.PLAN_OFF_PARCEL_FT` of the site parcel.
+
+    A witness that :func:`~.placement.plan_placement_problem` finds nothing: it refuses only a plan whose *nearest* feature
+    lies farther, and that feature's distance is at most this one's (the same GEOS distance, to a parcel among those it
+    measures to: the site parcel(s) found the same way). One distance instead of every feature's (the live re-check asks at
+    each edit); ``False`` (then measured in full) when there is no site parcel or that feature lies farther.
+    """
+    layers = inputs.layers
+    parcels = layers.get("parcels")
+    if parcels is None or len(parcels) == 0:
+        return False
+    first = next((g for role in PLAN_ROLES if (layer := layers.get(role)) is not None for g in layer.geoms if g is not None and not g.is_empty), None)
+    if first is None:
+        return False
+    try:
+        site = site_parcel_indices(layers, inputs.site_parcel_id, picks)
+    except Exception:  # noqa: BLE001 - measured in full, which reads the same error as no site parcel
+        return False
+    parcel = next((g for g in (parcels.geoms[i] for i in site) if g is not None and not g.is_empty), None)
+    return parcel is not None and float(shapely.distance(first, parcel)) * inputs.unit_to_ft <= PLAN_OFF_PARCEL_FT
+
+
+def _refuse_plan_off_parcel(inputs: SiteInputs) -> None:
+    """:func:`~.placement.refuse_plan_off_parcel` of ``inputs``: nothing to refuse when one feature of the plan lies on or near its
+    parcel (:func:`_one_feature_on_parcel`), else measured in full; the site parcel the parcels name found once per parcel layer."""
+    picks = _PICKS
+    if len(picks) > _MAX_PICKS:  # a race clears it twice or keeps one more: it only costs time
+        picks.clear()
+    if _one_feature_on_parcel(inputs, picks):
+        return
+    problem = plan_placement_problem(inputs.layers, inputs.unit_to_ft, inputs.site_parcel_id, picks=picks)
+    if problem is not None:
+        raise PlanOffParcel(problem)
+
+
 def check(
     inputs: SiteInputs,
     pack: RulePack,
@@ -382,7 +429,7 @@ def check(
         When no feature of the plan lies on (or near) its parcel (:mod:`.placement`): local coordinates or the wrong CRS.
     """
     # a plan that does not land on its parcel is refused before any rule runs (PlanOffParcel)
-    refuse_plan_off_parcel(inputs.layers, inputs.unit_to_ft, inputs.site_parcel_id)
+    _refuse_plan_off_parcel(inputs)
     result = run_check(inputs, pack, progress=progress, step=recorder, derived=recorder.derived if recorder is not None else None)
     found = safe_moves(inputs, pack, result) if moves else None
     review = review_of(result, crs_name=crs_name, inputs=inputs_description, overrides=overrides, moves=found,

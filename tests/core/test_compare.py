@@ -202,3 +202,23 @@ def test_an_earlier_review_knows_whether_every_finding_has_a_key_as_with_keys_re
     for doc in (_synthetic([(0, "D1", "pass", 20.0, False)]), _synthetic([(0, "D1", "pass", 20.0, False)], keyless=True), _synthetic([])):
         assert EarlierReview(doc).keyed is (with_keys(doc, {}) is doc)
     assert not EarlierReview({"findings": "not a list"}).keyed and not EarlierReview({}).keyed
+
+
+def test_each_packs_rule_renames_kept_are_its_own_successors():
+    """The rule renames kept per pack (``core.compare._successor``) are the pack's own: every rule and every id it replaces, asked
+    twice, and another pack's answers are its own."""
+    from stormwater_plugin.core.compare import _successor
+    from stormwater_plugin.core.rulepack import JURISDICTIONS
+
+    for name in JURISDICTIONS:
+        pack = load_pack(name)
+        asked = [r.id for r in pack.rules] + [old for r in pack.rules for old in r.replaces] + ["no.such.rule"]
+        for _ in range(2):
+            assert [_successor(pack)(rule) for rule in asked] == [pack.successor(rule) for rule in asked]
+    renamed = [(r.id, old) for name in JURISDICTIONS for r in load_pack(name).rules for old in r.replaces]
+    if renamed:  # a replaced id is its successor in its own pack only
+        new, old = renamed[0]
+        owner = next(load_pack(n) for n in JURISDICTIONS if any(r.id == new for r in load_pack(n).rules))
+        assert _successor(owner)(old) == new
+        for n in JURISDICTIONS:
+            assert _successor(load_pack(n))(old) == load_pack(n).successor(old)

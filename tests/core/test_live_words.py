@@ -53,3 +53,18 @@ def test_a_setback_naming_two_devices_or_a_device_as_its_other_feature_counts_fo
                     _setback("DW-3", "S-2", Status.PASS, 30.0), dataclass_replace(other, status=Status.UNDETERMINED))
     # DW-1 and DW-2 met none before (the joined finding) and all now; DW-3's setback with S-1 is undetermined now
     assert now_compliant(before, after) == ["DW-1 now meets every setback", "DW-2 now meets every setback"]
+
+
+def test_the_full_checks_statuses_kept_are_read_again_when_its_findings_are_others_or_in_another_order():
+    """The last full check's statuses are kept with its findings (``services.live._BEFORE``): another full check (other findings,
+    one finding more or fewer, the same in another order) is read anew."""
+    after = _result(_setback("DW-1", "S-1", Status.PASS, 20.1), _setback("DW-2", "S-1", Status.PASS, 80.0))
+    violation, passes = _setback("DW-1", "S-1", Status.VIOLATION, 19.9), _setback("DW-2", "S-1", Status.PASS, 80.0)
+    other = _setback("DW-2", "S-1", Status.VIOLATION, 19.0)
+    assert now_compliant(_result(violation, passes), after) == ["DW-1 now meets every setback"]
+    assert now_compliant(_result(violation, passes), after) == ["DW-1 now meets every setback"]  # the same findings: kept
+    assert now_compliant(_result(violation, other), after) == ["DW-1 now meets every setback", "DW-2 now meets every setback"]
+    assert now_compliant(_result(passes), after) == []  # one finding fewer
+    assert now_compliant(_result(passes, violation), after) == ["DW-1 now meets every setback"]
+    assert now_compliant(_result(passes, dataclass_replace(violation, status=Status.PASS)), after) == []  # another finding object
+    assert now_compliant(_result(), after) == []

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from shapely.geometry import box
 
 from stormwater_plugin.core.model import FeatureRef
@@ -180,3 +182,51 @@ def test_template_lists_violations_and_undetermined_for_the_reviewer_to_fill():
     assert {e["key"] for e in t["overrides"]} == {f["key"] for f in doc["findings"] if f["status"] in ("violation", "undetermined")}
     with pytest.raises(OverrideError):  # not loadable until decided
         loads_overrides(json.dumps(t))
+
+
+# --- the keys told apart and the decisions applied, by the shortcuts against the former readings (issue 39) ----------
+
+
+def _unique_as_it_was(items):
+    from stormwater_plugin.core.overrides import _qualifier
+
+    groups: dict[str, list[int]] = {}
+    for i, (b, _d) in enumerate(items):
+        groups.setdefault(b, []).append(i)
+    out = [b for b, _d in items]
+    for b, idx in groups.items():
+        if len(idx) < 2:
+            continue
+        q = _qualifier([items[i][1] or {} for i in idx])
+        for n, i in enumerate(idx, start=1):
+            if q is not None:
+                out[i] = f"{b}|{q}={items[i][1][q]}"
+            elif n > 1:
+                out[i] = f"{b}#{n}"
+    return out
+
+
+_BASES = st.sampled_from(["r|devices:DW-1|-", "r|devices:DW-2|-", "s|-|-", "r|devices:DW-1|septic:S-1"])
+_DETAILS = st.dictionaries(st.sampled_from(["limit", "target", "ft"]), st.one_of(st.sampled_from(["bedrock", "groundwater", "a|b", ""]),
+                                                                               st.integers(0, 2), st.none()), max_size=3)
+_STATUSES = st.sampled_from(["violation", "undetermined", "advisory", "pass"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(_BASES, _DETAILS, _STATUSES), max_size=12))
+def test_the_keys_told_apart_and_the_undecided_findings_are_those_of_the_former_reading(items):
+    """Property: the repeated bases counted at once give the former keys; without a decision, :func:`decide` gives what its loop
+    gave (each undecided, its status effective, the violations unresolved counted)."""
+    from stormwater_plugin.core.overrides import _unique, decide
+
+    pairs = [(b, d) for b, d, _s in items]
+    assert _unique(pairs) == _unique_as_it_was(pairs)
+    statuses = [s for _b, _d, s in items]
+    for none in (None, []):
+        out = decide([b for b, _d in pairs], [d for _b, d in pairs], statuses, none)
+        assert out.keys == _unique_as_it_was(pairs) and out.overrides == [None] * len(items) and out.effective == statuses
+        assert out.stale == [] and out.counts == {"overridden": 0, "violations_overridden": 0, "violations_unresolved": statuses.count("violation"),
+                                                 "stale": 0, "status_changed": 0}
+    # an override that matches nothing takes the loop: the same keys and statuses, the override stale
+    stale = decide([b for b, _d in pairs], [d for _b, d in pairs], statuses, [make_override("gone|-|-", "waived", "a reason", "A. Reviewer")])
+    assert stale.keys == out.keys and stale.effective == out.effective and stale.counts["stale"] == 1

@@ -171,3 +171,91 @@ def test_the_distance_to_the_one_site_parcel_is_the_trees(features):
     (which, _hit), dist = tree.query_nearest([g for _, g in plan], return_distance=True, all_matches=False)
     n = int(np.argmin(dist))
     assert got == Placement(float(dist[n]), "P-1", True, plan[int(which[n])][0])
+
+
+# --- the check's site parcel kept per parcel layer (services.review._PICKS): each input of the key changes the answer ----
+
+
+def _two_parcels(site: str | None) -> FeatureLayer:
+    """Parcel A on the plan, parcel B 4,900 ft east; ``is_site`` on ``site`` (``None``: on neither)."""
+    return FeatureLayer.from_sequences("parcels", [box(0, 0, 100, 100), box(5000, 0, 5100, 100)], ["A", "B"],
+                                       [{"is_site": int(site == "A")}, {"is_site": int(site == "B")}])
+
+
+def _on(parcels: FeatureLayer, site_parcel_id: str | None = None) -> SiteInputs:
+    devices = FeatureLayer.from_sequences("devices", [Point(50.0, 50.0)], ["DW-1"], [{"device_type": "dry_well"}])
+    return SiteInputs(layers={"parcels": parcels, "devices": devices}, dem=None, unit_to_ft=1.0, crs_name="test ft", site_parcel_id=site_parcel_id)
+
+
+def test_the_check_refuses_by_the_site_parcel_named_at_this_check_not_the_one_kept_for_the_same_parcel_layer():
+    pack, parcels = load_pack("lake-george"), _two_parcels(None)
+    check(_on(parcels, "A"), pack, moves=False)  # parcel A kept for this layer and the id A
+    with pytest.raises(PlanOffParcel, match="from parcel B"):
+        check(_on(parcels, "B"), pack, moves=False)  # the same layer object, another id: the plan is 4,850 ft from B
+    check(_on(parcels, "A"), pack, moves=False)
+
+
+def test_the_check_refuses_by_the_parcel_layer_of_this_check_not_the_site_flag_kept_for_an_earlier_one():
+    pack = load_pack("lake-george")
+    check(_on(_two_parcels("A")), pack, moves=False)  # flagged A kept for that layer
+    with pytest.raises(PlanOffParcel, match="from parcel B"):
+        check(_on(_two_parcels("B")), pack, moves=False)  # another layer (the flag moved to B): found again
+    flagged_a = _two_parcels("A")
+    for _ in range(3):  # asked again of the same layer: the same answer
+        check(_on(flagged_a), pack, moves=False)
+
+
+# --- the check's witness: one feature of the plan on or near its parcel, then nothing to refuse (services.review) ---------
+
+
+def _refused(inputs: SiteInputs) -> str | None:
+    from stormwater_plugin.services.review import _refuse_plan_off_parcel
+
+    try:
+        _refuse_plan_off_parcel(inputs)
+    except PlanOffParcel as exc:
+        return str(exc)
+    return None
+
+
+@pytest.mark.parametrize(("first_ft", "refused"), [(PLAN_OFF_PARCEL_FT - 0.1, False), (PLAN_OFF_PARCEL_FT, False), (PLAN_OFF_PARCEL_FT + 0.1, True)])
+def test_a_plan_whose_first_feature_lies_t_from_its_site_parcel_is_refused_only_past_t(first_ft, refused):
+    """The first feature at t-0.1 ft, t and t+0.1 ft west of the site parcel (300 ft), a second farther: refused only past t."""
+    devices = FeatureLayer.from_sequences("devices", [Point(-first_ft, 50.0), Point(-first_ft - 500.0, 50.0)], ["DW-1", "DW-2"], [{}, {}])
+    inputs = SiteInputs(layers={"parcels": _site(Point(0, 0)).layers["parcels"], "devices": devices}, dem=None, unit_to_ft=1.0, crs_name="ft")
+    assert (_refused(inputs) is not None) is refused
+    assert _refused(inputs) == plan_placement_problem(inputs.layers, 1.0)
+
+
+def test_a_plan_whose_first_feature_is_far_but_another_on_its_parcel_is_not_refused():
+    devices = FeatureLayer.from_sequences("devices", [Point(-4000.0, 50.0), Point(50.0, 50.0)], ["DW-1", "DW-2"], [{}, {}])
+    inputs = SiteInputs(layers={"parcels": _site(Point(0, 0)).layers["parcels"], "devices": devices}, dem=None, unit_to_ft=1.0, crs_name="ft")
+    assert _refused(inputs) is None
+
+
+_PLACED = st.tuples(st.sampled_from(["devices", "clearing", "building_sites"]), st.integers(-1200, 1200).map(float), st.integers(-400, 400).map(float),
+                    st.booleans())
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_PLACED, max_size=5), st.lists(st.tuples(st.integers(-800, 800).map(float), st.booleans()), min_size=0, max_size=3),
+       st.sampled_from([None, "P0", "P1", "nope"]), st.sampled_from([1.0, 0.3048, 3.2808333333333333, 0.9996]))
+def test_the_witness_refuses_exactly_what_the_plan_measured_in_full_refuses(features, parcels, site_id, unit):
+    """Property: the check's refusal (the witness first: one feature within the tolerance of the site parcel) is
+    :func:`plan_placement_problem`'s, whatever the plan, the parcels, the site flag or id and the unit (t-1 ft to t+1 ft included)."""
+    from stormwater_plugin.services.review import _one_feature_on_parcel
+
+    layers: dict[str, FeatureLayer] = {}
+    if parcels:
+        layers["parcels"] = FeatureLayer.from_sequences("parcels", [box(x, 0, x + 100, 100) for x, _f in parcels], [f"P{n}" for n in range(len(parcels))],
+                                                        [{"is_site": int(flag)} for _x, flag in parcels])
+    by_role: dict[str, list] = {}
+    for role, x, y, area in features:
+        by_role.setdefault(role, []).append(box(x, y, x + 5, y + 5) if area else Point(x, y))
+    for role, geoms in by_role.items():
+        layers[role] = FeatureLayer.from_sequences(role, geoms, [f"{role[0]}{n}" for n in range(len(geoms))], [{} for _ in geoms])
+    inputs = SiteInputs(layers=layers, dem=None, unit_to_ft=unit, crs_name="ft", site_parcel_id=site_id)
+    want = plan_placement_problem(layers, unit, site_id)
+    if _one_feature_on_parcel(inputs, {}):
+        assert want is None
+    assert _refused(inputs) == want
