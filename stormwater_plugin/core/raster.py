@@ -239,5 +239,11 @@ class ElevationGrid:
         return np.array(out, dtype=np.float64).reshape(x.shape)
 
     def sample_point(self, x: float, y: float) -> float:
-        """Elevation in feet at one working-CRS point (``NaN`` where unknown)."""
+        """Elevation in feet at one working-CRS point (``NaN`` where unknown).
+
+        On a DEM in the working CRS, :meth:`_sample_few`'s steps for the one point without its arrays: the same value.
+        """
+        pixel = self.pixel_of(float(x), float(y))
+        if pixel is not None:
+            return self._sample_one(pixel[0], pixel[1]) * self.z_to_ft
         return float(self.sample(np.array([x]), np.array([y]))[0])
