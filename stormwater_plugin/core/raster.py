@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -238,6 +238,28 @@ class ElevationGrid:
             out.append(self._sample_one((f * dx - c * dy) / det, (-e * dx + b * dy) / det) * self.z_to_ft)
         return np.array(out, dtype=np.float64).reshape(x.shape)
 
+    def sample_each(self, xs: Sequence[float], ys: Sequence[float]) -> list[float]:
+        """:meth:`sample` of a few working-CRS points, as Python floats (feet; ``NaN`` where unknown).
+
+        On a DEM in the working CRS, up to :data:`FEW_POINTS` points: each point's :meth:`_sample_few` steps without
+        arrays, the same values; otherwise :meth:`sample` itself.
+        """
+        if self.to_raster is _identity and len(xs) == len(ys) <= FEW_POINTS:
+            a, b, c, d, e, f, det = self._inv
+            out: list[float] = []
+            for px, py in zip(xs, ys):
+                dx, dy = float(px) - a, float(py) - d
+                out.append(self._sample_one((f * dx - c * dy) / det, (-e * dx + b * dy) / det) * self.z_to_ft)
+            return out
+        z: list[float] = self.sample(np.asarray(xs, dtype=np.float64), np.asarray(ys, dtype=np.float64)).tolist()
+        return z
+
     def sample_point(self, x: float, y: float) -> float:
-        """Elevation in feet at one working-CRS point (``NaN`` where unknown)."""
+        """Elevation in feet at one working-CRS point (``NaN`` where unknown).
+
+        On a DEM in the working CRS, :meth:`_sample_few`'s steps for the one point without its arrays: the same value.
+        """
+        pixel = self.pixel_of(float(x), float(y))
+        if pixel is not None:
+            return self._sample_one(pixel[0], pixel[1]) * self.z_to_ft
         return float(self.sample(np.array([x]), np.array([y]))[0])

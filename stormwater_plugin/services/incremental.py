@@ -273,6 +273,8 @@ def same_dem(a: ElevationGrid | None, b: ElevationGrid | None) -> bool:
 
 def _same_features(a: FeatureLayer, b: FeatureLayer) -> bool:
     """The same features (ids, order, attributes, those without geometry); their geometries may differ."""
+    if a is b:  # one layer object (the read hands an unedited layer on): each list equals itself, its items compared by identity first
+        return True
     return a.role == b.role and list(a.ids) == list(b.ids) and list(a.attrs) == list(b.attrs) and dict(a.no_geometry) == dict(b.no_geometry)
 
 

@@ -104,3 +104,55 @@ def test_a_few_working_crs_points_are_sampled_in_feet_as_among_many_bit_for_bit(
     many = grid.sample(np.concatenate([x, np.full(padding, a)]), np.concatenate([y, np.full(padding, d)]))[: len(points)]
     assert few.tobytes() == many.tobytes()
     assert few.shape == (len(points),)
+
+
+def _former_sample_point(grid: ElevationGrid, x: float, y: float) -> float:
+    """``sample_point`` as it was: ``sample`` of the one point, its first value."""
+    return float(grid.sample(np.array([x]), np.array([y]))[0])
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # infinite positions: 0 * inf in either path alike
+@settings(max_examples=300, deadline=None)
+@given(gt=_gt, z_to_ft=st.sampled_from([1.0, 1.0 / 0.3048]), point=st.tuples(_coord, _coord), nodata=st.booleans(),
+       as_int=st.booleans())
+def test_one_point_is_sampled_as_the_former_formulation_bit_for_bit(gt, z_to_ft, point, nodata, as_int):
+    """``sample_point`` on a DEM in the working CRS (its Python-float steps, no arrays) gives ``sample``'s value of that one
+    point, bit for bit: state-plane magnitudes, rotated pixels, metres, nodata, points off the raster or not finite."""
+    values = _VALUES.copy() if nodata else np.nan_to_num(_VALUES, nan=300.0, posinf=310.0)
+    grid = ElevationGrid(values, gt, z_to_ft=z_to_ft)
+    a, b, c, d, e, f = gt
+    x, y = a + point[0] * b + point[1] * c, d + point[0] * e + point[1] * f
+    if as_int and np.isfinite(x) and np.isfinite(y):
+        x, y = int(x), int(y)  # an integer coordinate: converted as the array conversion does
+    got, former = grid.sample_point(x, y), _former_sample_point(grid, x, y)
+    assert np.float64(got).tobytes() == np.float64(former).tobytes()
+    assert type(got) is float
+
+
+def test_one_point_on_a_dem_in_another_crs_is_sampled_through_its_transform():
+    grid = ElevationGrid(np.nan_to_num(_VALUES, nan=300.0, posinf=310.0), (0.0, 1.0, 0.0, 0.0, 0.0, -1.0),
+                         to_raster=lambda x, y: (np.asarray(x) + 1.0, np.asarray(y) - 1.0))
+    plain = ElevationGrid(grid.values, grid.geotransform)
+    assert grid.sample_point(2.5, -3.5) == _former_sample_point(grid, 2.5, -3.5) == plain.sample_point(3.5, -4.5)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # infinite positions: 0 * inf in either path alike
+@settings(max_examples=300, deadline=None)
+@given(gt=_gt, z_to_ft=st.sampled_from([1.0, 1.0 / 0.3048]), points=st.lists(st.tuples(_coord, _coord), min_size=0, max_size=FEW_POINTS + 3),
+       nodata=st.booleans(), shifted=st.booleans())
+def test_a_few_points_sampled_each_are_the_samples_bit_for_bit(gt, z_to_ft, points, nodata, shifted):
+    """``sample_each`` (the points' Python-float steps on a DEM in the working CRS) is ``sample`` of the same points, value
+    by value, bit for bit: a few or more than a few, any placement, metres, nodata, points off the raster or not finite,
+    and a DEM in another CRS (sampled through its transform)."""
+    values = _VALUES.copy() if nodata else np.nan_to_num(_VALUES, nan=300.0, posinf=310.0)
+    if shifted:
+        grid = ElevationGrid(values, gt, z_to_ft=z_to_ft, to_raster=lambda x, y: (np.asarray(x) + 0.25, np.asarray(y) - 0.5))
+    else:
+        grid = ElevationGrid(values, gt, z_to_ft=z_to_ft)
+    a, b, c, d, e, f = gt
+    xs = [a + p[0] * b + p[1] * c for p in points]
+    ys = [d + p[0] * e + p[1] * f for p in points]
+    got = grid.sample_each(xs, ys)
+    former = grid.sample(np.array(xs, dtype=np.float64), np.array(ys, dtype=np.float64))
+    assert all(type(v) is float for v in got)
+    assert np.array(got, dtype=np.float64).tobytes() == np.asarray(former, dtype=np.float64).tobytes()

@@ -108,3 +108,22 @@ def test_the_nearest_of_each_role_from_the_features_taken_once_is_the_former_rea
     for idx, tree in targets.by_role.values():
         former.add(int(idx[nearest_feature(tree, targets.geoms[idx], [targets.refs[int(i)] for i in idx], point, 1e-6)]))
     assert targets.nearest_per_role(point, 1e-6) == former
+
+
+@settings(max_examples=100, deadline=None)
+@given(features=st.lists(st.tuples(st.sampled_from(["wells", "septic", "wetlands"]), _xy, st.booleans()), min_size=1, max_size=4), device=_xy)
+def test_a_role_of_one_feature_names_that_feature_as_its_nearest_without_a_search(features, device):
+    """A role with one feature names it (no search): what the search names for it too, wherever the device lies."""
+    from stormwater_plugin.core.geometry import nearest_feature
+    from stormwater_plugin.core.model import FeatureRef
+
+    geoms = np.empty(len(features), dtype=object)
+    geoms[:] = [shapely.box(x, y, x + 1, y + 1) if square else shapely.Point(x, y) for _, (x, y), square in features]
+    refs = [FeatureRef(role, f"{role[0]}{n}") for n, (role, _, _) in enumerate(features)]
+    targets = SetbackTargets.build(geoms, refs)
+    point = shapely.Point(*device)
+    found = targets.nearest_per_role(point, 1e-6)
+    for idx, tree in targets.by_role.values():
+        if len(idx) == 1:
+            assert int(idx[0]) in found
+            assert int(idx[nearest_feature(tree, targets.geoms[idx], [targets.refs[int(i)] for i in idx], point, 1e-6)]) == int(idx[0])

@@ -57,6 +57,9 @@ class SetbackTargets:
         """
         out: set[int] = set()
         for role, (idx, tree) in self.by_role.items():
+            if len(idx) == 1:  # a role of one feature (a septic system, a lake): it is the nearest, no search (no tie to tell apart)
+                out.add(int(idx[0]))
+                continue
             found = self.role_features.get(role)
             role_geoms, role_refs = found if found is not None else (self.geoms[idx], [self.refs[int(i)] for i in idx])
             j = nearest_feature(tree, role_geoms, role_refs, geom, eps)

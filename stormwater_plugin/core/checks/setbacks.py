@@ -289,9 +289,10 @@ def _elevations(ctx: CheckContext, line: BaseGeometry) -> tuple[float | None, fl
     if ctx.dem is None:
         return None, None, None
     coords = shapely.get_coordinates(line)  # x, y: the line's coords without the array interface's cost
-    z = ctx.dem.sample(coords[[0, -1], 0], coords[[0, -1], 1])
-    z_dev = float(z[0]) if math.isfinite(z[0]) else None
-    z_tgt = float(z[1]) if math.isfinite(z[1]) else None
+    (x0, y0), (x1, y1) = coords[0].tolist(), coords[-1].tolist()
+    z0, z1 = ctx.dem.sample_each((x0, x1), (y0, y1))  # the two ends' samples as sampled together, without arrays
+    z_dev = z0 if math.isfinite(z0) else None
+    z_tgt = z1 if math.isfinite(z1) else None
     if z_dev is None or z_tgt is None:
         return z_dev, z_tgt, None
     return z_dev, z_tgt, z_dev - z_tgt

@@ -57,7 +57,7 @@ from ..limits import at_least_threshold, number_text
 from ..model import BuildingSiteSlope, DisplayZone, FeatureRef, Status
 from ..raster import ElevationGrid
 from ..rulepack import Rule
-from .horn import cells_of_points, footprint_points_and_area, horn_slope_cells
+from .horn import cells_of_points, footprint_points_and_area, horn_slope_cells_kept
 from .ring import cell_size_ft, local_jacobian, ring_slope_at
 
 #: The rule's ``compare`` word and the relation it names ("15% or greater": ``gte``; "greater than 15%": ``gt``).
@@ -363,7 +363,7 @@ def footprint_slope(
         uniq, inverse = np.unique(np.where(on, key, -1), return_inverse=True)
         u_rows = np.where(uniq >= 0, uniq // max(grid.shape[1], 1), -1)
         u_cols = np.where(uniq >= 0, uniq % max(grid.shape[1], 1), -1)
-    s_cells = horn_slope_cells(grid, u_rows, u_cols, jac)
+    s_cells = horn_slope_cells_kept(grid, u_rows, u_cols, jac)  # each cell's own slope, kept by content while the device moves
     finite = np.isfinite(s_cells)
     any_finite = bool(finite.any())
     max_pct = float(np.max(s_cells[finite])) if any_finite else None

@@ -18,12 +18,14 @@ without ``-compute_edges``.
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import numpy as np
 import shapely
 from shapely.geometry import Polygon
 from shapely.geometry.base import BaseGeometry
 
+from ..derived import current, derive
 from ..points_in_polygon import contains_points
 from ..raster import ElevationGrid
 
@@ -117,6 +119,57 @@ def horn_slope_cells(grid: ElevationGrid, rows: np.ndarray, cols: np.ndarray, gr
     s[~np.isfinite(at(0, 0))] = np.nan
     out[ok] = s
     return out
+
+
+#: Cells per side of a square tile of Horn slopes kept by content (:func:`horn_slope_cells_kept`).
+SLOPE_TILE = 32
+
+
+def horn_slope_cells_kept(grid: ElevationGrid, rows: np.ndarray, cols: np.ndarray, ground_to_pixel: np.ndarray) -> np.ndarray:
+    """:func:`horn_slope_cells`, the cells' slopes read from a tile of cells kept by content while a check's derived values are in use.
+
+    A cell's Horn slope is its own 3x3 window's (every step of :func:`horn_slope_cells` is taken cell by cell): it depends
+    on the grid's values round it, its unit and the Jacobian only, never on the cells computed with it. A device moved a
+    little (the live re-check, issue 39) reads mostly the cells it read before, with the same Jacobian (a DEM in the
+    working CRS has one everywhere). Cells that all have a window and lie in one :data:`SLOPE_TILE` x :data:`SLOPE_TILE`
+    tile are read from that tile's slopes, kept by what its cells read (the values of the tile and of one cell round it,
+    bit for bit; the grid's shape; its unit; the Jacobian's bytes; the tile's place) and computed once with
+    :func:`horn_slope_cells` itself: the same values, bit for bit. Other cells, and every cell when no derived values are
+    in use (a full check), are computed directly.
+    """
+    rows = np.asarray(rows, dtype=np.int64)
+    cols = np.asarray(cols, dtype=np.int64)
+    jac = np.asarray(ground_to_pixel, dtype=np.float64)
+    if current() is None or jac.shape != (2, 2) or rows.ndim != 1 or rows.shape != cols.shape or len(rows) == 0:
+        return horn_slope_cells(grid, rows, cols, jac)
+    nr, nc = grid.shape
+    r_lo, r_hi, c_lo, c_hi = int(rows.min()), int(rows.max()), int(cols.min()), int(cols.max())
+    t_r, t_c = r_lo // SLOPE_TILE, c_lo // SLOPE_TILE
+    if r_lo < 1 or c_lo < 1 or r_hi > nr - 2 or c_hi > nc - 2 or r_hi // SLOPE_TILE != t_r or c_hi // SLOPE_TILE != t_c:
+        return horn_slope_cells(grid, rows, cols, jac)  # a cell without a window (NaN), or cells over two tiles or more
+    # what the tile's cells read, kept by the grid (its content: a new read of the same window finds it) and the tile's place;
+    # the slopes kept by that (not by the grid's transforms, which a new read of a reprojected DEM makes anew), the grid's
+    # shape (which cells have a window), its unit and the Jacobian
+    window = derive("values a tile of Horn slopes reads", partial(_tile_window, grid, t_r, t_c), grid, t_r, t_c, SLOPE_TILE)
+    tile = derive("Horn slopes of a tile of cells", partial(_tile_slopes, grid, jac, t_r, t_c), window, nr, nc, t_r, t_c, SLOPE_TILE,
+                  float(grid.z_to_ft), jac.tobytes())
+    kept: np.ndarray = tile[rows - t_r * SLOPE_TILE, cols - t_c * SLOPE_TILE]
+    return kept
+
+
+def _tile_window(grid: ElevationGrid, t_r: int, t_c: int) -> tuple[bytes, int, int]:
+    """The values the cells of one tile read (the tile's and one cell round it, within the grid): their bytes and their rows and columns."""
+    window = grid.values[max(t_r * SLOPE_TILE - 1, 0):(t_r + 1) * SLOPE_TILE + 1, max(t_c * SLOPE_TILE - 1, 0):(t_c + 1) * SLOPE_TILE + 1]
+    return window.tobytes(), int(window.shape[0]), int(window.shape[1])
+
+
+def _tile_slopes(grid: ElevationGrid, jac: np.ndarray, t_r: int, t_c: int) -> np.ndarray:
+    """The Horn slopes (:func:`horn_slope_cells`) of the cells of one tile, its rows by its columns (read only: kept between checks)."""
+    rows = np.repeat(np.arange(t_r * SLOPE_TILE, (t_r + 1) * SLOPE_TILE, dtype=np.int64), SLOPE_TILE)
+    cols = np.tile(np.arange(t_c * SLOPE_TILE, (t_c + 1) * SLOPE_TILE, dtype=np.int64), SLOPE_TILE)
+    tile = horn_slope_cells(grid, rows, cols, jac).reshape(SLOPE_TILE, SLOPE_TILE)
+    tile.setflags(write=False)
+    return tile
 
 
 def footprint_points(geom: BaseGeometry, spacing: float, max_points: int = 200_000) -> tuple[np.ndarray, np.ndarray, float, int]:
