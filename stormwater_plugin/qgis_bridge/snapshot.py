@@ -27,7 +27,7 @@ from ..services.refetch import matched_by_id
 from ..services.site_read import moved_memo, read_site
 from ..services.site_source import SiteRead
 from ..services.template_layers import drop_undrawn_template_layers
-from .crs import QgisCrs, unit_to_ft
+from .crs import QgisCrs, crs_wkt1, unit_to_ft
 from .dem import QgisDemBand, QgisDemSource, read_dem
 from .layer_parts import RoleLayerStatus, resolve_parts
 from .layer_place import (
@@ -56,7 +56,7 @@ class Snapshot:
 
     def crs_wkt(self) -> str:
         """The working CRS as WKT (for the outputs' layers)."""
-        return str(self.crs.toWkt())
+        return crs_wkt1(self.crs)
 
 
 class DetachedSource:

@@ -102,6 +102,21 @@ def _located(layer: FeatureLayer) -> np.ndarray:
     return g
 
 
+def _located_box(layer: FeatureLayer | None) -> Bounds | None:
+    """The box of :func:`_geoms` of a layer as ``shapely.total_bounds`` gives it, in Python floats (``None``: no located feature),
+    kept by content (core.derived): a layer the edit did not touch is not boxed again."""
+    if layer is None or len(layer) == 0:
+        return None
+    return derive("located geometries' box", partial(_box_of, layer), layer)
+
+
+def _box_of(layer: FeatureLayer) -> Bounds | None:
+    """:func:`_located_box` computed."""
+    geoms = _geoms(layer)
+    b = total_box(geoms) if len(geoms) else None
+    return None if b is None else (float(b[0]), float(b[1]), float(b[2]), float(b[3]))
+
+
 def _grown(geoms: Sequence[BaseGeometry] | np.ndarray, pad: float) -> Bounds | None:
     if len(geoms) == 0:
         return None
@@ -154,9 +169,12 @@ class _LayerReads:
     def box(self, roles: tuple[str, ...]) -> Bounds | None:
         """The box of the located features of ``roles`` (``None``: none), as ``shapely.total_bounds`` gives it."""
         if roles not in self._boxes:
-            geoms = [g for r in roles for g in self.geoms(r)] if len(roles) > 1 else self.geoms(roles[0])
-            b = total_box(geoms) if len(geoms) else None
-            self._boxes[roles] = None if b is None else (float(b[0]), float(b[1]), float(b[2]), float(b[3]))
+            if len(roles) == 1:  # one role's box kept with its content (:func:`_located_box`)
+                self._boxes[roles] = _located_box(self.layers.get(roles[0]))
+            else:
+                geoms = [g for r in roles for g in self.geoms(r)]
+                b = total_box(geoms) if len(geoms) else None
+                self._boxes[roles] = None if b is None else (float(b[0]), float(b[1]), float(b[2]), float(b[3]))
         return self._boxes[roles]
 
     def spec_lines(self) -> dict[tuple[str, str], Bounds | None]:

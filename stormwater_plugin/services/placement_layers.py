@@ -361,15 +361,16 @@ def stray_plan_features(
         return out
     # every plan source's located features at once, with the source and the position in its layer of each
     layers = [sources[i].layer for i in plan]
-    geoms = np.concatenate([np.asarray(lay.geoms, dtype=object) for lay in layers if lay is not None])
-    source = np.repeat(np.array(plan), [len(lay) for lay in layers if lay is not None])
-    position = np.concatenate([np.arange(len(lay)) for lay in layers if lay is not None])
+    sizes = [len(lay) for lay in layers if lay is not None]
+    geoms = np.concatenate([object_array(lay.geoms) for lay in layers if lay is not None])  # never asking numpy to look into each geometry
+    source = np.repeat(np.array(plan), sizes)
+    position = np.concatenate([np.arange(n) for n in sizes])
+    codes = {r: k for k, r in enumerate(dict.fromkeys(sources[i].role for i in plan))}  # each role as a number
+    role_of = np.repeat(np.array([codes[sources[i].role] for i in plan], dtype=int), sizes)  # each feature's, source by source
     keep = ~shapely.is_missing(geoms) & ~shapely.is_empty(geoms)
-    geoms, source, position = geoms[keep], source[keep], position[keep]
+    geoms, source, position, role_of = geoms[keep], source[keep], position[keep], role_of[keep]
     if not len(geoms):
         return out
-    codes = {r: k for k, r in enumerate(dict.fromkeys(sources[i].role for i in plan))}  # each role as a number
-    role_of = np.array([codes[sources[i].role] for i in source.tolist()], dtype=int)
     # A vertex of each: two features lie no farther apart than a vertex of each, so a feature with another role's vertex well
     # within reach is no stray; only the others (none on an ordinary site) are measured, to the nearest of every other role's
     # features (one tree of them all: the nearest of each role's nearest).
