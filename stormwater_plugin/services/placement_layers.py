@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Callable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 import shapely
@@ -155,6 +155,9 @@ class SourcePlace:
         Its whole extent in the working CRS; ``None`` when empty or unknown (never judged by distance).
     layer : FeatureLayer or None
         A plan source's features with a usable geometry, in the working CRS: they locate the site for the others.
+    finite : bool
+        Whether every coordinate of ``layer``'s features is finite (:func:`finite_coordinates`), so ``bounds`` holds them all
+        (``False``: not known; :func:`stray_plan_features` then measures every feature).
     """
 
     role: str
@@ -163,6 +166,14 @@ class SourcePlace:
     fits_crs: bool = True
     bounds: Box | None = None
     layer: FeatureLayer | None = None
+    finite: bool = False
+
+
+def finite_coordinates(geoms: Iterable[BaseGeometry | None]) -> bool:
+    """Whether every coordinate of ``geoms`` is finite (a missing or empty geometry has none): a geometry with a NaN vertex may
+    still have finite bounds, which then do not hold it (:attr:`SourcePlace.finite`)."""
+    arr = object_array(geoms)
+    return bool(np.isfinite(shapely.get_coordinates(arr)).all()) if len(arr) else True
 
 
 def _merged(sources: Sequence[SourcePlace], reasons: Sequence[str | None], keep: set[int]) -> dict[str, FeatureLayer]:
@@ -357,7 +368,7 @@ def stray_plan_features(
     """
     out: list[list[int]] = [[] for _ in sources]
     plan = [i for i, s in enumerate(sources) if s.role not in CONTEXT_ROLES and reasons[i] is None and s.layer is not None and len(s.layer)]
-    if not any(sources[i].role != "parcels" for i in plan):
+    if not any(sources[i].role != "parcels" for i in plan) or _all_near(sources, plan, reaches, unit_to_ft):
         return out
     # every plan source's located features at once, with the source and the position in its layer of each
     layers = [sources[i].layer for i in plan]
@@ -388,6 +399,23 @@ def stray_plan_features(
         (which, _), dist = shapely.STRtree(geoms[others]).query_nearest(geoms[mine], return_distance=True, all_matches=False)
         out[i] = sorted(int(position[mine[int(k)]]) for k, d in zip(which, dist) if math.isfinite(d) and float(d) * unit_to_ft > limit[mine[int(k)]])
     return out
+
+
+def _all_near(sources: Sequence[SourcePlace], plan: Sequence[int], reaches: Mapping[str, float], unit_to_ft: float) -> bool:
+    """Whether no feature of the judged plan sources (``plan`` but the parcels) can be a stray, from their boxes alone: every plan
+    source's coordinates finite (:attr:`SourcePlace.finite`; the parcels' too, which are measured as the others' neighbours), the
+    judged ones' held by their boxes, two roles or more among them (each feature then has another role's feature in the box of
+    them all), and that box's diagonal within every judged role's reach (with :func:`stray_plan_features`' margin of a
+    millionth): no two of their points lie farther apart, so no feature lies farther than its reach from the nearest feature of
+    another role. The plan's features on an ordinary site: not measured one by one."""
+    judged = [sources[i] for i in plan if sources[i].role != "parcels"]
+    if not (unit_to_ft > 0) or len({s.role for s in judged}) < 2 or not all(sources[i].finite for i in plan) or any(s.bounds is None for s in judged):
+        return False
+    boxes = [s.bounds for s in judged if s.bounds is not None]
+    x0, y0 = min(b[0] for b in boxes), min(b[1] for b in boxes)
+    x1, y1 = max(b[2] for b in boxes), max(b[3] for b in boxes)
+    diagonal = math.hypot(x1 - x0, y1 - y0)
+    return math.isfinite(diagonal) and all(diagonal <= min(reaches.get(s.role, FAR_FT), FAR_FT) / unit_to_ft * (1.0 - 1e-6) for s in judged)
 
 
 #: Up to this many entries (judged features times all features) the vertices' distances are one matrix; above it
@@ -435,4 +463,4 @@ def all_features_entry(count: int, name: str) -> str:
 
 
 __all__ = ["EDGE_SAMPLES", "SourcePlace", "all_features_entry", "box_edge_points", "box_of_points", "crs_declared", "crs_misfit_reason", "crs_unknown_reason", "distance_to_box_ft",
-           "misplaced_sources", "misplaced_warning", "stray_plan_features", "unplaceable_features", "unplaceable_warning"]
+           "finite_coordinates", "misplaced_sources", "misplaced_warning", "stray_plan_features", "unplaceable_features", "unplaceable_warning"]

@@ -43,7 +43,7 @@ from .backend import Box, CrsBackend, DemHandle, FetchedFeatures, GeomSlots, Lay
 from .feature_ids import feature_ids, id_columns, position_ids
 from .intake import MAX_LISTED, match_fields, unplaceable_feature_problem
 from .placement import PlanOffParcel, plan_placement_problem
-from .placement_layers import SourcePlace, all_features_entry, crs_misfit_reason, crs_unknown_reason
+from .placement_layers import SourcePlace, all_features_entry, crs_misfit_reason, crs_unknown_reason, finite_coordinates
 from .reading_policy import (
     DEM_FALLBACK_MARGIN_FT,
     ReadingReach,
@@ -282,7 +282,7 @@ def _place(backend: LayerBackend, role: str, pc: _Piece, crs: object, deferred: 
             place.bounds = backend.box_in(s.extent, s.crs, crs)
         return place
     if fr is not None:
-        place.bounds, place.layer = _kept(fr, ("placed", role), lambda: (_bounds(fr.geoms), _usable_layer(role, fr)))
+        place.bounds, place.layer, place.finite = _kept(fr, ("placed", role), lambda: (_bounds(fr.geoms), _usable_layer(role, fr), finite_coordinates(fr.geoms)))
     return place
 
 

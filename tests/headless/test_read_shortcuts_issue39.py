@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import shapely
 import shapely.affinity
+import shapely.errors
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from shapely.geometry import Point, Polygon, box
@@ -185,3 +186,58 @@ def test_the_dem_windows_kept_box_of_a_role_is_found_again_when_a_feature_of_it_
     with using(Derived(second)) as third:
         assert _LayerReads({"building_sites": layer(0.1)}, []).box(("building_sites",)) == (0.0, 0.0, 30.1, 10.0)
         assert third is not None and third.made == 0
+
+
+_near = st.integers(-300, 300).map(float)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["parcels", "devices", "building_sites", "impervious"]), st.integers(0, 1),
+                          st.lists(st.tuples(_near, _near, st.sampled_from(["point", "box", "line", "nan", "empty", "missing"])), max_size=4),
+                          st.booleans()), min_size=1, max_size=6),
+       st.sampled_from([100.0, 499.0, 500.0, 900.0, 2000.0]), st.sampled_from([1.0, 3.280833333]), st.booleans())
+def test_the_plan_features_whose_box_is_within_every_roles_reach_are_no_strays_as_each_measured_found(drawn, reach, unit_to_ft, told):
+    """Plans within and beyond their reach of each other, NaN vertices among them (finite bounds that do not hold them), several
+    sources of a role, misplaced ones: the strays as each feature measured found, whether the reader told the coordinates finite."""
+    import math
+
+    from stormwater_plugin.services.placement_layers import SourcePlace, finite_coordinates, stray_plan_features
+
+    sources, reasons = [], []
+    for role, k, feats, misplaced in drawn:
+        gs = [None if kind == "missing" else Point() if kind == "empty" else Point(x, y) if kind == "point"
+              else shapely.LineString([(x, y), (math.nan, y), (x + 9, y + 9)]) if kind == "nan"
+              else shapely.LineString([(x, y), (x + 30, y - 20)]) if kind == "line" else box(x, y, x + 40, y + 25) for x, y, kind in feats]
+        layer = FeatureLayer.from_sequences(role, gs, [f"{role}-{k}-{n}" for n in range(len(gs))], [{} for _ in gs])
+        arr = object_array(gs)
+        b = shapely.total_bounds(arr) if len(arr) else None
+        bounds = tuple(float(v) for v in b) if b is not None and np.isfinite(b).all() else None
+        sources.append(SourcePlace(role, f"{role}{k}.gpkg", "UTM", bounds=bounds, layer=layer, finite=told and finite_coordinates(gs)))
+        reasons.append("lies far" if misplaced else None)
+    reaches = {s.role: reach for s in sources}
+
+    def outcome(strays) -> object:
+        try:  # a NaN vertex beside others: GEOS may refuse to measure (as it did), the same either way
+            return strays(sources, reasons, reaches, unit_to_ft)
+        except shapely.errors.GEOSException as e:
+            return ("refused", str(e))
+
+    assert outcome(stray_plan_features) == outcome(_former_stray_plan_features)
+
+
+def test_two_plan_features_499_ft_apart_are_no_strays_from_their_box_and_501_ft_apart_are_measured_at_a_500_ft_reach():
+    """The boxes' shortcut at its boundary: a diagonal within the reach less a millionth decides; one beyond it measures each feature."""
+    from stormwater_plugin.services import placement_layers
+    from stormwater_plugin.services.placement_layers import SourcePlace, stray_plan_features
+
+    def plan(apart: float) -> list:
+        dw = FeatureLayer.from_sequences("devices", [Point(0, 0)], ["DW-1"], [{}])
+        bs = FeatureLayer.from_sequences("building_sites", [Point(apart, 0)], ["BS-1"], [{}])
+        return [SourcePlace("devices", "d", "UTM", bounds=(0.0, 0.0, 0.0, 0.0), layer=dw, finite=True),
+                SourcePlace("building_sites", "b", "UTM", bounds=(apart, 0.0, apart, 0.0), layer=bs, finite=True)]
+
+    near, far = plan(499.0), plan(501.0)
+    assert placement_layers._all_near(near, [0, 1], {"devices": 500.0, "building_sites": 500.0}, 1.0)
+    assert not placement_layers._all_near(far, [0, 1], {"devices": 500.0, "building_sites": 500.0}, 1.0)
+    assert stray_plan_features(near, [None, None], {"devices": 500.0, "building_sites": 500.0}, 1.0) == [[], []]
+    assert stray_plan_features(far, [None, None], {"devices": 500.0, "building_sites": 500.0}, 1.0) == [[0], [0]]
