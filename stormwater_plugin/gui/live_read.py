@@ -19,6 +19,7 @@ from ..qgis_bridge.layer_place import box_of_rect, feature_count, fits_crs, laye
 from ..qgis_bridge.snapshot import default_readers
 from ..qgis_bridge.vectors import QgisFrame, source_crs
 from ..services.live_read import ReadMemo
+from ..services.site_read import same_records_memo
 
 
 def _crs_key(memo: ReadMemo, crs: Any) -> str:
@@ -87,7 +88,7 @@ def _edited(memo: ReadMemo, key: tuple[Any, ...], source: Any, crs: Any, edited_
     geoms = list(old.geoms)
     for fid, g in zip(changed, converted):
         geoms[at[fid]] = g
-    return QgisFrame(geoms, old.records, old.columns, crs, old.fids, None)
+    return QgisFrame(geoms, old.records, old.columns, crs, old.fids, None, memo=same_records_memo(old))  # its records' names and ids kept
 
 
 def live_readers(memo: ReadMemo, edited_from: EditedFrom | None = None) -> tuple[Callable[..., Any], Callable[..., Any], Callable[..., Any]]:

@@ -20,6 +20,7 @@ from ..core.model import SiteInputs, Warning_
 from ..core.roles import ROLES
 from ..services import planned_source, site_crs
 from ..services.backend import Box, SourceInfo
+from ..services.layer_source_text import layer_file_name as file_layer_name
 from ..services.placement_layers import crs_declared
 from ..services.plan_choices import contract_roles_only, stated_class, stated_site
 from ..services.read_progress import ReadProgress
@@ -36,7 +37,6 @@ from .layer_place import (
     feature_count,
     fits_crs,
     layer_extent,
-    layer_file_name,
     source_name,
     source_text,
     unplaceable_positions,
@@ -110,8 +110,9 @@ class DetachedSource:
 def describe_source(src: Any, role: str, context: QgsCoordinateTransformContext, fits: Callable[[Any, Any], bool] = fits_crs) -> SourceInfo:
     """A role's layer as it declares itself: its name, CRS, feature count, fields, extent and whether that extent ``fits`` its CRS."""
     crs = source_crs(src)
-    return SourceInfo(role, source_text(src), layer_file_name(src), crs, crs.description(), feature_count(src), [f.name() for f in src.fields()],
-                      box_of_rect(layer_extent(src)), fits(src, context), source_name(src), handle=src, crs_known=crs_declared(crs.isValid(), crs.description()))
+    where, described = source_text(src), crs.description()  # each asked once (the live read describes an edited layer at each edit)
+    return SourceInfo(role, where, file_layer_name(where), crs, described, feature_count(src), [f.name() for f in src.fields()],
+                      box_of_rect(layer_extent(src)), fits(src, context), source_name(src), handle=src, crs_known=crs_declared(crs.isValid(), described))
 
 
 def default_readers() -> tuple[Callable[..., Any], Callable[..., SourceInfo], Callable[..., Any]]:

@@ -220,9 +220,9 @@ def _device_lines_boxes(groups: list[tuple[FeatureLayer, str]], devices: list[Ba
     """For each device, :func:`_device_line_boxes` to each of ``groups`` (a target layer and its name filter), in their order."""
     if not groups:
         return [() for _ in devices]
-    targets = [derive("setback targets, located", partial(_targets, layer, match), layer, match) for layer, match in groups]
+    targets, everything = derive("every spec's setback targets, located", partial(_every_target, groups), *(x for group in groups for x in group))
     if len(devices) == 1:  # the live re-check's moved device: its distances as a list, the same boxes in a few calls
-        one = _one_device_line_boxes(targets, devices[0])
+        one = _one_device_line_boxes(targets, devices[0], everything)
         if one is not None:
             return [one]
     if devices and sum(len(t) for t in targets) * len(devices) <= _DENSE_PAIRS:
@@ -230,6 +230,15 @@ def _device_lines_boxes(groups: list[tuple[FeatureLayer, str]], devices: list[Ba
         if found is not None:
             return found
     return list(zip(*(_device_line_boxes(t, devices) for t in targets)))
+
+
+def _every_target(groups: list[tuple[FeatureLayer, str]]) -> tuple[list[np.ndarray], np.ndarray]:
+    """:func:`_targets` of each of ``groups`` (each kept by its own content: an edited target layer's alone found again) and all of
+    them in one array (read-only), kept by every group's content at once (core.derived): one look-up at each edit of a device."""
+    targets = [derive("setback targets, located", partial(_targets, layer, match), layer, match) for layer, match in groups]
+    everything = np.concatenate(targets) if targets else np.empty(0, dtype=object)
+    everything.flags.writeable = False  # shared with the next check: never changed in place
+    return targets, everything
 
 
 def _dense_line_boxes(targets: list[np.ndarray], devices: list[BaseGeometry]) -> list[tuple[tuple[float, float, float, float], ...]] | None:
@@ -263,13 +272,14 @@ def _dense_line_boxes(targets: list[np.ndarray], devices: list[BaseGeometry]) ->
             for k in range(len(arr))]
 
 
-def _one_device_line_boxes(targets: list[np.ndarray], device: BaseGeometry) -> tuple[tuple[float, float, float, float], ...] | None:
+def _one_device_line_boxes(targets: list[np.ndarray], device: BaseGeometry, everything: np.ndarray | None = None) -> tuple[tuple[float, float, float, float], ...] | None:
     """:func:`_dense_line_boxes` of one device: its distance to every target in one call, each spec's least distance and every
     target at it (each tie), their shortest lines boxed in one call and each spec's box the smallest and largest of its lines'
     bounds in the order :func:`_dense_line_boxes` takes them (the same numbers). ``None`` when a distance is not finite or a
     line has no bounds (the other paths decide then)."""
     nan = (math.nan, math.nan, math.nan, math.nan)
-    everything = np.concatenate(targets) if targets else np.empty(0, dtype=object)
+    if everything is None:  # every target in one array (:func:`_every_target` keeps it)
+        everything = np.concatenate(targets) if targets else np.empty(0, dtype=object)
     if not len(everything):
         return tuple(nan for _ in targets)
     apart = shapely.distance(device, everything).tolist()

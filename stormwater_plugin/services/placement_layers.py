@@ -224,33 +224,35 @@ def misplaced_sources(
     measure = _BoxDistances([s.bounds for s in sources], unit_to_ft)
     named: dict[tuple[int, ...], list[BaseGeometry] | None] = {}
 
-    def anchor_of(keep: set[int]) -> tuple[list[BaseGeometry], bool]:
-        # site_geometries of the merged layers of ``keep``: the site parcel(s) the parcels alone name, when they do, are found
-        # once for every role judged against the same parcel sources (the other roles' layers are then not merged); with
-        # whether it is that shared site parcel
-        parcel_sources = tuple(i for i in sorted(keep) if sources[i].role == "parcels" and reasons[i] is None
-                               and (layer := sources[i].layer) is not None and len(layer))
+    # the parcel sources of the plan with features, in order (those not misplaced so far anchor: asked at each role)
+    parcel_plan = [i for i in plan if sources[i].role == "parcels" and (layer := sources[i].layer) is not None and len(layer)]
+
+    def anchor_of(without: str | None) -> tuple[list[BaseGeometry], bool]:
+        # site_geometries of the merged layers of the plan sources but those of the role ``without``: the site parcel(s) the
+        # parcels alone name, when they do, are found once for every role judged against the same parcel sources (the other
+        # roles' layers are then not merged); with whether it is that shared site parcel
+        parcel_sources = tuple(i for i in parcel_plan if reasons[i] is None) if without != "parcels" else ()
         if parcel_sources:
             if parcel_sources not in named:
                 named[parcel_sources] = named_site_geometries(_merged(sources, reasons, set(parcel_sources))["parcels"], site_parcel_id, picks)
             found = named[parcel_sources]
             if found is not None:
                 return found, True
-        return site_geometries(_merged(sources, reasons, keep), site_parcel_id, picks), False
+        return site_geometries(_merged(sources, reasons, {i for i in plan if sources[i].role != without}), site_parcel_id, picks), False
 
     roles = list(dict.fromkeys(sources[i].role for i in plan))
     # what each role judges is fixed before any is judged (a source's reason is set only when its own role is judged)
     todo = {role: [i for i in plan if sources[i].role == role and reasons[i] is None and sources[i].layer is not None] for role in roles}
     context = [i for i, s in enumerate(sources) if s.role in CONTEXT_ROLES and reasons[i] is None and s.bounds is not None]
     for n, role in enumerate(roles):
-        anchor, shared = anchor_of({i for i in plan if sources[i].role != role})
+        anchor, shared = anchor_of(role)
         judged = todo[role]
         # the shared site parcel is measured at once to the sources still to judge too, which it may anchor (none other is)
         ahead = [i for later in roles[n + 1:] for i in todo[later]] + context if shared else []
         for i, d in zip(judged, measure(anchor, judged, ahead)):
             s = sources[i]
             reasons[i] = placement_problem(s.source, s.crs_name, False, d, min(reaches[role], FAR_FT))
-    anchor, _ = anchor_of(set(plan))
+    anchor, _ = anchor_of(None)
     for i, d in zip(context, measure(anchor, context)):
         s = sources[i]
         reasons[i] = placement_problem(s.source, s.crs_name, False, d, min(reaches[s.role], FAR_FT))

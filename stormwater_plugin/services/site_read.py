@@ -92,6 +92,15 @@ def moved_memo(own: FetchedFeatures, moved: FetchedFeatures) -> dict[Hashable, o
     return held[1]  # type: ignore[no-any-return]
 
 
+def same_records_memo(earlier: FetchedFeatures) -> dict[Hashable, object]:
+    """The memo (:func:`_kept`) of features fetched with ``earlier``'s very records and columns (the same objects) and other
+    geometries (an edited layer's, made from the earlier read where only geometries changed: ``gui.live_read``): what ``earlier``'s
+    memo holds of the records alone, their names and ids (:func:`_named`); the rest is derived anew."""
+    memo: dict[Hashable, object] | None = getattr(earlier, "memo", None)
+    held = dict(memo) if memo else {}  # one copy at once: a stale read may still add to it
+    return {k: v for k, v in held.items() if isinstance(k, tuple) and k[:1] == ("named",)}
+
+
 def _changing(fr: FetchedFeatures) -> None:
     """The read is about to change ``fr``'s features in place (a feature taken out): what was kept of them no longer holds."""
     if getattr(fr, "memo", None) is not None:
@@ -519,4 +528,4 @@ def read_site(
     return SiteRead(inputs, crs, read.why)
 
 
-__all__ = ["ReadLayers", "SiteBackend", "SiteRead", "clean_value", "moved_memo", "read_layers", "read_site"]
+__all__ = ["ReadLayers", "SiteBackend", "SiteRead", "clean_value", "moved_memo", "read_layers", "read_site", "same_records_memo"]

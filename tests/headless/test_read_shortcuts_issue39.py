@@ -241,3 +241,52 @@ def test_two_plan_features_499_ft_apart_are_no_strays_from_their_box_and_501_ft_
     assert not placement_layers._all_near(far, [0, 1], {"devices": 500.0, "building_sites": 500.0}, 1.0)
     assert stray_plan_features(near, [None, None], {"devices": 500.0, "building_sites": 500.0}, 1.0) == [[], []]
     assert stray_plan_features(far, [None, None], {"devices": 500.0, "building_sites": 500.0}, 1.0) == [[0], [0]]
+
+
+def _spec_lines(layers: dict, specs: list) -> dict:
+    from stormwater_plugin.services.dem_window import _LayerReads
+
+    return _LayerReads(layers, specs).spec_lines()
+
+
+_pt = st.tuples(st.integers(-200, 200).map(float), st.integers(-200, 200).map(float))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.lists(_pt, min_size=1, max_size=3), st.lists(_pt, min_size=1, max_size=3), _pt, st.sampled_from(["", "dug"])),
+                min_size=1, max_size=5))
+def test_the_windows_nearest_target_lines_with_every_specs_targets_kept_at_once_are_those_found_anew(steps):
+    """A sitting of edits (wells, septic systems, the device moved; the wells' name filter changed): at each check, carrying the
+    last one's values, each spec's box of the device's lines to its nearest targets is the one found with nothing kept."""
+    from stormwater_plugin.core.derived import Derived, using
+
+    earlier = None
+    for wells, septic, device, match in steps:
+        layers = {"wells": FeatureLayer.from_sequences("wells", [Point(*p) for p in wells], [f"W{k}" for k in range(len(wells))],
+                                                       [{"name": "dug well" if k % 2 else "drilled"} for k in range(len(wells))]),
+                  "septic": FeatureLayer.from_sequences("septic", [Point(*p) for p in septic], [f"S{k}" for k in range(len(septic))],
+                                                        [{} for _ in septic]),
+                  "devices": FeatureLayer.from_sequences("devices", [Point(*device)], ["DW-1"], [{}])}
+        specs = [("wells", match), ("septic", "")]
+        want = _spec_lines(layers, specs)
+        with using(Derived(earlier)) as now:
+            assert _spec_lines(layers, specs) == want
+        earlier = now
+
+
+def test_every_specs_kept_targets_are_found_again_when_a_target_layer_or_its_name_filter_changes():
+    """The kept targets' key: each target layer's content and each name filter (a well moved 0.1 ft, the filter made 'dug')."""
+    from stormwater_plugin.core.derived import Derived, using
+
+    def layers(x: float) -> dict:
+        return {"wells": FeatureLayer.from_sequences("wells", [Point(x, 0), Point(0, 50)], ["W1", "W2"], [{"name": "drilled"}, {"name": "dug well"}]),
+                "septic": FeatureLayer.from_sequences("septic", [Point(0, -30)], ["S1"], [{}]),
+                "devices": FeatureLayer.from_sequences("devices", [Point(0, 0)], ["DW-1"], [{}])}
+
+    first = Derived()
+    with using(first):
+        assert _spec_lines(layers(10.0), [("wells", ""), ("septic", "")])[("wells", "")] == (0.0, 0.0, 10.0, 0.0)
+    with using(Derived(first)) as second:
+        assert _spec_lines(layers(10.1), [("wells", ""), ("septic", "")])[("wells", "")] == (0.0, 0.0, 10.1, 0.0)
+    with using(Derived(second)):
+        assert _spec_lines(layers(10.1), [("wells", "dug"), ("septic", "")])[("wells", "dug")] == (0.0, 0.0, 0.0, 50.0)
