@@ -11,23 +11,24 @@ changes is shared with a stale read still running. A kept DEM window is shared, 
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any, Callable, Mapping
 
+from ..qgis_bridge.crs import crs_text
 from ..qgis_bridge.edit_state import EditState, converted_geometries, geometry_changes
 from ..qgis_bridge.layer_place import box_of_rect, feature_count, fits_crs, layer_extent
 from ..qgis_bridge.snapshot import default_readers
 from ..qgis_bridge.vectors import QgisFrame, source_crs
 from ..services.live_read import ReadMemo
+from ..services.site_read import same_records_memo
 
 
 def _crs_key(memo: ReadMemo, crs: Any) -> str:
-    """A CRS's WKT (the key of a conversion in it), written once per CRS object: a source's CRS is the same object at every
-    read of the source (``DetachedSource``), and the memo holds the object while it keeps its text."""
+    """A CRS's WKT2 (the key of a conversion in it: ``qgis_bridge.crs.crs_text``), taken once per CRS object: a source's CRS is the
+    same object at every read of the source (``DetachedSource``), and the memo holds the object while it keeps its text."""
     if crs is None:
         return ""
-    held, text = memo.remember(("crs text", id(crs)), lambda: (crs, str(crs.toWkt())))
-    return str(text) if held is crs else str(crs.toWkt())
+    held, text = memo.remember(("crs text", id(crs)), lambda: (crs, crs_text(crs)))
+    return str(text) if held is crs else crs_text(crs)
 
 
 def _own_layer(frame: QgisFrame) -> QgisFrame:
@@ -37,7 +38,10 @@ def _own_layer(frame: QgisFrame) -> QgisFrame:
     A stale re-check may still run beside the new one; the geometries themselves are immutable and are shared, and so is the
     frame's ``memo`` (what the read derives of the same features: ``services.site_read._kept``).
     """
-    return dataclasses.replace(frame, geoms=list(frame.geoms), unusable=dict(frame.unusable))
+    own = object.__new__(QgisFrame)  # dataclasses.replace of a frame (no __post_init__) without its generic steps: a read copies each
+    own.__dict__.update(frame.__dict__)  # layer at every edit
+    own.geoms, own.unusable = list(frame.geoms), dict(frame.unusable)
+    return own
 
 
 def _shared_grid(grid: Any) -> Any:
@@ -84,7 +88,7 @@ def _edited(memo: ReadMemo, key: tuple[Any, ...], source: Any, crs: Any, edited_
     geoms = list(old.geoms)
     for fid, g in zip(changed, converted):
         geoms[at[fid]] = g
-    return QgisFrame(geoms, old.records, old.columns, crs, old.fids, None)
+    return QgisFrame(geoms, old.records, old.columns, crs, old.fids, None, memo=same_records_memo(old))  # its records' names and ids kept
 
 
 def live_readers(memo: ReadMemo, edited_from: EditedFrom | None = None) -> tuple[Callable[..., Any], Callable[..., Any], Callable[..., Any]]:

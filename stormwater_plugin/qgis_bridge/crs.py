@@ -30,10 +30,31 @@ from ..services.grid_scale import Ellipsoid
 from ..services.proj_text import longlat_proj, proj_unit_m
 from ..services.working_crs import NoSiteLocation, TransformUnavailable, conformal_method
 
-__all__ = ["NoSiteLocation", "QgisCrs", "TransformUnavailable", "WGS84", "checked_transform", "crs_label", "is_conformal", "is_projected",
+__all__ = ["NoSiteLocation", "QgisCrs", "TransformUnavailable", "WGS84", "checked_transform", "crs_label", "crs_text", "crs_wkt1", "is_conformal", "is_projected",
            "scale_at_point", "thread_can_transform", "transform_points", "unit_to_ft"]
 
 WGS84 = QgsCoordinateReferenceSystem("EPSG:4326")
+#: A CRS's WKT1 (:func:`crs_wkt1`) by its WKT2 text, a few CRSs at most (a session reads in one or two).
+_WKT1: dict[str, str] = {}
+
+
+def crs_text(crs: QgsCoordinateReferenceSystem) -> str:
+    """The CRS's WKT2 (2019), a key of its content: QGIS keeps it with the CRS's shared data, so a copy (``layer.crs()``) gives it
+    without the PROJ object another thread would first build (WKT1 is written from one at each call: 0.1 ms in the live task)."""
+    return str(crs.toWkt(QgsCoordinateReferenceSystem.WktVariant.WKT2_2019))
+
+
+def crs_wkt1(crs: QgsCoordinateReferenceSystem) -> str:
+    """``crs.toWkt()`` kept by :func:`crs_text` (one definition, one WKT1); an invalid CRS's (no WKT2) written each time."""
+    key = crs_text(crs)
+    found = _WKT1.get(key) if key else None
+    if found is None:
+        found = str(crs.toWkt())
+        if key:
+            if len(_WKT1) >= 16:
+                _WKT1.clear()
+            _WKT1[key] = found
+    return found
 
 
 def is_projected(crs: QgsCoordinateReferenceSystem) -> bool:
@@ -56,7 +77,7 @@ def unit_to_ft(crs: QgsCoordinateReferenceSystem) -> float:
 def is_conformal(crs: QgsCoordinateReferenceSystem) -> bool:
     """Whether the projection is conformal (:func:`~stormwater_plugin.services.working_crs.conformal_method`, the file reader's
     rule): its method's name as QGIS's WKT2 states it (the first ``METHOD``, the projection's, before any datum shift's)."""
-    found = re.search(r'METHOD\["([^"]*)"', crs.toWkt(QgsCoordinateReferenceSystem.WktVariant.WKT2_2019) or "") if crs.isValid() else None
+    found = re.search(r'METHOD\["([^"]*)"', crs_text(crs) or "") if crs.isValid() else None
     return conformal_method(found.group(1) if found else "")
 
 
@@ -153,7 +174,7 @@ class QgisCrs:
     def identity(self, crs: QgsCoordinateReferenceSystem) -> str:
         """What a CRS is measured by (``services.site_crs.site_measure``): its identifier, name and WKT2, and the context's operations."""
         ops = sorted((str(k), str(v)) for k, v in self.context.coordinateOperations().items())
-        return f"{crs.authid()}\n{crs.description()}\n{crs.toWkt(QgsCoordinateReferenceSystem.WktVariant.WKT2_2019)}\n{ops}"
+        return f"{crs.authid()}\n{crs.description()}\n{crs_text(crs)}\n{ops}"
 
     def describe(self, crs: QgsCoordinateReferenceSystem) -> CrsInfo:
         return CrsInfo(crs.description(), crs.authid(), is_projected(crs), is_conformal(crs), unit_to_m(crs))

@@ -20,6 +20,7 @@ from ..core.model import SiteInputs, Warning_
 from ..core.roles import ROLES
 from ..services import planned_source, site_crs
 from ..services.backend import Box, SourceInfo
+from ..services.layer_source_text import layer_file_name as file_layer_name
 from ..services.placement_layers import crs_declared
 from ..services.plan_choices import contract_roles_only, stated_class, stated_site
 from ..services.read_progress import ReadProgress
@@ -27,7 +28,7 @@ from ..services.refetch import matched_by_id
 from ..services.site_read import moved_memo, read_site
 from ..services.site_source import SiteRead
 from ..services.template_layers import drop_undrawn_template_layers
-from .crs import QgisCrs, unit_to_ft
+from .crs import QgisCrs, crs_wkt1, unit_to_ft
 from .dem import QgisDemBand, QgisDemSource, read_dem
 from .layer_parts import RoleLayerStatus, resolve_parts
 from .layer_place import (
@@ -36,7 +37,6 @@ from .layer_place import (
     feature_count,
     fits_crs,
     layer_extent,
-    layer_file_name,
     source_name,
     source_text,
     unplaceable_positions,
@@ -56,7 +56,7 @@ class Snapshot:
 
     def crs_wkt(self) -> str:
         """The working CRS as WKT (for the outputs' layers)."""
-        return str(self.crs.toWkt())
+        return crs_wkt1(self.crs)
 
 
 class DetachedSource:
@@ -110,8 +110,9 @@ class DetachedSource:
 def describe_source(src: Any, role: str, context: QgsCoordinateTransformContext, fits: Callable[[Any, Any], bool] = fits_crs) -> SourceInfo:
     """A role's layer as it declares itself: its name, CRS, feature count, fields, extent and whether that extent ``fits`` its CRS."""
     crs = source_crs(src)
-    return SourceInfo(role, source_text(src), layer_file_name(src), crs, crs.description(), feature_count(src), [f.name() for f in src.fields()],
-                      box_of_rect(layer_extent(src)), fits(src, context), source_name(src), handle=src, crs_known=crs_declared(crs.isValid(), crs.description()))
+    where, described = source_text(src), crs.description()  # each asked once (the live read describes an edited layer at each edit)
+    return SourceInfo(role, where, file_layer_name(where), crs, described, feature_count(src), [f.name() for f in src.fields()],
+                      box_of_rect(layer_extent(src)), fits(src, context), source_name(src), handle=src, crs_known=crs_declared(crs.isValid(), described))
 
 
 def default_readers() -> tuple[Callable[..., Any], Callable[..., SourceInfo], Callable[..., Any]]:

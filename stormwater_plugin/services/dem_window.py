@@ -102,6 +102,21 @@ def _located(layer: FeatureLayer) -> np.ndarray:
     return g
 
 
+def _located_box(layer: FeatureLayer | None) -> Bounds | None:
+    """The box of :func:`_geoms` of a layer as ``shapely.total_bounds`` gives it, in Python floats (``None``: no located feature),
+    kept by content (core.derived): a layer the edit did not touch is not boxed again."""
+    if layer is None or len(layer) == 0:
+        return None
+    return derive("located geometries' box", partial(_box_of, layer), layer)
+
+
+def _box_of(layer: FeatureLayer) -> Bounds | None:
+    """:func:`_located_box` computed."""
+    geoms = _geoms(layer)
+    b = total_box(geoms) if len(geoms) else None
+    return None if b is None else (float(b[0]), float(b[1]), float(b[2]), float(b[3]))
+
+
 def _grown(geoms: Sequence[BaseGeometry] | np.ndarray, pad: float) -> Bounds | None:
     if len(geoms) == 0:
         return None
@@ -154,9 +169,12 @@ class _LayerReads:
     def box(self, roles: tuple[str, ...]) -> Bounds | None:
         """The box of the located features of ``roles`` (``None``: none), as ``shapely.total_bounds`` gives it."""
         if roles not in self._boxes:
-            geoms = [g for r in roles for g in self.geoms(r)] if len(roles) > 1 else self.geoms(roles[0])
-            b = total_box(geoms) if len(geoms) else None
-            self._boxes[roles] = None if b is None else (float(b[0]), float(b[1]), float(b[2]), float(b[3]))
+            if len(roles) == 1:  # one role's box kept with its content (:func:`_located_box`)
+                self._boxes[roles] = _located_box(self.layers.get(roles[0]))
+            else:
+                geoms = [g for r in roles for g in self.geoms(r)]
+                b = total_box(geoms) if len(geoms) else None
+                self._boxes[roles] = None if b is None else (float(b[0]), float(b[1]), float(b[2]), float(b[3]))
         return self._boxes[roles]
 
     def spec_lines(self) -> dict[tuple[str, str], Bounds | None]:
@@ -202,9 +220,9 @@ def _device_lines_boxes(groups: list[tuple[FeatureLayer, str]], devices: list[Ba
     """For each device, :func:`_device_line_boxes` to each of ``groups`` (a target layer and its name filter), in their order."""
     if not groups:
         return [() for _ in devices]
-    targets = [derive("setback targets, located", partial(_targets, layer, match), layer, match) for layer, match in groups]
+    targets, everything = derive("every spec's setback targets, located", partial(_every_target, groups), *(x for group in groups for x in group))
     if len(devices) == 1:  # the live re-check's moved device: its distances as a list, the same boxes in a few calls
-        one = _one_device_line_boxes(targets, devices[0])
+        one = _one_device_line_boxes(targets, devices[0], everything)
         if one is not None:
             return [one]
     if devices and sum(len(t) for t in targets) * len(devices) <= _DENSE_PAIRS:
@@ -212,6 +230,15 @@ def _device_lines_boxes(groups: list[tuple[FeatureLayer, str]], devices: list[Ba
         if found is not None:
             return found
     return list(zip(*(_device_line_boxes(t, devices) for t in targets)))
+
+
+def _every_target(groups: list[tuple[FeatureLayer, str]]) -> tuple[list[np.ndarray], np.ndarray]:
+    """:func:`_targets` of each of ``groups`` (each kept by its own content: an edited target layer's alone found again) and all of
+    them in one array (read-only), kept by every group's content at once (core.derived): one look-up at each edit of a device."""
+    targets = [derive("setback targets, located", partial(_targets, layer, match), layer, match) for layer, match in groups]
+    everything = np.concatenate(targets) if targets else np.empty(0, dtype=object)
+    everything.flags.writeable = False  # shared with the next check: never changed in place
+    return targets, everything
 
 
 def _dense_line_boxes(targets: list[np.ndarray], devices: list[BaseGeometry]) -> list[tuple[tuple[float, float, float, float], ...]] | None:
@@ -245,13 +272,14 @@ def _dense_line_boxes(targets: list[np.ndarray], devices: list[BaseGeometry]) ->
             for k in range(len(arr))]
 
 
-def _one_device_line_boxes(targets: list[np.ndarray], device: BaseGeometry) -> tuple[tuple[float, float, float, float], ...] | None:
+def _one_device_line_boxes(targets: list[np.ndarray], device: BaseGeometry, everything: np.ndarray | None = None) -> tuple[tuple[float, float, float, float], ...] | None:
     """:func:`_dense_line_boxes` of one device: its distance to every target in one call, each spec's least distance and every
     target at it (each tie), their shortest lines boxed in one call and each spec's box the smallest and largest of its lines'
     bounds in the order :func:`_dense_line_boxes` takes them (the same numbers). ``None`` when a distance is not finite or a
     line has no bounds (the other paths decide then)."""
     nan = (math.nan, math.nan, math.nan, math.nan)
-    everything = np.concatenate(targets) if targets else np.empty(0, dtype=object)
+    if everything is None:  # every target in one array (:func:`_every_target` keeps it)
+        everything = np.concatenate(targets) if targets else np.empty(0, dtype=object)
     if not len(everything):
         return tuple(nan for _ in targets)
     apart = shapely.distance(device, everything).tolist()

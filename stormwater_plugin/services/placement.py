@@ -101,11 +101,9 @@ def plan_placement(layers: Mapping[str, FeatureLayer], unit_to_ft: float, site_p
     present = [(role, layer) for role in PLAN_ROLES if (layer := layers.get(role)) is not None and len(layer)]
     if not present:
         return None
-    every = object_array([g for _, layer in present for g in layer.geoms])  # every role's at once, then each located one named
-    names = [(role, i) for role, layer in present for i in layer.ids]
-    located = np.flatnonzero(~shapely.is_missing(every) & ~shapely.is_empty(every)).tolist()
-    plan: list[tuple[str, object]] = [(f"{names[n][0]} {names[n][1]}", every[n]) for n in located]
-    if not plan:
+    every = object_array([g for _, layer in present for g in layer.geoms])  # every role's at once; only the nearest one is named
+    located = np.flatnonzero(~shapely.is_missing(every) & ~shapely.is_empty(every))
+    if not len(located):
         return None
     try:
         site = site_parcel_indices(layers, site_parcel_id, picks)
@@ -115,7 +113,7 @@ def plan_placement(layers: Mapping[str, FeatureLayer], unit_to_ft: float, site_p
     candidates = site or [i for i, g in enumerate(parcels.geoms) if g is not None and not g.is_empty]
     if not candidates:
         return None
-    plan_geoms = object_array(g for _, g in plan)
+    plan_geoms = every[located]
     if len(candidates) == 1:  # the site parcel: each feature's distance to it, as the tree gives it (no tie between parcels to break)
         dist = shapely.distance(plan_geoms, parcels.geoms[candidates[0]])
         which, hit = np.arange(len(plan_geoms)), np.zeros(len(plan_geoms), dtype=int)
@@ -125,8 +123,17 @@ def plan_placement(layers: Mapping[str, FeatureLayer], unit_to_ft: float, site_p
     if len(dist) == 0:
         return None
     n = int(np.argmin(dist))
-    k, j = int(which[n]), candidates[int(hit[n])]
-    return Placement(float(dist[n]) * unit_to_ft, str(parcels.ids[j]), bool(site), plan[k][0])
+    k, j = int(located[int(which[n])]), candidates[int(hit[n])]
+    return Placement(float(dist[n]) * unit_to_ft, str(parcels.ids[j]), bool(site), _feature_name(present, k))
+
+
+def _feature_name(present: list[tuple[str, FeatureLayer]], k: int) -> str:
+    """``role id`` of the ``k``-th feature of the layers ``present``, taken in their order."""
+    for role, layer in present:
+        if k < len(layer.ids):
+            return f"{role} {layer.ids[k]}"
+        k -= len(layer.ids)
+    raise IndexError(k)
 
 
 def plan_placement_problem(layers: Mapping[str, FeatureLayer], unit_to_ft: float, site_parcel_id: str | None = None,

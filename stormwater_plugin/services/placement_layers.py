@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Callable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 import shapely
@@ -155,6 +155,9 @@ class SourcePlace:
         Its whole extent in the working CRS; ``None`` when empty or unknown (never judged by distance).
     layer : FeatureLayer or None
         A plan source's features with a usable geometry, in the working CRS: they locate the site for the others.
+    finite : bool
+        Whether every coordinate of ``layer``'s features is finite (:func:`finite_coordinates`), so ``bounds`` holds them all
+        (``False``: not known; :func:`stray_plan_features` then measures every feature).
     """
 
     role: str
@@ -163,6 +166,14 @@ class SourcePlace:
     fits_crs: bool = True
     bounds: Box | None = None
     layer: FeatureLayer | None = None
+    finite: bool = False
+
+
+def finite_coordinates(geoms: Iterable[BaseGeometry | None]) -> bool:
+    """Whether every coordinate of ``geoms`` is finite (a missing or empty geometry has none): a geometry with a NaN vertex may
+    still have finite bounds, which then do not hold it (:attr:`SourcePlace.finite`)."""
+    arr = object_array(geoms)
+    return bool(np.isfinite(shapely.get_coordinates(arr)).all()) if len(arr) else True
 
 
 def _merged(sources: Sequence[SourcePlace], reasons: Sequence[str | None], keep: set[int]) -> dict[str, FeatureLayer]:
@@ -213,33 +224,35 @@ def misplaced_sources(
     measure = _BoxDistances([s.bounds for s in sources], unit_to_ft)
     named: dict[tuple[int, ...], list[BaseGeometry] | None] = {}
 
-    def anchor_of(keep: set[int]) -> tuple[list[BaseGeometry], bool]:
-        # site_geometries of the merged layers of ``keep``: the site parcel(s) the parcels alone name, when they do, are found
-        # once for every role judged against the same parcel sources (the other roles' layers are then not merged); with
-        # whether it is that shared site parcel
-        parcel_sources = tuple(i for i in sorted(keep) if sources[i].role == "parcels" and reasons[i] is None
-                               and (layer := sources[i].layer) is not None and len(layer))
+    # the parcel sources of the plan with features, in order (those not misplaced so far anchor: asked at each role)
+    parcel_plan = [i for i in plan if sources[i].role == "parcels" and (layer := sources[i].layer) is not None and len(layer)]
+
+    def anchor_of(without: str | None) -> tuple[list[BaseGeometry], bool]:
+        # site_geometries of the merged layers of the plan sources but those of the role ``without``: the site parcel(s) the
+        # parcels alone name, when they do, are found once for every role judged against the same parcel sources (the other
+        # roles' layers are then not merged); with whether it is that shared site parcel
+        parcel_sources = tuple(i for i in parcel_plan if reasons[i] is None) if without != "parcels" else ()
         if parcel_sources:
             if parcel_sources not in named:
                 named[parcel_sources] = named_site_geometries(_merged(sources, reasons, set(parcel_sources))["parcels"], site_parcel_id, picks)
             found = named[parcel_sources]
             if found is not None:
                 return found, True
-        return site_geometries(_merged(sources, reasons, keep), site_parcel_id, picks), False
+        return site_geometries(_merged(sources, reasons, {i for i in plan if sources[i].role != without}), site_parcel_id, picks), False
 
     roles = list(dict.fromkeys(sources[i].role for i in plan))
     # what each role judges is fixed before any is judged (a source's reason is set only when its own role is judged)
     todo = {role: [i for i in plan if sources[i].role == role and reasons[i] is None and sources[i].layer is not None] for role in roles}
     context = [i for i, s in enumerate(sources) if s.role in CONTEXT_ROLES and reasons[i] is None and s.bounds is not None]
     for n, role in enumerate(roles):
-        anchor, shared = anchor_of({i for i in plan if sources[i].role != role})
+        anchor, shared = anchor_of(role)
         judged = todo[role]
         # the shared site parcel is measured at once to the sources still to judge too, which it may anchor (none other is)
         ahead = [i for later in roles[n + 1:] for i in todo[later]] + context if shared else []
         for i, d in zip(judged, measure(anchor, judged, ahead)):
             s = sources[i]
             reasons[i] = placement_problem(s.source, s.crs_name, False, d, min(reaches[role], FAR_FT))
-    anchor, _ = anchor_of(set(plan))
+    anchor, _ = anchor_of(None)
     for i, d in zip(context, measure(anchor, context)):
         s = sources[i]
         reasons[i] = placement_problem(s.source, s.crs_name, False, d, min(reaches[s.role], FAR_FT))
@@ -357,19 +370,20 @@ def stray_plan_features(
     """
     out: list[list[int]] = [[] for _ in sources]
     plan = [i for i, s in enumerate(sources) if s.role not in CONTEXT_ROLES and reasons[i] is None and s.layer is not None and len(s.layer)]
-    if not any(sources[i].role != "parcels" for i in plan):
+    if not any(sources[i].role != "parcels" for i in plan) or _all_near(sources, plan, reaches, unit_to_ft):
         return out
     # every plan source's located features at once, with the source and the position in its layer of each
     layers = [sources[i].layer for i in plan]
-    geoms = np.concatenate([np.asarray(lay.geoms, dtype=object) for lay in layers if lay is not None])
-    source = np.repeat(np.array(plan), [len(lay) for lay in layers if lay is not None])
-    position = np.concatenate([np.arange(len(lay)) for lay in layers if lay is not None])
+    sizes = [len(lay) for lay in layers if lay is not None]
+    geoms = np.concatenate([object_array(lay.geoms) for lay in layers if lay is not None])  # never asking numpy to look into each geometry
+    source = np.repeat(np.array(plan), sizes)
+    position = np.concatenate([np.arange(n) for n in sizes])
+    codes = {r: k for k, r in enumerate(dict.fromkeys(sources[i].role for i in plan))}  # each role as a number
+    role_of = np.repeat(np.array([codes[sources[i].role] for i in plan], dtype=int), sizes)  # each feature's, source by source
     keep = ~shapely.is_missing(geoms) & ~shapely.is_empty(geoms)
-    geoms, source, position = geoms[keep], source[keep], position[keep]
+    geoms, source, position, role_of = geoms[keep], source[keep], position[keep], role_of[keep]
     if not len(geoms):
         return out
-    codes = {r: k for k, r in enumerate(dict.fromkeys(sources[i].role for i in plan))}  # each role as a number
-    role_of = np.array([codes[sources[i].role] for i in source.tolist()], dtype=int)
     # A vertex of each: two features lie no farther apart than a vertex of each, so a feature with another role's vertex well
     # within reach is no stray; only the others (none on an ordinary site) are measured, to the nearest of every other role's
     # features (one tree of them all: the nearest of each role's nearest).
@@ -387,6 +401,23 @@ def stray_plan_features(
         (which, _), dist = shapely.STRtree(geoms[others]).query_nearest(geoms[mine], return_distance=True, all_matches=False)
         out[i] = sorted(int(position[mine[int(k)]]) for k, d in zip(which, dist) if math.isfinite(d) and float(d) * unit_to_ft > limit[mine[int(k)]])
     return out
+
+
+def _all_near(sources: Sequence[SourcePlace], plan: Sequence[int], reaches: Mapping[str, float], unit_to_ft: float) -> bool:
+    """Whether no feature of the judged plan sources (``plan`` but the parcels) can be a stray, from their boxes alone: every plan
+    source's coordinates finite (:attr:`SourcePlace.finite`; the parcels' too, which are measured as the others' neighbours), the
+    judged ones' held by their boxes, two roles or more among them (each feature then has another role's feature in the box of
+    them all), and that box's diagonal within every judged role's reach (with :func:`stray_plan_features`' margin of a
+    millionth): no two of their points lie farther apart, so no feature lies farther than its reach from the nearest feature of
+    another role. The plan's features on an ordinary site: not measured one by one."""
+    judged = [sources[i] for i in plan if sources[i].role != "parcels"]
+    if not (unit_to_ft > 0) or len({s.role for s in judged}) < 2 or not all(sources[i].finite for i in plan) or any(s.bounds is None for s in judged):
+        return False
+    boxes = [s.bounds for s in judged if s.bounds is not None]
+    x0, y0 = min(b[0] for b in boxes), min(b[1] for b in boxes)
+    x1, y1 = max(b[2] for b in boxes), max(b[3] for b in boxes)
+    diagonal = math.hypot(x1 - x0, y1 - y0)
+    return math.isfinite(diagonal) and all(diagonal <= min(reaches.get(s.role, FAR_FT), FAR_FT) / unit_to_ft * (1.0 - 1e-6) for s in judged)
 
 
 #: Up to this many entries (judged features times all features) the vertices' distances are one matrix; above it
@@ -434,4 +465,4 @@ def all_features_entry(count: int, name: str) -> str:
 
 
 __all__ = ["EDGE_SAMPLES", "SourcePlace", "all_features_entry", "box_edge_points", "box_of_points", "crs_declared", "crs_misfit_reason", "crs_unknown_reason", "distance_to_box_ft",
-           "misplaced_sources", "misplaced_warning", "stray_plan_features", "unplaceable_features", "unplaceable_warning"]
+           "finite_coordinates", "misplaced_sources", "misplaced_warning", "stray_plan_features", "unplaceable_features", "unplaceable_warning"]

@@ -43,7 +43,7 @@ from .backend import Box, CrsBackend, DemHandle, FetchedFeatures, GeomSlots, Lay
 from .feature_ids import feature_ids, id_columns, position_ids
 from .intake import MAX_LISTED, match_fields, unplaceable_feature_problem
 from .placement import PlanOffParcel, plan_placement_problem
-from .placement_layers import SourcePlace, all_features_entry, crs_misfit_reason, crs_unknown_reason
+from .placement_layers import SourcePlace, all_features_entry, crs_misfit_reason, crs_unknown_reason, finite_coordinates
 from .reading_policy import (
     DEM_FALLBACK_MARGIN_FT,
     ReadingReach,
@@ -90,6 +90,15 @@ def moved_memo(own: FetchedFeatures, moved: FetchedFeatures) -> dict[Hashable, o
     if held is None or held[0] is not mine:
         held = theirs[("moved", id(mine))] = (mine, {})
     return held[1]  # type: ignore[no-any-return]
+
+
+def same_records_memo(earlier: FetchedFeatures) -> dict[Hashable, object]:
+    """The memo (:func:`_kept`) of features fetched with ``earlier``'s very records and columns (the same objects) and other
+    geometries (an edited layer's, made from the earlier read where only geometries changed: ``gui.live_read``): what ``earlier``'s
+    memo holds of the records alone, their names and ids (:func:`_named`); the rest is derived anew."""
+    memo: dict[Hashable, object] | None = getattr(earlier, "memo", None)
+    held = dict(memo) if memo else {}  # one copy at once: a stale read may still add to it
+    return {k: v for k, v in held.items() if isinstance(k, tuple) and k[:1] == ("named",)}
 
 
 def _changing(fr: FetchedFeatures) -> None:
@@ -282,7 +291,7 @@ def _place(backend: LayerBackend, role: str, pc: _Piece, crs: object, deferred: 
             place.bounds = backend.box_in(s.extent, s.crs, crs)
         return place
     if fr is not None:
-        place.bounds, place.layer = _kept(fr, ("placed", role), lambda: (_bounds(fr.geoms), _usable_layer(role, fr)))
+        place.bounds, place.layer, place.finite = _kept(fr, ("placed", role), lambda: (_bounds(fr.geoms), _usable_layer(role, fr), finite_coordinates(fr.geoms)))
     return place
 
 
@@ -519,4 +528,4 @@ def read_site(
     return SiteRead(inputs, crs, read.why)
 
 
-__all__ = ["ReadLayers", "SiteBackend", "SiteRead", "clean_value", "moved_memo", "read_layers", "read_site"]
+__all__ = ["ReadLayers", "SiteBackend", "SiteRead", "clean_value", "moved_memo", "read_layers", "read_site", "same_records_memo"]

@@ -503,8 +503,9 @@ ADAPTER_READING_FILES: tuple[str, ...] = (
 #: snapshot's two lines of ``SnapshotPlan.readers`` and its ``describe_source`` (the live re-check's partial read, issue 39) included; and
 #: qgis_bridge.crs's points transformed in one QGIS call (issue 39: the live read's CRS fit of an edited layer, 20 lines); and
 #: qgis_bridge.dem's DEM source taking the band its plan described (issue 39: the live read's metadata not read again, 2 lines); and
-#: the plan's DEM band described by the layer's own provider, its clone opened only to read blocks (issue 39: the main thread's plan, 5 lines).
-ADAPTER_READING_LINES = 2671
+#: the plan's DEM band described by the layer's own provider, its clone opened only to read blocks (issue 39: the main thread's plan, 5 lines);
+#: and qgis_bridge.crs's CRS texts, WKT2 as QGIS keeps it and WKT1 kept by it (issue 39: no PROJ object built in the live task, 23 lines).
+ADAPTER_READING_LINES = 2694
 
 
 def test_the_adapters_reading_code_stays_within_its_line_budget():

@@ -337,3 +337,20 @@ def test_an_unedited_layer_moved_into_the_working_crs_read_again_is_the_same_lay
     after = read_site(again, None, None, None, None, []).inputs
     assert after.layers["parcels"] is before.layers["parcels"] and after.layers["wells"] is before.layers["wells"]
     assert after.layers["devices"] is not before.layers["devices"]
+
+
+def test_a_frame_of_the_same_records_with_moved_geometries_keeps_only_their_names_and_ids_and_reads_as_a_fresh_read():
+    """An edited layer's features made from the earlier read (the same records, a device moved: ``gui.live_read``) carry what the
+    earlier memo holds of the records alone (``site_read.same_records_memo``); the read through them equals one computing anew."""
+    first = _Layers(_site())
+    read_site(first, None, None, None, None, [])
+    earlier = first.fetched["devices"]
+    assert any(k[0] == "named" for k in earlier.memo) and any(k[0] != "named" for k in earlier.memo)
+    carried = site_read.same_records_memo(earlier)
+    assert carried and all(k[0] == "named" for k in carried) and all(carried[k] is earlier.memo[k] for k in carried)
+    moved = LocalFrame([Point(15, 10), None], earlier.records, earlier.columns, memo=carried)
+    after = read_site(_Layers(_site(dx=5.0), kept={"devices": moved, "parcels": first.fetched["parcels"], "wells": first.fetched["wells"]}),
+                      None, None, None, None, []).inputs
+    fresh = read_site(_Layers(_site(dx=5.0), memo=False), None, None, None, None, []).inputs
+    assert _inputs_content(after) == _inputs_content(fresh)
+    assert site_read.same_records_memo(LocalFrame([], [], [], memo=None)) == {}

@@ -62,13 +62,14 @@ def test_a_crs_text_is_written_once_per_crs_object_and_another_crs_has_its_own(q
     from stormwater_plugin.gui.live_read import _crs_key
     from stormwater_plugin.services.live_read import ReadMemo
 
+    wkt2 = QgsCoordinateReferenceSystem.WktVariant.WKT2_2019  # the text QGIS keeps with the CRS (qgis_bridge.crs.crs_text)
     utm = _Counted("EPSG:26918")
     first = ReadMemo()
     text = _crs_key(first, utm)
-    assert text == QgsCoordinateReferenceSystem("EPSG:26918").toWkt() and _crs_key(first, utm) == text
+    assert text == QgsCoordinateReferenceSystem("EPSG:26918").toWkt(wkt2) and _crs_key(first, utm) == text
     assert _crs_key(ReadMemo(first.made), utm) == text and _Counted.written == 1  # the same object: written once
     other = _Counted("EPSG:2262")
-    assert _crs_key(ReadMemo(first.made), other) == QgsCoordinateReferenceSystem("EPSG:2262").toWkt() != text
+    assert _crs_key(ReadMemo(first.made), other) == QgsCoordinateReferenceSystem("EPSG:2262").toWkt(wkt2) != text
     assert _Counted.written == 2
 
 
