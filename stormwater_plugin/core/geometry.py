@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import math
 import struct
+from functools import partial
 from typing import Iterable, Sequence
 
 import numpy as np
 import shapely
 from shapely.geometry.base import BaseGeometry
 
-from .derived import current, derive
+from .derived import Derived, current, derive
 from .geometry_arrays import object_array
 from .limits import number_text, precision
 from .model import FeatureLayer, FeatureRef, Warning_
@@ -269,6 +270,45 @@ class _Report:
         self.ids.setdefault(code, []).append(fid)
 
 
+def _fine_as_drawn(derived: Derived, expected: str | None, geoms: list[BaseGeometry]) -> list[bool]:
+    """Whether each of ``geoms`` needs no cleaning in a role of ``expected`` family (:func:`_fine`), each kept by its content.
+
+    A 2D point of finite coordinates is known from its WKB (written for the layer's key already): not empty, no Z, valid,
+    one part, fine wherever a point may be. So the live re-check's moved point device asks GEOS nothing, and the layer's
+    unedited features are found kept.
+    """
+    wkbs = derived.wkb(geoms)
+    out: list[bool | None] = [None] * len(geoms)
+    if expected != "polygon":
+        for n, w in enumerate(wkbs):
+            if w is not None and len(w) == _POINT_WKB[1] and w.startswith(_POINT_WKB[0]):
+                x, y = struct.unpack_from("<2d", w, 5)
+                if math.isfinite(x) and math.isfinite(y):
+                    out[n] = True
+    rest = [n for n, v in enumerate(out) if v is None]
+    if rest:
+        found = derived.each("geometry fine as drawn", partial(_fine, expected), [geoms[n] for n in rest], expected)
+        for n, v in zip(rest, found):
+            out[n] = v
+    return [bool(v) for v in out]
+
+
+def _fine(expected: str | None, geoms: list[BaseGeometry]) -> list[bool]:
+    """Whether each of ``geoms`` is non-empty, 2D, valid, of a polygon type when ``expected`` is ``"polygon"``, and has no
+    empty part nor a collection among its parts: the layer is clean as drawn when all are (:func:`clean_layer`'s fast path)."""
+    arr = object_array(geoms)
+    types = shapely.get_type_id(arr)
+    fine = ~shapely.is_empty(arr) & ~shapely.has_z(arr) & shapely.is_valid(arr)
+    if expected == "polygon":
+        fine &= (types == 3) | (types == 6)
+    multi = np.flatnonzero(types >= 4)
+    if len(multi):
+        parts, owner = shapely.get_parts(arr[multi], return_index=True)
+        bad = shapely.is_empty(parts) | (shapely.get_type_id(parts) == 7)
+        fine[multi[owner[bad]]] = False
+    return [bool(v) for v in fine.tolist()]
+
+
 def _clean_one(g: BaseGeometry | None, fid: str, role: str, report: _Report) -> tuple[BaseGeometry | None, str | None]:
     """One feature's geometry, cleaned; or ``None`` and why it counts as having no geometry."""
     if g is None:
@@ -334,11 +374,16 @@ def clean_layer(layer: FeatureLayer, warnings: list[Warning_]) -> FeatureLayer:
     # Fast path (vectorised): every geometry present, non-empty, 2-D, valid and of the right family.
     if len(layer) and all(isinstance(g, BaseGeometry) for g in layer.geoms):
         arr = object_array(layer.geoms)
-        fine = ~shapely.is_empty(arr) & ~shapely.has_z(arr) & shapely.is_valid(arr)
-        if expected == "polygon":
-            types = shapely.get_type_id(arr)
-            fine &= (types == 3) | (types == 6)  # Polygon, MultiPolygon (np.isin costs tens of microseconds however few)
-        if bool(fine.all()) and not _has_empty_parts(arr):
+        derived = current()
+        if derived is None:
+            fine = ~shapely.is_empty(arr) & ~shapely.has_z(arr) & shapely.is_valid(arr)
+            if expected == "polygon":
+                types = shapely.get_type_id(arr)
+                fine &= (types == 3) | (types == 6)  # Polygon, MultiPolygon (np.isin costs tens of microseconds however few)
+            as_drawn = bool(fine.all()) and not _has_empty_parts(arr)
+        else:
+            as_drawn = all(_fine_as_drawn(derived, expected, list(arr)))
+        if as_drawn:
             return FeatureLayer.from_sequences(layer.role, list(arr), layer.ids, layer.attrs, no_geometry=inherited)
     keep_geoms: list[BaseGeometry] = []
     keep_ids: list[str] = []
