@@ -149,6 +149,22 @@ def _translation_exact() -> bool:
     return _EXACT[0]
 
 
+#: GEOS's type id of each shapely geometry class: shapely makes every geometry of its type's class (``shapely.get_type_id``).
+_TYPE_IDS: dict[type, int] = {shapely.Point: 0, shapely.LineString: 1, shapely.LinearRing: 2, shapely.Polygon: 3, shapely.MultiPoint: 4,
+                              shapely.MultiLineString: 5, shapely.MultiPolygon: 6, shapely.GeometryCollection: 7}
+#: The most geometries :func:`type_ids` reads one by one; more are asked of GEOS at once (a county layer).
+ONE_BY_ONE = 64
+
+
+def type_ids(geoms: Sequence[object]) -> list[int]:
+    """``shapely.get_type_id`` of each of ``geoms`` (``-1`` for ``None``), read from each geometry's class without a GEOS call
+    (more than :data:`ONE_BY_ONE`: asked of GEOS at once)."""
+    ids = [-1 if g is None else _TYPE_IDS.get(type(g), -2) for g in geoms] if len(geoms) <= ONE_BY_ONE else [-2]
+    if -2 in ids:  # not a shapely geometry of its own class: GEOS is asked (and says what it says of it)
+        return [int(t) for t in shapely.get_type_id(object_array(geoms)).tolist()]
+    return ids
+
+
 def _family(geom: BaseGeometry) -> str:
     t = geom.geom_type
     if t in _POLYGONAL:

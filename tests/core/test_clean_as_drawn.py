@@ -62,3 +62,25 @@ def test_a_layer_cleaned_in_a_check_is_the_layer_cleaned_alone(picks, role):
     assert [shapely.to_wkb(g) for g in inside.geoms] == [shapely.to_wkb(g) for g in alone.geoms]
     assert inside.ids == alone.ids and inside.no_geometry == alone.no_geometry
     assert [(w.code, w.message, w.ids) for w in in_w] == [(w.code, w.message, w.ids) for w in alone_w]
+
+
+# --- A geometry's type id read from its class (the live re-check, issue 39)
+
+_MORE = [
+    shapely.from_wkt("LINESTRING EMPTY"), shapely.from_wkt("MULTIPOLYGON EMPTY"), shapely.from_wkt("GEOMETRYCOLLECTION EMPTY"),
+    shapely.from_wkt("MULTIPOINT (EMPTY)"), shapely.from_wkt("GEOMETRYCOLLECTION (POINT EMPTY)"), shapely.LinearRing([(0, 0), (1, 0), (1, 1)]),
+    shapely.points([float("nan"), float("nan")]), shapely.points([float("nan"), 1.0]), shapely.from_wkt("POINT Z (1 2 3)"),
+    shapely.from_wkt("LINESTRING Z (0 0 0, 1 1 1)"), shapely.from_wkt("POLYGON Z EMPTY"), shapely.from_wkt("MULTILINESTRING ((0 0, 1 1), EMPTY)"),
+    None,
+]
+_ALL = _GEOMS + _MORE
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(range(len(_ALL))), max_size=8), st.booleans())
+def test_type_ids_are_geos_own(picks, many):
+    """type_ids gives shapely.get_type_id of each geometry (None: -1), read from the classes or, for many, asked of GEOS."""
+    from stormwater_plugin.core.geometry import ONE_BY_ONE, type_ids
+
+    geoms = [_ALL[k] for k in picks] * (ONE_BY_ONE if many else 1)
+    assert type_ids(geoms) == [int(t) for t in shapely.get_type_id(object_array(geoms)).tolist()]

@@ -39,13 +39,12 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-import numpy as np
 import shapely
 from shapely.geometry.base import BaseGeometry
 
 from ..derived import derive, derive_each
 from ..extents import Interval, footprint_bound
-from ..geometry import area_sqft, covers_on_edge, union
+from ..geometry import area_sqft, covers_on_edge, type_ids, union
 from ..geometry_arrays import object_array
 from ..limits import DECIMALS, decided
 from ..model import FeatureLayer
@@ -274,10 +273,9 @@ def _role_part(role: str, layer: FeatureLayer, unit_to_ft: float) -> _RolePart:
     unknown_types: list[int] = []
     unknown_ids: list[str] = []
     left_out: list[str] = []
-    # which are polygons, asked of the layer at once (a geometry's own ``geom_type`` is a call of its own)
-    types = shapely.get_type_id(object_array(layer.geoms)) if len(layer) else np.empty(0, dtype=int)
-    type_ids: list[int] = types.tolist()
-    polygonal = ((types == 3) | (types == 6)).tolist()
+    # which are polygons, read from each geometry's class (a geometry's own ``geom_type`` is a GEOS call of its own)
+    kinds = type_ids(layer.geoms)
+    polygonal = [t == 3 or t == 6 for t in kinds]
     for i in range(len(layer)):
         g = layer.geoms[i]
         if role == "impervious":
@@ -286,14 +284,14 @@ def _role_part(role: str, layer: FeatureLayer, unit_to_ft: float) -> _RolePart:
                 continue
             if s == "":
                 unknown_geoms.append(g)
-                unknown_types.append(type_ids[i])
+                unknown_types.append(kinds[i])
                 unknown_ids.append(layer.ids[i])
                 continue
         elif role == "building_sites" and building_left_out(layer.attrs[i]):
             left_out.append(layer.ref(i).noun)
             continue
         every.append(g)
-        every_types.append(type_ids[i])
+        every_types.append(kinds[i])
         if polygonal[i]:
             polygons.append(g)
         elif role in PLAN_OBJECT_ROLES:
