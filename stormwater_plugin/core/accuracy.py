@@ -103,9 +103,9 @@ def feature_accuracy(attrs: Mapping[str, Any], role_accuracy: float | None) -> t
         ``(accuracy_ft or None, source)`` where source is ``"field"``,
         ``"role"``, ``"kind:<name>"`` or ``"unstated"``.
     """
-    lowered = {str(k).lower(): v for k, v in attrs.items()}
+    lowered = _read_fields(attrs)
     for name in ACCURACY_FIELDS:
-        a = _number(lowered.get(name))
+        a = _number(v) if (v := lowered.get(name)) is not None else None  # no field: no number (without float(None)'s exception)
         if a is not None:
             return a, "field"
     if role_accuracy is not None:
@@ -117,6 +117,32 @@ def feature_accuracy(attrs: Mapping[str, Any], role_accuracy: float | None) -> t
             if hit is not None:
                 return hit[0], f"kind:{str(kind).strip().lower()}"
     return None, "unstated"
+
+
+#: The fields :func:`feature_accuracy` reads, by their lower-case names.
+_READ_FIELDS: frozenset[str] = frozenset(ACCURACY_FIELDS + SOURCE_FIELDS)
+#: Field names (all ``str``, in a feature's order) -> each read field's lower-case name to the last of them that lowers to it.
+#: Bounded: a site's layers have a few sets of field names.
+_FIELD_NAMES: dict[tuple[str, ...], dict[str, str]] = {}
+
+
+def _read_fields(attrs: Mapping[str, Any]) -> dict[str, Any]:
+    """The fields of ``attrs`` :func:`feature_accuracy` reads, by lower-case name (a later field lowering to a name wins).
+
+    The same values as lowering every name of ``attrs`` into a dictionary and reading it: which field answers each name
+    depends on the field names alone, so it is found once per set of names (all ``str``: ``1`` and ``True`` are equal keys
+    that lower differently) rather than every name lowered for every feature.
+    """
+    names = tuple(attrs)
+    if set(map(type, names)) <= {str}:
+        found = _FIELD_NAMES.get(names)
+        if found is None:
+            found = {k.lower(): k for k in names if k.lower() in _READ_FIELDS}
+            if len(_FIELD_NAMES) >= 256:
+                _FIELD_NAMES.clear()
+            _FIELD_NAMES[names] = found
+        return {low: attrs[k] for low, k in found.items()}
+    return {low: v for k, v in attrs.items() if (low := str(k).lower()) in _READ_FIELDS}
 
 
 def parse_role_accuracy(items: Sequence[str]) -> dict[str, float]:

@@ -9,13 +9,15 @@ for display and for areas, with enough segments that they lie within
 from __future__ import annotations
 
 import math
+import struct
+from functools import partial
 from typing import Iterable, Sequence
 
 import numpy as np
 import shapely
 from shapely.geometry.base import BaseGeometry
 
-from .derived import derive
+from .derived import Derived, current, derive
 from .geometry_arrays import object_array
 from .limits import number_text, precision
 from .model import FeatureLayer, FeatureRef, Warning_
@@ -63,7 +65,104 @@ def quad_segs_for(radius_ft: float, max_error_ft: float = 0.01) -> int:
 
 def display_buffer(geom: BaseGeometry, distance_units: float, radius_ft: float) -> BaseGeometry:
     """A buffer for display or area measurement, round to within 0.01 ft (the live re-check's last of the same geometry reused)."""
-    return derive("buffer", lambda: shapely.buffer(geom, distance_units, quad_segs=quad_segs_for(radius_ft)), geom, float(distance_units), float(radius_ft))
+    return derive("buffer", lambda: buffer(geom, distance_units, quad_segs_for(radius_ft)), geom, float(distance_units), float(radius_ft))
+
+
+def buffer(geom: BaseGeometry, distance: float, quad_segs: int) -> BaseGeometry:
+    """``shapely.buffer(geom, distance, quad_segs=quad_segs)``, bit for bit: a point's disc made by :func:`point_disc` where it can."""
+    if type(geom) is shapely.Point:
+        derived = current()  # the check's look-up of the buffer wrote the point's WKB already
+        disc = point_disc(derived.wkb([geom])[0] if derived is not None else shapely.to_wkb(geom), distance, quad_segs)
+        if disc is not None:
+            return disc
+    return shapely.buffer(geom, distance, quad_segs=quad_segs)
+
+
+#: The largest coordinate and the radii (working units) :func:`point_disc` translates a disc to and for: about the range its
+#: property test and the runs behind it covered (500,000 random centres of either sign to 3e7, radii 0.01 to 1e4, 1 to 512
+#: segments per quarter: every disc GEOS's own, bit for bit).
+DISC_MOST_COORDINATE = 1e8
+DISC_RADII = (0.01, 1e4)
+#: A 2D point's WKB, little-endian, as shapely writes it: its first five bytes, and its length.
+_POINT_WKB = (b"\x01\x01\x00\x00\x00", 21)
+#: GEOS's disc round the origin by (radius, segments per quarter circle): its vertices (bounded: a check asks for a few radii).
+_DISCS: dict[tuple[float, int], np.ndarray] = {}
+
+
+def point_disc(point_wkb: bytes | None, distance: float, quad_segs: int) -> BaseGeometry | None:
+    """The buffer GEOS makes of the 2D point of ``point_wkb``, as its disc round the origin translated: the same vertices, bit for bit.
+
+    GEOS writes each vertex of a point's disc as ``x + r·cos(a)``, ``y + r·sin(a)`` and nodes and closes the ring without
+    moving a vertex; round the origin the vertex is ``r·cos(a)`` itself (``0 + v`` is ``v``), and adding ``x`` to it is the
+    same one rounding (addition commutes). So the disc round any point is the origin's plus the point's coordinates, in the
+    same order from the same start. That holds where GEOS's arithmetic is that one multiply and one add: a build that fuses
+    them (a fused multiply-add rounds once) would differ, so :func:`_translation_exact` compares the two ways on this GEOS
+    once per process, and where any vertex differs every disc is GEOS's own. ``None``: not a case it makes (not a 2D
+    little-endian point, a coordinate not finite or beyond :data:`DISC_MOST_COORDINATE`, a radius out of
+    :data:`DISC_RADII`, or this GEOS failing the comparison): the caller calls ``shapely.buffer``.
+    """
+    if point_wkb is None or len(point_wkb) != _POINT_WKB[1] or not point_wkb.startswith(_POINT_WKB[0]):
+        return None
+    if not DISC_RADII[0] <= distance <= DISC_RADII[1] or not 1 <= quad_segs <= 512:
+        return None
+    x, y = struct.unpack_from("<2d", point_wkb, 5)
+    # NaN fails too. GEOS starts the ring at (x + r, y), y copied: of -0.0 it keeps the sign the sum 0.0 + -0.0 drops
+    if not (0.0 < abs(x) <= DISC_MOST_COORDINATE and 0.0 < abs(y) <= DISC_MOST_COORDINATE) or not _translation_exact():
+        return None
+    return _translated_disc(float(distance), int(quad_segs), x, y)
+
+
+def _translated_disc(distance: float, quad_segs: int, x: float, y: float) -> BaseGeometry:
+    """GEOS's disc of ``distance`` round the origin, each vertex plus ``(x, y)`` (one rounding each), as a polygon."""
+    key = (distance, quad_segs)
+    ring = _DISCS.get(key)
+    if ring is None:
+        ring = shapely.get_coordinates(shapely.buffer(shapely.Point(0.0, 0.0), distance, quad_segs=quad_segs)).astype("<f8")
+        if len(_DISCS) >= 64:
+            _DISCS.clear()
+        _DISCS[key] = ring
+    moved = ring + np.array([x, y], dtype="<f8")
+    return shapely.from_wkb(b"\x01\x03\x00\x00\x00" + struct.pack("<II", 1, len(moved)) + moved.tobytes())
+
+
+#: :func:`_translation_exact`'s answer, once known.
+_EXACT: list[bool] = []
+
+
+def _translation_exact() -> bool:
+    """Whether this GEOS's point discs are its origin discs translated, vertex for vertex, at a spread of centres and radii.
+
+    Computed once per process (about a millisecond). A GEOS whose vertex arithmetic fused its multiply and add would round
+    differently from the translation at most of these vertices (hundreds of them), so this answers ``False`` there.
+    """
+    if not _EXACT:
+        rng = np.random.default_rng(39)
+        same = True
+        for k in range(24):
+            scale = 10.0 ** (3 + k % 5)
+            x, y = (float(v) for v in rng.uniform(-scale, scale, 2))
+            r, q = float(10.0 ** rng.uniform(-1, 3)), int(rng.integers(4, 64))
+            own = shapely.to_wkb(shapely.buffer(shapely.Point(x, y), r, quad_segs=q), byte_order=1)
+            same = same and own == shapely.to_wkb(_translated_disc(r, q, x, y), byte_order=1)
+        _DISCS.clear()
+        _EXACT[:] = [same]
+    return _EXACT[0]
+
+
+#: GEOS's type id of each shapely geometry class: shapely makes every geometry of its type's class (``shapely.get_type_id``).
+_TYPE_IDS: dict[type, int] = {shapely.Point: 0, shapely.LineString: 1, shapely.LinearRing: 2, shapely.Polygon: 3, shapely.MultiPoint: 4,
+                              shapely.MultiLineString: 5, shapely.MultiPolygon: 6, shapely.GeometryCollection: 7}
+#: The most geometries :func:`type_ids` reads one by one; more are asked of GEOS at once (a county layer).
+ONE_BY_ONE = 64
+
+
+def type_ids(geoms: Sequence[object]) -> list[int]:
+    """``shapely.get_type_id`` of each of ``geoms`` (``-1`` for ``None``), read from each geometry's class without a GEOS call
+    (more than :data:`ONE_BY_ONE`: asked of GEOS at once)."""
+    ids = [-1 if g is None else _TYPE_IDS.get(type(g), -2) for g in geoms] if len(geoms) <= ONE_BY_ONE else [-2]
+    if -2 in ids:  # not a shapely geometry of its own class: GEOS is asked (and says what it says of it)
+        return [int(t) for t in shapely.get_type_id(object_array(geoms)).tolist()]
+    return ids
 
 
 def _family(geom: BaseGeometry) -> str:
@@ -187,6 +286,45 @@ class _Report:
         self.ids.setdefault(code, []).append(fid)
 
 
+def _fine_as_drawn(derived: Derived, expected: str | None, geoms: list[BaseGeometry]) -> list[bool]:
+    """Whether each of ``geoms`` needs no cleaning in a role of ``expected`` family (:func:`_fine`), each kept by its content.
+
+    A 2D point of finite coordinates is known from its WKB (written for the layer's key already): not empty, no Z, valid,
+    one part, fine wherever a point may be. So the live re-check's moved point device asks GEOS nothing, and the layer's
+    unedited features are found kept.
+    """
+    wkbs = derived.wkb(geoms)
+    out: list[bool | None] = [None] * len(geoms)
+    if expected != "polygon":
+        for n, w in enumerate(wkbs):
+            if w is not None and len(w) == _POINT_WKB[1] and w.startswith(_POINT_WKB[0]):
+                x, y = struct.unpack_from("<2d", w, 5)
+                if math.isfinite(x) and math.isfinite(y):
+                    out[n] = True
+    rest = [n for n, v in enumerate(out) if v is None]
+    if rest:
+        found = derived.each("geometry fine as drawn", partial(_fine, expected), [geoms[n] for n in rest], expected)
+        for n, v in zip(rest, found):
+            out[n] = v
+    return [bool(v) for v in out]
+
+
+def _fine(expected: str | None, geoms: list[BaseGeometry]) -> list[bool]:
+    """Whether each of ``geoms`` is non-empty, 2D, valid, of a polygon type when ``expected`` is ``"polygon"``, and has no
+    empty part nor a collection among its parts: the layer is clean as drawn when all are (:func:`clean_layer`'s fast path)."""
+    arr = object_array(geoms)
+    types = shapely.get_type_id(arr)
+    fine = ~shapely.is_empty(arr) & ~shapely.has_z(arr) & shapely.is_valid(arr)
+    if expected == "polygon":
+        fine &= (types == 3) | (types == 6)
+    multi = np.flatnonzero(types >= 4)
+    if len(multi):
+        parts, owner = shapely.get_parts(arr[multi], return_index=True)
+        bad = shapely.is_empty(parts) | (shapely.get_type_id(parts) == 7)
+        fine[multi[owner[bad]]] = False
+    return [bool(v) for v in fine.tolist()]
+
+
 def _clean_one(g: BaseGeometry | None, fid: str, role: str, report: _Report) -> tuple[BaseGeometry | None, str | None]:
     """One feature's geometry, cleaned; or ``None`` and why it counts as having no geometry."""
     if g is None:
@@ -252,11 +390,16 @@ def clean_layer(layer: FeatureLayer, warnings: list[Warning_]) -> FeatureLayer:
     # Fast path (vectorised): every geometry present, non-empty, 2-D, valid and of the right family.
     if len(layer) and all(isinstance(g, BaseGeometry) for g in layer.geoms):
         arr = object_array(layer.geoms)
-        fine = ~shapely.is_empty(arr) & ~shapely.has_z(arr) & shapely.is_valid(arr)
-        if expected == "polygon":
-            types = shapely.get_type_id(arr)
-            fine &= (types == 3) | (types == 6)  # Polygon, MultiPolygon (np.isin costs tens of microseconds however few)
-        if bool(fine.all()) and not _has_empty_parts(arr):
+        derived = current()
+        if derived is None:
+            fine = ~shapely.is_empty(arr) & ~shapely.has_z(arr) & shapely.is_valid(arr)
+            if expected == "polygon":
+                types = shapely.get_type_id(arr)
+                fine &= (types == 3) | (types == 6)  # Polygon, MultiPolygon (np.isin costs tens of microseconds however few)
+            as_drawn = bool(fine.all()) and not _has_empty_parts(arr)
+        else:
+            as_drawn = all(_fine_as_drawn(derived, expected, list(arr)))
+        if as_drawn:
             return FeatureLayer.from_sequences(layer.role, list(arr), layer.ids, layer.attrs, no_geometry=inherited)
     keep_geoms: list[BaseGeometry] = []
     keep_ids: list[str] = []

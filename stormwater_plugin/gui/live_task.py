@@ -81,18 +81,25 @@ class LiveTask(CheckTask):
     _shown_step: int = -1
     _asked_at: float = -1.0
 
+    def _read_progress(self, fraction: float) -> None:
+        """The read's progress, in steps of :attr:`PROGRESS_STEP` as the check's (the read reports a dozen times in ~3 ms)."""
+        self._show(1 + (READ_SHARE - 1) * fraction)
+
     def _progress(self, fraction: float) -> bool:
         """Report progress in steps of :attr:`PROGRESS_STEP`; ``False`` stops the engine when the run was cancelled (a newer edit)."""
-        value = READ_SHARE + (95 - READ_SHARE) * fraction
-        step = int(value // self.PROGRESS_STEP)
-        if step != self._shown_step:
-            self._shown_step = step
-            self.setProgress(value)
+        self._show(READ_SHARE + (95 - READ_SHARE) * fraction)
         now = time.monotonic()
         if now - self._asked_at < self.CANCEL_POLL_S:
             return True
         self._asked_at = now
         return not self.isCanceled()
+
+    def _show(self, value: float) -> None:
+        """``setProgress(value)`` when ``value`` enters another step of :attr:`PROGRESS_STEP` (the read's and the check's share them)."""
+        step = int(value // self.PROGRESS_STEP)
+        if step != self._shown_step:
+            self._shown_step = step
+            self.setProgress(value)
 
     def _prepare_layers(self, result: CheckResult) -> None:
         if self.shown is not None and self.snapshot is not None:

@@ -223,3 +223,41 @@ def test_the_kept_index_of_the_ids_follows_the_layers_ids_and_order(monkeypatch)
     first.settle()
     assert attrs_of(["P2", "P1"], Derived(first)) == {"accuracy_ft": 2}  # the order
     assert attrs_of(["P3", "P2"], Derived(first)) is None  # the ids
+
+
+# --- The fields a feature's accuracy reads, found once per set of field names (the live re-check, issue 39)
+
+_NAMES = st.sampled_from(["accuracy_ft", "ACCURACY_FT", "Accuracy_Ft", "data_source", "DATA_SOURCE", "source_kind", "Source_Kind",
+                          "id", "owner", "acres", 1, True, 1.0, "1", "true"])
+_VALUES = st.one_of(st.none(), st.floats(allow_nan=False), st.integers(-5, 50), st.sampled_from(["", "survey", " Survey ", "lidar", "2.5", "x"]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(_NAMES, _VALUES), max_size=8), st.one_of(st.none(), st.floats(0, 20)))
+def test_feature_accuracy_reads_the_fields_every_name_lowered_would(items, role_accuracy):
+    """The fields read through the names' memo give the accuracy of every field name lowered into a dictionary (the former
+    reading): case, a later field of the same lowered name winning, names not ``str`` (``1`` and ``True`` lower differently)."""
+    from stormwater_plugin.core import accuracy as acc
+
+    attrs = dict(items)
+
+    def former(attrs, role_accuracy):
+        lowered = {str(k).lower(): v for k, v in attrs.items()}
+        for name in acc.ACCURACY_FIELDS:
+            a = acc._number(lowered.get(name))
+            if a is not None:
+                return a, "field"
+        if role_accuracy is not None:
+            return float(role_accuracy), "role"
+        for name in acc.SOURCE_FIELDS:
+            kind = lowered.get(name)
+            if kind not in (None, ""):
+                hit = accuracy_table().get(str(kind).strip().lower())
+                if hit is not None:
+                    return hit[0], f"kind:{str(kind).strip().lower()}"
+        return None, "unstated"
+
+    want = former(attrs, role_accuracy)
+    assert feature_accuracy(attrs, role_accuracy) == want
+    assert feature_accuracy(attrs, role_accuracy) == want  # the names' memo made: the same answer
+    assert feature_accuracy(dict(reversed(list(attrs.items()))), role_accuracy) == former(dict(reversed(list(attrs.items()))), role_accuracy)

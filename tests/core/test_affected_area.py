@@ -261,7 +261,7 @@ def test_activity_union_is_the_whole_union_bit_for_bit_whatever_the_points(rects
     every = [g for pair in zip(polys, others) for g in pair] + polys[len(others):] + others[len(polys):]
     unknown_geoms = [box(x, y, x + 7, y + 7) for x, y in unknown]
     geometry = shapely.union_all(np.array([g for g in every if g.geom_type != "Point" and g.geom_type != "LineString"], dtype=object))
-    got = _activity(geometry, every, unknown_geoms)
+    got = _activity(geometry, every, unknown_geoms, shapely.get_type_id(np.array(every + unknown_geoms, dtype=object)).tolist())
     want = shapely.union_all(np.array(every + unknown_geoms, dtype=object))
     assert shapely.to_wkb(got) == shapely.to_wkb(want)
 
@@ -270,8 +270,8 @@ def test_a_moved_point_inside_the_disturbance_keeps_the_polygons_union_and_one_o
     """A point in the interior: the activity is the polygons' union itself; moved out, the point is part of it."""
     polys = [box(0, 0, 100, 100), box(50, 50, 150, 150)]
     geometry = shapely.union_all(np.array(polys, dtype=object))
-    assert _activity(geometry, [polys[0], Point(10, 10), polys[1]], []) is geometry
-    out = _activity(geometry, [polys[0], Point(200, 10), polys[1]], [])
+    assert _activity(geometry, [polys[0], Point(10, 10), polys[1]], [], [3, 0, 3]) is geometry
+    out = _activity(geometry, [polys[0], Point(200, 10), polys[1]], [], [3, 0, 3])
     assert out is not geometry and out.contains(Point(200, 10))
 
 

@@ -45,3 +45,18 @@ def test_a_cancelled_live_run_is_not_asked_again_within_the_poll_interval_even_a
     assert task._progress(1 / 69) is True  # asked within the interval: not asked again yet
     assert task._progress(20 / 69) is True  # a new step of progress (50 %): not asked either
     assert task.progress() >= 50.0
+
+
+def test_the_live_reads_progress_moves_in_the_same_steps_and_the_checks_goes_on_from_it():
+    """The read's reports (a dozen in a few milliseconds) are shown in steps of 10 % too, from 1 % to the read's share (40 %)."""
+    task = _task()
+    shown = []
+    for k in range(13):
+        task._read_progress(k / 12)
+        shown.append(round(task.progress(), 6))
+    for k in range(70):
+        assert task._progress(k / 69) is True
+        shown.append(round(task.progress(), 6))
+    changes = [p for n, p in enumerate(shown) if n == 0 or p != shown[n - 1]]
+    assert [int(p // 10) for p in changes] == list(range(0, 10))  # each step once, in order, the read's then the check's
+    assert changes[0] == 1.0 and changes[4] == 40.0 and shown[-1] >= 90.0

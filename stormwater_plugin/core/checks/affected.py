@@ -39,13 +39,13 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-import numpy as np
 import shapely
 from shapely.geometry.base import BaseGeometry
 
 from ..derived import derive, derive_each
 from ..extents import Interval, footprint_bound
-from ..geometry import area_sqft, covers_on_edge, union
+from ..geometry import area_sqft, covers_on_edge, type_ids, union
+from ..geometry_arrays import object_array
 from ..limits import DECIMALS, decided
 from ..model import FeatureLayer
 from ..roles import AFFECTED_AREA_ROLES, PLAN_OBJECT_ROLES
@@ -193,6 +193,8 @@ def _measure(layers: dict[str, FeatureLayer], unit_to_ft: float) -> AffectedArea
     unknown_ids: list[str] = []
     loose: list[tuple[Any, str, str, dict[str, Any], str]] = []
     every: list[Any] = []
+    kinds: list[int] = []  # the GEOS type id of each of every, then of each of unknown_geoms
+    unknown_kinds: list[int] = []
     left_out: list[str] = []
     by_layer: dict[str, float] = {}
     for role in AFFECTED_AREA_ROLES + PLAN_OBJECT_ROLES:
@@ -202,7 +204,9 @@ def _measure(layers: dict[str, FeatureLayer], unit_to_ft: float) -> AffectedArea
         # a role's part, kept by its layer's content (core.derived): an edit of another role finds it made
         part = derive("a role's part of the affected area", partial(_role_part, role, layer, unit_to_ft), role, layer, unit_to_ft)
         every.extend(part.every)
+        kinds.extend(part.every_types)
         unknown_geoms.extend(part.unknown_geoms)
+        unknown_kinds.extend(part.unknown_types)
         unknown_ids.extend(part.unknown_ids)
         left_out.extend(part.left_out)
         loose.extend(part.loose)
@@ -210,7 +214,7 @@ def _measure(layers: dict[str, FeatureLayer], unit_to_ft: float) -> AffectedArea
             by_role[role] = list(part.polygons)
             by_layer[role] = part.sqft
     geometry = union([g for gs in by_role.values() for g in gs])
-    activity = _activity(geometry, every, unknown_geoms)
+    activity = _activity(geometry, every, unknown_geoms, kinds + unknown_kinds)
     if not supplied:
         return AffectedArea(None, None, geometry, activity, {}, supplied, left_out=tuple(left_out))
     sqft = _sqft(geometry, unit_to_ft)
@@ -246,11 +250,15 @@ class _RolePart:
     """One role's features in the affected area (:func:`_role_part`), in the layer's order."""
 
     every: tuple[Any, ...]
+    #: The GEOS type id of each of ``every`` (``shapely.get_type_id``).
+    every_types: tuple[int, ...]
     polygons: tuple[Any, ...]
     #: The area of the union of ``polygons`` (sq ft; 0.0 when none).
     sqft: float
     loose: tuple[tuple[Any, str, str, dict[str, Any], str], ...]
     unknown_geoms: tuple[Any, ...]
+    #: The GEOS type id of each of ``unknown_geoms``.
+    unknown_types: tuple[int, ...]
     unknown_ids: tuple[str, ...]
     left_out: tuple[str, ...]
 
@@ -258,14 +266,16 @@ class _RolePart:
 def _role_part(role: str, layer: FeatureLayer, unit_to_ft: float) -> _RolePart:
     """The features of ``layer`` the affected area counts, those of unknown status, those left out, and the area of its polygons."""
     every: list[Any] = []
+    every_types: list[int] = []
     polygons: list[Any] = []
     loose: list[tuple[Any, str, str, dict[str, Any], str]] = []
     unknown_geoms: list[Any] = []
+    unknown_types: list[int] = []
     unknown_ids: list[str] = []
     left_out: list[str] = []
-    # which are polygons, asked of the layer at once (a geometry's own ``geom_type`` is a call of its own)
-    types = shapely.get_type_id(np.asarray(layer.geoms, dtype=object)) if len(layer) else np.empty(0, dtype=int)
-    polygonal = ((types == 3) | (types == 6)).tolist()
+    # which are polygons, read from each geometry's class (a geometry's own ``geom_type`` is a GEOS call of its own)
+    kinds = type_ids(layer.geoms)
+    polygonal = [t == 3 or t == 6 for t in kinds]
     for i in range(len(layer)):
         g = layer.geoms[i]
         if role == "impervious":
@@ -274,22 +284,26 @@ def _role_part(role: str, layer: FeatureLayer, unit_to_ft: float) -> _RolePart:
                 continue
             if s == "":
                 unknown_geoms.append(g)
+                unknown_types.append(kinds[i])
                 unknown_ids.append(layer.ids[i])
                 continue
         elif role == "building_sites" and building_left_out(layer.attrs[i]):
             left_out.append(layer.ref(i).noun)
             continue
         every.append(g)
+        every_types.append(kinds[i])
         if polygonal[i]:
             polygons.append(g)
         elif role in PLAN_OBJECT_ROLES:
             loose.append((g, layer.ref(i).noun, role, layer.attrs[i], layer.ids[i]))
-    return _RolePart(tuple(every), tuple(polygons), _sqft(union(polygons), unit_to_ft) if polygons else 0.0, tuple(loose),
-                     tuple(unknown_geoms), tuple(unknown_ids), tuple(left_out))
+    return _RolePart(tuple(every), tuple(every_types), tuple(polygons), _sqft(union(polygons), unit_to_ft) if polygons else 0.0,
+                     tuple(loose), tuple(unknown_geoms), tuple(unknown_types), tuple(unknown_ids), tuple(left_out))
 
 
-def _activity(geometry: BaseGeometry, every: list[Any], unknown: list[Any]) -> BaseGeometry:
+def _activity(geometry: BaseGeometry, every: list[Any], unknown: list[Any], type_ids: list[int]) -> BaseGeometry:
     """The union of ``every`` and ``unknown`` (in that order); ``geometry`` is the union of the polygons of ``every``, in order.
+
+    ``type_ids`` holds the GEOS type id of each of ``every`` then of ``unknown`` (their role parts read them, kept by content).
 
     The union of polygons and points is that of the polygons when no point lies outside them, bit for bit: GEOS's
     unary union unions the polygons of a collection apart (its polygons in their order, whatever else it holds),
@@ -299,17 +313,15 @@ def _activity(geometry: BaseGeometry, every: list[Any], unknown: list[Any]) -> B
     adds a polygon the very union ``geometry`` is) is the answer, and the edit of a device drawn inside needs no new
     union. Anything else (a line, a point on the edge or outside) makes the whole union as before.
     """
-    parts = [g for g in every + unknown if g is not None]
+    kept = [(g, t) for g, t in zip(every + unknown, type_ids) if g is not None]
+    parts = [g for g, _ in kept]
     if not parts:
         return union(parts)
-    types = shapely.get_type_id(np.array(parts, dtype=object))
-    polygonal = (types == 3) | (types == 6)
-    points = types == 0
-    if not bool(np.all(polygonal | points)) or not bool(np.any(points)):
+    polys = [g for g, t in kept if t == 3 or t == 6]
+    pts = [g for g, t in kept if t == 0]
+    if len(polys) + len(pts) != len(parts) or not pts:
         return union(parts)
-    polys = [g for g, keep in zip(parts, polygonal.tolist()) if keep]
     whole = geometry if not unknown else union(polys)
-    pts = [g for g, p in zip(parts, points.tolist()) if p]
     if whole.is_empty:
         return union(parts)
     interior: list[bool] = derive_each("in the interior of", partial(_interior, whole), pts, whole)
@@ -318,7 +330,7 @@ def _activity(geometry: BaseGeometry, every: list[Any], unknown: list[Any]) -> B
 
 def _interior(area: BaseGeometry, points: list[Any]) -> list[bool]:
     """Whether each of ``points`` lies in the interior of ``area``."""
-    return [bool(x) for x in shapely.contains_properly(area, np.array(points, dtype=object)).tolist()]
+    return [bool(x) for x in shapely.contains_properly(area, object_array(points)).tolist()]
 
 
 def _covered_by(area: BaseGeometry, geoms: list[Any], unit_to_ft: float) -> list[bool]:
