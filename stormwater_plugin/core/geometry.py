@@ -78,10 +78,10 @@ def buffer(geom: BaseGeometry, distance: float, quad_segs: int) -> BaseGeometry:
     return shapely.buffer(geom, distance, quad_segs=quad_segs)
 
 
-#: The largest coordinate and the radii (working units) :func:`point_disc` translates a disc to and for: about the range its
+#: The largest coordinate and the radii (working units) :func:`point_disc` translates a disc to and for: the range its
 #: property test and the runs behind it covered (500,000 random centres of either sign to 3e7, radii 0.01 to 1e4, 1 to 512
 #: segments per quarter: every disc GEOS's own, bit for bit).
-DISC_MOST_COORDINATE = 1e8
+DISC_MOST_COORDINATE = 3e7
 DISC_RADII = (0.01, 1e4)
 #: A 2D point's WKB, little-endian, as shapely writes it: its first five bytes, and its length.
 _POINT_WKB = (b"\x01\x01\x00\x00\x00", 21)

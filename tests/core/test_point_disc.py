@@ -11,8 +11,8 @@ from stormwater_plugin.core.derived import Derived, using
 from stormwater_plugin.core.extents import footprint_bound
 from stormwater_plugin.core.geometry import buffer, display_buffer, point_disc, quad_segs_for
 
-#: Projected coordinates of either sign, 1e3 to 1e7 (state plane feet, UTM metres), and small ones near the origin.
-_COORD = st.one_of(st.floats(-1e7, 1e7, allow_nan=False), st.floats(-10.0, 10.0, allow_nan=False),
+#: Projected coordinates of either sign up to 3e7 (state plane feet, UTM metres and feet), and small ones near the origin.
+_COORD = st.one_of(st.floats(-3e7, 3e7, allow_nan=False), st.floats(-10.0, 10.0, allow_nan=False),
                    st.sampled_from([0.0, -0.0, 1.0, -1.0, 612345.123, -4812345.678, 1e7, -1e7]))
 
 
