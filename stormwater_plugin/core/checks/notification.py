@@ -15,6 +15,7 @@ import numpy as np
 import shapely
 
 from ..geometry import display_buffer
+from ..geometry_arrays import object_array
 from ..limits import compare, precision
 from ..model import DisplayZone, FeatureLayer, FeatureRef, NeighbourParcel, NotificationBlock, OwnerRow, Status
 from ..rulepack import Rule
@@ -116,7 +117,9 @@ def coverage_edge_sides(parcel_geoms: Any, site: Any, reach_units: float) -> lis
     on, by the bearing from the site's nearest point (north is ±45° of grid
     north). Gaps inside the layer (roads, water) are not an edge.
     """
-    hull = shapely.convex_hull(shapely.union_all(parcel_geoms))
+    # the hull of the parcels' own vertices: their union's hull (a union keeps every extreme vertex and adds only points on
+    # the parcels' edges, within rounding), without overlaying a county's parcels (seconds for 20,000; a minute for 100,000)
+    hull = shapely.convex_hull(shapely.multipoints(shapely.get_coordinates(object_array(parcel_geoms))))
     if hull.is_empty or hull.geom_type != "Polygon":
         return list(_COMPASS)
     ring = np.asarray(hull.exterior.coords)
@@ -128,8 +131,8 @@ def coverage_edge_sides(parcel_geoms: Any, site: Any, reach_units: float) -> lis
         p_site, p_edge = shapely.shortest_line(site, edge).coords
         dx, dy = p_edge[0] - p_site[0], p_edge[1] - p_site[1]
         if dx == 0 and dy == 0:  # the site reaches the edge: the side is the edge's outward normal
-            dx, dy = b[1] - a[1], a[0] - b[0]  # the hull's exterior ring runs counter-clockwise after normalisation
-            if shapely.is_ccw(hull.exterior) is False:
+            dx, dy = b[1] - a[1], a[0] - b[0]  # outward of a counter-clockwise ring; GEOS writes a hull clockwise
+            if not bool(shapely.is_ccw(hull.exterior)):  # (a numpy bool: never ``is False``)
                 dx, dy = -dx, -dy
         bearing = (np.degrees(np.arctan2(dx, dy)) + 360.0) % 360.0
         found.add(_COMPASS[int(((bearing + 45.0) % 360.0) // 90.0)])
