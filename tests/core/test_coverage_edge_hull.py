@@ -75,4 +75,4 @@ def test_coverage_edge_sides_of_a_site_on_the_layers_edge_name_that_edge():
         assert coverage_edge_sides(lots, site, 50.0) == [side]
         assert coverage_edge_sides(lots[::-1], site, 50.0) == [side]  # any feature order
     assert coverage_edge_sides(lots, shapely.box(200, 200, 300, 300), 50.0) == []
-    assert coverage_edge_sides(lots, shapely.box(210, 360, 290, 390), 110.0) == ["north"]  # off the edge: by the bearing
+    assert coverage_edge_sides(lots, shapely.box(210, 360, 290, 390), 120.0) == ["north"]  # 110 ft off the edge: by the bearing
