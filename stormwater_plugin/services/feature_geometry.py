@@ -105,7 +105,11 @@ def feature_geometries(geoms: Sequence[object]) -> list[BaseGeometry | None]:
         elif g is not None:
             out[i] = feature_geometry(cast(Mapping[str, object], g))
     for dim, items in groups.items():
-        for i, g in _bulk_polygons(items, dim).items():
+        try:
+            built = _bulk_polygons(items, dim)
+        except Exception:  # noqa: BLE001 - shapely refusing the batch (never seen): each read alone, as before
+            built = dict.fromkeys((i for i, _k, _p in items), None)
+        for i, g in built.items():
             out[i] = g if g is not None else feature_geometry(cast(Mapping[str, object] | None, geoms[i]))
     return out
 
@@ -126,7 +130,7 @@ def _bulk_polygons(items: list[tuple[int, str, list[list[object]]]], dim: int) -
                     ring_len.append(len(ring))  # type: ignore[arg-type]
                     flat.extend(ring)  # type: ignore[arg-type]
         coords = np.array(flat)
-    except (ValueError, TypeError):  # not rings of coordinates, or mixed dimensions (numpy refuses ragged rows): each read alone
+    except Exception:  # noqa: BLE001 - not rings of coordinates, or mixed dimensions (numpy refuses ragged rows): each read alone
         return fallback
     if coords.dtype != np.float64 or coords.ndim != 2 or coords.shape[1] != dim:
         return fallback
