@@ -21,7 +21,8 @@ import numpy as np
 from ..core.printable import printable_text
 from ..core.units import feet_per_unit
 from ..services.backend import Box, SourceInfo
-from ..services.feature_geometry import ARC_STEP_DEG, NOT_A_NUMBER, feature_geometry
+from ..services.feature_geometry import ARC_STEP_DEG, NOT_A_NUMBER
+from ..services.feature_rows import feature_rows
 from ..services.input_errors import short_reason as _short
 from ..services.layer_sources import LayerSource
 from ..services.layer_sources import is_virtual as _is_virtual
@@ -127,9 +128,6 @@ def _read_frame(
                 columns: list[str] | None = [c for c in coll.schema.get("properties", {}).keys() if c not in skipped]
             except Exception:  # fiona 1.9 has no name for a curved layer type (CurvePolygon is 10); its features still read, stroked
                 columns = None
-            geoms: list[Any] = []
-            records: list[dict[str, Any]] = []
-            fids: list[Any] = []
             driver = str(coll.driver)
             where = _no_geometry_where(src, str(coll.driver)) if bbox is not None else None
             feats: Any = None if where is not None else coll  # no way to find the features without geometry: read them all
@@ -143,10 +141,7 @@ def _read_frame(
                     raise
                 except Exception:  # noqa: BLE001 - a driver refusing the filter: the layer is read whole, afresh
                     feats = stack.enter_context(_open(src, **kwargs))
-            for feat in budget.guard(feats, src.role, where_read, start):
-                geoms.append(feature_geometry(feat["geometry"]))
-                records.append({k: v for k, v in dict(feat["properties"]).items() if k not in skipped})
-                fids.append(feat.id)
+            geoms, records, fids = feature_rows(budget.guard(feats, src.role, where_read, start), skipped)
             if columns is None:
                 columns = list(records[0].keys()) if records else []
     arr = np.empty(len(geoms), dtype=object)
