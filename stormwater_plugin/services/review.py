@@ -28,6 +28,7 @@ from typing import Callable, Iterable, Mapping, Sequence, cast
 
 import shapely
 
+from ..core.derived import Derived, using
 from ..core.engine import REVIEWER_REASON, run_check
 from ..core.engine import CheckCancelled as CheckCancelled  # re-exported: the front ends catch a cancelled check here
 from ..core.errors import StormwaterError
@@ -430,8 +431,14 @@ def check(
     """
     # a plan that does not land on its parcel is refused before any rule runs (PlanOffParcel)
     _refuse_plan_off_parcel(inputs)
-    result = run_check(inputs, pack, progress=progress, step=recorder, derived=recorder.derived if recorder is not None else None)
-    found = safe_moves(inputs, pack, result) if moves else None
+    # the layers' derived values (each cleaned and normalised layer, above all a county's parcels) made once and reused, by
+    # content, by the moves' search and each re-check of a moved device; the live check's own are kept as its basis holds them
+    derived = recorder.derived if recorder is not None else Derived()
+    result = run_check(inputs, pack, progress=progress, step=recorder, derived=derived)
+    found = None
+    if moves:
+        with using(derived if recorder is None else Derived(), settle=False):
+            found = safe_moves(inputs, pack, result)
     review = review_of(result, crs_name=crs_name, inputs=inputs_description, overrides=overrides, moves=found,
                        previous=previous, previous_label=previous_label, pack=pack)
     return replace(review, basis=recorder.basis_after()) if recorder is not None else review
