@@ -82,3 +82,15 @@ def test_a_device_whose_attributes_changed_is_not_read_from_the_shared_values():
         unknown = verify(Point(60.0, 0.0), {"device_type": "rain garden"}, "D1")  # unrecognised: undetermined
     assert passes == (True, [])
     assert unknown == (False, ["lgpc.minor.septic-upgradient-20"]) == verify(Point(60.0, 0.0), {"device_type": "rain garden"}, "D1")
+
+
+def test_a_check_under_the_derived_values_in_use_leaves_them_to_their_owner():
+    # settled by each check, the layers keyed (a county's parcels, as read and cleaned) were keyed again by the next one
+    inputs, pack = _inputs(Point(24.0, 0.0)), load_pack("lgpc")
+    derived = Derived()
+    with using(derived, settle=False):
+        run_check(inputs, pack, derived=derived)
+        assert id(inputs.layers["parcels"]) in derived._keys  # still keyed: the next check finds its key
+    own = Derived()
+    run_check(inputs, pack, derived=own)
+    assert not own._keys  # a check's own Derived is settled when it ends
