@@ -431,13 +431,13 @@ def check(
     """
     # a plan that does not land on its parcel is refused before any rule runs (PlanOffParcel)
     _refuse_plan_off_parcel(inputs)
-    # the layers' derived values (each cleaned and normalised layer, above all a county's parcels) made once and reused, by
-    # content, by the moves' search and each re-check of a moved device; the live check's own are kept as its basis holds them
-    derived = recorder.derived if recorder is not None else Derived()
-    result = run_check(inputs, pack, progress=progress, step=recorder, derived=derived)
+    result = run_check(inputs, pack, progress=progress, step=recorder, derived=recorder.derived if recorder is not None else None)
     found = None
     if moves:
-        with using(derived if recorder is None else Derived(), settle=False):
+        # the moves' search and each re-check of a moved device share their derived values: every layer but the moved
+        # device's (a county's parcels above all) cleaned and normalised once for all of them, found again by content. Made
+        # only when there is a move to look for, so a check with none keeps nothing more than before.
+        with using(Derived() if result.has_violation else None, settle=False):
             found = safe_moves(inputs, pack, result)
     review = review_of(result, crs_name=crs_name, inputs=inputs_description, overrides=overrides, moves=found,
                        previous=previous, previous_label=previous_label, pack=pack)

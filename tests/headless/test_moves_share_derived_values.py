@@ -1,5 +1,5 @@
-"""The review's check, its moves' search and each moved device's re-check share one set of derived values (core.derived):
-every layer but the moved device's is cleaned and normalised once (a county's parcels: once rather than four times),
+"""The moves' search and each moved device's re-check share one set of derived values (core.derived): every layer but
+the moved device's is cleaned and normalised once for all of them (a county's parcels: once rather than three times),
 reused by content, and the moves and the findings are those each computes on its own."""
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ def test_the_moves_of_a_shared_check_are_those_of_separate_checks():
     assert review.moves and review.moves[0].possible
 
 
-def test_each_moved_device_is_rechecked_on_the_layers_the_check_cleaned():
+def test_the_moves_clean_each_layer_once_for_every_moved_device():
     inputs, pack = _inputs(Point(24.0, 0.0)), load_pack("lgpc")
     cleaned: list[str] = []
     real = derived_mod.Derived.value
@@ -55,7 +55,8 @@ def test_each_moved_device_is_rechecked_on_the_layers_the_check_cleaned():
     finally:
         derived_mod.Derived.value = real  # type: ignore[method-assign]
     assert review.moves and review.moves[0].possible
-    assert cleaned.count("parcels") == 1 and cleaned.count("septic") == 1  # the check's, found again by the moves
+    # once for the moves' search and every re-check (found again by content; the check itself keeps none)
+    assert cleaned.count("parcels") == 1 and cleaned.count("septic") == 1
     assert cleaned.count("devices") >= 2  # the plan's device, then each position tried (a new layer each)
 
 
