@@ -21,7 +21,7 @@ from .checks.classification import classify
 from .checks.context import CheckContext, id_key, missing_dem_words, truthy
 from .checks.setback_targets import feature_name
 from .checks.shoreline import shoreline_as_lines
-from .derived import Derived, derive, derive_each, using
+from .derived import Derived, current, derive, derive_each, using
 from .extents import attributes_key, extents_used, read_symbols
 from .geometry import clean_layer
 from .geometry_arrays import object_array
@@ -245,7 +245,9 @@ def run_check(inputs: SiteInputs, pack: RulePack, progress: Callable[[float], bo
     :class:`CheckCancelled` (the plugin's Cancel button). ``step`` runs each
     rule of the loop (:data:`RuleStep`; the incremental re-check's recorder).
     ``derived`` keeps the values derived from the layers (:mod:`.derived`) and
-    reuses those of the last check whose inputs are the same.
+    reuses those of the last check whose inputs are the same; one already in
+    use (the caller's, shared by several checks: a review's moves) is left
+    unsettled for its owner.
 
     Returns
     -------
@@ -253,7 +255,9 @@ def run_check(inputs: SiteInputs, pack: RulePack, progress: Callable[[float], bo
         Findings (passes included), classification reasons, notification
         lists, display zones, data warnings and the rules not checked.
     """
-    with using(derived):
+    # a Derived its caller runs under is the caller's to settle: settled here, the layers keyed (a county's parcels, twice
+    # each: as read and cleaned) would be keyed again by the next check sharing it
+    with using(derived, settle=derived is None or derived is not current()):
         return _check(inputs, pack, progress, step)
 
 

@@ -268,25 +268,13 @@ def normalise_layer(layer: FeatureLayer, warnings: list[Warning_]) -> FeatureLay
     specs = [f for f in vocab.fields if layer.role in f.roles]
     if not specs or not len(layer):
         return layer
+    new_attrs, unread = _normalised_attrs(vocab, layer.role, layer.attrs)
     odd: dict[tuple[str, str], list[str]] = {}
     readings: dict[tuple[str, str], Reading] = {}
-    new_attrs: list[dict[str, Any]] = []
-    for fid, attrs in zip(layer.ids, layer.attrs):
-        out: dict[str, Any] = {}
-        for k, v in attrs.items():
-            spec = vocab.field_for_name(layer.role, str(k))
-            if spec is None:
-                out[k] = v
-                continue
-            if spec.field in out and (is_blank(v) or not is_blank(out[spec.field])):
-                continue  # two spellings of one field name: the first with a value counts
-            r = vocab.read_value(layer.role, spec.field, v)
-            out[spec.field] = r.value if r.known else v
-            if r.state == UNRECOGNISED:
-                key = (spec.field, str(v).strip())
-                odd.setdefault(key, []).append(fid)
-                readings[key] = r
-        new_attrs.append(out)
+    for n, _pos, field, v in sorted(unread, key=lambda u: (u[0], u[1])):  # in the order a feature-by-feature reading meets them
+        key = (field, str(v).strip())
+        odd.setdefault(key, []).append(layer.ids[n])
+        readings[key] = vocab.read_value(layer.role, field, v)
     for key, fids in odd.items():
         field, raw = key
         code = f"{field}_unknown"
@@ -294,6 +282,108 @@ def normalise_layer(layer: FeatureLayer, warnings: list[Warning_]) -> FeatureLay
             Warning_(code, f"{unknown_words(readings[key])}: every finding that depends on it is undetermined", layer.role, tuple(fids))
         )
     return FeatureLayer.from_sequences(layer.role, list(layer.geoms), layer.ids, new_attrs, no_geometry=layer.no_geometry)
+
+
+#: An unrecognised value met while normalising: the feature's index, the field's place among its fields, the field, the value.
+_Unread = tuple[int, int, str, Any]
+#: The value types whose readings are kept by value while a layer is normalised: equal values of one of these types (and
+#: ``str`` of them) read the same. Any other type (a date with a time zone: equal instants, other texts) is read each time.
+_READ_BY_VALUE: frozenset[type] = frozenset({str, int, float, bool, type(None)})
+
+
+def _normalised_attrs(vocab: Vocabulary, role: str, attrs: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[_Unread]]:
+    """Each feature's attributes normalised (see :func:`normalise_layer`), and the unrecognised values met.
+
+    A county's parcels are 100,000 features with the same few fields and a few distinct values: the features are taken in
+    groups of the same field names (in order), each field name is looked up once a group and each distinct value once a
+    field, and the features' dictionaries are built from the columns. A group in which two names are one field (or a
+    name is the canonical name of another) is read feature by feature (:func:`_normalised_features`), the first value
+    counting as there.
+    """
+    groups: dict[tuple[Any, ...], list[int]] = {}
+    for n, a in enumerate(attrs):
+        groups.setdefault(tuple(a), []).append(n)
+    out: list[dict[str, Any]] = [{}] * len(attrs)
+    unread: list[_Unread] = []
+    for names, members in groups.items():
+        fields = [vocab.field_for_name(role, str(k)) for k in names]
+        written = [k if f is None else f.field for k, f in zip(names, fields)]
+        if len(set(written)) != len(written):
+            rows, odd = _normalised_features(vocab, role, [attrs[n] for n in members])
+            for n, row in zip(members, rows):
+                out[n] = row
+            unread.extend((members[i], pos, field, v) for i, pos, field, v in odd)
+            continue
+        columns: list[list[Any]] = []
+        for pos, (k, spec) in enumerate(zip(names, fields)):
+            column = [attrs[n][k] for n in members]
+            if spec is not None:
+                column = _read_column(vocab, role, spec, column, pos, members, unread)
+            columns.append(column)
+        for n, values in zip(members, zip(*columns)):
+            out[n] = dict(zip(written, values))
+    return out, unread
+
+
+def _read_column(vocab: Vocabulary, role: str, spec: FieldVocabulary, column: list[Any], pos: int, members: list[int],
+                 unread: list[_Unread]) -> list[Any]:
+    """``column`` (the values of ``spec``'s field, at place ``pos``, of the features ``members``) as normalised: a recognised
+    value becomes its canonical one, any other stays as written and is noted in ``unread`` when unrecognised.
+
+    Each distinct value (by type and value) is read once; a value of a type not read by value is read each time.
+    """
+    if spec.kind == "name":
+        return column  # a name is never unrecognised, and reads as itself (or as missing, kept as written)
+    if not _READ_BY_VALUE.issuperset(set(map(type, column))):
+        return _read_each(vocab, role, spec, column, pos, members, unread)
+    keys = list(zip(map(type, column), column))
+    readings = {k: vocab.read_value(role, spec.field, k[1]) for k in dict.fromkeys(keys)}
+    # a canonical value depends on the value's text folded only (0.0 and -0.0 read alike); one not read is kept as written
+    value_of = {k: r.value for k, r in readings.items() if r.known}
+    if len(value_of) == len(readings):
+        return [value_of[k] for k in keys]
+    done: list[Any] = []
+    for i, (k, v) in enumerate(zip(keys, column)):
+        if k in value_of:
+            done.append(value_of[k])
+            continue
+        done.append(v)
+        if readings[k].state == UNRECOGNISED:
+            unread.append((members[i], pos, spec.field, v))
+    return done
+
+
+def _read_each(vocab: Vocabulary, role: str, spec: FieldVocabulary, column: list[Any], pos: int, members: list[int],
+               unread: list[_Unread]) -> list[Any]:
+    """:func:`_read_column` reading every value (a column holding a value whose equal values may not read alike)."""
+    done: list[Any] = []
+    for i, v in enumerate(column):
+        r = vocab.read_value(role, spec.field, v)
+        if r.state == UNRECOGNISED:
+            unread.append((members[i], pos, spec.field, v))
+        done.append(r.value if r.known else v)
+    return done
+
+
+def _normalised_features(vocab: Vocabulary, role: str, attrs: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[_Unread]]:
+    """Each feature's attributes normalised one by one (the reading :func:`_normalised_attrs` gives each group by columns)."""
+    rows: list[dict[str, Any]] = []
+    unread: list[_Unread] = []
+    for n, a in enumerate(attrs):
+        out: dict[str, Any] = {}
+        for pos, (k, v) in enumerate(a.items()):
+            spec = vocab.field_for_name(role, str(k))
+            if spec is None:
+                out[k] = v
+                continue
+            if spec.field in out and (is_blank(v) or not is_blank(out[spec.field])):
+                continue  # two spellings of one field name: the first with a value counts
+            r = vocab.read_value(role, spec.field, v)
+            out[spec.field] = r.value if r.known else v
+            if r.state == UNRECOGNISED:
+                unread.append((n, pos, spec.field, v))
+        rows.append(out)
+    return rows, unread
 
 
 def name_matches(name: Any, pattern: str) -> bool:

@@ -13,6 +13,7 @@ import dataclasses
 
 from shapely.geometry.base import BaseGeometry
 
+from ..core.derived import current
 from ..core.engine import run_check
 from ..core.model import CheckResult, FeatureLayer, SiteInputs, Status
 from ..core.rulepack import RulePack
@@ -54,7 +55,8 @@ def verifier(inputs: SiteInputs, pack: RulePack, project_class: str) -> Verify:
         layers["devices"] = FeatureLayer.from_sequences("devices", [geom], [dev_id], [attrs])
         # the review's own inputs but the devices: its stated accuracy, warnings and DEM source decide the moved device as they decide the review
         moved = dataclasses.replace(inputs, layers=layers, class_override=project_class, warnings=list(inputs.warnings))
-        res = run_check(moved, setbacks)
+        # the derived values in use (the review's: every layer but the moved device's cleaned once, kept by content)
+        res = run_check(moved, setbacks, derived=current())
         bad = [f.rule_id for f in res.findings if f.subject is not None and f.subject.layer == "devices" and f.status in (Status.VIOLATION, Status.UNDETERMINED)]
         return not bad, bad
 

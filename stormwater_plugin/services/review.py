@@ -28,6 +28,7 @@ from typing import Callable, Iterable, Mapping, Sequence, cast
 
 import shapely
 
+from ..core.derived import Derived, using
 from ..core.engine import REVIEWER_REASON, run_check
 from ..core.engine import CheckCancelled as CheckCancelled  # re-exported: the front ends catch a cancelled check here
 from ..core.errors import StormwaterError
@@ -431,7 +432,13 @@ def check(
     # a plan that does not land on its parcel is refused before any rule runs (PlanOffParcel)
     _refuse_plan_off_parcel(inputs)
     result = run_check(inputs, pack, progress=progress, step=recorder, derived=recorder.derived if recorder is not None else None)
-    found = safe_moves(inputs, pack, result) if moves else None
+    found = None
+    if moves:
+        # the moves' search and each re-check of a moved device share their derived values: every layer but the moved
+        # device's (a county's parcels above all) cleaned and normalised once for all of them, found again by content. Made
+        # only when there is a move to look for, so a check with none keeps nothing more than before.
+        with using(Derived() if result.has_violation else None, settle=False):
+            found = safe_moves(inputs, pack, result)
     review = review_of(result, crs_name=crs_name, inputs=inputs_description, overrides=overrides, moves=found,
                        previous=previous, previous_label=previous_label, pack=pack)
     return replace(review, basis=recorder.basis_after()) if recorder is not None else review

@@ -64,9 +64,9 @@ def test_the_verifier_checks_the_moved_device_on_the_reviews_own_inputs():
     seen: list[SiteInputs] = []
     real = moves.run_check
 
-    def spy(inputs, pack, progress=None):
+    def spy(inputs, pack, progress=None, **kw):
         seen.append(inputs)
-        return real(inputs, pack, progress)
+        return real(inputs, pack, progress, **kw)
 
     inputs = dataclasses.replace(_inputs(Point(24.0, 0.0)), accuracy_ft={"devices": 1.0}, dem_vertical_accuracy_ft=0.5, crs_name="local feet",
                                  warnings=[Warning_("reprojected", "a note of the read")])
