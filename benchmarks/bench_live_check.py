@@ -274,6 +274,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-realdata", action="store_true")
     ap.add_argument("--pack", default="lake-george", help="the demo's pack (mamakating: the flow trace decides the class at every edit)")
     ap.add_argument("--parts", action="store_true", help="time the live task's parts (thread CPU): read, check, document, result layers…")
+    ap.add_argument("--county", type=int, default=0, help="add this many square parcels beside the demo's (bench_county_parcels.build)")
     args = ap.parse_args(argv)
     from pytest_qgis.mock_qgis_classes import MockMessageBar
     from pytest_qgis.qgis_interface import QgisInterface
@@ -292,9 +293,13 @@ def main(argv: list[str] | None = None) -> int:
     tmp = Path(tempfile.mkdtemp(prefix="s39live-"))
     try:
         shutil.copy(DEMO / "site.gpkg", tmp / "demo.gpkg")
+        if args.county:  # a county's parcels layer beside the demo's
+            from bench_county_parcels import build
+
+            shutil.move(str(build(args.county, tmp)), tmp / "demo.gpkg")
         layers = {r: QgsVectorLayer(f"{tmp / 'demo.gpkg'}|layername={r}", r, "ogr") for r in ROLES}
         layers = {r: lyr for r, lyr in layers.items() if lyr.isValid()}
-        bench(f"demo ({args.pack})", layers, QgsRasterLayer(str(DEMO / "dem.tif"), "dem"), iface, args.pack, "DW-1", args.edits, parts=parts)
+        bench(f"demo ({args.pack})" + (f" + {args.county:,} parcels" if args.county else ""), layers, QgsRasterLayer(str(DEMO / "dem.tif"), "dem"), iface, args.pack, "DW-1", args.edits, parts=parts)
         del layers
         if not args.no_realdata:
             (tmp / "nc").mkdir()
