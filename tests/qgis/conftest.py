@@ -33,6 +33,24 @@ def iface(qgis_iface):
     return qgis_iface
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _collect_before_qgis_exits(qgis_app):
+    """The tests' cyclic garbage (a dock, its tasks and layers in reference cycles) is collected while QGIS still runs.
+
+    pytest-qgis ends QGIS (``exitQgis``) when the session's fixtures are torn down; garbage left until the next collection,
+    wherever that falls after it (pytest's summary importing a module), deletes Qt objects on a torn-down application and
+    the process ends in a segmentation fault, every test having passed. Requesting ``qgis_app``, this is torn down first.
+    """
+    yield
+    import gc
+
+    from qgis.PyQt.QtCore import QCoreApplication
+
+    gc.collect()
+    QCoreApplication.processEvents()  # what the collection scheduled for deletion (deleteLater) goes now too
+    gc.collect()
+
+
 @pytest.fixture(autouse=True)
 def _fresh_project(request):
     """Each test starts from a cleared project, as *Project › New* gives a reviewer.
