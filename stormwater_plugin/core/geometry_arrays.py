@@ -11,7 +11,7 @@ QGIS-free.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 import shapely
@@ -45,4 +45,19 @@ def total_box(geoms: Iterable[Any]) -> np.ndarray:
     return shapely.total_bounds(arr)
 
 
-__all__ = ["object_array", "total_box"]
+def meeting_box(geoms: Iterable[Any], box: Sequence[float]) -> np.ndarray:
+    """Indices of the geometries whose bounding box meets ``box`` (x0, y0, x1, y1), in their order.
+
+    ``None`` and empty geometries meet no box (their bounds are NaN: every comparison is false). One vectorised pass:
+    a county's parcels narrowed to those near a site without a Python step per parcel.
+    """
+    arr = object_array(geoms)
+    if len(arr) == 0:
+        return np.zeros(0, dtype=np.int64)
+    b = shapely.bounds(arr)
+    with np.errstate(invalid="ignore"):
+        hit = (b[:, 0] <= box[2]) & (b[:, 2] >= box[0]) & (b[:, 1] <= box[3]) & (b[:, 3] >= box[1])
+    return np.flatnonzero(hit)
+
+
+__all__ = ["meeting_box", "object_array", "total_box"]

@@ -30,6 +30,7 @@ from shapely.geometry import Polygon
 from shapely.geometry.base import BaseGeometry
 from shapely.geometry.polygon import orient
 
+from ..core.geometry_arrays import meeting_box
 from ..core.model import CheckResult, FeatureLayer
 from ..services.presentation import STATUS_AND_DECISION_COLOURS
 from .site_parcel import site_geometry
@@ -324,13 +325,7 @@ def in_view(geoms: Sequence[BaseGeometry | None], box: Sequence[float]) -> np.nd
     but drawing a county's 50,000 parcels to show the dozen around a site costs seconds.
     ``None`` and empty geometries are never in view.
     """
-    if len(geoms) == 0:
-        return np.zeros(0, dtype=np.int64)
-    arr = _object_array(geoms)
-    b = shapely.bounds(arr)  # NaN for None and empty geometries: every comparison below is False
-    with np.errstate(invalid="ignore"):
-        hit = (b[:, 0] <= box[2]) & (b[:, 2] >= box[0]) & (b[:, 1] <= box[3]) & (b[:, 3] >= box[1])
-    return np.flatnonzero(hit)
+    return meeting_box(_object_array(geoms) if len(geoms) else [], box)
 
 
 def _visible(geoms: Sequence[BaseGeometry | None], box: Sequence[float]) -> list[BaseGeometry]:

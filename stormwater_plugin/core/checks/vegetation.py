@@ -23,7 +23,7 @@ from shapely.geometry.base import BaseGeometry
 
 from ..derived import derive, derive_each
 from ..geometry import DISTANCE_EPS_FT, area_sqft, display_buffer, feet_text, nearest_feature, union
-from ..geometry_arrays import object_array
+from ..geometry_arrays import meeting_box
 from ..kinds import distance_words
 from ..limits import compare, number_text
 from ..model import DisplayZone, FeatureLayer, FeatureRef, Status
@@ -123,11 +123,8 @@ def _others_near(parcels: FeatureLayer, site_ids: tuple[str, ...], box: tuple[fl
     A parcel whose box misses the removal's box shares no point with it, so the removal's part on parcels off the site is
     the same on their union as on every parcel's off the site; a county's parcels are not joined (seconds to minutes).
     """
-    b = shapely.bounds(object_array(parcels.geoms))
-    with np.errstate(invalid="ignore"):  # an empty geometry's bounds are NaN: it meets no box
-        meets = (b[:, 0] <= box[2]) & (b[:, 2] >= box[0]) & (b[:, 1] <= box[3]) & (b[:, 3] >= box[1])
     ids = parcels.ids
-    return union([parcels.geoms[i] for i in np.flatnonzero(meets).tolist() if ids[i] not in site_ids])
+    return union([parcels.geoms[i] for i in meeting_box(parcels.geoms, box).tolist() if ids[i] not in site_ids])
 
 
 def _off_site(cleared: BaseGeometry, near: list[BaseGeometry], others: BaseGeometry, unit_to_ft: float) -> tuple[BaseGeometry, float | None]:
