@@ -35,6 +35,7 @@ from shapely.geometry.base import BaseGeometry
 
 from ..derived import derive, derive_each
 from ..geometry import DISTANCE_EPS_FT, area_sqft, display_buffer, feet_text, nearest_feature, union
+from ..geometry_arrays import geom_type
 from ..kinds import distance_words
 from ..limits import compare
 from ..model import DisplayZone, FeatureLayer, FeatureRef, Status, Warning_
@@ -133,7 +134,7 @@ def _removal_judged(tree: _Lazy, shore_refs: _Lazy, shoreline: FeatureLayer, str
                     width: float, words: str, note: str, opening_rule: str, unit_to_ft: float,
                     g: BaseGeometry, layer: str, fid: str, known: bool, marked: str | None) -> _Judged | None:
     ref = FeatureRef(layer, fid)
-    polygonal = g.geom_type in ("Polygon", "MultiPolygon")
+    polygonal = geom_type(g) in ("Polygon", "MultiPolygon")
     if ref.layer != first and ref.layer not in PLAN_OBJECT_ROLES and not cleared.is_empty and shapely.intersects(g, strip):
         rest = shapely.difference(shapely.intersection(g, strip), cleared)
         if area_sqft(rest, unit_to_ft) < 1.0:
