@@ -468,11 +468,12 @@ def nearest_feature(tree: shapely.STRtree, geoms: Sequence[BaseGeometry], refs: 
     near a lawn: the shoreline is cited on every system).
 
     Up to :data:`NEAREST_DIRECT` features, each feature's distance is measured at once, without the tree: when exactly one
-    lies within ``eps`` of the least distance it is the answer the tree gives (the tree's nearest is the least distance,
-    within the last place of it, so within ``eps``: that one feature; no other lies within its distance and ``eps``, so
-    it has no tie). Anything else (two or more within ``eps``, a distance GEOS cannot give) goes the tree's way.
+    lies within ``eps`` (more than 0) of the least distance it is the answer the tree gives. The tree's search bounds each
+    branch by its envelope's distance, which can exceed a feature's own by rounding only, so its nearest is the least
+    distance or a few units in its last place more: within ``eps``, that one feature; and no other lies within its
+    distance and ``eps``, so it has no tie. Anything else (two or more within ``eps``, a NaN distance) goes the tree's way.
     """
-    if 1 < len(geoms) <= NEAREST_DIRECT:
+    if 1 < len(geoms) <= NEAREST_DIRECT and eps > 0.0:
         with np.errstate(invalid="ignore"):  # a NaN distance (below) is left to the tree, which warns of it as before
             d = shapely.distance(g, object_array(geoms)).tolist()  # each GEOS's distance, as the tree's path measures it one by one
         if all(x == x for x in d):  # no NaN (an empty geometry, a NaN coordinate)

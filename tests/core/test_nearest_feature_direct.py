@@ -44,7 +44,7 @@ def _features(draw):
 
 
 @settings(max_examples=400, deadline=None)
-@given(features=_features(), at=st.one_of(_point, _line, _box), eps=st.sampled_from([EPS, 0.0, 1.0]))
+@given(features=_features(), at=st.one_of(_point, _line, _box), eps=st.sampled_from([EPS, 0.0, 1e-12, 1.0]))
 def test_a_few_features_nearest_measured_at_once_is_the_search_trees(features, at, eps):
     geoms, refs = features
     arr = geometry.object_array(geoms)
