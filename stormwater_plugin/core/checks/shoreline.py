@@ -99,8 +99,8 @@ def check_no_cut_buffer(ctx: CheckContext, rule: Rule) -> None:
             ctx.skip(rule, f"no vegetation removal proposed ({', '.join(supplied)} empty or existing only)")
         return
     for _, findings in judged:
-        for status, message, kw in findings:
-            ctx.add(rule, status, message, **kw)
+        for one in findings:
+            ctx.add_judged(rule, one)  # a judgement kept from the last check gives the same finding object
 
 
 def _layers_judged(tree: _Lazy, shore_refs: _Lazy, shared: tuple[Any, ...], uses: frozenset[str],
@@ -247,8 +247,8 @@ def _report_removed_surfaces(ctx: CheckContext, rule: Rule, shoreline: FeatureLa
     where = tuple((ref.layer, ref.id) for _, ref in surfaces)
     judged = derive("removed surfaces in the strip", partial(_removed_surfaces_judged, shoreline, strip, surfaces, width, words, ctx.unit_to_ft),
                     geoms, where, shoreline, strip, width, words, ctx.unit_to_ft)
-    for status, message, kw in judged:
-        ctx.add(rule, status, message, **kw)
+    for one in judged:
+        ctx.add_judged(rule, one)
 
 
 def _removed_surfaces_judged(shoreline: FeatureLayer, strip: Any, surfaces: list[tuple[Any, FeatureRef]], width: float, words: str,
