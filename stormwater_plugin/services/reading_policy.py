@@ -34,7 +34,7 @@ from ..core.model import FeatureLayer, Warning_
 from ..core.roles import CONTEXT_ROLES
 from ..core.rulepack import RulePack
 from .backend import DemHandle
-from .dem_window import dem_window
+from .dem_window import dem_window_bounds
 from .intake import (
     FAR_FT,
     FILTER_MIN_FEATURES,
@@ -207,8 +207,8 @@ def dem_read_box(
 ) -> Box | None:
     """The box (working CRS) of the DEM a read takes.
 
-    With ``pack``, the window its rules need (:func:`~stormwater_plugin.services.dem_window.dem_window`; not finite:
-    the whole DEM, for a rule of unlimited reach). Without a pack, or when no rule needs the DEM, :func:`plan_box`
+    With ``pack``, the window its rules need (:func:`~stormwater_plugin.services.dem_window.dem_window`'s bounds, found by
+    :func:`~stormwater_plugin.services.dem_window.dem_window_bounds`; not finite: the whole DEM, for a rule of unlimited reach). Without a pack, or when no rule needs the DEM, :func:`plan_box`
     of ``first`` grown by ``margin`` (working-CRS units): for every reader ``TERRAIN_EXTENT_ROLES`` and
     :data:`DEM_FALLBACK_MARGIN_FT`.
 
@@ -218,7 +218,7 @@ def dem_read_box(
         ``None`` when nothing places the window (no located feature): each reader says what it does then.
     """
     if pack is not None:
-        bounds = dem_window(layers, pack, unit_to_ft=unit_to_ft, cell_ft=dem.cell_ft, site_parcel_id=site_parcel_id).bounds
+        bounds = dem_window_bounds(layers, pack, unit_to_ft=unit_to_ft, cell_ft=dem.cell_ft, site_parcel_id=site_parcel_id)
         if bounds is not None:
             return bounds
     return plan_box(layers, first, margin)

@@ -29,7 +29,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass, field
-from typing import Callable, Hashable, Mapping, Protocol, TypeVar
+from typing import AbstractSet, Callable, Hashable, Mapping, Protocol, TypeVar
 
 import numpy as np
 
@@ -168,11 +168,21 @@ class SiteBackend(LayerBackend, Protocol):
         ...
 
 
-def _pack_fields(pack: RulePack | None) -> set[str]:
-    """Field names the pack's rules read (``params.field``)."""
+#: :func:`_pack_fields` by pack object (held: a pack is frozen and loaded once; the live re-check reads at every edit).
+_FIELDS: dict[int, tuple[RulePack, frozenset[str]]] = {}
+
+
+def _pack_fields(pack: RulePack | None) -> frozenset[str]:
+    """Field names the pack's rules read (``params.field``), found once per pack object (a frozenset: the keys of what the read
+    keeps, :func:`_named`, take it as it is)."""
     if pack is None:
-        return set()
-    return {str(r.params["field"]) for r in pack.rules if isinstance(r.params.get("field"), str)}
+        return frozenset()
+    held = _FIELDS.get(id(pack))
+    if held is None or held[0] is not pack:
+        if len(_FIELDS) > 64:
+            _FIELDS.clear()
+        held = _FIELDS[id(pack)] = (pack, frozenset(str(r.params["field"]) for r in pack.rules if isinstance(r.params.get("field"), str)))
+    return held[1]
 
 
 def _bounds(geoms: GeomSlots) -> Box | None:
@@ -209,12 +219,12 @@ def _field_match(columns: tuple[str, ...], role: str, extra: frozenset[str]) -> 
     return tuple(renames.items()), tuple(near)
 
 
-def _matched(fr: FetchedFeatures, role: str, extra_fields: set[str]) -> tuple[dict[str, str], list[tuple[str, str]]]:
+def _matched(fr: FetchedFeatures, role: str, extra_fields: AbstractSet[str]) -> tuple[dict[str, str], list[tuple[str, str]]]:
     renames, near = _field_match(tuple(fr.columns), role, frozenset(extra_fields))
     return dict(renames), list(near)
 
 
-def _renames(fr: FetchedFeatures, role: str, extra_fields: set[str]) -> dict[str, str]:
+def _renames(fr: FetchedFeatures, role: str, extra_fields: AbstractSet[str]) -> dict[str, str]:
     return _matched(fr, role, extra_fields)[0]
 
 
@@ -230,7 +240,7 @@ def _piece_ids(role: str, k: int, s: SourceInfo, records: list[dict[str, object]
     return feature_ids(records, columns, role, position_ids(len(records), s.id_prefix if k else ""), first=s.id_first)
 
 
-def _named(role: str, k: int, pc: _Piece, extra_fields: set[str]) -> tuple[list[dict[str, object]], list[str], list[str]]:
+def _named(role: str, k: int, pc: _Piece, extra_fields: AbstractSet[str]) -> tuple[list[dict[str, object]], list[str], list[str]]:
     """The ``k``-th source's records and columns under the names the check reads, and its features' ids (:func:`_piece_ids`),
     found once for the records it fetched (a frame moved into the working CRS keeps them)."""
     fr = pc.frame
@@ -243,7 +253,7 @@ def _named(role: str, k: int, pc: _Piece, extra_fields: set[str]) -> tuple[list[
     return pc.named[1], pc.named[2], pc.named[3]
 
 
-def _named_records(role: str, k: int, s: SourceInfo, fr: FetchedFeatures, extra_fields: set[str]) -> tuple[list[dict[str, object]], list[str], list[str]]:
+def _named_records(role: str, k: int, s: SourceInfo, fr: FetchedFeatures, extra_fields: AbstractSet[str]) -> tuple[list[dict[str, object]], list[str], list[str]]:
     """:func:`_named` computed."""
     records, columns = _renamed_records(fr, _renames(fr, role, extra_fields))
     return records, columns, _piece_ids(role, k, s, records, columns)
@@ -295,7 +305,7 @@ def _place(backend: LayerBackend, role: str, pc: _Piece, crs: object, deferred: 
     return place
 
 
-def _read_source(backend: LayerBackend, role: str, k: int, pc: _Piece, extra_fields: set[str]) -> ReadSource:
+def _read_source(backend: LayerBackend, role: str, k: int, pc: _Piece, extra_fields: AbstractSet[str]) -> ReadSource:
     """The ``k``-th source of a role as read, for :func:`~stormwater_plugin.services.role_merge.merge_role`: ids, fields renamed, values cleaned."""
     s = pc.source
     if pc.frame is None:  # misplaced before reading: its ids only
@@ -315,7 +325,7 @@ def _read_source(backend: LayerBackend, role: str, k: int, pc: _Piece, extra_fie
                       pc.filtered, pc.stray_beyond, pc.unplaceable)
 
 
-def _role_layer(backend: LayerBackend, role: str, pcs: list[_Piece], extra_fields: set[str]) -> tuple[FeatureLayer, list[Warning_]]:
+def _role_layer(backend: LayerBackend, role: str, pcs: list[_Piece], extra_fields: AbstractSet[str]) -> tuple[FeatureLayer, list[Warning_]]:
     """:func:`~stormwater_plugin.services.role_merge.merge_role` of a role's sources as read (:func:`_read_source`).
 
     A role of one source read is kept with its features (:func:`_kept`) under the rest of what it is made of: the source as
