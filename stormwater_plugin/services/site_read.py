@@ -92,13 +92,18 @@ def moved_memo(own: FetchedFeatures, moved: FetchedFeatures) -> dict[Hashable, o
     return held[1]  # type: ignore[no-any-return]
 
 
+#: What the read keeps of a frame's records alone (:func:`same_records_memo`): their names and ids (:func:`_named`), their values
+#: cleaned (:func:`_read_source`), the ids of those with a geometry among them (:func:`_usable_layer`, keyed by their positions).
+_RECORDS_ONLY = frozenset({"named", "clean records", "usable ids"})
+
+
 def same_records_memo(earlier: FetchedFeatures) -> dict[Hashable, object]:
     """The memo (:func:`_kept`) of features fetched with ``earlier``'s very records and columns (the same objects) and other
     geometries (an edited layer's, made from the earlier read where only geometries changed: ``gui.live_read``): what ``earlier``'s
-    memo holds of the records alone, their names and ids (:func:`_named`); the rest is derived anew."""
+    memo holds of the records alone (:data:`_RECORDS_ONLY`); the rest is derived anew."""
     memo: dict[Hashable, object] | None = getattr(earlier, "memo", None)
     held = dict(memo) if memo else {}  # one copy at once: a stale read may still add to it
-    return {k: v for k, v in held.items() if isinstance(k, tuple) and k[:1] == ("named",)}
+    return {k: v for k, v in held.items() if isinstance(k, tuple) and k and k[0] in _RECORDS_ONLY}
 
 
 def _changing(fr: FetchedFeatures) -> None:
@@ -276,10 +281,12 @@ def _screen(backend: LayerBackend, fr: FetchedFeatures, pc: _Piece) -> bool:
 
 
 def _usable_layer(role: str, fr: FetchedFeatures) -> FeatureLayer:
-    """The features of one source with a geometry, as a layer (they locate the site for the other roles' sources)."""
-    recs = [fr.records[i] for i, g in enumerate(fr.geoms) if g is not None]
-    gs = [g for g in fr.geoms if g is not None]
-    return FeatureLayer.from_sequences(role, gs, feature_ids(recs, sorted({k for r in recs for k in r}), role, position_ids(len(recs))), recs)
+    """The features of one source with a geometry, as a layer (they locate the site for the other roles' sources); their ids, made
+    of their records alone, kept with the records by the positions of those with a geometry (:func:`same_records_memo`)."""
+    present = [i for i, g in enumerate(fr.geoms) if g is not None]
+    recs = [fr.records[i] for i in present]
+    ids = _kept(fr, ("usable ids", role, tuple(present)), lambda: feature_ids(recs, sorted({k for r in recs for k in r}), role, position_ids(len(recs))))
+    return FeatureLayer.from_sequences(role, [fr.geoms[i] for i in present], ids, recs)
 
 
 def _place(backend: LayerBackend, role: str, pc: _Piece, crs: object, deferred: bool) -> SourcePlace:
@@ -320,8 +327,10 @@ def _read_source(backend: LayerBackend, role: str, k: int, pc: _Piece, extra_fie
     fr = pc.frame
     renames, near = _matched(fr, role, extra_fields)
     records, _columns, ids = _named(role, k, pc, extra_fields)
-    return ReadSource(s.where, s.name, s.crs_name, s.count, ids, list(fr.geoms),
-                      [{c: v if type(v) in _PLAIN_TYPES else clean_value(v) for c, v in r.items()} for r in records], fr.unusable, pc.misplaced, renames, near, fr.restored,
+    # the values cleaned, made of the records alone: kept with them (:func:`same_records_memo`; never changed: the layer copies them)
+    clean = _kept(fr, ("clean records", role, k, s.id_prefix, tuple(s.id_first), frozenset(extra_fields)),
+                  lambda: tuple({c: v if type(v) in _PLAIN_TYPES else clean_value(v) for c, v in r.items()} for r in records))
+    return ReadSource(s.where, s.name, s.crs_name, s.count, ids, list(fr.geoms), list(clean), fr.unusable, pc.misplaced, renames, near, fr.restored,
                       pc.filtered, pc.stray_beyond, pc.unplaceable)
 
 
