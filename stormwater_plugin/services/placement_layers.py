@@ -264,9 +264,12 @@ def misplaced_sources(
 #: Each anchor's distance to a box, grid units, kept by content across reads: the anchor's geometries by their WKB (each written
 #: once per geometry object by the check's derived values, :func:`~stormwater_plugin.core.derived.current`) and the box by its
 #: bits. The live re-check judges the same sources against the same site parcel at every edit: only the edited layer's box is
-#: measured again. Bounded (emptied when full).
+#: measured again. Bounded (emptied when full) in entries and in the anchors' geometries they name together (a batch's plan as
+#: the anchor of its parcels: thousands of geometries an entry).
 _APART: dict[tuple[tuple[bytes | None, ...], bytes], float] = {}
-_MAX_APART = 4096
+_MAX_APART = 1024
+_MAX_APART_GEOMETRIES = 100_000
+_apart_geometries = [0]
 
 
 class _BoxDistances:
@@ -323,9 +326,11 @@ class _BoxDistances:
                 nearest = shapely.distance(object_array(anchor)[:, None], self._made(measure)[None, :]).min(axis=0).tolist()
                 kept.update(zip(measure, nearest))
                 if content is not None:
-                    if len(_APART) + len(measure) > _MAX_APART:
+                    if len(_APART) + len(measure) > _MAX_APART or _apart_geometries[0] + len(content) * len(measure) > _MAX_APART_GEOMETRIES:
                         _APART.clear()
+                        _apart_geometries[0] = 0
                     _APART.update({(content, bits[k]): float(d) for k, d in zip(measure, nearest)})
+                    _apart_geometries[0] += len(content) * len(measure)
             out.update({k: float(kept[k]) * self.unit_to_ft for k in new})
         return [out.get(k) for k in which]
 

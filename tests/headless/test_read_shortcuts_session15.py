@@ -116,3 +116,17 @@ def test_a_box_kept_for_one_anchor_is_not_given_to_another():
         assert pl._BoxDistances(boxes, 1.0)([Point(90, 0)], [0]) == [10.0]
         assert pl._BoxDistances([(100.0, 0.0, 120.0, 10.0)], 1.0)([Point(0, 0)], [0]) == [100.0]
         assert pl._BoxDistances([(105.0, 0.0, 120.0, 10.0)], 1.0)([Point(0, 0)], [0]) == [105.0]
+
+
+def test_the_distances_kept_stay_few_in_entries_and_in_the_anchors_geometries(monkeypatch):
+    monkeypatch.setattr(pl, "_MAX_APART", 8)
+    monkeypatch.setattr(pl, "_MAX_APART_GEOMETRIES", 30)
+    pl._APART.clear()
+    pl._apart_geometries[0] = 0
+    boxes = [(100.0, 0.0, 110.0, 10.0), (0.0, 100.0, 10.0, 110.0)]
+    for n in range(20):
+        with using(Derived(), settle=False):
+            anchor = [Point(x, n) for x in range(1 + n % 5)]
+            assert pl._BoxDistances(boxes, 1.0)(anchor, [0, 1]) == [float(shapely.distance(object_array(anchor), pl._box_target(b)).min()) for b in boxes]
+        assert len(pl._APART) <= 8 and pl._apart_geometries[0] <= 30
+        assert pl._apart_geometries[0] == sum(len(k[0]) for k in pl._APART)
