@@ -71,6 +71,11 @@ class ReadingReach:
         """The largest finite reach (:func:`~stormwater_plugin.services.intake.finite_reach_ft`), feet."""
         return finite_reach_ft(self.reaches)
 
+    @staticmethod
+    def windowed(count: int) -> bool:
+        """Whether a context layer of ``count`` features is read through a window (:meth:`context_box`), not whole."""
+        return count > FILTER_MIN_FEATURES
+
     def context_box(
         self, role: str, count: int, plan_layers: Mapping[str, FeatureLayer], site_parcel_id: str | None, ft_per_unit: float, dem_box: Box | None
     ) -> Box | None:
@@ -79,7 +84,7 @@ class ReadingReach:
         A layer of at most :data:`~stormwater_plugin.services.intake.FILTER_MIN_FEATURES` features is read
         whole; a bigger one over :func:`~stormwater_plugin.services.intake.context_window` of the plan as read.
         """
-        if count <= FILTER_MIN_FEATURES:
+        if not self.windowed(count):
             return None
         return context_window(plan_layers, site_parcel_id, self.reaches[role], self.finite_ft, ft_per_unit, dem_box)
 

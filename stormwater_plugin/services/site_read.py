@@ -474,8 +474,10 @@ def read_layers(backend: SiteBackend, pack: RulePack | None, site_parcel_id: str
         assert reach is not None
         if taken_out:
             plan_layers = usable(plan_pieces)
-        # A trace of unlimited length runs over the DEM only: no target beyond the raster's edge can be reached.
-        dem_box = backend.dem_extent(crs) if dem is not None else None
+        # A trace of unlimited length runs over the DEM only: no target beyond the raster's edge can be reached. The DEM's box is
+        # asked for a layer read through a window only (a small one is read whole: its window is never placed).
+        dem_box: Box | None = None
+        dem_box_found = dem is None
         for role, pcs in pieces.items():
             if role not in CONTEXT_ROLES:
                 continue
@@ -488,6 +490,8 @@ def read_layers(backend: SiteBackend, pack: RulePack | None, site_parcel_id: str
                     continue
                 if pc.screened:  # read whole already
                     continue
+                if reach.windowed(s.count) and not dem_box_found:
+                    dem_box, dem_box_found = backend.dem_extent(crs), True
                 box = reach.context_box(role, s.count, plan_layers, site_parcel_id, ft_unit, dem_box)  # the one window both readers use
                 window = backend.box_in(box, crs, s.crs) if box is not None else None
                 pc.frame = backend.fetch(s, window)
