@@ -69,7 +69,8 @@ class LiveTask(CheckTask):
         # the document the dock will show with its decisions (Review.decided: decided again only when they changed meanwhile)
         given = tuple(self.overrides)
         doc = review.document if given == review.overrides else review.document.decided(given)
-        cmp = changes_since(self.full_doc, comparable(doc))  # what the comparison reads of its findings.json
+        # what the comparison reads of its findings.json, under the rule renames of the pack the review applied
+        cmp = changes_since(self.full_doc, comparable(doc), getattr(review, "pack", None))
         return cmp, since_last_review(cmp) if cmp else {}, now_compliant(self.full_result, result)
 
     #: The progress shown in steps of this many percent: a live run lasts tens of milliseconds, and each report is a signal
