@@ -370,7 +370,8 @@ def compare_reviews(
     else:
         old_by, key_map, renamed_rules = _old_by_key(old, id_map, successor_of)
     new_by = {str(f.get("key") or ""): f for f in new.get("findings", [])}
-    new_subjects = {_ref_key(f.get("subject")) for f in new.get("findings", [])} | set((new.get("features") or {}).get("wkt", {}))
+    # the current review's subjects and features: read only for an open finding gone (most live edits have none)
+    new_subjects: set[str] | None = None
 
     out: dict[str, list[dict[str, Any]]] = {"resolved": [], "new": [], "still_open": [], "changed": []}
     for key in sorted(old_by.keys() | new_by.keys()):
@@ -383,6 +384,8 @@ def compare_reviews(
         # the category first, the entry only for a finding listed (most findings of a live edit are passes unchanged)
         if o is not None and n is None:
             if s_old in OPEN:
+                if new_subjects is None:
+                    new_subjects = {_ref_key(f.get("subject")) for f in new.get("findings", [])} | set((new.get("features") or {}).get("wkt", {}))
                 gone = _ref_key(o.get("subject")) not in new_subjects
                 out["resolved"].append(_entry(key, o, n, "the feature was removed from the plan" if gone else
                                               "the rule no longer applies or no longer reports this pair"))
@@ -464,8 +467,11 @@ def _successor(pack: RulePack) -> Callable[[str], str]:
     return successor
 
 
-def compare_documents(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
+def compare_documents(old: Mapping[str, Any], new: Mapping[str, Any], pack: RulePack | None = None) -> dict[str, Any]:
     """:func:`compare_reviews` with the rule renames of the new review's pack: what every front end calls.
+
+    ``pack``: the pack the new review applied, when the caller holds it (the live re-check compares at every edit: the
+    bundled pack is otherwise loaded again, its file looked at); another jurisdiction's is not used.
 
     Raises
     ------
@@ -475,7 +481,10 @@ def compare_documents(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[st
     j_old, j_new = old.get("jurisdiction"), new.get("jurisdiction")
     if j_old and j_new and j_old != j_new:
         raise DifferentJurisdictions(f"the reviews are of different jurisdictions ({j_old}, {j_new}): compare reviews under the same rules")
-    successor = _successor(load_pack(str(j_new))) if j_new in JURISDICTIONS else None
+    if j_new in JURISDICTIONS:
+        successor = _successor(pack if pack is not None and pack.jurisdiction == j_new else load_pack(str(j_new)))
+    else:
+        successor = None
     out = compare_reviews(old, new, successor)
     out["jurisdiction"] = j_new
     return out

@@ -77,8 +77,12 @@ class Derived:
         #: later check that holds the same object (the read shares the unedited layers' geometries between checks).
         self._wkb_earlier: dict[int, tuple[BaseGeometry, bytes]] = earlier._wkb if earlier is not None else {}
         self._wkb: dict[int, tuple[BaseGeometry, bytes]] = {}
+        #: id of a kept value -> (the value, held; the object it was made with; what was made of them) (:meth:`made_of`)
+        self._made_earlier: dict[int, tuple[object, object, Any]] = earlier._made if earlier is not None else {}
+        self._made: dict[int, tuple[object, object, Any]] = {}
         if earlier is not None:
             earlier._wkb_earlier = {}  # the check before the earlier one: its geometries are let go (a later one reads earlier's own)
+            earlier._made_earlier = {}
         #: The keys of the layers among the earlier check's values (a cleaned layer reused is keyed again by later values): a
         #: value is never changed (see the module's text), so its content key stays its own.
         self._value_keys: dict[int, tuple[object, Hashable, Hashable]] = earlier._kept_keys if earlier is not None else {}
@@ -149,6 +153,22 @@ class Derived:
                 out[n] = mine[keys[n]] = v
             self.made += len(missing)
         return out
+
+    def made_of(self, source: object, other: object, make: Callable[[], _T]) -> _T:
+        """``make()``, or what the earlier check made of the same objects: ``source`` (a value this or the earlier check kept,
+        never changed, held here so its id stays its own) and ``other`` (compared by identity: a rule of the pack, frozen).
+
+        The same object is handed back (a finding made of a kept judgement: the next steps find what they keyed of it by the
+        object), once per check: asked again for the same ``source`` in one check, ``make()`` makes another.
+        """
+        k = id(source)
+        if k in self._made:
+            return make()
+        seen = self._made_earlier.get(k)
+        if seen is None or seen[0] is not source or seen[1] is not other:
+            seen = (source, other, make())
+        self._made[k] = seen
+        return seen[2]  # type: ignore[return-value]
 
     def settle(self) -> None:
         """The check is over: let go of the earlier check's values and of this check's objects (its values and its geometries' WKB

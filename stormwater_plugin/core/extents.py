@@ -47,7 +47,7 @@ from shapely.geometry.base import BaseGeometry
 from .derived import derive, derive_each
 from .errors import StormwaterError
 from .geometry import buffer, type_ids
-from .geometry_arrays import object_array
+from .geometry_arrays import geom_type, object_array
 from .limits import Quantity, Relation, compare, relation
 from .model import FeatureLayer, Status, Warning_
 from .roles import ROLE_NOUN
@@ -250,7 +250,7 @@ def kind_of(role: str, attrs: Mapping[str, Any], name: str = "") -> KindExtent |
 
 
 def _shape(geom: BaseGeometry) -> str:
-    t = geom.geom_type
+    t = geom_type(geom)
     return "a point" if "Point" in t else "a line" if "Line" in t else "a symbol"
 
 
@@ -262,7 +262,7 @@ def feature_extent(role: str, geom: BaseGeometry | None, attrs: Mapping[str, Any
     kind's entry (by ``device_type``, or by words of its ``name``: a river, a brook), narrowed by a stated ``diameter_ft`` / ``width_ft`` (reach half
     of it) or ``footprint_sqft`` (reach of a circle of that area).
     """
-    if geom is None or geom.is_empty or geom.geom_type in ("Polygon", "MultiPolygon"):
+    if geom is None or geom.is_empty or geom_type(geom) in ("Polygon", "MultiPolygon"):
         return DRAWN
     k = kind_of(role, attrs, name)
     if k is None:
@@ -278,7 +278,7 @@ def feature_extent(role: str, geom: BaseGeometry | None, attrs: Mapping[str, Any
         size = given.get("diameter_ft", given.get("width_ft"))
         assert size is not None
         lo = hi = size / 2.0
-        if "Point" in geom.geom_type:
+        if "Point" in geom_type(geom):
             flo = fhi = math.pi * (size / 2.0 + k.excavation_margin_ft) ** 2
         what += f" {size:g} ft across"
     elif "footprint_sqft" in given:
@@ -526,8 +526,11 @@ def _copy_row(row: dict[str, Any]) -> dict[str, Any]:
     return {k: list(v) if isinstance(v, list) else v for k, v in row.items()}
 
 
-def _kinds_used(role: str, name_of: Callable[[Mapping[str, Any]], str], items: list[tuple[bool, tuple[tuple[str, Any], ...]]]) -> list[tuple[str, ...]]:
-    """The kinds of ``role`` each of ``items`` (drawn as an area, attribute items) reads the plausible extent of: none when drawn as an area.
+def _kinds_used(role: str, name_of: Callable[[Mapping[str, Any]], str], items: list[tuple[Any, ...]]) -> list[tuple[str, ...]]:
+    """The kinds of ``role`` each of ``items`` reads the plausible extent of: none when drawn as an area.
+
+    An item is whether the feature is drawn as an area, then each of its fields' name and value in turn (its attributes'
+    items laid flat: every field is a name and a value, so the tuple tells the attributes apart as their items would).
 
     Whether a feature is drawn as it is (:func:`feature_extent`'s ``drawn``) reads of its geometry only whether it is missing,
     empty or a polygon (one "drawn as an area"); the rest is its kind and stated size, from the attributes. So a stand-in point
@@ -535,8 +538,8 @@ def _kinds_used(role: str, name_of: Callable[[Mapping[str, Any]], str], items: l
     """
     spec = extent_table().roles[role]
     out: list[tuple[str, ...]] = []
-    for as_area, pairs in items:
-        attrs = dict(pairs)
+    for item in items:
+        as_area, attrs = item[0], dict(zip(item[1::2], item[2::2]))
         name = name_of(attrs)
         if feature_extent(role, None if as_area else _NOT_AN_AREA, attrs, name).drawn:
             out.append(())
@@ -589,8 +592,9 @@ def _role_kinds_used(role: str, name_of: Callable[[Mapping[str, Any]], str], nam
     """The kinds of ``role`` the features ``fids`` of ``layer`` read the plausible extent of (:func:`extents_used` of one role)."""
     wanted = set(fids)
     idx = [i for i, x in enumerate(layer.ids) if x in wanted]  # one pass over the layer, whatever the number of features named
-    # each feature by whether it is drawn as an area and its attributes, all its kinds read (see _kinds_used)
-    items = [(a, tuple(layer.attrs[i].items())) for i, a in zip(idx, _drawn_as_areas([layer.geoms[i] for i in idx]))]
+    # each feature by whether it is drawn as an area and its attributes, all its kinds read (see _kinds_used): one flat tuple
+    # of plain values (whether drawn as an area, then each field's name and value in turn), keyed as it is
+    items = [(a, *chain.from_iterable(layer.attrs[i].items())) for i, a in zip(idx, _drawn_as_areas([layer.geoms[i] for i in idx]))]
     kinds = partial(_kinds_used, role, name_of)
     found = (derive_each("extent kinds used, by drawn as an area and attributes", kinds, items, role, f"{name_of.__module__}.{named}")
              if named is not None else kinds(items))

@@ -18,7 +18,7 @@ import shapely
 from shapely.geometry.base import BaseGeometry
 
 from .derived import Derived, current, derive
-from .geometry_arrays import object_array
+from .geometry_arrays import geom_type, object_array
 from .limits import number_text, precision
 from .model import FeatureLayer, FeatureRef, Warning_
 from .roles import AREA_ONLY_ROLES, ROLE_FAMILY
@@ -166,7 +166,7 @@ def type_ids(geoms: Sequence[object]) -> list[int]:
 
 
 def _family(geom: BaseGeometry) -> str:
-    t = geom.geom_type
+    t = geom_type(geom)
     if t in _POLYGONAL:
         return "polygon"
     if t in _LINEAR:
@@ -454,6 +454,10 @@ def union(geoms: Iterable[BaseGeometry]) -> BaseGeometry:
     return derive("union", lambda: shapely.union_all(object_array(arr)), arr)
 
 
+#: Up to this many features, :func:`nearest_feature` measures every feature's distance at once rather than asking the tree.
+NEAREST_DIRECT = 16
+
+
 def nearest_feature(tree: shapely.STRtree, geoms: Sequence[BaseGeometry], refs: Sequence[FeatureRef], g: BaseGeometry, eps: float) -> int:
     """Index of the feature of ``geoms`` (indexed by ``tree``) nearest to ``g``, the same whatever the file format or feature order.
 
@@ -462,7 +466,21 @@ def nearest_feature(tree: shapely.STRtree, geoms: Sequence[BaseGeometry], refs: 
     (its WKB: the parts of a feature split in several); never by the search tree's internal order, which feature
     order, reprojection noise and the GEOS release decide (a lake's shoreline and the lake polygon are equally
     near a lawn: the shoreline is cited on every system).
+
+    Up to :data:`NEAREST_DIRECT` features, each feature's distance is measured at once, without the tree: when exactly one
+    lies within ``eps`` (more than 0) of the least distance it is the answer the tree gives. The tree's search bounds each
+    branch by its envelope's distance, which can exceed a feature's own by rounding only, so its nearest is the least
+    distance or a few units in its last place more: within ``eps``, that one feature; and no other lies within its
+    distance and ``eps``, so it has no tie. Anything else (two or more within ``eps``, a NaN distance) goes the tree's way.
     """
+    if 1 < len(geoms) <= NEAREST_DIRECT and eps > 0.0:
+        with np.errstate(invalid="ignore"):  # a NaN distance (below) is left to the tree, which warns of it as before
+            d = shapely.distance(g, object_array(geoms)).tolist()  # each GEOS's distance, as the tree's path measures it one by one
+        if all(x == x for x in d):  # no NaN (an empty geometry, a NaN coordinate)
+            reach = min(d) + eps
+            near = [k for k, x in enumerate(d) if x <= reach]
+            if len(near) == 1:
+                return near[0]
     j = int(tree.query_nearest(g, all_matches=False)[0])
     reach = float(shapely.distance(g, geoms[j])) + eps
     ties = [int(k) for k in tree.query(g, predicate="dwithin", distance=reach) if float(shapely.distance(g, geoms[int(k)])) <= reach]
@@ -498,7 +516,7 @@ def covers_on_edge(area: BaseGeometry, geom: BaseGeometry, unit_to_ft: float) ->
     if shapely.covers(area, geom):
         return True
     tol = ON_EDGE_FT / unit_to_ft
-    if geom.geom_type == "Point":
+    if geom_type(geom) == "Point":
         return float(shapely.distance(area, geom)) <= tol
     if float(shapely.distance(area, geom)) > tol:
         return False

@@ -31,6 +31,19 @@ def object_array(geoms: Iterable[Any]) -> np.ndarray:
     return arr
 
 
+#: Each shapely geometry class's GEOS type name: shapely makes every geometry of the class of its GEOS type, so a geometry's
+#: ``geom_type`` is its class's (a GEOS call, through a numpy ufunc, of a few microseconds, read without one).
+_TYPE_NAMES: dict[type, str] = {shapely.Point: "Point", shapely.LineString: "LineString", shapely.LinearRing: "LinearRing",
+                                shapely.Polygon: "Polygon", shapely.MultiPoint: "MultiPoint", shapely.MultiLineString: "MultiLineString",
+                                shapely.MultiPolygon: "MultiPolygon", shapely.GeometryCollection: "GeometryCollection"}
+
+
+def geom_type(geom: Any) -> str:
+    """``geom.geom_type`` (its GEOS type name) read from its shapely class; a geometry of another class is asked itself."""
+    name = _TYPE_NAMES.get(type(geom))
+    return name if name is not None else str(geom.geom_type)
+
+
 def total_box(geoms: Iterable[Any]) -> np.ndarray:
     """``shapely.total_bounds`` of ``geoms``: (xmin, ymin, xmax, ymax) of those with bounds, NaN when none has.
 

@@ -261,9 +261,11 @@ class NeighbourParcel:
         }
 
 
-@dataclass
+@dataclass(frozen=True)
 class DisplayZone:
     """A display-only polygon (setback ring, buffer strip, notification area) or slope ray.
+
+    Frozen: the result layers' rows made of the same zone objects are kept with them (``services.layer_rows``).
 
     ``label`` is the text drawn; the numbers and the citation it shows are also
     fields, so nothing above the core reads them back out of the text:

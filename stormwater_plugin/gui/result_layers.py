@@ -240,7 +240,8 @@ def result_layer_specs(result: CheckResult, inputs: SiteInputs) -> list[LayerSpe
     zones = zone_layers(result)
     if zones.rays:
         d = zones.ray_distance_ft
-        out.append(LayerSpec("line", f"Slope rays ({d:g} ft)" if d is not None else "Slope rays", RAY_FIELD_SPECS, "slope_rays", zones.rays))
+        out.append(LayerSpec("line", f"Slope rays ({d:g} ft)" if d is not None else "Slope rays", RAY_FIELD_SPECS, "slope_rays", zones.rays,
+                             keys=zones.ray_keys))
 
     for fam in ("point", "line", "polygon"):
         rows = found.passes.get(fam)

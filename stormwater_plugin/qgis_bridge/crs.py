@@ -36,6 +36,8 @@ __all__ = ["NoSiteLocation", "QgisCrs", "TransformUnavailable", "WGS84", "checke
 WGS84 = QgsCoordinateReferenceSystem("EPSG:4326")
 #: A CRS's WKT1 (:func:`crs_wkt1`) by its WKT2 text, a few CRSs at most (a session reads in one or two).
 _WKT1: dict[str, str] = {}
+#: :meth:`QgisCrs.describe` by the CRS's WKT2, identifier and name (a few CRSs a session).
+_DESCRIBED: dict[tuple[str, str, str], CrsInfo] = {}
 
 
 def crs_text(crs: QgsCoordinateReferenceSystem) -> str:
@@ -177,7 +179,17 @@ class QgisCrs:
         return f"{crs.authid()}\n{crs.description()}\n{crs_text(crs)}\n{ops}"
 
     def describe(self, crs: QgsCoordinateReferenceSystem) -> CrsInfo:
-        return CrsInfo(crs.description(), crs.authid(), is_projected(crs), is_conformal(crs), unit_to_m(crs))
+        # kept by the CRS's WKT2 (its definition, :func:`crs_text`), identifier and name: the live read describes the DEM's CRS at
+        # every edit, its conformal method read from the WKT2 by a pattern (an invalid CRS, without WKT2, is described each time)
+        key = (crs_text(crs), crs.authid(), crs.description())
+        found = _DESCRIBED.get(key) if key[0] else None
+        if found is None:
+            found = CrsInfo(key[2], key[1], is_projected(crs), is_conformal(crs), unit_to_m(crs))
+            if key[0]:
+                if len(_DESCRIBED) >= 16:
+                    _DESCRIBED.clear()
+                _DESCRIBED[key] = found
+        return found
 
     def from_epsg(self, code: int) -> QgsCoordinateReferenceSystem:
         return QgsCoordinateReferenceSystem(f"EPSG:{code}")

@@ -8,6 +8,7 @@ so the engine samples the DEM exactly as stored. Points are mapped from the work
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any, Callable
 
@@ -101,9 +102,10 @@ class QgisDemBand:
     def declared_unit(self) -> str | None:
         return band_unit(self.provider, self.band)
 
-    @property
+    @functools.cached_property
     def cell_ft(self) -> float:
-        """The larger pixel side, feet (:func:`~stormwater_plugin.services.intake.dem_cell_ft`: degrees at an upper bound)."""
+        """The larger pixel side, feet (:func:`~stormwater_plugin.services.intake.dem_cell_ft`: degrees at an upper bound); found once
+        (the band's CRS and extent are taken when it is made, never changed: the read asks several times)."""
         return dem_cell_ft(max(abs(self.geotransform[1]), abs(self.geotransform[5])), None if self.crs.isGeographic() else unit_to_ft(self.crs))
 
     def read(self, window: PixelWindow) -> np.ndarray | None:

@@ -209,6 +209,7 @@ class QgisLayers:
         self.warnings: list[Warning_] = []
         self._progress = ReadProgress([feature_count(s) for s in plan.sources.values()], progress)
         self._infos: dict[str, list[SourceInfo]] | None = None
+        self._ft: dict[int, tuple[Any, float]] = {}
 
     def sources(self) -> dict[str, list[SourceInfo]]:
         if self._infos is not None:
@@ -251,7 +252,11 @@ class QgisLayers:
                                           lambda role, fr, base: self.to_working(self.sources()[role][0], fr, base)[0], site_parcel_id)
 
     def ft_per_unit(self, crs: Any) -> float:
-        return unit_to_ft(crs)
+        # the read asks of its working CRS several times: found once per CRS object (held; a QGIS CRS object is a value)
+        held = self._ft.get(id(crs))
+        if held is None or held[0] is not crs:
+            held = self._ft[id(crs)] = (crs, unit_to_ft(crs))
+        return held[1]
 
     def crs_text(self, crs: Any) -> str:
         return str(crs.authid() or crs.toProj())

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 
 from ..core.compare import EarlierReview, ReviewDoc, compare_documents, format_problem, since_last_review
 from ..core.errors import StormwaterError
+from ..core.rulepack import RulePack
 from .findings_doc import DocFinding, FindingsDocument
 
 __all__ = ["CompareError", "EarlierReview", "ReviewDoc", "comparable", "compare_reviews", "open_violations", "review_document", "since_last_review"]
@@ -86,8 +87,9 @@ def comparable(document: FindingsDocument) -> ReviewDoc:
     return out
 
 
-def compare_reviews(old: Mapping[str, object], new: Mapping[str, object]) -> ReviewDoc:
-    """The comparison document (compare.json) of an earlier review ``old`` and the current ``new``.
+def compare_reviews(old: Mapping[str, object], new: Mapping[str, object], pack: RulePack | None = None) -> ReviewDoc:
+    """The comparison document (compare.json) of an earlier review ``old`` and the current ``new`` (``pack``: the one ``new``
+    applied, when held: its rule renames, see :func:`~stormwater_plugin.core.compare.compare_documents`).
 
     Raises
     ------
@@ -97,7 +99,7 @@ def compare_reviews(old: Mapping[str, object], new: Mapping[str, object]) -> Rev
     old_doc = _earlier(old) if isinstance(old, EarlierReview) else review_document(old, "the earlier review")
     new_doc = review_document(new, "the current review")
     try:
-        return compare_documents(old_doc, new_doc)
+        return compare_documents(old_doc, new_doc, pack)
     except ValueError as exc:
         raise CompareError(str(exc)) from exc
 

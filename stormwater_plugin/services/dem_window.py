@@ -447,6 +447,80 @@ def siting_part(layers: Mapping[str, FeatureLayer], pack: RulePack, unit_to_ft: 
     return _grown(_site_parcel_geoms(layers, site_parcel_id), (needs.envelope_ft + SITING_PAD_FT) / unit_to_ft)
 
 
+def _grown_parts(needs: _PackNeeds, reads: _LayerReads, u: float, margin: float) -> list[Bounds] | None:
+    """The boxes whose union is that of the rules' parts (:func:`_need_part` of each of ``needs``), fewer of them: the rules that
+    grow the same roles' box are one box grown by the largest of their pads, and the gradient setbacks' lines one box of every
+    spec's lines grown by the margin. ``None`` where that may not be the same union (a pad not a number, or a spec's lines box
+    neither wholly finite nor wholly NaN): the caller takes every part then.
+
+    Growing a box by a larger pad moves each bound at least as far (``x - p`` and ``x + p`` round monotonically), so the union of
+    one box grown by several pads is that box grown by the largest; a gradient setback's part is the union of the devices' box
+    grown and its lines' box grown by the margin (:func:`_union` of two finite boxes: their smallest and largest bounds), and
+    its lines' box the union of its specs' (each wholly finite, or NaN and skipped), so the union over the rules of their lines
+    is the union of every spec's finite box that a rule reads, grown by the margin.
+    """
+    pads: dict[tuple[str, ...], float] = {}
+    specs: dict[tuple[str, str], None] = {}
+    for need in needs.needs:
+        reach = need.reach_ft / u
+        roles: tuple[str, ...]
+        if need.part == "gradient_setback":
+            roles, pad = ("devices",), reach + margin
+            specs.update(dict.fromkeys(need.specs))
+        elif need.part in ("building_sites", "devices"):
+            roles, pad = need.roles, reach + margin
+        elif need.part == "clearing":
+            role = next((r for r in need.roles if r in reads.layers), None)
+            if role is None:
+                continue
+            roles, pad = (role,), margin
+        elif need.part == "flow_trace" and need.roles:
+            roles, pad = need.roles, reach + margin
+        else:
+            continue
+        if pad != pad:
+            return None
+        pads[roles] = max(pads[roles], pad) if roles in pads else pad
+    out = [b for roles, pad in pads.items() if (b := _grown_box(reads.box(roles), pad)) is not None]
+    if specs:
+        lines = reads.spec_lines()
+        finite: list[Bounds] = []
+        for spec in specs:
+            b = lines.get(spec)
+            if b is None or not any(v == v for v in b):  # no device, or no line (NaN): no part, as each rule's lines skip it
+                continue
+            if not all(math.isfinite(v) for v in b):  # partly NaN, or infinite: each rule's part as it was
+                return None
+            finite.append(b)
+        if finite:
+            grown = _grown_box((min(b[0] for b in finite), min(b[1] for b in finite), max(b[2] for b in finite), max(b[3] for b in finite)), margin)
+            if grown is not None:
+                out.append(grown)
+    return out
+
+
+def dem_window_bounds(
+    layers: Mapping[str, FeatureLayer], pack: RulePack, *, unit_to_ft: float, cell_ft: float = 0.0, site_parcel_id: str | None = None,
+    margin_ft: float = MARGIN_FT,
+) -> Bounds | None:
+    """:attr:`DemWindow.bounds` of :func:`dem_window` (the siting envelope's part included), the same numbers from fewer boxes
+    (:func:`_grown_parts`; of a tie of 0.0 and -0.0 either may be kept): the live re-check asks at every edit.
+
+    Parameters are :func:`dem_window`'s. Returns ``None`` when no rule needs the DEM; infinite bounds for a rule of unlimited reach.
+    """
+    margin = margin_ft / unit_to_ft
+    needs = _pack_needs(pack, cell_ft)
+    parts = _grown_parts(needs, _LayerReads(layers, needs.specs), unit_to_ft, margin)
+    if parts is None:
+        return dem_window(layers, pack, unit_to_ft=unit_to_ft, cell_ft=cell_ft, site_parcel_id=site_parcel_id, margin_ft=margin_ft).bounds
+    siting = siting_part(layers, pack, unit_to_ft, site_parcel_id)
+    if siting is not None:
+        parts.append(siting)
+    if not parts:
+        return None
+    return (float(min(b[0] for b in parts)), float(min(b[1] for b in parts)), float(max(b[2] for b in parts)), float(max(b[3] for b in parts)))
+
+
 def dem_window(
     layers: Mapping[str, FeatureLayer],
     pack: RulePack,

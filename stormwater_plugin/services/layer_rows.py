@@ -14,6 +14,7 @@ QGIS-free, file-free.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -198,6 +199,11 @@ def ray_rows(zones: Sequence[DisplayZone]) -> list[Row]:
                           z.subject.id if z.subject else None, z.slope_pct]) for k, z in enumerate(rays)]
 
 
+#: What a row of a result layer is, to compare with a feature drawn: its geometry's WKB (shapely's, no SRID; ``b""`` for none)
+#: and its attributes (an object of its own when they cannot be compared). Two rows of the same key make the same feature.
+RowKey = tuple[bytes, Hashable]
+
+
 @dataclass(frozen=True)
 class ZoneLayers:
     """The check's display zones as the map draws them, each list in its layer's schema.
@@ -215,23 +221,48 @@ class ZoneLayers:
     buffers: list[Row]
     notification_areas: list[Row]
     others: dict[str, list[Row]]
+    #: Each ray row's :data:`RowKey` (``gui.result_layers.row_keys`` of :attr:`rays`), in the same order.
+    ray_keys: list[RowKey] | None = None
+
+
+#: The slope rays' rows, their radius and their rows' keys, with the ray zones they were made of (held: a
+#: :class:`~stormwater_plugin.core.model.DisplayZone` is frozen, so the same zone objects in the same order make the same rows).
+#: The live re-check keeps a building site's rays from check to check (a device moved leaves them): its result layers then
+#: neither make nor key the rays again. The rays of the last two lists of zones are kept.
+_RAYS: list[tuple[tuple[DisplayZone, ...], list[Row], float | None, list[RowKey]]] = []
+
+
+def _rays(zones: Sequence[DisplayZone]) -> tuple[list[Row], float | None, list[RowKey]]:
+    """:func:`ray_rows` of ``zones``, the rays' one radius (``None``: none or several) and the rows' keys; each row new (its
+    attribute list a copy), the keys shared with the rays' earlier rows (see :data:`_RAYS`)."""
+    rays = tuple(z for z in zones if z.kind == RAY_KIND)
+    kept = next((k for k in _RAYS if len(k[0]) == len(rays) and all(map(operator.is_, k[0], rays))), None)
+    if kept is None:
+        rows = ray_rows(rays)
+        distances = {z.distance_ft for z in rays}
+        keys = [_row_key(b"" if w is None else w, tuple(attrs)) for w, (_g, attrs) in zip(geometry_wkbs([g for g, _ in rows]), rows)]
+        kept = (rays, rows, distances.pop() if len(distances) == 1 else None, keys)
+        _RAYS[:] = [kept, *_RAYS[:1]]
+    _held, rows, distance, keys = kept
+    return [(g, list(attrs)) for g, attrs in rows], distance, keys
 
 
 def zone_layers(result: CheckResult) -> ZoneLayers:
     """The display zones of ``result`` split into the map's layers (:class:`ZoneLayers`)."""
-    distances = {z.distance_ft for z in result.zones if z.kind == RAY_KIND}
     others: dict[str, list[Row]] = {}
     for z in result.zones:
         if z.kind not in _OWN_LAYER_KINDS:
             for fam, part in parts_by_family(z.geometry).items():
                 others.setdefault(fam, []).append((part, zone_attributes(z)))
+    rays, distance, keys = _rays(result.zones)
     return ZoneLayers(
-        ray_rows(result.zones),
-        distances.pop() if len(distances) == 1 else None,
+        rays,
+        distance,
         setback_rows(result.zones),
         [(z.geometry, zone_attributes(z)) for z in result.zones if z.kind == "no_cut_buffer"],
         [(z.geometry, zone_attributes(z)) for z in result.zones if z.kind == "notification_area"],
         others,
+        keys,
     )
 
 
@@ -250,11 +281,6 @@ def zone_rows(result: CheckResult) -> list[Row]:
         if poly is not None:
             rows.append((poly, zone_attributes(z)))
     return rows
-
-
-#: What a row of a result layer is, to compare with a feature drawn: its geometry's WKB (shapely's, no SRID; ``b""`` for none)
-#: and its attributes (an object of its own when they cannot be compared). Two rows of the same key make the same feature.
-RowKey = tuple[bytes, Hashable]
 
 
 @dataclass(frozen=True)

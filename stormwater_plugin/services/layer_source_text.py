@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 
@@ -12,8 +13,10 @@ def where_of_uri(uri: str) -> str:
     return f"{parts[0]}:{layer}" if layer else parts[0]
 
 
+@functools.lru_cache(maxsize=256)
 def layer_file_name(where: str) -> str:
-    """The layer's name in its file (after the ``:`` of :func:`where_of_uri`), else the file's name."""
+    """The layer's name in its file (after the ``:`` of :func:`where_of_uri`), else the file's name (once per text: the live read
+    describes an edited layer at every edit)."""
     path, _, layer = where.rpartition(":") if ":" in Path(where).name else (where, "", "")
     return layer or Path(path or where).name
 

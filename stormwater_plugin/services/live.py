@@ -14,6 +14,7 @@ from typing import Iterable, Mapping
 
 from ..core.kinds import envelope_role
 from ..core.model import CheckResult, Finding, Status
+from ..core.rulepack import RulePack
 from .compare import CompareError, EarlierReview, ReviewDoc, compare_reviews
 
 #: What the live findings' marks compare with (the comparison's ``previous``).
@@ -76,15 +77,16 @@ def last_full_check(doc: Mapping[str, object] | None) -> EarlierReview | None:
     return None if doc is None else EarlierReview(doc)
 
 
-def changes_since(full: Mapping[str, object] | None, live: Mapping[str, object]) -> ReviewDoc | None:
+def changes_since(full: Mapping[str, object] | None, live: Mapping[str, object], pack: RulePack | None = None) -> ReviewDoc | None:
     """The comparison of the live findings with the last full check's (``None`` when none differs, or they cannot be compared).
 
-    Only what differs is kept (new, changed, resolved): a finding unchanged is not marked.
+    Only what differs is kept (new, changed, resolved): a finding unchanged is not marked. ``pack``: the pack the live review
+    applied (its rule renames), when held.
     """
     if full is None:
         return None
     try:
-        cmp = compare_reviews(full, live)
+        cmp = compare_reviews(full, live, pack)
     except CompareError:
         return None
     cmp = dict(cmp)

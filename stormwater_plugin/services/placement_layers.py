@@ -28,6 +28,7 @@ Readings
 from __future__ import annotations
 
 import math
+import struct
 from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping, Sequence
 
@@ -35,6 +36,7 @@ import numpy as np
 import shapely
 from shapely.geometry.base import BaseGeometry
 
+from ..core.derived import current
 from ..core.geometry_arrays import object_array
 from ..core.model import FeatureLayer, Warning_
 from ..core.roles import CONTEXT_ROLES
@@ -259,22 +261,46 @@ def misplaced_sources(
     return reasons
 
 
+#: Each anchor's distance to a box, grid units, kept by content across reads: the anchor's geometries by their WKB (each written
+#: once per geometry object by the check's derived values, :func:`~stormwater_plugin.core.derived.current`) and the box by its
+#: bits. The live re-check judges the same sources against the same site parcel at every edit: only the edited layer's box is
+#: measured again. Bounded (emptied when full) in entries and in the anchors' geometries they name together (a batch's plan as
+#: the anchor of its parcels: thousands of geometries an entry).
+_APART: dict[tuple[tuple[bytes | None, ...], bytes], float] = {}
+_MAX_APART = 1024
+_MAX_APART_GEOMETRIES = 100_000
+_apart_geometries = [0]
+
+
 class _BoxDistances:
-    """:func:`distance_to_box_ft` from an anchor to some of ``boxes``: every box made a geometry at once, each box measured once
-    per anchor (the roles judged against one site parcel share one call when asked ahead), the same distances."""
+    """:func:`distance_to_box_ft` from an anchor to some of ``boxes``: the boxes to measure made geometries at once, each box measured
+    once per anchor (the roles judged against one site parcel share one call when asked ahead), the same distances; with a check's
+    derived values in use, a box measured from the same anchor by an earlier read is not measured again (:data:`_APART`)."""
 
     def __init__(self, boxes: Sequence[Box | None], unit_to_ft: float) -> None:
         self.boxes, self.unit_to_ft = boxes, unit_to_ft
-        self.targets = np.empty(len(boxes), dtype=object)
-        known = [k for k, b in enumerate(boxes) if b is not None]
-        if known:
-            corners = np.array([boxes[k] for k in known], dtype=float)
-            made = shapely.box(corners[:, 0], corners[:, 1], corners[:, 2], corners[:, 3])  # every box at once, then each degenerate one
-            for n in np.flatnonzero(~((corners[:, 2] > corners[:, 0]) & (corners[:, 3] > corners[:, 1]))).tolist():
-                made[n] = _box_target(boxes[known[n]])  # type: ignore[arg-type]
-            self.targets[known] = made
+        #: each box's geometry, made when first measured (``None``: not made yet, or no box)
+        self._targets: list[BaseGeometry | None] = [None] * len(boxes)
         #: each anchor's geometries (held, so their ids stay their own while this lives) and its distance, feet, to each box measured
         self._anchors: dict[tuple[int, ...], tuple[Sequence[BaseGeometry], dict[int, float]]] = {}
+        self._wkb = current()
+
+    @property
+    def targets(self) -> np.ndarray:
+        """Every box as a geometry (``None`` where there is no box), as measured (:func:`_box_geometries`)."""
+        out = np.empty(len(self.boxes), dtype=object)
+        known = [k for k, b in enumerate(self.boxes) if b is not None]
+        if known:
+            out[known] = self._made(known)
+        return out
+
+    def _made(self, which: Sequence[int]) -> np.ndarray:
+        """The geometries of the boxes ``which`` (each with a box), made once each."""
+        todo = [k for k in which if self._targets[k] is None]
+        if todo:
+            for k, g in zip(todo, _box_geometries([self.boxes[k] for k in todo]).tolist()):  # type: ignore[misc]
+                self._targets[k] = g
+        return object_array([self._targets[k] for k in which])
 
     def __call__(self, anchor: Sequence[BaseGeometry], which: Sequence[int], ahead: Sequence[int] = ()) -> list[float | None]:
         """The distance, feet, from ``anchor`` to each box of ``which`` (positions in ``boxes``; ``None``: no box or no anchor).
@@ -290,11 +316,32 @@ class _BoxDistances:
         out = self._anchors[key][1]
         new = [k for k in dict.fromkeys([*known, *ahead]) if k not in out and self.boxes[k] is not None]
         if new:
-            # each distance is its own pair's (the minimum over the anchor's geometries of one box's column), so measuring more
-            # boxes at once changes none
-            nearest = shapely.distance(object_array(anchor)[:, None], self.targets[new][None, :]).min(axis=0)
-            out.update({k: float(d) * self.unit_to_ft for k, d in zip(new, nearest.tolist())})
+            content = tuple(self._wkb.wkb(anchor)) if self._wkb is not None else None
+            bits = {k: struct.pack("4d", *self.boxes[k]) for k in new} if content is not None else {}  # type: ignore[misc]
+            kept = {k: d for k in new if (d := _APART.get((content, bits[k]))) is not None} if content is not None else {}
+            measure = [k for k in new if k not in kept]
+            if measure:
+                # each distance is its own pair's (the minimum over the anchor's geometries of one box's column), so measuring more
+                # boxes at once, or fewer (those kept from an earlier read), changes none
+                nearest = shapely.distance(object_array(anchor)[:, None], self._made(measure)[None, :]).min(axis=0).tolist()
+                kept.update(zip(measure, nearest))
+                if content is not None:
+                    if len(_APART) + len(measure) > _MAX_APART or _apart_geometries[0] + len(content) * len(measure) > _MAX_APART_GEOMETRIES:
+                        _APART.clear()
+                        _apart_geometries[0] = 0
+                    _APART.update({(content, bits[k]): float(d) for k, d in zip(measure, nearest)})
+                    _apart_geometries[0] += len(content) * len(measure)
+            out.update({k: float(kept[k]) * self.unit_to_ft for k in new})
         return [out.get(k) for k in which]
+
+
+def _box_geometries(boxes: Sequence[Box]) -> np.ndarray:
+    """Boxes as geometries (:func:`_box_target` of each), the proper ones made at once."""
+    corners = np.array(boxes, dtype=float).reshape(-1, 4)
+    made = shapely.box(corners[:, 0], corners[:, 1], corners[:, 2], corners[:, 3])  # every box at once, then each degenerate one
+    for n in np.flatnonzero(~((corners[:, 2] > corners[:, 0]) & (corners[:, 3] > corners[:, 1]))).tolist():
+        made[n] = _box_target(boxes[n])
+    return np.asarray(made, dtype=object)
 
 
 def _box_target(box: Box) -> BaseGeometry:

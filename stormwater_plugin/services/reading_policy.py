@@ -34,7 +34,7 @@ from ..core.model import FeatureLayer, Warning_
 from ..core.roles import CONTEXT_ROLES
 from ..core.rulepack import RulePack
 from .backend import DemHandle
-from .dem_window import dem_window
+from .dem_window import dem_window_bounds
 from .intake import (
     FAR_FT,
     FILTER_MIN_FEATURES,
@@ -71,6 +71,11 @@ class ReadingReach:
         """The largest finite reach (:func:`~stormwater_plugin.services.intake.finite_reach_ft`), feet."""
         return finite_reach_ft(self.reaches)
 
+    @staticmethod
+    def windowed(count: int) -> bool:
+        """Whether a context layer of ``count`` features is read through a window (:meth:`context_box`), not whole."""
+        return count > FILTER_MIN_FEATURES
+
     def context_box(
         self, role: str, count: int, plan_layers: Mapping[str, FeatureLayer], site_parcel_id: str | None, ft_per_unit: float, dem_box: Box | None
     ) -> Box | None:
@@ -79,7 +84,7 @@ class ReadingReach:
         A layer of at most :data:`~stormwater_plugin.services.intake.FILTER_MIN_FEATURES` features is read
         whole; a bigger one over :func:`~stormwater_plugin.services.intake.context_window` of the plan as read.
         """
-        if count <= FILTER_MIN_FEATURES:
+        if not self.windowed(count):
             return None
         return context_window(plan_layers, site_parcel_id, self.reaches[role], self.finite_ft, ft_per_unit, dem_box)
 
@@ -207,8 +212,8 @@ def dem_read_box(
 ) -> Box | None:
     """The box (working CRS) of the DEM a read takes.
 
-    With ``pack``, the window its rules need (:func:`~stormwater_plugin.services.dem_window.dem_window`; not finite:
-    the whole DEM, for a rule of unlimited reach). Without a pack, or when no rule needs the DEM, :func:`plan_box`
+    With ``pack``, the window its rules need (:func:`~stormwater_plugin.services.dem_window.dem_window`'s bounds, found by
+    :func:`~stormwater_plugin.services.dem_window.dem_window_bounds`; not finite: the whole DEM, for a rule of unlimited reach). Without a pack, or when no rule needs the DEM, :func:`plan_box`
     of ``first`` grown by ``margin`` (working-CRS units): for every reader ``TERRAIN_EXTENT_ROLES`` and
     :data:`DEM_FALLBACK_MARGIN_FT`.
 
@@ -218,7 +223,7 @@ def dem_read_box(
         ``None`` when nothing places the window (no located feature): each reader says what it does then.
     """
     if pack is not None:
-        bounds = dem_window(layers, pack, unit_to_ft=unit_to_ft, cell_ft=dem.cell_ft, site_parcel_id=site_parcel_id).bounds
+        bounds = dem_window_bounds(layers, pack, unit_to_ft=unit_to_ft, cell_ft=dem.cell_ft, site_parcel_id=site_parcel_id)
         if bounds is not None:
             return bounds
     return plan_box(layers, first, margin)

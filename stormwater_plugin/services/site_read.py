@@ -29,7 +29,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass, field
-from typing import Callable, Hashable, Mapping, Protocol, TypeVar
+from typing import AbstractSet, Callable, Hashable, Mapping, Protocol, TypeVar
 
 import numpy as np
 
@@ -92,13 +92,18 @@ def moved_memo(own: FetchedFeatures, moved: FetchedFeatures) -> dict[Hashable, o
     return held[1]  # type: ignore[no-any-return]
 
 
+#: What the read keeps of a frame's records alone (:func:`same_records_memo`): their names and ids (:func:`_named`), their values
+#: cleaned (:func:`_read_source`), the ids of those with a geometry among them (:func:`_usable_layer`, keyed by their positions).
+_RECORDS_ONLY = frozenset({"named", "clean records", "usable ids"})
+
+
 def same_records_memo(earlier: FetchedFeatures) -> dict[Hashable, object]:
     """The memo (:func:`_kept`) of features fetched with ``earlier``'s very records and columns (the same objects) and other
     geometries (an edited layer's, made from the earlier read where only geometries changed: ``gui.live_read``): what ``earlier``'s
-    memo holds of the records alone, their names and ids (:func:`_named`); the rest is derived anew."""
+    memo holds of the records alone (:data:`_RECORDS_ONLY`); the rest is derived anew."""
     memo: dict[Hashable, object] | None = getattr(earlier, "memo", None)
     held = dict(memo) if memo else {}  # one copy at once: a stale read may still add to it
-    return {k: v for k, v in held.items() if isinstance(k, tuple) and k[:1] == ("named",)}
+    return {k: v for k, v in held.items() if isinstance(k, tuple) and k and k[0] in _RECORDS_ONLY}
 
 
 def _changing(fr: FetchedFeatures) -> None:
@@ -168,11 +173,21 @@ class SiteBackend(LayerBackend, Protocol):
         ...
 
 
-def _pack_fields(pack: RulePack | None) -> set[str]:
-    """Field names the pack's rules read (``params.field``)."""
+#: :func:`_pack_fields` by pack object (held: a pack is frozen and loaded once; the live re-check reads at every edit).
+_FIELDS: dict[int, tuple[RulePack, frozenset[str]]] = {}
+
+
+def _pack_fields(pack: RulePack | None) -> frozenset[str]:
+    """Field names the pack's rules read (``params.field``), found once per pack object (a frozenset: the keys of what the read
+    keeps, :func:`_named`, take it as it is)."""
     if pack is None:
-        return set()
-    return {str(r.params["field"]) for r in pack.rules if isinstance(r.params.get("field"), str)}
+        return frozenset()
+    held = _FIELDS.get(id(pack))
+    if held is None or held[0] is not pack:
+        if len(_FIELDS) > 64:
+            _FIELDS.clear()
+        held = _FIELDS[id(pack)] = (pack, frozenset(str(r.params["field"]) for r in pack.rules if isinstance(r.params.get("field"), str)))
+    return held[1]
 
 
 def _bounds(geoms: GeomSlots) -> Box | None:
@@ -209,12 +224,12 @@ def _field_match(columns: tuple[str, ...], role: str, extra: frozenset[str]) -> 
     return tuple(renames.items()), tuple(near)
 
 
-def _matched(fr: FetchedFeatures, role: str, extra_fields: set[str]) -> tuple[dict[str, str], list[tuple[str, str]]]:
+def _matched(fr: FetchedFeatures, role: str, extra_fields: AbstractSet[str]) -> tuple[dict[str, str], list[tuple[str, str]]]:
     renames, near = _field_match(tuple(fr.columns), role, frozenset(extra_fields))
     return dict(renames), list(near)
 
 
-def _renames(fr: FetchedFeatures, role: str, extra_fields: set[str]) -> dict[str, str]:
+def _renames(fr: FetchedFeatures, role: str, extra_fields: AbstractSet[str]) -> dict[str, str]:
     return _matched(fr, role, extra_fields)[0]
 
 
@@ -230,7 +245,7 @@ def _piece_ids(role: str, k: int, s: SourceInfo, records: list[dict[str, object]
     return feature_ids(records, columns, role, position_ids(len(records), s.id_prefix if k else ""), first=s.id_first)
 
 
-def _named(role: str, k: int, pc: _Piece, extra_fields: set[str]) -> tuple[list[dict[str, object]], list[str], list[str]]:
+def _named(role: str, k: int, pc: _Piece, extra_fields: AbstractSet[str]) -> tuple[list[dict[str, object]], list[str], list[str]]:
     """The ``k``-th source's records and columns under the names the check reads, and its features' ids (:func:`_piece_ids`),
     found once for the records it fetched (a frame moved into the working CRS keeps them)."""
     fr = pc.frame
@@ -243,7 +258,7 @@ def _named(role: str, k: int, pc: _Piece, extra_fields: set[str]) -> tuple[list[
     return pc.named[1], pc.named[2], pc.named[3]
 
 
-def _named_records(role: str, k: int, s: SourceInfo, fr: FetchedFeatures, extra_fields: set[str]) -> tuple[list[dict[str, object]], list[str], list[str]]:
+def _named_records(role: str, k: int, s: SourceInfo, fr: FetchedFeatures, extra_fields: AbstractSet[str]) -> tuple[list[dict[str, object]], list[str], list[str]]:
     """:func:`_named` computed."""
     records, columns = _renamed_records(fr, _renames(fr, role, extra_fields))
     return records, columns, _piece_ids(role, k, s, records, columns)
@@ -266,10 +281,12 @@ def _screen(backend: LayerBackend, fr: FetchedFeatures, pc: _Piece) -> bool:
 
 
 def _usable_layer(role: str, fr: FetchedFeatures) -> FeatureLayer:
-    """The features of one source with a geometry, as a layer (they locate the site for the other roles' sources)."""
-    recs = [fr.records[i] for i, g in enumerate(fr.geoms) if g is not None]
-    gs = [g for g in fr.geoms if g is not None]
-    return FeatureLayer.from_sequences(role, gs, feature_ids(recs, sorted({k for r in recs for k in r}), role, position_ids(len(recs))), recs)
+    """The features of one source with a geometry, as a layer (they locate the site for the other roles' sources); their ids, made
+    of their records alone, kept with the records by the positions of those with a geometry (:func:`same_records_memo`)."""
+    present = [i for i, g in enumerate(fr.geoms) if g is not None]
+    recs = [fr.records[i] for i in present]
+    ids = _kept(fr, ("usable ids", role, tuple(present)), lambda: feature_ids(recs, sorted({k for r in recs for k in r}), role, position_ids(len(recs))))
+    return FeatureLayer.from_sequences(role, [fr.geoms[i] for i in present], ids, recs)
 
 
 def _place(backend: LayerBackend, role: str, pc: _Piece, crs: object, deferred: bool) -> SourcePlace:
@@ -295,7 +312,7 @@ def _place(backend: LayerBackend, role: str, pc: _Piece, crs: object, deferred: 
     return place
 
 
-def _read_source(backend: LayerBackend, role: str, k: int, pc: _Piece, extra_fields: set[str]) -> ReadSource:
+def _read_source(backend: LayerBackend, role: str, k: int, pc: _Piece, extra_fields: AbstractSet[str]) -> ReadSource:
     """The ``k``-th source of a role as read, for :func:`~stormwater_plugin.services.role_merge.merge_role`: ids, fields renamed, values cleaned."""
     s = pc.source
     if pc.frame is None:  # misplaced before reading: its ids only
@@ -310,12 +327,14 @@ def _read_source(backend: LayerBackend, role: str, k: int, pc: _Piece, extra_fie
     fr = pc.frame
     renames, near = _matched(fr, role, extra_fields)
     records, _columns, ids = _named(role, k, pc, extra_fields)
-    return ReadSource(s.where, s.name, s.crs_name, s.count, ids, list(fr.geoms),
-                      [{c: v if type(v) in _PLAIN_TYPES else clean_value(v) for c, v in r.items()} for r in records], fr.unusable, pc.misplaced, renames, near, fr.restored,
+    # the values cleaned, made of the records alone: kept with them (:func:`same_records_memo`; never changed: the layer copies them)
+    clean = _kept(fr, ("clean records", role, k, s.id_prefix, tuple(s.id_first), frozenset(extra_fields)),
+                  lambda: tuple({c: v if type(v) in _PLAIN_TYPES else clean_value(v) for c, v in r.items()} for r in records))
+    return ReadSource(s.where, s.name, s.crs_name, s.count, ids, list(fr.geoms), list(clean), fr.unusable, pc.misplaced, renames, near, fr.restored,
                       pc.filtered, pc.stray_beyond, pc.unplaceable)
 
 
-def _role_layer(backend: LayerBackend, role: str, pcs: list[_Piece], extra_fields: set[str]) -> tuple[FeatureLayer, list[Warning_]]:
+def _role_layer(backend: LayerBackend, role: str, pcs: list[_Piece], extra_fields: AbstractSet[str]) -> tuple[FeatureLayer, list[Warning_]]:
     """:func:`~stormwater_plugin.services.role_merge.merge_role` of a role's sources as read (:func:`_read_source`).
 
     A role of one source read is kept with its features (:func:`_kept`) under the rest of what it is made of: the source as
@@ -455,8 +474,10 @@ def read_layers(backend: SiteBackend, pack: RulePack | None, site_parcel_id: str
         assert reach is not None
         if taken_out:
             plan_layers = usable(plan_pieces)
-        # A trace of unlimited length runs over the DEM only: no target beyond the raster's edge can be reached.
-        dem_box = backend.dem_extent(crs) if dem is not None else None
+        # A trace of unlimited length runs over the DEM only: no target beyond the raster's edge can be reached. The DEM's box is
+        # asked for a layer read through a window only (a small one is read whole: its window is never placed).
+        dem_box: Box | None = None
+        dem_box_found = dem is None
         for role, pcs in pieces.items():
             if role not in CONTEXT_ROLES:
                 continue
@@ -469,6 +490,8 @@ def read_layers(backend: SiteBackend, pack: RulePack | None, site_parcel_id: str
                     continue
                 if pc.screened:  # read whole already
                     continue
+                if reach.windowed(s.count) and not dem_box_found:
+                    dem_box, dem_box_found = backend.dem_extent(crs), True
                 box = reach.context_box(role, s.count, plan_layers, site_parcel_id, ft_unit, dem_box)  # the one window both readers use
                 window = backend.box_in(box, crs, s.crs) if box is not None else None
                 pc.frame = backend.fetch(s, window)

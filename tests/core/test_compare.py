@@ -222,3 +222,24 @@ def test_each_packs_rule_renames_kept_are_its_own_successors():
         assert _successor(owner)(old) == new
         for n in JURISDICTIONS:
             assert _successor(load_pack(n))(old) == load_pack(n).successor(old)
+
+
+@given(st.lists(_DRAW, max_size=6), st.lists(_DRAW, max_size=6), st.sampled_from(["lgpc", "lake-george", "mamakating"]))
+def test_the_comparison_under_the_pack_the_review_applied_is_the_comparison_under_the_pack_loaded(old_draws, new_draws, name):
+    """Property: ``compare_documents`` given the new review's pack (the live marks) compares as with the pack it loads for the
+    new review's jurisdiction (its rule renames the same), and a pack of another jurisdiction given is not used."""
+    from stormwater_plugin.core.compare import compare_documents
+    from stormwater_plugin.core.rulepack import JURISDICTIONS
+
+    pack = load_pack(name)
+    replaced = next((old for r in pack.rules for old in r.replaces), "old-r")  # an id the pack renames, when it has one
+
+    def doc(draws):
+        out = dict(_synthetic(draws), jurisdiction=name)
+        out["findings"] = [dict(f, rule_id=replaced if f["rule_id"] == "old-r" else f["rule_id"]) for f in out["findings"]]
+        return out
+
+    old, new = doc(old_draws), doc(new_draws)
+    assert compare_documents(old, new, pack) == compare_documents(old, new)
+    other = load_pack(next(j for j in JURISDICTIONS if j != name))
+    assert compare_documents(old, new, other) == compare_documents(old, new)

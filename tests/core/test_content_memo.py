@@ -170,8 +170,27 @@ def test_the_map_rows_are_those_made_finding_by_finding_for_every_kind_of_geomet
     findings += [_finding(), _finding()]  # twice the same finding: keyed #2, its own attributes
     _clear_rows()
     _same_rows(map_finding_rows(findings), _rows_without_memo(findings))
+    made = layer_rows._ROWS.made
     _same_rows(map_finding_rows(findings), _rows_without_memo(findings))  # the second time from the memo
-    assert layer_rows._ROWS.found > 0
+    again = [dataclasses.replace(f) for f in findings]  # findings of the same content: their rows found by content
+    _same_rows(map_finding_rows(again), _rows_without_memo(again))
+    assert layer_rows._ROWS.found > 0 and layer_rows._ROWS.made == made
+
+
+_POOL = [_finding(), _finding(), _finding(measured_ft=19.8), _finding(geometry=LineString([(0, 0), (7, 0)])), _finding(geometry=None),
+         _finding(status=Status.PASS, subject=FeatureRef("devices", "DW-2")), _finding(extra={"limit": "bedrock"}),
+         _finding(extra={"limit": "septic"}), _finding(geometry=GeometryCollection([LineString([(0, 0), (6, 0)]), box(0, 0, 1, 1)]))]
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.lists(st.integers(0, len(_POOL) - 1), max_size=7), min_size=1, max_size=5))
+def test_the_map_rows_kept_are_those_made_anew_whatever_lists_came_before(lists):
+    """Property: the rows kept (by content, key and WKB) are the rows made anew, over any sequence of lists of the same and
+    equal findings (a finding repeated, another of the same rule and features added or gone: its key changes)."""
+    _clear_rows()
+    for picks in lists:
+        findings = [_POOL[n] for n in picks]
+        _same_rows(map_finding_rows(findings), _rows_without_memo(findings))
 
 
 @pytest.mark.parametrize("change", sorted(CHANGES))

@@ -7,6 +7,8 @@ sentence is made from it alone.
 
 from __future__ import annotations
 
+import itertools
+
 import shapely
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -179,4 +181,27 @@ def test_a_features_kinds_read_from_whether_it_is_drawn_as_an_area_are_those_rea
     if size is not None:
         attrs[size[0]] = size[1]
     (as_area,) = _drawn_as_areas([geom])
-    assert _kinds_used(role, feature_name, [(as_area, tuple(attrs.items()))]) == [_former_kinds(role, geom, attrs, feature_name)]
+    assert _kinds_used(role, feature_name, [(as_area, *itertools.chain.from_iterable(attrs.items()))]) == [_former_kinds(role, geom, attrs, feature_name)]
+
+
+_VALUES = st.one_of(st.none(), st.booleans(), st.integers(-2, 2), st.sampled_from([0.0, 1.0, -0.0, 2.5]), st.sampled_from(["", "a", "dry_well", "1"]))
+_ATTRS = st.dictionaries(st.sampled_from(["id", "device_type", "diameter_ft", "name", "a", "b"]), _VALUES, max_size=4)
+
+
+@settings(max_examples=300, deadline=None)
+@given(a=st.tuples(st.booleans(), _ATTRS), b=st.tuples(st.booleans(), _ATTRS))
+def test_a_features_flat_item_is_keyed_the_same_exactly_when_its_reading_and_attributes_are(a, b):
+    """The flat item (drawn as an area, then each field's name and value) a feature's kinds are kept by: two features share a
+    key exactly when they are both drawn as areas or both not and their attributes are the same names, values and types in
+    the same order (what the item of the pair and the attributes' items told apart), and the attributes read back are theirs."""
+    def flat(x):
+        return (x[0], *itertools.chain.from_iterable(x[1].items()))
+
+    def typed(x):
+        return (x[0], tuple((k, type(v), v) for k, v in x[1].items()))
+
+    derived = Derived()
+    ka, kb = (derived._inputs_key([], [flat(x)])[0] for x in (a, b))
+    assert (ka == kb) == (typed(a) == typed(b))
+    item = flat(a)
+    assert dict(zip(item[1::2], item[2::2])) == a[1] and list(zip(item[1::2], item[2::2])) == list(a[1].items())

@@ -7,7 +7,7 @@ import shapely
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from stormwater_plugin.core.geometry_arrays import object_array, total_box
+from stormwater_plugin.core.geometry_arrays import geom_type, object_array, total_box
 
 _coord = st.floats(-1e7, 1e7, allow_nan=False)
 _geom = st.one_of(
@@ -61,3 +61,23 @@ def test_an_empty_part_or_a_collection_part_is_found_as_by_splitting_every_geome
     arr = np.array(geoms + [None], dtype=object)[:-1]
     parts = shapely.get_parts(arr)
     assert _has_empty_parts(arr) == (bool(shapely.is_empty(parts).any()) or bool((shapely.get_type_id(parts) == 7).any()))
+
+
+_ANY_KIND = st.one_of(
+    _geom.filter(lambda g: g is not None),
+    st.sampled_from([shapely.LineString(), shapely.Polygon(), shapely.MultiPoint(), shapely.MultiLineString(), shapely.MultiPolygon(),
+                     shapely.GeometryCollection(), shapely.LinearRing([(0, 0), (1, 0), (1, 1), (0, 0)]), shapely.LinearRing()]),
+    st.builds(lambda x, y: shapely.MultiPoint([(x, y), (y, x)]), _coord, _coord),
+    st.builds(lambda x, y: shapely.MultiLineString([[(x, y), (y, x)], [(0, 0), (1, 1)]]), _coord, _coord),
+    st.builds(lambda x, y: shapely.MultiPolygon([shapely.box(x, y, x + 1, y + 1), shapely.box(x + 3, y, x + 4, y + 1)]), _coord, _coord),
+    st.builds(lambda x, y: shapely.GeometryCollection([shapely.Point(x, y), shapely.box(0, 0, 1, 1)]), _coord, _coord),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_ANY_KIND)
+def test_a_geometrys_type_read_from_its_class_is_its_geom_type(geom):
+    """``geom_type`` (the class's GEOS type name) is the geometry's own ``geom_type``, for every kind, empty ones, and those
+    made by GEOS operations, WKB and the parts of a collection."""
+    for g in (geom, shapely.from_wkb(shapely.to_wkb(geom)), shapely.normalize(geom), *shapely.get_parts(geom).tolist()):
+        assert geom_type(g) == g.geom_type

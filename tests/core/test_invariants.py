@@ -145,6 +145,10 @@ def test_a_point_and_a_1_ft_square_around_it_give_the_same_statuses(pack, site, 
         x, y = sa.get(key, ()), sb.get(key, ())
         if x == y or x == ("undetermined",):
             continue
+        if (not x and y == ("pass",)) or (not y and x == ("pass",)):
+            # a pair beyond a device's nearest feature of a role is listed only within the limit plus the plausible extents
+            # (setbacks' reach): the square, up to POINT_TOL_FT nearer, may bring a passing pair inside that radius
+            continue
         near = any(m is not None and r is not None and abs(m - r) <= POINT_TOL_FT for _, m, r in a["findings"].get(key, []) + b["findings"].get(key, []))
         if near:
             # within the squares' reach of the limit the two drawings are different plans (the square is nearer by up to

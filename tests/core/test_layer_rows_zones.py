@@ -7,6 +7,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from shapely.geometry import LineString, Point
 
 from stormwater_plugin.core.model import DisplayZone, FeatureRef
@@ -134,3 +136,33 @@ def test_the_demo_envelope_rows_carry_their_labels(demo_results):
     rule_thresholds = {float(r.params["threshold_pct"]) for r in env.rules if r.kind == "device_slope"}
     if len(rule_thresholds) == 1 and not out.design:
         assert out.design_threshold_pct == rule_thresholds.pop()
+
+
+_sites = st.sampled_from(["B1", "B2", None])
+_rays = st.lists(st.builds(
+    lambda site, pct, dist, x, y, label: DisplayZone("slope_ray", "r.slope", label, dist, LineString([(0, 0), (x, y)]),
+                                                   FeatureRef("building_sites", site) if site else None, slope_pct=pct),
+    _sites, st.one_of(st.none(), st.floats(0, 40, allow_nan=False)), st.sampled_from([100.0, 50.0, None]),
+    st.floats(-100, 100, allow_nan=False), st.floats(-100, 100, allow_nan=False), st.sampled_from(["3% toward 10°", "x"])), max_size=6)
+
+
+@settings(max_examples=60, deadline=None)
+@given(first=_rays, second=_rays, others=st.lists(st.sampled_from(["setback", "no_cut_buffer", "fertilizer_zone"]), max_size=3),
+       again=st.booleans())
+def test_the_rays_kept_with_their_zones_are_the_rays_made_anew_and_keyed_as_the_layers_key_rows(first, second, others, again):
+    """The slope rays' rows and keys kept by their (frozen) zone objects equal ray_rows and row_keys of the same zones made now."""
+    from stormwater_plugin.services.layer_rows import _row_key, geometry_wkbs
+
+    extra = [DisplayZone(k, "r.x", "l", 10.0, Point(1, 1).buffer(10.0), FeatureRef("devices", "DW-1")) for k in others]
+    for rays in (first, second, first if again else second):
+        zones = extra[:1] + rays + extra[1:]
+        result = type("R", (), {"zones": zones})()
+        got = zone_layers(result)  # type: ignore[arg-type]
+        want = ray_rows(zones)
+        assert [(g.wkb, a) for g, a in got.rays] == [(g.wkb, a) for g, a in want]
+        assert got.ray_keys == [_row_key(b"" if w is None else w, tuple(a)) for w, (_g, a) in zip(geometry_wkbs([g for g, _ in want]), want)]
+        distances = {z.distance_ft for z in rays}
+        assert got.ray_distance_ft == (distances.pop() if len(distances) == 1 else None)
+        got.rays[:1] = []  # a reader changing its rows changes none kept
+        if got.rays or want:
+            assert all(a is not b for (_g, a), (_h, b) in zip(zone_layers(result).rays, got.rays))  # type: ignore[arg-type]

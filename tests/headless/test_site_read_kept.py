@@ -216,6 +216,32 @@ def test_reads_through_kept_values_equal_reads_computing_each_anew(with_pack, ed
         assert _outcome(backend, pack, site) == _outcome(_Layers(layers, memo=False), pack, site)
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.booleans(), st.lists(_EDIT, min_size=1, max_size=6))
+def test_reads_of_an_edited_layer_made_of_the_same_records_through_their_kept_values_equal_reads_computing_each_anew(with_pack, edits):
+    """As the first property, the edited layer's features handed too when only a geometry moved, as the live read makes them
+    (``gui.live_read``): the earlier records with the moved geometries and what the earlier memo holds of the records alone
+    (``site_read.same_records_memo``: their names and ids, cleaned values, usable ids). Every read equals one with no memo."""
+    pack = load_pack("lake-george") if with_pack else None
+    layers = _site_with_a_third_device()
+    backend = _Layers(layers)
+    _outcome(backend, pack)
+    for what, dx, scale, edit, site in edits:
+        role = "parcels" if what == "flag" else what
+        geoms, recs = layers[role]
+        kept = {r: fr for r, fr in backend.fetched.items() if not (edit and r == role)}
+        if edit and what == "flag":
+            recs = [{**r, "is_site": "yes" if (dx > 0) == (k == 1) else None} for k, r in enumerate(recs)]
+            layers = {**layers, role: (geoms, recs)}
+        elif edit:
+            layers = {**layers, role: _last_moved(geoms, recs, dx * scale)}
+            earlier = backend.fetched.get(role)  # none: the read before was refused before fetching it (a plan off its parcel)
+            if earlier is not None:
+                kept[role] = LocalFrame(list(layers[role][0]), earlier.records, earlier.columns, memo=site_read.same_records_memo(earlier))
+        backend = _Layers(layers, kept=kept)
+        assert _outcome(backend, pack, site) == _outcome(_Layers(layers, memo=False), pack, site)
+
+
 def test_the_site_parcel_the_parcels_name_is_found_once_for_unedited_parcels_and_again_for_edited_ones(monkeypatch):
     """The parcels' pick (``working_crs.site_parcel_indices``) is kept with the parcels' features: a read of the same parcels asks
     none; parcels whose flag moved are asked again, and the read finds the newly flagged parcel."""
@@ -347,7 +373,8 @@ def test_a_frame_of_the_same_records_with_moved_geometries_keeps_only_their_name
     earlier = first.fetched["devices"]
     assert any(k[0] == "named" for k in earlier.memo) and any(k[0] != "named" for k in earlier.memo)
     carried = site_read.same_records_memo(earlier)
-    assert carried and all(k[0] == "named" for k in carried) and all(carried[k] is earlier.memo[k] for k in carried)
+    assert carried and all(k[0] in site_read._RECORDS_ONLY for k in carried) and all(carried[k] is earlier.memo[k] for k in carried)
+    assert {k[0] for k in carried} == {"named", "clean records"}  # without a pack, no plan layer of usable features is made
     moved = LocalFrame([Point(15, 10), None], earlier.records, earlier.columns, memo=carried)
     after = read_site(_Layers(_site(dx=5.0), kept={"devices": moved, "parcels": first.fetched["parcels"], "wells": first.fetched["wells"]}),
                       None, None, None, None, []).inputs

@@ -45,7 +45,7 @@ from shapely.geometry.base import BaseGeometry
 from ..derived import derive, derive_each
 from ..extents import Interval, footprint_bound
 from ..geometry import area_sqft, covers_on_edge, type_ids, union
-from ..geometry_arrays import object_array
+from ..geometry_arrays import geom_type, object_array
 from ..limits import DECIMALS, decided
 from ..model import FeatureLayer
 from ..roles import AFFECTED_AREA_ROLES, PLAN_OBJECT_ROLES
@@ -339,7 +339,7 @@ def _covered_by(area: BaseGeometry, geoms: list[Any], unit_to_ft: float) -> list
     A point in the interior of ``area`` is covered (the interior is part of what covers asks): the interior, kept for
     the activity union by the same key, answers for a device moved within the work without a covers test of its own.
     """
-    points = [n for n, g in enumerate(geoms) if g.geom_type == "Point" and not g.is_empty]
+    points = [n for n, g in enumerate(geoms) if geom_type(g) == "Point" and not g.is_empty]
     out: list[bool | None] = [None] * len(geoms)
     if points:
         interior: list[bool] = derive_each("in the interior of", partial(_interior, area), [geoms[n] for n in points], area)

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Mapping
 
 from shapely.geometry.base import BaseGeometry
 
+from ..derived import current
 from ..model import DisplayZone, FeatureLayer, FeatureRef, Finding, InventoryRow, NotCheckedEntry, Status, Warning_
 from ..raster import ElevationGrid
 from ..rulepack import Rule, RulePack
@@ -145,22 +146,44 @@ class CheckContext:
         geometry: BaseGeometry | None = None,
         **extra: Any,
     ) -> Finding:
-        f = Finding(
-            rule_id=rule.id,
-            kind=rule.kind,
-            citation=rule.citation,
-            status=status,
-            subject=subject,
-            other=other,
-            measured_ft=measured_ft,
-            required_ft=required_ft,
-            message=message,
-            geometry=geometry,
-            extra=extra,
-        )
+        f = _finding(rule, status, message, subject=subject, other=other, measured_ft=measured_ft, required_ft=required_ft, geometry=geometry,
+                     **extra)
         self.findings.append(f)
         return f
+
+    def add_judged(self, rule: Rule, judged: tuple[Status, str, Mapping[str, Any]], own_lists: bool = False) -> None:
+        """:meth:`add` of a judgement kept as a derived value, ``(status, message, the finding's fields)``.
+
+        The finding made of the same kept judgement and rule by the last check is handed on as it is (the same content, the
+        same object: what follows the check keys a finding by the object once, :mod:`~stormwater_plugin.core.derived`).
+        ``own_lists``: the finding's list fields are copies of the judgement's.
+        """
+        derived = current()
+        status, message, fields = judged
+        if own_lists:
+            fields = {k: list(v) if isinstance(v, list) else v for k, v in fields.items()}
+        if derived is None:
+            self.add(rule, status, message, **fields)
+            return
+        self.findings.append(derived.made_of(judged, rule, lambda: _finding(rule, status, message, **fields)))
 
     def skip(self, rule: Rule, reason: str) -> None:
         """Record that a rule (or part of it) was not checked, and why."""
         self.not_checked.append({"rule_id": rule.id, "citation": rule.citation.text, "title": rule.title, "reason": reason})
+
+
+def _finding(
+    rule: Rule,
+    status: Status,
+    message: str,
+    *,
+    subject: FeatureRef | None = None,
+    other: FeatureRef | None = None,
+    measured_ft: float | None = None,
+    required_ft: float | None = None,
+    geometry: BaseGeometry | None = None,
+    **extra: Any,
+) -> Finding:
+    """The finding :meth:`CheckContext.add` adds."""
+    return Finding(rule_id=rule.id, kind=rule.kind, citation=rule.citation, status=status, subject=subject, other=other, measured_ft=measured_ft,
+                   required_ft=required_ft, message=message, geometry=geometry, extra=extra)

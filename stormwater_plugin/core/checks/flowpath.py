@@ -137,6 +137,34 @@ MAX_GROWTHS: int = 40
 CellMap = Callable[[np.ndarray, np.ndarray], "tuple[np.ndarray, np.ndarray] | None"]
 
 
+#: A point within this many cells of the edge between two cells touches both (:func:`_cells_touched`): far above the
+#: rounding of a pixel coordinate (~1e-10 cells at a million feet from the raster's origin), far below any drawing's precision.
+EDGE_TOUCH_CELLS = 1e-6
+
+
+def _cells_touched(v: float) -> tuple[int, ...]:
+    """The cells (along one axis) a point at fractional pixel coordinate ``v`` lies in or on the edge of, ascending."""
+    k = math.floor(v)
+    if v - k <= EDGE_TOUCH_CELLS:
+        return (k - 1, k)
+    if k + 1 - v <= EDGE_TOUCH_CELLS:
+        return (k, k + 1)
+    return (k,)
+
+
+def _nearest_the_activity(cells: list[tuple[int, int]], centres: CellMap, area: BaseGeometry) -> list[tuple[int, int]]:
+    """Of the cells an outline point touches, those whose centre lies nearest ``area`` (within a millionth of the nearest)."""
+    xy = centres(np.array([c for _, c in cells], dtype=float), np.array([r for r, _ in cells], dtype=float))
+    if xy is None:
+        return cells
+    d = shapely.distance(area, shapely.points(xy[0], xy[1]))
+    if not np.all(np.isfinite(d)):
+        return cells
+    span = float(np.hypot(xy[0].max() - xy[0].min(), xy[1].max() - xy[1].min()))  # the cells' size, in the area's units
+    keep = d <= d.min() + EDGE_TOUCH_CELLS * span
+    return [cell for cell, k in zip(cells, keep) if k]
+
+
 def _start_cells(to_pixel: CellMap, centres: CellMap, shape: tuple[int, int], area: BaseGeometry) -> list[tuple[int, int]]:
     """Raster cells (row, col) whose centre is in the activity, plus cells under points of its outline.
 
@@ -148,6 +176,7 @@ def _start_cells(to_pixel: CellMap, centres: CellMap, shape: tuple[int, int], ar
     pts = [shapely.point_on_surface(area)]
     flat = [q for g in shapely.get_parts(area) for q in shapely.get_parts(g)]
     pts += [q for q in flat if q.geom_type == "Point"]  # every device point starts a trace, not one of them
+    n_points = len(pts)  # those with no side: a device point on an edge between cells touches both
     # The outline of the activity's areas and its lines (a collection of device points and lines has no boundary).
     outline = [q.boundary if q.area > 0 else q for q in flat if q.geom_type != "Point"]
     for line in (p for g in outline for p in shapely.get_parts(g)):
@@ -159,9 +188,16 @@ def _start_cells(to_pixel: CellMap, centres: CellMap, shape: tuple[int, int], ar
     assert px is not None
     col, row = px
     cells: list[tuple[int, int]] = []
-    for c, r in zip(col, row):
-        if np.isfinite(c) and np.isfinite(r) and 0 <= r < rows and 0 <= c < cols:
-            cells.append((int(r), int(c)))
+    for k, (c, r) in enumerate(zip(col, row)):
+        if not (np.isfinite(c) and np.isfinite(r)):
+            continue
+        # a point on the edge between cells touches both (the cell a floor would pick flips with the last bit of a rotated or
+        # moved coordinate): a device point starts in each; a point of an outline or line in those whose centre lies nearest
+        # the activity (the cell inside it, or both beside a line), in their order, however the plan and DEM are placed
+        touched = [(ri, ci) for ri in _cells_touched(float(r)) for ci in _cells_touched(float(c)) if 0 <= ri < rows and 0 <= ci < cols]
+        if len(touched) > 1 and k >= n_points:
+            touched = _nearest_the_activity(touched, centres, area)
+        cells += touched
     # Every cell centre inside the area, searched in the pixel window of its bounds.
     x0, y0, x1, y1 = area.bounds
     pb = to_pixel(np.array([x0, x0, x1, x1], dtype=float), np.array([y0, y1, y0, y1], dtype=float))

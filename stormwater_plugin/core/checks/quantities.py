@@ -81,10 +81,9 @@ def check_storage_volume(ctx: CheckContext, rule: Rule) -> None:
     # The finding is kept by content: the impervious and building-site layers, each device's storage (not where it is
     # drawn: a device moved needs no new sum), the rule's figures and the unit.
     flush_key = tuple(sorted(flush.items())) if isinstance(flush, dict) else flush
-    for status, message, kw in derive("storage volume", partial(_storage_judged, rate, flush, imp, sites, values, ctx.unit_to_ft),
-                                      rate, flush_key, imp, sites, values, ctx.unit_to_ft):
-        own: dict[str, Any] = {k: list(v) if isinstance(v, list) else v for k, v in kw.items()}  # the finding's own lists
-        ctx.add(rule, status, message, **own)
+    for one in derive("storage volume", partial(_storage_judged, rate, flush, imp, sites, values, ctx.unit_to_ft),
+                      rate, flush_key, imp, sites, values, ctx.unit_to_ft):
+        ctx.add_judged(rule, one, own_lists=True)  # the finding's own lists; the last check's finding when the judgement is its
 
 
 _Judged = tuple[Status, str, dict[str, Any]]

@@ -35,6 +35,7 @@ from shapely.geometry.base import BaseGeometry
 
 from ..derived import derive, derive_each
 from ..geometry import DISTANCE_EPS_FT, area_sqft, display_buffer, feet_text, nearest_feature, union
+from ..geometry_arrays import geom_type
 from ..kinds import distance_words
 from ..limits import compare
 from ..model import DisplayZone, FeatureLayer, FeatureRef, Status, Warning_
@@ -98,8 +99,8 @@ def check_no_cut_buffer(ctx: CheckContext, rule: Rule) -> None:
             ctx.skip(rule, f"no vegetation removal proposed ({', '.join(supplied)} empty or existing only)")
         return
     for _, findings in judged:
-        for status, message, kw in findings:
-            ctx.add(rule, status, message, **kw)
+        for one in findings:
+            ctx.add_judged(rule, one)  # a judgement kept from the last check gives the same finding object
 
 
 def _layers_judged(tree: _Lazy, shore_refs: _Lazy, shared: tuple[Any, ...], uses: frozenset[str],
@@ -133,7 +134,7 @@ def _removal_judged(tree: _Lazy, shore_refs: _Lazy, shoreline: FeatureLayer, str
                     width: float, words: str, note: str, opening_rule: str, unit_to_ft: float,
                     g: BaseGeometry, layer: str, fid: str, known: bool, marked: str | None) -> _Judged | None:
     ref = FeatureRef(layer, fid)
-    polygonal = g.geom_type in ("Polygon", "MultiPolygon")
+    polygonal = geom_type(g) in ("Polygon", "MultiPolygon")
     if ref.layer != first and ref.layer not in PLAN_OBJECT_ROLES and not cleared.is_empty and shapely.intersects(g, strip):
         rest = shapely.difference(shapely.intersection(g, strip), cleared)
         if area_sqft(rest, unit_to_ft) < 1.0:
@@ -246,8 +247,8 @@ def _report_removed_surfaces(ctx: CheckContext, rule: Rule, shoreline: FeatureLa
     where = tuple((ref.layer, ref.id) for _, ref in surfaces)
     judged = derive("removed surfaces in the strip", partial(_removed_surfaces_judged, shoreline, strip, surfaces, width, words, ctx.unit_to_ft),
                     geoms, where, shoreline, strip, width, words, ctx.unit_to_ft)
-    for status, message, kw in judged:
-        ctx.add(rule, status, message, **kw)
+    for one in judged:
+        ctx.add_judged(rule, one)
 
 
 def _removed_surfaces_judged(shoreline: FeatureLayer, strip: Any, surfaces: list[tuple[Any, FeatureRef]], width: float, words: str,

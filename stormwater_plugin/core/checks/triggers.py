@@ -122,14 +122,23 @@ def check_soil_trigger(ctx: CheckContext, rule: Rule) -> None:
     tol = ON_EDGE_FT / ctx.unit_to_ft
     # what lies under the activity, kept by content (the soils, the activity, the test): a device moved within the
     # disturbed area leaves the activity the same union, so the live re-check finds it made
+    describe = str(p["describe"])
+    # the finding's words and fields kept by the same content and the rule's words: the last check's finding object when kept
+    judged = derive("soil trigger's judgement", partial(_soil_judged, soils, activity, field, op, value, tol, describe),
+                    soils, activity, field, op, value, tol, describe)
+    ctx.add_judged(rule, judged, own_lists=True)
+
+
+def _soil_judged(soils: FeatureLayer, activity: Any, field: str, op: str, value: Any, tol: float, describe: str) -> tuple[Status, str, dict[str, Any]]:
+    """The soil trigger's finding as ``(status, message, fields)``, of the soils under ``activity`` (:func:`_soils_under`)."""
     hit, unknown, geom = derive("soils under the activity", partial(_soils_under, soils, activity, field, op, value, tol),
                                 soils, activity, field, op, value, tol)
     if hit:
-        ctx.add(rule, Status.ADVISORY, f"The activity lies on soil unit(s) {', '.join(hit)} with {p['describe']}: the project may be considered a major project.", geometry=geom, soils=list(hit))
-    elif unknown:
-        ctx.add(rule, Status.UNDETERMINED, f"Soil unit(s) {', '.join(unknown)} under the activity have no {field} value.", soils=list(unknown))
-    else:
-        ctx.add(rule, Status.PASS, f"No soil under the activity has {p['describe']}.")
+        return (Status.ADVISORY, f"The activity lies on soil unit(s) {', '.join(hit)} with {describe}: the project may be considered a major project.",
+                {"geometry": geom, "soils": list(hit)})
+    if unknown:
+        return Status.UNDETERMINED, f"Soil unit(s) {', '.join(unknown)} under the activity have no {field} value.", {"soils": list(unknown)}
+    return Status.PASS, f"No soil under the activity has {describe}.", {}
 
 
 def _soils_under(soils: FeatureLayer, activity: Any, field: str, op: str, value: Any, tol: float) -> tuple[tuple[str, ...], tuple[str, ...], Any]:

@@ -109,12 +109,17 @@ def check_clear_cut_opening(ctx: CheckContext, rule: Rule) -> None:
         return
     if cleared.is_empty:
         return  # no removal in the buffer: none off the site (the parcels off the site are not joined for nothing)
-    others = derive("parcels off the site the removal's box meets", partial(_others_near, parcels, site_ids, cleared.bounds), parcels, site_ids, cleared)
+    others = derive("parcels off the site the removal's box meets", partial(_others_near_of, parcels, site_ids, cleared), parcels, site_ids, cleared)
     outside, area = derive("removal off the site", partial(_off_site, cleared, near, others, ctx.unit_to_ft), cleared, near, others, ctx.unit_to_ft)
     if area is not None and area >= 1.0:
         ctx.add(rule, Status.UNDETERMINED,
                 f"{area:,.1f} sq ft of vegetation removal in the {width:g} ft buffer lies on a parcel that is not a site parcel: "
                 "the opening it makes is not measured against any lot's frontage. Add the lot it is on to the site.", geometry=outside)
+
+
+def _others_near_of(parcels: FeatureLayer, site_ids: tuple[str, ...], cleared: BaseGeometry) -> BaseGeometry:
+    """:func:`_others_near` of the box of ``cleared`` (its bounds read only when the union is made, not at a look-up that finds it)."""
+    return _others_near(parcels, site_ids, cleared.bounds)
 
 
 def _others_near(parcels: FeatureLayer, site_ids: tuple[str, ...], box: tuple[float, float, float, float]) -> BaseGeometry:

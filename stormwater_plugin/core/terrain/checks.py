@@ -53,6 +53,7 @@ from shapely.geometry.base import BaseGeometry
 from ..checks.context import NO_DEVICE_COVERED, CheckContext
 from ..extents import layer_extents
 from ..geometry import display_buffer
+from ..geometry_arrays import geom_type
 from ..limits import at_least_threshold, number_text
 from ..model import BuildingSiteSlope, DisplayZone, FeatureRef, Status
 from ..raster import ElevationGrid
@@ -414,7 +415,7 @@ def check_device_slope(ctx: CheckContext, rule: Rule) -> None:
     for i in chosen:
         ref = devices.ref(i)
         geom = devices.geoms[i]
-        polygonal = geom.geom_type in ("Polygon", "MultiPolygon")
+        polygonal = geom_type(geom) in ("Polygon", "MultiPolygon")
         # A device drawn as a point: the ground within its plausible reach (core/extents.py) or the pack's radius, whichever is
         # wider; a kind with no plausible bound leaves a flat reading undetermined.
         ext = layer_extents(devices)[i]  # feature_extent of each device, once per layer (the setback rules read the same)
