@@ -133,21 +133,10 @@ class CheckContext:
                 refs.append(layer.ref(i))
         return geoms, refs, absent
 
-    def add(
-        self,
-        rule: Rule,
-        status: Status,
-        message: str,
-        *,
-        subject: FeatureRef | None = None,
-        other: FeatureRef | None = None,
-        measured_ft: float | None = None,
-        required_ft: float | None = None,
-        geometry: BaseGeometry | None = None,
-        **extra: Any,
-    ) -> Finding:
-        f = _finding(rule, status, message, subject=subject, other=other, measured_ft=measured_ft, required_ft=required_ft, geometry=geometry,
-                     **extra)
+    def add(self, rule: Rule, status: Status, message: str, **fields: Any) -> Finding:
+        """Add a finding of ``rule``: ``fields`` as :func:`_finding` takes them (subject, other, measured_ft, required_ft,
+        geometry, and the rest as the finding's ``extra``)."""
+        f = _finding(rule, status, message, **fields)
         self.findings.append(f)
         return f
 
