@@ -107,3 +107,22 @@ def test_a_parcels_layer_that_ends_inside_the_500_ft_radius_is_flagged_incomplet
     parcels = layer("parcels", [box(0, 0, 100, 100), box(100, 0, 200, 100)], ["S", "A"], [{"is_site": 1, "PRMY_OWNER": "x", "MAIL_ADDR": "y"}, {"PRMY_OWNER": "a", "MAIL_ADDR": "b"}])
     result = run("lgpc", {"parcels": parcels}, project_class="major")
     assert any(f.status is Status.UNDETERMINED and "may be incomplete" in f.message for f in result.findings)
+
+
+def test_a_parcels_layer_none_of_whose_parcels_could_be_placed_is_not_called_missing():
+    # a wrong .prj: every parcel excluded with its own finding; the list's finding must not say no layer was supplied
+    parcels = layer("parcels", [], [], [])
+    parcels.no_geometry.update({"S": "lies where its CRS (WGS 84) cannot place it", "A": "lies where its CRS (WGS 84) cannot place it"})
+    result = run("lgpc", {"parcels": parcels}, project_class="minor")
+    (f,) = [f for f in result.findings if f.rule_id == "lgpc.notification" and f.subject is None]
+    assert f.status is Status.UNDETERMINED
+    assert "No parcels layer was supplied" not in f.message
+    assert f.message.startswith("No feature of the parcels layer could be measured")
+    named = {f.subject.id for f in result.findings if f.rule_id == "lgpc.notification" and f.subject is not None}
+    assert named == {"S", "A"}
+
+
+def test_an_empty_parcels_layer_is_called_empty():
+    result = run("lgpc", {"parcels": layer("parcels", [], [], [])}, project_class="minor")
+    (f,) = [f for f in result.findings if f.rule_id == "lgpc.notification"]
+    assert f.message.startswith("The parcels layer is empty")

@@ -72,6 +72,19 @@ def missing_dem_words(warnings: list[Warning_]) -> str:
     return "no DEM was supplied"
 
 
+def no_features_words(layer: FeatureLayer | None, name: str) -> str:
+    """Why a layer gives a rule nothing to measure, in a finding's opening words: a layer supplied whose every feature could not
+    be placed (a wrong ``.prj``) or has no geometry is not "no layer was supplied" (each such feature has its own finding).
+
+    ``name``: the layer's name in the words ("parcels", "shoreline (mean high-water line)").
+    """
+    if layer is None:
+        return f"No {name} layer was supplied"
+    if layer.no_geometry:
+        return f"No feature of the {name} layer could be measured (each is named in its own finding)"
+    return f"The {name} layer is empty"
+
+
 #: The reason a device rule gives when it covers none of the devices (by type or traffic: their attributes, never where they are).
 NO_DEVICE_COVERED = "no device of the kind this rule covers"
 

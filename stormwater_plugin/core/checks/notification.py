@@ -19,7 +19,7 @@ from ..geometry_arrays import object_array
 from ..limits import compare, precision
 from ..model import DisplayZone, FeatureLayer, FeatureRef, NeighbourParcel, NotificationBlock, OwnerRow, Status
 from ..rulepack import Rule
-from .context import CheckContext, id_key
+from .context import CheckContext, id_key, no_features_words
 
 OWNER_FIELDS = ("owner", "prmy_owner", "owner_name", "primary_owner")
 ADDRESS_FIELDS = ("parcel_address", "parceladdr", "address", "site_addr", "loc_address")
@@ -167,7 +167,7 @@ def check_notification(ctx: CheckContext, rule: Rule, site_idx: list[int] | None
     parcels = ctx.layer("parcels")
     if parcels is None or len(parcels) == 0:
         ctx.add(
-            rule, Status.UNDETERMINED, "No parcels layer was supplied, so the owners to notify could not be listed.", required_ft=radius
+            rule, Status.UNDETERMINED, f"{no_features_words(parcels, 'parcels')}, so the owners to notify could not be listed.", required_ft=radius
         )
         ctx.skip(rule, "no parcels layer")
         return block

@@ -43,7 +43,7 @@ from ..roles import PLAN_OBJECT_ROLES
 from ..rulepack import Rule
 from ..vocabulary import read
 from .affected import building_left_out, impervious_status
-from .context import CheckContext
+from .context import CheckContext, no_features_words
 
 
 def _unknown_removal(ctx: CheckContext, rule: Rule, roles: list[str], width: float, message: str) -> None:
@@ -56,7 +56,7 @@ def check_no_cut_buffer(ctx: CheckContext, rule: Rule) -> None:
     width = float(rule.params["width_ft"])
     shoreline = ctx.layer("shoreline")
     if shoreline is None or len(shoreline) == 0:
-        why = "No shoreline (mean high-water line) layer was supplied" if shoreline is None else "The shoreline layer is empty"
+        why = no_features_words(shoreline, "shoreline (mean high-water line)" if shoreline is None else "shoreline")
         ctx.add(rule, Status.UNDETERMINED, f"{why}, so the {width:g} ft no-cut buffer could not be drawn or checked.", required_ft=width)
         ctx.skip(rule, "no shoreline features")
         return
