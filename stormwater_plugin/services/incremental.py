@@ -13,6 +13,9 @@ edit), then, rule by rule:
 * only devices moved (same features, same ids and attributes, other geometry) and the rule is one device's
   measurement at a time (:data:`PER_DEVICE_KINDS`): the rule is run for the moved devices only, and their outputs
   replace theirs in the basis's (the others' stay);
+* only devices moved, and the rule says what it reads of the devices (``ctx.devices_read_as_before``: their
+  attributes, the affected area, those in a strip, by content) and that is what it read last time: it stops there
+  and its outputs are the basis's (its other inputs are the same, so all it reads is);
 * otherwise the rule is run in full.
 
 Every step after the rules (the stated accuracy, the order of the findings, the features' WKT) is the full
@@ -29,7 +32,7 @@ from __future__ import annotations
 import dataclasses
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Iterator, Mapping, Sequence, TypeVar
+from typing import Callable, Hashable, Iterable, Iterator, Mapping, Sequence, TypeVar
 
 import numpy as np
 import shapely
@@ -62,6 +65,9 @@ class RuleOutput:
     read: frozenset[str]
     #: Whether the rule set ``ctx.inventory`` (``inventory`` is then what it set).
     sets_inventory: bool = False
+    #: What the rule read of the devices (:meth:`~stormwater_plugin.core.checks.context.CheckContext.devices_read_as_before`), by
+    #: content; ``None``: it did not say.
+    devices_read: Hashable = None
 
 
 @dataclass(frozen=True)
@@ -119,6 +125,12 @@ class Recorder:
     _part: FeatureLayer | None = None
     _order: dict[str, int] | None = None
     _one_each: bool = True
+    #: The rule running in full (:meth:`_devices_reading` answers it only), its basis's outputs when only devices moved and
+    #: only they of its inputs, what it said it reads of the devices, and whether that was the basis's.
+    _running: Rule | None = None
+    _running_old: RuleOutput | None = None
+    _devices_read: Hashable = None
+    _as_before: bool = False
     derived: Derived = field(init=False)
 
     def __post_init__(self) -> None:
@@ -135,12 +147,25 @@ class Recorder:
                 self._outputs[rule.id] = old
                 self.replayed.append(rule.id)
                 return old.notification
-            if touched == {"devices"} and "devices" in self._moved and self._per_device(ctx, rule, run, old):
-                self.narrowed.append(rule.id)
-                return None
+            if touched == {"devices"} and "devices" in self._moved:
+                if self._per_device(ctx, rule, run, old):
+                    self.narrowed.append(rule.id)
+                    return None
+                self._running_old = old
         mark = _Mark.of(ctx)
-        made = run()
-        self._outputs[rule.id] = mark.output(ctx, made, frozenset(_read(ctx)))
+        self._running, self._devices_read, self._as_before = rule, None, False
+        try:
+            made = run()
+        finally:
+            self._running = self._running_old = None
+        if self._as_before and old is not None:
+            # the rule stopped where it found it reads of the devices what it read last time: the basis's outputs stand
+            mark.undo(ctx)
+            _replay(ctx, old)
+            self._outputs[rule.id] = old
+            self.replayed.append(rule.id)
+            return old.notification
+        self._outputs[rule.id] = mark.output(ctx, made, frozenset(_read(ctx)), self._devices_read)
         self.ran.append(rule.id)
         return made
 
@@ -154,8 +179,24 @@ class Recorder:
 
     # -- the edit -------------------------------------------------------------
 
+    def _devices_reading(self, rule: Rule, key: Callable[[], Hashable]) -> bool:
+        """``ctx.devices_read_as_before``: ``key()`` kept with the rule's outputs; whether it equals the basis's and only the
+        devices moved (its other inputs the same)."""
+        if rule is not self._running:
+            return False  # asked by a rule run for the moved devices alone, or by another than the one running: run it
+        try:
+            made = key()
+            hash(made)
+        except TypeError:
+            return False
+        self._devices_read = made
+        old = self._running_old
+        self._as_before = old is not None and old.devices_read is not None and old.devices_read == made
+        return self._as_before
+
     def _start(self, ctx: CheckContext) -> None:
         self._started = True
+        ctx.devices_reading = self._devices_reading
         self._layers = {r: dict.__getitem__(ctx.layers, r) for r in dict.keys(ctx.layers)}
         self._setting = _setting(ctx)
         self._dem, self._pack = ctx.dem, ctx.pack
@@ -292,9 +333,10 @@ def _moved(a: FeatureLayer, b: FeatureLayer) -> list[int]:
 
 
 def _narrowed(old: RuleOutput, findings: tuple[Finding, ...], zones: tuple[DisplayZone, ...], read: frozenset[str]) -> RuleOutput:
-    """``dataclasses.replace(old, findings=..., zones=..., read=...)`` written out (replace inspects the fields at every call):
-    every other output is the basis's."""
-    return RuleOutput(findings, zones, old.not_checked, old.warnings, old.building_sites, old.inventory, old.notification, read, old.sets_inventory)
+    """``dataclasses.replace(old, findings=..., zones=..., read=..., devices_read=None)`` written out (replace inspects the fields
+    at every call): every other output is the basis's. What the rule read of the devices is not known of the moved ones (it was
+    not asked): never the basis's, which the moved devices may no longer give."""
+    return RuleOutput(findings, zones, old.not_checked, old.warnings, old.building_sites, old.inventory, old.notification, read, old.sets_inventory, None)
 
 
 def _device_of(ref: FeatureRef | None) -> str | None:
@@ -332,11 +374,11 @@ class _Mark:
     def of(cls, ctx: CheckContext) -> _Mark:
         return cls(len(ctx.findings), len(ctx.zones), len(ctx.not_checked), len(ctx.warnings), len(ctx.building_sites), ctx.inventory)
 
-    def output(self, ctx: CheckContext, made: NotificationBlock | None, read: frozenset[str]) -> RuleOutput:
+    def output(self, ctx: CheckContext, made: NotificationBlock | None, read: frozenset[str], devices_read: Hashable = None) -> RuleOutput:
         sets = ctx.inventory is not self.inventory
         return RuleOutput(tuple(ctx.findings[self.findings:]), tuple(ctx.zones[self.zones:]), tuple(ctx.not_checked[self.not_checked:]),
                           tuple(ctx.warnings[self.warnings:]), tuple(ctx.building_sites[self.building_sites:]),
-                          ctx.inventory if sets else None, made, read, sets)
+                          ctx.inventory if sets else None, made, read, sets, devices_read)
 
     def undo(self, ctx: CheckContext) -> None:
         del ctx.findings[self.findings:], ctx.zones[self.zones:], ctx.not_checked[self.not_checked:], ctx.warnings[self.warnings:]

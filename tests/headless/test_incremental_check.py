@@ -376,7 +376,7 @@ def test_the_setting_kept_by_content_follows_the_site_flag_the_named_site_the_di
 
 def test_a_narrowed_rules_output_is_the_basis_s_with_the_moved_devices_findings_zones_and_reads():
     """The output of a rule run for the moved devices is ``dataclasses.replace`` of the basis's, written out: every other
-    field (each given a value of its own here) is the basis's."""
+    field (each given a value of its own here) is the basis's, but what it read of the devices (not asked of the moved ones)."""
     import dataclasses
 
     from stormwater_plugin.core.model import Citation, DisplayZone, FeatureRef, Finding, Status
@@ -386,12 +386,12 @@ def test_a_narrowed_rules_output_is_the_basis_s_with_the_moved_devices_findings_
     finding = Finding("r", "device_setback", cite, Status.PASS, FeatureRef("devices", "D1"), None, 1.0, 2.0, "m")
     zone = DisplayZone("setback", "r", "20 ft", 20.0, shapely.Point(0, 0), FeatureRef("devices", "D1"))
     old = RuleOutput((finding,), (zone,), ({"rule_id": "r", "reason": "x"},), (object(),), (object(),), [{"layer": "wells"}], None,  # type: ignore[arg-type]
-                     frozenset({"devices"}), True)
+                     frozenset({"devices"}), True, ("devices", "read before"))
     new_findings, new_zones, read = (finding, finding), (), frozenset({"devices", "wells"})
     assert [f.name for f in dataclasses.fields(RuleOutput)] == ["findings", "zones", "not_checked", "warnings", "building_sites", "inventory",
-                                                                 "notification", "read", "sets_inventory"]
+                                                                 "notification", "read", "sets_inventory", "devices_read"]
     got = _narrowed(old, new_findings, new_zones, read)
-    assert got == dataclasses.replace(old, findings=new_findings, zones=new_zones, read=read)
+    assert got == dataclasses.replace(old, findings=new_findings, zones=new_zones, read=read, devices_read=None)
 
 
 def test_the_rules_run_for_a_moved_device_read_one_layer_of_it_and_its_extent_once(demo_inputs, monkeypatch):
@@ -432,3 +432,76 @@ def test_the_rules_run_for_a_moved_device_read_one_layer_of_it_and_its_extent_on
     assert calls.count("devices") == 1  # the septic setback's and the slope's: one
     monkeypatch.setattr(extents, "feature_extent", feature_extent)
     _same(live.result, check(moved, pack, moves=False).result)
+
+
+# Rules whose findings depend on the devices only through a part of them (their attributes, the affected area and the
+# activity, their rows within the plot-plan distance, those in the clear-cut strip) stop when that part reads as at the
+# last check (``CheckContext.devices_read_as_before``), the last check's outputs standing. These moves go far (a device
+# carried across the strip, out of the disturbed area, off the site): each such rule's outputs must be a full check's.
+_far = st.floats(min_value=-400.0, max_value=400.0, allow_nan=False).map(lambda v: round(v, 1))
+_device_moves = st.lists(st.tuples(st.just("move"), st.just("devices"), st.integers(0, 9), st.one_of(_distance, _far), st.one_of(_distance, _far), st.none()),
+                         min_size=1, max_size=4)
+
+
+def _rule_content(out):
+    """A rule's outputs by content (a finding's geometry by its WKB)."""
+    def wkb(g):
+        return None if g is None else shapely.to_wkb(g)
+
+    findings = [(f.rule_id, f.kind, f.status, f.subject, f.other, f.measured_ft, f.required_ft, f.message, wkb(f.geometry),
+                 json.dumps(f.extra, sort_keys=True, default=str)) for f in out.findings]
+    zones = [(z.kind, z.rule_id, z.label, z.distance_ft, wkb(z.geometry), z.subject) for z in out.zones]
+    return findings, zones, list(out.not_checked), [w.as_dict() for w in out.warnings], out.inventory, out.sets_inventory, out.notification
+
+
+@pytest.mark.parametrize("jurisdiction", ["lake-george", "lgpc", "mamakating"])
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(edits=_device_moves)
+def test_a_rule_that_reads_the_moved_devices_as_before_gives_a_full_checks_outputs(demo_inputs, jurisdiction, edits):
+    pack = load_pack(jurisdiction)
+    basis = check(demo_inputs, pack, moves=False, recorder=_recorder(None)).basis
+    inputs = demo_inputs
+    for edit in edits:
+        inputs = apply_edit(inputs, edit)
+        live = check(inputs, pack, moves=False, recorder=_recorder(basis))
+        full = check(inputs, pack, moves=False, recorder=_recorder(None))  # every rule run, its outputs recorded
+        assert set(live.basis.rules) == set(full.basis.rules)
+        for rule_id, out in full.basis.rules.items():
+            assert _rule_content(live.basis.rules[rule_id]) == _rule_content(out), rule_id
+        _same(live.result, full.result)
+        basis = live.basis
+
+
+def test_a_dry_well_moved_a_foot_leaves_the_rules_that_read_no_more_of_it_as_they_were(demo_inputs):
+    """Its storage and id, the affected area and the activity (it stays inside the work), its plot-plan row and the strip's
+    devices are as before: those rules stop at that and their outputs are the last check's, the same objects."""
+    pack = load_pack("lake-george")
+    first = check(demo_inputs, pack, moves=False, recorder=_recorder(None))
+    moved = apply_edit(demo_inputs, ("move", "devices", demo_inputs.layers["devices"].ids.index("DW-1"), -1.0, 0.0, None))
+    live = check(moved, pack, moves=False, recorder=_recorder(first.basis))
+    _same(live.result, check(moved, pack, moves=False).result)
+    kinds = {r.id: r.kind for r in pack.rules}
+    as_before = {kinds[r] for r in live.basis.replayed if "devices" in live.basis.rules[r].read}
+    assert {"area_threshold", "soil_trigger", "storage_volume", "permit_trigger", "plot_plan_inventory", "clear_cut_opening"} <= as_before
+    for rule_id in live.basis.replayed:
+        assert live.basis.rules[rule_id] is first.basis.rules[rule_id]
+
+
+def test_a_rule_run_without_an_earlier_check_is_never_told_it_reads_as_before(demo_inputs):
+    """A full check (no recorder, or one without a basis) never stops a rule: every rule is run."""
+    from stormwater_plugin.core.checks.context import CheckContext
+
+    asked: list[bool] = []
+    ask = CheckContext.devices_read_as_before
+
+    def spy(self, rule, key):
+        asked.append(ask(self, rule, key))
+        return asked[-1]
+
+    pack = load_pack("lake-george")
+    import unittest.mock
+
+    with unittest.mock.patch.object(CheckContext, "devices_read_as_before", spy):
+        check(demo_inputs, pack, moves=False)
+        check(demo_inputs, pack, moves=False, recorder=_recorder(None))
+    assert asked and not any(asked)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Callable, Hashable, Mapping
 
+import shapely
 from shapely.geometry.base import BaseGeometry
 
 from ..derived import current
@@ -116,6 +118,9 @@ class CheckContext:
     #: Every class the project may be (one when decided or set); rules of any of them are checked.
     possible_classes: tuple[str, ...] = ()
     dem_source: Any = None  # a core.dem_source.DemSource: the DEM read in windows (the flow trace grows them); None: ctx.dem is all there is
+    #: The live re-check's question (``services.incremental.Recorder``): whether a rule reads of the devices what it read at the
+    #: last check (:meth:`devices_read_as_before`); ``None``: no earlier check to ask (every full check).
+    devices_reading: Callable[[Rule, Callable[[], Hashable]], bool] | None = None
 
     @property
     def no_dem(self) -> str:
@@ -169,9 +174,48 @@ class CheckContext:
             return
         self.findings.append(derived.made_of(judged, rule, lambda: _finding(rule, status, message, **fields)))
 
+    def devices_read_as_before(self, rule: Rule, key: Callable[[], Hashable]) -> bool:
+        """Whether ``rule`` may stop here and its outputs of the last check stand: ``key()`` is the content of all it reads of the
+        devices (:func:`reading_key`), the same as at the last check, and no other input of the rule changed.
+
+        Asked by a rule whose findings depend on the devices only through a part of them an edit seldom changes (their
+        attributes, the affected area, those in a strip): a device moved elsewhere leaves that part, and so the rule's
+        outputs, as they were. ``False`` in a full check (``key`` is not called) and whenever the live re-check cannot
+        tell (``key`` is then kept for the next check).
+        """
+        ask = self.devices_reading
+        return ask is not None and ask(rule, key)
+
     def skip(self, rule: Rule, reason: str) -> None:
         """Record that a rule (or part of it) was not checked, and why."""
         self.not_checked.append({"rule_id": rule.id, "citation": rule.citation.text, "title": rule.title, "reason": reason})
+
+
+def reading_key(*values: Any) -> Hashable:
+    """The content of ``values`` as a hashable key, each value with its type (1, 1.0 and True differ): geometries by their WKB,
+    dataclasses by their fields, mappings by their items, tuples and lists item by item (:meth:`CheckContext.devices_read_as_before`).
+
+    Raises ``TypeError`` for a value of any other kind (no key: the rule is run).
+    """
+    derived = current()
+    return tuple(_content(v, derived) for v in values)
+
+
+def _content(x: Any, derived: Any) -> Hashable:
+    t = type(x)
+    if t in (str, int, float, bool, bytes, type(None)):
+        return (t.__name__, x)
+    if isinstance(x, BaseGeometry):  # its WKB written once per geometry object in a check (a kept union's is the last check's)
+        return ("geometry", derived.wkb([x])[0] if derived is not None else shapely.to_wkb(x, hex=False, include_srid=False))
+    if t is tuple or t is list:
+        return (t.__name__, tuple(_content(v, derived) for v in x))
+    if isinstance(x, Mapping):
+        return ("mapping", tuple((_content(k, derived), _content(v, derived)) for k, v in x.items()))
+    if isinstance(x, FeatureRef):
+        return ("ref", x.layer, x.id)
+    if dataclasses.is_dataclass(x) and not isinstance(x, type):
+        return (t.__name__, tuple(_content(getattr(x, f.name), derived) for f in dataclasses.fields(x)))
+    raise TypeError(f"no content key for {t.__name__}")
 
 
 def _finding(

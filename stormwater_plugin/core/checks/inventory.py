@@ -21,7 +21,7 @@ from ..limits import compare, precision
 from ..model import FeatureLayer, InventoryRow, Status
 from ..roles import ROLE_NOUN
 from ..rulepack import Rule
-from .context import CheckContext
+from .context import CheckContext, reading_key
 
 
 def check_plot_plan_inventory(ctx: CheckContext, rule: Rule) -> None:
@@ -35,6 +35,10 @@ def check_plot_plan_inventory(ctx: CheckContext, rule: Rule) -> None:
         return
     absent = tuple(r for r in roles if ctx.layer(r) is None)
     site = ctx.site_geometry
+    devices = ctx.layer("devices") if "devices" in roles else None
+    # the devices' rows (those within the distance, each at 0.1 ft, on the site or not) are all the rule reads of them
+    if devices is not None and len(devices) and ctx.devices_read_as_before(rule, lambda: reading_key(_layer_rows("devices", devices, site, dist, ctx.unit_to_ft))):
+        return
     layers = [(role, layer) for role in roles for layer in [ctx.layer(role)] if layer is not None and len(layer)]
     # each layer's rows kept by its content (and the site's, the distance, the unit): an unedited layer's are one look-up
     parts = derive_each("plot-plan rows", partial(_rows, site, dist, ctx.unit_to_ft), layers, site, dist, ctx.unit_to_ft)

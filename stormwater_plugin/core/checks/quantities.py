@@ -16,7 +16,7 @@ from ..model import FeatureLayer, FeatureRef, Status
 from ..rulepack import Rule
 from ..vocabulary import field_value
 from .affected import impervious_status
-from .context import CheckContext, truthy
+from .context import CheckContext, reading_key, truthy
 from .impervious import impervious_areas
 
 GAL_PER_CUFT: float = 7.48052
@@ -77,6 +77,8 @@ def check_storage_volume(ctx: CheckContext, rule: Rule) -> None:
         for fid, a in zip(devices.ids, devices.attrs):
             by_id.setdefault(fid, []).append(_storage(a))
         values = tuple((fid, None if any(v is None for v in vs) else min(v for v in vs if v is not None)) for fid, vs in by_id.items())
+    if ctx.devices_read_as_before(rule, lambda: reading_key(values)):
+        return  # each device's storage, not where it is drawn
     flush = rule.params.get("first_flush")
     # The finding is kept by content: the impervious and building-site layers, each device's storage (not where it is
     # drawn: a device moved needs no new sum), the rule's figures and the unit.

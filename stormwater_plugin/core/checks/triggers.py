@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from functools import partial
-from typing import Any, Mapping
+from typing import Any, Hashable, Mapping
 
 import shapely
 
@@ -30,8 +30,8 @@ from ..limits import compare, decided
 from ..model import FeatureLayer, Status
 from ..rulepack import Rule
 from ..vocabulary import read, unknown_words
-from .affected import affected_area
-from .context import CheckContext, truthy
+from .affected import AffectedArea, affected_area
+from .context import CheckContext, reading_key, truthy
 
 
 def check_area_threshold(ctx: CheckContext, rule: Rule) -> None:
@@ -41,6 +41,8 @@ def check_area_threshold(ctx: CheckContext, rule: Rule) -> None:
     lo = float(p["above_sqft"] if strict else p.get("min_sqft", 0))
     hi = p.get("below_sqft")
     aff = affected_area(ctx.layers, ctx.unit_to_ft)
+    if ctx.devices_read_as_before(rule, partial(_area_key, aff)):
+        return  # the devices count only in the affected area (a device moved within the work leaves it as it was)
     area = aff.sqft
     if area is None:
         ctx.add(rule, Status.UNDETERMINED, f"Affected area unknown (no disturbance, clearing or impervious layer): whether '{rule.title}' applies cannot be decided.")
@@ -73,6 +75,21 @@ def check_area_threshold(ctx: CheckContext, rule: Rule) -> None:
                 f"{p['below_still_open']}", measured_sqft=area, below_threshold=True)
     else:
         ctx.add(rule, Status.PASS, f"{what}: outside the range ({rng}) that brings '{rule.title}'.{_pass_note(p)}", measured_sqft=area)
+
+
+#: The last affected area's content key (:func:`_area_key`), with the area (held: frozen, never changed; ``affected_area``
+#: hands the same object to every rule of a check measuring the same layers).
+_AREA_KEY: list[tuple[AffectedArea, Hashable]] = []
+
+
+def _area_key(aff: AffectedArea) -> Hashable:
+    """:func:`~.context.reading_key` of ``aff``, built once for the area rules of a check that share it."""
+    last = _AREA_KEY[0] if _AREA_KEY else None  # one read of the entry: another thread's check may replace it meanwhile
+    if last is not None and last[0] is aff:
+        return last[1]
+    key = reading_key(aff)
+    _AREA_KEY[:] = [(aff, key)]
+    return key
 
 
 def _pass_note(params: Mapping[str, Any]) -> str:
@@ -116,6 +133,8 @@ def check_soil_trigger(ctx: CheckContext, rule: Rule) -> None:
         ctx.add(rule, Status.UNDETERMINED, f"No soils layer: whether the activity lies on soils with {p['describe']} is unknown.")
         ctx.skip(rule, "no soils layer")
         return
+    if ctx.devices_read_as_before(rule, lambda: reading_key(activity)):
+        return  # the devices count only in the activity's union (empty or not, it is all the rule reads of them)
     if activity.is_empty:
         ctx.skip(rule, "no mapped activity (disturbance, clearing, proposed impervious, devices, building sites)")
         return
@@ -237,6 +256,10 @@ def check_permit_trigger(ctx: CheckContext, rule: Rule) -> None:
     sure: list[str] = []
     maybe: list[str] = []
     absent: list[str] = []
+    if "device" in rule.params["triggers"]:
+        devices = ctx.layer("devices")
+        if ctx.devices_read_as_before(rule, lambda: reading_key(None if devices is None else tuple(devices.ids))):
+            return  # each device is named by its id alone: where it is drawn is not read
     for trigger in rule.params["triggers"]:
         role, statuses, noun = _PERMIT_WORK[str(trigger)]
         layer = ctx.layer(role)

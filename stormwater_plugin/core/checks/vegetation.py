@@ -30,7 +30,7 @@ from ..model import DisplayZone, FeatureLayer, FeatureRef, Status
 from ..roles import LAWN_ROLES, OPEN_WATER_ROLES, WATER_ROLES
 from ..rulepack import Rule
 from ..vocabulary import read, unknown_words
-from .context import CheckContext
+from .context import CheckContext, reading_key
 from .shoreline import removal_items, shore_union
 
 PER_CENT = 0.01
@@ -88,6 +88,10 @@ def check_clear_cut_opening(ctx: CheckContext, rule: Rule) -> None:
     maybe: list[BaseGeometry] = []
     loose: list[tuple[BaseGeometry, str]] = []
     layers = [(role, layer) for role in roles for layer in [ctx.layer(role)] if layer is not None]
+    devices = ctx.layer("devices") if "devices" in roles else None
+    # the devices in the strip (their geometries, their nouns) are all the rule reads of them: one moved outside it, none changed
+    if devices is not None and ctx.devices_read_as_before(rule, lambda: reading_key(_layer_in_strip("devices", devices, strip))):
+        return
     # each layer's removal in the strip kept by its content and the strip's (an unedited layer's is one look-up)
     for s, m, n in derive_each("removal in the strip", partial(_in_strip, strip), layers, strip):
         sure += s
