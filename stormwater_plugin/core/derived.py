@@ -178,6 +178,9 @@ class Derived:
         self._grids_earlier = []
         layers = [x for v in self._values.values() for x in (v if isinstance(v, tuple) else (v,)) if isinstance(x, FeatureLayer)]
         self._kept_keys = {id(x): self._keys[id(x)] for x in layers if id(x) in self._keys and self._keys[id(x)][0] is x}
+        # a frozen layer (FeatureLayer.freeze: the read's of an unedited role, handed to the next check as the same object) keeps
+        # its content while it lives: its key is carried as a kept value's is, held with it
+        self._kept_keys.update({k: e for k, e in self._keys.items() if isinstance(e[0], FeatureLayer) and e[0].frozen})
         self._keys = {}
         self._value_keys = {}
         # the earlier check's WKB stay until the next check starts from this one: what follows the check (the result layers'

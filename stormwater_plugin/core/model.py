@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Mapping, NotRequired, Protocol, Sequence, Type
 import numpy as np
 from shapely.geometry.base import BaseGeometry
 
+from .errors import StormwaterError
 from .roles import ROLE_NOUN
 
 if TYPE_CHECKING:  # annotations only: the model loads no raster code
@@ -126,6 +127,34 @@ class Finding:
         return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
 
 
+class LayerFrozen(TypeError, StormwaterError):
+    """A frozen layer (:meth:`FeatureLayer.freeze`) was to be changed in place."""
+
+
+def _refuse(self: object, *args: object, **kwargs: object) -> None:
+    raise LayerFrozen(f"a frozen layer's {type(self).__name__} is never changed in place (make a copy)")
+
+
+class FrozenList(list):  # type: ignore[type-arg]
+    """A list whose every in-place change raises :class:`LayerFrozen` (a frozen layer's ids and attributes): read as a list."""
+
+    __setitem__ = __delitem__ = __iadd__ = __imul__ = _refuse  # type: ignore[assignment]
+    append = extend = insert = pop = remove = clear = sort = reverse = _refuse  # type: ignore[assignment]
+
+    def __reduce__(self) -> tuple[object, ...]:  # pickled and copied as its items (the default refills it through append)
+        return (FrozenList, (list(self),))
+
+
+class FrozenDict(dict):  # type: ignore[type-arg]
+    """A dict whose every in-place change raises :class:`LayerFrozen` (a frozen layer's attributes of one feature): read as a dict."""
+
+    __setitem__ = __delitem__ = __ior__ = _refuse  # type: ignore[assignment]
+    update = pop = popitem = clear = setdefault = _refuse  # type: ignore[assignment]
+
+    def __reduce__(self) -> tuple[object, ...]:  # pickled and copied as its items (the default refills it through __setitem__)
+        return (FrozenDict, (dict(self),))
+
+
 @dataclass
 class FeatureLayer:
     """One role's features in the working CRS.
@@ -178,6 +207,47 @@ class FeatureLayer:
 
     def ref(self, i: int) -> FeatureRef:
         return FeatureRef(self.role, self.ids[i])
+
+    @property
+    def frozen(self) -> bool:
+        """Whether the layer is a :class:`FrozenLayer` made by :meth:`freeze`: its content is then that of its first key for as long
+        as it lives."""
+        return False
+
+    def freeze(self) -> FeatureLayer:
+        """The layer's content made unchangeable (:class:`FrozenLayer`, a new object; this one is left as it is): its geometries a read-only
+        array of its own (a geometry is immutable), its ids, attributes and features without geometry lists and dicts of its own
+        that raise :class:`LayerFrozen` at any change, its fields never set again. A layer shared from check to check (the read's
+        of an unedited role) is then the same content as long as it is the same object: ``core.derived`` carries its content key
+        by identity. Attribute values are taken as they are (a read's are plain: text, numbers, booleans, ``None``)."""
+        geoms = np.array(self.geoms, dtype=object, copy=True)  # no writable view of it stays with anyone
+        geoms.flags.writeable = False
+        out = object.__new__(FrozenLayer)
+        out.__dict__.update(role=self.role, geoms=geoms, ids=FrozenList(self.ids), attrs=FrozenList([FrozenDict(a) for a in self.attrs]),
+                            no_geometry=FrozenDict(self.no_geometry), _frozen=True)
+        return out
+
+
+class FrozenLayer(FeatureLayer):
+    """A :class:`FeatureLayer` that is never changed (:meth:`FeatureLayer.freeze`): setting a field raises :class:`LayerFrozen`
+    (``dataclasses.replace`` makes a new layer, changeable, that shares the frozen lists it is not given anew)."""
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if self.__dict__.get("_frozen"):
+            _refuse(self)
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        if self.__dict__.get("_frozen"):
+            _refuse(self)
+        object.__delattr__(self, name)
+
+    @property
+    def frozen(self) -> bool:
+        return bool(self.__dict__.get("_frozen"))
+
+    def freeze(self) -> FeatureLayer:
+        return self if self.frozen else super().freeze()
 
 
 @dataclass

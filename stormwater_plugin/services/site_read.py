@@ -339,16 +339,23 @@ def _role_layer(backend: LayerBackend, role: str, pcs: list[_Piece], extra_field
 
     A role of one source read is kept with its features (:func:`_kept`) under the rest of what it is made of: the source as
     it declares itself, the fields the pack reads and what the read decided of the source (misplaced, filtered, strays beyond
-    its window, features excluded). The layer is the same object at the next read of the same features so decided: never
-    changed (the check cleans a copy)."""
+    its window, features excluded). The layer is the same object at the next read of the same features so decided, frozen
+    (:func:`_frozen`): never changed (the check cleans a copy)."""
     pc = pcs[0] if len(pcs) == 1 else None
     if pc is None or pc.frame is None:
         return merge_role(role, [_read_source(backend, role, k, p, extra_fields) for k, p in enumerate(pcs)])
     s = pc.source
     key = ("role layer", role, s.where, s.name, s.crs_name, s.count, s.id_prefix, tuple(s.id_first), frozenset(extra_fields), pc.misplaced,
            pc.filtered, pc.stray_beyond, frozenset(pc.unplaceable))
-    layer, warnings = _kept(pc.frame, key, lambda: merge_role(role, [_read_source(backend, role, 0, pc, extra_fields)]))
+    layer, warnings = _kept(pc.frame, key, lambda: _frozen(merge_role(role, [_read_source(backend, role, 0, pc, extra_fields)])))
     return layer, list(warnings)
+
+
+def _frozen(merged: tuple[FeatureLayer, list[Warning_]]) -> tuple[FeatureLayer, list[Warning_]]:
+    """A role's layer as kept (:func:`_role_layer`), made unchangeable (:meth:`~stormwater_plugin.core.model.FeatureLayer.freeze`):
+    the next read hands the same object, and the check's derived values (``core.derived``) carry its content key with it rather
+    than keying it again at every edit."""
+    return merged[0].freeze(), merged[1]  # a new object: nothing else holds its lists
 
 
 def read_layers(backend: SiteBackend, pack: RulePack | None, site_parcel_id: str | None) -> ReadLayers:

@@ -78,6 +78,8 @@ def test_an_unedited_layer_read_again_is_the_same_layer_and_an_edited_ones_is_ma
     again = _Layers(_site(dx=5.0), kept={r: first.fetched[r] for r in ("parcels", "wells")})  # the devices edited: fetched anew
     after = read_site(again, None, None, None, None, []).inputs
     assert after.layers["parcels"] is before.layers["parcels"] and after.layers["wells"] is before.layers["wells"]
+    # frozen (never changed in place): the check's derived values carry their content keys by identity (core.derived)
+    assert all(layer.frozen for layer in after.layers.values())
     assert after.layers["devices"] is not before.layers["devices"]
     fresh = read_site(_Layers(_site(dx=5.0), memo=False), None, None, None, None, []).inputs
     assert _inputs_content(after) == _inputs_content(fresh)
