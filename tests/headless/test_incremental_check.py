@@ -108,14 +108,18 @@ _edits = st.lists(st.one_of(_moves, _moves, _adds, _attributes), min_size=1, max
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(edits=_edits)
 def test_after_any_edit_sequence_the_incremental_check_equals_a_full_check(demo_inputs, jurisdiction, edits):
-    pack = load_pack(jurisdiction)
-    basis = check(demo_inputs, pack, moves=False, recorder=_recorder(None)).basis
-    inputs = demo_inputs
+    for live, full in _live_and_full(demo_inputs, load_pack(jurisdiction), edits):
+        _same(live.result, full.result)
+
+
+def _live_and_full(inputs, pack, edits, *, full_recorded=False):
+    """After each of ``edits`` in turn: the incremental check from the last one's basis, and a full check of the same inputs
+    (``full_recorded``: with every rule's outputs recorded)."""
+    basis = check(inputs, pack, moves=False, recorder=_recorder(None)).basis
     for edit in edits:
         inputs = apply_edit(inputs, edit)
         live = check(inputs, pack, moves=False, recorder=_recorder(basis))
-        full = check(inputs, pack, moves=False)
-        _same(live.result, full.result)
+        yield live, check(inputs, pack, moves=False, **({"recorder": _recorder(None)} if full_recorded else {}))
         basis = live.basis
 
 
@@ -458,18 +462,11 @@ def _rule_content(out):
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(edits=_device_moves)
 def test_a_rule_that_reads_the_moved_devices_as_before_gives_a_full_checks_outputs(demo_inputs, jurisdiction, edits):
-    pack = load_pack(jurisdiction)
-    basis = check(demo_inputs, pack, moves=False, recorder=_recorder(None)).basis
-    inputs = demo_inputs
-    for edit in edits:
-        inputs = apply_edit(inputs, edit)
-        live = check(inputs, pack, moves=False, recorder=_recorder(basis))
-        full = check(inputs, pack, moves=False, recorder=_recorder(None))  # every rule run, its outputs recorded
+    for live, full in _live_and_full(demo_inputs, load_pack(jurisdiction), edits, full_recorded=True):
         assert set(live.basis.rules) == set(full.basis.rules)
         for rule_id, out in full.basis.rules.items():
             assert _rule_content(live.basis.rules[rule_id]) == _rule_content(out), rule_id
         _same(live.result, full.result)
-        basis = live.basis
 
 
 def test_a_dry_well_moved_a_foot_leaves_the_rules_that_read_no_more_of_it_as_they_were(demo_inputs):
