@@ -34,8 +34,25 @@ from .serialize import ACCURACY_KEYS
 SAVED_VERSION = 1
 
 
+#: The WKT written for each geometry object (held, so its ``id`` is not reused while the entry stands): the dock keeps the
+#: review in the project after every live edit's moves, and the live re-check hands most findings' geometries on unchanged
+#: (shapely's geometries are immutable). At most this many entries; then it starts again.
+_WKT_HELD = 8192
+_WKT: dict[int, tuple[Any, str | None]] = {}
+
+
 def _wkt(g: Any) -> str | None:
-    return None if g is None or g.is_empty else shapely.to_wkt(g, rounding_precision=4, trim=True)
+    """``g`` as WKT in the saved form (4 decimals, trimmed; ``None`` for none or an empty geometry)."""
+    if g is None:
+        return None
+    held = _WKT.get(id(g))
+    if held is not None and held[0] is g:
+        return held[1]
+    text = None if g.is_empty else shapely.to_wkt(g, rounding_precision=4, trim=True)
+    if len(_WKT) >= _WKT_HELD:
+        _WKT.clear()
+    _WKT[id(g)] = (g, text)
+    return text
 
 
 def _geom(text: str | None) -> Any:

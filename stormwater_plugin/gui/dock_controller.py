@@ -111,12 +111,14 @@ class DockController(_Base):
             self.save_button.setEnabled(False)
             self._update_decision_buttons()
         elif what in (REVIEW, MOVES) and self.session.result is not None:
-            self.findings.set_review(self.session.review.document if self.session.review is not None else None)
+            doc = self.session.review.document if self.session.review is not None else None
+            if what == MOVES:  # the review's document now holds the moves: both shown at once
+                self.findings.set_review_moves(doc, self.moves)
+            else:
+                self.findings.set_review(doc)
             set_decisions(self.doc, self.session.result.jurisdiction)
             self._update_decision_buttons()
             self._keep_review()
-            if what == MOVES:
-                self.findings.set_moves(self.moves)
         elif what == COMPARISON:
             self.findings.set_comparison(self.comparison)
 

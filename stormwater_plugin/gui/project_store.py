@@ -131,9 +131,10 @@ class ProjectStore(_Base):
         review = self.session.for_report(list(self.overrides.overrides), self._inputs_description())
         saved = save_review(review, extra={"moves": [m.as_dict() for m in self.moves], "working_crs_wkt": self.snap.crs.toWkt()})
         text = json.dumps(saved, ensure_ascii=False)
-        old, ok = project.readEntry(SCOPE, "last_review", "")
-        if ok and old and not self._restoring and not self._kept_this_result:
-            project.writeEntry(SCOPE, "previous_review", old)
-            self.session.previous_doc = json.loads(old)
+        if not self._kept_this_result:  # the result's first keeping: the review it replaces becomes the previous one
+            old, ok = project.readEntry(SCOPE, "last_review", "")
+            if ok and old:
+                project.writeEntry(SCOPE, "previous_review", old)
+                self.session.previous_doc = json.loads(old)
         project.writeEntry(SCOPE, "last_review", text)
         self._kept_this_result = True  # decisions on this result update it in place; they do not make a "previous" review

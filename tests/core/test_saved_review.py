@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from stormwater_plugin.core.saved_review import load_review, save_review
 from stormwater_plugin.core.serialize import result_to_dict
 from tests.sitebuilder import device, layer, plane_dem, run, septic_square
@@ -58,3 +61,24 @@ def test_the_dock_keeps_the_reviews_own_document_decisions_included_and_leaves_i
     back = load_review(saved)
     assert review_of(back, crs_name="grid", overrides=review.overrides).doc["findings"] == [
         {k: v for k, v in f.items() if k not in ("geometry_wkt", "source_version")} for f in saved["findings"]]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.floats(-1e6, 1e6), st.floats(-1e6, 1e6)), min_size=1, max_size=6))
+def test_the_wkt_kept_for_a_geometry_object_is_that_objects_wkt(points):
+    """The saved form's WKT is kept per geometry object (the dock keeps the review after each live edit's moves): asked
+    again, or for another object of the same coordinates, or after the store starts again, it is shapely's WKT of it."""
+    import shapely
+    from shapely.geometry import LineString, MultiPoint, Point
+
+    from stormwater_plugin.core import saved_review
+
+    made = [Point(points[0]), MultiPoint(points), LineString(points) if len(points) > 1 else Point(points[-1])]
+    for g in made:
+        want = shapely.to_wkt(g, rounding_precision=4, trim=True)
+        assert saved_review._wkt(g) == want
+        assert saved_review._wkt(g) == want  # kept
+        assert saved_review._wkt(shapely.from_wkb(shapely.to_wkb(g))) == want  # another object
+    saved_review._WKT.clear()
+    assert saved_review._wkt(made[0]) == shapely.to_wkt(made[0], rounding_precision=4, trim=True)
+    assert saved_review._wkt(None) is None and saved_review._wkt(Point()) is None
