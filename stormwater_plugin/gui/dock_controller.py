@@ -25,7 +25,16 @@ from ..services.session import CLEARED, COMPARISON, MOVES, RESULT, REVIEW, Ticke
 from .check_task import CheckTask
 from .dock_source import contour_count, dock_site, dock_source, envelope_options
 from .dock_view import LOG_TAG
-from .envelope_task import MOVES_NAME, SitingTask, add_siting_layers, device_label, envelope_layers, is_siting_layer, moves_layer
+from .envelope_task import (
+    MOVES_NAME,
+    SitingTask,
+    add_siting_layers,
+    device_label,
+    envelope_layers,
+    is_siting_layer,
+    moves_layer,
+    show_moves,
+)
 from .overrides_ui import ask_decision
 from .project_store import remember_reviewer
 from .restore_task import RestoreTask
@@ -453,9 +462,7 @@ class DockController(_Base):
             return
         if task.moves is None or task.snapshot is None or (ticket is not None and not self.session.is_current(ticket)):
             return
-        layer = moves_layer(task.moves, task.snapshot.crs)
-        if layer is not None:
-            add_siting_layers([(layer, "siting_moves")], task.jurisdiction, moves=True)
+        show_moves(task.moves, task.snapshot.crs, task.jurisdiction)
         self.session.set_moves(task.moves, self.overrides.overrides)
 
     # -- reviewer decisions -------------------------------------------

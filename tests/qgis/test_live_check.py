@@ -170,6 +170,41 @@ def test_the_moves_that_follow_a_live_edit_replace_their_group_in_place_and_the_
         view.refresh = real
 
 
+def test_the_moves_layer_takes_each_live_edits_arrows_in_place_and_goes_when_no_move_is_left_to_draw(demo_dock):
+    """The arrows follow the moved device in the same layer (its tree entry unmarked once they are drawn); moves with none
+    to draw take the layer away rather than leave the last position's arrows under an "updating" mark."""
+    from stormwater_plugin.gui.envelope_task import MOVES_NAME, show_moves
+    from stormwater_plugin.gui.result_layers import group_name
+
+    dock, layers, _ = demo_dock
+    devices = layers["devices"]
+    fid = _fid(devices, "DW-1")
+    group = QgsProject.instance().layerTreeRoot().findGroup(group_name("lake-george"))
+
+    def arrows():
+        return [n for n in group.findLayers() if n.layer() is not None and n.layer().name() == MOVES_NAME]
+
+    first = arrows()
+    assert len(first) == 1
+    layer = first[0].layer()
+    def starts():
+        return sorted((round(p.x(), 6), round(p.y(), 6)) for f in layer.getFeatures() if f["device_id"] == "DW-1"
+                      for p in [f.geometry().asMultiPolyline()[0][0] if f.geometry().isMultipart() else f.geometry().asPolyline()[0]])
+
+    before = starts()
+    assert devices.startEditing()
+    for dx in (-2.0, 1.0):
+        _nudge(dock, devices, fid, dx)
+        wait_for(lambda: dock.moves_task is None and bool(dock.findings.moves), 300)
+        (node,) = arrows()
+        assert node.layer() is layer and node.useLayerName()  # the same layer, its "updating" mark taken off
+        want = sorted((round(m.start[0], 6), round(m.start[1], 6)) for m in dock.moves if m.device_id == "DW-1" and m.drawable)
+        assert want and starts() == want and want != before  # the arrows start where DW-1 stands now
+        before = want
+    assert show_moves([], dock.snap.crs, "lake-george") is None
+    assert arrows() == []
+
+
 def test_a_live_update_under_a_search_or_status_filter_shows_the_rows_a_rebuilt_table_shows(demo_dock):
     """The table's layout follows its filters as they are at each update (the last layout is taken again only for the
     same result, statuses and search words): with a search word, another status filter, then none, the rows rewritten
