@@ -39,7 +39,7 @@ from shapely.geometry.base import BaseGeometry
 from ..core.derived import current
 from ..core.geometry_arrays import object_array
 from ..core.model import FeatureLayer, Warning_
-from ..core.roles import CONTEXT_ROLES
+from ..core.roles import CONTEXT_ROLES, PLAN_ROLES
 from .intake import FAR_FT, MAX_LISTED, outside_area_of_use, placement_problem
 from .working_crs import ParcelPicks, named_site_geometries, site_geometries
 
@@ -260,7 +260,7 @@ def misplaced_sources(
     for n, role in enumerate(roles):
         judged = todo[role]
         if role == "parcels" and near is not None:  # those a plan layer judged with them showed within reach before: placed
-            plan_now = {id(layer): layer for i in plan if sources[i].role != "parcels" and reasons[i] is None and (layer := sources[i].layer) is not None}
+            plan_now = {id(layer): layer for i in plan if sources[i].role in PLAN_ROLES and reasons[i] is None and (layer := sources[i].layer) is not None}
             shown = [i for i in judged if _near_plan(near, sources[i], unit_to_ft, min(reaches[role], FAR_FT), plan_now)]
             judged = [i for i in judged if i not in shown]
             if not judged:
@@ -273,7 +273,7 @@ def misplaced_sources(
             reasons[i] = placement_problem(s.source, s.crs_name, False, d, min(reaches[role], FAR_FT))
             if role == "parcels" and near is not None and reasons[i] is None:
                 _show_near_plan(near, s, unit_to_ft, min(reaches[role], FAR_FT),
-                                [layer for j in plan if sources[j].role != "parcels" and reasons[j] is None and (layer := sources[j].layer) is not None])
+                                [layer for j in plan if sources[j].role in PLAN_ROLES and reasons[j] is None and (layer := sources[j].layer) is not None])
     anchor, _ = anchor_of(None)
     for i, d in zip(context, measure(anchor, context)):
         s = sources[i]
@@ -287,9 +287,9 @@ def _near_key(place: SourcePlace, unit_to_ft: float, reach_ft: float) -> tuple[b
 
 def _near_plan(near: NearPlan, place: SourcePlace, unit_to_ft: float, reach_ft: float, plan_now: Mapping[int, FeatureLayer]) -> bool:
     """Whether a plan layer judged with the parcel source ``place`` now (``plan_now``: by id, each a layer of a plan source not
-    misplaced so far) was shown within ``reach_ft`` of its box before (:func:`_show_near_plan`), the same object: its feature
-    is among those the parcels are measured from (:func:`~stormwater_plugin.services.working_crs.site_geometries` of the plan
-    without them: every plan feature located), so the nearest lies no farther, and the parcels are not misplaced."""
+    misplaced so far, of a role of ``PLAN_ROLES``) was shown within ``reach_ft`` of its box before (:func:`_show_near_plan`), the
+    same object: its feature is among those the parcels are measured from (:func:`~stormwater_plugin.services.working_crs.site_geometries`
+    of the plan without them: every located feature of those roles), so the nearest lies no farther: the parcels are not misplaced."""
     key = _near_key(place, unit_to_ft, reach_ft)
     held = near.get(key) if key is not None else None
     return held is not None and any(plan_now.get(id(layer)) is layer for layer in held)
