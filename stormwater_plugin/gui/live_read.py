@@ -77,7 +77,8 @@ def _edited(memo: ReadMemo, key: tuple[Any, ...], source: Any, crs: Any, edited_
     own = source_crs(source)
     if own.isValid() and crs.isValid() and own != crs:  # read in another CRS: the request transforms each feature
         return None
-    if old.rect is not None or source_crs(before) != own or [f.name() for f in source.fields()] != old.columns:
+    # the fields' names in one call (their order, as a whole read lists them), not a call into QGIS per field
+    if old.rect is not None or source_crs(before) != own or list(source.fields().names()) != old.columns:
         return None
     at = {fid: k for k, fid in enumerate(old.fids)}
     if any(fid not in at for fid in changed):

@@ -110,8 +110,8 @@ class DetachedSource:
 def describe_source(src: Any, role: str, context: QgsCoordinateTransformContext, fits: Callable[[Any, Any], bool] = fits_crs) -> SourceInfo:
     """A role's layer as it declares itself: its name, CRS, feature count, fields, extent and whether that extent ``fits`` its CRS."""
     crs = source_crs(src)
-    where, described = source_text(src), crs.description()  # each asked once (the live read describes an edited layer at each edit)
-    return SourceInfo(role, where, file_layer_name(where), crs, described, feature_count(src), [f.name() for f in src.fields()],
+    where, described = source_text(src), crs.description()  # each asked once, the fields' names in one call (the live read describes an edited layer at each edit)
+    return SourceInfo(role, where, file_layer_name(where), crs, described, feature_count(src), list(src.fields().names()),
                       box_of_rect(layer_extent(src)), fits(src, context), source_name(src), handle=src, crs_known=crs_declared(crs.isValid(), described))
 
 

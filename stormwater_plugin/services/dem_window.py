@@ -40,6 +40,7 @@ from ..core.rulepack import Rule, RulePack
 from ..core.site_parcel import find_site_parcels
 from ..core.vocabulary import name_matches
 from .reach import ENVELOPE_KINDS, envelope_reach_ft, rule_dem_reach_ft
+from .working_crs import few_box
 
 #: Added around every part, feet: covers cleaning (make_valid) shifting a nearest point and the readers' rounding.
 MARGIN_FT: float = 20.0
@@ -444,7 +445,8 @@ def siting_part(layers: Mapping[str, FeatureLayer], pack: RulePack, unit_to_ft: 
     needs = _pack_needs(pack, 0.0)  # the envelope's reach does not depend on the DEM's cells
     if not needs.siting:
         return None
-    return _grown(_site_parcel_geoms(layers, site_parcel_id), (needs.envelope_ft + SITING_PAD_FT) / unit_to_ft)
+    # the site parcel's box kept by its geometry objects (the check's cleaned parcels, carried from check to check)
+    return _grown_box(few_box(_site_parcel_geoms(layers, site_parcel_id)), (needs.envelope_ft + SITING_PAD_FT) / unit_to_ft)
 
 
 def _grown_parts(needs: _PackNeeds, reads: _LayerReads, u: float, margin: float) -> list[Bounds] | None:

@@ -80,6 +80,18 @@ class Placement:
                 "local coordinates, or the wrong state-plane zone? Check the plan's CRS (a CAD drawing's --crs) or the parcel layer")
 
 
+def _candidates(parcels: FeatureLayer, layers: Mapping[str, FeatureLayer], site_parcel_id: str | None,
+                picks: ParcelPicks | None) -> tuple[list[int], bool]:
+    """The parcels :func:`plan_placement` measures the plan to: the site parcel(s) with a geometry, else every parcel with one;
+    and whether they are the site parcel(s)."""
+    try:
+        site = site_parcel_indices(layers, site_parcel_id, picks)
+    except Exception:  # noqa: BLE001 - an unknown --site-parcel is the engine's error to report; compare with every parcel
+        site = []
+    site = [i for i in site if parcels.geoms[i] is not None and not parcels.geoms[i].is_empty]
+    return (site, True) if site else ([i for i, g in enumerate(parcels.geoms) if g is not None and not g.is_empty], False)
+
+
 def plan_placement(layers: Mapping[str, FeatureLayer], unit_to_ft: float, site_parcel_id: str | None = None,
                    picks: ParcelPicks | None = None) -> Placement | None:
     """Where the plan's nearest feature lies from its parcel, or ``None`` when there is no plan or no parcel to compare.
@@ -105,12 +117,7 @@ def plan_placement(layers: Mapping[str, FeatureLayer], unit_to_ft: float, site_p
     located = np.flatnonzero(~shapely.is_missing(every) & ~shapely.is_empty(every))
     if not len(located):
         return None
-    try:
-        site = site_parcel_indices(layers, site_parcel_id, picks)
-    except Exception:  # noqa: BLE001 - an unknown --site-parcel is the engine's error to report; compare with every parcel
-        site = []
-    site = [i for i in site if parcels.geoms[i] is not None and not parcels.geoms[i].is_empty]
-    candidates = site or [i for i, g in enumerate(parcels.geoms) if g is not None and not g.is_empty]
+    candidates, site = _candidates(parcels, layers, site_parcel_id, picks)
     if not candidates:
         return None
     plan_geoms = every[located]
@@ -124,7 +131,7 @@ def plan_placement(layers: Mapping[str, FeatureLayer], unit_to_ft: float, site_p
         return None
     n = int(np.argmin(dist))
     k, j = int(located[int(which[n])]), candidates[int(hit[n])]
-    return Placement(float(dist[n]) * unit_to_ft, str(parcels.ids[j]), bool(site), _feature_name(present, k))
+    return Placement(float(dist[n]) * unit_to_ft, str(parcels.ids[j]), site, _feature_name(present, k))
 
 
 def _feature_name(present: list[tuple[str, FeatureLayer]], k: int) -> str:
@@ -145,6 +152,66 @@ def plan_placement_problem(layers: Mapping[str, FeatureLayer], unit_to_ft: float
     return p.message()
 
 
+@dataclass(frozen=True)
+class OnParcel:
+    """What showed a plan on its parcel (:func:`plan_on_parcel`): the plan layers with a located feature within the tolerance of
+    the one parcel measured to, each held (the same object is the same content: the read's layers are never changed)."""
+
+    parcels: FeatureLayer
+    parcel: int
+    unit_to_ft: float
+    tolerance_ft: float
+    layers: tuple[tuple[str, FeatureLayer], ...]
+
+
+def plan_on_parcel(layers: Mapping[str, FeatureLayer], unit_to_ft: float, site_parcel_id: str | None = None,
+                   tolerance_ft: float = PLAN_OFF_PARCEL_FT, picks: ParcelPicks | None = None,
+                   earlier: OnParcel | None = None) -> tuple[str | None, OnParcel | None]:
+    """:func:`plan_placement_problem`, and what shows the plan on its parcel to the next read (``None``: nothing does).
+
+    The refusal is of the plan's *nearest* feature. When ``layers`` hold ``earlier``'s parcels (the same object), the plan is
+    measured to the same one parcel (the site parcel, else the layer's only one) in the same unit, and one of ``earlier``'s plan
+    layers is among them as the same object, its feature within the tolerance is among the plan's features, whose nearest is no
+    farther (the same distance, computed again, or a nearer one; NaN refuses nothing either): nothing is refused, whatever the other
+    layers now hold (the live re-check's edited layer), and nothing is measured. Otherwise :func:`plan_placement_problem`, and, when
+    nothing is refused and one parcel is measured to, the plan layers with a located feature within the tolerance of it are kept.
+
+    Parameters
+    ----------
+    layers, unit_to_ft, site_parcel_id, tolerance_ft, picks
+        As :func:`plan_placement_problem`.
+    earlier : OnParcel, optional
+        What the last call over the same parcels gave.
+
+    Returns
+    -------
+    (str or None, OnParcel or None)
+        The refusal's line (``None``: none), and what to hand the next call.
+    """
+    parcels = layers.get("parcels")
+    if earlier is not None and parcels is earlier.parcels and unit_to_ft == earlier.unit_to_ft and tolerance_ft == earlier.tolerance_ft \
+            and any(layers.get(role) is layer for role, layer in earlier.layers) \
+            and _candidates(earlier.parcels, layers, site_parcel_id, picks)[0] == [earlier.parcel]:
+        return None, earlier
+    problem = plan_placement_problem(layers, unit_to_ft, site_parcel_id, tolerance_ft, picks)
+    if problem is not None or parcels is None or len(parcels) == 0:
+        return problem, None
+    candidates, _ = _candidates(parcels, layers, site_parcel_id, picks)
+    if len(candidates) != 1:
+        return None, None
+    parcel = parcels.geoms[candidates[0]]
+    near: list[tuple[str, FeatureLayer]] = []
+    for role in PLAN_ROLES:
+        layer = layers.get(role)
+        if layer is None or not len(layer):
+            continue
+        geoms = object_array(layer.geoms)
+        geoms = geoms[~shapely.is_missing(geoms) & ~shapely.is_empty(geoms)]
+        if len(geoms) and any(d * unit_to_ft <= tolerance_ft for d in shapely.distance(geoms, parcel).tolist()):
+            near.append((role, layer))
+    return None, (OnParcel(parcels, candidates[0], unit_to_ft, tolerance_ft, tuple(near)) if near else None)
+
+
 def refuse_plan_off_parcel(layers: Mapping[str, FeatureLayer], unit_to_ft: float, site_parcel_id: str | None = None) -> None:
     """Raise :class:`PlanOffParcel` when :func:`plan_placement_problem` finds the plan off its parcel."""
     problem = plan_placement_problem(layers, unit_to_ft, site_parcel_id)
@@ -152,4 +219,5 @@ def refuse_plan_off_parcel(layers: Mapping[str, FeatureLayer], unit_to_ft: float
         raise PlanOffParcel(problem)
 
 
-__all__ = ["PLAN_OFF_PARCEL_FT", "Placement", "PlanOffParcel", "plan_placement", "plan_placement_problem", "refuse_plan_off_parcel"]
+__all__ = ["PLAN_OFF_PARCEL_FT", "OnParcel", "Placement", "PlanOffParcel", "plan_on_parcel", "plan_placement", "plan_placement_problem",
+           "refuse_plan_off_parcel"]

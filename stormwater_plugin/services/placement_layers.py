@@ -39,7 +39,7 @@ from shapely.geometry.base import BaseGeometry
 from ..core.derived import current
 from ..core.geometry_arrays import object_array
 from ..core.model import FeatureLayer, Warning_
-from ..core.roles import CONTEXT_ROLES
+from ..core.roles import CONTEXT_ROLES, PLAN_ROLES
 from .intake import FAR_FT, MAX_LISTED, outside_area_of_use, placement_problem
 from .working_crs import ParcelPicks, named_site_geometries, site_geometries
 
@@ -192,9 +192,15 @@ def _merged(sources: Sequence[SourcePlace], reasons: Sequence[str | None], keep:
     return out
 
 
+#: What showed a parcel source within its reach of the plan (:func:`misplaced_sources`' ``near``): by the source's box (its bits),
+#: the unit and the reach, the plan layers (each held: the read's layers are never changed) with a located feature within the
+#: reach of that box.
+NearPlan = dict[tuple[bytes, float, float], tuple[FeatureLayer, ...]]
+
+
 def misplaced_sources(
     sources: Sequence[SourcePlace], reaches: Mapping[str, float] | None, unit_to_ft: float, site_parcel_id: str | None = None,
-    picks: ParcelPicks | None = None,
+    picks: ParcelPicks | None = None, near: NearPlan | None = None,
 ) -> list[str | None]:
     """Why each source is misplaced, or ``None`` where it is not (see the module's readings).
 
@@ -212,6 +218,11 @@ def misplaced_sources(
     picks : ParcelPicks, optional
         :func:`~stormwater_plugin.services.working_crs.site_parcel_indices`'s: the site parcel the parcels name (a new one:
         none found before).
+    near : NearPlan, optional
+        Kept by the caller from call to call (with the parcels' features): a parcel source is measured from the plan's features,
+        the nearest of which lies no farther than a feature of a plan layer shown within its reach before and judged with it
+        again (the same object): it is then not misplaced, whatever the other plan layers now hold (the live re-check's edited
+        one), and the plan is not gathered nor measured (:func:`_near_plan`).
 
     Returns
     -------
@@ -247,18 +258,62 @@ def misplaced_sources(
     todo = {role: [i for i in plan if sources[i].role == role and reasons[i] is None and sources[i].layer is not None] for role in roles}
     context = [i for i, s in enumerate(sources) if s.role in CONTEXT_ROLES and reasons[i] is None and s.bounds is not None]
     for n, role in enumerate(roles):
-        anchor, shared = anchor_of(role)
         judged = todo[role]
+        if role == "parcels" and near is not None:  # those a plan layer judged with them showed within reach before: placed
+            plan_now = {id(layer): layer for i in plan if sources[i].role in PLAN_ROLES and reasons[i] is None and (layer := sources[i].layer) is not None}
+            shown = [i for i in judged if _near_plan(near, sources[i], unit_to_ft, min(reaches[role], FAR_FT), plan_now)]
+            judged = [i for i in judged if i not in shown]
+            if not judged:
+                continue
+        anchor, shared = anchor_of(role)
         # the shared site parcel is measured at once to the sources still to judge too, which it may anchor (none other is)
         ahead = [i for later in roles[n + 1:] for i in todo[later]] + context if shared else []
         for i, d in zip(judged, measure(anchor, judged, ahead)):
             s = sources[i]
             reasons[i] = placement_problem(s.source, s.crs_name, False, d, min(reaches[role], FAR_FT))
+            if role == "parcels" and near is not None and reasons[i] is None:
+                _show_near_plan(near, s, unit_to_ft, min(reaches[role], FAR_FT),
+                                [layer for j in plan if sources[j].role in PLAN_ROLES and reasons[j] is None and (layer := sources[j].layer) is not None])
     anchor, _ = anchor_of(None)
     for i, d in zip(context, measure(anchor, context)):
         s = sources[i]
         reasons[i] = placement_problem(s.source, s.crs_name, False, d, min(reaches[s.role], FAR_FT))
     return reasons
+
+
+def _near_key(place: SourcePlace, unit_to_ft: float, reach_ft: float) -> tuple[bytes, float, float] | None:
+    return None if place.bounds is None else (struct.pack("4d", *place.bounds), float(unit_to_ft), float(reach_ft))
+
+
+def _near_plan(near: NearPlan, place: SourcePlace, unit_to_ft: float, reach_ft: float, plan_now: Mapping[int, FeatureLayer]) -> bool:
+    """Whether a plan layer judged with the parcel source ``place`` now (``plan_now``: by id, each a layer of a plan source not
+    misplaced so far, of a role of ``PLAN_ROLES``) was shown within ``reach_ft`` of its box before (:func:`_show_near_plan`), the
+    same object: its feature is among those the parcels are measured from (:func:`~stormwater_plugin.services.working_crs.site_geometries`
+    of the plan without them: every located feature of those roles), so the nearest lies no farther: the parcels are not misplaced."""
+    key = _near_key(place, unit_to_ft, reach_ft)
+    held = near.get(key) if key is not None else None
+    return held is not None and any(plan_now.get(id(layer)) is layer for layer in held)
+
+
+def _show_near_plan(near: NearPlan, place: SourcePlace, unit_to_ft: float, reach_ft: float, plan: Sequence[FeatureLayer]) -> None:
+    """Keep in ``near`` the layers of ``plan`` with a located feature within ``reach_ft`` of the parcel source ``place``'s box
+    (measured as :func:`misplaced_sources` measures: the nearest to the box as a geometry, in grid units times ``unit_to_ft``)."""
+    key = _near_key(place, unit_to_ft, reach_ft)
+    if key is None or place.bounds is None:
+        return
+    target = _box_target(place.bounds)
+    shown = []
+    for layer in plan:
+        geoms = object_array(layer.geoms)
+        geoms = geoms[~shapely.is_missing(geoms) & ~shapely.is_empty(geoms)]
+        if len(geoms) and any(float(d) * unit_to_ft <= reach_ft for d in shapely.distance(geoms, target).tolist()):
+            shown.append(layer)
+    if len(near) > 16:
+        near.clear()
+    if shown:
+        near[key] = tuple(shown)
+    else:
+        near.pop(key, None)
 
 
 #: Each anchor's distance to a box, grid units, kept by content across reads: the anchor's geometries by their WKB (each written

@@ -44,7 +44,7 @@ from .intake import (
     role_reaches_ft,
     stray_plan_feature_problem,
 )
-from .placement_layers import SourcePlace, misplaced_sources, stray_plan_features
+from .placement_layers import NearPlan, SourcePlace, misplaced_sources, stray_plan_features
 from .site_template import TemplateError, empty_template_problem, undrawn_note, undrawn_roles
 from .working_crs import ParcelPicks
 
@@ -137,15 +137,17 @@ class Placement:
 
 def decide_placement(
     places: Sequence[SourcePlace], reach: ReadingReach | None, ft_per_unit: float, site_parcel_id: str | None, picks: ParcelPicks | None = None,
+    near: NearPlan | None = None,
 ) -> list[Placement]:
     """Which sources are misplaced and which plan features are strays, one per source of ``places``.
 
     Without a pack (``reach`` ``None``) only the fit of each source's CRS is judged
     (:func:`~stormwater_plugin.services.placement_layers.misplaced_sources`). Distances in the working CRS's unit
-    (``ft_per_unit``, no scale factor). ``picks``: the site parcel the parcels name, found before (``working_crs.site_parcel_indices``).
+    (``ft_per_unit``, no scale factor). ``picks``: the site parcel the parcels name, found before (``working_crs.site_parcel_indices``);
+    ``near``: the plan layers shown within the parcels' reach before (:func:`~stormwater_plugin.services.placement_layers.misplaced_sources`).
     """
     reaches = None if reach is None else reach.reaches
-    reasons = misplaced_sources(places, reaches, ft_per_unit, site_parcel_id, picks)
+    reasons = misplaced_sources(places, reaches, ft_per_unit, site_parcel_id, picks, near)
     if reaches is None:
         return [Placement(r) for r in reasons]
     out: list[Placement] = []

@@ -42,8 +42,8 @@ from ..core.rulepack import RulePack
 from .backend import Box, CrsBackend, DemHandle, FetchedFeatures, GeomSlots, LayerBackend, SourceInfo
 from .feature_ids import feature_ids, id_columns, position_ids
 from .intake import MAX_LISTED, match_fields, unplaceable_feature_problem
-from .placement import PlanOffParcel, plan_placement_problem
-from .placement_layers import SourcePlace, all_features_entry, crs_misfit_reason, crs_unknown_reason, finite_coordinates
+from .placement import OnParcel, PlanOffParcel, plan_on_parcel
+from .placement_layers import NearPlan, SourcePlace, all_features_entry, crs_misfit_reason, crs_unknown_reason, finite_coordinates
 from .reading_policy import (
     DEM_FALLBACK_MARGIN_FT,
     ReadingReach,
@@ -458,15 +458,25 @@ def read_layers(backend: SiteBackend, pack: RulePack | None, site_parcel_id: str
     # a plan none of whose features lands on its parcel is refused, never checked (services.placement)
     plan_pieces = {r: v for r, v in pieces.items() if r not in CONTEXT_ROLES}
     plan_layers = usable(plan_pieces)
-    off = plan_placement_problem(plan_layers, ft_unit, site_parcel_id, picks=picks)
+    # what showed the plan on its parcel, kept with the parcels' features: a plan layer the edit left as it was shows it again
+    shown: dict[str | None, OnParcel] = _kept(parcel_pieces[0].frame, ("plan on parcel",), dict) if len(parcel_pieces) == 1 else {}
+    off, on = plan_on_parcel(plan_layers, ft_unit, site_parcel_id, picks=picks, earlier=shown.get(site_parcel_id))
+    if on is None:
+        shown.pop(site_parcel_id, None)
+    elif shown.get(site_parcel_id) is not on:
+        if len(shown) > _MAX_PICKS:
+            shown.clear()
+        shown[site_parcel_id] = on
     if off is not None:
         raise PlanOffParcel(off)
     taken_out = False  # whether a plan source or feature is taken out below (the plan's layers are then made again)
     if reach is not None:
         # Which sources are misplaced, and which plan features lie far from the site while their layer is there
         order = [(role, pc) for role, pcs in pieces.items() for pc in pcs]
+        # the plan layers that showed the parcels within reach, kept with the parcels' features: one the edit left shows them again
+        near: NearPlan = _kept(parcel_pieces[0].frame, ("parcels near the plan",), dict) if len(parcel_pieces) == 1 else {}
         for (role, pc), d in zip(order, decide_placement([_place(backend, role, pc, crs, deferred) for role, pc in order], reach, ft_unit, site_parcel_id,
-                                                                 picks)):
+                                                                 picks, near)):
             taken_out |= role not in CONTEXT_ROLES and pc.misplaced is None and d.misplaced is not None
             pc.misplaced = pc.misplaced or d.misplaced  # a source without CRS keeps its own reason
             if d.stray and d.stray_reason is not None and pc.frame is not None:

@@ -232,8 +232,45 @@ def site_lonlat(layers: Mapping[str, FeatureLayer], site_parcel_id: str | None, 
     return float((lon.min() + lon.max()) / 2.0), float((lat.min() + lat.max()) / 2.0)
 
 
+#: A few geometries' box (:func:`few_box`) and centre (:func:`site_centre`) by the geometry objects, each held (its id stays its own;
+#: a geometry is never changed): the site's parcel is boxed at every read of the live re-check. Emptied when full.
+_FEW: dict[tuple[str, tuple[int, ...]], tuple[tuple[BaseGeometry | None, ...], object]] = {}
+#: Up to this many geometries are kept so (a site's parcels); more are computed each time.
+FEW_GEOMETRIES = 8
+
+
+def _held(kind: str, geoms: Sequence[BaseGeometry | None], make: Callable[[], object]) -> object:
+    """``make()``, kept in :data:`_FEW` by ``kind`` and the objects ``geoms`` (at most :data:`FEW_GEOMETRIES`, each a geometry or None)."""
+    if len(geoms) > FEW_GEOMETRIES or not all(g is None or isinstance(g, BaseGeometry) for g in geoms):
+        return make()
+    key = (kind, tuple(map(id, geoms)))
+    held = _FEW.get(key)
+    if held is None or any(a is not b for a, b in zip(held[0], geoms)):
+        if len(_FEW) >= 64:
+            _FEW.clear()
+        held = _FEW[key] = (tuple(geoms), make())
+    return held[1]
+
+
+def few_box(geoms: Sequence[BaseGeometry]) -> tuple[float, float, float, float] | None:
+    """``total_box`` of ``geoms`` as Python floats (``None``: none), kept by the objects when they are a few (:func:`_held`)."""
+    def make() -> tuple[float, float, float, float] | None:
+        if not len(geoms):
+            return None
+        b = total_box(geoms)
+        return float(b[0]), float(b[1]), float(b[2]), float(b[3])
+
+    return _held("box", geoms, make)  # type: ignore[return-value]
+
+
 def site_centre(geoms: Sequence[BaseGeometry | None]) -> tuple[float, float] | None:
-    """Centre of the bounding box of ``geoms`` (their CRS), or ``None`` when there is none."""
+    """Centre of the bounding box of ``geoms`` (their CRS), or ``None`` when there is none; kept by the objects when they are a
+    few (:func:`_held`: the live re-check's site parcel, the same objects at every read)."""
+    return _held("centre", geoms, lambda: _centre(geoms))  # type: ignore[return-value]
+
+
+def _centre(geoms: Sequence[BaseGeometry | None]) -> tuple[float, float] | None:
+    """:func:`site_centre` computed."""
     present = _present(geoms)
     if not present:
         return None
