@@ -76,26 +76,32 @@ def _place(how, rect) -> Point:
 @given(rects=st.lists(st.tuples(_grid(0, 150), _grid(0, 150), _grid(1, 100), _grid(1, 100)), min_size=1, max_size=3),
        fixed=st.lists(_placed, min_size=1, max_size=3), buildings=st.lists(_placed, max_size=1), unknown_point=st.booleans(),
        device_polygon=st.booleans(), moves=st.dictionaries(st.integers(0, 5), _new_geometry, min_size=1, max_size=3),
-       with_derived=st.booleans(), unit=st.sampled_from([1.0, 0.3048]))
+       with_derived=st.booleans(), unit=st.sampled_from([1.0, 0.3048]), between=st.booleans())
 def test_the_measure_carried_after_point_devices_moved_is_the_measure_of_the_moved_layers(rects, fixed, buildings, unknown_point, device_polygon,
-                                                                                          moves, with_derived, unit):
+                                                                                          moves, with_derived, unit, between):
     """Whatever the devices' moves (inside the work, on an edge or vertex, outside, emptied, made a line or a polygon), the affected
-    area of the moved layers, carried or measured, is the measure made afresh of them."""
+    area of the moved layers, carried or measured, is the measure made afresh of them (``between``: another site measured in
+    between, as the dock's move search does)."""
     at = [_place(p, rects[0]) for p in fixed]
     site = _site(rects, [(p.x, p.y) for p in at], [(p.x, p.y) for p in (_place(b, rects[0]) for b in buildings)], unknown_point, device_polygon)
     x0, y0, w0, h0 = rects[0]
     named = {"vertex": Point(x0, y0), "edge": Point(x0 + w0 / 2, y0), "empty": Point(),
              "line": LineString([(x0 + 1, y0 + 1), (x0 + 2, y0 + 1)]), "polygon": box(x0, y0, x0 + 1, y0 + 1)}
     moved = dict(site, devices=_moved(site["devices"], {i: named[g] if isinstance(g, str) else _place(g, rects[0]) for i, g in moves.items()}))
+    other = _site([(0, 0, 400, 400)], [(10, 10)], [], False, False)
     affected._LAST.clear()
     if with_derived:
         first = Derived()
         with using(first):
             affected_area(site, unit)
+        if between:
+            affected_area(other, unit)
         with using(Derived(first)):
             got = affected_area(moved, unit)
     else:
         affected_area(site, unit)
+        if between:
+            affected_area(other, unit)
         got = affected_area(moved, unit)
     assert _fields(got) == _fields(_measure(moved, unit))
 

@@ -171,48 +171,62 @@ class AffectedArea:
         return Interval(self.sqft, self.upper_sqft).holds(threshold, ">" if strict else ">=", "area_sqft")
 
 
-#: The last measure, the layers it was made of (the same layer objects give the same measure: the class and the area rules
-#: of one check measure the same layers several times) and what the derived values it looked up were keyed by (``None``:
-#: made without a :class:`~stormwater_plugin.core.derived.Derived`).
-_LAST: list[tuple[tuple[Any, ...], float, AffectedArea, Used | None]] = []
+@dataclass
+class _Measured:
+    """A measure kept (:func:`affected_area`): the layers it was made of (the same layer objects give the same measure: the
+    class and the area rules of one check measure the same layers several times), the working unit, what the derived values
+    it looked up were keyed by (``None``: made without a :class:`~stormwater_plugin.core.derived.Derived`) and the check
+    whose derived values hold them (a weak reference: measured or carried there, so one check carries them once)."""
+
+    key: tuple[Any, ...]
+    unit_to_ft: float
+    found: AffectedArea
+    used: Used | None
+    held_by: Callable[[], Derived | None]
+
+
+#: The last measures, the latest first (:data:`KEPT_MEASURES` at most): the dock's move search measures other layers
+#: between two live checks, so the last measure alone is seldom the live check's.
+_LAST: list[_Measured] = []
+#: How many measures :func:`affected_area` keeps.
+KEPT_MEASURES = 8
 
 
 def affected_area(layers: dict[str, FeatureLayer], unit_to_ft: float) -> AffectedArea:
     """Measure the land the project affects (see the module docstring)."""
     # every role is looked up (a check's read log notes what each rule reads), then compared by identity
     key = tuple(layers.get(r) for r in _MEASURED_ORDER)
-    last = _LAST[0] if _LAST else None  # one read of the entry: another thread's check may replace it meanwhile
+    kept = list(_LAST)  # one read of the list: another thread's check may replace it meanwhile
     derived = current()
-    if last is not None and last[1] == unit_to_ft and len(last[0]) == len(key):
-        same = all(a is b for a, b in zip(last[0], key))
-        if not same and _devices_moved_inside(last[0], key, last[2]):
+    for entry in kept:
+        if entry.unit_to_ft != unit_to_ft or len(entry.key) != len(key):
+            continue
+        if not all(a is b for a, b in zip(entry.key, key)):
+            if not _devices_moved_inside(entry.key, key, entry.found):
+                continue
             # a device drawn as a point moved within the work: the same measure (the same object, so what the area rules key
-            # of it is found again), now of these layers
-            _LAST[:] = [(key, unit_to_ft, last[2], last[3])]
-            same = True
-        if same:
-            if derived is not None and last[3] is not None and _CARRIED_INTO[0]() is not derived:
-                # what it was made of stays for the next check that measures again (a device moved out): once per check
-                derived.carry(last[3])
-                _CARRIED_INTO[0] = weakref.ref(derived)
-            return last[2]
+            # of it is found again), now of these layers; the measure of the layers before is let go (an earlier edit's)
+            moved = _Measured(key, unit_to_ft, entry.found, entry.used, entry.held_by)
+            kept = [e for e in kept if e is not entry]
+            entry = moved
+        if derived is not None and entry.used is not None and entry.held_by() is not derived:
+            # what it was made of stays for the next check that measures again (a device moved out): once per check
+            derived.carry(entry.used)
+            entry.held_by = weakref.ref(derived)
+        if not kept or kept[0] is not entry:
+            _LAST[:] = [entry, *(e for e in kept if e is not entry)][:KEPT_MEASURES]
+        return entry.found
     if derived is None:
         found, used = _measure(layers, unit_to_ft), None
     else:
         with derived.recording() as used:
             found = _measure(layers, unit_to_ft)
-        _CARRIED_INTO[0] = weakref.ref(derived)
-    _LAST[:] = [(key, unit_to_ft, found, used)]
+    _LAST[:] = [_Measured(key, unit_to_ft, found, used, weakref.ref(derived) if derived is not None else _nothing), *kept][:KEPT_MEASURES]
     return found
 
 
 def _nothing() -> None:
     return None
-
-
-#: The check whose derived values hold what the last measure was made of (a weak reference: measured or carried there), so
-#: the rules of one check measuring the same layers carry it once. Another check (another thread's) only carries it again.
-_CARRIED_INTO: list[Callable[[], Derived | None]] = [_nothing]
 
 
 #: The roles the affected area reads, in the order of its key (:func:`affected_area`), and where the devices are among them.
