@@ -160,3 +160,17 @@ def test_a_recording_carried_keeps_the_values_and_tokens_the_earlier_check_held(
     with using(lost):
         lost.carry(used)
     assert lost.value("union", lambda: "computed", geoms) == "computed"
+
+
+def test_an_areas_reading_key_is_found_again_after_other_areas_were_keyed():
+    """The area rules' key of an affected area (kept by the area object, frozen and held) is its reading key, also after the
+    move search keyed other areas in between (a few kept, not the last one)."""
+    from stormwater_plugin.core.checks import triggers
+    from stormwater_plugin.core.checks.context import reading_key
+
+    areas = [_measure(_site([(0, 0, 100 + n, 100)], [(10, 10)], [], False, False), 1.0) for n in range(4)]
+    first = triggers._area_key(areas[0])
+    for other in areas[1:]:
+        triggers._area_key(other)
+    assert triggers._area_key(areas[0]) is first and first == reading_key(areas[0])
+    assert [triggers._area_key(a) for a in areas] == [reading_key(a) for a in areas]
