@@ -91,6 +91,8 @@ class Derived:
         #: read copies its values) is compared with the earlier grid, bit for bit, rather than hashed again.
         self._grids: list[tuple[ElevationGrid, Hashable]] = []
         self._grids_earlier: list[tuple[ElevationGrid, Hashable]] = earlier._grids if earlier is not None else []
+        #: What the values looked up while recording (:meth:`recording`) were keyed by, else ``None``.
+        self._recorded: Used | None = None
         self.reused = 0
         self.made = 0
 
@@ -101,6 +103,8 @@ class Derived:
             found = self._values.get(key, _NO_KEY)
         except TypeError:
             return compute()
+        if self._recorded is not None:
+            self._recorded.values.append(key)
         if found is not _NO_KEY:
             return found  # type: ignore[no-any-return]
         found = self._earlier.get(key, _NO_KEY)
@@ -131,6 +135,8 @@ class Derived:
                     hash(k)
         except TypeError:
             return list(compute(list(items)))
+        if self._recorded is not None:
+            self._recorded.items.append((group, keys))
         mine: dict[Hashable, Any] | None = self._values.get(group)
         if mine is None:
             mine = self._values[group] = {}
@@ -169,6 +175,56 @@ class Derived:
             seen = (source, other, make())
         self._made[k] = seen
         return seen[2]  # type: ignore[return-value]
+
+    @contextmanager
+    def recording(self) -> Iterator[Used]:
+        """What the values looked up in the block are keyed by (their keys, each item's, the contents given tokens), noted in
+        the :class:`Used` yielded (and in an enclosing recording's too): :meth:`carry` keeps them for the next check when a
+        check takes what they made without looking them up (a result carried whole, :func:`~.checks.affected.affected_area`)."""
+        outer = self._recorded
+        used = self._recorded = Used([], [], [])
+        try:
+            yield used
+        finally:
+            self._recorded = outer
+            if outer is not None:
+                outer.values.extend(used.values)
+                outer.items.extend(used.items)
+                outer.tokens.extend(used.tokens)
+
+    def carry(self, used: Used) -> None:
+        """Keep for the next check the values ``used`` names that the earlier check held, and the tokens of its contents, as
+        if this check had looked them up (each check keeps only what it used): a result made of them and carried whole by a
+        check that did not look them up leaves them to the next check that does. Only what the earlier check held is kept, under
+        the same keys: the same values a look-up would have found."""
+        values, earlier = self._values, self._earlier
+        for key in used.values:
+            if key not in values:
+                found = earlier.get(key, _NO_KEY)
+                if found is not _NO_KEY:
+                    values[key] = found
+        for group, keys in used.items:
+            before = earlier.get(group)
+            if not before:
+                continue
+            mine = values.get(group)
+            if mine is None:
+                mine = values[group] = {}
+            for k in keys:
+                if k not in mine:
+                    found = before.get(k, _NO_KEY)
+                    if found is not _NO_KEY:
+                        mine[k] = found
+        tokens, tokens_earlier = self._tokens, self._tokens_earlier
+        for content in used.tokens:
+            if content not in tokens:
+                token = tokens_earlier.get(content)
+                if token is not None:
+                    tokens[content] = token
+        if self._recorded is not None:  # carried within a recording: its result is made of them too
+            self._recorded.values.extend(used.values)
+            self._recorded.items.extend(used.items)
+            self._recorded.tokens.extend(used.tokens)
 
     def settle(self) -> None:
         """The check is over: let go of the earlier check's values and of this check's objects (its values and its geometries' WKB
@@ -286,6 +342,8 @@ class Derived:
         values as keyed by the contents. Each look-up hashes the content once (its hash is kept) and, found in the earlier
         table, compares it once, per check rather than per value.
         """
+        if self._recorded is not None:
+            self._recorded.tokens.append(content)
         token = self._tokens.get(content)
         if token is None:
             token = self._tokens_earlier.get(content)
@@ -338,6 +396,16 @@ class _Key(tuple):  # type: ignore[type-arg]
         except AttributeError:
             h = self._h = tuple.__hash__(self)
         return h
+
+
+@dataclasses.dataclass(frozen=True)
+class Used:
+    """What the values looked up while a :class:`Derived` recorded (:meth:`Derived.recording`) were keyed by: each value's key,
+    each ``each`` group's key with its items' keys, and each content given a token."""
+
+    values: list[Hashable]
+    items: list[tuple[Hashable, list[Hashable]]]
+    tokens: list[Hashable]
 
 
 def layer_key(layer: FeatureLayer) -> Hashable:
@@ -399,4 +467,4 @@ def derive_each(name: str, compute: Callable[[list[Any]], list[_T]], items: list
     return list(compute(list(items))) if derived is None else derived.each(name, compute, items, *inputs)
 
 
-__all__ = ["Derived", "array_key", "current", "derive", "derive_each", "layer_key", "same_bits", "using"]
+__all__ = ["Derived", "Used", "array_key", "current", "derive", "derive_each", "layer_key", "same_bits", "using"]

@@ -35,14 +35,16 @@ between ``sqft`` and ``upper_sqft`` cannot be decided.
 from __future__ import annotations
 
 import math
+import weakref
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import Any, Callable
 
 import shapely
+from shapely.geometry import Point
 from shapely.geometry.base import BaseGeometry
 
-from ..derived import derive, derive_each
+from ..derived import Derived, Used, current, derive, derive_each
 from ..extents import Interval, footprint_bound
 from ..geometry import area_sqft, covers_on_edge, type_ids, union
 from ..geometry_arrays import geom_type, object_array
@@ -169,21 +171,126 @@ class AffectedArea:
         return Interval(self.sqft, self.upper_sqft).holds(threshold, ">" if strict else ">=", "area_sqft")
 
 
-#: The last measure and the layers it was made of (the same layer objects give the same measure): the class and the
-#: area rules of one check measure the same layers several times.
-_LAST: list[tuple[tuple[Any, ...], float, AffectedArea]] = []
+@dataclass
+class _Measured:
+    """A measure kept (:func:`affected_area`): the layers it was made of (the same layer objects give the same measure: the
+    class and the area rules of one check measure the same layers several times), the working unit, what the derived values
+    it looked up were keyed by (``None``: made without a :class:`~stormwater_plugin.core.derived.Derived`) and the check
+    whose derived values hold them (a weak reference: measured or carried there, so one check carries them once)."""
+
+    key: tuple[Any, ...]
+    unit_to_ft: float
+    found: AffectedArea
+    used: Used | None
+    held_by: Callable[[], Derived | None]
+
+
+#: The last measures, the latest first (:data:`KEPT_MEASURES` at most): the dock's move search measures other layers
+#: between two live checks, so the last measure alone is seldom the live check's.
+_LAST: list[_Measured] = []
+#: How many measures :func:`affected_area` keeps.
+KEPT_MEASURES = 8
 
 
 def affected_area(layers: dict[str, FeatureLayer], unit_to_ft: float) -> AffectedArea:
     """Measure the land the project affects (see the module docstring)."""
     # every role is looked up (a check's read log notes what each rule reads), then compared by identity
-    key = tuple(layers.get(r) for r in AFFECTED_AREA_ROLES + PLAN_OBJECT_ROLES)
-    last = _LAST[0] if _LAST else None  # one read of the entry: another thread's check may replace it meanwhile
-    if last is not None and last[1] == unit_to_ft and len(last[0]) == len(key) and all(a is b for a, b in zip(last[0], key)):
-        return last[2]
-    found = _measure(layers, unit_to_ft)
-    _LAST[:] = [(key, unit_to_ft, found)]
+    key = tuple(layers.get(r) for r in _MEASURED_ORDER)
+    kept = list(_LAST)  # one read of the list: another thread's check may replace it meanwhile
+    derived = current()
+    for entry in kept:
+        if entry.unit_to_ft != unit_to_ft or len(entry.key) != len(key):
+            continue
+        if not all(a is b for a, b in zip(entry.key, key)):
+            if not _devices_moved_inside(entry.key, key, entry.found):
+                continue
+            # a device drawn as a point moved within the work: the same measure (the same object, so what the area rules key
+            # of it is found again), now of these layers; the measure of the layers before is let go (an earlier edit's)
+            moved = _Measured(key, unit_to_ft, entry.found, entry.used, entry.held_by)
+            kept = [e for e in kept if e is not entry]
+            entry = moved
+        if derived is not None and entry.used is not None and entry.held_by() is not derived:
+            # what it was made of stays for the next check that measures again (a device moved out): once per check
+            derived.carry(entry.used)
+            entry.held_by = weakref.ref(derived)
+        if not kept or kept[0] is not entry:
+            _LAST[:] = [entry, *(e for e in kept if e is not entry)][:KEPT_MEASURES]
+        return entry.found
+    if derived is None:
+        found, used = _measure(layers, unit_to_ft), None
+    else:
+        with derived.recording() as used:
+            found = _measure(layers, unit_to_ft)
+    _LAST[:] = [_Measured(key, unit_to_ft, found, used, weakref.ref(derived) if derived is not None else _nothing), *kept][:KEPT_MEASURES]
     return found
+
+
+def _nothing() -> None:
+    return None
+
+
+#: The roles the affected area reads, in the order of its key (:func:`affected_area`), and where the devices are among them.
+_MEASURED_ORDER: tuple[str, ...] = AFFECTED_AREA_ROLES + PLAN_OBJECT_ROLES
+_DEVICES_AT = _MEASURED_ORDER.index("devices")
+
+
+def _devices_moved_inside(before: tuple[Any, ...], now: tuple[Any, ...], measured: AffectedArea) -> bool:
+    """Whether ``measured``, the affected area of the layers ``before``, is that of the layers ``now`` too, because they differ
+    only in devices drawn as points that lay, and lie, in the interior of the work's polygons (a dry well dragged about inside
+    the disturbed area).
+
+    Exact: the layers of every other role are the same objects (never changed: the check's cleaned layers), the devices the
+    same features (ids, attributes by value and type, features without geometry) whose geometries differ only where a
+    point was and is a point, each in the interior of ``measured.geometry`` (the union of every role's polygons, which
+    points do not change). :func:`_measure` reads a point device only (a) as a part of the activity union, which was the
+    polygons' union itself (``measured.activity is measured.geometry``: every point lay in the interior of the polygons'
+    union, the path of :func:`_activity` that returns it) and stays so when the point moves within that interior; and
+    (b) as a loose feature that is covered when it lies in the interior of ``geometry`` (:func:`_covered_by`), so it adds
+    no unmeasured feature, plausible footprint or bound, before or after. Every other field is read from the polygons,
+    the other roles and the devices' attributes, all unchanged. The interior is asked as :func:`_activity` asks it (kept by
+    content: the earlier position's answer is the last check's). A hypothesis property holds the carried measure to
+    :func:`_measure` of the moved layers.
+    """
+    if any(a is not b for n, (a, b) in enumerate(zip(before, now)) if n != _DEVICES_AT):
+        return False
+    old, new = before[_DEVICES_AT], now[_DEVICES_AT]
+    if old is None or new is None or measured.activity is not measured.geometry:
+        return False  # (an empty union has no interior: no point is in it, below)
+    if old.role != new.role or len(old) != len(new) or list(old.ids) != list(new.ids) or not _same_attributes(old.attrs, new.attrs):
+        return False
+    if dict(old.no_geometry) != dict(new.no_geometry):
+        return False
+    moved = [(a, b) for a, b in zip(old.geoms, new.geoms) if a is not b]
+    if not moved or not all(type(a) is Point and type(b) is Point for a, b in moved):
+        return False
+    points = [g for pair in moved for g in pair]
+    if any(shapely.is_empty(object_array(points)).tolist()):
+        return False
+    area = measured.geometry
+    inside: list[bool] = derive_each("in the interior of", partial(_interior, area), points, area)
+    return all(inside)
+
+
+def _same_attributes(a: Any, b: Any) -> bool:
+    """Whether two layers' attributes are the same: each feature's fields in order, each value a plain one (text, number,
+    boolean, ``None``), equal and of the same type (1, 1.0 and True differ)."""
+    if a is b:
+        return True
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b):
+        if x is y:
+            continue
+        if x != y or list(x) != list(y):
+            return False
+        types = list(map(type, x.values()))
+        if types != list(map(type, y.values())) or not _PLAIN_VALUES.issuperset(types):
+            return False
+    return True
+
+
+#: The attribute value types :func:`_same_attributes` compares (others: not the same, the area is measured).
+_PLAIN_VALUES: frozenset[type] = frozenset({str, int, float, bool, type(None)})
 
 
 def _measure(layers: dict[str, FeatureLayer], unit_to_ft: float) -> AffectedArea:

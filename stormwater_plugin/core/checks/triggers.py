@@ -77,18 +77,23 @@ def check_area_threshold(ctx: CheckContext, rule: Rule) -> None:
         ctx.add(rule, Status.PASS, f"{what}: outside the range ({rng}) that brings '{rule.title}'.{_pass_note(p)}", measured_sqft=area)
 
 
-#: The last affected area's content key (:func:`_area_key`), with the area (held: frozen, never changed; ``affected_area``
-#: hands the same object to every rule of a check measuring the same layers).
+#: The last affected areas' content keys (:func:`_area_key`), the latest first, each with its area (held: frozen, never
+#: changed; ``affected_area`` hands the same object to every rule of a check measuring the same layers, and to the next
+#: live check when only devices moved within the work). A few, not the last one: the dock's move search measures other
+#: layers between two live checks.
 _AREA_KEY: list[tuple[AffectedArea, Hashable]] = []
+#: How many areas' keys :func:`_area_key` keeps.
+KEPT_AREA_KEYS = 8
 
 
 def _area_key(aff: AffectedArea) -> Hashable:
-    """:func:`~.context.reading_key` of ``aff``, built once for the area rules of a check that share it."""
-    last = _AREA_KEY[0] if _AREA_KEY else None  # one read of the entry: another thread's check may replace it meanwhile
-    if last is not None and last[0] is aff:
-        return last[1]
+    """:func:`~.context.reading_key` of ``aff``, built once for the area rules of a check (and of the checks after it) that share it."""
+    kept = list(_AREA_KEY)  # one read of the list: another thread's check may replace it meanwhile
+    for area, key in kept:
+        if area is aff:
+            return key
     key = reading_key(aff)
-    _AREA_KEY[:] = [(aff, key)]
+    _AREA_KEY[:] = [(aff, key), *kept][:KEPT_AREA_KEYS]
     return key
 
 
