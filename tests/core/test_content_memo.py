@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from shapely.geometry import GeometryCollection, LineString, MultiPolygon, Point, Polygon, box
 
-from stormwater_plugin.core.model import BuildingSiteSlope, Citation, FeatureRef, Finding, Status
+from stormwater_plugin.core.model import BuildingSiteSlope, CheckResult, Citation, FeatureRef, Finding, Status
 from stormwater_plugin.core.serialize import building_site_to_dict, finding_to_dict
 from stormwater_plugin.services import findings_doc, layer_rows
 from stormwater_plugin.services.content_memo import ContentMemo, content_key, finding_content, finding_contents
@@ -157,6 +157,7 @@ def _same_rows(a: layer_rows.MapFindingRows, b: layer_rows.MapFindingRows) -> No
 def _clear_rows() -> None:
     layer_rows._ATTRIBUTES.clear()
     layer_rows._ROWS.clear()
+    layer_rows._BY_PLACE.clear()
 
 
 GEOMETRIES = [Point(1, 2), LineString([(0, 0), (3, 4)]), box(0, 0, 2, 2), MultiPolygon([box(0, 0, 1, 1), box(3, 3, 4, 4)]),
@@ -314,6 +315,49 @@ def test_the_map_rows_kept_are_those_made_anew_whatever_the_findings_seen_before
         _same_rows(map_finding_rows(findings), _rows_without_memo(findings))
 
 
+@settings(max_examples=120, deadline=None)
+@given(st.lists(st.integers(0, len(_POOL) - 1), max_size=7), st.lists(st.tuples(st.integers(0, 6), st.integers(0, len(_POOL) - 1)), max_size=12),
+       st.booleans())
+def test_the_map_rows_of_the_last_lists_findings_at_their_place_are_those_made_anew(first, edits, forget):
+    """Property: a finding object found at its place in the last list, under the same key, has its rows taken from that list
+    (``layer_rows._BY_PLACE``); over any sequence of lists each differing from the one before in a place or two (as a live edit:
+    most findings the last check's objects, one replaced by another object of equal or other content, or a repeat added so
+    that a key changes), the rows and keys are those made finding by finding, whether the content memo was cleared or not."""
+    _clear_rows()
+    findings = [_POOL[n] for n in first]
+    _same_rows(map_finding_rows(findings), _rows_without_memo(findings))
+    for at, pick in edits:
+        findings = list(findings)
+        if findings and at < len(findings):
+            findings[at] = _POOL[pick] if pick % 3 else dataclasses.replace(_POOL[pick])  # the same object or one of equal content
+        else:
+            findings.append(_POOL[pick])
+        if forget:
+            layer_rows._ATTRIBUTES.clear()
+            layer_rows._ROWS.clear()
+        _same_rows(map_finding_rows(findings), _rows_without_memo(findings))
+
+
+_KEYLESS = _finding(measured_ft=np.float64(19.9))  # no content key: None at its place as anywhere
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.lists(st.integers(0, len(_POOL)), max_size=7), st.lists(st.tuples(st.integers(0, 6), st.integers(0, len(_POOL))), max_size=12))
+def test_the_content_keys_of_the_last_lists_findings_at_their_place_are_each_findings_own(first, edits):
+    """Property: over lists each differing from the one before in a place or two (a finding replaced by another object, of equal
+    or other content, or without a content key), each content key taken at its place is the finding's own."""
+    pool = [*_POOL, _KEYLESS]
+    findings = [pool[n] for n in first]
+    for at, pick in [(99, 0), *edits]:
+        findings = list(findings)
+        if findings and at < len(findings):
+            findings[at] = pool[pick] if pick % 3 else dataclasses.replace(pool[pick])
+        elif at != 99:
+            findings.append(pool[pick])
+        assert finding_contents(findings) == [finding_content(f) for f in findings]
+        assert finding_contents(findings) == [finding_content(f) for f in findings]  # asked again: every place found
+
+
 # --------------------------------------------------------------------------- the entries keyed, without a decision
 
 
@@ -329,10 +373,42 @@ def test_an_entry_without_a_decision_is_kept_by_its_content_and_its_key():
     got = doc._decided(None, contents)
     assert got == doc.decided(None) and got.findings[0].key != got.findings[1].key
     assert findings_doc._UNDECIDED.made == 2
+    findings_doc._DECIDED_BY_PLACE.clear()  # found by content, not at their place in the last document
     again = _document_of([_finding(), _finding()])
     assert again[0]._decided(None, again[1]).findings == got.findings and findings_doc._UNDECIDED.found == 2
     changed = _document_of([_finding(), _finding(message="another")])  # another content: another entry, and the key of the first changed
     assert changed[0]._decided(None, changed[1]) == changed[0].decided(None)
+
+
+def _result(findings: list[Finding]) -> CheckResult:
+    return CheckResult("lake-george", "Lake George", "1", "minor", "computed", None, list(findings), [], {}, [], [], [], ())
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.lists(st.integers(0, len(_POOL)), max_size=7), st.lists(st.tuples(st.integers(0, 6), st.integers(0, len(_POOL))), max_size=10),
+       st.lists(st.tuples(st.integers(0, 7), st.sampled_from(["accepted", "waived"])), max_size=2), st.booleans())
+def test_the_document_of_the_last_documents_entries_at_their_place_is_the_document_made_anew(first, edits, decisions, forget):
+    """Property: an entry at its place in the last document decided, under the same key and without a decision, has its keyed entry
+    taken from there (``findings_doc._DECIDED_BY_PLACE``); over lists each differing from the one before in a place or two (another object of equal or other content, one without a content
+    key, a repeat that changes a key), with or without decisions, the document is the one made entry by entry."""
+    from stormwater_plugin.core.overrides import make_override
+
+    pool = [*_POOL, _KEYLESS]
+    findings = [pool[n] for n in first]
+    for at, pick in [(99, 0), *edits]:
+        findings = list(findings)
+        if findings and at < len(findings):
+            findings[at] = pool[pick] if pick % 3 else dataclasses.replace(pool[pick])
+        elif at != 99:
+            findings.append(pool[pick])
+        if forget:
+            findings_doc._ENTRIES.clear()
+            findings_doc._UNDECIDED.clear()
+        keys = [f.key for f in findings_doc.document_of(_result(findings)).findings]
+        overrides = [make_override(keys[n], d, "a reason", "A. Reviewer") for n, d in {n: d for n, d in decisions if n < len(keys)}.items()]
+        got = findings_doc.document_of(_result(findings), overrides=overrides)
+        want = findings_doc._document({}, tuple(_entry_without_memo(f) for f in findings)).decided(overrides)
+        assert got.findings == want.findings and got.decisions == want.decisions
 
 
 @settings(max_examples=60, deadline=None)
