@@ -28,7 +28,7 @@ from ..core.errors import StormwaterError
 from ..core.model import BuildingSiteSlope, CheckResult, Finding
 from ..core.overrides import Override, decide, finding_key
 from ..core.serialize import building_site_to_dict, finding_to_dict, result_sections
-from .content_memo import ByPlace, ContentMemo, content_key, finding_content, finding_contents
+from .content_memo import ContentMemo, content_key, finding_content, finding_contents
 from .review_doc import findings_doc_problem
 
 JsonMap = Mapping[str, object]
@@ -527,24 +527,21 @@ class FindingsDocument:
         if contents is None:
             findings = tuple(_decide(f, k, None if o is None else _opt_map(o), _opt_str(e)) for f, k, o, e in zip(own, out.keys, out.overrides, out.effective))
         else:
-            made: list[DocFinding] = _DECIDED_BY_PLACE.take(own, out.keys)  # type: ignore[assignment]  # None: not at its place
-            for n, (f, k, o, e, c) in enumerate(zip(own, out.keys, out.overrides, out.effective, contents)):  # no closure made each
-                found = (made[n] or _UNDECIDED.find((c, k))) if (undecided := o is None and type(c) is bytes) else None
+            made: list[DocFinding] = []
+            for f, k, o, e, c in zip(own, out.keys, out.overrides, out.effective, contents):  # made only when missing (no closure each)
+                found = _UNDECIDED.find((c, k)) if o is None and type(c) is bytes else None
                 if found is None:
                     found = _decide(f, k, None if o is None else _opt_map(o), _opt_str(e))
-                    if undecided:
+                    if o is None and type(c) is bytes:
                         _UNDECIDED.keep((c, k), found)
-                made[n] = found
-            _DECIDED_BY_PLACE.keep(own, [d if o is None and type(c) is bytes else None for d, o, c in zip(made, out.overrides, contents)], out.keys)
+                made.append(found)
             findings = tuple(made)
         return replace(self, findings=findings, decisions=Decisions(_maps(out.stale), OverrideCounts(**out.counts)))
 
 
 #: Each entry keyed and without a decision (its effective status its status) by its finding's content and its key: the live
-#: re-check's review keys anew only the entries of the findings an edit changed (or whose key changed); first looked for at its
-#: undecided entry's place in the last document decided, under its key (most are the last check's there: ``ByPlace``).
+#: re-check's review keys anew only the entries of the findings an edit changed (or whose key changed).
 _UNDECIDED: ContentMemo[DocFinding] = ContentMemo()
-_DECIDED_BY_PLACE: ByPlace[DocFinding] = ByPlace()
 
 
 def _decide(f: DocFinding, key: str, override: JsonMap | None, effective_status: str | None) -> DocFinding:

@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from shapely.geometry import GeometryCollection, LineString, MultiPolygon, Point, Polygon, box
 
-from stormwater_plugin.core.model import BuildingSiteSlope, CheckResult, Citation, FeatureRef, Finding, Status
+from stormwater_plugin.core.model import BuildingSiteSlope, Citation, FeatureRef, Finding, Status
 from stormwater_plugin.core.serialize import building_site_to_dict, finding_to_dict
 from stormwater_plugin.services import findings_doc, layer_rows
 from stormwater_plugin.services.content_memo import ContentMemo, content_key, finding_content, finding_contents
@@ -373,42 +373,10 @@ def test_an_entry_without_a_decision_is_kept_by_its_content_and_its_key():
     got = doc._decided(None, contents)
     assert got == doc.decided(None) and got.findings[0].key != got.findings[1].key
     assert findings_doc._UNDECIDED.made == 2
-    findings_doc._DECIDED_BY_PLACE.clear()  # found by content, not at their place in the last document
     again = _document_of([_finding(), _finding()])
     assert again[0]._decided(None, again[1]).findings == got.findings and findings_doc._UNDECIDED.found == 2
     changed = _document_of([_finding(), _finding(message="another")])  # another content: another entry, and the key of the first changed
     assert changed[0]._decided(None, changed[1]) == changed[0].decided(None)
-
-
-def _result(findings: list[Finding]) -> CheckResult:
-    return CheckResult("lake-george", "Lake George", "1", "minor", "computed", None, list(findings), [], {}, [], [], [], ())
-
-
-@settings(max_examples=120, deadline=None)
-@given(st.lists(st.integers(0, len(_POOL)), max_size=7), st.lists(st.tuples(st.integers(0, 6), st.integers(0, len(_POOL))), max_size=10),
-       st.lists(st.tuples(st.integers(0, 7), st.sampled_from(["accepted", "waived"])), max_size=2), st.booleans())
-def test_the_document_of_the_last_documents_entries_at_their_place_is_the_document_made_anew(first, edits, decisions, forget):
-    """Property: an entry at its place in the last document decided, under the same key and without a decision, has its keyed entry
-    taken from there (``findings_doc._DECIDED_BY_PLACE``); over lists each differing from the one before in a place or two (another object of equal or other content, one without a content
-    key, a repeat that changes a key), with or without decisions, the document is the one made entry by entry."""
-    from stormwater_plugin.core.overrides import make_override
-
-    pool = [*_POOL, _KEYLESS]
-    findings = [pool[n] for n in first]
-    for at, pick in [(99, 0), *edits]:
-        findings = list(findings)
-        if findings and at < len(findings):
-            findings[at] = pool[pick] if pick % 3 else dataclasses.replace(pool[pick])
-        elif at != 99:
-            findings.append(pool[pick])
-        if forget:
-            findings_doc._ENTRIES.clear()
-            findings_doc._UNDECIDED.clear()
-        keys = [f.key for f in findings_doc.document_of(_result(findings)).findings]
-        overrides = [make_override(keys[n], d, "a reason", "A. Reviewer") for n, d in {n: d for n, d in decisions if n < len(keys)}.items()]
-        got = findings_doc.document_of(_result(findings), overrides=overrides)
-        want = findings_doc._document({}, tuple(_entry_without_memo(f) for f in findings)).decided(overrides)
-        assert got.findings == want.findings and got.decisions == want.decisions
 
 
 @settings(max_examples=60, deadline=None)
