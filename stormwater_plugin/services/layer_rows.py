@@ -344,21 +344,30 @@ _Made = tuple[tuple[str, BaseGeometry, tuple[JsonScalar, ...], RowKey], ...]
 #: only). The live re-check hands on most findings as the last check's objects in the same places: their rows are taken without
 #: their geometry's WKB or their content looked up. A finding without a content key has its rows made each time (not kept).
 _BY_PLACE: ByPlace[_Made] = ByPlace()
+#: The last list of findings given (held) and their keys: a list of the same finding objects in the same order (a live edit that
+#: changed no finding) has the same keys.
+_KEYS_HELD: tuple[tuple[Finding, ...], tuple[str, ...]] = ((), ())
 
 
 def map_finding_rows(findings: Sequence[Finding]) -> MapFindingRows:
     """Each located finding's parts by family (``point``, ``line``, ``polygon``), with its key; unlocated ones left out."""
     out = MapFindingRows({}, {})
     findings = tuple(findings)
+    global _KEYS_HELD
     contents = finding_contents(findings)
-    bases: list[str] = []
-    for f, c in zip(findings, contents):  # found, or made and kept (no closure made per finding)
-        base = _BASE_KEYS.find(c)
-        if base is None:
-            base = finding_key(f.rule_id, f.subject, f.other)
-            _BASE_KEYS.keep(c, base)
-        bases.append(base)
-    keys = finding_keys(list(findings), bases)
+    held, held_keys = _KEYS_HELD
+    if len(held) == len(findings) and all(map(operator.is_, held, findings)):
+        keys = list(held_keys)  # the same findings in the same order: the same keys (each made of the findings alone)
+    else:
+        bases: list[str] = []
+        for f, c in zip(findings, contents):  # found, or made and kept (no closure made per finding)
+            base = _BASE_KEYS.find(c)
+            if base is None:
+                base = finding_key(f.rule_id, f.subject, f.other)
+                _BASE_KEYS.keep(c, base)
+            bases.append(base)
+        keys = finding_keys(list(findings), bases)
+        _KEYS_HELD = (findings, tuple(keys))
     rows: list[_Made | None] = _BY_PLACE.take(findings, keys)
     # the located findings not found at their place under their key: looked up by content, else made
     todo = [n for n, (f, made) in enumerate(zip(findings, rows)) if made is None and f.geometry is not None]

@@ -158,6 +158,7 @@ def _clear_rows() -> None:
     layer_rows._ATTRIBUTES.clear()
     layer_rows._ROWS.clear()
     layer_rows._BY_PLACE.clear()
+    layer_rows._KEYS_HELD = ((), ())
 
 
 GEOMETRIES = [Point(1, 2), LineString([(0, 0), (3, 4)]), box(0, 0, 2, 2), MultiPolygon([box(0, 0, 1, 1), box(3, 3, 4, 4)]),
@@ -330,8 +331,8 @@ def test_the_map_rows_of_the_last_lists_findings_at_their_place_are_those_made_a
         findings = list(findings)
         if findings and at < len(findings):
             findings[at] = _POOL[pick] if pick % 3 else dataclasses.replace(_POOL[pick])  # the same object or one of equal content
-        else:
-            findings.append(_POOL[pick])
+        elif at < 6:
+            findings.append(_POOL[pick])  # else the same list again (an edit that changed no finding: the same keys)
         if forget:
             layer_rows._ATTRIBUTES.clear()
             layer_rows._ROWS.clear()
