@@ -103,20 +103,71 @@ _SEEN_LOCK = threading.Lock()
 
 
 def finding_contents(findings: Sequence[Finding]) -> list[bytes | None]:
-    """:func:`finding_content` of each of ``findings``, each finding object's written once (see :data:`_SEEN`)."""
+    """:func:`finding_content` of each of ``findings``, each finding object's written once (see :data:`_SEEN`); those at their place
+    in the last list asked (the review's document asks, then its map rows, then the next edit's, most findings the same objects in
+    the same places) taken from there (:data:`_CONTENTS`)."""
+    placed = _CONTENTS.take(findings)
+    if all(c is not None for c in placed):
+        _CONTENTS.keep(findings, placed)
+        return placed  # type: ignore[return-value]  # none is None
     with _SEEN_LOCK:
         now, before = _SEEN
     mine: dict[int, tuple[Finding, bytes | None]] = {}
     out: list[bytes | None] = []
-    for f in findings:
-        seen = now.get(id(f)) or before.get(id(f))
-        if seen is None or seen[0] is not f:
-            seen = (f, finding_content(f))
+    for f, c in zip(findings, placed):
+        seen: tuple[Finding, bytes | None] | None
+        if c is not None:
+            seen = (f, c)
+        else:
+            seen = now.get(id(f)) or before.get(id(f))
+            if seen is None or seen[0] is not f:
+                seen = (f, finding_content(f))
         mine[id(f)] = seen
         out.append(seen[1])
     with _SEEN_LOCK:
         _SEEN[:] = [mine, now]
+    _CONTENTS.keep(findings, out)
     return out
+
+
+class ByPlace(Generic[_T]):
+    """What was made of each object of the last list given, by its place in that list (the objects held, so their ids stay their own).
+
+    For objects never changed once made (a frozen :class:`~stormwater_plugin.core.model.Finding`): the live re-check hands on most
+    findings as the last check's objects in the same places, so what is made of such a finding alone (and of a ``tag`` such as its
+    key) is taken from its place in the last list, without its content looked up. :meth:`take` gives each place's value when the
+    same object stands there with an equal tag (``None`` elsewhere, and everywhere when the lists' lengths differ); :meth:`keep`
+    makes a list and its values the last. One list is kept (bounded by its length).
+    """
+
+    def __init__(self) -> None:
+        self._last: tuple[tuple[object, ...], Sequence[object], Sequence[_T | None]] = ((), (), ())
+        self._lock = threading.Lock()
+
+    def take(self, objects: Sequence[object], tags: Sequence[object] | None = None) -> list[_T | None]:
+        """Each place's value kept for the object at that place (the same object, the same tag), else ``None``."""
+        with self._lock:
+            held, held_tags, values = self._last
+        if len(held) != len(objects):
+            return [None] * len(objects)
+        if tags is None:
+            return [v if h is o else None for h, o, v in zip(held, objects, values)]
+        return [v if h is o and ht == t else None for h, o, ht, t, v in zip(held, objects, held_tags, tags, values)]
+
+    def keep(self, objects: Sequence[object], values: Sequence[_T | None], tags: Sequence[object] | None = None) -> None:
+        """Make ``objects`` (with their ``tags``) the last list and ``values`` what was made of each (``None``: nothing to carry)."""
+        with self._lock:
+            self._last = (tuple(objects), tuple(tags) if tags is not None else (), tuple(values))
+
+    def clear(self) -> None:
+        """Forget the last list (the tests start from nothing)."""
+        with self._lock:
+            self._last = ((), (), ())
+
+
+#: Each finding's content key by its place in the last list given to :func:`finding_contents` (a finding without one is found by
+#: its object in :data:`_SEEN`).
+_CONTENTS: ByPlace[bytes] = ByPlace()
 
 
 class ContentMemo(Generic[_T]):
@@ -190,4 +241,4 @@ class ContentMemo(Generic[_T]):
             self.found = self.made = 0
 
 
-__all__ = ["ContentMemo", "content_key", "finding_content", "finding_contents"]
+__all__ = ["ByPlace", "ContentMemo", "content_key", "finding_content", "finding_contents"]

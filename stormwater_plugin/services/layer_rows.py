@@ -30,7 +30,7 @@ from ..core.model import CheckResult, DisplayZone, FeatureLayer, Finding, JsonSc
 from ..core.overrides import finding_key
 from ..core.siting import DesignZone, ExcludedZone, SitingEnvelope
 from . import presentation
-from .content_memo import ContentMemo, finding_contents
+from .content_memo import ByPlace, ContentMemo, finding_contents
 from .decisions import finding_keys
 from .siting import envelope_rows
 
@@ -337,34 +337,65 @@ def _row_key(wkb: bytes, attrs: tuple[JsonScalar, ...]) -> RowKey:
     return (wkb, attrs)
 
 
+_Made = tuple[tuple[str, BaseGeometry, tuple[JsonScalar, ...], RowKey], ...]
+
+#: Each finding's rows by its place in the last list given (:class:`~.content_memo.ByPlace`), under its key: a finding is frozen and
+#: never changed once made, so the same object under the same key has the same rows (made of its content, key and geometry
+#: only). The live re-check hands on most findings as the last check's objects in the same places: their rows are taken without
+#: their geometry's WKB or their content looked up. A finding without a content key has its rows made each time (not kept).
+_BY_PLACE: ByPlace[_Made] = ByPlace()
+#: The last list of findings given (held) and their keys: a list of the same finding objects in the same order (a live edit that
+#: changed no finding) has the same keys.
+_KEYS_HELD: tuple[tuple[Finding, ...], tuple[str, ...]] = ((), ())
+
+
 def map_finding_rows(findings: Sequence[Finding]) -> MapFindingRows:
     """Each located finding's parts by family (``point``, ``line``, ``polygon``), with its key; unlocated ones left out."""
     out = MapFindingRows({}, {})
+    findings = tuple(findings)
+    global _KEYS_HELD
     contents = finding_contents(findings)
-    bases = [_BASE_KEYS.get(c, partial(finding_key, f.rule_id, f.subject, f.other)) for f, c in zip(findings, contents)]
-    located = [(f, key, content) for f, key, content in zip(findings, finding_keys(list(findings), bases), contents) if f.geometry is not None]
-    wkbs = geometry_wkbs([f.geometry for f, _k, _c in located])
-    rows: list[tuple[tuple[str, BaseGeometry, tuple[JsonScalar, ...], RowKey], ...] | None] = []
-    missing: list[int] = []
-    for (_f, key, content), wkb in zip(located, wkbs):
-        found = _ROWS.find(None if content is None or wkb is None else (content, key, wkb))
+    held, held_keys = _KEYS_HELD
+    if len(held) == len(findings) and all(map(operator.is_, held, findings)):
+        keys = list(held_keys)  # the same findings in the same order: the same keys (each made of the findings alone)
+    else:
+        bases: list[str] = []
+        for f, c in zip(findings, contents):  # found, or made and kept (no closure made per finding)
+            base = _BASE_KEYS.find(c)
+            if base is None:
+                base = finding_key(f.rule_id, f.subject, f.other)
+                _BASE_KEYS.keep(c, base)
+            bases.append(base)
+        keys = finding_keys(list(findings), bases)
+        _KEYS_HELD = (findings, tuple(keys))
+    rows: list[_Made | None] = _BY_PLACE.take(findings, keys)
+    # the located findings not found at their place under their key: looked up by content, else made
+    todo = [n for n, (f, made) in enumerate(zip(findings, rows)) if made is None and f.geometry is not None]
+    wkbs = geometry_wkbs([findings[n].geometry for n in todo])
+    missing: list[tuple[int, bytes | None]] = []
+    for n, wkb in zip(todo, wkbs):
+        content = contents[n]
+        found = _ROWS.find(None if content is None or wkb is None else (content, keys[n], wkb))
         if found is None:
-            missing.append(len(rows))
-        rows.append(found)
+            missing.append((n, wkb))
+        rows[n] = found
     # the parts of the findings not found, read at once; a part other than the geometry itself (a collection's) written anew
-    for n, parts in zip(missing, parts_of_each([located[n][0].geometry for n in missing])):
-        (f, key, content), wkb = located[n], wkbs[n]
+    for (n, wkb), parts in zip(missing, parts_of_each([findings[n].geometry for n, _w in missing])):
+        f, key, content = findings[n], keys[n], contents[n]
         attrs = _ATTRIBUTES.get(None if content is None else (content, key), partial(_attribute_values, f, key))
         made = tuple((fam, part, attrs, _row_key(wkb if part is f.geometry and wkb is not None else bytes(shapely.to_wkb(part, hex=False, include_srid=False)),
                                                  attrs))
                      for fam, part in parts.items())
         _ROWS.keep(None if content is None or wkb is None else (content, key, wkb), made)
         rows[n] = made
-    for (f, _key, _content), kept in zip(located, rows):
-        into, keys = (out.passes, out.pass_keys) if f.status is Status.PASS else (out.open, out.open_keys)
-        for fam, part, attrs, row_key in kept or ():
+    _BY_PLACE.keep(findings, [made if c is not None else None for made, c in zip(rows, contents)], keys)
+    for f, kept in zip(findings, rows):
+        if kept is None:
+            continue
+        into, row_keys = (out.passes, out.pass_keys) if f.status is Status.PASS else (out.open, out.open_keys)
+        for fam, part, attrs, row_key in kept:
             into.setdefault(fam, []).append((part, list(attrs)))
-            keys.setdefault(fam, []).append(row_key)
+            row_keys.setdefault(fam, []).append(row_key)
     return out
 
 

@@ -117,18 +117,47 @@ def _plan_bounds(inputs: SiteInputs) -> np.ndarray | None:
 
 
 def _bounds_of(inputs: SiteInputs) -> np.ndarray | None:
-    import shapely
-
     for roles in (TERRAIN_EXTENT_ROLES, tuple(inputs.layers)):
-        arrays = [np.asarray(inputs.layers[r].geoms, dtype=object) for r in roles if r in inputs.layers]
-        every = np.concatenate(arrays) if arrays else np.empty(0, dtype=object)
-        # the missing and empty ones left out, read by shapely's array functions (the live re-check asks at every edit)
-        geoms = every[~(shapely.is_missing(every) | shapely.is_empty(every))] if len(every) else every
-        if len(geoms):
-            b = shapely.total_bounds(geoms)
+        parts = [b for b in (_layer_bounds(inputs.layers[r]) for r in roles if r in inputs.layers) if len(b)]
+        if parts:
+            # shapely.total_bounds of the features of these roles, neither missing nor empty, in the same order: their bounds'
+            # least and greatest by numpy's fmin/fmax (NaN ignored), which total_bounds reduces with under a warnings guard that
+            # costs a live task's thread ~0.1 ms (``np.nanmin`` is ``np.fmin.reduce`` and a warning when all are NaN)
+            every = parts[0] if len(parts) == 1 else np.concatenate(parts)
+            b = np.array([np.fmin.reduce(every[:, 0]), np.fmin.reduce(every[:, 1]), np.fmax.reduce(every[:, 2]), np.fmax.reduce(every[:, 3])])
             if np.all(np.isfinite(b)):
                 return b
     return None
+
+
+#: Each frozen layer's feature bounds (:func:`_layer_bounds`) by the layer object, held so its id stays its own: a frozen layer
+#: (``FeatureLayer.freeze``, the live read's layer of an unedited role) never changes, so its bounds are read once; the live
+#: re-check asks for the plan's bounds of two inputs at every edit (``gui.slope_mask.carry_masks``), of which only the edited
+#: layer is new. At most :data:`_LAYER_BOUNDS_SIZE` layers are kept (all let go when full).
+_LAYER_BOUNDS: dict[int, tuple[object, np.ndarray]] = {}
+_LAYER_BOUNDS_SIZE = 64
+
+
+def _layer_bounds(layer: object) -> np.ndarray:
+    """The bounds (rows of ``xmin, ymin, xmax, ymax``, :func:`shapely.bounds`) of the layer's features neither missing nor empty,
+    in order (none: no row); read-only."""
+    import shapely
+
+    frozen = bool(getattr(layer, "frozen", False))
+    if frozen:
+        held = _LAYER_BOUNDS.get(id(layer))
+        if held is not None and held[0] is layer:
+            return held[1]
+    geoms = np.asarray(layer.geoms, dtype=object)  # type: ignore[attr-defined]
+    # the missing and empty ones left out, read by shapely's array functions at once
+    geoms = geoms[~(shapely.is_missing(geoms) | shapely.is_empty(geoms))] if len(geoms) else geoms
+    out = shapely.bounds(geoms).reshape(-1, 4)
+    out.flags.writeable = False
+    if frozen:
+        if len(_LAYER_BOUNDS) >= _LAYER_BOUNDS_SIZE:
+            _LAYER_BOUNDS.clear()
+        _LAYER_BOUNDS[id(layer)] = (layer, out)
+    return out
 
 
 def _crop(grid: ElevationGrid, bounds: np.ndarray | None, pad_units: float) -> tuple[int, int, int, int]:

@@ -157,6 +157,8 @@ def _same_rows(a: layer_rows.MapFindingRows, b: layer_rows.MapFindingRows) -> No
 def _clear_rows() -> None:
     layer_rows._ATTRIBUTES.clear()
     layer_rows._ROWS.clear()
+    layer_rows._BY_PLACE.clear()
+    layer_rows._KEYS_HELD = ((), ())
 
 
 GEOMETRIES = [Point(1, 2), LineString([(0, 0), (3, 4)]), box(0, 0, 2, 2), MultiPolygon([box(0, 0, 1, 1), box(3, 3, 4, 4)]),
@@ -312,6 +314,49 @@ def test_the_map_rows_kept_are_those_made_anew_whatever_the_findings_seen_before
     rnd.shuffle(lists)
     for findings in lists + lists[:2]:
         _same_rows(map_finding_rows(findings), _rows_without_memo(findings))
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.lists(st.integers(0, len(_POOL) - 1), max_size=7), st.lists(st.tuples(st.integers(0, 6), st.integers(0, len(_POOL) - 1)), max_size=12),
+       st.booleans())
+def test_the_map_rows_of_the_last_lists_findings_at_their_place_are_those_made_anew(first, edits, forget):
+    """Property: a finding object found at its place in the last list, under the same key, has its rows taken from that list
+    (``layer_rows._BY_PLACE``); over any sequence of lists each differing from the one before in a place or two (as a live edit:
+    most findings the last check's objects, one replaced by another object of equal or other content, or a repeat added so
+    that a key changes), the rows and keys are those made finding by finding, whether the content memo was cleared or not."""
+    _clear_rows()
+    findings = [_POOL[n] for n in first]
+    _same_rows(map_finding_rows(findings), _rows_without_memo(findings))
+    for at, pick in edits:
+        findings = list(findings)
+        if findings and at < len(findings):
+            findings[at] = _POOL[pick] if pick % 3 else dataclasses.replace(_POOL[pick])  # the same object or one of equal content
+        elif at < 6:
+            findings.append(_POOL[pick])  # else the same list again (an edit that changed no finding: the same keys)
+        if forget:
+            layer_rows._ATTRIBUTES.clear()
+            layer_rows._ROWS.clear()
+        _same_rows(map_finding_rows(findings), _rows_without_memo(findings))
+
+
+_KEYLESS = _finding(measured_ft=np.float64(19.9))  # no content key: None at its place as anywhere
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.lists(st.integers(0, len(_POOL)), max_size=7), st.lists(st.tuples(st.integers(0, 6), st.integers(0, len(_POOL))), max_size=12))
+def test_the_content_keys_of_the_last_lists_findings_at_their_place_are_each_findings_own(first, edits):
+    """Property: over lists each differing from the one before in a place or two (a finding replaced by another object, of equal
+    or other content, or without a content key), each content key taken at its place is the finding's own."""
+    pool = [*_POOL, _KEYLESS]
+    findings = [pool[n] for n in first]
+    for at, pick in [(99, 0), *edits]:
+        findings = list(findings)
+        if findings and at < len(findings):
+            findings[at] = pool[pick] if pick % 3 else dataclasses.replace(pool[pick])
+        elif at != 99:
+            findings.append(pool[pick])
+        assert finding_contents(findings) == [finding_content(f) for f in findings]
+        assert finding_contents(findings) == [finding_content(f) for f in findings]  # asked again: every place found
 
 
 # --------------------------------------------------------------------------- the entries keyed, without a decision

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from dataclasses import replace as dataclass_replace
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from stormwater_plugin.core.model import CheckResult, Citation, FeatureRef, Finding, Status
 from stormwater_plugin.services.live import CURRENT, OFF, OUT_OF_DATE, UPDATING, Edit, now_compliant, status_text
 
@@ -68,3 +71,27 @@ def test_the_full_checks_statuses_kept_are_read_again_when_its_findings_are_othe
     assert now_compliant(_result(passes, violation), after) == ["DW-1 now meets every setback"]
     assert now_compliant(_result(passes, dataclass_replace(violation, status=Status.PASS)), after) == []  # another finding object
     assert now_compliant(_result(), after) == []
+
+
+_POOL = [_setback("DW-1", "S-1", Status.VIOLATION, 19.9), _setback("DW-1", "S-1", Status.PASS, 20.1), _setback("DW-1", "W-1", Status.PASS, 120.0),
+         _setback("DW-2", "S-1", Status.UNDETERMINED, 20.0), _setback("DW-2", "S-1", Status.PASS, 25.0), _setback("DW-3", "W-1", Status.VIOLATION, 90.0)]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.lists(st.integers(0, len(_POOL) - 1), max_size=5), st.lists(st.integers(0, len(_POOL) - 1), max_size=5),
+                          st.booleans()), min_size=1, max_size=6))
+def test_now_compliant_of_the_same_findings_again_is_what_it_reads_anew(pairs):
+    """Property: the words kept for the same finding objects in the same order, before and now (``live._LAST``), are those read
+    anew, over any sequence of results (the same lists again, other objects of equal content, other lists)."""
+    from stormwater_plugin.services import live
+
+    last = None
+    for was, now, again in pairs:
+        before, after = _result(*[_POOL[n] for n in was]), _result(*[_POOL[n] for n in now])
+        if again and last is not None:
+            before, after = last  # the same results again (an edit that changed no finding)
+        got = now_compliant(before, after)
+        live._LAST = None
+        live._BEFORE = None
+        assert got == now_compliant(before, after)
+        last = (before, after)
