@@ -25,16 +25,7 @@ from ..services.session import CLEARED, COMPARISON, MOVES, RESULT, REVIEW, Ticke
 from .check_task import CheckTask
 from .dock_source import contour_count, dock_site, dock_source, envelope_options
 from .dock_view import LOG_TAG
-from .envelope_task import (
-    MOVES_NAME,
-    SitingTask,
-    add_siting_layers,
-    device_label,
-    envelope_layers,
-    is_siting_layer,
-    moves_layer,
-    show_moves,
-)
+from .envelope_task import MOVES_NAME, SitingTask, add_siting_layers, device_label, envelope_layers, is_siting_layer, show_moves
 from .overrides_ui import ask_decision
 from .project_store import remember_reviewer
 from .restore_task import RestoreTask
@@ -325,9 +316,7 @@ class DockController(_Base):
             self.show_result(result, snap, result.jurisdiction, start_moves=False, review=task.review, moves=task.moves)
             if task.moves:
                 # the arrows too: the result layers (moves included) are rebuilt from the saved review, never kept as scratch layers
-                layer = moves_layer(self.moves, snap.crs)
-                if layer is not None:
-                    add_siting_layers([(layer, "siting_moves")], result.jurisdiction, moves=True)
+                show_moves(self.moves, snap.crs, result.jurisdiction)
         finally:
             self._restoring = False
         if not was_dirty:  # the result layers were rebuilt from what was saved: opening and closing asks nothing
