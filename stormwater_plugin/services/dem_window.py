@@ -36,6 +36,7 @@ from ..core.engine import cleaned_layer
 from ..core.geometry_arrays import object_array, total_box
 from ..core.kinds import KINDS
 from ..core.model import FeatureLayer, Warning_
+from ..core.roles import PLAN_ROLES
 from ..core.rulepack import Rule, RulePack
 from ..core.site_parcel import find_site_parcels
 from ..core.vocabulary import name_matches
@@ -432,7 +433,9 @@ def _site_parcel_geoms(layers: Mapping[str, FeatureLayer], site_parcel_id: str |
     # cleaned as the engine cleans them (the warnings are the check's to give), each the very value the engine's own cleaning
     # finds (core.derived), so the check that follows cleans none of them again and finds the parcels holding each feature of
     # the plan found here (a moved device's, keyed by the same cleaned parcels)
-    cleaned = {r: cleaned_layer(layers[r])[0] for r in ("parcels", "building_sites", "devices") if r in layers}
+    # every plan role, as the engine reads them: a lot holding only clearing, disturbance or new impervious area is part of the
+    # site (core.site_parcel.work_parcels), and the envelope searches it
+    cleaned = {r: cleaned_layer(layers[r])[0] for r in ("parcels", *PLAN_ROLES) if r in layers}
     try:
         idx = find_site_parcels(cleaned.get("parcels"), site_parcel_id, cleaned, scratch)
     except LookupError:  # an unknown --site-parcel: the check itself says so

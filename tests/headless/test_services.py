@@ -111,6 +111,23 @@ def test_the_envelope_window_holds_the_site_parcel_the_engine_finds_from_its_cle
     assert siting_part(layers, pack, 1.0) == (100.0 - 120.0, -120.0, 200.0 + 120.0, 220.0)
 
 
+def test_the_envelope_window_holds_a_parcel_the_engine_takes_into_the_site_for_its_clearing_or_impervious_work_alone() -> None:
+    """Each lot holding proposed work is part of the site (646-4.13(a)(5)), clearing and new impervious area included: the
+    envelope searches it, so its window holds it grown by the envelope's reach as the parcel holding the device."""
+    from shapely.geometry import Point, box
+
+    from stormwater_plugin.core.engine import prepare_context
+    from stormwater_plugin.core.model import SiteInputs
+
+    pack = load_pack("lgpc")
+    for role in ("clearing", "disturbance", "impervious"):
+        layers = _layers(parcels=([box(0, 0, 100, 100), box(100, 0, 600, 100)], [{"is_site": 1}, {}]),
+                         devices=([Point(50, 50)], [{"device_type": "dry_well"}]), **{role: ([box(450, 20, 550, 80)], [{}])})
+        _ctx, _cls, site_idx = prepare_context(SiteInputs(layers=layers, dem=None, unit_to_ft=1.0), pack)
+        assert [layers["parcels"].ids[i] for i in site_idx] == ["PA-1", "PA-2"], role
+        assert siting_part(layers, pack, 1.0) == (-120.0, -120.0, 600.0 + 120.0, 220.0), role
+
+
 def test_a_well_far_outside_every_rules_reach_never_moves_the_mamakating_window() -> None:
     from shapely.geometry import Point, box
 
