@@ -77,3 +77,43 @@ def test_the_envelope_from_the_dem_window_equals_the_whole_dems(lots, work_lot, 
     a, b = envelope(whole), envelope(cut)
     assert _zones(a) == _zones(b)
     assert shapely.equals_exact(shapely.normalize(a.envelope), shapely.normalize(b.envelope), 1e-6)
+
+
+@settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    lots=st.integers(2, 4),
+    work_lot=st.integers(0, 3),
+    role=st.sampled_from(["clearing", "disturbance", "impervious"]),
+    jurisdiction=st.sampled_from(["lgpc", "lake-george", "mamakating"]),
+    device=st.tuples(st.floats(10, 190), st.floats(-90, 90)),
+    well=st.tuples(st.floats(-300, 900), st.floats(-250, 250)),
+    tilt=st.tuples(st.floats(-0.2, 0.2), st.floats(-0.2, 0.2)),
+)
+def test_the_check_from_the_dem_window_equals_the_whole_dems(lots, work_lot, role, jurisdiction, device, well, tilt):
+    """The same for the check's findings (every rule reading the DEM: the gradient setbacks, the slopes, the flow trace)."""
+    from stormwater_plugin.core.engine import run_check
+
+    width = 200.0
+    lot = min(work_lot, lots - 1)
+    x = lot * width
+    layers = {
+        "parcels": layer("parcels", [box(i * width, -100.0, (i + 1) * width, 100.0) for i in range(lots)], [f"P{i}" for i in range(lots)],
+                         [{"is_site": 1 if i == 0 else 0} for i in range(lots)]),
+        "septic": layer("septic", [septic_square(60.0, 30.0)], ["S1"]),
+        "devices": layer("devices", [Point(*device)], ["D1"], [{"device_type": "dry_well"}]),
+        "building_sites": layer("building_sites", [box(130.0, 40.0, 170.0, 80.0)], ["B1"]),
+        role: layer(role, [box(x + 60.0, -50.0, x + 140.0, 50.0)], ["W1"], [{"status": "proposed"}] if role == "impervious" else None),
+        "wells": layer("wells", [Point(*well)], ["WE1"]),
+    }
+    pack = load_pack(jurisdiction)
+    whole = plane_dem(X0, X0, SIZE, CELL, tilt[0], tilt[1])
+    bounds = dem_window_bounds(layers, pack, unit_to_ft=1.0, cell_ft=CELL)
+    assert bounds is not None
+    cut = _cut(whole, bounds) if all(math.isfinite(b) for b in bounds) else whole
+
+    def findings(dem: ElevationGrid):
+        result = run_check(SiteInputs(layers=layers, dem=dem, unit_to_ft=1.0), pack)
+        return sorted((f.rule_id, f.subject.id if f.subject else "", f.other.id if f.other else "", f.status.value,
+                       None if f.measured_ft is None else round(f.measured_ft, 6)) for f in result.findings)
+
+    assert findings(whole) == findings(cut)
