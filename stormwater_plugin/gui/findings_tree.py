@@ -223,7 +223,7 @@ class FindingsTree(QWidget):
         the rebuild puts it (the caller rebuilds)."""
         tree = self.tree
         at = 1 if self.stale else 0  # _rebuild adds the stale decisions' group, then the moves', before the rules'
-        held = [k for k in range(tree.topLevelItemCount()) if (top := tree.topLevelItem(k)).childCount() and top.child(0).data(0, MOVE_ROLE) is not None]
+        held = self.moves_group_rows()
         if held not in ([], [at]) or at > tree.topLevelItemCount():
             return False
         self._refreshing = True
@@ -471,6 +471,11 @@ class FindingsTree(QWidget):
         item.setTextAlignment(3, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         item.setTextAlignment(4, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return item
+
+    def moves_group_rows(self) -> list[int]:
+        """The top-level rows of the table holding a suggested moves' group (none, or the one)."""
+        tree = self.tree
+        return [k for k in range(tree.topLevelItemCount()) if (top := tree.topLevelItem(k)).childCount() and top.child(0).data(0, MOVE_ROLE) is not None]
 
     def _add_moves(self, at: int | None = None) -> None:
         """The suggested moves' group, added last (``at``: inserted at that top-level index)."""

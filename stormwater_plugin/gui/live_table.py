@@ -15,7 +15,7 @@ from typing import Any, Mapping
 from qgis.PyQt.QtWidgets import QTreeWidgetItem
 
 from ..core.model import CheckResult, Finding
-from .findings_tree import CLASS_GROUP_ROLE, FINDING_ROLE, INDEX_ROLE, MOVE_ROLE, RULE_ROLE, FindingsTree
+from .findings_tree import CLASS_GROUP_ROLE, FINDING_ROLE, INDEX_ROLE, RULE_ROLE, FindingsTree
 
 _Group = tuple[tuple[str, ...], str]
 
@@ -139,11 +139,8 @@ def _rule_items(view: FindingsTree) -> dict[_Group, QTreeWidgetItem]:
 
 def _drop_moves(view: FindingsTree) -> None:
     """Take out the suggested moves' group (the new result's moves are not known yet, as ``set_result`` without moves)."""
-    tree = view.tree
-    for k in reversed(range(tree.topLevelItemCount())):
-        top = tree.topLevelItem(k)
-        if top.childCount() and top.child(0).data(0, MOVE_ROLE) is not None:
-            tree.takeTopLevelItem(k)
+    for k in reversed(view.moves_group_rows()):
+        view.tree.takeTopLevelItem(k)
 
 
 __all__ = ["show_live_findings"]
