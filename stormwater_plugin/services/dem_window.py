@@ -154,6 +154,8 @@ class _LayerReads:
         self._boxes: dict[tuple[str, ...], Bounds | None] = {}
         #: Each spec's box of every device's lines (``None``: no device).
         self._lines: dict[tuple[str, str], Bounds | None] | None = None
+        #: Each device's part of the window (:func:`_device_parts`), in the layer's order (``None``: not yet found).
+        self._device_parts: list[_DevicePart | None] | None = None
         #: The box of the lines of each rule's specs (:meth:`lines_box`), each set of specs found once.
         self._rule_lines: dict[tuple[tuple[str, str], ...], Bounds | None] = {}
         #: The target specs (role, name filter) of every gradient rule reading the DEM (:func:`_pack_needs`) with features to
@@ -171,7 +173,9 @@ class _LayerReads:
     def box(self, roles: tuple[str, ...]) -> Bounds | None:
         """The box of the located features of ``roles`` (``None``: none), as ``shapely.total_bounds`` gives it."""
         if roles not in self._boxes:
-            if len(roles) == 1:  # one role's box kept with its content (:func:`_located_box`)
+            if roles == ("devices",):  # the devices' box from each device's (:meth:`devices`): a moved device's alone is found again
+                self._boxes[roles] = _union([part[0] for part in self.devices() if part is not None])
+            elif len(roles) == 1:  # one role's box kept with its content (:func:`_located_box`)
                 self._boxes[roles] = _located_box(self.layers.get(roles[0]))
             else:
                 geoms = [g for r in roles for g in self.geoms(r)]
@@ -179,18 +183,30 @@ class _LayerReads:
                 self._boxes[roles] = None if b is None else (float(b[0]), float(b[1]), float(b[2]), float(b[3]))
         return self._boxes[roles]
 
+    def devices(self) -> list[_DevicePart | None]:
+        """Each device's part of the window (:func:`_device_parts`: its located box and its lines to each spec's nearest targets;
+        ``None``: a missing or empty geometry), in the layer's order, each kept by content (:mod:`~..core.derived`: the device's
+        geometry, each spec's target layer and name filter): after a move only the moved device's are found again."""
+        if self._device_parts is None:
+            layer = self.layers.get("devices")
+            if layer is None or not len(layer):
+                self._device_parts = []
+            else:
+                groups = [(self.layers[role], match) for role, match in self._specs]
+                self._device_parts = derive_each("device's part of the DEM window", partial(_device_parts, groups), list(layer.geoms),
+                                                 *(x for group in groups for x in group))
+        return self._device_parts
+
     def spec_lines(self) -> dict[tuple[str, str], Bounds | None]:
         """Each spec's box of the shortest lines from each device to the spec's nearest targets (``None``: no line).
 
-        Each device's lines to a spec's targets are boxed on their own, every spec's found at once and kept by content
-        (:mod:`~..core.derived`: the device, each spec's target layer and name filter): after a move only the moved device's are
-        measured again. The box of all the lines is the smallest and largest of theirs, the same numbers (:func:`_union`: a device
-        without a line, none in practice, has a box of NaN, skipped as total_bounds skips it), each spec's found once.
+        Each device's lines to a spec's targets are boxed on their own, every spec's found at once with the device's box and kept
+        by content (:meth:`devices`): after a move only the moved device's are measured again. The box of all the lines is the
+        smallest and largest of theirs, the same numbers (:func:`_union`: a device without a line, none in practice, has a box
+        of NaN, skipped as total_bounds skips it), each spec's found once.
         """
         if self._lines is None:  # every spec's at once, each device's kept by content
-            groups = [(self.layers[role], match) for role, match in self._specs]
-            each = derive_each("nearest target lines' boxes", partial(_device_lines_boxes, groups), list(self.geoms("devices")),
-                               *(x for group in groups for x in group))
+            each = [part[1] for part in self.devices() if part is not None]
             self._lines = {spec: _union([mine[j] for mine in each]) for j, spec in enumerate(self._specs)}
         return self._lines
 
@@ -201,6 +217,37 @@ class _LayerReads:
             lines = self.spec_lines()
             self._rule_lines[specs] = _union([b for spec in specs if (b := lines.get(spec)) is not None])
         return self._rule_lines[specs]
+
+
+#: One device's part of the DEM window (:func:`_device_parts`): the box of its located geometry (repaired) as ``shapely.bounds``
+#: gives it, and the boxes of its shortest lines to each spec's nearest targets (:func:`_device_lines_boxes`).
+_DevicePart = tuple[tuple[float, float, float, float], tuple[tuple[float, float, float, float], ...]]
+
+
+def _device_parts(groups: list[tuple[FeatureLayer, str]], devices: list[BaseGeometry | None]) -> list[_DevicePart | None]:
+    """For each of ``devices`` (a layer's geometries, missing or empty ones among them), ``None`` when it is not located, else
+    its :data:`_DevicePart`: its geometry located and repaired as :func:`_located` does it (the same test and repair, one
+    geometry at a time: each is a function of that geometry alone), its bounds, and :func:`_device_lines_boxes` of the located
+    ones together, in their order.
+
+    The devices' box is the smallest and largest of these bounds, NaN skipped (:func:`_union`): the numbers
+    ``shapely.total_bounds`` gives of the located geometries (:func:`_box_of`), since both take each coordinate's least and
+    greatest of the same bounds (of a tie of 0.0 and -0.0 either may be kept).
+    """
+    arr = object_array(devices)
+    at = np.flatnonzero(~shapely.is_missing(arr) & ~shapely.is_empty(arr)).tolist() if len(arr) else []
+    located = arr[at] if at else np.empty(0, dtype=object)  # its own array (a selection copies)
+    if len(located):
+        bad = ~shapely.is_valid(located)
+        if bad.any():
+            located[bad] = shapely.make_valid(located[bad])
+    boxes = shapely.bounds(located).tolist() if len(located) else []
+    lines = _device_lines_boxes(groups, list(located))
+    out: list[_DevicePart | None] = [None] * len(devices)
+    for k, n in enumerate(at):
+        x0, y0, x1, y1 = boxes[k]
+        out[n] = ((x0, y0, x1, y1), tuple(lines[k]))
+    return out
 
 
 def _targets(layer: FeatureLayer, match: str) -> np.ndarray:
