@@ -243,10 +243,9 @@ def _keyed_rows(rows: list[Row]) -> list[RowKey]:
     return [_row_key(b"" if w is None else w, tuple(attrs)) for w, (_g, attrs) in zip(geometry_wkbs([g for g, _ in rows]), rows)]
 
 
-def _rays(zones: Sequence[DisplayZone]) -> tuple[list[Row], float | None, list[RowKey]]:
-    """:func:`ray_rows` of ``zones``, the rays' one radius (``None``: none or several) and the rows' keys; each row new (its
-    attribute list a copy), the keys shared with the rays' earlier rows (see :data:`_RAYS`)."""
-    rays = tuple(z for z in zones if z.kind == RAY_KIND)
+def _rays(rays: tuple[DisplayZone, ...]) -> tuple[list[Row], float | None, list[RowKey]]:
+    """:func:`ray_rows` of the ray zones ``rays``, their one radius (``None``: none or several) and the rows' keys; each row new
+    (its attribute list a copy), the keys shared with the rays' earlier rows (see :data:`_RAYS`)."""
     kept = next((k for k in _RAYS if len(k[0]) == len(rays) and all(map(operator.is_, k[0], rays))), None)
     if kept is None:
         rows = ray_rows(rays)
@@ -294,7 +293,7 @@ def zone_layers(result: CheckResult) -> ZoneLayers:
     by_kind: dict[str, list[DisplayZone]] = {}
     for z in result.zones:
         by_kind.setdefault(z.kind if z.kind in _OWN_LAYER_KINDS else "", []).append(z)
-    rays, distance, keys = _rays(result.zones)
+    rays, distance, keys = _rays(tuple(by_kind.get(RAY_KIND, ())))
     setbacks, setback_keys = _zone_rows(SETBACK_KIND, tuple(by_kind.get(SETBACK_KIND, ())),
                                         lambda zs: [("polygon", row) for row in setback_rows(zs)])
     buffers, buffer_keys = _zone_rows("no_cut_buffer", tuple(by_kind.get("no_cut_buffer", ())), lambda zs: [("", _zone_row(z)) for z in zs])
