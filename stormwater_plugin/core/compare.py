@@ -64,6 +64,9 @@ class DifferentJurisdictions(ValueError, StormwaterError):
 ReviewDoc = dict[str, Any]
 
 OPEN = ("violation", "undetermined")
+#: The attribute a current review's document sets true when each of its findings' entries is never changed once made (a live
+#: re-check's comparable document): :func:`compare_reviews` then finds an entry it found listed nowhere by its object.
+FIXED_ENTRIES = "fixed_entries"
 #: Distances that differ by no more than this (feet) are the same measurement.
 DISTANCE_EPS_FT = 0.05
 
@@ -224,10 +227,20 @@ class EarlierReview(abc.Mapping):  # type: ignore[type-arg]
 
     def __init__(self, doc: Mapping[str, Any]) -> None:
         self.doc: dict[str, Any] = dict(doc)
+        findings = self.doc.get("findings")
+        if isinstance(findings, list):  # each finding its own copy, never changed: the comparisons hold them (:attr:`quiet`)
+            self.doc["findings"] = [dict(f) if isinstance(f, abc.Mapping) else f for f in findings]
         self.problem = format_problem(self.doc)
         #: Every finding has a key: :func:`with_keys` then gives the document as it is, whatever the current review.
         self.keyed = self.problem is None and all(isinstance(f.get("key"), str) and f.get("key") for f in self.doc["findings"])
         self._by: tuple[dict[str, str], dict[str, Any], dict[str, str], dict[str, str]] | None = None
+        #: The pack's successor function :meth:`by_key` was last asked with (:func:`_successor`'s, bound to a frozen pack: the same
+        #: function gives the same renames), ``None`` when another kind was given.
+        self._by_successor: Callable[[str], str] | None = None
+        #: Each key whose earlier finding and current entry were last found listed nowhere (neither open nor changed), with the
+        #: two (held): a current review whose entries are never changed (:data:`FIXED_ENTRIES`) giving the same entry object for
+        #: that key is listed nowhere again. For the findings of :meth:`by_key`'s last answer (let go when it is made again).
+        self.quiet: dict[str, tuple[Any, Any]] = {}
 
     def __getitem__(self, key: str) -> Any:
         return self.doc[key]
@@ -238,11 +251,18 @@ class EarlierReview(abc.Mapping):  # type: ignore[type-arg]
     def __len__(self) -> int:
         return len(self.doc)
 
-    def by_key(self, successor_of: Callable[[str], str]) -> tuple[dict[str, Any], dict[str, str], dict[str, str]]:
+    def by_key(self, successor_of: Callable[[str], str], pack_successor: Callable[[str], str] | None = None
+               ) -> tuple[dict[str, Any], dict[str, str], dict[str, str]]:
         """Its findings by their key read with ``successor_of``'s rule renames and no feature renamed (as :func:`compare_reviews`
-        reads them), the keys so changed and the rules renamed; made again only when a rule it names has another successor."""
+        reads them), the keys so changed and the rules renamed; made again only when a rule it names has another successor.
+
+        ``pack_successor``: the function ``successor_of`` asks, when it is :func:`_successor`'s for a pack (the same function, the
+        same answers: the renames are not asked again)."""
         kept = self._by
+        if kept is not None and pack_successor is not None and pack_successor is self._by_successor:
+            return kept[1], kept[2], kept[3]
         if kept is not None and all(successor_of(rule) == new for rule, new in kept[0].items()):
+            self._by_successor = pack_successor
             return kept[1], kept[2], kept[3]
         asked: dict[str, str] = {}
 
@@ -254,6 +274,8 @@ class EarlierReview(abc.Mapping):  # type: ignore[type-arg]
 
         old_by, key_map, renamed_rules = _old_by_key(self.doc, {}, recorded)
         self._by = (asked, old_by, key_map, renamed_rules)
+        self._by_successor = pack_successor
+        self.quiet = {}
         return old_by, key_map, renamed_rules
 
 
@@ -365,8 +387,10 @@ def compare_reviews(
             found = successors[rule] = succ(rule)
         return found
 
+    quiet: dict[str, tuple[Any, Any]] | None = None
     if earlier is not None and old is earlier.doc and not id_map:  # every earlier finding keyed, no feature renamed: read once
-        old_by, key_map, renamed_rules = earlier.by_key(successor_of)
+        old_by, key_map, renamed_rules = earlier.by_key(successor_of, getattr(successor, "pack_successor", None))
+        quiet = earlier.quiet if getattr(new, FIXED_ENTRIES, False) is True else None
     else:
         old_by, key_map, renamed_rules = _old_by_key(old, id_map, successor_of)
     new_by = {str(f.get("key") or ""): f for f in new.get("findings", [])}
@@ -376,10 +400,16 @@ def compare_reviews(
     out: dict[str, list[dict[str, Any]]] = {"resolved": [], "new": [], "still_open": [], "changed": []}
     for key in sorted(old_by.keys() | new_by.keys()):
         o, n = old_by.get(key), new_by.get(key)
+        if quiet is not None:
+            pair = quiet.get(key)
+            if pair is not None and pair[1] is n and pair[0] is o:
+                continue  # the same two findings as when found listed nowhere (neither is ever changed)
         s_old = o.get("status") if o else None
         s_new = n.get("status") if n else None
         if (o is not None and n is not None and s_old == s_new and s_old not in OPEN and o.get("measured_ft") == n.get("measured_ft")
                 and o.get("required_ft") == n.get("required_ft")):
+            if quiet is not None:
+                quiet[key] = (o, n)
             continue  # neither open nor changed (most findings at a live edit): listed nowhere, as below
         # the category first, the entry only for a finding listed (most findings of a live edit are passes unchanged)
         if o is not None and n is None:
@@ -463,6 +493,7 @@ def _successor(pack: RulePack) -> Callable[[str], str]:
 
     if len(_SUCCESSORS) >= 8:  # a few packs at most: the oldest let go
         _SUCCESSORS.clear()
+    successor.pack_successor = successor  # type: ignore[attr-defined]  # a frozen pack's: the same function gives the same answers
     _SUCCESSORS[id(pack)] = (pack, successor)
     return successor
 

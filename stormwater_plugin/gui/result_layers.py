@@ -30,7 +30,7 @@ from ..services.layer_rows import (
     drawn_rows,
     geometry_wkbs,
     map_finding_rows,
-    notification_rows,
+    notification_drawn,
     zone_layers,
 )
 from .application_map import limit_zones
@@ -250,34 +250,43 @@ def result_layer_specs(result: CheckResult, inputs: SiteInputs) -> list[LayerSpe
                                  keys=found.pass_keys.get(fam)))
 
     if zones.setbacks:
-        out.append(LayerSpec("polygon", SETBACK_LAYER_NAME, ZONE_FIELD_SPECS, "setback_zones", zones.setbacks))
+        out.append(LayerSpec("polygon", SETBACK_LAYER_NAME, ZONE_FIELD_SPECS, "setback_zones", zones.setbacks, keys=zones.setback_keys))
 
-    for row in zones.buffers:
-        out.append(LayerSpec("polygon", f"{_distance(row)} no-cut buffer", ZONE_FIELD_SPECS, "no_cut_buffer", [row]))
+    for n, row in enumerate(zones.buffers):
+        out.append(LayerSpec("polygon", f"{_distance(row)} no-cut buffer", ZONE_FIELD_SPECS, "no_cut_buffer", [row],
+                             keys=_one(zones.buffer_keys, n)))
 
     parcels = inputs.layers.get("parcels")
     if parcels is not None and result.notification.get("within_500ft"):
         try:
-            notice = notification_rows(result, parcels)
+            notice, notice_keys = notification_drawn(result, parcels)  # the rows without a geometry left out already
         except SiteParcelUnknown:  # no site parcel: no neighbour to draw
             notice = None
         if notice is not None:
             within = f"within {notice.radius_ft:g} ft" if notice.radius_ft is not None else "near the site"
             out.append(LayerSpec("polygon", f"Parcels {within} (to notify highlighted)", PARCEL_FIELD_SPECS, "notify_parcels", notice.rows,
-                                 skip_empty=True))
+                                 keys=notice_keys))
 
-    for row in zones.notification_areas:
-        out.append(LayerSpec("polygon", f"{_distance(row)} notification area", ZONE_FIELD_SPECS, "notification_area", [row]))
+    for n, row in enumerate(zones.notification_areas):
+        out.append(LayerSpec("polygon", f"{_distance(row)} notification area", ZONE_FIELD_SPECS, "notification_area", [row],
+                             keys=_one(zones.notification_area_keys, n)))
 
+    other_keys = zones.other_keys or {}
     for fam, rows in zones.others.items():
         out.append(LayerSpec(fam, f"Other zones ({_PLURAL[fam]})", ZONE_FIELD_SPECS,
-                             "other_zones" if fam == "polygon" else "slope_rays" if fam == "line" else "findings_points", rows))
+                             "other_zones" if fam == "polygon" else "slope_rays" if fam == "line" else "findings_points", rows,
+                             keys=other_keys.get(fam)))
 
     if inputs.dem is not None:
         mask = slope_mask_spec(result, inputs)
         if mask is not None:
             out.append(mask)
     return out
+
+
+def _one(keys: list[RowKey] | None, n: int) -> list[RowKey] | None:
+    """The key of row ``n`` alone (a layer of one row), when ``keys`` were made."""
+    return None if keys is None else keys[n:n + 1]
 
 
 def layer_of(spec: LayerSpec, crs: QgsCoordinateReferenceSystem) -> ResultLayer:

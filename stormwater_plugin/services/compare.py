@@ -30,7 +30,7 @@ def review_document(doc: object, where: str) -> ReviewDoc:
     problem = doc.problem if type(doc) is _Comparable else format_problem(doc)  # a comparable document's judged when made
     if problem is not None:  # a format no release wrote is refused in one line, never half-matched
         raise CompareError(f"{where}: findings.json in a format this release cannot read ({problem}); check the site again with this release")
-    return dict(doc)
+    return doc if type(doc) is _Comparable else dict(doc)  # a comparable document is never changed: not copied
 
 
 def _earlier(old: EarlierReview) -> EarlierReview:
@@ -47,6 +47,8 @@ class _Comparable(dict):  # type: ignore[type-arg]
     """:func:`comparable`'s document, never changed once made: ``problem`` is :func:`format_problem`'s answer for it."""
 
     problem: str | None = None
+    #: Its findings' entries are never changed (held by :data:`_READ` with the typed entries they were read from).
+    fixed_entries = True
 
 
 #: What the comparison reads of each entry of a typed document, and whether that entry alone is in a format this project wrote

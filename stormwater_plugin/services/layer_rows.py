@@ -18,7 +18,7 @@ import operator
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Hashable
+from typing import Callable, Hashable
 
 import shapely
 from shapely.geometry.base import BaseGeometry
@@ -30,7 +30,7 @@ from ..core.model import CheckResult, DisplayZone, FeatureLayer, Finding, JsonSc
 from ..core.overrides import finding_key
 from ..core.siting import DesignZone, ExcludedZone, SitingEnvelope
 from . import presentation
-from .content_memo import ByPlace, ContentMemo, finding_contents
+from .content_memo import ByPlace, ContentMemo, content_key, finding_contents
 from .decisions import finding_keys
 from .siting import envelope_rows
 
@@ -223,6 +223,12 @@ class ZoneLayers:
     others: dict[str, list[Row]]
     #: Each ray row's :data:`RowKey` (``gui.result_layers.row_keys`` of :attr:`rays`), in the same order.
     ray_keys: list[RowKey] | None = None
+    #: The :data:`RowKey` of each row of :attr:`setbacks`, :attr:`buffers`, :attr:`notification_areas` and :attr:`others` (by
+    #: family), in the same order (``None``: not made).
+    setback_keys: list[RowKey] | None = None
+    buffer_keys: list[RowKey] | None = None
+    notification_area_keys: list[RowKey] | None = None
+    other_keys: dict[str, list[RowKey]] | None = None
 
 
 #: The slope rays' rows, their radius and their rows' keys, with the ray zones they were made of (held: a
@@ -232,38 +238,74 @@ class ZoneLayers:
 _RAYS: list[tuple[tuple[DisplayZone, ...], list[Row], float | None, list[RowKey]]] = []
 
 
-def _rays(zones: Sequence[DisplayZone]) -> tuple[list[Row], float | None, list[RowKey]]:
-    """:func:`ray_rows` of ``zones``, the rays' one radius (``None``: none or several) and the rows' keys; each row new (its
-    attribute list a copy), the keys shared with the rays' earlier rows (see :data:`_RAYS`)."""
-    rays = tuple(z for z in zones if z.kind == RAY_KIND)
+def _keyed_rows(rows: list[Row]) -> list[RowKey]:
+    """Each row's :data:`RowKey` (``gui.result_layers.row_keys``: the geometry's WKB through the check's derived values)."""
+    return [_row_key(b"" if w is None else w, tuple(attrs)) for w, (_g, attrs) in zip(geometry_wkbs([g for g, _ in rows]), rows)]
+
+
+def _rays(rays: tuple[DisplayZone, ...]) -> tuple[list[Row], float | None, list[RowKey]]:
+    """:func:`ray_rows` of the ray zones ``rays``, their one radius (``None``: none or several) and the rows' keys; each row new
+    (its attribute list a copy), the keys shared with the rays' earlier rows (see :data:`_RAYS`)."""
     kept = next((k for k in _RAYS if len(k[0]) == len(rays) and all(map(operator.is_, k[0], rays))), None)
     if kept is None:
         rows = ray_rows(rays)
         distances = {z.distance_ft for z in rays}
-        keys = [_row_key(b"" if w is None else w, tuple(attrs)) for w, (_g, attrs) in zip(geometry_wkbs([g for g, _ in rows]), rows)]
-        kept = (rays, rows, distances.pop() if len(distances) == 1 else None, keys)
+        kept = (rays, rows, distances.pop() if len(distances) == 1 else None, _keyed_rows(rows))
         _RAYS[:] = [kept, *_RAYS[:1]]
     _held, rows, distance, keys = kept
-    return [(g, list(attrs)) for g, attrs in rows], distance, keys
+    return _copied(rows), distance, keys
+
+
+def _zone_row(z: DisplayZone) -> Row:
+    return (z.geometry, zone_attributes(z))
+
+
+def _other_rows(zones: Sequence[DisplayZone]) -> list[tuple[str, Row]]:
+    """The parts of zones of no layer of their own, each with its geometry family, in order."""
+    return [(fam, (part, zone_attributes(z))) for z in zones for fam, part in parts_by_family(z.geometry).items()]
+
+
+#: Each zone layer's rows (each with its family) and their keys, with the zone objects they were made of (held; frozen, as
+#: :data:`_RAYS`): a live edit moving a device leaves the buffers, notification areas and other zones as the last check made
+#: them, so their rows are neither made nor keyed again. Two lists of zones kept per layer.
+_ZONE_ROWS: dict[str, list[tuple[tuple[DisplayZone, ...], list[tuple[str, Row]], list[RowKey]]]] = {}
+
+
+def _zone_rows(layer: str, zones: tuple[DisplayZone, ...], make: Callable[[Sequence[DisplayZone]], list[tuple[str, Row]]]
+               ) -> tuple[list[tuple[str, Row]], list[RowKey]]:
+    """``make(zones)`` and the rows' keys, those of the same zone objects in the same order taken as made before (see
+    :data:`_ZONE_ROWS`); each row new (its attribute list a copy), the keys shared."""
+    held = _ZONE_ROWS.setdefault(layer, [])
+    kept = next((k for k in held if len(k[0]) == len(zones) and all(map(operator.is_, k[0], zones))), None)
+    if kept is None:
+        made = make(zones)
+        kept = (zones, made, _keyed_rows([row for _fam, row in made]))
+        held[:] = [kept, *held[:1]]
+    return [(fam, (g, list(attrs))) for fam, (g, attrs) in kept[1]], kept[2]
+
+
+def _untagged(rows: list[tuple[str, Row]]) -> list[Row]:
+    return [row for _fam, row in rows]
 
 
 def zone_layers(result: CheckResult) -> ZoneLayers:
     """The display zones of ``result`` split into the map's layers (:class:`ZoneLayers`)."""
-    others: dict[str, list[Row]] = {}
+    by_kind: dict[str, list[DisplayZone]] = {}
     for z in result.zones:
-        if z.kind not in _OWN_LAYER_KINDS:
-            for fam, part in parts_by_family(z.geometry).items():
-                others.setdefault(fam, []).append((part, zone_attributes(z)))
-    rays, distance, keys = _rays(result.zones)
-    return ZoneLayers(
-        rays,
-        distance,
-        setback_rows(result.zones),
-        [(z.geometry, zone_attributes(z)) for z in result.zones if z.kind == "no_cut_buffer"],
-        [(z.geometry, zone_attributes(z)) for z in result.zones if z.kind == "notification_area"],
-        others,
-        keys,
-    )
+        by_kind.setdefault(z.kind if z.kind in _OWN_LAYER_KINDS else "", []).append(z)
+    rays, distance, keys = _rays(tuple(by_kind.get(RAY_KIND, ())))
+    setbacks, setback_keys = _zone_rows(SETBACK_KIND, tuple(by_kind.get(SETBACK_KIND, ())),
+                                        lambda zs: [("polygon", row) for row in setback_rows(zs)])
+    buffers, buffer_keys = _zone_rows("no_cut_buffer", tuple(by_kind.get("no_cut_buffer", ())), lambda zs: [("", _zone_row(z)) for z in zs])
+    areas, area_keys = _zone_rows("notification_area", tuple(by_kind.get("notification_area", ())), lambda zs: [("", _zone_row(z)) for z in zs])
+    parts, part_keys = _zone_rows("", tuple(by_kind.get("", ())), _other_rows)
+    others: dict[str, list[Row]] = {}
+    other_keys: dict[str, list[RowKey]] = {}
+    for (fam, row), key in zip(parts, part_keys):
+        others.setdefault(fam, []).append(row)
+        other_keys.setdefault(fam, []).append(key)
+    return ZoneLayers(rays, distance, _untagged(setbacks), _untagged(buffers), _untagged(areas), others, keys, setback_keys, buffer_keys,
+                      area_keys, other_keys)
 
 
 def zone_rows(result: CheckResult) -> list[Row]:
@@ -427,6 +469,41 @@ def notification_rows(result: CheckResult, parcels: FeatureLayer) -> Notificatio
     rows: list[Row] = [(geom_of.get(n["id"]), [n["id"], n.get("owner"), n.get("mailing_address"), n.get("parcel_address"), n.get("distance_ft"),
                                               n["id"] in adjacent, n["id"] in listed]) for n in near]
     return NotificationRows(rows, block.get("radius_ft"), len(block.get("owners", [])))
+
+
+#: The parcels-to-notify layer's drawn rows and their keys, with the parcels layer they were read from (frozen, held: the same
+#: object is the same content) and the content of what else :func:`notification_rows` reads (the site parcel's id and the
+#: notification block): a live edit moving a device leaves both, so the parcels are neither found, filtered nor keyed again.
+_NOTICE: list[tuple[FeatureLayer, bytes, NotificationRows, list[RowKey]]] = []
+
+
+def notification_drawn(result: CheckResult, parcels: FeatureLayer) -> tuple[NotificationRows, list[RowKey]]:
+    """:func:`notification_rows` with the rows without a geometry left out (:func:`drawn_rows`: the map draws no table row) and
+    each row's :data:`RowKey`; those of a frozen parcels layer and the same block's content taken as made before (:data:`_NOTICE`).
+
+    Raises
+    ------
+    SiteParcelUnknown
+        When the check identified no site parcel.
+    """
+    content = content_key((result.site_parcel_id, result.notification)) if parcels.frozen else None
+    if content is not None:
+        for layer, held, made, keys in _NOTICE:
+            if layer is parcels and held == content:
+                return NotificationRows(_copied(made.rows), made.radius_ft, made.owners), keys
+    found = notification_rows(result, parcels)
+    drawn = drawn_rows(found.rows) if found.rows else []
+    made = NotificationRows(drawn, found.radius_ft, found.owners)
+    keys = _keyed_rows(drawn)
+    if content is not None:
+        _NOTICE[:] = [(parcels, content, made, keys), *_NOTICE[:1]]
+        return NotificationRows(_copied(drawn), found.radius_ft, found.owners), keys
+    return made, keys
+
+
+def _copied(rows: list[Row]) -> list[Row]:
+    """``rows``, each new with its attribute list a copy (what is kept is never handed out to be changed)."""
+    return [(g, list(attrs)) for g, attrs in rows]
 
 
 @dataclass(frozen=True)

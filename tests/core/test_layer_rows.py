@@ -8,6 +8,8 @@ import sys
 import numpy as np
 import pytest
 import shapely
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from shapely.geometry import GeometryCollection, LineString, Point, box
 
 from stormwater_plugin.services.layer_rows import (
@@ -92,3 +94,46 @@ def test_the_row_builders_load_no_qgis():
             "print(','.join(m for m in sys.modules if m.split('.')[0] in ('qgis', 'PyQt5', 'PyQt6', 'osgeo')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+def _drawn_and_keyed(result, parcels):
+    """notification_rows, its rows without a geometry left out and row_keys of them: what the parcels layer drew before they were kept."""
+    from stormwater_plugin.services.layer_rows import _row_key, drawn_rows, geometry_wkbs
+
+    found = notification_rows(result, parcels)
+    rows = drawn_rows(found.rows) if found.rows else []
+    keys = [_row_key(b"" if w is None else w, tuple(a)) for w, (_g, a) in zip(geometry_wkbs([g for g, _ in rows]), rows)]
+    return [(g.wkb, a) for g, a in rows], keys, found.radius_ft, found.owners
+
+
+@settings(max_examples=60, deadline=None)
+@given(steps=st.lists(st.tuples(st.sampled_from(["same", "frozen", "changed"]), st.sampled_from(["distance", "owner", "int", "none"])),
+                      min_size=1, max_size=6))
+def test_the_notified_parcels_rows_kept_by_the_frozen_layer_and_the_blocks_content_equal_those_made_anew(steps):
+    """notification_drawn's rows and keys (kept for a frozen parcels layer and the same block's content) equal notification_rows'
+    drawn rows and their row keys, whatever changes between calls: another layer object, a value of the block, its type (1 / 1.0)."""
+    import copy
+
+    from stormwater_plugin.services.layer_rows import notification_drawn
+
+    result, block = _notification("major")
+    plain_parcels = _parcels()
+    frozen = plain_parcels.freeze()
+    for which, change in steps:
+        parcels = plain_parcels if which == "same" else frozen if which == "frozen" else _parcels().freeze()
+        block = copy.deepcopy(block)
+        near = block["within_500ft"]
+        if change == "distance" and near:
+            near[0]["distance_ft"] = float(near[0]["distance_ft"]) + 1.0
+        elif change == "owner" and near:
+            near[-1]["owner"] = str(near[-1].get("owner")) + " Jr."
+        elif change == "int" and near:
+            near[0]["distance_ft"] = int(near[0]["distance_ft"]) if isinstance(near[0]["distance_ft"], float) else float(near[0]["distance_ft"])
+        result.notification = block
+        got, keys = notification_drawn(result, parcels)
+        rows, want_keys, radius, owners = _drawn_and_keyed(result, parcels)
+        assert [(g.wkb, a) for g, a in got.rows] == rows and keys == want_keys
+        assert [[type(v) for v in a] for _g, a in got.rows] == [[type(v) for v in a] for _w, a in rows]
+        assert got.radius_ft == radius and got.owners == owners
+        got.rows[0][1][0] = "changed by a reader"  # a reader changing its rows changes none kept
+        assert [(g.wkb, a) for g, a in notification_drawn(result, parcels)[0].rows] == rows

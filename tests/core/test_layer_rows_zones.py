@@ -166,3 +166,61 @@ def test_the_rays_kept_with_their_zones_are_the_rays_made_anew_and_keyed_as_the_
         got.rays[:1] = []  # a reader changing its rows changes none kept
         if got.rays or want:
             assert all(a is not b for (_g, a), (_h, b) in zip(zone_layers(result).rays, got.rays))  # type: ignore[arg-type]
+
+
+_kinds = st.sampled_from(["setback", "no_cut_buffer", "notification_area", "fertilizer_zone", "slope_ray"])
+_zone = st.builds(
+    lambda kind, dist, x, r, line, device, cite: DisplayZone(
+        kind, f"r.{kind}", f"{dist:g} ft", dist, LineString([(x, 0), (x + r, r)]) if line else Point(x, 0).buffer(r),
+        FeatureRef("devices", device) if device else None, citation=cite),
+    _kinds, st.sampled_from([35.0, 100.0, 500.0]), st.floats(-100, 100, allow_nan=False), st.floats(0.5, 50, allow_nan=False),
+    st.booleans(), st.sampled_from(["DW-1", "DW-2", None]), st.sampled_from(["6 NYCRR 646-4.14(a)(3)", "§148-11I(2)(a)", None]))
+
+
+def _made_anew(zones):
+    """The zone layers' rows as made from the zones before they were kept (session 17's ``zone_layers``) and their row keys."""
+    from stormwater_plugin.services.layer_rows import _row_key, geometry_wkbs, parts_by_family, zone_attributes
+
+    def keys(rows):
+        return [_row_key(b"" if w is None else w, tuple(a)) for w, (_g, a) in zip(geometry_wkbs([g for g, _ in rows]), rows)]
+
+    others: dict = {}
+    for z in zones:
+        if z.kind not in ("setback", "slope_ray", "no_cut_buffer", "notification_area"):
+            for fam, part in parts_by_family(z.geometry).items():
+                others.setdefault(fam, []).append((part, zone_attributes(z)))
+    setbacks = setback_rows(zones)
+    buffers = [(z.geometry, zone_attributes(z)) for z in zones if z.kind == "no_cut_buffer"]
+    areas = [(z.geometry, zone_attributes(z)) for z in zones if z.kind == "notification_area"]
+    return {"setbacks": (setbacks, keys(setbacks)), "buffers": (buffers, keys(buffers)), "notification_areas": (areas, keys(areas)),
+            "others": ({f: r for f, r in others.items()}, {f: keys(r) for f, r in others.items()})}
+
+
+def _rows_as_values(rows):
+    return [(g.wkb, a) for g, a in rows]
+
+
+@settings(max_examples=80, deadline=None)
+@given(first=st.lists(_zone, max_size=8), second=st.lists(_zone, max_size=8), order=st.lists(st.integers(0, 2), min_size=1, max_size=6))
+def test_the_zone_layers_rows_kept_with_their_zones_equal_those_made_anew_and_keyed_as_the_layers_key_rows(first, second, order):
+    """The setback, no-cut buffer, notification area and other zones' rows and keys kept by their (frozen) zone objects equal the
+    rows made from the zones now and row_keys of them, over sequences of lists sharing zone objects (a live edit keeps most)."""
+    lists = [first, second, first[:1] + second[1:]]
+    for n in order:
+        zones = lists[n]
+        result = type("R", (), {"zones": zones})()
+        got = zone_layers(result)  # type: ignore[arg-type]
+        want = _made_anew(zones)
+        assert _rows_as_values(got.setbacks) == _rows_as_values(want["setbacks"][0]) and got.setback_keys == want["setbacks"][1]
+        assert _rows_as_values(got.buffers) == _rows_as_values(want["buffers"][0]) and got.buffer_keys == want["buffers"][1]
+        assert (_rows_as_values(got.notification_areas) == _rows_as_values(want["notification_areas"][0])
+                and got.notification_area_keys == want["notification_areas"][1])
+        assert list(got.others) == list(want["others"][0])
+        assert {f: _rows_as_values(r) for f, r in got.others.items()} == {f: _rows_as_values(r) for f, r in want["others"][0].items()}
+        assert got.other_keys == want["others"][1]
+        for rows in (got.setbacks, got.buffers, got.notification_areas, *got.others.values()):
+            if rows:
+                rows[0][1].append("changed by a reader")  # a reader changing its rows changes none kept
+        again = zone_layers(result)  # type: ignore[arg-type]
+        assert _rows_as_values(again.setbacks) == _rows_as_values(want["setbacks"][0])
+        assert {f: _rows_as_values(r) for f, r in again.others.items()} == {f: _rows_as_values(r) for f, r in want["others"][0].items()}
