@@ -39,6 +39,9 @@ from ..core.model import FeatureLayer, Warning_
 from ..core.roles import PLAN_ROLES
 from ..core.rulepack import Rule, RulePack
 from ..core.site_parcel import find_site_parcels
+from ..core.siting.gradient import READ_BEYOND_CELLS
+from ..core.siting.grid import grid_cell
+from ..core.siting.model import DEFAULT_CELL_FT
 from ..core.vocabulary import name_matches
 from .reach import ENVELOPE_KINDS, envelope_reach_ft, rule_dem_reach_ft
 from .working_crs import few_box
@@ -490,13 +493,23 @@ def _site_parcel_geoms(layers: Mapping[str, FeatureLayer], site_parcel_id: str |
     return [cleaned["parcels"].geoms[i] for i in idx]
 
 
-def siting_part(layers: Mapping[str, FeatureLayer], pack: RulePack, unit_to_ft: float, site_parcel_id: str | None = None) -> Bounds | None:
-    """The site parcel grown by the envelope rules' reach (plus :data:`SITING_PAD_FT`), working CRS; ``None`` without one."""
+def siting_part(
+    layers: Mapping[str, FeatureLayer], pack: RulePack, unit_to_ft: float, site_parcel_id: str | None = None, cell_ft: float = DEFAULT_CELL_FT,
+) -> Bounds | None:
+    """The site parcel grown by the envelope rules' reach, :data:`SITING_PAD_FT` and how far past the reach the envelope reads
+    a feature's ground (``READ_BEYOND_CELLS`` of its grid's cells of ``cell_ft`` feet over the site), working CRS; ``None``
+    without one."""
     needs = _pack_needs(pack, 0.0)  # the envelope's reach does not depend on the DEM's cells
     if not needs.siting:
         return None
     # the site parcel's box kept by its geometry objects (the check's cleaned parcels, carried from check to check)
-    return _grown_box(few_box(_site_parcel_geoms(layers, site_parcel_id)), (needs.envelope_ft + SITING_PAD_FT) / unit_to_ft)
+    b = few_box(_site_parcel_geoms(layers, site_parcel_id))
+    if b is None:
+        return None
+    # the grid's cells over the box of the site parcels (the envelope's site, their union, has the same box; a part of it
+    # searched by the moves has cells no coarser), their reading tiles reaching past the rules' distance
+    beyond = READ_BEYOND_CELLS * grid_cell(b, cell_ft, unit_to_ft) * (1 + 1e-9)
+    return _grown_box(b, (needs.envelope_ft + SITING_PAD_FT) / unit_to_ft + beyond)
 
 
 def _grown_parts(needs: _PackNeeds, reads: _LayerReads, u: float, margin: float) -> list[Bounds] | None:
@@ -553,7 +566,7 @@ def _grown_parts(needs: _PackNeeds, reads: _LayerReads, u: float, margin: float)
 
 def dem_window_bounds(
     layers: Mapping[str, FeatureLayer], pack: RulePack, *, unit_to_ft: float, cell_ft: float = 0.0, site_parcel_id: str | None = None,
-    margin_ft: float = MARGIN_FT,
+    margin_ft: float = MARGIN_FT, siting_cell_ft: float = DEFAULT_CELL_FT,
 ) -> Bounds | None:
     """:attr:`DemWindow.bounds` of :func:`dem_window` (the siting envelope's part included), the same numbers from fewer boxes
     (:func:`_grown_parts`; of a tie of 0.0 and -0.0 either may be kept): the live re-check asks at every edit.
@@ -564,8 +577,9 @@ def dem_window_bounds(
     needs = _pack_needs(pack, cell_ft)
     parts = _grown_parts(needs, _LayerReads(layers, needs.specs), unit_to_ft, margin)
     if parts is None:
-        return dem_window(layers, pack, unit_to_ft=unit_to_ft, cell_ft=cell_ft, site_parcel_id=site_parcel_id, margin_ft=margin_ft).bounds
-    siting = siting_part(layers, pack, unit_to_ft, site_parcel_id)
+        return dem_window(layers, pack, unit_to_ft=unit_to_ft, cell_ft=cell_ft, site_parcel_id=site_parcel_id, margin_ft=margin_ft,
+                          siting_cell_ft=siting_cell_ft).bounds
+    siting = siting_part(layers, pack, unit_to_ft, site_parcel_id, siting_cell_ft)
     if siting is not None:
         parts.append(siting)
     if not parts:
@@ -582,6 +596,7 @@ def dem_window(
     site_parcel_id: str | None = None,
     siting: bool = True,
     margin_ft: float = MARGIN_FT,
+    siting_cell_ft: float = DEFAULT_CELL_FT,
 ) -> DemWindow:
     """The DEM window of a check (and of its envelope and moves when ``siting``).
 
@@ -602,6 +617,8 @@ def dem_window(
         the suggested moves search it).
     margin_ft : float
         Added around each rule's part, feet.
+    siting_cell_ft : float
+        The cell of the envelope's grid, feet (the envelope's default; a coarser one reads farther past the site).
     """
     margin = margin_ft / unit_to_ft
     parts: list[WindowPart] = []
@@ -612,7 +629,7 @@ def dem_window(
         if b is not None:
             parts.append(WindowPart(need.need, b))
     if siting:
-        b = siting_part(layers, pack, unit_to_ft, site_parcel_id)
+        b = siting_part(layers, pack, unit_to_ft, site_parcel_id, siting_cell_ft)
         if b is not None:
             parts.append(WindowPart("siting envelope", b))
     return DemWindow(tuple(parts))

@@ -16,7 +16,7 @@ and :data:`~.presentation.DESIGN_SCHEMA`; each front end only writes them.
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from shapely.geometry.base import BaseGeometry
@@ -25,6 +25,7 @@ from ..core.model import JsonScalar, SiteInputs
 from ..core.rulepack import RulePack
 from ..core.siting import SitingEnvelope, SitingError, build_envelope
 from ..core.siting.envelope import DEFAULT_CELL_FT
+from .dem_window import dem_window_bounds
 from .presentation import DESIGN_SCHEMA, ENVELOPE_SCHEMA, EXCLUDED_SCHEMA
 
 
@@ -52,12 +53,32 @@ def find_envelope(inputs: SiteInputs, pack: RulePack, *, device_type: str, high_
     SitingError
         No site parcel, an unknown device type, or a rule the envelope cannot read.
     """
+    inputs = _dem_for_cell(inputs, pack, cell_ft)
     with warnings.catch_warnings(), np.errstate(invalid="ignore"):
         warnings.simplefilter("ignore", RuntimeWarning)  # shapely on empty intersections
         try:
             return build_envelope(inputs, pack, device_type=device_type, high_traffic=high_traffic, project_class=project_class, cell_ft=cell_ft)
         except LookupError as exc:
             raise SitingError(str(exc).strip("'\"")) from exc
+
+
+def _dem_for_cell(inputs: SiteInputs, pack: RulePack, cell_ft: float) -> SiteInputs:
+    """``inputs`` with the DEM window read for an envelope grid of ``cell_ft`` feet, when it is not the readers' default.
+
+    Every reader reads the window the envelope needs at :data:`DEFAULT_CELL_FT` (``services.dem_window.siting_part``); a
+    coarser grid reads farther past the site (its reading tiles are larger), a finer one less far. With the DEM's source at
+    hand (a windowed read), the window is read again as the readers would have read it for ``cell_ft``: the envelope then
+    finds ground wherever the DEM has it, whatever the cell. A DEM read whole (no source) covers every window already.
+    """
+    if cell_ft == DEFAULT_CELL_FT or inputs.dem is None or inputs.dem_source is None:
+        return inputs
+    dem_cell = max(inputs.dem.cell_size_ft) if inputs.dem.cell_size_ft else 0.0  # as the batch plans its windows
+    bounds = dem_window_bounds(inputs.layers, pack, unit_to_ft=inputs.unit_to_ft, cell_ft=dem_cell, site_parcel_id=inputs.site_parcel_id,
+                               siting_cell_ft=cell_ft)
+    if bounds is None:
+        return inputs
+    grid = inputs.dem_source.window(bounds)
+    return inputs if grid is None else replace(inputs, dem=grid)
 
 
 @dataclass(frozen=True)

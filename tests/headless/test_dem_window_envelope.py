@@ -5,7 +5,11 @@ The readers read only :func:`~stormwater_plugin.services.dem_window.dem_window_b
 any lot, which puts that lot in the site, wells and wetlands around), the envelope of the window's DEM, cut as a
 windowed read cuts it (whole pixels, its place in the raster kept), has the zones and the allowed area of the whole
 DEM's. Until session 17 the window's envelope part grew only the lots holding devices and building sites, and a lot
-holding only other work was read without ground: its area was excluded as "gradient unknown".
+holding only other work was read without ground: its area was excluded as "gradient unknown". Until session 18 it grew
+the site by the rules' reach and 20 ft only, though the envelope reads a feature's ground in tiles of its grid's cells
+reaching up to ``READ_BEYOND_CELLS`` cells farther (with 8 ft cells about 100 ft): a wetland just beyond was read without
+ground, and its zone came out "gradient unknown". The grid's cell is the envelope's (``siting_cell_ft``); the envelope
+service asked for another cell than the readers' default reads the window for it from the DEM's source.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from __future__ import annotations
 import math
 
 import shapely
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from shapely.geometry import Point, box
 
@@ -50,8 +54,11 @@ def _zones(env) -> list[tuple[str, str, str | None, float]]:
     well=st.tuples(st.floats(-300, 900), st.floats(-250, 250)),
     wetland=st.tuples(st.floats(-300, 900), st.floats(-250, 250)),
     tilt=st.tuples(st.floats(-0.08, 0.08), st.floats(-0.08, 0.08)),
+    cell=st.sampled_from([4.0, 8.0, 16.0]),
 )
-def test_the_envelope_from_the_dem_window_equals_the_whole_dems(lots, work_lot, role, jurisdiction, well, wetland, tilt):
+# found by session 18's read helper: a wetland 61 ft past the 230 ft of the two 200 ft lots' site, within the 8 ft grid's tiles' reading
+@example(2, 0, "clearing", "lgpc", (0.0, 0.0), (291.0, 0.0), (0.0, 0.0625), 8.0)
+def test_the_envelope_from_the_dem_window_equals_the_whole_dems(lots, work_lot, role, jurisdiction, well, wetland, tilt, cell):
     width = 200.0
     parcels = [box(i * width, -100.0, (i + 1) * width, 100.0) for i in range(lots)]
     lot = min(work_lot, lots - 1)
@@ -66,15 +73,53 @@ def test_the_envelope_from_the_dem_window_equals_the_whole_dems(lots, work_lot, 
     }
     pack = load_pack(jurisdiction)
     whole = plane_dem(X0, X0, SIZE, CELL, tilt[0], tilt[1])
-    bounds = dem_window_bounds(layers, pack, unit_to_ft=1.0, cell_ft=CELL)
+    bounds = dem_window_bounds(layers, pack, unit_to_ft=1.0, cell_ft=CELL, siting_cell_ft=cell)
     assert bounds is not None and all(math.isfinite(b) for b in bounds)
     cut = _cut(whole, bounds)
 
     def envelope(dem: ElevationGrid):
         return build_envelope(SiteInputs(layers=layers, dem=dem, unit_to_ft=1.0, class_override="major"), pack, device_type="dry_well",
-                              high_traffic=None, cell_ft=8.0)
+                              high_traffic=None, cell_ft=cell)
 
     a, b = envelope(whole), envelope(cut)
+    assert _zones(a) == _zones(b)
+    assert shapely.equals_exact(shapely.normalize(a.envelope), shapely.normalize(b.envelope), 1e-6)
+
+
+@settings(max_examples=15, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    lots=st.integers(2, 3),
+    jurisdiction=st.sampled_from(["lgpc", "lake-george"]),
+    wetland=st.tuples(st.floats(-300, 700), st.floats(-250, 250)),
+    tilt=st.tuples(st.floats(-0.08, 0.08), st.floats(-0.08, 0.08)),
+    cell=st.sampled_from([2.0, 16.0]),
+)
+@example(2, "lgpc", (291.0, 0.0), (0.0, 0.0625), 16.0)
+@example(2, "lgpc", (350.0, 0.0), (0.0, 0.0625), 16.0)
+def test_the_envelope_service_reads_the_window_its_cell_needs(lots, jurisdiction, wetland, tilt, cell):
+    """``find_envelope`` with a cell other than the readers' default, given the default's window and the DEM's source, equals
+    the envelope of the whole DEM (the command line's and Processing's ``cell_ft``)."""
+    from stormwater_plugin.core.dem_source import InMemoryDemSource
+    from stormwater_plugin.services.siting import find_envelope
+
+    width = 200.0
+    layers = {
+        "parcels": layer("parcels", [box(i * width, -100.0, (i + 1) * width, 100.0) for i in range(lots)], [f"P{i}" for i in range(lots)],
+                         [{"is_site": 1 if i == 0 else 0} for i in range(lots)]),
+        "septic": layer("septic", [septic_square(60.0, 30.0)], ["S1"]),
+        "devices": layer("devices", [Point(120.0, -40.0)], ["D1"], [{"device_type": "dry_well"}]),
+        "wetlands": layer("wetlands", [box(wetland[0], wetland[1], wetland[0] + 30.0, wetland[1] + 20.0)], ["WL1"]),
+    }
+    pack = load_pack(jurisdiction)
+    whole = plane_dem(X0, X0, SIZE, CELL, tilt[0], tilt[1])
+    bounds = dem_window_bounds(layers, pack, unit_to_ft=1.0, cell_ft=CELL)  # what a reader reads: the default cell's window
+    assert bounds is not None and all(math.isfinite(b) for b in bounds)
+
+    def envelope(dem: ElevationGrid, source: InMemoryDemSource | None):
+        inputs = SiteInputs(layers=layers, dem=dem, unit_to_ft=1.0, class_override="major", dem_source=source)
+        return find_envelope(inputs, pack, device_type="dry_well", high_traffic=None, cell_ft=cell)
+
+    a, b = envelope(whole, None), envelope(_cut(whole, bounds), InMemoryDemSource(whole))
     assert _zones(a) == _zones(b)
     assert shapely.equals_exact(shapely.normalize(a.envelope), shapely.normalize(b.envelope), 1e-6)
 

@@ -11,7 +11,8 @@ import shapely
 
 from stormwater_plugin.core.model import FeatureLayer
 from stormwater_plugin.core.rulepack import load_pack
-from stormwater_plugin.services.dem_window import dem_window, siting_part
+from stormwater_plugin.core.siting.gradient import READ_BEYOND_CELLS
+from stormwater_plugin.services.dem_window import SITING_PAD_FT, dem_window, siting_part
 from stormwater_plugin.services.presentation import compass, finding_label, short_citation
 from stormwater_plugin.services.reach import envelope_reach_ft, pack_reach_ft
 from stormwater_plugin.services.slope import slope_rule, steep, steep_cells
@@ -85,6 +86,11 @@ def _layers(**roles: list) -> dict[str, FeatureLayer]:
     return {r: FeatureLayer.from_sequences(r, g, [f"{r[:2].upper()}-{k + 1}" for k in range(len(g))], a) for r, (g, a) in roles.items()}
 
 
+#: The siting part's pad around a site of 1 ft grid cells (feet): lgpc's 100 ft envelope reach, SITING_PAD_FT, and how far past
+#: the reach the envelope's reading tiles read (READ_BEYOND_CELLS cells), as ``siting_part`` adds them.
+_SITING_PAD_1FT = (100.0 + SITING_PAD_FT) / 1.0 + READ_BEYOND_CELLS * 1.0 * (1 + 1e-9)
+
+
 def test_window_holds_the_whole_site_parcel_plus_the_100_ft_envelope_reach() -> None:
     from shapely.geometry import Point, box
 
@@ -92,7 +98,8 @@ def test_window_holds_the_whole_site_parcel_plus_the_100_ft_envelope_reach() -> 
     layers = _layers(parcels=([parcel], [{"is_site": 1}]), devices=([Point(10, 10)], [{"device_type": "dry_well"}]), septic=([Point(40, 10)], [{}]))
     win = dem_window(layers, load_pack("lgpc"), unit_to_ft=1.0)
     assert win.covers((-100.0, -100.0, 400.0, 300.0))
-    assert siting_part(layers, load_pack("lgpc"), 1.0) == (-120.0, -120.0, 420.0, 320.0)
+    p = _SITING_PAD_1FT
+    assert siting_part(layers, load_pack("lgpc"), 1.0) == (-p, -p, 300.0 + p, 200.0 + p)
 
 
 def test_the_envelope_window_holds_the_site_parcel_the_engine_finds_from_its_cleaned_layers() -> None:
@@ -108,7 +115,8 @@ def test_the_envelope_window_holds_the_site_parcel_the_engine_finds_from_its_cle
                      devices=([Point(150, 50)], [{"device_type": "dry_well"}]))
     _ctx, _cls, site_idx = prepare_context(SiteInputs(layers=layers, dem=None, unit_to_ft=1.0), pack)
     assert [layers["parcels"].ids[i] for i in site_idx] == ["PA-2"]
-    assert siting_part(layers, pack, 1.0) == (100.0 - 120.0, -120.0, 200.0 + 120.0, 220.0)
+    p = _SITING_PAD_1FT
+    assert siting_part(layers, pack, 1.0) == (100.0 - p, -p, 200.0 + p, 100.0 + p)
 
 
 def test_the_envelope_window_holds_a_parcel_the_engine_takes_into_the_site_for_its_clearing_or_impervious_work_alone() -> None:
@@ -125,7 +133,8 @@ def test_the_envelope_window_holds_a_parcel_the_engine_takes_into_the_site_for_i
                          devices=([Point(50, 50)], [{"device_type": "dry_well"}]), **{role: ([box(450, 20, 550, 80)], [{}])})
         _ctx, _cls, site_idx = prepare_context(SiteInputs(layers=layers, dem=None, unit_to_ft=1.0), pack)
         assert [layers["parcels"].ids[i] for i in site_idx] == ["PA-1", "PA-2"], role
-        assert siting_part(layers, pack, 1.0) == (-120.0, -120.0, 600.0 + 120.0, 220.0), role
+        p = _SITING_PAD_1FT
+        assert siting_part(layers, pack, 1.0) == (-p, -p, 600.0 + p, 100.0 + p), role
 
 
 def test_a_well_far_outside_every_rules_reach_never_moves_the_mamakating_window() -> None:

@@ -414,6 +414,12 @@ def _nearest_all(
 
 #: Grid samples per side of the tiles that share one reading of a feature's ground.
 READING_TILE: int = 4
+#: How far past a rule's distance from the site the envelope reads a feature's ground, at most, in grid cells: a sample is a
+#: corner of a cell whose centre lies within 0.75 cell of the site (up to 0.75 + 0.71 cells beyond it); its tile's centre lies
+#: within a tile's half-diagonal of it; the feature's bins read are those whose centre lies within the distance plus two
+#: half-diagonals of that centre (:func:`_whole_feature_reading`); a bin's ground samples lie within a half-diagonal of its
+#: centre. The DEM window's siting part reaches this far (``services.dem_window.siting_part``).
+READ_BEYOND_CELLS: float = 4 * READING_TILE * math.sqrt(0.5) + 1.5
 #: Cost of one numpy step, in elements of a vectorised operation (chooses between two equal ways of spreading a reading).
 SPREAD_STEP_COST: float = 400.0
 #: Elements a whole-array minimum handles per element of a fancy-indexed update (chooses likewise).

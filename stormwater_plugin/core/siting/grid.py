@@ -15,16 +15,23 @@ from .geometry import cells_to_polygon
 MAX_CELLS: int = 400_000
 
 
+def grid_cell(bounds: tuple[float, float, float, float], cell_ft: float, unit_to_ft: float) -> float:
+    """The side of the grid's cells over a site of ``bounds`` (working units): ``cell_ft`` in working units, coarser for a site
+    of more than :data:`MAX_CELLS` such cells (a smaller site within the same bounds never has coarser cells)."""
+    minx, miny, maxx, maxy = bounds
+    h = cell_ft / unit_to_ft
+    area_cells = (maxx - minx) * (maxy - miny) / (h * h)
+    if area_cells > MAX_CELLS:
+        h *= math.sqrt(area_cells / MAX_CELLS)
+    return h
+
+
 class _Grid:
     """Cells of side ``h`` (working units) over the site's bounds; samples at the corners of the cells touching the site."""
 
     def __init__(self, site: BaseGeometry, cell_ft: float, unit_to_ft: float) -> None:
         minx, miny, maxx, maxy = site.bounds
-        h = cell_ft / unit_to_ft
-        area_cells = (maxx - minx) * (maxy - miny) / (h * h)
-        if area_cells > MAX_CELLS:
-            h *= math.sqrt(area_cells / MAX_CELLS)
-        self.h = h
+        h = self.h = grid_cell((minx, miny, maxx, maxy), cell_ft, unit_to_ft)
         self.cell_ft = h * unit_to_ft
         self.x0 = math.floor(minx / h) * h
         self.y0 = math.floor(miny / h) * h
