@@ -385,6 +385,22 @@ def test_a_whole_cut_is_kept_only_for_a_geometry_of_few_elements():
     assert se._cut_whole(LineString([(0.0, 0.0), (math.inf, 1.0)]), 1.0, 1.0) is None  # a length not finite: clipped first
 
 
+def test_a_whole_cut_kept_outside_a_checks_values_is_the_cut_of_that_content_and_those_steps():
+    def arrays(w):
+        return None if w is None else [x.tobytes() for x in (w.a, w.b, w.lo, w.hi)]
+
+    se._WHOLE_KEPT.clear()
+    g = Polygon(_square((2.0, 1.0), 3.0))
+    first = se._kept_whole(shapely.normalize(g), g, 1.0, 1.0)
+    assert arrays(first) == arrays(se._cut_whole(shapely.normalize(g), 1.0, 1.0))
+    twin = Polygon(_square((2.0, 1.0), 3.0))  # another object of the same content: the same cut
+    assert se._kept_whole(shapely.normalize(twin), twin, 1.0, 1.0) is first
+    for geom, step in ((g, 0.5), (Polygon(_square((2.0, 1.5), 3.0)), 1.0), (Polygon(_square((2.0, 1.0), 40.0)), 1.0)):
+        kept = se._kept_whole(shapely.normalize(geom), geom, step, step)
+        assert kept is not first
+        assert arrays(kept) == arrays(se._cut_whole(shapely.normalize(geom), step, step))
+
+
 def test_a_point_device_on_nodata_reads_every_pair_unknown_never_qualifying():
     """NaN under the device: its pairs are unknown, at the exact distance, and none qualifies (never a silent pass)."""
     values = np.full((30, 30), 100.0)

@@ -19,7 +19,7 @@ import shapely
 from shapely.geometry import LineString, Point, Polygon
 from shapely.geometry.base import BaseGeometry
 
-from ..derived import derive
+from ..derived import current, derive
 from ..points_in_polygon import contains_points
 from ..raster import ElevationGrid, clip
 
@@ -211,7 +211,8 @@ class _Cut:
         Each point's elevation is its own, whatever else is sampled with it (:meth:`ElevationGrid.sample_pixel`): taken from
         the whole's samples or sampled here, the same values.
         """
-        if self.whole is None or self.nearest is None or self.cand is None or self.keep is None:
+        if self.whole is None or self.nearest is None or self.cand is None or self.keep is None or current() is None:
+            # cut here, or no check's values to keep the whole's ground in (a full check without them): these elements' own
             za, zb = _with_ground(self.a, self.b, dem=dem)
             return za, zb
         whole = self.whole
@@ -221,8 +222,18 @@ class _Cut:
 
 
 def _whole_ground(whole: _Whole, dem: ElevationGrid) -> tuple[np.ndarray, np.ndarray]:
-    za, zb = _with_ground(whole.a, whole.b, dem=dem)
-    za.flags.writeable = False  # shared by the checks that keep it
+    """The ground at both ends of a whole cut's elements (read-only: shared by the checks that keep it).
+
+    An element's end that is its start (a point part, a grid sample) is not sampled twice: each point's elevation is its
+    own (:meth:`ElevationGrid.sample_pixel`), so it is the start's value. Any other end (NaN among its coordinates too)
+    is sampled with the starts, in one call.
+    """
+    a, b = whole.a, whole.b
+    other = (a[:, 0] != b[:, 0]) | (a[:, 1] != b[:, 1])
+    za, z_other = _with_ground(a, b[other], dem=dem)
+    zb = za.copy()
+    zb[other] = z_other
+    za.flags.writeable = False
     zb.flags.writeable = False
     return za, zb
 
@@ -233,7 +244,10 @@ def _cut(
 ) -> _Cut:
     """:func:`_elements`, with what their ground is taken from (:meth:`_Cut.ground`)."""
     cut_key: tuple[object, ...] = (geom if key is None else key, line_step, grid_step)
-    whole: _Whole | None = derive("gradient elements of a whole geometry", partial(_cut_whole, geom, line_step, grid_step), *cut_key)
+    if current() is None:
+        whole = _kept_whole(geom, cut_key[0], line_step, grid_step)
+    else:
+        whole = derive("gradient elements of a whole geometry", partial(_cut_whole, geom, line_step, grid_step), *cut_key)
     limit = reach_units * (1 + 1e-9)
     head = nearest.reshape(-1, 2)
     if whole is None:
@@ -256,6 +270,26 @@ def _cut(
     b = np.concatenate([head, whole.b[cand]], axis=0)
     keep = within_reach(other, a, b, limit, point)
     return _Cut(a[keep], b[keep], whole, cut_key, head, cand, keep)
+
+
+#: Whole cuts made outside a check's derived values (a full check run without them: each device paired with a feature
+#: finds its cut), by the geometry's WKB and the steps (their types and values); a few, let go together when full.
+_WHOLE_KEPT: dict[tuple[bytes, float, float], _Whole | None] = {}
+_WHOLE_KEPT_MOST = 32
+
+
+def _kept_whole(geom: BaseGeometry, key: BaseGeometry, line_step: float, grid_step: float) -> _Whole | None:
+    """:func:`_cut_whole` of ``geom`` (the normal form of ``key``), kept by ``key``'s content (its WKB) and the steps."""
+    if type(line_step) is not float or type(grid_step) is not float:
+        return _cut_whole(geom, line_step, grid_step)
+    k = (shapely.to_wkb(key, hex=False, include_srid=False), line_step, grid_step)
+    if k in _WHOLE_KEPT:
+        return _WHOLE_KEPT[k]
+    made = _cut_whole(geom, line_step, grid_step)
+    if len(_WHOLE_KEPT) >= _WHOLE_KEPT_MOST:
+        _WHOLE_KEPT.clear()
+    _WHOLE_KEPT[k] = made
+    return made
 
 
 def _cut_whole(geom: BaseGeometry, line_step: float, grid_step: float) -> _Whole | None:
