@@ -276,6 +276,7 @@ def _cut(
 #: finds its cut), by the geometry's WKB and the steps (their types and values); a few, let go together when full.
 _WHOLE_KEPT: dict[tuple[bytes, float, float], _Whole | None] = {}
 _WHOLE_KEPT_MOST = 32
+_NONE_KEPT = object()
 
 
 def _kept_whole(geom: BaseGeometry, key: BaseGeometry, line_step: float, grid_step: float) -> _Whole | None:
@@ -283,8 +284,9 @@ def _kept_whole(geom: BaseGeometry, key: BaseGeometry, line_step: float, grid_st
     if type(line_step) is not float or type(grid_step) is not float:
         return _cut_whole(geom, line_step, grid_step)
     k = (shapely.to_wkb(key, hex=False, include_srid=False), line_step, grid_step)
-    if k in _WHOLE_KEPT:
-        return _WHOLE_KEPT[k]
+    kept = _WHOLE_KEPT.get(k, _NONE_KEPT)  # one read: another thread may let the cuts go meanwhile
+    if kept is not _NONE_KEPT:
+        return kept  # type: ignore[return-value]
     made = _cut_whole(geom, line_step, grid_step)
     if len(_WHOLE_KEPT) >= _WHOLE_KEPT_MOST:
         _WHOLE_KEPT.clear()
