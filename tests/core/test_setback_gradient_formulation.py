@@ -6,6 +6,11 @@ feature's ground sampled in one call, and the limit line not searched when every
 The reference below is the earlier formulation, kept here only to compare with: distances (floats, bit for bit) and
 the pair lines (WKB) must be the same for any device and feature (points, lines, polygons with holes, multi-parts,
 collections), any reach, DEM (nodata among it), relation, tolerance and declared or assumed elevation unit.
+
+Since session 18 a geometry of few elements (``se.WHOLE_MOST``) is cut whole, not clipped to the other's reach first (its
+pieces from each line's own start, its grid over its whole box): the reference says so plainly (:func:`_cut_whole_count`),
+every piece of the whole tested by GEOS's distance. The code's shortcuts (the pieces' boxes tested first, the whole's cut
+and ground kept by content in a :class:`~stormwater_plugin.core.derived.Derived`) are held to it.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from hypothesis import strategies as st
 from shapely.geometry import GeometryCollection, LineString, MultiPoint, MultiPolygon, Point, Polygon
 from shapely.geometry.base import BaseGeometry
 
+from stormwater_plugin.core.checks import setback_elements as se
 from stormwater_plugin.core.checks import setback_gradient as sg
 from stormwater_plugin.core.raster import ElevationGrid
 
@@ -32,7 +38,7 @@ pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
 def _old_interior_grid(poly: BaseGeometry, step: float, other: BaseGeometry, reach_units: float) -> np.ndarray:
     minx, miny, maxx, maxy = poly.bounds
-    step = max(step, math.sqrt(max(maxx - minx, 0.0) * max(maxy - miny, 0.0) / sg.MAX_INTERIOR_SAMPLES))
+    step = max(step, math.sqrt(max(maxx - minx, 0.0) * max(maxy - miny, 0.0) / se.MAX_INTERIOR_SAMPLES))
     xs = np.arange(math.floor(minx / step) * step, maxx + step, step)
     ys = np.arange(math.floor(miny / step) * step, maxy + step, step)
     xx, yy = np.meshgrid(xs, ys)
@@ -45,19 +51,31 @@ def _old_interior_grid(poly: BaseGeometry, step: float, other: BaseGeometry, rea
     return np.asarray(pts[~(d > reach_units * (1 + 1e-9))])
 
 
+def _cut_whole_count(geom, line_step, grid_step) -> float:
+    """How many elements the whole of ``geom`` may be cut into, counted from its polygons' boxes and its lines' lengths."""
+    n = float(len(se._points(geom)))
+    for poly in se._polygons(geom):
+        minx, miny, maxx, maxy = poly.bounds
+        n += ((maxx - minx) / grid_step + 2.0) * ((maxy - miny) / grid_step + 2.0)
+    for line in se._linework(geom):
+        n += line.length / line_step + len(line.coords) + 1.0
+    return n
+
+
 def _old_elements(geom, other, reach_units, line_step, grid_step, nearest):
-    near = sg._clip_to_reach(geom, other, reach_units)
+    # a geometry of few elements is cut whole; a larger one clipped to the box of the other's reach first (NaN: clipped)
+    near = geom if _cut_whole_count(geom, line_step, grid_step) <= se.WHOLE_MOST else se._clip_to_reach(geom, other, reach_units)
     starts = [nearest.reshape(-1, 2)]
     ends = [nearest.reshape(-1, 2)]
-    pts = sg._points(near)
+    pts = se._points(near)
     starts.append(pts)
     ends.append(pts)
-    for poly in sg._polygons(near):
+    for poly in se._polygons(near):
         grid = _old_interior_grid(poly, grid_step, other, reach_units)
         starts.append(grid)
         ends.append(grid)
-    for line in sg._linework(near):
-        s = sg._positions(line, line_step)
+    for line in se._linework(near):
+        s = se._positions(line, line_step)
         xy = shapely.get_coordinates(shapely.line_interpolate_point(line, s))[:, :2]
         starts.append(xy[:-1])
         ends.append(xy[1:])
@@ -230,7 +248,7 @@ def _outcome(read, *args) -> list:
 @given(geom=_geometry(), other=_geometry(), reach=st.floats(0.5, 9.0), step=st.sampled_from([0.25, 1.0, 3.0]))
 def test_the_elements_of_a_geometry_are_the_earlier_formulations_bit_for_bit(geom, other, reach, step):
     nearest = np.array([0.5, -0.25])
-    new = sg._elements(geom, other, reach, step, step, nearest)
+    new = se._elements(geom, other, reach, step, step, nearest)
     old = _old_elements(geom, other, reach, step, step, nearest)
     assert [x.tobytes() for x in new] == [x.tobytes() for x in old]
     assert [x.shape for x in new] == [x.shape for x in old]
@@ -240,7 +258,7 @@ def test_a_polygon_clipped_into_parts_and_an_empty_clip_are_read_part_by_part():
     ring = MultiPolygon([Polygon(_square((-6.0, 0.0), 2.0)), Polygon(_square((6.0, 0.0), 2.0))])
     nearest = np.array([0.0, 0.0])
     for geom in (ring, Point(40.0, 40.0), LineString([(40.0, 0.0), (41.0, 0.0)])):
-        new = sg._elements(geom, Point(0.0, 0.0), 8.0, 1.0, 1.0, nearest)
+        new = se._elements(geom, Point(0.0, 0.0), 8.0, 1.0, 1.0, nearest)
         old = _old_elements(geom, Point(0.0, 0.0), 8.0, 1.0, 1.0, nearest)
         assert [x.tobytes() for x in new] == [x.tobytes() for x in old]
 
@@ -275,15 +293,15 @@ def test_the_pieces_within_reach_of_a_point_are_those_geos_keeps(p, ends, limit,
     a = np.array([(x0 + offset, y0 - offset) for x0, y0, _, _, _ in ends], dtype=np.float64).reshape(-1, 2)
     b = np.array([(x0 + offset, y0 - offset) if dot else (x1 + offset, y1 - offset) for x0, y0, x1, y1, dot in ends], dtype=np.float64).reshape(-1, 2)
     other = Point(p[0] + offset, p[1] - offset)
-    assert sg.within_reach(other, a, b, limit).tolist() == _geos_within_reach(other, a, b, limit).tolist()
+    assert se.within_reach(other, a, b, limit).tolist() == _geos_within_reach(other, a, b, limit).tolist()
 
 
 def test_a_piece_on_the_limit_is_kept_and_one_past_it_is_not():
     """3-4-5: a point and a segment end exactly 5 from the device are kept at a limit of 5, and not at 5 less an ulp."""
     a = np.array([[3.0, 4.0], [3.0, 4.0], [6.0, 8.0]])
     b = np.array([[3.0, 4.0], [9.0, 12.0], [6.0, 8.0]])
-    assert sg.within_reach(Point(0, 0), a, b, 5.0).tolist() == [True, True, False]
-    assert sg.within_reach(Point(0, 0), a, b, math.nextafter(5.0, 0.0)).tolist() == [False, False, False]
+    assert se.within_reach(Point(0, 0), a, b, 5.0).tolist() == [True, True, False]
+    assert se.within_reach(Point(0, 0), a, b, math.nextafter(5.0, 0.0)).tolist() == [False, False, False]
 
 
 # --- a device drawn as one point, read once (``setback_gradient._read_point``) ---------------------------------------
@@ -333,6 +351,56 @@ def test_a_point_devices_reading_is_the_earlier_formulations_bit_for_bit_at_stat
         _old_read_sides, dev, target, reach, grid, unit_to_ft, mode, tol)
 
 
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(dev=st.one_of(_fine_xy.map(Point), _fine_feature()), moves=st.lists(st.tuples(_fine, _fine), min_size=1, max_size=4), target=_fine_feature(),
+       reach=st.sampled_from([0.5, 3.0, 6.095964208392576, 9.0]), dems=st.lists(_dem(), min_size=1, max_size=2),
+       unit_to_ft=st.sampled_from([1.0, 1.0 / 0.3048]), mode=st.sampled_from(sorted(sg.MODES)), tol=st.sampled_from([0.0, 0.5]),
+       offset=st.sampled_from([(0.0, 0.0), (608_000.0, 4_817_000.0)]))
+def test_a_moved_devices_reading_through_the_kept_whole_cuts_is_the_reading_cut_anew(dev, moves, target, reach, dems, unit_to_ft, mode, tol, offset):
+    # the live re-check: one check after another, each with the last one's derived values, the device moved (and the DEM
+    # another now and then); the whole feature's cut and ground kept by content must read as cut and sampled anew
+    from shapely import affinity
+
+    from stormwater_plugin.core.derived import Derived, using
+
+    dx, dy = offset
+    target = affinity.translate(target, dx, dy)
+    earlier = None
+    for n, (mx, my) in enumerate([(0.0, 0.0), *moves]):
+        moved = affinity.translate(dev, dx + mx, dy + my)
+        dem = _shifted_dem(dems[n % len(dems)], dx, dy)
+        derived = Derived(earlier)
+        with using(derived):
+            got = _outcome(sg.read_sides, moved, target, reach, dem, unit_to_ft, mode, tol)
+        assert got == _outcome(_old_read_sides, moved, target, reach, dem, unit_to_ft, mode, tol)
+        earlier = derived
+
+
+def test_a_whole_cut_is_kept_only_for_a_geometry_of_few_elements():
+    small = Polygon(_square((0.0, 0.0), 10.0))  # 20 x 20 at 1: about 480 elements
+    large = Polygon(_square((0.0, 0.0), 40.0))  # 80 x 80 at 1: about 6,900
+    assert se._cut_whole(small, 1.0, 1.0) is not None
+    assert se._cut_whole(large, 1.0, 1.0) is None
+    assert se._cut_whole(large, 2.0, 2.0) is not None
+    assert se._cut_whole(LineString([(0.0, 0.0), (math.inf, 1.0)]), 1.0, 1.0) is None  # a length not finite: clipped first
+
+
+def test_a_whole_cut_kept_outside_a_checks_values_is_the_cut_of_that_content_and_those_steps():
+    def arrays(w):
+        return None if w is None else [x.tobytes() for x in (w.a, w.b, w.lo, w.hi)]
+
+    se._WHOLE_KEPT.clear()
+    g = Polygon(_square((2.0, 1.0), 3.0))
+    first = se._kept_whole(shapely.normalize(g), g, 1.0, 1.0)
+    assert arrays(first) == arrays(se._cut_whole(shapely.normalize(g), 1.0, 1.0))
+    twin = Polygon(_square((2.0, 1.0), 3.0))  # another object of the same content: the same cut
+    assert se._kept_whole(shapely.normalize(twin), twin, 1.0, 1.0) is first
+    for geom, step in ((g, 0.5), (Polygon(_square((2.0, 1.5), 3.0)), 1.0), (Polygon(_square((2.0, 1.0), 40.0)), 1.0)):
+        kept = se._kept_whole(shapely.normalize(geom), geom, step, step)
+        assert kept is not first
+        assert arrays(kept) == arrays(se._cut_whole(shapely.normalize(geom), step, step))
+
+
 def test_a_point_device_on_nodata_reads_every_pair_unknown_never_qualifying():
     """NaN under the device: its pairs are unknown, at the exact distance, and none qualifies (never a silent pass)."""
     values = np.full((30, 30), 100.0)
@@ -371,8 +439,8 @@ def test_the_pieces_within_reach_of_a_point_at_state_plane_magnitudes_are_those_
     b = np.array([r[1] for r in rows], dtype=np.float64).reshape(-1, 2)
     other = Point(px, py)
     expected = _geos_within_reach(other, a, b, limit).tolist()
-    assert sg.within_reach(other, a, b, limit).tolist() == expected
-    assert sg.within_reach(other, a, b, limit, np.array([px, py])).tolist() == expected
+    assert se.within_reach(other, a, b, limit).tolist() == expected
+    assert se.within_reach(other, a, b, limit, np.array([px, py])).tolist() == expected
 
 
 def test_a_piece_shorter_than_its_squared_length_can_hold_is_asked_of_geos():
@@ -380,7 +448,7 @@ def test_a_piece_shorter_than_its_squared_length_can_hold_is_asked_of_geos():
     a = np.array([[3.0, 4.0], [30.0, 40.0]])
     b = a + np.array([[1e-170, 0.0], [0.0, 1e-170]])
     for limit in (1.0, 5.0, 100.0):
-        assert sg.within_reach(Point(0, 0), a, b, limit).tolist() == _geos_within_reach(Point(0, 0), a, b, limit).tolist()
+        assert se.within_reach(Point(0, 0), a, b, limit).tolist() == _geos_within_reach(Point(0, 0), a, b, limit).tolist()
 
 
 # --- the cut positions of a line --------------------------------------------------------------------------------------
@@ -389,8 +457,8 @@ def test_a_piece_shorter_than_its_squared_length_can_hold_is_asked_of_geos():
 def _old_positions(line: BaseGeometry, step_units: float) -> np.ndarray:
     length = line.length
     step = step_units
-    if length / step > sg.MAX_LINE_SAMPLES:
-        step = length / sg.MAX_LINE_SAMPLES
+    if length / step > se.MAX_LINE_SAMPLES:
+        step = length / se.MAX_LINE_SAMPLES
     regular = np.arange(0.0, length, step)
     coords = shapely.get_coordinates(line)
     seg = np.hypot(np.diff(coords[:, 0]), np.diff(coords[:, 1]))
@@ -408,8 +476,8 @@ def test_the_cut_positions_of_a_line_are_the_earlier_formulations_bit_for_bit(pt
     if not line.length > 0:
         return
     old = _old_positions(line, step)
-    assert sg._positions(line, step).tobytes() == old.tobytes()
-    assert sg._positions(line, step, float(shapely.length(line)), shapely.get_coordinates(line)).tobytes() == old.tobytes()
+    assert se._positions(line, step).tobytes() == old.tobytes()
+    assert se._positions(line, step, float(shapely.length(line)), shapely.get_coordinates(line)).tobytes() == old.tobytes()
 
 
 _any_coord = st.one_of(st.floats(-1e7, 1e7), st.sampled_from([0.0, -0.0, 608_000.125, 4_817_000.5]))

@@ -12,7 +12,7 @@ is read at both parts, a trench drawn as a line along its whole length.
 
 Sampling (bounded, and what it can miss)
 ----------------------------------------
-Each geometry is cut into *elements*, clipped to the other's reach:
+Each geometry is cut into *elements*, and those within the other's reach are paired:
 
 * every point part is an element of its own;
 * its linework (lines, polygon rings) is cut at every vertex and at least
@@ -21,6 +21,14 @@ Each geometry is cut into *elements*, clipped to the other's reach:
   least :data:`INTERIOR_STEP_FRACTION` of the reach), each sample an element;
 * the exact nearest point of each geometry to the other is an element, so the
   nearest pair is always read.
+
+A geometry whose elements are few (at most :data:`~.setback_elements.WHOLE_MOST` at its steps: a septic field, a building, a small
+wetland) is cut *whole*, its elements and their ground kept with its content (:mod:`~stormwater_plugin.core.derived`),
+so the live re-check of a moved device takes the feature's elements within its reach from those already cut rather than
+cutting the feature again: its linework is cut from each line's (or ring's) own start, its grid laid over its whole
+box (the same lattice of multiples of the step). A larger geometry is first clipped to the box of the other's reach
+and cut there (its linework from the clipped line's start). Either way the pieces are at most the step long and the grid
+is at the step, so the bound below holds alike.
 
 The ground is sampled at both ends of every element and taken linear between
 them. For every pair of elements (device, feature) that comes within the reach
@@ -57,13 +65,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import shapely
-from shapely.geometry import LineString, Point, Polygon
+from shapely.geometry import Point
 from shapely.geometry.base import BaseGeometry
 
 from ..geometry_arrays import object_array
 from ..kinds import GRADIENT_MODES
-from ..points_in_polygon import contains_points
 from ..raster import ElevationGrid, clip
+from .setback_elements import _cut, _elements, _with_ground
 
 #: Longest straight piece the linework of a device or feature is cut into, in feet (vertices are always kept).
 LINE_STEP_FT = 1.0
@@ -71,10 +79,6 @@ LINE_STEP_FT = 1.0
 INTERIOR_STEP_FT = 1.0
 #: A polygon's interior grid spacing is at least this fraction of the required distance.
 INTERIOR_STEP_FRACTION = 1.0 / 60.0
-#: Most pieces one linework is cut into; a longer line is cut more coarsely.
-MAX_LINE_SAMPLES = 20_000
-#: Most interior grid samples of one polygon; a larger polygon is sampled more coarsely.
-MAX_INTERIOR_SAMPLES = 80_000
 #: Most (device element, feature element) pairs examined for one device and feature; beyond it every step doubles.
 MAX_PAIR_CHECKS = 20_000_000
 #: Pairs examined at once (memory bound).
@@ -136,241 +140,6 @@ class _Elements:
 
     def __len__(self) -> int:
         return len(self.a)
-
-
-def _linework(geom: BaseGeometry) -> list[BaseGeometry]:
-    """The LineString parts of a geometry's outline (lines as they are, polygon rings)."""
-    out: list[BaseGeometry] = []
-    for part in shapely.get_parts(geom):
-        t = part.geom_type
-        if t == "LineString":
-            out.append(part)
-        elif t == "LinearRing":
-            out.append(shapely.linestrings(shapely.get_coordinates(part)))
-        elif t == "Polygon":
-            for ring in [part.exterior, *part.interiors]:
-                out.append(shapely.linestrings(shapely.get_coordinates(ring)))
-        elif t in ("MultiLineString", "MultiPolygon", "GeometryCollection"):
-            out.extend(_linework(part))
-    return [g for g in out if not g.is_empty and g.length > 0]
-
-
-def _points(geom: BaseGeometry) -> np.ndarray:
-    """Coordinates of a geometry's point parts (n x 2)."""
-    pts: list[BaseGeometry] = []
-    for p in shapely.get_parts(geom):
-        if p.geom_type == "Point" and not p.is_empty:
-            pts.append(p)
-        elif p.geom_type in ("MultiPoint", "GeometryCollection"):
-            pts.extend(q for q in shapely.get_parts(p) if q.geom_type == "Point" and not q.is_empty)
-    if not pts:
-        return np.empty((0, 2))
-    return shapely.get_coordinates(np.array(pts, dtype=object))[:, :2]
-
-
-def _polygons(geom: BaseGeometry) -> list[BaseGeometry]:
-    out: list[BaseGeometry] = []
-    for part in shapely.get_parts(geom):
-        if part.geom_type == "Polygon" and not part.is_empty:
-            out.append(part)
-        elif part.geom_type in ("MultiPolygon", "GeometryCollection"):
-            out.extend(_polygons(part))
-    return out
-
-
-def _positions(line: BaseGeometry, step_units: float, length: float | None = None, coords: np.ndarray | None = None) -> np.ndarray:
-    """Arc-length positions that cut a line into pieces: every vertex plus a regular step.
-
-    ``length`` and ``coords`` (x, y): the line's, when the caller has them.
-    """
-    if length is None:
-        length = line.length
-    step = step_units
-    if length / step > MAX_LINE_SAMPLES:
-        step = length / MAX_LINE_SAMPLES
-    regular = np.arange(0.0, length, step)
-    if coords is None:
-        coords = shapely.get_coordinates(line)
-    x, y = coords[:, 0], coords[:, 1]
-    seg = np.hypot(x[1:] - x[:-1], y[1:] - y[:-1])  # np.diff's own subtraction
-    vertices = np.concatenate([[0.0], np.cumsum(seg)])
-    cuts = np.sort(clip(np.concatenate([regular, vertices, [length]]), 0.0, length))
-    if len(cuts) and cuts[-1] != cuts[-1]:  # NaN (sorted last): np.unique keeps one
-        return np.unique(cuts)
-    # np.unique's own steps on the sorted positions: each one that differs from the one before it
-    first = np.empty(len(cuts), dtype=bool)
-    first[:1] = True
-    np.not_equal(cuts[1:], cuts[:-1], out=first[1:])
-    return cuts[first]
-
-
-def _interior_grid(poly: BaseGeometry, step: float, ring: np.ndarray | None = None) -> np.ndarray:
-    """Grid samples (n x 2) inside ``poly``; the caller keeps those within reach of the other geometry.
-
-    ``ring``: the coordinates of ``poly``, a polygon without holes, when the caller has them (its bounds are then their least
-    and greatest, GEOS's envelope, when all are finite: GEOS's envelope passes over a NaN, numpy's does not).
-    """
-    lo = ring.min(axis=0).tolist() if ring is not None and len(ring) else None
-    hi = ring.max(axis=0).tolist() if lo is not None and ring is not None else None
-    if lo is not None and hi is not None and math.isfinite(lo[0] + lo[1] + hi[0] + hi[1]):
-        minx, miny, maxx, maxy = lo[0], lo[1], hi[0], hi[1]
-    else:
-        minx, miny, maxx, maxy = poly.bounds
-    step = max(step, math.sqrt(max(maxx - minx, 0.0) * max(maxy - miny, 0.0) / MAX_INTERIOR_SAMPLES))
-    xs = np.arange(math.floor(minx / step) * step, maxx + step, step)
-    ys = np.arange(math.floor(miny / step) * step, maxy + step, step)
-    # np.meshgrid(xs, ys) raveled, row by row, without its broadcasting
-    xx, yy = np.tile(xs, len(ys)), np.repeat(ys, len(xs))
-    keep = contains_points(poly, xx, yy, ring=ring)
-    return np.column_stack([xx[keep], yy[keep]])
-
-
-def _parts(geom: BaseGeometry) -> tuple[np.ndarray, list[BaseGeometry], list[BaseGeometry], np.ndarray | None, list[float] | None]:
-    """:func:`_points`, :func:`_polygons` and :func:`_linework` of ``geom`` at once, and a one-ring polygon's coordinates.
-
-    A single point, line or polygon (what a device or a feature clipped to the other's reach mostly is) is its
-    own only part: read without splitting it into parts and asking each for its type, and a polygon's rings
-    made lines in one call. Anything else is read part by part. The fourth item is the coordinates of a polygon
-    without holes (its one ring's, which its line is made of), else ``None``; the fifth the lines' lengths when measured
-    here (else ``None``).
-    """
-    kind = type(geom)
-    if kind is Point:
-        return shapely.get_coordinates(geom), [], [], None, []  # no row when empty
-    if kind is Polygon:
-        xy = shapely.get_coordinates(geom)  # its exterior's, then its interiors': none when empty
-        if len(xy):
-            if shapely.get_num_interior_rings(geom) == 0:
-                drawn, lengths = _drawn_and_lengths(np.array([shapely.linestrings(xy)], dtype=object))
-                return np.empty((0, 2)), [geom], drawn, xy, lengths
-            lines = np.array([shapely.linestrings(shapely.get_coordinates(r)) for r in [geom.exterior, *geom.interiors]], dtype=object)
-            drawn, lengths = _drawn_and_lengths(lines)
-            return np.empty((0, 2)), [geom], drawn, None, lengths
-    if kind is LineString:
-        drawn, lengths = _drawn_and_lengths(np.array([geom], dtype=object))
-        return np.empty((0, 2)), [], drawn, None, lengths
-    return _points(geom), _polygons(geom), _linework(geom), None, None
-
-
-def _drawn_and_lengths(lines: np.ndarray) -> tuple[list[BaseGeometry], list[float]]:
-    """The lines of ``lines`` that are not empty and have a length (as :func:`_linework` keeps them), and their lengths.
-
-    An empty line's length is 0 (and a line with a NaN coordinate's NaN): the length alone decides. A line's length is
-    GEOS's, measured once (the same value as measured again).
-    """
-    lengths = shapely.length(lines)
-    keep = (lengths > 0).tolist()
-    return [g for g, k in zip(lines.tolist(), keep) if k], [x for x, k in zip(lengths.tolist(), keep) if k]
-
-
-def _clip_to_reach(geom: BaseGeometry, other: BaseGeometry, reach_units: float, point: np.ndarray | None = None) -> BaseGeometry:
-    """``geom`` clipped to the box of ``other`` widened by the reach (``point``: ``other``'s coordinates when it is one point)."""
-    if point is None:
-        minx, miny, maxx, maxy = other.bounds
-    else:  # a point's bounds are its coordinates
-        x, y = point.tolist()
-        minx, miny, maxx, maxy = x, y, x, y
-    pad = reach_units * (1 + 1e-9) + 1e-9
-    return shapely.clip_by_rect(geom, minx - pad, miny - pad, maxx + pad, maxy + pad)
-
-
-def _elements(
-    geom: BaseGeometry, other: BaseGeometry, reach_units: float, line_step: float, grid_step: float, nearest: np.ndarray, point: np.ndarray | None = None
-) -> tuple[np.ndarray, np.ndarray]:
-    """Start and end points of the elements of ``geom`` within reach of ``other`` (``nearest``: an extra point).
-
-    ``point``: ``other``'s coordinates (x, y) when it is one finite point, known to the caller: not asked of it again.
-    """
-    near = _clip_to_reach(geom, other, reach_units, point)
-    pts, polys, lines, ring, measured = _parts(near)
-    starts: list[np.ndarray] = [nearest.reshape(-1, 2), pts]
-    ends: list[np.ndarray] = [nearest.reshape(-1, 2), pts]
-    for poly in polys:
-        grid = _interior_grid(poly, grid_step, ring)
-        starts.append(grid)
-        ends.append(grid)
-    if lines:
-        lengths = measured if measured is not None else shapely.length(np.array(lines, dtype=object)).tolist()
-        for line, length in zip(lines, lengths):
-            s = _positions(line, line_step, length, ring)
-            xy = shapely.get_coordinates(shapely.line_interpolate_point(line, s))[:, :2]
-            starts.append(xy[:-1])
-            ends.append(xy[1:])
-    a = np.concatenate(starts, axis=0)
-    b = np.concatenate(ends, axis=0)
-    if len(a) == 0:
-        return a, b
-    # Only pieces that come within the reach of the other geometry can pair (a grid sample's distance is its point's).
-    keep = within_reach(other, a, b, reach_units * (1 + 1e-9), point)
-    return a[keep], b[keep]
-
-
-def within_reach(other: BaseGeometry, a: np.ndarray, b: np.ndarray, limit: float, point: np.ndarray | None = None) -> np.ndarray:
-    """Whether GEOS's distance from ``other`` to each piece ``a[i]``-``b[i]`` (a point where both ends are one) is not over ``limit``.
-
-    A distance GEOS cannot give (NaN) keeps the piece: the pair distance is computed exactly later. When ``other`` is a
-    point (a device drawn as one; ``point``: its coordinates when the caller has them), the pieces clearly within or
-    clearly beyond ``limit`` are told without GEOS. GEOS's distance from a point to a segment
-    (``Distance::pointToSegment``) and the one computed here (the point's distance to the foot of its perpendicular,
-    clamped to the piece) both read the coordinates only through their differences, each rounded once, and then round
-    a few times more: each is within a few units of the last place of the distances and lengths compared (about 1e-15
-    of them) of the exact distance. A margin of 1e-12 of those, and 1e-150 units (more than a square below the smallest
-    normal number loses), leaves to GEOS every piece whose answer that rounding could decide, and a piece of so little
-    length that its squared length underflows (GEOS's formula divides by it). The margin is far less than the 1e-9
-    units by which the clipped feature's cut edges stand beyond the reach (:func:`_clip_to_reach`), so those are told
-    here too. Exact: a hypothesis property holds it to GEOS's distance of every piece.
-    """
-    if point is None:
-        xy = shapely.get_coordinates(other) if type(other) is Point and len(a) else None
-        if xy is None or len(xy) != 1:
-            return _geos_within_reach(other, a, b, limit)
-        point = xy[0]
-    to_a, d_ab = a - point, b - a
-    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-        len2 = np.einsum("ij,ij->i", d_ab, d_ab)
-        # the nearest point of the piece: its start, moved along it by the projection clamped to [0, 1] (a point: none)
-        t = clip(-np.einsum("ij,ij->i", to_a, d_ab) / np.where(len2 > 0.0, len2, 1.0), 0.0, 1.0)
-        gap = to_a + t[:, None] * d_ab
-        dist = np.sqrt(np.einsum("ij,ij->i", gap, gap))
-        margin = 1e-12 * (limit + np.sqrt(np.einsum("ij,ij->i", to_a, to_a)) + np.sqrt(len2)) + 1e-150
-        keep = dist + margin <= limit
-        ask = ~(keep | (dist - margin > limit))  # NaN: neither, asked of GEOS
-        short = len2 < 1e-290
-        if short.any():  # a piece too short for its squared length (not a point: a point's is 0 and GEOS reads it as one)
-            ask |= short & ((d_ab[:, 0] != 0.0) | (d_ab[:, 1] != 0.0))
-    if ask.any():
-        keep[ask] = _geos_within_reach(other, a[ask], b[ask], limit)
-    return keep
-
-
-def _geos_within_reach(other: BaseGeometry, a: np.ndarray, b: np.ndarray, limit: float) -> np.ndarray:
-    """:func:`within_reach` asked of GEOS for every piece (each a point where its ends are one, else a segment)."""
-    dot = (a[:, 0] == b[:, 0]) & (a[:, 1] == b[:, 1])
-    if dot.all():
-        pieces = shapely.points(a)
-    elif not dot.any():
-        pieces = shapely.linestrings(np.stack([a, b], axis=1))
-    else:
-        pieces = np.empty(len(a), dtype=object)
-        pieces[dot] = shapely.points(a[dot])
-        pieces[~dot] = shapely.linestrings(np.stack([a[~dot], b[~dot]], axis=1))
-    keep: np.ndarray = ~(shapely.distance(other, pieces) > limit)
-    return keep
-
-
-def _with_ground(*ends: np.ndarray, dem: ElevationGrid) -> list[np.ndarray]:
-    """The ground (ft, assumed unit) at each array of points (n x 2) in ``ends``, all sampled in one call.
-
-    Each point's elevation is its own, whatever else is sampled with it (:meth:`ElevationGrid.sample_pixel`).
-    """
-    xy = np.concatenate(ends, axis=0)
-    z = np.asarray(dem.sample(xy[:, 0], xy[:, 1]), dtype=np.float64) if len(xy) else np.empty(0)
-    out: list[np.ndarray] = []
-    k = 0
-    for e in ends:
-        out.append(z[k : k + len(e)])
-        k += len(e)
-    return out
 
 
 def _closest(r: np.ndarray, d1: np.ndarray, d2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -517,6 +286,8 @@ def read_sides(
     reading = SideReading([Part() for _ in factors], Part(), factors)
     # The canonical form (ring start, orientation and part order fixed): the pieces, and so the pair found, do not
     # depend on how the feature was digitised or which file format reordered its vertices.
+    # (the normal forms are cut; each is kept by the geometry it was made of: the same content, the same normal form)
+    keys = (dev, target)
     dev, target = shapely.normalize(object_array([dev, target])).tolist()
     nearest = shapely.shortest_line(dev, target)
     if nearest is None:
@@ -524,7 +295,7 @@ def read_sides(
     if type(dev) is Point:
         xy = shapely.get_coordinates(object_array([nearest, dev]))  # the nearest line's ends, then the device's point
         if len(xy) == 3 and xy[0].tobytes() == xy[2].tobytes() and math.isfinite(xy[0, 0]) and math.isfinite(xy[0, 1]):
-            _read_point(reading, xy[0], xy[1], dev, target, reach_units, dem, unit_to_ft, mode, tol_ft)
+            _read_point(reading, xy[0], xy[1], dev, target, reach_units, dem, unit_to_ft, mode, tol_ft, keys)
             return reading
         ends = xy[:-1] if len(xy) == 3 else shapely.get_coordinates(nearest)
     else:
@@ -535,12 +306,13 @@ def read_sides(
     while True:
         line_step = LINE_STEP_FT * scale / unit_to_ft
         grid_step = max(INTERIOR_STEP_FT * scale / unit_to_ft, reach_units * INTERIOR_STEP_FRACTION * scale)
-        da, db = _elements(dev, target, reach_units, line_step, grid_step, ends[0])
-        ta, tb = _elements(target, dev, reach_units, line_step, grid_step, ends[-1])
+        dcut = _cut(dev, target, reach_units, line_step, grid_step, ends[0], key=keys[0])
+        tcut = _cut(target, dev, reach_units, line_step, grid_step, ends[-1], key=keys[1])
+        da, db, ta, tb = dcut.a, dcut.b, tcut.a, tcut.b
         if len(da) * len(ta) <= MAX_PAIR_CHECKS or scale >= 1024:
             break
         scale *= 2.0
-    dza, dzb, tza, tzb = _with_ground(da, db, ta, tb, dem=dem)
+    (dza, dzb), (tza, tzb) = dcut.ground(dem), tcut.ground(dem)
     de, te = _Elements(da, db, dza, dzb), _Elements(ta, tb, tza, tzb)
     ii, jj = _pairs(de, te, reach_units)
     sign = 1.0 if mode == "device_upgradient" else -1.0
@@ -611,15 +383,17 @@ def _offer_on_limit(
 
 def _read_point(
     reading: SideReading, p: np.ndarray, end: np.ndarray, dev: BaseGeometry, target: BaseGeometry, reach_units: float, dem: ElevationGrid,
-    unit_to_ft: float, mode: str, tol_ft: float,
+    unit_to_ft: float, mode: str, tol_ft: float, keys: tuple[BaseGeometry, BaseGeometry] | None = None,
 ) -> None:
     """:func:`read_sides` of a device that is one finite point ``p`` (the nearest line's start): the same pairs, bit for bit.
 
     The device's elements are ``p`` twice over (the nearest line's start and the point itself) or not at all: read once,
     as a piece of no length (``d1 = 0``, so ``s = 0``), the pairs of the general reading with their duplicates left out
     (a duplicate pair has the same values, and the nearest of a class is its first). Each step below is the general
-    one's with those zeros put in: the same operations on the same values. ``end``: the nearest line's end on the feature.
+    one's with those zeros put in: the same operations on the same values. ``end``: the nearest line's end on the feature;
+    ``keys``: the device and the feature as given (their whole cuts are kept by them).
     """
+    key_dev, key_target = keys if keys is not None else (dev, target)
     limit = reach_units * (1 + 1e-9)
     dev_in = not (float(shapely.distance(target, dev)) > limit)  # the device's elements within reach of the feature
     n_dev: int | None = None if dev_in else 0
@@ -627,17 +401,19 @@ def _read_point(
     while True:
         line_step = LINE_STEP_FT * scale / unit_to_ft
         grid_step = max(INTERIOR_STEP_FT * scale / unit_to_ft, reach_units * INTERIOR_STEP_FRACTION * scale)
-        ta, tb = _elements(target, dev, reach_units, line_step, grid_step, end, p)
+        tcut = _cut(target, dev, reach_units, line_step, grid_step, end, p, key_target)
+        ta, tb = tcut.a, tcut.b
         if n_dev == 0 or 2 * len(ta) <= MAX_PAIR_CHECKS or scale >= 1024:
             break
         if n_dev is None:  # a very large feature: the device's elements counted as the general reading counts them
-            n_dev = len(_elements(dev, target, reach_units, line_step, grid_step, p)[0])
+            n_dev = len(_elements(dev, target, reach_units, line_step, grid_step, p, key=key_dev)[0])
         if n_dev * len(ta) <= MAX_PAIR_CHECKS:
             break
         scale *= 2.0
-    zp_, tza, tzb = _with_ground(p[None, :], ta, tb, dem=dem)
     if not dev_in:
         return
+    (zp_,) = _with_ground(p[None, :], dem=dem)  # the point's own elevation, whatever it is sampled with
+    tza, tzb = tcut.ground(dem)
     zp = zp_[0]
     # _pairs: the boxes of the feature's pieces within the reach of the device's point (a box of its own)
     tlo, thi = np.minimum(ta, tb), np.maximum(ta, tb)
