@@ -14,8 +14,12 @@ import pytest
 from hypothesis import given, settings
 from shapely.geometry import Point, box
 
+from stormwater_plugin.core.geometry_arrays import total_box
 from stormwater_plugin.core.model import FeatureLayer
 from stormwater_plugin.core.rulepack import load_pack
+from stormwater_plugin.core.siting.gradient import READ_BEYOND_CELLS
+from stormwater_plugin.core.siting.grid import grid_cell
+from stormwater_plugin.core.siting.model import DEFAULT_CELL_FT
 from stormwater_plugin.services import dem_window as dw
 from stormwater_plugin.services.intake import role_reaches_ft
 from stormwater_plugin.services.reach import ENVELOPE_KINDS, envelope_reach_ft
@@ -107,13 +111,23 @@ def _reads(layers: dict[str, FeatureLayer], pack) -> dw._LayerReads:
         for spec in rule.params.get("targets", []) if isinstance(spec, dict))))
 
 
+def _former_siting(geoms: list, reach_ft: float) -> tuple[float, float, float, float] | None:
+    """The site parcels grown by the envelope's reach, SITING_PAD_FT and READ_BEYOND_CELLS of the envelope grid's default cells
+    over their box (session 18: how far past the reach its reading tiles read), written out from the box of the geometries."""
+    if not geoms:
+        return None
+    b = tuple(float(v) for v in total_box(geoms))
+    beyond = READ_BEYOND_CELLS * grid_cell(b, DEFAULT_CELL_FT, 1.0) * (1 + 1e-9)
+    return dw._grown(geoms, (reach_ft + dw.SITING_PAD_FT) / 1.0 + beyond)
+
+
 def _every_rules_window(layers: dict[str, FeatureLayer], pack, cell_ft: float) -> dw.DemWindow:
     """:func:`~stormwater_plugin.services.dem_window.dem_window` as it was: every rule of the pack asked for its part from its kind and
     parameters, the envelope's presence and reach from the pack's rules."""
     margin = dw.MARGIN_FT / 1.0
     reads = _reads(layers, pack)
     parts = [dw.WindowPart(r.id, b) for r in pack.rules if (b := _former_rule_part(r, reads, 1.0, cell_ft, margin)) is not None]
-    siting = (dw._grown(dw._site_parcel_geoms(layers, None), (envelope_reach_ft(pack) + dw.SITING_PAD_FT) / 1.0)
+    siting = (_former_siting(dw._site_parcel_geoms(layers, None), envelope_reach_ft(pack))
               if any(r.kind in ENVELOPE_KINDS for r in pack.rules) else None)
     return dw.DemWindow(tuple(parts + ([dw.WindowPart("siting envelope", siting)] if siting is not None else [])))
 
