@@ -52,6 +52,9 @@ class ReviewDock(DockController, ProjectStore, DockView):
         self.overrides = OverrideStore()
         self._restoring = False
         self._kept_this_result = False
+        self._unwritten_review = None
+        #: Whether the result shown is a live re-check's (edits not yet saved in the layers), not a check run or restored.
+        self.showing_live = False
         #: Set by the register panel when the saved review is of an earlier round than the package (shown until a check runs).
         self.outdated_note = ""
 

@@ -8,6 +8,7 @@ holds what is reviewed and the widgets observe it.
 from __future__ import annotations
 
 import json
+import traceback
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
@@ -134,6 +135,7 @@ class DockController(_Base):
         if self.restore_task is not None:  # its ticket lapses with the generation; no need to finish reading
             self.restore_task.cancel()
             self.restore_task = None
+        self._forget_unwritten_review()
         self.roles.reset()
         self.overrides.clear()
         self.outdated_note = self.findings.outdated = ""
@@ -245,8 +247,6 @@ class DockController(_Base):
             if getattr(self, "live", None) is not None:
                 self.live.run_done(task)
         except Exception as exc:
-            import traceback
-
             QgsMessageLog.logMessage(traceback.format_exc(), LOG_TAG, Qgis.MessageLevel.Critical)
             self.message(self.tr("The results could not be drawn: {0}").format(exc), Qgis.MessageLevel.Critical, 0)
 
@@ -357,6 +357,7 @@ class DockController(_Base):
         here; ``moves``: moves already known (a restored review's), shown with it.
         """
         self._kept_this_result = False
+        self.showing_live = False  # a check run or restored: no longer a live re-check's
         # a restored review of an earlier round stays marked stale; a check run now is this round's
         self.outdated_note = self.findings.outdated = getattr(self, "outdated_note", "") if self._restoring else ""
         self.session.set_result(result, snap, self.overrides.overrides, review=review, moves=moves)
@@ -665,6 +666,10 @@ class DockController(_Base):
 
     def teardown(self) -> None:
         """Disconnect from the project and cancel a running task (plugin unload)."""
+        try:
+            self.write_review()  # the project outlives the plugin: its entry holds the review shown
+        except Exception:  # a slot of the unload must never raise
+            QgsMessageLog.logMessage(traceback.format_exc(), LOG_TAG, Qgis.MessageLevel.Warning)
         self._torn_down = True
         self.register_panel.teardown()
         if getattr(self, "live", None) is not None:

@@ -280,9 +280,11 @@ class LiveCheck(QObject):
         try:
             if getattr(task, "compares", False) and task.review is not None and task.review.comparison is not None:
                 dock.session.comparison = dict(task.review.comparison)  # the comparison with the previous review, of these findings
+            dock.showing_live = True
             dock.session.set_result(result, snap, dock.overrides.overrides, review=task.review)
         finally:
             self._applying = False
+        dock._keep_review()  # the project keeps the review shown (written when the project is saved)
         jurisdiction = result.jurisdiction
         update = getattr(task, "live_layers", None)
         if not isinstance(update, LiveLayers):  # not made in the task: the layers are built here

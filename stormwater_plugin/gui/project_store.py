@@ -7,11 +7,13 @@ scope), is cleared for a new project and restored with its own.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
+import traceback
+from typing import TYPE_CHECKING, Any
 
-from qgis.core import Qgis, QgsProject, QgsSettings
+from qgis.core import Qgis, QgsMessageLog, QgsProject, QgsSettings
 
 from ..services.saved_review import save_review
+from .dock_view import LOG_TAG
 from .role_form import SCOPE
 
 if TYPE_CHECKING:  # the mixins are parts of one QDockWidget (ReviewDock); typed as such
@@ -40,6 +42,8 @@ class ProjectStore(_Base):
 
     _restoring: bool
     _kept_this_result: bool
+    #: The review kept but not yet written into the project's entry: (review, decisions, inputs, moves, working CRS, first keeping).
+    _unwritten_review: tuple[Any, list[Any], dict[str, Any], list[Any], Any, bool] | None
 
     def _clear_application_fields(self) -> None:
         for edit in (self.site_parcel, self.reference, self.accuracy, self.dem_accuracy):
@@ -95,6 +99,7 @@ class ProjectStore(_Base):
         role whose layer was removed keeps its saved layer id, so it stays flagged.
         """
         try:
+            self.write_review()
             project = QgsProject.instance()
             project.writeEntry(SCOPE, "jurisdiction", self.jurisdiction.currentData())
             project.writeEntry(SCOPE, "class", self.project_class.currentData() or "")
@@ -104,6 +109,8 @@ class ProjectStore(_Base):
             self._save_review_fields()
         except RuntimeError:  # widgets already deleted (plugin unloading): a slot must never raise
             pass
+        except Exception:  # the review could not be written: the project is still saved, and the log says why
+            QgsMessageLog.logMessage(traceback.format_exc(), LOG_TAG, Qgis.MessageLevel.Critical)
 
     def _remember_reviewer(self) -> None:
         """The reviewer typed their name: kept as a user setting for the next applications."""
@@ -120,21 +127,50 @@ class ProjectStore(_Base):
         project.writeEntry(SCOPE, "dem_accuracy", self.dem_accuracy.text().strip())
 
     def _keep_review(self) -> None:
-        """Store the current result in the project (saved with it); the one it replaces becomes the previous review."""
+        """Keep the current result's review with the project (saved with it); the one it replaces becomes the previous review.
+
+        A result's first keeping writes at once, so the review it replaces is read as it was
+        shown. Later changes of the same result (a live re-check, a decision, its moves) only
+        mark the project changed and are written when someone reads the entries:
+        :meth:`write_review` runs when the project is saved, when the register saves the
+        application and when the plugin unloads. Each change would otherwise serialise the
+        whole review on the main thread at every live edit.
+        """
         if self.result is None or self.snap is None:
             return
         if self._restoring:  # the review shown was just read from the project: nothing to write (and no serialising on the main thread)
             self._kept_this_result = True
             return
+        first = not self._kept_this_result
+        if first:  # a change of the review this result replaces, not yet written: written first, so it becomes the previous review
+            self.write_review()
+        # what the entry is made of, taken now: a later result, decision or setting is not this review's
+        self._unwritten_review = (self.session.review, list(self.overrides.overrides), self._inputs_description(), list(self.moves), self.snap.crs, first)
+        self._kept_this_result = True  # decisions and re-checks of this result update it in place; they do not make a "previous" review
+        if first:
+            self.write_review()
+        else:
+            QgsProject.instance().setDirty(True)  # as writing the entry would: the project has unsaved changes
+
+    def write_review(self) -> None:
+        """Write the review kept with the project into its entry, if a change is not written yet (see :meth:`_keep_review`)."""
+        pending = getattr(self, "_unwritten_review", None)
+        if pending is None:
+            return
+        self._unwritten_review = None
+        shown, overrides, inputs, moves, crs, first = pending
         project = QgsProject.instance()
         # the review shown, as the report writes it (its decisions, moves and what was read): its own document, not serialised again
-        review = self.session.for_report(list(self.overrides.overrides), self._inputs_description())
-        saved = save_review(review, extra={"moves": [m.as_dict() for m in self.moves], "working_crs_wkt": self.snap.crs.toWkt()})
+        review = shown.with_inputs(inputs).decided(overrides)
+        saved = save_review(review, extra={"moves": [m.as_dict() for m in moves], "working_crs_wkt": crs.toWkt()})
         text = json.dumps(saved, ensure_ascii=False)
-        if not self._kept_this_result:  # the result's first keeping: the review it replaces becomes the previous one
+        if first:  # the result's first keeping: the review it replaces becomes the previous one
             old, ok = project.readEntry(SCOPE, "last_review", "")
             if ok and old:
                 project.writeEntry(SCOPE, "previous_review", old)
                 self.session.previous_doc = json.loads(old)
         project.writeEntry(SCOPE, "last_review", text)
-        self._kept_this_result = True  # decisions on this result update it in place; they do not make a "previous" review
+
+    def _forget_unwritten_review(self) -> None:
+        """The project was cleared: a review not yet written belonged to it and goes with it."""
+        self._unwritten_review = None

@@ -317,6 +317,7 @@ class RegisterPanel(RegisterEditing, RegisterLetter, QgsCollapsibleGroupBox):
         app = self.current()
         if app is None or self.register is None or not self.holds(app.id):
             return False
+        self.dock.write_review()  # the review shown may not be in the project's entries yet
         project = QgsProject.instance()
         entries: dict[str, object] = {}
         for name in STATE_ENTRIES:
@@ -568,7 +569,10 @@ class RegisterPanel(RegisterEditing, RegisterLetter, QgsCollapsibleGroupBox):
         self.refresh()
 
     def _session_changed(self, what: str) -> None:
-        if not self._opening and self.current_id is not None and what in ("result", "review", "moves"):
+        # a live re-check follows edits not yet saved in the layers: its review is saved with the project, or when the
+        # application is left, not at every edit (each save writes the state file and the register)
+        live = what in ("result", "moves") and getattr(self.dock, "showing_live", False)
+        if not self._opening and self.current_id is not None and what in ("result", "review", "moves") and not live:
             if not self._save_pending:
                 # after the dock has stored the review and decisions in the project (its slot runs after this one)
                 self._save_pending = True

@@ -165,12 +165,14 @@ def test_decision_survives_save_and_reload(demo_dock, tmp_path):
     assert [(o.key, o.decision) for o in dock.overrides.overrides] == [(DW1_KEY, "accepted")]
 
 
-def test_the_review_kept_with_the_project_is_the_document_shown_decisions_included(demo_dock):
+def test_the_review_kept_with_the_project_is_the_document_shown_decisions_included(demo_dock, tmp_path):
     """issue 23: the project stores the Review's own document (decided once, by the review), never a second serialisation."""
     dock, *_ = demo_dock
     _run(dock)
     _row_of(dock, DW1_KEY)
     assert dock.decide("waived", "Variance ZBA-2026-14", "J. Smith")
+    assert QgsProject.instance().isDirty()  # the decision is the project's unsaved change
+    assert QgsProject.instance().write(str(tmp_path / "decided.qgz"))  # the entry is written with the project
     text, ok = QgsProject.instance().readEntry("stormwater_review", "last_review", "")
     saved = json.loads(text)
     row = next(f for f in saved["findings"] if f["key"] == DW1_KEY)

@@ -177,3 +177,31 @@ def test_a_save_that_would_drop_the_review_is_refused_with_a_message(reviewed):
     assert any("not saved" in m and "2 decision(s)" in m for m in messages), messages
     _intact(reg, saved)
     assert set(APPS) >= {FIRST}
+
+
+def test_a_live_edit_is_saved_into_the_application_when_it_is_left_not_at_every_edit(reviewed):
+    """issue 39: a live re-check follows edits not yet saved in the layers; the register saves it on leaving, not per edit."""
+    from qgis.core import QgsGeometry, QgsPointXY
+
+    dock, reg, saved, _other = reviewed
+    panel = dock.register_panel
+    devices = dock.roles.role_layers()["devices"]
+    fid = next(f.id() for f in devices.getFeatures() if f["id"] == "DW-1")
+    p = devices.getFeature(fid).geometry().asPoint()
+    state = state_path(reg, FIRST)
+    before = state.read_bytes()
+    edits = dock.live.edits
+    assert devices.startEditing()
+    assert devices.changeGeometry(fid, QgsGeometry.fromPointXY(QgsPointXY(p.x() - 1.0, p.y())))
+    wait_for(lambda: dock.live.task is None and dock.live.shown_edit is not None and dock.live.shown_edit.number > edits
+             and dock.moves_task is None, 120)
+    _settle()
+    shown = next(f for f in dock.doc["findings"] if f["key"] == DW1_KEY)
+    assert shown["measured_ft"] != pytest.approx(14.0, abs=0.05)  # DW-1 moved 1 m from where the check found it
+    assert state.read_bytes() == before  # not at the edit: the state file and the register are written when the work is saved
+    assert _next(panel) is not None
+    _settle(dock)
+    now = json.loads(state.read_text(encoding="utf-8"))
+    left = next(f for f in json.loads(now["last_review"])["findings"] if f["key"] == DW1_KEY)
+    assert left["measured_ft"] == pytest.approx(shown["measured_ft"], abs=1e-9)  # the review shown when it was left
+    assert decision_count(now["overrides"]) == 2
