@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from qgis.core import QgsGeometry, QgsRectangle, QgsVectorLayer, QgsWkbTypes
+from qgis.core import Qgis, QgsGeometry, QgsRectangle, QgsVectorLayer, QgsWkbTypes
 
 from ..qgis_bridge.edit_state import EditState, edit_state, geometry_changes
 from ..qgis_bridge.layer_parts import geometry_part, role_layer_status
@@ -31,10 +31,13 @@ from ..services.site_source import ReviewOptions
 from .dock_source import dock_source
 from .live_read import live_readers
 
+#: A geometry of unknown type, which a layer's extent leaves out (QGIS 3.30 moved the enum to ``Qgis.GeometryType``).
+_UNKNOWN = getattr(getattr(Qgis, "GeometryType", None), "Unknown", None) or getattr(QgsWkbTypes, "UnknownGeometry", None)
+
 
 def _box(geom: QgsGeometry) -> tuple[float, float, float, float] | None:
     """A geometry's bounding box as QGIS's layer extent takes it in (``None``: null, empty, of unknown type, or not finite)."""
-    if geom.isNull() or geom.isEmpty() or geom.type() == QgsWkbTypes.GeometryType.UnknownGeometry:
+    if geom.isNull() or geom.isEmpty() or _UNKNOWN is None or geom.type() == _UNKNOWN:
         return None
     r = geom.boundingBox()
     if r.isNull():
@@ -56,6 +59,13 @@ def carried_extent(before: Any, was: EditState | None, now: EditState | None) ->
     feature added or deleted, an attribute, a commit, a rollback; a buffer that changed no geometry before, whose layer
     gives the provider's extent) gives ``None``.
     """
+    try:
+        return _carried(before, was, now)
+    except Exception:  # noqa: BLE001 - never in the edit's way: a rectangle or geometry this cannot read is asked of the layer
+        return None
+
+
+def _carried(before: Any, was: EditState | None, now: EditState | None) -> QgsRectangle | None:
     if before is None or before.isNull() or was is None or now is None or not (was.geometries or was.deleted):
         return None
     changed = geometry_changes(was, now)
@@ -137,6 +147,19 @@ class LivePlanner:
         if memo is not None:
             self._conversions = memo.made
 
+    @staticmethod
+    def _carry(role: str, layer: Any, before: DetachedSource, was: EditState | None, now: EditState | None, layers: dict[str, Any],
+               reused: dict[str, Any]) -> None:
+        """The source of an edited ``layer`` taken here with its extent carried from ``before`` (:func:`carried_extent`), as the plan
+        would take it of the whole layer, and its status as the plan would say it; left to the plan when not carried."""
+        try:
+            if geometry_part(layer) is not None or (extent := carried_extent(before.sourceExtent(), was, now)) is None:
+                return
+            source, status = DetachedSource(layer, extent), role_layer_status(layer)
+        except Exception:  # noqa: BLE001 - a layer being deleted: the plan takes it and says why it cannot be read
+            return
+        layers[role], reused[role] = source, status
+
     def plan(self, dock: Any) -> tuple[PlannedSiteSource, ReviewOptions] | None:
         """:func:`~.dock_source.dock_source` (quiet), reading again the sources of the layers not edited since the last plan."""
         chosen = dock.roles.role_layers()
@@ -154,11 +177,8 @@ class LivePlanner:
             if isinstance(layer, QgsVectorLayer):
                 taken[role] = now = edit_state(layer)
                 held = self._states.get(role)
-                if kept is not None and whole and held is not None and held[0] is kept[1] and geometry_part(layer) is None:
-                    extent = carried_extent(kept[1].sourceExtent(), held[1], now)
-                    if extent is not None:  # its source taken here, as the plan would take it of the whole layer, with that extent
-                        layers[role] = DetachedSource(layer, extent)
-                        reused[role] = role_layer_status(layer)
+                if kept is not None and whole and held is not None and held[0] is kept[1]:
+                    self._carry(role, layer, kept[1], held[1], now, layers, reused)
         planned = dock_source(dock, quiet=True, layers=layers)
         self._edited.clear()
         if planned is None:
