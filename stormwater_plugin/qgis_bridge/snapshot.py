@@ -62,23 +62,23 @@ class Snapshot:
 class DetachedSource:
     """A vector layer's features for another thread (``QgsVectorLayerFeatureSource``, documented thread-safe).
 
-    The fields, CRS, extent and count are captured on the main thread when it
-    is made; :meth:`getFeatures` may then run in a ``QgsTask``. The layer
-    itself is never touched again.
+    The fields, CRS, extent and count are captured on the main thread when it is made; :meth:`getFeatures` may then run
+    in a ``QgsTask``. The layer itself is never touched again.
 
     Parameters
     ----------
     layer : QgsVectorLayer
         Taken on the main thread.
+    extent : QgsRectangle, optional
+        What ``layer.extent()`` gives now, when known (an edited layer's is read feature by feature): ``gui.live_plan``.
     """
 
-    def __init__(self, layer: Any) -> None:
+    def __init__(self, layer: Any, extent: Any = None) -> None:
         from qgis.core import QgsVectorLayerFeatureSource
 
         self._source = QgsVectorLayerFeatureSource(layer)
-        self._fields = layer.fields()
-        self._crs = layer.crs()
-        self._extent = layer.extent()
+        self._fields, self._crs = layer.fields(), layer.crs()
+        self._extent = layer.extent() if extent is None else extent
         self._count = int(layer.featureCount())
         self._name = layer.name()
         self._uri = str(layer.source())
