@@ -17,6 +17,7 @@ check box, beside Run, switches it off.
 
 from __future__ import annotations
 
+import sys
 import time
 import traceback
 from dataclasses import replace
@@ -45,6 +46,9 @@ from .task_stop import stop_tasks
 #: Milliseconds after the last change before the re-check starts: the signals of one edit (a move, an undone
 #: macro, a drag of the vertex tool, which QGIS applies on release) arrive within it, so each is one re-check.
 DEBOUNCE_MS = 30
+
+#: The module of the *Checks of a device* panel, imported by whatever makes one (``sys.modules`` tells whether one can exist).
+_INSPECT_PANEL = __name__.rsplit(".", 1)[0] + ".inspect_panel"
 
 #: The *Live* check box's tooltip while there is no state to say.
 LIVE_TIP = "Re-check the plan a moment after each edit of a role layer (the same check as Run, in the background)"
@@ -302,11 +306,12 @@ class LiveCheck(QObject):
             cmp = changes_since(self.full_doc, dock.doc or {})
             marks = (cmp, since_last_review(cmp) if cmp else {}, now_compliant(self.full_result, result))
         cmp, since, self.compliant = marks
-        self.in_place_rows = show_live_findings(dock.findings, result, dock.doc, cmp, since)
-        dock._update_decision_buttons()
         self.shown_edit = edit
         self.state = CURRENT if edit == self.last_edit else UPDATING
-        self._show()
+        # the state said first, its header drawn with the table's (each way of showing the findings draws the header once)
+        self._show(draw=False)
+        self.in_place_rows = show_live_findings(dock.findings, result, dock.doc, cmp, since)
+        dock._update_decision_buttons()
         self._refresh_panels(result, snap)
         self._clear_message()
         if result.has_violation:
@@ -337,6 +342,8 @@ class LiveCheck(QObject):
 
     def _refresh_panels(self, result: Any, snap: Any) -> None:
         """An open *Checks of a device* panel shows the live findings of its device (refilled, never raised)."""
+        if _INSPECT_PANEL not in sys.modules:
+            return  # no panel was ever made in this process (its module is loaded with the first one): nothing to refill
         from .device_tool import device_report  # lazy: the map tool's module, only once live findings exist
         from .inspect_panel import InspectPanel  # lazy: with it
 
@@ -377,19 +384,20 @@ class LiveCheck(QObject):
             self.watch()
             self._show()
 
-    def _show(self) -> None:
+    def _show(self, draw: bool = True) -> None:
+        """Say the live state (``draw=False``: the findings' header is drawn by the caller, after)."""
         if self.dock.result is None and self.state == CURRENT:
-            self._set_text("")
+            self._set_text("", draw)
             return
         text = status_text(self.state, self.shown_edit if self.state == CURRENT else self.last_edit, self._reason)
         if self.state == CURRENT and self.compliant:
             text += " — " + "; ".join(self.compliant)
-        self._set_text(text)
+        self._set_text(text, draw)
 
-    def _set_text(self, text: str) -> None:
+    def _set_text(self, text: str, draw: bool = True) -> None:
         self.text = text
         self.enabled.setToolTip(text or self.tr(LIVE_TIP))
-        self.dock.findings.set_live_note(text)
+        self.dock.findings.set_live_note(text, draw=draw)
 
     def attach(self) -> None:
         """Put the *Live* check box in the dock's row of buttons (Run, Cancel…): it takes no height from the table."""

@@ -335,19 +335,30 @@ def set_decisions(doc: dict[str, Any] | None, jurisdiction: str, project: QgsPro
     features a live update added; the others hold the decisions already).
     """
     project = project or QgsProject.instance()
-    group = project.layerTreeRoot().findGroup(group_name(jurisdiction))
-    if group is None or doc is None:
+    if doc is None:
         return 0
-    decided = {str(f.get("key")): (f.get("override") or {}).get("decision") for f in doc.get("findings", [])}
+    if only is not None:
+        # a live update names the layers it added features to, all of them the group's (show_live_layers found them there):
+        # each is found by its id, not by walking the layer tree again, and a layer given no feature is not looked at
+        layers = [project.mapLayer(lid) for lid, fids in only.items() if fids]
+        if not layers or project.layerTreeRoot().findGroup(group_name(jurisdiction)) is None:
+            return 0
+    else:
+        group = project.layerTreeRoot().findGroup(group_name(jurisdiction))
+        if group is None:
+            return 0
+        layers = [node.layer() for node in group.findLayers()]
+    decided: dict[str, Any] | None = None  # made when a layer has features to look at
     changed = 0
-    for node in group.findLayers():
-        layer = node.layer()
+    for layer in layers:
         if layer is None or layer.fields().indexOf("decision") < 0 or layer.fields().indexOf("key") < 0:
             continue
         idx = layer.fields().indexOf("decision")
         updates = {}
-        if only is not None and not only.get(layer.id()):
-            continue
+        if decided is None:
+            findings = doc.get("findings", [])
+            # no finding decided: every key maps to no decision, as the empty mapping answers (a live edit's usual case)
+            decided = {str(f.get("key")): (f.get("override") or {}).get("decision") for f in findings} if any(f.get("override") for f in findings) else {}
         request = QgsFeatureRequest().setFilterFids(only[layer.id()]) if only is not None else QgsFeatureRequest()
         for feat in layer.getFeatures(request):
             want = decided.get(str(feat["key"]))
