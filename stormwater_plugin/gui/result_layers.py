@@ -326,6 +326,10 @@ def slope_mask_layer(result: CheckResult, inputs: SiteInputs, crs: QgsCoordinate
     return None if spec is None else layer_of(spec, crs)
 
 
+#: A feature request's flag for features read without their geometry (``Qgis.FeatureRequestFlag`` from QGIS 3.36, the class's own before).
+_NO_GEOMETRY = getattr(getattr(Qgis, "FeatureRequestFlag", None), "NoGeometry", None) or QgsFeatureRequest.NoGeometry  # type: ignore[attr-defined]
+
+
 def set_decisions(doc: dict[str, Any] | None, jurisdiction: str, project: QgsProject | None = None,
                   only: dict[str, list[int]] | None = None) -> int:
     """Write each finding's reviewer decision into the ``decision`` field of the result layers; returns the features changed.
@@ -360,6 +364,7 @@ def set_decisions(doc: dict[str, Any] | None, jurisdiction: str, project: QgsPro
             # no finding decided: every key maps to no decision, as the empty mapping answers (a live edit's usual case)
             decided = {str(f.get("key")): (f.get("override") or {}).get("decision") for f in findings} if any(f.get("override") for f in findings) else {}
         request = QgsFeatureRequest().setFilterFids(only[layer.id()]) if only is not None else QgsFeatureRequest()
+        request.setFlags(_NO_GEOMETRY)  # the key and the decision are read: the geometries are not copied
         for feat in layer.getFeatures(request):
             want = decided.get(str(feat["key"]))
             have = feat["decision"]
