@@ -296,7 +296,9 @@ class LiveCheck(QObject):
         added = show_live_layers(update, jurisdiction, carry=lambda lyr: is_siting_layer(lyr) and (result.has_violation or lyr.name() != MOVES_NAME))
         self.in_place = added is not None
         # the features kept hold their decisions (a decision taken meanwhile was written to every feature): the new ones take theirs
-        set_decisions(dock.doc, jurisdiction, only=added)
+        # the review's typed document, here and for the table: its findings.json object is made only when something reads it (a save)
+        document = dock.document
+        set_decisions(document, jurisdiction, only=added)
         if self._envelope_touched:
             mark(jurisdiction, is_envelope, OUT_OF_DATE_MARK)
             self._envelope_touched = False
@@ -310,7 +312,7 @@ class LiveCheck(QObject):
         self.state = CURRENT if edit == self.last_edit else UPDATING
         # the state said first, its header drawn with the table's (each way of showing the findings draws the header once)
         self._show(draw=False)
-        self.in_place_rows = show_live_findings(dock.findings, result, dock.doc, cmp, since)
+        self.in_place_rows = show_live_findings(dock.findings, result, document, cmp, since)
         dock._update_decision_buttons()
         self._refresh_panels(result, snap)
         self._clear_message()

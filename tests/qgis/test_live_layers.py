@@ -238,11 +238,13 @@ def _decisions_by_walk(doc, jurisdiction, only):
 def test_the_decisions_written_to_the_features_a_live_update_added_are_those_the_group_walk_writes(crs):
     """``set_decisions(only=…)`` finds the layers by id and maps no decision when none is taken: each feature named gets the
     decision of its key as walking the group's layers with every finding's decision writes it (hypothesis: the keys, the
-    decisions taken (none, some, a decision without a word), the features named, a layer named with none)."""
+    decisions taken (none, some, a decision without a word), the features named, a layer named with none, the review's
+    typed document or its findings.json object)."""
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
     from stormwater_plugin.gui.result_layers import FINDING_FIELD_SPECS, LayerSpec, set_decisions
+    from stormwater_plugin.services.findings_doc import document_from_json
     from stormwater_plugin.services.layer_rows import FINDING_SCHEMA
 
     names = [n for n, _ in FINDING_SCHEMA]
@@ -271,7 +273,8 @@ def test_the_decisions_written_to_the_features_a_live_update_added_are_those_the
                 if lyr.featureCount() else [] for lyr in layers}
         doc = {"findings": [{"key": k, "override": o} for k, o in findings]}
         expected = _decisions_by_walk(doc, JURISDICTION, only)
-        set_decisions(doc, JURISDICTION, only=only)
+        # the live update gives the review's typed document; a findings.json object is written the same way
+        set_decisions(document_from_json(doc) if data.draw(st.booleans()) else doc, JURISDICTION, only=only)
         got = {(lyr.id(), f.id()): _value(f["decision"]) for lyr in layers for f in lyr.getFeatures() if f.id() in only.get(lyr.id(), [])}
         assert got == expected
 
