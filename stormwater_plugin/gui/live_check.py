@@ -35,7 +35,7 @@ from ..services.session import CLEARED, RESULT
 from .check_task import CheckTask
 from .dock_view import LOG_TAG
 from .envelope_task import MOVES_NAME, is_siting_layer
-from .live_layers import LiveLayers, plan_layers, show_live_layers, shown_now
+from .live_layers import LiveLayers, decisions_added, plan_layers, show_live_layers, shown_now
 from .live_marks import OUT_OF_DATE_MARK, UPDATING_MARK, is_envelope, is_moves, mark, unmark
 from .live_plan import LivePlanner
 from .live_table import show_live_findings
@@ -298,7 +298,9 @@ class LiveCheck(QObject):
         # the features kept hold their decisions (a decision taken meanwhile was written to every feature): the new ones take theirs
         # the review's typed document, here and for the table: its findings.json object is made only when something reads it (a save)
         document = dock.document
-        set_decisions(document, jurisdiction, only=added)
+        # no decision taken and none on the features added (made from rows without one): nothing to write, nothing to read back
+        if added is None or (document is not None and any(f.override for f in document.findings)) or decisions_added(update):
+            set_decisions(document, jurisdiction, only=added)
         if self._envelope_touched:
             mark(jurisdiction, is_envelope, OUT_OF_DATE_MARK)
             self._envelope_touched = False

@@ -279,3 +279,42 @@ def test_the_decisions_written_to_the_features_a_live_update_added_are_those_the
         assert got == expected
 
     check()
+
+
+def test_a_live_update_whose_added_features_carry_no_decision_is_one_set_decisions_writes_nothing_to(crs):
+    """``decisions_added`` (read from the features as added) is true exactly when ``set_decisions`` of a review without decisions
+    writes to the features the update added (hypothesis: the rows shown and the new rows, each with or without a decision, an
+    empty one included, in two findings layers)."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from stormwater_plugin.gui.live_layers import decisions_added
+    from stormwater_plugin.gui.result_layers import FINDING_FIELD_SPECS, LayerSpec, set_decisions
+    from stormwater_plugin.services.layer_rows import FINDING_SCHEMA
+
+    names = [n for n, _ in FINDING_SCHEMA]
+
+    def row(x, decision):
+        attrs = [None] * len(names)
+        attrs[names.index("key")], attrs[names.index("decision")] = f"k{x}", decision
+        return (shapely.box(x, 0, x + 1, 1), attrs)
+
+    rows = st.lists(st.tuples(st.integers(0, 5), st.sampled_from([None, None, "", "waived"])), max_size=5)
+
+    def specs(a, b):
+        return [LayerSpec("polygon", "Findings A", FINDING_FIELD_SPECS, "findings_areas", [row(x, d) for x, d in a]),
+                LayerSpec("polygon", "Findings B", FINDING_FIELD_SPECS, "findings_areas", [row(x, d) for x, d in b])]
+
+    @settings(max_examples=60, deadline=None)
+    @given(rows, rows, rows, rows)
+    def check(shown_a, shown_b, new_a, new_b):
+        for g in list(QgsProject.instance().layerTreeRoot().findGroups()):
+            QgsProject.instance().layerTreeRoot().removeChildNode(g)
+        QgsProject.instance().removeAllMapLayers()
+        _draw(specs(shown_a, shown_b), crs)
+        update, added = _update(specs(new_a, new_b), crs)
+        assert added is not None
+        carries = decisions_added(update)
+        assert carries == (set_decisions({"findings": []}, JURISDICTION, only=added) > 0)
+
+    check()
