@@ -328,7 +328,8 @@ def slope_mask_layer(result: CheckResult, inputs: SiteInputs, crs: QgsCoordinate
 
 
 #: A feature request's flag for features read without their geometry (``Qgis.FeatureRequestFlag`` from QGIS 3.36, the class's own before).
-_NO_GEOMETRY = getattr(getattr(Qgis, "FeatureRequestFlag", None), "NoGeometry", None) or QgsFeatureRequest.NoGeometry  # type: ignore[attr-defined]
+_NO_GEOMETRY = (Qgis.FeatureRequestFlag.NoGeometry if hasattr(Qgis, "FeatureRequestFlag")  # type: ignore[attr-defined]
+                else QgsFeatureRequest.NoGeometry)  # type: ignore[attr-defined]
 
 
 def _decisions_by_key(doc: FindingsDocument | Mapping[str, Any]) -> dict[str, Any]:
@@ -346,8 +347,9 @@ def set_decisions(doc: FindingsDocument | Mapping[str, Any] | None, jurisdiction
     """Write each finding's reviewer decision into the ``decision`` field of the result layers; returns the features changed.
 
     The findings styles draw decided findings apart (grey, dashed), so the map
-    shows what the table and the report show. ``doc``: the review's typed document or its findings.json object. ``only`` (layer id to feature ids): look at those features alone (the
-    features a live update added; the others hold the decisions already).
+    shows what the table and the report show. ``doc``: the review's typed document or its findings.json object.
+    ``only`` (layer id to feature ids): look at those features alone (the features a live update added; the others
+    hold the decisions already).
     """
     project = project or QgsProject.instance()
     if doc is None:
