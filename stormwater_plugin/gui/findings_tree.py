@@ -327,10 +327,13 @@ class FindingsTree(QWidget):
         title = self.titles.get(f.rule_id) or f.rule_id
         return f"{short_citation(f.citation.text)} {title}"
 
-    def set_live_note(self, text: str) -> None:
-        """The live re-check's state, shown after the class in the header: no row of its own, the table keeps the room."""
+    def set_live_note(self, text: str, draw: bool = True) -> None:
+        """The live re-check's state, shown after the class in the header: no row of its own, the table keeps the room.
+
+        ``draw=False``: the header is drawn by the caller next (a live update shows its findings right after).
+        """
         self.live_note = text
-        if self.result is not None:
+        if draw and self.result is not None:
             self._show_counts()
 
     def _show_counts(self) -> None:

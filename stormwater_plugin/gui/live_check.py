@@ -17,6 +17,7 @@ check box, beside Run, switches it off.
 
 from __future__ import annotations
 
+import sys
 import time
 import traceback
 from dataclasses import replace
@@ -34,7 +35,7 @@ from ..services.session import CLEARED, RESULT
 from .check_task import CheckTask
 from .dock_view import LOG_TAG
 from .envelope_task import MOVES_NAME, is_siting_layer
-from .live_layers import LiveLayers, plan_layers, show_live_layers, shown_now
+from .live_layers import LiveLayers, decisions_added, plan_layers, show_live_layers, shown_now
 from .live_marks import OUT_OF_DATE_MARK, UPDATING_MARK, is_envelope, is_moves, mark, unmark
 from .live_plan import LivePlanner
 from .live_table import show_live_findings
@@ -45,6 +46,9 @@ from .task_stop import stop_tasks
 #: Milliseconds after the last change before the re-check starts: the signals of one edit (a move, an undone
 #: macro, a drag of the vertex tool, which QGIS applies on release) arrive within it, so each is one re-check.
 DEBOUNCE_MS = 30
+
+#: The module of the *Checks of a device* panel, imported by whatever makes one (``sys.modules`` tells whether one can exist).
+_INSPECT_PANEL = __name__.rsplit(".", 1)[0] + ".inspect_panel"
 
 #: The *Live* check box's tooltip while there is no state to say.
 LIVE_TIP = "Re-check the plan a moment after each edit of a role layer (the same check as Run, in the background)"
@@ -292,7 +296,11 @@ class LiveCheck(QObject):
         added = show_live_layers(update, jurisdiction, carry=lambda lyr: is_siting_layer(lyr) and (result.has_violation or lyr.name() != MOVES_NAME))
         self.in_place = added is not None
         # the features kept hold their decisions (a decision taken meanwhile was written to every feature): the new ones take theirs
-        set_decisions(dock.doc, jurisdiction, only=added)
+        # the review's typed document, here and for the table: its findings.json object is made only when something reads it (a save)
+        document = dock.document
+        # no decision taken and none on the features added (made from rows without one): nothing to write, nothing to read back
+        if added is None or (document is not None and any(f.override for f in document.findings)) or decisions_added(update):
+            set_decisions(document, jurisdiction, only=added)
         if self._envelope_touched:
             mark(jurisdiction, is_envelope, OUT_OF_DATE_MARK)
             self._envelope_touched = False
@@ -302,11 +310,12 @@ class LiveCheck(QObject):
             cmp = changes_since(self.full_doc, dock.doc or {})
             marks = (cmp, since_last_review(cmp) if cmp else {}, now_compliant(self.full_result, result))
         cmp, since, self.compliant = marks
-        self.in_place_rows = show_live_findings(dock.findings, result, dock.doc, cmp, since)
-        dock._update_decision_buttons()
         self.shown_edit = edit
         self.state = CURRENT if edit == self.last_edit else UPDATING
-        self._show()
+        # the state said first, its header drawn with the table's (each way of showing the findings draws the header once)
+        self._show(draw=False)
+        self.in_place_rows = show_live_findings(dock.findings, result, document, cmp, since)
+        dock._update_decision_buttons()
         self._refresh_panels(result, snap)
         self._clear_message()
         if result.has_violation:
@@ -337,6 +346,8 @@ class LiveCheck(QObject):
 
     def _refresh_panels(self, result: Any, snap: Any) -> None:
         """An open *Checks of a device* panel shows the live findings of its device (refilled, never raised)."""
+        if _INSPECT_PANEL not in sys.modules:
+            return  # no panel was ever made in this process (its module is loaded with the first one): nothing to refill
         from .device_tool import device_report  # lazy: the map tool's module, only once live findings exist
         from .inspect_panel import InspectPanel  # lazy: with it
 
@@ -377,19 +388,20 @@ class LiveCheck(QObject):
             self.watch()
             self._show()
 
-    def _show(self) -> None:
+    def _show(self, draw: bool = True) -> None:
+        """Say the live state (``draw=False``: the findings' header is drawn by the caller, after)."""
         if self.dock.result is None and self.state == CURRENT:
-            self._set_text("")
+            self._set_text("", draw)
             return
         text = status_text(self.state, self.shown_edit if self.state == CURRENT else self.last_edit, self._reason)
         if self.state == CURRENT and self.compliant:
             text += " — " + "; ".join(self.compliant)
-        self._set_text(text)
+        self._set_text(text, draw)
 
-    def _set_text(self, text: str) -> None:
+    def _set_text(self, text: str, draw: bool = True) -> None:
         self.text = text
         self.enabled.setToolTip(text or self.tr(LIVE_TIP))
-        self.dock.findings.set_live_note(text)
+        self.dock.findings.set_live_note(text, draw=draw)
 
     def attach(self) -> None:
         """Put the *Live* check box in the dock's row of buttons (Run, Cancel…): it takes no height from the table."""

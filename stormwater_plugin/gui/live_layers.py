@@ -220,4 +220,21 @@ def show_live_layers(update: LiveLayers, jurisdiction: str, carry: Callable[[Any
     return None
 
 
-__all__ = ["LayerChange", "LiveLayers", "ShownLayer", "layers_update", "plan_layers", "show_live_layers", "shown_now"]
+def decisions_added(update: LiveLayers) -> bool:
+    """Whether a feature of ``update``'s changes carries a reviewer decision (a value other than NULL or empty), as it was added.
+
+    With no decision taken, :func:`~.result_layers.set_decisions` writes to the features a live update added only those that
+    carry one (each is given no decision): when none does, it has nothing to write, and is not asked to read them back.
+    """
+    for change in update.changes or ():
+        for feat in change.added:
+            at = feat.fields().indexOf("decision")
+            if at < 0:
+                break  # a layer without decisions: its features carry none
+            value = feat.attribute(at)
+            if not (value is None or value == "" or (hasattr(value, "isNull") and value.isNull())):
+                return True
+    return False
+
+
+__all__ = ["LayerChange", "LiveLayers", "ShownLayer", "decisions_added", "layers_update", "plan_layers", "show_live_layers", "shown_now"]

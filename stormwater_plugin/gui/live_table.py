@@ -15,12 +15,13 @@ from typing import Any, Mapping
 from qgis.PyQt.QtWidgets import QTreeWidgetItem
 
 from ..core.model import CheckResult, Finding
+from ..services.findings_doc import FindingsDocument
 from .findings_tree import CLASS_GROUP_ROLE, FINDING_ROLE, INDEX_ROLE, RULE_ROLE, FindingsTree
 
 _Group = tuple[tuple[str, ...], str]
 
 
-def show_live_findings(view: FindingsTree, result: CheckResult, doc: Mapping[str, Any] | None, comparison: Mapping[str, Any] | None,
+def show_live_findings(view: FindingsTree, result: CheckResult, doc: FindingsDocument | Mapping[str, Any] | None, comparison: Mapping[str, Any] | None,
                        since: Mapping[str, str]) -> bool:
     """Show ``result`` in ``view`` as ``set_result(result, doc)`` does, with ``comparison``'s marks; returns whether rows were rewritten in place."""
     old = _state(view)
@@ -66,7 +67,7 @@ def _row(f: Finding, key: str, decision: Any, mark: str | None) -> tuple[Any, ..
             bool(f.extra.get("near_limit")))
 
 
-def _update(view: FindingsTree, result: CheckResult, doc: Mapping[str, Any] | None, old: dict[str, Any]) -> bool:
+def _update(view: FindingsTree, result: CheckResult, doc: FindingsDocument | Mapping[str, Any] | None, old: dict[str, Any]) -> bool:
     before: CheckResult = old["result"]
     if before.jurisdiction != result.jurisdiction or before.warnings != result.warnings or before.rules_not_checked != result.rules_not_checked:
         return False

@@ -260,8 +260,10 @@ class RegisterPanel(RegisterEditing, RegisterLetter, QgsCollapsibleGroupBox):
         self.status_combo.setEnabled(self.current_id is not None)
         self.add_action.setEnabled(has)
         self.resubmit_action.setEnabled(self.current_id is not None)
-        self.letter_button.setEnabled(getattr(self.dock, "doc", None) is not None)
-        self.edit_comments_button.setEnabled(getattr(self.dock, "doc", None) is not None)
+        # whether a review is shown: its typed document asked (the findings.json object is made when read, not at every live edit)
+        reviewed = (self.dock.document if hasattr(type(self.dock), "document") else getattr(self.dock, "doc", None)) is not None
+        self.letter_button.setEnabled(reviewed)
+        self.edit_comments_button.setEnabled(reviewed)
 
     def _reload(self) -> None:
         """Re-read register.json (the command line may have changed it since); kept as it was when unreadable."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from qgis.core import (
     Qgis,
@@ -20,6 +20,7 @@ from qgis.core import (
 from ..core.model import CheckResult, SiteInputs
 from ..qgis_bridge.compat import FIELD_DOUBLE, FIELD_STRING
 from ..qgis_bridge.results import FINDING_FIELD_SPECS, field_specs, make_fields, to_qgs
+from ..services.findings_doc import FindingsDocument
 from ..services.layer_rows import (
     NOTIFY_SCHEMA,
     ZONE_RAY_SCHEMA,
@@ -326,29 +327,55 @@ def slope_mask_layer(result: CheckResult, inputs: SiteInputs, crs: QgsCoordinate
     return None if spec is None else layer_of(spec, crs)
 
 
-def set_decisions(doc: dict[str, Any] | None, jurisdiction: str, project: QgsProject | None = None,
+#: A feature request's flag for features read without their geometry (``Qgis.FeatureRequestFlag`` from QGIS 3.36, the class's own before).
+_NO_GEOMETRY = (Qgis.FeatureRequestFlag.NoGeometry if hasattr(Qgis, "FeatureRequestFlag")  # type: ignore[attr-defined]
+                else QgsFeatureRequest.NoGeometry)  # type: ignore[attr-defined]
+
+
+def _decisions_by_key(doc: FindingsDocument | Mapping[str, Any]) -> dict[str, Any]:
+    """Each finding's key to its reviewer decision (``None``: none), of a typed review document or a findings.json object."""
+    if isinstance(doc, FindingsDocument):
+        pairs: list[tuple[Any, Any]] = [(f.key, f.override) for f in doc.findings]
+    else:
+        pairs = [(f.get("key"), f.get("override")) for f in doc.get("findings", [])]
+    # no finding decided: every key maps to no decision, as the empty mapping answers (a live edit's usual case)
+    return {str(k): (o or {}).get("decision") for k, o in pairs} if any(o for _k, o in pairs) else {}
+
+
+def set_decisions(doc: FindingsDocument | Mapping[str, Any] | None, jurisdiction: str, project: QgsProject | None = None,
                   only: dict[str, list[int]] | None = None) -> int:
     """Write each finding's reviewer decision into the ``decision`` field of the result layers; returns the features changed.
 
     The findings styles draw decided findings apart (grey, dashed), so the map
-    shows what the table and the report show. ``only`` (layer id to feature ids): look at those features alone (the
-    features a live update added; the others hold the decisions already).
+    shows what the table and the report show. ``doc``: the review's typed document or its findings.json object.
+    ``only`` (layer id to feature ids): look at those features alone (the features a live update added; the others
+    hold the decisions already).
     """
     project = project or QgsProject.instance()
-    group = project.layerTreeRoot().findGroup(group_name(jurisdiction))
-    if group is None or doc is None:
+    if doc is None:
         return 0
-    decided = {str(f.get("key")): (f.get("override") or {}).get("decision") for f in doc.get("findings", [])}
+    if only is not None:
+        # a live update names the layers it added features to, all of them the group's (show_live_layers found them there):
+        # each is found by its id, not by walking the layer tree again, and a layer given no feature is not looked at
+        layers = [project.mapLayer(lid) for lid, fids in only.items() if fids]
+        if not layers or project.layerTreeRoot().findGroup(group_name(jurisdiction)) is None:
+            return 0
+    else:
+        group = project.layerTreeRoot().findGroup(group_name(jurisdiction))
+        if group is None:
+            return 0
+        layers = [node.layer() for node in group.findLayers()]
+    decided: dict[str, Any] | None = None  # made when a layer has features to look at
     changed = 0
-    for node in group.findLayers():
-        layer = node.layer()
+    for layer in layers:
         if layer is None or layer.fields().indexOf("decision") < 0 or layer.fields().indexOf("key") < 0:
             continue
         idx = layer.fields().indexOf("decision")
         updates = {}
-        if only is not None and not only.get(layer.id()):
-            continue
+        if decided is None:
+            decided = _decisions_by_key(doc)
         request = QgsFeatureRequest().setFilterFids(only[layer.id()]) if only is not None else QgsFeatureRequest()
+        request.setFlags(_NO_GEOMETRY)  # the key and the decision are read: the geometries are not copied
         for feat in layer.getFeatures(request):
             want = decided.get(str(feat["key"]))
             have = feat["decision"]

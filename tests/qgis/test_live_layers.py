@@ -213,3 +213,108 @@ def test_the_rows_drawn_leave_out_missing_and_empty_geometries_in_order_and_are_
     drawn, keys = spec.drawn()
     assert keys == [(shapely.to_wkb(g, hex=False, include_srid=False), tuple(a)) for g, a in drawn] == row_keys(drawn)
     assert row_keys([(None, ["x"])]) == [(b"", ("x",))]
+
+
+def _decisions_by_walk(doc, jurisdiction, only):
+    """What set_decisions wrote before it found the layers by id: the group's layers walked, every finding's decision mapped."""
+    from qgis.core import QgsFeatureRequest
+
+    from stormwater_plugin.gui.result_layers import group_name
+
+    group = QgsProject.instance().layerTreeRoot().findGroup(group_name(jurisdiction))
+    decided = {str(f.get("key")): (f.get("override") or {}).get("decision") for f in doc.get("findings", [])}
+    out = {}
+    for node in group.findLayers():
+        layer = node.layer()
+        if layer.fields().indexOf("decision") < 0 or not only.get(layer.id()):
+            continue
+        for feat in layer.getFeatures(QgsFeatureRequest().setFilterFids(only[layer.id()])):
+            want = decided.get(str(feat["key"]))
+            have = _value(feat["decision"])
+            out[(layer.id(), feat.id())] = want if want != (None if have in (None, "") else have) else have
+    return out
+
+
+def test_the_decisions_written_to_the_features_a_live_update_added_are_those_the_group_walk_writes(crs):
+    """``set_decisions(only=…)`` finds the layers by id and maps no decision when none is taken: each feature named gets the
+    decision of its key as walking the group's layers with every finding's decision writes it (hypothesis: the keys, the
+    decisions taken (none, some, a decision without a word), the features named, a layer named with none, the review's
+    typed document or its findings.json object)."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from stormwater_plugin.gui.result_layers import FINDING_FIELD_SPECS, LayerSpec, set_decisions
+    from stormwater_plugin.services.findings_doc import document_from_json
+    from stormwater_plugin.services.layer_rows import FINDING_SCHEMA
+
+    names = [n for n, _ in FINDING_SCHEMA]
+
+    def row(x, key, decision):
+        attrs = [None] * len(names)
+        attrs[names.index("key")], attrs[names.index("decision")] = key, decision
+        return (shapely.box(x, 0, x + 1, 1), attrs)
+
+    keys = st.sampled_from(["k1", "k2", "k3", "k4"])
+    verdicts = st.sampled_from([None, "", "waived", "accepted"])
+
+    @settings(max_examples=60, deadline=None)
+    @given(st.lists(st.tuples(keys, verdicts), min_size=1, max_size=6), st.lists(st.tuples(keys, verdicts), min_size=0, max_size=4),
+           st.lists(st.tuples(keys, st.one_of(st.none(), st.just({}), st.fixed_dictionaries({"decision": verdicts}))), max_size=5),
+           st.data())
+    def check(rows_a, rows_b, findings, data):
+        for g in list(QgsProject.instance().layerTreeRoot().findGroups()):
+            QgsProject.instance().layerTreeRoot().removeChildNode(g)
+        QgsProject.instance().removeAllMapLayers()
+        specs = [LayerSpec("polygon", "Findings A", FINDING_FIELD_SPECS, "findings_areas", [row(i, k, d) for i, (k, d) in enumerate(rows_a)]),
+                 LayerSpec("polygon", "Findings B", FINDING_FIELD_SPECS, "findings_areas", [row(i, k, d) for i, (k, d) in enumerate(rows_b)])]
+        _draw(specs, crs)
+        layers = _group_layers()
+        only = {lyr.id(): data.draw(st.lists(st.sampled_from(sorted(f.id() for f in lyr.getFeatures())), unique=True))
+                if lyr.featureCount() else [] for lyr in layers}
+        doc = {"findings": [{"key": k, "override": o} for k, o in findings]}
+        expected = _decisions_by_walk(doc, JURISDICTION, only)
+        # the live update gives the review's typed document; a findings.json object is written the same way
+        set_decisions(document_from_json(doc) if data.draw(st.booleans()) else doc, JURISDICTION, only=only)
+        got = {(lyr.id(), f.id()): _value(f["decision"]) for lyr in layers for f in lyr.getFeatures() if f.id() in only.get(lyr.id(), [])}
+        assert got == expected
+
+    check()
+
+
+def test_a_live_update_whose_added_features_carry_no_decision_is_one_set_decisions_writes_nothing_to(crs):
+    """``decisions_added`` (read from the features as added) is true exactly when ``set_decisions`` of a review without decisions
+    writes to the features the update added (hypothesis: the rows shown and the new rows, each with or without a decision, an
+    empty one included, in two findings layers)."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from stormwater_plugin.gui.live_layers import decisions_added
+    from stormwater_plugin.gui.result_layers import FINDING_FIELD_SPECS, LayerSpec, set_decisions
+    from stormwater_plugin.services.layer_rows import FINDING_SCHEMA
+
+    names = [n for n, _ in FINDING_SCHEMA]
+
+    def row(x, decision):
+        attrs = [None] * len(names)
+        attrs[names.index("key")], attrs[names.index("decision")] = f"k{x}", decision
+        return (shapely.box(x, 0, x + 1, 1), attrs)
+
+    rows = st.lists(st.tuples(st.integers(0, 5), st.sampled_from([None, None, "", "waived"])), max_size=5)
+
+    def specs(a, b):
+        return [LayerSpec("polygon", "Findings A", FINDING_FIELD_SPECS, "findings_areas", [row(x, d) for x, d in a]),
+                LayerSpec("polygon", "Findings B", FINDING_FIELD_SPECS, "findings_areas", [row(x, d) for x, d in b])]
+
+    @settings(max_examples=60, deadline=None)
+    @given(rows, rows, rows, rows)
+    def check(shown_a, shown_b, new_a, new_b):
+        for g in list(QgsProject.instance().layerTreeRoot().findGroups()):
+            QgsProject.instance().layerTreeRoot().removeChildNode(g)
+        QgsProject.instance().removeAllMapLayers()
+        _draw(specs(shown_a, shown_b), crs)
+        update, added = _update(specs(new_a, new_b), crs)
+        assert added is not None
+        carries = decisions_added(update)
+        assert carries == (set_decisions({"findings": []}, JURISDICTION, only=added) > 0)
+
+    check()
