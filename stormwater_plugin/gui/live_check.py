@@ -368,6 +368,9 @@ class LiveCheck(QObject):
     def _session_changed(self, what: str) -> None:
         if what == CLEARED:
             self.timer.stop()
+            if self.task is not None:  # a re-check of the project left: its findings (and review) belong to no project now
+                self.task.cancel()
+                self.task = None
             self.unwatch()
             self.planner.forget(run=True)
             self.full_doc = self.full_result = None
