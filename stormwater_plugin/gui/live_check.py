@@ -310,6 +310,8 @@ class LiveCheck(QObject):
             cmp = changes_since(self.full_doc, dock.doc or {})
             marks = (cmp, since_last_review(cmp) if cmp else {}, now_compliant(self.full_result, result))
         cmp, since, self.compliant = marks
+        # a check of the layers open now: the package's round, whatever round the review shown before was checked on
+        dock.outdated_note = dock.findings.outdated = ""
         self.shown_edit = edit
         self.state = CURRENT if edit == self.last_edit else UPDATING
         # the state said first, its header drawn with the table's (each way of showing the findings draws the header once)

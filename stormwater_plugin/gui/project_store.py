@@ -99,7 +99,6 @@ class ProjectStore(_Base):
         role whose layer was removed keeps its saved layer id, so it stays flagged.
         """
         try:
-            self.write_review()
             project = QgsProject.instance()
             project.writeEntry(SCOPE, "jurisdiction", self.jurisdiction.currentData())
             project.writeEntry(SCOPE, "class", self.project_class.currentData() or "")
@@ -109,7 +108,9 @@ class ProjectStore(_Base):
             self._save_review_fields()
         except RuntimeError:  # widgets already deleted (plugin unloading): a slot must never raise
             pass
-        except Exception:  # the review could not be written: the project is still saved, and the log says why
+        try:
+            self.write_review()
+        except Exception:  # the review could not be written: the fields above are saved, it stays to write, and the log says why
             QgsMessageLog.logMessage(traceback.format_exc(), LOG_TAG, Qgis.MessageLevel.Critical)
 
     def _remember_reviewer(self) -> None:
@@ -157,7 +158,6 @@ class ProjectStore(_Base):
         pending = getattr(self, "_unwritten_review", None)
         if pending is None:
             return
-        self._unwritten_review = None
         shown, overrides, inputs, moves, crs, first = pending
         project = QgsProject.instance()
         # the review shown, as the report writes it (its decisions, moves and what was read): its own document, not serialised again
@@ -170,6 +170,7 @@ class ProjectStore(_Base):
                 project.writeEntry(SCOPE, "previous_review", old)
                 self.session.previous_doc = json.loads(old)
         project.writeEntry(SCOPE, "last_review", text)
+        self._unwritten_review = None  # written (a review that could not be serialised stays to write)
 
     def _forget_unwritten_review(self) -> None:
         """The project was cleared: a review not yet written belonged to it and goes with it."""

@@ -141,3 +141,36 @@ def test_a_resubmitted_package_marks_the_previous_rounds_findings_stale_until_th
     assert dock.run_check() is not None
     wait_for(lambda: dock.task is None and dock.moves_task is None, 120)
     assert dock.findings.outdated == "" and "Stale" not in dock.findings.counts.text()
+
+
+def test_a_live_re_check_of_a_resubmitted_package_is_this_rounds_review_not_the_stale_one(opened):
+    """The stale mark says the findings shown are an earlier round's; a live re-check reads the package open now."""
+    from qgis.core import QgsGeometry, QgsPointXY
+
+    from stormwater_plugin.cli import main
+
+    dock, folder = opened
+    panel = dock.register_panel
+    assert dock.run_check() is not None
+    wait_for(lambda: dock.task is None and dock.moves_task is None, 120)
+    panel.step(1)
+    (folder / "SW-2026-001" / "r2").mkdir()
+    shutil.copy2(folder / "SW-2026-002" / "site.gpkg", folder / "SW-2026-001" / "r2" / "site.gpkg")
+    assert main(["register", "resubmit", str(folder), "SW-2026-001", "--package", str(folder / "SW-2026-001" / "r2" / "site.gpkg")]) == 0
+    panel.step(-1)
+    wait_for(lambda: dock.restore_task is None, 120)
+    assert "round 1" in dock.findings.outdated
+    devices = dock.roles.role_layers()["devices"]
+    feature = next(devices.getFeatures())
+    p = feature.geometry().centroid().asPoint()
+    edits = dock.live.edits
+    assert devices.startEditing()
+    assert devices.changeGeometry(feature.id(), QgsGeometry.fromPointXY(QgsPointXY(p.x() + 0.3, p.y())))
+    wait_for(lambda: dock.live.task is None and dock.live.shown_edit is not None and dock.live.shown_edit.number > edits, 120)
+    assert dock.findings.outdated == "" and "Stale" not in dock.findings.counts.text()
+    devices.rollBack()
+    wait_for(lambda: dock.live.task is None and dock.moves_task is None, 120)
+    panel.step(1)  # leaving saves the live review as this round's
+    panel.step(-1)
+    wait_for(lambda: dock.restore_task is None, 120)
+    assert dock.findings.outdated == ""

@@ -128,3 +128,24 @@ def test_the_review_written_at_a_new_runs_first_keeping_becomes_the_previous_rev
     prev, ok = QgsProject.instance().readEntry(SCOPE, "previous_review", "")
     assert ok and _statuses(json.loads(prev)) == shown
     assert _statuses(dock.previous_doc) == shown
+
+
+def test_a_review_that_cannot_be_written_leaves_the_fields_saved_and_stays_to_write(demo_dock, tmp_path, monkeypatch):
+    from stormwater_plugin.gui import project_store
+
+    dock, layers, _ = demo_dock
+    _resolve_every_violation(dock, layers)
+    shown = _statuses(dock.doc)
+    dock.site_parcel.setText("171.15-1-21")
+
+    def broken(*_a, **_k):
+        raise ValueError("a review that cannot be serialised")
+
+    monkeypatch.setattr(project_store, "save_review", broken)
+    assert QgsProject.instance().write(str(tmp_path / "first.qgz"))  # the save goes on
+    assert QgsProject.instance().readEntry(SCOPE, "site_parcel", "")[0] == "171.15-1-21"
+    assert dock._unwritten_review is not None  # not lost: written at the next save
+    monkeypatch.undo()
+    assert QgsProject.instance().write(str(tmp_path / "second.qgz"))
+    text, ok = QgsProject.instance().readEntry(SCOPE, "last_review", "")
+    assert ok and _statuses(json.loads(text)) == shown and dock._unwritten_review is None
