@@ -114,6 +114,58 @@ def demo_layers():
     return layers, dem
 
 
+def roll_back_all(layers) -> None:
+    """Roll back every layer of ``layers`` left in edit mode (a layer already removed with its project is passed over)."""
+    for layer in layers.values():
+        try:
+            if layer.isEditable():
+                layer.rollBack()
+        except RuntimeError:
+            pass
+
+
+def _demo_dock(iface, project_class: str | None):
+    from qgis.core import QgsProject
+
+    from stormwater_plugin.gui.dock import ReviewDock
+
+    layers, dem = demo_layers()
+    QgsProject.instance().addMapLayers(list(layers.values()) + [dem])
+    dock = ReviewDock(iface)
+    dock.jurisdiction.setCurrentIndex(dock.jurisdiction.findData("lake-george"))
+    if project_class is not None:
+        dock.project_class.setCurrentIndex(dock.project_class.findData(project_class))
+    assert dock.run_check() is not None
+    wait_for(lambda: dock.task is None, 300)
+    assert dock.result is not None
+    wait_for(lambda: dock.moves_task is None, 600)
+    try:
+        yield dock, layers, dem
+    finally:
+        roll_back_all(layers)
+        if not getattr(dock, "_torn_down", False):
+            dock.teardown()
+        QgsProject.instance().removeAllMapLayers()
+        QgsProject.instance().clear()
+
+
+@pytest.fixture()
+def live_demo_dock(iface):
+    """The review dock on the demo under Lake George (the class computed), after a Run and its moves.
+
+    Yields ``(dock, layers, dem)``; afterwards the edits are rolled back, the dock torn down (unless the test did) and
+    the project cleared.
+    """
+    yield from _demo_dock(iface, None)
+
+
+@pytest.fixture()
+def minor_demo_dock(iface):
+    """:func:`live_demo_dock` with the class stated minor (as computed): features a test deletes or moves off the mapped
+    areas leave it as it is."""
+    yield from _demo_dock(iface, "minor")
+
+
 @pytest.fixture(scope="module")
 def provider(qgis_processing):
     """The "Stormwater review" Processing provider, registered once per test module."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from conftest import demo_layers, wait_for
+from conftest import wait_for
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from qgis.core import QgsFeature, QgsGeometry, QgsPointXY, QgsProject
@@ -35,33 +35,11 @@ def _settled(dock, after_edit):
     return live.task is None and live.state == "current" and live.shown_edit is not None and live.shown_edit.number >= after_edit
 
 
-@pytest.fixture()
-def demo_dock(iface):
-    from stormwater_plugin.gui.dock import ReviewDock
-
-    layers, dem = demo_layers()
-    QgsProject.instance().addMapLayers(list(layers.values()) + [dem])
-    dock = ReviewDock(iface)
-    dock.jurisdiction.setCurrentIndex(dock.jurisdiction.findData("lake-george"))
-    assert dock.run_check() is not None
-    wait_for(lambda: dock.task is None, 300)
-    assert dock.result is not None
-    wait_for(lambda: dock.moves_task is None, 600)
-    try:
-        yield dock, layers, dem
-    finally:
-        for layer in layers.values():
-            if layer.isEditable():
-                layer.rollBack()
-        dock.teardown()
-        QgsProject.instance().removeAllMapLayers()
-
-
-def test_moving_dw1_from_14_to_28_1_ft_of_the_septic_field_in_the_edit_buffer_turns_the_violation_into_a_pass(demo_dock):
+def test_moving_dw1_from_14_to_28_1_ft_of_the_septic_field_in_the_edit_buffer_turns_the_violation_into_a_pass(live_demo_dock):
     from stormwater_plugin.gui.device_tool import device_report
     from stormwater_plugin.gui.inspect_panel import InspectPanel
 
-    dock, layers, _ = demo_dock
+    dock, layers, _ = live_demo_dock
     # the class stated (minor, as computed): a device moved off the mapped areas would otherwise leave it open (major assumed)
     dock.project_class.setCurrentIndex(dock.project_class.findData("minor"))
     assert dock.live.state == "out of date"  # a setting outside the live scope
@@ -129,8 +107,8 @@ def _nudge(dock, devices, fid: int, dx: float) -> None:
     wait_for(lambda: _settled(dock, edits + 1), 120)
 
 
-def test_a_small_move_rewrites_the_changed_rows_in_place_and_the_table_reads_as_rebuilt(demo_dock):
-    dock, layers, _ = demo_dock
+def test_a_small_move_rewrites_the_changed_rows_in_place_and_the_table_reads_as_rebuilt(live_demo_dock):
+    dock, layers, _ = live_demo_dock
     devices = layers["devices"]
     fid = _fid(devices, "DW-1")
     assert devices.startEditing()
@@ -144,11 +122,11 @@ def test_a_small_move_rewrites_the_changed_rows_in_place_and_the_table_reads_as_
     assert basis is not None and basis.full_reason == "" and SEPTIC_RULE in basis.narrowed
 
 
-def test_the_moves_that_follow_a_live_edit_replace_their_group_in_place_and_the_table_reads_as_rebuilt(demo_dock):
+def test_the_moves_that_follow_a_live_edit_replace_their_group_in_place_and_the_table_reads_as_rebuilt(live_demo_dock):
     """The moves arrive after each live edit that leaves a violation: the table is not rebuilt for them (twice, it held the
     main thread ~17 ms at every edit), only their group replaced where the rebuild puts it; the rows and the first column's
     width are a rebuilt table's."""
-    dock, layers, _ = demo_dock
+    dock, layers, _ = live_demo_dock
     devices = layers["devices"]
     fid = _fid(devices, "DW-1")
     assert devices.startEditing()
@@ -170,13 +148,13 @@ def test_the_moves_that_follow_a_live_edit_replace_their_group_in_place_and_the_
         view.refresh = real
 
 
-def test_the_moves_layer_takes_each_live_edits_arrows_in_place_and_goes_when_no_move_is_left_to_draw(demo_dock):
+def test_the_moves_layer_takes_each_live_edits_arrows_in_place_and_goes_when_no_move_is_left_to_draw(live_demo_dock):
     """The arrows follow the moved device in the same layer (its tree entry unmarked once they are drawn); moves with none
     to draw take the layer away rather than leave the last position's arrows under an "updating" mark."""
     from stormwater_plugin.gui.envelope_task import MOVES_NAME, show_moves
     from stormwater_plugin.gui.result_layers import group_name
 
-    dock, layers, _ = demo_dock
+    dock, layers, _ = live_demo_dock
     devices = layers["devices"]
     fid = _fid(devices, "DW-1")
     group = QgsProject.instance().layerTreeRoot().findGroup(group_name("lake-george"))
@@ -205,11 +183,11 @@ def test_the_moves_layer_takes_each_live_edits_arrows_in_place_and_goes_when_no_
     assert arrows() == []
 
 
-def test_a_live_update_under_a_search_or_status_filter_shows_the_rows_a_rebuilt_table_shows(demo_dock):
+def test_a_live_update_under_a_search_or_status_filter_shows_the_rows_a_rebuilt_table_shows(live_demo_dock):
     """The table's layout follows its filters as they are at each update (the last layout is taken again only for the
     same result, statuses and search words): with a search word, another status filter, then none, the rows rewritten
     in place read as the table rebuilt."""
-    dock, layers, _ = demo_dock
+    dock, layers, _ = live_demo_dock
     devices = layers["devices"]
     fid = _fid(devices, "DW-1")
     assert devices.startEditing()
@@ -223,12 +201,12 @@ def test_a_live_update_under_a_search_or_status_filter_shows_the_rows_a_rebuilt_
         assert live == _rows(view.tree), (search, status)
 
 
-def test_a_column_whose_text_grew_in_a_live_update_is_fitted_as_a_rebuilt_table_fits_it(demo_dock):
+def test_a_column_whose_text_grew_in_a_live_update_is_fitted_as_a_rebuilt_table_fits_it(live_demo_dock):
     """Only the columns a rewritten row's text grew in are fitted again (fitting reads every row of a column): each such
     column is as wide as fitting the whole table makes it, and no column of the live table cuts its text."""
     from stormwater_plugin.gui.findings_tree import COLUMN_BOUNDS
 
-    dock, layers, _ = demo_dock
+    dock, layers, _ = live_demo_dock
     devices = layers["devices"]
     fid = _fid(devices, "DW-1")
     assert devices.startEditing()
@@ -253,13 +231,13 @@ def test_a_column_whose_text_grew_in_a_live_update_is_fitted_as_a_rebuilt_table_
     assert fits  # some move grew a text
 
 
-def test_the_first_edit_after_run_reads_only_the_edited_layer_and_equals_a_full_check(demo_dock):
+def test_the_first_edit_after_run_reads_only_the_edited_layer_and_equals_a_full_check(live_demo_dock):
     """Run reads through the live read's memo: the first live edit after it converts the devices alone (the DEM window reused)."""
     from stormwater_plugin.qgis_bridge.snapshot import QgisSiteSource
     from stormwater_plugin.services.packs import load_pack
     from stormwater_plugin.services.site_source import ReviewOptions, check_site
 
-    dock, layers, dem = demo_dock
+    dock, layers, dem = live_demo_dock
     devices = layers["devices"]
     fid = _fid(devices, "DW-1")
     assert devices.startEditing()
@@ -273,11 +251,11 @@ def test_the_first_edit_after_run_reads_only_the_edited_layer_and_equals_a_full_
     assert dock.live.in_place and _shown_layers("lake-george") == _full_layers(done)
 
 
-def test_a_decision_is_on_the_features_a_live_update_keeps_and_on_those_it_adds(demo_dock):
+def test_a_decision_is_on_the_features_a_live_update_keeps_and_on_those_it_adds(live_demo_dock):
     """A finding waived, then its device moved: the feature drawn anew carries the decision, every other feature its own."""
     from stormwater_plugin.gui.result_layers import group_name
 
-    dock, layers, _ = demo_dock
+    dock, layers, _ = live_demo_dock
     key = _finding(dock.doc, SEPTIC_RULE, "DW-1", "S-1")["key"]
     dock.findings.select_key(key)
     assert dock.decide("waived", "Variance granted", "J. Smith")
@@ -301,13 +279,13 @@ def test_a_decision_is_on_the_features_a_live_update_keeps_and_on_those_it_adds(
         assert seen >= 1  # the moved device's finding is drawn, with its decision
 
 
-def test_an_edit_made_while_run_reads_is_read_again_by_the_next_live_edit(demo_dock):
+def test_an_edit_made_while_run_reads_is_read_again_by_the_next_live_edit(live_demo_dock):
     """A layer edited after Run took its plan is never reused from Run's read: the next live edit converts it anew."""
     from stormwater_plugin.qgis_bridge.snapshot import QgisSiteSource
     from stormwater_plugin.services.packs import load_pack
     from stormwater_plugin.services.site_source import ReviewOptions, check_site
 
-    dock, layers, dem = demo_dock
+    dock, layers, dem = live_demo_dock
     wells = layers["wells"]
     assert wells.startEditing()
     dock.live.enabled.setChecked(False)  # the well's edit makes no live run of its own
@@ -326,8 +304,8 @@ def test_an_edit_made_while_run_reads_is_read_again_by_the_next_live_edit(demo_d
         [(f["key"], f["status"], f.get("measured_ft")) for f in done.review.doc["findings"]]
 
 
-def test_a_rolled_back_move_is_followed_and_the_envelope_layer_persists_across_live_re_checks(demo_dock):
-    dock, layers, _ = demo_dock
+def test_a_rolled_back_move_is_followed_and_the_envelope_layer_persists_across_live_re_checks(live_demo_dock):
+    dock, layers, _ = live_demo_dock
     assert dock.find_envelope() is not None
     wait_for(lambda: dock.envelope_task is None, 300)
     names = lambda: {lyr.name() for lyr in QgsProject.instance().mapLayers().values()}  # noqa: E731
@@ -345,8 +323,8 @@ def test_a_rolled_back_move_is_followed_and_the_envelope_layer_persists_across_l
     assert envelope <= names()
 
 
-def test_live_check_switched_off_says_out_of_date_and_does_not_re_check(demo_dock):
-    dock, layers, _ = demo_dock
+def test_live_check_switched_off_says_out_of_date_and_does_not_re_check(live_demo_dock):
+    dock, layers, _ = live_demo_dock
     dock.live.enabled.setChecked(False)
     devices = layers["devices"]
     fid = _fid(devices, "DW-1")
@@ -395,14 +373,14 @@ def _full_layers(done):
     return [(rl.layer.name(), _features(rl.layer)) for rl in build_result_layers(done.review.result, snap.inputs, snap.crs)]
 
 
-def test_live_findings_equal_a_full_check_of_the_same_layers_after_any_edit_sequence(demo_dock):
+def test_live_findings_equal_a_full_check_of_the_same_layers_after_any_edit_sequence(live_demo_dock):
     """Moves, adds, deletes and attribute changes in the edit buffer, issued without waiting: the live findings settle on a full check's,
     and so do the result layers, whose changed features alone the live updates replace."""
     from stormwater_plugin.qgis_bridge.snapshot import QgisSiteSource
     from stormwater_plugin.services.packs import load_pack
     from stormwater_plugin.services.site_source import ReviewOptions, check_site
 
-    dock, layers, dem = demo_dock
+    dock, layers, dem = live_demo_dock
     devices = layers["devices"]
     pack = load_pack("lake-george")
     added = [0]
@@ -471,13 +449,13 @@ def _read_of(inputs):
     return layers, dem, inputs.unit_to_ft, inputs.crs_name, [w.as_dict() for w in inputs.warnings]
 
 
-def test_the_partial_read_of_the_live_re_check_equals_a_fresh_full_read_and_check_after_any_edit_sequence(demo_dock):
+def test_the_partial_read_of_the_live_re_check_equals_a_fresh_full_read_and_check_after_any_edit_sequence(live_demo_dock):
     """The live read converts only the layers edited (and a DEM window that moved): its inputs and findings equal a fresh full read's."""
     from stormwater_plugin.gui.dock_source import dock_source
     from stormwater_plugin.services.packs import load_pack
     from stormwater_plugin.services.site_source import check_site
 
-    dock, layers, _dem = demo_dock
+    dock, layers, _dem = live_demo_dock
     pack = load_pack("lake-george")
     reused: list[list[str]] = []
     keep = dock.live.planner.keep
@@ -529,12 +507,12 @@ def _moved(geom, dx, dy):
     return g
 
 
-def test_another_layer_chosen_for_a_role_is_re_checked_at_once_and_equals_a_full_check(demo_dock):
+def test_another_layer_chosen_for_a_role_is_re_checked_at_once_and_equals_a_full_check(live_demo_dock):
     from stormwater_plugin.qgis_bridge.snapshot import QgisSiteSource
     from stormwater_plugin.services.packs import load_pack
     from stormwater_plugin.services.site_source import ReviewOptions, check_site
 
-    dock, _layers, dem = demo_dock
+    dock, _layers, dem = live_demo_dock
     assert any((f.get("other") or {}).get("layer") == "wells" for f in dock.doc["findings"])
     edits = dock.live.edits
     dock.roles.set_role_layer("wells", None, manual=True)  # the wells role left empty: the setbacks to wells cannot be checked
@@ -545,8 +523,8 @@ def test_another_layer_chosen_for_a_role_is_re_checked_at_once_and_equals_a_full
     assert not any((f.get("other") or {}).get("layer") == "wells" for f in dock.doc["findings"])
 
 
-def test_the_comparison_with_the_previous_review_follows_the_live_findings_and_the_message_bar_is_cleared(demo_dock):
-    dock, layers, _ = demo_dock
+def test_the_comparison_with_the_previous_review_follows_the_live_findings_and_the_message_bar_is_cleared(live_demo_dock):
+    dock, layers, _ = live_demo_dock
     dock.project_class.setCurrentIndex(dock.project_class.findData("minor"))
     assert dock.run_check() is not None
     wait_for(lambda: dock.task is None and dock.moves_task is None, 300)
@@ -569,11 +547,11 @@ def test_the_comparison_with_the_previous_review_follows_the_live_findings_and_t
     assert getattr(dock, "_bar_item", None) is None
 
 
-def test_the_moves_say_updating_until_drawn_again_and_an_edit_of_a_target_says_the_envelope_is_out_of_date(demo_dock):
+def test_the_moves_say_updating_until_drawn_again_and_an_edit_of_a_target_says_the_envelope_is_out_of_date(live_demo_dock):
     from stormwater_plugin.gui.live_marks import OUT_OF_DATE_MARK, UPDATING_MARK
     from stormwater_plugin.gui.result_layers import group_name
 
-    dock, layers, _ = demo_dock
+    dock, layers, _ = live_demo_dock
     assert dock.find_envelope() is not None
     wait_for(lambda: dock.envelope_task is None, 300)
 

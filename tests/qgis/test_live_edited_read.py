@@ -17,9 +17,10 @@ from pathlib import Path
 import pytest
 import shapely
 from conftest import DEMO_GPKG
+from edit_ops import apply_edit
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from qgis.core import QgsFeature, QgsGeometry, QgsPointXY, QgsProject, QgsVectorLayer
+from qgis.core import QgsGeometry, QgsPointXY, QgsProject, QgsVectorLayer
 
 
 def _devices() -> QgsVectorLayer:
@@ -59,42 +60,6 @@ def _content(frame):
             frame.unusable, frame.restored)
 
 
-def _apply(layer, op) -> None:
-    fids = [f.id() for f in layer.getFeatures()]
-    kind = op[0]
-    if kind in ("move", "null", "attr", "delete") and not fids:
-        return
-    if kind == "move":
-        fid = fids[op[1] % len(fids)]
-        g = QgsGeometry(layer.getFeature(fid).geometry())
-        if g.isNull():
-            g = QgsGeometry.fromPointXY(QgsPointXY(layer.extent().center()))
-        g.translate(op[2], op[3])
-        layer.changeGeometry(fid, g)
-    elif kind == "null":
-        layer.changeGeometry(fids[op[1] % len(fids)], QgsGeometry())
-    elif kind == "attr":
-        field = layer.fields().indexOf(op[2])
-        layer.changeAttributeValue(fids[op[1] % len(fids)], field, op[3])
-    elif kind == "add":
-        f = QgsFeature(layer.fields())
-        f.setGeometry(QgsGeometry.fromPointXY(QgsPointXY(layer.extent().center().x() + op[1], layer.extent().center().y())))
-        f["id"] = f"NEW-{len(fids)}"
-        f["device_type"] = "dry_well"
-        layer.addFeature(f)
-    elif kind == "delete":
-        layer.deleteFeature(fids[op[1] % len(fids)])
-    elif kind == "undo":
-        layer.undoStack().undo()
-    elif kind == "redo":
-        layer.undoStack().redo()
-    elif kind == "commit":
-        layer.commitChanges(False)
-    elif kind == "rollback":
-        layer.rollBack()
-        layer.startEditing()
-
-
 _OPS = st.lists(
     st.one_of(
         st.tuples(st.just("move"), st.integers(0, 9), st.floats(-60, 60), st.floats(-60, 60)),
@@ -124,7 +89,7 @@ def test_after_any_edit_sequence_the_live_read_of_the_edited_layer_equals_a_whol
     source, state = _taken(layer)
     _live(memo, source, [])
     for op in ops:
-        _apply(layer, op)
+        apply_edit(layer, op)
         new, now = _taken(layer)
         edited_from = {new: (source, state, now)}  # as the live plan hands it on
         memo, source, state = ReadMemo(memo.made), new, now
@@ -154,7 +119,7 @@ def test_a_moved_device_is_read_from_the_read_before_and_anything_else_is_read_w
     def edit_and_read(op) -> bool:
         """Whether the live read read the layer whole after ``op`` (checked against a whole read either way)."""
         nonlocal memo, source, state
-        _apply(layer, op)
+        apply_edit(layer, op)
         new, now = _taken(layer)
         edited_from = {new: (source, state, now)}
         memo, source, state = ReadMemo(memo.made), new, now

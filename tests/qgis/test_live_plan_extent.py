@@ -17,9 +17,10 @@ from pathlib import Path
 
 import pytest
 from conftest import DEMO_GPKG
+from edit_ops import apply_edit
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from qgis.core import QgsFeature, QgsGeometry, QgsPointXY, QgsProject, QgsVectorLayer
+from qgis.core import QgsGeometry, QgsPointXY, QgsProject, QgsVectorLayer
 
 
 def _devices() -> QgsVectorLayer:
@@ -45,41 +46,6 @@ def _described(source) -> dict:
     return out
 
 
-def _apply(layer: QgsVectorLayer, op) -> None:
-    fids = [f.id() for f in layer.getFeatures()]
-    kind = op[0]
-    if kind in ("move", "null", "attr", "delete") and not fids:
-        return
-    if kind == "move":
-        fid = fids[op[1] % len(fids)]
-        g = QgsGeometry(layer.getFeature(fid).geometry())
-        if g.isNull():
-            g = QgsGeometry.fromPointXY(QgsPointXY(layer.extent().center()))
-        g.translate(op[2], op[3])
-        layer.changeGeometry(fid, g)
-    elif kind == "null":
-        layer.changeGeometry(fids[op[1] % len(fids)], QgsGeometry())
-    elif kind == "attr":
-        layer.changeAttributeValue(fids[op[1] % len(fids)], layer.fields().indexOf("device_type"), op[2])
-    elif kind == "add":
-        f = QgsFeature(layer.fields())
-        f.setGeometry(QgsGeometry.fromPointXY(QgsPointXY(layer.extent().center().x() + op[1], layer.extent().center().y())))
-        f["id"] = f"NEW-{len(fids)}"
-        f["device_type"] = "dry_well"
-        layer.addFeature(f)
-    elif kind == "delete":
-        layer.deleteFeature(fids[op[1] % len(fids)])
-    elif kind == "undo":
-        layer.undoStack().undo()
-    elif kind == "redo":
-        layer.undoStack().redo()
-    elif kind == "commit":
-        layer.commitChanges(False)
-    elif kind == "rollback":
-        layer.rollBack()
-        layer.startEditing()
-
-
 _SMALL = st.floats(-2, 2)
 _OPS = st.lists(
     st.one_of(
@@ -88,7 +54,7 @@ _OPS = st.lists(
         st.tuples(st.just("move"), st.integers(0, 9), st.floats(-60, 60), st.floats(-60, 60)),  # past a side: grows or shrinks it
         st.tuples(st.just("move"), st.sampled_from([0, 4]), st.sampled_from([0.0, 1e-9, -1e-9]), st.sampled_from([0.0, 5.0])),
         st.tuples(st.just("null"), st.integers(0, 9)),
-        st.tuples(st.just("attr"), st.integers(0, 9), st.sampled_from(["dry_well", "infiltration_trench"])),
+        st.tuples(st.just("attr"), st.integers(0, 9), st.just("device_type"), st.sampled_from(["dry_well", "infiltration_trench"])),
         st.tuples(st.just("add"), st.floats(-60, 60)),
         st.tuples(st.just("delete"), st.integers(0, 9)),
         st.just(("undo",)),
@@ -107,7 +73,7 @@ def _step(layer, source, state, op):
     from stormwater_plugin.qgis_bridge.edit_state import edit_state
     from stormwater_plugin.qgis_bridge.snapshot import DetachedSource
 
-    _apply(layer, op)
+    apply_edit(layer, op)
     now = edit_state(layer)
     carried = carried_extent(source.sourceExtent(), state, now)
     new = DetachedSource(layer, carried)
@@ -162,31 +128,7 @@ def test_a_nudge_inside_is_carried_and_anything_reaching_a_side_is_asked_of_the_
     layer.rollBack()
 
 
-@pytest.fixture()
-def demo_dock(iface):
-    from conftest import demo_layers, wait_for
-    from qgis.core import QgsProject
-
-    from stormwater_plugin.gui.dock import ReviewDock
-
-    layers, dem = demo_layers()
-    QgsProject.instance().addMapLayers(list(layers.values()) + [dem])
-    dock = ReviewDock(iface)
-    dock.jurisdiction.setCurrentIndex(dock.jurisdiction.findData("lake-george"))
-    assert dock.run_check() is not None
-    wait_for(lambda: dock.task is None, 300)
-    wait_for(lambda: dock.moves_task is None, 600)
-    try:
-        yield dock, layers, dem
-    finally:
-        for layer in layers.values():
-            if layer.isEditable():
-                layer.rollBack()
-        dock.teardown()
-        QgsProject.instance().removeAllMapLayers()
-
-
-def test_the_live_plan_of_a_nudged_device_carries_its_extent_and_plans_what_a_fresh_plan_plans(demo_dock, monkeypatch):
+def test_the_live_plan_of_a_nudged_device_carries_its_extent_and_plans_what_a_fresh_plan_plans(live_demo_dock, monkeypatch):
     """Through the dock's live loop: the edited layer's source, described, and what the plan says it read equal a fresh plan's,
     and the findings a full check's, whether its extent was carried (a nudge inside) or asked of the layer (a move past a side)."""
     from conftest import wait_for
@@ -195,7 +137,7 @@ def test_the_live_plan_of_a_nudged_device_carries_its_extent_and_plans_what_a_fr
     from stormwater_plugin.gui.dock_source import dock_source
     from stormwater_plugin.services.site_source import check_site
 
-    dock, layers, _dem = demo_dock
+    dock, layers, _dem = live_demo_dock
     devices = layers["devices"]
     carried: list[bool] = []
     original = live_plan.carried_extent

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import json
 
-import pytest
-from conftest import demo_layers, wait_for
+from conftest import roll_back_all, wait_for
 from qgis.core import QgsGeometry, QgsPointXY, QgsProject
 
 SEPTIC_RULE = "lake-george.minor.septic-upgradient-20"
@@ -29,15 +28,6 @@ def _settled(dock, after_edit):
             and dock.moves_task is None)
 
 
-def _roll_back(layers):
-    for layer in layers.values():
-        try:
-            if layer.isEditable():
-                layer.rollBack()
-        except RuntimeError:  # removed with the project the test cleared
-            pass
-
-
 def _statuses(doc):
     return sorted((f["key"], f["status"], f.get("measured_ft")) for f in doc["findings"])
 
@@ -46,28 +36,6 @@ def _edit(dock, action):
     edits = dock.live.edits
     assert action()
     wait_for(lambda: _settled(dock, edits + 1), 120)
-
-
-@pytest.fixture()
-def demo_dock(iface):
-    from stormwater_plugin.gui.dock import ReviewDock
-
-    layers, dem = demo_layers()
-    QgsProject.instance().addMapLayers(list(layers.values()) + [dem])
-    dock = ReviewDock(iface)
-    dock.jurisdiction.setCurrentIndex(dock.jurisdiction.findData("lake-george"))
-    # the class stated (minor, as computed): features deleted below would otherwise leave it to the mapped areas
-    dock.project_class.setCurrentIndex(dock.project_class.findData("minor"))
-    assert dock.run_check() is not None
-    wait_for(lambda: dock.task is None and dock.moves_task is None, 300)
-    assert dock.result is not None
-    try:
-        yield dock, layers, dem
-    finally:
-        _roll_back(layers)
-        dock.teardown()
-        QgsProject.instance().removeAllMapLayers()
-        QgsProject.instance().clear()
 
 
 def _resolve_every_violation(dock, layers):
@@ -89,8 +57,8 @@ def _resolve_every_violation(dock, layers):
     assert not left and dock.showing_live, left
 
 
-def test_a_project_saved_after_live_edits_resolved_every_violation_keeps_the_review_shown(demo_dock, tmp_path):
-    dock, layers, _ = demo_dock
+def test_a_project_saved_after_live_edits_resolved_every_violation_keeps_the_review_shown(minor_demo_dock, tmp_path):
+    dock, layers, _ = minor_demo_dock
     _resolve_every_violation(dock, layers)
     shown = _statuses(dock.doc)
     dw1 = next(f for f in dock.doc["findings"] if f["rule_id"] == SEPTIC_RULE and f["subject"]["id"] == "DW-1")
@@ -100,18 +68,18 @@ def test_a_project_saved_after_live_edits_resolved_every_violation_keeps_the_rev
     assert QgsProject.instance().write(str(path))
     text, ok = QgsProject.instance().readEntry(SCOPE, "last_review", "")
     assert ok and _statuses(json.loads(text)) == shown
-    _roll_back(layers)  # the layers' edits are not the project's: rolled back so the project closes without asking
+    roll_back_all(layers)  # the layers' edits are not the project's: rolled back so the project closes without asking
     QgsProject.instance().clear()
     assert QgsProject.instance().read(str(path))
     wait_for(lambda: dock.result is not None and dock.restore_task is None, 120)
     assert _statuses(dock.doc) == shown  # the saved review is the one shown after the edits, restored as such
 
 
-def test_a_review_not_yet_written_goes_with_its_project_and_never_into_the_next(demo_dock, tmp_path):
-    dock, layers, _ = demo_dock
+def test_a_review_not_yet_written_goes_with_its_project_and_never_into_the_next(minor_demo_dock, tmp_path):
+    dock, layers, _ = minor_demo_dock
     _resolve_every_violation(dock, layers)
     assert dock._unwritten_review is not None
-    _roll_back(layers)
+    roll_back_all(layers)
     QgsProject.instance().clear()  # Project ▸ New without saving
     assert dock._unwritten_review is None
     QgsProject.instance().write(str(tmp_path / "new.qgz"))
@@ -119,8 +87,8 @@ def test_a_review_not_yet_written_goes_with_its_project_and_never_into_the_next(
     assert not (ok and text)  # the new project holds no review of the last one
 
 
-def test_the_review_written_at_a_new_runs_first_keeping_becomes_the_previous_review_as_it_was_shown(demo_dock):
-    dock, layers, _ = demo_dock
+def test_the_review_written_at_a_new_runs_first_keeping_becomes_the_previous_review_as_it_was_shown(minor_demo_dock):
+    dock, layers, _ = minor_demo_dock
     _resolve_every_violation(dock, layers)
     shown = _statuses(dock.doc)
     assert dock.run_check() is not None  # Run: a new result; the live review it replaces becomes the previous one
@@ -130,10 +98,10 @@ def test_the_review_written_at_a_new_runs_first_keeping_becomes_the_previous_rev
     assert _statuses(dock.previous_doc) == shown
 
 
-def test_a_review_that_cannot_be_written_leaves_the_fields_saved_and_stays_to_write(demo_dock, tmp_path, monkeypatch):
+def test_a_review_that_cannot_be_written_leaves_the_fields_saved_and_stays_to_write(minor_demo_dock, tmp_path, monkeypatch):
     from stormwater_plugin.gui import project_store
 
-    dock, layers, _ = demo_dock
+    dock, layers, _ = minor_demo_dock
     _resolve_every_violation(dock, layers)
     shown = _statuses(dock.doc)
     dock.site_parcel.setText("171.15-1-21")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import demo_layers, wait_for
+from conftest import roll_back_all, wait_for
 from qgis.core import QgsGeometry, QgsPointXY, QgsProject
 from qgis.PyQt.QtCore import QCoreApplication
 
@@ -20,15 +20,6 @@ DW1_KEY = "lake-george.minor.septic-upgradient-20|devices:DW-1|septic:S-1"
 
 def _fid(layer, ident):
     return next(f.id() for f in layer.getFeatures() if f["id"] == ident)
-
-
-def _roll_back(layers):
-    for layer in layers.values():
-        try:
-            if layer.isEditable():
-                layer.rollBack()
-        except RuntimeError:  # removed with the project the test cleared
-            pass
 
 
 def _shown(doc):
@@ -80,31 +71,9 @@ def _restored(dock):
     _settle(50)
 
 
-@pytest.fixture()
-def demo_dock(iface):
-    from stormwater_plugin.gui.dock import ReviewDock
-
-    layers, dem = demo_layers()
-    QgsProject.instance().addMapLayers(list(layers.values()) + [dem])
-    dock = ReviewDock(iface)
-    dock.jurisdiction.setCurrentIndex(dock.jurisdiction.findData("lake-george"))
-    dock.project_class.setCurrentIndex(dock.project_class.findData("minor"))
-    assert dock.run_check() is not None
-    wait_for(lambda: dock.task is None and dock.moves_task is None, 300)
-    assert dock.result is not None
-    try:
-        yield dock, layers, dem
-    finally:
-        _roll_back(layers)
-        if not getattr(dock, "_torn_down", False):
-            dock.teardown()
-        QgsProject.instance().removeAllMapLayers()
-        QgsProject.instance().clear()
-
-
 @pytest.mark.parametrize("live", [False, True], ids=["decision", "live-edit-then-decision"])
-def test_save_as_after_a_decision_reopens_with_the_decision_and_the_review_shown(demo_dock, tmp_path, live):
-    dock, layers, _ = demo_dock
+def test_save_as_after_a_decision_reopens_with_the_decision_and_the_review_shown(minor_demo_dock, tmp_path, live):
+    dock, layers, _ = minor_demo_dock
     first = tmp_path / "first.qgz"
     assert QgsProject.instance().write(str(first))
     if live:
@@ -115,7 +84,7 @@ def test_save_as_after_a_decision_reopens_with_the_decision_and_the_review_shown
     copy = tmp_path / "copy.qgz"
     assert QgsProject.instance().write(str(copy))  # Save As
     assert _shown(_entry()) == shown
-    _roll_back(layers)
+    roll_back_all(layers)
     QgsProject.instance().clear()
     assert QgsProject.instance().read(str(copy))
     _restored(dock)
@@ -123,15 +92,15 @@ def test_save_as_after_a_decision_reopens_with_the_decision_and_the_review_shown
     assert [o.key for o in dock.overrides.overrides] == [DW1_KEY]
 
 
-def test_a_decision_dropped_by_project_new_never_reaches_an_older_project_opened_next(demo_dock, tmp_path):
-    dock, layers, _ = demo_dock
+def test_a_decision_dropped_by_project_new_never_reaches_an_older_project_opened_next(minor_demo_dock, tmp_path):
+    dock, layers, _ = minor_demo_dock
     older = tmp_path / "older.qgz"
     assert QgsProject.instance().write(str(older))
     saved = _shown(_entry())
     _move_dw1(dock, layers, -1.0)
     _waive_dw1(dock)
     assert dock._unwritten_review is not None or _shown(_entry()) != saved
-    _roll_back(layers)
+    roll_back_all(layers)
     _settle()
     QgsProject.instance().clear()  # Project ▸ New, not saved
     assert QgsProject.instance().read(str(older))
@@ -143,9 +112,9 @@ def test_a_decision_dropped_by_project_new_never_reaches_an_older_project_opened
 
 
 @pytest.mark.parametrize("leave", ["new", "open-older"])
-def test_a_live_recheck_running_when_the_project_is_cleared_never_lands_in_the_next_project(demo_dock, tmp_path, leave):
+def test_a_live_recheck_running_when_the_project_is_cleared_never_lands_in_the_next_project(minor_demo_dock, tmp_path, leave):
     """A live re-check started before Project ▸ New (or opening another project) belongs to the project that was left."""
-    dock, layers, _ = demo_dock
+    dock, layers, _ = minor_demo_dock
     older = tmp_path / "older.qgz"
     assert QgsProject.instance().write(str(older))
     saved = _shown(_entry())
@@ -171,8 +140,8 @@ def test_a_live_recheck_running_when_the_project_is_cleared_never_lands_in_the_n
         assert _shown(_entry()) == saved
 
 
-def test_unload_with_a_review_not_yet_written_leaves_the_entry_holding_the_review_shown(demo_dock, tmp_path):
-    dock, layers, _ = demo_dock
+def test_unload_with_a_review_not_yet_written_leaves_the_entry_holding_the_review_shown(minor_demo_dock, tmp_path):
+    dock, layers, _ = minor_demo_dock
     _move_dw1(dock, layers, -1.0)
     _waive_dw1(dock)
     _move_dw1(dock, layers, -0.5)
@@ -187,8 +156,8 @@ def test_unload_with_a_review_not_yet_written_leaves_the_entry_holding_the_revie
     assert _entry("previous_review") == previous
 
 
-def test_a_restored_review_edited_live_is_saved_in_place_and_the_previous_review_kept(demo_dock, tmp_path):
-    dock, layers, _ = demo_dock
+def test_a_restored_review_edited_live_is_saved_in_place_and_the_previous_review_kept(minor_demo_dock, tmp_path):
+    dock, layers, _ = minor_demo_dock
     path = tmp_path / "site.qgz"
     assert dock.run_check() is not None  # a second Run: the project holds a previous review too
     wait_for(lambda: dock.task is None and dock.moves_task is None, 300)
@@ -205,7 +174,7 @@ def test_a_restored_review_edited_live_is_saved_in_place_and_the_previous_review
     assert QgsProject.instance().write(str(path))
     assert _shown(_entry()) == shown
     assert _entry("previous_review") == previous  # a live re-check of the restored review is no new review
-    _roll_back(layers)
+    roll_back_all(layers)
     QgsProject.instance().clear()
     assert QgsProject.instance().read(str(path))
     _restored(dock)
@@ -213,8 +182,8 @@ def test_a_restored_review_edited_live_is_saved_in_place_and_the_previous_review
     assert _shown(dock.previous_doc) == _shown(previous)
 
 
-def test_a_run_after_pending_live_edits_and_a_decision_keeps_both_reviews_as_shown(demo_dock):
-    dock, layers, _ = demo_dock
+def test_a_run_after_pending_live_edits_and_a_decision_keeps_both_reviews_as_shown(minor_demo_dock):
+    dock, layers, _ = minor_demo_dock
     _move_dw1(dock, layers, -1.0)
     _waive_dw1(dock)
     _move_dw1(dock, layers, -0.5)
