@@ -82,3 +82,14 @@ def make_register(folder: Path) -> Path:
         reg.add(Application(id=app_id, jurisdiction="lake-george", package=f"{app_id}/site.gpkg", dem="dem.tif", received="2026-02-01", **kw))
     reg.save()
     return folder
+
+
+def forbid_file_dialogs(monkeypatch) -> None:
+    """Make any file dialog fail the test: the register's steps must never ask (a dialog would wait for a click)."""
+    from qgis.PyQt.QtWidgets import QFileDialog
+
+    def no_dialog(*_a, **_k):
+        raise AssertionError("a file dialog was opened")
+
+    for name in ("getExistingDirectory", "getOpenFileName", "getSaveFileName"):
+        monkeypatch.setattr(QFileDialog, name, staticmethod(no_dialog))

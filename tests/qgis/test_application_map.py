@@ -116,10 +116,10 @@ def test_a_ring_is_painted_only_for_the_focused_subject_and_only_close_in(opened
     assert _drawn_pixels(rings, 5000) == 0  # beyond 1:2,500
 
 
-def test_a_resubmitted_package_marks_the_previous_rounds_findings_stale_until_the_check_runs(opened):
+def _resubmitted_after_a_check(dock, folder):
+    """SW-2026-001 checked (round 1), left, resubmitted as round 2 from the command line, and opened again; its panel."""
     from stormwater_plugin.cli import main
 
-    dock, folder = opened
     panel = dock.register_panel
     assert dock.run_check() is not None
     wait_for(lambda: dock.task is None and dock.moves_task is None, 120)
@@ -132,6 +132,13 @@ def test_a_resubmitted_package_marks_the_previous_rounds_findings_stale_until_th
     assert main(["register", "resubmit", str(folder), "SW-2026-001", "--package", str(folder / "SW-2026-001" / "r2" / "site.gpkg")]) == 0
     panel.step(-1)
     wait_for(lambda: dock.restore_task is None, 120)
+    return panel
+
+
+def test_a_resubmitted_package_marks_the_previous_rounds_findings_stale_until_the_check_runs(opened):
+
+    dock, folder = opened
+    panel = _resubmitted_after_a_check(dock, folder)
     assert dock.result is not None
     assert "round 1" in dock.findings.outdated and "Stale" in dock.findings.counts.text()
     panel.step(1)  # leaving without a check keeps the mark: the saved review is still round 1's
@@ -147,18 +154,9 @@ def test_a_live_re_check_of_a_resubmitted_package_is_this_rounds_review_not_the_
     """The stale mark says the findings shown are an earlier round's; a live re-check reads the package open now."""
     from qgis.core import QgsGeometry, QgsPointXY
 
-    from stormwater_plugin.cli import main
 
     dock, folder = opened
-    panel = dock.register_panel
-    assert dock.run_check() is not None
-    wait_for(lambda: dock.task is None and dock.moves_task is None, 120)
-    panel.step(1)
-    (folder / "SW-2026-001" / "r2").mkdir()
-    shutil.copy2(folder / "SW-2026-002" / "site.gpkg", folder / "SW-2026-001" / "r2" / "site.gpkg")
-    assert main(["register", "resubmit", str(folder), "SW-2026-001", "--package", str(folder / "SW-2026-001" / "r2" / "site.gpkg")]) == 0
-    panel.step(-1)
-    wait_for(lambda: dock.restore_task is None, 120)
+    panel = _resubmitted_after_a_check(dock, folder)
     assert "round 1" in dock.findings.outdated
     devices = dock.roles.role_layers()["devices"]
     feature = next(devices.getFeatures())

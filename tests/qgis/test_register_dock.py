@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from conftest import DEMO_GPKG, wait_for
 from qgis.core import QgsProject, QgsRasterLayer, QgsVectorLayer
-from register_fixture import APPS, make_register
+from register_fixture import APPS, forbid_file_dialogs, make_register
 
 pytestmark = pytest.mark.skipif(not DEMO_GPKG.is_file(), reason="resources/demo/site.gpkg is built by scripts/make_demo_site.py")
 DW1_KEY = "lake-george.minor.septic-upgradient-20|devices:DW-1|septic:S-1"
@@ -15,13 +15,7 @@ DW1_KEY = "lake-george.minor.septic-upgradient-20|devices:DW-1|septic:S-1"
 
 @pytest.fixture()
 def register_dock(iface, qgis_new_project, tmp_path, monkeypatch):
-    from qgis.PyQt.QtWidgets import QFileDialog
-
-    def no_dialog(*_a, **_k):
-        raise AssertionError("a file dialog was opened")
-
-    for name in ("getExistingDirectory", "getOpenFileName", "getSaveFileName"):
-        monkeypatch.setattr(QFileDialog, name, staticmethod(no_dialog))
+    forbid_file_dialogs(monkeypatch)
     from stormwater_plugin.gui.dock import ReviewDock
 
     folder = make_register(tmp_path / "register")

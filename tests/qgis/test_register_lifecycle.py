@@ -15,7 +15,7 @@ import pytest
 from conftest import DEMO_GPKG, wait_for
 from qgis.core import QgsProject, QgsVectorLayer
 from qgis.PyQt.QtCore import QCoreApplication
-from register_fixture import APPS, make_register
+from register_fixture import APPS, forbid_file_dialogs, make_register
 
 from stormwater_plugin.services.application_state import decision_count, state_path
 from stormwater_plugin.services.register import Register
@@ -37,13 +37,7 @@ def _settle(dock=None):
 @pytest.fixture()
 def reviewed(iface, qgis_new_project, tmp_path, monkeypatch):
     """A register whose first application was checked, with a waiver and an accept; plus another project on disk."""
-    from qgis.PyQt.QtWidgets import QFileDialog
-
-    def no_dialog(*_a, **_k):
-        raise AssertionError("a file dialog was opened")
-
-    for name in ("getExistingDirectory", "getOpenFileName", "getSaveFileName"):
-        monkeypatch.setattr(QFileDialog, name, staticmethod(no_dialog))
+    forbid_file_dialogs(monkeypatch)
     from stormwater_plugin.gui.dock import ReviewDock
 
     other_gpkg = tmp_path / "other" / "site.gpkg"

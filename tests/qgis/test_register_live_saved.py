@@ -12,7 +12,7 @@ import pytest
 from conftest import DEMO_GPKG, wait_for
 from qgis.core import QgsGeometry, QgsPointXY, QgsProject
 from qgis.PyQt.QtCore import QCoreApplication
-from register_fixture import make_register
+from register_fixture import forbid_file_dialogs, make_register
 
 from stormwater_plugin.services.application_state import state_path
 from stormwater_plugin.services.register import Register
@@ -86,13 +86,7 @@ def _roll_back_all():
 
 @pytest.fixture()
 def register_dock(iface, qgis_new_project, tmp_path, monkeypatch):
-    from qgis.PyQt.QtWidgets import QFileDialog
-
-    def no_dialog(*_a, **_k):
-        raise AssertionError("a file dialog was opened")
-
-    for name in ("getExistingDirectory", "getOpenFileName", "getSaveFileName"):
-        monkeypatch.setattr(QFileDialog, name, staticmethod(no_dialog))
+    forbid_file_dialogs(monkeypatch)
     from stormwater_plugin.gui.dock import ReviewDock
 
     folder = make_register(tmp_path / "register")
