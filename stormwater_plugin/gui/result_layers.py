@@ -329,7 +329,7 @@ def slope_mask_layer(result: CheckResult, inputs: SiteInputs, crs: QgsCoordinate
 
 #: A feature request's flag for features read without their geometry (``Qgis.FeatureRequestFlag`` from QGIS 3.36, the class's own before).
 _NO_GEOMETRY = (Qgis.FeatureRequestFlag.NoGeometry if hasattr(Qgis, "FeatureRequestFlag")  # type: ignore[attr-defined]
-                else QgsFeatureRequest.NoGeometry)  # type: ignore[attr-defined]
+                else QgsFeatureRequest.Flag.NoGeometry)  # type: ignore[attr-defined]
 
 
 def _decisions_by_key(doc: FindingsDocument | Mapping[str, Any]) -> dict[str, Any]:
