@@ -261,7 +261,7 @@ class RegisterPanel(RegisterEditing, RegisterLetter, QgsCollapsibleGroupBox):
         self.add_action.setEnabled(has)
         self.resubmit_action.setEnabled(self.current_id is not None)
         # whether a review is shown: its typed document asked (the findings.json object is made when read, not at every live edit)
-        reviewed = (self.dock.document if hasattr(type(self.dock), "document") else getattr(self.dock, "doc", None)) is not None
+        reviewed = self.dock.document is not None
         self.letter_button.setEnabled(reviewed)
         self.edit_comments_button.setEnabled(reviewed)
 
